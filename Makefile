@@ -1,0 +1,30 @@
+# Bootstrap needs only Python 3.11+ and make.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
+
+.PHONY: run test protos check-protos bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m deploy.local
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+protos: $(STAMP)
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=protos --pyi_out=protos --grpc_python_out=protos protos/switchboard/v1/*.proto
+
+bench: $(STAMP)
+	$(PY) -m bench.gateway
+
+clean:
+	rm -rf $(VENV)

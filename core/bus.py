@@ -1,0 +1,214 @@
+"""NATS JetStream: the EVENTS stream, publishing, and a durable consumer helper.
+
+Subjects are `events.<type>` (e.g. `events.workspace.paused`). Messages carry the
+JSON envelope, `Nats-Msg-Id = event_id` for broker-side dedup, and the W3C trace
+context in headers.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+
+import nats
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, StreamConfig
+from nats.js.errors import NotFoundError
+from opentelemetry import context as otel_context
+
+from core import telemetry
+
+log = logging.getLogger(__name__)
+
+STREAM = "EVENTS"
+SUBJECT_PREFIX = "events."
+# Core NATS subject (not JetStream): gateways drop cached key principals of the account named in the message.
+AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"
+
+
+def subject_for(event_type: str) -> str:
+    return SUBJECT_PREFIX + event_type
+
+
+async def connect(url: str, name: str) -> Client:
+    """A connection that keeps reconnecting forever; callers survive NATS restarts."""
+
+    async def on_error(exc):  # nats-py logs via this callback; keep it quiet and short
+        log.debug("nats: %s", exc)
+
+    return await nats.connect(
+        url,
+        name=name,
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=0.5,
+        connect_timeout=2,
+        error_cb=on_error,
+        allow_reconnect=True,
+    )
+
+
+class EventBus:
+    """Publishes to the EVENTS stream; creates the stream on first use.
+
+    `start()` returns at once: the connection is made (and remade) in the
+    background, so a service starts and accepts writes while NATS is down;
+    `publish` raises `ConnectionError` until it is back.
+    """
+
+    def __init__(self, url: str, name: str, publish_timeout: float = 2.0):
+        self.url = url
+        self.name = name
+        self.nc: Client | None = None
+        self.js: JetStreamContext | None = None
+        self.publish_timeout = publish_timeout
+        self._stream_ready = False
+        self._connecting: asyncio.Task | None = None
+
+    @property
+    def is_connected(self) -> bool:
+        return self.nc is not None and self.nc.is_connected
+
+    async def _connect_until_up(self) -> None:
+        while self.nc is None:
+            try:
+                nc = await connect(self.url, self.name)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - retried until NATS answers
+                log.warning("nats %s unreachable (%s); retrying", self.url, exc)
+                await asyncio.sleep(1.0)
+                continue
+            self.js = nc.jetstream(timeout=self.publish_timeout)
+            self.nc = nc
+
+    def start(self) -> None:
+        if self._connecting is None:
+            self._connecting = asyncio.create_task(self._connect_until_up(), name=f"nats-{self.name}")
+
+    async def wait_connected(self, timeout: float) -> bool:
+        self.start()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._connecting), timeout)
+        except TimeoutError:
+            return False
+        return self.is_connected
+
+    async def close(self) -> None:
+        if self._connecting and not self._connecting.done():
+            self._connecting.cancel()
+        if self.nc is not None:
+            try:
+                await self.nc.drain()
+            except Exception:  # noqa: BLE001 - closing anyway
+                await self.nc.close()
+
+    async def ensure_stream(self) -> None:
+        if self._stream_ready:
+            return
+        if self.js is None:
+            raise ConnectionError("not connected to NATS")
+        config = StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], duplicate_window=120.0)
+        try:
+            await self.js.stream_info(STREAM)
+        except NotFoundError:
+            await self.js.add_stream(config)
+        self._stream_ready = True
+
+    async def publish(self, event_type: str, body: bytes, event_id: str, headers: dict[str, str] | None = None) -> None:
+        if not self.is_connected:
+            raise ConnectionError("not connected to NATS")
+        await self.ensure_stream()
+        hdrs = {**(headers or {}), "Nats-Msg-Id": event_id}
+        await self.js.publish(subject_for(event_type), body, headers=hdrs, timeout=self.publish_timeout)
+
+
+class PermanentError(Exception):
+    """Raised by a handler for an event that can never be processed: it is terminated, not retried."""
+
+
+Handler = Callable[[dict], Awaitable[None]]
+
+
+class DurableConsumer:
+    """A durable pull consumer on EVENTS that acks, naks with backoff, or terminates.
+
+    Handlers must be idempotent (delivery is at-least-once): dedupe on
+    `event["event_id"]`, e.g. with `core.inbox.first_delivery` in the same
+    transaction as the handler's effect.
+    """
+
+    def __init__(self, bus: EventBus, durable: str, handler: Handler, *, filter_subject: str = SUBJECT_PREFIX + ">",
+                 batch: int = 20, max_deliver: int = 20, ack_wait: float = 30.0):
+        self.bus = bus
+        self.durable = durable
+        self.handler = handler
+        self.filter_subject = filter_subject
+        self.batch = batch
+        self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
+                                     ack_wait=ack_wait, filter_subject=filter_subject)
+        self._task: asyncio.Task | None = None
+
+    async def _handle(self, msg) -> None:
+        try:
+            event = json.loads(msg.data)
+        except ValueError:
+            log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
+            await msg.term()
+            return
+        token = otel_context.attach(telemetry.extract(dict(msg.headers or {})))
+        try:
+            await self.handler(event)
+        except PermanentError as exc:
+            log.error("consumer %s: event %s terminated: %s", self.durable, event.get("event_id"), exc)
+            await msg.term()
+        except Exception as exc:  # noqa: BLE001 - retried with backoff
+            attempt = msg.metadata.num_delivered if msg.metadata else 1
+            delay = min(0.5 * 2 ** (attempt - 1), 60.0)
+            log.warning("consumer %s: event %s failed (attempt %s), retry in %.1fs: %s",
+                        self.durable, event.get("event_id"), attempt, delay, exc)
+            await msg.nak(delay=delay)
+        else:
+            await msg.ack()
+        finally:
+            otel_context.detach(token)
+
+    async def run(self) -> None:
+        sub = None
+        while sub is None:
+            try:
+                self.bus.start()
+                await self.bus.ensure_stream()
+                sub = await self.bus.js.pull_subscribe(self.filter_subject, durable=self.durable, stream=STREAM,
+                                                       config=self.config)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - NATS not there yet
+                log.warning("consumer %s: cannot subscribe yet: %s", self.durable, exc)
+                await asyncio.sleep(1.0)
+        while True:
+            try:
+                msgs = await sub.fetch(self.batch, timeout=1.0)
+            except asyncio.CancelledError:
+                raise
+            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+                continue
+            except Exception as exc:  # noqa: BLE001 - disconnected: wait for the reconnect
+                log.warning("consumer %s: fetch failed: %s", self.durable, exc)
+                await asyncio.sleep(0.5)
+                continue
+            for msg in msgs:
+                await self._handle(msg)
+
+    def start(self) -> asyncio.Task:
+        self._task = asyncio.create_task(self.run(), name=f"consumer-{self.durable}")
+        return self._task
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass

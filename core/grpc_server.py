@@ -1,0 +1,124 @@
+"""Bootstrap shared by every gRPC service process.
+
+`run_service` builds the runtime (engine, event bus, outbox relay), registers the
+service's servicers, health checking (which probes the database and NATS on
+every Check) and reflection, serves, and on SIGTERM/SIGINT shuts down
+gracefully: health NOT_SERVING, drain in-flight calls, stop, dispose.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+import sqlalchemy as sa
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import logs, telemetry
+from core.bus import EventBus
+from core.db import create_engine
+from core.interceptors import ServerInterceptor
+from core.outbox import OutboxRelay
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+GRACE_SECONDS = 10.0
+
+
+@dataclass
+class Runtime:
+    """What a servicer needs from its process: settings, database, events."""
+
+    name: str
+    settings: Settings
+    engine: AsyncEngine
+    bus: EventBus
+    relay: OutboxRelay | None = None
+
+
+class ProbingHealth(HealthServicer):
+    """Standard health service whose Check also verifies the database and NATS are reachable."""
+
+    def __init__(self, runtime: Runtime):
+        super().__init__()
+        self.runtime = runtime
+
+    async def Check(self, request, context):
+        reply = await super().Check(request, context)
+        if reply.status != health_pb2.HealthCheckResponse.SERVING:
+            return reply
+        try:
+            async with asyncio.timeout(2.0):
+                async with self.runtime.engine.connect() as conn:
+                    await conn.execute(sa.text("SELECT 1"))
+        except Exception as exc:  # noqa: BLE001 - reported as NOT_SERVING
+            log.warning("health: database unreachable: %s", exc)
+            return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.NOT_SERVING)
+        if not self.runtime.bus.is_connected:
+            return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.NOT_SERVING)
+        return reply
+
+
+Register = Callable[[grpc.aio.Server, Runtime], list[str]]
+
+
+async def serve(name: str, port: int, settings: Settings, register: Register, outbox_table: sa.Table | None = None,
+                stop_event: asyncio.Event | None = None) -> None:
+    telemetry.configure(name)
+    engine = create_engine(settings.database_url.reveal(), application_name=name)
+    bus = EventBus(settings.nats_url, name)
+    bus.start()
+    runtime = Runtime(name=name, settings=settings, engine=engine, bus=bus)
+    if outbox_table is not None:
+        runtime.relay = OutboxRelay(engine, outbox_table, bus)
+        runtime.relay.start()
+
+    server = grpc.aio.server(interceptors=[ServerInterceptor()], options=[("grpc.so_reuseport", 0)])
+    service_names = register(server, runtime)
+    health = ProbingHealth(runtime)
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                                         reflection.SERVICE_NAME], server)
+    bound = server.add_insecure_port(f"127.0.0.1:{port}" if settings.environment == "local" else f"[::]:{port}")
+    if bound == 0:
+        raise SystemExit(f"{name}: cannot listen on port {port}")
+    await server.start()
+    for svc in ("", *service_names):
+        await health.set(svc, health_pb2.HealthCheckResponse.SERVING)
+    log.info("%s serving gRPC on port %s", name, port)
+
+    stop = stop_event or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    await stop.wait()
+
+    log.info("%s shutting down", name)
+    await health.enter_graceful_shutdown()
+    await server.stop(GRACE_SECONDS)
+    if runtime.relay:
+        await runtime.relay.stop()
+    await bus.close()
+    await engine.dispose()
+    log.info("%s stopped", name)
+
+
+def main(name: str, port: int, settings: Settings, register: Register, outbox_table: sa.Table | None = None) -> None:
+    logs.configure(settings.log_level)
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    asyncio.run(serve(name, port, settings, register, outbox_table))

@@ -1,0 +1,29 @@
+"""Consumer-side dedup: remember which events a consumer has already applied."""
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import UUID, insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+
+def inbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
+    return sa.Table(
+        "inbox",
+        metadata,
+        sa.Column("consumer", sa.Text, primary_key=True),
+        sa.Column("event_id", UUID(as_uuid=False), primary_key=True),
+        sa.Column("processed_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
+        schema=schema,
+    )
+
+
+async def first_delivery(conn: AsyncConnection, table: sa.Table, consumer: str, event_id: str) -> bool:
+    """True the first time (consumer, event_id) is seen in a committed transaction.
+
+    Call it in the transaction that applies the event: if that transaction
+    rolls back, the event counts as unseen and its redelivery is applied.
+    """
+    result = await conn.execute(
+        insert(table).values(consumer=consumer, event_id=event_id).on_conflict_do_nothing().returning(table.c.event_id)
+    )
+    return result.first() is not None

@@ -1,0 +1,7 @@
+"""`python -m core.migrate`: run every service's migrations against DATABASE_URL, then exit."""
+from core import settings
+from core.migrations import upgrade_all
+
+if __name__ == "__main__":
+    upgrade_all(settings.load().database_url.reveal())
+    print("migrations applied")

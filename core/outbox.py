@@ -1,0 +1,141 @@
+"""Transactional outbox: events written with the change, relayed to JetStream.
+
+`add_event` inserts into the service's own `outbox` table inside the caller's
+transaction, so an event exists if and only if the change committed. `OutboxRelay`
+publishes pending rows in order with `Nats-Msg-Id = event_id` (JetStream drops
+duplicates inside its window) and marks them published. If NATS is down, rows
+wait and the relay retries with backoff; nothing is lost. Several relay replicas
+may run: `FOR UPDATE SKIP LOCKED` gives each batch to one of them.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from core import telemetry
+from core.bus import EventBus
+from core.ids import new_id, utcnow
+
+log = logging.getLogger(__name__)
+
+
+def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
+    return sa.Table(
+        "outbox",
+        metadata,
+        sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+        sa.Column("event_id", UUID(as_uuid=False), nullable=False, unique=True),
+        sa.Column("type", sa.Text, nullable=False),
+        sa.Column("business_id", UUID(as_uuid=False)),
+        sa.Column("occurred_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("data", JSONB, nullable=False),
+        sa.Column("headers", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
+        sa.Column("published_at", sa.DateTime(timezone=True)),
+        sa.Index("outbox_pending", "id", postgresql_where=sa.text("published_at IS NULL")),
+        schema=schema,
+    )
+
+
+def envelope(event_id: str, type_: str, occurred_at: datetime, business_id: str | None, data: dict) -> dict:
+    """The durable event envelope as JSON (see events.proto)."""
+    return {
+        "event_id": event_id,
+        "type": type_,
+        "occurred_at": occurred_at.isoformat().replace("+00:00", "Z"),
+        "business_id": business_id,
+        "data": data,
+    }
+
+
+async def add_event(conn: AsyncConnection, table: sa.Table, type_: str, business_id: str | None, data: dict) -> str:
+    """Record an event in the same transaction as the change; returns its event_id."""
+    event_id = new_id()
+    await conn.execute(
+        table.insert().values(
+            event_id=event_id,
+            type=type_,
+            business_id=business_id,
+            occurred_at=utcnow(),
+            data=data,
+            headers=telemetry.inject({}),
+        )
+    )
+    return event_id
+
+
+class OutboxRelay:
+    def __init__(self, engine: AsyncEngine, table: sa.Table, bus: EventBus, *, batch: int = 100, idle_seconds: float = 0.5):
+        self.engine = engine
+        self.table = table
+        self.bus = bus
+        self.batch = batch
+        self.idle_seconds = idle_seconds
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    def wake(self) -> None:
+        """Called after a commit that added events, so they go out without waiting for the poll."""
+        self._wake.set()
+
+    async def publish_pending(self) -> int:
+        """Publish one batch of pending events; returns how many were published."""
+        t = self.table
+        async with self.engine.begin() as conn:
+            rows = (
+                await conn.execute(
+                    sa.select(t).where(t.c.published_at.is_(None)).order_by(t.c.id).limit(self.batch).with_for_update(skip_locked=True)
+                )
+            ).all()
+            done = []
+            for row in rows:
+                body = json.dumps(envelope(str(row.event_id), row.type, row.occurred_at, row.business_id and str(row.business_id), row.data))
+                try:
+                    await self.bus.publish(row.type, body.encode(), str(row.event_id), dict(row.headers or {}))
+                except Exception as exc:  # noqa: BLE001 - NATS down: keep the rest for the next try
+                    log.warning("outbox relay: publish failed, will retry: %s", exc)
+                    break
+                done.append(row.id)
+            if done:
+                await conn.execute(t.update().where(t.c.id.in_(done)).values(published_at=utcnow()))
+        if rows and len(done) < len(rows):
+            raise ConnectionError("event bus unavailable")
+        return len(done)
+
+    async def run(self) -> None:
+        backoff = 0.2
+        while True:
+            try:
+                published = await self.publish_pending()
+                backoff = 0.2
+                if published == self.batch:
+                    continue
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the relay must survive outages
+                log.warning("outbox relay: %s; retrying in %.1fs", exc, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.idle_seconds)
+            except TimeoutError:
+                pass
+
+    def start(self) -> asyncio.Task:
+        self._task = asyncio.create_task(self.run(), name="outbox-relay")
+        return self._task
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass

@@ -1,0 +1,76 @@
+"""Process settings from environment variables, with safe local defaults.
+
+Secrets are wrapped in `Secret` so that printing or logging a Settings object
+never shows them.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class Secret(str):
+    """A string whose repr/str in logs is masked; use `.reveal()` for the value."""
+
+    def reveal(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw not in (None, "") else default
+
+
+def _list(name: str, default: str = "") -> tuple[str, ...]:
+    return tuple(p.strip() for p in os.environ.get(name, default).split(",") if p.strip())
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: Secret
+    nats_url: str
+    home: Path
+    http_host: str
+    http_port: int
+    public_base_url: str
+    accounts_addr: str
+    accounts_grpc_port: int
+    secret_key: Secret
+    log_level: str
+    # Client addresses whose X-Forwarded-For header is trusted (load balancers).
+    trusted_proxies: tuple[str, ...] = field(default=())
+    signup_limit_per_hour: int = 5
+    key_rate_limit_per_minute: int = 600
+    grpc_timeout_seconds: float = 10.0
+    environment: str = "production"
+
+    def __repr__(self) -> str:  # never print secrets, even by accident
+        return f"Settings(nats_url={self.nats_url!r}, http_port={self.http_port}, home={str(self.home)!r})"
+
+
+def load() -> Settings:
+    home = Path(os.environ.get("SWITCHBOARD_HOME", ".switchboard")).resolve()
+    port = _int("PORT", 8080)
+    return Settings(
+        database_url=Secret(os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/switchboard")),
+        nats_url=os.environ.get("NATS_URL", "nats://127.0.0.1:4222"),
+        home=home,
+        http_host=os.environ.get("HOST", "127.0.0.1"),
+        http_port=port,
+        public_base_url=os.environ.get("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
+        accounts_addr=os.environ.get("ACCOUNTS_ADDR", "127.0.0.1:50051"),
+        accounts_grpc_port=_int("ACCOUNTS_GRPC_PORT", 50051),
+        secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", "dev-only-insecure-secret-change-me")),
+        log_level=os.environ.get("LOG_LEVEL", "INFO"),
+        trusted_proxies=_list("TRUSTED_PROXIES"),
+        signup_limit_per_hour=_int("SIGNUP_LIMIT_PER_HOUR", 5),
+        key_rate_limit_per_minute=_int("KEY_RATE_LIMIT_PER_MINUTE", 600),
+        grpc_timeout_seconds=float(os.environ.get("GRPC_TIMEOUT_SECONDS", "10")),
+        environment=os.environ.get("SWITCHBOARD_ENV", "production"),
+    )

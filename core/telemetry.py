@@ -1,0 +1,46 @@
+"""OpenTelemetry tracing: one trace per request across gateway, gRPC and NATS.
+
+W3C trace context travels in gRPC metadata and NATS headers through the
+standard propagator. Spans are exported only when OTEL_TRACES_EXPORTER=console
+(or a test installs its own provider); otherwise the SDK provider still creates
+real span contexts so ids propagate, at negligible cost.
+"""
+from __future__ import annotations
+
+import os
+
+from opentelemetry import propagate, trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
+
+_configured = False
+
+
+def configure(service_name: str) -> None:
+    global _configured
+    if _configured:
+        return
+    _configured = True
+    if isinstance(trace.get_tracer_provider(), TracerProvider):
+        return  # a test already installed one
+    from opentelemetry.sdk.resources import Resource
+
+    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    if os.environ.get("OTEL_TRACES_EXPORTER") == "console":
+        provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter()))
+    trace.set_tracer_provider(provider)
+
+
+def tracer(name: str = "switchboard") -> trace.Tracer:
+    return trace.get_tracer(name)
+
+
+def inject(carrier: dict[str, str]) -> dict[str, str]:
+    """Write the current trace context into a header/metadata dict."""
+    propagate.inject(carrier)
+    return carrier
+
+
+def extract(carrier: dict[str, str]):
+    """A context whose parent is the trace in the carrier (if any)."""
+    return propagate.extract(carrier)

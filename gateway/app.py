@@ -1,0 +1,205 @@
+"""The aiohttp application: one handler wrapper turns the route table into routing,
+authentication, scope checks, validation, rate limiting and the usage log."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+
+import grpc
+from aiohttp import web
+
+from core.bus import EventBus
+from core.errors import ServiceError
+from core.grpc_errors import from_rpc_error
+from core.interceptors import ClientInterceptor
+from core.settings import Settings
+from gateway import validation
+from gateway.auth import Authenticator
+from gateway.dashboard import pages
+from gateway.errors import error_response, from_service_error
+from gateway.ratelimit import TokenBuckets, retry_after_header
+from gateway.routes import KEY, SESSION, Call, Route, all_routes
+from gateway.usage import UsageWriter
+from switchboard.v1 import accounts_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 1024 * 1024
+from gateway.dashboard.pages import SESSION_COOKIE
+
+
+@dataclass
+class Deps:
+    """Everything handlers reach: settings, service stubs, auth, the usage writer."""
+
+    settings: Settings
+    channels: dict[str, grpc.aio.Channel]
+    accounts: accounts_pb2_grpc.AccountsStub
+    auth: Authenticator
+    usage: UsageWriter
+    limiter: TokenBuckets
+    bus: EventBus
+
+
+DEPS = web.AppKey("deps", Deps)
+ROUTES = web.AppKey("routes", list)
+
+
+def deps(request: web.Request) -> Deps:
+    return request.app[DEPS]
+
+
+async def _read_body(request: web.Request, route: Route) -> dict:
+    if route.body is None:
+        return {}
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise ServiceError("invalid_request", f"request body is larger than {MAX_BODY_BYTES // 1024} KiB") from None
+    if not raw.strip():
+        data: object = {}
+    else:
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ServiceError("invalid_request", f"request body is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ServiceError("invalid_request", "request body must be a JSON object")
+    validation.check(route.body, data, route.validation_code)
+    return data
+
+
+def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
+    if route.scope is None:
+        return ()
+    if callable(route.scope):
+        return route.scope(body)
+    return (route.scope,)
+
+
+def make_handler(route: Route):
+    async def handle(request: web.Request) -> web.StreamResponse:
+        d = deps(request)
+        principal = None
+        status = 500
+        call = None
+        try:
+            session_token = ""
+            if route.auth == KEY:
+                principal = await d.auth.authenticate(request.headers.get("Authorization"))
+                wait = d.limiter.take(principal.key_id)
+                if wait:
+                    raise ServiceError("rate_limited", f"more than {int(d.limiter.capacity)} requests per minute for this key",
+                                       retry_after=retry_after_header(wait))
+            elif route.auth == SESSION:
+                if request.headers.get("Authorization"):
+                    raise ServiceError("unauthorized", "key management uses the dashboard session, not an API key; "
+                                       "sign in with your magic link")
+                session_token = request.cookies.get(SESSION_COOKIE, "")
+                if not session_token:
+                    raise ServiceError("unauthorized", "no dashboard session; open your magic link to sign in")
+                if request.method in ("POST", "PATCH", "PUT", "DELETE") and route.body is not None \
+                        and request.content_type != "application/json" and request.can_read_body:
+                    # Cross-site forms cannot send JSON without a CORS preflight: this closes CSRF.
+                    raise ServiceError("invalid_request", "send the body as application/json")
+            query = validation.coerce_query(route.query, request.query) if route.query else {}
+            body = await _read_body(request, route)
+            if principal is not None:
+                missing = [s for s in _required_scopes(route, body) if not principal.has_scope(s)]
+                if missing:
+                    raise ServiceError("forbidden", f"this key lacks the {', '.join(missing)} scope")
+            call = Call(request=request, body=body, query=query, principal=principal, session_token=session_token)
+            result = await route.handler(call)
+            if isinstance(result, web.StreamResponse):
+                response = result
+            else:
+                response = web.json_response(result, status=route.status)
+        except ServiceError as err:
+            response = from_service_error(err)
+        except grpc.aio.AioRpcError as exc:
+            response = from_service_error(from_rpc_error(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - never a traceback to the client
+            log.exception("unhandled error on %s %s", request.method, route.path)
+            response = error_response("internal_error", "internal error; it has been logged")
+        status = response.status
+        if principal is not None:
+            d.usage.record(principal, route.path, request.method, status, call.call_id if call else None)
+        return response
+
+    handle.__name__ = f"{route.method.lower()}_{route.path}"
+    return handle
+
+
+@web.middleware
+async def error_envelope(request: web.Request, handler):
+    """Errors raised by aiohttp itself (unknown path, wrong method, huge body) in our envelope."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status == 404:
+            return error_response("not_found", f"no route {request.method} {request.path}; see /api/v1/openapi.json")
+        if exc.status == 405:
+            allowed = sorted(getattr(exc, "allowed_methods", ()) or ())
+            return error_response("method_not_allowed", f"{request.method} is not allowed on {request.path}; use "
+                                  f"{', '.join(allowed)}", 405, {"Allow": ", ".join(allowed)})
+        if exc.status == 413:
+            return error_response("invalid_request", f"request body is larger than {MAX_BODY_BYTES // 1024} KiB", 400)
+        if exc.status < 400:
+            raise
+        return error_response("invalid_request", exc.reason or "bad request", 400 if exc.status < 500 else exc.status)
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    from gateway.readiness import check_ready
+
+    report = await check_ready(deps(request))
+    return web.json_response(report, status=200 if report["ready"] else 503)
+
+
+def build_app(settings: Settings, deps_factory=None) -> web.Application:
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[error_envelope])
+    routes = all_routes()
+    app[ROUTES] = routes
+    for route in routes:
+        app.router.add_route(route.method, route.path, make_handler(route))
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    pages.add_routes(app)
+    app.cleanup_ctx.append(_lifecycle(settings))
+    return app
+
+
+def _lifecycle(settings: Settings):
+    async def ctx(app: web.Application):
+        interceptor = ClientInterceptor(settings.grpc_timeout_seconds)
+        accounts_channel = grpc.aio.insecure_channel(settings.accounts_addr, interceptors=[interceptor])
+        accounts = accounts_pb2_grpc.AccountsStub(accounts_channel)
+        bus = EventBus(settings.nats_url, "gateway")
+        auth = Authenticator(accounts)
+        usage = UsageWriter(accounts)
+        usage.start()
+        app[DEPS] = Deps(settings=settings, channels={"accounts": accounts_channel}, accounts=accounts, auth=auth,
+                         usage=usage, limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
+        attach = asyncio.create_task(_attach_invalidations(bus, auth))
+        yield
+        attach.cancel()
+        await usage.stop()
+        await bus.close()
+        await accounts_channel.close()
+
+    return ctx
+
+
+async def _attach_invalidations(bus: EventBus, auth: Authenticator) -> None:
+    bus.start()
+    while not await bus.wait_connected(5.0):
+        log.warning("gateway: NATS not reachable yet; key cache disabled until it is")
+    await auth.attach(bus.nc)

@@ -1,0 +1,125 @@
+"""Bearer-key authentication with a principal cache that never outlives a revocation.
+
+The accounts service resolves a key to its principal. To keep that RPC off the
+hot path, principals are cached per replica, keyed by a SHA-256 of the key.
+Correctness rules:
+- expiry is checked locally on every request from the cached `expires_at`;
+- when accounts changes a key or an account's businesses it publishes the
+  account id on a core NATS subject, and every replica drops that account's
+  entries before its next request is served;
+- while this replica is not connected to NATS (so it could miss an
+  invalidation) the cache is bypassed, and it is emptied on reconnect;
+- entries also age out after `ttl` seconds as a last resort.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import grpc
+
+from core.bus import AUTH_INVALIDATE_SUBJECT
+from core.errors import ServiceError
+from core.grpc_errors import from_rpc_error
+from core.tenant import Tenant
+from switchboard.v1 import accounts_pb2
+
+log = logging.getLogger(__name__)
+BEARER = "Bearer "
+
+
+@dataclass(frozen=True)
+class Principal:
+    key_id: str
+    account_id: str
+    business_ids: tuple[str, ...]
+    scopes: tuple[str, ...]
+    bound_business_id: str
+    expires_at: datetime | None
+    # gRPC metadata carrying this principal's tenant context, built once per cache entry.
+    metadata: tuple[tuple[str, str], ...]
+
+    def has_scope(self, scope: str) -> bool:
+        return "*" in self.scopes or scope in self.scopes
+
+    @classmethod
+    def from_proto(cls, p: accounts_pb2.KeyPrincipal) -> "Principal":
+        bound = p.business_id if p.HasField("business_id") else ""
+        tenant = Tenant(account_id=p.account_id, business_ids=tuple(p.business_ids), api_key_id=p.key_id,
+                        scopes=tuple(p.scopes), bound_business_id=bound)
+        expires = p.expires_at.ToDatetime(tzinfo=timezone.utc) if p.HasField("expires_at") else None
+        return cls(p.key_id, p.account_id, tuple(p.business_ids), tuple(p.scopes), bound, expires,
+                   tenant.to_metadata())
+
+
+def bearer_key(header: str | None) -> str:
+    if not header:
+        raise ServiceError("unauthorized", "missing Authorization header; send 'Authorization: Bearer svc_live_...'")
+    if not header.startswith(BEARER):
+        raise ServiceError("unauthorized", "Authorization header must be 'Bearer <API key>'")
+    key = header[len(BEARER):].strip()
+    if not key.startswith("svc_live_"):
+        raise ServiceError("unauthorized", "API key must start with svc_live_")
+    return key
+
+
+class Authenticator:
+    def __init__(self, accounts_stub, *, ttl: float = 60.0, max_entries: int = 100_000):
+        self.stub = accounts_stub
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._cache: dict[str, tuple[Principal, float]] = {}
+        self._by_account: dict[str, set[str]] = {}
+        self.nc = None  # set by attach(); None means "no invalidations": cache bypassed
+        self._reconnects = 0
+
+    async def attach(self, nc) -> None:
+        """Start receiving invalidations on an established NATS connection."""
+        self.nc = nc
+        await nc.subscribe(AUTH_INVALIDATE_SUBJECT, cb=self._on_invalidate)
+
+    async def _on_invalidate(self, msg) -> None:
+        self.forget_account(msg.data.decode())
+
+    def forget_account(self, account_id: str) -> None:
+        for digest in self._by_account.pop(account_id, ()):
+            self._cache.pop(digest, None)
+
+    def clear(self) -> None:
+        self._cache.clear()
+        self._by_account.clear()
+
+    @property
+    def caching(self) -> bool:
+        if self.nc is None or not self.nc.is_connected:
+            return False
+        reconnects = self.nc.stats["reconnects"]
+        if reconnects != self._reconnects:  # invalidations may have been missed while away
+            self._reconnects = reconnects
+            self.clear()
+        return True
+
+    async def authenticate(self, header: str | None) -> Principal:
+        key = bearer_key(header)
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        now = time.monotonic()
+        hit = self._cache.get(digest) if self.caching else None
+        if hit is not None and now - hit[1] < self.ttl:
+            principal = hit[0]
+        else:
+            try:
+                reply = await self.stub.AuthenticateKey(accounts_pb2.AuthenticateKeyRequest(key=key))
+            except grpc.aio.AioRpcError as exc:
+                raise from_rpc_error(exc) from None
+            principal = Principal.from_proto(reply)
+            if self.caching:
+                if len(self._cache) >= self.max_entries:
+                    self.clear()
+                self._cache[digest] = (principal, now)
+                self._by_account.setdefault(principal.account_id, set()).add(digest)
+        if principal.expires_at is not None and principal.expires_at <= datetime.now(timezone.utc):
+            raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
+        return principal

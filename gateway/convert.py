@@ -1,0 +1,80 @@
+"""Protobuf messages to public JSON, and the JSON Schema that describes exactly that JSON.
+
+Both walk the message descriptor, so a response can never drift from its
+published schema: unset optional fields become null, timestamps ISO 8601 UTC
+strings ending in Z, Struct fields plain objects.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+TIMESTAMP = "google.protobuf.Timestamp"
+STRUCT = "google.protobuf.Struct"
+_SCALARS = {
+    FieldDescriptor.CPPTYPE_STRING: "string",
+    FieldDescriptor.CPPTYPE_BOOL: "boolean",
+    FieldDescriptor.CPPTYPE_INT32: "integer",
+    FieldDescriptor.CPPTYPE_INT64: "integer",
+    FieldDescriptor.CPPTYPE_UINT32: "integer",
+    FieldDescriptor.CPPTYPE_UINT64: "integer",
+    FieldDescriptor.CPPTYPE_DOUBLE: "number",
+    FieldDescriptor.CPPTYPE_FLOAT: "number",
+    FieldDescriptor.CPPTYPE_ENUM: "string",
+}
+
+
+def iso(dt: datetime) -> str:
+    return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _value(field: FieldDescriptor, value):
+    if field.message_type is None:
+        return value
+    name = field.message_type.full_name
+    if name == TIMESTAMP:
+        return iso(value.ToDatetime(tzinfo=timezone.utc))
+    if name == STRUCT:
+        return json_format.MessageToDict(value)
+    return to_json(value)
+
+
+def to_json(message, omit: tuple[str, ...] = ()) -> dict:
+    out = {}
+    for field in message.DESCRIPTOR.fields:
+        if field.name in omit:
+            continue
+        value = getattr(message, field.name)
+        if field.is_repeated:
+            out[field.name] = [_value(field, v) for v in value]
+        elif field.has_presence and not message.HasField(field.name):
+            out[field.name] = {} if field.message_type and field.message_type.full_name == STRUCT else None
+        else:
+            out[field.name] = _value(field, value)
+    return out
+
+
+def _field_schema(field: FieldDescriptor) -> dict:
+    if field.message_type is not None:
+        name = field.message_type.full_name
+        if name == TIMESTAMP:
+            schema = {"type": "string", "format": "date-time"}
+        elif name == STRUCT:
+            schema = {"type": "object"}
+        else:
+            schema = message_schema(field.message_type)
+    else:
+        schema = {"type": _SCALARS[field.cpp_type]}
+    if field.is_repeated:
+        return {"type": "array", "items": schema}
+    if field.has_presence and not (field.message_type and field.message_type.full_name == STRUCT):
+        return {"anyOf": [schema, {"type": "null"}]}
+    return schema
+
+
+def message_schema(descriptor: Descriptor, omit: tuple[str, ...] = ()) -> dict:
+    """JSON Schema (draft 2020-12) of `to_json(message)` for messages of this type."""
+    props = {f.name: _field_schema(f) for f in descriptor.fields if f.name not in omit}
+    return {"type": "object", "properties": props, "required": list(props)}

@@ -1,0 +1,45 @@
+"""Owner dashboard: the magic-link sign-in and a minimal landing page."""
+from __future__ import annotations
+
+import time
+
+import grpc
+from aiohttp import web
+
+from core.grpc_errors import from_rpc_error
+from switchboard.v1 import accounts_pb2
+
+SESSION_COOKIE = "sb_session"
+
+_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Switchboard</title></head><body>
+<h1>Switchboard dashboard</h1><p>{body}</p></body></html>"""
+
+
+async def login(request: web.Request) -> web.Response:
+    from gateway.app import deps
+
+    token = request.query.get("token", "")
+    try:
+        session = await deps(request).accounts.RedeemMagicLink(accounts_pb2.RedeemMagicLinkRequest(token=token))
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return web.Response(status=err.http_status, content_type="text/html",
+                            text=_PAGE.format(body=f"Sign-in failed: {err.message}."))
+    response = web.HTTPSeeOther("/dashboard")
+    max_age = int(session.expires_at.ToSeconds() - time.time())
+    response.set_cookie(SESSION_COOKIE, session.session_token, httponly=True, samesite="Lax", path="/",
+                        max_age=max_age, secure=request.secure)
+    return response
+
+
+async def home(request: web.Request) -> web.Response:
+    if SESSION_COOKIE not in request.cookies:
+        return web.Response(status=401, content_type="text/html",
+                            text=_PAGE.format(body="Not signed in: open the magic link from your signup."))
+    return web.Response(content_type="text/html", text=_PAGE.format(
+        body="Signed in. Manage API keys with GET/POST/PATCH/DELETE /api/v1/keys using this session."))
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/dashboard/login", login)
+    app.router.add_get("/dashboard", home)

@@ -1,0 +1,91 @@
+"""The OpenAPI 3.1 document, built from the route table on every request."""
+from __future__ import annotations
+
+import re
+
+from core.errors import CODES
+from gateway.routes import KEY, PUBLIC, SESSION, Route
+from gateway.schemas import SCHEMAS
+
+_STATUS_TEXT = {400: "Bad request", 401: "Unauthorized", 402: "Payment required", 403: "Forbidden",
+                404: "Not found", 405: "Method not allowed", 409: "Conflict", 429: "Rate limited",
+                500: "Internal error", 503: "Unavailable"}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _operation_id(route: Route) -> str:
+    return route.method.lower() + "_" + re.sub(r"[^a-z0-9]+", "_", route.path.lower().removeprefix("/api/v1/")).strip("_")
+
+
+def _operation(route: Route) -> dict:
+    op: dict = {"operationId": _operation_id(route), "summary": route.summary, "tags": [route.tag]}
+    description = route.description
+    if isinstance(route.scope, str):
+        description = f"Scope: `{route.scope}`. {description}".strip()
+    elif route.scope is not None:
+        description = f"Scope depends on the body (see below). {description}".strip()
+    if description:
+        op["description"] = description
+    if route.auth == PUBLIC:
+        op["security"] = []
+    elif route.auth == SESSION:
+        op["security"] = [{"dashboardSession": []}]
+    else:
+        op["security"] = [{"bearerKey": [route.scope] if isinstance(route.scope, str) else []}]
+    if route.query:
+        required = set(route.query.get("required", ()))
+        op["parameters"] = [{"name": n, "in": "query", "required": n in required, "schema": s}
+                            for n, s in route.query["properties"].items()]
+    if route.body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": route.body}}}
+    ok = {"description": "Success"}
+    if route.response:
+        ok["content"] = {"application/json": {"schema": _ref(route.response)}}
+    responses: dict = {str(route.status): ok}
+    codes = set(route.errors) | {"internal_error"}
+    if route.auth == KEY:
+        codes |= {"unauthorized", "rate_limited"}
+    if route.body is not None or route.query:
+        codes.add(route.validation_code)
+    by_status: dict[int, list[str]] = {}
+    for code in sorted(codes):
+        by_status.setdefault(CODES[code][1], []).append(code)
+    for status, names in sorted(by_status.items()):
+        responses[str(status)] = {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
+                                  + " or ".join(f"`{n}`" for n in names),
+                                  "content": {"application/json": {"schema": _ref("Error")}}}
+    op["responses"] = responses
+    return op
+
+
+def build(routes: list[Route], server_url: str) -> dict:
+    paths: dict = {}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+        "info": {
+            "title": "Switchboard API",
+            "version": "1.0.0",
+            "description": "Hosted AI voice agents. Errors are {\"error\": {\"code\", \"message\"}}. Single resources "
+            "are read with ?id=, never a path segment. Lists are newest first with cursor pagination: pass the "
+            "created_at of the last item as `after` while `has_more` is true. Each key may make "
+            "KEY_RATE_LIMIT_PER_MINUTE requests per minute per gateway replica (600 by default); beyond that "
+            "429 rate_limited with Retry-After. Unknown paths are 404 not_found; a wrong method is 405 "
+            "method_not_allowed with Allow; malformed JSON and bodies over 1 MiB are 400 invalid_request.",
+        },
+        "servers": [{"url": server_url}],
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "bearerKey": {"type": "http", "scheme": "bearer", "description": "API key starting with svc_live_"},
+                "dashboardSession": {"type": "apiKey", "in": "cookie", "name": "sb_session",
+                                     "description": "Set by opening the signup magic link (/dashboard/login)."},
+            },
+        },
+    }

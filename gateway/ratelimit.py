@@ -1,0 +1,37 @@
+"""Per-key token-bucket rate limit, kept in each gateway replica's memory.
+
+Each key gets `per_minute` requests per minute per replica with bursts up to the
+same number; a refused request learns from Retry-After when a token is back.
+(Signup's per-address limit is enforced in the accounts service, so it holds
+across replicas.)
+"""
+from __future__ import annotations
+
+import math
+import time
+
+
+class TokenBuckets:
+    def __init__(self, per_minute: int, clock=time.monotonic, max_keys: int = 100_000):
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self.clock = clock
+        self.max_keys = max_keys
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def take(self, key: str) -> float:
+        """0 when the request may go ahead, else the seconds until it could."""
+        now = self.clock()
+        tokens, stamp = self._buckets.get(key, (self.capacity, now))
+        tokens = min(self.capacity, tokens + (now - stamp) * self.rate)
+        if tokens >= 1.0:
+            if len(self._buckets) >= self.max_keys and key not in self._buckets:
+                self._buckets.clear()  # bounded memory; full buckets are the default anyway
+            self._buckets[key] = (tokens - 1.0, now)
+            return 0.0
+        self._buckets[key] = (tokens, now)
+        return (1.0 - tokens) / self.rate
+
+
+def retry_after_header(wait_seconds: float) -> str:
+    return str(max(1, math.ceil(wait_seconds)))

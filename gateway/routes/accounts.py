@@ -1,0 +1,251 @@
+"""Accounts area: signup, API keys (dashboard session), workspaces, discovery, usage, balance."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from aiohttp import web
+from google.protobuf import struct_pb2
+
+from gateway.app import deps
+from gateway.clientip import client_ip
+from gateway.convert import to_json
+from gateway.readiness import check_ready
+from gateway.routes import KEY, PUBLIC, SESSION, Call, Route
+from gateway.schemas import KEY_CREATE, KEY_UPDATE, SIGNUP_REQUEST, WORKSPACE_CREATE, WORKSPACE_UPDATE
+from gateway.timeparse import set_time
+from switchboard.v1 import accounts_pb2, common_pb2
+
+ACCOUNTS = "switchboard.v1.Accounts"
+ID_QUERY = {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}}
+
+
+def _page(query: dict) -> common_pb2.PageRequest:
+    page = common_pb2.PageRequest(limit=query.get("limit", 0))
+    if "after" in query:
+        set_time(page.after, query["after"], "after")
+    return page
+
+
+def _struct(data: dict) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    s.update(data)
+    return s
+
+
+# -- signup --------------------------------------------------------------------
+
+async def signup(call: Call):
+    d = deps(call.request)
+    b = call.body
+    reply = await d.accounts.Signup(accounts_pb2.SignupRequest(
+        business_name=b["business_name"], email=b["email"], business_type=b.get("business_type", ""),
+        website=b.get("website", ""), phone_forward_to=b.get("phone_forward_to", ""), plan_id=b.get("plan_id", ""),
+        client_ip=client_ip(call.request, d.settings.trusted_proxies)))
+    return to_json(reply)
+
+
+# -- API keys (dashboard session) --------------------------------------------------
+
+async def list_keys(call: Call):
+    reply = await deps(call.request).accounts.ListKeys(accounts_pb2.ListKeysRequest(session_token=call.session_token))
+    return {"keys": [to_json(k, omit=("key",)) for k in reply.keys]}
+
+
+async def create_key(call: Call):
+    b = call.body
+    req = accounts_pb2.CreateKeyRequest(session_token=call.session_token)
+    if b.get("name") is not None:
+        req.name = b["name"]
+    if b.get("business_id"):
+        req.business_id = b["business_id"]
+    if "scopes" in b:
+        req.scopes_given = True
+        req.scopes.extend(b["scopes"])
+    if b.get("expires_at"):
+        set_time(req.expires_at, b["expires_at"], "expires_at")
+    return to_json(await deps(call.request).accounts.CreateKey(req))
+
+
+async def update_key(call: Call):
+    d = deps(call.request)
+    b = call.body
+    req = accounts_pb2.UpdateKeyRequest(session_token=call.session_token, id=b["id"], expire=bool(b.get("expire")),
+                                        revoke=bool(b.get("revoke")))
+    if "name" in b:
+        req.name = b["name"]
+    if "scopes" in b:
+        req.scopes_given = True
+        req.scopes.extend(b["scopes"])
+    if "business_id" in b:
+        req.business_id = b["business_id"] or ""
+    if "expires_at" in b:
+        if b["expires_at"] is None:
+            req.clear_expires_at = True
+        else:
+            set_time(req.expires_at, b["expires_at"], "expires_at")
+    reply = await d.accounts.UpdateKey(req)
+    d.auth.clear()  # this replica forgets at once; the others hear it over NATS
+    return to_json(reply, omit=("key",))
+
+
+async def delete_key(call: Call):
+    d = deps(call.request)
+    reply = await d.accounts.RevokeKey(accounts_pb2.RevokeKeyRequest(session_token=call.session_token,
+                                                                    id=call.query["id"]))
+    d.auth.clear()
+    return {"success": reply.success}
+
+
+# -- workspaces --------------------------------------------------------------------
+
+async def list_workspaces(call: Call):
+    req = accounts_pb2.ListWorkspacesRequest(page=_page(call.query))
+    if "id" in call.query:
+        req.id = call.query["id"]
+    reply = await deps(call.request).accounts.ListWorkspaces(req, metadata=call.principal.metadata)
+    return {"workspaces": [to_json(w) for w in reply.workspaces], "has_more": reply.page.has_more}
+
+
+async def create_workspace(call: Call):
+    b = call.body
+    req = accounts_pb2.CreateWorkspaceRequest(name=b["name"], metadata=_struct(b.get("metadata") or {}))
+    if b.get("external_ref") is not None:
+        req.external_ref = b["external_ref"]
+    return to_json(await deps(call.request).accounts.CreateWorkspace(req, metadata=call.principal.metadata))
+
+
+def workspace_update_scopes(body: dict) -> tuple[str, ...]:
+    """Renames and metadata need workspaces:write; a lifecycle action needs lifecycle:write."""
+    needed = ()
+    if "name" in body or "metadata" in body:
+        needed += ("workspaces:write",)
+    if "action" in body:
+        needed += ("lifecycle:write",)
+    return needed or ("workspaces:write",)
+
+
+async def update_workspace(call: Call):
+    b = call.body
+    req = accounts_pb2.UpdateWorkspaceRequest(id=b["id"])
+    if "name" in b:
+        req.name = b["name"]
+    if "metadata" in b:
+        req.metadata.CopyFrom(_struct(b["metadata"]))
+    if "action" in b:
+        req.action = b["action"]
+    return to_json(await deps(call.request).accounts.UpdateWorkspace(req, metadata=call.principal.metadata))
+
+
+# -- discovery, usage, balance ----------------------------------------------------------
+
+async def capabilities(call: Call):
+    from gateway.app import ROUTES
+
+    p = call.principal
+    reply = await deps(call.request).accounts.ListWorkspaces(
+        accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=100)), metadata=p.metadata)
+    endpoints = []
+    for r in call.request.app[ROUTES]:
+        scope = r.scope if isinstance(r.scope, str) else None
+        endpoints.append({"method": r.method, "path": r.path, "scope": scope, "auth": r.auth,
+                          "allowed": r.auth != KEY or scope is None or p.has_scope(scope)})
+    from services.accounts.domain import ALL_SCOPES
+
+    return {
+        "account_id": p.account_id,
+        "key": {"id": p.key_id, "scopes": list(p.scopes), "business_id": p.bound_business_id or None},
+        "workspaces": [{"id": w.id, "name": w.name, "lifecycle_state": w.lifecycle_state} for w in reply.workspaces],
+        "scopes": list(ALL_SCOPES),
+        "endpoints": endpoints,
+    }
+
+
+async def health(call: Call):
+    report = await check_ready(deps(call.request))
+    return {
+        "status": "ok" if report["ready"] else "degraded",
+        "api": "ok",
+        "queue": report["nats"],
+        "services": report["services"],
+        # Provider adapters (voice, messaging, payments) arrive with later issues.
+        "providers": {"voice": "not_configured", "messaging": "not_configured", "payments": "not_configured"},
+        "checked_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+    }
+
+
+async def usage(call: Call):
+    q = call.query
+    req = accounts_pb2.ListUsageRequest(page=_page(q))
+    for field in ("start", "end"):
+        if field in q:
+            set_time(getattr(req, field), q[field], field)
+    reply = await deps(call.request).accounts.ListUsage(req, metadata=call.principal.metadata)
+    return {"usage": [to_json(u, omit=("api_key_id", "account_id", "business_id")) for u in reply.usage],
+            "has_more": reply.page.has_more}
+
+
+async def balance(call: Call):
+    reply = await deps(call.request).accounts.GetBalance(accounts_pb2.GetBalanceRequest(),
+                                                         metadata=call.principal.metadata)
+    return {"businesses": [to_json(b) for b in reply.businesses]}
+
+
+def _page_query(default: int, maximum: int, **extra) -> dict:
+    return {"type": "object", "properties": {
+        "limit": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+        "after": {"type": "string", "description": "cursor: created_at of the last item of the previous page"},
+        **extra}}
+
+
+V1 = "/api/v1"
+ROUTES = [
+    Route("POST", f"{V1}/signup", signup, "Create an account, a business on a 7-day trial and an API key", "accounts",
+          auth=PUBLIC, body=SIGNUP_REQUEST, response="SignupResponse", validation_code="validation_error",
+          errors=("validation_error", "email_exists", "rate_limited"), rpcs=(f"{ACCOUNTS}/Signup",),
+          description="Limited to 5 signups per hour per client address (429 rate_limited with Retry-After). "
+          "Payment capture and provisioning of the intake agent and phone number arrive in a later release: until "
+          "then provisioning_deferred is always true, agent_id and phone_number are null, payment_capture is "
+          "'card_checkout' and checkout_url is omitted. dashboard_magic_link signs the owner in once."),
+    Route("GET", f"{V1}/keys", list_keys, "List the account's API keys (without secrets)", "keys", auth=SESSION,
+          response="ApiKeyList", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListKeys",)),
+    Route("POST", f"{V1}/keys", create_key, "Create an API key; the full key is shown once", "keys", auth=SESSION,
+          body=KEY_CREATE, response="ApiKeyCreated", status=201, errors=("unauthorized", "invalid_request", "forbidden"),
+          rpcs=(f"{ACCOUNTS}/CreateKey",),
+          description="Scopes default to the read-only set. business_id limits the key to one business."),
+    Route("PATCH", f"{V1}/keys", update_key, "Rename, rescope, expire or revoke an API key", "keys", auth=SESSION,
+          body=KEY_UPDATE, response="ApiKey", errors=("unauthorized", "invalid_request", "not_found", "forbidden"),
+          rpcs=(f"{ACCOUNTS}/UpdateKey",),
+          description="revoke: true stops the key on the next request on every gateway replica; expire: true sets "
+          "its expiry to now; expires_at: null removes the expiry."),
+    Route("DELETE", f"{V1}/keys", delete_key, "Revoke an API key", "keys", auth=SESSION, query={
+        "type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}, "required": ["id"]},
+          response="Success", errors=("unauthorized", "invalid_request", "not_found"), rpcs=(f"{ACCOUNTS}/RevokeKey",)),
+    Route("GET", f"{V1}/workspaces", list_workspaces, "List workspaces, newest first, or read one with ?id=",
+          "workspaces", scope="workspaces:read", query=_page_query(50, 100, id={"type": "string", "format": "uuid"}),
+          response="WorkspaceList", errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
+          rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
+    Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
+          scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201,
+          errors=("unauthorized", "forbidden", "invalid_request"), rpcs=(f"{ACCOUNTS}/CreateWorkspace",),
+          description="A key limited to one business cannot create workspaces (403 forbidden)."),
+    Route("PATCH", f"{V1}/workspaces", update_workspace, "Rename, update metadata or run a lifecycle action",
+          "workspaces", scope=workspace_update_scopes, body=WORKSPACE_UPDATE, response="Workspace",
+          errors=("unauthorized", "forbidden", "not_found", "invalid_request"), rpcs=(f"{ACCOUNTS}/UpdateWorkspace",),
+          description="name and metadata need workspaces:write (metadata is merged); action needs lifecycle:write. "
+          "Lifecycle: pause (active -> paused, emits workspace.paused), resume (paused or canceled -> active), "
+          "cancel (active or paused -> canceled, emits workspace.canceled), teardown (canceled -> inactive, emits "
+          "workspace.teardown_completed; inactive is final). Repeating the action that led to the current state "
+          "changes nothing and emits nothing; any other move is refused with 400 invalid_request."),
+    Route("GET", f"{V1}/capabilities", capabilities, "Workspaces, scopes and endpoints available to this key",
+          "discovery", response="Capabilities", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
+    Route("GET", f"{V1}/health", health, "API, queue and provider status", "discovery", response="Health",
+          errors=("unauthorized",), rpcs=("grpc.health.v1.Health/Check",)),
+    Route("GET", f"{V1}/usage", usage, "Usage log of the key's account, newest first", "account",
+          query=_page_query(100, 500, start={"type": "string", "format": "date-time"},
+                            end={"type": "string", "format": "date-time"}),
+          response="UsageList", errors=("unauthorized", "invalid_request"), rpcs=(f"{ACCOUNTS}/ListUsage",),
+          description="Entries are written behind the request path and appear within about a second. A key "
+          "limited to one business sees only the requests made with keys limited to that business."),
+    Route("GET", f"{V1}/balance", balance, "Minutes used, numbers and subscription status per business", "account",
+          response="Balance", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/GetBalance",)),
+]

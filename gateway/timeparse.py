@@ -1,0 +1,23 @@
+"""ISO 8601 timestamps from query strings and bodies."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from core.errors import invalid
+
+
+def parse_time(value: str, field: str) -> datetime:
+    """An aware UTC datetime; naive input is taken as UTC. A '+' that a query string
+    turned into a space is put back."""
+    text = value.strip().replace(" ", "+")
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        raise invalid(f"{field} must be an ISO 8601 timestamp such as 2026-01-31T09:30:00Z") from None
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+
+
+def set_time(target: Timestamp, value: str, field: str) -> None:
+    target.FromDatetime(parse_time(value, field))

@@ -1,0 +1,86 @@
+"""Usage log, written behind: requests enqueue an entry and never wait for the database.
+
+A background task sends batches to the accounts service every second (or as soon
+as a batch fills). If accounts is unreachable the batch is kept and retried; the
+queue is bounded, and entries beyond it are dropped and counted in the log.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from core.ids import new_id, utcnow
+from switchboard.v1 import accounts_pb2
+
+log = logging.getLogger(__name__)
+
+
+class UsageWriter:
+    def __init__(self, stub, *, batch: int = 500, interval: float = 1.0, max_queue: int = 50_000):
+        self.stub = stub
+        self.batch = batch
+        self.interval = interval
+        self.queue: asyncio.Queue = asyncio.Queue(max_queue)
+        self.dropped = 0
+        self._task: asyncio.Task | None = None
+
+    def record(self, principal, endpoint: str, method: str, status_code: int, call_id: str | None = None,
+               cost_cents: int = 0) -> None:
+        entry = accounts_pb2.UsageEntry(id=new_id(), endpoint=endpoint, method=method, status_code=status_code,
+                                        cost_cents=cost_cents, api_key_id=principal.key_id,
+                                        account_id=principal.account_id)
+        if principal.bound_business_id:
+            entry.business_id = principal.bound_business_id
+        if call_id:
+            entry.call_id = call_id
+        entry.created_at.FromDatetime(utcnow())
+        try:
+            self.queue.put_nowait(entry)
+        except asyncio.QueueFull:
+            self.dropped += 1
+            if self.dropped % 1000 == 1:
+                log.warning("usage log queue full; %d entries dropped so far", self.dropped)
+
+    def _drain(self) -> list:
+        entries = []
+        while len(entries) < self.batch and not self.queue.empty():
+            entries.append(self.queue.get_nowait())
+        return entries
+
+    async def _send(self, entries: list) -> None:
+        backoff = 0.5
+        while True:
+            try:
+                await self.stub.RecordUsage(accounts_pb2.RecordUsageRequest(entries=entries))
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - keep the batch, retry
+                log.warning("usage log: accounts unreachable (%s); retrying in %.1fs", exc, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 10.0)
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            while entries := self._drain():
+                await self._send(entries)
+
+    async def flush(self) -> None:
+        while entries := self._drain():
+            await self._send(entries)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self.run(), name="usage-writer")
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        try:
+            await asyncio.wait_for(self.flush(), 5.0)
+        except (TimeoutError, Exception) as exc:  # noqa: BLE001 - shutting down
+            log.warning("usage log: %d entries not flushed at shutdown (%s)", self.queue.qsize(), exc)

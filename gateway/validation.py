@@ -1,0 +1,67 @@
+"""Request validation against the route table's JSON Schemas (draft 2020-12)."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from jsonschema import Draft202012Validator
+from multidict import MultiDictProxy
+
+from core.errors import ServiceError
+
+
+@lru_cache(maxsize=None)
+def _validator(schema_json: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def validator(schema: dict) -> Draft202012Validator:
+    return _validator(json.dumps(schema, sort_keys=True))
+
+
+def _where(error) -> str:
+    path = ".".join(str(p) for p in error.absolute_path)
+    return path or "body"
+
+
+def check(schema: dict, value, code: str = "invalid_request") -> None:
+    """Raise `code` naming the first offending field, e.g. "name: 'x' is too long"."""
+    errors = sorted(validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        if first.validator == "required":
+            missing = first.message.split("'")[1] if "'" in first.message else first.message
+            prefix = _where(first)
+            raise ServiceError(code, f"{missing} is required" if prefix == "body" else f"{prefix}.{missing} is required")
+        raise ServiceError(code, f"{_where(first)}: {first.message}")
+
+
+def coerce_query(schema: dict, params: MultiDictProxy) -> dict:
+    """Query strings to typed values as the schema declares (integers, booleans, arrays)."""
+    props = schema.get("properties", {})
+    out: dict = {}
+    for name in params.keys():
+        if name in out:
+            continue
+        spec = props.get(name)
+        if spec is None:
+            continue  # unknown parameters are ignored
+        kind = spec.get("type")
+        values = params.getall(name)
+        if kind == "array":
+            out[name] = [p for v in values for p in v.split(",") if p]
+            continue
+        raw = values[-1]
+        if kind == "integer":
+            try:
+                out[name] = int(raw)
+            except ValueError:
+                raise ServiceError("invalid_request", f"{name} must be an integer") from None
+        elif kind == "boolean":
+            if raw.lower() not in ("true", "false", "1", "0"):
+                raise ServiceError("invalid_request", f"{name} must be true or false")
+            out[name] = raw.lower() in ("true", "1")
+        else:
+            out[name] = raw
+    check(schema, out)
+    return out

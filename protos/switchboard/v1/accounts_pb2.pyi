@@ -1,0 +1,312 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from switchboard.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SignupRequest(_message.Message):
+    __slots__ = ("business_name", "email", "business_type", "website", "phone_forward_to", "plan_id", "client_ip")
+    BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_TYPE_FIELD_NUMBER: _ClassVar[int]
+    WEBSITE_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FORWARD_TO_FIELD_NUMBER: _ClassVar[int]
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_IP_FIELD_NUMBER: _ClassVar[int]
+    business_name: str
+    email: str
+    business_type: str
+    website: str
+    phone_forward_to: str
+    plan_id: str
+    client_ip: str
+    def __init__(self, business_name: _Optional[str] = ..., email: _Optional[str] = ..., business_type: _Optional[str] = ..., website: _Optional[str] = ..., phone_forward_to: _Optional[str] = ..., plan_id: _Optional[str] = ..., client_ip: _Optional[str] = ...) -> None: ...
+
+class SignupReply(_message.Message):
+    __slots__ = ("api_key", "business_id", "agent_id", "phone_number", "dashboard_url", "trial_ends_at", "provisioning_deferred", "payment_capture", "dashboard_magic_link")
+    API_KEY_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DASHBOARD_URL_FIELD_NUMBER: _ClassVar[int]
+    TRIAL_ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONING_DEFERRED_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_CAPTURE_FIELD_NUMBER: _ClassVar[int]
+    DASHBOARD_MAGIC_LINK_FIELD_NUMBER: _ClassVar[int]
+    api_key: str
+    business_id: str
+    agent_id: str
+    phone_number: str
+    dashboard_url: str
+    trial_ends_at: _timestamp_pb2.Timestamp
+    provisioning_deferred: bool
+    payment_capture: str
+    dashboard_magic_link: str
+    def __init__(self, api_key: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., dashboard_url: _Optional[str] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provisioning_deferred: _Optional[bool] = ..., payment_capture: _Optional[str] = ..., dashboard_magic_link: _Optional[str] = ...) -> None: ...
+
+class AuthenticateKeyRequest(_message.Message):
+    __slots__ = ("key",)
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    def __init__(self, key: _Optional[str] = ...) -> None: ...
+
+class KeyPrincipal(_message.Message):
+    __slots__ = ("key_id", "account_id", "business_ids", "scopes", "business_id", "expires_at")
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_IDS_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    key_id: str
+    account_id: str
+    business_ids: _containers.RepeatedScalarFieldContainer[str]
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    business_id: str
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, key_id: _Optional[str] = ..., account_id: _Optional[str] = ..., business_ids: _Optional[_Iterable[str]] = ..., scopes: _Optional[_Iterable[str]] = ..., business_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RedeemMagicLinkRequest(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class DashboardSession(_message.Message):
+    __slots__ = ("session_token", "account_id", "expires_at")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    account_id: str
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, session_token: _Optional[str] = ..., account_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ApiKey(_message.Message):
+    __slots__ = ("id", "prefix", "name", "scopes", "business_id", "created_at", "last_used_at", "expires_at", "is_active", "key")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PREFIX_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    IS_ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    prefix: str
+    name: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    business_id: str
+    created_at: _timestamp_pb2.Timestamp
+    last_used_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    is_active: bool
+    key: str
+    def __init__(self, id: _Optional[str] = ..., prefix: _Optional[str] = ..., name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., business_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., is_active: _Optional[bool] = ..., key: _Optional[str] = ...) -> None: ...
+
+class ListKeysRequest(_message.Message):
+    __slots__ = ("session_token",)
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    def __init__(self, session_token: _Optional[str] = ...) -> None: ...
+
+class ListKeysReply(_message.Message):
+    __slots__ = ("keys",)
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    keys: _containers.RepeatedCompositeFieldContainer[ApiKey]
+    def __init__(self, keys: _Optional[_Iterable[_Union[ApiKey, _Mapping]]] = ...) -> None: ...
+
+class CreateKeyRequest(_message.Message):
+    __slots__ = ("session_token", "name", "business_id", "scopes", "scopes_given", "expires_at")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_GIVEN_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    name: str
+    business_id: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    scopes_given: bool
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, session_token: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., scopes_given: _Optional[bool] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class UpdateKeyRequest(_message.Message):
+    __slots__ = ("session_token", "id", "name", "scopes", "scopes_given", "business_id", "expires_at", "expire", "revoke", "clear_expires_at")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_GIVEN_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRE_FIELD_NUMBER: _ClassVar[int]
+    REVOKE_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    id: str
+    name: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    scopes_given: bool
+    business_id: str
+    expires_at: _timestamp_pb2.Timestamp
+    expire: bool
+    revoke: bool
+    clear_expires_at: bool
+    def __init__(self, session_token: _Optional[str] = ..., id: _Optional[str] = ..., name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., scopes_given: _Optional[bool] = ..., business_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire: _Optional[bool] = ..., revoke: _Optional[bool] = ..., clear_expires_at: _Optional[bool] = ...) -> None: ...
+
+class RevokeKeyRequest(_message.Message):
+    __slots__ = ("session_token", "id")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    id: str
+    def __init__(self, session_token: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
+class RevokeKeyReply(_message.Message):
+    __slots__ = ("success",)
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    success: bool
+    def __init__(self, success: _Optional[bool] = ...) -> None: ...
+
+class Workspace(_message.Message):
+    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    lifecycle_state: str
+    metadata: _struct_pb2.Struct
+    external_ref: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListWorkspacesRequest(_message.Message):
+    __slots__ = ("id", "page")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    page: _common_pb2.PageRequest
+    def __init__(self, id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListWorkspacesReply(_message.Message):
+    __slots__ = ("workspaces", "page")
+    WORKSPACES_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    workspaces: _containers.RepeatedCompositeFieldContainer[Workspace]
+    page: _common_pb2.PageInfo
+    def __init__(self, workspaces: _Optional[_Iterable[_Union[Workspace, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class CreateWorkspaceRequest(_message.Message):
+    __slots__ = ("name", "metadata", "external_ref")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    metadata: _struct_pb2.Struct
+    external_ref: str
+    def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ...) -> None: ...
+
+class UpdateWorkspaceRequest(_message.Message):
+    __slots__ = ("id", "name", "metadata", "action")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    metadata: _struct_pb2.Struct
+    action: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action: _Optional[str] = ...) -> None: ...
+
+class UsageEntry(_message.Message):
+    __slots__ = ("id", "endpoint", "method", "status_code", "call_id", "cost_cents", "created_at", "api_key_id", "account_id", "business_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    COST_CENTS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    API_KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    endpoint: str
+    method: str
+    status_code: int
+    call_id: str
+    cost_cents: int
+    created_at: _timestamp_pb2.Timestamp
+    api_key_id: str
+    account_id: str
+    business_id: str
+    def __init__(self, id: _Optional[str] = ..., endpoint: _Optional[str] = ..., method: _Optional[str] = ..., status_code: _Optional[int] = ..., call_id: _Optional[str] = ..., cost_cents: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., api_key_id: _Optional[str] = ..., account_id: _Optional[str] = ..., business_id: _Optional[str] = ...) -> None: ...
+
+class RecordUsageRequest(_message.Message):
+    __slots__ = ("entries",)
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[UsageEntry]
+    def __init__(self, entries: _Optional[_Iterable[_Union[UsageEntry, _Mapping]]] = ...) -> None: ...
+
+class RecordUsageReply(_message.Message):
+    __slots__ = ("recorded",)
+    RECORDED_FIELD_NUMBER: _ClassVar[int]
+    recorded: int
+    def __init__(self, recorded: _Optional[int] = ...) -> None: ...
+
+class ListUsageRequest(_message.Message):
+    __slots__ = ("start", "end", "page")
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    start: _timestamp_pb2.Timestamp
+    end: _timestamp_pb2.Timestamp
+    page: _common_pb2.PageRequest
+    def __init__(self, start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListUsageReply(_message.Message):
+    __slots__ = ("usage", "page")
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    usage: _containers.RepeatedCompositeFieldContainer[UsageEntry]
+    page: _common_pb2.PageInfo
+    def __init__(self, usage: _Optional[_Iterable[_Union[UsageEntry, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class GetBalanceRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BalanceEntry(_message.Message):
+    __slots__ = ("business_id", "minutes_used", "phone_numbers", "subscription_status")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    MINUTES_USED_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTION_STATUS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    minutes_used: int
+    phone_numbers: int
+    subscription_status: str
+    def __init__(self, business_id: _Optional[str] = ..., minutes_used: _Optional[int] = ..., phone_numbers: _Optional[int] = ..., subscription_status: _Optional[str] = ...) -> None: ...
+
+class GetBalanceReply(_message.Message):
+    __slots__ = ("businesses",)
+    BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    businesses: _containers.RepeatedCompositeFieldContainer[BalanceEntry]
+    def __init__(self, businesses: _Optional[_Iterable[_Union[BalanceEntry, _Mapping]]] = ...) -> None: ...

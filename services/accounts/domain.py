@@ -1,0 +1,181 @@
+"""Account rules as plain functions: scopes, keys, signup validation, workspace lifecycle."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.parse import urlparse
+
+import phonenumbers
+from email_validator import EmailNotValidError, validate_email
+
+from core.errors import ServiceError, invalid, refused_move
+
+KEY_PREFIX = "svc_live_"
+KEY_DISPLAY_CHARS = 12  # "svc_live_" plus three characters of the secret
+DEFAULT_KEY_NAME = "Untitled Key"
+TRIAL_DAYS = 7
+
+
+def trial_length() -> timedelta:
+    return timedelta(days=TRIAL_DAYS)
+
+
+SIGNUP_WINDOW = timedelta(hours=1)
+MAGIC_LINK_TTL = timedelta(hours=24)
+SESSION_TTL = timedelta(days=7)
+PLANS = ("starter", "growth", "scale")
+DEFAULT_PLAN = "starter"
+# The hosted card checkout; x402 capture arrives with the payments issue.
+HOSTED_CHECKOUT = "card_checkout"
+
+ALL_SCOPES = (
+    "workspaces:read", "workspaces:write",
+    "agents:read", "agents:write",
+    "numbers:read", "numbers:write",
+    "communication-runs:read", "communication-runs:write",
+    "calls:read", "calls:write",
+    "leads:read", "leads:write",
+    "sms:read", "sms:write",
+    "emails:read", "emails:write",
+    "webhooks:read", "webhooks:write",
+    "evals:read", "evals:write",
+    "events:read", "events:replay",
+    "lifecycle:write",
+    "sdr:read", "sdr:write",
+    "*",
+)
+DEFAULT_SCOPES = (
+    "workspaces:read", "numbers:read", "agents:read", "communication-runs:read",
+    "calls:read", "sms:read", "webhooks:read", "events:read",
+)
+
+
+def has_scope(granted: tuple[str, ...] | list[str], needed: str) -> bool:
+    return "*" in granted or needed in granted
+
+
+def check_scopes(scopes: list[str]) -> list[str]:
+    """The requested scopes, deduplicated in order; unknown names are refused by name."""
+    unknown = [s for s in scopes if s not in ALL_SCOPES]
+    if unknown:
+        raise invalid(f"unknown scope(s): {', '.join(unknown)}; see GET /api/v1/capabilities for the list")
+    if not scopes:
+        raise invalid("scopes must name at least one scope")
+    return list(dict.fromkeys(scopes))
+
+
+def new_secret_token(nbytes: int = 32) -> str:
+    return secrets.token_urlsafe(nbytes)
+
+
+def new_api_key() -> tuple[str, str]:
+    """A fresh key and its display prefix."""
+    key = KEY_PREFIX + new_secret_token(30)
+    return key, key[:KEY_DISPLAY_CHARS]
+
+
+def keyed_hash(secret_key: str, value: str) -> str:
+    """How keys, magic links and session tokens are stored: HMAC-SHA256 under the server secret."""
+    return hmac.new(secret_key.encode(), value.encode(), hashlib.sha256).hexdigest()
+
+
+def key_usable(revoked_at: datetime | None, expires_at: datetime | None, now: datetime) -> bool:
+    return revoked_at is None and (expires_at is None or expires_at > now)
+
+
+def signup_allowed(attempts_in_window: int, limit: int) -> bool:
+    """At most `limit` signups per address per SIGNUP_WINDOW (sliding)."""
+    return attempts_in_window < limit
+
+
+@dataclass(frozen=True)
+class SignupForm:
+    business_name: str
+    email: str
+    business_type: str | None
+    website: str | None
+    phone_forward_to: str | None
+    plan_id: str
+
+
+def _validation(message: str) -> ServiceError:
+    return ServiceError("validation_error", message)
+
+
+def validate_signup(business_name: str, email: str, business_type: str = "", website: str = "",
+                    phone_forward_to: str = "", plan_id: str = "") -> SignupForm:
+    name = business_name.strip()
+    if not name:
+        raise _validation("business_name is required")
+    if len(name) > 200:
+        raise _validation("business_name must be at most 200 characters")
+    if not email.strip():
+        raise _validation("email is required")
+    try:
+        normalized_email = validate_email(email.strip(), check_deliverability=False).normalized.lower()
+    except EmailNotValidError as exc:
+        raise _validation(f"email is invalid: {exc}") from None
+    site = website.strip() or None
+    if site is not None:
+        parsed = urlparse(site)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise _validation("website must be an http(s) URL such as https://example.com")
+    forward = phone_forward_to.strip() or None
+    if forward is not None:
+        forward = normalize_e164(forward, "phone_forward_to", _validation)
+    plan = plan_id.strip() or DEFAULT_PLAN
+    if plan not in PLANS:
+        raise _validation(f"plan_id must be one of {', '.join(PLANS)}")
+    kind = business_type.strip() or None
+    if kind is not None and len(kind) > 100:
+        raise _validation("business_type must be at most 100 characters")
+    return SignupForm(name, normalized_email, kind, site, forward, plan)
+
+
+def normalize_e164(value: str, field: str, error=invalid) -> str:
+    """The number in E.164, or an error naming the field; input must already start with +."""
+    if not re.fullmatch(r"\+\d{6,15}", value):
+        raise error(f"{field} must be an E.164 number like +14155550123 (plus sign, country code, digits only)")
+    try:
+        number = phonenumbers.parse(value, None)
+    except phonenumbers.NumberParseException:
+        raise error(f"{field} is not a valid phone number") from None
+    if not phonenumbers.is_valid_number(number):
+        raise error(f"{field} is not a valid phone number")
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+# Workspace lifecycle. `active` is the normal state. `pause` stops service but
+# keeps everything; `resume` brings a paused workspace back. `cancel` ends the
+# subscription (from active or paused) but keeps data; a canceled workspace can
+# be resumed (re-subscribed) until it is torn down. `teardown` releases the
+# workspace's resources for good and leaves it `inactive`, from which there is
+# no way back. Repeating the action that led to the current state is a no-op.
+LIFECYCLE_ACTIONS = ("pause", "resume", "cancel", "teardown")
+TRANSITIONS: dict[tuple[str, str], str] = {
+    ("active", "pause"): "paused",
+    ("paused", "resume"): "active",
+    ("canceled", "resume"): "active",
+    ("active", "cancel"): "canceled",
+    ("paused", "cancel"): "canceled",
+    ("canceled", "teardown"): "inactive",
+}
+NO_OPS = {("paused", "pause"), ("active", "resume"), ("canceled", "cancel"), ("inactive", "teardown")}
+ACTION_EVENTS = {"pause": "workspace.paused", "cancel": "workspace.canceled", "teardown": "workspace.teardown_completed"}
+
+
+def next_lifecycle_state(current: str, action: str) -> tuple[str, bool]:
+    """(new state, changed) for an action; a refused move is an error that names it."""
+    if action not in LIFECYCLE_ACTIONS:
+        raise invalid(f"action must be one of {', '.join(LIFECYCLE_ACTIONS)}")
+    if (current, action) in NO_OPS:
+        return current, False
+    try:
+        return TRANSITIONS[(current, action)], True
+    except KeyError:
+        hint = " (cancel it first)" if action == "teardown" else ""
+        raise refused_move(f"cannot {action} a workspace that is {current}{hint}") from None

@@ -1,0 +1,415 @@
+"""Accounts gRPC servicer: proto in, domain rules and store queries, proto out."""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+
+import sqlalchemy as sa
+from google.protobuf import json_format, struct_pb2
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core import tenant
+from core.bus import AUTH_INVALIDATE_SUBJECT
+from core.errors import ServiceError, invalid, not_found
+from core.grpc_server import Runtime
+from core.ids import is_uuid, new_id, utcnow
+from core.outbox import add_event
+from core.pagination import clamp_limit, opt_datetime, page_query, split_page
+from services.accounts import domain
+from services.accounts.store import api_keys, businesses, magic_links, outbox, sessions, signup_attempts, usage_log, users
+from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
+
+log = logging.getLogger(__name__)
+
+WORKSPACES_PAGE = (50, 100)
+USAGE_PAGE = (100, 500)
+
+
+def _ts(value: datetime | None, message, field: str) -> None:
+    if value is not None:
+        getattr(message, field).FromDatetime(value)
+
+
+def _struct(data: dict) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    s.update(data or {})
+    return s
+
+
+def _workspace(row) -> accounts_pb2.Workspace:
+    ws = accounts_pb2.Workspace(id=str(row.id), name=row.name, lifecycle_state=row.lifecycle_state,
+                                metadata=_struct(row.metadata))
+    if row.external_ref is not None:
+        ws.external_ref = row.external_ref
+    _ts(row.created_at, ws, "created_at")
+    _ts(row.updated_at, ws, "updated_at")
+    return ws
+
+
+def _api_key(row, now: datetime) -> accounts_pb2.ApiKey:
+    key = accounts_pb2.ApiKey(id=str(row.id), prefix=row.prefix, name=row.name, scopes=list(row.scopes),
+                              is_active=domain.key_usable(row.revoked_at, row.expires_at, now))
+    if row.business_id is not None:
+        key.business_id = str(row.business_id)
+    for field in ("created_at", "last_used_at", "expires_at"):
+        _ts(getattr(row, field), key, field)
+    return key
+
+
+def _require_uuid(value: str, field: str) -> str:
+    if not is_uuid(value):
+        raise invalid(f"{field} must be a UUID")
+    return value
+
+
+class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
+    def __init__(self, runtime: Runtime):
+        self.rt = runtime
+        self.engine = runtime.engine
+        self.secret = runtime.settings.secret_key.reveal()
+        self.base_url = runtime.settings.public_base_url
+        self.signup_limit = runtime.settings.signup_limit_per_hour
+
+    # -- helpers -----------------------------------------------------------------
+
+    def _hash(self, value: str) -> str:
+        return domain.keyed_hash(self.secret, value)
+
+    async def _invalidate(self, account_id: str) -> None:
+        """Tell every gateway to forget cached principals of this account (best effort; see gateway.auth)."""
+        nc = self.rt.bus.nc
+        if nc is None or not nc.is_connected:
+            return
+        try:
+            await nc.publish(AUTH_INVALIDATE_SUBJECT, account_id.encode())
+            await nc.flush(timeout=1)
+        except Exception as exc:  # noqa: BLE001 - the gateways' TTL bounds staleness
+            log.warning("could not publish auth invalidation: %s", exc)
+
+    def _events_committed(self) -> None:
+        if self.rt.relay:
+            self.rt.relay.wake()
+
+    async def _session_account(self, conn: AsyncConnection, token: str) -> str:
+        if not token:
+            raise ServiceError("unauthorized", "key management needs a dashboard session: open your magic link first")
+        row = (await conn.execute(sa.select(sessions.c.account_id, sessions.c.expires_at)
+                                  .where(sessions.c.token_hash == self._hash(token)))).first()
+        if row is None or row.expires_at <= utcnow():
+            raise ServiceError("unauthorized", "dashboard session is invalid or expired; sign in again with a magic link")
+        return str(row.account_id)
+
+    async def _account_business(self, conn: AsyncConnection, account_id: str, business_id: str) -> str:
+        _require_uuid(business_id, "business_id")
+        found = await conn.scalar(sa.select(businesses.c.id).where(businesses.c.id == business_id,
+                                                                    businesses.c.account_id == account_id))
+        if found is None:
+            raise ServiceError("forbidden", "business_id is not one of your businesses")
+        return business_id
+
+    # -- signup ------------------------------------------------------------------
+
+    async def Signup(self, request, context):
+        form = domain.validate_signup(request.business_name, request.email, request.business_type, request.website,
+                                      request.phone_forward_to, request.plan_id)
+        now = utcnow()
+        account_id, business_id, key_id = new_id(), new_id(), new_id()
+        api_key, prefix = domain.new_api_key()
+        magic = domain.new_secret_token()
+        trial_ends_at = now + domain.trial_length()
+        async with self.engine.begin() as conn:
+            # Serialise signups per address so the limit holds under concurrency.
+            await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(request.client_ip or "-"))))
+            recent = await conn.scalar(sa.select(sa.func.count()).select_from(signup_attempts).where(
+                signup_attempts.c.client_ip == (request.client_ip or "-"),
+                signup_attempts.c.created_at > now - domain.SIGNUP_WINDOW))
+            if not domain.signup_allowed(recent, self.signup_limit):
+                oldest = await conn.scalar(sa.select(sa.func.min(signup_attempts.c.created_at)).where(
+                    signup_attempts.c.client_ip == (request.client_ip or "-"),
+                    signup_attempts.c.created_at > now - domain.SIGNUP_WINDOW))
+                retry_after = int((oldest + domain.SIGNUP_WINDOW - now).total_seconds()) + 1
+                raise ServiceError("rate_limited", f"at most {self.signup_limit} signups per hour from one address; "
+                                   f"try again in {retry_after} seconds", retry_after=retry_after)
+            await conn.execute(signup_attempts.insert().values(client_ip=request.client_ip or "-", created_at=now))
+        async with self.engine.begin() as conn:
+            taken = await conn.scalar(sa.select(users.c.id).where(users.c.email == form.email))
+            if taken is not None:
+                raise ServiceError("email_exists", "an account with this email already exists; sign in instead")
+            try:
+                await conn.execute(users.insert().values(id=account_id, email=form.email, email_confirmed_at=now, created_at=now))
+            except sa.exc.IntegrityError:
+                raise ServiceError("email_exists", "an account with this email already exists; sign in instead") from None
+            await conn.execute(businesses.insert().values(
+                id=business_id, account_id=account_id, name=form.business_name, lifecycle_state="active", metadata={},
+                business_type=form.business_type, website=form.website, phone_forward_to=form.phone_forward_to,
+                plan_id=form.plan_id, subscription_status="trialing", trial_ends_at=trial_ends_at,
+                created_at=now, updated_at=now))
+            await conn.execute(api_keys.insert().values(
+                id=key_id, account_id=account_id, name="Signup Key", prefix=prefix, key_hash=self._hash(api_key),
+                scopes=list(domain.DEFAULT_SCOPES), created_at=now))
+            await conn.execute(magic_links.insert().values(
+                token_hash=self._hash(magic), account_id=account_id, expires_at=now + domain.MAGIC_LINK_TTL))
+        reply = accounts_pb2.SignupReply(
+            api_key=api_key, business_id=business_id, dashboard_url=f"{self.base_url}/dashboard",
+            provisioning_deferred=True, payment_capture=domain.HOSTED_CHECKOUT,
+            dashboard_magic_link=f"{self.base_url}/dashboard/login?token={magic}")
+        reply.trial_ends_at.FromDatetime(trial_ends_at)
+        return reply
+
+    # -- keys and sessions -------------------------------------------------------
+
+    async def AuthenticateKey(self, request, context):
+        if not request.key.startswith(domain.KEY_PREFIX):
+            raise ServiceError("unauthorized", "API key must start with svc_live_")
+        now = utcnow()
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(api_keys).where(api_keys.c.key_hash == self._hash(request.key)))).first()
+            if row is None or not domain.key_usable(row.revoked_at, row.expires_at, now):
+                raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
+            if row.business_id is not None:
+                business_ids = [str(row.business_id)]
+            else:
+                business_ids = [str(b) for b in (await conn.scalars(
+                    sa.select(businesses.c.id).where(businesses.c.account_id == row.account_id))).all()]
+        principal = accounts_pb2.KeyPrincipal(key_id=str(row.id), account_id=str(row.account_id),
+                                              business_ids=business_ids, scopes=list(row.scopes))
+        if row.business_id is not None:
+            principal.business_id = str(row.business_id)
+        _ts(row.expires_at, principal, "expires_at")
+        return principal
+
+    async def RedeemMagicLink(self, request, context):
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(
+                magic_links.update()
+                .where(magic_links.c.token_hash == self._hash(request.token), magic_links.c.used_at.is_(None),
+                       magic_links.c.expires_at > now)
+                .values(used_at=now).returning(magic_links.c.account_id))).first()
+            if row is None:
+                raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
+            token = domain.new_secret_token()
+            expires_at = now + domain.SESSION_TTL
+            await conn.execute(sessions.insert().values(token_hash=self._hash(token), account_id=row.account_id,
+                                                        created_at=now, expires_at=expires_at))
+        reply = accounts_pb2.DashboardSession(session_token=token, account_id=str(row.account_id))
+        reply.expires_at.FromDatetime(expires_at)
+        return reply
+
+    async def ListKeys(self, request, context):
+        now = utcnow()
+        async with self.engine.connect() as conn:
+            account_id = await self._session_account(conn, request.session_token)
+            rows = (await conn.execute(sa.select(api_keys).where(api_keys.c.account_id == account_id)
+                                       .order_by(api_keys.c.created_at.desc()))).all()
+        return accounts_pb2.ListKeysReply(keys=[_api_key(r, now) for r in rows])
+
+    async def CreateKey(self, request, context):
+        now = utcnow()
+        name = request.name.strip() if request.HasField("name") else ""
+        if len(name) > 100:
+            raise invalid("name must be at most 100 characters")
+        scopes = domain.check_scopes(list(request.scopes)) if request.scopes_given else list(domain.DEFAULT_SCOPES)
+        expires_at = opt_datetime(request, "expires_at")
+        if expires_at is not None and expires_at <= now:
+            raise invalid("expires_at must be in the future")
+        key, prefix = domain.new_api_key()
+        async with self.engine.begin() as conn:
+            account_id = await self._session_account(conn, request.session_token)
+            business_id = None
+            if request.HasField("business_id") and request.business_id:
+                business_id = await self._account_business(conn, account_id, request.business_id)
+            row = (await conn.execute(api_keys.insert().values(
+                id=new_id(), account_id=account_id, business_id=business_id, name=name or domain.DEFAULT_KEY_NAME,
+                prefix=prefix, key_hash=self._hash(key), scopes=scopes, created_at=now, expires_at=expires_at,
+            ).returning(api_keys))).first()
+        reply = _api_key(row, now)
+        reply.key = key
+        return reply
+
+    async def UpdateKey(self, request, context):
+        _require_uuid(request.id, "id")
+        now = utcnow()
+        values: dict = {}
+        if request.HasField("name"):
+            if not request.name.strip() or len(request.name) > 100:
+                raise invalid("name must be 1 to 100 characters")
+            values["name"] = request.name.strip()
+        if request.scopes_given:
+            values["scopes"] = domain.check_scopes(list(request.scopes))
+        if request.clear_expires_at:
+            values["expires_at"] = None
+        if request.HasField("expires_at"):
+            values["expires_at"] = opt_datetime(request, "expires_at")
+        if request.expire:
+            values["expires_at"] = now
+        if request.revoke:
+            values["revoked_at"] = now
+        async with self.engine.begin() as conn:
+            account_id = await self._session_account(conn, request.session_token)
+            if request.HasField("business_id"):
+                values["business_id"] = (await self._account_business(conn, account_id, request.business_id)
+                                         if request.business_id else None)
+            query = api_keys.update().where(api_keys.c.id == request.id, api_keys.c.account_id == account_id)
+            if values:
+                row = (await conn.execute(query.values(**values).returning(api_keys))).first()
+            else:
+                row = (await conn.execute(sa.select(api_keys).where(api_keys.c.id == request.id,
+                                                                     api_keys.c.account_id == account_id))).first()
+            if row is None:
+                raise not_found("API key")
+        if values:
+            await self._invalidate(account_id)
+        return _api_key(row, now)
+
+    async def RevokeKey(self, request, context):
+        _require_uuid(request.id, "id")
+        async with self.engine.begin() as conn:
+            account_id = await self._session_account(conn, request.session_token)
+            row = (await conn.execute(
+                api_keys.update().where(api_keys.c.id == request.id, api_keys.c.account_id == account_id)
+                .values(revoked_at=sa.func.coalesce(api_keys.c.revoked_at, utcnow())).returning(api_keys.c.id))).first()
+            if row is None:
+                raise not_found("API key")
+        await self._invalidate(account_id)
+        return accounts_pb2.RevokeKeyReply(success=True)
+
+    # -- workspaces --------------------------------------------------------------
+
+    async def ListWorkspaces(self, request, context):
+        who = tenant.require_account()
+        query = sa.select(businesses).where(businesses.c.id.in_(who.business_ids))
+        if request.HasField("id"):
+            _require_uuid(request.id, "id")
+            if not who.can_access(request.id):
+                raise not_found("workspace")
+            async with self.engine.connect() as conn:
+                row = (await conn.execute(query.where(businesses.c.id == request.id))).first()
+            if row is None:
+                raise not_found("workspace")
+            return accounts_pb2.ListWorkspacesReply(workspaces=[_workspace(row)], page=common_pb2.PageInfo(has_more=False))
+        limit = clamp_limit(request.page.limit, *WORKSPACES_PAGE)
+        query = page_query(query, businesses.c.created_at, businesses.c.id, opt_datetime(request.page, "after"), limit)
+        async with self.engine.connect() as conn:
+            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+        return accounts_pb2.ListWorkspacesReply(workspaces=[_workspace(r) for r in rows],
+                                                page=common_pb2.PageInfo(has_more=has_more))
+
+    async def CreateWorkspace(self, request, context):
+        who = tenant.require_account()
+        if who.bound_business_id:
+            raise ServiceError("forbidden", "this key is limited to one business and cannot create workspaces")
+        name = request.name.strip()
+        if not name or len(name) > 200:
+            raise invalid("name is required (1 to 200 characters)")
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(businesses.insert().values(
+                id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active",
+                metadata=json_format.MessageToDict(request.metadata), plan_id=domain.DEFAULT_PLAN,
+                external_ref=request.external_ref if request.HasField("external_ref") else None,
+                subscription_status="trialing", trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now,
+            ).returning(businesses))).first()
+        await self._invalidate(who.account_id)
+        return _workspace(row)
+
+    async def UpdateWorkspace(self, request, context):
+        who = tenant.require_account()
+        _require_uuid(request.id, "id")
+        if not who.can_access(request.id):
+            raise not_found("workspace")
+        events = 0
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(sa.select(businesses).where(businesses.c.id == request.id).with_for_update())).first()
+            if row is None:
+                raise not_found("workspace")
+            values: dict = {}
+            if request.HasField("name"):
+                if not request.name.strip() or len(request.name) > 200:
+                    raise invalid("name must be 1 to 200 characters")
+                values["name"] = request.name.strip()
+            if request.HasField("metadata"):
+                values["metadata"] = {**row.metadata, **json_format.MessageToDict(request.metadata)}
+            if request.HasField("action"):
+                state, changed = domain.next_lifecycle_state(row.lifecycle_state, request.action)
+                if changed:
+                    values["lifecycle_state"] = state
+                    event_type = domain.ACTION_EVENTS.get(request.action)
+                    if event_type:
+                        await add_event(conn, outbox, event_type, str(row.id), {
+                            "business_id": str(row.id), "previous_state": row.lifecycle_state, "lifecycle_state": state})
+                        events += 1
+            if values:
+                values["updated_at"] = utcnow()
+                row = (await conn.execute(businesses.update().where(businesses.c.id == row.id)
+                                          .values(**values).returning(businesses))).first()
+        if events:
+            self._events_committed()
+        return _workspace(row)
+
+    # -- usage and balance -------------------------------------------------------
+
+    async def RecordUsage(self, request, context):
+        if not request.entries:
+            return accounts_pb2.RecordUsageReply(recorded=0)
+        rows, last_used = [], {}
+        for e in request.entries:
+            if not (is_uuid(e.account_id) and is_uuid(e.api_key_id)):
+                raise invalid("usage entries need account_id and api_key_id")
+            created = e.created_at.ToDatetime(tzinfo=timezone.utc)
+            rows.append(dict(id=e.id if is_uuid(e.id) else new_id(), account_id=e.account_id,
+                             business_id=e.business_id if e.HasField("business_id") else None, api_key_id=e.api_key_id,
+                             endpoint=e.endpoint[:500], method=e.method[:10], status_code=e.status_code,
+                             call_id=e.call_id if e.HasField("call_id") else None, cost_cents=e.cost_cents,
+                             created_at=created))
+            last_used[e.api_key_id] = max(created, last_used.get(e.api_key_id, created))
+        async with self.engine.begin() as conn:
+            await conn.execute(usage_log.insert(), rows)
+            for key_id, when in last_used.items():
+                await conn.execute(api_keys.update().where(api_keys.c.id == key_id).values(
+                    last_used_at=sa.func.greatest(sa.func.coalesce(api_keys.c.last_used_at, when), when)))
+        return accounts_pb2.RecordUsageReply(recorded=len(rows))
+
+    async def ListUsage(self, request, context):
+        who = tenant.require_account()
+        limit = clamp_limit(request.page.limit, *USAGE_PAGE)
+        start, end = opt_datetime(request, "start"), opt_datetime(request, "end")
+        if start and end and start >= end:
+            raise invalid("start must be before end")
+        query = sa.select(usage_log).where(usage_log.c.account_id == who.account_id)
+        if who.bound_business_id:
+            query = query.where(usage_log.c.business_id == who.bound_business_id)
+        if start:
+            query = query.where(usage_log.c.created_at >= start)
+        if end:
+            query = query.where(usage_log.c.created_at < end)
+        query = page_query(query, usage_log.c.created_at, usage_log.c.id, opt_datetime(request.page, "after"), limit)
+        async with self.engine.connect() as conn:
+            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+        entries = []
+        for r in rows:
+            e = accounts_pb2.UsageEntry(id=str(r.id), endpoint=r.endpoint, method=r.method, status_code=r.status_code,
+                                        cost_cents=r.cost_cents, api_key_id=str(r.api_key_id), account_id=str(r.account_id))
+            if r.call_id is not None:
+                e.call_id = r.call_id
+            if r.business_id is not None:
+                e.business_id = str(r.business_id)
+            e.created_at.FromDatetime(r.created_at)
+            entries.append(e)
+        return accounts_pb2.ListUsageReply(usage=entries, page=common_pb2.PageInfo(has_more=has_more))
+
+    async def GetBalance(self, request, context):
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(sa.select(businesses.c.id, businesses.c.subscription_status)
+                                       .where(businesses.c.id.in_(who.business_ids))
+                                       .order_by(businesses.c.created_at))).all()
+        # Minutes and numbers are owned by the calls and agents services; until they land both are zero.
+        return accounts_pb2.GetBalanceReply(businesses=[
+            accounts_pb2.BalanceEntry(business_id=str(r.id), minutes_used=0, phone_numbers=0,
+                                      subscription_status=r.subscription_status) for r in rows])
+
+
+def register(server, runtime: Runtime) -> list[str]:
+    accounts_pb2_grpc.add_AccountsServicer_to_server(AccountsServicer(runtime), server)
+    return [accounts_pb2.DESCRIPTOR.services_by_name["Accounts"].full_name]
