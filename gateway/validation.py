@@ -12,7 +12,7 @@ from core.errors import ServiceError
 
 @lru_cache(maxsize=None)
 def _validator(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json))
+    return Draft202012Validator(json.loads(schema_json), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def validator(schema: dict) -> Draft202012Validator:

@@ -1,0 +1,191 @@
+"""Gateway throughput against a bare baseline, measured in the same run.
+
+Compares two ways of serving the same authenticated read,
+`GET /api/v1/workspaces?id=<business_id>` with `Authorization: Bearer <key>`:
+
+- full path: the real embedded stack (deploy.local.stack.Stack): aiohttp gateway ->
+  gRPC -> accounts service -> PostgreSQL, with NATS, the principal cache and the usage log;
+- baseline: bench.bare_server, one aiohttp + asyncpg process that does the same work per
+  request against the same database (key lookup by keyed hash, revoked/expired check,
+  business row of that key's account, JSON out).
+
+A load generator in its own process keeps --concurrency requests in flight over a
+keep-alive pool, warms up, then measures for --seconds. Rounds alternate baseline and
+full path (A B A B ...) and the best round of each is reported, because the machine is
+small and noisy. The result is a ratio, never an assertion on timings; any non-200
+response invalidates the run (exit status 1).
+
+Run: `make bench`, or `PYTHONPATH=.:protos .venv/bin/python -m bench.gateway --seconds 5`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PATH = "/api/v1/workspaces"
+TARGET = 0.5  # full path >= 0.5 x baseline throughput
+
+
+# -- load generator: runs in its own process (`--load URL`), prints one JSON line --------------
+
+async def generate_load(url: str, key: str, concurrency: int, warmup: float, seconds: float) -> dict:
+    import aiohttp
+
+    headers = {"Authorization": f"Bearer {key}"}
+    latencies: list[float] = []
+    errors: dict[str, int] = {}
+    last_done = 0.0
+    connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        measure_from = time.perf_counter() + warmup
+        stop_at = measure_from + seconds
+
+        async def worker() -> None:
+            nonlocal last_done
+            while (started := time.perf_counter()) < stop_at:
+                try:
+                    async with session.get(url, headers=headers) as resp:
+                        body = await resp.read()
+                        status = resp.status
+                except Exception as exc:  # noqa: BLE001 - counted as an error, run is invalid
+                    status, body = 0, repr(exc).encode()
+                done = time.perf_counter()
+                if status != 200:
+                    what = f"{status} {body[:200].decode(errors='replace')}"
+                    errors[what] = errors.get(what, 0) + 1
+                elif started >= measure_from:
+                    latencies.append(done - started)
+                    last_done = max(last_done, done)
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    elapsed = max(last_done - measure_from, 1e-9)
+    cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [0.0] * 99
+    return {"requests": len(latencies), "seconds": elapsed, "rps": len(latencies) / elapsed,
+            "p50_ms": cuts[49] * 1000, "p99_ms": cuts[98] * 1000, "errors": errors}
+
+
+def run_load(args, url: str, key: str) -> dict:
+    cmd = [sys.executable, "-m", "bench.gateway", "--load", url, "--seconds", str(args.seconds),
+           "--concurrency", str(args.concurrency), "--warmup", str(args.warmup)]
+    env = {**os.environ, "BENCH_KEY": key, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")])}
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"load generator failed ({out.returncode}):\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# -- orchestration -------------------------------------------------------------------------
+
+def http_json(url: str, *, body: dict | None = None, key: str = "") -> dict:
+    req = urllib.request.Request(url, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    if key:
+        req.add_header("Authorization", f"Bearer {key}")
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def start_bare(stack, home: Path) -> tuple[subprocess.Popen, int]:
+    from deploy.local.servers import free_port, wait_for_port
+
+    port, log = free_port(), home / "logs" / "bare_server.log"
+    with open(log, "ab") as out:  # same env as the stack: same DATABASE_URL and secret key
+        proc = subprocess.Popen([sys.executable, "-m", "bench.bare_server", str(port)], cwd=ROOT, env=stack.env(),
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    wait_for_port(port, 30, proc, "bare server", log)
+    return proc, port
+
+
+def row(name: str, r: dict) -> str:
+    return f"  {name:<12} {r['rps']:>9.1f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f} {r['requests']:>9d}"
+
+
+def bench(args) -> int:
+    from deploy.local.servers import free_port
+    from deploy.local.stack import Stack
+
+    home = Path(tempfile.mkdtemp(prefix="switchboard-bench-"))
+    stack = Stack(home=home, http_port=free_port(), durable=False,
+                  extra_env={"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"})
+    bare = None
+    try:
+        print(f"starting the embedded stack in {home} ...", flush=True)
+        stack.start()
+        signup = http_json(f"{stack.base_url}/api/v1/signup",
+                           body={"business_name": "Bench Co", "email": "bench@example.com"})
+        key, business_id = signup["api_key"], signup["business_id"]
+        bare, bare_port = start_bare(stack, home)
+        targets = {"baseline": f"http://127.0.0.1:{bare_port}{PATH}?id={business_id}",
+                   "full path": f"{stack.base_url}{PATH}?id={business_id}"}
+        bodies = {name: http_json(url, key=key) for name, url in targets.items()}
+        if bodies["baseline"] != bodies["full path"]:
+            print(f"warning: responses differ:\n  baseline:  {bodies['baseline']}\n  full path: {bodies['full path']}")
+        print(f"{args.rounds} rounds x (baseline, full path); concurrency {args.concurrency}, "
+              f"warm-up {args.warmup:g}s, measure {args.seconds:g}s; {os.cpu_count()} CPUs shared by all processes")
+        print(f"  {'round':<12} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'requests':>9}")
+        results: dict[str, list[dict]] = {name: [] for name in targets}
+        errors = 0
+        for n in range(1, args.rounds + 1):
+            for name, url in targets.items():
+                r = run_load(args, url, key)
+                results[name].append(r)
+                print(row(f"{n}:{name}", r), flush=True)
+                for what, count in r["errors"].items():
+                    errors += count
+                    print(f"    ERROR x{count}: {what}")
+    finally:
+        if bare is not None and bare.poll() is None:
+            bare.terminate()
+            bare.wait(10)
+        stack.stop()
+        shutil.rmtree(home, ignore_errors=True)
+    best = {name: max(rs, key=lambda r: r["rps"]) for name, rs in results.items()}
+    ratio = best["full path"]["rps"] / best["baseline"]["rps"]
+    print(f"best of {args.rounds} rounds:")
+    print(f"  {'':<12} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'requests':>9}")
+    for name, r in best.items():
+        print(row(name, r))
+    print(f"ratio full/baseline throughput: {ratio:.2f}")
+    if errors:
+        print(f"INVALID: {errors} non-200 responses; no verdict")
+        return 1
+    verdict = "PASS" if ratio >= TARGET else "BELOW TARGET"
+    print(f"verdict: {verdict}: full path = {ratio:.2f} x baseline throughput (target >= {TARGET} x)")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.gateway", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per round (default 10)")
+    parser.add_argument("--concurrency", type=int, default=32, help="requests in flight (default 32)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of (baseline, full path) (default 2)")
+    parser.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds per round (default 2)")
+    parser.add_argument("--load", metavar="URL", help=argparse.SUPPRESS)  # internal: be the load generator
+    args = parser.parse_args()
+    if args.load:
+        try:
+            import uvloop
+
+            uvloop.install()
+        except ImportError:
+            pass
+        result = asyncio.run(generate_load(args.load, os.environ["BENCH_KEY"], args.concurrency, args.warmup,
+                                           args.seconds))
+        print(json.dumps(result))
+        return 0
+    return bench(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

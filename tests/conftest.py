@@ -1,0 +1,132 @@
+"""Test harness: the same embedded stack `make run` starts (real PostgreSQL, NATS
+JetStream, gRPC services and gateway processes), once per session.
+
+With DATABASE_URL set, a fresh database is created on that server for the run and
+dropped afterwards; with NATS_URL set, that server is used.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import tempfile
+import uuid
+from pathlib import Path
+
+import aiohttp
+import asyncpg
+import pytest
+from sqlalchemy.engine import make_url
+
+from deploy.local.servers import free_port
+from deploy.local.stack import Stack
+
+KEY_RATE_LIMIT = 200
+
+
+def _fresh_external_database() -> tuple[str, str] | None:
+    base = os.environ.get("DATABASE_URL")
+    if not base:
+        return None
+    name = f"switchboard_test_{uuid.uuid4().hex[:8]}"
+
+    async def create():
+        conn = await asyncpg.connect(base)
+        await conn.execute(f'CREATE DATABASE "{name}"')
+        await conn.close()
+
+    asyncio.run(create())
+    return base, make_url(base).set(database=name).render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def stack():
+    home = Path(tempfile.mkdtemp(prefix="switchboard-test-"))
+    external = _fresh_external_database()
+    s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
+              extra_env={"TRUSTED_PROXIES": "127.0.0.1", "KEY_RATE_LIMIT_PER_MINUTE": str(KEY_RATE_LIMIT),
+                         "LOG_LEVEL": "INFO"})
+    try:
+        s.start()
+        yield s
+    finally:
+        s.stop()
+        if external:
+            async def drop():
+                conn = await asyncpg.connect(external[0])
+                await conn.execute(f'DROP DATABASE IF EXISTS "{make_url(external[1]).database}" WITH (FORCE)')
+                await conn.close()
+
+            asyncio.run(drop())
+
+
+_ips = itertools.count(1)
+
+
+def next_client_ip() -> str:
+    """A distinct client address per signup (the gateway trusts X-Forwarded-For from 127.0.0.1 in tests)."""
+    n = next(_ips)
+    return f"198.51.{n // 250}.{n % 250 + 1}"
+
+
+class Api:
+    """A thin JSON client for the gateway."""
+
+    def __init__(self, session: aiohttp.ClientSession, base_url: str):
+        self.session = session
+        self.base = base_url
+
+    async def request(self, method: str, path: str, *, key: str | None = None, json=None, data=None,
+                      headers: dict | None = None, params=None, cookies=None):
+        hdrs = dict(headers or {})
+        if key is not None:
+            hdrs["Authorization"] = f"Bearer {key}"
+        async with self.session.request(method, self.base + path, json=json, data=data, headers=hdrs, params=params,
+                                        cookies=cookies, allow_redirects=False) as r:
+            text = await r.text()
+            try:
+                body = await r.json(content_type=None) if text else None
+            except ValueError:
+                body = text
+            return r.status, body, r.headers
+
+    async def signup(self, **fields) -> dict:
+        payload = {"business_name": "Acme Plumbing", "email": f"owner-{uuid.uuid4().hex[:10]}@example.com", **fields}
+        status, body, _ = await self.request("POST", "/api/v1/signup", json=payload,
+                                             headers={"X-Forwarded-For": next_client_ip()})
+        assert status == 200, body
+        return body
+
+    async def dashboard(self, signup: dict) -> "Dashboard":
+        """Open the magic link in a fresh cookie jar and return a client holding the session."""
+        session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+        async with session.get(signup["dashboard_magic_link"], allow_redirects=False) as r:
+            assert r.status == 303, await r.text()
+        return Dashboard(session, self.base)
+
+
+class Dashboard(Api):
+    async def create_key(self, **fields) -> dict:
+        status, body, _ = await self.request("POST", "/api/v1/keys", json=fields)
+        assert status == 201, body
+        return body
+
+    async def close(self):
+        await self.session.close()
+
+
+@pytest.fixture(scope="session")
+async def api(stack):
+    async with aiohttp.ClientSession() as session:
+        yield Api(session, stack.base_url)
+
+
+@pytest.fixture
+async def account(api):
+    """A new account: its signup reply, a dashboard session, and a key with every scope."""
+    signup = await api.signup()
+    dash = await api.dashboard(signup)
+    full = await dash.create_key(name="all", scopes=["*"])
+    yield {"signup": signup, "dashboard": dash, "key": full["key"], "read_key": signup["api_key"],
+           "business_id": signup["business_id"]}
+    await dash.close()

@@ -1,0 +1,103 @@
+"""OpenAPI, JSON Schemas, capabilities, health, usage, balance, probes."""
+import asyncio
+
+from jsonschema import Draft202012Validator
+
+from gateway.routes import all_routes
+
+
+async def test_openapi_describes_every_route(api):
+    status, doc, _ = await api.request("GET", "/api/v1/openapi.json")
+    assert status == 200 and doc["openapi"] == "3.1.0"
+    for route in all_routes():
+        op = doc["paths"][route.path][route.method.lower()]
+        assert op["summary"] and op["responses"]
+        if route.auth == "key":
+            assert "401" in op["responses"] and "429" in op["responses"]
+    assert "lifecycle:write" in doc["paths"]["/api/v1/workspaces"]["patch"]["description"]
+    schemas = doc["components"]["schemas"]
+
+    def refs(node):
+        if isinstance(node, dict):
+            if "$ref" in node:
+                yield node["$ref"]
+            for v in node.values():
+                yield from refs(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from refs(v)
+
+    for ref in refs(doc):
+        assert ref.rsplit("/", 1)[1] in schemas, ref
+    for schema in schemas.values():
+        Draft202012Validator.check_schema(schema)
+
+
+async def test_schemas_endpoint(api):
+    status, body, _ = await api.request("GET", "/api/v1/schemas")
+    assert status == 200 and "Workspace" in body["schemas"]
+    status, one, _ = await api.request("GET", "/api/v1/schemas", params={"name": "WorkspaceList"})
+    assert status == 200 and one["title"] == "WorkspaceList"
+    assert one["properties"]["workspaces"]["items"]["properties"]["lifecycle_state"] == {"type": "string"}
+    status, body, _ = await api.request("GET", "/api/v1/schemas", params={"name": "Nope"})
+    assert status == 404 and body["error"]["code"] == "not_found"
+
+
+async def test_responses_match_their_published_schemas(api, account):
+    key = account["key"]
+    checks = [("GET", "/api/v1/workspaces", "WorkspaceList"), ("GET", "/api/v1/capabilities", "Capabilities"),
+              ("GET", "/api/v1/health", "Health"), ("GET", "/api/v1/balance", "Balance"),
+              ("GET", "/api/v1/usage", "UsageList")]
+    for method, path, name in checks:
+        _, schema, _ = await api.request("GET", "/api/v1/schemas", params={"name": name})
+        status, body, _ = await api.request(method, path, key=key)
+        assert status == 200
+        Draft202012Validator(schema).validate(body)
+    _, schema, _ = await api.request("GET", "/api/v1/schemas", params={"name": "ApiKeyCreated"})
+    Draft202012Validator(schema).validate(await account["dashboard"].create_key())
+
+
+async def test_capabilities_lists_workspaces_scopes_and_endpoints(api, account):
+    status, caps, _ = await api.request("GET", "/api/v1/capabilities", key=account["read_key"])
+    assert status == 200
+    assert [w["id"] for w in caps["workspaces"]] == [account["business_id"]]
+    assert "lifecycle:write" in caps["scopes"] and "*" in caps["scopes"]
+    endpoints = {(e["method"], e["path"]): e for e in caps["endpoints"]}
+    assert endpoints[("GET", "/api/v1/workspaces")]["allowed"] is True
+    assert endpoints[("POST", "/api/v1/workspaces")]["allowed"] is False
+
+
+async def test_health_and_probes(api, account):
+    status, health, _ = await api.request("GET", "/api/v1/health", key=account["read_key"])
+    assert status == 200 and health["status"] == "ok" and health["queue"] == "ok"
+    assert health["services"] == {"accounts": "ok"}
+    assert (await api.request("GET", "/api/v1/health"))[0] == 401
+    status, body, _ = await api.request("GET", "/healthz")
+    assert status == 200 and body == {"status": "ok"}
+    status, body, _ = await api.request("GET", "/readyz")
+    assert status == 200 and body["ready"] is True and body["database"] == "ok"
+
+
+async def test_usage_log_records_requests_written_behind(api, account):
+    key = account["key"]
+    await api.request("GET", "/api/v1/workspaces", key=key)
+    await api.request("GET", "/api/v1/workspaces", key=key, params={"id": "00000000-0000-0000-0000-000000000000"})
+    entries = []
+    for _ in range(40):
+        status, body, _ = await api.request("GET", "/api/v1/usage", key=key)
+        entries = [e for e in body["usage"] if e["endpoint"] == "/api/v1/workspaces"]
+        if len(entries) >= 2:
+            break
+        await asyncio.sleep(0.2)
+    assert sorted(e["status_code"] for e in entries) == [200, 404]
+    assert all(e["method"] == "GET" and e["cost_cents"] == 0 and e["call_id"] is None for e in entries)
+    status, page, _ = await api.request("GET", "/api/v1/usage", key=key, params={"limit": "1"})
+    assert len(page["usage"]) == 1 and page["has_more"] is True
+    status, body, _ = await api.request("GET", "/api/v1/usage", key=key,
+                                        params={"start": "2030-01-01T00:00:00Z", "end": "2020-01-01T00:00:00Z"})
+    assert status == 400
+    status, body, _ = await api.request("GET", "/api/v1/usage", key=key, params={"limit": "501"})
+    assert status == 400
+    other = await api.signup()
+    status, body, _ = await api.request("GET", "/api/v1/usage", key=other["api_key"])
+    assert all(e["id"] not in {x["id"] for x in entries} for e in body["usage"])

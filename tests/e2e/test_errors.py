@@ -1,0 +1,65 @@
+"""The error envelope for everything that can go wrong before a handler runs."""
+import asyncio
+
+import pytest
+
+from tests.conftest import KEY_RATE_LIMIT
+
+
+def assert_error(status, body, expected_status, code):
+    assert status == expected_status, body
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert body["error"]["code"] == code and body["error"]["message"]
+
+
+@pytest.mark.parametrize("headers", [
+    {}, {"Authorization": "svc_live_abc"}, {"Authorization": "Bearer sk_live_abc"},
+    {"Authorization": "Bearer svc_live_doesnotexist"}, {"Authorization": "Basic dXNlcjpwYXNz"},
+])
+async def test_bad_credentials_are_401(api, headers):
+    status, body, _ = await api.request("GET", "/api/v1/workspaces", headers=headers)
+    assert_error(status, body, 401, "unauthorized")
+
+
+async def test_unknown_paths_and_methods(api, account):
+    status, body, _ = await api.request("GET", "/api/v1/nope", key=account["key"])
+    assert_error(status, body, 404, "not_found")
+    status, body, _ = await api.request("GET", "/nothing-here")
+    assert_error(status, body, 404, "not_found")
+    status, body, headers = await api.request("DELETE", "/api/v1/workspaces", key=account["key"])
+    assert_error(status, body, 405, "method_not_allowed")
+    assert "PATCH" in headers["Allow"]
+
+
+async def test_malformed_and_oversized_bodies(api, account):
+    key = account["key"]
+    status, body, _ = await api.request("POST", "/api/v1/workspaces", key=key, data=b"{not json",
+                                        headers={"Content-Type": "application/json"})
+    assert_error(status, body, 400, "invalid_request")
+    status, body, _ = await api.request("POST", "/api/v1/workspaces", key=key, json=["a", "list"])
+    assert_error(status, body, 400, "invalid_request")
+    status, body, _ = await api.request("POST", "/api/v1/workspaces", key=key, data=b"\xff\xfe",
+                                        headers={"Content-Type": "application/json"})
+    assert_error(status, body, 400, "invalid_request")
+    big = b'{"name": "' + b"x" * (2 * 1024 * 1024) + b'"}'
+    status, body, _ = await api.request("POST", "/api/v1/workspaces", key=key, data=big,
+                                        headers={"Content-Type": "application/json"})
+    assert_error(status, body, 400, "invalid_request")
+    status, body, _ = await api.request("POST", "/api/v1/signup", data=b"[]", headers={"Content-Type": "application/json"})
+    assert_error(status, body, 400, "invalid_request")
+    # nothing was stored by any of these
+    status, listing, _ = await api.request("GET", "/api/v1/workspaces", key=key)
+    assert len(listing["workspaces"]) == 1
+
+
+async def test_per_key_rate_limit_with_retry_after(api, account):
+    key = (await account["dashboard"].create_key(scopes=["workspaces:read"]))["key"]
+    statuses = await asyncio.gather(*(api.request("GET", "/api/v1/balance", key=key)
+                                      for _ in range(KEY_RATE_LIMIT + 5)))
+    limited = [s for s in statuses if s[0] == 429]
+    assert limited, "the limit never applied"
+    status, body, headers = limited[0]
+    assert_error(status, body, 429, "rate_limited")
+    assert int(headers["Retry-After"]) >= 1
+    # other keys are unaffected
+    assert (await api.request("GET", "/api/v1/balance", key=account["key"]))[0] == 200
