@@ -82,6 +82,10 @@ class EventBus:
                 continue
             self.js = nc.jetstream(timeout=self.publish_timeout)
             self.nc = nc
+            try:
+                await self.ensure_stream()
+            except Exception as exc:  # noqa: BLE001 - retried on first publish
+                log.warning("could not create stream %s yet: %s", STREAM, exc)
 
     def start(self) -> None:
         if self._connecting is None:
@@ -99,10 +103,8 @@ class EventBus:
         if self._connecting and not self._connecting.done():
             self._connecting.cancel()
         if self.nc is not None:
-            try:
-                await self.nc.drain()
-            except Exception:  # noqa: BLE001 - closing anyway
-                await self.nc.close()
+            # Publishes are acknowledged by JetStream before they return, so nothing is left to drain.
+            await self.nc.close()
 
     async def ensure_stream(self) -> None:
         if self._stream_ready:

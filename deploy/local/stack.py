@@ -84,15 +84,22 @@ class Stack:
         upgrade_all(self.database_url)
         self.processes = [Process("accounts", "services.accounts", free_port()),
                           Process("gateway", "gateway", self.http_port)]
-        env = self.env()
         for p in self.processes:
-            p.log = self.logs / f"{p.name}.log"
-            with open(p.log, "ab") as log:
-                p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env=env, stdout=log,
-                                          stderr=subprocess.STDOUT, start_new_session=True)
+            self.spawn(p)
         for p in self.processes:
             wait_for_port(p.port, 30, p.proc, p.name, p.log)
         self.wait_ready(30)
+
+    def spawn(self, p: Process) -> None:
+        p.log = self.logs / f"{p.name}.log"
+        with open(p.log, "ab") as log:
+            p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env=self.env(), stdout=log,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+
+    def restart_process(self, name: str) -> None:
+        p = self.process(name)
+        self.stop_process(p)
+        self.spawn(p)
 
     def wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

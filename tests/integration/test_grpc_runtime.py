@@ -1,0 +1,133 @@
+"""The gRPC runtime: error mapping, tracing through metadata, graceful shutdown."""
+import asyncio
+import signal
+import uuid
+
+import grpc
+import pytest
+from grpc_status import rpc_status
+from google.rpc import error_details_pb2
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from sqlalchemy.engine import make_url
+
+from core import settings
+from core.grpc_errors import from_rpc_error
+from core.grpc_server import serve
+from core.interceptors import ClientInterceptor
+from core.tenant import Tenant
+from deploy.local.servers import free_port, wait_for_port
+from services.accounts.servicer import register
+from services.accounts.store import outbox
+from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
+
+EXPORTER = InMemorySpanExporter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tracing():
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
+    trace.set_tracer_provider(provider)
+
+
+async def _serving(stack, monkeypatch, database_url=None):
+    port = free_port()
+    monkeypatch.setenv("DATABASE_URL", database_url or stack.database_url)
+    monkeypatch.setenv("NATS_URL", stack.nats_url)
+    monkeypatch.setenv("SWITCHBOARD_ENV", "local")
+    stop = asyncio.Event()
+    task = asyncio.create_task(serve("accounts-test", port, settings.load(), register, outbox, stop_event=stop))
+    for _ in range(100):
+        try:
+            await asyncio.open_connection("127.0.0.1", port)
+            break
+        except OSError:
+            await asyncio.sleep(0.05)
+    return port, stop, task
+
+
+def _tenant_md(business_id="00000000-0000-0000-0000-000000000001"):
+    return Tenant(account_id=str(uuid.uuid4()), business_ids=(business_id,), api_key_id=str(uuid.uuid4())).to_metadata()
+
+
+async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
+    port, stop, task = await _serving(stack, monkeypatch)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", interceptors=[ClientInterceptor(5.0)]) as ch:
+            stub = accounts_pb2_grpc.AccountsStub(ch)
+            with trace.get_tracer("test").start_as_current_span("client-request") as parent:
+                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md())
+    finally:
+        stop.set()
+        await task
+    server_spans = [s for s in EXPORTER.get_finished_spans() if s.name.endswith("/ListWorkspaces")]
+    assert server_spans, "the server interceptor made no span"
+    span = server_spans[-1]
+    assert span.context.trace_id == parent.get_span_context().trace_id
+    assert span.parent.span_id == parent.get_span_context().span_id
+
+
+async def test_errors_carry_the_public_code_and_internal_errors_leak_nothing(stack, monkeypatch):
+    broken = make_url(stack.database_url).set(database=f"missing_{uuid.uuid4().hex[:6]}").render_as_string(False)
+    port, stop, task = await _serving(stack, monkeypatch, database_url=broken)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+            stub = accounts_pb2_grpc.AccountsStub(ch)
+            with pytest.raises(grpc.aio.AioRpcError) as bad:
+                await stub.UpdateWorkspace(accounts_pb2.UpdateWorkspaceRequest(id="nope"), metadata=_tenant_md())
+            assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            status = rpc_status.from_call(bad.value)
+            info = error_details_pb2.ErrorInfo()
+            status.details[0].Unpack(info)
+            assert info.reason == "invalid_request" and "UUID" in status.message
+            with pytest.raises(grpc.aio.AioRpcError) as internal:
+                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=5)),
+                                          metadata=_tenant_md())
+            assert internal.value.code() == grpc.StatusCode.INTERNAL
+            assert "missing_" not in internal.value.details() and "asyncpg" not in internal.value.details()
+            assert from_rpc_error(internal.value).code == "internal_error"
+    finally:
+        stop.set()
+        await task
+
+
+async def test_deadline_is_enforced(stack, monkeypatch):
+    port, stop, task = await _serving(stack, monkeypatch)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+            stub = accounts_pb2_grpc.AccountsStub(ch)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(), timeout=0.0001)
+            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    finally:
+        stop.set()
+        await task
+
+
+def test_sigterm_drains_and_exits_cleanly(stack):
+    accounts = stack.process("accounts")
+    accounts.proc.send_signal(signal.SIGTERM)
+    assert accounts.proc.wait(20) == 0
+    assert "accounts stopped" in accounts.log.read_text()
+    stack.restart_process("accounts")
+    wait_for_port(accounts.port, 30, accounts.proc, "accounts", accounts.log)
+    stack.wait_ready(30)
+
+
+def test_settings_never_show_secrets(monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", "postgresql://u:hunter2@db/x")
+    monkeypatch.setenv("SWITCHBOARD_SECRET_KEY", "topsecret")
+    cfg = settings.load()
+    text = f"{cfg!r} {cfg.database_url} {cfg.secret_key!r}"
+    assert "hunter2" not in text and "topsecret" not in text
+    assert cfg.secret_key.reveal() == "topsecret"
+
+
+def test_migrations_are_idempotent(stack):
+    from core.migrations import upgrade_all
+
+    upgrade_all(stack.database_url)
+    upgrade_all(stack.database_url)

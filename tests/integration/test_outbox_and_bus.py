@@ -1,0 +1,127 @@
+"""Outbox relay and the durable consumer helper, on the stack's real PostgreSQL and NATS."""
+import asyncio
+import json
+import uuid
+
+import asyncpg
+import nats
+import pytest
+import sqlalchemy as sa
+from nats.js.api import DeliverPolicy
+
+from core.bus import DurableConsumer, EventBus, PermanentError
+from core.db import create_engine
+from core.inbox import first_delivery, inbox_table
+from core.outbox import OutboxRelay, add_event, outbox_table
+
+
+async def _pending(database_url: str, business_id: str) -> list:
+    conn = await asyncpg.connect(database_url)
+    try:
+        return await conn.fetch("SELECT type, published_at FROM accounts.outbox WHERE business_id = $1",
+                                uuid.UUID(business_id))
+    finally:
+        await conn.close()
+
+
+async def test_writes_succeed_while_nats_is_down_and_events_follow(api, account, stack):
+    if stack.nats is None:
+        pytest.skip("NATS_URL points at an external server this test cannot stop")
+    bid = account["business_id"]
+    port = stack.nats.port
+    stack.nats.stop()
+    try:
+        status, body, _ = await api.request("PATCH", "/api/v1/workspaces", key=account["key"],
+                                            json={"id": bid, "action": "pause"})
+        assert status == 200 and body["lifecycle_state"] == "paused"
+        await asyncio.sleep(1.0)  # the relay has tried and failed by now
+        rows = await _pending(stack.database_url, bid)
+        assert [(r["type"], r["published_at"]) for r in rows] == [("workspace.paused", None)]
+    finally:
+        stack.nats.start(port=port)
+    nc = await nats.connect(stack.nats_url)
+    try:
+        js = nc.jetstream()
+        deadline = asyncio.get_running_loop().time() + 30
+        while True:  # the stream reappears when a relay reconnects
+            try:
+                sub = await js.subscribe("events.workspace.paused", ordered_consumer=True,
+                                         deliver_policy=DeliverPolicy.ALL)
+                break
+            except nats.js.errors.NotFoundError:
+                assert asyncio.get_running_loop().time() < deadline, "stream EVENTS never came back"
+                await asyncio.sleep(0.2)
+        while True:
+            msg = await sub.next_msg(timeout=max(0.1, deadline - asyncio.get_running_loop().time()))
+            event = json.loads(msg.data)
+            if event["business_id"] == bid:
+                break
+        assert event["type"] == "workspace.paused" and event["data"]["lifecycle_state"] == "paused"
+    finally:
+        await nc.close()
+    rows = await _pending(stack.database_url, bid)
+    assert rows[0]["published_at"] is not None
+    stack.wait_ready(30)
+
+
+@pytest.fixture
+async def scratch(stack):
+    """A throwaway schema with an outbox and inbox, for exercising the helpers directly."""
+    schema = f"t_{uuid.uuid4().hex[:8]}"
+    engine = create_engine(stack.database_url)
+    metadata = sa.MetaData()
+    tables = outbox_table(metadata, schema), inbox_table(metadata, schema)
+    async with engine.begin() as conn:
+        await conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+        await conn.run_sync(metadata.create_all)
+    bus = EventBus(stack.nats_url, "test")
+    assert await bus.wait_connected(10)
+    yield engine, bus, *tables
+    await bus.close()
+    async with engine.begin() as conn:
+        await conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    await engine.dispose()
+
+
+async def test_relay_publishes_in_order_once_and_consumer_acks_naks_terms_and_dedupes(scratch):
+    engine, bus, outbox, inbox = scratch
+    kind = f"test.{uuid.uuid4().hex[:8]}"
+    async with engine.begin() as conn:
+        ids = [await add_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in range(3)]
+        poison = await add_event(conn, outbox, f"{kind}.poison", None, {})
+    relay = OutboxRelay(engine, outbox, bus)
+    assert await relay.publish_pending() == 4
+    assert await relay.publish_pending() == 0
+    # a second publish of the same event id is dropped by JetStream's dedup window
+    await bus.publish(f"{kind}.ok", json.dumps({"event_id": ids[0], "type": f"{kind}.ok", "data": {"n": 0}}).encode(), ids[0])
+
+    applied, attempts = [], {}
+
+    async def handler(event):
+        attempts[event["event_id"]] = attempts.get(event["event_id"], 0) + 1
+        if event["type"].endswith("poison"):
+            raise PermanentError("never processable")
+        if event["data"]["n"] == 1 and attempts[event["event_id"]] == 1:
+            raise RuntimeError("transient")  # nak'ed and redelivered
+        async with engine.begin() as conn:
+            if await first_delivery(conn, inbox, "test-consumer", event["event_id"]):
+                applied.append(event["data"]["n"])
+
+    consumer = DurableConsumer(bus, f"test-{uuid.uuid4().hex[:8]}", handler, filter_subject=f"events.{kind}.>")
+    consumer.start()
+    try:
+        for _ in range(100):
+            if sorted(applied) == [0, 1, 2] and poison in attempts:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        await consumer.stop()
+    assert sorted(applied) == [0, 1, 2]
+    assert attempts[ids[1]] == 2
+    await asyncio.sleep(1.0)
+    assert attempts[poison] == 1  # terminated, never redelivered
+    # replaying an already-applied event changes nothing
+    async with engine.begin() as conn:
+        assert not await first_delivery(conn, inbox, "test-consumer", ids[0])
+    info = await bus.js.consumer_info("EVENTS", consumer.durable)
+    assert info.num_pending == 0 and info.num_ack_pending == 0

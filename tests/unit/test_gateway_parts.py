@@ -1,0 +1,72 @@
+"""Gateway building blocks that need no network."""
+from datetime import datetime, timezone
+
+import pytest
+from jsonschema import Draft202012Validator
+from multidict import CIMultiDict, MultiDict, MultiDictProxy
+
+from core.errors import ServiceError
+from gateway import validation
+from gateway.clientip import client_ip
+from gateway.convert import message_schema, to_json
+from gateway.ratelimit import TokenBuckets, retry_after_header
+from gateway.timeparse import parse_time
+from switchboard.v1 import accounts_pb2
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_token_bucket_refuses_then_refills():
+    clock = FakeClock()
+    buckets = TokenBuckets(60, clock=clock)
+    assert all(buckets.take("k") == 0 for _ in range(60))
+    wait = buckets.take("k")
+    assert wait == pytest.approx(1.0)
+    assert retry_after_header(wait) == "1"
+    assert buckets.take("other") == 0
+    clock.now += 1.0
+    assert buckets.take("k") == 0
+
+
+def test_proto_to_json_uses_null_for_unset_and_matches_its_schema():
+    key = accounts_pb2.ApiKey(id="k", prefix="svc_live_abc", name="n", scopes=["a"], is_active=True)
+    key.created_at.FromDatetime(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    out = to_json(key, omit=("key",))
+    assert out["business_id"] is None and out["expires_at"] is None and "key" not in out
+    assert out["created_at"] == "2026-01-02T03:04:05Z"
+    Draft202012Validator(message_schema(accounts_pb2.ApiKey.DESCRIPTOR, omit=("key",))).validate(out)
+
+
+class _Req:
+    def __init__(self, remote, xff=None):
+        self.remote = remote
+        self.headers = CIMultiDict({"X-Forwarded-For": xff} if xff else {})
+
+
+def test_client_ip_trusts_forwarded_for_only_from_proxies():
+    assert client_ip(_Req("203.0.113.9", "1.2.3.4"), ()) == "203.0.113.9"
+    assert client_ip(_Req("10.0.0.1", "1.2.3.4, 10.0.0.2"), ("10.0.0.1", "10.0.0.2")) == "1.2.3.4"
+    assert client_ip(_Req("10.0.0.1"), ("10.0.0.1",)) == "10.0.0.1"
+
+
+def test_query_coercion_and_messages():
+    schema = {"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 5},
+                                               "status": {"type": "array", "items": {"type": "string"}}}}
+    q = MultiDictProxy(MultiDict([("limit", "3"), ("status", "new,lost"), ("status", "spam"), ("junk", "1")]))
+    assert validation.coerce_query(schema, q) == {"limit": 3, "status": ["new", "lost", "spam"]}
+    with pytest.raises(ServiceError) as err:
+        validation.coerce_query(schema, MultiDictProxy(MultiDict([("limit", "9")])))
+    assert err.value.message.startswith("limit:")
+
+
+def test_time_parsing_accepts_z_and_space_mangled_plus():
+    assert parse_time("2026-01-01T00:00:00Z", "t") == datetime(2026, 1, 1, tzinfo=timezone.utc)
+    assert parse_time("2026-01-01T01:00:00 01:00", "t") == datetime(2026, 1, 1, tzinfo=timezone.utc)
+    with pytest.raises(ServiceError):
+        parse_time("soon", "t")
