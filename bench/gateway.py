@@ -118,7 +118,7 @@ def bench(args) -> int:
     home = Path(tempfile.mkdtemp(prefix="switchboard-bench-"))
     stack = Stack(home=home, http_port=free_port(), durable=False,
                   extra_env={"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"})
-    bare = None
+    bare, finished = None, False
     try:
         print(f"starting the embedded stack in {home} ...", flush=True)
         stack.start()
@@ -144,12 +144,16 @@ def bench(args) -> int:
                 for what, count in r["errors"].items():
                     errors += count
                     print(f"    ERROR x{count}: {what}")
+        finished = True
     finally:
         if bare is not None and bare.poll() is None:
             bare.terminate()
             bare.wait(10)
         stack.stop()
-        shutil.rmtree(home, ignore_errors=True)
+        if finished:
+            shutil.rmtree(home, ignore_errors=True)
+        else:
+            print(f"bench aborted; logs kept in {stack.logs}", file=sys.stderr)
     best = {name: max(rs, key=lambda r: r["rps"]) for name, rs in results.items()}
     ratio = best["full path"]["rps"] / best["baseline"]["rps"]
     print(f"best of {args.rounds} rounds:")
