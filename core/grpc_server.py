@@ -13,6 +13,7 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import asyncpg
 import grpc
 import sqlalchemy as sa
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -22,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import logs, telemetry
 from core.bus import EventBus
-from core.db import create_engine
+from core.db import create_engine, create_pool
 from core.interceptors import ServerInterceptor
 from core.outbox import OutboxRelay
 from core.settings import Settings
@@ -39,6 +40,8 @@ class Runtime:
     name: str
     settings: Settings
     engine: AsyncEngine
+    # Raw asyncpg pool for hot-path reads (core.db.Prepared).
+    pool: asyncpg.Pool
     bus: EventBus
     relay: OutboxRelay | None = None
 
@@ -73,9 +76,10 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
                 stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
     engine = create_engine(settings.database_url.reveal(), application_name=name)
+    pool = await create_pool(settings.database_url.reveal(), application_name=name)
     bus = EventBus(settings.nats_url, name)
     bus.start()
-    runtime = Runtime(name=name, settings=settings, engine=engine, bus=bus)
+    runtime = Runtime(name=name, settings=settings, engine=engine, pool=pool, bus=bus)
     if outbox_table is not None:
         runtime.relay = OutboxRelay(engine, outbox_table, bus)
         runtime.relay.start()
@@ -109,6 +113,7 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
     if runtime.relay:
         await runtime.relay.stop()
     await bus.close()
+    await pool.close()
     await engine.dispose()
     log.info("%s stopped", name)
 

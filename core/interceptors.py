@@ -1,6 +1,9 @@
-"""gRPC interceptors: tenant context, tracing, deadlines and error mapping.
+"""gRPC server interceptor: tenant context, tracing, deadlines and error mapping.
 
-Server side, one interceptor wraps every unary handler so that the work done per
+(The client side is core.rpc.Client: a grpc.aio client interceptor costs more
+per call than the rest of the gateway's request handling.)
+
+One interceptor wraps every unary handler so that the work done per
 call stays small: it extracts the W3C trace context and the tenant from
 metadata, bounds the handler by the caller's deadline, and maps exceptions to a
 status carrying the public code (`ServiceError`) or a detail-free
@@ -64,34 +67,21 @@ def _wrap_unary(behavior, method: str):
 
 
 class ServerInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self):
+        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}  # built once per method
+
     async def intercept_service(self, continuation, handler_call_details):
+        method = handler_call_details.method
+        wrapped = self._wrapped.get(method)
+        if wrapped is not None:
+            return wrapped
         handler = await continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
-            return handler
-        if handler_call_details.method.startswith("/grpc."):
+        if handler is None or handler.unary_unary is None or method.startswith("/grpc."):
             return handler  # health and reflection: no tenant, no wrapping
-        return grpc.unary_unary_rpc_method_handler(
-            _wrap_unary(handler.unary_unary, handler_call_details.method),
+        wrapped = grpc.unary_unary_rpc_method_handler(
+            _wrap_unary(handler.unary_unary, method),
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer,
         )
-
-
-class ClientInterceptor(grpc.aio.UnaryUnaryClientInterceptor):
-    """Adds the current trace context and a default deadline to outgoing calls."""
-
-    def __init__(self, default_timeout: float):
-        self.default_timeout = default_timeout
-
-    async def intercept_unary_unary(self, continuation, client_call_details, request):
-        metadata = list(client_call_details.metadata or ())
-        carrier = telemetry.inject({})
-        metadata.extend(carrier.items())
-        details = grpc.aio.ClientCallDetails(
-            method=client_call_details.method,
-            timeout=client_call_details.timeout if client_call_details.timeout is not None else self.default_timeout,
-            metadata=grpc.aio.Metadata(*metadata),
-            credentials=client_call_details.credentials,
-            wait_for_ready=client_call_details.wait_for_ready,
-        )
-        return await continuation(details, request)
+        self._wrapped[method] = wrapped
+        return wrapped

@@ -1,9 +1,10 @@
 """OpenTelemetry tracing: one trace per request across gateway, gRPC and NATS.
 
 W3C trace context travels in gRPC metadata and NATS headers through the
-standard propagator. Spans are exported only when OTEL_TRACES_EXPORTER=console
-(or a test installs its own provider); otherwise the SDK provider still creates
-real span contexts so ids propagate, at negligible cost.
+standard propagator. The SDK tracer provider is installed only when spans are
+exported (OTEL_TRACES_EXPORTER=console, or a test installs its own provider).
+Otherwise the API's non-recording spans still carry an incoming trace id
+through every hop, at almost no cost per request.
 """
 from __future__ import annotations
 
@@ -23,11 +24,12 @@ def configure(service_name: str) -> None:
     _configured = True
     if isinstance(trace.get_tracer_provider(), TracerProvider):
         return  # a test already installed one
+    if os.environ.get("OTEL_TRACES_EXPORTER") != "console":
+        return
     from opentelemetry.sdk.resources import Resource
 
     provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
-    if os.environ.get("OTEL_TRACES_EXPORTER") == "console":
-        provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter()))
+    provider.add_span_processor(BatchSpanProcessor(ConsoleSpanExporter()))
     trace.set_tracer_provider(provider)
 
 

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 
 import grpc
 from aiohttp import web
+from opentelemetry import trace
 
+from core import telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
-from core.interceptors import ClientInterceptor
+from core.rpc import Client
 from core.settings import Settings
 from gateway import validation
 from gateway.auth import Authenticator
@@ -36,7 +38,7 @@ class Deps:
 
     settings: Settings
     channels: dict[str, grpc.aio.Channel]
-    accounts: accounts_pb2_grpc.AccountsStub
+    accounts: Client  # of accounts_pb2_grpc.AccountsStub
     auth: Authenticator
     usage: UsageWriter
     limiter: TokenBuckets
@@ -80,7 +82,16 @@ def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
 
 
 def make_handler(route: Route):
+    tracer = telemetry.tracer("switchboard.gateway")
+    span_name = f"{route.method} {route.path}"
+
     async def handle(request: web.Request) -> web.StreamResponse:
+        # One trace per request: continue the caller's traceparent, if any, into every RPC.
+        with tracer.start_as_current_span(span_name, context=telemetry.extract(request.headers),
+                                          kind=trace.SpanKind.SERVER):
+            return await _handle(request)
+
+    async def _handle(request: web.Request) -> web.StreamResponse:
         d = deps(request)
         principal = None
         status = 500
@@ -179,9 +190,8 @@ def build_app(settings: Settings, deps_factory=None) -> web.Application:
 
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
-        interceptor = ClientInterceptor(settings.grpc_timeout_seconds)
-        accounts_channel = grpc.aio.insecure_channel(settings.accounts_addr, interceptors=[interceptor])
-        accounts = accounts_pb2_grpc.AccountsStub(accounts_channel)
+        accounts_channel = grpc.aio.insecure_channel(settings.accounts_addr)
+        accounts = Client(accounts_pb2_grpc.AccountsStub(accounts_channel), settings.grpc_timeout_seconds)
         bus = EventBus(settings.nats_url, "gateway")
         auth = Authenticator(accounts)
         usage = UsageWriter(accounts)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
-from core.ids import new_id, utcnow
+from core.ids import new_id
 from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,17 @@ class UsageWriter:
 
     def record(self, principal, endpoint: str, method: str, status_code: int, call_id: str | None = None,
                cost_cents: int = 0) -> None:
+        """Queue an entry; the proto is built off the request path, in the flush task."""
+        try:
+            self.queue.put_nowait((principal, endpoint, method, status_code, call_id, cost_cents, time.time()))
+        except asyncio.QueueFull:
+            self.dropped += 1
+            if self.dropped % 1000 == 1:
+                log.warning("usage log queue full; %d entries dropped so far", self.dropped)
+
+    @staticmethod
+    def _entry(item) -> accounts_pb2.UsageEntry:
+        principal, endpoint, method, status_code, call_id, cost_cents, at = item
         entry = accounts_pb2.UsageEntry(id=new_id(), endpoint=endpoint, method=method, status_code=status_code,
                                         cost_cents=cost_cents, api_key_id=principal.key_id,
                                         account_id=principal.account_id)
@@ -33,18 +45,13 @@ class UsageWriter:
             entry.business_id = principal.bound_business_id
         if call_id:
             entry.call_id = call_id
-        entry.created_at.FromDatetime(utcnow())
-        try:
-            self.queue.put_nowait(entry)
-        except asyncio.QueueFull:
-            self.dropped += 1
-            if self.dropped % 1000 == 1:
-                log.warning("usage log queue full; %d entries dropped so far", self.dropped)
+        entry.created_at.FromNanoseconds(int(at * 1e9))
+        return entry
 
     def _drain(self) -> list:
         entries = []
         while len(entries) < self.batch and not self.queue.empty():
-            entries.append(self.queue.get_nowait())
+            entries.append(self._entry(self.queue.get_nowait()))
         return entries
 
     async def _send(self, entries: list) -> None:
@@ -82,5 +89,5 @@ class UsageWriter:
                 pass
         try:
             await asyncio.wait_for(self.flush(), 5.0)
-        except (TimeoutError, Exception) as exc:  # noqa: BLE001 - shutting down
+        except Exception as exc:  # noqa: BLE001 - shutting down, incl. the timeout
             log.warning("usage log: %d entries not flushed at shutdown (%s)", self.queue.qsize(), exc)

@@ -1,22 +1,22 @@
 """Request validation against the route table's JSON Schemas (draft 2020-12)."""
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 from jsonschema import Draft202012Validator
 from multidict import MultiDictProxy
 
 from core.errors import ServiceError
 
 
-@lru_cache(maxsize=None)
-def _validator(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json), format_checker=Draft202012Validator.FORMAT_CHECKER)
+_validators: dict[int, tuple[dict, Draft202012Validator]] = {}
 
 
 def validator(schema: dict) -> Draft202012Validator:
-    return _validator(json.dumps(schema, sort_keys=True))
+    """One compiled validator per schema object (route schemas are module-level constants)."""
+    hit = _validators.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        hit = (schema, Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER))
+        _validators[id(schema)] = hit
+    return hit[1]
 
 
 def _where(error) -> str:

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT
+from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
 from core.grpc_server import Runtime
 from core.ids import is_uuid, new_id, utcnow
@@ -37,13 +38,17 @@ def _struct(data: dict) -> struct_pb2.Struct:
 
 
 def _workspace(row) -> accounts_pb2.Workspace:
-    ws = accounts_pb2.Workspace(id=str(row.id), name=row.name, lifecycle_state=row.lifecycle_state,
-                                metadata=_struct(row.metadata))
-    if row.external_ref is not None:
-        ws.external_ref = row.external_ref
-    _ts(row.created_at, ws, "created_at")
-    _ts(row.updated_at, ws, "updated_at")
+    """From a row mapping (SQLAlchemy `row._mapping` or an asyncpg Record)."""
+    ws = accounts_pb2.Workspace(id=str(row["id"]), name=row["name"], lifecycle_state=row["lifecycle_state"],
+                                metadata=_struct(row["metadata"]))
+    if row["external_ref"] is not None:
+        ws.external_ref = row["external_ref"]
+    _ts(row["created_at"], ws, "created_at")
+    _ts(row["updated_at"], ws, "updated_at")
     return ws
+
+
+WORKSPACE_BY_ID = Prepared(sa.select(businesses).where(businesses.c.id == sa.bindparam("id")))
 
 
 def _api_key(row, now: datetime) -> accounts_pb2.ApiKey:
@@ -278,21 +283,20 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
     async def ListWorkspaces(self, request, context):
         who = tenant.require_account()
-        query = sa.select(businesses).where(businesses.c.id.in_(who.business_ids))
         if request.HasField("id"):
             _require_uuid(request.id, "id")
             if not who.can_access(request.id):
                 raise not_found("workspace")
-            async with self.engine.connect() as conn:
-                row = (await conn.execute(query.where(businesses.c.id == request.id))).first()
+            row = await WORKSPACE_BY_ID.fetchrow(self.rt.pool, id=request.id)
             if row is None:
                 raise not_found("workspace")
             return accounts_pb2.ListWorkspacesReply(workspaces=[_workspace(row)], page=common_pb2.PageInfo(has_more=False))
         limit = clamp_limit(request.page.limit, *WORKSPACES_PAGE)
+        query = sa.select(businesses).where(businesses.c.id.in_(who.business_ids))
         query = page_query(query, businesses.c.created_at, businesses.c.id, opt_datetime(request.page, "after"), limit)
         async with self.engine.connect() as conn:
             rows, has_more = split_page((await conn.execute(query)).all(), limit)
-        return accounts_pb2.ListWorkspacesReply(workspaces=[_workspace(r) for r in rows],
+        return accounts_pb2.ListWorkspacesReply(workspaces=[_workspace(r._mapping) for r in rows],
                                                 page=common_pb2.PageInfo(has_more=has_more))
 
     async def CreateWorkspace(self, request, context):
@@ -311,7 +315,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 subscription_status="trialing", trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now,
             ).returning(businesses))).first()
         await self._invalidate(who.account_id)
-        return _workspace(row)
+        return _workspace(row._mapping)
 
     async def UpdateWorkspace(self, request, context):
         who = tenant.require_account()
@@ -345,7 +349,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                           .values(**values).returning(businesses))).first()
         if events:
             self._events_committed()
-        return _workspace(row)
+        return _workspace(row._mapping)
 
     # -- usage and balance -------------------------------------------------------
 

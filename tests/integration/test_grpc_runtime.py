@@ -16,7 +16,7 @@ from sqlalchemy.engine import make_url
 from core import settings
 from core.grpc_errors import from_rpc_error
 from core.grpc_server import serve
-from core.interceptors import ClientInterceptor
+from core.rpc import Client
 from core.tenant import Tenant
 from deploy.local.servers import free_port, wait_for_port
 from services.accounts.servicer import register
@@ -56,8 +56,8 @@ def _tenant_md(business_id="00000000-0000-0000-0000-000000000001"):
 async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
     port, stop, task = await _serving(stack, monkeypatch)
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", interceptors=[ClientInterceptor(5.0)]) as ch:
-            stub = accounts_pb2_grpc.AccountsStub(ch)
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+            stub = Client(accounts_pb2_grpc.AccountsStub(ch), 5.0)
             with trace.get_tracer("test").start_as_current_span("client-request") as parent:
                 await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md())
     finally:
