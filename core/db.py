@@ -35,8 +35,14 @@ async def create_pool(database_url: str, *, size: int = 10, application_name: st
     """A raw asyncpg pool for `Prepared` hot-path reads (JSON columns decoded like SQLAlchemy does)."""
     url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
     # min_size=0: a service starts (and reports not-ready) while its database is down.
-    return await asyncpg.create_pool(url, min_size=0, max_size=size, init=_init_connection,
+    return await asyncpg.create_pool(url, min_size=0, max_size=size, init=_init_connection, reset=_keep_session,
                                      server_settings={"application_name": application_name})
+
+
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """This pool only runs single statements (`Prepared`), which leave no session state behind,
+    so the default RESET ALL / UNLISTEN / CLOSE ALL round trip on every release is skipped.
+    (asyncpg still rolls back any open transaction before calling this.)"""
 
 
 class Prepared:

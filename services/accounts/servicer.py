@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from datetime import datetime, timezone
 
 import sqlalchemy as sa
@@ -17,7 +18,7 @@ from core.ids import is_uuid, new_id, utcnow
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from services.accounts import domain
-from services.accounts.store import api_keys, businesses, magic_links, outbox, sessions, signup_attempts, usage_log, users
+from services.accounts.store import SCHEMA, api_keys, businesses, magic_links, outbox, sessions, signup_attempts, usage_log, users
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,13 @@ def _workspace(row) -> accounts_pb2.Workspace:
     return ws
 
 
+USAGE_COPY_COLUMNS = (usage_log.c.id, usage_log.c.account_id, usage_log.c.business_id, usage_log.c.api_key_id,
+                      usage_log.c.endpoint, usage_log.c.method, usage_log.c.status_code, usage_log.c.call_id,
+                      usage_log.c.cost_cents, usage_log.c.created_at)
+TOUCH_KEYS_SQL = f"""
+    UPDATE {SCHEMA}.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
+    FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id
+"""
 WORKSPACE_BY_ID = Prepared(sa.select(businesses).where(businesses.c.id == sa.bindparam("id")))
 
 
@@ -354,6 +362,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     # -- usage and balance -------------------------------------------------------
 
     async def RecordUsage(self, request, context):
+        """Bulk-append with COPY: this runs for every API request, batched by the gateways."""
         if not request.entries:
             return accounts_pb2.RecordUsageReply(recorded=0)
         rows, last_used = [], {}
@@ -361,17 +370,15 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             if not (is_uuid(e.account_id) and is_uuid(e.api_key_id)):
                 raise invalid("usage entries need account_id and api_key_id")
             created = e.created_at.ToDatetime(tzinfo=timezone.utc)
-            rows.append(dict(id=e.id if is_uuid(e.id) else new_id(), account_id=e.account_id,
-                             business_id=e.business_id if e.HasField("business_id") else None, api_key_id=e.api_key_id,
-                             endpoint=e.endpoint[:500], method=e.method[:10], status_code=e.status_code,
-                             call_id=e.call_id if e.HasField("call_id") else None, cost_cents=e.cost_cents,
-                             created_at=created))
+            rows.append((uuid.UUID(e.id) if is_uuid(e.id) else uuid.uuid4(), uuid.UUID(e.account_id),
+                         uuid.UUID(e.business_id) if e.HasField("business_id") and is_uuid(e.business_id) else None,
+                         uuid.UUID(e.api_key_id), e.endpoint[:500], e.method[:10], e.status_code,
+                         e.call_id if e.HasField("call_id") else None, e.cost_cents, created))
             last_used[e.api_key_id] = max(created, last_used.get(e.api_key_id, created))
-        async with self.engine.begin() as conn:
-            await conn.execute(usage_log.insert(), rows)
-            for key_id, when in last_used.items():
-                await conn.execute(api_keys.update().where(api_keys.c.id == key_id).values(
-                    last_used_at=sa.func.greatest(sa.func.coalesce(api_keys.c.last_used_at, when), when)))
+        async with self.rt.pool.acquire() as conn, conn.transaction():
+            await conn.copy_records_to_table(usage_log.name, schema_name=SCHEMA, records=rows,
+                                             columns=[c.name for c in USAGE_COPY_COLUMNS])
+            await conn.execute(TOUCH_KEYS_SQL, [uuid.UUID(k) for k in last_used], list(last_used.values()))
         return accounts_pb2.RecordUsageReply(recorded=len(rows))
 
     async def ListUsage(self, request, context):
