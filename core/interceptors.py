@@ -16,7 +16,6 @@ import asyncio
 import logging
 
 import grpc
-from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from core import telemetry, tenant
@@ -34,12 +33,11 @@ def _wrap_unary(behavior, method: str):
     tracer = telemetry.tracer("switchboard.grpc.server")
 
     async def handler(request, context: grpc.aio.ServicerContext):
-        metadata = context.invocation_metadata() or ()
-        carrier = {k: v for k, v in metadata if isinstance(v, str)}
-        token = otel_context.attach(telemetry.extract(carrier))
+        metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
         tenant_token = tenant.set_current(tenant.Tenant.from_metadata(metadata))
+        parent = telemetry.extract(metadata) if "traceparent" in metadata else None
         try:
-            with tracer.start_as_current_span(method, kind=trace.SpanKind.SERVER) as span:
+            with tracer.start_as_current_span(method, context=parent, kind=trace.SpanKind.SERVER) as span:
                 remaining = context.time_remaining()
                 try:
                     if remaining is None:
@@ -60,8 +58,7 @@ def _wrap_unary(behavior, method: str):
                     span.record_exception(exc)
                     await _abort(context, internal_status())
         finally:
-            tenant._current.reset(tenant_token)
-            otel_context.detach(token)
+            tenant.reset_current(tenant_token)
 
     return handler
 

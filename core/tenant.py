@@ -36,8 +36,8 @@ class Tenant:
         )
 
     @classmethod
-    def from_metadata(cls, metadata) -> "Tenant":
-        md = {k: v for k, v in (metadata or ()) if isinstance(v, str)}
+    def from_metadata(cls, md: dict[str, str]) -> "Tenant":
+        """From invocation metadata as a dict of its text entries."""
         split = lambda s: tuple(p for p in s.split(",") if p)  # noqa: E731
         return cls(
             account_id=md.get(MD_ACCOUNT, ""),
@@ -60,6 +60,10 @@ def current() -> Tenant:
 
 def set_current(tenant: Tenant) -> contextvars.Token:
     return _current.set(tenant)
+
+
+def reset_current(token: contextvars.Token) -> None:
+    _current.reset(token)
 
 
 def require_account() -> Tenant:
