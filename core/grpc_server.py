@@ -1,7 +1,7 @@
 """Bootstrap shared by every gRPC service process.
 
-`run_service` builds the runtime (engine, event bus, outbox relay), registers the
-service's servicers, health checking (which probes the database and NATS on
+`serve` builds the runtime (engine, raw pool, event bus, outbox relay), adds the
+service's servicers (wrapped by core.interceptors), health checking (which probes the database and NATS on
 every Check) and reflection, serves, and on SIGTERM/SIGINT shuts down
 gracefully: health NOT_SERVING, drain in-flight calls, stop, dispose.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import asyncpg
 import grpc
 import sqlalchemy as sa
+from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core import logs, telemetry
 from core.bus import EventBus
 from core.db import create_engine, create_pool
-from core.interceptors import ServerInterceptor
+from core.interceptors import intercept
 from core.outbox import OutboxRelay
 from core.settings import Settings
 
@@ -69,7 +70,16 @@ class ProbingHealth(HealthServicer):
         return reply
 
 
-Register = Callable[[grpc.aio.Server, Runtime], list[str]]
+@dataclass(frozen=True)
+class Binding:
+    """One gRPC service a process serves: its descriptor, servicer and generated add-function."""
+
+    descriptor: ServiceDescriptor
+    servicer: object
+    add_to_server: Callable
+
+
+Register = Callable[[Runtime], list[Binding]]
 
 
 async def serve(name: str, port: int, settings: Settings, register: Register, outbox_table: sa.Table | None = None,
@@ -84,8 +94,11 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
         runtime.relay = OutboxRelay(engine, outbox_table, bus)
         runtime.relay.start()
 
-    server = grpc.aio.server(interceptors=[ServerInterceptor()], options=[("grpc.so_reuseport", 0)])
-    service_names = register(server, runtime)
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    service_names = []
+    for binding in register(runtime):
+        binding.add_to_server(intercept(binding.servicer, binding.descriptor), server)
+        service_names.append(binding.descriptor.full_name)
     health = ProbingHealth(runtime)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,

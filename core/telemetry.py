@@ -9,7 +9,10 @@ through every hop, at almost no cost per request.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from contextlib import nullcontext
 
+from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
@@ -46,3 +49,29 @@ def inject(carrier: dict[str, str]) -> dict[str, str]:
 def extract(carrier: dict[str, str]):
     """A context whose parent is the trace in the carrier (if any)."""
     return propagate.extract(carrier)
+
+
+class _Attached:
+    """Makes a trace context current for a block, without a span of our own."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.token = None
+
+    def __enter__(self):
+        self.token = otel_context.attach(self.ctx)
+        return None
+
+    def __exit__(self, *exc):
+        otel_context.detach(self.token)
+        return False
+
+
+def continue_trace(tracer_: trace.Tracer, name: str, carrier: Mapping[str, str]):
+    """Context manager for one incoming request: a server span when spans are recorded,
+    otherwise just the caller's trace context (if any) so it propagates to further calls.
+    Yields the span, or None when not recording."""
+    parent = extract(carrier) if "traceparent" in carrier else None
+    if isinstance(trace.get_tracer_provider(), TracerProvider):
+        return tracer_.start_as_current_span(name, context=parent, kind=trace.SpanKind.SERVER)
+    return nullcontext() if parent is None else _Attached(parent)

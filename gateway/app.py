@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import grpc
 from aiohttp import web
-from opentelemetry import trace
 
 from core import telemetry
 from core.bus import EventBus
@@ -87,8 +86,7 @@ def make_handler(route: Route):
 
     async def handle(request: web.Request) -> web.StreamResponse:
         # One trace per request: continue the caller's traceparent, if any, into every RPC.
-        with tracer.start_as_current_span(span_name, context=telemetry.extract(request.headers),
-                                          kind=trace.SpanKind.SERVER):
+        with telemetry.continue_trace(tracer, span_name, request.headers):
             return await _handle(request)
 
     async def _handle(request: web.Request) -> web.StreamResponse:

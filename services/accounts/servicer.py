@@ -13,7 +13,7 @@ from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT
 from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
-from core.grpc_server import Runtime
+from core.grpc_server import Binding, Runtime
 from core.ids import is_uuid, new_id, utcnow
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
@@ -421,6 +421,6 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                       subscription_status=r.subscription_status) for r in rows])
 
 
-def register(server, runtime: Runtime) -> list[str]:
-    accounts_pb2_grpc.add_AccountsServicer_to_server(AccountsServicer(runtime), server)
-    return [accounts_pb2.DESCRIPTOR.services_by_name["Accounts"].full_name]
+def register(runtime: Runtime) -> list[Binding]:
+    return [Binding(accounts_pb2.DESCRIPTOR.services_by_name["Accounts"], AccountsServicer(runtime),
+                    accounts_pb2_grpc.add_AccountsServicer_to_server)]
