@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from google.protobuf import json_format
+from google.protobuf import struct_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 TIMESTAMP = "google.protobuf.Timestamp"
@@ -30,6 +30,17 @@ def iso(dt: datetime) -> str:
     return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
+def _plain(value):
+    """Struct/ListValue contents as plain JSON values (json_format is several times slower)."""
+    if isinstance(value, struct_pb2.Struct):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, struct_pb2.ListValue):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)  # Struct keeps every number as a double; give back the integer that was sent
+    return value
+
+
 def _value(field: FieldDescriptor, value):
     if field.message_type is None:
         return value
@@ -37,7 +48,7 @@ def _value(field: FieldDescriptor, value):
     if name == TIMESTAMP:
         return iso(value.ToDatetime(tzinfo=timezone.utc))
     if name == STRUCT:
-        return json_format.MessageToDict(value)
+        return _plain(value)
     return to_json(value)
 
 

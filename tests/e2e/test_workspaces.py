@@ -21,6 +21,7 @@ async def test_create_read_and_update(api, account):
     assert status == 200
     assert upd["name"] == "Downtown West"
     assert upd["metadata"] == {"region": "west", "tier": 2, "x": True}  # merged, not replaced
+    assert isinstance(upd["metadata"]["tier"], int)
     assert upd["updated_at"] > ws["updated_at"] and upd["created_at"] == ws["created_at"]
 
 
