@@ -19,6 +19,7 @@ from nats.js.errors import NotFoundError
 from opentelemetry import context as otel_context
 
 from core import telemetry
+from core.background import Background
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ class PermanentError(Exception):
 Handler = Callable[[dict], Awaitable[None]]
 
 
-class DurableConsumer:
+class DurableConsumer(Background):
     """A durable pull consumer on EVENTS that acks, naks with backoff, or terminates.
 
     Handlers must be idempotent (delivery is at-least-once): dedupe on
@@ -148,9 +149,9 @@ class DurableConsumer:
         self.handler = handler
         self.filter_subject = filter_subject
         self.batch = batch
+        self.task_name = f"consumer-{durable}"
         self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
                                      ack_wait=ack_wait, filter_subject=filter_subject)
-        self._task: asyncio.Task | None = None
 
     async def _handle(self, msg) -> None:
         try:
@@ -203,14 +204,3 @@ class DurableConsumer:
             for msg in msgs:
                 await self._handle(msg)
 
-    def start(self) -> asyncio.Task:
-        self._task = asyncio.create_task(self.run(), name=f"consumer-{self.durable}")
-        return self._task
-
-    async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass

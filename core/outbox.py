@@ -19,6 +19,7 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import telemetry
+from core.background import Background
 from core.bus import EventBus
 from core.ids import new_id, utcnow
 
@@ -69,7 +70,9 @@ async def add_event(conn: AsyncConnection, table: sa.Table, type_: str, business
     return event_id
 
 
-class OutboxRelay:
+class OutboxRelay(Background):
+    task_name = "outbox-relay"
+
     def __init__(self, engine: AsyncEngine, table: sa.Table, bus: EventBus, *, batch: int = 100, idle_seconds: float = 0.5):
         self.engine = engine
         self.table = table
@@ -77,7 +80,6 @@ class OutboxRelay:
         self.batch = batch
         self.idle_seconds = idle_seconds
         self._wake = asyncio.Event()
-        self._task: asyncio.Task | None = None
 
     def wake(self) -> None:
         """Called after a commit that added events, so they go out without waiting for the poll."""
@@ -126,16 +128,4 @@ class OutboxRelay:
             try:
                 await asyncio.wait_for(self._wake.wait(), self.idle_seconds)
             except TimeoutError:
-                pass
-
-    def start(self) -> asyncio.Task:
-        self._task = asyncio.create_task(self.run(), name="outbox-relay")
-        return self._task
-
-    async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
                 pass

@@ -10,20 +10,22 @@ import asyncio
 import logging
 import time
 
+from core.background import Background
 from core.ids import new_id
 from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
 
 
-class UsageWriter:
+class UsageWriter(Background):
+    task_name = "usage-writer"
+
     def __init__(self, stub, *, batch: int = 500, interval: float = 1.0, max_queue: int = 50_000):
         self.stub = stub
         self.batch = batch
         self.interval = interval
         self.queue: asyncio.Queue = asyncio.Queue(max_queue)
         self.dropped = 0
-        self._task: asyncio.Task | None = None
 
     def record(self, principal, endpoint: str, method: str, status_code: int, call_id: str | None = None,
                cost_cents: int = 0) -> None:
@@ -77,16 +79,8 @@ class UsageWriter:
         while entries := self._drain():
             await self._send(entries)
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self.run(), name="usage-writer")
-
     async def stop(self) -> None:
-        if self._task:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        await super().stop()
         try:
             await asyncio.wait_for(self.flush(), 5.0)
         except Exception as exc:  # noqa: BLE001 - shutting down, incl. the timeout

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -115,12 +116,7 @@ class Postgres:
             subprocess.run([*psql, "CREATE DATABASE switchboard"], check=True, capture_output=True)
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(2)  # SIGINT: fast shutdown
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_process(self.proc, signal.SIGINT, 20)  # SIGINT: PostgreSQL's fast shutdown
 
 
 class Nats:
@@ -147,12 +143,19 @@ class Nats:
         wait_for_port(self.port, 30, self.proc, "NATS", self.log)
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_process(self.proc, signal.SIGTERM, 10)
+
+
+def stop_process(proc: subprocess.Popen | None, sig: int, timeout: float) -> None:
+    """Signal a child and wait for it; kill it if it outlives the timeout."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _alive(pid: int) -> bool:

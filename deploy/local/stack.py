@@ -7,6 +7,7 @@ used instead of the embedded ones.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.migrations import upgrade_all
-from deploy.local.servers import Nats, Postgres, free_port, wait_for_port
+from deploy.local.servers import Nats, Postgres, free_port, stop_process, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,13 +119,7 @@ class Stack:
         return next(p for p in self.processes if p.name == name)
 
     def stop_process(self, p: Process, timeout: float = 15) -> None:
-        if p.proc and p.proc.poll() is None:
-            p.proc.terminate()
-            try:
-                p.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                p.proc.kill()
-                p.proc.wait()
+        stop_process(p.proc, signal.SIGTERM, timeout)
 
     def stop(self) -> None:
         for p in reversed(self.processes):  # gateway first, then the services it calls
