@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass
 
 import grpc
 from aiohttp import web
+from switchboard.v1 import accounts_pb2_grpc
 
 from core import telemetry
 from core.bus import EventBus
@@ -18,38 +18,18 @@ from core.rpc import Client
 from core.settings import Settings
 from gateway import validation
 from gateway.auth import Authenticator
+from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import pages
 from gateway.errors import error_response, from_service_error
 from gateway.ratelimit import TokenBuckets, retry_after_header
+from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, Call, Route, all_routes
 from gateway.usage import UsageWriter
-from switchboard.v1 import accounts_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
 from gateway.dashboard.pages import SESSION_COOKIE
-
-
-@dataclass
-class Deps:
-    """Everything handlers reach: settings, service stubs, auth, the usage writer."""
-
-    settings: Settings
-    channels: dict[str, grpc.aio.Channel]
-    accounts: Client  # of accounts_pb2_grpc.AccountsStub
-    auth: Authenticator
-    usage: UsageWriter
-    limiter: TokenBuckets
-    bus: EventBus
-
-
-DEPS = web.AppKey("deps", Deps)
-ROUTES = web.AppKey("routes", list)
-
-
-def deps(request: web.Request) -> Deps:
-    return request.app[DEPS]
 
 
 async def _read_body(request: web.Request, route: Route) -> dict:
@@ -167,8 +147,6 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    from gateway.readiness import check_ready
-
     report = await check_ready(deps(request))
     return web.json_response(report, status=200 if report["ready"] else 503)
 
@@ -176,7 +154,7 @@ async def readyz(request: web.Request) -> web.Response:
 def build_app(settings: Settings, deps_factory=None) -> web.Application:
     app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[error_envelope])
     routes = all_routes()
-    app[ROUTES] = routes
+    app[ROUTE_TABLE] = routes
     for route in routes:
         app.router.add_route(route.method, route.path, make_handler(route))
     app.router.add_get("/healthz", healthz)

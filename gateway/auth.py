@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import grpc
+from switchboard.v1 import accounts_pb2
 
 from core.bus import AUTH_INVALIDATE_SUBJECT
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
+from core.scopes import has_scope
 from core.tenant import Tenant
-from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
 BEARER = "Bearer "
@@ -43,7 +44,7 @@ class Principal:
     metadata: tuple[tuple[str, str], ...]
 
     def has_scope(self, scope: str) -> bool:
-        return "*" in self.scopes or scope in self.scopes
+        return has_scope(self.scopes, scope)
 
     @classmethod
     def from_proto(cls, p: accounts_pb2.KeyPrincipal) -> "Principal":

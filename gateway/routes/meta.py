@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from core.errors import ServiceError
 from gateway import openapi
+from gateway.context import ROUTE_TABLE, deps
 from gateway.routes import PUBLIC, Call, Route
 from gateway.schemas import SCHEMAS, resolved
 
 
 async def openapi_document(call: Call):
-    from gateway.app import ROUTES, deps
-
-    return openapi.build(call.request.app[ROUTES], deps(call.request).settings.public_base_url)
+    return openapi.build(call.request.app[ROUTE_TABLE], deps(call.request).settings.public_base_url)
 
 
 async def schemas(call: Call):

@@ -13,6 +13,7 @@ import phonenumbers
 from email_validator import EmailNotValidError, validate_email
 
 from core.errors import ServiceError, invalid, refused_move
+from core.scopes import ALL_SCOPES
 
 KEY_PREFIX = "svc_live_"
 KEY_DISPLAY_CHARS = 12  # "svc_live_" plus three characters of the secret
@@ -31,32 +32,6 @@ PLANS = ("starter", "growth", "scale")
 DEFAULT_PLAN = "starter"
 # The hosted card checkout; x402 capture arrives with the payments issue.
 HOSTED_CHECKOUT = "card_checkout"
-
-ALL_SCOPES = (
-    "workspaces:read", "workspaces:write",
-    "agents:read", "agents:write",
-    "numbers:read", "numbers:write",
-    "communication-runs:read", "communication-runs:write",
-    "calls:read", "calls:write",
-    "leads:read", "leads:write",
-    "sms:read", "sms:write",
-    "emails:read", "emails:write",
-    "webhooks:read", "webhooks:write",
-    "evals:read", "evals:write",
-    "events:read", "events:replay",
-    "lifecycle:write",
-    "sdr:read", "sdr:write",
-    "*",
-)
-DEFAULT_SCOPES = (
-    "workspaces:read", "numbers:read", "agents:read", "communication-runs:read",
-    "calls:read", "sms:read", "webhooks:read", "events:read",
-)
-
-
-def has_scope(granted: tuple[str, ...] | list[str], needed: str) -> bool:
-    return "*" in granted or needed in granted
-
 
 def check_scopes(scopes: list[str]) -> list[str]:
     """The requested scopes, deduplicated in order; unknown names are refused by name."""

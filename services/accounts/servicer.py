@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import sqlalchemy as sa
 from google.protobuf import json_format, struct_pb2
 from sqlalchemy.ext.asyncio import AsyncConnection
+from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT
@@ -17,9 +18,19 @@ from core.grpc_server import Binding, Runtime
 from core.ids import is_uuid, new_id, utcnow
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
+from core.scopes import DEFAULT_SCOPES
 from services.accounts import domain
-from services.accounts.store import SCHEMA, api_keys, businesses, magic_links, outbox, sessions, signup_attempts, usage_log, users
-from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
+from services.accounts.store import (
+    SCHEMA,
+    api_keys,
+    businesses,
+    magic_links,
+    outbox,
+    sessions,
+    signup_attempts,
+    usage_log,
+    users,
+)
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +170,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 created_at=now, updated_at=now))
             await conn.execute(api_keys.insert().values(
                 id=key_id, account_id=account_id, name="Signup Key", prefix=prefix, key_hash=self._hash(api_key),
-                scopes=list(domain.DEFAULT_SCOPES), created_at=now))
+                scopes=list(DEFAULT_SCOPES), created_at=now))
             await conn.execute(magic_links.insert().values(
                 token_hash=self._hash(magic), account_id=account_id, expires_at=now + domain.MAGIC_LINK_TTL))
         reply = accounts_pb2.SignupReply(
@@ -222,7 +233,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         name = request.name.strip() if request.HasField("name") else ""
         if len(name) > 100:
             raise invalid("name must be at most 100 characters")
-        scopes = domain.check_scopes(list(request.scopes)) if request.scopes_given else list(domain.DEFAULT_SCOPES)
+        scopes = domain.check_scopes(list(request.scopes)) if request.scopes_given else list(DEFAULT_SCOPES)
         expires_at = opt_datetime(request, "expires_at")
         if expires_at is not None and expires_at <= now:
             raise invalid("expires_at must be in the future")

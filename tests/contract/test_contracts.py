@@ -12,7 +12,9 @@ import grpc
 import pytest
 from google.protobuf import descriptor_pool, json_format, symbol_database
 from google.protobuf.descriptor import FieldDescriptor
-from grpc_health.v1 import health_pb2  # noqa: F401 - registers grpc.health.v1 in the pool
+from grpc_health.v1 import (
+    health_pb2,  # noqa: F401 - registers grpc.health.v1 in the pool
+)
 
 from gateway.routes import all_routes
 

@@ -75,7 +75,7 @@ async def test_lifecycle_events_reach_jetstream(api, account, stack):
     nc = await nats.connect(stack.nats_url)
     try:
         js = nc.jetstream()
-        sub = await js.subscribe(f"events.workspace.*", ordered_consumer=True,
+        sub = await js.subscribe("events.workspace.*", ordered_consumer=True,
                                  deliver_policy=nats.js.api.DeliverPolicy.NEW)
         for action in ("pause", "resume", "cancel", "teardown"):
             status, _, _ = await api.request("PATCH", "/api/v1/workspaces", key=key, json={"id": bid, "action": action})

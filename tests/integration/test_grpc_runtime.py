@@ -5,13 +5,14 @@ import uuid
 
 import grpc
 import pytest
-from grpc_status import rpc_status
 from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from sqlalchemy.engine import make_url
+from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 from core import settings
 from core.grpc_errors import from_rpc_error
@@ -21,7 +22,6 @@ from core.tenant import Tenant
 from deploy.local.servers import free_port, wait_for_port
 from services.accounts.servicer import register
 from services.accounts.store import outbox
-from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 EXPORTER = InMemorySpanExporter()
 

@@ -4,6 +4,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from core.errors import ServiceError
+from core.scopes import DEFAULT_SCOPES, has_scope
 from services.accounts import domain
 
 
@@ -43,9 +44,9 @@ def test_scopes():
         domain.check_scopes(["calls:delete"])
     with pytest.raises(ServiceError):
         domain.check_scopes([])
-    assert domain.has_scope(("*",), "lifecycle:write")
-    assert not domain.has_scope(("workspaces:write",), "lifecycle:write")
-    assert not any(s.endswith(":write") for s in domain.DEFAULT_SCOPES)
+    assert has_scope(("*",), "lifecycle:write")
+    assert not has_scope(("workspaces:write",), "lifecycle:write")
+    assert not any(s.endswith(":write") for s in DEFAULT_SCOPES)
 
 
 def test_keys_are_prefixed_random_and_hashed_with_the_secret():

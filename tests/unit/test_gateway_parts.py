@@ -4,6 +4,7 @@ from datetime import datetime, timezone
 import pytest
 from jsonschema import Draft202012Validator
 from multidict import CIMultiDict, MultiDict, MultiDictProxy
+from switchboard.v1 import accounts_pb2
 
 from core.errors import ServiceError
 from gateway import validation
@@ -11,7 +12,6 @@ from gateway.clientip import client_ip
 from gateway.convert import message_schema, to_json
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.timeparse import parse_time
-from switchboard.v1 import accounts_pb2
 
 
 class FakeClock:

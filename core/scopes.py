@@ -1,0 +1,26 @@
+"""Every scope an API key can hold, and the read-only set new keys get by default (SPEC: Authentication)."""
+
+ALL_SCOPES = (
+    "workspaces:read", "workspaces:write",
+    "agents:read", "agents:write",
+    "numbers:read", "numbers:write",
+    "communication-runs:read", "communication-runs:write",
+    "calls:read", "calls:write",
+    "leads:read", "leads:write",
+    "sms:read", "sms:write",
+    "emails:read", "emails:write",
+    "webhooks:read", "webhooks:write",
+    "evals:read", "evals:write",
+    "events:read", "events:replay",
+    "lifecycle:write",
+    "sdr:read", "sdr:write",
+    "*",
+)
+DEFAULT_SCOPES = (
+    "workspaces:read", "numbers:read", "agents:read", "communication-runs:read",
+    "calls:read", "sms:read", "webhooks:read", "events:read",
+)
+
+
+def has_scope(granted: tuple[str, ...] | list[str], needed: str) -> bool:
+    return "*" in granted or needed in granted
