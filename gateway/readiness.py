@@ -19,7 +19,8 @@ async def check_ready(deps) -> dict:
     names = list(deps.channels)
     statuses = await asyncio.gather(*(_service_status(deps.channels[n]) for n in names))
     services = dict(zip(names, statuses))
-    nats = "ok" if deps.bus.is_connected else "unreachable"
+    # NATS counts as up once this replica also listens for key invalidations.
+    nats = "ok" if deps.bus.is_connected and deps.auth.nc is not None else "unreachable"
     # A service reports SERVING only when its own database and NATS probes pass.
     database = "ok" if all(s == "ok" for s in statuses) else "unknown"
     ready = nats == "ok" and all(s == "ok" for s in statuses)

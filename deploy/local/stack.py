@@ -28,6 +28,7 @@ class Process:
     port: int
     proc: subprocess.Popen | None = None
     log: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)  # overrides for this process only
 
 
 @dataclass
@@ -94,8 +95,17 @@ class Stack:
     def spawn(self, p: Process) -> None:
         p.log = self.logs / f"{p.name}.log"
         with open(p.log, "ab") as log:
-            p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env=self.env(), stdout=log,
+            p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env={**self.env(), **p.env}, stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
+
+    def add_gateway(self, name: str) -> Process:
+        """Another gateway replica on its own port (for multi-replica behaviour); stopped with the stack."""
+        port = free_port()
+        p = Process(name, "gateway", port, env={"PORT": str(port)})
+        self.processes.append(p)
+        self.spawn(p)
+        wait_for_port(port, 30, p.proc, name, p.log)
+        return p
 
     def restart_process(self, name: str) -> None:
         p = self.process(name)

@@ -1,5 +1,6 @@
 """/api/v1/keys: dashboard-session key management, revocation and expiry."""
 import asyncio
+import uuid
 
 
 async def test_keys_refuse_bearer_keys_and_anonymous_callers(api, account):
@@ -123,3 +124,26 @@ async def test_last_used_at_is_recorded_behind_the_request(api, account):
             break
         await asyncio.sleep(0.2)
     assert entry["last_used_at"] is not None
+
+
+async def test_revocation_reaches_every_gateway_replica(api, account, stack):
+    """Two replicas with warm caches: a revoke through one is refused by the other on its next request."""
+    replica = stack.add_gateway(f"gateway-{uuid.uuid4().hex[:6]}")
+    other = f"http://127.0.0.1:{replica.port}"
+    for _ in range(100):
+        async with api.session.get(f"{other}/readyz") as r:
+            if r.status == 200:
+                break
+        await asyncio.sleep(0.1)
+    dash = account["dashboard"]
+    created = await dash.create_key(scopes=["workspaces:read"])
+    headers = {"Authorization": f"Bearer {created['key']}"}
+    for _ in range(3):
+        assert (await api.request("GET", "/api/v1/workspaces", key=created["key"]))[0] == 200
+        async with api.session.get(f"{other}/api/v1/workspaces", headers=headers) as r:
+            assert r.status == 200
+    status, _, _ = await dash.request("DELETE", "/api/v1/keys", params={"id": created["id"]})
+    assert status == 200
+    async with api.session.get(f"{other}/api/v1/workspaces", headers=headers) as r:
+        assert r.status == 401
+        assert (await r.json())["error"]["code"] == "unauthorized"
