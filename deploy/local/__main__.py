@@ -21,6 +21,8 @@ def main() -> int:
             stopping = True
             raise KeyboardInterrupt
 
+    # Installed explicitly: a launcher started in the background inherits SIGINT ignored.
+    signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     print(f"Starting Switchboard (data in {home}) ...", flush=True)
     try:

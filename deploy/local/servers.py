@@ -30,6 +30,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def port_is_free(port: int) -> bool:
+    """True unless something listens there (TIME_WAIT leftovers do not count, as for the server itself)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def wait_for_port(port: int, timeout: float, proc: subprocess.Popen, what: str, log: Path) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -87,11 +98,13 @@ class Postgres:
         if not (self.data / "PG_VERSION").exists():
             subprocess.run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(self.data), "--auth=trust", "-U", "postgres",
                             "-E", "UTF8", "--no-sync"], check=True, capture_output=True, **run_as)
-        stale = self.data / "postmaster.pid"
-        if stale.exists():  # left by a killed server; postgres refuses to start while it exists
-            pid = int(stale.read_text().splitlines()[0])
-            if not _alive(pid):
-                stale.unlink()
+        pidfile = self.data / "postmaster.pid"
+        if pidfile.exists():
+            pid = int(pidfile.read_text().splitlines()[0])
+            if _alive(pid):
+                raise RuntimeError(f"PostgreSQL (pid {pid}) is already running on {self.data}: is another "
+                                   "`make run` using this SWITCHBOARD_HOME? Stop it or set SWITCHBOARD_HOME.")
+            pidfile.unlink()  # left by a killed server; postgres refuses to start while it exists
         self.port = free_port()
         log = open(self.log, "ab")
         self.proc = subprocess.Popen(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.migrations import upgrade_all
-from deploy.local.servers import Nats, Postgres, free_port, stop_process, wait_for_port
+from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,6 +82,9 @@ class Stack:
         return env
 
     def start(self) -> None:
+        if not port_is_free(self.http_port):
+            raise RuntimeError(f"port {self.http_port} is already in use: is Switchboard already running? "
+                               "Stop it or set PORT")
         self.start_servers()
         upgrade_all(self.database_url)
         self.processes = [Process("accounts", "services.accounts", free_port()),
