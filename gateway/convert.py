@@ -41,29 +41,53 @@ def _plain(value):
     return value
 
 
-def _value(field: FieldDescriptor, value):
+def _timestamp(value) -> str:
+    return iso(datetime.fromtimestamp(value.seconds, timezone.utc).replace(microsecond=value.nanos // 1000))
+
+
+SCALAR, TIME, OBJECT, MESSAGE = range(4)
+
+
+def _kind(field: FieldDescriptor) -> int:
     if field.message_type is None:
+        return SCALAR
+    return {TIMESTAMP: TIME, STRUCT: OBJECT}.get(field.message_type.full_name, MESSAGE)
+
+
+def _convert(kind: int, value):
+    if kind == SCALAR:
         return value
-    name = field.message_type.full_name
-    if name == TIMESTAMP:
-        return iso(value.ToDatetime(tzinfo=timezone.utc))
-    if name == STRUCT:
+    if kind == TIME:
+        return _timestamp(value)
+    if kind == OBJECT:
         return _plain(value)
     return to_json(value)
 
 
+# Per message type: (name, kind, repeated, has presence), worked out once from the descriptor.
+_plans: dict[str, list[tuple[str, int, bool, bool]]] = {}
+
+
+def _plan(descriptor: Descriptor) -> list[tuple[str, int, bool, bool]]:
+    plan = _plans.get(descriptor.full_name)
+    if plan is None:
+        plan = [(f.name, _kind(f), f.is_repeated, f.has_presence and not f.is_repeated) for f in descriptor.fields]
+        _plans[descriptor.full_name] = plan
+    return plan
+
+
 def to_json(message, omit: tuple[str, ...] = ()) -> dict:
     out = {}
-    for field in message.DESCRIPTOR.fields:
-        if field.name in omit:
+    for name, kind, repeated, presence in _plan(message.DESCRIPTOR):
+        if name in omit:
             continue
-        value = getattr(message, field.name)
-        if field.is_repeated:
-            out[field.name] = [_value(field, v) for v in value]
-        elif field.has_presence and not message.HasField(field.name):
-            out[field.name] = {} if field.message_type and field.message_type.full_name == STRUCT else None
+        value = getattr(message, name)
+        if repeated:
+            out[name] = [_convert(kind, v) for v in value]
+        elif presence and not message.HasField(name):
+            out[name] = {} if kind == OBJECT else None
         else:
-            out[field.name] = _value(field, value)
+            out[name] = _convert(kind, value)
     return out
 
 

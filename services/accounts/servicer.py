@@ -39,8 +39,11 @@ USAGE_PAGE = (100, 500)
 
 
 def _ts(value: datetime | None, message, field: str) -> None:
+    """Set a Timestamp field from an aware datetime (cheaper than Timestamp.FromDatetime)."""
     if value is not None:
-        getattr(message, field).FromDatetime(value)
+        target = getattr(message, field)
+        target.seconds = int(value.timestamp())
+        target.nanos = value.microsecond * 1000
 
 
 def _struct(data: dict) -> struct_pb2.Struct:
@@ -67,7 +70,9 @@ TOUCH_KEYS_SQL = f"""
     UPDATE {SCHEMA}.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
     FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id
 """
-WORKSPACE_BY_ID = Prepared(sa.select(businesses).where(businesses.c.id == sa.bindparam("id")))
+WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
+                     businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at)
+WORKSPACE_BY_ID = Prepared(sa.select(*WORKSPACE_COLUMNS).where(businesses.c.id == sa.bindparam("id")))
 
 
 def _api_key(row, now: datetime) -> accounts_pb2.ApiKey:
