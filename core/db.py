@@ -35,7 +35,9 @@ async def create_pool(database_url: str, *, size: int = 10, application_name: st
     """A raw asyncpg pool for `Prepared` hot-path reads (JSON columns decoded like SQLAlchemy does)."""
     url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
     # min_size=0: a service starts (and reports not-ready) while its database is down.
+    # No idle-connection timer: asyncpg would re-arm it on every release.
     return await asyncpg.create_pool(url, min_size=0, max_size=size, init=_init_connection, reset=_keep_session,
+                                     max_inactive_connection_lifetime=0,
                                      server_settings={"application_name": application_name})
 
 

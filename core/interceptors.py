@@ -3,8 +3,8 @@
 `intercept(servicer, service)` wraps every RPC method of a servicer once, at
 start-up, with one handler that: puts the tenant from metadata in a context
 variable; continues the caller's W3C trace (a server span when spans are
-recorded, otherwise just the caller's context so it propagates further);
-bounds the call by the caller's deadline; and maps exceptions to a status
+recorded, otherwise just the caller's context so it propagates further); and
+maps exceptions to a status
 carrying the public code (`ServiceError`) or a detail-free `internal_error`
 for anything unexpected (logged here with its traceback, never sent).
 
@@ -32,18 +32,14 @@ async def _abort(context: grpc.aio.ServicerContext, status: grpc.Status):
 
 
 async def _run(behavior, request, context: grpc.aio.ServicerContext, method: str, span):
-    remaining = context.time_remaining()
+    # The caller's deadline needs no timer here: when it passes, gRPC cancels this coroutine
+    # (and the caller gets DEADLINE_EXCEEDED); callers always send one (core.rpc.Client).
     try:
-        if remaining is None:
-            return await behavior(request, context)
-        async with asyncio.timeout(remaining):
-            return await behavior(request, context)
+        return await behavior(request, context)
     except ServiceError as err:
         if span is not None:
             span.set_attribute("switchboard.error_code", err.code)
         await _abort(context, to_status(err))
-    except TimeoutError:
-        await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
     except (asyncio.CancelledError, grpc.aio.AbortError):
         raise
     except Exception as exc:  # noqa: BLE001 - the one place unexpected errors become statuses
