@@ -33,8 +33,6 @@ from gateway.dashboard.pages import SESSION_COOKIE
 
 
 async def _read_body(request: web.Request, route: Route) -> dict:
-    if route.body is None:
-        return {}
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
@@ -94,7 +92,7 @@ def make_handler(route: Route):
                     # Cross-site forms cannot send JSON without a CORS preflight: this closes CSRF.
                     raise ServiceError("invalid_request", "send the body as application/json")
             query = validation.coerce_query(route.query, request.query) if route.query else {}
-            body = await _read_body(request, route)
+            body = await _read_body(request, route) if route.body is not None else {}
             if principal is not None:
                 missing = [s for s in _required_scopes(route, body) if not principal.has_scope(s)]
                 if missing:
@@ -123,23 +121,27 @@ def make_handler(route: Route):
     return handle
 
 
-@web.middleware
-async def error_envelope(request: web.Request, handler):
-    """Errors raised by aiohttp itself (unknown path, wrong method, huge body) in our envelope."""
-    try:
-        return await handler(request)
-    except web.HTTPException as exc:
-        if exc.status == 404:
-            return error_response("not_found", f"no route {request.method} {request.path}; see /api/v1/openapi.json")
-        if exc.status == 405:
-            allowed = sorted(getattr(exc, "allowed_methods", ()) or ())
-            return error_response("method_not_allowed", f"{request.method} is not allowed on {request.path}; use "
-                                  f"{', '.join(allowed)}", 405, {"Allow": ", ".join(allowed)})
-        if exc.status == 413:
-            return error_response("invalid_request", f"request body is larger than {MAX_BODY_BYTES // 1024} KiB", 400)
-        if exc.status < 400:
-            raise
-        return error_response("invalid_request", exc.reason or "bad request", 400 if exc.status < 500 else exc.status)
+def _method_not_allowed(allowed: list[str]):
+    allow = ", ".join(sorted(allowed))
+
+    async def handle(request: web.Request) -> web.Response:
+        return error_response("method_not_allowed", f"{request.method} is not allowed on {request.path}; use {allow}",
+                              405, {"Allow": allow})
+
+    return handle
+
+
+async def _no_route(request: web.Request) -> web.Response:
+    return error_response("not_found", f"no route {request.method} {request.path}; see /api/v1/openapi.json")
+
+
+def _envelope_routing_errors(app: web.Application) -> None:
+    """Unknown paths and wrong methods answer in the error envelope, through routes of their own
+    (a middleware would add a layer to every request)."""
+    for resource in list(app.router.resources()):
+        allowed = [r.method for r in resource]
+        resource.add_route("*", _method_not_allowed(allowed))
+    app.router.add_route("*", "/{tail:.*}", _no_route)
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -151,8 +153,8 @@ async def readyz(request: web.Request) -> web.Response:
     return web.json_response(report, status=200 if report["ready"] else 503)
 
 
-def build_app(settings: Settings, deps_factory=None) -> web.Application:
-    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[error_envelope])
+def build_app(settings: Settings) -> web.Application:
+    app = web.Application(client_max_size=MAX_BODY_BYTES)
     routes = all_routes()
     app[ROUTE_TABLE] = routes
     for route in routes:
@@ -160,6 +162,7 @@ def build_app(settings: Settings, deps_factory=None) -> web.Application:
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     pages.add_routes(app)
+    _envelope_routing_errors(app)
     app.cleanup_ctx.append(_lifecycle(settings))
     return app
 
