@@ -1,8 +1,10 @@
 """The embedded launcher refuses to trample a running stack."""
+import aiohttp
 import pytest
 
 from deploy.local.servers import Postgres, port_is_free
 from deploy.local.stack import Stack
+from tests.conftest import Api
 
 
 def test_second_stack_on_the_same_port_is_refused_with_a_clear_message(stack, tmp_path):
@@ -16,3 +18,17 @@ def test_second_postgres_on_the_same_data_is_refused(stack):
         pytest.skip("DATABASE_URL points at an external server")
     with pytest.raises(RuntimeError, match="already running"):
         Postgres(stack.home, durable=False).start()
+
+
+async def test_gateway_flushes_the_usage_log_when_stopped(api, account, stack):
+    """Entries still queued behind the request path are written on SIGTERM, not lost."""
+    key = account["key"]
+    for _ in range(5):
+        assert (await api.request("GET", "/api/v1/balance", key=key))[0] == 200
+    stack.restart_process("gateway")  # SIGTERM, wait for exit, start again
+    stack.wait_ready(30)
+    async with aiohttp.ClientSession() as session:
+        fresh = Api(session, stack.base_url)
+        status, body, _ = await fresh.request("GET", "/api/v1/usage", key=key)
+    assert status == 200
+    assert len([e for e in body["usage"] if e["endpoint"] == "/api/v1/balance"]) == 5
