@@ -18,6 +18,7 @@ run: $(STAMP)
 	$(PY) -m deploy.local
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 
 protos: $(STAMP)

@@ -8,7 +8,6 @@ import logging
 
 import grpc
 from aiohttp import web
-from switchboard.v1 import accounts_pb2_grpc
 
 from core import telemetry
 from core.bus import EventBus
@@ -20,16 +19,17 @@ from gateway import validation
 from gateway.auth import Authenticator
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import pages
+from gateway.dashboard.pages import SESSION_COOKIE
 from gateway.errors import error_response, from_service_error
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, Call, Route, all_routes
 from gateway.usage import UsageWriter
+from switchboard.v1 import accounts_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
-from gateway.dashboard.pages import SESSION_COOKIE
 
 
 async def _read_body(request: web.Request, route: Route) -> dict:
@@ -58,6 +58,28 @@ def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
     return (route.scope,)
 
 
+async def _key_principal(d: Deps, request: web.Request):
+    principal = await d.auth.authenticate(request.headers.get("Authorization"))
+    wait = d.limiter.take(principal.key_id)
+    if wait:
+        raise ServiceError("rate_limited", f"more than {int(d.limiter.capacity)} requests per minute for this key",
+                           retry_after=retry_after_header(wait))
+    return principal
+
+
+def _session_token(request: web.Request, route: Route) -> str:
+    if request.headers.get("Authorization"):
+        raise ServiceError("unauthorized", "key management uses the dashboard session, not an API key; "
+                           "sign in with your magic link")
+    token = request.cookies.get(SESSION_COOKIE, "")
+    if not token:
+        raise ServiceError("unauthorized", "no dashboard session; open your magic link to sign in")
+    if route.body is not None and request.can_read_body and request.content_type != "application/json":
+        # Cross-site forms cannot send JSON without a CORS preflight: this closes CSRF.
+        raise ServiceError("invalid_request", "send the body as application/json")
+    return token
+
+
 def make_handler(route: Route):
     tracer = telemetry.tracer("switchboard.gateway")
     span_name = f"{route.method} {route.path}"
@@ -69,28 +91,10 @@ def make_handler(route: Route):
 
     async def _handle(request: web.Request) -> web.StreamResponse:
         d = deps(request)
-        principal = None
-        status = 500
-        call = None
+        principal = call = None
         try:
-            session_token = ""
-            if route.auth == KEY:
-                principal = await d.auth.authenticate(request.headers.get("Authorization"))
-                wait = d.limiter.take(principal.key_id)
-                if wait:
-                    raise ServiceError("rate_limited", f"more than {int(d.limiter.capacity)} requests per minute for this key",
-                                       retry_after=retry_after_header(wait))
-            elif route.auth == SESSION:
-                if request.headers.get("Authorization"):
-                    raise ServiceError("unauthorized", "key management uses the dashboard session, not an API key; "
-                                       "sign in with your magic link")
-                session_token = request.cookies.get(SESSION_COOKIE, "")
-                if not session_token:
-                    raise ServiceError("unauthorized", "no dashboard session; open your magic link to sign in")
-                if request.method in ("POST", "PATCH", "PUT", "DELETE") and route.body is not None \
-                        and request.content_type != "application/json" and request.can_read_body:
-                    # Cross-site forms cannot send JSON without a CORS preflight: this closes CSRF.
-                    raise ServiceError("invalid_request", "send the body as application/json")
+            principal = await _key_principal(d, request) if route.auth == KEY else None
+            session_token = _session_token(request, route) if route.auth == SESSION else ""
             query = validation.coerce_query(route.query, request.query) if route.query else {}
             body = await _read_body(request, route) if route.body is not None else {}
             if principal is not None:
@@ -112,9 +116,8 @@ def make_handler(route: Route):
         except Exception:  # noqa: BLE001 - never a traceback to the client
             log.exception("unhandled error on %s %s", request.method, route.path)
             response = error_response("internal_error", "internal error; it has been logged")
-        status = response.status
         if principal is not None:
-            d.usage.record(principal, route.path, request.method, status, call.call_id if call else None)
+            d.usage.record(principal, route.path, request.method, response.status, call.call_id if call else None)
         return response
 
     handle.__name__ = f"{route.method.lower()}_{route.path}"

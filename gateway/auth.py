@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import grpc
-from switchboard.v1 import accounts_pb2
 
 from core.bus import AUTH_INVALIDATE_SUBJECT
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from core.scopes import has_scope
 from core.tenant import Tenant
+from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
 BEARER = "Bearer "

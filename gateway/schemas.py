@@ -6,9 +6,8 @@ input contract with its own rules.
 """
 from __future__ import annotations
 
-from switchboard.v1 import accounts_pb2
-
 from gateway.convert import message_schema
+from switchboard.v1 import accounts_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}

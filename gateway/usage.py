@@ -10,10 +10,9 @@ import asyncio
 import logging
 import time
 
-from switchboard.v1 import accounts_pb2
-
 from core.background import Background
 from core.ids import new_id
+from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ import time
 
 import grpc
 from aiohttp import web
-from switchboard.v1 import accounts_pb2
 
 from core.grpc_errors import from_rpc_error
 from gateway.context import deps
+from switchboard.v1 import accounts_pb2
 
 SESSION_COOKIE = "sb_session"
 

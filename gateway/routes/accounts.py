@@ -4,7 +4,6 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from google.protobuf import struct_pb2
-from switchboard.v1 import accounts_pb2, common_pb2
 
 from core.scopes import ALL_SCOPES
 from gateway.clientip import client_ip
@@ -20,6 +19,7 @@ from gateway.schemas import (
     WORKSPACE_UPDATE,
 )
 from gateway.timeparse import set_time
+from switchboard.v1 import accounts_pb2, common_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
 ID_QUERY = {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}}

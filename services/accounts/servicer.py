@@ -8,7 +8,6 @@ from datetime import datetime, timezone
 import sqlalchemy as sa
 from google.protobuf import json_format, struct_pb2
 from sqlalchemy.ext.asyncio import AsyncConnection
-from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT
@@ -31,6 +30,7 @@ from services.accounts.store import (
     usage_log,
     users,
 )
+from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 log = logging.getLogger(__name__)
 

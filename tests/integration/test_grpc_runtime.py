@@ -12,7 +12,6 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from sqlalchemy.engine import make_url
-from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 from core import settings
 from core.grpc_errors import from_rpc_error
@@ -22,6 +21,7 @@ from core.tenant import Tenant
 from deploy.local.servers import free_port, wait_for_port
 from services.accounts.servicer import register
 from services.accounts.store import outbox
+from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
 EXPORTER = InMemorySpanExporter()
 

@@ -4,7 +4,6 @@ from datetime import datetime, timezone
 import pytest
 from jsonschema import Draft202012Validator
 from multidict import CIMultiDict, MultiDict, MultiDictProxy
-from switchboard.v1 import accounts_pb2
 
 from core.errors import ServiceError
 from gateway import validation
@@ -12,6 +11,7 @@ from gateway.clientip import client_ip
 from gateway.convert import message_schema, to_json
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.timeparse import parse_time
+from switchboard.v1 import accounts_pb2
 
 
 class FakeClock:
