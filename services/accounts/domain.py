@@ -67,6 +67,11 @@ def signup_allowed(attempts_in_window: int, limit: int) -> bool:
     return attempts_in_window < limit
 
 
+def signup_retry_after(oldest_attempt: datetime, now: datetime) -> int:
+    """Whole seconds until the oldest attempt in the window leaves it (the limit then clears by one)."""
+    return max(1, int((oldest_attempt + SIGNUP_WINDOW - now).total_seconds()) + 1)
+
+
 @dataclass(frozen=True)
 class SignupForm:
     business_name: str

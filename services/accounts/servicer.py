@@ -138,6 +138,22 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
     # -- signup ------------------------------------------------------------------
 
+    async def _count_signup_attempt(self, client_ip: str, now: datetime) -> None:
+        """Record a signup attempt from this address, or refuse it past the hourly limit."""
+        recent = signup_attempts.c.created_at > now - domain.SIGNUP_WINDOW
+        same_ip = signup_attempts.c.client_ip == client_ip
+        async with self.engine.begin() as conn:
+            # Serialise attempts per address so the limit holds under concurrency.
+            await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(client_ip))))
+            await conn.execute(signup_attempts.delete().where(same_ip, ~recent))  # keep the table small
+            count, oldest = (await conn.execute(sa.select(sa.func.count(), sa.func.min(signup_attempts.c.created_at))
+                                                .where(same_ip, recent))).one()
+            if not domain.signup_allowed(count, self.signup_limit):
+                wait = domain.signup_retry_after(oldest, now)
+                raise ServiceError("rate_limited", f"at most {self.signup_limit} signups per hour from one address; "
+                                   f"try again in {wait} seconds", retry_after=wait)
+            await conn.execute(signup_attempts.insert().values(client_ip=client_ip, created_at=now))
+
     async def Signup(self, request, context):
         form = domain.validate_signup(request.business_name, request.email, request.business_type, request.website,
                                       request.phone_forward_to, request.plan_id)
@@ -146,20 +162,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         api_key, prefix = domain.new_api_key()
         magic = domain.new_secret_token()
         trial_ends_at = now + domain.trial_length()
-        async with self.engine.begin() as conn:
-            # Serialise signups per address so the limit holds under concurrency.
-            await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(request.client_ip or "-"))))
-            recent = await conn.scalar(sa.select(sa.func.count()).select_from(signup_attempts).where(
-                signup_attempts.c.client_ip == (request.client_ip or "-"),
-                signup_attempts.c.created_at > now - domain.SIGNUP_WINDOW))
-            if not domain.signup_allowed(recent, self.signup_limit):
-                oldest = await conn.scalar(sa.select(sa.func.min(signup_attempts.c.created_at)).where(
-                    signup_attempts.c.client_ip == (request.client_ip or "-"),
-                    signup_attempts.c.created_at > now - domain.SIGNUP_WINDOW))
-                retry_after = int((oldest + domain.SIGNUP_WINDOW - now).total_seconds()) + 1
-                raise ServiceError("rate_limited", f"at most {self.signup_limit} signups per hour from one address; "
-                                   f"try again in {retry_after} seconds", retry_after=retry_after)
-            await conn.execute(signup_attempts.insert().values(client_ip=request.client_ip or "-", created_at=now))
+        await self._count_signup_attempt(request.client_ip or "-", now)
         async with self.engine.begin() as conn:
             taken = await conn.scalar(sa.select(users.c.id).where(users.c.email == form.email))
             if taken is not None:

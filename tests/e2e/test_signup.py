@@ -1,6 +1,7 @@
 """POST /api/v1/signup and the magic-link dashboard session."""
 from datetime import datetime, timedelta, timezone
 
+import asyncpg
 import pytest
 
 from tests.conftest import next_client_ip
@@ -86,3 +87,23 @@ async def test_magic_link_signs_in_once_with_a_safe_cookie(api):
     assert "already used" in body
     status, _, _ = await api.request("GET", "/dashboard/login?token=forged")
     assert status == 401
+
+
+async def test_signup_limit_clears_after_the_hour(api, stack):
+    """Five attempts that are just over an hour old no longer count."""
+    ip = next_client_ip()
+    conn = await asyncpg.connect(stack.database_url)
+    try:
+        await conn.executemany("INSERT INTO accounts.signup_attempts (client_ip, created_at) VALUES ($1, $2)",
+                               [(ip, datetime.now(timezone.utc) - timedelta(minutes=61))] * 5)
+        status, body, _ = await api.request("POST", "/api/v1/signup", headers={"X-Forwarded-For": ip},
+                                            json={"business_name": "Later", "email": f"later-{ip}@example.com"})
+        assert status == 200, body
+        await conn.executemany("INSERT INTO accounts.signup_attempts (client_ip, created_at) VALUES ($1, $2)",
+                               [(ip, datetime.now(timezone.utc) - timedelta(minutes=59))] * 4)
+        status, body, _ = await api.request("POST", "/api/v1/signup", headers={"X-Forwarded-For": ip},
+                                            json={"business_name": "Too soon", "email": f"soon-{ip}@example.com"})
+        assert status == 429
+        assert (await conn.fetchval("SELECT count(*) FROM accounts.signup_attempts WHERE client_ip = $1", ip)) == 5
+    finally:
+        await conn.close()

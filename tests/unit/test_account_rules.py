@@ -65,8 +65,11 @@ def test_key_usability():
     assert not domain.key_usable(now, None, now)
 
 
-def test_signup_limit():
+def test_signup_limit_clears_as_attempts_age_out_of_the_hour():
     assert domain.signup_allowed(4, 5) and not domain.signup_allowed(5, 5)
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+    assert domain.signup_retry_after(now - timedelta(minutes=59), now) == 61
+    assert domain.signup_retry_after(now - timedelta(minutes=60), now) == 1
 
 
 def test_signup_validation_normalises():
