@@ -9,7 +9,7 @@ import logging
 import grpc
 from aiohttp import web
 
-from core import telemetry
+from core import rpc, telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
@@ -172,7 +172,7 @@ def build_app(settings: Settings) -> web.Application:
 
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
-        accounts_channel = grpc.aio.insecure_channel(settings.accounts_addr)
+        accounts_channel = rpc.channel(settings.accounts_addr)
         accounts = Client(accounts_pb2_grpc.AccountsStub(accounts_channel), settings.grpc_timeout_seconds)
         bus = EventBus(settings.nats_url, "gateway")
         auth = Authenticator(accounts)

@@ -46,6 +46,8 @@ def _operation(route: Route) -> dict:
         ok["content"] = {"application/json": {"schema": _ref(route.response)}}
     responses: dict = {str(route.status): ok}
     codes = set(route.errors) | {"internal_error"}
+    if route.rpcs:
+        codes.add("unavailable")  # a backing service is down or restarting: retry
     if route.auth == KEY:
         codes |= {"unauthorized", "rate_limited"}
     if route.body is not None or route.query:

@@ -276,7 +276,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         if request.expire:
             values["expires_at"] = now
         if request.revoke:
-            values["revoked_at"] = now
+            values["revoked_at"] = sa.func.coalesce(api_keys.c.revoked_at, now)  # first revocation time stays
         async with self.engine.begin() as conn:
             account_id = await self._session_account(conn, request.session_token)
             if request.HasField("business_id"):

@@ -32,3 +32,17 @@ async def test_gateway_flushes_the_usage_log_when_stopped(api, account, stack):
         status, body, _ = await fresh.request("GET", "/api/v1/usage", key=key)
     assert status == 200
     assert len([e for e in body["usage"] if e["endpoint"] == "/api/v1/balance"]) == 5
+
+
+async def test_a_stopped_service_is_a_clear_503_and_recovery_is_automatic(api, account, stack):
+    accounts = stack.process("accounts")
+    stack.stop_process(accounts)
+    try:
+        status, body, _ = await api.request("GET", "/api/v1/balance", key=account["key"])
+        assert status == 503 and body["error"]["code"] == "unavailable"
+        status, body, _ = await api.request("GET", "/readyz")
+        assert status == 503 and body["services"]["accounts"] == "unreachable"
+    finally:
+        stack.spawn(accounts)
+        stack.wait_ready(30)
+    assert (await api.request("GET", "/api/v1/balance", key=account["key"]))[0] == 200
