@@ -47,8 +47,13 @@ class Runtime:
     relay: OutboxRelay | None = None
 
 
+LIVENESS = "liveness"
+
+
 class ProbingHealth(HealthServicer):
-    """Standard health service whose Check also verifies the database and NATS are reachable."""
+    """Standard health service. Checking the "" service (readiness) also verifies that the database
+    and NATS are reachable; checking "liveness" only says the process serves (a database outage
+    must not get every replica restarted)."""
 
     def __init__(self, runtime: Runtime):
         super().__init__()
@@ -56,7 +61,7 @@ class ProbingHealth(HealthServicer):
 
     async def Check(self, request, context):
         reply = await super().Check(request, context)
-        if reply.status != health_pb2.HealthCheckResponse.SERVING:
+        if reply.status != health_pb2.HealthCheckResponse.SERVING or request.service == LIVENESS:
             return reply
         try:
             async with asyncio.timeout(2.0):
@@ -107,7 +112,7 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
     if bound == 0:
         raise SystemExit(f"{name}: cannot listen on port {port}")
     await server.start()
-    for svc in ("", *service_names):
+    for svc in ("", LIVENESS, *service_names):
         await health.set(svc, health_pb2.HealthCheckResponse.SERVING)
     log.info("%s serving gRPC on port %s", name, port)
 

@@ -131,3 +131,20 @@ def test_migrations_are_idempotent(stack):
 
     upgrade_all(stack.database_url)
     upgrade_all(stack.database_url)
+
+
+async def test_liveness_ignores_the_database_but_readiness_does_not(stack, monkeypatch):
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    broken = make_url(stack.database_url).set(database=f"missing_{uuid.uuid4().hex[:6]}").render_as_string(False)
+    port, stop, task = await _serving(stack, monkeypatch, database_url=broken)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+            health = health_pb2_grpc.HealthStub(ch)
+            live = await health.Check(health_pb2.HealthCheckRequest(service="liveness"))
+            ready = await health.Check(health_pb2.HealthCheckRequest(service=""))
+        assert live.status == health_pb2.HealthCheckResponse.SERVING
+        assert ready.status == health_pb2.HealthCheckResponse.NOT_SERVING
+    finally:
+        stop.set()
+        await task
