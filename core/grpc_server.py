@@ -137,6 +137,7 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
 
 
 def main(name: str, port: int, settings: Settings, register: Register, outbox_table: sa.Table | None = None) -> None:
+    settings.require_real_secret()
     logs.configure(settings.log_level)
     try:
         import uvloop

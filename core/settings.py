@@ -22,6 +22,9 @@ class Secret(str):
     __str__ = __repr__
 
 
+DEV_SECRET = "dev-only-insecure-secret-change-me"
+
+
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return int(raw) if raw not in (None, "") else default
@@ -50,6 +53,11 @@ class Settings:
     grpc_timeout_seconds: float = 10.0
     environment: str = "production"
 
+    def require_real_secret(self) -> None:
+        """Outside the local stack, refuse to start with the built-in development secret."""
+        if self.environment != "local" and self.secret_key.reveal() == DEV_SECRET:
+            raise SystemExit("SWITCHBOARD_SECRET_KEY must be set (a long random value) outside the local stack")
+
     def __repr__(self) -> str:  # never print secrets, even by accident
         return f"Settings(nats_url={self.nats_url!r}, http_port={self.http_port}, home={str(self.home)!r})"
 
@@ -66,7 +74,7 @@ def load() -> Settings:
         public_base_url=os.environ.get("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
         accounts_addr=os.environ.get("ACCOUNTS_ADDR", "127.0.0.1:50051"),
         accounts_grpc_port=_int("ACCOUNTS_GRPC_PORT", 50051),
-        secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", "dev-only-insecure-secret-change-me")),
+        secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
         trusted_proxies=_list("TRUSTED_PROXIES"),
         signup_limit_per_hour=_int("SIGNUP_LIMIT_PER_HOUR", 5),

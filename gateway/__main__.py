@@ -8,6 +8,7 @@ from gateway.app import build_app
 
 if __name__ == "__main__":
     cfg = settings.load()
+    cfg.require_real_secret()
     logs.configure(cfg.log_level)
     telemetry.configure("gateway")
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import shutil
 import tempfile
 import uuid
 from pathlib import Path
@@ -40,7 +41,7 @@ def _fresh_external_database() -> tuple[str, str] | None:
 
 
 @pytest.fixture(scope="session")
-def stack():
+def stack(request):
     home = Path(tempfile.mkdtemp(prefix="switchboard-test-"))
     external = _fresh_external_database()
     s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
@@ -51,6 +52,10 @@ def stack():
         yield s
     finally:
         s.stop()
+        if request.session.testsfailed:
+            print(f"\nstack logs kept in {s.logs}")
+        else:
+            shutil.rmtree(home, ignore_errors=True)
         if external:
             async def drop():
                 conn = await asyncpg.connect(external[0])

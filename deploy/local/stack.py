@@ -7,6 +7,7 @@ used instead of the embedded ones.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -74,12 +75,22 @@ class Stack:
             "SWITCHBOARD_HOME": str(self.home),
             "SWITCHBOARD_ENV": "local",
             "PORT": str(self.http_port),
+            "SWITCHBOARD_SECRET_KEY": os.environ.get("SWITCHBOARD_SECRET_KEY") or self.secret_key(),
             "PUBLIC_BASE_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url),
             "ACCOUNTS_ADDR": f"127.0.0.1:{accounts.port}",
             "ACCOUNTS_GRPC_PORT": str(accounts.port),
             **self.extra_env,
         }
         return env
+
+    def secret_key(self) -> str:
+        """This data folder's own key-hashing secret, made on first start and kept with the data."""
+        path = self.home / "secret_key"
+        if not path.exists():
+            self.home.mkdir(parents=True, exist_ok=True)
+            path.touch(mode=0o600)
+            path.write_text(secrets.token_urlsafe(48))
+        return path.read_text().strip()
 
     def start(self) -> None:
         if not port_is_free(self.http_port):

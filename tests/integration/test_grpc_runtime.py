@@ -148,3 +148,12 @@ async def test_liveness_ignores_the_database_but_readiness_does_not(stack, monke
     finally:
         stop.set()
         await task
+
+
+def test_production_refuses_the_development_secret(monkeypatch):
+    monkeypatch.delenv("SWITCHBOARD_SECRET_KEY", raising=False)
+    monkeypatch.setenv("SWITCHBOARD_ENV", "production")
+    with pytest.raises(SystemExit, match="SWITCHBOARD_SECRET_KEY"):
+        settings.load().require_real_secret()
+    monkeypatch.setenv("SWITCHBOARD_SECRET_KEY", "a-long-random-value")
+    settings.load().require_real_secret()
