@@ -39,6 +39,26 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
 QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "default", "description", "items"}
 
 
+def nul_path(value, path: str = "") -> str | None:
+    """Where a NUL character hides in a JSON value (PostgreSQL text cannot store it), or None."""
+    if isinstance(value, str):
+        return (path or "body") if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if "\x00" in key:
+                return where
+            found = nul_path(item, where)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = nul_path(item, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def coerce_query(schema: dict, params: MultiDictProxy) -> dict:
     """Query strings to typed values as the schema declares (integers, booleans, arrays), then checked.
 
@@ -53,6 +73,8 @@ def coerce_query(schema: dict, params: MultiDictProxy) -> dict:
             continue  # unknown parameters are ignored
         kind = spec.get("type")
         values = params.getall(name)
+        if any("\x00" in v for v in values):
+            raise ServiceError("invalid_request", f"{name} must not contain NUL characters")
         if kind == "array":
             out[name] = [p for v in values for p in v.split(",") if p]
             continue

@@ -207,7 +207,8 @@ ROUTES = [
           description="Limited to 5 signups per hour per client address (429 rate_limited with Retry-After). "
           "Payment capture and provisioning of the intake agent and phone number arrive in a later release: until "
           "then provisioning_deferred is always true, agent_id and phone_number are null, payment_capture is "
-          "'card_checkout' and checkout_url is omitted. dashboard_magic_link signs the owner in once."),
+          "'card_checkout' and checkout_url is omitted. dashboard_magic_link signs the owner in once within 24 "
+          "hours; the dashboard session it opens lasts 7 days."),
     Route("GET", f"{V1}/keys", list_keys, "List the account's API keys (without secrets)", "keys", auth=SESSION,
           response="ApiKeyList", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListKeys",)),
     Route("POST", f"{V1}/keys", create_key, "Create an API key; the full key is shown once", "keys", auth=SESSION,

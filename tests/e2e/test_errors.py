@@ -63,3 +63,18 @@ async def test_per_key_rate_limit_with_retry_after(api, account):
     assert int(headers["Retry-After"]) >= 1
     # other keys are unaffected
     assert (await api.request("GET", "/api/v1/balance", key=account["key"]))[0] == 200
+
+
+async def test_nul_characters_are_refused_by_name(api, account):
+    key, bid = account["key"], account["business_id"]
+    for body, field in (({"name": "a\u0000b"}, "name"), ({"name": "ok", "metadata": {"k": ["x", "\u0000"]}}, "metadata.k[1]"),
+                        ({"name": "ok", "metadata": {"\u0000": 1}}, "metadata.")):
+        status, reply, _ = await api.request("POST", "/api/v1/workspaces", key=key, json=body)
+        assert_error(status, reply, 400, "invalid_request")
+        assert field in reply["error"]["message"]
+    status, reply, _ = await api.request("PATCH", "/api/v1/workspaces", key=key, json={"id": bid, "name": "\u0000"})
+    assert_error(status, reply, 400, "invalid_request")
+    status, reply, _ = await api.request("GET", "/api/v1/workspaces", key=key, params={"after": "2026\u0000"})
+    assert_error(status, reply, 400, "invalid_request")
+    status, reply, _ = await api.request("POST", "/api/v1/signup", json={"business_name": "\u0000", "email": "n@example.com"})
+    assert_error(status, reply, 400, "validation_error")
