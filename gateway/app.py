@@ -46,8 +46,8 @@ async def _read_body(request: web.Request, route: Route) -> dict:
             raise ServiceError("invalid_request", f"request body is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ServiceError("invalid_request", "request body must be a JSON object")
-    if b"\\u0000" in raw and (where := validation.nul_path(data)):  # only an escape can carry one into JSON
-        raise ServiceError(route.validation_code, f"{where} must not contain NUL (\\u0000) characters")
+    if validation.SUSPECT_ESCAPE.search(raw) and (where := validation.unstorable_text_path(data)):
+        raise ServiceError(route.validation_code, f"{where} must be valid text without NUL characters")
     validation.check(route.body, data, route.validation_code)
     return data
 

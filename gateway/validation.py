@@ -1,6 +1,8 @@
 """Request validation against the route table's JSON Schemas (draft 2020-12)."""
 from __future__ import annotations
 
+import re
+
 from jsonschema import Draft202012Validator
 from multidict import MultiDictProxy
 
@@ -39,21 +41,35 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
 QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "default", "description", "items"}
 
 
-def nul_path(value, path: str = "") -> str | None:
-    """Where a NUL character hides in a JSON value (PostgreSQL text cannot store it), or None."""
+# JSON escapes that can smuggle in text no database or protobuf accepts: NUL and lone surrogates.
+SUSPECT_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+
+
+def _unstorable(text: str) -> bool:
+    if "\x00" in text:
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return True
+    return False
+
+
+def unstorable_text_path(value, path: str = "") -> str | None:
+    """Where a JSON value holds text that cannot be stored (NUL, lone surrogate), or None."""
     if isinstance(value, str):
-        return (path or "body") if "\x00" in value else None
+        return (path or "body") if _unstorable(value) else None
     if isinstance(value, dict):
         for key, item in value.items():
             where = f"{path}.{key}" if path else str(key)
-            if "\x00" in key:
+            if _unstorable(key):
                 return where
-            found = nul_path(item, where)
+            found = unstorable_text_path(item, where)
             if found:
                 return found
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            found = nul_path(item, f"{path}[{i}]")
+            found = unstorable_text_path(item, f"{path}[{i}]")
             if found:
                 return found
     return None

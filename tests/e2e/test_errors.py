@@ -78,3 +78,8 @@ async def test_nul_characters_are_refused_by_name(api, account):
     assert_error(status, reply, 400, "invalid_request")
     status, reply, _ = await api.request("POST", "/api/v1/signup", json={"business_name": "\u0000", "email": "n@example.com"})
     assert_error(status, reply, 400, "validation_error")
+    lone_surrogate = b'{"business_name": "\\ud800", "email": "s@example.com"}'
+    status, reply, _ = await api.request("POST", "/api/v1/signup", data=lone_surrogate,
+                                         headers={"Content-Type": "application/json"})
+    assert_error(status, reply, 400, "validation_error")
+    assert "business_name" in reply["error"]["message"]
