@@ -25,7 +25,7 @@ SIGNUP_REQUEST = _obj({
     "email": {"type": "string", "minLength": 3, "maxLength": 320, "format": "email"},
     "business_type": {"type": "string", "maxLength": 100},
     "website": {"type": "string", "maxLength": 2000, "format": "uri"},
-    "phone_forward_to": {"type": "string", "description": "E.164, e.g. +14155550123"},
+    "phone_forward_to": {"type": "string", "pattern": r"^\+[1-9][0-9]{5,14}$", "description": "E.164, e.g. +14155550123"},
     "plan_id": {"type": "string", "enum": ["starter", "growth", "scale"], "default": "starter"},
 }, ("business_name", "email"))
 

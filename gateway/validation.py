@@ -88,7 +88,9 @@ def coerce_query(schema: dict, params: MultiDictProxy) -> dict:
         if spec is None:
             continue  # unknown parameters are ignored
         kind = spec.get("type")
-        values = params.getall(name)
+        values = [v for v in params.getall(name) if v != ""]  # "after=" means no cursor, not a bad one
+        if not values:
+            continue
         if any("\x00" in v for v in values):
             raise ServiceError("invalid_request", f"{name} must not contain NUL characters")
         if kind == "array":

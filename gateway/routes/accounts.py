@@ -195,7 +195,8 @@ async def balance(call: Call):
 def _page_query(default: int, maximum: int, **extra) -> dict:
     return {"type": "object", "properties": {
         "limit": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
-        "after": {"type": "string", "description": "cursor: created_at of the last item of the previous page"},
+        "after": {"type": "string", "format": "date-time",
+                  "description": "cursor: created_at of the last item of the previous page"},
         **extra}}
 
 

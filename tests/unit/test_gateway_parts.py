@@ -92,3 +92,9 @@ def test_query_checks_bounds_enums_formats_and_required():
         with pytest.raises(ServiceError) as err:
             validation.coerce_query(schema, MultiDictProxy(MultiDict(params)))
         assert fragment in err.value.message
+
+
+def test_empty_query_values_count_as_absent():
+    schema = {"type": "object", "properties": {"after": {"type": "string", "format": "date-time"},
+                                               "limit": {"type": "integer", "minimum": 1, "maximum": 5}}}
+    assert validation.coerce_query(schema, MultiDictProxy(MultiDict([("after", ""), ("limit", "")]))) == {}
