@@ -178,7 +178,10 @@ def _lifecycle(settings: Settings):
         accounts = Client(accounts_pb2_grpc.AccountsStub(accounts_channel), settings.grpc_timeout_seconds)
         bus = EventBus(settings.nats_url, "gateway")
         auth = Authenticator(accounts)
-        usage = UsageWriter(accounts)
+        # Usage batches get their own connection: a large message on the request channel would hold
+        # requests behind it in HTTP/2 flow control.
+        usage_channel = rpc.channel(settings.accounts_addr)
+        usage = UsageWriter(Client(accounts_pb2_grpc.AccountsStub(usage_channel), settings.grpc_timeout_seconds))
         usage.start()
         app[DEPS] = Deps(settings=settings, channels={"accounts": accounts_channel}, accounts=accounts, auth=auth,
                          usage=usage, limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
@@ -187,6 +190,7 @@ def _lifecycle(settings: Settings):
         attach.cancel()
         await usage.stop()
         await bus.close()
+        await usage_channel.close()
         await accounts_channel.close()
 
     return ctx

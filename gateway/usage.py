@@ -10,6 +10,8 @@ import asyncio
 import logging
 import time
 
+import grpc
+
 from core.background import Background
 from core.ids import new_id
 from switchboard.v1 import accounts_pb2
@@ -64,10 +66,16 @@ class UsageWriter(Background):
                 return
             except asyncio.CancelledError:
                 raise
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:  # never storable: retrying would block the log
+                    log.error("usage log: batch of %d refused and dropped: %s", len(entries), exc.details())
+                    return
+                reason = exc.code().name
             except Exception as exc:  # noqa: BLE001 - keep the batch, retry
-                log.warning("usage log: accounts unreachable (%s); retrying in %.1fs", exc, backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 10.0)
+                reason = str(exc)
+            log.warning("usage log: accounts unreachable (%s); retrying in %.1fs", reason, backoff)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 10.0)
 
     async def run(self) -> None:
         while True:

@@ -46,3 +46,17 @@ async def test_a_stopped_service_is_a_clear_503_and_recovery_is_automatic(api, a
         stack.spawn(accounts)
         stack.wait_ready(30)
     assert (await api.request("GET", "/api/v1/balance", key=account["key"]))[0] == 200
+
+
+async def test_usage_writer_drops_a_refused_batch_instead_of_blocking_the_log(stack):
+    """A batch the accounts service can never store is dropped (and logged), not retried forever."""
+    import asyncio
+
+    from core import rpc
+    from gateway.usage import UsageWriter
+    from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
+
+    async with rpc.channel(f"127.0.0.1:{stack.process('accounts').port}") as channel:
+        writer = UsageWriter(rpc.Client(accounts_pb2_grpc.AccountsStub(channel), 5.0))
+        bad = accounts_pb2.UsageEntry(endpoint="/x", method="GET", status_code=200, account_id="nope", api_key_id="nope")
+        await asyncio.wait_for(writer._send([bad]), 5.0)
