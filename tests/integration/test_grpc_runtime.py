@@ -2,6 +2,7 @@
 import asyncio
 import signal
 import uuid
+from contextlib import asynccontextmanager
 
 import grpc
 import pytest
@@ -33,7 +34,9 @@ def tracing():
     trace.set_tracer_provider(provider)
 
 
-async def _serving(stack, monkeypatch, database_url=None):
+@asynccontextmanager
+async def serving(stack, monkeypatch, database_url=None):
+    """The real accounts servicer in this process (so spans can be inspected), on its own port."""
     port = free_port()
     monkeypatch.setenv("DATABASE_URL", database_url or stack.database_url)
     monkeypatch.setenv("NATS_URL", stack.nats_url)
@@ -46,7 +49,15 @@ async def _serving(stack, monkeypatch, database_url=None):
             break
         except OSError:
             await asyncio.sleep(0.05)
-    return port, stop, task
+    try:
+        yield port
+    finally:
+        stop.set()
+        await task
+
+
+def missing_database(stack) -> str:
+    return make_url(stack.database_url).set(database=f"missing_{uuid.uuid4().hex[:6]}").render_as_string(False)
 
 
 def _tenant_md(business_id="00000000-0000-0000-0000-000000000001"):
@@ -54,15 +65,10 @@ def _tenant_md(business_id="00000000-0000-0000-0000-000000000001"):
 
 
 async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
-    port, stop, task = await _serving(stack, monkeypatch)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
-            stub = Client(accounts_pb2_grpc.AccountsStub(ch), 5.0)
-            with trace.get_tracer("test").start_as_current_span("client-request") as parent:
-                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md())
-    finally:
-        stop.set()
-        await task
+    async with serving(stack, monkeypatch) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        stub = Client(accounts_pb2_grpc.AccountsStub(ch), 5.0)
+        with trace.get_tracer("test").start_as_current_span("client-request") as parent:
+            await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md())
     server_spans = [s for s in EXPORTER.get_finished_spans() if s.name.endswith("/ListWorkspaces")]
     assert server_spans, "the server interceptor made no span"
     span = server_spans[-1]
@@ -71,40 +77,30 @@ async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
 
 
 async def test_errors_carry_the_public_code_and_internal_errors_leak_nothing(stack, monkeypatch):
-    broken = make_url(stack.database_url).set(database=f"missing_{uuid.uuid4().hex[:6]}").render_as_string(False)
-    port, stop, task = await _serving(stack, monkeypatch, database_url=broken)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
-            stub = accounts_pb2_grpc.AccountsStub(ch)
-            with pytest.raises(grpc.aio.AioRpcError) as bad:
-                await stub.UpdateWorkspace(accounts_pb2.UpdateWorkspaceRequest(id="nope"), metadata=_tenant_md())
-            assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-            status = rpc_status.from_call(bad.value)
-            info = error_details_pb2.ErrorInfo()
-            status.details[0].Unpack(info)
-            assert info.reason == "invalid_request" and "UUID" in status.message
-            with pytest.raises(grpc.aio.AioRpcError) as internal:
-                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=5)),
-                                          metadata=_tenant_md())
-            assert internal.value.code() == grpc.StatusCode.INTERNAL
-            assert "missing_" not in internal.value.details() and "asyncpg" not in internal.value.details()
-            assert from_rpc_error(internal.value).code == "internal_error"
-    finally:
-        stop.set()
-        await task
+    async with serving(stack, monkeypatch, missing_database(stack)) as port, \
+            grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        stub = accounts_pb2_grpc.AccountsStub(ch)
+        with pytest.raises(grpc.aio.AioRpcError) as bad:
+            await stub.UpdateWorkspace(accounts_pb2.UpdateWorkspaceRequest(id="nope"), metadata=_tenant_md())
+        assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        status = rpc_status.from_call(bad.value)
+        info = error_details_pb2.ErrorInfo()
+        status.details[0].Unpack(info)
+        assert info.reason == "invalid_request" and "UUID" in status.message
+        with pytest.raises(grpc.aio.AioRpcError) as internal:
+            await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=5)),
+                                      metadata=_tenant_md())
+        assert internal.value.code() == grpc.StatusCode.INTERNAL
+        assert "missing_" not in internal.value.details() and "asyncpg" not in internal.value.details()
+        assert from_rpc_error(internal.value).code == "internal_error"
 
 
 async def test_deadline_is_enforced(stack, monkeypatch):
-    port, stop, task = await _serving(stack, monkeypatch)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
-            stub = accounts_pb2_grpc.AccountsStub(ch)
-            with pytest.raises(grpc.aio.AioRpcError) as err:
-                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(), timeout=0.0001)
-            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    finally:
-        stop.set()
-        await task
+    async with serving(stack, monkeypatch) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        stub = accounts_pb2_grpc.AccountsStub(ch)
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(), timeout=0.0001)
+        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
 
 
 def test_sigterm_drains_and_exits_cleanly(stack):
@@ -136,18 +132,13 @@ def test_migrations_are_idempotent(stack):
 async def test_liveness_ignores_the_database_but_readiness_does_not(stack, monkeypatch):
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    broken = make_url(stack.database_url).set(database=f"missing_{uuid.uuid4().hex[:6]}").render_as_string(False)
-    port, stop, task = await _serving(stack, monkeypatch, database_url=broken)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
-            health = health_pb2_grpc.HealthStub(ch)
-            live = await health.Check(health_pb2.HealthCheckRequest(service="liveness"))
-            ready = await health.Check(health_pb2.HealthCheckRequest(service=""))
-        assert live.status == health_pb2.HealthCheckResponse.SERVING
-        assert ready.status == health_pb2.HealthCheckResponse.NOT_SERVING
-    finally:
-        stop.set()
-        await task
+    async with serving(stack, monkeypatch, missing_database(stack)) as port, \
+            grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        health = health_pb2_grpc.HealthStub(ch)
+        live = await health.Check(health_pb2.HealthCheckRequest(service="liveness"))
+        ready = await health.Check(health_pb2.HealthCheckRequest(service=""))
+    assert live.status == health_pb2.HealthCheckResponse.SERVING
+    assert ready.status == health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 def test_production_refuses_the_development_secret(monkeypatch):
