@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 import nats
@@ -36,8 +37,16 @@ def subject_for(event_type: str) -> str:
 async def connect(url: str, name: str) -> Client:
     """A connection that keeps reconnecting forever; callers survive NATS restarts."""
 
-    async def on_error(exc):  # nats-py logs via this callback; keep it quiet and short
-        log.debug("nats: %s", exc)
+    last_warning = 0.0
+
+    async def on_error(exc):
+        # nats-py reports every failed (re)connect attempt here, twice a second while NATS is
+        # down: say so at most every 10 seconds, in one short line.
+        nonlocal last_warning
+        now = time.monotonic()
+        if now - last_warning >= 10:
+            last_warning = now
+            log.warning("%s: NATS at %s unreachable, retrying: %s", name, url, exc or type(exc).__name__)
 
     return await nats.connect(
         url,
