@@ -17,7 +17,6 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, StreamConfig
 from nats.js.errors import NotFoundError
-from opentelemetry import context as otel_context
 
 from core import telemetry
 from core.background import Background
@@ -159,6 +158,7 @@ class DurableConsumer(Background):
         self.filter_subject = filter_subject
         self.batch = batch
         self.task_name = f"consumer-{durable}"
+        self.tracer = telemetry.tracer("switchboard.consumer")
         self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
                                      ack_wait=ack_wait, filter_subject=filter_subject)
 
@@ -169,9 +169,9 @@ class DurableConsumer(Background):
             log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
             await msg.term()
             return
-        token = otel_context.attach(telemetry.extract(dict(msg.headers or {})))
         try:
-            await self.handler(event)
+            with telemetry.continue_trace(self.tracer, f"consume {msg.subject}", msg.headers or {}):
+                await self.handler(event)
         except PermanentError as exc:
             log.error("consumer %s: event %s terminated: %s", self.durable, event.get("event_id"), exc)
             await msg.term()
@@ -183,8 +183,6 @@ class DurableConsumer(Background):
             await msg.nak(delay=delay)
         else:
             await msg.ack()
-        finally:
-            otel_context.detach(token)
 
     async def run(self) -> None:
         sub = None

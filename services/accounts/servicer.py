@@ -185,7 +185,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             api_key=api_key, business_id=business_id, dashboard_url=f"{self.base_url}/dashboard",
             provisioning_deferred=True, payment_capture=domain.HOSTED_CHECKOUT,
             dashboard_magic_link=f"{self.base_url}/dashboard/login?token={magic}")
-        reply.trial_ends_at.FromDatetime(trial_ends_at)
+        _ts(trial_ends_at, reply, "trial_ends_at")
         return reply
 
     # -- keys and sessions -------------------------------------------------------
@@ -225,7 +225,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             await conn.execute(sessions.insert().values(token_hash=self._hash(token), account_id=row.account_id,
                                                         created_at=now, expires_at=expires_at))
         reply = accounts_pb2.DashboardSession(session_token=token, account_id=str(row.account_id))
-        reply.expires_at.FromDatetime(expires_at)
+        _ts(expires_at, reply, "expires_at")
         return reply
 
     async def ListKeys(self, request, context):
@@ -424,7 +424,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 e.call_id = r.call_id
             if r.business_id is not None:
                 e.business_id = str(r.business_id)
-            e.created_at.FromDatetime(r.created_at)
+            _ts(r.created_at, e, "created_at")
             entries.append(e)
         return accounts_pb2.ListUsageReply(usage=entries, page=common_pb2.PageInfo(has_more=has_more))
 
