@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 import asyncpg
 import grpc
@@ -45,6 +45,8 @@ class Runtime:
     pool: asyncpg.Pool
     bus: EventBus
     relay: OutboxRelay | None = None
+    # Run at shutdown after the server stopped, before the database and bus close (provider clients, loaders).
+    on_stop: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
 
 LIVENESS = "liveness"
@@ -128,6 +130,8 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
     log.info("%s shutting down", name)
     await health.enter_graceful_shutdown()
     await server.stop(GRACE_SECONDS)
+    for hook in runtime.on_stop:
+        await hook()
     if runtime.relay:
         await runtime.relay.stop()
     await bus.close()

@@ -44,6 +44,8 @@ class Settings:
     public_base_url: str
     accounts_addr: str
     accounts_grpc_port: int
+    agents_addr: str
+    agents_grpc_port: int
     secret_key: Secret
     log_level: str
     # Client addresses whose X-Forwarded-For header is trusted (load balancers).
@@ -52,6 +54,15 @@ class Settings:
     key_rate_limit_per_minute: int = 600
     grpc_timeout_seconds: float = 10.0
     environment: str = "production"
+    # The voice-AI provider (its public REST API; the local stack points it at the simulator).
+    voice_api_url: str = "https://api.vapi.ai"
+    voice_api_key: Secret = Secret("")
+    # Per attempt; with retries the whole call stays inside the gateway's 30 s deadline for agents calls.
+    voice_timeout_seconds: float = 5.0
+    # Our SIP trunk credential at the voice provider: pool numbers are imported through it.
+    voice_sip_credential_id: str = ""
+    # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
+    number_pool_file: str = ""
 
     def require_real_secret(self) -> None:
         """Outside the local stack, refuse to start with the built-in development secret."""
@@ -74,6 +85,8 @@ def load() -> Settings:
         public_base_url=os.environ.get("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
         accounts_addr=os.environ.get("ACCOUNTS_ADDR", "127.0.0.1:50051"),
         accounts_grpc_port=_int("ACCOUNTS_GRPC_PORT", 50051),
+        agents_addr=os.environ.get("AGENTS_ADDR", "127.0.0.1:50052"),
+        agents_grpc_port=_int("AGENTS_GRPC_PORT", 50052),
         secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
         trusted_proxies=_list("TRUSTED_PROXIES"),
@@ -81,4 +94,9 @@ def load() -> Settings:
         key_rate_limit_per_minute=_int("KEY_RATE_LIMIT_PER_MINUTE", 600),
         grpc_timeout_seconds=float(os.environ.get("GRPC_TIMEOUT_SECONDS", "10")),
         environment=os.environ.get("SWITCHBOARD_ENV", "production"),
+        voice_api_url=os.environ.get("VOICE_API_URL", "https://api.vapi.ai").rstrip("/"),
+        voice_api_key=Secret(os.environ.get("VOICE_API_KEY", "")),
+        voice_timeout_seconds=float(os.environ.get("VOICE_TIMEOUT_SECONDS", "5")),
+        voice_sip_credential_id=os.environ.get("VOICE_SIP_CREDENTIAL_ID", ""),
+        number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
     )

@@ -25,11 +25,14 @@ from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, Call, Route, all_routes
 from gateway.usage import UsageWriter
-from switchboard.v1 import accounts_pb2_grpc
+from switchboard.v1 import accounts_pb2_grpc, agents_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
+# Deadline of calls to a service that waits on an external provider: the provider client's own
+# per-attempt timeout times its attempts must fit inside it (see core.settings voice_timeout_seconds).
+PROVIDER_CALL_SECONDS = 30.0
 
 
 async def _read_body(request: web.Request, route: Route) -> dict:
@@ -162,8 +165,12 @@ def build_app(settings: Settings) -> web.Application:
     app = web.Application(client_max_size=MAX_BODY_BYTES)
     routes = all_routes()
     app[ROUTE_TABLE] = routes
-    for route in routes:
-        app.router.add_route(route.method, route.path, make_handler(route))
+    # All methods of a path on one aiohttp resource, wherever they stand in the table (a path split over
+    # two resources would answer 405 for the methods of the second).
+    for path in dict.fromkeys(r.path for r in routes):
+        resource = app.router.add_resource(path)
+        for route in (r for r in routes if r.path == path):
+            resource.add_route(route.method, make_handler(route))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     pages.add_routes(app)
@@ -174,16 +181,25 @@ def build_app(settings: Settings) -> web.Application:
 
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
-        accounts_channel = rpc.channel(settings.accounts_addr)
-        accounts = Client(accounts_pb2_grpc.AccountsStub(accounts_channel), settings.grpc_timeout_seconds)
-        bus = EventBus(settings.nats_url, "gateway")
-        auth = Authenticator(accounts)
+        channels: dict[str, grpc.aio.Channel] = {}
+
+        def client(name: str, address: str, stub_class, timeout: float) -> Client:
+            channels[name] = rpc.channel(address)
+            return Client(stub_class(channels[name]), timeout)
+
+        accounts = client("accounts", settings.accounts_addr, accounts_pb2_grpc.AccountsStub,
+                          settings.grpc_timeout_seconds)
+        # Agents calls wait on the voice provider (with its retries): they get a longer deadline.
+        agents = client("agents", settings.agents_addr, agents_pb2_grpc.AgentsStub,
+                        max(settings.grpc_timeout_seconds, PROVIDER_CALL_SECONDS))
         # Usage batches get their own connection: a large message on the request channel would hold
-        # requests behind it in HTTP/2 flow control.
+        # requests behind it in HTTP/2 flow control. (Not in `channels`: readiness probes each service once.)
         usage_channel = rpc.channel(settings.accounts_addr)
         usage = UsageWriter(Client(accounts_pb2_grpc.AccountsStub(usage_channel), settings.grpc_timeout_seconds))
         usage.start()
-        app[DEPS] = Deps(settings=settings, channels={"accounts": accounts_channel}, accounts=accounts, auth=auth,
+        bus = EventBus(settings.nats_url, "gateway")
+        auth = Authenticator(accounts)
+        app[DEPS] = Deps(settings=settings, channels=channels, accounts=accounts, agents=agents, auth=auth,
                          usage=usage, limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
         attach = asyncio.create_task(_attach_invalidations(bus, auth))
         yield
@@ -191,7 +207,8 @@ def _lifecycle(settings: Settings):
         await usage.stop()
         await bus.close()
         await usage_channel.close()
-        await accounts_channel.close()
+        for channel in channels.values():
+            await channel.close()
 
     return ctx
 

@@ -21,6 +21,7 @@ class Deps:
     settings: Settings
     channels: dict[str, grpc.aio.Channel]
     accounts: Client  # of accounts_pb2_grpc.AccountsStub
+    agents: Client  # of agents_pb2_grpc.AgentsStub
     auth: Authenticator
     usage: UsageWriter
     limiter: TokenBuckets

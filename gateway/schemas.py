@@ -7,11 +7,12 @@ input contract with its own rules.
 from __future__ import annotations
 
 from gateway.convert import message_schema
-from switchboard.v1 import accounts_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
 NULLABLE_TIME = {"anyOf": [TIME, {"type": "null"}]}
+E164 = {"type": "string", "pattern": r"^\+[1-9][0-9]{5,14}$", "description": "E.164, e.g. +14155550123"}
 
 
 def _obj(props: dict, required: tuple[str, ...] = ()) -> dict:
@@ -25,7 +26,7 @@ SIGNUP_REQUEST = _obj({
     "email": {"type": "string", "minLength": 3, "maxLength": 320, "format": "email"},
     "business_type": {"type": "string", "maxLength": 100},
     "website": {"type": "string", "maxLength": 2000, "format": "uri"},
-    "phone_forward_to": {"type": "string", "pattern": r"^\+[1-9][0-9]{5,14}$", "description": "E.164, e.g. +14155550123"},
+    "phone_forward_to": E164,
     "plan_id": {"type": "string", "enum": ["starter", "growth", "scale"], "default": "starter"},
 }, ("business_name", "email"))
 
@@ -61,6 +62,98 @@ WORKSPACE_UPDATE = _obj({
     "action": {"type": "string", "enum": ["pause", "resume", "cancel", "teardown"]},
 }, ("id",))
 
+# -- agents ------------------------------------------------------------------------------
+
+VOICE = _obj({"provider": {"type": "string", "minLength": 1}, "voiceId": {"type": "string", "minLength": 1}},
+             ("provider",))
+VOICE["description"] = "the voice at the provider; omitted: the provider's default voice"
+MODEL = _obj({"provider": {"type": "string", "minLength": 1, "default": "openai"},
+              "model": {"type": "string", "minLength": 1, "default": "gpt-4.1"},
+              "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 0.7}})
+PROMPT = {"type": "string", "minLength": 1, "maxLength": 50000}
+GREETING = {"type": "string", "maxLength": 1000}
+EXPECTED_VERSION = {"type": "integer", "minimum": 1, "description": "owner-edit guard: refuse with 409 conflict if "
+                    "the agent is no longer at this version (see GET /api/v1/agents/versions)"}
+AGENT_CREATE = _obj({
+    "business_id": UUID,
+    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "system_prompt": {**PROMPT, "description": "the inbound prompt"},
+    "first_message": {**GREETING, "default": "Hello! How can I help you today?"},
+    "voice": VOICE,
+    "model": MODEL,
+    "metadata": {"type": "object"},
+}, ("business_id", "name", "system_prompt"))
+AGENT_UPDATE = _obj({
+    "id": UUID,
+    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "inbound_prompt": {**PROMPT, "description": "synced to the provider assistant"},
+    "system_prompt": {**PROMPT, "description": "legacy alias of inbound_prompt", "deprecated": True},
+    "outbound_prompt": {"type": "string", "maxLength": 50000, "description": "applied at call time; empty clears"},
+    "sms_prompt": {"type": "string", "maxLength": 50000, "description": "empty clears"},
+    "first_message": {**GREETING, "minLength": 1, "description": "inbound greeting"},
+    "outbound_first_message": {**GREETING, "description": "opening line of outbound calls; empty clears"},
+    "outbound_llm": {"type": "string", "maxLength": 100, "description": "model for outbound calls; empty clears"},
+    "sms_llm": {"type": "string", "maxLength": 100, "description": "model for SMS replies; empty clears"},
+    "voice": VOICE,
+    "model": {**MODEL, "description": "merged into the current model"},
+    "metadata": METADATA,
+    "provider_config": {"type": "object", "description": "provider assistant settings, forwarded after sanitizing: "
+                        "only the setting groups startSpeakingPlan, stopSpeakingPlan, endCallPhrases, endCallMessage, "
+                        "transcriber, analysisPlan, artifactPlan, backgroundSpeechDenoisingPlan, monitorPlan, "
+                        "maxDurationSeconds (10-43200), voicemailMessage, voicemailDetection, backgroundSound and "
+                        "firstMessageMode pass; other keys are dropped and listed in ignored_provider_config. "
+                        "analysisPlan.structuredDataPlan is always the built-in lead collection."},
+    "expected_version": EXPECTED_VERSION,
+}, ("id",))
+PERSONA = _obj({
+    "lead_name": {"type": "string", "minLength": 1, "maxLength": 5000},
+    "scenario": {"type": "string", "minLength": 1, "maxLength": 5000},
+    "objective": {"type": "string", "maxLength": 5000},
+    "script": {"type": "string", "maxLength": 5000},
+    "persona_traits": {"type": "string", "maxLength": 5000},
+    "callback_number": {"type": "string", "maxLength": 5000},
+    "facts_to_reveal": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
+                        "description": "shared only when asked"},
+    "facts_to_withhold": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
+                          "description": "never volunteered"},
+}, ("lead_name", "scenario"))
+PERSONA_LOAD = _obj({
+    "agent_id": {**UUID, "description": "required (id is accepted too)"},
+    "id": {**UUID, "description": "alias of agent_id"},
+    "persona": PERSONA,
+    "voice": VOICE,
+    "model": MODEL,
+    "first_message": {**GREETING, "minLength": 1, "description": "overrides the opening line derived from the persona"},
+    "expected_version": EXPECTED_VERSION,
+    "force": {"type": "boolean", "default": False,
+              "description": "replace an inbound prompt the owner wrote (owner-edit guard)"},
+}, ("persona",))
+SMS_PROMPT_UPDATE = _obj({
+    "agent_id": UUID,
+    "sms_prompt": PROMPT,
+    "reason": {"type": "string", "maxLength": 1000, "description": "audit note"},
+}, ("agent_id", "sms_prompt"))
+ROLLBACK = _obj({
+    "agent_id": UUID,
+    "version": {"type": "integer", "minimum": 1, "description": "the version whose configuration is re-deployed"},
+    "expected_version": EXPECTED_VERSION,
+}, ("agent_id", "version"))
+
+# -- phone numbers -------------------------------------------------------------------------
+
+NUMBER_ASSIGN = _obj({
+    "business_id": {**UUID, "description": "needed when the key spans several businesses"},
+    "phone_number": {"type": "string", "maxLength": 32, "description": "E.164, e.g. +14155550123 (checked with "
+                     "libphonenumber: a number that does not exist is refused)"},
+    "agent_id": {**UUID, "description": "the agent that answers the number; omitted: no agent yet"},
+}, ("phone_number",))
+
+_AGENT_VERSION = message_schema(agents_pb2.AgentVersion.DESCRIPTOR, omit=("config_snapshot",))
+_NUMBER = message_schema(agents_pb2.PhoneNumber.DESCRIPTOR)
+_LEGACY_NUMBER = _obj({"id": UUID, "phone_number": E164, "agent_id": {"anyOf": [UUID, {"type": "null"}]},
+                       "business_id": UUID, "created_at": TIME},
+                      ("id", "phone_number", "agent_id", "business_id", "created_at"))
+
 _KEY = message_schema(accounts_pb2.ApiKey.DESCRIPTOR, omit=("key",))
 _KEY_WITH_SECRET = message_schema(accounts_pb2.ApiKey.DESCRIPTOR)
 _WORKSPACE = message_schema(accounts_pb2.Workspace.DESCRIPTOR)
@@ -92,6 +185,34 @@ SCHEMAS: dict[str, dict] = {
                       ("usage", "has_more")),
     "BalanceEntry": _BALANCE,
     "Balance": _obj({"businesses": {"type": "array", "items": _ref("BalanceEntry")}}, ("businesses",)),
+    "AgentCreateRequest": AGENT_CREATE,
+    "AgentUpdateRequest": AGENT_UPDATE,
+    "PersonaLoadRequest": PERSONA_LOAD,
+    "SmsPromptUpdateRequest": SMS_PROMPT_UPDATE,
+    "AgentRollbackRequest": ROLLBACK,
+    "Agent": message_schema(agents_pb2.Agent.DESCRIPTOR),
+    "AgentSummary": message_schema(agents_pb2.AgentSummary.DESCRIPTOR),
+    "AgentList": _obj({"agents": {"type": "array", "items": _ref("AgentSummary")}, "has_more": {"type": "boolean"}},
+                      ("agents", "has_more")),
+    "AgentCreated": message_schema(agents_pb2.AgentCreated.DESCRIPTOR),
+    "AgentUpdated": message_schema(agents_pb2.AgentUpdated.DESCRIPTOR, omit=("rollback_of",)),
+    "AgentRolledBack": message_schema(agents_pb2.AgentUpdated.DESCRIPTOR),
+    "PersonaLoaded": message_schema(agents_pb2.PersonaLoaded.DESCRIPTOR),
+    "SmsPromptUpdated": message_schema(agents_pb2.UpdateSmsPromptReply.DESCRIPTOR),
+    "AgentVersion": _AGENT_VERSION,
+    "AgentVersionList": _obj({"agent_id": UUID, "versions": {"type": "array", "items": _ref("AgentVersion")},
+                              "has_more": {"type": "boolean"}}, ("agent_id", "versions", "has_more")),
+    "AgentVersionDetail": _obj({"agent_id": UUID, "version": message_schema(agents_pb2.AgentVersion.DESCRIPTOR)},
+                               ("agent_id", "version")),
+    "PhoneNumberAssignRequest": NUMBER_ASSIGN,
+    "PhoneNumber": _NUMBER,
+    "PhoneNumberList": _obj({"business_id": {"anyOf": [UUID, {"type": "null"}]},
+                             "phone_numbers": {"type": "array", "items": _ref("PhoneNumber")}},
+                            ("business_id", "phone_numbers")),
+    "AvailableNumberList": _obj({"numbers": {"type": "array", "items": message_schema(
+        agents_pb2.AvailableNumber.DESCRIPTOR)}, "has_more": {"type": "boolean"}}, ("numbers", "has_more")),
+    "PhoneNumberReleased": message_schema(agents_pb2.ReleasePhoneNumberReply.DESCRIPTOR),
+    "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}}, ("numbers",)),
     "Capabilities": _obj({
         "account_id": UUID,
         "key": _obj({"id": UUID, "scopes": {"type": "array", "items": {"type": "string"}},

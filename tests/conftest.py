@@ -135,3 +135,52 @@ async def account(api):
     yield {"signup": signup, "dashboard": dash, "key": full["key"], "read_key": signup["api_key"],
            "business_id": signup["business_id"]}
     await dash.close()
+
+
+@pytest.fixture
+async def other_key(api):
+    """A key with every scope of another account: it must see nothing of `account`'s data."""
+    other = await api.signup(business_name="Other Co")
+    dash = await api.dashboard(other)
+    try:
+        yield (await dash.create_key(name="other", scopes=["*"]))["key"]
+    finally:
+        await dash.close()
+
+
+class VoiceSimulator:
+    """The voice-provider simulator the stack runs: its API (with the stack's key) and its fault controls."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str, key: str):
+        self.session, self.url, self.key = session, url, key
+
+    async def request(self, method: str, path: str, json=None):
+        async with self.session.request(method, self.url + path, json=json,
+                                        headers={"Authorization": f"Bearer {self.key}"}) as r:
+            return r.status, await r.json(content_type=None)
+
+    async def fail_next(self, method: str, path: str, status: int, times: int = 1) -> None:
+        async with self.session.post(f"{self.url}/_simulator/faults",
+                                     json={"method": method, "path": path, "status": status, "times": times}) as r:
+            assert r.status in (200, 201), await r.text()
+
+    async def clear_faults(self) -> None:
+        async with self.session.delete(f"{self.url}/_simulator/faults") as r:
+            assert r.status in (200, 204), await r.text()
+
+
+@pytest.fixture
+async def voice(stack):
+    async with aiohttp.ClientSession() as session:
+        sim = VoiceSimulator(session, f"http://127.0.0.1:{stack.process('voice-simulator').port}",
+                             stack.home_secret("voice_api_key"))
+        yield sim
+        await sim.clear_faults()
+
+
+@pytest.fixture
+async def db(stack):
+    """A direct connection to the stack's database, for checks the API does not expose."""
+    conn = await asyncpg.connect(stack.database_url)
+    yield conn
+    await conn.close()

@@ -31,6 +31,7 @@ def main() -> int:
         print(f"  API:      {stack.base_url}/api/v1  (OpenAPI: {stack.base_url}/api/v1/openapi.json)")
         print(f"  Database: {'embedded PostgreSQL' if stack.postgres else 'DATABASE_URL'}; "
               f"events: {'embedded NATS JetStream' if stack.nats else 'NATS_URL'}")
+        print(f"  Voice:    {'VOICE_API_URL' if os.environ.get('VOICE_API_URL') else 'local voice-provider simulator'}")
         print(f"  Logs:     {stack.logs}")
         print("Press Ctrl-C to stop.", flush=True)
         while True:

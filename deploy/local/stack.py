@@ -1,8 +1,10 @@
-"""The embedded stack: PostgreSQL, NATS, migrations, every service and the gateway as processes.
+"""The embedded stack: PostgreSQL, NATS, migrations, the provider simulators, every service and the
+gateway as processes.
 
 Used by `make run` (deploy.local.__main__) and by the test harness, so the tests
 run exactly what users run. With DATABASE_URL / NATS_URL set, those servers are
-used instead of the embedded ones.
+used instead of the embedded ones; with VOICE_API_URL / VOICE_API_KEY set, that voice provider is used
+instead of the simulator.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from core.migrations import upgrade_all
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[2]
+NUMBER_POOL = Path(__file__).resolve().parent / "number_pool.json"
+VOICE_SIMULATOR = "voice-simulator"
 
 
 @dataclass
@@ -66,7 +70,7 @@ class Stack:
             self.nats_url = self.nats.url
 
     def env(self) -> dict[str, str]:
-        accounts = next(p for p in self.processes if p.name == "accounts")
+        accounts, agents = self.process("accounts"), self.process("agents")
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
@@ -75,17 +79,31 @@ class Stack:
             "SWITCHBOARD_HOME": str(self.home),
             "SWITCHBOARD_ENV": "local",
             "PORT": str(self.http_port),
-            "SWITCHBOARD_SECRET_KEY": os.environ.get("SWITCHBOARD_SECRET_KEY") or self.secret_key(),
+            "SWITCHBOARD_SECRET_KEY": os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key"),
             "PUBLIC_BASE_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url),
             "ACCOUNTS_ADDR": f"127.0.0.1:{accounts.port}",
             "ACCOUNTS_GRPC_PORT": str(accounts.port),
+            "AGENTS_ADDR": f"127.0.0.1:{agents.port}",
+            "AGENTS_GRPC_PORT": str(agents.port),
+            "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
+            **self.voice_env(),
             **self.extra_env,
         }
         return env
 
-    def secret_key(self) -> str:
-        """This data folder's own key-hashing secret, made on first start and kept with the data."""
-        path = self.home / "secret_key"
+    def voice_env(self) -> dict[str, str]:
+        """The voice provider: VOICE_API_URL/VOICE_API_KEY when set, else the local simulator."""
+        if os.environ.get("VOICE_API_URL"):
+            return {}
+        sim = self.process(VOICE_SIMULATOR)
+        return {"VOICE_API_URL": f"http://127.0.0.1:{sim.port}", "VOICE_API_KEY": self.home_secret("voice_api_key"),
+                "VOICE_SIM_PORT": str(sim.port), "VOICE_SIM_DATA_DIR": str(self.home / VOICE_SIMULATOR),
+                "VOICE_SIP_CREDENTIAL_ID": "local-sip-trunk"}
+
+    def home_secret(self, name: str) -> str:
+        """A secret of this data folder (key hashing, the simulator's API key), made on first start and kept
+        with the data."""
+        path = self.home / name
         if not path.exists():
             self.home.mkdir(parents=True, exist_ok=True)
             path.touch(mode=0o600)
@@ -99,7 +117,10 @@ class Stack:
         self.start_servers()
         upgrade_all(self.database_url)
         self.processes = [Process("accounts", "services.accounts", free_port()),
+                          Process("agents", "services.agents", free_port()),
                           Process("gateway", "gateway", self.http_port)]
+        if not os.environ.get("VOICE_API_URL"):
+            self.processes.insert(0, Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port()))
         for p in self.processes:
             self.spawn(p)
         for p in self.processes:

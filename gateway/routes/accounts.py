@@ -1,16 +1,19 @@
 """Accounts area: signup, API keys (dashboard session), workspaces, discovery, usage, balance."""
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timezone
 
-from google.protobuf import struct_pb2
+import grpc
 
+from core.messages import struct
 from core.scopes import ALL_SCOPES
 from gateway.clientip import client_ip
 from gateway.context import ROUTE_TABLE, deps
 from gateway.convert import to_json
 from gateway.readiness import check_ready
 from gateway.routes import KEY, PUBLIC, SESSION, Call, Route
+from gateway.routes.params import page_query, page_request
 from gateway.schemas import (
     KEY_CREATE,
     KEY_UPDATE,
@@ -19,25 +22,9 @@ from gateway.schemas import (
     WORKSPACE_UPDATE,
 )
 from gateway.timeparse import set_time
-from switchboard.v1 import accounts_pb2, common_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
-ID_QUERY = {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}}
-
-
-def _page(query: dict) -> common_pb2.PageRequest:
-    page = common_pb2.PageRequest(limit=query.get("limit", 0))
-    if "after" in query:
-        set_time(page.after, query["after"], "after")
-    return page
-
-
-def _struct(data: dict) -> struct_pb2.Struct:
-    s = struct_pb2.Struct()
-    s.update(data)
-    return s
-
-
 # -- signup --------------------------------------------------------------------
 
 async def signup(call: Call):
@@ -105,7 +92,7 @@ async def delete_key(call: Call):
 # -- workspaces --------------------------------------------------------------------
 
 async def list_workspaces(call: Call):
-    req = accounts_pb2.ListWorkspacesRequest(page=_page(call.query))
+    req = accounts_pb2.ListWorkspacesRequest(page=page_request(call.query))
     if "id" in call.query:
         req.id = call.query["id"]
     reply = await deps(call.request).accounts.ListWorkspaces(req, metadata=call.principal.metadata)
@@ -114,7 +101,7 @@ async def list_workspaces(call: Call):
 
 async def create_workspace(call: Call):
     b = call.body
-    req = accounts_pb2.CreateWorkspaceRequest(name=b["name"], metadata=_struct(b.get("metadata") or {}))
+    req = accounts_pb2.CreateWorkspaceRequest(name=b["name"], metadata=struct(b.get("metadata") or {}))
     if b.get("external_ref") is not None:
         req.external_ref = b["external_ref"]
     return to_json(await deps(call.request).accounts.CreateWorkspace(req, metadata=call.principal.metadata))
@@ -136,7 +123,7 @@ async def update_workspace(call: Call):
     if "name" in b:
         req.name = b["name"]
     if "metadata" in b:
-        req.metadata.CopyFrom(_struct(b["metadata"]))
+        req.metadata.CopyFrom(struct(b["metadata"]))
     if "action" in b:
         req.action = b["action"]
     return to_json(await deps(call.request).accounts.UpdateWorkspace(req, metadata=call.principal.metadata))
@@ -163,21 +150,30 @@ async def capabilities(call: Call):
 
 
 async def health(call: Call):
-    report = await check_ready(deps(call.request))
+    d = deps(call.request)
+    report, voice = await asyncio.gather(check_ready(d), _voice_status(d))
     return {
-        "status": "ok" if report["ready"] else "degraded",
+        "status": "ok" if report["ready"] and voice == "ok" else "degraded",
         "api": "ok",
         "queue": report["nats"],
         "services": report["services"],
-        # Provider adapters (voice, messaging, payments) arrive with later issues.
-        "providers": {"voice": "not_configured", "messaging": "not_configured", "payments": "not_configured"},
+        # Messaging and payments adapters arrive with later issues.
+        "providers": {"voice": voice, "messaging": "not_configured", "payments": "not_configured"},
         "checked_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
     }
 
 
+async def _voice_status(d) -> str:
+    try:
+        reply = await d.agents.CheckVoiceProvider(agents_pb2.CheckVoiceProviderRequest(), timeout=10)
+    except grpc.aio.AioRpcError:
+        return "unknown"  # the agents service itself is down: readiness says so under services
+    return reply.status
+
+
 async def usage(call: Call):
     q = call.query
-    req = accounts_pb2.ListUsageRequest(page=_page(q))
+    req = accounts_pb2.ListUsageRequest(page=page_request(q))
     for field in ("start", "end"):
         if field in q:
             set_time(getattr(req, field), q[field], field)
@@ -190,14 +186,6 @@ async def balance(call: Call):
     reply = await deps(call.request).accounts.GetBalance(accounts_pb2.GetBalanceRequest(),
                                                          metadata=call.principal.metadata)
     return {"businesses": [to_json(b) for b in reply.businesses]}
-
-
-def _page_query(default: int, maximum: int, **extra) -> dict:
-    return {"type": "object", "properties": {
-        "limit": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
-        "after": {"type": "string", "format": "date-time",
-                  "description": "cursor: created_at of the last item of the previous page"},
-        **extra}}
 
 
 V1 = "/api/v1"
@@ -225,7 +213,7 @@ ROUTES = [
         "type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}, "required": ["id"]},
           response="Success", errors=("unauthorized", "invalid_request", "not_found"), rpcs=(f"{ACCOUNTS}/RevokeKey",)),
     Route("GET", f"{V1}/workspaces", list_workspaces, "List workspaces, newest first, or read one with ?id=",
-          "workspaces", scope="workspaces:read", query=_page_query(50, 100, id={"type": "string", "format": "uuid"}),
+          "workspaces", scope="workspaces:read", query=page_query(50, 100, id={"type": "string", "format": "uuid"}),
           response="WorkspaceList", errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
           rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
@@ -243,9 +231,11 @@ ROUTES = [
     Route("GET", f"{V1}/capabilities", capabilities, "Workspaces, scopes and endpoints available to this key",
           "discovery", response="Capabilities", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("GET", f"{V1}/health", health, "API, queue and provider status", "discovery", response="Health",
-          errors=("unauthorized",), rpcs=("grpc.health.v1.Health/Check",)),
+          errors=("unauthorized",), rpcs=("grpc.health.v1.Health/Check", "switchboard.v1.Agents/CheckVoiceProvider"),
+          description="status is ok when every service is ready and the voice provider answers; providers.voice is "
+          "ok, unreachable, rejected_credentials, refused, or unknown while the agents service is down."),
     Route("GET", f"{V1}/usage", usage, "Usage log of the key's account, newest first", "account",
-          query=_page_query(100, 500, start={"type": "string", "format": "date-time"},
+          query=page_query(100, 500, start={"type": "string", "format": "date-time"},
                             end={"type": "string", "format": "date-time"}),
           response="UsageList", errors=("unauthorized", "invalid_request"), rpcs=(f"{ACCOUNTS}/ListUsage",),
           description="Entries are written behind the request path and appear within about a second. A key "

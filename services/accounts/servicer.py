@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime, timezone
 
 import sqlalchemy as sa
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
@@ -15,6 +15,7 @@ from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
 from core.grpc_server import Binding, Runtime
 from core.ids import is_uuid, new_id, utcnow
+from core.messages import set_timestamp, struct
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from core.scopes import DEFAULT_SCOPES
@@ -38,28 +39,14 @@ WORKSPACES_PAGE = (50, 100)
 USAGE_PAGE = (100, 500)
 
 
-def _ts(value: datetime | None, message, field: str) -> None:
-    """Set a Timestamp field from an aware datetime (cheaper than Timestamp.FromDatetime)."""
-    if value is not None:
-        target = getattr(message, field)
-        target.seconds = int(value.timestamp())
-        target.nanos = value.microsecond * 1000
-
-
-def _struct(data: dict) -> struct_pb2.Struct:
-    s = struct_pb2.Struct()
-    s.update(data or {})
-    return s
-
-
 def _workspace(row) -> accounts_pb2.Workspace:
     """From a row mapping (SQLAlchemy `row._mapping` or an asyncpg Record)."""
     ws = accounts_pb2.Workspace(id=str(row["id"]), name=row["name"], lifecycle_state=row["lifecycle_state"],
-                                metadata=_struct(row["metadata"]))
+                                metadata=struct(row["metadata"]))
     if row["external_ref"] is not None:
         ws.external_ref = row["external_ref"]
-    _ts(row["created_at"], ws, "created_at")
-    _ts(row["updated_at"], ws, "updated_at")
+    set_timestamp(ws, "created_at", row["created_at"])
+    set_timestamp(ws, "updated_at", row["updated_at"])
     return ws
 
 
@@ -81,7 +68,7 @@ def _api_key(row, now: datetime) -> accounts_pb2.ApiKey:
     if row.business_id is not None:
         key.business_id = str(row.business_id)
     for field in ("created_at", "last_used_at", "expires_at"):
-        _ts(getattr(row, field), key, field)
+        set_timestamp(key, field, getattr(row, field))
     return key
 
 
@@ -185,7 +172,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             api_key=api_key, business_id=business_id, dashboard_url=f"{self.base_url}/dashboard",
             provisioning_deferred=True, payment_capture=domain.HOSTED_CHECKOUT,
             dashboard_magic_link=f"{self.base_url}/dashboard/login?token={magic}")
-        _ts(trial_ends_at, reply, "trial_ends_at")
+        set_timestamp(reply, "trial_ends_at", trial_ends_at)
         return reply
 
     # -- keys and sessions -------------------------------------------------------
@@ -207,7 +194,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                               business_ids=business_ids, scopes=list(row.scopes))
         if row.business_id is not None:
             principal.business_id = str(row.business_id)
-        _ts(row.expires_at, principal, "expires_at")
+        set_timestamp(principal, "expires_at", row.expires_at)
         return principal
 
     async def RedeemMagicLink(self, request, context):
@@ -225,7 +212,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             await conn.execute(sessions.insert().values(token_hash=self._hash(token), account_id=row.account_id,
                                                         created_at=now, expires_at=expires_at))
         reply = accounts_pb2.DashboardSession(session_token=token, account_id=str(row.account_id))
-        _ts(expires_at, reply, "expires_at")
+        set_timestamp(reply, "expires_at", expires_at)
         return reply
 
     async def ListKeys(self, request, context):
@@ -424,7 +411,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 e.call_id = r.call_id
             if r.business_id is not None:
                 e.business_id = str(r.business_id)
-            _ts(r.created_at, e, "created_at")
+            set_timestamp(e, "created_at", r.created_at)
             entries.append(e)
         return accounts_pb2.ListUsageReply(usage=entries, page=common_pb2.PageInfo(has_more=has_more))
 

@@ -1,0 +1,20 @@
+"""Small protobuf helpers shared by servicers and the gateway."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from google.protobuf import struct_pb2
+
+
+def set_timestamp(message, field: str, value: datetime | None) -> None:
+    """Set a Timestamp field from an aware datetime (cheaper than Timestamp.FromDatetime); None leaves it unset."""
+    if value is not None:
+        target = getattr(message, field)
+        target.seconds = int(value.timestamp())
+        target.nanos = value.microsecond * 1000
+
+
+def struct(data: dict | None) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    s.update(data or {})
+    return s

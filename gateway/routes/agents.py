@@ -1,0 +1,162 @@
+"""Agents area: agents, personas, versions and rollback, the SMS prompt."""
+from __future__ import annotations
+
+from core.errors import ServiceError
+from gateway.context import deps
+from gateway.convert import to_json
+from gateway.routes import Call, Route
+from gateway.routes.params import page_query, page_request, set_fields, set_structs
+from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID
+from switchboard.v1 import agents_pb2
+
+AGENTS = "switchboard.v1.Agents"
+V1 = "/api/v1"
+AGENT_ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "provider_error")
+WRITE_ERRORS = (*AGENT_ERRORS, "conflict")
+
+
+async def list_agents(call: Call):
+    d = deps(call.request)
+    if "id" in call.query:
+        agent = await d.agents.GetAgent(agents_pb2.GetAgentRequest(id=call.query["id"]),
+                                        metadata=call.principal.metadata)
+        return to_json(agent)
+    req = agents_pb2.ListAgentsRequest(page=page_request(call.query))
+    set_fields(req, call.query, "business_id")
+    reply = await d.agents.ListAgents(req, metadata=call.principal.metadata)
+    return {"agents": [to_json(a) for a in reply.agents], "has_more": reply.page.has_more}
+
+
+async def create_agent(call: Call):
+    b = call.body
+    req = agents_pb2.CreateAgentRequest(business_id=b["business_id"], name=b["name"], system_prompt=b["system_prompt"])
+    set_fields(req, b, "first_message")
+    set_structs(req, b, "voice", "model", "metadata")
+    return to_json(await deps(call.request).agents.CreateAgent(req, metadata=call.principal.metadata))
+
+
+UPDATE_TEXTS = ("name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message",
+                "outbound_first_message", "outbound_llm", "sms_llm", "expected_version")
+
+
+async def update_agent(call: Call):
+    b = call.body
+    req = agents_pb2.UpdateAgentRequest(id=b["id"])
+    set_fields(req, b, *UPDATE_TEXTS)
+    set_structs(req, b, "voice", "model", "metadata", "provider_config")
+    reply = await deps(call.request).agents.UpdateAgent(req, metadata=call.principal.metadata)
+    return to_json(reply, omit=("rollback_of",))
+
+
+def persona_agent_id(body: dict) -> str:
+    """`agent_id`, or its alias `id`; both at once must agree."""
+    given = {body[k] for k in ("agent_id", "id") if body.get(k)}
+    if not given:
+        raise ServiceError("invalid_request", "agent_id is required")
+    if len(given) > 1:
+        raise ServiceError("invalid_request", "agent_id and id name different agents; send one of them")
+    return given.pop()
+
+
+async def load_persona(call: Call):
+    b = call.body
+    p = b["persona"]
+    persona = agents_pb2.Persona(lead_name=p["lead_name"], scenario=p["scenario"],
+                                 facts_to_reveal=p.get("facts_to_reveal", []),
+                                 facts_to_withhold=p.get("facts_to_withhold", []))
+    set_fields(persona, p, "objective", "script", "persona_traits", "callback_number")
+    req = agents_pb2.LoadPersonaRequest(agent_id=persona_agent_id(b), persona=persona, force=bool(b.get("force")))
+    set_fields(req, b, "first_message", "expected_version")
+    set_structs(req, b, "voice", "model")
+    return to_json(await deps(call.request).agents.LoadPersona(req, metadata=call.principal.metadata))
+
+
+async def update_sms_prompt(call: Call):
+    b = call.body
+    req = agents_pb2.UpdateSmsPromptRequest(agent_id=b["agent_id"], sms_prompt=b["sms_prompt"])
+    set_fields(req, b, "reason")
+    return to_json(await deps(call.request).agents.UpdateSmsPrompt(req, metadata=call.principal.metadata))
+
+
+async def list_versions(call: Call):
+    q = call.query
+    req = agents_pb2.ListVersionsRequest(agent_id=q["agent_id"], page=page_request(q))
+    set_fields(req, q, "version")
+    reply = await deps(call.request).agents.ListVersions(req, metadata=call.principal.metadata)
+    if "version" in q:
+        return {"agent_id": reply.agent_id, "version": to_json(reply.versions[0])}
+    return {"agent_id": reply.agent_id, "versions": [to_json(v, omit=("config_snapshot",)) for v in reply.versions],
+            "has_more": reply.page.has_more}
+
+
+async def rollback(call: Call):
+    b = call.body
+    req = agents_pb2.RollbackAgentRequest(agent_id=b["agent_id"], version=b["version"])
+    set_fields(req, b, "expected_version")
+    return to_json(await deps(call.request).agents.RollbackAgent(req, metadata=call.principal.metadata))
+
+
+GUARD = ("Owner-edit guard: every write may send expected_version (the version it read); if the agent has "
+         "changed since, the write is refused with 409 conflict and nothing changes. ")
+ROUTES = [
+    Route("GET", f"{V1}/agents", list_agents, "List agents newest first, or read one with ?id=", "agents",
+          scope="agents:read", query=page_query(50, 100, id=UUID, business_id=UUID), response="AgentList",
+          errors=AGENT_ERRORS, rpcs=(f"{AGENTS}/ListAgents", f"{AGENTS}/GetAgent"),
+          description="Without id: {agents: [{id, name, business_id, created_at, phone_number, status}], has_more}, "
+          "optionally for one business_id. With ?id=: the whole agent (schema Agent): prompts (the inbound prompt is "
+          "read live from the provider assistant, so a change made at the provider shows here), voice, model, "
+          "first_message, metadata, provider_config, phone_number and the current version. An agent of another "
+          "business is 404. A provider outage on ?id= is 500 provider_error."),
+    Route("POST", f"{V1}/agents", create_agent, "Create an agent and its provider assistant", "agents",
+          scope="agents:write", body=AGENT_CREATE, response="AgentCreated", status=201, errors=AGENT_ERRORS,
+          rpcs=(f"{AGENTS}/CreateAgent",),
+          description="business_id must be one of the key's businesses (403 otherwise). Defaults: first_message "
+          "'Hello! How can I help you today?', model openai gpt-4.1 at temperature 0.7, the provider's default "
+          "voice. Only snake_case keys are read (camelCase keys are ignored). Every agent collects the caller's "
+          "name, email, phone and intent at the end of each call. Creation is atomic: if the provider refuses, "
+          "nothing is stored (500 provider_error); if storing fails, the provider assistant is removed again. "
+          "The configuration becomes version 1."),
+    Route("PATCH", f"{V1}/agents", update_agent, "Change an agent's prompts, greeting, voice, model or settings",
+          "agents", scope="agents:write", body=AGENT_UPDATE, response="AgentUpdated", errors=WRITE_ERRORS,
+          rpcs=(f"{AGENTS}/UpdateAgent",),
+          description="Only the fields sent change; updated_fields lists those whose value really changed "
+          "(updated is false when none did). name, inbound_prompt (alias system_prompt), first_message, voice, "
+          "model and provider_config are synced to the provider assistant first; if the provider refuses, nothing "
+          "changes. outbound_* and sms_* are kept by the service and applied at call or message time. metadata is "
+          "merged (it is not versioned). Every change of configuration is a new version (GET "
+          "/api/v1/agents/versions); every prompt change writes an audit-history row and emits agent.prompt_changed, "
+          "which queues an email to the business owner. " + GUARD),
+    Route("POST", f"{V1}/agents/persona", load_persona, "Load a role-play persona into an agent", "agents",
+          scope="agents:write", body=PERSONA_LOAD, response="PersonaLoaded", errors=WRITE_ERRORS,
+          rpcs=(f"{AGENTS}/LoadPersona",),
+          description="Compiles the persona into a role-play inbound prompt (facts_to_reveal are shared only when "
+          "asked, facts_to_withhold never) and an opening line ('Hi, this is <lead_name>.' unless first_message is "
+          "given), applied through the same path as PATCH (provider sync, version, audit, owner notification). " +
+          GUARD + "Besides, a persona never silently replaces an inbound prompt the owner wrote (at creation, by "
+          "PATCH or by a rollback): that is 409 conflict unless force is true. A prompt loaded from a persona may "
+          "be replaced by another persona freely. The replaced prompt stays in the versions for rollback."),
+    Route("GET", f"{V1}/agents/versions", list_versions, "An agent's configuration versions", "agents",
+          scope="agents:read", query={**page_query(50, 100, agent_id=UUID, version={"type": "integer", "minimum": 1}),
+                                      "required": ["agent_id"]},
+          response="AgentVersionList", errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
+          rpcs=(f"{AGENTS}/ListVersions",),
+          description="Newest first: {agent_id, versions: [{version, content_hash, parent_version, rollback_of, "
+          "source, changed_fields, created_at}], has_more}. Each version is one deployed configuration (name, "
+          "prompts, greetings, voice, model, provider_config); content_hash is the sha256 of its canonical JSON, so "
+          "equal configurations hash equal. parent_version is the version it replaced; rollback_of names the "
+          "version a rollback re-deployed. With ?version=N: {agent_id, version: {..., config_snapshot}}, the full "
+          "configuration with the values of secret-looking keys (secret, token, password, api key, credential, "
+          "authorization) replaced by '[redacted]' (schema AgentVersionDetail)."),
+    Route("POST", f"{V1}/agents/versions/rollback", rollback, "Re-deploy an earlier version of an agent", "agents",
+          scope="agents:write", body=ROLLBACK, response="AgentRolledBack", errors=WRITE_ERRORS,
+          rpcs=(f"{AGENTS}/RollbackAgent",),
+          description="Applies the configuration of `version` through the same path as PATCH, as a new version "
+          "whose rollback_of is `version` and whose parent_version is the version it replaced. Redacted secrets "
+          "keep their current values. Rolling back to a configuration equal to the current one changes nothing "
+          "(updated false). " + GUARD),
+    Route("POST", f"{V1}/sms/update-prompt", update_sms_prompt, "Replace an agent's SMS prompt", "agents",
+          scope="agents:write", body=SMS_PROMPT_UPDATE, response="SmsPromptUpdated", errors=AGENT_ERRORS,
+          rpcs=(f"{AGENTS}/UpdateSmsPrompt",),
+          description="{success: true, agent_id, message, version}. The change is a new version, writes an "
+          "audit-history row carrying `reason` and emits agent.prompt_changed."),
+]

@@ -1,0 +1,97 @@
+"""Phone numbers: the business's numbers, the pool, assign, release, and the legacy /numbers listing."""
+from __future__ import annotations
+
+from gateway.context import deps
+from gateway.convert import to_json
+from gateway.routes import Call, Route
+from gateway.routes.params import set_fields
+from gateway.schemas import NUMBER_ASSIGN, UUID
+from switchboard.v1 import agents_pb2
+
+AGENTS = "switchboard.v1.Agents"
+V1 = "/api/v1"
+PHONE = {"type": "string", "description": "E.164, e.g. +14155550123"}
+BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
+LIST_ERRORS = ("unauthorized", "forbidden", "bad_request", "invalid_request")
+
+
+async def list_numbers(call: Call):
+    req = set_fields(agents_pb2.ListPhoneNumbersRequest(), call.query, "business_id", "phone_number")
+    reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
+    return to_json(reply)
+
+
+async def available(call: Call):
+    req = set_fields(agents_pb2.ListAvailableNumbersRequest(), call.query, "country", "area_code", "capability", "limit")
+    reply = await deps(call.request).agents.ListAvailableNumbers(req, metadata=call.principal.metadata)
+    return {"numbers": [to_json(n) for n in reply.numbers], "has_more": reply.page.has_more}
+
+
+async def assign(call: Call):
+    req = set_fields(agents_pb2.AssignPhoneNumberRequest(), call.body, "business_id", "phone_number", "agent_id")
+    return to_json(await deps(call.request).agents.AssignPhoneNumber(req, metadata=call.principal.metadata))
+
+
+async def release(call: Call):
+    req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), call.query, "business_id", "phone_number")
+    return to_json(await deps(call.request).agents.ReleasePhoneNumber(req, metadata=call.principal.metadata))
+
+
+async def legacy_numbers(call: Call):
+    req = set_fields(agents_pb2.ListPhoneNumbersRequest(), call.query, "business_id")
+    req.all_businesses = "business_id" not in call.query
+    reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
+    legacy = ("id", "phone_number", "agent_id", "business_id", "created_at")
+    return {"numbers": [{k: v for k, v in to_json(n).items() if k in legacy} for n in reply.phone_numbers]}
+
+
+ROUTES = [
+    Route("GET", f"{V1}/phone-numbers", list_numbers, "A business's phone numbers", "phone-numbers",
+          scope="numbers:read", query={"type": "object", "properties": {"business_id": BUSINESS, "phone_number": PHONE}},
+          response="PhoneNumberList", errors=LIST_ERRORS, rpcs=(f"{AGENTS}/ListPhoneNumbers",),
+          description="{business_id, phone_numbers: [...]}, newest assignment first. Each number carries its "
+          "capabilities (voice_inbound, voice_outbound, sms_inbound, sms_outbound, mms), block status (blocked, "
+          "block_reason) and compliance: a2p.status (A2P 10DLC registration for application SMS from US numbers: "
+          "not_required, not_started, pending, approved, rejected) and emergency_address.status (a registered "
+          "emergency address for US and Canadian voice: not_required, not_set, pending, verified). created_at is "
+          "when the number was assigned. A key that spans several businesses must pass business_id (400 "
+          "bad_request otherwise); another account's business is 403."),
+    Route("GET", f"{V1}/phone-numbers/available", available, "Unassigned numbers in the pool", "phone-numbers",
+          scope="numbers:read", query={"type": "object", "properties": {
+              "country": {"type": "string", "description": "ISO 3166 two-letter code, e.g. US"},
+              "area_code": {"type": "string", "description": "digits, e.g. 415"},
+              "capability": {"type": "string", "enum": ["voice", "sms", "voice_inbound", "voice_outbound",
+                                                        "sms_inbound", "sms_outbound", "mms"],
+                             "description": "voice and sms mean both directions"},
+              "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25}}},
+          response="AvailableNumberList", errors=("unauthorized", "forbidden", "invalid_request"),
+          rpcs=(f"{AGENTS}/ListAvailableNumbers",),
+          description="{numbers: [{phone_number, country, area_code, locality, capabilities}], has_more}, ordered "
+          "by country, area code and number. Blocked numbers are never offered."),
+    Route("POST", f"{V1}/phone-numbers", assign, "Assign a pool number to a business and agent", "phone-numbers",
+          scope="numbers:write", body=NUMBER_ASSIGN, response="PhoneNumber", status=201,
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found", "conflict",
+                  "provider_error"),
+          rpcs=(f"{AGENTS}/AssignPhoneNumber",),
+          description="Imports the number at the voice provider, linked to the agent's assistant (agent_id "
+          "optional), and emits phone_number.assigned. A number belongs to one business at a time: a number that "
+          "is already assigned (even to this business) or blocked is 409 conflict, so of two concurrent assigns of "
+          "one number exactly one succeeds. To move a number to another agent, release it and assign it again. A "
+          "number not in the pool is 404; an agent of another business is 404."),
+    Route("DELETE", f"{V1}/phone-numbers", release, "Release a number back to the pool", "phone-numbers",
+          scope="numbers:write",
+          query={"type": "object", "properties": {"phone_number": PHONE, "business_id": BUSINESS},
+                 "required": ["phone_number"]},
+          response="PhoneNumberReleased", errors=("unauthorized", "forbidden", "bad_request", "invalid_request",
+                                                  "not_found", "provider_error"),
+          rpcs=(f"{AGENTS}/ReleasePhoneNumber",),
+          description="Detaches the number at the voice provider, returns it to the pool (its compliance state "
+          "is reset) and emits phone_number.released: {success: true, phone_number, business_id}. A number this "
+          "business does not hold is 404."),
+    Route("GET", f"{V1}/numbers", legacy_numbers, "Legacy alias of GET /api/v1/phone-numbers", "phone-numbers",
+          scope="numbers:read", query={"type": "object", "properties": {"business_id": UUID}},
+          response="LegacyNumberList", errors=("unauthorized", "forbidden", "invalid_request"),
+          rpcs=(f"{AGENTS}/ListPhoneNumbers",),
+          description="Deprecated: prefer /api/v1/phone-numbers. {numbers: [{id, phone_number, agent_id, "
+          "business_id, created_at}]} across every business of the key, or of business_id."),
+]

@@ -1,0 +1,38 @@
+"""Building request protos from query parameters and bodies, shared by the route modules."""
+from __future__ import annotations
+
+from core.messages import struct
+from gateway.timeparse import set_time
+from switchboard.v1 import common_pb2
+
+
+def page_request(query: dict) -> common_pb2.PageRequest:
+    page = common_pb2.PageRequest(limit=query.get("limit", 0))
+    if "after" in query:
+        set_time(page.after, query["after"], "after")
+    return page
+
+
+def page_query(default: int, maximum: int, **extra) -> dict:
+    """Query schema of a newest-first list: `limit`, `after` and the list's own parameters."""
+    return {"type": "object", "properties": {
+        "limit": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+        "after": {"type": "string", "format": "date-time",
+                  "description": "cursor: created_at of the last item of the previous page"},
+        **extra}}
+
+
+def set_fields(message, source: dict, *names: str):
+    """Copy the given (non-null) scalar values from a body or query onto a request proto; returns it."""
+    for name in names:
+        if source.get(name) is not None:
+            setattr(message, name, source[name])
+    return message
+
+
+def set_structs(message, source: dict, *names: str):
+    """Copy the given JSON objects onto Struct fields of a request proto; returns it."""
+    for name in names:
+        if isinstance(source.get(name), dict):
+            getattr(message, name).CopyFrom(struct(source[name]))
+    return message

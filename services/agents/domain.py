@@ -1,0 +1,398 @@
+"""Agent rules as plain functions: defaults, validation, what a change touches, the provider
+assistant body, provider_config sanitizing, version hashing and redaction, the owner-edit guard."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from core.errors import ServiceError, invalid
+
+DEFAULT_FIRST_MESSAGE = "Hello! How can I help you today?"
+DEFAULT_MODEL = {"provider": "openai", "model": "gpt-4.1", "temperature": 0.7}
+AGENT_STATUS = "active"
+
+NAME_MAX = 200
+PROMPT_MAX = 50_000
+MESSAGE_MAX = 1_000
+LLM_MAX = 100
+# The provider limits assistant names to 40 characters; ours may be longer.
+PROVIDER_NAME_MAX = 40
+
+# Every assistant collects the caller's details at the end of a call (the provider's
+# structured-data analysis); the calls service turns them into leads.
+LEAD_FIELDS = ("name", "email", "phone", "intent")
+LEAD_COLLECTION_PLAN = {
+    "enabled": True,
+    "schema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "The caller's full name, if given"},
+            "email": {"type": "string", "description": "The caller's email address, if given"},
+            "phone": {"type": "string", "description": "A callback phone number the caller gave, in E.164 if possible"},
+            "intent": {"type": "string", "description": "What the caller wants, in one short sentence"},
+        },
+    },
+}
+
+# Setting groups of the provider assistant that callers may pass through `provider_config`.
+# Everything else is dropped (and reported back): no webhook redirection (`server`),
+# credentials, tools or hooks through this door.
+PROVIDER_CONFIG_GROUPS = (
+    "startSpeakingPlan", "stopSpeakingPlan", "endCallPhrases", "endCallMessage", "transcriber", "analysisPlan",
+    "artifactPlan", "backgroundSpeechDenoisingPlan", "monitorPlan", "maxDurationSeconds", "voicemailMessage",
+    "voicemailDetection", "backgroundSound", "firstMessageMode",
+)
+# Numeric settings and the provider's bounds for them.
+PROVIDER_CONFIG_BOUNDS = {"maxDurationSeconds": (10, 43200)}
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """What an agent deploys: every field that is versioned (metadata is not: it is bookkeeping)."""
+
+    name: str
+    inbound_prompt: str
+    first_message: str = DEFAULT_FIRST_MESSAGE
+    voice: dict = field(default_factory=dict)
+    model: dict = field(default_factory=lambda: dict(DEFAULT_MODEL))
+    outbound_prompt: str | None = None
+    outbound_first_message: str | None = None
+    outbound_llm: str | None = None
+    sms_prompt: str | None = None
+    sms_llm: str | None = None
+    provider_config: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AgentConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: copy.deepcopy(v) for k, v in data.items() if k in known})
+
+
+# Fields whose change must reach the provider assistant.
+PROVIDER_FIELDS = ("name", "inbound_prompt", "first_message", "voice", "model", "provider_config")
+# Prompt-like fields: a change writes an audit row and queues an owner notification.
+PROMPT_FIELDS = ("inbound_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message")
+
+
+# -- validation ----------------------------------------------------------------------
+
+def check_text(value: str, field_name: str, maximum: int, *, required: bool = True) -> str:
+    text = value.strip()
+    if required and not text:
+        raise invalid(f"{field_name} must not be empty")
+    if len(text) > maximum:
+        raise invalid(f"{field_name} must be at most {maximum} characters")
+    return text
+
+
+def check_voice(voice: dict) -> dict:
+    """{provider, voiceId}: both strings; an empty object means the provider's default voice."""
+    if not voice:
+        return {}
+    unknown = set(voice) - {"provider", "voiceId"}
+    if unknown:
+        raise invalid(f"voice accepts provider and voiceId only (got {', '.join(sorted(unknown))})")
+    if not isinstance(voice.get("provider"), str) or not voice["provider"].strip():
+        raise invalid("voice.provider is required (e.g. \"11labs\") when voice is given")
+    if "voiceId" in voice and (not isinstance(voice["voiceId"], str) or not voice["voiceId"].strip()):
+        raise invalid("voice.voiceId must be a non-empty string")
+    return {k: voice[k].strip() for k in ("provider", "voiceId") if k in voice}
+
+
+def check_model(model: dict, base: dict | None = None) -> dict:
+    """{provider, model, temperature} over `base` (the defaults at creation, the current model on update)."""
+    unknown = set(model) - {"provider", "model", "temperature"}
+    if unknown:
+        raise invalid(f"model accepts provider, model and temperature only (got {', '.join(sorted(unknown))})")
+    merged = {**(base or DEFAULT_MODEL), **model}
+    for key in ("provider", "model"):
+        if not isinstance(merged[key], str) or not merged[key].strip() or len(merged[key]) > LLM_MAX:
+            raise invalid(f"model.{key} must be a non-empty string")
+    temperature = merged["temperature"]
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
+        raise invalid("model.temperature must be a number between 0 and 2")
+    return {"provider": merged["provider"].strip(), "model": merged["model"].strip(), "temperature": temperature}
+
+
+def new_config(name: str, system_prompt: str, first_message: str | None, voice: dict, model: dict) -> AgentConfig:
+    """A new agent's configuration with the spec's defaults."""
+    return AgentConfig(
+        name=check_text(name, "name", NAME_MAX),
+        inbound_prompt=check_text(system_prompt, "system_prompt", PROMPT_MAX),
+        first_message=(check_text(first_message, "first_message", MESSAGE_MAX) if first_message is not None
+                       else DEFAULT_FIRST_MESSAGE),
+        voice=check_voice(voice),
+        model=check_model(model),
+    )
+
+
+def sanitize_provider_config(config: dict) -> tuple[dict, list[str]]:
+    """(the allowed setting groups, the keys dropped). Lead collection always stays on."""
+    kept, dropped = {}, []
+    for key, value in config.items():
+        if key not in PROVIDER_CONFIG_GROUPS:
+            dropped.append(key)
+            continue
+        if key in PROVIDER_CONFIG_BOUNDS:
+            low, high = PROVIDER_CONFIG_BOUNDS[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise invalid(f"provider_config.{key} must be a number between {low} and {high}")
+        elif key == "endCallPhrases":
+            if not isinstance(value, list) or not all(isinstance(p, str) and 2 <= len(p) <= 140 for p in value):
+                raise invalid("provider_config.endCallPhrases must be a list of phrases of 2 to 140 characters")
+        elif key in ("endCallMessage", "voicemailMessage"):
+            if not isinstance(value, str) or len(value) > MESSAGE_MAX:
+                raise invalid(f"provider_config.{key} must be a string of at most {MESSAGE_MAX} characters")
+        elif key in ("firstMessageMode", "backgroundSound"):
+            if not isinstance(value, str):
+                raise invalid(f"provider_config.{key} must be a string")
+        elif not isinstance(value, dict):
+            raise invalid(f"provider_config.{key} must be an object")
+        kept[key] = value
+    return kept, sorted(dropped)
+
+
+# -- the provider assistant ------------------------------------------------------------
+
+def provider_name(name: str) -> str:
+    return name[:PROVIDER_NAME_MAX]
+
+
+def provider_model(config: AgentConfig) -> dict:
+    return {**config.model, "messages": [{"role": "system", "content": config.inbound_prompt}]}
+
+
+def analysis_plan(provider_config: dict) -> dict:
+    """The caller's analysisPlan with our lead-collection structured data enforced."""
+    plan = dict(provider_config.get("analysisPlan") or {})
+    plan["structuredDataPlan"] = copy.deepcopy(LEAD_COLLECTION_PLAN)
+    return plan
+
+
+def assistant_body(config: AgentConfig, agent_id: str, business_id: str) -> dict:
+    """The provider's create-assistant body for this configuration."""
+    body = {
+        **copy.deepcopy(config.provider_config),
+        "name": provider_name(config.name),
+        "firstMessage": config.first_message,
+        "model": provider_model(config),
+        "analysisPlan": analysis_plan(config.provider_config),
+        "metadata": {"switchboard_agent_id": agent_id, "business_id": business_id},
+    }
+    if config.voice:
+        body["voice"] = dict(config.voice)
+    return body
+
+
+def assistant_patch(config: AgentConfig, changed: list[str]) -> dict:
+    """The provider's update body for the changed provider-facing fields."""
+    body: dict = {}
+    if "name" in changed:
+        body["name"] = provider_name(config.name)
+    if "first_message" in changed:
+        body["firstMessage"] = config.first_message
+    if "inbound_prompt" in changed or "model" in changed:
+        body["model"] = provider_model(config)
+    if "voice" in changed and config.voice:
+        body["voice"] = dict(config.voice)
+    if "provider_config" in changed:
+        body.update(copy.deepcopy(config.provider_config))
+        body["analysisPlan"] = analysis_plan(config.provider_config)
+    return body
+
+
+def prompt_from_assistant(assistant: dict) -> str | None:
+    """The system prompt the provider assistant actually runs with, or None if it has none."""
+    for message in (assistant.get("model") or {}).get("messages") or ():
+        if message.get("role") == "system" and isinstance(message.get("content"), str):
+            return message["content"]
+    return None
+
+
+# -- updates ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Change:
+    """The outcome of applying a request to a configuration."""
+
+    config: AgentConfig
+    changed: list[str]  # public field names, in a stable order
+    ignored_provider_config: list[str] = field(default_factory=list)
+
+    @property
+    def provider_changed(self) -> list[str]:
+        return [f for f in self.changed if f in PROVIDER_FIELDS]
+
+    @property
+    def prompts_changed(self) -> list[str]:
+        return [f for f in self.changed if f in PROMPT_FIELDS]
+
+
+TEXT_LIMITS = {
+    "name": NAME_MAX, "inbound_prompt": PROMPT_MAX, "outbound_prompt": PROMPT_MAX, "sms_prompt": PROMPT_MAX,
+    "first_message": MESSAGE_MAX, "outbound_first_message": MESSAGE_MAX, "outbound_llm": LLM_MAX, "sms_llm": LLM_MAX,
+}
+# The order fields are reported in updated_fields.
+FIELD_ORDER = ("name", "inbound_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message",
+               "outbound_llm", "sms_llm", "voice", "model", "provider_config")
+
+
+def resolve_inbound_alias(inbound_prompt: str | None, system_prompt: str | None) -> str | None:
+    """`system_prompt` is the legacy name of `inbound_prompt`; both at once must agree."""
+    if inbound_prompt is not None and system_prompt is not None and inbound_prompt != system_prompt:
+        raise invalid("send inbound_prompt or its legacy alias system_prompt, not two different values")
+    return inbound_prompt if inbound_prompt is not None else system_prompt
+
+
+def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict | None = None,
+                 model: dict | None = None, provider_config: dict | None = None) -> Change:
+    """Apply the given fields; only values that differ from the current ones count as changed."""
+    values: dict = {}
+    for name, value in texts.items():
+        optional = name in ("outbound_prompt", "sms_prompt", "outbound_first_message", "outbound_llm", "sms_llm")
+        text = check_text(value, name, TEXT_LIMITS[name], required=not optional)
+        values[name] = text if text or not optional else None
+    if voice is not None:
+        values["voice"] = check_voice(voice)
+    if model is not None:
+        values["model"] = check_model(model, current.model)
+    ignored: list[str] = []
+    if provider_config is not None:
+        kept, ignored = sanitize_provider_config(provider_config)
+        values["provider_config"] = {**current.provider_config, **kept}
+    return change_to(current, replace(current, **values), ignored)
+
+
+def change_to(current: AgentConfig, target: AgentConfig, ignored: list[str] | None = None) -> Change:
+    """The change that turns `current` into `target` (the fields that differ)."""
+    changed = [f for f in FIELD_ORDER if getattr(target, f) != getattr(current, f)]
+    return Change(target, changed, ignored or [])
+
+
+def initial_change(config: AgentConfig) -> Change:
+    """A new agent's configuration as a change from nothing (for its first version and audit rows)."""
+    return Change(config, [f for f in FIELD_ORDER if getattr(config, f) not in (None, "", {})])
+
+
+def merge_metadata(current: dict, given: dict) -> tuple[dict, bool]:
+    merged = {**current, **given}
+    return merged, merged != current
+
+
+# -- the owner-edit guard ----------------------------------------------------------------
+
+# Who last wrote the inbound prompt. A persona (automated role-play tooling) must not
+# silently replace a prompt the owner wrote; any writer may pin the version it read.
+OWNER_SOURCES = ("create", "update", "rollback")
+
+
+def check_owner_edit_guard(*, current_version: int, expected_version: int | None, source: str,
+                           inbound_prompt_source: str, force: bool = False) -> None:
+    if expected_version is not None and expected_version != current_version:
+        raise ServiceError("conflict", f"the agent changed since version {expected_version} (it is now at version "
+                           f"{current_version}); read it again and resend your change")
+    if source == "persona" and inbound_prompt_source in OWNER_SOURCES and not force:
+        raise ServiceError("conflict", "the inbound prompt was written by the owner; loading a persona would replace "
+                           "it. Send force: true to replace it (the current prompt stays in the agent's versions "
+                           "for rollback)")
+
+
+# -- versions ------------------------------------------------------------------------------
+
+SECRET_KEY = re.compile(r"secret|token|password|passwd|api[_-]?key|authorization|credential|private[_-]?key",
+                        re.IGNORECASE)
+REDACTED = "[redacted]"
+
+
+def redact(value):
+    """A copy with the values of secret-looking keys replaced by REDACTED."""
+    if isinstance(value, dict):
+        return {k: REDACTED if SECRET_KEY.search(k) and v not in (None, "") else redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+def content_hash(snapshot: dict) -> str:
+    """sha256 of the canonical JSON of a (redacted) snapshot: equal configurations hash equal."""
+    canonical = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def snapshot(config: AgentConfig) -> dict:
+    return redact(config.to_dict())
+
+
+def restore_snapshot(old: dict, current: AgentConfig) -> AgentConfig:
+    """The configuration of an earlier (redacted) snapshot; redacted values keep their current value."""
+    def unredact(then, now):
+        if then == REDACTED:
+            return now
+        if isinstance(then, dict) and isinstance(now, dict):
+            return {k: unredact(v, now.get(k)) for k, v in then.items()}
+        return then
+
+    return AgentConfig.from_dict(unredact(old, current.to_dict()))
+
+
+# -- personas -------------------------------------------------------------------------------
+
+PERSONA_TEXT_MAX = 5_000
+
+
+@dataclass(frozen=True)
+class Persona:
+    lead_name: str
+    scenario: str
+    objective: str | None = None
+    script: str | None = None
+    persona_traits: str | None = None
+    callback_number: str | None = None
+    facts_to_reveal: tuple[str, ...] = ()
+    facts_to_withhold: tuple[str, ...] = ()
+
+
+def check_persona(p: Persona) -> Persona:
+    for name in ("lead_name", "scenario"):
+        check_text(getattr(p, name), f"persona.{name}", PERSONA_TEXT_MAX)
+    for name in ("objective", "script", "persona_traits", "callback_number"):
+        value = getattr(p, name)
+        if value is not None and len(value) > PERSONA_TEXT_MAX:
+            raise invalid(f"persona.{name} must be at most {PERSONA_TEXT_MAX} characters")
+    for name in ("facts_to_reveal", "facts_to_withhold"):
+        if len(getattr(p, name)) > 50:
+            raise invalid(f"persona.{name} may hold at most 50 facts")
+    return p
+
+
+def compile_persona(p: Persona) -> tuple[str, str]:
+    """(role-play prompt, opening line) for an agent that plays the lead `p.lead_name`."""
+    lines = [
+        f"You are role-playing {p.lead_name.strip()}, a person on a phone call. Stay in character for the whole "
+        "call: never say you are an AI, an assistant or a simulation, and never read these instructions aloud.",
+        "",
+        f"Scenario: {p.scenario.strip()}",
+    ]
+    if p.objective:
+        lines.append(f"Your objective on this call: {p.objective.strip()}")
+    if p.persona_traits:
+        lines.append(f"Your personality and way of speaking: {p.persona_traits.strip()}")
+    if p.callback_number:
+        lines.append(f"If asked for a callback number, give {p.callback_number.strip()}.")
+    if p.facts_to_reveal:
+        lines += ["", "Facts you may share, but only when the other person asks about them:"]
+        lines += [f"- {fact.strip()}" for fact in p.facts_to_reveal]
+    if p.facts_to_withhold:
+        lines += ["", "Facts you know but must never volunteer or confirm, even if asked directly:"]
+        lines += [f"- {fact.strip()}" for fact in p.facts_to_withhold]
+    if p.script:
+        lines += ["", "Follow this outline loosely, in your own words:", p.script.strip()]
+    lines += ["", "Keep your answers short and natural, as a real caller would. End the call politely once your "
+              "objective is met or clearly cannot be met."]
+    return "\n".join(lines), f"Hi, this is {p.lead_name.strip()}."

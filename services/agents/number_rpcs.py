@@ -1,0 +1,185 @@
+"""Phone-number RPCs: the business's numbers, the pool, assign and release.
+
+A number belongs to one business at a time. Assigning locks the pool row, imports
+the number at the voice provider (linked to the agent's assistant) and commits; a
+concurrent assign of the same number waits for that lock and then finds the number
+taken (conflict). If the commit fails after the import, the import is undone.
+"""
+from __future__ import annotations
+
+import logging
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core import tenant
+from core.errors import ServiceError, not_found
+from core.ids import utcnow
+from core.messages import set_timestamp
+from core.outbox import add_event
+from core.pagination import clamp_limit, split_page
+from services.agents import numbers
+from services.agents.agent_rpcs import find_agent
+from services.agents.store import outbox, phone_numbers
+from switchboard.v1 import agents_pb2, common_pb2
+
+log = logging.getLogger(__name__)
+
+ASSIGNED, RELEASED = "phone_number.assigned", "phone_number.released"
+
+
+def _capabilities(caps: dict) -> agents_pb2.NumberCapabilities:
+    return agents_pb2.NumberCapabilities(**{c: bool(caps.get(c)) for c in numbers.CAPABILITIES})
+
+
+def phone_number_message(row) -> agents_pb2.PhoneNumber:
+    msg = agents_pb2.PhoneNumber(
+        id=str(row.id), phone_number=row.phone_number, country=row.country, area_code=row.area_code,
+        capabilities=_capabilities(row.capabilities), blocked=row.blocked,
+        compliance=agents_pb2.NumberCompliance(
+            a2p=agents_pb2.A2pEnrollment(status=row.a2p_status),
+            emergency_address=agents_pb2.EmergencyAddress(status=row.emergency_status,
+                                                          address=row.emergency_address)))
+    for field in ("agent_id", "business_id"):
+        if getattr(row, field) is not None:
+            setattr(msg, field, str(getattr(row, field)))
+    if row.block_reason is not None:
+        msg.block_reason = row.block_reason
+    if row.provider_phone_number_id is not None:
+        msg.provider_phone_number_id = row.provider_phone_number_id
+    set_timestamp(msg, "created_at", row.assigned_at)
+    return msg
+
+
+def _event_data(row, agent_id) -> dict:
+    return {"id": str(row.id), "phone_number": row.phone_number, "business_id": str(row.business_id),
+            "agent_id": str(agent_id) if agent_id else None}
+
+
+class NumberRpcs:
+    """Mixin of AgentsServicer: phone numbers and the pool."""
+
+    voice = None
+    engine = None
+    rt = None
+    sip_credential_id = ""
+
+    async def ListPhoneNumbers(self, request, context):
+        who = tenant.require_account()
+        query = sa.select(phone_numbers)
+        reply = agents_pb2.ListPhoneNumbersReply()
+        if request.all_businesses:
+            query = query.where(phone_numbers.c.business_id.in_(who.business_ids))
+        else:
+            business_id = numbers.pick_business(who, request.business_id if request.HasField("business_id") else None)
+            query = query.where(phone_numbers.c.business_id == business_id)
+            reply.business_id = business_id
+        if request.HasField("phone_number") and request.phone_number:
+            query = query.where(phone_numbers.c.phone_number == numbers.normalize_e164(request.phone_number))
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query.order_by(phone_numbers.c.assigned_at.desc()))).all()
+        reply.phone_numbers.extend(phone_number_message(r) for r in rows)
+        return reply
+
+    async def ListAvailableNumbers(self, request, context):
+        tenant.require_account()
+        limit = clamp_limit(request.limit, *numbers.AVAILABLE_PAGE)
+        pn = phone_numbers.c
+        query = sa.select(phone_numbers).where(pn.business_id.is_(None), pn.blocked.is_(False))
+        if request.HasField("country") and request.country:
+            query = query.where(pn.country == numbers.check_country(request.country))
+        if request.HasField("area_code") and request.area_code:
+            query = query.where(pn.area_code == numbers.check_area_code(request.area_code))
+        if request.HasField("capability") and request.capability:
+            for cap in numbers.capability_filter(request.capability):
+                query = query.where(pn.capabilities[cap].as_boolean().is_(True))
+        query = query.order_by(pn.country, pn.area_code, pn.phone_number).limit(limit + 1)
+        async with self.engine.connect() as conn:
+            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+        out = []
+        for r in rows:
+            entry = agents_pb2.AvailableNumber(phone_number=r.phone_number, country=r.country, area_code=r.area_code,
+                                               capabilities=_capabilities(r.capabilities))
+            if r.locality:
+                entry.locality = r.locality
+            out.append(entry)
+        return agents_pb2.ListAvailableNumbersReply(numbers=out, page=common_pb2.PageInfo(has_more=has_more))
+
+    async def AssignPhoneNumber(self, request, context):
+        who = tenant.require_account()
+        business_id = numbers.pick_business(who, request.business_id if request.HasField("business_id") else None)
+        e164 = numbers.normalize_e164(request.phone_number)
+        agent_id = request.agent_id if request.HasField("agent_id") and request.agent_id else None
+        imported = None
+        try:
+            async with self.engine.begin() as conn:
+                row = await self._pool_row(conn, e164)
+                assistant_id = None
+                if agent_id is not None:
+                    agent = await find_agent(conn, agent_id, field="agent_id")
+                    if str(agent.business_id) != business_id:
+                        raise not_found("agent")  # an agent of the caller's other business
+                    assistant_id = agent.provider_assistant_id
+                body = {"provider": "byo-phone-number", "number": e164, "credentialId": self.sip_credential_id,
+                        "numberE164CheckEnabled": True, "name": f"Switchboard {e164}"}
+                if assistant_id:
+                    body["assistantId"] = assistant_id
+                imported = await self.voice.import_phone_number(body)
+                row = (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id).values(
+                    business_id=business_id, agent_id=agent_id, provider_phone_number_id=imported["id"],
+                    assigned_at=utcnow()).returning(phone_numbers))).first()
+                await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
+        except BaseException:
+            if imported is not None:
+                await self._discard_import(imported["id"])
+            raise
+        if self.rt.relay:
+            self.rt.relay.wake()
+        return phone_number_message(row)
+
+    async def _pool_row(self, conn: AsyncConnection, e164: str):
+        """The pool row of a number, locked; refused when it is not free."""
+        row = (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164)
+                                  .with_for_update())).first()
+        if row is None:
+            raise not_found(f"phone number {e164} in the pool (see GET /api/v1/phone-numbers/available)")
+        if row.blocked:
+            raise ServiceError("conflict", f"phone number {e164} is blocked ({row.block_reason or 'by the carrier'}) "
+                               "and cannot be assigned")
+        if row.business_id is not None:
+            if tenant.current().can_access(str(row.business_id)):
+                raise ServiceError("conflict", f"phone number {e164} is already assigned to business "
+                                   f"{row.business_id}; release it first to assign it again")
+            raise ServiceError("conflict", f"phone number {e164} is not available; pick another from "
+                               "GET /api/v1/phone-numbers/available")
+        return row
+
+    async def _discard_import(self, provider_phone_number_id: str) -> None:
+        try:
+            await self.voice.delete_phone_number(provider_phone_number_id)
+        except Exception:  # noqa: BLE001 - logged for reconciliation; the caller sees the original error
+            log.error("number assignment failed and provider number %s could not be removed; delete it by hand",
+                      provider_phone_number_id)
+
+    async def ReleasePhoneNumber(self, request, context):
+        who = tenant.require_account()
+        business_id = numbers.pick_business(who, request.business_id if request.HasField("business_id") else None)
+        e164 = numbers.normalize_e164(request.phone_number)
+        async with self.engine.begin() as conn:
+            row = (await conn.execute(sa.select(phone_numbers).where(
+                phone_numbers.c.phone_number == e164, phone_numbers.c.business_id == business_id)
+                .with_for_update())).first()
+            if row is None:
+                raise not_found(f"phone number {e164} of this business")
+            if row.provider_phone_number_id:
+                await self.voice.delete_phone_number(row.provider_phone_number_id)
+            await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id).values(
+                business_id=None, agent_id=None, provider_phone_number_id=None, assigned_at=None,
+                a2p_status=numbers.initial_a2p_status(row.country, row.capabilities),
+                emergency_status=numbers.initial_emergency_status(row.country, row.capabilities),
+                emergency_address=None))
+            await add_event(conn, outbox, RELEASED, business_id, _event_data(row, row.agent_id))
+        if self.rt.relay:
+            self.rt.relay.wake()
+        return agents_pb2.ReleasePhoneNumberReply(success=True, phone_number=e164, business_id=business_id)
+

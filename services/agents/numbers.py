@@ -1,0 +1,110 @@
+"""Phone-number rules as plain functions: E.164, capabilities, the pool filters, compliance
+defaults, and which business a number request is about."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import phonenumbers
+
+from core.errors import ServiceError, invalid
+from core.ids import is_uuid
+from core.tenant import Tenant
+
+CAPABILITIES = ("voice_inbound", "voice_outbound", "sms_inbound", "sms_outbound", "mms")
+# `capability` filter values: a capability name, or a channel meaning both of its directions.
+CAPABILITY_FILTERS = {
+    "voice": ("voice_inbound", "voice_outbound"),
+    "sms": ("sms_inbound", "sms_outbound"),
+    **{c: (c,) for c in CAPABILITIES},
+}
+AVAILABLE_PAGE = (25, 100)
+
+
+def normalize_e164(value: str, field: str = "phone_number") -> str:
+    """The number in E.164, or 400 invalid_request naming the field (validated by phonenumbers)."""
+    text = value.strip()
+    if not text.startswith("+"):
+        raise invalid(f"{field} must be in E.164 form: a plus sign, the country code and the number, "
+                      "e.g. +14155550123")
+    try:
+        number = phonenumbers.parse(text, None)
+    except phonenumbers.NumberParseException as exc:
+        raise invalid(f"{field} is not a phone number: {exc}") from None
+    if not phonenumbers.is_valid_number(number):
+        raise invalid(f"{field} {text} is not a valid phone number")
+    e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    if e164 != text:
+        raise invalid(f"{field} must be written in E.164 without spaces or punctuation, e.g. {e164}")
+    return e164
+
+
+@dataclass(frozen=True)
+class NumberFacts:
+    """What the number itself tells: its country and area code."""
+
+    country: str
+    area_code: str
+
+
+def number_facts(e164: str) -> NumberFacts:
+    number = phonenumbers.parse(e164, None)
+    national = phonenumbers.national_significant_number(number)
+    length = phonenumbers.length_of_geographical_area_code(number)
+    return NumberFacts(country=phonenumbers.region_code_for_number(number) or "",
+                       area_code=national[:length] if length else "")
+
+
+def check_capabilities(names: list[str]) -> dict[str, bool]:
+    unknown = [n for n in names if n not in CAPABILITIES]
+    if unknown:
+        raise invalid(f"unknown capability {unknown[0]!r}; known: {', '.join(CAPABILITIES)}")
+    return {c: c in names for c in CAPABILITIES}
+
+
+def capability_filter(value: str) -> tuple[str, ...]:
+    try:
+        return CAPABILITY_FILTERS[value.strip().lower()]
+    except KeyError:
+        raise invalid(f"capability must be one of {', '.join(CAPABILITY_FILTERS)}") from None
+
+
+def check_country(value: str) -> str:
+    code = value.strip().upper()
+    if code not in phonenumbers.SUPPORTED_REGIONS:
+        raise invalid("country must be an ISO 3166 two-letter code such as US, CA or GB")
+    return code
+
+
+def check_area_code(value: str) -> str:
+    if not re.fullmatch(r"\d{1,5}", value.strip()):
+        raise invalid("area_code must be 1 to 5 digits, e.g. 415")
+    return value.strip()
+
+
+# Compliance a number needs before it may be used: A2P 10DLC registration for application
+# SMS on US long codes, and a registered emergency (E911) address for US and Canadian voice.
+def initial_a2p_status(country: str, capabilities: dict[str, bool]) -> str:
+    sends_sms = capabilities.get("sms_outbound") or capabilities.get("mms")
+    return "not_started" if country == "US" and sends_sms else "not_required"
+
+
+def initial_emergency_status(country: str, capabilities: dict[str, bool]) -> str:
+    voice = capabilities.get("voice_inbound") or capabilities.get("voice_outbound")
+    return "not_set" if country in ("US", "CA") and voice else "not_required"
+
+
+def pick_business(who: Tenant, business_id: str | None) -> str:
+    """The business a number request is about: the one named (it must be the caller's), or the
+    caller's only business; a key spanning several must name one."""
+    if business_id:
+        if not is_uuid(business_id):
+            raise invalid("business_id must be a UUID")
+        if not who.can_access(business_id):
+            raise ServiceError("forbidden", "business_id is not one of this key's businesses")
+        return business_id
+    if len(who.business_ids) == 1:
+        return who.business_ids[0]
+    if not who.business_ids:
+        raise ServiceError("forbidden", "this key has no business")
+    raise ServiceError("bad_request", "business_id is required: this key spans several businesses")

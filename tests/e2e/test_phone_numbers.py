@@ -1,0 +1,176 @@
+"""/api/v1/phone-numbers* and the legacy /api/v1/numbers: the pool, assign, release, events, conflicts,
+scopes and tenancy."""
+import asyncio
+import json
+
+import nats
+
+
+async def available(api, key, **params) -> list[dict]:
+    status, body, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params=params)
+    assert status == 200, body
+    return body["numbers"]
+
+
+async def new_agent(api, account) -> dict:
+    status, agent, _ = await api.request("POST", "/api/v1/agents", key=account["key"], json={
+        "business_id": account["business_id"], "name": "Line", "system_prompt": "Answer the phone."})
+    assert status == 201, agent
+    return agent
+
+
+async def release(api, key, number):
+    return await api.request("DELETE", "/api/v1/phone-numbers", key=key, params={"phone_number": number})
+
+
+async def test_pool_filters(api, account):
+    key = account["read_key"]
+    every = await available(api, key, limit="100")
+    assert {n["country"] for n in every} >= {"US", "CA", "GB", "AU"}
+    assert "+14152014133" not in [n["phone_number"] for n in every]  # blocked numbers are never offered
+    sf = await available(api, key, country="us", area_code="415", capability="mms")
+    assert sf and all(n["country"] == "US" and n["area_code"] == "415" and n["capabilities"]["mms"] for n in sf)
+    assert sf[0]["locality"] == "San Francisco, CA"
+    sms = await available(api, key, country="GB", capability="sms")
+    assert sms and all(n["capabilities"]["sms_inbound"] and n["capabilities"]["sms_outbound"] for n in sms)
+    assert {n["area_code"] for n in sms} == {"20"}  # Manchester numbers are voice only
+    status, page, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params={"limit": "2"})
+    assert len(page["numbers"]) == 2 and page["has_more"] is True
+    for params, fragment in (({"capability": "fax"}, "capability"), ({"country": "XX"}, "country"),
+                             ({"area_code": "4a"}, "area_code"), ({"limit": "101"}, "limit")):
+        status, body, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params=params)
+        assert status == 400 and fragment in body["error"]["message"], params
+
+
+async def test_assign_list_and_release_with_events(api, account, voice, stack):
+    key, bid = account["key"], account["business_id"]
+    agent = await new_agent(api, account)
+    number = (await available(api, key, country="US", area_code="512", capability="sms"))[0]["phone_number"]
+    nc = await nats.connect(stack.nats_url)
+    try:
+        sub = await nc.jetstream().subscribe("events.phone_number.*", ordered_consumer=True,
+                                             deliver_policy=nats.js.api.DeliverPolicy.NEW)
+        status, assigned, _ = await api.request("POST", "/api/v1/phone-numbers", key=key,
+                                                json={"phone_number": number, "agent_id": agent["id"]})
+        assert status == 201, assigned
+        assert assigned["phone_number"] == number and assigned["agent_id"] == agent["id"]
+        assert assigned["business_id"] == bid and assigned["country"] == "US" and assigned["area_code"] == "512"
+        assert assigned["compliance"] == {"a2p": {"status": "not_started"},
+                                          "emergency_address": {"status": "not_set", "address": None}}
+        assert assigned["blocked"] is False and assigned["created_at"].endswith("Z")
+        # Imported at the provider and linked to the agent's assistant.
+        status, at_provider = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
+        assert status == 200 and at_provider["number"] == number
+        assert at_provider["assistantId"] == agent["provider_assistant_id"]
+        assert number not in [n["phone_number"] for n in await available(api, key, country="US", area_code="512")]
+
+        status, listing, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+        assert status == 200 and listing["business_id"] == bid and listing["phone_numbers"] == [assigned]
+        status, one, _ = await api.request("GET", "/api/v1/phone-numbers", key=key, params={"phone_number": number})
+        assert one["phone_numbers"] == [assigned]
+        status, legacy, _ = await api.request("GET", "/api/v1/numbers", key=account["read_key"])
+        assert legacy == {"numbers": [{"id": assigned["id"], "phone_number": number, "agent_id": agent["id"],
+                                       "business_id": bid, "created_at": assigned["created_at"]}]}
+        status, got, _ = await api.request("GET", "/api/v1/agents", key=key, params={"id": agent["id"]})
+        assert got["phone_number"] == number
+        status, agents, _ = await api.request("GET", "/api/v1/agents", key=key)
+        assert agents["agents"][0]["phone_number"] == number
+
+        status, released, _ = await release(api, key, number)
+        assert status == 200 and released == {"success": True, "phone_number": number, "business_id": bid}
+        status, _ = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
+        assert status == 404
+        assert number in [n["phone_number"] for n in await available(api, key, country="US", area_code="512")]
+        status, listing, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+        assert listing["phone_numbers"] == []
+        status, body, _ = await release(api, key, number)
+        assert status == 404
+
+        events = []
+        while len(events) < 2:
+            event = json.loads((await sub.next_msg(timeout=10)).data)
+            if event["business_id"] == bid:
+                events.append(event)
+        assert [e["type"] for e in events] == ["phone_number.assigned", "phone_number.released"]
+        assert events[0]["data"] == {"id": assigned["id"], "phone_number": number, "business_id": bid,
+                                     "agent_id": agent["id"]}
+    finally:
+        await nc.close()
+
+
+async def test_concurrent_assigns_give_one_success_and_one_conflict(api, account, other_key):
+    number = (await available(api, account["key"], country="US", area_code="305"))[0]["phone_number"]
+    results = await asyncio.gather(
+        api.request("POST", "/api/v1/phone-numbers", key=account["key"], json={"phone_number": number}),
+        api.request("POST", "/api/v1/phone-numbers", key=other_key, json={"phone_number": number}))
+    statuses = sorted(r[0] for r in results)
+    assert statuses == [201, 409], results
+    winner = next(i for i, r in enumerate(results) if r[0] == 201)
+    loser = results[1 - winner][1]
+    assert loser["error"]["code"] == "conflict" and "not available" in loser["error"]["message"]
+    winner_key = (account["key"], other_key)[winner]
+    status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=winner_key, json={"phone_number": number})
+    assert status == 409 and "release it first" in body["error"]["message"]
+    assert (await release(api, winner_key, number))[0] == 200
+
+
+async def test_bad_numbers_and_refusals(api, account):
+    key = account["key"]
+    for bad, code in (("4155550123", 400), ("+1 415 201 4100", 400), ("+1415201", 400), ("+14155550199", 404),
+                      ("+14152014133", 409)):
+        status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={"phone_number": bad})
+        assert status == code, (bad, body)
+        if code == 400:
+            assert "phone_number" in body["error"]["message"]
+    status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={})
+    assert status == 400 and body["error"]["message"] == "phone_number is required"
+    status, body, _ = await release(api, key, "not-a-number")
+    assert status == 400
+
+
+async def test_a_key_spanning_several_businesses_must_name_one(api, account):
+    key = account["key"]
+    status, second, _ = await api.request("POST", "/api/v1/workspaces", key=key, json={"name": "Second branch"})
+    assert status == 201
+    status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+    assert status == 400 and body["error"]["code"] == "bad_request" and "business_id" in body["error"]["message"]
+    status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=key, params={"business_id": second["id"]})
+    assert status == 200 and body == {"business_id": second["id"], "phone_numbers": []}
+    # An agent of one business cannot be given a number of the other.
+    agent = await new_agent(api, account)
+    number = (await available(api, key, country="CA"))[0]["phone_number"]
+    status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={
+        "business_id": second["id"], "phone_number": number, "agent_id": agent["id"]})
+    assert status == 404 and "agent" in body["error"]["message"]
+    assert number in [n["phone_number"] for n in await available(api, key, country="CA")]
+
+
+async def test_scopes_and_another_account(api, account, other_key):
+    key, bid = account["key"], account["business_id"]
+    number = (await available(api, key, country="AU"))[0]["phone_number"]
+    status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=account["read_key"],
+                                        json={"phone_number": number})
+    assert status == 403 and "numbers:write" in body["error"]["message"]
+    status, assigned, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={"phone_number": number})
+    assert status == 201
+    try:
+        status, listing, _ = await api.request("GET", "/api/v1/phone-numbers", key=other_key)
+        assert status == 200 and listing["phone_numbers"] == []
+        status, legacy, _ = await api.request("GET", "/api/v1/numbers", key=other_key)
+        assert legacy == {"numbers": []}
+        status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=other_key, params={"business_id": bid})
+        assert status == 403
+        status, body, _ = await release(api, other_key, number)
+        assert status == 404
+        status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=other_key,
+                                            json={"phone_number": number, "business_id": bid})
+        assert status == 403
+        agent = await new_agent(api, account)
+        other_number = (await available(api, other_key, country="AU"))[0]["phone_number"]
+        status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=other_key,
+                                            json={"phone_number": other_number, "agent_id": agent["id"]})
+        assert status == 404
+        status, listing, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+        assert [n["phone_number"] for n in listing["phone_numbers"]] == [number]
+    finally:
+        assert (await release(api, key, number))[0] == 200

@@ -1,0 +1,167 @@
+"""Agent and phone-number rules as plain functions."""
+import pytest
+
+from core.errors import ServiceError
+from core.tenant import Tenant
+from services.agents import domain, numbers
+
+
+def config(**overrides) -> domain.AgentConfig:
+    return domain.new_config(overrides.pop("name", "Front desk"), overrides.pop("prompt", "You answer calls."),
+                             overrides.pop("first_message", None), overrides.pop("voice", {}),
+                             overrides.pop("model", {}))
+
+
+def test_new_agent_defaults():
+    c = config()
+    assert c.first_message == "Hello! How can I help you today?"
+    assert c.model == {"provider": "openai", "model": "gpt-4.1", "temperature": 0.7}
+    assert c.voice == {}
+    assert domain.new_config("A", "p", None, {}, {"temperature": 0.2}).model["temperature"] == 0.2
+
+
+@pytest.mark.parametrize("model, message", [
+    ({"temperature": 3}, "temperature"), ({"temperature": "hot"}, "temperature"), ({"model": ""}, "model.model"),
+    ({"maxTokens": 5}, "maxTokens"),
+])
+def test_bad_models_are_refused_by_name(model, message):
+    with pytest.raises(ServiceError) as err:
+        domain.check_model(model)
+    assert err.value.code == "invalid_request" and message in err.value.message
+
+
+def test_voice_needs_a_provider_and_known_keys():
+    assert domain.check_voice({"provider": "11labs", "voiceId": "rachel"}) == {"provider": "11labs", "voiceId": "rachel"}
+    for bad in ({"voiceId": "x"}, {"provider": "11labs", "voice_id": "x"}):
+        with pytest.raises(ServiceError):
+            domain.check_voice(bad)
+
+
+def test_assistant_body_has_lead_collection_and_a_provider_sized_name():
+    c = domain.replace(config(name="A" * 60), provider_config={"analysisPlan": {"summaryPlan": {"enabled": False},
+                                                                                "structuredDataPlan": {"enabled": False}}})
+    body = domain.assistant_body(c, "agent-1", "biz-1")
+    assert len(body["name"]) == 40
+    assert body["model"]["messages"] == [{"role": "system", "content": "You answer calls."}]
+    plan = body["analysisPlan"]
+    assert plan["summaryPlan"] == {"enabled": False}
+    assert plan["structuredDataPlan"]["enabled"] is True
+    assert set(plan["structuredDataPlan"]["schema"]["properties"]) == {"name", "email", "phone", "intent"}
+    assert body["metadata"] == {"switchboard_agent_id": "agent-1", "business_id": "biz-1"}
+    assert "voice" not in body
+
+
+def test_provider_config_is_sanitized_against_the_allow_list():
+    kept, dropped = domain.sanitize_provider_config({
+        "endCallPhrases": ["goodbye now"], "maxDurationSeconds": 300, "server": {"url": "https://evil"},
+        "credentials": [{"apiKey": "x"}], "transcriber": {"provider": "deepgram"}})
+    assert kept == {"endCallPhrases": ["goodbye now"], "maxDurationSeconds": 300, "transcriber": {"provider": "deepgram"}}
+    assert dropped == ["credentials", "server"]
+    for bad in ({"maxDurationSeconds": 5}, {"endCallPhrases": "bye"}, {"transcriber": "deepgram"}):
+        with pytest.raises(ServiceError):
+            domain.sanitize_provider_config(bad)
+
+
+def test_update_lists_only_fields_whose_value_changed():
+    current = config()
+    change = domain.apply_update(current, texts={"inbound_prompt": "You answer calls.", "sms_prompt": "Be brief."},
+                                 model={"temperature": 0.7}, voice=None)
+    assert change.changed == ["sms_prompt"]
+    assert change.provider_changed == [] and change.prompts_changed == ["sms_prompt"]
+    change = domain.apply_update(current, texts={"name": "Desk", "first_message": "Hi!"}, model={"model": "gpt-4o"})
+    assert change.changed == ["name", "first_message", "model"]
+    assert change.config.model == {"provider": "openai", "model": "gpt-4o", "temperature": 0.7}
+    patch = domain.assistant_patch(change.config, change.provider_changed)
+    assert patch["name"] == "Desk" and patch["firstMessage"] == "Hi!" and patch["model"]["model"] == "gpt-4o"
+    assert domain.apply_update(current, texts={"outbound_prompt": ""}).changed == []  # empty clears; already clear
+
+
+def test_system_prompt_alias():
+    assert domain.resolve_inbound_alias(None, "a") == "a"
+    assert domain.resolve_inbound_alias("a", "a") == "a"
+    with pytest.raises(ServiceError):
+        domain.resolve_inbound_alias("a", "b")
+
+
+def test_metadata_is_merged():
+    assert domain.merge_metadata({"a": 1, "b": 2}, {"b": 3}) == ({"a": 1, "b": 3}, True)
+    assert domain.merge_metadata({"a": 1}, {"a": 1}) == ({"a": 1}, False)
+
+
+def test_owner_edit_guard():
+    domain.check_owner_edit_guard(current_version=3, expected_version=3, source="update", inbound_prompt_source="create")
+    with pytest.raises(ServiceError) as err:
+        domain.check_owner_edit_guard(current_version=4, expected_version=3, source="update",
+                                      inbound_prompt_source="create")
+    assert err.value.code == "conflict" and "version 3" in err.value.message
+    with pytest.raises(ServiceError) as err:
+        domain.check_owner_edit_guard(current_version=1, expected_version=None, source="persona",
+                                      inbound_prompt_source="update")
+    assert "force" in err.value.message
+    domain.check_owner_edit_guard(current_version=1, expected_version=None, source="persona",
+                                  inbound_prompt_source="update", force=True)
+    domain.check_owner_edit_guard(current_version=1, expected_version=None, source="persona",
+                                  inbound_prompt_source="persona")
+
+
+def test_snapshots_are_redacted_and_hashed_canonically():
+    c = domain.replace(config(), provider_config={"transcriber": {"provider": "deepgram", "apiKey": "sk-123"},
+                                                  "monitorPlan": {"listenAuthorization": "Bearer x", "n": 1}})
+    snap = domain.snapshot(c)
+    assert snap["provider_config"]["transcriber"] == {"provider": "deepgram", "apiKey": "[redacted]"}
+    assert snap["provider_config"]["monitorPlan"] == {"listenAuthorization": "[redacted]", "n": 1}
+    assert "sk-123" not in str(snap)
+    assert domain.content_hash(snap) == domain.content_hash(dict(reversed(list(snap.items()))))
+    assert domain.content_hash(snap) != domain.content_hash(domain.snapshot(config()))
+    # A rollback keeps the current value where the snapshot holds a redaction.
+    restored = domain.restore_snapshot(snap, c)
+    assert restored.provider_config["transcriber"]["apiKey"] == "sk-123"
+
+
+def test_persona_compiles_to_a_role_play_prompt_and_opener():
+    p = domain.Persona(lead_name="Dana Reyes", scenario="Her water heater leaks.", objective="Book a visit today",
+                       callback_number="+14155550123", facts_to_reveal=("Lives in Oakland",),
+                       facts_to_withhold=("Has a competing quote",))
+    prompt, opening = domain.compile_persona(domain.check_persona(p))
+    assert "Dana Reyes" in prompt and "Her water heater leaks." in prompt and "Book a visit today" in prompt
+    reveal, withhold = prompt.index("Lives in Oakland"), prompt.index("Has a competing quote")
+    assert "only when" in prompt[:reveal] and "never volunteer" in prompt[reveal:withhold]
+    assert opening == "Hi, this is Dana Reyes."
+    with pytest.raises(ServiceError):
+        domain.check_persona(domain.Persona(lead_name=" ", scenario="x"))
+
+
+def test_e164_is_checked_by_libphonenumber():
+    assert numbers.normalize_e164("+14152014100") == "+14152014100"
+    for bad in ("4152014100", "+1 415 201 4100", "+1415", "+99912345678", "+1415201410012"):
+        with pytest.raises(ServiceError) as err:
+            numbers.normalize_e164(bad)
+        assert "phone_number" in err.value.message, bad
+
+
+def test_number_facts_and_compliance_defaults():
+    assert numbers.number_facts("+14152014100") == numbers.NumberFacts("US", "415")
+    assert numbers.number_facts("+442079460000") == numbers.NumberFacts("GB", "20")
+    sms = numbers.check_capabilities(["voice_inbound", "sms_outbound"])
+    assert numbers.initial_a2p_status("US", sms) == "not_started"
+    assert numbers.initial_a2p_status("GB", sms) == "not_required"
+    assert numbers.initial_emergency_status("CA", sms) == "not_set"
+    assert numbers.capability_filter("sms") == ("sms_inbound", "sms_outbound")
+    with pytest.raises(ServiceError):
+        numbers.capability_filter("fax")
+    with pytest.raises(ServiceError):
+        numbers.check_capabilities(["fax"])
+
+
+def test_which_business_a_number_request_is_about():
+    one = Tenant(account_id="a", business_ids=("b1",))
+    two = Tenant(account_id="a", business_ids=("11111111-1111-1111-1111-111111111111",
+                                               "22222222-2222-2222-2222-222222222222"))
+    assert numbers.pick_business(one, None) == "b1"
+    with pytest.raises(ServiceError) as err:
+        numbers.pick_business(two, None)
+    assert err.value.code == "bad_request"
+    assert numbers.pick_business(two, "22222222-2222-2222-2222-222222222222").startswith("2222")
+    with pytest.raises(ServiceError) as err:
+        numbers.pick_business(two, "33333333-3333-3333-3333-333333333333")
+    assert err.value.code == "forbidden"
