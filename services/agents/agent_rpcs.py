@@ -9,7 +9,7 @@ changed, the provider is put back to the previous configuration.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -74,6 +74,15 @@ async def find_agent(conn: AsyncConnection, agent_id: str, *, lock: bool = False
     if row is None:
         raise not_found("agent")
     return row
+
+
+async def undo_at_provider(step: Awaitable, what: str) -> None:
+    """Run a compensating provider call after our own write failed; if it fails too, log it for
+    reconciliation by hand (the caller still gets the original error)."""
+    try:
+        await step
+    except Exception:  # noqa: BLE001 - logged; the original error is what the caller sees
+        log.error("%s could not be undone at the voice provider; fix it by hand", what)
 
 
 @dataclass(frozen=True)
@@ -183,19 +192,13 @@ class AgentRpcs:
                 await self._record(conn, row, domain.initial_change(config), Write(source="create"), version=1,
                                    parent=None, now=now)
         except BaseException:
-            await self._discard_assistant(assistant_id)
+            await undo_at_provider(self.voice.delete_assistant(assistant_id),
+                                   f"agent creation failed; provider assistant {assistant_id}")
             raise
         reply = agents_pb2.AgentCreated(id=agent_id, name=config.name, business_id=request.business_id,
                                         provider_assistant_id=assistant_id)
         set_timestamp(reply, "created_at", now)
         return reply
-
-    async def _discard_assistant(self, assistant_id: str) -> None:
-        try:
-            await self.voice.delete_assistant(assistant_id)
-        except Exception:  # noqa: BLE001 - logged for reconciliation; the caller sees the original error
-            log.error("agent creation failed and provider assistant %s could not be removed; delete it by hand",
-                      assistant_id)
 
     # -- updates ---------------------------------------------------------------------
 
@@ -324,18 +327,12 @@ class AgentRpcs:
                 self.rt.relay.wake()
             return Written(updated, change, metadata_changed)
         except BaseException:
-            if synced_from is not None:
-                await self._resync(row, synced_from)
+            if synced_from is not None:  # put the provider assistant back
+                await undo_at_provider(
+                    self.voice.update_assistant(row.provider_assistant_id,
+                                                domain.assistant_patch(synced_from, list(domain.PROVIDER_FIELDS))),
+                    f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
             raise
-
-    async def _resync(self, row, config: domain.AgentConfig) -> None:
-        """Put the provider assistant back after our own write failed."""
-        try:
-            await self.voice.update_assistant(row.provider_assistant_id,
-                                              domain.assistant_patch(config, list(domain.PROVIDER_FIELDS)))
-        except Exception:  # noqa: BLE001 - logged: the agent's next write or a read shows the provider state
-            log.error("agent %s: provider assistant %s could not be put back after a failed write",
-                      row.id, row.provider_assistant_id)
 
     async def _record(self, conn: AsyncConnection, row, change: domain.Change, write: Write, *, version: int,
                       parent: int | None, now, previous: domain.AgentConfig | None = None) -> None:

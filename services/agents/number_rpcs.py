@@ -7,8 +7,6 @@ taken (conflict). If the commit fails after the import, the import is undone.
 """
 from __future__ import annotations
 
-import logging
-
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -19,11 +17,9 @@ from core.messages import set_timestamp
 from core.outbox import add_event
 from core.pagination import clamp_limit, split_page
 from services.agents import numbers
-from services.agents.agent_rpcs import find_agent
+from services.agents.agent_rpcs import find_agent, undo_at_provider
 from services.agents.store import outbox, phone_numbers
 from switchboard.v1 import agents_pb2, common_pb2
-
-log = logging.getLogger(__name__)
 
 ASSIGNED, RELEASED = "phone_number.assigned", "phone_number.released"
 
@@ -131,7 +127,8 @@ class NumberRpcs:
                 await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
         except BaseException:
             if imported is not None:
-                await self._discard_import(imported["id"])
+                await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
+                                       f"assigning {e164} failed; provider number {imported['id']}")
             raise
         if self.rt.relay:
             self.rt.relay.wake()
@@ -153,13 +150,6 @@ class NumberRpcs:
             raise ServiceError("conflict", f"phone number {e164} is not available; pick another from "
                                "GET /api/v1/phone-numbers/available")
         return row
-
-    async def _discard_import(self, provider_phone_number_id: str) -> None:
-        try:
-            await self.voice.delete_phone_number(provider_phone_number_id)
-        except Exception:  # noqa: BLE001 - logged for reconciliation; the caller sees the original error
-            log.error("number assignment failed and provider number %s could not be removed; delete it by hand",
-                      provider_phone_number_id)
 
     async def ReleasePhoneNumber(self, request, context):
         who = tenant.require_account()

@@ -174,3 +174,26 @@ async def test_scopes_and_another_account(api, account, other_key):
         assert [n["phone_number"] for n in listing["phone_numbers"]] == [number]
     finally:
         assert (await release(api, key, number))[0] == 200
+
+
+async def test_a_failed_assignment_leaves_nothing_at_the_provider(api, account, voice, db):
+    number = (await available(api, account["key"], country="US", area_code="212"))[0]["phone_number"]
+    fn = f"refuse_{number[1:]}"
+    await db.execute(f"""
+        CREATE FUNCTION agents.{fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.phone_number = '{number}' AND NEW.business_id IS NOT NULL THEN
+            RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$;
+        CREATE TRIGGER {fn} BEFORE UPDATE ON agents.phone_numbers FOR EACH ROW EXECUTE FUNCTION agents.{fn}();""")
+    try:
+        status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=account["key"],
+                                            json={"phone_number": number})
+    finally:
+        await db.execute(f"DROP TRIGGER {fn} ON agents.phone_numbers; DROP FUNCTION agents.{fn}()")
+    assert status == 500 and body["error"]["code"] == "internal_error"
+    status, at_provider = await voice.request("GET", "/phone-number?limit=1000")
+    assert number not in [n["number"] for n in at_provider]  # the import was undone
+    assert number in [n["phone_number"] for n in await available(api, account["key"], country="US", area_code="212")]
+    status, assigned, _ = await api.request("POST", "/api/v1/phone-numbers", key=account["key"],
+                                            json={"phone_number": number})
+    assert status == 201
+    assert (await release(api, account["key"], number))[0] == 200
