@@ -183,9 +183,11 @@ async def usage(call: Call):
 
 
 async def balance(call: Call):
-    reply = await deps(call.request).accounts.GetBalance(accounts_pb2.GetBalanceRequest(),
-                                                         metadata=call.principal.metadata)
-    return {"businesses": [to_json(b) for b in reply.businesses]}
+    d, md = deps(call.request), call.principal.metadata
+    reply, counts = await asyncio.gather(d.accounts.GetBalance(accounts_pb2.GetBalanceRequest(), metadata=md),
+                                         d.agents.CountPhoneNumbers(agents_pb2.CountPhoneNumbersRequest(), metadata=md))
+    numbers = {c.business_id: c.phone_numbers for c in counts.businesses}
+    return {"businesses": [{**to_json(b), "phone_numbers": numbers.get(b.business_id, 0)} for b in reply.businesses]}
 
 
 V1 = "/api/v1"
@@ -241,5 +243,8 @@ ROUTES = [
           description="Entries are written behind the request path and appear within about a second. A key "
           "limited to one business sees only the requests made with keys limited to that business."),
     Route("GET", f"{V1}/balance", balance, "Minutes used, numbers and subscription status per business", "account",
-          response="Balance", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/GetBalance",)),
+          response="Balance", errors=("unauthorized",),
+          rpcs=(f"{ACCOUNTS}/GetBalance", "switchboard.v1.Agents/CountPhoneNumbers"),
+          description="phone_numbers counts the numbers assigned to each business. minutes_used stays 0 until "
+          "calls are recorded."),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Route
-from gateway.routes.params import set_fields
+from gateway.routes.params import phone_param, set_fields
 from gateway.schemas import NUMBER_ASSIGN, UUID
 from switchboard.v1 import agents_pb2
 
@@ -16,7 +16,7 @@ LIST_ERRORS = ("unauthorized", "forbidden", "bad_request", "invalid_request")
 
 
 async def list_numbers(call: Call):
-    req = set_fields(agents_pb2.ListPhoneNumbersRequest(), call.query, "business_id", "phone_number")
+    req = set_fields(agents_pb2.ListPhoneNumbersRequest(), phone_param(call.query), "business_id", "phone_number")
     reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
     return to_json(reply)
 
@@ -33,7 +33,7 @@ async def assign(call: Call):
 
 
 async def release(call: Call):
-    req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), call.query, "business_id", "phone_number")
+    req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), phone_param(call.query), "business_id", "phone_number")
     return to_json(await deps(call.request).agents.ReleasePhoneNumber(req, metadata=call.principal.metadata))
 
 

@@ -421,7 +421,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             rows = (await conn.execute(sa.select(businesses.c.id, businesses.c.subscription_status)
                                        .where(businesses.c.id.in_(who.business_ids))
                                        .order_by(businesses.c.created_at))).all()
-        # Minutes and numbers are owned by the calls and agents services; until they land both are zero.
+        # Minutes and numbers are owned by the calls and agents services: the gateway fills in the number
+        # count from agents; minutes stay zero until calls land.
         return accounts_pb2.GetBalanceReply(businesses=[
             accounts_pb2.BalanceEntry(business_id=str(r.id), minutes_used=0, phone_numbers=0,
                                       subscription_status=r.subscription_status) for r in rows])

@@ -101,6 +101,15 @@ class NumberRpcs:
             out.append(entry)
         return agents_pb2.ListAvailableNumbersReply(numbers=out, page=common_pb2.PageInfo(has_more=has_more))
 
+    async def CountPhoneNumbers(self, request, context):
+        who = tenant.require_account()
+        pn = phone_numbers.c
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(sa.select(pn.business_id, sa.func.count()).where(
+                pn.business_id.in_(who.business_ids)).group_by(pn.business_id))
+        return agents_pb2.PhoneNumberCounts(businesses=[
+            agents_pb2.BusinessNumberCount(business_id=str(b), phone_numbers=n) for b, n in rows])
+
     async def AssignPhoneNumber(self, request, context):
         who = tenant.require_account()
         business_id = numbers.pick_business(who, request.business_id if request.HasField("business_id") else None)

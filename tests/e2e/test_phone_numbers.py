@@ -75,8 +75,11 @@ async def test_assign_list_and_release_with_events(api, account, voice, stack):
         assert got["phone_number"] == number
         status, agents, _ = await api.request("GET", "/api/v1/agents", key=key)
         assert agents["agents"][0]["phone_number"] == number
+        status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
+        assert balance["businesses"][0]["phone_numbers"] == 1
 
-        status, released, _ = await release(api, key, number)
+        # An unencoded '+' in the query string (curl '...?phone_number=+1...') arrives as a space: still understood.
+        status, released, _ = await api.request("DELETE", f"/api/v1/phone-numbers?phone_number={number}", key=key)
         assert status == 200 and released == {"success": True, "phone_number": number, "business_id": bid}
         status, _ = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
         assert status == 404

@@ -485,6 +485,24 @@ class ReleasePhoneNumberReply(_message.Message):
     business_id: str
     def __init__(self, success: _Optional[bool] = ..., phone_number: _Optional[str] = ..., business_id: _Optional[str] = ...) -> None: ...
 
+class CountPhoneNumbersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BusinessNumberCount(_message.Message):
+    __slots__ = ("business_id", "phone_numbers")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone_numbers: int
+    def __init__(self, business_id: _Optional[str] = ..., phone_numbers: _Optional[int] = ...) -> None: ...
+
+class PhoneNumberCounts(_message.Message):
+    __slots__ = ("businesses",)
+    BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    businesses: _containers.RepeatedCompositeFieldContainer[BusinessNumberCount]
+    def __init__(self, businesses: _Optional[_Iterable[_Union[BusinessNumberCount, _Mapping]]] = ...) -> None: ...
+
 class CheckVoiceProviderRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

@@ -98,6 +98,11 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.ReleasePhoneNumberRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.ReleasePhoneNumberReply.FromString,
                 _registered_method=True)
+        self.CountPhoneNumbers = channel.unary_unary(
+                '/switchboard.v1.Agents/CountPhoneNumbers',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.CountPhoneNumbersRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.PhoneNumberCounts.FromString,
+                _registered_method=True)
         self.CheckVoiceProvider = channel.unary_unary(
                 '/switchboard.v1.Agents/CheckVoiceProvider',
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.CheckVoiceProviderRequest.SerializeToString,
@@ -196,6 +201,13 @@ class AgentsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CountPhoneNumbers(self, request, context):
+        """Counts the phone numbers of each accessible business (for balances); never fails for a valid caller.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CheckVoiceProvider(self, request, context):
         """Asks the voice provider for a trivial read and reports how that went; never fails.
         """
@@ -265,6 +277,11 @@ def add_AgentsServicer_to_server(servicer, server):
                     servicer.ReleasePhoneNumber,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.ReleasePhoneNumberRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.ReleasePhoneNumberReply.SerializeToString,
+            ),
+            'CountPhoneNumbers': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountPhoneNumbers,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.CountPhoneNumbersRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.PhoneNumberCounts.SerializeToString,
             ),
             'CheckVoiceProvider': grpc.unary_unary_rpc_method_handler(
                     servicer.CheckVoiceProvider,
@@ -600,6 +617,33 @@ class Agents:
             '/switchboard.v1.Agents/ReleasePhoneNumber',
             switchboard_dot_v1_dot_agents__pb2.ReleasePhoneNumberRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.ReleasePhoneNumberReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountPhoneNumbers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/CountPhoneNumbers',
+            switchboard_dot_v1_dot_agents__pb2.CountPhoneNumbersRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.PhoneNumberCounts.FromString,
             options,
             channel_credentials,
             insecure,
