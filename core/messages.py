@@ -18,3 +18,8 @@ def struct(data: dict | None) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
     s.update(data or {})
     return s
+
+
+def optional(message, field: str):
+    """The value of a field with presence, or None when the caller did not set it."""
+    return getattr(message, field) if message.HasField(field) else None

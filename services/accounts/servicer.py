@@ -15,7 +15,7 @@ from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
 from core.grpc_server import Binding, Runtime
 from core.ids import is_uuid, new_id, utcnow
-from core.messages import set_timestamp, struct
+from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from core.scopes import DEFAULT_SCOPES
@@ -325,7 +325,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             row = (await conn.execute(businesses.insert().values(
                 id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active",
                 metadata=json_format.MessageToDict(request.metadata), plan_id=domain.DEFAULT_PLAN,
-                external_ref=request.external_ref if request.HasField("external_ref") else None,
+                external_ref=optional(request, "external_ref"),
                 subscription_status="trialing", trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now,
             ).returning(businesses))).first()
         await self._invalidate(who.account_id)
@@ -379,7 +379,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             rows.append((uuid.UUID(e.id) if is_uuid(e.id) else uuid.uuid4(), uuid.UUID(e.account_id),
                          uuid.UUID(e.business_id) if e.HasField("business_id") and is_uuid(e.business_id) else None,
                          uuid.UUID(e.api_key_id), e.endpoint[:500], e.method[:10], e.status_code,
-                         e.call_id if e.HasField("call_id") else None, e.cost_cents, created))
+                         optional(e, "call_id"), e.cost_cents, created))
             last_used[e.api_key_id] = max(created, last_used.get(e.api_key_id, created))
         async with self.rt.pool.acquire() as conn, conn.transaction():
             await conn.copy_records_to_table(usage_log.name, schema_name=SCHEMA, records=rows,

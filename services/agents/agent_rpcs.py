@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, utcnow
-from core.messages import set_timestamp, struct
+from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from providers.voice.adapter import ProviderError
@@ -121,7 +121,7 @@ class AgentRpcs:
         who = tenant.require_account()
         limit = clamp_limit(request.page.limit, *AGENTS_PAGE)
         query = sa.select(agents).where(agents.c.business_id.in_(who.business_ids))
-        if request.HasField("business_id") and request.business_id:
+        if optional(request, "business_id"):
             require_uuid(request.business_id, "business_id")
             if not who.can_access(request.business_id):
                 raise ServiceError("forbidden", "business_id is not one of this key's businesses")
@@ -177,7 +177,7 @@ class AgentRpcs:
         if not who.can_access(request.business_id):
             raise ServiceError("forbidden", "business_id is not one of this key's businesses")
         config = domain.new_config(request.name, request.system_prompt,
-                                   request.first_message if request.HasField("first_message") else None,
+                                   optional(request, "first_message"),
                                    _dict(request, "voice") or {}, _dict(request, "model") or {})
         agent_id, now = new_id(), utcnow()
         assistant = await self.voice.create_assistant(domain.assistant_body(config, agent_id, request.business_id))
@@ -206,8 +206,8 @@ class AgentRpcs:
         texts = {name: getattr(request, name) for name in domain.TEXT_LIMITS
                  if name != "inbound_prompt" and request.HasField(name)}
         inbound = domain.resolve_inbound_alias(
-            request.inbound_prompt if request.HasField("inbound_prompt") else None,
-            request.system_prompt if request.HasField("system_prompt") else None)
+            optional(request, "inbound_prompt"),
+            optional(request, "system_prompt"))
         if inbound is not None:
             texts["inbound_prompt"] = inbound
 
@@ -218,7 +218,7 @@ class AgentRpcs:
 
         written = await self._write(request.id, build, Write(
             source="update", metadata=_dict(request, "metadata"),
-            expected_version=request.expected_version if request.HasField("expected_version") else None))
+            expected_version=optional(request, "expected_version")))
         return self._updated_reply(written)
 
     async def LoadPersona(self, request, context):
@@ -232,12 +232,12 @@ class AgentRpcs:
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.apply_update(
                 current, texts={"inbound_prompt": prompt,
-                                "first_message": request.first_message if request.HasField("first_message") else opening},
+                                "first_message": optional(request, "first_message") or opening},
                 voice=_dict(request, "voice"), model=_dict(request, "model"))
 
         written = await self._write(request.agent_id, build, Write(
             source="persona", force=request.force,
-            expected_version=request.expected_version if request.HasField("expected_version") else None),
+            expected_version=optional(request, "expected_version")),
             field="agent_id")
         summary = agents_pb2.PersonaSummary(lead_name=persona.lead_name.strip())
         if persona.objective:
@@ -247,7 +247,7 @@ class AgentRpcs:
                                         updated_fields=written.updated_fields, version=written.row.version)
 
     async def UpdateSmsPrompt(self, request, context):
-        reason = request.reason.strip() if request.HasField("reason") else None
+        reason = (optional(request, "reason") or "").strip() or None
         if reason is not None and len(reason) > 1000:
             raise invalid("reason must be at most 1000 characters")
         domain.check_text(request.sms_prompt, "sms_prompt", domain.PROMPT_MAX)
@@ -255,7 +255,7 @@ class AgentRpcs:
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.apply_update(current, texts={"sms_prompt": request.sms_prompt})
 
-        written = await self._write(request.agent_id, build, Write(source="sms_prompt", reason=reason or None),
+        written = await self._write(request.agent_id, build, Write(source="sms_prompt", reason=reason),
                                     field="agent_id")
         message = "SMS prompt updated" if written.change.changed else "SMS prompt unchanged"
         return agents_pb2.UpdateSmsPromptReply(success=True, agent_id=str(written.row.id), message=message,
@@ -276,7 +276,7 @@ class AgentRpcs:
 
         written = await self._write(request.agent_id, build, Write(
             source="rollback", rollback_of=request.version,
-            expected_version=request.expected_version if request.HasField("expected_version") else None),
+            expected_version=optional(request, "expected_version")),
             field="agent_id")
         reply = self._updated_reply(written)
         reply.rollback_of = request.version

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import utcnow
-from core.messages import set_timestamp
+from core.messages import optional, set_timestamp
 from core.outbox import add_event
 from core.pagination import clamp_limit, split_page
 from services.agents import numbers
@@ -67,10 +67,10 @@ class NumberRpcs:
         if request.all_businesses:
             query = query.where(phone_numbers.c.business_id.in_(who.business_ids))
         else:
-            business_id = numbers.pick_business(who, request.business_id if request.HasField("business_id") else None)
+            business_id = numbers.pick_business(who, optional(request, "business_id"))
             query = query.where(phone_numbers.c.business_id == business_id)
             reply.business_id = business_id
-        if request.HasField("phone_number") and request.phone_number:
+        if optional(request, "phone_number"):
             query = query.where(phone_numbers.c.phone_number == numbers.normalize_e164(request.phone_number))
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query.order_by(phone_numbers.c.assigned_at.desc()))).all()
@@ -82,11 +82,11 @@ class NumberRpcs:
         limit = clamp_limit(request.limit, *numbers.AVAILABLE_PAGE)
         pn = phone_numbers.c
         query = sa.select(phone_numbers).where(pn.business_id.is_(None), pn.blocked.is_(False))
-        if request.HasField("country") and request.country:
+        if optional(request, "country"):
             query = query.where(pn.country == numbers.check_country(request.country))
-        if request.HasField("area_code") and request.area_code:
+        if optional(request, "area_code"):
             query = query.where(pn.area_code == numbers.check_area_code(request.area_code))
-        if request.HasField("capability") and request.capability:
+        if optional(request, "capability"):
             for cap in numbers.capability_filter(request.capability):
                 query = query.where(pn.capabilities[cap].as_boolean().is_(True))
         query = query.order_by(pn.country, pn.area_code, pn.phone_number).limit(limit + 1)
@@ -112,9 +112,9 @@ class NumberRpcs:
 
     async def AssignPhoneNumber(self, request, context):
         who = tenant.require_account()
-        business_id = numbers.pick_business(who, request.business_id if request.HasField("business_id") else None)
+        business_id = numbers.pick_business(who, optional(request, "business_id"))
         e164 = numbers.normalize_e164(request.phone_number)
-        agent_id = request.agent_id if request.HasField("agent_id") and request.agent_id else None
+        agent_id = optional(request, "agent_id") or None
         imported = None
         try:
             async with self.engine.begin() as conn:
@@ -162,7 +162,7 @@ class NumberRpcs:
 
     async def ReleasePhoneNumber(self, request, context):
         who = tenant.require_account()
-        business_id = numbers.pick_business(who, request.business_id if request.HasField("business_id") else None)
+        business_id = numbers.pick_business(who, optional(request, "business_id"))
         e164 = numbers.normalize_e164(request.phone_number)
         async with self.engine.begin() as conn:
             row = (await conn.execute(sa.select(phone_numbers).where(
