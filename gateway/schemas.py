@@ -102,7 +102,9 @@ AGENT_UPDATE = _obj({
                         "transcriber, analysisPlan, artifactPlan, backgroundSpeechDenoisingPlan, monitorPlan, "
                         "maxDurationSeconds (10-43200), voicemailMessage, voicemailDetection, backgroundSound and "
                         "firstMessageMode pass; other keys are dropped and listed in ignored_provider_config. "
-                        "analysisPlan.structuredDataPlan is always the built-in lead collection."},
+                        "analysisPlan.structuredDataPlan is always the built-in lead collection. Groups are merged into the ones in "
+                        "force: a group can be replaced but not removed by PATCH (a rollback to a version without it resets it "
+                        "to the provider's default)."},
     "expected_version": EXPECTED_VERSION,
 }, ("id",))
 PERSONA = _obj({

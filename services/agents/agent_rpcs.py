@@ -294,7 +294,7 @@ class AgentRpcs:
     async def _write(self, agent_id: str, build: Callable[[domain.AgentConfig], domain.Change], write: Write,
                      field: str = "id") -> Written:
         """The one path every configuration change takes (see the module docstring)."""
-        synced_from: domain.AgentConfig | None = None
+        synced_from = pushed = None  # the configurations before and after a provider sync
         row = None
         try:
             async with self.engine.begin() as conn:
@@ -309,8 +309,8 @@ class AgentRpcs:
                     return Written(row, change, False)
                 if change.provider_changed:
                     await self.voice.update_assistant(row.provider_assistant_id,
-                                                      domain.assistant_patch(change.config, change.provider_changed))
-                    synced_from = current
+                                                      domain.assistant_patch(change.config, change.provider_changed, current))
+                    synced_from, pushed = current, change.config
                 now = utcnow()
                 values = {"metadata": metadata, "updated_at": now}
                 if change.changed:
@@ -330,7 +330,7 @@ class AgentRpcs:
             if synced_from is not None:  # put the provider assistant back
                 await undo_at_provider(
                     self.voice.update_assistant(row.provider_assistant_id,
-                                                domain.assistant_patch(synced_from, list(domain.PROVIDER_FIELDS))),
+                                                domain.assistant_patch(synced_from, list(domain.PROVIDER_FIELDS), pushed)),
                     f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
             raise
 

@@ -190,8 +190,9 @@ def assistant_body(config: AgentConfig, agent_id: str, business_id: str) -> dict
     return body
 
 
-def assistant_patch(config: AgentConfig, changed: list[str]) -> dict:
-    """The provider's update body for the changed provider-facing fields."""
+def assistant_patch(config: AgentConfig, changed: list[str], previous: AgentConfig) -> dict:
+    """The provider's update body that turns the assistant of `previous` into that of `config` for the
+    changed fields. A voice or setting group that is no longer set is sent as null (the provider's default)."""
     body: dict = {}
     if "name" in changed:
         body["name"] = provider_name(config.name)
@@ -199,9 +200,10 @@ def assistant_patch(config: AgentConfig, changed: list[str]) -> dict:
         body["firstMessage"] = config.first_message
     if "inbound_prompt" in changed or "model" in changed:
         body["model"] = provider_model(config)
-    if "voice" in changed and config.voice:
-        body["voice"] = dict(config.voice)
+    if "voice" in changed:
+        body["voice"] = dict(config.voice) or None
     if "provider_config" in changed:
+        body.update({group: None for group in previous.provider_config if group not in config.provider_config})
         body.update(copy.deepcopy(config.provider_config))
         body["analysisPlan"] = analysis_plan(config.provider_config)
     return body

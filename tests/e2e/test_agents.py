@@ -146,6 +146,9 @@ async def test_versions_snapshots_redaction_and_rollback(api, account, voice):
     assert rolled["updated_fields"] == ["inbound_prompt", "first_message", "provider_config"]
     agent = await read_agent(api, account, aid)
     assert agent["prompts"]["inbound"]["prompt"] == PROMPT and agent["first_message"] == "Hello! How can I help you today?"
+    assert agent["provider_config"] == {}
+    status, assistant = await voice.request("GET", f"/assistant/{created['provider_assistant_id']}")
+    assert "transcriber" not in assistant  # the group added after version 1 is reset at the provider too
     status, listing, _ = await api.request("GET", "/api/v1/agents/versions", key=account["key"], params={"agent_id": aid})
     newest = listing["versions"][0]
     assert newest["rollback_of"] == 1 and newest["parent_version"] == 3 and newest["source"] == "rollback"

@@ -71,8 +71,15 @@ def test_update_lists_only_fields_whose_value_changed():
     change = domain.apply_update(current, texts={"name": "Desk", "first_message": "Hi!"}, model={"model": "gpt-4o"})
     assert change.changed == ["name", "first_message", "model"]
     assert change.config.model == {"provider": "openai", "model": "gpt-4o", "temperature": 0.7}
-    patch = domain.assistant_patch(change.config, change.provider_changed)
-    assert patch["name"] == "Desk" and patch["firstMessage"] == "Hi!" and patch["model"]["model"] == "gpt-4o"
+    patch = domain.assistant_patch(change.config, change.provider_changed, current)
+    assert patch == {"name": "Desk", "firstMessage": "Hi!", "model": {**change.config.model, "messages": [
+        {"role": "system", "content": "You answer calls."}]}}
+    # Going back to the provider's default voice, or dropping a setting group, is sent as null.
+    tuned = domain.replace(current, voice={"provider": "11labs"}, provider_config={"transcriber": {"provider": "x"}})
+    back = domain.change_to(tuned, current)
+    assert back.changed == ["voice", "provider_config"]
+    patch = domain.assistant_patch(back.config, back.provider_changed, tuned)
+    assert patch["voice"] is None and patch["transcriber"] is None and "structuredDataPlan" in patch["analysisPlan"]
     assert domain.apply_update(current, texts={"outbound_prompt": ""}).changed == []  # empty clears; already clear
 
 

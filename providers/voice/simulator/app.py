@@ -146,7 +146,8 @@ def collection_routes(app: web.Application, segment: str) -> None:
         record = found(request)
         body = await body_of(request)
         UPDATE[segment](request.app[STORE], body)
-        return web.json_response(request.app[STORE].update(kind, record["id"], body))
+        return web.json_response(request.app[STORE].update(kind, record["id"], body,
+                                                           nulls_reset=segment == "assistant"))
 
     async def delete(request: web.Request) -> web.Response:
         record = found(request)

@@ -41,8 +41,11 @@ class Store:
     def get(self, kind: str, record_id: str) -> dict | None:
         return self.collections[kind].get(record_id)
 
-    def update(self, kind: str, record_id: str, fields: dict) -> dict:
+    def update(self, kind: str, record_id: str, fields: dict, *, nulls_reset: bool = False) -> dict:
+        """Shallow merge; with `nulls_reset`, a null removes the setting (the provider's default applies)."""
         record = {**self.collections[kind][record_id], **fields, "updatedAt": now_iso()}
+        if nulls_reset:
+            record = {k: v for k, v in record.items() if v is not None}
         self.collections[kind][record_id] = record
         self.save()
         return record
