@@ -150,6 +150,12 @@ NUMBER_ASSIGN = _obj({
     "agent_id": {**UUID, "description": "the agent that answers the number; omitted: no agent yet"},
 }, ("phone_number",))
 
+NUMBER_UPDATE = _obj({
+    "business_id": {**UUID, "description": "needed when the key spans several businesses"},
+    "phone_number": {"type": "string", "maxLength": 32, "description": "E.164, e.g. +14155550123"},
+    "agent_id": {"anyOf": [UUID, {"type": "null"}], "description": "the agent that answers the number; null: none"},
+}, ("phone_number", "agent_id"))
+
 _AGENT_VERSION = message_schema(agents_pb2.AgentVersion.DESCRIPTOR, omit=("config_snapshot",))
 _NUMBER = message_schema(agents_pb2.PhoneNumber.DESCRIPTOR)
 _LEGACY_NUMBER = _obj({"id": UUID, "phone_number": E164, "agent_id": {"anyOf": [UUID, {"type": "null"}]},
@@ -207,6 +213,7 @@ SCHEMAS: dict[str, dict] = {
     "AgentVersionDetail": _obj({"agent_id": UUID, "version": message_schema(agents_pb2.AgentVersion.DESCRIPTOR)},
                                ("agent_id", "version")),
     "PhoneNumberAssignRequest": NUMBER_ASSIGN,
+    "PhoneNumberUpdateRequest": NUMBER_UPDATE,
     "PhoneNumber": _NUMBER,
     "PhoneNumberList": _obj({"business_id": {"anyOf": [UUID, {"type": "null"}]},
                              "phone_numbers": {"type": "array", "items": _ref("PhoneNumber")}},

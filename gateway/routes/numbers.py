@@ -5,7 +5,7 @@ from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Route
 from gateway.routes.params import phone_param, set_fields
-from gateway.schemas import NUMBER_ASSIGN, UUID
+from gateway.schemas import NUMBER_ASSIGN, NUMBER_UPDATE, UUID
 from switchboard.v1 import agents_pb2
 
 AGENTS = "switchboard.v1.Agents"
@@ -30,6 +30,12 @@ async def available(call: Call):
 async def assign(call: Call):
     req = set_fields(agents_pb2.AssignPhoneNumberRequest(), call.body, "business_id", "phone_number", "agent_id")
     return to_json(await deps(call.request).agents.AssignPhoneNumber(req, metadata=call.principal.metadata))
+
+
+async def relink(call: Call):
+    b = call.body
+    req = set_fields(agents_pb2.UpdatePhoneNumberRequest(), b, "business_id", "phone_number", "agent_id")
+    return to_json(await deps(call.request).agents.UpdatePhoneNumber(req, metadata=call.principal.metadata))
 
 
 async def release(call: Call):
@@ -76,8 +82,16 @@ ROUTES = [
           description="Imports the number at the voice provider, linked to the agent's assistant (agent_id "
           "optional), and emits phone_number.assigned. A number belongs to one business at a time: a number that "
           "is already assigned (even to this business) or blocked is 409 conflict, so of two concurrent assigns of "
-          "one number exactly one succeeds. To move a number to another agent, release it and assign it again. A "
+          "one number exactly one succeeds. To move a number to another agent, use PATCH. A "
           "number not in the pool is 404; an agent of another business is 404."),
+    Route("PATCH", f"{V1}/phone-numbers", relink, "Point a number at another agent of its business", "phone-numbers",
+          scope="numbers:write", body=NUMBER_UPDATE, response="PhoneNumber",
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found", "provider_error"),
+          rpcs=(f"{AGENTS}/UpdatePhoneNumber",),
+          description="The number stays with the business (it never goes back to the pool); agent_id names the "
+          "agent that answers it from now on, or null for none. Synced to the provider first; emits "
+          "phone_number.assigned with the new agent_id when it changes. A number this business does not hold, or "
+          "an agent of another business, is 404."),
     Route("DELETE", f"{V1}/phone-numbers", release, "Release a number back to the pool", "phone-numbers",
           scope="numbers:write",
           query={"type": "object", "properties": {"phone_number": PHONE, "business_id": BUSINESS},

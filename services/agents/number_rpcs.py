@@ -119,12 +119,7 @@ class NumberRpcs:
         try:
             async with self.engine.begin() as conn:
                 row = await self._pool_row(conn, e164)
-                assistant_id = None
-                if agent_id is not None:
-                    agent = await find_agent(conn, agent_id, field="agent_id")
-                    if str(agent.business_id) != business_id:
-                        raise not_found("agent")  # an agent of the caller's other business
-                    assistant_id = agent.provider_assistant_id
+                assistant_id = await self._assistant_of(conn, agent_id, business_id)
                 body = {"provider": "byo-phone-number", "number": e164, "credentialId": self.sip_credential_id,
                         "numberE164CheckEnabled": True, "name": f"Switchboard {e164}"}
                 if assistant_id:
@@ -143,6 +138,44 @@ class NumberRpcs:
             self.rt.relay.wake()
         return phone_number_message(row)
 
+    async def UpdatePhoneNumber(self, request, context):
+        who = tenant.require_account()
+        business_id = numbers.pick_business(who, optional(request, "business_id"))
+        e164 = numbers.normalize_e164(request.phone_number)
+        agent_id = optional(request, "agent_id") or None
+        async with self.engine.begin() as conn:
+            row = await self._business_row(conn, e164, business_id)
+            if (str(row.agent_id) if row.agent_id else None) == agent_id:
+                return phone_number_message(row)
+            assistant_id = await self._assistant_of(conn, agent_id, business_id)
+            await self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": assistant_id})
+            row = (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id)
+                                      .values(agent_id=agent_id).returning(phone_numbers))).first()
+            await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
+        if self.rt.relay:
+            self.rt.relay.wake()
+        return phone_number_message(row)
+
+    @staticmethod
+    async def _assistant_of(conn: AsyncConnection, agent_id: str | None, business_id: str) -> str | None:
+        """The provider assistant of an agent of this business (None for no agent)."""
+        if agent_id is None:
+            return None
+        agent = await find_agent(conn, agent_id, field="agent_id")
+        if str(agent.business_id) != business_id:
+            raise not_found("agent")  # an agent of the caller's other business
+        return agent.provider_assistant_id
+
+    @staticmethod
+    async def _business_row(conn: AsyncConnection, e164: str, business_id: str):
+        """The locked row of a number this business holds, or not_found."""
+        row = (await conn.execute(sa.select(phone_numbers).where(
+            phone_numbers.c.phone_number == e164, phone_numbers.c.business_id == business_id)
+            .with_for_update())).first()
+        if row is None:
+            raise not_found(f"phone number {e164} of this business")
+        return row
+
     async def _pool_row(self, conn: AsyncConnection, e164: str):
         """The pool row of a number, locked; refused when it is not free."""
         row = (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164)
@@ -155,7 +188,7 @@ class NumberRpcs:
         if row.business_id is not None:
             if tenant.current().can_access(str(row.business_id)):
                 raise ServiceError("conflict", f"phone number {e164} is already assigned to business "
-                                   f"{row.business_id}; release it first to assign it again")
+                                   f"{row.business_id}; to give it to another agent use PATCH /api/v1/phone-numbers")
             raise ServiceError("conflict", f"phone number {e164} is not available; pick another from "
                                "GET /api/v1/phone-numbers/available")
         return row
@@ -165,11 +198,7 @@ class NumberRpcs:
         business_id = numbers.pick_business(who, optional(request, "business_id"))
         e164 = numbers.normalize_e164(request.phone_number)
         async with self.engine.begin() as conn:
-            row = (await conn.execute(sa.select(phone_numbers).where(
-                phone_numbers.c.phone_number == e164, phone_numbers.c.business_id == business_id)
-                .with_for_update())).first()
-            if row is None:
-                raise not_found(f"phone number {e164} of this business")
+            row = await self._business_row(conn, e164, business_id)
             if row.provider_phone_number_id:
                 await self.voice.delete_phone_number(row.provider_phone_number_id)
             await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id).values(

@@ -36,8 +36,10 @@ async def test_agent_and_number_responses_match_their_published_schemas(api, acc
     number = pool["numbers"][0]["phone_number"]
     await check("PhoneNumber", await api.request("POST", "/api/v1/phone-numbers", key=key,
                                                  json={"phone_number": number, "agent_id": aid}))
+    await check("PhoneNumber", await api.request("PATCH", "/api/v1/phone-numbers", key=key,
+                                                 json={"phone_number": number, "agent_id": None}))
     await check("PhoneNumberList", await api.request("GET", "/api/v1/phone-numbers", key=key))
     await check("LegacyNumberList", await api.request("GET", "/api/v1/numbers", key=key))
     await check("PhoneNumberReleased", await api.request("DELETE", "/api/v1/phone-numbers", key=key,
                                                          params={"phone_number": number}))
-    assert len(checked) == 14
+    assert len(checked) == 15

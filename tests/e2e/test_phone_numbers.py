@@ -113,7 +113,7 @@ async def test_concurrent_assigns_give_one_success_and_one_conflict(api, account
     assert loser["error"]["code"] == "conflict" and "not available" in loser["error"]["message"]
     winner_key = (account["key"], other_key)[winner]
     status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=winner_key, json={"phone_number": number})
-    assert status == 409 and "release it first" in body["error"]["message"]
+    assert status == 409 and "PATCH" in body["error"]["message"]
     assert (await release(api, winner_key, number))[0] == 200
 
 
@@ -200,3 +200,33 @@ async def test_a_failed_assignment_leaves_nothing_at_the_provider(api, account, 
                                             json={"phone_number": number})
     assert status == 201
     assert (await release(api, account["key"], number))[0] == 200
+
+
+async def test_a_number_moves_between_agents_of_its_business(api, account, voice, other_key):
+    key = account["key"]
+    first, second = await new_agent(api, account), await new_agent(api, account)
+    number = (await available(api, key, country="CA", area_code="604"))[0]["phone_number"]
+    status, assigned, _ = await api.request("POST", "/api/v1/phone-numbers", key=key,
+                                            json={"phone_number": number, "agent_id": first["id"]})
+    assert status == 201
+    try:
+        status, moved, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
+                                             json={"phone_number": number, "agent_id": second["id"]})
+        assert status == 200 and moved["agent_id"] == second["id"] and moved["id"] == assigned["id"]
+        status, at_provider = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
+        assert at_provider["assistantId"] == second["provider_assistant_id"]
+        status, body, _ = await api.request("GET", "/api/v1/agents", key=key, params={"id": first["id"]})
+        assert body["phone_number"] is None
+        status, unlinked, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
+                                                json={"phone_number": number, "agent_id": None})
+        assert status == 200 and unlinked["agent_id"] is None and unlinked["business_id"] == account["business_id"]
+        status, at_provider = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
+        assert at_provider["assistantId"] is None
+        status, body, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
+                                            json={"phone_number": number})
+        assert status == 400 and body["error"]["message"] == "agent_id is required"
+        status, body, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=other_key,
+                                            json={"phone_number": number, "agent_id": None})
+        assert status == 404
+    finally:
+        assert (await release(api, key, number))[0] == 200

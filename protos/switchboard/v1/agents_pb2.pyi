@@ -467,6 +467,16 @@ class AssignPhoneNumberRequest(_message.Message):
     agent_id: str
     def __init__(self, business_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
+class UpdatePhoneNumberRequest(_message.Message):
+    __slots__ = ("business_id", "phone_number", "agent_id")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone_number: str
+    agent_id: str
+    def __init__(self, business_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
 class ReleasePhoneNumberRequest(_message.Message):
     __slots__ = ("business_id", "phone_number")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]

@@ -93,6 +93,11 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.AssignPhoneNumberRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.PhoneNumber.FromString,
                 _registered_method=True)
+        self.UpdatePhoneNumber = channel.unary_unary(
+                '/switchboard.v1.Agents/UpdatePhoneNumber',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.UpdatePhoneNumberRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.PhoneNumber.FromString,
+                _registered_method=True)
         self.ReleasePhoneNumber = channel.unary_unary(
                 '/switchboard.v1.Agents/ReleasePhoneNumber',
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.ReleasePhoneNumberRequest.SerializeToString,
@@ -194,6 +199,13 @@ class AgentsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdatePhoneNumber(self, request, context):
+        """Points a number of the business at another of its agents (or at none), at the provider too; fails NOT_FOUND (not_found) or INTERNAL (provider_error).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ReleasePhoneNumber(self, request, context):
         """Detaches a number at the provider and returns it to the pool; fails NOT_FOUND (not_found) or INTERNAL (provider_error).
         """
@@ -271,6 +283,11 @@ def add_AgentsServicer_to_server(servicer, server):
             'AssignPhoneNumber': grpc.unary_unary_rpc_method_handler(
                     servicer.AssignPhoneNumber,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.AssignPhoneNumberRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.PhoneNumber.SerializeToString,
+            ),
+            'UpdatePhoneNumber': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdatePhoneNumber,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.UpdatePhoneNumberRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.PhoneNumber.SerializeToString,
             ),
             'ReleasePhoneNumber': grpc.unary_unary_rpc_method_handler(
@@ -589,6 +606,33 @@ class Agents:
             target,
             '/switchboard.v1.Agents/AssignPhoneNumber',
             switchboard_dot_v1_dot_agents__pb2.AssignPhoneNumberRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.PhoneNumber.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdatePhoneNumber(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/UpdatePhoneNumber',
+            switchboard_dot_v1_dot_agents__pb2.UpdatePhoneNumberRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.PhoneNumber.FromString,
             options,
             channel_credentials,
