@@ -3,15 +3,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlparse
 
-import phonenumbers
-from email_validator import EmailNotValidError, validate_email
-
+from core.contact import normalize_e164, normalize_email
 from core.errors import ServiceError, invalid, refused_move
 from core.scopes import ALL_SCOPES
 
@@ -95,10 +92,7 @@ def validate_signup(business_name: str, email: str, business_type: str = "", web
         raise _validation("business_name must be at most 200 characters")
     if not email.strip():
         raise _validation("email is required")
-    try:
-        normalized_email = validate_email(email.strip(), check_deliverability=False).normalized.lower()
-    except EmailNotValidError as exc:
-        raise _validation(f"email is invalid: {exc}") from None
+    normalized_email = normalize_email(email, "email", _validation)
     site = website.strip() or None
     if site is not None:
         parsed = urlparse(site)
@@ -114,19 +108,6 @@ def validate_signup(business_name: str, email: str, business_type: str = "", web
     if kind is not None and len(kind) > 100:
         raise _validation("business_type must be at most 100 characters")
     return SignupForm(name, normalized_email, kind, site, forward, plan)
-
-
-def normalize_e164(value: str, field: str, error=invalid) -> str:
-    """The number in E.164, or an error naming the field; input must already start with +."""
-    if not re.fullmatch(r"\+\d{6,15}", value):
-        raise error(f"{field} must be an E.164 number like +14155550123 (plus sign, country code, digits only)")
-    try:
-        number = phonenumbers.parse(value, None)
-    except phonenumbers.NumberParseException:
-        raise error(f"{field} is not a valid phone number") from None
-    if not phonenumbers.is_valid_number(number):
-        raise error(f"{field} is not a valid phone number")
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
 
 
 # Workspace lifecycle. `active` is the normal state. `pause` stops service but

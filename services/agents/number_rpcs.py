@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
+from core.contact import normalize_e164
 from core.errors import ServiceError, not_found
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
@@ -71,7 +72,7 @@ class NumberRpcs:
             query = query.where(phone_numbers.c.business_id == business_id)
             reply.business_id = business_id
         if optional(request, "phone_number"):
-            query = query.where(phone_numbers.c.phone_number == numbers.normalize_e164(request.phone_number))
+            query = query.where(phone_numbers.c.phone_number == normalize_e164(request.phone_number))
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query.order_by(phone_numbers.c.assigned_at.desc()))).all()
         reply.phone_numbers.extend(phone_number_message(r) for r in rows)
@@ -113,7 +114,7 @@ class NumberRpcs:
     async def AssignPhoneNumber(self, request, context):
         who = tenant.require_account()
         business_id = numbers.pick_business(who, optional(request, "business_id"))
-        e164 = numbers.normalize_e164(request.phone_number)
+        e164 = normalize_e164(request.phone_number)
         agent_id = optional(request, "agent_id") or None
         imported = None
         try:
@@ -141,7 +142,7 @@ class NumberRpcs:
     async def UpdatePhoneNumber(self, request, context):
         who = tenant.require_account()
         business_id = numbers.pick_business(who, optional(request, "business_id"))
-        e164 = numbers.normalize_e164(request.phone_number)
+        e164 = normalize_e164(request.phone_number)
         agent_id = optional(request, "agent_id") or None
         async with self.engine.begin() as conn:
             row = await self._business_row(conn, e164, business_id)
@@ -196,7 +197,7 @@ class NumberRpcs:
     async def ReleasePhoneNumber(self, request, context):
         who = tenant.require_account()
         business_id = numbers.pick_business(who, optional(request, "business_id"))
-        e164 = numbers.normalize_e164(request.phone_number)
+        e164 = normalize_e164(request.phone_number)
         async with self.engine.begin() as conn:
             row = await self._business_row(conn, e164, business_id)
             if row.provider_phone_number_id:

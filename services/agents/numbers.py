@@ -21,24 +21,6 @@ CAPABILITY_FILTERS = {
 AVAILABLE_PAGE = (25, 100)
 
 
-def normalize_e164(value: str, field: str = "phone_number") -> str:
-    """The number in E.164, or 400 invalid_request naming the field (validated by phonenumbers)."""
-    text = value.strip()
-    if not text.startswith("+"):
-        raise invalid(f"{field} must be in E.164 form: a plus sign, the country code and the number, "
-                      "e.g. +14155550123")
-    try:
-        number = phonenumbers.parse(text, None)
-    except phonenumbers.NumberParseException as exc:
-        raise invalid(f"{field} is not a phone number: {exc}") from None
-    if not phonenumbers.is_valid_number(number):
-        raise invalid(f"{field} {text} is not a valid phone number")
-    e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
-    if e164 != text:
-        raise invalid(f"{field} must be written in E.164 without spaces or punctuation, e.g. {e164}")
-    return e164
-
-
 @dataclass(frozen=True)
 class NumberFacts:
     """What the number itself tells: its country and area code."""

@@ -17,6 +17,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.background import Background
+from core.contact import normalize_e164
 from core.ids import new_id, utcnow
 from services.agents import numbers
 from services.agents.store import phone_numbers
@@ -30,7 +31,7 @@ def read_inventory(path: Path) -> list[dict]:
     rows = []
     for i, entry in enumerate(entries):
         try:
-            e164 = numbers.normalize_e164(entry["phone_number"])
+            e164 = normalize_e164(entry["phone_number"])
             caps = numbers.check_capabilities(list(entry.get("capabilities", ())))
         except Exception as exc:
             raise ValueError(f"{path}: numbers[{i}] is invalid: {exc}") from None

@@ -1,6 +1,7 @@
 """Agent and phone-number rules as plain functions."""
 import pytest
 
+from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.tenant import Tenant
 from services.agents import domain, numbers
@@ -139,10 +140,10 @@ def test_persona_compiles_to_a_role_play_prompt_and_opener():
 
 
 def test_e164_is_checked_by_libphonenumber():
-    assert numbers.normalize_e164("+14152014100") == "+14152014100"
+    assert normalize_e164("+14152014100") == "+14152014100"
     for bad in ("4152014100", "+1 415 201 4100", "+1415", "+99912345678", "+1415201410012"):
         with pytest.raises(ServiceError) as err:
-            numbers.normalize_e164(bad)
+            normalize_e164(bad)
         assert "phone_number" in err.value.message, bad
 
 

@@ -1,0 +1,34 @@
+"""Phone numbers and email addresses, checked with real libraries (libphonenumber, email-validator),
+never with patterns of our own. Errors name the field and say what to send instead."""
+from __future__ import annotations
+
+import phonenumbers
+from email_validator import EmailNotValidError, validate_email
+
+from core.errors import invalid
+
+
+def normalize_e164(value: str, field: str = "phone_number", error=invalid) -> str:
+    """The number in E.164, or `error` naming the field. Input must already be E.164 (no spaces)."""
+    text = value.strip()
+    if not text.startswith("+"):
+        raise error(f"{field} must be in E.164 form: a plus sign, the country code and the number, "
+                    "e.g. +14155550123")
+    try:
+        number = phonenumbers.parse(text, None)
+    except phonenumbers.NumberParseException as exc:
+        raise error(f"{field} is not a phone number: {exc}") from None
+    if not phonenumbers.is_valid_number(number):
+        raise error(f"{field} {text} is not a valid phone number")
+    e164 = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    if e164 != text:
+        raise error(f"{field} must be written in E.164 without spaces or punctuation, e.g. {e164}")
+    return e164
+
+
+def normalize_email(value: str, field: str = "email", error=invalid) -> str:
+    """The address, lower-cased, or `error` naming the field (syntax only: no DNS lookups)."""
+    try:
+        return validate_email(value.strip(), check_deliverability=False).normalized.lower()
+    except EmailNotValidError as exc:
+        raise error(f"{field} is invalid: {exc}") from None
