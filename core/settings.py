@@ -46,6 +46,8 @@ class Settings:
     accounts_grpc_port: int
     agents_addr: str
     agents_grpc_port: int
+    sdr_addr: str
+    sdr_grpc_port: int
     secret_key: Secret
     log_level: str
     # Client addresses whose X-Forwarded-For header is trusted (load balancers).
@@ -87,6 +89,8 @@ def load() -> Settings:
         accounts_grpc_port=_int("ACCOUNTS_GRPC_PORT", 50051),
         agents_addr=os.environ.get("AGENTS_ADDR", "127.0.0.1:50052"),
         agents_grpc_port=_int("AGENTS_GRPC_PORT", 50052),
+        sdr_addr=os.environ.get("SDR_ADDR", "127.0.0.1:50053"),
+        sdr_grpc_port=_int("SDR_GRPC_PORT", 50053),
         secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
         trusted_proxies=_list("TRUSTED_PROXIES"),

@@ -25,7 +25,7 @@ from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, Call, Route, all_routes
 from gateway.usage import UsageWriter
-from switchboard.v1 import accounts_pb2_grpc, agents_pb2_grpc
+from switchboard.v1 import accounts_pb2_grpc, agents_pb2_grpc, sdr_pb2_grpc
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +192,7 @@ def _lifecycle(settings: Settings):
         # Agents calls wait on the voice provider (with its retries): they get a longer deadline.
         agents = client("agents", settings.agents_addr, agents_pb2_grpc.AgentsStub,
                         max(settings.grpc_timeout_seconds, PROVIDER_CALL_SECONDS))
+        sdr = client("sdr", settings.sdr_addr, sdr_pb2_grpc.SdrStub, settings.grpc_timeout_seconds)
         # Usage batches get their own connection: a large message on the request channel would hold
         # requests behind it in HTTP/2 flow control. (Not in `channels`: readiness probes each service once.)
         usage_channel = rpc.channel(settings.accounts_addr)
@@ -199,7 +200,7 @@ def _lifecycle(settings: Settings):
         usage.start()
         bus = EventBus(settings.nats_url, "gateway")
         auth = Authenticator(accounts)
-        app[DEPS] = Deps(settings=settings, channels=channels, accounts=accounts, agents=agents, auth=auth,
+        app[DEPS] = Deps(settings=settings, channels=channels, accounts=accounts, agents=agents, sdr=sdr, auth=auth,
                          usage=usage, limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
         attach = asyncio.create_task(_attach_invalidations(bus, auth))
         yield

@@ -22,6 +22,7 @@ class Deps:
     channels: dict[str, grpc.aio.Channel]
     accounts: Client  # of accounts_pb2_grpc.AccountsStub
     agents: Client  # of agents_pb2_grpc.AgentsStub
+    sdr: Client  # of sdr_pb2_grpc.SdrStub
     auth: Authenticator
     usage: UsageWriter
     limiter: TokenBuckets

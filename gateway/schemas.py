@@ -7,7 +7,7 @@ input contract with its own rules.
 from __future__ import annotations
 
 from gateway.convert import message_schema
-from switchboard.v1 import accounts_pb2, agents_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
@@ -156,6 +156,33 @@ NUMBER_UPDATE = _obj({
     "agent_id": {"anyOf": [UUID, {"type": "null"}], "description": "the agent that answers the number; null: none"},
 }, ("phone_number", "agent_id"))
 
+# -- leads ------------------------------------------------------------------------------------
+
+LEAD_STATUSES = ["new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact"]
+_TEXT = {"type": "string", "maxLength": 10000}
+_LEAD_WRITABLE = {
+    "name": {"type": "string", "maxLength": 200, "description": "omitted: first_name and last_name joined"},
+    "first_name": {"type": "string", "maxLength": 100}, "last_name": {"type": "string", "maxLength": 100},
+    "email": {"type": "string", "maxLength": 320, "description": "checked and lower-cased"},
+    "phone": {"type": "string", "maxLength": 32, "description": "E.164, e.g. +14155550123"},
+    "address": {"type": "string", "maxLength": 300}, "city": {"type": "string", "maxLength": 100},
+    "state": {"type": "string", "maxLength": 100}, "zip": {"type": "string", "maxLength": 20},
+    "source": {"type": "string", "minLength": 1, "maxLength": 100}, "notes": _TEXT,
+}
+LEAD_CREATE = _obj({
+    "business_id": UUID, **_LEAD_WRITABLE,
+    "status": {"type": "string", "enum": LEAD_STATUSES, "default": "new"},
+    "source": {**_LEAD_WRITABLE["source"], "default": "api"},
+    "source_url": {"type": "string", "maxLength": 2000}, "source_page": {"type": "string", "maxLength": 500},
+    "message": _TEXT, "event_date": {"type": "string", "maxLength": 100},
+    "event_type": {"type": "string", "maxLength": 100}, "agent_id": UUID,
+}, ("business_id",))
+LEAD_UPDATE = _obj({
+    "id": UUID, **_LEAD_WRITABLE,
+    "status": {"type": "string", "enum": LEAD_STATUSES[:5],
+               "description": "new, contacted, qualified, converted or lost"},
+}, ("id",))
+
 _AGENT_VERSION = message_schema(agents_pb2.AgentVersion.DESCRIPTOR, omit=("config_snapshot",))
 _NUMBER = message_schema(agents_pb2.PhoneNumber.DESCRIPTOR)
 _LEGACY_NUMBER = _obj({"id": UUID, "phone_number": E164, "agent_id": {"anyOf": [UUID, {"type": "null"}]},
@@ -222,6 +249,12 @@ SCHEMAS: dict[str, dict] = {
         agents_pb2.AvailableNumber.DESCRIPTOR)}, "has_more": {"type": "boolean"}}, ("numbers", "has_more")),
     "PhoneNumberReleased": message_schema(agents_pb2.ReleasePhoneNumberReply.DESCRIPTOR),
     "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}}, ("numbers",)),
+    "LeadCreateRequest": LEAD_CREATE,
+    "LeadUpdateRequest": LEAD_UPDATE,
+    "Lead": message_schema(sdr_pb2.Lead.DESCRIPTOR),
+    "LeadList": _obj({"leads": {"type": "array", "items": _ref("Lead")}, "has_more": {"type": "boolean"}},
+                     ("leads", "has_more")),
+    "LeadAudit": message_schema(sdr_pb2.LeadAudit.DESCRIPTOR),
     "Capabilities": _obj({
         "account_id": UUID,
         "key": _obj({"id": UUID, "scopes": {"type": "array", "items": {"type": "string"}},

@@ -38,7 +38,7 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
         raise ServiceError(code, f"{_where(first)}: {first.message}")
 
 
-QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "default", "description", "items"}
+QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "default", "description", "items", "deprecated"}
 
 
 # JSON escapes that can smuggle in text no database or protobuf accepts: NUL and lone surrogates.

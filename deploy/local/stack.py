@@ -70,7 +70,7 @@ class Stack:
             self.nats_url = self.nats.url
 
     def env(self) -> dict[str, str]:
-        accounts, agents = self.process("accounts"), self.process("agents")
+        accounts, agents, sdr = self.process("accounts"), self.process("agents"), self.process("sdr")
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
@@ -85,6 +85,8 @@ class Stack:
             "ACCOUNTS_GRPC_PORT": str(accounts.port),
             "AGENTS_ADDR": f"127.0.0.1:{agents.port}",
             "AGENTS_GRPC_PORT": str(agents.port),
+            "SDR_ADDR": f"127.0.0.1:{sdr.port}",
+            "SDR_GRPC_PORT": str(sdr.port),
             "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
             **self.voice_env(),
             **self.extra_env,
@@ -118,6 +120,7 @@ class Stack:
         upgrade_all(self.database_url)
         self.processes = [Process("accounts", "services.accounts", free_port()),
                           Process("agents", "services.agents", free_port()),
+                          Process("sdr", "services.sdr", free_port()),
                           Process("gateway", "gateway", self.http_port)]
         if not os.environ.get("VOICE_API_URL"):
             self.processes.insert(0, Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port()))

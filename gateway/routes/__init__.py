@@ -51,6 +51,6 @@ class Route:
 
 
 def all_routes() -> list[Route]:
-    from gateway.routes import accounts, agents, meta, numbers
+    from gateway.routes import accounts, agents, leads, meta, numbers
 
-    return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES]
+    return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *leads.ROUTES]

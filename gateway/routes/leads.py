@@ -1,0 +1,102 @@
+"""Leads: create, read, list with filters, partial update, and the pipeline health audit."""
+from __future__ import annotations
+
+from gateway.context import deps
+from gateway.convert import to_json
+from gateway.routes import Call, Route
+from gateway.routes.params import page_query, page_request, phone_param, set_fields
+from gateway.schemas import LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
+from gateway.timeparse import set_time
+from switchboard.v1 import sdr_pb2
+
+SDR = "switchboard.v1.Sdr"
+V1 = "/api/v1"
+FIELDS = tuple(sdr_pb2.LeadFields.DESCRIPTOR.fields_by_name)
+TIME = {"type": "string", "format": "date-time"}
+LIST_QUERY = page_query(
+    50, 100, id=UUID,
+    status={"type": "array", "items": {"type": "string", "enum": LEAD_STATUSES},
+            "description": "one or several statuses, comma-separated or repeated"},
+    source={"type": "string"}, agent_id=UUID,
+    phone={"type": "string", "description": "exact, E.164"}, email={"type": "string", "description": "exact"},
+    created_after=TIME, created_before={**TIME, "description": "also the cursor: pass the created_at of the last "
+                                        "lead of a page to get the next one"},
+    updated_after=TIME, updated_before=TIME,
+    score_gte={"type": "integer", "minimum": 0, "maximum": 100},
+    score_lte={"type": "integer", "minimum": 0, "maximum": 100})
+LIST_QUERY["properties"]["after"]["description"] = "deprecated cursor: use created_before"
+LIST_QUERY["properties"]["after"]["deprecated"] = True
+AUDIT_QUERY = {"type": "object", "properties": {
+    "window_hours": {"type": "integer", "minimum": 1, "maximum": 2160, "default": 24},
+    "stalled_days": {"type": "integer", "minimum": 1, "maximum": 365, "default": 3},
+    "hot_score": {"type": "integer", "minimum": 0, "maximum": 100, "default": 80},
+    "as_of": {**TIME, "description": "the moment the snapshot describes; default now"}}}
+ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request")
+
+
+def _fields(body: dict) -> sdr_pb2.LeadFields:
+    return set_fields(sdr_pb2.LeadFields(), body, *FIELDS)
+
+
+async def list_leads(call: Call):
+    d, q = deps(call.request), phone_param(call.query, "phone")
+    if "id" in q:
+        return to_json(await d.sdr.GetLead(sdr_pb2.GetLeadRequest(id=q["id"]), metadata=call.principal.metadata))
+    req = set_fields(sdr_pb2.ListLeadsRequest(page=page_request(q)), q, "source", "agent_id", "phone", "email",
+                     "score_gte", "score_lte")
+    req.statuses.extend(q.get("status", []))
+    for field in ("created_after", "created_before", "updated_after", "updated_before"):
+        if field in q:
+            set_time(getattr(req, field), q[field], field)
+    reply = await d.sdr.ListLeads(req, metadata=call.principal.metadata)
+    return {"leads": [to_json(lead) for lead in reply.leads], "has_more": reply.page.has_more}
+
+
+async def create_lead(call: Call):
+    req = sdr_pb2.CreateLeadRequest(business_id=call.body["business_id"], fields=_fields(call.body))
+    return to_json(await deps(call.request).sdr.CreateLead(req, metadata=call.principal.metadata))
+
+
+async def update_lead(call: Call):
+    req = sdr_pb2.UpdateLeadRequest(id=call.body["id"], fields=_fields(call.body))
+    return to_json(await deps(call.request).sdr.UpdateLead(req, metadata=call.principal.metadata))
+
+
+async def audit(call: Call):
+    q = call.query
+    req = set_fields(sdr_pb2.AuditLeadsRequest(), q, "window_hours", "stalled_days", "hot_score")
+    if "as_of" in q:
+        set_time(req.as_of, q["as_of"], "as_of")
+    return to_json(await deps(call.request).sdr.AuditLeads(req, metadata=call.principal.metadata))
+
+
+ROUTES = [
+    Route("GET", f"{V1}/leads", list_leads, "List leads newest first, or read one with ?id=", "leads",
+          scope="leads:read", query=LIST_QUERY, response="LeadList", errors=ERRORS,
+          rpcs=(f"{SDR}/ListLeads", f"{SDR}/GetLead"),
+          description="Across the key's businesses. Every filter combines with the others; phone and email match "
+          "exactly after normalization (E.164, lower-cased email). Pages: while has_more is true, pass the "
+          "created_at of the last lead as created_before (after is the deprecated name of the same cursor). With "
+          "?id=: the lead itself (schema Lead); a lead of another business is 404."),
+    Route("POST", f"{V1}/leads", create_lead, "Create a lead", "leads", scope="leads:write", body=LEAD_CREATE,
+          response="Lead", status=201, errors=ERRORS, rpcs=(f"{SDR}/CreateLead",),
+          description="status defaults to new and source to api. business_id must be one of the key's businesses "
+          "(403). The lead is scored at once (see GET /api/v1/leads/audit for the rules) and lead.created and "
+          "lead.scored are emitted. Phone numbers must be E.164 and emails valid: 400 naming the field."),
+    Route("PATCH", f"{V1}/leads", update_lead, "Change some fields of a lead", "leads", scope="leads:write",
+          body=LEAD_UPDATE, response="Lead", errors=ERRORS, rpcs=(f"{SDR}/UpdateLead",),
+          description="Only the fields sent change (updated_at moves only when a value changes). status may be "
+          "new, contacted, qualified, converted or lost; other values are 400 invalid_request. A change that "
+          "moves the score emits lead.scored."),
+    Route("GET", f"{V1}/leads/audit", audit, "Pipeline health snapshot", "leads", scope="leads:read",
+          query=AUDIT_QUERY, response="LeadAudit", errors=("unauthorized", "forbidden", "invalid_request"),
+          rpcs=(f"{SDR}/AuditLeads",),
+          description="As of as_of (default now), across the key's businesses, each group as {count, first 50}: "
+          "hot_leads (open leads, i.e. new, contacted or qualified, scoring at least hot_score; hottest first), "
+          "stalled_leads (open leads neither updated nor active for stalled_days; oldest first), signups_today "
+          "(leads created in the window_hours before as_of; newest first), voicemails_unhandled (voicemails "
+          "nobody has called or texted back since). Scores: source (inbound_call 25, referral 20, web/form/sms "
+          "15, api 10, other 5) + 8 per interaction (max 24) + recency (15 within a day, 8 within a week) + 20 "
+          "for an intent captured on a call + status (qualified 15, contacted 5) + 5 for an email + 5 for a "
+          "phone, clamped to 0-100; converted is 100 and lost, unqualified, spam and do_not_contact 0."),
+]

@@ -1,0 +1,279 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from switchboard.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class LeadFields(_message.Message):
+    __slots__ = ("name", "first_name", "last_name", "email", "phone", "zip", "address", "city", "state", "status", "source", "source_url", "source_page", "notes", "message", "event_date", "event_type", "agent_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FIRST_NAME_FIELD_NUMBER: _ClassVar[int]
+    LAST_NAME_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    ZIP_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    CITY_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_URL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_PAGE_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_DATE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    first_name: str
+    last_name: str
+    email: str
+    phone: str
+    zip: str
+    address: str
+    city: str
+    state: str
+    status: str
+    source: str
+    source_url: str
+    source_page: str
+    notes: str
+    message: str
+    event_date: str
+    event_type: str
+    agent_id: str
+    def __init__(self, name: _Optional[str] = ..., first_name: _Optional[str] = ..., last_name: _Optional[str] = ..., email: _Optional[str] = ..., phone: _Optional[str] = ..., zip: _Optional[str] = ..., address: _Optional[str] = ..., city: _Optional[str] = ..., state: _Optional[str] = ..., status: _Optional[str] = ..., source: _Optional[str] = ..., source_url: _Optional[str] = ..., source_page: _Optional[str] = ..., notes: _Optional[str] = ..., message: _Optional[str] = ..., event_date: _Optional[str] = ..., event_type: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class Lead(_message.Message):
+    __slots__ = ("id", "name", "first_name", "last_name", "email", "phone", "zip", "address", "city", "state", "status", "source", "source_url", "source_page", "agent_id", "agent_name", "business_id", "notes", "message", "event_date", "event_type", "score", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FIRST_NAME_FIELD_NUMBER: _ClassVar[int]
+    LAST_NAME_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    ZIP_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    CITY_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_URL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_PAGE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_DATE_FIELD_NUMBER: _ClassVar[int]
+    EVENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    first_name: str
+    last_name: str
+    email: str
+    phone: str
+    zip: str
+    address: str
+    city: str
+    state: str
+    status: str
+    source: str
+    source_url: str
+    source_page: str
+    agent_id: str
+    agent_name: str
+    business_id: str
+    notes: str
+    message: str
+    event_date: str
+    event_type: str
+    score: int
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., first_name: _Optional[str] = ..., last_name: _Optional[str] = ..., email: _Optional[str] = ..., phone: _Optional[str] = ..., zip: _Optional[str] = ..., address: _Optional[str] = ..., city: _Optional[str] = ..., state: _Optional[str] = ..., status: _Optional[str] = ..., source: _Optional[str] = ..., source_url: _Optional[str] = ..., source_page: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., notes: _Optional[str] = ..., message: _Optional[str] = ..., event_date: _Optional[str] = ..., event_type: _Optional[str] = ..., score: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreateLeadRequest(_message.Message):
+    __slots__ = ("business_id", "fields")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    FIELDS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    fields: LeadFields
+    def __init__(self, business_id: _Optional[str] = ..., fields: _Optional[_Union[LeadFields, _Mapping]] = ...) -> None: ...
+
+class UpdateLeadRequest(_message.Message):
+    __slots__ = ("id", "fields")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    FIELDS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    fields: LeadFields
+    def __init__(self, id: _Optional[str] = ..., fields: _Optional[_Union[LeadFields, _Mapping]] = ...) -> None: ...
+
+class GetLeadRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ListLeadsRequest(_message.Message):
+    __slots__ = ("statuses", "source", "agent_id", "phone", "email", "created_after", "created_before", "updated_after", "updated_before", "score_gte", "score_lte", "page")
+    STATUSES_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_GTE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_LTE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    statuses: _containers.RepeatedScalarFieldContainer[str]
+    source: str
+    agent_id: str
+    phone: str
+    email: str
+    created_after: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    updated_after: _timestamp_pb2.Timestamp
+    updated_before: _timestamp_pb2.Timestamp
+    score_gte: int
+    score_lte: int
+    page: _common_pb2.PageRequest
+    def __init__(self, statuses: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone: _Optional[str] = ..., email: _Optional[str] = ..., created_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., score_gte: _Optional[int] = ..., score_lte: _Optional[int] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListLeadsReply(_message.Message):
+    __slots__ = ("leads", "page")
+    LEADS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    leads: _containers.RepeatedCompositeFieldContainer[Lead]
+    page: _common_pb2.PageInfo
+    def __init__(self, leads: _Optional[_Iterable[_Union[Lead, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class AuditLeadsRequest(_message.Message):
+    __slots__ = ("window_hours", "stalled_days", "hot_score", "as_of")
+    WINDOW_HOURS_FIELD_NUMBER: _ClassVar[int]
+    STALLED_DAYS_FIELD_NUMBER: _ClassVar[int]
+    HOT_SCORE_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
+    window_hours: int
+    stalled_days: int
+    hot_score: int
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, window_hours: _Optional[int] = ..., stalled_days: _Optional[int] = ..., hot_score: _Optional[int] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class LeadGroup(_message.Message):
+    __slots__ = ("count", "leads")
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    LEADS_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    leads: _containers.RepeatedCompositeFieldContainer[Lead]
+    def __init__(self, count: _Optional[int] = ..., leads: _Optional[_Iterable[_Union[Lead, _Mapping]]] = ...) -> None: ...
+
+class Voicemail(_message.Message):
+    __slots__ = ("id", "business_id", "lead_id", "call_id", "from_number", "transcript", "recording_url", "received_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_URL_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    lead_id: str
+    call_id: str
+    from_number: str
+    transcript: str
+    recording_url: str
+    received_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., call_id: _Optional[str] = ..., from_number: _Optional[str] = ..., transcript: _Optional[str] = ..., recording_url: _Optional[str] = ..., received_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class VoicemailGroup(_message.Message):
+    __slots__ = ("count", "voicemails")
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    VOICEMAILS_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    voicemails: _containers.RepeatedCompositeFieldContainer[Voicemail]
+    def __init__(self, count: _Optional[int] = ..., voicemails: _Optional[_Iterable[_Union[Voicemail, _Mapping]]] = ...) -> None: ...
+
+class LeadAudit(_message.Message):
+    __slots__ = ("as_of", "window_hours", "stalled_days", "hot_score", "hot_leads", "stalled_leads", "signups_today", "voicemails_unhandled")
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_HOURS_FIELD_NUMBER: _ClassVar[int]
+    STALLED_DAYS_FIELD_NUMBER: _ClassVar[int]
+    HOT_SCORE_FIELD_NUMBER: _ClassVar[int]
+    HOT_LEADS_FIELD_NUMBER: _ClassVar[int]
+    STALLED_LEADS_FIELD_NUMBER: _ClassVar[int]
+    SIGNUPS_TODAY_FIELD_NUMBER: _ClassVar[int]
+    VOICEMAILS_UNHANDLED_FIELD_NUMBER: _ClassVar[int]
+    as_of: _timestamp_pb2.Timestamp
+    window_hours: int
+    stalled_days: int
+    hot_score: int
+    hot_leads: LeadGroup
+    stalled_leads: LeadGroup
+    signups_today: LeadGroup
+    voicemails_unhandled: VoicemailGroup
+    def __init__(self, as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., window_hours: _Optional[int] = ..., stalled_days: _Optional[int] = ..., hot_score: _Optional[int] = ..., hot_leads: _Optional[_Union[LeadGroup, _Mapping]] = ..., stalled_leads: _Optional[_Union[LeadGroup, _Mapping]] = ..., signups_today: _Optional[_Union[LeadGroup, _Mapping]] = ..., voicemails_unhandled: _Optional[_Union[VoicemailGroup, _Mapping]] = ...) -> None: ...
+
+class FindLeadByPhoneRequest(_message.Message):
+    __slots__ = ("business_id", "phone")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone: str
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ...) -> None: ...
+
+class UpsertContactRequest(_message.Message):
+    __slots__ = ("business_id", "phone", "name", "email", "source", "agent_id", "agent_name")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone: str
+    name: str
+    email: str
+    source: str
+    agent_id: str
+    agent_name: str
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., name: _Optional[str] = ..., email: _Optional[str] = ..., source: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ...) -> None: ...
+
+class UpsertContactReply(_message.Message):
+    __slots__ = ("lead", "created")
+    LEAD_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    lead: Lead
+    created: bool
+    def __init__(self, lead: _Optional[_Union[Lead, _Mapping]] = ..., created: _Optional[bool] = ...) -> None: ...
+
+class RecordInteractionRequest(_message.Message):
+    __slots__ = ("lead_id", "channel", "direction", "reference", "occurred_at", "intent")
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    INTENT_FIELD_NUMBER: _ClassVar[int]
+    lead_id: str
+    channel: str
+    direction: str
+    reference: str
+    occurred_at: _timestamp_pb2.Timestamp
+    intent: str
+    def __init__(self, lead_id: _Optional[str] = ..., channel: _Optional[str] = ..., direction: _Optional[str] = ..., reference: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., intent: _Optional[str] = ...) -> None: ...

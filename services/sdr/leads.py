@@ -1,0 +1,95 @@
+"""Lead rules as plain functions: statuses, defaults, field checks and what a write changes."""
+from __future__ import annotations
+
+from core.contact import normalize_e164, normalize_email
+from core.errors import invalid
+from core.ids import is_uuid
+
+STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
+# The statuses PATCH may set; the others are set at creation or by the pipeline.
+PATCH_STATUSES = ("new", "contacted", "qualified", "converted", "lost")
+OPEN_STATUSES = ("new", "contacted", "qualified")
+DEFAULT_STATUS, DEFAULT_SOURCE = "new", "api"
+CHANNELS, DIRECTIONS = ("call", "sms", "email"), ("inbound", "outbound")
+
+# Longest accepted value of each text field.
+LIMITS = {"name": 200, "first_name": 100, "last_name": 100, "email": 320, "phone": 32, "zip": 20, "address": 300,
+          "city": 100, "state": 100, "source": 100, "source_url": 2000, "source_page": 500, "notes": 10_000,
+          "message": 10_000, "event_date": 100, "event_type": 100, "agent_name": 200}
+# The fields PATCH may change (SPEC: Leads).
+PATCHABLE = ("name", "first_name", "last_name", "email", "phone", "status", "source", "notes", "address", "city",
+             "state", "zip")
+
+
+def check_status(status: str, allowed: tuple[str, ...] = STATUSES) -> str:
+    if status not in allowed:
+        raise invalid(f"status must be one of {', '.join(allowed)}")
+    return status
+
+
+def clean_fields(given: dict[str, str], *, patch: bool) -> dict:
+    """Checked and normalized values of the given fields (empty text clears an optional field)."""
+    values: dict = {}
+    for field, raw in given.items():
+        if patch and field not in PATCHABLE:
+            raise invalid(f"{field} cannot be changed with PATCH; changeable: {', '.join(PATCHABLE)}")
+        text = raw.strip()
+        if field == "status":
+            values[field] = check_status(text, PATCH_STATUSES if patch else STATUSES)
+            continue
+        if field == "agent_id":
+            if text and not is_uuid(text):
+                raise invalid("agent_id must be a UUID")
+            values[field] = text or None
+            continue
+        if len(text) > LIMITS[field]:
+            raise invalid(f"{field} must be at most {LIMITS[field]} characters")
+        if field == "source":
+            if not text:
+                raise invalid("source must not be empty")
+        elif field == "email" and text:
+            text = normalize_email(text)
+        elif field == "phone" and text:
+            text = normalize_e164(text, "phone")
+        values[field] = text or None
+    return values
+
+
+def with_derived_name(values: dict, current: dict | None = None) -> dict:
+    """`name` follows first_name and last_name when the caller did not set it."""
+    if "name" in values or not ({"first_name", "last_name"} & set(values)):
+        return values
+    merged = {**(current or {}), **values}
+    full = " ".join(p for p in (merged.get("first_name"), merged.get("last_name")) if p)
+    return {**values, "name": full or None}
+
+
+def new_lead_values(given: dict[str, str]) -> dict:
+    values = with_derived_name(clean_fields(given, patch=False))
+    values.setdefault("status", DEFAULT_STATUS)
+    values.setdefault("source", DEFAULT_SOURCE)
+    return values
+
+
+def changed_values(current: dict, given: dict[str, str]) -> dict:
+    """The patched fields whose value differs from the stored one."""
+    values = with_derived_name(clean_fields(given, patch=True), current)
+    return {k: v for k, v in values.items() if current.get(k) != v}
+
+
+def check_interaction(channel: str, direction: str, reference: str) -> None:
+    if channel not in CHANNELS:
+        raise invalid(f"channel must be one of {', '.join(CHANNELS)}")
+    if direction not in DIRECTIONS:
+        raise invalid(f"direction must be one of {', '.join(DIRECTIONS)}")
+    if not reference.strip() or len(reference) > 200:
+        raise invalid("reference must be 1 to 200 characters (the call id or message sid)")
+
+
+def check_audit(window_hours: int, stalled_days: int, hot_score: int) -> None:
+    if not 1 <= window_hours <= 24 * 90:
+        raise invalid("window_hours must be between 1 and 2160")
+    if not 1 <= stalled_days <= 365:
+        raise invalid("stalled_days must be between 1 and 365")
+    if not 0 <= hot_score <= 100:
+        raise invalid("hot_score must be between 0 and 100")
