@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test protos check-protos bench clean
+.PHONY: run test protos check-protos bench bench-leads clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -26,6 +26,9 @@ protos: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench.gateway
+
+bench-leads: $(STAMP)
+	$(PY) -m bench.leads
 
 clean:
 	rm -rf $(VENV)

@@ -68,3 +68,6 @@ class Prepared:
 
     async def fetchrow(self, pool: asyncpg.Pool, **values) -> asyncpg.Record | None:
         return await pool.fetchrow(self.sql, *self._args(values))
+
+    async def fetch(self, pool: asyncpg.Pool, **values) -> list[asyncpg.Record]:
+        return await pool.fetch(self.sql, *self._args(values))

@@ -1,24 +1,26 @@
 """Sdr gRPC servicer: leads, their interactions and scores, and the pipeline health audit."""
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
 from core.bus import DurableConsumer
 from core.contact import normalize_e164, normalize_email
+from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
 from core.grpc_server import Binding, Runtime
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
-from core.pagination import clamp_limit, opt_datetime, page_query, split_page
+from core.pagination import clamp_limit, opt_datetime, split_page
 from services.sdr import leads as rules
 from services.sdr import scoring
-from services.sdr.store import LEAD_TEXT, interactions, leads, outbox, voicemails
+from services.sdr.store import LEAD_TEXT, Uuid, interactions, leads, outbox, voicemails
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
 from switchboard.v1 import common_pb2, sdr_pb2, sdr_pb2_grpc
 
@@ -30,15 +32,47 @@ FIELDS = ("name", "first_name", "last_name", "email", "phone", "zip", "address",
 OPTIONAL_OUT = (*LEAD_TEXT, "agent_id")
 
 
+PAGE_COLUMNS = [leads.c[name] for name in ("id", "business_id", "status", "source", "score", "created_at",
+                                             "updated_at", *OPTIONAL_OUT)]
+# List filters: the column each one compares and how.
+FILTERS = {
+    "statuses": lambda c: c.status == sa.func.any(sa.bindparam("statuses", type_=ARRAY(sa.Text))),
+    "source": lambda c: c.source == sa.bindparam("source"),
+    "agent_id": lambda c: c.agent_id == sa.bindparam("agent_id"),
+    "phone": lambda c: c.phone == sa.bindparam("phone"),
+    "email": lambda c: c.email == sa.bindparam("email"),
+    "created_after": lambda c: c.created_at > sa.bindparam("created_after"),
+    "created_before": lambda c: c.created_at < sa.bindparam("created_before"),
+    "updated_after": lambda c: c.updated_at > sa.bindparam("updated_after"),
+    "updated_before": lambda c: c.updated_at < sa.bindparam("updated_before"),
+    "score_gte": lambda c: c.score >= sa.bindparam("score_gte"),
+    "score_lte": lambda c: c.score <= sa.bindparam("score_lte"),
+}
+
+
+@functools.cache
+def lead_page(filters: frozenset[str], single_business: bool) -> Prepared:
+    """The page statement for one combination of filters, compiled once (see core.db.Prepared).
+    A key of one business compares business_id with `=`, so the newest-first index order serves the page
+    without a sort."""
+    c = leads.c
+    if single_business:
+        mine = c.business_id == sa.bindparam("business_id")
+    else:
+        mine = c.business_id == sa.func.any(sa.bindparam("business_ids", type_=ARRAY(Uuid)))
+    query = sa.select(*PAGE_COLUMNS).where(mine, *(FILTERS[f](c) for f in sorted(filters)))
+    return Prepared(query.order_by(c.created_at.desc(), c.id.desc()).limit(sa.bindparam("limit")))
+
+
 def lead_message(row) -> sdr_pb2.Lead:
-    lead = sdr_pb2.Lead(id=str(row.id), business_id=str(row.business_id), status=row.status, source=row.source,
-                        score=row.score)
+    lead = sdr_pb2.Lead(id=str(row["id"]), business_id=str(row["business_id"]), status=row["status"],
+                        source=row["source"], score=row["score"])
     for field in OPTIONAL_OUT:
-        value = getattr(row, field)
+        value = row[field]
         if value is not None:
             setattr(lead, field, str(value))
-    set_timestamp(lead, "created_at", row.created_at)
-    set_timestamp(lead, "updated_at", row.updated_at)
+    set_timestamp(lead, "created_at", row["created_at"])
+    set_timestamp(lead, "updated_at", row["updated_at"])
     return lead
 
 
@@ -121,7 +155,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
         async with self.engine.begin() as conn:
             row = await self._insert(conn, business_id, values)
         self._events_committed()
-        return lead_message(row)
+        return lead_message(row._mapping)
 
     async def UpdateLead(self, request, context):
         async with self.engine.begin() as conn:
@@ -130,45 +164,44 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
             if values:
                 row = await self._update(conn, row, values)
         self._events_committed()
-        return lead_message(row)
+        return lead_message(row._mapping)
 
     async def GetLead(self, request, context):
         async with self.engine.connect() as conn:
-            return lead_message(await self._find(conn, request.id))
+            return lead_message((await self._find(conn, request.id))._mapping)
 
     async def ListLeads(self, request, context):
         who = tenant.require_account()
         limit = clamp_limit(request.page.limit, *LEADS_PAGE)
-        c = leads.c
-        query = sa.select(leads).where(c.business_id.in_(who.business_ids))
+        values: dict = {"business_ids": list(who.business_ids), "business_id": who.business_ids[0] if
+                        who.business_ids else None, "limit": limit + 1}
         if request.statuses:
-            query = query.where(c.status.in_([rules.check_status(s) for s in request.statuses]))
+            values["statuses"] = [rules.check_status(s) for s in request.statuses]
         if optional(request, "source"):
-            query = query.where(c.source == request.source)
+            values["source"] = request.source
         if optional(request, "agent_id"):
             if not is_uuid(request.agent_id):
                 raise invalid("agent_id must be a UUID")
-            query = query.where(c.agent_id == request.agent_id)
+            values["agent_id"] = request.agent_id
         if optional(request, "phone"):
-            query = query.where(c.phone == normalize_e164(request.phone, "phone"))
+            values["phone"] = normalize_e164(request.phone, "phone")
         if optional(request, "email"):
-            query = query.where(c.email == normalize_email(request.email))
-        for field, column, op in (("created_after", c.created_at, "gt"), ("updated_after", c.updated_at, "gt"),
-                                  ("updated_before", c.updated_at, "lt")):
-            bound = opt_datetime(request, field)
-            if bound is not None:
-                query = query.where(column > bound if op == "gt" else column < bound)
-        for field, op in (("score_gte", "ge"), ("score_lte", "le")):
-            value = optional(request, field)
-            if value is not None:
-                if not 0 <= value <= 100:
+            values["email"] = normalize_email(request.email)
+        for field in ("created_after", "updated_after", "updated_before"):
+            if (bound := opt_datetime(request, field)) is not None:
+                values[field] = bound
+        for field in ("score_gte", "score_lte"):
+            if (score := optional(request, field)) is not None:
+                if not 0 <= score <= 100:
                     raise invalid(f"{field} must be between 0 and 100")
-                query = query.where(c.score >= value if op == "ge" else c.score <= value)
+                values[field] = score
         # created_before and the deprecated `after` are the same cursor; with both, the earlier wins.
         cursors = [t for t in (opt_datetime(request, "created_before"), opt_datetime(request.page, "after")) if t]
-        query = page_query(query, c.created_at, c.id, min(cursors) if cursors else None, limit)
-        async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+        if cursors:
+            values["created_before"] = min(cursors)
+        statement = lead_page(frozenset(values) - {"business_ids", "business_id", "limit"},
+                              len(who.business_ids) == 1)
+        rows, has_more = split_page(await statement.fetch(self.rt.pool, **values), limit)
         return sdr_pb2.ListLeadsReply(leads=[lead_message(r) for r in rows], page=common_pb2.PageInfo(has_more=has_more))
 
     async def AuditLeads(self, request, context):
@@ -196,7 +229,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
             for name, (where, order) in groups.items():
                 count = await conn.scalar(sa.select(sa.func.count()).select_from(leads).where(where))
                 rows = (await conn.execute(sa.select(leads).where(where).order_by(*order).limit(AUDIT_SAMPLE))).all()
-                getattr(reply, name).CopyFrom(sdr_pb2.LeadGroup(count=count, leads=[lead_message(r) for r in rows]))
+                getattr(reply, name).CopyFrom(sdr_pb2.LeadGroup(count=count, leads=[lead_message(r._mapping) for r in rows]))
             where = self._unhandled_voicemails(who.business_ids, as_of)
             count = await conn.scalar(sa.select(sa.func.count()).select_from(voicemails).where(where))
             rows = (await conn.execute(sa.select(voicemails).where(where).order_by(voicemails.c.received_at.desc())
@@ -232,7 +265,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
                                       .order_by(leads.c.created_at.desc()).limit(1))).first()
         if row is None:
             raise not_found("lead with this phone")
-        return lead_message(row)
+        return lead_message(row._mapping)
 
     async def UpsertContact(self, request, context):
         business_id = _require_business(request.business_id)
@@ -257,7 +290,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
                     row = await self._update(conn, row, missing)
                 created = False
         self._events_committed()
-        return sdr_pb2.UpsertContactReply(lead=lead_message(row), created=created)
+        return sdr_pb2.UpsertContactReply(lead=lead_message(row._mapping), created=created)
 
     async def RecordInteraction(self, request, context):
         rules.check_interaction(request.channel, request.direction, request.reference)
@@ -275,7 +308,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
                     values["intent"] = request.intent
                 row = await self._update(conn, row, values)
         self._events_committed()
-        return lead_message(row)
+        return lead_message(row._mapping)
 
 
 def register(runtime: Runtime) -> list[Binding]:
