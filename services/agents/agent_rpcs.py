@@ -55,6 +55,13 @@ def _stored_config(config: domain.AgentConfig) -> dict:
     return data
 
 
+def _summary(row, phone_number: str | None = None) -> agents_pb2.AgentSummary:
+    summary = agents_pb2.AgentSummary(id=str(row.id), name=row.name, business_id=str(row.business_id),
+                                      status=row.status, phone_number=phone_number)
+    set_timestamp(summary, "created_at", row.created_at)
+    return summary
+
+
 async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> dict[str, str]:
     """The first number assigned to each agent."""
     if not agent_ids:
@@ -130,14 +137,17 @@ class AgentRpcs:
         async with self.engine.connect() as conn:
             rows, has_more = split_page((await conn.execute(query)).all(), limit)
             numbers = await agent_phone_numbers(conn, [str(r.id) for r in rows])
-        summaries = []
-        for r in rows:
-            s = agents_pb2.AgentSummary(id=str(r.id), name=r.name, business_id=str(r.business_id), status=r.status)
-            set_timestamp(s, "created_at", r.created_at)
-            if str(r.id) in numbers:
-                s.phone_number = numbers[str(r.id)]
-            summaries.append(s)
+        summaries = [_summary(r, numbers.get(str(r.id))) for r in rows]
         return agents_pb2.ListAgentsReply(agents=summaries, page=common_pb2.PageInfo(has_more=has_more))
+
+    async def LookupAgents(self, request, context):
+        who = tenant.require_account()
+        ids = [i for i in request.ids if is_uuid(i)]
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(sa.select(agents.c.id, agents.c.name, agents.c.business_id, agents.c.status,
+                                                 agents.c.created_at)
+                                       .where(agents.c.id.in_(ids), agents.c.business_id.in_(who.business_ids)))).all()
+        return agents_pb2.ListAgentsReply(agents=[_summary(r) for r in rows])
 
     async def GetAgent(self, request, context):
         async with self.engine.connect() as conn:

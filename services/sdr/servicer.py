@@ -4,25 +4,28 @@ from __future__ import annotations
 import functools
 from datetime import timedelta
 
+import grpc
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import tenant
+from core import rpc, tenant
 from core.bus import DurableConsumer
 from core.contact import normalize_e164, normalize_email
 from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
+from core.grpc_errors import from_rpc_error
 from core.grpc_server import Binding, Runtime
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, split_page
+from core.rpc import Client
 from services.sdr import leads as rules
 from services.sdr import scoring
 from services.sdr.store import LEAD_TEXT, Uuid, interactions, leads, outbox, voicemails
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
-from switchboard.v1 import common_pb2, sdr_pb2, sdr_pb2_grpc
+from switchboard.v1 import agents_pb2, agents_pb2_grpc, common_pb2, sdr_pb2, sdr_pb2_grpc
 
 LEADS_PAGE = (50, 100)
 AUDIT_SAMPLE = 50
@@ -101,9 +104,22 @@ def _require_business(business_id: str) -> str:
 
 
 class SdrServicer(sdr_pb2_grpc.SdrServicer):
-    def __init__(self, runtime: Runtime):
+    def __init__(self, runtime: Runtime, agents: Client):
         self.rt = runtime
         self.engine = runtime.engine
+        self.agents = agents  # of agents_pb2_grpc.AgentsStub
+
+    async def _agent_name(self, agent_id: str, business_id: str) -> str:
+        """The name of an agent of this business (asked of the agents service as the caller), or 400."""
+        try:
+            reply = await self.agents.LookupAgents(agents_pb2.LookupAgentsRequest(ids=[agent_id]),
+                                                   metadata=tenant.current().to_metadata())
+        except grpc.aio.AioRpcError as exc:
+            raise from_rpc_error(exc) from None
+        for agent in reply.agents:
+            if agent.id == agent_id and agent.business_id == business_id:
+                return agent.name
+        raise invalid("agent_id is not an agent of this business")
 
     def _events_committed(self) -> None:
         if self.rt.relay:
@@ -152,6 +168,8 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
     async def CreateLead(self, request, context):
         business_id = _require_business(request.business_id)
         values = rules.new_lead_values(_given(request.fields))
+        if values.get("agent_id"):
+            values["agent_name"] = await self._agent_name(values["agent_id"], business_id)
         async with self.engine.begin() as conn:
             row = await self._insert(conn, business_id, values)
         self._events_committed()
@@ -312,9 +330,12 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
 
 
 def register(runtime: Runtime) -> list[Binding]:
+    channel = rpc.channel(runtime.settings.agents_addr)
+    runtime.on_stop.append(channel.close)
+    agents = Client(agents_pb2_grpc.AgentsStub(channel), runtime.settings.grpc_timeout_seconds)
     consumer = DurableConsumer(runtime.bus, "sdr-voicemails", VoicemailRecorder(runtime.engine).handle,
                                filter_subject=VOICEMAIL_SUBJECT)
     consumer.start()
     runtime.on_stop.append(consumer.stop)
-    return [Binding(sdr_pb2.DESCRIPTOR.services_by_name["Sdr"], SdrServicer(runtime),
+    return [Binding(sdr_pb2.DESCRIPTOR.services_by_name["Sdr"], SdrServicer(runtime, agents),
                     sdr_pb2_grpc.add_SdrServicer_to_server)]

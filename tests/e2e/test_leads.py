@@ -50,6 +50,7 @@ async def test_create_defaults_read_and_partial_update(api, account):
 @pytest.mark.parametrize("fields, fragment", [
     ({"phone": "415-555-0123"}, "phone"), ({"phone": "+1555"}, "phone"), ({"email": "not-an-email"}, "email"),
     ({"status": "won"}, "status"), ({"agent_id": "x"}, "agent_id"), ({"name": "x" * 201}, "name"),
+    ({"agent_id": "11111111-1111-1111-1111-111111111111"}, "agent_id"),
 ])
 async def test_bad_values_are_400s_naming_the_field(api, account, fields, fragment):
     status, body, _ = await api.request("POST", "/api/v1/leads", key=account["key"],
@@ -58,9 +59,12 @@ async def test_bad_values_are_400s_naming_the_field(api, account, fields, fragme
 
 
 async def test_every_list_filter(api, account):
+    status, agent, _ = await api.request("POST", "/api/v1/agents", key=account["key"], json={
+        "business_id": account["business_id"], "name": "Intake", "system_prompt": "Qualify callers."})
     a = await create(api, account, name="A", phone="+14155550101", email="a@example.com", source="web")
     b = await create(api, account, name="B", phone="+14155550102", status="qualified", source="referral",
-                     agent_id="11111111-1111-1111-1111-111111111111")
+                     agent_id=agent["id"])
+    assert b["agent_id"] == agent["id"] and b["agent_name"] == "Intake"
     c = await create(api, account, name="C", status="lost")
 
     def ids(body):
@@ -72,7 +76,7 @@ async def test_every_list_filter(api, account):
                                         params=[("status", "new"), ("status", "lost")])
     assert ids(body) == [c["id"], a["id"]]
     assert ids(await listing(api, account, source="referral")) == [b["id"]]
-    assert ids(await listing(api, account, agent_id="11111111-1111-1111-1111-111111111111")) == [b["id"]]
+    assert ids(await listing(api, account, agent_id=agent["id"])) == [b["id"]]
     assert ids(await listing(api, account, phone="+14155550101")) == [a["id"]]
     assert ids(await listing(api, account, email="A@Example.com")) == [a["id"]]
     assert ids(await listing(api, account, created_after=a["created_at"])) == [c["id"], b["id"]]
@@ -178,6 +182,13 @@ async def test_scopes_and_another_account(api, account, other_key):
     status, body, _ = await api.request("POST", "/api/v1/leads", key=other_key,
                                         json={"business_id": account["business_id"], "name": "Sneaky"})
     assert status == 403
+    # Another account's agent cannot be linked to a lead (nor its name learned).
+    status, agent, _ = await api.request("POST", "/api/v1/agents", key=account["key"], json={
+        "business_id": account["business_id"], "name": "Secret name", "system_prompt": "x"})
+    status, body, _ = await api.request("GET", "/api/v1/capabilities", key=other_key)
+    status, body, _ = await api.request("POST", "/api/v1/leads", key=other_key, json={
+        "business_id": body["workspaces"][0]["id"], "agent_id": agent["id"]})
+    assert status == 400 and "agent_id" in body["error"]["message"] and "Secret" not in body["error"]["message"]
     status, audit, _ = await api.request("GET", "/api/v1/leads/audit", key=other_key, params={"hot_score": "0"})
     assert audit["hot_leads"]["count"] == 0 and audit["signups_today"]["count"] == 0
     status, mine, _ = await api.request("GET", "/api/v1/leads", key=account["key"], params={"id": lead["id"]})

@@ -43,6 +43,11 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
                 _registered_method=True)
+        self.LookupAgents = channel.unary_unary(
+                '/switchboard.v1.Agents/LookupAgents',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.LookupAgentsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
+                _registered_method=True)
         self.GetAgent = channel.unary_unary(
                 '/switchboard.v1.Agents/GetAgent',
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.GetAgentRequest.SerializeToString,
@@ -124,6 +129,13 @@ class AgentsServicer:
 
     def ListAgents(self, request, context):
         """Lists the caller's agents newest first; fails INVALID_ARGUMENT (invalid_request) for a bad page or business_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LookupAgents(self, request, context):
+        """The caller's agents among the given ids (id, name, business), without asking the provider; unknown ids are left out.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -235,6 +247,11 @@ def add_AgentsServicer_to_server(servicer, server):
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.SerializeToString,
             ),
+            'LookupAgents': grpc.unary_unary_rpc_method_handler(
+                    servicer.LookupAgents,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.LookupAgentsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.SerializeToString,
+            ),
             'GetAgent': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAgent,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.GetAgentRequest.FromString,
@@ -336,6 +353,33 @@ class Agents:
             target,
             '/switchboard.v1.Agents/ListAgents',
             switchboard_dot_v1_dot_agents__pb2.ListAgentsRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LookupAgents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/LookupAgents',
+            switchboard_dot_v1_dot_agents__pb2.LookupAgentsRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
             options,
             channel_credentials,
