@@ -22,6 +22,7 @@ from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
+from core.records import find_owned
 from providers.voice.adapter import ProviderError
 from services.agents import domain
 from services.agents.store import agent_versions, agents, outbox, phone_numbers, prompt_history
@@ -74,13 +75,7 @@ async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> di
 
 async def find_agent(conn: AsyncConnection, agent_id: str, *, lock: bool = False, field: str = "id"):
     """The caller's agent, or not_found (another business's agent is not found either)."""
-    require_uuid(agent_id, field)
-    who = tenant.require_account()
-    query = sa.select(agents).where(agents.c.id == agent_id, agents.c.business_id.in_(who.business_ids))
-    row = (await conn.execute(query.with_for_update() if lock else query)).first()
-    if row is None:
-        raise not_found("agent")
-    return row
+    return await find_owned(conn, agents, agent_id, "agent", field=field, lock=lock)
 
 
 async def undo_at_provider(step: Awaitable, what: str) -> None:

@@ -20,6 +20,7 @@ from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, split_page
+from core.records import find_owned
 from core.rpc import Client
 from services.sdr import leads as rules
 from services.sdr import scoring
@@ -125,16 +126,6 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
         if self.rt.relay:
             self.rt.relay.wake()
 
-    async def _find(self, conn: AsyncConnection, lead_id: str, *, lock: bool = False, field: str = "id"):
-        if not is_uuid(lead_id):
-            raise invalid(f"{field} must be a UUID")
-        who = tenant.require_account()
-        query = sa.select(leads).where(leads.c.id == lead_id, leads.c.business_id.in_(who.business_ids))
-        row = (await conn.execute(query.with_for_update() if lock else query)).first()
-        if row is None:
-            raise not_found("lead")
-        return row
-
     async def _scored(self, conn: AsyncConnection, row, score: scoring.Score) -> None:
         await add_event(conn, outbox, "lead.scored", str(row.business_id), {
             "lead_id": str(row.id), "score": score.score, "confidence": score.confidence,
@@ -177,7 +168,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
 
     async def UpdateLead(self, request, context):
         async with self.engine.begin() as conn:
-            row = await self._find(conn, request.id, lock=True)
+            row = await find_owned(conn, leads, request.id, "lead", lock=True)
             values = rules.changed_values(dict(row._mapping), _given(request.fields))
             if values:
                 row = await self._update(conn, row, values)
@@ -186,7 +177,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
 
     async def GetLead(self, request, context):
         async with self.engine.connect() as conn:
-            return lead_message((await self._find(conn, request.id))._mapping)
+            return lead_message((await find_owned(conn, leads, request.id, "lead"))._mapping)
 
     async def ListLeads(self, request, context):
         who = tenant.require_account()
@@ -314,7 +305,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
         rules.check_interaction(request.channel, request.direction, request.reference)
         occurred = opt_datetime(request, "occurred_at") or utcnow()
         async with self.engine.begin() as conn:
-            row = await self._find(conn, request.lead_id, lock=True, field="lead_id")
+            row = await find_owned(conn, leads, request.lead_id, "lead", field="lead_id", lock=True)
             inserted = (await conn.execute(insert(interactions).values(
                 lead_id=row.id, business_id=row.business_id, channel=request.channel, direction=request.direction,
                 reference=request.reference, intent=optional(request, "intent"), occurred_at=occurred)
