@@ -9,6 +9,7 @@ import contextvars
 from dataclasses import dataclass, field
 
 from core.errors import ServiceError
+from core.ids import is_uuid
 
 MD_ACCOUNT = "x-sb-account"
 MD_BUSINESSES = "x-sb-businesses"
@@ -72,3 +73,19 @@ def require_account() -> Tenant:
     if not tenant.account_id:
         raise ServiceError("unauthorized", "this call needs an authenticated caller")
     return tenant
+
+
+def pick_business(who: Tenant, business_id: str | None) -> str:
+    """The business a request is about: the one named (it must be the caller's, else 403), or the
+    caller's only business; a key spanning several must name one (400 bad_request)."""
+    if business_id:
+        if not is_uuid(business_id):
+            raise ServiceError("invalid_request", "business_id must be a UUID")
+        if not who.can_access(business_id):
+            raise ServiceError("forbidden", "business_id is not one of this key's businesses")
+        return business_id
+    if len(who.business_ids) == 1:
+        return who.business_ids[0]
+    if not who.business_ids:
+        raise ServiceError("forbidden", "this key has no business")
+    raise ServiceError("bad_request", "business_id is required: this key spans several businesses")

@@ -17,6 +17,7 @@ from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
 from core.pagination import clamp_limit, split_page
+from core.tenant import pick_business
 from services.agents import numbers
 from services.agents.agent_rpcs import find_agent, undo_at_provider
 from services.agents.store import outbox, phone_numbers
@@ -68,7 +69,7 @@ class NumberRpcs:
         if request.all_businesses:
             query = query.where(phone_numbers.c.business_id.in_(who.business_ids))
         else:
-            business_id = numbers.pick_business(who, optional(request, "business_id"))
+            business_id = pick_business(who, optional(request, "business_id"))
             query = query.where(phone_numbers.c.business_id == business_id)
             reply.business_id = business_id
         if optional(request, "phone_number"):
@@ -113,7 +114,7 @@ class NumberRpcs:
 
     async def AssignPhoneNumber(self, request, context):
         who = tenant.require_account()
-        business_id = numbers.pick_business(who, optional(request, "business_id"))
+        business_id = pick_business(who, optional(request, "business_id"))
         e164 = normalize_e164(request.phone_number)
         agent_id = optional(request, "agent_id") or None
         imported = None
@@ -141,7 +142,7 @@ class NumberRpcs:
 
     async def UpdatePhoneNumber(self, request, context):
         who = tenant.require_account()
-        business_id = numbers.pick_business(who, optional(request, "business_id"))
+        business_id = pick_business(who, optional(request, "business_id"))
         e164 = normalize_e164(request.phone_number)
         agent_id = optional(request, "agent_id") or None
         async with self.engine.begin() as conn:
@@ -196,7 +197,7 @@ class NumberRpcs:
 
     async def ReleasePhoneNumber(self, request, context):
         who = tenant.require_account()
-        business_id = numbers.pick_business(who, optional(request, "business_id"))
+        business_id = pick_business(who, optional(request, "business_id"))
         e164 = normalize_e164(request.phone_number)
         async with self.engine.begin() as conn:
             row = await self._business_row(conn, e164, business_id)

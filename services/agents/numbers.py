@@ -7,9 +7,7 @@ from dataclasses import dataclass
 
 import phonenumbers
 
-from core.errors import ServiceError, invalid
-from core.ids import is_uuid
-from core.tenant import Tenant
+from core.errors import invalid
 
 CAPABILITIES = ("voice_inbound", "voice_outbound", "sms_inbound", "sms_outbound", "mms")
 # `capability` filter values: a capability name, or a channel meaning both of its directions.
@@ -74,19 +72,3 @@ def initial_a2p_status(country: str, capabilities: dict[str, bool]) -> str:
 def initial_emergency_status(country: str, capabilities: dict[str, bool]) -> str:
     voice = capabilities.get("voice_inbound") or capabilities.get("voice_outbound")
     return "not_set" if country in ("US", "CA") and voice else "not_required"
-
-
-def pick_business(who: Tenant, business_id: str | None) -> str:
-    """The business a number request is about: the one named (it must be the caller's), or the
-    caller's only business; a key spanning several must name one."""
-    if business_id:
-        if not is_uuid(business_id):
-            raise invalid("business_id must be a UUID")
-        if not who.can_access(business_id):
-            raise ServiceError("forbidden", "business_id is not one of this key's businesses")
-        return business_id
-    if len(who.business_ids) == 1:
-        return who.business_ids[0]
-    if not who.business_ids:
-        raise ServiceError("forbidden", "this key has no business")
-    raise ServiceError("bad_request", "business_id is required: this key spans several businesses")
