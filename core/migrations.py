@@ -17,7 +17,7 @@ from core.db import async_url
 
 ROOT = Path(__file__).resolve().parent.parent
 # Services with a database schema, in the order their migrations run.
-SERVICES = ("accounts", "agents", "sdr")
+SERVICES = ("accounts", "agents", "sdr", "webhooks")
 
 
 def _config(service: str, database_url: str) -> Config:

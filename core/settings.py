@@ -48,6 +48,8 @@ class Settings:
     agents_grpc_port: int
     sdr_addr: str
     sdr_grpc_port: int
+    webhooks_addr: str
+    webhooks_grpc_port: int
     secret_key: Secret
     log_level: str
     # Client addresses whose X-Forwarded-For header is trusted (load balancers).
@@ -91,6 +93,8 @@ def load() -> Settings:
         agents_grpc_port=_int("AGENTS_GRPC_PORT", 50052),
         sdr_addr=os.environ.get("SDR_ADDR", "127.0.0.1:50053"),
         sdr_grpc_port=_int("SDR_GRPC_PORT", 50053),
+        webhooks_addr=os.environ.get("WEBHOOKS_ADDR", "127.0.0.1:50054"),
+        webhooks_grpc_port=_int("WEBHOOKS_GRPC_PORT", 50054),
         secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
         trusted_proxies=_list("TRUSTED_PROXIES"),

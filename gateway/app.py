@@ -25,7 +25,7 @@ from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, Call, Route, all_routes
 from gateway.usage import UsageWriter
-from switchboard.v1 import accounts_pb2_grpc, agents_pb2_grpc, sdr_pb2_grpc
+from switchboard.v1 import accounts_pb2_grpc, agents_pb2_grpc, sdr_pb2_grpc, webhooks_pb2_grpc
 
 log = logging.getLogger(__name__)
 
@@ -193,6 +193,9 @@ def _lifecycle(settings: Settings):
         agents = client("agents", settings.agents_addr, agents_pb2_grpc.AgentsStub,
                         max(settings.grpc_timeout_seconds, PROVIDER_CALL_SECONDS))
         sdr = client("sdr", settings.sdr_addr, sdr_pb2_grpc.SdrStub, settings.grpc_timeout_seconds)
+        # The test event waits on the receivers (10 s each at most).
+        webhooks = client("webhooks", settings.webhooks_addr, webhooks_pb2_grpc.WebhooksStub,
+                          max(settings.grpc_timeout_seconds, PROVIDER_CALL_SECONDS))
         # Usage batches get their own connection: a large message on the request channel would hold
         # requests behind it in HTTP/2 flow control. (Not in `channels`: readiness probes each service once.)
         usage_channel = rpc.channel(settings.accounts_addr)
@@ -200,7 +203,7 @@ def _lifecycle(settings: Settings):
         usage.start()
         bus = EventBus(settings.nats_url, "gateway")
         auth = Authenticator(accounts)
-        app[DEPS] = Deps(settings=settings, channels=channels, accounts=accounts, agents=agents, sdr=sdr, auth=auth,
+        app[DEPS] = Deps(settings=settings, channels=channels, accounts=accounts, agents=agents, sdr=sdr, webhooks=webhooks, auth=auth,
                          usage=usage, limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
         attach = asyncio.create_task(_attach_invalidations(bus, auth))
         yield

@@ -23,6 +23,7 @@ class Deps:
     accounts: Client  # of accounts_pb2_grpc.AccountsStub
     agents: Client  # of agents_pb2_grpc.AgentsStub
     sdr: Client  # of sdr_pb2_grpc.SdrStub
+    webhooks: Client  # of webhooks_pb2_grpc.WebhooksStub
     auth: Authenticator
     usage: UsageWriter
     limiter: TokenBuckets

@@ -7,7 +7,7 @@ input contract with its own rules.
 from __future__ import annotations
 
 from gateway.convert import message_schema
-from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2, webhooks_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
@@ -183,6 +183,27 @@ LEAD_UPDATE = _obj({
                "description": "new, contacted, qualified, converted or lost"},
 }, ("id",))
 
+# -- webhooks and events ---------------------------------------------------------------------
+
+WEBHOOK_ID = {"type": "string", "pattern": "^wh_[0-9a-f]{24}$", "description": "e.g. wh_0123456789abcdef01234567"}
+BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
+WEBHOOK_SAVE = _obj({
+    "business_id": BUSINESS,
+    "webhook_url": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "http(s) URL of a public "
+                    "host; the same URL again updates that subscription"},
+    "events": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "description": {"type": "string", "maxLength": 500},
+}, ("webhook_url", "events"))
+WEBHOOK_TARGET = _obj({"business_id": BUSINESS, "id": WEBHOOK_ID}, ("id",))
+WEBHOOK_TEST = _obj({"business_id": BUSINESS, "id": {**WEBHOOK_ID, "description": "omitted: every active webhook"}})
+REPLAY = _obj({
+    "business_id": BUSINESS, "webhook_id": WEBHOOK_ID,
+    "event_ids": {"type": "array", "items": UUID, "minItems": 1, "maxItems": 1000,
+                  "description": "replay: these stored events"},
+    "since": {**TIME, "description": "backfill: stored events of the webhook's types from then"},
+    "until": {**TIME, "description": "backfill: up to then (default now)"},
+}, ("webhook_id",))
+
 _AGENT_VERSION = message_schema(agents_pb2.AgentVersion.DESCRIPTOR, omit=("config_snapshot",))
 _NUMBER = message_schema(agents_pb2.PhoneNumber.DESCRIPTOR)
 _LEGACY_NUMBER = _obj({"id": UUID, "phone_number": E164, "agent_id": {"anyOf": [UUID, {"type": "null"}]},
@@ -255,6 +276,25 @@ SCHEMAS: dict[str, dict] = {
     "LeadList": _obj({"leads": {"type": "array", "items": _ref("Lead")}, "has_more": {"type": "boolean"}},
                      ("leads", "has_more")),
     "LeadAudit": message_schema(sdr_pb2.LeadAudit.DESCRIPTOR),
+    "WebhookSaveRequest": WEBHOOK_SAVE,
+    "WebhookTargetRequest": WEBHOOK_TARGET,
+    "WebhookTestRequest": WEBHOOK_TEST,
+    "ReplayRequest": REPLAY,
+    "Webhook": message_schema(webhooks_pb2.Subscription.DESCRIPTOR),
+    "WebhookSaved": _obj({"business_id": UUID, "webhook": _ref("Webhook"),
+                          "webhook_secret": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                          "events": {"type": "array", "items": {"type": "string"}}, "message": {"type": "string"}},
+                         ("business_id", "webhook", "webhook_secret", "events", "message")),
+    "WebhookList": _obj({"business_id": UUID, "webhooks": {"type": "array", "items": _ref("Webhook")},
+                         "events": {"type": "array", "items": {"type": "string"}}}, ("business_id", "webhooks", "events")),
+    "WebhookDeleted": message_schema(webhooks_pb2.DeleteSubscriptionReply.DESCRIPTOR),
+    "WebhookTestSent": message_schema(webhooks_pb2.SendTestReply.DESCRIPTOR),
+    "WebhookSecretRotated": message_schema(webhooks_pb2.RotateSecretReply.DESCRIPTOR),
+    "EventList": _obj({"events": {"type": "array", "items": message_schema(webhooks_pb2.StoredEvent.DESCRIPTOR)},
+                       "has_more": {"type": "boolean"}}, ("events", "has_more")),
+    "DeliveryList": _obj({"deliveries": {"type": "array", "items": message_schema(webhooks_pb2.Delivery.DESCRIPTOR)},
+                          "has_more": {"type": "boolean"}}, ("deliveries", "has_more")),
+    "Replayed": message_schema(webhooks_pb2.ReplayReply.DESCRIPTOR),
     "Capabilities": _obj({
         "account_id": UUID,
         "key": _obj({"id": UUID, "scopes": {"type": "array", "items": {"type": "string"}},

@@ -46,7 +46,9 @@ def stack(request):
     external = _fresh_external_database()
     s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
               extra_env={"TRUSTED_PROXIES": "127.0.0.1", "KEY_RATE_LIMIT_PER_MINUTE": str(KEY_RATE_LIMIT),
-                         "LOG_LEVEL": "INFO"})
+                         "LOG_LEVEL": "INFO",
+                         # webhook retries in milliseconds instead of minutes; claims due again after 2 s
+                         "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2"})
     try:
         s.start()
         yield s

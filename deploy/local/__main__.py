@@ -32,6 +32,8 @@ def main() -> int:
         print(f"  Database: {'embedded PostgreSQL' if stack.postgres else 'DATABASE_URL'}; "
               f"events: {'embedded NATS JetStream' if stack.nats else 'NATS_URL'}")
         print(f"  Voice:    {'VOICE_API_URL' if os.environ.get('VOICE_API_URL') else 'local voice-provider simulator'}")
+        print("  Webhooks: receivers on this machine (loopback URLs) are allowed in this local stack only; private "
+              "and metadata addresses are always refused")
         print(f"  Logs:     {stack.logs}")
         print("Press Ctrl-C to stop.", flush=True)
         while True:

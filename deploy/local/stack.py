@@ -70,7 +70,7 @@ class Stack:
             self.nats_url = self.nats.url
 
     def env(self) -> dict[str, str]:
-        accounts, agents, sdr = self.process("accounts"), self.process("agents"), self.process("sdr")
+        accounts, agents, sdr, webhooks = (self.process(n) for n in ("accounts", "agents", "sdr", "webhooks"))
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
@@ -87,6 +87,8 @@ class Stack:
             "AGENTS_GRPC_PORT": str(agents.port),
             "SDR_ADDR": f"127.0.0.1:{sdr.port}",
             "SDR_GRPC_PORT": str(sdr.port),
+            "WEBHOOKS_ADDR": f"127.0.0.1:{webhooks.port}",
+            "WEBHOOKS_GRPC_PORT": str(webhooks.port),
             "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
             **self.voice_env(),
             **self.extra_env,
@@ -121,13 +123,16 @@ class Stack:
         self.processes = [Process("accounts", "services.accounts", free_port()),
                           Process("agents", "services.agents", free_port()),
                           Process("sdr", "services.sdr", free_port()),
+                          Process("webhooks", "services.webhooks", free_port()),
+                          Process("webhooks-dispatcher", "services.webhooks.dispatcher", 0),
                           Process("gateway", "gateway", self.http_port)]
         if not os.environ.get("VOICE_API_URL"):
             self.processes.insert(0, Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port()))
         for p in self.processes:
             self.spawn(p)
         for p in self.processes:
-            wait_for_port(p.port, 30, p.proc, p.name, p.log)
+            if p.port:  # the dispatcher serves no port
+                wait_for_port(p.port, 30, p.proc, p.name, p.log)
         self.wait_ready(30)
 
     def spawn(self, p: Process) -> None:

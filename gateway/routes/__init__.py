@@ -51,6 +51,6 @@ class Route:
 
 
 def all_routes() -> list[Route]:
-    from gateway.routes import accounts, agents, leads, meta, numbers
+    from gateway.routes import accounts, agents, leads, meta, numbers, webhooks
 
-    return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *leads.ROUTES]
+    return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *leads.ROUTES, *webhooks.ROUTES]

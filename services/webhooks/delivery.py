@@ -1,0 +1,184 @@
+"""One delivery attempt: the signed request, the HTTP call that can only reach allowed addresses,
+and what its outcome does to the delivery and its subscription.
+
+Safety: every name is resolved by `SafeResolver`, which refuses private, link-local, metadata and
+(outside the local stack) loopback addresses, and the connection goes to the very addresses it
+checked, so a DNS answer that changes between the check and the call (rebinding) gains nothing.
+Redirects are not followed (a 3xx is a failed attempt) and at most 64 KiB of a response is read.
+"""
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import socket
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import aiohttp
+import sqlalchemy as sa
+from aiohttp.abc import AbstractResolver
+from aiohttp.resolver import DefaultResolver
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.errors import invalid
+from core.ids import utcnow
+from services.webhooks import rules
+from services.webhooks.store import attempts, deliveries, subscriptions
+
+USER_AGENT = "Switchboard-Webhooks/1.0"
+
+
+class RefusedAddress(OSError):
+    pass
+
+
+class SafeResolver(AbstractResolver):
+    def __init__(self, allow_loopback: bool):
+        self.allow_loopback = allow_loopback
+        self._inner = DefaultResolver()
+
+    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET):
+        results = await self._inner.resolve(host, port, family)
+        for result in results:
+            why = rules.address_refusal(result["host"], self.allow_loopback)
+            if why:
+                raise RefusedAddress(f"{host} resolves to {why}")
+        return results
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+async def check_destination(url: str, allow_loopback: bool) -> None:
+    """400 unless every address the URL's host resolves to may receive webhooks (checked at subscription
+    time; the resolver checks again at every delivery)."""
+    host, port = rules.check_url(url)
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise invalid(f"webhook_url host {host} does not resolve") from None
+    for info in infos:
+        why = rules.address_refusal(info[4][0], allow_loopback)
+        if why:
+            hint = " (the local stack accepts loopback URLs)" if why == "a loopback address" else ""
+            raise invalid(f"webhook_url host {host} resolves to {why}; webhooks go to public addresses only"
+                                f"{hint}")
+
+
+def envelope_body(event_id: str, event_type: str, occurred_at: datetime, business_id: str | None,
+                  data: dict) -> bytes:
+    """The delivered JSON: the spec's {event, timestamp, business_id, data} plus the durable event_id and
+    occurred_at."""
+    stamp = occurred_at.isoformat().replace("+00:00", "Z")
+    return json.dumps({"event_id": event_id, "event": event_type, "timestamp": stamp, "occurred_at": stamp,
+                       "business_id": business_id, "data": data}, separators=(",", ":")).encode()
+
+
+def signing_secrets(box: rules.SecretBox, subscription, now: datetime) -> list[str]:
+    """The current secret, plus the previous one while the rotation overlap lasts."""
+    keys = [box.open(subscription.secret_sealed)]
+    if subscription.previous_secret_sealed and subscription.previous_secret_expires_at \
+            and subscription.previous_secret_expires_at > now:
+        keys.append(box.open(subscription.previous_secret_sealed))
+    return keys
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status_code: int | None
+    latency_ms: int
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        return rules.is_success(self.status_code)
+
+
+class Sender:
+    def __init__(self, allow_loopback: bool, timeout: float = rules.DELIVERY_TIMEOUT_SECONDS):
+        self.allow_loopback = allow_loopback
+        self.timeout = aiohttp.ClientTimeout(total=timeout)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(resolver=SafeResolver(self.allow_loopback), use_dns_cache=False,
+                                             limit=100)
+            self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout,
+                                                  headers={"User-Agent": USER_AGENT})
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    async def post(self, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
+        started = time.perf_counter()
+
+        def done(status: int | None, error: str | None) -> Outcome:
+            return Outcome(status, int((time.perf_counter() - started) * 1000), error)
+
+        try:
+            host, _ = rules.check_url(url)
+            literal = rules.address_refusal(host.strip("[]"), self.allow_loopback) if _is_ip(host) else None
+            if literal:
+                return done(None, f"refused: {host} is {literal}")
+            async with self._http().post(url, data=body, headers=headers, allow_redirects=False) as r:
+                await r.content.read(rules.MAX_RESPONSE_BYTES)
+                if 300 <= r.status < 400:
+                    return done(r.status, "redirects are not followed")
+                return done(r.status, None if rules.is_success(r.status) else f"receiver answered {r.status}")
+        except asyncio.TimeoutError:
+            return done(None, f"timed out after {self.timeout.total:g}s")
+        except aiohttp.ClientConnectorError as exc:
+            cause = exc.os_error if isinstance(exc.os_error, RefusedAddress) else None
+            return done(None, f"refused: {cause}" if cause else f"could not connect: {exc.os_error}")
+        except aiohttp.ClientError as exc:
+            return done(None, f"{type(exc).__name__}: {exc}"[:300])
+        except Exception as exc:  # noqa: BLE001 - e.g. the resolver's refusal raised another way
+            return done(None, f"{type(exc).__name__}: {exc}"[:300])
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def request_headers(header: str, event_type: str, event_id: str, delivery_id: str) -> dict[str, str]:
+    return {"Content-Type": "application/json", "X-Service-Signature": header, "X-Service-Event": event_type,
+            "X-Service-Event-Id": event_id, "X-Service-Delivery": delivery_id}
+
+
+async def record(engine: AsyncEngine, delivery, outcome: Outcome, *, retry: bool = True, scale: float = 1.0) -> None:
+    """Write one attempt and move the delivery and its subscription on (see rules for the schedule)."""
+    now = utcnow()
+    async with engine.begin() as conn:
+        await conn.execute(attempts.insert().values(delivery_id=delivery.id, attempt=delivery.attempts,
+                                                    status_code=outcome.status_code, latency_ms=outcome.latency_ms,
+                                                    error=outcome.error, at=now))
+        last = {"last_status_code": outcome.status_code, "last_error": outcome.error,
+                "last_latency_ms": outcome.latency_ms}
+        d, s = deliveries.c, subscriptions.c
+        if outcome.ok:
+            await conn.execute(deliveries.update().where(d.id == delivery.id).values(
+                status="delivered", delivered_at=now, **last))
+            if delivery.subscription_id:
+                await conn.execute(subscriptions.update().where(s.id == delivery.subscription_id).values(
+                    last_triggered_at=now, failure_count=0, failing_since=None))
+            return
+        delay = rules.next_delay(delivery.attempts, scale) if retry else None
+        await conn.execute(deliveries.update().where(d.id == delivery.id).values(
+            status="pending" if delay else "failed", next_attempt_at=now + (delay or timedelta(0)), **last))
+        if delivery.subscription_id:
+            row = (await conn.execute(subscriptions.update().where(s.id == delivery.subscription_id).values(
+                failure_count=s.failure_count + 1, failing_since=sa.func.coalesce(s.failing_since, now),
+                last_triggered_at=now).returning(s.failing_since, s.is_active))).first()
+            if row and row.is_active and row.failing_since < now - rules.DISABLE_AFTER * scale:
+                await conn.execute(subscriptions.update().where(s.id == delivery.subscription_id).values(
+                    is_active=False, disabled_reason=f"disabled at {now.isoformat()} after failing for "
+                    f"{rules.DISABLE_AFTER * scale} without a success; save the subscription again to re-enable it"))

@@ -1,0 +1,180 @@
+"""The webhook dispatcher: `python -m services.webhooks.dispatcher`.
+
+Two parts in one process, both safe to run in several replicas:
+- a durable JetStream consumer on every event (shared durable name: replicas split the stream)
+  that stores the event in the history and creates one delivery per matching active subscription,
+  in one transaction with its inbox entry, so a redelivered event changes nothing;
+- a worker that claims due deliveries (`FOR UPDATE SKIP LOCKED`, each claim is a lease: a
+  dispatcher that dies mid-delivery leaves it due again once the lease runs out), POSTs them signed,
+  and records every attempt. Delivery is at-least-once; receivers dedupe on event_id.
+
+WEBHOOK_RETRY_SCALE (default 1) multiplies the retry schedule and the disabling window, and
+WEBHOOK_LEASE_SECONDS (default 60) sets the claim lease, for tests.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import logs, settings, telemetry
+from core.background import Background
+from core.bus import DurableConsumer, EventBus
+from core.db import create_engine
+from core.ids import new_id, utcnow
+from core.inbox import first_delivery
+from services.webhooks import delivery as send
+from services.webhooks import rules
+from services.webhooks.store import deliveries, events, inbox, subscriptions
+
+log = logging.getLogger(__name__)
+CONSUMER = "webhooks-dispatcher"
+# A claimed delivery is due again after this (a dispatcher died mid-delivery); it must outlast a delivery
+# attempt (rules.DELIVERY_TIMEOUT_SECONDS). WEBHOOK_LEASE_SECONDS shortens it for tests.
+LEASE = timedelta(seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")))
+
+
+def allow_loopback(cfg: settings.Settings) -> bool:
+    """Loopback receivers are for a developer's own machine: the local stack, or an explicit setting."""
+    return cfg.environment == "local" or os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true")
+
+
+async def fan_out(engine: AsyncEngine, event: dict) -> int:
+    """Store one event and queue it for every active subscription of its business that wants it."""
+    occurred = datetime.fromisoformat(event["occurred_at"].replace("Z", "+00:00"))
+    async with engine.begin() as conn:
+        if not await first_delivery(conn, inbox, CONSUMER, event["event_id"]):
+            return 0
+        await conn.execute(insert(events).values(
+            event_id=event["event_id"], type=event["type"], business_id=event.get("business_id"),
+            occurred_at=occurred, data=event.get("data") or {}).on_conflict_do_nothing())
+        if not event.get("business_id"):
+            return 0
+        s = subscriptions.c
+        targets = (await conn.scalars(sa.select(s.id).where(
+            s.business_id == event["business_id"], s.is_active, s.events.any(event["type"])))).all()
+        now = utcnow()
+        for subscription_id in targets:
+            await conn.execute(insert(deliveries).values(
+                id=new_id(), subscription_id=subscription_id, business_id=event["business_id"],
+                event_id=event["event_id"], event_type=event["type"], status="pending", attempts=0,
+                next_attempt_at=now, replay=False, created_at=now)
+                .on_conflict_do_nothing(index_elements=["event_id", "subscription_id"], index_where=sa.text("NOT replay")))
+        return len(targets)
+
+
+class DeliveryWorker(Background):
+    task_name = "webhook-deliveries"
+
+    def __init__(self, engine: AsyncEngine, box: rules.SecretBox, sender: send.Sender, *, scale: float = 1.0,
+                 batch: int = 50, idle_seconds: float = 0.2):
+        self.engine, self.box, self.sender = engine, box, sender
+        self.scale, self.batch, self.idle_seconds = scale, batch, idle_seconds
+        self.wake = asyncio.Event()
+
+    async def claim(self) -> list:
+        d = deliveries.c
+        due = (sa.select(d.id).where(d.status == "pending", d.next_attempt_at <= sa.func.now())
+               .order_by(d.next_attempt_at).limit(self.batch).with_for_update(skip_locked=True))
+        async with self.engine.begin() as conn:
+            return (await conn.execute(deliveries.update().where(d.id.in_(due.scalar_subquery())).values(
+                attempts=d.attempts + 1, next_attempt_at=sa.func.now() + LEASE).returning(deliveries))).all()
+
+    async def deliver(self, claimed) -> None:
+        now = utcnow()
+        async with self.engine.connect() as conn:
+            subs = {r.id: r for r in await conn.execute(sa.select(subscriptions).where(
+                subscriptions.c.id.in_({c.subscription_id for c in claimed if c.subscription_id})))}
+            stored = {str(r.event_id): r for r in await conn.execute(sa.select(events).where(
+                events.c.event_id.in_({c.event_id for c in claimed})))}
+
+        async def one(item) -> None:
+            sub = subs.get(item.subscription_id)
+            if item.subscription_id and (sub is None or not sub.is_active):
+                async with self.engine.begin() as conn:  # deleted or disabled: nothing more to send
+                    await conn.execute(deliveries.update().where(deliveries.c.id == item.id)
+                                       .values(status="canceled"))
+                return
+            event = stored[str(item.event_id)]
+            body = send.envelope_body(str(event.event_id), event.type, event.occurred_at,
+                                      event.business_id and str(event.business_id), event.data)
+            stamp = int(now.timestamp())
+            headers = send.request_headers(rules.signature_header(send.signing_secrets(self.box, sub, now), stamp,
+                                                                  body), event.type, str(event.event_id), str(item.id))
+            outcome = await self.sender.post(item.target_url or sub.url, body, headers)
+            await send.record(self.engine, item, outcome, scale=self.scale)
+
+        await asyncio.gather(*(one(item) for item in claimed))
+
+    async def run(self) -> None:
+        while True:
+            try:
+                claimed = await self.claim()
+                if claimed:
+                    await self.deliver(claimed)
+                    continue
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the database may be away; claims are leases
+                log.warning("webhook deliveries: %s; retrying", exc)
+                await asyncio.sleep(1.0)
+                continue
+            self.wake.clear()
+            try:
+                await asyncio.wait_for(self.wake.wait(), self.idle_seconds)
+            except TimeoutError:
+                pass
+
+
+async def serve(cfg: settings.Settings, stop: asyncio.Event) -> None:
+    engine = create_engine(cfg.database_url.reveal(), application_name="webhooks-dispatcher")
+    bus = EventBus(cfg.nats_url, "webhooks-dispatcher")
+    bus.start()
+    loopback = allow_loopback(cfg)
+    if loopback:
+        log.warning("webhooks: loopback receivers are allowed (local stack or WEBHOOKS_ALLOW_LOOPBACK); "
+                    "private and metadata addresses are always refused")
+    sender = send.Sender(loopback)
+    worker = DeliveryWorker(engine, rules.SecretBox(cfg.secret_key.reveal()), sender,
+                            scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")))
+
+    async def on_event(event: dict) -> None:
+        if await fan_out(engine, event):
+            worker.wake.set()
+
+    consumer = DurableConsumer(bus, CONSUMER, on_event, ack_wait=30.0)
+    worker.start()
+    consumer.start()
+    log.info("webhooks dispatcher running")
+    await stop.wait()
+    await consumer.stop()
+    await worker.stop()
+    await sender.close()
+    await bus.close()
+    await engine.dispose()
+    log.info("webhooks dispatcher stopped")
+
+
+def main() -> None:
+    cfg = settings.load()
+    cfg.require_real_secret()
+    logs.configure(cfg.log_level)
+    telemetry.configure("webhooks-dispatcher")
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+        await serve(cfg, stop)
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Webhook rules as plain functions: the offered events, which URLs may receive them, the retry
+schedule, signatures, and how secrets are kept."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import ipaddress
+import random
+import secrets
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from cryptography.fernet import Fernet, InvalidToken
+
+from core.errors import invalid
+
+EVENT_TYPES = (
+    "lead.created", "lead.scored", "call.received", "call.started", "call.completed", "call.failed",
+    "sms.received", "sms.sent", "sms.delivered", "sms.failed", "voicemail.received", "dispatcher.briefing_created",
+    "phone_number.assigned", "phone_number.released", "workspace.paused", "workspace.canceled",
+    "workspace.teardown_completed", "webhook.test",
+)
+SECRET_PREFIX = "whsec_"
+# After a rotation the old secret signs too, so receivers can switch without losing events.
+ROTATION_OVERLAP = timedelta(hours=24)
+DELIVERY_TIMEOUT_SECONDS = 10.0
+MAX_RESPONSE_BYTES = 64 * 1024
+# Seconds before attempt n+1 (n = attempts made): about a day in all, each with +-20% jitter.
+RETRY_DELAYS = (10, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 28800)
+MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
+# A subscription failing without a single success for this long is disabled (an update re-enables it);
+# shorter than the retry schedule, so a receiver that is gone for good stops costing attempts.
+DISABLE_AFTER = timedelta(hours=20)
+
+
+def check_events(events: list[str]) -> list[str]:
+    unknown = [e for e in events if e not in EVENT_TYPES]
+    if unknown:
+        raise invalid(f"unknown event type {unknown[0]!r}; offered: {', '.join(EVENT_TYPES)}")
+    if not events:
+        raise invalid("events must name at least one event type")
+    return list(dict.fromkeys(events))
+
+
+# -- where deliveries may go -------------------------------------------------------------
+
+METADATA_ADDRESSES = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
+                      ipaddress.ip_address("100.100.100.200")}
+
+
+def address_refusal(address: str, allow_loopback: bool) -> str | None:
+    """Why a resolved address may not receive webhooks, or None when it may."""
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    if ip in METADATA_ADDRESSES:
+        return "a cloud metadata address"
+    if ip.is_loopback:
+        return None if allow_loopback else "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address"
+    if ip.is_private or ip.is_reserved or ip.is_multicast or ip.is_unspecified or not ip.is_global:
+        return "a private or reserved address"
+    return None
+
+
+def check_url(url: str) -> tuple[str, int]:
+    """(host, port) of a well-formed http(s) URL without credentials, or 400."""
+    if len(url) > 2000:
+        raise invalid("webhook_url must be at most 2000 characters")
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks")
+    if parts.username or parts.password:
+        raise invalid("webhook_url must not carry credentials")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise invalid("webhook_url has an invalid port") from None
+    return parts.hostname, port
+
+
+# -- retries -------------------------------------------------------------------------------
+
+def next_delay(attempts_made: int, scale: float = 1.0, rng: random.Random | None = None) -> timedelta | None:
+    """How long until the next attempt after `attempts_made` failed ones; None when retries are exhausted."""
+    if attempts_made >= MAX_ATTEMPTS:
+        return None
+    base = RETRY_DELAYS[attempts_made - 1] * scale
+    return timedelta(seconds=base * (rng or random).uniform(0.8, 1.2))
+
+
+def is_success(status: int | None) -> bool:
+    return status is not None and 200 <= status < 300
+
+
+# -- signatures and secrets --------------------------------------------------------------------
+
+def new_secret() -> str:
+    return SECRET_PREFIX + secrets.token_urlsafe(32)
+
+
+def mask(secret: str) -> str:
+    return f"{SECRET_PREFIX}...{secret[-4:]}"
+
+
+def signature(secret: str, timestamp: int, body: bytes) -> str:
+    return hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
+
+
+def signature_header(secrets_: list[str], timestamp: int, body: bytes) -> str:
+    """`t=<unix>,v1=<hex>[,v1=<hex>]`: one v1 per secret in force (two during a rotation overlap)."""
+    return ",".join([f"t={timestamp}", *(f"v1={signature(s, timestamp, body)}" for s in secrets_)])
+
+
+class SecretBox:
+    """Encrypts signing secrets at rest with a key derived from the server secret."""
+
+    def __init__(self, server_secret: str):
+        key = hashlib.sha256(b"switchboard/webhook-secrets/v1:" + server_secret.encode()).digest()
+        self._fernet = Fernet(base64.urlsafe_b64encode(key))
+
+    def seal(self, secret: str) -> str:
+        return self._fernet.encrypt(secret.encode()).decode()
+
+    def open(self, sealed: str) -> str:
+        try:
+            return self._fernet.decrypt(sealed.encode()).decode()
+        except InvalidToken:
+            raise RuntimeError("a webhook secret cannot be decrypted: was SWITCHBOARD_SECRET_KEY changed?") from None

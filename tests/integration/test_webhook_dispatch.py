@@ -1,0 +1,90 @@
+"""Nothing is lost on the way to a receiver: a dispatcher killed mid-delivery, NATS restarted while
+events are written, and two dispatchers sharing the stream without double-sending."""
+import asyncio
+import signal
+
+import pytest
+
+from deploy.local.servers import stop_process
+from deploy.local.stack import Process
+from tests.receiver import Receiver, settled_deliveries
+
+DISPATCHER = "webhooks-dispatcher"
+
+
+async def subscribe(api, account, url: str) -> None:
+    status, body, _ = await api.request("POST", "/api/v1/webhooks", key=account["key"],
+                                        json={"webhook_url": url, "events": ["lead.created"]})
+    assert status == 201, body
+
+
+async def new_lead(api, account, name: str) -> str:
+    status, lead, _ = await api.request("POST", "/api/v1/leads", key=account["key"],
+                                        json={"business_id": account["business_id"], "name": name})
+    assert status == 201, lead
+    return lead["id"]
+
+
+def lead_ids(receiver: Receiver) -> set[str]:
+    return {r["json"]["data"]["id"] for r in receiver.events("lead.created").values()}
+
+
+async def test_a_dispatcher_killed_mid_delivery_loses_nothing(api, account, stack):
+    receiver = await Receiver(delay_first=8).start()  # the first request hangs: the dispatcher dies meanwhile
+    try:
+        await subscribe(api, account, receiver.url)
+        lead = await new_lead(api, account, "Survivor")
+        await asyncio.wait_for(receiver.arrived.wait(), 20)
+        dispatcher = stack.process(DISPATCHER)
+        dispatcher.proc.send_signal(signal.SIGKILL)
+        dispatcher.proc.wait(10)
+        stack.spawn(dispatcher)  # its claim was a lease: due again once the lease ends
+        for _ in range(400):
+            if len(receiver.requests) >= 2:
+                break
+            await asyncio.sleep(0.05)
+        assert len(receiver.requests) >= 2 and lead_ids(receiver) == {lead}
+        deliveries = await settled_deliveries(api, account["key"], 1)
+        assert [d["status"] for d in deliveries] == ["delivered"] and deliveries[0]["attempts"] == 2
+    finally:
+        await receiver.stop()
+
+
+async def test_events_written_while_nats_is_down_are_all_delivered(api, account, stack):
+    if stack.nats is None:
+        pytest.skip("NATS_URL points at an external server this test cannot stop")
+    receiver = await Receiver().start()
+    try:
+        await subscribe(api, account, receiver.url)
+        before = await new_lead(api, account, "Before")
+        await receiver.wait_for(1)
+        port = stack.nats.port
+        stack.nats.stop()
+        try:
+            during = [await new_lead(api, account, f"During {i}") for i in range(3)]
+        finally:
+            stack.nats.start(port=port)
+        after = await new_lead(api, account, "After")
+        await receiver.wait_for(5, timeout=60)
+        assert lead_ids(receiver) == {before, *during, after}
+    finally:
+        await receiver.stop()
+        stack.wait_ready(30)
+
+
+async def test_two_dispatchers_share_the_stream_without_double_sending(api, account, stack):
+    receiver = await Receiver().start()
+    second = Process(f"{DISPATCHER}-2", "services.webhooks.dispatcher", 0)
+    stack.processes.append(second)
+    stack.spawn(second)
+    try:
+        await subscribe(api, account, receiver.url)
+        made = await asyncio.gather(*(new_lead(api, account, f"Lead {i}") for i in range(20)))
+        await receiver.wait_for(20, timeout=60)
+        await asyncio.sleep(1.0)  # a double send would have arrived by now
+        assert lead_ids(receiver) == set(made)
+        assert len(receiver.requests) == 20
+    finally:
+        stop_process(second.proc, signal.SIGTERM, 15)
+        stack.processes.remove(second)
+        await receiver.stop()

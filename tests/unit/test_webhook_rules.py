@@ -1,0 +1,67 @@
+"""Webhook rules: addresses, URLs, the retry schedule, signatures and sealed secrets."""
+import random
+from datetime import timedelta
+
+import pytest
+from stripe import WebhookSignature
+
+from core.errors import ServiceError
+from services.webhooks import rules
+from services.webhooks.delivery import Sender
+
+
+@pytest.mark.parametrize("address, loopback_ok, refused", [
+    ("93.184.216.34", False, None), ("2606:2800:220:1::1", False, None),
+    ("127.0.0.1", True, None), ("127.0.0.1", False, "loopback"), ("::1", False, "loopback"),
+    ("10.1.2.3", True, "private"), ("172.16.0.1", True, "private"), ("192.168.0.1", True, "private"),
+    ("169.254.169.254", True, "metadata"), ("fd00:ec2::254", True, "metadata"), ("169.254.10.1", True, "link-local"),
+    ("::ffff:10.0.0.1", True, "private"), ("100.64.0.1", True, "private"), ("0.0.0.0", True, "private"),
+])
+def test_which_addresses_may_receive_webhooks(address, loopback_ok, refused):
+    why = rules.address_refusal(address, loopback_ok)
+    assert (why is None) if refused is None else (refused in why)
+
+
+def test_urls():
+    assert rules.check_url("https://hooks.example.com/x") == ("hooks.example.com", 443)
+    assert rules.check_url("http://example.com:8080/x") == ("example.com", 8080)
+    for bad in ("ftp://example.com", "https://", "https://u:p@example.com/", "https://example.com:99999/"):
+        with pytest.raises(ServiceError):
+            rules.check_url(bad)
+
+
+def test_retry_schedule_spans_about_a_day_then_stops():
+    rng = random.Random(1)
+    delays = [rules.next_delay(n, rng=rng) for n in range(1, rules.MAX_ATTEMPTS)]
+    assert all(d is not None for d in delays) and rules.next_delay(rules.MAX_ATTEMPTS) is None
+    total = sum(delays, timedelta())
+    assert timedelta(hours=18) < total < timedelta(hours=30)
+    assert delays[0] < timedelta(seconds=13) and rules.DISABLE_AFTER < total
+
+
+def test_signature_header_verifies_with_every_secret_in_force():
+    body = b'{"event_id":"e","event":"lead.created"}'
+    header = rules.signature_header(["whsec_new", "whsec_old"], 1_800_000_000, body)
+    assert header.startswith("t=1800000000,v1=") and header.count("v1=") == 2
+    for secret in ("whsec_new", "whsec_old"):
+        assert WebhookSignature.verify_header(body, header, secret)
+
+
+def test_secrets_are_sealed_and_checked():
+    box = rules.SecretBox("server-secret")
+    sealed = box.seal("whsec_abc")
+    assert "whsec_abc" not in sealed and box.open(sealed) == "whsec_abc"
+    with pytest.raises(RuntimeError):
+        rules.SecretBox("another-secret").open(sealed)
+    assert rules.mask("whsec_0123456789") == "whsec_...6789"
+    assert rules.check_events(["lead.created", "lead.created"]) == ["lead.created"]
+
+
+async def test_the_sender_refuses_private_addresses_without_connecting():
+    sender = Sender(allow_loopback=False)
+    try:
+        for url in ("http://10.0.0.5/hooks", "http://127.0.0.1:9/hooks", "http://localhost:9/hooks"):
+            outcome = await sender.post(url, b"{}", {})
+            assert outcome.status_code is None and outcome.error.startswith("refused"), (url, outcome)
+    finally:
+        await sender.close()
