@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test protos check-protos bench bench-leads clean
+.PHONY: run test protos check-protos bench bench-leads bench-webhooks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -29,6 +29,9 @@ bench: $(STAMP)
 
 bench-leads: $(STAMP)
 	$(PY) -m bench.leads
+
+bench-webhooks: $(STAMP)
+	$(PY) -m bench.webhooks
 
 clean:
 	rm -rf $(VENV)

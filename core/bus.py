@@ -151,12 +151,15 @@ class DurableConsumer(Background):
     """
 
     def __init__(self, bus: EventBus, durable: str, handler: Handler, *, filter_subject: str = SUBJECT_PREFIX + ">",
-                 batch: int = 20, max_deliver: int = 20, ack_wait: float = 30.0):
+                 batch: int = 20, max_deliver: int = 20, ack_wait: float = 30.0, in_order: bool = True):
         self.bus = bus
         self.durable = durable
         self.handler = handler
         self.filter_subject = filter_subject
         self.batch = batch
+        # False: the messages of a fetched batch are handled concurrently (for handlers whose effects
+        # do not depend on order, e.g. the webhook dispatcher's fan-out).
+        self.in_order = in_order
         self.task_name = f"consumer-{durable}"
         self.tracer = telemetry.tracer("switchboard.consumer")
         self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
@@ -208,6 +211,9 @@ class DurableConsumer(Background):
                 log.warning("consumer %s: fetch failed: %s", self.durable, exc)
                 await asyncio.sleep(0.5)
                 continue
-            for msg in msgs:
-                await self._handle(msg)
+            if self.in_order:
+                for msg in msgs:
+                    await self._handle(msg)
+            else:
+                await asyncio.gather(*(self._handle(msg) for msg in msgs))
 

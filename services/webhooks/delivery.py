@@ -154,31 +154,60 @@ def request_headers(header: str, event_type: str, event_id: str, delivery_id: st
             "X-Service-Event-Id": event_id, "X-Service-Delivery": delivery_id}
 
 
-async def record(engine: AsyncEngine, delivery, outcome: Outcome, *, retry: bool = True, scale: float = 1.0) -> None:
-    """Write one attempt and move the delivery and its subscription on (see rules for the schedule)."""
+async def record(engine: AsyncEngine, results: list[tuple[object, Outcome]], *, retry: bool = True,
+                 scale: float = 1.0) -> None:
+    """Write a batch of attempts and move each delivery and its subscription on, in one transaction
+    (see rules for the schedule and the disabling window)."""
     now = utcnow()
-    async with engine.begin() as conn:
-        await conn.execute(attempts.insert().values(delivery_id=delivery.id, attempt=delivery.attempts,
-                                                    status_code=outcome.status_code, latency_ms=outcome.latency_ms,
-                                                    error=outcome.error, at=now))
-        last = {"last_status_code": outcome.status_code, "last_error": outcome.error,
-                "last_latency_ms": outcome.latency_ms}
-        d, s = deliveries.c, subscriptions.c
+    d = deliveries.c
+    delivered, retried, given_up = [], [], []
+    for item, outcome in results:
+        last = {"b_id": item.id, "b_code": outcome.status_code, "b_error": outcome.error,
+                "b_latency": outcome.latency_ms}
         if outcome.ok:
-            await conn.execute(deliveries.update().where(d.id == delivery.id).values(
-                status="delivered", delivered_at=now, **last))
-            if delivery.subscription_id:
-                await conn.execute(subscriptions.update().where(s.id == delivery.subscription_id).values(
-                    last_triggered_at=now, failure_count=0, failing_since=None))
-            return
-        delay = rules.next_delay(delivery.attempts, scale) if retry else None
-        await conn.execute(deliveries.update().where(d.id == delivery.id).values(
-            status="pending" if delay else "failed", next_attempt_at=now + (delay or timedelta(0)), **last))
-        if delivery.subscription_id:
-            row = (await conn.execute(subscriptions.update().where(s.id == delivery.subscription_id).values(
-                failure_count=s.failure_count + 1, failing_since=sa.func.coalesce(s.failing_since, now),
-                last_triggered_at=now).returning(s.failing_since, s.is_active))).first()
-            if row and row.is_active and row.failing_since < now - rules.DISABLE_AFTER * scale:
-                await conn.execute(subscriptions.update().where(s.id == delivery.subscription_id).values(
-                    is_active=False, disabled_reason=f"disabled at {now.isoformat()} after failing for "
-                    f"{rules.DISABLE_AFTER * scale} without a success; save the subscription again to re-enable it"))
+            delivered.append(last)
+            continue
+        delay = rules.next_delay(item.attempts, scale) if retry else None
+        (retried if delay else given_up).append({**last, "b_next": now + (delay or timedelta(0))})
+    by_subscription: dict[str, list[bool]] = {}
+    for item, outcome in results:
+        if item.subscription_id:
+            by_subscription.setdefault(item.subscription_id, []).append(outcome.ok)
+    last_values = {"last_status_code": sa.bindparam("b_code"), "last_error": sa.bindparam("b_error"),
+                   "last_latency_ms": sa.bindparam("b_latency")}
+    async with engine.begin() as conn:
+        await conn.execute(attempts.insert(), [
+            {"delivery_id": item.id, "attempt": item.attempts, "status_code": o.status_code,
+             "latency_ms": o.latency_ms, "error": o.error, "at": now} for item, o in results])
+        for rows, status in ((delivered, "delivered"), (retried, "pending"), (given_up, "failed")):
+            if not rows:
+                continue
+            values = {**last_values, "status": status}
+            if status == "delivered":
+                values["delivered_at"] = now
+            else:
+                values["next_attempt_at"] = sa.bindparam("b_next")
+            await conn.execute(deliveries.update().where(d.id == sa.bindparam("b_id")).values(**values), rows)
+        for subscription_id, oks in by_subscription.items():
+            await _move_subscription(conn, subscription_id, oks, now, scale)
+
+
+async def _move_subscription(conn, subscription_id: str, oks: list[bool], now: datetime, scale: float) -> None:
+    """A success resets the failure streak; failures count, and a streak older than DISABLE_AFTER disables."""
+    s = subscriptions.c
+    if oks[-1]:
+        # Skipped while nothing would change but a last_triggered_at under a second old: concurrent
+        # batches to one subscription would otherwise all queue on its row.
+        await conn.execute(subscriptions.update().where(
+            s.id == subscription_id,
+            sa.or_(s.failure_count != 0, s.failing_since.is_not(None), s.last_triggered_at.is_(None),
+                   s.last_triggered_at < now - timedelta(seconds=1)))
+            .values(last_triggered_at=now, failure_count=0, failing_since=None))
+        return
+    row = (await conn.execute(subscriptions.update().where(s.id == subscription_id).values(
+        failure_count=s.failure_count + sum(not ok for ok in oks), last_triggered_at=now,
+        failing_since=sa.func.coalesce(s.failing_since, now)).returning(s.failing_since, s.is_active))).first()
+    if row and row.is_active and row.failing_since < now - rules.DISABLE_AFTER * scale:
+        await conn.execute(subscriptions.update().where(s.id == subscription_id).values(
+            is_active=False, disabled_reason=f"disabled at {now.isoformat()} after failing for "
+            f"{rules.DISABLE_AFTER * scale} without a success; save the subscription again to re-enable it"))

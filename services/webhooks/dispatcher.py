@@ -94,23 +94,28 @@ class DeliveryWorker(Background):
             stored = {str(r.event_id): r for r in await conn.execute(sa.select(events).where(
                 events.c.event_id.in_({c.event_id for c in claimed})))}
 
-        async def one(item) -> None:
+        canceled, sending = [], []
+        for item in claimed:
             sub = subs.get(item.subscription_id)
-            if item.subscription_id and (sub is None or not sub.is_active):
-                async with self.engine.begin() as conn:  # deleted or disabled: nothing more to send
-                    await conn.execute(deliveries.update().where(deliveries.c.id == item.id)
-                                       .values(status="canceled"))
-                return
+            # Per-call deliveries (target_url, no subscription) arrive with the calls issue and its signing key.
+            if sub is None or not sub.is_active:
+                canceled.append(item.id)  # deleted or disabled: nothing more to send
+            else:
+                sending.append((item, sub))
+
+        async def one(item, sub) -> send.Outcome:
             event = stored[str(item.event_id)]
             body = send.envelope_body(str(event.event_id), event.type, event.occurred_at,
                                       event.business_id and str(event.business_id), event.data)
-            stamp = int(now.timestamp())
-            headers = send.request_headers(rules.signature_header(send.signing_secrets(self.box, sub, now), stamp,
-                                                                  body), event.type, str(event.event_id), str(item.id))
-            outcome = await self.sender.post(item.target_url or sub.url, body, headers)
-            await send.record(self.engine, item, outcome, scale=self.scale)
+            header = rules.signature_header(send.signing_secrets(self.box, sub, now), int(now.timestamp()), body)
+            return await self.sender.post(item.target_url or sub.url, body,
+                                          send.request_headers(header, event.type, str(event.event_id), str(item.id)))
 
-        await asyncio.gather(*(one(item) for item in claimed))
+        outcomes = await asyncio.gather(*(one(item, sub) for item, sub in sending))
+        if canceled:
+            async with self.engine.begin() as conn:
+                await conn.execute(deliveries.update().where(deliveries.c.id.in_(canceled)).values(status="canceled"))
+        await send.record(self.engine, [(item, o) for (item, _), o in zip(sending, outcomes)], scale=self.scale)
 
     async def run(self) -> None:
         while True:
@@ -148,7 +153,8 @@ async def serve(cfg: settings.Settings, stop: asyncio.Event) -> None:
         if await fan_out(engine, event):
             worker.wake.set()
 
-    consumer = DurableConsumer(bus, CONSUMER, on_event, ack_wait=30.0)
+    # Receivers order by occurred_at, so a fetched batch fans out concurrently.
+    consumer = DurableConsumer(bus, CONSUMER, on_event, ack_wait=30.0, batch=100, in_order=False)
     worker.start()
     consumer.start()
     log.info("webhooks dispatcher running")

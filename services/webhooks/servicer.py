@@ -143,15 +143,14 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
                 event_type="webhook.test", status="pending", attempts=1, next_attempt_at=now + LEASE, replay=False,
                 created_at=now) for t in targets])).all()
         body = send.envelope_body(event_id, "webhook.test", now, business_id, data)
-        results = []
+        outcomes = []
         for target, item in zip(targets, claimed):
             header = rules.signature_header(send.signing_secrets(self.box, target, now), int(now.timestamp()), body)
-            outcome = await self.sender.post(target.url, body, send.request_headers(header, "webhook.test", event_id,
-                                                                                   str(item.id)))
-            await send.record(self.engine, item, outcome, retry=False)
-            results.append(webhooks_pb2.TestResult(webhook_id=target.id, delivered=outcome.ok,
-                                                   status_code=outcome.status_code, latency_ms=outcome.latency_ms,
-                                                   error=outcome.error))
+            outcomes.append(await self.sender.post(target.url, body, send.request_headers(
+                header, "webhook.test", event_id, str(item.id))))
+        await send.record(self.engine, list(zip(claimed, outcomes)), retry=False)
+        results = [webhooks_pb2.TestResult(webhook_id=t.id, delivered=o.ok, status_code=o.status_code,
+                                           latency_ms=o.latency_ms, error=o.error) for t, o in zip(targets, outcomes)]
         return webhooks_pb2.SendTestReply(business_id=business_id, event_id=event_id, results=results)
 
     # -- history, deliveries, replay ------------------------------------------------------------

@@ -88,3 +88,31 @@ async def test_two_dispatchers_share_the_stream_without_double_sending(api, acco
         stop_process(second.proc, signal.SIGTERM, 15)
         stack.processes.remove(second)
         await receiver.stop()
+
+
+async def test_sustained_failure_exhausts_retries_and_disables_until_saved_again(api, account):
+    receiver = await Receiver(fail_first=10_000).start()  # never accepts
+    try:
+        await subscribe(api, account, receiver.url)
+        await new_lead(api, account, "Unlucky")
+        for _ in range(400):  # the whole schedule, scaled down for the tests, is about 9 seconds
+            status, listing, _ = await api.request("GET", "/api/v1/webhooks", key=account["key"])
+            if not listing["webhooks"][0]["is_active"]:
+                break
+            await asyncio.sleep(0.05)
+        hook = listing["webhooks"][0]
+        assert hook["is_active"] is False and "without a success" in hook["disabled_reason"]
+        assert hook["failure_count"] == len(receiver.requests) >= 10
+        for _ in range(100):
+            status, body, _ = await api.request("GET", "/api/v1/webhooks/deliveries", key=account["key"])
+            if body["deliveries"][0]["status"] != "pending":
+                break
+            await asyncio.sleep(0.05)
+        assert body["deliveries"][0]["status"] in ("failed", "canceled")
+        assert body["deliveries"][0]["last_error"] == "receiver answered 500"
+        status, saved, _ = await api.request("POST", "/api/v1/webhooks", key=account["key"],
+                                             json={"webhook_url": receiver.url, "events": ["lead.created"]})
+        assert status == 200 and saved["webhook"]["is_active"] is True and saved["webhook"]["disabled_reason"] is None
+        assert saved["webhook"]["failure_count"] == 0
+    finally:
+        await receiver.stop()
