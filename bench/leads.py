@@ -16,16 +16,14 @@ Run: `PYTHONPATH=.:protos .venv/bin/python -m bench.leads` (`--requests`, `--lea
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
+
+from bench.harness import with_stack
 
 BUSINESSES = 20
 STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
@@ -203,29 +201,11 @@ def report(name: str, api_t: list[float], sql_t: list[float], indexed: bool) -> 
 
 
 def main() -> int:
-    from deploy.local.servers import free_port
-    from deploy.local.stack import Stack
-
     parser = argparse.ArgumentParser(prog="python -m bench.leads", description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200, help="sequential requests per case (default 200)")
     parser.add_argument("--leads", type=int, default=200_000, help="leads to seed (default 200000)")
     args = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="switchboard-bench-leads-"))
-    stack = Stack(home=home, http_port=free_port(), durable=False,
-                  extra_env={"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"})
-    finished = False
-    try:
-        print(f"starting the embedded stack in {home} ...", flush=True)
-        stack.start()
-        code = asyncio.run(run(args, stack))
-        finished = True
-        return code
-    finally:
-        stack.stop()
-        if finished:
-            shutil.rmtree(home, ignore_errors=True)
-        else:
-            print(f"bench aborted; logs kept in {stack.logs}", file=sys.stderr)
+    return with_stack("leads", lambda stack: run(args, stack))
 
 
 if __name__ == "__main__":

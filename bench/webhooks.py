@@ -15,17 +15,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from datetime import datetime, timezone
-from pathlib import Path
 
 from aiohttp import web
 
+from bench.harness import with_stack
 from services.webhooks import rules
 
 
@@ -171,27 +169,10 @@ async def run(args, stack) -> int:
 
 
 def main() -> int:
-    from deploy.local.servers import free_port
-    from deploy.local.stack import Stack
-
     parser = argparse.ArgumentParser(prog="python -m bench.webhooks", description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=2000, help="events per round (default 2000)")
     args = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="switchboard-bench-webhooks-"))
-    stack = Stack(home=home, http_port=free_port(), durable=False, extra_env={"LOG_LEVEL": "WARNING"})
-    finished = False
-    try:
-        print(f"starting the embedded stack in {home} ...", flush=True)
-        stack.start()
-        code = asyncio.run(run(args, stack))
-        finished = True
-        return code
-    finally:
-        stack.stop()
-        if finished:
-            shutil.rmtree(home, ignore_errors=True)
-        else:
-            print(f"bench aborted; logs kept in {stack.logs}", file=sys.stderr)
+    return with_stack("webhooks", lambda stack: run(args, stack))
 
 
 if __name__ == "__main__":

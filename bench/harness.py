@@ -1,0 +1,35 @@
+"""Running a benchmark against a fresh embedded stack: started in a temporary folder, stopped after,
+its logs kept when the run aborts."""
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from deploy.local.servers import free_port
+from deploy.local.stack import Stack
+
+# No per-key limit gets in the way of a benchmark; quiet logs.
+BENCH_ENV = {"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"}
+
+
+def with_stack(name: str, run: Callable[[Stack], Awaitable[int]]) -> int:
+    """Start a stack, run `run(stack)` on a new event loop, stop the stack; returns run's exit status."""
+    home = Path(tempfile.mkdtemp(prefix=f"switchboard-bench-{name}-"))
+    stack = Stack(home=home, http_port=free_port(), durable=False, extra_env=dict(BENCH_ENV))
+    finished = False
+    try:
+        print(f"starting the embedded stack in {home} ...", flush=True)
+        stack.start()
+        code = asyncio.run(run(stack))
+        finished = True
+        return code
+    finally:
+        stack.stop()
+        if finished:
+            shutil.rmtree(home, ignore_errors=True)
+        else:
+            print(f"bench aborted; logs kept in {stack.logs}", file=sys.stderr)
