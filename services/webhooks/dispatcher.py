@@ -8,6 +8,12 @@ Two parts in one process, both safe to run in several replicas:
   dispatcher that dies mid-delivery leaves it due again once the lease runs out), POSTs them signed,
   and records every attempt. Delivery is at-least-once; receivers dedupe on event_id.
 
+Per-call webhooks (a call's own webhook_url receiving that call's call.completed or call.failed) are
+deliveries with `target_url` and no subscription, so they share the claims, leases, retries, attempts
+and replay of subscription deliveries. The calls issue adds their fan-out (an event whose data
+carries webhook_url) and the business-level secret that signs them; until then such a delivery
+would be canceled, as one to a deleted subscription is.
+
 WEBHOOK_RETRY_SCALE (default 1) multiplies the retry schedule and the disabling window, and
 WEBHOOK_LEASE_SECONDS (default 60) sets the claim lease, for tests.
 """
