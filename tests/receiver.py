@@ -26,7 +26,9 @@ class Receiver:
         if len(self.requests) == 1 and self.delay_first:
             await asyncio.sleep(self.delay_first)
         if len(self.requests) <= self.fail_first:
-            return web.Response(status=self.status, text="not now")
+            # A 3xx points back here: a sender that followed redirects would deliver on the same attempt.
+            headers = {"Location": self.url} if 300 <= self.status < 400 else None
+            return web.Response(status=self.status, text="not now", headers=headers)
         record["accepted"] = True
         return web.Response(text="ok")
 

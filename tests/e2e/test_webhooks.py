@@ -98,6 +98,18 @@ async def test_a_failing_receiver_gets_every_event_exactly_once_after_dedup(api,
         await receiver.stop()
 
 
+async def test_redirects_are_not_followed(api, account):
+    receiver = await Receiver(fail_first=1, status=307).start()
+    try:
+        await subscribe(api, account, receiver.url)
+        await new_lead(api, account, "Redirected")
+        await receiver.wait_for(1)
+        deliveries = await settled_deliveries(api, account["key"], 1)
+        assert deliveries[0]["attempts"] == 2 and len(receiver.requests) == 2  # the 307 was a failed attempt
+    finally:
+        await receiver.stop()
+
+
 async def test_rotation_signs_with_both_secrets_during_the_overlap(api, account, receiver):
     made = await subscribe(api, account, receiver.url)
     status, rotated, _ = await api.request("POST", "/api/v1/webhooks/rotate-secret", key=account["key"],
