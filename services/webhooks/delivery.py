@@ -158,6 +158,8 @@ async def record(engine: AsyncEngine, results: list[tuple[object, Outcome]], *, 
                  scale: float = 1.0) -> None:
     """Write a batch of attempts and move each delivery and its subscription on, in one transaction
     (see rules for the schedule and the disabling window)."""
+    if not results:
+        return
     now = utcnow()
     d = deliveries.c
     delivered, retried, given_up = [], [], []

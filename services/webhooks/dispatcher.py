@@ -79,9 +79,9 @@ class DeliveryWorker(Background):
     task_name = "webhook-deliveries"
 
     def __init__(self, engine: AsyncEngine, box: rules.SecretBox, sender: send.Sender, *, scale: float = 1.0,
-                 batch: int = 50, idle_seconds: float = 0.2):
+                 batch: int = 50, max_batches: int = 4, idle_seconds: float = 0.2):
         self.engine, self.box, self.sender = engine, box, sender
-        self.scale, self.batch, self.idle_seconds = scale, batch, idle_seconds
+        self.scale, self.batch, self.max_batches, self.idle_seconds = scale, batch, max_batches, idle_seconds
         self.wake = asyncio.Event()
 
     async def claim(self) -> list:
@@ -124,23 +124,39 @@ class DeliveryWorker(Background):
         await send.record(self.engine, [(item, o) for (item, _), o in zip(sending, outcomes)], scale=self.scale)
 
     async def run(self) -> None:
-        while True:
-            try:
-                claimed = await self.claim()
-                if claimed:
-                    await self.deliver(claimed)
+        """Claim and deliver batches, several at once, so one slow receiver does not hold the others back."""
+        inflight: set[asyncio.Task] = set()
+        try:
+            while True:
+                if len(inflight) >= self.max_batches:
+                    await asyncio.wait(inflight, return_when=asyncio.FIRST_COMPLETED)
+                try:
+                    claimed = await self.claim()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - the database may be away; claims are leases
+                    log.warning("webhook deliveries: cannot claim: %s; retrying", exc)
+                    await asyncio.sleep(1.0)
                     continue
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the database may be away; claims are leases
-                log.warning("webhook deliveries: %s; retrying", exc)
-                await asyncio.sleep(1.0)
-                continue
-            self.wake.clear()
-            try:
-                await asyncio.wait_for(self.wake.wait(), self.idle_seconds)
-            except TimeoutError:
-                pass
+                if claimed:
+                    task = asyncio.create_task(self._deliver_logged(claimed))
+                    inflight.add(task)
+                    task.add_done_callback(inflight.discard)
+                    continue
+                self.wake.clear()
+                try:
+                    await asyncio.wait_for(self.wake.wait(), self.idle_seconds)
+                except TimeoutError:
+                    pass
+        finally:
+            for task in inflight:  # their claims run out and another dispatcher (or this one, restarted) retries
+                task.cancel()
+
+    async def _deliver_logged(self, claimed) -> None:
+        try:
+            await self.deliver(claimed)
+        except Exception as exc:  # noqa: BLE001 - the claims are leases: these deliveries come due again
+            log.warning("webhook deliveries: a batch failed (%s); it will be retried when its claims run out", exc)
 
 
 async def serve(cfg: settings.Settings, stop: asyncio.Event) -> None:

@@ -116,3 +116,22 @@ async def test_sustained_failure_exhausts_retries_and_disables_until_saved_again
         assert saved["webhook"]["failure_count"] == 0
     finally:
         await receiver.stop()
+
+
+async def test_a_slow_receiver_does_not_hold_back_the_others(api, account):
+    slow, fast = await Receiver(delay_first=6).start(), await Receiver().start()
+    try:
+        await subscribe(api, account, slow.url)
+        await subscribe(api, account, fast.url)
+        await new_lead(api, account, "First")
+        await asyncio.wait_for(slow.arrived.wait(), 10)  # the slow receiver now hangs on its first request
+        second = await new_lead(api, account, "Second")
+        for _ in range(200):
+            if second in lead_ids(fast):
+                break
+            await asyncio.sleep(0.05)
+        # Delivered while the slow receiver still holds the first request open.
+        assert second in lead_ids(fast) and not slow.requests[0]["accepted"]
+    finally:
+        await slow.stop()
+        await fast.stop()
