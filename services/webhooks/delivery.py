@@ -149,9 +149,17 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def request_headers(header: str, event_type: str, event_id: str, delivery_id: str) -> dict[str, str]:
-    return {"Content-Type": "application/json", "X-Service-Signature": header, "X-Service-Event": event_type,
-            "X-Service-Event-Id": event_id, "X-Service-Delivery": delivery_id}
+async def post_signed(sender: Sender, box: rules.SecretBox, subscription, delivery_id: str, event_id: str,
+                      event_type: str, occurred_at: datetime, business_id: str | None, data: dict,
+                      url: str | None = None) -> Outcome:
+    """One attempt: the envelope signed with every secret in force, POSTed to `url` (default: the
+    subscription's)."""
+    now = utcnow()
+    body = envelope_body(event_id, event_type, occurred_at, business_id, data)
+    header = rules.signature_header(signing_secrets(box, subscription, now), int(now.timestamp()), body)
+    return await sender.post(url or subscription.url, body, {
+        "Content-Type": "application/json", "X-Service-Signature": header, "X-Service-Event": event_type,
+        "X-Service-Event-Id": event_id, "X-Service-Delivery": delivery_id})
 
 
 async def record(engine: AsyncEngine, results: list[tuple[object, Outcome]], *, retry: bool = True,

@@ -93,7 +93,6 @@ class DeliveryWorker(Background):
                 attempts=d.attempts + 1, next_attempt_at=sa.func.now() + LEASE).returning(deliveries))).all()
 
     async def deliver(self, claimed) -> None:
-        now = utcnow()
         async with self.engine.connect() as conn:
             subs = {r.id: r for r in await conn.execute(sa.select(subscriptions).where(
                 subscriptions.c.id.in_({c.subscription_id for c in claimed if c.subscription_id})))}
@@ -109,13 +108,11 @@ class DeliveryWorker(Background):
             else:
                 sending.append((item, sub))
 
-        async def one(item, sub) -> send.Outcome:
+        def one(item, sub):
             event = stored[str(item.event_id)]
-            body = send.envelope_body(str(event.event_id), event.type, event.occurred_at,
-                                      event.business_id and str(event.business_id), event.data)
-            header = rules.signature_header(send.signing_secrets(self.box, sub, now), int(now.timestamp()), body)
-            return await self.sender.post(item.target_url or sub.url, body,
-                                          send.request_headers(header, event.type, str(event.event_id), str(item.id)))
+            return send.post_signed(self.sender, self.box, sub, str(item.id), str(event.event_id), event.type,
+                                    event.occurred_at, event.business_id and str(event.business_id), event.data,
+                                    url=item.target_url)
 
         outcomes = await asyncio.gather(*(one(item, sub) for item, sub in sending))
         if canceled:

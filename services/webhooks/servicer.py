@@ -1,6 +1,7 @@
 """Webhooks gRPC servicer: subscriptions, secrets, the test event, event history, deliveries, replay."""
 from __future__ import annotations
 
+import asyncio
 import secrets
 
 import sqlalchemy as sa
@@ -138,16 +139,13 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
                 raise not_found("active webhook of this business")
             await conn.execute(events.insert().values(event_id=event_id, type="webhook.test", business_id=business_id,
                                                       occurred_at=now, data=data))
-            claimed = (await conn.execute(deliveries.insert().returning(deliveries), [dict(
+            claimed = (await conn.execute(deliveries.insert().returning(deliveries, sort_by_parameter_order=True), [dict(
                 id=new_id(), subscription_id=t.id, business_id=business_id, event_id=event_id,
                 event_type="webhook.test", status="pending", attempts=1, next_attempt_at=now + LEASE, replay=False,
                 created_at=now) for t in targets])).all()
-        body = send.envelope_body(event_id, "webhook.test", now, business_id, data)
-        outcomes = []
-        for target, item in zip(targets, claimed):
-            header = rules.signature_header(send.signing_secrets(self.box, target, now), int(now.timestamp()), body)
-            outcomes.append(await self.sender.post(target.url, body, send.request_headers(
-                header, "webhook.test", event_id, str(item.id))))
+        outcomes = await asyncio.gather(*(
+            send.post_signed(self.sender, self.box, target, str(item.id), event_id, "webhook.test", now, business_id,
+                             data) for target, item in zip(targets, claimed)))
         await send.record(self.engine, list(zip(claimed, outcomes)), retry=False)
         results = [webhooks_pb2.TestResult(webhook_id=t.id, delivered=o.ok, status_code=o.status_code,
                                            latency_ms=o.latency_ms, error=o.error) for t, o in zip(targets, outcomes)]
