@@ -28,6 +28,7 @@ class UsageWriter(Background):
         self.interval = interval
         self.queue: asyncio.Queue = asyncio.Queue(max_queue)
         self.dropped = 0
+        self._stopping = asyncio.Event()
 
     def record(self, principal, endpoint: str, method: str, status_code: int, call_id: str | None = None,
                cost_cents: int = 0) -> None:
@@ -78,18 +79,23 @@ class UsageWriter(Background):
             backoff = min(backoff * 2, 10.0)
 
     async def run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
+        """Send what is queued every `interval`; once stopping, send the rest and end."""
+        while not self._stopping.is_set():
+            try:
+                await asyncio.wait_for(self._stopping.wait(), self.interval)
+            except TimeoutError:
+                pass
             while entries := self._drain():
                 await self._send(entries)
 
-    async def flush(self) -> None:
-        while entries := self._drain():
-            await self._send(entries)
-
     async def stop(self) -> None:
-        await super().stop()
+        """Flush on shutdown. The loop is asked to finish rather than cancelled: a batch already taken
+        off the queue and in flight would otherwise be lost."""
+        self._stopping.set()
+        if self._task is None:
+            return
         try:
-            await asyncio.wait_for(self.flush(), 5.0)
+            await asyncio.wait_for(asyncio.shield(self._task), 5.0)
         except Exception as exc:  # noqa: BLE001 - shutting down, incl. the timeout
             log.warning("usage log: %d entries not flushed at shutdown (%s)", self.queue.qsize(), exc)
+        await super().stop()
