@@ -1,19 +1,26 @@
 """The real HTTP client for the voice-AI provider's public REST API (Vapi).
 
-Retries follow what is safe to repeat: reads, updates and deletes are retried on
-429, 5xx, time-outs and connection errors; creates (POST) only on 429 and on a
-connection that could not be opened, because the provider has no idempotency key
-and a create that timed out may have happened. Backoff is exponential with jitter
-and honours a numeric Retry-After, capped. Every failure is a `ProviderError`.
+Retries follow what is safe to repeat: reads, updates and deletes (GET, PATCH,
+DELETE) are retried on 429, 5xx, time-outs and connection errors; creates (POST)
+only on 429 and on a connection that could not be opened (nothing was sent),
+because the provider has no idempotency key and a create that failed or timed
+out may still have happened. Backoff is exponential with full jitter, capped at
+`backoff_max`, and a numeric Retry-After is honoured (also capped).
+`max_attempts` counts the first try.
+
+Every failure is a `ProviderError` whose message is safe to show the caller: the
+route (`GET /assistant/{id}`, not the id), the status, and for a 4xx the
+provider's own `message`. Never the key, never a 5xx body.
 """
 from __future__ import annotations
 
 import asyncio
+import json as jsonlib
 import logging
 from urllib.parse import quote
 
 import aiohttp
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
 from providers.voice.adapter import ProviderError
 
@@ -23,35 +30,60 @@ MESSAGE_MAX = 300
 
 
 class _Retryable(Exception):
-    """An attempt that failed in a way worth repeating; carries the error to raise if attempts run out."""
+    """An attempt that failed in a way worth repeating; carries the error to raise once attempts run out."""
 
     def __init__(self, error: ProviderError, retry_after: float | None = None):
-        super().__init__(str(error))
+        super().__init__(error.message)
         self.error = error
         self.retry_after = retry_after
 
 
 def _provider_message(body) -> str:
-    """The provider's own explanation of a 4xx (`message` may be a list), trimmed."""
+    """The provider's own explanation of a 4xx (`message` may be a list of strings), trimmed."""
     message = body.get("message") if isinstance(body, dict) else None
     if isinstance(message, list):
         message = "; ".join(str(m) for m in message)
-    text = str(message or (body.get("error") if isinstance(body, dict) else "") or "no details")
-    return text[:MESSAGE_MAX]
+    if not message and isinstance(body, dict):
+        message = body.get("error")
+    return str(message or "no details")[:MESSAGE_MAX]
 
 
 def _retry_after(headers) -> float | None:
+    """A numeric Retry-After in seconds (the HTTP-date form is ignored)."""
     try:
-        return max(0.0, float(headers.get("Retry-After", "")))
+        value = float(headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def _parse(raw: bytes):
+    if not raw.strip():
+        return None
+    try:
+        return jsonlib.loads(raw)
     except ValueError:
         return None
 
 
-class VapiClient:
-    """`VoiceProvider` over the provider's REST API (`Authorization: Bearer <private key>`)."""
+def _q(value: str) -> str:
+    """An id as one path segment (`/`, `?`, `..` cannot reach another route)."""
+    if not isinstance(value, str) or not value:
+        raise ValueError("a provider id must be a non-empty string")
+    return quote(value, safe="")
 
-    def __init__(self, base_url: str, api_key: str, *, timeout: float = 5.0, max_attempts: int = 4,
+
+class VapiClient:
+    """`VoiceProvider` over the provider's REST API (`Authorization: Bearer <private key>`, JSON bodies).
+
+    One `aiohttp.ClientSession`, opened on first use and closed by `close()`.
+    `timeout` bounds each attempt.
+    """
+
+    def __init__(self, base_url: str, api_key: str, *, timeout: float = 10.0, max_attempts: int = 4,
                  backoff_base: float = 0.2, backoff_max: float = 5.0):
+        if max_attempts < 1:
+            raise ValueError("max_attempts counts the first try: at least 1")
         self.base_url = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
         self.timeout = aiohttp.ClientTimeout(total=timeout)
@@ -59,6 +91,9 @@ class VapiClient:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self._session: aiohttp.ClientSession | None = None
+
+    def __repr__(self) -> str:  # never the key
+        return f"VapiClient({self.base_url!r})"
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -68,6 +103,9 @@ class VapiClient:
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
+            self._session = None
+
+    # -- transport ---------------------------------------------------------------------------
 
     def _wait(self, state: RetryCallState) -> float:
         backoff = wait_random_exponential(multiplier=self.backoff_base, max=self.backoff_max)(state)
@@ -76,115 +114,130 @@ class VapiClient:
             return min(max(backoff, exc.retry_after), self.backoff_max)
         return backoff
 
-    async def _request(self, method: str, path: str, *, json: dict | None = None, params: dict | None = None,
-                       missing_ok: bool = False):
+    async def _request(self, method: str, route: str, path: str, *, json: dict | None = None,
+                       params: dict | None = None, missing_ok: bool = False):
+        """`route` names the endpoint in messages (`/assistant/{id}`); `path` is what is requested."""
         retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
-                                 retry=retry_if_exception(lambda e: isinstance(e, _Retryable)), reraise=True)
+                                 retry=retry_if_exception_type(_Retryable), reraise=True)
         try:
             async for attempt in retrying:
                 with attempt:
-                    n = attempt.retry_state.attempt_number
-                    return await self._attempt(method, path, json, params, missing_ok, n)
+                    return await self._attempt(method, route, path, json, params, missing_ok,
+                                               attempt.retry_state.attempt_number)
         except _Retryable as exc:
             raise exc.error from None
 
-    async def _attempt(self, method: str, path: str, json, params, missing_ok: bool, attempt: int):
+    async def _attempt(self, method: str, route: str, path: str, json, params, missing_ok: bool, attempt: int):
         idempotent = method != "POST"
-        where = f"{method} {path}"
+        where = f"{method} {route}"
         try:
             async with self._http().request(method, self.base_url + path, json=json, params=params) as r:
-                body = await r.json(content_type=None) if r.content_length != 0 else None
                 status, retry_after = r.status, _retry_after(r.headers)
-        except aiohttp.ClientConnectorError as exc:  # nothing was sent: safe to repeat any request
-            self._log_retry(where, attempt, "connect failed")
-            raise _Retryable(ProviderError(f"voice provider unreachable ({where}): {type(exc).__name__}")) from None
-        except (asyncio.TimeoutError, aiohttp.ClientError, ValueError) as exc:
+                raw = await r.read()
+        except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
+            # The connection was never opened, so nothing was sent: safe to repeat even a create.
             error = ProviderError(f"voice provider unreachable ({where}): "
-                                  f"{'timed out' if isinstance(exc, asyncio.TimeoutError) else type(exc).__name__}")
-            if idempotent:
-                self._log_retry(where, attempt, type(exc).__name__)
+                                  f"{'timed out' if isinstance(exc, asyncio.TimeoutError) else 'could not connect'}")
+            if isinstance(exc, aiohttp.ClientSSLError):
+                raise error from None
+            self._log_retry(method, path, attempt, type(exc).__name__)
+            raise _Retryable(error) from None
+        except (asyncio.TimeoutError, aiohttp.ClientError) as exc:
+            reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else "connection lost"
+            error = ProviderError(f"voice provider unreachable ({where}): {reason}")
+            if idempotent:  # the request may have been applied: only repeat what is safe to repeat
+                self._log_retry(method, path, attempt, type(exc).__name__)
                 raise _Retryable(error) from None
             raise error from None
+
         if status < 300:
+            body = _parse(raw)
+            if body is None and raw.strip():
+                raise ProviderError(f"voice provider sent an unreadable response ({where})", status)
             return body
         if status == 404 and missing_ok:
             return None
         if status == 429 or (status >= 500 and idempotent):
-            self._log_retry(where, attempt, status)
+            self._log_retry(method, path, attempt, status)
             raise _Retryable(ProviderError(f"voice provider failed ({where}: {status})", status), retry_after)
         if status >= 500:
             raise ProviderError(f"voice provider failed ({where}: {status})", status)
         if status in (401, 403):
-            log.error("voice provider rejected our credentials on %s (%s)", where, status)
+            log.error("voice provider rejected our credentials on %s %s (%d)", method, path, status)
             raise ProviderError("voice provider rejected our credentials", status)
-        raise ProviderError(f"voice provider refused {where} ({status}): {_provider_message(body)}", status)
+        raise ProviderError(f"voice provider refused {where} ({status}): {_provider_message(_parse(raw))}", status)
 
-    def _log_retry(self, where: str, attempt: int, why) -> None:
+    def _log_retry(self, method: str, path: str, attempt: int, status) -> None:
         if attempt < self.max_attempts:
-            log.warning("voice provider %s failed (%s) on attempt %d; retrying", where, why, attempt)
+            log.warning("voice provider %s %s attempt %d/%d failed (%s); retrying", method, path, attempt,
+                        self.max_attempts, status)
+        else:
+            log.warning("voice provider %s %s attempt %d/%d failed (%s); giving up", method, path, attempt,
+                        self.max_attempts, status)
 
-    # -- assistants ------------------------------------------------------------------
+    # -- assistants ------------------------------------------------------------------------------
 
     async def create_assistant(self, body: dict) -> dict:
-        return await self._request("POST", "/assistant", json=body)
+        return await self._request("POST", "/assistant", "/assistant", json=body)
 
     async def get_assistant(self, assistant_id: str) -> dict:
-        return await self._request("GET", f"/assistant/{quote(assistant_id, safe='')}")
+        return await self._request("GET", "/assistant/{id}", f"/assistant/{_q(assistant_id)}")
 
     async def list_assistants(self, *, limit: int | None = None) -> list[dict]:
-        return await self._request("GET", "/assistant", params={"limit": limit} if limit else None)
+        return await self._request("GET", "/assistant", "/assistant",
+                                   params={"limit": limit} if limit is not None else None)
 
     async def update_assistant(self, assistant_id: str, body: dict) -> dict:
-        return await self._request("PATCH", f"/assistant/{quote(assistant_id, safe='')}", json=body)
+        return await self._request("PATCH", "/assistant/{id}", f"/assistant/{_q(assistant_id)}", json=body)
 
     async def delete_assistant(self, assistant_id: str) -> None:
-        await self._request("DELETE", f"/assistant/{quote(assistant_id, safe='')}", missing_ok=True)
+        await self._request("DELETE", "/assistant/{id}", f"/assistant/{_q(assistant_id)}", missing_ok=True)
 
-    # -- phone numbers -----------------------------------------------------------------
+    # -- phone numbers -----------------------------------------------------------------------------
 
     async def import_phone_number(self, body: dict) -> dict:
-        return await self._request("POST", "/phone-number", json=body)
+        return await self._request("POST", "/phone-number", "/phone-number", json=body)
 
     async def get_phone_number(self, phone_number_id: str) -> dict:
-        return await self._request("GET", f"/phone-number/{quote(phone_number_id, safe='')}")
+        return await self._request("GET", "/phone-number/{id}", f"/phone-number/{_q(phone_number_id)}")
 
     async def update_phone_number(self, phone_number_id: str, body: dict) -> dict:
-        return await self._request("PATCH", f"/phone-number/{quote(phone_number_id, safe='')}", json=body)
+        return await self._request("PATCH", "/phone-number/{id}", f"/phone-number/{_q(phone_number_id)}", json=body)
 
     async def delete_phone_number(self, phone_number_id: str) -> None:
-        await self._request("DELETE", f"/phone-number/{quote(phone_number_id, safe='')}", missing_ok=True)
+        await self._request("DELETE", "/phone-number/{id}", f"/phone-number/{_q(phone_number_id)}", missing_ok=True)
 
     async def list_phone_numbers(self) -> list[dict]:
-        return await self._request("GET", "/phone-number")
+        return await self._request("GET", "/phone-number", "/phone-number")
 
-    # -- calls ---------------------------------------------------------------------------
+    # -- calls -------------------------------------------------------------------------------------
 
     async def create_call(self, body: dict) -> dict:
-        return await self._request("POST", "/call", json=body)
+        return await self._request("POST", "/call", "/call", json=body)
 
     async def get_call(self, call_id: str) -> dict:
-        return await self._request("GET", f"/call/{quote(call_id, safe='')}")
+        return await self._request("GET", "/call/{id}", f"/call/{_q(call_id)}")
 
     async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None) -> list[dict]:
-        params = {k: v for k, v in (("assistantId", assistant_id), ("limit", limit)) if v}
-        return await self._request("GET", "/call", params=params or None)
+        params = {k: v for k, v in (("assistantId", assistant_id), ("limit", limit)) if v is not None}
+        return await self._request("GET", "/call", "/call", params=params or None)
 
-    # -- evals -----------------------------------------------------------------------------
+    # -- evals and eval runs -----------------------------------------------------------------------
 
     async def create_eval(self, body: dict) -> dict:
-        return await self._request("POST", "/eval", json=body)
+        return await self._request("POST", "/eval", "/eval", json=body)
 
     async def get_eval(self, eval_id: str) -> dict:
-        return await self._request("GET", f"/eval/{quote(eval_id, safe='')}")
+        return await self._request("GET", "/eval/{id}", f"/eval/{_q(eval_id)}")
 
     async def update_eval(self, eval_id: str, body: dict) -> dict:
-        return await self._request("PATCH", f"/eval/{quote(eval_id, safe='')}", json=body)
+        return await self._request("PATCH", "/eval/{id}", f"/eval/{_q(eval_id)}", json=body)
 
     async def delete_eval(self, eval_id: str) -> None:
-        await self._request("DELETE", f"/eval/{quote(eval_id, safe='')}", missing_ok=True)
+        await self._request("DELETE", "/eval/{id}", f"/eval/{_q(eval_id)}")
 
     async def create_eval_run(self, body: dict) -> dict:
-        return await self._request("POST", "/eval/run", json=body)
+        return await self._request("POST", "/eval/run", "/eval/run", json=body)
 
     async def get_eval_run(self, run_id: str) -> dict:
-        return await self._request("GET", f"/eval/run/{quote(run_id, safe='')}")
+        return await self._request("GET", "/eval/run/{id}", f"/eval/run/{_q(run_id)}")

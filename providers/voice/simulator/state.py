@@ -1,5 +1,6 @@
-"""The simulator's state: one collection of JSON objects per resource kind, saved to a file after
-every change (written to a temporary file, then renamed) so a restart keeps everything."""
+"""The simulator's store: one collection of JSON objects per resource kind, in insertion order, saved to
+`state.json` in the data folder after every change (a temporary file, flushed, then renamed over the old
+one), and loaded again at start, so a restart keeps everything."""
 from __future__ import annotations
 
 import json
@@ -8,54 +9,67 @@ import uuid
 from datetime import datetime, timezone
 from pathlib import Path
 
-KINDS = ("assistant", "phone-number", "call", "eval", "eval-run")
+FILE = "state.json"
+SYSTEM_FIELDS = frozenset({"id", "orgId", "createdAt", "updatedAt"})
 
 
 def now_iso() -> str:
+    """ISO 8601 in UTC with milliseconds and a Z, as the provider writes timestamps."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _own(fields: dict) -> dict:
+    """A request's fields without the ones the store owns."""
+    return {k: v for k, v in fields.items() if k not in SYSTEM_FIELDS}
 
 
 class Store:
     def __init__(self, folder: Path):
-        self.path = folder / "state.json"
         folder.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
-            data = json.loads(self.path.read_text())
-        else:
-            data = {"org_id": str(uuid.uuid4()), "collections": {}}
-        self.org_id: str = data["org_id"]
-        self.collections: dict[str, dict[str, dict]] = {k: data["collections"].get(k, {}) for k in KINDS}
+        self.path = folder / FILE
+        data = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.org_id: str = data.get("org_id") or str(uuid.uuid4())
+        self.collections: dict[str, dict[str, dict]] = data.get("collections", {})
+        if not self.path.exists():
+            self.save()  # the org id is fixed from the first start
 
     def save(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"org_id": self.org_id, "collections": self.collections}))
+        tmp = self.path.with_name(f".{FILE}.tmp")
+        with open(tmp, "w") as f:
+            json.dump({"org_id": self.org_id, "collections": self.collections}, f)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, self.path)
+
+    def _kind(self, kind: str) -> dict[str, dict]:
+        return self.collections.setdefault(kind, {})
 
     def create(self, kind: str, fields: dict) -> dict:
         stamp = now_iso()
-        record = {**fields, "id": str(uuid.uuid4()), "orgId": self.org_id, "createdAt": stamp, "updatedAt": stamp}
-        self.collections[kind][record["id"]] = record
+        record = {"id": str(uuid.uuid4()), "orgId": self.org_id, **_own(fields), "createdAt": stamp, "updatedAt": stamp}
+        self._kind(kind)[record["id"]] = record
         self.save()
         return record
 
     def get(self, kind: str, record_id: str) -> dict | None:
-        return self.collections[kind].get(record_id)
+        return self._kind(kind).get(record_id)
 
-    def update(self, kind: str, record_id: str, fields: dict, *, nulls_reset: bool = False) -> dict:
-        """Shallow merge; with `nulls_reset`, a null removes the setting (the provider's default applies)."""
-        record = {**self.collections[kind][record_id], **fields, "updatedAt": now_iso()}
-        if nulls_reset:
-            record = {k: v for k, v in record.items() if v is not None}
-        self.collections[kind][record_id] = record
+    def update(self, kind: str, record_id: str, fields: dict, *, null_removes: bool = False) -> dict:
+        """Shallow merge of top-level keys; with `null_removes`, a null drops the key (the provider's default)."""
+        fields = _own(fields)
+        record = {**self._kind(kind)[record_id], **fields, "updatedAt": now_iso()}
+        if null_removes:
+            record = {k: v for k, v in record.items() if v is not None or k not in fields}
+        self._kind(kind)[record_id] = record
         self.save()
         return record
 
     def delete(self, kind: str, record_id: str) -> dict:
-        record = self.collections[kind].pop(record_id)
+        record = self._kind(kind).pop(record_id)
         self.save()
         return record
 
-    def list(self, kind: str, limit: int = 100, **equal) -> list[dict]:
-        """Newest first, filtered on exact field values."""
-        records = [r for r in self.collections[kind].values() if all(r.get(k) == v for k, v in equal.items())]
-        return sorted(records, key=lambda r: r["createdAt"], reverse=True)[:limit]
+    def list(self, kind: str, limit: int | None = None, **equal) -> list[dict]:
+        """Newest first, filtered on exact top-level field values."""
+        found = [r for r in reversed(self._kind(kind).values()) if all(r.get(k) == v for k, v in equal.items())]
+        return found if limit is None else found[:limit]

@@ -1,10 +1,14 @@
-"""Request checks as the provider makes them: unknown properties are refused (a whitelist),
-then the fields the simulator relies on are checked. Each returns a list of messages."""
+"""Request checks as the provider makes them. Unknown top-level properties are refused (the provider
+validates with a whitelist: "property X should not exist"), then the fields the simulator relies on are
+checked. Every check returns a list of messages (empty: valid).
+
+The property lists are the provider's request DTOs (CreateAssistantDTO, Create*PhoneNumberDTO,
+CreateCallDTO, CreateEvalDTO, CreateEvalRunDTO in its OpenAPI document); its update DTOs accept the same
+properties (the vapi-number update cannot change the number)."""
 from __future__ import annotations
 
 import phonenumbers
 
-# Top-level properties the provider accepts on an assistant (its CreateAssistantDTO).
 ASSISTANT_PROPERTIES = frozenset({
     "analysisPlan", "artifactPlan", "backgroundSound", "backgroundSpeechDenoisingPlan", "clientMessages",
     "compliancePlan", "credentialIds", "credentials", "endCallMessage", "endCallPhrases", "firstMessage",
@@ -13,11 +17,16 @@ ASSISTANT_PROPERTIES = frozenset({
     "serverMessages", "startSpeakingPlan", "stopSpeakingPlan", "transcriber", "transportConfigurations", "voice",
     "voicemailDetection", "voicemailMessage",
 })
-PHONE_NUMBER_PROPERTIES = frozenset({
-    "provider", "number", "credentialId", "numberE164CheckEnabled", "name", "assistantId", "workflowId", "squadId",
-    "server", "fallbackDestination", "hooks", "twilioAccountSid", "twilioAuthToken", "twilioApiKey",
-    "twilioApiSecret", "smsEnabled", "numberDesiredAreaCode", "sipUri", "authentication",
-})
+_PHONE_COMMON = frozenset({"provider", "name", "assistantId", "workflowId", "squadId", "server",
+                           "fallbackDestination", "hooks"})
+PHONE_NUMBER_PROPERTIES = {
+    "byo-phone-number": _PHONE_COMMON | {"number", "credentialId", "numberE164CheckEnabled"},
+    "twilio": _PHONE_COMMON | {"number", "twilioAccountSid", "twilioAuthToken", "twilioApiKey", "twilioApiSecret",
+                               "smsEnabled"},
+    "vapi": _PHONE_COMMON | {"numberDesiredAreaCode", "sipUri", "authentication"},
+}
+PHONE_NUMBER_UPDATE_PROPERTIES = {**PHONE_NUMBER_PROPERTIES,
+                                  "vapi": PHONE_NUMBER_PROPERTIES["vapi"] - {"numberDesiredAreaCode"}}
 CALL_PROPERTIES = frozenset({
     "assistant", "assistantId", "assistantOverrides", "assistantVersion", "customer", "customerId", "customers",
     "name", "phoneNumber", "phoneNumberId", "schedulePlan", "squad", "squadId", "squadOverrides", "transport",
@@ -25,87 +34,182 @@ CALL_PROPERTIES = frozenset({
 })
 EVAL_PROPERTIES = frozenset({"description", "messages", "name", "type"})
 EVAL_RUN_PROPERTIES = frozenset({"eval", "evalId", "target", "type"})
+EVAL_TARGET_ASSISTANT_PROPERTIES = frozenset({"type", "assistant", "assistantId", "assistantOverrides"})
+
+NAME_MAX = 40
+EVAL_NAME_MAX = 80
+EVAL_TYPE = "chat.mockConversation"
 
 
-def unknown(body: dict, allowed: frozenset) -> list[str]:
-    return [f"property {k} should not exist" for k in sorted(set(body) - allowed)]
+def unknown(body: dict, allowed: frozenset, prefix: str = "") -> list[str]:
+    return [f"property {prefix}{k} should not exist" for k in sorted(set(body) - allowed)]
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def is_e164(value) -> bool:
+    """A valid number written exactly in E.164 (`+` and digits)."""
     if not isinstance(value, str) or not value.startswith("+"):
         return False
     try:
-        return phonenumbers.is_valid_number(phonenumbers.parse(value, None))
+        parsed = phonenumbers.parse(value, None)
     except phonenumbers.NumberParseException:
         return False
+    return phonenumbers.is_valid_number(parsed) and \
+        phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164) == value
 
 
-def assistant(body: dict) -> list[str]:
+def _name(body: dict, field: str, low: int, high: int, errors: list[str], label: str = "") -> None:
+    value, label = body.get(field), label or field
+    if not isinstance(value, str):
+        errors.append(f"{label} must be a string")
+    elif len(value) > high:
+        errors.append(f"{label} must be shorter than or equal to {high} characters")
+    elif len(value) < low:
+        errors.append(f"{label} must be longer than or equal to {low} characters")
+
+
+def _present(body: dict, field: str, updating: bool) -> bool:
+    """Whether to check a field: given, and on an update not null (null resets it)."""
+    return field in body and not (updating and body[field] is None)
+
+
+# -- assistants ---------------------------------------------------------------------------
+
+def assistant(body: dict, *, updating: bool = False) -> list[str]:
     errors = unknown(body, ASSISTANT_PROPERTIES)
-    if "name" in body and (not isinstance(body["name"], str) or len(body["name"]) > 40):
-        errors.append("name must be shorter than or equal to 40 characters")
-    if "firstMessage" in body and not isinstance(body["firstMessage"], str):
+    if _present(body, "name", updating):
+        _name(body, "name", 0, NAME_MAX, errors)
+    if _present(body, "firstMessage", updating) and not isinstance(body["firstMessage"], str):
         errors.append("firstMessage must be a string")
-    model = body.get("model")
-    if model is not None:
-        if not isinstance(model, dict) or not isinstance(model.get("provider"), str) \
-                or not isinstance(model.get("model"), str):
-            errors.append("model must have a string provider and model")
-        else:
-            temperature = model.get("temperature")
-            if temperature is not None and (not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2):
-                errors.append("model.temperature must not be greater than 2")
-            messages = model.get("messages", [])
-            if not isinstance(messages, list) or not all(isinstance(m, dict) and "role" in m for m in messages):
-                errors.append("model.messages must be an array of {role, content}")
-    voice = body.get("voice")
-    if voice is not None and (not isinstance(voice, dict) or not isinstance(voice.get("provider"), str)):
-        errors.append("voice.provider must be a string")
-    duration = body.get("maxDurationSeconds")
-    if duration is not None and (not isinstance(duration, (int, float)) or not 10 <= duration <= 43200):
-        errors.append("maxDurationSeconds must be between 10 and 43200")
-    if "metadata" in body and not isinstance(body["metadata"], dict):
+    if _present(body, "model", updating):
+        errors += _model(body["model"])
+    if _present(body, "voice", updating):
+        voice = body["voice"]
+        if not isinstance(voice, dict) or not isinstance(voice.get("provider"), str):
+            errors.append("voice.provider must be a string")
+        elif "voiceId" in voice and not isinstance(voice["voiceId"], str):
+            errors.append("voice.voiceId must be a string")
+    if _present(body, "maxDurationSeconds", updating):
+        duration = body["maxDurationSeconds"]
+        if not is_number(duration):
+            errors.append("maxDurationSeconds must be a number")
+        elif duration < 10:
+            errors.append("maxDurationSeconds must not be less than 10")
+        elif duration > 43200:
+            errors.append("maxDurationSeconds must not be greater than 43200")
+    if _present(body, "metadata", updating) and not isinstance(body["metadata"], dict):
         errors.append("metadata must be an object")
     return errors
 
 
-def phone_number(body: dict, *, creating: bool) -> list[str]:
-    errors = unknown(body, PHONE_NUMBER_PROPERTIES)
-    provider = body.get("provider")
-    if creating:
-        if provider not in ("byo-phone-number", "twilio", "vapi"):
-            errors.append("provider must be one of byo-phone-number, twilio, vapi")
-        if provider in ("byo-phone-number", "twilio") and not is_e164(body.get("number")):
-            errors.append("number must be a valid E.164 phone number")
-        if provider == "byo-phone-number" and not body.get("credentialId"):
-            errors.append("credentialId should not be empty")
-        if provider == "twilio" and not body.get("twilioAccountSid"):
-            errors.append("twilioAccountSid should not be empty")
-    if "name" in body and body["name"] is not None and (not isinstance(body["name"], str) or len(body["name"]) > 40):
-        errors.append("name must be shorter than or equal to 40 characters")
+def _model(model) -> list[str]:
+    if not isinstance(model, dict):
+        return ["model must be an object"]
+    errors = [f"model.{k} must be a string" for k in ("provider", "model") if not isinstance(model.get(k), str)]
+    temperature = model.get("temperature")
+    if temperature is not None:
+        if not is_number(temperature):
+            errors.append("model.temperature must be a number")
+        elif temperature < 0:
+            errors.append("model.temperature must not be less than 0")
+        elif temperature > 2:
+            errors.append("model.temperature must not be greater than 2")
+    messages = model.get("messages")
+    if messages is not None and (not isinstance(messages, list) or not all(
+            isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content", ""), str)
+            for m in messages)):
+        errors.append("model.messages must be an array of {role, content} objects")
     return errors
 
+
+# -- phone numbers ---------------------------------------------------------------------------
+
+def _number(body: dict, field: str, errors: list[str], label: str = "") -> None:
+    """E.164 unless the body turns the check off (`numberE164CheckEnabled: false`)."""
+    value, label = body.get(field), label or field
+    if body.get("numberE164CheckEnabled") is False:
+        if not isinstance(value, str) or not 3 <= len(value) <= 40:
+            errors.append(f"{label} must be a string of 3 to 40 characters")
+    elif not is_e164(value):
+        errors.append(f"{label} must be a valid phone number in the E.164 format")
+
+
+def phone_number(body: dict) -> list[str]:
+    provider = body.get("provider")
+    if provider not in PHONE_NUMBER_PROPERTIES:
+        return [f"provider must be one of the following values: {', '.join(PHONE_NUMBER_PROPERTIES)}"]
+    errors = unknown(body, PHONE_NUMBER_PROPERTIES[provider])
+    if provider in ("byo-phone-number", "twilio"):
+        _number(body, "number", errors)
+    if provider == "byo-phone-number" and not (isinstance(body.get("credentialId"), str) and body["credentialId"]):
+        errors.append("credentialId should not be empty")
+    if provider == "twilio" and not (isinstance(body.get("twilioAccountSid"), str) and body["twilioAccountSid"]):
+        errors.append("twilioAccountSid should not be empty")
+    if provider == "vapi" and "numberDesiredAreaCode" in body:
+        code = body["numberDesiredAreaCode"]
+        if not (isinstance(code, str) and len(code) == 3 and code.isdigit()):
+            errors.append("numberDesiredAreaCode must be 3 digits")
+    errors += _phone_common(body, updating=False)
+    return errors
+
+
+def phone_number_update(body: dict, provider: str) -> list[str]:
+    errors = unknown(body, PHONE_NUMBER_UPDATE_PROPERTIES.get(provider, _PHONE_COMMON))
+    if "provider" in body and body["provider"] != provider:
+        errors.append(f"provider must be {provider}")
+    if "number" in body and provider != "vapi":
+        _number(body, "number", errors)
+    for field in ("credentialId", "twilioAccountSid"):
+        if field in body and not (isinstance(body[field], str) and body[field]):
+            errors.append(f"{field} should not be empty")
+    errors += _phone_common(body, updating=True)
+    return errors
+
+
+def _phone_common(body: dict, *, updating: bool) -> list[str]:
+    errors: list[str] = []
+    if _present(body, "name", updating):
+        _name(body, "name", 0, NAME_MAX, errors)
+    if _present(body, "assistantId", updating) and not isinstance(body["assistantId"], str):
+        errors.append("assistantId must be a string")
+    return errors
+
+
+# -- calls --------------------------------------------------------------------------------------
 
 def call(body: dict) -> list[str]:
     errors = unknown(body, CALL_PROPERTIES)
-    if not body.get("assistantId") and not isinstance(body.get("assistant"), dict):
-        errors.append("assistantId or assistant is required")
-    if not body.get("phoneNumberId"):
-        errors.append("phoneNumberId is required")
-    if not is_e164((body.get("customer") or {}).get("number")):
-        errors.append("customer.number must be a valid E.164 phone number")
+    if not isinstance(body.get("assistantId"), str) and not isinstance(body.get("assistant"), dict):
+        errors.append("assistantId or assistant must be given")
+    if not isinstance(body.get("phoneNumberId"), str):
+        errors.append("phoneNumberId must be a string")
+    customer = body.get("customer")
+    if not isinstance(customer, dict):
+        errors.append("customer must be an object")
+    else:
+        _number(customer, "number", errors, "customer.number")
     return errors
 
 
-def eval_(body: dict, *, creating: bool) -> list[str]:
-    errors = unknown(body, EVAL_PROPERTIES)
-    if creating or "messages" in body:
-        if not isinstance(body.get("messages"), list) or not body["messages"]:
-            errors.append("messages must be a non-empty array")
-    if (creating or "type" in body) and body.get("type") != "chat.mockConversation":
-        errors.append("type must be one of the following values: chat.mockConversation")
-    if "name" in body and (not isinstance(body["name"], str) or not 1 <= len(body["name"]) <= 80):
-        errors.append("name must be between 1 and 80 characters")
+# -- evals and eval runs ---------------------------------------------------------------------------
+
+def eval_(body: dict, *, updating: bool = False, prefix: str = "") -> list[str]:
+    errors = unknown(body, EVAL_PROPERTIES, prefix)
+    if not updating or "messages" in body:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            errors.append(f"{prefix}messages must be a non-empty array")
+        elif not all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages):
+            errors.append(f"{prefix}messages must be objects with a role")
+    if (not updating or "type" in body) and body.get("type") != EVAL_TYPE:
+        errors.append(f"{prefix}type must be one of the following values: {EVAL_TYPE}")
+    if "name" in body:
+        _name(body, "name", 1, EVAL_NAME_MAX, errors, f"{prefix}name")
+    if "description" in body and not isinstance(body["description"], str):
+        errors.append(f"{prefix}description must be a string")
     return errors
 
 
@@ -116,6 +220,12 @@ def eval_run(body: dict) -> list[str]:
     target = body.get("target")
     if not isinstance(target, dict) or target.get("type") != "assistant":
         errors.append("target.type must be one of the following values: assistant")
-    if not body.get("evalId") and not isinstance(body.get("eval"), dict):
-        errors.append("evalId or eval is required")
+    else:
+        errors += unknown(target, EVAL_TARGET_ASSISTANT_PROPERTIES, "target.")
+        if not isinstance(target.get("assistantId"), str) and not isinstance(target.get("assistant"), dict):
+            errors.append("target.assistantId or target.assistant must be given")
+    if isinstance(body.get("eval"), dict):
+        errors += eval_(body["eval"], prefix="eval.")
+    elif not isinstance(body.get("evalId"), str):
+        errors.append("evalId or eval must be given")
     return errors

@@ -1,0 +1,166 @@
+"""The provider's resources, one collection class per kind: what a create or update must hold, what it
+refers to, and what the provider adds. Collections know nothing of HTTP (`app` maps routes onto them),
+so later work (call playback, eval execution) can drive them directly."""
+from __future__ import annotations
+
+from providers.voice.simulator import validation
+from providers.voice.simulator.errors import bad_request, not_found
+from providers.voice.simulator.state import Store
+
+LIST_LIMIT_DEFAULT = 100
+LIST_LIMIT_MAX = 1000
+
+
+def check(messages: list[str]) -> None:
+    if messages:
+        raise bad_request(messages)
+
+
+class Collection:
+    kind = ""            # key in the store
+    segment = ""         # path under the API root: /<segment>, /<segment>/{id}
+    label = ""           # as in the provider's "Couldn't Find <label>"
+    operations = frozenset({"create", "list", "get", "update", "delete"})
+    filters: tuple[str, ...] = ()  # list query parameters that filter on the field of the same name
+    null_removes = False  # on update, a null resets the field (it is removed) instead of being stored
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    # -- rules (overridden per kind) -------------------------------------------------------------------
+
+    def prepare_create(self, body: dict) -> dict:
+        """Validate a create and return the fields to store."""
+        raise NotImplementedError
+
+    def prepare_update(self, record: dict, body: dict) -> dict:
+        """Validate an update of `record` and return the fields to merge."""
+        raise NotImplementedError
+
+    def require(self, kind: str, record_id, label: str) -> dict:
+        """A record another request refers to; a 400 when it does not exist."""
+        record = self.store.get(kind, record_id) if isinstance(record_id, str) else None
+        if record is None:
+            raise bad_request([f"Couldn't Find {label}"])
+        return record
+
+    # -- operations -----------------------------------------------------------------------------------------
+
+    def create(self, body: dict) -> dict:
+        return self.store.create(self.kind, self.prepare_create(body))
+
+    def get(self, record_id: str) -> dict:
+        record = self.store.get(self.kind, record_id)
+        if record is None:
+            raise not_found(self.label)
+        return record
+
+    def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters) -> list[dict]:
+        return self.store.list(self.kind, limit, **filters)
+
+    def update(self, record_id: str, body: dict) -> dict:
+        record = self.get(record_id)
+        return self.store.update(self.kind, record_id, self.prepare_update(record, body),
+                                 null_removes=self.null_removes)
+
+    def delete(self, record_id: str) -> dict:
+        self.get(record_id)
+        return self.store.delete(self.kind, record_id)
+
+
+class Assistants(Collection):
+    kind, segment, label = "assistant", "assistant", "Assistant"
+    null_removes = True
+
+    def prepare_create(self, body: dict) -> dict:
+        check(validation.assistant(body))
+        return body
+
+    def prepare_update(self, record: dict, body: dict) -> dict:
+        check(validation.assistant(body, updating=True))
+        return body
+
+
+class PhoneNumbers(Collection):
+    kind, segment, label = "phone-number", "phone-number", "Phone Number"
+
+    def prepare_create(self, body: dict) -> dict:
+        check(validation.phone_number(body))
+        if body.get("assistantId") is not None:
+            self.require("assistant", body["assistantId"], "Assistant")
+        fields = dict(body)
+        if body["provider"] == "vapi":
+            fields["number"] = self._pick_number(body.get("numberDesiredAreaCode") or "415")
+        self._check_unique(fields["number"])
+        return {**fields, "status": "active"}
+
+    def prepare_update(self, record: dict, body: dict) -> dict:
+        check(validation.phone_number_update(body, record["provider"]))
+        if body.get("assistantId") is not None:
+            self.require("assistant", body["assistantId"], "Assistant")
+        if "number" in body and body["number"] != record.get("number"):
+            self._check_unique(body["number"])
+        return body
+
+    def _check_unique(self, number: str) -> None:
+        if self.store.list(self.kind, 1, number=number):
+            raise bad_request(["Number Already Exists"])
+
+    def _pick_number(self, area_code: str) -> str:
+        """A number the provider would buy: the first free one in the area code."""
+        taken = {r.get("number") for r in self.store.list(self.kind)}
+        for line in range(100, 10000):
+            number = f"+1{area_code}555{line:04d}"
+            if number not in taken:
+                return number
+        raise bad_request([f"No numbers available in area code {area_code}"])
+
+
+class Calls(Collection):
+    """Outbound calls. Created `queued`; playing them through their statuses comes later."""
+
+    kind, segment, label = "call", "call", "Call"
+    operations = frozenset({"create", "list", "get"})
+    filters = ("assistantId", "phoneNumberId")
+
+    def prepare_create(self, body: dict) -> dict:
+        check(validation.call(body))
+        if "assistantId" in body:
+            self.require("assistant", body["assistantId"], "Assistant")
+        self.require("phone-number", body["phoneNumberId"], "Phone Number")
+        return {"type": "outboundPhoneCall", "status": "queued", **body}
+
+
+class Evals(Collection):
+    kind, segment, label = "eval", "eval", "Eval"
+
+    def prepare_create(self, body: dict) -> dict:
+        check(validation.eval_(body))
+        return body
+
+    def prepare_update(self, record: dict, body: dict) -> dict:
+        check(validation.eval_(body, updating=True))
+        return body
+
+
+class EvalRuns(Collection):
+    """Runs of an eval against an assistant. Created `queued`; executing them comes later."""
+
+    kind, segment, label = "eval-run", "eval/run", "Eval Run"
+    operations = frozenset({"create", "list", "get", "delete"})
+
+    def prepare_create(self, body: dict) -> dict:
+        check(validation.eval_run(body))
+        if "assistantId" in body["target"]:
+            self.require("assistant", body["target"]["assistantId"], "Assistant")
+        if "eval" not in body:
+            self.require("eval", body["evalId"], "Eval")
+        return {"status": "queued", **body, "startedAt": None, "endedAt": None, "results": []}
+
+
+KINDS: tuple[type[Collection], ...] = (Assistants, PhoneNumbers, Calls, Evals, EvalRuns)
+
+
+def collections(store: Store) -> dict[str, Collection]:
+    """Every collection over `store`, by kind."""
+    return {cls.kind: cls(store) for cls in KINDS}
