@@ -4,6 +4,8 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timezone
 
+from core.errors import invalid
+
 
 def new_id() -> str:
     return str(uuid.uuid4())
@@ -15,6 +17,13 @@ def is_uuid(value: str) -> bool:
     except (ValueError, TypeError, AttributeError):
         return False
     return True
+
+
+def require_uuid(value: str, field: str) -> str:
+    """The value, or 400 invalid_request naming the field."""
+    if not is_uuid(value):
+        raise invalid(f"{field} must be a UUID")
+    return value
 
 
 def utcnow() -> datetime:

@@ -5,16 +5,15 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
-from core.errors import invalid, not_found
-from core.ids import is_uuid
+from core.errors import not_found
+from core.ids import require_uuid
 
 
 async def find_owned(conn: AsyncConnection, table: sa.Table, record_id: str, what: str, *, field: str = "id",
                      lock: bool = False):
     """The row of `table` (with `id` and `business_id` columns) the caller may see, or 404 `what` not found;
     `field` names the request field in the 400 for a malformed id; `lock` takes the row for update."""
-    if not is_uuid(record_id):
-        raise invalid(f"{field} must be a UUID")
+    require_uuid(record_id, field)
     query = sa.select(table).where(table.c.id == record_id,
                                    table.c.business_id.in_(tenant.require_account().business_ids))
     row = (await conn.execute(query.with_for_update() if lock else query)).first()

@@ -9,7 +9,7 @@ import contextvars
 from dataclasses import dataclass, field
 
 from core.errors import ServiceError
-from core.ids import is_uuid
+from core.ids import require_uuid
 
 MD_ACCOUNT = "x-sb-account"
 MD_BUSINESSES = "x-sb-businesses"
@@ -75,15 +75,19 @@ def require_account() -> Tenant:
     return tenant
 
 
+def require_business(who: Tenant, business_id: str) -> str:
+    """A business the caller named: a UUID (else 400) of one of its businesses (else 403)."""
+    require_uuid(business_id, "business_id")
+    if not who.can_access(business_id):
+        raise ServiceError("forbidden", "business_id is not one of this key's businesses")
+    return business_id
+
+
 def pick_business(who: Tenant, business_id: str | None) -> str:
     """The business a request is about: the one named (it must be the caller's, else 403), or the
     caller's only business; a key spanning several must name one (400 bad_request)."""
     if business_id:
-        if not is_uuid(business_id):
-            raise ServiceError("invalid_request", "business_id must be a UUID")
-        if not who.can_access(business_id):
-            raise ServiceError("forbidden", "business_id is not one of this key's businesses")
-        return business_id
+        return require_business(who, business_id)
     if len(who.business_ids) == 1:
         return who.business_ids[0]
     if not who.business_ids:

@@ -14,7 +14,7 @@ from core.bus import AUTH_INVALIDATE_SUBJECT
 from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
 from core.grpc_server import Binding, Runtime
-from core.ids import is_uuid, new_id, utcnow
+from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
@@ -72,12 +72,6 @@ def _api_key(row, now: datetime) -> accounts_pb2.ApiKey:
     return key
 
 
-def _require_uuid(value: str, field: str) -> str:
-    if not is_uuid(value):
-        raise invalid(f"{field} must be a UUID")
-    return value
-
-
 class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     def __init__(self, runtime: Runtime):
         self.rt = runtime
@@ -116,7 +110,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return str(row.account_id)
 
     async def _account_business(self, conn: AsyncConnection, account_id: str, business_id: str) -> str:
-        _require_uuid(business_id, "business_id")
+        require_uuid(business_id, "business_id")
         found = await conn.scalar(sa.select(businesses.c.id).where(businesses.c.id == business_id,
                                                                     businesses.c.account_id == account_id))
         if found is None:
@@ -247,7 +241,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return reply
 
     async def UpdateKey(self, request, context):
-        _require_uuid(request.id, "id")
+        require_uuid(request.id, "id")
         now = utcnow()
         values: dict = {}
         if request.HasField("name"):
@@ -282,7 +276,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return _api_key(row, now)
 
     async def RevokeKey(self, request, context):
-        _require_uuid(request.id, "id")
+        require_uuid(request.id, "id")
         async with self.engine.begin() as conn:
             account_id = await self._session_account(conn, request.session_token)
             row = (await conn.execute(
@@ -298,7 +292,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     async def ListWorkspaces(self, request, context):
         who = tenant.require_account()
         if request.HasField("id"):
-            _require_uuid(request.id, "id")
+            require_uuid(request.id, "id")
             if not who.can_access(request.id):
                 raise not_found("workspace")
             row = await WORKSPACE_BY_ID.fetchrow(self.rt.pool, id=request.id)
@@ -333,7 +327,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
     async def UpdateWorkspace(self, request, context):
         who = tenant.require_account()
-        _require_uuid(request.id, "id")
+        require_uuid(request.id, "id")
         if not who.can_access(request.id):
             raise not_found("workspace")
         events = 0

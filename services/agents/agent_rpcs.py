@@ -17,12 +17,13 @@ from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
-from core.errors import ServiceError, invalid, not_found
+from core.errors import invalid, not_found
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from core.records import find_owned
+from core.tenant import require_business
 from providers.voice.adapter import ProviderError
 from services.agents import domain
 from services.agents.store import agent_versions, agents, outbox, phone_numbers, prompt_history
@@ -33,12 +34,6 @@ log = logging.getLogger(__name__)
 AGENTS_PAGE = (50, 100)
 VERSIONS_PAGE = (50, 100)
 PROMPT_CHANGED = "agent.prompt_changed"
-
-
-def require_uuid(value: str, field: str) -> str:
-    if not is_uuid(value):
-        raise invalid(f"{field} must be a UUID")
-    return value
 
 
 def _dict(message, field: str) -> dict | None:
@@ -124,10 +119,7 @@ class AgentRpcs:
         limit = clamp_limit(request.page.limit, *AGENTS_PAGE)
         query = sa.select(agents).where(agents.c.business_id.in_(who.business_ids))
         if optional(request, "business_id"):
-            require_uuid(request.business_id, "business_id")
-            if not who.can_access(request.business_id):
-                raise ServiceError("forbidden", "business_id is not one of this key's businesses")
-            query = query.where(agents.c.business_id == request.business_id)
+            query = query.where(agents.c.business_id == require_business(who, request.business_id))
         query = page_query(query, agents.c.created_at, agents.c.id, opt_datetime(request.page, "after"), limit)
         async with self.engine.connect() as conn:
             rows, has_more = split_page((await conn.execute(query)).all(), limit)
@@ -177,10 +169,7 @@ class AgentRpcs:
     # -- create ----------------------------------------------------------------------
 
     async def CreateAgent(self, request, context):
-        who = tenant.require_account()
-        require_uuid(request.business_id, "business_id")
-        if not who.can_access(request.business_id):
-            raise ServiceError("forbidden", "business_id is not one of this key's businesses")
+        require_business(tenant.require_account(), request.business_id)
         config = domain.new_config(request.name, request.system_prompt,
                                    optional(request, "first_message"),
                                    _dict(request, "voice") or {}, _dict(request, "model") or {})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid
-from core.ids import is_uuid
+from core.ids import require_uuid
 
 STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
 # The statuses PATCH may set; the others are set at creation or by the pipeline.
@@ -38,9 +38,7 @@ def clean_fields(given: dict[str, str], *, patch: bool) -> dict:
             values[field] = check_status(text, PATCH_STATUSES if patch else STATUSES)
             continue
         if field == "agent_id":
-            if text and not is_uuid(text):
-                raise invalid("agent_id must be a UUID")
-            values[field] = text or None
+            values[field] = require_uuid(text, "agent_id") if text else None
             continue
         if len(text) > LIMITS[field]:
             raise invalid(f"{field} must be at most {LIMITS[field]} characters")

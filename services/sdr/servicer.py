@@ -13,15 +13,16 @@ from core import rpc, tenant
 from core.bus import DurableConsumer
 from core.contact import normalize_e164, normalize_email
 from core.db import Prepared
-from core.errors import ServiceError, invalid, not_found
+from core.errors import invalid, not_found
 from core.grpc_errors import from_rpc_error
 from core.grpc_server import Binding, Runtime
-from core.ids import is_uuid, new_id, utcnow
+from core.ids import new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
 from core.pagination import clamp_limit, opt_datetime, split_page
 from core.records import find_owned
 from core.rpc import Client
+from core.tenant import require_business
 from services.sdr import leads as rules
 from services.sdr import scoring
 from services.sdr.store import LEAD_TEXT, Uuid, interactions, leads, outbox, voicemails
@@ -97,10 +98,7 @@ def _score_columns(score: scoring.Score) -> dict:
 
 
 def _require_business(business_id: str) -> str:
-    if not is_uuid(business_id):
-        raise invalid("business_id must be a UUID")
-    if not tenant.require_account().can_access(business_id):
-        raise ServiceError("forbidden", "business_id is not one of this key's businesses")
+    return require_business(tenant.require_account(), business_id)
     return business_id
 
 
@@ -189,9 +187,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
         if optional(request, "source"):
             values["source"] = request.source
         if optional(request, "agent_id"):
-            if not is_uuid(request.agent_id):
-                raise invalid("agent_id must be a UUID")
-            values["agent_id"] = request.agent_id
+            values["agent_id"] = require_uuid(request.agent_id, "agent_id")
         if optional(request, "phone"):
             values["phone"] = normalize_e164(request.phone, "phone")
         if optional(request, "email"):

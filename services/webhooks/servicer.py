@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import tenant
 from core.errors import invalid, not_found
 from core.grpc_server import Binding, Runtime
-from core.ids import is_uuid, new_id, utcnow
+from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from core.tenant import pick_business
@@ -185,9 +185,7 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         if optional(request, "webhook_id"):
             query = query.where(d.subscription_id == request.webhook_id)
         if optional(request, "event_id"):
-            if not is_uuid(request.event_id):
-                raise invalid("event_id must be a UUID")
-            query = query.where(d.event_id == request.event_id)
+            query = query.where(d.event_id == require_uuid(request.event_id, "event_id"))
         if optional(request, "status"):
             if request.status not in DELIVERY_STATUSES:
                 raise invalid(f"status must be one of {', '.join(DELIVERY_STATUSES)}")
