@@ -7,6 +7,9 @@ from email_validator import EmailNotValidError, validate_email
 
 from core.errors import invalid
 
+# The shape of an E.164 number as published in the schemas; libphonenumber decides whether it exists.
+E164_PATTERN = r"^\+[1-9][0-9]{5,14}$"
+
 
 def normalize_e164(value: str, field: str = "phone_number", error=invalid) -> str:
     """The number in E.164, or `error` naming the field. Input must already be E.164 (no spaces)."""

@@ -1,6 +1,7 @@
 """Identifiers and timestamps."""
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timezone
 
@@ -11,12 +12,12 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
 def is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except (ValueError, TypeError, AttributeError):
-        return False
-    return True
+    """The hyphenated form only, as JSON Schema's uuid format (uuid.UUID also takes braces and urn: forms)."""
+    return isinstance(value, str) and _UUID.fullmatch(value) is not None
 
 
 def require_uuid(value: str, field: str) -> str:

@@ -9,6 +9,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core import plans
+
 
 class Secret(str):
     """A string whose repr/str in logs is masked; use `.reveal()` for the value."""
@@ -67,6 +69,8 @@ class Settings:
     voice_sip_credential_id: str = ""
     # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
     number_pool_file: str = ""
+    # Checkout price ids signup accepts as plan_id: {price_id: plan} (core.plans).
+    checkout_prices: dict[str, str] = field(default_factory=dict)
 
     def require_real_secret(self) -> None:
         """Outside the local stack, refuse to start with the built-in development secret."""
@@ -107,4 +111,5 @@ def load() -> Settings:
         voice_timeout_seconds=float(os.environ.get("VOICE_TIMEOUT_SECONDS", "5")),
         voice_sip_credential_id=os.environ.get("VOICE_SIP_CREDENTIAL_ID", ""),
         number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
+        checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
     )

@@ -3,7 +3,6 @@ authentication, scope checks, validation, rate limiting and the usage log."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 
 import grpc
@@ -35,23 +34,24 @@ MAX_BODY_BYTES = 1024 * 1024
 PROVIDER_CALL_SECONDS = 30.0
 
 
-async def _read_body(request: web.Request, route: Route) -> dict:
+async def _read_json(request: web.Request, route: Route) -> dict:
+    """The body as a JSON object, not yet checked against the route's schema."""
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
         raise ServiceError("invalid_request", f"request body is larger than {MAX_BODY_BYTES // 1024} KiB") from None
     if not raw.strip():
-        data: object = {}
-    else:
-        try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ServiceError("invalid_request", f"request body is not valid JSON: {exc}") from None
+        return {}
+    try:
+        data = validation.parse_json(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServiceError("invalid_request", f"request body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ServiceError("invalid_request", "request body is nested too deeply") from None
     if not isinstance(data, dict):
         raise ServiceError("invalid_request", "request body must be a JSON object")
     if validation.SUSPECT_ESCAPE.search(raw) and (where := validation.unstorable_text_path(data)):
         raise ServiceError(route.validation_code, f"{where} must be valid text without NUL characters")
-    validation.check(route.body, data, route.validation_code)
     return data
 
 
@@ -100,12 +100,15 @@ def make_handler(route: Route):
         try:
             principal = await _key_principal(d, request) if route.auth == KEY else None
             session_token = _session_token(request, route) if route.auth == SESSION else ""
-            query = validation.coerce_query(route.query, request.query) if route.query else {}
-            body = await _read_body(request, route) if route.body is not None else {}
+            body = await _read_json(request, route) if route.body is not None else {}
+            # The scope first: a key without it learns nothing about the route's parameters.
             if principal is not None:
                 missing = [s for s in _required_scopes(route, body) if not principal.has_scope(s)]
                 if missing:
                     raise ServiceError("forbidden", f"this key lacks the {', '.join(missing)} scope")
+            query = validation.coerce_query(route.query, request.query)
+            if route.body is not None:
+                validation.check(route.body, body, route.validation_code)
             call = Call(request=request, body=body, query=query, principal=principal, session_token=session_token)
             result = await route.handler(call)
             if isinstance(result, web.StreamResponse):

@@ -42,7 +42,9 @@ def _operation(route: Route) -> dict:
     if route.body is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": route.body}}}
     ok = {"description": "Success"}
-    if route.response:
+    if isinstance(route.response, tuple):
+        ok["content"] = {"application/json": {"schema": {"oneOf": [_ref(n) for n in route.response]}}}
+    elif route.response:
         ok["content"] = {"application/json": {"schema": _ref(route.response)}}
     responses: dict = {str(route.status): ok}
     codes = set(route.errors) | {"internal_error"}

@@ -6,13 +6,17 @@ input contract with its own rules.
 """
 from __future__ import annotations
 
+from core import plans, settings
+from core.contact import E164_PATTERN
 from gateway.convert import message_schema
 from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2, webhooks_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
 NULLABLE_TIME = {"anyOf": [TIME, {"type": "null"}]}
-E164 = {"type": "string", "pattern": r"^\+[1-9][0-9]{5,14}$", "description": "E.164, e.g. +14155550123"}
+# Configuration versions are 32-bit integers in the services' contracts.
+VERSION = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
+E164 = {"type": "string", "pattern": E164_PATTERN, "description": "E.164, e.g. +14155550123"}
 
 
 def _obj(props: dict, required: tuple[str, ...] = ()) -> dict:
@@ -27,7 +31,9 @@ SIGNUP_REQUEST = _obj({
     "business_type": {"type": "string", "maxLength": 100},
     "website": {"type": "string", "maxLength": 2000, "format": "uri"},
     "phone_forward_to": E164,
-    "plan_id": {"type": "string", "enum": ["starter", "growth", "scale"], "default": "starter"},
+    "plan_id": {"type": "string", "enum": [*plans.PLANS, *settings.load().checkout_prices],
+                "default": plans.DEFAULT_PLAN,
+                "description": "a plan name or one of the checkout price ids this deployment offers"},
 }, ("business_name", "email"))
 
 _SIGNUP_REPLY = message_schema(accounts_pb2.SignupReply.DESCRIPTOR)
@@ -72,7 +78,7 @@ MODEL = _obj({"provider": {"type": "string", "minLength": 1, "default": "openai"
               "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 0.7}})
 PROMPT = {"type": "string", "minLength": 1, "maxLength": 50000}
 GREETING = {"type": "string", "maxLength": 1000}
-EXPECTED_VERSION = {"type": "integer", "minimum": 1, "description": "owner-edit guard: refuse with 409 conflict if "
+EXPECTED_VERSION = {**VERSION, "description": "owner-edit guard: refuse with 409 conflict if "
                     "the agent is no longer at this version (see GET /api/v1/agents/versions)"}
 AGENT_CREATE = _obj({
     "business_id": UUID,
@@ -87,7 +93,7 @@ AGENT_UPDATE = _obj({
     "id": UUID,
     "name": {"type": "string", "minLength": 1, "maxLength": 200},
     "inbound_prompt": {**PROMPT, "description": "synced to the provider assistant"},
-    "system_prompt": {**PROMPT, "description": "legacy alias of inbound_prompt", "deprecated": True},
+    "system_prompt": {**PROMPT, "description": "legacy alias of inbound_prompt (send one of the two)", "deprecated": True},
     "outbound_prompt": {"type": "string", "maxLength": 50000, "description": "applied at call time; empty clears"},
     "sms_prompt": {"type": "string", "maxLength": 50000, "description": "empty clears"},
     "first_message": {**GREETING, "minLength": 1, "description": "inbound greeting"},
@@ -107,6 +113,7 @@ AGENT_UPDATE = _obj({
                         "to the provider's default)."},
     "expected_version": EXPECTED_VERSION,
 }, ("id",))
+AGENT_UPDATE["not"] = {"required": ["inbound_prompt", "system_prompt"]}
 PERSONA = _obj({
     "lead_name": {"type": "string", "minLength": 1, "maxLength": 5000},
     "scenario": {"type": "string", "minLength": 1, "maxLength": 5000},
@@ -120,7 +127,7 @@ PERSONA = _obj({
                           "description": "never volunteered"},
 }, ("lead_name", "scenario"))
 PERSONA_LOAD = _obj({
-    "agent_id": {**UUID, "description": "required (id is accepted too)"},
+    "agent_id": {**UUID, "description": "the agent (or send it as id; one of the two is required)"},
     "id": {**UUID, "description": "alias of agent_id"},
     "persona": PERSONA,
     "voice": VOICE,
@@ -128,8 +135,9 @@ PERSONA_LOAD = _obj({
     "first_message": {**GREETING, "minLength": 1, "description": "overrides the opening line derived from the persona"},
     "expected_version": EXPECTED_VERSION,
     "force": {"type": "boolean", "default": False,
-              "description": "replace an inbound prompt the owner wrote (owner-edit guard)"},
+              "description": "replace an inbound prompt the owner wrote in the dashboard (owner-edit guard)"},
 }, ("persona",))
+PERSONA_LOAD["oneOf"] = [{"required": ["agent_id"]}, {"required": ["id"]}]
 SMS_PROMPT_UPDATE = _obj({
     "agent_id": UUID,
     "sms_prompt": PROMPT,
@@ -137,7 +145,7 @@ SMS_PROMPT_UPDATE = _obj({
 }, ("agent_id", "sms_prompt"))
 ROLLBACK = _obj({
     "agent_id": UUID,
-    "version": {"type": "integer", "minimum": 1, "description": "the version whose configuration is re-deployed"},
+    "version": {**VERSION, "description": "the version whose configuration is re-deployed"},
     "expected_version": EXPECTED_VERSION,
 }, ("agent_id", "version"))
 
@@ -201,8 +209,10 @@ REPLAY = _obj({
     "event_ids": {"type": "array", "items": UUID, "minItems": 1, "maxItems": 1000,
                   "description": "replay: these stored events"},
     "since": {**TIME, "description": "backfill: stored events of the webhook's types from then"},
-    "until": {**TIME, "description": "backfill: up to then (default now)"},
+    "until": {**TIME, "description": "backfill: up to then (default now); only with since"},
 }, ("webhook_id",))
+REPLAY["oneOf"] = [{"required": ["event_ids"]}, {"required": ["since"]}]
+REPLAY["dependentRequired"] = {"until": ["since"]}
 
 _AGENT_VERSION = message_schema(agents_pb2.AgentVersion.DESCRIPTOR, omit=("config_snapshot",))
 _NUMBER = message_schema(agents_pb2.PhoneNumber.DESCRIPTOR)

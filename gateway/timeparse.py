@@ -11,12 +11,14 @@ from core.errors import invalid
 def parse_time(value: str, field: str) -> datetime:
     """An aware UTC datetime; naive input is taken as UTC. A '+' that a query string
     turned into a space is put back."""
-    text = value.strip().replace(" ", "+")
+    text = value.strip().replace(" ", "+").upper()  # RFC 3339 allows a lower-case t and z
     try:
         dt = datetime.fromisoformat(text)
+        return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
     except ValueError:
         raise invalid(f"{field} must be an ISO 8601 timestamp such as 2026-01-31T09:30:00Z") from None
-    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    except OverflowError:  # the offset moves it out of years 1-9999
+        raise invalid(f"{field} must be between years 1 and 9999 in UTC") from None
 
 
 def set_time(target: Timestamp, value: str, field: str) -> None:

@@ -1,11 +1,14 @@
 """Request validation against the route table's JSON Schemas (draft 2020-12)."""
 from __future__ import annotations
 
+import json
+import math
 import re
 
 from jsonschema import Draft202012Validator
 from multidict import MultiDictProxy
 
+from core.contact import E164_PATTERN
 from core.errors import ServiceError
 from core.ids import is_uuid
 
@@ -26,19 +29,78 @@ def _where(error) -> str:
     return path or "body"
 
 
+def _field(error, name: str) -> str:
+    prefix = _where(error)
+    return name if prefix == "body" else f"{prefix}.{name}"
+
+
+def _alternatives(error) -> list[list[str]] | None:
+    """The field sets of a oneOf/anyOf whose branches only require fields (e.g. agent_id or its alias id)."""
+    branches = error.validator_value if error.validator in ("oneOf", "anyOf") else None
+    if not branches or not all(set(b) == {"required"} for b in branches):
+        return None
+    return [b["required"] for b in branches]
+
+
 def check(schema: dict, value, code: str = "invalid_request") -> None:
-    """Raise `code` naming the first offending field, e.g. "name: 'x' is too long"."""
-    errors = sorted(validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
-        if first.validator == "required":
-            missing = first.message.split("'")[1] if "'" in first.message else first.message
-            prefix = _where(first)
-            raise ServiceError(code, f"{missing} is required" if prefix == "body" else f"{prefix}.{missing} is required")
-        raise ServiceError(code, f"{_where(first)}: {first.message}")
+    """Raise an error naming the first offending field, e.g. "name: 'x' is too long".
+
+    A missing field is `bad_request` (the spec's "required parameters missing"); any other problem is
+    `code`. Routes with a code of their own (signup's validation_error) use it for both."""
+    missing_code = "bad_request" if code == "invalid_request" else code
+    errors = sorted(validator(schema).iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    if not errors:
+        return
+    first = errors[0]
+    if first.validator == "required":
+        missing = first.message.split("'")[1] if "'" in first.message else first.message
+        raise ServiceError(missing_code, f"{_field(first, missing)} is required")
+    alternatives = _alternatives(first)
+    if alternatives is not None:
+        names = " or ".join("+".join(_field(first, n) for n in names) for names in alternatives)
+        given = [names for names in alternatives if all(n in first.instance for n in names)]
+        if not given:
+            raise ServiceError(missing_code, f"{names} is required")
+        raise ServiceError(code, f"send only one of {names}")
+    if first.validator == "dependentRequired":
+        needed = next(n for n in first.validator_value if n in first.instance and any(
+            d not in first.instance for d in first.validator_value[n]))
+        raise ServiceError(missing_code, f"{_field(first, needed)} needs "
+                           + " and ".join(_field(first, d) for d in first.validator_value[needed]))
+    if first.validator == "not" and set(first.validator_value) == {"required"}:
+        both = " and ".join(_field(first, n) for n in first.validator_value["required"])
+        raise ServiceError(code, f"send {both} not together: they are alternatives")
+    raise ServiceError(code, f"{_where(first)}: {first.message}")
 
 
-QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "default", "description", "items", "deprecated"}
+QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "pattern", "default", "description", "items",
+                  "deprecated"}
+FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
+MAX_NUMBER_DIGITS = 300  # beyond a double's range: no field can hold it
+
+
+def parse_json(raw: bytes):
+    """A request body as JSON, refusing what JSON forbids but Python accepts (NaN, Infinity, numbers
+    too large for a double) and taking integral floats such as 2.0 as the integers JSON Schema says
+    they are, so no integer field ever meets a float."""
+    return json.loads(raw, parse_constant=_no_constant, parse_float=_number, parse_int=_integer)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _integer(text: str) -> int:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"number {text[:40]}... is too large")
+    return int(text)
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is too large")
+    return int(value) if value.is_integer() else value
 
 
 # JSON escapes that can smuggle in text no database or protobuf accepts: NUL and lone surrogates.
@@ -75,44 +137,60 @@ def unstorable_text_path(value, path: str = "") -> str | None:
     return None
 
 
-def coerce_query(schema: dict, params: MultiDictProxy) -> dict:
+def coerce_query(schema: dict | None, params: MultiDictProxy) -> dict:
     """Query strings to typed values as the schema declares (integers, booleans, arrays), then checked.
 
-    Query schemas may only use QUERY_KEYWORDS (a unit test holds every route to that)."""
-    props = schema.get("properties", {})
+    Strict like the bodies: an unknown parameter, a repeated single-valued one or an empty value the
+    schema does not allow is refused, so a typo never silently widens a listing. An empty value of a
+    plain string counts as absent. Query schemas may only use QUERY_KEYWORDS (a unit test holds every
+    route to that)."""
+    props = (schema or {}).get("properties", {})
     out: dict = {}
-    for name in params.keys():
-        if name in out:
-            continue
+    for name in dict.fromkeys(params.keys()):
         spec = props.get(name)
         if spec is None:
-            continue  # unknown parameters are ignored
-        kind = spec.get("type")
-        values = [v for v in params.getall(name) if v != ""]  # "after=" means no cursor, not a bad one
-        if not values:
-            continue
+            known = ", ".join(props) or "no query parameters"
+            raise ServiceError("invalid_request", f"unknown query parameter {name!r}; this route takes {known}")
+        values = params.getall(name)
         if any("\x00" in v for v in values):
             raise ServiceError("invalid_request", f"{name} must not contain NUL characters")
-        if kind == "array":
-            out[name] = [p for v in values for p in v.split(",") if p]
+        if spec.get("type") == "array":
+            items = [p for v in values for p in v.split(",") if p]
+            for item in items:
+                _check_param(name, spec["items"], item)
+            if items:
+                out[name] = items
             continue
-        raw = values[-1]
-        if kind == "integer":
-            try:
-                out[name] = int(raw)
-            except ValueError:
-                raise ServiceError("invalid_request", f"{name} must be an integer") from None
-        elif kind == "boolean":
-            if raw.lower() not in ("true", "false", "1", "0"):
-                raise ServiceError("invalid_request", f"{name} must be true or false")
-            out[name] = raw.lower() in ("true", "1")
-        else:
-            out[name] = raw
+        if len(values) > 1:
+            raise ServiceError("invalid_request", f"{name} was given {len(values)} times; send it once")
+        if values[0] == "" and set(spec) <= {"type", "description", "deprecated"}:
+            continue  # "source=" means no filter
+        out[name] = _typed(name, spec, values[0])
         _check_param(name, spec, out[name])
-    missing = [n for n in schema.get("required", ()) if n not in out]
+    missing = [n for n in (schema or {}).get("required", ()) if n not in out]
     if missing:
-        raise ServiceError("invalid_request", f"{missing[0]} is required")
+        raise ServiceError("bad_request", f"{missing[0]} is required")
     return out
+
+
+def _typed(name: str, spec: dict, raw: str):
+    kind = spec.get("type")
+    if kind == "integer":
+        if not re.fullmatch(r"-?[0-9]{1,18}", raw):
+            raise ServiceError("invalid_request", f"{name} must be an integer")
+        return int(raw)
+    if kind == "boolean":
+        if raw not in ("true", "false"):
+            raise ServiceError("invalid_request", f"{name} must be true or false")
+        return raw == "true"
+    if spec.get("format") == "date-time" or spec.get("pattern") == E164_PATTERN:
+        return plus_restored(raw)
+    return raw
+
+
+def plus_restored(value: str) -> str:
+    """A '+' that an unencoded query string turned into a space, put back (timestamps, E.164 numbers)."""
+    return value.replace(" ", "+")
 
 
 def _check_param(name: str, spec: dict, value) -> None:
@@ -123,5 +201,11 @@ def _check_param(name: str, spec: dict, value) -> None:
                            f"{spec.get('maximum', 'inf')}")
     if "enum" in spec and value not in spec["enum"]:
         raise ServiceError("invalid_request", f"{name} must be one of {', '.join(map(str, spec['enum']))}")
-    if spec.get("format") == "uuid" and not is_uuid(value):
+    if "pattern" in spec and not re.search(spec["pattern"], value):
+        raise ServiceError("invalid_request", f"{name} must match {spec['pattern']}"
+                           + (f" ({spec['description']})" if "description" in spec else ""))
+    fmt = spec.get("format")
+    if fmt == "uuid" and not is_uuid(value):
         raise ServiceError("invalid_request", f"{name} must be a UUID")
+    if fmt == "date-time" and not FORMAT_CHECKER.conforms(value, "date-time"):
+        raise ServiceError("invalid_request", f"{name} must be an RFC 3339 timestamp such as 2026-01-31T09:30:00Z")

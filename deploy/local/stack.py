@@ -141,10 +141,11 @@ class Stack:
             p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env={**self.env(), **p.env}, stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
 
-    def add_gateway(self, name: str) -> Process:
-        """Another gateway replica on its own port (for multi-replica behaviour); stopped with the stack."""
+    def add_gateway(self, name: str, env: dict[str, str] | None = None) -> Process:
+        """Another gateway replica on its own port (for multi-replica behaviour, or settings of its own such as
+        a lower rate limit); stopped with the stack."""
         port = free_port()
-        p = Process(name, "gateway", port, env={"PORT": str(port)})
+        p = Process(name, "gateway", port, env={**(env or {}), "PORT": str(port)})
         self.processes.append(p)
         self.spawn(p)
         wait_for_port(port, 30, p.proc, name, p.log)

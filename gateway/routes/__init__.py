@@ -39,7 +39,9 @@ class Route:
     scope: str | Callable[[dict], tuple[str, ...]] | None = None
     body: dict | None = None  # JSON Schema of the request body
     query: dict | None = None  # JSON Schema (object) of the query parameters
-    response: str | None = None  # name of the response schema in gateway.schemas
+    # Name of the response schema in gateway.schemas; a tuple for routes whose ?id= read returns the
+    # resource itself instead of the list (published as a oneOf).
+    response: str | tuple[str, ...] | None = None
     status: int = 200
     errors: tuple[str, ...] = ()
     # "Service/Method" of the RPC the route calls (checked by the contract tests); None for gateway-local routes.

@@ -1,12 +1,11 @@
 """Agents area: agents, personas, versions and rollback, the SMS prompt."""
 from __future__ import annotations
 
-from core.errors import ServiceError
 from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Route
 from gateway.routes.params import page_query, page_request, set_fields, set_structs
-from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID
+from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
 from switchboard.v1 import agents_pb2
 
 AGENTS = "switchboard.v1.Agents"
@@ -48,16 +47,6 @@ async def update_agent(call: Call):
     return to_json(reply, omit=("rollback_of",))
 
 
-def persona_agent_id(body: dict) -> str:
-    """`agent_id`, or its alias `id`; both at once must agree."""
-    given = {body[k] for k in ("agent_id", "id") if body.get(k)}
-    if not given:
-        raise ServiceError("invalid_request", "agent_id is required")
-    if len(given) > 1:
-        raise ServiceError("invalid_request", "agent_id and id name different agents; send one of them")
-    return given.pop()
-
-
 async def load_persona(call: Call):
     b = call.body
     p = b["persona"]
@@ -65,7 +54,7 @@ async def load_persona(call: Call):
                                  facts_to_reveal=p.get("facts_to_reveal", []),
                                  facts_to_withhold=p.get("facts_to_withhold", []))
     set_fields(persona, p, "objective", "script", "persona_traits", "callback_number")
-    req = agents_pb2.LoadPersonaRequest(agent_id=persona_agent_id(b), persona=persona, force=bool(b.get("force")))
+    req = agents_pb2.LoadPersonaRequest(agent_id=b.get("agent_id") or b["id"], persona=persona, force=bool(b.get("force")))
     set_fields(req, b, "first_message", "expected_version")
     set_structs(req, b, "voice", "model")
     return to_json(await deps(call.request).agents.LoadPersona(req, metadata=call.principal.metadata))
@@ -100,7 +89,7 @@ GUARD = ("Owner-edit guard: every write may send expected_version (the version i
          "changed since, the write is refused with 409 conflict and nothing changes. ")
 ROUTES = [
     Route("GET", f"{V1}/agents", list_agents, "List agents newest first, or read one with ?id=", "agents",
-          scope="agents:read", query=page_query(50, 100, id=UUID, business_id=UUID), response="AgentList",
+          scope="agents:read", query=page_query(50, 100, id=UUID, business_id=UUID), response=("AgentList", "Agent"),
           errors=AGENT_ERRORS, rpcs=(f"{AGENTS}/ListAgents", f"{AGENTS}/GetAgent"),
           description="Without id: {agents: [{id, name, business_id, created_at, phone_number, status}], has_more}, "
           "optionally for one business_id. With ?id=: the whole agent (schema Agent): prompts (the inbound prompt is "
@@ -132,13 +121,15 @@ ROUTES = [
           description="Compiles the persona into a role-play inbound prompt (facts_to_reveal are shared only when "
           "asked, facts_to_withhold never) and an opening line ('Hi, this is <lead_name>.' unless first_message is "
           "given), applied through the same path as PATCH (provider sync, version, audit, owner notification). " +
-          GUARD + "Besides, a persona never silently replaces an inbound prompt the owner wrote (at creation, by "
-          "PATCH or by a rollback): that is 409 conflict unless force is true. A prompt loaded from a persona may "
-          "be replaced by another persona freely. The replaced prompt stays in the versions for rollback."),
+          GUARD + "Loading a persona onto an agent whose inbound prompt was written through the API (at creation, "
+          "by PATCH, by a rollback or by another persona) just works: those prompts are automation's own. Only an "
+          "inbound prompt the owner edited by hand in the dashboard is protected: replacing it is 409 conflict "
+          "unless force is true. Send agent_id or its alias id (one of the two). The replaced prompt stays in the "
+          "versions for rollback."),
     Route("GET", f"{V1}/agents/versions", list_versions, "An agent's configuration versions", "agents",
-          scope="agents:read", query={**page_query(50, 100, agent_id=UUID, version={"type": "integer", "minimum": 1}),
+          scope="agents:read", query={**page_query(50, 100, agent_id=UUID, version=VERSION),
                                       "required": ["agent_id"]},
-          response="AgentVersionList", errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
+          response=("AgentVersionList", "AgentVersionDetail"), errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
           rpcs=(f"{AGENTS}/ListVersions",),
           description="Newest first: {agent_id, versions: [{version, content_hash, parent_version, rollback_of, "
           "source, changed_fields, created_at}], has_more}. Each version is one deployed configuration (name, "

@@ -5,7 +5,7 @@ from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Route
 from gateway.routes.params import page_query, page_request, phone_param, set_fields
-from gateway.schemas import LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
+from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
 from switchboard.v1 import sdr_pb2
 
@@ -18,7 +18,7 @@ LIST_QUERY = page_query(
     status={"type": "array", "items": {"type": "string", "enum": LEAD_STATUSES},
             "description": "one or several statuses, comma-separated or repeated"},
     source={"type": "string"}, agent_id=UUID,
-    phone={"type": "string", "description": "exact, E.164"}, email={"type": "string", "description": "exact"},
+    phone={**E164, "description": "exact, E.164 (e.g. +14155550123)"}, email={"type": "string", "description": "exact"},
     created_after=TIME, created_before={**TIME, "description": "also the cursor: pass the created_at of the last "
                                         "lead of a page to get the next one"},
     updated_after=TIME, updated_before=TIME,
@@ -72,7 +72,7 @@ async def audit(call: Call):
 
 ROUTES = [
     Route("GET", f"{V1}/leads", list_leads, "List leads newest first, or read one with ?id=", "leads",
-          scope="leads:read", query=LIST_QUERY, response="LeadList", errors=ERRORS,
+          scope="leads:read", query=LIST_QUERY, response=("LeadList", "Lead"), errors=ERRORS,
           rpcs=(f"{SDR}/ListLeads", f"{SDR}/GetLead"),
           description="Across the key's businesses. Every filter combines with the others; phone and email match "
           "exactly after normalization (E.164, lower-cased email). Pages: while has_more is true, pass the "

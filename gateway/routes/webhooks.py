@@ -13,7 +13,6 @@ from switchboard.v1 import webhooks_pb2
 
 WEBHOOKS = "switchboard.v1.Webhooks"
 V1 = "/api/v1"
-WEBHOOK_ID_PARAM = {"type": "string", "description": WEBHOOK_ID["description"]}
 ERRORS = ("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found")
 SIGNING = ("Deliveries are POSTs of {event_id, event, timestamp, occurred_at, business_id, data} with headers "
            "X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret> "
@@ -96,7 +95,7 @@ ROUTES = [
           rpcs=(f"{WEBHOOKS}/ListSubscriptions",),
           description="failure_count counts failed attempts since the last success."),
     Route("DELETE", f"{V1}/webhooks", delete, "Remove a webhook subscription", "webhooks", scope="webhooks:write",
-          query={"type": "object", "properties": {"business_id": BUSINESS, "id": WEBHOOK_ID_PARAM}, "required": ["id"]},
+          query={"type": "object", "properties": {"business_id": BUSINESS, "id": WEBHOOK_ID}, "required": ["id"]},
           response="WebhookDeleted", errors=ERRORS, rpcs=(f"{WEBHOOKS}/DeleteSubscription",),
           description="Its pending deliveries are canceled."),
     Route("POST", f"{V1}/webhooks/test", test, "Send a signed webhook.test now", "webhooks",
@@ -120,7 +119,7 @@ ROUTES = [
           "last event), whether or not a webhook wanted it, so a partner that was down can catch up."),
     Route("GET", f"{V1}/webhooks/deliveries", list_deliveries, "Webhook deliveries and their outcome", "events",
           scope="events:read",
-          query=page_query(50, 100, business_id=UUID, webhook_id=WEBHOOK_ID_PARAM, event_id=UUID,
+          query=page_query(50, 100, business_id=UUID, webhook_id=WEBHOOK_ID, event_id=UUID,
                            status={"type": "string", "enum": ["pending", "delivered", "failed", "canceled"]}),
           response="DeliveryList", errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
           rpcs=(f"{WEBHOOKS}/ListDeliveries",),

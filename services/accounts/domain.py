@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlparse
 
+from core import plans
 from core.contact import normalize_e164, normalize_email
 from core.errors import ServiceError, invalid, refused_move
 from core.scopes import ALL_SCOPES
@@ -25,8 +26,6 @@ def trial_length() -> timedelta:
 SIGNUP_WINDOW = timedelta(hours=1)
 MAGIC_LINK_TTL = timedelta(hours=24)
 SESSION_TTL = timedelta(days=7)
-PLANS = ("starter", "growth", "scale")
-DEFAULT_PLAN = "starter"
 # The hosted card checkout; x402 capture arrives with the payments issue.
 HOSTED_CHECKOUT = "card_checkout"
 
@@ -84,7 +83,7 @@ def _validation(message: str) -> ServiceError:
 
 
 def validate_signup(business_name: str, email: str, business_type: str = "", website: str = "",
-                    phone_forward_to: str = "", plan_id: str = "") -> SignupForm:
+                    phone_forward_to: str = "", plan_id: str = "", prices: dict[str, str] | None = None) -> SignupForm:
     name = business_name.strip()
     if not name:
         raise _validation("business_name is required")
@@ -101,9 +100,10 @@ def validate_signup(business_name: str, email: str, business_type: str = "", web
     forward = phone_forward_to.strip() or None
     if forward is not None:
         forward = normalize_e164(forward, "phone_forward_to", _validation)
-    plan = plan_id.strip() or DEFAULT_PLAN
-    if plan not in PLANS:
-        raise _validation(f"plan_id must be one of {', '.join(PLANS)}")
+    plan = plans.plan_for(plan_id, prices or {})
+    if plan is None:
+        raise _validation(f"plan_id must be a plan ({', '.join(plans.PLANS)}) or an offered checkout price id "
+                          f"({', '.join(prices or {}) or 'none configured'})")
     kind = business_type.strip() or None
     if kind is not None and len(kind) > 100:
         raise _validation("business_type must be at most 100 characters")

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import tenant
+from core import plans, tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT
 from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
@@ -79,6 +79,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         self.secret = runtime.settings.secret_key.reveal()
         self.base_url = runtime.settings.public_base_url
         self.signup_limit = runtime.settings.signup_limit_per_hour
+        self.checkout_prices = runtime.settings.checkout_prices
 
     # -- helpers -----------------------------------------------------------------
 
@@ -137,7 +138,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
     async def Signup(self, request, context):
         form = domain.validate_signup(request.business_name, request.email, request.business_type, request.website,
-                                      request.phone_forward_to, request.plan_id)
+                                      request.phone_forward_to, request.plan_id, self.checkout_prices)
         now = utcnow()
         account_id, business_id, key_id = new_id(), new_id(), new_id()
         api_key, prefix = domain.new_api_key()
@@ -318,7 +319,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         async with self.engine.begin() as conn:
             row = (await conn.execute(businesses.insert().values(
                 id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active",
-                metadata=json_format.MessageToDict(request.metadata), plan_id=domain.DEFAULT_PLAN,
+                metadata=json_format.MessageToDict(request.metadata), plan_id=plans.DEFAULT_PLAN,
                 external_ref=optional(request, "external_ref"),
                 subscription_status="trialing", trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now,
             ).returning(businesses))).first()

@@ -246,9 +246,9 @@ FIELD_ORDER = ("name", "inbound_prompt", "outbound_prompt", "sms_prompt", "first
 
 
 def resolve_inbound_alias(inbound_prompt: str | None, system_prompt: str | None) -> str | None:
-    """`system_prompt` is the legacy name of `inbound_prompt`; both at once must agree."""
-    if inbound_prompt is not None and system_prompt is not None and inbound_prompt != system_prompt:
-        raise invalid("send inbound_prompt or its legacy alias system_prompt, not two different values")
+    """`system_prompt` is the legacy name of `inbound_prompt`: send one of them (the published schema says so)."""
+    if inbound_prompt is not None and system_prompt is not None:
+        raise invalid("send inbound_prompt or its legacy alias system_prompt, not both")
     return inbound_prompt if inbound_prompt is not None else system_prompt
 
 
@@ -289,9 +289,11 @@ def merge_metadata(current: dict, given: dict) -> tuple[dict, bool]:
 
 # -- the owner-edit guard ----------------------------------------------------------------
 
-# Who last wrote the inbound prompt. A persona (automated role-play tooling) must not
-# silently replace a prompt the owner wrote; any writer may pin the version it read.
-OWNER_SOURCES = ("create", "update", "rollback")
+# Who last wrote the inbound prompt. A persona (automated role-play tooling) must not silently
+# replace a prompt the owner edited by hand in the dashboard (source "dashboard", written by the
+# dashboard's agent editor). Prompts written through the API (create, update, rollback, persona) are
+# automation's own: a persona may replace them. Any writer may pin the version it read.
+OWNER_SOURCES = ("dashboard",)
 
 
 def check_owner_edit_guard(*, current_version: int, expected_version: int | None, source: str,
@@ -300,7 +302,8 @@ def check_owner_edit_guard(*, current_version: int, expected_version: int | None
         raise ServiceError("conflict", f"the agent changed since version {expected_version} (it is now at version "
                            f"{current_version}); read it again and resend your change")
     if source == "persona" and inbound_prompt_source in OWNER_SOURCES and not force:
-        raise ServiceError("conflict", "the inbound prompt was written by the owner; loading a persona would replace "
+        raise ServiceError("conflict", "the inbound prompt was edited by the owner in the dashboard; loading a persona "
+                           "would replace "
                            "it. Send force: true to replace it (the current prompt stays in the agent's versions "
                            "for rollback)")
 

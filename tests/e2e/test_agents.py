@@ -56,7 +56,7 @@ async def test_create_with_defaults_and_read_it_back(api, account, voice):
 async def test_camel_case_keys_are_ignored(api, account):
     body = {"business_id": account["business_id"], "name": "Desk", "systemPrompt": PROMPT}
     status, reply, _ = await api.request("POST", "/api/v1/agents", key=account["key"], json=body)
-    assert status == 400 and reply["error"] == {"code": "invalid_request", "message": "system_prompt is required"}
+    assert status == 400 and reply["error"] == {"code": "bad_request", "message": "system_prompt is required"}
     created = await create_agent(api, account, firstMessage="Yo!", first_message="Good morning!")
     assert (await read_agent(api, account, created["id"]))["first_message"] == "Good morning!"
     status, reply, _ = await patch(api, account, created["id"], firstMessage="Ignored", inboundPrompt="Ignored")
@@ -166,12 +166,10 @@ async def test_owner_edit_guard_on_writes_and_personas(api, account, voice):
     aid = created["id"]
     persona = {"lead_name": "Dana Reyes", "scenario": "Her water heater is leaking.", "objective": "Book a visit today",
                "facts_to_reveal": ["Lives in Oakland"], "facts_to_withhold": ["Has a competing quote"]}
-    status, body, _ = await api.request("POST", "/api/v1/agents/persona", key=account["key"],
-                                        json={"agent_id": aid, "persona": persona})
-    assert status == 409 and body["error"]["code"] == "conflict" and "force" in body["error"]["message"]
+    # The prompt the agent was created with through the API is no owner edit: a persona replaces it.
     assert (await read_agent(api, account, aid))["prompts"]["inbound"]["prompt"] == PROMPT
     status, loaded, _ = await api.request("POST", "/api/v1/agents/persona", key=account["key"],
-                                          json={"id": aid, "persona": persona, "force": True})
+                                          json={"id": aid, "persona": persona})
     assert status == 200, loaded
     assert loaded["persona_loaded"] is True and loaded["updated"] is True
     assert loaded["persona_summary"] == {"lead_name": "Dana Reyes", "objective": "Book a visit today"}
@@ -186,10 +184,12 @@ async def test_owner_edit_guard_on_writes_and_personas(api, account, voice):
     status, body, _ = await patch(api, account, aid, name="Renamed", expected_version=loaded["version"])
     assert status == 409 and "version" in body["error"]["message"]
     assert (await read_agent(api, account, aid))["name"] == "Front desk"
-    for bad, fragment in (({"persona": persona}, "agent_id"), ({"agent_id": aid, "persona": {"lead_name": "X"}}, "scenario"),
-                          ({"agent_id": aid, "id": str(uuid.uuid4()), "persona": persona}, "agent_id")):
+    for bad, fragment, code in (
+            ({"persona": persona}, "agent_id or id is required", "bad_request"),
+            ({"agent_id": aid, "persona": {"lead_name": "X"}}, "persona.scenario is required", "bad_request"),
+            ({"agent_id": aid, "id": aid, "persona": persona}, "only one of agent_id or id", "invalid_request")):
         status, body, _ = await api.request("POST", "/api/v1/agents/persona", key=account["key"], json=bad)
-        assert status == 400 and fragment in body["error"]["message"], body
+        assert status == 400 and fragment in body["error"]["message"] and body["error"]["code"] == code, body
 
 
 async def test_sms_prompt_update_is_audited_and_prompt_changes_emit_events(api, account, stack, db):
@@ -262,16 +262,33 @@ async def test_a_provider_outage_on_update_changes_nothing(api, account, voice):
     assert agent["prompts"]["inbound"]["prompt"] == PROMPT and agent["version"] == 1
 
 
-@pytest.mark.parametrize("fields, fragment", [
-    ({"model": {"temperature": 5}}, "temperature"),
-    ({"name": ""}, "name"),
-    ({"voice": {"voiceId": "x"}}, "provider"),
-    ({"metadata": "x"}, "metadata"),
+@pytest.mark.parametrize("fields, fragment, code", [
+    ({"model": {"temperature": 5}}, "temperature", "invalid_request"),
+    ({"name": ""}, "name", "invalid_request"),
+    ({"voice": {"voiceId": "x"}}, "voice.provider is required", "bad_request"),
+    ({"metadata": "x"}, "metadata", "invalid_request"),
+    ({"inbound_prompt": "a", "system_prompt": "a"}, "not together", "invalid_request"),
 ])
-async def test_update_validation_names_the_field(api, account, fields, fragment):
+async def test_update_validation_names_the_field(api, account, fields, fragment, code):
     created = await create_agent(api, account)
     status, reply, _ = await patch(api, account, created["id"], **fields)
-    assert status == 400 and reply["error"]["code"] == "invalid_request" and fragment in reply["error"]["message"]
+    assert status == 400 and reply["error"]["code"] == code and fragment in reply["error"]["message"], reply
+
+
+async def test_integral_floats_are_integers_and_out_of_range_integers_are_refused(api, account):
+    """JSON Schema takes 2.0 as an integer: so do we (it once raised a TypeError in the gateway)."""
+    created = await create_agent(api, account)
+    status, body, _ = await patch(api, account, created["id"], name="Second", expected_version=1.0)
+    assert status == 200 and body["version"] == 2, body
+    status, body, _ = await api.request("POST", "/api/v1/agents/versions/rollback", key=account["key"],
+                                        json={"agent_id": created["id"], "version": 1.0, "expected_version": 2.0})
+    assert status == 200 and body["rollback_of"] == 1, body
+    for request in (("POST", "/api/v1/agents/versions/rollback", {"json": {"agent_id": created["id"], "version": 923383.0}}),
+                    ("POST", "/api/v1/agents/versions/rollback", {"json": {"agent_id": created["id"], "version": 2**40}}),
+                    ("GET", "/api/v1/agents/versions", {"params": {"agent_id": created["id"], "version": str(10**20)}})):
+        method, path, kwargs = request
+        status, body, _ = await api.request(method, path, key=account["key"], **kwargs)
+        assert status in (400, 404) and body["error"]["code"] in ("invalid_request", "not_found"), (request, body)
 
 
 async def test_scopes_and_another_account(api, account, other_key):

@@ -52,7 +52,8 @@ async def test_malformed_and_oversized_bodies(api, account):
     assert len(listing["workspaces"]) == 1
 
 
-async def test_per_key_rate_limit_with_retry_after(api, account):
+async def test_per_key_rate_limit_with_retry_after(limited_api, account):
+    api = limited_api
     key = (await account["dashboard"].create_key(scopes=["workspaces:read"]))["key"]
     statuses = await asyncio.gather(*(api.request("GET", "/api/v1/balance", key=key)
                                       for _ in range(KEY_RATE_LIMIT + 5)))

@@ -30,6 +30,17 @@ async def test_signup_creates_account_business_key_and_magic_link(api):
         "webhooks:read", "events:read"])
 
 
+async def test_plan_id_takes_a_plan_name_or_an_offered_checkout_price(api, db):
+    by_price = await api.signup(plan_id="price_growth_monthly")  # the local stack's stand-in price of growth
+    by_name = await api.signup(plan_id="scale")
+    plans = dict(await db.fetch("SELECT id::text, plan_id FROM accounts.businesses WHERE id = ANY($1::uuid[])",
+                                [by_price["business_id"], by_name["business_id"]]))
+    assert plans == {by_price["business_id"]: "growth", by_name["business_id"]: "scale"}
+    _, doc, _ = await api.request("GET", "/api/v1/openapi.json")
+    offered = doc["components"]["schemas"]["SignupRequest"]["properties"]["plan_id"]["enum"]
+    assert {"starter", "growth", "scale", "price_growth_monthly"} <= set(offered)
+
+
 @pytest.mark.parametrize("payload, fragment", [
     ({"email": "a@example.com"}, "business_name is required"),
     ({"business_name": "X"}, "email is required"),

@@ -3,6 +3,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from core import plans
 from core.errors import ServiceError
 from core.scopes import DEFAULT_SCOPES, has_scope
 from services.accounts import domain
@@ -79,3 +80,16 @@ def test_signup_validation_normalises():
     with pytest.raises(ServiceError) as err:
         domain.validate_signup("Acme", "a@example.com", phone_forward_to="+15555555555")  # not a real number
     assert err.value.code == "validation_error"
+
+
+def test_plan_id_is_a_plan_name_or_an_offered_checkout_price():
+    prices = plans.parse_checkout_prices("starter=price_s, growth=price_g")
+    assert prices == {"price_s": "starter", "price_g": "growth"}
+    assert domain.validate_signup("Acme", "a@example.com", plan_id="price_g", prices=prices).plan_id == "growth"
+    assert domain.validate_signup("Acme", "a@example.com", plan_id="scale", prices=prices).plan_id == "scale"
+    assert domain.validate_signup("Acme", "a@example.com", prices=prices).plan_id == "starter"
+    with pytest.raises(ServiceError) as err:
+        domain.validate_signup("Acme", "a@example.com", plan_id="price_unknown", prices=prices)
+    assert err.value.code == "validation_error" and "price_g" in err.value.message
+    with pytest.raises(SystemExit):
+        plans.parse_checkout_prices("platinum=price_p")

@@ -86,7 +86,6 @@ def test_update_lists_only_fields_whose_value_changed():
 
 def test_system_prompt_alias():
     assert domain.resolve_inbound_alias(None, "a") == "a"
-    assert domain.resolve_inbound_alias("a", "a") == "a"
     with pytest.raises(ServiceError):
         domain.resolve_inbound_alias("a", "b")
 
@@ -104,12 +103,16 @@ def test_owner_edit_guard():
     assert err.value.code == "conflict" and "version 3" in err.value.message
     with pytest.raises(ServiceError) as err:
         domain.check_owner_edit_guard(current_version=1, expected_version=None, source="persona",
-                                      inbound_prompt_source="update")
-    assert "force" in err.value.message
+                                      inbound_prompt_source="dashboard")
+    assert err.value.code == "conflict" and "force" in err.value.message
     domain.check_owner_edit_guard(current_version=1, expected_version=None, source="persona",
-                                  inbound_prompt_source="update", force=True)
-    domain.check_owner_edit_guard(current_version=1, expected_version=None, source="persona",
-                                  inbound_prompt_source="persona")
+                                  inbound_prompt_source="dashboard", force=True)
+    # Prompts written through the API are not owner edits: a persona replaces them without force.
+    for api_source in ("create", "update", "rollback", "persona"):
+        domain.check_owner_edit_guard(current_version=1, expected_version=None, source="persona",
+                                      inbound_prompt_source=api_source)
+    domain.check_owner_edit_guard(current_version=1, expected_version=None, source="update",
+                                  inbound_prompt_source="dashboard")
 
 
 def test_snapshots_are_redacted_and_hashed_canonically():

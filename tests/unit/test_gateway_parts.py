@@ -58,11 +58,18 @@ def test_client_ip_trusts_forwarded_for_only_from_proxies():
 def test_query_coercion_and_messages():
     schema = {"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1, "maximum": 5},
                                                "status": {"type": "array", "items": {"type": "string"}}}}
-    q = MultiDictProxy(MultiDict([("limit", "3"), ("status", "new,lost"), ("status", "spam"), ("junk", "1")]))
+    q = MultiDictProxy(MultiDict([("limit", "3"), ("status", "new,lost"), ("status", "spam")]))
     assert validation.coerce_query(schema, q) == {"limit": 3, "status": ["new", "lost", "spam"]}
+    for params, fragment in (([("limit", "9")], "limit must be between 1 and 5"),
+                             ([("limit", "1"), ("limit", "2")], "limit was given 2 times"),
+                             ([("limit", "1.0")], "limit must be an integer"),
+                             ([("limt", "1")], "unknown query parameter 'limt'; this route takes limit, status")):
+        with pytest.raises(ServiceError) as err:
+            validation.coerce_query(schema, MultiDictProxy(MultiDict(params)))
+        assert err.value.code == "invalid_request" and err.value.message.startswith(fragment)
     with pytest.raises(ServiceError) as err:
-        validation.coerce_query(schema, MultiDictProxy(MultiDict([("limit", "9")])))
-    assert err.value.message.startswith("limit must be between 1 and 5")
+        validation.coerce_query(None, MultiDictProxy(MultiDict([("x", "1")])))
+    assert "takes no query parameters" in err.value.message
 
 
 def test_time_parsing_accepts_z_and_space_mangled_plus():
@@ -94,7 +101,79 @@ def test_query_checks_bounds_enums_formats_and_required():
         assert fragment in err.value.message
 
 
-def test_empty_query_values_count_as_absent():
+def test_empty_query_values_count_as_absent_only_where_the_schema_allows_them():
     schema = {"type": "object", "properties": {"after": {"type": "string", "format": "date-time"},
-                                               "limit": {"type": "integer", "minimum": 1, "maximum": 5}}}
-    assert validation.coerce_query(schema, MultiDictProxy(MultiDict([("after", ""), ("limit", "")]))) == {}
+                                               "limit": {"type": "integer", "minimum": 1, "maximum": 5},
+                                               "source": {"type": "string"}}}
+    assert validation.coerce_query(schema, MultiDictProxy(MultiDict([("source", "")]))) == {}
+    for name, fragment in (("after", "RFC 3339"), ("limit", "integer")):
+        with pytest.raises(ServiceError) as err:
+            validation.coerce_query(schema, MultiDictProxy(MultiDict([(name, "")])))
+        assert fragment in err.value.message
+
+
+def test_query_timestamps_are_rfc3339_with_a_mangled_plus_put_back():
+    schema = {"type": "object", "properties": {"since": {"type": "string", "format": "date-time"}}}
+    q = MultiDictProxy(MultiDict([("since", "2026-01-01T01:00:00 01:00")]))
+    assert validation.coerce_query(schema, q) == {"since": "2026-01-01T01:00:00+01:00"}
+    for bad in ("2026-01-01", "2026-01-01T00:00:00", "soon"):
+        with pytest.raises(ServiceError):
+            validation.coerce_query(schema, MultiDictProxy(MultiDict([("since", bad)])))
+
+
+def test_missing_required_fields_are_bad_request_and_invalid_values_invalid_request():
+    schema = {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}, "required": ["id"]}
+    for check in (lambda: validation.check(schema, {}), lambda: validation.coerce_query(schema, MultiDict())):
+        with pytest.raises(ServiceError) as err:
+            check()
+        assert err.value.code == "bad_request" and err.value.message == "id is required"
+    with pytest.raises(ServiceError) as err:
+        validation.check(schema, {"id": "x"})
+    assert err.value.code == "invalid_request"
+    with pytest.raises(ServiceError) as err:  # signup keeps its own code for both
+        validation.check(schema, {}, "validation_error")
+    assert err.value.code == "validation_error"
+
+
+def test_alternative_fields_are_named_in_errors():
+    schema = {"type": "object", "properties": {"agent_id": {"type": "string"}, "id": {"type": "string"},
+                                               "since": {"type": "string"}, "until": {"type": "string"}},
+              "oneOf": [{"required": ["agent_id"]}, {"required": ["id"]}], "dependentRequired": {"until": ["since"]}}
+    for body, code, message in (({}, "bad_request", "agent_id or id is required"),
+                                ({"agent_id": "a", "id": "a"}, "invalid_request", "send only one of agent_id or id"),
+                                ({"id": "a", "until": "x"}, "bad_request", "until needs since")):
+        with pytest.raises(ServiceError) as err:
+            validation.check(schema, body)
+        assert (err.value.code, err.value.message) == (code, message)
+    with pytest.raises(ServiceError) as err:
+        validation.check({"type": "object", "not": {"required": ["a", "b"]}}, {"a": 1, "b": 2})
+    assert "send a and b not together" in err.value.message
+
+
+def test_bodies_refuse_what_json_forbids_and_take_integral_floats_as_integers():
+    assert validation.parse_json(b'{"version": 3.0, "t": 0.5, "big": 1e20}') == {"version": 3, "t": 0.5,
+                                                                                  "big": 10**20}
+    assert type(validation.parse_json(b'{"v": 2.0}')["v"]) is int
+    for raw in (b'{"a": NaN}', b'{"a": Infinity}', b'{"a": -Infinity}', b'{"a": 1e400}', b'{"a": ' + b"9" * 400 + b"}"):
+        with pytest.raises(ValueError):
+            validation.parse_json(raw)
+
+
+def test_every_integer_a_route_reads_fits_the_services_32_bit_fields():
+    """An integer beyond the proto field's range would fail building the request (a 500): bound them all."""
+    from gateway.routes import all_routes
+
+    def integers(node, where):
+        if isinstance(node, dict):
+            if node.get("type") == "integer":
+                yield where, node
+            for key, value in node.items():
+                yield from integers(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                yield from integers(value, f"{where}[{i}]")
+
+    for route in all_routes():
+        for where, schema in integers({"body": route.body, "query": route.query}, f"{route.method} {route.path}"):
+            assert "maximum" in schema and schema["maximum"] <= 2**31 - 1, where
+            assert "minimum" in schema and schema["minimum"] >= -(2**31), where
