@@ -20,7 +20,37 @@ def _operation_id(route: Route) -> str:
     return route.method.lower() + "_" + re.sub(r"[^a-z0-9]+", "_", route.path.lower().removeprefix("/api/v1/")).strip("_")
 
 
-def _operation(route: Route) -> dict:
+def _params_of(route: Route) -> list[tuple[str, str]]:
+    """(location, name) of every parameter a route reads: its query parameters and top-level body fields."""
+    query = [("query", n) for n in (route.query or {}).get("properties", {})]
+    body = [("body", n) for n in (route.body or {}).get("properties", {})]
+    return query + body
+
+
+def _links(route: Route, routes: list[Route]) -> dict:
+    """OpenAPI links from what `route` creates to every route that takes its id, so a client (or the
+    fuzzer's stateful phase) can follow a created record through its reads, updates and deletes."""
+    made = route.creates
+    links: dict = {}
+    for target in (r for r in routes if r is not route):
+        under = target.path == route.path or target.path.startswith(route.path + "/")
+        params = _params_of(target)
+        takes_param = any(name == made.param for _, name in params)  # then its `id`, if any, is an alias
+        for location, name in params:
+            if name != made.param and not (name == "id" and under and not takes_param):
+                continue
+            values = {name: f"$response.body#{made.pointer}"}
+            values |= {n: f"$response.body#/{n}" for n in made.scope if (location, n) in params}
+            link: dict = {"operationId": _operation_id(target)}
+            if location == "query":
+                link["parameters"] = {f"query.{n}": v for n, v in values.items()}
+            else:
+                link["requestBody"] = values
+            links[f"{_operation_id(target)}.{name}"] = link
+    return links
+
+
+def _operation(route: Route, routes: list[Route]) -> dict:
     op: dict = {"operationId": _operation_id(route), "summary": route.summary, "tags": [route.tag]}
     description = route.description
     if isinstance(route.scope, str):
@@ -40,12 +70,16 @@ def _operation(route: Route) -> dict:
         op["parameters"] = [{"name": n, "in": "query", "required": n in required, "schema": s}
                             for n, s in route.query["properties"].items()]
     if route.body is not None:
-        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": route.body}}}
+        # A body without required fields may be left out (it reads as {}).
+        op["requestBody"] = {"required": bool(route.body.get("required")),
+                             "content": {"application/json": {"schema": route.body}}}
     ok = {"description": "Success"}
     if isinstance(route.response, tuple):
         ok["content"] = {"application/json": {"schema": {"oneOf": [_ref(n) for n in route.response]}}}
     elif route.response:
         ok["content"] = {"application/json": {"schema": _ref(route.response)}}
+    if route.creates:
+        ok["links"] = _links(route, routes)
     responses: dict = {str(route.status): ok}
     codes = set(route.errors) | {"internal_error"}
     if route.rpcs:
@@ -68,7 +102,7 @@ def _operation(route: Route) -> dict:
 def build(routes: list[Route], server_url: str) -> dict:
     paths: dict = {}
     for route in routes:
-        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, routes)
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",

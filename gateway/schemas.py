@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from core import plans, settings
 from core.contact import E164_PATTERN
+from core.event_types import EVENT_TYPES
+from core.scopes import ALL_SCOPES
 from gateway.convert import message_schema
+from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
+from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
 from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2, webhooks_pb2
 
 UUID = {"type": "string", "format": "uuid"}
@@ -26,10 +30,10 @@ def _obj(props: dict, required: tuple[str, ...] = ()) -> dict:
 ERROR = _obj({"error": _obj({"code": {"type": "string"}, "message": {"type": "string"}}, ("code", "message"))}, ("error",))
 
 SIGNUP_REQUEST = _obj({
-    "business_name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "business_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
     "email": {"type": "string", "minLength": 3, "maxLength": 320, "format": "email"},
     "business_type": {"type": "string", "maxLength": 100},
-    "website": {"type": "string", "maxLength": 2000, "format": "uri"},
+    "website": {"type": "string", "maxLength": 2000, "format": "uri", "pattern": HTTP_URL},
     "phone_forward_to": E164,
     "plan_id": {"type": "string", "enum": [*plans.PLANS, *settings.load().checkout_prices],
                 "default": plans.DEFAULT_PLAN,
@@ -39,16 +43,17 @@ SIGNUP_REQUEST = _obj({
 _SIGNUP_REPLY = message_schema(accounts_pb2.SignupReply.DESCRIPTOR)
 _SIGNUP_REPLY["properties"]["trial_ends_at"] = TIME
 
+SCOPES = {"type": "array", "items": {"type": "string", "enum": list(ALL_SCOPES)}, "minItems": 1}
 KEY_CREATE = _obj({
     "name": {"type": "string", "maxLength": 100, "default": "Untitled Key"},
     "business_id": {"anyOf": [UUID, {"type": "null"}], "description": "limit the key to one business; null or omitted: all"},
-    "scopes": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "scopes": SCOPES,
     "expires_at": NULLABLE_TIME,
 })
 KEY_UPDATE = _obj({
     "id": UUID,
-    "name": {"type": "string", "minLength": 1, "maxLength": 100},
-    "scopes": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 100},
+    "scopes": SCOPES,
     "business_id": {"anyOf": [UUID, {"type": "null"}]},
     "expires_at": NULLABLE_TIME,
     "expire": {"type": "boolean", "description": "true sets the expiry to now"},
@@ -57,32 +62,36 @@ KEY_UPDATE = _obj({
 
 METADATA = {"type": "object", "description": "free-form; merged into the existing metadata on update"}
 WORKSPACE_CREATE = _obj({
-    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
     "metadata": METADATA,
     "external_ref": {"type": "string", "maxLength": 200},
 }, ("name",))
 WORKSPACE_UPDATE = _obj({
     "id": UUID,
-    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
     "metadata": METADATA,
     "action": {"type": "string", "enum": ["pause", "resume", "cancel", "teardown"]},
 }, ("id",))
 
 # -- agents ------------------------------------------------------------------------------
 
-VOICE = _obj({"provider": {"type": "string", "minLength": 1}, "voiceId": {"type": "string", "minLength": 1}},
-             ("provider",))
-VOICE["description"] = "the voice at the provider; omitted: the provider's default voice"
-MODEL = _obj({"provider": {"type": "string", "minLength": 1, "default": "openai"},
-              "model": {"type": "string", "minLength": 1, "default": "gpt-4.1"},
-              "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 0.7}})
-PROMPT = {"type": "string", "minLength": 1, "maxLength": 50000}
+VOICE = {**_obj({"provider": {"type": "string", "minLength": 1, "pattern": NOT_BLANK},
+                 "voiceId": {"type": "string", "minLength": 1, "pattern": NOT_BLANK}}),
+         "additionalProperties": False, "dependentRequired": {"voiceId": ["provider"]},
+         "description": "the voice at the provider; omitted or {}: the provider's default voice"}
+MODEL = {**_obj({"provider": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": NOT_BLANK,
+                              "default": "openai"},
+                 "model": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": NOT_BLANK,
+                           "default": "gpt-4.1"},
+                 "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 0.7}}),
+         "additionalProperties": False}
+PROMPT = {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 50000}
 GREETING = {"type": "string", "maxLength": 1000}
 EXPECTED_VERSION = {**VERSION, "description": "owner-edit guard: refuse with 409 conflict if "
                     "the agent is no longer at this version (see GET /api/v1/agents/versions)"}
 AGENT_CREATE = _obj({
     "business_id": UUID,
-    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
     "system_prompt": {**PROMPT, "description": "the inbound prompt"},
     "first_message": {**GREETING, "default": "Hello! How can I help you today?"},
     "voice": VOICE,
@@ -91,12 +100,12 @@ AGENT_CREATE = _obj({
 }, ("business_id", "name", "system_prompt"))
 AGENT_UPDATE = _obj({
     "id": UUID,
-    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
     "inbound_prompt": {**PROMPT, "description": "synced to the provider assistant"},
     "system_prompt": {**PROMPT, "description": "legacy alias of inbound_prompt (send one of the two)", "deprecated": True},
     "outbound_prompt": {"type": "string", "maxLength": 50000, "description": "applied at call time; empty clears"},
     "sms_prompt": {"type": "string", "maxLength": 50000, "description": "empty clears"},
-    "first_message": {**GREETING, "minLength": 1, "description": "inbound greeting"},
+    "first_message": {**GREETING, "minLength": 1, "pattern": NOT_BLANK, "description": "inbound greeting"},
     "outbound_first_message": {**GREETING, "description": "opening line of outbound calls; empty clears"},
     "outbound_llm": {"type": "string", "maxLength": 100, "description": "model for outbound calls; empty clears"},
     "sms_llm": {"type": "string", "maxLength": 100, "description": "model for SMS replies; empty clears"},
@@ -115,8 +124,8 @@ AGENT_UPDATE = _obj({
 }, ("id",))
 AGENT_UPDATE["not"] = {"required": ["inbound_prompt", "system_prompt"]}
 PERSONA = _obj({
-    "lead_name": {"type": "string", "minLength": 1, "maxLength": 5000},
-    "scenario": {"type": "string", "minLength": 1, "maxLength": 5000},
+    "lead_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 5000},
+    "scenario": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 5000},
     "objective": {"type": "string", "maxLength": 5000},
     "script": {"type": "string", "maxLength": 5000},
     "persona_traits": {"type": "string", "maxLength": 5000},
@@ -132,7 +141,8 @@ PERSONA_LOAD = _obj({
     "persona": PERSONA,
     "voice": VOICE,
     "model": MODEL,
-    "first_message": {**GREETING, "minLength": 1, "description": "overrides the opening line derived from the persona"},
+    "first_message": {**GREETING, "minLength": 1, "pattern": NOT_BLANK,
+                      "description": "overrides the opening line derived from the persona"},
     "expected_version": EXPECTED_VERSION,
     "force": {"type": "boolean", "default": False,
               "description": "replace an inbound prompt the owner wrote in the dashboard (owner-edit guard)"},
@@ -172,10 +182,11 @@ _LEAD_WRITABLE = {
     "name": {"type": "string", "maxLength": 200, "description": "omitted: first_name and last_name joined"},
     "first_name": {"type": "string", "maxLength": 100}, "last_name": {"type": "string", "maxLength": 100},
     "email": {"type": "string", "maxLength": 320, "description": "checked and lower-cased"},
-    "phone": {"type": "string", "maxLength": 32, "description": "E.164, e.g. +14155550123"},
+    "phone": {"type": "string", "pattern": E164_OR_EMPTY,
+              "description": "E.164, e.g. +14155550123; empty clears it"},
     "address": {"type": "string", "maxLength": 300}, "city": {"type": "string", "maxLength": 100},
     "state": {"type": "string", "maxLength": 100}, "zip": {"type": "string", "maxLength": 20},
-    "source": {"type": "string", "minLength": 1, "maxLength": 100}, "notes": _TEXT,
+    "source": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 100}, "notes": _TEXT,
 }
 LEAD_CREATE = _obj({
     "business_id": UUID, **_LEAD_WRITABLE,
@@ -193,13 +204,13 @@ LEAD_UPDATE = _obj({
 
 # -- webhooks and events ---------------------------------------------------------------------
 
-WEBHOOK_ID = {"type": "string", "pattern": "^wh_[0-9a-f]{24}$", "description": "e.g. wh_0123456789abcdef01234567"}
+WEBHOOK_ID = {"type": "string", "pattern": WEBHOOK_ID_PATTERN, "description": "e.g. wh_0123456789abcdef01234567"}
 BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
 WEBHOOK_SAVE = _obj({
     "business_id": BUSINESS,
-    "webhook_url": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "http(s) URL of a public "
-                    "host; the same URL again updates that subscription"},
-    "events": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "webhook_url": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": HTTP_URL,
+                    "description": "http(s) URL of a public host; the same URL again updates that subscription"},
+    "events": {"type": "array", "items": {"type": "string", "enum": list(EVENT_TYPES)}, "minItems": 1},
     "description": {"type": "string", "maxLength": 500},
 }, ("webhook_url", "events"))
 WEBHOOK_TARGET = _obj({"business_id": BUSINESS, "id": WEBHOOK_ID}, ("id",))

@@ -11,6 +11,7 @@ from multidict import MultiDictProxy
 from core.contact import E164_PATTERN
 from core.errors import ServiceError
 from core.ids import is_uuid
+from gateway import patterns
 
 _validators: dict[int, tuple[dict, Draft202012Validator]] = {}
 
@@ -70,6 +71,8 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
     if first.validator == "not" and set(first.validator_value) == {"required"}:
         both = " and ".join(_field(first, n) for n in first.validator_value["required"])
         raise ServiceError(code, f"send {both} not together: they are alternatives")
+    if first.validator == "pattern":
+        raise ServiceError(code, patterns.must_match(_where(first), first.validator_value))
     raise ServiceError(code, f"{_where(first)}: {first.message}")
 
 
@@ -202,8 +205,7 @@ def _check_param(name: str, spec: dict, value) -> None:
     if "enum" in spec and value not in spec["enum"]:
         raise ServiceError("invalid_request", f"{name} must be one of {', '.join(map(str, spec['enum']))}")
     if "pattern" in spec and not re.search(spec["pattern"], value):
-        raise ServiceError("invalid_request", f"{name} must match {spec['pattern']}"
-                           + (f" ({spec['description']})" if "description" in spec else ""))
+        raise ServiceError("invalid_request", patterns.must_match(name, spec["pattern"]))
     fmt = spec.get("format")
     if fmt == "uuid" and not is_uuid(value):
         raise ServiceError("invalid_request", f"{name} must be a UUID")

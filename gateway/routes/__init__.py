@@ -28,6 +28,18 @@ Handler = Callable[[Call], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
+class Creates:
+    """A POST creates a record: `param` is the parameter other routes name it by (agent_id,
+    business_id, ...) and `pointer` the JSON pointer of its id in the response (/id, /webhook/id).
+    Routes under the creating route's path take it as `id` as well. `scope` names response fields that
+    say where the record lives (business_id), passed along to the routes that take them too."""
+
+    param: str
+    pointer: str = "/id"
+    scope: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Route:
     method: str
     path: str
@@ -47,6 +59,8 @@ class Route:
     # "Service/Method" of the RPC the route calls (checked by the contract tests); None for gateway-local routes.
     rpcs: tuple[str, ...] = ()
     description: str = ""
+    # What a creating route makes, for the OpenAPI links that feed its id to the routes that take it.
+    creates: Creates | None = None
     # Error code for a body that fails its schema (signup uses validation_error).
     validation_code: str = "invalid_request"
     extra: dict = field(default_factory=dict)

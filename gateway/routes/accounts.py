@@ -12,7 +12,7 @@ from gateway.clientip import client_ip
 from gateway.context import ROUTE_TABLE, deps
 from gateway.convert import to_json
 from gateway.readiness import check_ready
-from gateway.routes import KEY, PUBLIC, SESSION, Call, Route
+from gateway.routes import KEY, PUBLIC, SESSION, Call, Creates, Route
 from gateway.routes.params import page_query, page_request
 from gateway.schemas import (
     KEY_CREATE,
@@ -203,7 +203,7 @@ ROUTES = [
     Route("GET", f"{V1}/keys", list_keys, "List the account's API keys (without secrets)", "keys", auth=SESSION,
           response="ApiKeyList", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListKeys",)),
     Route("POST", f"{V1}/keys", create_key, "Create an API key; the full key is shown once", "keys", auth=SESSION,
-          body=KEY_CREATE, response="ApiKeyCreated", status=201, errors=("unauthorized", "invalid_request", "forbidden"),
+          body=KEY_CREATE, response="ApiKeyCreated", status=201, creates=Creates("key_id"), errors=("unauthorized", "invalid_request", "forbidden"),
           rpcs=(f"{ACCOUNTS}/CreateKey",),
           description="Scopes default to the read-only set. business_id limits the key to one business."),
     Route("PATCH", f"{V1}/keys", update_key, "Rename, rescope, expire or revoke an API key", "keys", auth=SESSION,
@@ -219,7 +219,7 @@ ROUTES = [
           response="WorkspaceList", errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
           rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
-          scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201,
+          scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201, creates=Creates("business_id"),
           errors=("unauthorized", "forbidden", "invalid_request"), rpcs=(f"{ACCOUNTS}/CreateWorkspace",),
           description="A key limited to one business cannot create workspaces (403 forbidden)."),
     Route("PATCH", f"{V1}/workspaces", update_workspace, "Rename, update metadata or run a lifecycle action",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Route
+from gateway.routes import Call, Creates, Route
 from gateway.routes.params import page_query, page_request, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
 from switchboard.v1 import agents_pb2
@@ -97,7 +97,7 @@ ROUTES = [
           "first_message, metadata, provider_config, phone_number and the current version. An agent of another "
           "business is 404. A provider outage on ?id= is 500 provider_error."),
     Route("POST", f"{V1}/agents", create_agent, "Create an agent and its provider assistant", "agents",
-          scope="agents:write", body=AGENT_CREATE, response="AgentCreated", status=201, errors=AGENT_ERRORS,
+          scope="agents:write", body=AGENT_CREATE, response="AgentCreated", status=201, creates=Creates("agent_id"), errors=AGENT_ERRORS,
           rpcs=(f"{AGENTS}/CreateAgent",),
           description="business_id must be one of the key's businesses (403 otherwise). Defaults: first_message "
           "'Hello! How can I help you today?', model openai gpt-4.1 at temperature 0.7, the provider's default "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Route
+from gateway.routes import Call, Creates, Route
 from gateway.routes.params import page_query, page_request, phone_param, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
@@ -79,7 +79,7 @@ ROUTES = [
           "created_at of the last lead as created_before (after is the deprecated name of the same cursor). With "
           "?id=: the lead itself (schema Lead); a lead of another business is 404."),
     Route("POST", f"{V1}/leads", create_lead, "Create a lead", "leads", scope="leads:write", body=LEAD_CREATE,
-          response="Lead", status=201, errors=ERRORS, rpcs=(f"{SDR}/CreateLead",),
+          response="Lead", status=201, creates=Creates("lead_id"), errors=ERRORS, rpcs=(f"{SDR}/CreateLead",),
           description="status defaults to new and source to api. business_id must be one of the key's businesses "
           "(403). The lead is scored at once (see GET /api/v1/leads/audit for the rules) and lead.created and "
           "lead.scored are emitted. Phone numbers must be E.164 and emails valid: 400 naming the field."),

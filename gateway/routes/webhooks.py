@@ -5,7 +5,7 @@ from aiohttp import web
 
 from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Route
+from gateway.routes import Call, Creates, Route
 from gateway.routes.params import page_query, page_request, set_fields
 from gateway.schemas import BUSINESS, REPLAY, UUID, WEBHOOK_ID, WEBHOOK_SAVE, WEBHOOK_TARGET, WEBHOOK_TEST
 from gateway.timeparse import set_time
@@ -77,7 +77,8 @@ async def replay(call: Call):
 
 ROUTES = [
     Route("POST", f"{V1}/webhooks", save, "Create or update a webhook subscription", "webhooks",
-          scope="webhooks:write", body=WEBHOOK_SAVE, response="WebhookSaved", status=201, errors=ERRORS,
+          scope="webhooks:write", body=WEBHOOK_SAVE, response="WebhookSaved", status=201,
+          creates=Creates("webhook_id", "/webhook/id", scope=("business_id",)), errors=ERRORS,
           rpcs=(f"{WEBHOOKS}/SaveSubscription",),
           description="201 with the signing secret (shown once) for a new URL; posting a URL the business already "
           "has updates that subscription (events, description), re-enables it if it was disabled, and answers 200 "

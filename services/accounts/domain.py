@@ -94,7 +94,10 @@ def validate_signup(business_name: str, email: str, business_type: str = "", web
     normalized_email = normalize_email(email, "email", _validation)
     site = website.strip() or None
     if site is not None:
-        parsed = urlparse(site)
+        try:
+            parsed = urlparse(site)
+        except ValueError as exc:  # e.g. a bracketed host that is no IPv6 address
+            raise _validation(f"website is not a valid URL: {exc}") from None
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise _validation("website must be an http(s) URL such as https://example.com")
     forward = phone_forward_to.strip() or None

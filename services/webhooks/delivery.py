@@ -57,7 +57,7 @@ async def check_destination(url: str, allow_loopback: bool) -> None:
     host, port = rules.check_url(url)
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError:
+    except (OSError, UnicodeError):  # UnicodeError: a label IDNA refuses, e.g. an empty one in a..b
         raise invalid(f"webhook_url host {host} does not resolve") from None
     for info in infos:
         why = rules.address_refusal(info[4][0], allow_loopback)

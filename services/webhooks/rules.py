@@ -14,13 +14,8 @@ from urllib.parse import urlsplit
 from cryptography.fernet import Fernet, InvalidToken
 
 from core.errors import invalid
+from core.event_types import EVENT_TYPES
 
-EVENT_TYPES = (
-    "lead.created", "lead.scored", "call.received", "call.started", "call.completed", "call.failed",
-    "sms.received", "sms.sent", "sms.delivered", "sms.failed", "voicemail.received", "dispatcher.briefing_created",
-    "phone_number.assigned", "phone_number.released", "workspace.paused", "workspace.canceled",
-    "workspace.teardown_completed", "webhook.test",
-)
 SECRET_PREFIX = "whsec_"
 # After a rotation the old secret signs too, so receivers can switch without losing events.
 ROTATION_OVERLAP = timedelta(hours=24)
@@ -69,11 +64,16 @@ def check_url(url: str) -> tuple[str, int]:
     """(host, port) of a well-formed http(s) URL without credentials, or 400."""
     if len(url) > 2000:
         raise invalid("webhook_url must be at most 2000 characters")
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:  # e.g. a bracketed host that is no IPv6 address
+        raise invalid(f"webhook_url is not a valid URL: {exc}") from None
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks")
     if parts.username or parts.password:
         raise invalid("webhook_url must not carry credentials")
+    if not parts.hostname.isascii():
+        raise invalid("webhook_url host must be ASCII: write an international domain in its punycode form (xn--...)")
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:

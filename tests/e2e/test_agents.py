@@ -265,7 +265,7 @@ async def test_a_provider_outage_on_update_changes_nothing(api, account, voice):
 @pytest.mark.parametrize("fields, fragment, code", [
     ({"model": {"temperature": 5}}, "temperature", "invalid_request"),
     ({"name": ""}, "name", "invalid_request"),
-    ({"voice": {"voiceId": "x"}}, "voice.provider is required", "bad_request"),
+    ({"voice": {"voiceId": "x"}}, "voice.voiceId needs voice.provider", "bad_request"),
     ({"metadata": "x"}, "metadata", "invalid_request"),
     ({"inbound_prompt": "a", "system_prompt": "a"}, "not together", "invalid_request"),
 ])

@@ -161,7 +161,9 @@ async def test_the_test_event_and_replay(api, account, receiver):
     ("http://10.0.0.7/hooks", "private"), ("http://192.168.1.20/hooks", "private"),
     ("http://169.254.169.254/latest/meta-data", "metadata"), ("http://[::ffff:10.0.0.7]/hooks", "private"),
     ("http://[fe80::1]/hooks", "link-local"), ("http://0.0.0.0:8080/hooks", "private"),
-    ("http://user:pw@example.com/hooks", "credentials"), ("http://no-such-host.invalid/hooks", "resolve"),
+    ("http://user:pw@example.com/hooks", "no credentials"), ("http://no-such-host.invalid/hooks", "resolve"),
+    ("http://[7]/hooks", "not a valid URL"), ("http://a..b/hooks", "does not resolve"),
+    ("http://bücher.example/hooks", "punycode"),
 ])
 async def test_unsafe_urls_are_refused(api, account, url, fragment):
     status, body, _ = await api.request("POST", "/api/v1/webhooks", key=account["key"],

@@ -25,7 +25,8 @@ def test_which_addresses_may_receive_webhooks(address, loopback_ok, refused):
 def test_urls():
     assert rules.check_url("https://hooks.example.com/x") == ("hooks.example.com", 443)
     assert rules.check_url("http://example.com:8080/x") == ("example.com", 8080)
-    for bad in ("ftp://example.com", "https://", "https://u:p@example.com/", "https://example.com:99999/"):
+    for bad in ("ftp://example.com", "https://", "https://u:p@example.com/", "https://example.com:99999/",
+                "http://[7]/x", "http://bücher.example/x"):  # a bracketed non-IP host once raised ValueError
         with pytest.raises(ServiceError):
             rules.check_url(bad)
 
