@@ -114,7 +114,13 @@ def build(routes: list[Route], server_url: str) -> dict:
             "created_at of the last item as `after` while `has_more` is true. Each key may make "
             "KEY_RATE_LIMIT_PER_MINUTE requests per minute per gateway replica (600 by default); beyond that "
             "429 rate_limited with Retry-After. Unknown paths are 404 not_found; a wrong method is 405 "
-            "method_not_allowed with Allow; malformed JSON and bodies over 1 MiB are 400 invalid_request.",
+            "method_not_allowed with Allow; malformed JSON and bodies over 1 MiB are 400 invalid_request. A missing "
+            "required parameter is 400 bad_request; a present but invalid one 400 invalid_request (signup answers "
+            "validation_error for both). Query parameters a route does not list, a single-valued parameter sent "
+            "twice and an empty value of a typed parameter are 400 invalid_request; an empty plain-text value counts "
+            "as absent. Text anywhere (values and object keys) may not contain NUL characters or unpaired UTF-16 "
+            "surrogates: 400 naming the field. Numbers must be finite; an integral number such as 2.0 is accepted "
+            "where an integer is expected.",
         },
         "servers": [{"url": server_url}],
         "paths": paths,

@@ -57,6 +57,41 @@ async def test_responses_match_their_published_schemas(api, account):
     Draft202012Validator(schema).validate(await account["dashboard"].create_key())
 
 
+async def test_single_reads_by_id_return_and_publish_the_resource_itself(api, account):
+    """GET /agents?id= and /leads?id= answer the resource, not the list: the document says so with a oneOf
+    (the list schema was once published for both, and schemathesis caught the mismatch)."""
+    key, bid = account["key"], account["business_id"]
+    _, agent, _ = await api.request("POST", "/api/v1/agents", key=key, json={
+        "business_id": bid, "name": "Desk", "system_prompt": "Answer the phone."})
+    _, lead, _ = await api.request("POST", "/api/v1/leads", key=key, json={"business_id": bid, "name": "Ann"})
+    _, doc, _ = await api.request("GET", "/api/v1/openapi.json")
+    for path, record, single in (("/api/v1/agents", agent, "Agent"), ("/api/v1/leads", lead, "Lead")):
+        published = doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        names = [ref["$ref"].rsplit("/", 1)[1] for ref in published["oneOf"]]
+        assert single in names and len(names) == 2
+        schemas = {n: (await api.request("GET", "/api/v1/schemas", params={"name": n}))[1] for n in names}
+        status, one, _ = await api.request("GET", path, key=key, params={"id": record["id"]})
+        assert status == 200 and one["id"] == record["id"]
+        assert [n for n in names if Draft202012Validator(schemas[n]).is_valid(one)] == [single]
+        status, many, _ = await api.request("GET", path, key=key)
+        assert [n for n in names if Draft202012Validator(schemas[n]).is_valid(many)] == [n for n in names if n != single]
+
+
+async def test_creating_routes_link_to_the_routes_that_take_what_they_create(api):
+    _, doc, _ = await api.request("GET", "/api/v1/openapi.json")
+    links = doc["paths"]["/api/v1/agents"]["post"]["responses"]["201"]["links"]
+    assert links["get_agents.id"] == {"operationId": "get_agents", "parameters": {"query.id": "$response.body#/id"}}
+    assert links["patch_agents.id"] == {"operationId": "patch_agents", "requestBody": {"id": "$response.body#/id"}}
+    assert links["post_agents_persona.agent_id"]["requestBody"] == {"agent_id": "$response.body#/id"}
+    hooks = doc["paths"]["/api/v1/webhooks"]["post"]["responses"]["201"]["links"]
+    assert hooks["delete_webhooks.id"]["parameters"] == {"query.id": "$response.body#/webhook/id",
+                                                         "query.business_id": "$response.body#/business_id"}
+    ops = {op["operationId"] for methods in doc["paths"].values() for op in methods.values()}
+    every = [link for methods in doc["paths"].values() for op in methods.values()
+             for response in op["responses"].values() for link in response.get("links", {}).values()]
+    assert every and all(link["operationId"] in ops for link in every)
+
+
 async def test_capabilities_lists_workspaces_scopes_and_endpoints(api, account):
     status, caps, _ = await api.request("GET", "/api/v1/capabilities", key=account["read_key"])
     assert status == 200

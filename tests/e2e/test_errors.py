@@ -84,3 +84,35 @@ async def test_nul_characters_are_refused_by_name(api, account):
                                          headers={"Content-Type": "application/json"})
     assert_error(status, reply, 400, "validation_error")
     assert "business_name" in reply["error"]["message"]
+
+
+@pytest.mark.parametrize("path, params, fragment", [
+    ("/api/v1/agents", {"agentid": "x"}, "unknown query parameter 'agentid'"),
+    ("/api/v1/events", {"bogus": "1"}, "unknown query parameter 'bogus'"),
+    ("/api/v1/leads/audit", {"hot": "90"}, "unknown query parameter 'hot'"),
+    ("/api/v1/numbers", {"limit_": "2"}, "unknown query parameter 'limit_'"),
+    ("/api/v1/usage", {"page": "2"}, "unknown query parameter 'page'"),
+    ("/api/v1/webhooks", {"businessId": "x"}, "unknown query parameter 'businessId'"),
+    ("/api/v1/balance", {"x": "1"}, "takes no query parameters"),
+    ("/api/v1/agents", {"id": ""}, "id must be a UUID"),
+    ("/api/v1/workspaces", {"id": ""}, "id must be a UUID"),
+    ("/api/v1/events", {"since": ""}, "since must be an RFC 3339 timestamp"),
+    ("/api/v1/usage", {"start": "2026-01-01"}, "start must be an RFC 3339 timestamp"),
+    ("/api/v1/leads", {"updated_before": ""}, "updated_before must be an RFC 3339 timestamp"),
+    ("/api/v1/webhooks/deliveries", {"event_id": ""}, "event_id must be a UUID"),
+    ("/api/v1/agents", {"limit": ["1", "2"]}, "limit was given 2 times"),
+])
+async def test_query_parameters_are_checked_like_bodies(api, account, path, params, fragment):
+    """A typo or an empty value never silently widens a listing (schemathesis found these accepted)."""
+    query = [(k, v) for k, values in params.items() for v in (values if isinstance(values, list) else [values])]
+    status, body, _ = await api.request("GET", path, key=account["key"], params=query)
+    assert_error(status, body, 400, "invalid_request")
+    assert fragment in body["error"]["message"], body
+
+
+async def test_json_that_python_accepts_but_json_forbids_is_refused(api, account):
+    for raw in (b'{"name": NaN}', b'{"name": "x", "metadata": {"n": Infinity}}', b'{"name": "x", "metadata": {"n": 1e999}}',
+                b'{"name": "x", "metadata": ' + b"[" * 5000 + b"]" * 5000 + b"}"):
+        status, body, _ = await api.request("POST", "/api/v1/workspaces", key=account["key"], data=raw,
+                                            headers={"Content-Type": "application/json"})
+        assert_error(status, body, 400, "invalid_request")

@@ -2,6 +2,7 @@
 retries until every event arrives, rotation, the test event, replay, SSRF refusals, tenancy."""
 import asyncio
 import json
+import uuid
 
 import pytest
 from stripe import WebhookSignature
@@ -194,3 +195,28 @@ async def test_another_account_sees_and_touches_nothing(api, account, other_key,
                                      if "business_id" in e) and body[key] == [], body
     status, listing, _ = await api.request("GET", "/api/v1/webhooks", key=account["key"])
     assert [w["id"] for w in listing["webhooks"]] == [hook]
+
+
+async def test_replay_takes_event_ids_or_a_backfill_window(api, account, receiver):
+    """The published schema says event_ids and since exclude each other, and until needs since."""
+    hook = (await subscribe(api, account, receiver.url))["webhook"]["id"]
+    for body, code, fragment in (
+            ({}, "bad_request", "event_ids or since is required"),
+            ({"event_ids": [str(uuid.uuid4())], "since": "2026-01-01T00:00:00Z"}, "invalid_request",
+             "send only one of event_ids or since"),
+            ({"event_ids": [str(uuid.uuid4())], "until": "2026-01-01T00:00:00Z"}, "bad_request", "until needs since")):
+        status, reply, _ = await api.request("POST", "/api/v1/events/replay", key=account["key"],
+                                             json={"webhook_id": hook, **body})
+        assert status == 400 and reply["error"]["code"] == code and fragment in reply["error"]["message"], reply
+    status, reply, _ = await api.request("POST", "/api/v1/events/replay", key=account["key"],
+                                         json={"webhook_id": hook, "since": "2026-01-01T00:00:00Z"})
+    assert status == 200, reply
+
+
+async def test_delete_needs_a_webhook_id_of_the_published_form(api, account, receiver):
+    hook = (await subscribe(api, account, receiver.url))["webhook"]["id"]
+    for params, code in (({}, "bad_request"), ({"id": ""}, "invalid_request"), ({"id": "42"}, "invalid_request")):
+        status, reply, _ = await api.request("DELETE", "/api/v1/webhooks", key=account["key"], params=params)
+        assert status == 400 and reply["error"]["code"] == code, (params, reply)
+    status, reply, _ = await api.request("DELETE", "/api/v1/webhooks", key=account["key"], params={"id": hook})
+    assert status == 200, reply
