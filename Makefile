@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test protos check-protos bench bench-leads bench-webhooks clean
+.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -20,6 +20,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
+
+# The schemathesis guard of `make test`, much deeper: FUZZ_EXAMPLES per operation, a random seed unless FUZZ_SEED.
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} FUZZ_SEED=$${FUZZ_SEED:-} $(PY) -m pytest -q tests/guard/test_openapi_fuzz.py
 
 protos: $(STAMP)
 	$(PY) -m grpc_tools.protoc -Iprotos --python_out=protos --pyi_out=protos --grpc_python_out=protos protos/switchboard/v1/*.proto

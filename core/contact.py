@@ -9,6 +9,10 @@ from core.errors import invalid
 
 # The shape of an E.164 number as published in the schemas; libphonenumber decides whether it exists.
 E164_PATTERN = r"^\+[1-9][0-9]{5,14}$"
+# Area codes as the pool lists them (digits only).
+AREA_CODE_PATTERN = "^[0-9]{1,5}$"
+# The regions (ISO 3166 codes) libphonenumber knows numbers of.
+REGIONS = tuple(sorted(phonenumbers.SUPPORTED_REGIONS))
 
 
 def normalize_e164(value: str, field: str = "phone_number", error=invalid) -> str:

@@ -40,7 +40,7 @@ def _links(route: Route, routes: list[Route]) -> dict:
             if name != made.param and not (name == "id" and under and not takes_param):
                 continue
             values = {name: f"$response.body#{made.pointer}"}
-            values |= {n: f"$response.body#/{n}" for n in made.scope if (location, n) in params}
+            values |= {n: f"$response.body#/{n}" for n in made.carries if (location, n) in params}
             link: dict = {"operationId": _operation_id(target)}
             if location == "query":
                 link["parameters"] = {f"query.{n}": v for n, v in values.items()}

@@ -8,7 +8,7 @@ from core.contact import E164_PATTERN
 NOT_BLANK = r"[^\s\x1c-\x1f]"
 # An http(s) URL with an ASCII host (international domains in punycode) and no credentials; the scheme
 # in any case, as URLs allow.
-HTTP_URL = r"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?([/?#]\S*)?$"
+HTTP_URL = r"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?([/?#][^\s\x1c-\x1f]*)?$"
 E164_OR_EMPTY = r"^(\+[1-9][0-9]{5,14})?$"
 WEBHOOK_ID = "^wh_[0-9a-f]{24}$"
 

@@ -163,14 +163,14 @@ ROLLBACK = _obj({
 
 NUMBER_ASSIGN = _obj({
     "business_id": {**UUID, "description": "needed when the key spans several businesses"},
-    "phone_number": {"type": "string", "maxLength": 32, "description": "E.164, e.g. +14155550123 (checked with "
-                     "libphonenumber: a number that does not exist is refused)"},
+    "phone_number": {**E164, "description": "E.164, e.g. +14155550123 (checked with libphonenumber: a number "
+                     "that does not exist is refused)"},
     "agent_id": {**UUID, "description": "the agent that answers the number; omitted: no agent yet"},
 }, ("phone_number",))
 
 NUMBER_UPDATE = _obj({
     "business_id": {**UUID, "description": "needed when the key spans several businesses"},
-    "phone_number": {"type": "string", "maxLength": 32, "description": "E.164, e.g. +14155550123"},
+    "phone_number": E164,
     "agent_id": {"anyOf": [UUID, {"type": "null"}], "description": "the agent that answers the number; null: none"},
 }, ("phone_number", "agent_id"))
 
@@ -285,12 +285,13 @@ SCHEMAS: dict[str, dict] = {
     "PhoneNumberUpdateRequest": NUMBER_UPDATE,
     "PhoneNumber": _NUMBER,
     "PhoneNumberList": _obj({"business_id": {"anyOf": [UUID, {"type": "null"}]},
-                             "phone_numbers": {"type": "array", "items": _ref("PhoneNumber")}},
-                            ("business_id", "phone_numbers")),
+                             "phone_numbers": {"type": "array", "items": _ref("PhoneNumber")},
+                             "has_more": {"type": "boolean"}}, ("business_id", "phone_numbers", "has_more")),
     "AvailableNumberList": _obj({"numbers": {"type": "array", "items": message_schema(
         agents_pb2.AvailableNumber.DESCRIPTOR)}, "has_more": {"type": "boolean"}}, ("numbers", "has_more")),
     "PhoneNumberReleased": message_schema(agents_pb2.ReleasePhoneNumberReply.DESCRIPTOR),
-    "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}}, ("numbers",)),
+    "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}, "has_more": {"type": "boolean"}},
+                             ("numbers", "has_more")),
     "LeadCreateRequest": LEAD_CREATE,
     "LeadUpdateRequest": LEAD_UPDATE,
     "Lead": message_schema(sdr_pb2.Lead.DESCRIPTOR),

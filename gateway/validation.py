@@ -203,6 +203,9 @@ def _check_param(name: str, spec: dict, value) -> None:
         raise ServiceError("invalid_request", f"{name} must be between {spec.get('minimum', '-inf')} and "
                            f"{spec.get('maximum', 'inf')}")
     if "enum" in spec and value not in spec["enum"]:
+        if len(spec["enum"]) > 12:  # a long list helps less than what it is
+            raise ServiceError("invalid_request", f"{name} {value!r} is not accepted: send "
+                               f"{spec.get('description', 'a value listed in /api/v1/openapi.json')}")
         raise ServiceError("invalid_request", f"{name} must be one of {', '.join(map(str, spec['enum']))}")
     if "pattern" in spec and not re.search(spec["pattern"], value):
         raise ServiceError("invalid_request", patterns.must_match(name, spec["pattern"]))

@@ -31,12 +31,12 @@ Handler = Callable[[Call], Awaitable[Any]]
 class Creates:
     """A POST creates a record: `param` is the parameter other routes name it by (agent_id,
     business_id, ...) and `pointer` the JSON pointer of its id in the response (/id, /webhook/id).
-    Routes under the creating route's path take it as `id` as well. `scope` names response fields that
-    say where the record lives (business_id), passed along to the routes that take them too."""
+    Routes under the creating route's path take it as `id` as well. `carries` names response fields that
+    go along to the routes that take them too (where the record lives: business_id; its version)."""
 
     param: str
     pointer: str = "/id"
-    scope: tuple[str, ...] = ()
+    carries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

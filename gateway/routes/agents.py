@@ -97,14 +97,15 @@ ROUTES = [
           "first_message, metadata, provider_config, phone_number and the current version. An agent of another "
           "business is 404. A provider outage on ?id= is 500 provider_error."),
     Route("POST", f"{V1}/agents", create_agent, "Create an agent and its provider assistant", "agents",
-          scope="agents:write", body=AGENT_CREATE, response="AgentCreated", status=201, creates=Creates("agent_id"), errors=AGENT_ERRORS,
+          scope="agents:write", body=AGENT_CREATE, response="AgentCreated", status=201, errors=AGENT_ERRORS,
+          creates=Creates("agent_id", carries=("version",)),
           rpcs=(f"{AGENTS}/CreateAgent",),
           description="business_id must be one of the key's businesses (403 otherwise). Defaults: first_message "
           "'Hello! How can I help you today?', model openai gpt-4.1 at temperature 0.7, the provider's default "
           "voice. Only snake_case keys are read (camelCase keys are ignored). Every agent collects the caller's "
           "name, email, phone and intent at the end of each call. Creation is atomic: if the provider refuses, "
           "nothing is stored (500 provider_error); if storing fails, the provider assistant is removed again. "
-          "The configuration becomes version 1."),
+          "The configuration becomes version 1 (the reply's version: pin it as expected_version on the next write)."),
     Route("PATCH", f"{V1}/agents", update_agent, "Change an agent's prompts, greeting, voice, model or settings",
           "agents", scope="agents:write", body=AGENT_UPDATE, response="AgentUpdated", errors=WRITE_ERRORS,
           rpcs=(f"{AGENTS}/UpdateAgent",),

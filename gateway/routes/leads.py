@@ -4,7 +4,7 @@ from __future__ import annotations
 from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Creates, Route
-from gateway.routes.params import page_query, page_request, phone_param, set_fields
+from gateway.routes.params import page_query, page_request, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
 from switchboard.v1 import sdr_pb2
@@ -39,7 +39,7 @@ def _fields(body: dict) -> sdr_pb2.LeadFields:
 
 
 async def list_leads(call: Call):
-    d, q = deps(call.request), phone_param(call.query, "phone")
+    d, q = deps(call.request), call.query
     if "id" in q:
         return to_json(await d.sdr.GetLead(sdr_pb2.GetLeadRequest(id=q["id"]), metadata=call.principal.metadata))
     req = set_fields(sdr_pb2.ListLeadsRequest(page=page_request(q)), q, "source", "agent_id", "phone", "email",

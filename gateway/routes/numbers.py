@@ -1,28 +1,30 @@
 """Phone numbers: the business's numbers, the pool, assign, release, and the legacy /numbers listing."""
 from __future__ import annotations
 
+from core.contact import AREA_CODE_PATTERN, REGIONS
 from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Route
-from gateway.routes.params import phone_param, set_fields
-from gateway.schemas import NUMBER_ASSIGN, NUMBER_UPDATE, UUID
+from gateway.routes import Call, Creates, Route
+from gateway.routes.params import page_query, page_request, set_fields
+from gateway.schemas import E164, NUMBER_ASSIGN, NUMBER_UPDATE, UUID
 from switchboard.v1 import agents_pb2
 
 AGENTS = "switchboard.v1.Agents"
 V1 = "/api/v1"
-PHONE = {"type": "string", "description": "E.164, e.g. +14155550123"}
 BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
 LIST_ERRORS = ("unauthorized", "forbidden", "bad_request", "invalid_request")
 
 
 async def list_numbers(call: Call):
-    req = set_fields(agents_pb2.ListPhoneNumbersRequest(), phone_param(call.query), "business_id", "phone_number")
+    req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=page_request(call.query)), call.query, "business_id",
+                     "phone_number")
     reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
-    return to_json(reply)
+    return {**to_json(reply, omit=("page",)), "has_more": reply.page.has_more}
 
 
 async def available(call: Call):
-    req = set_fields(agents_pb2.ListAvailableNumbersRequest(), call.query, "country", "area_code", "capability", "limit")
+    req = set_fields(agents_pb2.ListAvailableNumbersRequest(), call.query, "country", "area_code", "capability", "limit",
+                     "after")
     reply = await deps(call.request).agents.ListAvailableNumbers(req, metadata=call.principal.metadata)
     return {"numbers": [to_json(n) for n in reply.numbers], "has_more": reply.page.has_more}
 
@@ -39,23 +41,25 @@ async def relink(call: Call):
 
 
 async def release(call: Call):
-    req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), phone_param(call.query), "business_id", "phone_number")
+    req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), call.query, "business_id", "phone_number")
     return to_json(await deps(call.request).agents.ReleasePhoneNumber(req, metadata=call.principal.metadata))
 
 
 async def legacy_numbers(call: Call):
-    req = set_fields(agents_pb2.ListPhoneNumbersRequest(), call.query, "business_id")
+    req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=page_request(call.query)), call.query, "business_id")
     req.all_businesses = "business_id" not in call.query
     reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
     legacy = ("id", "phone_number", "agent_id", "business_id", "created_at")
-    return {"numbers": [{k: v for k, v in to_json(n).items() if k in legacy} for n in reply.phone_numbers]}
+    return {"numbers": [{k: v for k, v in to_json(n).items() if k in legacy} for n in reply.phone_numbers],
+            "has_more": reply.page.has_more}
 
 
 ROUTES = [
     Route("GET", f"{V1}/phone-numbers", list_numbers, "A business's phone numbers", "phone-numbers",
-          scope="numbers:read", query={"type": "object", "properties": {"business_id": BUSINESS, "phone_number": PHONE}},
+          scope="numbers:read", query=page_query(50, 100, business_id=BUSINESS, phone_number=E164),
           response="PhoneNumberList", errors=LIST_ERRORS, rpcs=(f"{AGENTS}/ListPhoneNumbers",),
-          description="{business_id, phone_numbers: [...]}, newest assignment first. Each number carries its "
+          description="{business_id, phone_numbers: [...], has_more}, newest assignment first (cursor: after = the "
+          "created_at of the last number of a page). Each number carries its "
           "capabilities (voice_inbound, voice_outbound, sms_inbound, sms_outbound, mms), block status (blocked, "
           "block_reason) and compliance: a2p.status (A2P 10DLC registration for application SMS from US numbers: "
           "not_required, not_started, pending, approved, rejected) and emergency_address.status (a registered "
@@ -64,18 +68,22 @@ ROUTES = [
           "bad_request otherwise); another account's business is 403."),
     Route("GET", f"{V1}/phone-numbers/available", available, "Unassigned numbers in the pool", "phone-numbers",
           scope="numbers:read", query={"type": "object", "properties": {
-              "country": {"type": "string", "description": "ISO 3166 two-letter code, e.g. US"},
-              "area_code": {"type": "string", "description": "digits, e.g. 415"},
+              "country": {"type": "string", "enum": list(REGIONS), "description": "an upper-case ISO 3166 two-letter code, e.g. US"},
+              "area_code": {"type": "string", "pattern": AREA_CODE_PATTERN, "description": "digits, e.g. 415"},
               "capability": {"type": "string", "enum": ["voice", "sms", "voice_inbound", "voice_outbound",
                                                         "sms_inbound", "sms_outbound", "mms"],
                              "description": "voice and sms mean both directions"},
-              "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25}}},
+              "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25},
+              "after": {**E164, "description": "cursor: the phone_number of the last number of the previous page"}}},
           response="AvailableNumberList", errors=("unauthorized", "forbidden", "invalid_request"),
           rpcs=(f"{AGENTS}/ListAvailableNumbers",),
           description="{numbers: [{phone_number, country, area_code, locality, capabilities}], has_more}, ordered "
-          "by country, area code and number. Blocked numbers are never offered."),
+          "by country, area code and number. While has_more is true, pass the phone_number of the last number as "
+          "after for the next page (the pool has no created_at, so this list's cursor is the number). Blocked "
+          "numbers are never offered."),
     Route("POST", f"{V1}/phone-numbers", assign, "Assign a pool number to a business and agent", "phone-numbers",
           scope="numbers:write", body=NUMBER_ASSIGN, response="PhoneNumber", status=201,
+          creates=Creates("phone_number", "/phone_number", carries=("business_id",)),
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found", "conflict",
                   "provider_error"),
           rpcs=(f"{AGENTS}/AssignPhoneNumber",),
@@ -94,7 +102,7 @@ ROUTES = [
           "an agent of another business, is 404."),
     Route("DELETE", f"{V1}/phone-numbers", release, "Release a number back to the pool", "phone-numbers",
           scope="numbers:write",
-          query={"type": "object", "properties": {"phone_number": PHONE, "business_id": BUSINESS},
+          query={"type": "object", "properties": {"phone_number": E164, "business_id": BUSINESS},
                  "required": ["phone_number"]},
           response="PhoneNumberReleased", errors=("unauthorized", "forbidden", "bad_request", "invalid_request",
                                                   "not_found", "provider_error"),
@@ -103,9 +111,10 @@ ROUTES = [
           "is reset) and emits phone_number.released: {success: true, phone_number, business_id}. A number this "
           "business does not hold is 404."),
     Route("GET", f"{V1}/numbers", legacy_numbers, "Legacy alias of GET /api/v1/phone-numbers", "phone-numbers",
-          scope="numbers:read", query={"type": "object", "properties": {"business_id": UUID}},
+          scope="numbers:read", query=page_query(50, 100, business_id=UUID),
           response="LegacyNumberList", errors=("unauthorized", "forbidden", "invalid_request"),
           rpcs=(f"{AGENTS}/ListPhoneNumbers",),
           description="Deprecated: prefer /api/v1/phone-numbers. {numbers: [{id, phone_number, agent_id, "
-          "business_id, created_at}]} across every business of the key, or of business_id."),
+          "business_id, created_at}], has_more} across every business of the key, or of business_id, newest "
+          "assignment first (cursor: after = created_at of the last number)."),
 ]

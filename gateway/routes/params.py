@@ -36,11 +36,3 @@ def set_structs(message, source: dict, *names: str):
         if isinstance(source.get(name), dict):
             getattr(message, name).CopyFrom(struct(source[name]))
     return message
-
-
-def phone_param(query: dict, name: str = "phone_number") -> dict:
-    """The query with an E.164 number's '+' put back where an unencoded query string turned it into a space."""
-    value = query.get(name)
-    if isinstance(value, str) and value.startswith(" ") and value.strip().isdigit():
-        return {**query, name: "+" + value.strip()}
-    return query

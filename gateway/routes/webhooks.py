@@ -78,7 +78,7 @@ async def replay(call: Call):
 ROUTES = [
     Route("POST", f"{V1}/webhooks", save, "Create or update a webhook subscription", "webhooks",
           scope="webhooks:write", body=WEBHOOK_SAVE, response="WebhookSaved", status=201,
-          creates=Creates("webhook_id", "/webhook/id", scope=("business_id",)), errors=ERRORS,
+          creates=Creates("webhook_id", "/webhook/id", carries=("business_id",)), errors=ERRORS,
           rpcs=(f"{WEBHOOKS}/SaveSubscription",),
           description="201 with the signing secret (shown once) for a new URL; posting a URL the business already "
           "has updates that subscription (events, description), re-enables it if it was disabled, and answers 200 "

@@ -190,7 +190,7 @@ class AgentRpcs:
                                    f"agent creation failed; provider assistant {assistant_id}")
             raise
         reply = agents_pb2.AgentCreated(id=agent_id, name=config.name, business_id=request.business_id,
-                                        provider_assistant_id=assistant_id)
+                                        provider_assistant_id=assistant_id, version=1)
         set_timestamp(reply, "created_at", now)
         return reply
 

@@ -16,7 +16,7 @@ from core.errors import ServiceError, not_found
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
-from core.pagination import clamp_limit, split_page
+from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from core.tenant import pick_business
 from services.agents import numbers
 from services.agents.agent_rpcs import find_agent, undo_at_provider
@@ -74,9 +74,13 @@ class NumberRpcs:
             reply.business_id = business_id
         if optional(request, "phone_number"):
             query = query.where(phone_numbers.c.phone_number == normalize_e164(request.phone_number))
+        limit = clamp_limit(request.page.limit, *numbers.ASSIGNED_PAGE)
+        query = page_query(query, phone_numbers.c.assigned_at, phone_numbers.c.id,
+                           opt_datetime(request.page, "after"), limit)
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(query.order_by(phone_numbers.c.assigned_at.desc()))).all()
+            rows, has_more = split_page((await conn.execute(query)).all(), limit)
         reply.phone_numbers.extend(phone_number_message(r) for r in rows)
+        reply.page.has_more = has_more
         return reply
 
     async def ListAvailableNumbers(self, request, context):
@@ -91,7 +95,13 @@ class NumberRpcs:
         if optional(request, "capability"):
             for cap in numbers.capability_filter(request.capability):
                 query = query.where(pn.capabilities[cap].as_boolean().is_(True))
-        query = query.order_by(pn.country, pn.area_code, pn.phone_number).limit(limit + 1)
+        order = (pn.country, pn.area_code, pn.phone_number)
+        if optional(request, "after"):
+            # The cursor's place in the order follows from the number itself (as the pool derived it).
+            after = normalize_e164(request.after, "after")
+            facts = numbers.number_facts(after)
+            query = query.where(sa.tuple_(*order) > sa.tuple_(facts.country, facts.area_code, after))
+        query = query.order_by(*order).limit(limit + 1)
         async with self.engine.connect() as conn:
             rows, has_more = split_page((await conn.execute(query)).all(), limit)
         out = []

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import phonenumbers
 
+from core.contact import AREA_CODE_PATTERN, REGIONS
 from core.errors import invalid
 
 CAPABILITIES = ("voice_inbound", "voice_outbound", "sms_inbound", "sms_outbound", "mms")
@@ -17,6 +18,7 @@ CAPABILITY_FILTERS = {
     **{c: (c,) for c in CAPABILITIES},
 }
 AVAILABLE_PAGE = (25, 100)
+ASSIGNED_PAGE = (50, 100)  # default and maximum page size of a business's numbers
 
 
 @dataclass(frozen=True)
@@ -50,16 +52,16 @@ def capability_filter(value: str) -> tuple[str, ...]:
 
 
 def check_country(value: str) -> str:
-    code = value.strip().upper()
-    if code not in phonenumbers.SUPPORTED_REGIONS:
-        raise invalid("country must be an ISO 3166 two-letter code such as US, CA or GB")
-    return code
+    """Exactly as published: an upper-case ISO 3166 code libphonenumber knows (core.contact.REGIONS)."""
+    if value not in REGIONS:
+        raise invalid("country must be an upper-case ISO 3166 two-letter code such as US, CA or GB")
+    return value
 
 
 def check_area_code(value: str) -> str:
-    if not re.fullmatch(r"\d{1,5}", value.strip()):
+    if not re.fullmatch(AREA_CODE_PATTERN, value):
         raise invalid("area_code must be 1 to 5 digits, e.g. 415")
-    return value.strip()
+    return value
 
 
 # Compliance a number needs before it may be used: A2P 10DLC registration for application

@@ -28,7 +28,8 @@ async def patch(api, account, agent_id: str, **fields):
 
 async def test_create_with_defaults_and_read_it_back(api, account, voice):
     created = await create_agent(api, account, metadata={"team": "west"})
-    assert set(created) == {"id", "name", "business_id", "provider_assistant_id", "created_at"}
+    assert set(created) == {"id", "name", "business_id", "provider_assistant_id", "created_at", "version"}
+    assert created["version"] == 1
     assert created["business_id"] == account["business_id"] and created["provider_assistant_id"] != created["id"]
     agent = await read_agent(api, account, created["id"])
     assert agent["prompts"]["inbound"] == {"prompt": PROMPT, "llm": "gpt-4.1"}

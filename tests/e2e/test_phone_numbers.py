@@ -28,7 +28,7 @@ async def test_pool_filters(api, account):
     every = await available(api, key, limit="100")
     assert {n["country"] for n in every} >= {"US", "CA", "GB", "AU"}
     assert "+14152014133" not in [n["phone_number"] for n in every]  # blocked numbers are never offered
-    sf = await available(api, key, country="us", area_code="415", capability="mms")
+    sf = await available(api, key, country="US", area_code="415", capability="mms")
     assert sf and all(n["country"] == "US" and n["area_code"] == "415" and n["capabilities"]["mms"] for n in sf)
     assert sf[0]["locality"] == "San Francisco, CA"
     sms = await available(api, key, country="GB", capability="sms")
@@ -37,7 +37,9 @@ async def test_pool_filters(api, account):
     status, page, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params={"limit": "2"})
     assert len(page["numbers"]) == 2 and page["has_more"] is True
     for params, fragment in (({"capability": "fax"}, "capability"), ({"country": "XX"}, "country"),
-                             ({"area_code": "4a"}, "area_code"), ({"limit": "101"}, "limit")):
+                             ({"country": "us"}, "upper-case ISO 3166"), ({"area_code": "4a"}, "area_code"),
+                             ({"area_code": "٤١٥"}, "area_code"), ({"limit": "101"}, "limit"),
+                             ({"after": "not-a-number"}, "after"), ({"after": "+15555555555"}, "not a valid phone")):
         status, body, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params=params)
         assert status == 400 and fragment in body["error"]["message"], params
 
@@ -70,7 +72,8 @@ async def test_assign_list_and_release_with_events(api, account, voice, stack):
         assert one["phone_numbers"] == [assigned]
         status, legacy, _ = await api.request("GET", "/api/v1/numbers", key=account["read_key"])
         assert legacy == {"numbers": [{"id": assigned["id"], "phone_number": number, "agent_id": agent["id"],
-                                       "business_id": bid, "created_at": assigned["created_at"]}]}
+                                       "business_id": bid, "created_at": assigned["created_at"]}],
+                          "has_more": False}
         status, got, _ = await api.request("GET", "/api/v1/agents", key=key, params={"id": agent["id"]})
         assert got["phone_number"] == number
         status, agents, _ = await api.request("GET", "/api/v1/agents", key=key)
@@ -138,7 +141,7 @@ async def test_a_key_spanning_several_businesses_must_name_one(api, account):
     status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
     assert status == 400 and body["error"]["code"] == "bad_request" and "business_id" in body["error"]["message"]
     status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=key, params={"business_id": second["id"]})
-    assert status == 200 and body == {"business_id": second["id"], "phone_numbers": []}
+    assert status == 200 and body == {"business_id": second["id"], "phone_numbers": [], "has_more": False}
     # An agent of one business cannot be given a number of the other.
     agent = await new_agent(api, account)
     number = (await available(api, key, country="CA"))[0]["phone_number"]
@@ -160,7 +163,7 @@ async def test_scopes_and_another_account(api, account, other_key):
         status, listing, _ = await api.request("GET", "/api/v1/phone-numbers", key=other_key)
         assert status == 200 and listing["phone_numbers"] == []
         status, legacy, _ = await api.request("GET", "/api/v1/numbers", key=other_key)
-        assert legacy == {"numbers": []}
+        assert legacy == {"numbers": [], "has_more": False}
         status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=other_key, params={"business_id": bid})
         assert status == 403
         status, body, _ = await release(api, other_key, number)
@@ -230,3 +233,44 @@ async def test_a_number_moves_between_agents_of_its_business(api, account, voice
         assert status == 404
     finally:
         assert (await release(api, key, number))[0] == 200
+
+
+async def test_the_pool_pages_with_the_last_number_as_cursor(api, account):
+    key = account["read_key"]
+    every = await available(api, key, country="US", limit="100")
+    seen, after = [], None
+    while True:
+        params = {"country": "US", "limit": "3", **({"after": after} if after else {})}
+        status, page, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params=params)
+        assert status == 200, page
+        seen += [n["phone_number"] for n in page["numbers"]]
+        if not page["has_more"]:
+            break
+        after = page["numbers"][-1]["phone_number"]
+    assert seen == [n["phone_number"] for n in every] and len(seen) > 3
+
+
+async def test_a_business_numbers_page_newest_first(api, account, other_key):
+    key = account["key"]
+    numbers = [n["phone_number"] for n in (await available(api, key, country="GB", limit="3"))]
+    for number in numbers:
+        status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={"phone_number": number})
+        assert status == 201, body
+    try:
+        pages, after = [], None
+        while True:
+            params = {"limit": "2", **({"after": after} if after else {})}
+            status, page, _ = await api.request("GET", "/api/v1/phone-numbers", key=key, params=params)
+            assert status == 200, page
+            pages.append([n["phone_number"] for n in page["phone_numbers"]])
+            if not page["has_more"]:
+                break
+            after = page["phone_numbers"][-1]["created_at"]
+        assert pages == [numbers[::-1][:2], numbers[::-1][2:]]
+        status, legacy, _ = await api.request("GET", "/api/v1/numbers", key=key, params={"limit": "1"})
+        assert [n["phone_number"] for n in legacy["numbers"]] == numbers[-1:] and legacy["has_more"] is True
+        status, body, _ = await api.request("GET", "/api/v1/numbers", key=other_key, params={"limit": "100"})
+        assert not {n["phone_number"] for n in body["numbers"]} & set(numbers)
+    finally:
+        for number in numbers:
+            await release(api, key, number)

@@ -144,18 +144,20 @@ class CreateAgentRequest(_message.Message):
     def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class AgentCreated(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "created_at")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "created_at", "version")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
     provider_assistant_id: str
     created_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    version: int
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class UpdateAgentRequest(_message.Message):
     __slots__ = ("id", "name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message", "outbound_llm", "sms_llm", "voice", "model", "metadata", "provider_config", "expected_version")
@@ -412,22 +414,26 @@ class PhoneNumber(_message.Message):
     def __init__(self, id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ..., business_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., country: _Optional[str] = ..., area_code: _Optional[str] = ..., capabilities: _Optional[_Union[NumberCapabilities, _Mapping]] = ..., blocked: _Optional[bool] = ..., block_reason: _Optional[str] = ..., compliance: _Optional[_Union[NumberCompliance, _Mapping]] = ..., provider_phone_number_id: _Optional[str] = ...) -> None: ...
 
 class ListPhoneNumbersRequest(_message.Message):
-    __slots__ = ("business_id", "phone_number", "all_businesses")
+    __slots__ = ("business_id", "phone_number", "all_businesses", "page")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
     ALL_BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     phone_number: str
     all_businesses: bool
-    def __init__(self, business_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., all_businesses: _Optional[bool] = ...) -> None: ...
+    page: _common_pb2.PageRequest
+    def __init__(self, business_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., all_businesses: _Optional[bool] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
 
 class ListPhoneNumbersReply(_message.Message):
-    __slots__ = ("business_id", "phone_numbers")
+    __slots__ = ("business_id", "phone_numbers", "page")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PHONE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     phone_numbers: _containers.RepeatedCompositeFieldContainer[PhoneNumber]
-    def __init__(self, business_id: _Optional[str] = ..., phone_numbers: _Optional[_Iterable[_Union[PhoneNumber, _Mapping]]] = ...) -> None: ...
+    page: _common_pb2.PageInfo
+    def __init__(self, business_id: _Optional[str] = ..., phone_numbers: _Optional[_Iterable[_Union[PhoneNumber, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
 
 class AvailableNumber(_message.Message):
     __slots__ = ("phone_number", "country", "area_code", "locality", "capabilities")
@@ -444,16 +450,18 @@ class AvailableNumber(_message.Message):
     def __init__(self, phone_number: _Optional[str] = ..., country: _Optional[str] = ..., area_code: _Optional[str] = ..., locality: _Optional[str] = ..., capabilities: _Optional[_Union[NumberCapabilities, _Mapping]] = ...) -> None: ...
 
 class ListAvailableNumbersRequest(_message.Message):
-    __slots__ = ("country", "area_code", "capability", "limit")
+    __slots__ = ("country", "area_code", "capability", "limit", "after")
     COUNTRY_FIELD_NUMBER: _ClassVar[int]
     AREA_CODE_FIELD_NUMBER: _ClassVar[int]
     CAPABILITY_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
     country: str
     area_code: str
     capability: str
     limit: int
-    def __init__(self, country: _Optional[str] = ..., area_code: _Optional[str] = ..., capability: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    after: str
+    def __init__(self, country: _Optional[str] = ..., area_code: _Optional[str] = ..., capability: _Optional[str] = ..., limit: _Optional[int] = ..., after: _Optional[str] = ...) -> None: ...
 
 class ListAvailableNumbersReply(_message.Message):
     __slots__ = ("numbers", "page")
