@@ -1,0 +1,180 @@
+"""One request per route that addresses the first account's records, for the tenancy and scope matrices
+(tests/guard/test_access_matrix.py).
+
+A recipe gets the World (account A with an agent, a lead, a webhook and a number; account B) and returns
+the request that reaches A's records: ids in the query and the body, A's business_id where the route
+takes one. Recipes for destructive routes make a fresh record, so each case can also be sent by A.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+NOT_FOUND, FORBIDDEN = "not_found", "forbidden"
+_hooks = itertools.count()
+
+
+@dataclass
+class World:
+    api: object
+    a_key: str
+    a_business: str
+    a_dashboard: object
+    b_key: str
+    b_dashboard: object
+    b_bound_key: str = ""
+    agent: str = ""
+    lead: str = ""
+    webhook: str = ""
+    number: str = ""
+
+    async def ok(self, method: str, path: str, **kwargs) -> dict:
+        status, body, _ = await self.api.request(method, path, key=self.a_key, **kwargs)
+        assert 200 <= status < 300, (method, path, body)
+        return body
+
+    async def free_number(self) -> str:
+        pool = await self.ok("GET", "/api/v1/phone-numbers/available", params={"country": "US", "limit": "100"})
+        return pool["numbers"][-1]["phone_number"]
+
+    async def new_number(self) -> str:
+        number = await self.free_number()
+        await self.ok("POST", "/api/v1/phone-numbers", json={"business_id": self.a_business, "phone_number": number,
+                                                              "agent_id": self.agent})
+        return number
+
+    async def new_webhook(self) -> str:
+        made = await self.ok("POST", "/api/v1/webhooks", json={
+            "business_id": self.a_business, "webhook_url": f"http://127.0.0.1:9/hooks/{next(_hooks)}",
+            "events": ["call.completed"]})  # an event nothing emits yet: no deliveries change the snapshot
+        return made["webhook"]["id"]
+
+    async def new_key(self) -> str:
+        return (await self.a_dashboard.create_key(name="to be touched", scopes=["sms:read"]))["id"]
+
+
+@dataclass
+class Request:
+    params: dict = field(default_factory=dict)
+    json: dict | None = None
+
+
+Recipe = Callable[[World], Awaitable[Request]]
+
+
+@dataclass(frozen=True)
+class Case:
+    recipe: Recipe
+    # What another account gets: NOT_FOUND or FORBIDDEN (the request names A's business), or, for routes
+    # that take no id of A's, why tenancy has nothing to address (B's reply must still hold none of A's ids).
+    other_account: str
+    # Whether the caller is a dashboard session rather than a key.
+    session: bool = False
+
+
+def _r(**kwargs) -> Recipe:
+    async def recipe(w: World) -> Request:
+        return Request(**{k: (v(w) if callable(v) else v) for k, v in kwargs.items()})
+    return recipe
+
+
+async def _assign(w: World) -> Request:
+    return Request(json={"business_id": w.a_business, "phone_number": await w.free_number(), "agent_id": w.agent})
+
+
+async def _release(w: World) -> Request:
+    return Request(params={"business_id": w.a_business, "phone_number": await w.new_number()})
+
+
+async def _delete_webhook(w: World) -> Request:
+    return Request(params={"business_id": w.a_business, "id": await w.new_webhook()})
+
+
+async def _delete_webhook_by_id(w: World) -> Request:
+    return Request(params={"id": await w.new_webhook()})
+
+
+async def _patch_key(w: World) -> Request:
+    return Request(json={"id": await w.new_key(), "name": "renamed", "revoke": True})
+
+
+async def _delete_key(w: World) -> Request:
+    return Request(params={"id": await w.new_key()})
+
+
+PERSONA = {"lead_name": "Dana", "scenario": "Her water heater leaks."}
+NO_IDS = "takes no id of another account's records"
+
+CASES: dict[tuple[str, str], Case] = {
+    # accounts
+    ("GET", "/api/v1/keys"): Case(_r(), "lists the session's own account's keys", session=True),
+    ("POST", "/api/v1/keys"): Case(_r(json=lambda w: {"name": "x", "business_id": w.a_business}), FORBIDDEN,
+                                   session=True),
+    ("PATCH", "/api/v1/keys"): Case(_patch_key, NOT_FOUND, session=True),
+    ("DELETE", "/api/v1/keys"): Case(_delete_key, NOT_FOUND, session=True),
+    ("GET", "/api/v1/workspaces"): Case(_r(params=lambda w: {"id": w.a_business}), NOT_FOUND),
+    ("POST", "/api/v1/workspaces"): Case(_r(json={"name": "Branch"}), "creates in the caller's own account"),
+    ("PATCH", "/api/v1/workspaces"): Case(_r(json=lambda w: {"id": w.a_business, "name": "Renamed"}), NOT_FOUND),
+    ("GET", "/api/v1/capabilities"): Case(_r(), NO_IDS),
+    ("GET", "/api/v1/health"): Case(_r(), NO_IDS),
+    ("GET", "/api/v1/usage"): Case(_r(), NO_IDS),
+    ("GET", "/api/v1/balance"): Case(_r(), NO_IDS),
+    # agents
+    ("GET", "/api/v1/agents"): Case(_r(params=lambda w: {"id": w.agent}), NOT_FOUND),
+    ("POST", "/api/v1/agents"): Case(_r(json=lambda w: {"business_id": w.a_business, "name": "X",
+                                                        "system_prompt": "Answer."}), FORBIDDEN),
+    ("PATCH", "/api/v1/agents"): Case(_r(json=lambda w: {"id": w.agent, "name": "Renamed"}), NOT_FOUND),
+    ("POST", "/api/v1/agents/persona"): Case(_r(json=lambda w: {"agent_id": w.agent, "persona": PERSONA}), NOT_FOUND),
+    ("GET", "/api/v1/agents/versions"): Case(_r(params=lambda w: {"agent_id": w.agent}), NOT_FOUND),
+    ("POST", "/api/v1/agents/versions/rollback"): Case(_r(json=lambda w: {"agent_id": w.agent, "version": 1}),
+                                                       NOT_FOUND),
+    ("POST", "/api/v1/sms/update-prompt"): Case(_r(json=lambda w: {"agent_id": w.agent, "sms_prompt": "Text back."}),
+                                                NOT_FOUND),
+    # phone numbers
+    ("GET", "/api/v1/phone-numbers"): Case(_r(params=lambda w: {"business_id": w.a_business,
+                                                                "phone_number": w.number}), FORBIDDEN),
+    ("GET", "/api/v1/phone-numbers/available"): Case(_r(), "the pool belongs to no business"),
+    ("POST", "/api/v1/phone-numbers"): Case(_assign, FORBIDDEN),
+    ("PATCH", "/api/v1/phone-numbers"): Case(_r(json=lambda w: {"business_id": w.a_business, "phone_number": w.number,
+                                                                "agent_id": w.agent}), FORBIDDEN),
+    ("DELETE", "/api/v1/phone-numbers"): Case(_release, FORBIDDEN),
+    ("GET", "/api/v1/numbers"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    # leads
+    ("GET", "/api/v1/leads"): Case(_r(params=lambda w: {"id": w.lead}), NOT_FOUND),
+    ("POST", "/api/v1/leads"): Case(_r(json=lambda w: {"business_id": w.a_business, "name": "Ann"}), FORBIDDEN),
+    ("PATCH", "/api/v1/leads"): Case(_r(json=lambda w: {"id": w.lead, "notes": "called"}), NOT_FOUND),
+    ("GET", "/api/v1/leads/audit"): Case(_r(), NO_IDS),
+    # webhooks and events
+    ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business, "events": ["call.completed"],
+                                                          "webhook_url": "http://127.0.0.1:9/other"}), FORBIDDEN),
+    ("GET", "/api/v1/webhooks"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    ("DELETE", "/api/v1/webhooks"): Case(_delete_webhook, FORBIDDEN),
+    ("POST", "/api/v1/webhooks/test"): Case(_r(json=lambda w: {"business_id": w.a_business, "id": w.webhook}),
+                                            FORBIDDEN),
+    ("POST", "/api/v1/webhooks/rotate-secret"): Case(_r(json=lambda w: {"business_id": w.a_business,
+                                                                        "id": w.webhook}), FORBIDDEN),
+    ("GET", "/api/v1/events"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    ("GET", "/api/v1/webhooks/deliveries"): Case(_r(params=lambda w: {"business_id": w.a_business,
+                                                                      "webhook_id": w.webhook}), FORBIDDEN),
+    ("POST", "/api/v1/events/replay"): Case(_r(json=lambda w: {"business_id": w.a_business, "webhook_id": w.webhook,
+                                                               "since": "2026-01-01T00:00:00Z"}), FORBIDDEN),
+}
+
+# The same records named by id alone (no business_id): the other account's key then addresses its own
+# business, where A's ids do not exist.
+BY_ID_ALONE: dict[str, tuple[str, str, Recipe]] = {
+    "phone number": ("GET", "/api/v1/phone-numbers", _r(params=lambda w: {"phone_number": w.number})),
+    "webhook deletion": ("DELETE", "/api/v1/webhooks", _delete_webhook_by_id),
+    "webhook test": ("POST", "/api/v1/webhooks/test", _r(json=lambda w: {"id": w.webhook})),
+    "webhook rotation": ("POST", "/api/v1/webhooks/rotate-secret", _r(json=lambda w: {"id": w.webhook})),
+    "webhook replay": ("POST", "/api/v1/events/replay",
+                       _r(json=lambda w: {"webhook_id": w.webhook, "since": "2026-01-01T00:00:00Z"})),
+    "deliveries of a webhook": ("GET", "/api/v1/webhooks/deliveries", _r(params=lambda w: {"webhook_id": w.webhook})),
+    "leads of an agent": ("GET", "/api/v1/leads", _r(params=lambda w: {"agent_id": w.agent})),
+}
+
+# Routes that need neither a key nor a session: no account's data behind them.
+PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/openapi.json"): "the document",
+          ("GET", "/api/v1/schemas"): "the schemas"}
+
