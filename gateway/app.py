@@ -50,6 +50,9 @@ async def _read_json(request: web.Request, route: Route) -> dict:
         raise ServiceError("invalid_request", "request body is nested too deeply") from None
     if not isinstance(data, dict):
         raise ServiceError("invalid_request", "request body must be a JSON object")
+    if validation.depth(data) > validation.MAX_DEPTH:
+        raise ServiceError("invalid_request", f"request body is nested too deeply (at most {validation.MAX_DEPTH} "
+                           "levels)")
     if validation.SUSPECT_ESCAPE.search(raw) and (where := validation.unstorable_text_path(data)):
         raise ServiceError(route.validation_code, f"{where} must be valid text without NUL characters")
     return data

@@ -119,7 +119,7 @@ def build(routes: list[Route], server_url: str) -> dict:
             "validation_error for both). Query parameters a route does not list, a single-valued parameter sent "
             "twice and an empty value of a typed parameter are 400 invalid_request; an empty plain-text value counts "
             "as absent. Text anywhere (values and object keys) may not contain NUL characters or unpaired UTF-16 "
-            "surrogates: 400 naming the field. Numbers must be finite; an integral number such as 2.0 is accepted "
+            "surrogates: 400 naming the field. A body may nest at most 32 levels deep. Numbers must be finite; an integral number such as 2.0 is accepted "
             "where an integer is expected.",
         },
         "servers": [{"url": server_url}],

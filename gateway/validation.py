@@ -106,6 +106,22 @@ def _number(text: str) -> int | float:
     return int(value) if value.is_integer() else value
 
 
+MAX_DEPTH = 32  # JSON nesting a body may have: protobuf refuses deeper Structs when decoding
+
+
+def depth(value) -> int:
+    """How deeply a JSON value nests (a scalar is 0, {} or [] is 1), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 # JSON escapes that can smuggle in text no database or protobuf accepts: NUL and lone surrogates.
 SUSPECT_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
 

@@ -112,7 +112,17 @@ async def test_query_parameters_are_checked_like_bodies(api, account, path, para
 
 async def test_json_that_python_accepts_but_json_forbids_is_refused(api, account):
     for raw in (b'{"name": NaN}', b'{"name": "x", "metadata": {"n": Infinity}}', b'{"name": "x", "metadata": {"n": 1e999}}',
-                b'{"name": "x", "metadata": ' + b"[" * 5000 + b"]" * 5000 + b"}"):
+                b'{"name": "x", "metadata": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                # deeper than protobuf decodes Structs (once a 500)
+                b'{"name": "x", "metadata": ' + b'{"a": ' * 40 + b"1" + b"}" * 40 + b"}",
+                b'{"name": "x", "metadata": ' + b"[" * 200 + b"]" * 200 + b"}"):
         status, body, _ = await api.request("POST", "/api/v1/workspaces", key=account["key"], data=raw,
                                             headers={"Content-Type": "application/json"})
         assert_error(status, body, 400, "invalid_request")
+
+
+async def test_a_body_may_nest_32_levels(api, account):
+    raw = b'{"name": "x", "metadata": ' + b'{"a": ' * 30 + b"1" + b"}" * 30 + b"}"
+    status, body, _ = await api.request("POST", "/api/v1/workspaces", key=account["key"], data=raw,
+                                        headers={"Content-Type": "application/json"})
+    assert status == 201, body

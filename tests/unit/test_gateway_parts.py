@@ -177,3 +177,7 @@ def test_every_integer_a_route_reads_fits_the_services_32_bit_fields():
         for where, schema in integers({"body": route.body, "query": route.query}, f"{route.method} {route.path}"):
             assert "maximum" in schema and schema["maximum"] <= 2**31 - 1, where
             assert "minimum" in schema and schema["minimum"] >= -(2**31), where
+
+
+def test_nesting_depth():
+    assert [validation.depth(v) for v in (1, {}, [], {"a": [1, {"b": []}]}, [[[]]])] == [0, 1, 1, 4, 3]
