@@ -8,10 +8,15 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from core.errors import invalid
 
 
+def plus_restored(value: str) -> str:
+    """A '+' that an unencoded query string turned into a space, put back (timestamps, E.164 numbers)."""
+    return value.replace(" ", "+")
+
+
 def parse_time(value: str, field: str) -> datetime:
     """An aware UTC datetime; naive input is taken as UTC. A '+' that a query string
     turned into a space is put back."""
-    text = value.strip().replace(" ", "+").upper()  # RFC 3339 allows a lower-case t and z
+    text = plus_restored(value.strip()).upper()  # RFC 3339 allows a lower-case t and z
     try:
         dt = datetime.fromisoformat(text)
         return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)

@@ -12,15 +12,17 @@ from core.contact import E164_PATTERN
 from core.errors import ServiceError
 from core.ids import is_uuid
 from gateway import patterns
+from gateway.timeparse import plus_restored
 
 _validators: dict[int, tuple[dict, Draft202012Validator]] = {}
+FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
 
 def validator(schema: dict) -> Draft202012Validator:
     """One compiled validator per schema object (route schemas are module-level constants)."""
     hit = _validators.get(id(schema))
     if hit is None or hit[0] is not schema:
-        hit = (schema, Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER))
+        hit = (schema, Draft202012Validator(schema, format_checker=FORMAT_CHECKER))
         _validators[id(schema)] = hit
     return hit[1]
 
@@ -59,8 +61,7 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
     alternatives = _alternatives(first)
     if alternatives is not None:
         names = " or ".join("+".join(_field(first, n) for n in names) for names in alternatives)
-        given = [names for names in alternatives if all(n in first.instance for n in names)]
-        if not given:
+        if not any(all(n in first.instance for n in names) for names in alternatives):
             raise ServiceError(missing_code, f"{names} is required")
         raise ServiceError(code, f"send only one of {names}")
     if first.validator == "dependentRequired":
@@ -78,7 +79,6 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
 
 QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "pattern", "default", "description", "items",
                   "deprecated"}
-FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 MAX_NUMBER_DIGITS = 300  # beyond a double's range: no field can hold it
 
 
@@ -205,11 +205,6 @@ def _typed(name: str, spec: dict, raw: str):
     if spec.get("format") == "date-time" or spec.get("pattern") == E164_PATTERN:
         return plus_restored(raw)
     return raw
-
-
-def plus_restored(value: str) -> str:
-    """A '+' that an unencoded query string turned into a space, put back (timestamps, E.164 numbers)."""
-    return value.replace(" ", "+")
 
 
 def _check_param(name: str, spec: dict, value) -> None:

@@ -6,12 +6,11 @@ from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Creates, Route
 from gateway.routes.params import page_query, page_request, set_fields
-from gateway.schemas import E164, NUMBER_ASSIGN, NUMBER_UPDATE, UUID
+from gateway.schemas import BUSINESS, E164, NUMBER_ASSIGN, NUMBER_UPDATE, UUID
 from switchboard.v1 import agents_pb2
 
 AGENTS = "switchboard.v1.Agents"
 V1 = "/api/v1"
-BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
 LIST_ERRORS = ("unauthorized", "forbidden", "bad_request", "invalid_request")
 
 

@@ -28,6 +28,7 @@ class World:
     lead: str = ""
     webhook: str = ""
     number: str = ""
+    keys_without: dict = field(default_factory=dict)  # scope -> a key of A with every other scope
 
     async def ok(self, method: str, path: str, **kwargs) -> dict:
         status, body, _ = await self.api.request(method, path, key=self.a_key, **kwargs)

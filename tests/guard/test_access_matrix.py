@@ -129,7 +129,7 @@ def _scope_cases():
 @pytest.mark.parametrize("method, path, body, scope", list(_scope_cases()),
                          ids=lambda v: v if isinstance(v, str) else "")
 async def test_a_key_without_the_scope_is_refused(world, method, path, body, scope):
-    cache = world.__dict__.setdefault("scoped_keys", {})
+    cache = world.keys_without
     if scope not in cache:
         others = [s for s in ALL_SCOPES if s not in ("*", scope)] if scope else ["sms:read"]
         cache[scope] = (await world.a_dashboard.create_key(name=f"without {scope}", scopes=others))["key"]
