@@ -1,13 +1,19 @@
-"""Bootstrap shared by every gRPC service process.
+"""Bootstrap shared by every process of core.registry: services and their background workers.
 
 `serve` builds the runtime (engine, raw pool, event bus, outbox relay), adds the
-service's servicers (wrapped by core.interceptors), health checking (which probes the database and NATS on
+service's servicer (wrapped by core.interceptors), health checking (which probes the database and NATS on
 every Check) and reflection, serves, and on SIGTERM/SIGINT shuts down
-gracefully: health NOT_SERVING, drain in-flight calls, stop, dispose.
+gracefully: health NOT_SERVING, drain in-flight calls, stop (the components in reverse order), dispose.
+A worker is the same process without a servicer: its `build(runtime)` starts components with `runtime.run`
+and it serves health alone, so Kubernetes probes it like any service.
+
+`main("agents")` is a service's whole `__main__`: it finds `services.agents.servicer.build` and, when the
+registry says the service has an outbox, `services.agents.store.outbox`.
 """
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -22,7 +28,9 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import logs, telemetry
+from core import logs, registry, rpc, telemetry
+from core import settings as settings_module
+from core.background import Background
 from core.bus import EventBus
 from core.db import create_engine, create_pool
 from core.interceptors import intercept
@@ -45,8 +53,24 @@ class Runtime:
     pool: asyncpg.Pool
     bus: EventBus
     relay: OutboxRelay | None = None
-    # Run at shutdown after the server stopped, before the database and bus close (provider clients, loaders).
+    # Run at shutdown, last added first, after the server stopped and before the database and bus close.
     on_stop: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    def events_committed(self) -> None:
+        """Call after a commit that added events, so the relay sends them without waiting for its poll."""
+        if self.relay is not None:
+            self.relay.wake()
+
+    def run(self, component: Background) -> None:
+        """Start a background component (consumer, loader, worker) and stop it at shutdown."""
+        component.start()
+        self.on_stop.append(component.stop)
+
+    def client(self, service: str) -> rpc.Client:
+        """A client of another registered service that forwards the current caller's tenant."""
+        client, channel = rpc.connect(service, self.settings, forward_tenant=True)
+        self.on_stop.append(channel.close)
+        return client
 
 
 LIVENESS = "liveness"
@@ -77,20 +101,12 @@ class ProbingHealth(HealthServicer):
         return reply
 
 
-@dataclass(frozen=True)
-class Binding:
-    """One gRPC service a process serves: its descriptor, servicer and generated add-function."""
-
-    descriptor: ServiceDescriptor
-    servicer: object
-    add_to_server: Callable
+# Builds the process's servicer from its runtime (None for a worker, which only starts components).
+Build = Callable[[Runtime], object | None]
 
 
-Register = Callable[[Runtime], list[Binding]]
-
-
-async def serve(name: str, port: int, settings: Settings, register: Register, outbox_table: sa.Table | None = None,
-                stop_event: asyncio.Event | None = None) -> None:
+async def serve(name: str, port: int, settings: Settings, build: Build, *, service: registry.Service | None = None,
+                outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
     engine = create_engine(settings.database_url.reveal(), application_name=name)
     pool = await create_pool(settings.database_url.reveal(), application_name=name)
@@ -103,9 +119,11 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
 
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     service_names = []
-    for binding in register(runtime):
-        binding.add_to_server(intercept(binding.servicer, binding.descriptor), server)
-        service_names.append(binding.descriptor.full_name)
+    servicer = build(runtime)
+    if service is not None:
+        descriptor: ServiceDescriptor = service.descriptor()
+        service.add_to_server(intercept(servicer, descriptor), server)
+        service_names.append(descriptor.full_name)
     health = ProbingHealth(runtime)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
@@ -130,7 +148,7 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
     log.info("%s shutting down", name)
     await health.enter_graceful_shutdown()
     await server.stop(GRACE_SECONDS)
-    for hook in runtime.on_stop:
+    for hook in reversed(runtime.on_stop):
         await hook()
     if runtime.relay:
         await runtime.relay.stop()
@@ -140,7 +158,9 @@ async def serve(name: str, port: int, settings: Settings, register: Register, ou
     log.info("%s stopped", name)
 
 
-def main(name: str, port: int, settings: Settings, register: Register, outbox_table: sa.Table | None = None) -> None:
+def main(name: str) -> None:
+    """Run the registered service or worker `name` until SIGTERM."""
+    settings = settings_module.load()
     settings.require_real_secret()
     logs.configure(settings.log_level)
     try:
@@ -149,4 +169,12 @@ def main(name: str, port: int, settings: Settings, register: Register, outbox_ta
         uvloop.install()
     except ImportError:
         pass
-    asyncio.run(serve(name, port, settings, register, outbox_table))
+    port = settings.grpc_ports[name]
+    if name in registry.BY_NAME:
+        service = registry.service(name)
+        build = importlib.import_module(f"{service.module}.servicer").build
+        outbox = importlib.import_module(f"{service.module}.store").outbox if service.outbox else None
+        asyncio.run(serve(name, port, settings, build, service=service, outbox_table=outbox))
+    else:
+        build = importlib.import_module(registry.worker(name).module).build
+        asyncio.run(serve(name, port, settings, build))

@@ -13,11 +13,12 @@ from alembic import command, context
 from alembic.config import Config
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from core import registry
 from core.db import async_url
 
 ROOT = Path(__file__).resolve().parent.parent
-# Services with a database schema, in the order their migrations run.
-SERVICES = ("accounts", "agents", "sdr", "webhooks")
+# Services with a database schema, in the order their migrations run (the registry's order).
+SERVICES = tuple(s.name for s in registry.SERVICES if s.schema)
 
 
 def _config(service: str, database_url: str) -> Config:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
-from core import plans
+from core import plans, registry
 
 
 class Secret(str):
@@ -44,14 +45,9 @@ class Settings:
     http_host: str
     http_port: int
     public_base_url: str
-    accounts_addr: str
-    accounts_grpc_port: int
-    agents_addr: str
-    agents_grpc_port: int
-    sdr_addr: str
-    sdr_grpc_port: int
-    webhooks_addr: str
-    webhooks_grpc_port: int
+    # Per process of core.registry: where its gRPC server is reached, and the port it listens on.
+    addresses: dict[str, str]
+    grpc_ports: dict[str, int]
     secret_key: Secret
     log_level: str
     # Client addresses whose X-Forwarded-For header is trusted (load balancers).
@@ -71,6 +67,17 @@ class Settings:
     number_pool_file: str = ""
     # Checkout price ids signup accepts as plan_id: {price_id: plan} (core.plans).
     checkout_prices: dict[str, str] = field(default_factory=dict)
+    # Webhook delivery: loopback receivers outside the local stack, the claim lease, and a factor on the retry
+    # schedule and the disabling window (tests shorten both).
+    webhooks_allow_loopback: bool = False
+    webhook_lease_seconds: float = 60.0
+    webhook_retry_scale: float = 1.0
+
+    @property
+    def webhook_lease(self) -> timedelta:
+        """A claimed delivery is due again after this (its dispatcher died mid-delivery); it must outlast a
+        delivery attempt (services.webhooks.rules.DELIVERY_TIMEOUT_SECONDS)."""
+        return timedelta(seconds=self.webhook_lease_seconds)
 
     def require_real_secret(self) -> None:
         """Outside the local stack, refuse to start with the built-in development secret."""
@@ -91,14 +98,8 @@ def load() -> Settings:
         http_host=os.environ.get("HOST", "127.0.0.1"),
         http_port=port,
         public_base_url=os.environ.get("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}").rstrip("/"),
-        accounts_addr=os.environ.get("ACCOUNTS_ADDR", "127.0.0.1:50051"),
-        accounts_grpc_port=_int("ACCOUNTS_GRPC_PORT", 50051),
-        agents_addr=os.environ.get("AGENTS_ADDR", "127.0.0.1:50052"),
-        agents_grpc_port=_int("AGENTS_GRPC_PORT", 50052),
-        sdr_addr=os.environ.get("SDR_ADDR", "127.0.0.1:50053"),
-        sdr_grpc_port=_int("SDR_GRPC_PORT", 50053),
-        webhooks_addr=os.environ.get("WEBHOOKS_ADDR", "127.0.0.1:50054"),
-        webhooks_grpc_port=_int("WEBHOOKS_GRPC_PORT", 50054),
+        addresses={s.name: os.environ.get(s.addr_env, f"127.0.0.1:{s.port}") for s in registry.SERVICES},
+        grpc_ports={p.name: _int(p.port_env, p.port) for p in (*registry.SERVICES, *registry.WORKERS)},
         secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
         trusted_proxies=_list("TRUSTED_PROXIES"),
@@ -112,4 +113,7 @@ def load() -> Settings:
         voice_sip_credential_id=os.environ.get("VOICE_SIP_CREDENTIAL_ID", ""),
         number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
+        webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),
+        webhook_lease_seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")),
+        webhook_retry_scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")),
     )

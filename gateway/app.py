@@ -8,11 +8,10 @@ import logging
 import grpc
 from aiohttp import web
 
-from core import rpc, telemetry
+from core import registry, rpc, telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
-from core.rpc import Client
 from core.settings import Settings
 from gateway import validation
 from gateway.auth import Authenticator
@@ -24,14 +23,10 @@ from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, Call, Route, all_routes
 from gateway.usage import UsageWriter
-from switchboard.v1 import accounts_pb2_grpc, agents_pb2_grpc, sdr_pb2_grpc, webhooks_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
-# Deadline of calls to a service that waits on an external provider: the provider client's own
-# per-attempt timeout times its attempts must fit inside it (see core.settings voice_timeout_seconds).
-PROVIDER_CALL_SECONDS = 30.0
 
 
 async def _read_json(request: web.Request, route: Route) -> dict:
@@ -187,30 +182,18 @@ def build_app(settings: Settings) -> web.Application:
 
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
-        channels: dict[str, grpc.aio.Channel] = {}
-
-        def client(name: str, address: str, stub_class, timeout: float) -> Client:
-            channels[name] = rpc.channel(address)
-            return Client(stub_class(channels[name]), timeout)
-
-        accounts = client("accounts", settings.accounts_addr, accounts_pb2_grpc.AccountsStub,
-                          settings.grpc_timeout_seconds)
-        # Agents calls wait on the voice provider (with its retries): they get a longer deadline.
-        agents = client("agents", settings.agents_addr, agents_pb2_grpc.AgentsStub,
-                        max(settings.grpc_timeout_seconds, PROVIDER_CALL_SECONDS))
-        sdr = client("sdr", settings.sdr_addr, sdr_pb2_grpc.SdrStub, settings.grpc_timeout_seconds)
-        # The test event waits on the receivers (10 s each at most).
-        webhooks = client("webhooks", settings.webhooks_addr, webhooks_pb2_grpc.WebhooksStub,
-                          max(settings.grpc_timeout_seconds, PROVIDER_CALL_SECONDS))
+        clients, channels = {}, {}
+        for service in registry.SERVICES:
+            clients[service.name], channels[service.name] = rpc.connect(service.name, settings)
         # Usage batches get their own connection: a large message on the request channel would hold
         # requests behind it in HTTP/2 flow control. (Not in `channels`: readiness probes each service once.)
-        usage_channel = rpc.channel(settings.accounts_addr)
-        usage = UsageWriter(Client(accounts_pb2_grpc.AccountsStub(usage_channel), settings.grpc_timeout_seconds))
+        usage_client, usage_channel = rpc.connect("accounts", settings)
+        usage = UsageWriter(usage_client)
         usage.start()
         bus = EventBus(settings.nats_url, "gateway")
-        auth = Authenticator(accounts)
-        app[DEPS] = Deps(settings=settings, channels=channels, accounts=accounts, agents=agents, sdr=sdr, webhooks=webhooks, auth=auth,
-                         usage=usage, limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
+        auth = Authenticator(clients["accounts"])
+        app[DEPS] = Deps(settings=settings, channels=channels, clients=clients, auth=auth, usage=usage,
+                         limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
         attach = asyncio.create_task(_attach_invalidations(bus, auth))
         yield
         attach.cancel()

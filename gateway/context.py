@@ -20,14 +20,17 @@ class Deps:
 
     settings: Settings
     channels: dict[str, grpc.aio.Channel]
-    accounts: Client  # of accounts_pb2_grpc.AccountsStub
-    agents: Client  # of agents_pb2_grpc.AgentsStub
-    sdr: Client  # of sdr_pb2_grpc.SdrStub
-    webhooks: Client  # of webhooks_pb2_grpc.WebhooksStub
+    clients: dict[str, Client]  # one per service of core.registry, by name
     auth: Authenticator
     usage: UsageWriter
     limiter: TokenBuckets
     bus: EventBus
+
+    def __getattr__(self, name: str) -> Client:
+        try:
+            return self.clients[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 DEPS = web.AppKey("deps", Deps)

@@ -18,6 +18,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core import registry
 from core.migrations import upgrade_all
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
 
@@ -70,7 +71,6 @@ class Stack:
             self.nats_url = self.nats.url
 
     def env(self) -> dict[str, str]:
-        accounts, agents, sdr, webhooks = (self.process(n) for n in ("accounts", "agents", "sdr", "webhooks"))
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
@@ -81,18 +81,21 @@ class Stack:
             "PORT": str(self.http_port),
             "SWITCHBOARD_SECRET_KEY": os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key"),
             "PUBLIC_BASE_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url),
-            "ACCOUNTS_ADDR": f"127.0.0.1:{accounts.port}",
-            "ACCOUNTS_GRPC_PORT": str(accounts.port),
-            "AGENTS_ADDR": f"127.0.0.1:{agents.port}",
-            "AGENTS_GRPC_PORT": str(agents.port),
-            "SDR_ADDR": f"127.0.0.1:{sdr.port}",
-            "SDR_GRPC_PORT": str(sdr.port),
-            "WEBHOOKS_ADDR": f"127.0.0.1:{webhooks.port}",
-            "WEBHOOKS_GRPC_PORT": str(webhooks.port),
+            **self.registry_env(),
             "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
             **self.voice_env(),
             **self.extra_env,
         }
+        return env
+
+    def registry_env(self) -> dict[str, str]:
+        """Where each service and worker of core.registry listens, and where the others reach it."""
+        env = {}
+        for service in registry.SERVICES:
+            port = str(self.process(service.name).port)
+            env.update({service.addr_env: f"127.0.0.1:{port}", service.port_env: port})
+        for worker in registry.WORKERS:
+            env[worker.port_env] = str(self.process(worker.name).port)
         return env
 
     def voice_env(self) -> dict[str, str]:
@@ -120,19 +123,16 @@ class Stack:
                                "Stop it or set PORT")
         self.start_servers()
         upgrade_all(self.database_url)
-        self.processes = [Process("accounts", "services.accounts", free_port()),
-                          Process("agents", "services.agents", free_port()),
-                          Process("sdr", "services.sdr", free_port()),
-                          Process("webhooks", "services.webhooks", free_port()),
-                          Process("webhooks-dispatcher", "services.webhooks.dispatcher", 0),
+        simulators = [] if os.environ.get("VOICE_API_URL") else [
+            Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port())]
+        self.processes = [*simulators,
+                          *(Process(s.name, s.module, free_port()) for s in registry.SERVICES),
+                          *(Process(w.name, w.module, free_port()) for w in registry.WORKERS),
                           Process("gateway", "gateway", self.http_port)]
-        if not os.environ.get("VOICE_API_URL"):
-            self.processes.insert(0, Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port()))
         for p in self.processes:
             self.spawn(p)
         for p in self.processes:
-            if p.port:  # the dispatcher serves no port
-                wait_for_port(p.port, 30, p.proc, p.name, p.log)
+            wait_for_port(p.port, 30, p.proc, p.name, p.log)
         self.wait_ready(30)
 
     def spawn(self, p: Process) -> None:

@@ -13,7 +13,7 @@ from core import plans, tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT
 from core.db import Prepared
 from core.errors import ServiceError, invalid, not_found
-from core.grpc_server import Binding, Runtime
+from core.grpc_server import Runtime
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
@@ -96,10 +96,6 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             await nc.flush(timeout=1)
         except Exception as exc:  # noqa: BLE001 - the gateways' TTL bounds staleness
             log.warning("could not publish auth invalidation: %s", exc)
-
-    def _events_committed(self) -> None:
-        if self.rt.relay:
-            self.rt.relay.wake()
 
     async def _session_account(self, conn: AsyncConnection, token: str) -> str:
         if not token:
@@ -357,7 +353,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 row = (await conn.execute(businesses.update().where(businesses.c.id == row.id)
                                           .values(**values).returning(businesses))).first()
         if events:
-            self._events_committed()
+            self.rt.events_committed()
         return _workspace(row._mapping)
 
     # -- usage and balance -------------------------------------------------------
@@ -423,6 +419,5 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                       subscription_status=r.subscription_status) for r in rows])
 
 
-def register(runtime: Runtime) -> list[Binding]:
-    return [Binding(accounts_pb2.DESCRIPTOR.services_by_name["Accounts"], AccountsServicer(runtime),
-                    accounts_pb2_grpc.add_AccountsServicer_to_server)]
+def build(runtime: Runtime) -> AccountsServicer:
+    return AccountsServicer(runtime)

@@ -317,8 +317,8 @@ class AgentRpcs:
                 if change.changed:
                     await self._record(conn, updated, change, write, version=updated.version, parent=row.version,
                                        now=now, previous=current)
-            if change.prompts_changed and self.rt.relay:
-                self.rt.relay.wake()
+            if change.prompts_changed:
+                self.rt.events_committed()
             return Written(updated, change, metadata_changed)
         except BaseException:
             if synced_from is not None:  # put the provider assistant back

@@ -146,8 +146,7 @@ class NumberRpcs:
                 await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
                                        f"assigning {e164} failed; provider number {imported['id']}")
             raise
-        if self.rt.relay:
-            self.rt.relay.wake()
+        self.rt.events_committed()
         return phone_number_message(row)
 
     async def UpdatePhoneNumber(self, request, context):
@@ -164,8 +163,7 @@ class NumberRpcs:
             row = (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id)
                                       .values(agent_id=agent_id).returning(phone_numbers))).first()
             await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
-        if self.rt.relay:
-            self.rt.relay.wake()
+        self.rt.events_committed()
         return phone_number_message(row)
 
     @staticmethod
@@ -219,7 +217,6 @@ class NumberRpcs:
                 emergency_status=numbers.initial_emergency_status(row.country, row.capabilities),
                 emergency_address=None))
             await add_event(conn, outbox, RELEASED, business_id, _event_data(row, row.agent_id))
-        if self.rt.relay:
-            self.rt.relay.wake()
+        self.rt.events_committed()
         return agents_pb2.ReleasePhoneNumberReply(success=True, phone_number=e164, business_id=business_id)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.grpc_server import Binding, Runtime
+from core.grpc_server import Runtime
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.client import VapiClient
 from services.agents.agent_rpcs import AgentRpcs
@@ -37,13 +37,10 @@ def provider_status(http_status: int | None) -> str:
     return "refused"
 
 
-def register(runtime: Runtime) -> list[Binding]:
+def build(runtime: Runtime) -> AgentsServicer:
     s = runtime.settings
     voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
     runtime.on_stop.append(voice.close)
     if s.number_pool_file:
-        loader = PoolLoader(runtime.engine, Path(s.number_pool_file))
-        loader.start()
-        runtime.on_stop.append(loader.stop)
-    return [Binding(agents_pb2.DESCRIPTOR.services_by_name["Agents"], AgentsServicer(runtime, voice),
-                    agents_pb2_grpc.add_AgentsServicer_to_server)]
+        runtime.run(PoolLoader(runtime.engine, Path(s.number_pool_file)))
+    return AgentsServicer(runtime, voice)

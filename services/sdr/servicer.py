@@ -4,18 +4,16 @@ from __future__ import annotations
 import functools
 from datetime import timedelta
 
-import grpc
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import rpc, tenant
+from core import tenant
 from core.bus import DurableConsumer
 from core.contact import normalize_e164, normalize_email
 from core.db import Prepared
 from core.errors import invalid, not_found
-from core.grpc_errors import from_rpc_error
-from core.grpc_server import Binding, Runtime
+from core.grpc_server import Runtime
 from core.ids import new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
@@ -27,7 +25,7 @@ from services.sdr import leads as rules
 from services.sdr import scoring
 from services.sdr.store import LEAD_TEXT, Uuid, interactions, leads, outbox, voicemails
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
-from switchboard.v1 import agents_pb2, agents_pb2_grpc, common_pb2, sdr_pb2, sdr_pb2_grpc
+from switchboard.v1 import agents_pb2, common_pb2, sdr_pb2, sdr_pb2_grpc
 
 LEADS_PAGE = (50, 100)
 AUDIT_SAMPLE = 50
@@ -99,30 +97,21 @@ def _score_columns(score: scoring.Score) -> dict:
 
 def _require_business(business_id: str) -> str:
     return require_business(tenant.require_account(), business_id)
-    return business_id
 
 
 class SdrServicer(sdr_pb2_grpc.SdrServicer):
     def __init__(self, runtime: Runtime, agents: Client):
         self.rt = runtime
         self.engine = runtime.engine
-        self.agents = agents  # of agents_pb2_grpc.AgentsStub
+        self.agents = agents  # of the Agents service, forwarding the caller (Runtime.client)
 
     async def _agent_name(self, agent_id: str, business_id: str) -> str:
         """The name of an agent of this business (asked of the agents service as the caller), or 400."""
-        try:
-            reply = await self.agents.LookupAgents(agents_pb2.LookupAgentsRequest(ids=[agent_id]),
-                                                   metadata=tenant.current().to_metadata())
-        except grpc.aio.AioRpcError as exc:
-            raise from_rpc_error(exc) from None
+        reply = await self.agents.LookupAgents(agents_pb2.LookupAgentsRequest(ids=[agent_id]))
         for agent in reply.agents:
             if agent.id == agent_id and agent.business_id == business_id:
                 return agent.name
         raise invalid("agent_id is not an agent of this business")
-
-    def _events_committed(self) -> None:
-        if self.rt.relay:
-            self.rt.relay.wake()
 
     async def _scored(self, conn: AsyncConnection, row, score: scoring.Score) -> None:
         await add_event(conn, outbox, "lead.scored", str(row.business_id), {
@@ -161,7 +150,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
             values["agent_name"] = await self._agent_name(values["agent_id"], business_id)
         async with self.engine.begin() as conn:
             row = await self._insert(conn, business_id, values)
-        self._events_committed()
+        self.rt.events_committed()
         return lead_message(row._mapping)
 
     async def UpdateLead(self, request, context):
@@ -170,7 +159,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
             values = rules.changed_values(dict(row._mapping), _given(request.fields))
             if values:
                 row = await self._update(conn, row, values)
-        self._events_committed()
+        self.rt.events_committed()
         return lead_message(row._mapping)
 
     async def GetLead(self, request, context):
@@ -294,7 +283,7 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
                 if missing:
                     row = await self._update(conn, row, missing)
                 created = False
-        self._events_committed()
+        self.rt.events_committed()
         return sdr_pb2.UpsertContactReply(lead=lead_message(row._mapping), created=created)
 
     async def RecordInteraction(self, request, context):
@@ -312,17 +301,11 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
                 if optional(request, "intent"):
                     values["intent"] = request.intent
                 row = await self._update(conn, row, values)
-        self._events_committed()
+        self.rt.events_committed()
         return lead_message(row._mapping)
 
 
-def register(runtime: Runtime) -> list[Binding]:
-    channel = rpc.channel(runtime.settings.agents_addr)
-    runtime.on_stop.append(channel.close)
-    agents = Client(agents_pb2_grpc.AgentsStub(channel), runtime.settings.grpc_timeout_seconds)
-    consumer = DurableConsumer(runtime.bus, "sdr-voicemails", VoicemailRecorder(runtime.engine).handle,
-                               filter_subject=VOICEMAIL_SUBJECT)
-    consumer.start()
-    runtime.on_stop.append(consumer.stop)
-    return [Binding(sdr_pb2.DESCRIPTOR.services_by_name["Sdr"], SdrServicer(runtime, agents),
-                    sdr_pb2_grpc.add_SdrServicer_to_server)]
+def build(runtime: Runtime) -> SdrServicer:
+    runtime.run(DurableConsumer(runtime.bus, "sdr-voicemails", VoicemailRecorder(runtime.engine).handle,
+                                filter_subject=VOICEMAIL_SUBJECT))
+    return SdrServicer(runtime, runtime.client("agents"))

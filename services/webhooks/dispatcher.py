@@ -14,25 +14,24 @@ and replay of subscription deliveries. The calls issue adds their fan-out (an ev
 carries webhook_url) and the business-level secret that signs them; until then such a delivery
 would be canceled, as one to a deleted subscription is.
 
-WEBHOOK_RETRY_SCALE (default 1) multiplies the retry schedule and the disabling window, and
-WEBHOOK_LEASE_SECONDS (default 60) sets the claim lease, for tests.
+It is the worker `webhooks-dispatcher` of core.registry: core.grpc_server runs it (settings, health on its
+gRPC port, graceful stop) and calls `build`. Settings webhook_retry_scale multiplies the retry schedule and
+the disabling window, and webhook_lease_seconds sets the claim lease (tests shorten both).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import signal
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import logs, settings, telemetry
+from core import settings
 from core.background import Background
-from core.bus import DurableConsumer, EventBus
-from core.db import create_engine
+from core.bus import DurableConsumer
+from core.grpc_server import Runtime, main
 from core.ids import new_id, utcnow
 from core.inbox import first_delivery
 from services.webhooks import delivery as send
@@ -41,14 +40,11 @@ from services.webhooks.store import deliveries, events, inbox, subscriptions
 
 log = logging.getLogger(__name__)
 CONSUMER = "webhooks-dispatcher"
-# A claimed delivery is due again after this (a dispatcher died mid-delivery); it must outlast a delivery
-# attempt (rules.DELIVERY_TIMEOUT_SECONDS). WEBHOOK_LEASE_SECONDS shortens it for tests.
-LEASE = timedelta(seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")))
 
 
 def allow_loopback(cfg: settings.Settings) -> bool:
     """Loopback receivers are for a developer's own machine: the local stack, or an explicit setting."""
-    return cfg.environment == "local" or os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true")
+    return cfg.environment == "local" or cfg.webhooks_allow_loopback
 
 
 async def fan_out(engine: AsyncEngine, event: dict) -> int:
@@ -79,9 +75,11 @@ class DeliveryWorker(Background):
     task_name = "webhook-deliveries"
 
     def __init__(self, engine: AsyncEngine, box: rules.SecretBox, sender: send.Sender, *, scale: float = 1.0,
-                 batch: int = 50, max_batches: int = 4, idle_seconds: float = 0.2):
+                 lease: timedelta = timedelta(seconds=60), batch: int = 50, max_batches: int = 4,
+                 idle_seconds: float = 0.2):
         self.engine, self.box, self.sender = engine, box, sender
         self.scale, self.batch, self.max_batches, self.idle_seconds = scale, batch, max_batches, idle_seconds
+        self.lease = lease  # see Settings.webhook_lease
         self.wake = asyncio.Event()
 
     async def claim(self) -> list:
@@ -90,7 +88,7 @@ class DeliveryWorker(Background):
                .order_by(d.next_attempt_at).limit(self.batch).with_for_update(skip_locked=True))
         async with self.engine.begin() as conn:
             return (await conn.execute(deliveries.update().where(d.id.in_(due.scalar_subquery())).values(
-                attempts=d.attempts + 1, next_attempt_at=sa.func.now() + LEASE).returning(deliveries))).all()
+                attempts=d.attempts + 1, next_attempt_at=sa.func.now() + self.lease).returning(deliveries))).all()
 
     async def deliver(self, claimed) -> None:
         async with self.engine.connect() as conn:
@@ -156,50 +154,25 @@ class DeliveryWorker(Background):
             log.warning("webhook deliveries: a batch failed (%s); it will be retried when its claims run out", exc)
 
 
-async def serve(cfg: settings.Settings, stop: asyncio.Event) -> None:
-    engine = create_engine(cfg.database_url.reveal(), application_name="webhooks-dispatcher")
-    bus = EventBus(cfg.nats_url, "webhooks-dispatcher")
-    bus.start()
+def build(runtime: Runtime) -> None:
+    cfg = runtime.settings
     loopback = allow_loopback(cfg)
     if loopback:
         log.warning("webhooks: loopback receivers are allowed (local stack or WEBHOOKS_ALLOW_LOOPBACK); "
                     "private and metadata addresses are always refused")
     sender = send.Sender(loopback)
-    worker = DeliveryWorker(engine, rules.SecretBox(cfg.secret_key.reveal()), sender,
-                            scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")))
+    runtime.on_stop.append(sender.close)
+    worker = DeliveryWorker(runtime.engine, rules.SecretBox(cfg.secret_key.reveal()), sender,
+                            scale=cfg.webhook_retry_scale, lease=cfg.webhook_lease)
 
     async def on_event(event: dict) -> None:
-        if await fan_out(engine, event):
+        if await fan_out(runtime.engine, event):
             worker.wake.set()
 
+    runtime.run(worker)
     # Receivers order by occurred_at, so a fetched batch fans out concurrently.
-    consumer = DurableConsumer(bus, CONSUMER, on_event, ack_wait=30.0, batch=100, in_order=False)
-    worker.start()
-    consumer.start()
-    log.info("webhooks dispatcher running")
-    await stop.wait()
-    await consumer.stop()
-    await worker.stop()
-    await sender.close()
-    await bus.close()
-    await engine.dispose()
-    log.info("webhooks dispatcher stopped")
-
-
-def main() -> None:
-    cfg = settings.load()
-    cfg.require_real_secret()
-    logs.configure(cfg.log_level)
-    telemetry.configure("webhooks-dispatcher")
-
-    async def run() -> None:
-        stop = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-        await serve(cfg, stop)
-
-    asyncio.run(run())
+    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_event, ack_wait=30.0, batch=100, in_order=False))
 
 
 if __name__ == "__main__":
-    main()
+    main("webhooks-dispatcher")

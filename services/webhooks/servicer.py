@@ -9,14 +9,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
 from core.errors import invalid, not_found
-from core.grpc_server import Binding, Runtime
+from core.grpc_server import Runtime
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.pagination import clamp_limit, opt_datetime, page_query, split_page
 from core.tenant import pick_business
 from services.webhooks import delivery as send
 from services.webhooks import rules
-from services.webhooks.dispatcher import LEASE, allow_loopback
+from services.webhooks.dispatcher import allow_loopback
 from services.webhooks.store import deliveries, events, subscriptions
 from switchboard.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 
@@ -47,6 +47,7 @@ def delivery_message(row) -> webhooks_pb2.Delivery:
 
 class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
     def __init__(self, runtime: Runtime, sender: send.Sender, allow_loopback_urls: bool):
+        self.rt = runtime
         self.engine = runtime.engine
         self.box = rules.SecretBox(runtime.settings.secret_key.reveal())
         self.sender = sender
@@ -141,8 +142,8 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
                                                       occurred_at=now, data=data))
             claimed = (await conn.execute(deliveries.insert().returning(deliveries, sort_by_parameter_order=True), [dict(
                 id=new_id(), subscription_id=t.id, business_id=business_id, event_id=event_id,
-                event_type="webhook.test", status="pending", attempts=1, next_attempt_at=now + LEASE, replay=False,
-                created_at=now) for t in targets])).all()
+                event_type="webhook.test", status="pending", attempts=1, next_attempt_at=now + self.rt.settings.webhook_lease,
+                replay=False, created_at=now) for t in targets])).all()
         outcomes = await asyncio.gather(*(
             send.post_signed(self.sender, self.box, target, str(item.id), event_id, "webhook.test", now, business_id,
                              data) for target, item in zip(targets, claimed)))
@@ -229,9 +230,8 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         return webhooks_pb2.ReplayReply(queued=len(rows), delivery_ids=ids)
 
 
-def register(runtime: Runtime) -> list[Binding]:
+def build(runtime: Runtime) -> WebhooksServicer:
     loopback = allow_loopback(runtime.settings)
     sender = send.Sender(loopback)
     runtime.on_stop.append(sender.close)
-    return [Binding(webhooks_pb2.DESCRIPTOR.services_by_name["Webhooks"], WebhooksServicer(runtime, sender, loopback),
-                    webhooks_pb2_grpc.add_WebhooksServicer_to_server)]
+    return WebhooksServicer(runtime, sender, loopback)

@@ -14,13 +14,13 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from sqlalchemy.engine import make_url
 
-from core import settings
+from core import registry, settings
 from core.grpc_errors import from_rpc_error
 from core.grpc_server import serve
 from core.rpc import Client
 from core.tenant import Tenant
 from deploy.local.servers import free_port, wait_for_port
-from services.accounts.servicer import register
+from services.accounts.servicer import build
 from services.accounts.store import outbox
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 
@@ -42,7 +42,8 @@ async def serving(stack, monkeypatch, database_url=None):
     monkeypatch.setenv("NATS_URL", stack.nats_url)
     monkeypatch.setenv("SWITCHBOARD_ENV", "local")
     stop = asyncio.Event()
-    task = asyncio.create_task(serve("accounts-test", port, settings.load(), register, outbox, stop_event=stop))
+    task = asyncio.create_task(serve("accounts-test", port, settings.load(), build, service=registry.service("accounts"),
+                                     outbox_table=outbox, stop_event=stop))
     for _ in range(100):
         try:
             await asyncio.open_connection("127.0.0.1", port)

@@ -1,0 +1,108 @@
+"""The service registry: every process of the platform, declared once.
+
+Settings (addresses and ports), the gateway's clients, the local launcher, migrations, readiness, the
+Dockerfile and the Kubernetes manifests (`python -m deploy.generate`) all derive from this table. Adding a
+service is a folder under `services/`, a proto and one `Service` entry here.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+# Deadline of calls to a service that waits on an external provider: the provider client's own per-attempt
+# timeout times its attempts must fit inside it (see core.settings voice_timeout_seconds).
+PROVIDER_WAIT_SECONDS = 30.0
+
+
+def env_prefix(name: str) -> str:
+    return name.upper().replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Worker:
+    """A background process of a service (no RPCs of its own; it serves gRPC health on `port`).
+    `module` has `build(runtime)`, which starts its components (see core.grpc_server.Runtime.run)."""
+
+    name: str
+    module: str
+    port: int
+    replicas: int = 2
+    summary: str = ""
+
+    @property
+    def port_env(self) -> str:
+        return f"{env_prefix(self.name)}_GRPC_PORT"
+
+
+@dataclass(frozen=True)
+class Service:
+    """One gRPC service: `services/<name>/` with `servicer.build(runtime)`, `store.py` and (when `schema`)
+    `migrations/`; proto `switchboard/v1/<name>.proto` defining the gRPC service `grpc_name`."""
+
+    name: str
+    port: int
+    grpc_name: str
+    summary: str
+    # Seconds callers wait by default; None means the settings' grpc_timeout_seconds.
+    deadline: float | None = None
+    schema: bool = True  # has a Postgres schema of its own, with migrations
+    outbox: bool = True  # emits events through store.outbox (an outbox relay runs in the process)
+    workers: tuple[Worker, ...] = ()
+    replicas: int = 2
+
+    @property
+    def module(self) -> str:
+        return f"services.{self.name}"
+
+    @property
+    def addr_env(self) -> str:
+        return f"{env_prefix(self.name)}_ADDR"
+
+    @property
+    def port_env(self) -> str:
+        return f"{env_prefix(self.name)}_GRPC_PORT"
+
+    @property
+    def full_name(self) -> str:
+        return f"switchboard.v1.{self.grpc_name}"
+
+    def descriptor(self):
+        return importlib.import_module(f"switchboard.v1.{self.name}_pb2").DESCRIPTOR.services_by_name[self.grpc_name]
+
+    def stub(self, channel):
+        return getattr(importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc"), f"{self.grpc_name}Stub")(channel)
+
+    def add_to_server(self, servicer, server) -> None:
+        module = importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc")
+        getattr(module, f"add_{self.grpc_name}Servicer_to_server")(servicer, server)
+
+    def timeout(self, default: float) -> float:
+        return default if self.deadline is None else max(default, self.deadline)
+
+
+SERVICES: tuple[Service, ...] = (
+    Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, usage"),
+    # Agents calls wait on the voice provider (with its retries).
+    Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
+            deadline=PROVIDER_WAIT_SECONDS),
+    Service("sdr", 50053, "Sdr", "leads, scoring and the pipeline audit"),
+    # The test event waits on the receivers (10 s each at most).
+    Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries",
+            deadline=PROVIDER_WAIT_SECONDS, outbox=False,
+            workers=(Worker("webhooks-dispatcher", "services.webhooks.dispatcher", 50064,
+                            summary="webhook delivery (run several)"),)),
+)
+
+BY_NAME = {s.name: s for s in SERVICES}
+WORKERS: tuple[Worker, ...] = tuple(w for s in SERVICES for w in s.workers)
+
+
+def service(name: str) -> Service:
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise LookupError(f"no service {name!r} in core.registry.SERVICES") from None
+
+
+def worker(name: str) -> Worker:
+    return next(w for w in WORKERS if w.name == name)

@@ -1,0 +1,61 @@
+"""The service registry agrees with the code and with every file derived from it."""
+import importlib
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from core import migrations, registry, settings
+from deploy import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("service", registry.SERVICES, ids=lambda s: s.name)
+def test_each_registered_service_has_the_kit_shape(service):
+    folder = ROOT / "services" / service.name
+    assert (folder / "__main__.py").read_text().count(f'main("{service.name}")') == 1
+    assert callable(importlib.import_module(f"{service.module}.servicer").build)
+    store = importlib.import_module(f"{service.module}.store")
+    assert hasattr(store, "outbox") == service.outbox
+    assert (folder / "migrations" / "env.py").exists() == service.schema
+    assert service.descriptor().full_name == service.full_name
+    for worker in service.workers:
+        assert callable(importlib.import_module(worker.module).build)
+
+
+def test_ports_are_distinct_and_settings_know_every_process(monkeypatch):
+    processes = [*registry.SERVICES, *registry.WORKERS]
+    assert len({p.port for p in processes}) == len(processes)
+    monkeypatch.setenv("SDR_ADDR", "sdr.internal:7000")
+    monkeypatch.setenv("WEBHOOKS_DISPATCHER_GRPC_PORT", "7001")
+    cfg = settings.load()
+    assert cfg.addresses["sdr"] == "sdr.internal:7000" and cfg.addresses["agents"] == "127.0.0.1:50052"
+    assert cfg.grpc_ports["webhooks-dispatcher"] == 7001 and set(cfg.grpc_ports) == {p.name for p in processes}
+    assert migrations.SERVICES == tuple(s.name for s in registry.SERVICES if s.schema)
+
+
+def test_deploy_files_are_generated_from_the_registry():
+    assert generate.main(["--check"]) == 0, "run python -m deploy.generate"
+    docs = list(yaml.safe_load_all(generate.MANIFESTS.read_text()))
+    deployments = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Deployment"}
+    assert set(deployments) == {p.name for p in (*registry.SERVICES, *registry.WORKERS)}
+    for service in registry.SERVICES:
+        container = deployments[service.name]["spec"]["template"]["spec"]["containers"][0]
+        assert container["command"] == ["python", "-m", service.module]
+        assert container["readinessProbe"]["grpc"]["port"] == service.port
+    addresses = next(d for d in docs if d["kind"] == "ConfigMap")["data"]
+    assert addresses == {s.addr_env: f"{s.name}:{s.port}" for s in registry.SERVICES}
+    dockerfile = generate.DOCKERFILE.read_text()
+    assert all(f"python -m {p.module}" in dockerfile for p in (*registry.SERVICES, *registry.WORKERS))
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed here")
+def test_every_overlay_builds_with_kustomize():
+    for overlay in ("production", "staging"):
+        out = subprocess.run(["kubectl", "kustomize", str(ROOT / "deploy" / "k8s" / "overlays" / overlay)],
+                             capture_output=True, text=True, check=True).stdout
+        names = {d["metadata"]["name"] for d in yaml.safe_load_all(out) if d["kind"] == "Deployment"}
+        assert {p.name for p in (*registry.SERVICES, *registry.WORKERS)} <= names
