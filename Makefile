@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks clean
+.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -36,6 +36,9 @@ bench-leads: $(STAMP)
 
 bench-webhooks: $(STAMP)
 	$(PY) -m bench.webhooks
+
+bench-slow-provider: $(STAMP)
+	$(PY) -m bench.slow_provider
 
 clean:
 	rm -rf $(VENV)

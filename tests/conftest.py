@@ -180,6 +180,12 @@ class VoiceSimulator:
                                      json={"method": method, "path": path, "status": status, "times": times}) as r:
             assert r.status in (200, 201), await r.text()
 
+    async def delay_next(self, method: str, path: str, seconds: float, times: int = 1) -> None:
+        """The next `times` matching requests are served normally after `seconds`."""
+        async with self.session.post(f"{self.url}/_simulator/faults", json={
+                "method": method, "path": path, "status": 0, "delay_seconds": seconds, "times": times}) as r:
+            assert r.status == 201, await r.text()
+
     async def clear_faults(self) -> None:
         async with self.session.delete(f"{self.url}/_simulator/faults") as r:
             assert r.status in (200, 204), await r.text()

@@ -1,23 +1,26 @@
 """Agent RPCs: proto in, domain rules, the provider assistant and the store, proto out.
 
 Two systems hold an agent: the provider assistant and our row. Creation makes the
-assistant first and removes it again if the row cannot be stored. An update locks
-the row, syncs the provider, then writes the row, its version, its audit rows and
-its events in one transaction; if that transaction fails after the provider was
-changed, the provider is put back to the previous configuration.
+assistant first and removes it again if the row cannot be stored. An update holds the
+agent's write lease (core.leases: one writer per agent, and no transaction or pooled
+connection held while the provider answers), syncs the provider, then writes the row, its
+version, its audit rows and its events in one short transaction that also ends the lease;
+if that transaction fails after the provider was changed, the provider is put back to the
+previous configuration.
 """
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 import sqlalchemy as sa
 from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import tenant
-from core.errors import invalid, not_found
+from core import leases, tenant
+from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
@@ -31,6 +34,10 @@ from switchboard.v1 import agents_pb2, common_pb2
 
 log = logging.getLogger(__name__)
 
+# A configuration write holds its agent for at most this long (a provider call with its retries fits well
+# inside); a concurrent write waits up to LEASE_WAIT_SECONDS for it, within the callers' 30 s deadline.
+WRITE_LEASE = timedelta(seconds=60)
+LEASE_WAIT_SECONDS = 25.0
 AGENTS_PAGE = (50, 100)
 VERSIONS_PAGE = (50, 100)
 PROMPT_CHANGED = "agent.prompt_changed"
@@ -288,45 +295,57 @@ class AgentRpcs:
     async def _write(self, agent_id: str, build: Callable[[domain.AgentConfig], domain.Change], write: Write,
                      field: str = "id") -> Written:
         """The one path every configuration change takes (see the module docstring)."""
-        synced_from = pushed = None  # the configurations before and after a provider sync
-        row = None
-        try:
-            async with self.engine.begin() as conn:
-                row = await find_agent(conn, agent_id, lock=True, field=field)
-                current = _config(row)
-                change = build(current)
-                domain.check_owner_edit_guard(current_version=row.version, expected_version=write.expected_version,
-                                              source=write.source, inbound_prompt_source=row.inbound_prompt_source,
-                                              force=write.force)
-                metadata, metadata_changed = domain.merge_metadata(row.metadata, write.metadata or {})
-                if not change.changed and not metadata_changed:
-                    return Written(row, change, False)
-                if change.provider_changed:
-                    await self.voice.update_assistant(row.provider_assistant_id,
-                                                      domain.assistant_patch(change.config, change.provider_changed, current))
-                    synced_from, pushed = current, change.config
-                now = utcnow()
-                values = {"metadata": metadata, "updated_at": now}
-                if change.changed:
-                    values.update(name=change.config.name, config=_stored_config(change.config),
-                                  version=row.version + 1)
-                    if "inbound_prompt" in change.changed:
-                        values["inbound_prompt_source"] = write.source
-                updated = (await conn.execute(agents.update().where(agents.c.id == row.id).values(**values)
-                                              .returning(agents))).first()
-                if change.changed:
-                    await self._record(conn, updated, change, write, version=updated.version, parent=row.version,
-                                       now=now, previous=current)
-            if change.prompts_changed:
-                self.rt.events_committed()
-            return Written(updated, change, metadata_changed)
-        except BaseException:
-            if synced_from is not None:  # put the provider assistant back
-                await undo_at_provider(
-                    self.voice.update_assistant(row.provider_assistant_id,
-                                                domain.assistant_patch(synced_from, list(domain.PROVIDER_FIELDS), pushed)),
-                    f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
-            raise
+        async with self.engine.connect() as conn:
+            row = await find_agent(conn, agent_id, field=field)
+        async with leases.hold(self.engine, agents, row.id, duration=WRITE_LEASE, wait_seconds=LEASE_WAIT_SECONDS,
+                               what="this agent") as token:
+            async with self.engine.connect() as conn:
+                row = await find_agent(conn, agent_id, field=field)  # as the previous writer left it
+            current = _config(row)
+            change = build(current)
+            domain.check_owner_edit_guard(current_version=row.version, expected_version=write.expected_version,
+                                          source=write.source, inbound_prompt_source=row.inbound_prompt_source,
+                                          force=write.force)
+            metadata, metadata_changed = domain.merge_metadata(row.metadata, write.metadata or {})
+            if not change.changed and not metadata_changed:
+                return Written(row, change, False)
+            synced = False
+            if change.provider_changed:
+                await self.voice.update_assistant(row.provider_assistant_id,
+                                                  domain.assistant_patch(change.config, change.provider_changed, current))
+                synced = True
+            try:
+                updated = await self._store_write(row, token, current, change, write, metadata)
+            except BaseException:
+                if synced:  # put the provider assistant back
+                    await undo_at_provider(
+                        self.voice.update_assistant(row.provider_assistant_id, domain.assistant_patch(
+                            current, list(domain.PROVIDER_FIELDS), change.config)),
+                        f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
+                raise
+        if change.prompts_changed:
+            self.rt.events_committed()
+        return Written(updated, change, metadata_changed)
+
+    async def _store_write(self, row, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
+                           metadata: dict):
+        """The agent row, its version, audit rows and event in one short transaction, if the lease still holds."""
+        now = utcnow()
+        values = {"metadata": metadata, "updated_at": now, **leases.RELEASED}
+        if change.changed:
+            values.update(name=change.config.name, config=_stored_config(change.config), version=row.version + 1)
+            if "inbound_prompt" in change.changed:
+                values["inbound_prompt_source"] = write.source
+        async with self.engine.begin() as conn:
+            updated = (await conn.execute(agents.update().where(agents.c.id == row.id, leases.held(agents, token))
+                                          .values(**values).returning(agents))).first()
+            if updated is None:
+                raise ServiceError("conflict", "the provider took too long and another request changed this agent "
+                                   "meanwhile; nothing of this write was kept, retry")
+            if change.changed:
+                await self._record(conn, updated, change, write, version=updated.version, parent=row.version,
+                                   now=now, previous=current)
+        return updated
 
     async def _record(self, conn: AsyncConnection, row, change: domain.Change, write: Write, *, version: int,
                       parent: int | None, now, previous: domain.AgentConfig | None = None) -> None:

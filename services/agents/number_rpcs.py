@@ -1,16 +1,22 @@
 """Phone-number RPCs: the business's numbers, the pool, assign and release.
 
-A number belongs to one business at a time. Assigning locks the pool row, imports
-the number at the voice provider (linked to the agent's assistant) and commits; a
-concurrent assign of the same number waits for that lock and then finds the number
-taken (conflict). If the commit fails after the import, the import is undone.
+A number belongs to one business at a time. Assigning checks the pool row and takes its
+lease in one short transaction (core.leases; a concurrent assign of the same number gets
+409 conflict), imports the number at the voice provider (linked to the agent's assistant)
+with no transaction held, then records the assignment and ends the lease; if that fails,
+the import is undone. Re-pointing and releasing hold the number's lease the same way
+(a concurrent change waits for it); a failed re-point puts the provider number back on its
+previous assistant.
 """
 from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from datetime import timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import tenant
+from core import leases, tenant
 from core.contact import normalize_e164
 from core.errors import ServiceError, not_found
 from core.ids import utcnow
@@ -24,6 +30,9 @@ from services.agents.store import outbox, phone_numbers
 from switchboard.v1 import agents_pb2, common_pb2
 
 ASSIGNED, RELEASED = "phone_number.assigned", "phone_number.released"
+# How long an assign, re-point or release may hold a number, and how long a concurrent one waits for it.
+NUMBER_LEASE = timedelta(seconds=60)
+LEASE_WAIT_SECONDS = 25.0
 
 
 def _capabilities(caps: dict) -> agents_pb2.NumberCapabilities:
@@ -87,7 +96,8 @@ class NumberRpcs:
         tenant.require_account()
         limit = clamp_limit(request.limit, *numbers.AVAILABLE_PAGE)
         pn = phone_numbers.c
-        query = sa.select(phone_numbers).where(pn.business_id.is_(None), pn.blocked.is_(False))
+        query = sa.select(phone_numbers).where(pn.business_id.is_(None), pn.blocked.is_(False),
+                                               leases.free(phone_numbers))
         if optional(request, "country"):
             query = query.where(pn.country == numbers.check_country(request.country))
         if optional(request, "area_code"):
@@ -127,24 +137,29 @@ class NumberRpcs:
         business_id = pick_business(who, optional(request, "business_id"))
         e164 = normalize_e164(request.phone_number)
         agent_id = optional(request, "agent_id") or None
+        async with self.engine.begin() as conn:
+            row = await self._pool_row(conn, e164)
+            assistant_id = await self._assistant_of(conn, agent_id, business_id)
+            token = await leases.take(conn, phone_numbers, row.id, NUMBER_LEASE)
+            if token is None:
+                raise ServiceError("conflict", f"phone number {e164} is not available (another request is assigning "
+                                   "it); pick another from GET /api/v1/phone-numbers/available")
         imported = None
         try:
+            body = {"provider": "byo-phone-number", "number": e164, "credentialId": self.sip_credential_id,
+                    "numberE164CheckEnabled": True, "name": f"Switchboard {e164}"}
+            if assistant_id:
+                body["assistantId"] = assistant_id
+            imported = await self.voice.import_phone_number(body)
             async with self.engine.begin() as conn:
-                row = await self._pool_row(conn, e164)
-                assistant_id = await self._assistant_of(conn, agent_id, business_id)
-                body = {"provider": "byo-phone-number", "number": e164, "credentialId": self.sip_credential_id,
-                        "numberE164CheckEnabled": True, "name": f"Switchboard {e164}"}
-                if assistant_id:
-                    body["assistantId"] = assistant_id
-                imported = await self.voice.import_phone_number(body)
-                row = (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id).values(
-                    business_id=business_id, agent_id=agent_id, provider_phone_number_id=imported["id"],
-                    assigned_at=utcnow()).returning(phone_numbers))).first()
+                row = await self._leased_update(conn, row.id, token, business_id=business_id, agent_id=agent_id,
+                                                provider_phone_number_id=imported["id"], assigned_at=utcnow())
                 await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
         except BaseException:
             if imported is not None:
                 await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
                                        f"assigning {e164} failed; provider number {imported['id']}")
+            await leases.release(self.engine, phone_numbers, row.id, token)
             raise
         self.rt.events_committed()
         return phone_number_message(row)
@@ -154,17 +169,46 @@ class NumberRpcs:
         business_id = pick_business(who, optional(request, "business_id"))
         e164 = normalize_e164(request.phone_number)
         agent_id = optional(request, "agent_id") or None
-        async with self.engine.begin() as conn:
-            row = await self._business_row(conn, e164, business_id)
+        async with self._number_lease(e164, business_id) as (row, token):
             if (str(row.agent_id) if row.agent_id else None) == agent_id:
                 return phone_number_message(row)
-            assistant_id = await self._assistant_of(conn, agent_id, business_id)
+            async with self.engine.connect() as conn:
+                assistant_id = await self._assistant_of(conn, agent_id, business_id)
+                previous_assistant_id = await self._assistant_of(conn, row.agent_id and str(row.agent_id),
+                                                                 business_id)
             await self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": assistant_id})
-            row = (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id)
-                                      .values(agent_id=agent_id).returning(phone_numbers))).first()
-            await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
+            try:
+                async with self.engine.begin() as conn:
+                    row = await self._leased_update(conn, row.id, token, agent_id=agent_id)
+                    await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
+            except BaseException:
+                await undo_at_provider(
+                    self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": previous_assistant_id}),
+                    f"re-pointing {e164} failed; provider number {row.provider_phone_number_id}")
+                raise
         self.rt.events_committed()
         return phone_number_message(row)
+
+    @asynccontextmanager
+    async def _number_lease(self, e164: str, business_id: str):
+        """The lease of a number this business holds, with its row as it is under the lease."""
+        async with self.engine.connect() as conn:
+            row = await self._business_row(conn, e164, business_id)
+        async with leases.hold(self.engine, phone_numbers, row.id, duration=NUMBER_LEASE,
+                               wait_seconds=LEASE_WAIT_SECONDS, what=f"phone number {e164}") as token:
+            async with self.engine.connect() as conn:
+                yield await self._business_row(conn, e164, business_id), token
+
+    @staticmethod
+    async def _leased_update(conn: AsyncConnection, row_id, token: str, **values):
+        """Write a number's row and end its lease, if this request still holds it."""
+        row = (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row_id,
+                                                               leases.held(phone_numbers, token))
+                                  .values(**values, **leases.RELEASED).returning(phone_numbers))).first()
+        if row is None:
+            raise ServiceError("conflict", "the provider took too long and another request changed this number "
+                               "meanwhile; retry")
+        return row
 
     @staticmethod
     async def _assistant_of(conn: AsyncConnection, agent_id: str | None, business_id: str) -> str | None:
@@ -178,10 +222,9 @@ class NumberRpcs:
 
     @staticmethod
     async def _business_row(conn: AsyncConnection, e164: str, business_id: str):
-        """The locked row of a number this business holds, or not_found."""
+        """The row of a number this business holds, or not_found."""
         row = (await conn.execute(sa.select(phone_numbers).where(
-            phone_numbers.c.phone_number == e164, phone_numbers.c.business_id == business_id)
-            .with_for_update())).first()
+            phone_numbers.c.phone_number == e164, phone_numbers.c.business_id == business_id))).first()
         if row is None:
             raise not_found(f"phone number {e164} of this business")
         return row
@@ -207,16 +250,15 @@ class NumberRpcs:
         who = tenant.require_account()
         business_id = pick_business(who, optional(request, "business_id"))
         e164 = normalize_e164(request.phone_number)
-        async with self.engine.begin() as conn:
-            row = await self._business_row(conn, e164, business_id)
+        async with self._number_lease(e164, business_id) as (row, token):
             if row.provider_phone_number_id:
                 await self.voice.delete_phone_number(row.provider_phone_number_id)
-            await conn.execute(phone_numbers.update().where(phone_numbers.c.id == row.id).values(
-                business_id=None, agent_id=None, provider_phone_number_id=None, assigned_at=None,
-                a2p_status=numbers.initial_a2p_status(row.country, row.capabilities),
-                emergency_status=numbers.initial_emergency_status(row.country, row.capabilities),
-                emergency_address=None))
-            await add_event(conn, outbox, RELEASED, business_id, _event_data(row, row.agent_id))
+            async with self.engine.begin() as conn:
+                await self._leased_update(
+                    conn, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
+                    assigned_at=None, a2p_status=numbers.initial_a2p_status(row.country, row.capabilities),
+                    emergency_status=numbers.initial_emergency_status(row.country, row.capabilities),
+                    emergency_address=None)
+                await add_event(conn, outbox, RELEASED, business_id, _event_data(row, row.agent_id))
         self.rt.events_committed()
         return agents_pb2.ReleasePhoneNumberReply(success=True, phone_number=e164, business_id=business_id)
-

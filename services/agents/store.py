@@ -5,6 +5,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 from core.inbox import inbox_table
+from core.leases import lease_columns
 from core.outbox import outbox_table
 
 SCHEMA = "agents"
@@ -27,6 +28,8 @@ agents = sa.Table(
     sa.Column("inbound_prompt_source", sa.Text, nullable=False),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
+    # One configuration writer at a time while the provider assistant is synced (core.leases).
+    *lease_columns(),
     sa.Index("agents_business_created", "business_id", "created_at"),
 )
 
@@ -81,6 +84,8 @@ phone_numbers = sa.Table(
     sa.Column("provider_phone_number_id", sa.Text),
     sa.Column("assigned_at", Ts),
     sa.Column("created_at", Ts, nullable=False),
+    # One assign, re-point or release at a time while the provider number changes (core.leases).
+    *lease_columns(),
     sa.Index("phone_numbers_business", "business_id"),
     sa.Index("phone_numbers_pool", "country", "area_code", postgresql_where=sa.text("business_id IS NULL")),
 )
