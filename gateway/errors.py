@@ -14,7 +14,3 @@ def error_response(code: str, message: str, status: int | None = None, headers: 
 def from_service_error(err: ServiceError) -> web.Response:
     headers = {"Retry-After": err.details["retry_after"]} if "retry_after" in err.details else None
     return error_response(err.code, err.message, err.http_status, headers)
-
-
-class ApiError(ServiceError):
-    """Raised inside the gateway for request problems found before any RPC."""

@@ -110,8 +110,10 @@ def build(routes: list[Route], server_url: str) -> dict:
             "title": "Switchboard API",
             "version": "1.0.0",
             "description": "Hosted AI voice agents. Errors are {\"error\": {\"code\", \"message\"}}. Single resources "
-            "are read with ?id=, never a path segment. Lists are newest first with cursor pagination: pass the "
-            "created_at of the last item as `after` while `has_more` is true. Each key may make "
+            "are read with ?id=, never a path segment. Lists are newest first with cursor pagination: while "
+            "`has_more` is true, pass the page's `next_cursor` as `cursor` for the next one (it never skips or "
+            "repeats an item, even among items sharing a timestamp); the older `after=<created_at of the last "
+            "item>` still works but skips items that share that timestamp. Each key may make "
             "KEY_RATE_LIMIT_PER_MINUTE requests per minute per gateway replica (600 by default); beyond that "
             "429 rate_limited with Retry-After. Unknown paths are 404 not_found; a wrong method is 405 "
             "method_not_allowed with Allow; malformed JSON and bodies over 1 MiB are 400 invalid_request. A missing "

@@ -27,6 +27,14 @@ def _obj(props: dict, required: tuple[str, ...] = ()) -> dict:
     return {"type": "object", "properties": props, "required": list(required)}
 
 
+# The end of every newest-first list (core.pagination).
+PAGE_FIELDS = {
+    "has_more": {"type": "boolean"},
+    "next_cursor": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                    "description": "while has_more is true: pass it as `cursor` for the next page (null at the end)"},
+}
+
+
 ERROR = _obj({"error": _obj({"code": {"type": "string"}, "message": {"type": "string"}}, ("code", "message"))}, ("error",))
 
 SIGNUP_REQUEST = _obj({
@@ -255,11 +263,11 @@ SCHEMAS: dict[str, dict] = {
     "Workspace": _WORKSPACE,
     "WorkspaceCreateRequest": WORKSPACE_CREATE,
     "WorkspaceUpdateRequest": WORKSPACE_UPDATE,
-    "WorkspaceList": _obj({"workspaces": {"type": "array", "items": _ref("Workspace")}, "has_more": {"type": "boolean"}},
-                          ("workspaces", "has_more")),
+    "WorkspaceList": _obj({"workspaces": {"type": "array", "items": _ref("Workspace")}, **PAGE_FIELDS},
+                          ("workspaces", *PAGE_FIELDS)),
     "UsageEntry": _USAGE,
-    "UsageList": _obj({"usage": {"type": "array", "items": _ref("UsageEntry")}, "has_more": {"type": "boolean"}},
-                      ("usage", "has_more")),
+    "UsageList": _obj({"usage": {"type": "array", "items": _ref("UsageEntry")}, **PAGE_FIELDS},
+                      ("usage", *PAGE_FIELDS)),
     "BalanceEntry": _BALANCE,
     "Balance": _obj({"businesses": {"type": "array", "items": _ref("BalanceEntry")}}, ("businesses",)),
     "AgentCreateRequest": AGENT_CREATE,
@@ -269,8 +277,8 @@ SCHEMAS: dict[str, dict] = {
     "AgentRollbackRequest": ROLLBACK,
     "Agent": message_schema(agents_pb2.Agent.DESCRIPTOR),
     "AgentSummary": message_schema(agents_pb2.AgentSummary.DESCRIPTOR),
-    "AgentList": _obj({"agents": {"type": "array", "items": _ref("AgentSummary")}, "has_more": {"type": "boolean"}},
-                      ("agents", "has_more")),
+    "AgentList": _obj({"agents": {"type": "array", "items": _ref("AgentSummary")}, **PAGE_FIELDS},
+                      ("agents", *PAGE_FIELDS)),
     "AgentCreated": message_schema(agents_pb2.AgentCreated.DESCRIPTOR),
     "AgentUpdated": message_schema(agents_pb2.AgentUpdated.DESCRIPTOR, omit=("rollback_of",)),
     "AgentRolledBack": message_schema(agents_pb2.AgentUpdated.DESCRIPTOR),
@@ -278,7 +286,7 @@ SCHEMAS: dict[str, dict] = {
     "SmsPromptUpdated": message_schema(agents_pb2.UpdateSmsPromptReply.DESCRIPTOR),
     "AgentVersion": _AGENT_VERSION,
     "AgentVersionList": _obj({"agent_id": UUID, "versions": {"type": "array", "items": _ref("AgentVersion")},
-                              "has_more": {"type": "boolean"}}, ("agent_id", "versions", "has_more")),
+                              **PAGE_FIELDS}, ("agent_id", "versions", *PAGE_FIELDS)),
     "AgentVersionDetail": _obj({"agent_id": UUID, "version": message_schema(agents_pb2.AgentVersion.DESCRIPTOR)},
                                ("agent_id", "version")),
     "PhoneNumberAssignRequest": NUMBER_ASSIGN,
@@ -286,17 +294,17 @@ SCHEMAS: dict[str, dict] = {
     "PhoneNumber": _NUMBER,
     "PhoneNumberList": _obj({"business_id": {"anyOf": [UUID, {"type": "null"}]},
                              "phone_numbers": {"type": "array", "items": _ref("PhoneNumber")},
-                             "has_more": {"type": "boolean"}}, ("business_id", "phone_numbers", "has_more")),
+                             **PAGE_FIELDS}, ("business_id", "phone_numbers", *PAGE_FIELDS)),
     "AvailableNumberList": _obj({"numbers": {"type": "array", "items": message_schema(
         agents_pb2.AvailableNumber.DESCRIPTOR)}, "has_more": {"type": "boolean"}}, ("numbers", "has_more")),
     "PhoneNumberReleased": message_schema(agents_pb2.ReleasePhoneNumberReply.DESCRIPTOR),
-    "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}, "has_more": {"type": "boolean"}},
-                             ("numbers", "has_more")),
+    "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}, **PAGE_FIELDS},
+                             ("numbers", *PAGE_FIELDS)),
     "LeadCreateRequest": LEAD_CREATE,
     "LeadUpdateRequest": LEAD_UPDATE,
     "Lead": message_schema(sdr_pb2.Lead.DESCRIPTOR),
-    "LeadList": _obj({"leads": {"type": "array", "items": _ref("Lead")}, "has_more": {"type": "boolean"}},
-                     ("leads", "has_more")),
+    "LeadList": _obj({"leads": {"type": "array", "items": _ref("Lead")}, **PAGE_FIELDS},
+                     ("leads", *PAGE_FIELDS)),
     "LeadAudit": message_schema(sdr_pb2.LeadAudit.DESCRIPTOR),
     "WebhookSaveRequest": WEBHOOK_SAVE,
     "WebhookTargetRequest": WEBHOOK_TARGET,
@@ -313,9 +321,9 @@ SCHEMAS: dict[str, dict] = {
     "WebhookTestSent": message_schema(webhooks_pb2.SendTestReply.DESCRIPTOR),
     "WebhookSecretRotated": message_schema(webhooks_pb2.RotateSecretReply.DESCRIPTOR),
     "EventList": _obj({"events": {"type": "array", "items": message_schema(webhooks_pb2.StoredEvent.DESCRIPTOR)},
-                       "has_more": {"type": "boolean"}}, ("events", "has_more")),
+                       **PAGE_FIELDS}, ("events", *PAGE_FIELDS)),
     "DeliveryList": _obj({"deliveries": {"type": "array", "items": message_schema(webhooks_pb2.Delivery.DESCRIPTOR)},
-                          "has_more": {"type": "boolean"}}, ("deliveries", "has_more")),
+                          **PAGE_FIELDS}, ("deliveries", *PAGE_FIELDS)),
     "Replayed": message_schema(webhooks_pb2.ReplayReply.DESCRIPTOR),
     "Capabilities": _obj({
         "account_id": UUID,

@@ -3,7 +3,7 @@ scope checks, request validation and the OpenAPI document."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -63,7 +63,6 @@ class Route:
     creates: Creates | None = None
     # Error code for a body that fails its schema (signup uses validation_error).
     validation_code: str = "invalid_request"
-    extra: dict = field(default_factory=dict)
 
 
 def all_routes() -> list[Route]:

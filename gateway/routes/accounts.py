@@ -13,7 +13,7 @@ from gateway.context import ROUTE_TABLE, deps
 from gateway.convert import to_json
 from gateway.readiness import check_ready
 from gateway.routes import KEY, PUBLIC, SESSION, Call, Creates, Route
-from gateway.routes.params import page_query, page_request
+from gateway.routes.params import listing, page_query, page_request
 from gateway.schemas import (
     KEY_CREATE,
     KEY_UPDATE,
@@ -96,7 +96,7 @@ async def list_workspaces(call: Call):
     if "id" in call.query:
         req.id = call.query["id"]
     reply = await deps(call.request).accounts.ListWorkspaces(req, metadata=call.principal.metadata)
-    return {"workspaces": [to_json(w) for w in reply.workspaces], "has_more": reply.page.has_more}
+    return listing("workspaces", [to_json(w) for w in reply.workspaces], reply.page)
 
 
 async def create_workspace(call: Call):
@@ -178,8 +178,8 @@ async def usage(call: Call):
         if field in q:
             set_time(getattr(req, field), q[field], field)
     reply = await deps(call.request).accounts.ListUsage(req, metadata=call.principal.metadata)
-    return {"usage": [to_json(u, omit=("api_key_id", "account_id", "business_id")) for u in reply.usage],
-            "has_more": reply.page.has_more}
+    return listing("usage", [to_json(u, omit=("api_key_id", "account_id", "business_id")) for u in reply.usage],
+                   reply.page)
 
 
 async def balance(call: Call):

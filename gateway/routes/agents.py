@@ -4,7 +4,7 @@ from __future__ import annotations
 from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Creates, Route
-from gateway.routes.params import page_query, page_request, set_fields, set_structs
+from gateway.routes.params import listing, page_query, page_request, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
 from switchboard.v1 import agents_pb2
 
@@ -23,7 +23,7 @@ async def list_agents(call: Call):
     req = agents_pb2.ListAgentsRequest(page=page_request(call.query))
     set_fields(req, call.query, "business_id")
     reply = await d.agents.ListAgents(req, metadata=call.principal.metadata)
-    return {"agents": [to_json(a) for a in reply.agents], "has_more": reply.page.has_more}
+    return listing("agents", [to_json(a) for a in reply.agents], reply.page)
 
 
 async def create_agent(call: Call):
@@ -74,8 +74,8 @@ async def list_versions(call: Call):
     reply = await deps(call.request).agents.ListVersions(req, metadata=call.principal.metadata)
     if "version" in q:
         return {"agent_id": reply.agent_id, "version": to_json(reply.versions[0])}
-    return {"agent_id": reply.agent_id, "versions": [to_json(v, omit=("config_snapshot",)) for v in reply.versions],
-            "has_more": reply.page.has_more}
+    return listing("versions", [to_json(v, omit=("config_snapshot",)) for v in reply.versions], reply.page,
+                   agent_id=reply.agent_id)
 
 
 async def rollback(call: Call):

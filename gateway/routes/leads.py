@@ -4,7 +4,7 @@ from __future__ import annotations
 from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Creates, Route
-from gateway.routes.params import page_query, page_request, set_fields
+from gateway.routes.params import listing, page_query, page_request, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
 from switchboard.v1 import sdr_pb2
@@ -49,7 +49,7 @@ async def list_leads(call: Call):
         if field in q:
             set_time(getattr(req, field), q[field], field)
     reply = await d.sdr.ListLeads(req, metadata=call.principal.metadata)
-    return {"leads": [to_json(lead) for lead in reply.leads], "has_more": reply.page.has_more}
+    return listing("leads", [to_json(lead) for lead in reply.leads], reply.page)
 
 
 async def create_lead(call: Call):

@@ -5,7 +5,7 @@ from core.contact import AREA_CODE_PATTERN, REGIONS
 from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Creates, Route
-from gateway.routes.params import page_query, page_request, set_fields
+from gateway.routes.params import listing, page_query, page_request, set_fields
 from gateway.schemas import BUSINESS, E164, NUMBER_ASSIGN, NUMBER_UPDATE, UUID
 from switchboard.v1 import agents_pb2
 
@@ -18,7 +18,8 @@ async def list_numbers(call: Call):
     req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=page_request(call.query)), call.query, "business_id",
                      "phone_number")
     reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
-    return {**to_json(reply, omit=("page",)), "has_more": reply.page.has_more}
+    return listing("phone_numbers", [to_json(n) for n in reply.phone_numbers], reply.page,
+                   business_id=reply.business_id or None)
 
 
 async def available(call: Call):
@@ -49,8 +50,8 @@ async def legacy_numbers(call: Call):
     req.all_businesses = "business_id" not in call.query
     reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
     legacy = ("id", "phone_number", "agent_id", "business_id", "created_at")
-    return {"numbers": [{k: v for k, v in to_json(n).items() if k in legacy} for n in reply.phone_numbers],
-            "has_more": reply.page.has_more}
+    return listing("numbers", [{k: v for k, v in to_json(n).items() if k in legacy} for n in reply.phone_numbers],
+                   reply.page)
 
 
 ROUTES = [

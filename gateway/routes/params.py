@@ -7,19 +7,28 @@ from switchboard.v1 import common_pb2
 
 
 def page_request(query: dict) -> common_pb2.PageRequest:
-    page = common_pb2.PageRequest(limit=query.get("limit", 0))
+    page = common_pb2.PageRequest(limit=query.get("limit", 0), cursor=query.get("cursor", ""))
     if "after" in query:
         set_time(page.after, query["after"], "after")
     return page
 
 
 def page_query(default: int, maximum: int, **extra) -> dict:
-    """Query schema of a newest-first list: `limit`, `after` and the list's own parameters."""
+    """Query schema of a newest-first list: `limit`, `cursor`, `after` and the list's own parameters."""
     return {"type": "object", "properties": {
         "limit": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+        "cursor": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,200}$",
+                   "description": "next_cursor of the previous page: continues exactly after its last item, even "
+                   "among items sharing a timestamp (wins over after)"},
         "after": {"type": "string", "format": "date-time",
-                  "description": "cursor: created_at of the last item of the previous page"},
+                  "description": "cursor: created_at of the last item of the previous page (items strictly older; "
+                  "items sharing that timestamp are skipped, which cursor avoids)"},
         **extra}}
+
+
+def listing(key: str, items: list, page: common_pb2.PageInfo, **extra) -> dict:
+    """The list envelope: `{key: items, has_more, next_cursor}` (and any fields of the list's own)."""
+    return {**extra, key: items, "has_more": page.has_more, "next_cursor": page.next_cursor or None}
 
 
 def set_fields(message, source: dict, *names: str):

@@ -6,7 +6,7 @@ from aiohttp import web
 from gateway.context import deps
 from gateway.convert import to_json
 from gateway.routes import Call, Creates, Route
-from gateway.routes.params import page_query, page_request, set_fields
+from gateway.routes.params import listing, page_query, page_request, set_fields
 from gateway.schemas import BUSINESS, REPLAY, UUID, WEBHOOK_ID, WEBHOOK_SAVE, WEBHOOK_TARGET, WEBHOOK_TEST
 from gateway.timeparse import set_time
 from switchboard.v1 import webhooks_pb2
@@ -54,7 +54,7 @@ async def list_events(call: Call):
     if "since" in q:
         set_time(req.since, q["since"], "since")
     reply = await deps(call.request).webhooks.ListEvents(req, metadata=call.principal.metadata)
-    return {"events": [to_json(e) for e in reply.events], "has_more": reply.page.has_more}
+    return listing("events", [to_json(e) for e in reply.events], reply.page)
 
 
 async def list_deliveries(call: Call):
@@ -62,7 +62,7 @@ async def list_deliveries(call: Call):
     req = set_fields(webhooks_pb2.ListDeliveriesRequest(page=page_request(q)), q, "business_id", "webhook_id",
                      "event_id", "status")
     reply = await deps(call.request).webhooks.ListDeliveries(req, metadata=call.principal.metadata)
-    return {"deliveries": [to_json(d) for d in reply.deliveries], "has_more": reply.page.has_more}
+    return listing("deliveries", [to_json(d) for d in reply.deliveries], reply.page)
 
 
 async def replay(call: Call):

@@ -298,11 +298,11 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             return accounts_pb2.ListWorkspacesReply(workspaces=[_workspace(row)], page=common_pb2.PageInfo(has_more=False))
         limit = clamp_limit(request.page.limit, *WORKSPACES_PAGE)
         query = sa.select(businesses).where(businesses.c.id.in_(who.business_ids))
-        query = page_query(query, businesses.c.created_at, businesses.c.id, opt_datetime(request.page, "after"), limit)
+        query = page_query(query, businesses.c.created_at, businesses.c.id, request.page, limit)
         async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+            rows, page = split_page((await conn.execute(query)).all(), limit, lambda r: (r.created_at, r.id))
         return accounts_pb2.ListWorkspacesReply(workspaces=[_workspace(r._mapping) for r in rows],
-                                                page=common_pb2.PageInfo(has_more=has_more))
+                                                page=page)
 
     async def CreateWorkspace(self, request, context):
         who = tenant.require_account()
@@ -391,9 +391,9 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             query = query.where(usage_log.c.created_at >= start)
         if end:
             query = query.where(usage_log.c.created_at < end)
-        query = page_query(query, usage_log.c.created_at, usage_log.c.id, opt_datetime(request.page, "after"), limit)
+        query = page_query(query, usage_log.c.created_at, usage_log.c.id, request.page, limit)
         async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+            rows, page = split_page((await conn.execute(query)).all(), limit, lambda r: (r.created_at, r.id))
         entries = []
         for r in rows:
             e = accounts_pb2.UsageEntry(id=str(r.id), endpoint=r.endpoint, method=r.method, status_code=r.status_code,
@@ -404,7 +404,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 e.business_id = str(r.business_id)
             set_timestamp(e, "created_at", r.created_at)
             entries.append(e)
-        return accounts_pb2.ListUsageReply(usage=entries, page=common_pb2.PageInfo(has_more=has_more))
+        return accounts_pb2.ListUsageReply(usage=entries, page=page)
 
     async def GetBalance(self, request, context):
         who = tenant.require_account()

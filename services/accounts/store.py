@@ -90,5 +90,10 @@ usage_log = sa.Table(
     sa.Column("created_at", Ts, nullable=False),
 )
 
+sa.Index("businesses_account_created", businesses.c.account_id, businesses.c.created_at.desc())
+sa.Index("api_keys_account", api_keys.c.account_id)
+sa.Index("signup_attempts_ip_time", signup_attempts.c.client_ip, signup_attempts.c.created_at)
+sa.Index("usage_log_account_created", usage_log.c.account_id, usage_log.c.created_at.desc())
+
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)

@@ -24,7 +24,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional, set_timestamp, struct
 from core.outbox import add_event
-from core.pagination import clamp_limit, opt_datetime, page_query, split_page
+from core.pagination import clamp_limit, page_query, split_page
 from core.records import find_owned
 from core.tenant import require_business
 from providers.voice.adapter import ProviderError
@@ -127,12 +127,12 @@ class AgentRpcs:
         query = sa.select(agents).where(agents.c.business_id.in_(who.business_ids))
         if optional(request, "business_id"):
             query = query.where(agents.c.business_id == require_business(who, request.business_id))
-        query = page_query(query, agents.c.created_at, agents.c.id, opt_datetime(request.page, "after"), limit)
+        query = page_query(query, agents.c.created_at, agents.c.id, request.page, limit)
         async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+            rows, page = split_page((await conn.execute(query)).all(), limit, lambda r: (r.created_at, r.id))
             numbers = await agent_phone_numbers(conn, [str(r.id) for r in rows])
         summaries = [_summary(r, numbers.get(str(r.id))) for r in rows]
-        return agents_pb2.ListAgentsReply(agents=summaries, page=common_pb2.PageInfo(has_more=has_more))
+        return agents_pb2.ListAgentsReply(agents=summaries, page=page)
 
     async def LookupAgents(self, request, context):
         who = tenant.require_account()
@@ -379,11 +379,10 @@ class AgentRpcs:
                 rows = (await conn.execute(query.where(agent_versions.c.version == request.version))).all()
                 if not rows:
                     raise not_found(f"version {request.version} of this agent")
-                has_more = False
+                page = common_pb2.PageInfo(has_more=False)
             else:
-                query = page_query(query, agent_versions.c.created_at, agent_versions.c.version,
-                                   opt_datetime(request.page, "after"), limit)
-                rows, has_more = split_page((await conn.execute(query)).all(), limit)
+                query = page_query(query, agent_versions.c.created_at, agent_versions.c.version, request.page, limit)
+                rows, page = split_page((await conn.execute(query)).all(), limit, lambda v: (v.created_at, v.version))
         versions = []
         for v in rows:
             out = agents_pb2.AgentVersion(version=v.version, content_hash=v.content_hash, source=v.source,
@@ -397,4 +396,4 @@ class AgentRpcs:
             set_timestamp(out, "created_at", v.created_at)
             versions.append(out)
         return agents_pb2.ListVersionsReply(agent_id=str(row.id), versions=versions,
-                                            page=common_pb2.PageInfo(has_more=has_more))
+                                            page=page)

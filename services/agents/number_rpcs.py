@@ -22,12 +22,12 @@ from core.errors import ServiceError, not_found
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
-from core.pagination import clamp_limit, opt_datetime, page_query, split_page
+from core.pagination import clamp_limit, page_query, split_page
 from core.tenant import pick_business
 from services.agents import numbers
 from services.agents.agent_rpcs import find_agent, undo_at_provider
 from services.agents.store import outbox, phone_numbers
-from switchboard.v1 import agents_pb2, common_pb2
+from switchboard.v1 import agents_pb2
 
 ASSIGNED, RELEASED = "phone_number.assigned", "phone_number.released"
 # How long an assign, re-point or release may hold a number, and how long a concurrent one waits for it.
@@ -84,12 +84,11 @@ class NumberRpcs:
         if optional(request, "phone_number"):
             query = query.where(phone_numbers.c.phone_number == normalize_e164(request.phone_number))
         limit = clamp_limit(request.page.limit, *numbers.ASSIGNED_PAGE)
-        query = page_query(query, phone_numbers.c.assigned_at, phone_numbers.c.id,
-                           opt_datetime(request.page, "after"), limit)
+        query = page_query(query, phone_numbers.c.assigned_at, phone_numbers.c.id, request.page, limit)
         async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+            rows, page = split_page((await conn.execute(query)).all(), limit, lambda r: (r.assigned_at, r.id))
         reply.phone_numbers.extend(phone_number_message(r) for r in rows)
-        reply.page.has_more = has_more
+        reply.page.CopyFrom(page)
         return reply
 
     async def ListAvailableNumbers(self, request, context):
@@ -113,7 +112,7 @@ class NumberRpcs:
             query = query.where(sa.tuple_(*order) > sa.tuple_(facts.country, facts.area_code, after))
         query = query.order_by(*order).limit(limit + 1)
         async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+            rows, page = split_page((await conn.execute(query)).all(), limit)
         out = []
         for r in rows:
             entry = agents_pb2.AvailableNumber(phone_number=r.phone_number, country=r.country, area_code=r.area_code,
@@ -121,7 +120,7 @@ class NumberRpcs:
             if r.locality:
                 entry.locality = r.locality
             out.append(entry)
-        return agents_pb2.ListAvailableNumbersReply(numbers=out, page=common_pb2.PageInfo(has_more=has_more))
+        return agents_pb2.ListAvailableNumbersReply(numbers=out, page=page)
 
     async def CountPhoneNumbers(self, request, context):
         who = tenant.require_account()

@@ -17,7 +17,7 @@ from core.grpc_server import Runtime
 from core.ids import new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp
 from core.outbox import add_event
-from core.pagination import clamp_limit, opt_datetime, split_page
+from core.pagination import clamp_limit, decode_cursor, opt_datetime, split_page
 from core.records import find_owned
 from core.rpc import Client
 from core.tenant import require_business
@@ -25,7 +25,7 @@ from services.sdr import leads as rules
 from services.sdr import scoring
 from services.sdr.store import LEAD_TEXT, Uuid, interactions, leads, outbox, voicemails
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
-from switchboard.v1 import agents_pb2, common_pb2, sdr_pb2, sdr_pb2_grpc
+from switchboard.v1 import agents_pb2, sdr_pb2, sdr_pb2_grpc
 
 LEADS_PAGE = (50, 100)
 AUDIT_SAMPLE = 50
@@ -50,6 +50,8 @@ FILTERS = {
     "updated_before": lambda c: c.updated_at < sa.bindparam("updated_before"),
     "score_gte": lambda c: c.score >= sa.bindparam("score_gte"),
     "score_lte": lambda c: c.score <= sa.bindparam("score_lte"),
+    # The page cursor: strictly after (created_at, id) in the newest-first order (core.pagination).
+    "cursor_at": lambda c: sa.tuple_(c.created_at, c.id) < sa.tuple_(sa.bindparam("cursor_at"), sa.bindparam("cursor_id")),
 }
 
 
@@ -193,10 +195,13 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
         cursors = [t for t in (opt_datetime(request, "created_before"), opt_datetime(request.page, "after")) if t]
         if cursors:
             values["created_before"] = min(cursors)
-        statement = lead_page(frozenset(values) - {"business_ids", "business_id", "limit"},
+        if request.page.cursor:
+            values["cursor_at"], values["cursor_id"] = decode_cursor(request.page.cursor, leads.c.id)
+        statement = lead_page(frozenset(values) - {"business_ids", "business_id", "limit", "cursor_id"},
                               len(who.business_ids) == 1)
-        rows, has_more = split_page(await statement.fetch(self.rt.pool, **values), limit)
-        return sdr_pb2.ListLeadsReply(leads=[lead_message(r) for r in rows], page=common_pb2.PageInfo(has_more=has_more))
+        rows, page = split_page(await statement.fetch(self.rt.pool, **values), limit,
+                                lambda r: (r["created_at"], r["id"]))
+        return sdr_pb2.ListLeadsReply(leads=[lead_message(r) for r in rows], page=page)
 
     async def AuditLeads(self, request, context):
         who = tenant.require_account()

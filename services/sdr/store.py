@@ -62,5 +62,15 @@ voicemails = sa.Table(
     sa.Column("received_at", Ts, nullable=False),
 )
 
+# Every list is one business's leads newest first; each filter gets an index leading with it.
+_newest = (leads.c.created_at.desc(), leads.c.id.desc())
+sa.Index("leads_business_created", leads.c.business_id, *_newest)
+for _column in ("status", "source", "agent_id", "phone", "email"):
+    sa.Index(f"leads_business_{_column}", leads.c.business_id, leads.c[_column], *_newest)
+sa.Index("leads_business_updated", leads.c.business_id, leads.c.updated_at)
+sa.Index("leads_business_score", leads.c.business_id, leads.c.score, *_newest)
+sa.Index("interactions_lead", interactions.c.lead_id, interactions.c.occurred_at)
+sa.Index("voicemails_business_received", voicemails.c.business_id, voicemails.c.received_at)
+
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)

@@ -18,7 +18,7 @@ from services.webhooks import delivery as send
 from services.webhooks import rules
 from services.webhooks.dispatcher import allow_loopback
 from services.webhooks.store import deliveries, events, subscriptions
-from switchboard.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
+from switchboard.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 EVENTS_PAGE = (50, 100)
 DELIVERY_STATUSES = ("pending", "delivered", "failed", "canceled")
@@ -168,16 +168,16 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
             query = query.where(e.type == request.type)
         if (since := opt_datetime(request, "since")) is not None:
             query = query.where(e.occurred_at >= since)
-        query = page_query(query, e.occurred_at, e.event_id, opt_datetime(request.page, "after"), limit)
+        query = page_query(query, e.occurred_at, e.event_id, request.page, limit)
         async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+            rows, page = split_page((await conn.execute(query)).all(), limit, lambda r: (r.occurred_at, r.event_id))
         out = []
         for r in rows:
             msg = webhooks_pb2.StoredEvent(event_id=str(r.event_id), type=r.type, business_id=str(r.business_id),
                                            data=struct(r.data))
             set_timestamp(msg, "occurred_at", r.occurred_at)
             out.append(msg)
-        return webhooks_pb2.ListEventsReply(events=out, page=common_pb2.PageInfo(has_more=has_more))
+        return webhooks_pb2.ListEventsReply(events=out, page=page)
 
     async def ListDeliveries(self, request, context):
         limit = clamp_limit(request.page.limit, *EVENTS_PAGE)
@@ -191,11 +191,11 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
             if request.status not in DELIVERY_STATUSES:
                 raise invalid(f"status must be one of {', '.join(DELIVERY_STATUSES)}")
             query = query.where(d.status == request.status)
-        query = page_query(query, d.created_at, d.id, opt_datetime(request.page, "after"), limit)
+        query = page_query(query, d.created_at, d.id, request.page, limit)
         async with self.engine.connect() as conn:
-            rows, has_more = split_page((await conn.execute(query)).all(), limit)
+            rows, page = split_page((await conn.execute(query)).all(), limit, lambda r: (r.created_at, r.id))
         return webhooks_pb2.ListDeliveriesReply(deliveries=[delivery_message(r) for r in rows],
-                                                page=common_pb2.PageInfo(has_more=has_more))
+                                                page=page)
 
     async def Replay(self, request, context):
         business_id = pick_business(tenant.require_account(), optional(request, "business_id"))

@@ -73,4 +73,11 @@ attempts = sa.Table(
     sa.Column("at", Ts, nullable=False),
 )
 
+sa.Index("events_business_occurred", events.c.business_id, events.c.occurred_at.desc())
+sa.Index("deliveries_once", deliveries.c.event_id, deliveries.c.subscription_id, unique=True,
+         postgresql_where=sa.text("NOT replay"))
+sa.Index("deliveries_due", deliveries.c.next_attempt_at, postgresql_where=sa.text("status = 'pending'"))
+sa.Index("deliveries_business_created", deliveries.c.business_id, deliveries.c.created_at.desc())
+sa.Index("attempts_delivery", attempts.c.delivery_id)
+
 inbox = inbox_table(metadata, SCHEMA)

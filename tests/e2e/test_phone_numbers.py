@@ -73,7 +73,7 @@ async def test_assign_list_and_release_with_events(api, account, voice, stack):
         status, legacy, _ = await api.request("GET", "/api/v1/numbers", key=account["read_key"])
         assert legacy == {"numbers": [{"id": assigned["id"], "phone_number": number, "agent_id": agent["id"],
                                        "business_id": bid, "created_at": assigned["created_at"]}],
-                          "has_more": False}
+                          "has_more": False, "next_cursor": None}
         status, got, _ = await api.request("GET", "/api/v1/agents", key=key, params={"id": agent["id"]})
         assert got["phone_number"] == number
         status, agents, _ = await api.request("GET", "/api/v1/agents", key=key)
@@ -141,7 +141,8 @@ async def test_a_key_spanning_several_businesses_must_name_one(api, account):
     status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
     assert status == 400 and body["error"]["code"] == "bad_request" and "business_id" in body["error"]["message"]
     status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=key, params={"business_id": second["id"]})
-    assert status == 200 and body == {"business_id": second["id"], "phone_numbers": [], "has_more": False}
+    assert status == 200 and body == {"business_id": second["id"], "phone_numbers": [], "has_more": False,
+                                        "next_cursor": None}
     # An agent of one business cannot be given a number of the other.
     agent = await new_agent(api, account)
     number = (await available(api, key, country="CA"))[0]["phone_number"]
@@ -163,7 +164,7 @@ async def test_scopes_and_another_account(api, account, other_key):
         status, listing, _ = await api.request("GET", "/api/v1/phone-numbers", key=other_key)
         assert status == 200 and listing["phone_numbers"] == []
         status, legacy, _ = await api.request("GET", "/api/v1/numbers", key=other_key)
-        assert legacy == {"numbers": [], "has_more": False}
+        assert legacy == {"numbers": [], "has_more": False, "next_cursor": None}
         status, body, _ = await api.request("GET", "/api/v1/phone-numbers", key=other_key, params={"business_id": bid})
         assert status == 403
         status, body, _ = await release(api, other_key, number)

@@ -29,7 +29,8 @@ class AccountsStub:
     """Accounts owns users, businesses (workspaces) and their lifecycle, API keys,
     dashboard sessions and magic links, signup, the usage log and balances.
     Calls that act for a key read the tenant context from gRPC metadata
-    (see TenantContext); key management authenticates the dashboard session
+    (core.tenant: x-sb-account, x-sb-businesses, x-sb-key, x-sb-scopes,
+    x-sb-bound-business); key management authenticates the dashboard session
     token carried in the request itself.
     """
 
@@ -110,7 +111,8 @@ class AccountsServicer:
     """Accounts owns users, businesses (workspaces) and their lifecycle, API keys,
     dashboard sessions and magic links, signup, the usage log and balances.
     Calls that act for a key read the tenant context from gRPC metadata
-    (see TenantContext); key management authenticates the dashboard session
+    (core.tenant: x-sb-account, x-sb-businesses, x-sb-key, x-sb-scopes,
+    x-sb-bound-business); key management authenticates the dashboard session
     token carried in the request itself.
     """
 
@@ -285,7 +287,8 @@ class Accounts:
     """Accounts owns users, businesses (workspaces) and their lifecycle, API keys,
     dashboard sessions and magic links, signup, the usage log and balances.
     Calls that act for a key read the tenant context from gRPC metadata
-    (see TenantContext); key management authenticates the dashboard session
+    (core.tenant: x-sb-account, x-sb-businesses, x-sb-key, x-sb-scopes,
+    x-sb-bound-business); key management authenticates the dashboard session
     token carried in the request itself.
     """
 

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchboard/v1/common.proto\x12\x0eswitchboard.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"G\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12)\n\x05\x61\x66ter\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x1c\n\x08PageInfo\x12\x10\n\x08has_more\x18\x01 \x01(\x08\"]\n\rTenantContext\x12\x12\n\naccount_id\x18\x01 \x01(\t\x12\x14\n\x0c\x62usiness_ids\x18\x02 \x03(\t\x12\x12\n\napi_key_id\x18\x03 \x01(\t\x12\x0e\n\x06scopes\x18\x04 \x03(\t\"l\n\nTimestamps\x12.\n\ncreated_at\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestampb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchboard/v1/common.proto\x12\x0eswitchboard.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"W\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12)\n\x05\x61\x66ter\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\"1\n\x08PageInfo\x12\x10\n\x08has_more\x18\x01 \x01(\x08\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,11 +33,7 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchboard.v1.common_pb2',
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PAGEREQUEST']._serialized_start=80
-  _globals['_PAGEREQUEST']._serialized_end=151
-  _globals['_PAGEINFO']._serialized_start=153
-  _globals['_PAGEINFO']._serialized_end=181
-  _globals['_TENANTCONTEXT']._serialized_start=183
-  _globals['_TENANTCONTEXT']._serialized_end=276
-  _globals['_TIMESTAMPS']._serialized_start=278
-  _globals['_TIMESTAMPS']._serialized_end=386
+  _globals['_PAGEREQUEST']._serialized_end=167
+  _globals['_PAGEINFO']._serialized_start=169
+  _globals['_PAGEINFO']._serialized_end=218
 # @@protoc_insertion_point(module_scope)
