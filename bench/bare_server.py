@@ -48,7 +48,7 @@ async def workspaces(request: web.Request) -> web.Response:
     ws = {"id": str(row["id"]), "name": row["name"], "lifecycle_state": row["lifecycle_state"],
           "metadata": row["metadata"], "external_ref": row["external_ref"],
           "created_at": iso(row["created_at"]), "updated_at": iso(row["updated_at"])}
-    return web.json_response({"workspaces": [ws], "has_more": False})
+    return web.json_response({"workspaces": [ws], "has_more": False, "next_cursor": None})
 
 
 async def _init(conn: asyncpg.Connection) -> None:

@@ -15,10 +15,11 @@ import logging
 from datetime import datetime
 
 import sqlalchemy as sa
+from google.protobuf.message import Message
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import telemetry
+from core import events, telemetry
 from core.background import Background
 from core.bus import EventBus
 from core.ids import new_id, utcnow
@@ -54,8 +55,15 @@ def envelope(event_id: str, type_: str, occurred_at: datetime, business_id: str 
     }
 
 
-async def add_event(conn: AsyncConnection, table: sa.Table, type_: str, business_id: str | None, data: dict) -> str:
-    """Record an event in the same transaction as the change; returns its event_id."""
+async def add_event(conn: AsyncConnection, table: sa.Table, payload: Message, business_id: str | None) -> str:
+    """Record an event (its type follows from the payload message, core.events) in the same transaction as the
+    change; returns its event_id."""
+    return await record_event(conn, table, events.type_of(payload), business_id, events.to_data(payload))
+
+
+async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, business_id: str | None,
+                       data: dict) -> str:
+    """The outbox row itself, for any type and data (producers use add_event)."""
     event_id = new_id()
     await conn.execute(
         table.insert().values(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from core import plans, settings
 from core.contact import E164_PATTERN
-from core.event_types import EVENT_TYPES
+from core.events import PARTNER_EVENT_TYPES
 from core.scopes import ALL_SCOPES
 from gateway.convert import message_schema
 from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
@@ -218,7 +218,7 @@ WEBHOOK_SAVE = _obj({
     "business_id": BUSINESS,
     "webhook_url": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": HTTP_URL,
                     "description": "http(s) URL of a public host; the same URL again updates that subscription"},
-    "events": {"type": "array", "items": {"type": "string", "enum": list(EVENT_TYPES)}, "minItems": 1},
+    "events": {"type": "array", "items": {"type": "string", "enum": list(PARTNER_EVENT_TYPES)}, "minItems": 1},
     "description": {"type": "string", "maxLength": 500},
 }, ("webhook_url", "events"))
 WEBHOOK_TARGET = _obj({"business_id": BUSINESS, "id": WEBHOOK_ID}, ("id",))

@@ -12,6 +12,7 @@ from core import plans
 from core.contact import normalize_e164, normalize_email
 from core.errors import ServiceError, invalid, refused_move
 from core.scopes import ALL_SCOPES
+from switchboard.v1 import events_pb2
 
 KEY_PREFIX = "svc_live_"
 KEY_DISPLAY_CHARS = 12  # "svc_live_" plus three characters of the secret
@@ -129,7 +130,9 @@ TRANSITIONS: dict[tuple[str, str], str] = {
     ("canceled", "teardown"): "inactive",
 }
 NO_OPS = {("paused", "pause"), ("active", "resume"), ("canceled", "cancel"), ("inactive", "teardown")}
-ACTION_EVENTS = {"pause": "workspace.paused", "cancel": "workspace.canceled", "teardown": "workspace.teardown_completed"}
+# The event payload each lifecycle action emits (core.events).
+ACTION_EVENTS = {"pause": events_pb2.WorkspacePaused, "cancel": events_pb2.WorkspaceCanceled,
+                 "teardown": events_pb2.WorkspaceTeardownCompleted}
 
 
 def next_lifecycle_state(current: str, action: str) -> tuple[str, bool]:

@@ -343,10 +343,10 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                 state, changed = domain.next_lifecycle_state(row.lifecycle_state, request.action)
                 if changed:
                     values["lifecycle_state"] = state
-                    event_type = domain.ACTION_EVENTS.get(request.action)
-                    if event_type:
-                        await add_event(conn, outbox, event_type, str(row.id), {
-                            "business_id": str(row.id), "previous_state": row.lifecycle_state, "lifecycle_state": state})
+                    event = domain.ACTION_EVENTS.get(request.action)
+                    if event:
+                        await add_event(conn, outbox, event(business_id=str(row.id), previous_state=row.lifecycle_state,
+                                                            lifecycle_state=state), str(row.id))
                         events += 1
             if values:
                 values["updated_at"] = utcnow()

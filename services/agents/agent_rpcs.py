@@ -30,7 +30,7 @@ from core.tenant import require_business
 from providers.voice.adapter import ProviderError
 from services.agents import domain
 from services.agents.store import agent_versions, agents, outbox, phone_numbers, prompt_history
-from switchboard.v1 import agents_pb2, common_pb2
+from switchboard.v1 import agents_pb2, common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,6 @@ WRITE_LEASE = timedelta(seconds=60)
 LEASE_WAIT_SECONDS = 25.0
 AGENTS_PAGE = (50, 100)
 VERSIONS_PAGE = (50, 100)
-PROMPT_CHANGED = "agent.prompt_changed"
 
 
 def _dict(message, field: str) -> dict | None:
@@ -363,10 +362,10 @@ class AgentRpcs:
                 previous=getattr(previous, field) if previous else None, current=getattr(change.config, field),
                 source=write.source, reason=write.reason, version=version, api_key_id=key_id, created_at=now))
         if previous is not None and change.prompts_changed:
-            await add_event(conn, outbox, PROMPT_CHANGED, str(row.business_id), {
-                "agent_id": str(row.id), "agent_name": row.name, "business_id": str(row.business_id),
-                "fields": change.prompts_changed, "source": write.source, "reason": write.reason, "version": version,
-                "notify": "owner"})
+            await add_event(conn, outbox, events_pb2.AgentPromptChanged(
+                agent_id=str(row.id), agent_name=row.name, business_id=str(row.business_id),
+                fields=change.prompts_changed, source=write.source, reason=write.reason, version=version,
+                notify="owner"), str(row.business_id))
 
     # -- versions --------------------------------------------------------------------
 

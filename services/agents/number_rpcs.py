@@ -27,9 +27,8 @@ from core.tenant import pick_business
 from services.agents import numbers
 from services.agents.agent_rpcs import find_agent, undo_at_provider
 from services.agents.store import outbox, phone_numbers
-from switchboard.v1 import agents_pb2
+from switchboard.v1 import agents_pb2, events_pb2
 
-ASSIGNED, RELEASED = "phone_number.assigned", "phone_number.released"
 # How long an assign, re-point or release may hold a number, and how long a concurrent one waits for it.
 NUMBER_LEASE = timedelta(seconds=60)
 LEASE_WAIT_SECONDS = 25.0
@@ -58,9 +57,10 @@ def phone_number_message(row) -> agents_pb2.PhoneNumber:
     return msg
 
 
-def _event_data(row, agent_id) -> dict:
-    return {"id": str(row.id), "phone_number": row.phone_number, "business_id": str(row.business_id),
-            "agent_id": str(agent_id) if agent_id else None}
+def _number_event(kind, row, business_id: str, agent_id):
+    """A PhoneNumberAssigned or PhoneNumberReleased payload for this number."""
+    return kind(id=str(row.id), phone_number=row.phone_number, business_id=business_id,
+                agent_id=str(agent_id) if agent_id else None)
 
 
 class NumberRpcs:
@@ -153,7 +153,8 @@ class NumberRpcs:
             async with self.engine.begin() as conn:
                 row = await self._leased_update(conn, row.id, token, business_id=business_id, agent_id=agent_id,
                                                 provider_phone_number_id=imported["id"], assigned_at=utcnow())
-                await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
+                await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
+                                business_id)
         except BaseException:
             if imported is not None:
                 await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
@@ -179,7 +180,8 @@ class NumberRpcs:
             try:
                 async with self.engine.begin() as conn:
                     row = await self._leased_update(conn, row.id, token, agent_id=agent_id)
-                    await add_event(conn, outbox, ASSIGNED, business_id, _event_data(row, agent_id))
+                    await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id,
+                                                                agent_id), business_id)
             except BaseException:
                 await undo_at_provider(
                     self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": previous_assistant_id}),
@@ -258,6 +260,7 @@ class NumberRpcs:
                     assigned_at=None, a2p_status=numbers.initial_a2p_status(row.country, row.capabilities),
                     emergency_status=numbers.initial_emergency_status(row.country, row.capabilities),
                     emergency_address=None)
-                await add_event(conn, outbox, RELEASED, business_id, _event_data(row, row.agent_id))
+                await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberReleased, row, business_id,
+                                                            row.agent_id), business_id)
         self.rt.events_committed()
         return agents_pb2.ReleasePhoneNumberReply(success=True, phone_number=e164, business_id=business_id)

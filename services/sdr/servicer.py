@@ -25,7 +25,7 @@ from services.sdr import leads as rules
 from services.sdr import scoring
 from services.sdr.store import LEAD_TEXT, Uuid, interactions, leads, outbox, voicemails
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
-from switchboard.v1 import agents_pb2, sdr_pb2, sdr_pb2_grpc
+from switchboard.v1 import agents_pb2, events_pb2, sdr_pb2, sdr_pb2_grpc
 
 LEADS_PAGE = (50, 100)
 AUDIT_SAMPLE = 50
@@ -116,9 +116,9 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
         raise invalid("agent_id is not an agent of this business")
 
     async def _scored(self, conn: AsyncConnection, row, score: scoring.Score) -> None:
-        await add_event(conn, outbox, "lead.scored", str(row.business_id), {
-            "lead_id": str(row.id), "score": score.score, "confidence": score.confidence,
-            "explanation": score.explanation, "factors": score.factors})
+        await add_event(conn, outbox, events_pb2.LeadScored(
+            lead_id=str(row.id), score=score.score, confidence=score.confidence, explanation=score.explanation,
+            factors=score.factors), str(row.business_id))
 
     async def _insert(self, conn: AsyncConnection, business_id: str, values: dict) -> object:
         now = utcnow()
@@ -127,8 +127,8 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
         row = (await conn.execute(leads.insert().values(
             id=new_id(), business_id=business_id, created_at=now, updated_at=now, **values, **_score_columns(score))
             .returning(leads))).first()
-        await add_event(conn, outbox, "lead.created", business_id, {
-            "id": str(row.id), "name": row.name, "email": row.email, "phone": row.phone, "source": row.source})
+        await add_event(conn, outbox, events_pb2.LeadCreated(
+            id=str(row.id), name=row.name, email=row.email, phone=row.phone, source=row.source), business_id)
         await self._scored(conn, row, score)
         return row
 

@@ -1,9 +1,6 @@
-"""The voicemail hook: `voicemail.received` events become voicemail records the audit reports until
-the business calls or texts the number back.
-
-Expected event data (the calls service will emit it): `{call_id?, from_number (E.164), transcript?,
-recording_url?, lead_id?, received_at? (ISO 8601)}`; the event's business_id names the business.
-Each event is applied once (consumer inbox).
+"""The voicemail hook: `voicemail.received` events (payload events_pb2.VoicemailReceived, which the calls
+service will emit) become voicemail records the audit reports until the business calls or texts the number
+back. The event's business_id names the business. Each event is applied once (consumer inbox).
 """
 from __future__ import annotations
 
@@ -11,9 +8,11 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core import events
 from core.bus import PermanentError, subject_for
 from core.ids import is_uuid
 from core.inbox import first_delivery
+from core.messages import optional
 from services.sdr.store import inbox, voicemails
 
 VOICEMAIL_SUBJECT = subject_for("voicemail.received")
@@ -25,19 +24,23 @@ class VoicemailRecorder:
         self.engine = engine
 
     async def handle(self, event: dict) -> None:
-        data, business_id = event.get("data") or {}, event.get("business_id")
+        business_id = event.get("business_id")
         if not is_uuid(business_id or ""):
             raise PermanentError("voicemail.received without a business_id")
-        received = data.get("received_at") or event.get("occurred_at")
+        try:
+            voicemail = events.parse("voicemail.received", event.get("data") or {})
+        except ValueError as exc:
+            raise PermanentError(str(exc)) from None
+        received = optional(voicemail, "received_at") or event.get("occurred_at")
         try:
             received_at = datetime.fromisoformat(received.replace("Z", "+00:00"))
         except (AttributeError, ValueError):
             raise PermanentError(f"voicemail.received with a bad received_at {received!r}") from None
-        lead_id = data.get("lead_id") if is_uuid(data.get("lead_id") or "") else None
+        lead_id = voicemail.lead_id if is_uuid(voicemail.lead_id) else None
         async with self.engine.begin() as conn:
             if not await first_delivery(conn, inbox, CONSUMER, event["event_id"]):
                 return
             await conn.execute(voicemails.insert().values(
-                id=event["event_id"], business_id=business_id, lead_id=lead_id, call_id=data.get("call_id"),
-                from_number=data.get("from_number"), transcript=data.get("transcript"),
-                recording_url=data.get("recording_url"), received_at=received_at))
+                id=event["event_id"], business_id=business_id, lead_id=lead_id, **{
+                    field: optional(voicemail, field) for field in ("call_id", "from_number", "transcript",
+                                                                    "recording_url")}, received_at=received_at))

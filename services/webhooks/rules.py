@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from cryptography.fernet import Fernet, InvalidToken
 
 from core.errors import invalid
-from core.event_types import EVENT_TYPES
+from core.events import PARTNER_EVENT_TYPES
 
 SECRET_PREFIX = "whsec_"
 # After a rotation the old secret signs too, so receivers can switch without losing events.
@@ -30,9 +30,9 @@ DISABLE_AFTER = timedelta(hours=20)
 
 
 def check_events(events: list[str]) -> list[str]:
-    unknown = [e for e in events if e not in EVENT_TYPES]
+    unknown = [e for e in events if e not in PARTNER_EVENT_TYPES]
     if unknown:
-        raise invalid(f"unknown event type {unknown[0]!r}; offered: {', '.join(EVENT_TYPES)}")
+        raise invalid(f"unknown event type {unknown[0]!r}; offered: {', '.join(PARTNER_EVENT_TYPES)}")
     if not events:
         raise invalid("events must name at least one event type")
     return list(dict.fromkeys(events))

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
 from core.errors import invalid, not_found
+from core.events import PARTNER_EVENT_TYPES, to_data
 from core.grpc_server import Runtime
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.messages import optional, set_timestamp, struct
@@ -18,7 +19,7 @@ from services.webhooks import delivery as send
 from services.webhooks import rules
 from services.webhooks.dispatcher import allow_loopback
 from services.webhooks.store import deliveries, events, subscriptions
-from switchboard.v1 import webhooks_pb2, webhooks_pb2_grpc
+from switchboard.v1 import events_pb2, webhooks_pb2, webhooks_pb2_grpc
 
 EVENTS_PAGE = (50, 100)
 DELIVERY_STATUSES = ("pending", "delivered", "failed", "canceled")
@@ -92,7 +93,7 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         message = ("Webhook created. Store webhook_secret now: it is not shown again." if secret else
                    "Webhook updated and active; its signing secret is unchanged.")
         return webhooks_pb2.SaveSubscriptionReply(business_id=business_id, webhook=subscription_message(row),
-                                                  webhook_secret=secret, events=rules.EVENT_TYPES, message=message,
+                                                  webhook_secret=secret, events=PARTNER_EVENT_TYPES, message=message,
                                                   created=secret is not None)
 
     async def ListSubscriptions(self, request, context):
@@ -100,7 +101,7 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         async with self.engine.connect() as conn:
             rows = (await conn.execute(sa.select(subscriptions).where(subscriptions.c.business_id == business_id)
                                        .order_by(subscriptions.c.created_at))).all()
-        return webhooks_pb2.ListSubscriptionsReply(business_id=business_id, events=rules.EVENT_TYPES,
+        return webhooks_pb2.ListSubscriptionsReply(business_id=business_id, events=PARTNER_EVENT_TYPES,
                                                    webhooks=[subscription_message(r) for r in rows])
 
     async def DeleteSubscription(self, request, context):
@@ -129,7 +130,8 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
     async def SendTest(self, request, context):
         business_id = pick_business(tenant.require_account(), optional(request, "business_id"))
         now, event_id = utcnow(), new_id()
-        data = {"message": "This is a test event from Switchboard.", "sent_at": now.isoformat()}
+        data = to_data(events_pb2.WebhookTest(message="This is a test event from Switchboard.",
+                                              sent_at=now.isoformat()))
         async with self.engine.begin() as conn:
             if optional(request, "id"):
                 targets = [await self._subscription(conn, business_id, request.id)]

@@ -12,7 +12,7 @@ from nats.js.api import DeliverPolicy
 from core.bus import DurableConsumer, EventBus, PermanentError
 from core.db import create_engine
 from core.inbox import first_delivery, inbox_table
-from core.outbox import OutboxRelay, add_event, outbox_table
+from core.outbox import OutboxRelay, outbox_table, record_event
 
 
 async def _pending(database_url: str, business_id: str) -> list:
@@ -87,8 +87,8 @@ async def test_relay_publishes_in_order_once_and_consumer_acks_naks_terms_and_de
     engine, bus, outbox, inbox = scratch
     kind = f"test.{uuid.uuid4().hex[:8]}"
     async with engine.begin() as conn:
-        ids = [await add_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in range(3)]
-        poison = await add_event(conn, outbox, f"{kind}.poison", None, {})
+        ids = [await record_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in range(3)]
+        poison = await record_event(conn, outbox, f"{kind}.poison", None, {})
     relay = OutboxRelay(engine, outbox, bus)
     assert await relay.publish_pending() == 4
     assert await relay.publish_pending() == 0

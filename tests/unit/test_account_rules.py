@@ -3,7 +3,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from core import plans
+from core import events, plans
 from core.errors import ServiceError
 from core.scopes import DEFAULT_SCOPES, has_scope
 from services.accounts import domain
@@ -35,8 +35,8 @@ def test_refused_lifecycle_moves(state, action):
 
 
 def test_every_changing_action_that_ends_service_emits_an_event():
-    assert domain.ACTION_EVENTS == {"pause": "workspace.paused", "cancel": "workspace.canceled",
-                                    "teardown": "workspace.teardown_completed"}
+    assert {action: events.type_of(payload()) for action, payload in domain.ACTION_EVENTS.items()} == {
+        "pause": "workspace.paused", "cancel": "workspace.canceled", "teardown": "workspace.teardown_completed"}
 
 
 def test_scopes():

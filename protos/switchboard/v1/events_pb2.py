@@ -26,7 +26,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchboard/v1/events.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x94\x01\n\x05\x45vent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12/\n\x0boccurred_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x62usiness_id\x18\x04 \x01(\t\x12%\n\x04\x64\x61ta\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Structb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchboard/v1/events.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x94\x01\n\x05\x45vent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12/\n\x0boccurred_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x62usiness_id\x18\x04 \x01(\t\x12%\n\x04\x64\x61ta\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x81\x01\n\x0bLeadCreated\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\x04name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x12\n\x05\x65mail\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x12\n\x05phone\x18\x04 \x01(\tH\x02\x88\x01\x01\x12\x0e\n\x06source\x18\x05 \x01(\tB\x07\n\x05_nameB\x08\n\x06_emailB\x08\n\x06_phone\"f\n\nLeadScored\x12\x0f\n\x07lead_id\x18\x01 \x01(\t\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x12\n\nconfidence\x18\x03 \x01(\t\x12\x13\n\x0b\x65xplanation\x18\x04 \x01(\t\x12\x0f\n\x07\x66\x61\x63tors\x18\x05 \x03(\t\"p\n\x13PhoneNumberAssigned\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0cphone_number\x18\x02 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x03 \x01(\t\x12\x15\n\x08\x61gent_id\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x0b\n\t_agent_id\"p\n\x13PhoneNumberReleased\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0cphone_number\x18\x02 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x03 \x01(\t\x12\x15\n\x08\x61gent_id\x18\x04 \x01(\tH\x00\x88\x01\x01\x42\x0b\n\t_agent_id\"W\n\x0fWorkspacePaused\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x16\n\x0eprevious_state\x18\x02 \x01(\t\x12\x17\n\x0flifecycle_state\x18\x03 \x01(\t\"Y\n\x11WorkspaceCanceled\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x16\n\x0eprevious_state\x18\x02 \x01(\t\x12\x17\n\x0flifecycle_state\x18\x03 \x01(\t\"b\n\x1aWorkspaceTeardownCompleted\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x16\n\x0eprevious_state\x18\x02 \x01(\t\x12\x17\n\x0flifecycle_state\x18\x03 \x01(\t\"\xb0\x01\n\x12\x41gentPromptChanged\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x12\n\nagent_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x03 \x01(\t\x12\x0e\n\x06\x66ields\x18\x04 \x03(\t\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x13\n\x06reason\x18\x06 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x07version\x18\x07 \x01(\x05\x12\x0e\n\x06notify\x18\x08 \x01(\tB\t\n\x07_reason\"\x81\x02\n\x11VoicemailReceived\x12\x14\n\x07\x63\x61ll_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x66rom_number\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x17\n\ntranscript\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x1a\n\rrecording_url\x18\x04 \x01(\tH\x03\x88\x01\x01\x12\x14\n\x07lead_id\x18\x05 \x01(\tH\x04\x88\x01\x01\x12\x18\n\x0breceived_at\x18\x06 \x01(\tH\x05\x88\x01\x01\x42\n\n\x08_call_idB\x0e\n\x0c_from_numberB\r\n\x0b_transcriptB\x10\n\x0e_recording_urlB\n\n\x08_lead_idB\x0e\n\x0c_received_at\"/\n\x0bWebhookTest\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x0f\n\x07sent_at\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,4 +35,24 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_EVENT']._serialized_start=111
   _globals['_EVENT']._serialized_end=259
+  _globals['_LEADCREATED']._serialized_start=262
+  _globals['_LEADCREATED']._serialized_end=391
+  _globals['_LEADSCORED']._serialized_start=393
+  _globals['_LEADSCORED']._serialized_end=495
+  _globals['_PHONENUMBERASSIGNED']._serialized_start=497
+  _globals['_PHONENUMBERASSIGNED']._serialized_end=609
+  _globals['_PHONENUMBERRELEASED']._serialized_start=611
+  _globals['_PHONENUMBERRELEASED']._serialized_end=723
+  _globals['_WORKSPACEPAUSED']._serialized_start=725
+  _globals['_WORKSPACEPAUSED']._serialized_end=812
+  _globals['_WORKSPACECANCELED']._serialized_start=814
+  _globals['_WORKSPACECANCELED']._serialized_end=903
+  _globals['_WORKSPACETEARDOWNCOMPLETED']._serialized_start=905
+  _globals['_WORKSPACETEARDOWNCOMPLETED']._serialized_end=1003
+  _globals['_AGENTPROMPTCHANGED']._serialized_start=1006
+  _globals['_AGENTPROMPTCHANGED']._serialized_end=1182
+  _globals['_VOICEMAILRECEIVED']._serialized_start=1185
+  _globals['_VOICEMAILRECEIVED']._serialized_end=1442
+  _globals['_WEBHOOKTEST']._serialized_start=1444
+  _globals['_WEBHOOKTEST']._serialized_end=1491
 # @@protoc_insertion_point(module_scope)

@@ -2,9 +2,10 @@ import datetime
 
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -22,3 +23,129 @@ class Event(_message.Message):
     business_id: str
     data: _struct_pb2.Struct
     def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., business_id: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class LeadCreated(_message.Message):
+    __slots__ = ("id", "name", "email", "phone", "source")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    email: str
+    phone: str
+    source: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., email: _Optional[str] = ..., phone: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
+
+class LeadScored(_message.Message):
+    __slots__ = ("lead_id", "score", "confidence", "explanation", "factors")
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    EXPLANATION_FIELD_NUMBER: _ClassVar[int]
+    FACTORS_FIELD_NUMBER: _ClassVar[int]
+    lead_id: str
+    score: int
+    confidence: str
+    explanation: str
+    factors: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, lead_id: _Optional[str] = ..., score: _Optional[int] = ..., confidence: _Optional[str] = ..., explanation: _Optional[str] = ..., factors: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class PhoneNumberAssigned(_message.Message):
+    __slots__ = ("id", "phone_number", "business_id", "agent_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    phone_number: str
+    business_id: str
+    agent_id: str
+    def __init__(self, id: _Optional[str] = ..., phone_number: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class PhoneNumberReleased(_message.Message):
+    __slots__ = ("id", "phone_number", "business_id", "agent_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    phone_number: str
+    business_id: str
+    agent_id: str
+    def __init__(self, id: _Optional[str] = ..., phone_number: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class WorkspacePaused(_message.Message):
+    __slots__ = ("business_id", "previous_state", "lifecycle_state")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_STATE_FIELD_NUMBER: _ClassVar[int]
+    LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    previous_state: str
+    lifecycle_state: str
+    def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ...) -> None: ...
+
+class WorkspaceCanceled(_message.Message):
+    __slots__ = ("business_id", "previous_state", "lifecycle_state")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_STATE_FIELD_NUMBER: _ClassVar[int]
+    LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    previous_state: str
+    lifecycle_state: str
+    def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ...) -> None: ...
+
+class WorkspaceTeardownCompleted(_message.Message):
+    __slots__ = ("business_id", "previous_state", "lifecycle_state")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_STATE_FIELD_NUMBER: _ClassVar[int]
+    LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    previous_state: str
+    lifecycle_state: str
+    def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ...) -> None: ...
+
+class AgentPromptChanged(_message.Message):
+    __slots__ = ("agent_id", "agent_name", "business_id", "fields", "source", "reason", "version", "notify")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    FIELDS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    NOTIFY_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    agent_name: str
+    business_id: str
+    fields: _containers.RepeatedScalarFieldContainer[str]
+    source: str
+    reason: str
+    version: int
+    notify: str
+    def __init__(self, agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., fields: _Optional[_Iterable[str]] = ..., source: _Optional[str] = ..., reason: _Optional[str] = ..., version: _Optional[int] = ..., notify: _Optional[str] = ...) -> None: ...
+
+class VoicemailReceived(_message.Message):
+    __slots__ = ("call_id", "from_number", "transcript", "recording_url", "lead_id", "received_at")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_URL_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    RECEIVED_AT_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    from_number: str
+    transcript: str
+    recording_url: str
+    lead_id: str
+    received_at: str
+    def __init__(self, call_id: _Optional[str] = ..., from_number: _Optional[str] = ..., transcript: _Optional[str] = ..., recording_url: _Optional[str] = ..., lead_id: _Optional[str] = ..., received_at: _Optional[str] = ...) -> None: ...
+
+class WebhookTest(_message.Message):
+    __slots__ = ("message", "sent_at")
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    sent_at: str
+    def __init__(self, message: _Optional[str] = ..., sent_at: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,79 @@
+"""The event catalogue: every event type, its payload message (protos/switchboard/v1/events.proto) and
+whether partners may subscribe webhooks to it (SPEC.md, Events).
+
+Producers write `add_event(conn, outbox, events_pb2.LeadCreated(...), business_id)` (core.outbox); the type
+follows from the message. Consumers read `data` back into the message with `parse`. A type without a
+payload message is offered to partners already but produced by a capability still to come (calls, SMS).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from switchboard.v1 import events_pb2
+
+
+@dataclass(frozen=True)
+class EventType:
+    type: str
+    payload: type[Message] | None
+    partner: bool = True  # partners may subscribe webhooks to it
+
+
+CATALOGUE: tuple[EventType, ...] = (
+    EventType("lead.created", events_pb2.LeadCreated),
+    EventType("lead.scored", events_pb2.LeadScored),
+    EventType("call.received", None),
+    EventType("call.started", None),
+    EventType("call.completed", None),
+    EventType("call.failed", None),
+    EventType("sms.received", None),
+    EventType("sms.sent", None),
+    EventType("sms.delivered", None),
+    EventType("sms.failed", None),
+    EventType("voicemail.received", events_pb2.VoicemailReceived),
+    EventType("dispatcher.briefing_created", None),
+    EventType("phone_number.assigned", events_pb2.PhoneNumberAssigned),
+    EventType("phone_number.released", events_pb2.PhoneNumberReleased),
+    EventType("workspace.paused", events_pb2.WorkspacePaused),
+    EventType("workspace.canceled", events_pb2.WorkspaceCanceled),
+    EventType("workspace.teardown_completed", events_pb2.WorkspaceTeardownCompleted),
+    EventType("webhook.test", events_pb2.WebhookTest),
+    EventType("agent.prompt_changed", events_pb2.AgentPromptChanged, partner=False),
+)
+
+# What partners may subscribe to, in the spec's order.
+PARTNER_EVENT_TYPES: tuple[str, ...] = tuple(e.type for e in CATALOGUE if e.partner)
+_BY_PAYLOAD = {e.payload: e for e in CATALOGUE if e.payload is not None}
+_BY_TYPE = {e.type: e for e in CATALOGUE}
+
+
+def type_of(payload: Message) -> str:
+    try:
+        return _BY_PAYLOAD[type(payload)].type
+    except KeyError:
+        raise LookupError(f"{type(payload).__name__} is not in core.events.CATALOGUE") from None
+
+
+def to_data(payload: Message) -> dict:
+    """The payload as the envelope's `data`: proto field names, every field present, unset optionals null."""
+    data = json_format.MessageToDict(payload, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
+    for field in payload.DESCRIPTOR.fields:
+        if field.has_presence and not payload.HasField(field.name):
+            data[field.name] = None
+    return data
+
+
+def parse(event_type: str, data: dict) -> Message:
+    """An event's `data` as its payload message (null values as unset); ValueError when it does not fit."""
+    payload = _BY_TYPE[event_type].payload
+    if payload is None:
+        raise LookupError(f"{event_type} has no payload message yet")
+    try:
+        return json_format.ParseDict({k: v for k, v in data.items() if v is not None}, payload(),
+                                     ignore_unknown_fields=True)
+    except json_format.ParseError as exc:
+        raise ValueError(f"{event_type} data does not fit {payload.__name__}: {exc}") from None
