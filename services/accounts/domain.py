@@ -34,7 +34,7 @@ def check_scopes(scopes: list[str]) -> list[str]:
     """The requested scopes, deduplicated in order; unknown names are refused by name."""
     unknown = [s for s in scopes if s not in ALL_SCOPES]
     if unknown:
-        raise invalid(f"unknown scope(s): {', '.join(unknown)}; see GET /api/v1/capabilities for the list")
+        raise invalid(f"unknown scope(s): {', '.join(unknown)}; known scopes: {', '.join(ALL_SCOPES)}")
     if not scopes:
         raise invalid("scopes must name at least one scope")
     return list(dict.fromkeys(scopes))

@@ -142,7 +142,7 @@ class NumberRpcs:
             token = await leases.take(conn, phone_numbers, row.id, NUMBER_LEASE)
             if token is None:
                 raise ServiceError("conflict", f"phone number {e164} is not available (another request is assigning "
-                                   "it); pick another from GET /api/v1/phone-numbers/available")
+                                   "it); pick another of the available numbers")
         imported = None
         try:
             body = {"provider": "byo-phone-number", "number": e164, "credentialId": self.sip_credential_id,
@@ -235,16 +235,17 @@ class NumberRpcs:
         row = (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164)
                                   .with_for_update())).first()
         if row is None:
-            raise not_found(f"phone number {e164} in the pool (see GET /api/v1/phone-numbers/available)")
+            raise not_found(f"phone number {e164} in the pool (pick one of the available numbers)")
         if row.blocked:
             raise ServiceError("conflict", f"phone number {e164} is blocked ({row.block_reason or 'by the carrier'}) "
                                "and cannot be assigned")
         if row.business_id is not None:
             if tenant.current().can_access(str(row.business_id)):
                 raise ServiceError("conflict", f"phone number {e164} is already assigned to business "
-                                   f"{row.business_id}; to give it to another agent use PATCH /api/v1/phone-numbers")
+                                   f"{row.business_id}; to give it to another agent, change the number's agent_id "
+                                   "instead")
             raise ServiceError("conflict", f"phone number {e164} is not available; pick another from "
-                               "GET /api/v1/phone-numbers/available")
+                               "the available numbers")
         return row
 
     async def ReleasePhoneNumber(self, request, context):

@@ -210,7 +210,7 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         async with self.engine.begin() as conn:
             sub = await self._subscription(conn, business_id, request.webhook_id)
             if not sub.is_active:
-                raise invalid("this webhook is disabled; save it again (POST /api/v1/webhooks) to re-enable it first")
+                raise invalid("this webhook is disabled; save its url again to re-enable it first")
             query = sa.select(e.event_id, e.type).where(e.business_id == business_id)
             if request.event_ids:
                 query = query.where(e.event_id.in_(list(request.event_ids)))

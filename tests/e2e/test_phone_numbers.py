@@ -116,7 +116,7 @@ async def test_concurrent_assigns_give_one_success_and_one_conflict(api, account
     assert loser["error"]["code"] == "conflict" and "not available" in loser["error"]["message"]
     winner_key = (account["key"], other_key)[winner]
     status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=winner_key, json={"phone_number": number})
-    assert status == 409 and "PATCH" in body["error"]["message"]
+    assert status == 409 and "change the number's agent_id" in body["error"]["message"]
     assert (await release(api, winner_key, number))[0] == 200
 
 
