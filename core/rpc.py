@@ -45,11 +45,11 @@ class Client:
             carrier = telemetry.inject({})
             if carrier:
                 metadata = (*metadata, *carrier.items())
-            if not forward:
-                return await method(request, metadata=metadata, timeout=timeout or default_timeout)
             try:
                 return await method(request, metadata=metadata, timeout=timeout or default_timeout)
             except grpc.aio.AioRpcError as exc:
+                if not forward:
+                    raise
                 raise from_rpc_error(exc) from None
 
         setattr(self, name, invoke)  # built once per method
