@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from aiohttp import web
 
 from bench.harness import with_stack
-from services.webhooks import rules
+from services.webhooks import domain
 
 
 class CountingReceiver:
@@ -104,7 +104,7 @@ async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, 
                 body = queue.get_nowait()
                 started = time.perf_counter()
                 stamp = int(time.time())
-                header = rules.signature_header(["whsec_bench"], stamp, body)
+                header = domain.signature_header(["whsec_bench"], stamp, body)
                 async with http.post(url, data=body, headers={"X-Service-Signature": header}) as r:
                     await r.read()
                 latencies.append(time.perf_counter() - started)

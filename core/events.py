@@ -7,7 +7,9 @@ payload message is offered to partners already but produced by a capability stil
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from datetime import datetime
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -77,3 +79,40 @@ def parse(event_type: str, data: dict) -> Message:
                                      ignore_unknown_fields=True)
     except json_format.ParseError as exc:
         raise ValueError(f"{event_type} data does not fit {payload.__name__}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """An event as it travels: the JSON form of events.proto `Event`, on the bus (`to_json`) and in a webhook
+    body (`webhook_body`: the same fields plus the spec's names `event` and `timestamp`). `data` stays a dict
+    rather than the proto's Struct, which would turn every integer into a double."""
+
+    event_id: str
+    type: str
+    occurred_at: datetime
+    business_id: str | None
+    data: dict
+
+    @property
+    def stamp(self) -> str:
+        return self.occurred_at.isoformat().replace("+00:00", "Z")
+
+    def to_json(self) -> dict:
+        return {"event_id": self.event_id, "type": self.type, "occurred_at": self.stamp,
+                "business_id": self.business_id, "data": self.data}
+
+    def webhook_body(self) -> bytes:
+        """The delivered JSON: the spec's {event, timestamp, business_id, data} plus event_id and occurred_at."""
+        return json.dumps({"event_id": self.event_id, "event": self.type, "timestamp": self.stamp,
+                           "occurred_at": self.stamp, "business_id": self.business_id, "data": self.data},
+                          separators=(",", ":")).encode()
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Envelope":
+        """An envelope read from the bus; ValueError names what is missing or malformed."""
+        try:
+            occurred_at = datetime.fromisoformat(obj["occurred_at"].replace("Z", "+00:00"))
+            return cls(str(obj["event_id"]), str(obj["type"]), occurred_at, obj.get("business_id") or None,
+                       obj.get("data") or {})
+        except (KeyError, AttributeError, TypeError, ValueError) as exc:
+            raise ValueError(f"not an event envelope: {exc!r}") from None

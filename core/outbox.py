@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from datetime import datetime
 
 import sqlalchemy as sa
 from google.protobuf.message import Message
@@ -42,17 +41,6 @@ def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
         sa.Index("outbox_pending", "id", postgresql_where=sa.text("published_at IS NULL")),
         schema=schema,
     )
-
-
-def envelope(event_id: str, type_: str, occurred_at: datetime, business_id: str | None, data: dict) -> dict:
-    """The durable event envelope as JSON (see events.proto)."""
-    return {
-        "event_id": event_id,
-        "type": type_,
-        "occurred_at": occurred_at.isoformat().replace("+00:00", "Z"),
-        "business_id": business_id,
-        "data": data,
-    }
 
 
 async def add_event(conn: AsyncConnection, table: sa.Table, payload: Message, business_id: str | None) -> str:
@@ -104,7 +92,8 @@ class OutboxRelay(Background):
             ).all()
             done = []
             for row in rows:
-                body = json.dumps(envelope(str(row.event_id), row.type, row.occurred_at, row.business_id and str(row.business_id), row.data))
+                body = json.dumps(events.Envelope(str(row.event_id), row.type, row.occurred_at,
+                                                  row.business_id and str(row.business_id), row.data).to_json())
                 try:
                     await self.bus.publish(row.type, body.encode(), str(row.event_id), dict(row.headers or {}))
                 except Exception as exc:  # noqa: BLE001 - NATS down: keep the rest for the next try

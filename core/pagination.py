@@ -9,11 +9,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.errors import invalid
 from core.ids import is_uuid
@@ -54,28 +55,59 @@ def decode_cursor(cursor: str, id_col: sa.Column) -> tuple[datetime, object]:
     return at, row_id
 
 
-def page_query(query: sa.Select, at: sa.Column, id_col: sa.Column, page: common_pb2.PageRequest,
-               limit: int) -> sa.Select:
+@dataclass(frozen=True)
+class Page:
+    """What a list request asks for, free of the wire format: a checked page size and where to start
+    (an opaque `cursor` this API returned, or the spec's `after` timestamp)."""
+
+    limit: int
+    cursor: str = ""
+    after: datetime | None = None
+
+    @classmethod
+    def of(cls, request: common_pb2.PageRequest, default: int, maximum: int) -> "Page":
+        """A servicer's PageRequest, its limit clamped to this list's default and maximum."""
+        return cls(clamp_limit(request.limit, default, maximum), request.cursor, opt_datetime(request, "after"))
+
+
+@dataclass(frozen=True)
+class Paged:
+    """One page of rows, whether more follow, and where the next page starts."""
+
+    rows: list
+    has_more: bool
+    next_cursor: str = ""
+
+    def info(self) -> common_pb2.PageInfo:
+        return common_pb2.PageInfo(has_more=self.has_more, next_cursor=self.next_cursor)
+
+
+def page_query(query: sa.Select, at: sa.Column, id_col: sa.Column, page: Page) -> sa.Select:
     """Newest-first page after the request's cursor (or older than its `after`), fetching one extra row to
     know whether there is more."""
     if page.cursor:
         cursor_at, cursor_id = decode_cursor(page.cursor, id_col)
         query = query.where(sa.tuple_(at, id_col) < sa.tuple_(sa.literal(cursor_at, at.type),
                                                                sa.literal(cursor_id, id_col.type)))
-    elif (after := opt_datetime(page, "after")) is not None:
-        query = query.where(at < after)
-    return query.order_by(at.desc(), id_col.desc()).limit(limit + 1)
+    elif page.after is not None:
+        query = query.where(at < page.after)
+    return query.order_by(at.desc(), id_col.desc()).limit(page.limit + 1)
 
 
-def split_page(rows: list, limit: int, place: Callable[[object], tuple[datetime, object]] | None = None
-               ) -> tuple[list, common_pb2.PageInfo]:
-    """The page's rows and its PageInfo; `place` gives a row's (timestamp, id) for next_cursor (omit it for
-    lists that are not ordered by page_query)."""
+def split_page(rows: list, limit: int, place: tuple[str, str] | None = None) -> Paged:
+    """The page of `limit + 1` fetched rows; `place` names the (timestamp, id) columns of next_cursor
+    (omit it for lists that are not ordered by page_query)."""
     rows, has_more = rows[:limit], len(rows) > limit
-    info = common_pb2.PageInfo(has_more=has_more)
-    if has_more and place is not None:
-        info.next_cursor = encode_cursor(*place(rows[-1]))
-    return rows, info
+    if not (has_more and place):
+        return Paged(rows, has_more)
+    last = getattr(rows[-1], "_mapping", rows[-1])  # a SQLAlchemy Row or an asyncpg Record
+    return Paged(rows, has_more, encode_cursor(last[place[0]], last[place[1]]))
+
+
+async def fetch_page(conn: AsyncConnection, query: sa.Select, at: sa.Column, id_col: sa.Column, page: Page) -> Paged:
+    """Run `query` as a newest-first page ordered by (at, id_col)."""
+    rows = (await conn.execute(page_query(query, at, id_col, page))).all()
+    return split_page(rows, page.limit, (at.name, id_col.name))
 
 
 def opt_datetime(message, field: str) -> datetime | None:

@@ -76,7 +76,7 @@ class Settings:
     @property
     def webhook_lease(self) -> timedelta:
         """A claimed delivery is due again after this (its dispatcher died mid-delivery); it must outlast a
-        delivery attempt (services.webhooks.rules.DELIVERY_TIMEOUT_SECONDS)."""
+        delivery attempt (services.webhooks.domain.DELIVERY_TIMEOUT_SECONDS)."""
         return timedelta(seconds=self.webhook_lease_seconds)
 
     def require_real_secret(self) -> None:

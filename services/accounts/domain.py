@@ -17,6 +17,9 @@ from switchboard.v1 import events_pb2
 KEY_PREFIX = "svc_live_"
 KEY_DISPLAY_CHARS = 12  # "svc_live_" plus three characters of the secret
 DEFAULT_KEY_NAME = "Untitled Key"
+SIGNUP_KEY_NAME = "Signup Key"
+KEY_NAME_MAX = 100
+WORKSPACE_NAME_MAX = 200
 TRIAL_DAYS = 7
 
 
@@ -38,6 +41,29 @@ def check_scopes(scopes: list[str]) -> list[str]:
     if not scopes:
         raise invalid("scopes must name at least one scope")
     return list(dict.fromkeys(scopes))
+
+
+def check_new_key_name(name: str | None) -> str:
+    """A new key's name: trimmed, DEFAULT_KEY_NAME when empty."""
+    name = (name or "").strip()
+    if len(name) > KEY_NAME_MAX:
+        raise invalid(f"name must be at most {KEY_NAME_MAX} characters")
+    return name or DEFAULT_KEY_NAME
+
+
+def check_key_name(name: str) -> str:
+    """A key's new name (renaming cannot empty it)."""
+    if not name.strip() or len(name) > KEY_NAME_MAX:
+        raise invalid(f"name must be 1 to {KEY_NAME_MAX} characters")
+    return name.strip()
+
+
+def check_workspace_name(name: str, *, creating: bool) -> str:
+    name = name.strip()
+    if not name or len(name) > WORKSPACE_NAME_MAX:
+        raise invalid(f"name is required (1 to {WORKSPACE_NAME_MAX} characters)" if creating else
+                      f"name must be 1 to {WORKSPACE_NAME_MAX} characters")
+    return name
 
 
 def new_secret_token(nbytes: int = 32) -> str:

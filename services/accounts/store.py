@@ -1,9 +1,14 @@
-"""Tables of the accounts schema and the queries on them."""
+"""Tables of the accounts schema and the queries on them (each takes a connection or the raw pool)."""
 from __future__ import annotations
 
-import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from datetime import datetime
 
+import asyncpg
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.db import Prepared
 from core.inbox import inbox_table
 from core.outbox import outbox_table
 
@@ -97,3 +102,153 @@ sa.Index("usage_log_account_created", usage_log.c.account_id, usage_log.c.create
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
+
+
+# -- signup -------------------------------------------------------------------------------
+
+async def recent_signup_attempts(conn: AsyncConnection, client_ip: str, since: datetime) -> tuple[int, datetime | None]:
+    """How many signups this address attempted since `since`, and the oldest of them. Holds the address's
+    lock until the transaction ends (so the limit holds under concurrency) and forgets older attempts."""
+    same_ip = signup_attempts.c.client_ip == client_ip
+    recent = signup_attempts.c.created_at > since
+    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(client_ip))))
+    await conn.execute(signup_attempts.delete().where(same_ip, ~recent))  # keep the table small
+    count, oldest = (await conn.execute(sa.select(sa.func.count(), sa.func.min(signup_attempts.c.created_at))
+                                        .where(same_ip, recent))).one()
+    return count, oldest
+
+
+async def add_signup_attempt(conn: AsyncConnection, client_ip: str, at: datetime) -> None:
+    await conn.execute(signup_attempts.insert().values(client_ip=client_ip, created_at=at))
+
+
+async def email_taken(conn: AsyncConnection, email: str) -> bool:
+    return await conn.scalar(sa.select(users.c.id).where(users.c.email == email)) is not None
+
+
+async def insert_user(conn: AsyncConnection, **values) -> bool:
+    """False when the email was taken meanwhile (the unique index decides)."""
+    inserted = await conn.execute(insert(users).values(**values).on_conflict_do_nothing().returning(users.c.id))
+    return inserted.first() is not None
+
+
+async def insert_business(conn: AsyncConnection, **values):
+    return (await conn.execute(businesses.insert().values(**values).returning(businesses))).first()
+
+
+# -- keys, magic links, sessions ------------------------------------------------------------
+
+async def insert_key(conn: AsyncConnection, **values):
+    return (await conn.execute(api_keys.insert().values(**values).returning(api_keys))).first()
+
+
+async def key_by_hash(conn: AsyncConnection, key_hash: str):
+    return (await conn.execute(sa.select(api_keys).where(api_keys.c.key_hash == key_hash))).first()
+
+
+async def keys_of(conn: AsyncConnection, account_id: str) -> list:
+    return (await conn.execute(sa.select(api_keys).where(api_keys.c.account_id == account_id)
+                               .order_by(api_keys.c.created_at.desc()))).all()
+
+
+async def change_key(conn: AsyncConnection, key_id: str, account_id: str, values: dict):
+    """The account's key after writing `values` (read as it is when there are none), or None."""
+    mine = (api_keys.c.id == key_id, api_keys.c.account_id == account_id)
+    if not values:
+        return (await conn.execute(sa.select(api_keys).where(*mine))).first()
+    return (await conn.execute(api_keys.update().where(*mine).values(**values).returning(api_keys))).first()
+
+
+def first_revocation(now: datetime):
+    """A key's revoked_at after revoking it now: the first revocation time stays."""
+    return sa.func.coalesce(api_keys.c.revoked_at, now)
+
+
+async def insert_magic_link(conn: AsyncConnection, **values) -> None:
+    await conn.execute(magic_links.insert().values(**values))
+
+
+async def use_magic_link(conn: AsyncConnection, token_hash: str, now: datetime) -> str | None:
+    """The account of an unused, unexpired link, marking it used; None otherwise."""
+    row = (await conn.execute(
+        magic_links.update()
+        .where(magic_links.c.token_hash == token_hash, magic_links.c.used_at.is_(None), magic_links.c.expires_at > now)
+        .values(used_at=now).returning(magic_links.c.account_id))).first()
+    return None if row is None else str(row.account_id)
+
+
+async def insert_session(conn: AsyncConnection, **values) -> None:
+    await conn.execute(sessions.insert().values(**values))
+
+
+async def session_by_hash(conn: AsyncConnection, token_hash: str):
+    return (await conn.execute(sa.select(sessions.c.account_id, sessions.c.expires_at)
+                               .where(sessions.c.token_hash == token_hash))).first()
+
+
+# -- businesses (workspaces) -----------------------------------------------------------------
+
+WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
+                     businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at)
+_WORKSPACE_BY_ID = Prepared(sa.select(*WORKSPACE_COLUMNS).where(businesses.c.id == sa.bindparam("id")))
+
+
+async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> asyncpg.Record | None:
+    return await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
+
+
+def workspaces_of(business_ids) -> sa.Select:
+    return sa.select(businesses).where(businesses.c.id.in_(business_ids))
+
+
+async def business_of_account(conn: AsyncConnection, account_id: str, business_id: str) -> bool:
+    return await conn.scalar(sa.select(businesses.c.id).where(businesses.c.id == business_id,
+                                                              businesses.c.account_id == account_id)) is not None
+
+
+async def business_ids_of(conn: AsyncConnection, account_id: str) -> list[str]:
+    return [str(b) for b in (await conn.scalars(sa.select(businesses.c.id)
+                                                .where(businesses.c.account_id == account_id))).all()]
+
+
+async def lock_business(conn: AsyncConnection, business_id: str):
+    return (await conn.execute(sa.select(businesses).where(businesses.c.id == business_id).with_for_update())).first()
+
+
+async def update_business(conn: AsyncConnection, business_id: str, values: dict):
+    return (await conn.execute(businesses.update().where(businesses.c.id == business_id).values(**values)
+                               .returning(businesses))).first()
+
+
+async def subscriptions_of(conn: AsyncConnection, business_ids) -> list:
+    return (await conn.execute(sa.select(businesses.c.id, businesses.c.subscription_status)
+                               .where(businesses.c.id.in_(business_ids)).order_by(businesses.c.created_at))).all()
+
+
+# -- usage --------------------------------------------------------------------------------
+
+USAGE_COPY_COLUMNS = ("id", "account_id", "business_id", "api_key_id", "endpoint", "method", "status_code", "call_id",
+                      "cost_cents", "created_at")
+_TOUCH_KEYS_SQL = f"""
+    UPDATE {SCHEMA}.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
+    FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id
+"""
+
+
+async def append_usage(pool: asyncpg.Pool, records: list[tuple], last_used: dict) -> None:
+    """Bulk-append usage rows (in USAGE_COPY_COLUMNS order) with COPY and move each key's last_used_at on."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.copy_records_to_table(usage_log.name, schema_name=SCHEMA, records=records,
+                                         columns=list(USAGE_COPY_COLUMNS))
+        await conn.execute(_TOUCH_KEYS_SQL, list(last_used), list(last_used.values()))
+
+
+def usage_of(account_id: str, business_id: str | None, start: datetime | None, end: datetime | None) -> sa.Select:
+    query = sa.select(usage_log).where(usage_log.c.account_id == account_id)
+    if business_id:
+        query = query.where(usage_log.c.business_id == business_id)
+    if start:
+        query = query.where(usage_log.c.created_at >= start)
+    if end:
+        query = query.where(usage_log.c.created_at < end)
+    return query

@@ -401,3 +401,23 @@ def compile_persona(p: Persona) -> tuple[str, str]:
     lines += ["", "Keep your answers short and natural, as a real caller would. End the call politely once your "
               "objective is met or clearly cannot be met."]
     return "\n".join(lines), f"Hi, this is {p.lead_name.strip()}."
+
+
+REASON_MAX = 1_000
+
+
+def check_reason(reason: str | None) -> str | None:
+    """The optional reason recorded with a prompt change: trimmed, None when empty."""
+    reason = (reason or "").strip() or None
+    if reason is not None and len(reason) > REASON_MAX:
+        raise invalid(f"reason must be at most {REASON_MAX} characters")
+    return reason
+
+
+def provider_status(http_status: int | None) -> str:
+    """What a failed provider call says about the provider as a whole."""
+    if http_status is None or http_status >= 500 or http_status == 429:
+        return "unreachable"
+    if http_status in (401, 403):
+        return "rejected_credentials"
+    return "refused"

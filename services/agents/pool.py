@@ -13,14 +13,12 @@ import json
 import logging
 from pathlib import Path
 
-from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.background import Background
 from core.contact import normalize_e164
-from core.ids import new_id, utcnow
-from services.agents import numbers
-from services.agents.store import phone_numbers
+from core.ids import utcnow
+from services.agents import numbers_domain, store
 
 log = logging.getLogger(__name__)
 
@@ -32,30 +30,18 @@ def read_inventory(path: Path) -> list[dict]:
     for i, entry in enumerate(entries):
         try:
             e164 = normalize_e164(entry["phone_number"])
-            caps = numbers.check_capabilities(list(entry.get("capabilities", ())))
+            caps = numbers_domain.check_capabilities(list(entry.get("capabilities", ())))
         except Exception as exc:
             raise ValueError(f"{path}: numbers[{i}] is invalid: {exc}") from None
-        facts = numbers.number_facts(e164)
+        facts = numbers_domain.number_facts(e164)
         rows.append({
             "phone_number": e164, "country": facts.country, "area_code": facts.area_code,
             "locality": entry.get("locality"), "capabilities": caps, "blocked": bool(entry.get("blocked")),
             "block_reason": entry.get("block_reason"),
-            "a2p_status": numbers.initial_a2p_status(facts.country, caps),
-            "emergency_status": numbers.initial_emergency_status(facts.country, caps),
+            "a2p_status": numbers_domain.initial_a2p_status(facts.country, caps),
+            "emergency_status": numbers_domain.initial_emergency_status(facts.country, caps),
         })
     return rows
-
-
-async def add_to_pool(engine: AsyncEngine, rows: list[dict]) -> int:
-    """Insert the numbers not held yet; returns how many were added."""
-    if not rows:
-        return 0
-    now = utcnow()
-    async with engine.begin() as conn:
-        result = await conn.execute(
-            insert(phone_numbers).values([{**r, "id": new_id(), "created_at": now} for r in rows])
-            .on_conflict_do_nothing(index_elements=["phone_number"]).returning(phone_numbers.c.id))
-        return len(result.all())
 
 
 class PoolLoader(Background):
@@ -69,7 +55,8 @@ class PoolLoader(Background):
         rows = read_inventory(self.path)
         while True:
             try:
-                added = await add_to_pool(self.engine, rows)
+                async with self.engine.begin() as conn:
+                    added = await store.add_to_pool(conn, rows, utcnow())
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the database may not be up yet

@@ -1,40 +1,207 @@
-"""Agents gRPC servicer: the agent RPCs and the phone-number RPCs over one runtime and one
-voice-provider client."""
+"""Agents gRPC servicer: requests into the agent and phone-number use cases (services.agents.service and
+numbers_service), results into replies."""
 from __future__ import annotations
 
 from pathlib import Path
 
+from google.protobuf import json_format
+
 from core.grpc_server import Runtime
-from providers.voice.adapter import ProviderError, VoiceProvider
+from core.messages import optional, set_timestamp, struct
+from core.pagination import Page, clamp_limit
 from providers.voice.client import VapiClient
-from services.agents.agent_rpcs import AgentRpcs
-from services.agents.number_rpcs import NumberRpcs
+from services.agents import domain, numbers_domain
+from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
-from switchboard.v1 import agents_pb2, agents_pb2_grpc
+from services.agents.service import Agents, AgentView, Written
+from switchboard.v1 import agents_pb2, agents_pb2_grpc, common_pb2
+
+AGENTS_PAGE = (50, 100)
+VERSIONS_PAGE = (50, 100)
+PERSONA_OPTIONAL = ("objective", "script", "persona_traits", "callback_number")
 
 
-class AgentsServicer(AgentRpcs, NumberRpcs, agents_pb2_grpc.AgentsServicer):
-    def __init__(self, runtime: Runtime, voice: VoiceProvider):
-        self.rt = runtime
-        self.engine = runtime.engine
-        self.voice = voice
-        self.sip_credential_id = runtime.settings.voice_sip_credential_id
+def _dict(message, field: str) -> dict | None:
+    """A Struct field as a dict, or None when the caller did not send it."""
+    return json_format.MessageToDict(getattr(message, field)) if message.HasField(field) else None
+
+
+def summary_message(row, phone_number: str | None = None) -> agents_pb2.AgentSummary:
+    summary = agents_pb2.AgentSummary(id=str(row.id), name=row.name, business_id=str(row.business_id),
+                                      status=row.status, phone_number=phone_number)
+    set_timestamp(summary, "created_at", row.created_at)
+    return summary
+
+
+def agent_message(view: AgentView) -> agents_pb2.Agent:
+    row, config = view.row, view.config
+    agent = agents_pb2.Agent(
+        id=str(row.id), name=row.name, business_id=str(row.business_id),
+        provider_assistant_id=row.provider_assistant_id, status=row.status,
+        first_message=config.first_message, voice=struct(config.voice), model=struct(config.model),
+        metadata=struct(row.metadata), provider_config=struct(config.provider_config), version=row.version,
+        phone_number=view.phone_number,
+        prompts=agents_pb2.Prompts(
+            inbound=agents_pb2.InboundPrompt(prompt=view.live_prompt if view.live_prompt is not None else "",
+                                             llm=config.model["model"]),
+            outbound=agents_pb2.OutboundPrompt(prompt=config.outbound_prompt,
+                                               llm=config.outbound_llm or config.model["model"],
+                                               first_message=config.outbound_first_message),
+            sms=agents_pb2.SmsPrompt(prompt=config.sms_prompt, llm=config.sms_llm or config.model["model"])))
+    set_timestamp(agent, "created_at", row.created_at)
+    set_timestamp(agent, "updated_at", row.updated_at)
+    return agent
+
+
+def updated_message(written: Written) -> agents_pb2.AgentUpdated:
+    row = written.row
+    return agents_pb2.AgentUpdated(
+        id=str(row.id), name=row.name, business_id=str(row.business_id),
+        provider_assistant_id=row.provider_assistant_id, updated=bool(written.updated_fields),
+        updated_fields=written.updated_fields, version=row.version,
+        ignored_provider_config=written.change.ignored_provider_config)
+
+
+def version_message(v, with_snapshot: bool) -> agents_pb2.AgentVersion:
+    out = agents_pb2.AgentVersion(version=v.version, content_hash=v.content_hash, source=v.source,
+                                  changed_fields=list(v.changed_fields), parent_version=v.parent_version,
+                                  rollback_of=v.rollback_of)
+    if with_snapshot:
+        out.config_snapshot.CopyFrom(struct(v.config_snapshot))
+    set_timestamp(out, "created_at", v.created_at)
+    return out
+
+
+def _capabilities(caps: dict) -> agents_pb2.NumberCapabilities:
+    return agents_pb2.NumberCapabilities(**{c: bool(caps.get(c)) for c in numbers_domain.CAPABILITIES})
+
+
+def phone_number_message(row) -> agents_pb2.PhoneNumber:
+    msg = agents_pb2.PhoneNumber(
+        id=str(row.id), phone_number=row.phone_number, country=row.country, area_code=row.area_code,
+        capabilities=_capabilities(row.capabilities), blocked=row.blocked, block_reason=row.block_reason,
+        provider_phone_number_id=row.provider_phone_number_id,
+        compliance=agents_pb2.NumberCompliance(
+            a2p=agents_pb2.A2pEnrollment(status=row.a2p_status),
+            emergency_address=agents_pb2.EmergencyAddress(status=row.emergency_status,
+                                                          address=row.emergency_address)))
+    for field in ("agent_id", "business_id"):
+        if getattr(row, field) is not None:
+            setattr(msg, field, str(getattr(row, field)))
+    set_timestamp(msg, "created_at", row.assigned_at)
+    return msg
+
+
+def available_message(r) -> agents_pb2.AvailableNumber:
+    return agents_pb2.AvailableNumber(phone_number=r.phone_number, country=r.country, area_code=r.area_code,
+                                      capabilities=_capabilities(r.capabilities), locality=r.locality or None)
+
+
+class AgentsServicer(agents_pb2_grpc.AgentsServicer):
+    def __init__(self, agents: Agents, numbers: Numbers):
+        self.agents = agents
+        self.numbers = numbers
 
     async def CheckVoiceProvider(self, request, context):
-        try:
-            await self.voice.list_assistants(limit=1)
-        except ProviderError as exc:
-            return agents_pb2.VoiceProviderStatus(status=provider_status(exc.status))
-        return agents_pb2.VoiceProviderStatus(status="ok")
+        return agents_pb2.VoiceProviderStatus(status=await self.agents.voice_status())
 
+    # -- agents ------------------------------------------------------------------------
 
-def provider_status(http_status: int | None) -> str:
-    """What a failed provider call says about the provider as a whole."""
-    if http_status is None or http_status >= 500 or http_status == 429:
-        return "unreachable"
-    if http_status in (401, 403):
-        return "rejected_credentials"
-    return "refused"
+    async def ListAgents(self, request, context):
+        paged, numbers = await self.agents.list(optional(request, "business_id"),
+                                                Page.of(request.page, *AGENTS_PAGE))
+        return agents_pb2.ListAgentsReply(agents=[summary_message(r, numbers.get(str(r.id))) for r in paged.rows],
+                                          page=paged.info())
+
+    async def LookupAgents(self, request, context):
+        return agents_pb2.ListAgentsReply(agents=[summary_message(r) for r in
+                                                  await self.agents.lookup(list(request.ids))])
+
+    async def GetAgent(self, request, context):
+        return agent_message(await self.agents.get(request.id))
+
+    async def CreateAgent(self, request, context):
+        row = await self.agents.create(request.business_id, request.name, request.system_prompt,
+                                       optional(request, "first_message"), _dict(request, "voice") or {},
+                                       _dict(request, "model") or {}, _dict(request, "metadata") or {})
+        reply = agents_pb2.AgentCreated(id=str(row.id), name=row.name, business_id=str(row.business_id),
+                                        provider_assistant_id=row.provider_assistant_id, version=row.version)
+        set_timestamp(reply, "created_at", row.created_at)
+        return reply
+
+    async def UpdateAgent(self, request, context):
+        texts = {name: getattr(request, name) for name in domain.TEXT_LIMITS if request.HasField(name)}
+        return updated_message(await self.agents.update(
+            request.id, texts, system_prompt=optional(request, "system_prompt"), voice=_dict(request, "voice"),
+            model=_dict(request, "model"), provider_config=_dict(request, "provider_config"),
+            metadata=_dict(request, "metadata"), expected_version=optional(request, "expected_version")))
+
+    async def LoadPersona(self, request, context):
+        p = request.persona
+        persona = domain.Persona(
+            lead_name=p.lead_name, scenario=p.scenario, **{f: getattr(p, f) for f in PERSONA_OPTIONAL if p.HasField(f)},
+            facts_to_reveal=tuple(p.facts_to_reveal), facts_to_withhold=tuple(p.facts_to_withhold))
+        written = await self.agents.load_persona(
+            request.agent_id, persona, first_message=optional(request, "first_message"), voice=_dict(request, "voice"),
+            model=_dict(request, "model"), force=request.force, expected_version=optional(request, "expected_version"))
+        summary = agents_pb2.PersonaSummary(lead_name=persona.lead_name.strip(),
+                                            objective=persona.objective.strip() if persona.objective else None)
+        return agents_pb2.PersonaLoaded(id=str(written.row.id), updated=bool(written.updated_fields),
+                                        persona_loaded=True, persona_summary=summary,
+                                        updated_fields=written.updated_fields, version=written.row.version)
+
+    async def UpdateSmsPrompt(self, request, context):
+        written = await self.agents.update_sms_prompt(request.agent_id, request.sms_prompt, optional(request, "reason"))
+        message = "SMS prompt updated" if written.change.changed else "SMS prompt unchanged"
+        return agents_pb2.UpdateSmsPromptReply(success=True, agent_id=str(written.row.id), message=message,
+                                               version=written.row.version)
+
+    async def RollbackAgent(self, request, context):
+        reply = updated_message(await self.agents.rollback(request.agent_id, request.version,
+                                                           optional(request, "expected_version")))
+        reply.rollback_of = request.version
+        return reply
+
+    async def ListVersions(self, request, context):
+        if request.HasField("version"):
+            row, version = await self.agents.version(request.agent_id, request.version)
+            return agents_pb2.ListVersionsReply(agent_id=str(row.id), versions=[version_message(version, True)],
+                                                page=common_pb2.PageInfo(has_more=False))
+        row, paged = await self.agents.versions(request.agent_id, Page.of(request.page, *VERSIONS_PAGE))
+        return agents_pb2.ListVersionsReply(agent_id=str(row.id), versions=[version_message(v, False)
+                                                                            for v in paged.rows], page=paged.info())
+
+    # -- phone numbers ---------------------------------------------------------------------
+
+    async def ListPhoneNumbers(self, request, context):
+        business_id, paged = await self.numbers.list(
+            optional(request, "business_id"), request.all_businesses, optional(request, "phone_number"),
+            Page.of(request.page, *numbers_domain.ASSIGNED_PAGE))
+        return agents_pb2.ListPhoneNumbersReply(business_id=business_id, page=paged.info(),
+                                                phone_numbers=[phone_number_message(r) for r in paged.rows])
+
+    async def ListAvailableNumbers(self, request, context):
+        paged = await self.numbers.available(optional(request, "country"), optional(request, "area_code"),
+                                             optional(request, "capability"), optional(request, "after"),
+                                             clamp_limit(request.limit, *numbers_domain.AVAILABLE_PAGE))
+        return agents_pb2.ListAvailableNumbersReply(numbers=[available_message(r) for r in paged.rows],
+                                                    page=paged.info())
+
+    async def CountPhoneNumbers(self, request, context):
+        return agents_pb2.PhoneNumberCounts(businesses=[
+            agents_pb2.BusinessNumberCount(business_id=str(b), phone_numbers=n) for b, n in await self.numbers.counts()])
+
+    async def AssignPhoneNumber(self, request, context):
+        return phone_number_message(await self.numbers.assign(
+            optional(request, "business_id"), request.phone_number, optional(request, "agent_id") or None))
+
+    async def UpdatePhoneNumber(self, request, context):
+        return phone_number_message(await self.numbers.repoint(
+            optional(request, "business_id"), request.phone_number, optional(request, "agent_id") or None))
+
+    async def ReleasePhoneNumber(self, request, context):
+        e164, business_id = await self.numbers.release(optional(request, "business_id"), request.phone_number)
+        return agents_pb2.ReleasePhoneNumberReply(success=True, phone_number=e164, business_id=business_id)
 
 
 def build(runtime: Runtime) -> AgentsServicer:
@@ -43,4 +210,5 @@ def build(runtime: Runtime) -> AgentsServicer:
     runtime.on_stop.append(voice.close)
     if s.number_pool_file:
         runtime.run(PoolLoader(runtime.engine, Path(s.number_pool_file)))
-    return AgentsServicer(runtime, voice)
+    return AgentsServicer(Agents(runtime.engine, voice, runtime.events_committed),
+                          Numbers(runtime.engine, voice, s.voice_sip_credential_id, runtime.events_committed))

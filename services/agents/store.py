@@ -1,12 +1,18 @@
-"""Tables of the agents schema."""
+"""Tables of the agents schema and the queries on them (each takes a connection)."""
 from __future__ import annotations
 
-import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from datetime import datetime
 
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core import leases
+from core.ids import new_id
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
+from core.records import find_owned
 
 SCHEMA = "agents"
 metadata = sa.MetaData(schema=SCHEMA)
@@ -92,3 +98,119 @@ phone_numbers = sa.Table(
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
+
+
+# -- agents -------------------------------------------------------------------------------
+
+async def find_agent(conn: AsyncConnection, agent_id: str, *, field: str = "id"):
+    """The caller's agent, or not_found (another business's agent is not found either)."""
+    return await find_owned(conn, agents, agent_id, "agent", field=field)
+
+
+def agents_of(business_ids) -> sa.Select:
+    return sa.select(agents).where(agents.c.business_id.in_(business_ids))
+
+
+async def agents_by_id(conn: AsyncConnection, ids: list[str], business_ids) -> list:
+    """The agents among `ids` that belong to these businesses (summary columns)."""
+    a = agents.c
+    return (await conn.execute(sa.select(a.id, a.name, a.business_id, a.status, a.created_at)
+                               .where(a.id.in_(ids), a.business_id.in_(business_ids)))).all()
+
+
+async def insert_agent(conn: AsyncConnection, **values):
+    return (await conn.execute(agents.insert().values(**values).returning(agents))).first()
+
+
+async def leased_agent_update(conn: AsyncConnection, agent_id, token: str, values: dict):
+    """Write an agent's row and end its lease, if this writer still holds it (else None)."""
+    return (await conn.execute(agents.update().where(agents.c.id == agent_id, leases.held(agents, token))
+                               .values(**values, **leases.RELEASED).returning(agents))).first()
+
+
+async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> dict[str, str]:
+    """The first number assigned to each agent."""
+    if not agent_ids:
+        return {}
+    rows = await conn.execute(sa.select(phone_numbers.c.agent_id, phone_numbers.c.phone_number)
+                              .where(phone_numbers.c.agent_id.in_(agent_ids))
+                              .order_by(phone_numbers.c.assigned_at.desc()))
+    return {str(r.agent_id): r.phone_number for r in rows}  # newest first, so the earliest is written last
+
+
+# -- versions and prompt history ------------------------------------------------------------
+
+async def insert_version(conn: AsyncConnection, **values) -> None:
+    await conn.execute(agent_versions.insert().values(**values))
+
+
+async def insert_prompt_change(conn: AsyncConnection, **values) -> None:
+    await conn.execute(prompt_history.insert().values(**values))
+
+
+async def version_of(conn: AsyncConnection, agent_id, version: int):
+    return (await conn.execute(sa.select(agent_versions).where(agent_versions.c.agent_id == agent_id,
+                                                               agent_versions.c.version == version))).first()
+
+
+def versions_of(agent_id) -> sa.Select:
+    return sa.select(agent_versions).where(agent_versions.c.agent_id == agent_id)
+
+
+# -- phone numbers --------------------------------------------------------------------------
+
+def numbers_of(business_ids, phone_number: str | None) -> sa.Select:
+    query = sa.select(phone_numbers).where(phone_numbers.c.business_id.in_(business_ids))
+    return query.where(phone_numbers.c.phone_number == phone_number) if phone_number else query
+
+
+POOL_ORDER = (phone_numbers.c.country, phone_numbers.c.area_code, phone_numbers.c.phone_number)
+
+
+async def available_numbers(conn: AsyncConnection, country: str | None, area_code: str | None,
+                            capabilities: tuple[str, ...], after: tuple[str, str, str] | None, limit: int) -> list:
+    """Free pool numbers in POOL_ORDER after the place `after`, `limit` of them."""
+    pn = phone_numbers.c
+    query = sa.select(phone_numbers).where(pn.business_id.is_(None), pn.blocked.is_(False), leases.free(phone_numbers))
+    if country:
+        query = query.where(pn.country == country)
+    if area_code:
+        query = query.where(pn.area_code == area_code)
+    for cap in capabilities:
+        query = query.where(pn.capabilities[cap].as_boolean().is_(True))
+    if after:
+        query = query.where(sa.tuple_(*POOL_ORDER) > sa.tuple_(*after))
+    return (await conn.execute(query.order_by(*POOL_ORDER).limit(limit))).all()
+
+
+async def number_counts(conn: AsyncConnection, business_ids) -> list:
+    pn = phone_numbers.c
+    return (await conn.execute(sa.select(pn.business_id, sa.func.count()).where(pn.business_id.in_(business_ids))
+                               .group_by(pn.business_id))).all()
+
+
+async def pool_number_for_update(conn: AsyncConnection, e164: str):
+    return (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164)
+                               .with_for_update())).first()
+
+
+async def business_number(conn: AsyncConnection, e164: str, business_id: str):
+    return (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164,
+                                                              phone_numbers.c.business_id == business_id))).first()
+
+
+async def leased_number_update(conn: AsyncConnection, number_id, token: str, values: dict):
+    """Write a number's row and end its lease, if this request still holds it (else None)."""
+    return (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == number_id,
+                                                            leases.held(phone_numbers, token))
+                               .values(**values, **leases.RELEASED).returning(phone_numbers))).first()
+
+
+async def add_to_pool(conn: AsyncConnection, rows: list[dict], now: datetime) -> int:
+    """Insert the numbers not held yet; returns how many were added."""
+    if not rows:
+        return 0
+    result = await conn.execute(
+        insert(phone_numbers).values([{**r, "id": new_id(), "created_at": now} for r in rows])
+        .on_conflict_do_nothing(index_elements=["phone_number"]).returning(phone_numbers.c.id))
+    return len(result.all())

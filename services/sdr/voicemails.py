@@ -13,7 +13,8 @@ from core.bus import PermanentError, subject_for
 from core.ids import is_uuid
 from core.inbox import first_delivery
 from core.messages import optional
-from services.sdr.store import inbox, voicemails
+from services.sdr import store
+from services.sdr.store import inbox
 
 VOICEMAIL_SUBJECT = subject_for("voicemail.received")
 CONSUMER = "sdr-voicemails"
@@ -23,24 +24,24 @@ class VoicemailRecorder:
     def __init__(self, engine: AsyncEngine):
         self.engine = engine
 
-    async def handle(self, event: dict) -> None:
-        business_id = event.get("business_id")
-        if not is_uuid(business_id or ""):
-            raise PermanentError("voicemail.received without a business_id")
+    async def handle(self, message: dict) -> None:
         try:
-            voicemail = events.parse("voicemail.received", event.get("data") or {})
+            event = events.Envelope.from_json(message)
+            voicemail = events.parse("voicemail.received", event.data)
         except ValueError as exc:
             raise PermanentError(str(exc)) from None
-        received = optional(voicemail, "received_at") or event.get("occurred_at")
-        try:
-            received_at = datetime.fromisoformat(received.replace("Z", "+00:00"))
-        except (AttributeError, ValueError):
-            raise PermanentError(f"voicemail.received with a bad received_at {received!r}") from None
+        if not is_uuid(event.business_id or ""):
+            raise PermanentError("voicemail.received without a business_id")
+        received_at = event.occurred_at
+        if voicemail.HasField("received_at"):
+            try:
+                received_at = datetime.fromisoformat(voicemail.received_at.replace("Z", "+00:00"))
+            except ValueError:
+                raise PermanentError(f"voicemail.received with a bad received_at {voicemail.received_at!r}") from None
         lead_id = voicemail.lead_id if is_uuid(voicemail.lead_id) else None
         async with self.engine.begin() as conn:
-            if not await first_delivery(conn, inbox, CONSUMER, event["event_id"]):
+            if not await first_delivery(conn, inbox, CONSUMER, event.event_id):
                 return
-            await conn.execute(voicemails.insert().values(
-                id=event["event_id"], business_id=business_id, lead_id=lead_id, **{
-                    field: optional(voicemail, field) for field in ("call_id", "from_number", "transcript",
-                                                                    "recording_url")}, received_at=received_at))
+            await store.insert_voicemail(conn, event.event_id, event.business_id, lead_id, {
+                field: optional(voicemail, field) for field in ("call_id", "from_number", "transcript", "recording_url")
+            }, received_at)

@@ -1,9 +1,14 @@
-"""Tables of the webhooks schema."""
+"""Tables of the webhooks schema and the queries on them (each takes a connection)."""
 from __future__ import annotations
 
-import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from datetime import datetime, timedelta
 
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.events import Envelope
+from core.ids import new_id
 from core.inbox import inbox_table
 
 SCHEMA = "webhooks"
@@ -19,7 +24,7 @@ subscriptions = sa.Table(
     sa.Column("events", ARRAY(sa.Text), nullable=False),
     sa.Column("description", sa.Text),
     sa.Column("is_active", sa.Boolean, nullable=False),
-    sa.Column("secret_sealed", sa.Text, nullable=False),  # rules.SecretBox
+    sa.Column("secret_sealed", sa.Text, nullable=False),  # domain.SecretBox
     sa.Column("secret_tail", sa.Text, nullable=False),
     sa.Column("previous_secret_sealed", sa.Text),
     sa.Column("previous_secret_expires_at", Ts),
@@ -81,3 +86,185 @@ sa.Index("deliveries_business_created", deliveries.c.business_id, deliveries.c.c
 sa.Index("attempts_delivery", attempts.c.delivery_id)
 
 inbox = inbox_table(metadata, SCHEMA)
+
+
+# -- subscriptions --------------------------------------------------------------------------
+
+async def subscription_of(conn: AsyncConnection, business_id: str, subscription_id: str, *, lock: bool = False):
+    query = sa.select(subscriptions).where(subscriptions.c.id == subscription_id,
+                                           subscriptions.c.business_id == business_id)
+    return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+async def subscription_by_url(conn: AsyncConnection, business_id: str, url: str):
+    """The business's subscription to this URL, locked, or None."""
+    return (await conn.execute(sa.select(subscriptions).where(subscriptions.c.business_id == business_id,
+                                                              subscriptions.c.url == url).with_for_update())).first()
+
+
+async def subscriptions_of(conn: AsyncConnection, business_id: str, *, active_only: bool = False) -> list:
+    query = sa.select(subscriptions).where(subscriptions.c.business_id == business_id)
+    if active_only:
+        query = query.where(subscriptions.c.is_active)
+    return (await conn.execute(query.order_by(subscriptions.c.created_at))).all()
+
+
+async def subscriptions_by_id(conn: AsyncConnection, ids) -> dict:
+    return {r.id: r for r in await conn.execute(sa.select(subscriptions).where(subscriptions.c.id.in_(ids)))}
+
+
+async def insert_subscription(conn: AsyncConnection, **values):
+    return (await conn.execute(subscriptions.insert().values(**values).returning(subscriptions))).first()
+
+
+async def update_subscription(conn: AsyncConnection, subscription_id: str, values: dict):
+    return (await conn.execute(subscriptions.update().where(subscriptions.c.id == subscription_id)
+                               .values(**values).returning(subscriptions))).first()
+
+
+async def delete_subscription(conn: AsyncConnection, subscription_id: str) -> None:
+    """Delete it and cancel its pending deliveries."""
+    await conn.execute(subscriptions.delete().where(subscriptions.c.id == subscription_id))
+    await conn.execute(deliveries.update().where(deliveries.c.subscription_id == subscription_id,
+                                                 deliveries.c.status == "pending").values(status="canceled"))
+
+
+async def subscribed_to(conn: AsyncConnection, business_id: str, event_type: str) -> list[str]:
+    """The active subscriptions of a business that want this event type."""
+    s = subscriptions.c
+    return list((await conn.scalars(sa.select(s.id).where(s.business_id == business_id, s.is_active,
+                                                          s.events.any(event_type)))).all())
+
+
+async def subscription_succeeded(conn: AsyncConnection, subscription_id: str, now: datetime) -> None:
+    """A success ends the failure streak. Skipped while nothing would change but a last_triggered_at under a
+    second old: concurrent batches to one subscription would otherwise all queue on its row."""
+    s = subscriptions.c
+    await conn.execute(subscriptions.update().where(
+        s.id == subscription_id,
+        sa.or_(s.failure_count != 0, s.failing_since.is_not(None), s.last_triggered_at.is_(None),
+               s.last_triggered_at < now - timedelta(seconds=1)))
+        .values(last_triggered_at=now, failure_count=0, failing_since=None))
+
+
+async def subscription_failed(conn: AsyncConnection, subscription_id: str, failures: int, now: datetime):
+    """Count failures; returns (failing_since, is_active) of the subscription, or None when it is gone."""
+    s = subscriptions.c
+    return (await conn.execute(subscriptions.update().where(s.id == subscription_id).values(
+        failure_count=s.failure_count + failures, last_triggered_at=now,
+        failing_since=sa.func.coalesce(s.failing_since, now)).returning(s.failing_since, s.is_active))).first()
+
+
+async def disable_subscription(conn: AsyncConnection, subscription_id: str, reason: str) -> None:
+    await conn.execute(subscriptions.update().where(subscriptions.c.id == subscription_id)
+                       .values(is_active=False, disabled_reason=reason))
+
+
+# -- events -------------------------------------------------------------------------------
+
+async def store_event(conn: AsyncConnection, event: Envelope) -> None:
+    """Keep an event in the history (once)."""
+    await conn.execute(insert(events).values(
+        event_id=event.event_id, type=event.type, business_id=event.business_id, occurred_at=event.occurred_at,
+        data=event.data).on_conflict_do_nothing())
+
+
+async def events_by_id(conn: AsyncConnection, ids) -> dict[str, Envelope]:
+    return {str(r.event_id): Envelope(str(r.event_id), r.type, r.occurred_at, r.business_id and str(r.business_id),
+                                      r.data)
+            for r in await conn.execute(sa.select(events).where(events.c.event_id.in_(ids)))}
+
+
+def events_of(business_ids, event_type: str | None, since: datetime | None) -> sa.Select:
+    e = events.c
+    query = sa.select(events).where(e.business_id.in_(business_ids))
+    if event_type:
+        query = query.where(e.type == event_type)
+    if since is not None:
+        query = query.where(e.occurred_at >= since)
+    return query
+
+
+async def events_to_replay(conn: AsyncConnection, business_id: str, event_ids: list[str], since: datetime | None,
+                           until: datetime | None, types: list[str], limit: int) -> list:
+    """(event_id, type) of the named events, or of those of `types` since/until, oldest first."""
+    e = events.c
+    query = sa.select(e.event_id, e.type).where(e.business_id == business_id)
+    if event_ids:
+        query = query.where(e.event_id.in_(event_ids))
+    else:
+        query = query.where(e.occurred_at >= since, e.type.in_(types))
+        if until is not None:
+            query = query.where(e.occurred_at < until)
+    return (await conn.execute(query.order_by(e.occurred_at).limit(limit))).all()
+
+
+# -- deliveries and attempts ------------------------------------------------------------------
+
+def delivery_values(subscription_id: str, business_id: str, event_id: str, event_type: str, now: datetime, *,
+                    attempts: int = 0, next_attempt_at: datetime | None = None, replay: bool = False) -> dict:
+    """A new pending delivery row."""
+    return dict(id=new_id(), subscription_id=subscription_id, business_id=business_id, event_id=event_id,
+                event_type=event_type, status="pending", attempts=attempts, next_attempt_at=next_attempt_at or now,
+                replay=replay, created_at=now)
+
+
+async def insert_deliveries(conn: AsyncConnection, rows: list[dict]) -> list:
+    """Insert new deliveries and return them in the given order."""
+    if not rows:
+        return []
+    return (await conn.execute(deliveries.insert().returning(deliveries, sort_by_parameter_order=True), rows)).all()
+
+
+async def queue_once(conn: AsyncConnection, row: dict) -> None:
+    """Queue a first delivery of an event to a subscription unless one exists (replays aside)."""
+    await conn.execute(insert(deliveries).values(**row).on_conflict_do_nothing(
+        index_elements=["event_id", "subscription_id"], index_where=sa.text("NOT replay")))
+
+
+def deliveries_of(business_ids, webhook_id: str | None, event_id: str | None, status: str | None) -> sa.Select:
+    d = deliveries.c
+    query = sa.select(deliveries).where(d.business_id.in_(business_ids))
+    if webhook_id:
+        query = query.where(d.subscription_id == webhook_id)
+    if event_id:
+        query = query.where(d.event_id == event_id)
+    if status:
+        query = query.where(d.status == status)
+    return query
+
+
+async def claim_due(conn: AsyncConnection, batch: int, lease: timedelta) -> list:
+    """Take up to `batch` due deliveries for `lease` (FOR UPDATE SKIP LOCKED: each goes to one claimer),
+    counting the attempt."""
+    d = deliveries.c
+    due = (sa.select(d.id).where(d.status == "pending", d.next_attempt_at <= sa.func.now())
+           .order_by(d.next_attempt_at).limit(batch).with_for_update(skip_locked=True))
+    return (await conn.execute(deliveries.update().where(d.id.in_(due.scalar_subquery())).values(
+        attempts=d.attempts + 1, next_attempt_at=sa.func.now() + lease).returning(deliveries))).all()
+
+
+async def cancel_deliveries(conn: AsyncConnection, ids: list) -> None:
+    await conn.execute(deliveries.update().where(deliveries.c.id.in_(ids)).values(status="canceled"))
+
+
+async def record_attempts(conn: AsyncConnection, rows: list[dict], now: datetime) -> None:
+    """Write attempts and move their deliveries on. Each row: delivery, attempt, status (delivered, pending or
+    failed), status_code, error, latency_ms and next_attempt_at (for pending)."""
+    await conn.execute(attempts.insert(), [
+        {"delivery_id": r["delivery"], "attempt": r["attempt"], "status_code": r["status_code"],
+         "latency_ms": r["latency_ms"], "error": r["error"], "at": now} for r in rows])
+    last = {"last_status_code": sa.bindparam("b_code"), "last_error": sa.bindparam("b_error"),
+            "last_latency_ms": sa.bindparam("b_latency")}
+    for status in ("delivered", "pending", "failed"):
+        batch = [{"b_id": r["delivery"], "b_code": r["status_code"], "b_error": r["error"],
+                  "b_latency": r["latency_ms"], **({} if status == "delivered" else {"b_next": r["next_attempt_at"]})}
+                 for r in rows if r["status"] == status]
+        if not batch:
+            continue
+        values = {**last, "status": status}
+        if status == "delivered":
+            values["delivered_at"] = now
+        else:
+            values["next_attempt_at"] = sa.bindparam("b_next")
+        await conn.execute(deliveries.update().where(deliveries.c.id == sa.bindparam("b_id")).values(**values), batch)

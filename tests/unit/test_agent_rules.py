@@ -4,7 +4,7 @@ import pytest
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.tenant import Tenant, pick_business
-from services.agents import domain, numbers
+from services.agents import domain, numbers_domain
 
 
 def config(**overrides) -> domain.AgentConfig:
@@ -151,17 +151,17 @@ def test_e164_is_checked_by_libphonenumber():
 
 
 def test_number_facts_and_compliance_defaults():
-    assert numbers.number_facts("+14152014100") == numbers.NumberFacts("US", "415")
-    assert numbers.number_facts("+442079460000") == numbers.NumberFacts("GB", "20")
-    sms = numbers.check_capabilities(["voice_inbound", "sms_outbound"])
-    assert numbers.initial_a2p_status("US", sms) == "not_started"
-    assert numbers.initial_a2p_status("GB", sms) == "not_required"
-    assert numbers.initial_emergency_status("CA", sms) == "not_set"
-    assert numbers.capability_filter("sms") == ("sms_inbound", "sms_outbound")
+    assert numbers_domain.number_facts("+14152014100") == numbers_domain.NumberFacts("US", "415")
+    assert numbers_domain.number_facts("+442079460000") == numbers_domain.NumberFacts("GB", "20")
+    sms = numbers_domain.check_capabilities(["voice_inbound", "sms_outbound"])
+    assert numbers_domain.initial_a2p_status("US", sms) == "not_started"
+    assert numbers_domain.initial_a2p_status("GB", sms) == "not_required"
+    assert numbers_domain.initial_emergency_status("CA", sms) == "not_set"
+    assert numbers_domain.capability_filter("sms") == ("sms_inbound", "sms_outbound")
     with pytest.raises(ServiceError):
-        numbers.capability_filter("fax")
+        numbers_domain.capability_filter("fax")
     with pytest.raises(ServiceError):
-        numbers.check_capabilities(["fax"])
+        numbers_domain.check_capabilities(["fax"])
 
 
 def test_which_business_a_number_request_is_about():

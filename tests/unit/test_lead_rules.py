@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from core.errors import ServiceError
-from services.sdr import leads, scoring
+from services.sdr import domain, scoring
 
 NOW = datetime(2026, 11, 22, 12, tzinfo=timezone.utc)
 
@@ -34,27 +34,27 @@ def test_closed_statuses_have_fixed_scores(status, expected):
 
 
 def test_create_defaults_and_derived_name():
-    values = leads.new_lead_values({"first_name": " Dana ", "last_name": "Reyes", "email": "D@X.io"})
+    values = domain.new_lead_values({"first_name": " Dana ", "last_name": "Reyes", "email": "D@X.io"})
     assert values == {"first_name": "Dana", "last_name": "Reyes", "email": "d@x.io", "name": "Dana Reyes",
                       "status": "new", "source": "api"}
-    assert leads.new_lead_values({"name": "Sam", "first_name": "S"})["name"] == "Sam"
+    assert domain.new_lead_values({"name": "Sam", "first_name": "S"})["name"] == "Sam"
 
 
 def test_patch_keeps_to_its_fields_and_statuses():
     current = {"name": "Dana Reyes", "first_name": "Dana", "last_name": "Reyes", "status": "new", "city": None}
-    assert leads.changed_values(current, {"city": "Oakland", "status": "new"}) == {"city": "Oakland"}
-    assert leads.changed_values(current, {"last_name": "Ruiz"}) == {"last_name": "Ruiz", "name": "Dana Ruiz"}
+    assert domain.changed_values(current, {"city": "Oakland", "status": "new"}) == {"city": "Oakland"}
+    assert domain.changed_values(current, {"last_name": "Ruiz"}) == {"last_name": "Ruiz", "name": "Dana Ruiz"}
     for bad in ({"status": "spam"}, {"agent_id": "x"}, {"source": " "}, {"phone": "555"}):
         with pytest.raises(ServiceError):
-            leads.changed_values(current, bad)
+            domain.changed_values(current, bad)
 
 
 def test_interaction_and_audit_bounds():
-    leads.check_interaction("call", "inbound", "call-1")
+    domain.check_interaction("call", "inbound", "call-1")
     for args in (("fax", "inbound", "r"), ("call", "sideways", "r"), ("sms", "outbound", " ")):
         with pytest.raises(ServiceError):
-            leads.check_interaction(*args)
-    leads.check_audit(24, 3, 80)
+            domain.check_interaction(*args)
+    domain.check_audit(24, 3, 80)
     for args in ((0, 3, 80), (24, 0, 80), (24, 3, 101)):
         with pytest.raises(ServiceError):
-            leads.check_audit(*args)
+            domain.check_audit(*args)

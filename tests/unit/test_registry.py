@@ -26,6 +26,23 @@ def test_each_registered_service_has_the_kit_shape(service):
         assert callable(importlib.import_module(worker.module).build)
 
 
+# The roles of the kit's files: the servicer maps proto to use cases (no SQL), domain modules are rules
+# without I/O, and SQL lives in store.py.
+NO_IO = ("sqlalchemy", "asyncpg", "aiohttp", "grpc", "core.db", ".store")
+
+
+@pytest.mark.parametrize("service", registry.SERVICES, ids=lambda s: s.name)
+def test_each_file_keeps_its_role(service):
+    folder = ROOT / "services" / service.name
+    assert (folder / "service.py").exists() and (folder / "domain.py").exists() and (folder / "store.py").exists()
+    servicer = (folder / "servicer.py").read_text()
+    for sql in ("sqlalchemy", "engine.begin", "engine.connect", ".execute(", ".store import"):
+        assert sql not in servicer, f"{service.name}/servicer.py: {sql}"
+    for domain in folder.glob("*domain.py"):
+        imports = [line for line in domain.read_text().splitlines() if line.startswith(("import ", "from "))]
+        assert not [line for line in imports if any(part in line for part in NO_IO)], domain
+
+
 def test_ports_are_distinct_and_settings_know_every_process(monkeypatch):
     processes = [*registry.SERVICES, *registry.WORKERS]
     assert len({p.port for p in processes}) == len(processes)

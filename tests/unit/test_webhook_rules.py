@@ -6,7 +6,7 @@ import pytest
 from stripe import WebhookSignature
 
 from core.errors import ServiceError
-from services.webhooks import rules
+from services.webhooks import domain
 from services.webhooks.delivery import Sender
 
 
@@ -18,44 +18,44 @@ from services.webhooks.delivery import Sender
     ("::ffff:10.0.0.1", True, "private"), ("100.64.0.1", True, "private"), ("0.0.0.0", True, "private"),
 ])
 def test_which_addresses_may_receive_webhooks(address, loopback_ok, refused):
-    why = rules.address_refusal(address, loopback_ok)
+    why = domain.address_refusal(address, loopback_ok)
     assert (why is None) if refused is None else (refused in why)
 
 
 def test_urls():
-    assert rules.check_url("https://hooks.example.com/x") == ("hooks.example.com", 443)
-    assert rules.check_url("http://example.com:8080/x") == ("example.com", 8080)
+    assert domain.check_url("https://hooks.example.com/x") == ("hooks.example.com", 443)
+    assert domain.check_url("http://example.com:8080/x") == ("example.com", 8080)
     for bad in ("ftp://example.com", "https://", "https://u:p@example.com/", "https://example.com:99999/",
                 "http://[7]/x", "http://bücher.example/x"):  # a bracketed non-IP host once raised ValueError
         with pytest.raises(ServiceError):
-            rules.check_url(bad)
+            domain.check_url(bad)
 
 
 def test_retry_schedule_spans_about_a_day_then_stops():
     rng = random.Random(1)
-    delays = [rules.next_delay(n, rng=rng) for n in range(1, rules.MAX_ATTEMPTS)]
-    assert all(d is not None for d in delays) and rules.next_delay(rules.MAX_ATTEMPTS) is None
+    delays = [domain.next_delay(n, rng=rng) for n in range(1, domain.MAX_ATTEMPTS)]
+    assert all(d is not None for d in delays) and domain.next_delay(domain.MAX_ATTEMPTS) is None
     total = sum(delays, timedelta())
     assert timedelta(hours=18) < total < timedelta(hours=30)
-    assert delays[0] < timedelta(seconds=13) and rules.DISABLE_AFTER < total
+    assert delays[0] < timedelta(seconds=13) and domain.DISABLE_AFTER < total
 
 
 def test_signature_header_verifies_with_every_secret_in_force():
     body = b'{"event_id":"e","event":"lead.created"}'
-    header = rules.signature_header(["whsec_new", "whsec_old"], 1_800_000_000, body)
+    header = domain.signature_header(["whsec_new", "whsec_old"], 1_800_000_000, body)
     assert header.startswith("t=1800000000,v1=") and header.count("v1=") == 2
     for secret in ("whsec_new", "whsec_old"):
         assert WebhookSignature.verify_header(body, header, secret)
 
 
 def test_secrets_are_sealed_and_checked():
-    box = rules.SecretBox("server-secret")
+    box = domain.SecretBox("server-secret")
     sealed = box.seal("whsec_abc")
     assert "whsec_abc" not in sealed and box.open(sealed) == "whsec_abc"
     with pytest.raises(RuntimeError):
-        rules.SecretBox("another-secret").open(sealed)
-    assert rules.mask("whsec_0123456789") == "whsec_...6789"
-    assert rules.check_events(["lead.created", "lead.created"]) == ["lead.created"]
+        domain.SecretBox("another-secret").open(sealed)
+    assert domain.mask("whsec_0123456789") == "whsec_...6789"
+    assert domain.check_events(["lead.created", "lead.created"]) == ["lead.created"]
 
 
 async def test_the_sender_refuses_private_addresses_without_connecting():

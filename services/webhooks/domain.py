@@ -8,7 +8,7 @@ import hmac
 import ipaddress
 import random
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from cryptography.fernet import Fernet, InvalidToken
@@ -42,6 +42,21 @@ def check_events(events: list[str]) -> list[str]:
 
 METADATA_ADDRESSES = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
                       ipaddress.ip_address("100.100.100.200")}
+
+
+DESCRIPTION_MAX = 500
+DELIVERY_STATUSES = ("pending", "delivered", "failed", "canceled")
+
+
+def check_description(description: str | None) -> None:
+    if description is not None and len(description) > DESCRIPTION_MAX:
+        raise invalid(f"description must be at most {DESCRIPTION_MAX} characters")
+
+
+def check_delivery_status(status: str) -> str:
+    if status not in DELIVERY_STATUSES:
+        raise invalid(f"status must be one of {', '.join(DELIVERY_STATUSES)}")
+    return status
 
 
 def address_refusal(address: str, allow_loopback: bool) -> str | None:
@@ -89,6 +104,24 @@ def next_delay(attempts_made: int, scale: float = 1.0, rng: random.Random | None
         return None
     base = RETRY_DELAYS[attempts_made - 1] * scale
     return timedelta(seconds=base * (rng or random).uniform(0.8, 1.2))
+
+
+def after_attempt(ok: bool, attempts_made: int, retry: bool, scale: float = 1.0) -> tuple[str, timedelta]:
+    """A delivery's status after an attempt (delivered, pending for a retry, or failed) and the delay before
+    its next attempt (zero when there is none)."""
+    if ok:
+        return "delivered", timedelta(0)
+    delay = next_delay(attempts_made, scale) if retry else None
+    return ("pending", delay) if delay else ("failed", timedelta(0))
+
+
+def should_disable(failing_since: datetime, now: datetime, scale: float = 1.0) -> bool:
+    return failing_since < now - DISABLE_AFTER * scale
+
+
+def disabled_reason(now: datetime, scale: float = 1.0) -> str:
+    return (f"disabled at {now.isoformat()} after failing for {DISABLE_AFTER * scale} without a success; "
+            "save the subscription again to re-enable it")
 
 
 def is_success(status: int | None) -> bool:

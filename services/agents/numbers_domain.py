@@ -74,3 +74,12 @@ def initial_a2p_status(country: str, capabilities: dict[str, bool]) -> str:
 def initial_emergency_status(country: str, capabilities: dict[str, bool]) -> str:
     voice = capabilities.get("voice_inbound") or capabilities.get("voice_outbound")
     return "not_set" if country in ("US", "CA") and voice else "not_required"
+
+
+def import_body(e164: str, sip_credential_id: str, assistant_id: str | None) -> dict:
+    """How the voice provider imports one of our carrier numbers (bring-your-own over our SIP trunk)."""
+    body = {"provider": "byo-phone-number", "number": e164, "credentialId": sip_credential_id,
+            "numberE164CheckEnabled": True, "name": f"Switchboard {e164}"}
+    if assistant_id:
+        body["assistantId"] = assistant_id
+    return body

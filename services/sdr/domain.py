@@ -1,9 +1,13 @@
-"""Lead rules as plain functions: statuses, defaults, field checks and what a write changes."""
+"""Lead rules as plain functions: statuses, defaults, field checks, what a write changes, the score's
+inputs, and the audit's bounds (the scoring model itself is services.sdr.scoring)."""
 from __future__ import annotations
+
+from datetime import datetime
 
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid
 from core.ids import require_uuid
+from services.sdr import scoring
 
 STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
 # The statuses PATCH may set; the others are set at creation or by the pipeline.
@@ -11,6 +15,17 @@ PATCH_STATUSES = ("new", "contacted", "qualified", "converted", "lost")
 OPEN_STATUSES = ("new", "contacted", "qualified")
 DEFAULT_STATUS, DEFAULT_SOURCE = "new", "api"
 CHANNELS, DIRECTIONS = ("call", "sms", "email"), ("inbound", "outbound")
+
+# Text fields of a lead, as the API names them, and the optional fields a lead reply carries.
+LEAD_TEXT = ("name", "first_name", "last_name", "email", "phone", "zip", "address", "city", "state", "source_url",
+             "source_page", "notes", "message", "event_date", "event_type", "agent_name")
+LEAD_OUT = (*LEAD_TEXT, "agent_id")
+LEADS_PAGE = (50, 100)  # default and maximum page size
+AUDIT_SAMPLE = 50  # leads or voicemails listed per audit group
+AUDIT_DEFAULTS = {"window_hours": 24, "stalled_days": 3, "hot_score": 80}
+# Fields a contact upsert fills in on an existing lead when they are still empty.
+CONTACT_FIELDS = ("name", "email", "agent_id", "agent_name")
+CONTACT_SOURCE = "inbound_call"  # the source of a contact upsert that names none
 
 # Longest accepted value of each text field.
 LIMITS = {"name": 200, "first_name": 100, "last_name": 100, "email": 320, "phone": 32, "zip": 20, "address": 300,
@@ -91,3 +106,28 @@ def check_audit(window_hours: int, stalled_days: int, hot_score: int) -> None:
         raise invalid("stalled_days must be between 1 and 365")
     if not 0 <= hot_score <= 100:
         raise invalid("hot_score must be between 0 and 100")
+
+
+def check_score_bound(field: str, score: int) -> int:
+    if not 0 <= score <= 100:
+        raise invalid(f"{field} must be between 0 and 100")
+    return score
+
+
+def score(values: dict, now: datetime) -> scoring.Score:
+    """The score of a lead with these stored values."""
+    return scoring.score_lead(scoring.LeadFacts(
+        source=values["source"], status=values["status"], has_email=bool(values.get("email")),
+        has_phone=bool(values.get("phone")), interactions=values.get("interaction_count") or 0,
+        last_activity=values["last_activity_at"], intent=values.get("intent")), now)
+
+
+def score_columns(result: scoring.Score) -> dict:
+    return {"score": result.score, "score_confidence": result.confidence, "score_explanation": result.explanation,
+            "score_factors": result.factors}
+
+
+def missing_contact_values(current: dict, values: dict) -> dict:
+    """What a repeated contact upsert adds to an existing lead: the contact fields it does not have yet
+    (the first source, name and agent stay)."""
+    return {k: v for k, v in values.items() if k in CONTACT_FIELDS and current.get(k) is None}

@@ -1,0 +1,352 @@
+"""Account use cases: signup, API keys and dashboard sessions, workspaces and their lifecycle, usage.
+Callers are the servicer and the service-layer tests; the caller's tenant comes from core.tenant."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from core import plans, tenant
+from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
+from core.errors import ServiceError, invalid, not_found
+from core.ids import is_uuid, new_id, require_uuid, utcnow
+from core.outbox import add_event
+from core.pagination import Page, Paged, fetch_page
+from core.scopes import DEFAULT_SCOPES
+from core.settings import Settings
+from services.accounts import domain, store
+from services.accounts.store import businesses, outbox, usage_log
+
+log = logging.getLogger(__name__)
+
+UNSET = object()  # "leave as it is" for KeyChanges fields whose None means something
+
+
+@dataclass(frozen=True)
+class SignedUp:
+    api_key: str
+    business_id: str
+    dashboard_url: str
+    magic_link: str
+    trial_ends_at: datetime
+    payment_capture: str = domain.HOSTED_CHECKOUT
+
+
+@dataclass(frozen=True)
+class Principal:
+    key_id: str
+    account_id: str
+    business_ids: list[str]
+    scopes: list[str]
+    bound_business_id: str | None
+    expires_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Session:
+    token: str
+    account_id: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A stored key as the owner sees it; `secret` only right after creation."""
+
+    row: object
+    is_active: bool
+    secret: str | None = None
+
+
+@dataclass(frozen=True)
+class KeyChanges:
+    """What an update asks for; UNSET leaves a field alone (None clears business_id and expires_at)."""
+
+    name: str | None = None
+    scopes: list[str] | None = None
+    business_id: object = UNSET  # a business id, or "" / None for every business of the account
+    expires_at: object = UNSET
+    expire: bool = False
+    revoke: bool = False
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One API request to bill, as a gateway recorded it (fields in store.USAGE_COPY_COLUMNS order)."""
+
+    id: str
+    account_id: str
+    business_id: str | None
+    api_key_id: str
+    endpoint: str
+    method: str
+    status_code: int
+    call_id: str | None
+    cost_cents: int
+    created_at: datetime
+
+
+class Accounts:
+    def __init__(self, engine: AsyncEngine, pool: asyncpg.Pool, bus: EventBus, settings: Settings,
+                 events_committed: Callable[[], None]):
+        self.engine = engine
+        self.pool = pool
+        self.bus = bus
+        self.secret = settings.secret_key.reveal()
+        self.base_url = settings.public_base_url
+        self.signup_limit = settings.signup_limit_per_hour
+        self.checkout_prices = settings.checkout_prices
+        self.events_committed = events_committed
+
+    def _hash(self, value: str) -> str:
+        return domain.keyed_hash(self.secret, value)
+
+    # -- signup ----------------------------------------------------------------------------
+
+    async def signup(self, business_name: str, email: str, business_type: str, website: str, phone_forward_to: str,
+                     plan_id: str, client_ip: str) -> SignedUp:
+        form = domain.validate_signup(business_name, email, business_type, website, phone_forward_to, plan_id,
+                                      self.checkout_prices)
+        now = utcnow()
+        account_id, business_id = new_id(), new_id()
+        api_key, prefix = domain.new_api_key()
+        magic = domain.new_secret_token()
+        trial_ends_at = now + domain.trial_length()
+        await self._count_signup_attempt(client_ip or "-", now)
+        taken = ServiceError("email_exists", "an account with this email already exists; sign in instead")
+        async with self.engine.begin() as conn:
+            if await store.email_taken(conn, form.email):
+                raise taken
+            if not await store.insert_user(conn, id=account_id, email=form.email, email_confirmed_at=now,
+                                           created_at=now):
+                raise taken
+            await store.insert_business(
+                conn, id=business_id, account_id=account_id, name=form.business_name, lifecycle_state="active",
+                metadata={}, business_type=form.business_type, website=form.website,
+                phone_forward_to=form.phone_forward_to, plan_id=form.plan_id, subscription_status="trialing",
+                trial_ends_at=trial_ends_at, created_at=now, updated_at=now)
+            await store.insert_key(conn, id=new_id(), account_id=account_id, name=domain.SIGNUP_KEY_NAME,
+                                   prefix=prefix, key_hash=self._hash(api_key), scopes=list(DEFAULT_SCOPES),
+                                   created_at=now)
+            await store.insert_magic_link(conn, token_hash=self._hash(magic), account_id=account_id,
+                                          expires_at=now + domain.MAGIC_LINK_TTL)
+        return SignedUp(api_key=api_key, business_id=business_id, dashboard_url=f"{self.base_url}/dashboard",
+                        magic_link=f"{self.base_url}/dashboard/login?token={magic}", trial_ends_at=trial_ends_at)
+
+    async def _count_signup_attempt(self, client_ip: str, now: datetime) -> None:
+        """Record a signup attempt from this address, or refuse it past the hourly limit."""
+        async with self.engine.begin() as conn:
+            count, oldest = await store.recent_signup_attempts(conn, client_ip, now - domain.SIGNUP_WINDOW)
+            if not domain.signup_allowed(count, self.signup_limit):
+                wait = domain.signup_retry_after(oldest, now)
+                raise ServiceError("rate_limited", f"at most {self.signup_limit} signups per hour from one address; "
+                                   f"try again in {wait} seconds", retry_after=wait)
+            await store.add_signup_attempt(conn, client_ip, now)
+
+    # -- keys and sessions -------------------------------------------------------------------
+
+    async def authenticate_key(self, key: str) -> Principal:
+        if not key.startswith(domain.KEY_PREFIX):
+            raise ServiceError("unauthorized", f"API key must start with {domain.KEY_PREFIX}")
+        async with self.engine.connect() as conn:
+            row = await store.key_by_hash(conn, self._hash(key))
+            if row is None or not domain.key_usable(row.revoked_at, row.expires_at, utcnow()):
+                raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
+            if row.business_id is not None:
+                business_ids = [str(row.business_id)]
+            else:
+                business_ids = await store.business_ids_of(conn, row.account_id)
+        return Principal(key_id=str(row.id), account_id=str(row.account_id), business_ids=business_ids,
+                         scopes=list(row.scopes), expires_at=row.expires_at,
+                         bound_business_id=str(row.business_id) if row.business_id is not None else None)
+
+    async def redeem_magic_link(self, token: str) -> Session:
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            account_id = await store.use_magic_link(conn, self._hash(token), now)
+            if account_id is None:
+                raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
+            session = Session(domain.new_secret_token(), account_id, now + domain.SESSION_TTL)
+            await store.insert_session(conn, token_hash=self._hash(session.token), account_id=account_id,
+                                       created_at=now, expires_at=session.expires_at)
+        return session
+
+    async def _session_account(self, conn: AsyncConnection, token: str) -> str:
+        if not token:
+            raise ServiceError("unauthorized", "key management needs a dashboard session: open your magic link first")
+        row = await store.session_by_hash(conn, self._hash(token))
+        if row is None or row.expires_at <= utcnow():
+            raise ServiceError("unauthorized", "dashboard session is invalid or expired; sign in again with a magic link")
+        return str(row.account_id)
+
+    async def _account_business(self, conn: AsyncConnection, account_id: str, business_id: str) -> str:
+        require_uuid(business_id, "business_id")
+        if not await store.business_of_account(conn, account_id, business_id):
+            raise ServiceError("forbidden", "business_id is not one of your businesses")
+        return business_id
+
+    @staticmethod
+    def _view(row, now: datetime, secret: str | None = None) -> ApiKey:
+        return ApiKey(row, domain.key_usable(row.revoked_at, row.expires_at, now), secret)
+
+    async def list_keys(self, session_token: str) -> list[ApiKey]:
+        now = utcnow()
+        async with self.engine.connect() as conn:
+            rows = await store.keys_of(conn, await self._session_account(conn, session_token))
+        return [self._view(r, now) for r in rows]
+
+    async def create_key(self, session_token: str, name: str | None, scopes: list[str] | None,
+                         business_id: str | None, expires_at: datetime | None) -> ApiKey:
+        now = utcnow()
+        name = domain.check_new_key_name(name)
+        scopes = domain.check_scopes(scopes) if scopes is not None else list(DEFAULT_SCOPES)
+        if expires_at is not None and expires_at <= now:
+            raise invalid("expires_at must be in the future")
+        key, prefix = domain.new_api_key()
+        async with self.engine.begin() as conn:
+            account_id = await self._session_account(conn, session_token)
+            if business_id:
+                business_id = await self._account_business(conn, account_id, business_id)
+            row = await store.insert_key(conn, id=new_id(), account_id=account_id, business_id=business_id or None,
+                                         name=name, prefix=prefix, key_hash=self._hash(key), scopes=scopes,
+                                         created_at=now, expires_at=expires_at)
+        return self._view(row, now, key)
+
+    async def update_key(self, session_token: str, key_id: str, changes: KeyChanges) -> ApiKey:
+        require_uuid(key_id, "id")
+        now = utcnow()
+        values: dict = {}
+        if changes.name is not None:
+            values["name"] = domain.check_key_name(changes.name)
+        if changes.scopes is not None:
+            values["scopes"] = domain.check_scopes(changes.scopes)
+        if changes.expires_at is not UNSET:
+            values["expires_at"] = changes.expires_at
+        if changes.expire:
+            values["expires_at"] = now
+        if changes.revoke:
+            values["revoked_at"] = store.first_revocation(now)
+        async with self.engine.begin() as conn:
+            account_id = await self._session_account(conn, session_token)
+            if changes.business_id is not UNSET:
+                values["business_id"] = (await self._account_business(conn, account_id, changes.business_id)
+                                         if changes.business_id else None)
+            row = await store.change_key(conn, key_id, account_id, values)
+            if row is None:
+                raise not_found("API key")
+        if values:
+            await self._invalidate(account_id)
+        return self._view(row, now)
+
+    async def revoke_key(self, session_token: str, key_id: str) -> None:
+        require_uuid(key_id, "id")
+        async with self.engine.begin() as conn:
+            account_id = await self._session_account(conn, session_token)
+            if await store.change_key(conn, key_id, account_id, {"revoked_at": store.first_revocation(utcnow())}) is None:
+                raise not_found("API key")
+        await self._invalidate(account_id)
+
+    async def _invalidate(self, account_id: str) -> None:
+        """Tell every gateway to forget cached principals of this account (best effort; see gateway.auth)."""
+        nc = self.bus.nc
+        if nc is None or not nc.is_connected:
+            return
+        try:
+            await nc.publish(AUTH_INVALIDATE_SUBJECT, account_id.encode())
+            await nc.flush(timeout=1)
+        except Exception as exc:  # noqa: BLE001 - the gateways' TTL bounds staleness
+            log.warning("could not publish auth invalidation: %s", exc)
+
+    # -- workspaces --------------------------------------------------------------------------
+
+    async def get_workspace(self, business_id: str):
+        require_uuid(business_id, "id")
+        if not tenant.require_account().can_access(business_id):
+            raise not_found("workspace")
+        row = await store.workspace_by_id(self.pool, business_id)
+        if row is None:
+            raise not_found("workspace")
+        return row
+
+    async def list_workspaces(self, page: Page) -> Paged:
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, store.workspaces_of(who.business_ids), businesses.c.created_at,
+                                    businesses.c.id, page)
+
+    async def create_workspace(self, name: str, metadata: dict, external_ref: str | None):
+        who = tenant.require_account()
+        if who.bound_business_id:
+            raise ServiceError("forbidden", "this key is limited to one business and cannot create workspaces")
+        name = domain.check_workspace_name(name, creating=True)
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            row = await store.insert_business(
+                conn, id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active", metadata=metadata,
+                plan_id=plans.DEFAULT_PLAN, external_ref=external_ref, subscription_status="trialing",
+                trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now)
+        await self._invalidate(who.account_id)
+        return row
+
+    async def update_workspace(self, business_id: str, name: str | None, metadata: dict | None, action: str | None):
+        """Rename, merge metadata into, or move the lifecycle of a workspace (emitting the action's event)."""
+        require_uuid(business_id, "id")
+        if not tenant.require_account().can_access(business_id):
+            raise not_found("workspace")
+        events = 0
+        async with self.engine.begin() as conn:
+            row = await store.lock_business(conn, business_id)
+            if row is None:
+                raise not_found("workspace")
+            values: dict = {}
+            if name is not None:
+                values["name"] = domain.check_workspace_name(name, creating=False)
+            if metadata is not None:
+                values["metadata"] = {**row.metadata, **metadata}
+            if action is not None:
+                state, changed = domain.next_lifecycle_state(row.lifecycle_state, action)
+                if changed:
+                    values["lifecycle_state"] = state
+                    if event := domain.ACTION_EVENTS.get(action):
+                        await add_event(conn, outbox, event(business_id=str(row.id), previous_state=row.lifecycle_state,
+                                                            lifecycle_state=state), str(row.id))
+                        events += 1
+            if values:
+                row = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
+        if events:
+            self.events_committed()
+        return row
+
+    # -- usage and balance -------------------------------------------------------------------
+
+    async def record_usage(self, entries: list[Usage]) -> int:
+        """Bulk-append with COPY: this runs for every API request, batched by the gateways."""
+        if not entries:
+            return 0
+        records, last_used = [], {}
+        for e in entries:
+            if not (is_uuid(e.account_id) and is_uuid(e.api_key_id)):
+                raise invalid("usage entries need account_id and api_key_id")
+            records.append((e.id if is_uuid(e.id) else new_id(), e.account_id,
+                            e.business_id if is_uuid(e.business_id or "") else None, e.api_key_id,
+                            e.endpoint[:500], e.method[:10], e.status_code, e.call_id, e.cost_cents, e.created_at))
+            last_used[e.api_key_id] = max(e.created_at, last_used.get(e.api_key_id, e.created_at))
+        await store.append_usage(self.pool, records, last_used)
+        return len(records)
+
+    async def list_usage(self, start: datetime | None, end: datetime | None, page: Page) -> Paged:
+        who = tenant.require_account()
+        if start and end and start >= end:
+            raise invalid("start must be before end")
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, store.usage_of(who.account_id, who.bound_business_id or None, start, end),
+                                    usage_log.c.created_at, usage_log.c.id, page)
+
+    async def subscriptions(self) -> list:
+        """Each business of the caller with its subscription status, oldest first."""
+        async with self.engine.connect() as conn:
+            return await store.subscriptions_of(conn, tenant.require_account().business_ids)

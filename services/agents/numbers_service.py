@@ -1,0 +1,213 @@
+"""Phone-number use cases: the business's numbers, the pool, assign, re-point and release.
+
+A number belongs to one business at a time. Assigning checks the pool row and takes its
+lease in one short transaction (core.leases; a concurrent assign of the same number gets
+409 conflict), imports the number at the voice provider (linked to the agent's assistant)
+with no transaction held, then records the assignment and ends the lease; if that fails,
+the import is undone. Re-pointing and releasing hold the number's lease the same way
+(a concurrent change waits for it); a failed re-point puts the provider number back on its
+previous assistant.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import asynccontextmanager
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from core import leases, tenant
+from core.contact import normalize_e164
+from core.errors import ServiceError, not_found
+from core.ids import utcnow
+from core.outbox import add_event
+from core.pagination import Page, Paged, fetch_page, split_page
+from core.tenant import pick_business
+from providers.voice.adapter import VoiceProvider
+from services.agents import numbers_domain, store
+from services.agents.service import undo_at_provider
+from services.agents.store import outbox, phone_numbers
+from switchboard.v1 import events_pb2
+
+# How long an assign, re-point or release may hold a number, and how long a concurrent one waits for it.
+NUMBER_LEASE = timedelta(seconds=60)
+LEASE_WAIT_SECONDS = 25.0
+
+
+def _number_event(kind, row, business_id: str, agent_id):
+    """A PhoneNumberAssigned or PhoneNumberReleased payload for this number."""
+    return kind(id=str(row.id), phone_number=row.phone_number, business_id=business_id,
+                agent_id=str(agent_id) if agent_id else None)
+
+
+class Numbers:
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, sip_credential_id: str,
+                 events_committed: Callable[[], None]):
+        self.engine = engine
+        self.voice = voice
+        self.sip_credential_id = sip_credential_id
+        self.events_committed = events_committed
+
+    # -- reads -----------------------------------------------------------------------
+
+    async def list(self, business_id: str | None, all_businesses: bool, phone_number: str | None,
+                   page: Page) -> tuple[str | None, Paged]:
+        """The business a list is about (None for all of the caller's) and a page of its numbers."""
+        who = tenant.require_account()
+        business = None if all_businesses else pick_business(who, business_id)
+        query = store.numbers_of([business] if business else who.business_ids,
+                                 normalize_e164(phone_number) if phone_number else None)
+        async with self.engine.connect() as conn:
+            return business, await fetch_page(conn, query, phone_numbers.c.assigned_at, phone_numbers.c.id, page)
+
+    async def available(self, country: str | None, area_code: str | None, capability: str | None,
+                        after: str | None, limit: int) -> Paged:
+        """Free numbers of the pool in (country, area code, number) order, after the number `after`."""
+        tenant.require_account()
+        place = None
+        if after:
+            # The cursor's place in the order follows from the number itself (as the pool derived it).
+            after = normalize_e164(after, "after")
+            facts = numbers_domain.number_facts(after)
+            place = (facts.country, facts.area_code, after)
+        async with self.engine.connect() as conn:
+            rows = await store.available_numbers(
+                conn, numbers_domain.check_country(country) if country else None,
+                numbers_domain.check_area_code(area_code) if area_code else None,
+                numbers_domain.capability_filter(capability) if capability else (), place, limit + 1)
+        return split_page(rows, limit)
+
+    async def counts(self) -> list:
+        """(business_id, numbers held) for each of the caller's businesses holding any."""
+        async with self.engine.connect() as conn:
+            return await store.number_counts(conn, tenant.require_account().business_ids)
+
+    # -- assign, re-point, release ---------------------------------------------------------
+
+    async def assign(self, business_id: str | None, phone_number: str, agent_id: str | None):
+        who = tenant.require_account()
+        business_id = pick_business(who, business_id)
+        e164 = normalize_e164(phone_number)
+        async with self.engine.begin() as conn:
+            row = await self._pool_row(conn, e164)
+            assistant_id = await self._assistant_of(conn, agent_id, business_id)
+            token = await leases.take(conn, phone_numbers, row.id, NUMBER_LEASE)
+            if token is None:
+                raise ServiceError("conflict", f"phone number {e164} is not available (another request is assigning "
+                                   "it); pick another of the available numbers")
+        imported = None
+        try:
+            imported = await self.voice.import_phone_number(
+                numbers_domain.import_body(e164, self.sip_credential_id, assistant_id))
+            async with self.engine.begin() as conn:
+                row = await self._leased_update(conn, row.id, token, business_id=business_id, agent_id=agent_id,
+                                                provider_phone_number_id=imported["id"], assigned_at=utcnow())
+                await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
+                                business_id)
+        except BaseException:
+            if imported is not None:
+                await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
+                                       f"assigning {e164} failed; provider number {imported['id']}")
+            await leases.release(self.engine, phone_numbers, row.id, token)
+            raise
+        self.events_committed()
+        return row
+
+    async def repoint(self, business_id: str | None, phone_number: str, agent_id: str | None):
+        """Give a number of the business to another of its agents (None: to no agent)."""
+        business_id = pick_business(tenant.require_account(), business_id)
+        e164 = normalize_e164(phone_number)
+        async with self._number_lease(e164, business_id) as (row, token):
+            if (str(row.agent_id) if row.agent_id else None) == agent_id:
+                return row
+            async with self.engine.connect() as conn:
+                assistant_id = await self._assistant_of(conn, agent_id, business_id)
+                previous_assistant_id = await self._assistant_of(conn, row.agent_id and str(row.agent_id),
+                                                                 business_id)
+            await self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": assistant_id})
+            try:
+                async with self.engine.begin() as conn:
+                    row = await self._leased_update(conn, row.id, token, agent_id=agent_id)
+                    await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id,
+                                                                agent_id), business_id)
+            except BaseException:
+                await undo_at_provider(
+                    self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": previous_assistant_id}),
+                    f"re-pointing {e164} failed; provider number {row.provider_phone_number_id}")
+                raise
+        self.events_committed()
+        return row
+
+    async def release(self, business_id: str | None, phone_number: str) -> tuple[str, str]:
+        """Give a number back to the pool; (number, business) it was released from."""
+        business_id = pick_business(tenant.require_account(), business_id)
+        e164 = normalize_e164(phone_number)
+        async with self._number_lease(e164, business_id) as (row, token):
+            if row.provider_phone_number_id:
+                await self.voice.delete_phone_number(row.provider_phone_number_id)
+            async with self.engine.begin() as conn:
+                await self._leased_update(
+                    conn, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
+                    assigned_at=None, a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
+                    emergency_status=numbers_domain.initial_emergency_status(row.country, row.capabilities),
+                    emergency_address=None)
+                await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberReleased, row, business_id,
+                                                            row.agent_id), business_id)
+        self.events_committed()
+        return e164, business_id
+
+    # -- steps -----------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _number_lease(self, e164: str, business_id: str):
+        """The lease of a number this business holds, with its row as it is under the lease."""
+        async with self.engine.connect() as conn:
+            row = await self._business_row(conn, e164, business_id)
+        async with leases.hold(self.engine, phone_numbers, row.id, duration=NUMBER_LEASE,
+                               wait_seconds=LEASE_WAIT_SECONDS, what=f"phone number {e164}") as token:
+            async with self.engine.connect() as conn:
+                yield await self._business_row(conn, e164, business_id), token
+
+    @staticmethod
+    async def _leased_update(conn: AsyncConnection, number_id, token: str, **values):
+        row = await store.leased_number_update(conn, number_id, token, values)
+        if row is None:
+            raise ServiceError("conflict", "the provider took too long and another request changed this number "
+                               "meanwhile; retry")
+        return row
+
+    @staticmethod
+    async def _assistant_of(conn: AsyncConnection, agent_id: str | None, business_id: str) -> str | None:
+        """The provider assistant of an agent of this business (None for no agent)."""
+        if agent_id is None:
+            return None
+        agent = await store.find_agent(conn, agent_id, field="agent_id")
+        if str(agent.business_id) != business_id:
+            raise not_found("agent")  # an agent of the caller's other business
+        return agent.provider_assistant_id
+
+    @staticmethod
+    async def _business_row(conn: AsyncConnection, e164: str, business_id: str):
+        """The row of a number this business holds, or not_found."""
+        row = await store.business_number(conn, e164, business_id)
+        if row is None:
+            raise not_found(f"phone number {e164} of this business")
+        return row
+
+    @staticmethod
+    async def _pool_row(conn: AsyncConnection, e164: str):
+        """The pool row of a number, locked; refused when it is not free."""
+        row = await store.pool_number_for_update(conn, e164)
+        if row is None:
+            raise not_found(f"phone number {e164} in the pool (pick one of the available numbers)")
+        if row.blocked:
+            raise ServiceError("conflict", f"phone number {e164} is blocked ({row.block_reason or 'by the carrier'}) "
+                               "and cannot be assigned")
+        if row.business_id is not None:
+            if tenant.current().can_access(str(row.business_id)):
+                raise ServiceError("conflict", f"phone number {e164} is already assigned to business "
+                                   f"{row.business_id}; to give it to another agent, change the number's agent_id "
+                                   "instead")
+            raise ServiceError("conflict", f"phone number {e164} is not available; pick another from "
+                               "the available numbers")
+        return row

@@ -1,0 +1,306 @@
+"""Agent use cases: create, read, the configuration writes (update, persona, SMS prompt, rollback) and
+versions. Callers are the servicer and the service-layer tests; the caller's tenant comes from core.tenant.
+
+Two systems hold an agent: the provider assistant and our row. Creation makes the
+assistant first and removes it again if the row cannot be stored. An update holds the
+agent's write lease (core.leases: one writer per agent, and no transaction or pooled
+connection held while the provider answers), syncs the provider, then writes the row, its
+version, its audit rows and its events in one short transaction that also ends the lease;
+if that transaction fails after the provider was changed, the provider is put back to the
+previous configuration.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from core import leases, tenant
+from core.errors import ServiceError, invalid, not_found
+from core.ids import is_uuid, new_id, utcnow
+from core.outbox import add_event
+from core.pagination import Page, Paged, fetch_page
+from core.tenant import require_business
+from providers.voice.adapter import ProviderError, VoiceProvider
+from services.agents import domain, store
+from services.agents.store import agent_versions, agents, outbox
+from switchboard.v1 import events_pb2
+
+log = logging.getLogger(__name__)
+
+# A configuration write holds its agent for at most this long (a provider call with its retries fits well
+# inside); a concurrent write waits up to LEASE_WAIT_SECONDS for it, within the callers' 30 s deadline.
+WRITE_LEASE = timedelta(seconds=60)
+LEASE_WAIT_SECONDS = 25.0
+
+
+def config_of(row) -> domain.AgentConfig:
+    return domain.AgentConfig.from_dict({**row.config, "name": row.name})
+
+
+def _stored_config(config: domain.AgentConfig) -> dict:
+    data = config.to_dict()
+    data.pop("name")
+    return data
+
+
+async def undo_at_provider(step: Awaitable, what: str) -> None:
+    """Run a compensating provider call after our own write failed; if it fails too, log it for
+    reconciliation by hand (the caller still gets the original error)."""
+    try:
+        await step
+    except Exception:  # noqa: BLE001 - logged; the original error is what the caller sees
+        log.error("%s could not be undone at the voice provider; fix it by hand", what)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One configuration write: where it comes from and what the owner-edit guard needs to know."""
+
+    source: str  # update, persona, sms_prompt or rollback
+    expected_version: int | None = None
+    force: bool = False
+    reason: str | None = None
+    metadata: dict | None = None
+    rollback_of: int | None = None
+
+
+@dataclass(frozen=True)
+class Written:
+    row: object
+    change: domain.Change
+    metadata_changed: bool
+
+    @property
+    def updated_fields(self) -> list[str]:
+        return self.change.changed + (["metadata"] if self.metadata_changed else [])
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """An agent as GET shows it: the row, its configuration, the prompt live at the provider, its number."""
+
+    row: object
+    config: domain.AgentConfig
+    live_prompt: str | None
+    phone_number: str | None
+
+
+class Agents:
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, events_committed: Callable[[], None]):
+        self.engine = engine
+        self.voice = voice
+        self.events_committed = events_committed
+
+    # -- reads -----------------------------------------------------------------------
+
+    async def list(self, business_id: str | None, page: Page) -> tuple[Paged, dict[str, str]]:
+        """A page of the caller's agents (of one business when named) and each one's first number."""
+        who = tenant.require_account()
+        businesses = [require_business(who, business_id)] if business_id else who.business_ids
+        async with self.engine.connect() as conn:
+            paged = await fetch_page(conn, store.agents_of(businesses), agents.c.created_at, agents.c.id, page)
+            numbers = await store.agent_phone_numbers(conn, [str(r.id) for r in paged.rows])
+        return paged, numbers
+
+    async def lookup(self, ids: list[str]) -> list:
+        """The caller's agents among `ids` (others and malformed ids are left out)."""
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            return await store.agents_by_id(conn, [i for i in ids if is_uuid(i)], who.business_ids)
+
+    async def get(self, agent_id: str) -> AgentView:
+        async with self.engine.connect() as conn:
+            row = await store.find_agent(conn, agent_id)
+            number = (await store.agent_phone_numbers(conn, [str(row.id)])).get(str(row.id))
+        try:
+            assistant = await self.voice.get_assistant(row.provider_assistant_id)
+        except ProviderError as exc:
+            if exc.status == 404:
+                raise ProviderError("this agent's assistant no longer exists at the voice provider", 404) from None
+            raise
+        return AgentView(row, config_of(row), domain.prompt_from_assistant(assistant), number)
+
+    async def voice_status(self) -> str:
+        """How the voice provider answers a cheap authenticated call (domain.provider_status)."""
+        try:
+            await self.voice.list_assistants(limit=1)
+        except ProviderError as exc:
+            return domain.provider_status(exc.status)
+        return "ok"
+
+    # -- create ----------------------------------------------------------------------
+
+    async def create(self, business_id: str, name: str, system_prompt: str, first_message: str | None,
+                     voice: dict, model: dict, metadata: dict):
+        require_business(tenant.require_account(), business_id)
+        config = domain.new_config(name, system_prompt, first_message, voice, model)
+        agent_id, now = new_id(), utcnow()
+        assistant = await self.voice.create_assistant(domain.assistant_body(config, agent_id, business_id))
+        assistant_id = assistant["id"]
+        try:
+            async with self.engine.begin() as conn:
+                row = await store.insert_agent(
+                    conn, id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
+                    provider_assistant_id=assistant_id, config=_stored_config(config), metadata=metadata, version=1,
+                    inbound_prompt_source="create", created_at=now, updated_at=now)
+                await self._record(conn, row, domain.initial_change(config), Write(source="create"), version=1,
+                                   parent=None, now=now)
+        except BaseException:
+            await undo_at_provider(self.voice.delete_assistant(assistant_id),
+                                   f"agent creation failed; provider assistant {assistant_id}")
+            raise
+        return row
+
+    # -- configuration writes ------------------------------------------------------------
+
+    async def update(self, agent_id: str, texts: dict[str, str], *, system_prompt: str | None = None,
+                     voice: dict | None = None, model: dict | None = None, provider_config: dict | None = None,
+                     metadata: dict | None = None, expected_version: int | None = None) -> Written:
+        """A partial update; `system_prompt` is the deprecated alias of `texts["inbound_prompt"]`."""
+        texts = dict(texts)
+        inbound = domain.resolve_inbound_alias(texts.pop("inbound_prompt", None), system_prompt)
+        if inbound is not None:
+            texts["inbound_prompt"] = inbound
+
+        def build(current: domain.AgentConfig) -> domain.Change:
+            return domain.apply_update(current, texts=texts, voice=voice, model=model, provider_config=provider_config)
+
+        return await self._write(agent_id, build, Write(source="update", metadata=metadata,
+                                                        expected_version=expected_version))
+
+    async def load_persona(self, agent_id: str, persona: domain.Persona, *, first_message: str | None = None,
+                           voice: dict | None = None, model: dict | None = None, force: bool = False,
+                           expected_version: int | None = None) -> Written:
+        """Compile a test-caller persona into the inbound prompt and greeting."""
+        prompt, opening = domain.compile_persona(domain.check_persona(persona))
+
+        def build(current: domain.AgentConfig) -> domain.Change:
+            return domain.apply_update(current, texts={"inbound_prompt": prompt,
+                                                       "first_message": first_message or opening},
+                                       voice=voice, model=model)
+
+        return await self._write(agent_id, build, Write(source="persona", force=force,
+                                                        expected_version=expected_version), field="agent_id")
+
+    async def update_sms_prompt(self, agent_id: str, sms_prompt: str, reason: str | None) -> Written:
+        reason = domain.check_reason(reason)
+        domain.check_text(sms_prompt, "sms_prompt", domain.PROMPT_MAX)
+
+        def build(current: domain.AgentConfig) -> domain.Change:
+            return domain.apply_update(current, texts={"sms_prompt": sms_prompt})
+
+        return await self._write(agent_id, build, Write(source="sms_prompt", reason=reason), field="agent_id")
+
+    async def rollback(self, agent_id: str, version: int, expected_version: int | None = None) -> Written:
+        """Restore the configuration of an earlier version (as a new version)."""
+        if version < 1:
+            raise invalid("version must be a positive integer")
+        async with self.engine.connect() as conn:
+            row = await store.find_agent(conn, agent_id, field="agent_id")
+            target = await store.version_of(conn, row.id, version)
+        if target is None:
+            raise not_found(f"version {version} of this agent")
+
+        def build(current: domain.AgentConfig) -> domain.Change:
+            return domain.change_to(current, domain.restore_snapshot(target.config_snapshot, current))
+
+        return await self._write(agent_id, build, Write(source="rollback", rollback_of=version,
+                                                        expected_version=expected_version), field="agent_id")
+
+    async def _write(self, agent_id: str, build: Callable[[domain.AgentConfig], domain.Change], write: Write,
+                     field: str = "id") -> Written:
+        """The one path every configuration change takes (see the module docstring)."""
+        async with self.engine.connect() as conn:
+            row = await store.find_agent(conn, agent_id, field=field)
+        async with leases.hold(self.engine, agents, row.id, duration=WRITE_LEASE, wait_seconds=LEASE_WAIT_SECONDS,
+                               what="this agent") as token:
+            async with self.engine.connect() as conn:
+                row = await store.find_agent(conn, agent_id, field=field)  # as the previous writer left it
+            current = config_of(row)
+            change = build(current)
+            domain.check_owner_edit_guard(current_version=row.version, expected_version=write.expected_version,
+                                          source=write.source, inbound_prompt_source=row.inbound_prompt_source,
+                                          force=write.force)
+            metadata, metadata_changed = domain.merge_metadata(row.metadata, write.metadata or {})
+            if not change.changed and not metadata_changed:
+                return Written(row, change, False)
+            synced = False
+            if change.provider_changed:
+                await self.voice.update_assistant(row.provider_assistant_id,
+                                                  domain.assistant_patch(change.config, change.provider_changed, current))
+                synced = True
+            try:
+                updated = await self._store_write(row, token, current, change, write, metadata)
+            except BaseException:
+                if synced:  # put the provider assistant back
+                    await undo_at_provider(
+                        self.voice.update_assistant(row.provider_assistant_id, domain.assistant_patch(
+                            current, list(domain.PROVIDER_FIELDS), change.config)),
+                        f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
+                raise
+        if change.prompts_changed:
+            self.events_committed()
+        return Written(updated, change, metadata_changed)
+
+    async def _store_write(self, row, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
+                           metadata: dict):
+        """The agent row, its version, audit rows and event in one short transaction, if the lease still holds."""
+        now = utcnow()
+        values = {"metadata": metadata, "updated_at": now}
+        if change.changed:
+            values.update(name=change.config.name, config=_stored_config(change.config), version=row.version + 1)
+            if "inbound_prompt" in change.changed:
+                values["inbound_prompt_source"] = write.source
+        async with self.engine.begin() as conn:
+            updated = await store.leased_agent_update(conn, row.id, token, values)
+            if updated is None:
+                raise ServiceError("conflict", "the provider took too long and another request changed this agent "
+                                   "meanwhile; nothing of this write was kept, retry")
+            if change.changed:
+                await self._record(conn, updated, change, write, version=updated.version, parent=row.version,
+                                   now=now, previous=current)
+        return updated
+
+    @staticmethod
+    async def _record(conn: AsyncConnection, row, change: domain.Change, write: Write, *, version: int,
+                      parent: int | None, now, previous: domain.AgentConfig | None = None) -> None:
+        """The version row, the audit rows and the owner-notification event of one change."""
+        who = tenant.current()
+        key_id = who.api_key_id if is_uuid(who.api_key_id) else None
+        snap = domain.snapshot(change.config)
+        await store.insert_version(
+            conn, agent_id=row.id, version=version, business_id=row.business_id, content_hash=domain.content_hash(snap),
+            config_snapshot=snap, parent_version=parent, rollback_of=write.rollback_of, source=write.source,
+            changed_fields=change.changed, api_key_id=key_id, created_at=now)
+        for field in change.prompts_changed:
+            await store.insert_prompt_change(
+                conn, agent_id=row.id, business_id=row.business_id, field=field,
+                previous=getattr(previous, field) if previous else None, current=getattr(change.config, field),
+                source=write.source, reason=write.reason, version=version, api_key_id=key_id, created_at=now)
+        if previous is not None and change.prompts_changed:
+            await add_event(conn, outbox, events_pb2.AgentPromptChanged(
+                agent_id=str(row.id), agent_name=row.name, business_id=str(row.business_id),
+                fields=change.prompts_changed, source=write.source, reason=write.reason, version=version,
+                notify="owner"), str(row.business_id))
+
+    # -- versions --------------------------------------------------------------------
+
+    async def versions(self, agent_id: str, page: Page) -> tuple[object, Paged]:
+        """The agent and a page of its versions, newest first."""
+        async with self.engine.connect() as conn:
+            row = await store.find_agent(conn, agent_id, field="agent_id")
+            return row, await fetch_page(conn, store.versions_of(row.id), agent_versions.c.created_at,
+                                         agent_versions.c.version, page)
+
+    async def version(self, agent_id: str, version: int) -> tuple[object, object]:
+        """The agent and one of its versions (with its snapshot), or not_found."""
+        async with self.engine.connect() as conn:
+            row = await store.find_agent(conn, agent_id, field="agent_id")
+            found = await store.version_of(conn, row.id, version)
+        if found is None:
+            raise not_found(f"version {version} of this agent")
+        return row, found

@@ -1,0 +1,222 @@
+"""Lead use cases: transactions, scoring on every write, events, and the agent lookup in the agents
+service. Callers are the servicer and the service-layer tests; the caller's tenant comes from core.tenant.
+Rows come back as SQLAlchemy rows or asyncpg records (both map column names to values)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import asyncpg
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from core import tenant
+from core.contact import normalize_e164, normalize_email
+from core.errors import invalid, not_found
+from core.ids import require_uuid, utcnow
+from core.outbox import add_event
+from core.pagination import Page, Paged, decode_cursor
+from core.records import find_owned
+from core.rpc import Client
+from core.tenant import require_business
+from services.sdr import domain, store
+from services.sdr.store import leads, outbox, voicemails
+from switchboard.v1 import agents_pb2, events_pb2
+
+
+@dataclass(frozen=True)
+class LeadFilters:
+    """The list's filters, as given (unchecked); None or empty means no filter."""
+
+    statuses: tuple[str, ...] = ()
+    source: str | None = None
+    agent_id: str | None = None
+    phone: str | None = None
+    email: str | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    updated_after: datetime | None = None
+    updated_before: datetime | None = None
+    score_gte: int | None = None
+    score_lte: int | None = None
+
+
+@dataclass(frozen=True)
+class AuditGroup:
+    count: int
+    rows: list
+
+
+@dataclass
+class Audit:
+    window_hours: int
+    stalled_days: int
+    hot_score: int
+    as_of: datetime
+    groups: dict[str, AuditGroup] = field(default_factory=dict)  # hot_leads, stalled_leads, signups_today
+    voicemails: AuditGroup | None = None
+
+
+class Leads:
+    def __init__(self, engine: AsyncEngine, pool: asyncpg.Pool, agents: Client,
+                 events_committed: Callable[[], None]):
+        self.engine = engine
+        self.pool = pool
+        self.agents = agents  # of the agents service, forwarding the caller (Runtime.client)
+        self.events_committed = events_committed
+
+    # -- the public lead API -------------------------------------------------------------
+
+    async def create(self, business_id: str, given: dict[str, str]):
+        business_id = require_business(tenant.require_account(), business_id)
+        values = domain.new_lead_values(given)
+        if values.get("agent_id"):
+            values["agent_name"] = await self._agent_name(values["agent_id"], business_id)
+        async with self.engine.begin() as conn:
+            row = await self._insert(conn, business_id, values)
+        self.events_committed()
+        return row
+
+    async def update(self, lead_id: str, given: dict[str, str]):
+        async with self.engine.begin() as conn:
+            row = await find_owned(conn, leads, lead_id, "lead", lock=True)
+            values = domain.changed_values(dict(row._mapping), given)
+            if values:
+                row = await self._update(conn, row, values)
+        self.events_committed()
+        return row
+
+    async def get(self, lead_id: str):
+        async with self.engine.connect() as conn:
+            return await find_owned(conn, leads, lead_id, "lead")
+
+    async def list(self, filters: LeadFilters, page: Page) -> Paged:
+        who = tenant.require_account()
+        values: dict = {}
+        if filters.statuses:
+            values["statuses"] = [domain.check_status(s) for s in filters.statuses]
+        if filters.source:
+            values["source"] = filters.source
+        if filters.agent_id:
+            values["agent_id"] = require_uuid(filters.agent_id, "agent_id")
+        if filters.phone:
+            values["phone"] = normalize_e164(filters.phone, "phone")
+        if filters.email:
+            values["email"] = normalize_email(filters.email)
+        for name in ("created_after", "updated_after", "updated_before"):
+            if getattr(filters, name) is not None:
+                values[name] = getattr(filters, name)
+        for name in ("score_gte", "score_lte"):
+            if getattr(filters, name) is not None:
+                values[name] = domain.check_score_bound(name, getattr(filters, name))
+        # created_before and the deprecated `after` are the same cursor; with both, the earlier wins.
+        cursors = [t for t in (filters.created_before, page.after) if t]
+        if cursors:
+            values["created_before"] = min(cursors)
+        if page.cursor:
+            values["cursor_at"], values["cursor_id"] = decode_cursor(page.cursor, leads.c.id)
+        return await store.lead_page(self.pool, list(who.business_ids), page.limit, values)
+
+    async def audit(self, window_hours: int | None, stalled_days: int | None, hot_score: int | None,
+                    as_of: datetime | None) -> Audit:
+        """The pipeline health audit; unset bounds take domain.AUDIT_DEFAULTS."""
+        who = tenant.require_account()
+        window = window_hours or domain.AUDIT_DEFAULTS["window_hours"]
+        stalled = stalled_days or domain.AUDIT_DEFAULTS["stalled_days"]
+        hot = domain.AUDIT_DEFAULTS["hot_score"] if hot_score is None else hot_score
+        domain.check_audit(window, stalled, hot)
+        as_of = as_of or utcnow()
+        audit = Audit(window, stalled, hot, as_of)
+        businesses = list(who.business_ids)
+        groups = store.audit_groups(businesses, as_of, domain.OPEN_STATUSES, hot,
+                                    quiet_since=as_of - timedelta(days=stalled),
+                                    window_start=as_of - timedelta(hours=window))
+        async with self.engine.connect() as conn:
+            for name, (where, order) in groups.items():
+                audit.groups[name] = AuditGroup(*await store.count_and_sample(conn, leads, where, order,
+                                                                              domain.AUDIT_SAMPLE))
+            audit.voicemails = AuditGroup(*await store.count_and_sample(
+                conn, voicemails, store.unhandled_voicemails(businesses, as_of), (voicemails.c.received_at.desc(),),
+                domain.AUDIT_SAMPLE))
+        return audit
+
+    # -- for other services ------------------------------------------------------------------
+
+    async def find_by_phone(self, business_id: str, phone: str):
+        business_id = require_business(tenant.require_account(), business_id)
+        async with self.engine.connect() as conn:
+            row = await store.newest_by_phone(conn, business_id, normalize_e164(phone, "phone"))
+        if row is None:
+            raise not_found("lead with this phone")
+        return row
+
+    async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[object, bool]:
+        """The business's lead with this phone, created (True) or completed with the contact fields it lacked
+        (False). `given` holds source, name, email, agent_id and agent_name as far as known."""
+        business_id = require_business(tenant.require_account(), business_id)
+        phone = normalize_e164(phone, "phone")
+        values = domain.new_lead_values({"source": domain.CONTACT_SOURCE, **given, "phone": phone})
+        async with self.engine.begin() as conn:
+            # One contact per business and number at a time: concurrent upserts of one caller wait here.
+            await store.lock_contact(conn, business_id, phone)
+            row = await store.newest_by_phone(conn, business_id, phone, lock=True)
+            if row is None:
+                row, created = await self._insert(conn, business_id, values), True
+            else:
+                missing = domain.missing_contact_values(dict(row._mapping), values)
+                if missing:
+                    row = await self._update(conn, row, missing)
+                created = False
+        self.events_committed()
+        return row, created
+
+    async def record_interaction(self, lead_id: str, channel: str, direction: str, reference: str,
+                                 intent: str | None, occurred_at: datetime | None):
+        """Count a call, text or email with the lead once per reference, and rescore it."""
+        domain.check_interaction(channel, direction, reference)
+        occurred = occurred_at or utcnow()
+        async with self.engine.begin() as conn:
+            row = await find_owned(conn, leads, lead_id, "lead", field="lead_id", lock=True)
+            if await store.insert_interaction(conn, row, channel, direction, reference, intent, occurred):
+                values = {"interaction_count": row.interaction_count + 1,
+                          "last_activity_at": max(row.last_activity_at, occurred)}
+                if intent:
+                    values["intent"] = intent
+                row = await self._update(conn, row, values)
+        self.events_committed()
+        return row
+
+    # -- steps -----------------------------------------------------------------------------
+
+    async def _agent_name(self, agent_id: str, business_id: str) -> str:
+        """The name of an agent of this business (asked of the agents service as the caller), or 400."""
+        reply = await self.agents.LookupAgents(agents_pb2.LookupAgentsRequest(ids=[agent_id]))
+        for agent in reply.agents:
+            if agent.id == agent_id and agent.business_id == business_id:
+                return agent.name
+        raise invalid("agent_id is not an agent of this business")
+
+    async def _insert(self, conn: AsyncConnection, business_id: str, values: dict):
+        now = utcnow()
+        values = {**values, "interaction_count": 0, "last_activity_at": now}
+        score = domain.score(values, now)
+        row = await store.insert_lead(conn, business_id, {**values, **domain.score_columns(score)}, now)
+        await add_event(conn, outbox, events_pb2.LeadCreated(
+            id=str(row.id), name=row.name, email=row.email, phone=row.phone, source=row.source), business_id)
+        await self._scored(conn, row, score)
+        return row
+
+    async def _update(self, conn: AsyncConnection, row, values: dict):
+        """Write changed values, rescore, and emit lead.scored when the score moved."""
+        now = utcnow()
+        score = domain.score({**row._mapping, **values}, now)
+        updated = await store.update_lead(conn, row.id, {**values, **domain.score_columns(score), "updated_at": now})
+        if score.score != row.score:
+            await self._scored(conn, updated, score)
+        return updated
+
+    @staticmethod
+    async def _scored(conn: AsyncConnection, row, score) -> None:
+        await add_event(conn, outbox, events_pb2.LeadScored(
+            lead_id=str(row.id), score=score.score, confidence=score.confidence, explanation=score.explanation,
+            factors=score.factors), str(row.business_id))

@@ -1,0 +1,100 @@
+"""The agents' configuration write as a use case: provider sync, the one short transaction, and the
+compensation when that transaction cannot keep the write, on the real database and voice simulator."""
+import pytest
+import sqlalchemy as sa
+
+from core.errors import ServiceError
+from providers.voice.adapter import ProviderError
+from providers.voice.client import VapiClient
+from services.agents import domain
+from services.agents.service import Agents
+from services.agents.store import agent_versions, agents, outbox, prompt_history
+from tests.service.conftest import acting_as, new_tenant, no_events
+
+
+class LeaseStealingVoice(VapiClient):
+    """The real client of the simulator. With `steal` set, once the provider has accepted an assistant update,
+    another writer takes the agent's lease, as if this write had outlived it."""
+
+    def __init__(self, cfg, engine):
+        super().__init__(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
+        self.engine, self.steal = engine, False
+
+    async def update_assistant(self, assistant_id: str, body: dict) -> dict:
+        result = await super().update_assistant(assistant_id, body)
+        if self.steal:
+            self.steal = False
+            async with self.engine.begin() as conn:
+                await conn.execute(agents.update().where(agents.c.provider_assistant_id == assistant_id)
+                                   .values(lease_token="00000000-0000-4000-8000-000000000000"))
+        return result
+
+
+@pytest.fixture
+async def service(cfg, engine):
+    voice = LeaseStealingVoice(cfg, engine)
+    yield Agents(engine, voice, no_events), voice
+    await voice.close()
+
+
+async def live_prompt(voice: VapiClient, row) -> str:
+    return domain.prompt_from_assistant(await voice.get_assistant(row.provider_assistant_id))
+
+
+async def history(engine, agent_id) -> tuple[list[int], list[str], int]:
+    """The agent's versions, its inbound prompts in the audit history, and its prompt-change events."""
+    async with engine.connect() as conn:
+        versions = (await conn.scalars(sa.select(agent_versions.c.version).where(agent_versions.c.agent_id == agent_id)
+                                       .order_by(agent_versions.c.version))).all()
+        prompts = (await conn.scalars(sa.select(prompt_history.c.current).where(
+            prompt_history.c.agent_id == agent_id, prompt_history.c.field == "inbound_prompt")
+            .order_by(prompt_history.c.id))).all()
+        events = await conn.scalar(sa.select(sa.func.count()).select_from(outbox).where(
+            outbox.c.type == "agent.prompt_changed", outbox.c.data["agent_id"].astext == str(agent_id)))
+    return list(versions), list(prompts), events
+
+
+async def test_a_write_syncs_the_provider_and_records_version_history_and_event(service, engine):
+    agents_, voice = service
+    with acting_as(new_tenant()) as who:
+        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+        written = await agents_.update(str(row.id), {"inbound_prompt": "Prompt B"}, metadata={"team": "east"})
+    assert written.row.version == 2 and written.updated_fields == ["inbound_prompt", "metadata"]
+    assert written.row.lease_token is None and written.row.metadata == {"team": "east"}
+    assert await live_prompt(voice, row) == "Prompt B"
+    assert await history(engine, row.id) == ([1, 2], ["Prompt A", "Prompt B"], 1)
+
+
+async def test_a_write_that_loses_its_lease_keeps_nothing_and_puts_the_provider_back(service, engine):
+    agents_, voice = service
+    with acting_as(new_tenant()) as who:
+        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+        voice.steal = True
+        with pytest.raises(ServiceError) as err:
+            await agents_.update(str(row.id), {"inbound_prompt": "Prompt C"})
+        assert err.value.code == "conflict"
+        assert (await agents_.get(str(row.id))).row.version == 1
+    assert await live_prompt(voice, row) == "Prompt A"  # compensated
+    assert await history(engine, row.id) == ([1], ["Prompt A"], 0)
+
+
+async def test_a_provider_failure_changes_nothing_and_frees_the_agent(service, engine, voice):
+    agents_, provider = service
+    with acting_as(new_tenant()) as who:
+        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+        await voice.fail_next("PATCH", "/assistant", 500)
+        with pytest.raises(ProviderError):
+            await agents_.update(str(row.id), {"inbound_prompt": "Prompt D"})
+        assert (await agents_.get(str(row.id))).row.lease_token is None
+        assert (await agents_.update(str(row.id), {"inbound_prompt": "Prompt E"})).row.version == 2
+    assert await live_prompt(provider, row) == "Prompt E"
+    assert await history(engine, row.id) == ([1, 2], ["Prompt A", "Prompt E"], 1)
+
+
+async def test_another_business_cannot_write_the_agent(service):
+    agents_, _ = service
+    with acting_as(new_tenant()) as who:
+        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+    with acting_as(new_tenant()), pytest.raises(ServiceError) as err:
+        await agents_.update(str(row.id), {"inbound_prompt": "Mine now"})
+    assert err.value.code == "not_found"

@@ -1,0 +1,95 @@
+"""Use cases of the sdr, accounts and webhooks services run directly on the real database."""
+import dataclasses
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from core.errors import ServiceError
+from core.ids import new_id, utcnow
+from core.pagination import Page
+from services.accounts.service import Accounts, Usage
+from services.sdr.service import LeadFilters, Leads
+from services.webhooks import delivery_service, domain
+from services.webhooks.delivery import Outcome, Sender
+from services.webhooks.service import Webhooks
+from services.webhooks.store import attempts
+from tests.conftest import next_client_ip
+from tests.service.conftest import acting_as, new_tenant, no_events
+
+
+async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(engine, pool):
+    leads = Leads(engine, pool, agents=None, events_committed=no_events)  # no agent_id here: no agents lookup
+    with acting_as(new_tenant()) as who:
+        business = who.business_ids[0]
+        lead, created = await leads.upsert_contact(business, "+14155550150", {"agent_name": "Front desk"})
+        again, created_again = await leads.upsert_contact(business, "+14155550150", {"name": "Dana",
+                                                                                     "source": "sms"})
+        assert (created, created_again) == (True, False) and again.id == lead.id
+        assert (again.name, again.source, again.agent_name) == ("Dana", "inbound_call", "Front desk")
+        first = await leads.record_interaction(str(lead.id), "call", "inbound", "call-1", "Wants a quote", None)
+        repeat = await leads.record_interaction(str(lead.id), "call", "inbound", "call-1", "Wants a quote", None)
+        assert first.interaction_count == repeat.interaction_count == 1 and first.score > lead.score
+        page = await leads.list(LeadFilters(phone="+14155550150", score_gte=first.score), Page(limit=10))
+        assert [str(r["id"]) for r in page.rows] == [str(lead.id)] and not page.has_more
+        with pytest.raises(ServiceError) as err:
+            await leads.list(LeadFilters(score_lte=101), Page(limit=10))
+        assert err.value.code == "invalid_request" and "score_lte" in err.value.message
+    with acting_as(new_tenant()):
+        assert (await leads.list(LeadFilters(), Page(limit=10))).rows == []  # another tenant sees none of them
+
+
+async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, engine, pool):
+    accounts = Accounts(engine, pool, bus=None, settings=dataclasses.replace(cfg, signup_limit_per_hour=2),
+                        events_committed=no_events)
+    ip = next_client_ip()
+    for n in range(2):
+        done = await accounts.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
+        assert done.api_key.startswith("svc_live_") and done.magic_link.startswith(cfg.public_base_url)
+    with pytest.raises(ServiceError) as err:
+        await accounts.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
+    assert err.value.code == "rate_limited" and 1 <= int(err.value.details["retry_after"]) <= 3601
+    assert "at most 2 signups" in err.value.message
+
+
+async def test_usage_is_appended_and_listed_for_the_key_account_only(cfg, engine, pool):
+    accounts = Accounts(engine, pool, bus=None, settings=cfg, events_committed=no_events)
+    who, other = new_tenant(), new_tenant()
+    now = utcnow()
+    entries = [Usage(new_id(), who.account_id, who.business_ids[0], who.api_key_id, "/api/v1/agents", "GET", 200,
+                     None, 0, now - timedelta(seconds=n)) for n in range(3)]
+    assert await accounts.record_usage(entries) == 3
+    with acting_as(who):
+        first = await accounts.list_usage(None, None, Page(limit=2))
+        rest = await accounts.list_usage(None, None, Page(limit=2, cursor=first.next_cursor))
+    assert [str(r.id) for r in first.rows + rest.rows] == [e.id for e in entries] and not rest.has_more
+    with acting_as(other):
+        assert (await accounts.list_usage(None, None, Page(limit=10))).rows == []
+    with pytest.raises(ServiceError):
+        await accounts.record_usage([dataclasses.replace(entries[0], api_key_id="not-a-key")])
+
+
+async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine):
+    box = domain.SecretBox(cfg.secret_key.reveal())
+    sender = Sender(allow_loopback=True)
+    webhooks = Webhooks(engine, box, sender, allow_loopback=True, lease=timedelta(seconds=2))
+    try:
+        with acting_as(new_tenant()) as who:
+            saved = await webhooks.save(None, "http://127.0.0.1:9/hook", ["lead.created"], None)
+            sent = await webhooks.send_test(who.business_ids[0], saved.row.id)  # nothing listens on port 9
+            [(_, outcome)] = sent.results
+            assert not outcome.ok and outcome.error.startswith("could not connect")
+            deliveries = await webhooks.list_deliveries(None, saved.row.id, sent.event_id, None, Page(limit=10))
+            [delivery] = deliveries.rows
+            assert (delivery.status, delivery.attempts) == ("failed", 1)  # a test event is not retried
+            # Failing for longer than the (scaled) window: the next failed outcome disables it.
+            scale = 1e-9
+            await delivery_service.record_outcomes(engine, [(delivery, Outcome(500, 3, "receiver answered 500"))],
+                                                   retry=False, scale=scale)
+            _, [row] = await webhooks.list(None)
+        assert not row.is_active and "save the subscription again" in row.disabled_reason
+        async with engine.connect() as conn:
+            assert await conn.scalar(sa.select(sa.func.count()).select_from(attempts)
+                                     .where(attempts.c.delivery_id == delivery.id)) == 2
+    finally:
+        await sender.close()
