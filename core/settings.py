@@ -25,6 +25,7 @@ class Secret(str):
     __str__ = __repr__
 
 
+SIGNUP_LIMIT_PER_HOUR = 5  # default; the rate limit per client address
 DEV_SECRET = "dev-only-insecure-secret-change-me"
 
 
@@ -52,7 +53,7 @@ class Settings:
     log_level: str
     # Client addresses whose X-Forwarded-For header is trusted (load balancers).
     trusted_proxies: tuple[str, ...] = field(default=())
-    signup_limit_per_hour: int = 5
+    signup_limit_per_hour: int = SIGNUP_LIMIT_PER_HOUR
     key_rate_limit_per_minute: int = 600
     grpc_timeout_seconds: float = 10.0
     environment: str = "production"
@@ -103,7 +104,7 @@ def load() -> Settings:
         secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
         trusted_proxies=_list("TRUSTED_PROXIES"),
-        signup_limit_per_hour=_int("SIGNUP_LIMIT_PER_HOUR", 5),
+        signup_limit_per_hour=_int("SIGNUP_LIMIT_PER_HOUR", SIGNUP_LIMIT_PER_HOUR),
         key_rate_limit_per_minute=_int("KEY_RATE_LIMIT_PER_MINUTE", 600),
         grpc_timeout_seconds=float(os.environ.get("GRPC_TIMEOUT_SECONDS", "10")),
         environment=os.environ.get("SWITCHBOARD_ENV", "production"),

@@ -2,7 +2,8 @@
 
 Response objects are derived from the proto messages the handlers convert (see
 gateway.convert), request bodies are written here because they are the public
-input contract with its own rules.
+input contract. Their enums, limits and defaults come from the owning service's domain module,
+so a rule changes in one place (the services still enforce it: the schema describes it early).
 """
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from core.scopes import ALL_SCOPES
 from gateway.convert import message_schema
 from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
+from services.accounts import domain as accounts
+from services.agents import domain as agents
+from services.sdr import domain as leads
+from services.webhooks import domain as webhooks
 from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2, webhooks_pb2
 
 UUID = {"type": "string", "format": "uuid"}
@@ -53,14 +58,14 @@ _SIGNUP_REPLY["properties"]["trial_ends_at"] = TIME
 
 SCOPES = {"type": "array", "items": {"type": "string", "enum": list(ALL_SCOPES)}, "minItems": 1}
 KEY_CREATE = _obj({
-    "name": {"type": "string", "maxLength": 100, "default": "Untitled Key"},
+    "name": {"type": "string", "maxLength": accounts.KEY_NAME_MAX, "default": accounts.DEFAULT_KEY_NAME},
     "business_id": {"anyOf": [UUID, {"type": "null"}], "description": "limit the key to one business; null or omitted: all"},
     "scopes": SCOPES,
     "expires_at": NULLABLE_TIME,
 })
 KEY_UPDATE = _obj({
     "id": UUID,
-    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 100},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": accounts.KEY_NAME_MAX},
     "scopes": SCOPES,
     "business_id": {"anyOf": [UUID, {"type": "null"}]},
     "expires_at": NULLABLE_TIME,
@@ -70,15 +75,15 @@ KEY_UPDATE = _obj({
 
 METADATA = {"type": "object", "description": "free-form; merged into the existing metadata on update"}
 WORKSPACE_CREATE = _obj({
-    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": accounts.WORKSPACE_NAME_MAX},
     "metadata": METADATA,
     "external_ref": {"type": "string", "maxLength": 200},
 }, ("name",))
 WORKSPACE_UPDATE = _obj({
     "id": UUID,
-    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
+    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": accounts.WORKSPACE_NAME_MAX},
     "metadata": METADATA,
-    "action": {"type": "string", "enum": ["pause", "resume", "cancel", "teardown"]},
+    "action": {"type": "string", "enum": list(accounts.LIFECYCLE_ACTIONS)},
 }, ("id",))
 
 # -- agents ------------------------------------------------------------------------------
@@ -88,43 +93,53 @@ VOICE = {**_obj({"provider": {"type": "string", "minLength": 1, "pattern": NOT_B
          "additionalProperties": False, "dependentRequired": {"voiceId": ["provider"]},
          "description": "the voice at the provider; omitted or {}: the provider's default voice"}
 MODEL = {**_obj({"provider": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": NOT_BLANK,
-                              "default": "openai"},
+                              "default": agents.DEFAULT_MODEL["provider"]},
                  "model": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": NOT_BLANK,
-                           "default": "gpt-4.1"},
-                 "temperature": {"type": "number", "minimum": 0, "maximum": 2, "default": 0.7}}),
+                           "default": agents.DEFAULT_MODEL["model"]},
+                 "temperature": {"type": "number", "minimum": 0, "maximum": 2,
+                                 "default": agents.DEFAULT_MODEL["temperature"]}}),
          "additionalProperties": False}
-PROMPT = {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 50000}
-GREETING = {"type": "string", "maxLength": 1000}
+PROMPT = {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": agents.PROMPT_MAX}
+GREETING = {"type": "string", "maxLength": agents.MESSAGE_MAX}
+AGENT_NAME = {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": agents.NAME_MAX}
+LLM = {"type": "string", "maxLength": agents.LLM_MAX}
+
+
+def _provider_groups() -> str:
+    """The provider_config groups that pass, numeric ones with their bounds."""
+    named = [f"{g} ({agents.PROVIDER_CONFIG_BOUNDS[g][0]}-{agents.PROVIDER_CONFIG_BOUNDS[g][1]})"
+             if g in agents.PROVIDER_CONFIG_BOUNDS else g for g in agents.PROVIDER_CONFIG_GROUPS]
+    return f"{', '.join(named[:-1])} and {named[-1]}"
+
+
 EXPECTED_VERSION = {**VERSION, "description": "owner-edit guard: refuse with 409 conflict if "
                     "the agent is no longer at this version (see GET /api/v1/agents/versions)"}
 AGENT_CREATE = _obj({
     "business_id": UUID,
-    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
+    "name": AGENT_NAME,
     "system_prompt": {**PROMPT, "description": "the inbound prompt"},
-    "first_message": {**GREETING, "default": "Hello! How can I help you today?"},
+    "first_message": {**GREETING, "default": agents.DEFAULT_FIRST_MESSAGE},
     "voice": VOICE,
     "model": MODEL,
     "metadata": {"type": "object"},
 }, ("business_id", "name", "system_prompt"))
 AGENT_UPDATE = _obj({
     "id": UUID,
-    "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
+    "name": AGENT_NAME,
     "inbound_prompt": {**PROMPT, "description": "synced to the provider assistant"},
     "system_prompt": {**PROMPT, "description": "legacy alias of inbound_prompt (send one of the two)", "deprecated": True},
-    "outbound_prompt": {"type": "string", "maxLength": 50000, "description": "applied at call time; empty clears"},
-    "sms_prompt": {"type": "string", "maxLength": 50000, "description": "empty clears"},
+    "outbound_prompt": {"type": "string", "maxLength": agents.PROMPT_MAX,
+                        "description": "applied at call time; empty clears"},
+    "sms_prompt": {"type": "string", "maxLength": agents.PROMPT_MAX, "description": "empty clears"},
     "first_message": {**GREETING, "minLength": 1, "pattern": NOT_BLANK, "description": "inbound greeting"},
     "outbound_first_message": {**GREETING, "description": "opening line of outbound calls; empty clears"},
-    "outbound_llm": {"type": "string", "maxLength": 100, "description": "model for outbound calls; empty clears"},
-    "sms_llm": {"type": "string", "maxLength": 100, "description": "model for SMS replies; empty clears"},
+    "outbound_llm": {**LLM, "description": "model for outbound calls; empty clears"},
+    "sms_llm": {**LLM, "description": "model for SMS replies; empty clears"},
     "voice": VOICE,
     "model": {**MODEL, "description": "merged into the current model"},
     "metadata": METADATA,
     "provider_config": {"type": "object", "description": "provider assistant settings, forwarded after sanitizing: "
-                        "only the setting groups startSpeakingPlan, stopSpeakingPlan, endCallPhrases, endCallMessage, "
-                        "transcriber, analysisPlan, artifactPlan, backgroundSpeechDenoisingPlan, monitorPlan, "
-                        "maxDurationSeconds (10-43200), voicemailMessage, voicemailDetection, backgroundSound and "
-                        "firstMessageMode pass; other keys are dropped and listed in ignored_provider_config. "
+                        f"only the setting groups {_provider_groups()} pass; other keys are dropped and listed in ignored_provider_config. "
                         "analysisPlan.structuredDataPlan is always the built-in lead collection. Groups are merged into the ones in "
                         "force: a group can be replaced but not removed by PATCH (a rollback to a version without it resets it "
                         "to the provider's default)."},
@@ -132,12 +147,12 @@ AGENT_UPDATE = _obj({
 }, ("id",))
 AGENT_UPDATE["not"] = {"required": ["inbound_prompt", "system_prompt"]}
 PERSONA = _obj({
-    "lead_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 5000},
-    "scenario": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 5000},
-    "objective": {"type": "string", "maxLength": 5000},
-    "script": {"type": "string", "maxLength": 5000},
-    "persona_traits": {"type": "string", "maxLength": 5000},
-    "callback_number": {"type": "string", "maxLength": 5000},
+    "lead_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": agents.PERSONA_TEXT_MAX},
+    "scenario": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": agents.PERSONA_TEXT_MAX},
+    "objective": {"type": "string", "maxLength": agents.PERSONA_TEXT_MAX},
+    "script": {"type": "string", "maxLength": agents.PERSONA_TEXT_MAX},
+    "persona_traits": {"type": "string", "maxLength": agents.PERSONA_TEXT_MAX},
+    "callback_number": {"type": "string", "maxLength": agents.PERSONA_TEXT_MAX},
     "facts_to_reveal": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
                         "description": "shared only when asked"},
     "facts_to_withhold": {"type": "array", "items": {"type": "string"}, "maxItems": 50,
@@ -159,7 +174,7 @@ PERSONA_LOAD["oneOf"] = [{"required": ["agent_id"]}, {"required": ["id"]}]
 SMS_PROMPT_UPDATE = _obj({
     "agent_id": UUID,
     "sms_prompt": PROMPT,
-    "reason": {"type": "string", "maxLength": 1000, "description": "audit note"},
+    "reason": {"type": "string", "maxLength": agents.REASON_MAX, "description": "audit note"},
 }, ("agent_id", "sms_prompt"))
 ROLLBACK = _obj({
     "agent_id": UUID,
@@ -184,30 +199,31 @@ NUMBER_UPDATE = _obj({
 
 # -- leads ------------------------------------------------------------------------------------
 
-LEAD_STATUSES = ["new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact"]
-_TEXT = {"type": "string", "maxLength": 10000}
+LEAD_STATUSES = list(leads.STATUSES)
+
+
+def _lead_text(field: str, **extra) -> dict:
+    return {"type": "string", "maxLength": leads.LIMITS[field], **extra}
+
+
 _LEAD_WRITABLE = {
-    "name": {"type": "string", "maxLength": 200, "description": "omitted: first_name and last_name joined"},
-    "first_name": {"type": "string", "maxLength": 100}, "last_name": {"type": "string", "maxLength": 100},
-    "email": {"type": "string", "maxLength": 320, "description": "checked and lower-cased"},
-    "phone": {"type": "string", "pattern": E164_OR_EMPTY,
-              "description": "E.164, e.g. +14155550123; empty clears it"},
-    "address": {"type": "string", "maxLength": 300}, "city": {"type": "string", "maxLength": 100},
-    "state": {"type": "string", "maxLength": 100}, "zip": {"type": "string", "maxLength": 20},
-    "source": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 100}, "notes": _TEXT,
+    "name": _lead_text("name", description="omitted: first_name and last_name joined"),
+    **{f: _lead_text(f) for f in ("first_name", "last_name", "address", "city", "state", "zip", "notes")},
+    "email": _lead_text("email", description="checked and lower-cased"),
+    "phone": {"type": "string", "pattern": E164_OR_EMPTY, "description": "E.164, e.g. +14155550123; empty clears it"},
+    "source": _lead_text("source", minLength=1, pattern=NOT_BLANK),
 }
 LEAD_CREATE = _obj({
     "business_id": UUID, **_LEAD_WRITABLE,
-    "status": {"type": "string", "enum": LEAD_STATUSES, "default": "new"},
-    "source": {**_LEAD_WRITABLE["source"], "default": "api"},
-    "source_url": {"type": "string", "maxLength": 2000}, "source_page": {"type": "string", "maxLength": 500},
-    "message": _TEXT, "event_date": {"type": "string", "maxLength": 100},
-    "event_type": {"type": "string", "maxLength": 100}, "agent_id": UUID,
+    "status": {"type": "string", "enum": LEAD_STATUSES, "default": leads.DEFAULT_STATUS},
+    "source": {**_LEAD_WRITABLE["source"], "default": leads.DEFAULT_SOURCE},
+    **{f: _lead_text(f) for f in ("source_url", "source_page", "message", "event_date", "event_type")},
+    "agent_id": UUID,
 }, ("business_id",))
 LEAD_UPDATE = _obj({
     "id": UUID, **_LEAD_WRITABLE,
-    "status": {"type": "string", "enum": LEAD_STATUSES[:5],
-               "description": "new, contacted, qualified, converted or lost"},
+    "status": {"type": "string", "enum": list(leads.PATCH_STATUSES),
+               "description": ", ".join(leads.PATCH_STATUSES[:-1]) + f" or {leads.PATCH_STATUSES[-1]}"},
 }, ("id",))
 
 # -- webhooks and events ---------------------------------------------------------------------
@@ -219,13 +235,13 @@ WEBHOOK_SAVE = _obj({
     "webhook_url": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": HTTP_URL,
                     "description": "http(s) URL of a public host; the same URL again updates that subscription"},
     "events": {"type": "array", "items": {"type": "string", "enum": list(PARTNER_EVENT_TYPES)}, "minItems": 1},
-    "description": {"type": "string", "maxLength": 500},
+    "description": {"type": "string", "maxLength": webhooks.DESCRIPTION_MAX},
 }, ("webhook_url", "events"))
 WEBHOOK_TARGET = _obj({"business_id": BUSINESS, "id": WEBHOOK_ID}, ("id",))
 WEBHOOK_TEST = _obj({"business_id": BUSINESS, "id": {**WEBHOOK_ID, "description": "omitted: every active webhook"}})
 REPLAY = _obj({
     "business_id": BUSINESS, "webhook_id": WEBHOOK_ID,
-    "event_ids": {"type": "array", "items": UUID, "minItems": 1, "maxItems": 1000,
+    "event_ids": {"type": "array", "items": UUID, "minItems": 1, "maxItems": webhooks.REPLAY_MAX,
                   "description": "replay: these stored events"},
     "since": {**TIME, "description": "backfill: stored events of the webhook's types from then"},
     "until": {**TIME, "description": "backfill: up to then (default now); only with since"},

@@ -8,6 +8,7 @@ import grpc
 
 from core.messages import struct
 from core.scopes import ALL_SCOPES
+from core.settings import SIGNUP_LIMIT_PER_HOUR
 from gateway.clientip import client_ip
 from gateway.context import ROUTE_TABLE, deps
 from gateway.convert import to_json
@@ -22,6 +23,7 @@ from gateway.schemas import (
     WORKSPACE_UPDATE,
 )
 from gateway.timeparse import set_time
+from services.accounts import domain as accounts
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
@@ -192,14 +194,16 @@ async def balance(call: Call):
 
 V1 = "/api/v1"
 ROUTES = [
-    Route("POST", f"{V1}/signup", signup, "Create an account, a business on a 7-day trial and an API key", "accounts",
+    Route("POST", f"{V1}/signup", signup, f"Create an account, a business on a {accounts.TRIAL_DAYS}-day trial and an "
+          "API key", "accounts",
           auth=PUBLIC, body=SIGNUP_REQUEST, response="SignupResponse", validation_code="validation_error",
           errors=("validation_error", "email_exists", "rate_limited"), rpcs=(f"{ACCOUNTS}/Signup",),
-          description="Limited to 5 signups per hour per client address (429 rate_limited with Retry-After). "
-          "Payment capture and provisioning of the intake agent and phone number arrive in a later release: until "
-          "then provisioning_deferred is always true, agent_id and phone_number are null, payment_capture is "
-          "'card_checkout' and checkout_url is omitted. dashboard_magic_link signs the owner in once within 24 "
-          "hours; the dashboard session it opens lasts 7 days."),
+          description=f"Limited to {SIGNUP_LIMIT_PER_HOUR} signups per hour per client address by default (429 "
+          "rate_limited with Retry-After). Payment capture and provisioning of the intake agent and phone number "
+          "arrive in a later release: until then provisioning_deferred is always true, agent_id and phone_number "
+          f"are null, payment_capture is '{accounts.HOSTED_CHECKOUT}' and checkout_url is omitted. "
+          f"dashboard_magic_link signs the owner in once within {accounts.MAGIC_LINK_TTL.total_seconds() / 3600:g} "
+          f"hours; the dashboard session it opens lasts {accounts.SESSION_TTL.days} days."),
     Route("GET", f"{V1}/keys", list_keys, "List the account's API keys (without secrets)", "keys", auth=SESSION,
           response="ApiKeyList", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListKeys",)),
     Route("POST", f"{V1}/keys", create_key, "Create an API key; the full key is shown once", "keys", auth=SESSION,

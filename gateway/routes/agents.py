@@ -6,6 +6,7 @@ from gateway.convert import to_json
 from gateway.routes import Call, Creates, Route
 from gateway.routes.params import listing, page_query, page_request, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
+from services.agents import domain
 from switchboard.v1 import agents_pb2
 
 AGENTS = "switchboard.v1.Agents"
@@ -101,8 +102,8 @@ ROUTES = [
           creates=Creates("agent_id", carries=("version",)),
           rpcs=(f"{AGENTS}/CreateAgent",),
           description="business_id must be one of the key's businesses (403 otherwise). Defaults: first_message "
-          "'Hello! How can I help you today?', model openai gpt-4.1 at temperature 0.7, the provider's default "
-          "voice. Only snake_case keys are read (camelCase keys are ignored). Every agent collects the caller's "
+          f"'{domain.DEFAULT_FIRST_MESSAGE}', model {domain.DEFAULT_MODEL['provider']} {domain.DEFAULT_MODEL['model']} "
+          f"at temperature {domain.DEFAULT_MODEL['temperature']}, the provider's default voice. Only snake_case keys are read (camelCase keys are ignored). Every agent collects the caller's "
           "name, email, phone and intent at the end of each call. Creation is atomic: if the provider refuses, "
           "nothing is stored (500 provider_error); if storing fails, the provider assistant is removed again. "
           "The configuration becomes version 1 (the reply's version: pin it as expected_version on the next write)."),

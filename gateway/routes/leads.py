@@ -7,6 +7,7 @@ from gateway.routes import Call, Creates, Route
 from gateway.routes.params import listing, page_query, page_request, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
+from services.sdr import domain as leads
 from switchboard.v1 import sdr_pb2
 
 SDR = "switchboard.v1.Sdr"
@@ -27,9 +28,8 @@ LIST_QUERY = page_query(
 LIST_QUERY["properties"]["after"]["description"] = "deprecated cursor: use created_before"
 LIST_QUERY["properties"]["after"]["deprecated"] = True
 AUDIT_QUERY = {"type": "object", "properties": {
-    "window_hours": {"type": "integer", "minimum": 1, "maximum": 2160, "default": 24},
-    "stalled_days": {"type": "integer", "minimum": 1, "maximum": 365, "default": 3},
-    "hot_score": {"type": "integer", "minimum": 0, "maximum": 100, "default": 80},
+    **{name: {"type": "integer", "minimum": low, "maximum": high, "default": leads.AUDIT_DEFAULTS[name]}
+       for name, (low, high) in leads.AUDIT_BOUNDS.items()},
     "as_of": {**TIME, "description": "the moment the snapshot describes; default now"}}}
 ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request")
 

@@ -9,6 +9,7 @@ from gateway.routes import Call, Creates, Route
 from gateway.routes.params import listing, page_query, page_request, set_fields
 from gateway.schemas import BUSINESS, REPLAY, UUID, WEBHOOK_ID, WEBHOOK_SAVE, WEBHOOK_TARGET, WEBHOOK_TEST
 from gateway.timeparse import set_time
+from services.webhooks import domain
 from switchboard.v1 import webhooks_pb2
 
 WEBHOOKS = "switchboard.v1.Webhooks"
@@ -75,6 +76,21 @@ async def replay(call: Call):
     return to_json(await deps(call.request).webhooks.Replay(req, metadata=call.principal.metadata))
 
 
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds // size:g} {unit}"
+    return f"{seconds:g} s"
+
+
+_DELAYS = [_duration(d) for d in domain.RETRY_DELAYS]
+RETRIES = (f"Retries: a time-out ({_duration(domain.DELIVERY_TIMEOUT_SECONDS)}), a refused connection, a redirect or "
+           f"a non-2xx answer is retried after {', '.join(_DELAYS[:-1])} and {_DELAYS[-1]} (each +-20%), about a day "
+           "in all; then the delivery is failed (replay it with POST /api/v1/events/replay). A subscription failing "
+           f"for {_duration(domain.DISABLE_AFTER.total_seconds())} without a single success is disabled (is_active "
+           "false, disabled_reason says why) and gets no deliveries until it is saved again.")
 ROUTES = [
     Route("POST", f"{V1}/webhooks", save, "Create or update a webhook subscription", "webhooks",
           scope="webhooks:write", body=WEBHOOK_SAVE, response="WebhookSaved", status=201,
@@ -85,11 +101,7 @@ ROUTES = [
           "with webhook_secret null. webhook_url must resolve to public addresses only: loopback, private, "
           "link-local and cloud-metadata addresses are refused (the local stack of `make run` accepts loopback "
           "URLs so you can test against your own machine; elsewhere WEBHOOKS_ALLOW_LOOPBACK=true does). " + SIGNING
-          + "Retries: a time-out (10 s), a refused connection, a redirect or a non-2xx answer is retried after "
-          "10 s, 30 s, 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 4 h, 8 h and 8 h (each +-20%), about a day in all; "
-          "then the delivery is failed (replay it with POST /api/v1/events/replay). A subscription failing for 20 "
-          "hours without a single success is disabled (is_active false, disabled_reason says why) and gets no "
-          "deliveries until it is saved again."),
+          + RETRIES),
     Route("GET", f"{V1}/webhooks", list_webhooks, "A business's webhook subscriptions", "webhooks",
           scope="webhooks:read", query={"type": "object", "properties": {"business_id": BUSINESS}},
           response="WebhookList", errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),

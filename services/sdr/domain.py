@@ -23,6 +23,7 @@ LEAD_OUT = (*LEAD_TEXT, "agent_id")
 LEADS_PAGE = (50, 100)  # default and maximum page size
 AUDIT_SAMPLE = 50  # leads or voicemails listed per audit group
 AUDIT_DEFAULTS = {"window_hours": 24, "stalled_days": 3, "hot_score": 80}
+AUDIT_BOUNDS = {"window_hours": (1, 24 * 90), "stalled_days": (1, 365), "hot_score": (0, 100)}
 # Fields a contact upsert fills in on an existing lead when they are still empty.
 CONTACT_FIELDS = ("name", "email", "agent_id", "agent_name")
 CONTACT_SOURCE = "inbound_call"  # the source of a contact upsert that names none
@@ -100,12 +101,10 @@ def check_interaction(channel: str, direction: str, reference: str) -> None:
 
 
 def check_audit(window_hours: int, stalled_days: int, hot_score: int) -> None:
-    if not 1 <= window_hours <= 24 * 90:
-        raise invalid("window_hours must be between 1 and 2160")
-    if not 1 <= stalled_days <= 365:
-        raise invalid("stalled_days must be between 1 and 365")
-    if not 0 <= hot_score <= 100:
-        raise invalid("hot_score must be between 0 and 100")
+    for name, value in (("window_hours", window_hours), ("stalled_days", stalled_days), ("hot_score", hot_score)):
+        low, high = AUDIT_BOUNDS[name]
+        if not low <= value <= high:
+            raise invalid(f"{name} must be between {low} and {high}")
 
 
 def check_score_bound(field: str, score: int) -> int:

@@ -45,6 +45,7 @@ METADATA_ADDRESSES = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_addr
 
 
 DESCRIPTION_MAX = 500
+REPLAY_MAX = 1000  # events per replay or backfill
 DELIVERY_STATUSES = ("pending", "delivered", "failed", "canceled")
 
 

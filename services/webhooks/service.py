@@ -20,7 +20,7 @@ from services.webhooks.delivery import Outcome
 from services.webhooks.store import deliveries, events
 from switchboard.v1 import events_pb2
 
-REPLAY_MAX = 1000
+
 
 
 @dataclass(frozen=True)
@@ -173,11 +173,11 @@ class Webhooks:
             if not sub.is_active:
                 raise invalid("this webhook is disabled; save its url again to re-enable it first")
             rows = await store.events_to_replay(conn, business_id, event_ids, since, until, list(sub.events),
-                                                REPLAY_MAX + 1)
+                                                domain.REPLAY_MAX + 1)
             if event_ids and len(rows) < len(set(event_ids)):
                 raise not_found("one or more of these events for this business")
-            if len(rows) > REPLAY_MAX:
-                raise invalid(f"at most {REPLAY_MAX} events per replay; narrow since/until")
+            if len(rows) > domain.REPLAY_MAX:
+                raise invalid(f"at most {domain.REPLAY_MAX} events per replay; narrow since/until")
             queued = await store.insert_deliveries(conn, [
                 store.delivery_values(sub.id, business_id, r.event_id, r.type, now, replay=True) for r in rows])
         return [str(d.id) for d in queued]
