@@ -27,19 +27,26 @@ def channel(address: str) -> grpc.aio.Channel:
 
 
 class Client:
-    """`Client(stub, timeout).Method(request, metadata=...)` calls `stub.Method` with the deadline and trace headers."""
+    """`Client(stub, timeout).Method(request, metadata=...)` calls `stub.Method` with the deadline and trace headers.
+    `as_caller(metadata)` is the same client sending that caller's metadata on every call."""
 
-    def __init__(self, stub, timeout: float, *, forward_tenant: bool = False):
+    def __init__(self, stub, timeout: float, *, forward_tenant: bool = False, metadata: tuple = ()):
         self._stub = stub
         self._timeout = timeout
         self._forward_tenant = forward_tenant
+        self._metadata = metadata
+
+    def as_caller(self, metadata: tuple) -> "Client":
+        return Client(self._stub, self._timeout, forward_tenant=self._forward_tenant, metadata=metadata)
 
     def __getattr__(self, name: str):
         method = getattr(self._stub, name)
         default_timeout = self._timeout
         forward = self._forward_tenant
+        caller = self._metadata
 
         async def invoke(request, *, metadata: tuple = (), timeout: float | None = None):
+            metadata = metadata or caller
             if forward and not metadata:
                 metadata = tenant.current().to_metadata()
             carrier = telemetry.inject({})

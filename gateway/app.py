@@ -21,7 +21,7 @@ from gateway.dashboard.pages import SESSION_COOKIE
 from gateway.errors import error_response, from_service_error
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
-from gateway.routes import KEY, SESSION, Call, Route, all_routes
+from gateway.routes import KEY, SESSION, RequestContext, Route, all_routes
 from gateway.usage import UsageWriter
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def make_handler(route: Route):
 
     async def _handle(request: web.Request) -> web.StreamResponse:
         d = deps(request)
-        principal = call = None
+        principal = ctx = None
         try:
             principal = await _key_principal(d, request) if route.auth == KEY else None
             session_token = _session_token(request, route) if route.auth == SESSION else ""
@@ -107,8 +107,9 @@ def make_handler(route: Route):
             query = validation.coerce_query(route.query, request.query)
             if route.body is not None:
                 validation.check(route.body, body, route.validation_code)
-            call = Call(request=request, body=body, query=query, principal=principal, session_token=session_token)
-            result = await route.handler(call)
+            ctx = RequestContext(request=request, deps=d, body=body, query=query, principal=principal,
+                                 session_token=session_token)
+            result = await route.handler_for(query)(ctx)
             if isinstance(result, web.StreamResponse):
                 response = result
             else:
@@ -123,7 +124,7 @@ def make_handler(route: Route):
             log.exception("unhandled error on %s %s", request.method, route.path)
             response = error_response("internal_error", "internal error; it has been logged")
         if principal is not None:
-            d.usage.record(principal, route.path, request.method, response.status, call.call_id if call else None)
+            d.usage.record(principal, route.path, request.method, response.status, ctx.call_id if ctx else None)
         return response
 
     handle.__name__ = f"{route.method.lower()}_{route.path}"

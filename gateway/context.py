@@ -26,12 +26,6 @@ class Deps:
     limiter: TokenBuckets
     bus: EventBus
 
-    def __getattr__(self, name: str) -> Client:
-        try:
-            return self.clients[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
 
 DEPS = web.AppKey("deps", Deps)
 ROUTE_TABLE = web.AppKey("route_table", list)

@@ -19,7 +19,7 @@ _PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Switchboard</
 async def login(request: web.Request) -> web.Response:
     token = request.query.get("token", "")
     try:
-        session = await deps(request).accounts.RedeemMagicLink(accounts_pb2.RedeemMagicLinkRequest(token=token))
+        session = await deps(request).clients["accounts"].RedeemMagicLink(accounts_pb2.RedeemMagicLinkRequest(token=token))
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
         return web.Response(status=err.http_status, content_type="text/html",

@@ -8,23 +8,44 @@ from typing import Any
 
 from aiohttp import web
 
+from core.rpc import Client
+from gateway.context import Deps
+from gateway.routes.params import page_request
+from switchboard.v1 import common_pb2
+
 # How a route authenticates: a bearer key, a dashboard session cookie, or nothing.
 KEY, SESSION, PUBLIC = "key", "session", "none"
 
 
 @dataclass
-class Call:
-    """What a handler gets: the parsed request and the caller."""
+class RequestContext:
+    """What a handler gets: the parsed request, the caller, the gateway's parts, and the services called as
+    that caller (`ctx.rpc("agents").GetAgent(request)`)."""
 
     request: web.Request
+    deps: Deps
     body: dict[str, Any]
     query: dict[str, Any]
     principal: Any = None  # gateway.auth.Principal for key routes
     session_token: str = ""  # for session routes
     call_id: str | None = None  # set by handlers that touch a call, for the usage log
 
+    def rpc(self, service: str) -> Client:
+        """A client of the registered service, sending the caller's tenant metadata on a key route."""
+        client = self.deps.clients[service]
+        return client.as_caller(self.principal.metadata) if self.principal is not None else client
 
-Handler = Callable[[Call], Awaitable[Any]]
+    def page_request(self) -> common_pb2.PageRequest:
+        """The list's `limit`, `cursor` and `after` query parameters."""
+        return page_request(self.query)
+
+    @staticmethod
+    def listing(key: str, items: list, page: common_pb2.PageInfo, **extra) -> dict:
+        """The list envelope: `{key: items, has_more, next_cursor}` (and any fields of the list's own)."""
+        return {**extra, key: items, "has_more": page.has_more, "next_cursor": page.next_cursor or None}
+
+
+Handler = Callable[[RequestContext], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -54,6 +75,8 @@ class Route:
     # Name of the response schema in gateway.schemas; a tuple for routes whose ?id= read returns the
     # resource itself instead of the list (published as a oneOf).
     response: str | tuple[str, ...] | None = None
+    # A list route whose query takes `id`: the handler that answers ?id=<id> with that one record.
+    read_one: Handler | None = None
     status: int = 200
     errors: tuple[str, ...] = ()
     # "Service/Method" of the RPC the route calls (checked by the contract tests); None for gateway-local routes.
@@ -63,6 +86,14 @@ class Route:
     creates: Creates | None = None
     # Error code for a body that fails its schema (signup uses validation_error).
     validation_code: str = "invalid_request"
+
+
+    def __post_init__(self):
+        if self.read_one is not None and "id" not in (self.query or {}).get("properties", {}):
+            raise ValueError(f"{self.method} {self.path}: read_one needs `id` in the query schema")
+
+    def handler_for(self, query: dict) -> Handler:
+        return self.read_one if self.read_one is not None and "id" in query else self.handler
 
 
 def all_routes() -> list[Route]:

@@ -10,11 +10,11 @@ from core.messages import struct
 from core.scopes import ALL_SCOPES
 from core.settings import SIGNUP_LIMIT_PER_HOUR
 from gateway.clientip import client_ip
-from gateway.context import ROUTE_TABLE, deps
+from gateway.context import ROUTE_TABLE
 from gateway.convert import to_json
 from gateway.readiness import check_ready
-from gateway.routes import KEY, PUBLIC, SESSION, Call, Creates, Route
-from gateway.routes.params import listing, page_query, page_request
+from gateway.routes import KEY, PUBLIC, SESSION, Creates, RequestContext, Route
+from gateway.routes.params import page_query
 from gateway.schemas import (
     KEY_CREATE,
     KEY_UPDATE,
@@ -29,26 +29,25 @@ from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
 ACCOUNTS = "switchboard.v1.Accounts"
 # -- signup --------------------------------------------------------------------
 
-async def signup(call: Call):
-    d = deps(call.request)
-    b = call.body
-    reply = await d.accounts.Signup(accounts_pb2.SignupRequest(
+async def signup(ctx: RequestContext):
+    b = ctx.body
+    reply = await ctx.rpc("accounts").Signup(accounts_pb2.SignupRequest(
         business_name=b["business_name"], email=b["email"], business_type=b.get("business_type", ""),
         website=b.get("website", ""), phone_forward_to=b.get("phone_forward_to", ""), plan_id=b.get("plan_id", ""),
-        client_ip=client_ip(call.request, d.settings.trusted_proxies)))
+        client_ip=client_ip(ctx.request, ctx.deps.settings.trusted_proxies)))
     return to_json(reply)
 
 
 # -- API keys (dashboard session) --------------------------------------------------
 
-async def list_keys(call: Call):
-    reply = await deps(call.request).accounts.ListKeys(accounts_pb2.ListKeysRequest(session_token=call.session_token))
+async def list_keys(ctx: RequestContext):
+    reply = await ctx.rpc("accounts").ListKeys(accounts_pb2.ListKeysRequest(session_token=ctx.session_token))
     return {"keys": [to_json(k, omit=("key",)) for k in reply.keys]}
 
 
-async def create_key(call: Call):
-    b = call.body
-    req = accounts_pb2.CreateKeyRequest(session_token=call.session_token)
+async def create_key(ctx: RequestContext):
+    b = ctx.body
+    req = accounts_pb2.CreateKeyRequest(session_token=ctx.session_token)
     if b.get("name") is not None:
         req.name = b["name"]
     if b.get("business_id"):
@@ -58,13 +57,12 @@ async def create_key(call: Call):
         req.scopes.extend(b["scopes"])
     if b.get("expires_at"):
         set_time(req.expires_at, b["expires_at"], "expires_at")
-    return to_json(await deps(call.request).accounts.CreateKey(req))
+    return to_json(await ctx.rpc("accounts").CreateKey(req))
 
 
-async def update_key(call: Call):
-    d = deps(call.request)
-    b = call.body
-    req = accounts_pb2.UpdateKeyRequest(session_token=call.session_token, id=b["id"], expire=bool(b.get("expire")),
+async def update_key(ctx: RequestContext):
+    b = ctx.body
+    req = accounts_pb2.UpdateKeyRequest(session_token=ctx.session_token, id=b["id"], expire=bool(b.get("expire")),
                                         revoke=bool(b.get("revoke")))
     if "name" in b:
         req.name = b["name"]
@@ -78,35 +76,38 @@ async def update_key(call: Call):
             req.clear_expires_at = True
         else:
             set_time(req.expires_at, b["expires_at"], "expires_at")
-    reply = await d.accounts.UpdateKey(req)
-    d.auth.clear()  # this replica forgets at once; the others hear it over NATS
+    reply = await ctx.rpc("accounts").UpdateKey(req)
+    ctx.deps.auth.clear()  # this replica forgets at once; the others hear it over NATS
     return to_json(reply, omit=("key",))
 
 
-async def delete_key(call: Call):
-    d = deps(call.request)
-    reply = await d.accounts.RevokeKey(accounts_pb2.RevokeKeyRequest(session_token=call.session_token,
-                                                                    id=call.query["id"]))
-    d.auth.clear()
+async def delete_key(ctx: RequestContext):
+    reply = await ctx.rpc("accounts").RevokeKey(accounts_pb2.RevokeKeyRequest(session_token=ctx.session_token,
+                                                                             id=ctx.query["id"]))
+    ctx.deps.auth.clear()
     return {"success": reply.success}
 
 
 # -- workspaces --------------------------------------------------------------------
 
-async def list_workspaces(call: Call):
-    req = accounts_pb2.ListWorkspacesRequest(page=page_request(call.query))
-    if "id" in call.query:
-        req.id = call.query["id"]
-    reply = await deps(call.request).accounts.ListWorkspaces(req, metadata=call.principal.metadata)
-    return listing("workspaces", [to_json(w) for w in reply.workspaces], reply.page)
+async def get_workspace(ctx: RequestContext):
+    """As a list of one: the published shape of ?id= on this route."""
+    workspace = await ctx.rpc("accounts").GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=ctx.query["id"]))
+    return ctx.listing("workspaces", [to_json(workspace)], common_pb2.PageInfo(has_more=False))
 
 
-async def create_workspace(call: Call):
-    b = call.body
+async def list_workspaces(ctx: RequestContext):
+    req = accounts_pb2.ListWorkspacesRequest(page=ctx.page_request())
+    reply = await ctx.rpc("accounts").ListWorkspaces(req)
+    return ctx.listing("workspaces", [to_json(w) for w in reply.workspaces], reply.page)
+
+
+async def create_workspace(ctx: RequestContext):
+    b = ctx.body
     req = accounts_pb2.CreateWorkspaceRequest(name=b["name"], metadata=struct(b.get("metadata") or {}))
     if b.get("external_ref") is not None:
         req.external_ref = b["external_ref"]
-    return to_json(await deps(call.request).accounts.CreateWorkspace(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("accounts").CreateWorkspace(req))
 
 
 def workspace_update_scopes(body: dict) -> tuple[str, ...]:
@@ -119,8 +120,8 @@ def workspace_update_scopes(body: dict) -> tuple[str, ...]:
     return needed or ("workspaces:write",)
 
 
-async def update_workspace(call: Call):
-    b = call.body
+async def update_workspace(ctx: RequestContext):
+    b = ctx.body
     req = accounts_pb2.UpdateWorkspaceRequest(id=b["id"])
     if "name" in b:
         req.name = b["name"]
@@ -128,17 +129,17 @@ async def update_workspace(call: Call):
         req.metadata.CopyFrom(struct(b["metadata"]))
     if "action" in b:
         req.action = b["action"]
-    return to_json(await deps(call.request).accounts.UpdateWorkspace(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("accounts").UpdateWorkspace(req))
 
 
 # -- discovery, usage, balance ----------------------------------------------------------
 
-async def capabilities(call: Call):
-    p = call.principal
-    reply = await deps(call.request).accounts.ListWorkspaces(
-        accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=100)), metadata=p.metadata)
+async def capabilities(ctx: RequestContext):
+    p = ctx.principal
+    reply = await ctx.rpc("accounts").ListWorkspaces(
+        accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=100)))
     endpoints = []
-    for r in call.request.app[ROUTE_TABLE]:
+    for r in ctx.request.app[ROUTE_TABLE]:
         scope = r.scope if isinstance(r.scope, str) else None
         endpoints.append({"method": r.method, "path": r.path, "scope": scope, "auth": r.auth,
                           "allowed": r.auth != KEY or scope is None or p.has_scope(scope)})
@@ -151,9 +152,8 @@ async def capabilities(call: Call):
     }
 
 
-async def health(call: Call):
-    d = deps(call.request)
-    report, voice = await asyncio.gather(check_ready(d), _voice_status(d))
+async def health(ctx: RequestContext):
+    report, voice = await asyncio.gather(check_ready(ctx.deps), _voice_status(ctx))
     return {
         "status": "ok" if report["ready"] and voice == "ok" else "degraded",
         "api": "ok",
@@ -165,29 +165,28 @@ async def health(call: Call):
     }
 
 
-async def _voice_status(d) -> str:
+async def _voice_status(ctx: RequestContext) -> str:
     try:
-        reply = await d.agents.CheckVoiceProvider(agents_pb2.CheckVoiceProviderRequest(), timeout=10)
+        reply = await ctx.deps.clients["agents"].CheckVoiceProvider(agents_pb2.CheckVoiceProviderRequest(), timeout=10)
     except grpc.aio.AioRpcError:
         return "unknown"  # the agents service itself is down: readiness says so under services
     return reply.status
 
 
-async def usage(call: Call):
-    q = call.query
-    req = accounts_pb2.ListUsageRequest(page=page_request(q))
+async def usage(ctx: RequestContext):
+    q = ctx.query
+    req = accounts_pb2.ListUsageRequest(page=ctx.page_request())
     for field in ("start", "end"):
         if field in q:
             set_time(getattr(req, field), q[field], field)
-    reply = await deps(call.request).accounts.ListUsage(req, metadata=call.principal.metadata)
-    return listing("usage", [to_json(u, omit=("api_key_id", "account_id", "business_id")) for u in reply.usage],
+    reply = await ctx.rpc("accounts").ListUsage(req)
+    return ctx.listing("usage", [to_json(u, omit=("api_key_id", "account_id", "business_id")) for u in reply.usage],
                    reply.page)
 
 
-async def balance(call: Call):
-    d, md = deps(call.request), call.principal.metadata
-    reply, counts = await asyncio.gather(d.accounts.GetBalance(accounts_pb2.GetBalanceRequest(), metadata=md),
-                                         d.agents.CountPhoneNumbers(agents_pb2.CountPhoneNumbersRequest(), metadata=md))
+async def balance(ctx: RequestContext):
+    reply, counts = await asyncio.gather(ctx.rpc("accounts").GetBalance(accounts_pb2.GetBalanceRequest()),
+                                         ctx.rpc("agents").CountPhoneNumbers(agents_pb2.CountPhoneNumbersRequest()))
     numbers = {c.business_id: c.phone_numbers for c in counts.businesses}
     return {"businesses": [{**to_json(b), "phone_numbers": numbers.get(b.business_id, 0)} for b in reply.businesses]}
 
@@ -220,8 +219,9 @@ ROUTES = [
           response="Success", errors=("unauthorized", "invalid_request", "not_found"), rpcs=(f"{ACCOUNTS}/RevokeKey",)),
     Route("GET", f"{V1}/workspaces", list_workspaces, "List workspaces, newest first, or read one with ?id=",
           "workspaces", scope="workspaces:read", query=page_query(50, 100, id={"type": "string", "format": "uuid"}),
-          response="WorkspaceList", errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
-          rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
+          response="WorkspaceList", read_one=get_workspace,
+          errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
+          rpcs=(f"{ACCOUNTS}/ListWorkspaces", f"{ACCOUNTS}/GetWorkspace")),
     Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
           scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201, creates=Creates("business_id"),
           errors=("unauthorized", "forbidden", "invalid_request"), rpcs=(f"{ACCOUNTS}/CreateWorkspace",),

@@ -1,10 +1,9 @@
 """Agents area: agents, personas, versions and rollback, the SMS prompt."""
 from __future__ import annotations
 
-from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Creates, Route
-from gateway.routes.params import listing, page_query, page_request, set_fields, set_structs
+from gateway.routes import Creates, RequestContext, Route
+from gateway.routes.params import page_query, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
 from services.agents import domain
 from switchboard.v1 import agents_pb2
@@ -15,41 +14,40 @@ AGENT_ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "pr
 WRITE_ERRORS = (*AGENT_ERRORS, "conflict")
 
 
-async def list_agents(call: Call):
-    d = deps(call.request)
-    if "id" in call.query:
-        agent = await d.agents.GetAgent(agents_pb2.GetAgentRequest(id=call.query["id"]),
-                                        metadata=call.principal.metadata)
-        return to_json(agent)
-    req = agents_pb2.ListAgentsRequest(page=page_request(call.query))
-    set_fields(req, call.query, "business_id")
-    reply = await d.agents.ListAgents(req, metadata=call.principal.metadata)
-    return listing("agents", [to_json(a) for a in reply.agents], reply.page)
+async def list_agents(ctx: RequestContext):
+    req = agents_pb2.ListAgentsRequest(page=ctx.page_request())
+    set_fields(req, ctx.query, "business_id")
+    reply = await ctx.rpc("agents").ListAgents(req)
+    return ctx.listing("agents", [to_json(a) for a in reply.agents], reply.page)
 
 
-async def create_agent(call: Call):
-    b = call.body
+async def get_agent(ctx: RequestContext):
+    return to_json(await ctx.rpc("agents").GetAgent(agents_pb2.GetAgentRequest(id=ctx.query["id"])))
+
+
+async def create_agent(ctx: RequestContext):
+    b = ctx.body
     req = agents_pb2.CreateAgentRequest(business_id=b["business_id"], name=b["name"], system_prompt=b["system_prompt"])
     set_fields(req, b, "first_message")
     set_structs(req, b, "voice", "model", "metadata")
-    return to_json(await deps(call.request).agents.CreateAgent(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("agents").CreateAgent(req))
 
 
 UPDATE_TEXTS = ("name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message",
                 "outbound_first_message", "outbound_llm", "sms_llm", "expected_version")
 
 
-async def update_agent(call: Call):
-    b = call.body
+async def update_agent(ctx: RequestContext):
+    b = ctx.body
     req = agents_pb2.UpdateAgentRequest(id=b["id"])
     set_fields(req, b, *UPDATE_TEXTS)
     set_structs(req, b, "voice", "model", "metadata", "provider_config")
-    reply = await deps(call.request).agents.UpdateAgent(req, metadata=call.principal.metadata)
+    reply = await ctx.rpc("agents").UpdateAgent(req)
     return to_json(reply, omit=("rollback_of",))
 
 
-async def load_persona(call: Call):
-    b = call.body
+async def load_persona(ctx: RequestContext):
+    b = ctx.body
     p = b["persona"]
     persona = agents_pb2.Persona(lead_name=p["lead_name"], scenario=p["scenario"],
                                  facts_to_reveal=p.get("facts_to_reveal", []),
@@ -58,32 +56,32 @@ async def load_persona(call: Call):
     req = agents_pb2.LoadPersonaRequest(agent_id=b.get("agent_id") or b["id"], persona=persona, force=bool(b.get("force")))
     set_fields(req, b, "first_message", "expected_version")
     set_structs(req, b, "voice", "model")
-    return to_json(await deps(call.request).agents.LoadPersona(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("agents").LoadPersona(req))
 
 
-async def update_sms_prompt(call: Call):
-    b = call.body
+async def update_sms_prompt(ctx: RequestContext):
+    b = ctx.body
     req = agents_pb2.UpdateSmsPromptRequest(agent_id=b["agent_id"], sms_prompt=b["sms_prompt"])
     set_fields(req, b, "reason")
-    return to_json(await deps(call.request).agents.UpdateSmsPrompt(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("agents").UpdateSmsPrompt(req))
 
 
-async def list_versions(call: Call):
-    q = call.query
-    req = agents_pb2.ListVersionsRequest(agent_id=q["agent_id"], page=page_request(q))
+async def list_versions(ctx: RequestContext):
+    q = ctx.query
+    req = agents_pb2.ListVersionsRequest(agent_id=q["agent_id"], page=ctx.page_request())
     set_fields(req, q, "version")
-    reply = await deps(call.request).agents.ListVersions(req, metadata=call.principal.metadata)
+    reply = await ctx.rpc("agents").ListVersions(req)
     if "version" in q:
         return {"agent_id": reply.agent_id, "version": to_json(reply.versions[0])}
-    return listing("versions", [to_json(v, omit=("config_snapshot",)) for v in reply.versions], reply.page,
+    return ctx.listing("versions", [to_json(v, omit=("config_snapshot",)) for v in reply.versions], reply.page,
                    agent_id=reply.agent_id)
 
 
-async def rollback(call: Call):
-    b = call.body
+async def rollback(ctx: RequestContext):
+    b = ctx.body
     req = agents_pb2.RollbackAgentRequest(agent_id=b["agent_id"], version=b["version"])
     set_fields(req, b, "expected_version")
-    return to_json(await deps(call.request).agents.RollbackAgent(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("agents").RollbackAgent(req))
 
 
 GUARD = ("Owner-edit guard: every write may send expected_version (the version it read); if the agent has "
@@ -91,7 +89,7 @@ GUARD = ("Owner-edit guard: every write may send expected_version (the version i
 ROUTES = [
     Route("GET", f"{V1}/agents", list_agents, "List agents newest first, or read one with ?id=", "agents",
           scope="agents:read", query=page_query(50, 100, id=UUID, business_id=UUID), response=("AgentList", "Agent"),
-          errors=AGENT_ERRORS, rpcs=(f"{AGENTS}/ListAgents", f"{AGENTS}/GetAgent"),
+          read_one=get_agent, errors=AGENT_ERRORS, rpcs=(f"{AGENTS}/ListAgents", f"{AGENTS}/GetAgent"),
           description="Without id: {agents: [{id, name, business_id, created_at, phone_number, status}], has_more}, "
           "optionally for one business_id. With ?id=: the whole agent (schema Agent): prompts (the inbound prompt is "
           "read live from the provider assistant, so a change made at the provider shows here), voice, model, "

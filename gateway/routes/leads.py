@@ -1,10 +1,9 @@
 """Leads: create, read, list with filters, partial update, and the pipeline health audit."""
 from __future__ import annotations
 
-from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Creates, Route
-from gateway.routes.params import listing, page_query, page_request, set_fields
+from gateway.routes import Creates, RequestContext, Route
+from gateway.routes.params import page_query, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
 from services.sdr import domain as leads
@@ -38,41 +37,44 @@ def _fields(body: dict) -> sdr_pb2.LeadFields:
     return set_fields(sdr_pb2.LeadFields(), body, *FIELDS)
 
 
-async def list_leads(call: Call):
-    d, q = deps(call.request), call.query
-    if "id" in q:
-        return to_json(await d.sdr.GetLead(sdr_pb2.GetLeadRequest(id=q["id"]), metadata=call.principal.metadata))
-    req = set_fields(sdr_pb2.ListLeadsRequest(page=page_request(q)), q, "source", "agent_id", "phone", "email",
+async def list_leads(ctx: RequestContext):
+    q = ctx.query
+    req = set_fields(sdr_pb2.ListLeadsRequest(page=ctx.page_request()), q, "source", "agent_id", "phone", "email",
                      "score_gte", "score_lte")
     req.statuses.extend(q.get("status", []))
     for field in ("created_after", "created_before", "updated_after", "updated_before"):
         if field in q:
             set_time(getattr(req, field), q[field], field)
-    reply = await d.sdr.ListLeads(req, metadata=call.principal.metadata)
-    return listing("leads", [to_json(lead) for lead in reply.leads], reply.page)
+    reply = await ctx.rpc("sdr").ListLeads(req)
+    return ctx.listing("leads", [to_json(lead) for lead in reply.leads], reply.page)
 
 
-async def create_lead(call: Call):
-    req = sdr_pb2.CreateLeadRequest(business_id=call.body["business_id"], fields=_fields(call.body))
-    return to_json(await deps(call.request).sdr.CreateLead(req, metadata=call.principal.metadata))
+async def get_lead(ctx: RequestContext):
+    return to_json(await ctx.rpc("sdr").GetLead(sdr_pb2.GetLeadRequest(id=ctx.query["id"])))
 
 
-async def update_lead(call: Call):
-    req = sdr_pb2.UpdateLeadRequest(id=call.body["id"], fields=_fields(call.body))
-    return to_json(await deps(call.request).sdr.UpdateLead(req, metadata=call.principal.metadata))
+async def create_lead(ctx: RequestContext):
+    req = sdr_pb2.CreateLeadRequest(business_id=ctx.body["business_id"], fields=_fields(ctx.body))
+    return to_json(await ctx.rpc("sdr").CreateLead(req))
 
 
-async def audit(call: Call):
-    q = call.query
+async def update_lead(ctx: RequestContext):
+    req = sdr_pb2.UpdateLeadRequest(id=ctx.body["id"], fields=_fields(ctx.body))
+    return to_json(await ctx.rpc("sdr").UpdateLead(req))
+
+
+async def audit(ctx: RequestContext):
+    q = ctx.query
     req = set_fields(sdr_pb2.AuditLeadsRequest(), q, "window_hours", "stalled_days", "hot_score")
     if "as_of" in q:
         set_time(req.as_of, q["as_of"], "as_of")
-    return to_json(await deps(call.request).sdr.AuditLeads(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("sdr").AuditLeads(req))
 
 
 ROUTES = [
     Route("GET", f"{V1}/leads", list_leads, "List leads newest first, or read one with ?id=", "leads",
-          scope="leads:read", query=LIST_QUERY, response=("LeadList", "Lead"), errors=ERRORS,
+          scope="leads:read", query=LIST_QUERY, response=("LeadList", "Lead"), read_one=get_lead,
+          errors=ERRORS,
           rpcs=(f"{SDR}/ListLeads", f"{SDR}/GetLead"),
           description="Across the key's businesses. Every filter combines with the others; phone and email match "
           "exactly after normalization (E.164, lower-cased email). Pages: while has_more is true, pass the "

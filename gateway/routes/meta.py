@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from core.errors import ServiceError
 from gateway import openapi
-from gateway.context import ROUTE_TABLE, deps
-from gateway.routes import PUBLIC, Call, Route
+from gateway.context import ROUTE_TABLE
+from gateway.routes import PUBLIC, RequestContext, Route
 from gateway.schemas import SCHEMAS, resolved
 
 
-async def openapi_document(call: Call):
-    return openapi.build(call.request.app[ROUTE_TABLE], deps(call.request).settings.public_base_url)
+async def openapi_document(ctx: RequestContext):
+    return openapi.build(ctx.request.app[ROUTE_TABLE], ctx.deps.settings.public_base_url)
 
 
-async def schemas(call: Call):
-    name = call.query.get("name")
+async def schemas(ctx: RequestContext):
+    name = ctx.query.get("name")
     if name is None:
         return {"schemas": {n: resolved(n) for n in SCHEMAS}}
     if name not in SCHEMAS:

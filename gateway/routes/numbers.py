@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from core.contact import AREA_CODE_PATTERN, REGIONS
-from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Creates, Route
-from gateway.routes.params import listing, page_query, page_request, set_fields
+from gateway.routes import Creates, RequestContext, Route
+from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, E164, NUMBER_ASSIGN, NUMBER_UPDATE, UUID
 from switchboard.v1 import agents_pb2
 
@@ -14,43 +13,43 @@ V1 = "/api/v1"
 LIST_ERRORS = ("unauthorized", "forbidden", "bad_request", "invalid_request")
 
 
-async def list_numbers(call: Call):
-    req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=page_request(call.query)), call.query, "business_id",
+async def list_numbers(ctx: RequestContext):
+    req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=ctx.page_request()), ctx.query, "business_id",
                      "phone_number")
-    reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
-    return listing("phone_numbers", [to_json(n) for n in reply.phone_numbers], reply.page,
+    reply = await ctx.rpc("agents").ListPhoneNumbers(req)
+    return ctx.listing("phone_numbers", [to_json(n) for n in reply.phone_numbers], reply.page,
                    business_id=reply.business_id or None)
 
 
-async def available(call: Call):
-    req = set_fields(agents_pb2.ListAvailableNumbersRequest(), call.query, "country", "area_code", "capability", "limit",
+async def available(ctx: RequestContext):
+    req = set_fields(agents_pb2.ListAvailableNumbersRequest(), ctx.query, "country", "area_code", "capability", "limit",
                      "after")
-    reply = await deps(call.request).agents.ListAvailableNumbers(req, metadata=call.principal.metadata)
+    reply = await ctx.rpc("agents").ListAvailableNumbers(req)
     return {"numbers": [to_json(n) for n in reply.numbers], "has_more": reply.page.has_more}
 
 
-async def assign(call: Call):
-    req = set_fields(agents_pb2.AssignPhoneNumberRequest(), call.body, "business_id", "phone_number", "agent_id")
-    return to_json(await deps(call.request).agents.AssignPhoneNumber(req, metadata=call.principal.metadata))
+async def assign(ctx: RequestContext):
+    req = set_fields(agents_pb2.AssignPhoneNumberRequest(), ctx.body, "business_id", "phone_number", "agent_id")
+    return to_json(await ctx.rpc("agents").AssignPhoneNumber(req))
 
 
-async def relink(call: Call):
-    b = call.body
+async def relink(ctx: RequestContext):
+    b = ctx.body
     req = set_fields(agents_pb2.UpdatePhoneNumberRequest(), b, "business_id", "phone_number", "agent_id")
-    return to_json(await deps(call.request).agents.UpdatePhoneNumber(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("agents").UpdatePhoneNumber(req))
 
 
-async def release(call: Call):
-    req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), call.query, "business_id", "phone_number")
-    return to_json(await deps(call.request).agents.ReleasePhoneNumber(req, metadata=call.principal.metadata))
+async def release(ctx: RequestContext):
+    req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), ctx.query, "business_id", "phone_number")
+    return to_json(await ctx.rpc("agents").ReleasePhoneNumber(req))
 
 
-async def legacy_numbers(call: Call):
-    req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=page_request(call.query)), call.query, "business_id")
-    req.all_businesses = "business_id" not in call.query
-    reply = await deps(call.request).agents.ListPhoneNumbers(req, metadata=call.principal.metadata)
+async def legacy_numbers(ctx: RequestContext):
+    req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=ctx.page_request()), ctx.query, "business_id")
+    req.all_businesses = "business_id" not in ctx.query
+    reply = await ctx.rpc("agents").ListPhoneNumbers(req)
     legacy = ("id", "phone_number", "agent_id", "business_id", "created_at")
-    return listing("numbers", [{k: v for k, v in to_json(n).items() if k in legacy} for n in reply.phone_numbers],
+    return ctx.listing("numbers", [{k: v for k, v in to_json(n).items() if k in legacy} for n in reply.phone_numbers],
                    reply.page)
 
 

@@ -26,11 +26,6 @@ def page_query(default: int, maximum: int, **extra) -> dict:
         **extra}}
 
 
-def listing(key: str, items: list, page: common_pb2.PageInfo, **extra) -> dict:
-    """The list envelope: `{key: items, has_more, next_cursor}` (and any fields of the list's own)."""
-    return {**extra, key: items, "has_more": page.has_more, "next_cursor": page.next_cursor or None}
-
-
 def set_fields(message, source: dict, *names: str):
     """Copy the given (non-null) scalar values from a body or query onto a request proto; returns it."""
     for name in names:

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from gateway.context import deps
 from gateway.convert import to_json
-from gateway.routes import Call, Creates, Route
-from gateway.routes.params import listing, page_query, page_request, set_fields
+from gateway.routes import Creates, RequestContext, Route
+from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, REPLAY, UUID, WEBHOOK_ID, WEBHOOK_SAVE, WEBHOOK_TARGET, WEBHOOK_TEST
 from gateway.timeparse import set_time
 from services.webhooks import domain
@@ -21,59 +20,59 @@ SIGNING = ("Deliveries are POSTs of {event_id, event, timestamp, occurred_at, bu
            "Delivery is at-least-once: dedupe on event_id, order by occurred_at. ")
 
 
-async def save(call: Call):
-    b = call.body
+async def save(ctx: RequestContext):
+    b = ctx.body
     req = set_fields(webhooks_pb2.SaveSubscriptionRequest(url=b["webhook_url"], events=b["events"]), b,
                      "business_id", "description")
-    reply = await deps(call.request).webhooks.SaveSubscription(req, metadata=call.principal.metadata)
+    reply = await ctx.rpc("webhooks").SaveSubscription(req)
     return web.json_response(to_json(reply, omit=("created",)), status=201 if reply.created else 200)
 
 
-async def list_webhooks(call: Call):
-    req = set_fields(webhooks_pb2.ListSubscriptionsRequest(), call.query, "business_id")
-    return to_json(await deps(call.request).webhooks.ListSubscriptions(req, metadata=call.principal.metadata))
+async def list_webhooks(ctx: RequestContext):
+    req = set_fields(webhooks_pb2.ListSubscriptionsRequest(), ctx.query, "business_id")
+    return to_json(await ctx.rpc("webhooks").ListSubscriptions(req))
 
 
-async def delete(call: Call):
-    req = set_fields(webhooks_pb2.DeleteSubscriptionRequest(), call.query, "business_id", "id")
-    return to_json(await deps(call.request).webhooks.DeleteSubscription(req, metadata=call.principal.metadata))
+async def delete(ctx: RequestContext):
+    req = set_fields(webhooks_pb2.DeleteSubscriptionRequest(), ctx.query, "business_id", "id")
+    return to_json(await ctx.rpc("webhooks").DeleteSubscription(req))
 
 
-async def test(call: Call):
-    req = set_fields(webhooks_pb2.SendTestRequest(), call.body, "business_id", "id")
-    return to_json(await deps(call.request).webhooks.SendTest(req, metadata=call.principal.metadata))
+async def test(ctx: RequestContext):
+    req = set_fields(webhooks_pb2.SendTestRequest(), ctx.body, "business_id", "id")
+    return to_json(await ctx.rpc("webhooks").SendTest(req))
 
 
-async def rotate(call: Call):
-    req = set_fields(webhooks_pb2.RotateSecretRequest(), call.body, "business_id", "id")
-    return to_json(await deps(call.request).webhooks.RotateSecret(req, metadata=call.principal.metadata))
+async def rotate(ctx: RequestContext):
+    req = set_fields(webhooks_pb2.RotateSecretRequest(), ctx.body, "business_id", "id")
+    return to_json(await ctx.rpc("webhooks").RotateSecret(req))
 
 
-async def list_events(call: Call):
-    q = call.query
-    req = set_fields(webhooks_pb2.ListEventsRequest(page=page_request(q)), q, "business_id", "type")
+async def list_events(ctx: RequestContext):
+    q = ctx.query
+    req = set_fields(webhooks_pb2.ListEventsRequest(page=ctx.page_request()), q, "business_id", "type")
     if "since" in q:
         set_time(req.since, q["since"], "since")
-    reply = await deps(call.request).webhooks.ListEvents(req, metadata=call.principal.metadata)
-    return listing("events", [to_json(e) for e in reply.events], reply.page)
+    reply = await ctx.rpc("webhooks").ListEvents(req)
+    return ctx.listing("events", [to_json(e) for e in reply.events], reply.page)
 
 
-async def list_deliveries(call: Call):
-    q = call.query
-    req = set_fields(webhooks_pb2.ListDeliveriesRequest(page=page_request(q)), q, "business_id", "webhook_id",
+async def list_deliveries(ctx: RequestContext):
+    q = ctx.query
+    req = set_fields(webhooks_pb2.ListDeliveriesRequest(page=ctx.page_request()), q, "business_id", "webhook_id",
                      "event_id", "status")
-    reply = await deps(call.request).webhooks.ListDeliveries(req, metadata=call.principal.metadata)
-    return listing("deliveries", [to_json(d) for d in reply.deliveries], reply.page)
+    reply = await ctx.rpc("webhooks").ListDeliveries(req)
+    return ctx.listing("deliveries", [to_json(d) for d in reply.deliveries], reply.page)
 
 
-async def replay(call: Call):
-    b = call.body
+async def replay(ctx: RequestContext):
+    b = ctx.body
     req = set_fields(webhooks_pb2.ReplayRequest(webhook_id=b["webhook_id"], event_ids=b.get("event_ids", [])), b,
                      "business_id")
     for field in ("since", "until"):
         if field in b:
             set_time(getattr(req, field), b[field], field)
-    return to_json(await deps(call.request).webhooks.Replay(req, metadata=call.principal.metadata))
+    return to_json(await ctx.rpc("webhooks").Replay(req))
 
 
 

@@ -10,7 +10,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
 from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Usage
-from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
+from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
 
 WORKSPACES_PAGE = (50, 100)
 USAGE_PAGE = (100, 500)
@@ -105,10 +105,10 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         await self.accounts.revoke_key(request.session_token, request.id)
         return accounts_pb2.RevokeKeyReply(success=True)
 
+    async def GetWorkspace(self, request, context):
+        return workspace_message(await self.accounts.get_workspace(request.id))
+
     async def ListWorkspaces(self, request, context):
-        if request.HasField("id"):
-            return accounts_pb2.ListWorkspacesReply(workspaces=[workspace_message(
-                await self.accounts.get_workspace(request.id))], page=common_pb2.PageInfo(has_more=False))
         paged = await self.accounts.list_workspaces(Page.of(request.page, *WORKSPACES_PAGE))
         return accounts_pb2.ListWorkspacesReply(workspaces=[workspace_message(r) for r in paged.rows],
                                                 page=paged.info())

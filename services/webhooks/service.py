@@ -21,8 +21,6 @@ from services.webhooks.store import deliveries, events
 from switchboard.v1 import events_pb2
 
 
-
-
 @dataclass(frozen=True)
 class Saved:
     business_id: str

@@ -198,12 +198,16 @@ class Workspace(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListWorkspacesRequest(_message.Message):
-    __slots__ = ("id", "page")
-    ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("page",)
     PAGE_FIELD_NUMBER: _ClassVar[int]
-    id: str
     page: _common_pb2.PageRequest
-    def __init__(self, id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+    def __init__(self, page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class GetWorkspaceRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class ListWorkspacesReply(_message.Message):
     __slots__ = ("workspaces", "page")

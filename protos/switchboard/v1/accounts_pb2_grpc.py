@@ -80,6 +80,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListWorkspacesRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListWorkspacesReply.FromString,
                 _registered_method=True)
+        self.GetWorkspace = channel.unary_unary(
+                '/switchboard.v1.Accounts/GetWorkspace',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
+                _registered_method=True)
         self.CreateWorkspace = channel.unary_unary(
                 '/switchboard.v1.Accounts/CreateWorkspace',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.CreateWorkspaceRequest.SerializeToString,
@@ -166,7 +171,14 @@ class AccountsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListWorkspaces(self, request, context):
-        """Lists the caller's workspaces newest first, or one by id; fails NOT_FOUND (not_found) for an id outside the caller's businesses.
+        """Lists the caller's workspaces newest first; fails INVALID_ARGUMENT (invalid_request) for a bad page.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWorkspace(self, request, context):
+        """Reads one of the caller's workspaces; fails NOT_FOUND (not_found) for an id outside the caller's businesses.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -249,6 +261,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.ListWorkspaces,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListWorkspacesRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.ListWorkspacesReply.SerializeToString,
+            ),
+            'GetWorkspace': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWorkspace,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.SerializeToString,
             ),
             'CreateWorkspace': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateWorkspace,
@@ -498,6 +515,33 @@ class Accounts:
             '/switchboard.v1.Accounts/ListWorkspaces',
             switchboard_dot_v1_dot_accounts__pb2.ListWorkspacesRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.ListWorkspacesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWorkspace(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/GetWorkspace',
+            switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
             options,
             channel_credentials,
             insecure,
