@@ -18,6 +18,11 @@ def env_prefix(name: str) -> str:
     return name.upper().replace("-", "_")
 
 
+def grpc_port_env(name: str) -> str:
+    """The variable holding the gRPC port a process of this name listens on (a service's, or a worker's health)."""
+    return f"{env_prefix(name)}_GRPC_PORT"
+
+
 @dataclass(frozen=True)
 class Worker:
     """A background process of a service (no RPCs of its own; it serves gRPC health on `port`).
@@ -31,7 +36,7 @@ class Worker:
 
     @property
     def port_env(self) -> str:
-        return f"{env_prefix(self.name)}_GRPC_PORT"
+        return grpc_port_env(self.name)
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ class Service:
 
     @property
     def port_env(self) -> str:
-        return f"{env_prefix(self.name)}_GRPC_PORT"
+        return grpc_port_env(self.name)
 
     @property
     def full_name(self) -> str:
