@@ -7,6 +7,7 @@ from gateway.routes.params import page_query, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
 from services.sdr import domain as leads
+from services.sdr import scoring
 from switchboard.v1 import sdr_pb2
 
 SDR = "switchboard.v1.Sdr"
@@ -97,8 +98,5 @@ ROUTES = [
           "hot_leads (open leads, i.e. new, contacted or qualified, scoring at least hot_score; hottest first), "
           "stalled_leads (open leads neither updated nor active for stalled_days; oldest first), signups_today "
           "(leads created in the window_hours before as_of; newest first), voicemails_unhandled (voicemails "
-          "nobody has called or texted back since). Scores: source (inbound_call 25, referral 20, web/form/sms "
-          "15, api 10, other 5) + 8 per interaction (max 24) + recency (15 within a day, 8 within a week) + 20 "
-          "for an intent captured on a call + status (qualified 15, contacted 5) + 5 for an email + 5 for a "
-          "phone, clamped to 0-100; converted is 100 and lost, unqualified, spam and do_not_contact 0."),
+          "nobody has called or texted back since). Scores: " + scoring.rules_in_words()),
 ]

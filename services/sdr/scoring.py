@@ -22,6 +22,8 @@ OTHER_SOURCE_POINTS = 5
 POINTS_PER_INTERACTION, MAX_ENGAGEMENT = 8, 24
 INTENT_POINTS = 20
 STATUS_POINTS = {"qualified": 15, "contacted": 5}
+RECENT_DAY_POINTS, RECENT_WEEK_POINTS = 15, 8
+EMAIL_POINTS, PHONE_POINTS = 5, 5
 CLOSED_WON, CLOSED_LOST = ("converted",), ("lost", "unqualified", "spam", "do_not_contact")
 
 
@@ -57,17 +59,17 @@ def score_lead(facts: LeadFacts, now: datetime) -> Score:
                         min(facts.interactions * POINTS_PER_INTERACTION, MAX_ENGAGEMENT)))
     age = now - facts.last_activity
     if age <= timedelta(days=1):
-        factors.append(("active within a day", 15))
+        factors.append(("active within a day", RECENT_DAY_POINTS))
     elif age <= timedelta(days=7):
-        factors.append(("active within a week", 8))
+        factors.append(("active within a week", RECENT_WEEK_POINTS))
     if facts.intent:
         factors.append(("intent captured on a call", INTENT_POINTS))
     if facts.status in STATUS_POINTS:
         factors.append((f"status {facts.status}", STATUS_POINTS[facts.status]))
     if facts.has_email:
-        factors.append(("has an email", 5))
+        factors.append(("has an email", EMAIL_POINTS))
     if facts.has_phone:
-        factors.append(("has a phone number", 5))
+        factors.append(("has a phone number", PHONE_POINTS))
     score = max(0, min(100, sum(points for _, points in factors)))
     if facts.interactions >= 3 or facts.intent:
         confidence = "high"
@@ -78,3 +80,17 @@ def score_lead(facts: LeadFacts, now: datetime) -> Score:
     top = sorted(factors, key=lambda f: -f[1])[:3]
     explanation = f"score {score} from " + ", ".join(f"{name} (+{points})" for name, points in top)
     return Score(score, confidence, explanation, [f"{name}: +{points}" for name, points in factors])
+
+
+def rules_in_words() -> str:
+    """The scoring rules as the API documentation states them, from the constants above."""
+    by_points: dict[int, list[str]] = {}
+    for source, points in SOURCE_POINTS.items():
+        by_points.setdefault(points, []).append(source)
+    sources = ", ".join(f"{'/'.join(names)} {points}" for points, names in by_points.items())
+    statuses = ", ".join(f"{status} {points}" for status, points in STATUS_POINTS.items())
+    lost = ", ".join(CLOSED_LOST[:-1]) + f" and {CLOSED_LOST[-1]}"
+    return (f"source ({sources}, other {OTHER_SOURCE_POINTS}) + {POINTS_PER_INTERACTION} per interaction (max "
+            f"{MAX_ENGAGEMENT}) + recency ({RECENT_DAY_POINTS} within a day, {RECENT_WEEK_POINTS} within a week) + "
+            f"{INTENT_POINTS} for an intent captured on a call + status ({statuses}) + {EMAIL_POINTS} for an email + "
+            f"{PHONE_POINTS} for a phone, clamped to 0-100; {' and '.join(CLOSED_WON)} is 100 and {lost} 0.")

@@ -11,8 +11,7 @@ from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
 
 # The LeadFields a create or update may carry.
-FIELDS = ("name", "first_name", "last_name", "email", "phone", "zip", "address", "city", "state", "status", "source",
-          "source_url", "source_page", "notes", "message", "event_date", "event_type", "agent_id")
+FIELDS = tuple(sdr_pb2.LeadFields.DESCRIPTOR.fields_by_name)
 VOICEMAIL_OUT = ("lead_id", "call_id", "from_number", "transcript", "recording_url")
 
 
