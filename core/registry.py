@@ -91,6 +91,8 @@ SERVICES: tuple[Service, ...] = (
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
             deadline=PROVIDER_WAIT_SECONDS),
     Service("sdr", 50053, "Sdr", "leads, scoring and the pipeline audit"),
+    # Placing a call waits on the voice provider (with its retries).
+    Service("calls", 50055, "Calls", "outbound and inbound calls and their records", deadline=PROVIDER_WAIT_SECONDS),
     # The test event waits on the receivers (10 s each at most).
     Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries",
             deadline=PROVIDER_WAIT_SECONDS, outbox=False,

@@ -16,9 +16,10 @@ from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
 from services.accounts import domain as accounts
 from services.agents import domain as agents
+from services.calls import domain as calls
 from services.sdr import domain as leads
 from services.webhooks import domain as webhooks
-from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2, webhooks_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, sdr_pb2, webhooks_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
@@ -226,6 +227,39 @@ LEAD_UPDATE = _obj({
                "description": ", ".join(leads.PATCH_STATUSES[:-1]) + f" or {leads.PATCH_STATUSES[-1]}"},
 }, ("id",))
 
+# -- calls ------------------------------------------------------------------------------------
+
+CALL_STATUS = {"type": "string", "enum": list(calls.STATUSES)}
+_CALL_TEXTS = {"name": {"type": "string", "maxLength": calls.NAME_MAX, "description": "the agent greets the callee "
+                        "by this name; alias customer_name"},
+               "customer_name": {"type": "string", "maxLength": calls.NAME_MAX, "description": "alias of name"},
+               "context": {"type": "string", "maxLength": calls.CONTEXT_MAX,
+                           "description": "free-form task or appointment notes, added to the prompt"},
+               "first_message": {"type": "string", "maxLength": calls.FIRST_MESSAGE_MAX,
+                                 "description": "overrides the opening line; alias firstMessage; default: the "
+                                 "agent's outbound greeting"},
+               "firstMessage": {"type": "string", "maxLength": calls.FIRST_MESSAGE_MAX,
+                                "description": "alias of first_message"}}
+CALL_CREATE = _obj({
+    "agent_id": UUID,
+    "to": E164,
+    **_CALL_TEXTS,
+    "lead_id": {**UUID, "description": "links the call to this lead and enriches the prompt with it"},
+    "webhook_url": {"type": "string", "maxLength": 2000, "pattern": HTTP_URL,
+                    "description": "receives call.completed or call.failed for this call"},
+    "max_duration": {"type": "integer", "minimum": calls.MAX_DURATION_BOUNDS[0],
+                     "maximum": calls.MAX_DURATION_BOUNDS[1], "default": calls.DEFAULT_MAX_DURATION,
+                     "description": "seconds"},
+}, ("agent_id", "to"))
+CALL_CREATE["allOf"] = [{"not": {"required": ["name", "customer_name"]}},
+                        {"not": {"required": ["first_message", "firstMessage"]}}]
+_CALL = message_schema(calls_pb2.Call.DESCRIPTOR)
+_CALL["properties"]["status"] = CALL_STATUS
+# The spec's creation reply and list entries (inbound entries carry direction and summary).
+CREATED_FIELDS = ("id", "conversation_id", "status", "agent_id", "to", "name", "created_at")
+LIST_FIELDS = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "to", "summary",
+               "created_at")
+
 # -- webhooks and events ---------------------------------------------------------------------
 
 WEBHOOK_ID = {"type": "string", "pattern": WEBHOOK_ID_PATTERN, "description": "e.g. wh_0123456789abcdef01234567"}
@@ -322,6 +356,11 @@ SCHEMAS: dict[str, dict] = {
     "LeadList": _obj({"leads": {"type": "array", "items": _ref("Lead")}, **PAGE_FIELDS},
                      ("leads", *PAGE_FIELDS)),
     "LeadAudit": message_schema(sdr_pb2.LeadAudit.DESCRIPTOR),
+    "CallCreateRequest": CALL_CREATE,
+    "Call": _CALL,
+    "CallCreated": _obj({f: _CALL["properties"][f] for f in CREATED_FIELDS}, CREATED_FIELDS),
+    "CallList": _obj({"calls": {"type": "array", "items": _obj({f: _CALL["properties"][f] for f in LIST_FIELDS},
+                                                              LIST_FIELDS)}, **PAGE_FIELDS}, ("calls", *PAGE_FIELDS)),
     "WebhookSaveRequest": WEBHOOK_SAVE,
     "WebhookTargetRequest": WEBHOOK_TARGET,
     "WebhookTestRequest": WEBHOOK_TEST,

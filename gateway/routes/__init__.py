@@ -97,6 +97,7 @@ class Route:
 
 
 def all_routes() -> list[Route]:
-    from gateway.routes import accounts, agents, leads, meta, numbers, webhooks
+    from gateway.routes import accounts, agents, calls, leads, meta, numbers, webhooks
 
-    return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *leads.ROUTES, *webhooks.ROUTES]
+    return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
+            *webhooks.ROUTES]

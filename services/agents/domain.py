@@ -421,3 +421,18 @@ def provider_status(http_status: int | None) -> str:
     if http_status in (401, 403):
         return "rejected_credentials"
     return "refused"
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """How an agent talks on the calls it places: each outbound setting, or the inbound one when unset."""
+
+    prompt: str
+    first_message: str
+    model: dict
+
+
+def outbound(config: AgentConfig) -> Outbound:
+    model = {**config.model, "model": config.outbound_llm or config.model["model"]}
+    return Outbound(config.outbound_prompt or config.inbound_prompt,
+                    config.outbound_first_message or config.first_message, model)

@@ -124,6 +124,13 @@ class Agents:
             raise
         return AgentView(row, config_of(row), domain.prompt_from_assistant(assistant), number)
 
+    async def calling_profile(self, agent_id: str) -> tuple[object, domain.Outbound, object]:
+        """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
+        async with self.engine.connect() as conn:
+            row = await store.find_agent(conn, agent_id, field="agent_id")
+            number = await store.first_number(conn, row.id)
+        return row, domain.outbound(config_of(row)), number
+
     async def voice_status(self) -> str:
         """How the voice provider answers a cheap authenticated call (domain.provider_status)."""
         try:

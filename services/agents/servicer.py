@@ -105,6 +105,15 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
     async def CheckVoiceProvider(self, request, context):
         return agents_pb2.VoiceProviderStatus(status=await self.agents.voice_status())
 
+    async def GetCallingProfile(self, request, context):
+        row, outbound, number = await self.agents.calling_profile(request.agent_id)
+        return agents_pb2.CallingProfile(
+            agent_id=str(row.id), name=row.name, business_id=str(row.business_id),
+            provider_assistant_id=row.provider_assistant_id, prompt=outbound.prompt,
+            first_message=outbound.first_message, model=struct(outbound.model),
+            phone_number=number.phone_number if number else None,
+            provider_phone_number_id=number.provider_phone_number_id if number else None)
+
     # -- agents ------------------------------------------------------------------------
 
     async def ListAgents(self, request, context):

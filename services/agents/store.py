@@ -138,6 +138,12 @@ async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> di
     return {str(r.agent_id): r.phone_number for r in rows}  # newest first, so the earliest is written last
 
 
+async def first_number(conn: AsyncConnection, agent_id):
+    """The agent's first assigned number (the one its calls come from), or None."""
+    return (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.agent_id == agent_id)
+                               .order_by(phone_numbers.c.assigned_at).limit(1))).first()
+
+
 # -- versions and prompt history ------------------------------------------------------------
 
 async def insert_version(conn: AsyncConnection, **values) -> None:

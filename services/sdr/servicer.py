@@ -19,7 +19,7 @@ def lead_message(row) -> sdr_pb2.Lead:
     """From a SQLAlchemy row or an asyncpg record."""
     row = getattr(row, "_mapping", row)
     lead = sdr_pb2.Lead(id=str(row["id"]), business_id=str(row["business_id"]), status=row["status"],
-                        source=row["source"], score=row["score"])
+                        source=row["source"], score=row["score"], interaction_count=row["interaction_count"])
     for name in domain.LEAD_OUT:
         if row[name] is not None:
             setattr(lead, name, str(row[name]))

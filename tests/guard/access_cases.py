@@ -28,6 +28,7 @@ class World:
     lead: str = ""
     webhook: str = ""
     number: str = ""
+    call: str = ""
     keys_without: dict = field(default_factory=dict)  # scope -> a key of A with every other scope
 
     async def ok(self, method: str, path: str, **kwargs) -> dict:
@@ -141,6 +142,9 @@ CASES: dict[tuple[str, str], Case] = {
                                                                 "agent_id": w.agent}), FORBIDDEN),
     ("DELETE", "/api/v1/phone-numbers"): Case(_release, FORBIDDEN),
     ("GET", "/api/v1/numbers"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    # calls
+    ("POST", "/api/v1/calls"): Case(_r(json=lambda w: {"agent_id": w.agent, "to": "+14155550166"}), NOT_FOUND),
+    ("GET", "/api/v1/calls"): Case(_r(params=lambda w: {"id": w.call}), NOT_FOUND),
     # leads
     ("GET", "/api/v1/leads"): Case(_r(params=lambda w: {"id": w.lead}), NOT_FOUND),
     ("POST", "/api/v1/leads"): Case(_r(json=lambda w: {"business_id": w.a_business, "name": "Ann"}), FORBIDDEN),
@@ -173,6 +177,7 @@ BY_ID_ALONE: dict[str, tuple[str, str, Recipe]] = {
                        _r(json=lambda w: {"webhook_id": w.webhook, "since": "2026-01-01T00:00:00Z"})),
     "deliveries of a webhook": ("GET", "/api/v1/webhooks/deliveries", _r(params=lambda w: {"webhook_id": w.webhook})),
     "leads of an agent": ("GET", "/api/v1/leads", _r(params=lambda w: {"agent_id": w.agent})),
+    "calls of an agent": ("GET", "/api/v1/calls", _r(params=lambda w: {"agent_id": w.agent})),
 }
 
 # Routes that need neither a key nor a session: no account's data behind them.

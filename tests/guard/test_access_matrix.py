@@ -46,6 +46,7 @@ async def world(api):
                                                          "phone": "+14155550123", "agent_id": w.agent}))["id"]
     w.webhook = await w.new_webhook()
     w.number = await w.new_number()
+    w.call = (await w.ok("POST", "/api/v1/calls", json={"agent_id": w.agent, "to": "+14155550165"}))["id"]
     # B's key limited to its first business: ids sent alone then address that business.
     w.b_bound_key = (await b_dash.create_key(name="b1", scopes=["*"], business_id=b["business_id"]))["key"]
     yield w
@@ -58,7 +59,7 @@ async def snapshot(w: World) -> str:
     reads = [("/api/v1/workspaces", {}), ("/api/v1/agents", {"id": w.agent}),
              ("/api/v1/agents/versions", {"agent_id": w.agent}), ("/api/v1/leads", {}),
              ("/api/v1/phone-numbers", {"business_id": w.a_business}),
-             ("/api/v1/webhooks", {"business_id": w.a_business})]
+             ("/api/v1/webhooks", {"business_id": w.a_business}), ("/api/v1/calls", {})]
     state = {path: await w.ok("GET", path, params=params) for path, params in reads}
     status, keys, _ = await w.a_dashboard.request("GET", "/api/v1/keys")
     state["keys"] = [{k: v for k, v in key.items() if k != "last_used_at"} for key in keys["keys"]]
@@ -66,7 +67,7 @@ async def snapshot(w: World) -> str:
 
 
 def a_ids(w: World) -> list[str]:
-    return [w.a_business, w.agent, w.lead, w.webhook]
+    return [w.a_business, w.agent, w.lead, w.webhook, w.call]
 
 
 async def send(w: World, method: str, path: str, request, *, key: str | None = None, session=None):

@@ -11,6 +11,34 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GetCallingProfileRequest(_message.Message):
+    __slots__ = ("agent_id",)
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
+
+class CallingProfile(_message.Message):
+    __slots__ = ("agent_id", "name", "business_id", "provider_assistant_id", "phone_number", "provider_phone_number_id", "prompt", "first_message", "model")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_PHONE_NUMBER_ID_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    FIRST_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    name: str
+    business_id: str
+    provider_assistant_id: str
+    phone_number: str
+    provider_phone_number_id: str
+    prompt: str
+    first_message: str
+    model: _struct_pb2.Struct
+    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., provider_phone_number_id: _Optional[str] = ..., prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
 class AgentSummary(_message.Message):
     __slots__ = ("id", "name", "business_id", "created_at", "phone_number", "status")
     ID_FIELD_NUMBER: _ClassVar[int]

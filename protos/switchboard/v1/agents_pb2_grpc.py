@@ -118,6 +118,11 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.CheckVoiceProviderRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.VoiceProviderStatus.FromString,
                 _registered_method=True)
+        self.GetCallingProfile = channel.unary_unary(
+                '/switchboard.v1.Agents/GetCallingProfile',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.GetCallingProfileRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.CallingProfile.FromString,
+                _registered_method=True)
 
 
 class AgentsServicer:
@@ -239,6 +244,14 @@ class AgentsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetCallingProfile(self, request, context):
+        """What an outbound call of the agent is placed with: its assistant, its number at the provider and its outbound
+        prompt, greeting and model (each falling back to the inbound one); fails NOT_FOUND (not_found).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -321,6 +334,11 @@ def add_AgentsServicer_to_server(servicer, server):
                     servicer.CheckVoiceProvider,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.CheckVoiceProviderRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.VoiceProviderStatus.SerializeToString,
+            ),
+            'GetCallingProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCallingProfile,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.GetCallingProfileRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.CallingProfile.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -759,6 +777,33 @@ class Agents:
             '/switchboard.v1.Agents/CheckVoiceProvider',
             switchboard_dot_v1_dot_agents__pb2.CheckVoiceProviderRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.VoiceProviderStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCallingProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/GetCallingProfile',
+            switchboard_dot_v1_dot_agents__pb2.GetCallingProfileRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.CallingProfile.FromString,
             options,
             channel_credentials,
             insecure,

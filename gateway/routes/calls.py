@@ -1,0 +1,77 @@
+"""Calls: place an outbound call, list calls, read one."""
+from __future__ import annotations
+
+from gateway.convert import to_json
+from gateway.routes import Creates, RequestContext, Route
+from gateway.routes.params import page_query, set_fields
+from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, UUID
+from services.calls import domain
+from switchboard.v1 import calls_pb2
+
+CALLS = "switchboard.v1.Calls"
+V1 = "/api/v1"
+# Spec aliases: the second name of each pair is read when the first is absent.
+ALIASES = (("name", "customer_name"), ("first_message", "firstMessage"))
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
+
+def _pick(call: calls_pb2.Call, fields: tuple[str, ...]) -> dict:
+    out = to_json(call)
+    return {f: out[f] for f in fields}
+
+
+async def create_call(ctx: RequestContext):
+    b = dict(ctx.body)
+    for name, alias in ALIASES:
+        if name not in b and alias in b:
+            b[name] = b[alias]
+    req = set_fields(calls_pb2.CreateCallRequest(agent_id=b["agent_id"], to=b["to"]), b, "name", "context",
+                     "first_message", "lead_id", "webhook_url", "max_duration")
+    if IDEMPOTENCY_HEADER in ctx.request.headers:
+        req.idempotency_key = ctx.request.headers[IDEMPOTENCY_HEADER]
+    call = await ctx.rpc("calls").CreateCall(req)
+    ctx.call_id = call.id
+    return _pick(call, CREATED_FIELDS)
+
+
+async def list_calls(ctx: RequestContext):
+    req = set_fields(calls_pb2.ListCallsRequest(page=ctx.page_request()), ctx.query, "agent_id", "status")
+    reply = await ctx.rpc("calls").ListCalls(req)
+    return ctx.listing("calls", [_pick(c, LIST_FIELDS) for c in reply.calls], reply.page)
+
+
+async def get_call(ctx: RequestContext):
+    call = await ctx.rpc("calls").GetCall(calls_pb2.GetCallRequest(id=ctx.query["id"]))
+    ctx.call_id = call.id
+    return to_json(call)
+
+
+STATUSES = ("Statuses: queued (placed at the provider), ringing, in-progress, forwarding (offered to a "
+            "forward-to phone), ended (over, outcome not known yet), then one outcome: completed (a conversation "
+            "took place), no-answer, busy, voicemail (reached a voicemail box; never reported as completed), failed "
+            "(the provider or the line failed) or canceled. A call only moves forward along that order; an outcome "
+            "is final.")
+ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "bad_request")
+ROUTES = [
+    Route("POST", f"{V1}/calls", create_call, "Place an outbound call", "calls", scope="calls:write",
+          body=CALL_CREATE, response="CallCreated", status=201, creates=Creates("call_id"),
+          errors=(*ERRORS, "conflict", "call_failed"), rpcs=(f"{CALLS}/CreateCall",),
+          description="The agent calls `to` from its phone number (400 when it has none) with its outbound prompt, "
+          "its outbound greeting (or firstMessage) and its outbound model, for at most max_duration seconds "
+          f"(default {domain.DEFAULT_MAX_DURATION}, {domain.MAX_DURATION_BOUNDS[0]} to "
+          f"{domain.MAX_DURATION_BOUNDS[1]}). The lead named by lead_id, or else the business's lead whose phone is "
+          "`to`, enriches the prompt with name, lead_score, lead_status, interaction_count, "
+          "days_since_first_contact and lead_source; business_name, business_phone (the calling number) and "
+          "time_of_day (morning, afternoon or evening in the callee's time zone, from the number) are always set. "
+          "API-initiated calls skip the built-in compliance checks: the caller answers for consent and do-not-call. "
+          "Send an Idempotency-Key header to make a retry safe: for 24 hours the same key with the same body "
+          "returns the first call (201), with another body 409 conflict. When the provider refuses the call it is "
+          "500 call_failed, the call is recorded failed with the provider's reason, and the key is freed for a "
+          "retry. " + STATUSES),
+    Route("GET", f"{V1}/calls", list_calls, "List calls newest first, or read one with ?id=", "calls",
+          scope="calls:read", query=page_query(50, 100, id=UUID, agent_id=UUID, status=CALL_STATUS),
+          response=("CallList", "Call"), read_one=get_call, errors=ERRORS,
+          rpcs=(f"{CALLS}/ListCalls", f"{CALLS}/GetCall"),
+          description="Across the key's businesses. With ?id=: the whole call (schema Call), including the "
+          "enrichment variables it was placed with; a call of another business is 404. " + STATUSES),
+]

@@ -1,0 +1,127 @@
+import datetime
+
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from switchboard.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ComplianceMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    COMPLIANCE_MODE_UNSPECIFIED: _ClassVar[ComplianceMode]
+    COMPLIANCE_MODE_SKIP: _ClassVar[ComplianceMode]
+    COMPLIANCE_MODE_ENFORCE: _ClassVar[ComplianceMode]
+COMPLIANCE_MODE_UNSPECIFIED: ComplianceMode
+COMPLIANCE_MODE_SKIP: ComplianceMode
+COMPLIANCE_MODE_ENFORCE: ComplianceMode
+
+class CreateCallRequest(_message.Message):
+    __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    FIRST_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
+    MAX_DURATION_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    COMPLIANCE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    to: str
+    name: str
+    context: str
+    first_message: str
+    lead_id: str
+    webhook_url: str
+    max_duration: int
+    idempotency_key: str
+    compliance: ComplianceMode
+    def __init__(self, agent_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., context: _Optional[str] = ..., first_message: _Optional[str] = ..., lead_id: _Optional[str] = ..., webhook_url: _Optional[str] = ..., max_duration: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., compliance: _Optional[_Union[ComplianceMode, str]] = ...) -> None: ...
+
+class GetCallRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ListCallsRequest(_message.Message):
+    __slots__ = ("agent_id", "status", "page")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    status: str
+    page: _common_pb2.PageRequest
+    def __init__(self, agent_id: _Optional[str] = ..., status: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListCallsReply(_message.Message):
+    __slots__ = ("calls", "page")
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    calls: _containers.RepeatedCompositeFieldContainer[Call]
+    page: _common_pb2.PageInfo
+    def __init__(self, calls: _Optional[_Iterable[_Union[Call, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class QualityDimensions(_message.Message):
+    __slots__ = ("professionalism", "empathy", "information_gathering", "resolution")
+    PROFESSIONALISM_FIELD_NUMBER: _ClassVar[int]
+    EMPATHY_FIELD_NUMBER: _ClassVar[int]
+    INFORMATION_GATHERING_FIELD_NUMBER: _ClassVar[int]
+    RESOLUTION_FIELD_NUMBER: _ClassVar[int]
+    professionalism: int
+    empathy: int
+    information_gathering: int
+    resolution: int
+    def __init__(self, professionalism: _Optional[int] = ..., empathy: _Optional[int] = ..., information_gathering: _Optional[int] = ..., resolution: _Optional[int] = ...) -> None: ...
+
+class Call(_message.Message):
+    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    DURATION_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_URL_FIELD_NUMBER: _ClassVar[int]
+    QUALITY_DIMENSIONS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    MAX_DURATION_FIELD_NUMBER: _ClassVar[int]
+    VARIABLES_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    conversation_id: str
+    status: str
+    direction: str
+    duration: int
+    agent_id: str
+    agent_name: str
+    business_id: str
+    lead_id: str
+    to: str
+    name: str
+    summary: str
+    recording_url: str
+    quality_dimensions: QualityDimensions
+    created_at: _timestamp_pb2.Timestamp
+    ended_reason: str
+    context: str
+    max_duration: int
+    variables: _struct_pb2.Struct
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., **kwargs) -> None: ...

@@ -1,0 +1,191 @@
+"""Call use cases: placing an outbound call, and reading calls. Callers are the servicer and the
+service-layer tests; the caller's tenant comes from core.tenant.
+
+Placing a call reads the agent's calling profile (agents), the linked lead (sdr) and the business's name
+(accounts) as the caller, records the call `queued` (claiming the request's idempotency key in the same
+transaction), asks the provider with no transaction open, and then records the provider's call id. If the
+provider refuses, the call is recorded `failed` with the provider's reason and the idempotency key is freed,
+so a retry places the call: no call is left `queued` without a provider call behind it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta, timezone
+from urllib.parse import urlparse
+
+from google.protobuf import json_format
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.contact import normalize_e164
+from core.errors import ServiceError, invalid
+from core.ids import new_id, require_uuid, utcnow
+from core.pagination import Page, Paged, fetch_page
+from core.records import find_owned
+from core.rpc import Client
+from providers.voice.adapter import ProviderError, VoiceProvider
+from services.calls import domain, store
+from services.calls.store import calls
+from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2
+
+IDEMPOTENCY_WINDOW = timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class NewCall:
+    """An outbound call as a client asks for it (unchecked)."""
+
+    agent_id: str
+    to: str
+    name: str | None = None
+    context: str | None = None
+    first_message: str | None = None
+    lead_id: str | None = None
+    webhook_url: str | None = None
+    max_duration: int | None = None
+    compliance: str = "skip"
+
+
+def _lead_facts(lead: sdr_pb2.Lead) -> dict:
+    return {"name": lead.name if lead.HasField("name") else None,
+            "first_name": lead.first_name if lead.HasField("first_name") else None,
+            "score": lead.score, "status": lead.status, "interaction_count": lead.interaction_count,
+            "source": lead.source, "created_at": lead.created_at.ToDatetime(tzinfo=timezone.utc)}
+
+
+def _check_webhook_url(url: str | None) -> str | None:
+    """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
+    if url is None:
+        return None
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks/calls")
+    return url
+
+
+class Calls:
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, agents: Client, sdr: Client, accounts: Client):
+        self.engine = engine
+        self.voice = voice
+        # Other services, called as the caller (Runtime.client).
+        self.agents, self.sdr, self.accounts = agents, sdr, accounts
+
+    # -- placing a call ----------------------------------------------------------------------
+
+    async def create(self, new: NewCall, idempotency_key: str | None = None) -> tuple[object, bool]:
+        """The call placed (or, for a repeated idempotency key with the same request, the call placed the first
+        time) and whether it is such a replay."""
+        who = tenant.require_account()
+        request = self._checked(new)
+        key = domain.check_idempotency_key(idempotency_key)
+        if key is not None:
+            replay = await self._claim(who.account_id, key, domain.request_hash(request))
+            if replay is not None:
+                return replay, True
+        try:
+            row = await self._place(request)
+        except BaseException:
+            if key is not None:
+                async with self.engine.begin() as conn:
+                    await store.release_key(conn, who.account_id, key)
+            raise
+        if key is not None:
+            async with self.engine.begin() as conn:
+                await store.settle_key(conn, who.account_id, key, row.id)
+        return row, False
+
+    @staticmethod
+    def _checked(new: NewCall) -> dict:
+        if new.compliance not in domain.COMPLIANCE_MODES:
+            raise invalid(f"compliance must be one of {', '.join(domain.COMPLIANCE_MODES)}")
+        if new.compliance == "enforce":
+            # The consent, do-not-call and quiet-hour checks arrive with the messaging service.
+            raise ServiceError("bad_request", "calls with enforced compliance checks are not available yet")
+        return {
+            "agent_id": require_uuid(new.agent_id, "agent_id"), "to": normalize_e164(new.to, "to"),
+            "name": domain.check_text(new.name, "name", domain.NAME_MAX),
+            "context": domain.check_text(new.context, "context", domain.CONTEXT_MAX),
+            "first_message": domain.check_text(new.first_message, "first_message", domain.FIRST_MESSAGE_MAX),
+            "lead_id": require_uuid(new.lead_id, "lead_id") if new.lead_id else None,
+            "webhook_url": _check_webhook_url(new.webhook_url),
+            "max_duration": domain.check_max_duration(new.max_duration), "compliance": new.compliance,
+        }
+
+    async def _claim(self, account_id: str, key: str, request_hash: str):
+        """None when this request may go ahead; the first call when it repeats a finished request."""
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            taken = await store.claim_key(conn, account_id, key, request_hash, now, now - IDEMPOTENCY_WINDOW)
+            if taken is None:
+                return None
+            if taken.request_hash != request_hash:
+                raise ServiceError("conflict", "this Idempotency-Key was used with another request in the last 24 "
+                                   "hours; use a new key for a new call")
+            if taken.call_id is None:
+                raise ServiceError("conflict", "a request with this Idempotency-Key is still being placed; retry in "
+                                   "a moment to get its call")
+            return await find_owned(conn, calls, str(taken.call_id), "call")
+
+    async def _place(self, request: dict):
+        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=request["agent_id"]))
+        if not profile.HasField("provider_phone_number_id"):
+            raise invalid("agent_id names an agent without a phone number: assign it a number first")
+        lead = await self._lead(request["lead_id"], profile.business_id, request["to"])
+        business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=profile.business_id))
+        now = utcnow()
+        variables = domain.enrichment(to=request["to"], now=now, name=request["name"],
+                                      lead=_lead_facts(lead) if lead else None, business_name=business.name,
+                                      business_phone=profile.phone_number)
+        call_id = new_id()
+        first_message = request["first_message"] or profile.first_message
+        async with self.engine.begin() as conn:
+            await store.insert_call(
+                conn, id=call_id, business_id=profile.business_id, agent_id=profile.agent_id, agent_name=profile.name,
+                lead_id=lead.id if lead else None, direction="outbound", status="queued", to_number=request["to"],
+                from_number=profile.phone_number, name=request["name"], context=request["context"],
+                first_message=first_message, max_duration=request["max_duration"],
+                webhook_url=request["webhook_url"], compliance=request["compliance"], variables=variables,
+                created_at=now, updated_at=now)
+        body = domain.provider_call(
+            assistant_id=profile.provider_assistant_id, phone_number_id=profile.provider_phone_number_id,
+            to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,
+            model=json_format.MessageToDict(profile.model), context=request["context"], max_duration=request["max_duration"],
+            variables=variables, call_id=call_id)
+        try:
+            placed = await self.voice.create_call(body)
+        except ProviderError as exc:
+            async with self.engine.begin() as conn:
+                await store.update_call(conn, call_id, {"status": "failed", "updated_at": utcnow(),
+                                                        "ended_reason": f"provider refused: {exc.message}"[:500]})
+            raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
+        async with self.engine.begin() as conn:
+            return await store.update_call(conn, call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
+
+    async def _lead(self, lead_id: str | None, business_id: str, to: str) -> sdr_pb2.Lead | None:
+        """The lead named, which must be of the agent's business; else the business's lead with this number."""
+        if lead_id:
+            lead = await self.sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead_id))
+            if lead.business_id != business_id:
+                raise invalid("lead_id is a lead of another business than the agent's")
+            return lead
+        try:
+            return await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=to))
+        except ServiceError as exc:
+            if exc.code == "not_found":
+                return None
+            raise
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    async def get(self, call_id: str):
+        async with self.engine.connect() as conn:
+            return await find_owned(conn, calls, call_id, "call")
+
+    async def list(self, agent_id: str | None, status: str | None, page: Page) -> Paged:
+        who = tenant.require_account()
+        if status is not None and status not in domain.STATUSES:
+            raise invalid(f"status must be one of {', '.join(domain.STATUSES)}")
+        query = store.calls_of(who.business_ids, require_uuid(agent_id, "agent_id") if agent_id else None, status)
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
+

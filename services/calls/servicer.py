@@ -1,0 +1,59 @@
+"""Calls gRPC servicer: requests into the call use cases (services.calls.service), rows into replies."""
+from __future__ import annotations
+
+from core.grpc_server import Runtime
+from core.messages import optional, set_timestamp, struct
+from core.pagination import Page
+from providers.voice.client import VapiClient
+from services.calls.service import Calls, NewCall
+from switchboard.v1 import calls_pb2, calls_pb2_grpc
+
+CALLS_PAGE = (50, 100)
+COMPLIANCE = {calls_pb2.COMPLIANCE_MODE_UNSPECIFIED: "skip", calls_pb2.COMPLIANCE_MODE_SKIP: "skip",
+              calls_pb2.COMPLIANCE_MODE_ENFORCE: "enforce"}
+OPTIONAL_OUT = {"agent_name": "agent_name", "lead_id": "lead_id", "name": "name", "summary": "summary",
+                "recording_url": "recording_url", "from": "from_number", "ended_reason": "ended_reason",
+                "context": "context"}
+
+
+def call_message(row) -> calls_pb2.Call:
+    call = calls_pb2.Call(id=str(row.id), conversation_id=row.provider_call_id or "", status=row.status,
+                          direction=row.direction, duration=row.duration, agent_id=str(row.agent_id),
+                          business_id=str(row.business_id), to=row.to_number, max_duration=row.max_duration,
+                          variables=struct(row.variables))
+    for field, column in OPTIONAL_OUT.items():
+        if getattr(row, column) is not None:
+            setattr(call, field, str(getattr(row, column)))
+    if row.quality_dimensions is not None:
+        call.quality_dimensions.CopyFrom(calls_pb2.QualityDimensions(**row.quality_dimensions))
+    set_timestamp(call, "created_at", row.created_at)
+    set_timestamp(call, "updated_at", row.updated_at)
+    return call
+
+
+class CallsServicer(calls_pb2_grpc.CallsServicer):
+    def __init__(self, calls: Calls):
+        self.calls = calls
+
+    async def CreateCall(self, request, context):
+        new = NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
+                      **{f: optional(request, f) for f in ("name", "context", "first_message", "lead_id",
+                                                           "webhook_url", "max_duration")})
+        row, _ = await self.calls.create(new, optional(request, "idempotency_key"))
+        return call_message(row)
+
+    async def GetCall(self, request, context):
+        return call_message(await self.calls.get(request.id))
+
+    async def ListCalls(self, request, context):
+        paged = await self.calls.list(optional(request, "agent_id"), optional(request, "status"),
+                                      Page.of(request.page, *CALLS_PAGE))
+        return calls_pb2.ListCallsReply(calls=[call_message(r) for r in paged.rows], page=paged.info())
+
+
+def build(runtime: Runtime) -> CallsServicer:
+    s = runtime.settings
+    voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
+    runtime.on_stop.append(voice.close)
+    return CallsServicer(Calls(runtime.engine, voice, runtime.client("agents"), runtime.client("sdr"),
+                               runtime.client("accounts")))

@@ -1,0 +1,111 @@
+"""Tables of the calls schema and the queries on them (each takes a connection)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB, UUID, insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.inbox import inbox_table
+from core.outbox import outbox_table
+
+SCHEMA = "calls"
+metadata = sa.MetaData(schema=SCHEMA)
+Uuid = UUID(as_uuid=False)
+Ts = sa.DateTime(timezone=True)
+
+calls = sa.Table(
+    "calls", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("agent_id", Uuid, nullable=False),
+    sa.Column("agent_name", sa.Text),
+    sa.Column("lead_id", Uuid),
+    sa.Column("direction", sa.Text, nullable=False),  # inbound, outbound
+    sa.Column("status", sa.Text, nullable=False),  # domain.STATUSES
+    sa.Column("to_number", sa.Text, nullable=False),
+    sa.Column("from_number", sa.Text),
+    sa.Column("name", sa.Text),
+    sa.Column("context", sa.Text),
+    sa.Column("first_message", sa.Text),
+    sa.Column("max_duration", sa.Integer, nullable=False),
+    sa.Column("webhook_url", sa.Text),
+    sa.Column("compliance", sa.Text, nullable=False),  # skip, enforce
+    sa.Column("variables", JSONB, nullable=False),
+    sa.Column("provider_call_id", sa.Text, unique=True),
+    sa.Column("ended_reason", sa.Text),
+    sa.Column("duration", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("summary", sa.Text),
+    sa.Column("recording_url", sa.Text),
+    sa.Column("quality_dimensions", JSONB),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+)
+
+# A client's Idempotency-Key, per account, for 24 h: the request it came with (as a hash) and the call it made.
+idempotency_keys = sa.Table(
+    "idempotency_keys", metadata,
+    sa.Column("account_id", Uuid, primary_key=True),
+    sa.Column("key", sa.Text, primary_key=True),
+    sa.Column("request_hash", sa.Text, nullable=False),
+    sa.Column("call_id", Uuid),  # null while the first request is still placing its call
+    sa.Column("created_at", Ts, nullable=False),
+)
+
+_newest = (calls.c.created_at.desc(), calls.c.id.desc())
+sa.Index("calls_business_created", calls.c.business_id, *_newest)
+sa.Index("calls_business_agent", calls.c.business_id, calls.c.agent_id, *_newest)
+sa.Index("calls_business_status", calls.c.business_id, calls.c.status, *_newest)
+sa.Index("idempotency_keys_created", idempotency_keys.c.created_at)
+
+outbox = outbox_table(metadata, SCHEMA)
+inbox = inbox_table(metadata, SCHEMA)
+
+
+# -- calls --------------------------------------------------------------------------------
+
+async def insert_call(conn: AsyncConnection, **values):
+    return (await conn.execute(calls.insert().values(**values).returning(calls))).first()
+
+
+async def update_call(conn: AsyncConnection, call_id: str, values: dict):
+    return (await conn.execute(calls.update().where(calls.c.id == call_id).values(**values).returning(calls))).first()
+
+
+def calls_of(business_ids, agent_id: str | None, status: str | None) -> sa.Select:
+    query = sa.select(calls).where(calls.c.business_id.in_(business_ids))
+    if agent_id:
+        query = query.where(calls.c.agent_id == agent_id)
+    if status:
+        query = query.where(calls.c.status == status)
+    return query
+
+
+# -- idempotency keys ------------------------------------------------------------------------
+
+async def claim_key(conn: AsyncConnection, account_id: str, key: str, request_hash: str, now: datetime,
+                    expired_before: datetime):
+    """Claim an idempotency key for a new request; the existing claim (request_hash, call_id) when it is taken.
+    A claim older than `expired_before` is forgotten first."""
+    k = idempotency_keys.c
+    await conn.execute(idempotency_keys.delete().where(k.account_id == account_id, k.key == key,
+                                                       k.created_at < expired_before))
+    claimed = (await conn.execute(insert(idempotency_keys).values(
+        account_id=account_id, key=key, request_hash=request_hash, created_at=now)
+        .on_conflict_do_nothing().returning(k.key))).first()
+    if claimed is not None:
+        return None
+    return (await conn.execute(sa.select(k.request_hash, k.call_id).where(k.account_id == account_id,
+                                                                          k.key == key))).first()
+
+
+async def settle_key(conn: AsyncConnection, account_id: str, key: str, call_id: str) -> None:
+    await conn.execute(idempotency_keys.update().where(idempotency_keys.c.account_id == account_id,
+                                                       idempotency_keys.c.key == key).values(call_id=call_id))
+
+
+async def release_key(conn: AsyncConnection, account_id: str, key: str) -> None:
+    """Forget a claim whose request failed, so that a retry places the call."""
+    await conn.execute(idempotency_keys.delete().where(idempotency_keys.c.account_id == account_id,
+                                                       idempotency_keys.c.key == key))

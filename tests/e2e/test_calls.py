@@ -1,0 +1,136 @@
+"""POST/GET /api/v1/calls: placing outbound calls at the voice provider with the agent's outbound
+configuration and the lead's enrichment, idempotent retries, provider failures, validation and tenancy."""
+import uuid
+
+import pytest
+
+TO = "+14155550177"
+
+
+async def agent_with_number(api, account, **fields) -> dict:
+    key, bid = account["key"], account["business_id"]
+    status, agent, _ = await api.request("POST", "/api/v1/agents", key=key, json={
+        "business_id": bid, "name": "Closer", "system_prompt": "Answer the phone.", **fields})
+    assert status == 201, agent
+    status, pool, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key,
+                                        params={"country": "US", "capability": "voice", "limit": "100"})
+    for candidate in reversed(pool["numbers"]):
+        status, number, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={
+            "business_id": bid, "phone_number": candidate["phone_number"], "agent_id": agent["id"]})
+        if status == 201:
+            return {**agent, "phone_number": number["phone_number"], "provider_number": number["provider_phone_number_id"]}
+    pytest.fail("no free number in the pool")
+
+
+async def place(api, key, **body):
+    return await api.request("POST", "/api/v1/calls", key=key, json=body)
+
+
+async def test_an_outbound_call_carries_the_outbound_configuration_and_the_leads_enrichment(api, account, voice):
+    key = account["key"]
+    agent = await agent_with_number(api, account)
+    status, _, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
+        "id": agent["id"], "outbound_prompt": "You call back about quotes.", "outbound_first_message": "Hi, it's Acme.",
+        "outbound_llm": "gpt-4.1-mini"})
+    assert status == 200
+    status, lead, _ = await api.request("POST", "/api/v1/leads", key=key, json={
+        "business_id": account["business_id"], "first_name": "Dana", "last_name": "Reyes", "phone": TO,
+        "source": "referral", "status": "contacted"})
+    assert status == 201, lead
+    status, call, _ = await place(api, key, agent_id=agent["id"], to=TO, context="Quote for a water heater")
+    assert status == 201, call
+    assert set(call) == {"id", "conversation_id", "status", "agent_id", "to", "name", "created_at"}
+    assert call["status"] == "queued" and call["to"] == TO and call["agent_id"] == agent["id"] and call["name"] is None
+
+    status, placed = await voice.request("GET", f"/call/{call['conversation_id']}")
+    assert status == 200 and placed["phoneNumberId"] == agent["provider_number"]
+    assert placed["customer"] == {"number": TO}
+    overrides = placed["assistantOverrides"]
+    assert overrides["firstMessage"] == "Hi, it's Acme." and overrides["maxDurationSeconds"] == 600
+    assert overrides["model"]["model"] == "gpt-4.1-mini"
+    assert overrides["model"]["messages"][0]["content"] == ("You call back about quotes.\n\n"
+                                                            "Context for this call: Quote for a water heater")
+    variables = overrides["variableValues"]
+    assert {k: variables[k] for k in ("name", "lead_status", "lead_source", "lead_score", "interaction_count",
+                                      "days_since_first_contact", "business_name", "business_phone")} == {
+        "name": "Dana", "lead_status": "contacted", "lead_source": "referral", "lead_score": lead["score"],
+        "interaction_count": 0, "days_since_first_contact": 0, "business_name": "Acme Plumbing",
+        "business_phone": agent["phone_number"]}
+    assert variables["time_of_day"] in ("morning", "afternoon", "evening")
+    assert variables["context"] == "Quote for a water heater"
+
+    status, full, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+    assert status == 200 and full["lead_id"] == lead["id"] and full["direction"] == "outbound"
+    assert full["agent_name"] == "Closer" and full["from"] == agent["phone_number"]
+    assert full["variables"] == {k: v for k, v in variables.items() if k != "context"}
+    assert full["context"] == "Quote for a water heater" and full["max_duration"] == 600
+    status, listed, _ = await api.request("GET", "/api/v1/calls", key=key, params={"agent_id": agent["id"]})
+    assert [c["id"] for c in listed["calls"]] == [call["id"]] and listed["calls"][0]["direction"] == "outbound"
+    status, queued, _ = await api.request("GET", "/api/v1/calls", key=key, params={"status": "queued",
+                                                                                   "agent_id": agent["id"]})
+    assert len(queued["calls"]) == 1
+
+
+async def test_the_request_name_aliases_and_max_duration_reach_the_provider(api, account, voice):
+    agent = await agent_with_number(api, account)
+    status, call, _ = await place(api, account["key"], agent_id=agent["id"], to="+14155550178",
+                                  customer_name="Sam Ortiz", firstMessage="Hello Sam!", max_duration=120)
+    assert status == 201 and call["name"] == "Sam Ortiz"
+    status, placed = await voice.request("GET", f"/call/{call['conversation_id']}")
+    assert placed["customer"] == {"number": "+14155550178", "name": "Sam Ortiz"}
+    assert placed["assistantOverrides"]["firstMessage"] == "Hello Sam!"
+    assert placed["assistantOverrides"]["maxDurationSeconds"] == 120
+    assert placed["assistantOverrides"]["variableValues"]["name"] == "Sam"
+    assert "lead_score" not in placed["assistantOverrides"]["variableValues"]  # no lead has this number
+
+
+async def test_an_idempotency_key_places_one_call(api, account, voice):
+    agent = await agent_with_number(api, account)
+    key, idem = account["key"], {"Idempotency-Key": f"retry-{uuid.uuid4()}"}
+    body = {"agent_id": agent["id"], "to": "+14155550179"}
+    first = await api.request("POST", "/api/v1/calls", key=key, json=body, headers=idem)
+    again = await api.request("POST", "/api/v1/calls", key=key, json=body, headers=idem)
+    assert first[0] == again[0] == 201 and first[1] == again[1]
+    status, listed = await voice.request("GET", f"/call?assistantId={agent['provider_assistant_id']}")
+    assert len(listed) == 1
+    status, body, _ = await api.request("POST", "/api/v1/calls", key=key, json={**body, "to": "+14155550180"},
+                                        headers=idem)
+    assert status == 409 and "Idempotency-Key" in body["error"]["message"]
+
+
+async def test_a_provider_refusal_is_call_failed_and_leaves_no_queued_call(api, account, voice):
+    agent = await agent_with_number(api, account)
+    key, idem = account["key"], {"Idempotency-Key": f"k-{uuid.uuid4()}"}
+    await voice.fail_next("POST", "/call", 400)
+    status, body, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                                "to": "+14155550181"}, headers=idem)
+    assert status == 500 and body["error"]["code"] == "call_failed", body
+    status, listed, _ = await api.request("GET", "/api/v1/calls", key=key, params={"agent_id": agent["id"]})
+    [failed] = listed["calls"]
+    assert failed["status"] == "failed" and failed["conversation_id"] == ""
+    status, full, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": failed["id"]})
+    assert full["ended_reason"].startswith("provider refused")
+    status, retried, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                                   "to": "+14155550181"}, headers=idem)
+    assert status == 201 and retried["status"] == "queued" and retried["id"] != failed["id"]
+
+
+async def test_bad_requests_name_what_to_fix(api, account, other_key):
+    key = account["key"]
+    status, agent, _ = await api.request("POST", "/api/v1/agents", key=key, json={
+        "business_id": account["business_id"], "name": "No line", "system_prompt": "Answer."})
+    status, body, _ = await place(api, key, agent_id=agent["id"], to=TO)
+    assert status == 400 and "phone number" in body["error"]["message"]
+    for fields, fragment in (({"to": "+1555"}, "to"), ({"to": TO, "max_duration": 5}, "max_duration"),
+                             ({"to": TO, "name": "A", "customer_name": "B"}, "customer_name"),
+                             ({"to": TO, "lead_id": "nope"}, "lead_id"), ({"to": TO, "webhook_url": "ftp://x"},
+                                                                            "webhook_url")):
+        status, body, _ = await place(api, key, agent_id=agent["id"], **fields)
+        assert status == 400 and fragment in body["error"]["message"], (fields, body)
+    status, body, _ = await place(api, other_key, agent_id=agent["id"], to=TO)
+    assert status == 404 and body["error"]["code"] == "not_found"
+    status, body, _ = await api.request("GET", "/api/v1/calls", key=key, params={"status": "ringing-ish"})
+    assert status == 400
+    status, body, _ = await api.request("GET", "/api/v1/calls", key=account["read_key"],
+                                        params={"id": str(uuid.uuid4())})
+    assert status == 404

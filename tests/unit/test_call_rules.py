@@ -1,0 +1,83 @@
+"""Call rules: the status order, what the provider's end reasons mean, the enrichment variables and the
+provider's call body."""
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core.errors import ServiceError
+from services.calls import domain
+
+
+def test_a_call_only_moves_forward_and_an_outcome_is_final():
+    assert domain.moves_forward("queued", "ringing") and domain.moves_forward("ringing", "in-progress")
+    assert domain.moves_forward("queued", "ended") and domain.moves_forward("in-progress", "completed")
+    assert domain.moves_forward("ended", "voicemail")
+    assert not domain.moves_forward("in-progress", "ringing")  # a late status-update
+    assert not domain.moves_forward("completed", "ended") and not domain.moves_forward("completed", "failed")
+    assert all(domain.is_final(s) for s in domain.OUTCOMES) and not domain.is_final("ended")
+    assert set(domain.STATUSES) >= {"queued", "completed", "ended", "no-answer"}  # the spec's values
+
+
+@pytest.mark.parametrize("reason, reached, outcome", [
+    ("customer-did-not-answer", "ringing", "no-answer"),
+    ("customer-busy", "queued", "busy"),
+    ("voicemail", "in-progress", "voicemail"),
+    ("customer-ended-call", "in-progress", "completed"),
+    ("exceeded-max-duration", "in-progress", "completed"),
+    ("manually-canceled", "queued", "canceled"),
+    ("pipeline-error-openai-llm-failed", "in-progress", "failed"),
+    ("call.start.error-get-org", "queued", "failed"),
+    ("twilio-failed-to-connect-call", "queued", "failed"),
+    ("something-new", "in-progress", "completed"),
+    ("something-new", "ringing", "failed"),
+    (None, "queued", "failed"),
+])
+def test_the_providers_end_reasons_map_to_outcomes(reason, reached, outcome):
+    assert domain.outcome(reason, reached) == outcome
+
+
+def test_time_of_day_is_the_callees_local_time():
+    noon_utc = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+    assert domain.time_of_day("+14155550100", noon_utc) == "evening"  # 04:00 in San Francisco: the night is evening
+    assert domain.time_of_day("+14155550100", noon_utc + timedelta(hours=5)) == "morning"
+    assert domain.time_of_day("+442079460000", noon_utc) == "afternoon"  # London
+    assert domain.time_of_day("+61291234567", noon_utc) == "evening"  # 23:00 in Sydney
+    assert domain.time_of_day("+14155550100", noon_utc + timedelta(hours=8)) == "afternoon"
+
+
+def test_enrichment_prefers_the_request_name_and_counts_days_since_the_lead_was_made():
+    now = datetime(2026, 3, 2, 18, 0, tzinfo=timezone.utc)
+    lead = {"name": "Dana Reyes", "first_name": None, "score": 62, "status": "contacted", "interaction_count": 2,
+            "source": "referral", "created_at": now - timedelta(days=3, hours=1)}
+    variables = domain.enrichment(to="+14155550100", now=now, name=None, lead=lead, business_name="Acme",
+                                  business_phone="+15125550100")
+    assert variables == {"name": "Dana", "lead_score": 62, "lead_status": "contacted", "interaction_count": 2,
+                         "lead_source": "referral", "days_since_first_contact": 3, "business_name": "Acme",
+                         "business_phone": "+15125550100", "time_of_day": "morning"}
+    assert domain.enrichment(to="+14155550100", now=now, name="Sam Ortiz", lead=lead, business_name=None,
+                             business_phone=None)["name"] == "Sam"
+    assert "lead_score" not in domain.enrichment(to="+14155550100", now=now, name=None, lead=None,
+                                                 business_name="Acme", business_phone=None)
+
+
+def test_new_call_checks():
+    assert domain.check_max_duration(None) == 600 and domain.check_max_duration(10) == 10
+    for bad in (9, 43201):
+        with pytest.raises(ServiceError, match="max_duration"):
+            domain.check_max_duration(bad)
+    assert domain.check_text("  ", "name", 10) is None
+    with pytest.raises(ServiceError, match="Idempotency-Key"):
+        domain.check_idempotency_key("bad\nkey")
+    assert domain.request_hash({"a": 1, "b": None}) == domain.request_hash({"b": None, "a": 1})
+
+
+def test_the_provider_call_body():
+    body = domain.provider_call(assistant_id="as", phone_number_id="pn", to="+14155550100", name=None,
+                                prompt="Call back.", first_message="Hi!", model={"provider": "openai", "model": "m"},
+                                context=None, max_duration=300, variables={"name": "Dana"}, call_id="c-1")
+    assert body == {"assistantId": "as", "phoneNumberId": "pn", "customer": {"number": "+14155550100"},
+                    "assistantOverrides": {
+                        "firstMessage": "Hi!", "maxDurationSeconds": 300,
+                        "model": {"provider": "openai", "model": "m",
+                                  "messages": [{"role": "system", "content": "Call back."}]},
+                        "variableValues": {"name": "Dana"}, "metadata": {"switchboard_call_id": "c-1"}}}
