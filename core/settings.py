@@ -5,6 +5,8 @@ never shows them.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -32,6 +34,11 @@ DEV_SECRET = "dev-only-insecure-secret-change-me"
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return int(raw) if raw not in (None, "") else default
+
+
+def _derived(secret: str, purpose: str) -> str:
+    """A secret for one purpose, derived from the server secret (HMAC-SHA256)."""
+    return hmac.new(secret.encode(), purpose.encode(), hashlib.sha256).hexdigest()
 
 
 def _list(name: str, default: str = "") -> tuple[str, ...]:
@@ -64,6 +71,9 @@ class Settings:
     voice_timeout_seconds: float = 5.0
     # Our SIP trunk credential at the voice provider: pool numbers are imported through it.
     voice_sip_credential_id: str = ""
+    # Signs the provider's server messages (call statuses, end-of-call reports): the HMAC secret of the webhook
+    # credential we register at the provider. Derived from the secret key unless VOICE_WEBHOOK_SECRET is set.
+    voice_webhook_secret: Secret = Secret("")
     # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
     number_pool_file: str = ""
     # Checkout price ids signup accepts as plan_id: {price_id: plan} (core.plans).
@@ -112,6 +122,8 @@ def load() -> Settings:
         voice_api_key=Secret(os.environ.get("VOICE_API_KEY", "")),
         voice_timeout_seconds=float(os.environ.get("VOICE_TIMEOUT_SECONDS", "5")),
         voice_sip_credential_id=os.environ.get("VOICE_SIP_CREDENTIAL_ID", ""),
+        voice_webhook_secret=Secret(os.environ.get("VOICE_WEBHOOK_SECRET") or _derived(
+            os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET), "voice-webhook")),
         number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),

@@ -253,6 +253,9 @@ CALL_CREATE = _obj({
 }, ("agent_id", "to"))
 CALL_CREATE["allOf"] = [{"not": {"required": ["name", "customer_name"]}},
                         {"not": {"required": ["first_message", "firstMessage"]}}]
+PROVIDER_MESSAGE = _obj({"message": {**_obj({"type": {"type": "string"}, "call": {"type": "object"}}, ("type",)),
+                                     "description": "the provider's server message (its own schema)"}},
+                        ("message",))
 _CALL = message_schema(calls_pb2.Call.DESCRIPTOR)
 _CALL["properties"]["status"] = CALL_STATUS
 # The spec's creation reply and list entries (inbound entries carry direction and summary).
@@ -357,6 +360,8 @@ SCHEMAS: dict[str, dict] = {
                      ("leads", *PAGE_FIELDS)),
     "LeadAudit": message_schema(sdr_pb2.LeadAudit.DESCRIPTOR),
     "CallCreateRequest": CALL_CREATE,
+    "ProviderMessage": PROVIDER_MESSAGE,
+    "ProviderMessageAnswer": {"type": "object", "description": "{} (inbound assistant requests answer more)"},
     "Call": _CALL,
     "CallCreated": _obj({f: _CALL["properties"][f] for f in CREATED_FIELDS}, CREATED_FIELDS),
     "CallList": _obj({"calls": {"type": "array", "items": _obj({f: _CALL["properties"][f] for f in LIST_FIELDS},

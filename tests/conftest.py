@@ -50,7 +50,9 @@ def stack(request):
               extra_env={"TRUSTED_PROXIES": "127.0.0.1", "KEY_RATE_LIMIT_PER_MINUTE": "1000000",
                          "LOG_LEVEL": "INFO",
                          # webhook retries in milliseconds instead of minutes; claims due again after 2 s
-                         "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2"})
+                         "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
+                         # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)
+                         "VOICE_SIM_TIME_SCALE": "0.05"})
     try:
         s.start()
         yield s

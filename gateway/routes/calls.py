@@ -1,10 +1,13 @@
 """Calls: place an outbound call, list calls, read one."""
 from __future__ import annotations
 
+import json
+
 from gateway.convert import to_json
-from gateway.routes import Creates, RequestContext, Route
+from gateway.routes import PUBLIC, Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
-from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, UUID
+from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, PROVIDER_MESSAGE, UUID
+from providers.voice.server_messages import MESSAGES_PATH, SIGNATURE_HEADER, TIMESTAMP_HEADER
 from services.calls import domain
 from switchboard.v1 import calls_pb2
 
@@ -46,6 +49,14 @@ async def get_call(ctx: RequestContext):
     return to_json(call)
 
 
+async def provider_message(ctx: RequestContext):
+    headers = ctx.request.headers
+    reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(
+        body=await ctx.request.read(), signature=headers.get(SIGNATURE_HEADER, ""),
+        timestamp=headers.get(TIMESTAMP_HEADER, "")))
+    return json.loads(reply.response_json)
+
+
 STATUSES = ("Statuses: queued (placed at the provider), ringing, in-progress, forwarding (offered to a "
             "forward-to phone), ended (over, outcome not known yet), then one outcome: completed (a conversation "
             "took place), no-answer, busy, voicemail (reached a voicemail box; never reported as completed), failed "
@@ -74,4 +85,12 @@ ROUTES = [
           rpcs=(f"{CALLS}/ListCalls", f"{CALLS}/GetCall"),
           description="Across the key's businesses. With ?id=: the whole call (schema Call), including the "
           "enrichment variables it was placed with; a call of another business is 404. " + STATUSES),
+    Route("POST", MESSAGES_PATH, provider_message, "The voice provider's server messages", "providers",
+          auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
+          errors=("unauthorized", "invalid_request"), rpcs=(f"{CALLS}/HandleProviderMessage",),
+          description="Called by the voice provider, not by API clients: status updates and end-of-call reports "
+          f"of our calls, signed with our webhook credential (hex HMAC-SHA256 over '<{TIMESTAMP_HEADER}>.<raw "
+          f"body>' in {SIGNATURE_HEADER}, the Unix time in {TIMESTAMP_HEADER}; more than 5 minutes off is "
+          "refused, 401). Each moves its call forward only, and a report applies once, so duplicated and "
+          "reordered messages are harmless. Other message types are acknowledged with {}."),
 ]

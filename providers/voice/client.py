@@ -222,6 +222,14 @@ class VapiClient:
         params = {k: v for k, v in (("assistantId", assistant_id), ("limit", limit)) if v is not None}
         return await self._request("GET", "/call", "/call", params=params or None)
 
+    # -- credentials -------------------------------------------------------------------------------
+
+    async def create_credential(self, body: dict) -> dict:
+        return await self._request("POST", "/credential", "/credential", json=body)
+
+    async def list_credentials(self) -> list[dict]:
+        return await self._request("GET", "/credential", "/credential")
+
     # -- evals and eval runs -----------------------------------------------------------------------
 
     async def create_eval(self, body: dict) -> dict:

@@ -134,8 +134,9 @@ def enrichment(*, to: str, now: datetime, name: str | None, lead: dict | None, b
 
 def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str | None, prompt: str,
                   first_message: str, model: dict, context: str | None, max_duration: int, variables: dict,
-                  call_id: str) -> dict:
-    """The provider's `POST /call` body: the agent's assistant with this call's outbound overrides."""
+                  call_id: str, server: dict) -> dict:
+    """The provider's `POST /call` body: the agent's assistant with this call's outbound overrides; `server` is
+    where the provider sends the call's messages (providers.voice.server_messages)."""
     system = prompt if not context else f"{prompt}\n\nContext for this call: {context}"
     customer = {"number": to, **({"name": name} if name else {})}
     return {
@@ -144,6 +145,82 @@ def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str
             "firstMessage": first_message, "maxDurationSeconds": max_duration,
             "model": {**model, "messages": [{"role": "system", "content": system}]},
             "variableValues": {**variables, **({"context": context} if context else {})},
-            "metadata": {"switchboard_call_id": call_id},
+            "metadata": {"switchboard_call_id": call_id}, "server": server,
         },
     }
+
+
+# -- the provider's messages -----------------------------------------------------------------------
+
+PROVIDER_STATUSES = ("queued", "ringing", "in-progress", "forwarding", "ended")
+
+
+def message_of(payload) -> dict:
+    """The `message` of a server message body, checked for what every message carries."""
+    message = payload.get("message") if isinstance(payload, dict) else None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise invalid("a server message is {\"message\": {\"type\": ..., \"call\": {...}}}")
+    call = message.get("call")
+    if message["type"] in ("status-update", "end-of-call-report") and not (
+            isinstance(call, dict) and isinstance(call.get("id"), str)):
+        raise invalid(f"a {message['type']} message names its call (message.call.id)")
+    return message
+
+
+def our_call_id(message: dict) -> str | None:
+    """The call id we gave the provider in the call's metadata, if the message carries it."""
+    overrides = (message.get("call") or {}).get("assistantOverrides") or {}
+    value = (overrides.get("metadata") or {}).get("switchboard_call_id")
+    return value if isinstance(value, str) else None
+
+
+def after_status(status: str, answered: bool, reported: bool, new: str | None) -> dict:
+    """The changes a status update makes to a call (none when it would move it backwards)."""
+    if new not in PROVIDER_STATUSES or reported or not moves_forward(status, new):
+        return {}
+    return {"status": new, "answered": answered or new == "in-progress"}
+
+
+def after_report(status: str, answered: bool, reported: bool, report: dict) -> dict:
+    """The changes an end-of-call report makes: the outcome (unless one is already final), what was said and
+    extracted, the timing and the cost. A report is applied once."""
+    if reported:
+        return {}
+    artifact = report.get("artifact") if isinstance(report.get("artifact"), dict) else {}
+    analysis = report.get("analysis") if isinstance(report.get("analysis"), dict) else {}
+    reached = "in-progress" if answered else status
+    changes = {"ended_reason": _text(report.get("endedReason")), "transcript": _text(artifact.get("transcript")),
+               "recording_url": _text(artifact.get("recordingUrl")), "summary": _text(analysis.get("summary")),
+               "structured_data": analysis.get("structuredData") if isinstance(analysis.get("structuredData"),
+                                                                              dict) else None,
+               "started_at": _time(report.get("startedAt")), "ended_at": _time(report.get("endedAt")),
+               "cost_cents": _cents(report.get("cost"))}
+    if not is_final(status):
+        changes["status"] = outcome(changes["ended_reason"], reached)
+    if answered and changes["started_at"] and changes["ended_at"]:
+        changes["duration"] = max(0, int((changes["ended_at"] - changes["started_at"]).total_seconds()))
+    return changes
+
+
+def events_of_move(before: str, after: str, was_answered: bool, answered: bool) -> list[str]:
+    """The event types a change of a call emits: call.started when it is answered, and call.completed (a
+    conversation or a voicemail box) or call.failed (failed, no-answer, busy, canceled) when it reaches its outcome."""
+    events = ["call.started"] if answered and not was_answered else []
+    if is_final(after) and not is_final(before):
+        events.append("call.completed" if after in ("completed", "voicemail") else "call.failed")
+    return events
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _time(value) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _cents(cost) -> int:
+    return max(0, round(cost * 100)) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else 0

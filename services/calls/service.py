@@ -24,6 +24,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.records import find_owned
 from core.rpc import Client
 from providers.voice.adapter import ProviderError, VoiceProvider
+from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
 from services.calls.store import calls
 from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2
@@ -64,9 +65,11 @@ def _check_webhook_url(url: str | None) -> str | None:
 
 
 class Calls:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, agents: Client, sdr: Client, accounts: Client):
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, agents: Client, sdr: Client,
+                 accounts: Client):
         self.engine = engine
         self.voice = voice
+        self.server = server
         # Other services, called as the caller (Runtime.client).
         self.agents, self.sdr, self.accounts = agents, sdr, accounts
 
@@ -150,7 +153,7 @@ class Calls:
             assistant_id=profile.provider_assistant_id, phone_number_id=profile.provider_phone_number_id,
             to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,
             model=json_format.MessageToDict(profile.model), context=request["context"], max_duration=request["max_duration"],
-            variables=variables, call_id=call_id)
+            variables=variables, call_id=call_id, server=await self.server.get())
         try:
             placed = await self.voice.create_call(body)
         except ProviderError as exc:

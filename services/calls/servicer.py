@@ -1,10 +1,14 @@
 """Calls gRPC servicer: requests into the call use cases (services.calls.service), rows into replies."""
 from __future__ import annotations
 
+import json
+
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers.voice.client import VapiClient
+from providers.voice.server_messages import ServerConfig
+from services.calls.lifecycle_service import Lifecycle
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import calls_pb2, calls_pb2_grpc
 
@@ -32,8 +36,13 @@ def call_message(row) -> calls_pb2.Call:
 
 
 class CallsServicer(calls_pb2_grpc.CallsServicer):
-    def __init__(self, calls: Calls):
+    def __init__(self, calls: Calls, lifecycle: Lifecycle):
         self.calls = calls
+        self.lifecycle = lifecycle
+
+    async def HandleProviderMessage(self, request, context):
+        answer = await self.lifecycle.handle(request.body, request.signature, request.timestamp)
+        return calls_pb2.ProviderMessageReply(response_json=json.dumps(answer))
 
     async def CreateCall(self, request, context):
         new = NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
@@ -55,5 +64,7 @@ def build(runtime: Runtime) -> CallsServicer:
     s = runtime.settings
     voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
     runtime.on_stop.append(voice.close)
-    return CallsServicer(Calls(runtime.engine, voice, runtime.client("agents"), runtime.client("sdr"),
-                               runtime.client("accounts")))
+    secret = s.voice_webhook_secret.reveal()
+    calls = Calls(runtime.engine, voice, ServerConfig(voice, secret, s.public_base_url), runtime.client("agents"),
+                  runtime.client("sdr"), runtime.client("accounts"))
+    return CallsServicer(calls, Lifecycle(runtime.engine, secret, runtime.events_committed))

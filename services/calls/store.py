@@ -39,6 +39,14 @@ calls = sa.Table(
     sa.Column("summary", sa.Text),
     sa.Column("recording_url", sa.Text),
     sa.Column("quality_dimensions", JSONB),
+    # From the provider's messages: whether anyone answered, what was said and extracted, what it cost.
+    sa.Column("answered", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("transcript", sa.Text),
+    sa.Column("structured_data", JSONB),
+    sa.Column("cost_cents", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("started_at", Ts),
+    sa.Column("ended_at", Ts),
+    sa.Column("reported_at", Ts),  # when the end-of-call report was applied (once)
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
 )
@@ -109,3 +117,13 @@ async def release_key(conn: AsyncConnection, account_id: str, key: str) -> None:
     """Forget a claim whose request failed, so that a retry places the call."""
     await conn.execute(idempotency_keys.delete().where(idempotency_keys.c.account_id == account_id,
                                                        idempotency_keys.c.key == key))
+
+
+async def call_for_message(conn: AsyncConnection, our_id: str | None, provider_id: str):
+    """The call a provider message is about, locked: by the id we gave the provider, else by the provider's."""
+    if our_id:
+        row = (await conn.execute(sa.select(calls).where(calls.c.id == our_id).with_for_update())).first()
+        if row is not None:
+            return row
+    return (await conn.execute(sa.select(calls).where(calls.c.provider_call_id == provider_id)
+                               .with_for_update())).first()

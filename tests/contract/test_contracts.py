@@ -77,6 +77,8 @@ def _fill(message, depth=0):
                 _fill(target, depth + 1)
             continue
         sample = {FieldDescriptor.CPPTYPE_STRING: "x", FieldDescriptor.CPPTYPE_BOOL: True}.get(field.cpp_type, 7)
+        if field.type == FieldDescriptor.TYPE_BYTES:
+            sample = b"x"
         if field.is_repeated:
             getattr(message, field.name).append(sample)
         else:

@@ -5,30 +5,43 @@ import uuid
 import pytest
 
 TO = "+14155550177"
+# Pool area codes the calling tests draw from (deploy/local/number_pool.json); they give their numbers back.
+CALLING_AREAS = ("206", "312", "617")
 
 
-async def agent_with_number(api, account, **fields) -> dict:
+async def agent_with_number(api, account) -> dict:
     key, bid = account["key"], account["business_id"]
     status, agent, _ = await api.request("POST", "/api/v1/agents", key=key, json={
-        "business_id": bid, "name": "Closer", "system_prompt": "Answer the phone.", **fields})
+        "business_id": bid, "name": "Closer", "system_prompt": "Answer the phone."})
     assert status == 201, agent
-    status, pool, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key,
-                                        params={"country": "US", "capability": "voice", "limit": "100"})
-    for candidate in reversed(pool["numbers"]):
-        status, number, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={
-            "business_id": bid, "phone_number": candidate["phone_number"], "agent_id": agent["id"]})
-        if status == 201:
-            return {**agent, "phone_number": number["phone_number"], "provider_number": number["provider_phone_number_id"]}
-    pytest.fail("no free number in the pool")
+    for area in CALLING_AREAS:
+        status, pool, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key,
+                                            params={"country": "US", "area_code": area, "limit": "100"})
+        for candidate in pool["numbers"]:
+            status, number, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={
+                "business_id": bid, "phone_number": candidate["phone_number"], "agent_id": agent["id"]})
+            if status == 201:
+                return {**agent, "phone_number": number["phone_number"],
+                        "provider_number": number["provider_phone_number_id"]}
+    pytest.fail("no free number in the calling tests' area codes")
+
+
+@pytest.fixture
+async def calling_agent(api, account):
+    """An agent with a number of its own, given back to the pool afterwards."""
+    agent = await agent_with_number(api, account)
+    yield agent
+    await api.request("DELETE", "/api/v1/phone-numbers", key=account["key"],
+                      params={"phone_number": agent["phone_number"]})
 
 
 async def place(api, key, **body):
     return await api.request("POST", "/api/v1/calls", key=key, json=body)
 
 
-async def test_an_outbound_call_carries_the_outbound_configuration_and_the_leads_enrichment(api, account, voice):
-    key = account["key"]
-    agent = await agent_with_number(api, account)
+async def test_an_outbound_call_carries_the_outbound_configuration_and_the_leads_enrichment(api, account, voice,
+                                                                                           calling_agent):
+    key, agent = account["key"], calling_agent
     status, _, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
         "id": agent["id"], "outbound_prompt": "You call back about quotes.", "outbound_first_message": "Hi, it's Acme.",
         "outbound_llm": "gpt-4.1-mini"})
@@ -71,8 +84,8 @@ async def test_an_outbound_call_carries_the_outbound_configuration_and_the_leads
     assert len(queued["calls"]) == 1
 
 
-async def test_the_request_name_aliases_and_max_duration_reach_the_provider(api, account, voice):
-    agent = await agent_with_number(api, account)
+async def test_the_request_name_aliases_and_max_duration_reach_the_provider(api, account, voice, calling_agent):
+    agent = calling_agent
     status, call, _ = await place(api, account["key"], agent_id=agent["id"], to="+14155550178",
                                   customer_name="Sam Ortiz", firstMessage="Hello Sam!", max_duration=120)
     assert status == 201 and call["name"] == "Sam Ortiz"
@@ -84,8 +97,8 @@ async def test_the_request_name_aliases_and_max_duration_reach_the_provider(api,
     assert "lead_score" not in placed["assistantOverrides"]["variableValues"]  # no lead has this number
 
 
-async def test_an_idempotency_key_places_one_call(api, account, voice):
-    agent = await agent_with_number(api, account)
+async def test_an_idempotency_key_places_one_call(api, account, voice, calling_agent):
+    agent = calling_agent
     key, idem = account["key"], {"Idempotency-Key": f"retry-{uuid.uuid4()}"}
     body = {"agent_id": agent["id"], "to": "+14155550179"}
     first = await api.request("POST", "/api/v1/calls", key=key, json=body, headers=idem)
@@ -98,8 +111,8 @@ async def test_an_idempotency_key_places_one_call(api, account, voice):
     assert status == 409 and "Idempotency-Key" in body["error"]["message"]
 
 
-async def test_a_provider_refusal_is_call_failed_and_leaves_no_queued_call(api, account, voice):
-    agent = await agent_with_number(api, account)
+async def test_a_provider_refusal_is_call_failed_and_leaves_no_queued_call(api, account, voice, calling_agent):
+    agent = calling_agent
     key, idem = account["key"], {"Idempotency-Key": f"k-{uuid.uuid4()}"}
     await voice.fail_next("POST", "/call", 400)
     status, body, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],

@@ -49,7 +49,7 @@ class World:
     async def new_webhook(self) -> str:
         made = await self.ok("POST", "/api/v1/webhooks", json={
             "business_id": self.a_business, "webhook_url": f"http://127.0.0.1:9/hooks/{next(_hooks)}",
-            "events": ["call.completed"]})  # an event nothing emits yet: no deliveries change the snapshot
+            "events": ["dispatcher.briefing_created"]})  # nothing emits it yet: no deliveries change the snapshot
         return made["webhook"]["id"]
 
     async def new_key(self) -> str:
@@ -151,7 +151,8 @@ CASES: dict[tuple[str, str], Case] = {
     ("PATCH", "/api/v1/leads"): Case(_r(json=lambda w: {"id": w.lead, "notes": "called"}), NOT_FOUND),
     ("GET", "/api/v1/leads/audit"): Case(_r(), NO_IDS),
     # webhooks and events
-    ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business, "events": ["call.completed"],
+    ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business,
+                                                          "events": ["dispatcher.briefing_created"],
                                                           "webhook_url": "http://127.0.0.1:9/other"}), FORBIDDEN),
     ("GET", "/api/v1/webhooks"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
     ("DELETE", "/api/v1/webhooks"): Case(_delete_webhook, FORBIDDEN),
@@ -182,5 +183,6 @@ BY_ID_ALONE: dict[str, tuple[str, str, Recipe]] = {
 
 # Routes that need neither a key nor a session: no account's data behind them.
 PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/openapi.json"): "the document",
-          ("GET", "/api/v1/schemas"): "the schemas"}
+          ("GET", "/api/v1/schemas"): "the schemas",
+          ("POST", "/api/v1/providers/voice/messages"): "the voice provider's messages, authenticated by signature"}
 

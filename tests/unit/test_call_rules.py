@@ -74,10 +74,43 @@ def test_new_call_checks():
 def test_the_provider_call_body():
     body = domain.provider_call(assistant_id="as", phone_number_id="pn", to="+14155550100", name=None,
                                 prompt="Call back.", first_message="Hi!", model={"provider": "openai", "model": "m"},
-                                context=None, max_duration=300, variables={"name": "Dana"}, call_id="c-1")
+                                context=None, max_duration=300, variables={"name": "Dana"}, call_id="c-1",
+                                server={"url": "https://x/messages", "credentialId": "cr"})
     assert body == {"assistantId": "as", "phoneNumberId": "pn", "customer": {"number": "+14155550100"},
                     "assistantOverrides": {
                         "firstMessage": "Hi!", "maxDurationSeconds": 300,
                         "model": {"provider": "openai", "model": "m",
                                   "messages": [{"role": "system", "content": "Call back."}]},
-                        "variableValues": {"name": "Dana"}, "metadata": {"switchboard_call_id": "c-1"}}}
+                        "variableValues": {"name": "Dana"}, "metadata": {"switchboard_call_id": "c-1"},
+                        "server": {"url": "https://x/messages", "credentialId": "cr"}}}
+
+
+def test_status_updates_move_forward_only_and_stop_after_the_report():
+    assert domain.after_status("queued", False, False, "ringing") == {"status": "ringing", "answered": False}
+    assert domain.after_status("ringing", False, False, "in-progress") == {"status": "in-progress", "answered": True}
+    assert domain.after_status("in-progress", True, False, "ringing") == {}  # late
+    assert domain.after_status("completed", True, True, "ended") == {}  # the report came first
+    assert domain.after_status("queued", False, False, "no-such-status") == {}
+
+
+def test_a_report_ends_the_call_once_with_what_was_said():
+    report = {"endedReason": "customer-ended-call", "startedAt": "2026-03-02T10:00:00.000Z",
+              "endedAt": "2026-03-02T10:01:30.000Z", "cost": 0.123,
+              "artifact": {"transcript": "AI: Hi\nUser: Hello", "recordingUrl": "https://r/1.wav"},
+              "analysis": {"summary": "Said hello.", "structuredData": {"name": "Dana"}}}
+    changes = domain.after_report("in-progress", True, False, report)
+    assert changes["status"] == "completed" and changes["duration"] == 90 and changes["cost_cents"] == 12
+    assert changes["summary"] == "Said hello." and changes["structured_data"] == {"name": "Dana"}
+    assert domain.after_report("completed", True, True, report) == {}  # a duplicate
+    assert "status" not in domain.after_report("canceled", False, False, report)  # an outcome is final
+    unanswered = domain.after_report("ringing", False, False, {"endedReason": "customer-did-not-answer"})
+    assert unanswered["status"] == "no-answer" and "duration" not in unanswered
+    assert domain.after_report("queued", False, False, {"cost": "free", "artifact": []})["cost_cents"] == 0
+
+
+def test_the_events_of_a_move():
+    assert domain.events_of_move("ringing", "in-progress", False, True) == ["call.started"]
+    assert domain.events_of_move("in-progress", "completed", True, True) == ["call.completed"]
+    assert domain.events_of_move("ended", "voicemail", True, True) == ["call.completed"]
+    assert domain.events_of_move("ringing", "busy", False, False) == ["call.failed"]
+    assert domain.events_of_move("completed", "completed", True, True) == []

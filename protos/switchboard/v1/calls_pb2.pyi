@@ -21,6 +21,22 @@ COMPLIANCE_MODE_UNSPECIFIED: ComplianceMode
 COMPLIANCE_MODE_SKIP: ComplianceMode
 COMPLIANCE_MODE_ENFORCE: ComplianceMode
 
+class ProviderMessage(_message.Message):
+    __slots__ = ("body", "signature", "timestamp")
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    body: bytes
+    signature: str
+    timestamp: str
+    def __init__(self, body: _Optional[bytes] = ..., signature: _Optional[str] = ..., timestamp: _Optional[str] = ...) -> None: ...
+
+class ProviderMessageReply(_message.Message):
+    __slots__ = ("response_json",)
+    RESPONSE_JSON_FIELD_NUMBER: _ClassVar[int]
+    response_json: str
+    def __init__(self, response_json: _Optional[str] = ...) -> None: ...
+
 class CreateCallRequest(_message.Message):
     __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -52,6 +52,11 @@ class CallsStub:
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.ListCallsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_calls__pb2.ListCallsReply.FromString,
                 _registered_method=True)
+        self.HandleProviderMessage = channel.unary_unary(
+                '/switchboard.v1.Calls/HandleProviderMessage',
+                request_serializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessage.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessageReply.FromString,
+                _registered_method=True)
 
 
 class CallsServicer:
@@ -83,6 +88,15 @@ class CallsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def HandleProviderMessage(self, request, context):
+        """Applies a server message of the voice provider (status update, end-of-call report) to its call, once and
+        never backwards; fails UNAUTHENTICATED (unauthorized) when its signature or timestamp does not hold and
+        INVALID_ARGUMENT (invalid_request) when it is not a server message.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CallsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -100,6 +114,11 @@ def add_CallsServicer_to_server(servicer, server):
                     servicer.ListCalls,
                     request_deserializer=switchboard_dot_v1_dot_calls__pb2.ListCallsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_calls__pb2.ListCallsReply.SerializeToString,
+            ),
+            'HandleProviderMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.HandleProviderMessage,
+                    request_deserializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessage.FromString,
+                    response_serializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessageReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -186,6 +205,33 @@ class Calls:
             '/switchboard.v1.Calls/ListCalls',
             switchboard_dot_v1_dot_calls__pb2.ListCallsRequest.SerializeToString,
             switchboard_dot_v1_dot_calls__pb2.ListCallsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HandleProviderMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/HandleProviderMessage',
+            switchboard_dot_v1_dot_calls__pb2.ProviderMessage.SerializeToString,
+            switchboard_dot_v1_dot_calls__pb2.ProviderMessageReply.FromString,
             options,
             channel_credentials,
             insecure,

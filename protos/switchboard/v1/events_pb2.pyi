@@ -142,6 +142,71 @@ class VoicemailReceived(_message.Message):
     received_at: str
     def __init__(self, call_id: _Optional[str] = ..., from_number: _Optional[str] = ..., transcript: _Optional[str] = ..., recording_url: _Optional[str] = ..., lead_id: _Optional[str] = ..., received_at: _Optional[str] = ...) -> None: ...
 
+class CallStarted(_message.Message):
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "to", "lead_id")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    conversation_id: str
+    agent_id: str
+    direction: str
+    to: str
+    lead_id: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
+
+class CallCompleted(_message.Message):
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "duration", "summary", "ended_reason", "recording_url")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    DURATION_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_URL_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    conversation_id: str
+    agent_id: str
+    direction: str
+    status: str
+    to: str
+    lead_id: str
+    duration: int
+    summary: str
+    ended_reason: str
+    recording_url: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., ended_reason: _Optional[str] = ..., recording_url: _Optional[str] = ..., **kwargs) -> None: ...
+
+class CallFailed(_message.Message):
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "ended_reason")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    conversation_id: str
+    agent_id: str
+    direction: str
+    status: str
+    to: str
+    lead_id: str
+    ended_reason: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., **kwargs) -> None: ...
+
 class WebhookTest(_message.Message):
     __slots__ = ("message", "sent_at")
     MESSAGE_FIELD_NUMBER: _ClassVar[int]

@@ -1,5 +1,9 @@
 """A local voice-AI provider: a real HTTP server speaking the provider's (Vapi's) REST API for
-assistants, phone numbers, calls, evals and eval runs, keeping its state in a data folder.
+assistants, phone numbers, calls, webhook credentials, evals and eval runs, keeping its state in a data folder.
+It plays every call it places (`playback`): statuses and an end-of-call report POSTed as signed server
+messages to the call's server URL. The dialled number's last four digits choose the outcome: 0001 no answer,
+0002 busy, 0003 voicemail, 0004 failed, anything else answered. VOICE_SIM_TIME_SCALE multiplies the times
+(1: a call lasts about 16 s; the tests use 0.05).
 
 `make run` and the test harness start it (`python -m providers.voice.simulator --port N --data-dir DIR
 --api-key KEY`) and point the real client at it. Modules:
@@ -8,7 +12,8 @@ assistants, phone numbers, calls, evals and eval runs, keeping its state in a da
 - `resources`: one collection class per resource kind (its rules, validation and references);
 - `validation`: request checks as the provider makes them (whitelisted properties, field rules);
 - `state`: the store (JSON in the data folder, written atomically after every change);
-- `control`: the test control plane below.
+- `control`: the test control plane below;
+- `playback`: calls played through their statuses to their end-of-call report.
 
 Test control plane (not part of the provider's API; under `/_simulator`, no authentication):
 
@@ -21,6 +26,10 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
 - `GET /_simulator/requests?path=/assistant[&method=GET]` → the last 500 provider requests whose path starts
   with `path`, oldest first: `[{"method", "path", "status"}]` (status is null while a request is in progress).
 - `GET /_simulator/health` → `{"status": "ok"}`.
+- `POST /_simulator/playback` `{"outcome": "answered"|"no-answer"|"busy"|"voicemail"|"failed", "duplicate": false,
+  "reorder": false, "times": 1}` → 201: the next `times` calls play that outcome (instead of the number's), with
+  every message sent twice (`duplicate`) or the end-of-call report before the last status update (`reorder`);
+  `DELETE /_simulator/playback` forgets the scripts not used yet.
 
-Later work plays calls and runs evals: see `resources.Calls` and `resources.EvalRuns`.
+Later work runs evals: see `resources.EvalRuns`.
 """

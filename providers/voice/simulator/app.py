@@ -9,8 +9,9 @@ from pathlib import Path
 
 from aiohttp import web
 
-from providers.voice.simulator.control import Control
+from providers.voice.simulator.control import PREFIX, Control
 from providers.voice.simulator.errors import INVALID_KEY, ApiError, bad_request, error_response
+from providers.voice.simulator.playback import OUTCOMES, Playback, Script
 from providers.voice.simulator.resources import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Collection, collections
 from providers.voice.simulator.state import Store
 
@@ -94,11 +95,31 @@ def add_collection_routes(router: web.UrlDispatcher, collection: Collection) -> 
             router.add_route(method, path, handler)
 
 
+def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
+    """Control plane: how the next calls play (see playback)."""
+
+    async def add(request: web.Request) -> web.Response:
+        body = await json_body(request)
+        script = Script(**{k: body[k] for k in ("outcome", "duplicate", "reorder", "times") if k in body})
+        if script.outcome is not None and script.outcome not in OUTCOMES:
+            return error_response(400, [f"outcome must be one of {', '.join(OUTCOMES)}"])
+        playback.scripts.append(script)
+        return web.json_response({"script": script.__dict__}, status=201)
+
+    async def clear(request: web.Request) -> web.Response:
+        cleared = len(playback.scripts)
+        playback.scripts.clear()
+        return web.json_response({"cleared": cleared})
+
+    router.add_post(f"{PREFIX}/playback", add)
+    router.add_delete(f"{PREFIX}/playback", clear)
+
+
 async def unknown_route(request: web.Request) -> web.Response:
     raise ApiError(404, f"Cannot {request.method} {request.path}")
 
 
-def build_app(state_dir: Path, api_key: str) -> web.Application:
+def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0) -> web.Application:
     if not api_key:
         raise ValueError("the simulator needs an API key")
     control = Control()
@@ -106,7 +127,10 @@ def build_app(state_dir: Path, api_key: str) -> web.Application:
     app[STORE] = store = Store(Path(state_dir))
     app[CONTROL] = control
     app[COLLECTIONS] = by_kind = collections(store)
+    playback = Playback(store, time_scale)
+    by_kind["call"].after_create = playback.start
     control.add_routes(app.router)
+    add_playback_routes(app.router, playback)
     # Longest segments first, so /eval/run is not taken for /eval/{id}.
     for collection in sorted(by_kind.values(), key=lambda c: -len(c.segment)):
         add_collection_routes(app.router, collection)

@@ -23,6 +23,7 @@ class Collection:
     operations = frozenset({"create", "list", "get", "update", "delete"})
     filters: tuple[str, ...] = ()  # list query parameters that filter on the field of the same name
     null_removes = False  # on update, a null resets the field (it is removed) instead of being stored
+    after_create = None  # called with each new record (the calls' playback)
 
     def __init__(self, store: Store):
         self.store = store
@@ -47,7 +48,10 @@ class Collection:
     # -- operations -----------------------------------------------------------------------------------------
 
     def create(self, body: dict) -> dict:
-        return self.store.create(self.kind, self.prepare_create(body))
+        record = self.store.create(self.kind, self.prepare_create(body))
+        if self.after_create is not None:
+            self.after_create(record)
+        return record
 
     def get(self, record_id: str) -> dict:
         record = self.store.get(self.kind, record_id)
@@ -117,7 +121,7 @@ class PhoneNumbers(Collection):
 
 
 class Calls(Collection):
-    """Outbound calls. Created `queued`; playing them through their statuses comes later."""
+    """Outbound calls. Created `queued`, then played (see playback)."""
 
     kind, segment, label = "call", "call", "Call"
     operations = frozenset({"create", "list", "get"})
@@ -129,6 +133,17 @@ class Calls(Collection):
             self.require("assistant", body["assistantId"], "Assistant")
         self.require("phone-number", body["phoneNumberId"], "Phone Number")
         return {"type": "outboundPhoneCall", "status": "queued", **body}
+
+
+class Credentials(Collection):
+    """Webhook credentials: how server messages are authenticated (an assistant's `server.credentialId`)."""
+
+    kind, segment, label = "credential", "credential", "Credential"
+    operations = frozenset({"create", "list", "get", "delete"})
+
+    def prepare_create(self, body: dict) -> dict:
+        check(validation.credential(body))
+        return body
 
 
 class Evals(Collection):
@@ -158,7 +173,7 @@ class EvalRuns(Collection):
         return {"status": "queued", **body, "startedAt": None, "endedAt": None, "results": []}
 
 
-KINDS: tuple[type[Collection], ...] = (Assistants, PhoneNumbers, Calls, Evals, EvalRuns)
+KINDS: tuple[type[Collection], ...] = (Assistants, PhoneNumbers, Calls, Credentials, Evals, EvalRuns)
 
 
 def collections(store: Store) -> dict[str, Collection]:

@@ -33,6 +33,8 @@ CALL_PROPERTIES = frozenset({
     "workflow", "workflowId", "workflowOverrides",
 })
 EVAL_PROPERTIES = frozenset({"description", "messages", "name", "type"})
+CREDENTIAL_PROPERTIES = frozenset({"authenticationPlan", "name", "provider"})
+AUTH_PLAN_TYPES = ("hmac", "bearer")
 EVAL_RUN_PROPERTIES = frozenset({"eval", "evalId", "target", "type"})
 EVAL_TARGET_ASSISTANT_PROPERTIES = frozenset({"type", "assistant", "assistantId", "assistantOverrides"})
 
@@ -228,4 +230,23 @@ def eval_run(body: dict) -> list[str]:
         errors += eval_(body["eval"], prefix="eval.")
     elif not isinstance(body.get("evalId"), str):
         errors.append("evalId or eval must be given")
+    return errors
+
+
+# -- credentials -----------------------------------------------------------------------------------
+
+def credential(body: dict) -> list[str]:
+    """A webhook credential: how the provider authenticates its server messages (an HMAC or a bearer token)."""
+    errors = unknown(body, CREDENTIAL_PROPERTIES)
+    if body.get("provider") != "webhook":
+        errors.append("provider must be one of the following values: webhook")
+    plan = body.get("authenticationPlan")
+    if not isinstance(plan, dict) or plan.get("type") not in AUTH_PLAN_TYPES:
+        errors.append(f"authenticationPlan.type must be one of the following values: {', '.join(AUTH_PLAN_TYPES)}")
+    elif plan["type"] == "hmac" and not (isinstance(plan.get("secretKey"), str) and plan["secretKey"]):
+        errors.append("authenticationPlan.secretKey must be a non-empty string")
+    elif plan["type"] == "bearer" and not (isinstance(plan.get("token"), str) and plan["token"]):
+        errors.append("authenticationPlan.token must be a non-empty string")
+    if "name" in body:
+        _name(body, "name", 1, 40, errors, "name")
     return errors

@@ -1,0 +1,190 @@
+"""Playing an outbound call the way the provider does: its statuses over time and its end-of-call report,
+each POSTed as a server message `{"message": {...}}` to the call's server URL, signed with the server's
+credential, retried on failure.
+
+The outcome follows from the dialled number's last four digits (documented test numbers): 0001 nobody answers,
+0002 busy, 0003 a voicemail box answers, 0004 the call fails; any other number is answered and the simulated
+caller talks with the agent. A test may set the outcome and ask for duplicated or reordered messages through the
+control plane (`Playback.script`). Times are multiplied by the time scale (VOICE_SIM_TIME_SCALE; tests run
+calls in a fraction of a second).
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+import aiohttp
+
+from providers.voice.simulator.state import Store
+
+log = logging.getLogger(__name__)
+
+# endedReason of each outcome, as the provider reports it.
+OUTCOMES = {
+    "answered": "customer-ended-call",
+    "no-answer": "customer-did-not-answer",
+    "busy": "customer-busy",
+    "voicemail": "voicemail",
+    "failed": "pipeline-error-openai-llm-failed",
+}
+TEST_NUMBERS = {"0001": "no-answer", "0002": "busy", "0003": "voicemail", "0004": "failed"}
+RING_SECONDS, TALK_SECONDS = 2.0, 12.0
+SEND_ATTEMPTS = 4
+
+
+@dataclass
+class Script:
+    """How the next calls play (control plane): an outcome, and message disorder to exercise receivers."""
+
+    outcome: str | None = None
+    duplicate: bool = False  # every message is sent twice
+    reorder: bool = False  # the end-of-call report goes before the last status update
+    times: int = 1
+
+
+def _iso(at: datetime) -> str:
+    return at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def outcome_for(number: str) -> str:
+    return TEST_NUMBERS.get(number[-4:], "answered")
+
+
+def sign(plan: dict, body: bytes, now: float) -> dict[str, str]:
+    """The headers a webhook credential's authentication plan puts on a server message."""
+    if plan.get("type") == "bearer":
+        return {plan.get("headerName") or "Authorization": f"Bearer {plan['token']}"}
+    timestamp = str(int(now))
+    payload = (plan.get("payloadFormat") or "{timestamp}.{body}").replace("{timestamp}", timestamp)
+    payload = payload.replace("{body}", body.decode())
+    digest = hmac.new(plan["secretKey"].encode(), payload.encode(), hashlib.sha256).hexdigest()
+    return {plan.get("signatureHeader") or "x-signature": digest,
+            plan.get("timestampHeader") or "x-timestamp": timestamp}
+
+
+def transcript_for(first_message: str, customer: dict, outcome: str) -> tuple[str, list[dict]]:
+    """What was said, as the provider's transcript ("AI:"/"User:" lines) and message list."""
+    if outcome == "voicemail":
+        lines = [("bot", "Hi, you've reached voicemail. Please leave a message after the tone."),
+                 ("bot", first_message)]
+    else:
+        name = customer.get("name") or "Jordan Lee"
+        lines = [("bot", first_message),
+                 ("user", f"Hi, this is {name}. I'd like a quote for replacing my water heater."),
+                 ("bot", "Happy to help. What's the best email to send the quote to?"),
+                 ("user", "jordan@example.com. Thanks, bye!")]
+    text = "\n".join(f"{'AI' if role == 'bot' else 'User'}: {said}" for role, said in lines)
+    return text, [{"role": role, "message": said} for role, said in lines]
+
+
+@dataclass
+class Playback:
+    store: Store
+    time_scale: float = 1.0
+    scripts: list[Script] = field(default_factory=list)
+    tasks: set = field(default_factory=set)
+
+    def start(self, call: dict) -> None:
+        script = self._next_script()
+        task = asyncio.get_running_loop().create_task(self._play(call["id"], script))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def _next_script(self) -> Script:
+        if not self.scripts:
+            return Script()
+        script = self.scripts[0]
+        script.times -= 1
+        if script.times <= 0:
+            self.scripts.pop(0)
+        return script
+
+    async def _sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds * self.time_scale)
+
+    def _server(self, call: dict) -> tuple[str | None, dict | None]:
+        """The URL and the credential's plan the call's messages go to (the call's overrides first)."""
+        assistant = self.store.get("assistant", call.get("assistantId") or "") or {}
+        server = (call.get("assistantOverrides") or {}).get("server") or assistant.get("server") or {}
+        credential = self.store.get("credential", server.get("credentialId") or "") if server else None
+        return server.get("url"), (credential or {}).get("authenticationPlan")
+
+    async def _play(self, call_id: str, script: Script) -> None:
+        call = self.store.get("call", call_id)
+        outcome = script.outcome or outcome_for(call["customer"]["number"])
+        messages: list[tuple[float, dict]] = [(RING_SECONDS / 2, self._status("ringing"))]
+        if outcome in ("answered", "voicemail"):
+            messages.append((RING_SECONDS, self._status("in-progress")))
+        talk = TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2 if outcome == "voicemail" else RING_SECONDS
+        messages.append((talk, self._status("ended", OUTCOMES[outcome])))
+        # The report's times are the call's own (unscaled): a 12 s conversation lasts 12 s in it.
+        started = datetime.now(timezone.utc)
+        ended = started + timedelta(seconds=sum(delay for delay, _ in messages))
+        messages.append((0.1, self._report(call, outcome, started, ended)))
+        if script.reorder:
+            messages[-1], messages[-2] = messages[-2], messages[-1]
+        for delay, message in messages:
+            await self._sleep(delay)
+            self._record(call_id, message)
+            for _ in range(2 if script.duplicate else 1):
+                await self._send(self.store.get("call", call_id), message)
+
+    @staticmethod
+    def _status(status: str, ended_reason: str | None = None) -> dict:
+        message = {"type": "status-update", "status": status}
+        if ended_reason:
+            message["endedReason"] = ended_reason
+        return message
+
+    @staticmethod
+    def _report(call: dict, outcome: str, started: datetime, ended: datetime) -> dict:
+        overrides = call.get("assistantOverrides") or {}
+        first = overrides.get("firstMessage") or "Hello! How can I help you today?"
+        report = {"type": "end-of-call-report", "endedReason": OUTCOMES[outcome], "startedAt": _iso(started),
+                  "endedAt": _iso(ended), "cost": 0.0, "artifact": {}, "analysis": {}}
+        if outcome in ("answered", "voicemail"):
+            text, said = transcript_for(first, call.get("customer") or {}, outcome)
+            report["artifact"] = {"transcript": text, "messages": said}
+            report["cost"] = round(0.05 + 0.01 * len(said), 4)
+        if outcome == "answered":
+            report["analysis"] = {
+                "summary": "The caller asked for a quote to replace a water heater and gave an email for it.",
+                "structuredData": {"name": (call.get("customer") or {}).get("name") or "Jordan Lee",
+                                   "email": "jordan@example.com", "phone": call["customer"]["number"],
+                                   "intent": "Quote for replacing a water heater"},
+                "successEvaluation": "true"}
+        return report
+
+    def _record(self, call_id: str, message: dict) -> None:
+        """The call as GET /call/{id} shows it after this message."""
+        if message["type"] == "status-update":
+            fields = {"status": message["status"]}
+            if "endedReason" in message:
+                fields["endedReason"] = message["endedReason"]
+        else:
+            fields = {k: message[k] for k in ("endedReason", "startedAt", "endedAt", "cost", "artifact", "analysis")}
+            fields["status"] = "ended"
+        self.store.update("call", call_id, fields)
+
+    async def _send(self, call: dict, message: dict) -> None:
+        url, plan = self._server(call)
+        if not url:
+            return
+        body = json.dumps({"message": {**message, "timestamp": int(time.time() * 1000), "call": call}}).encode()
+        for attempt in range(1, SEND_ATTEMPTS + 1):
+            headers = {"Content-Type": "application/json", **(sign(plan, body, time.time()) if plan else {})}
+            try:
+                async with aiohttp.ClientSession() as session, session.post(
+                        url, data=body, headers=headers, timeout=aiohttp.ClientTimeout(total=10)) as r:
+                    if r.status < 500:
+                        return
+            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                log.info("server message %s to %s: %s (attempt %d)", message["type"], url, exc, attempt)
+            await asyncio.sleep(0.2 * attempt)
+        log.warning("server message %s for call %s was not accepted", message["type"], call["id"])

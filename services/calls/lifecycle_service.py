@@ -1,0 +1,75 @@
+"""The call lifecycle from the voice provider's server messages: each status update and end-of-call report,
+once authenticated, moves its call forward (never backwards, and a report only once) and emits the events
+of the move, in one transaction. Duplicated and reordered messages therefore change nothing more."""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.errors import ServiceError, invalid
+from core.ids import is_uuid, utcnow
+from core.outbox import add_event
+from providers.voice.server_messages import refusal
+from services.calls import domain, store
+from services.calls.store import outbox
+from switchboard.v1 import events_pb2
+
+
+def _payload(event_type: str, row):
+    common = dict(call_id=str(row.id), conversation_id=row.provider_call_id or "", agent_id=str(row.agent_id),
+                  direction=row.direction, to=row.to_number, lead_id=str(row.lead_id) if row.lead_id else None,
+                  **{"from": row.from_number})
+    if event_type == "call.started":
+        return events_pb2.CallStarted(**common)
+    if event_type == "call.completed":
+        return events_pb2.CallCompleted(**common, status=row.status, duration=row.duration, summary=row.summary,
+                                        ended_reason=row.ended_reason, recording_url=row.recording_url)
+    return events_pb2.CallFailed(**common, status=row.status, ended_reason=row.ended_reason)
+
+
+class Lifecycle:
+    def __init__(self, engine: AsyncEngine, secret: str, events_committed: Callable[[], None]):
+        self.engine = engine
+        self.secret = secret  # of the webhook credential the provider signs with (providers.voice.server_messages)
+        self.events_committed = events_committed
+
+    async def handle(self, body: bytes, signature: str, timestamp: str) -> dict:
+        """Apply one server message; returns the JSON to answer the provider with."""
+        why = refusal(self.secret, body, signature, timestamp, time.time())
+        if why is not None:
+            raise ServiceError("unauthorized", why)
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            raise invalid("a server message is a JSON object") from None
+        message = domain.message_of(payload)
+        if message["type"] not in ("status-update", "end-of-call-report"):
+            return {}  # acknowledged: nothing of ours follows from it
+        our_id = domain.our_call_id(message)
+        emitted = False
+        async with self.engine.begin() as conn:
+            row = await store.call_for_message(conn, our_id if our_id and is_uuid(our_id) else None,
+                                               message["call"]["id"])
+            if row is None:
+                return {}  # not a call of ours
+            reported = row.reported_at is not None
+            if message["type"] == "status-update":
+                changes = domain.after_status(row.status, row.answered, reported, message.get("status"))
+            else:
+                changes = {**domain.after_report(row.status, row.answered, reported, message)}
+                if changes:
+                    changes["reported_at"] = utcnow()
+            if not row.provider_call_id:  # the message came before the provider's reply to our request
+                changes["provider_call_id"] = message["call"]["id"]
+            if not changes:
+                return {}
+            updated = await store.update_call(conn, row.id, {**changes, "updated_at": utcnow()})
+            for event_type in domain.events_of_move(row.status, updated.status, row.answered, updated.answered):
+                await add_event(conn, outbox, _payload(event_type, updated), str(updated.business_id))
+                emitted = True
+        if emitted:
+            self.events_committed()
+        return {}

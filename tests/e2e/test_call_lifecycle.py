@@ -1,0 +1,108 @@
+"""The call lifecycle from the voice provider's signed server messages: outcomes by test number, the
+events of each move, duplicated and reordered messages, and refused (unsigned or stale) messages."""
+import asyncio
+import hashlib
+import hmac
+import json
+import time
+
+import aiohttp
+import pytest
+
+from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+
+MESSAGES = "/api/v1/providers/voice/messages"
+
+
+async def playback(voice, **script) -> None:
+    async with voice.session.post(f"{voice.url}/_simulator/playback", json=script) as r:
+        assert r.status == 201, await r.text()
+
+
+async def settled(api, key, call_id: str) -> dict:
+    """The call once it has its outcome and its report (the simulator plays a call in about a second)."""
+    for _ in range(150):
+        status, call, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call_id})
+        assert status == 200, call
+        if call["status"] in ("completed", "no-answer", "busy", "voicemail", "failed", "canceled") and \
+                call["ended_reason"] is not None:
+            return call
+        await asyncio.sleep(0.1)
+    pytest.fail(f"call {call_id} did not settle: {call}")
+
+
+async def call_events(api, key, call_id: str, expected: int) -> list[str]:
+    for _ in range(100):
+        types = []
+        for kind in ("call.started", "call.completed", "call.failed"):
+            status, body, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
+            types += [e["type"] for e in body["events"] if e["data"]["call_id"] == call_id]
+        if len(types) >= expected:
+            return sorted(types)
+        await asyncio.sleep(0.1)
+    return sorted(types)
+
+
+@pytest.fixture
+def agent(calling_agent):  # noqa: F811
+    return calling_agent
+
+
+@pytest.mark.parametrize("to, status, reason, events", [
+    ("+14155550188", "completed", "customer-ended-call", ["call.completed", "call.started"]),
+    ("+14155550001", "no-answer", "customer-did-not-answer", ["call.failed"]),
+    ("+14155550002", "busy", "customer-busy", ["call.failed"]),
+    ("+14155550003", "voicemail", "voicemail", ["call.completed", "call.started"]),
+    ("+14155550004", "failed", "pipeline-error-openai-llm-failed", ["call.failed"]),
+])
+async def test_each_outcome_ends_the_call_with_its_events(api, account, agent, to, status, reason, events):
+    key = account["key"]
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"], "to": to,
+                                                                               "name": "Jordan Lee"})
+    assert code == 201, call
+    ended = await settled(api, key, call["id"])
+    assert (ended["status"], ended["ended_reason"]) == (status, reason)
+    if status == "completed":
+        assert ended["duration"] > 0 and "water heater" in ended["summary"]
+    elif status == "voicemail":  # the agent spoke to the box: the call lasted, nobody summarised it
+        assert ended["duration"] > 0 and ended["summary"] is None
+    else:
+        assert ended["duration"] == 0 and ended["summary"] is None
+    assert await call_events(api, key, call["id"], len(events)) == events
+
+
+async def test_duplicated_and_reordered_messages_change_nothing_more(api, account, agent, voice):
+    key = account["key"]
+    await playback(voice, duplicate=True, reorder=True)
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550189"})
+    ended = await settled(api, key, call["id"])
+    assert ended["status"] == "completed"  # the report came before the last status update, which moved nothing
+    await asyncio.sleep(0.5)  # the duplicates of the last messages
+    assert await call_events(api, key, call["id"], 2) == ["call.completed", "call.started"]
+    status, again, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+    assert again["status"] == "completed" and again["updated_at"] == ended["updated_at"]
+
+
+def signed(body: bytes, secret: str, at: float) -> dict:
+    stamp = str(int(at))
+    digest = hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return {"x-signature": digest, "x-timestamp": stamp, "Content-Type": "application/json"}
+
+
+async def test_unsigned_forged_and_stale_messages_are_refused(stack):
+    secret = hmac.new(stack.home_secret("secret_key").encode(), b"voice-webhook", hashlib.sha256).hexdigest()
+    body = json.dumps({"message": {"type": "status-update", "status": "ringing",
+                                   "call": {"id": "not-one-of-ours"}}}).encode()
+    async with aiohttp.ClientSession() as session:
+        async def post(headers):
+            async with session.post(stack.base_url + MESSAGES, data=body, headers=headers) as r:
+                return r.status, await r.json()
+
+        status, reply = await post({"Content-Type": "application/json"})
+        assert status == 401 and "x-signature" in reply["error"]["message"]
+        status, reply = await post(signed(body, "not-the-secret", time.time()))
+        assert status == 401 and "signature" in reply["error"]["message"]
+        status, reply = await post(signed(body, secret, time.time() - 3600))
+        assert status == 401 and "x-timestamp" in reply["error"]["message"]
+        assert await post(signed(body, secret, time.time())) == (200, {})  # authentic, about no call of ours
