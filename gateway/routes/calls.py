@@ -49,6 +49,12 @@ async def get_call(ctx: RequestContext):
     return to_json(call)
 
 
+async def list_transcripts(ctx: RequestContext):
+    req = set_fields(calls_pb2.ListTranscriptsRequest(page=ctx.page_request()), ctx.query, "agent_id", "days")
+    reply = await ctx.rpc("calls").ListTranscripts(req)
+    return ctx.listing("transcripts", [to_json(t) for t in reply.transcripts], reply.page)
+
+
 async def provider_message(ctx: RequestContext):
     headers = ctx.request.headers
     reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(
@@ -85,6 +91,13 @@ ROUTES = [
           rpcs=(f"{CALLS}/ListCalls", f"{CALLS}/GetCall"),
           description="Across the key's businesses. With ?id=: the whole call (schema Call), including the "
           "enrichment variables it was placed with; a call of another business is 404. " + STATUSES),
+    Route("GET", f"{V1}/transcripts", list_transcripts, "Transcripts of calls, newest first", "calls",
+          scope="calls:read", query=page_query(20, 50, agent_id=UUID, days={
+              "type": "integer", "minimum": 1, "maximum": domain.TRANSCRIPT_DAYS[1],
+              "default": domain.TRANSCRIPT_DAYS[0], "description": "calls of the last `days` days"}),
+          response="TranscriptList", errors=ERRORS, rpcs=(f"{CALLS}/ListTranscripts",),
+          description="Across the key's businesses, only calls that have a transcript. Each transcript is one "
+          "line per turn, 'Agent: ...' or 'Caller: ...', separated by newlines."),
     Route("POST", MESSAGES_PATH, provider_message, "The voice provider's server messages", "providers",
           auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
           errors=("unauthorized", "invalid_request"), rpcs=(f"{CALLS}/HandleProviderMessage",),

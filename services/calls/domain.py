@@ -224,3 +224,27 @@ def _time(value) -> datetime | None:
 
 def _cents(cost) -> int:
     return max(0, round(cost * 100)) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else 0
+
+
+# -- transcripts ---------------------------------------------------------------------------------
+
+TRANSCRIPT_DAYS = (30, 90)  # default and maximum window
+SPEAKERS = {"AI": "Agent", "Assistant": "Agent", "Bot": "Agent", "User": "Caller", "Customer": "Caller"}
+
+
+def check_days(days: int | None) -> int:
+    default, maximum = TRANSCRIPT_DAYS
+    if days is None:
+        return default
+    if not 1 <= days <= maximum:
+        raise invalid(f"days must be between 1 and {maximum}")
+    return days
+
+
+def agent_caller_lines(transcript: str) -> str:
+    """The provider's transcript ("AI: ..." / "User: ..." lines) with our speaker names."""
+    lines = []
+    for line in transcript.splitlines():
+        speaker, sep, said = line.partition(":")
+        lines.append(f"{SPEAKERS[speaker.strip()]}:{said}" if sep and speaker.strip() in SPEAKERS else line)
+    return "\n".join(lines)

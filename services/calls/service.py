@@ -184,6 +184,14 @@ class Calls:
         async with self.engine.connect() as conn:
             return await find_owned(conn, calls, call_id, "call")
 
+    async def transcripts(self, agent_id: str | None, days: int | None, page: Page) -> Paged:
+        """Calls of the last `days` days that have a transcript, newest first."""
+        who = tenant.require_account()
+        since = utcnow() - timedelta(days=domain.check_days(days))
+        query = store.transcripts_of(who.business_ids, require_uuid(agent_id, "agent_id") if agent_id else None, since)
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
+
     async def list(self, agent_id: str | None, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()
         if status is not None and status not in domain.STATUSES:

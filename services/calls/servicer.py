@@ -8,11 +8,13 @@ from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig
+from services.calls import domain
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import calls_pb2, calls_pb2_grpc
 
 CALLS_PAGE = (50, 100)
+TRANSCRIPTS_PAGE = (20, 50)
 COMPLIANCE = {calls_pb2.COMPLIANCE_MODE_UNSPECIFIED: "skip", calls_pb2.COMPLIANCE_MODE_SKIP: "skip",
               calls_pb2.COMPLIANCE_MODE_ENFORCE: "enforce"}
 OPTIONAL_OUT = {"agent_name": "agent_name", "lead_id": "lead_id", "name": "name", "summary": "summary",
@@ -35,10 +37,25 @@ def call_message(row) -> calls_pb2.Call:
     return call
 
 
+def transcript_message(row) -> calls_pb2.Transcript:
+    item = calls_pb2.Transcript(call_id=str(row.id), conversation_id=row.provider_call_id or "",
+                                agent_id=str(row.agent_id), agent_name=row.agent_name, status=row.status,
+                                duration=row.duration, summary=row.summary,
+                                transcript=domain.agent_caller_lines(row.transcript))
+    set_timestamp(item, "created_at", row.created_at)
+    return item
+
+
 class CallsServicer(calls_pb2_grpc.CallsServicer):
     def __init__(self, calls: Calls, lifecycle: Lifecycle):
         self.calls = calls
         self.lifecycle = lifecycle
+
+    async def ListTranscripts(self, request, context):
+        paged = await self.calls.transcripts(optional(request, "agent_id"), optional(request, "days"),
+                                             Page.of(request.page, *TRANSCRIPTS_PAGE))
+        return calls_pb2.ListTranscriptsReply(transcripts=[transcript_message(r) for r in paged.rows],
+                                              page=paged.info())
 
     async def HandleProviderMessage(self, request, context):
         answer = await self.lifecycle.handle(request.body, request.signature, request.timestamp)

@@ -90,6 +90,12 @@ def calls_of(business_ids, agent_id: str | None, status: str | None) -> sa.Selec
     return query
 
 
+def transcripts_of(business_ids, agent_id: str | None, since: datetime) -> sa.Select:
+    query = sa.select(calls).where(calls.c.business_id.in_(business_ids), calls.c.transcript.is_not(None),
+                                   calls.c.created_at >= since)
+    return query.where(calls.c.agent_id == agent_id) if agent_id else query
+
+
 # -- idempotency keys ------------------------------------------------------------------------
 
 async def claim_key(conn: AsyncConnection, account_id: str, key: str, request_hash: str, now: datetime,

@@ -69,6 +69,24 @@ async def test_each_outcome_ends_the_call_with_its_events(api, account, agent, t
     else:
         assert ended["duration"] == 0 and ended["summary"] is None
     assert await call_events(api, key, call["id"], len(events)) == events
+    code, page, _ = await api.request("GET", "/api/v1/transcripts", key=key, params={"agent_id": agent["id"]})
+    assert code == 200
+    if status in ("completed", "voicemail"):  # something was said
+        [item] = page["transcripts"]
+        assert item["call_id"] == call["id"] and item["status"] == status and item["duration"] == ended["duration"]
+        lines = item["transcript"].split("\n")
+        assert lines[0].startswith("Agent: ") and all(line.startswith(("Agent: ", "Caller: ")) for line in lines)
+        assert any(line.startswith("Caller: ") for line in lines) == (status == "completed")
+    else:
+        assert page["transcripts"] == []
+
+
+async def test_transcript_filters_are_checked(api, account, other_key):
+    for params in ({"days": "91"}, {"days": "0"}, {"limit": "51"}, {"agent_id": "nope"}):
+        code, body, _ = await api.request("GET", "/api/v1/transcripts", key=account["key"], params=params)
+        assert code == 400, (params, body)
+    code, body, _ = await api.request("GET", "/api/v1/transcripts", key=other_key)
+    assert code == 200 and body["transcripts"] == []
 
 
 async def test_duplicated_and_reordered_messages_change_nothing_more(api, account, agent, voice):

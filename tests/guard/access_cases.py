@@ -145,6 +145,7 @@ CASES: dict[tuple[str, str], Case] = {
     # calls
     ("POST", "/api/v1/calls"): Case(_r(json=lambda w: {"agent_id": w.agent, "to": "+14155550166"}), NOT_FOUND),
     ("GET", "/api/v1/calls"): Case(_r(params=lambda w: {"id": w.call}), NOT_FOUND),
+    ("GET", "/api/v1/transcripts"): Case(_r(), "lists the caller's own businesses' transcripts"),
     # leads
     ("GET", "/api/v1/leads"): Case(_r(params=lambda w: {"id": w.lead}), NOT_FOUND),
     ("POST", "/api/v1/leads"): Case(_r(json=lambda w: {"business_id": w.a_business, "name": "Ann"}), FORBIDDEN),
@@ -179,6 +180,7 @@ BY_ID_ALONE: dict[str, tuple[str, str, Recipe]] = {
     "deliveries of a webhook": ("GET", "/api/v1/webhooks/deliveries", _r(params=lambda w: {"webhook_id": w.webhook})),
     "leads of an agent": ("GET", "/api/v1/leads", _r(params=lambda w: {"agent_id": w.agent})),
     "calls of an agent": ("GET", "/api/v1/calls", _r(params=lambda w: {"agent_id": w.agent})),
+    "transcripts of an agent": ("GET", "/api/v1/transcripts", _r(params=lambda w: {"agent_id": w.agent})),
 }
 
 # Routes that need neither a key nor a session: no account's data behind them.

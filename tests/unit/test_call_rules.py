@@ -114,3 +114,11 @@ def test_the_events_of_a_move():
     assert domain.events_of_move("ended", "voicemail", True, True) == ["call.completed"]
     assert domain.events_of_move("ringing", "busy", False, False) == ["call.failed"]
     assert domain.events_of_move("completed", "completed", True, True) == []
+
+
+def test_transcripts_name_the_agent_and_the_caller():
+    assert domain.agent_caller_lines("AI: Hi there\nUser: Hello: it's me\nnoise") == (
+        "Agent: Hi there\nCaller: Hello: it's me\nnoise")
+    assert domain.check_days(None) == 30 and domain.check_days(90) == 90
+    with pytest.raises(ServiceError, match="days"):
+        domain.check_days(91)

@@ -85,6 +85,46 @@ class ListCallsReply(_message.Message):
     page: _common_pb2.PageInfo
     def __init__(self, calls: _Optional[_Iterable[_Union[Call, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
 
+class ListTranscriptsRequest(_message.Message):
+    __slots__ = ("agent_id", "days", "page")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    days: int
+    page: _common_pb2.PageRequest
+    def __init__(self, agent_id: _Optional[str] = ..., days: _Optional[int] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class Transcript(_message.Message):
+    __slots__ = ("call_id", "conversation_id", "agent_id", "agent_name", "status", "duration", "summary", "transcript", "created_at")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    DURATION_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    conversation_id: str
+    agent_id: str
+    agent_name: str
+    status: str
+    duration: int
+    summary: str
+    transcript: str
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., status: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., transcript: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListTranscriptsReply(_message.Message):
+    __slots__ = ("transcripts", "page")
+    TRANSCRIPTS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    transcripts: _containers.RepeatedCompositeFieldContainer[Transcript]
+    page: _common_pb2.PageInfo
+    def __init__(self, transcripts: _Optional[_Iterable[_Union[Transcript, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
 class QualityDimensions(_message.Message):
     __slots__ = ("professionalism", "empathy", "information_gathering", "resolution")
     PROFESSIONALISM_FIELD_NUMBER: _ClassVar[int]

@@ -52,6 +52,11 @@ class CallsStub:
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.ListCallsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_calls__pb2.ListCallsReply.FromString,
                 _registered_method=True)
+        self.ListTranscripts = channel.unary_unary(
+                '/switchboard.v1.Calls/ListTranscripts',
+                request_serializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsReply.FromString,
+                _registered_method=True)
         self.HandleProviderMessage = channel.unary_unary(
                 '/switchboard.v1.Calls/HandleProviderMessage',
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessage.SerializeToString,
@@ -88,6 +93,14 @@ class CallsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTranscripts(self, request, context):
+        """Lists the transcripts of the caller's calls newest first (calls without one are left out); fails
+        INVALID_ARGUMENT (invalid_request) for a bad filter or page.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def HandleProviderMessage(self, request, context):
         """Applies a server message of the voice provider (status update, end-of-call report) to its call, once and
         never backwards; fails UNAUTHENTICATED (unauthorized) when its signature or timestamp does not hold and
@@ -114,6 +127,11 @@ def add_CallsServicer_to_server(servicer, server):
                     servicer.ListCalls,
                     request_deserializer=switchboard_dot_v1_dot_calls__pb2.ListCallsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_calls__pb2.ListCallsReply.SerializeToString,
+            ),
+            'ListTranscripts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTranscripts,
+                    request_deserializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsReply.SerializeToString,
             ),
             'HandleProviderMessage': grpc.unary_unary_rpc_method_handler(
                     servicer.HandleProviderMessage,
@@ -205,6 +223,33 @@ class Calls:
             '/switchboard.v1.Calls/ListCalls',
             switchboard_dot_v1_dot_calls__pb2.ListCallsRequest.SerializeToString,
             switchboard_dot_v1_dot_calls__pb2.ListCallsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTranscripts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/ListTranscripts',
+            switchboard_dot_v1_dot_calls__pb2.ListTranscriptsRequest.SerializeToString,
+            switchboard_dot_v1_dot_calls__pb2.ListTranscriptsReply.FromString,
             options,
             channel_credentials,
             insecure,
