@@ -83,6 +83,9 @@ class Settings:
     webhooks_allow_loopback: bool = False
     webhook_lease_seconds: float = 60.0
     webhook_retry_scale: float = 1.0
+    # The calls reaper: how often it looks, and how long past its max_duration a call may stay without outcome.
+    calls_reaper_interval_seconds: float = 30.0
+    calls_reaper_margin_seconds: float = 120.0
 
     @property
     def webhook_lease(self) -> timedelta:
@@ -129,4 +132,6 @@ def load() -> Settings:
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),
         webhook_lease_seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")),
         webhook_retry_scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")),
+        calls_reaper_interval_seconds=float(os.environ.get("CALLS_REAPER_INTERVAL_SECONDS", "30")),
+        calls_reaper_margin_seconds=float(os.environ.get("CALLS_REAPER_MARGIN_SECONDS", "120")),
     )

@@ -52,7 +52,9 @@ def stack(request):
                          # webhook retries in milliseconds instead of minutes; claims due again after 2 s
                          "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
                          # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)
-                         "VOICE_SIM_TIME_SCALE": "0.05"})
+                         "VOICE_SIM_TIME_SCALE": "0.05",
+                         # the reaper closes a silent call a second past its max_duration
+                         "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1"})
     try:
         s.start()
         yield s

@@ -197,7 +197,11 @@ def after_report(status: str, answered: bool, reported: bool, report: dict) -> d
                "cost_cents": _cents(report.get("cost"))}
     if not is_final(status):
         changes["status"] = outcome(changes["ended_reason"], reached)
-    if answered and changes["started_at"] and changes["ended_at"]:
+    # A conversation or a voicemail means someone (or a box) answered, even if that status update never came.
+    talked = answered or changes.get("status") in ("completed", "voicemail")
+    if talked and not answered:
+        changes["answered"] = True
+    if talked and changes["started_at"] and changes["ended_at"]:
         changes["duration"] = max(0, int((changes["ended_at"] - changes["started_at"]).total_seconds()))
     return changes
 

@@ -46,30 +46,33 @@ class Lifecycle:
         except ValueError:
             raise invalid("a server message is a JSON object") from None
         message = domain.message_of(payload)
-        if message["type"] not in ("status-update", "end-of-call-report"):
-            return {}  # acknowledged: nothing of ours follows from it
+        if message["type"] in ("status-update", "end-of-call-report"):
+            await self.apply(message)
+        return {}  # other types are acknowledged: nothing of ours follows from them
+
+    async def apply(self, message: dict) -> None:
+        """Move the message's call forward (a status update or an end-of-call report) and emit the events."""
         our_id = domain.our_call_id(message)
         emitted = False
         async with self.engine.begin() as conn:
             row = await store.call_for_message(conn, our_id if our_id and is_uuid(our_id) else None,
                                                message["call"]["id"])
             if row is None:
-                return {}  # not a call of ours
+                return  # not a call of ours
             reported = row.reported_at is not None
             if message["type"] == "status-update":
                 changes = domain.after_status(row.status, row.answered, reported, message.get("status"))
             else:
-                changes = {**domain.after_report(row.status, row.answered, reported, message)}
+                changes = domain.after_report(row.status, row.answered, reported, message)
                 if changes:
                     changes["reported_at"] = utcnow()
-            if not row.provider_call_id:  # the message came before the provider's reply to our request
+            if not row.provider_call_id and message["call"]["id"]:  # it came before the provider's reply to us
                 changes["provider_call_id"] = message["call"]["id"]
             if not changes:
-                return {}
+                return
             updated = await store.update_call(conn, row.id, {**changes, "updated_at": utcnow()})
             for event_type in domain.events_of_move(row.status, updated.status, row.answered, updated.answered):
                 await add_event(conn, outbox, _payload(event_type, updated), str(updated.business_id))
                 emitted = True
         if emitted:
             self.events_committed()
-        return {}

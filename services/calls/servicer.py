@@ -10,6 +10,7 @@ from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain
 from services.calls.lifecycle_service import Lifecycle
+from services.calls.reaper import Reaper
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import calls_pb2, calls_pb2_grpc
 
@@ -84,4 +85,7 @@ def build(runtime: Runtime) -> CallsServicer:
     secret = s.voice_webhook_secret.reveal()
     calls = Calls(runtime.engine, voice, ServerConfig(voice, secret, s.public_base_url), runtime.client("agents"),
                   runtime.client("sdr"), runtime.client("accounts"))
-    return CallsServicer(calls, Lifecycle(runtime.engine, secret, runtime.events_committed))
+    lifecycle = Lifecycle(runtime.engine, secret, runtime.events_committed)
+    runtime.run(Reaper(runtime.engine, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
+                       margin=s.calls_reaper_margin_seconds))
+    return CallsServicer(calls, lifecycle)

@@ -124,3 +124,20 @@ async def test_unsigned_forged_and_stale_messages_are_refused(stack):
         status, reply = await post(signed(body, secret, time.time() - 3600))
         assert status == 401 and "x-timestamp" in reply["error"]["message"]
         assert await post(signed(body, secret, time.time())) == (200, {})  # authentic, about no call of ours
+
+
+async def test_the_reaper_closes_a_call_whose_messages_never_came(api, account, agent, voice):
+    """The provider played the call but sent nothing: past max_duration plus the margin (1 s in the tests) the
+    reaper asks the provider and closes the call with its record."""
+    key = account["key"]
+    await playback(voice, silent=True)
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={
+        "agent_id": agent["id"], "to": "+14155550190", "max_duration": 10})
+    assert code == 201
+    await asyncio.sleep(5)
+    status, still, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+    assert still["status"] == "queued"  # nothing heard yet, and not yet overdue
+    ended = await settled(api, key, call["id"])
+    assert (ended["status"], ended["ended_reason"]) == ("completed", "customer-ended-call")
+    assert ended["duration"] > 0 and "water heater" in ended["summary"]
+    assert await call_events(api, key, call["id"], 2) == ["call.completed", "call.started"]

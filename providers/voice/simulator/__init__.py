@@ -27,8 +27,9 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
   with `path`, oldest first: `[{"method", "path", "status"}]` (status is null while a request is in progress).
 - `GET /_simulator/health` → `{"status": "ok"}`.
 - `POST /_simulator/playback` `{"outcome": "answered"|"no-answer"|"busy"|"voicemail"|"failed", "duplicate": false,
-  "reorder": false, "times": 1}` → 201: the next `times` calls play that outcome (instead of the number's), with
-  every message sent twice (`duplicate`) or the end-of-call report before the last status update (`reorder`);
+  "reorder": false, "silent": false, "times": 1}` → 201: the next `times` calls play that outcome (instead of the
+  number's), with every message sent twice (`duplicate`), the end-of-call report before the last status update
+  (`reorder`) or no message at all (`silent`: the call still plays and `GET /call/{id}` shows it);
   `DELETE /_simulator/playback` forgets the scripts not used yet.
 
 Later work runs evals: see `resources.EvalRuns`.

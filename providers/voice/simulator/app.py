@@ -100,7 +100,7 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
 
     async def add(request: web.Request) -> web.Response:
         body = await json_body(request)
-        script = Script(**{k: body[k] for k in ("outcome", "duplicate", "reorder", "times") if k in body})
+        script = Script(**{k: body[k] for k in ("outcome", "duplicate", "reorder", "silent", "times") if k in body})
         if script.outcome is not None and script.outcome not in OUTCOMES:
             return error_response(400, [f"outcome must be one of {', '.join(OUTCOMES)}"])
         playback.scripts.append(script)

@@ -45,6 +45,7 @@ class Script:
     outcome: str | None = None
     duplicate: bool = False  # every message is sent twice
     reorder: bool = False  # the end-of-call report goes before the last status update
+    silent: bool = False  # the call plays at the provider but no message is sent (for the receiver's reaper)
     times: int = 1
 
 
@@ -132,7 +133,7 @@ class Playback:
         for delay, message in messages:
             await self._sleep(delay)
             self._record(call_id, message)
-            for _ in range(2 if script.duplicate else 1):
+            for _ in range(0 if script.silent else 2 if script.duplicate else 1):
                 await self._send(self.store.get("call", call_id), message)
 
     @staticmethod

@@ -59,6 +59,8 @@ def upgrade() -> None:
     op.create_index("calls_business_created", "calls", ["business_id", *newest], schema=S)
     op.create_index("calls_business_agent", "calls", ["business_id", "agent_id", *newest], schema=S)
     op.create_index("calls_business_status", "calls", ["business_id", "status", *newest], schema=S)
+    op.create_index("calls_open", "calls", ["created_at"], schema=S, postgresql_where=sa.text(
+        "status IN ('queued', 'ringing', 'in-progress', 'forwarding', 'ended')"))
     op.create_table(
         "idempotency_keys",
         sa.Column("account_id", Uuid, primary_key=True),

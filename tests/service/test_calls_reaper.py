@@ -1,0 +1,51 @@
+"""The calls reaper as a component: on the real database and the voice simulator, with no gRPC."""
+import uuid
+from datetime import timedelta
+
+import pytest
+
+from core.ids import utcnow
+from providers.voice.client import VapiClient
+from services.calls import store
+from services.calls.lifecycle_service import Lifecycle
+from services.calls.reaper import NEVER_PLACED, NOT_AT_PROVIDER, Reaper
+from tests.service.conftest import no_events
+
+
+@pytest.fixture
+async def reaper(cfg, engine):
+    voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
+    # A margin that makes calls overdue well before the stack's own reaper (margin 1 s) would take them.
+    yield Reaper(engine, voice, Lifecycle(engine, "unused-here", no_events), interval=60, margin=-550)
+    await voice.close()
+
+
+async def overdue_call(engine, provider_call_id: str | None, status: str = "ringing"):
+    at = utcnow() - timedelta(seconds=100)  # overdue for this reaper only
+    async with engine.begin() as conn:
+        return await store.insert_call(
+            conn, id=str(uuid.uuid4()), business_id=str(uuid.uuid4()), agent_id=str(uuid.uuid4()), direction="outbound",
+            status=status, to_number="+14155550100", max_duration=600, compliance="skip", variables={},
+            provider_call_id=provider_call_id, created_at=at, updated_at=at)
+
+
+async def reread(engine, call_id):
+    async with engine.connect() as conn:
+        return (await conn.execute(store.calls.select().where(store.calls.c.id == call_id))).first()
+
+
+async def test_calls_the_provider_does_not_know_and_calls_never_placed_are_closed_failed(reaper, engine):
+    lost = await overdue_call(engine, f"gone-{uuid.uuid4()}")
+    unplaced = await overdue_call(engine, None, status="queued")
+    fresh = await overdue_call(engine, None, status="queued")
+    async with engine.begin() as conn:  # not overdue: created just now
+        await store.update_call(conn, fresh.id, {"created_at": utcnow()})
+    assert await reaper.sweep() >= 2
+    for row, reason in ((lost, NOT_AT_PROVIDER), (unplaced, NEVER_PLACED)):
+        closed = await reread(engine, row.id)
+        assert (closed.status, closed.ended_reason) == ("failed", reason) and closed.reported_at is not None
+    assert (await reread(engine, fresh.id)).status == "queued"
+    async with engine.connect() as conn:
+        events = (await conn.execute(store.outbox.select().where(
+            store.outbox.c.data["call_id"].astext.in_([str(lost.id), str(unplaced.id)])))).all()
+    assert sorted(e.type for e in events) == ["call.failed", "call.failed"]
