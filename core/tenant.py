@@ -93,3 +93,9 @@ def pick_business(who: Tenant, business_id: str | None) -> str:
     if not who.business_ids:
         raise ServiceError("forbidden", "this key has no business")
     raise ServiceError("bad_request", "business_id is required: this key spans several businesses")
+
+
+def acting_for(business_id: str, actor: str) -> Tenant:
+    """The tenant a service takes when an event rather than a caller makes it act for one business (e.g. the
+    sdr service recording a call with its lead)."""
+    return Tenant(account_id=f"service:{actor}", business_ids=(business_id,))

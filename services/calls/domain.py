@@ -252,3 +252,9 @@ def agent_caller_lines(transcript: str) -> str:
         speaker, sep, said = line.partition(":")
         lines.append(f"{SPEAKERS[speaker.strip()]}:{said}" if sep and speaker.strip() in SPEAKERS else line)
     return "\n".join(lines)
+
+
+def collected(structured_data: dict | None) -> dict:
+    """The contact details and intent the agent's lead-collection plan extracted (text values only)."""
+    data = structured_data or {}
+    return {k: data[k].strip() for k in ("name", "email", "intent") if isinstance(data.get(k), str) and data[k].strip()}

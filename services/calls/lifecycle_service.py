@@ -25,8 +25,11 @@ def _payload(event_type: str, row):
     if event_type == "call.started":
         return events_pb2.CallStarted(**common)
     if event_type == "call.completed":
+        collected = domain.collected(row.structured_data)
         return events_pb2.CallCompleted(**common, status=row.status, duration=row.duration, summary=row.summary,
-                                        ended_reason=row.ended_reason, recording_url=row.recording_url)
+                                        ended_reason=row.ended_reason, recording_url=row.recording_url,
+                                        contact_name=collected.get("name"), contact_email=collected.get("email"),
+                                        intent=collected.get("intent"))
     return events_pb2.CallFailed(**common, status=row.status, ended_reason=row.ended_reason)
 
 

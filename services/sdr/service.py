@@ -186,6 +186,15 @@ class Leads:
         self.events_committed()
         return row
 
+    async def record_call(self, business_id: str, phone: str, lead_id: str | None, direction: str, call_id: str,
+                          contact: dict[str, str], intent: str | None, occurred_at: datetime):
+        """A call with someone: counted on the linked lead, or on the business's lead with that phone (made from
+        what the agent collected when there is none yet), once per call."""
+        if lead_id:
+            return await self.record_interaction(lead_id, "call", direction, call_id, intent, occurred_at)
+        row, _ = await self.upsert_contact(business_id, phone, {"source": f"{direction}_call", **contact})
+        return await self.record_interaction(str(row.id), "call", direction, call_id, intent, occurred_at)
+
     # -- steps -----------------------------------------------------------------------------
 
     async def _agent_name(self, agent_id: str, business_id: str) -> str:

@@ -5,7 +5,7 @@ from core.bus import DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
-from services.sdr import domain
+from services.sdr import calls_consumer, domain
 from services.sdr.service import Audit, LeadFilters, Leads
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
@@ -96,6 +96,9 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
 
 
 def build(runtime: Runtime) -> SdrServicer:
+    leads = Leads(runtime.engine, runtime.pool, runtime.client("agents"), runtime.events_committed)
     runtime.run(DurableConsumer(runtime.bus, "sdr-voicemails", VoicemailRecorder(runtime.engine).handle,
                                 filter_subject=VOICEMAIL_SUBJECT))
-    return SdrServicer(Leads(runtime.engine, runtime.pool, runtime.client("agents"), runtime.events_committed))
+    runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,
+                                filter_subject=calls_consumer.CALLS_SUBJECT))
+    return SdrServicer(leads)

@@ -141,3 +141,36 @@ async def test_the_reaper_closes_a_call_whose_messages_never_came(api, account, 
     assert (ended["status"], ended["ended_reason"]) == ("completed", "customer-ended-call")
     assert ended["duration"] > 0 and "water heater" in ended["summary"]
     assert await call_events(api, key, call["id"], 2) == ["call.completed", "call.started"]
+
+
+async def lead_by_phone(api, key, phone: str, interactions: int) -> dict | None:
+    for _ in range(100):
+        status, page, _ = await api.request("GET", "/api/v1/leads", key=key, params={"phone": phone})
+        if page["leads"] and page["leads"][0]["interaction_count"] >= interactions:
+            return page["leads"][0]
+        await asyncio.sleep(0.1)
+    return page["leads"][0] if page["leads"] else None
+
+
+async def test_a_conversation_counts_on_the_lead_or_makes_one(api, account, agent):
+    key = account["key"]
+    # No lead has this number yet: the call makes one from what the agent collected.
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550191"})
+    await settled(api, key, call["id"])
+    lead = await lead_by_phone(api, key, "+14155550191", 1)
+    assert lead is not None, "no lead was made from the call"
+    assert (lead["name"], lead["email"], lead["source"], lead["interaction_count"]) == (
+        "Jordan Lee", "jordan@example.com", "outbound_call", 1)
+    # A second call with it, linked by lead_id, counts on the same lead (once, however often the event comes).
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={
+        "agent_id": agent["id"], "to": "+14155550191", "lead_id": lead["id"]})
+    await settled(api, key, call["id"])
+    again = await lead_by_phone(api, key, "+14155550191", 2)
+    assert again["id"] == lead["id"] and again["interaction_count"] == 2 and again["score"] >= lead["score"]
+    # A call nobody answered is no interaction.
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={
+        "agent_id": agent["id"], "to": "+14155550001", "lead_id": lead["id"]})
+    await settled(api, key, call["id"])
+    await asyncio.sleep(0.5)
+    assert (await lead_by_phone(api, key, "+14155550191", 2))["interaction_count"] == 2

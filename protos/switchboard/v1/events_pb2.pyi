@@ -160,7 +160,7 @@ class CallStarted(_message.Message):
     def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CallCompleted(_message.Message):
-    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "duration", "summary", "ended_reason", "recording_url")
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "duration", "summary", "ended_reason", "recording_url", "contact_name", "contact_email", "intent")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -173,6 +173,9 @@ class CallCompleted(_message.Message):
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
     RECORDING_URL_FIELD_NUMBER: _ClassVar[int]
+    CONTACT_NAME_FIELD_NUMBER: _ClassVar[int]
+    CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    INTENT_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     conversation_id: str
     agent_id: str
@@ -184,7 +187,10 @@ class CallCompleted(_message.Message):
     summary: str
     ended_reason: str
     recording_url: str
-    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., ended_reason: _Optional[str] = ..., recording_url: _Optional[str] = ..., **kwargs) -> None: ...
+    contact_name: str
+    contact_email: str
+    intent: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., ended_reason: _Optional[str] = ..., recording_url: _Optional[str] = ..., contact_name: _Optional[str] = ..., contact_email: _Optional[str] = ..., intent: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CallFailed(_message.Message):
     __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "ended_reason")

@@ -1,0 +1,40 @@
+"""Calls become lead activity: every `call.completed` event (events_pb2.CallCompleted, from the calls service)
+is counted as an interaction on the call's lead, or on the business's lead with the other party's number,
+which a first call creates from what the agent collected (name, email). Interactions are recorded once per
+call, so redelivered events change nothing more.
+"""
+from __future__ import annotations
+
+from core import events, tenant
+from core.bus import PermanentError, subject_for
+from core.ids import is_uuid
+from core.messages import optional
+from services.sdr.service import Leads
+
+CALLS_SUBJECT = subject_for("call.completed")
+CONSUMER = "sdr-calls"
+
+
+class CallRecorder:
+    def __init__(self, leads: Leads):
+        self.leads = leads
+
+    async def handle(self, message: dict) -> None:
+        try:
+            event = events.Envelope.from_json(message)
+            call = events.parse("call.completed", event.data)
+        except ValueError as exc:
+            raise PermanentError(str(exc)) from None
+        if not is_uuid(event.business_id or ""):
+            raise PermanentError("call.completed without a business_id")
+        other_party = call.to if call.direction == "outbound" else optional(call, "from")
+        if not other_party:
+            return  # a caller who withheld their number: nobody to count the call on
+        contact = {k: v for k, v in (("name", optional(call, "contact_name")),
+                                     ("email", optional(call, "contact_email"))) if v}
+        token = tenant.set_current(tenant.acting_for(event.business_id, CONSUMER))
+        try:
+            await self.leads.record_call(event.business_id, other_party, optional(call, "lead_id"), call.direction,
+                                         call.call_id, contact, optional(call, "intent"), event.occurred_at)
+        finally:
+            tenant.reset_current(token)
