@@ -249,6 +249,7 @@ ROUTES = [
     Route("GET", f"{V1}/balance", balance, "Minutes used, numbers and subscription status per business", "account",
           response="Balance", errors=("unauthorized",),
           rpcs=(f"{ACCOUNTS}/GetBalance", "switchboard.v1.Agents/CountPhoneNumbers"),
-          description="phone_numbers counts the numbers assigned to each business. minutes_used stays 0 until "
-          "calls are recorded."),
+          description="phone_numbers counts the numbers assigned to each business; minutes_used sums the calls' "
+          "billed minutes (every started minute counts), which the usage log lists as method CALL entries with "
+          "their call_id and cost_cents."),
 ]

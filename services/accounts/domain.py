@@ -172,3 +172,8 @@ def next_lifecycle_state(current: str, action: str) -> tuple[str, bool]:
     except KeyError:
         hint = " (cancel it first)" if action == "teardown" else ""
         raise refused_move(f"cannot {action} a workspace that is {current}{hint}") from None
+
+
+def billed_minutes(duration_seconds: int) -> int:
+    """A call's minutes: every started minute counts."""
+    return -(-max(0, duration_seconds) // 60)

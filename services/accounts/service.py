@@ -346,7 +346,20 @@ class Accounts:
             return await fetch_page(conn, store.usage_of(who.account_id, who.bound_business_id or None, start, end),
                                     usage_log.c.created_at, usage_log.c.id, page)
 
-    async def subscriptions(self) -> list:
-        """Each business of the caller with its subscription status, oldest first."""
+    async def balances(self) -> tuple[list, dict[str, int]]:
+        """Each business of the caller with its subscription status (oldest first), and its call minutes."""
+        business_ids = tenant.require_account().business_ids
         async with self.engine.connect() as conn:
-            return await store.subscriptions_of(conn, tenant.require_account().business_ids)
+            return await store.subscriptions_of(conn, business_ids), await store.minutes_used(conn, business_ids)
+
+    async def record_call_usage(self, business_id: str, call_id: str, duration_seconds: int, cost_cents: int,
+                                at: datetime) -> bool:
+        """A call's minutes and cost in its business's usage log, once per call; False when already there (or
+        when the business is gone)."""
+        async with self.engine.begin() as conn:
+            account_id = await store.account_of(conn, business_id)
+            if account_id is None:
+                return False
+            return await store.append_call_usage(
+                conn, entry_id=new_id(), account_id=account_id, business_id=business_id, call_id=call_id,
+                minutes=domain.billed_minutes(duration_seconds), cost_cents=max(0, cost_cents), at=at)

@@ -6,9 +6,11 @@ from datetime import timezone
 
 from google.protobuf import json_format
 
+from core.bus import DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
+from services.accounts import calls_consumer
 from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Usage
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
 
@@ -41,7 +43,8 @@ def key_message(view: ApiKey) -> accounts_pb2.ApiKey:
 
 def usage_message(r) -> accounts_pb2.UsageEntry:
     e = accounts_pb2.UsageEntry(id=str(r.id), endpoint=r.endpoint, method=r.method, status_code=r.status_code,
-                                cost_cents=r.cost_cents, api_key_id=str(r.api_key_id), account_id=str(r.account_id),
+                                cost_cents=r.cost_cents, api_key_id=str(r.api_key_id or ""),
+                                account_id=str(r.account_id),
                                 call_id=r.call_id, business_id=str(r.business_id) if r.business_id else None)
     set_timestamp(e, "created_at", r.created_at)
     return e
@@ -132,14 +135,15 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return accounts_pb2.ListUsageReply(usage=[usage_message(r) for r in paged.rows], page=paged.info())
 
     async def GetBalance(self, request, context):
-        # Minutes and numbers are owned by the calls and agents services: the gateway fills in the number
-        # count from agents; minutes stay zero until calls land.
+        # Numbers are owned by the agents service: the gateway fills in their count.
+        rows, minutes = await self.accounts.balances()
         return accounts_pb2.GetBalanceReply(businesses=[
-            accounts_pb2.BalanceEntry(business_id=str(r.id), minutes_used=0, phone_numbers=0,
-                                      subscription_status=r.subscription_status)
-            for r in await self.accounts.subscriptions()])
+            accounts_pb2.BalanceEntry(business_id=str(r.id), minutes_used=minutes.get(str(r.id), 0), phone_numbers=0,
+                                      subscription_status=r.subscription_status) for r in rows])
 
 
 def build(runtime: Runtime) -> AccountsServicer:
-    return AccountsServicer(Accounts(runtime.engine, runtime.pool, runtime.bus, runtime.settings,
-                                     runtime.events_committed))
+    accounts = Accounts(runtime.engine, runtime.pool, runtime.bus, runtime.settings, runtime.events_committed)
+    runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
+                                filter_subject=calls_consumer.CALLS_SUBJECT))
+    return AccountsServicer(accounts)

@@ -86,19 +86,23 @@ usage_log = sa.Table(
     sa.Column("id", Uuid, primary_key=True),
     sa.Column("account_id", Uuid, nullable=False),
     sa.Column("business_id", Uuid),
-    sa.Column("api_key_id", Uuid, nullable=False),
+    sa.Column("api_key_id", Uuid),  # null for a call's entry
     sa.Column("endpoint", sa.Text, nullable=False),
     sa.Column("method", sa.Text, nullable=False),
     sa.Column("status_code", sa.Integer, nullable=False),
     sa.Column("call_id", sa.Text),
     sa.Column("cost_cents", sa.Integer, nullable=False),
     sa.Column("created_at", Ts, nullable=False),
+    sa.Column("minutes", sa.Integer, nullable=False, server_default="0"),  # billed minutes of a call's entry
 )
 
 sa.Index("businesses_account_created", businesses.c.account_id, businesses.c.created_at.desc())
 sa.Index("api_keys_account", api_keys.c.account_id)
 sa.Index("signup_attempts_ip_time", signup_attempts.c.client_ip, signup_attempts.c.created_at)
 sa.Index("usage_log_account_created", usage_log.c.account_id, usage_log.c.created_at.desc())
+sa.Index("usage_log_business_calls", usage_log.c.business_id, postgresql_where=sa.text("call_id IS NOT NULL"))
+# One entry per call (a redelivered call event adds nothing).
+sa.Index("usage_log_call_once", usage_log.c.call_id, unique=True, postgresql_where=sa.text("method = 'CALL'"))
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
@@ -252,3 +256,31 @@ def usage_of(account_id: str, business_id: str | None, start: datetime | None, e
     if end:
         query = query.where(usage_log.c.created_at < end)
     return query
+
+
+# -- calls' usage --------------------------------------------------------------------------
+
+CALL_METHOD, CALL_ENDPOINT = "CALL", "/api/v1/calls"  # how a call's entry reads in the usage log
+
+
+async def account_of(conn: AsyncConnection, business_id: str) -> str | None:
+    found = await conn.scalar(sa.select(businesses.c.account_id).where(businesses.c.id == business_id))
+    return None if found is None else str(found)
+
+
+async def append_call_usage(conn: AsyncConnection, *, entry_id: str, account_id: str, business_id: str,
+                            call_id: str, minutes: int, cost_cents: int, at: datetime) -> bool:
+    """The call's usage entry, once per call; False when it was there already."""
+    inserted = await conn.execute(insert(usage_log).values(
+        id=entry_id, account_id=account_id, business_id=business_id, api_key_id=None, endpoint=CALL_ENDPOINT,
+        method=CALL_METHOD, status_code=200, call_id=call_id, cost_cents=cost_cents, minutes=minutes, created_at=at)
+        .on_conflict_do_nothing(index_elements=["call_id"], index_where=sa.text("method = 'CALL'"))
+        .returning(usage_log.c.id))
+    return inserted.first() is not None
+
+
+async def minutes_used(conn: AsyncConnection, business_ids) -> dict[str, int]:
+    rows = await conn.execute(sa.select(usage_log.c.business_id, sa.func.sum(usage_log.c.minutes))
+                              .where(usage_log.c.business_id.in_(business_ids), usage_log.c.call_id.is_not(None))
+                              .group_by(usage_log.c.business_id))
+    return {str(b): int(m or 0) for b, m in rows}

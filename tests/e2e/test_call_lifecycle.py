@@ -174,3 +174,21 @@ async def test_a_conversation_counts_on_the_lead_or_makes_one(api, account, agen
     await settled(api, key, call["id"])
     await asyncio.sleep(0.5)
     assert (await lead_by_phone(api, key, "+14155550191", 2))["interaction_count"] == 2
+
+
+async def test_a_calls_minutes_and_cost_reach_the_usage_log_and_the_balance(api, account, agent):
+    key = account["key"]
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550192"})
+    ended = await settled(api, key, call["id"])
+    for _ in range(100):
+        status, usage, _ = await api.request("GET", "/api/v1/usage", key=key)
+        entries = [u for u in usage["usage"] if u["call_id"] == call["id"] and u["method"] == "CALL"]
+        if entries:
+            break
+        await asyncio.sleep(0.1)
+    [entry] = entries
+    assert entry["method"] == "CALL" and entry["endpoint"] == "/api/v1/calls" and entry["cost_cents"] > 0
+    status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
+    [mine] = [b for b in balance["businesses"] if b["business_id"] == account["business_id"]]
+    assert mine["minutes_used"] == -(-ended["duration"] // 60) and mine["phone_numbers"] == 1
