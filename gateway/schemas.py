@@ -274,6 +274,7 @@ WEBHOOK_SAVE = _obj({
     "events": {"type": "array", "items": {"type": "string", "enum": list(PARTNER_EVENT_TYPES)}, "minItems": 1},
     "description": {"type": "string", "maxLength": webhooks.DESCRIPTION_MAX},
 }, ("webhook_url", "events"))
+CALL_SECRET = _obj({"business_id": BUSINESS})
 WEBHOOK_TARGET = _obj({"business_id": BUSINESS, "id": WEBHOOK_ID}, ("id",))
 WEBHOOK_TEST = _obj({"business_id": BUSINESS, "id": {**WEBHOOK_ID, "description": "omitted: every active webhook"}})
 REPLAY = _obj({
@@ -380,6 +381,9 @@ SCHEMAS: dict[str, dict] = {
                          ("business_id", "webhook", "webhook_secret", "events", "message")),
     "WebhookList": _obj({"business_id": UUID, "webhooks": {"type": "array", "items": _ref("Webhook")},
                          "events": {"type": "array", "items": {"type": "string"}}}, ("business_id", "webhooks", "events")),
+    "CallSecretMasked": message_schema(webhooks_pb2.CallSecret.DESCRIPTOR, omit=("webhook_secret",)),
+    "CallSecretShown": message_schema(webhooks_pb2.CallSecret.DESCRIPTOR),
+    "CallSecretRequest": CALL_SECRET,
     "WebhookDeleted": message_schema(webhooks_pb2.DeleteSubscriptionReply.DESCRIPTOR),
     "WebhookTestSent": message_schema(webhooks_pb2.SendTestReply.DESCRIPTOR),
     "WebhookSecretRotated": message_schema(webhooks_pb2.RotateSecretReply.DESCRIPTOR),

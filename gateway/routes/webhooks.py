@@ -6,7 +6,16 @@ from aiohttp import web
 from gateway.convert import to_json
 from gateway.routes import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
-from gateway.schemas import BUSINESS, REPLAY, UUID, WEBHOOK_ID, WEBHOOK_SAVE, WEBHOOK_TARGET, WEBHOOK_TEST
+from gateway.schemas import (
+    BUSINESS,
+    CALL_SECRET,
+    REPLAY,
+    UUID,
+    WEBHOOK_ID,
+    WEBHOOK_SAVE,
+    WEBHOOK_TARGET,
+    WEBHOOK_TEST,
+)
 from gateway.timeparse import set_time
 from services.webhooks import domain
 from switchboard.v1 import webhooks_pb2
@@ -46,6 +55,16 @@ async def test(ctx: RequestContext):
 async def rotate(ctx: RequestContext):
     req = set_fields(webhooks_pb2.RotateSecretRequest(), ctx.body, "business_id", "id")
     return to_json(await ctx.rpc("webhooks").RotateSecret(req))
+
+
+async def get_call_secret(ctx: RequestContext):
+    req = set_fields(webhooks_pb2.CallSecretRequest(), ctx.query, "business_id")
+    return to_json(await ctx.rpc("webhooks").GetCallSecret(req), omit=("webhook_secret",))
+
+
+async def rotate_call_secret(ctx: RequestContext):
+    req = set_fields(webhooks_pb2.CallSecretRequest(), ctx.body, "business_id")
+    return to_json(await ctx.rpc("webhooks").RotateCallSecret(req))
 
 
 async def list_events(ctx: RequestContext):
@@ -122,6 +141,21 @@ ROUTES = [
           description="Returns the new secret once. For 24 hours (previous_secret_expires_at) every delivery "
           "carries two v1 signatures, one per secret, so a receiver can switch at any moment in that window "
           "without rejecting an event."),
+    Route("GET", f"{V1}/webhooks/call-secret", get_call_secret, "The business's per-call webhook secret (masked)",
+          "webhooks", scope="webhooks:read", query={"type": "object", "properties": {"business_id": BUSINESS}},
+          response="CallSecretMasked", errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
+          rpcs=(f"{WEBHOOKS}/GetCallSecret",),
+          description="A call's own webhook_url (POST /api/v1/calls) receives call.completed or call.failed for "
+          "that call, delivered like subscription webhooks (same body, headers, retries) and signed with this "
+          "business-wide secret. webhook_secret_masked and created_at are null until the secret exists: make it "
+          "with POST, before the first call that has a webhook_url (a delivery made earlier creates one you "
+          "can only replace)."),
+    Route("POST", f"{V1}/webhooks/call-secret", rotate_call_secret, "Make or replace the per-call webhook secret",
+          "webhooks", scope="webhooks:write", body=CALL_SECRET, response="CallSecretShown",
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
+          rpcs=(f"{WEBHOOKS}/RotateCallSecret",),
+          description="Returns the secret once. Replacing it keeps the previous secret signing too for 24 hours "
+          "(previous_secret_expires_at): every per-call delivery then carries two v1 signatures."),
     Route("GET", f"{V1}/events", list_events, "The durable event history", "events", scope="events:read",
           query=page_query(50, 100, business_id=UUID, type={"type": "string"},
                            since={"type": "string", "format": "date-time"}),

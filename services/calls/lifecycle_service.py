@@ -29,8 +29,10 @@ def _payload(event_type: str, row):
         return events_pb2.CallCompleted(**common, status=row.status, duration=row.duration, summary=row.summary,
                                         ended_reason=row.ended_reason, recording_url=row.recording_url,
                                         contact_name=collected.get("name"), contact_email=collected.get("email"),
-                                        intent=collected.get("intent"), cost_cents=row.cost_cents)
-    return events_pb2.CallFailed(**common, status=row.status, ended_reason=row.ended_reason, cost_cents=row.cost_cents)
+                                        intent=collected.get("intent"), cost_cents=row.cost_cents,
+                                        webhook_url=row.webhook_url)
+    return events_pb2.CallFailed(**common, status=row.status, ended_reason=row.ended_reason, cost_cents=row.cost_cents,
+                                 webhook_url=row.webhook_url)
 
 
 class Lifecycle:

@@ -31,29 +31,53 @@ async def fan_out(engine: AsyncEngine, event: Envelope) -> int:
         for subscription_id in targets:
             await store.queue_once(conn, store.delivery_values(subscription_id, event.business_id, event.event_id,
                                                                event.type, now))
-        return len(targets)
+        call_url = event.data.get("webhook_url") if event.type in domain.PER_CALL_EVENTS else None
+        if isinstance(call_url, str) and call_url:
+            await store.insert_deliveries(conn, [store.delivery_values(None, event.business_id, event.event_id,
+                                                                       event.type, now, target_url=call_url)])
+        return len(targets) + bool(call_url)
 
 
 async def deliver(engine: AsyncEngine, box: domain.SecretBox, sender: Sender, claimed: list, *,
                   scale: float = 1.0) -> None:
-    """Send a claimed batch and record the outcomes; deliveries of deleted or disabled subscriptions are
-    canceled. Per-call deliveries (target_url, no subscription) arrive with the calls issue and its signing key."""
+    """Send a claimed batch and record the outcomes. A subscription's delivery is signed with its secrets (and
+    canceled once it is deleted or disabled); a per-call delivery (a target_url, no subscription) with its
+    business's call secret, made on first need."""
     async with engine.connect() as conn:
         subs = await store.subscriptions_by_id(conn, {c.subscription_id for c in claimed if c.subscription_id})
         stored = await store.events_by_id(conn, {c.event_id for c in claimed})
+    signers = await call_signers(engine, box, {str(c.business_id) for c in claimed
+                                               if not c.subscription_id and c.target_url})
     canceled, sending = [], []
     for item in claimed:
-        sub = subs.get(item.subscription_id)
-        if sub is None or not sub.is_active:
+        if item.subscription_id:
+            sub = subs.get(item.subscription_id)
+            signer = sub if sub is not None and sub.is_active else None  # deleted or disabled: nothing more to send
+        else:
+            signer = signers.get(str(item.business_id)) if item.target_url else None
+        if signer is None:
             canceled.append(item.id)
         else:
-            sending.append((item, sub))
+            sending.append((item, signer))
     outcomes = await asyncio.gather(*(post_signed(sender, box, sub, str(item.id), stored[str(item.event_id)],
                                                   url=item.target_url) for item, sub in sending))
     if canceled:
         async with engine.begin() as conn:
             await store.cancel_deliveries(conn, canceled)
     await record_outcomes(engine, [(item, o) for (item, _), o in zip(sending, outcomes)], scale=scale)
+
+
+async def call_signers(engine: AsyncEngine, box: domain.SecretBox, business_ids: set[str]) -> dict:
+    """The per-call webhook secret of each business, made for those that have none yet."""
+    if not business_ids:
+        return {}
+    async with engine.begin() as conn:
+        found = await store.call_secrets_of(conn, business_ids)
+        for business_id in business_ids - set(found):
+            secret = domain.new_secret()
+            found[business_id] = await store.ensure_call_secret(conn, business_id, box.seal(secret), secret[-4:],
+                                                                utcnow())
+    return found
 
 
 async def record_outcomes(engine: AsyncEngine, results: list[tuple[object, Outcome]], *, retry: bool = True,

@@ -8,11 +8,10 @@ Two parts in one process, both safe to run in several replicas:
   dispatcher that dies mid-delivery leaves it due again once the lease runs out), POSTs them signed,
   and records every attempt. Delivery is at-least-once; receivers dedupe on event_id.
 
-Per-call webhooks (a call's own webhook_url receiving that call's call.completed or call.failed) are
-deliveries with `target_url` and no subscription, so they share the claims, leases, retries, attempts
-and replay of subscription deliveries. The calls issue adds their fan-out (an event whose data
-carries webhook_url) and the business-level secret that signs them; until then such a delivery
-would be canceled, as one to a deleted subscription is.
+Per-call webhooks (a call's own webhook_url receiving that call's call.completed or call.failed, from the
+event's data) are deliveries with `target_url` and no subscription, so they share the claims, leases,
+retries and attempts of subscription deliveries; they are signed with the business's call secret
+(`POST /api/v1/webhooks/call-secret`), made on first need.
 
 It is the worker `webhooks-dispatcher` of core.registry: core.grpc_server runs it (settings, health on its
 gRPC port, graceful stop) and calls `build`. Settings webhook_retry_scale multiplies the retry schedule and

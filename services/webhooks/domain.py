@@ -44,6 +44,8 @@ METADATA_ADDRESSES = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_addr
                       ipaddress.ip_address("100.100.100.200")}
 
 
+# Events a call's own webhook_url receives (SPEC: Events, per-call webhooks), from the event's data.
+PER_CALL_EVENTS = ("call.completed", "call.failed")
 DESCRIPTION_MAX = 500
 REPLAY_MAX = 1000  # events per replay or backfill
 DELIVERY_STATUSES = ("pending", "delivered", "failed", "canceled")

@@ -40,6 +40,13 @@ class Rotated:
 
 
 @dataclass(frozen=True)
+class CallSecretView:
+    business_id: str
+    row: object | None  # None until the business has one
+    secret: str | None = None  # only right after it was made or replaced
+
+
+@dataclass(frozen=True)
 class TestSent:
     business_id: str
     event_id: str
@@ -108,6 +115,26 @@ class Webhooks:
         if row is None:
             raise not_found("webhook")
         return row
+
+    # -- the per-call webhook secret -----------------------------------------------------------------
+
+    async def call_secret(self, business_id: str | None) -> CallSecretView:
+        business_id = pick_business(tenant.require_account(), business_id)
+        async with self.engine.connect() as conn:
+            return CallSecretView(business_id, await store.call_secret_of(conn, business_id))
+
+    async def rotate_call_secret(self, business_id: str | None) -> CallSecretView:
+        """A new secret for the business's per-call webhooks; the previous one keeps signing for
+        domain.ROTATION_OVERLAP."""
+        business_id = pick_business(tenant.require_account(), business_id)
+        secret, now = domain.new_secret(), utcnow()
+        async with self.engine.begin() as conn:
+            current = await store.call_secret_of(conn, business_id, lock=True)
+            row = await store.put_call_secret(
+                conn, business_id, self.box.seal(secret), secret[-4:], now,
+                previous_sealed=current.secret_sealed if current else None,
+                previous_expires_at=now + domain.ROTATION_OVERLAP if current else None)
+        return CallSecretView(business_id, row, secret)
 
     # -- the test event -------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from core.pagination import Page, opt_datetime
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
 from services.webhooks.dispatcher import allow_loopback
-from services.webhooks.service import Webhooks
+from services.webhooks.service import CallSecretView, Webhooks
 from switchboard.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 EVENTS_PAGE = (50, 100)
@@ -42,9 +42,24 @@ def event_message(row) -> webhooks_pb2.StoredEvent:
     return msg
 
 
+def call_secret_message(view: CallSecretView) -> webhooks_pb2.CallSecret:
+    msg = webhooks_pb2.CallSecret(business_id=view.business_id, webhook_secret=view.secret)
+    if view.row is not None:
+        msg.webhook_secret_masked = f"{domain.SECRET_PREFIX}...{view.row.secret_tail}"
+        set_timestamp(msg, "created_at", view.row.created_at)
+        set_timestamp(msg, "previous_secret_expires_at", view.row.previous_secret_expires_at)
+    return msg
+
+
 class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
     def __init__(self, webhooks: Webhooks):
         self.webhooks = webhooks
+
+    async def GetCallSecret(self, request, context):
+        return call_secret_message(await self.webhooks.call_secret(optional(request, "business_id")))
+
+    async def RotateCallSecret(self, request, context):
+        return call_secret_message(await self.webhooks.rotate_call_secret(optional(request, "business_id")))
 
     async def SaveSubscription(self, request, context):
         saved = await self.webhooks.save(optional(request, "business_id"), request.url, list(request.events),

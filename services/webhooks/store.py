@@ -78,6 +78,19 @@ attempts = sa.Table(
     sa.Column("at", Ts, nullable=False),
 )
 
+# The secret that signs a business's per-call webhooks (deliveries with a target_url and no subscription); the
+# columns are a subscription's, so the same signing code reads either.
+call_secrets = sa.Table(
+    "call_secrets", metadata,
+    sa.Column("business_id", Uuid, primary_key=True),
+    sa.Column("secret_sealed", sa.Text, nullable=False),
+    sa.Column("secret_tail", sa.Text, nullable=False),
+    sa.Column("previous_secret_sealed", sa.Text),
+    sa.Column("previous_secret_expires_at", Ts),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+)
+
 sa.Index("events_business_occurred", events.c.business_id, events.c.occurred_at.desc())
 sa.Index("deliveries_once", deliveries.c.event_id, deliveries.c.subscription_id, unique=True,
          postgresql_where=sa.text("NOT replay"))
@@ -201,12 +214,13 @@ async def events_to_replay(conn: AsyncConnection, business_id: str, event_ids: l
 
 # -- deliveries and attempts ------------------------------------------------------------------
 
-def delivery_values(subscription_id: str, business_id: str, event_id: str, event_type: str, now: datetime, *,
-                    attempts: int = 0, next_attempt_at: datetime | None = None, replay: bool = False) -> dict:
-    """A new pending delivery row."""
+def delivery_values(subscription_id: str | None, business_id: str, event_id: str, event_type: str, now: datetime, *,
+                    attempts: int = 0, next_attempt_at: datetime | None = None, replay: bool = False,
+                    target_url: str | None = None) -> dict:
+    """A new pending delivery row: to a subscription, or (subscription None) to a per-call target_url."""
     return dict(id=new_id(), subscription_id=subscription_id, business_id=business_id, event_id=event_id,
                 event_type=event_type, status="pending", attempts=attempts, next_attempt_at=next_attempt_at or now,
-                replay=replay, created_at=now)
+                replay=replay, created_at=now, target_url=target_url)
 
 
 async def insert_deliveries(conn: AsyncConnection, rows: list[dict]) -> list:
@@ -268,3 +282,32 @@ async def record_attempts(conn: AsyncConnection, rows: list[dict], now: datetime
         else:
             values["next_attempt_at"] = sa.bindparam("b_next")
         await conn.execute(deliveries.update().where(deliveries.c.id == sa.bindparam("b_id")).values(**values), batch)
+
+
+# -- per-call webhook secrets -------------------------------------------------------------------
+
+async def call_secret_of(conn: AsyncConnection, business_id: str, *, lock: bool = False):
+    query = sa.select(call_secrets).where(call_secrets.c.business_id == business_id)
+    return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+async def call_secrets_of(conn: AsyncConnection, business_ids) -> dict:
+    return {str(r.business_id): r for r in await conn.execute(
+        sa.select(call_secrets).where(call_secrets.c.business_id.in_(business_ids)))}
+
+
+async def put_call_secret(conn: AsyncConnection, business_id: str, sealed: str, tail: str, now: datetime,
+                          previous_sealed: str | None = None, previous_expires_at: datetime | None = None):
+    """Make the business's secret, or replace it keeping the previous one until `previous_expires_at`."""
+    values = dict(secret_sealed=sealed, secret_tail=tail, previous_secret_sealed=previous_sealed,
+                  previous_secret_expires_at=previous_expires_at, updated_at=now)
+    return (await conn.execute(insert(call_secrets).values(business_id=business_id, created_at=now, **values)
+                               .on_conflict_do_update(index_elements=["business_id"], set_=values)
+                               .returning(call_secrets))).first()
+
+
+async def ensure_call_secret(conn: AsyncConnection, business_id: str, sealed: str, tail: str, now: datetime):
+    """The business's secret, made with `sealed` when it has none."""
+    await conn.execute(insert(call_secrets).values(business_id=business_id, secret_sealed=sealed, secret_tail=tail,
+                                                   created_at=now, updated_at=now).on_conflict_do_nothing())
+    return await call_secret_of(conn, business_id)

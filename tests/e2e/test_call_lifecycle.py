@@ -192,3 +192,42 @@ async def test_a_calls_minutes_and_cost_reach_the_usage_log_and_the_balance(api,
     status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
     [mine] = [b for b in balance["businesses"] if b["business_id"] == account["business_id"]]
     assert mine["minutes_used"] == -(-ended["duration"] // 60) and mine["phone_numbers"] == 1
+
+
+def verify(header: str, body: bytes, secret: str) -> bool:
+    """As a partner verifies: split t and v1, recompute over '<t>.<raw body>', compare in constant time."""
+    parts = dict(p.split("=", 1) for p in header.split(",") if p.startswith("t="))
+    candidates = [p.split("=", 1)[1] for p in header.split(",") if p.startswith("v1=")]
+    expected = hmac.new(secret.encode(), f"{parts['t']}.".encode() + body, hashlib.sha256).hexdigest()
+    return any(hmac.compare_digest(expected, c) for c in candidates)
+
+
+async def test_a_calls_own_webhook_gets_its_outcome_signed_with_the_call_secret(api, account, agent):
+    from tests.receiver import Receiver
+
+    key = account["key"]
+    status, masked, _ = await api.request("GET", "/api/v1/webhooks/call-secret", key=key)
+    assert status == 200 and masked["webhook_secret_masked"] is None and "webhook_secret" not in masked
+    status, shown, _ = await api.request("POST", "/api/v1/webhooks/call-secret", key=key, json={})
+    assert status == 200 and shown["webhook_secret"].startswith("whsec_")
+    secret = shown["webhook_secret"]
+    status, masked, _ = await api.request("GET", "/api/v1/webhooks/call-secret", key=key)
+    assert masked["webhook_secret_masked"].endswith(secret[-4:]) and masked["previous_secret_expires_at"] is None
+    receiver = await Receiver().start()
+    try:
+        ids = {}
+        for to in ("+14155550193", "+14155550002"):  # answered, busy
+            code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={
+                "agent_id": agent["id"], "to": to, "webhook_url": receiver.url})
+            assert code == 201, call
+            ids[to] = call["id"]
+        got = await receiver.wait_for(2)
+        by_call = {r["json"]["data"]["call_id"]: r for r in got.values()}
+        completed, failed = by_call[ids["+14155550193"]], by_call[ids["+14155550002"]]
+        assert completed["json"]["event"] == "call.completed" and completed["json"]["data"]["status"] == "completed"
+        assert failed["json"]["event"] == "call.failed" and failed["json"]["data"]["status"] == "busy"
+        for record in (completed, failed):
+            assert verify(record["headers"]["X-Service-Signature"], record["body"], secret)
+            assert record["json"]["data"]["webhook_url"] == receiver.url
+    finally:
+        await receiver.stop()

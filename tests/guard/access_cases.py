@@ -162,6 +162,8 @@ CASES: dict[tuple[str, str], Case] = {
                                             FORBIDDEN),
     ("POST", "/api/v1/webhooks/rotate-secret"): Case(_r(json=lambda w: {"business_id": w.a_business,
                                                                         "id": w.webhook}), FORBIDDEN),
+    ("GET", "/api/v1/webhooks/call-secret"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    ("POST", "/api/v1/webhooks/call-secret"): Case(_r(json=lambda w: {"business_id": w.a_business}), FORBIDDEN),
     ("GET", "/api/v1/events"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
     ("GET", "/api/v1/webhooks/deliveries"): Case(_r(params=lambda w: {"business_id": w.a_business,
                                                                       "webhook_id": w.webhook}), FORBIDDEN),

@@ -160,7 +160,7 @@ class CallStarted(_message.Message):
     def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CallCompleted(_message.Message):
-    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "duration", "summary", "ended_reason", "recording_url", "contact_name", "contact_email", "intent", "cost_cents")
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "duration", "summary", "ended_reason", "recording_url", "contact_name", "contact_email", "intent", "cost_cents", "webhook_url")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -177,6 +177,7 @@ class CallCompleted(_message.Message):
     CONTACT_EMAIL_FIELD_NUMBER: _ClassVar[int]
     INTENT_FIELD_NUMBER: _ClassVar[int]
     COST_CENTS_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     conversation_id: str
     agent_id: str
@@ -192,10 +193,11 @@ class CallCompleted(_message.Message):
     contact_email: str
     intent: str
     cost_cents: int
-    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., ended_reason: _Optional[str] = ..., recording_url: _Optional[str] = ..., contact_name: _Optional[str] = ..., contact_email: _Optional[str] = ..., intent: _Optional[str] = ..., cost_cents: _Optional[int] = ..., **kwargs) -> None: ...
+    webhook_url: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., ended_reason: _Optional[str] = ..., recording_url: _Optional[str] = ..., contact_name: _Optional[str] = ..., contact_email: _Optional[str] = ..., intent: _Optional[str] = ..., cost_cents: _Optional[int] = ..., webhook_url: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CallFailed(_message.Message):
-    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "ended_reason", "cost_cents")
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "ended_reason", "cost_cents", "webhook_url")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -206,6 +208,7 @@ class CallFailed(_message.Message):
     LEAD_ID_FIELD_NUMBER: _ClassVar[int]
     ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
     COST_CENTS_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     conversation_id: str
     agent_id: str
@@ -215,7 +218,8 @@ class CallFailed(_message.Message):
     lead_id: str
     ended_reason: str
     cost_cents: int
-    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., cost_cents: _Optional[int] = ..., **kwargs) -> None: ...
+    webhook_url: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., cost_cents: _Optional[int] = ..., webhook_url: _Optional[str] = ..., **kwargs) -> None: ...
 
 class WebhookTest(_message.Message):
     __slots__ = ("message", "sent_at")

@@ -252,3 +252,23 @@ class ReplayReply(_message.Message):
     queued: int
     delivery_ids: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, queued: _Optional[int] = ..., delivery_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CallSecretRequest(_message.Message):
+    __slots__ = ("business_id",)
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    def __init__(self, business_id: _Optional[str] = ...) -> None: ...
+
+class CallSecret(_message.Message):
+    __slots__ = ("business_id", "webhook_secret", "webhook_secret_masked", "created_at", "previous_secret_expires_at")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_SECRET_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_SECRET_MASKED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_SECRET_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    webhook_secret: str
+    webhook_secret_masked: str
+    created_at: _timestamp_pb2.Timestamp
+    previous_secret_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, business_id: _Optional[str] = ..., webhook_secret: _Optional[str] = ..., webhook_secret_masked: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., previous_secret_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -78,6 +78,16 @@ class WebhooksStub:
                 request_serializer=switchboard_dot_v1_dot_webhooks__pb2.ReplayRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_webhooks__pb2.ReplayReply.FromString,
                 _registered_method=True)
+        self.GetCallSecret = channel.unary_unary(
+                '/switchboard.v1.Webhooks/GetCallSecret',
+                request_serializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecret.FromString,
+                _registered_method=True)
+        self.RotateCallSecret = channel.unary_unary(
+                '/switchboard.v1.Webhooks/RotateCallSecret',
+                request_serializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecret.FromString,
+                _registered_method=True)
 
 
 class WebhooksServicer:
@@ -143,6 +153,21 @@ class WebhooksServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetCallSecret(self, request, context):
+        """The business's per-call webhook secret (masked; unset until first made); fails PERMISSION_DENIED (forbidden).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateCallSecret(self, request, context):
+        """Makes the business's per-call webhook secret, or replaces it (the previous one keeps signing for 24 h), and
+        shows it this once; fails PERMISSION_DENIED (forbidden).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WebhooksServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -185,6 +210,16 @@ def add_WebhooksServicer_to_server(servicer, server):
                     servicer.Replay,
                     request_deserializer=switchboard_dot_v1_dot_webhooks__pb2.ReplayRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_webhooks__pb2.ReplayReply.SerializeToString,
+            ),
+            'GetCallSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCallSecret,
+                    request_deserializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecret.SerializeToString,
+            ),
+            'RotateCallSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateCallSecret,
+                    request_deserializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecret.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -407,6 +442,60 @@ class Webhooks:
             '/switchboard.v1.Webhooks/Replay',
             switchboard_dot_v1_dot_webhooks__pb2.ReplayRequest.SerializeToString,
             switchboard_dot_v1_dot_webhooks__pb2.ReplayReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCallSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Webhooks/GetCallSecret',
+            switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.SerializeToString,
+            switchboard_dot_v1_dot_webhooks__pb2.CallSecret.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateCallSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Webhooks/RotateCallSecret',
+            switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.SerializeToString,
+            switchboard_dot_v1_dot_webhooks__pb2.CallSecret.FromString,
             options,
             channel_credentials,
             insecure,
