@@ -93,6 +93,10 @@ class Settings:
         delivery attempt (services.webhooks.domain.DELIVERY_TIMEOUT_SECONDS)."""
         return timedelta(seconds=self.webhook_lease_seconds)
 
+    def derived_secret(self, purpose: str) -> str:
+        """A secret for one purpose (e.g. signing recording URLs), derived from the server secret."""
+        return _derived(self.secret_key.reveal(), purpose)
+
     def require_real_secret(self) -> None:
         """Outside the local stack, refuse to start with the built-in development secret."""
         if self.environment != "local" and self.secret_key.reveal() == DEV_SECRET:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import aiohttp
 import grpc
 from aiohttp import web
 
@@ -193,12 +194,14 @@ def _lifecycle(settings: Settings):
         usage.start()
         bus = EventBus(settings.nats_url, "gateway")
         auth = Authenticator(clients["accounts"])
+        http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=30))
         app[DEPS] = Deps(settings=settings, channels=channels, clients=clients, auth=auth, usage=usage,
-                         limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus)
+                         limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus, http=http)
         attach = asyncio.create_task(_attach_invalidations(bus, auth))
         yield
         attach.cancel()
         await usage.stop()
+        await http.close()
         await bus.close()
         await usage_channel.close()
         for channel in channels.values():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import aiohttp
 import grpc
 from aiohttp import web
 
@@ -25,6 +26,7 @@ class Deps:
     usage: UsageWriter
     limiter: TokenBuckets
     bus: EventBus
+    http: aiohttp.ClientSession  # for fetching provider media (recordings) to stream on
 
 
 DEPS = web.AppKey("deps", Deps)

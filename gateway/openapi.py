@@ -78,9 +78,13 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         ok["content"] = {"application/json": {"schema": {"oneOf": [_ref(n) for n in route.response]}}}
     elif route.response:
         ok["content"] = {"application/json": {"schema": _ref(route.response)}}
+    if route.media:
+        ok["content"] = {route.media: {"schema": {"type": "string", "format": "binary"}}}
     if route.creates:
         ok["links"] = _links(route, routes)
     responses: dict = {str(route.status): ok}
+    if route.media:
+        responses["206"] = {"description": "The part a Range header asked for", "content": ok["content"]}
     codes = set(route.errors) | {"internal_error"}
     if route.rpcs:
         codes.add("unavailable")  # a backing service is down or restarting: retry

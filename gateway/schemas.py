@@ -362,6 +362,7 @@ SCHEMAS: dict[str, dict] = {
     "LeadAudit": message_schema(sdr_pb2.LeadAudit.DESCRIPTOR),
     "CallCreateRequest": CALL_CREATE,
     "ProviderMessage": PROVIDER_MESSAGE,
+    "Recording": message_schema(calls_pb2.Recording.DESCRIPTOR),
     "Transcript": message_schema(calls_pb2.Transcript.DESCRIPTOR),
     "TranscriptList": _obj({"transcripts": {"type": "array", "items": _ref("Transcript")}, **PAGE_FIELDS},
                            ("transcripts", *PAGE_FIELDS)),

@@ -77,6 +77,8 @@ class Route:
     response: str | tuple[str, ...] | None = None
     # A list route whose query takes `id`: the handler that answers ?id=<id> with that one record.
     read_one: Handler | None = None
+    # The media type of a route that answers with bytes rather than JSON (it may also answer 206 to a Range).
+    media: str | None = None
     status: int = 200
     errors: tuple[str, ...] = ()
     # "Service/Method" of the RPC the route calls (checked by the contract tests); None for gateway-local routes.

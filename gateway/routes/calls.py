@@ -3,6 +3,10 @@ from __future__ import annotations
 
 import json
 
+import aiohttp
+from aiohttp import web
+
+from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.routes import PUBLIC, Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
@@ -55,6 +59,38 @@ async def list_transcripts(ctx: RequestContext):
     return ctx.listing("transcripts", [to_json(t) for t in reply.transcripts], reply.page)
 
 
+async def recording(ctx: RequestContext):
+    found = await ctx.rpc("calls").GetRecording(calls_pb2.GetRecordingRequest(call_id=ctx.query["call_id"]))
+    ctx.call_id = found.call_id  # only once the call is the caller's: the usage log names no other's call
+    return to_json(found)
+
+
+PASSED_ON = ("Content-Type", "Content-Length", "Content-Range", "Accept-Ranges")
+
+
+async def recording_audio(ctx: RequestContext):
+    """The audio itself, streamed from the provider's storage; a Range header goes along (a browser seeks)."""
+    q = ctx.query
+    source = await ctx.rpc("calls").GetRecordingSource(calls_pb2.GetRecordingSourceRequest(
+        call_id=q["call_id"], expires=q["expires"], signature=q["signature"]))
+    asked = {"Range": ctx.request.headers["Range"]} if "Range" in ctx.request.headers else {}
+    try:
+        async with ctx.deps.http.get(source.url, headers=asked) as upstream:
+            if upstream.status not in (200, 206, 416):
+                raise ServiceError("provider_error", f"the voice provider did not serve the recording "
+                                   f"({upstream.status}); try again later")
+            response = web.StreamResponse(status=upstream.status, headers={
+                h: upstream.headers[h] for h in PASSED_ON if h in upstream.headers})
+            await response.prepare(ctx.request)
+            async for chunk in upstream.content.iter_chunked(64 * 1024):
+                await response.write(chunk)
+            await response.write_eof()
+            return response
+    except aiohttp.ClientError as exc:
+        raise ServiceError("provider_error", f"the voice provider's storage is unreachable ({exc.__class__.__name__}); "
+                           "try again later") from None
+
+
 async def provider_message(ctx: RequestContext):
     headers = ctx.request.headers
     reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(
@@ -98,6 +134,24 @@ ROUTES = [
           response="TranscriptList", errors=ERRORS, rpcs=(f"{CALLS}/ListTranscripts",),
           description="Across the key's businesses, only calls that have a transcript. Each transcript is one "
           "line per turn, 'Agent: ...' or 'Caller: ...', separated by newlines."),
+    Route("GET", f"{V1}/recordings", recording, "A call's recording and transcript state, with a link to the audio",
+          "calls", scope="calls:read", query={"type": "object", "properties": {"call_id": UUID},
+                                              "required": ["call_id"]},
+          response="Recording", errors=ERRORS, rpcs=(f"{CALLS}/GetRecording",),
+          description="recording_status and transcript_status are available, pending (the call's end-of-call "
+          "report has not come yet) or none. recording_url is a signed link to the audio (WAV) that needs no key "
+          f"and expires after {domain.RECORDING_URL_TTL_SECONDS // 60} minutes (recording_url_expires_at); it "
+          "serves Range requests, so a browser's player can seek. A call of another business is 404."),
+    Route("GET", domain.AUDIO_PATH, recording_audio, "The audio of a recording (a signed link)", "calls",
+          auth=PUBLIC, media="audio/wav", query={"type": "object", "properties": {
+              "call_id": UUID, "expires": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1,
+                                           "description": "Unix seconds"},
+              "signature": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+              "required": ["call_id", "expires", "signature"]},
+          errors=("unauthorized", "not_found", "provider_error"),
+          rpcs=(f"{CALLS}/GetRecordingSource",),
+          description="The link GET /api/v1/recordings gives; a changed or expired link is 401. Send a Range "
+          "header for a part (206 with Content-Range)."),
     Route("POST", MESSAGES_PATH, provider_message, "The voice provider's server messages", "providers",
           auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
           errors=("unauthorized", "invalid_request"), rpcs=(f"{CALLS}/HandleProviderMessage",),

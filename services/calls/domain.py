@@ -3,6 +3,7 @@ may ask for, the enrichment variables and the provider's call body."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -258,3 +259,29 @@ def collected(structured_data: dict | None) -> dict:
     """The contact details and intent the agent's lead-collection plan extracted (text values only)."""
     data = structured_data or {}
     return {k: data[k].strip() for k in ("name", "email", "intent") if isinstance(data.get(k), str) and data[k].strip()}
+
+
+# -- recordings ----------------------------------------------------------------------------------
+
+RECORDING_URL_TTL_SECONDS = 3600
+AUDIO_PATH = "/api/v1/recordings/audio"
+
+
+def recording_signature(secret: str, call_id: str, expires: int) -> str:
+    return hmac.new(secret.encode(), f"{call_id}.{expires}".encode(), hashlib.sha256).hexdigest()
+
+
+def recording_refusal(secret: str, call_id: str, expires: int, signature: str, now: float) -> str | None:
+    """Why a recording URL is not honoured (tampered or expired), or None."""
+    if not hmac.compare_digest(recording_signature(secret, call_id, expires), signature):
+        return "this recording link is not one we signed; ask for a new recording link"
+    if expires < now:
+        return "this recording link has expired; ask for a new recording link"
+    return None
+
+
+def media_status(reported: bool, present: bool) -> str:
+    """available, pending (the end-of-call report, which brings it, is still to come) or none."""
+    if present:
+        return "available"
+    return "none" if reported else "pending"

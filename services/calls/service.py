@@ -9,16 +9,17 @@ so a retry places the call: no call is left `queued` without a provider call beh
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from datetime import timedelta, timezone
-from urllib.parse import urlparse
+from datetime import datetime, timedelta, timezone
+from urllib.parse import urlencode, urlparse
 
 from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.contact import normalize_e164
-from core.errors import ServiceError, invalid
+from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.records import find_owned
@@ -30,6 +31,17 @@ from services.calls.store import calls
 from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class RecordingLink:
+    """A call's recording state and, when there is audio, a signed link to it."""
+
+    row: object
+    url: str | None
+    expires_at: datetime | None
+    recording_status: str  # domain.media_status
+    transcript_status: str
 
 
 @dataclass(frozen=True)
@@ -66,10 +78,12 @@ def _check_webhook_url(url: str | None) -> str | None:
 
 class Calls:
     def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, agents: Client, sdr: Client,
-                 accounts: Client):
+                 accounts: Client, *, recording_secret: str, base_url: str):
         self.engine = engine
         self.voice = voice
         self.server = server
+        self.recording_secret = recording_secret  # signs recording links
+        self.base_url = base_url.rstrip("/")
         # Other services, called as the caller (Runtime.client).
         self.agents, self.sdr, self.accounts = agents, sdr, accounts
 
@@ -191,6 +205,31 @@ class Calls:
         query = store.transcripts_of(who.business_ids, require_uuid(agent_id, "agent_id") if agent_id else None, since)
         async with self.engine.connect() as conn:
             return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
+
+    async def recording(self, call_id: str) -> RecordingLink:
+        row = await self.get(call_id)
+        reported = row.reported_at is not None
+        statuses = (domain.media_status(reported, bool(row.recording_url)),
+                    domain.media_status(reported, bool(row.transcript)))
+        if not row.recording_url:
+            return RecordingLink(row, None, None, *statuses)
+        expires = int(time.time()) + domain.RECORDING_URL_TTL_SECONDS
+        query = urlencode({"call_id": row.id, "expires": expires,
+                           "signature": domain.recording_signature(self.recording_secret, str(row.id), expires)})
+        return RecordingLink(row, f"{self.base_url}{domain.AUDIO_PATH}?{query}",
+                             datetime.fromtimestamp(expires, timezone.utc), *statuses)
+
+    async def recording_source(self, call_id: str, expires: int, signature: str) -> str:
+        """The provider's URL of the audio behind a link we signed (no caller: the link is the credential)."""
+        require_uuid(call_id, "call_id")
+        why = domain.recording_refusal(self.recording_secret, call_id, expires, signature, time.time())
+        if why is not None:
+            raise ServiceError("unauthorized", why)
+        async with self.engine.connect() as conn:
+            url = await store.recording_of(conn, call_id)
+        if url is None:
+            raise not_found("recording")
+        return url
 
     async def list(self, agent_id: str | None, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()

@@ -58,6 +58,18 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         return calls_pb2.ListTranscriptsReply(transcripts=[transcript_message(r) for r in paged.rows],
                                               page=paged.info())
 
+    async def GetRecording(self, request, context):
+        link = await self.calls.recording(request.call_id)
+        row = link.row
+        reply = calls_pb2.Recording(call_id=str(row.id), duration=row.duration, recording_url=link.url,
+                                    recording_status=link.recording_status, transcript_status=link.transcript_status)
+        set_timestamp(reply, "recording_url_expires_at", link.expires_at)
+        return reply
+
+    async def GetRecordingSource(self, request, context):
+        return calls_pb2.RecordingSource(url=await self.calls.recording_source(request.call_id, request.expires,
+                                                                               request.signature))
+
     async def HandleProviderMessage(self, request, context):
         answer = await self.lifecycle.handle(request.body, request.signature, request.timestamp)
         return calls_pb2.ProviderMessageReply(response_json=json.dumps(answer))
@@ -84,7 +96,8 @@ def build(runtime: Runtime) -> CallsServicer:
     runtime.on_stop.append(voice.close)
     secret = s.voice_webhook_secret.reveal()
     calls = Calls(runtime.engine, voice, ServerConfig(voice, secret, s.public_base_url), runtime.client("agents"),
-                  runtime.client("sdr"), runtime.client("accounts"))
+                  runtime.client("sdr"), runtime.client("accounts"),
+                  recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
     lifecycle = Lifecycle(runtime.engine, secret, runtime.events_committed)
     runtime.run(Reaper(runtime.engine, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))

@@ -143,3 +143,7 @@ def silent_calls(now: datetime, margin_seconds: float, limit: int) -> sa.Select:
     deadline = calls.c.created_at + sa.literal_column("interval '1 second'") * (calls.c.max_duration + margin_seconds)
     return (sa.select(calls).where(calls.c.status.in_(("queued", "ringing", "in-progress", "forwarding", "ended")),
                                    deadline < now).order_by(calls.c.created_at).limit(limit))
+
+
+async def recording_of(conn: AsyncConnection, call_id: str) -> str | None:
+    return await conn.scalar(sa.select(calls.c.recording_url).where(calls.c.id == call_id))

@@ -231,3 +231,38 @@ async def test_a_calls_own_webhook_gets_its_outcome_signed_with_the_call_secret(
             assert record["json"]["data"]["webhook_url"] == receiver.url
     finally:
         await receiver.stop()
+
+
+async def test_recordings_are_served_by_signed_expiring_links_with_ranges(api, account, agent, other_key, stack):
+    key = account["key"]
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550194"})
+    await settled(api, key, call["id"])
+    status, rec, _ = await api.request("GET", "/api/v1/recordings", key=key, params={"call_id": call["id"]})
+    assert status == 200 and (rec["recording_status"], rec["transcript_status"]) == ("available", "available")
+    url = rec["recording_url"]
+    async with aiohttp.ClientSession() as session:  # no key: the link is the credential
+        async with session.get(url) as r:
+            whole = await r.read()
+            assert r.status == 200 and r.headers["Content-Type"] == "audio/wav" and whole[:4] == b"RIFF"
+            assert whole[8:12] == b"WAVE" and r.headers["Accept-Ranges"] == "bytes"
+        async with session.get(url, headers={"Range": "bytes=100-199"}) as r:
+            assert r.status == 206 and r.headers["Content-Range"] == f"bytes 100-199/{len(whole)}"
+            assert await r.read() == whole[100:200]
+        tampered = url[:-1] + ("1" if url.endswith("0") else "0")  # the signature's last digit changed
+        async with session.get(tampered) as r:
+            assert r.status == 401
+        secret = hmac.new(stack.home_secret("secret_key").encode(), b"recording-links", hashlib.sha256).hexdigest()
+        expires = int(time.time()) - 10
+        signature = hmac.new(secret.encode(), f"{call['id']}.{expires}".encode(), hashlib.sha256).hexdigest()
+        async with session.get(stack.base_url + "/api/v1/recordings/audio", params={
+                "call_id": call["id"], "expires": str(expires), "signature": signature}) as r:
+            body = await r.json()
+            assert r.status == 401 and "expired" in body["error"]["message"]
+    status, body, _ = await api.request("GET", "/api/v1/recordings", key=other_key, params={"call_id": call["id"]})
+    assert status == 404
+    code, unanswered, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                                    "to": "+14155550001"})
+    await settled(api, key, unanswered["id"])
+    status, rec, _ = await api.request("GET", "/api/v1/recordings", key=key, params={"call_id": unanswered["id"]})
+    assert (rec["recording_status"], rec["transcript_status"], rec["recording_url"]) == ("none", "none", None)

@@ -146,6 +146,7 @@ CASES: dict[tuple[str, str], Case] = {
     # A busy test number: the owner's call ends at once and makes no lead, so no snapshot sees it.
     ("POST", "/api/v1/calls"): Case(_r(json=lambda w: {"agent_id": w.agent, "to": "+14155550002"}), NOT_FOUND),
     ("GET", "/api/v1/calls"): Case(_r(params=lambda w: {"id": w.call}), NOT_FOUND),
+    ("GET", "/api/v1/recordings"): Case(_r(params=lambda w: {"call_id": w.call}), NOT_FOUND),
     ("GET", "/api/v1/transcripts"): Case(_r(), "lists the caller's own businesses' transcripts"),
     # leads
     ("GET", "/api/v1/leads"): Case(_r(params=lambda w: {"id": w.lead}), NOT_FOUND),
@@ -189,5 +190,6 @@ BY_ID_ALONE: dict[str, tuple[str, str, Recipe]] = {
 # Routes that need neither a key nor a session: no account's data behind them.
 PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/openapi.json"): "the document",
           ("GET", "/api/v1/schemas"): "the schemas",
-          ("POST", "/api/v1/providers/voice/messages"): "the voice provider's messages, authenticated by signature"}
+          ("POST", "/api/v1/providers/voice/messages"): "the voice provider's messages, authenticated by signature",
+          ("GET", "/api/v1/recordings/audio"): "a signed recording link: the signature is the credential"}
 

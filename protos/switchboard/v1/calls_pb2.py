@@ -27,37 +27,45 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/calls.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\"E\n\x0fProviderMessage\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12\x11\n\tsignature\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\t\"-\n\x14ProviderMessageReply\x12\x15\n\rresponse_json\x18\x01 \x01(\t\"\xfb\x02\n\x11\x43reateCallRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x11\n\x04name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x1a\n\rfirst_message\x18\x05 \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07lead_id\x18\x06 \x01(\tH\x03\x88\x01\x01\x12\x18\n\x0bwebhook_url\x18\x07 \x01(\tH\x04\x88\x01\x01\x12\x19\n\x0cmax_duration\x18\x08 \x01(\x05H\x05\x88\x01\x01\x12\x1c\n\x0fidempotency_key\x18\t \x01(\tH\x06\x88\x01\x01\x12\x32\n\ncompliance\x18\n \x01(\x0e\x32\x1e.switchboard.v1.ComplianceModeB\x07\n\x05_nameB\n\n\x08_contextB\x10\n\x0e_first_messageB\n\n\x08_lead_idB\x0e\n\x0c_webhook_urlB\x0f\n\r_max_durationB\x12\n\x10_idempotency_key\"\x1c\n\x0eGetCallRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x81\x01\n\x10ListCallsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06status\x18\x02 \x01(\tH\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\t\n\x07_status\"]\n\x0eListCallsReply\x12#\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x14.switchboard.v1.Call\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x83\x01\n\x16ListTranscriptsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04\x64\x61ys\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\x07\n\x05_days\"\xf8\x01\n\nTranscript\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x17\n\nagent_name\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x10\n\x08\x64uration\x18\x06 \x01(\x05\x12\x14\n\x07summary\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x12\n\ntranscript\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_agent_nameB\n\n\x08_summary\"o\n\x14ListTranscriptsReply\x12/\n\x0btranscripts\x18\x01 \x03(\x0b\x32\x1a.switchboard.v1.Transcript\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"p\n\x11QualityDimensions\x12\x17\n\x0fprofessionalism\x18\x01 \x01(\x05\x12\x0f\n\x07\x65mpathy\x18\x02 \x01(\x05\x12\x1d\n\x15information_gathering\x18\x03 \x01(\x05\x12\x12\n\nresolution\x18\x04 \x01(\x05\"\xb0\x05\n\x04\x43\x61ll\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x11\n\tdirection\x18\x04 \x01(\t\x12\x10\n\x08\x64uration\x18\x05 \x01(\x05\x12\x10\n\x08\x61gent_id\x18\x06 \x01(\t\x12\x17\n\nagent_name\x18\x07 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x0b\x62usiness_id\x18\x08 \x01(\t\x12\x14\n\x07lead_id\x18\t \x01(\tH\x01\x88\x01\x01\x12\n\n\x02to\x18\n \x01(\t\x12\x11\n\x04name\x18\x0b \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07summary\x18\x0c \x01(\tH\x03\x88\x01\x01\x12\x1a\n\rrecording_url\x18\r \x01(\tH\x04\x88\x01\x01\x12\x42\n\x12quality_dimensions\x18\x0e \x01(\x0b\x32!.switchboard.v1.QualityDimensionsH\x05\x88\x01\x01\x12.\n\ncreated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\x04\x66rom\x18\x10 \x01(\tH\x06\x88\x01\x01\x12\x19\n\x0c\x65nded_reason\x18\x11 \x01(\tH\x07\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x12 \x01(\tH\x08\x88\x01\x01\x12\x14\n\x0cmax_duration\x18\x13 \x01(\x05\x12*\n\tvariables\x18\x14 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\nupdated_at\x18\x15 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_agent_nameB\n\n\x08_lead_idB\x07\n\x05_nameB\n\n\x08_summaryB\x10\n\x0e_recording_urlB\x15\n\x13_quality_dimensionsB\x07\n\x05_fromB\x0f\n\r_ended_reasonB\n\n\x08_context*h\n\x0e\x43omplianceMode\x12\x1f\n\x1b\x43OMPLIANCE_MODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x43OMPLIANCE_MODE_SKIP\x10\x01\x12\x1b\n\x17\x43OMPLIANCE_MODE_ENFORCE\x10\x02\x32\x9f\x03\n\x05\x43\x61lls\x12\x45\n\nCreateCall\x12!.switchboard.v1.CreateCallRequest\x1a\x14.switchboard.v1.Call\x12?\n\x07GetCall\x12\x1e.switchboard.v1.GetCallRequest\x1a\x14.switchboard.v1.Call\x12M\n\tListCalls\x12 .switchboard.v1.ListCallsRequest\x1a\x1e.switchboard.v1.ListCallsReply\x12_\n\x0fListTranscripts\x12&.switchboard.v1.ListTranscriptsRequest\x1a$.switchboard.v1.ListTranscriptsReply\x12^\n\x15HandleProviderMessage\x12\x1f.switchboard.v1.ProviderMessage\x1a$.switchboard.v1.ProviderMessageReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/calls.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\"&\n\x13GetRecordingRequest\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\"\xcf\x01\n\tRecording\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x18\n\x10recording_status\x18\x02 \x01(\t\x12\x19\n\x11transcript_status\x18\x03 \x01(\t\x12\x1a\n\rrecording_url\x18\x04 \x01(\tH\x00\x88\x01\x01\x12<\n\x18recording_url_expires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x64uration\x18\x06 \x01(\x05\x42\x10\n\x0e_recording_url\"P\n\x19GetRecordingSourceRequest\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65xpires\x18\x02 \x01(\x03\x12\x11\n\tsignature\x18\x03 \x01(\t\"\x1e\n\x0fRecordingSource\x12\x0b\n\x03url\x18\x01 \x01(\t\"E\n\x0fProviderMessage\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0c\x12\x11\n\tsignature\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\t\"-\n\x14ProviderMessageReply\x12\x15\n\rresponse_json\x18\x01 \x01(\t\"\xfb\x02\n\x11\x43reateCallRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x11\n\x04name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x1a\n\rfirst_message\x18\x05 \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07lead_id\x18\x06 \x01(\tH\x03\x88\x01\x01\x12\x18\n\x0bwebhook_url\x18\x07 \x01(\tH\x04\x88\x01\x01\x12\x19\n\x0cmax_duration\x18\x08 \x01(\x05H\x05\x88\x01\x01\x12\x1c\n\x0fidempotency_key\x18\t \x01(\tH\x06\x88\x01\x01\x12\x32\n\ncompliance\x18\n \x01(\x0e\x32\x1e.switchboard.v1.ComplianceModeB\x07\n\x05_nameB\n\n\x08_contextB\x10\n\x0e_first_messageB\n\n\x08_lead_idB\x0e\n\x0c_webhook_urlB\x0f\n\r_max_durationB\x12\n\x10_idempotency_key\"\x1c\n\x0eGetCallRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x81\x01\n\x10ListCallsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06status\x18\x02 \x01(\tH\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\t\n\x07_status\"]\n\x0eListCallsReply\x12#\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x14.switchboard.v1.Call\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x83\x01\n\x16ListTranscriptsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04\x64\x61ys\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\x07\n\x05_days\"\xf8\x01\n\nTranscript\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x17\n\nagent_name\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x10\n\x08\x64uration\x18\x06 \x01(\x05\x12\x14\n\x07summary\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x12\n\ntranscript\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_agent_nameB\n\n\x08_summary\"o\n\x14ListTranscriptsReply\x12/\n\x0btranscripts\x18\x01 \x03(\x0b\x32\x1a.switchboard.v1.Transcript\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"p\n\x11QualityDimensions\x12\x17\n\x0fprofessionalism\x18\x01 \x01(\x05\x12\x0f\n\x07\x65mpathy\x18\x02 \x01(\x05\x12\x1d\n\x15information_gathering\x18\x03 \x01(\x05\x12\x12\n\nresolution\x18\x04 \x01(\x05\"\xb0\x05\n\x04\x43\x61ll\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x11\n\tdirection\x18\x04 \x01(\t\x12\x10\n\x08\x64uration\x18\x05 \x01(\x05\x12\x10\n\x08\x61gent_id\x18\x06 \x01(\t\x12\x17\n\nagent_name\x18\x07 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x0b\x62usiness_id\x18\x08 \x01(\t\x12\x14\n\x07lead_id\x18\t \x01(\tH\x01\x88\x01\x01\x12\n\n\x02to\x18\n \x01(\t\x12\x11\n\x04name\x18\x0b \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07summary\x18\x0c \x01(\tH\x03\x88\x01\x01\x12\x1a\n\rrecording_url\x18\r \x01(\tH\x04\x88\x01\x01\x12\x42\n\x12quality_dimensions\x18\x0e \x01(\x0b\x32!.switchboard.v1.QualityDimensionsH\x05\x88\x01\x01\x12.\n\ncreated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\x04\x66rom\x18\x10 \x01(\tH\x06\x88\x01\x01\x12\x19\n\x0c\x65nded_reason\x18\x11 \x01(\tH\x07\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x12 \x01(\tH\x08\x88\x01\x01\x12\x14\n\x0cmax_duration\x18\x13 \x01(\x05\x12*\n\tvariables\x18\x14 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\nupdated_at\x18\x15 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_agent_nameB\n\n\x08_lead_idB\x07\n\x05_nameB\n\n\x08_summaryB\x10\n\x0e_recording_urlB\x15\n\x13_quality_dimensionsB\x07\n\x05_fromB\x0f\n\r_ended_reasonB\n\n\x08_context*h\n\x0e\x43omplianceMode\x12\x1f\n\x1b\x43OMPLIANCE_MODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x43OMPLIANCE_MODE_SKIP\x10\x01\x12\x1b\n\x17\x43OMPLIANCE_MODE_ENFORCE\x10\x02\x32\xd1\x04\n\x05\x43\x61lls\x12\x45\n\nCreateCall\x12!.switchboard.v1.CreateCallRequest\x1a\x14.switchboard.v1.Call\x12?\n\x07GetCall\x12\x1e.switchboard.v1.GetCallRequest\x1a\x14.switchboard.v1.Call\x12M\n\tListCalls\x12 .switchboard.v1.ListCallsRequest\x1a\x1e.switchboard.v1.ListCallsReply\x12_\n\x0fListTranscripts\x12&.switchboard.v1.ListTranscriptsRequest\x1a$.switchboard.v1.ListTranscriptsReply\x12^\n\x15HandleProviderMessage\x12\x1f.switchboard.v1.ProviderMessage\x1a$.switchboard.v1.ProviderMessageReply\x12N\n\x0cGetRecording\x12#.switchboard.v1.GetRecordingRequest\x1a\x19.switchboard.v1.Recording\x12`\n\x12GetRecordingSource\x12).switchboard.v1.GetRecordingSourceRequest\x1a\x1f.switchboard.v1.RecordingSourceb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchboard.v1.calls_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_COMPLIANCEMODE']._serialized_start=2198
-  _globals['_COMPLIANCEMODE']._serialized_end=2302
-  _globals['_PROVIDERMESSAGE']._serialized_start=138
-  _globals['_PROVIDERMESSAGE']._serialized_end=207
-  _globals['_PROVIDERMESSAGEREPLY']._serialized_start=209
-  _globals['_PROVIDERMESSAGEREPLY']._serialized_end=254
-  _globals['_CREATECALLREQUEST']._serialized_start=257
-  _globals['_CREATECALLREQUEST']._serialized_end=636
-  _globals['_GETCALLREQUEST']._serialized_start=638
-  _globals['_GETCALLREQUEST']._serialized_end=666
-  _globals['_LISTCALLSREQUEST']._serialized_start=669
-  _globals['_LISTCALLSREQUEST']._serialized_end=798
-  _globals['_LISTCALLSREPLY']._serialized_start=800
-  _globals['_LISTCALLSREPLY']._serialized_end=893
-  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_start=896
-  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_end=1027
-  _globals['_TRANSCRIPT']._serialized_start=1030
-  _globals['_TRANSCRIPT']._serialized_end=1278
-  _globals['_LISTTRANSCRIPTSREPLY']._serialized_start=1280
-  _globals['_LISTTRANSCRIPTSREPLY']._serialized_end=1391
-  _globals['_QUALITYDIMENSIONS']._serialized_start=1393
-  _globals['_QUALITYDIMENSIONS']._serialized_end=1505
-  _globals['_CALL']._serialized_start=1508
-  _globals['_CALL']._serialized_end=2196
-  _globals['_CALLS']._serialized_start=2305
-  _globals['_CALLS']._serialized_end=2720
+  _globals['_COMPLIANCEMODE']._serialized_start=2562
+  _globals['_COMPLIANCEMODE']._serialized_end=2666
+  _globals['_GETRECORDINGREQUEST']._serialized_start=138
+  _globals['_GETRECORDINGREQUEST']._serialized_end=176
+  _globals['_RECORDING']._serialized_start=179
+  _globals['_RECORDING']._serialized_end=386
+  _globals['_GETRECORDINGSOURCEREQUEST']._serialized_start=388
+  _globals['_GETRECORDINGSOURCEREQUEST']._serialized_end=468
+  _globals['_RECORDINGSOURCE']._serialized_start=470
+  _globals['_RECORDINGSOURCE']._serialized_end=500
+  _globals['_PROVIDERMESSAGE']._serialized_start=502
+  _globals['_PROVIDERMESSAGE']._serialized_end=571
+  _globals['_PROVIDERMESSAGEREPLY']._serialized_start=573
+  _globals['_PROVIDERMESSAGEREPLY']._serialized_end=618
+  _globals['_CREATECALLREQUEST']._serialized_start=621
+  _globals['_CREATECALLREQUEST']._serialized_end=1000
+  _globals['_GETCALLREQUEST']._serialized_start=1002
+  _globals['_GETCALLREQUEST']._serialized_end=1030
+  _globals['_LISTCALLSREQUEST']._serialized_start=1033
+  _globals['_LISTCALLSREQUEST']._serialized_end=1162
+  _globals['_LISTCALLSREPLY']._serialized_start=1164
+  _globals['_LISTCALLSREPLY']._serialized_end=1257
+  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_start=1260
+  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_end=1391
+  _globals['_TRANSCRIPT']._serialized_start=1394
+  _globals['_TRANSCRIPT']._serialized_end=1642
+  _globals['_LISTTRANSCRIPTSREPLY']._serialized_start=1644
+  _globals['_LISTTRANSCRIPTSREPLY']._serialized_end=1755
+  _globals['_QUALITYDIMENSIONS']._serialized_start=1757
+  _globals['_QUALITYDIMENSIONS']._serialized_end=1869
+  _globals['_CALL']._serialized_start=1872
+  _globals['_CALL']._serialized_end=2560
+  _globals['_CALLS']._serialized_start=2669
+  _globals['_CALLS']._serialized_end=3262
 # @@protoc_insertion_point(module_scope)

@@ -21,6 +21,44 @@ COMPLIANCE_MODE_UNSPECIFIED: ComplianceMode
 COMPLIANCE_MODE_SKIP: ComplianceMode
 COMPLIANCE_MODE_ENFORCE: ComplianceMode
 
+class GetRecordingRequest(_message.Message):
+    __slots__ = ("call_id",)
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    def __init__(self, call_id: _Optional[str] = ...) -> None: ...
+
+class Recording(_message.Message):
+    __slots__ = ("call_id", "recording_status", "transcript_status", "recording_url", "recording_url_expires_at", "duration")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_STATUS_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_URL_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_URL_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    DURATION_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    recording_status: str
+    transcript_status: str
+    recording_url: str
+    recording_url_expires_at: _timestamp_pb2.Timestamp
+    duration: int
+    def __init__(self, call_id: _Optional[str] = ..., recording_status: _Optional[str] = ..., transcript_status: _Optional[str] = ..., recording_url: _Optional[str] = ..., recording_url_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration: _Optional[int] = ...) -> None: ...
+
+class GetRecordingSourceRequest(_message.Message):
+    __slots__ = ("call_id", "expires", "signature")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    expires: int
+    signature: str
+    def __init__(self, call_id: _Optional[str] = ..., expires: _Optional[int] = ..., signature: _Optional[str] = ...) -> None: ...
+
+class RecordingSource(_message.Message):
+    __slots__ = ("url",)
+    URL_FIELD_NUMBER: _ClassVar[int]
+    url: str
+    def __init__(self, url: _Optional[str] = ...) -> None: ...
+
 class ProviderMessage(_message.Message):
     __slots__ = ("body", "signature", "timestamp")
     BODY_FIELD_NUMBER: _ClassVar[int]

@@ -62,6 +62,16 @@ class CallsStub:
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessage.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessageReply.FromString,
                 _registered_method=True)
+        self.GetRecording = channel.unary_unary(
+                '/switchboard.v1.Calls/GetRecording',
+                request_serializer=switchboard_dot_v1_dot_calls__pb2.GetRecordingRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_calls__pb2.Recording.FromString,
+                _registered_method=True)
+        self.GetRecordingSource = channel.unary_unary(
+                '/switchboard.v1.Calls/GetRecordingSource',
+                request_serializer=switchboard_dot_v1_dot_calls__pb2.GetRecordingSourceRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_calls__pb2.RecordingSource.FromString,
+                _registered_method=True)
 
 
 class CallsServicer:
@@ -110,6 +120,21 @@ class CallsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetRecording(self, request, context):
+        """A call's recording and transcript state, with a signed expiring URL of the audio; fails NOT_FOUND (not_found).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRecordingSource(self, request, context):
+        """Where the audio of a signed recording URL is (for the gateway to stream it); fails UNAUTHENTICATED
+        (unauthorized) for a tampered or expired URL and NOT_FOUND (not_found) when the call has no recording.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CallsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -137,6 +162,16 @@ def add_CallsServicer_to_server(servicer, server):
                     servicer.HandleProviderMessage,
                     request_deserializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessage.FromString,
                     response_serializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessageReply.SerializeToString,
+            ),
+            'GetRecording': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRecording,
+                    request_deserializer=switchboard_dot_v1_dot_calls__pb2.GetRecordingRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_calls__pb2.Recording.SerializeToString,
+            ),
+            'GetRecordingSource': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRecordingSource,
+                    request_deserializer=switchboard_dot_v1_dot_calls__pb2.GetRecordingSourceRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_calls__pb2.RecordingSource.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -277,6 +312,60 @@ class Calls:
             '/switchboard.v1.Calls/HandleProviderMessage',
             switchboard_dot_v1_dot_calls__pb2.ProviderMessage.SerializeToString,
             switchboard_dot_v1_dot_calls__pb2.ProviderMessageReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRecording(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/GetRecording',
+            switchboard_dot_v1_dot_calls__pb2.GetRecordingRequest.SerializeToString,
+            switchboard_dot_v1_dot_calls__pb2.Recording.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRecordingSource(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/GetRecordingSource',
+            switchboard_dot_v1_dot_calls__pb2.GetRecordingSourceRequest.SerializeToString,
+            switchboard_dot_v1_dot_calls__pb2.RecordingSource.FromString,
             options,
             channel_credentials,
             insecure,

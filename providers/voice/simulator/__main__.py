@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
-    app = build_app(args.data_dir, args.api_key, float(os.environ.get("VOICE_SIM_TIME_SCALE") or 1.0))
+    app = build_app(args.data_dir, args.api_key, float(os.environ.get("VOICE_SIM_TIME_SCALE") or 1.0),
+                    f"http://127.0.0.1:{args.port}")
     # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.
     web.run_app(app, host="127.0.0.1", port=args.port, shutdown_timeout=2.0, access_log=None,
                 print=lambda _: log.info("voice simulator listening on http://127.0.0.1:%d", args.port))

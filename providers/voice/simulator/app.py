@@ -51,7 +51,7 @@ def provider_middleware(api_key: str):
 
     @web.middleware
     async def provider(request: web.Request, handler):
-        if request.path.startswith("/_simulator/"):
+        if request.path.startswith(("/_simulator/", "/recording/")):  # recordings: storage, not the API
             return await handler(request)
         if not hmac.compare_digest(request.headers.get("Authorization", "").encode(), expected):
             return error_response(401, INVALID_KEY)
@@ -115,11 +115,26 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
     router.add_delete(f"{PREFIX}/playback", clear)
 
 
+def recording_route(folder: Path):
+    """Recordings as the provider's storage serves them: at an unguessable URL, without authentication,
+    with Range requests (aiohttp's FileResponse answers them)."""
+
+    async def recording(request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        path = folder / name
+        if not name.endswith(".wav") or "/" in name or not path.is_file():
+            return error_response(404, "Recording not found")
+        return web.FileResponse(path, headers={"Content-Type": "audio/wav"})
+
+    return recording
+
+
 async def unknown_route(request: web.Request) -> web.Response:
     raise ApiError(404, f"Cannot {request.method} {request.path}")
 
 
-def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0) -> web.Application:
+def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url: str = "") -> web.Application:
+    """`public_url`: where this server is reached (recording URLs point at it)."""
     if not api_key:
         raise ValueError("the simulator needs an API key")
     control = Control()
@@ -127,10 +142,11 @@ def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0) -> web.App
     app[STORE] = store = Store(Path(state_dir))
     app[CONTROL] = control
     app[COLLECTIONS] = by_kind = collections(store)
-    playback = Playback(store, time_scale)
+    playback = Playback(store, time_scale, Path(state_dir) / "recordings", public_url.rstrip("/"))
     by_kind["call"].after_create = playback.start
     control.add_routes(app.router)
     add_playback_routes(app.router, playback)
+    app.router.add_get("/recording/{name}", recording_route(playback.recordings))
     # Longest segments first, so /eval/run is not taken for /eval/{id}.
     for collection in sorted(by_kind.values(), key=lambda c: -len(c.segment)):
         add_collection_routes(app.router, collection)

@@ -15,9 +15,13 @@ import hashlib
 import hmac
 import json
 import logging
+import math
+import struct
 import time
+import wave
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import aiohttp
 
@@ -84,10 +88,29 @@ def transcript_for(first_message: str, customer: dict, outcome: str) -> tuple[st
     return text, [{"role": role, "message": said} for role, said in lines]
 
 
+RECORDING_SECONDS, RECORDING_RATE = 3, 8000
+
+
+def write_recording(path: Path, seconds: int = RECORDING_SECONDS) -> None:
+    """A real (short) WAV of the call: 16-bit mono tones a browser plays, alternating like two speakers."""
+    frames = bytearray()
+    for n in range(seconds * RECORDING_RATE):
+        pitch = 440 if (n // RECORDING_RATE) % 2 == 0 else 330
+        frames += struct.pack("<h", int(8000 * math.sin(2 * math.pi * pitch * n / RECORDING_RATE)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(RECORDING_RATE)
+        wav.writeframes(bytes(frames))
+
+
 @dataclass
 class Playback:
     store: Store
     time_scale: float = 1.0
+    recordings: Path | None = None  # where recordings are written, served at `{public_url}/recording/{id}.wav`
+    public_url: str = ""
     scripts: list[Script] = field(default_factory=list)
     tasks: set = field(default_factory=set)
 
@@ -127,7 +150,7 @@ class Playback:
         # The report's times are the call's own (unscaled): a 12 s conversation lasts 12 s in it.
         started = datetime.now(timezone.utc)
         ended = started + timedelta(seconds=sum(delay for delay, _ in messages))
-        messages.append((0.1, self._report(call, outcome, started, ended)))
+        messages.append((0.1, self._report(call, outcome, started, ended, self._recording(call_id, outcome))))
         if script.reorder:
             messages[-1], messages[-2] = messages[-2], messages[-1]
         for delay, message in messages:
@@ -143,15 +166,21 @@ class Playback:
             message["endedReason"] = ended_reason
         return message
 
+    def _recording(self, call_id: str, outcome: str) -> str | None:
+        if outcome not in ("answered", "voicemail") or self.recordings is None:
+            return None
+        write_recording(self.recordings / f"{call_id}.wav")
+        return f"{self.public_url}/recording/{call_id}.wav"
+
     @staticmethod
-    def _report(call: dict, outcome: str, started: datetime, ended: datetime) -> dict:
+    def _report(call: dict, outcome: str, started: datetime, ended: datetime, recording_url: str | None) -> dict:
         overrides = call.get("assistantOverrides") or {}
         first = overrides.get("firstMessage") or "Hello! How can I help you today?"
         report = {"type": "end-of-call-report", "endedReason": OUTCOMES[outcome], "startedAt": _iso(started),
                   "endedAt": _iso(ended), "cost": 0.0, "artifact": {}, "analysis": {}}
         if outcome in ("answered", "voicemail"):
             text, said = transcript_for(first, call.get("customer") or {}, outcome)
-            report["artifact"] = {"transcript": text, "messages": said}
+            report["artifact"] = {"transcript": text, "messages": said, "recordingUrl": recording_url}
             report["cost"] = round(0.05 + 0.01 * len(said), 4)
         if outcome == "answered":
             report["analysis"] = {
