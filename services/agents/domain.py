@@ -24,6 +24,7 @@ PROVIDER_NAME_MAX = 40
 # Every assistant collects the caller's details at the end of a call (the provider's
 # structured-data analysis); the calls service turns them into leads.
 LEAD_FIELDS = ("name", "email", "phone", "intent")
+QUALITY_DIMENSIONS = ("professionalism", "empathy", "information_gathering", "resolution")
 LEAD_COLLECTION_PLAN = {
     "enabled": True,
     "schema": {
@@ -33,6 +34,10 @@ LEAD_COLLECTION_PLAN = {
             "email": {"type": "string", "description": "The caller's email address, if given"},
             "phone": {"type": "string", "description": "A callback phone number the caller gave, in E.164 if possible"},
             "intent": {"type": "string", "description": "What the caller wants, in one short sentence"},
+            "quality_dimensions": {
+                "type": "object", "description": "How the agent did on this call, each from 1 (poor) to 10 (excellent)",
+                "properties": {d: {"type": "integer", "minimum": 1, "maximum": 10} for d in QUALITY_DIMENSIONS},
+            },
         },
     },
 }

@@ -196,6 +196,7 @@ def after_report(status: str, answered: bool, reported: bool, report: dict) -> d
                                                                               dict) else None,
                "started_at": _time(report.get("startedAt")), "ended_at": _time(report.get("endedAt")),
                "cost_cents": _cents(report.get("cost"))}
+    changes["quality_dimensions"] = quality(changes["structured_data"])
     if not is_final(status):
         changes["status"] = outcome(changes["ended_reason"], reached)
     # A conversation or a voicemail means someone (or a box) answered, even if that status update never came.
@@ -214,6 +215,22 @@ def events_of_move(before: str, after: str, was_answered: bool, answered: bool) 
     if is_final(after) and not is_final(before):
         events.append("call.completed" if after in ("completed", "voicemail") else "call.failed")
     return events
+
+
+QUALITY_DIMENSIONS = ("professionalism", "empathy", "information_gathering", "resolution")
+QUALITY_RANGE = (1, 10)
+
+
+def quality(structured_data: dict | None) -> dict | None:
+    """The call's quality scores from the agent's analysis: all four dimensions as integers 1-10, else None."""
+    scores = (structured_data or {}).get("quality_dimensions")
+    if not isinstance(scores, dict):
+        return None
+    low, high = QUALITY_RANGE
+    if not all(isinstance(scores.get(d), int) and not isinstance(scores.get(d), bool) and low <= scores[d] <= high
+               for d in QUALITY_DIMENSIONS):
+        return None
+    return {d: scores[d] for d in QUALITY_DIMENSIONS}
 
 
 def _text(value) -> str | None:

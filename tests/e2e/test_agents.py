@@ -50,7 +50,8 @@ async def test_create_with_defaults_and_read_it_back(api, account, voice):
     assert assistant["model"]["messages"] == [{"role": "system", "content": PROMPT}]
     assert assistant["firstMessage"] == "Hello! How can I help you today?"
     plan = assistant["analysisPlan"]["structuredDataPlan"]
-    assert plan["enabled"] is True and set(plan["schema"]["properties"]) == {"name", "email", "phone", "intent"}
+    assert plan["enabled"] is True and set(plan["schema"]["properties"]) == {"name", "email", "phone", "intent",
+                                                                            "quality_dimensions"}
     assert assistant["metadata"]["switchboard_agent_id"] == created["id"]
 
 

@@ -64,6 +64,8 @@ async def test_each_outcome_ends_the_call_with_its_events(api, account, agent, t
     assert (ended["status"], ended["ended_reason"]) == (status, reason)
     if status == "completed":
         assert ended["duration"] > 0 and "water heater" in ended["summary"]
+        assert ended["quality_dimensions"] == {"professionalism": 9, "empathy": 8, "information_gathering": 9,
+                                               "resolution": 7}
     elif status == "voicemail":  # the agent spoke to the box: the call lasted, nobody summarised it
         assert ended["duration"] > 0 and ended["summary"] is None
     else:

@@ -47,7 +47,8 @@ def test_assistant_body_has_lead_collection_and_a_provider_sized_name():
     plan = body["analysisPlan"]
     assert plan["summaryPlan"] == {"enabled": False}
     assert plan["structuredDataPlan"]["enabled"] is True
-    assert set(plan["structuredDataPlan"]["schema"]["properties"]) == {"name", "email", "phone", "intent"}
+    assert set(plan["structuredDataPlan"]["schema"]["properties"]) == {"name", "email", "phone", "intent",
+                                                                       "quality_dimensions"}
     assert body["metadata"] == {"switchboard_agent_id": "agent-1", "business_id": "biz-1"}
     assert "voice" not in body
 

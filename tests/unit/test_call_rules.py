@@ -122,3 +122,12 @@ def test_transcripts_name_the_agent_and_the_caller():
     assert domain.check_days(None) == 30 and domain.check_days(90) == 90
     with pytest.raises(ServiceError, match="days"):
         domain.check_days(91)
+
+
+def test_quality_scores_need_all_four_dimensions_in_range():
+    good = {"professionalism": 9, "empathy": 8, "information_gathering": 10, "resolution": 1}
+    assert domain.quality({"quality_dimensions": good}) == good
+    assert domain.quality({"quality_dimensions": {**good, "resolution": 11}}) is None
+    assert domain.quality({"quality_dimensions": {**good, "empathy": True}}) is None
+    assert domain.quality({"quality_dimensions": {"professionalism": 9}}) is None
+    assert domain.quality(None) is None

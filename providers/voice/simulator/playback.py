@@ -187,7 +187,9 @@ class Playback:
                 "summary": "The caller asked for a quote to replace a water heater and gave an email for it.",
                 "structuredData": {"name": (call.get("customer") or {}).get("name") or "Jordan Lee",
                                    "email": "jordan@example.com", "phone": call["customer"]["number"],
-                                   "intent": "Quote for replacing a water heater"},
+                                   "intent": "Quote for replacing a water heater",
+                                   "quality_dimensions": {"professionalism": 9, "empathy": 8,
+                                                          "information_gathering": 9, "resolution": 7}},
                 "successEvaluation": "true"}
         return report
 
