@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider clean
+.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -39,6 +39,9 @@ bench-webhooks: $(STAMP)
 
 bench-slow-provider: $(STAMP)
 	$(PY) -m bench.slow_provider
+
+bench-calls: $(STAMP)
+	$(PY) -m bench.calls
 
 clean:
 	rm -rf $(VENV)

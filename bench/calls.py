@@ -1,0 +1,201 @@
+"""Provider messages end to end: how many concurrent calls the stack carries with every message processed and
+nothing lost, and how soon an end-of-call report becomes `call.completed` on the bus, against a bare receiver
+in the same run.
+
+--calls outbound calls are placed through the API (the simulator told to stay silent, so only this bench
+speaks for the provider). Then, --concurrency at a time, the bench plays each call as the provider does:
+a signed `status-update` (in-progress) and a signed `end-of-call-report` POSTed to
+/api/v1/providers/voice/messages. It listens on NATS for `call.completed` and reports calls per second (first
+report sent to last event received) and p50/p99 from a report's sending to its event's arrival. Every call
+must end with exactly its event, or the run is invalid. The baseline is a bare aiohttp receiver in this process
+that only stores each message in Postgres (one INSERT), fed the same messages with the same concurrency; the
+ratio is the stack's calls per second over the baseline's.
+
+Run: `make bench-calls` (`--calls`, `--concurrency`).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import statistics
+import sys
+import time
+
+import aiohttp
+import asyncpg
+import nats
+from aiohttp import web
+
+from bench.harness import with_stack
+from deploy.local.servers import free_port
+from providers.voice.server_messages import MESSAGES_PATH
+
+
+def signed(secret: str, body: bytes) -> dict:
+    stamp = str(int(time.time()))
+    return {"Content-Type": "application/json", "x-timestamp": stamp,
+            "x-signature": hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()}
+
+
+def messages(call: dict) -> list[bytes]:
+    """What the provider sends for an answered call: in-progress, then the end-of-call report."""
+    ref = {"id": call["conversation_id"], "assistantOverrides": {"metadata": {"switchboard_call_id": call["id"]}}}
+    report = {"type": "end-of-call-report", "call": ref, "endedReason": "customer-ended-call",
+              "startedAt": "2026-11-23T10:00:00.000Z", "endedAt": "2026-11-23T10:01:30.000Z", "cost": 0.12,
+              "artifact": {"transcript": "AI: Hello\nUser: Hi, a quote please."},
+              "analysis": {"summary": "Asked for a quote.", "structuredData": {"intent": "quote"}}}
+    return [json.dumps({"message": {"type": "status-update", "status": "in-progress", "call": ref}}).encode(),
+            json.dumps({"message": report}).encode()]
+
+
+async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[dict], concurrency: int,
+               sent: dict[str, float]) -> int:
+    """Post every call's messages, `concurrency` calls at a time; returns how many posts were refused."""
+    gate = asyncio.Semaphore(concurrency)
+    refused = 0
+
+    async def one(call: dict) -> None:
+        nonlocal refused
+        async with gate:
+            for n, body in enumerate(messages(call)):
+                if n == 1:
+                    sent[call["id"]] = time.time()
+                async with http.post(url, data=body, headers=signed(secret, body)) as r:
+                    await r.read()
+                    refused += r.status >= 300
+
+    await asyncio.gather(*(one(c) for c in calls))
+    return refused
+
+
+class BareReceiver:
+    """The baseline: stores each message it is sent in Postgres, nothing else."""
+
+    def __init__(self, database_url: str):
+        self.database_url, self.port, self.pool = database_url, free_port(), None
+        self.stored: dict[str, float] = {}
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        message = json.loads(body)["message"]
+        await self.pool.execute("INSERT INTO bench_messages (call_id, type, body) VALUES ($1, $2, $3)",
+                                message["call"]["assistantOverrides"]["metadata"]["switchboard_call_id"],
+                                message["type"], body.decode())
+        if message["type"] == "end-of-call-report":
+            self.stored[message["call"]["assistantOverrides"]["metadata"]["switchboard_call_id"]] = time.time()
+        return web.json_response({})
+
+    async def start(self) -> web.AppRunner:
+        self.pool = await asyncpg.create_pool(self.database_url, min_size=4, max_size=10)
+        await self.pool.execute("CREATE TABLE IF NOT EXISTS bench_messages (id bigserial PRIMARY KEY, call_id text, "
+                                "type text, body text, at timestamptz DEFAULT now())")
+        app = web.Application()
+        app.router.add_post("/messages", self.handle)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", self.port).start()
+        return runner
+
+    async def stop(self, runner: web.AppRunner) -> None:
+        await runner.cleanup()
+        await self.pool.execute("DROP TABLE bench_messages")
+        await self.pool.close()
+
+
+def line(name: str, count: int, seconds: float, latencies: list[float]) -> float:
+    rate = count / seconds if seconds > 0 else 0.0
+    ms = sorted(x * 1000 for x in latencies) or [0.0]
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    print(f"  {name:<22} {rate:>9.1f} {statistics.median(ms):>9.1f} {p99:>9.1f} {count:>7}")
+    return rate
+
+
+async def setup(http: aiohttp.ClientSession, base: str) -> tuple[str, str]:
+    async with http.post(f"{base}/api/v1/signup", json={"business_name": "Bench Calls",
+                                                         "email": "calls-bench@example.com"}) as r:
+        signup = await r.json()
+    async with http.get(signup["dashboard_magic_link"], allow_redirects=False):
+        pass
+    async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
+        key = (await r.json())["key"]
+    auth = {"Authorization": f"Bearer {key}"}
+    async with http.post(f"{base}/api/v1/agents", headers=auth, json={
+            "business_id": signup["business_id"], "name": "Bench", "system_prompt": "Answer."}) as r:
+        agent = await r.json()
+    async with http.get(f"{base}/api/v1/phone-numbers/available", headers=auth, params={"country": "US"}) as r:
+        number = (await r.json())["numbers"][0]["phone_number"]
+    async with http.post(f"{base}/api/v1/phone-numbers", headers=auth, json={
+            "phone_number": number, "agent_id": agent["id"]}) as r:
+        assert r.status == 201, await r.text()
+    return key, agent["id"]
+
+
+async def run(args, stack) -> int:
+    secret = hmac.new(stack.home_secret("secret_key").encode(), b"voice-webhook", hashlib.sha256).hexdigest()
+    sim = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
+    completed: dict[str, float] = {}
+    bus = await nats.connect(stack.nats_url)
+
+    async def on_event(msg) -> None:
+        completed.setdefault(json.loads(msg.data)["data"]["call_id"], time.time())
+
+    await bus.subscribe("events.call.completed", cb=on_event)
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        key, agent_id = await setup(http, stack.base_url)
+        async with http.post(f"{sim}/_simulator/playback", json={"silent": True, "times": args.calls + 10}) as r:
+            assert r.status == 201
+        print(f"placing {args.calls} calls ...", flush=True)
+        gate = asyncio.Semaphore(20)
+
+        async def place(n: int) -> dict:
+            async with gate, http.post(f"{stack.base_url}/api/v1/calls", headers={"Authorization": f"Bearer {key}"},
+                                       json={"agent_id": agent_id, "to": f"+1415555{1000 + n:04d}"}) as r:
+                assert r.status == 201, await r.text()
+                return await r.json()
+
+        calls = await asyncio.gather(*(place(n) for n in range(args.calls)))
+        print(f"{args.calls} calls, {2 * args.calls} provider messages, {args.concurrency} calls at a time; "
+              "calls/s from the first report to the last event, latency report sent -> event (stack) or "
+              "report stored (bare) in ms")
+        print(f"  {'path':<22} {'calls/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'calls':>7}")
+        bare = BareReceiver(stack.database_url)
+        runner = await bare.start()
+        try:
+            sent_bare: dict[str, float] = {}
+            started = time.time()
+            await play(http, f"http://127.0.0.1:{bare.port}/messages", secret, calls, args.concurrency, sent_bare)
+            baseline = line("bare receiver", len(bare.stored), max(bare.stored.values()) - started,
+                            [bare.stored[c] - sent_bare[c] for c in bare.stored])
+        finally:
+            await bare.stop(runner)
+        sent: dict[str, float] = {}
+        started = time.time()
+        refused = await play(http, stack.base_url + MESSAGES_PATH, secret, calls, args.concurrency, sent)
+        ids = [c["id"] for c in calls]
+        for _ in range(600):
+            if all(i in completed for i in ids):
+                break
+            await asyncio.sleep(0.1)
+    await bus.close()
+    missing = [i for i in ids if i not in completed]
+    if refused or missing:
+        print(f"  INVALID: {refused} messages refused, {len(missing)} calls without call.completed")
+        return 1
+    rate = line("stack", len(ids), max(completed[i] for i in ids) - started, [completed[i] - sent[i] for i in ids])
+    print(f"ratio to the bare receiver: {rate / baseline:.2f}; every call ended once with its event")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.calls", description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300, help="calls to play (default 300)")
+    parser.add_argument("--concurrency", type=int, default=50, help="calls in flight at once (default 50)")
+    args = parser.parse_args()
+    return with_stack("calls", lambda stack: run(args, stack))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
