@@ -95,14 +95,25 @@ def add_collection_routes(router: web.UrlDispatcher, collection: Collection) -> 
             router.add_route(method, path, handler)
 
 
+SCRIPT_FIELDS = frozenset({"outcome", "duplicate", "reorder", "silent", "times"})
+
+
 def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
     """Control plane: how the next calls play (see playback)."""
 
     async def add(request: web.Request) -> web.Response:
         body = await json_body(request)
-        script = Script(**{k: body[k] for k in ("outcome", "duplicate", "reorder", "silent", "times") if k in body})
-        if script.outcome is not None and script.outcome not in OUTCOMES:
-            return error_response(400, [f"outcome must be one of {', '.join(OUTCOMES)}"])
+        errors = [f"property {k} should not exist" for k in sorted(set(body) - SCRIPT_FIELDS)]
+        if body.get("outcome") is not None and body["outcome"] not in OUTCOMES:
+            errors.append(f"outcome must be one of {', '.join(OUTCOMES)}")
+        errors += [f"{k} must be a boolean" for k in ("duplicate", "reorder", "silent")
+                   if k in body and not isinstance(body[k], bool)]
+        if "times" in body and not (isinstance(body["times"], int) and not isinstance(body["times"], bool)
+                                    and body["times"] >= 1):
+            errors.append("times must be a positive integer")
+        if errors:
+            return error_response(400, errors)
+        script = Script(**{k: body[k] for k in SCRIPT_FIELDS if k in body})
         playback.scripts.append(script)
         return web.json_response({"script": script.__dict__}, status=201)
 
