@@ -27,7 +27,7 @@ class EventType:
 CATALOGUE: tuple[EventType, ...] = (
     EventType("lead.created", events_pb2.LeadCreated),
     EventType("lead.scored", events_pb2.LeadScored),
-    EventType("call.received", None),
+    EventType("call.received", events_pb2.CallReceived),
     EventType("call.started", events_pb2.CallStarted),
     EventType("call.completed", events_pb2.CallCompleted),
     EventType("call.failed", events_pb2.CallFailed),

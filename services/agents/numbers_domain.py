@@ -76,10 +76,9 @@ def initial_emergency_status(country: str, capabilities: dict[str, bool]) -> str
     return "not_set" if country in ("US", "CA") and voice else "not_required"
 
 
-def import_body(e164: str, sip_credential_id: str, assistant_id: str | None) -> dict:
-    """How the voice provider imports one of our carrier numbers (bring-your-own over our SIP trunk)."""
-    body = {"provider": "byo-phone-number", "number": e164, "credentialId": sip_credential_id,
-            "numberE164CheckEnabled": True, "name": f"Switchboard {e164}"}
-    if assistant_id:
-        body["assistantId"] = assistant_id
-    return body
+def import_body(e164: str, sip_credential_id: str, server: dict) -> dict:
+    """How the voice provider imports one of our carrier numbers (bring-your-own over our SIP trunk). It carries
+    no assistant: each inbound call asks our server which assistant answers (an assistant-request), so the
+    number's agent is ours to change without a provider call."""
+    return {"provider": "byo-phone-number", "number": e164, "credentialId": sip_credential_id,
+            "numberE164CheckEnabled": True, "name": f"Switchboard {e164}", "server": server}

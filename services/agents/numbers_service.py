@@ -2,11 +2,11 @@
 
 A number belongs to one business at a time. Assigning checks the pool row and takes its
 lease in one short transaction (core.leases; a concurrent assign of the same number gets
-409 conflict), imports the number at the voice provider (linked to the agent's assistant)
-with no transaction held, then records the assignment and ends the lease; if that fails,
-the import is undone. Re-pointing and releasing hold the number's lease the same way
-(a concurrent change waits for it); a failed re-point puts the provider number back on its
-previous assistant.
+409 conflict), imports the number at the voice provider with no transaction held, then records
+the assignment and ends the lease; if that fails, the import is undone. The provider's number
+carries our server rather than an assistant: each inbound call asks us which agent answers
+(services.calls), so re-pointing a number to another agent is a database change only. Releasing
+holds the number's lease while the provider deletes it.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page, split_page
 from core.tenant import pick_business
 from providers.voice.adapter import VoiceProvider
+from providers.voice.server_messages import ServerConfig
 from services.agents import numbers_domain, store
 from services.agents.service import undo_at_provider
 from services.agents.store import outbox, phone_numbers
@@ -41,10 +42,11 @@ def _number_event(kind, row, business_id: str, agent_id):
 
 
 class Numbers:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, sip_credential_id: str,
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
                  events_committed: Callable[[], None]):
         self.engine = engine
         self.voice = voice
+        self.server = server  # where the provider asks which agent answers an inbound call
         self.sip_credential_id = sip_credential_id
         self.events_committed = events_committed
 
@@ -77,6 +79,14 @@ class Numbers:
                 numbers_domain.capability_filter(capability) if capability else (), place, limit + 1)
         return split_page(rows, limit)
 
+    async def route(self, phone_number: str):
+        """Who answers an inbound call on this number (asked for by the provider, so with no caller)."""
+        async with self.engine.connect() as conn:
+            found = await store.number_route(conn, normalize_e164(phone_number, "phone_number"))
+        if found is None:
+            raise not_found("phone number held by a business")
+        return found
+
     async def counts(self) -> list:
         """(business_id, numbers held) for each of the caller's businesses holding any."""
         async with self.engine.connect() as conn:
@@ -90,7 +100,7 @@ class Numbers:
         e164 = normalize_e164(phone_number)
         async with self.engine.begin() as conn:
             row = await self._pool_row(conn, e164)
-            assistant_id = await self._assistant_of(conn, agent_id, business_id)
+            await self._check_agent(conn, agent_id, business_id)
             token = await leases.take(conn, phone_numbers, row.id, NUMBER_LEASE)
             if token is None:
                 raise ServiceError("conflict", f"phone number {e164} is not available (another request is assigning "
@@ -98,7 +108,7 @@ class Numbers:
         imported = None
         try:
             imported = await self.voice.import_phone_number(
-                numbers_domain.import_body(e164, self.sip_credential_id, assistant_id))
+                numbers_domain.import_body(e164, self.sip_credential_id, await self.server.get()))
             async with self.engine.begin() as conn:
                 row = await self._leased_update(conn, row.id, token, business_id=business_id, agent_id=agent_id,
                                                 provider_phone_number_id=imported["id"], assigned_at=utcnow())
@@ -117,24 +127,16 @@ class Numbers:
         """Give a number of the business to another of its agents (None: to no agent)."""
         business_id = pick_business(tenant.require_account(), business_id)
         e164 = normalize_e164(phone_number)
-        async with self._number_lease(e164, business_id) as (row, token):
+        async with self.engine.begin() as conn:
+            row = await store.business_number(conn, e164, business_id, lock=True)
+            if row is None:
+                raise not_found(f"phone number {e164} of this business")
             if (str(row.agent_id) if row.agent_id else None) == agent_id:
                 return row
-            async with self.engine.connect() as conn:
-                assistant_id = await self._assistant_of(conn, agent_id, business_id)
-                previous_assistant_id = await self._assistant_of(conn, row.agent_id and str(row.agent_id),
-                                                                 business_id)
-            await self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": assistant_id})
-            try:
-                async with self.engine.begin() as conn:
-                    row = await self._leased_update(conn, row.id, token, agent_id=agent_id)
-                    await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id,
-                                                                agent_id), business_id)
-            except BaseException:
-                await undo_at_provider(
-                    self.voice.update_phone_number(row.provider_phone_number_id, {"assistantId": previous_assistant_id}),
-                    f"re-pointing {e164} failed; provider number {row.provider_phone_number_id}")
-                raise
+            await self._check_agent(conn, agent_id, business_id)
+            row = await store.update_number(conn, row.id, {"agent_id": agent_id})
+            await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
+                            business_id)
         self.events_committed()
         return row
 
@@ -177,14 +179,13 @@ class Numbers:
         return row
 
     @staticmethod
-    async def _assistant_of(conn: AsyncConnection, agent_id: str | None, business_id: str) -> str | None:
-        """The provider assistant of an agent of this business (None for no agent)."""
+    async def _check_agent(conn: AsyncConnection, agent_id: str | None, business_id: str) -> None:
+        """An agent (if any) of this business, or not_found."""
         if agent_id is None:
-            return None
+            return
         agent = await store.find_agent(conn, agent_id, field="agent_id")
         if str(agent.business_id) != business_id:
             raise not_found("agent")  # an agent of the caller's other business
-        return agent.provider_assistant_id
 
     @staticmethod
     async def _business_row(conn: AsyncConnection, e164: str, business_id: str):

@@ -10,6 +10,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
 from providers.voice.client import VapiClient
+from providers.voice.server_messages import ServerConfig
 from services.agents import domain, numbers_domain
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
@@ -196,6 +197,13 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         return agents_pb2.ListAvailableNumbersReply(numbers=[available_message(r) for r in paged.rows],
                                                     page=paged.info())
 
+    async def RouteNumber(self, request, context):
+        found = await self.numbers.route(request.phone_number)
+        return agents_pb2.NumberRoute(
+            phone_number=found.phone_number, business_id=str(found.business_id),
+            agent_id=str(found.agent_id) if found.agent_id else None, agent_name=found.agent_name,
+            provider_assistant_id=found.provider_assistant_id)
+
     async def CountPhoneNumbers(self, request, context):
         return agents_pb2.PhoneNumberCounts(businesses=[
             agents_pb2.BusinessNumberCount(business_id=str(b), phone_numbers=n) for b, n in await self.numbers.counts()])
@@ -219,5 +227,6 @@ def build(runtime: Runtime) -> AgentsServicer:
     runtime.on_stop.append(voice.close)
     if s.number_pool_file:
         runtime.run(PoolLoader(runtime.engine, Path(s.number_pool_file)))
+    server = ServerConfig(voice, s.voice_webhook_secret.reveal(), s.public_base_url)
     return AgentsServicer(Agents(runtime.engine, voice, runtime.events_committed),
-                          Numbers(runtime.engine, voice, s.voice_sip_credential_id, runtime.events_committed))
+                          Numbers(runtime.engine, voice, server, s.voice_sip_credential_id, runtime.events_committed))

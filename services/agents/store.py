@@ -200,9 +200,24 @@ async def pool_number_for_update(conn: AsyncConnection, e164: str):
                                .with_for_update())).first()
 
 
-async def business_number(conn: AsyncConnection, e164: str, business_id: str):
-    return (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164,
-                                                              phone_numbers.c.business_id == business_id))).first()
+async def business_number(conn: AsyncConnection, e164: str, business_id: str, *, lock: bool = False):
+    query = sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164,
+                                           phone_numbers.c.business_id == business_id)
+    return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+async def update_number(conn: AsyncConnection, number_id, values: dict):
+    return (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == number_id).values(**values)
+                               .returning(phone_numbers))).first()
+
+
+async def number_route(conn: AsyncConnection, e164: str):
+    """Who answers a number: the number's row joined with its agent (None when the number is not assigned)."""
+    a, pn = agents.c, phone_numbers.c
+    return (await conn.execute(sa.select(pn.phone_number, pn.business_id, pn.agent_id, a.name.label("agent_name"),
+                                         a.provider_assistant_id)
+                               .select_from(phone_numbers.outerjoin(agents, a.id == pn.agent_id))
+                               .where(pn.phone_number == e164, pn.business_id.is_not(None)))).first()
 
 
 async def leased_number_update(conn: AsyncConnection, number_id, token: str, values: dict):

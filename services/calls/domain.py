@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from datetime import datetime
+from datetime import datetime, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import phonenumbers
@@ -162,7 +162,7 @@ def message_of(payload) -> dict:
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise invalid("a server message is {\"message\": {\"type\": ..., \"call\": {...}}}")
     call = message.get("call")
-    if message["type"] in ("status-update", "end-of-call-report") and not (
+    if message["type"] in ("status-update", "end-of-call-report", "assistant-request") and not (
             isinstance(call, dict) and isinstance(call.get("id"), str)):
         raise invalid(f"a {message['type']} message names its call (message.call.id)")
     return message
@@ -302,3 +302,11 @@ def media_status(reported: bool, present: bool) -> str:
     if present:
         return "available"
     return "none" if reported else "pending"
+
+
+def lead_facts(lead) -> dict:
+    """What enrichment reads of a lead (an sdr Lead message)."""
+    return {"name": lead.name if lead.HasField("name") else None,
+            "first_name": lead.first_name if lead.HasField("first_name") else None,
+            "score": lead.score, "status": lead.status, "interaction_count": lead.interaction_count,
+            "source": lead.source, "created_at": lead.created_at.ToDatetime(tzinfo=timezone.utc)}

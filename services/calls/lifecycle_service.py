@@ -14,6 +14,7 @@ from core.ids import is_uuid, utcnow
 from core.outbox import add_event
 from providers.voice.server_messages import refusal
 from services.calls import domain, store
+from services.calls.inbound_service import Inbound
 from services.calls.store import outbox
 from switchboard.v1 import events_pb2
 
@@ -36,8 +37,10 @@ def _payload(event_type: str, row):
 
 
 class Lifecycle:
-    def __init__(self, engine: AsyncEngine, secret: str, events_committed: Callable[[], None]):
+    def __init__(self, engine: AsyncEngine, secret: str, events_committed: Callable[[], None],
+                 inbound: Inbound | None = None):
         self.engine = engine
+        self.inbound = inbound  # answers assistant-requests (inbound calls)
         self.secret = secret  # of the webhook credential the provider signs with (providers.voice.server_messages)
         self.events_committed = events_committed
 
@@ -51,6 +54,8 @@ class Lifecycle:
         except ValueError:
             raise invalid("a server message is a JSON object") from None
         message = domain.message_of(payload)
+        if message["type"] == "assistant-request" and self.inbound is not None:
+            return await self.inbound.assistant_request(message)
         if message["type"] in ("status-update", "end-of-call-report"):
             await self.apply(message)
         return {}  # other types are acknowledged: nothing of ours follows from them
@@ -79,5 +84,10 @@ class Lifecycle:
             for event_type in domain.events_of_move(row.status, updated.status, row.answered, updated.answered):
                 await add_event(conn, outbox, _payload(event_type, updated), str(updated.business_id))
                 emitted = True
+            if updated.direction == "inbound" and updated.status == "voicemail" and row.status != "voicemail":
+                await add_event(conn, outbox, events_pb2.VoicemailReceived(
+                    call_id=str(updated.id), from_number=updated.from_number, transcript=updated.transcript,
+                    recording_url=updated.recording_url, lead_id=str(updated.lead_id) if updated.lead_id else None),
+                    str(updated.business_id))
         if emitted:
             self.events_committed()

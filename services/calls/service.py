@@ -59,13 +59,6 @@ class NewCall:
     compliance: str = "skip"
 
 
-def _lead_facts(lead: sdr_pb2.Lead) -> dict:
-    return {"name": lead.name if lead.HasField("name") else None,
-            "first_name": lead.first_name if lead.HasField("first_name") else None,
-            "score": lead.score, "status": lead.status, "interaction_count": lead.interaction_count,
-            "source": lead.source, "created_at": lead.created_at.ToDatetime(tzinfo=timezone.utc)}
-
-
 def _check_webhook_url(url: str | None) -> str | None:
     """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
     if url is None:
@@ -151,7 +144,7 @@ class Calls:
         business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=profile.business_id))
         now = utcnow()
         variables = domain.enrichment(to=request["to"], now=now, name=request["name"],
-                                      lead=_lead_facts(lead) if lead else None, business_name=business.name,
+                                      lead=domain.lead_facts(lead) if lead else None, business_name=business.name,
                                       business_phone=profile.phone_number)
         call_id = new_id()
         first_message = request["first_message"] or profile.first_message

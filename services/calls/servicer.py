@@ -9,6 +9,7 @@ from core.pagination import Page
 from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain
+from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import Reaper
 from services.calls.service import Calls, NewCall
@@ -98,7 +99,8 @@ def build(runtime: Runtime) -> CallsServicer:
     calls = Calls(runtime.engine, voice, ServerConfig(voice, secret, s.public_base_url), runtime.client("agents"),
                   runtime.client("sdr"), runtime.client("accounts"),
                   recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
-    lifecycle = Lifecycle(runtime.engine, secret, runtime.events_committed)
+    inbound = Inbound(runtime.engine, calls.server, calls.agents, calls.sdr, calls.accounts, runtime.events_committed)
+    lifecycle = Lifecycle(runtime.engine, secret, runtime.events_committed, inbound)
     runtime.run(Reaper(runtime.engine, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
     return CallsServicer(calls, lifecycle)

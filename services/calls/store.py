@@ -147,3 +147,13 @@ def silent_calls(now: datetime, margin_seconds: float, limit: int) -> sa.Select:
 
 async def recording_of(conn: AsyncConnection, call_id: str) -> str | None:
     return await conn.scalar(sa.select(calls.c.recording_url).where(calls.c.id == call_id))
+
+
+async def call_by_provider_id(conn: AsyncConnection, provider_call_id: str):
+    return (await conn.execute(sa.select(calls).where(calls.c.provider_call_id == provider_call_id))).first()
+
+
+async def insert_call_once(conn: AsyncConnection, **values):
+    """Insert a call unless its provider call is recorded already (then None)."""
+    return (await conn.execute(insert(calls).values(**values).on_conflict_do_nothing(index_elements=["provider_call_id"])
+                               .returning(calls))).first()

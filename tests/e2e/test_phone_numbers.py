@@ -60,10 +60,11 @@ async def test_assign_list_and_release_with_events(api, account, voice, stack):
         assert assigned["compliance"] == {"a2p": {"status": "not_started"},
                                           "emergency_address": {"status": "not_set", "address": None}}
         assert assigned["blocked"] is False and assigned["created_at"].endswith("Z")
-        # Imported at the provider and linked to the agent's assistant.
+        # Imported at the provider with our server, which each inbound call asks who answers (no fixed assistant).
         status, at_provider = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
-        assert status == 200 and at_provider["number"] == number
-        assert at_provider["assistantId"] == agent["provider_assistant_id"]
+        assert status == 200 and at_provider["number"] == number and "assistantId" not in at_provider
+        assert at_provider["server"]["url"].endswith("/api/v1/providers/voice/messages")
+        assert at_provider["server"]["credentialId"]
         assert number not in [n["phone_number"] for n in await available(api, key, country="US", area_code="512")]
 
         status, listing, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
@@ -217,15 +218,15 @@ async def test_a_number_moves_between_agents_of_its_business(api, account, voice
         status, moved, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
                                              json={"phone_number": number, "agent_id": second["id"]})
         assert status == 200 and moved["agent_id"] == second["id"] and moved["id"] == assigned["id"]
-        status, at_provider = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
-        assert at_provider["assistantId"] == second["provider_assistant_id"]
+        status, body, _ = await api.request("GET", "/api/v1/agents", key=key, params={"id": second["id"]})
+        assert body["phone_number"] == number  # inbound calls now ask for, and get, the second agent
         status, body, _ = await api.request("GET", "/api/v1/agents", key=key, params={"id": first["id"]})
         assert body["phone_number"] is None
         status, unlinked, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
                                                 json={"phone_number": number, "agent_id": None})
         assert status == 200 and unlinked["agent_id"] is None and unlinked["business_id"] == account["business_id"]
         status, at_provider = await voice.request("GET", f"/phone-number/{assigned['provider_phone_number_id']}")
-        assert at_provider["assistantId"] is None
+        assert "assistantId" not in at_provider  # routing is ours: re-pointing never touched the provider
         status, body, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
                                             json={"phone_number": number})
         assert status == 400 and body["error"]["message"] == "agent_id is required"

@@ -11,6 +11,26 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class RouteNumberRequest(_message.Message):
+    __slots__ = ("phone_number",)
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    phone_number: str
+    def __init__(self, phone_number: _Optional[str] = ...) -> None: ...
+
+class NumberRoute(_message.Message):
+    __slots__ = ("phone_number", "business_id", "agent_id", "agent_name", "provider_assistant_id")
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    phone_number: str
+    business_id: str
+    agent_id: str
+    agent_name: str
+    provider_assistant_id: str
+    def __init__(self, phone_number: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ...) -> None: ...
+
 class GetCallingProfileRequest(_message.Message):
     __slots__ = ("agent_id",)
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]

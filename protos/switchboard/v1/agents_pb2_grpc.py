@@ -123,6 +123,11 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.GetCallingProfileRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.CallingProfile.FromString,
                 _registered_method=True)
+        self.RouteNumber = channel.unary_unary(
+                '/switchboard.v1.Agents/RouteNumber',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.RouteNumberRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.NumberRoute.FromString,
+                _registered_method=True)
 
 
 class AgentsServicer:
@@ -252,6 +257,14 @@ class AgentsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RouteNumber(self, request, context):
+        """Who answers a number an inbound call came in on (for the calls service; no caller: the provider asks);
+        fails NOT_FOUND (not_found) when no business holds the number.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -339,6 +352,11 @@ def add_AgentsServicer_to_server(servicer, server):
                     servicer.GetCallingProfile,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.GetCallingProfileRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.CallingProfile.SerializeToString,
+            ),
+            'RouteNumber': grpc.unary_unary_rpc_method_handler(
+                    servicer.RouteNumber,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.RouteNumberRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.NumberRoute.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -804,6 +822,33 @@ class Agents:
             '/switchboard.v1.Agents/GetCallingProfile',
             switchboard_dot_v1_dot_agents__pb2.GetCallingProfileRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.CallingProfile.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RouteNumber(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/RouteNumber',
+            switchboard_dot_v1_dot_agents__pb2.RouteNumberRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.NumberRoute.FromString,
             options,
             channel_credentials,
             insecure,

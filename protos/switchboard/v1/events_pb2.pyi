@@ -142,6 +142,21 @@ class VoicemailReceived(_message.Message):
     received_at: str
     def __init__(self, call_id: _Optional[str] = ..., from_number: _Optional[str] = ..., transcript: _Optional[str] = ..., recording_url: _Optional[str] = ..., lead_id: _Optional[str] = ..., received_at: _Optional[str] = ...) -> None: ...
 
+class CallReceived(_message.Message):
+    __slots__ = ("call_id", "conversation_id", "agent_id", "to", "lead_id")
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    conversation_id: str
+    agent_id: str
+    to: str
+    lead_id: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
+
 class CallStarted(_message.Message):
     __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "to", "lead_id")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]

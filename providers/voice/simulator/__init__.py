@@ -31,6 +31,11 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
   number's), with every message sent twice (`duplicate`), the end-of-call report before the last status update
   (`reorder`) or no message at all (`silent`: the call still plays and `GET /call/{id}` shows it);
   `DELETE /_simulator/playback` forgets the scripts not used yet.
+- `POST /_simulator/inbound` `{"to": "<one of the org's numbers>", "from": "+14155550123", "outcome": "answered"}`
+  → 201 with the call: rings the number from that caller. A number without an assistant sends an
+  `assistant-request` to its server (signed, 7.5 s to answer) and the assistant named in the answer takes the
+  call (an error answer ends it unanswered, `assistant-request-returned-error`); the call then plays like an
+  outbound one (`outcome` default answered).
 
 Later work runs evals: see `resources.EvalRuns`.
 """

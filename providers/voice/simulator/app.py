@@ -122,8 +122,24 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
         playback.scripts.clear()
         return web.json_response({"cleared": cleared})
 
+    async def inbound(request: web.Request) -> web.Response:
+        """Ring one of the org's numbers from a caller: `{"to", "from", "outcome"?}`."""
+        body = await json_body(request)
+        errors = [f"property {k} should not exist" for k in sorted(set(body) - {"to", "from", "outcome"})]
+        errors += [f"{k} must be an E.164 string" for k in ("to", "from")
+                   if not (isinstance(body.get(k), str) and body[k].startswith("+"))]
+        if body.get("outcome") is not None and body["outcome"] not in OUTCOMES:
+            errors.append(f"outcome must be one of {', '.join(OUTCOMES)}")
+        if errors:
+            return error_response(400, errors)
+        numbers = playback.store.list("phone-number", 1, number=body["to"])
+        if not numbers:
+            return error_response(404, "Couldn't Find Phone Number")
+        return web.json_response(await playback.ring(numbers[0], body["from"], body.get("outcome")), status=201)
+
     router.add_post(f"{PREFIX}/playback", add)
     router.add_delete(f"{PREFIX}/playback", clear)
+    router.add_post(f"{PREFIX}/inbound", inbound)
 
 
 def recording_route(folder: Path):

@@ -39,6 +39,7 @@ OUTCOMES = {
 }
 TEST_NUMBERS = {"0001": "no-answer", "0002": "busy", "0003": "voicemail", "0004": "failed"}
 RING_SECONDS, TALK_SECONDS = 2.0, 12.0
+ASSISTANT_REQUEST_TIMEOUT = 7.5  # the provider's limit for an answer to an assistant-request
 SEND_ATTEMPTS = 4
 
 
@@ -114,8 +115,44 @@ class Playback:
     scripts: list[Script] = field(default_factory=list)
     tasks: set = field(default_factory=set)
 
-    def start(self, call: dict) -> None:
-        script = self._next_script()
+    async def ring(self, number: dict, caller: str, outcome: str | None) -> dict:
+        """An inbound call from `caller` to one of the org's numbers: the number's assistant answers, or the one
+        its server names in answer to an assistant-request; an error answer ends the call unanswered."""
+        call = self.store.create("call", {"type": "inboundPhoneCall", "status": "ringing", "phoneNumberId": number["id"],
+                                          "phoneNumber": {"number": number["number"]}, "customer": {"number": caller}})
+        assistant_id, overrides = number.get("assistantId"), None
+        if not assistant_id:
+            answer = await self._assistant_request(number, call)
+            assistant_id, overrides = answer.get("assistantId"), answer.get("assistantOverrides")
+            if not assistant_id:
+                return self.store.update("call", call["id"], {
+                    "status": "ended", "endedReason": "assistant-request-returned-error",
+                    "error": answer.get("error") or "no assistant"})
+        call = self.store.update("call", call["id"], {"assistantId": assistant_id,
+                                                      **({"assistantOverrides": overrides} if overrides else {})})
+        self.start(call, Script(outcome=outcome or "answered"))
+        return call
+
+    async def _assistant_request(self, number: dict, call: dict) -> dict:
+        server = number.get("server") or {}
+        credential = self.store.get("credential", server.get("credentialId") or "") if server else None
+        if not server.get("url"):
+            return {"error": "the number has neither an assistant nor a server"}
+        body = json.dumps({"message": {"type": "assistant-request", "timestamp": int(time.time() * 1000),
+                                       "call": call, "phoneNumber": {"number": number["number"]}}}).encode()
+        plan = (credential or {}).get("authenticationPlan")
+        headers = {"Content-Type": "application/json", **(sign(plan, body, time.time()) if plan else {})}
+        try:
+            async with aiohttp.ClientSession() as session, session.post(
+                    server["url"], data=body, headers=headers,
+                    timeout=aiohttp.ClientTimeout(total=ASSISTANT_REQUEST_TIMEOUT)) as r:
+                answer = await r.json(content_type=None) if r.status < 300 else {"error": f"server answered {r.status}"}
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+            answer = {"error": f"server unreachable: {exc.__class__.__name__}"}
+        return answer if isinstance(answer, dict) else {"error": "the server's answer is not an object"}
+
+    def start(self, call: dict, script: Script | None = None) -> None:
+        script = script or self._next_script()
         task = asyncio.get_running_loop().create_task(self._play(call["id"], script))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)

@@ -1,0 +1,99 @@
+"""Inbound calls: the provider asks which assistant answers a call on one of our numbers (an
+`assistant-request`, answered within the provider's 7.5 s). The number's agent answers with the caller's
+lead (if the business knows the number) in its variables; the call is recorded `ringing` and `call.received`
+is emitted. A number no business holds, or one without an agent, is refused with the provider's error answer.
+A repeated request for the same provider call answers the same way and records nothing twice."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.contact import normalize_e164
+from core.errors import ServiceError
+from core.ids import new_id, utcnow
+from core.outbox import add_event
+from core.rpc import Client
+from providers.voice.server_messages import ServerConfig
+from services.calls import domain, store
+from services.calls.store import outbox
+from switchboard.v1 import accounts_pb2, agents_pb2, events_pb2, sdr_pb2
+
+ACTOR = "calls-inbound"
+NOT_IN_SERVICE = "This number is not in service."
+
+
+def _e164(value) -> str | None:
+    try:
+        return normalize_e164(value) if isinstance(value, str) else None
+    except ServiceError:
+        return None
+
+
+class Inbound:
+    def __init__(self, engine: AsyncEngine, server: ServerConfig, agents: Client, sdr: Client, accounts: Client,
+                 events_committed: Callable[[], None]):
+        self.engine, self.server = engine, server
+        self.agents, self.sdr, self.accounts = agents, sdr, accounts  # forwarding the tenant set below
+        self.events_committed = events_committed
+
+    async def assistant_request(self, message: dict) -> dict:
+        """The provider's answer: the agent's assistant with this call's variables, or an error."""
+        call = message["call"]
+        number = _e164((call.get("phoneNumber") or {}).get("number") or (message.get("phoneNumber") or {}).get("number"))
+        caller = _e164((call.get("customer") or {}).get("number"))
+        if number is None:
+            return {"error": NOT_IN_SERVICE}
+        try:
+            route = await self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number))
+        except ServiceError as exc:
+            if exc.code in ("not_found", "invalid_request"):
+                return {"error": NOT_IN_SERVICE}
+            raise
+        if not route.HasField("agent_id"):
+            return {"error": NOT_IN_SERVICE}
+        token = tenant.set_current(tenant.acting_for(route.business_id, ACTOR))
+        try:
+            row = await self._record(call["id"], route, number, caller)
+        finally:
+            tenant.reset_current(token)
+        return {"assistantId": route.provider_assistant_id,
+                "assistantOverrides": {"variableValues": row.variables,
+                                       "metadata": {"switchboard_call_id": str(row.id)},
+                                       "server": await self.server.get()}}
+
+    async def _record(self, provider_call_id: str, route: agents_pb2.NumberRoute, number: str, caller: str | None):
+        async with self.engine.connect() as conn:
+            known = await store.call_by_provider_id(conn, provider_call_id)
+        if known is not None:
+            return known  # the provider asked again
+        lead = await self._lead(route.business_id, caller)
+        business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=route.business_id))
+        now = utcnow()
+        variables = domain.enrichment(to=caller or number, now=now, name=None,
+                                      lead=domain.lead_facts(lead) if lead else None, business_name=business.name,
+                                      business_phone=number)
+        async with self.engine.begin() as conn:
+            row = await store.insert_call_once(
+                conn, id=new_id(), business_id=route.business_id, agent_id=route.agent_id, agent_name=route.agent_name,
+                lead_id=lead.id if lead else None, direction="inbound", status="ringing", to_number=number,
+                from_number=caller, max_duration=domain.DEFAULT_MAX_DURATION, compliance="skip",
+                variables=variables, provider_call_id=provider_call_id, created_at=now, updated_at=now)
+            if row is None:  # a concurrent request recorded it first
+                return await store.call_by_provider_id(conn, provider_call_id)
+            await add_event(conn, outbox, events_pb2.CallReceived(
+                call_id=str(row.id), conversation_id=provider_call_id, agent_id=str(row.agent_id), to=number,
+                lead_id=str(row.lead_id) if row.lead_id else None, **{"from": caller}), route.business_id)
+        self.events_committed()
+        return row
+
+    async def _lead(self, business_id: str, caller: str | None) -> sdr_pb2.Lead | None:
+        if caller is None:
+            return None
+        try:
+            return await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=caller))
+        except ServiceError as exc:
+            if exc.code == "not_found":
+                return None
+            raise
