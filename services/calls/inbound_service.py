@@ -17,8 +17,9 @@ from core.outbox import add_event
 from core.rpc import Client
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
+from services.calls.service import lead_with_phone
 from services.calls.store import outbox
-from switchboard.v1 import accounts_pb2, agents_pb2, events_pb2, sdr_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, events_pb2
 
 ACTOR = "calls-inbound"
 NOT_IN_SERVICE = "This number is not in service."
@@ -68,7 +69,7 @@ class Inbound:
             known = await store.call_by_provider_id(conn, provider_call_id)
         if known is not None:
             return known  # the provider asked again
-        lead = await self._lead(route.business_id, caller)
+        lead = await lead_with_phone(self.sdr, route.business_id, caller) if caller else None
         business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=route.business_id))
         now = utcnow()
         variables = domain.enrichment(to=caller or number, now=now, name=None,
@@ -88,12 +89,3 @@ class Inbound:
         self.events_committed()
         return row
 
-    async def _lead(self, business_id: str, caller: str | None) -> sdr_pb2.Lead | None:
-        if caller is None:
-            return None
-        try:
-            return await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=caller))
-        except ServiceError as exc:
-            if exc.code == "not_found":
-                return None
-            raise

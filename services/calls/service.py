@@ -59,6 +59,16 @@ class NewCall:
     compliance: str = "skip"
 
 
+async def lead_with_phone(sdr: Client, business_id: str, phone: str) -> sdr_pb2.Lead | None:
+    """The business's lead with this phone number (asked of the sdr service as the current tenant), or None."""
+    try:
+        return await sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
+    except ServiceError as exc:
+        if exc.code == "not_found":
+            return None
+        raise
+
+
 def _check_webhook_url(url: str | None) -> str | None:
     """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
     if url is None:
@@ -178,12 +188,7 @@ class Calls:
             if lead.business_id != business_id:
                 raise invalid("lead_id is a lead of another business than the agent's")
             return lead
-        try:
-            return await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=to))
-        except ServiceError as exc:
-            if exc.code == "not_found":
-                return None
-            raise
+        return await lead_with_phone(self.sdr, business_id, to)
 
     # -- reads ---------------------------------------------------------------------------------
 
