@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from core.rpc import Client
+from core.rpc import AsCaller, Client
 from gateway.context import Deps
 from gateway.routes.params import page_request
 from switchboard.v1 import common_pb2
@@ -30,7 +30,7 @@ class RequestContext:
     session_token: str = ""  # for session routes
     call_id: str | None = None  # set by handlers that touch a call, for the usage log
 
-    def rpc(self, service: str) -> Client:
+    def rpc(self, service: str) -> Client | AsCaller:
         """A client of the registered service, sending the caller's tenant metadata on a key route."""
         client = self.deps.clients[service]
         return client.as_caller(self.principal.metadata) if self.principal is not None else client
