@@ -366,7 +366,8 @@ SCHEMAS: dict[str, dict] = {
     "Transcript": message_schema(calls_pb2.Transcript.DESCRIPTOR),
     "TranscriptList": _obj({"transcripts": {"type": "array", "items": _ref("Transcript")}, **PAGE_FIELDS},
                            ("transcripts", *PAGE_FIELDS)),
-    "ProviderMessageAnswer": {"type": "object", "description": "{} (inbound assistant requests answer more)"},
+    "ProviderMessageAnswer": {"type": "object", "description": "{}, or for an assistant-request the provider's "
+                              "answer: {assistantId, assistantOverrides} or {error}"},
     "Call": _CALL,
     "CallCreated": _obj({f: _CALL["properties"][f] for f in CREATED_FIELDS}, CREATED_FIELDS),
     "CallList": _obj({"calls": {"type": "array", "items": _obj({f: _CALL["properties"][f] for f in LIST_FIELDS},

@@ -155,9 +155,11 @@ ROUTES = [
     Route("POST", MESSAGES_PATH, provider_message, "The voice provider's server messages", "providers",
           auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
           errors=("unauthorized", "invalid_request"), rpcs=(f"{CALLS}/HandleProviderMessage",),
-          description="Called by the voice provider, not by API clients: status updates and end-of-call reports "
-          f"of our calls, signed with our webhook credential (hex HMAC-SHA256 over '<{TIMESTAMP_HEADER}>.<raw "
-          f"body>' in {SIGNATURE_HEADER}, the Unix time in {TIMESTAMP_HEADER}; more than 5 minutes off is "
-          "refused, 401). Each moves its call forward only, and a report applies once, so duplicated and "
-          "reordered messages are harmless. Other message types are acknowledged with {}."),
+          description="Called by the voice provider, not by API clients: assistant requests for inbound calls, "
+          "status updates and end-of-call reports, signed with our webhook credential (hex HMAC-SHA256 over "
+          f"'<{TIMESTAMP_HEADER}>.<raw body>' in {SIGNATURE_HEADER}, the Unix time in {TIMESTAMP_HEADER}; more than "
+          "5 minutes off is refused, 401). An assistant-request is answered with the number's agent "
+          "({assistantId, assistantOverrides}) or {error} for a number no agent answers. Status updates move "
+          "their call forward only and a report applies once, so duplicated and reordered messages are "
+          "harmless; they and other message types are acknowledged with {}."),
 ]
