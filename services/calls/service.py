@@ -92,16 +92,16 @@ class Calls:
 
     # -- placing a call ----------------------------------------------------------------------
 
-    async def create(self, new: NewCall, idempotency_key: str | None = None) -> tuple[object, bool]:
+    async def create(self, new: NewCall, idempotency_key: str | None = None):
         """The call placed (or, for a repeated idempotency key with the same request, the call placed the first
-        time) and whether it is such a replay."""
+        time)."""
         who = tenant.require_account()
         request = self._checked(new)
         key = domain.check_idempotency_key(idempotency_key)
         if key is not None:
             replay = await self._claim(who.account_id, key, domain.request_hash(request))
             if replay is not None:
-                return replay, True
+                return replay
         try:
             row = await self._place(request)
         except BaseException:
@@ -112,7 +112,7 @@ class Calls:
         if key is not None:
             async with self.engine.begin() as conn:
                 await store.settle_key(conn, who.account_id, key, row.id)
-        return row, False
+        return row
 
     @staticmethod
     def _checked(new: NewCall) -> dict:

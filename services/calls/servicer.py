@@ -79,8 +79,7 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         new = NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
                       **{f: optional(request, f) for f in ("name", "context", "first_message", "lead_id",
                                                            "webhook_url", "max_duration")})
-        row, _ = await self.calls.create(new, optional(request, "idempotency_key"))
-        return call_message(row)
+        return call_message(await self.calls.create(new, optional(request, "idempotency_key")))
 
     async def GetCall(self, request, context):
         return call_message(await self.calls.get(request.id))
