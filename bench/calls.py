@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
 import json
 import statistics
 import sys
@@ -30,14 +28,15 @@ import nats
 from aiohttp import web
 
 from bench.harness import with_stack
+from core.settings import derive_secret
 from deploy.local.servers import free_port
-from providers.voice.server_messages import MESSAGES_PATH
+from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
+from providers.voice.simulator.playback import sign
 
 
 def signed(secret: str, body: bytes) -> dict:
-    stamp = str(int(time.time()))
-    return {"Content-Type": "application/json", "x-timestamp": stamp,
-            "x-signature": hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()}
+    """Headers as the provider signs a server message with our webhook credential's plan."""
+    return {"Content-Type": "application/json", **sign(hmac_plan(secret), body, time.time())}
 
 
 def messages(call: dict) -> list[bytes]:
@@ -134,7 +133,7 @@ async def setup(http: aiohttp.ClientSession, base: str) -> tuple[str, str]:
 
 
 async def run(args, stack) -> int:
-    secret = hmac.new(stack.home_secret("secret_key").encode(), b"voice-webhook", hashlib.sha256).hexdigest()
+    secret = derive_secret(stack.home_secret("secret_key"), "voice-webhook")  # as the stack's settings derive it
     sim = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
     completed: dict[str, float] = {}
     bus = await nats.connect(stack.nats_url)

@@ -13,13 +13,15 @@ import time
 from collections.abc import Awaitable, Callable
 
 import nats
+from google.protobuf.message import Message
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, StreamConfig
 from nats.js.errors import NotFoundError
 
-from core import telemetry
+from core import events, telemetry
 from core.background import Background
+from core.ids import is_uuid
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +142,19 @@ class PermanentError(Exception):
 
 
 Handler = Callable[[dict], Awaitable[None]]
+
+
+def business_event(message: dict) -> tuple[events.Envelope, Message]:
+    """A bus message as its envelope and typed payload (core.events), for a consumer of one business's events;
+    PermanentError when it is malformed or names no business (it can never be processed)."""
+    try:
+        event = events.Envelope.from_json(message)
+        payload = events.parse(event.type, event.data)
+    except (ValueError, LookupError, KeyError) as exc:
+        raise PermanentError(str(exc)) from None
+    if not is_uuid(event.business_id or ""):
+        raise PermanentError(f"{event.type} without a business_id")
+    return event, payload
 
 
 class DurableConsumer(Background):

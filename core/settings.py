@@ -36,7 +36,7 @@ def _int(name: str, default: int) -> int:
     return int(raw) if raw not in (None, "") else default
 
 
-def _derived(secret: str, purpose: str) -> str:
+def derive_secret(secret: str, purpose: str) -> str:
     """A secret for one purpose, derived from the server secret (HMAC-SHA256)."""
     return hmac.new(secret.encode(), purpose.encode(), hashlib.sha256).hexdigest()
 
@@ -95,7 +95,7 @@ class Settings:
 
     def derived_secret(self, purpose: str) -> str:
         """A secret for one purpose (e.g. signing recording URLs), derived from the server secret."""
-        return _derived(self.secret_key.reveal(), purpose)
+        return derive_secret(self.secret_key.reveal(), purpose)
 
     def require_real_secret(self) -> None:
         """Outside the local stack, refuse to start with the built-in development secret."""
@@ -129,7 +129,7 @@ def load() -> Settings:
         voice_api_key=Secret(os.environ.get("VOICE_API_KEY", "")),
         voice_timeout_seconds=float(os.environ.get("VOICE_TIMEOUT_SECONDS", "5")),
         voice_sip_credential_id=os.environ.get("VOICE_SIP_CREDENTIAL_ID", ""),
-        voice_webhook_secret=Secret(os.environ.get("VOICE_WEBHOOK_SECRET") or _derived(
+        voice_webhook_secret=Secret(os.environ.get("VOICE_WEBHOOK_SECRET") or derive_secret(
             os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET), "voice-webhook")),
         number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),

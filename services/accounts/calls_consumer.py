@@ -3,9 +3,7 @@ its cost to its business's usage (once per call, so redelivered events add nothi
 minutes."""
 from __future__ import annotations
 
-from core import events
-from core.bus import PermanentError, subject_for
-from core.ids import is_uuid
+from core.bus import business_event, subject_for
 from services.accounts.service import Accounts
 
 CALLS_SUBJECT = subject_for("call.*")
@@ -18,15 +16,9 @@ class CallUsage:
         self.accounts = accounts
 
     async def handle(self, message: dict) -> None:
-        try:
-            event = events.Envelope.from_json(message)
-            if event.type not in BILLED:
-                return
-            call = events.parse(event.type, event.data)
-        except ValueError as exc:
-            raise PermanentError(str(exc)) from None
-        if not is_uuid(event.business_id or ""):
-            raise PermanentError(f"{event.type} without a business_id")
+        event, call = business_event(message)
+        if event.type not in BILLED:
+            return
         duration = call.duration if event.type == "call.completed" else 0
         await self.accounts.record_call_usage(event.business_id, call.call_id, duration, call.cost_cents,
                                               event.occurred_at)

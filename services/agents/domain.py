@@ -9,6 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from core.errors import ServiceError, invalid
+from switchboard.v1 import calls_pb2
 
 DEFAULT_FIRST_MESSAGE = "Hello! How can I help you today?"
 DEFAULT_MODEL = {"provider": "openai", "model": "gpt-4.1", "temperature": 0.7}
@@ -24,7 +25,8 @@ PROVIDER_NAME_MAX = 40
 # Every assistant collects the caller's details at the end of a call (the provider's
 # structured-data analysis); the calls service turns them into leads.
 LEAD_FIELDS = ("name", "email", "phone", "intent")
-QUALITY_DIMENSIONS = ("professionalism", "empathy", "information_gathering", "resolution")
+# The call quality scores the analysis asks for: the calls service's QualityDimensions.
+QUALITY_DIMENSIONS = tuple(calls_pb2.QualityDimensions.DESCRIPTOR.fields_by_name)
 LEAD_COLLECTION_PLAN = {
     "enabled": True,
     "schema": {

@@ -128,9 +128,7 @@ class Numbers:
         business_id = pick_business(tenant.require_account(), business_id)
         e164 = normalize_e164(phone_number)
         async with self.engine.begin() as conn:
-            row = await store.business_number(conn, e164, business_id, lock=True)
-            if row is None:
-                raise not_found(f"phone number {e164} of this business")
+            row = await self._business_row(conn, e164, business_id, lock=True)
             if (str(row.agent_id) if row.agent_id else None) == agent_id:
                 return row
             await self._check_agent(conn, agent_id, business_id)
@@ -188,9 +186,9 @@ class Numbers:
             raise not_found("agent")  # an agent of the caller's other business
 
     @staticmethod
-    async def _business_row(conn: AsyncConnection, e164: str, business_id: str):
+    async def _business_row(conn: AsyncConnection, e164: str, business_id: str, *, lock: bool = False):
         """The row of a number this business holds, or not_found."""
-        row = await store.business_number(conn, e164, business_id)
+        row = await store.business_number(conn, e164, business_id, lock=lock)
         if row is None:
             raise not_found(f"phone number {e164} of this business")
         return row

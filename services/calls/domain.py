@@ -6,12 +6,14 @@ import hashlib
 import hmac
 import json
 from datetime import datetime, timezone
+from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import phonenumbers
 from phonenumbers import timezone as number_timezones
 
 from core.errors import invalid
+from switchboard.v1 import calls_pb2
 
 DIRECTIONS = ("inbound", "outbound")
 COMPLIANCE_MODES = ("skip", "enforce")
@@ -85,6 +87,16 @@ def check_text(value: str | None, field: str, maximum: int) -> str | None:
     if value is not None and len(value) > maximum:
         raise invalid(f"{field} must be at most {maximum} characters")
     return value
+
+
+def check_webhook_url(url: str | None) -> str | None:
+    """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
+    if url is None:
+        return None
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks/calls")
+    return url
 
 
 def check_idempotency_key(key: str | None) -> str | None:
@@ -217,7 +229,7 @@ def events_of_move(before: str, after: str, was_answered: bool, answered: bool) 
     return events
 
 
-QUALITY_DIMENSIONS = ("professionalism", "empathy", "information_gathering", "resolution")
+QUALITY_DIMENSIONS = tuple(calls_pb2.QualityDimensions.DESCRIPTOR.fields_by_name)
 QUALITY_RANGE = (1, 10)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from urllib.parse import urlencode, urlparse
+from urllib.parse import urlencode
 
 from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -69,16 +69,6 @@ async def lead_with_phone(sdr: Client, business_id: str, phone: str) -> sdr_pb2.
         raise
 
 
-def _check_webhook_url(url: str | None) -> str | None:
-    """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
-    if url is None:
-        return None
-    parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks/calls")
-    return url
-
-
 class Calls:
     def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, agents: Client, sdr: Client,
                  accounts: Client, *, recording_secret: str, base_url: str):
@@ -127,7 +117,7 @@ class Calls:
             "context": domain.check_text(new.context, "context", domain.CONTEXT_MAX),
             "first_message": domain.check_text(new.first_message, "first_message", domain.FIRST_MESSAGE_MAX),
             "lead_id": require_uuid(new.lead_id, "lead_id") if new.lead_id else None,
-            "webhook_url": _check_webhook_url(new.webhook_url),
+            "webhook_url": domain.check_webhook_url(new.webhook_url),
             "max_duration": domain.check_max_duration(new.max_duration), "compliance": new.compliance,
         }
 

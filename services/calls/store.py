@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.inbox import inbox_table
 from core.outbox import outbox_table
+from services.calls.domain import PROGRESS
 
 SCHEMA = "calls"
 metadata = sa.MetaData(schema=SCHEMA)
@@ -67,8 +68,8 @@ sa.Index("calls_business_agent", calls.c.business_id, calls.c.agent_id, *_newest
 sa.Index("calls_business_status", calls.c.business_id, calls.c.status, *_newest)
 sa.Index("idempotency_keys_created", idempotency_keys.c.created_at)
 # The calls still waiting for their outcome (the reaper's scan).
-sa.Index("calls_open", calls.c.created_at, postgresql_where=sa.text("status IN ('queued', 'ringing', 'in-progress', "
-                                                                    "'forwarding', 'ended')"))
+sa.Index("calls_open", calls.c.created_at,
+         postgresql_where=sa.text(f"status IN ({', '.join(repr(s) for s in PROGRESS)})"))
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
@@ -141,8 +142,8 @@ async def call_for_message(conn: AsyncConnection, our_id: str | None, provider_i
 def silent_calls(now: datetime, margin_seconds: float, limit: int) -> sa.Select:
     """Calls without an outcome past their max_duration plus the margin, oldest first."""
     deadline = calls.c.created_at + sa.literal_column("interval '1 second'") * (calls.c.max_duration + margin_seconds)
-    return (sa.select(calls).where(calls.c.status.in_(("queued", "ringing", "in-progress", "forwarding", "ended")),
-                                   deadline < now).order_by(calls.c.created_at).limit(limit))
+    return (sa.select(calls).where(calls.c.status.in_(PROGRESS), deadline < now)
+            .order_by(calls.c.created_at).limit(limit))
 
 
 async def recording_of(conn: AsyncConnection, call_id: str) -> str | None:

@@ -5,9 +5,8 @@ call, so redelivered events change nothing more.
 """
 from __future__ import annotations
 
-from core import events, tenant
-from core.bus import PermanentError, subject_for
-from core.ids import is_uuid
+from core import tenant
+from core.bus import business_event, subject_for
 from core.messages import optional
 from services.sdr.service import Leads
 
@@ -20,13 +19,7 @@ class CallRecorder:
         self.leads = leads
 
     async def handle(self, message: dict) -> None:
-        try:
-            event = events.Envelope.from_json(message)
-            call = events.parse("call.completed", event.data)
-        except ValueError as exc:
-            raise PermanentError(str(exc)) from None
-        if not is_uuid(event.business_id or ""):
-            raise PermanentError("call.completed without a business_id")
+        event, call = business_event(message)
         other_party = call.to if call.direction == "outbound" else optional(call, "from")
         if not other_party:
             return  # a caller who withheld their number: nobody to count the call on

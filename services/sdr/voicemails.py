@@ -8,8 +8,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import events
-from core.bus import PermanentError, subject_for
+from core.bus import PermanentError, business_event, subject_for
 from core.ids import is_uuid
 from core.inbox import first_delivery
 from core.messages import optional
@@ -25,13 +24,7 @@ class VoicemailRecorder:
         self.engine = engine
 
     async def handle(self, message: dict) -> None:
-        try:
-            event = events.Envelope.from_json(message)
-            voicemail = events.parse("voicemail.received", event.data)
-        except ValueError as exc:
-            raise PermanentError(str(exc)) from None
-        if not is_uuid(event.business_id or ""):
-            raise PermanentError("voicemail.received without a business_id")
+        event, voicemail = business_event(message)
         received_at = event.occurred_at
         if voicemail.HasField("received_at"):
             try:

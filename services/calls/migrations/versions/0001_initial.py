@@ -60,7 +60,7 @@ def upgrade() -> None:
     op.create_index("calls_business_agent", "calls", ["business_id", "agent_id", *newest], schema=S)
     op.create_index("calls_business_status", "calls", ["business_id", "status", *newest], schema=S)
     op.create_index("calls_open", "calls", ["created_at"], schema=S, postgresql_where=sa.text(
-        "status IN ('queued', 'ringing', 'in-progress', 'forwarding', 'ended')"))
+        "status IN ('queued', 'ringing', 'in-progress', 'forwarding', 'ended')"))  # domain.PROGRESS at 0001
     op.create_table(
         "idempotency_keys",
         sa.Column("account_id", Uuid, primary_key=True),
