@@ -16,6 +16,7 @@ from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
 from services.accounts import domain as accounts
 from services.agents import domain as agents
+from services.agents.numbers_domain import RING_SECONDS
 from services.calls import domain as calls
 from services.sdr import domain as leads
 from services.webhooks import domain as webhooks
@@ -196,7 +197,15 @@ NUMBER_UPDATE = _obj({
     "business_id": {**UUID, "description": "needed when the key spans several businesses"},
     "phone_number": E164,
     "agent_id": {"anyOf": [UUID, {"type": "null"}], "description": "the agent that answers the number; null: none"},
-}, ("phone_number", "agent_id"))
+    "forwarding": {"anyOf": [_obj({
+        "to": {**E164, "description": "the phone an inbound call rings first, e.g. the owner's mobile"},
+        "ring_seconds": {"type": "integer", "minimum": RING_SECONDS[1], "maximum": RING_SECONDS[2],
+                         "default": RING_SECONDS[0],
+                         "description": "how long it rings there before the agent answers; keep it below that "
+                         "phone's own voicemail delay (often 20-25 s)"}}, ("to",)), {"type": "null"}],
+        "description": "ring-first forwarding; null: calls go straight to the agent"},
+}, ("phone_number",))
+NUMBER_UPDATE["anyOf"] = [{"required": ["agent_id"]}, {"required": ["forwarding"]}]
 
 # -- leads ------------------------------------------------------------------------------------
 
@@ -261,7 +270,7 @@ _CALL["properties"]["status"] = CALL_STATUS
 # The spec's creation reply and list entries (inbound entries carry direction and summary).
 CREATED_FIELDS = ("id", "conversation_id", "status", "agent_id", "to", "name", "created_at")
 LIST_FIELDS = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "to", "summary",
-               "created_at")
+               "forwarded_to", "created_at")
 
 # -- webhooks and events ---------------------------------------------------------------------
 

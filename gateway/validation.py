@@ -45,6 +45,21 @@ def _alternatives(error) -> list[list[str]] | None:
     return [b["required"] for b in branches]
 
 
+def _unwrap_nullable(error):
+    """For a value that is not null under `anyOf: [X, {"type": "null"}]`, X's own first error (what to fix)
+    rather than "is not valid under any of the given schemas"."""
+    while error.validator == "anyOf" and error.instance is not None and error.context:
+        nulls = [i for i, branch in enumerate(error.validator_value) if branch == {"type": "null"}]
+        if not nulls:
+            return error
+        inner = sorted((e for e in error.context if e.relative_schema_path[0] not in nulls),
+                       key=lambda e: [str(p) for p in e.absolute_path])
+        if not inner:
+            return error
+        error = inner[0]
+    return error
+
+
 def check(schema: dict, value, code: str = "invalid_request") -> None:
     """Raise an error naming the first offending field, e.g. "name: 'x' is too long".
 
@@ -54,7 +69,7 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
     errors = sorted(validator(schema).iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     if not errors:
         return
-    first = errors[0]
+    first = _unwrap_nullable(errors[0])
     if first.validator == "required":
         missing = first.message.split("'")[1] if "'" in first.message else first.message
         raise ServiceError(missing_code, f"{_field(first, missing)} is required")

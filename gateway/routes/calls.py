@@ -100,10 +100,13 @@ async def provider_message(ctx: RequestContext):
 
 
 STATUSES = ("Statuses: queued (placed at the provider), ringing, in-progress, forwarding (offered to a "
-            "forward-to phone), ended (over, outcome not known yet), then one outcome: completed (a conversation "
-            "took place), no-answer, busy, voicemail (reached a voicemail box; never reported as completed), failed "
-            "(the provider or the line failed) or canceled. A call only moves forward along that order; an outcome "
-            "is final.")
+            "forward-to phone: the number's ring-first forwarding, or a transfer), ended (over, outcome not known "
+            "yet), then one outcome: completed (a conversation took place, with the agent or, ended_reason "
+            "call.ringing.hook-executed-transfer, at the forward-to phone), no-answer, busy, voicemail (reached a "
+            "voicemail box; never reported as completed), failed (the provider or the line failed) or canceled. A "
+            "call only moves forward along that order, except that in-progress and forwarding may follow each other "
+            "(a ring-first call nobody picked up at the forward-to phone goes on with the agent); an outcome is final. "
+            "forwarded_to is the phone the call was offered to.")
 ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "bad_request")
 ROUTES = [
     Route("POST", f"{V1}/calls", create_call, "Place an outbound call", "calls", scope="calls:write",

@@ -33,9 +33,12 @@ async def assign(ctx: RequestContext):
     return to_json(await ctx.rpc("agents").AssignPhoneNumber(req))
 
 
-async def relink(ctx: RequestContext):
+async def update(ctx: RequestContext):
     b = ctx.body
     req = set_fields(agents_pb2.UpdatePhoneNumberRequest(), b, "business_id", "phone_number", "agent_id")
+    if b.get("forwarding") is not None:
+        req.forwarding.CopyFrom(set_fields(agents_pb2.Forwarding(), b["forwarding"], "to", "ring_seconds"))
+    req.update_mask.paths.extend(part for part in ("agent_id", "forwarding") if part in b)
     return to_json(await ctx.rpc("agents").UpdatePhoneNumber(req))
 
 
@@ -91,14 +94,21 @@ ROUTES = [
           "is already assigned (even to this business) or blocked is 409 conflict, so of two concurrent assigns of "
           "one number exactly one succeeds. To move a number to another agent, use PATCH. A "
           "number not in the pool is 404; an agent of another business is 404."),
-    Route("PATCH", f"{V1}/phone-numbers", relink, "Point a number at another agent of its business", "phone-numbers",
+    Route("PATCH", f"{V1}/phone-numbers", update, "Point a number at another agent, or set its ring-first forwarding",
+          "phone-numbers",
           scope="numbers:write", body=NUMBER_UPDATE, response="PhoneNumber",
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found", "provider_error"),
           rpcs=(f"{AGENTS}/UpdatePhoneNumber",),
-          description="The number stays with the business (it never goes back to the pool); agent_id names the "
-          "agent that answers it from now on, or null for none. Synced to the provider first; emits "
-          "phone_number.assigned with the new agent_id when it changes. A number this business does not hold, or "
-          "an agent of another business, is 404."),
+          description="The number stays with the business (it never goes back to the pool). Send agent_id, "
+          "forwarding or both; a field left out stays as it is. agent_id names the agent that answers the number "
+          "from now on, or null for none (emits phone_number.assigned with the new agent_id when it changes). "
+          "forwarding {to, ring_seconds} turns on ring-first forwarding: an inbound call first rings `to` (the "
+          "owner's phone) for ring_seconds (default 20, 5 to 60); when nobody picks up there, the agent answers "
+          "and the call goes on as usual. A call picked up at `to` ends with ended_reason "
+          "call.ringing.hook-executed-transfer; either way it is listed with forwarded_to. null turns forwarding "
+          "off. Forwarding is set at the voice provider first (provider_error, nothing changed, when it refuses). "
+          "`to` must be E.164 and not the number itself (400 invalid_request). A number this business does not "
+          "hold, or an agent of another business, is 404. The reply is the number with its forwarding."),
     Route("DELETE", f"{V1}/phone-numbers", release, "Release a number back to the pool", "phone-numbers",
           scope="numbers:write",
           query={"type": "object", "properties": {"phone_number": E164, "business_id": BUSINESS},

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import phonenumbers
 
-from core.contact import AREA_CODE_PATTERN, REGIONS
+from core.contact import AREA_CODE_PATTERN, REGIONS, normalize_e164
 from core.errors import invalid
 
 CAPABILITIES = ("voice_inbound", "voice_outbound", "sms_inbound", "sms_outbound", "mms")
@@ -82,3 +82,40 @@ def import_body(e164: str, sip_credential_id: str, server: dict) -> dict:
     number's agent is ours to change without a provider call."""
     return {"provider": "byo-phone-number", "number": e164, "credentialId": sip_credential_id,
             "numberE164CheckEnabled": True, "name": f"Switchboard {e164}", "server": server}
+
+
+# -- ring-first forwarding ---------------------------------------------------------------------
+# An inbound call is first offered to the business's own phone; if nobody picks up there within the ring time,
+# the agent answers. Keep the ring time below the forward-to phone's own voicemail delay (often 20-25 s), or its
+# voicemail picks up first and the agent never does.
+RING_SECONDS = (20, 5, 60)  # default, minimum, maximum
+
+
+@dataclass(frozen=True)
+class Forwarding:
+    to: str
+    ring_seconds: int
+
+
+def check_forwarding(number: str, to: str, ring_seconds: int | None) -> Forwarding:
+    default, low, high = RING_SECONDS
+    to = normalize_e164(to, "forwarding.to")
+    if to == number:
+        raise invalid(f"forwarding.to must be another phone than {number} itself (a call would ring back to it)")
+    if ring_seconds is None:
+        ring_seconds = default
+    if not low <= ring_seconds <= high:
+        raise invalid(f"forwarding.ring_seconds must be between {low} and {high}")
+    return Forwarding(to, ring_seconds)
+
+
+def ringing_hooks(forwarding: Forwarding | None) -> list[dict]:
+    """The provider number's hooks for ring-first forwarding: when the call rings, dial the forward-to phone for
+    the ring time; when it does not pick up, the transfer's fallback keeps the call with the assistant (which the
+    number's server names in answer to the assistant-request that follows). No forwarding: no hooks."""
+    if forwarding is None:
+        return []
+    plan = {"mode": "blind-transfer", "sipVerb": "dial", "dialTimeout": forwarding.ring_seconds,
+            "fallbackPlan": {"message": "", "endCallEnabled": False}}
+    destination = {"type": "number", "number": forwarding.to, "message": "", "transferPlan": plan}
+    return [{"on": "call.ringing", "do": [{"type": "transfer", "destination": destination}]}]

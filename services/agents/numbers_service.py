@@ -1,12 +1,13 @@
-"""Phone-number use cases: the business's numbers, the pool, assign, re-point and release.
+"""Phone-number use cases: the business's numbers, the pool, assign, update (agent, forwarding) and release.
 
 A number belongs to one business at a time. Assigning checks the pool row and takes its
 lease in one short transaction (core.leases; a concurrent assign of the same number gets
 409 conflict), imports the number at the voice provider with no transaction held, then records
 the assignment and ends the lease; if that fails, the import is undone. The provider's number
 carries our server rather than an assistant: each inbound call asks us which agent answers
-(services.calls), so re-pointing a number to another agent is a database change only. Releasing
-holds the number's lease while the provider deletes it.
+(services.calls), so re-pointing a number to another agent is a database change only. Ring-first forwarding
+is the provider number's ringing hook, so setting it holds the number's lease while the provider changes the
+number (and puts it back if our write then fails). Releasing holds the lease while the provider deletes it.
 """
 from __future__ import annotations
 
@@ -39,6 +40,17 @@ def _number_event(kind, row, business_id: str, agent_id):
     """A PhoneNumberAssigned or PhoneNumberReleased payload for this number."""
     return kind(id=str(row.id), phone_number=row.phone_number, business_id=business_id,
                 agent_id=str(agent_id) if agent_id else None)
+
+
+UNCHANGED = object()  # a part of a number an update leaves as it is
+
+
+def _agent_of(row) -> str | None:
+    return str(row.agent_id) if row.agent_id else None
+
+
+def _forwarding_of(row) -> numbers_domain.Forwarding | None:
+    return numbers_domain.Forwarding(row.forward_to, row.ring_seconds) if row.forward_to else None
 
 
 class Numbers:
@@ -123,13 +135,51 @@ class Numbers:
         self.events_committed()
         return row
 
-    async def repoint(self, business_id: str | None, phone_number: str, agent_id: str | None):
-        """Give a number of the business to another of its agents (None: to no agent)."""
+    async def update(self, business_id: str | None, phone_number: str, *, agent_id=UNCHANGED,
+                     forward_to=UNCHANGED, ring_seconds: int | None = None):
+        """Give a number of the business to another of its agents (None: to no agent) and/or set its ring-first
+        forwarding (forward_to None: off; ring_seconds None: the default). A part left UNCHANGED stays as it is."""
         business_id = pick_business(tenant.require_account(), business_id)
         e164 = normalize_e164(phone_number)
+        if forward_to is UNCHANGED:
+            return await self._repoint(e164, business_id, agent_id) if agent_id is not UNCHANGED else \
+                await self._held(e164, business_id)
+        wanted = numbers_domain.check_forwarding(e164, forward_to, ring_seconds) if forward_to is not None else None
+        async with self._number_lease(e164, business_id) as (row, token):
+            values = {}
+            if agent_id is not UNCHANGED and _agent_of(row) != agent_id:
+                async with self.engine.connect() as conn:
+                    await self._check_agent(conn, agent_id, business_id)
+                values["agent_id"] = agent_id
+            current = _forwarding_of(row)
+            changes_provider = current != wanted and row.provider_phone_number_id is not None
+            if changes_provider:
+                await self.voice.update_phone_number(row.provider_phone_number_id,
+                                                     {"hooks": numbers_domain.ringing_hooks(wanted)})
+            try:
+                async with self.engine.begin() as conn:
+                    row = await self._leased_update(conn, row.id, token, **values,
+                                                    forward_to=wanted.to if wanted else None,
+                                                    ring_seconds=wanted.ring_seconds if wanted else None)
+                    if "agent_id" in values:
+                        await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id,
+                                                                    agent_id), business_id)
+            except BaseException:
+                if changes_provider:
+                    await undo_at_provider(
+                        self.voice.update_phone_number(row.provider_phone_number_id,
+                                                       {"hooks": numbers_domain.ringing_hooks(current)}),
+                        f"forwarding of {e164}; provider number {row.provider_phone_number_id}")
+                raise
+        if "agent_id" in values:
+            self.events_committed()
+        return row
+
+    async def _repoint(self, e164: str, business_id: str, agent_id: str | None):
+        """The agent part alone: ours only (the provider asks us who answers each call)."""
         async with self.engine.begin() as conn:
             row = await self._business_row(conn, e164, business_id, lock=True)
-            if (str(row.agent_id) if row.agent_id else None) == agent_id:
+            if _agent_of(row) == agent_id:
                 return row
             await self._check_agent(conn, agent_id, business_id)
             row = await store.update_number(conn, row.id, {"agent_id": agent_id})
@@ -137,6 +187,10 @@ class Numbers:
                             business_id)
         self.events_committed()
         return row
+
+    async def _held(self, e164: str, business_id: str):
+        async with self.engine.connect() as conn:
+            return await self._business_row(conn, e164, business_id)
 
     async def release(self, business_id: str | None, phone_number: str) -> tuple[str, str]:
         """Give a number back to the pool; (number, business) it was released from."""
@@ -148,7 +202,7 @@ class Numbers:
             async with self.engine.begin() as conn:
                 await self._leased_update(
                     conn, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
-                    assigned_at=None, a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
+                    assigned_at=None, forward_to=None, ring_seconds=None, a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
                     emergency_status=numbers_domain.initial_emergency_status(row.country, row.capabilities),
                     emergency_address=None)
                 await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberReleased, row, business_id,

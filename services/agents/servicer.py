@@ -6,6 +6,7 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
+from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
@@ -90,6 +91,8 @@ def phone_number_message(row) -> agents_pb2.PhoneNumber:
         if getattr(row, field) is not None:
             setattr(msg, field, str(getattr(row, field)))
     set_timestamp(msg, "created_at", row.assigned_at)
+    if row.forward_to:
+        msg.forwarding.CopyFrom(agents_pb2.Forwarding(to=row.forward_to, ring_seconds=row.ring_seconds))
     return msg
 
 
@@ -213,8 +216,18 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             optional(request, "business_id"), request.phone_number, optional(request, "agent_id") or None))
 
     async def UpdatePhoneNumber(self, request, context):
-        return phone_number_message(await self.numbers.repoint(
-            optional(request, "business_id"), request.phone_number, optional(request, "agent_id") or None))
+        parts = set(request.update_mask.paths)
+        if not parts or parts - {"agent_id", "forwarding"}:
+            raise invalid("an update names agent_id, forwarding or both")
+        changes = {}
+        if "agent_id" in parts:
+            changes["agent_id"] = optional(request, "agent_id") or None
+        if "forwarding" in parts:
+            forwarding = request.forwarding if request.HasField("forwarding") else None
+            changes["forward_to"] = forwarding.to if forwarding else None
+            changes["ring_seconds"] = optional(forwarding, "ring_seconds") if forwarding else None
+        return phone_number_message(await self.numbers.update(optional(request, "business_id"), request.phone_number,
+                                                              **changes))
 
     async def ReleasePhoneNumber(self, request, context):
         e164, business_id = await self.numbers.release(optional(request, "business_id"), request.phone_number)

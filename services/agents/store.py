@@ -90,6 +90,10 @@ phone_numbers = sa.Table(
     sa.Column("provider_phone_number_id", sa.Text),
     sa.Column("assigned_at", Ts),
     sa.Column("created_at", Ts, nullable=False),
+    # Ring-first forwarding (both set or neither): offered to forward_to for ring_seconds, then the agent answers.
+    sa.Column("forward_to", sa.Text),
+    sa.Column("ring_seconds", sa.Integer),
+    sa.CheckConstraint("(forward_to IS NULL) = (ring_seconds IS NULL)", name="phone_numbers_forwarding_whole"),
     # One assign, re-point or release at a time while the provider number changes (core.leases).
     *lease_columns(),
     sa.Index("phone_numbers_business", "business_id"),

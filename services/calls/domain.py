@@ -22,6 +22,9 @@ COMPLIANCE_MODES = ("skip", "enforce")
 # A call moves forward only: queued -> ringing -> in-progress (-> forwarding) -> ended -> one outcome.
 # `ended` means the provider said the call is over and its outcome is not known yet (the end-of-call report
 # brings it). The outcomes are final; a message that would move a call backwards changes nothing.
+# One exception: in-progress and forwarding may follow each other either way (a call transferred mid-call is
+# in-progress then forwarding; a ring-first call nobody picked up at the forward-to phone is forwarding then
+# in-progress, the agent answering), so between those two the provider's message times decide.
 PROGRESS = ("queued", "ringing", "in-progress", "forwarding", "ended")
 OUTCOMES = ("completed", "no-answer", "busy", "voicemail", "failed", "canceled")
 STATUSES = (*PROGRESS, *OUTCOMES)
@@ -32,8 +35,14 @@ def is_final(status: str) -> bool:
     return status in OUTCOMES
 
 
-def moves_forward(current: str, new: str) -> bool:
-    """Whether a call in `current` may take `new` (never backwards, never from one outcome to another)."""
+EITHER_WAY = frozenset({"in-progress", "forwarding"})
+
+
+def moves_forward(current: str, new: str, at: datetime | None = None, current_at: datetime | None = None) -> bool:
+    """Whether a call in `current` (since `current_at`) may take `new` as of `at` (never backwards, never from one
+    outcome to another; between in-progress and forwarding, only a later message)."""
+    if {current, new} == EITHER_WAY:
+        return at is not None and (current_at is None or at > current_at)
     return _RANK[new] > _RANK[current]
 
 
@@ -47,6 +56,9 @@ ENDED_REASONS = {
     "assistant-ended-call": "completed",
     "assistant-said-end-call-phrase": "completed",
     "assistant-forwarded-call": "completed",
+    "call.ringing.hook-executed-transfer": "completed",  # ring-first forwarding: picked up at the forward-to phone
+    "call.forwarding.no-answer": "no-answer",
+    "call.forwarding.operator-busy": "busy",
     "exceeded-max-duration": "completed",
     "silence-timed-out": "completed",
 }
@@ -166,6 +178,7 @@ def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str
 # -- the provider's messages -----------------------------------------------------------------------
 
 PROVIDER_STATUSES = ("queued", "ringing", "in-progress", "forwarding", "ended")
+INBOUND_CALL_TYPE = "inboundPhoneCall"
 
 
 def message_of(payload) -> dict:
@@ -187,11 +200,30 @@ def our_call_id(message: dict) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def after_status(status: str, answered: bool, reported: bool, new: str | None) -> dict:
+def message_time(message: dict) -> datetime | None:
+    """When the provider says a message's event happened (its `timestamp`, milliseconds since the epoch)."""
+    stamp = message.get("timestamp")
+    if not isinstance(stamp, (int, float)) or isinstance(stamp, bool) or not 0 < stamp < 1e14:
+        return None
+    return datetime.fromtimestamp(stamp / 1000, timezone.utc)
+
+
+def forward_destination(message: dict) -> str | None:
+    """The phone a `forwarding` status update offers the call to (a number destination), if it names one."""
+    destination = message.get("destination")
+    number = destination.get("number") if isinstance(destination, dict) else None
+    return number if isinstance(number, str) and number.strip() else None
+
+
+def after_status(status: str, answered: bool, reported: bool, status_at: datetime | None, message: dict) -> dict:
     """The changes a status update makes to a call (none when it would move it backwards)."""
-    if new not in PROVIDER_STATUSES or reported or not moves_forward(status, new):
+    new, at = message.get("status"), message_time(message)
+    if new not in PROVIDER_STATUSES or reported or not moves_forward(status, new, at, status_at):
         return {}
-    return {"status": new, "answered": answered or new == "in-progress"}
+    changes = {"status": new, "answered": answered or new == "in-progress", "status_at": at}
+    if new == "forwarding" and forward_destination(message):
+        changes["forwarded_to"] = forward_destination(message)
+    return changes
 
 
 def after_report(status: str, answered: bool, reported: bool, report: dict) -> dict:

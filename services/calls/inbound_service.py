@@ -1,5 +1,7 @@
 """Inbound calls: the provider asks which assistant answers a call on one of our numbers (an
-`assistant-request`, answered within the provider's 7.5 s). The number's agent answers with the caller's
+`assistant-request`, answered within the provider's 7.5 s), or, for a number with ring-first forwarding, first
+tells us the call is offered to the forward-to phone (the call is recorded then, and the assistant-request comes
+only if nobody picks up there). The number's agent answers with the caller's
 lead (if the business knows the number) in its variables; the call is recorded `ringing` and `call.received`
 is emitted. A number no business holds, or one without an agent, is refused with the provider's error answer.
 A repeated request for the same provider call answers the same way and records nothing twice."""
@@ -41,34 +43,48 @@ class Inbound:
 
     async def assistant_request(self, message: dict) -> dict:
         """The provider's answer: the agent's assistant with this call's variables, or an error."""
-        call = message["call"]
-        number = _e164((call.get("phoneNumber") or {}).get("number") or (message.get("phoneNumber") or {}).get("number"))
-        caller = _e164((call.get("customer") or {}).get("number"))
-        if number is None:
+        row, route = await self._recorded(message)
+        if row is None:
             return {"error": NOT_IN_SERVICE}
-        try:
-            route = await self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number))
-        except ServiceError as exc:
-            if exc.code in ("not_found", "invalid_request"):
-                return {"error": NOT_IN_SERVICE}
-            raise
-        if not route.HasField("agent_id"):
-            return {"error": NOT_IN_SERVICE}
-        token = tenant.set_current(tenant.acting_for(route.business_id, ACTOR))
-        try:
-            row = await self._record(call["id"], route, number, caller)
-        finally:
-            tenant.reset_current(token)
         return {"assistantId": route.provider_assistant_id,
                 "assistantOverrides": {"variableValues": row.variables,
                                        "metadata": {"switchboard_call_id": str(row.id)},
                                        "server": await self.server.get()}}
 
+    async def record_first_heard(self, message: dict) -> None:
+        """Record an inbound call that reaches us by a status update or report before (or without) an
+        assistant-request: ring-first forwarding offers the call to the forward-to phone first."""
+        async with self.engine.connect() as conn:
+            if await store.call_by_provider_id(conn, message["call"]["id"]) is not None:
+                return
+        await self._recorded(message)
+
+    async def _recorded(self, message: dict) -> tuple:
+        """The call of the message, recorded once, and its number's route; (None, None) when no agent of ours
+        answers the number."""
+        call = message["call"]
+        number = _e164((call.get("phoneNumber") or {}).get("number") or (message.get("phoneNumber") or {}).get("number"))
+        if number is None:
+            return None, None
+        try:
+            route = await self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number))
+        except ServiceError as exc:
+            if exc.code in ("not_found", "invalid_request"):
+                return None, None
+            raise
+        if not route.HasField("agent_id"):
+            return None, None
+        token = tenant.set_current(tenant.acting_for(route.business_id, ACTOR))
+        try:
+            return await self._record(call["id"], route, number, _e164((call.get("customer") or {}).get("number"))), route
+        finally:
+            tenant.reset_current(token)
+
     async def _record(self, provider_call_id: str, route: agents_pb2.NumberRoute, number: str, caller: str | None):
         async with self.engine.connect() as conn:
             known = await store.call_by_provider_id(conn, provider_call_id)
         if known is not None:
-            return known  # the provider asked again
+            return known  # the provider asked again, or told us of the call before
         lead = await lead_with_phone(self.sdr, route.business_id, caller) if caller else None
         business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=route.business_id))
         now = utcnow()

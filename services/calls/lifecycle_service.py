@@ -61,8 +61,12 @@ class Lifecycle:
         return {}  # other types are acknowledged: nothing of ours follows from them
 
     async def apply(self, message: dict) -> None:
-        """Move the message's call forward (a status update or an end-of-call report) and emit the events."""
+        """Move the message's call forward (a status update or an end-of-call report) and emit the events. An
+        inbound call first heard of this way (one offered to a forward-to phone before any assistant-request) is
+        recorded first."""
         our_id = domain.our_call_id(message)
+        if our_id is None and self.inbound is not None and message["call"].get("type") == domain.INBOUND_CALL_TYPE:
+            await self.inbound.record_first_heard(message)
         emitted = False
         async with self.engine.begin() as conn:
             row = await store.call_for_message(conn, our_id if our_id and is_uuid(our_id) else None,
@@ -71,7 +75,7 @@ class Lifecycle:
                 return  # not a call of ours
             reported = row.reported_at is not None
             if message["type"] == "status-update":
-                changes = domain.after_status(row.status, row.answered, reported, message.get("status"))
+                changes = domain.after_status(row.status, row.answered, reported, row.status_at, message)
             else:
                 changes = domain.after_report(row.status, row.answered, reported, message)
                 if changes:

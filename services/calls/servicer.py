@@ -21,7 +21,7 @@ COMPLIANCE = {calls_pb2.COMPLIANCE_MODE_UNSPECIFIED: "skip", calls_pb2.COMPLIANC
               calls_pb2.COMPLIANCE_MODE_ENFORCE: "enforce"}
 OPTIONAL_OUT = {"agent_name": "agent_name", "lead_id": "lead_id", "name": "name", "summary": "summary",
                 "recording_url": "recording_url", "from": "from_number", "ended_reason": "ended_reason",
-                "context": "context"}
+                "context": "context", "forwarded_to": "forwarded_to"}
 
 
 def call_message(row) -> calls_pb2.Call:

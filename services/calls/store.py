@@ -48,6 +48,9 @@ calls = sa.Table(
     sa.Column("started_at", Ts),
     sa.Column("ended_at", Ts),
     sa.Column("reported_at", Ts),  # when the end-of-call report was applied (once)
+    # When the provider says the current status began (its message's timestamp); orders in-progress and forwarding.
+    sa.Column("status_at", Ts),
+    sa.Column("forwarded_to", sa.Text),  # the phone a ring-first (or transferred) call was offered to
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
 )

@@ -9,8 +9,8 @@ from tests.e2e.test_call_lifecycle import call_events, settled
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
 
 
-async def ring(voice, to: str, caller: str, outcome: str | None = None) -> dict:
-    body = {"to": to, "from": caller, **({"outcome": outcome} if outcome else {})}
+async def ring(voice, to: str, caller: str, outcome: str | None = None, **control) -> dict:
+    body = {"to": to, "from": caller, **({"outcome": outcome} if outcome else {}), **control}
     async with voice.session.post(f"{voice.url}/_simulator/inbound", json=body) as r:
         assert r.status == 201, await r.text()
         return await r.json()

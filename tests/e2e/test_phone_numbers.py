@@ -229,7 +229,7 @@ async def test_a_number_moves_between_agents_of_its_business(api, account, voice
         assert "assistantId" not in at_provider  # routing is ours: re-pointing never touched the provider
         status, body, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
                                             json={"phone_number": number})
-        assert status == 400 and body["error"]["message"] == "agent_id is required"
+        assert status == 400 and body["error"]["message"] == "agent_id or forwarding is required"
         status, body, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=other_key,
                                             json={"phone_number": number, "agent_id": None})
         assert status == 404

@@ -10,6 +10,9 @@ import pytest
 
 from core import db, settings, tenant
 from core.tenant import Tenant
+from providers.voice.client import VapiClient
+
+OTHER_WRITER = "00000000-0000-4000-8000-000000000000"
 
 
 @pytest.fixture
@@ -51,3 +54,31 @@ def new_tenant(**fields) -> Tenant:
 
 def no_events() -> None:
     """events_committed for use cases run outside a service: the service's own relay polls the outbox."""
+
+
+class LeaseStealingVoice(VapiClient):
+    """The real client of the simulator. With `steal` set to a table and its provider-id column, once the provider
+    has accepted the next assistant or phone-number update, another writer takes that row's lease, as if this
+    write had outlived it."""
+
+    def __init__(self, cfg, engine):
+        super().__init__(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
+        self.engine, self.steal = engine, None
+
+    async def update_assistant(self, assistant_id: str, body: dict) -> dict:
+        result = await super().update_assistant(assistant_id, body)
+        await self._take_lease(assistant_id)
+        return result
+
+    async def update_phone_number(self, phone_number_id: str, body: dict) -> dict:
+        result = await super().update_phone_number(phone_number_id, body)
+        await self._take_lease(phone_number_id)
+        return result
+
+    async def _take_lease(self, provider_id: str) -> None:
+        if self.steal is None:
+            return
+        table, column = self.steal
+        self.steal = None
+        async with self.engine.begin() as conn:
+            await conn.execute(table.update().where(column == provider_id).values(lease_token=OTHER_WRITER))

@@ -9,25 +9,7 @@ from providers.voice.client import VapiClient
 from services.agents import domain
 from services.agents.service import Agents
 from services.agents.store import agent_versions, agents, outbox, prompt_history
-from tests.service.conftest import acting_as, new_tenant, no_events
-
-
-class LeaseStealingVoice(VapiClient):
-    """The real client of the simulator. With `steal` set, once the provider has accepted an assistant update,
-    another writer takes the agent's lease, as if this write had outlived it."""
-
-    def __init__(self, cfg, engine):
-        super().__init__(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
-        self.engine, self.steal = engine, False
-
-    async def update_assistant(self, assistant_id: str, body: dict) -> dict:
-        result = await super().update_assistant(assistant_id, body)
-        if self.steal:
-            self.steal = False
-            async with self.engine.begin() as conn:
-                await conn.execute(agents.update().where(agents.c.provider_assistant_id == assistant_id)
-                                   .values(lease_token="00000000-0000-4000-8000-000000000000"))
-        return result
+from tests.service.conftest import LeaseStealingVoice, acting_as, new_tenant, no_events
 
 
 @pytest.fixture
@@ -69,7 +51,7 @@ async def test_a_write_that_loses_its_lease_keeps_nothing_and_puts_the_provider_
     agents_, voice = service
     with acting_as(new_tenant()) as who:
         row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
-        voice.steal = True
+        voice.steal = (agents, agents.c.provider_assistant_id)
         with pytest.raises(ServiceError) as err:
             await agents_.update(str(row.id), {"inbound_prompt": "Prompt C"})
         assert err.value.code == "conflict"

@@ -85,12 +85,45 @@ def test_the_provider_call_body():
                         "server": {"url": "https://x/messages", "credentialId": "cr"}}}
 
 
+def _update(status: str, at_ms: int | None = None, **extra) -> dict:
+    return {"type": "status-update", "status": status, **({"timestamp": at_ms} if at_ms else {}), **extra}
+
+
+T0 = 1_780_000_000_000  # ms
+AT = {ms: datetime.fromtimestamp(ms / 1000, timezone.utc) for ms in (T0, T0 + 5000)}
+
+
 def test_status_updates_move_forward_only_and_stop_after_the_report():
-    assert domain.after_status("queued", False, False, "ringing") == {"status": "ringing", "answered": False}
-    assert domain.after_status("ringing", False, False, "in-progress") == {"status": "in-progress", "answered": True}
-    assert domain.after_status("in-progress", True, False, "ringing") == {}  # late
-    assert domain.after_status("completed", True, True, "ended") == {}  # the report came first
-    assert domain.after_status("queued", False, False, "no-such-status") == {}
+    assert domain.after_status("queued", False, False, None, _update("ringing")) == {
+        "status": "ringing", "answered": False, "status_at": None}
+    assert domain.after_status("ringing", False, False, None, _update("in-progress", T0)) == {
+        "status": "in-progress", "answered": True, "status_at": AT[T0]}
+    assert domain.after_status("in-progress", True, False, None, _update("ringing", T0)) == {}  # late
+    assert domain.after_status("completed", True, True, None, _update("ended", T0)) == {}  # the report came first
+    assert domain.after_status("queued", False, False, None, _update("no-such-status", T0)) == {}
+
+
+def test_in_progress_and_forwarding_follow_each_other_by_the_providers_clock():
+    offered = _update("forwarding", T0, destination={"type": "number", "number": "+14155550111"})
+    assert domain.after_status("ringing", False, False, None, offered) == {
+        "status": "forwarding", "answered": False, "status_at": AT[T0], "forwarded_to": "+14155550111"}
+    # Nobody picked up at the forward-to phone: the agent answers later.
+    assert domain.after_status("forwarding", False, False, AT[T0], _update("in-progress", T0 + 5000))["status"] == \
+        "in-progress"
+    # The offer delivered again after the agent answered changes nothing; so does an in-progress older than a
+    # mid-call transfer, or one without a time.
+    assert domain.after_status("in-progress", True, False, AT[T0 + 5000], offered) == {}
+    assert domain.after_status("forwarding", True, False, AT[T0 + 5000], _update("in-progress", T0)) == {}
+    assert domain.after_status("forwarding", True, False, AT[T0], _update("in-progress")) == {}
+    # A transfer in the middle of a conversation.
+    assert domain.after_status("in-progress", True, False, AT[T0], _update("forwarding", T0 + 5000))["status"] == \
+        "forwarding"
+
+
+def test_forwarding_end_reasons():
+    assert domain.outcome("call.ringing.hook-executed-transfer", "forwarding") == "completed"
+    assert domain.outcome("call.forwarding.no-answer", "forwarding") == "no-answer"
+    assert domain.outcome("call.forwarding.operator-busy", "forwarding") == "busy"
 
 
 def test_a_report_ends_the_call_once_with_what_was_said():

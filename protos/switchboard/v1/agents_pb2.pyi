@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import field_mask_pb2 as _field_mask_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from switchboard.v1 import common_pb2 as _common_pb2
@@ -434,7 +435,7 @@ class NumberCompliance(_message.Message):
     def __init__(self, a2p: _Optional[_Union[A2pEnrollment, _Mapping]] = ..., emergency_address: _Optional[_Union[EmergencyAddress, _Mapping]] = ...) -> None: ...
 
 class PhoneNumber(_message.Message):
-    __slots__ = ("id", "phone_number", "agent_id", "business_id", "created_at", "country", "area_code", "capabilities", "blocked", "block_reason", "compliance", "provider_phone_number_id")
+    __slots__ = ("id", "phone_number", "agent_id", "business_id", "created_at", "country", "area_code", "capabilities", "blocked", "block_reason", "compliance", "provider_phone_number_id", "forwarding")
     ID_FIELD_NUMBER: _ClassVar[int]
     PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -447,6 +448,7 @@ class PhoneNumber(_message.Message):
     BLOCK_REASON_FIELD_NUMBER: _ClassVar[int]
     COMPLIANCE_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_PHONE_NUMBER_ID_FIELD_NUMBER: _ClassVar[int]
+    FORWARDING_FIELD_NUMBER: _ClassVar[int]
     id: str
     phone_number: str
     agent_id: str
@@ -459,7 +461,16 @@ class PhoneNumber(_message.Message):
     block_reason: str
     compliance: NumberCompliance
     provider_phone_number_id: str
-    def __init__(self, id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ..., business_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., country: _Optional[str] = ..., area_code: _Optional[str] = ..., capabilities: _Optional[_Union[NumberCapabilities, _Mapping]] = ..., blocked: _Optional[bool] = ..., block_reason: _Optional[str] = ..., compliance: _Optional[_Union[NumberCompliance, _Mapping]] = ..., provider_phone_number_id: _Optional[str] = ...) -> None: ...
+    forwarding: Forwarding
+    def __init__(self, id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ..., business_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., country: _Optional[str] = ..., area_code: _Optional[str] = ..., capabilities: _Optional[_Union[NumberCapabilities, _Mapping]] = ..., blocked: _Optional[bool] = ..., block_reason: _Optional[str] = ..., compliance: _Optional[_Union[NumberCompliance, _Mapping]] = ..., provider_phone_number_id: _Optional[str] = ..., forwarding: _Optional[_Union[Forwarding, _Mapping]] = ...) -> None: ...
+
+class Forwarding(_message.Message):
+    __slots__ = ("to", "ring_seconds")
+    TO_FIELD_NUMBER: _ClassVar[int]
+    RING_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    to: str
+    ring_seconds: int
+    def __init__(self, to: _Optional[str] = ..., ring_seconds: _Optional[int] = ...) -> None: ...
 
 class ListPhoneNumbersRequest(_message.Message):
     __slots__ = ("business_id", "phone_number", "all_businesses", "page")
@@ -530,14 +541,18 @@ class AssignPhoneNumberRequest(_message.Message):
     def __init__(self, business_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class UpdatePhoneNumberRequest(_message.Message):
-    __slots__ = ("business_id", "phone_number", "agent_id")
+    __slots__ = ("business_id", "phone_number", "agent_id", "forwarding", "update_mask")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    FORWARDING_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_MASK_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     phone_number: str
     agent_id: str
-    def __init__(self, business_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+    forwarding: Forwarding
+    update_mask: _field_mask_pb2.FieldMask
+    def __init__(self, business_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., agent_id: _Optional[str] = ..., forwarding: _Optional[_Union[Forwarding, _Mapping]] = ..., update_mask: _Optional[_Union[_field_mask_pb2.FieldMask, _Mapping]] = ...) -> None: ...
 
 class ReleasePhoneNumberRequest(_message.Message):
     __slots__ = ("business_id", "phone_number")

@@ -222,7 +222,8 @@ class AgentsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UpdatePhoneNumber(self, request, context):
-        """Points a number of the business at another of its agents (or at none), at the provider too; fails NOT_FOUND (not_found) or INTERNAL (provider_error).
+        """Points a number of the business at another of its agents (or at none; ours only) and sets its ring-first
+        forwarding (at the provider too); fails NOT_FOUND (not_found), INVALID_ARGUMENT (invalid_request) or INTERNAL (provider_error).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -176,7 +176,7 @@ class QualityDimensions(_message.Message):
     def __init__(self, professionalism: _Optional[int] = ..., empathy: _Optional[int] = ..., information_gathering: _Optional[int] = ..., resolution: _Optional[int] = ...) -> None: ...
 
 class Call(_message.Message):
-    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at")
+    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at", "forwarded_to")
     ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -198,6 +198,7 @@ class Call(_message.Message):
     MAX_DURATION_FIELD_NUMBER: _ClassVar[int]
     VARIABLES_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FORWARDED_TO_FIELD_NUMBER: _ClassVar[int]
     id: str
     conversation_id: str
     status: str
@@ -218,4 +219,5 @@ class Call(_message.Message):
     max_duration: int
     variables: _struct_pb2.Struct
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., **kwargs) -> None: ...
+    forwarded_to: str
+    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forwarded_to: _Optional[str] = ..., **kwargs) -> None: ...

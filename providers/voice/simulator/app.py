@@ -123,19 +123,24 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
         return web.json_response({"cleared": cleared})
 
     async def inbound(request: web.Request) -> web.Response:
-        """Ring one of the org's numbers from a caller: `{"to", "from", "outcome"?}`."""
+        """Ring one of the org's numbers from a caller: `{"to", "from", "outcome"?, "forward_pickup"?}`
+        (forward_pickup: whether the forward-to phone of a ring-first number picks up)."""
         body = await json_body(request)
-        errors = [f"property {k} should not exist" for k in sorted(set(body) - {"to", "from", "outcome"})]
+        errors = [f"property {k} should not exist" for k in sorted(set(body) - {"to", "from", "outcome",
+                                                                                 "forward_pickup"})]
         errors += [f"{k} must be an E.164 string" for k in ("to", "from")
                    if not (isinstance(body.get(k), str) and body[k].startswith("+"))]
         if body.get("outcome") is not None and body["outcome"] not in OUTCOMES:
             errors.append(f"outcome must be one of {', '.join(OUTCOMES)}")
+        if body.get("forward_pickup") is not None and not isinstance(body["forward_pickup"], bool):
+            errors.append("forward_pickup must be a boolean")
         if errors:
             return error_response(400, errors)
         numbers = playback.store.list("phone-number", 1, number=body["to"])
         if not numbers:
             return error_response(404, "Couldn't Find Phone Number")
-        return web.json_response(await playback.ring(numbers[0], body["from"], body.get("outcome")), status=201)
+        return web.json_response(await playback.ring(numbers[0], body["from"], body.get("outcome"),
+                                                     body.get("forward_pickup")), status=201)
 
     router.add_post(f"{PREFIX}/playback", add)
     router.add_delete(f"{PREFIX}/playback", clear)

@@ -2,6 +2,10 @@
 each POSTed as a server message `{"message": {...}}` to the call's server URL, signed with the server's
 credential, retried on failure.
 
+An inbound call to a number with a ringing transfer hook is first offered to its destination (ring-first
+forwarding): the destination picks up unless it is a no-answer, busy or failed test number, or the control
+plane says otherwise.
+
 The outcome follows from the dialled number's last four digits (documented test numbers): 0001 nobody answers,
 0002 busy, 0003 a voicemail box answers, 0004 the call fails; any other number is answered and the simulated
 caller talks with the agent. A test may set the outcome and ask for duplicated or reordered messages through the
@@ -38,6 +42,11 @@ OUTCOMES = {
     "failed": "pipeline-error-openai-llm-failed",
 }
 TEST_NUMBERS = {"0001": "no-answer", "0002": "busy", "0003": "voicemail", "0004": "failed"}
+# Ring-first forwarding: how a forwarded call ends when the forward-to phone picks up, and when it does not and
+# the fallback ends the call. A forward-to phone whose number is a no-answer, busy or failed test number never
+# picks up (the control plane may say otherwise).
+FORWARDED, FORWARD_UNANSWERED = "call.ringing.hook-executed-transfer", "call.forwarding.no-answer"
+DIAL_TIMEOUT = 60  # seconds, the transfer plan's default
 RING_SECONDS, TALK_SECONDS = 2.0, 12.0
 ASSISTANT_REQUEST_TIMEOUT = 7.5  # the provider's limit for an answer to an assistant-request
 SEND_ATTEMPTS = 4
@@ -60,6 +69,20 @@ def _iso(at: datetime) -> str:
 
 def outcome_for(number: str) -> str:
     return TEST_NUMBERS.get(number[-4:], "answered")
+
+
+def forward_picks_up(number: str) -> bool:
+    return outcome_for(number) in ("answered", "voicemail")
+
+
+def ringing_transfer(number: dict) -> dict | None:
+    """The number destination of the phone number's `call.ringing` transfer hook (its first action), if any."""
+    for hook in number.get("hooks") or []:
+        if hook.get("on") == "call.ringing" and hook.get("do"):
+            action = hook["do"][0]
+            if action.get("type") == "transfer" and (action.get("destination") or {}).get("type") == "number":
+                return action["destination"]
+    return None
 
 
 def sign(plan: dict, body: bytes, now: float) -> dict[str, str]:
@@ -115,11 +138,21 @@ class Playback:
     scripts: list[Script] = field(default_factory=list)
     tasks: set = field(default_factory=set)
 
-    async def ring(self, number: dict, caller: str, outcome: str | None) -> dict:
-        """An inbound call from `caller` to one of the org's numbers: the number's assistant answers, or the one
-        its server names in answer to an assistant-request; an error answer ends the call unanswered."""
+    async def ring(self, number: dict, caller: str, outcome: str | None, pickup: bool | None = None) -> dict:
+        """An inbound call from `caller` to one of the org's numbers. A number with a ringing transfer hook first
+        offers the call there (ring-first forwarding, played in the background); otherwise, or when nobody picks
+        up and the transfer's fallback keeps the call, the number's assistant answers, or the one its server names
+        in answer to an assistant-request; an error answer ends the call unanswered."""
         call = self.store.create("call", {"type": "inboundPhoneCall", "status": "ringing", "phoneNumberId": number["id"],
                                           "phoneNumber": {"number": number["number"]}, "customer": {"number": caller}})
+        destination = ringing_transfer(number)
+        if destination is None:
+            return await self._answer(number, call, outcome)
+        picks_up = pickup if pickup is not None else forward_picks_up(destination["number"])
+        self._spawn(self._offer(number, call, destination, picks_up, outcome))
+        return self.store.update("call", call["id"], {"status": "forwarding"})
+
+    async def _answer(self, number: dict, call: dict, outcome: str | None) -> dict:
         assistant_id, overrides = number.get("assistantId"), None
         if not assistant_id:
             answer = await self._assistant_request(number, call)
@@ -132,6 +165,37 @@ class Playback:
                                                       **({"assistantOverrides": overrides} if overrides else {})})
         self.start(call, Script(outcome=outcome or "answered"))
         return call
+
+    async def _offer(self, number: dict, call: dict, destination: dict, picks_up: bool, outcome: str | None) -> None:
+        """Ring-first forwarding: dial the hook's destination for its dialTimeout. Picked up, the call is theirs
+        and ends `call.ringing.hook-executed-transfer`; not picked up, the fallback plan either keeps the call for
+        the assistant (endCallEnabled false) or ends it `call.forwarding.no-answer`."""
+        plan = destination.get("transferPlan") or {}
+        started = datetime.now(timezone.utc)
+        await self._emit(call["id"], {**self._status("forwarding"), "destination": destination})
+        ring = plan.get("dialTimeout") or plan.get("timeout") or DIAL_TIMEOUT
+        if picks_up:
+            await self._sleep(min(RING_SECONDS, ring))
+            await self._sleep(TALK_SECONDS)
+            await self._finish(call["id"], FORWARDED, started)
+            return
+        await self._sleep(ring)
+        if (plan.get("fallbackPlan") or {}).get("endCallEnabled", True):
+            await self._finish(call["id"], FORWARD_UNANSWERED, started)
+            return
+        await self._answer(number, self.store.get("call", call["id"]), outcome)
+
+    async def _finish(self, call_id: str, ended_reason: str, started: datetime) -> None:
+        """The end of a call the assistant never spoke on: its ended status and a report without a conversation."""
+        ended = datetime.now(timezone.utc)
+        await self._emit(call_id, self._status("ended", ended_reason))
+        await self._emit(call_id, {"type": "end-of-call-report", "endedReason": ended_reason, "startedAt": _iso(started),
+                                   "endedAt": _iso(ended), "cost": 0.01, "artifact": {}, "analysis": {}})
+
+    async def _emit(self, call_id: str, message: dict) -> None:
+        message = {**message, "timestamp": int(time.time() * 1000)}
+        self._record(call_id, message)
+        await self._send(self.store.get("call", call_id), message)
 
     async def _assistant_request(self, number: dict, call: dict) -> dict:
         server = number.get("server") or {}
@@ -152,8 +216,10 @@ class Playback:
         return answer if isinstance(answer, dict) else {"error": "the server's answer is not an object"}
 
     def start(self, call: dict, script: Script | None = None) -> None:
-        script = script or self._next_script()
-        task = asyncio.get_running_loop().create_task(self._play(call["id"], script))
+        self._spawn(self._play(call["id"], script or self._next_script()))
+
+    def _spawn(self, work) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -170,16 +236,21 @@ class Playback:
         await asyncio.sleep(seconds * self.time_scale)
 
     def _server(self, call: dict) -> tuple[str | None, dict | None]:
-        """The URL and the credential's plan the call's messages go to (the call's overrides first)."""
+        """The URL and the credential's plan the call's messages go to: the call's overrides, then its assistant's
+        server, then its phone number's (the provider's order of precedence)."""
         assistant = self.store.get("assistant", call.get("assistantId") or "") or {}
-        server = (call.get("assistantOverrides") or {}).get("server") or assistant.get("server") or {}
+        number = self.store.get("phone-number", call.get("phoneNumberId") or "") or {}
+        server = ((call.get("assistantOverrides") or {}).get("server") or assistant.get("server")
+                  or number.get("server") or {})
         credential = self.store.get("credential", server.get("credentialId") or "") if server else None
         return server.get("url"), (credential or {}).get("authenticationPlan")
 
     async def _play(self, call_id: str, script: Script) -> None:
         call = self.store.get("call", call_id)
         outcome = script.outcome or outcome_for(call["customer"]["number"])
-        messages: list[tuple[float, dict]] = [(RING_SECONDS / 2, self._status("ringing"))]
+        # A call that was offered to a forward-to phone first is past ringing.
+        messages: list[tuple[float, dict]] = [] if call["status"] == "forwarding" else [
+            (RING_SECONDS / 2, self._status("ringing"))]
         if outcome in ("answered", "voicemail"):
             messages.append((RING_SECONDS, self._status("in-progress")))
         talk = TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2 if outcome == "voicemail" else RING_SECONDS
@@ -192,6 +263,7 @@ class Playback:
             messages[-1], messages[-2] = messages[-2], messages[-1]
         for delay, message in messages:
             await self._sleep(delay)
+            message = {**message, "timestamp": int(time.time() * 1000)}  # when it happened; a resend keeps it
             self._record(call_id, message)
             for _ in range(0 if script.silent else 2 if script.duplicate else 1):
                 await self._send(self.store.get("call", call_id), message)
@@ -245,7 +317,7 @@ class Playback:
         url, plan = self._server(call)
         if not url:
             return
-        body = json.dumps({"message": {**message, "timestamp": int(time.time() * 1000), "call": call}}).encode()
+        body = json.dumps({"message": {"timestamp": int(time.time() * 1000), **message, "call": call}}).encode()
         for attempt in range(1, SEND_ATTEMPTS + 1):
             headers = {"Content-Type": "application/json", **(sign(plan, body, time.time()) if plan else {})}
             try:

@@ -177,6 +177,68 @@ def _phone_common(body: dict, *, updating: bool) -> list[str]:
         _name(body, "name", 0, NAME_MAX, errors)
     if _present(body, "assistantId", updating) and not isinstance(body["assistantId"], str):
         errors.append("assistantId must be a string")
+    if _present(body, "hooks", updating):
+        errors += _number_hooks(body["hooks"])
+    return errors
+
+
+NUMBER_HOOK_EVENTS = ("call.ringing", "call.ending")
+TRANSFER_MODES = ("blind-transfer", "blind-transfer-add-summary-to-sip-header", "warm-transfer-say-message",
+                  "warm-transfer-say-summary", "warm-transfer-twiml",
+                  "warm-transfer-wait-for-operator-to-speak-first-and-then-say-message",
+                  "warm-transfer-wait-for-operator-to-speak-first-and-then-say-summary", "warm-transfer-experimental")
+TIMEOUT_BOUNDS = (1, 600)  # seconds: a transfer plan's timeout and dialTimeout
+
+
+def _number_hooks(hooks) -> list[str]:
+    """A phone number's hooks (PhoneNumberHookCallRinging, PhoneNumberHookCallEnding): `on`, then `do`, whose
+    actions are transfer (to a number destination here) or say."""
+    if not isinstance(hooks, list):
+        return ["hooks must be an array"]
+    errors: list[str] = []
+    for i, hook in enumerate(hooks):
+        at = f"hooks.{i}"
+        if not isinstance(hook, dict) or hook.get("on") not in NUMBER_HOOK_EVENTS:
+            errors.append(f"{at}.on must be one of the following values: {', '.join(NUMBER_HOOK_EVENTS)}")
+            continue
+        actions = hook.get("do")
+        actions = actions if hook["on"] == "call.ringing" else [actions]
+        if not isinstance(actions, list) or not actions:
+            errors.append(f"{at}.do must be a non-empty array")
+            continue
+        for j, action in enumerate(actions):
+            errors += _hook_action(action, f"{at}.do.{j}" if hook["on"] == "call.ringing" else f"{at}.do")
+    return errors
+
+
+def _hook_action(action, at: str) -> list[str]:
+    if not isinstance(action, dict) or action.get("type") not in ("transfer", "say"):
+        return [f"{at}.type must be one of the following values: transfer, say"]
+    if action["type"] == "say":
+        return [] if isinstance(action.get("exact"), str) else [f"{at}.exact must be a string"]
+    destination = action.get("destination")
+    if not isinstance(destination, dict) or destination.get("type") != "number":
+        return [f"{at}.destination must be a number destination ({{type: 'number', number}})"]
+    errors: list[str] = []
+    _number(destination, "number", errors, f"{at}.destination.number")
+    plan = destination.get("transferPlan")
+    if plan is None:
+        return errors
+    if not isinstance(plan, dict) or plan.get("mode") not in TRANSFER_MODES:
+        return errors + [f"{at}.destination.transferPlan.mode must be one of the following values: "
+                         f"{', '.join(TRANSFER_MODES)}"]
+    low, high = TIMEOUT_BOUNDS
+    for field in ("timeout", "dialTimeout"):
+        if field in plan and not (is_number(plan[field]) and low <= plan[field] <= high):
+            errors.append(f"{at}.destination.transferPlan.{field} must be a number from {low} to {high}")
+    if "sipVerb" in plan and plan["sipVerb"] not in ("refer", "bye", "dial"):
+        errors.append(f"{at}.destination.transferPlan.sipVerb must be one of the following values: refer, bye, dial")
+    fallback = plan.get("fallbackPlan")
+    if fallback is not None:
+        if not isinstance(fallback, dict) or not isinstance(fallback.get("message"), str):
+            errors.append(f"{at}.destination.transferPlan.fallbackPlan.message must be a string")
+        elif "endCallEnabled" in fallback and not isinstance(fallback["endCallEnabled"], bool):
+            errors.append(f"{at}.destination.transferPlan.fallbackPlan.endCallEnabled must be a boolean")
     return errors
 
 
