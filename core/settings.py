@@ -74,6 +74,8 @@ class Settings:
     # Signs the provider's server messages (call statuses, end-of-call reports): the HMAC secret of the webhook
     # credential we register at the provider. Derived from the secret key unless VOICE_WEBHOOK_SECRET is set.
     voice_webhook_secret: Secret = Secret("")
+    # How the provider authenticates them: hmac (signature and timestamp headers) or bearer (the secret as a token).
+    voice_webhook_auth: str = "hmac"
     # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
     number_pool_file: str = ""
     # Checkout price ids signup accepts as plan_id: {price_id: plan} (core.plans).
@@ -131,6 +133,7 @@ def load() -> Settings:
         voice_sip_credential_id=os.environ.get("VOICE_SIP_CREDENTIAL_ID", ""),
         voice_webhook_secret=Secret(os.environ.get("VOICE_WEBHOOK_SECRET") or derive_secret(
             os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET), "voice-webhook")),
+        voice_webhook_auth=os.environ.get("VOICE_WEBHOOK_AUTH", "hmac").strip().lower(),
         number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),

@@ -11,7 +11,7 @@ from gateway.convert import to_json
 from gateway.routes import PUBLIC, Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, PROVIDER_MESSAGE, UUID
-from providers.voice.server_messages import MESSAGES_PATH, SIGNATURE_HEADER, TIMESTAMP_HEADER
+from providers.voice.server_messages import AUTH_HEADERS, MESSAGES_PATH, SIGNATURE_HEADER, TIMESTAMP_HEADER
 from services.calls import domain
 from switchboard.v1 import calls_pb2
 
@@ -92,10 +92,9 @@ async def recording_audio(ctx: RequestContext):
 
 
 async def provider_message(ctx: RequestContext):
-    headers = ctx.request.headers
+    present = {name: ctx.request.headers[name] for name in AUTH_HEADERS if name in ctx.request.headers}
     reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(
-        body=await ctx.request.read(), signature=headers.get(SIGNATURE_HEADER, ""),
-        timestamp=headers.get(TIMESTAMP_HEADER, "")))
+        body=await ctx.request.read(), headers=present))
     return json.loads(reply.response_json)
 
 
@@ -159,9 +158,11 @@ ROUTES = [
           auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
           errors=("unauthorized", "invalid_request"), rpcs=(f"{CALLS}/HandleProviderMessage",),
           description="Called by the voice provider, not by API clients: assistant requests for inbound calls, "
-          "status updates and end-of-call reports, signed with our webhook credential (hex HMAC-SHA256 over "
-          f"'<{TIMESTAMP_HEADER}>.<raw body>' in {SIGNATURE_HEADER}, the Unix time in {TIMESTAMP_HEADER}; more than "
-          "5 minutes off is refused, 401). An assistant-request is answered with the number's agent "
+          "status updates and end-of-call reports, authenticated by our webhook credential: by default signed "
+          f"(hex HMAC-SHA256 over '<{TIMESTAMP_HEADER}>.<raw body>' in {SIGNATURE_HEADER}, the Unix time in "
+          f"{TIMESTAMP_HEADER}), or with VOICE_WEBHOOK_AUTH=bearer our token in Authorization: Bearer (then the "
+          "body's message.timestamp dates it). Only the configured way is accepted, and a message more than 5 "
+          "minutes off is refused (401). An assistant-request is answered with the number's agent "
           "({assistantId, assistantOverrides}) or {error} for a number no agent answers. Status updates move "
           "their call forward only and a report applies once, so duplicated and reordered messages are "
           "harmless; they and other message types are acknowledged with {}."),

@@ -2,24 +2,31 @@
 where they go, the webhook credential that signs them, and checking that signature.
 
 The provider POSTs `{"message": {...}}` to the server URL of the assistant (or of the call's overrides).
-A webhook credential referenced by `server.credentialId` makes it sign each message with an HMAC plan:
-hex HMAC-SHA256 under our secret over `{timestamp}.{body}`, in the `x-signature` header with the Unix time
-in `x-timestamp`. We register that credential once per secret (its name carries the secret's fingerprint, as
-the provider never shows a secret back) and refuse any message whose signature is wrong or whose timestamp is
-more than TOLERANCE away.
+A webhook credential referenced by `server.credentialId` makes it authenticate each message, by one of two
+plans (VOICE_WEBHOOK_AUTH): hmac (the default), hex HMAC-SHA256 under our secret over `{timestamp}.{body}` in
+the `x-signature` header with the Unix time in `x-timestamp`; or bearer, our secret as a bearer token in
+`Authorization`. We register that credential once per plan and secret (its name carries the secret's
+fingerprint, as the provider never shows a secret back) and refuse any message that does not carry it, or whose
+time is more than TOLERANCE away.
 """
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import hmac
+import json
+from dataclasses import dataclass
 from datetime import timedelta
 
 from providers.voice.adapter import VoiceProvider
 
 MESSAGES_PATH = "/api/v1/providers/voice/messages"
-SIGNATURE_HEADER, TIMESTAMP_HEADER = "x-signature", "x-timestamp"
+SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER = "x-signature", "x-timestamp", "Authorization"
 TOLERANCE = timedelta(minutes=5)
+
+
+AUTH_KINDS = ("hmac", "bearer")
+AUTH_HEADERS = (SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER)  # what the gateway passes on
 
 
 def hmac_plan(secret: str) -> dict:
@@ -27,12 +34,42 @@ def hmac_plan(secret: str) -> dict:
             "timestampHeader": TIMESTAMP_HEADER, "payloadFormat": "{timestamp}.{body}"}
 
 
-def credential_name(secret: str) -> str:
-    return f"switchboard-{hashlib.sha256(secret.encode()).hexdigest()[:12]}"
+def bearer_plan(token: str) -> dict:
+    return {"type": "bearer", "token": token, "headerName": AUTHORIZATION_HEADER, "bearerPrefixEnabled": True}
 
 
-def refusal(secret: str, body: bytes, signature: str, timestamp: str, now: float) -> str | None:
-    """Why a server message is not accepted, or None when its signature and timestamp hold."""
+@dataclass(frozen=True)
+class WebhookAuth:
+    """How the provider authenticates its server messages to us: the plan of the webhook credential we register
+    (hmac, the default, or bearer) and its secret. Only that plan is accepted; anything else is refused."""
+
+    kind: str
+    secret: str
+
+    def __post_init__(self):
+        if self.kind not in AUTH_KINDS:
+            raise ValueError(f"VOICE_WEBHOOK_AUTH must be one of {', '.join(AUTH_KINDS)}, not {self.kind!r}")
+
+    @classmethod
+    def of(cls, settings) -> WebhookAuth:
+        return cls(settings.voice_webhook_auth, settings.voice_webhook_secret.reveal())
+
+    def plan(self) -> dict:
+        return hmac_plan(self.secret) if self.kind == "hmac" else bearer_plan(self.secret)
+
+    def credential_name(self) -> str:
+        fingerprint = hashlib.sha256(self.secret.encode()).hexdigest()[:12]
+        return f"switchboard-{fingerprint}" if self.kind == "hmac" else f"switchboard-{self.kind}-{fingerprint}"
+
+    def refusal(self, body: bytes, headers: dict[str, str], now: float) -> str | None:
+        """Why a server message is not accepted, or None when it carries our credential and is recent."""
+        if self.kind == "hmac":
+            return _hmac_refusal(self.secret, body, headers.get(SIGNATURE_HEADER, ""),
+                                 headers.get(TIMESTAMP_HEADER, ""), now)
+        return _bearer_refusal(self.secret, body, headers.get(AUTHORIZATION_HEADER, ""), now)
+
+
+def _hmac_refusal(secret: str, body: bytes, signature: str, timestamp: str, now: float) -> str | None:
     if not signature or not timestamp:
         return f"server messages must carry the {SIGNATURE_HEADER} and {TIMESTAMP_HEADER} headers"
     try:
@@ -47,11 +84,28 @@ def refusal(secret: str, body: bytes, signature: str, timestamp: str, now: float
     return None
 
 
+def _bearer_refusal(token: str, body: bytes, authorization: str, now: float) -> str | None:
+    """A bearer token proves the sender but not the time, so the message's own timestamp (milliseconds) must be
+    recent: a captured message cannot be replayed later."""
+    scheme, _, presented = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not presented:
+        return f"server messages must carry the {AUTHORIZATION_HEADER} header with our bearer token"
+    if not hmac.compare_digest(presented.strip().encode(), token.encode()):
+        return "the bearer token is not ours"
+    try:
+        sent = json.loads(body)["message"]["timestamp"] / 1000
+    except (ValueError, KeyError, TypeError):
+        return "a server message carries message.timestamp (milliseconds since the epoch)"
+    if abs(now - sent) > TOLERANCE.total_seconds():
+        return f"message.timestamp is more than {int(TOLERANCE.total_seconds())} seconds away from now"
+    return None
+
+
 class ServerConfig:
     """The `server` object our calls and assistants carry, with the credential registered on first use."""
 
-    def __init__(self, voice: VoiceProvider, secret: str, base_url: str):
-        self.voice, self.secret, self.url = voice, secret, base_url.rstrip("/") + MESSAGES_PATH
+    def __init__(self, voice: VoiceProvider, auth: WebhookAuth, base_url: str):
+        self.voice, self.auth, self.url = voice, auth, base_url.rstrip("/") + MESSAGES_PATH
         self._credential_id: str | None = None
         self._lock = asyncio.Lock()
 
@@ -61,9 +115,9 @@ class ServerConfig:
     async def _credential(self) -> str:
         async with self._lock:
             if self._credential_id is None:
-                name = credential_name(self.secret)
+                name = self.auth.credential_name()
                 found = [c for c in await self.voice.list_credentials() if c.get("name") == name]
                 made = found[0] if found else await self.voice.create_credential(
-                    {"provider": "webhook", "name": name, "authenticationPlan": hmac_plan(self.secret)})
+                    {"provider": "webhook", "name": name, "authenticationPlan": self.auth.plan()})
                 self._credential_id = made["id"]
             return self._credential_id

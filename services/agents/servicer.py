@@ -11,7 +11,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
 from providers.voice.client import VapiClient
-from providers.voice.server_messages import ServerConfig
+from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain, numbers_domain
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
@@ -240,6 +240,6 @@ def build(runtime: Runtime) -> AgentsServicer:
     runtime.on_stop.append(voice.close)
     if s.number_pool_file:
         runtime.run(PoolLoader(runtime.engine, Path(s.number_pool_file)))
-    server = ServerConfig(voice, s.voice_webhook_secret.reveal(), s.public_base_url)
+    server = ServerConfig(voice, WebhookAuth.of(s), s.public_base_url)
     return AgentsServicer(Agents(runtime.engine, voice, runtime.events_committed),
                           Numbers(runtime.engine, voice, server, s.voice_sip_credential_id, runtime.events_committed))

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
 from core.outbox import add_event
-from providers.voice.server_messages import refusal
+from providers.voice.server_messages import WebhookAuth
 from services.calls import domain, store
 from services.calls.inbound_service import Inbound
 from services.calls.store import outbox
@@ -37,16 +37,17 @@ def _payload(event_type: str, row):
 
 
 class Lifecycle:
-    def __init__(self, engine: AsyncEngine, secret: str, events_committed: Callable[[], None],
+    def __init__(self, engine: AsyncEngine, auth: WebhookAuth, events_committed: Callable[[], None],
                  inbound: Inbound | None = None):
         self.engine = engine
         self.inbound = inbound  # answers assistant-requests (inbound calls)
-        self.secret = secret  # of the webhook credential the provider signs with (providers.voice.server_messages)
+        self.auth = auth  # of the webhook credential the provider authenticates with
         self.events_committed = events_committed
 
-    async def handle(self, body: bytes, signature: str, timestamp: str) -> dict:
-        """Apply one server message; returns the JSON to answer the provider with."""
-        why = refusal(self.secret, body, signature, timestamp, time.time())
+    async def handle(self, body: bytes, headers: dict[str, str]) -> dict:
+        """Apply one server message (with its authentication headers); returns the JSON to answer the provider
+        with."""
+        why = self.auth.refusal(body, headers, time.time())
         if why is not None:
             raise ServiceError("unauthorized", why)
         try:

@@ -7,7 +7,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers.voice.client import VapiClient
-from providers.voice.server_messages import ServerConfig
+from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import domain
 from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
@@ -72,7 +72,7 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
                                                                                request.signature))
 
     async def HandleProviderMessage(self, request, context):
-        answer = await self.lifecycle.handle(request.body, request.signature, request.timestamp)
+        answer = await self.lifecycle.handle(request.body, dict(request.headers))
         return calls_pb2.ProviderMessageReply(response_json=json.dumps(answer))
 
     async def CreateCall(self, request, context):
@@ -94,12 +94,12 @@ def build(runtime: Runtime) -> CallsServicer:
     s = runtime.settings
     voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
     runtime.on_stop.append(voice.close)
-    secret = s.voice_webhook_secret.reveal()
-    calls = Calls(runtime.engine, voice, ServerConfig(voice, secret, s.public_base_url), runtime.client("agents"),
+    auth = WebhookAuth.of(s)
+    calls = Calls(runtime.engine, voice, ServerConfig(voice, auth, s.public_base_url), runtime.client("agents"),
                   runtime.client("sdr"), runtime.client("accounts"),
                   recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
     inbound = Inbound(runtime.engine, calls.server, calls.agents, calls.sdr, calls.accounts, runtime.events_committed)
-    lifecycle = Lifecycle(runtime.engine, secret, runtime.events_committed, inbound)
+    lifecycle = Lifecycle(runtime.engine, auth, runtime.events_committed, inbound)
     runtime.run(Reaper(runtime.engine, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
     return CallsServicer(calls, lifecycle)

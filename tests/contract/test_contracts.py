@@ -67,7 +67,9 @@ def _fill(message, depth=0):
     for field in message.DESCRIPTOR.fields:
         if field.message_type is not None:
             name = field.message_type.full_name
-            if name == "google.protobuf.Timestamp":
+            if field.message_type.GetOptions().map_entry:
+                getattr(message, field.name)["k"] = "x"  # our maps are string to string
+            elif name == "google.protobuf.Timestamp":
                 target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
                 target.FromSeconds(1_700_000_000)
             elif name == "google.protobuf.Struct":

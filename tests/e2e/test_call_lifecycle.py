@@ -125,6 +125,9 @@ async def test_unsigned_forged_and_stale_messages_are_refused(stack):
         assert status == 401 and "signature" in reply["error"]["message"]
         status, reply = await post(signed(body, secret, time.time() - 3600))
         assert status == 401 and "x-timestamp" in reply["error"]["message"]
+        # The stack's credential is the HMAC plan: a bearer token, even the secret itself, is not accepted.
+        status, reply = await post({"Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
+        assert status == 401 and "x-signature" in reply["error"]["message"]
         assert await post(signed(body, secret, time.time())) == (200, {})  # authentic, about no call of ours
 
 

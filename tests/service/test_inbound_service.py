@@ -5,7 +5,7 @@ import pytest
 
 from core import rpc
 from providers.voice.client import VapiClient
-from providers.voice.server_messages import ServerConfig
+from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import store
 from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
@@ -16,7 +16,7 @@ from tests.service.conftest import no_events
 async def inbound(cfg, engine):
     voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
     clients = {name: rpc.connect(name, cfg, forward_tenant=True) for name in ("agents", "sdr", "accounts")}
-    yield Inbound(engine, ServerConfig(voice, cfg.voice_webhook_secret.reveal(), cfg.public_base_url),
+    yield Inbound(engine, ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url),
                   clients["agents"][0], clients["sdr"][0], clients["accounts"][0], no_events)
     for _, channel in clients.values():
         await channel.close()

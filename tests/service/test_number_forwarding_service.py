@@ -7,7 +7,7 @@ import pytest
 from core import leases
 from core.errors import ServiceError
 from core.tenant import Tenant
-from providers.voice.server_messages import ServerConfig
+from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents.numbers_service import Numbers
 from services.agents.store import phone_numbers
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
@@ -17,7 +17,7 @@ from tests.service.conftest import LeaseStealingVoice, acting_as, no_events
 @pytest.fixture
 async def numbers(cfg, engine):
     voice = LeaseStealingVoice(cfg, engine)
-    server = ServerConfig(voice, cfg.voice_webhook_secret.reveal(), cfg.public_base_url)
+    server = ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url)
     yield Numbers(engine, voice, server, cfg.voice_sip_credential_id, no_events), voice
     await voice.close()
 

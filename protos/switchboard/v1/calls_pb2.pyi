@@ -60,14 +60,19 @@ class RecordingSource(_message.Message):
     def __init__(self, url: _Optional[str] = ...) -> None: ...
 
 class ProviderMessage(_message.Message):
-    __slots__ = ("body", "signature", "timestamp")
+    __slots__ = ("body", "headers")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     BODY_FIELD_NUMBER: _ClassVar[int]
-    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
-    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
     body: bytes
-    signature: str
-    timestamp: str
-    def __init__(self, body: _Optional[bytes] = ..., signature: _Optional[str] = ..., timestamp: _Optional[str] = ...) -> None: ...
+    headers: _containers.ScalarMap[str, str]
+    def __init__(self, body: _Optional[bytes] = ..., headers: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ProviderMessageReply(_message.Message):
     __slots__ = ("response_json",)

@@ -88,7 +88,8 @@ def ringing_transfer(number: dict) -> dict | None:
 def sign(plan: dict, body: bytes, now: float) -> dict[str, str]:
     """The headers a webhook credential's authentication plan puts on a server message."""
     if plan.get("type") == "bearer":
-        return {plan.get("headerName") or "Authorization": f"Bearer {plan['token']}"}
+        prefix = "Bearer " if plan.get("bearerPrefixEnabled", True) else ""
+        return {plan.get("headerName") or "Authorization": f"{prefix}{plan['token']}"}
     timestamp = str(int(now))
     payload = (plan.get("payloadFormat") or "{timestamp}.{body}").replace("{timestamp}", timestamp)
     payload = payload.replace("{body}", body.decode())
