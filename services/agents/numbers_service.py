@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import leases, tenant
 from core.contact import normalize_e164
-from core.errors import ServiceError, not_found
+from core.errors import ServiceError, invalid, not_found
 from core.ids import utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page, split_page
@@ -139,11 +139,12 @@ class Numbers:
                      forward_to=UNCHANGED, ring_seconds: int | None = None):
         """Give a number of the business to another of its agents (None: to no agent) and/or set its ring-first
         forwarding (forward_to None: off; ring_seconds None: the default). A part left UNCHANGED stays as it is."""
+        if agent_id is UNCHANGED and forward_to is UNCHANGED:
+            raise invalid("an update names agent_id, forwarding or both")
         business_id = pick_business(tenant.require_account(), business_id)
         e164 = normalize_e164(phone_number)
         if forward_to is UNCHANGED:
-            return await self._repoint(e164, business_id, agent_id) if agent_id is not UNCHANGED else \
-                await self._held(e164, business_id)
+            return await self._repoint(e164, business_id, agent_id)
         wanted = numbers_domain.check_forwarding(e164, forward_to, ring_seconds) if forward_to is not None else None
         async with self._number_lease(e164, business_id) as (row, token):
             values = {}
@@ -187,10 +188,6 @@ class Numbers:
                             business_id)
         self.events_committed()
         return row
-
-    async def _held(self, e164: str, business_id: str):
-        async with self.engine.connect() as conn:
-            return await self._business_row(conn, e164, business_id)
 
     async def release(self, business_id: str | None, phone_number: str) -> tuple[str, str]:
         """Give a number back to the pool; (number, business) it was released from."""

@@ -217,8 +217,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
 
     async def UpdatePhoneNumber(self, request, context):
         parts = set(request.update_mask.paths)
-        if not parts or parts - {"agent_id", "forwarding"}:
-            raise invalid("an update names agent_id, forwarding or both")
+        if parts - {"agent_id", "forwarding"}:
+            raise invalid(f"update_mask names unknown fields: {', '.join(sorted(parts - {'agent_id', 'forwarding'}))}")
         changes = {}
         if "agent_id" in parts:
             changes["agent_id"] = optional(request, "agent_id") or None

@@ -1,0 +1,107 @@
+"""Messaging rules: status order, keywords, consent, content and quiet hours across zones and DST."""
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from services.messaging import domain
+from services.messaging.domain import ConsentEvidence
+
+NOW = datetime(2026, 11, 23, 18, 0, tzinfo=timezone.utc)  # 10:00 in Los Angeles, 13:00 in New York
+
+
+def test_a_message_status_only_moves_forward():
+    assert domain.moves_forward("sending", "queued") and domain.moves_forward("queued", "delivered")
+    assert domain.moves_forward("sent", "undelivered")
+    assert not domain.moves_forward("delivered", "sent")  # a late callback
+    assert not domain.moves_forward("delivered", "failed") and not domain.moves_forward("sent", "sent")
+    assert not domain.moves_forward("received", "delivered") and not domain.moves_forward("sent", "no-such")
+    assert [domain.event_of_status(s) for s in ("sent", "delivered", "undelivered", "failed")] == [
+        None, "sms.delivered", "sms.failed", "sms.failed"]
+
+
+@pytest.mark.parametrize("body, kind", [
+    ("STOP", "opt_out"), ("  stop ", "opt_out"), ("Unsubscribe", "opt_out"), ("quit", "opt_out"),
+    ("STOPALL", "opt_out"), ("cancel", "opt_out"), ("end", "opt_out"), ("start", "opt_in"), ("Yes", "opt_in"),
+    ("UNSTOP", "opt_in"), ("help", "help"), (" INFO", "help"), ("please stop texting", None), ("hello", None)])
+def test_keywords_are_the_whole_message_in_any_case(body, kind):
+    assert domain.keyword(body) == kind
+
+
+def test_an_opt_out_is_confirmed_once_then_silence():
+    assert "unsubscribed" in domain.keyword_reply("opt_out", "Acme", already=False)
+    assert domain.keyword_reply("opt_out", "Acme", already=True) is None
+    assert "resubscribed" in domain.keyword_reply("opt_in", "Acme", already=False)
+    assert domain.keyword_reply("help", "Acme", already=False).startswith("Acme: Reply STOP")
+
+
+def evidence(kind: str, days_ago: float) -> ConsentEvidence:
+    return ConsentEvidence(kind, NOW - timedelta(days=days_ago))
+
+
+def test_consent_follows_the_latest_explicit_choice_then_conversation():
+    assert domain.consent_state([], NOW) == "none"
+    assert domain.consent_state([evidence("conversational", 2)], NOW) == "conversational"
+    assert domain.consent_state([evidence("conversational", 31)], NOW) == "none"  # the window passed
+    assert domain.consent_state([evidence("opt_in", 400)], NOW) == "opted_in"
+    # STOP wins over any later conversation until START.
+    assert domain.consent_state([evidence("opt_out", 5), evidence("conversational", 1)], NOW) == "opted_out"
+    assert domain.consent_state([evidence("opt_in", 1), evidence("opt_out", 5)], NOW) == "opted_in"
+    assert domain.consent_state([evidence("opt_out", 1), evidence("opt_in", 5)], NOW) == "opted_out"
+    assert [domain.may_text(s) for s in domain.CONSENT_STATES] == [True, False, True, False]
+    assert "opted out" in domain.consent_refusal("opted_out", "+14155550100").message
+    assert "POST /api/v1/sms/consent" in domain.consent_refusal("none", "+14155550100").message
+
+
+@pytest.mark.parametrize("body, rule", [
+    ("   ", "empty"), ("x" * 1601, "too_long"), ("See https://bit.ly/abc123", "link_shortener"),
+    ("tinyurl.com/x for details", "link_shortener"), ("Best CBD oil in town", "prohibited_cannabis"),
+    ("Need a PAYDAY LOAN?", "prohibited_high_risk_lending")])
+def test_content_rules_name_the_rule_that_matched(body, rule):
+    refusal = domain.content_refusal(body)
+    assert refusal.code == "content_blocked" and refusal.message.startswith(f"rule {rule}:")
+
+
+def test_ordinary_messages_and_full_links_pass():
+    assert domain.content_refusal("Your quote is ready: https://acme.example.com/quotes/42") is None
+    assert domain.content_refusal("x" * 1600) is None
+    assert domain.content_refusal("The thermostat is in the hallway") is None  # "thc" only as a word
+
+
+def test_quiet_hours_in_one_zone_say_when_texting_opens():
+    la = ("America/Los_Angeles",)
+    assert domain.quiet_hours_refusal(NOW, la) is None
+    late = datetime(2026, 11, 24, 6, 30, tzinfo=timezone.utc)  # 22:30 in Los Angeles
+    refusal = domain.quiet_hours_refusal(late, la)
+    assert refusal.code == "tcpa_violation" and "22:30 in America/Los_Angeles" in refusal.message
+    assert "next at 2026-11-24T16:00Z" in refusal.message  # 08:00 PST
+
+
+def test_several_zones_take_the_window_legal_in_all():
+    alaska = domain.number_zones("+19075550123")
+    assert set(alaska) == {"America/Adak", "America/Anchorage"}
+    at = datetime(2026, 11, 23, 17, 30, tzinfo=timezone.utc)  # 08:30 in Anchorage, 07:30 in Adak
+    assert domain.next_allowed(at, alaska) == datetime(2026, 11, 23, 18, 0, tzinfo=timezone.utc)  # 08:00 Adak
+
+
+def test_daylight_saving_moves_the_window():
+    la = ("America/Los_Angeles",)
+    summer = datetime(2026, 7, 1, 15, 30, tzinfo=timezone.utc)  # 08:30 PDT
+    winter = datetime(2026, 12, 1, 15, 30, tzinfo=timezone.utc)  # 07:30 PST
+    assert domain.quiet_hours_refusal(summer, la) is None
+    assert domain.next_allowed(winter, la) == datetime(2026, 12, 1, 16, 0, tzinfo=timezone.utc)
+    # The night the clocks go back (2026-11-01 in the US): 08:00 PST is 16:00 UTC.
+    assert domain.next_allowed(datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc), la) == datetime(
+        2026, 11, 1, 16, 0, tzinfo=timezone.utc)
+
+
+def test_a_number_spanning_every_zone_of_its_plan_falls_back_to_the_senders():
+    toll_free = "+18005550123"
+    assert len(domain.number_zones(toll_free)) > 30 and domain.narrowed_zones(toll_free) == ()  # Guam to Samoa
+    assert domain.recipient_zones(toll_free, (), "+14155550100", NOW) == ("America/Los_Angeles",)
+    # Neither narrows (Australian mobiles): the window legal in every zone of the country.
+    assert set(domain.recipient_zones("+61412345678", (), "+61412345679", NOW)) >= {"Australia/Perth",
+                                                                                     "Australia/Sydney"}
+    assert domain.recipient_zones("+447700900123", (), "+447700900456", NOW) == ("UTC",)  # no zone known at all
+    assert domain.recipient_zones("+12125550123", domain.state_zones("ca"), "+14155550100", NOW) == (
+        "America/Los_Angeles",)  # the lead's stated state wins over the number
+    assert domain.recipient_zones("+12125550123", (), "+14155550100", NOW) == ("America/New_York",)
