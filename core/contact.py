@@ -33,6 +33,18 @@ def normalize_e164(value: str, field: str = "phone_number", error=invalid) -> st
     return e164
 
 
+def is_e164(value) -> bool:
+    """A valid number written exactly in E.164 (`+` and digits), without raising (the simulators' checks)."""
+    if not isinstance(value, str) or not value.startswith("+"):
+        return False
+    try:
+        parsed = phonenumbers.parse(value, None)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(parsed) and \
+        phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164) == value
+
+
 def normalize_email(value: str, field: str = "email", error=invalid) -> str:
     """The address, lower-cased, or `error` naming the field (syntax only: no DNS lookups)."""
     try:

@@ -3,7 +3,7 @@ whether partners may subscribe webhooks to it (SPEC.md, Events).
 
 Producers write `add_event(conn, outbox, events_pb2.LeadCreated(...), business_id)` (core.outbox); the type
 follows from the message. Consumers read `data` back into the message with `parse`. A type without a
-payload message is offered to partners already but produced by a capability still to come (calls, SMS).
+payload message is offered to partners already but produced by a capability still to come.
 """
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ CATALOGUE: tuple[EventType, ...] = (
     EventType("call.started", events_pb2.CallStarted),
     EventType("call.completed", events_pb2.CallCompleted),
     EventType("call.failed", events_pb2.CallFailed),
-    EventType("sms.received", None),
-    EventType("sms.sent", None),
-    EventType("sms.delivered", None),
-    EventType("sms.failed", None),
+    EventType("sms.received", events_pb2.SmsReceived),
+    EventType("sms.sent", events_pb2.SmsSent),
+    EventType("sms.delivered", events_pb2.SmsDelivered),
+    EventType("sms.failed", events_pb2.SmsFailed),
     EventType("voicemail.received", events_pb2.VoicemailReceived),
     EventType("dispatcher.briefing_created", None),
     EventType("phone_number.assigned", events_pb2.PhoneNumberAssigned),

@@ -93,6 +93,9 @@ SERVICES: tuple[Service, ...] = (
     Service("sdr", 50053, "Sdr", "leads, scoring and the pipeline audit"),
     # Placing a call waits on the voice provider (with its retries).
     Service("calls", 50055, "Calls", "outbound and inbound calls and their records", deadline=PROVIDER_WAIT_SECONDS),
+    # Sending a text waits on the messaging provider.
+    Service("messaging", 50056, "Messaging", "SMS, conversations, consent and do-not-call",
+            deadline=PROVIDER_WAIT_SECONDS),
     # The test event waits on the receivers (10 s each at most).
     Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries",
             deadline=PROVIDER_WAIT_SECONDS, outbox=False,

@@ -76,6 +76,13 @@ class Settings:
     voice_webhook_secret: Secret = Secret("")
     # How the provider authenticates them: hmac (signature and timestamp headers) or bearer (the secret as a token).
     voice_webhook_auth: str = "hmac"
+    # The messaging (SMS) provider: Twilio's REST API (the local stack points it at the simulator).
+    sms_api_url: str = "https://api.twilio.com"
+    sms_account_sid: str = ""
+    sms_auth_token: Secret = Secret("")
+    sms_timeout_seconds: float = 5.0
+    # The platform-wide do-not-call list (E.164 numbers no business may text), beside each business's own.
+    platform_dnc: tuple[str, ...] = field(default=())
     # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
     number_pool_file: str = ""
     # Checkout price ids signup accepts as plan_id: {price_id: plan} (core.plans).
@@ -135,6 +142,11 @@ def load() -> Settings:
             os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET), "voice-webhook")),
         voice_webhook_auth=os.environ.get("VOICE_WEBHOOK_AUTH", "hmac").strip().lower(),
         number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
+        sms_api_url=os.environ.get("SMS_API_URL", "https://api.twilio.com").rstrip("/"),
+        sms_account_sid=os.environ.get("SMS_ACCOUNT_SID", ""),
+        sms_auth_token=Secret(os.environ.get("SMS_AUTH_TOKEN", "")),
+        sms_timeout_seconds=float(os.environ.get("SMS_TIMEOUT_SECONDS", "5")),
+        platform_dnc=_list("PLATFORM_DNC"),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),
         webhook_lease_seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")),

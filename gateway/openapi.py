@@ -73,17 +73,21 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         # A body without required fields may be left out (it reads as {}).
         op["requestBody"] = {"required": bool(route.body.get("required")),
                              "content": {"application/json": {"schema": route.body}}}
+    if route.form is not None:
+        op["requestBody"] = {"required": True,
+                             "content": {"application/x-www-form-urlencoded": {"schema": route.form}}}
     ok = {"description": "Success"}
     if isinstance(route.response, tuple):
         ok["content"] = {"application/json": {"schema": {"oneOf": [_ref(n) for n in route.response]}}}
     elif route.response:
         ok["content"] = {"application/json": {"schema": _ref(route.response)}}
     if route.media:
-        ok["content"] = {route.media: {"schema": {"type": "string", "format": "binary"}}}
+        ok["content"] = {route.media: {"schema": {"type": "string"} if route.media.endswith("xml") else
+                                       {"type": "string", "format": "binary"}}}
     if route.creates:
         ok["links"] = _links(route, routes)
     responses: dict = {str(route.status): ok}
-    if route.media:
+    if route.ranges:
         responses["206"] = {"description": "The part a Range header asked for", "content": ok["content"]}
     codes = set(route.errors) | {"internal_error"}
     if route.rpcs:

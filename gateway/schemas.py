@@ -18,9 +18,10 @@ from services.accounts import domain as accounts
 from services.agents import domain as agents
 from services.agents.numbers_domain import RING_SECONDS
 from services.calls import domain as calls
+from services.messaging import domain as messaging
 from services.sdr import domain as leads
 from services.webhooks import domain as webhooks
-from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, sdr_pb2, webhooks_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, messaging_pb2, sdr_pb2, webhooks_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
@@ -313,6 +314,27 @@ def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+# -- messaging ---------------------------------------------------------------------------------
+
+SMS_SEND = _obj({
+    "to": E164,
+    "from_agent_id": {**UUID, "description": "the agent whose number sends the text"},
+    "message": {"type": "string", "description": f"the text; empty or over {messaging.MAX_BODY} characters is "
+                "content_blocked"},
+    "lead_id": {**UUID, "description": "the lead the text is for (its thread, its stated time zone)"},
+}, ("to", "from_agent_id", "message"))
+CONSENT_RECORD = _obj({
+    "phone": E164,
+    "business_id": BUSINESS,
+    "state": {"type": "string", "enum": list(messaging.API_CONSENT)},
+    "note": {"type": "string", "maxLength": messaging.NOTE_MAX, "description": "how the consent was given, e.g. a web form"},
+}, ("phone", "state"))
+DNC_ADD = _obj({"phone": E164, "business_id": BUSINESS,
+                "reason": {"type": "string", "maxLength": messaging.REASON_MAX}}, ("phone",))
+_CONVERSATION = message_schema(messaging_pb2.Conversation.DESCRIPTOR)
+_MESSAGE = message_schema(messaging_pb2.Message.DESCRIPTOR)
+_DNC_ENTRY = message_schema(messaging_pb2.DncEntry.DESCRIPTOR)
+
 SCHEMAS: dict[str, dict] = {
     "Error": ERROR,
     "SignupRequest": SIGNUP_REQUEST,
@@ -414,6 +436,20 @@ SCHEMAS: dict[str, dict] = {
                                                        "scope": {"anyOf": [{"type": "string"}, {"type": "null"}]},
                                                        "allowed": {"type": "boolean"}})},
     }, ("account_id", "key", "workspaces", "scopes", "endpoints")),
+    "SmsSendRequest": SMS_SEND,
+    "SmsSent": message_schema(messaging_pb2.SmsSendReply.DESCRIPTOR),
+    "Conversation": _CONVERSATION,
+    "ConversationList": _obj({"conversations": {"type": "array", "items": _ref("Conversation")}, **PAGE_FIELDS},
+                             ("conversations", *PAGE_FIELDS)),
+    "SmsMessageList": _obj({"messages": {"type": "array", "items": _MESSAGE}, **PAGE_FIELDS},
+                           ("messages", *PAGE_FIELDS)),
+    "ConsentRecordRequest": CONSENT_RECORD,
+    "Consent": message_schema(messaging_pb2.Consent.DESCRIPTOR),
+    "DncAddRequest": DNC_ADD,
+    "DncEntry": _DNC_ENTRY,
+    "DncCheck": message_schema(messaging_pb2.DncCheck.DESCRIPTOR),
+    "DncList": _obj({"entries": {"type": "array", "items": _ref("DncEntry")}, **PAGE_FIELDS},
+                    ("entries", *PAGE_FIELDS)),
     "Health": _obj({
         "status": {"type": "string", "enum": ["ok", "degraded"]},
         "api": {"type": "string"},

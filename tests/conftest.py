@@ -52,7 +52,9 @@ def stack(request):
                          # webhook retries in milliseconds instead of minutes; claims due again after 2 s
                          "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
                          # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)
-                         "VOICE_SIM_TIME_SCALE": "0.05",
+                         "VOICE_SIM_TIME_SCALE": "0.05", "SMS_SIM_TIME_SCALE": "0.05",
+                         # a number on the platform-wide do-not-call list
+                         "PLATFORM_DNC": "+14155550166",
                          # the reaper closes a silent call a second past its max_duration
                          "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1"})
     try:
@@ -202,6 +204,33 @@ async def voice(stack):
                              stack.home_secret("voice_api_key"))
         yield sim
         await sim.clear_faults()
+
+
+class SmsSimulator:
+    """The messaging-provider simulator the stack runs: its control plane (inbound texts, callback scripts,
+    faults)."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str):
+        self.session, self.url = session, url
+
+    async def control(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+        async with self.session.request(method, f"{self.url}/_simulator{path}", json=body) as r:
+            return r.status, await r.json(content_type=None)
+
+    async def text_in(self, sender: str, to: str, body: str) -> list[str]:
+        """A text from `sender` to one of our numbers; the replies our TwiML answer gave."""
+        status, answer = await self.control("POST", "/inbound", {"from": sender, "to": to, "body": body})
+        assert status == 201 and answer["status"] == 200, answer
+        return answer["replies"]
+
+
+@pytest.fixture
+async def sms(stack):
+    async with aiohttp.ClientSession() as session:
+        sim = SmsSimulator(session, f"http://127.0.0.1:{stack.process('sms-simulator').port}")
+        yield sim
+        await sim.control("DELETE", "/faults")
+        await sim.control("DELETE", "/callbacks")
 
 
 @pytest.fixture

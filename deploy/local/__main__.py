@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from deploy.local.stack import VOICE_SIMULATOR, Stack
+from deploy.local.stack import SMS_SIMULATOR, VOICE_SIMULATOR, Stack
 
 
 def main() -> int:
@@ -31,12 +31,15 @@ def main() -> int:
         print(f"  API:      {stack.base_url}/api/v1  (OpenAPI: {stack.base_url}/api/v1/openapi.json)")
         print(f"  Database: {'embedded PostgreSQL' if stack.postgres else 'DATABASE_URL'}; "
               f"events: {'embedded NATS JetStream' if stack.nats else 'NATS_URL'}")
-        if os.environ.get("VOICE_API_URL"):
-            print("  Voice:    VOICE_API_URL")
-        else:
-            sim = stack.process(VOICE_SIMULATOR).port
-            print(f"  Voice:    local voice-provider simulator at http://127.0.0.1:{sim} (ring a number: POST "
-                  f"http://127.0.0.1:{sim}/_simulator/inbound, see the README)")
+        for label, variable, simulator, what, verb in (
+                ("Voice", "VOICE_API_URL", VOICE_SIMULATOR, "voice-provider", "ring"),
+                ("SMS", "SMS_API_URL", SMS_SIMULATOR, "messaging-provider", "text")):
+            if os.environ.get(variable):
+                print(f"  {label + ':':<9} {variable}")
+            else:
+                sim = stack.process(simulator).port
+                print(f"  {label + ':':<9} local {what} simulator at http://127.0.0.1:{sim} ({verb} a number: POST "
+                      f"http://127.0.0.1:{sim}/_simulator/inbound, see the README)")
         print("  Webhooks: receivers on this machine (loopback URLs) are allowed in this local stack only; private "
               "and metadata addresses are always refused")
         print(f"  Logs:     {stack.logs}")

@@ -8,6 +8,7 @@ instead of the simulator.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import signal
@@ -21,10 +22,12 @@ from pathlib import Path
 from core import registry
 from core.migrations import upgrade_all
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
+from providers.messaging.webhooks import INBOUND_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER_POOL = Path(__file__).resolve().parent / "number_pool.json"
 VOICE_SIMULATOR = "voice-simulator"
+SMS_SIMULATOR = "sms-simulator"
 
 
 @dataclass
@@ -84,6 +87,7 @@ class Stack:
             **self.registry_env(),
             "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
             **self.voice_env(),
+            **self.sms_env(),
             **self.extra_env,
         }
         return env
@@ -107,6 +111,17 @@ class Stack:
                 "VOICE_SIM_PORT": str(sim.port), "VOICE_SIM_DATA_DIR": str(self.home / VOICE_SIMULATOR),
                 "VOICE_SIP_CREDENTIAL_ID": "local-sip-trunk"}
 
+    def sms_env(self) -> dict[str, str]:
+        """The messaging provider: SMS_API_URL with its credentials when set, else the local simulator, whose
+        inbound texts come to our inbound webhook."""
+        if os.environ.get("SMS_API_URL"):
+            return {}
+        sim = self.process(SMS_SIMULATOR)
+        account_sid = "AC" + hashlib.sha256(self.home_secret("sms_auth_token").encode()).hexdigest()[:32]
+        return {"SMS_API_URL": f"http://127.0.0.1:{sim.port}", "SMS_ACCOUNT_SID": account_sid,
+                "SMS_AUTH_TOKEN": self.home_secret("sms_auth_token"), "SMS_SIM_PORT": str(sim.port),
+                "SMS_INBOUND_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url) + INBOUND_PATH}
+
     def home_secret(self, name: str) -> str:
         """A secret of this data folder (key hashing, the simulator's API key), made on first start and kept
         with the data."""
@@ -123,8 +138,10 @@ class Stack:
                                "Stop it or set PORT")
         self.start_servers()
         upgrade_all(self.database_url)
-        simulators = [] if os.environ.get("VOICE_API_URL") else [
-            Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port())]
+        simulators = [*([] if os.environ.get("VOICE_API_URL") else [
+            Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port())]),
+            *([] if os.environ.get("SMS_API_URL") else [
+                Process(SMS_SIMULATOR, "providers.messaging.simulator", free_port())])]
         self.processes = [*simulators,
                           *(Process(s.name, s.module, free_port()) for s in registry.SERVICES),
                           *(Process(w.name, w.module, free_port()) for w in registry.WORKERS),

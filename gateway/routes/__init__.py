@@ -71,14 +71,17 @@ class Route:
     # Scope the key needs; a callable picks it from the body (e.g. lifecycle actions).
     scope: str | Callable[[dict], tuple[str, ...]] | None = None
     body: dict | None = None  # JSON Schema of the request body
+    form: dict | None = None  # JSON Schema of a form-encoded body (the handler reads it; documented only)
     query: dict | None = None  # JSON Schema (object) of the query parameters
     # Name of the response schema in gateway.schemas; a tuple for routes whose ?id= read returns the
     # resource itself instead of the list (published as a oneOf).
     response: str | tuple[str, ...] | None = None
     # A list route whose query takes `id`: the handler that answers ?id=<id> with that one record.
     read_one: Handler | None = None
-    # The media type of a route that answers with bytes rather than JSON (it may also answer 206 to a Range).
+    # The media type of a route that answers with bytes or text rather than JSON; `ranges`: it answers a Range
+    # header with 206.
     media: str | None = None
+    ranges: bool = False
     status: int = 200
     errors: tuple[str, ...] = ()
     # "Service/Method" of the RPC the route calls (checked by the contract tests); None for gateway-local routes.
@@ -99,7 +102,7 @@ class Route:
 
 
 def all_routes() -> list[Route]:
-    from gateway.routes import accounts, agents, calls, leads, meta, numbers, webhooks
+    from gateway.routes import accounts, agents, calls, leads, messaging, meta, numbers, webhooks
 
     return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *webhooks.ROUTES]
+            *messaging.ROUTES, *webhooks.ROUTES]

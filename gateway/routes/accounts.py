@@ -24,7 +24,7 @@ from gateway.schemas import (
 )
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
-from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
 # -- signup --------------------------------------------------------------------
@@ -153,24 +153,29 @@ async def capabilities(ctx: RequestContext):
 
 
 async def health(ctx: RequestContext):
-    report, voice = await asyncio.gather(check_ready(ctx.deps), _voice_status(ctx))
+    report, voice, messaging = await asyncio.gather(
+        check_ready(ctx.deps),
+        _provider_status(ctx.deps.clients["agents"].CheckVoiceProvider(agents_pb2.CheckVoiceProviderRequest(),
+                                                                       timeout=10)),
+        _provider_status(ctx.deps.clients["messaging"].CheckProvider(messaging_pb2.CheckProviderRequest(),
+                                                                     timeout=10)))
     return {
-        "status": "ok" if report["ready"] and voice == "ok" else "degraded",
+        "status": "ok" if report["ready"] and voice == messaging == "ok" else "degraded",
         "api": "ok",
         "queue": report["nats"],
         "services": report["services"],
-        # Messaging and payments adapters arrive with later issues.
-        "providers": {"voice": voice, "messaging": "not_configured", "payments": "not_configured"},
+        # The payments adapter arrives with signup payments.
+        "providers": {"voice": voice, "messaging": messaging, "payments": "not_configured"},
         "checked_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
     }
 
 
-async def _voice_status(ctx: RequestContext) -> str:
+async def _provider_status(check) -> str:
+    """A provider's status as the service that checks it reports it."""
     try:
-        reply = await ctx.deps.clients["agents"].CheckVoiceProvider(agents_pb2.CheckVoiceProviderRequest(), timeout=10)
+        return (await check).status
     except grpc.aio.AioRpcError:
-        return "unknown"  # the agents service itself is down: readiness says so under services
-    return reply.status
+        return "unknown"  # the checking service itself is down: readiness says so under services
 
 
 async def usage(ctx: RequestContext):
@@ -237,9 +242,11 @@ ROUTES = [
     Route("GET", f"{V1}/capabilities", capabilities, "Workspaces, scopes and endpoints available to this key",
           "discovery", response="Capabilities", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("GET", f"{V1}/health", health, "API, queue and provider status", "discovery", response="Health",
-          errors=("unauthorized",), rpcs=("grpc.health.v1.Health/Check", "switchboard.v1.Agents/CheckVoiceProvider"),
-          description="status is ok when every service is ready and the voice provider answers; providers.voice is "
-          "ok, unreachable, rejected_credentials, refused, or unknown while the agents service is down."),
+          errors=("unauthorized",), rpcs=("grpc.health.v1.Health/Check", "switchboard.v1.Agents/CheckVoiceProvider",
+                                          "switchboard.v1.Messaging/CheckProvider"),
+          description="status is ok when every service is ready and the voice and messaging providers answer; "
+          "providers.voice and providers.messaging are each ok, unreachable, rejected_credentials, refused, or "
+          "unknown while the service that checks it (agents, messaging) is down."),
     Route("GET", f"{V1}/usage", usage, "Usage log of the key's account, newest first", "account",
           query=page_query(100, 500, start={"type": "string", "format": "date-time"},
                             end={"type": "string", "format": "date-time"}),

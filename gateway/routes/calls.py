@@ -145,7 +145,7 @@ ROUTES = [
           f"and expires after {domain.RECORDING_URL_TTL_SECONDS // 60} minutes (recording_url_expires_at); it "
           "serves Range requests, so a browser's player can seek. A call of another business is 404."),
     Route("GET", domain.AUDIO_PATH, recording_audio, "The audio of a recording (a signed link)", "calls",
-          auth=PUBLIC, media="audio/wav", query={"type": "object", "properties": {
+          auth=PUBLIC, media="audio/wav", ranges=True, query={"type": "object", "properties": {
               "call_id": UUID, "expires": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1,
                                            "description": "Unix seconds"},
               "signature": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},

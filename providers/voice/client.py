@@ -17,11 +17,11 @@ from __future__ import annotations
 import asyncio
 import json as jsonlib
 import logging
-from urllib.parse import quote
 
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
+from providers.http import SessionClient, path_segment
 from providers.voice.adapter import ProviderError
 
 log = logging.getLogger(__name__)
@@ -66,14 +66,7 @@ def _parse(raw: bytes):
         return None
 
 
-def _q(value: str) -> str:
-    """An id as one path segment (`/`, `?`, `..` cannot reach another route)."""
-    if not isinstance(value, str) or not value:
-        raise ValueError("a provider id must be a non-empty string")
-    return quote(value, safe="")
-
-
-class VapiClient:
+class VapiClient(SessionClient):
     """`VoiceProvider` over the provider's REST API (`Authorization: Bearer <private key>`, JSON bodies).
 
     One `aiohttp.ClientSession`, opened on first use and closed by `close()`.
@@ -85,25 +78,13 @@ class VapiClient:
         if max_attempts < 1:
             raise ValueError("max_attempts counts the first try: at least 1")
         self.base_url = base_url.rstrip("/")
-        self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
-        self.timeout = aiohttp.ClientTimeout(total=timeout)
+        super().__init__({"Authorization": f"Bearer {api_key}", "Accept": "application/json"}, timeout)
         self.max_attempts = max_attempts
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
-        self._session: aiohttp.ClientSession | None = None
 
     def __repr__(self) -> str:  # never the key
         return f"VapiClient({self.base_url!r})"
-
-    def _http(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(headers=self._headers, timeout=self.timeout)
-        return self._session
-
-    async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
 
     # -- transport ---------------------------------------------------------------------------
 
@@ -181,17 +162,17 @@ class VapiClient:
         return await self._request("POST", "/assistant", "/assistant", json=body)
 
     async def get_assistant(self, assistant_id: str) -> dict:
-        return await self._request("GET", "/assistant/{id}", f"/assistant/{_q(assistant_id)}")
+        return await self._request("GET", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}")
 
     async def list_assistants(self, *, limit: int | None = None) -> list[dict]:
         return await self._request("GET", "/assistant", "/assistant",
                                    params={"limit": limit} if limit is not None else None)
 
     async def update_assistant(self, assistant_id: str, body: dict) -> dict:
-        return await self._request("PATCH", "/assistant/{id}", f"/assistant/{_q(assistant_id)}", json=body)
+        return await self._request("PATCH", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}", json=body)
 
     async def delete_assistant(self, assistant_id: str) -> None:
-        await self._request("DELETE", "/assistant/{id}", f"/assistant/{_q(assistant_id)}", missing_ok=True)
+        await self._request("DELETE", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}", missing_ok=True)
 
     # -- phone numbers -----------------------------------------------------------------------------
 
@@ -199,13 +180,13 @@ class VapiClient:
         return await self._request("POST", "/phone-number", "/phone-number", json=body)
 
     async def get_phone_number(self, phone_number_id: str) -> dict:
-        return await self._request("GET", "/phone-number/{id}", f"/phone-number/{_q(phone_number_id)}")
+        return await self._request("GET", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}")
 
     async def update_phone_number(self, phone_number_id: str, body: dict) -> dict:
-        return await self._request("PATCH", "/phone-number/{id}", f"/phone-number/{_q(phone_number_id)}", json=body)
+        return await self._request("PATCH", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}", json=body)
 
     async def delete_phone_number(self, phone_number_id: str) -> None:
-        await self._request("DELETE", "/phone-number/{id}", f"/phone-number/{_q(phone_number_id)}", missing_ok=True)
+        await self._request("DELETE", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}", missing_ok=True)
 
     async def list_phone_numbers(self) -> list[dict]:
         return await self._request("GET", "/phone-number", "/phone-number")
@@ -216,7 +197,7 @@ class VapiClient:
         return await self._request("POST", "/call", "/call", json=body)
 
     async def get_call(self, call_id: str) -> dict:
-        return await self._request("GET", "/call/{id}", f"/call/{_q(call_id)}")
+        return await self._request("GET", "/call/{id}", f"/call/{path_segment(call_id)}")
 
     async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None) -> list[dict]:
         params = {k: v for k, v in (("assistantId", assistant_id), ("limit", limit)) if v is not None}
@@ -236,16 +217,16 @@ class VapiClient:
         return await self._request("POST", "/eval", "/eval", json=body)
 
     async def get_eval(self, eval_id: str) -> dict:
-        return await self._request("GET", "/eval/{id}", f"/eval/{_q(eval_id)}")
+        return await self._request("GET", "/eval/{id}", f"/eval/{path_segment(eval_id)}")
 
     async def update_eval(self, eval_id: str, body: dict) -> dict:
-        return await self._request("PATCH", "/eval/{id}", f"/eval/{_q(eval_id)}", json=body)
+        return await self._request("PATCH", "/eval/{id}", f"/eval/{path_segment(eval_id)}", json=body)
 
     async def delete_eval(self, eval_id: str) -> None:
-        await self._request("DELETE", "/eval/{id}", f"/eval/{_q(eval_id)}")
+        await self._request("DELETE", "/eval/{id}", f"/eval/{path_segment(eval_id)}")
 
     async def create_eval_run(self, body: dict) -> dict:
         return await self._request("POST", "/eval/run", "/eval/run", json=body)
 
     async def get_eval_run(self, run_id: str) -> dict:
-        return await self._request("GET", "/eval/run/{id}", f"/eval/run/{_q(run_id)}")
+        return await self._request("GET", "/eval/run/{id}", f"/eval/run/{path_segment(run_id)}")

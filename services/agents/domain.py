@@ -421,15 +421,6 @@ def check_reason(reason: str | None) -> str | None:
     return reason
 
 
-def provider_status(http_status: int | None) -> str:
-    """What a failed provider call says about the provider as a whole."""
-    if http_status is None or http_status >= 500 or http_status == 429:
-        return "unreachable"
-    if http_status in (401, 403):
-        return "rejected_credentials"
-    return "refused"
-
-
 @dataclass(frozen=True)
 class Outbound:
     """How an agent talks on the calls it places: each outbound setting, or the inbound one when unset."""

@@ -24,6 +24,7 @@ from core.ids import is_uuid, new_id, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
 from core.tenant import require_business
+from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.agents import domain, store
 from services.agents.store import agent_versions, agents, outbox
@@ -132,11 +133,11 @@ class Agents:
         return row, domain.outbound(config_of(row)), number
 
     async def voice_status(self) -> str:
-        """How the voice provider answers a cheap authenticated call (domain.provider_status)."""
+        """How the voice provider answers a cheap authenticated call (providers.status)."""
         try:
             await self.voice.list_assistants(limit=1)
         except ProviderError as exc:
-            return domain.provider_status(exc.status)
+            return provider_status(exc.status)
         return "ok"
 
     # -- create ----------------------------------------------------------------------

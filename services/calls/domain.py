@@ -93,14 +93,6 @@ def check_max_duration(value: int | None) -> int:
     return value
 
 
-def check_text(value: str | None, field: str, maximum: int) -> str | None:
-    """Optional text: trimmed, None when empty, refused past `maximum` characters."""
-    value = (value or "").strip() or None
-    if value is not None and len(value) > maximum:
-        raise invalid(f"{field} must be at most {maximum} characters")
-    return value
-
-
 def check_webhook_url(url: str | None) -> str | None:
     """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
     if url is None:

@@ -24,6 +24,7 @@ from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.records import find_owned
 from core.rpc import Client
+from core.text import optional_text
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
@@ -113,9 +114,9 @@ class Calls:
             raise ServiceError("bad_request", "calls with enforced compliance checks are not available yet")
         return {
             "agent_id": require_uuid(new.agent_id, "agent_id"), "to": normalize_e164(new.to, "to"),
-            "name": domain.check_text(new.name, "name", domain.NAME_MAX),
-            "context": domain.check_text(new.context, "context", domain.CONTEXT_MAX),
-            "first_message": domain.check_text(new.first_message, "first_message", domain.FIRST_MESSAGE_MAX),
+            "name": optional_text(new.name, "name", domain.NAME_MAX),
+            "context": optional_text(new.context, "context", domain.CONTEXT_MAX),
+            "first_message": optional_text(new.first_message, "first_message", domain.FIRST_MESSAGE_MAX),
             "lead_id": require_uuid(new.lead_id, "lead_id") if new.lead_id else None,
             "webhook_url": domain.check_webhook_url(new.webhook_url),
             "max_duration": domain.check_max_duration(new.max_duration), "compliance": new.compliance,

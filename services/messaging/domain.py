@@ -13,12 +13,14 @@ from phonenumbers import timezone as number_timezones
 from core.errors import ServiceError
 
 DIRECTIONS = ("inbound", "outbound")
+PREVIEW_LENGTH = 160  # of a thread's latest message in the thread list
 
 # -- statuses ------------------------------------------------------------------------------------
-# An outbound message: sending (written, not yet accepted by the provider) -> queued -> sent -> one outcome.
-# The provider's callbacks may come late, twice or out of order; a status never moves backwards and an
-# outcome is final. An inbound message is `received`.
-PROGRESS = ("sending", "accepted", "queued", "sent")
+# An outbound message: pending (written, not yet handed to the provider) -> the provider's accepted, queued,
+# sending, sent -> one outcome. The provider's callbacks may come late, twice or out of order; a status never
+# moves backwards and an outcome is final. An inbound message is `received`.
+PENDING = "pending"
+PROGRESS = (PENDING, "accepted", "queued", "sending", "sent")
 OUTCOMES = ("delivered", "undelivered", "failed")
 RECEIVED = "received"
 STATUSES = (*PROGRESS, *OUTCOMES, RECEIVED)
@@ -73,6 +75,8 @@ def keyword_reply(kind: str, business_name: str, already: bool) -> str | None:
 CONSENT_KINDS = ("opt_in", "opt_out", "conversational")
 CONSENT_STATES = ("opted_in", "opted_out", "conversational", "none")
 CONVERSATIONAL_CONSENT_DAYS = 30
+API_CONSENT = {"opted_in": "opt_in", "opted_out": "opt_out"}  # what a caller may record, as evidence kinds
+NOTE_MAX = REASON_MAX = 500
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ class CallRecorder:
                                      ("email", optional(call, "contact_email"))) if v}
         token = tenant.set_current(tenant.acting_for(event.business_id, CONSUMER))
         try:
-            await self.leads.record_call(event.business_id, other_party, optional(call, "lead_id"), call.direction,
-                                         call.call_id, contact, optional(call, "intent"), event.occurred_at)
+            await self.leads.record_contact(event.business_id, other_party, optional(call, "lead_id"), "call",
+                                            call.direction, call.call_id, contact, optional(call, "intent"),
+                                            event.occurred_at)
         finally:
             tenant.reset_current(token)

@@ -186,14 +186,15 @@ class Leads:
         self.events_committed()
         return row
 
-    async def record_call(self, business_id: str, phone: str, lead_id: str | None, direction: str, call_id: str,
-                          contact: dict[str, str], intent: str | None, occurred_at: datetime):
-        """A call with someone: counted on the linked lead, or on the business's lead with that phone (made from
-        what the agent collected when there is none yet), once per call."""
+    async def record_contact(self, business_id: str, phone: str, lead_id: str | None, channel: str, direction: str,
+                             reference: str, contact: dict[str, str], intent: str | None, occurred_at: datetime):
+        """A call or text with someone: counted on the linked lead, or on the business's lead with that phone
+        (made from what was collected when there is none yet, source e.g. inbound_call or inbound_sms), once per
+        reference (the call id, the message sid)."""
         if lead_id:
-            return await self.record_interaction(lead_id, "call", direction, call_id, intent, occurred_at)
-        row, _ = await self.upsert_contact(business_id, phone, {"source": f"{direction}_call", **contact})
-        return await self.record_interaction(str(row.id), "call", direction, call_id, intent, occurred_at)
+            return await self.record_interaction(lead_id, channel, direction, reference, intent, occurred_at)
+        row, _ = await self.upsert_contact(business_id, phone, {"source": f"{direction}_{channel}", **contact})
+        return await self.record_interaction(str(row.id), channel, direction, reference, intent, occurred_at)
 
     # -- steps -----------------------------------------------------------------------------
 

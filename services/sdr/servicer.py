@@ -5,7 +5,7 @@ from core.bus import DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
-from services.sdr import calls_consumer, domain
+from services.sdr import calls_consumer, domain, sms_consumer
 from services.sdr.service import Audit, LeadFilters, Leads
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
@@ -101,4 +101,6 @@ def build(runtime: Runtime) -> SdrServicer:
                                 filter_subject=VOICEMAIL_SUBJECT))
     runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,
                                 filter_subject=calls_consumer.CALLS_SUBJECT))
+    runtime.run(DurableConsumer(runtime.bus, sms_consumer.CONSUMER, sms_consumer.TextRecorder(leads).handle,
+                                filter_subject=sms_consumer.SMS_SUBJECT))
     return SdrServicer(leads)

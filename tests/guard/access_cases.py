@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 
 NOT_FOUND, FORBIDDEN = "not_found", "forbidden"
 _hooks = itertools.count()
+_phones = itertools.count(200)
+
+
+def fresh_phone() -> str:
+    return f"+1415555{next(_phones):04d}"
 
 
 @dataclass
@@ -97,6 +102,20 @@ async def _delete_webhook_by_id(w: World) -> Request:
     return Request(params={"id": await w.new_webhook()})
 
 
+async def _send_sms(w: World) -> Request:
+    """A text A may send: to a fresh phone that opted in, in a zone whose quiet hours are over now."""
+    from tests.e2e.test_sms import number
+    phone = number(f"{next(_phones):04d}")
+    await w.ok("POST", "/api/v1/sms/consent", json={"business_id": w.a_business, "phone": phone, "state": "opted_in"})
+    return Request(json={"from_agent_id": w.agent, "to": phone, "message": "Hello"})
+
+
+async def _remove_dnc(w: World) -> Request:
+    phone = fresh_phone()
+    await w.ok("POST", "/api/v1/dnc", json={"business_id": w.a_business, "phone": phone, "reason": "asked"})
+    return Request(params={"business_id": w.a_business, "phone": phone, "reason": "changed their mind"})
+
+
 async def _patch_key(w: World) -> Request:
     return Request(json={"id": await w.new_key(), "name": "renamed", "revoke": True})
 
@@ -153,6 +172,17 @@ CASES: dict[tuple[str, str], Case] = {
     ("POST", "/api/v1/leads"): Case(_r(json=lambda w: {"business_id": w.a_business, "name": "Ann"}), FORBIDDEN),
     ("PATCH", "/api/v1/leads"): Case(_r(json=lambda w: {"id": w.lead, "notes": "called"}), NOT_FOUND),
     ("GET", "/api/v1/leads/audit"): Case(_r(), NO_IDS),
+    # messaging
+    ("POST", "/api/v1/sms/send"): Case(_send_sms, NOT_FOUND),
+    ("GET", "/api/v1/sms/conversations"): Case(_r(), "lists the caller's own businesses' threads"),
+    ("GET", "/api/v1/sms/messages"): Case(_r(), "lists the caller's own businesses' texts"),
+    ("GET", "/api/v1/sms/consent"): Case(_r(params=lambda w: {"business_id": w.a_business,
+                                                              "phone": "+14155550100"}), FORBIDDEN),
+    ("POST", "/api/v1/sms/consent"): Case(_r(json=lambda w: {"business_id": w.a_business, "phone": fresh_phone(),
+                                                             "state": "opted_in"}), FORBIDDEN),
+    ("POST", "/api/v1/dnc"): Case(_r(json=lambda w: {"business_id": w.a_business, "phone": fresh_phone()}), FORBIDDEN),
+    ("GET", "/api/v1/dnc"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    ("DELETE", "/api/v1/dnc"): Case(_remove_dnc, FORBIDDEN),
     # webhooks and events
     ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business,
                                                           "events": ["dispatcher.briefing_created"],
@@ -191,5 +221,7 @@ BY_ID_ALONE: dict[str, tuple[str, str, Recipe]] = {
 PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/openapi.json"): "the document",
           ("GET", "/api/v1/schemas"): "the schemas",
           ("POST", "/api/v1/providers/voice/messages"): "the voice provider's messages, authenticated by signature",
-          ("GET", "/api/v1/recordings/audio"): "a signed recording link: the signature is the credential"}
+          ("GET", "/api/v1/recordings/audio"): "a signed recording link: the signature is the credential",
+          ("POST", "/api/v1/providers/sms/status"): "the messaging provider's callbacks, authenticated by signature",
+          ("POST", "/api/v1/providers/sms/inbound"): "the messaging provider's texts, authenticated by signature"}
 

@@ -5,6 +5,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from core.errors import ServiceError
+from core.text import optional_text
 from services.calls import domain
 
 
@@ -65,7 +66,7 @@ def test_new_call_checks():
     for bad in (9, 43201):
         with pytest.raises(ServiceError, match="max_duration"):
             domain.check_max_duration(bad)
-    assert domain.check_text("  ", "name", 10) is None
+    assert optional_text("  ", "name", 10) is None
     with pytest.raises(ServiceError, match="Idempotency-Key"):
         domain.check_idempotency_key("bad\nkey")
     assert domain.request_hash({"a": 1, "b": None}) == domain.request_hash({"b": None, "a": 1})

@@ -10,7 +10,8 @@ NOW = datetime(2026, 11, 23, 18, 0, tzinfo=timezone.utc)  # 10:00 in Los Angeles
 
 
 def test_a_message_status_only_moves_forward():
-    assert domain.moves_forward("sending", "queued") and domain.moves_forward("queued", "delivered")
+    assert domain.moves_forward("pending", "queued") and domain.moves_forward("queued", "delivered")
+    assert domain.moves_forward("queued", "sending") and domain.moves_forward("sending", "sent")
     assert domain.moves_forward("sent", "undelivered")
     assert not domain.moves_forward("delivered", "sent")  # a late callback
     assert not domain.moves_forward("delivered", "failed") and not domain.moves_forward("sent", "sent")

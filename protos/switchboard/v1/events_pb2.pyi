@@ -243,3 +243,73 @@ class WebhookTest(_message.Message):
     message: str
     sent_at: str
     def __init__(self, message: _Optional[str] = ..., sent_at: _Optional[str] = ...) -> None: ...
+
+class SmsSent(_message.Message):
+    __slots__ = ("message_id", "conversation_id", "message_sid", "agent_id", "to", "lead_id")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_SID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    conversation_id: str
+    message_sid: str
+    agent_id: str
+    to: str
+    lead_id: str
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., agent_id: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
+
+class SmsDelivered(_message.Message):
+    __slots__ = ("message_id", "conversation_id", "message_sid", "to")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_SID_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    conversation_id: str
+    message_sid: str
+    to: str
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., **kwargs) -> None: ...
+
+class SmsFailed(_message.Message):
+    __slots__ = ("message_id", "conversation_id", "message_sid", "to", "status", "error_code", "error_message")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_SID_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    conversation_id: str
+    message_sid: str
+    to: str
+    status: str
+    error_code: str
+    error_message: str
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., status: _Optional[str] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., **kwargs) -> None: ...
+
+class SmsReceived(_message.Message):
+    __slots__ = ("message_id", "conversation_id", "message_sid", "to", "body", "agent_id", "lead_id", "keyword")
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_SID_FIELD_NUMBER: _ClassVar[int]
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    KEYWORD_FIELD_NUMBER: _ClassVar[int]
+    message_id: str
+    conversation_id: str
+    message_sid: str
+    to: str
+    body: str
+    agent_id: str
+    lead_id: str
+    keyword: str
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., body: _Optional[str] = ..., agent_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., keyword: _Optional[str] = ..., **kwargs) -> None: ...

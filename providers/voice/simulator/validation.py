@@ -7,7 +7,7 @@ CreateCallDTO, CreateEvalDTO, CreateEvalRunDTO in its OpenAPI document); its upd
 properties (the vapi-number update cannot change the number)."""
 from __future__ import annotations
 
-import phonenumbers
+from core.contact import is_e164
 
 ASSISTANT_PROPERTIES = frozenset({
     "analysisPlan", "artifactPlan", "backgroundSound", "backgroundSpeechDenoisingPlan", "clientMessages",
@@ -49,18 +49,6 @@ def unknown(body: dict, allowed: frozenset, prefix: str = "") -> list[str]:
 
 def is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def is_e164(value) -> bool:
-    """A valid number written exactly in E.164 (`+` and digits)."""
-    if not isinstance(value, str) or not value.startswith("+"):
-        return False
-    try:
-        parsed = phonenumbers.parse(value, None)
-    except phonenumbers.NumberParseException:
-        return False
-    return phonenumbers.is_valid_number(parsed) and \
-        phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164) == value
 
 
 def _name(body: dict, field: str, low: int, high: int, errors: list[str], label: str = "") -> None:

@@ -1,0 +1,187 @@
+"""SMS: send, threads and messages, consent, the do-not-call list, and the messaging provider's webhooks."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from core.errors import ServiceError
+from gateway.convert import to_json
+from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.routes.params import page_query, set_fields
+from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, SMS_SEND, UUID
+from providers.messaging.signatures import SIGNATURE_HEADER
+from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH
+from services.messaging import domain
+from switchboard.v1 import messaging_pb2
+
+MESSAGING = "switchboard.v1.Messaging"
+V1 = "/api/v1"
+CHECKS = ("number_on_dnc", "number_opted_out", "content_blocked", "tcpa_violation")
+
+
+async def send(ctx: RequestContext):
+    req = set_fields(messaging_pb2.SendSmsRequest(), ctx.body, "to", "from_agent_id", "message", "lead_id")
+    return to_json(await ctx.rpc("messaging").SendSms(req))
+
+
+async def list_conversations(ctx: RequestContext):
+    reply = await ctx.rpc("messaging").ListConversations(messaging_pb2.ListConversationsRequest(
+        page=ctx.page_request()))
+    return ctx.listing("conversations", [to_json(c) for c in reply.conversations], reply.page)
+
+
+async def get_conversation(ctx: RequestContext):
+    reply = await ctx.rpc("messaging").ListConversations(messaging_pb2.ListConversationsRequest(id=ctx.query["id"]))
+    return to_json(reply.conversations[0])
+
+
+async def list_messages(ctx: RequestContext):
+    req = set_fields(messaging_pb2.ListMessagesRequest(page=ctx.page_request()), ctx.query, "conversation_id",
+                     "direction")
+    reply = await ctx.rpc("messaging").ListMessages(req)
+    return ctx.listing("messages", [to_json(m) for m in reply.messages], reply.page)
+
+
+async def get_consent(ctx: RequestContext):
+    req = set_fields(messaging_pb2.GetConsentRequest(), ctx.query, "phone", "business_id")
+    return to_json(await ctx.rpc("messaging").GetConsent(req))
+
+
+async def record_consent(ctx: RequestContext):
+    req = set_fields(messaging_pb2.RecordConsentRequest(), ctx.body, "phone", "business_id", "state", "note")
+    return to_json(await ctx.rpc("messaging").RecordConsent(req))
+
+
+async def add_dnc(ctx: RequestContext):
+    req = set_fields(messaging_pb2.AddDncRequest(), ctx.body, "phone", "business_id", "reason")
+    return to_json(await ctx.rpc("messaging").AddDnc(req))
+
+
+async def read_dnc(ctx: RequestContext):
+    """The check of one phone with ?phone=, else the list."""
+    if "phone" in ctx.query:
+        req = set_fields(messaging_pb2.CheckDncRequest(), ctx.query, "phone", "business_id")
+        return to_json(await ctx.rpc("messaging").CheckDnc(req))
+    req = set_fields(messaging_pb2.ListDncRequest(page=ctx.page_request()), ctx.query, "business_id")
+    reply = await ctx.rpc("messaging").ListDnc(req)
+    return ctx.listing("entries", [to_json(e) for e in reply.entries], reply.page)
+
+
+async def remove_dnc(ctx: RequestContext):
+    req = set_fields(messaging_pb2.RemoveDncRequest(), ctx.query, "phone", "business_id", "reason")
+    return to_json(await ctx.rpc("messaging").RemoveDnc(req))
+
+
+FORM = "application/x-www-form-urlencoded"
+
+
+async def _provider_request(ctx: RequestContext) -> messaging_pb2.ProviderRequest:
+    """The provider's request as it signed it: our public URL of the path and query it requested, every form
+    parameter, and its signature."""
+    if ctx.request.can_read_body and ctx.request.content_type != FORM:
+        raise ServiceError("invalid_request", f"the messaging provider's requests are {FORM}")
+    form = await ctx.request.post()
+    return messaging_pb2.ProviderRequest(url=ctx.deps.settings.public_base_url + ctx.request.path_qs,
+                                         params={k: v for k, v in form.items() if isinstance(v, str)},
+                                         signature=ctx.request.headers.get(SIGNATURE_HEADER, ""))
+
+
+async def status_callback(ctx: RequestContext):
+    reply = await ctx.rpc("messaging").HandleStatusCallback(await _provider_request(ctx))
+    return web.Response(text=reply.body, content_type=reply.content_type)
+
+
+async def inbound(ctx: RequestContext):
+    reply = await ctx.rpc("messaging").HandleInboundMessage(await _provider_request(ctx))
+    return web.Response(text=reply.body, content_type=reply.content_type)
+
+
+_TEXT = {"type": "string"}
+STATUS_FORM = {"type": "object", "properties": {k: _TEXT for k in (
+    "MessageSid", "MessageStatus", "AccountSid", "From", "To", "ErrorCode")}, "required": ["MessageSid",
+                                                                                        "MessageStatus"]}
+INBOUND_FORM = {"type": "object", "properties": {k: _TEXT for k in (
+    "MessageSid", "AccountSid", "From", "To", "Body", "NumMedia")}, "required": ["MessageSid", "From", "To", "Body"]}
+SIGNED = ("Called by the messaging provider, not by API clients: a form POST signed with X-Twilio-Signature "
+          "(HMAC-SHA1 of the URL and the sorted parameters under the account's auth token); anything else is 401.")
+ROUTES = [
+    Route("POST", f"{V1}/sms/send", send, "Send a text from an agent's number", "sms", scope="sms:write",
+          body=SMS_SEND, response="SmsSent",
+          errors=("unauthorized", "forbidden", "bad_request", "not_found", *CHECKS, "sms_send_failed"),
+          rpcs=(f"{MESSAGING}/SendSms",),
+          description="Checks, in order, each refusal 400 with a message saying what to do: number_on_dnc (the "
+          "business's do-not-call list or the platform's), number_opted_out (the recipient replied STOP, was opted "
+          "out through the API, or never consented: consent is an opt-in recorded through POST /api/v1/sms/consent "
+          "or START, or the recipient having called or texted the business within the last "
+          f"{domain.CONVERSATIONAL_CONSENT_DAYS} days), content_blocked (naming the rule: "
+          f"{', '.join(domain.CONTENT_RULES)}), tcpa_violation (outside 08:00-21:00 in the recipient's time zone - "
+          "the lead's stated US state, else the number's zones, the window legal in all of them; numbers that "
+          "cannot be narrowed below their country code use the sending number's zones - saying when texting "
+          "opens). An agent of another business, or one without a number, is 404 not_found. The text is written "
+          "to its thread first; when the provider refuses it, it is recorded failed and the answer is 500 "
+          "sms_send_failed. Emits sms.sent, then sms.delivered or sms.failed as the carrier reports."),
+    Route("GET", f"{V1}/sms/conversations", list_conversations, "Text threads, latest message first", "sms",
+          scope="sms:read", query=page_query(50, 100, id=UUID), read_one=get_conversation,
+          response=("ConversationList", "Conversation"),
+          errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
+          rpcs=(f"{MESSAGING}/ListConversations",),
+          description="One thread per business number and contact, across the key's businesses: both numbers, "
+          "message counts, unread count (inbound texts since the thread's messages were last listed) and the "
+          "latest message's time, preview, direction and status. {conversations, has_more, next_cursor}; the "
+          "after cursor is the last_message_at of the last thread. ?id= returns that thread."),
+    Route("GET", f"{V1}/sms/messages", list_messages, "Texts newest first", "sms", scope="sms:read",
+          query=page_query(50, 100, conversation_id=UUID,
+                           direction={"type": "string", "enum": list(domain.DIRECTIONS)}),
+          response="SmsMessageList", errors=("unauthorized", "forbidden", "invalid_request"),
+          rpcs=(f"{MESSAGING}/ListMessages",),
+          description="{messages, has_more, next_cursor}: content, direction, delivery status (pending, accepted, "
+          "queued, sending, sent, delivered, undelivered, failed; received for inbound), the provider's sid and "
+          "error, timestamps. Listing a thread's messages (conversation_id) marks the thread read."),
+    Route("GET", f"{V1}/sms/consent", get_consent, "A phone's consent to texts from a business", "sms",
+          scope="sms:read", query={"type": "object", "properties": {"phone": E164, "business_id": BUSINESS},
+                                   "required": ["phone"]},
+          response="Consent", errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
+          rpcs=(f"{MESSAGING}/GetConsent",),
+          description="state (opted_in, opted_out, conversational, none), can_text, and the append-only history: "
+          "each opt-in, opt-out and conversational evidence with its source (api, keyword, inbound_text, "
+          "inbound_call), actor, reference (message sid, call id) and time. An opt-out wins until an opt-in."),
+    Route("POST", f"{V1}/sms/consent", record_consent, "Record an opt-in or opt-out", "sms", scope="sms:write",
+          body=CONSENT_RECORD, response="Consent", status=201,
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
+          rpcs=(f"{MESSAGING}/RecordConsent",),
+          description="Appends to the phone's consent history with this key as the actor (nothing is ever "
+          "rewritten) and returns the consent as it now stands."),
+    Route("POST", f"{V1}/dnc", add_dnc, "Put a phone on the business's do-not-call list", "sms", scope="sms:write",
+          body=DNC_ADD, response="DncEntry", status=201,
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request"), rpcs=(f"{MESSAGING}/AddDnc",),
+          description="Texts to the phone are refused (number_on_dnc) from now on. A phone already listed returns "
+          "its entry as it is."),
+    Route("GET", f"{V1}/dnc", read_dnc, "Check a phone, or list the business's do-not-call entries", "sms",
+          scope="sms:read", query=page_query(50, 100, phone=E164, business_id=BUSINESS),
+          response=("DncList", "DncCheck"), errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
+          rpcs=(f"{MESSAGING}/CheckDnc", f"{MESSAGING}/ListDnc"),
+          description="With phone: {phone, business_id, listed, entry, platform} (platform: on the platform-wide "
+          "list). Without: {entries, has_more, next_cursor}, the listed entries newest first."),
+    Route("DELETE", f"{V1}/dnc", remove_dnc, "Take a phone off the business's do-not-call list", "sms",
+          scope="sms:write",
+          query={"type": "object", "properties": {
+              "phone": E164, "business_id": BUSINESS,
+              "reason": {"type": "string", "pattern": rf"^[^\s\x1c-\x1f][\s\S]{{0,{domain.REASON_MAX - 1}}}$",
+                         "description": "why the phone may be contacted again (at most "
+                         f"{domain.REASON_MAX} characters)"}},
+                 "required": ["phone", "reason"]},
+          response="DncEntry", errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found"),
+          rpcs=(f"{MESSAGING}/RemoveDnc",),
+          description="The entry is kept with removed_at and the reason. A phone not on the list is 404. The "
+          "platform-wide list cannot be changed through the API."),
+    Route("POST", STATUS_PATH, status_callback, "The messaging provider's status callbacks", "providers",
+          auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
+          media="application/xml", errors=("unauthorized", "invalid_request"),
+          rpcs=(f"{MESSAGING}/HandleStatusCallback",),
+          description=SIGNED + " Moves the text forward only (late and repeated callbacks change nothing)."),
+    Route("POST", INBOUND_PATH, inbound, "The messaging provider's inbound texts", "providers", auth=PUBLIC,
+          form=INBOUND_FORM, media="application/xml", errors=("unauthorized", "invalid_request"),
+          rpcs=(f"{MESSAGING}/HandleInboundMessage",),
+          description=SIGNED + " Threads the text and answers with TwiML: STOP, STOPALL, UNSUBSCRIBE, CANCEL, "
+          "END and QUIT opt out (confirmed once, then silence), START, YES and UNSTOP opt in, HELP and INFO get "
+          "the help text; any other text is conversational consent."),
+]

@@ -1,0 +1,33 @@
+"""What the providers' HTTP clients share: one lazily opened session, and ids made safe as path segments."""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import aiohttp
+
+
+def path_segment(value: str) -> str:
+    """An id as one path segment (`/`, `?`, `..` cannot reach another route)."""
+    if not isinstance(value, str) or not value:
+        raise ValueError("a provider id must be a non-empty string")
+    return quote(value, safe="")
+
+
+class SessionClient:
+    """One `aiohttp.ClientSession` with the client's headers, opened on first use and closed by `close()`;
+    `timeout` bounds each attempt."""
+
+    def __init__(self, headers: dict[str, str], timeout: float):
+        self._headers = headers
+        self.timeout = aiohttp.ClientTimeout(total=timeout)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(headers=self._headers, timeout=self.timeout)
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None

@@ -1,0 +1,43 @@
+"""What the platform needs from an SMS provider, independent of the HTTP client behind it.
+
+Payloads are the provider's own JSON objects (Twilio's Message and Account resources, snake_case as its
+REST API returns them): the adapter is a transport, the messaging service decides what to send and how to
+read a status. Every failure is a `ProviderError` whose message is safe to show an API user (never the auth
+token, never a raw 5xx body), with the provider's HTTP status and its numeric error code, so the service can
+tell a refused number (400, 21211) from bad credentials (401, 20003) from an outage (None or 5xx).
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class ProviderError(Exception):
+    """The SMS provider failed or refused a request.
+
+    `status`: the provider's HTTP status (None when it could not be reached or timed out);
+    `code`: the provider's numeric error code (Twilio's, e.g. 21211) when it gave one.
+    """
+
+    def __init__(self, message: str, status: int | None = None, code: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+
+    def __repr__(self) -> str:
+        return f"ProviderError({self.message!r}, status={self.status!r}, code={self.code!r})"
+
+
+class MessagingProvider(Protocol):
+    async def send_message(self, *, to: str, from_: str, body: str, status_callback: str | None = None) -> dict:
+        """Send one text; the Message resource as created (status `queued`). Never retried: a repeat could
+        text someone twice."""
+
+    async def get_message(self, sid: str) -> dict:
+        """The Message resource as it is now (its status, error_code and error_message)."""
+
+    async def check(self) -> dict:
+        """The Account resource; raises `ProviderError` when the provider is unreachable or refuses us
+        (health checks)."""
+
+    async def close(self) -> None: ...

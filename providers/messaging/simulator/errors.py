@@ -1,0 +1,55 @@
+"""Twilio's error shape, `{"code", "message", "more_info", "status"}`, and the codes the simulator answers with.
+
+The messages are Twilio's own wording for the codes (its error dictionary at twilio.com/docs/errors), so a
+client that shows them shows what Twilio would say.
+"""
+from __future__ import annotations
+
+from aiohttp import web
+
+MORE_INFO = "https://www.twilio.com/docs/errors/{code}"
+
+AUTHENTICATE = 20003  # 401: wrong Account SID or auth token
+NOT_FOUND = 20404  # the requested resource was not found
+TOO_MANY_REQUESTS = 20429
+INVALID_TO = 21211  # "The 'To' number ... is not a valid phone number."
+INVALID_FROM = 21212
+BODY_REQUIRED = 21602
+FROM_REQUIRED = 21603
+TO_REQUIRED = 21604
+INVALID_STATUS_CALLBACK = 21609
+BODY_TOO_LONG = 21617
+
+# Delivery errors: the Message's error_code and the status callback's ErrorCode.
+UNREACHABLE = 30003
+UNKNOWN_DESTINATION = 30005
+LANDLINE = 30006
+DELIVERY_ERRORS = {
+    UNREACHABLE: "Unreachable destination handset",
+    UNKNOWN_DESTINATION: "Unknown destination handset",
+    LANDLINE: "Landline or unreachable carrier",
+}
+
+# The code of an injected fault, by HTTP status (others: none).
+FAULT_CODES = {429: TOO_MANY_REQUESTS}
+
+
+class ApiError(Exception):
+    """Answered as Twilio's error response."""
+
+    def __init__(self, status: int, code: int | None, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def not_found(path: str) -> ApiError:
+    return ApiError(404, NOT_FOUND, f"The requested resource {path} was not found")
+
+
+def error_body(status: int, code: int | None, message: str) -> dict:
+    return {"code": code, "message": message, "more_info": MORE_INFO.format(code=code) if code else None,
+            "status": status}
+
+
+def error_response(status: int, code: int | None, message: str, headers: dict | None = None) -> web.Response:
+    return web.json_response(error_body(status, code, message), status=status, headers=headers)

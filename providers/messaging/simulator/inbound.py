@@ -1,0 +1,96 @@
+"""Texts from a phone to one of the account's numbers (control plane `POST /_simulator/inbound`).
+
+Twilio POSTs an inbound text to the number's (or its Messaging Service's) inbound request URL, form-encoded and
+signed like every webhook: MessageSid, SmsSid, SmsMessageSid, AccountSid, From, To, Body, NumMedia, NumSegments,
+SmsStatus (`received`), ApiVersion, and where it knows them FromCountry/FromState/FromCity/FromZip and the To
+equivalents (empty when unknown). The server answers with TwiML; each `<Message>` in it (its text, or its
+`<Body>`) is sent back to the texter, from the number texted, as an `outbound-reply` message. Anything that
+is not a 2xx TwiML `<Response>` sends nothing back, as with Twilio (which logs an error).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import xml.etree.ElementTree as ElementTree
+
+import aiohttp
+from aiohttp import web
+
+from core.contact import is_e164
+from providers.messaging.simulator.control import PREFIX, json_object, refused
+from providers.messaging.simulator.errors import error_response
+from providers.messaging.simulator.messages import API_VERSION, BODY_MAX, Messages, country_of
+from providers.messaging.simulator.webhooks import new_idempotency_token, post_signed
+
+log = logging.getLogger(__name__)
+
+FIELDS = frozenset({"from", "to", "body", "url"})
+
+
+def webhook_params(record: dict) -> dict[str, str]:
+    return {"ToCountry": country_of(record["to"]), "ToState": "", "ToCity": "", "ToZip": "",
+              "FromCountry": country_of(record["from"]), "FromState": "", "FromCity": "", "FromZip": "",
+              "SmsMessageSid": record["sid"], "NumMedia": "0", "SmsSid": record["sid"], "SmsStatus": "received",
+              "Body": record["body"], "To": record["to"], "NumSegments": record["num_segments"],
+              "MessageSid": record["sid"], "AccountSid": record["account_sid"], "From": record["from"],
+              "ApiVersion": API_VERSION}
+
+
+def replies_in(content_type: str, text: str) -> list[str]:
+    """The texts of the `<Message>` verbs in a TwiML answer (none when it is not TwiML)."""
+    if not text.strip() or "html" in content_type:
+        return []
+    try:
+        root = ElementTree.fromstring(text.strip())
+    except ElementTree.ParseError:
+        return []
+    if root.tag != "Response":
+        return []
+    replies = []
+    for verb in root.findall("Message"):
+        body = verb.find("Body")
+        said = (body.text if body is not None else verb.text) or ""
+        if said.strip():
+            replies.append(said.strip())
+    return replies
+
+
+def check(body: dict) -> list[str]:
+    errors = [f"property {k} should not exist" for k in sorted(set(body) - FIELDS)]
+    errors += [f"{k} must be a valid E.164 phone number" for k in ("from", "to") if not is_e164(body.get(k))]
+    text = body.get("body")
+    if not isinstance(text, str) or not text:
+        errors.append("body must be a non-empty string")
+    elif len(text) > BODY_MAX:
+        errors.append(f"body must be at most {BODY_MAX} characters")
+    if body.get("url") is not None and not (isinstance(body["url"], str)
+                                            and body["url"].startswith(("http://", "https://"))):
+        errors.append("url must be an http(s) URL")
+    return errors
+
+
+def add_inbound_route(router: web.UrlDispatcher, messages: Messages, auth_token: str, inbound_url: str | None) -> None:
+    async def inbound(request: web.Request) -> web.Response:
+        body = await json_object(request)
+        errors = check(body)
+        url = body.get("url") or inbound_url
+        if not errors and not url:
+            errors = ["no inbound URL: pass url, or start the simulator with --inbound-url (SMS_INBOUND_URL)"]
+        if errors:
+            return refused(errors)
+        record = messages.create(to=body["to"], from_=body["from"], body=body["body"], direction="inbound",
+                                 status="received")
+        try:
+            status, content_type, answer = await post_signed(url, webhook_params(record), auth_token,
+                                                             idempotency_token=new_idempotency_token())
+        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            log.info("inbound text %s to %s: %s", record["sid"], url, type(exc).__name__)
+            return error_response(502, None, f"the inbound URL could not be reached ({type(exc).__name__})")
+        replies = replies_in(content_type, answer) if 200 <= status < 300 else []
+        for text in replies:  # sent back from the number texted; the simulated handset receives it at once
+            messages.create(to=record["from"], from_=record["to"], body=text, direction="outbound-reply",
+                            status="delivered")
+        log.info("inbound text %s answered %d with %d replies", record["sid"], status, len(replies))
+        return web.json_response({"sid": record["sid"], "status": status, "replies": replies}, status=201)
+
+    router.add_post(f"{PREFIX}/inbound", inbound)

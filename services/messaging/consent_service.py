@@ -1,0 +1,115 @@
+"""Consent and do-not-call: who may be texted by which business, and the evidence for it.
+
+Consent is per business and phone, computed from its append-only history (domain.consent_state): opt-ins and
+opt-outs recorded through the API or by keyword, and conversational evidence (the phone texted or called the
+business). The do-not-call list is the business's own (API) plus the platform's (PLATFORM_DNC, a setting);
+taking a phone off the business's list keeps the entry with the reason.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.contact import normalize_e164
+from core.errors import ServiceError, invalid, not_found
+from core.ids import new_id, utcnow
+from core.pagination import Page, Paged, fetch_page
+from core.text import optional_text
+from services.messaging import domain, store
+from services.messaging.store import dnc_entries
+
+
+def evidence_of(history) -> list[domain.ConsentEvidence]:
+    return [domain.ConsentEvidence(row.kind, row.created_at) for row in history]
+
+
+def conversational_until(history) -> datetime | None:
+    latest = max((row.created_at for row in history if row.kind == "conversational"), default=None)
+    return latest + timedelta(days=domain.CONVERSATIONAL_CONSENT_DAYS) if latest else None
+
+
+class Consents:
+    def __init__(self, engine: AsyncEngine, platform_dnc: frozenset[str]):
+        self.engine = engine
+        self.platform_dnc = platform_dnc
+
+    # -- the send checks ----------------------------------------------------------------------
+
+    async def check_may_text(self, business_id: str, phone: str, now: datetime) -> None:
+        """number_on_dnc, then number_opted_out, or nothing when the business may text the phone."""
+        async with self.engine.connect() as conn:
+            entry = await store.listed(conn, business_id, phone)
+            history = await store.consent_history(conn, business_id, phone)
+        if phone in self.platform_dnc:
+            raise ServiceError("number_on_dnc", f"{phone} is on the platform's do-not-call list; it cannot be texted")
+        if entry is not None:
+            raise ServiceError("number_on_dnc", f"{phone} is on this business's do-not-call list (since "
+                               f"{entry.created_at:%Y-%m-%d}); take it off (DELETE /api/v1/dnc) only if they ask")
+        refusal = domain.consent_refusal(domain.consent_state(evidence_of(history), now), phone)
+        if refusal is not None:
+            raise refusal
+
+    # -- consent ------------------------------------------------------------------------------
+
+    async def get(self, phone: str, business_id: str | None) -> tuple[str, str, list]:
+        """(business, phone, history) for a phone of one of the caller's businesses."""
+        business_id = tenant.pick_business(tenant.require_account(), business_id)
+        phone = normalize_e164(phone, "phone")
+        async with self.engine.connect() as conn:
+            return business_id, phone, await store.consent_history(conn, business_id, phone)
+
+    async def record(self, phone: str, business_id: str | None, state: str, note: str | None):
+        who = tenant.require_account()
+        business_id = tenant.pick_business(who, business_id)
+        phone = normalize_e164(phone, "phone")
+        if state not in domain.API_CONSENT:
+            raise invalid(f"state must be one of {', '.join(domain.API_CONSENT)}")
+        note = optional_text(note, "note", domain.NOTE_MAX)
+        async with self.engine.begin() as conn:
+            await store.add_consent(conn, business_id=business_id, phone=phone, kind=domain.API_CONSENT[state], source="api",
+                                    actor=_actor(who), note=note, created_at=utcnow())
+            return business_id, phone, await store.consent_history(conn, business_id, phone)
+
+    # -- do-not-call ----------------------------------------------------------------------------
+
+    async def add_dnc(self, phone: str, business_id: str | None, reason: str | None):
+        who = tenant.require_account()
+        business_id = tenant.pick_business(who, business_id)
+        async with self.engine.begin() as conn:
+            return await store.add_dnc(conn, id=new_id(), business_id=business_id, phone=normalize_e164(phone, "phone"),
+                                       reason=optional_text(reason, "reason", domain.REASON_MAX), added_by=_actor(who),
+                                       created_at=utcnow())
+
+    async def check_dnc(self, phone: str, business_id: str | None):
+        """(business, phone, the business's entry or None, on the platform's list)."""
+        business_id = tenant.pick_business(tenant.require_account(), business_id)
+        phone = normalize_e164(phone, "phone")
+        async with self.engine.connect() as conn:
+            return business_id, phone, await store.listed(conn, business_id, phone), phone in self.platform_dnc
+
+    async def list_dnc(self, business_id: str | None, page: Page) -> Paged:
+        business_id = tenant.pick_business(tenant.require_account(), business_id)
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, store.dnc_of(business_id), dnc_entries.c.created_at, dnc_entries.c.id, page)
+
+    async def remove_dnc(self, phone: str, business_id: str | None, reason: str):
+        who = tenant.require_account()
+        business_id = tenant.pick_business(who, business_id)
+        phone = normalize_e164(phone, "phone")
+        reason = optional_text(reason, "reason", domain.REASON_MAX)
+        if reason is None:
+            raise invalid("reason is required: say why the number may be contacted again")
+        async with self.engine.begin() as conn:
+            removed = await store.remove_dnc(conn, business_id, phone, removed_at=utcnow(), removed_reason=reason,
+                                             removed_by=_actor(who))
+        if removed is None:
+            raise not_found(f"{phone} on this business's do-not-call list")
+        return removed
+
+
+def _actor(who: tenant.Tenant) -> str:
+    return f"api_key:{who.api_key_id}" if who.api_key_id else who.account_id
+
+

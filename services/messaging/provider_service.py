@@ -1,0 +1,156 @@
+"""What the messaging provider tells us: status callbacks of our texts and inbound texts, each signed with
+`X-Twilio-Signature` (checked with the twilio package over the URL it requested and every parameter).
+
+A callback moves its message forward only (late, repeated and reordered callbacks change nothing more) and
+emits sms.delivered or sms.failed once. An inbound text lands in its thread (the number's business, the
+sender), raises the unread count and emits sms.received, all in one transaction with the consent evidence it
+carries: the carriers' keywords opt out (STOP ...) or in (START ...) at once, any other text is conversational
+consent. Keywords are answered with TwiML (an opt-out is confirmed once, then silence). The sdr service turns
+sms.received into a lead or an interaction (services.sdr.sms_consumer), so a text is never lost to an sdr outage.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.bus import business_event, subject_for
+from core.contact import normalize_e164
+from core.errors import ServiceError
+from core.ids import is_uuid, new_id, utcnow
+from core.messages import optional
+from core.outbox import add_event
+from core.rpc import Client
+from providers.messaging import signatures
+from services.messaging import domain, store
+from services.messaging.consent_service import evidence_of
+from services.messaging.service import failed_event
+from services.messaging.store import outbox
+from switchboard.v1 import accounts_pb2, agents_pb2, events_pb2, sdr_pb2
+
+ACTOR = "messaging-inbound"
+TWIML = "application/xml"
+CALLS_SUBJECT = subject_for("call.received")
+CALLS_CONSUMER = "messaging-calls"
+
+
+class ProviderRequests:
+    def __init__(self, engine: AsyncEngine, auth_token: str, agents: Client, sdr: Client, accounts: Client,
+                 events_committed: Callable[[], None]):
+        self.engine, self.auth_token = engine, auth_token
+        self.agents, self.sdr, self.accounts = agents, sdr, accounts  # forwarding the tenant set below
+        self.events_committed = events_committed
+
+    def _authentic(self, url: str, params: dict[str, str], signature: str) -> None:
+        if not signatures.is_valid(self.auth_token, url, params, signature):
+            raise ServiceError("unauthorized", f"the {signatures.SIGNATURE_HEADER} header does not match this "
+                               "request: it is not from our messaging provider")
+
+    # -- status callbacks ------------------------------------------------------------------------
+
+    async def status_callback(self, url: str, params: dict[str, str], signature: str, message_id: str | None) -> None:
+        self._authentic(url, params, signature)
+        status, sid = params.get("MessageStatus", ""), params.get("MessageSid", "")
+        emitted = False
+        async with self.engine.begin() as conn:
+            row = await store.message_for_callback(conn, message_id if message_id and is_uuid(message_id) else None,
+                                                   sid)
+            if row is None or not domain.moves_forward(row.status, status):
+                return  # not ours, or late
+            changes = {"status": status, "updated_at": utcnow(), "provider_sid": row.provider_sid or sid or None}
+            if params.get("ErrorCode"):
+                changes.update(error_code=params["ErrorCode"], error_message=params.get("ErrorMessage") or
+                               f"the carrier reported error {params['ErrorCode']}")
+            updated = await store.update_message(conn, row.id, changes)
+            event = domain.event_of_status(status)
+            if event == "sms.delivered":
+                await add_event(conn, outbox, events_pb2.SmsDelivered(
+                    message_id=str(updated.id), conversation_id=str(updated.conversation_id),
+                    message_sid=updated.provider_sid, to=updated.to_number, **{"from": updated.from_number}),
+                    str(updated.business_id))
+            elif event == "sms.failed":
+                await add_event(conn, outbox, failed_event(updated), str(updated.business_id))
+            emitted = event is not None
+        if emitted:
+            self.events_committed()
+
+    # -- inbound texts ---------------------------------------------------------------------------
+
+    async def inbound(self, url: str, params: dict[str, str], signature: str) -> str:
+        """Take in a text; the TwiML to answer it with."""
+        self._authentic(url, params, signature)
+        try:
+            sender, number = normalize_e164(params.get("From", "")), normalize_e164(params.get("To", ""))
+        except ServiceError:
+            return signatures.twiml_reply([])  # a short code or an alphanumeric sender: nothing to thread
+        sid, body = params.get("MessageSid", ""), params.get("Body", "")
+        try:
+            route = await self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number))
+        except ServiceError as exc:
+            if exc.code == "not_found":
+                return signatures.twiml_reply([])  # a number no business holds any more
+            raise
+        async with self.engine.connect() as conn:
+            if await store.message_by_sid(conn, sid) is not None:
+                return signatures.twiml_reply([])  # the provider sent it again: answered already
+        token = tenant.set_current(tenant.acting_for(route.business_id, ACTOR))
+        try:
+            lead_id = await self._lead_id(route.business_id, sender)
+            reply = await self._take_in(route, sender, number, sid, body, lead_id)
+        finally:
+            tenant.reset_current(token)
+        return signatures.twiml_reply([reply] if reply else [])
+
+    async def _lead_id(self, business_id: str, phone: str) -> str | None:
+        try:
+            lead = await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
+        except ServiceError as exc:
+            if exc.code == "not_found":
+                return None
+            raise
+        return lead.id
+
+    async def _take_in(self, route, sender: str, number: str, sid: str, body: str, lead_id: str | None) -> str | None:
+        kind = domain.keyword(body)
+        now = utcnow()
+        agent_id = optional(route, "agent_id")
+        async with self.engine.begin() as conn:
+            thread = await store.thread(conn, route.business_id, number, sender, agent_id=agent_id, lead_id=lead_id,
+                                        now=now)
+            row = await store.add_message(conn, thread, id=new_id(), business_id=route.business_id,
+                                          direction="inbound", from_number=sender, to_number=number, body=body,
+                                          status=domain.RECEIVED, provider_sid=sid, agent_id=agent_id,
+                                          lead_id=lead_id or thread.lead_id, created_at=now, updated_at=now)
+            before = domain.consent_state(evidence_of(await store.consent_history(conn, route.business_id, sender)),
+                                          now)
+            await store.add_consent(conn, business_id=route.business_id, phone=sender,
+                                    kind=kind if kind in ("opt_in", "opt_out") else "conversational",
+                                    source="keyword" if kind in ("opt_in", "opt_out") else "inbound_text",
+                                    actor=sender, reference=sid, created_at=now)
+            await add_event(conn, outbox, events_pb2.SmsReceived(
+                message_id=str(row.id), conversation_id=str(thread.id), message_sid=sid, to=number, body=body,
+                agent_id=agent_id, lead_id=str(row.lead_id) if row.lead_id else None, keyword=kind,
+                **{"from": sender}), route.business_id)
+        self.events_committed()
+        if kind is None:
+            return None
+        business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=route.business_id))
+        already = before == ("opted_out" if kind == "opt_out" else "opted_in")
+        return domain.keyword_reply(kind, business.name, already)
+
+    # -- calls as consent evidence ---------------------------------------------------------------
+
+    async def record_call(self, message: dict) -> None:
+        """An inbound call (call.received) is conversational consent of its caller with that business."""
+        event, call = business_event(message)
+        caller = optional(call, "from")
+        if not caller:
+            return  # a withheld number
+        async with self.engine.begin() as conn:
+            history = await store.consent_history(conn, event.business_id, caller)
+            if any(row.reference == call.call_id for row in history):
+                return  # the event again
+            await store.add_consent(conn, business_id=event.business_id, phone=caller, kind="conversational",
+                                    source="inbound_call", actor=caller, reference=call.call_id,
+                                    created_at=event.occurred_at)

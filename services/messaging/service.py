@@ -1,0 +1,151 @@
+"""Sending texts and reading the threads.
+
+A send checks, in order, the do-not-call lists, consent, the content rules and the quiet hours (each refusal
+with its code and what to do), then writes the message to its thread as `pending` in one short transaction,
+hands it to the provider with no transaction held, and records the provider's answer: its sid and status with
+`sms.sent`, or `failed` with `sms.failed` and a 500 sms_send_failed. The provider's status callbacks then move
+the message forward (services.messaging.provider_service). The callback URL carries our message id, so a
+callback that overtakes the provider's answer still finds its message.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.contact import normalize_e164
+from core.errors import ServiceError, invalid, not_found
+from core.ids import new_id, utcnow
+from core.outbox import add_event
+from core.pagination import Page, Paged, fetch_page
+from core.rpc import Client
+from providers.messaging.adapter import MessagingProvider, ProviderError
+from providers.messaging.webhooks import STATUS_PATH
+from services.messaging import domain, store
+from services.messaging.consent_service import Consents
+from services.messaging.store import conversations, messages, outbox
+from switchboard.v1 import agents_pb2, events_pb2, sdr_pb2
+
+CONVERSATIONS_PAGE = MESSAGES_PAGE = (50, 100)
+
+
+@dataclass(frozen=True)
+class Sent:
+    message: object  # the messages row
+    from_number: str
+
+
+def status_callback_url(base_url: str, message_id: str) -> str:
+    return f"{base_url}{STATUS_PATH}?message_id={message_id}"
+
+
+class Texts:
+    def __init__(self, engine: AsyncEngine, sms: MessagingProvider, consents: Consents, agents: Client, sdr: Client,
+                 base_url: str, events_committed: Callable[[], None]):
+        self.engine, self.sms, self.consents = engine, sms, consents
+        self.agents, self.sdr = agents, sdr  # forwarding the caller (Runtime.client)
+        self.base_url = base_url
+        self.events_committed = events_committed
+
+    async def send(self, to: str, agent_id: str, body: str, lead_id: str | None) -> Sent:
+        tenant.require_account()
+        to = normalize_e164(to, "to")
+        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=agent_id))
+        if not profile.HasField("phone_number"):
+            raise not_found(f"phone number of agent {agent_id} (assign it one before texting from it)")
+        business_id, sender = profile.business_id, profile.phone_number
+        lead = await self._lead(business_id, to, lead_id)
+        now = utcnow()
+        await self.consents.check_may_text(business_id, to, now)
+        refusal = domain.content_refusal(body)
+        if refusal is None:
+            zones = domain.recipient_zones(to, domain.state_zones(lead.state if lead else None), sender, now)
+            refusal = domain.quiet_hours_refusal(now, zones)
+        if refusal is not None:
+            raise refusal
+        row = await self._write(business_id, sender, to, body, agent_id, lead.id if lead else None, now)
+        try:
+            accepted = await self.sms.send_message(to=to, from_=sender, body=body,
+                                                   status_callback=status_callback_url(self.base_url, row.id))
+        except ProviderError as exc:
+            await self._record_failure(row, exc)
+            raise ServiceError("sms_send_failed", f"the messaging provider did not take the message: {exc}") from None
+        return Sent(await self._record_accepted(row, accepted), sender)
+
+    async def _lead(self, business_id: str, phone: str, lead_id: str | None):
+        """The lead the text is for: `lead_id` (of the caller's businesses), else the business's lead with that
+        phone, else None."""
+        if lead_id:
+            return await self.sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead_id))
+        try:
+            return await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
+        except ServiceError as exc:
+            if exc.code == "not_found":
+                return None
+            raise
+
+    async def _write(self, business_id: str, sender: str, to: str, body: str, agent_id: str, lead_id: str | None,
+                     now: datetime):
+        async with self.engine.begin() as conn:
+            thread = await store.thread(conn, business_id, sender, to, agent_id=agent_id, lead_id=lead_id, now=now)
+            return await store.add_message(conn, thread, id=new_id(), business_id=business_id, direction="outbound",
+                                           from_number=sender, to_number=to, body=body, status=domain.PENDING,
+                                           agent_id=agent_id, lead_id=lead_id or thread.lead_id, created_at=now,
+                                           updated_at=now)
+
+    async def _record_failure(self, row, exc: ProviderError) -> None:
+        async with self.engine.begin() as conn:
+            failed = await store.update_message(conn, row.id, {
+                "status": "failed", "error_code": str(exc.code) if exc.code else None, "error_message": str(exc),
+                "updated_at": utcnow()})
+            await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
+        self.events_committed()
+
+    async def _record_accepted(self, row, accepted: dict):
+        status = accepted.get("status") if domain.moves_forward(domain.PENDING, accepted.get("status") or "") \
+            else "queued"
+        async with self.engine.begin() as conn:
+            current = await store.message_for_callback(conn, row.id, accepted["sid"])
+            changes = {"provider_sid": accepted["sid"], "updated_at": utcnow()}
+            if domain.moves_forward(current.status, status):  # a callback may have moved it further already
+                changes["status"] = status
+            sent = await store.update_message(conn, row.id, changes)
+            await add_event(conn, outbox, events_pb2.SmsSent(
+                message_id=str(sent.id), conversation_id=str(sent.conversation_id), message_sid=sent.provider_sid,
+                agent_id=str(sent.agent_id), to=sent.to_number, lead_id=str(sent.lead_id) if sent.lead_id else None,
+                **{"from": sent.from_number}), str(sent.business_id))
+        self.events_committed()
+        return sent
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    async def conversations(self, conversation_id: str | None, page: Page) -> Paged:
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            paged = await fetch_page(conn, store.conversations_of(who.business_ids, conversation_id),
+                                     conversations.c.last_message_at, conversations.c.id, page)
+        if conversation_id and not paged.rows:
+            raise not_found("conversation")
+        return paged
+
+    async def messages(self, conversation_id: str | None, direction: str | None, page: Page) -> Paged:
+        """A page of messages newest first; reading a thread's messages marks the thread read."""
+        who = tenant.require_account()
+        if direction is not None and direction not in domain.DIRECTIONS:
+            raise invalid(f"direction must be one of {', '.join(domain.DIRECTIONS)}")
+        async with self.engine.begin() as conn:
+            paged = await fetch_page(conn, store.messages_of(who.business_ids, conversation_id, direction),
+                                     messages.c.created_at, messages.c.id, page)
+            if conversation_id and paged.rows:
+                await store.mark_read(conn, conversation_id)
+        return paged
+
+
+def failed_event(row) -> events_pb2.SmsFailed:
+    return events_pb2.SmsFailed(message_id=str(row.id), conversation_id=str(row.conversation_id),
+                                message_sid=row.provider_sid, to=row.to_number, status=row.status,
+                                error_code=row.error_code, error_message=row.error_message,
+                                **{"from": row.from_number})

@@ -1,0 +1,150 @@
+"""Messaging gRPC servicer: requests into the messaging use cases, rows into replies."""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+from core.bus import DurableConsumer
+from core.grpc_server import Runtime
+from core.ids import utcnow
+from core.messages import optional, set_timestamp
+from core.pagination import Page
+from providers.messaging.adapter import ProviderError
+from providers.messaging.client import TwilioClient
+from providers.status import provider_status
+from services.messaging import domain, provider_service
+from services.messaging.consent_service import Consents, conversational_until
+from services.messaging.provider_service import TWIML, ProviderRequests
+from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, Texts
+from switchboard.v1 import messaging_pb2, messaging_pb2_grpc
+
+DNC_PAGE = (50, 100)
+
+
+def conversation_message(row) -> messaging_pb2.Conversation:
+    msg = messaging_pb2.Conversation(
+        id=str(row.id), business_id=str(row.business_id), business_number=row.business_number,
+        contact_number=row.contact_number, agent_id=_text(row.agent_id), lead_id=_text(row.lead_id),
+        message_count=row.inbound_count + row.outbound_count, inbound_count=row.inbound_count,
+        outbound_count=row.outbound_count, unread_count=row.unread_count,
+        last_message_preview=row.last_body[:domain.PREVIEW_LENGTH] if row.last_body is not None else None,
+        last_message_direction=row.last_direction, last_message_status=row.last_status)
+    set_timestamp(msg, "last_message_at", row.last_message_at)
+    set_timestamp(msg, "created_at", row.created_at)
+    return msg
+
+
+def message_message(row) -> messaging_pb2.Message:
+    msg = messaging_pb2.Message(
+        id=str(row.id), conversation_id=str(row.conversation_id), business_id=str(row.business_id),
+        direction=row.direction, to=row.to_number, body=row.body, status=row.status, message_sid=row.provider_sid,
+        error_code=row.error_code, error_message=row.error_message, agent_id=_text(row.agent_id),
+        lead_id=_text(row.lead_id), **{"from": row.from_number})
+    set_timestamp(msg, "created_at", row.created_at)
+    set_timestamp(msg, "updated_at", row.updated_at)
+    return msg
+
+
+def consent_message(business_id: str, phone: str, history, now) -> messaging_pb2.Consent:
+    state = domain.consent_state([domain.ConsentEvidence(r.kind, r.created_at) for r in history], now)
+    msg = messaging_pb2.Consent(business_id=business_id, phone=phone, state=state, can_text=domain.may_text(state))
+    for row in history:
+        change = msg.history.add(kind=row.kind, source=row.source, actor=row.actor, reference=row.reference,
+                                 note=row.note)
+        set_timestamp(change, "at", row.created_at)
+    if state == "conversational":
+        set_timestamp(msg, "conversational_until", conversational_until(history))
+    return msg
+
+
+def dnc_message(row) -> messaging_pb2.DncEntry:
+    msg = messaging_pb2.DncEntry(id=str(row.id), business_id=str(row.business_id), phone=row.phone,
+                                 reason=row.reason, added_by=row.added_by, removed_reason=row.removed_reason)
+    set_timestamp(msg, "created_at", row.created_at)
+    set_timestamp(msg, "removed_at", row.removed_at)
+    return msg
+
+
+def _text(value) -> str | None:
+    return str(value) if value is not None else None
+
+
+class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
+    def __init__(self, texts: Texts, consents: Consents, provider: ProviderRequests, sms: TwilioClient):
+        self.texts, self.consents, self.provider, self.sms = texts, consents, provider, sms
+
+    async def SendSms(self, request, context):
+        sent = await self.texts.send(request.to, request.from_agent_id, request.message, optional(request, "lead_id"))
+        row = sent.message
+        return messaging_pb2.SmsSendReply(success=True, message_sid=row.provider_sid, to=row.to_number,
+                                          message_id=str(row.id), conversation_id=str(row.conversation_id),
+                                          status=row.status, **{"from": sent.from_number})
+
+    async def HandleStatusCallback(self, request, context):
+        message_id = (parse_qs(urlparse(request.url).query).get("message_id") or [None])[0]
+        await self.provider.status_callback(request.url, dict(request.params), request.signature, message_id)
+        return messaging_pb2.ProviderReply(content_type=TWIML, body="")
+
+    async def HandleInboundMessage(self, request, context):
+        body = await self.provider.inbound(request.url, dict(request.params), request.signature)
+        return messaging_pb2.ProviderReply(content_type=TWIML, body=body)
+
+    async def ListConversations(self, request, context):
+        paged = await self.texts.conversations(optional(request, "id"), Page.of(request.page, *CONVERSATIONS_PAGE))
+        return messaging_pb2.ListConversationsReply(conversations=[conversation_message(r) for r in paged.rows],
+                                                    page=paged.info())
+
+    async def ListMessages(self, request, context):
+        paged = await self.texts.messages(optional(request, "conversation_id"), optional(request, "direction"),
+                                          Page.of(request.page, *MESSAGES_PAGE))
+        return messaging_pb2.ListMessagesReply(messages=[message_message(r) for r in paged.rows], page=paged.info())
+
+    async def GetConsent(self, request, context):
+        business_id, phone, history = await self.consents.get(request.phone, optional(request, "business_id"))
+        return consent_message(business_id, phone, history, utcnow())
+
+    async def RecordConsent(self, request, context):
+        business_id, phone, history = await self.consents.record(request.phone, optional(request, "business_id"),
+                                                                 request.state, optional(request, "note"))
+        return consent_message(business_id, phone, history, utcnow())
+
+    async def AddDnc(self, request, context):
+        return dnc_message(await self.consents.add_dnc(request.phone, optional(request, "business_id"),
+                                                       optional(request, "reason")))
+
+    async def CheckDnc(self, request, context):
+        business_id, phone, entry, platform = await self.consents.check_dnc(request.phone,
+                                                                            optional(request, "business_id"))
+        check = messaging_pb2.DncCheck(phone=phone, business_id=business_id, listed=entry is not None or platform,
+                                       platform=platform)
+        if entry is not None:
+            check.entry.CopyFrom(dnc_message(entry))
+        return check
+
+    async def ListDnc(self, request, context):
+        paged = await self.consents.list_dnc(optional(request, "business_id"), Page.of(request.page, *DNC_PAGE))
+        return messaging_pb2.ListDncReply(entries=[dnc_message(r) for r in paged.rows], page=paged.info())
+
+    async def RemoveDnc(self, request, context):
+        return dnc_message(await self.consents.remove_dnc(request.phone, optional(request, "business_id"),
+                                                          request.reason))
+
+    async def CheckProvider(self, request, context):
+        try:
+            account = await self.sms.check()
+        except ProviderError as exc:
+            return messaging_pb2.ProviderStatus(status=provider_status(exc.status))
+        return messaging_pb2.ProviderStatus(status="ok" if account.get("status") == "active" else "refused")
+
+
+def build(runtime: Runtime) -> MessagingServicer:
+    s = runtime.settings
+    sms = TwilioClient(s.sms_api_url, s.sms_account_sid, s.sms_auth_token.reveal(), timeout=s.sms_timeout_seconds)
+    runtime.on_stop.append(sms.close)
+    consents = Consents(runtime.engine, frozenset(s.platform_dnc))
+    texts = Texts(runtime.engine, sms, consents, runtime.client("agents"), runtime.client("sdr"), s.public_base_url,
+                  runtime.events_committed)
+    provider = ProviderRequests(runtime.engine, s.sms_auth_token.reveal(), texts.agents, texts.sdr,
+                                runtime.client("accounts"), runtime.events_committed)
+    runtime.run(DurableConsumer(runtime.bus, provider_service.CALLS_CONSUMER, provider.record_call,
+                                filter_subject=provider_service.CALLS_SUBJECT))
+    return MessagingServicer(texts, consents, provider, sms)

@@ -1,0 +1,207 @@
+"""Tables of the messaging schema and the queries on them (each takes a connection)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import UUID, insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.inbox import inbox_table
+from core.outbox import outbox_table
+
+SCHEMA = "messaging"
+metadata = sa.MetaData(schema=SCHEMA)
+Uuid = UUID(as_uuid=False)
+Ts = sa.DateTime(timezone=True)
+
+# One thread per business number and contact number.
+conversations = sa.Table(
+    "conversations", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("business_number", sa.Text, nullable=False),
+    sa.Column("contact_number", sa.Text, nullable=False),
+    sa.Column("agent_id", Uuid),
+    sa.Column("lead_id", Uuid),
+    sa.Column("inbound_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("outbound_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("unread_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("last_message_at", Ts, nullable=False),
+    sa.Column("last_message_id", Uuid),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.UniqueConstraint("business_id", "business_number", "contact_number", name="conversations_one_per_pair"),
+)
+sa.Index("conversations_business_latest", conversations.c.business_id, conversations.c.last_message_at.desc(),
+         conversations.c.id.desc())
+
+messages = sa.Table(
+    "messages", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("conversation_id", Uuid, sa.ForeignKey(conversations.c.id), nullable=False),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("direction", sa.Text, nullable=False),  # inbound, outbound
+    sa.Column("from_number", sa.Text, nullable=False),
+    sa.Column("to_number", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),  # domain.STATUSES
+    sa.Column("provider_sid", sa.Text, unique=True),
+    sa.Column("error_code", sa.Text),
+    sa.Column("error_message", sa.Text),
+    sa.Column("agent_id", Uuid),
+    sa.Column("lead_id", Uuid),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+)
+sa.Index("messages_conversation_newest", messages.c.conversation_id, messages.c.created_at.desc(),
+         messages.c.id.desc())
+sa.Index("messages_business_newest", messages.c.business_id, messages.c.created_at.desc(), messages.c.id.desc())
+
+# Consent evidence per business and phone: append-only (a trigger refuses updates and deletes).
+consent_events = sa.Table(
+    "consent_events", metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("phone", sa.Text, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),  # domain.CONSENT_KINDS
+    sa.Column("source", sa.Text, nullable=False),  # api, keyword, inbound_text, inbound_call
+    sa.Column("actor", sa.Text),
+    sa.Column("reference", sa.Text),
+    sa.Column("note", sa.Text),
+    sa.Column("created_at", Ts, nullable=False),
+)
+sa.Index("consent_events_phone", consent_events.c.business_id, consent_events.c.phone, consent_events.c.id)
+
+# A business's do-not-call list; a removal is kept (with its reason), so the list's history stays readable.
+dnc_entries = sa.Table(
+    "dnc_entries", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("phone", sa.Text, nullable=False),
+    sa.Column("reason", sa.Text),
+    sa.Column("added_by", sa.Text),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("removed_at", Ts),
+    sa.Column("removed_reason", sa.Text),
+    sa.Column("removed_by", sa.Text),
+)
+sa.Index("dnc_entries_listed", dnc_entries.c.business_id, dnc_entries.c.phone, unique=True,
+         postgresql_where=dnc_entries.c.removed_at.is_(None))
+sa.Index("dnc_entries_business_newest", dnc_entries.c.business_id, dnc_entries.c.created_at.desc(),
+         dnc_entries.c.id.desc())
+
+outbox = outbox_table(metadata, SCHEMA)
+inbox = inbox_table(metadata, SCHEMA)
+
+
+# -- conversations and messages --------------------------------------------------------------------
+
+async def thread(conn: AsyncConnection, business_id: str, business_number: str, contact_number: str, *,
+                 agent_id: str | None, lead_id: str | None, now: datetime):
+    """The thread of a business number and a contact, created on first use and locked; agent and lead are
+    filled in when the thread has none yet."""
+    c = conversations.c
+    await conn.execute(insert(conversations).values(
+        id=sa.func.gen_random_uuid(), business_id=business_id, business_number=business_number,
+        contact_number=contact_number, agent_id=agent_id, lead_id=lead_id, last_message_at=now, created_at=now)
+        .on_conflict_do_nothing(constraint="conversations_one_per_pair"))
+    row = (await conn.execute(sa.select(conversations).where(
+        c.business_id == business_id, c.business_number == business_number, c.contact_number == contact_number)
+        .with_for_update())).first()
+    fill = {k: v for k, v in (("agent_id", agent_id), ("lead_id", lead_id)) if v and getattr(row, k) is None}
+    if fill:
+        row = (await conn.execute(conversations.update().where(c.id == row.id).values(**fill)
+                                  .returning(conversations))).first()
+    return row
+
+
+async def add_message(conn: AsyncConnection, conversation, **values):
+    """A message on its (locked) thread, with the thread's counts and latest message updated."""
+    row = (await conn.execute(messages.insert().values(conversation_id=conversation.id, **values)
+                              .returning(messages))).first()
+    inbound = row.direction == "inbound"
+    c = conversations.c
+    await conn.execute(conversations.update().where(c.id == conversation.id).values(
+        inbound_count=c.inbound_count + int(inbound), outbound_count=c.outbound_count + int(not inbound),
+        unread_count=c.unread_count + int(inbound), last_message_at=row.created_at, last_message_id=row.id))
+    return row
+
+
+async def update_message(conn: AsyncConnection, message_id: str, values: dict):
+    return (await conn.execute(messages.update().where(messages.c.id == message_id).values(**values)
+                               .returning(messages))).first()
+
+
+async def message_for_callback(conn: AsyncConnection, message_id: str | None, sid: str):
+    """The outbound message a status callback is about, locked: by our id (in the callback URL), else the sid."""
+    if message_id:
+        row = (await conn.execute(sa.select(messages).where(messages.c.id == message_id).with_for_update())).first()
+        if row is not None:
+            return row
+    return (await conn.execute(sa.select(messages).where(messages.c.provider_sid == sid).with_for_update())).first()
+
+
+async def message_by_sid(conn: AsyncConnection, sid: str):
+    return (await conn.execute(sa.select(messages).where(messages.c.provider_sid == sid))).first()
+
+
+_last = messages.alias("last_message")
+
+
+def conversations_of(business_ids, conversation_id: str | None) -> sa.Select:
+    """Threads with their latest message's preview, direction and status."""
+    query = (sa.select(conversations, _last.c.body.label("last_body"), _last.c.direction.label("last_direction"),
+                       _last.c.status.label("last_status"))
+             .select_from(conversations.outerjoin(_last, _last.c.id == conversations.c.last_message_id))
+             .where(conversations.c.business_id.in_(business_ids)))
+    return query.where(conversations.c.id == conversation_id) if conversation_id else query
+
+
+def messages_of(business_ids, conversation_id: str | None, direction: str | None) -> sa.Select:
+    query = sa.select(messages).where(messages.c.business_id.in_(business_ids))
+    if conversation_id:
+        query = query.where(messages.c.conversation_id == conversation_id)
+    return query.where(messages.c.direction == direction) if direction else query
+
+
+async def mark_read(conn: AsyncConnection, conversation_id: str) -> None:
+    await conn.execute(conversations.update().where(conversations.c.id == conversation_id).values(unread_count=0))
+
+
+# -- consent ---------------------------------------------------------------------------------------
+
+async def add_consent(conn: AsyncConnection, **values) -> None:
+    await conn.execute(consent_events.insert().values(**values))
+
+
+async def consent_history(conn: AsyncConnection, business_id: str, phone: str) -> list:
+    c = consent_events.c
+    return list((await conn.execute(sa.select(consent_events).where(c.business_id == business_id, c.phone == phone)
+                                    .order_by(c.id))).all())
+
+
+# -- do-not-call -------------------------------------------------------------------------------------
+
+async def listed(conn: AsyncConnection, business_id: str, phone: str):
+    d = dnc_entries.c
+    return (await conn.execute(sa.select(dnc_entries).where(d.business_id == business_id, d.phone == phone,
+                                                            d.removed_at.is_(None)))).first()
+
+
+async def add_dnc(conn: AsyncConnection, **values):
+    """The listed entry: the new one, or the one already there."""
+    added = (await conn.execute(insert(dnc_entries).values(**values).on_conflict_do_nothing(
+        index_elements=["business_id", "phone"], index_where=dnc_entries.c.removed_at.is_(None))
+        .returning(dnc_entries))).first()
+    return added or await listed(conn, values["business_id"], values["phone"])
+
+
+async def remove_dnc(conn: AsyncConnection, business_id: str, phone: str, **values):
+    d = dnc_entries.c
+    return (await conn.execute(dnc_entries.update().where(d.business_id == business_id, d.phone == phone,
+                                                          d.removed_at.is_(None)).values(**values)
+                               .returning(dnc_entries))).first()
+
+
+def dnc_of(business_id: str) -> sa.Select:
+    return sa.select(dnc_entries).where(dnc_entries.c.business_id == business_id, dnc_entries.c.removed_at.is_(None))

@@ -1,0 +1,257 @@
+"""SMS end to end: every refusal of a send, consent by API, keyword and conversation, the provider's callbacks
+(late, reordered, forged), inbound texts threading and becoming leads, and the do-not-call list."""
+import asyncio
+from datetime import datetime, timezone
+
+import aiohttp
+import pytest
+
+from services.messaging import domain
+from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.e2e.test_inbound_calls import our_call, ring
+
+# Numbers in one zone each (LA, New York, London, Berlin, Johannesburg, Tokyo, Sydney): at any hour some are
+# inside the 08:00-21:00 window and some outside, so a test picks one that is open (or closed) right now.
+ZONED = ("+1415555{}", "+1212555{}", "+44207946{}", "+4930123{}", "+2721123{}", "+8131234{}", "+6129374{}")
+
+
+def number(suffix: str, open_now: bool = True) -> str:
+    """A recipient whose quiet hours are (or are not) over right now, ending in `suffix` (the simulator's test
+    numbers: 0001 refused, 0003/0006 undelivered, 0005 failed, others delivered)."""
+    now = datetime.now(timezone.utc)
+    for pattern in ZONED:
+        candidate = pattern.format(suffix)
+        if (domain.next_allowed(now, domain.narrowed_zones(candidate)) == now) == open_now:
+            return candidate
+    pytest.fail("no zone fits the hour")
+
+
+async def send(api, key, agent, to: str, message: str = "Your quote is ready.", **extra):
+    return await api.request("POST", "/api/v1/sms/send", key=key,
+                             json={"to": to, "from_agent_id": agent["id"], "message": message, **extra})
+
+
+async def opt_in(api, key, phone: str) -> dict:
+    status, consent, _ = await api.request("POST", "/api/v1/sms/consent", key=key,
+                                           json={"phone": phone, "state": "opted_in", "note": "web form"})
+    assert status == 201, consent
+    return consent
+
+
+async def settled_message(api, key, message_sid: str, final=("delivered", "undelivered", "failed")) -> dict:
+    for _ in range(100):
+        status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"limit": "100"})
+        found = [m for m in page["messages"] if m["message_sid"] == message_sid]
+        if found and found[0]["status"] in final:
+            return found[0]
+        await asyncio.sleep(0.1)
+    pytest.fail(f"message {message_sid} did not settle: {found}")
+
+
+async def events_of(api, key, kind: str, message_id: str, expected: int = 1) -> list:
+    for _ in range(100):
+        status, body, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
+        found = [e for e in body["events"] if e["data"].get("message_id") == message_id]
+        if len(found) >= expected:
+            return found
+        await asyncio.sleep(0.1)
+    return found
+
+
+async def test_a_cold_number_is_refused_until_it_opts_in_then_the_text_is_delivered(
+        api, account, calling_agent):  # noqa: F811
+    key, agent, to = account["key"], calling_agent, number("0150")
+    status, body, _ = await send(api, key, agent, to)
+    assert status == 400 and body["error"]["code"] == "number_opted_out"
+    assert "POST /api/v1/sms/consent" in body["error"]["message"]
+    consent = await opt_in(api, key, to)
+    assert (consent["state"], consent["can_text"], consent["history"][0]["source"]) == ("opted_in", True, "api")
+
+    status, sent, _ = await send(api, key, agent, to)
+    assert status == 200, sent
+    assert sent["success"] is True and sent["to"] == to and sent["from"] == agent["phone_number"]
+    assert sent["message_sid"].startswith("SM")
+    delivered = await settled_message(api, key, sent["message_sid"])
+    assert delivered["status"] == "delivered" and delivered["direction"] == "outbound"
+    assert [e["type"] for e in await events_of(api, key, "sms.sent", sent["message_id"])] == ["sms.sent"]
+    assert await events_of(api, key, "sms.delivered", sent["message_id"])
+    status, threads, _ = await api.request("GET", "/api/v1/sms/conversations", key=key)
+    [thread] = [t for t in threads["conversations"] if t["id"] == sent["conversation_id"]]
+    assert (thread["business_number"], thread["contact_number"], thread["outbound_count"]) == (
+        agent["phone_number"], to, 1)
+    status, one, _ = await api.request("GET", "/api/v1/sms/conversations", key=key,
+                                       params={"id": sent["conversation_id"]})
+    assert status == 200 and one["id"] == sent["conversation_id"] and one["last_message_status"] == "delivered"
+
+
+async def test_stop_refuses_then_start_allows_and_help_is_answered(api, account, calling_agent, sms):  # noqa: F811
+    key, agent, contact = account["key"], calling_agent, number("0151")
+    await opt_in(api, key, contact)
+    [confirmation] = await sms.text_in(contact, agent["phone_number"], "  Stop ")
+    assert "unsubscribed" in confirmation and "Reply START" in confirmation
+    assert await sms.text_in(contact, agent["phone_number"], "STOP") == []  # confirmed once, then silence
+    status, body, _ = await send(api, key, agent, contact)
+    assert status == 400 and body["error"]["code"] == "number_opted_out" and "STOP" in body["error"]["message"]
+    [help_text] = await sms.text_in(contact, agent["phone_number"], "help")
+    assert "Reply STOP" in help_text
+    [resubscribed] = await sms.text_in(contact, agent["phone_number"], "START")
+    assert "resubscribed" in resubscribed
+    status, sent, _ = await send(api, key, agent, contact)
+    assert status == 200, sent
+    status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=key, params={"phone": contact})
+    assert [(c["kind"], c["source"]) for c in consent["history"]] == [
+        ("opt_in", "api"), ("opt_out", "keyword"), ("opt_out", "keyword"), ("conversational", "inbound_text"),
+        ("opt_in", "keyword")]
+    assert consent["state"] == "opted_in"
+
+
+async def test_an_inbound_text_threads_becomes_a_lead_and_allows_a_reply(api, account, calling_agent,  # noqa: F811
+                                                                         sms):
+    key, agent, sender = account["key"], calling_agent, number("0152")
+    assert await sms.text_in(sender, agent["phone_number"], "Do you do weekend appointments?") == []
+    for _ in range(100):
+        status, leads, _ = await api.request("GET", "/api/v1/leads", key=key, params={"phone": sender})
+        if leads["leads"] and leads["leads"][0]["interaction_count"] == 1:
+            break
+        await asyncio.sleep(0.1)
+    [lead] = leads["leads"]
+    assert lead["source"] == "inbound_sms"
+    status, threads, _ = await api.request("GET", "/api/v1/sms/conversations", key=key)
+    [thread] = [t for t in threads["conversations"] if t["contact_number"] == sender]
+    assert (thread["unread_count"], thread["inbound_count"], thread["last_message_direction"]) == (1, 1, "inbound")
+    status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key,
+                                        params={"conversation_id": thread["id"], "direction": "inbound"})
+    [received] = page["messages"]
+    assert (received["body"], received["status"]) == ("Do you do weekend appointments?", "received")
+    status, again, _ = await api.request("GET", "/api/v1/sms/conversations", key=key, params={"id": thread["id"]})
+    assert again["unread_count"] == 0  # listing the thread's messages read it
+    status, events, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": "sms.received"})
+    assert [e for e in events["events"] if e["data"]["message_id"] == received["id"]]
+    # They texted first: a reply goes out without a recorded opt-in (conversational consent).
+    status, sent, _ = await send(api, key, agent, sender, "Yes, Saturdays 9-1.")
+    assert status == 200 and sent["conversation_id"] == thread["id"], sent
+
+
+async def test_a_caller_may_be_texted_back(api, account, calling_agent, voice):  # noqa: F811
+    key, agent, caller = account["key"], calling_agent, number("0153")
+    at_provider = await ring(voice, agent["phone_number"], caller)
+    await our_call(api, key, agent["id"], at_provider["id"])
+    for _ in range(100):
+        status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=key, params={"phone": caller})
+        if consent["state"] == "conversational":
+            break
+        await asyncio.sleep(0.1)
+    assert consent["history"][0]["source"] == "inbound_call" and consent["conversational_until"]
+    status, sent, _ = await send(api, key, agent, caller, "Thanks for calling! Here is the link we mentioned.")
+    assert status == 200, sent
+
+
+@pytest.mark.parametrize("message, rule", [
+    ("See https://bit.ly/abc123", "link_shortener"), ("", "empty"), ("x" * 1601, "too_long"),
+    ("Our dispensary has THC gummies", "prohibited_cannabis")])
+async def test_content_rules_refuse_with_the_rule(api, account, calling_agent, message, rule):  # noqa: F811
+    to = number("0154")
+    await opt_in(api, account["key"], to)
+    status, body, _ = await send(api, account["key"], calling_agent, to, message)
+    assert status == 400 and body["error"]["code"] == "content_blocked"
+    assert body["error"]["message"].startswith(f"rule {rule}:")
+
+
+async def test_quiet_hours_refuse_and_say_when(api, account, calling_agent):  # noqa: F811
+    to = number("0155", open_now=False)
+    await opt_in(api, account["key"], to)
+    status, body, _ = await send(api, account["key"], calling_agent, to)
+    assert status == 400 and body["error"]["code"] == "tcpa_violation"
+    assert "08:00-21:00" in body["error"]["message"] and "next at 20" in body["error"]["message"]
+
+
+async def test_the_do_not_call_lists(api, account, calling_agent):  # noqa: F811
+    key, agent, to = account["key"], calling_agent, number("0156")
+    await opt_in(api, key, to)
+    status, entry, _ = await api.request("POST", "/api/v1/dnc", key=key, json={"phone": to, "reason": "asked"})
+    assert status == 201 and entry["phone"] == to and entry["reason"] == "asked"
+    status, again, _ = await api.request("POST", "/api/v1/dnc", key=key, json={"phone": to})
+    assert status == 201 and again["id"] == entry["id"]
+    status, body, _ = await send(api, key, agent, to)
+    assert status == 400 and body["error"]["code"] == "number_on_dnc"
+    status, check, _ = await api.request("GET", "/api/v1/dnc", key=key, params={"phone": to})
+    assert check["listed"] is True and check["entry"]["id"] == entry["id"] and check["platform"] is False
+    status, listed, _ = await api.request("GET", "/api/v1/dnc", key=key)
+    assert [e["phone"] for e in listed["entries"]] == [to]
+    status, body, _ = await api.request("DELETE", "/api/v1/dnc", key=key, params={"phone": to})
+    assert status == 400 and body["error"]["code"] == "bad_request"
+    status, removed, _ = await api.request("DELETE", "/api/v1/dnc", key=key,
+                                           params={"phone": to, "reason": "opted back in by phone"})
+    assert status == 200 and removed["removed_at"] and removed["removed_reason"] == "opted back in by phone"
+    assert (await send(api, key, agent, to))[0] == 200
+    status, body, _ = await api.request("DELETE", "/api/v1/dnc", key=key, params={"phone": to, "reason": "x"})
+    assert status == 404
+    # The platform's list (PLATFORM_DNC in the tests' stack).
+    await opt_in(api, key, "+14155550166")
+    status, body, _ = await send(api, key, agent, "+14155550166")
+    assert status == 400 and body["error"]["code"] == "number_on_dnc" and "platform" in body["error"]["message"]
+
+
+async def test_a_provider_refusal_is_sms_send_failed_and_logged(api, account, calling_agent):  # noqa: F811
+    key, to = account["key"], number("0001")
+    await opt_in(api, key, to)
+    status, body, _ = await send(api, key, calling_agent, to)
+    assert status == 500 and body["error"]["code"] == "sms_send_failed", body
+    status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"direction": "outbound"})
+    [failed] = [m for m in page["messages"] if m["to"] == to]
+    assert (failed["status"], failed["error_code"], failed["message_sid"]) == ("failed", "21211", None)
+    assert await events_of(api, key, "sms.failed", failed["id"])
+
+
+async def test_an_undelivered_text_reports_the_carrier_error(api, account, calling_agent):  # noqa: F811
+    key, to = account["key"], number("0006")
+    await opt_in(api, key, to)
+    status, sent, _ = await send(api, key, calling_agent, to)
+    assert status == 200
+    undelivered = await settled_message(api, key, sent["message_sid"])
+    assert (undelivered["status"], undelivered["error_code"]) == ("undelivered", "30006")
+    [failed] = await events_of(api, key, "sms.failed", sent["message_id"])
+    assert failed["data"]["status"] == "undelivered"
+
+
+async def test_reordered_and_repeated_callbacks_never_move_a_text_back(api, account, calling_agent, sms):  # noqa: F811
+    key, to = account["key"], number("0157")
+    await opt_in(api, key, to)
+    assert (await sms.control("POST", "/callbacks", {"reorder": True, "duplicate": True}))[0] == 201
+    status, sent, _ = await send(api, key, calling_agent, to)
+    assert (await settled_message(api, key, sent["message_sid"]))["status"] == "delivered"
+    await asyncio.sleep(0.5)  # the late "sent" and the duplicates
+    assert (await settled_message(api, key, sent["message_sid"]))["status"] == "delivered"
+    assert len(await events_of(api, key, "sms.delivered", sent["message_id"])) == 1
+
+
+async def test_forged_callbacks_and_texts_are_refused(api, account, calling_agent, sms, stack):  # noqa: F811
+    key, to = account["key"], number("0158")
+    await opt_in(api, key, to)
+    assert (await sms.control("POST", "/callbacks", {"bad_signature": True}))[0] == 201
+    status, sent, _ = await send(api, key, calling_agent, to)
+    await asyncio.sleep(1)
+    status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key)
+    [message] = [m for m in page["messages"] if m["message_sid"] == sent["message_sid"]]
+    assert message["status"] == "queued"  # no forged callback moved it
+    async with aiohttp.ClientSession() as session:
+        for path in ("/api/v1/providers/sms/status", "/api/v1/providers/sms/inbound"):
+            async with session.post(stack.base_url + path, data={"MessageSid": "SMx", "MessageStatus": "delivered",
+                                                                 "From": to, "To": calling_agent["phone_number"],
+                                                                 "Body": "STOP"}) as r:
+                assert r.status == 401 and (await r.json())["error"]["code"] == "unauthorized"
+
+
+async def test_agents_of_other_businesses_or_without_numbers_are_not_found(
+        api, account, other_key, calling_agent):  # noqa: F811
+    status, body, _ = await send(api, other_key, calling_agent, number("0159"))
+    assert status == 404 and body["error"]["code"] == "not_found"
+    status, bare, _ = await api.request("POST", "/api/v1/agents", key=account["key"], json={
+        "business_id": account["business_id"], "name": "No number", "system_prompt": "Hi."})
+    status, body, _ = await send(api, account["key"], bare, number("0159"))
+    assert status == 404 and "phone number" in body["error"]["message"]
+
+
+async def test_health_reports_the_messaging_provider(api, account):
+    status, health, _ = await api.request("GET", "/api/v1/health", key=account["key"])
+    assert status == 200 and health["providers"]["messaging"] == "ok"
