@@ -81,6 +81,15 @@ class Settings:
     sms_account_sid: str = ""
     sms_auth_token: Secret = Secret("")
     sms_timeout_seconds: float = 5.0
+    # Outgoing email (the owner's notifications, queued emails): an SMTP server; the local stack runs a catch-all.
+    smtp_host: str = "localhost"
+    smtp_port: int = 25
+    smtp_username: str = ""
+    smtp_password: Secret = Secret("")
+    smtp_starttls: bool = False
+    email_from: str = "Switchboard <notifications@switchboard.local>"
+    email_delivery_interval_seconds: float = 5.0
+    email_retry_scale: float = 1.0  # multiplies the retry backoff (tests shrink it)
     # The platform-wide do-not-call list (E.164 numbers no business may text), beside each business's own.
     platform_dnc: tuple[str, ...] = field(default=())
     # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
@@ -147,6 +156,14 @@ def load() -> Settings:
         sms_auth_token=Secret(os.environ.get("SMS_AUTH_TOKEN", "")),
         sms_timeout_seconds=float(os.environ.get("SMS_TIMEOUT_SECONDS", "5")),
         platform_dnc=_list("PLATFORM_DNC"),
+        smtp_host=os.environ.get("SMTP_HOST", "localhost"),
+        smtp_port=_int("SMTP_PORT", 25),
+        smtp_username=os.environ.get("SMTP_USERNAME", ""),
+        smtp_password=Secret(os.environ.get("SMTP_PASSWORD", "")),
+        smtp_starttls=os.environ.get("SMTP_STARTTLS", "").lower() in ("1", "true"),
+        email_from=os.environ.get("EMAIL_FROM", "Switchboard <notifications@switchboard.local>"),
+        email_delivery_interval_seconds=float(os.environ.get("EMAIL_DELIVERY_INTERVAL_SECONDS", "5")),
+        email_retry_scale=float(os.environ.get("EMAIL_RETRY_SCALE", "1")),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),
         webhook_lease_seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")),

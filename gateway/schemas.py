@@ -331,6 +331,15 @@ CONSENT_RECORD = _obj({
 }, ("phone", "state"))
 DNC_ADD = _obj({"phone": E164, "business_id": BUSINESS,
                 "reason": {"type": "string", "maxLength": messaging.REASON_MAX}}, ("phone",))
+EMAIL_QUEUE = _obj({
+    "to": {"type": "string", "format": "email", "maxLength": 254},
+    "subject": {"type": "string", "minLength": 1, "maxLength": messaging.SUBJECT_MAX, "pattern": r"^[^\r\n]*$"},
+    "body": {"type": "string", "minLength": 1, "maxLength": messaging.EMAIL_BODY_MAX, "pattern": NOT_BLANK},
+    "business_id": BUSINESS,
+    "approve": {"type": "boolean", "default": True,
+                "description": "false leaves it pending approval (POST /api/v1/emails/approve)"},
+}, ("to", "subject", "body"))
+EMAIL_APPROVE = _obj({"id": UUID}, ("id",))
 _CONVERSATION = message_schema(messaging_pb2.Conversation.DESCRIPTOR)
 _MESSAGE = message_schema(messaging_pb2.Message.DESCRIPTOR)
 _DNC_ENTRY = message_schema(messaging_pb2.DncEntry.DESCRIPTOR)
@@ -450,6 +459,10 @@ SCHEMAS: dict[str, dict] = {
     "DncCheck": message_schema(messaging_pb2.DncCheck.DESCRIPTOR),
     "DncList": _obj({"entries": {"type": "array", "items": _ref("DncEntry")}, **PAGE_FIELDS},
                     ("entries", *PAGE_FIELDS)),
+    "EmailQueueRequest": EMAIL_QUEUE,
+    "EmailApproveRequest": EMAIL_APPROVE,
+    "Email": message_schema(messaging_pb2.Email.DESCRIPTOR),
+    "EmailList": _obj({"emails": {"type": "array", "items": _ref("Email")}, **PAGE_FIELDS}, ("emails", *PAGE_FIELDS)),
     "Health": _obj({
         "status": {"type": "string", "enum": ["ok", "degraded"]},
         "api": {"type": "string"},

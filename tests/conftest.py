@@ -53,6 +53,8 @@ def stack(request):
                          "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
                          # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)
                          "VOICE_SIM_TIME_SCALE": "0.05", "SMS_SIM_TIME_SCALE": "0.05",
+                         # queued emails go out within a fraction of a second, retries in milliseconds
+                         "EMAIL_DELIVERY_INTERVAL_SECONDS": "0.2", "EMAIL_RETRY_SCALE": "0.001",
                          # a number on the platform-wide do-not-call list
                          "PLATFORM_DNC": "+14155550166",
                          # the reaper closes a silent call a second past its max_duration
@@ -151,11 +153,12 @@ async def limited_api(stack, api):
 @pytest.fixture
 async def account(api):
     """A new account: its signup reply, a dashboard session, and a key with every scope."""
-    signup = await api.signup()
+    email = f"owner-{uuid.uuid4().hex[:10]}@example.com"
+    signup = await api.signup(email=email)
     dash = await api.dashboard(signup)
     full = await dash.create_key(name="all", scopes=["*"])
     yield {"signup": signup, "dashboard": dash, "key": full["key"], "read_key": signup["api_key"],
-           "business_id": signup["business_id"]}
+           "business_id": signup["business_id"], "email": email}
     await dash.close()
 
 
@@ -231,6 +234,18 @@ async def sms(stack):
         yield sim
         await sim.control("DELETE", "/faults")
         await sim.control("DELETE", "/callbacks")
+
+
+@pytest.fixture
+async def mailbox(stack):
+    """The catch-all's read API: `await mailbox(to)` is the messages received for `to`."""
+    url = f"http://127.0.0.1:{stack.process('mail-catchall').port}/messages"
+    async with aiohttp.ClientSession() as session:
+        async def received(to: str) -> list[dict]:
+            async with session.get(url, params={"to": to}) as r:
+                assert r.status == 200, await r.text()
+                return (await r.json())["messages"]
+        yield received
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from deploy.local.stack import SMS_SIMULATOR, VOICE_SIMULATOR, Stack
+from deploy.local.stack import MAIL_CATCHALL, SMS_SIMULATOR, VOICE_SIMULATOR, Stack
 
 
 def main() -> int:
@@ -40,6 +40,11 @@ def main() -> int:
                 sim = stack.process(simulator).port
                 print(f"  {label + ':':<9} local {what} simulator at http://127.0.0.1:{sim} ({verb} a number: POST "
                       f"http://127.0.0.1:{sim}/_simulator/inbound, see the README)")
+        if os.environ.get("SMTP_HOST"):
+            print("  Email:    SMTP_HOST")
+        else:
+            print(f"  Email:    local catch-all SMTP server: every email lands in {stack.home / 'mail'} (list them: "
+                  f"http://127.0.0.1:{stack.process(MAIL_CATCHALL).port}/messages)")
         print("  Webhooks: receivers on this machine (loopback URLs) are allowed in this local stack only; private "
               "and metadata addresses are always refused")
         print(f"  Logs:     {stack.logs}")

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NUMBER_POOL = Path(__file__).resolve().parent / "number_pool.json"
 VOICE_SIMULATOR = "voice-simulator"
 SMS_SIMULATOR = "sms-simulator"
+MAIL_CATCHALL = "mail-catchall"
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Stack:
     postgres: Postgres | None = None
     nats: Nats | None = None
     processes: list[Process] = field(default_factory=list)
+    smtp_port: int = 0  # the mail catch-all's SMTP port (its process port is its HTTP read API)
 
     @property
     def base_url(self) -> str:
@@ -88,6 +90,7 @@ class Stack:
             "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
             **self.voice_env(),
             **self.sms_env(),
+            **self.mail_env(),
             **self.extra_env,
         }
         return env
@@ -122,6 +125,15 @@ class Stack:
                 "SMS_AUTH_TOKEN": self.home_secret("sms_auth_token"), "SMS_SIM_PORT": str(sim.port),
                 "SMS_INBOUND_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url) + INBOUND_PATH}
 
+    def mail_env(self) -> dict[str, str]:
+        """Outgoing email: SMTP_HOST when set, else the local catch-all, which keeps every message in
+        $SWITCHBOARD_HOME/mail (and lists them over HTTP)."""
+        if os.environ.get("SMTP_HOST"):
+            return {}
+        return {"SMTP_HOST": "127.0.0.1", "SMTP_PORT": str(self.smtp_port), "SMTP_CATCHALL_PORT": str(self.smtp_port),
+                "SMTP_CATCHALL_HTTP_PORT": str(self.process(MAIL_CATCHALL).port),
+                "SMTP_CATCHALL_DIR": str(self.home / "mail")}
+
     def home_secret(self, name: str) -> str:
         """A secret of this data folder (key hashing, the simulator's API key), made on first start and kept
         with the data."""
@@ -141,7 +153,9 @@ class Stack:
         simulators = [*([] if os.environ.get("VOICE_API_URL") else [
             Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port())]),
             *([] if os.environ.get("SMS_API_URL") else [
-                Process(SMS_SIMULATOR, "providers.messaging.simulator", free_port())])]
+                Process(SMS_SIMULATOR, "providers.messaging.simulator", free_port())]),
+            *([] if os.environ.get("SMTP_HOST") else [Process(MAIL_CATCHALL, "providers.email.catchall", free_port())])]
+        self.smtp_port = self.smtp_port or free_port()
         self.processes = [*simulators,
                           *(Process(s.name, s.module, free_port()) for s in registry.SERVICES),
                           *(Process(w.name, w.module, free_port()) for w in registry.WORKERS),

@@ -7,7 +7,7 @@ from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.routes import PUBLIC, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
-from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, SMS_SEND, UUID
+from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, EMAIL_APPROVE, EMAIL_QUEUE, SMS_SEND, UUID
 from providers.messaging.signatures import SIGNATURE_HEADER
 from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH
 from services.messaging import domain
@@ -72,6 +72,27 @@ async def remove_dnc(ctx: RequestContext):
 
 
 FORM = "application/x-www-form-urlencoded"
+
+
+async def queue_email(ctx: RequestContext):
+    req = set_fields(messaging_pb2.QueueEmailRequest(), ctx.body, "to", "subject", "body", "business_id")
+    req.hold_for_approval = ctx.body.get("approve") is False
+    return to_json(await ctx.rpc("messaging").QueueEmail(req))
+
+
+async def approve_email(ctx: RequestContext):
+    return to_json(await ctx.rpc("messaging").ApproveEmail(messaging_pb2.ApproveEmailRequest(id=ctx.body["id"])))
+
+
+async def list_emails(ctx: RequestContext):
+    req = set_fields(messaging_pb2.ListEmailsRequest(page=ctx.page_request()), ctx.query, "status")
+    reply = await ctx.rpc("messaging").ListEmails(req)
+    return ctx.listing("emails", [to_json(e) for e in reply.emails], reply.page)
+
+
+async def get_email(ctx: RequestContext):
+    reply = await ctx.rpc("messaging").ListEmails(messaging_pb2.ListEmailsRequest(id=ctx.query["id"]))
+    return to_json(reply.emails[0])
 
 
 async def _provider_request(ctx: RequestContext) -> messaging_pb2.ProviderRequest:
@@ -173,6 +194,27 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/RemoveDnc",),
           description="The entry is kept with removed_at and the reason. A phone not on the list is 404. The "
           "platform-wide list cannot be changed through the API."),
+    Route("POST", f"{V1}/emails", queue_email, "Queue an email", "emails", scope="emails:write", body=EMAIL_QUEUE,
+          response="Email", status=201, errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
+          rpcs=(f"{MESSAGING}/QueueEmail",),
+          description="Approved at once (it goes out within seconds) unless approve is false, which leaves it "
+          "pending_approval until POST /api/v1/emails/approve. Delivery retries with backoff "
+          f"({domain.EMAIL_ATTEMPTS} tries) and ends sent or failed (last_error says why). The platform queues "
+          "the owner's notifications here too (kind owner_notification), e.g. for each agent prompt change."),
+    Route("POST", f"{V1}/emails/approve", approve_email, "Approve a queued email", "emails", scope="emails:write",
+          body=EMAIL_APPROVE, response="Email",
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found"),
+          rpcs=(f"{MESSAGING}/ApproveEmail",),
+          description="Only an email pending approval can be approved (400 otherwise); another business's email "
+          "is 404."),
+    Route("GET", f"{V1}/emails", list_emails, "The email queue, newest first, or one email with ?id=", "emails",
+          scope="emails:read", query=page_query(50, 100, id=UUID, status={
+              "type": "string", "enum": list(domain.EMAIL_STATUSES)}), read_one=get_email,
+          response=("EmailList", "Email"), errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
+          rpcs=(f"{MESSAGING}/ListEmails",),
+          description="{emails, has_more, next_cursor} across the key's businesses: recipient, subject, body, "
+          "kind, status (pending_approval, approved, sent, failed), attempts, last_error, Message-ID, who queued "
+          "and approved it, and when."),
     Route("POST", STATUS_PATH, status_callback, "The messaging provider's status callbacks", "providers",
           auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
           media="application/xml", errors=("unauthorized", "invalid_request"),

@@ -272,6 +272,16 @@ class Accounts:
             raise not_found("workspace")
         return row
 
+    async def workspace_owner(self, business_id: str):
+        require_uuid(business_id, "id")
+        if not tenant.require_account().can_access(business_id):
+            raise not_found("workspace")
+        async with self.engine.connect() as conn:
+            row = await store.workspace_owner(conn, business_id)
+        if row is None:
+            raise not_found("workspace")
+        return row
+
     async def list_workspaces(self, page: Page) -> Paged:
         who = tenant.require_account()
         async with self.engine.connect() as conn:

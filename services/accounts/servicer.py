@@ -111,6 +111,11 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     async def GetWorkspace(self, request, context):
         return workspace_message(await self.accounts.get_workspace(request.id))
 
+    async def GetWorkspaceOwner(self, request, context):
+        row = await self.accounts.workspace_owner(request.id)
+        return accounts_pb2.WorkspaceOwner(business_id=str(row.id), business_name=row.name,
+                                           account_id=str(row.account_id), email=row.email)
+
     async def ListWorkspaces(self, request, context):
         paged = await self.accounts.list_workspaces(Page.of(request.page, *WORKSPACES_PAGE))
         return accounts_pb2.ListWorkspacesReply(workspaces=[workspace_message(r) for r in paged.rows],

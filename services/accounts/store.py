@@ -201,6 +201,13 @@ async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> asyncpg.Recor
     return await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
 
 
+async def workspace_owner(conn: AsyncConnection, business_id: str):
+    """The business with its account's email."""
+    return (await conn.execute(sa.select(businesses.c.id, businesses.c.name, businesses.c.account_id, users.c.email)
+                               .select_from(businesses.join(users, users.c.id == businesses.c.account_id))
+                               .where(businesses.c.id == business_id))).first()
+
+
 def workspaces_of(business_ids) -> sa.Select:
     return sa.select(businesses).where(businesses.c.id.in_(business_ids))
 

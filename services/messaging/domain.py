@@ -243,3 +243,46 @@ def quiet_hours_refusal(now: datetime, zones: tuple[str, ...]) -> ServiceError |
 def state_zones(state: str | None) -> tuple[str, ...]:
     """The zones of a lead's stated US state (two letters), if it names one."""
     return US_STATE_ZONES.get((state or "").strip().upper(), ())
+
+
+# -- the email queue -------------------------------------------------------------------------------
+# An email waits for approval (pending_approval) unless it is approved when queued (the owner's notifications,
+# or an API caller asking for it), then goes out: approved -> sent, or failed after EMAIL_ATTEMPTS tries (or at
+# once when the mail server refuses it for good). Retries back off exponentially.
+EMAIL_STATUSES = ("pending_approval", "approved", "sent", "failed")
+EMAIL_KINDS = ("owner_notification", "api")
+EMAIL_ATTEMPTS = 5
+EMAIL_RETRY_BASE_SECONDS, EMAIL_RETRY_MAX_SECONDS = 30.0, 3600.0
+SUBJECT_MAX, EMAIL_BODY_MAX = 200, 50_000
+
+
+def email_retry_delay(attempts: int, scale: float = 1.0) -> timedelta:
+    """How long after its `attempts`-th failed try an email is tried again."""
+    return timedelta(seconds=min(EMAIL_RETRY_MAX_SECONDS, EMAIL_RETRY_BASE_SECONDS * 2 ** (attempts - 1)) * scale)
+
+
+def after_failed_send(attempts: int, permanent: bool) -> str:
+    """The status of an email whose try number `attempts` failed."""
+    return "failed" if permanent or attempts >= EMAIL_ATTEMPTS else "approved"
+
+
+def check_email_text(subject: str, body: str) -> tuple[str, str]:
+    subject, body = subject.strip(), body.strip()
+    if not subject or "\n" in subject or "\r" in subject:
+        raise ServiceError("invalid_request", "subject must be one line of text")
+    if len(subject) > SUBJECT_MAX:
+        raise ServiceError("invalid_request", f"subject must be at most {SUBJECT_MAX} characters")
+    if not body or len(body) > EMAIL_BODY_MAX:
+        raise ServiceError("invalid_request", f"body must be 1 to {EMAIL_BODY_MAX} characters")
+    return subject, body
+
+
+def prompt_change_email(agent_name: str, fields: list[str], source: str, version: int,
+                        reason: str | None) -> tuple[str, str]:
+    """The owner's notification of a change to an agent's prompts."""
+    changed = ", ".join(f.replace("_", " ") for f in fields) or "configuration"
+    body = (f"The {changed} of your agent {agent_name} changed (version {version}, through {source}).\n"
+            + (f"Reason given: {reason}\n" if reason else "")
+            + "\nIf you did not expect this, review the agent's versions and roll back if needed "
+              "(GET /api/v1/agents/versions, POST /api/v1/agents/versions/rollback).\n")
+    return f"{agent_name}: {changed} changed", body

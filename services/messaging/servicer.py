@@ -8,11 +8,13 @@ from core.grpc_server import Runtime
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from core.pagination import Page
+from providers.email.smtp import SmtpSender
 from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
 from providers.status import provider_status
 from services.messaging import domain, provider_service
 from services.messaging.consent_service import Consents, conversational_until
+from services.messaging.email_service import EMAILS_PAGE, PROMPTS_CONSUMER, PROMPTS_SUBJECT, EmailDelivery, Emails
 from services.messaging.provider_service import TWIML, ProviderRequests
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, Texts
 from switchboard.v1 import messaging_pb2, messaging_pb2_grpc
@@ -64,13 +66,24 @@ def dnc_message(row) -> messaging_pb2.DncEntry:
     return msg
 
 
+def email_message(row) -> messaging_pb2.Email:
+    msg = messaging_pb2.Email(id=str(row.id), business_id=str(row.business_id), kind=row.kind, to=row.to_address,
+                              subject=row.subject, body=row.body, status=row.status, attempts=row.attempts,
+                              last_error=row.last_error, message_id=row.message_id, created_by=row.created_by,
+                              approved_by=row.approved_by)
+    for field in ("approved_at", "next_attempt_at", "sent_at", "created_at", "updated_at"):
+        set_timestamp(msg, field, getattr(row, field))
+    return msg
+
+
 def _text(value) -> str | None:
     return str(value) if value is not None else None
 
 
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
-    def __init__(self, texts: Texts, consents: Consents, provider: ProviderRequests, sms: TwilioClient):
-        self.texts, self.consents, self.provider, self.sms = texts, consents, provider, sms
+    def __init__(self, texts: Texts, consents: Consents, provider: ProviderRequests, sms: TwilioClient,
+                 emails: Emails):
+        self.texts, self.consents, self.provider, self.sms, self.emails = texts, consents, provider, sms, emails
 
     async def SendSms(self, request, context):
         sent = await self.texts.send(request.to, request.from_agent_id, request.message, optional(request, "lead_id"))
@@ -136,6 +149,20 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         return messaging_pb2.ProviderStatus(status="ok" if account.get("status") == "active" else "refused")
 
 
+    async def QueueEmail(self, request, context):
+        return email_message(await self.emails.queue(request.to, request.subject, request.body,
+                                                     optional(request, "business_id"), not request.hold_for_approval))
+
+    async def ApproveEmail(self, request, context):
+        return email_message(await self.emails.approve(request.id))
+
+    async def ListEmails(self, request, context):
+        if request.HasField("id"):
+            return messaging_pb2.ListEmailsReply(emails=[email_message(await self.emails.get(request.id))])
+        paged = await self.emails.list(optional(request, "status"), Page.of(request.page, *EMAILS_PAGE))
+        return messaging_pb2.ListEmailsReply(emails=[email_message(r) for r in paged.rows], page=paged.info())
+
+
 def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
     sms = TwilioClient(s.sms_api_url, s.sms_account_sid, s.sms_auth_token.reveal(), timeout=s.sms_timeout_seconds)
@@ -147,4 +174,10 @@ def build(runtime: Runtime) -> MessagingServicer:
                                 runtime.client("accounts"), runtime.events_committed)
     runtime.run(DurableConsumer(runtime.bus, provider_service.CALLS_CONSUMER, provider.record_call,
                                 filter_subject=provider_service.CALLS_SUBJECT))
-    return MessagingServicer(texts, consents, provider, sms)
+    emails = Emails(runtime.engine, provider.accounts)
+    runtime.run(DurableConsumer(runtime.bus, PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT))
+    sender = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
+                        password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
+    runtime.run(EmailDelivery(runtime.engine, sender, interval=s.email_delivery_interval_seconds,
+                              retry_scale=s.email_retry_scale))
+    return MessagingServicer(texts, consents, provider, sms, emails)

@@ -7,7 +7,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import leases
 from core.inbox import inbox_table
+from core.leases import lease_columns
 from core.outbox import outbox_table
 
 SCHEMA = "messaging"
@@ -89,6 +91,34 @@ sa.Index("dnc_entries_listed", dnc_entries.c.business_id, dnc_entries.c.phone, u
          postgresql_where=dnc_entries.c.removed_at.is_(None))
 sa.Index("dnc_entries_business_newest", dnc_entries.c.business_id, dnc_entries.c.created_at.desc(),
          dnc_entries.c.id.desc())
+
+# The email queue (domain.EMAIL_STATUSES); a delivery holds an email's lease while the mail server has it.
+emails = sa.Table(
+    "emails", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),  # domain.EMAIL_KINDS
+    sa.Column("to_address", sa.Text, nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),
+    # What queued it (an event id, for the owner's notifications): one email per business and reference.
+    sa.Column("reference", sa.Text),
+    sa.Column("created_by", sa.Text),
+    sa.Column("approved_by", sa.Text),
+    sa.Column("approved_at", Ts),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("next_attempt_at", Ts),
+    sa.Column("last_error", sa.Text),
+    sa.Column("message_id", sa.Text),  # the Message-ID it went out with
+    sa.Column("sent_at", Ts),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    *lease_columns(),
+    sa.UniqueConstraint("business_id", "reference", name="emails_one_per_reference"),
+)
+sa.Index("emails_business_newest", emails.c.business_id, emails.c.created_at.desc(), emails.c.id.desc())
+sa.Index("emails_due", emails.c.next_attempt_at, postgresql_where=emails.c.status == "approved")
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
@@ -205,3 +235,40 @@ async def remove_dnc(conn: AsyncConnection, business_id: str, phone: str, **valu
 
 def dnc_of(business_id: str) -> sa.Select:
     return sa.select(dnc_entries).where(dnc_entries.c.business_id == business_id, dnc_entries.c.removed_at.is_(None))
+
+
+# -- the email queue ---------------------------------------------------------------------------------
+
+async def queue_email(conn: AsyncConnection, **values):
+    """The queued email; None when its business already has one with that reference."""
+    return (await conn.execute(insert(emails).values(**values).on_conflict_do_nothing(
+        constraint="emails_one_per_reference").returning(emails))).first()
+
+
+def emails_of(business_ids, status: str | None, email_id: str | None = None) -> sa.Select:
+    query = sa.select(emails).where(emails.c.business_id.in_(business_ids))
+    if email_id:
+        query = query.where(emails.c.id == email_id)
+    return query.where(emails.c.status == status) if status else query
+
+
+async def approve_email(conn: AsyncConnection, email_id: str, business_ids, **values):
+    """Approve an email waiting for approval (None when there is none such of those businesses)."""
+    e = emails.c
+    return (await conn.execute(emails.update().where(e.id == email_id, e.business_id.in_(business_ids),
+                                                     e.status == "pending_approval")
+                               .values(status="approved", **values).returning(emails))).first()
+
+
+async def claim_due_emails(conn: AsyncConnection, now: datetime, duration, limit: int) -> list[tuple]:
+    """Take the lease of up to `limit` approved emails that are due; [(row, token)]."""
+    e = emails.c
+    due = (await conn.execute(sa.select(emails).where(e.status == "approved", e.next_attempt_at <= now,
+                                                      leases.free(emails))
+                              .order_by(e.next_attempt_at).limit(limit).with_for_update(skip_locked=True))).all()
+    return [(row, await leases.take(conn, emails, row.id, duration)) for row in due]
+
+
+async def leased_email_update(conn: AsyncConnection, email_id: str, token: str, values: dict):
+    return (await conn.execute(emails.update().where(emails.c.id == email_id, leases.held(emails, token))
+                               .values(**values, **leases.RELEASED).returning(emails))).first()

@@ -110,6 +110,12 @@ async def _send_sms(w: World) -> Request:
     return Request(json={"from_agent_id": w.agent, "to": phone, "message": "Hello"})
 
 
+async def _held_email(w: World) -> Request:
+    held = await w.ok("POST", "/api/v1/emails", json={"business_id": w.a_business, "to": "a@example.com",
+                                                       "subject": "Held", "body": "For approval.", "approve": False})
+    return Request(json={"id": held["id"]})
+
+
 async def _remove_dnc(w: World) -> Request:
     phone = fresh_phone()
     await w.ok("POST", "/api/v1/dnc", json={"business_id": w.a_business, "phone": phone, "reason": "asked"})
@@ -183,6 +189,11 @@ CASES: dict[tuple[str, str], Case] = {
     ("POST", "/api/v1/dnc"): Case(_r(json=lambda w: {"business_id": w.a_business, "phone": fresh_phone()}), FORBIDDEN),
     ("GET", "/api/v1/dnc"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
     ("DELETE", "/api/v1/dnc"): Case(_remove_dnc, FORBIDDEN),
+    ("POST", "/api/v1/emails"): Case(_r(json=lambda w: {"business_id": w.a_business, "to": "a@example.com",
+                                                        "subject": "Hi", "body": "Hello.", "approve": False}),
+                                     FORBIDDEN),
+    ("POST", "/api/v1/emails/approve"): Case(_held_email, NOT_FOUND),
+    ("GET", "/api/v1/emails"): Case(_r(), "lists the caller's own businesses' emails"),
     # webhooks and events
     ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business,
                                                           "events": ["dispatcher.briefing_created"],

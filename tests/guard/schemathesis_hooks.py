@@ -35,6 +35,13 @@ DOCUMENTED_REFUSALS = (
     DocumentedRefusal("invalid_request", r"^email is invalid: ", "email-validator's verdict beyond the schema's "
                       "email format"),
     DocumentedRefusal("validation_error", r"^email is invalid: ", "signup: email-validator's verdict"),
+    DocumentedRefusal("invalid_request", r"^to is invalid: ", "emails: email-validator's verdict on the recipient"),
+    # SMS: the spec answers these compliance checks with 400 and their own codes; each depends on the
+    # recipient's history, lists, the clock or the text's content, which no schema can state.
+    DocumentedRefusal("number_on_dnc", r"do-not-call list", "SMS: the recipient is on a do-not-call list"),
+    DocumentedRefusal("number_opted_out", r"(opted out|has not opted in)", "SMS: no consent from the recipient"),
+    DocumentedRefusal("content_blocked", r"^rule \w+: ", "SMS: the text breaks a content rule"),
+    DocumentedRefusal("tcpa_violation", r"^quiet hours: ", "SMS: outside 08:00-21:00 where the recipient is"),
     DocumentedRefusal("invalid_request", r"(must be valid text without NUL characters|must not contain NUL)",
                       "text may not hold NUL or unpaired surrogates (OpenAPI info); not expressible per field"),
     DocumentedRefusal("validation_error", r"must be valid text without NUL characters",

@@ -85,6 +85,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
                 _registered_method=True)
+        self.GetWorkspaceOwner = channel.unary_unary(
+                '/switchboard.v1.Accounts/GetWorkspaceOwner',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.WorkspaceOwner.FromString,
+                _registered_method=True)
         self.CreateWorkspace = channel.unary_unary(
                 '/switchboard.v1.Accounts/CreateWorkspace',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.CreateWorkspaceRequest.SerializeToString,
@@ -184,6 +189,13 @@ class AccountsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetWorkspaceOwner(self, request, context):
+        """Who owns one of the caller's workspaces (for notifications to the owner); fails NOT_FOUND (not_found).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CreateWorkspace(self, request, context):
         """Creates a workspace in the caller's account; fails INVALID_ARGUMENT (invalid_request) or PERMISSION_DENIED (forbidden) for a key bound to one business.
         """
@@ -266,6 +278,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.GetWorkspace,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.SerializeToString,
+            ),
+            'GetWorkspaceOwner': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWorkspaceOwner,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.WorkspaceOwner.SerializeToString,
             ),
             'CreateWorkspace': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateWorkspace,
@@ -542,6 +559,33 @@ class Accounts:
             '/switchboard.v1.Accounts/GetWorkspace',
             switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWorkspaceOwner(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/GetWorkspaceOwner',
+            switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.WorkspaceOwner.FromString,
             options,
             channel_credentials,
             insecure,

@@ -304,3 +304,79 @@ class ProviderStatus(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     status: str
     def __init__(self, status: _Optional[str] = ...) -> None: ...
+
+class Email(_message.Message):
+    __slots__ = ("id", "business_id", "kind", "to", "subject", "body", "status", "attempts", "last_error", "message_id", "created_by", "approved_by", "approved_at", "next_attempt_at", "sent_at", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    APPROVED_BY_FIELD_NUMBER: _ClassVar[int]
+    APPROVED_AT_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    kind: str
+    to: str
+    subject: str
+    body: str
+    status: str
+    attempts: int
+    last_error: str
+    message_id: str
+    created_by: str
+    approved_by: str
+    approved_at: _timestamp_pb2.Timestamp
+    next_attempt_at: _timestamp_pb2.Timestamp
+    sent_at: _timestamp_pb2.Timestamp
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., kind: _Optional[str] = ..., to: _Optional[str] = ..., subject: _Optional[str] = ..., body: _Optional[str] = ..., status: _Optional[str] = ..., attempts: _Optional[int] = ..., last_error: _Optional[str] = ..., message_id: _Optional[str] = ..., created_by: _Optional[str] = ..., approved_by: _Optional[str] = ..., approved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class QueueEmailRequest(_message.Message):
+    __slots__ = ("to", "subject", "body", "business_id", "hold_for_approval")
+    TO_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    HOLD_FOR_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    to: str
+    subject: str
+    body: str
+    business_id: str
+    hold_for_approval: bool
+    def __init__(self, to: _Optional[str] = ..., subject: _Optional[str] = ..., body: _Optional[str] = ..., business_id: _Optional[str] = ..., hold_for_approval: _Optional[bool] = ...) -> None: ...
+
+class ApproveEmailRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ListEmailsRequest(_message.Message):
+    __slots__ = ("id", "status", "page")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    status: str
+    page: _common_pb2.PageRequest
+    def __init__(self, id: _Optional[str] = ..., status: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListEmailsReply(_message.Message):
+    __slots__ = ("emails", "page")
+    EMAILS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    emails: _containers.RepeatedCompositeFieldContainer[Email]
+    page: _common_pb2.PageInfo
+    def __init__(self, emails: _Optional[_Iterable[_Union[Email, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...

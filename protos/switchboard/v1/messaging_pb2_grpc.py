@@ -97,6 +97,21 @@ class MessagingStub:
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.CheckProviderRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_messaging__pb2.ProviderStatus.FromString,
                 _registered_method=True)
+        self.QueueEmail = channel.unary_unary(
+                '/switchboard.v1.Messaging/QueueEmail',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.QueueEmailRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.Email.FromString,
+                _registered_method=True)
+        self.ApproveEmail = channel.unary_unary(
+                '/switchboard.v1.Messaging/ApproveEmail',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.ApproveEmailRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.Email.FromString,
+                _registered_method=True)
+        self.ListEmails = channel.unary_unary(
+                '/switchboard.v1.Messaging/ListEmails',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsReply.FromString,
+                _registered_method=True)
 
 
 class MessagingServicer:
@@ -191,6 +206,28 @@ class MessagingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def QueueEmail(self, request, context):
+        """Queues an email from one of the caller's businesses; fails INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ApproveEmail(self, request, context):
+        """Approves an email pending approval; fails NOT_FOUND (not_found) or INVALID_ARGUMENT (invalid_request) when it
+        is not pending approval.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListEmails(self, request, context):
+        """The caller's queued emails newest first, or one by id; fails NOT_FOUND (not_found) or INVALID_ARGUMENT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MessagingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -253,6 +290,21 @@ def add_MessagingServicer_to_server(servicer, server):
                     servicer.CheckProvider,
                     request_deserializer=switchboard_dot_v1_dot_messaging__pb2.CheckProviderRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_messaging__pb2.ProviderStatus.SerializeToString,
+            ),
+            'QueueEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.QueueEmail,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.QueueEmailRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.Email.SerializeToString,
+            ),
+            'ApproveEmail': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApproveEmail,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.ApproveEmailRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.Email.SerializeToString,
+            ),
+            'ListEmails': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEmails,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -582,6 +634,87 @@ class Messaging:
             '/switchboard.v1.Messaging/CheckProvider',
             switchboard_dot_v1_dot_messaging__pb2.CheckProviderRequest.SerializeToString,
             switchboard_dot_v1_dot_messaging__pb2.ProviderStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QueueEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/QueueEmail',
+            switchboard_dot_v1_dot_messaging__pb2.QueueEmailRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.Email.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApproveEmail(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/ApproveEmail',
+            switchboard_dot_v1_dot_messaging__pb2.ApproveEmailRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.Email.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEmails(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/ListEmails',
+            switchboard_dot_v1_dot_messaging__pb2.ListEmailsRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.ListEmailsReply.FromString,
             options,
             channel_credentials,
             insecure,

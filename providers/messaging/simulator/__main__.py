@@ -11,6 +11,7 @@ import os
 
 from aiohttp import web
 
+from core.logs import configure_simulator_logs
 from providers.messaging.simulator.app import ACCOUNT_SID, build_app
 
 log = logging.getLogger("providers.messaging.simulator")
@@ -48,9 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+    configure_simulator_logs()
     app = build_app(args.account_sid, args.auth_token, inbound_url=args.inbound_url, time_scale=args.time_scale)
     # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.
     web.run_app(app, host="127.0.0.1", port=args.port, shutdown_timeout=2.0, access_log=None,

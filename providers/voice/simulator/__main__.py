@@ -11,6 +11,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from core.logs import configure_simulator_logs
 from providers.voice.simulator.app import build_app
 
 log = logging.getLogger("providers.voice.simulator")
@@ -35,9 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+    configure_simulator_logs()
     app = build_app(args.data_dir, args.api_key, float(os.environ.get("VOICE_SIM_TIME_SCALE") or 1.0),
                     f"http://127.0.0.1:{args.port}")
     # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.

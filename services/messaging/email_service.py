@@ -1,0 +1,156 @@
+"""The email queue: what goes out by email, who approved it, and its delivery.
+
+Emails are queued by API callers (emails:write; approved at once unless they ask to approve later) and by the
+platform itself: the owner's notification of each agent prompt change (`agent.prompt_changed` with notify
+owner), approved at once and queued once per event. The delivery loop takes due approved emails under a lease
+(core.leases), hands each to the mail server with no transaction open, and records sent, or a retry with
+backoff, or failed (domain.after_failed_send). A delivery that dies mid-way is taken again when its lease runs
+out, so an email goes out at least once.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.background import Background
+from core.bus import business_event, subject_for
+from core.contact import normalize_email
+from core.errors import invalid, not_found
+from core.ids import new_id, require_uuid, utcnow
+from core.pagination import Page, Paged, fetch_page
+from core.rpc import Client
+from providers.email.adapter import EmailError, EmailSender
+from services.messaging import domain, store
+from services.messaging.store import emails
+from switchboard.v1 import accounts_pb2
+
+log = logging.getLogger(__name__)
+PROMPTS_SUBJECT = subject_for("agent.prompt_changed")
+PROMPTS_CONSUMER = "messaging-owner-emails"
+EMAILS_PAGE = (50, 100)
+DELIVERY_LEASE = timedelta(seconds=120)
+DELIVERY_BATCH = 20
+
+
+def _actor(who: tenant.Tenant) -> str:
+    return f"api_key:{who.api_key_id}" if who.api_key_id else who.account_id
+
+
+class Emails:
+    def __init__(self, engine: AsyncEngine, accounts: Client):
+        self.engine = engine
+        self.accounts = accounts  # forwarding the tenant set below
+
+    async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool):
+        who = tenant.require_account()
+        business_id = tenant.pick_business(who, business_id)
+        subject, body = domain.check_email_text(subject, body)
+        now = utcnow()
+        approved = {"approved_by": _actor(who), "approved_at": now, "next_attempt_at": now} if approve else {}
+        async with self.engine.begin() as conn:
+            return await store.queue_email(
+                conn, id=new_id(), business_id=business_id, kind="api", to_address=normalize_email(to, "to"),
+                subject=subject, body=body, status="approved" if approve else "pending_approval",
+                created_by=_actor(who), created_at=now, updated_at=now, **approved)
+
+    async def approve(self, email_id: str):
+        who = tenant.require_account()
+        require_uuid(email_id, "id")
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            row = await store.approve_email(conn, email_id, who.business_ids, approved_by=_actor(who),
+                                            approved_at=now, next_attempt_at=now, updated_at=now)
+            if row is None:
+                current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
+                if current is None:
+                    raise not_found("email")
+                raise invalid(f"email {email_id} is {current.status.replace('_', ' ')}: only an email pending "
+                              "approval can be approved")
+        return row
+
+    async def list(self, status: str | None, page: Page) -> Paged:
+        who = tenant.require_account()
+        if status is not None and status not in domain.EMAIL_STATUSES:
+            raise invalid(f"status must be one of {', '.join(domain.EMAIL_STATUSES)}")
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, store.emails_of(who.business_ids, status), emails.c.created_at,
+                                    emails.c.id, page)
+
+    async def get(self, email_id: str):
+        who = tenant.require_account()
+        require_uuid(email_id, "id")
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
+        if row is None:
+            raise not_found("email")
+        return row
+
+    async def notify_owner(self, message: dict) -> None:
+        """Queue the owner's email about an agent prompt change (once per event)."""
+        event, change = business_event(message)
+        if change.notify != "owner":
+            return
+        token = tenant.set_current(tenant.acting_for(event.business_id, PROMPTS_CONSUMER))
+        try:
+            owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=event.business_id))
+        finally:
+            tenant.reset_current(token)
+        subject, body = domain.prompt_change_email(change.agent_name, list(change.fields), change.source,
+                                                   change.version, change.reason if change.HasField("reason") else None)
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            await store.queue_email(conn, id=new_id(), business_id=event.business_id, kind="owner_notification",
+                                    to_address=owner.email, subject=subject, body=body, status="approved",
+                                    reference=event.event_id, created_by="platform", approved_by="platform",
+                                    approved_at=now, next_attempt_at=now, created_at=now, updated_at=now)
+
+
+class EmailDelivery(Background):
+    """Sends due approved emails every `interval` seconds."""
+
+    task_name = "email-delivery"
+
+    def __init__(self, engine: AsyncEngine, sender: EmailSender, *, interval: float, retry_scale: float):
+        self.engine, self.sender = engine, sender
+        self.interval, self.retry_scale = interval, retry_scale
+
+    async def run(self) -> None:
+        while True:
+            try:
+                sent = await self.deliver_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the database may be away; try again later
+                log.warning("email delivery: %s", exc)
+                sent = 0
+            if sent < DELIVERY_BATCH:
+                await asyncio.sleep(self.interval)
+
+    async def deliver_due(self) -> int:
+        """Send one batch of due emails; how many were taken."""
+        async with self.engine.begin() as conn:
+            claimed = await store.claim_due_emails(conn, utcnow(), DELIVERY_LEASE, DELIVERY_BATCH)
+        for row, token in claimed:
+            await self.deliver(row, token)
+        return len(claimed)
+
+    async def deliver(self, row, token: str) -> None:
+        """Hand one leased email to the mail server and record what came of it."""
+        attempts = row.attempts + 1
+        try:
+            message_id = await self.sender.send(to=row.to_address, subject=row.subject, body=row.body)
+        except EmailError as exc:
+            status = domain.after_failed_send(attempts, exc.permanent)
+            changes = {"status": status, "attempts": attempts, "last_error": str(exc),
+                       "next_attempt_at": utcnow() + domain.email_retry_delay(attempts, self.retry_scale)
+                       if status == "approved" else None}
+            log.info("email %s: try %d failed (%s), now %s", row.id, attempts, exc, status)
+        else:
+            changes = {"status": "sent", "attempts": attempts, "message_id": message_id, "sent_at": utcnow(),
+                       "next_attempt_at": None, "last_error": None}
+        async with self.engine.begin() as conn:
+            await store.leased_email_update(conn, row.id, token, {**changes, "updated_at": utcnow()})
