@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls clean
+.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -42,6 +42,9 @@ bench-slow-provider: $(STAMP)
 
 bench-calls: $(STAMP)
 	$(PY) -m bench.calls
+
+bench-messaging: $(STAMP)
+	$(PY) -m bench.messaging
 
 clean:
 	rm -rf $(VENV)
