@@ -4,6 +4,7 @@ import asyncio
 from datetime import datetime, timezone
 
 import aiohttp
+import asyncpg
 import pytest
 
 from services.messaging import domain
@@ -255,3 +256,14 @@ async def test_agents_of_other_businesses_or_without_numbers_are_not_found(
 async def test_health_reports_the_messaging_provider(api, account):
     status, health, _ = await api.request("GET", "/api/v1/health", key=account["key"])
     assert status == 200 and health["providers"]["messaging"] == "ok"
+
+
+async def test_consent_history_cannot_be_rewritten(api, account, db):
+    phone = number("0160")
+    await opt_in(api, account["key"], phone)
+    for statement in ("UPDATE messaging.consent_events SET kind = 'opt_out' WHERE phone = $1",
+                      "DELETE FROM messaging.consent_events WHERE phone = $1"):
+        with pytest.raises(asyncpg.RaiseError, match="append-only"):
+            await db.execute(statement, phone)
+    status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=account["key"], params={"phone": phone})
+    assert [c["kind"] for c in consent["history"]] == ["opt_in"]
