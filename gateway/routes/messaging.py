@@ -5,6 +5,7 @@ from aiohttp import web
 
 from core.errors import ServiceError
 from gateway.convert import to_json
+from gateway.patterns import NOT_BLANK
 from gateway.routes import PUBLIC, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, EMAIL_APPROVE, EMAIL_QUEUE, SMS_SEND, UUID
@@ -186,9 +187,8 @@ ROUTES = [
           scope="sms:write",
           query={"type": "object", "properties": {
               "phone": E164, "business_id": BUSINESS,
-              "reason": {"type": "string", "pattern": rf"^[^\s\x1c-\x1f][\s\S]{{0,{domain.REASON_MAX - 1}}}$",
-                         "description": "why the phone may be contacted again (at most "
-                         f"{domain.REASON_MAX} characters)"}},
+              "reason": {"type": "string", "pattern": NOT_BLANK,
+                         "description": "why the phone may be contacted again"}},
                  "required": ["phone", "reason"]},
           response="DncEntry", errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found"),
           rpcs=(f"{MESSAGING}/RemoveDnc",),
