@@ -1,6 +1,7 @@
 """What the providers' HTTP clients share: one lazily opened session, and ids made safe as path segments."""
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import aiohttp
@@ -11,6 +12,16 @@ def path_segment(value: str) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError("a provider id must be a non-empty string")
     return quote(value, safe="")
+
+
+def json_or_none(raw: bytes):
+    """A response body as JSON, or None when it is empty or not JSON (a proxy's error page, say)."""
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
 
 
 class SessionClient:

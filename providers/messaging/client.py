@@ -18,13 +18,12 @@ Never the auth token, never a 5xx body.
 from __future__ import annotations
 
 import asyncio
-import json as jsonlib
 import logging
 
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from providers.http import SessionClient, path_segment
+from providers.http import SessionClient, json_or_none, path_segment
 from providers.messaging.adapter import ProviderError
 
 log = logging.getLogger(__name__)
@@ -41,15 +40,6 @@ class _Retryable(Exception):
         super().__init__(error.message)
         self.error = error
         self.retry_after = retry_after
-
-
-def _parse(raw: bytes):
-    if not raw.strip():
-        return None
-    try:
-        return jsonlib.loads(raw)
-    except ValueError:
-        return None
 
 
 def _retry_after(headers) -> float | None:
@@ -157,13 +147,13 @@ class TwilioClient(SessionClient):
     def _result(self, where: str, status: int, raw: bytes) -> dict:
         if status >= 300:
             raise self._failure(where, status, raw)
-        body = _parse(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict):
             raise ProviderError(f"messaging provider sent an unreadable response ({where})", status)
         return body
 
     def _failure(self, where: str, status: int, raw: bytes) -> ProviderError:
-        body = _parse(raw)
+        body = json_or_none(raw)
         code = _twilio_code(body)
         if status in (401, 403):
             log.error("messaging provider rejected our credentials on %s (%d, code %s)", where, status, code)

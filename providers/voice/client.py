@@ -15,13 +15,12 @@ provider's own `message`. Never the key, never a 5xx body.
 from __future__ import annotations
 
 import asyncio
-import json as jsonlib
 import logging
 
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from providers.http import SessionClient, path_segment
+from providers.http import SessionClient, json_or_none, path_segment
 from providers.voice.adapter import ProviderError
 
 log = logging.getLogger(__name__)
@@ -55,15 +54,6 @@ def _retry_after(headers) -> float | None:
     except ValueError:
         return None
     return value if value >= 0 else None
-
-
-def _parse(raw: bytes):
-    if not raw.strip():
-        return None
-    try:
-        return jsonlib.loads(raw)
-    except ValueError:
-        return None
 
 
 class VapiClient(SessionClient):
@@ -132,7 +122,7 @@ class VapiClient(SessionClient):
             raise error from None
 
         if status < 300:
-            body = _parse(raw)
+            body = json_or_none(raw)
             if body is None and raw.strip():
                 raise ProviderError(f"voice provider sent an unreadable response ({where})", status)
             return body
@@ -146,7 +136,7 @@ class VapiClient(SessionClient):
         if status in (401, 403):
             log.error("voice provider rejected our credentials on %s %s (%d)", method, path, status)
             raise ProviderError("voice provider rejected our credentials", status)
-        raise ProviderError(f"voice provider refused {where} ({status}): {_provider_message(_parse(raw))}", status)
+        raise ProviderError(f"voice provider refused {where} ({status}): {_provider_message(json_or_none(raw))}", status)
 
     def _log_retry(self, method: str, path: str, attempt: int, status) -> None:
         if attempt < self.max_attempts:
