@@ -9,11 +9,16 @@ along and a failure comes back as the callee's ServiceError.
 from __future__ import annotations
 
 import functools
+from collections.abc import Awaitable
+from typing import TypeVar
 
 import grpc
 
 from core import registry, telemetry, tenant
+from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
+
+T = TypeVar("T")
 
 # Reconnect quickly after a service restarts (gRPC's default backoff grows to two minutes).
 CHANNEL_OPTIONS = (
@@ -26,6 +31,16 @@ CHANNEL_OPTIONS = (
 def channel(address: str) -> grpc.aio.Channel:
     """A channel to another of our services."""
     return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+async def unless_not_found(call: Awaitable[T]) -> T | None:
+    """The reply of a call through a forwarding client, or None when the callee answers not_found."""
+    try:
+        return await call
+    except ServiceError as exc:
+        if exc.code == "not_found":
+            return None
+        raise
 
 
 class AsCaller:

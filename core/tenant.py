@@ -27,6 +27,11 @@ class Tenant:
     # Set when the key is restricted to a single business.
     bound_business_id: str = ""
 
+    @property
+    def actor(self) -> str:
+        """Who acts, for records of who did what: the API key when one was used, else the account."""
+        return f"api_key:{self.api_key_id}" if self.api_key_id else self.account_id
+
     def to_metadata(self) -> tuple[tuple[str, str], ...]:
         return (
             (MD_ACCOUNT, self.account_id),

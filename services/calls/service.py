@@ -10,6 +10,7 @@ so a retry places the call: no call is left `queued` without a provider call beh
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
@@ -23,7 +24,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.records import find_owned
-from core.rpc import Client
+from core.rpc import Client, unless_not_found
 from core.text import optional_text
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
@@ -60,14 +61,10 @@ class NewCall:
     compliance: str = "skip"
 
 
-async def lead_with_phone(sdr: Client, business_id: str, phone: str) -> sdr_pb2.Lead | None:
+def lead_with_phone(sdr: Client, business_id: str, phone: str) -> Awaitable[sdr_pb2.Lead | None]:
     """The business's lead with this phone number (asked of the sdr service as the current tenant), or None."""
-    try:
-        return await sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
-    except ServiceError as exc:
-        if exc.code == "not_found":
-            return None
-        raise
+    return unless_not_found(sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id,
+                                                                               phone=phone)))
 
 
 class Calls:

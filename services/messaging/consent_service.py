@@ -69,7 +69,7 @@ class Consents:
         note = optional_text(note, "note", domain.NOTE_MAX)
         async with self.engine.begin() as conn:
             await store.add_consent(conn, business_id=business_id, phone=phone, kind=domain.API_CONSENT[state], source="api",
-                                    actor=_actor(who), note=note, created_at=utcnow())
+                                    actor=who.actor, note=note, created_at=utcnow())
             return business_id, phone, await store.consent_history(conn, business_id, phone)
 
     # -- do-not-call ----------------------------------------------------------------------------
@@ -79,7 +79,7 @@ class Consents:
         business_id = tenant.pick_business(who, business_id)
         async with self.engine.begin() as conn:
             return await store.add_dnc(conn, id=new_id(), business_id=business_id, phone=normalize_e164(phone, "phone"),
-                                       reason=optional_text(reason, "reason", domain.REASON_MAX), added_by=_actor(who),
+                                       reason=optional_text(reason, "reason", domain.REASON_MAX), added_by=who.actor,
                                        created_at=utcnow())
 
     async def check_dnc(self, phone: str, business_id: str | None):
@@ -102,13 +102,10 @@ class Consents:
             raise invalid("reason is required: say why the number may be contacted again")
         async with self.engine.begin() as conn:
             removed = await store.remove_dnc(conn, business_id, phone, removed_at=utcnow(), removed_reason=reason,
-                                             removed_by=_actor(who))
+                                             removed_by=who.actor)
         if removed is None:
             raise not_found(f"{phone} on this business's do-not-call list")
         return removed
 
-
-def _actor(who: tenant.Tenant) -> str:
-    return f"api_key:{who.api_key_id}" if who.api_key_id else who.account_id
 
 

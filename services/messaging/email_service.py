@@ -36,9 +36,6 @@ DELIVERY_LEASE = timedelta(seconds=120)
 DELIVERY_BATCH = 20
 
 
-def _actor(who: tenant.Tenant) -> str:
-    return f"api_key:{who.api_key_id}" if who.api_key_id else who.account_id
-
 
 class Emails:
     def __init__(self, engine: AsyncEngine, accounts: Client):
@@ -50,19 +47,19 @@ class Emails:
         business_id = tenant.pick_business(who, business_id)
         subject, body = domain.check_email_text(subject, body)
         now = utcnow()
-        approved = {"approved_by": _actor(who), "approved_at": now, "next_attempt_at": now} if approve else {}
+        approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} if approve else {}
         async with self.engine.begin() as conn:
             return await store.queue_email(
                 conn, id=new_id(), business_id=business_id, kind="api", to_address=normalize_email(to, "to"),
                 subject=subject, body=body, status="approved" if approve else "pending_approval",
-                created_by=_actor(who), created_at=now, updated_at=now, **approved)
+                created_by=who.actor, created_at=now, updated_at=now, **approved)
 
     async def approve(self, email_id: str):
         who = tenant.require_account()
         require_uuid(email_id, "id")
         now = utcnow()
         async with self.engine.begin() as conn:
-            row = await store.approve_email(conn, email_id, who.business_ids, approved_by=_actor(who),
+            row = await store.approve_email(conn, email_id, who.business_ids, approved_by=who.actor,
                                             approved_at=now, next_attempt_at=now, updated_at=now)
             if row is None:
                 current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()

@@ -21,7 +21,7 @@ from core.errors import ServiceError
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional
 from core.outbox import add_event
-from core.rpc import Client
+from core.rpc import Client, unless_not_found
 from providers.messaging import signatures
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
@@ -85,31 +85,21 @@ class ProviderRequests:
         except ServiceError:
             return signatures.twiml_reply([])  # a short code or an alphanumeric sender: nothing to thread
         sid, body = params.get("MessageSid", ""), params.get("Body", "")
-        try:
-            route = await self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number))
-        except ServiceError as exc:
-            if exc.code == "not_found":
-                return signatures.twiml_reply([])  # a number no business holds any more
-            raise
+        route = await unless_not_found(self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number)))
+        if route is None:
+            return signatures.twiml_reply([])  # a number no business holds any more
         async with self.engine.connect() as conn:
             if await store.message_by_sid(conn, sid) is not None:
                 return signatures.twiml_reply([])  # the provider sent it again: answered already
         token = tenant.set_current(tenant.acting_for(route.business_id, ACTOR))
         try:
-            lead_id = await self._lead_id(route.business_id, sender)
+            lead = await unless_not_found(self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
+                business_id=route.business_id, phone=sender)))
+            lead_id = lead.id if lead else None
             reply = await self._take_in(route, sender, number, sid, body, lead_id)
         finally:
             tenant.reset_current(token)
         return signatures.twiml_reply([reply] if reply else [])
-
-    async def _lead_id(self, business_id: str, phone: str) -> str | None:
-        try:
-            lead = await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
-        except ServiceError as exc:
-            if exc.code == "not_found":
-                return None
-            raise
-        return lead.id
 
     async def _take_in(self, route, sender: str, number: str, sid: str, body: str, lead_id: str | None) -> str | None:
         kind = domain.keyword(body)

@@ -21,7 +21,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
-from core.rpc import Client
+from core.rpc import Client, unless_not_found
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from services.messaging import domain, store
@@ -80,12 +80,8 @@ class Texts:
         phone, else None."""
         if lead_id:
             return await self.sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead_id))
-        try:
-            return await self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
-        except ServiceError as exc:
-            if exc.code == "not_found":
-                return None
-            raise
+        return await unless_not_found(self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
+            business_id=business_id, phone=phone)))
 
     async def _write(self, business_id: str, sender: str, to: str, body: str, agent_id: str, lead_id: str | None,
                      now: datetime):

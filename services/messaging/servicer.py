@@ -13,7 +13,7 @@ from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
 from providers.status import provider_status
 from services.messaging import domain, provider_service
-from services.messaging.consent_service import Consents, conversational_until
+from services.messaging.consent_service import Consents, conversational_until, evidence_of
 from services.messaging.email_service import EMAILS_PAGE, PROMPTS_CONSUMER, PROMPTS_SUBJECT, EmailDelivery, Emails
 from services.messaging.provider_service import TWIML, ProviderRequests
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, Texts
@@ -47,7 +47,7 @@ def message_message(row) -> messaging_pb2.Message:
 
 
 def consent_message(business_id: str, phone: str, history, now) -> messaging_pb2.Consent:
-    state = domain.consent_state([domain.ConsentEvidence(r.kind, r.created_at) for r in history], now)
+    state = domain.consent_state(evidence_of(history), now)
     msg = messaging_pb2.Consent(business_id=business_id, phone=phone, state=state, can_text=domain.may_text(state))
     for row in history:
         change = msg.history.add(kind=row.kind, source=row.source, actor=row.actor, reference=row.reference,

@@ -128,21 +128,17 @@ inbox = inbox_table(metadata, SCHEMA)
 
 async def thread(conn: AsyncConnection, business_id: str, business_number: str, contact_number: str, *,
                  agent_id: str | None, lead_id: str | None, now: datetime):
-    """The thread of a business number and a contact, created on first use and locked; agent and lead are
-    filled in when the thread has none yet."""
+    """The thread of a business number and a contact, created on first use and locked (one upsert); agent and
+    lead are filled in when the thread has none yet."""
     c = conversations.c
-    await conn.execute(insert(conversations).values(
+    upsert = insert(conversations).values(
         id=sa.func.gen_random_uuid(), business_id=business_id, business_number=business_number,
         contact_number=contact_number, agent_id=agent_id, lead_id=lead_id, last_message_at=now, created_at=now)
-        .on_conflict_do_nothing(constraint="conversations_one_per_pair"))
-    row = (await conn.execute(sa.select(conversations).where(
-        c.business_id == business_id, c.business_number == business_number, c.contact_number == contact_number)
-        .with_for_update())).first()
-    fill = {k: v for k, v in (("agent_id", agent_id), ("lead_id", lead_id)) if v and getattr(row, k) is None}
-    if fill:
-        row = (await conn.execute(conversations.update().where(c.id == row.id).values(**fill)
-                                  .returning(conversations))).first()
-    return row
+    return (await conn.execute(upsert.on_conflict_do_update(
+        constraint="conversations_one_per_pair",
+        set_={"agent_id": sa.func.coalesce(c.agent_id, upsert.excluded.agent_id),
+              "lead_id": sa.func.coalesce(c.lead_id, upsert.excluded.lead_id)})
+        .returning(conversations))).first()
 
 
 async def add_message(conn: AsyncConnection, conversation, **values):
