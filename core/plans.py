@@ -26,3 +26,6 @@ def plan_for(plan_id: str, prices: dict[str, str]) -> str | None:
     """The plan a plan name or an offered price id stands for (the default plan when empty), or None."""
     value = plan_id.strip() or DEFAULT_PLAN
     return value if value in PLANS else prices.get(value)
+
+# Monthly price of each plan in US cents: what an x402 payment at signup pays (in USDC, 6 decimals).
+MONTHLY_PRICE_CENTS = {"starter": 4900, "growth": 14900, "scale": 39900}

@@ -86,7 +86,9 @@ class Service:
 
 
 SERVICES: tuple[Service, ...] = (
-    Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, usage"),
+    # Signup waits on the payment providers and, paid by x402, on provisioning (bounded: services.accounts).
+    Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, payments, usage",
+            deadline=PROVIDER_WAIT_SECONDS),
     # Agents calls wait on the voice provider (with its retries).
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
             deadline=PROVIDER_WAIT_SECONDS),

@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from core import plans, registry
+from providers import x402
 
 
 class Secret(str):
@@ -96,6 +97,25 @@ class Settings:
     number_pool_file: str = ""
     # Checkout price ids signup accepts as plan_id: {price_id: plan} (core.plans).
     checkout_prices: dict[str, str] = field(default_factory=dict)
+    # The payment provider (hosted card checkout, Stripe's API) and its webhook signing secret.
+    payments_api_url: str = "https://api.stripe.com"
+    payments_api_key: Secret = field(default_factory=lambda: Secret(""))
+    payments_webhook_secret: Secret = field(default_factory=lambda: Secret(""))
+    payments_timeout_seconds: float = 10.0
+    # x402: the facilitator that verifies and settles payments, and what a payment must be (network, asset,
+    # receiving address).
+    x402_facilitator_url: str = "https://x402.org/facilitator"
+    x402_network: str = x402.DEFAULT_NETWORK
+    x402_asset: str = x402.DEFAULT_ASSET
+    x402_asset_name: str = x402.DEFAULT_ASSET_NAME  # the token's EIP-712 domain, which payers sign over
+    x402_asset_version: str = x402.DEFAULT_ASSET_VERSION
+    x402_pay_to: str = ""
+    # An overdue subscription's workspace is paused this long after its first failed payment.
+    payment_grace_hours: float = 72.0
+    # How often the billing worker looks for due provisioning steps and overdue subscriptions, and the first
+    # retry delay of a provisioning step (doubling up to 64 times it).
+    billing_interval_seconds: float = 30.0
+    provisioning_retry_seconds: float = 5.0
     # Webhook delivery: loopback receivers outside the local stack, the claim lease, and a factor on the retry
     # schedule and the disabling window (tests shorten both).
     webhooks_allow_loopback: bool = False
@@ -165,6 +185,19 @@ def load() -> Settings:
         email_delivery_interval_seconds=float(os.environ.get("EMAIL_DELIVERY_INTERVAL_SECONDS", "5")),
         email_retry_scale=float(os.environ.get("EMAIL_RETRY_SCALE", "1")),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
+        payments_api_url=os.environ.get("PAYMENTS_API_URL", "https://api.stripe.com").rstrip("/"),
+        payments_api_key=Secret(os.environ.get("PAYMENTS_API_KEY", "")),
+        payments_webhook_secret=Secret(os.environ.get("PAYMENTS_WEBHOOK_SECRET", "")),
+        payments_timeout_seconds=float(os.environ.get("PAYMENTS_TIMEOUT_SECONDS", "10")),
+        x402_facilitator_url=os.environ.get("X402_FACILITATOR_URL", "https://x402.org/facilitator").rstrip("/"),
+        x402_network=os.environ.get("X402_NETWORK", x402.DEFAULT_NETWORK),
+        x402_asset=os.environ.get("X402_ASSET", x402.DEFAULT_ASSET),
+        x402_asset_name=os.environ.get("X402_ASSET_NAME", x402.DEFAULT_ASSET_NAME),
+        x402_asset_version=os.environ.get("X402_ASSET_VERSION", x402.DEFAULT_ASSET_VERSION),
+        x402_pay_to=os.environ.get("X402_PAY_TO", ""),
+        payment_grace_hours=float(os.environ.get("PAYMENT_GRACE_HOURS", "72")),
+        billing_interval_seconds=float(os.environ.get("BILLING_INTERVAL_SECONDS", "30")),
+        provisioning_retry_seconds=float(os.environ.get("PROVISIONING_RETRY_SECONDS", "5")),
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),
         webhook_lease_seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")),
         webhook_retry_scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")),

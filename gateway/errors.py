@@ -1,16 +1,32 @@
 """The public error envelope: {"error": {"code", "message"}} for every error response."""
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+
 from aiohttp import web
 
 from core.errors import CODES, ServiceError
+from services.accounts.payments_domain import PAYMENT_REQUIRED_HEADER
 
 
-def error_response(code: str, message: str, status: int | None = None, headers: dict | None = None) -> web.Response:
+def error_response(code: str, message: str, status: int | None = None, headers: dict | None = None,
+                   **extra) -> web.Response:
     status = status or CODES[code][1]
-    return web.json_response({"error": {"code": code, "message": message}}, status=status, headers=headers)
+    return web.json_response({"error": {"code": code, "message": message, **extra}}, status=status, headers=headers)
 
 
 def from_service_error(err: ServiceError) -> web.Response:
-    headers = {"Retry-After": err.details["retry_after"]} if "retry_after" in err.details else None
-    return error_response(err.code, err.message, err.http_status, headers)
+    """A service's error with what its details carry: Retry-After for a rate limit, and for x402's 402 the
+    PAYMENT-REQUIRED header with its decoded requirements in the body as error.payment_required."""
+    headers, extra = {}, {}
+    if "retry_after" in err.details:
+        headers["Retry-After"] = err.details["retry_after"]
+    if required := err.details.get("payment_required"):
+        headers[PAYMENT_REQUIRED_HEADER] = required
+        try:
+            extra["payment_required"] = json.loads(base64.b64decode(required))
+        except (binascii.Error, ValueError):
+            pass  # the header alone still carries it
+    return error_response(err.code, err.message, err.http_status, headers or None, **extra)

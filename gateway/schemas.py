@@ -15,6 +15,7 @@ from gateway.convert import message_schema
 from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
 from services.accounts import domain as accounts
+from services.accounts import payments_domain as payments
 from services.agents import domain as agents
 from services.agents.numbers_domain import RING_SECONDS
 from services.calls import domain as calls
@@ -54,10 +55,22 @@ SIGNUP_REQUEST = _obj({
     "plan_id": {"type": "string", "enum": [*plans.PLANS, *settings.load().checkout_prices],
                 "default": plans.DEFAULT_PLAN,
                 "description": "a plan name or one of the checkout price ids this deployment offers"},
+    "payment_capture": {"type": "string", "enum": [payments.HOSTED_CHECKOUT, payments.X402],
+                        "description": f"how the subscription is paid: '{payments.HOSTED_CHECKOUT}' (the default: "
+                        f"a hosted card checkout, checkout_url) or '{payments.X402}' (the x402 protocol: without a "
+                        "PAYMENT-SIGNATURE header the answer is 402 with the PAYMENT-REQUIRED header). A "
+                        "PAYMENT-SIGNATURE header alone also means x402."},
 }, ("business_name", "email"))
 
-_SIGNUP_REPLY = message_schema(accounts_pb2.SignupReply.DESCRIPTOR)
+# payment_response is sent as the PAYMENT-RESPONSE header; checkout_url is there only when not paid by x402.
+_SIGNUP_REPLY = message_schema(accounts_pb2.SignupReply.DESCRIPTOR, omit=("payment_response",))
 _SIGNUP_REPLY["properties"]["trial_ends_at"] = TIME
+_SIGNUP_REPLY["properties"]["checkout_url"] = {"type": "string", "format": "uri",
+                                               "description": "only when not paid by x402"}
+_SIGNUP_REPLY["required"].remove("checkout_url")
+_SIGNUP_REPLY["properties"]["payment_capture"]["enum"] = [payments.HOSTED_CHECKOUT, payments.X402]
+PAYMENT_EVENT = {"type": "object", "description": "the payment provider's event object (its own schema)",
+                 "properties": {"id": {"type": "string"}, "type": {"type": "string"}}, "required": ["id", "type"]}
 
 SCOPES = {"type": "array", "items": {"type": "string", "enum": list(ALL_SCOPES)}, "minItems": 1}
 KEY_CREATE = _obj({
@@ -306,8 +319,13 @@ _LEGACY_NUMBER = _obj({"id": UUID, "phone_number": E164, "agent_id": {"anyOf": [
 _KEY = message_schema(accounts_pb2.ApiKey.DESCRIPTOR, omit=("key",))
 _KEY_WITH_SECRET = message_schema(accounts_pb2.ApiKey.DESCRIPTOR)
 _WORKSPACE = message_schema(accounts_pb2.Workspace.DESCRIPTOR)
+SUBSCRIPTION_STATUS = {"type": "string", "enum": list(payments.SUBSCRIPTION_STATUSES),
+                       "description": "incomplete until the card checkout completes; then the payment provider's: "
+                       "trialing, active, past_due (a payment failed and is retried), canceled (final)"}
+_WORKSPACE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
 _USAGE = message_schema(accounts_pb2.UsageEntry.DESCRIPTOR, omit=("api_key_id", "account_id", "business_id"))
 _BALANCE = message_schema(accounts_pb2.BalanceEntry.DESCRIPTOR)
+_BALANCE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
 
 
 def _ref(name: str) -> dict:
@@ -348,6 +366,10 @@ SCHEMAS: dict[str, dict] = {
     "Error": ERROR,
     "SignupRequest": SIGNUP_REQUEST,
     "SignupResponse": _SIGNUP_REPLY,
+    "PaymentEvent": PAYMENT_EVENT,
+    "PaymentEventReceived": _obj({"received": {"type": "boolean"},
+                                  "applied": {"type": "boolean", "description": "false for an event seen before"}},
+                                 ("received", "applied")),
     "ApiKey": _KEY,
     "ApiKeyCreated": _KEY_WITH_SECRET,
     "ApiKeyCreateRequest": KEY_CREATE,

@@ -58,7 +58,12 @@ def stack(request):
                          # a number on the platform-wide do-not-call list
                          "PLATFORM_DNC": "+14155550166",
                          # the reaper closes a silent call a second past its max_duration
-                         "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1"})
+                         "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1",
+                         # payment webhooks retried in milliseconds; a trial lasts 10 minutes (tests move billing
+                         # on with the simulator's advance); provisioning retried within a second; an unpaid
+                         # subscription pauses its workspace at once
+                         "PAYMENTS_SIM_TIME_SCALE": "0.001", "BILLING_INTERVAL_SECONDS": "0.3",
+                         "PROVISIONING_RETRY_SECONDS": "0.3", "PAYMENT_GRACE_HOURS": "0"})
     try:
         s.start()
         yield s

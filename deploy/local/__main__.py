@@ -7,7 +7,14 @@ import sys
 import time
 from pathlib import Path
 
-from deploy.local.stack import MAIL_CATCHALL, SMS_SIMULATOR, VOICE_SIMULATOR, Stack
+from deploy.local.stack import (
+    MAIL_CATCHALL,
+    PAYMENTS_SIMULATOR,
+    SMS_SIMULATOR,
+    VOICE_SIMULATOR,
+    X402_FACILITATOR,
+    Stack,
+)
 
 
 def main() -> int:
@@ -45,6 +52,16 @@ def main() -> int:
         else:
             print(f"  Email:    local catch-all SMTP server: every email lands in {stack.home / 'mail'} (list them: "
                   f"http://127.0.0.1:{stack.process(MAIL_CATCHALL).port}/messages)")
+        if os.environ.get("PAYMENTS_API_URL"):
+            print("  Payments: PAYMENTS_API_URL")
+        else:
+            print(f"  Payments: local card-checkout simulator at http://127.0.0.1:{stack.process(PAYMENTS_SIMULATOR).port}"
+                  " (a signup's checkout_url opens its checkout page; the test card is prefilled)")
+        if os.environ.get("X402_FACILITATOR_URL"):
+            print("  x402:     X402_FACILITATOR_URL")
+        else:
+            print(f"  x402:     local facilitator at http://127.0.0.1:{stack.process(X402_FACILITATOR).port} "
+                  "(verifies payment signatures; settles on a local ledger)")
         print("  Webhooks: receivers on this machine (loopback URLs) are allowed in this local stack only; private "
               "and metadata addresses are always refused")
         print(f"  Logs:     {stack.logs}")

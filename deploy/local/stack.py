@@ -24,11 +24,15 @@ from core.migrations import upgrade_all
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
 from providers.messaging.webhooks import INBOUND_PATH
 
+PAYMENT_EVENTS_PATH = "/api/v1/providers/payments/events"  # gateway.routes.accounts (not imported: no gateway here)
+
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER_POOL = Path(__file__).resolve().parent / "number_pool.json"
 VOICE_SIMULATOR = "voice-simulator"
 SMS_SIMULATOR = "sms-simulator"
 MAIL_CATCHALL = "mail-catchall"
+PAYMENTS_SIMULATOR = "payments-simulator"
+X402_FACILITATOR = "x402-facilitator"
 
 
 @dataclass
@@ -91,6 +95,8 @@ class Stack:
             **self.voice_env(),
             **self.sms_env(),
             **self.mail_env(),
+            **self.payments_env(),
+            **self.x402_env(),
             **self.extra_env,
         }
         return env
@@ -134,6 +140,29 @@ class Stack:
                 "SMTP_CATCHALL_HTTP_PORT": str(self.process(MAIL_CATCHALL).port),
                 "SMTP_CATCHALL_DIR": str(self.home / "mail")}
 
+    def payments_env(self) -> dict[str, str]:
+        """The payment provider (card checkout): PAYMENTS_API_URL with its key and webhook secret when set, else
+        the local simulator, whose checkout page is served on its port and whose events come to our webhook."""
+        if os.environ.get("PAYMENTS_API_URL"):
+            return {}
+        sim = self.process(PAYMENTS_SIMULATOR)
+        return {"PAYMENTS_API_URL": f"http://127.0.0.1:{sim.port}",
+                "PAYMENTS_API_KEY": "sk_test_" + self.home_secret("payments_api_key")[:32].replace("-", "x"),
+                "PAYMENTS_WEBHOOK_SECRET": "whsec_" + self.home_secret("payments_webhook_secret")[:32],
+                "PAYMENTS_SIM_PORT": str(sim.port),
+                "PAYMENTS_WEBHOOK_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url) + PAYMENT_EVENTS_PATH}
+
+    def x402_env(self) -> dict[str, str]:
+        """x402: X402_FACILITATOR_URL when set, else the local facilitator (Base Sepolia's USDC by default,
+        settled on its own ledger); payments go to this data folder's own receiving address unless X402_PAY_TO
+        names one."""
+        env = {"X402_PAY_TO": os.environ.get("X402_PAY_TO") or
+               "0x" + hashlib.sha256(self.home_secret("x402_pay_to").encode()).hexdigest()[:40]}
+        if not os.environ.get("X402_FACILITATOR_URL"):
+            port = self.process(X402_FACILITATOR).port
+            env.update(X402_FACILITATOR_URL=f"http://127.0.0.1:{port}", X402_FACILITATOR_PORT=str(port))
+        return env
+
     def home_secret(self, name: str) -> str:
         """A secret of this data folder (key hashing, the simulator's API key), made on first start and kept
         with the data."""
@@ -154,7 +183,11 @@ class Stack:
             Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port())]),
             *([] if os.environ.get("SMS_API_URL") else [
                 Process(SMS_SIMULATOR, "providers.messaging.simulator", free_port())]),
-            *([] if os.environ.get("SMTP_HOST") else [Process(MAIL_CATCHALL, "providers.email.catchall", free_port())])]
+            *([] if os.environ.get("SMTP_HOST") else [Process(MAIL_CATCHALL, "providers.email.catchall", free_port())]),
+            *([] if os.environ.get("PAYMENTS_API_URL") else [
+                Process(PAYMENTS_SIMULATOR, "providers.payments.simulator", free_port())]),
+            *([] if os.environ.get("X402_FACILITATOR_URL") else [
+                Process(X402_FACILITATOR, "providers.x402.facilitator", free_port())])]
         self.smtp_port = self.smtp_port or free_port()
         self.processes = [*simulators,
                           *(Process(s.name, s.module, free_port()) for s in registry.SERVICES),

@@ -5,6 +5,7 @@ import asyncio
 from datetime import datetime, timezone
 
 import grpc
+from aiohttp import web
 
 from core.messages import struct
 from core.scopes import ALL_SCOPES
@@ -18,12 +19,14 @@ from gateway.routes.params import page_query
 from gateway.schemas import (
     KEY_CREATE,
     KEY_UPDATE,
+    PAYMENT_EVENT,
     SIGNUP_REQUEST,
     WORKSPACE_CREATE,
     WORKSPACE_UPDATE,
 )
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
+from services.accounts import payments_domain as payments
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
@@ -34,8 +37,21 @@ async def signup(ctx: RequestContext):
     reply = await ctx.rpc("accounts").Signup(accounts_pb2.SignupRequest(
         business_name=b["business_name"], email=b["email"], business_type=b.get("business_type", ""),
         website=b.get("website", ""), phone_forward_to=b.get("phone_forward_to", ""), plan_id=b.get("plan_id", ""),
-        client_ip=client_ip(ctx.request, ctx.deps.settings.trusted_proxies)))
-    return to_json(reply)
+        client_ip=client_ip(ctx.request, ctx.deps.settings.trusted_proxies),
+        payment_signature=ctx.request.headers.get(payments.PAYMENT_SIGNATURE_HEADER, ""),
+        x402=b.get("payment_capture") == payments.X402))
+    body = to_json(reply, omit=("payment_response",))
+    if body["checkout_url"] is None:
+        del body["checkout_url"]
+    if reply.payment_response:
+        return web.json_response(body, headers={payments.PAYMENT_RESPONSE_HEADER: reply.payment_response})
+    return body
+
+
+async def payment_event(ctx: RequestContext):
+    reply = await ctx.rpc("accounts").HandlePaymentEvent(accounts_pb2.PaymentEvent(
+        body=await ctx.request.read(), signature=ctx.request.headers.get("Stripe-Signature", "")))
+    return {"received": True, "applied": reply.applied}
 
 
 # -- API keys (dashboard session) --------------------------------------------------
@@ -153,19 +169,20 @@ async def capabilities(ctx: RequestContext):
 
 
 async def health(ctx: RequestContext):
-    report, voice, messaging = await asyncio.gather(
+    report, voice, messaging, payments_status = await asyncio.gather(
         check_ready(ctx.deps),
         _provider_status(ctx.deps.clients["agents"].CheckVoiceProvider(agents_pb2.CheckVoiceProviderRequest(),
                                                                        timeout=10)),
         _provider_status(ctx.deps.clients["messaging"].CheckProvider(messaging_pb2.CheckProviderRequest(),
-                                                                     timeout=10)))
+                                                                     timeout=10)),
+        _provider_status(ctx.deps.clients["accounts"].CheckPaymentsProvider(
+            accounts_pb2.CheckPaymentsProviderRequest(), timeout=10)))
     return {
-        "status": "ok" if report["ready"] and voice == messaging == "ok" else "degraded",
+        "status": "ok" if report["ready"] and voice == messaging == payments_status == "ok" else "degraded",
         "api": "ok",
         "queue": report["nats"],
         "services": report["services"],
-        # The payments adapter arrives with signup payments.
-        "providers": {"voice": voice, "messaging": messaging, "payments": "not_configured"},
+        "providers": {"voice": voice, "messaging": messaging, "payments": payments_status},
         "checked_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
     }
 
@@ -197,17 +214,49 @@ async def balance(ctx: RequestContext):
 
 
 V1 = "/api/v1"
+PAYMENT_EVENTS_PATH = f"{V1}/providers/payments/events"
 ROUTES = [
     Route("POST", f"{V1}/signup", signup, f"Create an account, a business on a {accounts.TRIAL_DAYS}-day trial and an "
           "API key", "accounts",
           auth=PUBLIC, body=SIGNUP_REQUEST, response="SignupResponse", validation_code="validation_error",
-          errors=("validation_error", "email_exists", "rate_limited"), rpcs=(f"{ACCOUNTS}/Signup",),
+          errors=("validation_error", "email_exists", "rate_limited", "payment_required", "provider_error"),
+          rpcs=(f"{ACCOUNTS}/Signup",),
           description=f"Limited to {SIGNUP_LIMIT_PER_HOUR} signups per hour per client address by default (429 "
-          "rate_limited with Retry-After). Payment capture and provisioning of the intake agent and phone number "
-          "arrive in a later release: until then provisioning_deferred is always true, agent_id and phone_number "
-          f"are null, payment_capture is '{accounts.HOSTED_CHECKOUT}' and checkout_url is omitted. "
+          "rate_limited with Retry-After); every request counts, including one answered 402. "
+          "Two ways to pay. (1) The hosted card checkout (the default): the reply has provisioning_deferred true, "
+          f"payment_capture '{payments.HOSTED_CHECKOUT}', agent_id and phone_number null, and checkout_url, a "
+          f"subscription checkout with a {accounts.TRIAL_DAYS}-day trial that captures a card. Once it completes, "
+          "the payment provider tells us and the intake agent and a phone number are provisioned (with ring-first "
+          "forwarding to phone_forward_to, 20 seconds, when given); GET /api/v1/workspaces?id= shows how far "
+          "(provisioning) and GET /api/v1/agents and /api/v1/phone-numbers show the result. (2) x402 (protocol "
+          "version 2): send payment_capture 'x402' without a payment to get 402 payment_required with the "
+          f"{payments.PAYMENT_REQUIRED_HEADER} header (base64 JSON: x402Version 2, accepts [{{scheme 'exact', "
+          "network, asset, amount, payTo, maxTimeoutSeconds, extra}}]; the same object is in the error body as "
+          f"error.payment_required), then repeat the request with the signed payment in the "
+          f"{payments.PAYMENT_SIGNATURE_HEADER} header. The amount is the plan's monthly price in USDC; it pays "
+          "the trial and the month after it. A valid payment is verified and settled by the x402 facilitator and "
+          "the intake agent and number are provisioned before the reply: provisioning_deferred false, agent_id, "
+          f"phone_number, payment_capture 'x402' and the settlement in the {payments.PAYMENT_RESPONSE_HEADER} "
+          "header. An invalid, expired, insufficient or replayed payment is 402 again with fresh requirements; a "
+          f"{payments.PAYMENT_SIGNATURE_HEADER} that is not base64 JSON of a payment is 400 validation_error. If "
+          "no number is free or the voice provider is down, an x402 signup is still paid and answered with "
+          "provisioning_deferred true; provisioning goes on by itself. 500 provider_error when the payment "
+          "provider or facilitator cannot be reached: nothing is created or charged. "
           f"dashboard_magic_link signs the owner in once within {accounts.MAGIC_LINK_TTL.total_seconds() / 3600:g} "
           f"hours; the dashboard session it opens lasts {accounts.SESSION_TTL.days} days."),
+    Route("POST", PAYMENT_EVENTS_PATH, payment_event, "The payment provider's webhook events", "providers",
+          auth=PUBLIC, body=PAYMENT_EVENT, response="PaymentEventReceived",
+          errors=("unauthorized", "invalid_request"), rpcs=(f"{ACCOUNTS}/HandlePaymentEvent",),
+          description="Called by the payment provider (Stripe's event objects), not by API clients. Each event is "
+          "verified with its Stripe-Signature header (HMAC-SHA256 with our webhook secret, at most 5 minutes "
+          "old; otherwise 401) and applied once: a redelivered event answers applied false. Events may come late "
+          "or out of order: a subscription's status is only set by an event newer than the one that set it, and "
+          "canceled is final. checkout.session.completed starts provisioning; customer.subscription.* and "
+          "invoice.paid / invoice.payment_failed keep subscription_status (incomplete, trialing, active, "
+          "past_due, canceled) and move the workspace: past_due longer than the grace period (PAYMENT_GRACE_HOURS, "
+          "72 by default) or a trial ended without a completed checkout pauses it (workspace.paused, reason "
+          "payment_overdue or trial_ended_unpaid) until it is paid again; a canceled subscription cancels it "
+          "(workspace.canceled, reason subscription_canceled)."),
     Route("GET", f"{V1}/keys", list_keys, "List the account's API keys (without secrets)", "keys", auth=SESSION,
           response="ApiKeyList", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListKeys",)),
     Route("POST", f"{V1}/keys", create_key, "Create an API key; the full key is shown once", "keys", auth=SESSION,
@@ -243,10 +292,12 @@ ROUTES = [
           "discovery", response="Capabilities", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("GET", f"{V1}/health", health, "API, queue and provider status", "discovery", response="Health",
           errors=("unauthorized",), rpcs=("grpc.health.v1.Health/Check", "switchboard.v1.Agents/CheckVoiceProvider",
-                                          "switchboard.v1.Messaging/CheckProvider"),
-          description="status is ok when every service is ready and the voice and messaging providers answer; "
-          "providers.voice and providers.messaging are each ok, unreachable, rejected_credentials, refused, or "
-          "unknown while the service that checks it (agents, messaging) is down."),
+                                          "switchboard.v1.Messaging/CheckProvider",
+                                          f"{ACCOUNTS}/CheckPaymentsProvider"),
+          description="status is ok when every service is ready and the voice, messaging and payments providers "
+          "answer; providers.voice, providers.messaging and providers.payments (the card checkout and the x402 "
+          "facilitator: the worse of the two) are each ok, unreachable, rejected_credentials, refused, or "
+          "unknown while the service that checks it (agents, messaging, accounts) is down."),
     Route("GET", f"{V1}/usage", usage, "Usage log of the key's account, newest first", "account",
           query=page_query(100, 500, start={"type": "string", "format": "date-time"},
                             end={"type": "string", "format": "date-time"}),

@@ -30,8 +30,6 @@ def trial_length() -> timedelta:
 SIGNUP_WINDOW = timedelta(hours=1)
 MAGIC_LINK_TTL = timedelta(hours=24)
 SESSION_TTL = timedelta(days=7)
-# The hosted card checkout; x402 capture arrives with the payments issue.
-HOSTED_CHECKOUT = "card_checkout"
 
 def check_scopes(scopes: list[str]) -> list[str]:
     """The requested scopes, deduplicated in order; unknown names are refused by name."""

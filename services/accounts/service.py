@@ -14,12 +14,14 @@ from core import plans, tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
-from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
-from services.accounts import domain, store
-from services.accounts.store import businesses, outbox, usage_log
+from services.accounts import domain, lifecycle, store
+from services.accounts import payments_domain as pay
+from services.accounts.payments_service import Payments
+from services.accounts.provisioning_service import Provisioning
+from services.accounts.store import businesses, usage_log
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,12 @@ class SignedUp:
     dashboard_url: str
     magic_link: str
     trial_ends_at: datetime
-    payment_capture: str = domain.HOSTED_CHECKOUT
+    payment_capture: str
+    provisioning_deferred: bool = True
+    checkout_url: str | None = None
+    agent_id: str | None = None
+    phone_number: str | None = None
+    payment_response: str = ""  # x402: the PAYMENT-RESPONSE header
 
 
 @dataclass(frozen=True)
@@ -92,8 +99,10 @@ class Usage:
 
 class Accounts:
     def __init__(self, engine: AsyncEngine, pool: asyncpg.Pool, bus: EventBus, settings: Settings,
-                 events_committed: Callable[[], None]):
+                 events_committed: Callable[[], None], payments: Payments, provisioning: Provisioning):
         self.engine = engine
+        self.payments = payments
+        self.provisioning = provisioning
         self.pool = pool
         self.bus = bus
         self.secret = settings.secret_key.reveal()
@@ -108,34 +117,91 @@ class Accounts:
     # -- signup ----------------------------------------------------------------------------
 
     async def signup(self, business_name: str, email: str, business_type: str, website: str, phone_forward_to: str,
-                     plan_id: str, client_ip: str) -> SignedUp:
+                     plan_id: str, client_ip: str, payment_signature: str = "", x402: bool = False) -> SignedUp:
+        """A new account, business, key and magic link, paid by x402 (`payment_signature`; provisioned at once)
+        or by the hosted card checkout it opens (provisioned once the checkout completes)."""
         form = domain.validate_signup(business_name, email, business_type, website, phone_forward_to, plan_id,
                                       self.checkout_prices)
+        await self._count_signup_attempt(client_ip or "-", utcnow())
+        async with self.engine.connect() as conn:  # before any payment is asked for or taken
+            if await store.email_taken(conn, form.email):
+                raise self._email_taken()
+        business_id = new_id()
+        if payment_signature or x402:
+            return await self._signup_paid_by_x402(form, business_id, payment_signature)
+        chosen = plan_id.strip()  # a price id names itself; a plan name stands for its offered price
+        price = chosen if chosen in self.checkout_prices else pay.price_of(form.plan_id, self.checkout_prices)
+        if price is None:
+            raise ServiceError("validation_error", f"plan {form.plan_id} has no checkout price configured "
+                               "(CHECKOUT_PRICES); pay with x402 or pick another plan")
+        checkout = await self.payments.open_checkout(business_id, form.email, price, domain.TRIAL_DAYS)
+        _, _, made = await self._create_account(form, business_id, payment_capture=pay.HOSTED_CHECKOUT,
+                                                subscription_status=pay.INCOMPLETE, paid=False,
+                                                checkout_session_id=checkout.id)
+        return SignedUp(**made, payment_capture=pay.HOSTED_CHECKOUT, checkout_url=checkout.url)
+
+    async def _signup_paid_by_x402(self, form: domain.SignupForm, business_id: str, header: str) -> SignedUp:
+        """Verify the payment, make the account, settle (undoing the account if settling fails), then run the
+        provisioning saga at once; an empty pool or a provider outage leaves it deferred, retried by itself."""
+        if not header:
+            raise await self.payments.payment_required(
+                form.plan_id, f"this signup asks to pay with x402: send the payment the "
+                f"{pay.PAYMENT_REQUIRED_HEADER} header describes in a {pay.PAYMENT_SIGNATURE_HEADER} header")
+        verified = await self.payments.verify_x402(form.plan_id, header)
+        trial_ends_at = utcnow() + domain.trial_length()
+        account_id, saga_token, made = await self._create_account(
+            form, business_id, payment_capture=pay.X402, subscription_status=pay.ACTIVE, paid=True,
+            paid_through=trial_ends_at + pay.X402_PERIOD)
+        try:
+            settled = await self.payments.settle_x402(form.plan_id, verified)
+        except BaseException:
+            async with self.engine.begin() as conn:
+                await store.delete_account(conn, account_id)
+            raise
+        async with self.engine.begin() as conn:
+            await store.record_x402_payment(conn, transaction=settled.transaction, business_id=business_id,
+                                            payer=settled.payer, network=settled.network,
+                                            asset=verified.requirements.asset, amount=settled.amount,
+                                            created_at=utcnow())
+        saga_row = await self.provisioning.run_now(business_id, saga_token)
+        done = saga_row is not None and saga_row.status == "done"
+        return SignedUp(**made, payment_capture=pay.X402, provisioning_deferred=not done,
+                        agent_id=str(saga_row.agent_id) if done else None,
+                        phone_number=saga_row.phone_number if done else None,
+                        payment_response=settled.response_header)
+
+    @staticmethod
+    def _email_taken() -> ServiceError:
+        return ServiceError("email_exists", "an account with this email already exists; sign in instead")
+
+    async def _create_account(self, form: domain.SignupForm, business_id: str, *, payment_capture: str,
+                              subscription_status: str, paid: bool, **billing) -> tuple[str, str | None, dict]:
+        """The user, business, signup key, magic link and provisioning saga, in one transaction: the account id,
+        the saga's lease when paid (Provisioning.start) and SignedUp's common fields."""
         now = utcnow()
-        account_id, business_id = new_id(), new_id()
+        account_id = new_id()
         api_key, prefix = domain.new_api_key()
         magic = domain.new_secret_token()
         trial_ends_at = now + domain.trial_length()
-        await self._count_signup_attempt(client_ip or "-", now)
-        taken = ServiceError("email_exists", "an account with this email already exists; sign in instead")
         async with self.engine.begin() as conn:
-            if await store.email_taken(conn, form.email):
-                raise taken
-            if not await store.insert_user(conn, id=account_id, email=form.email, email_confirmed_at=now,
-                                           created_at=now):
-                raise taken
+            if await store.email_taken(conn, form.email) or not await store.insert_user(
+                    conn, id=account_id, email=form.email, email_confirmed_at=now, created_at=now):
+                raise self._email_taken()
             await store.insert_business(
                 conn, id=business_id, account_id=account_id, name=form.business_name, lifecycle_state="active",
                 metadata={}, business_type=form.business_type, website=form.website,
-                phone_forward_to=form.phone_forward_to, plan_id=form.plan_id, subscription_status="trialing",
-                trial_ends_at=trial_ends_at, created_at=now, updated_at=now)
+                phone_forward_to=form.phone_forward_to, plan_id=form.plan_id, subscription_status=subscription_status,
+                payment_capture=payment_capture, trial_ends_at=trial_ends_at, created_at=now, updated_at=now,
+                **billing)
             await store.insert_key(conn, id=new_id(), account_id=account_id, name=domain.SIGNUP_KEY_NAME,
                                    prefix=prefix, key_hash=self._hash(api_key), scopes=list(DEFAULT_SCOPES),
                                    created_at=now)
             await store.insert_magic_link(conn, token_hash=self._hash(magic), account_id=account_id,
                                           expires_at=now + domain.MAGIC_LINK_TTL)
-        return SignedUp(api_key=api_key, business_id=business_id, dashboard_url=f"{self.base_url}/dashboard",
-                        magic_link=f"{self.base_url}/dashboard/login?token={magic}", trial_ends_at=trial_ends_at)
+            saga_token = await self.provisioning.start(conn, business_id, form.phone_forward_to, paid=paid)
+        return account_id, saga_token, {"api_key": api_key, "business_id": business_id,
+                "dashboard_url": f"{self.base_url}/dashboard", "trial_ends_at": trial_ends_at,
+                            "magic_link": f"{self.base_url}/dashboard/login?token={magic}"}
 
     async def _count_signup_attempt(self, client_ip: str, now: datetime) -> None:
         """Record a signup attempt from this address, or refuse it past the hourly limit."""
@@ -270,7 +336,8 @@ class Accounts:
         row = await store.workspace_by_id(self.pool, business_id)
         if row is None:
             raise not_found("workspace")
-        return row
+        async with self.engine.connect() as conn:
+            return row, await store.provisioning_of(conn, business_id)
 
     async def workspace_owner(self, business_id: str):
         require_uuid(business_id, "id")
@@ -307,7 +374,7 @@ class Accounts:
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
-        events = 0
+        event_added = False
         async with self.engine.begin() as conn:
             row = await store.lock_business(conn, business_id)
             if row is None:
@@ -318,16 +385,11 @@ class Accounts:
             if metadata is not None:
                 values["metadata"] = {**row.metadata, **metadata}
             if action is not None:
-                state, changed = domain.next_lifecycle_state(row.lifecycle_state, action)
-                if changed:
-                    values["lifecycle_state"] = state
-                    if event := domain.ACTION_EVENTS.get(action):
-                        await add_event(conn, outbox, event(business_id=str(row.id), previous_state=row.lifecycle_state,
-                                                            lifecycle_state=state), str(row.id))
-                        events += 1
-            if values:
+                # The owner's own move: billing no longer answers for a pause (nor resumes it).
+                row, event_added = await lifecycle.move(conn, row, action, values={**values, "paused_by_billing": False})
+            elif values:
                 row = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
-        if events:
+        if event_added:
             self.events_committed()
         return row
 

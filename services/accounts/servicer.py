@@ -11,6 +11,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
 from services.accounts import calls_consumer
+from services.accounts.payments_service import BillingWorker, Payments, payment_parts
 from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Usage
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
 
@@ -18,15 +19,22 @@ WORKSPACES_PAGE = (50, 100)
 USAGE_PAGE = (100, 500)
 
 
-def workspace_message(row) -> accounts_pb2.Workspace:
-    """From a SQLAlchemy row or an asyncpg record."""
+def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
+    """From a SQLAlchemy row or an asyncpg record (and the signup's provisioning saga, when asked for)."""
     row = getattr(row, "_mapping", row)
     ws = accounts_pb2.Workspace(id=str(row["id"]), name=row["name"], lifecycle_state=row["lifecycle_state"],
-                                metadata=struct(row["metadata"]))
+                                metadata=struct(row["metadata"]), subscription_status=row["subscription_status"])
     if row["external_ref"] is not None:
         ws.external_ref = row["external_ref"]
     set_timestamp(ws, "created_at", row["created_at"])
     set_timestamp(ws, "updated_at", row["updated_at"])
+    if provisioning is not None:
+        p = provisioning
+        ws.provisioning.CopyFrom(accounts_pb2.Provisioning(
+            status=p.status, step=p.step, agent_id=str(p.agent_id) if p.agent_id else None,
+            phone_number=p.phone_number, forward_to=p.forward_to, attempts=p.attempts, last_error=p.last_error))
+        if p.status in ("pending", "retrying"):
+            set_timestamp(ws.provisioning, "next_attempt_at", p.next_attempt_at)
     return ws
 
 
@@ -57,16 +65,19 @@ def _usage(e: accounts_pb2.UsageEntry) -> Usage:
 
 
 class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
-    def __init__(self, accounts: Accounts):
+    def __init__(self, accounts: Accounts, payments: Payments):
         self.accounts = accounts
+        self.payments = payments
 
     async def Signup(self, request, context):
         done = await self.accounts.signup(request.business_name, request.email, request.business_type,
                                           request.website, request.phone_forward_to, request.plan_id,
-                                          request.client_ip)
+                                          request.client_ip, request.payment_signature, request.x402)
         reply = accounts_pb2.SignupReply(
             api_key=done.api_key, business_id=done.business_id, dashboard_url=done.dashboard_url,
-            provisioning_deferred=True, payment_capture=done.payment_capture, dashboard_magic_link=done.magic_link)
+            provisioning_deferred=done.provisioning_deferred, payment_capture=done.payment_capture,
+            dashboard_magic_link=done.magic_link, agent_id=done.agent_id, phone_number=done.phone_number,
+            checkout_url=done.checkout_url, payment_response=done.payment_response)
         set_timestamp(reply, "trial_ends_at", done.trial_ends_at)
         return reply
 
@@ -109,7 +120,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return accounts_pb2.RevokeKeyReply(success=True)
 
     async def GetWorkspace(self, request, context):
-        return workspace_message(await self.accounts.get_workspace(request.id))
+        return workspace_message(*await self.accounts.get_workspace(request.id))
 
     async def GetWorkspaceOwner(self, request, context):
         row = await self.accounts.workspace_owner(request.id)
@@ -147,8 +158,23 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                       subscription_status=r.subscription_status) for r in rows])
 
 
+    async def HandlePaymentEvent(self, request, context):
+        return accounts_pb2.PaymentEventReply(applied=await self.payments.handle_event(request.body,
+                                                                                      request.signature))
+
+    async def CheckPaymentsProvider(self, request, context):
+        overall, checkout, x402 = await self.payments.check()
+        return accounts_pb2.PaymentsProviderStatus(status=overall, checkout=checkout, x402=x402)
+
+
 def build(runtime: Runtime) -> AccountsServicer:
-    accounts = Accounts(runtime.engine, runtime.pool, runtime.bus, runtime.settings, runtime.events_committed)
+    s = runtime.settings
+    payments, provisioning, closers = payment_parts(s, runtime.engine, runtime.client("agents"),
+                                                    runtime.events_committed)
+    runtime.on_stop.extend(closers)
+    runtime.run(BillingWorker(payments, provisioning, s.billing_interval_seconds))
+    accounts = Accounts(runtime.engine, runtime.pool, runtime.bus, s, runtime.events_committed, payments,
+                        provisioning)
     runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
                                 filter_subject=calls_consumer.CALLS_SUBJECT))
-    return AccountsServicer(accounts)
+    return AccountsServicer(accounts, payments)

@@ -1,15 +1,17 @@
 """Tables of the accounts schema and the queries on them (each takes a connection or the raw pool)."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import asyncpg
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import leases
 from core.db import Prepared
 from core.inbox import inbox_table
+from core.leases import lease_columns
 from core.outbox import outbox_table
 
 SCHEMA = "accounts"
@@ -41,6 +43,17 @@ businesses = sa.Table(
     sa.Column("trial_ends_at", Ts),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
+    # How the subscription is paid (domain.HOSTED_CHECKOUT or domain.X402) and the payment provider's ids.
+    sa.Column("payment_capture", sa.Text),
+    sa.Column("checkout_session_id", sa.Text),
+    sa.Column("customer_id", sa.Text),
+    sa.Column("subscription_id", sa.Text),
+    # The provider's time of the event that set subscription_status (older events do not override it).
+    sa.Column("subscription_event_at", Ts),
+    sa.Column("past_due_since", Ts),
+    sa.Column("paid_through", Ts),  # x402: the end of the period paid for
+    # The workspace was paused for an unpaid subscription (and is resumed when it is paid).
+    sa.Column("paused_by_billing", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 api_keys = sa.Table(
@@ -97,12 +110,53 @@ usage_log = sa.Table(
 )
 
 sa.Index("businesses_account_created", businesses.c.account_id, businesses.c.created_at.desc())
+sa.Index("businesses_subscription", businesses.c.subscription_id, unique=True)
+sa.Index("businesses_billing_watch", businesses.c.subscription_status,
+         postgresql_where=sa.text("subscription_status IN ('incomplete', 'past_due', 'active')"))
 sa.Index("api_keys_account", api_keys.c.account_id)
 sa.Index("signup_attempts_ip_time", signup_attempts.c.client_ip, signup_attempts.c.created_at)
 sa.Index("usage_log_account_created", usage_log.c.account_id, usage_log.c.created_at.desc())
 sa.Index("usage_log_business_calls", usage_log.c.business_id, postgresql_where=sa.text("call_id IS NOT NULL"))
 # One entry per call (a redelivered call event adds nothing).
 sa.Index("usage_log_call_once", usage_log.c.call_id, unique=True, postgresql_where=sa.text("method = 'CALL'"))
+
+payment_events = sa.Table(
+    "payment_events", metadata,
+    sa.Column("event_id", sa.Text, primary_key=True),  # the payment provider's event id: each applies once
+    sa.Column("type", sa.Text, nullable=False),
+    sa.Column("business_id", Uuid),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("received_at", Ts, nullable=False),
+)
+
+x402_payments = sa.Table(
+    "x402_payments", metadata,
+    sa.Column("transaction", sa.Text, primary_key=True),
+    sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("payer", sa.Text, nullable=False),
+    sa.Column("network", sa.Text, nullable=False),
+    sa.Column("asset", sa.Text, nullable=False),
+    sa.Column("amount", sa.Text, nullable=False),  # atomic units of the asset
+    sa.Column("created_at", Ts, nullable=False),
+)
+
+provisionings = sa.Table(
+    "provisionings", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id, ondelete="CASCADE"), nullable=False, unique=True),
+    sa.Column("status", sa.Text, nullable=False),  # provisioning_domain.STATUSES
+    sa.Column("step", sa.Text, nullable=False),  # the next step to run (provisioning_domain.STEPS)
+    sa.Column("forward_to", sa.Text),
+    sa.Column("agent_id", Uuid),
+    sa.Column("phone_number", sa.Text),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("last_error", sa.Text),
+    sa.Column("next_attempt_at", Ts, nullable=False),
+    *lease_columns(),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    sa.Index("provisionings_due", "next_attempt_at", postgresql_where=sa.text("status IN ('pending', 'retrying')")),
+)
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
@@ -193,7 +247,8 @@ async def session_by_hash(conn: AsyncConnection, token_hash: str):
 # -- businesses (workspaces) -----------------------------------------------------------------
 
 WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
-                     businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at)
+                     businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at,
+                     businesses.c.subscription_status)
 _WORKSPACE_BY_ID = Prepared(sa.select(*WORKSPACE_COLUMNS).where(businesses.c.id == sa.bindparam("id")))
 
 
@@ -291,3 +346,70 @@ async def minutes_used(conn: AsyncConnection, business_ids) -> dict[str, int]:
                               .where(usage_log.c.business_id.in_(business_ids), usage_log.c.call_id.is_not(None))
                               .group_by(usage_log.c.business_id))
     return {str(b): int(m or 0) for b, m in rows}
+
+
+# -- payments and provisioning --------------------------------------------------------------
+
+def claim_due_provisionings(limit: int, lease: timedelta):
+    """Take the leases of up to `limit` sagas due to run (pending or retrying, next attempt passed, lease free),
+    skipping rows another runner is claiming; the claimed rows with their tokens."""
+    due = (sa.select(provisionings.c.id)
+           .where(provisionings.c.status.in_(("pending", "retrying")), provisionings.c.next_attempt_at <= sa.func.now(),
+                  leases.free(provisionings))
+           .order_by(provisionings.c.next_attempt_at).limit(limit).with_for_update(skip_locked=True))
+    return (provisionings.update().where(provisionings.c.id.in_(due.scalar_subquery()))
+            .values(lease_token=sa.func.gen_random_uuid(), lease_until=sa.func.now() + lease)
+            .returning(provisionings))
+
+
+async def record_payment_event(conn: AsyncConnection, event_id: str, type_: str, business_id: str | None,
+                               created_at: datetime, received_at: datetime) -> bool:
+    """Remember a provider event; False when it was seen before (a redelivery)."""
+    return await conn.scalar(insert(payment_events).values(
+        event_id=event_id, type=type_, business_id=business_id, created_at=created_at, received_at=received_at)
+        .on_conflict_do_nothing().returning(payment_events.c.event_id)) is not None
+
+
+async def lock_business_by(conn: AsyncConnection, business_id: str | None, subscription_id: str | None,
+                           customer_id: str | None):
+    """The business an event is about, locked: by our id, else by the provider's subscription or customer."""
+    for column, value in ((businesses.c.id, business_id), (businesses.c.subscription_id, subscription_id),
+                          (businesses.c.customer_id, customer_id)):
+        if value:
+            row = (await conn.execute(sa.select(businesses).where(column == value).with_for_update())).first()
+            if row is not None:
+                return row
+    return None
+
+
+def billing_due(now: datetime, grace: timedelta) -> sa.Select:
+    """Workspaces billing has to move now (payments_domain.billing_move decides; this finds its candidates):
+    overdue past the grace period, trials ended without a checkout, x402 periods run out, canceled subscriptions
+    of running workspaces, and workspaces billing paused that are paid again."""
+    b = businesses.c
+    return sa.select(b.id).where(sa.or_(
+        sa.and_(b.lifecycle_state == "active", sa.or_(
+            sa.and_(b.subscription_status == "past_due", b.past_due_since <= now - grace),
+            sa.and_(b.subscription_status == "incomplete", b.trial_ends_at <= now),
+            b.paid_through <= now - grace)),
+        sa.and_(b.subscription_status == "canceled", b.lifecycle_state.in_(("active", "paused"))),
+        sa.and_(b.lifecycle_state == "paused", b.paused_by_billing, b.subscription_status.in_(("trialing", "active")),
+                b.past_due_since.is_(None), sa.or_(b.paid_through.is_(None), b.paid_through > now))))
+
+
+async def provisioning_of(conn: AsyncConnection, business_id: str):
+    return (await conn.execute(sa.select(provisionings).where(provisionings.c.business_id == business_id))).first()
+
+
+async def delete_account(conn: AsyncConnection, account_id: str) -> None:
+    """Undo a signup whose payment did not settle: the account and everything made with it."""
+    owned = sa.select(businesses.c.id).where(businesses.c.account_id == account_id).scalar_subquery()
+    await conn.execute(provisionings.delete().where(provisionings.c.business_id.in_(owned)))
+    await conn.execute(api_keys.delete().where(api_keys.c.account_id == account_id))
+    await conn.execute(magic_links.delete().where(magic_links.c.account_id == account_id))
+    await conn.execute(businesses.delete().where(businesses.c.account_id == account_id))
+    await conn.execute(users.delete().where(users.c.id == account_id))
+
+
+async def record_x402_payment(conn: AsyncConnection, **values) -> None:
+    await conn.execute(x402_payments.insert().values(**values))

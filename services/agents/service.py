@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import leases, tenant
@@ -143,9 +144,16 @@ class Agents:
     # -- create ----------------------------------------------------------------------
 
     async def create(self, business_id: str, name: str, system_prompt: str, first_message: str | None,
-                     voice: dict, model: dict, metadata: dict):
+                     voice: dict, model: dict, metadata: dict, request_id: str | None = None):
+        """A new agent and its provider assistant; with `request_id`, a repeat returns the agent that request made
+        (a concurrent repeat loses the insert race, undoes its assistant and gets 409 conflict)."""
         require_business(tenant.require_account(), business_id)
         config = domain.new_config(name, system_prompt, first_message, voice, model)
+        if request_id:
+            async with self.engine.connect() as conn:
+                made = await store.agent_by_request(conn, business_id, request_id)
+            if made is not None:
+                return made
         agent_id, now = new_id(), utcnow()
         assistant = await self.voice.create_assistant(domain.assistant_body(config, agent_id, business_id))
         assistant_id = assistant["id"]
@@ -154,12 +162,15 @@ class Agents:
                 row = await store.insert_agent(
                     conn, id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
                     provider_assistant_id=assistant_id, config=_stored_config(config), metadata=metadata, version=1,
-                    inbound_prompt_source="create", created_at=now, updated_at=now)
+                    inbound_prompt_source="create", created_at=now, updated_at=now, request_id=request_id)
                 await self._record(conn, row, domain.initial_change(config), Write(source="create"), version=1,
                                    parent=None, now=now)
-        except BaseException:
+        except BaseException as exc:
             await undo_at_provider(self.voice.delete_assistant(assistant_id),
                                    f"agent creation failed; provider assistant {assistant_id}")
+            if request_id and isinstance(exc, IntegrityError):
+                raise ServiceError("conflict", "another request with this request_id created the agent meanwhile; "
+                                   "repeat the request to read it") from None
             raise
         return row
 

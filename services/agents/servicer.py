@@ -136,7 +136,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
     async def CreateAgent(self, request, context):
         row = await self.agents.create(request.business_id, request.name, request.system_prompt,
                                        optional(request, "first_message"), _dict(request, "voice") or {},
-                                       _dict(request, "model") or {}, _dict(request, "metadata") or {})
+                                       _dict(request, "model") or {}, _dict(request, "metadata") or {},
+                                       optional(request, "request_id"))
         reply = agents_pb2.AgentCreated(id=str(row.id), name=row.name, business_id=str(row.business_id),
                                         provider_assistant_id=row.provider_assistant_id, version=row.version)
         set_timestamp(reply, "created_at", row.created_at)

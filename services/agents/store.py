@@ -36,7 +36,11 @@ agents = sa.Table(
     sa.Column("updated_at", Ts, nullable=False),
     # One configuration writer at a time while the provider assistant is synced (core.leases).
     *lease_columns(),
+    # Set by a creator that may retry (CreateAgentRequest.request_id): one agent per request in a business.
+    sa.Column("request_id", sa.Text),
     sa.Index("agents_business_created", "business_id", "created_at"),
+    sa.Index("agents_request_once", "business_id", "request_id", unique=True,
+             postgresql_where=sa.text("request_id IS NOT NULL")),
 )
 
 agent_versions = sa.Table(
@@ -120,6 +124,11 @@ async def agents_by_id(conn: AsyncConnection, ids: list[str], business_ids) -> l
     a = agents.c
     return (await conn.execute(sa.select(a.id, a.name, a.business_id, a.status, a.created_at)
                                .where(a.id.in_(ids), a.business_id.in_(business_ids)))).all()
+
+
+async def agent_by_request(conn: AsyncConnection, business_id: str, request_id: str):
+    return (await conn.execute(agents.select().where(agents.c.business_id == business_id,
+                                                     agents.c.request_id == request_id))).first()
 
 
 async def insert_agent(conn: AsyncConnection, **values):

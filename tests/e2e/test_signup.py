@@ -13,7 +13,7 @@ async def test_signup_creates_account_business_key_and_magic_link(api):
     assert body["api_key"].startswith("svc_live_")
     assert body["provisioning_deferred"] is True
     assert body["agent_id"] is None and body["phone_number"] is None
-    assert "checkout_url" not in body
+    assert body["payment_capture"] == "stripe_checkout" and body["checkout_url"].startswith("http")
     assert body["dashboard_url"].endswith("/dashboard")
     assert "/dashboard/login?token=" in body["dashboard_magic_link"]
     trial_end = datetime.fromisoformat(body["trial_ends_at"])

@@ -234,5 +234,6 @@ PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/
           ("POST", "/api/v1/providers/voice/messages"): "the voice provider's messages, authenticated by signature",
           ("GET", "/api/v1/recordings/audio"): "a signed recording link: the signature is the credential",
           ("POST", "/api/v1/providers/sms/status"): "the messaging provider's callbacks, authenticated by signature",
-          ("POST", "/api/v1/providers/sms/inbound"): "the messaging provider's texts, authenticated by signature"}
+          ("POST", "/api/v1/providers/sms/inbound"): "the messaging provider's texts, authenticated by signature",
+          ("POST", "/api/v1/providers/payments/events"): "the payment provider's events, authenticated by signature"}
 

@@ -8,9 +8,11 @@ import uuid
 
 import pytest
 
-from core import db, settings, tenant
+from core import db, rpc, settings, tenant
 from core.tenant import Tenant
 from providers.voice.client import VapiClient
+from services.accounts.payments_service import payment_parts
+from services.accounts.service import Accounts
 
 OTHER_WRITER = "00000000-0000-4000-8000-000000000000"
 
@@ -54,6 +56,22 @@ def new_tenant(**fields) -> Tenant:
 
 def no_events() -> None:
     """events_committed for use cases run outside a service: the service's own relay polls the outbox."""
+
+
+@pytest.fixture
+async def accounts_of(cfg, engine, pool):
+    """`accounts_of(settings)`: the accounts use cases with their payment providers (the stack's simulators)
+    and an agents client (the stack's agents service)."""
+    closers = []
+
+    def make(settings=cfg) -> Accounts:
+        agents, channel = rpc.connect("agents", settings, forward_tenant=True)
+        payments, provisioning, provider_closers = payment_parts(settings, engine, agents, no_events)
+        closers.extend((*provider_closers, channel.close))
+        return Accounts(engine, pool, None, settings, no_events, payments, provisioning)
+    yield make
+    for close in closers:
+        await close()
 
 
 class LeaseStealingVoice(VapiClient):

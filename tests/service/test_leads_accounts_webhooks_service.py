@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
-from services.accounts.service import Accounts, Usage
+from services.accounts.service import Usage
 from services.sdr.service import LeadFilters, Leads
 from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
@@ -39,9 +39,8 @@ async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(eng
         assert (await leads.list(LeadFilters(), Page(limit=10))).rows == []  # another tenant sees none of them
 
 
-async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, engine, pool):
-    accounts = Accounts(engine, pool, bus=None, settings=dataclasses.replace(cfg, signup_limit_per_hour=2),
-                        events_committed=no_events)
+async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, accounts_of):
+    accounts = accounts_of(dataclasses.replace(cfg, signup_limit_per_hour=2))
     ip = next_client_ip()
     for n in range(2):
         done = await accounts.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
@@ -52,8 +51,8 @@ async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, e
     assert "at most 2 signups" in err.value.message
 
 
-async def test_usage_is_appended_and_listed_for_the_key_account_only(cfg, engine, pool):
-    accounts = Accounts(engine, pool, bus=None, settings=cfg, events_committed=no_events)
+async def test_usage_is_appended_and_listed_for_the_key_account_only(accounts_of):
+    accounts = accounts_of()
     who, other = new_tenant(), new_tenant()
     now = utcnow()
     entries = [Usage(new_id(), who.account_id, who.business_ids[0], who.api_key_id, "/api/v1/agents", "GET", 200,

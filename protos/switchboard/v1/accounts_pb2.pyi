@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SignupRequest(_message.Message):
-    __slots__ = ("business_name", "email", "business_type", "website", "phone_forward_to", "plan_id", "client_ip")
+    __slots__ = ("business_name", "email", "business_type", "website", "phone_forward_to", "plan_id", "client_ip", "payment_signature", "x402")
     BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_TYPE_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,8 @@ class SignupRequest(_message.Message):
     PHONE_FORWARD_TO_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     CLIENT_IP_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    X402_FIELD_NUMBER: _ClassVar[int]
     business_name: str
     email: str
     business_type: str
@@ -27,10 +29,12 @@ class SignupRequest(_message.Message):
     phone_forward_to: str
     plan_id: str
     client_ip: str
-    def __init__(self, business_name: _Optional[str] = ..., email: _Optional[str] = ..., business_type: _Optional[str] = ..., website: _Optional[str] = ..., phone_forward_to: _Optional[str] = ..., plan_id: _Optional[str] = ..., client_ip: _Optional[str] = ...) -> None: ...
+    payment_signature: str
+    x402: bool
+    def __init__(self, business_name: _Optional[str] = ..., email: _Optional[str] = ..., business_type: _Optional[str] = ..., website: _Optional[str] = ..., phone_forward_to: _Optional[str] = ..., plan_id: _Optional[str] = ..., client_ip: _Optional[str] = ..., payment_signature: _Optional[str] = ..., x402: _Optional[bool] = ...) -> None: ...
 
 class SignupReply(_message.Message):
-    __slots__ = ("api_key", "business_id", "agent_id", "phone_number", "dashboard_url", "trial_ends_at", "provisioning_deferred", "payment_capture", "dashboard_magic_link")
+    __slots__ = ("api_key", "business_id", "agent_id", "phone_number", "dashboard_url", "trial_ends_at", "provisioning_deferred", "payment_capture", "dashboard_magic_link", "checkout_url", "payment_response")
     API_KEY_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +44,8 @@ class SignupReply(_message.Message):
     PROVISIONING_DEFERRED_FIELD_NUMBER: _ClassVar[int]
     PAYMENT_CAPTURE_FIELD_NUMBER: _ClassVar[int]
     DASHBOARD_MAGIC_LINK_FIELD_NUMBER: _ClassVar[int]
+    CHECKOUT_URL_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_RESPONSE_FIELD_NUMBER: _ClassVar[int]
     api_key: str
     business_id: str
     agent_id: str
@@ -49,7 +55,37 @@ class SignupReply(_message.Message):
     provisioning_deferred: bool
     payment_capture: str
     dashboard_magic_link: str
-    def __init__(self, api_key: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., dashboard_url: _Optional[str] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provisioning_deferred: _Optional[bool] = ..., payment_capture: _Optional[str] = ..., dashboard_magic_link: _Optional[str] = ...) -> None: ...
+    checkout_url: str
+    payment_response: str
+    def __init__(self, api_key: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., dashboard_url: _Optional[str] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provisioning_deferred: _Optional[bool] = ..., payment_capture: _Optional[str] = ..., dashboard_magic_link: _Optional[str] = ..., checkout_url: _Optional[str] = ..., payment_response: _Optional[str] = ...) -> None: ...
+
+class PaymentEvent(_message.Message):
+    __slots__ = ("body", "signature")
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    body: bytes
+    signature: str
+    def __init__(self, body: _Optional[bytes] = ..., signature: _Optional[str] = ...) -> None: ...
+
+class PaymentEventReply(_message.Message):
+    __slots__ = ("applied",)
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    applied: bool
+    def __init__(self, applied: _Optional[bool] = ...) -> None: ...
+
+class CheckPaymentsProviderRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class PaymentsProviderStatus(_message.Message):
+    __slots__ = ("status", "checkout", "x402")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CHECKOUT_FIELD_NUMBER: _ClassVar[int]
+    X402_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    checkout: str
+    x402: str
+    def __init__(self, status: _Optional[str] = ..., checkout: _Optional[str] = ..., x402: _Optional[str] = ...) -> None: ...
 
 class AuthenticateKeyRequest(_message.Message):
     __slots__ = ("key",)
@@ -180,7 +216,7 @@ class RevokeKeyReply(_message.Message):
     def __init__(self, success: _Optional[bool] = ...) -> None: ...
 
 class Workspace(_message.Message):
-    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at")
+    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -188,6 +224,8 @@ class Workspace(_message.Message):
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTION_STATUS_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONING_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     lifecycle_state: str
@@ -195,7 +233,29 @@ class Workspace(_message.Message):
     external_ref: str
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    subscription_status: str
+    provisioning: Provisioning
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ...) -> None: ...
+
+class Provisioning(_message.Message):
+    __slots__ = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error", "next_attempt_at")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    FORWARD_TO_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    step: str
+    agent_id: str
+    phone_number: str
+    forward_to: str
+    attempts: int
+    last_error: str
+    next_attempt_at: _timestamp_pb2.Timestamp
+    def __init__(self, status: _Optional[str] = ..., step: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., forward_to: _Optional[str] = ..., attempts: _Optional[int] = ..., last_error: _Optional[str] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListWorkspacesRequest(_message.Message):
     __slots__ = ("page",)

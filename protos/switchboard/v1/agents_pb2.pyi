@@ -175,7 +175,7 @@ class Agent(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class CreateAgentRequest(_message.Message):
-    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata")
+    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata", "request_id")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -183,6 +183,7 @@ class CreateAgentRequest(_message.Message):
     VOICE_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     name: str
     system_prompt: str
@@ -190,7 +191,8 @@ class CreateAgentRequest(_message.Message):
     voice: _struct_pb2.Struct
     model: _struct_pb2.Struct
     metadata: _struct_pb2.Struct
-    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    request_id: str
+    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class AgentCreated(_message.Message):
     __slots__ = ("id", "name", "business_id", "provider_assistant_id", "created_at", "version")

@@ -77,24 +77,28 @@ class PhoneNumberReleased(_message.Message):
     def __init__(self, id: _Optional[str] = ..., phone_number: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class WorkspacePaused(_message.Message):
-    __slots__ = ("business_id", "previous_state", "lifecycle_state")
+    __slots__ = ("business_id", "previous_state", "lifecycle_state", "reason")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_STATE_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     previous_state: str
     lifecycle_state: str
-    def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class WorkspaceCanceled(_message.Message):
-    __slots__ = ("business_id", "previous_state", "lifecycle_state")
+    __slots__ = ("business_id", "previous_state", "lifecycle_state", "reason")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PREVIOUS_STATE_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     previous_state: str
     lifecycle_state: str
-    def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ...) -> None: ...
+    reason: str
+    def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class WorkspaceTeardownCompleted(_message.Message):
     __slots__ = ("business_id", "previous_state", "lifecycle_state")

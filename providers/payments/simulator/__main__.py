@@ -1,0 +1,72 @@
+"""`python -m providers.payments.simulator --port N --api-key sk_test_... [--webhook-url URL --webhook-secret
+whsec_...] [--public-url URL]`: serve the payments-provider simulator on 127.0.0.1 until SIGTERM or SIGINT.
+Each option falls back to an environment variable (PAYMENTS_SIM_PORT, PAYMENTS_API_KEY, PAYMENTS_WEBHOOK_URL,
+PAYMENTS_WEBHOOK_SECRET, PAYMENTS_SIM_PUBLIC_URL); the port defaults to 8793, the public URL to
+http://127.0.0.1:<port>; the API key is required, and so is the signing secret when there is a webhook URL.
+PAYMENTS_SIM_TIME_SCALE multiplies every delay (default 1; 0: billing moves only through the control plane).
+State is kept in memory: a restart starts empty."""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+
+from aiohttp import web
+
+from core.logs import configure_simulator_logs
+from providers.payments.simulator.api import is_url
+from providers.payments.simulator.app import build_app
+
+log = logging.getLogger("providers.payments.simulator")
+
+DEFAULT_PORT = 8793
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m providers.payments.simulator", description=__doc__)
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PAYMENTS_SIM_PORT") or DEFAULT_PORT),
+                        help=f"port on 127.0.0.1 (env PAYMENTS_SIM_PORT, default {DEFAULT_PORT})")
+    parser.add_argument("--api-key", default=os.environ.get("PAYMENTS_API_KEY"),
+                        help="the secret key clients authenticate with, e.g. sk_test_... (env PAYMENTS_API_KEY)")
+    parser.add_argument("--webhook-url", default=os.environ.get("PAYMENTS_WEBHOOK_URL") or None,
+                        help="where events are POSTed (env PAYMENTS_WEBHOOK_URL; none: events are only recorded)")
+    parser.add_argument("--webhook-secret", default=os.environ.get("PAYMENTS_WEBHOOK_SECRET") or None,
+                        help="the endpoint's signing secret, whsec_... (env PAYMENTS_WEBHOOK_SECRET)")
+    parser.add_argument("--public-url", default=os.environ.get("PAYMENTS_SIM_PUBLIC_URL") or None,
+                        help="where browsers reach this server, for checkout URLs (env PAYMENTS_SIM_PUBLIC_URL, "
+                             "default http://127.0.0.1:<port>)")
+    args = parser.parse_args(argv)
+    if not args.api_key:
+        parser.error("an API key is required (--api-key or PAYMENTS_API_KEY)")
+    if args.webhook_url and not is_url(args.webhook_url):
+        parser.error("the webhook URL must be an http(s) URL")
+    if args.webhook_url and not (args.webhook_secret or "").startswith("whsec_"):
+        parser.error("a webhook URL needs a signing secret starting with whsec_ "
+                     "(--webhook-secret or PAYMENTS_WEBHOOK_SECRET)")
+    args.public_url = (args.public_url or f"http://127.0.0.1:{args.port}").rstrip("/")
+    if not is_url(args.public_url):
+        parser.error("the public URL must be an http(s) URL")
+    try:
+        args.time_scale = float(os.environ.get("PAYMENTS_SIM_TIME_SCALE") or 1.0)
+    except ValueError:
+        parser.error("PAYMENTS_SIM_TIME_SCALE must be a number")
+    if args.time_scale < 0:
+        parser.error("PAYMENTS_SIM_TIME_SCALE must not be negative")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    configure_simulator_logs()
+    app = build_app(args.api_key, webhook_url=args.webhook_url, webhook_secret=args.webhook_secret,
+                    public_url=args.public_url, time_scale=args.time_scale)
+    # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.
+    web.run_app(app, host="127.0.0.1", port=args.port, shutdown_timeout=2.0, access_log=None,
+                print=lambda _: log.info("payments simulator listening on http://127.0.0.1:%d (checkout pages on %s, "
+                                         "webhooks to %s, time scale %g)", args.port, args.public_url,
+                                         args.webhook_url or "nowhere", args.time_scale))
+    log.info("payments simulator stopped")
+
+
+if __name__ == "__main__":
+    main()

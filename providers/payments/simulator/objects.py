@@ -1,0 +1,290 @@
+"""Stripe's objects as the API version of the pinned `stripe` package shapes them, and the in-memory store.
+
+Objects are dicts in Stripe's JSON shape (`id` with Stripe's prefixes: `cs_test_`, `cus_`, `sub_`, `si_`, `in_`,
+`il_`, `pm_`, `prod_`; `object`; `livemode: false`; `created` in Unix seconds). Private fields (leading
+underscore) are the simulator's bookkeeping and never leave it (`public`).
+
+Prices are not created through the API: any `price_...` id is a known price of 49.00 USD a month, for a product
+whose id derives from the price's.
+"""
+from __future__ import annotations
+
+import calendar
+import copy
+import hashlib
+import secrets
+import string
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import stripe
+
+API_VERSION = stripe.api_version  # the version the pinned package speaks (and sends as Stripe-Version)
+UNIT_AMOUNT, CURRENCY, INTERVAL = 4900, "usd", "month"
+DAY = 86400
+SESSION_LIFETIME = DAY
+ALPHABET = string.ascii_letters + string.digits
+ACCOUNT_NAME = "Switchboard (payments simulator)"
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def new_id(prefix: str, length: int = 24) -> str:
+    return f"{prefix}_" + "".join(secrets.choice(ALPHABET) for _ in range(length))
+
+
+def public(record: dict) -> dict:
+    """The object as the API shows it: a deep copy without the private fields."""
+    return copy.deepcopy({k: v for k, v in record.items() if not k.startswith("_")})
+
+
+def add_months(ts: int, months: int = 1) -> int:
+    """Stripe's monthly cycle: the same day of the month (the last day when the month is shorter)."""
+    at = datetime.fromtimestamp(ts, timezone.utc)
+    month0 = at.month - 1 + months
+    year, month = at.year + month0 // 12, month0 % 12 + 1
+    day = min(at.day, calendar.monthrange(year, month)[1])
+    return int(at.replace(year=year, month=month, day=day).timestamp())
+
+
+def price_object(price_id: str, created: int = 1_700_000_000) -> dict:
+    product = "prod_" + hashlib.sha256(price_id.encode()).hexdigest()[:14]
+    return {"id": price_id, "object": "price", "active": True, "billing_scheme": "per_unit", "created": created,
+            "currency": CURRENCY, "custom_unit_amount": None, "livemode": False, "lookup_key": None, "metadata": {},
+            "nickname": None, "product": product,
+            "recurring": {"interval": INTERVAL, "interval_count": 1, "meter": None, "trial_period_days": None,
+                          "usage_type": "licensed"},
+            "tax_behavior": "unspecified", "tiers_mode": None, "transform_quantity": None, "type": "recurring",
+            "unit_amount": UNIT_AMOUNT, "unit_amount_decimal": str(UNIT_AMOUNT)}
+
+
+def plan_object(price: dict) -> dict:
+    """The legacy `plan` beside each subscription item's `price`, as Stripe still sends it."""
+    return {"id": price["id"], "object": "plan", "active": True, "amount": price["unit_amount"],
+            "amount_decimal": price["unit_amount_decimal"], "billing_scheme": "per_unit", "created": price["created"],
+            "currency": price["currency"], "interval": INTERVAL, "interval_count": 1, "livemode": False,
+            "metadata": {}, "meter": None, "nickname": None, "product": price["product"], "tiers_mode": None,
+            "transform_usage": None, "trial_period_days": None, "usage_type": "licensed"}
+
+
+def card_brand(number: str) -> str:
+    return {"4": "visa", "5": "mastercard", "3": "amex", "6": "discover"}.get(number[:1], "unknown")
+
+
+@dataclass
+class State:
+    sessions: dict[str, dict] = field(default_factory=dict)
+    customers: dict[str, dict] = field(default_factory=dict)
+    subscriptions: dict[str, dict] = field(default_factory=dict)
+    invoices: dict[str, dict] = field(default_factory=dict)
+    idempotency: dict[str, tuple] = field(default_factory=dict)  # key -> (fingerprint, status, body)
+    collected: int = 0  # what paid invoices brought in (the balance)
+
+    def reset(self) -> None:
+        for table in (self.sessions, self.customers, self.subscriptions, self.invoices, self.idempotency):
+            table.clear()
+        self.collected = 0
+
+    # -- Checkout Sessions -----------------------------------------------------------------------------------
+
+    def new_session(self, *, line_items: list[dict], mode: str, public_url: str, customer_email: str | None,
+                    client_reference_id: str | None, metadata: dict, subscription_data: dict,
+                    payment_method_collection: str, success_url: str | None, cancel_url: str | None,
+                    expires_at: int | None) -> dict:
+        created = now()
+        session_id = new_id("cs_test", 58)
+        session = {
+            "id": session_id, "object": "checkout.session", "adaptive_pricing": None, "after_expiration": None,
+            "allow_promotion_codes": None, "amount_subtotal": None, "amount_total": None,
+            "automatic_tax": {"enabled": False, "liability": None, "provider": None, "status": None},
+            "billing_address_collection": None, "cancel_url": cancel_url, "client_reference_id": client_reference_id,
+            "client_secret": None, "collected_information": None, "consent": None, "consent_collection": None,
+            "created": created, "currency": CURRENCY, "custom_fields": [],
+            "custom_text": {"after_submit": None, "shipping_address": None, "submit": None,
+                            "terms_of_service_acceptance": None},
+            "customer": None, "customer_creation": None, "customer_details": None, "customer_email": customer_email,
+            "discounts": [], "expires_at": expires_at or created + SESSION_LIFETIME, "invoice": None,
+            "invoice_creation": None, "livemode": False, "locale": None, "metadata": metadata, "mode": mode,
+            "payment_intent": None, "payment_link": None, "payment_method_collection": payment_method_collection,
+            "payment_method_options": {"card": {"request_three_d_secure": "automatic"}},
+            "payment_method_types": ["card"], "payment_status": "unpaid",
+            "phone_number_collection": {"enabled": False}, "recovered_from": None, "saved_payment_method_options": None,
+            "setup_intent": None, "shipping_address_collection": None, "shipping_cost": None, "shipping_options": [],
+            "status": "open", "submit_type": None, "subscription": None, "success_url": success_url,
+            "total_details": {"amount_discount": 0, "amount_shipping": 0, "amount_tax": 0}, "ui_mode": "hosted",
+            "url": f"{public_url}/c/pay/{session_id}",
+            "_line_items": line_items,  # [{"price": price object, "quantity": n}]
+            "_subscription_data": subscription_data,  # {"trial_period_days": n | None, "metadata": {...}}
+        }
+        total = sum(i["price"]["unit_amount"] * i["quantity"] for i in line_items)
+        trial = bool(subscription_data.get("trial_period_days"))
+        session["amount_subtotal"] = session["amount_total"] = 0 if trial else total
+        self.sessions[session_id] = session
+        return session
+
+    # -- Customers ---------------------------------------------------------------------------------------------
+
+    def new_customer(self, *, email: str | None, card_number: str, at: int) -> dict:
+        payment_method = new_id("pm")
+        customer = {
+            "id": new_id("cus", 14), "object": "customer", "address": None, "balance": 0, "created": at,
+            "currency": CURRENCY, "default_source": None, "delinquent": False, "description": None, "discount": None,
+            "email": email, "invoice_prefix": "".join(secrets.choice(string.ascii_uppercase + string.digits)
+                                                      for _ in range(8)),
+            "invoice_settings": {"custom_fields": None, "default_payment_method": payment_method, "footer": None,
+                                 "rendering_options": None},
+            "livemode": False, "metadata": {}, "name": None, "next_invoice_sequence": 1, "phone": None,
+            "preferred_locales": [], "shipping": None, "tax_exempt": "none", "test_clock": None,
+            "_card": {"id": payment_method, "brand": card_brand(card_number), "last4": card_number[-4:]},
+        }
+        self.customers[customer["id"]] = customer
+        return customer
+
+    # -- Subscriptions -----------------------------------------------------------------------------------------
+
+    def new_subscription(self, *, customer: dict, line_items: list[dict], metadata: dict, trial_days: int,
+                         at: int, fails: bool) -> dict:
+        sub_id = new_id("sub")
+        trial_end = at + trial_days * DAY if trial_days else None
+        period_end = trial_end or add_months(at)
+        items = [{"id": new_id("si", 14), "object": "subscription_item", "billing_thresholds": None, "created": at,
+                  "current_period_end": period_end, "current_period_start": at, "discounts": [], "metadata": {},
+                  "plan": plan_object(item["price"]), "price": copy.deepcopy(item["price"]),
+                  "quantity": item["quantity"], "subscription": sub_id, "tax_rates": []} for item in line_items]
+        sub = {
+            "id": sub_id, "object": "subscription", "application": None, "application_fee_percent": None,
+            "automatic_tax": {"disabled_reason": None, "enabled": False, "liability": None},
+            "billing_cycle_anchor": period_end if trial_end else at, "billing_cycle_anchor_config": None,
+            "billing_mode": {"type": "classic"}, "billing_thresholds": None, "cancel_at": None,
+            "cancel_at_period_end": False, "canceled_at": None,
+            "cancellation_details": {"comment": None, "feedback": None, "reason": None},
+            "collection_method": "charge_automatically", "created": at, "currency": CURRENCY,
+            "customer": customer["id"], "days_until_due": None,
+            "default_payment_method": customer["invoice_settings"]["default_payment_method"], "default_source": None,
+            "default_tax_rates": [], "description": None, "discounts": [], "ended_at": None,
+            "invoice_settings": {"account_tax_ids": None, "issuer": {"type": "self"}},
+            "items": {"object": "list", "data": items, "has_more": False, "total_count": len(items),
+                      "url": f"/v1/subscription_items?subscription={sub_id}"},
+            "latest_invoice": None, "livemode": False, "metadata": metadata, "next_pending_invoice_item_invoice": None,
+            "on_behalf_of": None, "pause_collection": None,
+            "payment_settings": {"payment_method_options": None, "payment_method_types": None,
+                                 "save_default_payment_method": "off"},
+            "pending_invoice_item_interval": None, "pending_setup_intent": None, "pending_update": None,
+            "schedule": None, "start_date": at, "status": "trialing" if trial_end else "active", "test_clock": None,
+            "transfer_data": None, "trial_end": trial_end,
+            "trial_settings": {"end_behavior": {"missing_payment_method": "create_invoice"}},
+            "trial_start": at if trial_end else None,
+            # the billing clock: the moment last played, and the next one
+            "_clock": at, "_next": "trial_end" if trial_end else "renewal", "_next_at": period_end,
+            "_fails": fails, "_open_invoice": None, "_retries": 0,
+        }
+        self.subscriptions[sub_id] = sub
+        return sub
+
+    @staticmethod
+    def amount_of(sub: dict) -> int:
+        return sum(i["price"]["unit_amount"] * (i["quantity"] or 1) for i in sub["items"]["data"])
+
+    @staticmethod
+    def set_period(sub: dict, start: int, end: int) -> None:
+        for item in sub["items"]["data"]:
+            item["current_period_start"], item["current_period_end"] = start, end
+
+    # -- Invoices --------------------------------------------------------------------------------------------
+
+    def new_invoice(self, *, sub: dict, billing_reason: str, at: int, period: tuple[int, int],
+                    trial: bool, public_url: str) -> dict:
+        """A finalized invoice of the subscription's items for `period` (0 during a trial), not yet paid."""
+        customer = self.customers[sub["customer"]]
+        invoice_id = new_id("in")
+        sequence = customer["next_invoice_sequence"]
+        customer["next_invoice_sequence"] = sequence + 1
+        lines = []
+        for item in sub["items"]["data"]:
+            price = item["price"]
+            amount = 0 if trial else price["unit_amount"] * (item["quantity"] or 1)
+            label = f"Trial period for {price['product']}" if trial else \
+                f"{item['quantity']} × {price['product']} (at ${price['unit_amount'] / 100:.2f} / {INTERVAL})"
+            lines.append({
+                "id": new_id("il"), "object": "line_item", "amount": amount, "currency": CURRENCY,
+                "description": label, "discount_amounts": [], "discountable": True, "discounts": [],
+                "invoice": invoice_id, "livemode": False, "metadata": {},
+                "parent": {"invoice_item_details": None, "type": "subscription_item_details",
+                           "subscription_item_details": {"invoice_item": None, "proration": False,
+                                                         "proration_details": {"credited_items": None},
+                                                         "subscription": sub["id"], "subscription_item": item["id"]}},
+                "period": {"end": period[1], "start": period[0]}, "pretax_credit_amounts": [],
+                "pricing": {"price_details": {"price": price["id"], "product": price["product"]},
+                            "type": "price_details", "unit_amount_decimal": price["unit_amount_decimal"]},
+                "quantity": item["quantity"], "taxes": []})
+        total = sum(line["amount"] for line in lines)
+        usage_period = (at, at) if billing_reason == "subscription_create" else period_before(sub, period[0])
+        invoice = {
+            "id": invoice_id, "object": "invoice", "account_country": "US", "account_name": ACCOUNT_NAME,
+            "account_tax_ids": None, "amount_due": total, "amount_overpaid": 0, "amount_paid": 0,
+            "amount_remaining": total, "amount_shipping": 0, "application": None, "attempt_count": 0,
+            "attempted": False, "auto_advance": True,
+            "automatic_tax": {"disabled_reason": None, "enabled": False, "liability": None, "provider": None,
+                              "status": None},
+            "automatically_finalizes_at": None, "billing_reason": billing_reason,
+            "collection_method": "charge_automatically", "confirmation_secret": None, "created": at,
+            "currency": CURRENCY, "custom_fields": None, "customer": customer["id"], "customer_address": None,
+            "customer_email": customer["email"], "customer_name": None, "customer_phone": None,
+            "customer_shipping": None, "customer_tax_exempt": "none", "customer_tax_ids": [],
+            "default_payment_method": None, "default_source": None, "default_tax_rates": [], "description": None,
+            "discounts": [], "due_date": None, "effective_at": at, "ending_balance": 0, "footer": None,
+            "from_invoice": None, "hosted_invoice_url": f"{public_url}/i/{invoice_id}",
+            "invoice_pdf": f"{public_url}/i/{invoice_id}/pdf", "issuer": {"type": "self"},
+            "last_finalization_error": None, "latest_revision": None,
+            "lines": {"object": "list", "data": lines, "has_more": False, "total_count": len(lines),
+                      "url": f"/v1/invoices/{invoice_id}/lines"},
+            "livemode": False, "metadata": {}, "next_payment_attempt": None,
+            "number": f"{customer['invoice_prefix']}-{sequence:04d}", "on_behalf_of": None,
+            "parent": {"quote_details": None, "type": "subscription_details",
+                       "subscription_details": {"metadata": dict(sub["metadata"]), "subscription": sub["id"]}},
+            "payment_settings": {"default_mandate": None, "payment_method_options": None,
+                                 "payment_method_types": None},
+            "period_end": usage_period[1], "period_start": usage_period[0], "post_payment_credit_notes_amount": 0,
+            "pre_payment_credit_notes_amount": 0, "receipt_number": None, "rendering": None, "shipping_cost": None,
+            "shipping_details": None, "starting_balance": 0, "statement_descriptor": None, "status": "open",
+            "status_transitions": {"finalized_at": at, "marked_uncollectible_at": None, "paid_at": None,
+                                   "voided_at": None},
+            "subtotal": total, "subtotal_excluding_tax": total, "test_clock": None, "total": total,
+            "total_discount_amounts": [], "total_excluding_tax": total, "total_pretax_credit_amounts": [],
+            "total_taxes": [], "webhooks_delivered_at": at,
+        }
+        self.invoices[invoice_id] = invoice
+        sub["latest_invoice"] = invoice_id
+        return invoice
+
+    def mark_paid(self, invoice: dict, at: int) -> None:
+        invoice.update(status="paid", amount_paid=invoice["amount_due"], amount_remaining=0, attempted=True,
+                       attempt_count=invoice["attempt_count"] + (1 if invoice["amount_due"] else 0),
+                       next_payment_attempt=None)
+        invoice["status_transitions"]["paid_at"] = at
+        self.collected += invoice["amount_due"]
+
+    @staticmethod
+    def mark_failed(invoice: dict, next_attempt: int | None) -> None:
+        invoice.update(attempted=True, attempt_count=invoice["attempt_count"] + 1, next_payment_attempt=next_attempt)
+
+    # -- the balance -----------------------------------------------------------------------------------------
+
+    def balance(self) -> dict:
+        return {"object": "balance", "livemode": False,
+                "available": [{"amount": self.collected, "currency": CURRENCY,
+                               "source_types": {"card": self.collected}}],
+                "pending": [{"amount": 0, "currency": CURRENCY, "source_types": {"card": 0}}],
+                "connect_reserved": [{"amount": 0, "currency": CURRENCY}],
+                "refund_and_dispute_prefunding": {"available": [{"amount": 0, "currency": CURRENCY}],
+                                                  "pending": [{"amount": 0, "currency": CURRENCY}]}}
+
+
+def period_before(sub: dict, start: int) -> tuple[int, int]:
+    """The period an invoice at `start` closes (the trial, or the month before)."""
+    if sub["trial_end"] == start and sub["trial_start"] is not None:
+        return sub["trial_start"], start
+    return add_months(start, -1), start

@@ -1,0 +1,284 @@
+"""Payments: the hosted card checkout a signup opens, the payment provider's webhook events, x402 payments,
+and the billing worker that moves workspaces whose subscription went unpaid (payments_domain has the rules).
+
+The provider's events are verified with its signature (stripe.Webhook.construct_event), applied once each (the
+event id is stored in the same transaction), and may come late or out of order: a subscription status is only
+set by an event newer than the one that set it, `canceled` is final, and a checkout completing starts the
+signup's provisioning saga however many times it is told.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.background import Background
+from core.errors import ServiceError
+from core.ids import utcnow
+from core.rpc import Client
+from core.settings import Settings
+from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider
+from providers.payments.client import StripePayments
+from providers.payments.webhooks import InvalidWebhook, parse_event
+from providers.status import provider_status
+from providers.x402.server import FacilitatorUnavailable, MalformedPayment, PaymentRefused, Settled, Verified, X402Gate
+from services.accounts import lifecycle, store
+from services.accounts import payments_domain as pay
+from services.accounts.provisioning_service import Provisioning
+
+log = logging.getLogger(__name__)
+
+# Events that carry a subscription's state, and invoice outcomes.
+SUBSCRIPTION_EVENTS = ("customer.subscription.created", "customer.subscription.updated",
+                       "customer.subscription.deleted", "customer.subscription.paused",
+                       "customer.subscription.resumed")
+
+
+def _at(unix_seconds: int) -> datetime:
+    return datetime.fromtimestamp(unix_seconds, tz=timezone.utc)
+
+
+class Payments:
+    def __init__(self, engine: AsyncEngine, checkout: PaymentsProvider, gate: X402Gate | None, webhook_secret: str,
+                 provisioning: Provisioning, base_url: str, grace: timedelta, events_committed: Callable[[], None]):
+        self.engine = engine
+        self.checkout = checkout
+        self.gate = gate
+        self.webhook_secret = webhook_secret
+        self.provisioning = provisioning
+        self.base_url = base_url
+        self.grace = grace
+        self.events_committed = events_committed
+        self.provision_soon: Callable[[], None] = lambda: None  # the billing worker's wake-up, once it runs
+
+    # -- signup ----------------------------------------------------------------------------
+
+    async def open_checkout(self, business_id: str, email: str, price_id: str, trial_days: int) -> Checkout:
+        """A subscription checkout for a new business (before its rows exist: an abandoned session is harmless)."""
+        try:
+            return await self.checkout.create_checkout(
+                business_id=business_id, email=email, price_id=price_id, trial_days=trial_days,
+                success_url=f"{self.base_url}/dashboard?checkout=complete",
+                cancel_url=f"{self.base_url}/dashboard?checkout=canceled", idempotency_key=f"signup-{business_id}")
+        except PaymentsError as exc:
+            log.warning("checkout for business %s failed: %r", business_id, exc)
+            raise ServiceError("provider_error", f"the payment provider could not open a checkout ({exc.message}); "
+                               "nothing was created, try again shortly") from None
+
+    async def x402_required(self, plan: str, refusal: str | None = None):
+        """What an x402 signup for `plan` must pay (`refusal`: why the last payment was not taken)."""
+        if self.gate is None:
+            raise ServiceError("provider_error", "x402 payments are not configured on this deployment "
+                               "(X402_PAY_TO); use the card checkout")
+        try:
+            return await self.gate.requirements(
+                pay.x402_amount(plan), f"{self.base_url}/api/v1/signup",
+                f"Switchboard {plan} plan: the trial and the month after it",
+                error=refusal or f"{pay.PAYMENT_SIGNATURE_HEADER} header is required")
+        except FacilitatorUnavailable:
+            raise _facilitator_down() from None
+
+    async def payment_required(self, plan: str, message: str, refusal: str | None = None) -> ServiceError:
+        """402 payment_required carrying fresh requirements (the PAYMENT-REQUIRED header's value)."""
+        required = await self.x402_required(plan, refusal)
+        return ServiceError("payment_required", message, payment_required=self.gate.encode_required(required))
+
+    async def verify_x402(self, plan: str, header: str) -> Verified:
+        """The payment in a PAYMENT-SIGNATURE header, verified by the facilitator against the plan's terms."""
+        required = await self.x402_required(plan)
+        try:
+            return await self.gate.verify(header, required)
+        except MalformedPayment as exc:
+            raise ServiceError("validation_error", f"the {pay.PAYMENT_SIGNATURE_HEADER} header is malformed: "
+                               f"{exc}") from None
+        except PaymentRefused as exc:
+            raise await self.payment_required(plan, f"the payment was refused ({exc.reason}); pay again as the "
+                                              f"{pay.PAYMENT_REQUIRED_HEADER} header describes", exc.reason) from None
+        except FacilitatorUnavailable:
+            raise _facilitator_down() from None
+
+    async def settle_x402(self, plan: str, verified: Verified) -> Settled:
+        try:
+            return await self.gate.settle(verified)
+        except PaymentRefused as exc:
+            raise await self.payment_required(plan, f"the payment could not be settled ({exc.reason}); pay again "
+                                              f"as the {pay.PAYMENT_REQUIRED_HEADER} header describes",
+                                              exc.reason) from None
+        except FacilitatorUnavailable:
+            raise _facilitator_down() from None
+
+    # -- provider events -----------------------------------------------------------------------
+
+    async def handle_event(self, body: bytes, signature: str) -> bool:
+        """Apply one webhook event; False for one seen before."""
+        try:
+            event = parse_event(body, signature, self.webhook_secret)
+        except InvalidWebhook as exc:
+            raise ServiceError("unauthorized", f"payment webhook refused: {exc}") from None
+        obj = event["data"]["object"].to_dict() if hasattr(event["data"]["object"], "to_dict") \
+            else dict(event["data"]["object"])
+        kind, created = event["type"], _at(int(event["created"]))
+        moved = False
+        async with self.engine.begin() as conn:
+            business = await store.lock_business_by(conn, pay.business_of_event(obj), _subscription_of(kind, obj),
+                                                    obj.get("customer") if isinstance(obj.get("customer"), str) else None)
+            if not await store.record_payment_event(conn, event["id"], kind, business.id if business else None,
+                                                    created, utcnow()):
+                return False
+            if business is None:
+                log.info("payment event %s (%s) names no business of ours; acknowledged", event["id"], kind)
+                return True
+            values = _event_values(kind, obj, created, business)
+            if kind == "checkout.session.completed" and obj.get("status", "complete") == "complete":
+                await self.provisioning.resume(conn, str(business.id))
+            if values:
+                business = await store.update_business(conn, business.id, {**values, "updated_at": utcnow()})
+            if kind == "customer.subscription.deleted":
+                await self.provisioning.cancel_waiting(conn, str(business.id))
+            moved = await self._apply_billing(conn, business, utcnow())
+        if moved:
+            self.events_committed()
+        if kind == "checkout.session.completed":
+            self.provision_soon()
+        return True
+
+    async def _apply_billing(self, conn, business, now: datetime) -> bool:
+        """Move the workspace as billing says (payments_domain.billing_move); whether an event was added."""
+        move = pay.billing_move(pay.Billing(
+            business.lifecycle_state, business.subscription_status, business.paused_by_billing,
+            business.past_due_since, business.trial_ends_at, business.paid_through), now, self.grace)
+        if move is None:
+            return False
+        action, reason = move
+        _, added = await lifecycle.move(conn, business, action, reason=reason,
+                                        values={"paused_by_billing": action == "pause"})
+        log.info("billing: %s workspace %s (%s)", action, business.id, reason or "paid")
+        return added
+
+    async def sweep(self) -> int:
+        """Move every workspace billing has to move now (time passed: a grace period ran out); how many moved."""
+        async with self.engine.connect() as conn:
+            due = [r.id for r in (await conn.execute(store.billing_due(utcnow(), self.grace))).all()]
+        moved = 0
+        for business_id in due:
+            async with self.engine.begin() as conn:
+                business = await store.lock_business(conn, business_id)
+                if business is not None and await self._apply_billing(conn, business, utcnow()):
+                    moved += 1
+        if moved:
+            self.events_committed()
+        return moved
+
+    # -- health --------------------------------------------------------------------------------
+
+    async def check(self) -> tuple[str, str, str]:
+        """(overall, checkout, x402) status of the payment providers."""
+        async def checked(probe) -> str:
+            try:
+                await probe
+            except (PaymentsError, FacilitatorUnavailable) as exc:
+                return provider_status(getattr(exc, "status", None))
+            return "ok"
+        if self.gate is None:
+            checkout = await checked(self.checkout.check())
+            return checkout, checkout, "not_configured"
+        checkout, x402 = await asyncio.gather(checked(self.checkout.check()), checked(self.gate.check()))
+        return (checkout if checkout != "ok" else x402), checkout, x402
+
+
+def _facilitator_down() -> ServiceError:
+    return ServiceError("provider_error", "the x402 facilitator is unavailable; no account was made and nothing "
+                        "was charged, try again shortly")
+
+
+def _subscription_of(kind: str, obj: dict) -> str | None:
+    """The provider subscription an event is about."""
+    if kind.startswith("customer.subscription."):
+        return obj.get("id")
+    sub = obj.get("subscription")
+    if isinstance(sub, dict):
+        return sub.get("id")
+    if sub:
+        return sub
+    parent = (obj.get("parent") or {}).get("subscription_details") or {}
+    return parent.get("subscription")
+
+
+def _event_values(kind: str, obj: dict, created: datetime, business) -> dict:
+    """The business columns an event sets."""
+    status = business.subscription_status
+    if kind == "checkout.session.completed":
+        values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj)}
+        if status == pay.INCOMPLETE:  # the subscription's own events may have come first
+            values.update(subscription_status=pay.TRIALING, subscription_event_at=created)
+        return {k: v for k, v in values.items() if v is not None}
+    if kind in SUBSCRIPTION_EVENTS:
+        ours = pay.our_status(obj.get("status", ""))
+        if ours is None or not pay.applies(created, business.subscription_event_at, status):
+            return {}
+        values = {"subscription_status": ours, "subscription_event_at": created, "subscription_id": obj.get("id")}
+        if ours in (pay.TRIALING, pay.ACTIVE):
+            values["past_due_since"] = None
+        elif ours == pay.PAST_DUE and business.past_due_since is None:
+            values["past_due_since"] = created
+        if obj.get("customer"):
+            values["customer_id"] = obj["customer"]
+        return values
+    if kind == "invoice.payment_failed" and status != pay.CANCELED and business.past_due_since is None:
+        values = {"past_due_since": created}
+        if pay.applies(created, business.subscription_event_at, status) and status != pay.INCOMPLETE:
+            values.update(subscription_status=pay.PAST_DUE, subscription_event_at=created)
+        return values
+    if kind == "invoice.paid" and status == pay.PAST_DUE and pay.applies(created, business.subscription_event_at,
+                                                                         status):
+        return {"subscription_status": pay.ACTIVE, "subscription_event_at": created, "past_due_since": None}
+    return {}
+
+
+class BillingWorker(Background):
+    """Runs due provisioning sagas and billing's time-driven moves every `interval` seconds (at once when woken)."""
+
+    task_name = "billing-worker"
+
+    def __init__(self, payments: Payments, provisioning: Provisioning, interval: float):
+        self.payments = payments
+        self.provisioning = provisioning
+        self.interval = interval
+        self._wake = asyncio.Event()
+        payments.provision_soon = self._wake.set
+
+    async def run(self) -> None:
+        while True:
+            try:
+                while await self.provisioning.run_due():
+                    pass
+                await self.payments.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - e.g. the database is away; the next round tries again
+                log.exception("billing worker round failed")
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.interval)
+            except asyncio.TimeoutError:
+                pass
+            self._wake.clear()
+
+
+def payment_parts(s: Settings, engine: AsyncEngine, agents: Client,
+                  events_committed: Callable[[], None]) -> tuple[Payments, Provisioning, list]:
+    """The payments use cases and the provisioning saga on the configured providers, with the providers'
+    closers (for the service and the service-layer tests)."""
+    checkout = StripePayments(s.payments_api_url, s.payments_api_key.reveal(), timeout=s.payments_timeout_seconds)
+    closers = [checkout.close]
+    gate = None  # x402 needs an address to be paid to
+    if s.x402_pay_to:
+        gate = X402Gate(s.x402_facilitator_url, s.x402_pay_to, network=s.x402_network, asset=s.x402_asset,
+                        asset_name=s.x402_asset_name, asset_version=s.x402_asset_version)
+        closers.append(gate.close)
+    provisioning = Provisioning(engine, agents, s.provisioning_retry_seconds)
+    payments = Payments(engine, checkout, gate, s.payments_webhook_secret.reveal(), provisioning,
+                        s.public_base_url, timedelta(hours=s.payment_grace_hours), events_committed)
+    return payments, provisioning, closers

@@ -1,0 +1,188 @@
+"""Signup provisioning: the saga that gives a paid signup its intake agent and phone number
+(provisioning_domain has the rules and the order of the steps).
+
+A saga runs under its row's lease (core.leases): the billing worker claims due sagas, and an x402 signup runs its
+own at once. Each step calls the agents service with no transaction held and then stores its result, so a crash
+between the two repeats a step that is safe to repeat. A failure is stored with its reason (the workspace shows
+it) and retried later with a doubling delay: an empty pool or a voice provider outage defers the signup, and it
+resumes by itself.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+import sqlalchemy as sa
+from google.protobuf import field_mask_pb2
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import leases, tenant
+from core.errors import ServiceError
+from core.ids import new_id, utcnow
+from core.rpc import Client
+from services.accounts import provisioning_domain as saga
+from services.accounts import store
+from services.accounts.store import businesses, provisionings
+from switchboard.v1 import agents_pb2
+
+log = logging.getLogger(__name__)
+
+ACTOR = "signup-provisioning"
+SAGA_LEASE = timedelta(seconds=120)
+# How long an x402 signup waits for its provisioning before answering deferred (within the RPC deadline).
+INLINE_SECONDS = 15.0
+CANDIDATE_NUMBERS = 5  # free numbers tried per attempt (another signup may take one first)
+# Errors of a number assignment that mean "this number, not the step, failed": try the next one.
+NUMBER_TAKEN = ("conflict", "not_found", "invalid_request")
+
+
+class StepFailed(Exception):
+    """A step could not finish now; its message says why (shown to the owner) and the saga retries."""
+
+
+class Provisioning:
+    def __init__(self, engine: AsyncEngine, agents: Client, retry_seconds: float):
+        self.engine = engine
+        self.agents = agents
+        self.retry_seconds = retry_seconds
+        self._running: set[asyncio.Task] = set()  # sagas run_now left going on
+
+    async def start(self, conn, business_id: str, forward_to: str | None, *, paid: bool) -> str | None:
+        """Store a new saga for a signup (in the signup's transaction): waiting for the card checkout, or, when
+        paid already, leased to the signup itself (so the billing worker leaves it to `run_now` unless the signup
+        dies); that lease's token."""
+        now = utcnow()
+        token = new_id() if paid else None
+        await conn.execute(provisionings.insert().values(
+            id=new_id(), business_id=business_id, status=saga.PENDING if paid else saga.WAITING_PAYMENT,
+            step=saga.AGENT, forward_to=forward_to, next_attempt_at=now, created_at=now, updated_at=now,
+            lease_token=token, lease_until=now + SAGA_LEASE if paid else None))
+        return token
+
+    async def run_due(self, limit: int = 5) -> int:
+        """Run the sagas that are due (claimed under their leases); how many were claimed."""
+        async with self.engine.begin() as conn:
+            claimed = (await conn.execute(store.claim_due_provisionings(limit, SAGA_LEASE))).all()
+        for row in claimed:
+            await self._advance(row, row.lease_token)
+        return len(claimed)
+
+    async def run_now(self, business_id: str, token: str, within: float = INLINE_SECONDS):
+        """Run a saga `start` leased to its signup (x402: provisioned before the reply); the row after `within`
+        seconds at most. A saga still running then goes on in the background under its lease."""
+        async with self.engine.connect() as conn:
+            row = await store.provisioning_of(conn, business_id)
+        if row is None or str(row.lease_token) != token:
+            return row  # the lease ran out and the billing worker took the saga over
+        task = asyncio.create_task(self._advance(row, token), name=f"provisioning-{business_id}")
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        done, _ = await asyncio.wait({task}, timeout=within)
+        if done:
+            return task.result()
+        async with self.engine.connect() as conn:
+            return await store.provisioning_of(conn, business_id)
+
+    async def _advance(self, row, token: str):
+        """Run the saga's steps from where it stands until done, canceled or a step fails."""
+        step, agent_id, number = row.step, row.agent_id and str(row.agent_id), row.phone_number
+        business_id = str(row.business_id)
+        ctx = tenant.set_current(tenant.acting_for(business_id, ACTOR))
+        try:
+            business = await self._business(business_id)
+            if business is None or business.lifecycle_state not in ("active", "paused"):
+                return await self._compensate(row, token, number)
+            while step != saga.DONE:
+                if step == saga.AGENT:
+                    agent_id = await self._create_agent(business)
+                elif step == saga.NUMBER:
+                    number = await self._assign_number(business_id, agent_id)
+                elif step == saga.FORWARDING:
+                    await self._forward(business_id, number, row.forward_to)
+                step = saga.next_step(step, row.forward_to)
+                row = await self._save(row, token, step=step, agent_id=agent_id, phone_number=number,
+                                       status=saga.DONE if step == saga.DONE else row.status, last_error=None)
+                if row is None:  # another runner took the saga over (this one was too slow): it goes on
+                    return None
+            log.info("provisioned business %s: agent %s on %s", business_id, agent_id, number)
+            return await self._release(row, token)
+        except (StepFailed, ServiceError) as exc:
+            reason = str(exc) if isinstance(exc, StepFailed) else f"{exc.code}: {exc.message}"
+            attempts = row.attempts + 1
+            log.warning("provisioning of business %s failed at step %s (attempt %d): %s", business_id, step,
+                        attempts, reason)
+            return await self._save(row, token, status=saga.RETRYING, attempts=attempts, last_error=reason[:500],
+                                    next_attempt_at=utcnow() + saga.retry_delay(attempts, self.retry_seconds),
+                                    **leases.RELEASED)
+        finally:
+            tenant.reset_current(ctx)
+
+    async def _business(self, business_id: str):
+        async with self.engine.connect() as conn:
+            return (await conn.execute(sa.select(businesses).where(businesses.c.id == business_id))).first()
+
+    async def _create_agent(self, business) -> str:
+        name, prompt, greeting = saga.intake_agent(business.name, business.business_type, business.website)
+        made = await self.agents.CreateAgent(agents_pb2.CreateAgentRequest(
+            business_id=str(business.id), name=name, system_prompt=prompt, first_message=greeting,
+            request_id=saga.INTAKE_REQUEST_ID))
+        return made.id
+
+    async def _assign_number(self, business_id: str, agent_id: str) -> str:
+        """The agent's number: the one it already has (a repeated step), else a free one of the pool."""
+        held = await self.agents.ListPhoneNumbers(agents_pb2.ListPhoneNumbersRequest(business_id=business_id))
+        for number in held.phone_numbers:
+            if number.agent_id == agent_id:
+                return number.phone_number
+        free = await self.agents.ListAvailableNumbers(agents_pb2.ListAvailableNumbersRequest(
+            capability="voice", limit=CANDIDATE_NUMBERS))
+        for candidate in free.numbers:
+            try:
+                await self.agents.AssignPhoneNumber(agents_pb2.AssignPhoneNumberRequest(
+                    business_id=business_id, phone_number=candidate.phone_number, agent_id=agent_id))
+            except ServiceError as exc:
+                if exc.code not in NUMBER_TAKEN:
+                    raise
+                continue
+            return candidate.phone_number
+        raise StepFailed("no phone number is free in the pool; provisioning resumes when one is")
+
+    async def _forward(self, business_id: str, number: str, forward_to: str) -> None:
+        await self.agents.UpdatePhoneNumber(agents_pb2.UpdatePhoneNumberRequest(
+            business_id=business_id, phone_number=number,
+            forwarding=agents_pb2.Forwarding(to=forward_to, ring_seconds=saga.RING_SECONDS),
+            update_mask=field_mask_pb2.FieldMask(paths=["forwarding"])))
+
+    async def _compensate(self, row, token: str, number: str | None):
+        """The workspace is gone or canceled before its saga was done: give its number back to the pool."""
+        if number:
+            try:
+                await self.agents.ReleasePhoneNumber(agents_pb2.ReleasePhoneNumberRequest(
+                    business_id=str(row.business_id), phone_number=number))
+            except ServiceError as exc:
+                if exc.code != "not_found":
+                    raise
+        return await self._save(row, token, status=saga.CANCELED, phone_number=None, **leases.RELEASED)
+
+    async def _save(self, row, token: str, **values):
+        async with self.engine.begin() as conn:
+            return (await conn.execute(provisionings.update()
+                                       .where(provisionings.c.id == row.id, leases.held(provisionings, token))
+                                       .values(**values, updated_at=utcnow()).returning(provisionings))).first()
+
+    async def _release(self, row, token: str):
+        return await self._save(row, token, **leases.RELEASED)
+
+    async def cancel_waiting(self, conn, business_id: str) -> None:
+        """A canceled workspace's saga that never started is over (in the caller's transaction)."""
+        await conn.execute(provisionings.update().where(provisionings.c.business_id == business_id,
+                                                        provisionings.c.status == saga.WAITING_PAYMENT)
+                           .values(status=saga.CANCELED, updated_at=utcnow()))
+
+    async def resume(self, conn, business_id: str) -> None:
+        """The payment arrived: the saga is due now (in the caller's transaction)."""
+        await conn.execute(provisionings.update().where(provisionings.c.business_id == business_id,
+                                                        provisionings.c.status == saga.WAITING_PAYMENT)
+                           .values(status=saga.PENDING, next_attempt_at=utcnow(), updated_at=utcnow()))
+

@@ -1,0 +1,390 @@
+"""Signup that ends in a working phone agent: the hosted card checkout (the simulator's real page, its signed
+events to our webhook), x402 (the local facilitator checks real signatures), and the provisioning saga (an empty
+pool and a failing voice provider defer it; it resumes by itself)."""
+import asyncio
+import json
+import time
+import uuid
+from html.parser import HTMLParser
+
+import aiohttp
+import pytest
+
+from providers.payments.webhooks import sign_payload
+from providers.x402 import payer
+from tests.conftest import next_client_ip
+
+OWNER = "+14155550177"
+GOOD_CARD, DECLINED_CARD, FAILS_LATER_CARD = "4242 4242 4242 4242", "4000000000000002", "4000000000000341"
+
+
+class FormReader(HTMLParser):
+    """The checkout page's form as a browser sees it: its action, its fields with their values, its button."""
+
+    def __init__(self):
+        super().__init__()
+        self.action, self.fields, self.button = None, {}, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.action = a.get("action", "")
+        elif tag == "input" and a.get("name"):
+            self.fields[a["name"]] = a.get("value", "")
+        elif tag == "button" and a.get("type", "submit") == "submit":
+            self.button = a.get("id")
+
+
+class Payments:
+    """The payment-provider simulator: its checkout page (as a browser) and its control plane."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str):
+        self.session, self.url = session, url
+
+    async def check_out(self, checkout_url: str, card: str | None = None) -> tuple[int, str]:
+        """Open the page and click its submit button (the prefilled test card unless `card`)."""
+        async with self.session.get(checkout_url) as r:
+            assert r.status == 200 and r.content_type == "text/html"
+            page = FormReader()
+            page.feed(await r.text())
+        assert page.button == "submit" and page.fields["cardNumber"].replace(" ", "") == GOOD_CARD.replace(" ", "")
+        fields = {**page.fields, **({"cardNumber": card} if card else {})}
+        async with self.session.post(str(aiohttp.helpers.URL(checkout_url).join(aiohttp.helpers.URL(page.action))),
+                                     data=fields, allow_redirects=False) as r:
+            return r.status, await r.text()
+
+    async def control(self, method: str, path: str, body: dict | None = None):
+        async with self.session.request(method, f"{self.url}/_simulator{path}", json=body) as r:
+            return r.status, await r.json(content_type=None)
+
+    async def events(self, **match) -> list[dict]:
+        status, body = await self.control("GET", "/events")
+        assert status == 200
+        records = body["events"] if isinstance(body, dict) else body
+        return [e for e in records if all(_dig(e["event"]["data"]["object"], k) == v for k, v in match.items())]
+
+
+def _dig(obj: dict, key: str):
+    for part in key.split("."):
+        obj = (obj or {}).get(part)
+    return obj
+
+
+@pytest.fixture
+async def payments(stack):
+    async with aiohttp.ClientSession() as session:
+        sim = Payments(session, f"http://127.0.0.1:{stack.process('payments-simulator').port}")
+        yield sim
+        await sim.control("DELETE", "/faults")
+
+
+async def signup(api, headers: dict | None = None, **fields):
+    payload = {"business_name": "Acme Plumbing", "email": f"owner-{uuid.uuid4().hex[:10]}@example.com", **fields}
+    return await api.request("POST", "/api/v1/signup", json=payload,
+                             headers={"X-Forwarded-For": next_client_ip(), **(headers or {})})
+
+
+async def workspace(api, key: str, business_id: str) -> dict:
+    status, body, _ = await api.request("GET", "/api/v1/workspaces", key=key, params={"id": business_id})
+    assert status == 200, body
+    return body["workspaces"][0]
+
+
+async def until(probe, what: str, timeout: float = 20.0):
+    """Poll `probe()` until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = await probe()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.2)
+
+
+async def provisioned(api, key: str, business_id: str) -> dict:
+    async def done():
+        ws = await workspace(api, key, business_id)
+        return ws if ws["provisioning"]["status"] == "done" else None
+    return await until(done, "provisioning to finish")
+
+
+async def subscription(api, key: str, business_id: str, status: str, lifecycle: str | None = None) -> dict:
+    async def reached():
+        ws = await workspace(api, key, business_id)
+        ok = ws["subscription_status"] == status and (lifecycle is None or ws["lifecycle_state"] == lifecycle)
+        return ws if ok else None
+    return await until(reached, f"subscription {status} / workspace {lifecycle}")
+
+
+async def release_numbers(api, account_key: str, numbers: list[str]):
+    for number in numbers:
+        status, body, _ = await api.request("DELETE", "/api/v1/phone-numbers", key=account_key,
+                                            params={"phone_number": number})
+        assert status == 200, body
+
+
+# -- the hosted card checkout -----------------------------------------------------------------------------
+
+async def test_card_checkout_ends_in_an_intake_agent_on_a_number_with_forwarding(api, payments):
+    status, body, _ = await signup(api, phone_forward_to=OWNER)
+    assert status == 200, body
+    assert body["provisioning_deferred"] is True and body["payment_capture"] == "stripe_checkout"
+    assert body["agent_id"] is None and body["phone_number"] is None
+    assert body["checkout_url"].startswith("http") and body["dashboard_magic_link"] != body["checkout_url"]
+    key, bid = body["api_key"], body["business_id"]
+    ws = await workspace(api, key, bid)
+    assert ws["subscription_status"] == "incomplete"
+    assert ws["provisioning"]["status"] == "waiting_payment" and ws["provisioning"]["forward_to"] == OWNER
+
+    status, _ = await payments.check_out(body["checkout_url"])
+    assert status == 303  # back to our success page
+    ws = await provisioned(api, key, bid)
+    assert ws["subscription_status"] == "trialing" and ws["lifecycle_state"] == "active"
+    prov = ws["provisioning"]
+
+    status, agents, _ = await api.request("GET", "/api/v1/agents", key=key)
+    assert status == 200 and [a["id"] for a in agents["agents"]] == [prov["agent_id"]]
+    assert "Acme Plumbing" in agents["agents"][0]["name"]
+    status, numbers, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+    [number] = numbers["phone_numbers"]
+    assert number["phone_number"] == prov["phone_number"] and number["agent_id"] == prov["agent_id"]
+    assert number["forwarding"] == {"to": OWNER, "ring_seconds": 20}
+    status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
+    assert balance["businesses"] == [{"business_id": bid, "minutes_used": 0, "phone_numbers": 1,
+                                      "subscription_status": "trialing"}]
+    # The events came in Stripe's order and each applied once.
+    kinds = [e["type"] for e in await payments.events(**{"metadata.business_id": bid})]
+    assert kinds[0] == "checkout.session.completed" and "customer.subscription.created" in kinds
+
+
+async def test_a_declined_card_changes_nothing(api, payments):
+    status, body, _ = await signup(api)
+    assert status == 200
+    status, page = await payments.check_out(body["checkout_url"], card=DECLINED_CARD)
+    assert status == 402 and "declined" in page
+    assert await payments.events(client_reference_id=body["business_id"]) == []
+    ws = await workspace(api, body["api_key"], body["business_id"])
+    assert ws["subscription_status"] == "incomplete" and ws["provisioning"]["status"] == "waiting_payment"
+    # The same page then takes a good card.
+    assert (await payments.check_out(body["checkout_url"]))[0] == 303
+    await provisioned(api, body["api_key"], body["business_id"])
+
+
+async def test_payment_webhooks_are_verified_applied_once_and_ordered(api, payments, stack):
+    status, body, _ = await signup(api)
+    key, bid = body["api_key"], body["business_id"]
+    await payments.check_out(body["checkout_url"])
+    await provisioned(api, key, bid)
+    [completed] = await payments.events(client_reference_id=bid)
+    path = "/api/v1/providers/payments/events"
+
+    # A redelivery (Stripe retries, or the simulator's resend) is acknowledged and changes nothing.
+    status, resent = await payments.control("POST", f"/events/{completed['id']}/resend")
+    assert status in (200, 201, 202), resent
+    payload = json.dumps(completed["event"]).encode()
+    secret = stack.env()["PAYMENTS_WEBHOOK_SECRET"]
+    status, answer, _ = await api.request("POST", path, data=payload, headers={
+        "Content-Type": "application/json", "Stripe-Signature": sign_payload(payload, secret, int(time.time()))})
+    assert status == 200 and answer == {"received": True, "applied": False}
+
+    # Forged, stale or unsigned: 401, and nothing applied.
+    forged = {**completed["event"], "id": "evt_forged_" + uuid.uuid4().hex}
+    forged_body = json.dumps(forged).encode()
+    for signature in (sign_payload(forged_body, "whsec_not_ours", int(time.time())),
+                      sign_payload(forged_body, secret, int(time.time()) - 3600), ""):
+        status, answer, _ = await api.request("POST", path, data=forged_body, headers={
+            "Content-Type": "application/json", "Stripe-Signature": signature})
+        assert status == 401 and answer["error"]["code"] == "unauthorized", answer
+
+    # Out of order: an older subscription event arriving late does not override a newer status.
+    sub_events = [e for e in await payments.events(**{"metadata.business_id": bid})
+                  if e["type"].startswith("customer.subscription.")]
+    stale = json.loads(json.dumps(sub_events[-1]["event"]))
+    stale["id"] = "evt_late_" + uuid.uuid4().hex
+    stale["type"] = "customer.subscription.updated"
+    stale["created"] -= 600
+    stale["data"]["object"]["status"] = "past_due"
+    late = json.dumps(stale).encode()
+    status, answer, _ = await api.request("POST", path, data=late, headers={
+        "Content-Type": "application/json", "Stripe-Signature": sign_payload(late, secret, int(time.time()))})
+    assert status == 200 and answer["applied"] is True
+    assert (await workspace(api, key, bid))["subscription_status"] == "trialing"
+
+
+async def test_unpaid_renewal_pauses_the_workspace_and_payment_resumes_it(api, payments, stack):
+    status, body, _ = await signup(api)
+    key, bid = body["api_key"], body["business_id"]
+    assert (await payments.check_out(body["checkout_url"], card=FAILS_LATER_CARD))[0] == 303
+    ws = await provisioned(api, key, bid)
+    sub_id = (await payments.events(client_reference_id=bid))[0]["event"]["data"]["object"]["subscription"]
+
+    # The trial ends and the card fails: past due, and (grace period 0 in the tests) paused.
+    status, _ = await payments.control("POST", f"/subscriptions/{sub_id}/advance")
+    assert status == 200
+    ws = await subscription(api, key, bid, "past_due", "paused")
+    status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
+    assert balance["businesses"][0]["subscription_status"] == "past_due"
+
+    # A working card and the next retry: paid, active, resumed.
+    assert (await payments.control("POST", f"/subscriptions/{sub_id}/fail_payments", {"fail": False}))[0] == 200
+    assert (await payments.control("POST", f"/subscriptions/{sub_id}/advance"))[0] == 200
+    await subscription(api, key, bid, "active", "active")
+
+    # Canceled at the provider: the workspace is canceled (its data kept).
+    async with aiohttp.ClientSession() as session:
+        async with session.delete(f"{payments.url}/v1/subscriptions/{sub_id}",
+                                  headers={"Authorization": f"Bearer {stack.env()['PAYMENTS_API_KEY']}"}) as r:
+            assert r.status == 200
+    await subscription(api, key, bid, "canceled", "canceled")
+    await release_numbers(api, await full_key(api, body), [ws["provisioning"]["phone_number"]])
+
+
+async def full_key(api, signup_body: dict) -> str:
+    dash = await api.dashboard(signup_body)
+    try:
+        return (await dash.create_key(name="all", scopes=["*"]))["key"]
+    finally:
+        await dash.close()
+
+
+# -- x402 --------------------------------------------------------------------------------------------------
+
+async def test_x402_without_a_payment_gets_402_with_the_requirements(api):
+    status, body, headers = await signup(api, payment_capture="x402")
+    assert status == 402 and body["error"]["code"] == "payment_required", body
+    required = payer.read_payment_required(headers["PAYMENT-REQUIRED"])
+    [offer] = required["accepts"] if isinstance(required, dict) else required.accepts
+    offer = offer if isinstance(offer, dict) else offer.model_dump(by_alias=True)
+    assert offer["scheme"] == "exact" and offer["network"].startswith("eip155:")
+    assert offer["amount"] == "49000000" and offer["payTo"].startswith("0x") and offer["asset"].startswith("0x")
+    assert body["error"]["payment_required"]["accepts"][0]["amount"] == "49000000"
+
+
+async def test_x402_malformed_forged_and_replayed_payments(api):
+    status, body, headers = await signup(api, payment_capture="x402")
+    required = headers["PAYMENT-REQUIRED"]
+    status, body, _ = await signup(api, headers={"PAYMENT-SIGNATURE": "not base64 json"})
+    assert status == 400 and body["error"]["code"] == "validation_error", body
+
+    forged = payer.forged_payment(required, claimed_payer=payer.address_of(payer.new_private_key()))
+    status, body, headers = await signup(api, headers={"PAYMENT-SIGNATURE": forged})
+    assert status == 402 and "PAYMENT-REQUIRED" in headers, body
+
+    paid = payer.pay(payer.new_private_key(), required)
+    status, first, headers = await signup(api, headers={"PAYMENT-SIGNATURE": paid})
+    assert status == 200, first
+    assert first["payment_capture"] == "x402" and "checkout_url" not in first
+    settlement = payer.payment_response(headers["PAYMENT-RESPONSE"])
+    assert (settlement["success"] if isinstance(settlement, dict) else settlement.success) is True
+    status, body, _ = await signup(api, headers={"PAYMENT-SIGNATURE": paid})  # the same payment again
+    assert status == 402 and body["error"]["code"] == "payment_required", body
+    await release_numbers(api, await full_key(api, first), [first["phone_number"]] if first["phone_number"] else [])
+
+
+async def test_x402_signup_is_provisioned_inline(api):
+    _, _, headers = await signup(api, payment_capture="x402")
+    paid = payer.pay(payer.new_private_key(), headers["PAYMENT-REQUIRED"])
+    status, body, _ = await signup(api, headers={"PAYMENT-SIGNATURE": paid}, phone_forward_to=OWNER)
+    assert status == 200, body
+    assert body["provisioning_deferred"] is False and body["agent_id"] and body["phone_number"]
+    key = body["api_key"]
+    status, numbers, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+    [number] = numbers["phone_numbers"]
+    assert (number["phone_number"], number["agent_id"]) == (body["phone_number"], body["agent_id"])
+    assert number["forwarding"] == {"to": OWNER, "ring_seconds": 20}
+    ws = await workspace(api, key, body["business_id"])
+    assert ws["subscription_status"] == "active"
+    await release_numbers(api, await full_key(api, body), [body["phone_number"]])
+
+
+# -- never half-made --------------------------------------------------------------------------------------
+
+@pytest.fixture
+async def empty_pool(db):
+    """Every free number of the pool held back (blocked) until released."""
+    held = [r["phone_number"] for r in await db.fetch(
+        "UPDATE agents.phone_numbers SET blocked = true, block_reason = 'held by a test' "
+        "WHERE business_id IS NULL AND NOT blocked RETURNING phone_number")]
+
+    async def release():
+        await db.execute("UPDATE agents.phone_numbers SET blocked = false, block_reason = NULL "
+                         "WHERE phone_number = ANY($1::text[])", held)
+        held.clear()
+    try:
+        yield release
+    finally:
+        await release()
+
+
+async def test_an_empty_pool_defers_provisioning_until_a_number_is_free(api, empty_pool):
+    _, _, headers = await signup(api, payment_capture="x402")
+    status, body, _ = await signup(api, headers={"PAYMENT-SIGNATURE": payer.pay(payer.new_private_key(),
+                                                                                 headers["PAYMENT-REQUIRED"])})
+    assert status == 200, body
+    assert body["provisioning_deferred"] is True and body["agent_id"] is None and body["phone_number"] is None
+    key, bid = body["api_key"], body["business_id"]
+    ws = await workspace(api, key, bid)
+    assert ws["provisioning"]["status"] == "retrying" and "no phone number is free" in ws["provisioning"]["last_error"]
+    assert ws["provisioning"]["step"] == "number" and ws["provisioning"]["agent_id"]  # the agent exists already
+    status, numbers, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+    assert numbers["phone_numbers"] == []
+
+    await empty_pool()
+    ws = await provisioned(api, key, bid)
+    status, agents, _ = await api.request("GET", "/api/v1/agents", key=key)
+    assert [a["id"] for a in agents["agents"]] == [ws["provisioning"]["agent_id"]]  # one agent, not two
+    await release_numbers(api, await full_key(api, body), [ws["provisioning"]["phone_number"]])
+
+
+async def test_a_failing_voice_provider_defers_provisioning_and_it_recovers(api, voice):
+    await voice.fail_next("POST", "/assistant", 500, times=50)
+    _, _, headers = await signup(api, payment_capture="x402")
+    status, body, _ = await signup(api, headers={"PAYMENT-SIGNATURE": payer.pay(payer.new_private_key(),
+                                                                                 headers["PAYMENT-REQUIRED"])})
+    assert status == 200 and body["provisioning_deferred"] is True, body
+    key, bid = body["api_key"], body["business_id"]
+    ws = await workspace(api, key, bid)
+    assert ws["provisioning"]["step"] == "agent" and ws["provisioning"]["last_error"]
+    status, agents, _ = await api.request("GET", "/api/v1/agents", key=key)
+    assert agents["agents"] == []  # nothing half-made
+
+    await voice.clear_faults()
+    ws = await provisioned(api, key, bid)
+    await release_numbers(api, await full_key(api, body), [ws["provisioning"]["phone_number"]])
+
+
+async def test_health_reports_the_payment_providers(api, account):
+    status, body, _ = await api.request("GET", "/api/v1/health", key=account["key"])
+    assert status == 200 and body["providers"]["payments"] == "ok", body
+
+
+async def test_another_account_cannot_read_the_provisioning(api, other_key, payments):
+    status, body, _ = await signup(api)
+    status, answer, _ = await api.request("GET", "/api/v1/workspaces", key=other_key,
+                                          params={"id": body["business_id"]})
+    assert status == 404, answer
+
+
+async def test_a_workspace_canceled_mid_provisioning_gives_its_number_back(api, voice):
+    await voice.fail_next("PATCH", "/phone-number", 500, times=200)  # the forwarding step cannot finish
+    _, _, headers = await signup(api, payment_capture="x402")
+    status, body, _ = await signup(api, phone_forward_to=OWNER, headers={
+        "PAYMENT-SIGNATURE": payer.pay(payer.new_private_key(), headers["PAYMENT-REQUIRED"])})
+    assert status == 200 and body["provisioning_deferred"] is True, body
+    key, bid = body["api_key"], body["business_id"]
+    ws = await workspace(api, key, bid)
+    number = ws["provisioning"]["phone_number"]
+    assert ws["provisioning"]["step"] == "forwarding" and number, ws
+
+    status, answer, _ = await api.request("PATCH", "/api/v1/workspaces", key=await full_key(api, body),
+                                          json={"id": bid, "action": "cancel"})
+    assert status == 200, answer
+
+    async def compensated():
+        ws = await workspace(api, key, bid)
+        return ws if ws["provisioning"]["status"] == "canceled" else None
+    ws = await until(compensated, "the saga to be compensated")
+    assert ws["provisioning"].get("phone_number") is None
+    status, numbers, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
+    assert numbers["phone_numbers"] == []  # back in the pool

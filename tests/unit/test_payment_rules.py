@@ -1,0 +1,102 @@
+"""Payment, billing and provisioning rules (services.accounts.payments_domain, provisioning_domain)."""
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core import plans
+from services.accounts import payments_domain as pay
+from services.accounts import provisioning_domain as saga
+
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+GRACE = timedelta(hours=72)
+
+
+def billing(state="active", status="trialing", by_billing=False, past_due_since=None, trial_ends_at=None,
+            paid_through=None) -> pay.Billing:
+    return pay.Billing(state, status, by_billing, past_due_since, trial_ends_at, paid_through)
+
+
+@pytest.mark.parametrize("provider, ours", [("trialing", "trialing"), ("active", "active"), ("past_due", "past_due"),
+                                             ("unpaid", "past_due"), ("paused", "past_due"),
+                                             ("canceled", "canceled"), ("incomplete_expired", "canceled"),
+                                             ("incomplete", "incomplete"), ("something_new", None)])
+def test_provider_statuses_read_as_ours(provider, ours):
+    assert pay.our_status(provider) == ours
+
+
+def test_an_event_sets_the_status_only_when_newer_and_canceled_is_final():
+    assert pay.applies(NOW, None, "trialing")
+    assert pay.applies(NOW, NOW, "trialing")  # the same second: arrival order
+    assert not pay.applies(NOW - timedelta(seconds=1), NOW, "active")
+    assert not pay.applies(NOW + timedelta(days=1), NOW, "canceled")
+
+
+def test_overdue_past_the_grace_period_pauses_and_payment_resumes():
+    overdue = billing(status="past_due", past_due_since=NOW - GRACE)
+    assert pay.billing_move(overdue, NOW, GRACE) == ("pause", pay.PAYMENT_OVERDUE)
+    within = billing(status="past_due", past_due_since=NOW - GRACE + timedelta(minutes=1))
+    assert pay.billing_move(within, NOW, GRACE) is None
+    paid = billing(state="paused", status="active", by_billing=True)
+    assert pay.billing_move(paid, NOW, GRACE) == ("resume", None)
+    # A pause the owner made is theirs to undo.
+    assert pay.billing_move(billing(state="paused", status="active"), NOW, GRACE) is None
+
+
+def test_a_trial_that_ends_without_a_checkout_pauses():
+    unpaid = billing(status="incomplete", trial_ends_at=NOW)
+    assert pay.billing_move(unpaid, NOW, GRACE) == ("pause", pay.TRIAL_ENDED_UNPAID)
+    assert pay.billing_move(billing(status="incomplete", trial_ends_at=NOW + timedelta(days=1)), NOW, GRACE) is None
+
+
+def test_a_canceled_subscription_cancels_the_workspace_once():
+    assert pay.billing_move(billing(status="canceled"), NOW, GRACE) == ("cancel", pay.SUBSCRIPTION_CANCELED)
+    assert pay.billing_move(billing(state="paused", status="canceled"), NOW, GRACE)[0] == "cancel"
+    assert pay.billing_move(billing(state="canceled", status="canceled"), NOW, GRACE) is None
+    assert pay.billing_move(billing(state="inactive", status="canceled"), NOW, GRACE) is None
+
+
+def test_an_x402_period_that_ran_out_pauses_after_the_grace_period():
+    assert pay.billing_move(billing(status="active", paid_through=NOW - GRACE), NOW, GRACE) == \
+        ("pause", pay.PAYMENT_OVERDUE)
+    assert pay.billing_move(billing(status="active", paid_through=NOW), NOW, GRACE) is None
+
+
+def test_x402_amounts_are_the_monthly_price_in_usdc_atomic_units():
+    assert pay.x402_amount("starter") == "49000000"
+    assert all(int(pay.x402_amount(p)) == plans.MONTHLY_PRICE_CENTS[p] * 10**4 for p in plans.PLANS)
+
+
+def test_the_checkout_price_of_a_plan():
+    prices = {"price_s": "starter", "price_g": "growth"}
+    assert pay.price_of("growth", prices) == "price_g"
+    assert pay.price_of("scale", prices) is None
+
+
+@pytest.mark.parametrize("obj, business", [
+    ({"metadata": {"business_id": "b1"}}, "b1"),
+    ({"client_reference_id": "b2", "metadata": {}}, "b2"),
+    ({"parent": {"subscription_details": {"metadata": {"business_id": "b3"}}}}, "b3"),
+    ({"subscription_details": {"metadata": {"business_id": "b4"}}}, "b4"),
+    ({"metadata": {}}, None),
+])
+def test_the_business_an_event_is_about(obj, business):
+    assert pay.business_of_event(obj) == business
+
+
+def test_saga_steps_skip_forwarding_without_a_phone():
+    assert saga.next_step(saga.AGENT, None) == saga.NUMBER
+    assert saga.next_step(saga.NUMBER, None) == saga.DONE
+    assert saga.next_step(saga.NUMBER, "+14155550177") == saga.FORWARDING
+    assert saga.next_step(saga.FORWARDING, "+14155550177") == saga.DONE
+
+
+def test_saga_retries_double_and_are_capped():
+    assert [saga.retry_delay(n, 5).total_seconds() for n in (1, 2, 3)] == [5, 10, 20]
+    assert saga.retry_delay(50, 5).total_seconds() == 5 * saga.MAX_RETRY_FACTOR
+
+
+def test_the_intake_agent_names_the_business():
+    name, prompt, greeting = saga.intake_agent("Acme Plumbing", "plumber", "https://acme.example")
+    assert name == "Acme Plumbing intake" and "a plumber" in prompt and "https://acme.example" in prompt
+    assert "Acme Plumbing" in greeting
+    assert len(saga.intake_agent("x" * 200, None, None)[0]) <= 100
