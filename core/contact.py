@@ -2,6 +2,8 @@
 never with patterns of our own. Errors name the field and say what to send instead."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import phonenumbers
 from email_validator import EmailNotValidError, validate_email
 
@@ -51,3 +53,19 @@ def normalize_email(value: str, field: str = "email", error=invalid) -> str:
         return validate_email(value.strip(), check_deliverability=False).normalized.lower()
     except EmailNotValidError as exc:
         raise error(f"{field} is invalid: {exc}") from None
+
+
+@dataclass(frozen=True)
+class NumberFacts:
+    """What the number itself tells: its country and area code."""
+
+    country: str
+    area_code: str
+
+
+def number_facts(e164: str) -> NumberFacts:
+    number = phonenumbers.parse(e164, None)
+    national = phonenumbers.national_significant_number(number)
+    length = phonenumbers.length_of_geographical_area_code(number)
+    return NumberFacts(country=phonenumbers.region_code_for_number(number) or "",
+                       area_code=national[:length] if length else "")

@@ -69,6 +69,10 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         required = set(route.query.get("required", ()))
         op["parameters"] = [{"name": n, "in": "query", "required": n in required, "schema": s}
                             for n, s in route.query["properties"].items()]
+    if route.headers:
+        op.setdefault("parameters", []).extend(
+            {"name": n, "in": "header", "required": False, "description": s.get("description", ""),
+             "schema": {k: v for k, v in s.items() if k != "description"}} for n, s in route.headers.items())
     if route.body is not None:
         # A body without required fields may be left out (it reads as {}).
         op["requestBody"] = {"required": bool(route.body.get("required")),
@@ -103,6 +107,9 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         responses[str(status)] = {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
                                   + " or ".join(f"`{n}`" for n in names),
                                   "content": {"application/json": {"schema": _ref("Error")}}}
+    for status, named in (route.reply_headers or {}).items():
+        responses[str(status)]["headers"] = {n: {"description": d, "schema": {"type": "string"}}
+                                             for n, d in named.items()}
     op["responses"] = responses
     return op
 

@@ -44,7 +44,10 @@ PAGE_FIELDS = {
 }
 
 
-ERROR = _obj({"error": _obj({"code": {"type": "string"}, "message": {"type": "string"}}, ("code", "message"))}, ("error",))
+ERROR = _obj({"error": _obj({
+    "code": {"type": "string"}, "message": {"type": "string"},
+    "payment_required": {"type": "object", "description": "402 payment_required only: the x402 payment terms, "
+                         "as in the PAYMENT-REQUIRED header"}}, ("code", "message"))}, ("error",))
 
 SIGNUP_REQUEST = _obj({
     "business_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},

@@ -91,6 +91,10 @@ class Route:
     creates: Creates | None = None
     # Error code for a body that fails its schema (signup uses validation_error).
     validation_code: str = "invalid_request"
+    # Optional request headers the handler reads, {name: JSON Schema with a description} (documented only), and
+    # headers of its answers, {status: {name: description}}.
+    headers: dict | None = None
+    reply_headers: dict | None = None
 
 
     def __post_init__(self):

@@ -219,6 +219,12 @@ ROUTES = [
     Route("POST", f"{V1}/signup", signup, f"Create an account, a business on a {accounts.TRIAL_DAYS}-day trial and an "
           "API key", "accounts",
           auth=PUBLIC, body=SIGNUP_REQUEST, response="SignupResponse", validation_code="validation_error",
+          headers={payments.PAYMENT_SIGNATURE_HEADER: {
+              "type": "string", "maxLength": 8000, "pattern": "^[A-Za-z0-9+/]+={0,2}$",
+              "description": "x402: the signed payment (base64 JSON of an x402 v2 PaymentPayload)"}},
+          reply_headers={200: {payments.PAYMENT_RESPONSE_HEADER: "x402: the settlement (base64 JSON), when paid so"},
+                         402: {payments.PAYMENT_REQUIRED_HEADER: "x402: the payment terms (base64 JSON of an x402 "
+                               "v2 PaymentRequired)"}},
           errors=("validation_error", "email_exists", "rate_limited", "payment_required", "provider_error"),
           rpcs=(f"{ACCOUNTS}/Signup",),
           description=f"Limited to {SIGNUP_LIMIT_PER_HOUR} signups per hour per client address by default (429 "

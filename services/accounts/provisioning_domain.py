@@ -1,8 +1,8 @@
 """Signup provisioning as a saga of stored steps: the rules, with no I/O.
 
 Steps run in order, each safe to repeat: `agent` (the intake agent, created with a request id so a retry finds
-the first one), `number` (a free number of the pool assigned to that agent; a retry first looks for the number
-the agent already has), `forwarding` (ring-first forwarding to phone_forward_to, when given), then `done`.
+the first one), `number` (a free number of the pool assigned to that agent, near the forward-to phone or in the
+default country when there is one; a retry first looks for the number the agent already has), `forwarding` (ring-first forwarding to phone_forward_to, when given), then `done`.
 A number is only ever taken for an existing agent, so a business never holds a number without an agent.
 A step that fails is retried with a doubling delay; a saga whose workspace is canceled before it is done is
 compensated (its number released) and ends `canceled`.
@@ -10,6 +10,8 @@ compensated (its number released) and ends `canceled`.
 from __future__ import annotations
 
 from datetime import timedelta
+
+from core.contact import number_facts
 
 # Statuses: waiting for the card checkout; due to run (pending, or retrying after a failure); over.
 WAITING_PAYMENT, PENDING, RETRYING, DONE, CANCELED = "waiting_payment", "pending", "retrying", "done", "canceled"
@@ -33,6 +35,20 @@ def next_step(step: str, forward_to: str | None) -> str:
 def retry_delay(attempts: int, base_seconds: float) -> timedelta:
     """The wait before retry number `attempts` (1 for the first): doubling from `base_seconds`, capped."""
     return timedelta(seconds=base_seconds * min(2 ** max(0, attempts - 1), MAX_RETRY_FACTOR))
+
+
+DEFAULT_COUNTRY = "US"
+
+
+def number_searches(forward_to: str | None) -> list[tuple[str | None, str | None]]:
+    """Where in the pool to look for a business's number, best first, as (country, area code): near the phone
+    calls are forwarded to (its area code, then its country), else in the default country; then anywhere."""
+    if forward_to:
+        facts = number_facts(forward_to)
+        searches = [(facts.country, facts.area_code or None), (facts.country, None)]
+    else:
+        searches = [(DEFAULT_COUNTRY, None)]
+    return list(dict.fromkeys([*searches, (None, None)]))
 
 
 def intake_agent(business_name: str, business_type: str | None, website: str | None) -> tuple[str, str, str]:

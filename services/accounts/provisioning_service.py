@@ -97,7 +97,7 @@ class Provisioning:
                 if step == saga.AGENT:
                     agent_id = await self._create_agent(business)
                 elif step == saga.NUMBER:
-                    number = await self._assign_number(business_id, agent_id)
+                    number = await self._assign_number(business_id, agent_id, row.forward_to)
                 elif step == saga.FORWARDING:
                     await self._forward(business_id, number, row.forward_to)
                 step = saga.next_step(step, row.forward_to)
@@ -129,23 +129,25 @@ class Provisioning:
             request_id=saga.INTAKE_REQUEST_ID))
         return made.id
 
-    async def _assign_number(self, business_id: str, agent_id: str) -> str:
-        """The agent's number: the one it already has (a repeated step), else a free one of the pool."""
+    async def _assign_number(self, business_id: str, agent_id: str, forward_to: str | None) -> str:
+        """The agent's number: the one it already has (a repeated step), else a free one of the pool, looked for
+        where provisioning_domain.number_searches says."""
         held = await self.agents.ListPhoneNumbers(agents_pb2.ListPhoneNumbersRequest(business_id=business_id))
         for number in held.phone_numbers:
             if number.agent_id == agent_id:
                 return number.phone_number
-        free = await self.agents.ListAvailableNumbers(agents_pb2.ListAvailableNumbersRequest(
-            capability="voice", limit=CANDIDATE_NUMBERS))
-        for candidate in free.numbers:
-            try:
-                await self.agents.AssignPhoneNumber(agents_pb2.AssignPhoneNumberRequest(
-                    business_id=business_id, phone_number=candidate.phone_number, agent_id=agent_id))
-            except ServiceError as exc:
-                if exc.code not in NUMBER_TAKEN:
-                    raise
-                continue
-            return candidate.phone_number
+        for country, area_code in saga.number_searches(forward_to):
+            free = await self.agents.ListAvailableNumbers(agents_pb2.ListAvailableNumbersRequest(
+                capability="voice", limit=CANDIDATE_NUMBERS, country=country, area_code=area_code))
+            for candidate in free.numbers:
+                try:
+                    await self.agents.AssignPhoneNumber(agents_pb2.AssignPhoneNumberRequest(
+                        business_id=business_id, phone_number=candidate.phone_number, agent_id=agent_id))
+                except ServiceError as exc:
+                    if exc.code not in NUMBER_TAKEN:
+                        raise
+                    continue
+                return candidate.phone_number
         raise StepFailed("no phone number is free in the pool; provisioning resumes when one is")
 
     async def _forward(self, business_id: str, number: str, forward_to: str) -> None:

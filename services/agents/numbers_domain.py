@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import phonenumbers
-
 from core.contact import AREA_CODE_PATTERN, REGIONS, normalize_e164
 from core.errors import invalid
 
@@ -19,22 +17,6 @@ CAPABILITY_FILTERS = {
 }
 AVAILABLE_PAGE = (25, 100)
 ASSIGNED_PAGE = (50, 100)  # default and maximum page size of a business's numbers
-
-
-@dataclass(frozen=True)
-class NumberFacts:
-    """What the number itself tells: its country and area code."""
-
-    country: str
-    area_code: str
-
-
-def number_facts(e164: str) -> NumberFacts:
-    number = phonenumbers.parse(e164, None)
-    national = phonenumbers.national_significant_number(number)
-    length = phonenumbers.length_of_geographical_area_code(number)
-    return NumberFacts(country=phonenumbers.region_code_for_number(number) or "",
-                       area_code=national[:length] if length else "")
 
 
 def check_capabilities(names: list[str]) -> dict[str, bool]:

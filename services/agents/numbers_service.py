@@ -18,7 +18,7 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import leases, tenant
-from core.contact import normalize_e164
+from core.contact import normalize_e164, number_facts
 from core.errors import ServiceError, invalid, not_found
 from core.ids import utcnow
 from core.outbox import add_event
@@ -82,7 +82,7 @@ class Numbers:
         if after:
             # The cursor's place in the order follows from the number itself (as the pool derived it).
             after = normalize_e164(after, "after")
-            facts = numbers_domain.number_facts(after)
+            facts = number_facts(after)
             place = (facts.country, facts.area_code, after)
         async with self.engine.connect() as conn:
             rows = await store.available_numbers(

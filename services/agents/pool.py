@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.background import Background
-from core.contact import normalize_e164
+from core.contact import normalize_e164, number_facts
 from core.ids import utcnow
 from services.agents import numbers_domain, store
 
@@ -33,7 +33,7 @@ def read_inventory(path: Path) -> list[dict]:
             caps = numbers_domain.check_capabilities(list(entry.get("capabilities", ())))
         except Exception as exc:
             raise ValueError(f"{path}: numbers[{i}] is invalid: {exc}") from None
-        facts = numbers_domain.number_facts(e164)
+        facts = number_facts(e164)
         rows.append({
             "phone_number": e164, "country": facts.country, "area_code": facts.area_code,
             "locality": entry.get("locality"), "capabilities": caps, "blocked": bool(entry.get("blocked")),

@@ -150,12 +150,14 @@ async def test_card_checkout_ends_in_an_intake_agent_on_a_number_with_forwarding
     [number] = numbers["phone_numbers"]
     assert number["phone_number"] == prov["phone_number"] and number["agent_id"] == prov["agent_id"]
     assert number["forwarding"] == {"to": OWNER, "ring_seconds": 20}
+    assert number["country"] == "US" and number["area_code"] == "415"  # near the phone calls are forwarded to
     status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
     assert balance["businesses"] == [{"business_id": bid, "minutes_used": 0, "phone_numbers": 1,
                                       "subscription_status": "trialing"}]
     # The events came in Stripe's order and each applied once.
     kinds = [e["type"] for e in await payments.events(**{"metadata.business_id": bid})]
     assert kinds[0] == "checkout.session.completed" and "customer.subscription.created" in kinds
+    await release_numbers(api, await full_key(api, body), [number["phone_number"]])
 
 
 async def test_a_declined_card_changes_nothing(api, payments):

@@ -58,6 +58,8 @@ DOCUMENTED_REFUSALS = (
                       "an RFC 3339 time whose offset moves it outside years 1-9999"),
     DocumentedRefusal("invalid_request", r"^this webhook is disabled", "replay to a disabled webhook"),
     DocumentedRefusal("invalid_request", r"^at most \d+ events per replay", "backfill window too large"),
+    DocumentedRefusal("validation_error", r"^the PAYMENT-SIGNATURE header is malformed",
+                      "signup: the header must hold base64 JSON of an x402 payment; the schema can only shape base64"),
     DocumentedRefusal("invalid_request", r"^cursor is not one this API returned",
                       "a page cursor is an opaque token the API issued; its alphabet is all a schema can state"),
 )

@@ -1,7 +1,7 @@
 """Agent and phone-number rules as plain functions."""
 import pytest
 
-from core.contact import normalize_e164
+from core.contact import NumberFacts, normalize_e164, number_facts
 from core.errors import ServiceError
 from core.tenant import Tenant, pick_business
 from services.agents import domain, numbers_domain
@@ -152,8 +152,8 @@ def test_e164_is_checked_by_libphonenumber():
 
 
 def test_number_facts_and_compliance_defaults():
-    assert numbers_domain.number_facts("+14152014100") == numbers_domain.NumberFacts("US", "415")
-    assert numbers_domain.number_facts("+442079460000") == numbers_domain.NumberFacts("GB", "20")
+    assert number_facts("+14152014100") == NumberFacts("US", "415")
+    assert number_facts("+442079460000") == NumberFacts("GB", "20")
     sms = numbers_domain.check_capabilities(["voice_inbound", "sms_outbound"])
     assert numbers_domain.initial_a2p_status("US", sms) == "not_started"
     assert numbers_domain.initial_a2p_status("GB", sms) == "not_required"

@@ -100,3 +100,9 @@ def test_the_intake_agent_names_the_business():
     assert name == "Acme Plumbing intake" and "a plumber" in prompt and "https://acme.example" in prompt
     assert "Acme Plumbing" in greeting
     assert len(saga.intake_agent("x" * 200, None, None)[0]) <= 100
+
+
+def test_a_number_is_looked_for_near_the_forward_to_phone_first():
+    assert saga.number_searches("+14155550177") == [("US", "415"), ("US", None), (None, None)]
+    assert saga.number_searches("+442079460000") == [("GB", "20"), ("GB", None), (None, None)]
+    assert saga.number_searches(None) == [("US", None), (None, None)]
