@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.background import Background
 from core.errors import ServiceError
-from core.ids import utcnow
+from core.ids import is_uuid, utcnow
 from core.rpc import Client
 from core.settings import Settings
 from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider
@@ -123,7 +123,9 @@ class Payments:
         kind, created = event["type"], _at(int(event["created"]))
         moved = False
         async with self.engine.begin() as conn:
-            business = await store.lock_business_by(conn, pay.business_of_event(obj), _subscription_of(kind, obj),
+            named = pay.business_of_event(obj)
+            business = await store.lock_business_by(conn, named if is_uuid(named or "") else None,
+                                                    _subscription_of(kind, obj),
                                                     obj.get("customer") if isinstance(obj.get("customer"), str) else None)
             if not await store.record_payment_event(conn, event["id"], kind, business.id if business else None,
                                                     created, utcnow()):

@@ -19,6 +19,7 @@ from deploy.local.servers import free_port, stop_process, wait_for_port
 from providers.messaging import signatures
 from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
+from tests.integration.servers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT_SID = "AC" + "0123456789abcdef" * 2
@@ -35,14 +36,11 @@ class Receiver:
     def __init__(self):
         self.requests: list[dict] = []
         self.fail_next = 0  # refuse the next status callbacks with 503
-        self.server = TestServer(self._app(), host="127.0.0.1", port=free_port())
-
-    def _app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post("/status", self.status)
-        app.router.add_post("/sms", self.sms)
-        app.router.add_post("/sms-silent", self.sms)
-        return app
+        self.app = web.Application()
+        self.app.router.add_post("/status", self.status)
+        self.app.router.add_post("/sms", self.sms)
+        self.app.router.add_post("/sms-silent", self.sms)
+        self.server: TestServer | None = None  # while served
 
     async def _record(self, request: web.Request) -> dict:
         form = dict(await request.post())
@@ -135,9 +133,8 @@ class Simulator:
 @pytest.fixture(scope="module")
 async def receiver():
     r = Receiver()
-    await r.server.start_server()
-    yield r
-    await r.server.close()
+    async with serving(r.app) as r.server:
+        yield r
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from providers.payments.adapter import Checkout, PaymentsError, invoice_subscrip
 from providers.payments.client import StripePayments
 from providers.payments.simulator.app import STATE, build_app
 from providers.payments.webhooks import SIGNATURE_HEADER, InvalidWebhook, parse_event, sign_payload
+from tests.integration.servers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 API_KEY = "sk_test_51SimulatorKey0123456789abcdef"
@@ -37,9 +38,9 @@ class Receiver:
     def __init__(self):
         self.requests: list[dict] = []
         self.fail_next = 0
-        app = web.Application()
-        app.router.add_post("/stripe", self.webhook)
-        self.server = TestServer(app, host="127.0.0.1", port=free_port())
+        self.app = web.Application()
+        self.app.router.add_post("/stripe", self.webhook)
+        self.server: TestServer | None = None  # while served
 
     async def webhook(self, request: web.Request) -> web.Response:
         body = await request.read()
@@ -80,7 +81,6 @@ class Simulator:
         self.port = free_port()
         self.app = build_app(API_KEY, webhook_url=webhook_url, webhook_secret=SECRET, public_url=self.url,
                              time_scale=time_scale)
-        self.server = TestServer(self.app, host="127.0.0.1", port=self.port)
 
     @property
     def url(self) -> str:
@@ -113,17 +113,15 @@ async def pay(url: str, number: str, expiry: str = "12 / 34", cvc: str = "123") 
 @pytest.fixture(scope="module")
 async def receiver():
     r = Receiver()
-    await r.server.start_server()
-    yield r
-    await r.server.close()
+    async with serving(r.app) as r.server:
+        yield r
 
 
 @pytest.fixture(scope="module")
 async def simulator(receiver):
     sim = Simulator(receiver.url)
-    await sim.server.start_server()
-    yield sim
-    await sim.server.close()
+    async with serving(sim.app, sim.port):
+        yield sim
 
 
 @pytest.fixture
@@ -458,46 +456,44 @@ async def test_faults_timeouts_and_retries(payments, simulator):
 
 async def test_wrong_key_and_unreachable_provider():
     sim = Simulator(None)
-    await sim.server.start_server()
     wrong = StripePayments(sim.url, "sk_test_wrongkey123456", max_network_retries=0)
     gone = StripePayments(f"http://127.0.0.1:{free_port()}", API_KEY, max_network_retries=0)
     try:
-        with pytest.raises(PaymentsError) as err:
-            await wrong.check()
-        assert (err.value.status, err.value.message) == (401, "payments provider rejected our credentials")
-        assert "sk_test_wrongkey123456" not in repr(wrong) and "wrongkey" not in str(err.value)
-        with pytest.raises(PaymentsError) as err:
-            await gone.check()
-        assert err.value.status is None and err.value.code is None
-        assert err.value.message == "payments provider unreachable (GET /v1/balance): could not connect"
-        # Without a webhook URL, events are recorded but not sent.
-        good = StripePayments(sim.url, API_KEY, max_network_retries=0)
-        checkout = await good.create_checkout(**checkout_args())
-        await good.close()
-        assert (await pay(checkout.url, GOOD))[0] == 303
-        assert {e["status"] for e in await sim.control("GET", "/events")} == {"not_sent"}
-        assert await sim.control("POST", "/reset") == {"reset": True}
-        assert await sim.control("GET", "/events") == []
+        async with serving(sim.app, sim.port):
+            with pytest.raises(PaymentsError) as err:
+                await wrong.check()
+            assert (err.value.status, err.value.message) == (401, "payments provider rejected our credentials")
+            assert "sk_test_wrongkey123456" not in repr(wrong) and "wrongkey" not in str(err.value)
+            with pytest.raises(PaymentsError) as err:
+                await gone.check()
+            assert err.value.status is None and err.value.code is None
+            assert err.value.message == "payments provider unreachable (GET /v1/balance): could not connect"
+            # Without a webhook URL, events are recorded but not sent.
+            good = StripePayments(sim.url, API_KEY, max_network_retries=0)
+            checkout = await good.create_checkout(**checkout_args())
+            await good.close()
+            assert (await pay(checkout.url, GOOD))[0] == 303
+            assert {e["status"] for e in await sim.control("GET", "/events")} == {"not_sent"}
+            assert await sim.control("POST", "/reset") == {"reset": True}
+            assert await sim.control("GET", "/events") == []
     finally:
         await wrong.close()
         await gone.close()
-        await sim.server.close()
 
 
 async def test_time_passes_on_its_own(receiver):
     sim = Simulator(receiver.url, time_scale=1e-6)  # a 7-day trial in 0.6 s, a month in 2.6 s
-    await sim.server.start_server()
     client = StripePayments(sim.url, API_KEY, max_network_retries=0)
     try:
-        checkout = await client.create_checkout(**checkout_args())
-        assert (await pay(checkout.url, GOOD))[0] == 303
-        _, _, session = await sim.raw("GET", f"/v1/checkout/sessions/{checkout.id}")
-        records = await receiver.wait_for(session["subscription"], 5, timeout=3.0)
-        assert [r["event"]["type"] for r in records][3:] == ["invoice.paid", "customer.subscription.updated"]
-        assert records[4]["event"]["data"]["object"]["status"] == "active"
+        async with serving(sim.app, sim.port):
+            checkout = await client.create_checkout(**checkout_args())
+            assert (await pay(checkout.url, GOOD))[0] == 303
+            _, _, session = await sim.raw("GET", f"/v1/checkout/sessions/{checkout.id}")
+            records = await receiver.wait_for(session["subscription"], 5, timeout=3.0)
+            assert [r["event"]["type"] for r in records][3:] == ["invoice.paid", "customer.subscription.updated"]
+            assert records[4]["event"]["data"]["object"]["status"] == "active"
     finally:
         await client.close()
-        await sim.server.close()
 
 
 def test_the_command_line(tmp_path):

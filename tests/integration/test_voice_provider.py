@@ -10,11 +10,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp import web
-from aiohttp.test_utils import TestServer
 
 from deploy.local.servers import free_port, stop_process, wait_for_port
 from providers.voice.adapter import ProviderError
 from providers.voice.client import VapiClient
+from tests.integration.servers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sim-test-key-0123456789"
@@ -245,18 +245,16 @@ async def test_retry_after_is_honoured_and_capped():
 
     app = web.Application()
     app.router.add_get("/assistant/{id}", busy)
-    server = TestServer(app)
-    await server.start_server()
-    provider = VapiClient(str(server.make_url("")), KEY, backoff_base=0.001, backoff_max=0.5)
-    try:
-        assert await provider.get_assistant("0.3") == {"id": "0.3"}
-        assert hits[1] - hits[0] >= 0.29
-        hits.clear()
-        assert await provider.get_assistant("30") == {"id": "30"}
-        assert hits[1] - hits[0] < 1.0  # capped at backoff_max
-    finally:
-        await provider.close()
-        await server.close()
+    async with serving(app) as server:
+        provider = VapiClient(str(server.make_url("")), KEY, backoff_base=0.001, backoff_max=0.5)
+        try:
+            assert await provider.get_assistant("0.3") == {"id": "0.3"}
+            assert hits[1] - hits[0] >= 0.29
+            hits.clear()
+            assert await provider.get_assistant("30") == {"id": "30"}
+            assert hits[1] - hits[0] < 1.0  # capped at backoff_max
+        finally:
+            await provider.close()
 
 
 async def test_phone_numbers(client):

@@ -23,6 +23,7 @@ from providers.x402.facilitator.app import build_app
 from providers.x402.facilitator.ledger import FACILITATOR_ADDRESS
 from providers.x402.payer import address_of, forged_payment, new_private_key, pay, payment_response
 from providers.x402.server import FacilitatorUnavailable, MalformedPayment, PaymentRefused, X402Gate
+from tests.integration.servers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
@@ -44,7 +45,8 @@ class Facilitator:
     """The local facilitator in this process, with its control plane."""
 
     def __init__(self):
-        self.server = TestServer(build_app(start_balance=START), host="127.0.0.1", port=free_port())
+        self.app = build_app(start_balance=START)
+        self.server: TestServer | None = None  # while served
 
     @property
     def url(self) -> str:
@@ -66,9 +68,8 @@ class Facilitator:
 @pytest.fixture(scope="module")
 async def facilitator():
     f = Facilitator()
-    await f.server.start_server()
-    yield f
-    await f.server.close()
+    async with serving(f.app) as f.server:
+        yield f
 
 
 @pytest.fixture(scope="module")

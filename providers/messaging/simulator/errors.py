@@ -53,3 +53,8 @@ def error_body(status: int, code: int | None, message: str) -> dict:
 
 def error_response(status: int, code: int | None, message: str, headers: dict | None = None) -> web.Response:
     return web.json_response(error_body(status, code, message), status=status, headers=headers)
+
+
+def fault_response(status: int) -> web.Response:
+    """An injected fault (control plane), with Twilio's code for the status where it has one."""
+    return error_response(status, FAULT_CODES.get(status), "Injected fault")

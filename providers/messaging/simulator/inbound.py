@@ -17,10 +17,11 @@ import aiohttp
 from aiohttp import web
 
 from core.contact import is_e164
-from providers.messaging.simulator.control import PREFIX, json_object, refused
+from providers.messaging.simulator.control import refused
 from providers.messaging.simulator.errors import error_response
 from providers.messaging.simulator.messages import API_VERSION, BODY_MAX, Messages, country_of
 from providers.messaging.simulator.webhooks import new_idempotency_token, post_signed
+from providers.simulator_control import PREFIX, json_object
 
 log = logging.getLogger(__name__)
 

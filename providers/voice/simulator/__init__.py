@@ -8,11 +8,11 @@ messages to the call's server URL. The dialled number's last four digits choose 
 `make run` and the test harness start it (`python -m providers.voice.simulator --port N --data-dir DIR
 --api-key KEY`) and point the real client at it. Modules:
 
-- `app`: `build_app(state_dir, api_key)`: auth, JSON bodies, the provider's error shape, routes;
+- `app`: `build_app(state_dir, api_key)`: auth, JSON bodies, the provider's error shape, routes, and the test
+  control plane below (faults and the request log: `providers.simulator_control`, shared by the simulators);
 - `resources`: one collection class per resource kind (its rules, validation and references);
 - `validation`: request checks as the provider makes them (whitelisted properties, field rules);
 - `state`: the store (JSON in the data folder, written atomically after every change);
-- `control`: the test control plane below;
 - `playback`: calls played through their statuses to their end-of-call report.
 
 Test control plane (not part of the provider's API; under `/_simulator`, no authentication):

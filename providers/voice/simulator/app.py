@@ -9,7 +9,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from providers.voice.simulator.control import PREFIX, Control
+from providers.simulator_control import PREFIX, ControlPlane, FaultRules
 from providers.voice.simulator.errors import INVALID_KEY, ApiError, bad_request, error_response
 from providers.voice.simulator.playback import OUTCOMES, Playback, Script
 from providers.voice.simulator.resources import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Collection, collections
@@ -18,7 +18,7 @@ from providers.voice.simulator.state import Store
 log = logging.getLogger(__name__)
 
 STORE = web.AppKey("store", Store)
-CONTROL = web.AppKey("control", Control)
+CONTROL = web.AppKey("control", ControlPlane)
 COLLECTIONS = web.AppKey("collections", dict)  # kind -> Collection
 
 
@@ -165,11 +165,19 @@ async def unknown_route(request: web.Request) -> web.Response:
     raise ApiError(404, f"Cannot {request.method} {request.path}")
 
 
+def control_plane() -> ControlPlane:
+    """Faults and the request log (`/_simulator/requests`) in the provider's error shape; PATCH faults too, as
+    the API updates with PATCH; a delay-only fault delays the request, then serves it."""
+    return ControlPlane(lambda messages, status: error_response(status, messages),
+                        lambda status: error_response(status, "Injected fault"),
+                        rules=FaultRules(methods=("*", "GET", "POST", "PATCH", "PUT", "DELETE")), log_route="/requests")
+
+
 def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url: str = "") -> web.Application:
     """`public_url`: where this server is reached (recording URLs point at it)."""
     if not api_key:
         raise ValueError("the simulator needs an API key")
-    control = Control()
+    control = control_plane()
     app = web.Application(middlewares=[control.middleware, provider_middleware(api_key)])
     app[STORE] = store = Store(Path(state_dir))
     app[CONTROL] = control

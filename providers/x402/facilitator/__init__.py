@@ -11,7 +11,8 @@ X402_FACILITATOR_ASSET, default Base Sepolia's USDC `0x036CbD53842c5426634e79295
 X402_FACILITATOR_ASSET_NAME and X402_FACILITATOR_ASSET_VERSION, the token's EIP-712 domain, default `USDC` and
 `2`; X402_FACILITATOR_START_BALANCE, default 1000000000 atomic units = 1000 USDC). Serves on 127.0.0.1 until
 SIGTERM or SIGINT; state is in memory, a restart starts empty. Modules: `app` (`build_app(...)`, routes,
-faults), `ledger` (the token, behind the package's `FacilitatorEvmSigner` protocol).
+the control plane, whose faults are the simulators' shared `providers.simulator_control`), `ledger` (the token,
+behind the package's `FacilitatorEvmSigner` protocol).
 
 The API (JSON, camelCase, the package's models):
 

@@ -4,10 +4,8 @@ calls it (`POST /verify`, `POST /settle`, `GET /supported`, JSON in camelCase), 
 `/_facilitator` (see the package docstring)."""
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-from dataclasses import asdict, dataclass, fields
 
 from aiohttp import web
 from pydantic import ValidationError
@@ -15,6 +13,7 @@ from x402 import x402Facilitator
 from x402.mechanisms.evm.exact import ExactEvmFacilitatorScheme
 from x402.schemas import PaymentPayload, PaymentRequirements, SchemeNotFoundError
 
+from providers.simulator_control import ControlPlane, FaultRules, joined
 from providers.x402 import (
     DEFAULT_ASSET,
     DEFAULT_ASSET_NAME,
@@ -50,65 +49,6 @@ class Refused(Exception):
     def __init__(self, status: int, reason: str, message: str, payer: str | None = None):
         super().__init__(message)
         self.status, self.reason, self.message, self.payer = status, reason, message, payer
-
-
-# -- faults -----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Fault:
-    status: int = 500  # 0: served normally, after `delay_seconds`
-    times: int = 1
-    path: str = "/"  # a prefix of the protocol path it hits: "/verify", "/settle", "/supported" or "/" (all)
-    delay_seconds: float = 0.0
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def parse_fault(body: dict) -> tuple[Fault, list[str]]:
-    names = {f.name for f in fields(Fault)}
-    errors = [f"property {k} should not exist" for k in sorted(set(body) - names)]
-    fault = Fault(**{k: body[k] for k in names if k in body})
-    if not _is_int(fault.status) or not (fault.status == 0 or 400 <= fault.status <= 599):
-        errors.append("status must be 0 or 400-599")
-    if not _is_int(fault.times) or fault.times < 1:
-        errors.append("times must be a positive integer")
-    if not isinstance(fault.path, str) or not fault.path.startswith("/") or fault.path.startswith(CONTROL):
-        errors.append(f"path must start with / and not with {CONTROL}")
-    if isinstance(fault.delay_seconds, bool) or not isinstance(fault.delay_seconds, (int, float)) \
-            or not 0 <= fault.delay_seconds <= 300:
-        errors.append("delay_seconds must be a number from 0 to 300")
-    return fault, errors
-
-
-class Faults:
-    def __init__(self):
-        self.pending: list[Fault] = []
-
-    def take(self, path: str) -> Fault | None:
-        for fault in self.pending:
-            if path.startswith(fault.path):
-                fault.times -= 1
-                if fault.times == 0:
-                    self.pending.remove(fault)
-                return fault
-        return None
-
-    @web.middleware
-    async def middleware(self, request: web.Request, handler):
-        if request.path.startswith(CONTROL + "/"):
-            return await handler(request)
-        fault = self.take(request.path)
-        if fault is None:
-            return await handler(request)
-        if fault.delay_seconds:
-            await asyncio.sleep(fault.delay_seconds)
-        if fault.status == 0:
-            return await handler(request)
-        log.info("%s %s: injected %d", request.method, request.path, fault.status)
-        return web.json_response({"error": f"injected fault {fault.status}"}, status=fault.status)
 
 
 # -- the facilitator API ------------------------------------------------------------------------------------
@@ -238,45 +178,38 @@ def add_api_routes(router: web.UrlDispatcher, facilitator: x402Facilitator, ledg
 # -- the control plane --------------------------------------------------------------------------------------
 
 
-def refused(message: str) -> web.Response:
-    return web.json_response({"error": message}, status=400)
+def refused(messages: list[str] | str, status: int = 400) -> web.Response:
+    return web.json_response({"error": joined(messages)}, status=status)
 
 
-def add_control_routes(router: web.UrlDispatcher, ledger: Ledger, faults: Faults) -> None:
+async def control_body(request: web.Request) -> dict:
+    """A control-plane body, read as the API reads its own; a refusal is the control plane's 400."""
+    try:
+        return await json_object(request)
+    except Refused as exc:
+        raise web.HTTPBadRequest(text=exc.message) from None
 
-    async def health(request: web.Request) -> web.Response:
-        return web.json_response({"status": "ok"})
+
+def control_plane() -> ControlPlane:
+    """The shared faults (`providers.simulator_control`) under `/_facilitator`, without a method (the API's calls
+    are one method each) or a request log; a delay-only fault delays the call, then serves it (a slow
+    facilitator)."""
+    return ControlPlane(refused, lambda status: refused(f"injected fault {status}", status), prefix=CONTROL,
+                        rules=FaultRules(fields=("status", "times", "path", "delay_seconds"), reserved=CONTROL),
+                        read=control_body, log_route=None)
+
+
+def add_control_routes(router: web.UrlDispatcher, ledger: Ledger, control: ControlPlane) -> None:
 
     async def settlements(request: web.Request) -> web.Response:
         return web.json_response(ledger.public())
 
-    async def add_fault(request: web.Request) -> web.Response:
-        try:
-            fault, errors = parse_fault(await json_object(request))
-        except Refused as exc:
-            return refused(exc.message)
-        if errors:
-            return refused("; ".join(errors))
-        faults.pending.append(fault)
-        return web.json_response({"fault": asdict(fault)}, status=201)
-
-    async def list_faults(request: web.Request) -> web.Response:
-        return web.json_response([asdict(f) for f in faults.pending])
-
-    async def clear_faults(request: web.Request) -> web.Response:
-        cleared = len(faults.pending)
-        faults.pending.clear()
-        return web.json_response({"cleared": cleared})
-
     async def set_balance(request: web.Request) -> web.Response:
-        try:
-            body = await json_object(request)
-        except Refused as exc:
-            return refused(exc.message)
+        body = await control_body(request)
         address, balance = body.get("address"), body.get("balance")
         extra = sorted(set(body) - {"address", "balance"})
         if extra:
-            return refused("; ".join(f"property {k} should not exist" for k in extra))
+            return refused([f"property {k} should not exist" for k in extra])
         if not isinstance(address, str) or not ADDRESS.match(address):
             return refused("address must be an address (0x and 40 hex digits)")
         if not isinstance(balance, str) or not UINT.match(balance):
@@ -286,14 +219,11 @@ def add_control_routes(router: web.UrlDispatcher, ledger: Ledger, faults: Faults
 
     async def reset(request: web.Request) -> web.Response:
         ledger.reset()
-        faults.pending.clear()
+        control.faults.clear()
         return web.json_response({"status": "reset"})
 
-    router.add_get(f"{CONTROL}/health", health)
+    control.add_routes(router)
     router.add_get(f"{CONTROL}/settlements", settlements)
-    router.add_post(f"{CONTROL}/faults", add_fault)
-    router.add_get(f"{CONTROL}/faults", list_faults)
-    router.add_delete(f"{CONTROL}/faults", clear_faults)
     router.add_post(f"{CONTROL}/balances", set_balance)
     router.add_post(f"{CONTROL}/reset", reset)
 
@@ -308,9 +238,9 @@ def build_app(*, network: str = DEFAULT_NETWORK, asset: str = DEFAULT_ASSET, ass
                     start_balance=start_balance)
     facilitator = x402Facilitator()
     facilitator.register([network], ExactEvmFacilitatorScheme(ledger))
-    faults = Faults()
-    app = web.Application(middlewares=[faults.middleware], client_max_size=MAX_BODY)
+    control = control_plane()
+    app = web.Application(middlewares=[control.middleware], client_max_size=MAX_BODY)
     app[LEDGER], app[FACILITATOR] = ledger, facilitator
-    add_control_routes(app.router, ledger, faults)
+    add_control_routes(app.router, ledger, control)
     add_api_routes(app.router, facilitator, ledger)
     return app
