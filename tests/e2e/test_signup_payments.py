@@ -8,6 +8,7 @@ import uuid
 from html.parser import HTMLParser
 
 import aiohttp
+import nats
 import pytest
 
 from providers.payments.webhooks import sign_payload
@@ -79,9 +80,13 @@ async def payments(stack):
 
 
 async def signup(api, headers: dict | None = None, **fields):
+    """POST /api/v1/signup from an address of its own; a 200 body also carries the email used, as `_email`."""
     payload = {"business_name": "Acme Plumbing", "email": f"owner-{uuid.uuid4().hex[:10]}@example.com", **fields}
-    return await api.request("POST", "/api/v1/signup", json=payload,
-                             headers={"X-Forwarded-For": next_client_ip(), **(headers or {})})
+    status, body, reply_headers = await api.request("POST", "/api/v1/signup", json=payload,
+                                                    headers={"X-Forwarded-For": next_client_ip(), **(headers or {})})
+    if status == 200:
+        body["_email"] = payload["email"]
+    return status, body, reply_headers
 
 
 async def workspace(api, key: str, business_id: str) -> dict:
@@ -284,6 +289,41 @@ async def test_x402_malformed_forged_and_replayed_payments(api):
     await release_numbers(api, await full_key(api, first), [first["phone_number"]] if first["phone_number"] else [])
 
 
+@pytest.mark.parametrize("terms, reason", [
+    ({"amount_override": "1000000"}, "invalid_exact_evm"),  # pays 1 USDC of the 49 asked
+    ({"valid_for_seconds": -60}, "invalid_exact_evm"),  # expired a minute ago
+    ({"pay_to_override": "0x" + "ab" * 20}, "invalid_exact_evm"),  # to someone else
+])
+async def test_x402_insufficient_expired_or_misdirected_payments_get_402(api, terms, reason):
+    _, _, headers = await signup(api, payment_capture="x402")
+    paid = payer.pay(payer.new_private_key(), headers["PAYMENT-REQUIRED"], **terms)
+    email = f"owner-{uuid.uuid4().hex[:10]}@example.com"
+    status, body, headers = await signup(api, headers={"PAYMENT-SIGNATURE": paid}, email=email)
+    assert status == 402 and body["error"]["code"] == "payment_required", body
+    assert reason in body["error"]["message"] and "PAYMENT-REQUIRED" in headers
+    # Nothing was made: the same email signs up afterwards.
+    assert (await signup(api, email=email))[0] == 200
+
+
+async def test_x402_keeps_signups_rules_email_exists_before_any_payment_and_the_rate_limit(api):
+    _, first, _ = await signup(api)
+    _, _, headers = await signup(api, payment_capture="x402")
+    paid = payer.pay(payer.new_private_key(), headers["PAYMENT-REQUIRED"])
+    status, body, _ = await signup(api, headers={"PAYMENT-SIGNATURE": paid}, email=first["_email"])
+    assert status == 409 and body["error"]["code"] == "email_exists", body
+    status, later, _ = await signup(api, headers={"PAYMENT-SIGNATURE": paid})  # the payment was not spent
+    assert status == 200 and later["payment_capture"] == "x402", later
+    await release_numbers(api, await full_key(api, later), [later["phone_number"]] if later["phone_number"] else [])
+
+    status, body, _ = await signup(api, payment_capture="x402", business_name=" ")
+    assert status == 400 and body["error"]["code"] == "validation_error"
+    ip = next_client_ip()  # every request counts, a 402 too
+    answers = [(await api.request("POST", "/api/v1/signup", headers={"X-Forwarded-For": ip}, json={
+        "business_name": "Acme", "email": f"o-{uuid.uuid4().hex[:8]}@example.com", "payment_capture": "x402"}))[0]
+        for _ in range(6)]
+    assert answers == [402] * 5 + [429]
+
+
 async def test_x402_signup_is_provisioned_inline(api):
     _, _, headers = await signup(api, payment_capture="x402")
     paid = payer.pay(payer.new_private_key(), headers["PAYMENT-REQUIRED"])
@@ -390,3 +430,22 @@ async def test_a_workspace_canceled_mid_provisioning_gives_its_number_back(api, 
     assert ws["provisioning"].get("phone_number") is None
     status, numbers, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
     assert numbers["phone_numbers"] == []  # back in the pool
+
+
+async def test_a_trial_that_ends_without_a_checkout_pauses_the_workspace(api, db, stack):
+    status, body, _ = await signup(api)
+    key, bid = body["api_key"], body["business_id"]
+    nc = await nats.connect(stack.nats_url)
+    try:
+        sub = await nc.jetstream().subscribe("events.workspace.paused", ordered_consumer=True,
+                                             deliver_policy=nats.js.api.DeliverPolicy.NEW)
+        await db.execute("UPDATE accounts.businesses SET trial_ends_at = now() - interval '1 minute' WHERE id = $1",
+                         bid)
+        ws = await subscription(api, key, bid, "incomplete", "paused")
+        assert ws["provisioning"]["status"] == "waiting_payment"
+        while (event := json.loads((await sub.next_msg(timeout=10)).data))["business_id"] != bid:
+            pass
+        assert event["data"] == {"business_id": bid, "previous_state": "active", "lifecycle_state": "paused",
+                                 "reason": "trial_ended_unpaid"}
+    finally:
+        await nc.close()
