@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging clean
+.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -45,6 +45,9 @@ bench-calls: $(STAMP)
 
 bench-messaging: $(STAMP)
 	$(PY) -m bench.messaging
+
+bench-signup: $(STAMP)
+	$(PY) -m bench.signup
 
 clean:
 	rm -rf $(VENV)

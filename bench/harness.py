@@ -16,10 +16,11 @@ from deploy.local.stack import Stack
 BENCH_ENV = {"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"}
 
 
-def with_stack(name: str, run: Callable[[Stack], Awaitable[int]]) -> int:
-    """Start a stack, run `run(stack)` on a new event loop, stop the stack; returns run's exit status."""
+def with_stack(name: str, run: Callable[[Stack], Awaitable[int]], env: dict[str, str] | None = None) -> int:
+    """Start a stack (with `env` on top of BENCH_ENV), run `run(stack)` on a new event loop, stop the stack;
+    returns run's exit status."""
     home = Path(tempfile.mkdtemp(prefix=f"switchboard-bench-{name}-"))
-    stack = Stack(home=home, http_port=free_port(), durable=False, extra_env=dict(BENCH_ENV))
+    stack = Stack(home=home, http_port=free_port(), durable=False, extra_env={**BENCH_ENV, **(env or {})})
     finished = False
     try:
         print(f"starting the embedded stack in {home} ...", flush=True)

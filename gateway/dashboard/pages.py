@@ -31,7 +31,20 @@ async def login(request: web.Request) -> web.Response:
     return response
 
 
+# Where the card checkout sends the owner back (services.accounts.payments_service.open_checkout).
+CHECKOUT_RETURNS = {
+    "complete": "Checkout complete: your trial has started and your intake agent and phone number are being set "
+                "up (GET /api/v1/workspaces?id=&lt;business_id&gt; shows how far). Open the magic link from your "
+                "signup to sign in.",
+    "canceled": "Checkout canceled: nothing was charged. Open the checkout_url from your signup again to start "
+                "your trial.",
+}
+
+
 async def home(request: web.Request) -> web.Response:
+    returned = CHECKOUT_RETURNS.get(request.query.get("checkout", ""))
+    if returned and SESSION_COOKIE not in request.cookies:
+        return web.Response(content_type="text/html", text=_PAGE.format(body=returned))
     if SESSION_COOKIE not in request.cookies:
         return web.Response(status=401, content_type="text/html",
                             text=_PAGE.format(body="Not signed in: open the magic link from your signup."))

@@ -43,7 +43,8 @@ class Payments:
         self.session, self.url = session, url
 
     async def check_out(self, checkout_url: str, card: str | None = None) -> tuple[int, str]:
-        """Open the page and click its submit button (the prefilled test card unless `card`)."""
+        """Open the page and click its submit button (the prefilled test card unless `card`); the answer's status,
+        and its text or, for a redirect, where it sends the browser."""
         async with self.session.get(checkout_url) as r:
             assert r.status == 200 and r.content_type == "text/html"
             page = FormReader()
@@ -52,7 +53,7 @@ class Payments:
         fields = {**page.fields, **({"cardNumber": card} if card else {})}
         async with self.session.post(str(aiohttp.helpers.URL(checkout_url).join(aiohttp.helpers.URL(page.action))),
                                      data=fields, allow_redirects=False) as r:
-            return r.status, await r.text()
+            return r.status, r.headers.get("Location") or await r.text()
 
     async def control(self, method: str, path: str, body: dict | None = None):
         async with self.session.request(method, f"{self.url}/_simulator{path}", json=body) as r:
@@ -142,8 +143,10 @@ async def test_card_checkout_ends_in_an_intake_agent_on_a_number_with_forwarding
     assert ws["subscription_status"] == "incomplete"
     assert ws["provisioning"]["status"] == "waiting_payment" and ws["provisioning"]["forward_to"] == OWNER
 
-    status, _ = await payments.check_out(body["checkout_url"])
-    assert status == 303  # back to our success page
+    status, back_to = await payments.check_out(body["checkout_url"])
+    assert status == 303 and back_to.startswith(api.base + "/dashboard?checkout=complete")
+    status, page, _ = await api.request("GET", back_to.removeprefix(api.base))
+    assert status == 200 and "Checkout complete" in page
     ws = await provisioned(api, key, bid)
     assert ws["subscription_status"] == "trialing" and ws["lifecycle_state"] == "active"
     prov = ws["provisioning"]

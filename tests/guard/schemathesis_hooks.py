@@ -1,8 +1,8 @@
 """Schemathesis hooks of the fuzzing guard (loaded through tests/guard/schemathesis.toml).
 
 `positive_data_acceptance_unless_documented` is schemathesis's own positive-data check with one
-allowance: a schema-valid request may get 400 when the spec refuses it by a rule that no JSON Schema
-can state. Each such rule is listed below by the error code and message the API answers with, so any
+allowance: a schema-valid request may get 400 (or signup's 402) when the spec refuses it by a rule that no JSON
+Schema can state. Each such rule is listed below by the error code and message the API answers with, so any
 other 400 on valid data still fails the run.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ class DocumentedRefusal:
     code: str
     message: str  # a regular expression searched in the error message
     why: str
+    status: int = 400
 
 
 DOCUMENTED_REFUSALS = (
@@ -58,6 +59,10 @@ DOCUMENTED_REFUSALS = (
                       "an RFC 3339 time whose offset moves it outside years 1-9999"),
     DocumentedRefusal("invalid_request", r"^this webhook is disabled", "replay to a disabled webhook"),
     DocumentedRefusal("invalid_request", r"^at most \d+ events per replay", "backfill window too large"),
+    # Signup: the spec answers an x402 signup without a (valid) payment with 402 payment_required; whether a
+    # payment is there and valid is the PAYMENT-SIGNATURE header's content, which no schema can state.
+    DocumentedRefusal("payment_required", r"(asks to pay with x402|the payment was refused|could not be settled)",
+                      "signup paid by x402 without a valid payment", status=402),
     DocumentedRefusal("validation_error", r"^the PAYMENT-SIGNATURE header is malformed",
                       "signup: the header must hold base64 JSON of an x402 payment; the schema can only shape base64"),
     DocumentedRefusal("invalid_request", r"^cursor is not one this API returned",
@@ -67,14 +72,14 @@ DOCUMENTED_REFUSALS = (
 
 def documented_refusal(response) -> DocumentedRefusal | None:
     """The documented rule a 400 answer invokes, if any."""
-    if response.status_code != 400:
+    if response.status_code not in {r.status for r in DOCUMENTED_REFUSALS}:
         return None
     try:
         error = response.json()["error"]
     except (ValueError, KeyError, TypeError):
         return None
-    return next((r for r in DOCUMENTED_REFUSALS
-                 if r.code == error.get("code") and re.search(r.message, error.get("message", ""))), None)
+    return next((r for r in DOCUMENTED_REFUSALS if r.status == response.status_code and r.code == error.get("code")
+                 and re.search(r.message, error.get("message", ""))), None)
 
 
 @schemathesis.check
