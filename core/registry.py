@@ -98,6 +98,9 @@ SERVICES: tuple[Service, ...] = (
     # Sending a text waits on the messaging provider.
     Service("messaging", 50056, "Messaging", "SMS, conversations, consent and do-not-call",
             deadline=PROVIDER_WAIT_SECONDS),
+    # Mirroring a scenario waits on the voice provider.
+    Service("evals", 50057, "Evals", "eval scenarios mirrored to the voice provider", deadline=PROVIDER_WAIT_SECONDS,
+            outbox=False),
     # The test event waits on the receivers (10 s each at most).
     Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries",
             deadline=PROVIDER_WAIT_SECONDS, outbox=False,

@@ -19,10 +19,11 @@ from services.accounts import payments_domain as payments
 from services.agents import domain as agents
 from services.agents.numbers_domain import RING_SECONDS
 from services.calls import domain as calls
+from services.evals import domain as evals
 from services.messaging import domain as messaging
 from services.sdr import domain as leads
 from services.webhooks import domain as webhooks
-from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, messaging_pb2, sdr_pb2, webhooks_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, evals_pb2, messaging_pb2, sdr_pb2, webhooks_pb2
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
@@ -361,6 +362,28 @@ EMAIL_QUEUE = _obj({
                 "description": "false leaves it pending approval (POST /api/v1/emails/approve)"},
 }, ("to", "subject", "body"))
 EMAIL_APPROVE = _obj({"id": UUID}, ("id",))
+_JUDGE_PLAN = {"type": "object", "description": "how the assistant's reply at this turn is graded: {type: exact, "
+               "content, toolCalls?} (the reply equals content), {type: regex, content, toolCalls?} (content, a "
+               "regular expression, matches the reply), or {type: ai, model: {provider, model, messages: [{role, "
+               "content}]}} (a language-model rubric that may use {{messages[-1]}} and {{messages}} and must make the "
+               "judge answer exactly pass or fail)",
+               "properties": {"type": {"type": "string", "enum": list(evals.JUDGE_TYPES)}}, "required": ["type"]}
+EVAL_TURNS = {"type": "array", "minItems": 1, "maxItems": evals.TURNS_MAX,
+              "description": "turns alternating user and assistant: {role: user, content} or {role: assistant, "
+              "judgePlan}; a refusal names the turn and the field, e.g. messages[3].judgePlan.content",
+              "items": {"type": "object", "properties": {
+                  "role": {"type": "string", "enum": list(evals.ROLES)},
+                  "content": {"type": "string", "minLength": 1, "maxLength": evals.CONTENT_MAX},
+                  "judgePlan": _JUDGE_PLAN}, "required": ["role"]}}
+_EVAL_NAME = {"type": "string", "minLength": 1, "maxLength": evals.NAME_MAX, "pattern": NOT_BLANK,
+              "description": "e.g. booking.asks_for_phone"}
+_EVAL_DESCRIPTION = {"type": "string", "maxLength": evals.DESCRIPTION_MAX}
+EVAL_CREATE = _obj({"agent_id": UUID, "business_id": UUID, "name": _EVAL_NAME, "description": _EVAL_DESCRIPTION,
+                    "messages": EVAL_TURNS}, ("agent_id", "business_id", "name", "messages"))
+EVAL_UPDATE = _obj({"id": UUID, "name": _EVAL_NAME, "description": _EVAL_DESCRIPTION,
+                    "messages": {**EVAL_TURNS, "description": "replaces the whole turn list"}}, ("id",))
+_EVAL = message_schema(evals_pb2.EvalScenario.DESCRIPTOR)
+_EVAL["properties"]["messages"] = EVAL_TURNS
 _CONVERSATION = message_schema(messaging_pb2.Conversation.DESCRIPTOR)
 _MESSAGE = message_schema(messaging_pb2.Message.DESCRIPTOR)
 _DNC_ENTRY = message_schema(messaging_pb2.DncEntry.DESCRIPTOR)
@@ -487,6 +510,13 @@ SCHEMAS: dict[str, dict] = {
     "EmailQueueRequest": EMAIL_QUEUE,
     "EmailApproveRequest": EMAIL_APPROVE,
     "Email": message_schema(messaging_pb2.Email.DESCRIPTOR),
+    "EvalCreateRequest": EVAL_CREATE,
+    "EvalUpdateRequest": EVAL_UPDATE,
+    "EvalScenario": _EVAL,
+    "EvalScenarioSummary": message_schema(evals_pb2.EvalScenario.DESCRIPTOR, omit=("messages",)),
+    "EvalScenarioList": _obj({"evals": {"type": "array", "items": _ref("EvalScenarioSummary"),
+                                        "description": "without their messages (read one with ?id=)"}, **PAGE_FIELDS},
+                             ("evals", *PAGE_FIELDS)),
     "EmailList": _obj({"emails": {"type": "array", "items": _ref("Email")}, **PAGE_FIELDS}, ("emails", *PAGE_FIELDS)),
     "Health": _obj({
         "status": {"type": "string", "enum": ["ok", "degraded"]},

@@ -16,12 +16,15 @@ class ProviderError(ServiceError):
     """The voice provider failed or refused a request.
 
     `status` is the provider's HTTP status (None when it could not be reached),
-    so a caller can tell "not there any more" (404) from an outage.
+    so a caller can tell "not there any more" (404) from an outage. `retry_after`
+    is the provider's numeric Retry-After in seconds on a refusal that had one
+    (a 429 above all), so a caller that backs off itself knows for how long.
     """
 
-    def __init__(self, message: str, status: int | None = None):
+    def __init__(self, message: str, status: int | None = None, retry_after: float | None = None):
         super().__init__("provider_error", message)
         self.status = status
+        self.retry_after = retry_after
 
 
 class VoiceProvider(Protocol):
@@ -50,12 +53,21 @@ class VoiceProvider(Protocol):
     async def create_credential(self, body: dict) -> dict: ...
     async def list_credentials(self) -> list[dict]: ...
 
-    # Evals and eval runs
+    # Evals (mock conversations with judge plans) and eval runs
     async def create_eval(self, body: dict) -> dict: ...
     async def get_eval(self, eval_id: str) -> dict: ...
     async def update_eval(self, eval_id: str, body: dict) -> dict: ...
     async def delete_eval(self, eval_id: str) -> None: ...
-    async def create_eval_run(self, body: dict) -> dict: ...
+    async def list_evals(self, *, limit: int | None = None, page: int | None = None) -> dict:
+        """The provider's page: `{"results": [eval, ...], "metadata": {"itemsPerPage", "totalItems",
+        "currentPage", ...}}`, newest first."""
+    async def run_eval(self, body: dict) -> dict:
+        """Start a run (`{"type": "eval", "evalId" | "eval", "target": {"type": "assistant", "assistantId" |
+        "assistant", "assistantOverrides"?}}`); returns the run as created (`queued`). Never retried on a 429:
+        the `ProviderError` (status 429, `retry_after`) reaches the caller, which backs off."""
     async def get_eval_run(self, run_id: str) -> dict: ...
+    async def list_eval_runs(self, *, limit: int | None = None, page: int | None = None) -> dict:
+        """Like `list_evals`: `{"results": [run, ...], "metadata": {...}}`."""
+    async def delete_eval_run(self, run_id: str) -> None: ...
 
     async def close(self) -> None: ...

@@ -8,6 +8,12 @@ out may still have happened. Backoff is exponential with full jitter, capped at
 `backoff_max`, and a numeric Retry-After is honoured (also capped).
 `max_attempts` counts the first try.
 
+One exception: starting an eval run (POST /eval/run) is not retried on a 429.
+The provider rate-limits runs per organization, and our evals service fans runs
+out and must back off itself, so the 429 reaches it at once as a `ProviderError`
+with status 429 and `retry_after` (the Retry-After seconds, when given). A run
+start is still repeated when the connection could not be opened (nothing was sent).
+
 Every failure is a `ProviderError` whose message is safe to show the caller: the
 route (`GET /assistant/{id}`, not the id), the status, and for a 4xx the
 provider's own `message`. Never the key, never a 5xx body.
@@ -86,19 +92,21 @@ class VapiClient(SessionClient):
         return backoff
 
     async def _request(self, method: str, route: str, path: str, *, json: dict | None = None,
-                       params: dict | None = None, missing_ok: bool = False):
-        """`route` names the endpoint in messages (`/assistant/{id}`); `path` is what is requested."""
+                       params: dict | None = None, missing_ok: bool = False, retry_429: bool = True):
+        """`route` names the endpoint in messages (`/assistant/{id}`); `path` is what is requested.
+        `retry_429=False`: a 429 is raised at once (with its Retry-After) instead of being waited out."""
         retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
                                  retry=retry_if_exception_type(_Retryable), reraise=True)
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._attempt(method, route, path, json, params, missing_ok,
+                    return await self._attempt(method, route, path, json, params, missing_ok, retry_429,
                                                attempt.retry_state.attempt_number)
         except _Retryable as exc:
             raise exc.error from None
 
-    async def _attempt(self, method: str, route: str, path: str, json, params, missing_ok: bool, attempt: int):
+    async def _attempt(self, method: str, route: str, path: str, json, params, missing_ok: bool, retry_429: bool,
+                       attempt: int):
         idempotent = method != "POST"
         where = f"{method} {route}"
         try:
@@ -128,9 +136,14 @@ class VapiClient(SessionClient):
             return body
         if status == 404 and missing_ok:
             return None
+        if status == 429 and not retry_429:
+            log.warning("voice provider rate-limited %s %s (retry after %s s); not retried", method, path, retry_after)
+            raise ProviderError(f"voice provider refused {where} (429): {_provider_message(json_or_none(raw))}",
+                                status, retry_after)
         if status == 429 or (status >= 500 and idempotent):
             self._log_retry(method, path, attempt, status)
-            raise _Retryable(ProviderError(f"voice provider failed ({where}: {status})", status), retry_after)
+            raise _Retryable(ProviderError(f"voice provider failed ({where}: {status})", status,
+                                           retry_after if status == 429 else None), retry_after)
         if status >= 500:
             raise ProviderError(f"voice provider failed ({where}: {status})", status)
         if status in (401, 403):
@@ -215,8 +228,27 @@ class VapiClient(SessionClient):
     async def delete_eval(self, eval_id: str) -> None:
         await self._request("DELETE", "/eval/{id}", f"/eval/{path_segment(eval_id)}")
 
-    async def create_eval_run(self, body: dict) -> dict:
-        return await self._request("POST", "/eval/run", "/eval/run", json=body)
+    async def list_evals(self, *, limit: int | None = None, page: int | None = None) -> dict:
+        """`{"results": [...], "metadata": {...}}`, newest first."""
+        return await self._request("GET", "/eval", "/eval", params=_page_params(limit, page))
+
+    async def run_eval(self, body: dict) -> dict:
+        """The run as created (`queued`). A 429 is raised at once (status 429, `retry_after`), never retried here."""
+        return await self._request("POST", "/eval/run", "/eval/run", json=body, retry_429=False)
+
+    create_eval_run = run_eval  # the name of the first version
 
     async def get_eval_run(self, run_id: str) -> dict:
         return await self._request("GET", "/eval/run/{id}", f"/eval/run/{path_segment(run_id)}")
+
+    async def list_eval_runs(self, *, limit: int | None = None, page: int | None = None) -> dict:
+        """`{"results": [...], "metadata": {...}}`, newest first."""
+        return await self._request("GET", "/eval/run", "/eval/run", params=_page_params(limit, page))
+
+    async def delete_eval_run(self, run_id: str) -> None:
+        await self._request("DELETE", "/eval/run/{id}", f"/eval/run/{path_segment(run_id)}")
+
+
+def _page_params(limit: int | None, page: int | None) -> dict | None:
+    params = {k: v for k, v in (("limit", limit), ("page", page)) if v is not None}
+    return params or None

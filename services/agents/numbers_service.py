@@ -24,10 +24,10 @@ from core.ids import utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page, split_page
 from core.tenant import pick_business
+from providers.compensation import undo_at_provider
 from providers.voice.adapter import VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.agents import numbers_domain, store
-from services.agents.service import undo_at_provider
 from services.agents.store import outbox, phone_numbers
 from switchboard.v1 import events_pb2
 

@@ -12,7 +12,7 @@ previous configuration.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -25,6 +25,7 @@ from core.ids import is_uuid, new_id, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
 from core.tenant import require_business
+from providers.compensation import undo_at_provider
 from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.agents import domain, store
@@ -47,15 +48,6 @@ def _stored_config(config: domain.AgentConfig) -> dict:
     data = config.to_dict()
     data.pop("name")
     return data
-
-
-async def undo_at_provider(step: Awaitable, what: str) -> None:
-    """Run a compensating provider call after our own write failed; if it fails too, log it for
-    reconciliation by hand (the caller still gets the original error)."""
-    try:
-        await step
-    except Exception:  # noqa: BLE001 - logged; the original error is what the caller sees
-        log.error("%s could not be undone at the voice provider; fix it by hand", what)
 
 
 @dataclass(frozen=True)

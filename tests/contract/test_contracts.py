@@ -73,7 +73,8 @@ def _fill(message, depth=0):
                 target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
                 target.FromSeconds(1_700_000_000)
             elif name == "google.protobuf.Struct":
-                getattr(message, field.name).update({"k": "v", "n": 1.5, "nested": {"b": True}})
+                target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
+                target.update({"k": "v", "n": 1.5, "nested": {"b": True}})
             elif depth < 3:
                 target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
                 _fill(target, depth + 1)

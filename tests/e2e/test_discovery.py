@@ -105,8 +105,8 @@ async def test_capabilities_lists_workspaces_scopes_and_endpoints(api, account):
 async def test_health_and_probes(api, account):
     status, health, _ = await api.request("GET", "/api/v1/health", key=account["read_key"])
     assert status == 200 and health["status"] == "ok" and health["queue"] == "ok"
-    assert health["services"] == {"accounts": "ok", "agents": "ok", "calls": "ok", "messaging": "ok", "sdr": "ok",
-                                  "webhooks": "ok"}
+    assert health["services"] == {"accounts": "ok", "agents": "ok", "calls": "ok", "evals": "ok", "messaging": "ok",
+                                  "sdr": "ok", "webhooks": "ok"}
     assert health["providers"]["voice"] == health["providers"]["messaging"] == "ok"
     assert (await api.request("GET", "/api/v1/health"))[0] == 401
     status, body, _ = await api.request("GET", "/healthz")

@@ -130,6 +130,24 @@ async def _delete_key(w: World) -> Request:
     return Request(params={"id": await w.new_key()})
 
 
+SCENARIO = [{"role": "user", "content": "Hi, are you open?"},
+            {"role": "assistant", "judgePlan": {"type": "regex", "content": "(?i)open"}}]
+
+
+async def _new_eval(w: World) -> str:
+    made = await w.ok("POST", "/api/v1/evals", json={"agent_id": w.agent, "business_id": w.a_business,
+                                                     "name": "hours.open", "messages": SCENARIO})
+    return made["id"]
+
+
+async def _eval_by_id(w: World) -> Request:
+    return Request(params={"id": await _new_eval(w)})
+
+
+async def _patch_eval(w: World) -> Request:
+    return Request(json={"id": await _new_eval(w), "name": "hours.renamed"})
+
+
 PERSONA = {"lead_name": "Dana", "scenario": "Her water heater leaks."}
 NO_IDS = "takes no id of another account's records"
 
@@ -194,6 +212,12 @@ CASES: dict[tuple[str, str], Case] = {
                                      FORBIDDEN),
     ("POST", "/api/v1/emails/approve"): Case(_held_email, NOT_FOUND),
     ("GET", "/api/v1/emails"): Case(_r(), "lists the caller's own businesses' emails"),
+    # evals
+    ("POST", "/api/v1/evals"): Case(_r(json=lambda w: {"agent_id": w.agent, "business_id": w.a_business,
+                                                       "name": "hours.open", "messages": SCENARIO}), FORBIDDEN),
+    ("GET", "/api/v1/evals"): Case(_eval_by_id, NOT_FOUND),
+    ("PATCH", "/api/v1/evals"): Case(_patch_eval, NOT_FOUND),
+    ("DELETE", "/api/v1/evals"): Case(_eval_by_id, NOT_FOUND),
     # webhooks and events
     ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business,
                                                           "events": ["dispatcher.briefing_created"],

@@ -65,6 +65,9 @@ DOCUMENTED_REFUSALS = (
                       "signup paid by x402 without a valid payment", status=402),
     DocumentedRefusal("validation_error", r"^the PAYMENT-SIGNATURE header is malformed",
                       "signup: the header must hold base64 JSON of an x402 payment; the schema can only shape base64"),
+    DocumentedRefusal("invalid_request", r"^messages(\[\d+\]\S*)? ",
+                      "eval turns: alternation, each judge plan's fields and the rubric's pass/fail words go beyond "
+                      "what the published schema states per turn"),
     DocumentedRefusal("invalid_request", r"^cursor is not one this API returned",
                       "a page cursor is an opaque token the API issued; its alphabet is all a schema can state"),
 )

@@ -68,7 +68,7 @@ async def snapshot(w: World) -> str:
              ("/api/v1/webhooks", {"business_id": w.a_business}), ("/api/v1/calls", {"id": w.call}),
              ("/api/v1/sms/conversations", {}), ("/api/v1/dnc", {"business_id": w.a_business}),
              ("/api/v1/sms/consent", {"business_id": w.a_business, "phone": "+14155550100"}),
-             ("/api/v1/emails", {"limit": "100"})]
+             ("/api/v1/emails", {"limit": "100"}), ("/api/v1/evals", {"agent_id": w.agent, "limit": "100"})]
     state = {path: await w.ok("GET", path, params=params) for path, params in reads}
     for thread in state["/api/v1/sms/conversations"]["conversations"]:
         thread.pop("last_message_status")  # the positive control's text moves on to delivered by itself

@@ -12,6 +12,13 @@ messages to the call's server URL. The dialled number's last four digits choose 
   control plane below (faults and the request log: `providers.simulator_control`, shared by the simulators);
 - `resources`: one collection class per resource kind (its rules, validation and references);
 - `validation`: request checks as the provider makes them (whitelisted properties, field rules);
+- `evals`: evals and eval runs (collections, the runs' queued → running → ended life, the per-organization limit
+  on runs in flight: VOICE_SIM_EVAL_RUN_LIMIT, default 10, beyond it a 429 with Retry-After);
+- `eval_validation`: the eval API's request checks (each turn of a mock conversation, judge plans);
+- `mock_conversation`: a run's mock conversation played in test mode (tool calls stubbed, never executed);
+- `standin`: the stand-in assistant's documented rules (firstMessage, `When the caller says "X", answer "Y".`);
+- `judges`: exact, regex and ai judge plans (ai: an OpenAI-compatible judge at EVAL_JUDGE_URL, or a
+  deterministic `must mention "X"` / `must not mention "Y"` rubric reader);
 - `state`: the store (JSON in the data folder, written atomically after every change);
 - `playback`: calls played through their statuses to their end-of-call report.
 
@@ -25,6 +32,8 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
 - `GET /_simulator/faults` → the faults still pending; `DELETE /_simulator/faults` → `{"cleared": n}`.
 - `GET /_simulator/requests?path=/assistant[&method=GET]` → the last 500 provider requests whose path starts
   with `path`, oldest first: `[{"method", "path", "status"}]` (status is null while a request is in progress).
+  An injected 429 carries `Retry-After: 1`; `{"method": "POST", "path": "/eval/run", "status": 429}` refuses the
+  next eval run starts (mind that a fault on path `/eval` also hits `/eval/run`).
 - `GET /_simulator/health` → `{"status": "ok"}`.
 - `POST /_simulator/playback` `{"outcome": "answered"|"no-answer"|"busy"|"voicemail"|"failed", "duplicate": false,
   "reorder": false, "silent": false, "times": 1}` → 201: the next `times` calls play that outcome (instead of the
@@ -36,6 +45,4 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
   `assistant-request` to its server (signed, 7.5 s to answer) and the assistant named in the answer takes the
   call (an error answer ends it unanswered, `assistant-request-returned-error`); the call then plays like an
   outbound one (`outcome` default answered).
-
-Later work runs evals: see `resources.EvalRuns`.
 """

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import os
 from pathlib import Path
 
 from aiohttp import web
 
 from providers.simulator_control import PREFIX, ControlPlane, FaultRules
 from providers.voice.simulator.errors import INVALID_KEY, ApiError, bad_request, error_response
+from providers.voice.simulator.evals import RUN_LIMIT_DEFAULT, EvalRunner, eval_collections
+from providers.voice.simulator.judges import Judges
 from providers.voice.simulator.playback import OUTCOMES, Playback, Script
 from providers.voice.simulator.resources import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Collection, collections
 from providers.voice.simulator.state import Store
@@ -20,6 +23,8 @@ log = logging.getLogger(__name__)
 STORE = web.AppKey("store", Store)
 CONTROL = web.AppKey("control", ControlPlane)
 COLLECTIONS = web.AppKey("collections", dict)  # kind -> Collection
+EVAL_RUNNER = web.AppKey("eval_runner", EvalRunner)
+INJECTED_RETRY_AFTER = "1"  # seconds, on an injected 429
 
 
 async def json_body(request: web.Request) -> dict:
@@ -45,6 +50,24 @@ def limit_of(request: web.Request) -> int:
     return int(limit)
 
 
+def page_query(request: web.Request) -> dict:
+    """`page` (from 1) and `sortOrder` (ASC or DESC, default DESC) of a paginated list."""
+    errors, page = [], 1
+    if "page" in request.query:
+        try:
+            page = int(float(request.query["page"]))
+        except ValueError:
+            page = 0
+        if page < 1:
+            errors.append("page must not be less than 1")
+    order = request.query.get("sortOrder", "DESC")
+    if order not in ("ASC", "DESC"):
+        errors.append("sortOrder must be one of the following values: ASC, DESC")
+    if errors:
+        raise bad_request(errors)
+    return {"page": page, "sort_order": order}
+
+
 def provider_middleware(api_key: str):
     """Authentication and the provider's error shape for everything outside the control plane."""
     expected = f"Bearer {api_key}".encode()
@@ -58,7 +81,7 @@ def provider_middleware(api_key: str):
         try:
             return await handler(request)
         except ApiError as exc:
-            return error_response(exc.status, exc.message)
+            return error_response(exc.status, exc.message, exc.headers)
         except web.HTTPException as exc:  # aiohttp's own refusals (e.g. a body too large)
             return error_response(exc.status, exc.reason)
         except Exception:
@@ -76,6 +99,8 @@ def add_collection_routes(router: web.UrlDispatcher, collection: Collection) -> 
 
     async def list_(request: web.Request) -> web.Response:
         filters = {name: request.query[name] for name in collection.filters if name in request.query}
+        if collection.paginated:
+            return web.json_response(collection.page(limit=limit_of(request), **page_query(request), **filters))
         return web.json_response(collection.list(limit_of(request), **filters))
 
     async def get(request: web.Request) -> web.Response:
@@ -161,27 +186,56 @@ def recording_route(folder: Path):
     return recording
 
 
+async def _stop_eval_runs(app: web.Application) -> None:
+    await app[EVAL_RUNNER].close()
+
+
 async def unknown_route(request: web.Request) -> web.Response:
     raise ApiError(404, f"Cannot {request.method} {request.path}")
+
+
+def injected(status: int) -> web.Response:
+    """An injected fault in the provider's error shape; a 429 says `Retry-After: 1`."""
+    return error_response(status, "Injected fault", {"Retry-After": INJECTED_RETRY_AFTER} if status == 429 else None)
 
 
 def control_plane() -> ControlPlane:
     """Faults and the request log (`/_simulator/requests`) in the provider's error shape; PATCH faults too, as
     the API updates with PATCH; a delay-only fault delays the request, then serves it."""
-    return ControlPlane(lambda messages, status: error_response(status, messages),
-                        lambda status: error_response(status, "Injected fault"),
+    return ControlPlane(lambda messages, status: error_response(status, messages), injected,
                         rules=FaultRules(methods=("*", "GET", "POST", "PATCH", "PUT", "DELETE")), log_route="/requests")
 
 
-def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url: str = "") -> web.Application:
-    """`public_url`: where this server is reached (recording URLs point at it)."""
+def eval_run_limit_from_env() -> int:
+    raw = os.environ.get("VOICE_SIM_EVAL_RUN_LIMIT") or str(RUN_LIMIT_DEFAULT)
+    try:
+        limit = int(raw)
+    except ValueError:
+        raise ValueError(f"VOICE_SIM_EVAL_RUN_LIMIT must be a whole number, not {raw!r}") from None
+    if limit < 0:
+        raise ValueError("VOICE_SIM_EVAL_RUN_LIMIT must not be negative")
+    return limit
+
+
+def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url: str = "", *,
+              eval_run_limit: int | None = None, judge_url: str | None = None) -> web.Application:
+    """`public_url`: where this server is reached (recording URLs point at it). `eval_run_limit`: eval runs in
+    flight at once (None: VOICE_SIM_EVAL_RUN_LIMIT, default 10); `judge_url`: the chat-completions judge of
+    ai judge plans (None: EVAL_JUDGE_URL; unset: the deterministic rubric reader; see `judges`)."""
     if not api_key:
         raise ValueError("the simulator needs an API key")
     control = control_plane()
     app = web.Application(middlewares=[control.middleware, provider_middleware(api_key)])
     app[STORE] = store = Store(Path(state_dir))
     app[CONTROL] = control
-    app[COLLECTIONS] = by_kind = collections(store)
+    judges = Judges(judge_url if judge_url is not None else os.environ.get("EVAL_JUDGE_URL"),
+                    os.environ.get("EVAL_JUDGE_API_KEY"))
+    runner = EvalRunner(store, time_scale, eval_run_limit_from_env() if eval_run_limit is None else eval_run_limit,
+                        judges)
+    runner.abort_unfinished()
+    app[EVAL_RUNNER] = runner
+    app.on_cleanup.append(_stop_eval_runs)
+    app[COLLECTIONS] = by_kind = {**collections(store), **eval_collections(store, runner)}
     playback = Playback(store, time_scale, Path(state_dir) / "recordings", public_url.rstrip("/"))
     by_kind["call"].after_create = playback.start
     control.add_routes(app.router)

@@ -9,12 +9,13 @@ INVALID_KEY = "Invalid Key. Hot tip, you may be using the private key instead of
 
 
 class ApiError(Exception):
-    """Answered as the provider's error response."""
+    """Answered as the provider's error response (with `headers`, e.g. a 429's Retry-After)."""
 
-    def __init__(self, status: int, message: str | list[str]):
+    def __init__(self, status: int, message: str | list[str], headers: dict[str, str] | None = None):
         super().__init__(message if isinstance(message, str) else "; ".join(message))
         self.status = status
         self.message = message
+        self.headers = headers
 
 
 def bad_request(messages: list[str] | str) -> ApiError:
@@ -32,5 +33,6 @@ def reason(status: int) -> str:
         return "Error"
 
 
-def error_response(status: int, message: str | list[str]) -> web.Response:
-    return web.json_response({"message": message, "error": reason(status), "statusCode": status}, status=status)
+def error_response(status: int, message: str | list[str], headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response({"message": message, "error": reason(status), "statusCode": status}, status=status,
+                             headers=headers)

@@ -1,6 +1,6 @@
 """The provider's resources, one collection class per kind: what a create or update must hold, what it
 refers to, and what the provider adds. Collections know nothing of HTTP (`app` maps routes onto them),
-so later work (call playback, eval execution) can drive them directly."""
+so call playback and eval runs (`evals`) can drive them directly."""
 from __future__ import annotations
 
 from providers.voice.simulator import validation
@@ -23,6 +23,7 @@ class Collection:
     operations = frozenset({"create", "list", "get", "update", "delete"})
     filters: tuple[str, ...] = ()  # list query parameters that filter on the field of the same name
     null_removes = False  # on update, a null resets the field (it is removed) instead of being stored
+    paginated = False  # listed as the provider's page `{results, metadata}` (`page(...)`) instead of an array
     after_create = None  # called with each new record (the calls' playback)
 
     def __init__(self, store: Store):
@@ -146,34 +147,7 @@ class Credentials(Collection):
         return body
 
 
-class Evals(Collection):
-    kind, segment, label = "eval", "eval", "Eval"
-
-    def prepare_create(self, body: dict) -> dict:
-        check(validation.eval_(body))
-        return body
-
-    def prepare_update(self, record: dict, body: dict) -> dict:
-        check(validation.eval_(body, updating=True))
-        return body
-
-
-class EvalRuns(Collection):
-    """Runs of an eval against an assistant. Created `queued`; executing them comes later."""
-
-    kind, segment, label = "eval-run", "eval/run", "Eval Run"
-    operations = frozenset({"create", "list", "get", "delete"})
-
-    def prepare_create(self, body: dict) -> dict:
-        check(validation.eval_run(body))
-        if "assistantId" in body["target"]:
-            self.require("assistant", body["target"]["assistantId"], "Assistant")
-        if "eval" not in body:
-            self.require("eval", body["evalId"], "Eval")
-        return {"status": "queued", **body, "startedAt": None, "endedAt": None, "results": []}
-
-
-KINDS: tuple[type[Collection], ...] = (Assistants, PhoneNumbers, Calls, Credentials, Evals, EvalRuns)
+KINDS: tuple[type[Collection], ...] = (Assistants, PhoneNumbers, Calls, Credentials)  # evals: see `evals`
 
 
 def collections(store: Store) -> dict[str, Collection]:

@@ -3,8 +3,8 @@ validates with a whitelist: "property X should not exist"), then the fields the 
 checked. Every check returns a list of messages (empty: valid).
 
 The property lists are the provider's request DTOs (CreateAssistantDTO, Create*PhoneNumberDTO,
-CreateCallDTO, CreateEvalDTO, CreateEvalRunDTO in its OpenAPI document); its update DTOs accept the same
-properties (the vapi-number update cannot change the number)."""
+CreateCallDTO in its OpenAPI document); its update DTOs accept the same properties (the vapi-number update
+cannot change the number). The eval API's checks are in `eval_validation`."""
 from __future__ import annotations
 
 from core.contact import is_e164
@@ -32,15 +32,10 @@ CALL_PROPERTIES = frozenset({
     "name", "phoneNumber", "phoneNumberId", "schedulePlan", "squad", "squadId", "squadOverrides", "transport",
     "workflow", "workflowId", "workflowOverrides",
 })
-EVAL_PROPERTIES = frozenset({"description", "messages", "name", "type"})
 CREDENTIAL_PROPERTIES = frozenset({"authenticationPlan", "name", "provider"})
 AUTH_PLAN_TYPES = ("hmac", "bearer")
-EVAL_RUN_PROPERTIES = frozenset({"eval", "evalId", "target", "type"})
-EVAL_TARGET_ASSISTANT_PROPERTIES = frozenset({"type", "assistant", "assistantId", "assistantOverrides"})
 
 NAME_MAX = 40
-EVAL_NAME_MAX = 80
-EVAL_TYPE = "chat.mockConversation"
 
 
 def unknown(body: dict, allowed: frozenset, prefix: str = "") -> list[str]:
@@ -243,43 +238,6 @@ def call(body: dict) -> list[str]:
         errors.append("customer must be an object")
     else:
         _number(customer, "number", errors, "customer.number")
-    return errors
-
-
-# -- evals and eval runs ---------------------------------------------------------------------------
-
-def eval_(body: dict, *, updating: bool = False, prefix: str = "") -> list[str]:
-    errors = unknown(body, EVAL_PROPERTIES, prefix)
-    if not updating or "messages" in body:
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
-            errors.append(f"{prefix}messages must be a non-empty array")
-        elif not all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages):
-            errors.append(f"{prefix}messages must be objects with a role")
-    if (not updating or "type" in body) and body.get("type") != EVAL_TYPE:
-        errors.append(f"{prefix}type must be one of the following values: {EVAL_TYPE}")
-    if "name" in body:
-        _name(body, "name", 1, EVAL_NAME_MAX, errors, f"{prefix}name")
-    if "description" in body and not isinstance(body["description"], str):
-        errors.append(f"{prefix}description must be a string")
-    return errors
-
-
-def eval_run(body: dict) -> list[str]:
-    errors = unknown(body, EVAL_RUN_PROPERTIES)
-    if body.get("type") != "eval":
-        errors.append("type must be one of the following values: eval")
-    target = body.get("target")
-    if not isinstance(target, dict) or target.get("type") != "assistant":
-        errors.append("target.type must be one of the following values: assistant")
-    else:
-        errors += unknown(target, EVAL_TARGET_ASSISTANT_PROPERTIES, "target.")
-        if not isinstance(target.get("assistantId"), str) and not isinstance(target.get("assistant"), dict):
-            errors.append("target.assistantId or target.assistant must be given")
-    if isinstance(body.get("eval"), dict):
-        errors += eval_(body["eval"], prefix="eval.")
-    elif not isinstance(body.get("evalId"), str):
-        errors.append("evalId or eval must be given")
     return errors
 
 

@@ -1,0 +1,96 @@
+"""Executing an eval's mock conversation against the stand-in assistant (`standin`), judging its turns
+(`judges`), in test mode.
+
+The eval's messages are played in order:
+
+- `user` and `system` turns, and `tool` turns with `content` (mock tool responses), join the conversation as
+  written; so does an `assistant` turn without a judge plan (a mock of what the assistant said, with its
+  `toolCalls`).
+- An `assistant` turn with a `judgePlan` is produced by the stand-in from the conversation so far, then judged.
+  Its `continuePlan` applies after the verdict: `exitOnFailureEnabled` ends the conversation on a fail (later
+  turns are not played), `contentOverride` / `toolCallsOverride` replace what the conversation carries forward
+  (the result still shows what the assistant produced).
+- A `tool` turn with a `judgePlan` (ai only) judges the tool response the assistant received for its last tool
+  call: in test mode, the stub's result.
+
+Test mode: every tool call the stand-in makes is stubbed — never executed, no server, SMS, booking or
+configuration write is reached — and recorded as `{"turn", "name", "arguments", "toolType", "executed": false,
+"result"}` (`turn`: the index of the eval message that made it), listed in the run's `stubbedToolCalls`.
+
+The result is the provider's EvalRunResult: `{"status": "pass"|"fail", "messages", "startedAt", "endedAt"}`,
+where `messages` is the conversation as played and each judged turn carries `judge: {"status",
+"failureReason"?}`. The result passes when every judged turn passed.
+"""
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from providers.voice.simulator.judges import JudgeError, Judges
+from providers.voice.simulator.standin import StandIn
+from providers.voice.simulator.state import now_iso
+
+STUB_RESULT = "Tool call stubbed in test mode: not executed."
+DONE, ERROR = "mockConversation.done", "error"  # the provider's endedReason values used here
+
+
+@dataclass
+class Outcome:
+    result: dict
+    stubbed: list[dict] = field(default_factory=list)
+    ended_reason: str = DONE
+    ended_message: str | None = None
+
+
+def _spoken(message: dict) -> dict:
+    """What a message contributes to the conversation (and to a judge's `{{messages}}`)."""
+    said = {"role": message["role"], "content": message.get("content") or ""}
+    if message.get("toolCalls"):
+        said["toolCalls"] = message["toolCalls"]
+    return said
+
+
+async def execute(messages: list[dict], standin: StandIn, judges: Judges,
+                  pause: Callable[[], Awaitable[None]]) -> Outcome:
+    """Play `messages` (an eval's); `pause` is awaited before each produced turn (the assistant "thinking")."""
+    started = now_iso()
+    history: list[dict] = []  # the conversation as the assistant and the judges see it
+    played: list[dict] = []  # the result's messages
+    stubbed: list[dict] = []
+    passed, ended_reason, ended_message = True, DONE, None
+    for index, turn in enumerate(messages):
+        plan = turn.get("judgePlan")
+        if plan is None:
+            history.append(_spoken(turn))
+            played.append(_spoken(turn))
+            continue
+        await pause()
+        if turn["role"] == "assistant":
+            content, calls = standin.reply(history)
+            produced = {"role": "assistant", "content": content, **({"toolCalls": calls} if calls else {})}
+            for call in calls:
+                tool = standin.tools.get(call["name"], {})
+                stubbed.append({"turn": index, "name": call["name"], "arguments": call["arguments"],
+                                "toolType": tool.get("type", "function"), "executed": False, "result": STUB_RESULT})
+        else:  # a tool response evaluation: the stub's answer to the assistant's last call
+            made = history[-1].get("toolCalls") if history and history[-1]["role"] == "assistant" else None
+            produced = {"role": "tool", "content": STUB_RESULT if made else ""}
+        try:
+            verdict = await judges.verdict(plan, produced, [*history, produced])
+        except JudgeError as exc:
+            played.append(produced)
+            passed, ended_reason, ended_message = False, ERROR, str(exc)
+            break
+        played.append({**produced, "judge": verdict})
+        passed = passed and verdict["status"] == "pass"
+        carried = dict(produced)
+        follow = turn.get("continuePlan") or {}
+        if "contentOverride" in follow:
+            carried["content"] = follow["contentOverride"]
+        if "toolCallsOverride" in follow:
+            carried["toolCalls"] = follow["toolCallsOverride"]
+        history.append(_spoken(carried))
+        if verdict["status"] != "pass" and follow.get("exitOnFailureEnabled"):
+            break
+    result = {"status": "pass" if passed else "fail", "messages": played, "startedAt": started, "endedAt": now_iso()}
+    return Outcome(result, stubbed, ended_reason, ended_message)

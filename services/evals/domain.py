@@ -1,0 +1,165 @@
+"""Eval scenario rules as plain functions: what a scenario's turns must be, and the provider's eval body.
+
+A scenario is a scripted mock conversation: user turns `{role: "user", content}` and assistant turns
+`{role: "assistant", judgePlan}` that alternate. The judge plan grades the assistant's reply at that turn:
+- `exact`: the reply equals `content`; `regex`: the reply matches the regular expression `content` (searched);
+  both may also name `toolCalls` the reply must make (`[{name, arguments?}]`), as the provider's plans do;
+- `ai`: a language model reads the rubric `model.messages` (with `{{messages[-1]}}`, the last turn, and
+  `{{messages}}`, the whole conversation, filled in) and must answer exactly `pass` or `fail`, so the rubric has to
+  say both words.
+Every refusal names the turn and the field, e.g. `messages[3].judgePlan.content is required`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.errors import invalid
+from core.text import optional_text
+
+NAME_MAX = 200
+DESCRIPTION_MAX = 2000
+CONTENT_MAX = 4000
+TURNS_MAX = 50
+JUDGE_TYPES = ("exact", "regex", "ai")
+ROLES = ("user", "assistant")
+TEMPLATE_VARIABLES = ("{{messages[-1]}}", "{{messages}}")
+_TEMPLATE = re.compile(r"\{\{.*?\}\}")
+# The provider's scenario type: a mock conversation played as chat.
+PROVIDER_EVAL_TYPE = "chat.mockConversation"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    messages: list[dict]
+
+
+def check_name(name: str) -> str:
+    text = (name or "").strip()
+    if not text or len(text) > NAME_MAX:
+        raise invalid(f"name is required (1 to {NAME_MAX} characters), e.g. booking.asks_for_phone")
+    return text
+
+
+def check_description(description: str | None) -> str:
+    return optional_text(description, "description", DESCRIPTION_MAX) or ""
+
+
+def _text(value, where: str, limit: int = CONTENT_MAX) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise invalid(f"{where} is required: a non-empty string")
+    if len(value) > limit:
+        raise invalid(f"{where} must be at most {limit} characters")
+    return value
+
+
+def _extra_keys(turn: dict, allowed: set[str], where: str) -> None:
+    extra = sorted(set(turn) - allowed)
+    if extra:
+        raise invalid(f"{where} has unknown field(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+
+
+def _tool_calls(value, where: str) -> list[dict]:
+    if not isinstance(value, list) or not value:
+        raise invalid(f"{where} must be a non-empty array of {{name, arguments?}}")
+    for i, call in enumerate(value):
+        at = f"{where}[{i}]"
+        if not isinstance(call, dict):
+            raise invalid(f"{at} must be an object {{name, arguments?}}")
+        _extra_keys(call, {"name", "arguments"}, at)
+        _text(call.get("name"), f"{at}.name", 100)
+        if "arguments" in call and not isinstance(call["arguments"], dict):
+            raise invalid(f"{at}.arguments must be an object")
+    return value
+
+
+def _rubric(model, where: str) -> None:
+    if not isinstance(model, dict):
+        raise invalid(f"{where} is required: {{provider, model, messages: [{{role, content}}]}}")
+    _extra_keys(model, {"provider", "model", "messages", "temperature", "maxTokens"}, where)
+    _text(model.get("provider"), f"{where}.provider", 100)
+    _text(model.get("model"), f"{where}.model", 200)
+    messages = model.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise invalid(f"{where}.messages must be a non-empty array of {{role, content}}")
+    rubric = []
+    for i, message in enumerate(messages):
+        at = f"{where}.messages[{i}]"
+        if not isinstance(message, dict):
+            raise invalid(f"{at} must be an object {{role, content}}")
+        _extra_keys(message, {"role", "content"}, at)
+        if message.get("role") not in ("system", "user", "assistant"):
+            raise invalid(f"{at}.role must be system, user or assistant")
+        content = _text(message.get("content"), f"{at}.content")
+        unknown = [v for v in _TEMPLATE.findall(content) if v not in TEMPLATE_VARIABLES]
+        if unknown:
+            raise invalid(f"{at}.content uses {unknown[0]}; the rubric may use only "
+                          f"{' and '.join(TEMPLATE_VARIABLES)}")
+        rubric.append(content.lower())
+    text = " ".join(rubric)
+    if not (re.search(r"\bpass\b", text) and re.search(r"\bfail\b", text)):
+        raise invalid(f"{where}.messages must make the judge answer exactly pass or fail: say both words")
+
+
+def _judge_plan(plan, where: str) -> None:
+    if not isinstance(plan, dict):
+        raise invalid(f"{where} is required: an object with type {', '.join(JUDGE_TYPES)}")
+    kind = plan.get("type")
+    if kind not in JUDGE_TYPES:
+        raise invalid(f"{where}.type must be one of {', '.join(JUDGE_TYPES)}")
+    if kind == "ai":
+        _extra_keys(plan, {"type", "model"}, where)
+        _rubric(plan.get("model"), f"{where}.model")
+        return
+    _extra_keys(plan, {"type", "content", "toolCalls"}, where)
+    if "content" not in plan and "toolCalls" not in plan:
+        raise invalid(f"{where}.content is required (or toolCalls)")
+    if "content" in plan:
+        content = _text(plan["content"], f"{where}.content")
+        if kind == "regex":
+            try:
+                re.compile(content)
+            except re.error as exc:
+                raise invalid(f"{where}.content is not a valid regular expression: {exc}") from None
+    if "toolCalls" in plan:
+        _tool_calls(plan["toolCalls"], f"{where}.toolCalls")
+
+
+def check_messages(messages) -> list[dict]:
+    """The turns as given, once each is checked; refusals name the turn and the field."""
+    if not isinstance(messages, list) or not messages:
+        raise invalid("messages is required: a non-empty array of turns")
+    if len(messages) > TURNS_MAX:
+        raise invalid(f"messages may have at most {TURNS_MAX} turns")
+    previous = None
+    for i, turn in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(turn, dict):
+            raise invalid(f"{where} must be an object with role user or assistant")
+        role = turn.get("role")
+        if role not in ROLES:
+            raise invalid(f"{where}.role must be user or assistant")
+        if role == previous:
+            raise invalid(f"{where}.role: turns alternate user and assistant; two {role} turns follow each other")
+        previous = role
+        if role == "user":
+            _extra_keys(turn, {"role", "content"}, where)
+            _text(turn.get("content"), f"{where}.content")
+        else:
+            _extra_keys(turn, {"role", "judgePlan"}, where)
+            _judge_plan(turn.get("judgePlan"), f"{where}.judgePlan")
+    if not any(t["role"] == "assistant" for t in messages):
+        raise invalid("messages must have at least one assistant turn with a judgePlan: nothing is graded otherwise")
+    return messages
+
+
+def new_scenario(name: str, description: str | None, messages) -> Scenario:
+    return Scenario(check_name(name), check_description(description), check_messages(messages))
+
+
+def provider_body(scenario: Scenario) -> dict:
+    """The provider's eval: a chat mock conversation with our turns as they are."""
+    return {"type": PROVIDER_EVAL_TYPE, "name": scenario.name[:80], "description": scenario.description,
+            "messages": scenario.messages}

@@ -1,0 +1,3 @@
+from core.migrations import run_env
+
+run_env("evals")

@@ -1,0 +1,120 @@
+"""Eval scenario use cases: create, read, update and delete, each mirrored to the voice provider's eval API.
+
+Never a local scenario without its mirror, nor a mirror without its scenario, and no provider call inside a
+database transaction: a create makes the mirror first and undoes it if our insert fails; an update and a delete
+hold the scenario's lease (core.leases) while the provider changes, then write; an update whose write fails puts
+the provider's copy back.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import leases, tenant
+from core.errors import ServiceError, not_found
+from core.ids import new_id, require_uuid, utcnow
+from core.pagination import Page, Paged, fetch_page
+from core.rpc import Client
+from core.tenant import require_business
+from providers.compensation import undo_at_provider
+from providers.voice.adapter import ProviderError, VoiceProvider
+from services.evals import domain, store
+from services.evals.store import scenarios
+from switchboard.v1 import agents_pb2
+
+# A write holds its scenario at most this long (a provider call with its retries fits well inside).
+SCENARIO_LEASE = timedelta(seconds=60)
+LEASE_WAIT_SECONDS = 25.0
+
+
+class Scenarios:
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, agents: Client):
+        self.engine = engine
+        self.voice = voice
+        self.agents = agents
+
+    async def _agent_of(self, business_id: str, agent_id: str) -> None:
+        """The agent must be one of the business's (anything else reads as not found)."""
+        require_uuid(agent_id, "agent_id")
+        agent = await self.agents.GetAgent(agents_pb2.GetAgentRequest(id=agent_id))
+        if agent.business_id != business_id:
+            raise not_found("agent")
+
+    async def create(self, business_id: str, agent_id: str, name: str, description: str | None, messages):
+        require_business(tenant.require_account(), business_id)
+        scenario = domain.new_scenario(name, description, messages)
+        await self._agent_of(business_id, agent_id)
+        mirror = await self.voice.create_eval(domain.provider_body(scenario))
+        now = utcnow()
+        try:
+            async with self.engine.begin() as conn:
+                return await store.insert_scenario(
+                    conn, id=new_id(), business_id=business_id, agent_id=agent_id, provider_eval_id=mirror["id"],
+                    name=scenario.name, description=scenario.description, messages=scenario.messages,
+                    created_at=now, updated_at=now)
+        except BaseException:
+            await undo_at_provider(self.voice.delete_eval(mirror["id"]),
+                                   f"eval creation failed; provider eval {mirror['id']}")
+            raise
+
+    async def get(self, scenario_id: str):
+        require_uuid(scenario_id, "id")
+        async with self.engine.connect() as conn:
+            row = await store.scenario(conn, tenant.require_account().business_ids, scenario_id)
+        if row is None:
+            raise not_found("eval scenario")
+        return row
+
+    async def list(self, agent_id: str | None, page: Page) -> Paged:
+        if agent_id is not None:
+            require_uuid(agent_id, "agent_id")
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, store.scenarios_of(who.business_ids, agent_id), scenarios.c.created_at,
+                                    scenarios.c.id, page)
+
+    async def update(self, scenario_id: str, name: str | None, description: str | None, messages):
+        """Rename, redescribe and/or replace the turns (`messages` None: kept)."""
+        row = await self.get(scenario_id)
+        changed = domain.Scenario(
+            domain.check_name(name) if name is not None else row.name,
+            domain.check_description(description) if description is not None else row.description,
+            domain.check_messages(messages) if messages is not None else row.messages)
+        before = domain.Scenario(row.name, row.description, row.messages)
+        async with leases.hold(self.engine, scenarios, row.id, duration=SCENARIO_LEASE,
+                               wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
+            await self.voice.update_eval(row.provider_eval_id, _mirror_update(changed))
+            try:
+                async with self.engine.begin() as conn:
+                    updated = (await conn.execute(
+                        scenarios.update().where(scenarios.c.id == row.id, leases.held(scenarios, token))
+                        .values(name=changed.name, description=changed.description, messages=changed.messages,
+                                updated_at=utcnow(), **leases.RELEASED).returning(scenarios))).first()
+                if updated is None:
+                    raise ServiceError("conflict", "this eval scenario was changed by another request; retry")
+            except BaseException:
+                await undo_at_provider(self.voice.update_eval(row.provider_eval_id, _mirror_update(before)),
+                                       f"eval update failed; provider eval {row.provider_eval_id}")
+                raise
+        return updated
+
+    async def delete(self, scenario_id: str) -> str:
+        row = await self.get(scenario_id)
+        async with leases.hold(self.engine, scenarios, row.id, duration=SCENARIO_LEASE,
+                               wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
+            try:
+                await self.voice.delete_eval(row.provider_eval_id)
+            except ProviderError as exc:
+                if exc.status != 404:  # already gone at the provider: ours goes too
+                    raise
+            async with self.engine.begin() as conn:
+                await conn.execute(sa.delete(scenarios).where(scenarios.c.id == row.id,
+                                                              leases.held(scenarios, token)))
+        return str(row.id)
+
+
+def _mirror_update(scenario: domain.Scenario) -> dict:
+    """The provider's PATCH body: the eval's fields without its type, which cannot change."""
+    return {k: v for k, v in domain.provider_body(scenario).items() if k != "type"}

@@ -1,0 +1,115 @@
+"""Eval scenarios through the gateway: validation that names the turn and field, reads (list without turns, one
+with them), PATCH replacing the turn list, delete, each mirrored to the voice provider's eval API (checked at the
+simulator), a provider failure leaving both sides as they were, and another account's key."""
+import pytest
+
+from tests.e2e.test_agents import create_agent
+
+SCENARIO = [
+    {"role": "user", "content": "Hi, are you open on Saturdays?"},
+    {"role": "assistant", "judgePlan": {"type": "regex", "content": "(?i)saturday"}},
+    {"role": "user", "content": "Can I book a cleaning?"},
+    {"role": "assistant", "judgePlan": {"type": "ai", "model": {
+        "provider": "openai", "model": "gpt-4o", "messages": [{"role": "system", "content":
+            "Reply pass if {{messages[-1]}} offers to book a cleaning, otherwise reply fail."}]}}},
+]
+
+
+async def create(api, account, agent_id: str, **fields) -> tuple[int, dict]:
+    body = {"agent_id": agent_id, "business_id": account["business_id"], "name": "booking.saturday",
+            "description": "Saturday hours and booking", "messages": SCENARIO, **fields}
+    status, made, _ = await api.request("POST", "/api/v1/evals", key=account["key"], json=body)
+    return status, made
+
+
+@pytest.fixture
+async def agent(api, account):
+    return await create_agent(api, account)
+
+
+async def test_a_scenario_is_mirrored_read_updated_and_deleted(api, account, agent, voice):
+    key = account["key"]
+    status, made = await create(api, account, agent["id"])
+    assert status == 201, made
+    assert made["messages"] == SCENARIO and made["provider_eval_id"] and made["agent_id"] == agent["id"]
+    status, mirror = await voice.request("GET", f"/eval/{made['provider_eval_id']}")
+    assert status == 200 and mirror["type"] == "chat.mockConversation" and mirror["messages"] == SCENARIO
+
+    status, listed, _ = await api.request("GET", "/api/v1/evals", key=key, params={"agent_id": agent["id"]})
+    assert status == 200 and [e["id"] for e in listed["evals"]] == [made["id"]] and "messages" not in listed["evals"][0]
+    status, everything, _ = await api.request("GET", "/api/v1/evals", key=key)
+    assert status == 200 and made["id"] in [e["id"] for e in everything["evals"]]
+    status, one, _ = await api.request("GET", "/api/v1/evals", key=key, params={"id": made["id"]})
+    assert status == 200 and one["messages"] == SCENARIO
+
+    shorter = SCENARIO[:2]
+    status, updated, _ = await api.request("PATCH", "/api/v1/evals", key=key, json={
+        "id": made["id"], "name": "hours.saturday", "messages": shorter})
+    assert status == 200 and updated["messages"] == shorter and updated["name"] == "hours.saturday"
+    status, mirror = await voice.request("GET", f"/eval/{made['provider_eval_id']}")
+    assert mirror["messages"] == shorter and mirror["name"] == "hours.saturday"
+
+    status, gone, _ = await api.request("DELETE", "/api/v1/evals", key=key, params={"id": made["id"]})
+    assert status == 200 and gone == {"success": True, "id": made["id"]}
+    assert (await voice.request("GET", f"/eval/{made['provider_eval_id']}"))[0] == 404
+    assert (await api.request("GET", "/api/v1/evals", key=key, params={"id": made["id"]}))[0] == 404
+
+
+@pytest.mark.parametrize("messages, fragment", [
+    ([], "messages"),
+    ([{"role": "user", "content": "Hi"}], "at least one assistant turn"),
+    ([{"role": "user", "content": "Hi"}, {"role": "user", "content": "Hello?"}], "messages[1].role"),
+    ([{"role": "user", "content": "Hi"}, {"role": "assistant"}], "messages[1].judgePlan is required"),
+    ([{"role": "user", "content": "Hi"}, {"role": "assistant", "judgePlan": {"type": "exact"}}],
+     "messages[1].judgePlan.content is required"),
+    ([{"role": "user", "content": "Hi"}, {"role": "assistant", "judgePlan": {"type": "regex", "content": "(open"}}],
+     "messages[1].judgePlan.content is not a valid regular expression"),
+    ([{"role": "user", "content": "Hi"}, {"role": "assistant", "judgePlan": {"type": "ai", "model": {
+        "provider": "openai", "model": "gpt-4o", "messages": [{"role": "system", "content": "Is it polite?"}]}}}],
+     "pass or fail"),
+    ([{"role": "user", "content": "Hi"}, {"role": "assistant", "judgePlan": {"type": "ai", "model": {
+        "provider": "openai", "model": "gpt-4o", "messages": [{"role": "system",
+                                                               "content": "{{transcript}}: pass or fail"}]}}}],
+     "{{transcript}}"),
+    ([{"role": "user", "content": "Hi", "judgePlan": {"type": "exact", "content": "x"}},
+      {"role": "assistant", "judgePlan": {"type": "exact", "content": "Hello"}}], "messages[0] has unknown field"),
+])
+async def test_bad_turns_are_refused_naming_the_turn_and_field(api, account, agent, messages, fragment):
+    status, body = await create(api, account, agent["id"], messages=messages)
+    assert status == 400 and body["error"]["code"] == "invalid_request", body
+    assert fragment in body["error"]["message"], body
+
+
+async def test_a_provider_failure_leaves_both_sides_as_they_were(api, account, agent, voice):
+    key = account["key"]
+    await voice.fail_next("POST", "/eval", 500, times=10)
+    status, body = await create(api, account, agent["id"])
+    assert status == 500 and body["error"]["code"] == "provider_error", body
+    await voice.clear_faults()
+    status, listed, _ = await api.request("GET", "/api/v1/evals", key=key, params={"agent_id": agent["id"]})
+    assert listed["evals"] == []
+
+    status, made = await create(api, account, agent["id"])
+    await voice.fail_next("PATCH", "/eval", 500, times=10)
+    status, body, _ = await api.request("PATCH", "/api/v1/evals", key=key, json={"id": made["id"], "name": "x.y"})
+    assert status == 500 and body["error"]["code"] == "provider_error"
+    await voice.fail_next("DELETE", "/eval", 500, times=10)
+    status, body, _ = await api.request("DELETE", "/api/v1/evals", key=key, params={"id": made["id"]})
+    assert status == 500
+    await voice.clear_faults()
+    status, one, _ = await api.request("GET", "/api/v1/evals", key=key, params={"id": made["id"]})
+    assert one["name"] == "booking.saturday"
+    assert (await voice.request("GET", f"/eval/{made['provider_eval_id']}"))[1]["name"] == "booking.saturday"
+
+
+async def test_another_account_sees_and_touches_nothing(api, account, agent, other_key):
+    status, made = await create(api, account, agent["id"])
+    for method, kwargs in (("GET", {"params": {"id": made["id"]}}), ("DELETE", {"params": {"id": made["id"]}}),
+                           ("PATCH", {"json": {"id": made["id"], "name": "stolen"}})):
+        status, body, _ = await api.request(method, "/api/v1/evals", key=other_key, **kwargs)
+        assert status == 404 and body["error"]["code"] == "not_found", (method, body)
+    for params in ({"agent_id": agent["id"]}, {}):
+        status, listed, _ = await api.request("GET", "/api/v1/evals", key=other_key, params=params)
+        assert status == 200 and made["id"] not in [e["id"] for e in listed["evals"]]
+    status, body = await create(api, {"key": other_key, "business_id": account["business_id"]}, agent["id"])
+    assert status == 403, body
