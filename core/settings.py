@@ -116,6 +116,10 @@ class Settings:
     # retry delay of a provisioning step (doubling up to 64 times it).
     billing_interval_seconds: float = 30.0
     provisioning_retry_seconds: float = 5.0
+    # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
+    # per organisation), and how often an unfinished run is polled.
+    eval_run_concurrency: int = 5
+    eval_poll_seconds: float = 1.0
     # Webhook delivery: loopback receivers outside the local stack, the claim lease, and a factor on the retry
     # schedule and the disabling window (tests shorten both).
     webhooks_allow_loopback: bool = False
@@ -198,6 +202,8 @@ def load() -> Settings:
         payment_grace_hours=float(os.environ.get("PAYMENT_GRACE_HOURS", "72")),
         billing_interval_seconds=float(os.environ.get("BILLING_INTERVAL_SECONDS", "30")),
         provisioning_retry_seconds=float(os.environ.get("PROVISIONING_RETRY_SECONDS", "5")),
+        eval_run_concurrency=_int("EVAL_RUN_CONCURRENCY", 5),
+        eval_poll_seconds=float(os.environ.get("EVAL_POLL_SECONDS", "1")),
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),
         webhook_lease_seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")),
         webhook_retry_scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")),

@@ -382,6 +382,16 @@ EVAL_CREATE = _obj({"agent_id": UUID, "business_id": UUID, "name": _EVAL_NAME, "
                     "messages": EVAL_TURNS}, ("agent_id", "business_id", "name", "messages"))
 EVAL_UPDATE = _obj({"id": UUID, "name": _EVAL_NAME, "description": _EVAL_DESCRIPTION,
                     "messages": {**EVAL_TURNS, "description": "replaces the whole turn list"}}, ("id",))
+EVAL_RUN_REQUEST = _obj({
+    "eval_id": {**UUID, "description": "run this scenario"},
+    "agent_id": {**UUID, "description": "run every scenario of this agent (fan-out)"},
+    "wait": {"type": "boolean", "default": True, "description": "false: answer at once with the runs queued"},
+    "max_wait_ms": {"type": "integer", "minimum": 0, "maximum": evals.MAX_WAIT_MS[1],
+                    "default": evals.MAX_WAIT_MS[0], "description": "how long to wait for the runs to end"},
+})
+_EVAL_RUN = message_schema(evals_pb2.EvalRun.DESCRIPTOR)
+_EVAL_RUN["properties"]["status"] = {"type": "string", "enum": list(evals.RUN_STATUSES)}
+FAN_OUT_ENTRY = ("eval_id", "name", "run_id", "provider_run_id", "status", "passed")
 _EVAL = message_schema(evals_pb2.EvalScenario.DESCRIPTOR)
 _EVAL["properties"]["messages"] = EVAL_TURNS
 _CONVERSATION = message_schema(messaging_pb2.Conversation.DESCRIPTOR)
@@ -513,6 +523,14 @@ SCHEMAS: dict[str, dict] = {
     "EvalCreateRequest": EVAL_CREATE,
     "EvalUpdateRequest": EVAL_UPDATE,
     "EvalScenario": _EVAL,
+    "EvalRunRequest": EVAL_RUN_REQUEST,
+    "EvalRun": _EVAL_RUN,
+    "EvalFanOut": _obj({"total": {"type": "integer"}, "completed": {"type": "integer"},
+                        "passed": {"type": "integer"}, "failed": {"type": "integer"},
+                        "results": {"type": "array", "items": _obj(
+                            {k: _EVAL_RUN["properties"][k] for k in FAN_OUT_ENTRY}, FAN_OUT_ENTRY)}},
+                       ("total", "completed", "passed", "failed", "results")),
+    "EvalRunList": _obj({"runs": {"type": "array", "items": _ref("EvalRun")}}, ("runs",)),
     "EvalScenarioSummary": message_schema(evals_pb2.EvalScenario.DESCRIPTOR, omit=("messages",)),
     "EvalScenarioList": _obj({"evals": {"type": "array", "items": _ref("EvalScenarioSummary"),
                                         "description": "without their messages (read one with ?id=)"}, **PAGE_FIELDS},

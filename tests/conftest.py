@@ -63,7 +63,9 @@ def stack(request):
                          # on with the simulator's advance); provisioning retried within a second; an unpaid
                          # subscription pauses its workspace at once
                          "PAYMENTS_SIM_TIME_SCALE": "0.001", "BILLING_INTERVAL_SECONDS": "0.3",
-                         "PROVISIONING_RETRY_SECONDS": "0.3", "PAYMENT_GRACE_HOURS": "0"})
+                         "PROVISIONING_RETRY_SECONDS": "0.3", "PAYMENT_GRACE_HOURS": "0",
+                         # unfinished eval runs are polled ten times a second
+                         "EVAL_POLL_SECONDS": "0.1"})
     try:
         s.start()
         yield s

@@ -6,7 +6,7 @@ from core.messages import struct
 from gateway.convert import to_json
 from gateway.routes import RequestContext, Route
 from gateway.routes.params import page_query
-from gateway.schemas import EVAL_CREATE, EVAL_UPDATE, UUID
+from gateway.schemas import EVAL_CREATE, EVAL_RUN_REQUEST, EVAL_UPDATE, FAN_OUT_ENTRY, UUID
 from switchboard.v1 import evals_pb2
 
 EVALS = "switchboard.v1.Evals"
@@ -52,6 +52,37 @@ async def delete_eval(ctx: RequestContext):
     return {"success": reply.success, "id": reply.id}
 
 
+async def run_eval(ctx: RequestContext):
+    b = ctx.body
+    req = evals_pb2.RunEvalRequest()
+    for field in ("eval_id", "agent_id", "wait", "max_wait_ms"):
+        if field in b:
+            setattr(req, field, b[field])
+    reply = await ctx.rpc("evals").RunEval(req)
+    if reply.HasField("run"):
+        return to_json(reply.run, omit=RUN_DETAILS)
+    fan = to_json(reply.fan_out)
+    fan["results"] = [{k: r[k] for k in FAN_OUT_ENTRY} for r in fan["results"]]
+    return fan
+
+
+async def eval_runs(ctx: RequestContext):
+    req = evals_pb2.GetEvalRunsRequest()
+    for field in ("run_id", "provider_run_id", "agent_id"):
+        if field in ctx.query:
+            setattr(req, field, ctx.query[field])
+    reply = await ctx.rpc("evals").GetEvalRuns(req)
+    if "agent_id" in ctx.query:
+        return {"runs": [to_json(r) for r in reply.runs]}
+    return to_json(reply.runs[0])
+
+
+# The single-run reply is the spec's {run_id, provider_run_id, status, passed, results}; GET shows the rest.
+RUN_DETAILS = ("eval_id", "name", "agent_id", "ended_reason", "created_at", "ended_at")
+RUN_STATES = ("status: queued (stored, or submitted to the provider and not started: a run may wait here for a "
+              "free slot under the provider's per-organisation rate limit), in-progress (the mock conversation is "
+              "playing), ended. Once ended, results and passed never change; passed is true when every graded turn "
+              "passed and the conversation was played to its end.")
 MIRRORED = ("Each scenario is mirrored to the voice provider's eval API (provider_eval_id); when the provider "
             "refuses or cannot be reached the answer is 500 provider_error and nothing changes on either side.")
 ROUTES = [
@@ -78,4 +109,22 @@ ROUTES = [
           scope="evals:write", query={"type": "object", "properties": {"id": UUID}, "required": ["id"]},
           response="Success", errors=(*ERRORS, "provider_error"), rpcs=(f"{EVALS}/DeleteEval",),
           description="A mirror already gone at the provider does not stop the delete. " + MIRRORED),
+    Route("POST", f"{V1}/evals/run", run_eval, "Run one eval scenario, or every scenario of an agent", "evals",
+          scope="evals:write", body=EVAL_RUN_REQUEST, response=("EvalRun", "EvalFanOut"),
+          errors=ERRORS, rpcs=(f"{EVALS}/RunEval",),
+          description="Exactly one of eval_id (one run: {run_id, provider_run_id, status, passed, results}) and "
+          "agent_id (every scenario of the agent in parallel: {total, completed, passed, failed, results: [{eval_id, "
+          "name, run_id, provider_run_id, status, passed}]}). With wait (the default) the answer comes when the runs "
+          "have ended or after max_wait_ms (default 60000, at most 110000), whichever is first; unfinished runs are "
+          "then read with GET /api/v1/evals/run. Runs go to the voice provider at most EVAL_RUN_CONCURRENCY (5) at a "
+          "time from each evals replica, backing off on the provider's 429 answers; a run it never takes ends with "
+          "passed false and ended_reason saying why. " + RUN_STATES),
+    Route("GET", f"{V1}/evals/run", eval_runs, "Read an eval run, or an agent's recent runs", "evals",
+          scope="evals:read", query={"type": "object", "properties": {
+              "run_id": UUID, "provider_run_id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,200}$",
+                                  "description": "the run's id at the voice provider"},
+              "agent_id": UUID}},
+          response=("EvalRun", "EvalRunList"), errors=ERRORS, rpcs=(f"{EVALS}/GetEvalRuns",),
+          description="Exactly one of run_id, provider_run_id (one run) and agent_id (its 50 most recent runs, newest "
+          "first, as {runs}). An unfinished run is refreshed from the provider as it is read. " + RUN_STATES),
 ]

@@ -163,3 +163,57 @@ def provider_body(scenario: Scenario) -> dict:
     """The provider's eval: a chat mock conversation with our turns as they are."""
     return {"type": PROVIDER_EVAL_TYPE, "name": scenario.name[:80], "description": scenario.description,
             "messages": scenario.messages}
+
+
+# -- runs ---------------------------------------------------------------------------------------------------------
+
+QUEUED, IN_PROGRESS, ENDED = "queued", "in-progress", "ended"
+RUN_STATUSES = (QUEUED, IN_PROGRESS, ENDED)
+# The provider's run states as ours (SPEC: Eval run status).
+PROVIDER_RUN_STATUSES = {"queued": QUEUED, "running": IN_PROGRESS, "ended": ENDED}
+# The provider's ending of a mock conversation played to its end.
+DONE_REASON = "mockConversation.done"
+MAX_WAIT_MS = (60000, 110000)  # default, maximum
+RUNS_LISTED = 50
+
+
+def check_max_wait(max_wait_ms: int | None) -> int:
+    if max_wait_ms is None:
+        return MAX_WAIT_MS[0]
+    if not 0 <= max_wait_ms <= MAX_WAIT_MS[1]:
+        raise invalid(f"max_wait_ms must be 0 to {MAX_WAIT_MS[1]}")
+    return max_wait_ms
+
+
+def run_body(provider_eval_id: str, provider_assistant_id: str, overrides: dict | None = None) -> dict:
+    """The provider's run of a scenario against an assistant (with overrides: a configuration not yet live)."""
+    target = {"type": "assistant", "assistantId": provider_assistant_id}
+    if overrides:
+        target["assistantOverrides"] = overrides
+    return {"type": "eval", "evalId": provider_eval_id, "target": target}
+
+
+@dataclass(frozen=True)
+class RunState:
+    status: str
+    passed: bool | None
+    results: list[dict]
+    ended_reason: str | None
+
+
+def run_state(provider_run: dict) -> RunState:
+    """Our view of the provider's run: status, and once ended whether every result passed (a run that ended
+    any other way than played to its end did not pass) and the results as `{status, messages}`."""
+    status = PROVIDER_RUN_STATUSES.get(provider_run.get("status"), QUEUED)
+    if status != ENDED:
+        return RunState(status, None, [], None)
+    reason = provider_run.get("endedReason")
+    results = [{"status": r.get("status"), "messages": r.get("messages", [])}
+               for r in provider_run.get("results") or []]
+    passed = reason == DONE_REASON and bool(results) and all(r["status"] == "pass" for r in results)
+    return RunState(ENDED, passed, results, reason)
+
+
+def failed_to_start(reason: str) -> RunState:
+    """A run the provider never took (refused, or its rate limit outlasted our retries)."""
+    return RunState(ENDED, False, [], reason[:500])

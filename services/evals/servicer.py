@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from google.protobuf import json_format
 
+from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers.voice.client import VapiClient
+from services.evals.run_service import Runs
 from services.evals.service import Scenarios
 from switchboard.v1 import evals_pb2, evals_pb2_grpc
 
@@ -23,13 +25,24 @@ def scenario_message(row, with_messages: bool = True) -> evals_pb2.EvalScenario:
     return s
 
 
+def run_message(row) -> evals_pb2.EvalRun:
+    run = evals_pb2.EvalRun(run_id=str(row.id), provider_run_id=row.provider_run_id, status=row.status,
+                            passed=row.passed, eval_id=str(row.eval_id), name=row.eval_name,
+                            agent_id=str(row.agent_id), ended_reason=row.ended_reason)
+    run.results.extend(struct(result) for result in row.results)
+    set_timestamp(run, "created_at", row.created_at)
+    set_timestamp(run, "ended_at", row.ended_at)
+    return run
+
+
 def _turns(request) -> list[dict]:
     return [json_format.MessageToDict(turn) for turn in request.messages]
 
 
 class EvalsServicer(evals_pb2_grpc.EvalsServicer):
-    def __init__(self, scenarios: Scenarios):
+    def __init__(self, scenarios: Scenarios, runs: Runs):
         self.scenarios = scenarios
+        self.runs = runs
 
     async def CreateEval(self, request, context):
         return scenario_message(await self.scenarios.create(
@@ -51,9 +64,34 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
     async def DeleteEval(self, request, context):
         return evals_pb2.DeleteEvalReply(success=True, id=await self.scenarios.delete(request.id))
 
+    async def RunEval(self, request, context):
+        wait = request.wait if request.HasField("wait") else True
+        max_wait = optional(request, "max_wait_ms")
+        if request.HasField("eval_id") == request.HasField("agent_id"):
+            raise invalid("send exactly one of eval_id (one scenario) and agent_id (every scenario of the agent)")
+        if request.HasField("eval_id"):
+            return evals_pb2.RunEvalReply(run=run_message(await self.runs.run_scenario(request.eval_id, wait,
+                                                                                        max_wait)))
+        fan = await self.runs.run_agent(request.agent_id, wait, max_wait)
+        return evals_pb2.RunEvalReply(fan_out=evals_pb2.EvalFanOut(
+            total=fan.total, completed=fan.completed, passed=fan.passed, failed=fan.failed,
+            results=[run_message(r) for r in fan.runs]))
+
+    async def GetEvalRuns(self, request, context):
+        given = [f for f in ("run_id", "provider_run_id", "agent_id") if request.HasField(f)]
+        if len(given) != 1:
+            raise invalid("send exactly one of run_id, provider_run_id and agent_id")
+        if request.HasField("agent_id"):
+            rows = await self.runs.of_agent(request.agent_id)
+        else:
+            rows = [await self.runs.get(optional(request, "run_id"), optional(request, "provider_run_id"))]
+        return evals_pb2.EvalRuns(runs=[run_message(r) for r in rows])
+
 
 def build(runtime: Runtime) -> EvalsServicer:
     s = runtime.settings
     voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
     runtime.on_stop.append(voice.close)
-    return EvalsServicer(Scenarios(runtime.engine, voice, runtime.client("agents")))
+    agents = runtime.client("agents")
+    return EvalsServicer(Scenarios(runtime.engine, voice, agents),
+                         Runs(runtime.engine, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds))

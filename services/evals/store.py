@@ -29,6 +29,25 @@ scenarios = sa.Table(
     sa.Index("scenarios_business_created", "business_id", "created_at"),
 )
 
+runs = sa.Table(
+    "runs", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("agent_id", Uuid, nullable=False),
+    sa.Column("eval_id", Uuid, nullable=False),  # the scenario (kept when the scenario is deleted)
+    sa.Column("eval_name", sa.Text, nullable=False),
+    sa.Column("batch_id", Uuid),  # the fan-out it belongs to
+    sa.Column("provider_run_id", sa.Text, unique=True),  # null until the provider takes the run
+    sa.Column("status", sa.Text, nullable=False),  # domain.RUN_STATUSES
+    sa.Column("passed", sa.Boolean),
+    sa.Column("results", JSONB, nullable=False),
+    sa.Column("ended_reason", sa.Text),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    sa.Column("ended_at", Ts),
+    sa.Index("runs_agent_created", "agent_id", "created_at"),
+)
+
 LIST_COLUMNS = [c for c in scenarios.c if c.name not in ("messages", "lease_token", "lease_until")]
 
 
@@ -45,3 +64,30 @@ async def scenario(conn: AsyncConnection, business_ids, scenario_id: str):
 
 async def insert_scenario(conn: AsyncConnection, **values):
     return (await conn.execute(scenarios.insert().values(**values).returning(scenarios))).first()
+
+
+def runs_of_agent(business_ids, agent_id: str, limit: int) -> sa.Select:
+    return (sa.select(runs).where(runs.c.business_id.in_(business_ids), runs.c.agent_id == agent_id)
+            .order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit))
+
+
+async def run_by(conn: AsyncConnection, business_ids, *, run_id: str | None = None,
+                 provider_run_id: str | None = None):
+    column, value = (runs.c.id, run_id) if run_id else (runs.c.provider_run_id, provider_run_id)
+    return (await conn.execute(sa.select(runs).where(column == value, runs.c.business_id.in_(business_ids)))).first()
+
+
+async def runs_by_ids(conn: AsyncConnection, run_ids: list[str]) -> list:
+    rows = {str(r.id): r for r in (await conn.execute(sa.select(runs).where(runs.c.id.in_(run_ids)))).all()}
+    return [rows[i] for i in run_ids]
+
+
+async def record_run(conn: AsyncConnection, run_id: str, values: dict):
+    """Write a run's progress unless it has ended already: an ended run's results never change."""
+    return (await conn.execute(runs.update().where(runs.c.id == run_id, runs.c.status != "ended")
+                               .values(**values).returning(runs))).first()
+
+
+def scenarios_for_runs(business_ids, agent_id: str) -> sa.Select:
+    return (sa.select(scenarios).where(scenarios.c.business_id.in_(business_ids), scenarios.c.agent_id == agent_id)
+            .order_by(scenarios.c.created_at))

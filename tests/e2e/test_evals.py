@@ -4,6 +4,7 @@ simulator), a provider failure leaving both sides as they were, and another acco
 import pytest
 
 from tests.e2e.test_agents import create_agent
+from tests.e2e.test_signup_payments import until
 
 SCENARIO = [
     {"role": "user", "content": "Hi, are you open on Saturdays?"},
@@ -113,3 +114,111 @@ async def test_another_account_sees_and_touches_nothing(api, account, agent, oth
         assert status == 200 and made["id"] not in [e["id"] for e in listed["evals"]]
     status, body = await create(api, {"key": other_key, "business_id": account["business_id"]}, agent["id"])
     assert status == 403, body
+
+
+# -- runs --------------------------------------------------------------------------------------------------------
+
+HOURS = "Yes, we are open on Saturday from 9 to 1."
+# The simulator's stand-in assistant answers by the rules in its prompt (providers/voice/simulator/standin.py).
+RULES = f'You answer for Bright Dental.\nWhen the caller says "saturday", answer "{HOURS}".'
+
+
+def asked(judge_plan: dict) -> list[dict]:
+    return [{"role": "user", "content": "Are you open on Saturday?"}, {"role": "assistant", "judgePlan": judge_plan}]
+
+
+def rubric(text: str) -> dict:
+    return {"type": "ai", "model": {"provider": "openai", "model": "gpt-4o", "messages": [
+        {"role": "system", "content": f"{text} Look at {{{{messages[-1]}}}}; answer pass or fail."}]}}
+
+
+@pytest.fixture
+async def hours_agent(api, account):
+    return await create_agent(api, account, system_prompt=RULES)
+
+
+async def run(api, key, **body) -> dict:
+    status, answer, _ = await api.request("POST", "/api/v1/evals/run", key=key, json=body)
+    assert status == 200, answer
+    return answer
+
+
+@pytest.mark.parametrize("judge_plan, passes", [
+    ({"type": "exact", "content": HOURS}, True),
+    ({"type": "exact", "content": "We are closed."}, False),
+    ({"type": "regex", "content": "(?i)open on saturday"}, True),
+    ({"type": "regex", "content": "(?i)closed"}, False),
+    (rubric('It must mention "Saturday".'), True),
+    (rubric('It must mention "Sunday".'), False),
+])
+async def test_a_run_passes_or_fails_by_each_judge(api, account, hours_agent, judge_plan, passes):
+    status, made = await create(api, account, hours_agent["id"], messages=asked(judge_plan))
+    assert status == 201, made
+    result = await run(api, account["key"], eval_id=made["id"])
+    assert set(result) == {"run_id", "provider_run_id", "status", "passed", "results"}
+    assert result["status"] == "ended" and result["passed"] is passes, result
+    [conversation] = result["results"]
+    assert conversation["status"] == ("pass" if passes else "fail")
+    assert conversation["messages"][1]["content"] == HOURS  # what the assistant said, graded
+
+
+async def test_a_run_not_waited_for_is_polled_to_its_end_and_then_never_changes(api, account, hours_agent):
+    key = account["key"]
+    status, made = await create(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
+    started = await run(api, key, eval_id=made["id"], wait=False)
+    assert started["status"] in ("queued", "in-progress") and started["passed"] is None
+
+    async def ended():
+        status, one, _ = await api.request("GET", "/api/v1/evals/run", key=key, params={"run_id": started["run_id"]})
+        assert status == 200, one
+        return one if one["status"] == "ended" else None
+    final = await until(ended, "the run to end")
+    assert final["passed"] is True and final["eval_id"] == made["id"] and final["ended_reason"]
+    status, by_provider, _ = await api.request("GET", "/api/v1/evals/run", key=key,
+                                               params={"provider_run_id": final["provider_run_id"]})
+    assert by_provider == final
+    # Changing the scenario afterwards changes no ended run.
+    await api.request("PATCH", "/api/v1/evals", key=key, json={
+        "id": made["id"], "messages": asked({"type": "exact", "content": "We are closed."})})
+    status, again, _ = await api.request("GET", "/api/v1/evals/run", key=key, params={"run_id": started["run_id"]})
+    assert again == final
+    status, listed, _ = await api.request("GET", "/api/v1/evals/run", key=key, params={"agent_id": hours_agent["id"]})
+    assert listed["runs"][0]["run_id"] == started["run_id"]
+
+
+async def test_a_fan_out_of_20_scenarios_rides_out_the_providers_rate_limit(api, account, hours_agent, voice):
+    key = account["key"]
+    for n in range(20):
+        status, _ = await create(api, account, hours_agent["id"], name=f"hours.{n}",
+                                 messages=asked({"type": "regex", "content": "(?i)saturday"}))
+        assert status == 201
+    status, before = await voice.request("GET", "/_simulator/requests?path=/eval/run&method=POST")
+    await voice.fail_next("POST", "/eval/run", 429, times=8)  # the provider turns runs away for a while
+    fan = await run(api, key, agent_id=hours_agent["id"], max_wait_ms=110000)
+    assert (fan["total"], fan["completed"], fan["passed"], fan["failed"]) == (20, 20, 20, 0), fan
+    assert {r["status"] for r in fan["results"]} == {"ended"} and all(r["provider_run_id"] for r in fan["results"])
+    assert set(fan["results"][0]) == {"eval_id", "name", "run_id", "provider_run_id", "status", "passed"}
+    status, log = await voice.request("GET", "/_simulator/requests?path=/eval/run&method=POST")
+    statuses = [entry["status"] for entry in log[len(before):]]
+    assert statuses.count(429) == 8 and statuses.count(201) == 20
+
+
+async def test_runs_refuse_bad_requests_and_other_accounts(api, account, hours_agent, other_key):
+    key = account["key"]
+    status, made = await create(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
+    for body in ({}, {"eval_id": made["id"], "agent_id": hours_agent["id"]}):
+        status, answer, _ = await api.request("POST", "/api/v1/evals/run", key=key, json=body)
+        assert status == 400 and "exactly one of" in answer["error"]["message"], answer
+    status, answer, _ = await api.request("POST", "/api/v1/evals/run", key=key, json={"eval_id": made["id"],
+                                                                                    "max_wait_ms": 110001})
+    assert status == 400
+    started = await run(api, key, eval_id=made["id"], wait=False)
+    for body in ({"eval_id": made["id"]}, {"agent_id": hours_agent["id"]}):
+        status, answer, _ = await api.request("POST", "/api/v1/evals/run", key=other_key, json=body)
+        assert status == 404, answer
+    for params in ({"run_id": started["run_id"]}, {"provider_run_id": started["provider_run_id"] or "x"}):
+        status, answer, _ = await api.request("GET", "/api/v1/evals/run", key=other_key, params=params)
+        assert status == 404, answer
+    status, listed, _ = await api.request("GET", "/api/v1/evals/run", key=other_key,
+                                          params={"agent_id": hours_agent["id"]})
+    assert status == 200 and listed["runs"] == []

@@ -144,6 +144,17 @@ async def _eval_by_id(w: World) -> Request:
     return Request(params={"id": await _new_eval(w)})
 
 
+async def _eval_run(w: World) -> Request:
+    eval_id = await _new_eval(w)
+    made = await w.ok("POST", "/api/v1/evals/run", json={"eval_id": eval_id, "wait": False})
+    return Request(params={"run_id": made["run_id"]})
+
+
+async def _fan_out(w: World) -> Request:
+    await _new_eval(w)  # the agent has a scenario to run
+    return Request(json={"agent_id": w.agent, "wait": False})
+
+
 async def _patch_eval(w: World) -> Request:
     return Request(json={"id": await _new_eval(w), "name": "hours.renamed"})
 
@@ -218,6 +229,8 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/api/v1/evals"): Case(_eval_by_id, NOT_FOUND),
     ("PATCH", "/api/v1/evals"): Case(_patch_eval, NOT_FOUND),
     ("DELETE", "/api/v1/evals"): Case(_eval_by_id, NOT_FOUND),
+    ("POST", "/api/v1/evals/run"): Case(_fan_out, NOT_FOUND),
+    ("GET", "/api/v1/evals/run"): Case(_eval_run, NOT_FOUND),
     # webhooks and events
     ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business,
                                                           "events": ["dispatcher.briefing_created"],

@@ -68,6 +68,10 @@ DOCUMENTED_REFUSALS = (
     DocumentedRefusal("invalid_request", r"^messages(\[\d+\]\S*)? ",
                       "eval turns: alternation, each judge plan's fields and the rubric's pass/fail words go beyond "
                       "what the published schema states per turn"),
+    DocumentedRefusal("invalid_request", r"^send exactly one of ",
+                      "eval runs: exactly one of several optional parameters (a query schema cannot say so)"),
+    DocumentedRefusal("invalid_request", r"^this agent has no eval scenarios to run",
+                      "eval fan-out: depends on the agent's stored scenarios"),
     DocumentedRefusal("invalid_request", r"^cursor is not one this API returned",
                       "a page cursor is an opaque token the API issued; its alphabet is all a schema can state"),
 )

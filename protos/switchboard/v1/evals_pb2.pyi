@@ -96,3 +96,79 @@ class DeleteEvalReply(_message.Message):
     success: bool
     id: str
     def __init__(self, success: _Optional[bool] = ..., id: _Optional[str] = ...) -> None: ...
+
+class RunEvalRequest(_message.Message):
+    __slots__ = ("eval_id", "agent_id", "wait", "max_wait_ms")
+    EVAL_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    WAIT_FIELD_NUMBER: _ClassVar[int]
+    MAX_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    eval_id: str
+    agent_id: str
+    wait: bool
+    max_wait_ms: int
+    def __init__(self, eval_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., wait: _Optional[bool] = ..., max_wait_ms: _Optional[int] = ...) -> None: ...
+
+class EvalRun(_message.Message):
+    __slots__ = ("run_id", "provider_run_id", "status", "passed", "results", "eval_id", "name", "agent_id", "ended_reason", "created_at", "ended_at")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    EVAL_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    provider_run_id: str
+    status: str
+    passed: bool
+    results: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    eval_id: str
+    name: str
+    agent_id: str
+    ended_reason: str
+    created_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    def __init__(self, run_id: _Optional[str] = ..., provider_run_id: _Optional[str] = ..., status: _Optional[str] = ..., passed: _Optional[bool] = ..., results: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., eval_id: _Optional[str] = ..., name: _Optional[str] = ..., agent_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class EvalFanOut(_message.Message):
+    __slots__ = ("total", "completed", "passed", "failed", "results")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    completed: int
+    passed: int
+    failed: int
+    results: _containers.RepeatedCompositeFieldContainer[EvalRun]
+    def __init__(self, total: _Optional[int] = ..., completed: _Optional[int] = ..., passed: _Optional[int] = ..., failed: _Optional[int] = ..., results: _Optional[_Iterable[_Union[EvalRun, _Mapping]]] = ...) -> None: ...
+
+class RunEvalReply(_message.Message):
+    __slots__ = ("run", "fan_out")
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    FAN_OUT_FIELD_NUMBER: _ClassVar[int]
+    run: EvalRun
+    fan_out: EvalFanOut
+    def __init__(self, run: _Optional[_Union[EvalRun, _Mapping]] = ..., fan_out: _Optional[_Union[EvalFanOut, _Mapping]] = ...) -> None: ...
+
+class GetEvalRunsRequest(_message.Message):
+    __slots__ = ("run_id", "provider_run_id", "agent_id")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    provider_run_id: str
+    agent_id: str
+    def __init__(self, run_id: _Optional[str] = ..., provider_run_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class EvalRuns(_message.Message):
+    __slots__ = ("runs",)
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[EvalRun]
+    def __init__(self, runs: _Optional[_Iterable[_Union[EvalRun, _Mapping]]] = ...) -> None: ...

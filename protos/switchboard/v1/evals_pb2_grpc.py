@@ -61,6 +61,16 @@ class EvalsStub:
                 request_serializer=switchboard_dot_v1_dot_evals__pb2.DeleteEvalRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_evals__pb2.DeleteEvalReply.FromString,
                 _registered_method=True)
+        self.RunEval = channel.unary_unary(
+                '/switchboard.v1.Evals/RunEval',
+                request_serializer=switchboard_dot_v1_dot_evals__pb2.RunEvalRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_evals__pb2.RunEvalReply.FromString,
+                _registered_method=True)
+        self.GetEvalRuns = channel.unary_unary(
+                '/switchboard.v1.Evals/GetEvalRuns',
+                request_serializer=switchboard_dot_v1_dot_evals__pb2.GetEvalRunsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_evals__pb2.EvalRuns.FromString,
+                _registered_method=True)
 
 
 class EvalsServicer:
@@ -109,6 +119,22 @@ class EvalsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunEval(self, request, context):
+        """Runs one scenario (eval_id) or every scenario of an agent (agent_id) at the provider, waiting up to
+        max_wait_ms when asked; fails NOT_FOUND (not_found), INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetEvalRuns(self, request, context):
+        """One run by run_id or provider_run_id (refreshed from the provider while unfinished), or an agent's 50 most
+        recent; fails NOT_FOUND (not_found), INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvalsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -136,6 +162,16 @@ def add_EvalsServicer_to_server(servicer, server):
                     servicer.DeleteEval,
                     request_deserializer=switchboard_dot_v1_dot_evals__pb2.DeleteEvalRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_evals__pb2.DeleteEvalReply.SerializeToString,
+            ),
+            'RunEval': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunEval,
+                    request_deserializer=switchboard_dot_v1_dot_evals__pb2.RunEvalRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_evals__pb2.RunEvalReply.SerializeToString,
+            ),
+            'GetEvalRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEvalRuns,
+                    request_deserializer=switchboard_dot_v1_dot_evals__pb2.GetEvalRunsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_evals__pb2.EvalRuns.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -275,6 +311,60 @@ class Evals:
             '/switchboard.v1.Evals/DeleteEval',
             switchboard_dot_v1_dot_evals__pb2.DeleteEvalRequest.SerializeToString,
             switchboard_dot_v1_dot_evals__pb2.DeleteEvalReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunEval(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Evals/RunEval',
+            switchboard_dot_v1_dot_evals__pb2.RunEvalRequest.SerializeToString,
+            switchboard_dot_v1_dot_evals__pb2.RunEvalReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEvalRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Evals/GetEvalRuns',
+            switchboard_dot_v1_dot_evals__pb2.GetEvalRunsRequest.SerializeToString,
+            switchboard_dot_v1_dot_evals__pb2.EvalRuns.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,184 @@
+"""Eval runs: one scenario, or every scenario of an agent (fan-out), run at the voice provider.
+
+The runs are stored `queued` first, then a driver task submits each to the provider and follows it to its end.
+The provider limits the runs an organisation has in flight, so one process keeps at most `concurrency` of its
+runs in flight (from submission to end) and backs off on a 429 (its Retry-After, else doubling), up to
+`SUBMIT_TRIES` tries; a run the provider never takes ends failed with the reason. A caller that waits gets the
+runs as they stand after `max_wait_ms` at most; a run polled later is refreshed from the provider. An ended
+run's results and verdict never change (store.record_run).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.errors import ServiceError, invalid, not_found
+from core.ids import new_id, require_uuid, utcnow
+from core.rpc import Client
+from providers.voice.adapter import ProviderError, VoiceProvider
+from services.evals import domain, store
+from switchboard.v1 import agents_pb2
+
+log = logging.getLogger(__name__)
+
+SUBMIT_TRIES = 6
+FIRST_BACKOFF_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class FanOut:
+    total: int
+    completed: int
+    passed: int
+    failed: int
+    runs: list
+
+
+class Runs:
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, agents: Client, concurrency: int,
+                 poll_seconds: float):
+        self.engine = engine
+        self.voice = voice
+        self.agents = agents
+        self.slots = asyncio.Semaphore(concurrency)  # this process's runs in flight at the provider
+        self.poll_seconds = poll_seconds
+        self._drivers: set[asyncio.Task] = set()
+
+    # -- starting ------------------------------------------------------------------------------------------------
+
+    async def run_scenario(self, scenario_id: str, wait: bool, max_wait_ms: int | None):
+        require_uuid(scenario_id, "eval_id")
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            scenario = await store.scenario(conn, who.business_ids, scenario_id)
+        if scenario is None:
+            raise not_found("eval scenario")
+        [run] = await self._start([scenario], None, wait, domain.check_max_wait(max_wait_ms))
+        return run
+
+    async def run_agent(self, agent_id: str, wait: bool, max_wait_ms: int | None) -> FanOut:
+        require_uuid(agent_id, "agent_id")
+        who = tenant.require_account()
+        await self._assistants({agent_id})  # another business's agent is not found
+        async with self.engine.connect() as conn:
+            scenarios = (await conn.execute(store.scenarios_for_runs(who.business_ids, agent_id))).all()
+        if not scenarios:
+            raise invalid("this agent has no eval scenarios to run; create some with POST /api/v1/evals")
+        runs = await self._start(scenarios, new_id(), wait, domain.check_max_wait(max_wait_ms))
+        ended = [r for r in runs if r.status == domain.ENDED]
+        passed = sum(1 for r in ended if r.passed)
+        return FanOut(total=len(runs), completed=len(ended), passed=passed, failed=len(ended) - passed, runs=runs)
+
+    async def _start(self, scenarios: list, batch_id: str | None, wait: bool, max_wait_ms: int) -> list:
+        assistant_of = await self._assistants({str(s.agent_id) for s in scenarios})
+        now = utcnow()
+        rows = [{"id": new_id(), "business_id": s.business_id, "agent_id": s.agent_id, "eval_id": s.id,
+                 "eval_name": s.name, "batch_id": batch_id, "status": domain.QUEUED, "results": [],
+                 "created_at": now, "updated_at": now} for s in scenarios]
+        async with self.engine.begin() as conn:
+            await conn.execute(store.runs.insert(), rows)
+        work = [(row["id"], s.provider_eval_id, assistant_of[str(s.agent_id)]) for row, s in zip(rows, scenarios)]
+        driver = asyncio.create_task(self._drive(work), name=f"eval-runs-{rows[0]['id']}")
+        self._drivers.add(driver)
+        driver.add_done_callback(self._drivers.discard)
+        if wait:
+            await asyncio.wait({driver}, timeout=max_wait_ms / 1000)
+        async with self.engine.connect() as conn:
+            return await store.runs_by_ids(conn, [row["id"] for row in rows])
+
+    async def _assistants(self, agent_ids: set[str]) -> dict[str, str]:
+        """The provider assistant of each agent (an agent of another business reads as not found)."""
+        found = {}
+        for agent_id in agent_ids:
+            agent = await self.agents.GetAgent(agents_pb2.GetAgentRequest(id=agent_id))
+            found[agent_id] = agent.provider_assistant_id
+        return found
+
+    # -- driving -------------------------------------------------------------------------------------------------
+
+    async def _drive(self, work: list[tuple[str, str, str]]) -> None:
+        await asyncio.gather(*(self._drive_one(*item) for item in work))
+
+    async def _drive_one(self, run_id: str, provider_eval_id: str, assistant_id: str) -> None:
+        try:
+            async with self.slots:
+                provider_run = await self._submit(run_id, domain.run_body(provider_eval_id, assistant_id))
+                if provider_run is None:
+                    return
+                while True:
+                    state = domain.run_state(provider_run)
+                    await self._record(run_id, state)
+                    if state.status == domain.ENDED:
+                        return
+                    await asyncio.sleep(self.poll_seconds)
+                    provider_run = await self.voice.get_eval_run(provider_run["id"])
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the run stays as stored; polling it refreshes it later
+            log.warning("eval run %s: following it at the provider failed: %s", run_id, exc)
+
+    async def _submit(self, run_id: str, body: dict) -> dict | None:
+        """The provider's run, retried on its rate limit; None when it never took it (the run is ended failed)."""
+        pause = FIRST_BACKOFF_SECONDS
+        for attempt in range(1, SUBMIT_TRIES + 1):
+            try:
+                provider_run = await self.voice.run_eval(body)
+            except ProviderError as exc:
+                if exc.status == 429 and attempt < SUBMIT_TRIES:
+                    await asyncio.sleep(exc.retry_after if exc.retry_after else pause)
+                    pause *= 2
+                    continue
+                await self._record(run_id, domain.failed_to_start(f"the voice provider did not take the run: "
+                                                                  f"{exc.message}"))
+                return None
+            async with self.engine.begin() as conn:
+                await store.record_run(conn, run_id, {"provider_run_id": provider_run["id"], "updated_at": utcnow()})
+            return provider_run
+        return None
+
+    async def _record(self, run_id: str, state: domain.RunState):
+        values = {"status": state.status, "passed": state.passed, "results": state.results,
+                  "ended_reason": state.ended_reason, "updated_at": utcnow()}
+        if state.status == domain.ENDED:
+            values["ended_at"] = utcnow()
+        async with self.engine.begin() as conn:
+            return await store.record_run(conn, run_id, values)
+
+    # -- reading -------------------------------------------------------------------------------------------------
+
+    async def get(self, run_id: str | None, provider_run_id: str | None):
+        """One run; an unfinished one is refreshed from the provider first."""
+        if run_id:
+            require_uuid(run_id, "run_id")
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            row = await store.run_by(conn, who.business_ids, run_id=run_id, provider_run_id=provider_run_id)
+        if row is None:
+            raise not_found("eval run")
+        return await self._refreshed(row)
+
+    async def of_agent(self, agent_id: str) -> list:
+        """The agent's 50 most recent runs, newest first (unfinished ones refreshed)."""
+        require_uuid(agent_id, "agent_id")
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(store.runs_of_agent(who.business_ids, agent_id, domain.RUNS_LISTED))).all()
+        return [await self._refreshed(r) for r in rows]
+
+    async def _refreshed(self, row):
+        if row.status == domain.ENDED or not row.provider_run_id:
+            return row
+        try:
+            provider_run = await self.voice.get_eval_run(row.provider_run_id)
+        except ServiceError as exc:
+            log.warning("eval run %s: refresh failed: %s", row.id, exc)
+            return row
+        updated = await self._record(str(row.id), domain.run_state(provider_run))
+        if updated is None:  # it ended meanwhile (its driver recorded it): read it as it is now
+            async with self.engine.connect() as conn:
+                [updated] = await store.runs_by_ids(conn, [str(row.id)])
+        return updated
