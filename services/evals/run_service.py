@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
+from core.background import Background
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.rpc import Client
@@ -25,6 +26,7 @@ from switchboard.v1 import agents_pb2
 
 log = logging.getLogger(__name__)
 
+RESUMER = "eval-runs-resumer"
 SUBMIT_TRIES = 6
 FIRST_BACKOFF_SECONDS = 0.5
 
@@ -103,10 +105,15 @@ class Runs:
     async def _drive(self, work: list[tuple[str, str, str]]) -> None:
         await asyncio.gather(*(self._drive_one(*item) for item in work))
 
-    async def _drive_one(self, run_id: str, provider_eval_id: str, assistant_id: str) -> None:
+    async def _drive_one(self, run_id: str, provider_eval_id: str | None, assistant_id: str | None,
+                         provider_run_id: str | None = None) -> None:
+        """Submit a run (unless it was: `provider_run_id`) and follow it at the provider to its end."""
         try:
             async with self.slots:
-                provider_run = await self._submit(run_id, domain.run_body(provider_eval_id, assistant_id))
+                if provider_run_id:
+                    provider_run = await self.voice.get_eval_run(provider_run_id)
+                else:
+                    provider_run = await self._submit(run_id, domain.run_body(provider_eval_id, assistant_id))
                 if provider_run is None:
                     return
                 while True:
@@ -148,6 +155,40 @@ class Runs:
         async with self.engine.begin() as conn:
             return await store.record_run(conn, run_id, values)
 
+    async def resume(self) -> int:
+        """Drive again the runs a stopped process left unfinished (at start): submitted ones are followed, the
+        others submitted; how many."""
+        async with self.engine.connect() as conn:
+            left = (await conn.execute(store.unfinished_runs())).all()
+        work = []
+        for run in left:
+            if run.provider_run_id:
+                work.append((str(run.id), None, None, run.provider_run_id))
+                continue
+            token = tenant.set_current(tenant.acting_for(str(run.business_id), RESUMER))
+            try:
+                assistant = (await self._assistants({str(run.agent_id)}))[str(run.agent_id)]
+            except ServiceError as exc:
+                await self._record(str(run.id), domain.failed_to_start(f"the run could not be resumed: {exc.message}"))
+                continue
+            finally:
+                tenant.reset_current(token)
+            if run.provider_eval_id is None:  # its scenario was deleted meanwhile
+                await self._record(str(run.id), domain.failed_to_start("its scenario was deleted before it ran"))
+                continue
+            work.append((str(run.id), run.provider_eval_id, assistant, None))
+        if work:
+            log.info("resuming %d unfinished eval runs", len(work))
+            await asyncio.gather(*(self._drive_one(*item) for item in work))
+        return len(work)
+
+    async def stop(self) -> None:
+        """At shutdown, before the provider client closes: stop following runs without recording anything (the
+        next process resumes them)."""
+        for driver in list(self._drivers):
+            driver.cancel()
+        await asyncio.gather(*self._drivers, return_exceptions=True)
+
     # -- reading -------------------------------------------------------------------------------------------------
 
     async def get(self, run_id: str | None, provider_run_id: str | None):
@@ -182,3 +223,20 @@ class Runs:
             async with self.engine.connect() as conn:
                 [updated] = await store.runs_by_ids(conn, [str(row.id)])
         return updated
+
+
+class RunResumer(Background):
+    """At start, drives again the runs a stopped evals process left unfinished."""
+
+    task_name = "eval-runs-resumer"
+
+    def __init__(self, runs: Runs):
+        self.runs = runs
+
+    async def run(self) -> None:
+        try:
+            await self.runs.resume()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - e.g. the database is away at start; polling refreshes runs later
+            log.exception("resuming unfinished eval runs failed")

@@ -8,7 +8,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers.voice.client import VapiClient
-from services.evals.run_service import Runs
+from services.evals.run_service import RunResumer, Runs
 from services.evals.service import Scenarios
 from switchboard.v1 import evals_pb2, evals_pb2_grpc
 
@@ -93,5 +93,7 @@ def build(runtime: Runtime) -> EvalsServicer:
     voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
     runtime.on_stop.append(voice.close)
     agents = runtime.client("agents")
-    return EvalsServicer(Scenarios(runtime.engine, voice, agents),
-                         Runs(runtime.engine, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds))
+    runs = Runs(runtime.engine, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds)
+    runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
+    runtime.run(RunResumer(runs))
+    return EvalsServicer(Scenarios(runtime.engine, voice, agents), runs)

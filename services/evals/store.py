@@ -91,3 +91,10 @@ async def record_run(conn: AsyncConnection, run_id: str, values: dict):
 def scenarios_for_runs(business_ids, agent_id: str) -> sa.Select:
     return (sa.select(scenarios).where(scenarios.c.business_id.in_(business_ids), scenarios.c.agent_id == agent_id)
             .order_by(scenarios.c.created_at))
+
+
+def unfinished_runs() -> sa.Select:
+    """Runs not ended, with their scenario's mirror (None when the scenario is gone)."""
+    return (sa.select(runs, scenarios.c.provider_eval_id)
+            .select_from(runs.outerjoin(scenarios, scenarios.c.id == runs.c.eval_id))
+            .where(runs.c.status != "ended"))

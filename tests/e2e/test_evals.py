@@ -1,8 +1,11 @@
 """Eval scenarios through the gateway: validation that names the turn and field, reads (list without turns, one
 with them), PATCH replacing the turn list, delete, each mirrored to the voice provider's eval API (checked at the
 simulator), a provider failure leaving both sides as they were, and another account's key."""
+import asyncio
+
 import pytest
 
+from deploy.local.servers import wait_for_port
 from tests.e2e.test_agents import create_agent
 from tests.e2e.test_signup_payments import until
 
@@ -222,3 +225,21 @@ async def test_runs_refuse_bad_requests_and_other_accounts(api, account, hours_a
     status, listed, _ = await api.request("GET", "/api/v1/evals/run", key=other_key,
                                           params={"agent_id": hours_agent["id"]})
     assert status == 200 and listed["runs"] == []
+
+
+async def test_runs_left_unfinished_by_a_stopped_evals_process_are_driven_again(api, account, hours_agent, voice,
+                                                                               stack):
+    key = account["key"]
+    status, made = await create(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
+    await voice.delay_next("POST", "/eval/run", 3)  # the provider is slow to take the run ...
+    started = await run(api, key, eval_id=made["id"], wait=False)
+    assert started["provider_run_id"] is None  # ... so it is not submitted yet when the process stops
+    evals = stack.process("evals")
+    await asyncio.to_thread(stack.restart_process, "evals")
+    await asyncio.to_thread(wait_for_port, evals.port, 30, evals.proc, "evals", evals.log)
+
+    async def ended():
+        status, one, _ = await api.request("GET", "/api/v1/evals/run", key=key, params={"run_id": started["run_id"]})
+        return one if status == 200 and one["status"] == "ended" else None
+    final = await until(ended, "the resumed run to end")
+    assert final["passed"] is True and final["provider_run_id"], final["ended_reason"]
