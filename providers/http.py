@@ -14,6 +14,15 @@ def path_segment(value: str) -> str:
     return quote(value, safe="")
 
 
+def retry_after_seconds(headers) -> float | None:
+    """A numeric Retry-After in seconds (the HTTP-date form is ignored)."""
+    try:
+        value = float(headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
 def json_or_none(raw: bytes):
     """A response body as JSON, or None when it is empty or not JSON (a proxy's error page, say)."""
     if not raw.strip():

@@ -53,6 +53,18 @@ async def json_object(request: web.Request) -> dict:
     return body
 
 
+def next_script(scripts: list, default: Callable[[], object]):
+    """The script the next simulated call or message plays: the first queued one (used up after its `times`
+    plays), else `default()` (the simulator's own behaviour)."""
+    if not scripts:
+        return default()
+    script = scripts[0]
+    script.times -= 1
+    if script.times <= 0:
+        scripts.pop(0)
+    return script
+
+
 def joined(messages: list[str] | str) -> str:
     """Refusals as one message, for the error shapes that carry a single string."""
     return "; ".join(messages) if isinstance(messages, list) else messages

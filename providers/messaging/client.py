@@ -23,7 +23,7 @@ import logging
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from providers.http import SessionClient, json_or_none, path_segment
+from providers.http import SessionClient, json_or_none, path_segment, retry_after_seconds
 from providers.messaging.adapter import ProviderError
 
 log = logging.getLogger(__name__)
@@ -40,15 +40,6 @@ class _Retryable(Exception):
         super().__init__(error.message)
         self.error = error
         self.retry_after = retry_after
-
-
-def _retry_after(headers) -> float | None:
-    """A numeric Retry-After in seconds (the HTTP-date form is ignored)."""
-    try:
-        value = float(headers.get("Retry-After", ""))
-    except ValueError:
-        return None
-    return value if value >= 0 else None
 
 
 def _twilio_code(body) -> int | None:
@@ -132,7 +123,7 @@ class TwilioClient(SessionClient):
         where = f"GET {route}"
         try:
             async with self._http().get(self.base_url + path, params=params) as r:
-                status, retry_after, raw = r.status, _retry_after(r.headers), await r.read()
+                status, retry_after, raw = r.status, retry_after_seconds(r.headers), await r.read()
         except aiohttp.ClientSSLError:
             raise ProviderError(f"messaging provider unreachable ({where}): TLS failure") from None
         except (asyncio.TimeoutError, aiohttp.ClientError) as exc:

@@ -26,7 +26,7 @@ import logging
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from providers.http import SessionClient, json_or_none, path_segment
+from providers.http import SessionClient, json_or_none, path_segment, retry_after_seconds
 from providers.voice.adapter import ProviderError
 
 log = logging.getLogger(__name__)
@@ -51,15 +51,6 @@ def _provider_message(body) -> str:
     if not message and isinstance(body, dict):
         message = body.get("error")
     return str(message or "no details")[:MESSAGE_MAX]
-
-
-def _retry_after(headers) -> float | None:
-    """A numeric Retry-After in seconds (the HTTP-date form is ignored)."""
-    try:
-        value = float(headers.get("Retry-After", ""))
-    except ValueError:
-        return None
-    return value if value >= 0 else None
 
 
 class VapiClient(SessionClient):
@@ -111,7 +102,7 @@ class VapiClient(SessionClient):
         where = f"{method} {route}"
         try:
             async with self._http().request(method, self.base_url + path, json=json, params=params) as r:
-                status, retry_after = r.status, _retry_after(r.headers)
+                status, retry_after = r.status, retry_after_seconds(r.headers)
                 raw = await r.read()
         except (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError) as exc:
             # The connection was never opened, so nothing was sent: safe to repeat even a create.

@@ -20,7 +20,7 @@ from core.errors import ServiceError
 from core.ids import is_uuid, utcnow
 from core.rpc import Client
 from core.settings import Settings
-from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider
+from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider, invoice_subscription_id
 from providers.payments.client import StripePayments
 from providers.payments.webhooks import InvalidWebhook, parse_event
 from providers.status import provider_status
@@ -118,8 +118,7 @@ class Payments:
             event = parse_event(body, signature, self.webhook_secret)
         except InvalidWebhook as exc:
             raise ServiceError("unauthorized", f"payment webhook refused: {exc}") from None
-        obj = event["data"]["object"].to_dict() if hasattr(event["data"]["object"], "to_dict") \
-            else dict(event["data"]["object"])
+        obj = event["data"]["object"].to_dict()
         kind, created = event["type"], _at(int(event["created"]))
         moved = False
         async with self.engine.begin() as conn:
@@ -200,13 +199,7 @@ def _subscription_of(kind: str, obj: dict) -> str | None:
     """The provider subscription an event is about."""
     if kind.startswith("customer.subscription."):
         return obj.get("id")
-    sub = obj.get("subscription")
-    if isinstance(sub, dict):
-        return sub.get("id")
-    if sub:
-        return sub
-    parent = (obj.get("parent") or {}).get("subscription_details") or {}
-    return parent.get("subscription")
+    return invoice_subscription_id(obj)  # a checkout session's `subscription` is read the same way
 
 
 def _event_values(kind: str, obj: dict, created: datetime, business) -> dict:

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from providers.messaging.simulator import errors
 from providers.messaging.simulator.messages import API_VERSION, Messages
 from providers.messaging.simulator.webhooks import new_idempotency_token, post_with_retries
+from providers.simulator_control import next_script
 
 log = logging.getLogger(__name__)
 
@@ -76,13 +77,7 @@ class Delivery:
         task.add_done_callback(self.tasks.discard)
 
     def _next_script(self) -> CallbackScript:
-        if not self.scripts:
-            return CallbackScript()
-        script = self.scripts[0]
-        script.times -= 1
-        if script.times <= 0:
-            self.scripts.pop(0)
-        return script
+        return next_script(self.scripts, CallbackScript)
 
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds * self.time_scale)

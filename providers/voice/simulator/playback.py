@@ -29,6 +29,7 @@ from pathlib import Path
 
 import aiohttp
 
+from providers.simulator_control import next_script
 from providers.voice.simulator.state import Store
 
 log = logging.getLogger(__name__)
@@ -225,13 +226,7 @@ class Playback:
         task.add_done_callback(self.tasks.discard)
 
     def _next_script(self) -> Script:
-        if not self.scripts:
-            return Script()
-        script = self.scripts[0]
-        script.times -= 1
-        if script.times <= 0:
-            self.scripts.pop(0)
-        return script
+        return next_script(self.scripts, Script)
 
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds * self.time_scale)
