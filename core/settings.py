@@ -120,6 +120,9 @@ class Settings:
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: int = 5
     eval_poll_seconds: float = 1.0
+    # How long an agent's eval gate waits for its runs before refusing the change as unfinished (it must fit, with
+    # the provider sync, inside the agents deadline: core.registry.PROVIDER_WAIT_SECONDS).
+    eval_gate_max_wait_seconds: float = 20.0
     # Webhook delivery: loopback receivers outside the local stack, the claim lease, and a factor on the retry
     # schedule and the disabling window (tests shorten both).
     webhooks_allow_loopback: bool = False
@@ -204,6 +207,7 @@ def load() -> Settings:
         provisioning_retry_seconds=float(os.environ.get("PROVISIONING_RETRY_SECONDS", "5")),
         eval_run_concurrency=_int("EVAL_RUN_CONCURRENCY", 5),
         eval_poll_seconds=float(os.environ.get("EVAL_POLL_SECONDS", "1")),
+        eval_gate_max_wait_seconds=float(os.environ.get("EVAL_GATE_MAX_WAIT_SECONDS", "20")),
         webhooks_allow_loopback=os.environ.get("WEBHOOKS_ALLOW_LOOPBACK", "").lower() in ("1", "true"),
         webhook_lease_seconds=float(os.environ.get("WEBHOOK_LEASE_SECONDS", "60")),
         webhook_retry_scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")),

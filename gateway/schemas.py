@@ -48,7 +48,10 @@ PAGE_FIELDS = {
 ERROR = _obj({"error": _obj({
     "code": {"type": "string"}, "message": {"type": "string"},
     "payment_required": {"type": "object", "description": "402 payment_required only: the x402 payment terms, "
-                         "as in the PAYMENT-REQUIRED header"}}, ("code", "message"))}, ("error",))
+                         "as in the PAYMENT-REQUIRED header"},
+    "eval_gate": {"type": "object", "description": "409 conflict from an agent's eval gate only: {status (failed or "
+                  "unfinished), batch_id, total, completed, passed, failed, runs: the failing and unfinished runs with "
+                  "their results}"}}, ("code", "message"))}, ("error",))
 
 SIGNUP_REQUEST = _obj({
     "business_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
@@ -134,6 +137,10 @@ def _provider_groups() -> str:
 
 EXPECTED_VERSION = {**VERSION, "description": "owner-edit guard: refuse with 409 conflict if "
                     "the agent is no longer at this version (see GET /api/v1/agents/versions)"}
+EVAL_GATE = {"type": "boolean", "description": "opt in to the eval gate: a change of a prompt, greeting or model "
+             "first runs the agent's eval scenarios against the new configuration and is refused (409) if any fails"}
+FORCE = {"type": "boolean", "default": False, "description": "apply the change even if the eval gate would refuse "
+         "it (the version records eval_gate {status: forced, forced_by})"}
 AGENT_CREATE = _obj({
     "business_id": UUID,
     "name": AGENT_NAME,
@@ -142,6 +149,7 @@ AGENT_CREATE = _obj({
     "voice": VOICE,
     "model": MODEL,
     "metadata": {"type": "object"},
+    "eval_gate": {**EVAL_GATE, "default": False},
 }, ("business_id", "name", "system_prompt"))
 AGENT_UPDATE = _obj({
     "id": UUID,
@@ -164,6 +172,9 @@ AGENT_UPDATE = _obj({
                         "force: a group can be replaced but not removed by PATCH (a rollback to a version without it resets it "
                         "to the provider's default)."},
     "expected_version": EXPECTED_VERSION,
+    "eval_gate": {**EVAL_GATE, "description": EVAL_GATE["description"] + " (true or false; not versioned; a write "
+                  "that turns it off is still gated)"},
+    "force": FORCE,
 }, ("id",))
 AGENT_UPDATE["not"] = {"required": ["inbound_prompt", "system_prompt"]}
 PERSONA = _obj({
@@ -188,18 +199,21 @@ PERSONA_LOAD = _obj({
                       "description": "overrides the opening line derived from the persona"},
     "expected_version": EXPECTED_VERSION,
     "force": {"type": "boolean", "default": False,
-              "description": "replace an inbound prompt the owner wrote in the dashboard (owner-edit guard)"},
+              "description": "replace an inbound prompt the owner wrote in the dashboard (owner-edit guard), and "
+              "apply the persona even if the eval gate would refuse it (recorded in the version)"},
 }, ("persona",))
 PERSONA_LOAD["oneOf"] = [{"required": ["agent_id"]}, {"required": ["id"]}]
 SMS_PROMPT_UPDATE = _obj({
     "agent_id": UUID,
     "sms_prompt": PROMPT,
     "reason": {"type": "string", "maxLength": agents.REASON_MAX, "description": "audit note"},
+    "force": FORCE,
 }, ("agent_id", "sms_prompt"))
 ROLLBACK = _obj({
     "agent_id": UUID,
     "version": {**VERSION, "description": "the version whose configuration is re-deployed"},
     "expected_version": EXPECTED_VERSION,
+    "force": FORCE,
 }, ("agent_id", "version"))
 
 # -- phone numbers -------------------------------------------------------------------------

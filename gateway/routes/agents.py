@@ -1,7 +1,10 @@
 """Agents area: agents, personas, versions and rollback, the SMS prompt."""
 from __future__ import annotations
 
+from aiohttp import web
+
 from gateway.convert import to_json
+from gateway.errors import error_response
 from gateway.routes import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
@@ -28,13 +31,13 @@ async def get_agent(ctx: RequestContext):
 async def create_agent(ctx: RequestContext):
     b = ctx.body
     req = agents_pb2.CreateAgentRequest(business_id=b["business_id"], name=b["name"], system_prompt=b["system_prompt"])
-    set_fields(req, b, "first_message")
+    set_fields(req, b, "first_message", "eval_gate")
     set_structs(req, b, "voice", "model", "metadata")
     return to_json(await ctx.rpc("agents").CreateAgent(req))
 
 
 UPDATE_TEXTS = ("name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message",
-                "outbound_first_message", "outbound_llm", "sms_llm", "expected_version")
+                "outbound_first_message", "outbound_llm", "sms_llm", "expected_version", "eval_gate", "force")
 
 
 async def update_agent(ctx: RequestContext):
@@ -43,7 +46,7 @@ async def update_agent(ctx: RequestContext):
     set_fields(req, b, *UPDATE_TEXTS)
     set_structs(req, b, "voice", "model", "metadata", "provider_config")
     reply = await ctx.rpc("agents").UpdateAgent(req)
-    return to_json(reply, omit=("rollback_of",))
+    return gate_refusal(reply) or to_json(reply, omit=("rollback_of",))
 
 
 async def load_persona(ctx: RequestContext):
@@ -56,14 +59,16 @@ async def load_persona(ctx: RequestContext):
     req = agents_pb2.LoadPersonaRequest(agent_id=b.get("agent_id") or b["id"], persona=persona, force=bool(b.get("force")))
     set_fields(req, b, "first_message", "expected_version")
     set_structs(req, b, "voice", "model")
-    return to_json(await ctx.rpc("agents").LoadPersona(req))
+    reply = await ctx.rpc("agents").LoadPersona(req)
+    return gate_refusal(reply) or to_json(reply)
 
 
 async def update_sms_prompt(ctx: RequestContext):
     b = ctx.body
     req = agents_pb2.UpdateSmsPromptRequest(agent_id=b["agent_id"], sms_prompt=b["sms_prompt"])
-    set_fields(req, b, "reason")
-    return to_json(await ctx.rpc("agents").UpdateSmsPrompt(req))
+    set_fields(req, b, "reason", "force")
+    reply = await ctx.rpc("agents").UpdateSmsPrompt(req)
+    return gate_refusal(reply) or to_json(reply)
 
 
 async def list_versions(ctx: RequestContext):
@@ -80,10 +85,33 @@ async def list_versions(ctx: RequestContext):
 async def rollback(ctx: RequestContext):
     b = ctx.body
     req = agents_pb2.RollbackAgentRequest(agent_id=b["agent_id"], version=b["version"])
-    set_fields(req, b, "expected_version")
-    return to_json(await ctx.rpc("agents").RollbackAgent(req))
+    set_fields(req, b, "expected_version", "force")
+    reply = await ctx.rpc("agents").RollbackAgent(req)
+    return gate_refusal(reply) or to_json(reply)
 
 
+def gate_refusal(reply) -> web.Response | None:
+    """409 conflict with error.eval_gate when the agent's eval gate refused the change (nothing changed)."""
+    gate = reply.eval_gate
+    if not reply.HasField("eval_gate") or gate.status not in domain.GATE_REFUSES:
+        return None
+    names = [f"{run.name}" + (f" [{run.channel}]" if run.channel else "") for run in gate.runs]
+    return error_response("conflict", domain.gate_refusal(gate.status, gate.failed, gate.total, names),
+                          eval_gate=to_json(gate))
+
+
+EVAL_GATE = ("Eval gate (opt in with eval_gate: true on the agent): a change of what the agent says on a channel - "
+             "inbound (inbound prompt, first_message, model), outbound (outbound prompt, greeting and llm, which fall "
+             "back to the inbound ones) or sms (sms prompt and llm, falling back to the inbound prompt and model, with "
+             "no greeting) - first runs every eval scenario of the agent against the new configuration of each "
+             "channel it changes (the live assistant with the new configuration as the provider's "
+             "assistantOverrides: nothing live changes). If any run fails, or the runs have not all ended within "
+             "EVAL_GATE_MAX_WAIT_SECONDS (20), the change is refused with 409 conflict and error.eval_gate {status: "
+             "failed or unfinished, batch_id, total, completed, passed, failed, runs: the failing and unfinished runs "
+             "with their results}, and nothing changes. When it passes the reply's eval_gate says so; an agent "
+             "without scenarios passes with status no_scenarios. force: true applies the change without running the "
+             "scenarios, recorded in the version as eval_gate {status: forced, forced_by: the key's id}. The runs "
+             "are listed by GET /api/v1/evals/run?agent_id= with trigger eval_gate. ")
 GUARD = ("Owner-edit guard: every write may send expected_version (the version it read); if the agent has "
          "changed since, the write is refused with 409 conflict and nothing changes. ")
 ROUTES = [
@@ -114,7 +142,7 @@ ROUTES = [
           "changes. outbound_* and sms_* are kept by the service and applied at call or message time. metadata is "
           "merged (it is not versioned). Every change of configuration is a new version (GET "
           "/api/v1/agents/versions); every prompt change writes an audit-history row and emits agent.prompt_changed, "
-          "which queues an email to the business owner. " + GUARD),
+          "which queues an email to the business owner. " + GUARD + EVAL_GATE),
     Route("POST", f"{V1}/agents/persona", load_persona, "Load a role-play persona into an agent", "agents",
           scope="agents:write", body=PERSONA_LOAD, response="PersonaLoaded", errors=WRITE_ERRORS,
           rpcs=(f"{AGENTS}/LoadPersona",),
@@ -125,14 +153,15 @@ ROUTES = [
           "by PATCH, by a rollback or by another persona) just works: those prompts are automation's own. Only an "
           "inbound prompt the owner edited by hand in the dashboard is protected: replacing it is 409 conflict "
           "unless force is true. Send agent_id or its alias id (one of the two). The replaced prompt stays in the "
-          "versions for rollback."),
+          "versions for rollback. " + EVAL_GATE),
     Route("GET", f"{V1}/agents/versions", list_versions, "An agent's configuration versions", "agents",
           scope="agents:read", query={**page_query(50, 100, agent_id=UUID, version=VERSION),
                                       "required": ["agent_id"]},
           response=("AgentVersionList", "AgentVersionDetail"), errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
           rpcs=(f"{AGENTS}/ListVersions",),
           description="Newest first: {agent_id, versions: [{version, content_hash, parent_version, rollback_of, "
-          "source, changed_fields, created_at}], has_more}. Each version is one deployed configuration (name, "
+          "source, changed_fields, created_at, eval_gate}], has_more}; eval_gate is the eval gate's outcome for that "
+          "change (passed, no_scenarios or forced with forced_by) or null when the gate did not apply. Each version is one deployed configuration (name, "
           "prompts, greetings, voice, model, provider_config); content_hash is the sha256 of its canonical JSON, so "
           "equal configurations hash equal. parent_version is the version it replaced; rollback_of names the "
           "version a rollback re-deployed. With ?version=N: {agent_id, version: {..., config_snapshot}}, the full "
@@ -144,10 +173,10 @@ ROUTES = [
           description="Applies the configuration of `version` through the same path as PATCH, as a new version "
           "whose rollback_of is `version` and whose parent_version is the version it replaced. Redacted secrets "
           "keep their current values. Rolling back to a configuration equal to the current one changes nothing "
-          "(updated false). " + GUARD),
+          "(updated false). " + GUARD + EVAL_GATE),
     Route("POST", f"{V1}/sms/update-prompt", update_sms_prompt, "Replace an agent's SMS prompt", "agents",
-          scope="agents:write", body=SMS_PROMPT_UPDATE, response="SmsPromptUpdated", errors=AGENT_ERRORS,
+          scope="agents:write", body=SMS_PROMPT_UPDATE, response="SmsPromptUpdated", errors=WRITE_ERRORS,
           rpcs=(f"{AGENTS}/UpdateSmsPrompt",),
           description="{success: true, agent_id, message, version}. The change is a new version, writes an "
-          "audit-history row carrying `reason` and emits agent.prompt_changed."),
+          "audit-history row carrying `reason` and emits agent.prompt_changed. " + EVAL_GATE),
 ]

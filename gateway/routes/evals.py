@@ -3,10 +3,12 @@ provider."""
 from __future__ import annotations
 
 from core.messages import struct
+from core.registry import PROVIDER_WAIT_SECONDS
 from gateway.convert import to_json
 from gateway.routes import RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import EVAL_CREATE, EVAL_RUN_REQUEST, EVAL_UPDATE, FAN_OUT_ENTRY, UUID
+from services.evals import domain as evals
 from switchboard.v1 import evals_pb2
 
 EVALS = "switchboard.v1.Evals"
@@ -58,7 +60,9 @@ async def run_eval(ctx: RequestContext):
     for field in ("eval_id", "agent_id", "wait", "max_wait_ms"):
         if field in b:
             setattr(req, field, b[field])
-    reply = await ctx.rpc("evals").RunEval(req)
+    # The call waits up to max_wait_ms for the runs: its deadline is that wait with room for the rest.
+    wait_seconds = (b.get("max_wait_ms", evals.MAX_WAIT_MS[0]) / 1000) if b.get("wait", True) else 0
+    reply = await ctx.rpc("evals").RunEval(req, timeout=max(PROVIDER_WAIT_SECONDS, wait_seconds + 15))
     if reply.HasField("run"):
         return to_json(reply.run, omit=RUN_DETAILS)
     fan = to_json(reply.fan_out)
@@ -78,11 +82,16 @@ async def eval_runs(ctx: RequestContext):
 
 
 # The single-run reply is the spec's {run_id, provider_run_id, status, passed, results}; GET shows the rest.
-RUN_DETAILS = ("eval_id", "name", "agent_id", "ended_reason", "created_at", "ended_at")
+RUN_DETAILS = ("eval_id", "name", "agent_id", "ended_reason", "created_at", "ended_at", "trigger", "channel",
+               "stubbed_tool_calls")
 RUN_STATES = ("status: queued (stored, or submitted to the provider and not started: a run may wait here for a "
               "free slot under the provider's per-organisation rate limit), in-progress (the mock conversation is "
               "playing), ended. Once ended, results and passed never change; passed is true when every graded turn "
               "passed and the conversation was played to its end.")
+TEST_MODE = ("Runs play in test mode: the assistant's tool calls (SMS, links, bookings, configuration writes) are "
+             "stubbed at the provider and never executed; stubbed_tool_calls lists each ({turn, name, arguments, "
+             "toolType, executed: false, result}). trigger says what started a run: request (this API) or eval_gate "
+             "(an agent's eval gate; channel names the agent channels whose new configuration it tested).")
 MIRRORED = ("Each scenario is mirrored to the voice provider's eval API (provider_eval_id); when the provider "
             "refuses or cannot be reached the answer is 500 provider_error and nothing changes on either side.")
 ROUTES = [
@@ -126,5 +135,6 @@ ROUTES = [
               "agent_id": UUID}},
           response=("EvalRun", "EvalRunList"), errors=ERRORS, rpcs=(f"{EVALS}/GetEvalRuns",),
           description="Exactly one of run_id, provider_run_id (one run) and agent_id (its 50 most recent runs, newest "
-          "first, as {runs}). An unfinished run is refreshed from the provider as it is read. " + RUN_STATES),
+          "first, as {runs}). An unfinished run is refreshed from the provider as it is read. " + RUN_STATES + " "
+          + TEST_MODE),
 ]

@@ -434,3 +434,72 @@ def outbound(config: AgentConfig) -> Outbound:
     model = {**config.model, "model": config.outbound_llm or config.model["model"]}
     return Outbound(config.outbound_prompt or config.inbound_prompt,
                     config.outbound_first_message or config.first_message, model)
+
+
+# -- the eval gate ----------------------------------------------------------------------------------------------
+
+# An agent that opts in (eval_gate) has each change of what it says on a channel first run its eval scenarios
+# against the new configuration of that channel. What a channel runs with:
+# - inbound: the inbound prompt, first message and model (the live assistant);
+# - outbound: the outbound prompt, first message and llm, each falling back to the inbound one (as calls place it);
+# - sms: the SMS prompt and llm, falling back to the inbound ones, with no greeting (a text thread starts with the
+#   customer's message).
+# The scenarios are the agent's behaviour contract on every channel its prompts drive.
+CHANNELS = ("inbound", "outbound", "sms")
+# The provider's firstMessageMode for an assistant that does not open the conversation.
+WAITS_FOR_USER = "assistant-waits-for-user"
+
+
+def _chat_model(model: dict, prompt: str) -> dict:
+    return {**model, "messages": [{"role": "system", "content": prompt}]}
+
+
+def channel_overrides(config: AgentConfig) -> dict[str, dict]:
+    """Each channel's configuration as the provider's assistantOverrides on the live assistant."""
+    out = outbound(config)
+    sms_model = {**config.model, "model": config.sms_llm or config.model["model"]}
+    return {
+        "inbound": {"firstMessage": config.first_message, "model": provider_model(config)},
+        "outbound": {"firstMessage": out.first_message, "model": _chat_model(out.model, out.prompt)},
+        "sms": {"firstMessageMode": WAITS_FOR_USER,
+                "model": _chat_model(sms_model, config.sms_prompt or config.inbound_prompt)},
+    }
+
+
+def gate_targets(previous: AgentConfig, config: AgentConfig) -> list[tuple[str, dict]]:
+    """(channels, assistantOverrides) for each channel whose configuration the change alters; channels whose new
+    configuration is the same are tested once, named together ("inbound,outbound"). Empty: nothing to gate."""
+    before, after = channel_overrides(previous), channel_overrides(config)
+    targets: list[tuple[list[str], dict]] = []
+    for channel in CHANNELS:
+        if before[channel] == after[channel]:
+            continue
+        same = next((names for names, overrides in targets if overrides == after[channel]), None)
+        if same is not None:
+            same.append(channel)
+        else:
+            targets.append(([channel], after[channel]))
+    return [(",".join(names), overrides) for names, overrides in targets]
+
+
+def with_live_tools(overrides: dict, assistant: dict) -> dict:
+    """`overrides` keeping the live assistant's tools: an override's model replaces the assistant's whole model,
+    and the run must use the tools the assistant really has (the provider stubs them in an eval run)."""
+    live = assistant.get("model") or {}
+    tools = {key: live[key] for key in ("tools", "toolIds") if live.get(key)}
+    return {**overrides, "model": {**overrides["model"], **tools}} if tools else overrides
+
+
+# The gate's verdicts that refuse the change (a scenario failed, or a run had not ended in time).
+GATE_REFUSES = ("failed", "unfinished")
+
+
+def gate_refusal(status: str, failed: int, total: int, names: list[str]) -> str:
+    """The message of a change the eval gate refused."""
+    listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+    if status == "failed":
+        why = f"{failed} of {total} eval runs failed against the new configuration ({listed})"
+    else:
+        why = f"the eval runs had not all ended in time ({listed} unfinished)"
+    return (f"the eval gate refused this change: {why}; nothing changed. Fix the change, or send force: true to "
+            "apply it anyway (the version records that it was forced)")

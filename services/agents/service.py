@@ -11,26 +11,30 @@ previous configuration.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from google.protobuf import json_format
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import leases, tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, utcnow
+from core.messages import struct
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
+from core.rpc import Client
 from core.tenant import require_business
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.agents import domain, store
 from services.agents.store import agent_versions, agents, outbox
-from switchboard.v1 import events_pb2
+from switchboard.v1 import evals_pb2, events_pb2
 
 log = logging.getLogger(__name__)
 
@@ -50,15 +54,24 @@ def _stored_config(config: domain.AgentConfig) -> dict:
     return data
 
 
+def gate_record(gate: evals_pb2.EvalGateOutcome) -> dict:
+    """What a version keeps of the eval gate's outcome: the verdict and counts (the runs stay in evals)."""
+    record = json_format.MessageToDict(gate, preserving_proto_field_name=True)
+    record.pop("runs", None)
+    return record
+
+
 @dataclass(frozen=True)
 class Write:
-    """One configuration write: where it comes from and what the owner-edit guard needs to know."""
+    """One configuration write: where it comes from, what the owner-edit guard and the eval gate need to know,
+    and the agent's settings that are not versioned configuration (metadata, eval_gate)."""
 
     source: str  # update, persona, sms_prompt or rollback
     expected_version: int | None = None
-    force: bool = False
+    force: bool = False  # past the owner-edit guard (persona) and the eval gate
     reason: str | None = None
     metadata: dict | None = None
+    eval_gate: bool | None = None
     rollback_of: int | None = None
 
 
@@ -66,11 +79,17 @@ class Write:
 class Written:
     row: object
     change: domain.Change
-    metadata_changed: bool
+    settings_changed: list[str] = dataclasses.field(default_factory=list)  # metadata, eval_gate
+    # The eval gate's outcome when it applied; with a refusing status nothing was written.
+    eval_gate: evals_pb2.EvalGateOutcome | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.eval_gate is not None and self.eval_gate.status in domain.GATE_REFUSES
 
     @property
     def updated_fields(self) -> list[str]:
-        return self.change.changed + (["metadata"] if self.metadata_changed else [])
+        return [] if self.refused else self.change.changed + self.settings_changed
 
 
 @dataclass(frozen=True)
@@ -84,10 +103,13 @@ class AgentView:
 
 
 class Agents:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, events_committed: Callable[[], None]):
+    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, events_committed: Callable[[], None],
+                 evals: Client, gate_wait_seconds: float):
         self.engine = engine
         self.voice = voice
         self.events_committed = events_committed
+        self.evals = evals
+        self.gate_wait_seconds = gate_wait_seconds
 
     # -- reads -----------------------------------------------------------------------
 
@@ -136,7 +158,8 @@ class Agents:
     # -- create ----------------------------------------------------------------------
 
     async def create(self, business_id: str, name: str, system_prompt: str, first_message: str | None,
-                     voice: dict, model: dict, metadata: dict, request_id: str | None = None):
+                     voice: dict, model: dict, metadata: dict, request_id: str | None = None,
+                     eval_gate: bool = False):
         """A new agent and its provider assistant; with `request_id`, a repeat returns the agent that request made
         (a concurrent repeat loses the insert race, undoes its assistant and gets 409 conflict)."""
         require_business(tenant.require_account(), business_id)
@@ -154,7 +177,8 @@ class Agents:
                 row = await store.insert_agent(
                     conn, id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
                     provider_assistant_id=assistant_id, config=_stored_config(config), metadata=metadata, version=1,
-                    inbound_prompt_source="create", created_at=now, updated_at=now, request_id=request_id)
+                    inbound_prompt_source="create", created_at=now, updated_at=now, request_id=request_id,
+                    eval_gate=eval_gate)
                 await self._record(conn, row, domain.initial_change(config), Write(source="create"), version=1,
                                    parent=None, now=now)
         except BaseException as exc:
@@ -170,7 +194,8 @@ class Agents:
 
     async def update(self, agent_id: str, texts: dict[str, str], *, system_prompt: str | None = None,
                      voice: dict | None = None, model: dict | None = None, provider_config: dict | None = None,
-                     metadata: dict | None = None, expected_version: int | None = None) -> Written:
+                     metadata: dict | None = None, expected_version: int | None = None, eval_gate: bool | None = None,
+                     force: bool = False) -> Written:
         """A partial update; `system_prompt` is the deprecated alias of `texts["inbound_prompt"]`."""
         texts = dict(texts)
         inbound = domain.resolve_inbound_alias(texts.pop("inbound_prompt", None), system_prompt)
@@ -180,8 +205,8 @@ class Agents:
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.apply_update(current, texts=texts, voice=voice, model=model, provider_config=provider_config)
 
-        return await self._write(agent_id, build, Write(source="update", metadata=metadata,
-                                                        expected_version=expected_version))
+        return await self._write(agent_id, build, Write(source="update", metadata=metadata, eval_gate=eval_gate,
+                                                        expected_version=expected_version, force=force))
 
     async def load_persona(self, agent_id: str, persona: domain.Persona, *, first_message: str | None = None,
                            voice: dict | None = None, model: dict | None = None, force: bool = False,
@@ -197,16 +222,19 @@ class Agents:
         return await self._write(agent_id, build, Write(source="persona", force=force,
                                                         expected_version=expected_version), field="agent_id")
 
-    async def update_sms_prompt(self, agent_id: str, sms_prompt: str, reason: str | None) -> Written:
+    async def update_sms_prompt(self, agent_id: str, sms_prompt: str, reason: str | None,
+                                force: bool = False) -> Written:
         reason = domain.check_reason(reason)
         domain.check_text(sms_prompt, "sms_prompt", domain.PROMPT_MAX)
 
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.apply_update(current, texts={"sms_prompt": sms_prompt})
 
-        return await self._write(agent_id, build, Write(source="sms_prompt", reason=reason), field="agent_id")
+        return await self._write(agent_id, build, Write(source="sms_prompt", reason=reason, force=force),
+                                 field="agent_id")
 
-    async def rollback(self, agent_id: str, version: int, expected_version: int | None = None) -> Written:
+    async def rollback(self, agent_id: str, version: int, expected_version: int | None = None,
+                       force: bool = False) -> Written:
         """Restore the configuration of an earlier version (as a new version)."""
         if version < 1:
             raise invalid("version must be a positive integer")
@@ -219,7 +247,7 @@ class Agents:
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.change_to(current, domain.restore_snapshot(target.config_snapshot, current))
 
-        return await self._write(agent_id, build, Write(source="rollback", rollback_of=version,
+        return await self._write(agent_id, build, Write(source="rollback", rollback_of=version, force=force,
                                                         expected_version=expected_version), field="agent_id")
 
     async def _write(self, agent_id: str, build: Callable[[domain.AgentConfig], domain.Change], write: Write,
@@ -237,15 +265,20 @@ class Agents:
                                           source=write.source, inbound_prompt_source=row.inbound_prompt_source,
                                           force=write.force)
             metadata, metadata_changed = domain.merge_metadata(row.metadata, write.metadata or {})
-            if not change.changed and not metadata_changed:
-                return Written(row, change, False)
+            settings = {**({"metadata": metadata} if metadata_changed else {}),
+                        **({"eval_gate": write.eval_gate} if write.eval_gate not in (None, row.eval_gate) else {})}
+            if not change.changed and not settings:
+                return Written(row, change)
+            gate = await self._gate(row, current, change, write)
+            if gate is not None and gate.status in domain.GATE_REFUSES:
+                return Written(row, change, eval_gate=gate)
             synced = False
             if change.provider_changed:
                 await self.voice.update_assistant(row.provider_assistant_id,
                                                   domain.assistant_patch(change.config, change.provider_changed, current))
                 synced = True
             try:
-                updated = await self._store_write(row, token, current, change, write, metadata)
+                updated = await self._store_write(row, token, current, change, write, settings, gate)
             except BaseException:
                 if synced:  # put the provider assistant back
                     await undo_at_provider(
@@ -255,13 +288,34 @@ class Agents:
                 raise
         if change.prompts_changed:
             self.events_committed()
-        return Written(updated, change, metadata_changed)
+        return Written(updated, change, list(settings), gate)
+
+    async def _gate(self, row, current: domain.AgentConfig, change: domain.Change,
+                    write: Write) -> evals_pb2.EvalGateOutcome | None:
+        """The eval gate's outcome for this change, or None when it does not apply: the agent has not opted in
+        (before or by this write: turning the gate off in the same write does not skip it) or the change leaves
+        every channel's configuration as it was. `force` skips the runs and is recorded instead."""
+        if not (row.eval_gate or write.eval_gate):
+            return None
+        targets = domain.gate_targets(current, change.config)
+        if not targets:
+            return None
+        if write.force:
+            return evals_pb2.EvalGateOutcome(status="forced", forced_by=tenant.current().api_key_id)
+        assistant = await self.voice.get_assistant(row.provider_assistant_id)
+        request = evals_pb2.GateEvalRequest(
+            agent_id=str(row.id), provider_assistant_id=row.provider_assistant_id,
+            max_wait_ms=int(self.gate_wait_seconds * 1000),
+            targets=[evals_pb2.GateTarget(channel=channel, overrides=struct(domain.with_live_tools(overrides,
+                                                                                                  assistant)))
+                     for channel, overrides in targets])
+        return await self.evals.GateEval(request, timeout=self.gate_wait_seconds + 10)
 
     async def _store_write(self, row, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
-                           metadata: dict):
+                           settings: dict, gate: evals_pb2.EvalGateOutcome | None):
         """The agent row, its version, audit rows and event in one short transaction, if the lease still holds."""
         now = utcnow()
-        values = {"metadata": metadata, "updated_at": now}
+        values = {**settings, "updated_at": now}
         if change.changed:
             values.update(name=change.config.name, config=_stored_config(change.config), version=row.version + 1)
             if "inbound_prompt" in change.changed:
@@ -273,12 +327,13 @@ class Agents:
                                    "meanwhile; nothing of this write was kept, retry")
             if change.changed:
                 await self._record(conn, updated, change, write, version=updated.version, parent=row.version,
-                                   now=now, previous=current)
+                                   now=now, previous=current, gate=gate)
         return updated
 
     @staticmethod
     async def _record(conn: AsyncConnection, row, change: domain.Change, write: Write, *, version: int,
-                      parent: int | None, now, previous: domain.AgentConfig | None = None) -> None:
+                      parent: int | None, now, previous: domain.AgentConfig | None = None,
+                      gate: evals_pb2.EvalGateOutcome | None = None) -> None:
         """The version row, the audit rows and the owner-notification event of one change."""
         who = tenant.current()
         key_id = who.api_key_id if is_uuid(who.api_key_id) else None
@@ -286,7 +341,8 @@ class Agents:
         await store.insert_version(
             conn, agent_id=row.id, version=version, business_id=row.business_id, content_hash=domain.content_hash(snap),
             config_snapshot=snap, parent_version=parent, rollback_of=write.rollback_of, source=write.source,
-            changed_fields=change.changed, api_key_id=key_id, created_at=now)
+            changed_fields=change.changed, api_key_id=key_id, created_at=now,
+            eval_gate=gate_record(gate) if gate is not None else None)
         for field in change.prompts_changed:
             await store.insert_prompt_change(
                 conn, agent_id=row.id, business_id=row.business_id, field=field,

@@ -42,7 +42,7 @@ def agent_message(view: AgentView) -> agents_pb2.Agent:
         provider_assistant_id=row.provider_assistant_id, status=row.status,
         first_message=config.first_message, voice=struct(config.voice), model=struct(config.model),
         metadata=struct(row.metadata), provider_config=struct(config.provider_config), version=row.version,
-        phone_number=view.phone_number,
+        phone_number=view.phone_number, eval_gate=row.eval_gate,
         prompts=agents_pb2.Prompts(
             inbound=agents_pb2.InboundPrompt(prompt=view.live_prompt if view.live_prompt is not None else "",
                                              llm=config.model["model"]),
@@ -61,7 +61,7 @@ def updated_message(written: Written) -> agents_pb2.AgentUpdated:
         id=str(row.id), name=row.name, business_id=str(row.business_id),
         provider_assistant_id=row.provider_assistant_id, updated=bool(written.updated_fields),
         updated_fields=written.updated_fields, version=row.version,
-        ignored_provider_config=written.change.ignored_provider_config)
+        ignored_provider_config=written.change.ignored_provider_config, eval_gate=written.eval_gate)
 
 
 def version_message(v, with_snapshot: bool) -> agents_pb2.AgentVersion:
@@ -70,6 +70,8 @@ def version_message(v, with_snapshot: bool) -> agents_pb2.AgentVersion:
                                   rollback_of=v.rollback_of)
     if with_snapshot:
         out.config_snapshot.CopyFrom(struct(v.config_snapshot))
+    if v.eval_gate is not None:
+        json_format.ParseDict(v.eval_gate, out.eval_gate)
     set_timestamp(out, "created_at", v.created_at)
     return out
 
@@ -137,7 +139,7 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         row = await self.agents.create(request.business_id, request.name, request.system_prompt,
                                        optional(request, "first_message"), _dict(request, "voice") or {},
                                        _dict(request, "model") or {}, _dict(request, "metadata") or {},
-                                       optional(request, "request_id"))
+                                       optional(request, "request_id"), request.eval_gate)
         reply = agents_pb2.AgentCreated(id=str(row.id), name=row.name, business_id=str(row.business_id),
                                         provider_assistant_id=row.provider_assistant_id, version=row.version)
         set_timestamp(reply, "created_at", row.created_at)
@@ -148,7 +150,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         return updated_message(await self.agents.update(
             request.id, texts, system_prompt=optional(request, "system_prompt"), voice=_dict(request, "voice"),
             model=_dict(request, "model"), provider_config=_dict(request, "provider_config"),
-            metadata=_dict(request, "metadata"), expected_version=optional(request, "expected_version")))
+            metadata=_dict(request, "metadata"), expected_version=optional(request, "expected_version"),
+            eval_gate=optional(request, "eval_gate"), force=request.force))
 
     async def LoadPersona(self, request, context):
         p = request.persona
@@ -162,17 +165,21 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
                                             objective=persona.objective.strip() if persona.objective else None)
         return agents_pb2.PersonaLoaded(id=str(written.row.id), updated=bool(written.updated_fields),
                                         persona_loaded=True, persona_summary=summary,
-                                        updated_fields=written.updated_fields, version=written.row.version)
+                                        updated_fields=written.updated_fields, version=written.row.version,
+                                        eval_gate=written.eval_gate)
 
     async def UpdateSmsPrompt(self, request, context):
-        written = await self.agents.update_sms_prompt(request.agent_id, request.sms_prompt, optional(request, "reason"))
-        message = "SMS prompt updated" if written.change.changed else "SMS prompt unchanged"
-        return agents_pb2.UpdateSmsPromptReply(success=True, agent_id=str(written.row.id), message=message,
-                                               version=written.row.version)
+        written = await self.agents.update_sms_prompt(request.agent_id, request.sms_prompt, optional(request, "reason"),
+                                                      force=request.force)
+        message = ("SMS prompt refused by the eval gate" if written.refused
+                   else "SMS prompt updated" if written.change.changed else "SMS prompt unchanged")
+        return agents_pb2.UpdateSmsPromptReply(success=not written.refused, agent_id=str(written.row.id),
+                                               message=message, version=written.row.version,
+                                               eval_gate=written.eval_gate)
 
     async def RollbackAgent(self, request, context):
         reply = updated_message(await self.agents.rollback(request.agent_id, request.version,
-                                                           optional(request, "expected_version")))
+                                                           optional(request, "expected_version"), force=request.force))
         reply.rollback_of = request.version
         return reply
 
@@ -242,5 +249,7 @@ def build(runtime: Runtime) -> AgentsServicer:
     if s.number_pool_file:
         runtime.run(PoolLoader(runtime.engine, Path(s.number_pool_file)))
     server = ServerConfig(voice, WebhookAuth.of(s), s.public_base_url)
-    return AgentsServicer(Agents(runtime.engine, voice, runtime.events_committed),
+    agents = Agents(runtime.engine, voice, runtime.events_committed, runtime.client("evals"),
+                    s.eval_gate_max_wait_seconds)
+    return AgentsServicer(agents,
                           Numbers(runtime.engine, voice, server, s.voice_sip_credential_id, runtime.events_committed))

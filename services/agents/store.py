@@ -38,6 +38,8 @@ agents = sa.Table(
     *lease_columns(),
     # Set by a creator that may retry (CreateAgentRequest.request_id): one agent per request in a business.
     sa.Column("request_id", sa.Text),
+    # Opt-in: a change of what the agent says first runs its eval scenarios against the new configuration.
+    sa.Column("eval_gate", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index("agents_business_created", "business_id", "created_at"),
     sa.Index("agents_request_once", "business_id", "request_id", unique=True,
              postgresql_where=sa.text("request_id IS NOT NULL")),
@@ -56,6 +58,8 @@ agent_versions = sa.Table(
     sa.Column("changed_fields", ARRAY(sa.Text), nullable=False),
     sa.Column("api_key_id", Uuid),
     sa.Column("created_at", Ts, nullable=False),
+    # The eval gate's outcome for this change: {status: passed|no_scenarios|forced, batch_id?, total?, ...}.
+    sa.Column("eval_gate", JSONB),
 )
 
 # Audit history of prompt changes (one row per changed prompt field).

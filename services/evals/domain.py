@@ -12,7 +12,7 @@ Every refusal names the turn and the field, e.g. `messages[3].judgePlan.content 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.errors import invalid
 from core.text import optional_text
@@ -175,6 +175,8 @@ PROVIDER_RUN_STATUSES = {"queued": QUEUED, "running": IN_PROGRESS, "ended": ENDE
 DONE_REASON = "mockConversation.done"
 MAX_WAIT_MS = (60000, 110000)  # default, maximum
 RUNS_LISTED = 50
+# What started a run: POST /api/v1/evals/run, or an agent's eval gate on a configuration change.
+REQUEST, EVAL_GATE = "request", "eval_gate"
 
 
 def check_max_wait(max_wait_ms: int | None) -> int:
@@ -199,21 +201,53 @@ class RunState:
     passed: bool | None
     results: list[dict]
     ended_reason: str | None
+    stubbed_tool_calls: list[dict] = field(default_factory=list)
 
 
 def run_state(provider_run: dict) -> RunState:
     """Our view of the provider's run: status, and once ended whether every result passed (a run that ended
     any other way than played to its end did not pass) and the results as `{status, messages}`."""
     status = PROVIDER_RUN_STATUSES.get(provider_run.get("status"), QUEUED)
+    stubbed = list(provider_run.get("stubbedToolCalls") or [])
     if status != ENDED:
-        return RunState(status, None, [], None)
+        return RunState(status, None, [], None, stubbed)
     reason = provider_run.get("endedReason")
     results = [{"status": r.get("status"), "messages": r.get("messages", [])}
                for r in provider_run.get("results") or []]
     passed = reason == DONE_REASON and bool(results) and all(r["status"] == "pass" for r in results)
-    return RunState(ENDED, passed, results, reason)
+    return RunState(ENDED, passed, results, reason, stubbed)
 
 
 def failed_to_start(reason: str) -> RunState:
     """A run the provider never took (refused, or its rate limit outlasted our retries)."""
     return RunState(ENDED, False, [], reason[:500])
+
+
+# -- the eval gate ------------------------------------------------------------------------------------------------
+
+GATE_PASSED, GATE_FAILED, GATE_UNFINISHED, NO_SCENARIOS = "passed", "failed", "unfinished", "no_scenarios"
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    """An eval gate's verdict on its runs; `shown` are the runs that explain a refusal (failed or unfinished)."""
+
+    status: str
+    total: int
+    completed: int
+    passed: int
+    failed: int
+    shown: list
+
+
+def gate_verdict(runs: list) -> GateVerdict:
+    """failed when any run ended without passing, else unfinished when any has not ended, else passed; with no
+    runs at all (the agent has no scenarios) no_scenarios: there is nothing to hold the change to."""
+    if not runs:
+        return GateVerdict(NO_SCENARIOS, 0, 0, 0, 0, [])
+    ended = [r for r in runs if r.status == ENDED]
+    passed = sum(1 for r in ended if r.passed)
+    failing = [r for r in ended if not r.passed]
+    unfinished = [r for r in runs if r.status != ENDED]
+    status = GATE_FAILED if failing else GATE_UNFINISHED if unfinished else GATE_PASSED
+    return GateVerdict(status, len(runs), len(ended), passed, len(failing), failing + unfinished)

@@ -32,6 +32,17 @@ FIRST_BACKOFF_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
+class Play:
+    """One run to start: a scenario against an assistant, with the configuration not yet live (`overrides`) of an
+    agent channel when an eval gate starts it."""
+
+    scenario: object
+    assistant_id: str
+    overrides: dict | None = None
+    channel: str | None = None
+
+
+@dataclass(frozen=True)
 class FanOut:
     total: int
     completed: int
@@ -59,31 +70,52 @@ class Runs:
             scenario = await store.scenario(conn, who.business_ids, scenario_id)
         if scenario is None:
             raise not_found("eval scenario")
-        [run] = await self._start([scenario], None, wait, domain.check_max_wait(max_wait_ms))
+        assistant = await self._assistant(str(scenario.agent_id))
+        [run] = await self._start([Play(scenario, assistant)], None, wait,
+                                  domain.check_max_wait(max_wait_ms))
         return run
 
     async def run_agent(self, agent_id: str, wait: bool, max_wait_ms: int | None) -> FanOut:
         require_uuid(agent_id, "agent_id")
-        who = tenant.require_account()
-        await self._assistants({agent_id})  # another business's agent is not found
-        async with self.engine.connect() as conn:
-            scenarios = (await conn.execute(store.scenarios_for_runs(who.business_ids, agent_id))).all()
+        assistant = await self._assistant(agent_id)  # another business's agent is not found
+        scenarios = await self._scenarios_of(agent_id)
         if not scenarios:
             raise invalid("this agent has no eval scenarios to run; create some with POST /api/v1/evals")
-        runs = await self._start(scenarios, new_id(), wait, domain.check_max_wait(max_wait_ms))
+        runs = await self._start([Play(s, assistant) for s in scenarios], new_id(), wait,
+                                 domain.check_max_wait(max_wait_ms))
         ended = [r for r in runs if r.status == domain.ENDED]
         passed = sum(1 for r in ended if r.passed)
         return FanOut(total=len(runs), completed=len(ended), passed=passed, failed=len(ended) - passed, runs=runs)
 
-    async def _start(self, scenarios: list, batch_id: str | None, wait: bool, max_wait_ms: int) -> list:
-        assistant_of = await self._assistants({str(s.agent_id) for s in scenarios})
+    async def gate(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict]],
+                   max_wait_ms: int) -> tuple[str | None, domain.GateVerdict]:
+        """An agent's eval gate: every scenario of the agent against each target (channel, assistantOverrides),
+        waiting up to `max_wait_ms`; (the runs' batch id, the verdict). The caller (the agents service) owns the
+        agent and its assistant; the scenarios are read within the caller's businesses."""
+        require_uuid(agent_id, "agent_id")
+        scenarios = await self._scenarios_of(agent_id)
+        plays = [Play(s, assistant_id, overrides, channel) for channel, overrides in targets for s in scenarios]
+        if not plays:
+            return None, domain.gate_verdict([])
+        batch_id = new_id()
+        runs = await self._start(plays, batch_id, True, max_wait_ms, trigger=domain.EVAL_GATE)
+        return batch_id, domain.gate_verdict(runs)
+
+    async def _scenarios_of(self, agent_id: str) -> list:
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            return (await conn.execute(store.scenarios_for_runs(who.business_ids, agent_id))).all()
+
+    async def _start(self, plays: list[Play], batch_id: str | None, wait: bool, max_wait_ms: int,
+                     trigger: str = domain.REQUEST) -> list:
         now = utcnow()
-        rows = [{"id": new_id(), "business_id": s.business_id, "agent_id": s.agent_id, "eval_id": s.id,
-                 "eval_name": s.name, "batch_id": batch_id, "status": domain.QUEUED, "results": [],
-                 "created_at": now, "updated_at": now} for s in scenarios]
+        rows = [{"id": new_id(), "business_id": p.scenario.business_id, "agent_id": p.scenario.agent_id,
+                 "eval_id": p.scenario.id, "eval_name": p.scenario.name, "batch_id": batch_id, "trigger": trigger,
+                 "channel": p.channel, "status": domain.QUEUED, "results": [], "created_at": now, "updated_at": now}
+                for p in plays]
         async with self.engine.begin() as conn:
             await conn.execute(store.runs.insert(), rows)
-        work = [(row["id"], s.provider_eval_id, assistant_of[str(s.agent_id)]) for row, s in zip(rows, scenarios)]
+        work = [(row["id"], p.scenario.provider_eval_id, p.assistant_id, p.overrides) for row, p in zip(rows, plays)]
         driver = asyncio.create_task(self._drive(work), name=f"eval-runs-{rows[0]['id']}")
         self._drivers.add(driver)
         driver.add_done_callback(self._drivers.discard)
@@ -92,28 +124,24 @@ class Runs:
         async with self.engine.connect() as conn:
             return await store.runs_by_ids(conn, [row["id"] for row in rows])
 
-    async def _assistants(self, agent_ids: set[str]) -> dict[str, str]:
-        """The provider assistant of each agent (an agent of another business reads as not found)."""
-        found = {}
-        for agent_id in agent_ids:
-            agent = await self.agents.GetAgent(agents_pb2.GetAgentRequest(id=agent_id))
-            found[agent_id] = agent.provider_assistant_id
-        return found
+    async def _assistant(self, agent_id: str) -> str:
+        """The agent's provider assistant (an agent of another business reads as not found)."""
+        return (await self.agents.GetAgent(agents_pb2.GetAgentRequest(id=agent_id))).provider_assistant_id
 
     # -- driving -------------------------------------------------------------------------------------------------
 
-    async def _drive(self, work: list[tuple[str, str, str]]) -> None:
+    async def _drive(self, work: list[tuple[str, str, str, dict | None]]) -> None:
         await asyncio.gather(*(self._drive_one(*item) for item in work))
 
     async def _drive_one(self, run_id: str, provider_eval_id: str | None, assistant_id: str | None,
-                         provider_run_id: str | None = None) -> None:
+                         overrides: dict | None = None, provider_run_id: str | None = None) -> None:
         """Submit a run (unless it was: `provider_run_id`) and follow it at the provider to its end."""
         try:
             async with self.slots:
                 if provider_run_id:
                     provider_run = await self.voice.get_eval_run(provider_run_id)
                 else:
-                    provider_run = await self._submit(run_id, domain.run_body(provider_eval_id, assistant_id))
+                    provider_run = await self._submit(run_id, domain.run_body(provider_eval_id, assistant_id, overrides))
                 if provider_run is None:
                     return
                 while True:
@@ -149,7 +177,8 @@ class Runs:
 
     async def _record(self, run_id: str, state: domain.RunState):
         values = {"status": state.status, "passed": state.passed, "results": state.results,
-                  "ended_reason": state.ended_reason, "updated_at": utcnow()}
+                  "ended_reason": state.ended_reason, "stubbed_tool_calls": state.stubbed_tool_calls,
+                  "updated_at": utcnow()}
         if state.status == domain.ENDED:
             values["ended_at"] = utcnow()
         async with self.engine.begin() as conn:
@@ -163,11 +192,15 @@ class Runs:
         work = []
         for run in left:
             if run.provider_run_id:
-                work.append((str(run.id), None, None, run.provider_run_id))
+                work.append((str(run.id), None, None, None, run.provider_run_id))
+                continue
+            if run.trigger == domain.EVAL_GATE:  # its configuration is not stored: the change it gated was refused
+                await self._record(str(run.id), domain.failed_to_start(
+                    "the eval gate that started it stopped before it was submitted (the change was not applied)"))
                 continue
             token = tenant.set_current(tenant.acting_for(str(run.business_id), RESUMER))
             try:
-                assistant = (await self._assistants({str(run.agent_id)}))[str(run.agent_id)]
+                assistant = await self._assistant(str(run.agent_id))
             except ServiceError as exc:
                 await self._record(str(run.id), domain.failed_to_start(f"the run could not be resumed: {exc.message}"))
                 continue
@@ -176,7 +209,7 @@ class Runs:
             if run.provider_eval_id is None:  # its scenario was deleted meanwhile
                 await self._record(str(run.id), domain.failed_to_start("its scenario was deleted before it ran"))
                 continue
-            work.append((str(run.id), run.provider_eval_id, assistant, None))
+            work.append((str(run.id), run.provider_eval_id, assistant, None, None))
         if work:
             log.info("resuming %d unfinished eval runs", len(work))
             await asyncio.gather(*(self._drive_one(*item) for item in work))

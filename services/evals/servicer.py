@@ -28,8 +28,10 @@ def scenario_message(row, with_messages: bool = True) -> evals_pb2.EvalScenario:
 def run_message(row) -> evals_pb2.EvalRun:
     run = evals_pb2.EvalRun(run_id=str(row.id), provider_run_id=row.provider_run_id, status=row.status,
                             passed=row.passed, eval_id=str(row.eval_id), name=row.eval_name,
-                            agent_id=str(row.agent_id), ended_reason=row.ended_reason)
+                            agent_id=str(row.agent_id), ended_reason=row.ended_reason, trigger=row.trigger,
+                            channel=row.channel)
     run.results.extend(struct(result) for result in row.results)
+    run.stubbed_tool_calls.extend(struct(call) for call in row.stubbed_tool_calls)
     set_timestamp(run, "created_at", row.created_at)
     set_timestamp(run, "ended_at", row.ended_at)
     return run
@@ -86,6 +88,14 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
         else:
             rows = [await self.runs.get(optional(request, "run_id"), optional(request, "provider_run_id"))]
         return evals_pb2.EvalRuns(runs=[run_message(r) for r in rows])
+
+    async def GateEval(self, request, context):
+        targets = [(t.channel, json_format.MessageToDict(t.overrides)) for t in request.targets]
+        batch_id, verdict = await self.runs.gate(request.agent_id, request.provider_assistant_id, targets,
+                                                 request.max_wait_ms)
+        return evals_pb2.EvalGateOutcome(
+            status=verdict.status, batch_id=batch_id, total=verdict.total, completed=verdict.completed,
+            passed=verdict.passed, failed=verdict.failed, runs=[run_message(r) for r in verdict.shown])
 
 
 def build(runtime: Runtime) -> EvalsServicer:

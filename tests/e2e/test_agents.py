@@ -83,7 +83,8 @@ async def test_patch_changes_only_given_fields_and_syncs_the_provider(api, accou
     assert reply["updated"] is True and reply["version"] == 2
     assert reply["updated_fields"] == ["inbound_prompt", "outbound_prompt", "voice", "model", "metadata"]
     assert set(reply) == {"id", "name", "business_id", "provider_assistant_id", "updated", "updated_fields", "version",
-                          "ignored_provider_config"}
+                          "ignored_provider_config", "eval_gate"}
+    assert reply["eval_gate"] is None  # the agent has not opted in to the eval gate
     agent = await read_agent(api, account, created["id"])
     assert agent["prompts"]["inbound"]["prompt"] == "New inbound prompt"
     assert agent["prompts"]["outbound"]["prompt"] == "Call back about the quote"
@@ -203,7 +204,8 @@ async def test_sms_prompt_update_is_audited_and_prompt_changes_emit_events(api, 
         status, body, _ = await api.request("POST", "/api/v1/sms/update-prompt", key=account["key"], json={
             "agent_id": created["id"], "sms_prompt": "Reply in two sentences.", "reason": "shorter texts"})
         assert status == 200, body
-        assert body == {"success": True, "agent_id": created["id"], "message": "SMS prompt updated", "version": 2}
+        assert body == {"success": True, "agent_id": created["id"], "message": "SMS prompt updated", "version": 2,
+                        "eval_gate": None}
         event = None
         while event is None:
             msg = await sub.next_msg(timeout=10)

@@ -196,9 +196,16 @@ async def test_a_fan_out_of_20_scenarios_rides_out_the_providers_rate_limit(api,
                                  messages=asked({"type": "regex", "content": "(?i)saturday"}))
         assert status == 201
     status, before = await voice.request("GET", "/_simulator/requests?path=/eval/run&method=POST")
+
+    async def idle():  # no other test's run is still in flight at the provider
+        return (await voice.request("GET", "/_simulator/eval-runs/in-flight"))[1]["in_flight"] == 0 or None
+    await until(idle, "earlier runs to end")
+    await voice.request("DELETE", "/_simulator/eval-runs/in-flight")
     await voice.fail_next("POST", "/eval/run", 429, times=8)  # the provider turns runs away for a while
     fan = await run(api, key, agent_id=hours_agent["id"], max_wait_ms=110000)
     assert (fan["total"], fan["completed"], fan["passed"], fan["failed"]) == (20, 20, 20, 0), fan
+    status, flight = await voice.request("GET", "/_simulator/eval-runs/in-flight")
+    assert 2 <= flight["peak"] <= 5, flight  # in parallel, and never more than EVAL_RUN_CONCURRENCY at once
     assert {r["status"] for r in fan["results"]} == {"ended"} and all(r["provider_run_id"] for r in fan["results"])
     assert set(fan["results"][0]) == {"eval_id", "name", "run_id", "provider_run_id", "status", "passed"}
     status, log = await voice.request("GET", "/_simulator/requests?path=/eval/run&method=POST")

@@ -294,6 +294,16 @@ async def test_assistant_overrides_apply_to_the_run_only(sim):
     assert "target.assistantOverrides.property silenceTimeoutSeconds should not exist" in err.value.message
 
 
+async def test_an_assistant_that_waits_for_the_user_never_opens_with_its_first_message(sim):
+    assistant = await sim.client.create_assistant(ASSISTANT)
+    turns = [{"role": "user", "content": "Hello?"},
+             {"role": "assistant", "judgePlan": {"type": "exact", "content": "Thanks for calling Acme Plumbing!"}}]
+    opens = await run_inline(sim.client, assistant["id"], turns)
+    waits = await run_inline(sim.client, assistant["id"], turns, {"firstMessageMode": "assistant-waits-for-user"})
+    assert verdicts(opens)[0]["status"] == "pass" and verdicts(waits)[0]["status"] == "fail"
+    assert waits["results"][0]["messages"][1]["content"] == "I'm sorry, I can't help with that."
+
+
 async def test_tools_are_stubbed_in_test_mode(sim):
     hits: list[str] = []
 

@@ -3,6 +3,7 @@ compensation when that transaction cannot keep the write, on the real database a
 import pytest
 import sqlalchemy as sa
 
+from core import rpc
 from core.errors import ServiceError
 from providers.voice.adapter import ProviderError
 from providers.voice.client import VapiClient
@@ -15,7 +16,9 @@ from tests.service.conftest import LeaseStealingVoice, acting_as, new_tenant, no
 @pytest.fixture
 async def service(cfg, engine):
     voice = LeaseStealingVoice(cfg, engine)
-    yield Agents(engine, voice, no_events), voice
+    evals, channel = rpc.connect("evals", cfg, forward_tenant=True)
+    yield Agents(engine, voice, no_events, evals, cfg.eval_gate_max_wait_seconds), voice
+    await channel.close()
     await voice.close()
 
 

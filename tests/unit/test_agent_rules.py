@@ -177,3 +177,36 @@ def test_which_business_a_number_request_is_about():
     with pytest.raises(ServiceError) as err:
         pick_business(two, "33333333-3333-3333-3333-333333333333")
     assert err.value.code == "forbidden"
+
+
+@pytest.mark.parametrize("change, channels", [
+    # Outbound falls back to the inbound prompt, greeting and model, and SMS to the inbound prompt and model.
+    ({"inbound_prompt": "Answer briefly."}, ["inbound,outbound", "sms"]),
+    ({"model": {**domain.DEFAULT_MODEL, "temperature": 0.2}}, ["inbound,outbound", "sms"]),
+    ({"first_message": "Hi there!"}, ["inbound,outbound"]),
+    ({"outbound_llm": "gpt-4o"}, ["outbound"]),
+    ({"sms_prompt": "Text briefly."}, ["sms"]),
+    ({"name": "Reception", "voice": {"provider": "11labs"}}, []),
+])
+def test_the_gate_tests_each_channel_a_change_alters_once(change, channels):
+    before = config()
+    targets = domain.gate_targets(before, domain.replace(before, **change))
+    assert [name for name, _ in targets] == channels
+
+
+def test_each_channels_overrides_are_its_own_configuration():
+    by_channel = domain.channel_overrides(domain.replace(config(), outbound_prompt="Call to confirm.",
+                                                         sms_prompt="Text briefly.", sms_llm="gpt-4o-mini"))
+    assert by_channel["inbound"]["model"]["messages"] == [{"role": "system", "content": "You answer calls."}]
+    assert by_channel["outbound"]["model"]["messages"][0]["content"] == "Call to confirm."
+    assert by_channel["sms"]["model"]["model"] == "gpt-4o-mini"
+    assert by_channel["sms"]["firstMessageMode"] == "assistant-waits-for-user" and "firstMessage" not in by_channel["sms"]
+
+
+def test_the_gate_keeps_the_live_assistants_tools():
+    overrides = domain.channel_overrides(config())["inbound"]
+    live = {"model": {"tools": [{"type": "sms"}], "toolIds": ["t1"], "messages": []}}
+    kept = domain.with_live_tools(overrides, live)
+    assert kept["model"]["tools"] == [{"type": "sms"}] and kept["model"]["toolIds"] == ["t1"]
+    assert kept["model"]["messages"] == overrides["model"]["messages"]
+    assert domain.with_live_tools(overrides, {"model": {}}) == overrides

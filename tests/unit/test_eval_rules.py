@@ -1,4 +1,6 @@
 """Eval scenario rules (services.evals.domain): turns, judge plans and the provider's body."""
+from types import SimpleNamespace
+
 import pytest
 
 from core.errors import ServiceError
@@ -51,3 +53,27 @@ def test_the_provider_body_is_a_chat_mock_conversation():
     body = domain.provider_body(scenario)
     assert body["type"] == "chat.mockConversation" and body["name"] == "booking.saturday"
     assert body["description"] == "" and body["messages"] == scenario.messages
+
+
+def _run(status: str, passed: bool | None = None):
+    return SimpleNamespace(status=status, passed=passed)
+
+
+@pytest.mark.parametrize("runs, status, counts", [
+    ([], "no_scenarios", (0, 0, 0, 0)),
+    ([_run("ended", True), _run("ended", True)], "passed", (2, 2, 2, 0)),
+    ([_run("ended", True), _run("in-progress")], "unfinished", (2, 1, 1, 0)),
+    ([_run("queued"), _run("ended", False), _run("ended", True)], "failed", (3, 2, 1, 1)),
+])
+def test_the_gate_refuses_on_a_failure_first_then_on_an_unfinished_run(runs, status, counts):
+    verdict = domain.gate_verdict(runs)
+    assert verdict.status == status and (verdict.total, verdict.completed, verdict.passed, verdict.failed) == counts
+    assert verdict.shown == [r for r in runs if r.passed is False] + [r for r in runs if r.status != "ended"]
+
+
+def test_a_runs_stubbed_tool_calls_are_kept_while_it_plays_and_once_ended():
+    stubbed = [{"turn": 1, "name": "sms", "arguments": {}, "executed": False}]
+    assert domain.run_state({"status": "running", "stubbedToolCalls": stubbed}).stubbed_tool_calls == stubbed
+    ended = domain.run_state({"status": "ended", "endedReason": "mockConversation.done", "stubbedToolCalls": stubbed,
+                              "results": [{"status": "pass", "messages": []}]})
+    assert ended.passed is True and ended.stubbed_tool_calls == stubbed

@@ -4,6 +4,7 @@ from google.protobuf import field_mask_pb2 as _field_mask_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from switchboard.v1 import common_pb2 as _common_pb2
+from switchboard.v1 import evals_pb2 as _evals_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -141,7 +142,7 @@ class Prompts(_message.Message):
     def __init__(self, inbound: _Optional[_Union[InboundPrompt, _Mapping]] = ..., outbound: _Optional[_Union[OutboundPrompt, _Mapping]] = ..., sms: _Optional[_Union[SmsPrompt, _Mapping]] = ...) -> None: ...
 
 class Agent(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version", "eval_gate")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +158,7 @@ class Agent(_message.Message):
     METADATA_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_CONFIG_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
@@ -172,10 +174,11 @@ class Agent(_message.Message):
     metadata: _struct_pb2.Struct
     provider_config: _struct_pb2.Struct
     version: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+    eval_gate: bool
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[bool] = ...) -> None: ...
 
 class CreateAgentRequest(_message.Message):
-    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata", "request_id")
+    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata", "request_id", "eval_gate")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -184,6 +187,7 @@ class CreateAgentRequest(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     name: str
     system_prompt: str
@@ -192,7 +196,8 @@ class CreateAgentRequest(_message.Message):
     model: _struct_pb2.Struct
     metadata: _struct_pb2.Struct
     request_id: str
-    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    eval_gate: bool
+    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., request_id: _Optional[str] = ..., eval_gate: _Optional[bool] = ...) -> None: ...
 
 class AgentCreated(_message.Message):
     __slots__ = ("id", "name", "business_id", "provider_assistant_id", "created_at", "version")
@@ -211,7 +216,7 @@ class AgentCreated(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class UpdateAgentRequest(_message.Message):
-    __slots__ = ("id", "name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message", "outbound_llm", "sms_llm", "voice", "model", "metadata", "provider_config", "expected_version")
+    __slots__ = ("id", "name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message", "outbound_llm", "sms_llm", "voice", "model", "metadata", "provider_config", "expected_version", "eval_gate", "force")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     INBOUND_PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -227,6 +232,8 @@ class UpdateAgentRequest(_message.Message):
     METADATA_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_CONFIG_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
+    FORCE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     inbound_prompt: str
@@ -242,10 +249,12 @@ class UpdateAgentRequest(_message.Message):
     metadata: _struct_pb2.Struct
     provider_config: _struct_pb2.Struct
     expected_version: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., inbound_prompt: _Optional[str] = ..., system_prompt: _Optional[str] = ..., outbound_prompt: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., outbound_first_message: _Optional[str] = ..., outbound_llm: _Optional[str] = ..., sms_llm: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expected_version: _Optional[int] = ...) -> None: ...
+    eval_gate: bool
+    force: bool
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., inbound_prompt: _Optional[str] = ..., system_prompt: _Optional[str] = ..., outbound_prompt: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., outbound_first_message: _Optional[str] = ..., outbound_llm: _Optional[str] = ..., sms_llm: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expected_version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., force: _Optional[bool] = ...) -> None: ...
 
 class AgentUpdated(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "updated", "updated_fields", "version", "ignored_provider_config", "rollback_of")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "updated", "updated_fields", "version", "ignored_provider_config", "rollback_of", "eval_gate")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -255,6 +264,7 @@ class AgentUpdated(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     IGNORED_PROVIDER_CONFIG_FIELD_NUMBER: _ClassVar[int]
     ROLLBACK_OF_FIELD_NUMBER: _ClassVar[int]
+    EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
@@ -264,7 +274,8 @@ class AgentUpdated(_message.Message):
     version: int
     ignored_provider_config: _containers.RepeatedScalarFieldContainer[str]
     rollback_of: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., updated: _Optional[bool] = ..., updated_fields: _Optional[_Iterable[str]] = ..., version: _Optional[int] = ..., ignored_provider_config: _Optional[_Iterable[str]] = ..., rollback_of: _Optional[int] = ...) -> None: ...
+    eval_gate: _evals_pb2.EvalGateOutcome
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., updated: _Optional[bool] = ..., updated_fields: _Optional[_Iterable[str]] = ..., version: _Optional[int] = ..., ignored_provider_config: _Optional[_Iterable[str]] = ..., rollback_of: _Optional[int] = ..., eval_gate: _Optional[_Union[_evals_pb2.EvalGateOutcome, _Mapping]] = ...) -> None: ...
 
 class Persona(_message.Message):
     __slots__ = ("lead_name", "scenario", "objective", "script", "persona_traits", "callback_number", "facts_to_reveal", "facts_to_withhold")
@@ -313,45 +324,51 @@ class PersonaSummary(_message.Message):
     def __init__(self, lead_name: _Optional[str] = ..., objective: _Optional[str] = ...) -> None: ...
 
 class PersonaLoaded(_message.Message):
-    __slots__ = ("id", "updated", "persona_loaded", "persona_summary", "updated_fields", "version")
+    __slots__ = ("id", "updated", "persona_loaded", "persona_summary", "updated_fields", "version", "eval_gate")
     ID_FIELD_NUMBER: _ClassVar[int]
     UPDATED_FIELD_NUMBER: _ClassVar[int]
     PERSONA_LOADED_FIELD_NUMBER: _ClassVar[int]
     PERSONA_SUMMARY_FIELD_NUMBER: _ClassVar[int]
     UPDATED_FIELDS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     id: str
     updated: bool
     persona_loaded: bool
     persona_summary: PersonaSummary
     updated_fields: _containers.RepeatedScalarFieldContainer[str]
     version: int
-    def __init__(self, id: _Optional[str] = ..., updated: _Optional[bool] = ..., persona_loaded: _Optional[bool] = ..., persona_summary: _Optional[_Union[PersonaSummary, _Mapping]] = ..., updated_fields: _Optional[_Iterable[str]] = ..., version: _Optional[int] = ...) -> None: ...
+    eval_gate: _evals_pb2.EvalGateOutcome
+    def __init__(self, id: _Optional[str] = ..., updated: _Optional[bool] = ..., persona_loaded: _Optional[bool] = ..., persona_summary: _Optional[_Union[PersonaSummary, _Mapping]] = ..., updated_fields: _Optional[_Iterable[str]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[_Union[_evals_pb2.EvalGateOutcome, _Mapping]] = ...) -> None: ...
 
 class UpdateSmsPromptRequest(_message.Message):
-    __slots__ = ("agent_id", "sms_prompt", "reason")
+    __slots__ = ("agent_id", "sms_prompt", "reason", "force")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     SMS_PROMPT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    FORCE_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     sms_prompt: str
     reason: str
-    def __init__(self, agent_id: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    force: bool
+    def __init__(self, agent_id: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., reason: _Optional[str] = ..., force: _Optional[bool] = ...) -> None: ...
 
 class UpdateSmsPromptReply(_message.Message):
-    __slots__ = ("success", "agent_id", "message", "version")
+    __slots__ = ("success", "agent_id", "message", "version", "eval_gate")
     SUCCESS_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     success: bool
     agent_id: str
     message: str
     version: int
-    def __init__(self, success: _Optional[bool] = ..., agent_id: _Optional[str] = ..., message: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+    eval_gate: _evals_pb2.EvalGateOutcome
+    def __init__(self, success: _Optional[bool] = ..., agent_id: _Optional[str] = ..., message: _Optional[str] = ..., version: _Optional[int] = ..., eval_gate: _Optional[_Union[_evals_pb2.EvalGateOutcome, _Mapping]] = ...) -> None: ...
 
 class AgentVersion(_message.Message):
-    __slots__ = ("version", "content_hash", "parent_version", "rollback_of", "source", "changed_fields", "created_at", "config_snapshot")
+    __slots__ = ("version", "content_hash", "parent_version", "rollback_of", "source", "changed_fields", "created_at", "config_snapshot", "eval_gate")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CONTENT_HASH_FIELD_NUMBER: _ClassVar[int]
     PARENT_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -360,6 +377,7 @@ class AgentVersion(_message.Message):
     CHANGED_FIELDS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     CONFIG_SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     version: int
     content_hash: str
     parent_version: int
@@ -368,7 +386,8 @@ class AgentVersion(_message.Message):
     changed_fields: _containers.RepeatedScalarFieldContainer[str]
     created_at: _timestamp_pb2.Timestamp
     config_snapshot: _struct_pb2.Struct
-    def __init__(self, version: _Optional[int] = ..., content_hash: _Optional[str] = ..., parent_version: _Optional[int] = ..., rollback_of: _Optional[int] = ..., source: _Optional[str] = ..., changed_fields: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., config_snapshot: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    eval_gate: _evals_pb2.EvalGateOutcome
+    def __init__(self, version: _Optional[int] = ..., content_hash: _Optional[str] = ..., parent_version: _Optional[int] = ..., rollback_of: _Optional[int] = ..., source: _Optional[str] = ..., changed_fields: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., config_snapshot: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., eval_gate: _Optional[_Union[_evals_pb2.EvalGateOutcome, _Mapping]] = ...) -> None: ...
 
 class ListVersionsRequest(_message.Message):
     __slots__ = ("agent_id", "version", "page")
@@ -391,14 +410,16 @@ class ListVersionsReply(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., versions: _Optional[_Iterable[_Union[AgentVersion, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
 
 class RollbackAgentRequest(_message.Message):
-    __slots__ = ("agent_id", "version", "expected_version")
+    __slots__ = ("agent_id", "version", "expected_version", "force")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    FORCE_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     version: int
     expected_version: int
-    def __init__(self, agent_id: _Optional[str] = ..., version: _Optional[int] = ..., expected_version: _Optional[int] = ...) -> None: ...
+    force: bool
+    def __init__(self, agent_id: _Optional[str] = ..., version: _Optional[int] = ..., expected_version: _Optional[int] = ..., force: _Optional[bool] = ...) -> None: ...
 
 class NumberCapabilities(_message.Message):
     __slots__ = ("voice_inbound", "voice_outbound", "sms_inbound", "sms_outbound", "mms")

@@ -110,7 +110,7 @@ class RunEvalRequest(_message.Message):
     def __init__(self, eval_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., wait: _Optional[bool] = ..., max_wait_ms: _Optional[int] = ...) -> None: ...
 
 class EvalRun(_message.Message):
-    __slots__ = ("run_id", "provider_run_id", "status", "passed", "results", "eval_id", "name", "agent_id", "ended_reason", "created_at", "ended_at")
+    __slots__ = ("run_id", "provider_run_id", "status", "passed", "results", "eval_id", "name", "agent_id", "ended_reason", "created_at", "ended_at", "trigger", "channel", "stubbed_tool_calls")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +122,9 @@ class EvalRun(_message.Message):
     ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    TRIGGER_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    STUBBED_TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     provider_run_id: str
     status: str
@@ -133,7 +136,10 @@ class EvalRun(_message.Message):
     ended_reason: str
     created_at: _timestamp_pb2.Timestamp
     ended_at: _timestamp_pb2.Timestamp
-    def __init__(self, run_id: _Optional[str] = ..., provider_run_id: _Optional[str] = ..., status: _Optional[str] = ..., passed: _Optional[bool] = ..., results: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., eval_id: _Optional[str] = ..., name: _Optional[str] = ..., agent_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    trigger: str
+    channel: str
+    stubbed_tool_calls: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    def __init__(self, run_id: _Optional[str] = ..., provider_run_id: _Optional[str] = ..., status: _Optional[str] = ..., passed: _Optional[bool] = ..., results: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., eval_id: _Optional[str] = ..., name: _Optional[str] = ..., agent_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trigger: _Optional[str] = ..., channel: _Optional[str] = ..., stubbed_tool_calls: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
 
 class EvalFanOut(_message.Message):
     __slots__ = ("total", "completed", "passed", "failed", "results")
@@ -172,3 +178,43 @@ class EvalRuns(_message.Message):
     RUNS_FIELD_NUMBER: _ClassVar[int]
     runs: _containers.RepeatedCompositeFieldContainer[EvalRun]
     def __init__(self, runs: _Optional[_Iterable[_Union[EvalRun, _Mapping]]] = ...) -> None: ...
+
+class GateTarget(_message.Message):
+    __slots__ = ("channel", "overrides")
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    OVERRIDES_FIELD_NUMBER: _ClassVar[int]
+    channel: str
+    overrides: _struct_pb2.Struct
+    def __init__(self, channel: _Optional[str] = ..., overrides: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class GateEvalRequest(_message.Message):
+    __slots__ = ("agent_id", "provider_assistant_id", "targets", "max_wait_ms")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDER_ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGETS_FIELD_NUMBER: _ClassVar[int]
+    MAX_WAIT_MS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    provider_assistant_id: str
+    targets: _containers.RepeatedCompositeFieldContainer[GateTarget]
+    max_wait_ms: int
+    def __init__(self, agent_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., targets: _Optional[_Iterable[_Union[GateTarget, _Mapping]]] = ..., max_wait_ms: _Optional[int] = ...) -> None: ...
+
+class EvalGateOutcome(_message.Message):
+    __slots__ = ("status", "batch_id", "total", "completed", "passed", "failed", "runs", "forced_by")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    BATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    FORCED_BY_FIELD_NUMBER: _ClassVar[int]
+    status: str
+    batch_id: str
+    total: int
+    completed: int
+    passed: int
+    failed: int
+    runs: _containers.RepeatedCompositeFieldContainer[EvalRun]
+    forced_by: str
+    def __init__(self, status: _Optional[str] = ..., batch_id: _Optional[str] = ..., total: _Optional[int] = ..., completed: _Optional[int] = ..., passed: _Optional[int] = ..., failed: _Optional[int] = ..., runs: _Optional[_Iterable[_Union[EvalRun, _Mapping]]] = ..., forced_by: _Optional[str] = ...) -> None: ...

@@ -71,6 +71,11 @@ class EvalsStub:
                 request_serializer=switchboard_dot_v1_dot_evals__pb2.GetEvalRunsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_evals__pb2.EvalRuns.FromString,
                 _registered_method=True)
+        self.GateEval = channel.unary_unary(
+                '/switchboard.v1.Evals/GateEval',
+                request_serializer=switchboard_dot_v1_dot_evals__pb2.GateEvalRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_evals__pb2.EvalGateOutcome.FromString,
+                _registered_method=True)
 
 
 class EvalsServicer:
@@ -135,6 +140,16 @@ class EvalsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GateEval(self, request, context):
+        """The eval gate of an agent's configuration change (called by Agents): runs every scenario of the agent against
+        each target (the live assistant with the new configuration as assistantOverrides, so the live assistant is
+        untouched) and waits up to max_wait_ms; status passed, failed, unfinished or no_scenarios. Fails NOT_FOUND
+        (not_found) for an agent outside the caller's businesses.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvalsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -172,6 +187,11 @@ def add_EvalsServicer_to_server(servicer, server):
                     servicer.GetEvalRuns,
                     request_deserializer=switchboard_dot_v1_dot_evals__pb2.GetEvalRunsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_evals__pb2.EvalRuns.SerializeToString,
+            ),
+            'GateEval': grpc.unary_unary_rpc_method_handler(
+                    servicer.GateEval,
+                    request_deserializer=switchboard_dot_v1_dot_evals__pb2.GateEvalRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_evals__pb2.EvalGateOutcome.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -365,6 +385,33 @@ class Evals:
             '/switchboard.v1.Evals/GetEvalRuns',
             switchboard_dot_v1_dot_evals__pb2.GetEvalRunsRequest.SerializeToString,
             switchboard_dot_v1_dot_evals__pb2.EvalRuns.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GateEval(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Evals/GateEval',
+            switchboard_dot_v1_dot_evals__pb2.GateEvalRequest.SerializeToString,
+            switchboard_dot_v1_dot_evals__pb2.EvalGateOutcome.FromString,
             options,
             channel_credentials,
             insecure,

@@ -186,6 +186,21 @@ def recording_route(folder: Path):
     return recording
 
 
+def add_eval_run_routes(router: web.UrlDispatcher, runner: EvalRunner) -> None:
+    """`GET {PREFIX}/eval-runs/in-flight`: the runs in flight now and the most at once since the last
+    `DELETE` of it (which resets that peak to the runs in flight now); a test reads its client's concurrency."""
+
+    async def read(request: web.Request) -> web.Response:
+        return web.json_response({"in_flight": runner.in_flight(), "peak": runner.peak})
+
+    async def reset(request: web.Request) -> web.Response:
+        runner.peak = runner.in_flight()
+        return web.json_response({"in_flight": runner.peak, "peak": runner.peak})
+
+    router.add_get(f"{PREFIX}/eval-runs/in-flight", read)
+    router.add_delete(f"{PREFIX}/eval-runs/in-flight", reset)
+
+
 async def _stop_eval_runs(app: web.Application) -> None:
     await app[EVAL_RUNNER].close()
 
@@ -240,6 +255,7 @@ def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url
     by_kind["call"].after_create = playback.start
     control.add_routes(app.router)
     add_playback_routes(app.router, playback)
+    add_eval_run_routes(app.router, runner)
     app.router.add_get("/recording/{name}", recording_route(playback.recordings))
     # Longest segments first, so /eval/run is not taken for /eval/{id}.
     for collection in sorted(by_kind.values(), key=lambda c: -len(c.segment)):

@@ -89,6 +89,7 @@ class EvalRunner:
         self.store, self.time_scale, self.limit, self.judges = store, time_scale, limit, judges
         self.tasks: dict[str, asyncio.Task] = {}
         self.due: dict[str, float] = {}  # run id -> loop time it is expected to end
+        self.peak = 0  # the most runs in flight at once since the last reset (the control plane shows it)
 
     def in_flight(self) -> int:
         return sum(1 for run in self.store.list(EvalRuns.kind) if run.get("status") in IN_FLIGHT)
@@ -107,6 +108,7 @@ class EvalRunner:
         loop = asyncio.get_running_loop()
         self.due[run_id] = loop.time() + (QUEUE_SECONDS + judged * TURN_SECONDS) * self.time_scale
         self.tasks[run_id] = loop.create_task(self._run(run_id, messages, assistant))
+        self.peak = max(self.peak, self.in_flight())
 
     def cancel(self, run_id: str) -> None:
         task = self.tasks.pop(run_id, None)

@@ -23,6 +23,7 @@ An assistant turn is answered (`StandIn.reply`):
 3. else, when the assistant has not spoken yet: with the firstMessage;
 4. else, and wherever a firstMessage is missing or empty: with `FALLBACK_REPLY`,
    "I'm sorry, I can't help with that."
+An assistant whose firstMessageMode is `assistant-waits-for-user` has no firstMessage here (it never opens).
 
 A rule's tool call is made only when the assistant carries a tool of that name: `model.tools[i].function.name`
 (function tools), else the tool's `name`, else its `type` (`sms`, `endCall`, `transferCall`, ...); each entry
@@ -37,6 +38,7 @@ import re
 from dataclasses import dataclass, field
 
 FALLBACK_REPLY = "I'm sorry, I can't help with that."
+WAITS_FOR_USER = "assistant-waits-for-user"  # the firstMessageMode of an assistant that never speaks first
 OVERRIDE_EXTRAS = frozenset({"variableValues", "tools:append"})  # override keys that are not assistant fields
 
 _RULE = re.compile(r'^[\s\-*•>]*when the caller says\s+"(?P<said>[^"]+)"\s*,?\s*(?P<then>.*)$', re.IGNORECASE)
@@ -119,7 +121,8 @@ class StandIn:
 
     def __init__(self, assistant: dict):
         model = assistant.get("model") if isinstance(assistant.get("model"), dict) else {}
-        self.first_message = assistant.get("firstMessage") or ""
+        waits = assistant.get("firstMessageMode") == WAITS_FOR_USER
+        self.first_message = "" if waits else assistant.get("firstMessage") or ""
         self.prompt = "\n".join(m["content"] for m in model.get("messages") or ()
                                 if isinstance(m, dict) and m.get("role") == "system"
                                 and isinstance(m.get("content"), str))
