@@ -123,7 +123,11 @@ async def create_workspace(ctx: RequestContext):
     req = accounts_pb2.CreateWorkspaceRequest(name=b["name"], metadata=struct(b.get("metadata") or {}))
     if b.get("external_ref") is not None:
         req.external_ref = b["external_ref"]
-    return to_json(await ctx.rpc("accounts").CreateWorkspace(req))
+    reply = await ctx.rpc("accounts").CreateWorkspace(req)
+    # The account's cached principals lack the new business. The accounts service tells every gateway over NATS;
+    # this one forgets them now, so the caller's next request here sees the workspace even before that arrives.
+    ctx.deps.auth.forget_account(ctx.principal.account_id)
+    return to_json(reply)
 
 
 def workspace_update_scopes(body: dict) -> tuple[str, ...]:
