@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup clean
+.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -48,6 +48,9 @@ bench-messaging: $(STAMP)
 
 bench-signup: $(STAMP)
 	$(PY) -m bench.signup
+
+bench-analytics: $(STAMP)
+	$(PY) -m bench.analytics
 
 clean:
 	rm -rf $(VENV)

@@ -97,16 +97,21 @@ KEY_UPDATE = _obj({
 }, ("id",))
 
 METADATA = {"type": "object", "description": "free-form; merged into the existing metadata on update"}
+TIMEZONE = {"type": "string", "pattern": r"^(UTC|[A-Za-z_]+(/[A-Za-z0-9_+-]+){1,2})$", "examples": ["America/New_York"],
+            "description": "an IANA time zone of the tz database (e.g. America/New_York, Europe/Paris, UTC; "
+            "abbreviations such as EST are refused), in which the business's analytics cut days and weeks"}
 WORKSPACE_CREATE = _obj({
     "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": accounts.WORKSPACE_NAME_MAX},
     "metadata": METADATA,
     "external_ref": {"type": "string", "maxLength": 200},
+    "timezone": {**TIMEZONE, "default": accounts.DEFAULT_TIMEZONE},
 }, ("name",))
 WORKSPACE_UPDATE = _obj({
     "id": UUID,
     "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": accounts.WORKSPACE_NAME_MAX},
     "metadata": METADATA,
     "action": {"type": "string", "enum": list(accounts.LIFECYCLE_ACTIONS)},
+    "timezone": TIMEZONE,
 }, ("id",))
 
 # -- agents ------------------------------------------------------------------------------
@@ -412,6 +417,71 @@ _CONVERSATION = message_schema(messaging_pb2.Conversation.DESCRIPTOR)
 _MESSAGE = message_schema(messaging_pb2.Message.DESCRIPTOR)
 _DNC_ENTRY = message_schema(messaging_pb2.DncEntry.DESCRIPTOR)
 
+# -- analytics ------------------------------------------------------------------------------
+
+_RATE = {"type": "number", "description": "a percentage with two decimals (0.0 over nothing)"}
+_AVG = {"type": "number", "description": "two decimals; 0.0 over nothing"}
+_COUNT = {"type": "integer", "minimum": 0}
+_DATE = {"type": "string", "format": "date"}
+_PERIOD = _obj({"days": {"type": "integer"}, "since": {"anyOf": [_DATE, {"type": "null"}]}}, ("days", "since"))
+_LEAD_FIGURES = _obj({"total": _COUNT, "converted": _COUNT, "conversion_rate": _RATE},
+                     ("total", "converted", "conversion_rate"))
+_WEEK = _obj({"start": _DATE, "end": _DATE}, ("start", "end"))
+_CHANGE = _obj({"this_week": _COUNT, "last_week": _COUNT,
+                "change": {"anyOf": [_RATE, {"type": "null"}],
+                           "description": "null when last week had none and this week has some"}},
+               ("this_week", "last_week", "change"))
+ANALYTICS = {
+    "AnalyticsDashboard": _obj({
+        "period": _PERIOD,
+        "leads": _obj({"total": _COUNT, "by_status": {"type": "object", "additionalProperties": _COUNT},
+                       "conversion_rate": _RATE, "recent": {"type": "array", "items": _ref("Lead")}},
+                      ("total", "by_status", "conversion_rate", "recent")),
+        "calls": _obj({"total": _COUNT, "completed": _COUNT, "total_duration_seconds": _COUNT,
+                       "avg_duration_seconds": _AVG},
+                      ("total", "completed", "total_duration_seconds", "avg_duration_seconds")),
+        "agents": _obj({"total": _COUNT, "top_by_calls": {"type": "array", "items": _obj(
+            {"agent_id": UUID, "name": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "count": _COUNT,
+             "total_duration": _COUNT, "avg_duration": _AVG},
+            ("agent_id", "name", "count", "total_duration", "avg_duration"))}}, ("total", "top_by_calls")),
+    }, ("period", "leads", "calls", "agents")),
+    "AnalyticsCalls": _obj({
+        "period": _obj({**_PERIOD["properties"], "group_by": {"type": "string", "enum": ["day", "week"]}},
+                       ("days", "since", "group_by")),
+        "summary": _obj({"total_calls": _COUNT, "total_duration_seconds": _COUNT, "avg_duration_seconds": _AVG},
+                        ("total_calls", "total_duration_seconds", "avg_duration_seconds")),
+        "timeline": {"type": "array", "items": _obj({
+            "date": _DATE, "total": _COUNT, "completed": _COUNT, "total_duration": _COUNT,
+            "avg_duration_seconds": _AVG, "statuses": {"type": "object", "additionalProperties": _COUNT}},
+            ("date", "total", "completed", "total_duration", "avg_duration_seconds", "statuses"))},
+    }, ("period", "summary", "timeline")),
+    "AnalyticsFunnel": _obj({
+        "period": _PERIOD, "total_leads": _COUNT, "lost": _COUNT,
+        "funnel": {"type": "array", "items": _obj({
+            "stage": {"type": "string", "enum": ["new", "contacted", "qualified", "converted"]}, "count": _COUNT,
+            "rate_from_top": _RATE, "dropoff_rate": _RATE}, ("stage", "count", "rate_from_top", "dropoff_rate"))},
+    }, ("period", "total_leads", "lost", "funnel")),
+    "AnalyticsAgents": _obj({"period": _PERIOD, "agents": {"type": "array", "items": _obj({
+        "agent_id": UUID, "agent_name": {"type": "string"},
+        "calls": _obj({"total": _COUNT, "completed": _COUNT, "avg_duration_seconds": _AVG,
+                       "total_duration_seconds": _COUNT},
+                      ("total", "completed", "avg_duration_seconds", "total_duration_seconds")),
+        "leads": _LEAD_FIGURES}, ("agent_id", "agent_name", "calls", "leads"))}}, ("period", "agents")),
+    "AnalyticsWeekly": _obj({
+        "period": _obj({"this_week": _WEEK, "last_week": _WEEK}, ("this_week", "last_week")),
+        "calls": _CHANGE, "leads": _CHANGE,
+        "top_agents": {"type": "array", "items": _obj({
+            "agent_id": UUID, "agent_name": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "total_calls": _COUNT, "total_duration_seconds": _COUNT},
+            ("agent_id", "agent_name", "total_calls", "total_duration_seconds"))},
+    }, ("period", "calls", "leads", "top_agents")),
+    "AnalyticsBusinesses": _obj({"period": _PERIOD, "businesses": {"type": "array", "items": _obj({
+        "business_id": UUID, "business_name": {"type": "string"},
+        "calls": _obj({"total": _COUNT, "completed": _COUNT, "avg_duration_seconds": _AVG},
+                      ("total", "completed", "avg_duration_seconds")),
+        "leads": _LEAD_FIGURES}, ("business_id", "business_name", "calls", "leads"))}}, ("period", "businesses")),
+}
+
 SCHEMAS: dict[str, dict] = {
     "Error": ERROR,
     "SignupRequest": SIGNUP_REQUEST,
@@ -558,6 +628,7 @@ SCHEMAS: dict[str, dict] = {
         "providers": {"type": "object", "additionalProperties": {"type": "string"}},
         "checked_at": TIME,
     }, ("status", "api", "queue", "services", "providers", "checked_at")),
+    **ANALYTICS,
 }
 
 

@@ -106,7 +106,7 @@ class Route:
 
 
 def all_routes() -> list[Route]:
-    from gateway.routes import accounts, agents, calls, evals, leads, messaging, meta, numbers, webhooks
+    from gateway.routes import accounts, agents, analytics, calls, evals, leads, messaging, meta, numbers, webhooks
 
     return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *evals.ROUTES, *webhooks.ROUTES]
+            *messaging.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES]

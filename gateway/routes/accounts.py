@@ -123,6 +123,8 @@ async def create_workspace(ctx: RequestContext):
     req = accounts_pb2.CreateWorkspaceRequest(name=b["name"], metadata=struct(b.get("metadata") or {}))
     if b.get("external_ref") is not None:
         req.external_ref = b["external_ref"]
+    if "timezone" in b:
+        req.timezone = b["timezone"]
     reply = await ctx.rpc("accounts").CreateWorkspace(req)
     # The account's cached principals lack the new business. The accounts service tells every gateway over NATS;
     # this one forgets them now, so the caller's next request here sees the workspace even before that arrives.
@@ -131,9 +133,9 @@ async def create_workspace(ctx: RequestContext):
 
 
 def workspace_update_scopes(body: dict) -> tuple[str, ...]:
-    """Renames and metadata need workspaces:write; a lifecycle action needs lifecycle:write."""
+    """Renames, metadata and the time zone need workspaces:write; a lifecycle action needs lifecycle:write."""
     needed = ()
-    if "name" in body or "metadata" in body:
+    if "name" in body or "metadata" in body or "timezone" in body:
         needed += ("workspaces:write",)
     if "action" in body:
         needed += ("lifecycle:write",)
@@ -149,6 +151,8 @@ async def update_workspace(ctx: RequestContext):
         req.metadata.CopyFrom(struct(b["metadata"]))
     if "action" in b:
         req.action = b["action"]
+    if "timezone" in b:
+        req.timezone = b["timezone"]
     return to_json(await ctx.rpc("accounts").UpdateWorkspace(req))
 
 

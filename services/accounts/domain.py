@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlparse
+from zoneinfo import available_timezones
 
 from core import plans
 from core.contact import normalize_e164, normalize_email
@@ -61,6 +62,19 @@ def check_workspace_name(name: str, *, creating: bool) -> str:
     if not name or len(name) > WORKSPACE_NAME_MAX:
         raise invalid(f"name is required (1 to {WORKSPACE_NAME_MAX} characters)" if creating else
                       f"name must be 1 to {WORKSPACE_NAME_MAX} characters")
+    return name
+
+
+DEFAULT_TIMEZONE = "UTC"
+# The IANA zones a business may use: region names (America/New_York, Etc/GMT+5) and UTC. Abbreviations such as EST
+# or PST are left out: they are ambiguous, and not what a business owner means by their time.
+TIMEZONES = tuple(sorted(z for z in available_timezones() if "/" in z and not z.startswith(("posix/", "right/")))
+                  + [DEFAULT_TIMEZONE])
+
+
+def check_timezone(name: str) -> str:
+    if name not in TIMEZONES:
+        raise invalid(f"timezone must be an IANA time zone name such as America/New_York or UTC (got {name!r})")
     return name
 
 

@@ -355,21 +355,29 @@ class Accounts:
             return await fetch_page(conn, store.workspaces_of(who.business_ids), businesses.c.created_at,
                                     businesses.c.id, page)
 
-    async def create_workspace(self, name: str, metadata: dict, external_ref: str | None):
+    async def business_zones(self) -> list:
+        """The caller's businesses with their names and time zones, oldest first."""
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            return (await conn.execute(store.zones_of(who.business_ids))).all()
+
+    async def create_workspace(self, name: str, metadata: dict, external_ref: str | None, timezone: str | None = None):
         who = tenant.require_account()
         if who.bound_business_id:
             raise ServiceError("forbidden", "this key is limited to one business and cannot create workspaces")
         name = domain.check_workspace_name(name, creating=True)
+        zone = domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE
         now = utcnow()
         async with self.engine.begin() as conn:
             row = await store.insert_business(
                 conn, id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active", metadata=metadata,
                 plan_id=plans.DEFAULT_PLAN, external_ref=external_ref, subscription_status="trialing",
-                trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now)
+                trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now, timezone=zone)
         await self._invalidate(who.account_id)
         return row
 
-    async def update_workspace(self, business_id: str, name: str | None, metadata: dict | None, action: str | None):
+    async def update_workspace(self, business_id: str, name: str | None, metadata: dict | None, action: str | None,
+                               timezone: str | None = None):
         """Rename, merge metadata into, or move the lifecycle of a workspace (emitting the action's event)."""
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
@@ -384,6 +392,8 @@ class Accounts:
                 values["name"] = domain.check_workspace_name(name, creating=False)
             if metadata is not None:
                 values["metadata"] = {**row.metadata, **metadata}
+            if timezone is not None:
+                values["timezone"] = domain.check_timezone(timezone)
             if action is not None:
                 # The owner's own move: billing no longer answers for a pause (nor resumes it).
                 row, event_added = await lifecycle.move(conn, row, action, values={**values, "paused_by_billing": False})

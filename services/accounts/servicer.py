@@ -23,7 +23,8 @@ def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
     """From a SQLAlchemy row or an asyncpg record (and the signup's provisioning saga, when asked for)."""
     row = getattr(row, "_mapping", row)
     ws = accounts_pb2.Workspace(id=str(row["id"]), name=row["name"], lifecycle_state=row["lifecycle_state"],
-                                metadata=struct(row["metadata"]), subscription_status=row["subscription_status"])
+                                metadata=struct(row["metadata"]), subscription_status=row["subscription_status"],
+                                timezone=row["timezone"])
     if row["external_ref"] is not None:
         ws.external_ref = row["external_ref"]
     set_timestamp(ws, "created_at", row["created_at"])
@@ -134,12 +135,18 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
     async def CreateWorkspace(self, request, context):
         return workspace_message(await self.accounts.create_workspace(
-            request.name, json_format.MessageToDict(request.metadata), optional(request, "external_ref")))
+            request.name, json_format.MessageToDict(request.metadata), optional(request, "external_ref"),
+            optional(request, "timezone")))
 
     async def UpdateWorkspace(self, request, context):
         metadata = json_format.MessageToDict(request.metadata) if request.HasField("metadata") else None
         return workspace_message(await self.accounts.update_workspace(
-            request.id, optional(request, "name"), metadata, optional(request, "action")))
+            request.id, optional(request, "name"), metadata, optional(request, "action"), optional(request, "timezone")))
+
+    async def BusinessZones(self, request, context):
+        return accounts_pb2.BusinessZonesReply(businesses=[
+            accounts_pb2.ZonedBusiness(business_id=str(r.id), name=r.name, timezone=r.timezone)
+            for r in await self.accounts.business_zones()])
 
     async def RecordUsage(self, request, context):
         return accounts_pb2.RecordUsageReply(recorded=await self.accounts.record_usage(

@@ -43,6 +43,8 @@ businesses = sa.Table(
     sa.Column("trial_ends_at", Ts),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
+    # IANA time zone its reports cut days and weeks in.
+    sa.Column("timezone", sa.Text, nullable=False, server_default="UTC"),
     # How the subscription is paid (domain.HOSTED_CHECKOUT or domain.X402) and the payment provider's ids.
     sa.Column("payment_capture", sa.Text),
     sa.Column("checkout_session_id", sa.Text),
@@ -248,7 +250,7 @@ async def session_by_hash(conn: AsyncConnection, token_hash: str):
 
 WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
                      businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at,
-                     businesses.c.subscription_status)
+                     businesses.c.subscription_status, businesses.c.timezone)
 _WORKSPACE_BY_ID = Prepared(sa.select(*WORKSPACE_COLUMNS).where(businesses.c.id == sa.bindparam("id")))
 
 
@@ -413,3 +415,8 @@ async def delete_account(conn: AsyncConnection, account_id: str) -> None:
 
 async def record_x402_payment(conn: AsyncConnection, **values) -> None:
     await conn.execute(x402_payments.insert().values(**values))
+
+
+def zones_of(business_ids) -> sa.Select:
+    return (sa.select(businesses.c.id, businesses.c.name, businesses.c.timezone)
+            .where(businesses.c.id.in_(business_ids)).order_by(businesses.c.created_at, businesses.c.id))

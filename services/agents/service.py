@@ -128,6 +128,12 @@ class Agents:
         async with self.engine.connect() as conn:
             return await store.agents_by_id(conn, [i for i in ids if is_uuid(i)], who.business_ids)
 
+    async def directory(self) -> list:
+        """Every agent of the caller's businesses, oldest first (no provider call)."""
+        who = tenant.require_account()
+        async with self.engine.connect() as conn:
+            return await store.directory(conn, who.business_ids)
+
     async def get(self, agent_id: str) -> AgentView:
         async with self.engine.connect() as conn:
             row = await store.find_agent(conn, agent_id)

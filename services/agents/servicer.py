@@ -132,6 +132,9 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         return agents_pb2.ListAgentsReply(agents=[summary_message(r) for r in
                                                   await self.agents.lookup(list(request.ids))])
 
+    async def AgentDirectory(self, request, context):
+        return agents_pb2.ListAgentsReply(agents=[summary_message(r) for r in await self.agents.directory()])
+
     async def GetAgent(self, request, context):
         return agent_message(await self.agents.get(request.id))
 

@@ -123,11 +123,19 @@ def agents_of(business_ids) -> sa.Select:
     return sa.select(agents).where(agents.c.business_id.in_(business_ids))
 
 
+SUMMARY = (agents.c.id, agents.c.name, agents.c.business_id, agents.c.status, agents.c.created_at)
+
+
 async def agents_by_id(conn: AsyncConnection, ids: list[str], business_ids) -> list:
     """The agents among `ids` that belong to these businesses (summary columns)."""
-    a = agents.c
-    return (await conn.execute(sa.select(a.id, a.name, a.business_id, a.status, a.created_at)
-                               .where(a.id.in_(ids), a.business_id.in_(business_ids)))).all()
+    return (await conn.execute(sa.select(*SUMMARY).where(agents.c.id.in_(ids),
+                                                         agents.c.business_id.in_(business_ids)))).all()
+
+
+async def directory(conn: AsyncConnection, business_ids) -> list:
+    """Every agent of these businesses (summary columns), oldest first."""
+    return (await conn.execute(sa.select(*SUMMARY).where(agents.c.business_id.in_(business_ids))
+                               .order_by(agents.c.created_at, agents.c.id))).all()
 
 
 async def agent_by_request(conn: AsyncConnection, business_id: str, request_id: str):

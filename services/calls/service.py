@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlencode
 
+import sqlalchemy as sa
 from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import tenant
+from core import aggregates, tenant
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
@@ -216,6 +217,15 @@ class Calls:
         if url is None:
             raise not_found("recording")
         return url
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list:
+        """Analytics: the calls of the query's businesses in its window, counted per group (core.aggregates):
+        how many, how many completed, their total duration."""
+        measures = {"count": sa.func.count(), "completed": sa.func.count().filter(calls.c.status == "completed"),
+                    "duration": sa.func.coalesce(sa.func.sum(calls.c.duration), 0)}
+        where = (calls.c.agent_id == require_uuid(agent_id, "agent_id"),) if agent_id else ()
+        async with self.engine.connect() as conn:
+            return (await conn.execute(aggregates.aggregate(calls, calls.c.created_at, query, measures, where))).all()
 
     async def list(self, agent_id: str | None, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()

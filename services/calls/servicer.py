@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from core import aggregates
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
@@ -88,6 +89,10 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         paged = await self.calls.list(optional(request, "agent_id"), optional(request, "status"),
                                       Page.of(request.page, *CALLS_PAGE))
         return calls_pb2.ListCallsReply(calls=[call_message(r) for r in paged.rows], page=paged.info())
+
+    async def AggregateCalls(self, request, context):
+        query = aggregates.query_of(request)
+        return aggregates.reply_of(await self.calls.aggregate(query, optional(request, "agent_id")), query.group_by)
 
 
 def build(runtime: Runtime) -> CallsServicer:

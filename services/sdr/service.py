@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import asyncpg
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import tenant
+from core import aggregates, tenant
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid, not_found
 from core.ids import require_uuid, utcnow
@@ -89,6 +90,15 @@ class Leads:
     async def get(self, lead_id: str):
         async with self.engine.connect() as conn:
             return await find_owned(conn, leads, lead_id, "lead")
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None, source: str | None) -> list:
+        """Analytics: the leads of the query's businesses created in its window, counted per group
+        (core.aggregates): how many, and how many converted."""
+        measures = {"count": sa.func.count(), "converted": sa.func.count().filter(leads.c.status == "converted")}
+        where = ((leads.c.agent_id == require_uuid(agent_id, "agent_id"),) if agent_id else ()) + \
+            ((leads.c.source == source,) if source else ())
+        async with self.engine.connect() as conn:
+            return (await conn.execute(aggregates.aggregate(leads, leads.c.created_at, query, measures, where))).all()
 
     async def list(self, filters: LeadFilters, page: Page) -> Paged:
         who = tenant.require_account()

@@ -1,6 +1,7 @@
 """Sdr gRPC servicer: requests into the lead use cases (services.sdr.service), rows into replies."""
 from __future__ import annotations
 
+from core import aggregates
 from core.bus import DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
@@ -73,6 +74,11 @@ class SdrServicer(sdr_pb2_grpc.SdrServicer):
                                                     "updated_before")})
         paged = await self.leads.list(filters, Page.of(request.page, *domain.LEADS_PAGE))
         return sdr_pb2.ListLeadsReply(leads=[lead_message(r) for r in paged.rows], page=paged.info())
+
+    async def AggregateLeads(self, request, context):
+        query = aggregates.query_of(request)
+        rows = await self.leads.aggregate(query, optional(request, "agent_id"), optional(request, "source"))
+        return aggregates.reply_of(rows, query.group_by)
 
     async def AuditLeads(self, request, context):
         return audit_message(await self.leads.audit(

@@ -161,6 +161,7 @@ async def _patch_eval(w: World) -> Request:
 
 PERSONA = {"lead_name": "Dana", "scenario": "Her water heater leaks."}
 NO_IDS = "takes no id of another account's records"
+OWN_REPORTS = "reports on the caller's own businesses only"
 
 CASES: dict[tuple[str, str], Case] = {
     # accounts
@@ -231,6 +232,13 @@ CASES: dict[tuple[str, str], Case] = {
     ("DELETE", "/api/v1/evals"): Case(_eval_by_id, NOT_FOUND),
     ("POST", "/api/v1/evals/run"): Case(_fan_out, NOT_FOUND),
     ("GET", "/api/v1/evals/run"): Case(_eval_run, NOT_FOUND),
+    # analytics
+    ("GET", "/api/v1/analytics/dashboard"): Case(_r(), OWN_REPORTS),
+    ("GET", "/api/v1/analytics/calls"): Case(_r(params=lambda w: {"agent_id": w.agent}), NOT_FOUND),
+    ("GET", "/api/v1/analytics/funnel"): Case(_r(), OWN_REPORTS),
+    ("GET", "/api/v1/analytics/agents"): Case(_r(params=lambda w: {"agent_id": w.agent}), NOT_FOUND),
+    ("GET", "/api/v1/analytics/weekly"): Case(_r(), OWN_REPORTS),
+    ("GET", "/api/v1/analytics/businesses"): Case(_r(), OWN_REPORTS),
     # webhooks and events
     ("POST", "/api/v1/webhooks"): Case(_r(json=lambda w: {"business_id": w.a_business,
                                                           "events": ["dispatcher.briefing_created"],

@@ -216,7 +216,7 @@ class RevokeKeyReply(_message.Message):
     def __init__(self, success: _Optional[bool] = ...) -> None: ...
 
 class Workspace(_message.Message):
-    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning")
+    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +226,7 @@ class Workspace(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     SUBSCRIPTION_STATUS_FIELD_NUMBER: _ClassVar[int]
     PROVISIONING_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     lifecycle_state: str
@@ -235,7 +236,8 @@ class Workspace(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     subscription_status: str
     provisioning: Provisioning
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ...) -> None: ...
+    timezone: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ...) -> None: ...
 
 class Provisioning(_message.Message):
     __slots__ = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error", "next_attempt_at")
@@ -290,26 +292,50 @@ class ListWorkspacesReply(_message.Message):
     def __init__(self, workspaces: _Optional[_Iterable[_Union[Workspace, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
 
 class CreateWorkspaceRequest(_message.Message):
-    __slots__ = ("name", "metadata", "external_ref")
+    __slots__ = ("name", "metadata", "external_ref", "timezone")
     NAME_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
     name: str
     metadata: _struct_pb2.Struct
     external_ref: str
-    def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ...) -> None: ...
+    timezone: str
+    def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
 
 class UpdateWorkspaceRequest(_message.Message):
-    __slots__ = ("id", "name", "metadata", "action")
+    __slots__ = ("id", "name", "metadata", "action", "timezone")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     metadata: _struct_pb2.Struct
     action: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action: _Optional[str] = ...) -> None: ...
+    timezone: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
+
+class BusinessZonesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ZonedBusiness(_message.Message):
+    __slots__ = ("business_id", "name", "timezone")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    name: str
+    timezone: str
+    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
+
+class BusinessZonesReply(_message.Message):
+    __slots__ = ("businesses",)
+    BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    businesses: _containers.RepeatedCompositeFieldContainer[ZonedBusiness]
+    def __init__(self, businesses: _Optional[_Iterable[_Union[ZonedBusiness, _Mapping]]] = ...) -> None: ...
 
 class UsageEntry(_message.Message):
     __slots__ = ("id", "endpoint", "method", "status_code", "call_id", "cost_cents", "created_at", "api_key_id", "account_id", "business_id")

@@ -85,6 +85,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
                 _registered_method=True)
+        self.BusinessZones = channel.unary_unary(
+                '/switchboard.v1.Accounts/BusinessZones',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.BusinessZonesRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.BusinessZonesReply.FromString,
+                _registered_method=True)
         self.GetWorkspaceOwner = channel.unary_unary(
                 '/switchboard.v1.Accounts/GetWorkspaceOwner',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
@@ -199,6 +204,14 @@ class AccountsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BusinessZones(self, request, context):
+        """Every business the caller reaches (a key bound to one business: that one) with its name and time zone, in
+        creation order (analytics).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetWorkspaceOwner(self, request, context):
         """Who owns one of the caller's workspaces (for notifications to the owner); fails NOT_FOUND (not_found).
         """
@@ -302,6 +315,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.GetWorkspace,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.SerializeToString,
+            ),
+            'BusinessZones': grpc.unary_unary_rpc_method_handler(
+                    servicer.BusinessZones,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.BusinessZonesRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.BusinessZonesReply.SerializeToString,
             ),
             'GetWorkspaceOwner': grpc.unary_unary_rpc_method_handler(
                     servicer.GetWorkspaceOwner,
@@ -593,6 +611,33 @@ class Accounts:
             '/switchboard.v1.Accounts/GetWorkspace',
             switchboard_dot_v1_dot_accounts__pb2.GetWorkspaceRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BusinessZones(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/BusinessZones',
+            switchboard_dot_v1_dot_accounts__pb2.BusinessZonesRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.BusinessZonesReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -93,6 +93,10 @@ class ListAgentsReply(_message.Message):
     page: _common_pb2.PageInfo
     def __init__(self, agents: _Optional[_Iterable[_Union[AgentSummary, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
 
+class AgentDirectoryRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class LookupAgentsRequest(_message.Message):
     __slots__ = ("ids",)
     IDS_FIELD_NUMBER: _ClassVar[int]

@@ -48,6 +48,11 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.LookupAgentsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
                 _registered_method=True)
+        self.AgentDirectory = channel.unary_unary(
+                '/switchboard.v1.Agents/AgentDirectory',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.AgentDirectoryRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
+                _registered_method=True)
         self.GetAgent = channel.unary_unary(
                 '/switchboard.v1.Agents/GetAgent',
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.GetAgentRequest.SerializeToString,
@@ -146,6 +151,14 @@ class AgentsServicer:
 
     def LookupAgents(self, request, context):
         """The caller's agents among the given ids (id, name, business), without asking the provider; unknown ids are left out.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AgentDirectory(self, request, context):
+        """Every agent of the caller's businesses (id, name, business), oldest first, without asking the provider
+        (analytics lists each with its figures).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -277,6 +290,11 @@ def add_AgentsServicer_to_server(servicer, server):
             'LookupAgents': grpc.unary_unary_rpc_method_handler(
                     servicer.LookupAgents,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.LookupAgentsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.SerializeToString,
+            ),
+            'AgentDirectory': grpc.unary_unary_rpc_method_handler(
+                    servicer.AgentDirectory,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.AgentDirectoryRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.SerializeToString,
             ),
             'GetAgent': grpc.unary_unary_rpc_method_handler(
@@ -417,6 +435,33 @@ class Agents:
             target,
             '/switchboard.v1.Agents/LookupAgents',
             switchboard_dot_v1_dot_agents__pb2.LookupAgentsRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AgentDirectory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/AgentDirectory',
+            switchboard_dot_v1_dot_agents__pb2.AgentDirectoryRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.ListAgentsReply.FromString,
             options,
             channel_credentials,

@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from switchboard.v1 import calls_pb2 as switchboard_dot_v1_dot_calls__pb2
+from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -72,6 +73,11 @@ class CallsStub:
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.GetRecordingSourceRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_calls__pb2.RecordingSource.FromString,
                 _registered_method=True)
+        self.AggregateCalls = channel.unary_unary(
+                '/switchboard.v1.Calls/AggregateCalls',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
+                _registered_method=True)
 
 
 class CallsServicer:
@@ -135,6 +141,14 @@ class CallsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AggregateCalls(self, request, context):
+        """Counts the calls of the given businesses in a window of local days or weeks, grouped (analytics); fails
+        NOT_FOUND (not_found) for a business outside the caller's, INVALID_ARGUMENT (invalid_request) for a bad grouping.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CallsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -172,6 +186,11 @@ def add_CallsServicer_to_server(servicer, server):
                     servicer.GetRecordingSource,
                     request_deserializer=switchboard_dot_v1_dot_calls__pb2.GetRecordingSourceRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_calls__pb2.RecordingSource.SerializeToString,
+            ),
+            'AggregateCalls': grpc.unary_unary_rpc_method_handler(
+                    servicer.AggregateCalls,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.Aggregates.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -366,6 +385,33 @@ class Calls:
             '/switchboard.v1.Calls/GetRecordingSource',
             switchboard_dot_v1_dot_calls__pb2.GetRecordingSourceRequest.SerializeToString,
             switchboard_dot_v1_dot_calls__pb2.RecordingSource.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AggregateCalls(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/AggregateCalls',
+            switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,9 +1,10 @@
 import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -25,3 +26,57 @@ class PageInfo(_message.Message):
     has_more: bool
     next_cursor: str
     def __init__(self, has_more: _Optional[bool] = ..., next_cursor: _Optional[str] = ...) -> None: ...
+
+class BusinessZone(_message.Message):
+    __slots__ = ("business_id", "timezone")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    timezone: str
+    def __init__(self, business_id: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
+
+class AggregateRequest(_message.Message):
+    __slots__ = ("zones", "days", "weeks", "group_by", "agent_id", "source", "limit")
+    ZONES_FIELD_NUMBER: _ClassVar[int]
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    WEEKS_FIELD_NUMBER: _ClassVar[int]
+    GROUP_BY_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    zones: _containers.RepeatedCompositeFieldContainer[BusinessZone]
+    days: int
+    weeks: int
+    group_by: _containers.RepeatedScalarFieldContainer[str]
+    agent_id: str
+    source: str
+    limit: int
+    def __init__(self, zones: _Optional[_Iterable[_Union[BusinessZone, _Mapping]]] = ..., days: _Optional[int] = ..., weeks: _Optional[int] = ..., group_by: _Optional[_Iterable[str]] = ..., agent_id: _Optional[str] = ..., source: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class AggregateRow(_message.Message):
+    __slots__ = ("business_id", "agent_id", "day", "week", "status", "count", "completed", "duration", "converted")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DAY_FIELD_NUMBER: _ClassVar[int]
+    WEEK_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    DURATION_FIELD_NUMBER: _ClassVar[int]
+    CONVERTED_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    agent_id: str
+    day: str
+    week: str
+    status: str
+    count: int
+    completed: int
+    duration: int
+    converted: int
+    def __init__(self, business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., day: _Optional[str] = ..., week: _Optional[str] = ..., status: _Optional[str] = ..., count: _Optional[int] = ..., completed: _Optional[int] = ..., duration: _Optional[int] = ..., converted: _Optional[int] = ...) -> None: ...
+
+class Aggregates(_message.Message):
+    __slots__ = ("rows",)
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    rows: _containers.RepeatedCompositeFieldContainer[AggregateRow]
+    def __init__(self, rows: _Optional[_Iterable[_Union[AggregateRow, _Mapping]]] = ...) -> None: ...

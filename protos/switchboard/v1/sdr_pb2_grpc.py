@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 from switchboard.v1 import sdr_pb2 as switchboard_dot_v1_dot_sdr__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -56,6 +57,11 @@ class SdrStub:
                 '/switchboard.v1.Sdr/ListLeads',
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsReply.FromString,
+                _registered_method=True)
+        self.AggregateLeads = channel.unary_unary(
+                '/switchboard.v1.Sdr/AggregateLeads',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
                 _registered_method=True)
         self.AuditLeads = channel.unary_unary(
                 '/switchboard.v1.Sdr/AuditLeads',
@@ -113,6 +119,14 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AggregateLeads(self, request, context):
+        """Counts the leads of the given businesses created in a window of local days or weeks, grouped (analytics);
+        fails NOT_FOUND (not_found) for a business outside the caller's, INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AuditLeads(self, request, context):
         """Pipeline health: hot and stalled leads, new leads in the window, unhandled voicemails; fails INVALID_ARGUMENT (invalid_request).
         """
@@ -163,6 +177,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.ListLeads,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsReply.SerializeToString,
+            ),
+            'AggregateLeads': grpc.unary_unary_rpc_method_handler(
+                    servicer.AggregateLeads,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.Aggregates.SerializeToString,
             ),
             'AuditLeads': grpc.unary_unary_rpc_method_handler(
                     servicer.AuditLeads,
@@ -296,6 +315,33 @@ class Sdr:
             '/switchboard.v1.Sdr/ListLeads',
             switchboard_dot_v1_dot_sdr__pb2.ListLeadsRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.ListLeadsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AggregateLeads(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/AggregateLeads',
+            switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
             options,
             channel_credentials,
             insecure,

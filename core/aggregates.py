@@ -1,0 +1,120 @@
+"""Report aggregates over a window of whole local days or weeks, each business cut in its own time zone: the SQL
+the calls and leads reports share (the analytics area).
+
+A report counts the rows of the caller's businesses whose time falls in the window: the last `days` local days
+(today included), or the current local week and the `weeks - 1` before it (weeks start on Monday, ISO 8601). Each
+business's days and weeks are those of its IANA time zone, so a call at 23:30 in New York counts on that New York
+day. Rows are grouped by any of the DIMENSIONS; a day or week is the local date it starts on. PostgreSQL does all
+the counting: the caller gets one row per group, never the rows themselves.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
+
+from core import tenant
+from core.errors import invalid
+from core.tenant import require_business
+from switchboard.v1 import common_pb2
+
+DIMENSIONS = ("business", "agent", "day", "week", "status")
+
+
+@dataclass(frozen=True)
+class Window:
+    """Whole local days (`days`) or whole local weeks (`weeks`), ending now; exactly one is set."""
+
+    days: int = 0
+    weeks: int = 0
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a report asks of a service: its businesses with their time zones, the window, the grouping, and an
+    optional top-N by count."""
+
+    zones: list[tuple[str, str]]  # (business_id, IANA time zone)
+    window: Window
+    group_by: tuple[str, ...] = ()
+    limit: int = 0
+
+
+def check_group_by(group_by) -> tuple[str, ...]:
+    unknown = [d for d in group_by if d not in DIMENSIONS]
+    if unknown:
+        raise invalid(f"group_by accepts {', '.join(DIMENSIONS)} (got {', '.join(unknown)})")
+    return tuple(group_by)
+
+
+def _zones(zones: list[tuple[str, str]]):
+    """The businesses and their zones as a table `zones(business_id, tz)`."""
+    ids = sa.cast(sa.bindparam("zone_ids", [z[0] for z in zones], type_=ARRAY(sa.Text)), ARRAY(UUID(as_uuid=False)))
+    tzs = sa.bindparam("zone_tzs", [z[1] for z in zones], type_=ARRAY(sa.Text))
+    return sa.func.unnest(ids, tzs).table_valued("business_id", "tz").render_derived(name="zones")
+
+
+def window_start(tz, window: Window):
+    """The instant the window starts in zone `tz`: local midnight `days - 1` days ago, or the local Monday
+    `weeks - 1` weeks ago."""
+    local_now = sa.func.timezone(tz, sa.func.now())
+    if window.weeks:
+        start = sa.func.date_trunc("week", local_now) - sa.func.make_interval(0, 0, window.weeks - 1)
+    else:
+        start = sa.func.date_trunc("day", local_now) - sa.func.make_interval(0, 0, 0, window.days - 1)
+    return sa.func.timezone(tz, start)
+
+
+def aggregate(table: sa.Table, at: sa.Column, query: Query, measures: dict[str, sa.ColumnElement],
+              where: tuple = ()) -> sa.Select:
+    """One row per group of `query.group_by` with the `measures` (aggregate expressions over `table`), for the rows
+    of the query's businesses in its window; with a limit, the groups with the most rows first."""
+    zones = _zones(query.zones)
+    local = sa.func.timezone(zones.c.tz, at)
+    columns = {"business": table.c.business_id, "agent": table.c.agent_id, "status": table.c.status,
+               "day": sa.cast(sa.func.date_trunc("day", local), sa.Date),
+               "week": sa.cast(sa.func.date_trunc("week", local), sa.Date)}
+    dims = [columns[d] for d in query.group_by]
+    select = (sa.select(*(c.label(d) for d, c in zip(query.group_by, dims)), *(m.label(n) for n, m in measures.items()))
+              .select_from(table.join(zones, table.c.business_id == zones.c.business_id))
+              .where(at >= window_start(zones.c.tz, query.window), *where))
+    if dims:
+        select = select.group_by(*dims)
+    if query.limit:
+        select = select.order_by(sa.func.count().desc(), *dims).limit(query.limit)
+    return select
+
+
+# -- the services' side of the AggregateRequest RPCs ---------------------------------------------------------------
+
+DAYS_MAX = 90  # SPEC: analytics `days` at most 90
+WEEKS_MAX = 13
+
+
+def query_of(request: common_pb2.AggregateRequest) -> Query:
+    """The request as a Query, once each business is checked to be the caller's and the window is sane."""
+    who = tenant.require_account()
+    zones = [(require_business(who, z.business_id), z.timezone) for z in request.zones]
+    if bool(request.days) == bool(request.weeks):
+        raise invalid("send exactly one of days and weeks")
+    if not 0 <= request.days <= DAYS_MAX or not 0 <= request.weeks <= WEEKS_MAX:
+        raise invalid(f"days must be 1 to {DAYS_MAX} and weeks 1 to {WEEKS_MAX}")
+    if request.limit < 0:
+        raise invalid("limit must not be negative")
+    return Query(zones, Window(request.days, request.weeks), check_group_by(request.group_by), request.limit)
+
+
+def reply_of(rows, group_by: tuple[str, ...]) -> common_pb2.Aggregates:
+    """Rows of `aggregate` (their dimensions, and the measures count, completed, duration, converted as the
+    service asked for them) as the RPC's reply."""
+    fields = {"business": "business_id", "agent": "agent_id", "day": "day", "week": "week", "status": "status"}
+    out = common_pb2.Aggregates()
+    for row in rows:
+        mapping = row._mapping
+        item = out.rows.add(**{m: mapping[m] for m in ("count", "completed", "duration", "converted") if m in mapping})
+        for dim in group_by:
+            value = mapping[dim]
+            if value is not None:
+                setattr(item, fields[dim], value.isoformat() if dim in ("day", "week") else str(value))
+    return out

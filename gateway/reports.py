@@ -1,0 +1,121 @@
+"""Analytics reports as plain functions: the services' aggregate rows (core.aggregates) into the spec's shapes.
+
+The rules a reader of a report can rely on:
+- rates and `change` are percentages with two decimals; a rate over nothing (no calls, no leads) is 0.0;
+- `change` compares this week with last week: (this - last) / last; when last week had none it is null if this
+  week has some (growth from nothing has no percentage) and 0.0 if it has none either;
+- averages are over the rows counted (two decimals), 0.0 when there are none;
+- the period is whole local days, today included (`days` of them), in each business's time zone; a timeline has
+  every day (or week) of the period, with zeros where nothing happened, so a chart has no gaps; weeks start on
+  Monday and a week is named by the date of its Monday;
+- when the key's businesses use different time zones, each business's rows are cut in its own zone and the
+  dates shown are those of every zone (a timeline covers the union of their periods), `period.since` is the
+  earliest first day.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+FUNNEL_STAGES = ("new", "contacted", "qualified", "converted")
+
+
+def rate(part: int, whole: int) -> float:
+    return round(part * 100 / whole, 2) if whole else 0.0
+
+
+def average(total: int, count: int) -> float:
+    return round(total / count, 2) if count else 0.0
+
+
+def change(this: int, last: int) -> float | None:
+    if last == 0:
+        return None if this else 0.0
+    return round((this - last) * 100 / last, 2)
+
+
+def local_today(tz: str, now: datetime | None = None) -> date:
+    return (now or datetime.now(timezone.utc)).astimezone(ZoneInfo(tz)).date()
+
+
+def week_start(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def period_days(zones: list[str], days: int, now: datetime | None = None) -> list[date]:
+    """Every local date of the last `days` days in any of the zones, oldest first."""
+    found = set()
+    for tz in set(zones):
+        today = local_today(tz, now)
+        found.update(today - timedelta(days=n) for n in range(days))
+    return sorted(found)
+
+
+def buckets(zones: list[str], days: int, group_by: str, now: datetime | None = None) -> list[date]:
+    """The timeline's buckets: each day of the period, or the Monday of each week it touches."""
+    dates = period_days(zones, days, now)
+    return dates if group_by == "day" else sorted({week_start(d) for d in dates})
+
+
+def totals(rows) -> dict:
+    count = sum(r.count for r in rows)
+    duration = sum(r.duration for r in rows)
+    return {"total": count, "completed": sum(r.completed for r in rows), "total_duration_seconds": duration,
+            "avg_duration_seconds": average(duration, count)}
+
+
+def timeline(rows, dates: list[date], group_by: str) -> list[dict]:
+    """One entry per bucket: its calls, completed calls, duration, average and counts by status."""
+    by_bucket: dict[str, list] = defaultdict(list)
+    for row in rows:
+        by_bucket[getattr(row, group_by)].append(row)
+    entries = []
+    for day in dates:
+        found = by_bucket.get(day.isoformat(), [])
+        t = totals(found)
+        statuses: dict[str, int] = defaultdict(int)
+        for row in found:
+            statuses[row.status] += row.count
+        entries.append({"date": day.isoformat(), "total": t["total"], "completed": t["completed"],
+                        "total_duration": t["total_duration_seconds"],
+                        "avg_duration_seconds": t["avg_duration_seconds"], "statuses": dict(sorted(statuses.items()))})
+    return entries
+
+
+def funnel(by_status: dict[str, int]) -> tuple[int, int, list[dict]]:
+    """(total leads, lost, stages): a stage counts the leads at it or past it (a converted lead was new,
+    contacted and qualified); a lead that left the pipeline (lost, unqualified, spam, do not contact) counts in
+    the first stage only. rate_from_top is the share of the first stage; dropoff_rate the share of the previous
+    stage that did not reach this one (0.0 for the first)."""
+    total = sum(by_status.values())
+    reached = [total] + [sum(by_status.get(s, 0) for s in FUNNEL_STAGES[i:]) for i in range(1, len(FUNNEL_STAGES))]
+    stages = []
+    for i, (stage, count) in enumerate(zip(FUNNEL_STAGES, reached)):
+        previous = reached[i - 1] if i else count
+        stages.append({"stage": stage, "count": count, "rate_from_top": rate(count, total),
+                       "dropoff_rate": rate(previous - count, previous) if i else 0.0})
+    return total, by_status.get("lost", 0), stages
+
+
+def this_and_last_week(zone_of: dict[str, str], rows, now: datetime | None = None) -> tuple[int, int]:
+    """Rows grouped by business and week: (this week's count, last week's), each business's weeks in its zone."""
+    this = last = 0
+    for row in rows:
+        current = week_start(local_today(zone_of[row.business_id], now))
+        if row.week == current.isoformat():
+            this += row.count
+        elif row.week == (current - timedelta(weeks=1)).isoformat():
+            last += row.count
+    return this, last
+
+
+def week_period(zones: list[str], now: datetime | None = None) -> dict:
+    """{this_week, last_week: {start, end}} as Monday-to-Sunday dates, in the businesses' zone when they share
+    one, else in UTC."""
+    shared = set(zones)
+    tz = shared.pop() if len(shared) == 1 else "UTC"
+    monday = week_start(local_today(tz, now))
+    last = monday - timedelta(weeks=1)
+    return {"this_week": {"start": monday.isoformat(), "end": (monday + timedelta(days=6)).isoformat()},
+            "last_week": {"start": last.isoformat(), "end": (last + timedelta(days=6)).isoformat()}}

@@ -1,0 +1,229 @@
+"""Analytics area: six reports over the key's businesses. Each service counts its own rows in SQL (calls:
+AggregateCalls, sdr: AggregateLeads, grouped per business, agent, day, week or status in each business's time
+zone); this module asks them in parallel and composes the spec's shapes with the names from accounts and agents
+(gateway.reports has the rules: rates, averages, change, empty days)."""
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from datetime import datetime, timezone
+
+from core.errors import not_found
+from gateway import reports
+from gateway.convert import to_json
+from gateway.routes import RequestContext, Route
+from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, sdr_pb2
+
+V1 = "/api/v1/analytics"
+DAYS = (30, 90)  # SPEC: default 30, max 90
+TOP = 5  # agents in top_by_calls and top_agents; leads in dashboard.recent
+ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request")
+
+
+async def _businesses(ctx: RequestContext) -> list:
+    """The key's businesses (a key bound to one business: that one), with names and time zones."""
+    return list((await ctx.rpc("accounts").BusinessZones(accounts_pb2.BusinessZonesRequest())).businesses)
+
+
+def _request(businesses, *, days: int = 0, weeks: int = 0, group_by=(), **given) -> common_pb2.AggregateRequest:
+    return common_pb2.AggregateRequest(
+        zones=[common_pb2.BusinessZone(business_id=b.business_id, timezone=b.timezone) for b in businesses],
+        days=days, weeks=weeks, group_by=list(group_by), **{k: v for k, v in given.items() if v is not None})
+
+
+async def _calls(ctx: RequestContext, businesses, **query) -> list:
+    return list((await ctx.rpc("calls").AggregateCalls(_request(businesses, **query))).rows)
+
+
+async def _leads(ctx: RequestContext, businesses, **query) -> list:
+    return list((await ctx.rpc("sdr").AggregateLeads(_request(businesses, **query))).rows)
+
+
+async def _agents(ctx: RequestContext) -> list:
+    return list((await ctx.rpc("agents").AgentDirectory(agents_pb2.AgentDirectoryRequest())).agents)
+
+
+def _days(ctx: RequestContext) -> int:
+    return int(ctx.query.get("days", DAYS[0]))
+
+
+def _period(businesses, days: int, **extra) -> dict:
+    dates = reports.period_days([b.timezone for b in businesses], days)
+    return {"days": days, "since": dates[0].isoformat() if dates else None, **extra}
+
+
+def _agent_or_404(agents: list, agent_id: str | None):
+    if agent_id is None:
+        return None
+    found = next((a for a in agents if a.id == agent_id), None)
+    if found is None:
+        raise not_found("agent")
+    return found
+
+
+def _leads_totals(rows) -> dict:
+    total, converted = sum(r.count for r in rows), sum(r.converted for r in rows)
+    return {"total": total, "converted": converted, "conversion_rate": reports.rate(converted, total)}
+
+
+async def dashboard(ctx: RequestContext):
+    days = _days(ctx)
+    businesses = await _businesses(ctx)
+    recent = None
+    if ctx.principal.has_scope("leads:read"):
+        recent = ctx.rpc("sdr").ListLeads(sdr_pb2.ListLeadsRequest(page=common_pb2.PageRequest(limit=TOP)))
+    calls, top, leads, agents, recent_leads = await asyncio.gather(
+        _calls(ctx, businesses, days=days), _calls(ctx, businesses, days=days, group_by=("agent",), limit=TOP),
+        _leads(ctx, businesses, days=days, group_by=("status",)), _agents(ctx), recent or asyncio.sleep(0))
+    names = {a.id: a.name for a in agents}
+    period = _period(businesses, days)
+    by_status = {r.status: r.count for r in sorted(leads, key=lambda r: r.status)}
+    lead_totals = _leads_totals(leads)
+    shown = [to_json(lead) for lead in recent_leads.leads] if recent is not None else []
+    call_totals = reports.totals(calls)
+    return {
+        "period": period,
+        "leads": {"total": lead_totals["total"], "by_status": by_status,
+                  "conversion_rate": lead_totals["conversion_rate"],
+                  "recent": [lead for lead in shown if period["since"] and lead["created_at"][:10] >= period["since"]]},
+        "calls": {k: call_totals[k] for k in ("total", "completed", "total_duration_seconds", "avg_duration_seconds")},
+        "agents": {"total": len(agents), "top_by_calls": [
+            {"agent_id": r.agent_id, "name": names.get(r.agent_id), "count": r.count, "total_duration": r.duration,
+             "avg_duration": reports.average(r.duration, r.count)} for r in top]},
+    }
+
+
+async def calls_report(ctx: RequestContext):
+    days, group_by, agent_id = _days(ctx), ctx.query.get("group_by", "day"), ctx.query.get("agent_id")
+    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx))
+    _agent_or_404(agents, agent_id)
+    rows = await _calls(ctx, businesses, days=days, group_by=(group_by, "status"), agent_id=agent_id)
+    t = reports.totals(rows)
+    dates = reports.buckets([b.timezone for b in businesses], days, group_by)
+    return {"period": _period(businesses, days, group_by=group_by),
+            "summary": {"total_calls": t["total"], "total_duration_seconds": t["total_duration_seconds"],
+                        "avg_duration_seconds": t["avg_duration_seconds"]},
+            "timeline": reports.timeline(rows, dates, group_by)}
+
+
+async def funnel(ctx: RequestContext):
+    days = _days(ctx)
+    businesses = await _businesses(ctx)
+    rows = await _leads(ctx, businesses, days=days, group_by=("status",), source=ctx.query.get("source"))
+    total, lost, stages = reports.funnel({r.status: r.count for r in rows})
+    return {"period": _period(businesses, days), "total_leads": total, "lost": lost, "funnel": stages}
+
+
+async def agents_report(ctx: RequestContext):
+    days, agent_id = _days(ctx), ctx.query.get("agent_id")
+    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx))
+    chosen = _agent_or_404(agents, agent_id)
+    calls, leads = await asyncio.gather(
+        _calls(ctx, businesses, days=days, group_by=("agent",), agent_id=agent_id),
+        _leads(ctx, businesses, days=days, group_by=("agent",), agent_id=agent_id))
+    calls_of, leads_of = {r.agent_id: r for r in calls}, {r.agent_id: r for r in leads}
+    entries = []
+    for agent in [chosen] if chosen else agents:
+        c = reports.totals([calls_of[agent.id]] if agent.id in calls_of else [])
+        entries.append({"agent_id": agent.id, "agent_name": agent.name,
+                        "calls": {k: c[k] for k in ("total", "completed", "avg_duration_seconds",
+                                                    "total_duration_seconds")},
+                        "leads": _leads_totals([leads_of[agent.id]] if agent.id in leads_of else [])})
+    entries.sort(key=lambda e: (-e["calls"]["total"], e["agent_name"] or "", e["agent_id"]))
+    return {"period": _period(businesses, days), "agents": entries}
+
+
+async def weekly(ctx: RequestContext):
+    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx))
+    now = datetime.now(timezone.utc)
+    zone_of = {b.business_id: b.timezone for b in businesses}
+    calls, leads = await asyncio.gather(
+        _calls(ctx, businesses, weeks=2, group_by=("business", "agent", "week")),
+        _leads(ctx, businesses, weeks=2, group_by=("business", "week")))
+    this_calls, last_calls = reports.this_and_last_week(zone_of, calls, now)
+    this_leads, last_leads = reports.this_and_last_week(zone_of, leads, now)
+    per_agent: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in calls:
+        if row.week == reports.week_start(reports.local_today(zone_of[row.business_id], now)).isoformat():
+            per_agent[row.agent_id][0] += row.count
+            per_agent[row.agent_id][1] += row.duration
+    names = {a.id: a.name for a in agents}
+    top = sorted(per_agent.items(), key=lambda item: (-item[1][0], item[0]))[:TOP]
+    return {"period": reports.week_period(list(zone_of.values()), now),
+            "calls": {"this_week": this_calls, "last_week": last_calls, "change": reports.change(this_calls, last_calls)},
+            "leads": {"this_week": this_leads, "last_week": last_leads, "change": reports.change(this_leads, last_leads)},
+            "top_agents": [{"agent_id": agent_id, "agent_name": names.get(agent_id), "total_calls": count,
+                            "total_duration_seconds": duration} for agent_id, (count, duration) in top]}
+
+
+async def businesses_report(ctx: RequestContext):
+    days = _days(ctx)
+    businesses = await _businesses(ctx)
+    calls, leads = await asyncio.gather(_calls(ctx, businesses, days=days, group_by=("business",)),
+                                        _leads(ctx, businesses, days=days, group_by=("business",)))
+    calls_of, leads_of = {r.business_id: r for r in calls}, {r.business_id: r for r in leads}
+    entries = []
+    for b in businesses:
+        c = reports.totals([calls_of[b.business_id]] if b.business_id in calls_of else [])
+        entries.append({"business_id": b.business_id, "business_name": b.name,
+                        "calls": {k: c[k] for k in ("total", "completed", "avg_duration_seconds")},
+                        "leads": _leads_totals([leads_of[b.business_id]] if b.business_id in leads_of else [])})
+    return {"period": _period(businesses, days), "businesses": entries}
+
+
+DAYS_QUERY = {"type": "integer", "minimum": 1, "maximum": DAYS[1], "default": DAYS[0],
+              "description": "the last `days` local days, today included, in each business's time zone"}
+AGENT_ID = {"type": "string", "format": "uuid", "description": "one of the key's agents (404 otherwise)"}
+PERIOD = ("The period is the last `days` whole local days, today included, each business's calls and leads cut "
+          "in its own time zone (the workspace's timezone, UTC unless set); period.since is its first day. Rates "
+          "are percentages with two decimals, 0.0 over nothing; averages have two decimals, 0.0 over nothing. ")
+
+
+def _query(**props) -> dict:
+    return {"type": "object", "properties": {"days": DAYS_QUERY, **props}}
+
+
+CALLS_RPC = "switchboard.v1.Calls/AggregateCalls"
+LEADS_RPC = "switchboard.v1.Sdr/AggregateLeads"
+ZONES_RPC = "switchboard.v1.Accounts/BusinessZones"
+DIRECTORY_RPC = "switchboard.v1.Agents/AgentDirectory"
+ROUTES = [
+    Route("GET", f"{V1}/dashboard", dashboard, "Leads, calls and agents at a glance", "analytics",
+          scope="calls:read", query=_query(), response="AnalyticsDashboard", errors=ERRORS,
+          rpcs=(ZONES_RPC, CALLS_RPC, LEADS_RPC, DIRECTORY_RPC, "switchboard.v1.Sdr/ListLeads"),
+          description=PERIOD + "leads.by_status counts the period's leads by their current status and "
+          "conversion_rate is converted / total; leads.recent lists the 5 newest leads of the period (Lead objects) "
+          "only for a key that also has leads:read (else []). agents.total counts every agent of the key's "
+          "businesses; top_by_calls the 5 with the most calls in the period."),
+    Route("GET", f"{V1}/calls", calls_report, "Calls over time", "analytics", scope="calls:read",
+          query=_query(group_by={"type": "string", "enum": ["day", "week"], "default": "day"}, agent_id=AGENT_ID),
+          response="AnalyticsCalls", errors=ERRORS, rpcs=(ZONES_RPC, DIRECTORY_RPC, CALLS_RPC),
+          description=PERIOD + "The timeline has one entry per day of the period (or per week it touches, named by "
+          "its Monday), oldest first, with zeros for a day without calls; statuses counts the calls by their "
+          "current status."),
+    Route("GET", f"{V1}/funnel", funnel, "The lead funnel", "analytics", scope="leads:read",
+          query=_query(source={"type": "string", "pattern": r"^[A-Za-z0-9_.:-]{1,100}$",
+                               "description": "only leads of this source"}),
+          response="AnalyticsFunnel", errors=ERRORS, rpcs=(ZONES_RPC, LEADS_RPC),
+          description=PERIOD + "Stages new, contacted, qualified, converted over the period's leads: a stage counts "
+          "the leads at it or past it (by current status); a lead that left the pipeline (lost, unqualified, spam, "
+          "do_not_contact) counts in new only. rate_from_top = count / total_leads; dropoff_rate = the share of the "
+          "previous stage that did not reach this one (0.0 for new). lost counts the leads whose status is lost."),
+    Route("GET", f"{V1}/agents", agents_report, "Calls and leads per agent", "analytics", scope="calls:read",
+          query=_query(agent_id=AGENT_ID), response="AnalyticsAgents", errors=ERRORS,
+          rpcs=(ZONES_RPC, DIRECTORY_RPC, CALLS_RPC, LEADS_RPC),
+          description=PERIOD + "Every agent of the key's businesses (or the one asked for), zeros included, the most "
+          "calls first; leads are those the agent created (lead.agent_id)."),
+    Route("GET", f"{V1}/weekly", weekly, "This week against last week", "analytics", scope="calls:read",
+          query={"type": "object", "properties": {}}, response="AnalyticsWeekly", errors=ERRORS,
+          rpcs=(ZONES_RPC, DIRECTORY_RPC, CALLS_RPC, LEADS_RPC),
+          description="Weeks run Monday to Sunday in each business's time zone; this week is the current one so "
+          "far. change = (this_week - last_week) / last_week as a percentage with two decimals; when last week had "
+          "none it is null if this week has some, 0.0 if not. period shows the weeks' dates in the businesses' "
+          "time zone (UTC when they use several). top_agents: the 5 with the most calls this week."),
+    Route("GET", f"{V1}/businesses", businesses_report, "Calls and leads per business", "analytics",
+          scope="calls:read", query=_query(), response="AnalyticsBusinesses", errors=ERRORS,
+          rpcs=(ZONES_RPC, CALLS_RPC, LEADS_RPC),
+          description=PERIOD + "Every business of the key (a key bound to one business: that one), zeros included, "
+          "in the order they were created."),
+]
