@@ -38,8 +38,8 @@ LEAD_COLUMNS = ("id", "business_id", "agent_id", "name", "status", "source", "sc
 AGENT_COLUMNS = ("id", "business_id", "name", "status", "provider_assistant_id", "config", "metadata", "version",
                  "inbound_prompt_source", "created_at", "updated_at")
 DAYS = 180
-REPORTS = [("dashboard", {}), ("calls", {"group_by": "day"}), ("funnel", {}), ("agents", {}), ("weekly", {}),
-           ("businesses", {})]
+REPORTS = [("dashboard", {"days": 30}), ("calls", {"days": 30, "group_by": "day"}), ("funnel", {"days": 30}),
+           ("agents", {"days": 30}), ("weekly", {}), ("businesses", {"days": 30})]
 # The baseline: the main aggregate of each report as one statement ($1 the businesses).
 SQL = {
     "dashboard": "SELECT count(*), count(*) FILTER (WHERE status = 'completed'), sum(duration) FROM calls.calls "
@@ -126,7 +126,7 @@ async def run(args, stack) -> int:
                         headers = {"Authorization": f"Bearer {key}"}
 
                         async def api(name=name, params=params, headers=headers):
-                            async with http.get(f"{base}/api/v1/analytics/{name}", params={"days": 30, **params},
+                            async with http.get(f"{base}/api/v1/analytics/{name}", params=params,
                                                 headers=headers) as r:
                                 body = await r.read()
                                 if r.status != 200:
