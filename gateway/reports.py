@@ -98,16 +98,16 @@ def funnel(by_status: dict[str, int]) -> tuple[int, int, list[dict]]:
     return total, by_status.get("lost", 0), stages
 
 
+def weeks_ago(zone_of: dict[str, str], row, now: datetime | None = None) -> int:
+    """How many weeks before its business's current local week a row's week is (0: this week)."""
+    current = week_start(local_today(zone_of[row.business_id], now))
+    return (current - date.fromisoformat(row.week)).days // 7
+
+
 def this_and_last_week(zone_of: dict[str, str], rows, now: datetime | None = None) -> tuple[int, int]:
     """Rows grouped by business and week: (this week's count, last week's), each business's weeks in its zone."""
-    this = last = 0
-    for row in rows:
-        current = week_start(local_today(zone_of[row.business_id], now))
-        if row.week == current.isoformat():
-            this += row.count
-        elif row.week == (current - timedelta(weeks=1)).isoformat():
-            last += row.count
-    return this, last
+    ago = [weeks_ago(zone_of, row, now) for row in rows]
+    return (sum(r.count for r, n in zip(rows, ago) if n == 0), sum(r.count for r, n in zip(rows, ago) if n == 1))
 
 
 def week_period(zones: list[str], now: datetime | None = None) -> dict:

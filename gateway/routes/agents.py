@@ -95,7 +95,7 @@ def gate_refusal(reply) -> web.Response | None:
     gate = reply.eval_gate
     if not reply.HasField("eval_gate") or gate.status not in domain.GATE_REFUSES:
         return None
-    names = [f"{run.name}" + (f" [{run.channel}]" if run.channel else "") for run in gate.runs]
+    names = [run.name + (f" [{run.channel}]" if run.channel else "") for run in gate.runs]
     return error_response("conflict", domain.gate_refusal(gate.status, gate.failed, gate.total, names),
                           eval_gate=to_json(gate))
 

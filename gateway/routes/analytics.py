@@ -39,8 +39,22 @@ async def _leads(ctx: RequestContext, businesses, **query) -> list:
     return list((await ctx.rpc("sdr").AggregateLeads(_request(businesses, **query))).rows)
 
 
-async def _agents(ctx: RequestContext) -> list:
-    return list((await ctx.rpc("agents").AgentDirectory(agents_pb2.AgentDirectoryRequest())).agents)
+async def _agents(ctx: RequestContext, agent_id: str | None = None) -> list:
+    """Every agent of the key's businesses, or only the one asked for (404 when it is not one of them)."""
+    if agent_id is None:
+        return list((await ctx.rpc("agents").AgentDirectory(agents_pb2.AgentDirectoryRequest())).agents)
+    found = list((await ctx.rpc("agents").LookupAgents(agents_pb2.LookupAgentsRequest(ids=[agent_id]))).agents)
+    if not found:
+        raise not_found("agent")
+    return found
+
+
+async def _recent_leads(ctx: RequestContext) -> list[dict]:
+    """The newest leads, for a key that may read leads (else none)."""
+    if not ctx.principal.has_scope("leads:read"):
+        return []
+    reply = await ctx.rpc("sdr").ListLeads(sdr_pb2.ListLeadsRequest(page=common_pb2.PageRequest(limit=TOP)))
+    return [to_json(lead) for lead in reply.leads]
 
 
 def _days(ctx: RequestContext) -> int:
@@ -52,13 +66,9 @@ def _period(businesses, days: int, **extra) -> dict:
     return {"days": days, "since": dates[0].isoformat() if dates else None, **extra}
 
 
-def _agent_or_404(agents: list, agent_id: str | None):
-    if agent_id is None:
-        return None
-    found = next((a for a in agents if a.id == agent_id), None)
-    if found is None:
-        raise not_found("agent")
-    return found
+def _one(row) -> list:
+    """A report row looked up by its group, as the list of rows the totals read (none when the group is empty)."""
+    return [row] if row is not None else []
 
 
 def _leads_totals(rows) -> dict:
@@ -69,23 +79,19 @@ def _leads_totals(rows) -> dict:
 async def dashboard(ctx: RequestContext):
     days = _days(ctx)
     businesses = await _businesses(ctx)
-    recent = None
-    if ctx.principal.has_scope("leads:read"):
-        recent = ctx.rpc("sdr").ListLeads(sdr_pb2.ListLeadsRequest(page=common_pb2.PageRequest(limit=TOP)))
-    calls, top, leads, agents, recent_leads = await asyncio.gather(
+    calls, top, leads, agents, recent = await asyncio.gather(
         _calls(ctx, businesses, days=days), _calls(ctx, businesses, days=days, group_by=("agent",), limit=TOP),
-        _leads(ctx, businesses, days=days, group_by=("status",)), _agents(ctx), recent or asyncio.sleep(0))
+        _leads(ctx, businesses, days=days, group_by=("status",)), _agents(ctx), _recent_leads(ctx))
     names = {a.id: a.name for a in agents}
     period = _period(businesses, days)
     by_status = {r.status: r.count for r in sorted(leads, key=lambda r: r.status)}
     lead_totals = _leads_totals(leads)
-    shown = [to_json(lead) for lead in recent_leads.leads] if recent is not None else []
     call_totals = reports.totals(calls)
     return {
         "period": period,
         "leads": {"total": lead_totals["total"], "by_status": by_status,
                   "conversion_rate": lead_totals["conversion_rate"],
-                  "recent": [lead for lead in shown if period["since"] and lead["created_at"][:10] >= period["since"]]},
+                  "recent": [lead for lead in recent if period["since"] and lead["created_at"][:10] >= period["since"]]},
         "calls": {k: call_totals[k] for k in ("total", "completed", "total_duration_seconds", "avg_duration_seconds")},
         "agents": {"total": len(agents), "top_by_calls": [
             {"agent_id": r.agent_id, "name": names.get(r.agent_id), "count": r.count, "total_duration": r.duration,
@@ -95,8 +101,9 @@ async def dashboard(ctx: RequestContext):
 
 async def calls_report(ctx: RequestContext):
     days, group_by, agent_id = _days(ctx), ctx.query.get("group_by", "day"), ctx.query.get("agent_id")
-    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx))
-    _agent_or_404(agents, agent_id)
+    businesses = await _businesses(ctx)
+    if agent_id is not None:
+        await _agents(ctx, agent_id)  # one of the key's agents, else 404
     rows = await _calls(ctx, businesses, days=days, group_by=(group_by, "status"), agent_id=agent_id)
     t = reports.totals(rows)
     dates = reports.buckets([b.timezone for b in businesses], days, group_by)
@@ -116,19 +123,18 @@ async def funnel(ctx: RequestContext):
 
 async def agents_report(ctx: RequestContext):
     days, agent_id = _days(ctx), ctx.query.get("agent_id")
-    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx))
-    chosen = _agent_or_404(agents, agent_id)
+    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx, agent_id))
     calls, leads = await asyncio.gather(
         _calls(ctx, businesses, days=days, group_by=("agent",), agent_id=agent_id),
         _leads(ctx, businesses, days=days, group_by=("agent",), agent_id=agent_id))
     calls_of, leads_of = {r.agent_id: r for r in calls}, {r.agent_id: r for r in leads}
     entries = []
-    for agent in [chosen] if chosen else agents:
-        c = reports.totals([calls_of[agent.id]] if agent.id in calls_of else [])
+    for agent in agents:
+        c = reports.totals(_one(calls_of.get(agent.id)))
         entries.append({"agent_id": agent.id, "agent_name": agent.name,
                         "calls": {k: c[k] for k in ("total", "completed", "avg_duration_seconds",
                                                     "total_duration_seconds")},
-                        "leads": _leads_totals([leads_of[agent.id]] if agent.id in leads_of else [])})
+                        "leads": _leads_totals(_one(leads_of.get(agent.id)))})
     entries.sort(key=lambda e: (-e["calls"]["total"], e["agent_name"] or "", e["agent_id"]))
     return {"period": _period(businesses, days), "agents": entries}
 
@@ -144,7 +150,7 @@ async def weekly(ctx: RequestContext):
     this_leads, last_leads = reports.this_and_last_week(zone_of, leads, now)
     per_agent: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in calls:
-        if row.week == reports.week_start(reports.local_today(zone_of[row.business_id], now)).isoformat():
+        if reports.weeks_ago(zone_of, row, now) == 0:
             per_agent[row.agent_id][0] += row.count
             per_agent[row.agent_id][1] += row.duration
     names = {a.id: a.name for a in agents}
@@ -164,10 +170,10 @@ async def businesses_report(ctx: RequestContext):
     calls_of, leads_of = {r.business_id: r for r in calls}, {r.business_id: r for r in leads}
     entries = []
     for b in businesses:
-        c = reports.totals([calls_of[b.business_id]] if b.business_id in calls_of else [])
+        c = reports.totals(_one(calls_of.get(b.business_id)))
         entries.append({"business_id": b.business_id, "business_name": b.name,
                         "calls": {k: c[k] for k in ("total", "completed", "avg_duration_seconds")},
-                        "leads": _leads_totals([leads_of[b.business_id]] if b.business_id in leads_of else [])})
+                        "leads": _leads_totals(_one(leads_of.get(b.business_id)))})
     return {"period": _period(businesses, days), "businesses": entries}
 
 
@@ -197,7 +203,8 @@ ROUTES = [
           "businesses; top_by_calls the 5 with the most calls in the period."),
     Route("GET", f"{V1}/calls", calls_report, "Calls over time", "analytics", scope="calls:read",
           query=_query(group_by={"type": "string", "enum": ["day", "week"], "default": "day"}, agent_id=AGENT_ID),
-          response="AnalyticsCalls", errors=ERRORS, rpcs=(ZONES_RPC, DIRECTORY_RPC, CALLS_RPC),
+          response="AnalyticsCalls", errors=ERRORS,
+          rpcs=(ZONES_RPC, "switchboard.v1.Agents/LookupAgents", CALLS_RPC),
           description=PERIOD + "The timeline has one entry per day of the period (or per week it touches, named by "
           "its Monday), oldest first, with zeros for a day without calls; statuses counts the calls by their "
           "current status."),
@@ -211,7 +218,7 @@ ROUTES = [
           "previous stage that did not reach this one (0.0 for new). lost counts the leads whose status is lost."),
     Route("GET", f"{V1}/agents", agents_report, "Calls and leads per agent", "analytics", scope="calls:read",
           query=_query(agent_id=AGENT_ID), response="AnalyticsAgents", errors=ERRORS,
-          rpcs=(ZONES_RPC, DIRECTORY_RPC, CALLS_RPC, LEADS_RPC),
+          rpcs=(ZONES_RPC, DIRECTORY_RPC, "switchboard.v1.Agents/LookupAgents", CALLS_RPC, LEADS_RPC),
           description=PERIOD + "Every agent of the key's businesses (or the one asked for), zeros included, the most "
           "calls first; leads are those the agent created (lead.agent_id)."),
     Route("GET", f"{V1}/weekly", weekly, "This week against last week", "analytics", scope="calls:read",

@@ -276,8 +276,8 @@ class Agents:
             if not change.changed and not settings:
                 return Written(row, change)
             gate = await self._gate(row, current, change, write)
-            if gate is not None and gate.status in domain.GATE_REFUSES:
-                return Written(row, change, eval_gate=gate)
+            if (refused := Written(row, change, eval_gate=gate)).refused:
+                return refused
             synced = False
             if change.provider_changed:
                 await self.voice.update_assistant(row.provider_assistant_id,
