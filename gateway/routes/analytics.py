@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from core.errors import not_found
@@ -20,23 +21,38 @@ TOP = 5  # agents in top_by_calls and top_agents; leads in dashboard.recent
 ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request")
 
 
-async def _businesses(ctx: RequestContext) -> list:
-    """The key's businesses (a key bound to one business: that one), with names and time zones."""
-    return list((await ctx.rpc("accounts").BusinessZones(accounts_pb2.BusinessZonesRequest())).businesses)
+@dataclass(frozen=True)
+class Reach:
+    """The key's businesses (a key bound to one business: that one), with names and time zones, and the instant
+    the report is as of: the period shown and the windows the services count end at the same `now`."""
+
+    businesses: list
+    now: datetime
+
+    @property
+    def zones(self) -> list[str]:
+        return [b.timezone for b in self.businesses]
 
 
-def _request(businesses, *, days: int = 0, weeks: int = 0, group_by=(), **given) -> common_pb2.AggregateRequest:
-    return common_pb2.AggregateRequest(
-        zones=[common_pb2.BusinessZone(business_id=b.business_id, timezone=b.timezone) for b in businesses],
+async def _reach(ctx: RequestContext) -> Reach:
+    reply = await ctx.rpc("accounts").BusinessZones(accounts_pb2.BusinessZonesRequest())
+    return Reach(list(reply.businesses), datetime.now(timezone.utc))
+
+
+def _request(reach: Reach, *, days: int = 0, weeks: int = 0, group_by=(), **given) -> common_pb2.AggregateRequest:
+    request = common_pb2.AggregateRequest(
+        zones=[common_pb2.BusinessZone(business_id=b.business_id, timezone=b.timezone) for b in reach.businesses],
         days=days, weeks=weeks, group_by=list(group_by), **{k: v for k, v in given.items() if v is not None})
+    request.as_of.FromDatetime(reach.now)
+    return request
 
 
-async def _calls(ctx: RequestContext, businesses, **query) -> list:
-    return list((await ctx.rpc("calls").AggregateCalls(_request(businesses, **query))).rows)
+async def _calls(ctx: RequestContext, reach: Reach, **query) -> list:
+    return list((await ctx.rpc("calls").AggregateCalls(_request(reach, **query))).rows)
 
 
-async def _leads(ctx: RequestContext, businesses, **query) -> list:
-    return list((await ctx.rpc("sdr").AggregateLeads(_request(businesses, **query))).rows)
+async def _leads(ctx: RequestContext, reach: Reach, **query) -> list:
+    return list((await ctx.rpc("sdr").AggregateLeads(_request(reach, **query))).rows)
 
 
 async def _agents(ctx: RequestContext, agent_id: str | None = None) -> list:
@@ -61,8 +77,8 @@ def _days(ctx: RequestContext) -> int:
     return int(ctx.query.get("days", DAYS[0]))
 
 
-def _period(businesses, days: int, **extra) -> dict:
-    dates = reports.period_days([b.timezone for b in businesses], days)
+def _period(reach: Reach, days: int, **extra) -> dict:
+    dates = reports.period_days(reach.zones, days, reach.now)
     return {"days": days, "since": dates[0].isoformat() if dates else None, **extra}
 
 
@@ -78,12 +94,12 @@ def _leads_totals(rows) -> dict:
 
 async def dashboard(ctx: RequestContext):
     days = _days(ctx)
-    businesses = await _businesses(ctx)
+    reach = await _reach(ctx)
     calls, top, leads, agents, recent = await asyncio.gather(
-        _calls(ctx, businesses, days=days), _calls(ctx, businesses, days=days, group_by=("agent",), limit=TOP),
-        _leads(ctx, businesses, days=days, group_by=("status",)), _agents(ctx), _recent_leads(ctx))
+        _calls(ctx, reach, days=days), _calls(ctx, reach, days=days, group_by=("agent",), limit=TOP),
+        _leads(ctx, reach, days=days, group_by=("status",)), _agents(ctx), _recent_leads(ctx))
     names = {a.id: a.name for a in agents}
-    period = _period(businesses, days)
+    period = _period(reach, days)
     by_status = {r.status: r.count for r in sorted(leads, key=lambda r: r.status)}
     lead_totals = _leads_totals(leads)
     call_totals = reports.totals(calls)
@@ -101,13 +117,13 @@ async def dashboard(ctx: RequestContext):
 
 async def calls_report(ctx: RequestContext):
     days, group_by, agent_id = _days(ctx), ctx.query.get("group_by", "day"), ctx.query.get("agent_id")
-    businesses = await _businesses(ctx)
+    reach = await _reach(ctx)
     if agent_id is not None:
         await _agents(ctx, agent_id)  # one of the key's agents, else 404
-    rows = await _calls(ctx, businesses, days=days, group_by=(group_by, "status"), agent_id=agent_id)
+    rows = await _calls(ctx, reach, days=days, group_by=(group_by, "status"), agent_id=agent_id)
     t = reports.totals(rows)
-    dates = reports.buckets([b.timezone for b in businesses], days, group_by)
-    return {"period": _period(businesses, days, group_by=group_by),
+    dates = reports.buckets(reach.zones, days, group_by, reach.now)
+    return {"period": _period(reach, days, group_by=group_by),
             "summary": {"total_calls": t["total"], "total_duration_seconds": t["total_duration_seconds"],
                         "avg_duration_seconds": t["avg_duration_seconds"]},
             "timeline": reports.timeline(rows, dates, group_by)}
@@ -115,18 +131,18 @@ async def calls_report(ctx: RequestContext):
 
 async def funnel(ctx: RequestContext):
     days = _days(ctx)
-    businesses = await _businesses(ctx)
-    rows = await _leads(ctx, businesses, days=days, group_by=("status",), source=ctx.query.get("source"))
+    reach = await _reach(ctx)
+    rows = await _leads(ctx, reach, days=days, group_by=("status",), source=ctx.query.get("source"))
     total, lost, stages = reports.funnel({r.status: r.count for r in rows})
-    return {"period": _period(businesses, days), "total_leads": total, "lost": lost, "funnel": stages}
+    return {"period": _period(reach, days), "total_leads": total, "lost": lost, "funnel": stages}
 
 
 async def agents_report(ctx: RequestContext):
     days, agent_id = _days(ctx), ctx.query.get("agent_id")
-    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx, agent_id))
+    reach, agents = await asyncio.gather(_reach(ctx), _agents(ctx, agent_id))
     calls, leads = await asyncio.gather(
-        _calls(ctx, businesses, days=days, group_by=("agent",), agent_id=agent_id),
-        _leads(ctx, businesses, days=days, group_by=("agent",), agent_id=agent_id))
+        _calls(ctx, reach, days=days, group_by=("agent",), agent_id=agent_id),
+        _leads(ctx, reach, days=days, group_by=("agent",), agent_id=agent_id))
     calls_of, leads_of = {r.agent_id: r for r in calls}, {r.agent_id: r for r in leads}
     entries = []
     for agent in agents:
@@ -136,16 +152,16 @@ async def agents_report(ctx: RequestContext):
                                                     "total_duration_seconds")},
                         "leads": _leads_totals(_one(leads_of.get(agent.id)))})
     entries.sort(key=lambda e: (-e["calls"]["total"], e["agent_name"] or "", e["agent_id"]))
-    return {"period": _period(businesses, days), "agents": entries}
+    return {"period": _period(reach, days), "agents": entries}
 
 
 async def weekly(ctx: RequestContext):
-    businesses, agents = await asyncio.gather(_businesses(ctx), _agents(ctx))
-    now = datetime.now(timezone.utc)
-    zone_of = {b.business_id: b.timezone for b in businesses}
+    reach, agents = await asyncio.gather(_reach(ctx), _agents(ctx))
+    now = reach.now
+    zone_of = {b.business_id: b.timezone for b in reach.businesses}
     calls, leads = await asyncio.gather(
-        _calls(ctx, businesses, weeks=2, group_by=("business", "agent", "week")),
-        _leads(ctx, businesses, weeks=2, group_by=("business", "week")))
+        _calls(ctx, reach, weeks=2, group_by=("business", "agent", "week")),
+        _leads(ctx, reach, weeks=2, group_by=("business", "week")))
     this_calls, last_calls = reports.this_and_last_week(zone_of, calls, now)
     this_leads, last_leads = reports.this_and_last_week(zone_of, leads, now)
     per_agent: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -164,17 +180,17 @@ async def weekly(ctx: RequestContext):
 
 async def businesses_report(ctx: RequestContext):
     days = _days(ctx)
-    businesses = await _businesses(ctx)
-    calls, leads = await asyncio.gather(_calls(ctx, businesses, days=days, group_by=("business",)),
-                                        _leads(ctx, businesses, days=days, group_by=("business",)))
+    reach = await _reach(ctx)
+    calls, leads = await asyncio.gather(_calls(ctx, reach, days=days, group_by=("business",)),
+                                        _leads(ctx, reach, days=days, group_by=("business",)))
     calls_of, leads_of = {r.business_id: r for r in calls}, {r.business_id: r for r in leads}
     entries = []
-    for b in businesses:
+    for b in reach.businesses:
         c = reports.totals(_one(calls_of.get(b.business_id)))
         entries.append({"business_id": b.business_id, "business_name": b.name,
                         "calls": {k: c[k] for k in ("total", "completed", "avg_duration_seconds")},
                         "leads": _leads_totals(_one(leads_of.get(b.business_id)))})
-    return {"period": _period(businesses, days), "businesses": entries}
+    return {"period": _period(reach, days), "businesses": entries}
 
 
 DAYS_QUERY = {"type": "integer", "minimum": 1, "maximum": DAYS[1], "default": DAYS[0],

@@ -66,7 +66,8 @@ idempotency_keys = sa.Table(
 )
 
 _newest = (calls.c.created_at.desc(), calls.c.id.desc())
-sa.Index("calls_business_created", calls.c.business_id, *_newest)
+# It carries what analytics counts, so a report reads a window index-only (core.aggregates).
+sa.Index("calls_business_created", calls.c.business_id, *_newest, postgresql_include=["agent_id", "status", "duration"])
 sa.Index("calls_business_agent", calls.c.business_id, calls.c.agent_id, *_newest)
 sa.Index("calls_business_status", calls.c.business_id, calls.c.status, *_newest)
 sa.Index("idempotency_keys_created", idempotency_keys.c.created_at)

@@ -36,7 +36,7 @@ class BusinessZone(_message.Message):
     def __init__(self, business_id: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
 
 class AggregateRequest(_message.Message):
-    __slots__ = ("zones", "days", "weeks", "group_by", "agent_id", "source", "limit")
+    __slots__ = ("zones", "days", "weeks", "group_by", "agent_id", "source", "limit", "as_of")
     ZONES_FIELD_NUMBER: _ClassVar[int]
     DAYS_FIELD_NUMBER: _ClassVar[int]
     WEEKS_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +44,7 @@ class AggregateRequest(_message.Message):
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    AS_OF_FIELD_NUMBER: _ClassVar[int]
     zones: _containers.RepeatedCompositeFieldContainer[BusinessZone]
     days: int
     weeks: int
@@ -51,7 +52,8 @@ class AggregateRequest(_message.Message):
     agent_id: str
     source: str
     limit: int
-    def __init__(self, zones: _Optional[_Iterable[_Union[BusinessZone, _Mapping]]] = ..., days: _Optional[int] = ..., weeks: _Optional[int] = ..., group_by: _Optional[_Iterable[str]] = ..., agent_id: _Optional[str] = ..., source: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    as_of: _timestamp_pb2.Timestamp
+    def __init__(self, zones: _Optional[_Iterable[_Union[BusinessZone, _Mapping]]] = ..., days: _Optional[int] = ..., weeks: _Optional[int] = ..., group_by: _Optional[_Iterable[str]] = ..., agent_id: _Optional[str] = ..., source: _Optional[str] = ..., limit: _Optional[int] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class AggregateRow(_message.Message):
     __slots__ = ("business_id", "agent_id", "day", "week", "status", "count", "completed", "duration", "converted")
