@@ -61,6 +61,8 @@ class Settings:
     log_level: str
     # Client addresses whose X-Forwarded-For header is trusted (load balancers).
     trusted_proxies: tuple[str, ...] = field(default=())
+    # Browser origins besides public_base_url's that may call the assistant connector (/api/mcp).
+    mcp_allowed_origins: tuple[str, ...] = field(default=())
     signup_limit_per_hour: int = SIGNUP_LIMIT_PER_HOUR
     key_rate_limit_per_minute: int = 600
     grpc_timeout_seconds: float = 10.0
@@ -166,6 +168,7 @@ def load() -> Settings:
         secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
         trusted_proxies=_list("TRUSTED_PROXIES"),
+        mcp_allowed_origins=_list("MCP_ALLOWED_ORIGINS"),
         signup_limit_per_hour=_int("SIGNUP_LIMIT_PER_HOUR", SIGNUP_LIMIT_PER_HOUR),
         key_rate_limit_per_minute=_int("KEY_RATE_LIMIT_PER_MINUTE", 600),
         grpc_timeout_seconds=float(os.environ.get("GRPC_TIMEOUT_SECONDS", "10")),

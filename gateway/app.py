@@ -19,7 +19,7 @@ from gateway.auth import Authenticator
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import pages
 from gateway.dashboard.pages import SESSION_COOKIE
-from gateway.errors import error_response, from_service_error
+from gateway.errors import error_response, from_service_error, lacks_scope
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, RequestContext, Route, all_routes
@@ -104,7 +104,7 @@ def make_handler(route: Route):
             if principal is not None:
                 missing = [s for s in _required_scopes(route, body) if not principal.has_scope(s)]
                 if missing:
-                    raise ServiceError("forbidden", f"this key lacks the {', '.join(missing)} scope")
+                    raise lacks_scope(missing)
             query = validation.coerce_query(route.query, request.query)
             if route.body is not None:
                 validation.check(route.body, body, route.validation_code)

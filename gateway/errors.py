@@ -17,12 +17,26 @@ def error_response(code: str, message: str, status: int | None = None, headers: 
     return web.json_response({"error": {"code": code, "message": message, **extra}}, status=status, headers=headers)
 
 
+def insufficient_scope(scope: str, message: str) -> dict[str, str]:
+    """RFC 6750's challenge for a token (or key) that lacks a scope: a client that can ask for more (an OAuth
+    client, by MCP's step-up rule) learns which."""
+    return {"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}", error_description="{message}"'}
+
+
+def lacks_scope(missing: list[str]) -> ServiceError:
+    message = f"this key lacks the {', '.join(missing)} scope"
+    return ServiceError("forbidden", message, **insufficient_scope(" ".join(missing), message))
+
+
 def from_service_error(err: ServiceError) -> web.Response:
-    """A service's error with what its details carry: Retry-After for a rate limit, and for x402's 402 the
-    PAYMENT-REQUIRED header with its decoded requirements in the body as error.payment_required."""
+    """A service's error with what its details carry: Retry-After for a rate limit, the WWW-Authenticate challenge
+    of a missing scope, and for x402's 402 the PAYMENT-REQUIRED header with its decoded requirements in the body
+    as error.payment_required."""
     headers, extra = {}, {}
     if "retry_after" in err.details:
         headers["Retry-After"] = err.details["retry_after"]
+    if "WWW-Authenticate" in err.details:
+        headers["WWW-Authenticate"] = err.details["WWW-Authenticate"]
     if required := err.details.get("payment_required"):
         headers[PAYMENT_REQUIRED_HEADER] = required
         try:

@@ -77,6 +77,8 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         # A body without required fields may be left out (it reads as {}).
         op["requestBody"] = {"required": bool(route.body.get("required")),
                              "content": {"application/json": {"schema": route.body}}}
+    if route.own_body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": route.own_body}}}
     if route.form is not None:
         op["requestBody"] = {"required": True,
                              "content": {"application/x-www-form-urlencoded": {"schema": route.form}}}
@@ -107,6 +109,8 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         responses[str(status)] = {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
                                   + " or ".join(f"`{n}`" for n in names),
                                   "content": {"application/json": {"schema": _ref("Error")}}}
+    for status, text in (route.own_replies or {}).items():
+        responses[str(status)] = {"description": text, **({"content": ok["content"]} if status != 202 else {})}
     for status, named in (route.reply_headers or {}).items():
         responses[str(status)]["headers"] = {n: {"description": d, "schema": {"type": "string"}}
                                              for n, d in named.items()}

@@ -431,6 +431,48 @@ _CHANGE = _obj({"this_week": _COUNT, "last_week": _COUNT,
                 "change": {"anyOf": [_RATE, {"type": "null"}],
                            "description": "null when last week had none and this week has some"}},
                ("this_week", "last_week", "change"))
+# The assistant connector (gateway/mcp): get_business_info's result and the plain-HTTP helper endpoints' shapes
+# (the JSON-RPC endpoint itself speaks MCP's own schemas).
+_JSON_SCHEMA = {"type": "object", "description": "a JSON Schema (draft 2020-12)"}
+_TOOL_RESULT = _obj({
+    "content": {"type": "array", "items": _obj({"type": {"type": "string", "enum": ["text"]}, "text": {"type": "string"}},
+                                                ("type", "text"))},
+    "structuredContent": {"type": "object", "description": "the result, checked by the tool's outputSchema"},
+    "isError": {"type": "boolean", "description": "true when the tool failed: content names the error code and "
+                "what to fix"}}, ("content",))
+MCP = {
+    "BusinessInfo": _obj({"businesses": {"type": "array", "items": _obj({
+        "id": UUID, "name": {"type": "string"}, "status": {"type": "string"}, "subscription_status": {"type": "string"},
+        "timezone": {"type": "string"}, "created_at": TIME, "agent_count": {"type": "integer", "minimum": 0},
+        "phone_numbers": {"type": "array", "items": {"type": "string"}},
+        "calls_last_7_days": {"type": "integer", "minimum": 0}, "calls_last_30_days": {"type": "integer", "minimum": 0},
+    }, ("id", "name", "status", "subscription_status", "timezone", "created_at", "agent_count", "phone_numbers",
+        "calls_last_7_days", "calls_last_30_days"))}}, ("businesses",)),
+    "McpInitializeRequest": _obj({
+        "protocolVersion": {"type": "string", "description": "the handshake-era version the client speaks"},
+        "clientInfo": _obj({"name": {"type": "string"}, "version": {"type": "string"}}),
+        "capabilities": {"type": "object"}}),
+    "McpInitializeResult": _obj({
+        "protocolVersion": {"type": "string"},
+        "capabilities": {"type": "object"},
+        "serverInfo": _obj({"name": {"type": "string"}, "version": {"type": "string"}}, ("name", "version")),
+        "instructions": {"type": "string"}}, ("protocolVersion", "capabilities", "serverInfo")),
+    "McpToolList": _obj({"tools": {"type": "array", "items": _obj({
+        "name": {"type": "string"}, "title": {"type": "string"}, "description": {"type": "string"},
+        "inputSchema": _JSON_SCHEMA, "outputSchema": _JSON_SCHEMA, "annotations": {"type": "object"}},
+        ("name", "inputSchema"))}}, ("tools",)),
+    "McpToolResult": _TOOL_RESULT,
+    "JsonRpcRequest": _obj({
+        "jsonrpc": {"type": "string", "enum": ["2.0"]}, "id": {"type": ["string", "integer"]},
+        "method": {"type": "string", "examples": ["initialize", "server/discover", "tools/list", "tools/call"]},
+        "params": {"type": "object"}}, ("jsonrpc", "method")),
+    "JsonRpcResponse": _obj({
+        "jsonrpc": {"type": "string", "enum": ["2.0"]}, "id": {"type": ["string", "integer", "null"]},
+        "result": {"type": "object"},
+        "error": _obj({"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}}, ("code", "message"))},
+        ("jsonrpc",)),
+}
+
 ANALYTICS = {
     "AnalyticsDashboard": _obj({
         "period": _PERIOD,
@@ -629,6 +671,7 @@ SCHEMAS: dict[str, dict] = {
         "checked_at": TIME,
     }, ("status", "api", "queue", "services", "providers", "checked_at")),
     **ANALYTICS,
+    **MCP,
 }
 
 

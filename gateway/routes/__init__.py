@@ -72,6 +72,10 @@ class Route:
     scope: str | Callable[[dict], tuple[str, ...]] | None = None
     body: dict | None = None  # JSON Schema of the request body
     form: dict | None = None  # JSON Schema of a form-encoded body (the handler reads it; documented only)
+    # JSON Schema of a JSON body the handler reads and answers itself, errors included (JSON-RPC); documented only,
+    # with the statuses of its own answers, {status: description} (a body of the `response` schema; 202 none).
+    own_body: dict | None = None
+    own_replies: dict[int, str] | None = None
     query: dict | None = None  # JSON Schema (object) of the query parameters
     # Name of the response schema in gateway.schemas; a tuple for routes whose ?id= read returns the
     # resource itself instead of the list (published as a oneOf).
@@ -106,7 +110,7 @@ class Route:
 
 
 def all_routes() -> list[Route]:
-    from gateway.routes import accounts, agents, analytics, calls, evals, leads, messaging, meta, numbers, webhooks
+    from gateway.routes import accounts, agents, analytics, calls, evals, leads, mcp, messaging, meta, numbers, webhooks
 
     return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES]
+            *messaging.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES]

@@ -34,7 +34,7 @@ class Reach:
         return [b.timezone for b in self.businesses]
 
 
-async def _reach(ctx: RequestContext) -> Reach:
+async def reach_of(ctx: RequestContext) -> Reach:
     reply = await ctx.rpc("accounts").BusinessZones(accounts_pb2.BusinessZonesRequest())
     return Reach(list(reply.businesses), datetime.now(timezone.utc))
 
@@ -47,15 +47,15 @@ def _request(reach: Reach, *, days: int = 0, weeks: int = 0, group_by=(), **give
     return request
 
 
-async def _calls(ctx: RequestContext, reach: Reach, **query) -> list:
+async def call_counts(ctx: RequestContext, reach: Reach, **query) -> list:
     return list((await ctx.rpc("calls").AggregateCalls(_request(reach, **query))).rows)
 
 
-async def _leads(ctx: RequestContext, reach: Reach, **query) -> list:
+async def lead_counts(ctx: RequestContext, reach: Reach, **query) -> list:
     return list((await ctx.rpc("sdr").AggregateLeads(_request(reach, **query))).rows)
 
 
-async def _agents(ctx: RequestContext, agent_id: str | None = None) -> list:
+async def agents_of(ctx: RequestContext, agent_id: str | None = None) -> list:
     """Every agent of the key's businesses, or only the one asked for (404 when it is not one of them)."""
     if agent_id is None:
         return list((await ctx.rpc("agents").AgentDirectory(agents_pb2.AgentDirectoryRequest())).agents)
@@ -94,10 +94,10 @@ def _leads_totals(rows) -> dict:
 
 async def dashboard(ctx: RequestContext):
     days = _days(ctx)
-    reach = await _reach(ctx)
+    reach = await reach_of(ctx)
     calls, top, leads, agents, recent = await asyncio.gather(
-        _calls(ctx, reach, days=days), _calls(ctx, reach, days=days, group_by=("agent",), limit=TOP),
-        _leads(ctx, reach, days=days, group_by=("status",)), _agents(ctx), _recent_leads(ctx))
+        call_counts(ctx, reach, days=days), call_counts(ctx, reach, days=days, group_by=("agent",), limit=TOP),
+        lead_counts(ctx, reach, days=days, group_by=("status",)), agents_of(ctx), _recent_leads(ctx))
     names = {a.id: a.name for a in agents}
     period = _period(reach, days)
     by_status = {r.status: r.count for r in sorted(leads, key=lambda r: r.status)}
@@ -117,10 +117,10 @@ async def dashboard(ctx: RequestContext):
 
 async def calls_report(ctx: RequestContext):
     days, group_by, agent_id = _days(ctx), ctx.query.get("group_by", "day"), ctx.query.get("agent_id")
-    reach = await _reach(ctx)
+    reach = await reach_of(ctx)
     if agent_id is not None:
-        await _agents(ctx, agent_id)  # one of the key's agents, else 404
-    rows = await _calls(ctx, reach, days=days, group_by=(group_by, "status"), agent_id=agent_id)
+        await agents_of(ctx, agent_id)  # one of the key's agents, else 404
+    rows = await call_counts(ctx, reach, days=days, group_by=(group_by, "status"), agent_id=agent_id)
     t = reports.totals(rows)
     dates = reports.buckets(reach.zones, days, group_by, reach.now)
     return {"period": _period(reach, days, group_by=group_by),
@@ -131,18 +131,18 @@ async def calls_report(ctx: RequestContext):
 
 async def funnel(ctx: RequestContext):
     days = _days(ctx)
-    reach = await _reach(ctx)
-    rows = await _leads(ctx, reach, days=days, group_by=("status",), source=ctx.query.get("source"))
+    reach = await reach_of(ctx)
+    rows = await lead_counts(ctx, reach, days=days, group_by=("status",), source=ctx.query.get("source"))
     total, lost, stages = reports.funnel({r.status: r.count for r in rows})
     return {"period": _period(reach, days), "total_leads": total, "lost": lost, "funnel": stages}
 
 
 async def agents_report(ctx: RequestContext):
     days, agent_id = _days(ctx), ctx.query.get("agent_id")
-    reach, agents = await asyncio.gather(_reach(ctx), _agents(ctx, agent_id))
+    reach, agents = await asyncio.gather(reach_of(ctx), agents_of(ctx, agent_id))
     calls, leads = await asyncio.gather(
-        _calls(ctx, reach, days=days, group_by=("agent",), agent_id=agent_id),
-        _leads(ctx, reach, days=days, group_by=("agent",), agent_id=agent_id))
+        call_counts(ctx, reach, days=days, group_by=("agent",), agent_id=agent_id),
+        lead_counts(ctx, reach, days=days, group_by=("agent",), agent_id=agent_id))
     calls_of, leads_of = {r.agent_id: r for r in calls}, {r.agent_id: r for r in leads}
     entries = []
     for agent in agents:
@@ -156,12 +156,12 @@ async def agents_report(ctx: RequestContext):
 
 
 async def weekly(ctx: RequestContext):
-    reach, agents = await asyncio.gather(_reach(ctx), _agents(ctx))
+    reach, agents = await asyncio.gather(reach_of(ctx), agents_of(ctx))
     now = reach.now
     zone_of = {b.business_id: b.timezone for b in reach.businesses}
     calls, leads = await asyncio.gather(
-        _calls(ctx, reach, weeks=2, group_by=("business", "agent", "week")),
-        _leads(ctx, reach, weeks=2, group_by=("business", "week")))
+        call_counts(ctx, reach, weeks=2, group_by=("business", "agent", "week")),
+        lead_counts(ctx, reach, weeks=2, group_by=("business", "week")))
     this_calls, last_calls = reports.this_and_last_week(zone_of, calls, now)
     this_leads, last_leads = reports.this_and_last_week(zone_of, leads, now)
     per_agent: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -180,9 +180,9 @@ async def weekly(ctx: RequestContext):
 
 async def businesses_report(ctx: RequestContext):
     days = _days(ctx)
-    reach = await _reach(ctx)
-    calls, leads = await asyncio.gather(_calls(ctx, reach, days=days, group_by=("business",)),
-                                        _leads(ctx, reach, days=days, group_by=("business",)))
+    reach = await reach_of(ctx)
+    calls, leads = await asyncio.gather(call_counts(ctx, reach, days=days, group_by=("business",)),
+                                        lead_counts(ctx, reach, days=days, group_by=("business",)))
     calls_of, leads_of = {r.business_id: r for r in calls}, {r.business_id: r for r in leads}
     entries = []
     for b in reach.businesses:

@@ -128,11 +128,12 @@ class Agents:
         async with self.engine.connect() as conn:
             return await store.agents_by_id(conn, [i for i in ids if is_uuid(i)], who.business_ids)
 
-    async def directory(self) -> list:
-        """Every agent of the caller's businesses, oldest first (no provider call)."""
+    async def directory(self) -> tuple[list, dict[str, str]]:
+        """Every agent of the caller's businesses, oldest first, and each one's first number (no provider call)."""
         who = tenant.require_account()
         async with self.engine.connect() as conn:
-            return await store.directory(conn, who.business_ids)
+            rows = await store.directory(conn, who.business_ids)
+            return rows, await store.agent_phone_numbers(conn, [str(r.id) for r in rows])
 
     async def get(self, agent_id: str) -> AgentView:
         async with self.engine.connect() as conn:

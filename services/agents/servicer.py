@@ -133,7 +133,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
                                                   await self.agents.lookup(list(request.ids))])
 
     async def AgentDirectory(self, request, context):
-        return agents_pb2.ListAgentsReply(agents=[summary_message(r) for r in await self.agents.directory()])
+        rows, numbers = await self.agents.directory()
+        return agents_pb2.ListAgentsReply(agents=[summary_message(r, numbers.get(str(r.id))) for r in rows])
 
     async def GetAgent(self, request, context):
         return agent_message(await self.agents.get(request.id))

@@ -340,6 +340,16 @@ def media_status(reported: bool, present: bool) -> str:
     return "none" if reported else "pending"
 
 
+def transcript_refusal(status: str, reported: bool, present: bool) -> str | None:
+    """Why a call's transcript cannot be read yet (None when it can)."""
+    if present:
+        return None
+    if reported:
+        return f"this call ({status}) ended without a transcript"
+    return (f"this call is {status}; its transcript comes with the provider's end-of-call report, once the call "
+            "has ended")
+
+
 def lead_facts(lead) -> dict:
     """What enrichment reads of a lead (an sdr Lead message)."""
     return {"name": lead.name if lead.HasField("name") else None,

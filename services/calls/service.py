@@ -193,6 +193,14 @@ class Calls:
         async with self.engine.connect() as conn:
             return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
 
+    async def transcript(self, call_id: str):
+        """One call with its transcript; refused while it has none."""
+        row = await self.get(call_id)
+        why = domain.transcript_refusal(row.status, row.reported_at is not None, bool(row.transcript))
+        if why is not None:
+            raise ServiceError("conflict", why)
+        return row
+
     async def recording(self, call_id: str) -> RecordingLink:
         row = await self.get(call_id)
         reported = row.reported_at is not None

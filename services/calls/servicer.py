@@ -60,6 +60,9 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         return calls_pb2.ListTranscriptsReply(transcripts=[transcript_message(r) for r in paged.rows],
                                               page=paged.info())
 
+    async def GetTranscript(self, request, context):
+        return transcript_message(await self.calls.transcript(request.id))
+
     async def GetRecording(self, request, context):
         link = await self.calls.recording(request.call_id)
         row = link.row

@@ -23,7 +23,8 @@ PROTO_DIR = ROOT / "protos" / "switchboard" / "v1"
 PB2_MODULES = [importlib.import_module(f"switchboard.v1.{p.stem}_pb2") for p in sorted(PROTO_DIR.glob("*.proto"))]
 SERVICES = [svc for mod in PB2_MODULES for svc in mod.DESCRIPTOR.services_by_name.values()]
 MESSAGES = [msg for mod in PB2_MODULES for msg in mod.DESCRIPTOR.message_types_by_name.values()]
-GATEWAY_LOCAL = {("GET", "/api/v1/openapi.json"), ("GET", "/api/v1/schemas")}
+GATEWAY_LOCAL = {("GET", "/api/v1/openapi.json"), ("GET", "/api/v1/schemas"),
+                 ("POST", "/api/mcp/initialize"), ("POST", "/api/mcp/tools/list")}  # the connector's self-description
 
 
 def servicer_class(service):

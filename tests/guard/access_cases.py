@@ -162,6 +162,15 @@ async def _patch_eval(w: World) -> Request:
 PERSONA = {"lead_name": "Dana", "scenario": "Her water heater leaks."}
 NO_IDS = "takes no id of another account's records"
 OWN_REPORTS = "reports on the caller's own businesses only"
+CONNECTOR = "a tool result: isError not_found for another account's record"
+
+
+def _call_status(w: World) -> dict:
+    return {"name": "check_call_status", "arguments": {"call_id": w.call}}
+
+
+def _rpc(method: str, params: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
 
 CASES: dict[tuple[str, str], Case] = {
     # accounts
@@ -256,6 +265,19 @@ CASES: dict[tuple[str, str], Case] = {
                                                                       "webhook_id": w.webhook}), FORBIDDEN),
     ("POST", "/api/v1/events/replay"): Case(_r(json=lambda w: {"business_id": w.a_business, "webhook_id": w.webhook,
                                                                "since": "2026-01-01T00:00:00Z"}), FORBIDDEN),
+    # the assistant connector: a tool that reads A's call answers another account an isError not_found result
+    ("POST", "/api/mcp"): Case(_r(json=lambda w: _rpc("tools/call", _call_status(w))), CONNECTOR),
+    ("POST", "/api/mcp/initialize"): Case(_r(json={}), "the handshake: no records"),
+    ("POST", "/api/mcp/tools/list"): Case(_r(), "the tool list: no records"),
+    ("POST", "/api/mcp/tools/call"): Case(_r(json=_call_status), CONNECTOR),
+}
+
+# Routes whose scope depends on the body (a lifecycle action, a connector tool): the body of each branch and the
+# scope it needs, for the scope matrix; the JSON-RPC endpoint reports a refusal's public code in error.data.
+SCOPE_BRANCHES: dict[tuple[str, str], list[tuple[dict, str]]] = {
+    ("PATCH", "/api/v1/workspaces"): [({"name": "Renamed"}, "workspaces:write"), ({"action": "pause"}, "lifecycle:write")],
+    ("POST", "/api/mcp/tools/call"): [({}, "calls:read"), ({"name": "list_agents", "arguments": {}}, "agents:read")],
+    ("POST", "/api/mcp"): [({}, "calls:read")],
 }
 
 # The same records named by id alone (no business_id): the other account's key then addresses its own
@@ -271,6 +293,7 @@ BY_ID_ALONE: dict[str, tuple[str, str, Recipe]] = {
     "leads of an agent": ("GET", "/api/v1/leads", _r(params=lambda w: {"agent_id": w.agent})),
     "calls of an agent": ("GET", "/api/v1/calls", _r(params=lambda w: {"agent_id": w.agent})),
     "transcripts of an agent": ("GET", "/api/v1/transcripts", _r(params=lambda w: {"agent_id": w.agent})),
+    "a call through the connector": ("POST", "/api/mcp/tools/call", _r(json=lambda w: _call_status(w))),
 }
 
 # Routes that need neither a key nor a session: no account's data behind them.

@@ -157,8 +157,8 @@ class AgentsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AgentDirectory(self, request, context):
-        """Every agent of the caller's businesses (id, name, business), oldest first, without asking the provider
-        (analytics lists each with its figures).
+        """Every agent of the caller's businesses (id, name, business, first number), oldest first, without asking the provider
+        (analytics lists each with its figures; the connector counts them per business).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

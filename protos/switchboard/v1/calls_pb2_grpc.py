@@ -58,6 +58,11 @@ class CallsStub:
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsReply.FromString,
                 _registered_method=True)
+        self.GetTranscript = channel.unary_unary(
+                '/switchboard.v1.Calls/GetTranscript',
+                request_serializer=switchboard_dot_v1_dot_calls__pb2.GetCallRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_calls__pb2.Transcript.FromString,
+                _registered_method=True)
         self.HandleProviderMessage = channel.unary_unary(
                 '/switchboard.v1.Calls/HandleProviderMessage',
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.ProviderMessage.SerializeToString,
@@ -117,6 +122,15 @@ class CallsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTranscript(self, request, context):
+        """The transcript and summary of one call of the caller's businesses; fails NOT_FOUND (not_found) for another's
+        call and ALREADY_EXISTS (conflict) while the call has none (not ended or not reported yet,
+        or ended without one).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def HandleProviderMessage(self, request, context):
         """Applies a server message of the voice provider (status update, end-of-call report) to its call, once and
         never backwards; fails UNAUTHENTICATED (unauthorized) when its signature or timestamp does not hold and
@@ -171,6 +185,11 @@ def add_CallsServicer_to_server(servicer, server):
                     servicer.ListTranscripts,
                     request_deserializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_calls__pb2.ListTranscriptsReply.SerializeToString,
+            ),
+            'GetTranscript': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTranscript,
+                    request_deserializer=switchboard_dot_v1_dot_calls__pb2.GetCallRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_calls__pb2.Transcript.SerializeToString,
             ),
             'HandleProviderMessage': grpc.unary_unary_rpc_method_handler(
                     servicer.HandleProviderMessage,
@@ -304,6 +323,33 @@ class Calls:
             '/switchboard.v1.Calls/ListTranscripts',
             switchboard_dot_v1_dot_calls__pb2.ListTranscriptsRequest.SerializeToString,
             switchboard_dot_v1_dot_calls__pb2.ListTranscriptsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTranscript(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/GetTranscript',
+            switchboard_dot_v1_dot_calls__pb2.GetCallRequest.SerializeToString,
+            switchboard_dot_v1_dot_calls__pb2.Transcript.FromString,
             options,
             channel_credentials,
             insecure,

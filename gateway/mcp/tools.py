@@ -1,0 +1,183 @@
+"""The assistant connector's tools: what an AI assistant may do for the caller, each behind the scope the spec
+gives it, each through the same route handlers and services as the REST API (no second copy of a rule).
+
+A tool's result is its structured content (checked by its output schema) and the same JSON as text. A tool that
+fails (a call not found, a bad phone number, a provider refusing) answers `isError: true` with the public error
+code and message; arguments that break the input schema too (the assistant can read and correct them). An
+unknown tool is a JSON-RPC error; a missing scope is refused at the HTTP level, 403 with
+`WWW-Authenticate: Bearer error="insufficient_scope"` naming the scope, so a client can ask for it.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import grpc
+import jsonschema
+import mcp_types as types
+
+from core.errors import ServiceError, not_found
+from core.grpc_errors import from_rpc_error
+from gateway.convert import to_json
+from gateway.errors import insufficient_scope
+from gateway.mcp.protocol import RpcError
+from gateway.routes import RequestContext, calls
+from gateway.routes.agents import list_agents
+from gateway.routes.analytics import agents_of, call_counts, reach_of
+from gateway.schemas import CALL_CREATE, CALL_STATUS, E164, UUID, resolved
+from switchboard.v1 import accounts_pb2, calls_pb2
+
+LIMIT = {"type": "integer", "minimum": 1, "maximum": 100}
+CALL_ID = {**UUID, "description": "the call's id"}
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    scope: str
+    input_schema: dict
+    output: str  # name of the output schema in gateway.schemas
+    run: Callable[[RequestContext, dict], Awaitable[dict]]
+
+    def describe(self) -> types.Tool:
+        return types.Tool(name=self.name, title=self.title, description=f"{self.description} (scope {self.scope})",
+                          input_schema=self.input_schema, output_schema=resolved(self.output),
+                          annotations=types.ToolAnnotations(read_only_hint=self.scope.endswith(":read"),
+                                                            open_world_hint=not self.scope.endswith(":read")))
+
+
+def _args(properties: dict, required: tuple[str, ...] = ()) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+
+
+def _as(ctx: RequestContext, query: dict | None = None, body: dict | None = None) -> RequestContext:
+    """The caller's context with the query or body a REST route would have parsed."""
+    return dataclasses.replace(ctx, query={k: v for k, v in (query or {}).items() if v is not None}, body=body or {})
+
+
+async def _list_agents(ctx: RequestContext, a: dict) -> dict:
+    return await list_agents(_as(ctx, {"limit": a.get("limit", 50), "cursor": a.get("cursor")}))
+
+
+async def _business_info(ctx: RequestContext, a: dict) -> dict:
+    """Each business of the key (or the one asked for): details, agents with their numbers, recent call volume."""
+    reach = await reach_of(ctx)
+    if a.get("business_id") is not None:
+        reach = dataclasses.replace(reach, businesses=[b for b in reach.businesses if b.business_id == a["business_id"]])
+        if not reach.businesses:
+            raise not_found("business")
+    ask = ctx.rpc("accounts")
+    workspaces, agents, week, month = await asyncio.gather(
+        asyncio.gather(*(ask.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=b.business_id))
+                         for b in reach.businesses)),
+        agents_of(ctx), call_counts(ctx, reach, days=7, group_by=("business",)),
+        call_counts(ctx, reach, days=30, group_by=("business",)))
+    agent_count = Counter(agent.business_id for agent in agents)
+    numbers = {b.business_id: sorted(a.phone_number for a in agents if a.business_id == b.business_id
+                                     and a.HasField("phone_number")) for b in reach.businesses}
+    last_7, last_30 = ({r.business_id: r.count for r in rows} for rows in (week, month))
+    return {"businesses": [
+        {"id": w.id, "name": w.name, "status": w.lifecycle_state, "subscription_status": w.subscription_status,
+         "timezone": w.timezone, "created_at": to_json(w)["created_at"], "agent_count": agent_count[w.id],
+         "phone_numbers": numbers[w.id], "calls_last_7_days": last_7.get(w.id, 0),
+         "calls_last_30_days": last_30.get(w.id, 0)} for w in workspaces]}
+
+
+async def _recent_calls(ctx: RequestContext, a: dict) -> dict:
+    return await calls.list_calls(_as(ctx, {"limit": a.get("limit", 10), "agent_id": a.get("agent_id"),
+                                            "status": a.get("status")}))
+
+
+async def _call_status(ctx: RequestContext, a: dict) -> dict:
+    return await calls.get_call(_as(ctx, {"id": a["call_id"]}))
+
+
+async def _transcript(ctx: RequestContext, a: dict) -> dict:
+    found = await ctx.rpc("calls").GetTranscript(calls_pb2.GetCallRequest(id=a["call_id"]))
+    ctx.call_id = found.call_id
+    return to_json(found)
+
+
+async def _make_call(ctx: RequestContext, a: dict) -> dict:
+    return await calls.create_call(_as(ctx, body=a))
+
+
+TOOLS = {t.name: t for t in (
+    Tool("list_agents", "List agents", "The AI voice agents of the businesses you may reach, newest first, with "
+         "their phone numbers and status; pass next_cursor back as cursor for more.", "agents:read",
+         _args({"limit": {**LIMIT, "default": 50}, "cursor": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,200}$"}}),
+         "AgentList", _list_agents),
+    Tool("get_business_info", "Business details", "Each business you may reach (or the one asked for): its name, "
+         "status, time zone, agents and their numbers, and its calls in the last 7 and 30 days.", "agents:read",
+         _args({"business_id": {**UUID, "description": "one business; omitted: all of them"}}),
+         "BusinessInfo", _business_info),
+    Tool("list_recent_calls", "Recent calls", "Calls newest first, optionally of one agent or in one status.",
+         "calls:read", _args({"agent_id": UUID, "status": CALL_STATUS, "limit": {**LIMIT, "default": 10}}),
+         "CallList", _recent_calls),
+    Tool("check_call_status", "Call status", "One call: its status, direction, duration, outcome and summary.",
+         "calls:read", _args({"call_id": CALL_ID}, ("call_id",)), "Call", _call_status),
+    Tool("get_transcript", "Call transcript", "The transcript (one 'Agent:' or 'Caller:' line per turn) and summary "
+         "of a call that has ended and been reported.", "calls:read", _args({"call_id": CALL_ID}, ("call_id",)),
+         "Transcript", _transcript),
+    Tool("make_call", "Place a call", "Have an agent call a phone number now. The caller (you) is responsible for "
+         "the callee's consent and do-not-call rules.", "calls:write",
+         _args({"agent_id": {**UUID, "description": "the agent that calls"}, "to": E164,
+                "context": CALL_CREATE["properties"]["context"],
+                "lead_id": {**UUID, "description": "links the call to a lead and lets the agent use what is known "
+                            "of it"}}, ("agent_id", "to")),
+         "CallCreated", _make_call),
+)}
+# The RPCs the tools call (as the REST routes they share handlers with do), for the route table's contract.
+RPCS = ("switchboard.v1.Agents/ListAgents", "switchboard.v1.Accounts/BusinessZones",
+        "switchboard.v1.Accounts/GetWorkspace", "switchboard.v1.Agents/AgentDirectory",
+        "switchboard.v1.Calls/AggregateCalls", "switchboard.v1.Calls/ListCalls", "switchboard.v1.Calls/GetCall",
+        "switchboard.v1.Calls/GetTranscript", "switchboard.v1.Calls/CreateCall")
+_VALIDATORS = {name: jsonschema.Draft202012Validator(t.input_schema, format_checker=jsonschema.FormatChecker())
+               for name, t in TOOLS.items()}
+
+
+def scope_of(body: dict) -> tuple[str, ...]:
+    """The scope a tools/call body needs: its tool's (none for an unknown tool, which is refused as such)."""
+    tool = TOOLS.get(body.get("name")) if isinstance(body.get("name"), str) else None
+    return (tool.scope,) if tool else ()
+
+
+async def call(ctx: RequestContext, name: str, arguments: dict) -> types.CallToolResult:
+    """Run a tool for the caller of `ctx`."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        raise RpcError(types.INVALID_PARAMS, f"no tool named {name!r}; tools/list names them: {', '.join(TOOLS)}")
+    if not ctx.principal.has_scope(tool.scope):
+        message = f"{name} needs the {tool.scope} scope, which this key lacks"
+        raise RpcError(types.INVALID_REQUEST, message, {"code": "forbidden", "scope": tool.scope}, http_status=403,
+                       headers=insufficient_scope(tool.scope, message))
+    wrong = jsonschema.exceptions.best_match(_VALIDATORS[name].iter_errors(arguments))
+    if wrong is not None:
+        return _failed("invalid_request", _argument_error(wrong))
+    try:
+        out = await tool.run(ctx, arguments)
+    except ServiceError as err:
+        return _failed(err.code, err.message)
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return _failed(err.code, err.message)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(out))],
+                                structured_content=out)
+
+
+def _argument_error(wrong: jsonschema.ValidationError) -> str:
+    """What to fix, in the words of the argument's description when a pattern says no more than a regex."""
+    where = "/".join(str(p) for p in wrong.absolute_path)
+    said = wrong.schema.get("description") if wrong.validator == "pattern" else None
+    detail = f"must be {said} (got {wrong.instance!r})" if said else wrong.message
+    return f"invalid arguments: {where + ' ' if where else ''}{detail}"
+
+
+def _failed(code: str, message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=f"{code}: {message}")], is_error=True)
