@@ -14,7 +14,7 @@ time zone is applied per row only to cut days and weeks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import sqlalchemy as sa
@@ -23,6 +23,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from core import tenant
 from core.errors import invalid
 from core.ids import utcnow
+from core.localdates import local_today, week_start
 from core.tenant import require_business
 from switchboard.v1 import common_pb2
 
@@ -59,9 +60,9 @@ def check_group_by(group_by) -> tuple[str, ...]:
 def window_start(tz: str, window: Window, now: datetime) -> datetime:
     """The instant the window starts in zone `tz`: local midnight `days - 1` days before today, or the local
     Monday `weeks - 1` weeks before this week's."""
-    today = now.astimezone(ZoneInfo(tz)).date()
-    first: date = (today - timedelta(days=today.weekday(), weeks=window.weeks - 1) if window.weeks
-                   else today - timedelta(days=window.days - 1))
+    today = local_today(tz, now)
+    first = (week_start(today) - timedelta(weeks=window.weeks - 1) if window.weeks
+             else today - timedelta(days=window.days - 1))
     return datetime.combine(first, time(), ZoneInfo(tz)).astimezone(timezone.utc)
 
 

@@ -17,15 +17,15 @@ def error_response(code: str, message: str, status: int | None = None, headers: 
     return web.json_response({"error": {"code": code, "message": message, **extra}}, status=status, headers=headers)
 
 
-def insufficient_scope(scope: str, message: str) -> dict[str, str]:
-    """RFC 6750's challenge for a token (or key) that lacks a scope: a client that can ask for more (an OAuth
-    client, by MCP's step-up rule) learns which."""
-    return {"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}", error_description="{message}"'}
+def insufficient_scope(scope: str, message: str) -> str:
+    """RFC 6750's WWW-Authenticate challenge for a token (or key) that lacks a scope: a client that can ask for
+    more (an OAuth client, by MCP's step-up rule) learns which."""
+    return f'Bearer error="insufficient_scope", scope="{scope}", error_description="{message}"'
 
 
 def lacks_scope(missing: list[str]) -> ServiceError:
     message = f"this key lacks the {', '.join(missing)} scope"
-    return ServiceError("forbidden", message, **insufficient_scope(" ".join(missing), message))
+    return ServiceError("forbidden", message, www_authenticate=insufficient_scope(" ".join(missing), message))
 
 
 def from_service_error(err: ServiceError) -> web.Response:
@@ -35,8 +35,8 @@ def from_service_error(err: ServiceError) -> web.Response:
     headers, extra = {}, {}
     if "retry_after" in err.details:
         headers["Retry-After"] = err.details["retry_after"]
-    if "WWW-Authenticate" in err.details:
-        headers["WWW-Authenticate"] = err.details["WWW-Authenticate"]
+    if "www_authenticate" in err.details:
+        headers["WWW-Authenticate"] = err.details["www_authenticate"]
     if required := err.details.get("payment_required"):
         headers[PAYMENT_REQUIRED_HEADER] = required
         try:

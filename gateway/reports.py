@@ -15,8 +15,9 @@ The rules a reader of a report can rely on:
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date, datetime, timedelta, timezone
-from zoneinfo import ZoneInfo
+from datetime import date, datetime, timedelta
+
+from core.localdates import local_today, week_start
 
 FUNNEL_STAGES = ("new", "contacted", "qualified", "converted")
 
@@ -33,14 +34,6 @@ def change(this: int, last: int) -> float | None:
     if last == 0:
         return None if this else 0.0
     return round((this - last) * 100 / last, 2)
-
-
-def local_today(tz: str, now: datetime | None = None) -> date:
-    return (now or datetime.now(timezone.utc)).astimezone(ZoneInfo(tz)).date()
-
-
-def week_start(day: date) -> date:
-    return day - timedelta(days=day.weekday())
 
 
 def period_days(zones: list[str], days: int, now: datetime | None = None) -> list[date]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -56,13 +56,18 @@ def _args(properties: dict, required: tuple[str, ...] = ()) -> dict:
     return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
 
 
-def _as(ctx: RequestContext, query: dict | None = None, body: dict | None = None) -> RequestContext:
-    """The caller's context with the query or body a REST route would have parsed."""
-    return dataclasses.replace(ctx, query={k: v for k, v in (query or {}).items() if v is not None}, body=body or {})
+async def _through(handler, ctx: RequestContext, query: dict | None = None, body: dict | None = None) -> dict:
+    """A REST route's handler run for the caller with the query or body that route would have parsed; the call it
+    touched, if any, goes to the usage log as the route's would."""
+    routed = dataclasses.replace(ctx, query={k: v for k, v in (query or {}).items() if v is not None},
+                                 body=body or {})
+    out = await handler(routed)
+    ctx.call_id = routed.call_id
+    return out
 
 
 async def _list_agents(ctx: RequestContext, a: dict) -> dict:
-    return await list_agents(_as(ctx, {"limit": a.get("limit", 50), "cursor": a.get("cursor")}))
+    return await _through(list_agents, ctx, {"limit": a.get("limit", 50), "cursor": a.get("cursor")})
 
 
 async def _business_info(ctx: RequestContext, a: dict) -> dict:
@@ -79,23 +84,25 @@ async def _business_info(ctx: RequestContext, a: dict) -> dict:
         agents_of(ctx), call_counts(ctx, reach, days=7, group_by=("business",)),
         call_counts(ctx, reach, days=30, group_by=("business",)))
     agent_count = Counter(agent.business_id for agent in agents)
-    numbers = {b.business_id: sorted(a.phone_number for a in agents if a.business_id == b.business_id
-                                     and a.HasField("phone_number")) for b in reach.businesses}
+    numbers = defaultdict(list)
+    for agent in agents:
+        if agent.HasField("phone_number"):
+            numbers[agent.business_id].append(agent.phone_number)
     last_7, last_30 = ({r.business_id: r.count for r in rows} for rows in (week, month))
     return {"businesses": [
         {"id": w.id, "name": w.name, "status": w.lifecycle_state, "subscription_status": w.subscription_status,
          "timezone": w.timezone, "created_at": to_json(w)["created_at"], "agent_count": agent_count[w.id],
-         "phone_numbers": numbers[w.id], "calls_last_7_days": last_7.get(w.id, 0),
+         "phone_numbers": sorted(numbers[w.id]), "calls_last_7_days": last_7.get(w.id, 0),
          "calls_last_30_days": last_30.get(w.id, 0)} for w in workspaces]}
 
 
 async def _recent_calls(ctx: RequestContext, a: dict) -> dict:
-    return await calls.list_calls(_as(ctx, {"limit": a.get("limit", 10), "agent_id": a.get("agent_id"),
-                                            "status": a.get("status")}))
+    return await _through(calls.list_calls, ctx, {"limit": a.get("limit", 10), "agent_id": a.get("agent_id"),
+                                                  "status": a.get("status")})
 
 
 async def _call_status(ctx: RequestContext, a: dict) -> dict:
-    return await calls.get_call(_as(ctx, {"id": a["call_id"]}))
+    return await _through(calls.get_call, ctx, {"id": a["call_id"]})
 
 
 async def _transcript(ctx: RequestContext, a: dict) -> dict:
@@ -105,7 +112,7 @@ async def _transcript(ctx: RequestContext, a: dict) -> dict:
 
 
 async def _make_call(ctx: RequestContext, a: dict) -> dict:
-    return await calls.create_call(_as(ctx, body=a))
+    return await _through(calls.create_call, ctx, body=a)
 
 
 TOOLS = {t.name: t for t in (
@@ -156,7 +163,7 @@ async def call(ctx: RequestContext, name: str, arguments: dict) -> types.CallToo
     if not ctx.principal.has_scope(tool.scope):
         message = f"{name} needs the {tool.scope} scope, which this key lacks"
         raise RpcError(types.INVALID_REQUEST, message, {"code": "forbidden", "scope": tool.scope}, http_status=403,
-                       headers=insufficient_scope(tool.scope, message))
+                       headers={"WWW-Authenticate": insufficient_scope(tool.scope, message)})
     wrong = jsonschema.exceptions.best_match(_VALIDATORS[name].iter_errors(arguments))
     if wrong is not None:
         return _failed("invalid_request", _argument_error(wrong))

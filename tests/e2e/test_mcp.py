@@ -80,6 +80,14 @@ async def test_the_official_client_uses_every_tool_in_both_eras(api, account, ca
         assert transcript["transcript"].startswith("Agent: ") and "\nCaller: " in transcript["transcript"]
         info = (await client.call_tool("get_business_info", {"business_id": account["business_id"]})).structured_content
         assert info["businesses"][0]["calls_last_7_days"] == calls_before + 1
+    # The usage log names the call the connector placed and read, as it does for the REST routes.
+    for _ in range(50):
+        status, usage, _ = await api.request("GET", "/api/v1/usage", key=account["key"], params={"limit": "100"})
+        logged = [u for u in usage["usage"] if u["endpoint"] == MCP and u["call_id"] == call["id"]]
+        if len(logged) >= 3:  # make_call, check_call_status (at least once), get_transcript
+            break
+        await asyncio.sleep(0.1)
+    assert len(logged) >= 3, usage
 
 
 async def test_a_failing_tool_answers_an_error_result_the_assistant_can_read(api, account, calling_agent):  # noqa: F811
