@@ -21,6 +21,11 @@ DEFAULT_SCOPES = (
     "calls:read", "sms:read", "webhooks:read", "events:read",
 )
 
+# The assistant connector's tools need these (SPEC: Assistant connector); an OAuth sign-in may ask for them only,
+# and gets the read-only pair when it asks for nothing.
+CONNECTOR_SCOPES = ("agents:read", "calls:read", "calls:write")
+CONNECTOR_DEFAULT_SCOPES = ("agents:read", "calls:read")
+
 
 def has_scope(granted: tuple[str, ...] | list[str], needed: str) -> bool:
     return "*" in granted or needed in granted

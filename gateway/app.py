@@ -17,12 +17,13 @@ from core.settings import Settings
 from gateway import validation
 from gateway.auth import Authenticator
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
-from gateway.dashboard import pages
+from gateway.dashboard import consent, pages
 from gateway.dashboard.pages import SESSION_COOKIE
 from gateway.errors import error_response, from_service_error, lacks_scope
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, RequestContext, Route, all_routes
+from gateway.routes.oauth import sign_in_challenge
 from gateway.usage import UsageWriter
 
 log = logging.getLogger(__name__)
@@ -62,8 +63,15 @@ def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
     return (route.scope,)
 
 
-async def _key_principal(d: Deps, request: web.Request):
-    principal = await d.auth.authenticate(request.headers.get("Authorization"))
+async def _key_principal(d: Deps, request: web.Request, route: Route):
+    header = request.headers.get("Authorization")
+    try:
+        principal = await d.auth.authenticate(header, tokens=route.tokens)
+    except ServiceError as err:
+        if route.tokens and err.code == "unauthorized":  # say where to sign in (MCP authorization, RFC 9728)
+            raise ServiceError("unauthorized", err.message,
+                               www_authenticate=sign_in_challenge(d.settings.public_base_url, bool(header))) from None
+        raise
     wait = d.limiter.take(principal.key_id)
     if wait:
         raise ServiceError("rate_limited", f"more than {int(d.limiter.capacity)} requests per minute for this key",
@@ -97,7 +105,7 @@ def make_handler(route: Route):
         d = deps(request)
         principal = ctx = None
         try:
-            principal = await _key_principal(d, request) if route.auth == KEY else None
+            principal = await _key_principal(d, request, route) if route.auth == KEY else None
             session_token = _session_token(request, route) if route.auth == SESSION else ""
             body = await _read_json(request, route) if route.body is not None else {}
             # The scope first: a key without it learns nothing about the route's parameters.
@@ -177,6 +185,7 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     pages.add_routes(app)
+    consent.add_routes(app)
     _envelope_routing_errors(app)
     app.cleanup_ctx.append(_lifecycle(settings))
     return app

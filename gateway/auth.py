@@ -30,11 +30,12 @@ from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
 BEARER = "Bearer "
+KEY_PREFIX = "svc_live_"
 
 
 @dataclass(frozen=True)
 class Principal:
-    key_id: str
+    key_id: str  # for an OAuth access token: the id of the sign-in (grant) it comes from
     account_id: str
     business_ids: tuple[str, ...]
     scopes: tuple[str, ...]
@@ -56,15 +57,19 @@ class Principal:
                    tenant.to_metadata())
 
 
-def bearer_key(header: str | None) -> str:
+def bearer_credential(header: str | None, tokens: bool = False) -> str:
+    """The API key of an Authorization header, or where `tokens` (the assistant connector) an OAuth access token."""
     if not header:
         raise ServiceError("unauthorized", "missing Authorization header; send 'Authorization: Bearer svc_live_...'")
     if not header.startswith(BEARER):
         raise ServiceError("unauthorized", "Authorization header must be 'Bearer <API key>'")
-    key = header[len(BEARER):].strip()
-    if not key.startswith("svc_live_"):
-        raise ServiceError("unauthorized", "API key must start with svc_live_")
-    return key
+    credential = header[len(BEARER):].strip()
+    if not credential.startswith(KEY_PREFIX) and not tokens:
+        raise ServiceError("unauthorized", f"API key must start with {KEY_PREFIX} (OAuth access tokens work only on "
+                           "the assistant connector, /api/mcp)")
+    if not credential:
+        raise ServiceError("unauthorized", "the Authorization header carries no key or token")
+    return credential
 
 
 class Authenticator:
@@ -103,16 +108,21 @@ class Authenticator:
             self.clear()
         return True
 
-    async def authenticate(self, header: str | None) -> Principal:
-        key = bearer_key(header)
-        digest = hashlib.sha256(key.encode()).hexdigest()
+    async def authenticate(self, header: str | None, *, tokens: bool = False) -> Principal:
+        """The principal of an API key, or with `tokens` of an OAuth access token too (both cached alike: revoking
+        a sign-in invalidates its account as revoking a key does)."""
+        credential = bearer_credential(header, tokens)
+        is_key = credential.startswith(KEY_PREFIX)
+        digest = hashlib.sha256(credential.encode()).hexdigest()
         now = time.monotonic()
         hit = self._cache.get(digest) if self.caching else None
         if hit is not None and now - hit[1] < self.ttl:
             principal = hit[0]
         else:
             try:
-                reply = await self.stub.AuthenticateKey(accounts_pb2.AuthenticateKeyRequest(key=key))
+                reply = await (self.stub.AuthenticateKey(accounts_pb2.AuthenticateKeyRequest(key=credential)) if is_key
+                               else self.stub.AuthenticateAccessToken(
+                                   accounts_pb2.AuthenticateAccessTokenRequest(token=credential)))
             except grpc.aio.AioRpcError as exc:
                 raise from_rpc_error(exc) from None
             principal = Principal.from_proto(reply)
@@ -122,5 +132,6 @@ class Authenticator:
                 self._cache[digest] = (principal, now)
                 self._by_account.setdefault(principal.account_id, set()).add(digest)
         if principal.expires_at is not None and principal.expires_at <= datetime.now(timezone.utc):
-            raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
+            raise ServiceError("unauthorized", "API key is invalid, expired or revoked" if is_key else
+                               "the access token expired; refresh it")
         return principal

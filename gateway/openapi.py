@@ -65,6 +65,8 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         op["security"] = [{"dashboardSession": []}]
     else:
         op["security"] = [{"bearerKey": [route.scope] if isinstance(route.scope, str) else []}]
+        if route.tokens:
+            op["security"].append({"connectorSignIn": []})
     if route.query:
         required = set(route.query.get("required", ()))
         op["parameters"] = [{"name": n, "in": "query", "required": n in required, "schema": s}
@@ -109,8 +111,10 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         responses[str(status)] = {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
                                   + " or ".join(f"`{n}`" for n in names),
                                   "content": {"application/json": {"schema": _ref("Error")}}}
-    for status, text in (route.own_replies or {}).items():
-        responses[str(status)] = {"description": text, **({"content": ok["content"]} if status != 202 else {})}
+    for status, reply in (route.own_replies or {}).items():
+        text, schema = reply if isinstance(reply, tuple) else (reply, None)
+        content = {"application/json": {"schema": _ref(schema)}} if schema else ok.get("content")
+        responses[str(status)] = {"description": text, **({"content": content} if status != 202 and content else {})}
     for status, named in (route.reply_headers or {}).items():
         responses[str(status)]["headers"] = {n: {"description": d, "schema": {"type": "string"}}
                                              for n, d in named.items()}
@@ -151,6 +155,15 @@ def build(routes: list[Route], server_url: str) -> dict:
                 "bearerKey": {"type": "http", "scheme": "bearer", "description": "API key starting with svc_live_"},
                 "dashboardSession": {"type": "apiKey", "in": "cookie", "name": "sb_session",
                                      "description": "Set by opening the signup magic link (/dashboard/login)."},
+                "connectorSignIn": {
+                    "type": "oauth2", "description": "OAuth 2.1 sign-in for the assistant connector only (authorization "
+                    "code with PKCE S256; see /.well-known/oauth-authorization-server). Its access tokens work on "
+                    "/api/mcp and its helpers, nowhere else.",
+                    "flows": {"authorizationCode": {
+                        "authorizationUrl": f"{server_url}/oauth/authorize", "tokenUrl": f"{server_url}/oauth/token",
+                        "refreshUrl": f"{server_url}/oauth/token", "scopes": {
+                            "agents:read": "list agents and business details", "calls:read": "read calls and "
+                            "transcripts", "calls:write": "place calls"}}}},
             },
         },
     }

@@ -473,6 +473,48 @@ MCP = {
         ("jsonrpc",)),
 }
 
+# OAuth 2.1 sign-in for the connector (gateway/routes/oauth.py): the RFCs' own shapes.
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_TEXT = {"type": "string"}
+_PARAM = {"type": "string", "maxLength": 4096}  # a form parameter (RFC 6749 3.1: empty is absent)
+_NEEDED = {**_PARAM, "minLength": 1}
+OAUTH = {
+    "OAuthProtectedResource": _obj({
+        "resource": _TEXT, "authorization_servers": _STRINGS, "scopes_supported": _STRINGS,
+        "bearer_methods_supported": _STRINGS, "resource_name": _TEXT, "resource_documentation": _TEXT},
+        ("resource", "authorization_servers", "scopes_supported")),
+    "OAuthServerMetadata": _obj({
+        "issuer": _TEXT, "authorization_endpoint": _TEXT, "token_endpoint": _TEXT, "registration_endpoint": _TEXT,
+        "revocation_endpoint": _TEXT, "scopes_supported": _STRINGS, "response_types_supported": _STRINGS,
+        "response_modes_supported": _STRINGS, "grant_types_supported": _STRINGS,
+        "token_endpoint_auth_methods_supported": _STRINGS, "revocation_endpoint_auth_methods_supported": _STRINGS,
+        "code_challenge_methods_supported": _STRINGS, "client_id_metadata_document_supported": {"type": "boolean"},
+        "authorization_response_iss_parameter_supported": {"type": "boolean"}, "service_documentation": _TEXT},
+        ("issuer", "authorization_endpoint", "token_endpoint", "response_types_supported",
+         "code_challenge_methods_supported")),
+    "OAuthClientMetadata": _obj({
+        "redirect_uris": {**_STRINGS, "minItems": 1, "description": "https, or http on a loopback address"},
+        "client_name": _TEXT, "client_uri": _TEXT, "logo_uri": _TEXT, "scope": _TEXT,
+        "grant_types": {"type": "array", "items": {"type": "string", "enum": ["authorization_code", "refresh_token"]}},
+        "response_types": {"type": "array", "items": {"type": "string", "enum": ["code"]}},
+        "token_endpoint_auth_method": {"type": "string", "enum": ["none"]}}, ("redirect_uris",)),
+    "OAuthClient": _obj({
+        "client_id": _TEXT, "client_id_issued_at": {"type": "integer"}, "client_name": _TEXT, "client_uri": _TEXT,
+        "redirect_uris": _STRINGS, "grant_types": _STRINGS, "response_types": _STRINGS,
+        "token_endpoint_auth_method": {"type": "string", "enum": ["none"]}},
+        ("client_id", "client_id_issued_at", "redirect_uris", "grant_types", "response_types",
+         "token_endpoint_auth_method")),
+    "OAuthTokenForm": _obj({
+        "grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]}, "code": _PARAM,
+        "redirect_uri": _PARAM, "client_id": _NEEDED, "code_verifier": _PARAM, "refresh_token": _PARAM,
+        "scope": _PARAM, "resource": _PARAM}, ("grant_type", "client_id")),
+    "OAuthRevokeForm": _obj({"token": _NEEDED, "token_type_hint": _PARAM, "client_id": _NEEDED}, ("token", "client_id")),
+    "OAuthTokens": _obj({
+        "access_token": _TEXT, "token_type": {"type": "string", "enum": ["Bearer"]}, "expires_in": {"type": "integer"},
+        "refresh_token": _TEXT, "scope": _TEXT}, ("access_token", "token_type", "expires_in", "refresh_token", "scope")),
+    "OAuthError": _obj({"error": _TEXT, "error_description": _TEXT}, ("error",)),
+}
+
 ANALYTICS = {
     "AnalyticsDashboard": _obj({
         "period": _PERIOD,
@@ -672,6 +714,7 @@ SCHEMAS: dict[str, dict] = {
     }, ("status", "api", "queue", "services", "providers", "checked_at")),
     **ANALYTICS,
     **MCP,
+    **OAUTH,
 }
 
 

@@ -68,14 +68,17 @@ class Route:
     summary: str
     tag: str
     auth: str = KEY
+    # A key route that also takes the assistant connector's OAuth access tokens (gateway.routes.oauth).
+    tokens: bool = False
     # Scope the key needs; a callable picks it from the body (e.g. lifecycle actions).
     scope: str | Callable[[dict], tuple[str, ...]] | None = None
     body: dict | None = None  # JSON Schema of the request body
     form: dict | None = None  # JSON Schema of a form-encoded body (the handler reads it; documented only)
     # JSON Schema of a JSON body the handler reads and answers itself, errors included (JSON-RPC); documented only,
-    # with the statuses of its own answers, {status: description} (a body of the `response` schema; 202 none).
+    # with the statuses of its own answers, {status: description} (a body of the `response` schema; 202 none) or
+    # {status: (description, name of the body's schema)}.
     own_body: dict | None = None
-    own_replies: dict[int, str] | None = None
+    own_replies: dict[int, str | tuple[str, str]] | None = None
     query: dict | None = None  # JSON Schema (object) of the query parameters
     # Name of the response schema in gateway.schemas; a tuple for routes whose ?id= read returns the
     # resource itself instead of the list (published as a oneOf).
@@ -110,7 +113,20 @@ class Route:
 
 
 def all_routes() -> list[Route]:
-    from gateway.routes import accounts, agents, analytics, calls, evals, leads, mcp, messaging, meta, numbers, webhooks
+    from gateway.routes import (
+        accounts,
+        agents,
+        analytics,
+        calls,
+        evals,
+        leads,
+        mcp,
+        messaging,
+        meta,
+        numbers,
+        oauth,
+        webhooks,
+    )
 
     return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES]
+            *messaging.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]

@@ -63,7 +63,9 @@ async def call_tool(ctx: RequestContext):
 
 
 CONNECTOR = (
-    "MCP over Streamable HTTP with a bearer key. Both protocol eras: the handshake era (initialize, then "
+    "MCP over Streamable HTTP with a bearer key or an OAuth access token (OAuth 2.1 sign-in; a request without a "
+    "valid one is 401 with WWW-Authenticate: Bearer resource_metadata=\"<this API>/.well-known/"
+    "oauth-protected-resource/api/mcp\", scope=\"agents:read calls:read\"). Both protocol eras: the handshake era (initialize, then "
     "MCP-Protocol-Version on each request; versions " + ", ".join(HANDSHAKE_PROTOCOL_VERSIONS) + ") and the "
     "stateless " + ", ".join(MODERN_PROTOCOL_VERSIONS) + " revision (server/discover; each request carries _meta "
     "and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, which must agree with the body: -32020 "
@@ -85,16 +87,16 @@ OWN_REPLIES = {
     415: "A JSON-RPC error: the body is not application/json",
 }
 ROUTES = [
-    Route("POST", PATH, endpoint, "The assistant connector (MCP, JSON-RPC 2.0)", "connector",
+    Route("POST", PATH, endpoint, "The assistant connector (MCP, JSON-RPC 2.0)", "connector", tokens=True,
           own_body=MCP["JsonRpcRequest"], own_replies=OWN_REPLIES, response="JsonRpcResponse", rpcs=tools.RPCS, description=CONNECTOR),
-    Route("POST", f"{PATH}/initialize", initialize, "Connector handshake, for plain HTTP clients", "connector",
+    Route("POST", f"{PATH}/initialize", initialize, "Connector handshake, for plain HTTP clients", "connector", tokens=True,
           body=MCP["McpInitializeRequest"], response="McpInitializeResult", errors=HELPER_ERRORS,
           description="What initialize answers on the MCP endpoint: the protocol version (the one asked for when "
           "it is a handshake-era version, else the newest), capabilities, server info and instructions."),
-    Route("POST", f"{PATH}/tools/list", list_tools, "The connector's tools, for plain HTTP clients", "connector",
+    Route("POST", f"{PATH}/tools/list", list_tools, "The connector's tools, for plain HTTP clients", "connector", tokens=True,
           response="McpToolList", errors=HELPER_ERRORS,
           description="Every tool with its input and output JSON Schemas; each description names its scope."),
-    Route("POST", f"{PATH}/tools/call", call_tool, "Run a connector tool, for plain HTTP clients", "connector",
+    Route("POST", f"{PATH}/tools/call", call_tool, "Run a connector tool, for plain HTTP clients", "connector", tokens=True,
           scope=tools.scope_of, rpcs=tools.RPCS, body=TOOL_CALL, response="McpToolResult", errors=HELPER_ERRORS,
           description="The tool's result as on the MCP endpoint: content (its JSON as text) and structuredContent, "
           "or isError: true with the error code and message when it failed (arguments that break its inputSchema "

@@ -18,13 +18,14 @@ from authlib.oauth2.rfc7591 import ClientMetadataClaims
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc.errors import JoseError
 
-CONNECTOR_SCOPES = ("agents:read", "calls:read", "calls:write")  # SPEC: the connector's tools' scopes
-DEFAULT_SCOPES = ("agents:read", "calls:read")  # asked for nothing: read only, as a new key
+from core.scopes import CONNECTOR_DEFAULT_SCOPES, CONNECTOR_SCOPES
+
 CODE_TTL = timedelta(minutes=1)
 ACCESS_TTL = timedelta(minutes=10)
 REFRESH_TTL = timedelta(days=30)
 VERIFIER = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")  # RFC 7636 4.1
 GRANT_TYPES = ("authorization_code", "refresh_token")
+MAX_CLIENT_ID = 2000
 
 
 @dataclass
@@ -36,6 +37,14 @@ class OAuthError(Exception):
 
     def __str__(self) -> str:
         return f"{self.error}: {self.description}"
+
+
+def check_client_id(client_id: str) -> str:
+    if not client_id:
+        raise OAuthError("invalid_request", "client_id is required")
+    if len(client_id) > MAX_CLIENT_ID:
+        raise OAuthError("invalid_client", f"client_id is longer than {MAX_CLIENT_ID} characters")
+    return client_id
 
 
 def pkce_holds(verifier: str, challenge: str) -> bool:
@@ -63,7 +72,7 @@ def requested_scopes(scope: str | None) -> tuple[str, ...]:
     if unknown:
         raise OAuthError("invalid_scope", f"unknown scope {', '.join(unknown)}; the connector's scopes are "
                          f"{' '.join(CONNECTOR_SCOPES)}")
-    return asked or DEFAULT_SCOPES
+    return asked or CONNECTOR_DEFAULT_SCOPES
 
 
 def check_resource(resource: str | None, ours: str) -> str:
@@ -128,10 +137,12 @@ def check_registration(metadata: dict) -> dict:
             "client_uri": metadata.get("client_uri")}
 
 
-def is_metadata_document_id(client_id: str) -> bool:
-    """A client_id that is the https URL of a client ID metadata document (with a path, no fragment)."""
+def is_metadata_document_id(client_id: str, allow_loopback: bool = False) -> bool:
+    """A client_id that is the https URL of a client ID metadata document (with a path, no fragment); on a
+    developer's stack (`allow_loopback`) an http URL on a loopback address too."""
     parts = urlsplit(client_id)
-    return parts.scheme == "https" and bool(parts.netloc) and parts.path not in ("", "/") and not parts.fragment
+    secure = parts.scheme == "https" or (allow_loopback and _is_loopback(client_id))
+    return secure and bool(parts.netloc) and parts.path not in ("", "/") and not parts.fragment
 
 
 def check_metadata_document(client_id: str, document) -> dict:

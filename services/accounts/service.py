@@ -111,7 +111,7 @@ class Accounts:
         self.checkout_prices = settings.checkout_prices
         self.events_committed = events_committed
 
-    def _hash(self, value: str) -> str:
+    def hash(self, value: str) -> str:
         return domain.keyed_hash(self.secret, value)
 
     # -- signup ----------------------------------------------------------------------------
@@ -194,9 +194,9 @@ class Accounts:
                 payment_capture=payment_capture, trial_ends_at=trial_ends_at, created_at=now, updated_at=now,
                 **billing)
             await store.insert_key(conn, id=new_id(), account_id=account_id, name=domain.SIGNUP_KEY_NAME,
-                                   prefix=prefix, key_hash=self._hash(api_key), scopes=list(DEFAULT_SCOPES),
+                                   prefix=prefix, key_hash=self.hash(api_key), scopes=list(DEFAULT_SCOPES),
                                    created_at=now)
-            await store.insert_magic_link(conn, token_hash=self._hash(magic), account_id=account_id,
+            await store.insert_magic_link(conn, token_hash=self.hash(magic), account_id=account_id,
                                           expires_at=now + domain.MAGIC_LINK_TTL)
             saga_token = await self.provisioning.start(conn, business_id, form.phone_forward_to, paid=paid)
         return account_id, saga_token, {"api_key": api_key, "business_id": business_id,
@@ -219,7 +219,7 @@ class Accounts:
         if not key.startswith(domain.KEY_PREFIX):
             raise ServiceError("unauthorized", f"API key must start with {domain.KEY_PREFIX}")
         async with self.engine.connect() as conn:
-            row = await store.key_by_hash(conn, self._hash(key))
+            row = await store.key_by_hash(conn, self.hash(key))
             if row is None or not domain.key_usable(row.revoked_at, row.expires_at, utcnow()):
                 raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
             if row.business_id is not None:
@@ -233,18 +233,18 @@ class Accounts:
     async def redeem_magic_link(self, token: str) -> Session:
         now = utcnow()
         async with self.engine.begin() as conn:
-            account_id = await store.use_magic_link(conn, self._hash(token), now)
+            account_id = await store.use_magic_link(conn, self.hash(token), now)
             if account_id is None:
                 raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
             session = Session(domain.new_secret_token(), account_id, now + domain.SESSION_TTL)
-            await store.insert_session(conn, token_hash=self._hash(session.token), account_id=account_id,
+            await store.insert_session(conn, token_hash=self.hash(session.token), account_id=account_id,
                                        created_at=now, expires_at=session.expires_at)
         return session
 
-    async def _session_account(self, conn: AsyncConnection, token: str) -> str:
+    async def session_account(self, conn: AsyncConnection, token: str) -> str:
         if not token:
             raise ServiceError("unauthorized", "key management needs a dashboard session: open your magic link first")
-        row = await store.session_by_hash(conn, self._hash(token))
+        row = await store.session_by_hash(conn, self.hash(token))
         if row is None or row.expires_at <= utcnow():
             raise ServiceError("unauthorized", "dashboard session is invalid or expired; sign in again with a magic link")
         return str(row.account_id)
@@ -262,7 +262,7 @@ class Accounts:
     async def list_keys(self, session_token: str) -> list[ApiKey]:
         now = utcnow()
         async with self.engine.connect() as conn:
-            rows = await store.keys_of(conn, await self._session_account(conn, session_token))
+            rows = await store.keys_of(conn, await self.session_account(conn, session_token))
         return [self._view(r, now) for r in rows]
 
     async def create_key(self, session_token: str, name: str | None, scopes: list[str] | None,
@@ -274,11 +274,11 @@ class Accounts:
             raise invalid("expires_at must be in the future")
         key, prefix = domain.new_api_key()
         async with self.engine.begin() as conn:
-            account_id = await self._session_account(conn, session_token)
+            account_id = await self.session_account(conn, session_token)
             if business_id:
                 business_id = await self._account_business(conn, account_id, business_id)
             row = await store.insert_key(conn, id=new_id(), account_id=account_id, business_id=business_id or None,
-                                         name=name, prefix=prefix, key_hash=self._hash(key), scopes=scopes,
+                                         name=name, prefix=prefix, key_hash=self.hash(key), scopes=scopes,
                                          created_at=now, expires_at=expires_at)
         return self._view(row, now, key)
 
@@ -297,7 +297,7 @@ class Accounts:
         if changes.revoke:
             values["revoked_at"] = store.first_revocation(now)
         async with self.engine.begin() as conn:
-            account_id = await self._session_account(conn, session_token)
+            account_id = await self.session_account(conn, session_token)
             if changes.business_id is not UNSET:
                 values["business_id"] = (await self._account_business(conn, account_id, changes.business_id)
                                          if changes.business_id else None)
@@ -305,18 +305,18 @@ class Accounts:
             if row is None:
                 raise not_found("API key")
         if values:
-            await self._invalidate(account_id)
+            await self.invalidate(account_id)
         return self._view(row, now)
 
     async def revoke_key(self, session_token: str, key_id: str) -> None:
         require_uuid(key_id, "id")
         async with self.engine.begin() as conn:
-            account_id = await self._session_account(conn, session_token)
+            account_id = await self.session_account(conn, session_token)
             if await store.change_key(conn, key_id, account_id, {"revoked_at": store.first_revocation(utcnow())}) is None:
                 raise not_found("API key")
-        await self._invalidate(account_id)
+        await self.invalidate(account_id)
 
-    async def _invalidate(self, account_id: str) -> None:
+    async def invalidate(self, account_id: str) -> None:
         """Tell every gateway to forget cached principals of this account (best effort; see gateway.auth)."""
         nc = self.bus.nc
         if nc is None or not nc.is_connected:
@@ -373,7 +373,7 @@ class Accounts:
                 conn, id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active", metadata=metadata,
                 plan_id=plans.DEFAULT_PLAN, external_ref=external_ref, subscription_status="trialing",
                 trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now, timezone=zone)
-        await self._invalidate(who.account_id)
+        await self.invalidate(who.account_id)
         return row
 
     async def update_workspace(self, business_id: str, name: str | None, metadata: dict | None, action: str | None,

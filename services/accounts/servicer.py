@@ -11,8 +11,10 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
 from services.accounts import calls_consumer
+from services.accounts.client_documents import ClientDocuments
+from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import BillingWorker, Payments, payment_parts
-from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Usage
+from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Principal, Usage
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
 
 WORKSPACES_PAGE = (50, 100)
@@ -65,10 +67,38 @@ def _usage(e: accounts_pb2.UsageEntry) -> Usage:
                  cost_cents=e.cost_cents, created_at=e.created_at.ToDatetime(tzinfo=timezone.utc))
 
 
+def principal_message(p: Principal) -> accounts_pb2.KeyPrincipal:
+    principal = accounts_pb2.KeyPrincipal(key_id=p.key_id, account_id=p.account_id, business_ids=p.business_ids,
+                                          scopes=p.scopes, business_id=p.bound_business_id)
+    set_timestamp(principal, "expires_at", p.expires_at)
+    return principal
+
+
+def oauth_client_message(row) -> accounts_pb2.OAuthClient:
+    client = accounts_pb2.OAuthClient(client_id=row.client_id, client_name=row.client_name or "",
+                                      redirect_uris=list(row.redirect_uris), grant_types=list(row.grant_types),
+                                      client_uri=row.client_uri or "")
+    set_timestamp(client, "created_at", row.created_at)
+    return client
+
+
+def connection_message(row) -> accounts_pb2.OAuthConnection:
+    c = accounts_pb2.OAuthConnection(id=str(row.id), client_id=row.client_id, client_name=row.client_name or "",
+                                     scopes=list(row.scopes), business_ids=[str(b) for b in row.business_ids])
+    set_timestamp(c, "created_at", row.created_at)
+    set_timestamp(c, "last_used_at", row.last_used_at)
+    return c
+
+
+def _authorization_request(m: accounts_pb2.OAuthAuthorization) -> AuthorizationRequest:
+    return AuthorizationRequest(**{f.name: getattr(m, f.name) for f in m.DESCRIPTOR.fields})
+
+
 class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
-    def __init__(self, accounts: Accounts, payments: Payments):
+    def __init__(self, accounts: Accounts, payments: Payments, oauth: OAuth):
         self.accounts = accounts
         self.payments = payments
+        self.oauth = oauth
 
     async def Signup(self, request, context):
         done = await self.accounts.signup(request.business_name, request.email, request.business_type,
@@ -83,11 +113,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return reply
 
     async def AuthenticateKey(self, request, context):
-        p = await self.accounts.authenticate_key(request.key)
-        principal = accounts_pb2.KeyPrincipal(key_id=p.key_id, account_id=p.account_id, business_ids=p.business_ids,
-                                              scopes=p.scopes, business_id=p.bound_business_id)
-        set_timestamp(principal, "expires_at", p.expires_at)
-        return principal
+        return principal_message(await self.accounts.authenticate_key(request.key))
 
     async def RedeemMagicLink(self, request, context):
         session = await self.accounts.redeem_magic_link(request.token)
@@ -173,6 +199,44 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         overall, checkout, x402 = await self.payments.check()
         return accounts_pb2.PaymentsProviderStatus(status=overall, checkout=checkout, x402=x402)
 
+    # -- OAuth sign-in for the assistant connector --
+
+    async def RegisterOAuthClient(self, request, context):
+        return oauth_client_message(await self.oauth.register(json_format.MessageToDict(request.metadata)))
+
+    async def StartOAuthConsent(self, request, context):
+        consent = await self.oauth.consent(request.session_token, _authorization_request(request.authorization))
+        a = consent.authorization
+        return accounts_pb2.OAuthConsent(
+            signed_in=consent.account_id is not None, client=oauth_client_message(a.client),
+            redirect_uri=a.redirect_uri, scopes=a.scopes,
+            businesses=[accounts_pb2.OAuthBusiness(id=str(b.id), name=b.name) for b in consent.businesses])
+
+    async def DecideOAuthConsent(self, request, context):
+        return accounts_pb2.OAuthRedirect(location=await self.oauth.decide(
+            request.session_token, _authorization_request(request.authorization), request.approve,
+            list(request.scopes), list(request.business_ids)))
+
+    async def ExchangeOAuthToken(self, request, context):
+        t = await self.oauth.token(dict(request.form))
+        return accounts_pb2.OAuthTokens(access_token=t.access_token, expires_in=t.expires_in,
+                                        refresh_token=t.refresh_token, scopes=t.scopes)
+
+    async def RevokeOAuthToken(self, request, context):
+        await self.oauth.revoke(request.token, request.client_id)
+        return accounts_pb2.RevokeOAuthTokenReply()
+
+    async def AuthenticateAccessToken(self, request, context):
+        return principal_message(await self.oauth.authenticate(request.token))
+
+    async def ListOAuthConnections(self, request, context):
+        return accounts_pb2.ListOAuthConnectionsReply(
+            connections=[connection_message(r) for r in await self.oauth.connections(request.session_token)])
+
+    async def RevokeOAuthConnection(self, request, context):
+        await self.oauth.disconnect(request.session_token, request.id)
+        return accounts_pb2.RevokeOAuthConnectionReply()
+
 
 def build(runtime: Runtime) -> AccountsServicer:
     s = runtime.settings
@@ -184,4 +248,6 @@ def build(runtime: Runtime) -> AccountsServicer:
                         provisioning)
     runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
                                 filter_subject=calls_consumer.CALLS_SUBJECT))
-    return AccountsServicer(accounts, payments)
+    documents = ClientDocuments(allow_loopback=s.environment == "local")
+    runtime.on_stop.append(documents.close)
+    return AccountsServicer(accounts, payments, OAuth(accounts, documents))

@@ -160,6 +160,56 @@ provisionings = sa.Table(
     sa.Index("provisionings_due", "next_attempt_at", postgresql_where=sa.text("status IN ('pending', 'retrying')")),
 )
 
+# -- OAuth sign-in for the assistant connector (queries in oauth_store, rules in oauth_domain) --
+
+oauth_clients = sa.Table(
+    "oauth_clients", metadata,
+    sa.Column("client_id", sa.Text, primary_key=True),  # ours (sbc_...) or a metadata document's URL
+    sa.Column("source", sa.Text, nullable=False),  # registration | metadata_document
+    sa.Column("client_name", sa.Text),
+    sa.Column("client_uri", sa.Text),
+    sa.Column("redirect_uris", ARRAY(sa.Text), nullable=False),
+    sa.Column("grant_types", ARRAY(sa.Text), nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("fetched_at", Ts),  # metadata documents: when last fetched
+)
+
+# One approval by the account user: a client, the scopes and businesses approved, the resource.
+oauth_grants = sa.Table(
+    "oauth_grants", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("client_id", sa.Text, sa.ForeignKey(oauth_clients.c.client_id), nullable=False),
+    sa.Column("scopes", ARRAY(sa.Text), nullable=False),
+    sa.Column("business_ids", ARRAY(Uuid), nullable=False),
+    sa.Column("resource", sa.Text, nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("last_used_at", Ts),
+    sa.Column("revoked_at", Ts),
+    sa.Index("oauth_grants_account", "account_id", postgresql_where=sa.text("revoked_at IS NULL")),
+)
+
+oauth_codes = sa.Table(
+    "oauth_codes", metadata,
+    sa.Column("code_hash", sa.Text, primary_key=True),
+    sa.Column("grant_id", Uuid, sa.ForeignKey(oauth_grants.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("redirect_uri", sa.Text, nullable=False),
+    sa.Column("code_challenge", sa.Text, nullable=False),
+    sa.Column("expires_at", Ts, nullable=False),
+    sa.Column("used_at", Ts),
+    sa.Index("oauth_codes_grant", "grant_id"),
+)
+
+oauth_refresh_tokens = sa.Table(
+    "oauth_refresh_tokens", metadata,
+    sa.Column("token_hash", sa.Text, primary_key=True),
+    sa.Column("grant_id", Uuid, sa.ForeignKey(oauth_grants.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("expires_at", Ts, nullable=False),
+    sa.Column("used_at", Ts),  # rotated: a second use revokes the grant
+    sa.Index("oauth_refresh_tokens_grant", "grant_id"),
+)
+
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
 

@@ -1,8 +1,7 @@
 """One delivery attempt: the signed request and the HTTP call that can only reach allowed addresses.
 
-Safety: every name is resolved by `SafeResolver`, which refuses private, link-local, metadata and
-(outside the local stack) loopback addresses, and the connection goes to the very addresses it
-checked, so a DNS answer that changes between the check and the call (rebinding) gains nothing.
+Safety: every name is resolved by core.outbound's `SafeResolver`, which refuses private, link-local,
+metadata and (outside the local stack) loopback addresses at the moment of connecting.
 Redirects are not followed (a 3xx is a failed attempt) and at most 64 KiB of a response is read.
 """
 from __future__ import annotations
@@ -15,36 +14,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import aiohttp
-from aiohttp.abc import AbstractResolver
-from aiohttp.resolver import DefaultResolver
 
 from core.errors import invalid
 from core.events import Envelope
 from core.ids import utcnow
+from core.outbound import RefusedAddress, SafeResolver, address_refusal
 from services.webhooks import domain
 
 USER_AGENT = "Switchboard-Webhooks/1.0"
-
-
-class RefusedAddress(OSError):
-    pass
-
-
-class SafeResolver(AbstractResolver):
-    def __init__(self, allow_loopback: bool):
-        self.allow_loopback = allow_loopback
-        self._inner = DefaultResolver()
-
-    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET):
-        results = await self._inner.resolve(host, port, family)
-        for result in results:
-            why = domain.address_refusal(result["host"], self.allow_loopback)
-            if why:
-                raise RefusedAddress(f"{host} resolves to {why}")
-        return results
-
-    async def close(self) -> None:
-        await self._inner.close()
 
 
 async def check_destination(url: str, allow_loopback: bool) -> None:
@@ -56,7 +33,7 @@ async def check_destination(url: str, allow_loopback: bool) -> None:
     except (OSError, UnicodeError):  # UnicodeError: a label IDNA refuses, e.g. an empty one in a..b
         raise invalid(f"webhook_url host {host} does not resolve") from None
     for info in infos:
-        why = domain.address_refusal(info[4][0], allow_loopback)
+        why = address_refusal(info[4][0], allow_loopback)
         if why:
             hint = " (the local stack accepts loopback URLs)" if why == "a loopback address" else ""
             raise invalid(f"webhook_url host {host} resolves to {why}; webhooks go to public addresses only"
@@ -109,7 +86,7 @@ class Sender:
 
         try:
             host, _ = domain.check_url(url)
-            literal = domain.address_refusal(host.strip("[]"), self.allow_loopback) if _is_ip(host) else None
+            literal = address_refusal(host.strip("[]"), self.allow_loopback) if _is_ip(host) else None
             if literal:
                 return done(None, f"refused: {host} is {literal}")
             async with self._http().post(url, data=body, headers=headers, allow_redirects=False) as r:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import ipaddress
 import random
 import secrets
 from datetime import datetime, timedelta
@@ -40,9 +39,6 @@ def check_events(events: list[str]) -> list[str]:
 
 # -- where deliveries may go -------------------------------------------------------------
 
-METADATA_ADDRESSES = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
-                      ipaddress.ip_address("100.100.100.200")}
-
 
 # Events a call's own webhook_url receives (SPEC: Events, per-call webhooks), from the event's data.
 PER_CALL_EVENTS = ("call.completed", "call.failed")
@@ -60,22 +56,6 @@ def check_delivery_status(status: str) -> str:
     if status not in DELIVERY_STATUSES:
         raise invalid(f"status must be one of {', '.join(DELIVERY_STATUSES)}")
     return status
-
-
-def address_refusal(address: str, allow_loopback: bool) -> str | None:
-    """Why a resolved address may not receive webhooks, or None when it may."""
-    ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
-    if ip in METADATA_ADDRESSES:
-        return "a cloud metadata address"
-    if ip.is_loopback:
-        return None if allow_loopback else "a loopback address"
-    if ip.is_link_local:
-        return "a link-local address"
-    if ip.is_private or ip.is_reserved or ip.is_multicast or ip.is_unspecified or not ip.is_global:
-        return "a private or reserved address"
-    return None
 
 
 def check_url(url: str) -> tuple[str, int]:

@@ -24,7 +24,9 @@ PB2_MODULES = [importlib.import_module(f"switchboard.v1.{p.stem}_pb2") for p in 
 SERVICES = [svc for mod in PB2_MODULES for svc in mod.DESCRIPTOR.services_by_name.values()]
 MESSAGES = [msg for mod in PB2_MODULES for msg in mod.DESCRIPTOR.message_types_by_name.values()]
 GATEWAY_LOCAL = {("GET", "/api/v1/openapi.json"), ("GET", "/api/v1/schemas"),
-                 ("POST", "/api/mcp/initialize"), ("POST", "/api/mcp/tools/list")}  # the connector's self-description
+                 ("POST", "/api/mcp/initialize"), ("POST", "/api/mcp/tools/list"),  # the connector's self-description
+                 ("GET", "/.well-known/oauth-protected-resource"), ("GET", "/.well-known/oauth-protected-resource/api/mcp"),
+                 ("GET", "/.well-known/oauth-authorization-server"), ("GET", "/.well-known/openid-configuration")}
 
 
 def servicer_class(service):

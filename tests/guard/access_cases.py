@@ -303,5 +303,12 @@ PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/
           ("GET", "/api/v1/recordings/audio"): "a signed recording link: the signature is the credential",
           ("POST", "/api/v1/providers/sms/status"): "the messaging provider's callbacks, authenticated by signature",
           ("POST", "/api/v1/providers/sms/inbound"): "the messaging provider's texts, authenticated by signature",
-          ("POST", "/api/v1/providers/payments/events"): "the payment provider's events, authenticated by signature"}
+          ("POST", "/api/v1/providers/payments/events"): "the payment provider's events, authenticated by signature",
+          ("GET", "/.well-known/oauth-protected-resource"): "the connector's sign-in metadata",
+          ("GET", "/.well-known/oauth-protected-resource/api/mcp"): "the connector's sign-in metadata",
+          ("GET", "/.well-known/oauth-authorization-server"): "the sign-in server's metadata",
+          ("GET", "/.well-known/openid-configuration"): "the sign-in server's metadata",
+          ("POST", "/oauth/register"): "registers a public OAuth client (no account's data)",
+          ("POST", "/oauth/token"): "OAuth: the code or refresh token is the credential",
+          ("POST", "/oauth/revoke"): "OAuth: the token to revoke is the credential"}
 

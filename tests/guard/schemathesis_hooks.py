@@ -77,6 +77,16 @@ DOCUMENTED_REFUSALS = (
                       "eval fan-out: depends on the agent's stored scenarios"),
     DocumentedRefusal("invalid_request", r"^cursor is not one this API returned",
                       "a page cursor is an opaque token the API issued; its alphabet is all a schema can state"),
+    # OAuth sign-in (RFC 6749 refusals, {error, error_description}): the spec leaves these endpoints' parameters to
+    # the RFCs, whose rules go beyond a schema.
+    DocumentedRefusal("invalid_grant", r"^the (authorization code|refresh token) is invalid",
+                      "OAuth: a code or refresh token is an opaque value this server issued"),
+    DocumentedRefusal("invalid_request", r"^(code|code_verifier|redirect_uri|refresh_token) is required$",
+                      "OAuth: which token parameters are required depends on grant_type (RFC 6749 4.1.3, 6)"),
+    DocumentedRefusal("invalid_redirect_uri", r"must (use https|be an absolute URI)",
+                      "OAuth registration: redirect URIs are https, or http on loopback, absolute (RFC 8252)"),
+    DocumentedRefusal("invalid_client_metadata", r"",
+                      "OAuth registration: RFC 7591's rules on the URIs and values of client metadata (Authlib)"),
 )
 
 
@@ -88,6 +98,8 @@ def documented_refusal(response) -> DocumentedRefusal | None:
         error = response.json()["error"]
     except (ValueError, KeyError, TypeError):
         return None
+    if isinstance(error, str):  # an OAuth endpoint's RFC 6749 refusal
+        error = {"code": error, "message": response.json().get("error_description", "")}
     return next((r for r in DOCUMENTED_REFUSALS if r.status == response.status_code and r.code == error.get("code")
                  and re.search(r.message, error.get("message", ""))), None)
 

@@ -6,6 +6,7 @@ import pytest
 from stripe import WebhookSignature
 
 from core.errors import ServiceError
+from core.outbound import address_refusal
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
 
@@ -18,7 +19,7 @@ from services.webhooks.delivery import Sender
     ("::ffff:10.0.0.1", True, "private"), ("100.64.0.1", True, "private"), ("0.0.0.0", True, "private"),
 ])
 def test_which_addresses_may_receive_webhooks(address, loopback_ok, refused):
-    why = domain.address_refusal(address, loopback_ok)
+    why = address_refusal(address, loopback_ok)
     assert (why is None) if refused is None else (refused in why)
 
 

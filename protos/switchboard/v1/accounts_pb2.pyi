@@ -412,3 +412,180 @@ class GetBalanceReply(_message.Message):
     BUSINESSES_FIELD_NUMBER: _ClassVar[int]
     businesses: _containers.RepeatedCompositeFieldContainer[BalanceEntry]
     def __init__(self, businesses: _Optional[_Iterable[_Union[BalanceEntry, _Mapping]]] = ...) -> None: ...
+
+class RegisterOAuthClientRequest(_message.Message):
+    __slots__ = ("metadata",)
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    metadata: _struct_pb2.Struct
+    def __init__(self, metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class OAuthClient(_message.Message):
+    __slots__ = ("client_id", "client_name", "redirect_uris", "grant_types", "client_uri", "created_at")
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    REDIRECT_URIS_FIELD_NUMBER: _ClassVar[int]
+    GRANT_TYPES_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_URI_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    client_id: str
+    client_name: str
+    redirect_uris: _containers.RepeatedScalarFieldContainer[str]
+    grant_types: _containers.RepeatedScalarFieldContainer[str]
+    client_uri: str
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, client_id: _Optional[str] = ..., client_name: _Optional[str] = ..., redirect_uris: _Optional[_Iterable[str]] = ..., grant_types: _Optional[_Iterable[str]] = ..., client_uri: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class OAuthAuthorization(_message.Message):
+    __slots__ = ("response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "resource")
+    RESPONSE_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REDIRECT_URI_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    CODE_CHALLENGE_FIELD_NUMBER: _ClassVar[int]
+    CODE_CHALLENGE_METHOD_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    response_type: str
+    client_id: str
+    redirect_uri: str
+    scope: str
+    state: str
+    code_challenge: str
+    code_challenge_method: str
+    resource: str
+    def __init__(self, response_type: _Optional[str] = ..., client_id: _Optional[str] = ..., redirect_uri: _Optional[str] = ..., scope: _Optional[str] = ..., state: _Optional[str] = ..., code_challenge: _Optional[str] = ..., code_challenge_method: _Optional[str] = ..., resource: _Optional[str] = ...) -> None: ...
+
+class OAuthConsentRequest(_message.Message):
+    __slots__ = ("session_token", "authorization")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AUTHORIZATION_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    authorization: OAuthAuthorization
+    def __init__(self, session_token: _Optional[str] = ..., authorization: _Optional[_Union[OAuthAuthorization, _Mapping]] = ...) -> None: ...
+
+class OAuthBusiness(_message.Message):
+    __slots__ = ("id", "name")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class OAuthConsent(_message.Message):
+    __slots__ = ("signed_in", "client", "redirect_uri", "scopes", "businesses")
+    SIGNED_IN_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_FIELD_NUMBER: _ClassVar[int]
+    REDIRECT_URI_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    signed_in: bool
+    client: OAuthClient
+    redirect_uri: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    businesses: _containers.RepeatedCompositeFieldContainer[OAuthBusiness]
+    def __init__(self, signed_in: _Optional[bool] = ..., client: _Optional[_Union[OAuthClient, _Mapping]] = ..., redirect_uri: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., businesses: _Optional[_Iterable[_Union[OAuthBusiness, _Mapping]]] = ...) -> None: ...
+
+class OAuthDecision(_message.Message):
+    __slots__ = ("session_token", "authorization", "approve", "scopes", "business_ids")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    AUTHORIZATION_FIELD_NUMBER: _ClassVar[int]
+    APPROVE_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_IDS_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    authorization: OAuthAuthorization
+    approve: bool
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    business_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, session_token: _Optional[str] = ..., authorization: _Optional[_Union[OAuthAuthorization, _Mapping]] = ..., approve: _Optional[bool] = ..., scopes: _Optional[_Iterable[str]] = ..., business_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class OAuthRedirect(_message.Message):
+    __slots__ = ("location",)
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
+    location: str
+    def __init__(self, location: _Optional[str] = ...) -> None: ...
+
+class OAuthTokenRequest(_message.Message):
+    __slots__ = ("form",)
+    class FormEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    FORM_FIELD_NUMBER: _ClassVar[int]
+    form: _containers.ScalarMap[str, str]
+    def __init__(self, form: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class OAuthTokens(_message.Message):
+    __slots__ = ("access_token", "expires_in", "refresh_token", "scopes")
+    ACCESS_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_IN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    access_token: str
+    expires_in: int
+    refresh_token: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, access_token: _Optional[str] = ..., expires_in: _Optional[int] = ..., refresh_token: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class RevokeOAuthTokenRequest(_message.Message):
+    __slots__ = ("token", "client_id")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    client_id: str
+    def __init__(self, token: _Optional[str] = ..., client_id: _Optional[str] = ...) -> None: ...
+
+class RevokeOAuthTokenReply(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AuthenticateAccessTokenRequest(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class ListOAuthConnectionsRequest(_message.Message):
+    __slots__ = ("session_token",)
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    def __init__(self, session_token: _Optional[str] = ...) -> None: ...
+
+class OAuthConnection(_message.Message):
+    __slots__ = ("id", "client_id", "client_name", "scopes", "business_ids", "created_at", "last_used_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    SCOPES_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_IDS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    client_id: str
+    client_name: str
+    scopes: _containers.RepeatedScalarFieldContainer[str]
+    business_ids: _containers.RepeatedScalarFieldContainer[str]
+    created_at: _timestamp_pb2.Timestamp
+    last_used_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., client_id: _Optional[str] = ..., client_name: _Optional[str] = ..., scopes: _Optional[_Iterable[str]] = ..., business_ids: _Optional[_Iterable[str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListOAuthConnectionsReply(_message.Message):
+    __slots__ = ("connections",)
+    CONNECTIONS_FIELD_NUMBER: _ClassVar[int]
+    connections: _containers.RepeatedCompositeFieldContainer[OAuthConnection]
+    def __init__(self, connections: _Optional[_Iterable[_Union[OAuthConnection, _Mapping]]] = ...) -> None: ...
+
+class RevokeOAuthConnectionRequest(_message.Message):
+    __slots__ = ("session_token", "id")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    id: str
+    def __init__(self, session_token: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
+
+class RevokeOAuthConnectionReply(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...

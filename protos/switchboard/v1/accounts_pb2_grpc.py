@@ -130,6 +130,46 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.CheckPaymentsProviderRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.PaymentsProviderStatus.FromString,
                 _registered_method=True)
+        self.RegisterOAuthClient = channel.unary_unary(
+                '/switchboard.v1.Accounts/RegisterOAuthClient',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.RegisterOAuthClientRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.OAuthClient.FromString,
+                _registered_method=True)
+        self.StartOAuthConsent = channel.unary_unary(
+                '/switchboard.v1.Accounts/StartOAuthConsent',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.OAuthConsentRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.OAuthConsent.FromString,
+                _registered_method=True)
+        self.DecideOAuthConsent = channel.unary_unary(
+                '/switchboard.v1.Accounts/DecideOAuthConsent',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.OAuthDecision.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.OAuthRedirect.FromString,
+                _registered_method=True)
+        self.ExchangeOAuthToken = channel.unary_unary(
+                '/switchboard.v1.Accounts/ExchangeOAuthToken',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.OAuthTokenRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.OAuthTokens.FromString,
+                _registered_method=True)
+        self.RevokeOAuthToken = channel.unary_unary(
+                '/switchboard.v1.Accounts/RevokeOAuthToken',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthTokenRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthTokenReply.FromString,
+                _registered_method=True)
+        self.AuthenticateAccessToken = channel.unary_unary(
+                '/switchboard.v1.Accounts/AuthenticateAccessToken',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.AuthenticateAccessTokenRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.FromString,
+                _registered_method=True)
+        self.ListOAuthConnections = channel.unary_unary(
+                '/switchboard.v1.Accounts/ListOAuthConnections',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListOAuthConnectionsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListOAuthConnectionsReply.FromString,
+                _registered_method=True)
+        self.RevokeOAuthConnection = channel.unary_unary(
+                '/switchboard.v1.Accounts/RevokeOAuthConnection',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionReply.FromString,
+                _registered_method=True)
 
 
 class AccountsServicer:
@@ -268,6 +308,68 @@ class AccountsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegisterOAuthClient(self, request, context):
+        """-- OAuth 2.1 sign-in for the assistant connector (services.accounts.oauth_service). Refusals carry the RFC 6749
+        error code in the ErrorInfo metadata `oauth_error`, and `redirect_to` when the error goes back to the client.
+        Registers a public client (RFC 7591); fails INVALID_ARGUMENT (invalid_request) for metadata it refuses.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartOAuthConsent(self, request, context):
+        """Checks an authorization request and says what the consent page shows (signed_in false without a valid
+        session); fails INVALID_ARGUMENT (invalid_request) or UNAUTHENTICATED (unauthorized) for an unknown client.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DecideOAuthConsent(self, request, context):
+        """The signed-in account user's decision: where to send the browser (the client's redirect URI with a code, or
+        access_denied); fails UNAUTHENTICATED (unauthorized) without a session or INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExchangeOAuthToken(self, request, context):
+        """The token endpoint: an authorization code (with its PKCE verifier) or a refresh token for tokens; fails
+        INVALID_ARGUMENT (invalid_request, oauth_error invalid_grant and the like).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeOAuthToken(self, request, context):
+        """Revokes the sign-in behind a refresh or access token of the client (RFC 7009); unknown tokens are ignored.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AuthenticateAccessToken(self, request, context):
+        """Resolves an access token to its principal (key_id is the grant's id); fails UNAUTHENTICATED (unauthorized)
+        for a token that is invalid, expired, for another resource or whose sign-in was revoked.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOAuthConnections(self, request, context):
+        """The session owner's connected assistant clients (grants in force); fails UNAUTHENTICATED (unauthorized).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeOAuthConnection(self, request, context):
+        """Revokes one connected client; fails UNAUTHENTICATED (unauthorized) or NOT_FOUND (not_found).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -360,6 +462,46 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.CheckPaymentsProvider,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.CheckPaymentsProviderRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.PaymentsProviderStatus.SerializeToString,
+            ),
+            'RegisterOAuthClient': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterOAuthClient,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.RegisterOAuthClientRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.OAuthClient.SerializeToString,
+            ),
+            'StartOAuthConsent': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartOAuthConsent,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.OAuthConsentRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.OAuthConsent.SerializeToString,
+            ),
+            'DecideOAuthConsent': grpc.unary_unary_rpc_method_handler(
+                    servicer.DecideOAuthConsent,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.OAuthDecision.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.OAuthRedirect.SerializeToString,
+            ),
+            'ExchangeOAuthToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExchangeOAuthToken,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.OAuthTokenRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.OAuthTokens.SerializeToString,
+            ),
+            'RevokeOAuthToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeOAuthToken,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthTokenRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthTokenReply.SerializeToString,
+            ),
+            'AuthenticateAccessToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthenticateAccessToken,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.AuthenticateAccessTokenRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.SerializeToString,
+            ),
+            'ListOAuthConnections': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOAuthConnections,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListOAuthConnectionsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.ListOAuthConnectionsReply.SerializeToString,
+            ),
+            'RevokeOAuthConnection': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeOAuthConnection,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -854,6 +996,222 @@ class Accounts:
             '/switchboard.v1.Accounts/CheckPaymentsProvider',
             switchboard_dot_v1_dot_accounts__pb2.CheckPaymentsProviderRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.PaymentsProviderStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterOAuthClient(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/RegisterOAuthClient',
+            switchboard_dot_v1_dot_accounts__pb2.RegisterOAuthClientRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.OAuthClient.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartOAuthConsent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/StartOAuthConsent',
+            switchboard_dot_v1_dot_accounts__pb2.OAuthConsentRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.OAuthConsent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DecideOAuthConsent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/DecideOAuthConsent',
+            switchboard_dot_v1_dot_accounts__pb2.OAuthDecision.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.OAuthRedirect.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExchangeOAuthToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/ExchangeOAuthToken',
+            switchboard_dot_v1_dot_accounts__pb2.OAuthTokenRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.OAuthTokens.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeOAuthToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/RevokeOAuthToken',
+            switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthTokenRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthTokenReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuthenticateAccessToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/AuthenticateAccessToken',
+            switchboard_dot_v1_dot_accounts__pb2.AuthenticateAccessTokenRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListOAuthConnections(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/ListOAuthConnections',
+            switchboard_dot_v1_dot_accounts__pb2.ListOAuthConnectionsRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.ListOAuthConnectionsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeOAuthConnection(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/RevokeOAuthConnection',
+            switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionReply.FromString,
             options,
             channel_credentials,
             insecure,

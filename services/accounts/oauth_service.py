@@ -1,0 +1,331 @@
+"""OAuth 2.1 sign-in for the assistant connector: clients, the account user's approval, codes and tokens.
+
+A *grant* is one approval by the signed-in account user: a client, the scopes and the businesses approved, and the
+resource (the connector's URI). Codes and refresh tokens belong to a grant and are stored hashed; access tokens are
+short JWTs naming their grant (services.accounts.oauth_tokens). Revoking a grant ends all of it at once: its
+refresh tokens are refused, and the gateways drop cached principals of the account so its access tokens are too.
+A code or refresh token used twice is taken as stolen (RFC 6749 10.5, OAuth 2.1 4.3.1): the grant is revoked.
+
+Errors are `ServiceError`s whose `oauth_error` detail is the RFC 6749 error code; errors of an authorization request
+that may go back to the client carry `redirect_to`, the client's redirect URI with the error (and state and iss).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.parse import urlencode
+
+from core.errors import ServiceError
+from core.ids import new_id, require_uuid, utcnow
+from services.accounts import oauth_domain as rules
+from services.accounts import oauth_store as store
+from services.accounts.client_documents import ClientDocuments
+from services.accounts.domain import new_secret_token
+from services.accounts.oauth_domain import OAuthError
+from services.accounts.oauth_tokens import AccessTokens
+from services.accounts.service import Accounts, Principal
+
+DOCUMENT_TTL = timedelta(hours=1)  # a client ID metadata document is fetched again after this long
+CLIENT_ID_PREFIX = "sbc_"
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    """The query of GET /oauth/authorize, as sent (empty: absent)."""
+
+    response_type: str = ""
+    client_id: str = ""
+    redirect_uri: str = ""
+    scope: str = ""
+    state: str = ""
+    code_challenge: str = ""
+    code_challenge_method: str = ""
+    resource: str = ""
+
+
+@dataclass(frozen=True)
+class Authorization:
+    """A valid authorization request, with what the consent page shows."""
+
+    client: object  # the oauth_clients row
+    redirect_uri: str
+    scopes: tuple[str, ...]
+    state: str
+    challenge: str
+    resource: str
+
+
+@dataclass(frozen=True)
+class Consent:
+    authorization: Authorization
+    account_id: str | None  # None: nobody is signed in
+    businesses: list
+
+
+@dataclass(frozen=True)
+class Tokens:
+    access_token: str
+    expires_in: int
+    refresh_token: str
+    scopes: tuple[str, ...]
+
+
+def refusal(err: OAuthError, redirect_to: str = "") -> ServiceError:
+    details = {"oauth_error": err.error}
+    if redirect_to:
+        details["redirect_to"] = redirect_to
+    code = "unauthorized" if err.error == "invalid_client" else "invalid_request"
+    return ServiceError(code, err.description, **details)
+
+
+class OAuth:
+    def __init__(self, accounts: Accounts, documents: ClientDocuments):
+        self.accounts = accounts
+        self.documents = documents
+        self.issuer = accounts.base_url
+        self.resource = f"{accounts.base_url}/api/mcp"
+        self.tokens = AccessTokens(accounts.secret, self.issuer, self.resource)
+
+    @property
+    def engine(self):
+        return self.accounts.engine
+
+    def _hash(self, value: str) -> str:
+        return self.accounts.hash(value)
+
+    # -- clients -----------------------------------------------------------------------------
+
+    async def register(self, metadata: dict):
+        """Dynamic client registration (RFC 7591) of a public client."""
+        try:
+            fields = rules.check_registration(metadata)
+        except OAuthError as err:
+            raise refusal(err) from None
+        async with self.engine.begin() as conn:
+            return await store.insert_client(conn, client_id=CLIENT_ID_PREFIX + new_secret_token(18),
+                                             source="registration", created_at=utcnow(), **fields)
+
+    async def _client(self, client_id: str):
+        """The client a client_id names: registered here, or described by its metadata document (fetched when
+        not known or known for longer than DOCUMENT_TTL)."""
+        rules.check_client_id(client_id)
+        async with self.engine.connect() as conn:
+            row = await store.client(conn, client_id)
+        if not rules.is_metadata_document_id(client_id, self.documents.allow_loopback):
+            if row is None:
+                raise OAuthError("invalid_client", f"unknown client_id {client_id!r}: register the client at "
+                                 f"{self.issuer}/oauth/register or use a client ID metadata document URL")
+            return row
+        now = utcnow()
+        if row is not None and row.fetched_at is not None and now - row.fetched_at < DOCUMENT_TTL:
+            return row
+        fields = rules.check_metadata_document(client_id, await self.documents.fetch(client_id))
+        async with self.engine.begin() as conn:
+            return await store.save_client_document(conn, client_id=client_id, source="metadata_document",
+                                                    created_at=now, fetched_at=now, **fields)
+
+    # -- the authorization request and the account user's decision --------------------------
+
+    def _redirect(self, uri: str, state: str, **params) -> str:
+        query = {**params, **({"state": state} if state else {}), "iss": self.issuer}
+        return f"{uri}{'&' if '?' in uri else '?'}{urlencode(query)}"
+
+    async def _authorization(self, req: AuthorizationRequest) -> Authorization:
+        """The request checked in RFC 6749's order: the client and its redirect URI first (their errors are shown
+        to the user, never redirected), then the rest (errors go back to the client's redirect URI)."""
+        try:
+            client = await self._client(req.client_id)
+            redirect_uri = req.redirect_uri
+            if not redirect_uri:
+                if len(client.redirect_uris) != 1:
+                    raise OAuthError("invalid_request", "redirect_uri is required: the client registered several")
+                redirect_uri = client.redirect_uris[0]
+            elif not rules.redirect_matches(list(client.redirect_uris), redirect_uri):
+                raise OAuthError("invalid_request", f"redirect_uri {redirect_uri!r} is not one the client registered")
+        except OAuthError as err:
+            raise refusal(err) from None
+        try:
+            if req.response_type != "code":
+                raise OAuthError("unsupported_response_type", "response_type must be code")
+            challenge = rules.check_challenge(req.code_challenge or None, req.code_challenge_method or None)
+            scopes = rules.requested_scopes(req.scope)
+            resource = rules.check_resource(req.resource or self.resource, self.resource)
+        except OAuthError as err:
+            back = self._redirect(redirect_uri, req.state, error=err.error, error_description=err.description)
+            raise refusal(err, back) from None
+        return Authorization(client, redirect_uri, scopes, req.state, challenge, resource)
+
+    async def consent(self, session_token: str, req: AuthorizationRequest) -> Consent:
+        """What the consent page shows: the checked request, and the signed-in account's businesses (none and
+        account_id None when nobody is signed in: the page asks to sign in first)."""
+        authorization = await self._authorization(req)
+        async with self.engine.connect() as conn:
+            try:
+                account_id = await self.accounts.session_account(conn, session_token)
+            except ServiceError:
+                return Consent(authorization, None, [])
+            return Consent(authorization, account_id, await store.businesses_named(conn, account_id))
+
+    async def decide(self, session_token: str, req: AuthorizationRequest, approve: bool, scopes: list[str],
+                     business_ids: list[str]) -> str:
+        """Where the browser goes next: back to the client with a code (approved) or access_denied."""
+        authorization = await self._authorization(req)
+        if not approve:
+            return self._redirect(authorization.redirect_uri, authorization.state,
+                                  error="access_denied", error_description="the account user declined")
+        approved = tuple(s for s in authorization.scopes if s in scopes)
+        if not approved:
+            raise ServiceError("invalid_request", "approve at least one of the requested scopes")
+        now = utcnow()
+        code = new_secret_token()
+        async with self.engine.begin() as conn:
+            account_id = await self.accounts.session_account(conn, session_token)
+            own = {str(b.id) for b in await store.businesses_named(conn, account_id)}
+            chosen = list(dict.fromkeys(b for b in business_ids if b in own))
+            if not chosen:
+                raise ServiceError("invalid_request", "approve at least one of your businesses")
+            grant_id = new_id()
+            await store.insert_grant(conn, id=grant_id, account_id=account_id,
+                                     client_id=authorization.client.client_id, scopes=list(approved),
+                                     business_ids=chosen, resource=authorization.resource, created_at=now)
+            await store.insert_code(conn, code_hash=self._hash(code), grant_id=grant_id,
+                                    redirect_uri=authorization.redirect_uri, code_challenge=authorization.challenge,
+                                    expires_at=now + rules.CODE_TTL)
+        return self._redirect(authorization.redirect_uri, authorization.state, code=code)
+
+    # -- the token endpoint ------------------------------------------------------------------
+
+    async def token(self, form: dict[str, str]) -> Tokens:
+        try:
+            grant_type = form.get("grant_type", "")
+            if grant_type == "authorization_code":
+                return await self._exchange_code(form)
+            if grant_type == "refresh_token":
+                return await self._refresh(form)
+            raise OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+        except OAuthError as err:
+            raise refusal(err) from None
+
+    async def _exchange_code(self, form: dict[str, str]) -> Tokens:
+        for field in ("code", "code_verifier", "client_id", "redirect_uri"):
+            if not form.get(field):
+                raise OAuthError("invalid_request", f"{field} is required")
+        code_hash = self._hash(form["code"])
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            row = await store.take_code(conn, code_hash)
+            if row is None or row.expires_at <= now or row.revoked_at is not None:
+                raise OAuthError("invalid_grant", "the authorization code is invalid or expired")
+            if row.used_at is None:
+                return await self._exchange(conn, row, form, code_hash, now)
+        raise await self._spent(row, "the authorization code was already used; every token issued with it is "
+                                "revoked")
+
+    async def _exchange(self, conn, row, form: dict[str, str], code_hash: str, now: datetime) -> Tokens:
+        self._check_client_and_resource(row, form)
+        if form["redirect_uri"] != row.redirect_uri:
+            raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
+        if not rules.pkce_holds(form["code_verifier"], row.code_challenge):
+            raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)")
+        await store.use_code(conn, code_hash, now)
+        return await self._issue(conn, row, tuple(row.scopes), now)
+
+    async def _refresh(self, form: dict[str, str]) -> Tokens:
+        for field in ("refresh_token", "client_id"):
+            if not form.get(field):
+                raise OAuthError("invalid_request", f"{field} is required")
+        token_hash = self._hash(form["refresh_token"])
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            row = await store.take_refresh_token(conn, token_hash)
+            if row is None or row.expires_at <= now or row.revoked_at is not None:
+                raise OAuthError("invalid_grant", "the refresh token is invalid, expired or revoked")
+            if row.used_at is None:
+                return await self._rotate(conn, row, form, token_hash, now)
+        raise await self._spent(row, "the refresh token was already used (each is used once); the sign-in is "
+                                "revoked, sign in again")
+
+    async def _rotate(self, conn, row, form: dict[str, str], token_hash: str, now: datetime) -> Tokens:
+        self._check_client_and_resource(row, form)
+        scopes = tuple(row.scopes)
+        if form.get("scope"):
+            asked = rules.requested_scopes(form["scope"])
+            if not set(asked) <= set(scopes):
+                raise OAuthError("invalid_scope", f"the sign-in approved {' '.join(scopes)} only")
+            scopes = asked
+        await store.use_refresh_token(conn, token_hash, now)
+        return await self._issue(conn, row, scopes, now)
+
+    async def _spent(self, row, why: str) -> OAuthError:
+        """A code or refresh token used a second time: someone else may hold it, so the grant is revoked (in a
+        transaction of its own: the refusal must not undo it)."""
+        async with self.engine.begin() as conn:
+            account_id = await store.revoke_grant(conn, str(row.grant_id), utcnow())
+        if account_id:
+            await self.accounts.invalidate(account_id)
+        return OAuthError("invalid_grant", why)
+
+    def _check_client_and_resource(self, row, form: dict[str, str]) -> None:
+        if form["client_id"] != row.client_id:
+            raise OAuthError("invalid_grant", "this grant was issued to another client")
+        if form.get("resource"):
+            rules.check_resource(form["resource"], row.resource)
+
+    async def _issue(self, conn, row, scopes: tuple[str, ...], now: datetime) -> Tokens:
+        refresh = new_secret_token()
+        await store.insert_refresh_token(conn, token_hash=self._hash(refresh), grant_id=row.grant_id, created_at=now,
+                                         expires_at=now + rules.REFRESH_TTL)
+        access = self.tokens.issue(account_id=str(row.account_id), grant_id=str(row.grant_id),
+                                   client_id=row.client_id, scopes=scopes, now=now, expires_at=now + rules.ACCESS_TTL)
+        return Tokens(access, int(rules.ACCESS_TTL.total_seconds()), refresh, scopes)
+
+    # -- revocation and use ------------------------------------------------------------------
+
+    async def revoke(self, token: str, client_id: str) -> None:
+        """RFC 7009: revoke the grant behind a refresh or access token of this client. Unknown tokens, and another
+        client's, are ignored (the endpoint answers 200 either way)."""
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            grant_id = None
+            claims = self.tokens.read(token, check_expiry=False)
+            if claims is not None and claims.client_id == client_id:
+                grant_id = claims.grant_id
+            elif (row := await store.take_refresh_token(conn, self._hash(token))) is not None \
+                    and row.client_id == client_id:
+                grant_id = row.grant_id
+            account_id = await store.revoke_grant(conn, str(grant_id), now) if grant_id else None
+        if account_id:
+            await self.accounts.invalidate(account_id)
+
+    async def authenticate(self, token: str) -> Principal:
+        """The principal of a valid access token whose grant is in force: the approved scopes, and the approved
+        businesses the account still has."""
+        claims = self.tokens.read(token)
+        if claims is None:
+            raise ServiceError("unauthorized", "the access token is invalid or expired, or not for this resource")
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            grant = await store.grant(conn, claims.grant_id)
+            if grant is None or grant.revoked_at is not None:
+                raise ServiceError("unauthorized", "this sign-in was revoked; sign in again")
+            own = {str(b.id) for b in await store.businesses_named(conn, claims.account_id)}
+            await store.touch_grant(conn, claims.grant_id, now)
+        business_ids = [str(b) for b in grant.business_ids if str(b) in own]
+        return Principal(key_id=claims.grant_id, account_id=claims.account_id, business_ids=business_ids,
+                         scopes=list(claims.scopes), bound_business_id=business_ids[0] if len(business_ids) == 1
+                         else None, expires_at=datetime.fromtimestamp(claims.expires_at, now.tzinfo))
+
+    # -- the dashboard's list of connected clients -------------------------------------------
+
+    async def connections(self, session_token: str) -> list:
+        async with self.engine.connect() as conn:
+            return await store.connections_of(conn, await self.accounts.session_account(conn, session_token))
+
+    async def disconnect(self, session_token: str, grant_id: str) -> None:
+        require_uuid(grant_id, "id")
+        async with self.engine.begin() as conn:
+            account_id = await self.accounts.session_account(conn, session_token)
+            if not await store.revoke_grant(conn, grant_id, utcnow(), account_id):
+                raise ServiceError("not_found", "no such connected client")
+        await self.accounts.invalidate(account_id)
+

@@ -1,0 +1,100 @@
+"""Queries on the connector's OAuth tables (defined in services.accounts.store with the rest of the schema)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from services.accounts.store import businesses, oauth_clients, oauth_codes, oauth_grants, oauth_refresh_tokens
+
+
+async def client(conn: AsyncConnection, client_id: str):
+    return (await conn.execute(sa.select(oauth_clients).where(oauth_clients.c.client_id == client_id))).first()
+
+
+async def insert_client(conn: AsyncConnection, **values):
+    return (await conn.execute(oauth_clients.insert().values(**values).returning(oauth_clients))).first()
+
+
+async def save_client_document(conn: AsyncConnection, **values):
+    """A client known by its metadata document, as last fetched."""
+    stmt = insert(oauth_clients).values(**values)
+    changed = {k: stmt.excluded[k] for k in ("client_name", "client_uri", "redirect_uris", "grant_types", "fetched_at")}
+    return (await conn.execute(stmt.on_conflict_do_update(index_elements=[oauth_clients.c.client_id], set_=changed)
+                               .returning(oauth_clients))).first()
+
+
+async def insert_grant(conn: AsyncConnection, **values) -> None:
+    await conn.execute(oauth_grants.insert().values(**values))
+
+
+async def grant(conn: AsyncConnection, grant_id: str):
+    return (await conn.execute(sa.select(oauth_grants).where(oauth_grants.c.id == grant_id))).first()
+
+
+async def revoke_grant(conn: AsyncConnection, grant_id: str, now: datetime, account_id: str | None = None) -> str | None:
+    """Revoke a grant (its refresh tokens die with it; its access tokens are refused from now on): the account it
+    belonged to, or None when there is no such grant (of that account)."""
+    where = [oauth_grants.c.id == grant_id]
+    if account_id is not None:
+        where.append(oauth_grants.c.account_id == account_id)
+    row = (await conn.execute(oauth_grants.update().where(*where)
+                              .values(revoked_at=sa.func.coalesce(oauth_grants.c.revoked_at, now))
+                              .returning(oauth_grants.c.account_id))).first()
+    return None if row is None else str(row.account_id)
+
+
+async def touch_grant(conn: AsyncConnection, grant_id: str, now: datetime) -> None:
+    await conn.execute(oauth_grants.update().where(oauth_grants.c.id == grant_id).values(last_used_at=now))
+
+
+async def connections_of(conn: AsyncConnection, account_id: str) -> list:
+    """The account's grants in force, newest first, with their client's name."""
+    return (await conn.execute(
+        sa.select(oauth_grants, oauth_clients.c.client_name)
+        .join(oauth_clients, oauth_clients.c.client_id == oauth_grants.c.client_id)
+        .where(oauth_grants.c.account_id == account_id, oauth_grants.c.revoked_at.is_(None))
+        .order_by(oauth_grants.c.created_at.desc()))).all()
+
+
+async def businesses_named(conn: AsyncConnection, account_id: str) -> list:
+    return (await conn.execute(sa.select(businesses.c.id, businesses.c.name)
+                               .where(businesses.c.account_id == account_id)
+                               .order_by(businesses.c.created_at))).all()
+
+
+async def insert_code(conn: AsyncConnection, **values) -> None:
+    await conn.execute(oauth_codes.insert().values(**values))
+
+
+async def take_code(conn: AsyncConnection, code_hash: str):
+    """The code with its grant, locked until the transaction ends (a code is exchanged once)."""
+    return (await conn.execute(
+        sa.select(oauth_codes, oauth_grants.c.account_id, oauth_grants.c.client_id, oauth_grants.c.scopes,
+                  oauth_grants.c.resource, oauth_grants.c.revoked_at)
+        .join(oauth_grants, oauth_grants.c.id == oauth_codes.c.grant_id)
+        .where(oauth_codes.c.code_hash == code_hash).with_for_update(of=oauth_codes))).first()
+
+
+async def use_code(conn: AsyncConnection, code_hash: str, now: datetime) -> None:
+    await conn.execute(oauth_codes.update().where(oauth_codes.c.code_hash == code_hash).values(used_at=now))
+
+
+async def insert_refresh_token(conn: AsyncConnection, **values) -> None:
+    await conn.execute(oauth_refresh_tokens.insert().values(**values))
+
+
+async def take_refresh_token(conn: AsyncConnection, token_hash: str):
+    """The refresh token with its grant, locked until the transaction ends (each is used once)."""
+    return (await conn.execute(
+        sa.select(oauth_refresh_tokens, oauth_grants.c.account_id, oauth_grants.c.client_id, oauth_grants.c.scopes,
+                  oauth_grants.c.resource, oauth_grants.c.revoked_at)
+        .join(oauth_grants, oauth_grants.c.id == oauth_refresh_tokens.c.grant_id)
+        .where(oauth_refresh_tokens.c.token_hash == token_hash).with_for_update(of=oauth_refresh_tokens))).first()
+
+
+async def use_refresh_token(conn: AsyncConnection, token_hash: str, now: datetime) -> None:
+    await conn.execute(oauth_refresh_tokens.update().where(oauth_refresh_tokens.c.token_hash == token_hash)
+                       .values(used_at=now))

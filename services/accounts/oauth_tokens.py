@@ -1,0 +1,64 @@
+"""The connector's OAuth access tokens: RFC 9068 JWTs (`typ: at+jwt`), signed HS256 with joserfc.
+
+The accounts service both issues and checks them (the gateway asks it, as it asks about keys, so a revoked grant
+is refused at once), so a symmetric key derived from the server secret is enough and no key is published. The
+claims say everything a resource server checks: `iss`, `aud` (the connector's resource URI, RFC 8707), `exp`,
+`sub` (the account), `client_id`, `scope`, and `grant_id` (the approval the token comes from, which can be revoked).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import OctKey
+
+from core.ids import new_id
+from services.accounts.domain import keyed_hash
+
+ALGORITHM = "HS256"
+TOKEN_TYPE = "at+jwt"
+
+
+@dataclass(frozen=True)
+class AccessClaims:
+    account_id: str
+    grant_id: str
+    client_id: str
+    scopes: tuple[str, ...]
+    expires_at: int  # unix seconds
+
+
+class AccessTokens:
+    def __init__(self, secret_key: str, issuer: str, resource: str):
+        self.key = OctKey.import_key(keyed_hash(secret_key, "oauth access tokens").encode())
+        self.issuer, self.resource = issuer, resource
+        self.claims = jwt.JWTClaimsRegistry(leeway=0, iss={"essential": True, "value": issuer},
+                                            aud={"essential": True, "value": resource}, exp={"essential": True},
+                                            sub={"essential": True}, grant_id={"essential": True})
+
+    def issue(self, *, account_id: str, grant_id: str, client_id: str, scopes: tuple[str, ...], now: datetime,
+              expires_at: datetime) -> str:
+        claims = {"iss": self.issuer, "aud": self.resource, "sub": account_id, "client_id": client_id,
+                  "scope": " ".join(scopes), "grant_id": grant_id, "iat": int(now.timestamp()),
+                  "exp": int(expires_at.timestamp()), "jti": new_id()}
+        return jwt.encode({"alg": ALGORITHM, "typ": TOKEN_TYPE}, claims, self.key)
+
+    def read(self, token: str, *, check_expiry: bool = True) -> AccessClaims | None:
+        """The claims of a token this server issued for its resource, or None (forged, expired, for another
+        audience, or not a JWT at all). Revocation checks skip the expiry: an expired token may still be revoked."""
+        try:
+            decoded = jwt.decode(token, self.key, algorithms=[ALGORITHM])
+            if decoded.header.get("typ") != TOKEN_TYPE:
+                return None
+            if check_expiry:
+                self.claims.validate(decoded.claims)
+        except (JoseError, ValueError):
+            return None
+        c = decoded.claims
+        try:
+            return AccessClaims(str(c["sub"]), str(c["grant_id"]), str(c["client_id"]), tuple(str(c["scope"]).split()),
+                                int(c["exp"]))
+        except (KeyError, TypeError, ValueError):
+            return None
