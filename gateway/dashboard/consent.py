@@ -15,7 +15,7 @@ from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from gateway import validation
 from gateway.context import deps
-from gateway.dashboard.pages import SESSION_COOKIE, form_token, form_token_holds, page
+from gateway.dashboard.pages import SESSION_COOKIE, form_token, form_token_holds, page, sign_in_form
 from gateway.routes.oauth import AUTHORIZE_PATH, MAX_PARAMETER
 from switchboard.v1 import accounts_pb2
 
@@ -94,8 +94,8 @@ async def authorize(request: web.Request) -> web.StreamResponse:
         return _refused(err)
     if not consent.signed_in:
         return _html(f"<h2>Sign in to connect {escape(consent.client.client_name or consent.client.client_id)}</h2>"
-                     "<p>You are not signed in to the Switchboard dashboard. Open your sign-in (magic) link, then "
-                     "reload this page.</p>", 401)
+                     "<p>You are not signed in to the Switchboard dashboard. We can e-mail you a sign-in link that "
+                     f"brings you back here.</p>{sign_in_form(request.path_qs)}", 401)
     return _html(_consent_page(consent, authorization, session))
 
 

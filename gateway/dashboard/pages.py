@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
+from html import escape
 
 import grpc
 from aiohttp import web
@@ -31,6 +32,28 @@ def form_token(session_token: str) -> str:
 
 def form_token_holds(session_token: str, given) -> bool:
     return bool(session_token) and isinstance(given, str) and hmac.compare_digest(form_token(session_token), given)
+
+
+def sign_in_form(next_path: str) -> str:
+    """The form that e-mails a sign-in link leading back to `next_path`."""
+    return ('<form method="post" action="/dashboard/sign-in"><label>Your account e-mail <input type="email" '
+            f'name="email" required></label><input type="hidden" name="next" value="{escape(next_path)}"> '
+            '<button type="submit">E-mail me a sign-in link</button></form>')
+
+
+async def send_sign_in_link(request: web.Request) -> web.Response:
+    form = await request.post()
+    email, next_path = str(form.get("email", ""))[:320], _next_path(str(form.get("next", "")))
+    try:
+        await deps(request).clients["accounts"].SendSignInLink(
+            accounts_pb2.SendSignInLinkRequest(email=email, next_path=next_path))
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return web.Response(status=err.http_status, content_type="text/html",
+                            text=page(f"Could not send a sign-in link: {escape(err.message)}."))
+    return web.Response(content_type="text/html", text=page(
+        f"If {escape(email)} belongs to a Switchboard account, a sign-in link is on its way. Open it in this browser "
+        "within 15 minutes to go on."))
 
 
 def _next_path(value: str) -> str:
@@ -68,8 +91,8 @@ async def home(request: web.Request) -> web.Response:
     if returned and SESSION_COOKIE not in request.cookies:
         return web.Response(content_type="text/html", text=_PAGE.format(body=returned))
     if SESSION_COOKIE not in request.cookies:
-        return web.Response(status=401, content_type="text/html",
-                            text=_PAGE.format(body="Not signed in: open the magic link from your signup."))
+        return web.Response(status=401, content_type="text/html", text=_PAGE.format(
+            body="Not signed in: open the magic link from your signup, or get a new one. " + sign_in_form("/dashboard")))
     return web.Response(content_type="text/html", text=_PAGE.format(
         body="Signed in. Manage API keys with GET/POST/PATCH/DELETE /api/v1/keys using this session. "
              '<a href="/dashboard/connections">Connected assistants</a> lists the AI assistants you signed in to '
@@ -79,3 +102,4 @@ async def home(request: web.Request) -> web.Response:
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/dashboard/login", login)
     app.router.add_get("/dashboard", home)
+    app.router.add_post("/dashboard/sign-in", send_sign_in_link)

@@ -10,11 +10,13 @@ from core.bus import DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
+from providers.email.smtp import SmtpSender
 from services.accounts import calls_consumer
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import BillingWorker, Payments, payment_parts
 from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Principal, Usage
+from services.accounts.sign_in import SignInLinks
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
 
 WORKSPACES_PAGE = (50, 100)
@@ -95,10 +97,11 @@ def _authorization_request(m: accounts_pb2.OAuthAuthorization) -> AuthorizationR
 
 
 class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
-    def __init__(self, accounts: Accounts, payments: Payments, oauth: OAuth):
+    def __init__(self, accounts: Accounts, payments: Payments, oauth: OAuth, sign_in: SignInLinks):
         self.accounts = accounts
         self.payments = payments
         self.oauth = oauth
+        self.sign_in = sign_in
 
     async def Signup(self, request, context):
         done = await self.accounts.signup(request.business_name, request.email, request.business_type,
@@ -120,6 +123,10 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         reply = accounts_pb2.DashboardSession(session_token=session.token, account_id=session.account_id)
         set_timestamp(reply, "expires_at", session.expires_at)
         return reply
+
+    async def SendSignInLink(self, request, context):
+        await self.sign_in.send(request.email, request.next_path)
+        return accounts_pb2.SendSignInLinkReply()
 
     async def ListKeys(self, request, context):
         return accounts_pb2.ListKeysReply(keys=[key_message(k) for k in
@@ -250,4 +257,6 @@ def build(runtime: Runtime) -> AccountsServicer:
                                 filter_subject=calls_consumer.CALLS_SUBJECT))
     documents = ClientDocuments(allow_loopback=s.environment == "local")
     runtime.on_stop.append(documents.close)
-    return AccountsServicer(accounts, payments, OAuth(accounts, documents))
+    mail = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
+                      password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
+    return AccountsServicer(accounts, payments, OAuth(accounts, documents), SignInLinks(accounts, mail))

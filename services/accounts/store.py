@@ -274,6 +274,17 @@ def first_revocation(now: datetime):
     return sa.func.coalesce(api_keys.c.revoked_at, now)
 
 
+async def account_by_email(conn: AsyncConnection, email: str) -> str | None:
+    """The account of an address, locked until the transaction ends (its sign-in links are counted under it)."""
+    found = await conn.scalar(sa.select(users.c.id).where(users.c.email == email).with_for_update())
+    return None if found is None else str(found)
+
+
+async def pending_magic_links(conn: AsyncConnection, account_id: str, now: datetime) -> int:
+    return await conn.scalar(sa.select(sa.func.count()).select_from(magic_links).where(
+        magic_links.c.account_id == account_id, magic_links.c.used_at.is_(None), magic_links.c.expires_at > now))
+
+
 async def insert_magic_link(conn: AsyncConnection, **values) -> None:
     await conn.execute(magic_links.insert().values(**values))
 

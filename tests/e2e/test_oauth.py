@@ -2,6 +2,7 @@
 registration (dynamic, and client ID metadata documents), the consent page, the code with PKCE, tokens on the
 connector, refresh with rotation, revocation; the refusals (PKCE, redirect URIs, scopes, reuse); another account;
 the dashboard's list of connected assistants."""
+import asyncio
 import base64
 import hashlib
 import re
@@ -9,6 +10,7 @@ import secrets
 from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
+import aiohttp
 import httpx2
 import pytest
 from aiohttp import web
@@ -17,6 +19,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
+from tests.conftest import Dashboard
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
 from tests.e2e.test_mcp import COMPLETES, TOOLS, settled
 
@@ -414,3 +417,47 @@ async def test_the_official_client_signs_in_and_uses_every_tool(api, account, ca
             assert recent["calls"][0]["id"] == ended["id"]
             transcript = await client.call_tool("get_transcript", {"call_id": ended["id"]})
             assert not transcript.is_error and transcript.structured_content["call_id"] == ended["id"]
+
+
+async def test_a_browser_without_a_session_signs_in_by_email_and_comes_back(api, account, mailbox):
+    client = (await register(api))["client_id"]
+    params = authorization(client, pkce()[1])
+    browser = Dashboard(aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)), api.base)
+    try:
+        status, page, _ = await browser.request("GET", "/oauth/authorize", params=params)
+        assert status == 401 and "E-mail me a sign-in link" in page
+        next_path = unescape(re.search(r'name="next" value="([^"]+)"', page).group(1))
+        assert next_path.startswith("/oauth/authorize?") and f"client_id={client}" in next_path
+
+        # An address without an account gets the same answer, and no mail.
+        stranger = f"nobody-{secrets.token_hex(4)}@example.com"
+        status, page, _ = await browser.request("POST", "/dashboard/sign-in", data={"email": stranger,
+                                                                                  "next": next_path})
+        assert status == 200 and "is on its way" in page and await mailbox(stranger) == []
+        status, page, _ = await browser.request("POST", "/dashboard/sign-in", data={
+            "email": account["email"].upper(), "next": next_path})
+        assert status == 200 and "is on its way" in page
+        for _ in range(50):
+            if received := await mailbox(account["email"]):
+                break
+            await asyncio.sleep(0.1)
+        [mail] = received
+        link = re.search(r"(http://\S+/dashboard/login\?\S+)", mail["body"]).group(1)
+        status, _, headers = await browser.request("GET", link.removeprefix(api.base))
+        assert status == 303 and headers["Location"] == next_path
+        assert query_of(await consent(browser, next_path))["code"]
+        status, _, _ = await browser.request("GET", link.removeprefix(api.base))
+        assert status == 401  # a link works once
+
+        # A link's next path never leads off the site.
+        await browser.request("POST", "/dashboard/sign-in", data={"email": account["email"],
+                                                                  "next": "//evil.example/x"})
+        for _ in range(50):
+            if len(received := await mailbox(account["email"])) == 2:
+                break
+            await asyncio.sleep(0.1)
+        link = re.search(r"(http://\S+/dashboard/login\?\S+)", received[-1]["body"]).group(1)
+        status, _, headers = await browser.request("GET", link.removeprefix(api.base))
+        assert status == 303 and headers["Location"] == "/dashboard"
+    finally:
+        await browser.close()

@@ -115,6 +115,18 @@ class RedeemMagicLinkRequest(_message.Message):
     token: str
     def __init__(self, token: _Optional[str] = ...) -> None: ...
 
+class SendSignInLinkRequest(_message.Message):
+    __slots__ = ("email", "next_path")
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PATH_FIELD_NUMBER: _ClassVar[int]
+    email: str
+    next_path: str
+    def __init__(self, email: _Optional[str] = ..., next_path: _Optional[str] = ...) -> None: ...
+
+class SendSignInLinkReply(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class DashboardSession(_message.Message):
     __slots__ = ("session_token", "account_id", "expires_at")
     SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]

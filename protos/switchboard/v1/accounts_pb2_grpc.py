@@ -55,6 +55,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.RedeemMagicLinkRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.DashboardSession.FromString,
                 _registered_method=True)
+        self.SendSignInLink = channel.unary_unary(
+                '/switchboard.v1.Accounts/SendSignInLink',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkReply.FromString,
+                _registered_method=True)
         self.ListKeys = channel.unary_unary(
                 '/switchboard.v1.Accounts/ListKeys',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListKeysRequest.SerializeToString,
@@ -197,6 +202,14 @@ class AccountsServicer:
 
     def RedeemMagicLink(self, request, context):
         """Exchanges a one-time magic-link token for a dashboard session; fails UNAUTHENTICATED (unauthorized) when the link is unknown, used or expired.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendSignInLink(self, request, context):
+        """E-mails a one-time sign-in link (15 minutes) to the account with this address, if there is one and fewer than
+        five are pending; answers the same either way (no enumeration) and never fails.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -387,6 +400,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.RedeemMagicLink,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.RedeemMagicLinkRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.DashboardSession.SerializeToString,
+            ),
+            'SendSignInLink': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendSignInLink,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkReply.SerializeToString,
             ),
             'ListKeys': grpc.unary_unary_rpc_method_handler(
                     servicer.ListKeys,
@@ -591,6 +609,33 @@ class Accounts:
             '/switchboard.v1.Accounts/RedeemMagicLink',
             switchboard_dot_v1_dot_accounts__pb2.RedeemMagicLinkRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.DashboardSession.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendSignInLink(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/SendSignInLink',
+            switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkReply.FromString,
             options,
             channel_credentials,
             insecure,
