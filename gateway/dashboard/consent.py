@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from html import escape
 
-import grpc
 from aiohttp import web
 
 from core.errors import ServiceError
-from core.grpc_errors import from_rpc_error
 from gateway import validation
 from gateway.context import deps
 from gateway.dashboard.pages import SESSION_COOKIE, form_token, form_token_holds, page, sign_in_form
-from gateway.routes.oauth import AUTHORIZE_PATH, MAX_PARAMETER
+from gateway.routes.oauth import AUTHORIZE_PATH, MAX_PARAMETER, ask
 from switchboard.v1 import accounts_pb2
 
 CONNECTIONS_PATH = "/dashboard/connections"
@@ -35,17 +33,11 @@ def _session(request: web.Request) -> str:
     return request.cookies.get(SESSION_COOKIE, "")
 
 
-async def _ask(call, message):
-    try:
-        return await call(message)
-    except grpc.aio.AioRpcError as exc:
-        raise from_rpc_error(exc) from None
-
-
-def _refused(err: ServiceError, status_code=web.HTTPFound) -> web.StreamResponse:
-    """Back to the client when the error may go there, else a page saying what is wrong."""
+def _refused(err: ServiceError, redirect=web.HTTPFound) -> web.StreamResponse:
+    """Back to the client when the error may go there (with `redirect`'s status), else a page saying what is
+    wrong."""
     if where := err.details.get("redirect_to"):
-        return status_code(where, headers=PAGE_HEADERS)
+        return redirect(where, headers=PAGE_HEADERS)
     return _html(f"<p>This sign-in cannot go on: {escape(err.message)}.</p>", err.http_status)
 
 
@@ -88,7 +80,7 @@ async def authorize(request: web.Request) -> web.StreamResponse:
     session = _session(request)
     try:
         authorization = _authorization(request.query)
-        consent = await _ask(deps(request).clients["accounts"].StartOAuthConsent,
+        consent = await ask(deps(request).clients["accounts"].StartOAuthConsent,
                              accounts_pb2.OAuthConsentRequest(session_token=session, authorization=authorization))
     except ServiceError as err:
         return _refused(err)
@@ -107,7 +99,7 @@ async def decide(request: web.Request) -> web.StreamResponse:
         return _html("<p>This form expired or did not come from the Switchboard dashboard; open the sign-in again "
                      "from your assistant.</p>", 403)
     try:
-        where = await _ask(deps(request).clients["accounts"].DecideOAuthConsent, accounts_pb2.OAuthDecision(
+        where = await ask(deps(request).clients["accounts"].DecideOAuthConsent, accounts_pb2.OAuthDecision(
             session_token=session, authorization=_authorization(form), approve=form.get("decision") == "approve",
             scopes=[str(s) for s in form.getall("scope_approved", ())],
             business_ids=[str(b) for b in form.getall("business_id", ())]))
@@ -119,7 +111,7 @@ async def decide(request: web.Request) -> web.StreamResponse:
 async def connections(request: web.Request) -> web.Response:
     session = _session(request)
     try:
-        listed = await _ask(deps(request).clients["accounts"].ListOAuthConnections,
+        listed = await ask(deps(request).clients["accounts"].ListOAuthConnections,
                             accounts_pb2.ListOAuthConnectionsRequest(session_token=session))
     except ServiceError as err:
         return _html(f"<p>{escape(err.message)}.</p>", err.http_status)
@@ -141,7 +133,7 @@ async def disconnect(request: web.Request) -> web.StreamResponse:
     if not form_token_holds(session, form.get("form_token")):
         return _html("<p>This form expired or did not come from the Switchboard dashboard.</p>", 403)
     try:
-        await _ask(deps(request).clients["accounts"].RevokeOAuthConnection,
+        await ask(deps(request).clients["accounts"].RevokeOAuthConnection,
                    accounts_pb2.RevokeOAuthConnectionRequest(session_token=session, id=str(form.get("id", ""))))
     except ServiceError as err:
         return _html(f"<p>{escape(err.message)}.</p>", err.http_status)

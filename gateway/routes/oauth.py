@@ -63,7 +63,8 @@ def _refusal(err: ServiceError) -> web.Response:
     return oauth_error(error, err.message, 401 if error == "invalid_client" else 400)
 
 
-async def _ask(call, request):
+async def ask(call, request):
+    """An RPC's reply, or its failure as the public ServiceError (for handlers that answer errors themselves)."""
     try:
         return await call(request)
     except grpc.aio.AioRpcError as exc:
@@ -129,7 +130,7 @@ async def register(ctx: RequestContext):
     if where := validation.unstorable_text_path(metadata):
         return oauth_error("invalid_client_metadata", f"{where} must be valid text without NUL characters")
     try:
-        client = await _ask(ctx.rpc("accounts").RegisterOAuthClient,
+        client = await ask(ctx.rpc("accounts").RegisterOAuthClient,
                             accounts_pb2.RegisterOAuthClientRequest(metadata=struct(metadata)))
     except ServiceError as err:
         return _refusal(err)
@@ -143,7 +144,7 @@ async def register(ctx: RequestContext):
 async def token(ctx: RequestContext):
     try:
         form = await _form(ctx.request, OAUTH["OAuthTokenForm"])
-        issued = await _ask(ctx.rpc("accounts").ExchangeOAuthToken, accounts_pb2.OAuthTokenRequest(form=form))
+        issued = await ask(ctx.rpc("accounts").ExchangeOAuthToken, accounts_pb2.OAuthTokenRequest(form=form))
     except Refused as err:
         return oauth_error(err.error, err.description)
     except ServiceError as err:
@@ -159,7 +160,7 @@ async def revoke(ctx: RequestContext):
         for field in ("token", "client_id"):
             if field not in form:
                 raise Refused("invalid_request", f"{field} is required")
-        await _ask(ctx.rpc("accounts").RevokeOAuthToken,
+        await ask(ctx.rpc("accounts").RevokeOAuthToken,
                    accounts_pb2.RevokeOAuthTokenRequest(token=form["token"], client_id=form["client_id"]))
     except Refused as err:
         return oauth_error(err.error, err.description)

@@ -27,6 +27,7 @@ from services.accounts.service import Accounts, Principal
 
 DOCUMENT_TTL = timedelta(hours=1)  # a client ID metadata document is fetched again after this long
 CLIENT_ID_PREFIX = "sbc_"
+CREDENTIALS = {"code": "authorization code", "refresh_token": "refresh token"}  # one-use, by their form field
 
 
 @dataclass(frozen=True)
@@ -207,19 +208,31 @@ class OAuth:
             raise refusal(err) from None
 
     async def _exchange_code(self, form: dict[str, str]) -> Tokens:
-        for field in ("code", "code_verifier", "client_id", "redirect_uri"):
+        return await self._redeem(form, ("code", "code_verifier", "client_id", "redirect_uri"), store.take_code,
+                                  self._exchange, "the authorization code was already used; every token issued with "
+                                  "it is revoked")
+
+    async def _refresh(self, form: dict[str, str]) -> Tokens:
+        return await self._redeem(form, ("refresh_token", "client_id"), store.take_refresh_token, self._rotate,
+                                  "the refresh token was already used (each is used once); the sign-in is revoked, "
+                                  "sign in again")
+
+    async def _redeem(self, form: dict[str, str], required: tuple[str, ...], take, use, spent: str) -> Tokens:
+        """Tokens for a one-use credential (the first required field: a code or a refresh token), taken and used in
+        one transaction; a second use revokes the grant."""
+        for field in required:
             if not form.get(field):
                 raise OAuthError("invalid_request", f"{field} is required")
-        code_hash = self._hash(form["code"])
+        what = CREDENTIALS[required[0]]
+        secret_hash = self._hash(form[required[0]])
         now = utcnow()
         async with self.engine.begin() as conn:
-            row = await store.take_code(conn, code_hash)
+            row = await take(conn, secret_hash)
             if row is None or row.expires_at <= now or row.revoked_at is not None:
-                raise OAuthError("invalid_grant", "the authorization code is invalid or expired")
+                raise OAuthError("invalid_grant", f"the {what} is invalid, expired or revoked")
             if row.used_at is None:
-                return await self._exchange(conn, row, form, code_hash, now)
-        raise await self._spent(row, "the authorization code was already used; every token issued with it is "
-                                "revoked")
+                return await use(conn, row, form, secret_hash, now)
+        raise await self._spent(row, spent)
 
     async def _exchange(self, conn, row, form: dict[str, str], code_hash: str, now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)
@@ -229,21 +242,6 @@ class OAuth:
             raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)")
         await store.use_code(conn, code_hash, now)
         return await self._issue(conn, row, tuple(row.scopes), now)
-
-    async def _refresh(self, form: dict[str, str]) -> Tokens:
-        for field in ("refresh_token", "client_id"):
-            if not form.get(field):
-                raise OAuthError("invalid_request", f"{field} is required")
-        token_hash = self._hash(form["refresh_token"])
-        now = utcnow()
-        async with self.engine.begin() as conn:
-            row = await store.take_refresh_token(conn, token_hash)
-            if row is None or row.expires_at <= now or row.revoked_at is not None:
-                raise OAuthError("invalid_grant", "the refresh token is invalid, expired or revoked")
-            if row.used_at is None:
-                return await self._rotate(conn, row, form, token_hash, now)
-        raise await self._spent(row, "the refresh token was already used (each is used once); the sign-in is "
-                                "revoked, sign in again")
 
     async def _rotate(self, conn, row, form: dict[str, str], token_hash: str, now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)

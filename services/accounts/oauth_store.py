@@ -69,13 +69,16 @@ async def insert_code(conn: AsyncConnection, **values) -> None:
     await conn.execute(oauth_codes.insert().values(**values))
 
 
+def _with_grant(table, secret_hash_matches):
+    """A code or refresh token with its grant, locked until the transaction ends (each is used once)."""
+    return (sa.select(table, oauth_grants.c.account_id, oauth_grants.c.client_id, oauth_grants.c.scopes,
+                      oauth_grants.c.resource, oauth_grants.c.revoked_at)
+            .join(oauth_grants, oauth_grants.c.id == table.c.grant_id)
+            .where(secret_hash_matches).with_for_update(of=table))
+
+
 async def take_code(conn: AsyncConnection, code_hash: str):
-    """The code with its grant, locked until the transaction ends (a code is exchanged once)."""
-    return (await conn.execute(
-        sa.select(oauth_codes, oauth_grants.c.account_id, oauth_grants.c.client_id, oauth_grants.c.scopes,
-                  oauth_grants.c.resource, oauth_grants.c.revoked_at)
-        .join(oauth_grants, oauth_grants.c.id == oauth_codes.c.grant_id)
-        .where(oauth_codes.c.code_hash == code_hash).with_for_update(of=oauth_codes))).first()
+    return (await conn.execute(_with_grant(oauth_codes, oauth_codes.c.code_hash == code_hash))).first()
 
 
 async def use_code(conn: AsyncConnection, code_hash: str, now: datetime) -> None:
@@ -87,12 +90,8 @@ async def insert_refresh_token(conn: AsyncConnection, **values) -> None:
 
 
 async def take_refresh_token(conn: AsyncConnection, token_hash: str):
-    """The refresh token with its grant, locked until the transaction ends (each is used once)."""
-    return (await conn.execute(
-        sa.select(oauth_refresh_tokens, oauth_grants.c.account_id, oauth_grants.c.client_id, oauth_grants.c.scopes,
-                  oauth_grants.c.resource, oauth_grants.c.revoked_at)
-        .join(oauth_grants, oauth_grants.c.id == oauth_refresh_tokens.c.grant_id)
-        .where(oauth_refresh_tokens.c.token_hash == token_hash).with_for_update(of=oauth_refresh_tokens))).first()
+    return (await conn.execute(_with_grant(oauth_refresh_tokens,
+                                           oauth_refresh_tokens.c.token_hash == token_hash))).first()
 
 
 async def use_refresh_token(conn: AsyncConnection, token_hash: str, now: datetime) -> None:

@@ -271,6 +271,10 @@ async def test_a_sign_in_reaches_only_the_approved_businesses_of_its_account(api
         assert [b["id"] for b in info["structuredContent"]["businesses"]] == [other["business_id"]]
         status, listed, _ = await tool(api, theirs["access_token"], "list_agents")
         assert all(a["business_id"] == other["business_id"] for a in listed["structuredContent"]["agents"])
+        status, info, _ = await tool(api, theirs["access_token"], "get_business_info",
+                                     {"business_id": account["business_id"]})
+        assert info["isError"] and account["business_id"] not in info["content"][0]["text"]
+        assert info["content"][0]["text"].startswith("not_found")
         # Nor can it revoke the first account's sign-in.
         status, _, _ = await api.request("POST", "/oauth/revoke", data={"token": only_second["access_token"],
                                                                         "client_id": "sbc_someone_else"})

@@ -93,3 +93,14 @@ def test_a_client_id_metadata_document_names_itself():
         with pytest.raises(OAuthError) as refused:
             oauth.check_metadata_document(url, wrong)
         assert refused.value.error == "invalid_client"
+
+
+def test_metadata_document_ids_are_https_urls_with_a_path_or_loopback_on_a_developer_stack():
+    assert oauth.is_metadata_document_id("https://app.example.com/oauth/client.json")
+    assert not oauth.is_metadata_document_id("https://app.example.com/")
+    assert not oauth.is_metadata_document_id("sbc_abc")
+    assert not oauth.is_metadata_document_id("http://127.0.0.1:8080/client.json")
+    assert oauth.is_metadata_document_id("http://127.0.0.1:8080/client.json", allow_loopback=True)
+    assert not oauth.is_metadata_document_id("http://example.com/client.json", allow_loopback=True)
+    with pytest.raises(OAuthError, match="invalid_client"):
+        oauth.check_client_id("https://app.example.com/" + "a" * 2000)

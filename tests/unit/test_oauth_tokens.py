@@ -1,0 +1,35 @@
+"""The connector's access tokens (services.accounts.oauth_tokens): what they say, and that a token forged, expired,
+for another audience or of another issuer is not read."""
+from datetime import datetime, timedelta, timezone
+
+from services.accounts.oauth_tokens import AccessTokens
+
+NOW = datetime.now(timezone.utc)
+RESOURCE = "https://api.example.com/api/mcp"
+
+
+def issue(tokens: AccessTokens, expires_at=NOW + timedelta(minutes=10)) -> str:
+    return tokens.issue(account_id="acct", grant_id="grant", client_id="sbc_x", scopes=("agents:read", "calls:read"),
+                        now=NOW, expires_at=expires_at)
+
+
+def test_a_token_carries_its_grant_scopes_and_expiry():
+    tokens = AccessTokens("secret", "https://api.example.com", RESOURCE)
+    claims = tokens.read(issue(tokens))
+    assert (claims.account_id, claims.grant_id, claims.client_id) == ("acct", "grant", "sbc_x")
+    assert claims.scopes == ("agents:read", "calls:read") and claims.expires_at == int((NOW + timedelta(minutes=10))
+                                                                                       .timestamp())
+
+
+def test_only_this_servers_live_tokens_for_this_resource_are_read():
+    tokens = AccessTokens("secret", "https://api.example.com", RESOURCE)
+    token = issue(tokens)
+    assert AccessTokens("other secret", "https://api.example.com", RESOURCE).read(token) is None
+    assert AccessTokens("secret", "https://api.example.com", "https://api.example.com/other").read(token) is None
+    assert AccessTokens("secret", "https://elsewhere.example", RESOURCE).read(token) is None
+    head, body, signature = token.split(".")
+    assert tokens.read(f"{head}.{body}.{signature[::-1]}") is None
+    assert tokens.read("svc_live_not_a_token") is None and tokens.read("") is None
+    expired = issue(tokens, NOW - timedelta(seconds=1))
+    assert tokens.read(expired) is None
+    assert tokens.read(expired, check_expiry=False).grant_id == "grant"  # revocation reads expired tokens
