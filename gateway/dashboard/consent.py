@@ -11,10 +11,9 @@ from html import escape
 from aiohttp import web
 
 from core.errors import ServiceError
-from gateway import validation
 from gateway.context import deps
-from gateway.dashboard.pages import SESSION_COOKIE, form_token, form_token_holds, page, sign_in_form
-from gateway.routes.oauth import AUTHORIZE_PATH, MAX_PARAMETER, ask
+from gateway.dashboard.pages import SESSION_COOKIE, form_token, form_token_holds, html, sign_in_form
+from gateway.routes.oauth import AUTHORIZE_PATH, Refused, ask, parameters
 from switchboard.v1 import accounts_pb2
 
 CONNECTIONS_PATH = "/dashboard/connections"
@@ -26,7 +25,7 @@ SCOPE_TEXT = {"agents:read": "see your agents and businesses", "calls:read": "re
 
 
 def _html(body: str, status: int = 200) -> web.Response:
-    return web.Response(status=status, content_type="text/html", text=page(body), headers=PAGE_HEADERS)
+    return html(body, status, PAGE_HEADERS)
 
 
 def _session(request: web.Request) -> str:
@@ -42,16 +41,11 @@ def _refused(err: ServiceError, redirect=web.HTTPFound) -> web.StreamResponse:
 
 
 def _authorization(params) -> accounts_pb2.OAuthAuthorization:
-    """The authorization request's parameters: each at most once, short, and text that can be stored."""
-    for name in REQUEST_FIELDS:
-        if len(params.getall(name, ())) > 1:
-            raise ServiceError("invalid_request", f"{name} is sent more than once")
-    values = {n: str(params.get(n, "")) for n in REQUEST_FIELDS}
-    if long := next((n for n, v in values.items() if len(v) > MAX_PARAMETER), None):
-        raise ServiceError("invalid_request", f"{long} is longer than {MAX_PARAMETER} characters")
-    if where := validation.unstorable_text_path(values):
-        raise ServiceError("invalid_request", f"{where} must be valid text without NUL characters")
-    return accounts_pb2.OAuthAuthorization(**values)
+    """The authorization request's parameters, by the token endpoint's rules (gateway.routes.oauth.parameters)."""
+    try:
+        return accounts_pb2.OAuthAuthorization(**parameters(params, REQUEST_FIELDS))
+    except Refused as err:
+        raise ServiceError("invalid_request", err.description) from None
 
 
 def _consent_page(consent: accounts_pb2.OAuthConsent, authorization: accounts_pb2.OAuthAuthorization,

@@ -19,9 +19,9 @@ _PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Switchboard</
 <h1>Switchboard dashboard</h1><p>{body}</p></body></html>"""
 
 
-def page(body: str) -> str:
+def html(body: str, status: int = 200, headers: dict | None = None) -> web.Response:
     """A dashboard page around `body` (HTML the caller has escaped)."""
-    return _PAGE.format(body=body)
+    return web.Response(status=status, content_type="text/html", text=_PAGE.format(body=body), headers=headers)
 
 
 def form_token(session_token: str) -> str:
@@ -49,11 +49,9 @@ async def send_sign_in_link(request: web.Request) -> web.Response:
             accounts_pb2.SendSignInLinkRequest(email=email, next_path=next_path))
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
-        return web.Response(status=err.http_status, content_type="text/html",
-                            text=page(f"Could not send a sign-in link: {escape(err.message)}."))
-    return web.Response(content_type="text/html", text=page(
-        f"If {escape(email)} belongs to a Switchboard account, a sign-in link is on its way. Open it in this browser "
-        "within 15 minutes to go on."))
+        return html(f"Could not send a sign-in link: {escape(err.message)}.", err.http_status)
+    return html(f"If {escape(email)} belongs to a Switchboard account, a sign-in link is on its way. Open it in this "
+                "browser within 15 minutes to go on.")
 
 
 def _next_path(value: str) -> str:
@@ -67,8 +65,7 @@ async def login(request: web.Request) -> web.Response:
         session = await deps(request).clients["accounts"].RedeemMagicLink(accounts_pb2.RedeemMagicLinkRequest(token=token))
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
-        return web.Response(status=err.http_status, content_type="text/html",
-                            text=_PAGE.format(body=f"Sign-in failed: {err.message}."))
+        return html(f"Sign-in failed: {escape(err.message)}.", err.http_status)
     response = web.HTTPSeeOther(_next_path(request.query.get("next", "")))
     max_age = int(session.expires_at.ToSeconds() - time.time())
     response.set_cookie(SESSION_COOKIE, session.session_token, httponly=True, samesite="Lax", path="/",
@@ -89,14 +86,13 @@ CHECKOUT_RETURNS = {
 async def home(request: web.Request) -> web.Response:
     returned = CHECKOUT_RETURNS.get(request.query.get("checkout", ""))
     if returned and SESSION_COOKIE not in request.cookies:
-        return web.Response(content_type="text/html", text=_PAGE.format(body=returned))
+        return html(returned)
     if SESSION_COOKIE not in request.cookies:
-        return web.Response(status=401, content_type="text/html", text=_PAGE.format(
-            body="Not signed in: open the magic link from your signup, or get a new one. " + sign_in_form("/dashboard")))
-    return web.Response(content_type="text/html", text=_PAGE.format(
-        body="Signed in. Manage API keys with GET/POST/PATCH/DELETE /api/v1/keys using this session. "
-             '<a href="/dashboard/connections">Connected assistants</a> lists the AI assistants you signed in to '
-             "the connector, and revokes them."))
+        return html("Not signed in: open the magic link from your signup, or get a new one. "
+                    + sign_in_form("/dashboard"), 401)
+    return html("Signed in. Manage API keys with GET/POST/PATCH/DELETE /api/v1/keys using this session. "
+                '<a href="/dashboard/connections">Connected assistants</a> lists the AI assistants you signed in to '
+                "the connector, and revokes them.")
 
 
 def add_routes(app: web.Application) -> None:

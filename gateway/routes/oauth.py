@@ -71,30 +71,35 @@ async def ask(call, request):
         raise from_rpc_error(exc) from None
 
 
+def parameters(given, names) -> dict[str, str]:
+    """The named parameters of a query or form (others are ignored): each at most once (RFC 6749 3.1), text of at
+    most MAX_PARAMETER characters that can be stored; an empty one counts as absent."""
+    found: dict[str, str] = {}
+    for name in names:
+        values = given.getall(name, ())
+        if len(values) > 1:
+            raise Refused("invalid_request", f"{name} is sent more than once")
+        if not values or values[0] == "":
+            continue
+        if not isinstance(values[0], str):
+            raise Refused("invalid_request", f"{name} must be text")
+        if len(values[0]) > MAX_PARAMETER:
+            raise Refused("invalid_request", f"{name} is longer than {MAX_PARAMETER} characters")
+        found[name] = values[0]
+    if where := validation.unstorable_text_path(found):
+        raise Refused("invalid_request", f"{where} must be valid text without NUL characters")
+    return found
+
+
 async def _form(request: web.Request, schema: dict) -> dict[str, str]:
-    """The form's parameters the endpoint knows (others are ignored, RFC 6749 3.2): each at most once, an empty one
-    counted as absent."""
+    """The parameters of a form-encoded request that the endpoint's form schema names."""
     if request.content_type != "application/x-www-form-urlencoded":
         raise Refused("invalid_request", "send the parameters as application/x-www-form-urlencoded")
     try:
         posted = await request.post()
     except (ValueError, UnicodeDecodeError):
         raise Refused("invalid_request", "the form is not valid application/x-www-form-urlencoded") from None
-    form: dict[str, str] = {}
-    for name, value in posted.items():
-        if name not in schema["properties"]:
-            continue
-        if not isinstance(value, str):
-            raise Refused("invalid_request", f"{name} must be text")
-        if name in form:
-            raise Refused("invalid_request", f"{name} is sent more than once")
-        if len(value) > MAX_PARAMETER:
-            raise Refused("invalid_request", f"{name} is longer than {MAX_PARAMETER} characters")
-        if value:
-            form[name] = value
-    if where := validation.unstorable_text_path(form):
-        raise Refused("invalid_request", f"{where} must be valid text without NUL characters")
-    return form
+    return parameters(posted, schema["properties"])
 
 
 # -- metadata --------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from core.errors import ServiceError
 from core.ids import new_id, require_uuid, utcnow
 from services.accounts import oauth_domain as rules
 from services.accounts import oauth_store as store
+from services.accounts import store as accounts_store
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.domain import new_secret_token
 from services.accounts.oauth_domain import OAuthError
@@ -181,7 +182,7 @@ class OAuth:
         code = new_secret_token()
         async with self.engine.begin() as conn:
             account_id = await self.accounts.session_account(conn, session_token)
-            own = {str(b.id) for b in await store.businesses_named(conn, account_id)}
+            own = set(await accounts_store.business_ids_of(conn, account_id))
             chosen = list(dict.fromkeys(b for b in business_ids if b in own))
             if not chosen:
                 raise ServiceError("invalid_request", "approve at least one of your businesses")
@@ -306,7 +307,7 @@ class OAuth:
             grant = await store.grant(conn, claims.grant_id)
             if grant is None or grant.revoked_at is not None:
                 raise ServiceError("unauthorized", "this sign-in was revoked; sign in again")
-            own = {str(b.id) for b in await store.businesses_named(conn, claims.account_id)}
+            own = set(await accounts_store.business_ids_of(conn, claims.account_id))
             await store.touch_grant(conn, claims.grant_id, now)
         business_ids = [str(b) for b in grant.business_ids if str(b) in own]
         return Principal(key_id=claims.grant_id, account_id=claims.account_id, business_ids=business_ids,
