@@ -23,7 +23,7 @@ import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from bench.harness import with_stack
+from bench.harness import signed_up, with_stack
 from bench.leads import quantiles, timed
 
 BUSINESSES, AGENTS = 50, 500
@@ -76,13 +76,7 @@ def leads(rng: random.Random, agents: list[tuple], count: int, now: datetime):
 
 async def accounts(http, base: str) -> tuple[list[str], str, str]:
     """The businesses, a key spanning them all and a key bound to the first."""
-    async with http.post(f"{base}/api/v1/signup", json={"business_name": "Bench Co",
-                                                        "email": "analytics@example.com"}) as r:
-        signup = await r.json()
-    async with http.get(signup["dashboard_magic_link"], allow_redirects=False) as r:
-        assert r.status == 303
-    async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
-        everything = (await r.json())["key"]
+    signup, everything = await signed_up(http, base, "Bench Co", "analytics@example.com")
     business_ids = [signup["business_id"]]
     for i in range(BUSINESSES - 1):
         async with http.post(f"{base}/api/v1/workspaces", json={"name": f"Branch {i}"},

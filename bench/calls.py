@@ -27,7 +27,7 @@ import asyncpg
 import nats
 from aiohttp import web
 
-from bench.harness import with_stack
+from bench.harness import signed_up, with_stack
 from core.settings import derive_secret
 from deploy.local.servers import free_port
 from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
@@ -113,13 +113,7 @@ def line(name: str, count: int, seconds: float, latencies: list[float]) -> float
 
 
 async def setup(http: aiohttp.ClientSession, base: str) -> tuple[str, str]:
-    async with http.post(f"{base}/api/v1/signup", json={"business_name": "Bench Calls",
-                                                         "email": "calls-bench@example.com"}) as r:
-        signup = await r.json()
-    async with http.get(signup["dashboard_magic_link"], allow_redirects=False):
-        pass
-    async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
-        key = (await r.json())["key"]
+    signup, key = await signed_up(http, base, "Bench Calls", "calls-bench@example.com")
     auth = {"Authorization": f"Bearer {key}"}
     async with http.post(f"{base}/api/v1/agents", headers=auth, json={
             "business_id": signup["business_id"], "name": "Bench", "system_prompt": "Answer."}) as r:

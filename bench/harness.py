@@ -16,6 +16,17 @@ from deploy.local.stack import Stack
 BENCH_ENV = {"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"}
 
 
+async def signed_up(http, base: str, business_name: str, email: str) -> tuple[dict, str]:
+    """A new account: the signup reply and a key with every scope, made in the dashboard session that `http` (an
+    aiohttp session whose cookie jar is unsafe=True: the stack is on an IP address) keeps after the magic link."""
+    async with http.post(f"{base}/api/v1/signup", json={"business_name": business_name, "email": email}) as r:
+        signup = await r.json()
+    async with http.get(signup["dashboard_magic_link"], allow_redirects=False) as r:
+        assert r.status == 303, await r.text()
+    async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
+        return signup, (await r.json())["key"]
+
+
 def with_stack(name: str, run: Callable[[Stack], Awaitable[int]], env: dict[str, str] | None = None) -> int:
     """Start a stack (with `env` on top of BENCH_ENV), run `run(stack)` on a new event loop, stop the stack;
     returns run's exit status."""

@@ -23,7 +23,7 @@ import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from bench.harness import with_stack
+from bench.harness import signed_up, with_stack
 
 BUSINESSES = 20
 STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
@@ -119,13 +119,7 @@ async def run(args, stack) -> int:
 
     base = stack.base_url
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        async with http.post(f"{base}/api/v1/signup", json={"business_name": "Bench Co",
-                                                            "email": "bench@example.com"}) as r:
-            signup = await r.json()
-        async with http.get(signup["dashboard_magic_link"], allow_redirects=False) as r:
-            assert r.status == 303
-        async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
-            admin = (await r.json())["key"]
+        signup, admin = await signed_up(http, base, "Bench Co", "bench@example.com")
         auth = {"Authorization": f"Bearer {admin}"}
         business_ids = [signup["business_id"]]
         for i in range(BUSINESSES - 1):

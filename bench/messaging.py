@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 
 import aiohttp
 
-from bench.harness import with_stack
+from bench.harness import signed_up, with_stack
 from services.messaging import domain
 
 # One zone each: at any hour some are between 08:00 and 21:00.
@@ -58,13 +58,8 @@ async def measure(name: str, texts: int, concurrency: int, send) -> float:
 
 
 async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str]) -> tuple[str, dict]:
-    async with http.post(f"{base}/api/v1/signup", json={"business_name": "Bench Texts",
-                                                         "email": "texts-bench@example.com"}) as r:
-        signup = await r.json()
-    async with http.get(signup["dashboard_magic_link"], allow_redirects=False):
-        pass
-    async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
-        auth = {"Authorization": f"Bearer {(await r.json())['key']}"}
+    signup, key = await signed_up(http, base, "Bench Texts", "texts-bench@example.com")
+    auth = {"Authorization": f"Bearer {key}"}
     async with http.post(f"{base}/api/v1/agents", headers=auth, json={
             "business_id": signup["business_id"], "name": "Bench", "system_prompt": "Answer."}) as r:
         agent = await r.json()

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 
 from aiohttp import web
 
-from bench.harness import with_stack
+from bench.harness import signed_up, with_stack
 from services.webhooks import domain
 
 
@@ -124,13 +124,7 @@ async def run(args, stack) -> int:
     runner = await receiver.start()
     url = f"http://127.0.0.1:{receiver.port}/hooks"
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        async with http.post(f"{stack.base_url}/api/v1/signup", json={"business_name": "Bench Co",
-                                                                      "email": "bench@example.com"}) as r:
-            signup = await r.json()
-        async with http.get(signup["dashboard_magic_link"], allow_redirects=False):
-            pass
-        async with http.post(f"{stack.base_url}/api/v1/keys", json={"scopes": ["*"]}) as r:
-            key = (await r.json())["key"]
+        signup, key = await signed_up(http, stack.base_url, "Bench Co", "bench@example.com")
         async with http.post(f"{stack.base_url}/api/v1/webhooks", headers={"Authorization": f"Bearer {key}"},
                              json={"webhook_url": url, "events": ["lead.created"]}) as r:
             assert r.status == 201, await r.text()
