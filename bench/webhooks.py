@@ -1,14 +1,20 @@
-"""Webhook delivery end to end, with one and with two dispatchers, against a bare sender in the same run.
+"""Webhook delivery end to end, in a burst with one and with two dispatchers and at a steady rate, against a
+bare sender in the same run.
 
-For each round, --events `lead.created` events are committed at once into the sdr outbox (as the
-service writes them), and the bench's own receiver counts them arriving: outbox -> relay -> NATS
-JetStream -> dispatcher (history, deliveries) -> signed POST. It reports events per second (first
-commit to last receipt) and p50/p99 latency from commit to receipt. The baseline is a bare loop in
-this process that signs the same bodies and POSTs them to the same receiver with the same
-concurrency, nothing else; the ratio is dispatcher throughput over that. Every event must arrive
-exactly once after dedup, or the run is invalid.
+Events are committed into the sdr outbox (as the service writes them: `lead.created`, with the NOTIFY its
+commits send) and the bench's own receiver counts them arriving: outbox -> relay -> NATS JetStream ->
+dispatcher (history, deliveries) -> signed POST.
+- burst: --events at once; events per second (first commit to last receipt) and p50/p99 from commit to
+  receipt; with one dispatcher, then with a second one started beside it (2 over 1);
+- steady: --rate events per second for --seconds (one commit every 20 ms), one dispatcher; the achieved rate and
+  p50/p99 from commit to receipt.
+Each round also prints where the time went (p50/p99 after commit of publishing by the relay, fan-out into a
+delivery and delivery, from the stack's own timestamps) and the CPU each part of the machine spent per event.
+The baseline is a bare loop in this process that signs the same bodies and POSTs them to the same receiver
+with the same concurrency, nothing else; the ratio is dispatcher throughput over that. Every event must
+arrive exactly once after dedup, or the run is invalid.
 
-Run: `PYTHONPATH=.:protos .venv/bin/python -m bench.webhooks` (`--events`).
+Run: `make bench-webhooks` (`--events`, `--rate`, `--seconds`).
 """
 from __future__ import annotations
 
@@ -21,17 +27,24 @@ import time
 import uuid
 from datetime import datetime, timezone
 
+import aiohttp
+import asyncpg
+import psutil
 from aiohttp import web
 
 from bench.harness import signed_up, with_stack
+from deploy.local.servers import free_port
+from deploy.local.stack import Process, Stack
 from services.webhooks import domain
+
+COMMIT_EVERY = 0.02  # seconds between commits in the steady round
 
 
 class CountingReceiver:
     def __init__(self, port: int):
         self.port = port
         self.seen: dict[str, float] = {}  # event_id -> receipt time (epoch seconds)
-        self.latency: list[float] = []
+        self.latency: dict[str, float] = {}  # event_id -> seconds from its commit (occurred_at) to its receipt
         self.duplicates = 0
 
     async def handle(self, request: web.Request) -> web.Response:
@@ -42,7 +55,7 @@ class CountingReceiver:
         else:
             self.seen[body["event_id"]] = now
             occurred = datetime.fromisoformat(body["occurred_at"].replace("Z", "+00:00")).timestamp()
-            self.latency.append(now - occurred)
+            self.latency[body["event_id"]] = now - occurred
         return web.Response(text="ok")
 
     async def start(self) -> web.AppRunner:
@@ -53,44 +66,95 @@ class CountingReceiver:
         await web.TCPSite(runner, "127.0.0.1", self.port).start()
         return runner
 
+    async def wait_all(self, ids: list[str], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(i in self.seen for i in ids):
+                return True
+            await asyncio.sleep(0.05)
+        return False
 
-async def commit_events(database_url: str, business_id: str, count: int) -> tuple[list[str], float]:
-    import asyncpg
 
-    ids = [str(uuid.uuid4()) for _ in range(count)]
-    now = datetime.now(timezone.utc)
+class Outbox:
+    """Commits `lead.created` events into the sdr outbox, as the service does (one COPY and its NOTIFY)."""
+
+    def __init__(self, conn: asyncpg.Connection, business_id: str):
+        self.conn, self.business_id = conn, uuid.UUID(business_id)
+
+    async def commit(self, count: int) -> list[str]:
+        ids = [str(uuid.uuid4()) for _ in range(count)]
+        now = datetime.now(timezone.utc)
+        async with self.conn.transaction():
+            await self.conn.copy_records_to_table(
+                "outbox", schema_name="sdr", columns=["event_id", "type", "business_id", "occurred_at", "data"],
+                records=[(uuid.UUID(i), "lead.created", self.business_id, now,
+                          json.dumps({"id": i, "name": "Bench", "email": None, "phone": None, "source": "api"}))
+                         for i in ids])
+        return ids
+
+
+class CpuMeter:
+    """CPU seconds spent by each part of the stack (and this process) between two readings."""
+
+    def __init__(self, stack: Stack):
+        self.stack = stack
+
+    def parts(self) -> dict[str, list[psutil.Process]]:
+        procs = {p.name: psutil.Process(p.proc.pid) for p in self.stack.processes if p.proc}
+        postgres = psutil.Process(self.stack.postgres.proc.pid)
+        return {"dispatchers": [v for k, v in procs.items() if k.startswith("webhooks-dispatcher")],
+                "relay (sdr)": [procs["sdr"]], "postgres": [postgres, *postgres.children(recursive=True)],
+                "nats": [psutil.Process(self.stack.nats.proc.pid)], "bench+receiver": [psutil.Process()]}
+
+    def read(self) -> dict[str, float]:
+        spent = {}
+        for part, procs in self.parts().items():
+            total = 0.0
+            for proc in procs:
+                try:
+                    t = proc.cpu_times()
+                    total += t.user + t.system
+                except psutil.NoSuchProcess:
+                    pass
+            spent[part] = total
+        return spent
+
+    @staticmethod
+    def per_event(before: dict[str, float], after: dict[str, float], events: int) -> str:
+        return "    CPU ms per event: " + ", ".join(
+            f"{part} {(after[part] - before.get(part, 0.0)) * 1000 / events:.2f}" for part in after)
+
+
+async def stages(database_url: str, ids: list[str]) -> str:
+    """Where the events' time went, from the stack's own timestamps: p50/p99 from commit (occurred_at) to
+    published by the relay (sdr.outbox), to fanned out into a delivery (webhooks.deliveries.created_at) and to
+    delivered."""
     conn = await asyncpg.connect(database_url)
     try:
-        await conn.copy_records_to_table("outbox", schema_name="sdr", columns=["event_id", "type", "business_id",
-                                                                                "occurred_at", "data", "headers"],
-                                         records=[(uuid.UUID(i), "lead.created", uuid.UUID(business_id), now,
-                                                   json.dumps({"id": i, "name": "Bench", "email": None,
-                                                               "phone": None, "source": "api"}), "{}")
-                                                  for i in ids])
+        rows = await conn.fetch(
+            "SELECT extract(epoch FROM o.published_at - o.occurred_at) AS published, "
+            "extract(epoch FROM d.created_at - o.occurred_at) AS fanned, "
+            "extract(epoch FROM d.delivered_at - o.occurred_at) AS delivered "
+            "FROM sdr.outbox o JOIN webhooks.deliveries d USING (event_id) WHERE o.event_id = ANY($1::uuid[])", ids)
     finally:
         await conn.close()
-    return ids, now.timestamp()
 
+    def cut(stage: str) -> str:
+        q = statistics.quantiles([float(r[stage]) for r in rows if r[stage] is not None], n=100)
+        return f"{q[49] * 1000:.0f}/{q[98] * 1000:.0f}"
 
-async def wait_all(receiver: CountingReceiver, ids: list[str], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if all(i in receiver.seen for i in ids):
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    return f"    p50/p99 ms after commit: published {cut('published')}, fanned out {cut('fanned')}, " \
+           f"delivered {cut('delivered')}"
 
 
 def summary(name: str, count: int, seconds: float, latencies: list[float]) -> float:
     cuts = statistics.quantiles(latencies, n=100)
     rate = count / seconds
-    print(f"  {name:<16} {rate:>9.1f} {cuts[49] * 1000:>9.1f} {cuts[98] * 1000:>9.1f} {count:>7d}", flush=True)
+    print(f"  {name:<18} {rate:>9.1f} {cuts[49] * 1000:>9.1f} {cuts[98] * 1000:>9.1f} {count:>7d}", flush=True)
     return rate
 
 
 async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, list[float]]:
-    import aiohttp
-
     bodies = [json.dumps({"event_id": str(uuid.uuid4()), "event": "lead.created",
                           "occurred_at": datetime.now(timezone.utc).isoformat(), "data": {}}).encode()
               for _ in range(count)]
@@ -114,12 +178,37 @@ async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, 
         return time.perf_counter() - started, latencies
 
 
-async def run(args, stack) -> int:
-    import aiohttp
+class Rounds:
+    def __init__(self, stack: Stack, receiver: CountingReceiver, outbox: Outbox):
+        self.stack, self.receiver, self.outbox = stack, receiver, outbox
+        self.cpu = CpuMeter(stack)
 
-    from deploy.local.servers import free_port
-    from deploy.local.stack import Process
+    async def finish(self, name: str, ids: list[str], started: float, cpu_before: dict[str, float]) -> float | None:
+        """Wait for every event, print the round's line, its stages and its CPU; the rate, or None if some
+        never arrived."""
+        if not await self.receiver.wait_all(ids, 300):
+            print(f"  {name}: not every event arrived; INVALID")
+            return None
+        last = max(self.receiver.seen[i] for i in ids)
+        rate = summary(name, len(ids), last - started, [self.receiver.latency[i] for i in ids])
+        print(await stages(self.stack.database_url, ids), flush=True)
+        print(self.cpu.per_event(cpu_before, self.cpu.read(), len(ids)), flush=True)
+        return rate
 
+    async def burst(self, name: str, count: int) -> float | None:
+        cpu_before, started = self.cpu.read(), time.time()
+        return await self.finish(name, await self.outbox.commit(count), started, cpu_before)
+
+    async def steady(self, name: str, rate: int, seconds: float) -> float | None:
+        per_commit = max(1, round(rate * COMMIT_EVERY))
+        cpu_before, started, ids = self.cpu.read(), time.time(), []
+        for n in range(round(seconds / COMMIT_EVERY)):
+            ids += await self.outbox.commit(per_commit)
+            await asyncio.sleep(max(0.0, started + (n + 1) * COMMIT_EVERY - time.time()))
+        return await self.finish(name, ids, started, cpu_before)
+
+
+async def run(args, stack: Stack) -> int:
     receiver = CountingReceiver(free_port())
     runner = await receiver.start()
     url = f"http://127.0.0.1:{receiver.port}/hooks"
@@ -128,43 +217,40 @@ async def run(args, stack) -> int:
         async with http.post(f"{stack.base_url}/api/v1/webhooks", headers={"Authorization": f"Bearer {key}"},
                              json={"webhook_url": url, "events": ["lead.created"]}) as r:
             assert r.status == 201, await r.text()
-    print(f"{args.events} events per round; receiver and bare sender in this process; "
-          "throughput in events/s, latency commit -> receipt in ms")
-    print(f"  {'round':<16} {'events/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'events':>7}")
-    # Warm-up: the dispatcher's consumer and connections.
-    ids, _ = await commit_events(stack.database_url, signup["business_id"], 20)
-    await wait_all(receiver, ids, 60)
-    seconds, latencies = await bare_baseline(url, args.events, 50)
-    baseline = summary("bare sender", args.events, seconds, latencies)
-    rates, valid = {}, True
-    second = None
+    conn = await asyncpg.connect(stack.database_url)
+    rounds = Rounds(stack, receiver, Outbox(conn, signup["business_id"]))
+    print(f"burst: {args.events} events at once; steady: {args.rate}/s for {args.seconds:g} s; receiver and bare "
+          "sender in this process; throughput in events/s, latency commit -> receipt in ms")
+    print(f"  {'round':<18} {'events/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'events':>7}")
     try:
-        for dispatchers in (1, 2):
-            if dispatchers == 2:
-                second = Process("webhooks-dispatcher-2", "services.webhooks.dispatcher", 0)
-                stack.processes.append(second)
-                stack.spawn(second)
-                await asyncio.sleep(3.0)  # connected and subscribed
-            first_latency = len(receiver.latency)
-            ids, committed = await commit_events(stack.database_url, signup["business_id"], args.events)
-            if not await wait_all(receiver, ids, 300):
-                print(f"  {dispatchers} dispatcher(s): not every event arrived; INVALID")
-                return 1
-            last = max(receiver.seen[i] for i in ids)
-            rates[dispatchers] = summary(f"{dispatchers} dispatcher(s)", len(ids), last - committed,
-                                         receiver.latency[first_latency:])
+        # Warm-up: the dispatcher's consumer and connections.
+        await receiver.wait_all(await rounds.outbox.commit(20), 60)
+        seconds, latencies = await bare_baseline(url, args.events, 50)
+        baseline = summary("bare sender", args.events, seconds, latencies)
+        one = await rounds.burst("burst, 1 dispatcher", args.events)
+        steady = await rounds.steady("steady, 1 dispatcher", args.rate, args.seconds)
+        second = Process("webhooks-dispatcher-2", "services.webhooks.dispatcher", 0)
+        stack.processes.append(second)
+        stack.spawn(second)
+        await asyncio.sleep(3.0)  # connected and subscribed
+        two = await rounds.burst("burst, 2 dispatchers", args.events)
     finally:
+        await conn.close()
         await runner.cleanup()
+    if None in (one, steady, two):
+        return 1
     if receiver.duplicates:
         print(f"  note: {receiver.duplicates} duplicate deliveries (at-least-once; receivers dedupe on event_id)")
-    print(f"ratio to the bare sender: 1 dispatcher {rates[1] / baseline:.2f}, 2 dispatchers {rates[2] / baseline:.2f}; "
-          f"2 over 1: {rates[2] / rates[1]:.2f}")
-    return 0 if valid else 1
+    print(f"ratio to the bare sender: 1 dispatcher {one / baseline:.2f}, 2 dispatchers {two / baseline:.2f}; "
+          f"2 over 1: {two / one:.2f}")
+    return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.webhooks", description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=2000, help="events per round (default 2000)")
+    parser.add_argument("--events", type=int, default=3000, help="events per burst (default 3000)")
+    parser.add_argument("--rate", type=int, default=500, help="events per second in the steady round (default 500)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of the steady round (default 10)")
     args = parser.parse_args()
     return with_stack("webhooks", lambda stack: run(args, stack))
 

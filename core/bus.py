@@ -11,6 +11,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import nats
 from google.protobuf.message import Message
@@ -29,6 +30,15 @@ STREAM = "EVENTS"
 SUBJECT_PREFIX = "events."
 # Core NATS subject (not JetStream): gateways drop cached key principals of the account named in the message.
 AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message for the EVENTS stream (EventBus.publish_in_order)."""
+    event_type: str
+    body: bytes
+    event_id: str
+    headers: dict[str, str]
 
 
 def subject_for(event_type: str) -> str:
@@ -129,12 +139,32 @@ class EventBus:
             await self.js.add_stream(config)
         self._stream_ready = True
 
-    async def publish(self, event_type: str, body: bytes, event_id: str, headers: dict[str, str] | None = None) -> None:
+    async def publish_in_order(self, messages: list[Outgoing]) -> int:
+        """Publish messages in this order without waiting for each acknowledgement, then wait (publish_timeout)
+        for them all; returns how many from the first on JetStream acknowledged. The count stops at the first
+        failure, so a caller that sends the rest again keeps their order (and the broker drops, by
+        Nats-Msg-Id, any of the rest it had stored after all). Raises ConnectionError when none went out."""
         if not self.is_connected:
             raise ConnectionError("not connected to NATS")
         await self.ensure_stream()
-        hdrs = {**(headers or {}), "Nats-Msg-Id": event_id}
-        await self.js.publish(subject_for(event_type), body, headers=hdrs, timeout=self.publish_timeout)
+        acks: list[asyncio.Future] = []
+        try:
+            for m in messages:
+                acks.append(await self.js.publish_async(subject_for(m.event_type), m.body, wait_stall=self.publish_timeout,
+                                                        headers={**m.headers, "Nats-Msg-Id": m.event_id}))
+        except Exception as exc:  # noqa: BLE001 - disconnected or stalled: wait for what went out
+            log.warning("publishing stopped after %d of %d messages: %s", len(acks), len(messages), exc)
+        if not acks:
+            raise ConnectionError("event bus unavailable")
+        await asyncio.wait(acks, timeout=self.publish_timeout)
+        acknowledged = 0
+        for ack in acks:
+            if not ack.done() or ack.cancelled() or ack.exception() is not None:
+                break
+            acknowledged += 1
+        for ack in acks:
+            ack.cancel()  # no-op for those done; frees the client's slots for the others
+        return acknowledged
 
 
 class PermanentError(Exception):
@@ -142,6 +172,7 @@ class PermanentError(Exception):
 
 
 Handler = Callable[[dict], Awaitable[None]]
+BatchHandler = Callable[[list[dict]], Awaitable[None]]
 
 
 def business_event(message: dict) -> tuple[events.Envelope, Message]:
@@ -163,18 +194,22 @@ class DurableConsumer(Background):
     Handlers must be idempotent (delivery is at-least-once): dedupe on
     `event["event_id"]`, e.g. with `core.inbox.first_delivery` in the same
     transaction as the handler's effect.
+
+    With a `batch_handler` (for handlers whose effects do not depend on order, e.g. the webhook dispatcher's
+    fan-out), a fetched batch is applied in one call, typically one transaction, and acked together; if that
+    call fails, each message of the batch goes through `handler` alone, so one bad event is retried or
+    terminated without holding back the others.
     """
 
     def __init__(self, bus: EventBus, durable: str, handler: Handler, *, filter_subject: str = SUBJECT_PREFIX + ">",
-                 batch: int = 20, max_deliver: int = 20, ack_wait: float = 30.0, in_order: bool = True):
+                 batch: int = 20, max_deliver: int = 20, ack_wait: float = 30.0,
+                 batch_handler: BatchHandler | None = None):
         self.bus = bus
         self.durable = durable
         self.handler = handler
+        self.batch_handler = batch_handler
         self.filter_subject = filter_subject
         self.batch = batch
-        # False: the messages of a fetched batch are handled concurrently (for handlers whose effects
-        # do not depend on order, e.g. the webhook dispatcher's fan-out).
-        self.in_order = in_order
         self.task_name = f"consumer-{durable}"
         self.tracer = telemetry.tracer("switchboard.consumer")
         self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
@@ -202,6 +237,28 @@ class DurableConsumer(Background):
         else:
             await msg.ack()
 
+    async def _handle_batch(self, msgs) -> None:
+        decoded = []
+        for msg in msgs:
+            try:
+                decoded.append((msg, json.loads(msg.data)))
+            except ValueError:
+                log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
+                await msg.term()
+        if not decoded:
+            return
+        try:
+            with telemetry.continue_batch(self.tracer, f"consume {self.durable}", [m.headers or {} for m, _ in decoded]):
+                await self.batch_handler([event for _, event in decoded])
+        except Exception as exc:  # noqa: BLE001 - isolate the failing event(s)
+            log.warning("consumer %s: a batch of %d failed (%s); handling its events one by one",
+                        self.durable, len(decoded), exc)
+            for msg, _ in decoded:
+                await self._handle(msg)
+            return
+        for msg, _ in decoded:
+            await msg.ack()
+
     async def run(self) -> None:
         sub = None
         while sub is None:
@@ -226,9 +283,9 @@ class DurableConsumer(Background):
                 log.warning("consumer %s: fetch failed: %s", self.durable, exc)
                 await asyncio.sleep(0.5)
                 continue
-            if self.in_order:
+            if self.batch_handler is not None:
+                await self._handle_batch(msgs)
+            else:
                 for msg in msgs:
                     await self._handle(msg)
-            else:
-                await asyncio.gather(*(self._handle(msg) for msg in msgs))
 

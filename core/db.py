@@ -5,7 +5,7 @@ import json
 
 import asyncpg
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql import Executable
 
@@ -14,6 +14,11 @@ def async_url(database_url: str) -> str:
     """`postgresql://...` as given by users, with the asyncpg driver SQLAlchemy needs."""
     url = make_url(database_url)
     return url.set(drivername="postgresql+asyncpg").render_as_string(hide_password=False)
+
+
+def raw_url(database_url: str | URL) -> str:
+    """A URL (even one with SQLAlchemy's driver name) as asyncpg takes it."""
+    return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def create_engine(database_url: str, *, pool_size: int = 10, application_name: str = "switchboard") -> AsyncEngine:
@@ -33,7 +38,7 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
 
 async def create_pool(database_url: str, *, size: int = 10, application_name: str = "switchboard") -> asyncpg.Pool:
     """A raw asyncpg pool for `Prepared` hot-path reads (JSON columns decoded like SQLAlchemy does)."""
-    url = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    url = raw_url(database_url)
     # min_size=0: a service starts (and reports not-ready) while its database is down.
     # No idle-connection timer: asyncpg would re-arm it on every release.
     return await asyncpg.create_pool(url, min_size=0, max_size=size, init=_init_connection, reset=_keep_session,

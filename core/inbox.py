@@ -23,7 +23,14 @@ async def first_delivery(conn: AsyncConnection, table: sa.Table, consumer: str, 
     Call it in the transaction that applies the event: if that transaction
     rolls back, the event counts as unseen and its redelivery is applied.
     """
-    result = await conn.execute(
-        insert(table).values(consumer=consumer, event_id=event_id).on_conflict_do_nothing().returning(table.c.event_id)
-    )
-    return result.first() is not None
+    return event_id in await first_deliveries(conn, table, consumer, [event_id])
+
+
+async def first_deliveries(conn: AsyncConnection, table: sa.Table, consumer: str, event_ids: list[str]) -> set[str]:
+    """Of a batch of events, those (consumer, event_id) sees for the first time, in one statement (see
+    first_delivery)."""
+    if not event_ids:
+        return set()
+    result = await conn.execute(insert(table).on_conflict_do_nothing().returning(table.c.event_id),
+                                [{"consumer": consumer, "event_id": event_id} for event_id in event_ids])
+    return {str(event_id) for event_id in result.scalars()}

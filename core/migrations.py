@@ -87,6 +87,26 @@ def create_event_tables(schema: str) -> None:
     )
 
 
+def notify_on_outbox(schema: str) -> None:
+    """A commit that adds outbox rows sends a NOTIFY on core.outbox.channel(schema) (one per statement, folded by
+    PostgreSQL per transaction), so the relays of every replica hear of it at once."""
+    from alembic import op
+
+    from core.outbox import channel
+
+    op.execute(f'''CREATE FUNCTION "{schema}".outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_notify('{channel(schema)}', ''); RETURN NULL; END $$''')
+    op.execute(f'''CREATE TRIGGER outbox_notify AFTER INSERT ON "{schema}".outbox
+        FOR EACH STATEMENT EXECUTE FUNCTION "{schema}".outbox_notify()''')
+
+
+def drop_notify_on_outbox(schema: str) -> None:
+    from alembic import op
+
+    op.execute(f'DROP TRIGGER outbox_notify ON "{schema}".outbox')
+    op.execute(f'DROP FUNCTION "{schema}".outbox_notify()')
+
+
 def drop_event_tables(schema: str) -> None:
     from alembic import op
 

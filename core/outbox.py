@@ -3,16 +3,24 @@
 `add_event` inserts into the service's own `outbox` table inside the caller's
 transaction, so an event exists if and only if the change committed. `OutboxRelay`
 publishes pending rows in order with `Nats-Msg-Id = event_id` (JetStream drops
-duplicates inside its window) and marks them published. If NATS is down, rows
-wait and the relay retries with backoff; nothing is lost. Several relay replicas
-may run: `FOR UPDATE SKIP LOCKED` gives each batch to one of them.
+duplicates inside its window), a batch at a time with the acknowledgements awaited
+together, and marks them published. If NATS is down, rows wait and the relay retries
+with backoff; nothing is lost. Several relay replicas may run: `FOR UPDATE SKIP LOCKED`
+gives each batch to one of them.
+
+The relay wakes when a commit adds rows: the outbox's trigger (core.migrations.
+notify_on_outbox) NOTIFYs `channel(schema)`, which the relay LISTENs on, so it hears
+of commits made by any replica or tool; `wake()` does the same within the process, and
+a poll every `idle_seconds` covers a lost listening connection.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import time
 
+import asyncpg
 import sqlalchemy as sa
 from google.protobuf.message import Message
 from sqlalchemy.dialects.postgresql import JSONB, UUID
@@ -20,7 +28,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import events, telemetry
 from core.background import Background
-from core.bus import EventBus
+from core.bus import EventBus, Outgoing
+from core.db import raw_url
 from core.ids import new_id, utcnow
 
 log = logging.getLogger(__name__)
@@ -66,23 +75,49 @@ async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, busin
     return event_id
 
 
+def channel(schema: str) -> str:
+    """The NOTIFY channel of a schema's outbox."""
+    return f"{schema}_outbox"
+
+
 class OutboxRelay(Background):
     task_name = "outbox-relay"
 
-    def __init__(self, engine: AsyncEngine, table: sa.Table, bus: EventBus, *, batch: int = 100, idle_seconds: float = 0.5):
+    def __init__(self, engine: AsyncEngine, table: sa.Table, bus: EventBus, *, batch: int = 500, idle_seconds: float = 0.5):
         self.engine = engine
         self.table = table
         self.bus = bus
         self.batch = batch
         self.idle_seconds = idle_seconds
         self._wake = asyncio.Event()
+        self._listener: asyncpg.Connection | None = None
+        self._listen_again_at = 0.0  # monotonic time of the next attempt after a failed one
 
     def wake(self) -> None:
         """Called after a commit that added events, so they go out without waiting for the poll."""
         self._wake.set()
 
+    async def _listen(self) -> None:
+        """(Re)open the connection that LISTENs for the outbox's commits, if it is not open; without it the relay
+        polls."""
+        if self._listener is not None and not self._listener.is_closed() or time.monotonic() < self._listen_again_at:
+            return
+        try:
+            self._listener = await asyncpg.connect(raw_url(self.engine.url), timeout=5)
+            await self._listener.add_listener(channel(self.table.schema), lambda *_: self._wake.set())
+        except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+            log.warning("outbox relay: cannot listen for commits (%s); polling every %.1fs", exc, self.idle_seconds)
+            self._listener, self._listen_again_at = None, time.monotonic() + 10.0
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._listener is not None:
+            await self._listener.close(timeout=2)
+
     async def publish_pending(self) -> int:
-        """Publish one batch of pending events; returns how many were published."""
+        """Publish one batch of pending events in order (acknowledgements awaited together) and mark those
+        acknowledged; returns how many. Raises ConnectionError when some could not be published: they stay
+        pending, and the next try starts with them."""
         t = self.table
         async with self.engine.begin() as conn:
             rows = (
@@ -90,25 +125,25 @@ class OutboxRelay(Background):
                     sa.select(t).where(t.c.published_at.is_(None)).order_by(t.c.id).limit(self.batch).with_for_update(skip_locked=True)
                 )
             ).all()
-            done = []
-            for row in rows:
-                body = json.dumps(events.Envelope(str(row.event_id), row.type, row.occurred_at,
-                                                  row.business_id and str(row.business_id), row.data).to_json())
-                try:
-                    await self.bus.publish(row.type, body.encode(), str(row.event_id), dict(row.headers or {}))
-                except Exception as exc:  # noqa: BLE001 - NATS down: keep the rest for the next try
-                    log.warning("outbox relay: publish failed, will retry: %s", exc)
-                    break
-                done.append(row.id)
-            if done:
-                await conn.execute(t.update().where(t.c.id.in_(done)).values(published_at=utcnow()))
-        if rows and len(done) < len(rows):
-            raise ConnectionError("event bus unavailable")
-        return len(done)
+            if not rows:
+                return 0
+            published = await self.bus.publish_in_order([
+                Outgoing(row.type, json.dumps(events.Envelope(str(row.event_id), row.type, row.occurred_at,
+                                                              row.business_id and str(row.business_id),
+                                                              row.data).to_json()).encode(),
+                         str(row.event_id), dict(row.headers or {}))
+                for row in rows])
+            if published:
+                await conn.execute(t.update().where(t.c.id.in_([row.id for row in rows[:published]]))
+                                   .values(published_at=utcnow()))
+        if published < len(rows):
+            raise ConnectionError(f"event bus unavailable: {len(rows) - published} of {len(rows)} events wait")
+        return published
 
     async def run(self) -> None:
         backoff = 0.2
         while True:
+            await self._listen()
             try:
                 published = await self.publish_pending()
                 backoff = 0.2

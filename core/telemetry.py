@@ -75,3 +75,14 @@ def continue_trace(tracer_: trace.Tracer, name: str, carrier: Mapping[str, str])
     if isinstance(trace.get_tracer_provider(), TracerProvider):
         return tracer_.start_as_current_span(name, context=parent, kind=trace.SpanKind.SERVER)
     return nullcontext() if parent is None else _Attached(parent)
+
+
+def continue_batch(tracer_: trace.Tracer, name: str, carriers: list[Mapping[str, str]]):
+    """Context manager for a batch of incoming messages handled together: a consumer span linked to each
+    message's trace when spans are recorded (a span has one parent, so the traces are links), otherwise
+    nothing."""
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        return nullcontext()
+    links = [trace.Link(span.get_span_context()) for span in
+             (trace.get_current_span(extract(c)) for c in carriers if "traceparent" in c)]
+    return tracer_.start_as_current_span(name, kind=trace.SpanKind.CONSUMER, links=links)

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.events import Envelope
 from core.ids import utcnow
-from core.inbox import first_delivery
+from core.inbox import first_deliveries
 from services.webhooks import domain, store
 from services.webhooks.delivery import Outcome, Sender, post_signed
 from services.webhooks.store import inbox
@@ -17,25 +17,30 @@ from services.webhooks.store import inbox
 CONSUMER = "webhooks-dispatcher"
 
 
-async def fan_out(engine: AsyncEngine, event: Envelope) -> int:
-    """Store one event and queue it for every active subscription of its business that wants it, once
-    (the consumer inbox and the deliveries' unique index make a redelivered event change nothing)."""
+async def fan_out(engine: AsyncEngine, batch: list[Envelope]) -> int:
+    """Store a batch of events and queue each once for every active subscription of its business that wants it
+    (and for a call's own webhook_url), in one transaction; returns how many deliveries were queued. The consumer
+    inbox and the deliveries' unique index make a redelivered event change nothing."""
     async with engine.begin() as conn:
-        if not await first_delivery(conn, inbox, CONSUMER, event.event_id):
+        seen = await first_deliveries(conn, inbox, CONSUMER, [e.event_id for e in batch])
+        fresh = list({e.event_id: e for e in batch if e.event_id in seen}.values())
+        if not fresh:
             return 0
-        await store.store_event(conn, event)
-        if not event.business_id:
-            return 0
-        targets = await store.subscribed_to(conn, event.business_id, event.type)
+        await store.store_events(conn, fresh)
+        wanting = await store.active_subscriptions(conn, {e.business_id for e in fresh if e.business_id})
         now = utcnow()
-        for subscription_id in targets:
-            await store.queue_once(conn, store.delivery_values(subscription_id, event.business_id, event.event_id,
-                                                               event.type, now))
-        call_url = event.data.get("webhook_url") if event.type in domain.PER_CALL_EVENTS else None
-        if isinstance(call_url, str) and call_url:
-            await store.insert_deliveries(conn, [store.delivery_values(None, event.business_id, event.event_id,
-                                                                       event.type, now, target_url=call_url)])
-        return len(targets) + bool(call_url)
+        rows = []
+        for event in fresh:
+            if not event.business_id:
+                continue
+            rows += [store.delivery_values(s.id, event.business_id, event.event_id, event.type, now)
+                     for s in wanting.get(event.business_id, ()) if event.type in s.events]
+            call_url = event.data.get("webhook_url") if event.type in domain.PER_CALL_EVENTS else None
+            if isinstance(call_url, str) and call_url:
+                rows.append(store.delivery_values(None, event.business_id, event.event_id, event.type, now,
+                                                  target_url=call_url))
+        await store.queue_once(conn, rows)
+        return len(rows)
 
 
 async def deliver(engine: AsyncEngine, box: domain.SecretBox, sender: Sender, claimed: list, *,

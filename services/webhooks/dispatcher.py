@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -30,6 +31,7 @@ from core.background import Background
 from core.bus import DurableConsumer, PermanentError
 from core.events import Envelope
 from core.grpc_server import Runtime, main
+from core.ids import is_uuid
 from services.webhooks import delivery_service, domain, store
 from services.webhooks.delivery import Sender
 from services.webhooks.delivery_service import CONSUMER
@@ -104,17 +106,30 @@ def build(runtime: Runtime) -> None:
     worker = DeliveryWorker(runtime.engine, domain.SecretBox(cfg.secret_key.reveal()), sender,
                             scale=cfg.webhook_retry_scale, lease=cfg.webhook_lease)
 
-    async def on_event(message: dict) -> None:
-        try:
-            event = Envelope.from_json(message)
-        except ValueError as exc:
-            raise PermanentError(str(exc)) from None
-        if await delivery_service.fan_out(runtime.engine, event):
+    async def on_events(messages: list[dict]) -> None:
+        if await delivery_service.fan_out(runtime.engine, [envelope(m) for m in messages]):
             worker.wake.set()
 
+    async def on_event(message: dict) -> None:
+        await on_events([message])
+
     runtime.run(worker)
-    # Receivers order by occurred_at, so a fetched batch fans out concurrently.
-    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_event, ack_wait=30.0, batch=100, in_order=False))
+    # Receivers order by occurred_at, so a fetched batch fans out together, in one transaction.
+    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_event, ack_wait=30.0, batch=100, batch_handler=on_events))
+
+
+def envelope(message: dict) -> Envelope:
+    """A bus message as the event to fan out; PermanentError when it can never be stored."""
+    try:
+        event = Envelope.from_json(message)
+    except ValueError as exc:
+        raise PermanentError(str(exc)) from None
+    if event.business_id is not None and not is_uuid(event.business_id):
+        raise PermanentError(f"{event.type} {event.event_id}: business_id is not a UUID")
+    if not is_uuid(event.event_id):
+        raise PermanentError(f"{event.type}: event_id is not a UUID")
+    # Lower case, as PostgreSQL writes UUIDs back: fan_out matches business ids as text.
+    return replace(event, event_id=event.event_id.lower(), business_id=event.business_id and event.business_id.lower())
 
 
 if __name__ == "__main__":

@@ -152,7 +152,7 @@ class Webhooks:
                 targets = await store.subscriptions_of(conn, business_id, active_only=True)
             if not targets:
                 raise not_found("active webhook of this business")
-            await store.store_event(conn, event)
+            await store.store_events(conn, [event])
             claimed = await store.insert_deliveries(conn, [
                 store.delivery_values(t.id, business_id, event.event_id, event.type, now, attempts=1,
                                       next_attempt_at=now + self.lease) for t in targets])

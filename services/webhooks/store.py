@@ -142,11 +142,14 @@ async def delete_subscription(conn: AsyncConnection, subscription_id: str) -> No
                                                  deliveries.c.status == "pending").values(status="canceled"))
 
 
-async def subscribed_to(conn: AsyncConnection, business_id: str, event_type: str) -> list[str]:
-    """The active subscriptions of a business that want this event type."""
+async def active_subscriptions(conn: AsyncConnection, business_ids) -> dict[str, list]:
+    """The active subscriptions (id, events) of each of these businesses."""
     s = subscriptions.c
-    return list((await conn.scalars(sa.select(s.id).where(s.business_id == business_id, s.is_active,
-                                                          s.events.any(event_type)))).all())
+    found: dict[str, list] = {}
+    for row in await conn.execute(sa.select(s.id, s.business_id, s.events).where(s.business_id.in_(business_ids),
+                                                                                 s.is_active)):
+        found.setdefault(str(row.business_id), []).append(row)
+    return found
 
 
 async def subscription_succeeded(conn: AsyncConnection, subscription_id: str, now: datetime) -> None:
@@ -175,11 +178,11 @@ async def disable_subscription(conn: AsyncConnection, subscription_id: str, reas
 
 # -- events -------------------------------------------------------------------------------
 
-async def store_event(conn: AsyncConnection, event: Envelope) -> None:
-    """Keep an event in the history (once)."""
-    await conn.execute(insert(events).values(
-        event_id=event.event_id, type=event.type, business_id=event.business_id, occurred_at=event.occurred_at,
-        data=event.data).on_conflict_do_nothing())
+async def store_events(conn: AsyncConnection, batch: list[Envelope]) -> None:
+    """Keep events in the history (each once)."""
+    await conn.execute(insert(events).on_conflict_do_nothing(), [
+        dict(event_id=e.event_id, type=e.type, business_id=e.business_id, occurred_at=e.occurred_at, data=e.data)
+        for e in batch])
 
 
 async def events_by_id(conn: AsyncConnection, ids) -> dict[str, Envelope]:
@@ -230,10 +233,11 @@ async def insert_deliveries(conn: AsyncConnection, rows: list[dict]) -> list:
     return (await conn.execute(deliveries.insert().returning(deliveries, sort_by_parameter_order=True), rows)).all()
 
 
-async def queue_once(conn: AsyncConnection, row: dict) -> None:
-    """Queue a first delivery of an event to a subscription unless one exists (replays aside)."""
-    await conn.execute(insert(deliveries).values(**row).on_conflict_do_nothing(
-        index_elements=["event_id", "subscription_id"], index_where=sa.text("NOT replay")))
+async def queue_once(conn: AsyncConnection, rows: list[dict]) -> None:
+    """Queue first deliveries of events to subscriptions, skipping those that exist (replays aside)."""
+    if rows:
+        await conn.execute(insert(deliveries).on_conflict_do_nothing(
+            index_elements=["event_id", "subscription_id"], index_where=sa.text("NOT replay")), rows)
 
 
 def deliveries_of(business_ids, webhook_id: str | None, event_id: str | None, status: str | None) -> sa.Select:

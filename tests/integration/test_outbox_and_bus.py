@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 from nats.js.api import DeliverPolicy
 
-from core.bus import DurableConsumer, EventBus, PermanentError
+from core.bus import DurableConsumer, EventBus, Outgoing, PermanentError
 from core.db import create_engine
 from core.inbox import first_delivery, inbox_table
 from core.outbox import OutboxRelay, outbox_table, record_event
@@ -93,7 +93,8 @@ async def test_relay_publishes_in_order_once_and_consumer_acks_naks_terms_and_de
     assert await relay.publish_pending() == 4
     assert await relay.publish_pending() == 0
     # a second publish of the same event id is dropped by JetStream's dedup window
-    await bus.publish(f"{kind}.ok", json.dumps({"event_id": ids[0], "type": f"{kind}.ok", "data": {"n": 0}}).encode(), ids[0])
+    assert await bus.publish_in_order([Outgoing(f"{kind}.ok", json.dumps(
+        {"event_id": ids[0], "type": f"{kind}.ok", "data": {"n": 0}}).encode(), ids[0], {})]) == 1
 
     applied, attempts = [], {}
 
