@@ -69,7 +69,7 @@ class Sender:
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(resolver=SafeResolver(self.allow_loopback), use_dns_cache=False,
-                                             limit=100)
+                                             limit=domain.CONNECTIONS, limit_per_host=domain.CONNECTIONS_PER_RECEIVER)
             self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout,
                                                   headers={"User-Agent": USER_AGENT})
         return self._session
@@ -113,13 +113,11 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-async def post_signed(sender: Sender, box: domain.SecretBox, subscription, delivery_id: str, event: Envelope,
-                      url: str | None = None) -> Outcome:
-    """One attempt: the event's webhook body signed with every secret in force, POSTed to `url` (default: the
-    subscription's)."""
-    now = utcnow()
+async def post_signed(sender: Sender, secrets: list[str], url: str, delivery_id: str, event: Envelope) -> Outcome:
+    """One attempt: the event's webhook body signed with every secret in force (signing_secrets), POSTed to
+    `url`."""
     body = event.webhook_body()
-    header = domain.signature_header(signing_secrets(box, subscription, now), int(now.timestamp()), body)
-    return await sender.post(url or subscription.url, body, {
+    header = domain.signature_header(secrets, int(utcnow().timestamp()), body)
+    return await sender.post(url, body, {
         "Content-Type": "application/json", "X-Service-Signature": header, "X-Service-Event": event.type,
         "X-Service-Event-Id": event.event_id, "X-Service-Delivery": delivery_id})

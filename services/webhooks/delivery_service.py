@@ -4,6 +4,8 @@ its subscription (see domain for the retry schedule and the disabling window).""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -11,49 +13,69 @@ from core.events import Envelope
 from core.ids import utcnow
 from core.inbox import first_deliveries
 from services.webhooks import domain, store
-from services.webhooks.delivery import Outcome, Sender, post_signed
+from services.webhooks.delivery import Outcome, Sender, post_signed, signing_secrets
 from services.webhooks.store import inbox
 
 CONSUMER = "webhooks-dispatcher"
 
 
-async def fan_out(engine: AsyncEngine, batch: list[Envelope]) -> int:
+@dataclass(frozen=True)
+class Fanned:
+    """What fan_out queued: how many deliveries in all, and those it claimed for its caller, with the events and
+    subscriptions they need (so `deliver` reads nothing more)."""
+    queued: int
+    claimed: list
+    events: dict[str, Envelope]
+    subscriptions: dict[str, object]
+
+
+async def fan_out(engine: AsyncEngine, batch: list[Envelope], *, lease: timedelta | None = None) -> Fanned:
     """Store a batch of events and queue each once for every active subscription of its business that wants it
-    (and for a call's own webhook_url), in one transaction; returns how many deliveries were queued. The consumer
-    inbox and the deliveries' unique index make a redelivered event change nothing."""
+    (and for a call's own webhook_url), in one transaction. The consumer inbox and the deliveries' unique index
+    make a redelivered event change nothing.
+
+    With a `lease`, the subscriptions' deliveries are queued already claimed by the caller for that long (their
+    first attempt counted), as `store.claim_due` would: the caller delivers them at once, and if it dies they
+    come due when the lease runs out, like any claim. Without one they wait to be claimed."""
     async with engine.begin() as conn:
         seen = await first_deliveries(conn, inbox, CONSUMER, [e.event_id for e in batch])
-        fresh = list({e.event_id: e for e in batch if e.event_id in seen}.values())
+        fresh = {e.event_id: e for e in batch if e.event_id in seen}
         if not fresh:
-            return 0
-        await store.store_events(conn, fresh)
-        wanting = await store.active_subscriptions(conn, {e.business_id for e in fresh if e.business_id})
+            return Fanned(0, [], {}, {})
+        await store.store_events(conn, list(fresh.values()))
+        wanting = await store.active_subscriptions(conn, {e.business_id for e in fresh.values() if e.business_id})
         now = utcnow()
+        claim = dict(attempts=1, next_attempt_at=now + lease) if lease else {}
         rows = []
-        for event in fresh:
+        for event in fresh.values():
             if not event.business_id:
                 continue
-            rows += [store.delivery_values(s.id, event.business_id, event.event_id, event.type, now)
+            rows += [store.delivery_values(s.id, event.business_id, event.event_id, event.type, now, **claim)
                      for s in wanting.get(event.business_id, ()) if event.type in s.events]
             call_url = event.data.get("webhook_url") if event.type in domain.PER_CALL_EVENTS else None
             if isinstance(call_url, str) and call_url:
                 rows.append(store.delivery_values(None, event.business_id, event.event_id, event.type, now,
                                                   target_url=call_url))
-        await store.queue_once(conn, rows)
-        return len(rows)
+        queued = await store.queue_once(conn, rows)
+    claimed = [d for d in queued if d.subscription_id] if lease else []
+    return Fanned(len(queued), claimed, fresh, {s.id: s for subs in wanting.values() for s in subs})
 
 
 async def deliver(engine: AsyncEngine, box: domain.SecretBox, sender: Sender, claimed: list, *,
-                  scale: float = 1.0) -> None:
+                  scale: float = 1.0, known: Fanned | None = None) -> None:
     """Send a claimed batch and record the outcomes. A subscription's delivery is signed with its secrets (and
     canceled once it is deleted or disabled); a per-call delivery (a target_url, no subscription) with its
-    business's call secret, made on first need."""
-    async with engine.connect() as conn:
-        subs = await store.subscriptions_by_id(conn, {c.subscription_id for c in claimed if c.subscription_id})
-        stored = await store.events_by_id(conn, {c.event_id for c in claimed})
+    business's call secret, made on first need. `known`: the fan-out that claimed them, whose events and
+    subscriptions are used instead of reading them again."""
+    if known is not None:
+        subs, stored = known.subscriptions, known.events
+    else:
+        async with engine.connect() as conn:
+            subs = await store.subscriptions_by_id(conn, {c.subscription_id for c in claimed if c.subscription_id})
+            stored = await store.events_by_id(conn, {c.event_id for c in claimed})
     signers = await call_signers(engine, box, {str(c.business_id) for c in claimed
                                                if not c.subscription_id and c.target_url})
-    canceled, sending = [], []
+    now, secrets, canceled, sending = utcnow(), {}, [], []
     for item in claimed:
         if item.subscription_id:
             sub = subs.get(item.subscription_id)
@@ -62,10 +84,13 @@ async def deliver(engine: AsyncEngine, box: domain.SecretBox, sender: Sender, cl
             signer = signers.get(str(item.business_id)) if item.target_url else None
         if signer is None:
             canceled.append(item.id)
-        else:
-            sending.append((item, signer))
-    outcomes = await asyncio.gather(*(post_signed(sender, box, sub, str(item.id), stored[str(item.event_id)],
-                                                  url=item.target_url) for item, sub in sending))
+            continue
+        key = item.subscription_id or str(item.business_id)
+        if key not in secrets:  # opened once per signer and batch
+            secrets[key] = signing_secrets(box, signer, now)
+        sending.append((item, post_signed(sender, secrets[key], item.target_url or signer.url, str(item.id),
+                                          stored[str(item.event_id)])))
+    outcomes = await asyncio.gather(*(attempt for _, attempt in sending))
     if canceled:
         async with engine.begin() as conn:
             await store.cancel_deliveries(conn, canceled)

@@ -2,11 +2,14 @@
 
 Two parts in one process, both safe to run in several replicas:
 - a durable JetStream consumer on every event (shared durable name: replicas split the stream)
-  that stores the event in the history and creates one delivery per matching active subscription,
-  in one transaction with its inbox entry, so a redelivered event changes nothing;
-- a worker that claims due deliveries (`FOR UPDATE SKIP LOCKED`, each claim is a lease: a
-  dispatcher that dies mid-delivery leaves it due again once the lease runs out), POSTs them signed,
-  and records every attempt. Delivery is at-least-once; receivers dedupe on event_id.
+  that stores a fetched batch of events in the history and creates one delivery per matching active
+  subscription, in one transaction with their inbox entries, so a redelivered event changes nothing;
+- a worker that POSTs deliveries signed and records every attempt, a batch at a time. Every attempt
+  runs under a claim, which is a lease: a dispatcher that dies mid-delivery leaves it due again once
+  the lease runs out. The fan-out claims the deliveries it creates while the worker has room, so
+  first attempts go out at once from the process that created them; the worker claims the rest
+  (`FOR UPDATE SKIP LOCKED`): retries, and deliveries queued while it was busy, by any replica.
+  Delivery is at-least-once; receivers dedupe on event_id.
 
 Per-call webhooks (a call's own webhook_url receiving that call's call.completed or call.failed, from the
 event's data) are deliveries with `target_url` and no subscription, so they share the claims, leases,
@@ -45,27 +48,39 @@ def allow_loopback(cfg: settings.Settings) -> bool:
 
 
 class DeliveryWorker(Background):
+    """Delivers, a batch per task and at most `max_batches` at once (so one slow receiver does not hold back the
+    others): batches the fan-out claimed as it queued them, and due deliveries it claims (retries, and first
+    attempts queued while it was busy)."""
+
     task_name = "webhook-deliveries"
 
     def __init__(self, engine: AsyncEngine, box: domain.SecretBox, sender: Sender, *, scale: float = 1.0,
-                 lease: timedelta = timedelta(seconds=60), batch: int = 50, max_batches: int = 4,
+                 lease: timedelta = timedelta(seconds=60), batch: int = 100, max_batches: int = 4,
                  idle_seconds: float = 0.2):
         self.engine, self.box, self.sender = engine, box, sender
         self.scale, self.batch, self.max_batches, self.idle_seconds = scale, batch, max_batches, idle_seconds
         self.lease = lease  # see Settings.webhook_lease
         self.wake = asyncio.Event()
+        self.inflight: set[asyncio.Task] = set()
+
+    @property
+    def has_room(self) -> bool:
+        return len(self.inflight) < self.max_batches
+
+    def start_delivery(self, claimed: list, known: delivery_service.Fanned | None = None) -> None:
+        task = asyncio.create_task(self._deliver_logged(claimed, known))
+        self.inflight.add(task)
+        task.add_done_callback(self.inflight.discard)
 
     async def claim(self) -> list:
         async with self.engine.begin() as conn:
             return await store.claim_due(conn, self.batch, self.lease)
 
     async def run(self) -> None:
-        """Claim and deliver batches, several at once, so one slow receiver does not hold the others back."""
-        inflight: set[asyncio.Task] = set()
         try:
             while True:
-                if len(inflight) >= self.max_batches:
-                    await asyncio.wait(inflight, return_when=asyncio.FIRST_COMPLETED)
+                if not self.has_room:
+                    await asyncio.wait(self.inflight, return_when=asyncio.FIRST_COMPLETED)
                 try:
                     claimed = await self.claim()
                 except asyncio.CancelledError:
@@ -75,9 +90,7 @@ class DeliveryWorker(Background):
                     await asyncio.sleep(1.0)
                     continue
                 if claimed:
-                    task = asyncio.create_task(self._deliver_logged(claimed))
-                    inflight.add(task)
-                    task.add_done_callback(inflight.discard)
+                    self.start_delivery(claimed)
                     continue
                 self.wake.clear()
                 try:
@@ -85,12 +98,12 @@ class DeliveryWorker(Background):
                 except TimeoutError:
                     pass
         finally:
-            for task in inflight:  # their claims run out and another dispatcher (or this one, restarted) retries
+            for task in self.inflight:  # their claims run out and another dispatcher (or this one, restarted) retries
                 task.cancel()
 
-    async def _deliver_logged(self, claimed) -> None:
+    async def _deliver_logged(self, claimed, known) -> None:
         try:
-            await delivery_service.deliver(self.engine, self.box, self.sender, claimed, scale=self.scale)
+            await delivery_service.deliver(self.engine, self.box, self.sender, claimed, scale=self.scale, known=known)
         except Exception as exc:  # noqa: BLE001 - the claims are leases: these deliveries come due again
             log.warning("webhook deliveries: a batch failed (%s); it will be retried when its claims run out", exc)
 
@@ -107,7 +120,13 @@ def build(runtime: Runtime) -> None:
                             scale=cfg.webhook_retry_scale, lease=cfg.webhook_lease)
 
     async def on_events(messages: list[dict]) -> None:
-        if await delivery_service.fan_out(runtime.engine, [envelope(m) for m in messages]):
+        # Claimed as they are queued while this worker has room, so they go out without a claim; else left due
+        # for whichever dispatcher has room first.
+        fanned = await delivery_service.fan_out(runtime.engine, [envelope(m) for m in messages],
+                                                lease=worker.lease if worker.has_room else None)
+        if fanned.claimed:
+            worker.start_delivery(fanned.claimed, fanned)
+        if fanned.queued > len(fanned.claimed):
             worker.wake.set()
 
     async def on_event(message: dict) -> None:
@@ -115,7 +134,7 @@ def build(runtime: Runtime) -> None:
 
     runtime.run(worker)
     # Receivers order by occurred_at, so a fetched batch fans out together, in one transaction.
-    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_event, ack_wait=30.0, batch=100, batch_handler=on_events))
+    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_event, ack_wait=30.0, batch=250, batch_handler=on_events))
 
 
 def envelope(message: dict) -> Envelope:

@@ -20,6 +20,10 @@ SECRET_PREFIX = "whsec_"
 ROTATION_OVERLAP = timedelta(hours=24)
 DELIVERY_TIMEOUT_SECONDS = 10.0
 MAX_RESPONSE_BYTES = 64 * 1024
+# Open connections a dispatcher keeps (alive, reused) to one receiver host, and in all: one busy or slow receiver
+# cannot take every connection.
+CONNECTIONS_PER_RECEIVER = 64
+CONNECTIONS = 256
 # Seconds before attempt n+1 (n = attempts made): about a day in all, each with +-20% jitter.
 RETRY_DELAYS = (10, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 28800)
 MAX_ATTEMPTS = len(RETRY_DELAYS) + 1

@@ -157,7 +157,8 @@ class Webhooks:
                 store.delivery_values(t.id, business_id, event.event_id, event.type, now, attempts=1,
                                       next_attempt_at=now + self.lease) for t in targets])
         outcomes = await asyncio.gather(*(
-            delivery.post_signed(self.sender, self.box, target, str(item.id), event)
+            delivery.post_signed(self.sender, delivery.signing_secrets(self.box, target, now), target.url,
+                                 str(item.id), event)
             for target, item in zip(targets, claimed)))
         await delivery_service.record_outcomes(self.engine, list(zip(claimed, outcomes)), retry=False)
         return TestSent(business_id, event.event_id, list(zip(targets, outcomes)))

@@ -143,11 +143,10 @@ async def delete_subscription(conn: AsyncConnection, subscription_id: str) -> No
 
 
 async def active_subscriptions(conn: AsyncConnection, business_ids) -> dict[str, list]:
-    """The active subscriptions (id, events) of each of these businesses."""
-    s = subscriptions.c
+    """The active subscriptions of each of these businesses."""
     found: dict[str, list] = {}
-    for row in await conn.execute(sa.select(s.id, s.business_id, s.events).where(s.business_id.in_(business_ids),
-                                                                                 s.is_active)):
+    for row in await conn.execute(sa.select(subscriptions).where(subscriptions.c.business_id.in_(business_ids),
+                                                                 subscriptions.c.is_active)):
         found.setdefault(str(row.business_id), []).append(row)
     return found
 
@@ -233,11 +232,14 @@ async def insert_deliveries(conn: AsyncConnection, rows: list[dict]) -> list:
     return (await conn.execute(deliveries.insert().returning(deliveries, sort_by_parameter_order=True), rows)).all()
 
 
-async def queue_once(conn: AsyncConnection, rows: list[dict]) -> None:
-    """Queue first deliveries of events to subscriptions, skipping those that exist (replays aside)."""
-    if rows:
-        await conn.execute(insert(deliveries).on_conflict_do_nothing(
-            index_elements=["event_id", "subscription_id"], index_where=sa.text("NOT replay")), rows)
+async def queue_once(conn: AsyncConnection, rows: list[dict]) -> list:
+    """Queue first deliveries of events to subscriptions, skipping those that exist (replays aside); returns the
+    new ones."""
+    if not rows:
+        return []
+    return (await conn.execute(insert(deliveries).on_conflict_do_nothing(
+        index_elements=["event_id", "subscription_id"], index_where=sa.text("NOT replay")).returning(deliveries),
+        rows)).all()
 
 
 def deliveries_of(business_ids, webhook_id: str | None, event_id: str | None, status: str | None) -> sa.Select:
