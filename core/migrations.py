@@ -88,16 +88,13 @@ def create_event_tables(schema: str) -> None:
 
 
 def notify_on_outbox(schema: str) -> None:
-    """A commit that adds outbox rows sends a NOTIFY on core.outbox.channel(schema) (one per statement, folded by
-    PostgreSQL per transaction), so the relays of every replica hear of it at once."""
+    """The outbox's commits wake the relays of every replica (core.outbox.notify_trigger)."""
     from alembic import op
 
-    from core.outbox import channel
+    from core.outbox import notify_trigger
 
-    op.execute(f'''CREATE FUNCTION "{schema}".outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_notify('{channel(schema)}', ''); RETURN NULL; END $$''')
-    op.execute(f'''CREATE TRIGGER outbox_notify AFTER INSERT ON "{schema}".outbox
-        FOR EACH STATEMENT EXECUTE FUNCTION "{schema}".outbox_notify()''')
+    for statement in notify_trigger(schema):
+        op.execute(statement)
 
 
 def drop_notify_on_outbox(schema: str) -> None:

@@ -80,6 +80,15 @@ def channel(schema: str) -> str:
     return f"{schema}_outbox"
 
 
+def notify_trigger(schema: str) -> list[str]:
+    """The statements that make a commit adding rows to the schema's outbox NOTIFY `channel(schema)` (once per
+    statement, and PostgreSQL folds a transaction's notifications into one); run by each service's migration."""
+    return [f'''CREATE FUNCTION "{schema}".outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_notify('{channel(schema)}', ''); RETURN NULL; END $$''',
+            f'''CREATE TRIGGER outbox_notify AFTER INSERT ON "{schema}".outbox
+                FOR EACH STATEMENT EXECUTE FUNCTION "{schema}".outbox_notify()''']
+
+
 class OutboxRelay(Background):
     task_name = "outbox-relay"
 
@@ -97,10 +106,15 @@ class OutboxRelay(Background):
         """Called after a commit that added events, so they go out without waiting for the poll."""
         self._wake.set()
 
+    @property
+    def listening(self) -> bool:
+        """Whether the relay hears of the outbox's commits (else it only polls)."""
+        return self._listener is not None and not self._listener.is_closed()
+
     async def _listen(self) -> None:
         """(Re)open the connection that LISTENs for the outbox's commits, if it is not open; without it the relay
         polls."""
-        if self._listener is not None and not self._listener.is_closed() or time.monotonic() < self._listen_again_at:
+        if self.listening or time.monotonic() < self._listen_again_at:
             return
         try:
             self._listener = await asyncpg.connect(raw_url(self.engine.url), timeout=5)
@@ -144,6 +158,7 @@ class OutboxRelay(Background):
         backoff = 0.2
         while True:
             await self._listen()
+            self._wake.clear()  # before reading: a commit made while this pass runs wakes the next one
             try:
                 published = await self.publish_pending()
                 backoff = 0.2
@@ -156,7 +171,6 @@ class OutboxRelay(Background):
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue
-            self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), self.idle_seconds)
             except TimeoutError:

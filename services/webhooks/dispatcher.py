@@ -81,6 +81,7 @@ class DeliveryWorker(Background):
             while True:
                 if not self.has_room:
                     await asyncio.wait(self.inflight, return_when=asyncio.FIRST_COMPLETED)
+                self.wake.clear()  # before claiming: deliveries queued while the claim runs wake the next one
                 try:
                     claimed = await self.claim()
                 except asyncio.CancelledError:
@@ -92,7 +93,6 @@ class DeliveryWorker(Background):
                 if claimed:
                     self.start_delivery(claimed)
                     continue
-                self.wake.clear()
                 try:
                     await asyncio.wait_for(self.wake.wait(), self.idle_seconds)
                 except TimeoutError:

@@ -11,8 +11,8 @@ from nats.js.api import DeliverPolicy
 
 from core.bus import DurableConsumer, EventBus, Outgoing, PermanentError
 from core.db import create_engine
-from core.inbox import first_delivery, inbox_table
-from core.outbox import OutboxRelay, outbox_table, record_event
+from core.inbox import first_deliveries, first_delivery, inbox_table
+from core.outbox import OutboxRelay, notify_trigger, outbox_table, record_event
 
 
 async def _pending(database_url: str, business_id: str) -> list:
@@ -74,6 +74,8 @@ async def scratch(stack):
     async with engine.begin() as conn:
         await conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
         await conn.run_sync(metadata.create_all)
+        for statement in notify_trigger(schema):
+            await conn.execute(sa.text(statement))
     bus = EventBus(stack.nats_url, "test")
     assert await bus.wait_connected(10)
     yield engine, bus, *tables
@@ -124,5 +126,100 @@ async def test_relay_publishes_in_order_once_and_consumer_acks_naks_terms_and_de
     # replaying an already-applied event changes nothing
     async with engine.begin() as conn:
         assert not await first_delivery(conn, inbox, "test-consumer", ids[0])
+    info = await bus.js.consumer_info("EVENTS", consumer.durable)
+    assert info.num_pending == 0 and info.num_ack_pending == 0
+
+
+async def _stream_of(bus: EventBus, kind: str) -> list[dict]:
+    """Every event of `kind` in the stream, in stream order."""
+    sub = await bus.js.subscribe(f"events.{kind}.>", ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+    found = []
+    try:
+        while True:
+            try:
+                found.append(json.loads((await sub.next_msg(timeout=1.0)).data))
+            except nats.errors.TimeoutError:
+                return found
+    finally:
+        await sub.unsubscribe()
+
+
+async def test_a_publish_failing_midway_leaves_the_rest_pending_and_order_holds(scratch):
+    engine, bus, outbox, _ = scratch
+    kind = f"test.{uuid.uuid4().hex[:8]}"
+    async with engine.begin() as conn:
+        ids = [await record_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in range(2)]
+        # larger than the server takes: the client refuses it, and the batch stops there
+        ids.append(await record_event(conn, outbox, f"{kind}.ok", None, {"n": 2, "pad": "x" * bus.nc.max_payload}))
+        ids += [await record_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in (3, 4)]
+    relay = OutboxRelay(engine, outbox, bus)
+    with pytest.raises(ConnectionError):
+        await relay.publish_pending()
+    async with engine.connect() as conn:
+        rows = (await conn.execute(sa.select(outbox.c.event_id, outbox.c.published_at).order_by(outbox.c.id))).all()
+    assert [r.published_at is not None for r in rows] == [True, True, False, False, False]
+    async with engine.begin() as conn:  # mended, as an operator would
+        await conn.execute(outbox.update().where(outbox.c.event_id == ids[2]).values(data={"n": 2}))
+    assert await relay.publish_pending() == 3
+    assert [e["data"]["n"] for e in await _stream_of(bus, kind)] == [0, 1, 2, 3, 4]
+
+
+async def test_the_relay_wakes_on_a_commit_without_waiting_for_its_poll(scratch):
+    engine, bus, outbox, _ = scratch
+    kind = f"test.{uuid.uuid4().hex[:8]}"
+    relay = OutboxRelay(engine, outbox, bus, idle_seconds=60)  # its poll alone would take a minute
+    relay.start()
+    try:
+        for _ in range(100):
+            if relay.listening:
+                break
+            await asyncio.sleep(0.05)
+        sub = await bus.js.subscribe(f"events.{kind}.>", ordered_consumer=True)
+        await asyncio.sleep(0.5)  # the relay's first pass (nothing pending) is over: it waits now
+        async with engine.begin() as conn:  # another writer: only the commit's NOTIFY can wake the relay
+            event_id = await record_event(conn, outbox, f"{kind}.ok", None, {"n": 1})
+        assert json.loads((await sub.next_msg(timeout=5)).data)["event_id"] == event_id
+        await sub.unsubscribe()
+    finally:
+        await relay.stop()
+
+
+async def test_a_batch_is_applied_together_and_a_bad_event_alone(scratch):
+    engine, bus, outbox, inbox = scratch
+    kind = f"test.{uuid.uuid4().hex[:8]}"
+    async with engine.begin() as conn:
+        ids = [await record_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in range(4)]
+        poison = await record_event(conn, outbox, f"{kind}.poison", None, {})
+        ids += [await record_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in range(4, 8)]
+    assert await OutboxRelay(engine, outbox, bus).publish_pending() == 9
+    batches, applied, alone = [], [], []
+
+    async def apply(events: list[dict]) -> None:
+        batches.append(len(events))
+        async with engine.begin() as conn:
+            fresh = await first_deliveries(conn, inbox, "test-batch", [e["event_id"] for e in events])
+            if any(e["type"].endswith("poison") for e in events):
+                raise RuntimeError("the batch's transaction fails")
+            applied.extend(e["data"]["n"] for e in events if e["event_id"] in fresh)
+
+    async def apply_one(event: dict) -> None:
+        alone.append(event["event_id"])
+        if event["type"].endswith("poison"):
+            raise PermanentError("never processable")
+        await apply([event])
+
+    consumer = DurableConsumer(bus, f"test-{uuid.uuid4().hex[:8]}", apply_one, filter_subject=f"events.{kind}.>",
+                               batch=20, batch_handler=apply)
+    consumer.start()
+    try:
+        for _ in range(100):
+            if sorted(applied) == list(range(8)) and poison in alone:
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)  # a redelivery of the poison would have come by now
+    finally:
+        await consumer.stop()
+    assert sorted(applied) == list(range(8))  # each once: the failed batch's inbox rows were rolled back
+    assert max(batches) > 1 and alone.count(poison) == 1
     info = await bus.js.consumer_info("EVENTS", consumer.durable)
     assert info.num_pending == 0 and info.num_ack_pending == 0
