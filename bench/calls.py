@@ -27,7 +27,7 @@ import asyncpg
 import nats
 from aiohttp import web
 
-from bench.harness import signed_up, with_stack
+from bench.harness import CpuMeter, signed_up, with_stack
 from core.settings import derive_secret
 from deploy.local.servers import free_port
 from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
@@ -165,19 +165,22 @@ async def run(args, stack) -> int:
         finally:
             await bare.stop(runner)
         sent: dict[str, float] = {}
-        started = time.time()
+        cpu = CpuMeter(stack)
+        cpu_before, started = cpu.read(), time.time()
         refused = await play(http, stack.base_url + MESSAGES_PATH, secret, calls, args.concurrency, sent)
         ids = [c["id"] for c in calls]
         for _ in range(600):
             if all(i in completed for i in ids):
                 break
             await asyncio.sleep(0.1)
+        cpu_after = cpu.read()
     await bus.close()
     missing = [i for i in ids if i not in completed]
     if refused or missing:
         print(f"  INVALID: {refused} messages refused, {len(missing)} calls without call.completed")
         return 1
     rate = line("stack", len(ids), max(completed[i] for i in ids) - started, [completed[i] - sent[i] for i in ids])
+    print(cpu.per_unit(cpu_before, cpu_after, len(ids), "call"))
     print(f"ratio to the bare receiver: {rate / baseline:.2f}; every call ended once with its event")
     return 0
 

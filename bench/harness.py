@@ -9,6 +9,8 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import psutil
+
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
 
@@ -25,6 +27,41 @@ async def signed_up(http, base: str, business_name: str, email: str) -> tuple[di
         assert r.status == 303, await r.text()
     async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
         return signup, (await r.json())["key"]
+
+
+class CpuMeter:
+    """CPU seconds spent by each part of a stack (each process, PostgreSQL with its backends, NATS) and by this
+    process, between readings. `merge`: processes whose name starts with a key count as one part, its value."""
+
+    def __init__(self, stack: Stack, merge: dict[str, str] | None = None):
+        self.stack, self.merge = stack, merge or {}
+
+    def _part(self, name: str) -> str:
+        return next((part for prefix, part in self.merge.items() if name.startswith(prefix)), name)
+
+    def read(self) -> dict[str, float]:
+        procs: list[tuple[str, psutil.Process]] = [("bench", psutil.Process())]
+        procs += [(self._part(p.name), psutil.Process(p.proc.pid)) for p in self.stack.processes if p.proc]
+        if self.stack.postgres:
+            postgres = psutil.Process(self.stack.postgres.proc.pid)
+            procs += [("postgres", proc) for proc in (postgres, *postgres.children(recursive=True))]
+        if self.stack.nats:
+            procs.append(("nats", psutil.Process(self.stack.nats.proc.pid)))
+        spent: dict[str, float] = {}
+        for part, proc in procs:
+            try:
+                times = proc.cpu_times()
+            except psutil.NoSuchProcess:  # a backend that ended between listing and reading
+                continue
+            spent[part] = spent.get(part, 0.0) + times.user + times.system
+        return spent
+
+    @staticmethod
+    def per_unit(before: dict[str, float], after: dict[str, float], count: int, unit: str) -> str:
+        """The parts that spent at least 0.01 ms per `unit`, most first. A backend that ended in between takes
+        its time with it, so PostgreSQL's share is a lower bound."""
+        spent = sorted(((after[part] - before.get(part, 0.0)) * 1000 / count, part) for part in after)
+        return f"    CPU ms per {unit}: " + ", ".join(f"{part} {ms:.2f}" for ms, part in reversed(spent) if ms >= 0.01)
 
 
 def with_stack(name: str, run: Callable[[Stack], Awaitable[int]], env: dict[str, str] | None = None) -> int:

@@ -29,10 +29,9 @@ from datetime import datetime, timezone
 
 import aiohttp
 import asyncpg
-import psutil
 from aiohttp import web
 
-from bench.harness import signed_up, with_stack
+from bench.harness import CpuMeter, signed_up, with_stack
 from deploy.local.servers import free_port
 from deploy.local.stack import Process, Stack
 from services.webhooks import domain
@@ -93,38 +92,6 @@ class Outbox:
         return ids
 
 
-class CpuMeter:
-    """CPU seconds spent by each part of the stack (and this process) between two readings."""
-
-    def __init__(self, stack: Stack):
-        self.stack = stack
-
-    def parts(self) -> dict[str, list[psutil.Process]]:
-        procs = {p.name: psutil.Process(p.proc.pid) for p in self.stack.processes if p.proc}
-        postgres = psutil.Process(self.stack.postgres.proc.pid)
-        return {"dispatchers": [v for k, v in procs.items() if k.startswith("webhooks-dispatcher")],
-                "relay (sdr)": [procs["sdr"]], "postgres": [postgres, *postgres.children(recursive=True)],
-                "nats": [psutil.Process(self.stack.nats.proc.pid)], "bench+receiver": [psutil.Process()]}
-
-    def read(self) -> dict[str, float]:
-        spent = {}
-        for part, procs in self.parts().items():
-            total = 0.0
-            for proc in procs:
-                try:
-                    t = proc.cpu_times()
-                    total += t.user + t.system
-                except psutil.NoSuchProcess:
-                    pass
-            spent[part] = total
-        return spent
-
-    @staticmethod
-    def per_event(before: dict[str, float], after: dict[str, float], events: int) -> str:
-        return "    CPU ms per event: " + ", ".join(
-            f"{part} {(after[part] - before.get(part, 0.0)) * 1000 / events:.2f}" for part in after)
-
-
 async def stages(database_url: str, ids: list[str]) -> str:
     """Where the events' time went, from the stack's own timestamps: p50/p99 from commit (occurred_at) to
     published by the relay (sdr.outbox), to fanned out into a delivery (webhooks.deliveries.created_at) and to
@@ -181,7 +148,7 @@ async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, 
 class Rounds:
     def __init__(self, stack: Stack, receiver: CountingReceiver, outbox: Outbox):
         self.stack, self.receiver, self.outbox = stack, receiver, outbox
-        self.cpu = CpuMeter(stack)
+        self.cpu = CpuMeter(stack, merge={"webhooks-dispatcher": "dispatchers"})
 
     async def finish(self, name: str, ids: list[str], started: float, cpu_before: dict[str, float]) -> float | None:
         """Wait for every event, print the round's line, its stages and its CPU; the rate, or None if some
@@ -192,7 +159,7 @@ class Rounds:
         last = max(self.receiver.seen[i] for i in ids)
         rate = summary(name, len(ids), last - started, [self.receiver.latency[i] for i in ids])
         print(await stages(self.stack.database_url, ids), flush=True)
-        print(self.cpu.per_event(cpu_before, self.cpu.read(), len(ids)), flush=True)
+        print(self.cpu.per_unit(cpu_before, self.cpu.read(), len(ids), "event"), flush=True)
         return rate
 
     async def burst(self, name: str, count: int) -> float | None:

@@ -205,6 +205,10 @@ async def _stop_eval_runs(app: web.Application) -> None:
     await app[EVAL_RUNNER].close()
 
 
+async def _save_store(app: web.Application) -> None:
+    app[STORE].flush()
+
+
 async def unknown_route(request: web.Request) -> web.Response:
     raise ApiError(404, f"Cannot {request.method} {request.path}")
 
@@ -250,6 +254,7 @@ def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url
     runner.abort_unfinished()
     app[EVAL_RUNNER] = runner
     app.on_cleanup.append(_stop_eval_runs)
+    app.on_cleanup.append(_save_store)  # after the eval runs stopped: they may change it
     app[COLLECTIONS] = by_kind = {**collections(store), **eval_collections(store, runner)}
     playback = Playback(store, time_scale, Path(state_dir) / "recordings", public_url.rstrip("/"))
     by_kind["call"].after_create = playback.start

@@ -1,8 +1,10 @@
 """The simulator's store: one collection of JSON objects per resource kind, in insertion order, saved to
-`state.json` in the data folder after every change (a temporary file, flushed, then renamed over the old
-one), and loaded again at start, so a restart keeps everything."""
+`state.json` in the data folder (a temporary file, flushed, then renamed over the old one) and loaded again at
+start, so a restart keeps everything. A save rewrites the whole state, so changes are saved at most every
+SAVE_DELAY seconds (a burst of calls is written once, not once per change) and at shutdown (`flush`)."""
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import uuid
@@ -10,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 FILE = "state.json"
+SAVE_DELAY = 0.25
 SYSTEM_FIELDS = frozenset({"id", "orgId", "createdAt", "updatedAt"})
 
 
@@ -30,8 +33,27 @@ class Store:
         data = json.loads(self.path.read_text()) if self.path.exists() else {}
         self.org_id: str = data.get("org_id") or str(uuid.uuid4())
         self.collections: dict[str, dict[str, dict]] = data.get("collections", {})
+        self._saving: asyncio.TimerHandle | None = None
         if not self.path.exists():
             self.save()  # the org id is fixed from the first start
+
+    def changed(self) -> None:
+        """Save within SAVE_DELAY (at once outside an event loop)."""
+        if self._saving is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.save()
+            return
+        self._saving = loop.call_later(SAVE_DELAY, self.flush)
+
+    def flush(self) -> None:
+        """Save now what changed since the last save."""
+        if self._saving is not None:
+            self._saving.cancel()
+            self._saving = None
+        self.save()
 
     def save(self) -> None:
         tmp = self.path.with_name(f".{FILE}.tmp")
@@ -48,7 +70,7 @@ class Store:
         stamp = now_iso()
         record = {"id": str(uuid.uuid4()), "orgId": self.org_id, **_own(fields), "createdAt": stamp, "updatedAt": stamp}
         self._kind(kind)[record["id"]] = record
-        self.save()
+        self.changed()
         return record
 
     def get(self, kind: str, record_id: str) -> dict | None:
@@ -61,12 +83,12 @@ class Store:
         if null_removes:
             record = {k: v for k, v in record.items() if v is not None or k not in fields}
         self._kind(kind)[record_id] = record
-        self.save()
+        self.changed()
         return record
 
     def delete(self, kind: str, record_id: str) -> dict:
         record = self._kind(kind).pop(record_id)
-        self.save()
+        self.changed()
         return record
 
     def list(self, kind: str, limit: int | None = None, **equal) -> list[dict]:
