@@ -9,7 +9,8 @@ dispatcher (history, deliveries) -> signed POST.
 - steady: --rate events per second for --seconds (one commit every 20 ms), one dispatcher; the achieved rate and
   p50/p99 from commit to receipt.
 Each round also prints where the time went (p50/p99 after commit of publishing by the relay, fan-out into a
-delivery and delivery, from the stack's own timestamps) and the CPU each part of the machine spent per event.
+delivery and delivery, from the stack's own timestamps), the CPU each part of the machine spent per event and
+the bytes PostgreSQL wrote to its log per event.
 The baseline is a bare loop in this process that signs the same bodies and POSTs them to the same receiver
 with the same concurrency, nothing else; the ratio is dispatcher throughput over that. Every event must
 arrive exactly once after dedup, or the run is invalid.
@@ -150,8 +151,13 @@ class Rounds:
         self.stack, self.receiver, self.outbox = stack, receiver, outbox
         self.cpu = CpuMeter(stack, merge={"webhooks-dispatcher": "dispatchers"})
 
-    async def finish(self, name: str, ids: list[str], started: float, cpu_before: dict[str, float]) -> float | None:
-        """Wait for every event, print the round's line, its stages and its CPU; the rate, or None if some
+    async def costs(self) -> tuple[dict[str, float], int]:
+        """CPU seconds per part so far, and the WAL position (bytes PostgreSQL has written to its log)."""
+        return self.cpu.read(), await self.outbox.conn.fetchval("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
+
+    async def finish(self, name: str, ids: list[str], started: float, before: tuple[dict[str, float], int]) \
+            -> float | None:
+        """Wait for every event, print the round's line, its stages and its costs; the rate, or None if some
         never arrived."""
         if not await self.receiver.wait_all(ids, 300):
             print(f"  {name}: not every event arrived; INVALID")
@@ -159,20 +165,23 @@ class Rounds:
         last = max(self.receiver.seen[i] for i in ids)
         rate = summary(name, len(ids), last - started, [self.receiver.latency[i] for i in ids])
         print(await stages(self.stack.database_url, ids), flush=True)
-        print(self.cpu.per_unit(cpu_before, self.cpu.read(), len(ids), "event"), flush=True)
+        await asyncio.sleep(0.5)  # the last attempts are recorded
+        cpu, wal = await self.costs()
+        print(self.cpu.per_unit(before[0], cpu, len(ids), "event"), flush=True)
+        print(f"    PostgreSQL WAL per event: {(wal - before[1]) / len(ids):.0f} bytes", flush=True)
         return rate
 
     async def burst(self, name: str, count: int) -> float | None:
-        cpu_before, started = self.cpu.read(), time.time()
-        return await self.finish(name, await self.outbox.commit(count), started, cpu_before)
+        before, started = await self.costs(), time.time()
+        return await self.finish(name, await self.outbox.commit(count), started, before)
 
     async def steady(self, name: str, rate: int, seconds: float) -> float | None:
         per_commit = max(1, round(rate * COMMIT_EVERY))
-        cpu_before, started, ids = self.cpu.read(), time.time(), []
+        before, started, ids = await self.costs(), time.time(), []
         for n in range(round(seconds / COMMIT_EVERY)):
             ids += await self.outbox.commit(per_commit)
             await asyncio.sleep(max(0.0, started + (n + 1) * COMMIT_EVERY - time.time()))
-        return await self.finish(name, ids, started, cpu_before)
+        return await self.finish(name, ids, started, before)
 
 
 async def run(args, stack: Stack) -> int:

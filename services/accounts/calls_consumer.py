@@ -1,10 +1,10 @@
 """Calls in the usage log: each `call.completed` and `call.failed` event adds the call's billed minutes and
 its cost to its business's usage (once per call, so redelivered events add nothing); the balance sums the
-minutes."""
+minutes. A fetched batch is recorded in one transaction."""
 from __future__ import annotations
 
 from core.bus import business_event, subject_for
-from services.accounts.service import Accounts
+from services.accounts.service import Accounts, CallCost
 
 CALLS_SUBJECT = subject_for("call.*")
 CONSUMER = "accounts-call-usage"
@@ -12,13 +12,21 @@ BILLED = ("call.completed", "call.failed")
 
 
 class CallUsage:
+    """The consumer's handlers: `handle_batch` for a fetched batch (one transaction: entries are once per call
+    and their order does not matter), `handle` for one event (when a batch failed)."""
+
     def __init__(self, accounts: Accounts):
         self.accounts = accounts
 
+    async def handle_batch(self, messages: list[dict]) -> None:
+        costs = []
+        for message in messages:
+            event, call = business_event(message)
+            if event.type in BILLED:
+                costs.append(CallCost(event.business_id, call.call_id,
+                                      call.duration if event.type == "call.completed" else 0, call.cost_cents,
+                                      event.occurred_at))
+        await self.accounts.record_call_usage(costs)
+
     async def handle(self, message: dict) -> None:
-        event, call = business_event(message)
-        if event.type not in BILLED:
-            return
-        duration = call.duration if event.type == "call.completed" else 0
-        await self.accounts.record_call_usage(event.business_id, call.call_id, duration, call.cost_cents,
-                                              event.occurred_at)
+        await self.handle_batch([message])

@@ -82,6 +82,17 @@ class KeyChanges:
 
 
 @dataclass(frozen=True)
+class CallCost:
+    """A call to bill in the usage log, from its call.completed or call.failed event."""
+
+    business_id: str
+    call_id: str
+    duration_seconds: int
+    cost_cents: int
+    at: datetime
+
+
+@dataclass(frozen=True)
 class Usage:
     """One API request to bill, as a gateway recorded it (fields in store.USAGE_COPY_COLUMNS order)."""
 
@@ -434,14 +445,14 @@ class Accounts:
         async with self.engine.connect() as conn:
             return await store.subscriptions_of(conn, business_ids), await store.minutes_used(conn, business_ids)
 
-    async def record_call_usage(self, business_id: str, call_id: str, duration_seconds: int, cost_cents: int,
-                                at: datetime) -> bool:
-        """A call's minutes and cost in its business's usage log, once per call; False when already there (or
-        when the business is gone)."""
+    async def record_call_usage(self, costs: list[CallCost]) -> int:
+        """Calls' minutes and costs in their businesses' usage logs, once per call, in one transaction; returns how
+        many were new (a call already there, or of a business that is gone, adds nothing)."""
+        if not costs:
+            return 0
         async with self.engine.begin() as conn:
-            account_id = await store.account_of(conn, business_id)
-            if account_id is None:
-                return False
-            return await store.append_call_usage(
-                conn, entry_id=new_id(), account_id=account_id, business_id=business_id, call_id=call_id,
-                minutes=domain.billed_minutes(duration_seconds), cost_cents=max(0, cost_cents), at=at)
+            accounts = await store.accounts_of(conn, {c.business_id for c in costs})
+            return await store.append_call_usage(conn, [dict(
+                id=new_id(), account_id=accounts[c.business_id], business_id=c.business_id, call_id=c.call_id,
+                minutes=domain.billed_minutes(c.duration_seconds), cost_cents=max(0, c.cost_cents), created_at=c.at)
+                for c in costs if c.business_id in accounts])

@@ -388,20 +388,23 @@ def usage_of(account_id: str, business_id: str | None, start: datetime | None, e
 CALL_METHOD, CALL_ENDPOINT = "CALL", "/api/v1/calls"  # how a call's entry reads in the usage log
 
 
-async def account_of(conn: AsyncConnection, business_id: str) -> str | None:
-    found = await conn.scalar(sa.select(businesses.c.account_id).where(businesses.c.id == business_id))
-    return None if found is None else str(found)
+async def accounts_of(conn: AsyncConnection, business_ids) -> dict[str, str]:
+    """The account of each of these businesses that still exists."""
+    return {str(b): str(a) for b, a in await conn.execute(
+        sa.select(businesses.c.id, businesses.c.account_id).where(businesses.c.id.in_(business_ids)))}
 
 
-async def append_call_usage(conn: AsyncConnection, *, entry_id: str, account_id: str, business_id: str,
-                            call_id: str, minutes: int, cost_cents: int, at: datetime) -> bool:
-    """The call's usage entry, once per call; False when it was there already."""
-    inserted = await conn.execute(insert(usage_log).values(
-        id=entry_id, account_id=account_id, business_id=business_id, api_key_id=None, endpoint=CALL_ENDPOINT,
-        method=CALL_METHOD, status_code=200, call_id=call_id, cost_cents=cost_cents, minutes=minutes, created_at=at)
-        .on_conflict_do_nothing(index_elements=["call_id"], index_where=sa.text("method = 'CALL'"))
-        .returning(usage_log.c.id))
-    return inserted.first() is not None
+async def append_call_usage(conn: AsyncConnection, entries: list[dict]) -> int:
+    """Calls' usage entries (id, account_id, business_id, call_id, minutes, cost_cents, created_at), once per call;
+    returns how many were new."""
+    if not entries:
+        return 0
+    inserted = await conn.execute(
+        insert(usage_log).on_conflict_do_nothing(index_elements=["call_id"], index_where=sa.text("method = 'CALL'"))
+        .returning(usage_log.c.id),
+        [{**e, "api_key_id": None, "endpoint": CALL_ENDPOINT, "method": CALL_METHOD, "status_code": 200}
+         for e in entries])
+    return len(inserted.all())
 
 
 async def minutes_used(conn: AsyncConnection, business_ids) -> dict[str, int]:

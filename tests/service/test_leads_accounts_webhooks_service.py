@@ -8,7 +8,8 @@ import sqlalchemy as sa
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
-from services.accounts.service import Usage
+from services.accounts import store as accounts_store
+from services.accounts.service import CallCost, Usage
 from services.sdr.service import LeadFilters, Leads
 from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
@@ -66,6 +67,24 @@ async def test_usage_is_appended_and_listed_for_the_key_account_only(accounts_of
         assert (await accounts.list_usage(None, None, Page(limit=10))).rows == []
     with pytest.raises(ServiceError):
         await accounts.record_usage([dataclasses.replace(entries[0], api_key_id="not-a-key")])
+
+
+async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, engine):
+    accounts = accounts_of()
+    business_id = (await accounts.signup("Acme", f"calls-{new_id()}@example.com", "", "", "", "",
+                                         next_client_ip())).business_id
+    now, first, second = utcnow(), new_id(), new_id()
+    costs = [CallCost(business_id, first, 61, 12, now), CallCost(business_id, first, 61, 12, now),  # redelivered
+             CallCost(business_id, second, 0, -1, now), CallCost(new_id(), new_id(), 30, 5, now)]  # a gone business
+    assert await accounts.record_call_usage(costs) == 2
+    assert await accounts.record_call_usage(costs[:1]) == 0  # once per call, whichever batch brings it again
+    async with engine.connect() as conn:
+        assert await accounts_store.minutes_used(conn, [business_id]) == {business_id: 2}
+        cents = await conn.scalars(sa.select(accounts_store.usage_log.c.cost_cents)
+                                   .where(accounts_store.usage_log.c.business_id == business_id,
+                                          accounts_store.usage_log.c.method == "CALL")
+                                   .order_by(accounts_store.usage_log.c.cost_cents))
+        assert list(cents) == [0, 12]
 
 
 async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine):
