@@ -116,16 +116,21 @@ class OutboxRelay(Background):
         polls."""
         if self.listening or time.monotonic() < self._listen_again_at:
             return
+        listener = None
         try:
-            self._listener = await asyncpg.connect(raw_url(self.engine.url), timeout=5)
-            await self._listener.add_listener(channel(self.table.schema), lambda *_: self._wake.set())
+            listener = await asyncpg.connect(raw_url(self.engine.url), timeout=5)
+            await listener.add_listener(channel(self.table.schema), lambda *_: self._wake.set())
         except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
             log.warning("outbox relay: cannot listen for commits (%s); polling every %.1fs", exc, self.idle_seconds)
+            if listener is not None:
+                listener.terminate()
             self._listener, self._listen_again_at = None, time.monotonic() + 10.0
+            return
+        self._listener = listener
 
     async def stop(self) -> None:
         await super().stop()
-        if self._listener is not None:
+        if self.listening:
             await self._listener.close(timeout=2)
 
     async def publish_pending(self) -> int:
