@@ -9,7 +9,8 @@ a signed `status-update` (in-progress) and a signed `end-of-call-report` POSTed 
 report sent to last event received) and p50/p99 from a report's sending to its event's arrival. Every call
 must end with exactly its event, or the run is invalid. The baseline is a bare aiohttp receiver in this process
 that only stores each message in Postgres (one INSERT), fed the same messages with the same concurrency; the
-ratio is the stack's calls per second over the baseline's.
+ratio is the stack's calls per second over the baseline's. It also prints the CPU each process spent per call
+and how many events (of every type, counted in the webhooks history) a call led to.
 
 Run: `make bench-calls` (`--calls`, `--concurrency`).
 """
@@ -104,6 +105,14 @@ class BareReceiver:
         await self.pool.close()
 
 
+async def history_size(database_url: str) -> int:
+    conn = await asyncpg.connect(database_url)
+    try:
+        return await conn.fetchval("SELECT count(*) FROM webhooks.events")
+    finally:
+        await conn.close()
+
+
 def line(name: str, count: int, seconds: float, latencies: list[float]) -> float:
     rate = count / seconds if seconds > 0 else 0.0
     ms = sorted(x * 1000 for x in latencies) or [0.0]
@@ -166,6 +175,7 @@ async def run(args, stack) -> int:
             await bare.stop(runner)
         sent: dict[str, float] = {}
         cpu = CpuMeter(stack)
+        events_before = await history_size(stack.database_url)
         cpu_before, started = cpu.read(), time.time()
         refused = await play(http, stack.base_url + MESSAGES_PATH, secret, calls, args.concurrency, sent)
         ids = [c["id"] for c in calls]
@@ -181,6 +191,9 @@ async def run(args, stack) -> int:
         return 1
     rate = line("stack", len(ids), max(completed[i] for i in ids) - started, [completed[i] - sent[i] for i in ids])
     print(cpu.per_unit(cpu_before, cpu_after, len(ids), "call"))
+    await asyncio.sleep(2.0)  # the consumers' own events (leads, scores) reach the history
+    print(f"    events per call: {(await history_size(stack.database_url) - events_before) / len(ids):.1f} "
+          "(all types, in the webhooks history)")
     print(f"ratio to the bare receiver: {rate / baseline:.2f}; every call ended once with its event")
     return 0
 
