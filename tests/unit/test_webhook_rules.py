@@ -5,10 +5,12 @@ from datetime import timedelta
 import pytest
 from stripe import WebhookSignature
 
+from core.bus import PermanentError
 from core.errors import ServiceError
 from core.outbound import address_refusal
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
+from services.webhooks.dispatcher import envelope
 
 
 @pytest.mark.parametrize("address, loopback_ok, refused", [
@@ -67,3 +69,15 @@ async def test_the_sender_refuses_private_addresses_without_connecting():
             assert outcome.status_code is None and outcome.error.startswith("refused"), (url, outcome)
     finally:
         await sender.close()
+
+
+def test_a_bus_message_becomes_the_event_to_fan_out_or_is_refused_for_good():
+    event_id, business_id = "8E1F0C9A-1B2C-4D5E-8F90-ABCDEF012345", "0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D"
+    message = {"event_id": event_id, "type": "lead.created", "occurred_at": "2026-11-23T10:00:00Z",
+               "business_id": business_id, "data": {"id": "x"}}
+    event = envelope(message)
+    assert (event.event_id, event.business_id) == (event_id.lower(), business_id.lower())  # as PostgreSQL writes them
+    assert envelope({**message, "business_id": None}).business_id is None
+    for broken in ({**message, "business_id": "acme"}, {**message, "event_id": "1"}, {"type": "lead.created"}):
+        with pytest.raises(PermanentError):
+            envelope(broken)
