@@ -195,19 +195,19 @@ class DurableConsumer(Background):
     `event["event_id"]`, e.g. with `core.inbox.first_delivery` in the same
     transaction as the handler's effect.
 
-    With a `batch_handler` (for handlers whose effects do not depend on order, e.g. the webhook dispatcher's
-    fan-out), a fetched batch is applied in one call, typically one transaction, and acked together; if that
-    call fails, each message of the batch goes through `handler` alone, so one bad event is retried or
-    terminated without holding back the others.
+    `batched=True` (for handlers whose effects do not depend on order, e.g. the webhook dispatcher's fan-out):
+    the handler takes a list of events, and a fetched batch is applied in one call, typically one transaction,
+    and acked together; if that call fails, each event of the batch is handled alone (a list of one), so one bad
+    event is retried or terminated without holding back the others.
     """
 
-    def __init__(self, bus: EventBus, durable: str, handler: Handler, *, filter_subject: str = SUBJECT_PREFIX + ">",
-                 batch: int = 20, max_deliver: int = 20, ack_wait: float = 30.0,
-                 batch_handler: BatchHandler | None = None):
+    def __init__(self, bus: EventBus, durable: str, handler: Handler | BatchHandler, *,
+                 filter_subject: str = SUBJECT_PREFIX + ">", batch: int = 20, max_deliver: int = 20,
+                 ack_wait: float = 30.0, batched: bool = False):
         self.bus = bus
         self.durable = durable
         self.handler = handler
-        self.batch_handler = batch_handler
+        self.batched = batched
         self.filter_subject = filter_subject
         self.batch = batch
         self.task_name = f"consumer-{durable}"
@@ -215,16 +215,19 @@ class DurableConsumer(Background):
         self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
                                      ack_wait=ack_wait, filter_subject=filter_subject)
 
-    async def _handle(self, msg) -> None:
+    async def _decoded(self, msg) -> dict | None:
+        """The message's event, or None once an undecodable message is terminated."""
         try:
-            event = json.loads(msg.data)
+            return json.loads(msg.data)
         except ValueError:
             log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
             await msg.term()
-            return
+            return None
+
+    async def _handle(self, msg, event: dict) -> None:
         try:
             with telemetry.continue_trace(self.tracer, f"consume {msg.subject}", msg.headers or {}):
-                await self.handler(event)
+                await (self.handler([event]) if self.batched else self.handler(event))
         except PermanentError as exc:
             log.error("consumer %s: event %s terminated: %s", self.durable, event.get("event_id"), exc)
             await msg.term()
@@ -237,24 +240,15 @@ class DurableConsumer(Background):
         else:
             await msg.ack()
 
-    async def _handle_batch(self, msgs) -> None:
-        decoded = []
-        for msg in msgs:
-            try:
-                decoded.append((msg, json.loads(msg.data)))
-            except ValueError:
-                log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
-                await msg.term()
-        if not decoded:
-            return
+    async def _handle_batch(self, decoded: list[tuple[object, dict]]) -> None:
         try:
             with telemetry.continue_batch(self.tracer, f"consume {self.durable}", [m.headers or {} for m, _ in decoded]):
-                await self.batch_handler([event for _, event in decoded])
+                await self.handler([event for _, event in decoded])
         except Exception as exc:  # noqa: BLE001 - isolate the failing event(s)
             log.warning("consumer %s: a batch of %d failed (%s); handling its events one by one",
                         self.durable, len(decoded), exc)
-            for msg, _ in decoded:
-                await self._handle(msg)
+            for msg, event in decoded:
+                await self._handle(msg, event)
             return
         for msg, _ in decoded:
             await msg.ack()
@@ -283,9 +277,10 @@ class DurableConsumer(Background):
                 log.warning("consumer %s: fetch failed: %s", self.durable, exc)
                 await asyncio.sleep(0.5)
                 continue
-            if self.batch_handler is not None:
-                await self._handle_batch(msgs)
+            decoded = [(msg, event) for msg in msgs if (event := await self._decoded(msg)) is not None]
+            if self.batched and len(decoded) > 1:
+                await self._handle_batch(decoded)
             else:
-                for msg in msgs:
-                    await self._handle(msg)
+                for msg, event in decoded:
+                    await self._handle(msg, event)
 

@@ -12,13 +12,13 @@ BILLED = ("call.completed", "call.failed")
 
 
 class CallUsage:
-    """The consumer's handlers: `handle_batch` for a fetched batch (one transaction: entries are once per call
-    and their order does not matter), `handle` for one event (when a batch failed)."""
+    """The consumer's handler: a fetched batch in one transaction (entries are once per call and their order does
+    not matter)."""
 
     def __init__(self, accounts: Accounts):
         self.accounts = accounts
 
-    async def handle_batch(self, messages: list[dict]) -> None:
+    async def handle(self, messages: list[dict]) -> None:
         costs = []
         for message in messages:
             event, call = business_event(message)
@@ -27,6 +27,3 @@ class CallUsage:
                                       call.duration if event.type == "call.completed" else 0, call.cost_cents,
                                       event.occurred_at))
         await self.accounts.record_call_usage(costs)
-
-    async def handle(self, message: dict) -> None:
-        await self.handle_batch([message])

@@ -253,9 +253,8 @@ def build(runtime: Runtime) -> AccountsServicer:
     runtime.run(BillingWorker(payments, provisioning, s.billing_interval_seconds))
     accounts = Accounts(runtime.engine, runtime.pool, runtime.bus, s, runtime.events_committed, payments,
                         provisioning)
-    usage = calls_consumer.CallUsage(accounts)
-    runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, usage.handle, batch=100,
-                                batch_handler=usage.handle_batch, filter_subject=calls_consumer.CALLS_SUBJECT))
+    runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
+                                batch=100, batched=True, filter_subject=calls_consumer.CALLS_SUBJECT))
     documents = ClientDocuments(allow_loopback=s.environment == "local")
     runtime.on_stop.append(documents.close)
     mail = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,

@@ -45,7 +45,7 @@ async def fan_out(engine: AsyncEngine, batch: list[Envelope], *, lease: timedelt
         await store.store_events(conn, list(fresh.values()))
         wanting = await store.active_subscriptions(conn, {e.business_id for e in fresh.values() if e.business_id})
         now = utcnow()
-        claim = dict(attempts=1, next_attempt_at=now + lease) if lease else {}
+        claim = store.claimed_by_creator(now, lease) if lease else {}
         rows = []
         for event in fresh.values():
             if not event.business_id:

@@ -129,12 +129,9 @@ def build(runtime: Runtime) -> None:
         if fanned.queued > len(fanned.claimed):
             worker.wake.set()
 
-    async def on_event(message: dict) -> None:
-        await on_events([message])
-
     runtime.run(worker)
     # Receivers order by occurred_at, so a fetched batch fans out together, in one transaction.
-    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_event, ack_wait=30.0, batch=250, batch_handler=on_events))
+    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_events, ack_wait=30.0, batch=250, batched=True))
 
 
 def envelope(message: dict) -> Envelope:

@@ -154,8 +154,8 @@ class Webhooks:
                 raise not_found("active webhook of this business")
             await store.store_events(conn, [event])
             claimed = await store.insert_deliveries(conn, [
-                store.delivery_values(t.id, business_id, event.event_id, event.type, now, attempts=1,
-                                      next_attempt_at=now + self.lease) for t in targets])
+                store.delivery_values(t.id, business_id, event.event_id, event.type, now,
+                                      **store.claimed_by_creator(now, self.lease)) for t in targets])
         outcomes = await asyncio.gather(*(
             delivery.post_signed(self.sender, delivery.signing_secrets(self.box, target, now), target.url,
                                  str(item.id), event)

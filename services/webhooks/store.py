@@ -225,6 +225,12 @@ def delivery_values(subscription_id: str | None, business_id: str, event_id: str
                 replay=replay, created_at=now, target_url=target_url)
 
 
+def claimed_by_creator(now: datetime, lease: timedelta) -> dict:
+    """delivery_values for a delivery its creator sends at once: its first attempt counted and claimed for
+    `lease`, as claim_due leaves a delivery it takes."""
+    return {"attempts": 1, "next_attempt_at": now + lease}
+
+
 async def insert_deliveries(conn: AsyncConnection, rows: list[dict]) -> list:
     """Insert new deliveries and return them in the given order."""
     if not rows:

@@ -196,20 +196,18 @@ async def test_a_batch_is_applied_together_and_a_bad_event_alone(scratch):
 
     async def apply(events: list[dict]) -> None:
         batches.append(len(events))
+        if len(events) == 1:
+            alone.append(events[0]["event_id"])
         async with engine.begin() as conn:
             fresh = await first_deliveries(conn, inbox, "test-batch", [e["event_id"] for e in events])
             if any(e["type"].endswith("poison") for e in events):
+                if len(events) == 1:
+                    raise PermanentError("never processable")
                 raise RuntimeError("the batch's transaction fails")
             applied.extend(e["data"]["n"] for e in events if e["event_id"] in fresh)
 
-    async def apply_one(event: dict) -> None:
-        alone.append(event["event_id"])
-        if event["type"].endswith("poison"):
-            raise PermanentError("never processable")
-        await apply([event])
-
-    consumer = DurableConsumer(bus, f"test-{uuid.uuid4().hex[:8]}", apply_one, filter_subject=f"events.{kind}.>",
-                               batch=20, batch_handler=apply)
+    consumer = DurableConsumer(bus, f"test-{uuid.uuid4().hex[:8]}", apply, filter_subject=f"events.{kind}.>",
+                               batch=20, batched=True)
     consumer.start()
     try:
         for _ in range(100):
