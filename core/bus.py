@@ -1,8 +1,12 @@
-"""NATS JetStream: the EVENTS stream, publishing, and a durable consumer helper.
+"""NATS JetStream: the EVENTS and PROVIDER streams, publishing, and a durable consumer helper.
 
-Subjects are `events.<type>` (e.g. `events.workspace.paused`). Messages carry the
+EVENTS subjects are `events.<type>` (e.g. `events.workspace.paused`). Messages carry the
 JSON envelope, `Nats-Msg-Id = event_id` for broker-side dedup, and the W3C trace
 context in headers.
+
+PROVIDER holds providers' webhook messages that need no answer, as the gateway verified and received them
+(`provider.<provider>.<kind>`, e.g. a voice call's status updates), until the service that owns them has
+applied them: a work queue, so an acknowledged message is gone.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import nats
 from google.protobuf.message import Message
 from nats.aio.client import Client
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, StreamConfig
+from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StreamConfig
 from nats.js.errors import NotFoundError
 
 from core import events, telemetry
@@ -28,6 +32,16 @@ log = logging.getLogger(__name__)
 
 STREAM = "EVENTS"
 SUBJECT_PREFIX = "events."
+PROVIDER_STREAM = "PROVIDER"
+PROVIDER_SUBJECT_PREFIX = "provider."
+# A provider's message waits this long at most for its service (which applies it in milliseconds when up).
+PROVIDER_MESSAGE_MAX_AGE = 7 * 24 * 3600.0
+STREAMS = {
+    STREAM: StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], duplicate_window=120.0),
+    PROVIDER_STREAM: StreamConfig(name=PROVIDER_STREAM, subjects=[PROVIDER_SUBJECT_PREFIX + ">"],
+                                  retention=RetentionPolicy.WORK_QUEUE, max_age=PROVIDER_MESSAGE_MAX_AGE,
+                                  duplicate_window=120.0),
+}
 # Core NATS subject (not JetStream): gateways drop cached key principals of the account named in the message.
 AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"
 
@@ -75,7 +89,7 @@ class EventBus:
 
     `start()` returns at once: the connection is made (and remade) in the
     background, so a service starts and accepts writes while NATS is down;
-    `publish` raises `ConnectionError` until it is back.
+    publishing raises `ConnectionError` until it is back.
     """
 
     def __init__(self, url: str, name: str, publish_timeout: float = 2.0):
@@ -84,7 +98,7 @@ class EventBus:
         self.nc: Client | None = None
         self.js: JetStreamContext | None = None
         self.publish_timeout = publish_timeout
-        self._stream_ready = False
+        self._streams_ready: set[str] = set()
         self._connecting: asyncio.Task | None = None
 
     @property
@@ -127,17 +141,30 @@ class EventBus:
             # Publishes are acknowledged by JetStream before they return, so nothing is left to drain.
             await self.nc.close()
 
-    async def ensure_stream(self) -> None:
-        if self._stream_ready:
+    async def ensure_stream(self, name: str = STREAM) -> None:
+        """Create the stream (of STREAMS) unless it exists."""
+        if name in self._streams_ready:
             return
         if self.js is None:
             raise ConnectionError("not connected to NATS")
-        config = StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], duplicate_window=120.0)
         try:
-            await self.js.stream_info(STREAM)
+            await self.js.stream_info(name)
         except NotFoundError:
-            await self.js.add_stream(config)
-        self._stream_ready = True
+            await self.js.add_stream(STREAMS[name])
+        self._streams_ready.add(name)
+
+    async def receive(self, subject: str, body: bytes, message_id: str) -> None:
+        """Store a provider's message on the PROVIDER stream, acknowledged by JetStream before this returns (a
+        repeat of `message_id` within the duplicate window is dropped). Raises ConnectionError when NATS does not
+        take it, so that the provider is told to try again."""
+        if not self.is_connected:
+            raise ConnectionError("not connected to NATS")
+        try:
+            await self.ensure_stream(PROVIDER_STREAM)
+            await self.js.publish(subject, body, stream=PROVIDER_STREAM, timeout=self.publish_timeout,
+                                  headers={"Nats-Msg-Id": message_id})
+        except (nats.errors.Error, asyncio.TimeoutError) as exc:
+            raise ConnectionError(f"NATS did not store the message: {exc or type(exc).__name__}") from None
 
     async def publish_in_order(self, messages: list[Outgoing]) -> int:
         """Publish messages in this order without waiting for each acknowledgement, then wait (publish_timeout)
@@ -189,7 +216,7 @@ def business_event(message: dict) -> tuple[events.Envelope, Message]:
 
 
 class DurableConsumer(Background):
-    """A durable pull consumer on EVENTS that acks, naks with backoff, or terminates.
+    """A durable pull consumer on EVENTS (or `stream`) that acks, naks with backoff, or terminates.
 
     Handlers must be idempotent (delivery is at-least-once): dedupe on
     `event["event_id"]`, e.g. with `core.inbox.first_delivery` in the same
@@ -203,8 +230,9 @@ class DurableConsumer(Background):
 
     def __init__(self, bus: EventBus, durable: str, handler: Handler | BatchHandler, *,
                  filter_subject: str = SUBJECT_PREFIX + ">", batch: int = 20, max_deliver: int = 20,
-                 ack_wait: float = 30.0, batched: bool = False):
+                 ack_wait: float = 30.0, batched: bool = False, stream: str = STREAM):
         self.bus = bus
+        self.stream = stream
         self.durable = durable
         self.handler = handler
         self.batched = batched
@@ -258,8 +286,8 @@ class DurableConsumer(Background):
         while sub is None:
             try:
                 self.bus.start()
-                await self.bus.ensure_stream()
-                sub = await self.bus.js.pull_subscribe(self.filter_subject, durable=self.durable, stream=STREAM,
+                await self.bus.ensure_stream(self.stream)
+                sub = await self.bus.js.pull_subscribe(self.filter_subject, durable=self.durable, stream=self.stream,
                                                        config=self.config)
             except asyncio.CancelledError:
                 raise

@@ -58,21 +58,24 @@ async def add_event(conn: AsyncConnection, table: sa.Table, payload: Message, bu
     return await record_event(conn, table, events.type_of(payload), business_id, events.to_data(payload))
 
 
+async def add_events(conn: AsyncConnection, table: sa.Table, items: list[tuple[Message, str | None]]) -> None:
+    """Record several events (payload, business_id), in this order, with one statement."""
+    if items:
+        await conn.execute(table.insert(), [_row(events.type_of(payload), business_id, events.to_data(payload))
+                                            for payload, business_id in items])
+
+
 async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, business_id: str | None,
                        data: dict) -> str:
     """The outbox row itself, for any type and data (producers use add_event)."""
-    event_id = new_id()
-    await conn.execute(
-        table.insert().values(
-            event_id=event_id,
-            type=type_,
-            business_id=business_id,
-            occurred_at=utcnow(),
-            data=data,
-            headers=telemetry.inject({}),
-        )
-    )
-    return event_id
+    row = _row(type_, business_id, data)
+    await conn.execute(table.insert().values(**row))
+    return row["event_id"]
+
+
+def _row(type_: str, business_id: str | None, data: dict) -> dict:
+    return {"event_id": new_id(), "type": type_, "business_id": business_id, "occurred_at": utcnow(), "data": data,
+            "headers": telemetry.inject({})}
 
 
 def channel(schema: str) -> str:

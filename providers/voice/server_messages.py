@@ -25,6 +25,12 @@ SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER = "x-signature", "x-tim
 TOLERANCE = timedelta(minutes=5)
 
 
+# The messages that need no answer and move a call (status updates, end-of-call reports): the gateway stores them
+# on the PROVIDER stream (core.bus) under this subject and the calls service applies them in batches. Every other
+# type (an assistant-request wants its answer within the provider's timeout) goes to the calls service at once.
+QUEUED_TYPES = ("status-update", "end-of-call-report")
+QUEUED_SUBJECT = "provider.voice.messages"
+
 AUTH_KINDS = ("hmac", "bearer")
 AUTH_HEADERS = (SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER)  # what the gateway passes on
 

@@ -1,6 +1,11 @@
 """The call lifecycle from the voice provider's server messages: each status update and end-of-call report,
 once authenticated, moves its call forward (never backwards, and a report only once) and emits the events
-of the move, in one transaction. Duplicated and reordered messages therefore change nothing more."""
+of the move. Duplicated and reordered messages therefore change nothing more.
+
+The gateway stores status updates and reports on the PROVIDER stream once it has checked their signature; a
+consumer here applies each fetched batch in stream order in one transaction (`apply`): the batch's calls are
+locked together, every message moves its call in memory, and each call changed is written once, with the
+batch's events in one insert."""
 from __future__ import annotations
 
 import json
@@ -9,31 +14,65 @@ from collections.abc import Callable
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
-from core.outbox import add_event
+from core.outbox import add_events
 from providers.voice.server_messages import WebhookAuth
 from services.calls import domain, store
 from services.calls.inbound_service import Inbound
 from services.calls.store import outbox
 from switchboard.v1 import events_pb2
 
+CONSUMER = "calls-provider-messages"
 
-def _payload(event_type: str, row):
-    common = dict(call_id=str(row.id), conversation_id=row.provider_call_id or "", agent_id=str(row.agent_id),
-                  direction=row.direction, to=row.to_number, lead_id=str(row.lead_id) if row.lead_id else None,
-                  **{"from": row.from_number})
+
+def _payload(event_type: str, call: dict):
+    common = dict(call_id=call["id"], conversation_id=call["provider_call_id"] or "", agent_id=call["agent_id"],
+                  direction=call["direction"], to=call["to_number"], lead_id=call["lead_id"],
+                  **{"from": call["from_number"]})
     if event_type == "call.started":
         return events_pb2.CallStarted(**common)
     if event_type == "call.completed":
-        collected = domain.collected(row.structured_data)
-        return events_pb2.CallCompleted(**common, status=row.status, duration=row.duration, summary=row.summary,
-                                        ended_reason=row.ended_reason, recording_url=row.recording_url,
-                                        contact_name=collected.get("name"), contact_email=collected.get("email"),
-                                        intent=collected.get("intent"), cost_cents=row.cost_cents,
-                                        webhook_url=row.webhook_url)
-    return events_pb2.CallFailed(**common, status=row.status, ended_reason=row.ended_reason, cost_cents=row.cost_cents,
-                                 webhook_url=row.webhook_url)
+        collected = domain.collected(call["structured_data"])
+        return events_pb2.CallCompleted(**common, status=call["status"], duration=call["duration"],
+                                        summary=call["summary"], ended_reason=call["ended_reason"],
+                                        recording_url=call["recording_url"], contact_name=collected.get("name"),
+                                        contact_email=collected.get("email"), intent=collected.get("intent"),
+                                        cost_cents=call["cost_cents"], webhook_url=call["webhook_url"])
+    return events_pb2.CallFailed(**common, status=call["status"], ended_reason=call["ended_reason"],
+                                 cost_cents=call["cost_cents"], webhook_url=call["webhook_url"])
+
+
+def _our_id(message: dict) -> str | None:
+    """The call id we gave the provider, as PostgreSQL writes a UUID (None when the message has none)."""
+    our_id = domain.our_call_id(message)
+    return our_id.lower() if our_id and is_uuid(our_id) else None
+
+
+def changes_of(call: dict, message: dict) -> dict:
+    """What a status update or end-of-call report changes on the call as it stands (domain rules)."""
+    reported = call["reported_at"] is not None
+    if message["type"] == "status-update":
+        changes = domain.after_status(call["status"], call["answered"], reported, call["status_at"], message)
+    else:
+        changes = domain.after_report(call["status"], call["answered"], reported, message)
+        if changes:
+            changes["reported_at"] = utcnow()
+    if not call["provider_call_id"] and message["call"]["id"]:  # it came before the provider's reply to us
+        changes["provider_call_id"] = message["call"]["id"]
+    return changes
+
+
+def events_of(before: dict, after: dict) -> list:
+    """The events (payload, business_id) of a call's move."""
+    emitted = [(_payload(event_type, after), after["business_id"]) for event_type in
+               domain.events_of_move(before["status"], after["status"], before["answered"], after["answered"])]
+    if after["direction"] == "inbound" and after["status"] == "voicemail" and before["status"] != "voicemail":
+        emitted.append((events_pb2.VoicemailReceived(
+            call_id=after["id"], from_number=after["from_number"], transcript=after["transcript"],
+            recording_url=after["recording_url"], lead_id=after["lead_id"]), after["business_id"]))
+    return emitted
 
 
 class Lifecycle:
@@ -45,8 +84,8 @@ class Lifecycle:
         self.events_committed = events_committed
 
     async def handle(self, body: bytes, headers: dict[str, str]) -> dict:
-        """Apply one server message (with its authentication headers); returns the JSON to answer the provider
-        with."""
+        """Apply one server message (with its authentication headers) now; returns the JSON to answer the
+        provider with."""
         why = self.auth.refusal(body, headers, time.time())
         if why is not None:
             raise ServiceError("unauthorized", why)
@@ -58,41 +97,44 @@ class Lifecycle:
         if message["type"] == "assistant-request" and self.inbound is not None:
             return await self.inbound.assistant_request(message)
         if message["type"] in ("status-update", "end-of-call-report"):
-            await self.apply(message)
+            await self.apply([message])
         return {}  # other types are acknowledged: nothing of ours follows from them
 
-    async def apply(self, message: dict) -> None:
-        """Move the message's call forward (a status update or an end-of-call report) and emit the events. An
-        inbound call first heard of this way (one offered to a forward-to phone before any assistant-request) is
-        recorded first."""
-        our_id = domain.our_call_id(message)
-        if our_id is None and self.inbound is not None and message["call"].get("type") == domain.INBOUND_CALL_TYPE:
-            await self.inbound.record_first_heard(message)
-        emitted = False
+    async def apply_stored(self, bodies: list[dict]) -> None:
+        """The PROVIDER stream's consumer: message bodies as the gateway stored them, after it checked them."""
+        try:
+            messages = [domain.message_of(body) for body in bodies]
+        except ServiceError as exc:
+            raise PermanentError(exc.message) from None
+        await self.apply(messages)
+
+    async def apply(self, messages: list[dict]) -> None:
+        """Move each message's call forward (status updates and end-of-call reports, in this order) and emit the
+        events, in one transaction. An inbound call first heard of this way (one offered to a forward-to phone
+        before any assistant-request) is recorded first. Messages about no call of ours change nothing."""
+        for message in messages:
+            if domain.our_call_id(message) is None and self.inbound is not None and \
+                    message["call"].get("type") == domain.INBOUND_CALL_TYPE:
+                await self.inbound.record_first_heard(message)
+        ours = [_our_id(m) for m in messages]
         async with self.engine.begin() as conn:
-            row = await store.call_for_message(conn, our_id if our_id and is_uuid(our_id) else None,
-                                               message["call"]["id"])
-            if row is None:
-                return  # not a call of ours
-            reported = row.reported_at is not None
-            if message["type"] == "status-update":
-                changes = domain.after_status(row.status, row.answered, reported, row.status_at, message)
-            else:
-                changes = domain.after_report(row.status, row.answered, reported, message)
-                if changes:
-                    changes["reported_at"] = utcnow()
-            if not row.provider_call_id and message["call"]["id"]:  # it came before the provider's reply to us
-                changes["provider_call_id"] = message["call"]["id"]
-            if not changes:
-                return
-            updated = await store.update_call(conn, row.id, {**changes, "updated_at": utcnow()})
-            for event_type in domain.events_of_move(row.status, updated.status, row.answered, updated.answered):
-                await add_event(conn, outbox, _payload(event_type, updated), str(updated.business_id))
-                emitted = True
-            if updated.direction == "inbound" and updated.status == "voicemail" and row.status != "voicemail":
-                await add_event(conn, outbox, events_pb2.VoicemailReceived(
-                    call_id=str(updated.id), from_number=updated.from_number, transcript=updated.transcript,
-                    recording_url=updated.recording_url, lead_id=str(updated.lead_id) if updated.lead_id else None),
-                    str(updated.business_id))
+            rows = await store.calls_for_messages(conn, [i for i in ours if i], [m["call"]["id"] for m in messages])
+            current = {row.id: row._asdict() for row in rows}
+            by_provider_id = {row.provider_call_id: row.id for row in rows if row.provider_call_id}
+            changed: dict[str, dict] = {}
+            emitted: list = []
+            for our_id, message in zip(ours, messages):
+                call_id = our_id if our_id in current else by_provider_id.get(message["call"]["id"])
+                if call_id is None:
+                    continue  # not a call of ours
+                changes = changes_of(current[call_id], message)
+                if not changes:
+                    continue
+                changes["updated_at"] = utcnow()
+                before, current[call_id] = current[call_id], {**current[call_id], **changes}
+                changed[call_id] = {**changed.get(call_id, {}), **changes}
+                emitted += events_of(before, current[call_id])
+            await store.update_calls(conn, changed)
+            await add_events(conn, outbox, emitted)
         if emitted:
             self.events_committed()

@@ -68,4 +68,4 @@ class Reaper(Background):
     async def _report(self, call: dict, fields: dict) -> None:
         log.info("calls reaper: closing call %s (%s)", call["assistantOverrides"]["metadata"]["switchboard_call_id"],
                  fields.get("endedReason"))
-        await self.lifecycle.apply({"type": "end-of-call-report", "call": call, **fields})
+        await self.lifecycle.apply([{"type": "end-of-call-report", "call": call, **fields}])

@@ -4,12 +4,13 @@ from __future__ import annotations
 import json
 
 from core import aggregates
+from core.bus import PROVIDER_STREAM, DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers.voice.client import VapiClient
-from providers.voice.server_messages import ServerConfig, WebhookAuth
-from services.calls import domain
+from providers.voice.server_messages import QUEUED_SUBJECT, ServerConfig, WebhookAuth
+from services.calls import domain, lifecycle_service
 from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import Reaper
@@ -108,6 +109,8 @@ def build(runtime: Runtime) -> CallsServicer:
                   recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
     inbound = Inbound(runtime.engine, calls.server, calls.agents, calls.sdr, calls.accounts, runtime.events_committed)
     lifecycle = Lifecycle(runtime.engine, auth, runtime.events_committed, inbound)
+    runtime.run(DurableConsumer(runtime.bus, lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,
+                                filter_subject=QUEUED_SUBJECT, batch=250, batched=True))
     runtime.run(Reaper(runtime.engine, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
     return CallsServicer(calls, lifecycle)

@@ -133,14 +133,23 @@ async def release_key(conn: AsyncConnection, account_id: str, key: str) -> None:
                                                        idempotency_keys.c.key == key))
 
 
-async def call_for_message(conn: AsyncConnection, our_id: str | None, provider_id: str):
-    """The call a provider message is about, locked: by the id we gave the provider, else by the provider's."""
-    if our_id:
-        row = (await conn.execute(sa.select(calls).where(calls.c.id == our_id).with_for_update())).first()
-        if row is not None:
-            return row
-    return (await conn.execute(sa.select(calls).where(calls.c.provider_call_id == provider_id)
-                               .with_for_update())).first()
+async def calls_for_messages(conn: AsyncConnection, our_ids: list[str], provider_ids: list[str]) -> list:
+    """The calls a batch of provider messages is about (by our ids, or by the provider's), locked in id order so
+    that concurrent batches do not deadlock."""
+    found = sa.or_(calls.c.id.in_(our_ids), calls.c.provider_call_id.in_(provider_ids))
+    return (await conn.execute(sa.select(calls).where(found).order_by(calls.c.id).with_for_update())).all()
+
+
+async def update_calls(conn: AsyncConnection, changes: dict[str, dict]) -> None:
+    """Write each call's changes (by call id): one statement per set of changed columns, for all the calls that
+    changed those."""
+    by_columns: dict[tuple, list[dict]] = {}
+    for call_id, values in changes.items():
+        by_columns.setdefault(tuple(sorted(values)), []).append({"_id": call_id, **values})
+    for columns, rows in by_columns.items():
+        statement = calls.update().where(calls.c.id == sa.bindparam("_id")).values(
+            {column: sa.bindparam(column) for column in columns})
+        await conn.execute(statement, rows)
 
 
 def silent_calls(now: datetime, margin_seconds: float, limit: int) -> sa.Select:
