@@ -6,11 +6,12 @@ in the same run.
 speaks for the provider). Then, --concurrency at a time, the bench plays each call as the provider does:
 a signed `status-update` (in-progress) and a signed `end-of-call-report` POSTed to
 /api/v1/providers/voice/messages. It listens on NATS for `call.completed` and reports calls per second (first
-report sent to last event received) and p50/p99 from a report's sending to its event's arrival. Every call
-must end with exactly its event, or the run is invalid. The baseline is a bare aiohttp receiver in this process
-that only stores each message in Postgres (one INSERT), fed the same messages with the same concurrency; the
-ratio is the stack's calls per second over the baseline's. It also prints the CPU each process spent per call
-and how many events (of every type, counted in the webhooks history) a call led to.
+report sent to last event received) and p50/p99 from a report's sending to its event's arrival; then, once the
+consumers downstream (leads, scores, usage, the webhooks history) have caught up, the events of every type a call
+led to, per call and per second. Every call must end with exactly its event, or the run is invalid. The baseline
+is a bare aiohttp receiver in this process that only stores each message in Postgres (one INSERT), fed the same
+messages with the same concurrency; the ratio is the stack's calls per second over the baseline's. It also prints the CPU each process spent per call,
+downstream consumers included.
 
 Run: `make bench-calls` (`--calls`, `--concurrency`).
 """
@@ -113,6 +114,18 @@ async def history_size(database_url: str) -> int:
         await conn.close()
 
 
+async def settled_history(database_url: str, quiet: float = 2.0) -> tuple[int, float]:
+    """The webhooks history's size once the consumers downstream of the calls (leads, scores, usage, history)
+    have caught up, and when it last grew: it has not grown for `quiet` seconds."""
+    size, grew = await history_size(database_url), time.time()
+    while time.time() - grew < quiet:
+        await asyncio.sleep(0.2)
+        now = await history_size(database_url)
+        if now != size:
+            size, grew = now, time.time()
+    return size, grew
+
+
 def line(name: str, count: int, seconds: float, latencies: list[float]) -> float:
     rate = count / seconds if seconds > 0 else 0.0
     ms = sorted(x * 1000 for x in latencies) or [0.0]
@@ -183,17 +196,20 @@ async def run(args, stack) -> int:
             if all(i in completed for i in ids):
                 break
             await asyncio.sleep(0.1)
+        events_after, events_done = await settled_history(stack.database_url)
         cpu_after = cpu.read()
     await bus.close()
     missing = [i for i in ids if i not in completed]
     if refused or missing:
         print(f"  INVALID: {refused} messages refused, {len(missing)} calls without call.completed")
         return 1
-    rate = line("stack", len(ids), max(completed[i] for i in ids) - started, [completed[i] - sent[i] for i in ids])
-    print(cpu.per_unit(cpu_before, cpu_after, len(ids), "call"))
-    await asyncio.sleep(2.0)  # the consumers' own events (leads, scores) reach the history
-    print(f"    events per call: {(await history_size(stack.database_url) - events_before) / len(ids):.1f} "
-          "(all types, in the webhooks history)")
+    last = max(completed[i] for i in ids)
+    rate = line("stack", len(ids), last - started, [completed[i] - sent[i] for i in ids])
+    events = events_after - events_before
+    print(f"    provider messages in: {2 * len(ids) / (last - started):.0f}/s; events out (every type, counted in the "
+          f"webhooks history once the consumers caught up): {events / len(ids):.1f} per call, "
+          f"{events / (events_done - started):.0f}/s")
+    print(cpu.per_unit(cpu_before, cpu_after, len(ids), "call") + " (until the consumers caught up)")
     print(f"ratio to the bare receiver: {rate / baseline:.2f}; every call ended once with its event")
     return 0
 

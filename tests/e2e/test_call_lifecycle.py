@@ -131,6 +131,48 @@ async def test_unsigned_forged_and_stale_messages_are_refused(stack):
         assert await post(signed(body, secret, time.time())) == (200, {})  # authentic, about no call of ours
 
 
+async def test_a_status_update_nats_cannot_store_is_refused_and_applied_when_sent_again(api, account, agent, voice,
+                                                                                        stack):
+    """The gateway answers a status update only once JetStream stored it: while NATS is down the provider is told
+    503 (and sends it again), so the message is never acknowledged and lost."""
+    if stack.nats is None:
+        pytest.skip("NATS_URL points at an external server this test cannot stop")
+    key = account["key"]
+    await playback(voice, silent=True)
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550192"})
+    assert code == 201
+    secret = hmac.new(stack.home_secret("secret_key").encode(), b"voice-webhook", hashlib.sha256).hexdigest()
+    body = json.dumps({"message": {"type": "status-update", "status": "in-progress", "call": {
+        "id": call["conversation_id"], "assistantOverrides": {"metadata": {"switchboard_call_id": call["id"]}}}}}).encode()
+    async with aiohttp.ClientSession() as session:
+        async def post():
+            async with session.post(stack.base_url + MESSAGES, data=body, headers=signed(body, secret, time.time())) as r:
+                return r.status, await r.json()
+
+        port = stack.nats.port
+        stack.nats.stop()
+        try:
+            status, reply = await post()
+            assert status == 503 and reply["error"]["code"] == "unavailable", reply
+        finally:
+            stack.nats.start(port=port)
+        for _ in range(100):  # as the provider retries, until the gateway is connected again
+            status, reply = await post()
+            if status == 200:
+                break
+            await asyncio.sleep(0.1)
+        assert (status, reply) == (200, {})
+    for _ in range(100):
+        status, now, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+        if now["status"] == "in-progress":
+            break
+        await asyncio.sleep(0.1)
+    assert now["status"] == "in-progress"
+    assert await call_events(api, key, call["id"], 1) == ["call.started"]
+    stack.wait_ready(30)
+
+
 async def test_the_reaper_closes_a_call_whose_messages_never_came(api, account, agent, voice):
     """The provider played the call but sent nothing: past max_duration plus the margin (1 s in the tests) the
     reaper asks the provider and closes the call with its record."""
