@@ -222,10 +222,9 @@ class DurableConsumer(Background):
     `event["event_id"]`, e.g. with `core.inbox.first_delivery` in the same
     transaction as the handler's effect.
 
-    `batched=True` (for handlers whose effects do not depend on order, e.g. the webhook dispatcher's fan-out):
-    the handler takes a list of events, and a fetched batch is applied in one call, typically one transaction,
-    and acked together; if that call fails, each event of the batch is handled alone (a list of one), so one bad
-    event is retried or terminated without holding back the others.
+    `batched=True`: the handler takes a list of events in stream order, and a fetched batch is applied in one
+    call, typically one transaction, and acked together; if that call fails, each event of the batch is handled
+    alone (a list of one), in order, so one bad event is retried or terminated without holding back the others.
     """
 
     def __init__(self, bus: EventBus, durable: str, handler: Handler | BatchHandler, *,

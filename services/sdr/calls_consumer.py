@@ -5,10 +5,9 @@ call, so redelivered events change nothing more.
 """
 from __future__ import annotations
 
-from core import tenant
 from core.bus import business_event, subject_for
 from core.messages import optional
-from services.sdr.service import Leads
+from services.sdr.service import Contact, Leads
 
 CALLS_SUBJECT = subject_for("call.completed")
 CONSUMER = "sdr-calls"
@@ -18,17 +17,16 @@ class CallRecorder:
     def __init__(self, leads: Leads):
         self.leads = leads
 
-    async def handle(self, message: dict) -> None:
-        event, call = business_event(message)
-        other_party = call.to if call.direction == "outbound" else optional(call, "from")
-        if not other_party:
-            return  # a caller who withheld their number: nobody to count the call on
-        contact = {k: v for k, v in (("name", optional(call, "contact_name")),
-                                     ("email", optional(call, "contact_email"))) if v}
-        token = tenant.set_current(tenant.acting_for(event.business_id, CONSUMER))
-        try:
-            await self.leads.record_contact(event.business_id, other_party, optional(call, "lead_id"), "call",
-                                            call.direction, call.call_id, contact, optional(call, "intent"),
-                                            event.occurred_at)
-        finally:
-            tenant.reset_current(token)
+    async def handle(self, messages: list[dict]) -> None:
+        """A fetched batch of call.completed events, recorded in order in one transaction."""
+        contacts = []
+        for message in messages:
+            event, call = business_event(message)
+            other_party = call.to if call.direction == "outbound" else optional(call, "from")
+            if not other_party:
+                continue  # a caller who withheld their number: nobody to count the call on
+            collected = {k: v for k, v in (("name", optional(call, "contact_name")),
+                                           ("email", optional(call, "contact_email"))) if v}
+            contacts.append(Contact(event.business_id, other_party, optional(call, "lead_id"), "call", call.direction,
+                                    call.call_id, collected, optional(call, "intent"), event.occurred_at))
+        await self.leads.record_contacts(contacts, CONSUMER)

@@ -43,6 +43,21 @@ class LeadFilters:
 
 
 @dataclass(frozen=True)
+class Contact:
+    """A call or text with someone, as another service's event tells of it (Leads.record_contacts)."""
+
+    business_id: str
+    phone: str  # the other party's
+    lead_id: str | None  # the lead it was linked to, if any
+    channel: str  # call, sms
+    direction: str  # inbound, outbound
+    reference: str  # the call id, the message sid: counted once
+    collected: dict[str, str]  # name, email as far as the agent collected them
+    intent: str | None
+    occurred_at: datetime
+
+
+@dataclass(frozen=True)
 class AuditGroup:
     count: int
     rows: list
@@ -163,48 +178,69 @@ class Leads:
     async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[object, bool]:
         """The business's lead with this phone, created (True) or completed with the contact fields it lacked
         (False). `given` holds source, name, email, agent_id and agent_name as far as known."""
-        business_id = require_business(tenant.require_account(), business_id)
-        phone = normalize_e164(phone, "phone")
-        values = domain.new_lead_values({"source": domain.CONTACT_SOURCE, **given, "phone": phone})
         async with self.engine.begin() as conn:
-            # One contact per business and number at a time: concurrent upserts of one caller wait here.
-            await store.lock_contact(conn, business_id, phone)
-            row = await store.newest_by_phone(conn, business_id, phone, lock=True)
-            if row is None:
-                row, created = await self._insert(conn, business_id, values), True
-            else:
-                missing = domain.missing_contact_values(dict(row._mapping), values)
-                if missing:
-                    row = await self._update(conn, row, missing)
-                created = False
+            found = await self._upsert_contact(conn, business_id, phone, given)
         self.events_committed()
-        return row, created
+        return found
 
     async def record_interaction(self, lead_id: str, channel: str, direction: str, reference: str,
                                  intent: str | None, occurred_at: datetime | None):
         """Count a call, text or email with the lead once per reference, and rescore it."""
         domain.check_interaction(channel, direction, reference)
-        occurred = occurred_at or utcnow()
         async with self.engine.begin() as conn:
             row = await find_owned(conn, leads, lead_id, "lead", field="lead_id", lock=True)
-            if await store.insert_interaction(conn, row, channel, direction, reference, intent, occurred):
-                values = {"interaction_count": row.interaction_count + 1,
-                          "last_activity_at": max(row.last_activity_at, occurred)}
-                if intent:
-                    values["intent"] = intent
-                row = await self._update(conn, row, values)
+            row = await self._interaction(conn, row, channel, direction, reference, intent, occurred_at)
         self.events_committed()
         return row
 
-    async def record_contact(self, business_id: str, phone: str, lead_id: str | None, channel: str, direction: str,
-                             reference: str, contact: dict[str, str], intent: str | None, occurred_at: datetime):
-        """A call or text with someone: counted on the linked lead, or on the business's lead with that phone
+    async def record_contacts(self, contacts: list[Contact], actor: str) -> None:
+        """Calls and texts with people (a consumer's batch of events), in this order and in one transaction, each
+        acting for its business as `actor`: counted on the linked lead, or on the business's lead with that phone
         (made from what was collected when there is none yet, source e.g. inbound_call or inbound_sms), once per
         reference (the call id, the message sid)."""
-        if lead_id:
-            return await self.record_interaction(lead_id, channel, direction, reference, intent, occurred_at)
-        row, _ = await self.upsert_contact(business_id, phone, {"source": f"{direction}_{channel}", **contact})
-        return await self.record_interaction(str(row.id), channel, direction, reference, intent, occurred_at)
+        async with self.engine.begin() as conn:
+            for contact in contacts:
+                token = tenant.set_current(tenant.acting_for(contact.business_id, actor))
+                try:
+                    await self._contact(conn, contact)
+                finally:
+                    tenant.reset_current(token)
+        self.events_committed()
+
+    async def _contact(self, conn: AsyncConnection, c: Contact) -> None:
+        domain.check_interaction(c.channel, c.direction, c.reference)
+        if c.lead_id:
+            row = await find_owned(conn, leads, c.lead_id, "lead", field="lead_id", lock=True)
+        else:
+            row, _ = await self._upsert_contact(conn, c.business_id, c.phone,
+                                                {"source": f"{c.direction}_{c.channel}", **c.collected})
+        await self._interaction(conn, row, c.channel, c.direction, c.reference, c.intent, c.occurred_at)
+
+    async def _upsert_contact(self, conn: AsyncConnection, business_id: str, phone: str,
+                              given: dict[str, str]) -> tuple[object, bool]:
+        """upsert_contact within the caller's transaction; the lead is left locked."""
+        business_id = require_business(tenant.require_account(), business_id)
+        phone = normalize_e164(phone, "phone")
+        values = domain.new_lead_values({"source": domain.CONTACT_SOURCE, **given, "phone": phone})
+        # One contact per business and number at a time: concurrent upserts of one caller wait here.
+        await store.lock_contact(conn, business_id, phone)
+        row = await store.newest_by_phone(conn, business_id, phone, lock=True)
+        if row is None:
+            return await self._insert(conn, business_id, values), True
+        missing = domain.missing_contact_values(dict(row._mapping), values)
+        return (await self._update(conn, row, missing) if missing else row), False
+
+    async def _interaction(self, conn: AsyncConnection, row, channel: str, direction: str, reference: str,
+                           intent: str | None, occurred_at: datetime | None):
+        """Count an interaction on a lead locked by the caller, once per reference; returns the lead."""
+        occurred = occurred_at or utcnow()
+        if not await store.insert_interaction(conn, row, channel, direction, reference, intent, occurred):
+            return row
+        values = {"interaction_count": row.interaction_count + 1,
+                  "last_activity_at": max(row.last_activity_at, occurred)}
+        if intent:
+            values["intent"] = intent
+        return await self._update(conn, row, values)
 
     # -- steps -----------------------------------------------------------------------------
 

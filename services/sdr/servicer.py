@@ -106,7 +106,7 @@ def build(runtime: Runtime) -> SdrServicer:
     runtime.run(DurableConsumer(runtime.bus, "sdr-voicemails", VoicemailRecorder(runtime.engine).handle,
                                 filter_subject=VOICEMAIL_SUBJECT))
     runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,
-                                filter_subject=calls_consumer.CALLS_SUBJECT))
+                                filter_subject=calls_consumer.CALLS_SUBJECT, batch=250, batched=True))
     runtime.run(DurableConsumer(runtime.bus, sms_consumer.CONSUMER, sms_consumer.TextRecorder(leads).handle,
-                                filter_subject=sms_consumer.SMS_SUBJECT))
+                                filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True))
     return SdrServicer(leads)

@@ -5,10 +5,9 @@ nothing more.
 """
 from __future__ import annotations
 
-from core import tenant
 from core.bus import business_event, subject_for
 from core.messages import optional
-from services.sdr.service import Leads
+from services.sdr.service import Contact, Leads
 
 SMS_SUBJECT = subject_for("sms.received")
 CONSUMER = "sdr-sms"
@@ -18,11 +17,11 @@ class TextRecorder:
     def __init__(self, leads: Leads):
         self.leads = leads
 
-    async def handle(self, message: dict) -> None:
-        event, text = business_event(message)
-        token = tenant.set_current(tenant.acting_for(event.business_id, CONSUMER))
-        try:
-            await self.leads.record_contact(event.business_id, getattr(text, "from"), optional(text, "lead_id"),
-                                            "sms", "inbound", text.message_sid, {}, None, event.occurred_at)
-        finally:
-            tenant.reset_current(token)
+    async def handle(self, messages: list[dict]) -> None:
+        """A fetched batch of sms.received events, recorded in order in one transaction."""
+        contacts = []
+        for message in messages:
+            event, text = business_event(message)
+            contacts.append(Contact(event.business_id, getattr(text, "from"), optional(text, "lead_id"), "sms",
+                                    "inbound", text.message_sid, {}, None, event.occurred_at))
+        await self.leads.record_contacts(contacts, CONSUMER)
