@@ -13,7 +13,10 @@ is a bare aiohttp receiver in this process that only stores each message in Post
 messages with the same concurrency; the ratio is the stack's calls per second over the baseline's. It also prints the CPU each process spent per call,
 downstream consumers included.
 
-Run: `make bench-calls` (`--calls`, `--concurrency`).
+With --rate the stack's calls start at that steady rate (calls per second) instead of all at once, to read the
+latency at a load it carries.
+
+Run: `make bench-calls` (`--calls`, `--concurrency`, `--rate`).
 """
 from __future__ import annotations
 
@@ -53,13 +56,17 @@ def messages(call: dict) -> list[bytes]:
 
 
 async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[dict], concurrency: int,
-               sent: dict[str, float]) -> int:
-    """Post every call's messages, `concurrency` calls at a time; returns how many posts were refused."""
+               sent: dict[str, float], rate: float | None = None) -> int:
+    """Post every call's messages, `concurrency` calls at a time, each call starting `rate` per second when given
+    (else at once); returns how many posts were refused."""
     gate = asyncio.Semaphore(concurrency)
     refused = 0
+    begin = time.time()
 
-    async def one(call: dict) -> None:
+    async def one(n: int, call: dict) -> None:
         nonlocal refused
+        if rate:
+            await asyncio.sleep(max(0.0, begin + n / rate - time.time()))
         async with gate:
             for n, body in enumerate(messages(call)):
                 if n == 1:
@@ -68,7 +75,7 @@ async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[d
                     await r.read()
                     refused += r.status >= 300
 
-    await asyncio.gather(*(one(c) for c in calls))
+    await asyncio.gather(*(one(n, c) for n, c in enumerate(calls)))
     return refused
 
 
@@ -190,7 +197,7 @@ async def run(args, stack) -> int:
         cpu = CpuMeter(stack)
         events_before = await history_size(stack.database_url)
         cpu_before, started = cpu.read(), time.time()
-        refused = await play(http, stack.base_url + MESSAGES_PATH, secret, calls, args.concurrency, sent)
+        refused = await play(http, stack.base_url + MESSAGES_PATH, secret, calls, args.concurrency, sent, args.rate)
         ids = [c["id"] for c in calls]
         for _ in range(600):
             if all(i in completed for i in ids):
@@ -204,13 +211,17 @@ async def run(args, stack) -> int:
         print(f"  INVALID: {refused} messages refused, {len(missing)} calls without call.completed")
         return 1
     last = max(completed[i] for i in ids)
-    rate = line("stack", len(ids), last - started, [completed[i] - sent[i] for i in ids])
+    rate = line(f"stack, {args.rate:g} calls/s" if args.rate else "stack", len(ids), last - started,
+                [completed[i] - sent[i] for i in ids])
     events = events_after - events_before
     print(f"    provider messages in: {2 * len(ids) / (last - started):.0f}/s; events out (every type, counted in the "
           f"webhooks history once the consumers caught up): {events / len(ids):.1f} per call, "
           f"{events / (events_done - started):.0f}/s")
     print(cpu.per_unit(cpu_before, cpu_after, len(ids), "call") + " (until the consumers caught up)")
-    print(f"ratio to the bare receiver: {rate / baseline:.2f}; every call ended once with its event")
+    if args.rate:
+        print("every call ended once with its event (a steady rate: no ratio to the bare receiver's burst)")
+    else:
+        print(f"ratio to the bare receiver: {rate / baseline:.2f}; every call ended once with its event")
     return 0
 
 
@@ -218,6 +229,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.calls", description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="calls to play (default 300)")
     parser.add_argument("--concurrency", type=int, default=50, help="calls in flight at once (default 50)")
+    parser.add_argument("--rate", type=float, help="start calls at this steady rate per second instead of all at once "
+                        "(the stack only)")
     args = parser.parse_args()
     return with_stack("calls", lambda stack: run(args, stack))
 
