@@ -16,6 +16,7 @@ a poll every `idle_seconds` covers a lost listening connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -69,8 +70,30 @@ async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, busin
                        data: dict) -> str:
     """The outbox row itself, for any type and data (producers use add_event)."""
     row = _row(type_, business_id, data)
-    await conn.execute(table.insert().values(**row))
+    buffered = conn.info.get(_BUFFER)
+    if buffered is not None and buffered[0] is table:
+        buffered[1].append(row)
+    else:
+        await conn.execute(table.insert().values(**row))
     return row["event_id"]
+
+
+_BUFFER = "outbox_buffer"
+
+
+@contextlib.asynccontextmanager
+async def events_buffered(conn: AsyncConnection, table: sa.Table):
+    """Within the block, the events added to `table` on this connection are kept and inserted together, in order,
+    with one statement when the block ends (and dropped if it raises): for a consumer that applies a batch of
+    events in one transaction through use cases that each add their own."""
+    rows: list[dict] = []
+    conn.info[_BUFFER] = (table, rows)
+    try:
+        yield
+    finally:
+        del conn.info[_BUFFER]
+    if rows:
+        await conn.execute(table.insert(), rows)
 
 
 def _row(type_: str, business_id: str | None, data: dict) -> dict:

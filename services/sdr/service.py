@@ -15,7 +15,7 @@ from core import aggregates, tenant
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid, not_found
 from core.ids import require_uuid, utcnow
-from core.outbox import add_event
+from core.outbox import add_event, events_buffered
 from core.pagination import Page, Paged, decode_cursor
 from core.records import find_owned
 from core.rpc import Client
@@ -198,7 +198,7 @@ class Leads:
         acting for its business as `actor`: counted on the linked lead, or on the business's lead with that phone
         (made from what was collected when there is none yet, source e.g. inbound_call or inbound_sms), once per
         reference (the call id, the message sid)."""
-        async with self.engine.begin() as conn:
+        async with self.engine.begin() as conn, events_buffered(conn, outbox):
             for contact in contacts:
                 token = tenant.set_current(tenant.acting_for(contact.business_id, actor))
                 try:

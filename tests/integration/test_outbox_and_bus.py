@@ -12,7 +12,7 @@ from nats.js.api import DeliverPolicy
 from core.bus import DurableConsumer, EventBus, Outgoing, PermanentError
 from core.db import create_engine
 from core.inbox import first_deliveries, first_delivery, inbox_table
-from core.outbox import OutboxRelay, notify_trigger, outbox_table, record_event
+from core.outbox import OutboxRelay, events_buffered, notify_trigger, outbox_table, record_event
 
 
 async def _pending(database_url: str, business_id: str) -> list:
@@ -221,3 +221,26 @@ async def test_a_batch_is_applied_together_and_a_bad_event_alone(scratch):
     assert max(batches) > 1 and alone.count(poison) == 1
     info = await bus.js.consumer_info("EVENTS", consumer.durable)
     assert info.num_pending == 0 and info.num_ack_pending == 0
+
+
+async def test_buffered_events_are_inserted_together_in_order_and_dropped_with_a_failure(scratch):
+    engine, bus, outbox, inbox = scratch
+    kind = f"test.{uuid.uuid4().hex[:8]}"
+
+    async def stored() -> list[str]:
+        async with engine.connect() as conn:
+            return [r.event_id for r in (await conn.execute(
+                sa.select(outbox.c.event_id).where(outbox.c.type == kind).order_by(outbox.c.id))).all()]
+
+    async with engine.begin() as conn:
+        async with events_buffered(conn, outbox):
+            ids = [await record_event(conn, outbox, kind, None, {"n": n}) for n in range(3)]
+            assert (await conn.execute(sa.select(sa.func.count()).select_from(outbox)
+                                       .where(outbox.c.type == kind))).scalar() == 0  # kept until the block ends
+        ids.append(await record_event(conn, outbox, kind, None, {"n": 3}))  # after it: inserted at once
+    assert await stored() == ids
+    with pytest.raises(RuntimeError):
+        async with engine.begin() as conn, events_buffered(conn, outbox):
+            await record_event(conn, outbox, kind, None, {"n": 4})
+            raise RuntimeError("the batch failed")
+    assert await stored() == ids

@@ -10,7 +10,8 @@ from core.ids import new_id, utcnow
 from core.pagination import Page
 from services.accounts import store as accounts_store
 from services.accounts.service import CallCost, Usage
-from services.sdr.service import LeadFilters, Leads
+from services.sdr import store as sdr_store
+from services.sdr.service import Contact, LeadFilters, Leads
 from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
 from services.webhooks.service import Webhooks
@@ -38,6 +39,43 @@ async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(eng
         assert err.value.code == "invalid_request" and "score_lte" in err.value.message
     with acting_as(new_tenant()):
         assert (await leads.list(LeadFilters(), Page(limit=10))).rows == []  # another tenant sees none of them
+
+
+async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(engine, pool):
+    """The sdr's consumers record a fetched batch of call and text events together: a first call makes the lead
+    and a second one in the same batch counts on it; each contact acts for its own business; a lead of another
+    business fails the batch (the consumer then takes its events one by one)."""
+    leads = Leads(engine, pool, agents=None, events_committed=no_events)
+    one, other = new_tenant(), new_tenant()
+    at = utcnow()
+
+    def contact(business, phone, reference, lead_id=None, **collected):
+        return Contact(business, phone, lead_id, "call", "outbound", reference, collected, "quote", at)
+
+    await leads.record_contacts([
+        contact(one.business_ids[0], "+14155550160", "c-1", name="Robin"),
+        contact(other.business_ids[0], "+14155550160", "c-2"),
+        contact(one.business_ids[0], "+14155550160", "c-3"),
+        contact(one.business_ids[0], "+14155550160", "c-1"),  # a redelivered event: counted once
+    ], "sdr-calls")
+    with acting_as(one):
+        [mine] = (await leads.list(LeadFilters(phone="+14155550160"), Page(limit=10))).rows
+    with acting_as(other):
+        [theirs] = (await leads.list(LeadFilters(phone="+14155550160"), Page(limit=10))).rows
+    assert (mine["name"], mine["source"], mine["interaction_count"]) == ("Robin", "outbound_call", 2)
+    assert (theirs["name"], theirs["interaction_count"]) == (None, 1) and theirs["id"] != mine["id"]
+    async with engine.connect() as conn:
+        types = (await conn.execute(sa.select(sdr_store.outbox.c.type).where(
+            sdr_store.outbox.c.business_id == one.business_ids[0]).order_by(sdr_store.outbox.c.id))).scalars().all()
+    assert types[:2] == ["lead.created", "lead.scored"] and set(types[2:]) <= {"lead.scored"}
+
+    with pytest.raises(ServiceError) as err:
+        await leads.record_contacts([contact(one.business_ids[0], "+14155550161", "c-4"),
+                                     contact(one.business_ids[0], "+14155550161", "c-5",
+                                             lead_id=str(theirs["id"]))], "sdr-calls")
+    assert err.value.code == "not_found"
+    with acting_as(one):  # the failed batch left nothing behind
+        assert (await leads.list(LeadFilters(phone="+14155550161"), Page(limit=10))).rows == []
 
 
 async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, accounts_of):

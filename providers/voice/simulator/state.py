@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 FILE = "state.json"
-SAVE_DELAY = 0.25
+SAVE_DELAY = 1.0
 SYSTEM_FIELDS = frozenset({"id", "orgId", "createdAt", "updatedAt"})
 
 
