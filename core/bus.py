@@ -260,7 +260,7 @@ class DurableConsumer(Background):
             await msg.term()
         except Exception as exc:  # noqa: BLE001 - retried with backoff
             attempt = msg.metadata.num_delivered if msg.metadata else 1
-            delay = min(0.5 * 2 ** (attempt - 1), 60.0)
+            delay = min(0.5 * 2 ** min(attempt - 1, 7), 60.0)  # bounded: max_deliver may be unlimited
             log.warning("consumer %s: event %s failed (attempt %s), retry in %.1fs: %s",
                         self.durable, event.get("event_id"), attempt, delay, exc)
             await msg.nak(delay=delay)

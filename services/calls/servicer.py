@@ -109,8 +109,10 @@ def build(runtime: Runtime) -> CallsServicer:
                   recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
     inbound = Inbound(runtime.engine, calls.server, calls.agents, calls.sdr, calls.accounts, runtime.events_committed)
     lifecycle = Lifecycle(runtime.engine, auth, runtime.events_committed, inbound)
+    # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
+    # none); only one that can never apply is terminated.
     runtime.run(DurableConsumer(runtime.bus, lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,
-                                filter_subject=QUEUED_SUBJECT, batch=250, batched=True))
+                                filter_subject=QUEUED_SUBJECT, batch=250, batched=True, max_deliver=-1))
     runtime.run(Reaper(runtime.engine, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
     return CallsServicer(calls, lifecycle)
