@@ -132,9 +132,11 @@ class CallsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def HandleProviderMessage(self, request, context):
-        """Applies a server message of the voice provider (status update, end-of-call report) to its call, once and
-        never backwards; fails UNAUTHENTICATED (unauthorized) when its signature or timestamp does not hold and
-        INVALID_ARGUMENT (invalid_request) when it is not a server message.
+        """Handles a server message of the voice provider now: answers an assistant-request, or applies a status update
+        or end-of-call report to its call, once and never backwards (the gateway sends only the messages that need an
+        answer; status updates and reports reach the service through the PROVIDER stream). Fails UNAUTHENTICATED
+        (unauthorized) when its signature or timestamp does not hold and INVALID_ARGUMENT (invalid_request) when it is
+        not a server message.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
