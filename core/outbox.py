@@ -59,13 +59,6 @@ async def add_event(conn: AsyncConnection, table: sa.Table, payload: Message, bu
     return await record_event(conn, table, events.type_of(payload), business_id, events.to_data(payload))
 
 
-async def add_events(conn: AsyncConnection, table: sa.Table, items: list[tuple[Message, str | None]]) -> None:
-    """Record several events (payload, business_id), in this order, with one statement."""
-    if items:
-        await conn.execute(table.insert(), [_row(events.type_of(payload), business_id, events.to_data(payload))
-                                            for payload, business_id in items])
-
-
 async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, business_id: str | None,
                        data: dict) -> str:
     """The outbox row itself, for any type and data (producers use add_event)."""

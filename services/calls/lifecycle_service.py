@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
-from core.outbox import add_events
-from providers.voice.server_messages import WebhookAuth
+from core.outbox import add_event, events_buffered
+from providers.voice.server_messages import QUEUED_TYPES, WebhookAuth
 from services.calls import domain, store
 from services.calls.inbound_service import Inbound
 from services.calls.store import outbox
@@ -96,7 +96,7 @@ class Lifecycle:
         message = domain.message_of(payload)
         if message["type"] == "assistant-request" and self.inbound is not None:
             return await self.inbound.assistant_request(message)
-        if message["type"] in ("status-update", "end-of-call-report"):
+        if message["type"] in QUEUED_TYPES:
             await self.apply([message])
         return {}  # other types are acknowledged: nothing of ours follows from them
 
@@ -117,12 +117,12 @@ class Lifecycle:
                     message["call"].get("type") == domain.INBOUND_CALL_TYPE:
                 await self.inbound.record_first_heard(message)
         ours = [_our_id(m) for m in messages]
-        async with self.engine.begin() as conn:
+        emitted = False
+        async with self.engine.begin() as conn, events_buffered(conn, outbox):
             rows = await store.calls_for_messages(conn, [i for i in ours if i], [m["call"]["id"] for m in messages])
             current = {row.id: row._asdict() for row in rows}
             by_provider_id = {row.provider_call_id: row.id for row in rows if row.provider_call_id}
             changed: dict[str, dict] = {}
-            emitted: list = []
             for our_id, message in zip(ours, messages):
                 call_id = our_id if our_id in current else by_provider_id.get(message["call"]["id"])
                 if call_id is None:
@@ -133,8 +133,9 @@ class Lifecycle:
                 changes["updated_at"] = utcnow()
                 before, current[call_id] = current[call_id], {**current[call_id], **changes}
                 changed[call_id] = {**changed.get(call_id, {}), **changes}
-                emitted += events_of(before, current[call_id])
+                for payload, business_id in events_of(before, current[call_id]):
+                    await add_event(conn, outbox, payload, business_id)
+                    emitted = True
             await store.update_calls(conn, changed)
-            await add_events(conn, outbox, emitted)
         if emitted:
             self.events_committed()
