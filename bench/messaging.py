@@ -22,7 +22,8 @@ from datetime import datetime, timezone
 import aiohttp
 
 from bench.harness import signed_up, with_stack
-from services.messaging import domain
+from core.compliance import decision as compliance
+from core.compliance.rules import SMS
 
 # One zone each: at any hour some are between 08:00 and 21:00.
 ZONED = ("+1415555{:04d}", "+1212555{:04d}", "+44207946{:04d}", "+4930123{:04d}", "+8131234{:04d}",
@@ -31,7 +32,7 @@ ZONED = ("+1415555{:04d}", "+1212555{:04d}", "+44207946{:04d}", "+4930123{:04d}"
 
 def open_recipients(count: int) -> list[str]:
     now = datetime.now(timezone.utc)
-    pattern = next(p for p in ZONED if domain.next_allowed(now, domain.narrowed_zones(p.format(2000))) == now)
+    pattern = next(p for p in ZONED if compliance.open_to(SMS, p.format(2000), now))
     return [pattern.format(2000 + n) for n in range(count)]
 
 

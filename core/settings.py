@@ -95,6 +95,8 @@ class Settings:
     email_retry_scale: float = 1.0  # multiplies the retry backoff (tests shrink it)
     # The platform-wide do-not-call list (E.164 numbers no business may text), beside each business's own.
     platform_dnc: tuple[str, ...] = field(default=())
+    # Outbound compliance: the most calls a business may place to one person in 24 hours where no state sets a cap.
+    compliance_calls_per_24h: int = 3
     # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
     number_pool_file: str = ""
     # Checkout price ids signup accepts as plan_id: {price_id: plan} (core.plans).
@@ -186,6 +188,7 @@ def load() -> Settings:
         sms_auth_token=Secret(os.environ.get("SMS_AUTH_TOKEN", "")),
         sms_timeout_seconds=float(os.environ.get("SMS_TIMEOUT_SECONDS", "5")),
         platform_dnc=_list("PLATFORM_DNC"),
+        compliance_calls_per_24h=_int("COMPLIANCE_CALLS_PER_24H", 3),
         smtp_host=os.environ.get("SMTP_HOST", "localhost"),
         smtp_port=_int("SMTP_PORT", 25),
         smtp_username=os.environ.get("SMTP_USERNAME", ""),

@@ -23,7 +23,16 @@ from services.evals import domain as evals
 from services.messaging import domain as messaging
 from services.sdr import domain as leads
 from services.webhooks import domain as webhooks
-from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, evals_pb2, messaging_pb2, sdr_pb2, webhooks_pb2
+from switchboard.v1 import (
+    accounts_pb2,
+    agents_pb2,
+    calls_pb2,
+    common_pb2,
+    evals_pb2,
+    messaging_pb2,
+    sdr_pb2,
+    webhooks_pb2,
+)
 
 UUID = {"type": "string", "format": "uuid"}
 TIME = {"type": "string", "format": "date-time"}
@@ -296,9 +305,16 @@ CALL_CREATE = _obj({
     "max_duration": {"type": "integer", "minimum": calls.MAX_DURATION_BOUNDS[0],
                      "maximum": calls.MAX_DURATION_BOUNDS[1], "default": calls.DEFAULT_MAX_DURATION,
                      "description": "seconds"},
+    "compliance": {"type": "string", "enum": list(calls.COMPLIANCE_MODES), "default": "skip",
+                   "description": "skip (the spec's default: the caller answers for consent and do-not-call) or "
+                   "enforce: the platform's outbound compliance decision runs first and refuses with its code"},
+    "callee_timezone": {**TIMEZONE, "description": "with compliance enforce: the IANA time zone the callee is in, "
+                        "judged together with their area code's and their lead's state's zones"},
 }, ("agent_id", "to"))
 CALL_CREATE["allOf"] = [{"not": {"required": ["name", "customer_name"]}},
-                        {"not": {"required": ["first_message", "firstMessage"]}}]
+                        {"not": {"required": ["first_message", "firstMessage"]}},
+                        {"if": {"required": ["callee_timezone"]},
+                         "then": {"properties": {"compliance": {"const": "enforce"}}, "required": ["compliance"]}}]
 PROVIDER_MESSAGE = _obj({"message": {**_obj({"type": {"type": "string"}, "call": {"type": "object"}}, ("type",)),
                                      "description": "the provider's server message (its own schema)"}},
                         ("message",))
@@ -685,6 +701,9 @@ SCHEMAS: dict[str, dict] = {
     "DncCheck": message_schema(messaging_pb2.DncCheck.DESCRIPTOR),
     "DncList": _obj({"entries": {"type": "array", "items": _ref("DncEntry")}, **PAGE_FIELDS},
                     ("entries", *PAGE_FIELDS)),
+    "ComplianceDecision": message_schema(common_pb2.ComplianceDecision.DESCRIPTOR),
+    "ComplianceDecisionList": _obj({"decisions": {"type": "array", "items": _ref("ComplianceDecision")},
+                                    **PAGE_FIELDS}, ("decisions", *PAGE_FIELDS)),
     "EmailQueueRequest": EMAIL_QUEUE,
     "EmailApproveRequest": EMAIL_APPROVE,
     "Email": message_schema(messaging_pb2.Email.DESCRIPTOR),

@@ -60,6 +60,18 @@ def _unwrap_nullable(error):
     return error
 
 
+def _condition(schema: dict, error) -> str:
+    """' when <fields> is sent' for an error of an if/then's `then` (the fields the `if` requires), else ''."""
+    path = list(error.schema_path)
+    if "then" not in path:
+        return ""
+    node = schema
+    for step in path[:path.index("then")]:
+        node = node[step]
+    fields = node.get("if", {}).get("required", [])
+    return f" when {' and '.join(fields)} is sent" if fields else ""
+
+
 def check(schema: dict, value, code: str = "invalid_request") -> None:
     """Raise an error naming the first offending field, e.g. "name: 'x' is too long".
 
@@ -72,7 +84,7 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
     first = _unwrap_nullable(errors[0])
     if first.validator == "required":
         missing = first.message.split("'")[1] if "'" in first.message else first.message
-        raise ServiceError(missing_code, f"{_field(first, missing)} is required")
+        raise ServiceError(missing_code, f"{_field(first, missing)} is required{_condition(schema, first)}")
     alternatives = _alternatives(first)
     if alternatives is not None:
         names = " or ".join("+".join(_field(first, n) for n in names) for names in alternatives)
@@ -89,7 +101,7 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
         raise ServiceError(code, f"send {both} not together: they are alternatives")
     if first.validator == "pattern":
         raise ServiceError(code, patterns.must_match(_where(first), first.validator_value))
-    raise ServiceError(code, f"{_where(first)}: {first.message}")
+    raise ServiceError(code, f"{_where(first)}: {first.message}{_condition(schema, first)}")
 
 
 QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "pattern", "default", "description", "items",

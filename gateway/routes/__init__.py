@@ -118,6 +118,7 @@ def all_routes() -> list[Route]:
         agents,
         analytics,
         calls,
+        compliance,
         evals,
         leads,
         mcp,
@@ -129,4 +130,4 @@ def all_routes() -> list[Route]:
     )
 
     return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]
+            *messaging.ROUTES, *compliance.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]

@@ -23,6 +23,7 @@ from providers.voice.server_messages import (
     WebhookAuth,
 )
 from services.calls import domain
+from services.messaging import domain as messaging_domain
 from switchboard.v1 import calls_pb2
 
 CALLS = "switchboard.v1.Calls"
@@ -43,7 +44,9 @@ async def create_call(ctx: RequestContext):
         if name not in b and alias in b:
             b[name] = b[alias]
     req = set_fields(calls_pb2.CreateCallRequest(agent_id=b["agent_id"], to=b["to"]), b, "name", "context",
-                     "first_message", "lead_id", "webhook_url", "max_duration")
+                     "first_message", "lead_id", "webhook_url", "max_duration", "callee_timezone")
+    if b.get("compliance") == "enforce":
+        req.compliance = calls_pb2.COMPLIANCE_MODE_ENFORCE
     if IDEMPOTENCY_HEADER in ctx.request.headers:
         req.idempotency_key = ctx.request.headers[IDEMPOTENCY_HEADER]
     call = await ctx.rpc("calls").CreateCall(req)
@@ -131,10 +134,11 @@ STATUSES = ("Statuses: queued (placed at the provider), ringing, in-progress, fo
             "(a ring-first call nobody picked up at the forward-to phone goes on with the agent); an outcome is final. "
             "forwarded_to is the phone the call was offered to.")
 ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "bad_request")
+COMPLIANCE_CODES = ("number_on_dnc", "number_opted_out", "tcpa_violation")
 ROUTES = [
     Route("POST", f"{V1}/calls", create_call, "Place an outbound call", "calls", scope="calls:write",
           body=CALL_CREATE, response="CallCreated", status=201, creates=Creates("call_id"),
-          errors=(*ERRORS, "conflict", "call_failed"), rpcs=(f"{CALLS}/CreateCall",),
+          errors=(*ERRORS, "conflict", "call_failed", *COMPLIANCE_CODES), rpcs=(f"{CALLS}/CreateCall",),
           description="The agent calls `to` from its phone number (400 when it has none) with its outbound prompt, "
           "its outbound greeting (or firstMessage) and its outbound model, for at most max_duration seconds "
           f"(default {domain.DEFAULT_MAX_DURATION}, {domain.MAX_DURATION_BOUNDS[0]} to "
@@ -142,7 +146,19 @@ ROUTES = [
           "`to`, enriches the prompt with name, lead_score, lead_status, interaction_count, "
           "days_since_first_contact and lead_source; business_name, business_phone (the calling number) and "
           "time_of_day (morning, afternoon or evening in the callee's time zone, from the number) are always set. "
-          "API-initiated calls skip the built-in compliance checks: the caller answers for consent and do-not-call. "
+          "API-initiated calls skip the built-in compliance checks unless compliance is enforce: by default the "
+          "caller answers for consent and do-not-call. With compliance enforce the platform's outbound compliance "
+          "decision runs before anything reaches the voice provider, and every decision is logged (GET "
+          "/api/v1/compliance/decisions). It refuses with 400 and a message saying what would make the call legal: "
+          "number_on_dnc (the business's or the platform's do-not-call list, or a lead marked do_not_contact), "
+          "number_opted_out (an opt-out, or no consent basis: an opt-in recorded with POST /api/v1/sms/consent, "
+          "the callee having called or texted the business within "
+          f"{messaging_domain.CONVERSATIONAL_CONSENT_DAYS} days, or a lead marked converted), or tcpa_violation: "
+          "outside the callee's legal window (08:00-21:00 federal, stricter state rules by area code and by the "
+          "lead's stated state, Sundays and legal holidays where a state forbids them) in every time zone the "
+          "callee may be in (callee_timezone, the lead's state, the area code's zones), or over the frequency cap "
+          "(the state's, else the platform's, per callee over 24 hours); the message names the rule and the "
+          "instant the call becomes legal. Numbers outside the US get the federal window in their own zones. "
           "Send an Idempotency-Key header to make a retry safe: for 24 hours the same key with the same body "
           "returns the first call (201), with another body 409 conflict. When the provider refuses the call it is "
           "500 call_failed, the call is recorded failed with the provider's reason, and the key is freed for a "

@@ -17,6 +17,7 @@ from switchboard.v1 import calls_pb2
 
 DIRECTIONS = ("inbound", "outbound")
 COMPLIANCE_MODES = ("skip", "enforce")
+REFERENCE_MAX = 200
 
 # -- statuses ------------------------------------------------------------------------------------
 # A call moves forward only: queued -> ringing -> in-progress (-> forwarding) -> ended -> one outcome.

@@ -6,9 +6,16 @@ Placing a call reads the agent's calling profile (agents), the linked lead (sdr)
 transaction), asks the provider with no transaction open, and then records the provider's call id. If the
 provider refuses, the call is recorded `failed` with the provider's reason and the idempotency key is freed,
 so a retry places the call: no call is left `queued` without a provider call behind it.
+
+With compliance `enforce` the outbound compliance decision (messaging's DecideCall: do-not-call, consent, the
+callee's legal window in every zone they may be in, state rules, the frequency cap) comes first, before anything
+is written or sent: a refusal is its 400 code; a deferral is refused the same way for an immediate call
+(CreateCall) and returned as data to a caller that can wait (PlaceCall). A call the provider then refuses frees
+the frequency slot its decision took.
 """
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
@@ -20,6 +27,8 @@ from google.protobuf import json_format
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import aggregates, tenant
+from core.compliance import decision as compliance
+from core.compliance import zones
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
@@ -31,9 +40,10 @@ from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
 from services.calls.store import calls
-from switchboard.v1 import accounts_pb2, agents_pb2, sdr_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2, sdr_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,9 @@ class NewCall:
     webhook_url: str | None = None
     max_duration: int | None = None
     compliance: str = "skip"
+    callee_timezone: str | None = None  # with enforce: where the caller says the callee is
+    actor: str | None = None  # with enforce: run or pipeline (enforced_call when None)
+    reference: str | None = None  # with enforce: the touch the call is for
 
 
 def lead_with_phone(sdr: Client, business_id: str, phone: str) -> Awaitable[sdr_pb2.Lead | None]:
@@ -70,20 +83,27 @@ def lead_with_phone(sdr: Client, business_id: str, phone: str) -> Awaitable[sdr_
 
 class Calls:
     def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, agents: Client, sdr: Client,
-                 accounts: Client, *, recording_secret: str, base_url: str):
+                 accounts: Client, messaging: Client, *, recording_secret: str, base_url: str):
         self.engine = engine
         self.voice = voice
         self.server = server
         self.recording_secret = recording_secret  # signs recording links
         self.base_url = base_url.rstrip("/")
         # Other services, called as the caller (Runtime.client).
-        self.agents, self.sdr, self.accounts = agents, sdr, accounts
+        self.agents, self.sdr, self.accounts, self.messaging = agents, sdr, accounts, messaging
 
     # -- placing a call ----------------------------------------------------------------------
 
     async def create(self, new: NewCall, idempotency_key: str | None = None):
         """The call placed (or, for a repeated idempotency key with the same request, the call placed the first
-        time)."""
+        time); a deferral is refused with its code and the instant the call becomes legal."""
+        placed = await self.place(new, idempotency_key)
+        if isinstance(placed, common_pb2.ComplianceDecision):
+            raise ServiceError(placed.code, placed.message)
+        return placed
+
+    async def place(self, new: NewCall, idempotency_key: str | None = None):
+        """The call placed (as `create`), or the compliance decision that deferred it (nothing was placed)."""
         who = tenant.require_account()
         request = self._checked(new)
         key = domain.check_idempotency_key(idempotency_key)
@@ -92,7 +112,7 @@ class Calls:
             if replay is not None:
                 return replay
         try:
-            row = await self._place(request)
+            placed = await self._place(request)
         except BaseException:
             if key is not None:
                 async with self.engine.begin() as conn:
@@ -100,16 +120,21 @@ class Calls:
             raise
         if key is not None:
             async with self.engine.begin() as conn:
-                await store.settle_key(conn, who.account_id, key, row.id)
-        return row
+                if isinstance(placed, common_pb2.ComplianceDecision):
+                    await store.release_key(conn, who.account_id, key)
+                else:
+                    await store.settle_key(conn, who.account_id, key, placed.id)
+        return placed
 
     @staticmethod
     def _checked(new: NewCall) -> dict:
         if new.compliance not in domain.COMPLIANCE_MODES:
             raise invalid(f"compliance must be one of {', '.join(domain.COMPLIANCE_MODES)}")
-        if new.compliance == "enforce":
-            # The consent, do-not-call and quiet-hour checks arrive with the messaging service.
-            raise ServiceError("bad_request", "calls with enforced compliance checks are not available yet")
+        enforced = new.compliance == "enforce"
+        if not enforced and (new.callee_timezone or new.actor or new.reference):
+            raise invalid("callee_timezone applies only to calls with compliance enforce (the checks run only then)")
+        if new.actor is not None and new.actor not in compliance.CALL_ACTORS:
+            raise invalid(f"actor must be one of {', '.join(compliance.CALL_ACTORS)}")
         return {
             "agent_id": require_uuid(new.agent_id, "agent_id"), "to": normalize_e164(new.to, "to"),
             "name": optional_text(new.name, "name", domain.NAME_MAX),
@@ -118,6 +143,10 @@ class Calls:
             "lead_id": require_uuid(new.lead_id, "lead_id") if new.lead_id else None,
             "webhook_url": domain.check_webhook_url(new.webhook_url),
             "max_duration": domain.check_max_duration(new.max_duration), "compliance": new.compliance,
+            "callee_timezone": zones.check_zone(new.callee_timezone, "callee_timezone") if new.callee_timezone
+            else None,
+            "actor": new.actor or "enforced_call",
+            "reference": optional_text(new.reference, "reference", domain.REFERENCE_MAX),
         }
 
     async def _claim(self, account_id: str, key: str, request_hash: str):
@@ -141,11 +170,18 @@ class Calls:
             raise invalid("agent_id names an agent without a phone number: assign it a number first")
         lead = await self._lead(request["lead_id"], profile.business_id, request["to"])
         business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=profile.business_id))
+        call_id = new_id()
+        decision = None
+        if request["compliance"] == "enforce":
+            decision = await self._decide(request, profile, lead, call_id)
+            if decision.outcome == "refuse":
+                raise ServiceError(decision.code, decision.message)
+            if decision.outcome == "defer":
+                return decision
         now = utcnow()
         variables = domain.enrichment(to=request["to"], now=now, name=request["name"],
                                       lead=domain.lead_facts(lead) if lead else None, business_name=business.name,
                                       business_phone=profile.phone_number)
-        call_id = new_id()
         first_message = request["first_message"] or profile.first_message
         async with self.engine.begin() as conn:
             await store.insert_call(
@@ -166,9 +202,28 @@ class Calls:
             async with self.engine.begin() as conn:
                 await store.update_call(conn, call_id, {"status": "failed", "updated_at": utcnow(),
                                                         "ended_reason": f"provider refused: {exc.message}"[:500]})
+            if decision is not None:
+                await self._release_slot(decision.id)
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
         async with self.engine.begin() as conn:
             return await store.update_call(conn, call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
+
+    def _decide(self, request: dict, profile, lead: sdr_pb2.Lead | None,
+                call_id: str) -> Awaitable[common_pb2.ComplianceDecision]:
+        """The compliance decision on this call, logged by the messaging service (for the call or its touch)."""
+        return self.messaging.DecideCall(messaging_pb2.DecideCallRequest(
+            business_id=profile.business_id, phone=request["to"], timezone=request["callee_timezone"],
+            lead_id=lead.id if lead else None, lead_state=lead.state if lead else None,
+            lead_status=lead.status if lead else None, sender=profile.phone_number, actor=request["actor"],
+            reference=request["reference"] or call_id))
+
+    async def _release_slot(self, decision_id: str) -> None:
+        """Free the frequency slot of a call that was never placed; if that fails the slot stays counted (a cap
+        one call stricter for a day, never looser)."""
+        try:
+            await self.messaging.ReleaseCallSlot(messaging_pb2.ReleaseCallSlotRequest(decision_id=decision_id))
+        except Exception:  # noqa: BLE001 - the call's own failure is what the caller must hear
+            log.warning("could not free the frequency slot of decision %s", decision_id, exc_info=True)
 
     async def _lead(self, lead_id: str | None, business_id: str, to: str) -> sdr_pb2.Lead | None:
         """The lead named, which must be of the agent's business; else the business's lead with this number."""

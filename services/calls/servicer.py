@@ -15,7 +15,7 @@ from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import Reaper
 from services.calls.service import Calls, NewCall
-from switchboard.v1 import calls_pb2, calls_pb2_grpc
+from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
 
 CALLS_PAGE = (50, 100)
 TRANSCRIPTS_PAGE = (20, 50)
@@ -81,10 +81,13 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         return calls_pb2.ProviderMessageReply(response_json=json.dumps(answer))
 
     async def CreateCall(self, request, context):
-        new = NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
-                      **{f: optional(request, f) for f in ("name", "context", "first_message", "lead_id",
-                                                           "webhook_url", "max_duration")})
-        return call_message(await self.calls.create(new, optional(request, "idempotency_key")))
+        return call_message(await self.calls.create(new_call(request), optional(request, "idempotency_key")))
+
+    async def PlaceCall(self, request, context):
+        placed = await self.calls.place(new_call(request), optional(request, "idempotency_key"))
+        if isinstance(placed, common_pb2.ComplianceDecision):
+            return calls_pb2.PlaceCallReply(deferred=placed)
+        return calls_pb2.PlaceCallReply(call=call_message(placed))
 
     async def GetCall(self, request, context):
         return call_message(await self.calls.get(request.id))
@@ -99,13 +102,19 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         return aggregates.reply_of(await self.calls.aggregate(query, optional(request, "agent_id")), query.group_by)
 
 
+def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
+    return NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
+                   **{f: optional(request, f) for f in ("name", "context", "first_message", "lead_id", "webhook_url",
+                                                        "max_duration", "callee_timezone", "actor", "reference")})
+
+
 def build(runtime: Runtime) -> CallsServicer:
     s = runtime.settings
     voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
     runtime.on_stop.append(voice.close)
     auth = WebhookAuth.of(s)
     calls = Calls(runtime.engine, voice, ServerConfig(voice, auth, s.public_base_url), runtime.client("agents"),
-                  runtime.client("sdr"), runtime.client("accounts"),
+                  runtime.client("sdr"), runtime.client("accounts"), runtime.client("messaging"),
                   recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
     inbound = Inbound(runtime.engine, calls.server, calls.agents, calls.sdr, calls.accounts, runtime.events_committed)
     lifecycle = Lifecycle(runtime.engine, auth, runtime.events_committed, inbound)

@@ -3,7 +3,8 @@
 Consent is per business and phone, computed from its append-only history (domain.consent_state): opt-ins and
 opt-outs recorded through the API or by keyword, and conversational evidence (the phone texted or called the
 business). The do-not-call list is the business's own (API) plus the platform's (PLATFORM_DNC, a setting);
-taking a phone off the business's list keeps the entry with the reason.
+taking a phone off the business's list keeps the entry with the reason. What these allow is the outbound
+compliance decision's (services.messaging.compliance_service) to say.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.contact import normalize_e164
-from core.errors import ServiceError, invalid, not_found
+from core.errors import invalid, not_found
 from core.ids import new_id, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.text import optional_text
@@ -34,22 +35,6 @@ class Consents:
     def __init__(self, engine: AsyncEngine, platform_dnc: frozenset[str]):
         self.engine = engine
         self.platform_dnc = platform_dnc
-
-    # -- the send checks ----------------------------------------------------------------------
-
-    async def check_may_text(self, business_id: str, phone: str, now: datetime) -> None:
-        """number_on_dnc, then number_opted_out, or nothing when the business may text the phone."""
-        async with self.engine.connect() as conn:
-            entry = await store.listed(conn, business_id, phone)
-            history = await store.consent_history(conn, business_id, phone)
-        if phone in self.platform_dnc:
-            raise ServiceError("number_on_dnc", f"{phone} is on the platform's do-not-call list; it cannot be texted")
-        if entry is not None:
-            raise ServiceError("number_on_dnc", f"{phone} is on this business's do-not-call list (since "
-                               f"{entry.created_at:%Y-%m-%d}); take it off (DELETE /api/v1/dnc) only if they ask")
-        refusal = domain.consent_refusal(domain.consent_state(evidence_of(history), now), phone)
-        if refusal is not None:
-            raise refusal
 
     # -- consent ------------------------------------------------------------------------------
 

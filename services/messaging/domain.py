@@ -1,14 +1,11 @@
-"""Messaging rules as plain functions: the message statuses and their order, the reply keywords, consent, the
-content rules and the quiet hours. No I/O here; services.messaging.service applies them."""
+"""Messaging rules as plain functions: the message statuses and their order, the reply keywords, consent and the
+content rules. No I/O here; services.messaging.service applies them. When a text may go out (do-not-call, consent,
+quiet hours) is the outbound compliance decision's (core.compliance.decision), shared with calls."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta, timezone
-from zoneinfo import ZoneInfo
-
-import phonenumbers
-from phonenumbers import timezone as number_timezones
+from datetime import datetime, timedelta
 
 from core.errors import ServiceError
 
@@ -103,16 +100,6 @@ def may_text(state: str) -> bool:
     return state in ("opted_in", "conversational")
 
 
-def consent_refusal(state: str, phone: str) -> ServiceError | None:
-    if state == "opted_out":
-        return ServiceError("number_opted_out", f"{phone} opted out of messages from this business (STOP); texts "
-                            "resume only after they reply START or opt in again")
-    if state == "none":
-        return ServiceError("number_opted_out", f"{phone} has not opted in to messages from this business: record "
-                            "their opt-in (POST /api/v1/sms/consent) or wait until they call or text you first")
-    return None
-
-
 # -- content -------------------------------------------------------------------------------------
 MAX_BODY = 1600  # the provider's limit (ten segments)
 LINK_SHORTENERS = ("bit.ly", "tinyurl.com", "goo.gl", "t.co", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly",
@@ -153,96 +140,6 @@ def content_refusal(body: str) -> ServiceError | None:
 
 def _blocked(rule: str, why: str) -> ServiceError:
     return ServiceError("content_blocked", f"rule {rule}: {why}")
-
-
-# -- quiet hours ---------------------------------------------------------------------------------
-# Texts go out between 08:00 and 21:00 in the recipient's local time. The zone is the recipient's stated one
-# (a lead's US state) or else the number's (libphonenumber); when a number maps to several zones the window
-# legal in all of them applies. Where the library cannot narrow a number below every zone of its country code
-# (toll-free and non-geographic numbers, many mobiles: +1 spans Guam to Samoa, a one-hour window) or knows no
-# zone, the sending number's zones stand in when the library narrows those (the business is usually local to
-# its customers), then the window legal in every zone of the recipient's country code, then UTC.
-QUIET_WINDOW = (time(8, 0), time(21, 0))
-US_STATE_ZONES = {
-    "AL": ("America/Chicago",), "AK": ("America/Anchorage", "America/Adak"), "AZ": ("America/Phoenix",),
-    "AR": ("America/Chicago",), "CA": ("America/Los_Angeles",), "CO": ("America/Denver",),
-    "CT": ("America/New_York",), "DE": ("America/New_York",), "DC": ("America/New_York",),
-    "FL": ("America/New_York", "America/Chicago"), "GA": ("America/New_York",), "HI": ("Pacific/Honolulu",),
-    "ID": ("America/Boise", "America/Los_Angeles"), "IL": ("America/Chicago",),
-    "IN": ("America/Indiana/Indianapolis", "America/Chicago"), "IA": ("America/Chicago",),
-    "KS": ("America/Chicago", "America/Denver"), "KY": ("America/New_York", "America/Chicago"),
-    "LA": ("America/Chicago",), "ME": ("America/New_York",), "MD": ("America/New_York",),
-    "MA": ("America/New_York",), "MI": ("America/Detroit", "America/Menominee"), "MN": ("America/Chicago",),
-    "MS": ("America/Chicago",), "MO": ("America/Chicago",), "MT": ("America/Denver",),
-    "NE": ("America/Chicago", "America/Denver"), "NV": ("America/Los_Angeles",), "NH": ("America/New_York",),
-    "NJ": ("America/New_York",), "NM": ("America/Denver",), "NY": ("America/New_York",),
-    "NC": ("America/New_York",), "ND": ("America/Chicago", "America/Denver"), "OH": ("America/New_York",),
-    "OK": ("America/Chicago",), "OR": ("America/Los_Angeles", "America/Boise"), "PA": ("America/New_York",),
-    "RI": ("America/New_York",), "SC": ("America/New_York",), "SD": ("America/Chicago", "America/Denver"),
-    "TN": ("America/Chicago", "America/New_York"), "TX": ("America/Chicago", "America/Denver"),
-    "UT": ("America/Denver",), "VT": ("America/New_York",), "VA": ("America/New_York",),
-    "WA": ("America/Los_Angeles",), "WV": ("America/New_York",), "WI": ("America/Chicago",),
-    "WY": ("America/Denver",), "PR": ("America/Puerto_Rico",),
-}
-_LOOKAHEAD = timedelta(hours=48)
-
-
-def number_zones(e164: str) -> tuple[str, ...]:
-    """The zones libphonenumber gives a number (none when it knows none)."""
-    zones = number_timezones.time_zones_for_number(phonenumbers.parse(e164, None))
-    return tuple(z for z in zones if z != "Etc/Unknown")
-
-
-def narrowed_zones(e164: str) -> tuple[str, ...]:
-    """The number's zones when libphonenumber narrows it below every zone of its country code, else none."""
-    zones = number_zones(e164)
-    whole = number_timezones.TIMEZONE_DATA.get(str(phonenumbers.parse(e164, None).country_code), ())
-    return () if len(zones) > 1 and set(zones) == set(whole) else zones
-
-
-def _allowed(at: datetime, zones: tuple[str, ...]) -> bool:
-    start, end = QUIET_WINDOW
-    return all(start <= at.astimezone(ZoneInfo(z)).time() < end for z in zones)
-
-
-def next_allowed(now: datetime, zones: tuple[str, ...]) -> datetime | None:
-    """`now` when texting is allowed in every zone, else the first moment it is (None when it never opens within
-    two days: the zones are too far apart). Candidates are each zone's next window starts (DST-correct)."""
-    if _allowed(now, zones):
-        return now
-    start = QUIET_WINDOW[0]
-    candidates = set()
-    for name in zones:
-        local = now.astimezone(ZoneInfo(name))
-        for days in range(3):
-            day = (local + timedelta(days=days)).date()
-            candidates.add(datetime.combine(day, start, ZoneInfo(name)).astimezone(timezone.utc))
-    return next((c for c in sorted(candidates) if now < c <= now + _LOOKAHEAD and _allowed(c, zones)), None)
-
-
-def recipient_zones(to: str, stated: tuple[str, ...], sender: str, now: datetime) -> tuple[str, ...]:
-    """The zones the quiet hours are judged in (see the rule above)."""
-    for zones in (stated, narrowed_zones(to), narrowed_zones(sender), number_zones(to)):
-        if zones and next_allowed(now, zones) is not None:
-            return zones
-    return ("UTC",)
-
-
-def quiet_hours_refusal(now: datetime, zones: tuple[str, ...]) -> ServiceError | None:
-    """tcpa_violation saying when texting becomes allowed, or None when it is allowed now."""
-    when = next_allowed(now, zones)
-    if when == now:
-        return None
-    local = ", ".join(f"{now.astimezone(ZoneInfo(z)):%H:%M} in {z}" for z in zones[:3])
-    start, end = QUIET_WINDOW
-    return ServiceError("tcpa_violation", f"quiet hours: it is {local} for the recipient; texts are allowed "
-                        f"{start:%H:%M}-{end:%H:%M} in the recipient's time zone, next at "
-                        f"{when.isoformat(timespec='minutes').replace('+00:00', 'Z') if when else 'an unknown time'}")
-
-
-def state_zones(state: str | None) -> tuple[str, ...]:
-    """The zones of a lead's stated US state (two letters), if it names one."""
-    return US_STATE_ZONES.get((state or "").strip().upper(), ())
 
 
 # -- the email queue -------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Sending texts and reading the threads.
 
-A send checks, in order, the do-not-call lists, consent, the content rules and the quiet hours (each refusal
-with its code and what to do), then writes the message to its thread as `pending` in one short transaction,
+A send checks the content rules, then asks the outbound compliance decision (do-not-call lists, a lead marked
+do_not_contact, consent, the quiet hours of every zone the recipient may be in and of their state): a refusal or
+deferral is logged and answered with its code and what to do. An allowed send writes the message to its thread as
+`pending` with its decision logged, in one short transaction,
 hands it to the provider with no transaction held, and records the provider's answer: its sid and status with
 `sms.sent`, or `failed` with `sms.failed` and a 500 sms_send_failed. The provider's status callbacks then move
 the message forward (services.messaging.provider_service). The callback URL carries our message id, so a
@@ -16,6 +18,8 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
+from core.compliance import decision as compliance
+from core.compliance.rules import SMS
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
@@ -25,7 +29,7 @@ from core.rpc import Client, unless_not_found
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from services.messaging import domain, store
-from services.messaging.consent_service import Consents
+from services.messaging.compliance_service import Compliance
 from services.messaging.store import conversations, messages, outbox
 from switchboard.v1 import agents_pb2, events_pb2, sdr_pb2
 
@@ -43,9 +47,9 @@ def status_callback_url(base_url: str, message_id: str) -> str:
 
 
 class Texts:
-    def __init__(self, engine: AsyncEngine, sms: MessagingProvider, consents: Consents, agents: Client, sdr: Client,
-                 base_url: str, events_committed: Callable[[], None]):
-        self.engine, self.sms, self.consents = engine, sms, consents
+    def __init__(self, engine: AsyncEngine, sms: MessagingProvider, compliance: Compliance, agents: Client,
+                 sdr: Client, base_url: str, events_committed: Callable[[], None]):
+        self.engine, self.sms, self.compliance = engine, sms, compliance
         self.agents, self.sdr = agents, sdr  # forwarding the caller (Runtime.client)
         self.base_url = base_url
         self.events_committed = events_committed
@@ -58,15 +62,19 @@ class Texts:
             raise not_found(f"phone number of agent {agent_id} (assign it one before texting from it)")
         business_id, sender = profile.business_id, profile.phone_number
         lead = await self._lead(business_id, to, lead_id)
-        now = utcnow()
-        await self.consents.check_may_text(business_id, to, now)
         refusal = domain.content_refusal(body)
-        if refusal is None:
-            zones = domain.recipient_zones(to, domain.state_zones(lead.state if lead else None), sender, now)
-            refusal = domain.quiet_hours_refusal(now, zones)
         if refusal is not None:
             raise refusal
-        row = await self._write(business_id, sender, to, body, agent_id, lead.id if lead else None, now)
+        now = utcnow()
+        callee = compliance.Callee(phone=to, lead_id=lead.id if lead else None, lead_state=lead.state if lead else None,
+                                   lead_status=lead.status if lead else None)
+        async with self.engine.connect() as conn:
+            standing = await self.compliance.standing(conn, business_id, to, now)
+        decided = compliance.decide(compliance.Touch(SMS, now, sender=sender), callee, standing)
+        if not decided.allowed:
+            await self.compliance.log_alone(business_id, SMS, callee, decided, "sms", now)
+            raise decided.refusal()
+        row = await self._write(business_id, sender, to, body, agent_id, callee, decided, now)
         try:
             accepted = await self.sms.send_message(to=to, from_=sender, body=body,
                                                    status_callback=status_callback_url(self.base_url, row.id))
@@ -83,14 +91,18 @@ class Texts:
         return await unless_not_found(self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
             business_id=business_id, phone=phone)))
 
-    async def _write(self, business_id: str, sender: str, to: str, body: str, agent_id: str, lead_id: str | None,
-                     now: datetime):
+    async def _write(self, business_id: str, sender: str, to: str, body: str, agent_id: str,
+                     callee: compliance.Callee, decided: compliance.Decision, now: datetime):
+        """The pending message on its thread, with the decision that allowed it logged in the same transaction."""
+        lead_id = callee.lead_id
         async with self.engine.begin() as conn:
             thread = await store.thread(conn, business_id, sender, to, agent_id=agent_id, lead_id=lead_id, now=now)
-            return await store.add_message(conn, thread, id=new_id(), business_id=business_id, direction="outbound",
-                                           from_number=sender, to_number=to, body=body, status=domain.PENDING,
-                                           agent_id=agent_id, lead_id=lead_id or thread.lead_id, created_at=now,
-                                           updated_at=now)
+            row = await store.add_message(conn, thread, id=new_id(), business_id=business_id, direction="outbound",
+                                          from_number=sender, to_number=to, body=body, status=domain.PENDING,
+                                          agent_id=agent_id, lead_id=lead_id or thread.lead_id, created_at=now,
+                                          updated_at=now)
+            await self.compliance.log(conn, business_id, SMS, callee, decided, "sms", str(row.id), now)
+            return row
 
     async def _record_failure(self, row, exc: ProviderError) -> None:
         async with self.engine.begin() as conn:

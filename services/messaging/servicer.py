@@ -4,6 +4,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 from core.bus import DurableConsumer
+from core.compliance import decision
 from core.grpc_server import Runtime
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
@@ -13,6 +14,7 @@ from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
 from providers.status import provider_status
 from services.messaging import domain, provider_service
+from services.messaging.compliance_service import DECISIONS_PAGE, Compliance, decision_message
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
 from services.messaging.email_service import EMAILS_PAGE, PROMPTS_CONSUMER, PROMPTS_SUBJECT, EmailDelivery, Emails
 from services.messaging.provider_service import TWIML, ProviderRequests
@@ -81,9 +83,10 @@ def _text(value) -> str | None:
 
 
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
-    def __init__(self, texts: Texts, consents: Consents, provider: ProviderRequests, sms: TwilioClient,
-                 emails: Emails):
-        self.texts, self.consents, self.provider, self.sms, self.emails = texts, consents, provider, sms, emails
+    def __init__(self, texts: Texts, consents: Consents, compliance: Compliance, provider: ProviderRequests,
+                 sms: TwilioClient, emails: Emails):
+        self.texts, self.consents, self.compliance = texts, consents, compliance
+        self.provider, self.sms, self.emails = provider, sms, emails
 
     async def SendSms(self, request, context):
         sent = await self.texts.send(request.to, request.from_agent_id, request.message, optional(request, "lead_id"))
@@ -149,6 +152,19 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         return messaging_pb2.ProviderStatus(status="ok" if account.get("status") == "active" else "refused")
 
 
+    async def DecideCall(self, request, context):
+        return decision_message(await self.compliance.decide_call(request))
+
+    async def ReleaseCallSlot(self, request, context):
+        await self.compliance.release_call_slot(request.decision_id)
+        return messaging_pb2.ReleaseCallSlotReply()
+
+    async def ListComplianceDecisions(self, request, context):
+        paged = await self.compliance.decisions(optional(request, "business_id"), optional(request, "phone"),
+                                                optional(request, "lead_id"), Page.of(request.page, *DECISIONS_PAGE))
+        return messaging_pb2.ListComplianceDecisionsReply(decisions=[decision_message(r) for r in paged.rows],
+                                                          page=paged.info())
+
     async def QueueEmail(self, request, context):
         return email_message(await self.emails.queue(request.to, request.subject, request.body,
                                                      optional(request, "business_id"), not request.hold_for_approval))
@@ -168,7 +184,9 @@ def build(runtime: Runtime) -> MessagingServicer:
     sms = TwilioClient(s.sms_api_url, s.sms_account_sid, s.sms_auth_token.reveal(), timeout=s.sms_timeout_seconds)
     runtime.on_stop.append(sms.close)
     consents = Consents(runtime.engine, frozenset(s.platform_dnc))
-    texts = Texts(runtime.engine, sms, consents, runtime.client("agents"), runtime.client("sdr"), s.public_base_url,
+    compliance = Compliance(runtime.engine, consents.platform_dnc,
+                            decision.Policy(calls_per_24h=s.compliance_calls_per_24h))
+    texts = Texts(runtime.engine, sms, compliance, runtime.client("agents"), runtime.client("sdr"), s.public_base_url,
                   runtime.events_committed)
     provider = ProviderRequests(runtime.engine, s.sms_auth_token.reveal(), texts.agents, texts.sdr,
                                 runtime.client("accounts"), runtime.events_committed)
@@ -180,4 +198,4 @@ def build(runtime: Runtime) -> MessagingServicer:
                         password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
     runtime.run(EmailDelivery(runtime.engine, sender, interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
-    return MessagingServicer(texts, consents, provider, sms, emails)
+    return MessagingServicer(texts, consents, compliance, provider, sms, emails)

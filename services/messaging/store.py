@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import UUID, insert
+from sqlalchemy.dialects.postgresql import JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
@@ -120,6 +120,47 @@ emails = sa.Table(
 sa.Index("emails_business_newest", emails.c.business_id, emails.c.created_at.desc(), emails.c.id.desc())
 sa.Index("emails_due", emails.c.next_attempt_at, postgresql_where=emails.c.status == "approved")
 
+# Every compliance decision on an outbound touch (core.compliance.decision): append-only (a trigger refuses updates
+# and deletes), so an owner can always see why a person was or was not called or texted.
+compliance_decisions = sa.Table(
+    "compliance_decisions", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("channel", sa.Text, nullable=False),  # call, sms
+    sa.Column("phone", sa.Text, nullable=False),
+    sa.Column("lead_id", Uuid),
+    sa.Column("outcome", sa.Text, nullable=False),  # allow, defer, refuse
+    sa.Column("rule", sa.Text, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("code", sa.Text),
+    sa.Column("message", sa.Text, nullable=False),
+    sa.Column("not_before", Ts),
+    sa.Column("actor", sa.Text, nullable=False),  # who asked: enforced_call, sms, run, pipeline
+    sa.Column("reference", sa.Text),  # the call, message or touch it was about
+    sa.Column("inputs", JSONB, nullable=False),
+    sa.Column("decided_at", Ts, nullable=False),
+)
+sa.Index("compliance_decisions_business_newest", compliance_decisions.c.business_id,
+         compliance_decisions.c.decided_at.desc(), compliance_decisions.c.id.desc())
+sa.Index("compliance_decisions_phone_newest", compliance_decisions.c.business_id, compliance_decisions.c.phone,
+         compliance_decisions.c.decided_at.desc(), compliance_decisions.c.id.desc())
+sa.Index("compliance_decisions_lead_newest", compliance_decisions.c.business_id, compliance_decisions.c.lead_id,
+         compliance_decisions.c.decided_at.desc(), compliance_decisions.c.id.desc(),
+         postgresql_where=compliance_decisions.c.lead_id.isnot(None))
+
+# The calls an allowed decision let through, counted against the callee's frequency cap; a call the provider then
+# refused frees its slot (released_at), so the count is of calls actually placed.
+call_slots = sa.Table(
+    "call_slots", metadata,
+    sa.Column("decision_id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("phone", sa.Text, nullable=False),
+    sa.Column("placed_at", Ts, nullable=False),
+    sa.Column("released_at", Ts),
+)
+sa.Index("call_slots_callee", call_slots.c.business_id, call_slots.c.phone, call_slots.c.placed_at,
+         postgresql_where=call_slots.c.released_at.is_(None))
+
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
 
@@ -231,6 +272,50 @@ async def remove_dnc(conn: AsyncConnection, business_id: str, phone: str, **valu
 
 def dnc_of(business_id: str) -> sa.Select:
     return sa.select(dnc_entries).where(dnc_entries.c.business_id == business_id, dnc_entries.c.removed_at.is_(None))
+
+
+# -- compliance ------------------------------------------------------------------------------------
+
+async def standing(conn: AsyncConnection, business_id: str, phone: str) -> tuple:
+    """(the business's do-not-call entry or None, the consent history) of a phone."""
+    return await listed(conn, business_id, phone), await consent_history(conn, business_id, phone)
+
+
+async def lock_callee(conn: AsyncConnection, business_id: str, phone: str) -> None:
+    """Serialize the decisions on one business's callee until the transaction ends (the frequency cap is counted
+    and a slot taken under it, so two touches racing cannot both take the last slot)."""
+    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(
+        sa.func.hashtextextended(sa.literal(f"{business_id}:{phone}"), 0))))
+
+
+async def recent_calls(conn: AsyncConnection, business_id: str, phone: str, since: datetime) -> list[datetime]:
+    s = call_slots.c
+    return list((await conn.execute(sa.select(s.placed_at).where(
+        s.business_id == business_id, s.phone == phone, s.placed_at > since, s.released_at.is_(None)))).scalars())
+
+
+async def take_call_slot(conn: AsyncConnection, **values) -> None:
+    await conn.execute(call_slots.insert().values(**values))
+
+
+async def release_call_slot(conn: AsyncConnection, decision_id: str, business_ids, at: datetime) -> bool:
+    s = call_slots.c
+    released = await conn.execute(call_slots.update().where(
+        s.decision_id == decision_id, s.business_id.in_(business_ids), s.released_at.is_(None))
+        .values(released_at=at).returning(s.decision_id))
+    return released.first() is not None
+
+
+async def add_decision(conn: AsyncConnection, **values):
+    return (await conn.execute(compliance_decisions.insert().values(**values).returning(compliance_decisions))).first()
+
+
+def decisions_of(business_id: str, phone: str | None, lead_id: str | None) -> sa.Select:
+    d = compliance_decisions.c
+    query = sa.select(compliance_decisions).where(d.business_id == business_id)
+    if phone:
+        query = query.where(d.phone == phone)
+    return query.where(d.lead_id == lead_id) if lead_id else query
 
 
 # -- the email queue ---------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import aiohttp
 import asyncpg
 import pytest
 
-from services.messaging import domain
+from core.compliance import decision as compliance
+from core.compliance.rules import SMS
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
 from tests.e2e.test_inbound_calls import our_call, ring
 
@@ -22,7 +23,7 @@ def number(suffix: str, open_now: bool = True) -> str:
     now = datetime.now(timezone.utc)
     for pattern in ZONED:
         candidate = pattern.format(suffix)
-        if (domain.next_allowed(now, domain.narrowed_zones(candidate)) == now) == open_now:
+        if compliance.open_to(SMS, candidate, now) == open_now:
             return candidate
     pytest.fail("no zone fits the hour")
 

@@ -232,6 +232,7 @@ CASES: dict[tuple[str, str], Case] = {
                                                         "subject": "Hi", "body": "Hello.", "approve": False}),
                                      FORBIDDEN),
     ("POST", "/api/v1/emails/approve"): Case(_held_email, NOT_FOUND),
+    ("GET", "/api/v1/compliance/decisions"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
     ("GET", "/api/v1/emails"): Case(_r(), "lists the caller's own businesses' emails"),
     # evals
     ("POST", "/api/v1/evals"): Case(_r(json=lambda w: {"agent_id": w.agent, "business_id": w.a_business,

@@ -37,12 +37,19 @@ DOCUMENTED_REFUSALS = (
                       "email format"),
     DocumentedRefusal("validation_error", r"^email is invalid: ", "signup: email-validator's verdict"),
     DocumentedRefusal("invalid_request", r"^to is invalid: ", "emails: email-validator's verdict on the recipient"),
-    # SMS: the spec answers these compliance checks with 400 and their own codes; each depends on the
-    # recipient's history, lists, the clock or the text's content, which no schema can state.
-    DocumentedRefusal("number_on_dnc", r"do-not-call list", "SMS: the recipient is on a do-not-call list"),
-    DocumentedRefusal("number_opted_out", r"(opted out|has not opted in)", "SMS: no consent from the recipient"),
+    # SMS and calls with compliance enforce: the spec answers these compliance checks with 400 and their own codes;
+    # each depends on the recipient's history, lists, lead, the clock or the text's content, which no schema states.
+    DocumentedRefusal("number_on_dnc", r"(do-not-call list|is marked do_not_contact)",
+                      "the recipient is on a do-not-call list, or their lead is marked do_not_contact"),
+    DocumentedRefusal("number_opted_out", r"(opted out|has not opted in|has not agreed to be called)",
+                      "no consent from the recipient"),
     DocumentedRefusal("content_blocked", r"^rule \w+: ", "SMS: the text breaks a content rule"),
-    DocumentedRefusal("tcpa_violation", r"^quiet hours: ", "SMS: outside 08:00-21:00 where the recipient is"),
+    DocumentedRefusal("tcpa_violation", r"^(quiet hours|frequency): ",
+                      "outside the recipient's legal window, or over the calls-per-24-hours cap"),
+    DocumentedRefusal("tcpa_violation", r"^no moment in the next \d+ days is legal",
+                      "the callee's zones share no legal moment"),
+    DocumentedRefusal("invalid_request", r"^callee_timezone: .* is not an IANA time zone name",
+                      "a callee's time zone must be in the tz database (the schema gives its shape)"),
     DocumentedRefusal("invalid_request", r"(must be valid text without NUL characters|must not contain NUL)",
                       "text may not hold NUL or unpaired surrogates (OpenAPI info); not expressible per field"),
     DocumentedRefusal("validation_error", r"must be valid text without NUL characters",

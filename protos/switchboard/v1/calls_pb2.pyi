@@ -81,7 +81,7 @@ class ProviderMessageReply(_message.Message):
     def __init__(self, response_json: _Optional[str] = ...) -> None: ...
 
 class CreateCallRequest(_message.Message):
-    __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance")
+    __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance", "callee_timezone", "actor", "reference")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     TO_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -92,6 +92,9 @@ class CreateCallRequest(_message.Message):
     MAX_DURATION_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
     COMPLIANCE_FIELD_NUMBER: _ClassVar[int]
+    CALLEE_TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     to: str
     name: str
@@ -102,7 +105,18 @@ class CreateCallRequest(_message.Message):
     max_duration: int
     idempotency_key: str
     compliance: ComplianceMode
-    def __init__(self, agent_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., context: _Optional[str] = ..., first_message: _Optional[str] = ..., lead_id: _Optional[str] = ..., webhook_url: _Optional[str] = ..., max_duration: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., compliance: _Optional[_Union[ComplianceMode, str]] = ...) -> None: ...
+    callee_timezone: str
+    actor: str
+    reference: str
+    def __init__(self, agent_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., context: _Optional[str] = ..., first_message: _Optional[str] = ..., lead_id: _Optional[str] = ..., webhook_url: _Optional[str] = ..., max_duration: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., compliance: _Optional[_Union[ComplianceMode, str]] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ...) -> None: ...
+
+class PlaceCallReply(_message.Message):
+    __slots__ = ("call", "deferred")
+    CALL_FIELD_NUMBER: _ClassVar[int]
+    DEFERRED_FIELD_NUMBER: _ClassVar[int]
+    call: Call
+    deferred: _common_pb2.ComplianceDecision
+    def __init__(self, call: _Optional[_Union[Call, _Mapping]] = ..., deferred: _Optional[_Union[_common_pb2.ComplianceDecision, _Mapping]] = ...) -> None: ...
 
 class GetCallRequest(_message.Message):
     __slots__ = ("id",)

@@ -43,6 +43,11 @@ class CallsStub:
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.CreateCallRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_calls__pb2.Call.FromString,
                 _registered_method=True)
+        self.PlaceCall = channel.unary_unary(
+                '/switchboard.v1.Calls/PlaceCall',
+                request_serializer=switchboard_dot_v1_dot_calls__pb2.CreateCallRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_calls__pb2.PlaceCallReply.FromString,
+                _registered_method=True)
         self.GetCall = channel.unary_unary(
                 '/switchboard.v1.Calls/GetCall',
                 request_serializer=switchboard_dot_v1_dot_calls__pb2.GetCallRequest.SerializeToString,
@@ -95,6 +100,15 @@ class CallsServicer:
         """Places an outbound call from the agent's number; fails NOT_FOUND (not_found) for an agent outside the caller's
         businesses, INVALID_ARGUMENT (invalid_request) for bad input or an agent without a number, ALREADY_EXISTS
         (conflict) for an idempotency key reused with another request, INTERNAL (call_failed) when the provider refuses.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PlaceCall(self, request, context):
+        """Places a call for a caller that can wait (communication runs, the sales pipeline): as CreateCall, except that
+        with compliance ENFORCE a deferral is the reply (the decision, with the instant the call becomes legal) instead
+        of an INVALID_ARGUMENT (tcpa_violation) error. Refusals are errors as for CreateCall.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -173,6 +187,11 @@ def add_CallsServicer_to_server(servicer, server):
                     request_deserializer=switchboard_dot_v1_dot_calls__pb2.CreateCallRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_calls__pb2.Call.SerializeToString,
             ),
+            'PlaceCall': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlaceCall,
+                    request_deserializer=switchboard_dot_v1_dot_calls__pb2.CreateCallRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_calls__pb2.PlaceCallReply.SerializeToString,
+            ),
             'GetCall': grpc.unary_unary_rpc_method_handler(
                     servicer.GetCall,
                     request_deserializer=switchboard_dot_v1_dot_calls__pb2.GetCallRequest.FromString,
@@ -244,6 +263,33 @@ class Calls:
             '/switchboard.v1.Calls/CreateCall',
             switchboard_dot_v1_dot_calls__pb2.CreateCallRequest.SerializeToString,
             switchboard_dot_v1_dot_calls__pb2.Call.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlaceCall(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/PlaceCall',
+            switchboard_dot_v1_dot_calls__pb2.CreateCallRequest.SerializeToString,
+            switchboard_dot_v1_dot_calls__pb2.PlaceCallReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -22,26 +22,29 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchboard/v1/common.proto\x12\x0eswitchboard.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"W\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12)\n\x05\x61\x66ter\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\"1\n\x08PageInfo\x12\x10\n\x08has_more\x18\x01 \x01(\x08\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"5\n\x0c\x42usinessZone\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x10\n\x08timezone\x18\x02 \x01(\t\"\xec\x01\n\x10\x41ggregateRequest\x12+\n\x05zones\x18\x01 \x03(\x0b\x32\x1c.switchboard.v1.BusinessZone\x12\x0c\n\x04\x64\x61ys\x18\x02 \x01(\x05\x12\r\n\x05weeks\x18\x03 \x01(\x05\x12\x10\n\x08group_by\x18\x04 \x03(\t\x12\x15\n\x08\x61gent_id\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06source\x18\x06 \x01(\tH\x01\x88\x01\x01\x12\r\n\x05limit\x18\x07 \x01(\x05\x12)\n\x05\x61s_of\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0b\n\t_agent_idB\t\n\x07_source\"\xf9\x01\n\x0c\x41ggregateRow\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08\x61gent_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x10\n\x03\x64\x61y\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x11\n\x04week\x18\x04 \x01(\tH\x03\x88\x01\x01\x12\x13\n\x06status\x18\x05 \x01(\tH\x04\x88\x01\x01\x12\r\n\x05\x63ount\x18\x06 \x01(\x03\x12\x11\n\tcompleted\x18\x07 \x01(\x03\x12\x10\n\x08\x64uration\x18\x08 \x01(\x03\x12\x11\n\tconverted\x18\t \x01(\x03\x42\x0e\n\x0c_business_idB\x0b\n\t_agent_idB\x06\n\x04_dayB\x07\n\x05_weekB\t\n\x07_status\"8\n\nAggregates\x12*\n\x04rows\x18\x01 \x03(\x0b\x32\x1c.switchboard.v1.AggregateRowb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bswitchboard/v1/common.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"W\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12)\n\x05\x61\x66ter\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\t\"1\n\x08PageInfo\x12\x10\n\x08has_more\x18\x01 \x01(\x08\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\t\"5\n\x0c\x42usinessZone\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x10\n\x08timezone\x18\x02 \x01(\t\"\xec\x01\n\x10\x41ggregateRequest\x12+\n\x05zones\x18\x01 \x03(\x0b\x32\x1c.switchboard.v1.BusinessZone\x12\x0c\n\x04\x64\x61ys\x18\x02 \x01(\x05\x12\r\n\x05weeks\x18\x03 \x01(\x05\x12\x10\n\x08group_by\x18\x04 \x03(\t\x12\x15\n\x08\x61gent_id\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06source\x18\x06 \x01(\tH\x01\x88\x01\x01\x12\r\n\x05limit\x18\x07 \x01(\x05\x12)\n\x05\x61s_of\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0b\n\t_agent_idB\t\n\x07_source\"\xf9\x01\n\x0c\x41ggregateRow\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08\x61gent_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x10\n\x03\x64\x61y\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x11\n\x04week\x18\x04 \x01(\tH\x03\x88\x01\x01\x12\x13\n\x06status\x18\x05 \x01(\tH\x04\x88\x01\x01\x12\r\n\x05\x63ount\x18\x06 \x01(\x03\x12\x11\n\tcompleted\x18\x07 \x01(\x03\x12\x10\n\x08\x64uration\x18\x08 \x01(\x03\x12\x11\n\tconverted\x18\t \x01(\x03\x42\x0e\n\x0c_business_idB\x0b\n\t_agent_idB\x06\n\x04_dayB\x07\n\x05_weekB\t\n\x07_status\"8\n\nAggregates\x12*\n\x04rows\x18\x01 \x03(\x0b\x32\x1c.switchboard.v1.AggregateRow\"\x91\x03\n\x12\x43omplianceDecision\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x02 \x01(\t\x12\x0f\n\x07\x63hannel\x18\x03 \x01(\t\x12\r\n\x05phone\x18\x04 \x01(\t\x12\x14\n\x07lead_id\x18\x05 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x07outcome\x18\x06 \x01(\t\x12\x0c\n\x04rule\x18\x07 \x01(\t\x12\x0e\n\x06source\x18\x08 \x01(\t\x12\x11\n\x04\x63ode\x18\t \x01(\tH\x01\x88\x01\x01\x12\x0f\n\x07message\x18\n \x01(\t\x12.\n\nnot_before\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x61\x63tor\x18\x0c \x01(\t\x12\x16\n\treference\x18\r \x01(\tH\x02\x88\x01\x01\x12\'\n\x06inputs\x18\x0e \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\ndecided_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.TimestampB\n\n\x08_lead_idB\x07\n\x05_codeB\x0c\n\n_referenceb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchboard.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PAGEREQUEST']._serialized_start=80
-  _globals['_PAGEREQUEST']._serialized_end=167
-  _globals['_PAGEINFO']._serialized_start=169
-  _globals['_PAGEINFO']._serialized_end=218
-  _globals['_BUSINESSZONE']._serialized_start=220
-  _globals['_BUSINESSZONE']._serialized_end=273
-  _globals['_AGGREGATEREQUEST']._serialized_start=276
-  _globals['_AGGREGATEREQUEST']._serialized_end=512
-  _globals['_AGGREGATEROW']._serialized_start=515
-  _globals['_AGGREGATEROW']._serialized_end=764
-  _globals['_AGGREGATES']._serialized_start=766
-  _globals['_AGGREGATES']._serialized_end=822
+  _globals['_PAGEREQUEST']._serialized_start=110
+  _globals['_PAGEREQUEST']._serialized_end=197
+  _globals['_PAGEINFO']._serialized_start=199
+  _globals['_PAGEINFO']._serialized_end=248
+  _globals['_BUSINESSZONE']._serialized_start=250
+  _globals['_BUSINESSZONE']._serialized_end=303
+  _globals['_AGGREGATEREQUEST']._serialized_start=306
+  _globals['_AGGREGATEREQUEST']._serialized_end=542
+  _globals['_AGGREGATEROW']._serialized_start=545
+  _globals['_AGGREGATEROW']._serialized_end=794
+  _globals['_AGGREGATES']._serialized_start=796
+  _globals['_AGGREGATES']._serialized_end=852
+  _globals['_COMPLIANCEDECISION']._serialized_start=855
+  _globals['_COMPLIANCEDECISION']._serialized_end=1256
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -82,3 +83,37 @@ class Aggregates(_message.Message):
     ROWS_FIELD_NUMBER: _ClassVar[int]
     rows: _containers.RepeatedCompositeFieldContainer[AggregateRow]
     def __init__(self, rows: _Optional[_Iterable[_Union[AggregateRow, _Mapping]]] = ...) -> None: ...
+
+class ComplianceDecision(_message.Message):
+    __slots__ = ("id", "business_id", "channel", "phone", "lead_id", "outcome", "rule", "source", "code", "message", "not_before", "actor", "reference", "inputs", "decided_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    INPUTS_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    channel: str
+    phone: str
+    lead_id: str
+    outcome: str
+    rule: str
+    source: str
+    code: str
+    message: str
+    not_before: _timestamp_pb2.Timestamp
+    actor: str
+    reference: str
+    inputs: _struct_pb2.Struct
+    decided_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., channel: _Optional[str] = ..., phone: _Optional[str] = ..., lead_id: _Optional[str] = ..., outcome: _Optional[str] = ..., rule: _Optional[str] = ..., source: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., inputs: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

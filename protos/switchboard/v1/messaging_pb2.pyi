@@ -10,6 +10,68 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class BusinessHours(_message.Message):
+    __slots__ = ("start_hour", "end_hour")
+    START_HOUR_FIELD_NUMBER: _ClassVar[int]
+    END_HOUR_FIELD_NUMBER: _ClassVar[int]
+    start_hour: int
+    end_hour: int
+    def __init__(self, start_hour: _Optional[int] = ..., end_hour: _Optional[int] = ...) -> None: ...
+
+class DecideCallRequest(_message.Message):
+    __slots__ = ("business_id", "phone", "timezone", "lead_id", "lead_state", "lead_status", "sender", "actor", "reference", "business_hours")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    LEAD_STATE_FIELD_NUMBER: _ClassVar[int]
+    LEAD_STATUS_FIELD_NUMBER: _ClassVar[int]
+    SENDER_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_HOURS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone: str
+    timezone: str
+    lead_id: str
+    lead_state: str
+    lead_status: str
+    sender: str
+    actor: str
+    reference: str
+    business_hours: BusinessHours
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., timezone: _Optional[str] = ..., lead_id: _Optional[str] = ..., lead_state: _Optional[str] = ..., lead_status: _Optional[str] = ..., sender: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., business_hours: _Optional[_Union[BusinessHours, _Mapping]] = ...) -> None: ...
+
+class ReleaseCallSlotRequest(_message.Message):
+    __slots__ = ("decision_id",)
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    decision_id: str
+    def __init__(self, decision_id: _Optional[str] = ...) -> None: ...
+
+class ReleaseCallSlotReply(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListComplianceDecisionsRequest(_message.Message):
+    __slots__ = ("business_id", "phone", "lead_id", "page")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone: str
+    lead_id: str
+    page: _common_pb2.PageRequest
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., lead_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListComplianceDecisionsReply(_message.Message):
+    __slots__ = ("decisions", "page")
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    decisions: _containers.RepeatedCompositeFieldContainer[_common_pb2.ComplianceDecision]
+    page: _common_pb2.PageInfo
+    def __init__(self, decisions: _Optional[_Iterable[_Union[_common_pb2.ComplianceDecision, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
 class SendSmsRequest(_message.Message):
     __slots__ = ("to", "from_agent_id", "message", "lead_id")
     TO_FIELD_NUMBER: _ClassVar[int]

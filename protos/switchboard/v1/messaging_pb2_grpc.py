@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 from switchboard.v1 import messaging_pb2 as switchboard_dot_v1_dot_messaging__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -111,6 +112,21 @@ class MessagingStub:
                 '/switchboard.v1.Messaging/ListEmails',
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsReply.FromString,
+                _registered_method=True)
+        self.DecideCall = channel.unary_unary(
+                '/switchboard.v1.Messaging/DecideCall',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.DecideCallRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ComplianceDecision.FromString,
+                _registered_method=True)
+        self.ReleaseCallSlot = channel.unary_unary(
+                '/switchboard.v1.Messaging/ReleaseCallSlot',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.ReleaseCallSlotRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.ReleaseCallSlotReply.FromString,
+                _registered_method=True)
+        self.ListComplianceDecisions = channel.unary_unary(
+                '/switchboard.v1.Messaging/ListComplianceDecisions',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsReply.FromString,
                 _registered_method=True)
 
 
@@ -228,6 +244,32 @@ class MessagingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DecideCall(self, request, context):
+        """The compliance decision on calling a phone now (core.compliance.decision), logged; an allowed call takes a slot
+        counted against the callee's frequency cap (under a per-callee lock, so racing touches cannot both take the
+        last one). A refusal or deferral is the reply, not an error. Fails NOT_FOUND (not_found) for a business outside
+        the caller's and INVALID_ARGUMENT (invalid_request) for a bad phone or time zone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReleaseCallSlot(self, request, context):
+        """Frees the slot of an allowed call that was never placed (the provider refused it); fails NOT_FOUND (not_found)
+        when the caller's businesses hold no such slot.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListComplianceDecisions(self, request, context):
+        """A business's compliance decisions newest first, optionally for one phone or lead; fails INVALID_ARGUMENT
+        (invalid_request, bad_request when the business is ambiguous).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MessagingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -305,6 +347,21 @@ def add_MessagingServicer_to_server(servicer, server):
                     servicer.ListEmails,
                     request_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_messaging__pb2.ListEmailsReply.SerializeToString,
+            ),
+            'DecideCall': grpc.unary_unary_rpc_method_handler(
+                    servicer.DecideCall,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.DecideCallRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ComplianceDecision.SerializeToString,
+            ),
+            'ReleaseCallSlot': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseCallSlot,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.ReleaseCallSlotRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.ReleaseCallSlotReply.SerializeToString,
+            ),
+            'ListComplianceDecisions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListComplianceDecisions,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -715,6 +772,87 @@ class Messaging:
             '/switchboard.v1.Messaging/ListEmails',
             switchboard_dot_v1_dot_messaging__pb2.ListEmailsRequest.SerializeToString,
             switchboard_dot_v1_dot_messaging__pb2.ListEmailsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DecideCall(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/DecideCall',
+            switchboard_dot_v1_dot_messaging__pb2.DecideCallRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ComplianceDecision.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseCallSlot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/ReleaseCallSlot',
+            switchboard_dot_v1_dot_messaging__pb2.ReleaseCallSlotRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.ReleaseCallSlotReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListComplianceDecisions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/ListComplianceDecisions',
+            switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsReply.FromString,
             options,
             channel_credentials,
             insecure,

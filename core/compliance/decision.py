@@ -1,0 +1,362 @@
+"""The outbound compliance decision: may this business call or text this person now, and if not, when, or why never.
+
+One pure function (no I/O: the services load the facts and pass them in) for every outbound channel: SMS sends,
+calls placed with compliance enforced, communication runs and the sales pipeline. It answers
+
+- allow, with the consent basis it rests on;
+- defer until the exact instant the touch becomes legal, naming the rule that holds it back now; or
+- refuse with the spec's code (number_on_dnc, number_opted_out, tcpa_violation) and what would make it legal.
+
+The checks, in order: the platform's and the business's do-not-call lists and a lead marked do_not_contact
+(number_on_dnc); an opt-out, or no consent basis (number_opted_out); callee zones with no moment legal in all of
+them (tcpa_violation); then the time: the frequency cap (calls only), and every calling window that applies, in
+every zone the callee may be in (core.compliance.zones): the federal window (or the same window abroad), each
+state's row (core.compliance.state_rules) by area code and by the lead's stated state, and the business's own
+hours. A window is checked on the callee's local date, so daylight-saving changes move it correctly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
+
+import holidays
+
+from core.compliance import zones as where
+from core.compliance.rules import CALL, CHANNELS, FEDERAL, SMS, Hours, StateRule
+from core.compliance.state_rules import STATE_RULES
+from core.errors import ServiceError
+
+ALLOW, DEFER, REFUSE = "allow", "defer", "refuse"
+OUTCOMES = (ALLOW, DEFER, REFUSE)
+# Who asks for a decision: a call placed with compliance enforce, an SMS send, a communication run, the pipeline.
+CALL_ACTORS = ("enforced_call", "run", "pipeline")
+ACTORS = (*CALL_ACTORS, "sms")
+DAY = timedelta(hours=24)
+HORIZON = timedelta(days=8)  # a touch that cannot become legal within this is refused (the zones never align)
+CONVERTED = "converted"  # the lead status that is an existing business relationship (a customer)
+DO_NOT_CONTACT = "do_not_contact"
+
+# Outside the US the platform applies the federal window in the callee's own zones.
+ABROAD = StateRule(state="--", statute="platform policy: the 47 CFR 64.1200(c)(1) window in the callee's zones",
+                   channels=FEDERAL.channels, weekdays=FEDERAL.weekdays, saturday=FEDERAL.saturday,
+                   sunday=FEDERAL.sunday)
+RULES_BY_STATE = {row.state: row for row in STATE_RULES}
+PLATFORM_CAP_SOURCE = "platform policy (COMPLIANCE_CALLS_PER_24H)"
+SOURCES = {
+    "platform_dnc": "the platform's do-not-call list (PLATFORM_DNC)",
+    "business_dnc": "47 CFR 64.1200(d)(3) (the business's do-not-call list)",
+    "lead_do_not_contact": "the lead's status do_not_contact",
+    "opted_out": "47 CFR 64.1200(a)(10) (revocation of consent); CTIA keywords (STOP)",
+    "no_consent_call": "47 U.S.C. 227(b)(1) (artificial voice; AI voices per FCC 24-17): prior express consent",
+    "no_consent_sms": "47 U.S.C. 227(b)(1)(A) (automated texts): prior express consent",
+    "zones": "47 CFR 64.1200(c)(1) (the called party's location)",
+    "business_hours": "the business's own calling hours (SDR config)",
+}
+
+
+@dataclass(frozen=True)
+class Callee:
+    """What is known of the person: the number, a time zone a caller stated, and the lead the business holds."""
+
+    phone: str  # E.164, checked
+    timezone: str | None = None  # an IANA name (checked with zones.check_zone)
+    lead_id: str | None = None
+    lead_state: str | None = None  # as the lead has it: "FL" or "Florida"
+    lead_status: str | None = None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What the business's records say of the person."""
+
+    platform_dnc: bool = False
+    business_dnc_since: datetime | None = None
+    consent: str = "none"  # services.messaging.domain.CONSENT_STATES
+
+
+@dataclass(frozen=True)
+class Touch:
+    channel: str  # CHANNELS
+    at: datetime  # when it would go out (aware)
+    sender: str | None = None  # the business's number, a fallback for where the callee is
+    business_hours: Hours | None = None  # the business's own window in the callee's local time
+    recent_calls: tuple[datetime, ...] = ()  # calls placed to this callee by the business since 24 h before `at`
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The platform's settings."""
+
+    calls_per_24h: int = 3  # the cap where no state sets one
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str  # OUTCOMES
+    rule: str  # what decided: allowed, platform_dnc, ..., federal_hours, state_hours, business_hours, frequency
+    source: str  # the statute or policy behind the rule
+    message: str
+    code: str | None = None  # the spec's error code when not allowed
+    not_before: datetime | None = None  # when a deferred touch becomes legal
+    inputs: dict = field(default_factory=dict)  # what it was decided on, for the log
+
+    @property
+    def allowed(self) -> bool:
+        return self.outcome == ALLOW
+
+    def refusal(self) -> ServiceError | None:
+        """The error an immediate touch answers with (a deferral refuses it too), or None when allowed."""
+        return None if self.allowed else ServiceError(self.code or "tcpa_violation", self.message)
+
+
+def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Policy()) -> Decision:
+    if touch.channel not in CHANNELS:
+        raise ValueError(f"channel must be one of {CHANNELS}")
+    refused = _standing_refusal(touch.channel, callee, standing)
+    if refused is not None:
+        return refused
+    basis = consent_basis(touch.channel, standing.consent, callee.lead_status)
+    if basis is None:
+        return _no_consent(touch.channel, callee.phone)
+    states = _states(callee)
+    rows = _rows(touch, states, where.is_nanp(callee.phone))
+    zones, why = callee_zones(callee, touch.sender, touch.at, rows)
+    inputs = {"consent_basis": basis, "zones": [{"zone": z, "why": w, "local_time": _local(touch.at, z)}
+                                                for z, w in zip(zones, why)],
+              "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")]}
+    start, frequency = touch.at, None
+    if touch.channel == CALL:
+        frequency = _frequency(touch, rows, policy)
+        inputs["calls_24h"], inputs["cap"] = len(frequency[2]), frequency[0]
+        if frequency[1] is not None:
+            start = frequency[1]
+    blocking_now = _violation(touch.at, zones, rows)
+    if start == touch.at and blocking_now is None:
+        return Decision(ALLOW, "allowed", "", f"allowed: {basis.replace('_', ' ')}", inputs=inputs)
+    when = _next_legal(start, zones, rows, blocking_now if start == touch.at else None)
+    if when is None:
+        return Decision(REFUSE, "zones", SOURCES["zones"], _disjoint_message(callee, zones, why),
+                        "tcpa_violation", inputs=inputs)
+    if start != touch.at:
+        cap, _, recent = frequency
+        source = _cap_source(rows, cap, policy)
+        message = (f"frequency: {len(recent)} calls to {callee.phone} in the last 24 hours; {source[1]} allows at "
+                   f"most {cap} per 24 hours, next at {_iso(when)}")
+        return Decision(DEFER, "frequency", source[0], message, "tcpa_violation", when, inputs)
+    zone, row = blocking_now
+    rule, message = _window_message(touch, zone, row, when)
+    return Decision(DEFER, rule, row.statute, message, "tcpa_violation", when, inputs)
+
+
+def open_to(channel: str, phone: str, at: datetime) -> bool:
+    """Whether a consenting callee whom only their number places may be touched at `at` (benches and tests pick
+    recipients with it)."""
+    return decide(Touch(channel, at), Callee(phone), Standing(consent="opted_in")).allowed
+
+
+def consent_basis(channel: str, consent: str, lead_status: str | None) -> str | None:
+    """What the touch rests on: opt_in, inbound_contact (they called or texted the business lately) or, for a
+    call, existing_relationship (the lead is a customer); None when nothing does."""
+    if consent == "opted_in":
+        return "opt_in"
+    if consent == "conversational":
+        return "inbound_contact"
+    if channel == CALL and consent != "opted_out" and lead_status == CONVERTED:
+        return "existing_relationship"
+    return None
+
+
+# -- who may not be contacted at all ----------------------------------------------------------------
+
+def _standing_refusal(channel: str, callee: Callee, standing: Standing) -> Decision | None:
+    verb = "called" if channel == CALL else "texted"
+    phone = callee.phone
+    if standing.platform_dnc:
+        return _refuse("platform_dnc", "number_on_dnc", f"{phone} is on the platform's do-not-call list; it cannot "
+                       f"be {verb}")
+    if standing.business_dnc_since is not None:
+        return _refuse("business_dnc", "number_on_dnc", f"{phone} is on this business's do-not-call list (since "
+                       f"{standing.business_dnc_since:%Y-%m-%d}); take it off (DELETE /api/v1/dnc) only if they ask")
+    if callee.lead_status == DO_NOT_CONTACT:
+        return _refuse("lead_do_not_contact", "number_on_dnc", f"lead {callee.lead_id} is marked do_not_contact; "
+                       f"{phone} cannot be {verb} while it is")
+    if standing.consent == "opted_out":
+        what = "messages" if channel == SMS else "calls and messages"
+        return _refuse("opted_out", "number_opted_out", f"{phone} opted out of {what} from this business (STOP); "
+                       f"{'texts' if channel == SMS else 'calls'} resume only after they reply START or opt in again")
+    return None
+
+
+def _no_consent(channel: str, phone: str) -> Decision:
+    if channel == SMS:
+        return _refuse("no_consent_sms", "number_opted_out", f"{phone} has not opted in to messages from this "
+                       "business: record their opt-in (POST /api/v1/sms/consent) or wait until they call or text "
+                       "you first")
+    return _refuse("no_consent_call", "number_opted_out", f"{phone} has not agreed to be called by this business's "
+                   "AI agent: record their opt-in (POST /api/v1/sms/consent, which covers calls too), wait until "
+                   "they call or text you, or mark their lead converted if they are a customer")
+
+
+def _refuse(rule: str, code: str, message: str) -> Decision:
+    return Decision(REFUSE, rule, SOURCES[rule], message, code)
+
+
+# -- where the callee may be -------------------------------------------------------------------------
+
+def _states(callee: Callee) -> list[str]:
+    """The US states whose law applies: the area code's and the lead's stated one (both, without repeats)."""
+    found = [where.area_code_state(callee.phone), where.state_code(callee.lead_state)]
+    return list(dict.fromkeys(s for s in found if s))
+
+
+def callee_zones(callee: Callee, sender: str | None, at: datetime,
+                 rows: tuple[StateRule, ...] = (FEDERAL,)) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(zones, why each) the touch is judged in (see core.compliance.zones). The zones the facts place the callee
+    in are all kept, even when no moment is legal in all of them (the caller then refuses); a fallback is used
+    only when some moment within the horizon is legal in it."""
+    placed: dict[str, str] = {}
+    for facts, why in (((callee.timezone,) if callee.timezone else (), "stated"),
+                       (where.state_zones(callee.lead_state), "lead_state"),
+                       (where.narrowed_zones(callee.phone), "area_code")):
+        for z in facts:
+            placed.setdefault(z, why)
+    if placed:
+        return tuple(placed), tuple(placed.values())
+    for zones, why in ((where.narrowed_zones(sender) if sender else (), "sender"),
+                       (where.number_zones(callee.phone), "country")):
+        if zones and _next_legal(at, zones, rows) is not None:
+            return zones, (why,) * len(zones)
+    return ("UTC",), ("unknown",)
+
+
+def _disjoint_message(callee: Callee, zones: tuple[str, ...], why: tuple[str, ...]) -> str:
+    placed = ", ".join(f"{z} ({w.replace('_', ' ')})" for z, w in zip(zones, why))
+    return (f"no moment in the next {HORIZON.days} days is legal in every zone {callee.phone} may be in "
+            f"({placed}); correct target.timezone or the lead's state if one is wrong")
+
+
+# -- the windows -------------------------------------------------------------------------------------
+
+def _rows(touch: Touch, states: list[str], nanp: bool) -> tuple[StateRule, ...]:
+    """Every window that applies to the touch: the federal one (or the same abroad), the states', the business's."""
+    rows = _law(touch.channel, tuple(states), nanp)
+    if touch.business_hours is None:
+        return rows
+    h = touch.business_hours
+    return (*rows, StateRule(state="business", statute=SOURCES["business_hours"], channels=FEDERAL.channels,
+                             weekdays=h, saturday=h, sunday=h))
+
+
+@lru_cache(maxsize=4096)
+def _law(channel: str, states: tuple[str, ...], nanp: bool) -> tuple[StateRule, ...]:
+    """The federal (or abroad) row and the rows of the states that cover the channel."""
+    return (FEDERAL if nanp else ABROAD,
+            *(RULES_BY_STATE[s] for s in states if s in RULES_BY_STATE and channel in RULES_BY_STATE[s].channels))
+
+
+@lru_cache(maxsize=None)
+def _holidays(state: str) -> holidays.HolidayBase:
+    """The state's legal holidays (federal ones included), years filled in as they are asked for."""
+    return holidays.country_holidays("US", subdiv=state)
+
+
+def _window(row: StateRule, day: date) -> Hours | None:
+    if row.holidays_closed and day in _holidays(row.state):
+        return None
+    return row.window(day.weekday())
+
+
+def _violation(at: datetime, zones: tuple[str, ...], rows: tuple[StateRule, ...]) -> tuple[str, StateRule] | None:
+    """The first (zone, row) whose window is closed at `at`, or None when every window is open in every zone."""
+    for name in zones:
+        local = at.astimezone(where.zone(name))
+        day, now = local.date(), local.time()
+        for row in rows:
+            window = _window(row, day)
+            if window is None or not window.start <= now < window.end:
+                return name, row
+    return None
+
+
+def _opening(row: StateRule, name: str, after: datetime) -> datetime | None:
+    """The first moment after `after` the row's window opens in the zone (DST-correct: the window's start on that
+    local date), or None within the horizon."""
+    tz = where.zone(name)
+    first = after.astimezone(tz).date()
+    for days in range(HORIZON.days + 1):
+        day = first + timedelta(days=days)
+        window = _window(row, day)
+        if window is None:
+            continue
+        opens = datetime.combine(day, window.start, tz).astimezone(timezone.utc)
+        if opens > after:
+            return opens
+    return None
+
+
+def _next_legal(start: datetime, zones: tuple[str, ...], rows: tuple[StateRule, ...],
+                closed: tuple[str, StateRule] | None = None) -> datetime | None:
+    """The first moment at or after `start` legal in every zone under every row: move to the next opening of
+    whichever window is closed until none is (each move skips only moments that window forbids). `closed` is the
+    window already found closed at `start`, if the caller looked."""
+    at, limit = start, start + HORIZON
+    if closed is None:
+        closed = _violation(at, zones, rows)
+    while at <= limit:
+        if closed is None:
+            return at
+        at = _opening(closed[1], closed[0], at)
+        if at is None:
+            return None
+        closed = _violation(at, zones, rows)
+    return None
+
+
+def _window_message(touch: Touch, name: str, row: StateRule, when: datetime) -> tuple[str, str]:
+    local = touch.at.astimezone(where.zone(name))
+    it_is = f"it is {local:%A %H:%M} in {name} for the recipient"
+    things = "calls" if touch.channel == CALL else "texts"
+    window = _window(row, local.date())
+    if row.state == "business":
+        rule, why = "business_hours", f"this business calls only {window} in the callee's time zone"
+    elif row.state in ("US", "--"):
+        rule, why = "federal_hours", f"{things} are allowed {window} in the recipient's time zone ({row.statute})"
+    else:
+        rule = "state_hours"
+        if window is None:
+            day = "legal holidays" if row.holidays_closed and local.date() in _holidays(row.state) else \
+                f"{local:%A}s"
+            why = f"{row.state} ({row.statute}) allows no {things} on {day}"
+        else:
+            why = f"{row.state} ({row.statute}) allows {things} {window} on {local:%A}s"
+    return rule, f"quiet hours: {it_is}; {why}, next at {_iso(when)}"
+
+
+# -- how often ---------------------------------------------------------------------------------------
+
+def _frequency(touch: Touch, rows: tuple[StateRule, ...], policy: Policy) -> tuple[int, datetime | None, list]:
+    """(the cap, when the count falls below it if it is reached now else None, the calls counted). A call stamped
+    a moment after `at` (another replica's clock) counts too: the cap errs strict."""
+    caps = [r.max_calls_per_24h for r in rows if r.max_calls_per_24h is not None]
+    cap = min([*caps, policy.calls_per_24h])
+    recent = sorted(t for t in touch.recent_calls if touch.at - DAY < t)
+    if len(recent) < cap:
+        return cap, None, recent
+    return cap, recent[len(recent) - cap] + DAY, recent
+
+
+def _cap_source(rows: tuple[StateRule, ...], cap: int, policy: Policy) -> tuple[str, str]:
+    """(the citation, who sets it) of the cap in force."""
+    for row in rows:
+        if row.max_calls_per_24h == cap and cap <= policy.calls_per_24h:
+            return row.statute, f"{row.state} ({row.statute})"
+    return PLATFORM_CAP_SOURCE, "the platform"
+
+
+def _local(at: datetime, name: str) -> str:
+    return at.astimezone(where.zone(name)).isoformat(timespec="minutes")
+
+
+def _iso(at: datetime) -> str:
+    return at.astimezone(timezone.utc).isoformat(timespec="minutes").replace("+00:00", "Z")

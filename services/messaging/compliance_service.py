@@ -1,0 +1,117 @@
+"""The outbound compliance decisions: made with what the messaging service knows of a person (its do-not-call lists
+and consent history), logged append-only, and for calls counted against the callee's frequency cap.
+
+The decision itself is core.compliance.decision (pure); this module loads its facts and keeps its records. A call's
+decision (DecideCall, asked by the calls service before anything reaches the voice provider) is made under a lock
+on the business's callee: the calls counted and the slot an allowed call takes are read and written under it, so
+touches racing from two runs cannot both take the last slot. A call the provider then refused frees its slot
+(ReleaseCallSlot), so the count is of calls actually placed. A text's decision is made by Texts.send and logged
+in the transaction that writes the message.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from core import tenant
+from core.compliance import decision as compliance
+from core.compliance import zones
+from core.compliance.rules import CALL, hours
+from core.contact import normalize_e164
+from core.errors import invalid, not_found
+from core.ids import new_id, require_uuid, utcnow
+from core.messages import set_timestamp, struct
+from core.pagination import Page, Paged, fetch_page
+from services.messaging import domain, store
+from services.messaging.consent_service import evidence_of
+from services.messaging.store import compliance_decisions
+from switchboard.v1 import common_pb2, messaging_pb2
+
+DECISIONS_PAGE = (50, 100)
+
+
+class Compliance:
+    def __init__(self, engine: AsyncEngine, platform_dnc: frozenset[str], policy: compliance.Policy):
+        self.engine, self.platform_dnc, self.policy = engine, platform_dnc, policy
+
+    async def standing(self, conn: AsyncConnection, business_id: str, phone: str,
+                       now: datetime) -> compliance.Standing:
+        entry, history = await store.standing(conn, business_id, phone)
+        return compliance.Standing(platform_dnc=phone in self.platform_dnc,
+                                   business_dnc_since=entry.created_at if entry is not None else None,
+                                   consent=domain.consent_state(evidence_of(history), now))
+
+    async def decide_call(self, request: messaging_pb2.DecideCallRequest):
+        """The logged decision (a compliance_decisions row)."""
+        who = tenant.require_account()
+        business_id = require_uuid(request.business_id, "business_id")
+        if not who.can_access(business_id):
+            raise not_found("business")
+        if request.actor not in compliance.ACTORS:
+            raise invalid(f"actor must be one of {', '.join(compliance.ACTORS)}")
+        callee = compliance.Callee(
+            phone=normalize_e164(request.phone, "phone"),
+            timezone=zones.check_zone(request.timezone, "timezone") if request.HasField("timezone") else None,
+            lead_id=require_uuid(request.lead_id, "lead_id") if request.HasField("lead_id") else None,
+            lead_state=request.lead_state or None, lead_status=request.lead_status or None)
+        business_hours = None
+        if request.HasField("business_hours"):
+            start, end = request.business_hours.start_hour, request.business_hours.end_hour
+            if not 0 <= start < end <= 23:
+                raise invalid("business_hours must be whole hours of the day with 0 <= start < end <= 23")
+            business_hours = hours(start, end)
+        async with self.engine.begin() as conn:
+            await store.lock_callee(conn, business_id, callee.phone)
+            now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
+            standing = await self.standing(conn, business_id, callee.phone, now)
+            recent = await store.recent_calls(conn, business_id, callee.phone, now - compliance.DAY)
+            touch = compliance.Touch(CALL, now, sender=request.sender or None, business_hours=business_hours,
+                                     recent_calls=tuple(recent))
+            decided = compliance.decide(touch, callee, standing, self.policy)
+            logged = await self.log(conn, business_id, CALL, callee, decided, request.actor,
+                                    request.reference or None, now)
+            if decided.allowed:
+                await store.take_call_slot(conn, decision_id=logged.id, business_id=business_id,
+                                           phone=callee.phone, placed_at=now)
+        return logged
+
+    async def release_call_slot(self, decision_id: str) -> None:
+        who = tenant.require_account()
+        require_uuid(decision_id, "decision_id")
+        async with self.engine.begin() as conn:
+            if not await store.release_call_slot(conn, decision_id, who.business_ids, utcnow()):
+                raise not_found("call slot")
+
+    @staticmethod
+    async def log(conn: AsyncConnection, business_id: str, channel: str, callee: compliance.Callee,
+                  decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
+        return await store.add_decision(
+            conn, id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
+            outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
+            message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
+            inputs=decided.inputs, decided_at=now)
+
+    async def log_alone(self, business_id: str, channel: str, callee: compliance.Callee,
+                        decided: compliance.Decision, actor: str, now: datetime) -> None:
+        """A decision that writes nothing else (a refused or deferred text), in its own transaction."""
+        async with self.engine.begin() as conn:
+            await self.log(conn, business_id, channel, callee, decided, actor, None, now)
+
+    async def decisions(self, business_id: str | None, phone: str | None, lead_id: str | None, page: Page) -> Paged:
+        business_id = tenant.pick_business(tenant.require_account(), business_id)
+        query = store.decisions_of(business_id, normalize_e164(phone, "phone") if phone else None,
+                                   require_uuid(lead_id, "lead_id") if lead_id else None)
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, query, compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
+
+
+def decision_message(row) -> common_pb2.ComplianceDecision:
+    """A logged decision (a compliance_decisions row) on the wire."""
+    msg = common_pb2.ComplianceDecision(
+        id=str(row.id), business_id=str(row.business_id), channel=row.channel, phone=row.phone,
+        lead_id=str(row.lead_id) if row.lead_id else None, outcome=row.outcome, rule=row.rule, source=row.source,
+        code=row.code, message=row.message, actor=row.actor, reference=row.reference, inputs=struct(row.inputs))
+    set_timestamp(msg, "not_before", row.not_before)
+    set_timestamp(msg, "decided_at", row.decided_at)
+    return msg
