@@ -127,10 +127,11 @@ async def disconnect(request: web.Request) -> web.StreamResponse:
     if not form_token_holds(session, form.get("form_token")):
         return _html("<p>This form expired or did not come from the Switchboard dashboard.</p>", 403)
     try:
-        await ask(deps(request).clients["accounts"].RevokeOAuthConnection,
-                   accounts_pb2.RevokeOAuthConnectionRequest(session_token=session, id=str(form.get("id", ""))))
+        reply = await ask(deps(request).clients["accounts"].RevokeOAuthConnection,
+                          accounts_pb2.RevokeOAuthConnectionRequest(session_token=session, id=str(form.get("id", ""))))
     except ServiceError as err:
         return _html(f"<p>{escape(err.message)}.</p>", err.http_status)
+    deps(request).auth.forget_account(reply.account_id)  # this replica at once; the others hear it over NATS
     return web.HTTPSeeOther(CONNECTIONS_PATH)
 
 

@@ -165,8 +165,10 @@ async def revoke(ctx: RequestContext):
         for field in ("token", "client_id"):
             if field not in form:
                 raise Refused("invalid_request", f"{field} is required")
-        await ask(ctx.rpc("accounts").RevokeOAuthToken,
-                   accounts_pb2.RevokeOAuthTokenRequest(token=form["token"], client_id=form["client_id"]))
+        reply = await ask(ctx.rpc("accounts").RevokeOAuthToken,
+                          accounts_pb2.RevokeOAuthTokenRequest(token=form["token"], client_id=form["client_id"]))
+        if reply.account_id:  # this replica forgets at once; the others hear it over NATS
+            ctx.deps.auth.forget_account(reply.account_id)
     except Refused as err:
         return oauth_error(err.error, err.description)
     except ServiceError as err:

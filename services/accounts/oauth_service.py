@@ -280,9 +280,9 @@ class OAuth:
 
     # -- revocation and use ------------------------------------------------------------------
 
-    async def revoke(self, token: str, client_id: str) -> None:
-        """RFC 7009: revoke the grant behind a refresh or access token of this client. Unknown tokens, and another
-        client's, are ignored (the endpoint answers 200 either way)."""
+    async def revoke(self, token: str, client_id: str) -> str | None:
+        """RFC 7009: revoke the grant behind a refresh or access token of this client, answering its account. Unknown
+        tokens, and another client's, are ignored (the endpoint answers 200 either way)."""
         now = utcnow()
         async with self.engine.begin() as conn:
             grant_id = None
@@ -295,6 +295,7 @@ class OAuth:
             account_id = await store.revoke_grant(conn, str(grant_id), now) if grant_id else None
         if account_id:
             await self.accounts.invalidate(account_id)
+        return account_id and str(account_id)
 
     async def authenticate(self, token: str) -> Principal:
         """The principal of a valid access token whose grant is in force: the approved scopes, and the approved
@@ -320,11 +321,13 @@ class OAuth:
         async with self.engine.connect() as conn:
             return await store.connections_of(conn, await self.accounts.session_account(conn, session_token))
 
-    async def disconnect(self, session_token: str, grant_id: str) -> None:
+    async def disconnect(self, session_token: str, grant_id: str) -> str:
+        """Revoke one connected client of the session's account, answering the account."""
         require_uuid(grant_id, "id")
         async with self.engine.begin() as conn:
             account_id = await self.accounts.session_account(conn, session_token)
             if not await store.revoke_grant(conn, grant_id, utcnow(), account_id):
                 raise ServiceError("not_found", "no such connected client")
         await self.accounts.invalidate(account_id)
+        return str(account_id)
 

@@ -230,8 +230,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                         refresh_token=t.refresh_token, scopes=t.scopes)
 
     async def RevokeOAuthToken(self, request, context):
-        await self.oauth.revoke(request.token, request.client_id)
-        return accounts_pb2.RevokeOAuthTokenReply()
+        return accounts_pb2.RevokeOAuthTokenReply(
+            account_id=await self.oauth.revoke(request.token, request.client_id) or "")
 
     async def AuthenticateAccessToken(self, request, context):
         return principal_message(await self.oauth.authenticate(request.token))
@@ -241,8 +241,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             connections=[connection_message(r) for r in await self.oauth.connections(request.session_token)])
 
     async def RevokeOAuthConnection(self, request, context):
-        await self.oauth.disconnect(request.session_token, request.id)
-        return accounts_pb2.RevokeOAuthConnectionReply()
+        return accounts_pb2.RevokeOAuthConnectionReply(
+            account_id=await self.oauth.disconnect(request.session_token, request.id))
 
 
 def build(runtime: Runtime) -> AccountsServicer:

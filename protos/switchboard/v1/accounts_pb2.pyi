@@ -551,8 +551,10 @@ class RevokeOAuthTokenRequest(_message.Message):
     def __init__(self, token: _Optional[str] = ..., client_id: _Optional[str] = ...) -> None: ...
 
 class RevokeOAuthTokenReply(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("account_id",)
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    account_id: str
+    def __init__(self, account_id: _Optional[str] = ...) -> None: ...
 
 class AuthenticateAccessTokenRequest(_message.Message):
     __slots__ = ("token",)
@@ -599,5 +601,7 @@ class RevokeOAuthConnectionRequest(_message.Message):
     def __init__(self, session_token: _Optional[str] = ..., id: _Optional[str] = ...) -> None: ...
 
 class RevokeOAuthConnectionReply(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("account_id",)
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    account_id: str
+    def __init__(self, account_id: _Optional[str] = ...) -> None: ...
