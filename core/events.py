@@ -42,6 +42,10 @@ CATALOGUE: tuple[EventType, ...] = (
     EventType("workspace.paused", events_pb2.WorkspacePaused),
     EventType("workspace.canceled", events_pb2.WorkspaceCanceled),
     EventType("workspace.teardown_completed", events_pb2.WorkspaceTeardownCompleted),
+    EventType("communication.touch_completed", events_pb2.CommunicationTouchCompleted),
+    EventType("communication.touch_failed", events_pb2.CommunicationTouchFailed),
+    EventType("communication.touch_deferred", events_pb2.CommunicationTouchDeferred),
+    EventType("communication.run_ended", events_pb2.CommunicationRunEnded),
     EventType("webhook.test", events_pb2.WebhookTest),
     EventType("agent.prompt_changed", events_pb2.AgentPromptChanged, partner=False),
 )

@@ -92,7 +92,10 @@ SERVICES: tuple[Service, ...] = (
     # Agents calls wait on the voice provider (with its retries).
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
             deadline=PROVIDER_WAIT_SECONDS),
-    Service("sdr", 50053, "Sdr", "leads, scoring and the pipeline audit"),
+    # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
+    Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit and communication runs",
+            workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
+                            summary="communication runs: executes due touches (run several)"),)),
     # Placing a call waits on the voice provider (with its retries).
     Service("calls", 50055, "Calls", "outbound and inbound calls and their records", deadline=PROVIDER_WAIT_SECONDS),
     # Sending a text waits on the messaging provider.

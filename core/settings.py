@@ -135,6 +135,11 @@ class Settings:
     # The calls reaper: how often it looks, and how long past its max_duration a call may stay without outcome.
     calls_reaper_interval_seconds: float = 30.0
     calls_reaper_margin_seconds: float = 120.0
+    # The communication runs' scheduler: how often it looks for due touches when idle, how long a claim lasts
+    # (a touch whose scheduler died is claimed again after it), and the most calls of one business in flight.
+    runs_poll_seconds: float = 0.2
+    runs_lease_seconds: float = 60.0
+    runs_calls_in_flight: int = 10
 
     @property
     def webhook_lease(self) -> timedelta:
@@ -219,4 +224,7 @@ def load() -> Settings:
         webhook_retry_scale=float(os.environ.get("WEBHOOK_RETRY_SCALE", "1")),
         calls_reaper_interval_seconds=float(os.environ.get("CALLS_REAPER_INTERVAL_SECONDS", "30")),
         calls_reaper_margin_seconds=float(os.environ.get("CALLS_REAPER_MARGIN_SECONDS", "120")),
+        runs_poll_seconds=float(os.environ.get("RUNS_POLL_SECONDS", "0.2")),
+        runs_lease_seconds=float(os.environ.get("RUNS_LEASE_SECONDS", "60")),
+        runs_calls_in_flight=_int("RUNS_CALLS_IN_FLIGHT", 10),
     )

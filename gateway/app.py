@@ -33,10 +33,13 @@ MAX_BODY_BYTES = 1024 * 1024
 
 async def _read_json(request: web.Request, route: Route) -> dict:
     """The body as a JSON object, not yet checked against the route's schema."""
+    limit = route.max_body_bytes or MAX_BODY_BYTES
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
-        raise ServiceError("invalid_request", f"request body is larger than {MAX_BODY_BYTES // 1024} KiB") from None
+        raw = None
+    if raw is None or len(raw) > limit:
+        raise ServiceError("invalid_request", f"request body is larger than {limit // 1024} KiB")
     if not raw.strip():
         return {}
     try:
@@ -115,7 +118,7 @@ def make_handler(route: Route):
                     raise lacks_scope(missing)
             query = validation.coerce_query(route.query, request.query)
             if route.body is not None:
-                validation.check(route.body, body, route.validation_code)
+                validation.check(route.body_check or route.body, body, route.validation_code)
             ctx = RequestContext(request=request, deps=d, body=body, query=query, principal=principal,
                                  session_token=session_token)
             result = await route.handler_for(query)(ctx)
@@ -173,8 +176,8 @@ async def readyz(request: web.Request) -> web.Response:
 
 
 def build_app(settings: Settings) -> web.Application:
-    app = web.Application(client_max_size=MAX_BODY_BYTES)
     routes = all_routes()
+    app = web.Application(client_max_size=max(r.max_body_bytes or MAX_BODY_BYTES for r in routes))
     app[ROUTE_TABLE] = routes
     # All methods of a path on one aiohttp resource, wherever they stand in the table (a path split over
     # two resources would answer 405 for the methods of the second).

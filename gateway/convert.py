@@ -45,12 +45,18 @@ def _timestamp(value) -> str:
     return iso(datetime.fromtimestamp(value.seconds, timezone.utc).replace(microsecond=value.nanos // 1000))
 
 
-SCALAR, TIME, OBJECT, MESSAGE = range(4)
+SCALAR, TIME, OBJECT, MESSAGE, MAP = range(5)
+
+
+def _is_map(field: FieldDescriptor) -> bool:
+    return field.message_type is not None and field.message_type.GetOptions().map_entry
 
 
 def _kind(field: FieldDescriptor) -> int:
     if field.message_type is None:
         return SCALAR
+    if _is_map(field):
+        return MAP  # of scalar values (counts by name)
     return {TIMESTAMP: TIME, STRUCT: OBJECT}.get(field.message_type.full_name, MESSAGE)
 
 
@@ -61,6 +67,8 @@ def _convert(kind: int, value):
         return _timestamp(value)
     if kind == OBJECT:
         return _plain(value)
+    if kind == MAP:
+        return dict(value)
     return to_json(value)
 
 
@@ -71,7 +79,8 @@ _plans: dict[str, list[tuple[str, int, bool, bool]]] = {}
 def _plan(descriptor: Descriptor) -> list[tuple[str, int, bool, bool]]:
     plan = _plans.get(descriptor.full_name)
     if plan is None:
-        plan = [(f.name, _kind(f), f.is_repeated, f.has_presence and not f.is_repeated) for f in descriptor.fields]
+        plan = [(f.name, _kind(f), f.is_repeated and not _is_map(f), f.has_presence and not f.is_repeated)
+                for f in descriptor.fields]
         _plans[descriptor.full_name] = plan
     return plan
 
@@ -92,6 +101,8 @@ def to_json(message, omit: tuple[str, ...] = ()) -> dict:
 
 
 def _field_schema(field: FieldDescriptor) -> dict:
+    if _is_map(field):
+        return {"type": "object", "additionalProperties": _field_schema(field.message_type.fields_by_name["value"])}
     if field.message_type is not None:
         name = field.message_type.full_name
         if name == TIMESTAMP:

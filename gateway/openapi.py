@@ -73,8 +73,9 @@ def _operation(route: Route, routes: list[Route]) -> dict:
                             for n, s in route.query["properties"].items()]
     if route.headers:
         op.setdefault("parameters", []).extend(
-            {"name": n, "in": "header", "required": False, "description": s.get("description", ""),
-             "schema": {k: v for k, v in s.items() if k != "description"}} for n, s in route.headers.items())
+            {"name": n, "in": "header", "required": s.get("required", False), "description": s.get("description", ""),
+             "schema": {k: v for k, v in s.items() if k not in ("description", "required")}}
+            for n, s in route.headers.items())
     if route.body is not None:
         # A body without required fields may be left out (it reads as {}).
         op["requestBody"] = {"required": bool(route.body.get("required")),

@@ -22,6 +22,7 @@ from services.calls import domain as calls
 from services.evals import domain as evals
 from services.messaging import domain as messaging
 from services.sdr import domain as leads
+from services.sdr import runs_domain as runs
 from services.webhooks import domain as webhooks
 from switchboard.v1 import (
     accounts_pb2,
@@ -325,10 +326,52 @@ CREATED_FIELDS = ("id", "conversation_id", "status", "agent_id", "to", "name", "
 LIST_FIELDS = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "to", "summary",
                "forwarded_to", "created_at")
 
+BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
+
+# -- communication runs ----------------------------------------------------------------------
+
+_TOUCH = {**_obj({
+    "touch_id": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX,
+                 "description": "your own reference of the touch, unique in the run; on every event of it"},
+    "channel": {"type": "string", "enum": list(runs.CHANNELS)},
+    "target": {**_obj({"phone": E164, "timezone": {**TIMEZONE, "description": "the IANA time zone the callee is in; "
+                                                   "judged with their area code's and their lead's state's zones"}},
+                      ("phone",)), "additionalProperties": False},
+    "scheduled_at": {**TIME, "description": "RFC 3339 with an offset (Z for UTC); at most "
+                     f"{runs.HORIZON.days} days ahead, at most 24 hours past (it then goes out at once)"},
+    "context": {"type": "object", "description": "free-form, at most 8,000 bytes as JSON; given to the agent as the "
+                "call's context. Keys the platform reads: body (the text of an sms touch, required there, at most "
+                f"{runs.SMS_BODY_MAX} characters), agent_id (the agent of this touch), lead_id, first_message (a "
+                "call's greeting)"},
+}, ("touch_id", "channel", "target", "scheduled_at")), "additionalProperties": False}
+COMMUNICATION_RUN = {**_obj({
+    "business_id": BUSINESS,
+    "external_ref": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX,
+                     "description": "your own reference of the run, unique per business; on every event of it"},
+    "agent_id": {**UUID, "description": "the agent that calls and texts (its number is the caller id); default: "
+                 "the business's one agent with a phone number"},
+    "touches": {"type": "array", "items": _TOUCH, "minItems": 1, "maxItems": runs.MAX_TOUCHES},
+    "retry": {**_obj({
+        "max_retries": {"type": "integer", "minimum": runs.RETRY_BOUNDS["max_retries"][0],
+                        "maximum": runs.RETRY_BOUNDS["max_retries"][1], "default": runs.RetryPolicy.max_retries},
+        "backoff_seconds": {"type": "array", "minItems": 1, "maxItems": 10, "default": list(runs.RetryPolicy.backoff_seconds),
+                            "items": {"type": "integer", "minimum": runs.RETRY_BOUNDS["backoff_seconds"][0],
+                                      "maximum": runs.RETRY_BOUNDS["backoff_seconds"][1]},
+                            "description": "the wait before the n-th retry (the last figure for any further one)"},
+        "retry_on": {"type": "array", "items": {"type": "string", "enum": list(runs.RETRYABLE)}, "uniqueItems": True,
+                     "default": list(runs.RETRYABLE)}}), "additionalProperties": False,
+        "description": "how call touches are retried (texts are not)"},
+}, ("external_ref", "touches")), "additionalProperties": False}
+# What the gateway checks itself: the service checks the rest, touch by touch, and reports every problem at once.
+RUN_ENVELOPE = _obj({"touches": {"type": "array"}}, ("touches",))
+RUN_CHANGE = _obj({"id": UUID, "action": {"type": "string", "enum": list(runs.ACTIONS)}}, ("id", "action"))
+_COUNTS = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+_PROBLEM = _obj({"index": {"type": ["integer", "null"]}, "touch_id": {"type": ["string", "null"]},
+                 "field": {"type": "string"}, "message": {"type": "string"}}, ("index", "touch_id", "field", "message"))
+
 # -- webhooks and events ---------------------------------------------------------------------
 
 WEBHOOK_ID = {"type": "string", "pattern": WEBHOOK_ID_PATTERN, "description": "e.g. wh_0123456789abcdef01234567"}
-BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
 WEBHOOK_SAVE = _obj({
     "business_id": BUSINESS,
     "webhook_url": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": HTTP_URL,
@@ -702,6 +745,25 @@ SCHEMAS: dict[str, dict] = {
     "DncList": _obj({"entries": {"type": "array", "items": _ref("DncEntry")}, **PAGE_FIELDS},
                     ("entries", *PAGE_FIELDS)),
     "ComplianceDecision": message_schema(common_pb2.ComplianceDecision.DESCRIPTOR),
+    "CommunicationRunRequest": COMMUNICATION_RUN,
+    "CommunicationRunChange": RUN_CHANGE,
+    "CommunicationRunValidation": _obj({"valid": {"type": "boolean"}, "touches": {"type": "integer"},
+                                        "problems": {"type": "array", "items": _PROBLEM}},
+                                       ("valid", "touches", "problems")),
+    "CommunicationRunPreview": _obj({
+        "touches": {"type": "integer"}, "by_channel": _COUNTS, "by_outcome": _COUNTS,
+        "first_planned_at": NULLABLE_TIME, "last_planned_at": NULLABLE_TIME,
+        "planned": {"type": "array", "items": message_schema(sdr_pb2.PlannedTouch.DESCRIPTOR)}},
+        ("touches", "by_channel", "by_outcome", "planned")),
+    "CommunicationRun": message_schema(sdr_pb2.CommunicationRun.DESCRIPTOR),
+    "CommunicationRunList": _obj({"runs": {"type": "array", "items": _ref("CommunicationRun")}, **PAGE_FIELDS},
+                                 ("runs", *PAGE_FIELDS)),
+    "CommunicationJob": message_schema(sdr_pb2.CommunicationJob.DESCRIPTOR),
+    "CommunicationJobList": _obj({"jobs": {"type": "array", "items": _ref("CommunicationJob")}, **PAGE_FIELDS},
+                                 ("jobs", *PAGE_FIELDS)),
+    "CommunicationAttempt": message_schema(sdr_pb2.CommunicationAttempt.DESCRIPTOR),
+    "CommunicationAttemptList": _obj({"attempts": {"type": "array", "items": _ref("CommunicationAttempt")},
+                                      **PAGE_FIELDS}, ("attempts", *PAGE_FIELDS)),
     "ComplianceDecisionList": _obj({"decisions": {"type": "array", "items": _ref("ComplianceDecision")},
                                     **PAGE_FIELDS}, ("decisions", *PAGE_FIELDS)),
     "EmailQueueRequest": EMAIL_QUEUE,

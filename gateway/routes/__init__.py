@@ -98,10 +98,16 @@ class Route:
     creates: Creates | None = None
     # Error code for a body that fails its schema (signup uses validation_error).
     validation_code: str = "invalid_request"
-    # Optional request headers the handler reads, {name: JSON Schema with a description} (documented only), and
+    # Request headers the handler reads, {name: JSON Schema with a description, and `required: True` for one it
+    # cannot do without} (documented only), and
     # headers of its answers, {status: {name: description}}.
     headers: dict | None = None
     reply_headers: dict | None = None
+    # The part of `body` the gateway checks, where the service checks the rest itself (to report every problem of
+    # a large body at once, each where it is); None: the gateway checks all of `body`.
+    body_check: dict | None = None
+    # The largest body the route reads (None: gateway.app.MAX_BODY_BYTES, 1 MiB).
+    max_body_bytes: int | None = None
 
 
     def __post_init__(self):
@@ -126,8 +132,9 @@ def all_routes() -> list[Route]:
         meta,
         numbers,
         oauth,
+        runs,
         webhooks,
     )
 
     return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *compliance.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]
+            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]

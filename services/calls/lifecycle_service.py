@@ -30,7 +30,7 @@ CONSUMER = "calls-provider-messages"
 def _payload(event_type: str, call: dict):
     common = dict(call_id=call["id"], conversation_id=call["provider_call_id"] or "", agent_id=call["agent_id"],
                   direction=call["direction"], to=call["to_number"], lead_id=call["lead_id"],
-                  **{"from": call["from_number"]})
+                  external_ref=call["external_ref"], touch_id=call["touch_id"], **{"from": call["from_number"]})
     if event_type == "call.started":
         return events_pb2.CallStarted(**common)
     if event_type == "call.completed":

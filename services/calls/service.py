@@ -73,6 +73,8 @@ class NewCall:
     callee_timezone: str | None = None  # with enforce: where the caller says the callee is
     actor: str | None = None  # with enforce: run or pipeline (enforced_call when None)
     reference: str | None = None  # with enforce: the touch the call is for
+    external_ref: str | None = None  # a communication run's reference and the touch's id, for its events
+    touch_id: str | None = None
 
 
 def lead_with_phone(sdr: Client, business_id: str, phone: str) -> Awaitable[sdr_pb2.Lead | None]:
@@ -147,6 +149,8 @@ class Calls:
             else None,
             "actor": new.actor or "enforced_call",
             "reference": optional_text(new.reference, "reference", domain.REFERENCE_MAX),
+            "external_ref": optional_text(new.external_ref, "external_ref", domain.REFERENCE_MAX),
+            "touch_id": optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX),
         }
 
     async def _claim(self, account_id: str, key: str, request_hash: str):
@@ -190,7 +194,7 @@ class Calls:
                 from_number=profile.phone_number, name=request["name"], context=request["context"],
                 first_message=first_message, max_duration=request["max_duration"],
                 webhook_url=request["webhook_url"], compliance=request["compliance"], variables=variables,
-                created_at=now, updated_at=now)
+                external_ref=request["external_ref"], touch_id=request["touch_id"], created_at=now, updated_at=now)
         body = domain.provider_call(
             assistant_id=profile.provider_assistant_id, phone_number_id=profile.provider_phone_number_id,
             to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,

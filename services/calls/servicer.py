@@ -105,7 +105,8 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
 def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
     return NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
                    **{f: optional(request, f) for f in ("name", "context", "first_message", "lead_id", "webhook_url",
-                                                        "max_duration", "callee_timezone", "actor", "reference")})
+                                                        "max_duration", "callee_timezone", "actor", "reference",
+                                                        "external_ref", "touch_id")})
 
 
 def build(runtime: Runtime) -> CallsServicer:

@@ -51,6 +51,9 @@ calls = sa.Table(
     # When the provider says the current status began (its message's timestamp); orders in-progress and forwarding.
     sa.Column("status_at", Ts),
     sa.Column("forwarded_to", sa.Text),  # the phone a ring-first (or transferred) call was offered to
+    # The communication run touch the call is for: the caller's run reference and touch id (on its events).
+    sa.Column("external_ref", sa.Text),
+    sa.Column("touch_id", sa.Text),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
 )

@@ -142,6 +142,13 @@ def _blocked(rule: str, why: str) -> ServiceError:
     return ServiceError("content_blocked", f"rule {rule}: {why}")
 
 
+# -- texts sent for a caller that keeps its own records (a communication run) ---------------------------
+# An idempotency key names one outbound message per business; the reference (for the decision log), the run's
+# reference and the touch id are the caller's own words.
+IDEMPOTENCY_KEY_MAX = 255
+REFERENCE_MAX = 200
+
+
 # -- the email queue -------------------------------------------------------------------------------
 # An email waits for approval (pending_approval) unless it is approved when queued (the owner's notifications,
 # or an API caller asking for it), then goes out: approved -> sent, or failed after EMAIL_ATTEMPTS tries (or at

@@ -67,7 +67,8 @@ class ProviderRequests:
             if event == "sms.delivered":
                 await add_event(conn, outbox, events_pb2.SmsDelivered(
                     message_id=str(updated.id), conversation_id=str(updated.conversation_id),
-                    message_sid=updated.provider_sid, to=updated.to_number, **{"from": updated.from_number}),
+                    message_sid=updated.provider_sid, to=updated.to_number, external_ref=updated.external_ref,
+                    touch_id=updated.touch_id, **{"from": updated.from_number}),
                     str(updated.business_id))
             elif event == "sms.failed":
                 await add_event(conn, outbox, failed_event(updated), str(updated.business_id))

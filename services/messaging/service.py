@@ -8,17 +8,24 @@ hands it to the provider with no transaction held, and records the provider's an
 `sms.sent`, or `failed` with `sms.failed` and a 500 sms_send_failed. The provider's status callbacks then move
 the message forward (services.messaging.provider_service). The callback URL carries our message id, so a
 callback that overtakes the provider's answer still finds its message.
+
+A caller that can wait (a communication run) places its texts (PlaceSms): a deferral is then its answer, as data,
+instead of an error. A send with an idempotency key claims the key with its message (one insert, the first wins);
+a send whose key already names a message of the business answers with that message as it stands (even pending:
+its first send may still be at the provider), with no second text and no new decision. The message keeps the run's
+reference and touch id, and its sms.* events carry them.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.compliance import decision as compliance
+from core.compliance import zones
 from core.compliance.rules import SMS
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
@@ -26,6 +33,7 @@ from core.ids import new_id, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
 from core.rpc import Client, unless_not_found
+from core.text import optional_text
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from services.messaging import domain, store
@@ -37,9 +45,38 @@ CONVERSATIONS_PAGE = MESSAGES_PAGE = (50, 100)
 
 
 @dataclass(frozen=True)
+class NewText:
+    """An outbound text as a client asks for it (unchecked)."""
+
+    to: str
+    agent_id: str
+    body: str
+    lead_id: str | None = None
+    idempotency_key: str | None = None
+    callee_timezone: str | None = None  # where the caller says the callee is
+    actor: str | None = None  # who sends, for the decision log: sms when None, run, pipeline
+    reference: str | None = None  # what the decision is about: the message id when None
+    external_ref: str | None = None  # a communication run's reference and the touch's id, for its events
+    touch_id: str | None = None
+
+
+@dataclass(frozen=True)
 class Sent:
     message: object  # the messages row
     from_number: str
+
+
+def checked(new: NewText) -> NewText:
+    """The request with its number in E.164, its zone and actor checked and its free texts trimmed."""
+    actor = new.actor or "sms"
+    if actor not in compliance.ACTORS:
+        raise invalid(f"actor must be one of {', '.join(compliance.ACTORS)}")
+    return replace(
+        new, to=normalize_e164(new.to, "to"), actor=actor,
+        callee_timezone=zones.check_zone(new.callee_timezone, "callee_timezone") if new.callee_timezone else None,
+        idempotency_key=optional_text(new.idempotency_key, "idempotency_key", domain.IDEMPOTENCY_KEY_MAX),
+        **{f: optional_text(getattr(new, f), f, domain.REFERENCE_MAX) for f in ("reference", "external_ref",
+                                                                                 "touch_id")})
 
 
 def status_callback_url(base_url: str, message_id: str) -> str:
@@ -54,29 +91,49 @@ class Texts:
         self.base_url = base_url
         self.events_committed = events_committed
 
-    async def send(self, to: str, agent_id: str, body: str, lead_id: str | None) -> Sent:
+    async def send(self, new: NewText) -> Sent:
+        """The text sent (or the message its idempotency key already names); a deferral is refused with its code
+        and the instant texting opens."""
+        placed = await self.place(new)
+        if not isinstance(placed, Sent):
+            raise ServiceError(placed.code or "tcpa_violation", placed.message)
+        return placed
+
+    async def place(self, new: NewText):
+        """The text sent (as `send`), or the logged decision that deferred it (nothing written or sent)."""
         tenant.require_account()
-        to = normalize_e164(to, "to")
-        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=agent_id))
+        text = checked(new)
+        to = text.to
+        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=text.agent_id))
         if not profile.HasField("phone_number"):
-            raise not_found(f"phone number of agent {agent_id} (assign it one before texting from it)")
+            raise not_found(f"phone number of agent {text.agent_id} (assign it one before texting from it)")
         business_id, sender = profile.business_id, profile.phone_number
-        lead = await self._lead(business_id, to, lead_id)
-        refusal = domain.content_refusal(body)
+        if text.idempotency_key is not None:
+            async with self.engine.connect() as conn:
+                earlier = await store.message_by_key(conn, business_id, text.idempotency_key)
+            if earlier is not None:
+                return Sent(earlier, earlier.from_number)
+        lead = await self._lead(business_id, to, text.lead_id)
+        refusal = domain.content_refusal(text.body)
         if refusal is not None:
             raise refusal
         now = utcnow()
-        callee = compliance.Callee(phone=to, lead_id=lead.id if lead else None, lead_state=lead.state if lead else None,
-                                   lead_status=lead.status if lead else None)
+        callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
+                                   lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
         async with self.engine.connect() as conn:
             standing = await self.compliance.standing(conn, business_id, to, now)
         decided = compliance.decide(compliance.Touch(SMS, now, sender=sender), callee, standing)
         if not decided.allowed:
-            await self.compliance.log_alone(business_id, SMS, callee, decided, "sms", now)
+            logged = await self.compliance.log_alone(business_id, SMS, callee, decided, text.actor, text.reference,
+                                                     now)
+            if decided.outcome == compliance.DEFER:
+                return logged
             raise decided.refusal()
-        row = await self._write(business_id, sender, to, body, agent_id, callee, decided, now)
+        row, written = await self._write(business_id, sender, text, callee, decided, now)
+        if not written:
+            return Sent(row, row.from_number)  # a racing send with the same key wrote its message first
         try:
-            accepted = await self.sms.send_message(to=to, from_=sender, body=body,
+            accepted = await self.sms.send_message(to=to, from_=sender, body=text.body,
                                                    status_callback=status_callback_url(self.base_url, row.id))
         except ProviderError as exc:
             await self._record_failure(row, exc)
@@ -91,18 +148,27 @@ class Texts:
         return await unless_not_found(self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
             business_id=business_id, phone=phone)))
 
-    async def _write(self, business_id: str, sender: str, to: str, body: str, agent_id: str,
-                     callee: compliance.Callee, decided: compliance.Decision, now: datetime):
-        """The pending message on its thread, with the decision that allowed it logged in the same transaction."""
+    async def _write(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
+                     decided: compliance.Decision, now: datetime) -> tuple[object, bool]:
+        """(the pending message on its thread, with the decision that allowed it logged in the same transaction,
+        True); or, when a racing send claimed the idempotency key first, (that send's message, False) with nothing
+        written."""
         lead_id = callee.lead_id
-        async with self.engine.begin() as conn:
-            thread = await store.thread(conn, business_id, sender, to, agent_id=agent_id, lead_id=lead_id, now=now)
-            row = await store.add_message(conn, thread, id=new_id(), business_id=business_id, direction="outbound",
-                                          from_number=sender, to_number=to, body=body, status=domain.PENDING,
-                                          agent_id=agent_id, lead_id=lead_id or thread.lead_id, created_at=now,
-                                          updated_at=now)
-            await self.compliance.log(conn, business_id, SMS, callee, decided, "sms", str(row.id), now)
-            return row
+        async with self.engine.connect() as conn:
+            async with conn.begin() as transaction:
+                thread = await store.thread(conn, business_id, sender, text.to, agent_id=text.agent_id,
+                                            lead_id=lead_id, now=now)
+                row = await store.add_message(
+                    conn, thread, id=new_id(), business_id=business_id, direction="outbound", from_number=sender,
+                    to_number=text.to, body=text.body, status=domain.PENDING, agent_id=text.agent_id,
+                    lead_id=lead_id or thread.lead_id, idempotency_key=text.idempotency_key,
+                    external_ref=text.external_ref, touch_id=text.touch_id, created_at=now, updated_at=now)
+                if row is not None:
+                    await self.compliance.log(conn, business_id, SMS, callee, decided, text.actor,
+                                              text.reference or str(row.id), now)
+                    return row, True
+                await transaction.rollback()  # not even the thread: the winner's message is on its own
+            return await store.message_by_key(conn, business_id, text.idempotency_key), False
 
     async def _record_failure(self, row, exc: ProviderError) -> None:
         async with self.engine.begin() as conn:
@@ -124,7 +190,8 @@ class Texts:
             await add_event(conn, outbox, events_pb2.SmsSent(
                 message_id=str(sent.id), conversation_id=str(sent.conversation_id), message_sid=sent.provider_sid,
                 agent_id=str(sent.agent_id), to=sent.to_number, lead_id=str(sent.lead_id) if sent.lead_id else None,
-                **{"from": sent.from_number}), str(sent.business_id))
+                external_ref=sent.external_ref, touch_id=sent.touch_id, **{"from": sent.from_number}),
+                str(sent.business_id))
         self.events_committed()
         return sent
 
@@ -156,4 +223,4 @@ def failed_event(row) -> events_pb2.SmsFailed:
     return events_pb2.SmsFailed(message_id=str(row.id), conversation_id=str(row.conversation_id),
                                 message_sid=row.provider_sid, to=row.to_number, status=row.status,
                                 error_code=row.error_code, error_message=row.error_message,
-                                **{"from": row.from_number})
+                                external_ref=row.external_ref, touch_id=row.touch_id, **{"from": row.from_number})

@@ -14,14 +14,36 @@ from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
 from providers.status import provider_status
 from services.messaging import domain, provider_service
-from services.messaging.compliance_service import DECISIONS_PAGE, Compliance, decision_message
+from services.messaging.compliance_service import DECISIONS_PAGE, CalleeStanding, Compliance, decision_message
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
 from services.messaging.email_service import EMAILS_PAGE, PROMPTS_CONSUMER, PROMPTS_SUBJECT, EmailDelivery, Emails
 from services.messaging.provider_service import TWIML, ProviderRequests
-from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, Texts
+from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
 from switchboard.v1 import messaging_pb2, messaging_pb2_grpc
 
 DNC_PAGE = (50, 100)
+
+
+def new_text(request: messaging_pb2.SendSmsRequest) -> NewText:
+    return NewText(to=request.to, agent_id=request.from_agent_id, body=request.message,
+                   **{f: optional(request, f) for f in ("lead_id", "idempotency_key", "callee_timezone", "actor",
+                                                        "reference", "external_ref", "touch_id")})
+
+
+def sent_message(sent: Sent) -> messaging_pb2.SmsSendReply:
+    row = sent.message
+    return messaging_pb2.SmsSendReply(success=True, message_sid=row.provider_sid, to=row.to_number,
+                                      message_id=str(row.id), conversation_id=str(row.conversation_id),
+                                      status=row.status, **{"from": sent.from_number})
+
+
+def standing_message(found: CalleeStanding) -> messaging_pb2.CalleeStanding:
+    msg = messaging_pb2.CalleeStanding(phone=found.phone, platform_dnc=found.standing.platform_dnc,
+                                       consent=found.standing.consent)
+    set_timestamp(msg, "business_dnc_since", found.standing.business_dnc_since)
+    for at in found.recent_calls:
+        msg.recent_calls.add().FromDatetime(at)
+    return msg
 
 
 def conversation_message(row) -> messaging_pb2.Conversation:
@@ -89,11 +111,13 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         self.provider, self.sms, self.emails = provider, sms, emails
 
     async def SendSms(self, request, context):
-        sent = await self.texts.send(request.to, request.from_agent_id, request.message, optional(request, "lead_id"))
-        row = sent.message
-        return messaging_pb2.SmsSendReply(success=True, message_sid=row.provider_sid, to=row.to_number,
-                                          message_id=str(row.id), conversation_id=str(row.conversation_id),
-                                          status=row.status, **{"from": sent.from_number})
+        return sent_message(await self.texts.send(new_text(request)))
+
+    async def PlaceSms(self, request, context):
+        placed = await self.texts.place(new_text(request))
+        if isinstance(placed, Sent):
+            return messaging_pb2.PlaceSmsReply(sent=sent_message(placed))
+        return messaging_pb2.PlaceSmsReply(deferred=decision_message(placed))
 
     async def HandleStatusCallback(self, request, context):
         message_id = (parse_qs(urlparse(request.url).query).get("message_id") or [None])[0]
@@ -158,6 +182,10 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
     async def ReleaseCallSlot(self, request, context):
         await self.compliance.release_call_slot(request.decision_id)
         return messaging_pb2.ReleaseCallSlotReply()
+
+    async def GetStandings(self, request, context):
+        found = await self.compliance.standings(request.business_id, list(request.phones))
+        return messaging_pb2.GetStandingsReply(standings=[standing_message(f) for f in found])
 
     async def ListComplianceDecisions(self, request, context):
         paged = await self.compliance.decisions(optional(request, "business_id"), optional(request, "phone"),

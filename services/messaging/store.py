@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, UUID, insert
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
@@ -54,10 +54,15 @@ messages = sa.Table(
     sa.Column("lead_id", Uuid),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
+    sa.Column("idempotency_key", sa.Text),  # the sender's: one outbound message per business and key
+    sa.Column("external_ref", sa.Text),  # a communication run's reference and the touch the text is for
+    sa.Column("touch_id", sa.Text),
 )
 sa.Index("messages_conversation_newest", messages.c.conversation_id, messages.c.created_at.desc(),
          messages.c.id.desc())
 sa.Index("messages_business_newest", messages.c.business_id, messages.c.created_at.desc(), messages.c.id.desc())
+sa.Index("messages_idempotency_key", messages.c.business_id, messages.c.idempotency_key, unique=True,
+         postgresql_where=messages.c.idempotency_key.isnot(None))
 
 # Consent evidence per business and phone: append-only (a trigger refuses updates and deletes).
 consent_events = sa.Table(
@@ -183,9 +188,14 @@ async def thread(conn: AsyncConnection, business_id: str, business_number: str, 
 
 
 async def add_message(conn: AsyncConnection, conversation, **values):
-    """A message on its (locked) thread, with the thread's counts and latest message updated."""
-    row = (await conn.execute(messages.insert().values(conversation_id=conversation.id, **values)
+    """A message on its (locked) thread, with the thread's counts and latest message updated; None (and nothing
+    written) when its business already has a message with its idempotency key."""
+    row = (await conn.execute(insert(messages).values(conversation_id=conversation.id, **values)
+                              .on_conflict_do_nothing(index_elements=["business_id", "idempotency_key"],
+                                                      index_where=messages.c.idempotency_key.isnot(None))
                               .returning(messages))).first()
+    if row is None:
+        return None
     inbound = row.direction == "inbound"
     c = conversations.c
     await conn.execute(conversations.update().where(c.id == conversation.id).values(
@@ -206,6 +216,12 @@ async def message_for_callback(conn: AsyncConnection, message_id: str | None, si
         if row is not None:
             return row
     return (await conn.execute(sa.select(messages).where(messages.c.provider_sid == sid).with_for_update())).first()
+
+
+async def message_by_key(conn: AsyncConnection, business_id: str, key: str):
+    m = messages.c
+    return (await conn.execute(sa.select(messages).where(m.business_id == business_id,
+                                                         m.idempotency_key == key))).first()
 
 
 async def message_by_sid(conn: AsyncConnection, sid: str):
@@ -276,9 +292,27 @@ def dnc_of(business_id: str) -> sa.Select:
 
 # -- compliance ------------------------------------------------------------------------------------
 
+def _any(phones: list[str]):
+    """`= ANY(:phones)`, the list bound as one array parameter (however many phones)."""
+    return sa.any_(sa.bindparam("phones", phones, type_=ARRAY(sa.Text), unique=True))
+
+
 async def standing(conn: AsyncConnection, business_id: str, phone: str) -> tuple:
     """(the business's do-not-call entry or None, the consent history) of a phone."""
-    return await listed(conn, business_id, phone), await consent_history(conn, business_id, phone)
+    return (await standings(conn, business_id, [phone]))[phone]
+
+
+async def standings(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, tuple]:
+    """{phone: (the business's do-not-call entry or None, the consent history oldest first)} of each phone, in two
+    statements."""
+    d, c = dnc_entries.c, consent_events.c
+    entries = {row.phone: row for row in await conn.execute(sa.select(dnc_entries).where(
+        d.business_id == business_id, d.phone == _any(phones), d.removed_at.is_(None)))}
+    histories: dict[str, list] = {phone: [] for phone in phones}
+    for row in await conn.execute(sa.select(consent_events).where(c.business_id == business_id,
+                                                                   c.phone == _any(phones)).order_by(c.id)):
+        histories[row.phone].append(row)
+    return {phone: (entries.get(phone), histories[phone]) for phone in phones}
 
 
 async def lock_callee(conn: AsyncConnection, business_id: str, phone: str) -> None:
@@ -289,9 +323,20 @@ async def lock_callee(conn: AsyncConnection, business_id: str, phone: str) -> No
 
 
 async def recent_calls(conn: AsyncConnection, business_id: str, phone: str, since: datetime) -> list[datetime]:
+    return (await recent_calls_of(conn, business_id, [phone], since))[phone]
+
+
+async def recent_calls_of(conn: AsyncConnection, business_id: str, phones: list[str],
+                          since: datetime) -> dict[str, list[datetime]]:
+    """{phone: the times of the calls counted against its frequency cap since `since`, oldest first}, in one
+    statement."""
     s = call_slots.c
-    return list((await conn.execute(sa.select(s.placed_at).where(
-        s.business_id == business_id, s.phone == phone, s.placed_at > since, s.released_at.is_(None)))).scalars())
+    placed: dict[str, list[datetime]] = {phone: [] for phone in phones}
+    for phone, at in await conn.execute(sa.select(s.phone, s.placed_at).where(
+            s.business_id == business_id, s.phone == _any(phones), s.placed_at > since, s.released_at.is_(None))
+            .order_by(s.placed_at)):
+        placed[phone].append(at)
+    return placed
 
 
 async def take_call_slot(conn: AsyncConnection, **values) -> None:

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from core import aggregates
 from core.bus import DurableConsumer
+from core.compliance.decision import Policy
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import calls_consumer, domain, sms_consumer
+from services.sdr.runs_service import Runs
+from services.sdr.runs_servicer import RunsServicer
 from services.sdr.service import Audit, LeadFilters, Leads
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
@@ -53,9 +56,9 @@ def _given(fields: sdr_pb2.LeadFields) -> dict[str, str]:
     return {f: getattr(fields, f) for f in FIELDS if fields.HasField(f)}
 
 
-class SdrServicer(sdr_pb2_grpc.SdrServicer):
-    def __init__(self, leads: Leads):
-        self.leads = leads
+class SdrServicer(RunsServicer, sdr_pb2_grpc.SdrServicer):
+    def __init__(self, leads: Leads, runs: Runs):
+        self.leads, self.runs = leads, runs
 
     async def CreateLead(self, request, context):
         return lead_message(await self.leads.create(request.business_id, _given(request.fields)))
@@ -109,4 +112,6 @@ def build(runtime: Runtime) -> SdrServicer:
                                 filter_subject=calls_consumer.CALLS_SUBJECT, batch=250, batched=True))
     runtime.run(DurableConsumer(runtime.bus, sms_consumer.CONSUMER, sms_consumer.TextRecorder(leads).handle,
                                 filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True))
-    return SdrServicer(leads)
+    runs = Runs(runtime.engine, runtime.client("agents"), runtime.client("messaging"),
+                Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
+    return SdrServicer(leads, runs)

@@ -199,3 +199,8 @@ async def insert_voicemail(conn: AsyncConnection, voicemail_id: str, business_id
                            fields: dict, received_at: datetime) -> None:
     await conn.execute(voicemails.insert().values(id=voicemail_id, business_id=business_id, lead_id=lead_id,
                                                   **fields, received_at=received_at))
+
+
+# The communication runs' tables are of this schema too; they live in their own module (imported last: it reads
+# this module's metadata).
+from services.sdr import runs_store  # noqa: E402,F401

@@ -71,7 +71,8 @@ def _fill(message, depth=0):
         if field.message_type is not None:
             name = field.message_type.full_name
             if field.message_type.GetOptions().map_entry:
-                getattr(message, field.name)["k"] = "x"  # our maps are string to string
+                value = field.message_type.fields_by_name["value"]
+                getattr(message, field.name)["k"] = "x" if value.cpp_type == value.CPPTYPE_STRING else 1
             elif name == "google.protobuf.Timestamp":
                 target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
                 target.FromSeconds(1_700_000_000)

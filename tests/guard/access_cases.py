@@ -10,10 +10,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 
 NOT_FOUND, FORBIDDEN = "not_found", "forbidden"
 _hooks = itertools.count()
 _phones = itertools.count(200)
+_runs = itertools.count()
 
 
 def fresh_phone() -> str:
@@ -65,6 +67,7 @@ class World:
 class Request:
     params: dict = field(default_factory=dict)
     json: dict | None = None
+    headers: dict | None = None
 
 
 Recipe = Callable[[World], Awaitable[Request]]
@@ -100,6 +103,31 @@ async def _delete_webhook(w: World) -> Request:
 
 async def _delete_webhook_by_id(w: World) -> Request:
     return Request(params={"id": await w.new_webhook()})
+
+
+def _run(w: World) -> dict:
+    """A communication run of A with one call a day ahead (nothing executes while the matrix runs)."""
+    at = (datetime.now(timezone.utc) + timedelta(days=1)).isoformat()
+    return {"business_id": w.a_business, "external_ref": f"guard-{next(_runs)}", "agent_id": w.agent,
+            "touches": [{"touch_id": "t1", "channel": "call", "target": {"phone": fresh_phone()}, "scheduled_at": at}]}
+
+
+async def _create_run(w: World) -> Request:
+    return Request(json=_run(w), headers={"Idempotency-Key": f"guard-key-{next(_runs)}"})
+
+
+async def _new_run(w: World) -> str:
+    made = await w.api.request("POST", "/api/v1/communication-runs", key=w.a_key, **vars(await _create_run(w)))
+    assert made[0] == 201, made
+    return made[1]["id"]
+
+
+async def _run_by_id(w: World) -> Request:
+    return Request(params={"id": await _new_run(w)})
+
+
+async def _pause_run(w: World) -> Request:
+    return Request(json={"id": await _new_run(w), "action": "pause"})
 
 
 async def _send_sms(w: World) -> Request:
@@ -242,6 +270,14 @@ CASES: dict[tuple[str, str], Case] = {
     ("DELETE", "/api/v1/evals"): Case(_eval_by_id, NOT_FOUND),
     ("POST", "/api/v1/evals/run"): Case(_fan_out, NOT_FOUND),
     ("GET", "/api/v1/evals/run"): Case(_eval_run, NOT_FOUND),
+    # communication runs
+    ("POST", "/api/v1/communication-runs/validate"): Case(_r(json=_run), FORBIDDEN),
+    ("POST", "/api/v1/communication-runs/preview"): Case(_r(json=_run), FORBIDDEN),
+    ("POST", "/api/v1/communication-runs"): Case(_create_run, FORBIDDEN),
+    ("GET", "/api/v1/communication-runs"): Case(_run_by_id, NOT_FOUND),
+    ("PATCH", "/api/v1/communication-runs"): Case(_pause_run, NOT_FOUND),
+    ("GET", "/api/v1/communication-jobs"): Case(_r(), "lists the caller's own businesses' jobs"),
+    ("GET", "/api/v1/communication-attempts"): Case(_r(), "lists the caller's own businesses' attempts"),
     # analytics
     ("GET", "/api/v1/analytics/dashboard"): Case(_r(), OWN_REPORTS),
     ("GET", "/api/v1/analytics/calls"): Case(_r(params=lambda w: {"agent_id": w.agent}), NOT_FOUND),

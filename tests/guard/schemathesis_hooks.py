@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 import schemathesis
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,8 @@ DOCUMENTED_REFUSALS = (
     DocumentedRefusal("invalid_request", r"^expires_at must be in the future", "depends on the clock"),
     DocumentedRefusal("invalid_request", r"must be between years 1 and 9999 in UTC",
                       "an RFC 3339 time whose offset moves it outside years 1-9999"),
+    DocumentedRefusal("invalid_request", r"^request body is larger than \d+ KiB",
+                      "a body's size in bytes (a run of 10,000 touches with large contexts); schemas count items"),
     DocumentedRefusal("invalid_request", r"^this webhook is disabled", "replay to a disabled webhook"),
     DocumentedRefusal("invalid_request", r"^at most \d+ events per replay", "backfill window too large"),
     # Signup: the spec answers an x402 signup without a (valid) payment with 402 payment_required; whether a
@@ -120,6 +122,23 @@ def positive_data_acceptance_unless_documented(ctx, response, case):
         if documented_refusal(response) is None:
             raise
         return None
+
+
+# Routes whose answer to a body they cannot accept is a report, by the spec: POST .../communication-runs/validate
+# answers every problem of a run at once, each with its touch, as 200 {valid: false, problems}, not as a 4xx.
+REPORTING_ROUTES = frozenset({"/api/v1/communication-runs/validate"})
+
+
+@schemathesis.check
+def negative_data_rejection_unless_reported(ctx, response, case):
+    """Schema-violating requests are rejected, or on a reporting route reported as invalid."""
+    if case.operation.path in REPORTING_ROUTES and response.status_code == 200:
+        try:
+            if response.json()["valid"] is False:
+                return None
+        except (ValueError, KeyError, TypeError):
+            pass
+    return negative_data_rejection(ctx, response, case)
 
 
 _TEST_NET = ipaddress.ip_network("198.18.0.0/15")  # benchmarking range: never a real client

@@ -90,7 +90,7 @@ def a_ids(w: World) -> list[str]:
 async def send(w: World, method: str, path: str, request, *, key: str | None = None, session=None):
     client = session or w.api
     return await client.request(method, path, key=None if session else key, params=request.params,
-                                json=request.json)
+                                json=request.json, headers=request.headers)
 
 
 @pytest.mark.parametrize("route", sorted(CASES), ids=lambda r: f"{r[0]} {r[1]}")

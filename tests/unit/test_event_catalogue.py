@@ -5,12 +5,13 @@ from core import events
 from switchboard.v1 import events_pb2
 
 
-def test_partners_are_offered_exactly_the_specs_events():
+def test_partners_are_offered_the_specs_events_and_the_communication_runs_own():
     assert events.PARTNER_EVENT_TYPES == (
         "lead.created", "lead.scored", "call.received", "call.started", "call.completed", "call.failed",
         "sms.received", "sms.sent", "sms.delivered", "sms.failed", "voicemail.received",
         "dispatcher.briefing_created", "phone_number.assigned", "phone_number.released", "workspace.paused",
-        "workspace.canceled", "workspace.teardown_completed", "webhook.test")
+        "workspace.canceled", "workspace.teardown_completed", "communication.touch_completed",
+        "communication.touch_failed", "communication.touch_deferred", "communication.run_ended", "webhook.test")
     assert "agent.prompt_changed" not in events.PARTNER_EVENT_TYPES
     payloads = [e.payload for e in events.CATALOGUE if e.payload is not None]
     assert len(set(payloads)) == len(payloads), "one payload message per event type"

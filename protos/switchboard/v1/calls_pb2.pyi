@@ -81,7 +81,7 @@ class ProviderMessageReply(_message.Message):
     def __init__(self, response_json: _Optional[str] = ...) -> None: ...
 
 class CreateCallRequest(_message.Message):
-    __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance", "callee_timezone", "actor", "reference")
+    __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance", "callee_timezone", "actor", "reference", "external_ref", "touch_id")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     TO_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -95,6 +95,8 @@ class CreateCallRequest(_message.Message):
     CALLEE_TIMEZONE_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
     REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     to: str
     name: str
@@ -108,7 +110,9 @@ class CreateCallRequest(_message.Message):
     callee_timezone: str
     actor: str
     reference: str
-    def __init__(self, agent_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., context: _Optional[str] = ..., first_message: _Optional[str] = ..., lead_id: _Optional[str] = ..., webhook_url: _Optional[str] = ..., max_duration: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., compliance: _Optional[_Union[ComplianceMode, str]] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ...) -> None: ...
+    external_ref: str
+    touch_id: str
+    def __init__(self, agent_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., context: _Optional[str] = ..., first_message: _Optional[str] = ..., lead_id: _Optional[str] = ..., webhook_url: _Optional[str] = ..., max_duration: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., compliance: _Optional[_Union[ComplianceMode, str]] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ...) -> None: ...
 
 class PlaceCallReply(_message.Message):
     __slots__ = ("call", "deferred")

@@ -162,7 +162,7 @@ class CallReceived(_message.Message):
     def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CallStarted(_message.Message):
-    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "to", "lead_id")
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "to", "lead_id", "external_ref", "touch_id")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -170,16 +170,20 @@ class CallStarted(_message.Message):
     TO_FIELD_NUMBER: _ClassVar[int]
     FROM_FIELD_NUMBER: _ClassVar[int]
     LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     conversation_id: str
     agent_id: str
     direction: str
     to: str
     lead_id: str
-    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
+    external_ref: str
+    touch_id: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CallCompleted(_message.Message):
-    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "duration", "summary", "ended_reason", "recording_url", "contact_name", "contact_email", "intent", "cost_cents", "webhook_url")
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "duration", "summary", "ended_reason", "recording_url", "contact_name", "contact_email", "intent", "cost_cents", "webhook_url", "external_ref", "touch_id")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -197,6 +201,8 @@ class CallCompleted(_message.Message):
     INTENT_FIELD_NUMBER: _ClassVar[int]
     COST_CENTS_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     conversation_id: str
     agent_id: str
@@ -213,10 +219,12 @@ class CallCompleted(_message.Message):
     intent: str
     cost_cents: int
     webhook_url: str
-    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., ended_reason: _Optional[str] = ..., recording_url: _Optional[str] = ..., contact_name: _Optional[str] = ..., contact_email: _Optional[str] = ..., intent: _Optional[str] = ..., cost_cents: _Optional[int] = ..., webhook_url: _Optional[str] = ..., **kwargs) -> None: ...
+    external_ref: str
+    touch_id: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., duration: _Optional[int] = ..., summary: _Optional[str] = ..., ended_reason: _Optional[str] = ..., recording_url: _Optional[str] = ..., contact_name: _Optional[str] = ..., contact_email: _Optional[str] = ..., intent: _Optional[str] = ..., cost_cents: _Optional[int] = ..., webhook_url: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class CallFailed(_message.Message):
-    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "ended_reason", "cost_cents", "webhook_url")
+    __slots__ = ("call_id", "conversation_id", "agent_id", "direction", "status", "to", "lead_id", "ended_reason", "cost_cents", "webhook_url", "external_ref", "touch_id")
     CALL_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -228,6 +236,8 @@ class CallFailed(_message.Message):
     ENDED_REASON_FIELD_NUMBER: _ClassVar[int]
     COST_CENTS_FIELD_NUMBER: _ClassVar[int]
     WEBHOOK_URL_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     call_id: str
     conversation_id: str
     agent_id: str
@@ -238,7 +248,9 @@ class CallFailed(_message.Message):
     ended_reason: str
     cost_cents: int
     webhook_url: str
-    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., cost_cents: _Optional[int] = ..., webhook_url: _Optional[str] = ..., **kwargs) -> None: ...
+    external_ref: str
+    touch_id: str
+    def __init__(self, call_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., direction: _Optional[str] = ..., status: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., ended_reason: _Optional[str] = ..., cost_cents: _Optional[int] = ..., webhook_url: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class WebhookTest(_message.Message):
     __slots__ = ("message", "sent_at")
@@ -249,7 +261,7 @@ class WebhookTest(_message.Message):
     def __init__(self, message: _Optional[str] = ..., sent_at: _Optional[str] = ...) -> None: ...
 
 class SmsSent(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "message_sid", "agent_id", "to", "lead_id")
+    __slots__ = ("message_id", "conversation_id", "message_sid", "agent_id", "to", "lead_id", "external_ref", "touch_id")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_SID_FIELD_NUMBER: _ClassVar[int]
@@ -257,29 +269,37 @@ class SmsSent(_message.Message):
     TO_FIELD_NUMBER: _ClassVar[int]
     FROM_FIELD_NUMBER: _ClassVar[int]
     LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     message_sid: str
     agent_id: str
     to: str
     lead_id: str
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., agent_id: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., **kwargs) -> None: ...
+    external_ref: str
+    touch_id: str
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., agent_id: _Optional[str] = ..., to: _Optional[str] = ..., lead_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class SmsDelivered(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "message_sid", "to")
+    __slots__ = ("message_id", "conversation_id", "message_sid", "to", "external_ref", "touch_id")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_SID_FIELD_NUMBER: _ClassVar[int]
     TO_FIELD_NUMBER: _ClassVar[int]
     FROM_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     message_sid: str
     to: str
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., **kwargs) -> None: ...
+    external_ref: str
+    touch_id: str
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class SmsFailed(_message.Message):
-    __slots__ = ("message_id", "conversation_id", "message_sid", "to", "status", "error_code", "error_message")
+    __slots__ = ("message_id", "conversation_id", "message_sid", "to", "status", "error_code", "error_message", "external_ref", "touch_id")
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_SID_FIELD_NUMBER: _ClassVar[int]
@@ -288,6 +308,8 @@ class SmsFailed(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     message_id: str
     conversation_id: str
     message_sid: str
@@ -295,7 +317,9 @@ class SmsFailed(_message.Message):
     status: str
     error_code: str
     error_message: str
-    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., status: _Optional[str] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., **kwargs) -> None: ...
+    external_ref: str
+    touch_id: str
+    def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., status: _Optional[str] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., **kwargs) -> None: ...
 
 class SmsReceived(_message.Message):
     __slots__ = ("message_id", "conversation_id", "message_sid", "to", "body", "agent_id", "lead_id", "keyword")
@@ -317,3 +341,97 @@ class SmsReceived(_message.Message):
     lead_id: str
     keyword: str
     def __init__(self, message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., body: _Optional[str] = ..., agent_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., keyword: _Optional[str] = ..., **kwargs) -> None: ...
+
+class CommunicationTouchCompleted(_message.Message):
+    __slots__ = ("communication_run_id", "job_id", "external_ref", "touch_id", "channel", "to", "outcome", "attempts", "call_id", "message_id")
+    COMMUNICATION_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    communication_run_id: str
+    job_id: str
+    external_ref: str
+    touch_id: str
+    channel: str
+    to: str
+    outcome: str
+    attempts: int
+    call_id: str
+    message_id: str
+    def __init__(self, communication_run_id: _Optional[str] = ..., job_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., channel: _Optional[str] = ..., to: _Optional[str] = ..., outcome: _Optional[str] = ..., attempts: _Optional[int] = ..., call_id: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
+
+class CommunicationTouchFailed(_message.Message):
+    __slots__ = ("communication_run_id", "job_id", "external_ref", "touch_id", "channel", "to", "status", "code", "reason", "attempts", "call_id", "message_id")
+    COMMUNICATION_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    communication_run_id: str
+    job_id: str
+    external_ref: str
+    touch_id: str
+    channel: str
+    to: str
+    status: str
+    code: str
+    reason: str
+    attempts: int
+    call_id: str
+    message_id: str
+    def __init__(self, communication_run_id: _Optional[str] = ..., job_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., channel: _Optional[str] = ..., to: _Optional[str] = ..., status: _Optional[str] = ..., code: _Optional[str] = ..., reason: _Optional[str] = ..., attempts: _Optional[int] = ..., call_id: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
+
+class CommunicationTouchDeferred(_message.Message):
+    __slots__ = ("communication_run_id", "job_id", "external_ref", "touch_id", "channel", "to", "rule", "message", "not_before")
+    COMMUNICATION_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    NOT_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    communication_run_id: str
+    job_id: str
+    external_ref: str
+    touch_id: str
+    channel: str
+    to: str
+    rule: str
+    message: str
+    not_before: str
+    def __init__(self, communication_run_id: _Optional[str] = ..., job_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., channel: _Optional[str] = ..., to: _Optional[str] = ..., rule: _Optional[str] = ..., message: _Optional[str] = ..., not_before: _Optional[str] = ...) -> None: ...
+
+class CommunicationRunEnded(_message.Message):
+    __slots__ = ("communication_run_id", "external_ref", "status", "touches", "succeeded", "failed", "refused", "canceled")
+    COMMUNICATION_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TOUCHES_FIELD_NUMBER: _ClassVar[int]
+    SUCCEEDED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    CANCELED_FIELD_NUMBER: _ClassVar[int]
+    communication_run_id: str
+    external_ref: str
+    status: str
+    touches: int
+    succeeded: int
+    failed: int
+    refused: int
+    canceled: int
+    def __init__(self, communication_run_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., status: _Optional[str] = ..., touches: _Optional[int] = ..., succeeded: _Optional[int] = ..., failed: _Optional[int] = ..., refused: _Optional[int] = ..., canceled: _Optional[int] = ...) -> None: ...

@@ -72,17 +72,65 @@ class ListComplianceDecisionsReply(_message.Message):
     page: _common_pb2.PageInfo
     def __init__(self, decisions: _Optional[_Iterable[_Union[_common_pb2.ComplianceDecision, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
 
+class GetStandingsRequest(_message.Message):
+    __slots__ = ("business_id", "phones")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONES_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phones: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, business_id: _Optional[str] = ..., phones: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class CalleeStanding(_message.Message):
+    __slots__ = ("phone", "platform_dnc", "business_dnc_since", "consent", "recent_calls")
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    PLATFORM_DNC_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_DNC_SINCE_FIELD_NUMBER: _ClassVar[int]
+    CONSENT_FIELD_NUMBER: _ClassVar[int]
+    RECENT_CALLS_FIELD_NUMBER: _ClassVar[int]
+    phone: str
+    platform_dnc: bool
+    business_dnc_since: _timestamp_pb2.Timestamp
+    consent: str
+    recent_calls: _containers.RepeatedCompositeFieldContainer[_timestamp_pb2.Timestamp]
+    def __init__(self, phone: _Optional[str] = ..., platform_dnc: _Optional[bool] = ..., business_dnc_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consent: _Optional[str] = ..., recent_calls: _Optional[_Iterable[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]]] = ...) -> None: ...
+
+class GetStandingsReply(_message.Message):
+    __slots__ = ("standings",)
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    standings: _containers.RepeatedCompositeFieldContainer[CalleeStanding]
+    def __init__(self, standings: _Optional[_Iterable[_Union[CalleeStanding, _Mapping]]] = ...) -> None: ...
+
 class SendSmsRequest(_message.Message):
-    __slots__ = ("to", "from_agent_id", "message", "lead_id")
+    __slots__ = ("to", "from_agent_id", "message", "lead_id", "idempotency_key", "callee_timezone", "actor", "reference", "external_ref", "touch_id")
     TO_FIELD_NUMBER: _ClassVar[int]
     FROM_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    CALLEE_TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     to: str
     from_agent_id: str
     message: str
     lead_id: str
-    def __init__(self, to: _Optional[str] = ..., from_agent_id: _Optional[str] = ..., message: _Optional[str] = ..., lead_id: _Optional[str] = ...) -> None: ...
+    idempotency_key: str
+    callee_timezone: str
+    actor: str
+    reference: str
+    external_ref: str
+    touch_id: str
+    def __init__(self, to: _Optional[str] = ..., from_agent_id: _Optional[str] = ..., message: _Optional[str] = ..., lead_id: _Optional[str] = ..., idempotency_key: _Optional[str] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ...) -> None: ...
+
+class PlaceSmsReply(_message.Message):
+    __slots__ = ("sent", "deferred")
+    SENT_FIELD_NUMBER: _ClassVar[int]
+    DEFERRED_FIELD_NUMBER: _ClassVar[int]
+    sent: SmsSendReply
+    deferred: _common_pb2.ComplianceDecision
+    def __init__(self, sent: _Optional[_Union[SmsSendReply, _Mapping]] = ..., deferred: _Optional[_Union[_common_pb2.ComplianceDecision, _Mapping]] = ...) -> None: ...
 
 class SmsSendReply(_message.Message):
     __slots__ = ("success", "message_sid", "to", "message_id", "conversation_id", "status")

@@ -43,6 +43,11 @@ class MessagingStub:
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_messaging__pb2.SmsSendReply.FromString,
                 _registered_method=True)
+        self.PlaceSms = channel.unary_unary(
+                '/switchboard.v1.Messaging/PlaceSms',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.PlaceSmsReply.FromString,
+                _registered_method=True)
         self.HandleStatusCallback = channel.unary_unary(
                 '/switchboard.v1.Messaging/HandleStatusCallback',
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.ProviderRequest.SerializeToString,
@@ -128,6 +133,11 @@ class MessagingStub:
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsReply.FromString,
                 _registered_method=True)
+        self.GetStandings = channel.unary_unary(
+                '/switchboard.v1.Messaging/GetStandings',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsReply.FromString,
+                _registered_method=True)
 
 
 class MessagingServicer:
@@ -140,6 +150,16 @@ class MessagingServicer:
         """Sends a text from the agent's number; fails NOT_FOUND (not_found) for an agent outside the caller's businesses
         or without a number, INVALID_ARGUMENT (number_on_dnc, number_opted_out, content_blocked, tcpa_violation,
         invalid_request) when a check refuses it, INTERNAL (sms_send_failed) when the provider refuses it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PlaceSms(self, request, context):
+        """Sends a text for a caller that can wait (communication runs, the sales pipeline): as SendSms, except that a
+        deferral by the compliance decision (quiet hours) is the reply (the logged decision, with the instant the text
+        becomes legal) instead of an INVALID_ARGUMENT (tcpa_violation) error; nothing is written or sent then.
+        Refusals are errors as for SendSms.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -270,6 +290,17 @@ class MessagingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetStandings(self, request, context):
+        """What the compliance decision knows of each of a business's callees, to preview touches with the pure decision
+        (core.compliance.decision.decide): the do-not-call lists, the consent state and the calls counted against the
+        frequency cap in the last 24 hours. Neither logs nor takes a slot; a constant number of queries for up to
+        10,000 phones. Fails NOT_FOUND (not_found) for a business outside the caller's and INVALID_ARGUMENT
+        (invalid_request) for a bad phone (naming it, phones[i]) or too many phones.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MessagingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -277,6 +308,11 @@ def add_MessagingServicer_to_server(servicer, server):
                     servicer.SendSms,
                     request_deserializer=switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_messaging__pb2.SmsSendReply.SerializeToString,
+            ),
+            'PlaceSms': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlaceSms,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.PlaceSmsReply.SerializeToString,
             ),
             'HandleStatusCallback': grpc.unary_unary_rpc_method_handler(
                     servicer.HandleStatusCallback,
@@ -363,6 +399,11 @@ def add_MessagingServicer_to_server(servicer, server):
                     request_deserializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsReply.SerializeToString,
             ),
+            'GetStandings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetStandings,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsReply.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'switchboard.v1.Messaging', rpc_method_handlers)
@@ -394,6 +435,33 @@ class Messaging:
             '/switchboard.v1.Messaging/SendSms',
             switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.SerializeToString,
             switchboard_dot_v1_dot_messaging__pb2.SmsSendReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlaceSms(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/PlaceSms',
+            switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.PlaceSmsReply.FromString,
             options,
             channel_credentials,
             insecure,
@@ -853,6 +921,33 @@ class Messaging:
             '/switchboard.v1.Messaging/ListComplianceDecisions',
             switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsRequest.SerializeToString,
             switchboard_dot_v1_dot_messaging__pb2.ListComplianceDecisionsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetStandings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/GetStandings',
+            switchboard_dot_v1_dot_messaging__pb2.GetStandingsRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.GetStandingsReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from switchboard.v1 import common_pb2 as _common_pb2
 from google.protobuf.internal import containers as _containers
@@ -279,3 +280,274 @@ class RecordInteractionRequest(_message.Message):
     occurred_at: _timestamp_pb2.Timestamp
     intent: str
     def __init__(self, lead_id: _Optional[str] = ..., channel: _Optional[str] = ..., direction: _Optional[str] = ..., reference: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., intent: _Optional[str] = ...) -> None: ...
+
+class RunRequest(_message.Message):
+    __slots__ = ("run_json", "idempotency_key")
+    RUN_JSON_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    run_json: bytes
+    idempotency_key: str
+    def __init__(self, run_json: _Optional[bytes] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class RunProblem(_message.Message):
+    __slots__ = ("index", "touch_id", "field", "message")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    touch_id: str
+    field: str
+    message: str
+    def __init__(self, index: _Optional[int] = ..., touch_id: _Optional[str] = ..., field: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class RunValidation(_message.Message):
+    __slots__ = ("valid", "touches", "problems")
+    VALID_FIELD_NUMBER: _ClassVar[int]
+    TOUCHES_FIELD_NUMBER: _ClassVar[int]
+    PROBLEMS_FIELD_NUMBER: _ClassVar[int]
+    valid: bool
+    touches: int
+    problems: _containers.RepeatedCompositeFieldContainer[RunProblem]
+    def __init__(self, valid: _Optional[bool] = ..., touches: _Optional[int] = ..., problems: _Optional[_Iterable[_Union[RunProblem, _Mapping]]] = ...) -> None: ...
+
+class PlannedTouch(_message.Message):
+    __slots__ = ("index", "touch_id", "channel", "phone", "requested_at", "planned_at", "outcome", "rule", "code", "message")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
+    PLANNED_AT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    touch_id: str
+    channel: str
+    phone: str
+    requested_at: _timestamp_pb2.Timestamp
+    planned_at: _timestamp_pb2.Timestamp
+    outcome: str
+    rule: str
+    code: str
+    message: str
+    def __init__(self, index: _Optional[int] = ..., touch_id: _Optional[str] = ..., channel: _Optional[str] = ..., phone: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., planned_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., outcome: _Optional[str] = ..., rule: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class RunPreview(_message.Message):
+    __slots__ = ("touches", "by_channel", "by_outcome", "first_planned_at", "last_planned_at", "planned")
+    class ByChannelEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class ByOutcomeEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    TOUCHES_FIELD_NUMBER: _ClassVar[int]
+    BY_CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    BY_OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    FIRST_PLANNED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_PLANNED_AT_FIELD_NUMBER: _ClassVar[int]
+    PLANNED_FIELD_NUMBER: _ClassVar[int]
+    touches: int
+    by_channel: _containers.ScalarMap[str, int]
+    by_outcome: _containers.ScalarMap[str, int]
+    first_planned_at: _timestamp_pb2.Timestamp
+    last_planned_at: _timestamp_pb2.Timestamp
+    planned: _containers.RepeatedCompositeFieldContainer[PlannedTouch]
+    def __init__(self, touches: _Optional[int] = ..., by_channel: _Optional[_Mapping[str, int]] = ..., by_outcome: _Optional[_Mapping[str, int]] = ..., first_planned_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_planned_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., planned: _Optional[_Iterable[_Union[PlannedTouch, _Mapping]]] = ...) -> None: ...
+
+class CommunicationRun(_message.Message):
+    __slots__ = ("id", "business_id", "external_ref", "status", "agent_id", "touches", "jobs", "retry", "created_at", "updated_at", "started_at", "ended_at", "replayed")
+    class JobsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    TOUCHES_FIELD_NUMBER: _ClassVar[int]
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    RETRY_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    external_ref: str
+    status: str
+    agent_id: str
+    touches: int
+    jobs: _containers.ScalarMap[str, int]
+    retry: _struct_pb2.Struct
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    started_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    replayed: bool
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., status: _Optional[str] = ..., agent_id: _Optional[str] = ..., touches: _Optional[int] = ..., jobs: _Optional[_Mapping[str, int]] = ..., retry: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., replayed: _Optional[bool] = ...) -> None: ...
+
+class ListRunsRequest(_message.Message):
+    __slots__ = ("id", "external_ref", "business_id", "page")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    external_ref: str
+    business_id: str
+    page: _common_pb2.PageRequest
+    def __init__(self, id: _Optional[str] = ..., external_ref: _Optional[str] = ..., business_id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListRunsReply(_message.Message):
+    __slots__ = ("runs", "page")
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[CommunicationRun]
+    page: _common_pb2.PageInfo
+    def __init__(self, runs: _Optional[_Iterable[_Union[CommunicationRun, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class ChangeRunRequest(_message.Message):
+    __slots__ = ("id", "action")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    action: str
+    def __init__(self, id: _Optional[str] = ..., action: _Optional[str] = ...) -> None: ...
+
+class CommunicationJob(_message.Message):
+    __slots__ = ("id", "communication_run_id", "business_id", "external_ref", "touch_id", "touch_index", "channel", "phone", "timezone", "agent_id", "context", "scheduled_at", "planned_at", "status", "attempts", "rule", "code", "reason", "call_id", "message_id", "created_at", "updated_at", "ended_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    COMMUNICATION_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_INDEX_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULED_AT_FIELD_NUMBER: _ClassVar[int]
+    PLANNED_AT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    communication_run_id: str
+    business_id: str
+    external_ref: str
+    touch_id: str
+    touch_index: int
+    channel: str
+    phone: str
+    timezone: str
+    agent_id: str
+    context: _struct_pb2.Struct
+    scheduled_at: _timestamp_pb2.Timestamp
+    planned_at: _timestamp_pb2.Timestamp
+    status: str
+    attempts: int
+    rule: str
+    code: str
+    reason: str
+    call_id: str
+    message_id: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., communication_run_id: _Optional[str] = ..., business_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., touch_index: _Optional[int] = ..., channel: _Optional[str] = ..., phone: _Optional[str] = ..., timezone: _Optional[str] = ..., agent_id: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., scheduled_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., planned_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[str] = ..., attempts: _Optional[int] = ..., rule: _Optional[str] = ..., code: _Optional[str] = ..., reason: _Optional[str] = ..., call_id: _Optional[str] = ..., message_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListJobsRequest(_message.Message):
+    __slots__ = ("communication_run_id", "channel", "status", "id", "page")
+    COMMUNICATION_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    communication_run_id: str
+    channel: str
+    status: str
+    id: str
+    page: _common_pb2.PageRequest
+    def __init__(self, communication_run_id: _Optional[str] = ..., channel: _Optional[str] = ..., status: _Optional[str] = ..., id: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListJobsReply(_message.Message):
+    __slots__ = ("jobs", "page")
+    JOBS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    jobs: _containers.RepeatedCompositeFieldContainer[CommunicationJob]
+    page: _common_pb2.PageInfo
+    def __init__(self, jobs: _Optional[_Iterable[_Union[CommunicationJob, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class CommunicationAttempt(_message.Message):
+    __slots__ = ("id", "sequence_id", "job_id", "touch_id", "external_ref", "attempt", "call_id", "phone", "status", "retry_eligible", "reason", "next_attempt_at", "created_at", "ended_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RETRY_ELIGIBLE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    sequence_id: str
+    job_id: str
+    touch_id: str
+    external_ref: str
+    attempt: int
+    call_id: str
+    phone: str
+    status: str
+    retry_eligible: bool
+    reason: str
+    next_attempt_at: _timestamp_pb2.Timestamp
+    created_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., sequence_id: _Optional[str] = ..., job_id: _Optional[str] = ..., touch_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., attempt: _Optional[int] = ..., call_id: _Optional[str] = ..., phone: _Optional[str] = ..., status: _Optional[str] = ..., retry_eligible: _Optional[bool] = ..., reason: _Optional[str] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListAttemptsRequest(_message.Message):
+    __slots__ = ("sequence_id", "status", "page")
+    SEQUENCE_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    sequence_id: str
+    status: str
+    page: _common_pb2.PageRequest
+    def __init__(self, sequence_id: _Optional[str] = ..., status: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListAttemptsReply(_message.Message):
+    __slots__ = ("attempts", "page")
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    attempts: _containers.RepeatedCompositeFieldContainer[CommunicationAttempt]
+    page: _common_pb2.PageInfo
+    def __init__(self, attempts: _Optional[_Iterable[_Union[CommunicationAttempt, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...

@@ -83,6 +83,41 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.RecordInteractionRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Lead.FromString,
                 _registered_method=True)
+        self.ValidateRun = channel.unary_unary(
+                '/switchboard.v1.Sdr/ValidateRun',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunValidation.FromString,
+                _registered_method=True)
+        self.PreviewRun = channel.unary_unary(
+                '/switchboard.v1.Sdr/PreviewRun',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunPreview.FromString,
+                _registered_method=True)
+        self.CreateRun = channel.unary_unary(
+                '/switchboard.v1.Sdr/CreateRun',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.CommunicationRun.FromString,
+                _registered_method=True)
+        self.ListRuns = channel.unary_unary(
+                '/switchboard.v1.Sdr/ListRuns',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListRunsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListRunsReply.FromString,
+                _registered_method=True)
+        self.ChangeRun = channel.unary_unary(
+                '/switchboard.v1.Sdr/ChangeRun',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ChangeRunRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.CommunicationRun.FromString,
+                _registered_method=True)
+        self.ListJobs = channel.unary_unary(
+                '/switchboard.v1.Sdr/ListJobs',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListJobsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListJobsReply.FromString,
+                _registered_method=True)
+        self.ListAttempts = channel.unary_unary(
+                '/switchboard.v1.Sdr/ListAttempts',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsReply.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -155,6 +190,61 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ValidateRun(self, request, context):
+        """Communication runs (services.sdr.runs_service). Checks a run without storing it: every problem at once, each
+        with its touch's index and id and the field (the reply, not an error); fails PERMISSION_DENIED (forbidden)
+        for a business outside the caller's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PreviewRun(self, request, context):
+        """The planned execution of a run (each touch's compliance decision at its time); nothing is stored or sent.
+        Fails INVALID_ARGUMENT (invalid_request) for a run with problems, PERMISSION_DENIED (forbidden).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateRun(self, request, context):
+        """Stores a run and its jobs in one transaction; the same idempotency key and run return the first (replayed);
+        fails INVALID_ARGUMENT (bad_request) without a key, ALREADY_EXISTS (conflict) for a key used
+        with another run or an external_ref of another run, INVALID_ARGUMENT (invalid_request) for a run with problems.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRuns(self, request, context):
+        """The caller's runs newest first, or one by id or external_ref; fails INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ChangeRun(self, request, context):
+        """Pauses, resumes or cancels a run; fails NOT_FOUND (not_found), ALREADY_EXISTS (conflict) for a move its
+        state does not allow, INVALID_ARGUMENT (invalid_request) for an unknown action.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListJobs(self, request, context):
+        """The jobs (one per touch) of the caller's runs, latest scheduled first; fails INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAttempts(self, request, context):
+        """The call attempts of the caller's runs, newest first; fails INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -202,6 +292,41 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.RecordInteraction,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RecordInteractionRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.Lead.SerializeToString,
+            ),
+            'ValidateRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.ValidateRun,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.RunValidation.SerializeToString,
+            ),
+            'PreviewRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.PreviewRun,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.RunPreview.SerializeToString,
+            ),
+            'CreateRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateRun,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.CommunicationRun.SerializeToString,
+            ),
+            'ListRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRuns,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListRunsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.ListRunsReply.SerializeToString,
+            ),
+            'ChangeRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangeRun,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ChangeRunRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.CommunicationRun.SerializeToString,
+            ),
+            'ListJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListJobs,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListJobsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.ListJobsReply.SerializeToString,
+            ),
+            'ListAttempts': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAttempts,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -450,6 +575,195 @@ class Sdr:
             '/switchboard.v1.Sdr/RecordInteraction',
             switchboard_dot_v1_dot_sdr__pb2.RecordInteractionRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.Lead.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ValidateRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ValidateRun',
+            switchboard_dot_v1_dot_sdr__pb2.RunRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.RunValidation.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PreviewRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/PreviewRun',
+            switchboard_dot_v1_dot_sdr__pb2.RunRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.RunPreview.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/CreateRun',
+            switchboard_dot_v1_dot_sdr__pb2.RunRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.CommunicationRun.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ListRuns',
+            switchboard_dot_v1_dot_sdr__pb2.ListRunsRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.ListRunsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangeRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ChangeRun',
+            switchboard_dot_v1_dot_sdr__pb2.ChangeRunRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.CommunicationRun.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ListJobs',
+            switchboard_dot_v1_dot_sdr__pb2.ListJobsRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.ListJobsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAttempts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ListAttempts',
+            switchboard_dot_v1_dot_sdr__pb2.ListAttemptsRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.ListAttemptsReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,47 @@
+"""The events of communication runs (core.events: communication.touch_completed, touch_failed, touch_deferred and
+run_ended), built from a job row with its run's external_ref (the scheduler's claimed rows and the outcomes' rows
+both carry it) and the values just written to it."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.outbox import add_event
+from services.sdr import runs_domain as rules
+from services.sdr import runs_store as store
+from services.sdr.store import outbox
+from switchboard.v1 import events_pb2
+
+
+def touch_completed(job, values: dict, outcome: str) -> events_pb2.CommunicationTouchCompleted:
+    call_id, message_id = values.get("call_id", job.call_id), values.get("message_id", job.message_id)
+    return events_pb2.CommunicationTouchCompleted(
+        communication_run_id=str(job.run_id), job_id=str(job.id), external_ref=job.external_ref,
+        touch_id=job.touch_id, channel=job.channel, to=job.phone, outcome=outcome,
+        attempts=values.get("attempts", job.attempts), call_id=str(call_id) if call_id else None,
+        message_id=str(message_id) if message_id else None)
+
+
+def touch_failed(job, values: dict) -> events_pb2.CommunicationTouchFailed:
+    call_id = values.get("call_id", job.call_id)
+    return events_pb2.CommunicationTouchFailed(
+        communication_run_id=str(job.run_id), job_id=str(job.id), external_ref=job.external_ref,
+        touch_id=job.touch_id, channel=job.channel, to=job.phone, status=values["status"],
+        code=values.get("code") or "", reason=values.get("reason") or "", attempts=values.get("attempts", job.attempts),
+        call_id=str(call_id) if call_id else None)
+
+
+def run_ended(row, counts: dict[str, int]) -> events_pb2.CommunicationRunEnded:
+    return events_pb2.CommunicationRunEnded(
+        communication_run_id=str(row.id), external_ref=row.external_ref, status=row.status, touches=row.touches,
+        succeeded=counts.get(rules.SUCCEEDED, 0), failed=counts.get(rules.FAILED, 0),
+        refused=counts.get(rules.REFUSED, 0), canceled=counts.get(rules.JOB_CANCELED, 0))
+
+
+async def end_run(conn: AsyncConnection, run_id: str, now: datetime) -> None:
+    """Complete the run if its last job just ended, with its event."""
+    ended = await store.end_run_if_done(conn, run_id, now)
+    if ended is not None:
+        counts = (await store.job_counts(conn, [run_id])).get(run_id, {})
+        await add_event(conn, outbox, run_ended(ended, counts), str(ended.business_id))

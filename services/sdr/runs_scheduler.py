@@ -1,0 +1,229 @@
+"""The communication runs' scheduler: `python -m services.sdr.runs_scheduler` (the worker `runs-scheduler` of
+core.registry; any number of replicas).
+
+Every moment it claims the due jobs of active runs under leases (services.sdr.runs_store.claim), at most
+RUNS_CALLS_IN_FLIGHT calls per business in flight, and executes each as the account that created its run:
+- a call through Calls.PlaceCall with compliance enforce (the decision is asked again now: a STOP, a do-not-call
+  entry or the frequency cap since the run was created count), actor run, the touch's external_ref and touch_id
+  (on the call's events), and an idempotency key derived from the job and its attempt, so a scheduler that died
+  after the provider took the call and before it wrote so cannot make a second call: the retry gets the first;
+- a text through Messaging.PlaceSms the same way (its key makes a retried send return the first message).
+A deferral moves the job to the instant the decision names; a refusal ends it (refused, with the code); a provider
+refusal is a failed attempt (retried by the run's policy for calls); a failure of our own services (unavailable,
+a deadline) leaves the job due again in a few seconds with the same key. The outcome of a placed call arrives as its
+call.completed or call.failed event (services.sdr.runs_outcomes).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.background import Background
+from core.bus import DurableConsumer
+from core.errors import ServiceError
+from core.grpc_server import Runtime, main
+from core.ids import new_id, utcnow
+from core.outbox import add_event
+from core.rpc import Client
+from core.tenant import Tenant
+from services.sdr import runs_domain as rules
+from services.sdr import runs_outcomes
+from services.sdr import runs_store as store
+from services.sdr.runs_events import end_run, touch_completed, touch_failed
+from services.sdr.store import outbox
+from switchboard.v1 import calls_pb2, events_pb2, messaging_pb2
+
+log = logging.getLogger(__name__)
+TRANSIENT_DELAY = timedelta(seconds=5)  # a failure of our own services: the job is due again after this
+TRANSIENT_CODES = ("unavailable", "internal_error", "conflict", "rate_limited")
+TEXT_FAILURES = ("failed", "undelivered")
+
+
+@dataclass
+class Result:
+    """What executing a claimed job did: the job's new values, an attempt to record, events to emit."""
+
+    values: dict
+    attempt: dict | None = None
+    events: list = field(default_factory=list)
+
+    @property
+    def ended(self) -> bool:
+        return self.values.get("status") in rules.JOB_ENDS
+
+
+class Scheduler(Background):
+    task_name = "runs-scheduler"
+
+    def __init__(self, engine: AsyncEngine, calls: Client, messaging: Client, *, poll: float, lease: timedelta,
+                 calls_in_flight: int, batch: int = 50, businesses: int = 20):
+        self.engine, self.calls, self.messaging = engine, calls, messaging
+        self.poll, self.lease, self.calls_in_flight = poll, lease, calls_in_flight
+        self.batch, self.businesses = batch, businesses
+
+    async def run(self) -> None:
+        while True:
+            try:
+                executed = await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the database may be away; try again shortly
+                log.warning("runs scheduler: %s", exc)
+                executed = 0
+            if not executed:
+                await asyncio.sleep(self.poll)
+
+    async def tick(self) -> int:
+        """Claim and execute one round of due jobs; how many."""
+        token = new_id()
+        async with self.engine.connect() as conn:
+            businesses = await store.due_businesses(conn, self.businesses)
+        claimed = []
+        for business_id in businesses:
+            async with self.engine.begin() as conn:
+                await store.lock_business(conn, business_id)
+                room = self.calls_in_flight - await store.calls_in_flight(conn, business_id)
+                jobs = [*await store.claim(conn, business_id, "call", min(room, self.batch), token, self.lease),
+                        *await store.claim(conn, business_id, "sms", self.batch, token, self.lease)]
+                starting = {str(j.run_id) for j in jobs if j.run_status == rules.SCHEDULED}
+                if starting:
+                    await store.start_runs(conn, starting, utcnow())
+            claimed += jobs
+        await asyncio.gather(*(self.execute(job, token) for job in claimed))
+        return len(claimed)
+
+    async def execute(self, job, token: str) -> None:
+        acting = tenant.set_current(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),)))
+        try:
+            result = await (self._call(job) if job.channel == "call" else self._text(job))
+        except ServiceError as err:
+            result = self._refused(job, err)
+        except Exception as exc:  # noqa: BLE001 - a failure of ours: due again shortly, the same key
+            log.warning("runs scheduler: job %s: %r", job.id, exc)
+            result = _again(job, f"could not reach a service ({type(exc).__name__}); trying again")
+        finally:
+            tenant.reset_current(acting)
+        try:
+            await self._settle(job, token, result)
+        except Exception:  # noqa: BLE001 - the lease runs out and another round takes it again
+            log.warning("runs scheduler: could not record job %s", job.id, exc_info=True)
+
+    @staticmethod
+    def _key(job) -> str:
+        """The idempotency key of the job's next attempt: a retried execution of it places nothing new."""
+        return f"communication-job:{job.id}:{job.attempts + 1}"
+
+    async def _call(self, job) -> Result:
+        context = dict(job.context)
+        request = calls_pb2.CreateCallRequest(
+            agent_id=str(job.agent_id), to=job.phone, idempotency_key=self._key(job),
+            compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="run", reference=str(job.id),
+            external_ref=job.external_ref, touch_id=job.touch_id, context=json.dumps(context, separators=(",", ":")))
+        for name in ("lead_id", "first_message"):
+            if context.get(name):
+                setattr(request, name, context[name])
+        if job.timezone:
+            request.callee_timezone = job.timezone
+        reply = await self.calls.PlaceCall(request)
+        if reply.HasField("deferred"):
+            return _deferred(job, reply.deferred)
+        now, attempt = utcnow(), job.attempts + 1
+        return Result({"status": rules.IN_PROGRESS, "attempts": attempt, "call_id": reply.call.id, "code": None,
+                       "reason": f"call {attempt} placed", "updated_at": now},
+                      attempt={"id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
+                               "attempt": attempt, "call_id": reply.call.id, "phone": job.phone, "status": rules.PLACED,
+                               "created_at": now})
+
+    async def _text(self, job) -> Result:
+        request = messaging_pb2.SendSmsRequest(
+            to=job.phone, from_agent_id=str(job.agent_id), message=job.context["body"],
+            idempotency_key=self._key(job), actor="run", reference=str(job.id), external_ref=job.external_ref,
+            touch_id=job.touch_id)
+        if job.context.get("lead_id"):
+            request.lead_id = job.context["lead_id"]
+        if job.timezone:
+            request.callee_timezone = job.timezone
+        reply = await self.messaging.PlaceSms(request)
+        if reply.HasField("deferred"):
+            return _deferred(job, reply.deferred)
+        sent, now = reply.sent, utcnow()
+        if sent.status in TEXT_FAILURES:  # a replayed key whose first send the provider refused
+            values = {"status": rules.FAILED, "attempts": 1, "message_id": sent.message_id, "code": "sms_send_failed",
+                      "reason": f"the text was not delivered ({sent.status})", "updated_at": now, "ended_at": now}
+            return Result(values, events=[touch_failed(job, values)])
+        values = {"status": rules.SUCCEEDED, "attempts": 1, "message_id": sent.message_id, "code": None,
+                  "reason": f"the text was accepted ({sent.status})", "updated_at": now, "ended_at": now}
+        return Result(values, events=[touch_completed(job, values, sent.status)])
+
+    def _refused(self, job, err: ServiceError) -> Result:
+        now = utcnow()
+        if err.code in TRANSIENT_CODES:
+            return _again(job, err.message)
+        if err.code in rules.REFUSAL_CODES:
+            values = {"status": rules.REFUSED, "code": err.code, "reason": err.message, "updated_at": now,
+                      "ended_at": now}
+            return Result(values, events=[touch_failed(job, values)])
+        if err.code == "call_failed":  # the provider refused the call: a failed attempt, retried by the policy
+            attempt = job.attempts + 1
+            end = rules.attempt_end("failed", attempt, rules.RetryPolicy.of(job.retry), False, now)
+            values = {"status": end.job_status, "attempts": attempt, "code": err.code, "reason": err.message,
+                      "updated_at": now}
+            if end.retry_at:
+                values["due_at"] = end.retry_at
+            else:
+                values["ended_at"] = now
+            result = Result(values, attempt={
+                "id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
+                "attempt": attempt, "phone": job.phone, "status": "failed", "retry_eligible": end.retry_eligible,
+                "reason": err.message, "next_attempt_at": end.retry_at, "created_at": now, "ended_at": now})
+            if result.ended:
+                result.events.append(touch_failed(job, values))
+            return result
+        values = {"status": rules.FAILED, "code": err.code, "reason": err.message, "updated_at": now, "ended_at": now}
+        return Result(values, events=[touch_failed(job, values)])
+
+    async def _settle(self, job, token: str, result: Result) -> None:
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            if await store.settle_job(conn, str(job.id), token, result.values) is None:
+                return  # the lease ran out and another scheduler took the job over
+            if result.attempt:
+                await store.add_attempt(conn, **result.attempt)
+            for payload in result.events:
+                await add_event(conn, outbox, payload, str(job.business_id))
+            if result.ended:
+                await end_run(conn, str(job.run_id), now)
+
+
+def _deferred(job, decision) -> Result:
+    not_before = decision.not_before.ToDatetime(tzinfo=utcnow().tzinfo)
+    values = {"status": rules.DEFERRED, "due_at": not_before, "rule": decision.rule, "code": decision.code or None,
+              "reason": decision.message, "updated_at": utcnow()}
+    return Result(values, events=[events_pb2.CommunicationTouchDeferred(
+        communication_run_id=str(job.run_id), job_id=str(job.id), external_ref=job.external_ref,
+        touch_id=job.touch_id, channel=job.channel, to=job.phone, rule=decision.rule, message=decision.message,
+        not_before=not_before.isoformat().replace("+00:00", "Z"))])
+
+
+def _again(job, reason: str) -> Result:
+    return Result({"status": rules.PENDING, "due_at": utcnow() + TRANSIENT_DELAY, "reason": reason,
+                   "updated_at": utcnow()})
+
+
+def build(runtime: Runtime) -> None:
+    s = runtime.settings
+    runtime.run(Scheduler(runtime.engine, runtime.client("calls"), runtime.client("messaging"),
+                          poll=s.runs_poll_seconds, lease=timedelta(seconds=s.runs_lease_seconds),
+                          calls_in_flight=s.runs_calls_in_flight))
+    runtime.run(DurableConsumer(runtime.bus, runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.engine).handle,
+                                filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True))
+
+
+if __name__ == "__main__":
+    main("runs-scheduler")

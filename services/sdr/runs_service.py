@@ -1,0 +1,240 @@
+"""Communication run use cases: validate, preview, create (idempotent), read, pause/resume/cancel, and the jobs
+and attempts. Execution is the scheduler's (services.sdr.runs_scheduler); call outcomes are applied by
+services.sdr.runs_outcomes. The caller's tenant comes from core.tenant.
+
+Validation checks the whole run and reports every problem with its touch; the agents named (or the business's one
+agent with a number) are looked up in the agents service. A preview asks the messaging service for what it knows of
+each callee (do-not-call, consent, calls in the last 24 hours) in one call and runs the pure compliance decision on
+every touch. Creation stores the run and all its jobs in one transaction; its Idempotency-Key is claimed by the
+run's own insert (unique per business), so two racing requests with one key create one run.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.compliance import decision as compliance
+from core.errors import ServiceError, invalid, not_found
+from core.ids import new_id, require_uuid, utcnow
+from core.outbox import add_event
+from core.pagination import Page, Paged, fetch_page
+from core.rpc import Client
+from services.sdr import runs_domain as rules
+from services.sdr import runs_store as store
+from services.sdr.runs_events import run_ended
+from services.sdr.store import leads, outbox
+from switchboard.v1 import agents_pb2, common_pb2, messaging_pb2
+
+IDEMPOTENCY_KEY_MAX = 255
+RUNS_PAGE, JOBS_PAGE, ATTEMPTS_PAGE = (20, 100), (50, 500), (50, 100)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A run with no problems, for the caller's business, with the agent of each touch and its number."""
+
+    run: rules.Run
+    business_id: str
+    agent_id: str  # the run's default agent
+    senders: dict[str, str]  # agent id -> its phone number
+
+
+@dataclass(frozen=True)
+class RunView:
+    row: object
+    jobs: dict[str, int]
+    replayed: bool = False
+
+
+def parse_body(raw: bytes):
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise invalid("the body must be a JSON object (a communication run)") from None
+
+
+class Runs:
+    def __init__(self, engine: AsyncEngine, agents: Client, messaging: Client, policy: compliance.Policy):
+        self.engine, self.agents, self.messaging, self.policy = engine, agents, messaging, policy
+
+    # -- checking -------------------------------------------------------------------------------------------
+
+    async def check(self, body) -> tuple[Checked | None, list[rules.Problem], int]:
+        """The checked run, or its problems; and how many touches it has."""
+        run, problems = rules.check_run(body, utcnow())
+        count = len(body.get("touches") or []) if isinstance(body, dict) and isinstance(body.get("touches"), list) \
+            else 0
+        if run is None:
+            return None, problems, count
+        business_id = tenant.pick_business(tenant.require_account(), run.business_id)
+        numbers = await self._agent_numbers(business_id)
+        default, problems = rules.agent_problems(run, numbers)
+        if problems:
+            return None, problems, count
+        senders = {a: n for a, n in numbers.items() if n}
+        return Checked(run, business_id, default, senders), [], count
+
+    async def _agent_numbers(self, business_id: str) -> dict[str, str | None]:
+        reply = await self.agents.ListAgents(agents_pb2.ListAgentsRequest(
+            business_id=business_id, page=common_pb2.PageRequest(limit=100)))
+        return {a.id: a.phone_number if a.HasField("phone_number") else None for a in reply.agents}
+
+    async def checked(self, body) -> Checked:
+        checked, problems, _ = await self.check(body)
+        if checked is None:
+            raise rules.problems_error(problems)
+        return checked
+
+    # -- preview --------------------------------------------------------------------------------------------
+
+    async def preview(self, body) -> list[rules.Planned]:
+        checked = await self.checked(body)
+        phones = sorted({t.phone for t in checked.run.touches})
+        standings, recent = await self._standings(checked.business_id, phones)
+        async with self.engine.connect() as conn:
+            known = await self._leads(conn, checked.business_id, phones)
+        touches = tuple(t if t.agent_id else replace(t, agent_id=checked.agent_id) for t in checked.run.touches)
+        return rules.plan(replace(checked.run, touches=touches), utcnow(), standings, recent, known,
+                          checked.senders, self.policy)
+
+    async def _standings(self, business_id: str, phones: list[str]):
+        reply = await self.messaging.GetStandings(messaging_pb2.GetStandingsRequest(business_id=business_id,
+                                                                                    phones=phones))
+        standings, recent = {}, {}
+        for s in reply.standings:
+            since = s.business_dnc_since.ToDatetime(tzinfo=timezone.utc) if s.HasField("business_dnc_since") else None
+            standings[s.phone] = compliance.Standing(platform_dnc=s.platform_dnc, business_dnc_since=since,
+                                                     consent=s.consent or "none")
+            recent[s.phone] = [t.ToDatetime(tzinfo=timezone.utc) for t in s.recent_calls]
+        return standings, recent
+
+    @staticmethod
+    async def _leads(conn, business_id: str, phones: list[str]) -> dict[str, dict]:
+        """The business's newest lead of each phone: {id, state, status}."""
+        rows = await conn.execute(sa.select(leads.c.phone, leads.c.id, leads.c.state, leads.c.status)
+                                  .where(leads.c.business_id == business_id, leads.c.phone.in_(phones))
+                                  .order_by(leads.c.phone, leads.c.created_at.desc()).distinct(leads.c.phone))
+        return {r.phone: {"id": str(r.id), "state": r.state, "status": r.status} for r in rows}
+
+    # -- creation -------------------------------------------------------------------------------------------
+
+    async def create(self, body, idempotency_key: str | None) -> RunView:
+        key = _checked_key(idempotency_key)
+        checked = await self.checked(body)
+        who = tenant.require_account()
+        run, now, run_id = checked.run, utcnow(), new_id()
+        fingerprint = rules.request_hash(body)
+        try:
+            async with self.engine.begin() as conn:
+                row = await store.insert_run(
+                    conn, id=run_id, business_id=checked.business_id, account_id=who.account_id,
+                    external_ref=run.external_ref, idempotency_key=key, request_hash=fingerprint,
+                    status=rules.SCHEDULED, agent_id=checked.agent_id, retry=run.retry.to_json(),
+                    touches=len(run.touches), created_at=now, updated_at=now)
+                if row is None:
+                    return await self._replay(conn, checked.business_id, key, fingerprint)
+                await store.insert_jobs(conn, [_job_row(t, run_id, checked, now) for t in run.touches])
+        except IntegrityError as exc:
+            if "communication_runs_external_ref" not in str(exc.orig):
+                raise
+            raise ServiceError("conflict", f"external_ref {run.external_ref!r} names another run of the business "
+                               "(created with another Idempotency-Key); give each run its own external_ref") from None
+        return RunView(row, {rules.PENDING: len(run.touches)})
+
+    async def _replay(self, conn, business_id: str, key: str, fingerprint: str) -> RunView:
+        first = await store.run_by_key(conn, business_id, key)
+        if first.request_hash != fingerprint:
+            raise ServiceError("conflict", "this Idempotency-Key was used with another run body; use a new key for "
+                               "a new run")
+        counts = await store.job_counts(conn, [str(first.id)])
+        return RunView(first, counts.get(str(first.id), {}), replayed=True)
+
+    # -- reading and changing -------------------------------------------------------------------------------
+
+    async def list(self, run_id: str | None, external_ref: str | None, business_id: str | None,
+                   page: Page) -> tuple[Paged, dict]:
+        who = tenant.require_account()
+        scope = (tenant.pick_business(who, business_id),) if business_id else who.business_ids
+        if run_id:
+            require_uuid(run_id, "id")
+        query = store.runs_of(scope, run_id, external_ref)
+        async with self.engine.connect() as conn:
+            paged = await fetch_page(conn, query, store.runs.c.created_at, store.runs.c.id, page)
+            counts = await store.job_counts(conn, [str(r.id) for r in paged.rows]) if paged.rows else {}
+        if run_id and not paged.rows:
+            raise not_found("communication run")
+        return paged, counts
+
+    async def change(self, run_id: str, action: str) -> RunView:
+        who = tenant.require_account()
+        require_uuid(run_id, "id")
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            row = await store.lock_run(conn, run_id, who.business_ids)
+            if row is None:
+                raise not_found("communication run")
+            status = rules.run_after(row.status, action, row.started_at is not None)
+            values = {"status": status, "updated_at": now}
+            if action == "pause":
+                await store.move_jobs(conn, run_id, rules.WAITING, {"status": rules.JOB_PAUSED, "updated_at": now})
+            elif action == "resume":
+                # Re-planned from now: each is claimed at once if its time passed, and decided again then.
+                await store.move_jobs(conn, run_id, (rules.JOB_PAUSED,), {
+                    "status": rules.PENDING, "due_at": sa.func.greatest(store.jobs.c.due_at, now), "updated_at": now})
+            else:
+                await store.move_jobs(conn, run_id, (*rules.WAITING, rules.JOB_PAUSED), {
+                    "status": rules.JOB_CANCELED, "reason": "the run was canceled", "ended_at": now,
+                    "updated_at": now})
+                values["ended_at"] = now
+            row = await store.update_run(conn, run_id, values)
+            counts = (await store.job_counts(conn, [run_id])).get(run_id, {})
+            if action == "cancel":
+                await add_event(conn, outbox, run_ended(row, counts), str(row.business_id))
+        return RunView(row, counts)
+
+    async def jobs(self, run_id: str | None, channel: str | None, status: str | None, job_id: str | None,
+                   page: Page) -> Paged:
+        who = tenant.require_account()
+        for value, name in ((run_id, "communication_run_id"), (job_id, "id")):
+            if value:
+                require_uuid(value, name)
+        if channel and channel not in rules.CHANNELS:
+            raise invalid(f"channel must be one of {', '.join(rules.CHANNELS)}")
+        if status and status not in rules.JOB_STATES:
+            raise invalid(f"status must be one of {', '.join(rules.JOB_STATES)}")
+        query = store.jobs_of(who.business_ids, run_id, channel, status, job_id)
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, query, store.jobs.c.scheduled_at, store.jobs.c.id, page)
+
+    async def attempts(self, run_id: str | None, status: str | None, page: Page) -> Paged:
+        who = tenant.require_account()
+        if run_id:
+            require_uuid(run_id, "sequence_id")
+        if status and status not in rules.ATTEMPT_STATES:
+            raise invalid(f"status must be one of {', '.join(rules.ATTEMPT_STATES)}")
+        query = store.attempts_of(who.business_ids, run_id, status)
+        async with self.engine.connect() as conn:
+            return await fetch_page(conn, query, store.attempts.c.created_at, store.attempts.c.id, page)
+
+
+def _checked_key(key: str | None) -> str:
+    if not key:
+        raise ServiceError("bad_request", "the Idempotency-Key header is required: a unique value per run (e.g. a "
+                           "UUID), so that a retried request never creates a second run")
+    if len(key) > IDEMPOTENCY_KEY_MAX or not key.isprintable():
+        raise invalid(f"Idempotency-Key must be printable text of at most {IDEMPOTENCY_KEY_MAX} characters")
+    return key
+
+
+def _job_row(touch: rules.Touch, run_id: str, checked: Checked, now: datetime) -> dict:
+    return {"id": new_id(), "run_id": run_id, "business_id": checked.business_id, "touch_index": touch.index,
+            "touch_id": touch.touch_id, "channel": touch.channel, "phone": touch.phone, "timezone": touch.timezone,
+            "agent_id": touch.agent_id or checked.agent_id, "context": touch.context,
+            "scheduled_at": touch.scheduled_at, "due_at": touch.scheduled_at, "status": rules.PENDING,
+            "created_at": now, "updated_at": now}

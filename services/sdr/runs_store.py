@@ -1,0 +1,254 @@
+"""Tables of communication runs (runs, their jobs, call attempts) and the queries on them, each taking a connection.
+
+The scheduler claims due jobs under leases (core.leases columns): a claim is one UPDATE over rows picked with
+`FOR UPDATE SKIP LOCKED`, so replicas never claim the same job, and a job whose scheduler died is claimable again
+once its lease runs out. Claims of one business are serialized by an advisory lock, so the count of its calls in
+flight (the concurrency limit) is exact across replicas.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB, insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.leases import free, lease_columns
+from services.sdr import runs_domain as rules
+from services.sdr.store import Ts, Uuid, metadata
+
+runs = sa.Table(
+    "communication_runs", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("account_id", Uuid, nullable=False),  # whose key created it: the scheduler acts as that account
+    sa.Column("external_ref", sa.Text, nullable=False),
+    sa.Column("idempotency_key", sa.Text, nullable=False),
+    sa.Column("request_hash", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),  # rules.RUN_STATES
+    sa.Column("agent_id", Uuid, nullable=False),  # the default agent of its touches
+    sa.Column("retry", JSONB, nullable=False),  # rules.RetryPolicy.to_json()
+    sa.Column("touches", sa.Integer, nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    sa.Column("started_at", Ts),  # its first touch was claimed
+    sa.Column("ended_at", Ts),  # completed or canceled
+    sa.UniqueConstraint("business_id", "idempotency_key", name="communication_runs_idempotency"),
+    sa.UniqueConstraint("business_id", "external_ref", name="communication_runs_external_ref"),
+)
+
+jobs = sa.Table(
+    "communication_jobs", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("run_id", Uuid, sa.ForeignKey(runs.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("touch_index", sa.Integer, nullable=False),
+    sa.Column("touch_id", sa.Text, nullable=False),
+    sa.Column("channel", sa.Text, nullable=False),
+    sa.Column("phone", sa.Text, nullable=False),
+    sa.Column("timezone", sa.Text),
+    sa.Column("agent_id", Uuid, nullable=False),
+    sa.Column("context", JSONB, nullable=False),
+    sa.Column("scheduled_at", Ts, nullable=False),  # as the caller asked
+    sa.Column("due_at", Ts, nullable=False),  # when it is next claimable (moved by deferrals and retries)
+    sa.Column("status", sa.Text, nullable=False),  # rules.JOB_STATES
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),  # calls placed
+    sa.Column("rule", sa.Text),  # the compliance rule that last deferred or refused it
+    sa.Column("code", sa.Text),  # the error code of a refusal or failure
+    sa.Column("reason", sa.Text),  # what happened last, in words
+    sa.Column("call_id", Uuid),  # the last call placed
+    sa.Column("message_id", Uuid),  # the text sent
+    *lease_columns(),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    sa.Column("ended_at", Ts),
+    sa.UniqueConstraint("run_id", "touch_id", name="communication_jobs_touch"),
+)
+
+attempts = sa.Table(
+    "communication_attempts", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("job_id", Uuid, sa.ForeignKey(jobs.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("run_id", Uuid, nullable=False),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("attempt", sa.Integer, nullable=False),  # 1 for the first call of the touch
+    sa.Column("call_id", Uuid, unique=True),  # null when the provider refused the call
+    sa.Column("phone", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),  # rules.ATTEMPT_STATES
+    sa.Column("retry_eligible", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("reason", sa.Text),
+    sa.Column("next_attempt_at", Ts),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("ended_at", Ts),
+    sa.UniqueConstraint("job_id", "attempt", name="communication_attempts_once"),
+)
+
+sa.Index("communication_runs_business_created", runs.c.business_id, runs.c.created_at.desc(), runs.c.id.desc())
+sa.Index("communication_jobs_due", jobs.c.due_at, postgresql_where=jobs.c.status.in_(rules.WAITING))
+sa.Index("communication_jobs_executing", jobs.c.lease_until, postgresql_where=jobs.c.status == rules.EXECUTING)
+sa.Index("communication_jobs_in_flight", jobs.c.business_id,
+         postgresql_where=sa.and_(jobs.c.channel == "call", jobs.c.status.in_((rules.EXECUTING, rules.IN_PROGRESS))))
+sa.Index("communication_jobs_run", jobs.c.run_id, jobs.c.status)
+sa.Index("communication_jobs_run_scheduled", jobs.c.run_id, jobs.c.scheduled_at.desc(), jobs.c.id.desc())
+sa.Index("communication_attempts_business_created", attempts.c.business_id, attempts.c.created_at.desc(),
+         attempts.c.id.desc())
+sa.Index("communication_attempts_run", attempts.c.run_id, attempts.c.created_at.desc(), attempts.c.id.desc())
+
+OPEN_RUN = runs.c.status.in_(rules.RUN_ACTIVE)
+_claimable = sa.or_(sa.and_(jobs.c.status.in_(rules.WAITING), jobs.c.due_at <= sa.func.now()),
+                    sa.and_(jobs.c.status == rules.EXECUTING, free(jobs)))
+
+
+# -- runs -----------------------------------------------------------------------------------------------------
+
+async def insert_run(conn: AsyncConnection, **values):
+    """The new run, or None when the business already has a run with this Idempotency-Key."""
+    statement = insert(runs).values(**values).on_conflict_do_nothing(constraint="communication_runs_idempotency")
+    return (await conn.execute(statement.returning(runs))).first()
+
+
+async def run_by_key(conn: AsyncConnection, business_id: str, key: str):
+    return (await conn.execute(sa.select(runs).where(runs.c.business_id == business_id,
+                                                     runs.c.idempotency_key == key))).first()
+
+
+async def insert_jobs(conn: AsyncConnection, rows: list[dict]) -> None:
+    await conn.execute(jobs.insert(), rows)
+
+
+def runs_of(business_ids, run_id: str | None = None, external_ref: str | None = None) -> sa.Select:
+    query = sa.select(runs).where(runs.c.business_id.in_(business_ids))
+    if run_id:
+        query = query.where(runs.c.id == run_id)
+    if external_ref:
+        query = query.where(runs.c.external_ref == external_ref)
+    return query
+
+
+async def job_counts(conn: AsyncConnection, run_ids: list[str]) -> dict[str, dict[str, int]]:
+    """Per run, its jobs by status."""
+    rows = await conn.execute(sa.select(jobs.c.run_id, jobs.c.status, sa.func.count()).where(
+        jobs.c.run_id.in_(run_ids)).group_by(jobs.c.run_id, jobs.c.status))
+    counts: dict[str, dict[str, int]] = {}
+    for run_id, status, n in rows:
+        counts.setdefault(str(run_id), {})[status] = n
+    return counts
+
+
+async def lock_run(conn: AsyncConnection, run_id: str, business_ids):
+    return (await conn.execute(sa.select(runs).where(runs.c.id == run_id, runs.c.business_id.in_(business_ids))
+                               .with_for_update())).first()
+
+
+async def update_run(conn: AsyncConnection, run_id: str, values: dict):
+    return (await conn.execute(runs.update().where(runs.c.id == run_id).values(**values).returning(runs))).first()
+
+
+async def move_jobs(conn: AsyncConnection, run_id: str, sources: tuple[str, ...], values: dict) -> int:
+    result = await conn.execute(jobs.update().where(jobs.c.run_id == run_id, jobs.c.status.in_(sources))
+                                .values(**values))
+    return result.rowcount
+
+
+async def end_run_if_done(conn: AsyncConnection, run_id: str, now: datetime):
+    """Mark an active run completed when none of its jobs is left to end; the run, or None."""
+    unfinished = sa.exists().where(jobs.c.run_id == run_id, jobs.c.status.not_in(rules.JOB_ENDS))
+    return (await conn.execute(runs.update().where(runs.c.id == run_id, OPEN_RUN, ~unfinished)
+                               .values(status=rules.COMPLETED, ended_at=now, updated_at=now).returning(runs))).first()
+
+
+# -- jobs -----------------------------------------------------------------------------------------------------
+
+def jobs_of(business_ids, run_id: str | None, channel: str | None, status: str | None,
+            job_id: str | None = None) -> sa.Select:
+    query = sa.select(jobs, runs.c.external_ref).join(runs, runs.c.id == jobs.c.run_id).where(
+        jobs.c.business_id.in_(business_ids))
+    for column, value in ((jobs.c.run_id, run_id), (jobs.c.channel, channel), (jobs.c.status, status),
+                          (jobs.c.id, job_id)):
+        if value:
+            query = query.where(column == value)
+    return query
+
+
+async def due_businesses(conn: AsyncConnection, limit: int) -> list[str]:
+    """Businesses with a job to claim now (in an active run), the longest waiting first."""
+    oldest = sa.select(jobs.c.business_id, sa.func.min(jobs.c.due_at).label("due")).join(
+        runs, runs.c.id == jobs.c.run_id).where(_claimable, OPEN_RUN).group_by(jobs.c.business_id)
+    rows = await conn.execute(oldest.order_by("due").limit(limit))
+    return [str(r.business_id) for r in rows]
+
+
+async def lock_business(conn: AsyncConnection, business_id: str) -> None:
+    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(
+        sa.literal("communication-runs:") + business_id, 0))))
+
+
+async def calls_in_flight(conn: AsyncConnection, business_id: str) -> int:
+    return await conn.scalar(sa.select(sa.func.count()).select_from(jobs).where(
+        jobs.c.business_id == business_id, jobs.c.channel == "call",
+        jobs.c.status.in_((rules.EXECUTING, rules.IN_PROGRESS))))
+
+
+async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: int, token: str,
+                lease: timedelta) -> list:
+    """Claim up to `limit` due jobs of a business on one channel, earliest due first; each with its run's account,
+    external_ref, retry policy and whether a touch of the run was claimed before."""
+    if limit <= 0:
+        return []
+    picked = sa.select(jobs.c.id).join(runs, runs.c.id == jobs.c.run_id).where(
+        jobs.c.business_id == business_id, jobs.c.channel == channel, _claimable, OPEN_RUN,
+    ).order_by(jobs.c.due_at).limit(limit).with_for_update(of=jobs, skip_locked=True)
+    statement = jobs.update().where(jobs.c.id.in_(picked.scalar_subquery()), jobs.c.run_id == runs.c.id).values(
+        status=rules.EXECUTING, lease_token=token, lease_until=sa.func.now() + lease, updated_at=sa.func.now(),
+    ).returning(*jobs.c, runs.c.account_id, runs.c.external_ref, runs.c.retry, runs.c.status.label("run_status"))
+    return (await conn.execute(statement)).all()
+
+
+async def start_runs(conn: AsyncConnection, run_ids: set[str], now: datetime) -> None:
+    await conn.execute(runs.update().where(runs.c.id.in_(run_ids), runs.c.status == rules.SCHEDULED)
+                       .values(status=rules.RUNNING, started_at=now, updated_at=now))
+
+
+async def settle_job(conn: AsyncConnection, job_id: str, token: str, values: dict):
+    """Write a claimed job's result if the claim is still ours (its lease did not run out to another
+    scheduler); the job, or None."""
+    statement = jobs.update().where(jobs.c.id == job_id, jobs.c.lease_token == token).values(
+        **values, lease_token=None, lease_until=None)
+    return (await conn.execute(statement.returning(jobs))).first()
+
+
+async def add_attempt(conn: AsyncConnection, **values) -> None:
+    await conn.execute(insert(attempts).values(**values).on_conflict_do_nothing(
+        constraint="communication_attempts_once"))
+
+
+# -- outcomes of calls ----------------------------------------------------------------------------------------
+
+async def attempts_of_calls(conn: AsyncConnection, call_ids: list[str]) -> list:
+    """The placed attempts of these calls with their jobs and runs, locked (in job order) for the outcome."""
+    query = sa.select(attempts.c.id.label("attempt_id"), attempts.c.attempt, attempts.c.call_id,
+                      attempts.c.status.label("attempt_status"), jobs, runs.c.external_ref, runs.c.retry,
+                      runs.c.status.label("run_status")).select_from(
+        attempts.join(jobs, jobs.c.id == attempts.c.job_id).join(runs, runs.c.id == jobs.c.run_id)).where(
+        attempts.c.call_id.in_(call_ids), attempts.c.status == rules.PLACED).order_by(jobs.c.id).with_for_update(
+        of=jobs)
+    return (await conn.execute(query)).all()
+
+
+async def end_attempt(conn: AsyncConnection, attempt_id: str, values: dict) -> None:
+    await conn.execute(attempts.update().where(attempts.c.id == attempt_id).values(**values))
+
+
+async def update_job(conn: AsyncConnection, job_id: str, values: dict):
+    return (await conn.execute(jobs.update().where(jobs.c.id == job_id).values(**values).returning(jobs))).first()
+
+
+def attempts_of(business_ids, run_id: str | None, status: str | None) -> sa.Select:
+    query = sa.select(attempts, jobs.c.touch_id, runs.c.external_ref).select_from(
+        attempts.join(jobs, jobs.c.id == attempts.c.job_id).join(runs, runs.c.id == attempts.c.run_id)).where(
+        attempts.c.business_id.in_(business_ids))
+    if run_id:
+        query = query.where(attempts.c.run_id == run_id)
+    if status:
+        query = query.where(attempts.c.status == status)
+    return query

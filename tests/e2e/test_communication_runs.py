@@ -1,0 +1,279 @@
+"""Communication runs end to end through the gateway, the scheduler worker and the simulators: validation with every
+problem at once, the preview's plan, idempotent creation, execution on time through the compliance decision with
+events carrying external_ref and touch_id, retries on no-answer, pause/resume/cancel, a STOP between creation and
+execution, and another account's key."""
+import asyncio
+import itertools
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core.compliance import decision as compliance
+from core.compliance.rules import CALL
+from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.e2e.test_compliance import ZONED, callee, provider_calls_to
+from tests.e2e.test_sms import opt_in
+
+RUNS = "/api/v1/communication-runs"
+_refs = itertools.count()
+
+
+def at(seconds: float = 0) -> str:
+    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
+
+
+def touch(touch_id: str, phone: str, channel: str = "call", seconds: float = 0, **extra) -> dict:
+    return {"touch_id": touch_id, "channel": channel, "target": {"phone": phone}, "scheduled_at": at(seconds), **extra}
+
+
+def run_of(account, agent, *touches, **extra) -> dict:
+    return {"business_id": account["business_id"], "external_ref": f"crm-run-{next(_refs)}-{uuid.uuid4().hex[:6]}",
+            "agent_id": agent["id"], "touches": list(touches), **extra}
+
+
+async def create(api, key, body, idempotency_key: str | None = None):
+    return await api.request("POST", RUNS, key=key, json=body,
+                             headers={"Idempotency-Key": idempotency_key or str(uuid.uuid4())})
+
+
+async def jobs_of(api, key, run_id: str) -> list[dict]:
+    status, page, _ = await api.request("GET", "/api/v1/communication-jobs", key=key,
+                                        params={"communication_run_id": run_id, "limit": "500"})
+    assert status == 200, page
+    return page["jobs"]
+
+
+async def settled(api, key, run_id: str, done=("completed", "canceled"), tries: int = 200) -> dict:
+    for _ in range(tries):
+        status, run, _ = await api.request("GET", RUNS, key=key, params={"id": run_id})
+        assert status == 200, run
+        if run["status"] in done:
+            return run
+        await asyncio.sleep(0.1)
+    pytest.fail(f"run {run_id} did not settle: {run}")
+
+
+async def events(api, key, kind: str, run_id: str, expected: int = 1) -> list[dict]:
+    for _ in range(100):
+        status, page, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
+        assert status == 200, page
+        found = [e for e in page["events"] if e["data"].get("communication_run_id") == run_id]
+        if len(found) >= expected:
+            return found
+        await asyncio.sleep(0.1)
+    return found
+
+
+def answering_callee() -> str:
+    return callee(open_now=True)
+
+
+def unanswered_callee() -> str:
+    """A callee open now whose number the voice simulator never answers (last four digits 0001)."""
+    now = datetime.now(timezone.utc)
+    for pattern in ZONED:
+        candidate = pattern.format("0001")
+        if compliance.open_to(CALL, candidate, now):
+            return candidate
+    pytest.fail("no zone fits the hour")
+
+
+async def test_validate_reports_every_problem_with_its_touch(api, account, calling_agent):  # noqa: F811
+    key = account["key"]
+    good = touch("ok-1", answering_callee())
+    body = run_of(account, calling_agent, good,
+                  touch("bad-phone", "555-0100"),
+                  {**touch("bad-zone", "+12125550100"), "target": {"phone": "+12125550100", "timezone": "Mars/Base"}},
+                  touch("bad-channel", "+12125550101", channel="fax"),
+                  {**touch("bad-time", "+12125550102"), "scheduled_at": "tomorrow at nine"},
+                  {**touch("naive-time", "+12125550103"), "scheduled_at": "2026-12-01T09:00:00"},
+                  touch("far", "+12125550104", seconds=200 * 86400),
+                  touch("ok-1", "+12125550105"),
+                  touch("text", "+12125550106", channel="sms"))
+    status, report, _ = await api.request("POST", f"{RUNS}/validate", key=key, json=body)
+    assert status == 200, report
+    assert report["valid"] is False and report["touches"] == 9
+    where = {(p["index"], p["touch_id"], p["field"]) for p in report["problems"]}
+    assert where == {(1, "bad-phone", "target.phone"), (2, "bad-zone", "target.timezone"),
+                     (3, "bad-channel", "channel"), (4, "bad-time", "scheduled_at"),
+                     (5, "naive-time", "scheduled_at"), (6, "far", "scheduled_at"), (7, "ok-1", "touch_id"),
+                     (8, "text", "context.body")}, report
+    assert any("Mars/Base" in p["message"] for p in report["problems"])
+    status, report, _ = await api.request("POST", f"{RUNS}/validate", key=key,
+                                          json=run_of(account, calling_agent, good))
+    assert (status, report) == (200, {"valid": True, "touches": 1, "problems": []})
+    # The same problems refuse a preview and a creation, naming the first and pointing at validate.
+    status, error, _ = await create(api, key, body)
+    assert status == 400 and error["error"]["code"] == "invalid_request", error
+    assert "bad-phone" in error["error"]["message"] and "/validate" in error["error"]["message"]
+
+
+async def test_an_agent_without_a_number_and_an_unknown_one_are_problems(api, account, calling_agent):  # noqa: F811
+    key = account["key"]
+    status, bare, _ = await api.request("POST", "/api/v1/agents", key=key, json={
+        "business_id": account["business_id"], "name": "No number", "system_prompt": "Hi."})
+    assert status == 201, bare
+    body = run_of(account, bare, touch("a", answering_callee()),
+                  touch("b", answering_callee(), context={"agent_id": str(uuid.uuid4())}))
+    status, report, _ = await api.request("POST", f"{RUNS}/validate", key=key, json=body)
+    assert status == 200 and not report["valid"]
+    fields = {(p["touch_id"], p["field"]): p["message"] for p in report["problems"]}
+    assert "has no phone number" in fields[(None, "agent_id")]
+    assert "no agent" in fields[("b", "context.agent_id")]
+
+
+async def test_preview_moves_a_night_touch_to_its_window_and_refuses_a_dnc_number(
+        api, account, calling_agent):  # noqa: F811
+    key = account["key"]
+    day, night, listed = answering_callee(), callee(open_now=False), answering_callee()
+    for phone in (day, night):
+        await opt_in(api, key, phone)
+    status, entry, _ = await api.request("POST", "/api/v1/dnc", key=key, json={
+        "business_id": account["business_id"], "phone": listed, "reason": "asked"})
+    assert status in (200, 201), entry
+    body = run_of(account, calling_agent, touch("day", day), touch("night", night), touch("listed", listed),
+                  touch("text", day, channel="sms", seconds=60, context={"body": "See you soon"}))
+    status, plan, _ = await api.request("POST", f"{RUNS}/preview", key=key, json=body)
+    assert status == 200, plan
+    by_id = {p["touch_id"]: p for p in plan["planned"]}
+    assert by_id["day"]["outcome"] == "allow" and by_id["day"]["planned_at"]
+    assert by_id["night"]["outcome"] == "defer" and by_id["night"]["rule"] in ("federal_hours", "state_hours")
+    assert by_id["night"]["planned_at"] > by_id["night"]["requested_at"]
+    assert by_id["listed"]["outcome"] == "refuse" and by_id["listed"]["code"] == "number_on_dnc"
+    assert by_id["listed"].get("planned_at") is None
+    assert plan["by_channel"] == {"call": 3, "sms": 1} and plan["touches"] == 4
+    assert plan["by_outcome"]["refuse"] == 1 and plan["first_planned_at"] <= plan["last_planned_at"]
+    status, runs, _ = await api.request("GET", RUNS, key=key)
+    assert status == 200 and runs["runs"] == []  # nothing was stored
+
+
+async def test_create_is_idempotent_and_refuses_a_reused_key_or_reference(api, account, calling_agent):  # noqa: F811
+    key = account["key"]
+    body = run_of(account, calling_agent, touch("later", answering_callee(), seconds=3600))
+    status, error, _ = await api.request("POST", RUNS, key=key, json=body)
+    assert status == 400 and error["error"]["code"] == "bad_request" and "Idempotency-Key" in error["error"]["message"]
+    idem = str(uuid.uuid4())
+    status, run, _ = await create(api, key, body, idem)
+    assert status == 201 and run["status"] == "scheduled" and run["replayed"] is False, run
+    assert run["touches"] == 1 and run["jobs"]["pending"] == 1 and run["external_ref"] == body["external_ref"]
+    status, again, _ = await create(api, key, body, idem)
+    assert status == 201 and again["id"] == run["id"] and again["replayed"] is True
+    status, error, _ = await create(api, key, {**body, "touches": [touch("other", answering_callee())]}, idem)
+    assert status == 409 and error["error"]["code"] == "conflict" and "another run body" in error["error"]["message"]
+    status, error, _ = await create(api, key, body)
+    assert status == 409 and "external_ref" in error["error"]["message"]
+    status, page, _ = await api.request("GET", RUNS, key=key, params={"external_ref": body["external_ref"]})
+    assert status == 200 and [r["id"] for r in page["runs"]] == [run["id"]]
+    [job] = await jobs_of(api, key, run["id"])
+    assert job["touch_id"] == "later" and job["status"] == "pending" and job["external_ref"] == body["external_ref"]
+
+
+async def test_touches_execute_on_time_and_report_back_with_their_references(
+        api, account, voice, calling_agent):  # noqa: F811
+    key = account["key"]
+    phone, texted = answering_callee(), answering_callee()
+    for p in (phone, texted):
+        await opt_in(api, key, p)
+    body = run_of(account, calling_agent, touch("call-1", phone, seconds=1),
+                  touch("sms-1", texted, channel="sms", seconds=1, context={"body": "Your quote is ready."}))
+    status, run, _ = await create(api, key, body)
+    assert status == 201, run
+    done = await settled(api, key, run["id"])
+    assert done["status"] == "completed" and done["jobs"]["succeeded"] == 2, done
+    assert done["started_at"] >= done["created_at"]
+    jobs = {j["touch_id"]: j for j in await jobs_of(api, key, run["id"])}
+    assert jobs["call-1"]["status"] == "succeeded" and jobs["call-1"]["attempts"] == 1 and jobs["call-1"]["call_id"]
+    assert jobs["sms-1"]["status"] == "succeeded" and jobs["sms-1"]["message_id"]
+    assert len(await provider_calls_to(voice, phone)) == 1
+    completed = await events(api, key, "communication.touch_completed", run["id"], 2)
+    assert {(e["data"]["touch_id"], e["data"]["external_ref"]) for e in completed} == {
+        ("call-1", body["external_ref"]), ("sms-1", body["external_ref"])}
+    [ended] = await events(api, key, "communication.run_ended", run["id"])
+    assert ended["data"]["status"] == "completed" and ended["data"]["succeeded"] == 2
+    status, page, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": "call.completed"})
+    [call_event] = [e for e in page["events"] if e["data"]["call_id"] == jobs["call-1"]["call_id"]]
+    assert (call_event["data"]["external_ref"], call_event["data"]["touch_id"]) == (body["external_ref"], "call-1")
+    status, page, _ = await api.request("GET", "/api/v1/compliance/decisions", key=key, params={"phone": phone})
+    assert [(d["actor"], d["reference"]) for d in page["decisions"]] == [("run", jobs["call-1"]["id"])]
+
+
+async def test_a_call_nobody_answers_is_retried_by_the_policy_then_fails(
+        api, account, voice, calling_agent):  # noqa: F811
+    key, phone = account["key"], unanswered_callee()
+    await opt_in(api, key, phone)
+    body = run_of(account, calling_agent, touch("ring", phone), retry={"max_retries": 1, "backoff_seconds": [1]})
+    status, run, _ = await create(api, key, body)
+    assert status == 201, run
+    done = await settled(api, key, run["id"])
+    assert done["jobs"]["failed"] == 1, done
+    [job] = await jobs_of(api, key, run["id"])
+    assert job["attempts"] == 2 and job["code"] == "no-answer" and "no retry left" in job["reason"]
+    status, page, _ = await api.request("GET", "/api/v1/communication-attempts", key=key,
+                                        params={"sequence_id": run["id"]})
+    assert status == 200, page
+    attempts = sorted(page["attempts"], key=lambda a: a["attempt"])
+    assert [(a["attempt"], a["status"], a["retry_eligible"]) for a in attempts] == [
+        (1, "no-answer", True), (2, "no-answer", False)]
+    assert attempts[0]["next_attempt_at"] and attempts[0]["touch_id"] == "ring"
+    assert len(await provider_calls_to(voice, phone)) == 2
+    [failed] = await events(api, key, "communication.touch_failed", run["id"])
+    assert failed["data"]["attempts"] == 2 and failed["data"]["touch_id"] == "ring"
+
+
+async def test_pause_resume_and_cancel(api, account, calling_agent):  # noqa: F811
+    key = account["key"]
+    status, run, _ = await create(api, key, run_of(account, calling_agent, touch("a", answering_callee(), seconds=3600),
+                                                   touch("b", answering_callee(), seconds=7200)))
+    assert status == 201
+    moves = [("resume", 409, "scheduled"), ("pause", 200, "paused"), ("pause", 409, "paused"),
+             ("resume", 200, "scheduled"), ("cancel", 200, "canceled"), ("resume", 409, "canceled")]
+    for action, code, state in moves:
+        status, reply, _ = await api.request("PATCH", RUNS, key=key, json={"id": run["id"], "action": action})
+        assert status == code, (action, reply)
+        if code == 200:
+            assert reply["status"] == state
+            if action == "pause":
+                assert reply["jobs"]["paused"] == 2
+        else:
+            assert reply["error"]["code"] == "conflict" and state in reply["error"]["message"]
+    assert {j["status"] for j in await jobs_of(api, key, run["id"])} == {"canceled"}
+    [ended] = await events(api, key, "communication.run_ended", run["id"])
+    assert ended["data"]["status"] == "canceled" and ended["data"]["canceled"] == 2
+
+
+async def test_a_stop_between_creation_and_execution_refuses_the_touch(
+        api, account, sms, calling_agent):  # noqa: F811
+    key, phone = account["key"], answering_callee()
+    await opt_in(api, key, phone)
+    status, run, _ = await create(api, key, run_of(account, calling_agent, touch(
+        "text", phone, channel="sms", seconds=2, context={"body": "Still interested?"})))
+    assert status == 201
+    await sms.text_in(phone, calling_agent["phone_number"], "STOP")
+    done = await settled(api, key, run["id"])
+    [job] = await jobs_of(api, key, run["id"])
+    assert done["jobs"]["refused"] == 1 and job["status"] == "refused" and job["code"] == "number_opted_out", job
+    [failed] = await events(api, key, "communication.touch_failed", run["id"])
+    assert failed["data"]["status"] == "refused" and failed["data"]["code"] == "number_opted_out"
+
+
+async def test_another_accounts_key_reaches_no_run(api, account, other_key, calling_agent):  # noqa: F811
+    key = account["key"]
+    body = run_of(account, calling_agent, touch("x", answering_callee(), seconds=3600))
+    status, run, _ = await create(api, key, body)
+    assert status == 201
+    for method, path, kwargs in (
+            ("POST", f"{RUNS}/validate", {"json": body}), ("POST", f"{RUNS}/preview", {"json": body}),
+            ("POST", RUNS, {"json": body, "headers": {"Idempotency-Key": "k"}})):
+        status, error, _ = await api.request(method, path, key=other_key, **kwargs)
+        assert status == 403 and error["error"]["code"] == "forbidden", (path, error)
+    status, error, _ = await api.request("GET", RUNS, key=other_key, params={"id": run["id"]})
+    assert status == 404
+    status, error, _ = await api.request("PATCH", RUNS, key=other_key, json={"id": run["id"], "action": "cancel"})
+    assert status == 404
+    for path, params in (("/api/v1/communication-jobs", {"communication_run_id": run["id"]}),
+                         ("/api/v1/communication-attempts", {"sequence_id": run["id"]}), (RUNS, {})):
+        status, page, _ = await api.request("GET", path, key=other_key, params=params)
+        assert status == 200 and run["id"] not in str(page), (path, page)
+    status, still, _ = await api.request("GET", RUNS, key=key, params={"id": run["id"]})
+    assert still["status"] == "scheduled"

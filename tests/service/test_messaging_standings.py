@@ -1,0 +1,66 @@
+"""GetStandings as a use case on the real database: each callee's facts grouped right, in the same few statements
+for one phone or thousands."""
+import contextlib
+import uuid
+from datetime import timedelta
+
+import sqlalchemy as sa
+
+from core.compliance import decision as compliance
+from core.ids import new_id, utcnow
+from services.messaging import store
+from services.messaging.compliance_service import Compliance
+from tests.service.conftest import acting_as, new_tenant
+
+PLATFORM = "+14155550166"
+
+
+@contextlib.contextmanager
+def statements(engine):
+    """The SQL statements the engine runs inside the block."""
+    seen: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany):
+        seen.append(statement)
+    sa.event.listen(engine.sync_engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(engine.sync_engine, "before_cursor_execute", count)
+
+
+async def test_standings_group_each_phones_facts_in_three_statements_however_many(engine):
+    who = new_tenant()
+    business_id = who.business_ids[0]
+    listed, opted_out, called, clean = "+14155550181", "+14155550182", "+14155550183", "+14155550184"
+    now = utcnow()
+    async with engine.begin() as conn:
+        await store.add_dnc(conn, id=new_id(), business_id=business_id, phone=listed, created_at=now)
+        await store.add_dnc(conn, id=new_id(), business_id=str(uuid.uuid4()), phone=clean, created_at=now)
+        for kind, minutes in (("opt_in", 2), ("opt_out", 1)):
+            await store.add_consent(conn, business_id=business_id, phone=opted_out, kind=kind, source="api",
+                                    created_at=now - timedelta(minutes=minutes))
+        await store.add_consent(conn, business_id=business_id, phone=called, kind="opt_in", source="api",
+                                created_at=now)
+        for hours, released in ((1, None), (2, None), (3, now), (25, None)):  # one freed, one too old
+            await store.take_call_slot(conn, decision_id=new_id(), business_id=business_id, phone=called,
+                                       placed_at=now - timedelta(hours=hours), released_at=released)
+    rules = Compliance(engine, frozenset({PLATFORM}), compliance.Policy())
+    many = [f"+1415555{n:04d}" for n in range(2000, 4000)]
+    with acting_as(who):
+        await rules.standings(business_id, [clean])  # the pool's first connection says hello outside the count
+        with statements(engine) as one:
+            [alone] = await rules.standings(business_id, [clean])
+        with statements(engine) as thousands:
+            found = await rules.standings(business_id, [listed, opted_out, called, clean, PLATFORM, *many, listed])
+    assert len(one) == len(thousands) == 3
+    assert alone.standing == compliance.Standing()
+    by_phone = {f.phone: f for f in found}
+    assert len(found) == 5 + len(many)
+    assert by_phone[listed].standing.business_dnc_since is not None
+    assert by_phone[opted_out].standing.consent == "opted_out" and by_phone[called].standing.consent == "opted_in"
+    assert by_phone[clean].standing == compliance.Standing()  # another business's list is not this one's
+    assert by_phone[PLATFORM].standing.platform_dnc
+    assert by_phone[called].recent_calls == sorted(by_phone[called].recent_calls)
+    assert [round((now - at) / timedelta(hours=1)) for at in by_phone[called].recent_calls] == [2, 1]
+    assert all(not f.recent_calls for f in found if f.phone != called)
