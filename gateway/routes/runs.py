@@ -29,11 +29,7 @@ async def validate(ctx: RequestContext):
 
 
 async def preview(ctx: RequestContext):
-    reply = await ctx.rpc("sdr").PreviewRun(_run_request(ctx))
-    out = to_json(reply)
-    out.setdefault("first_planned_at", None)
-    out.setdefault("last_planned_at", None)
-    return out
+    return to_json(await ctx.rpc("sdr").PreviewRun(_run_request(ctx)))
 
 
 async def create(ctx: RequestContext):

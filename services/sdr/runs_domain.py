@@ -102,9 +102,6 @@ class Problem:
     index: int | None = None
     touch_id: str | None = None
 
-    def to_json(self) -> dict:
-        return {"index": self.index, "touch_id": self.touch_id, "field": self.field, "message": self.message}
-
     def line(self) -> str:
         where = f"touches[{self.index}] ({self.touch_id!r}) " if self.index is not None else ""
         return f"{where}{self.field}: {self.message}"
@@ -417,13 +414,6 @@ class Planned:
             return self.decision.not_before
         return self.at if self.decision.allowed else None
 
-    def to_json(self) -> dict:
-        d = self.decision
-        return {"index": self.touch.index, "touch_id": self.touch.touch_id, "channel": self.touch.channel,
-                "phone": self.touch.phone, "requested_at": _iso(self.touch.scheduled_at),
-                "planned_at": _iso(self.planned_at) if self.planned_at else None, "outcome": d.outcome,
-                "rule": d.rule, "code": d.code, "message": d.message}
-
 
 def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
          recent: dict[str, list[datetime]], leads: dict[str, dict], senders: dict[str, str],
@@ -439,7 +429,7 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
         callee = compliance.Callee(phone=touch.phone, timezone=touch.timezone, lead_id=lead.get("id"),
                                    lead_state=lead.get("state"), lead_status=lead.get("status"))
         earlier = tuple(t for t in calls_to.get(touch.phone, ()) if at - compliance.DAY < t <= at)
-        decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id or ""),
+        decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id),
                                                      recent_calls=earlier),
                                     callee, standings.get(touch.phone, compliance.Standing()), policy)
         one = Planned(touch, decided, at)
@@ -450,6 +440,7 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
 
 
 def plan_summary(planned: list[Planned]) -> dict:
+    """The plan's counts by channel and by outcome, and its first and last planned times (None when none is)."""
     by_channel = {c: 0 for c in CHANNELS}
     by_outcome = {o: 0 for o in compliance.OUTCOMES}
     times = []
@@ -459,9 +450,4 @@ def plan_summary(planned: list[Planned]) -> dict:
         if p.planned_at is not None:
             times.append(p.planned_at)
     return {"touches": len(planned), "by_channel": by_channel, "by_outcome": by_outcome,
-            "first_planned_at": _iso(min(times)) if times else None,
-            "last_planned_at": _iso(max(times)) if times else None}
-
-
-def _iso(at: datetime) -> str:
-    return at.isoformat().replace("+00:00", "Z")
+            "first_planned_at": min(times, default=None), "last_planned_at": max(times, default=None)}

@@ -19,7 +19,7 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import timedelta, timezone
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -136,9 +136,7 @@ class Scheduler(Background):
         now, attempt = utcnow(), job.attempts + 1
         return Result({"status": rules.IN_PROGRESS, "attempts": attempt, "call_id": reply.call.id, "code": None,
                        "reason": f"call {attempt} placed", "updated_at": now},
-                      attempt={"id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
-                               "attempt": attempt, "call_id": reply.call.id, "phone": job.phone, "status": rules.PLACED,
-                               "created_at": now})
+                      attempt=_attempt(job, attempt, now, call_id=reply.call.id, status=rules.PLACED))
 
     async def _text(self, job) -> Result:
         request = messaging_pb2.SendSmsRequest(
@@ -178,10 +176,9 @@ class Scheduler(Background):
                 values["due_at"] = end.retry_at
             else:
                 values["ended_at"] = now
-            result = Result(values, attempt={
-                "id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
-                "attempt": attempt, "phone": job.phone, "status": "failed", "retry_eligible": end.retry_eligible,
-                "reason": err.message, "next_attempt_at": end.retry_at, "created_at": now, "ended_at": now})
+            result = Result(values, attempt=_attempt(job, attempt, now, status="failed",
+                                                     retry_eligible=end.retry_eligible, reason=err.message,
+                                                     next_attempt_at=end.retry_at, ended_at=now))
             if result.ended:
                 result.events.append(touch_failed(job, values))
             return result
@@ -202,13 +199,19 @@ class Scheduler(Background):
 
 
 def _deferred(job, decision) -> Result:
-    not_before = decision.not_before.ToDatetime(tzinfo=utcnow().tzinfo)
+    not_before = decision.not_before.ToDatetime(tzinfo=timezone.utc)
     values = {"status": rules.DEFERRED, "due_at": not_before, "rule": decision.rule, "code": decision.code or None,
               "reason": decision.message, "updated_at": utcnow()}
     return Result(values, events=[events_pb2.CommunicationTouchDeferred(
         communication_run_id=str(job.run_id), job_id=str(job.id), external_ref=job.external_ref,
         touch_id=job.touch_id, channel=job.channel, to=job.phone, rule=decision.rule, message=decision.message,
         not_before=not_before.isoformat().replace("+00:00", "Z"))])
+
+
+def _attempt(job, attempt: int, now, **fields) -> dict:
+    """A call attempt of the job to record (services.sdr.runs_store.attempts)."""
+    return {"id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
+            "attempt": attempt, "phone": job.phone, "created_at": now, **fields}
 
 
 def _again(job, reason: str) -> Result:

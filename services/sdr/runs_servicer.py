@@ -72,10 +72,8 @@ class RunsServicer:
         summary = rules.plan_summary(planned)
         reply = sdr_pb2.RunPreview(touches=summary["touches"], by_channel=summary["by_channel"],
                                    by_outcome=summary["by_outcome"], planned=[planned_message(p) for p in planned])
-        times = [p.planned_at for p in planned if p.planned_at is not None]
-        if times:
-            set_timestamp(reply, "first_planned_at", min(times))
-            set_timestamp(reply, "last_planned_at", max(times))
+        set_timestamp(reply, "first_planned_at", summary["first_planned_at"])
+        set_timestamp(reply, "last_planned_at", summary["last_planned_at"])
         return reply
 
     async def CreateRun(self, request, context):
