@@ -6,12 +6,14 @@ cue, and to count the attempts our clients made. None of it is a provider's API 
 One copy, so that every simulator injects faults with the same rules and a test reads them the same way. What
 stays each simulator's own is passed in: the prefix (`/_simulator`, the facilitator's `/_facilitator`), the
 error shape of its refusals and of the injected faults (each answers as its provider would), what its faults
-may say (`FaultRules`), whether a delay-only fault holds the answer back or the request (`hold_back`) and where
+may say (`FaultRules`), whether a delay-only fault holds back the answer or the request by default (`hold_back`) and where
 its request log is read, if it keeps one.
 
-- `POST {prefix}/faults` `{"method", "path", "status", "times", "delay_seconds"}` → 201 `{"fault": {...}}`: the
-  next `times` requests whose method matches and whose path starts with `path` wait `delay_seconds`, then fail
-  with `status` (400-599); status 0 only delays them. Faults are matched in the order they were added.
+- `POST {prefix}/faults` `{"method", "path", "status", "times", "delay_seconds", "hold"}` → 201 `{"fault": {...}}`:
+  the next `times` requests whose method matches and whose path starts with `path` wait `delay_seconds`, then fail
+  with `status` (400-599); status 0 only delays them, holding back the request (`hold` "request": a slow
+  provider) or serving it at once and holding back its answer (`hold` "answer": the work is done though the client
+  may give up waiting); without `hold`, the simulator's default. Faults are matched in the order they were added.
   `GET {prefix}/faults` lists the pending ones; `DELETE {prefix}/faults` → `{"cleared": n}`.
 - `GET {prefix}{log}?path=/...&method=GET` → the last `LOG_SIZE` requests outside the control plane whose path
   starts with `path`, oldest first: `[{"method", "path", "status"}]` (status null until the request is served).
@@ -79,6 +81,10 @@ class Fault:
     status: int = 500  # 0: no error, only the delay
     times: int | None = 1  # None: until cleared (where `FaultRules.until_cleared` allows it)
     delay_seconds: float = 0.0
+    hold: str | None = None  # a delay-only fault: HOLDS; None: the simulator's default
+
+
+HOLDS = ("request", "answer")
 
 
 @dataclass(frozen=True)
@@ -86,7 +92,7 @@ class FaultRules:
     """What a simulator's faults may say, where the simulators differ."""
 
     # The properties a fault has, listed and checked in this order; without "method" it hits every method.
-    fields: tuple[str, ...] = ("method", "path", "status", "times", "delay_seconds")
+    fields: tuple[str, ...] = ("method", "path", "status", "times", "delay_seconds", "hold")
     methods: tuple[str, ...] = ("*", "GET", "POST", "PUT", "DELETE")
     until_cleared: bool = False  # times may be null: the fault stays until it is cleared
     reserved: str | None = None  # a path prefix a fault may not name
@@ -117,6 +123,8 @@ def parse_fault(body: dict, rules: FaultRules) -> tuple[Fault, list[str]]:
     if not isinstance(fault.delay_seconds, (int, float)) or isinstance(fault.delay_seconds, bool) or \
             not 0 <= fault.delay_seconds <= 300:
         problems["delay_seconds"] = "delay_seconds must be a number from 0 to 300"
+    if fault.hold is not None and fault.hold not in HOLDS:
+        problems["hold"] = f"hold must be one of {', '.join(HOLDS)}"
     return fault, errors + [problems[k] for k in rules.fields if k in problems]
 
 
@@ -169,10 +177,10 @@ class ControlPlane:
     """Faults, the request log and their routes under `prefix`; its `middleware` goes first in the application.
 
     `refuse` and `fail` answer in the simulator's error shape; `read` reads a fault's body (the simulator's own
-    reader where it words its refusals otherwise). `hold_back`: a delay-only fault (status 0) serves the request
-    at once and holds its answer back, so the work is done though the client gave up waiting (a send that timed
-    out but went out); otherwise the request waits, then is served (a slow provider). `log_route`: where the
-    request log is read under the prefix (None: no log is kept)."""
+    reader where it words its refusals otherwise). `hold_back`: a delay-only fault (status 0) without a `hold` of
+    its own serves the request at once and holds its answer back, so the work is done though the client gave up
+    waiting (a send that timed out but went out); otherwise the request waits, then is served (a slow provider).
+    `log_route`: where the request log is read under the prefix (None: no log is kept)."""
 
     def __init__(self, refuse: Refuse, fail: Fail, *, prefix: str = PREFIX, rules: FaultRules = FaultRules(),
                  read: Read = json_object, hold_back: bool = False, log_route: str | None = "/log"):
@@ -219,7 +227,9 @@ class ControlPlane:
                 return self.refuse([exc.text or exc.reason], exc.status)
         entry = self.log.arrived(request) if self.log is not None else {}  # no log: the status goes nowhere
         fault = self.faults.take(request)
-        if fault is not None and (fault.status or not self.hold_back):
+        hold_back = fault is not None and not fault.status and (
+            fault.hold == "answer" if fault.hold else self.hold_back)
+        if fault is not None and not hold_back:
             await asyncio.sleep(fault.delay_seconds)
         if fault is not None and fault.status:
             log.info("%s %s: injected %d", request.method, request.path, fault.status)
@@ -227,6 +237,6 @@ class ControlPlane:
         else:
             response = await handler(request)
         entry["status"] = response.status  # before a hold: the work is done, whether or not the client waits
-        if fault is not None and not fault.status and self.hold_back:
+        if hold_back:
             await asyncio.sleep(fault.delay_seconds)
         return response

@@ -65,7 +65,9 @@ def stack(request):
                          "PAYMENTS_SIM_TIME_SCALE": "0.001", "BILLING_INTERVAL_SECONDS": "0.3",
                          "PROVISIONING_RETRY_SECONDS": "0.3", "PAYMENT_GRACE_HOURS": "0",
                          # unfinished eval runs are polled ten times a second
-                         "EVAL_POLL_SECONDS": "0.1"})
+                         "EVAL_POLL_SECONDS": "0.1",
+                         # a communication job claimed by a scheduler that died is due again after 3 s
+                         "RUNS_LEASE_SECONDS": "3"})
     try:
         s.start()
         yield s
@@ -196,10 +198,12 @@ class VoiceSimulator:
                                      json={"method": method, "path": path, "status": status, "times": times}) as r:
             assert r.status in (200, 201), await r.text()
 
-    async def delay_next(self, method: str, path: str, seconds: float, times: int = 1) -> None:
-        """The next `times` matching requests are served normally after `seconds`."""
+    async def delay_next(self, method: str, path: str, seconds: float, times: int = 1, hold: str = "request") -> None:
+        """The next `times` matching requests are served normally after `seconds` (hold "request"), or served at
+        once with their answers held back `seconds` (hold "answer": done, though the client may give up)."""
         async with self.session.post(f"{self.url}/_simulator/faults", json={
-                "method": method, "path": path, "status": 0, "delay_seconds": seconds, "times": times}) as r:
+                "method": method, "path": path, "status": 0, "delay_seconds": seconds, "times": times,
+                "hold": hold}) as r:
             assert r.status == 201, await r.text()
 
     async def clear_faults(self) -> None:

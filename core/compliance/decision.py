@@ -31,6 +31,7 @@ ALLOW, DEFER, REFUSE = "allow", "defer", "refuse"
 OUTCOMES = (ALLOW, DEFER, REFUSE)
 # Who asks for a decision: a call placed with compliance enforce, an SMS send, a communication run, the pipeline.
 CALL_ACTORS = ("enforced_call", "run", "pipeline")
+SMS_ACTORS = ("sms", "run", "pipeline")
 ACTORS = (*CALL_ACTORS, "sms")
 DAY = timedelta(hours=24)
 HORIZON = timedelta(days=8)  # a touch that cannot become legal within this is refused (the zones never align)

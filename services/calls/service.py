@@ -36,6 +36,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.records import find_owned
 from core.rpc import Client, unless_not_found
 from core.text import optional_text
+from core.to_completion import to_completion
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
@@ -113,19 +114,25 @@ class Calls:
             replay = await self._claim(who.account_id, key, domain.request_hash(request))
             if replay is not None:
                 return replay
+        # Once the key is claimed the placement runs to its end even if the caller goes away, so a retry with
+        # the same key gets this call instead of dialing again.
+        return await to_completion(self._place_settling(request, who.account_id, key))
+
+    async def _place_settling(self, request: dict, account_id: str, key: str | None):
+        """Place the call, then settle the claimed key on it (or free the key when nothing was placed)."""
         try:
             placed = await self._place(request)
         except BaseException:
             if key is not None:
                 async with self.engine.begin() as conn:
-                    await store.release_key(conn, who.account_id, key)
+                    await store.release_key(conn, account_id, key)
             raise
         if key is not None:
             async with self.engine.begin() as conn:
                 if isinstance(placed, common_pb2.ComplianceDecision):
-                    await store.release_key(conn, who.account_id, key)
+                    await store.release_key(conn, account_id, key)
                 else:
-                    await store.settle_key(conn, who.account_id, key, placed.id)
+                    await store.settle_key(conn, account_id, key, placed.id)
         return placed
 
     @staticmethod

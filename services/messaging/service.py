@@ -34,6 +34,7 @@ from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
 from core.rpc import Client, unless_not_found
 from core.text import optional_text
+from core.to_completion import to_completion
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from services.messaging import domain, store
@@ -69,14 +70,22 @@ class Sent:
 def checked(new: NewText) -> NewText:
     """The request with its number in E.164, its zone and actor checked and its free texts trimmed."""
     actor = new.actor or "sms"
-    if actor not in compliance.ACTORS:
-        raise invalid(f"actor must be one of {', '.join(compliance.ACTORS)}")
+    if actor not in compliance.SMS_ACTORS:
+        raise invalid(f"actor of a text must be one of {', '.join(compliance.SMS_ACTORS)}")
     return replace(
         new, to=normalize_e164(new.to, "to"), actor=actor,
         callee_timezone=zones.check_zone(new.callee_timezone, "callee_timezone") if new.callee_timezone else None,
         idempotency_key=optional_text(new.idempotency_key, "idempotency_key", domain.IDEMPOTENCY_KEY_MAX),
         **{f: optional_text(getattr(new, f), f, domain.REFERENCE_MAX) for f in ("reference", "external_ref",
                                                                                  "touch_id")})
+
+
+def same_text(earlier, text: NewText, sender: str):
+    """The message an idempotency key already names, if it was this text; else 409 conflict."""
+    if (earlier.to_number, earlier.body, earlier.from_number) != (text.to, text.body, sender):
+        raise ServiceError("conflict", "this idempotency_key was used for another text (recipient, sender or "
+                           "body); use a new key for a new text")
+    return earlier
 
 
 def status_callback_url(base_url: str, message_id: str) -> str:
@@ -112,7 +121,7 @@ class Texts:
             async with self.engine.connect() as conn:
                 earlier = await store.message_by_key(conn, business_id, text.idempotency_key)
             if earlier is not None:
-                return Sent(earlier, earlier.from_number)
+                return Sent(same_text(earlier, text, sender), sender)
         lead = await self._lead(business_id, to, text.lead_id)
         refusal = domain.content_refusal(text.body)
         if refusal is not None:
@@ -129,9 +138,16 @@ class Texts:
             if decided.outcome == compliance.DEFER:
                 return logged
             raise decided.refusal()
+        # Once written, the text goes to the provider and its outcome is recorded even if the caller goes away, so
+        # a retry with the same key gets this message instead of a pending one that never went out.
+        return await to_completion(self._send_written(business_id, sender, text, callee, decided, now))
+
+    async def _send_written(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
+                            decided: compliance.Decision, now: datetime) -> Sent:
+        to = text.to
         row, written = await self._write(business_id, sender, text, callee, decided, now)
         if not written:
-            return Sent(row, row.from_number)  # a racing send with the same key wrote its message first
+            return Sent(same_text(row, text, sender), sender)  # a racing send with the same key wrote first
         try:
             accepted = await self.sms.send_message(to=to, from_=sender, body=text.body,
                                                    status_callback=status_callback_url(self.base_url, row.id))

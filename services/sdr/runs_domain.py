@@ -162,14 +162,14 @@ def check_run(body, now: datetime) -> tuple[Run | None, list[Problem]]:
         seen: dict[str, int] = {}
         for index, item in enumerate(raw):
             touch = _touch(item, index, now, agent_id, problems)
-            if touch is None:
-                continue
-            if touch.touch_id in seen:
-                problems.add("touch_id", f"duplicate of touches[{seen[touch.touch_id]}]: each touch_id is used once "
+            touch_id = item.get("touch_id") if isinstance(item, dict) else None
+            if isinstance(touch_id, str) and touch_id in seen:
+                problems.add("touch_id", f"duplicate of touches[{seen[touch_id]}]: each touch_id is used once "
                              "in a run", item, index)
-                continue
-            seen[touch.touch_id] = index
-            touches.append(touch)
+            elif isinstance(touch_id, str):
+                seen[touch_id] = index
+            if touch is not None:
+                touches.append(touch)
     if problems:
         return None, list(problems)
     return Run(business_id, external_ref, agent_id, tuple(touches), retry), []

@@ -1,16 +1,25 @@
 """Outcomes of the calls communication runs placed: each call.completed or call.failed event of a touch (one whose
 data carries a touch_id) ends its attempt, and its job succeeds, is retried by the run's policy (due at the retry
 time; the compliance decision places it in the callee's legal window when it runs), or fails. A fetched batch is
-applied in one transaction; an attempt ends once (only a `placed` attempt is taken), so a redelivered event changes
-nothing. The touch and run events are emitted in the same transaction.
+applied in one transaction, with the touches' jobs locked; an attempt ends once (only a `placed` attempt is
+taken), so a redelivered event changes nothing.
+
+A call may end before its scheduler has recorded the attempt (a short call, or a scheduler that died after the
+provider took the call and whose job waits for its lease to run out). The outcome then finds its job still
+`executing`: it records the attempt itself and ends the lease, so the scheduler's late write of the placement
+finds the claim gone and changes nothing (services.sdr.runs_store.settle_job). The touch and run events are emitted
+in the same transaction.
 """
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core.bus import PermanentError, subject_for
 from core.events import Envelope
-from core.ids import utcnow
+from core.ids import new_id, utcnow
 from core.outbox import add_event
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
@@ -22,43 +31,85 @@ CALLS_SUBJECT = subject_for("call.*")
 ENDS = ("call.completed", "call.failed")
 
 
+@dataclass(frozen=True)
+class Ended:
+    """A touch's call that ended: how, when, and the touch it was for."""
+
+    call_id: str
+    outcome: str  # the call's status
+    at: datetime
+    touch: tuple[str, str, str]  # (business_id, external_ref, touch_id)
+
+
+def ended_calls(messages: list[dict]) -> dict[str, Ended]:
+    """The ended calls of touches in a batch of call.* events, by call id."""
+    ended = {}
+    for message in messages:
+        try:
+            event = Envelope.from_json(message)
+        except ValueError as exc:
+            raise PermanentError(str(exc)) from None
+        data = event.data
+        if event.type in ENDS and data.get("touch_id") and data.get("call_id") and data.get("external_ref"):
+            ended[data["call_id"]] = Ended(data["call_id"], data.get("status") or "failed", event.occurred_at,
+                                           (event.business_id, data["external_ref"], data["touch_id"]))
+    return ended
+
+
 class CallOutcomes:
     def __init__(self, engine: AsyncEngine):
         self.engine = engine
 
     async def handle(self, messages: list[dict]) -> None:
-        ended: dict[str, tuple[str, object]] = {}
-        for message in messages:
-            try:
-                event = Envelope.from_json(message)
-            except ValueError as exc:
-                raise PermanentError(str(exc)) from None
-            if event.type in ENDS and event.data.get("touch_id") and event.data.get("call_id"):
-                ended[event.data["call_id"]] = (event.data.get("status") or "failed", event.occurred_at)
+        ended = ended_calls(messages)
         if not ended:
             return
         async with self.engine.begin() as conn:
+            jobs = {(str(j.business_id), j.external_ref, j.touch_id): j
+                    for j in await store.jobs_of_touches(conn, sorted({e.touch for e in ended.values()}))}
+            recorded = await store.attempts_of_calls(conn, list(ended))
             finished_runs = set()
-            for row in await store.attempts_of_calls(conn, list(ended)):
-                outcome, at = ended[str(row.call_id)]
-                end = rules.attempt_end(outcome, row.attempt, rules.RetryPolicy.of(row.retry),
-                                        row.run_status == rules.CANCELED, at)
-                await store.end_attempt(conn, str(row.attempt_id), {
-                    "status": outcome, "retry_eligible": end.retry_eligible, "reason": end.reason,
-                    "next_attempt_at": end.retry_at, "ended_at": at})
-                values = {"reason": end.reason, "updated_at": utcnow()}
-                if end.job_status == rules.RETRYING:
-                    values.update(due_at=end.retry_at, status=rules.JOB_PAUSED if row.run_status == rules.PAUSED
-                                  else rules.RETRYING)
+            for call in ended.values():
+                job = jobs.get(call.touch)
+                if job is None:
+                    continue
+                attempt = recorded.get(call.call_id)
+                if attempt is not None and attempt.status == rules.PLACED:
+                    values = await self._end_attempt(conn, job, call, attempt.attempt, str(attempt.id))
+                elif attempt is None and job.status == rules.EXECUTING:  # before the scheduler wrote the placement
+                    values = await self._end_attempt(conn, job, call, job.attempts + 1, None)
                 else:
-                    values.update(status=end.job_status, ended_at=at,
-                                  code=None if end.job_status == rules.SUCCEEDED else outcome)
-                await store.update_job(conn, str(row.id), values)
-                if end.job_status == rules.SUCCEEDED:
-                    await add_event(conn, outbox, touch_completed(row, values, outcome), str(row.business_id))
-                elif end.job_status == rules.FAILED:
-                    await add_event(conn, outbox, touch_failed(row, values), str(row.business_id))
-                if end.job_status in rules.JOB_ENDS:
-                    finished_runs.add(str(row.run_id))
+                    continue  # a redelivered event: its attempt has ended
+                if values["status"] in rules.JOB_ENDS:
+                    finished_runs.add(str(job.run_id))
             for run_id in finished_runs:
                 await end_run(conn, run_id, utcnow())
+
+    @staticmethod
+    async def _end_attempt(conn: AsyncConnection, job, call: Ended, attempt: int, attempt_id: str | None) -> dict:
+        """End the job's `attempt` (recording it when its scheduler has not yet: attempt_id None) and move the
+        job on by the run's policy, with the touch's event; the job's new values."""
+        end = rules.attempt_end(call.outcome, attempt, rules.RetryPolicy.of(job.retry),
+                                job.run_status == rules.CANCELED, call.at)
+        ending = {"status": call.outcome, "retry_eligible": end.retry_eligible, "reason": end.reason,
+                  "next_attempt_at": end.retry_at, "ended_at": call.at}
+        values = {"reason": end.reason, "updated_at": utcnow()}
+        if attempt_id is None:
+            await store.add_attempt(conn, id=new_id(), job_id=job.id, run_id=job.run_id, business_id=job.business_id,
+                                    attempt=attempt, phone=job.phone, call_id=call.call_id, created_at=call.at,
+                                    **ending)
+            values.update(attempts=attempt, call_id=call.call_id, code=None, lease_token=None, lease_until=None)
+        else:
+            await store.end_attempt(conn, attempt_id, ending)
+        if end.job_status == rules.RETRYING:
+            values.update(due_at=end.retry_at, status=rules.JOB_PAUSED if job.run_status == rules.PAUSED
+                          else rules.RETRYING)
+        else:
+            values.update(status=end.job_status, ended_at=call.at,
+                          code=None if end.job_status == rules.SUCCEEDED else call.outcome)
+        await store.update_job(conn, str(job.id), values)
+        if end.job_status == rules.SUCCEEDED:
+            await add_event(conn, outbox, touch_completed(job, values, call.outcome), str(job.business_id))
+        elif end.job_status == rules.FAILED:
+            await add_event(conn, outbox, touch_failed(job, values), str(job.business_id))
+        return values

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.leases import free, lease_columns
 from services.sdr import runs_domain as rules
-from services.sdr.store import Ts, Uuid, metadata
+from services.sdr.schema import Ts, Uuid, metadata
 
 runs = sa.Table(
     "communication_runs", metadata,
@@ -224,15 +224,21 @@ async def add_attempt(conn: AsyncConnection, **values) -> None:
 
 # -- outcomes of calls ----------------------------------------------------------------------------------------
 
-async def attempts_of_calls(conn: AsyncConnection, call_ids: list[str]) -> list:
-    """The placed attempts of these calls with their jobs and runs, locked (in job order) for the outcome."""
-    query = sa.select(attempts.c.id.label("attempt_id"), attempts.c.attempt, attempts.c.call_id,
-                      attempts.c.status.label("attempt_status"), jobs, runs.c.external_ref, runs.c.retry,
-                      runs.c.status.label("run_status")).select_from(
-        attempts.join(jobs, jobs.c.id == attempts.c.job_id).join(runs, runs.c.id == jobs.c.run_id)).where(
-        attempts.c.call_id.in_(call_ids), attempts.c.status == rules.PLACED).order_by(jobs.c.id).with_for_update(
-        of=jobs)
+async def jobs_of_touches(conn: AsyncConnection, touches: list[tuple[str, str, str]]) -> list:
+    """The jobs of these touches, each (business_id, external_ref, touch_id), with their runs' retry policies and
+    states, locked in job order (so concurrent batches cannot deadlock)."""
+    query = sa.select(jobs, runs.c.external_ref, runs.c.retry, runs.c.status.label("run_status")).join(
+        runs, runs.c.id == jobs.c.run_id).where(
+        sa.tuple_(runs.c.business_id, runs.c.external_ref, jobs.c.touch_id).in_(touches)).order_by(
+        jobs.c.id).with_for_update(of=jobs)
     return (await conn.execute(query)).all()
+
+
+async def attempts_of_calls(conn: AsyncConnection, call_ids: list[str]) -> dict[str, object]:
+    """The attempts of these calls (those recorded yet), by call id."""
+    rows = await conn.execute(sa.select(attempts.c.id, attempts.c.attempt, attempts.c.call_id, attempts.c.status)
+                              .where(attempts.c.call_id.in_(call_ids)))
+    return {str(r.call_id): r for r in rows}
 
 
 async def end_attempt(conn: AsyncConnection, attempt_id: str, values: dict) -> None:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import asyncpg
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, UUID, insert
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db import Prepared
@@ -14,13 +14,9 @@ from core.ids import new_id
 from core.inbox import inbox_table
 from core.outbox import outbox_table
 from core.pagination import Paged, split_page
+from services.sdr import runs_store  # noqa: F401 - the communication runs' tables, of this schema's metadata
 from services.sdr.domain import LEAD_OUT, LEAD_TEXT
-
-SCHEMA = "sdr"
-metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
-
+from services.sdr.schema import SCHEMA, Ts, Uuid, metadata
 
 leads = sa.Table(
     "leads", metadata,
@@ -200,7 +196,3 @@ async def insert_voicemail(conn: AsyncConnection, voicemail_id: str, business_id
     await conn.execute(voicemails.insert().values(id=voicemail_id, business_id=business_id, lead_id=lead_id,
                                                   **fields, received_at=received_at))
 
-
-# The communication runs' tables are of this schema too; they live in their own module (imported last: it reads
-# this module's metadata).
-from services.sdr import runs_store  # noqa: E402,F401

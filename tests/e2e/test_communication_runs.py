@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import uuid
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -277,3 +278,42 @@ async def test_another_accounts_key_reaches_no_run(api, account, other_key, call
         assert status == 200 and run["id"] not in str(page), (path, page)
     status, still, _ = await api.request("GET", RUNS, key=key, params={"id": run["id"]})
     assert still["status"] == "scheduled"
+
+
+def next_local(zone: str, hour: int, minute: int = 0) -> datetime:
+    """The next instant at hour:minute on the wall clock of `zone`, at least an hour from now."""
+    local = (datetime.now(timezone.utc) + timedelta(hours=1)).astimezone(ZoneInfo(zone))
+    at = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    if at < local:
+        at = (local + timedelta(days=1)).replace(hour=hour, minute=minute, second=0, microsecond=0)
+    return at.astimezone(timezone.utc)
+
+
+@pytest.mark.parametrize("phone,zone", [("+12125558{:03d}", "America/New_York"),
+                                        ("+18085558{:03d}", "Pacific/Honolulu")])
+async def test_a_touch_at_the_callees_night_is_planned_for_their_morning(
+        api, account, calling_agent, phone, zone):  # noqa: F811
+    key, to = account["key"], phone.format(next(_refs) % 1000)
+    await opt_in(api, key, to)
+    night = next_local(zone, 23, 30)
+    morning = (night.astimezone(ZoneInfo(zone)) + timedelta(days=1)).replace(hour=8, minute=0)
+    body = run_of(account, calling_agent, {**touch("night", to), "scheduled_at": night.isoformat()})
+    status, plan, _ = await api.request("POST", f"{RUNS}/preview", key=key, json=body)
+    assert status == 200, plan
+    [night_touch] = plan["planned"]
+    assert night_touch["outcome"] == "defer" and night_touch["rule"] == "federal_hours", night_touch
+    assert datetime.fromisoformat(night_touch["planned_at"]) == morning
+
+
+async def test_a_touch_due_in_the_callees_night_is_deferred_when_it_runs(api, account, calling_agent):  # noqa: F811
+    key, phone = account["key"], callee(open_now=False)
+    await opt_in(api, key, phone)
+    status, run, _ = await create(api, key, run_of(account, calling_agent, touch("late", phone)))
+    assert status == 201, run
+    [deferred] = await events(api, key, "communication.touch_deferred", run["id"])
+    [job] = await jobs_of(api, key, run["id"])
+    assert job["status"] == "deferred" and job["rule"] in ("federal_hours", "state_hours"), job
+    not_before = datetime.fromisoformat(deferred["data"]["not_before"])
+    assert not_before == datetime.fromisoformat(job["planned_at"]) > datetime.now(timezone.utc)
+    status, run, _ = await api.request("GET", RUNS, key=key, params={"id": run["id"]})
+    assert run["status"] == "running" and run["jobs"]["deferred"] == 1

@@ -55,8 +55,8 @@ async def texts_to(stack, to: str) -> list[dict]:
 
 
 def touch(agent: dict, to: str, **fields) -> messaging_pb2.SendSmsRequest:
-    return messaging_pb2.SendSmsRequest(to=to, from_agent_id=agent["id"], message="Your quote is ready.",
-                                        **{"actor": "run", **fields})
+    return messaging_pb2.SendSmsRequest(to=to, from_agent_id=agent["id"],
+                                        **{"actor": "run", "message": "Your quote is ready.", **fields})
 
 
 async def test_a_repeated_key_answers_with_the_first_text_and_sends_nothing_more(
@@ -83,6 +83,12 @@ async def test_a_repeated_key_answers_with_the_first_text_and_sends_nothing_more
     await settled_message(api, key, first.message_sid)
     [delivered] = await events_of(api, key, "sms.delivered", first.message_id)
     assert (delivered["data"]["external_ref"], delivered["data"]["touch_id"]) == ("run-1", "touch-1")
+    # The same key for another text is a conflict, not the first message.
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await messaging.PlaceSms(touch(calling_agent, to, idempotency_key=request.idempotency_key,
+                                       message="Another text"), metadata=md)
+    error = from_rpc_error(refused.value)
+    assert error.code == "conflict" and "another text" in error.message
     # A new key is a new text; keys are the business's own.
     other = await messaging.SendSms(touch(calling_agent, to, idempotency_key=f"run-2:{to}"), metadata=md)
     assert other.message_id != first.message_id

@@ -219,6 +219,23 @@ async def test_timeouts_become_provider_errors_after_the_allowed_attempts(simula
         await simulator.control("DELETE", "/faults")
 
 
+async def test_a_held_answer_leaves_the_work_done_though_the_client_timed_out(simulator):
+    quick = VapiClient(simulator.url, KEY, timeout=0.3, backoff_base=0.01, backoff_max=0.02)
+    try:
+        await simulator.control("POST", "/faults", {"method": "POST", "path": "/assistant", "status": 0,
+                                                    "delay_seconds": 0.8, "hold": "answer"})
+        with pytest.raises(ProviderError) as err:
+            await quick.create_assistant({"name": "Made though unanswered"})
+        assert "timed out" in err.value.message
+        assert "Made though unanswered" in [a["name"] for a in await quick.list_assistants()]
+        async with aiohttp.ClientSession() as s, s.post(f"{simulator.url}/_simulator/faults", json={
+                "status": 0, "hold": "later"}) as r:
+            assert r.status == 400 and "hold must be one of request, answer" in await r.text()
+    finally:
+        await quick.close()
+        await simulator.control("DELETE", "/faults")
+
+
 async def test_unreachable_provider_is_retried_even_for_creates(caplog):
     unreachable = VapiClient(f"http://127.0.0.1:{free_port()}", KEY, backoff_base=0.01, max_attempts=3)
     try:

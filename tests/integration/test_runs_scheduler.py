@@ -1,0 +1,75 @@
+"""The runs scheduler as a fleet: two replicas sharing one database execute every touch once (counted at the
+simulators), and a replica killed with SIGKILL in the middle of a touch loses nothing and dials nothing twice."""
+import asyncio
+import signal
+
+from core import registry
+from deploy.local.servers import free_port, stop_process
+from deploy.local.stack import Process
+from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.e2e.test_communication_runs import answering_callee, create, jobs_of, run_of, settled, touch
+from tests.e2e.test_compliance import provider_calls_to
+from tests.e2e.test_sms import opt_in
+from tests.e2e.test_sms_touches import texts_to
+
+SCHEDULER = "runs-scheduler"
+
+
+def another_scheduler(stack, name: str) -> Process:
+    """A second replica of the runs scheduler on the same database and bus (its own health port)."""
+    worker = registry.worker(SCHEDULER)
+    replica = Process(name, worker.module, free_port())
+    replica.env = {worker.port_env: str(replica.port)}
+    stack.processes.append(replica)
+    stack.spawn(replica)
+    return replica
+
+
+async def test_two_schedulers_execute_every_touch_once(api, account, stack, voice, calling_agent):  # noqa: F811
+    key = account["key"]
+    replica = another_scheduler(stack, f"{SCHEDULER}-2")
+    try:
+        await asyncio.sleep(2.0)  # connected and polling
+        callees, texted = [answering_callee() for _ in range(12)], [answering_callee() for _ in range(12)]
+        await asyncio.gather(*(opt_in(api, key, p) for p in callees + texted))
+        body = run_of(account, calling_agent,
+                      *(touch(f"call-{i}", p, seconds=1) for i, p in enumerate(callees)),
+                      *(touch(f"sms-{i}", p, channel="sms", seconds=1, context={"body": "Your quote is ready."})
+                        for i, p in enumerate(texted)))
+        status, run, _ = await create(api, key, body)
+        assert status == 201, run
+        done = await settled(api, key, run["id"], tries=600)
+        assert done["status"] == "completed" and done["jobs"]["succeeded"] == 24, done
+        for phone in callees:
+            assert len(await provider_calls_to(voice, phone)) == 1, phone
+        for phone in texted:
+            assert len(await texts_to(stack, phone)) == 1, phone
+        assert all(j["attempts"] == 1 for j in await jobs_of(api, key, run["id"]))
+    finally:
+        stop_process(replica.proc, signal.SIGTERM, 15)
+        stack.processes.remove(replica)
+
+
+async def test_a_scheduler_killed_mid_touch_loses_nothing_and_dials_once(
+        api, account, stack, voice, calling_agent):  # noqa: F811
+    key, phone = account["key"], answering_callee()
+    await opt_in(api, key, phone)
+    # The provider takes the call at once and is slow to answer: the scheduler dies meanwhile.
+    await voice.delay_next("POST", "/call", 4, hold="answer")
+    status, run, _ = await create(api, key, run_of(account, calling_agent, touch("slow", phone)))
+    assert status == 201, run
+    scheduler = stack.process(SCHEDULER)
+    for _ in range(200):
+        [job] = await jobs_of(api, key, run["id"])
+        if job["status"] == "executing":
+            break
+        await asyncio.sleep(0.05)
+    assert job["status"] == "executing", job
+    await asyncio.sleep(0.5)  # the call is at the provider, which has not answered yet
+    scheduler.proc.send_signal(signal.SIGKILL)
+    scheduler.proc.wait(10)
+    stack.spawn(scheduler)  # the claim was a lease: due again once it runs out, with the same idempotency key
+    done = await settled(api, key, run["id"], tries=600)
+    [job] = await jobs_of(api, key, run["id"])
+    assert done["jobs"]["succeeded"] == 1 and job["attempts"] == 1, (done, job)
+    assert len(await provider_calls_to(voice, phone)) == 1

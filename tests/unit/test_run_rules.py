@@ -1,0 +1,133 @@
+"""The rules of communication runs (services.sdr.runs_domain) on fixed instants: touches planned in the callee's
+own night in New York and Honolulu, across both US daylight-saving changes, the frequency cap counting the run's
+own calls, the retry policy and the moves of a run."""
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core.compliance import decision as compliance
+from core.errors import ServiceError
+from services.sdr import runs_domain as rules
+
+AGENT = "6f1c2b84-3f0e-4d55-9b7a-0a4c1d2e3f40"
+NEW_YORK, HONOLULU = "+12125550142", "+18085550142"  # area codes 212 (NY, federal hours) and 808 (HI)
+CONSENTING = compliance.Standing(consent="opted_in")
+
+
+def utc(*parts) -> datetime:
+    return datetime(*parts, tzinfo=timezone.utc)
+
+
+def stamp(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
+
+
+def run_of(now: datetime, *touches: dict, **extra):
+    run, problems = rules.check_run({"external_ref": "crm-1", "agent_id": AGENT, "touches": list(touches), **extra},
+                                    now)
+    assert problems == [] and run is not None
+    return run
+
+
+def call(touch_id: str, phone: str, at: datetime, **target) -> dict:
+    return {"touch_id": touch_id, "channel": "call", "target": {"phone": phone, **target}, "scheduled_at": stamp(at)}
+
+
+def planned(now: datetime, *touches: dict) -> dict[str, rules.Planned]:
+    run = run_of(now, *touches)
+    plan = rules.plan(run, now, {t.phone: CONSENTING for t in run.touches}, {}, {}, {AGENT: "+12125550100"},
+                      compliance.Policy())
+    return {p.touch.touch_id: p for p in plan}
+
+
+@pytest.mark.parametrize("phone,scheduled,opens", [
+    # 23:30 on a Tuesday in New York (EST, UTC-5): the next legal moment is 08:00 there on Wednesday.
+    (NEW_YORK, utc(2027, 1, 13, 4, 30), utc(2027, 1, 13, 13, 0)),
+    # 23:30 on a Tuesday in Honolulu (HST, UTC-10 all year): 08:00 there on Wednesday.
+    (HONOLULU, utc(2027, 1, 13, 9, 30), utc(2027, 1, 13, 18, 0)),
+    # 05:00 in Honolulu: the same morning's 08:00, though it is already 10:00 in New York.
+    (HONOLULU, utc(2027, 1, 13, 15, 0), utc(2027, 1, 13, 18, 0)),
+])
+def test_a_night_touch_is_moved_to_the_callees_own_morning(phone, scheduled, opens):
+    plan = planned(scheduled - timedelta(days=1), call("night", phone, scheduled))["night"]
+    assert plan.decision.outcome == compliance.DEFER and plan.decision.rule == "federal_hours"
+    assert plan.planned_at == opens
+
+
+def test_a_touch_stated_in_honolulu_time_is_judged_there_whatever_its_number():
+    # A New York number whose owner lives in Honolulu: 14:00 in New York is 09:00 in Honolulu, inside both windows;
+    # 02:00 in New York (21:00 in Honolulu) is outside the New York window the area code still implies.
+    day, night = utc(2027, 1, 13, 19, 0), utc(2027, 1, 14, 7, 0)
+    plans = planned(day - timedelta(hours=1), call("day", NEW_YORK, day, timezone="Pacific/Honolulu"),
+                    call("night", NEW_YORK, night, timezone="Pacific/Honolulu"))
+    assert plans["day"].decision.allowed and plans["day"].planned_at == day
+    assert plans["night"].decision.outcome == compliance.DEFER and plans["night"].planned_at > night
+
+
+def test_a_touch_scheduled_across_the_spring_change_keeps_new_yorks_wall_clock():
+    # Saturday 2027-03-13 21:30 EST (02:30Z on the 14th) is night. Clocks go forward at 02:00 on Sunday the 14th:
+    # 08:00 that morning is EDT, 12:00Z (not 13:00Z, as it would be on standard time).
+    now = utc(2027, 3, 10, 12, 0)
+    plans = planned(now, call("saturday-night", NEW_YORK, utc(2027, 3, 14, 2, 30)),
+                    call("monday", NEW_YORK, utc(2027, 3, 15, 12, 30)))
+    assert plans["saturday-night"].planned_at == utc(2027, 3, 14, 12, 0)
+    # 12:30Z on Monday is 08:30 EDT: allowed as requested (it would be 07:30, before the window, on EST).
+    assert plans["monday"].decision.allowed and plans["monday"].planned_at == utc(2027, 3, 15, 12, 30)
+
+
+def test_a_touch_scheduled_across_the_autumn_change_keeps_new_yorks_wall_clock():
+    # Clocks go back at 02:00 EDT on Sunday 2027-11-07: 12:30Z that morning is 07:30 EST, before the window,
+    # which opens at 08:00 EST = 13:00Z. A week earlier 12:30Z was 08:30 EDT, inside it.
+    now = utc(2027, 10, 25, 12, 0)
+    plans = planned(now, call("after", NEW_YORK, utc(2027, 11, 7, 12, 30)),
+                    call("before", NEW_YORK, utc(2027, 10, 31, 12, 30)))
+    assert plans["after"].decision.outcome == compliance.DEFER and plans["after"].planned_at == utc(2027, 11, 7, 13)
+    assert plans["before"].decision.allowed and plans["before"].planned_at == utc(2027, 10, 31, 12, 30)
+
+
+def test_the_runs_own_calls_count_towards_the_frequency_cap():
+    now = utc(2027, 1, 13, 15, 0)  # 10:00 in New York
+    plans = planned(now, *(call(f"c{i}", NEW_YORK, now + timedelta(minutes=i)) for i in range(4)))
+    assert [plans[f"c{i}"].decision.outcome for i in range(3)] == [compliance.ALLOW] * 3
+    assert plans["c3"].decision.rule == "frequency" and plans["c3"].planned_at >= now + timedelta(hours=24)
+
+
+def test_check_run_reports_every_problem_and_a_naive_time_is_refused_not_guessed():
+    now = utc(2027, 1, 13, 15, 0)
+    run, problems = rules.check_run({"external_ref": "", "touches": [
+        call("a", "not a phone", now), {**call("b", NEW_YORK, now), "scheduled_at": "2027-01-13T10:00:00"},
+        call("a", NEW_YORK, now + rules.HORIZON + timedelta(minutes=1)),
+    ], "retry": {"max_retries": 11, "retry_on": ["completed"]}}, now)
+    assert run is None
+    assert {(p.index, p.field) for p in problems} == {
+        (None, "external_ref"), (None, "retry.max_retries"), (None, "retry.retry_on"), (0, "target.phone"),
+        (1, "scheduled_at"), (2, "scheduled_at"), (2, "touch_id")}
+
+
+def test_the_retry_policy_retries_unanswered_calls_then_gives_up():
+    policy = rules.RetryPolicy(max_retries=2, backoff_seconds=(60, 600))
+    ended = utc(2027, 1, 13, 15, 0)
+    first = rules.attempt_end("no-answer", 1, policy, False, ended)
+    assert (first.job_status, first.retry_eligible, first.retry_at) == (rules.RETRYING, True, ended + timedelta(seconds=60))
+    assert rules.attempt_end("busy", 2, policy, False, ended).retry_at == ended + timedelta(seconds=600)
+    assert rules.attempt_end("no-answer", 3, policy, False, ended).job_status == rules.FAILED
+    assert rules.attempt_end("voicemail", 1, policy, False, ended).job_status == rules.SUCCEEDED
+    assert rules.attempt_end("no-answer", 1, policy, True, ended).job_status == rules.FAILED  # its run was canceled
+    assert rules.RetryPolicy.of(policy.to_json()) == policy
+
+
+@pytest.mark.parametrize("status,action,started,after", [
+    ("scheduled", "pause", False, "paused"), ("running", "pause", True, "paused"),
+    ("paused", "resume", False, "scheduled"), ("paused", "resume", True, "running"),
+    ("paused", "cancel", True, "canceled"),
+])
+def test_the_moves_of_a_run(status, action, started, after):
+    assert rules.run_after(status, action, started) == after
+
+
+@pytest.mark.parametrize("status,action", [("completed", "cancel"), ("canceled", "resume"), ("scheduled", "resume"),
+                                           ("paused", "pause")])
+def test_an_illegal_move_is_a_conflict_naming_the_state(status, action):
+    with pytest.raises(ServiceError) as refused:
+        rules.run_after(status, action, True)
+    assert refused.value.code == "conflict" and status in refused.value.message
