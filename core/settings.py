@@ -140,6 +140,7 @@ class Settings:
     runs_poll_seconds: float = 0.2
     runs_lease_seconds: float = 60.0
     runs_calls_in_flight: int = 10
+    runs_concurrency: int = 20  # touches one scheduler replica executes at once
 
     @property
     def webhook_lease(self) -> timedelta:
@@ -227,4 +228,5 @@ def load() -> Settings:
         runs_poll_seconds=float(os.environ.get("RUNS_POLL_SECONDS", "0.2")),
         runs_lease_seconds=float(os.environ.get("RUNS_LEASE_SECONDS", "60")),
         runs_calls_in_flight=_int("RUNS_CALLS_IN_FLIGHT", 10),
+        runs_concurrency=_int("RUNS_CONCURRENCY", 20),
     )

@@ -121,18 +121,15 @@ class Calls:
     async def _place_settling(self, request: dict, account_id: str, key: str | None):
         """Place the call, then settle the claimed key on it (or free the key when nothing was placed)."""
         try:
-            placed = await self._place(request)
+            placed = await self._place(request, (account_id, key) if key is not None else None)
         except BaseException:
             if key is not None:
                 async with self.engine.begin() as conn:
                     await store.release_key(conn, account_id, key)
             raise
-        if key is not None:
+        if key is not None and isinstance(placed, common_pb2.ComplianceDecision):
             async with self.engine.begin() as conn:
-                if isinstance(placed, common_pb2.ComplianceDecision):
-                    await store.release_key(conn, account_id, key)
-                else:
-                    await store.settle_key(conn, account_id, key, placed.id)
+                await store.release_key(conn, account_id, key)
         return placed
 
     @staticmethod
@@ -175,7 +172,9 @@ class Calls:
                                    "a moment to get its call")
             return await find_owned(conn, calls, str(taken.call_id), "call")
 
-    async def _place(self, request: dict):
+    async def _place(self, request: dict, key: tuple[str, str] | None):
+        """The call placed (its claimed idempotency `key`, (account_id, key), settled on it in the transaction that
+        records the provider's call id), or the decision that deferred it."""
         profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=request["agent_id"]))
         if not profile.HasField("provider_phone_number_id"):
             raise invalid("agent_id names an agent without a phone number: assign it a number first")
@@ -217,6 +216,8 @@ class Calls:
                 await self._release_slot(decision.id)
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
         async with self.engine.begin() as conn:
+            if key is not None:
+                await store.settle_key(conn, *key, call_id)
             return await store.update_call(conn, call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
 
     def _decide(self, request: dict, profile, lead: sdr_pb2.Lead | None,

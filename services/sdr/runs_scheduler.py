@@ -1,8 +1,9 @@
 """The communication runs' scheduler: `python -m services.sdr.runs_scheduler` (the worker `runs-scheduler` of
 core.registry; any number of replicas).
 
-Every moment it claims the due jobs of active runs under leases (services.sdr.runs_store.claim), at most
-RUNS_CALLS_IN_FLIGHT calls per business in flight, and executes each as the account that created its run:
+It keeps up to RUNS_CONCURRENCY touches executing, claiming due jobs of active runs under leases
+(services.sdr.runs_store.claim) as slots free, at most RUNS_CALLS_IN_FLIGHT calls per business in flight, and
+executes each as the account that created its run:
 - a call through Calls.PlaceCall with compliance enforce (the decision is asked again now: a STOP, a do-not-call
   entry or the frequency cap since the run was created count), actor run, the touch's external_ref and touch_id
   (on the call's events), and an idempotency key derived from the job and its attempt, so a scheduler that died
@@ -59,44 +60,62 @@ class Result:
 
 
 class Scheduler(Background):
+    """Keeps up to `concurrency` touches executing at once: it claims more as soon as one ends (not once a whole
+    round has), so a slow call does not hold back the touches due after it."""
+
     task_name = "runs-scheduler"
 
     def __init__(self, engine: AsyncEngine, calls: Client, messaging: Client, *, poll: float, lease: timedelta,
-                 calls_in_flight: int, batch: int = 50, businesses: int = 20):
+                 calls_in_flight: int, concurrency: int = 20, batch: int = 50, businesses: int = 20):
         self.engine, self.calls, self.messaging = engine, calls, messaging
         self.poll, self.lease, self.calls_in_flight = poll, lease, calls_in_flight
-        self.batch, self.businesses = batch, businesses
+        self.concurrency, self.batch, self.businesses = concurrency, batch, businesses
+        self.executing: set[asyncio.Task] = set()
 
     async def run(self) -> None:
-        while True:
-            try:
-                executed = await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the database may be away; try again shortly
-                log.warning("runs scheduler: %s", exc)
-                executed = 0
-            if not executed:
-                await asyncio.sleep(self.poll)
+        try:
+            while True:
+                room = self.concurrency - len(self.executing)
+                if room < max(1, self.concurrency // 4) and self.executing:  # claim in batches, not one by one
+                    await asyncio.wait(self.executing, timeout=self.poll, return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                try:
+                    claimed = await self.claim(room)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - the database may be away; try again shortly
+                    log.warning("runs scheduler: %s", exc)
+                    claimed = 0
+                if claimed < room:  # nothing more is due now
+                    await asyncio.sleep(self.poll)
+        finally:
+            for task in self.executing:
+                task.cancel()  # their claims are leases: due again once they run out, with the same keys
 
-    async def tick(self) -> int:
-        """Claim and execute one round of due jobs; how many."""
+    async def claim(self, room: int) -> int:
+        """Claim up to `room` due jobs and start executing them; how many."""
         token = new_id()
         async with self.engine.connect() as conn:
             businesses = await store.due_businesses(conn, self.businesses)
-        claimed = []
+        claimed = 0
         for business_id in businesses:
+            if claimed >= room:
+                break
+            limit = min(room - claimed, self.batch)
             async with self.engine.begin() as conn:
                 await store.lock_business(conn, business_id)
-                room = self.calls_in_flight - await store.calls_in_flight(conn, business_id)
-                jobs = [*await store.claim(conn, business_id, "call", min(room, self.batch), token, self.lease),
-                        *await store.claim(conn, business_id, "sms", self.batch, token, self.lease)]
+                calls_room = self.calls_in_flight - await store.calls_in_flight(conn, business_id)
+                jobs = await store.claim(conn, business_id, "call", min(calls_room, limit), token, self.lease)
+                jobs += await store.claim(conn, business_id, "sms", limit - len(jobs), token, self.lease)
                 starting = {str(j.run_id) for j in jobs if j.run_status == rules.SCHEDULED}
                 if starting:
                     await store.start_runs(conn, starting, utcnow())
-            claimed += jobs
-        await asyncio.gather(*(self.execute(job, token) for job in claimed))
-        return len(claimed)
+            for job in jobs:
+                task = asyncio.create_task(self.execute(job, token))
+                self.executing.add(task)
+                task.add_done_callback(self.executing.discard)
+            claimed += len(jobs)
+        return claimed
 
     async def execute(self, job, token: str) -> None:
         acting = tenant.set_current(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),)))
@@ -223,7 +242,7 @@ def build(runtime: Runtime) -> None:
     s = runtime.settings
     runtime.run(Scheduler(runtime.engine, runtime.client("calls"), runtime.client("messaging"),
                           poll=s.runs_poll_seconds, lease=timedelta(seconds=s.runs_lease_seconds),
-                          calls_in_flight=s.runs_calls_in_flight))
+                          calls_in_flight=s.runs_calls_in_flight, concurrency=s.runs_concurrency))
     runtime.run(DurableConsumer(runtime.bus, runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.engine).handle,
                                 filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True))
 

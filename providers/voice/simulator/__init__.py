@@ -3,7 +3,8 @@ assistants, phone numbers, calls, webhook credentials, evals and eval runs, keep
 It plays every call it places (`playback`): statuses and an end-of-call report POSTed as signed server
 messages to the call's server URL. The dialled number's last four digits choose the outcome: 0001 no answer,
 0002 busy, 0003 voicemail, 0004 failed, anything else answered. VOICE_SIM_TIME_SCALE multiplies the times
-(1: a call lasts about 16 s; the tests use 0.05).
+(1: a call lasts about 16 s; the tests use 0.05). VOICE_SIM_SAVE_SECONDS: how long changes wait to be saved
+(default 1; a save rewrites the whole state).
 
 `make run` and the test harness start it (`python -m providers.voice.simulator --port N --data-dir DIR
 --api-key KEY`) and point the real client at it. Modules:

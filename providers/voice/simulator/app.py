@@ -245,7 +245,7 @@ def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url
         raise ValueError("the simulator needs an API key")
     control = control_plane()
     app = web.Application(middlewares=[control.middleware, provider_middleware(api_key)])
-    app[STORE] = store = Store(Path(state_dir))
+    app[STORE] = store = Store(Path(state_dir), float(os.environ.get("VOICE_SIM_SAVE_SECONDS") or 1.0))
     app[CONTROL] = control
     judges = Judges(judge_url if judge_url is not None else os.environ.get("EVAL_JUDGE_URL"),
                     os.environ.get("EVAL_JUDGE_API_KEY"))

@@ -15,6 +15,7 @@ calls in a fraction of a second).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import json
@@ -117,18 +118,25 @@ def transcript_for(first_message: str, customer: dict, outcome: str) -> tuple[st
 RECORDING_SECONDS, RECORDING_RATE = 3, 8000
 
 
-def write_recording(path: Path, seconds: int = RECORDING_SECONDS) -> None:
-    """A real (short) WAV of the call: 16-bit mono tones a browser plays, alternating like two speakers."""
+@functools.cache
+def recording_frames(seconds: int = RECORDING_SECONDS) -> bytes:
+    """16-bit mono tones a browser plays, alternating like two speakers (made once: every call's recording sounds
+    the same, and synthesizing it took most of the simulator's CPU per call)."""
     frames = bytearray()
     for n in range(seconds * RECORDING_RATE):
         pitch = 440 if (n // RECORDING_RATE) % 2 == 0 else 330
         frames += struct.pack("<h", int(8000 * math.sin(2 * math.pi * pitch * n / RECORDING_RATE)))
+    return bytes(frames)
+
+
+def write_recording(path: Path) -> None:
+    """A real (short) WAV of the call."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with wave.open(str(path), "wb") as wav:
         wav.setnchannels(1)
         wav.setsampwidth(2)
         wav.setframerate(RECORDING_RATE)
-        wav.writeframes(bytes(frames))
+        wav.writeframes(recording_frames())
 
 
 @dataclass

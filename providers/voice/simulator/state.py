@@ -1,7 +1,8 @@
 """The simulator's store: one collection of JSON objects per resource kind, in insertion order, saved to
 `state.json` in the data folder (a temporary file, flushed, then renamed over the old one) and loaded again at
 start, so a restart keeps everything. A save rewrites the whole state, so changes are saved at most every
-SAVE_DELAY seconds (a burst of calls is written once, not once per change) and at shutdown (`flush`)."""
+`save_delay` seconds (a burst of calls is written once, not once per change; VOICE_SIM_SAVE_SECONDS, default 1:
+benches holding thousands of calls save less often, as the dump grows with them) and at shutdown (`flush`)."""
 from __future__ import annotations
 
 import asyncio
@@ -12,7 +13,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 FILE = "state.json"
-SAVE_DELAY = 1.0
 SYSTEM_FIELDS = frozenset({"id", "orgId", "createdAt", "updatedAt"})
 
 
@@ -27,7 +27,8 @@ def _own(fields: dict) -> dict:
 
 
 class Store:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, save_delay: float = 1.0):
+        self.save_delay = save_delay
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / FILE
         data = json.loads(self.path.read_text()) if self.path.exists() else {}
@@ -38,7 +39,7 @@ class Store:
             self.save()  # the org id is fixed from the first start
 
     def changed(self) -> None:
-        """Save within SAVE_DELAY (at once outside an event loop)."""
+        """Save within save_delay (at once outside an event loop)."""
         if self._saving is not None:
             return
         try:
@@ -46,7 +47,7 @@ class Store:
         except RuntimeError:
             self.save()
             return
-        self._saving = loop.call_later(SAVE_DELAY, self.flush)
+        self._saving = loop.call_later(self.save_delay, self.flush)
 
     def flush(self) -> None:
         """Save now what changed since the last save."""
