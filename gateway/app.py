@@ -68,6 +68,8 @@ def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
 
 async def _key_principal(d: Deps, request: web.Request, route: Route):
     header = request.headers.get("Authorization")
+    if route.sessions and not header and request.cookies.get(SESSION_COOKIE):
+        return await _session_principal(d, request, route)
     try:
         principal = await d.auth.authenticate(header, tokens=route.tokens)
     except ServiceError as err:
@@ -79,6 +81,18 @@ async def _key_principal(d: Deps, request: web.Request, route: Route):
     if wait:
         raise ServiceError("rate_limited", f"more than {int(d.limiter.capacity)} requests per minute for this key",
                            retry_after=retry_after_header(wait))
+    return principal
+
+
+async def _session_principal(d: Deps, request: web.Request, route: Route):
+    """The principal of the dashboard session on a route that takes one instead of a key; rate-limited per
+    account like a key."""
+    token = _session_token(request, route)
+    principal = await d.auth.authenticate_session(token)
+    wait = d.limiter.take(f"session:{principal.account_id}")
+    if wait:
+        raise ServiceError("rate_limited", f"more than {int(d.limiter.capacity)} requests per minute for this "
+                           "session", retry_after=retry_after_header(wait))
     return principal
 
 
@@ -135,7 +149,7 @@ def make_handler(route: Route):
         except Exception:  # noqa: BLE001 - never a traceback to the client
             log.exception("unhandled error on %s %s", request.method, route.path)
             response = error_response("internal_error", "internal error; it has been logged")
-        if principal is not None:
+        if principal is not None and principal.key_id:  # the usage log is of keys (a session has none)
             d.usage.record(principal, route.path, request.method, response.status, ctx.call_id if ctx else None)
         return response
 

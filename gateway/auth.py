@@ -108,6 +108,14 @@ class Authenticator:
             self.clear()
         return True
 
+    async def authenticate_session(self, token: str) -> Principal:
+        """The principal of a dashboard session (not cached: signing out or expiry take effect at once)."""
+        try:
+            return Principal.from_proto(await self.stub.AuthenticateSession(
+                accounts_pb2.AuthenticateSessionRequest(session_token=token)))
+        except grpc.aio.AioRpcError as exc:
+            raise from_rpc_error(exc) from None
+
     async def authenticate(self, header: str | None, *, tokens: bool = False) -> Principal:
         """The principal of an API key, or with `tokens` of an OAuth access token too (both cached alike: revoking
         a sign-in invalidates its account as revoking a key does)."""

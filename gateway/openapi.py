@@ -67,6 +67,8 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         op["security"] = [{"bearerKey": [route.scope] if isinstance(route.scope, str) else []}]
         if route.tokens:
             op["security"].append({"connectorSignIn": []})
+        if route.sessions:
+            op["security"].append({"dashboardSession": []})
     if route.query:
         required = set(route.query.get("required", ()))
         op["parameters"] = [{"name": n, "in": "query", "required": n in required, "schema": s}

@@ -410,6 +410,25 @@ _BALANCE = message_schema(accounts_pb2.BalanceEntry.DESCRIPTOR)
 _BALANCE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
 
 
+# -- the sales pipeline ------------------------------------------------------------------------
+
+SDR_CONFIG_PUT = _obj({
+    "businessId": UUID,
+    "enabled": {"type": "boolean"},
+    "min_touch_gap_hours": {"type": "integer", "minimum": 0, "maximum": 24 * 90},
+    "max_touches": {"type": "integer", "minimum": 1, "maximum": 100},
+    "auto_call": {"type": "boolean"}, "auto_email": {"type": "boolean"}, "auto_sms": {"type": "boolean"},
+    "sdr_agent_id": {"type": "string", "maxLength": 36, "description": "an agent id; an empty string clears it"},
+    "business_hours_start": {"type": "integer", "minimum": 0, "maximum": 23},
+    "business_hours_end": {"type": "integer", "minimum": 0, "maximum": 23},
+    "email_from_account_id": {"type": "string", "maxLength": 36,
+                              "description": "the owner's account id; an empty string clears it"},
+}, ("businessId",)) | {"additionalProperties": False}
+_SDR_CONFIG = message_schema(sdr_pb2.SdrConfig.DESCRIPTOR, omit=("business_id",))
+_SDR_CONFIG["properties"] = {"businessId": UUID, **_SDR_CONFIG["properties"]}
+_SDR_CONFIG["required"] = list(_SDR_CONFIG["properties"])
+
+
 def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -766,6 +785,13 @@ SCHEMAS: dict[str, dict] = {
                                       **PAGE_FIELDS}, ("attempts", *PAGE_FIELDS)),
     "ComplianceDecisionList": _obj({"decisions": {"type": "array", "items": _ref("ComplianceDecision")},
                                     **PAGE_FIELDS}, ("decisions", *PAGE_FIELDS)),
+    "SdrConfigPutRequest": SDR_CONFIG_PUT,
+    "SdrConfig": _SDR_CONFIG,
+    "SdrPipeline": _obj({
+        "businessId": UUID, "enabled": {"type": "boolean"},
+        "summary": message_schema(sdr_pb2.PipelineSummary.DESCRIPTOR),
+        "leads": {"type": "array", "items": message_schema(sdr_pb2.PipelineLead.DESCRIPTOR)}},
+        ("businessId", "enabled", "summary", "leads")),
     "EmailQueueRequest": EMAIL_QUEUE,
     "EmailApproveRequest": EMAIL_APPROVE,
     "Email": message_schema(messaging_pb2.Email.DESCRIPTOR),

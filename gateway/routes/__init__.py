@@ -70,6 +70,9 @@ class Route:
     auth: str = KEY
     # A key route that also takes the assistant connector's OAuth access tokens (gateway.routes.oauth).
     tokens: bool = False
+    # A key route that also takes a dashboard session (no Authorization header, the session cookie): the person
+    # signed in acts on their account's businesses with no scope check; a body must be JSON (no CSRF).
+    sessions: bool = False
     # Scope the key needs; a callable picks it from the body (e.g. lifecycle actions).
     scope: str | Callable[[dict], tuple[str, ...]] | None = None
     body: dict | None = None  # JSON Schema of the request body
@@ -133,8 +136,9 @@ def all_routes() -> list[Route]:
         numbers,
         oauth,
         runs,
+        sdr,
         webhooks,
     )
 
     return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]
+            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]

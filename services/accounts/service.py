@@ -241,6 +241,15 @@ class Accounts:
                          scopes=list(row.scopes), expires_at=row.expires_at,
                          bound_business_id=str(row.business_id) if row.business_id is not None else None)
 
+    async def authenticate_session(self, token: str) -> Principal:
+        """The principal of a dashboard session: its account's businesses, and no scope check (a person signed in
+        to the browser holds every scope of their own account)."""
+        async with self.engine.connect() as conn:
+            row = await self._live_session(conn, token)
+            business_ids = await store.business_ids_of(conn, row.account_id)
+        return Principal(key_id="", account_id=str(row.account_id), business_ids=business_ids, scopes=["*"],
+                         expires_at=row.expires_at, bound_business_id=None)
+
     async def redeem_magic_link(self, token: str) -> Session:
         now = utcnow()
         async with self.engine.begin() as conn:
@@ -253,12 +262,16 @@ class Accounts:
         return session
 
     async def session_account(self, conn: AsyncConnection, token: str) -> str:
+        return str((await self._live_session(conn, token)).account_id)
+
+    async def _live_session(self, conn: AsyncConnection, token: str):
+        """The session row of a token (its account and expiry); unauthorized when unknown or expired."""
         if not token:
-            raise ServiceError("unauthorized", "key management needs a dashboard session: open your magic link first")
+            raise ServiceError("unauthorized", "this needs a dashboard session: open your magic link first")
         row = await store.session_by_hash(conn, self.hash(token))
         if row is None or row.expires_at <= utcnow():
             raise ServiceError("unauthorized", "dashboard session is invalid or expired; sign in again with a magic link")
-        return str(row.account_id)
+        return row
 
     async def _account_business(self, conn: AsyncConnection, account_id: str, business_id: str) -> str:
         require_uuid(business_id, "business_id")

@@ -118,6 +118,9 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     async def AuthenticateKey(self, request, context):
         return principal_message(await self.accounts.authenticate_key(request.key))
 
+    async def AuthenticateSession(self, request, context):
+        return principal_message(await self.accounts.authenticate_session(request.session_token))
+
     async def RedeemMagicLink(self, request, context):
         session = await self.accounts.redeem_magic_link(request.token)
         reply = accounts_pb2.DashboardSession(session_token=session.token, account_id=session.account_id)

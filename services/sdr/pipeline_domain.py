@@ -108,6 +108,11 @@ def changed_config(current: Config, changes: dict) -> Config:
     for name in ("business_hours_start", "business_hours_end"):
         if name in values and (not _whole(values[name]) or not 0 <= values[name] <= 23):
             raise invalid(f"{name} must be a whole hour from 0 to 23 (the lead's local time)")
+    for name in ("sdr_agent_id", "email_from_account_id"):
+        if name in values and not isinstance(values[name], str):
+            raise invalid(f"{name} must be a string id (an empty string clears it)")
+        if values.get(name) == "":
+            values[name] = None
     config = replace(current, **values)
     if config.business_hours_start >= config.business_hours_end:
         raise invalid(f"business_hours_start ({config.business_hours_start}) must be before business_hours_end "
@@ -208,6 +213,9 @@ class NextAction:
     not_before: datetime | None = None  # a skip that waits: when the touch becomes possible
 
 
+_A = {"call": "a call", "sms": "a text", "email": "an email"}
+
+
 @dataclass(frozen=True)
 class Facts:
     """What the service found for the next action beyond the lead's signals."""
@@ -217,11 +225,12 @@ class Facts:
     recent_calls: tuple[datetime, ...] = ()
 
 
-def next_action(lead: Signals, segment_: str, config: Config, facts: Facts, now: datetime) -> NextAction:
+def next_action(lead: Signals, segment_: str, config: Config, facts: Facts | None, now: datetime) -> NextAction:
     """The lead's next action and why: never for a closed or paused lead; escalate when the owner must act (the
     cap reached, or the only fitting channel's automation is off); a touch waits for the cadence and, for calls
     and texts, for the compliance decision in the lead's own time (the legal window, the business hours, the
-    frequency cap), and is never proposed against do-not-call or a missing consent."""
+    frequency cap), and is never proposed against do-not-call or a missing consent. With `facts` None the
+    compliance decision is not asked (a count over many leads: each lead's own next action asks it)."""
     if lead.status in CLOSED_STATUSES:
         return NextAction("skip", f"the lead is {lead.status}: never worked by the pipeline")
     if lead.paused:
@@ -246,14 +255,14 @@ def next_action(lead: Signals, segment_: str, config: Config, facts: Facts, now:
     waits = []
     for channel in automated:
         instead = f" ({_waiting(*waits[0])})" if waits else ""
-        if channel == "email":
-            return NextAction("email", f"segment {segment_}: an email{instead}")
+        if channel == "email" or facts is None:
+            return NextAction(channel, f"segment {segment_}: {_A[channel]}{instead}")
         decided = compliance.decide(
             compliance.Touch(channel, now, business_hours=config.business_hours, recent_calls=facts.recent_calls),
             facts.callee or compliance.Callee(lead.phone), facts.standing)
         if decided.allowed:
-            return NextAction(channel, f"segment {segment_}: a {'call' if channel == 'call' else 'text'} now, "
-                              f"inside the lead's legal window and business hours{instead}")
+            return NextAction(channel, f"segment {segment_}: {_A[channel]} now, inside the lead's legal window and "
+                              f"business hours{instead}")
         waits.append((channel, decided))
     channel, decided = waits[0]
     return NextAction("skip", _waiting(channel, decided),

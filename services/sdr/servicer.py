@@ -8,6 +8,8 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import calls_consumer, domain, sms_consumer
+from services.sdr.pipeline_service import Pipeline
+from services.sdr.pipeline_servicer import PipelineServicer
 from services.sdr.runs_service import Runs
 from services.sdr.runs_servicer import RunsServicer
 from services.sdr.service import Audit, LeadFilters, Leads
@@ -56,9 +58,9 @@ def _given(fields: sdr_pb2.LeadFields) -> dict[str, str]:
     return {f: getattr(fields, f) for f in FIELDS if fields.HasField(f)}
 
 
-class SdrServicer(RunsServicer, sdr_pb2_grpc.SdrServicer):
-    def __init__(self, leads: Leads, runs: Runs):
-        self.leads, self.runs = leads, runs
+class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
+    def __init__(self, leads: Leads, runs: Runs, pipeline: Pipeline):
+        self.leads, self.runs, self.pipeline = leads, runs, pipeline
 
     async def CreateLead(self, request, context):
         return lead_message(await self.leads.create(request.business_id, _given(request.fields)))
@@ -114,4 +116,6 @@ def build(runtime: Runtime) -> SdrServicer:
                                 filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True))
     runs = Runs(runtime.engine, runtime.client("agents"), runtime.client("messaging"),
                 Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
-    return SdrServicer(leads, runs)
+    pipeline = Pipeline(runtime.engine, runtime.client("agents"), runtime.client("accounts"),
+                        runtime.client("messaging"))
+    return SdrServicer(leads, runs, pipeline)

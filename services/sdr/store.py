@@ -14,7 +14,7 @@ from core.ids import new_id
 from core.inbox import inbox_table
 from core.outbox import outbox_table
 from core.pagination import Paged, split_page
-from services.sdr import runs_store  # noqa: F401 - the communication runs' tables, of this schema's metadata
+from services.sdr import pipeline_store, runs_store  # noqa: F401 - their tables are of this schema's metadata
 from services.sdr.domain import LEAD_OUT, LEAD_TEXT
 from services.sdr.schema import SCHEMA, Ts, Uuid, metadata
 
@@ -35,6 +35,10 @@ leads = sa.Table(
     sa.Column("last_activity_at", Ts, nullable=False),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
+    # The sales pipeline's touches of the lead (services.sdr.pipeline_domain) and whether it is paused there.
+    sa.Column("touch_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("last_touch_at", Ts),
+    sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 interactions = sa.Table(

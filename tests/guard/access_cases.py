@@ -278,6 +278,10 @@ CASES: dict[tuple[str, str], Case] = {
     ("PATCH", "/api/v1/communication-runs"): Case(_pause_run, NOT_FOUND),
     ("GET", "/api/v1/communication-jobs"): Case(_r(), "lists the caller's own businesses' jobs"),
     ("GET", "/api/v1/communication-attempts"): Case(_r(), "lists the caller's own businesses' attempts"),
+    # the sales pipeline
+    ("GET", "/api/sdr/pipeline"): Case(_r(params=lambda w: {"businessId": w.a_business}), FORBIDDEN),
+    ("GET", "/api/sdr/config"): Case(_r(params=lambda w: {"businessId": w.a_business}), FORBIDDEN),
+    ("PUT", "/api/sdr/config"): Case(_r(json=lambda w: {"businessId": w.a_business, "max_touches": 5}), FORBIDDEN),
     # analytics
     ("GET", "/api/v1/analytics/dashboard"): Case(_r(), OWN_REPORTS),
     ("GET", "/api/v1/analytics/calls"): Case(_r(params=lambda w: {"agent_id": w.agent}), NOT_FOUND),

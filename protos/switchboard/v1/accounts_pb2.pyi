@@ -93,6 +93,12 @@ class AuthenticateKeyRequest(_message.Message):
     key: str
     def __init__(self, key: _Optional[str] = ...) -> None: ...
 
+class AuthenticateSessionRequest(_message.Message):
+    __slots__ = ("session_token",)
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    def __init__(self, session_token: _Optional[str] = ...) -> None: ...
+
 class KeyPrincipal(_message.Message):
     __slots__ = ("key_id", "account_id", "business_ids", "scopes", "business_id", "expires_at")
     KEY_ID_FIELD_NUMBER: _ClassVar[int]

@@ -50,6 +50,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.AuthenticateKeyRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.FromString,
                 _registered_method=True)
+        self.AuthenticateSession = channel.unary_unary(
+                '/switchboard.v1.Accounts/AuthenticateSession',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.AuthenticateSessionRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.FromString,
+                _registered_method=True)
         self.RedeemMagicLink = channel.unary_unary(
                 '/switchboard.v1.Accounts/RedeemMagicLink',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.RedeemMagicLinkRequest.SerializeToString,
@@ -195,6 +200,14 @@ class AccountsServicer:
 
     def AuthenticateKey(self, request, context):
         """Resolves a bearer key to its principal; fails UNAUTHENTICATED (unauthorized) when the key is unknown, revoked or expired.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AuthenticateSession(self, request, context):
+        """Resolves a dashboard session to the principal of its account (every business, every scope: a person in the
+        browser; key_id empty); fails UNAUTHENTICATED (unauthorized) when the session is unknown or expired.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -396,6 +409,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.AuthenticateKeyRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.SerializeToString,
             ),
+            'AuthenticateSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuthenticateSession,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.AuthenticateSessionRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.SerializeToString,
+            ),
             'RedeemMagicLink': grpc.unary_unary_rpc_method_handler(
                     servicer.RedeemMagicLink,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.RedeemMagicLinkRequest.FromString,
@@ -581,6 +599,33 @@ class Accounts:
             target,
             '/switchboard.v1.Accounts/AuthenticateKey',
             switchboard_dot_v1_dot_accounts__pb2.AuthenticateKeyRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuthenticateSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/AuthenticateSession',
+            switchboard_dot_v1_dot_accounts__pb2.AuthenticateSessionRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.KeyPrincipal.FromString,
             options,
             channel_credentials,

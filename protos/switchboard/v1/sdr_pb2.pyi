@@ -551,3 +551,133 @@ class ListAttemptsReply(_message.Message):
     attempts: _containers.RepeatedCompositeFieldContainer[CommunicationAttempt]
     page: _common_pb2.PageInfo
     def __init__(self, attempts: _Optional[_Iterable[_Union[CommunicationAttempt, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class GetSdrConfigRequest(_message.Message):
+    __slots__ = ("business_id",)
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    def __init__(self, business_id: _Optional[str] = ...) -> None: ...
+
+class SdrConfig(_message.Message):
+    __slots__ = ("business_id", "enabled", "min_touch_gap_hours", "max_touches", "auto_call", "auto_email", "auto_sms", "sdr_agent_id", "business_hours_start", "business_hours_end", "email_from_account_id", "saved", "updated_at")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    MIN_TOUCH_GAP_HOURS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TOUCHES_FIELD_NUMBER: _ClassVar[int]
+    AUTO_CALL_FIELD_NUMBER: _ClassVar[int]
+    AUTO_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    AUTO_SMS_FIELD_NUMBER: _ClassVar[int]
+    SDR_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_HOURS_START_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_HOURS_END_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FROM_ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    SAVED_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    enabled: bool
+    min_touch_gap_hours: int
+    max_touches: int
+    auto_call: bool
+    auto_email: bool
+    auto_sms: bool
+    sdr_agent_id: str
+    business_hours_start: int
+    business_hours_end: int
+    email_from_account_id: str
+    saved: bool
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, business_id: _Optional[str] = ..., enabled: _Optional[bool] = ..., min_touch_gap_hours: _Optional[int] = ..., max_touches: _Optional[int] = ..., auto_call: _Optional[bool] = ..., auto_email: _Optional[bool] = ..., auto_sms: _Optional[bool] = ..., sdr_agent_id: _Optional[str] = ..., business_hours_start: _Optional[int] = ..., business_hours_end: _Optional[int] = ..., email_from_account_id: _Optional[str] = ..., saved: _Optional[bool] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class PutSdrConfigRequest(_message.Message):
+    __slots__ = ("business_id", "enabled", "min_touch_gap_hours", "max_touches", "auto_call", "auto_email", "auto_sms", "sdr_agent_id", "business_hours_start", "business_hours_end", "email_from_account_id")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    MIN_TOUCH_GAP_HOURS_FIELD_NUMBER: _ClassVar[int]
+    MAX_TOUCHES_FIELD_NUMBER: _ClassVar[int]
+    AUTO_CALL_FIELD_NUMBER: _ClassVar[int]
+    AUTO_EMAIL_FIELD_NUMBER: _ClassVar[int]
+    AUTO_SMS_FIELD_NUMBER: _ClassVar[int]
+    SDR_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_HOURS_START_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_HOURS_END_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FROM_ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    enabled: bool
+    min_touch_gap_hours: int
+    max_touches: int
+    auto_call: bool
+    auto_email: bool
+    auto_sms: bool
+    sdr_agent_id: str
+    business_hours_start: int
+    business_hours_end: int
+    email_from_account_id: str
+    def __init__(self, business_id: _Optional[str] = ..., enabled: _Optional[bool] = ..., min_touch_gap_hours: _Optional[int] = ..., max_touches: _Optional[int] = ..., auto_call: _Optional[bool] = ..., auto_email: _Optional[bool] = ..., auto_sms: _Optional[bool] = ..., sdr_agent_id: _Optional[str] = ..., business_hours_start: _Optional[int] = ..., business_hours_end: _Optional[int] = ..., email_from_account_id: _Optional[str] = ...) -> None: ...
+
+class GetPipelineRequest(_message.Message):
+    __slots__ = ("business_id", "segment", "limit")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    SEGMENT_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    segment: str
+    limit: int
+    def __init__(self, business_id: _Optional[str] = ..., segment: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class PipelineLead(_message.Message):
+    __slots__ = ("id", "name", "email", "phone", "status", "source", "segment", "score", "touch_count", "last_touch", "next_action", "next_action_reason", "next_action_at", "paused", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    SEGMENT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_COUNT_FIELD_NUMBER: _ClassVar[int]
+    LAST_TOUCH_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ACTION_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ACTION_REASON_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ACTION_AT_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    email: str
+    phone: str
+    status: str
+    source: str
+    segment: str
+    score: int
+    touch_count: int
+    last_touch: _timestamp_pb2.Timestamp
+    next_action: str
+    next_action_reason: str
+    next_action_at: _timestamp_pb2.Timestamp
+    paused: bool
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., email: _Optional[str] = ..., phone: _Optional[str] = ..., status: _Optional[str] = ..., source: _Optional[str] = ..., segment: _Optional[str] = ..., score: _Optional[int] = ..., touch_count: _Optional[int] = ..., last_touch: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_action: _Optional[str] = ..., next_action_reason: _Optional[str] = ..., next_action_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., paused: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class PipelineSummary(_message.Message):
+    __slots__ = ("total_leads", "actionable", "needs_manual")
+    TOTAL_LEADS_FIELD_NUMBER: _ClassVar[int]
+    ACTIONABLE_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_MANUAL_FIELD_NUMBER: _ClassVar[int]
+    total_leads: int
+    actionable: int
+    needs_manual: int
+    def __init__(self, total_leads: _Optional[int] = ..., actionable: _Optional[int] = ..., needs_manual: _Optional[int] = ...) -> None: ...
+
+class Pipeline(_message.Message):
+    __slots__ = ("business_id", "enabled", "summary", "leads")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    LEADS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    enabled: bool
+    summary: PipelineSummary
+    leads: _containers.RepeatedCompositeFieldContainer[PipelineLead]
+    def __init__(self, business_id: _Optional[str] = ..., enabled: _Optional[bool] = ..., summary: _Optional[_Union[PipelineSummary, _Mapping]] = ..., leads: _Optional[_Iterable[_Union[PipelineLead, _Mapping]]] = ...) -> None: ...

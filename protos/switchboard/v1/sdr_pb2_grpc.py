@@ -118,6 +118,21 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsReply.FromString,
                 _registered_method=True)
+        self.GetSdrConfig = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetSdrConfig',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetSdrConfigRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.SdrConfig.FromString,
+                _registered_method=True)
+        self.PutSdrConfig = channel.unary_unary(
+                '/switchboard.v1.Sdr/PutSdrConfig',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.PutSdrConfigRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.SdrConfig.FromString,
+                _registered_method=True)
+        self.GetPipeline = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetPipeline',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Pipeline.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -245,6 +260,26 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSdrConfig(self, request, context):
+        """The sales pipeline (services.sdr.pipeline_domain): a business's SDR config (its safe defaults while none is
+        saved), and its leads with their segments and next actions.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PutSdrConfig(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPipeline(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -327,6 +362,21 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.ListAttempts,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.ListAttemptsReply.SerializeToString,
+            ),
+            'GetSdrConfig': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSdrConfig,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetSdrConfigRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.SdrConfig.SerializeToString,
+            ),
+            'PutSdrConfig': grpc.unary_unary_rpc_method_handler(
+                    servicer.PutSdrConfig,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.PutSdrConfigRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.SdrConfig.SerializeToString,
+            ),
+            'GetPipeline': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPipeline,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.Pipeline.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -764,6 +814,87 @@ class Sdr:
             '/switchboard.v1.Sdr/ListAttempts',
             switchboard_dot_v1_dot_sdr__pb2.ListAttemptsRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.ListAttemptsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSdrConfig(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetSdrConfig',
+            switchboard_dot_v1_dot_sdr__pb2.GetSdrConfigRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.SdrConfig.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PutSdrConfig(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/PutSdrConfig',
+            switchboard_dot_v1_dot_sdr__pb2.PutSdrConfigRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.SdrConfig.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPipeline(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetPipeline',
+            switchboard_dot_v1_dot_sdr__pb2.GetPipelineRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.Pipeline.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,91 @@
+"""The sales pipeline (`/api/sdr`, camelCase businessId as the spec writes it): the pipeline of a business's leads
+with their segments and next actions, and its SDR config. Every route takes a key (sdr:read for reads, sdr:write
+for writes) or the dashboard session (no scope check)."""
+from __future__ import annotations
+
+from gateway.convert import to_json
+from gateway.routes import RequestContext, Route
+from gateway.schemas import SDR_CONFIG_PUT, UUID
+from services.sdr import pipeline_domain as rules
+from services.sdr.pipeline_service import PIPELINE_LIMIT
+from switchboard.v1 import sdr_pb2
+
+SDR = "switchboard.v1.Sdr"
+BASE = "/api/sdr"
+READ, WRITE = "sdr:read", "sdr:write"
+ERRORS = ("unauthorized", "forbidden", "invalid_request")
+BUSINESS_ID = {**UUID, "description": "the business whose pipeline this is (one of the caller's)"}
+
+
+def _config_json(config: sdr_pb2.SdrConfig) -> dict:
+    return {"businessId": config.business_id, **to_json(config, omit=("business_id",))}
+
+
+async def get_pipeline(ctx: RequestContext):
+    req = sdr_pb2.GetPipelineRequest(business_id=ctx.query["businessId"], limit=ctx.query.get("limit", 0))
+    if "segment" in ctx.query:
+        req.segment = ctx.query["segment"]
+    reply = await ctx.rpc("sdr").GetPipeline(req)
+    return {"businessId": reply.business_id, "enabled": reply.enabled, "summary": to_json(reply.summary),
+            "leads": [to_json(lead) for lead in reply.leads]}
+
+
+async def get_config(ctx: RequestContext):
+    return _config_json(await ctx.rpc("sdr").GetSdrConfig(sdr_pb2.GetSdrConfigRequest(
+        business_id=ctx.query["businessId"])))
+
+
+async def put_config(ctx: RequestContext):
+    req = sdr_pb2.PutSdrConfigRequest(business_id=ctx.body["businessId"])
+    for name in rules.CONFIG_FIELDS:
+        if ctx.body.get(name) is not None:
+            setattr(req, name, ctx.body[name])
+    return _config_json(await ctx.rpc("sdr").PutSdrConfig(req))
+
+
+SEGMENTS = ("Segments (the first rule that matches): churned_recent (lost within 30 days); cold for any other "
+            "closed lead (converted, lost, unqualified, spam, do_not_contact: never worked); exhausted (touch_count "
+            "reached max_touches: the next touch would exceed it); fresh_demo_caller (called the business within "
+            "24 h); speed_to_lead (new, created within 24 h, never touched); trial_ending (a lead of source trial "
+            "whose 14-day trial ends within 3 days); new_trial_stuck (a trial lead in its first 3 days that never "
+            "answered); trial_going_dark (a trial lead that answered before, not in the last 5 days); "
+            "warm_demo_caller (called 1-7 days ago); cooling_demo (called 7-30 days ago); contacted_no_reply "
+            "(touched, no inbound since the last touch); cold (anything else). ")
+NEXT = ("next_action is call, sms, email, skip or escalate, with next_action_reason saying why and, for a touch that "
+        "waits, next_action_at (the cadence's next allowed instant, or the compliance decision's next legal "
+        "moment in the lead's own time zone within the business hours). Each segment is worked through its "
+        "channels in order (speed_to_lead and fresh_demo_caller: call, sms, email; warm_demo_caller: sms, call, "
+        "email; cooling_demo: email, sms; new_trial_stuck: email, call; trial_going_dark: email, sms; "
+        "trial_ending: call, email; contacted_no_reply: sms, email), skipping a channel the lead has no contact for "
+        "or whose auto toggle is off; escalate (the owner acts) when none is left, or when every touch is used. A "
+        "call or text is never proposed against do-not-call, a missing consent, or outside the legal window. ")
+CONFIG = ("The config: enabled (the master toggle, default false), min_touch_gap_hours (default 48, 0-2160), "
+          "max_touches (default 6, 1-100), auto_call, auto_email, auto_sms (default false), sdr_agent_id (the agent "
+          "that places the pipeline's calls: one of the business's, with a phone number; default the business's "
+          "agent), business_hours_start and business_hours_end (whole hours 0-23 in the lead's local time, start "
+          "before end; default 9 and 17), email_from_account_id (the verified sender of the pipeline's email: the "
+          "id of the business owner's account; default the owner's address). saved is false while the business "
+          "has saved none: the defaults stand. ")
+
+ROUTES = [
+    Route("GET", f"{BASE}/pipeline", get_pipeline, "The sales pipeline: leads with segments and next actions", "sdr",
+          scope=READ, sessions=True, query={"type": "object", "required": ["businessId"], "properties": {
+              "businessId": BUSINESS_ID,
+              "segment": {"type": "string", "enum": list(rules.SEGMENTS)},
+              "limit": {"type": "integer", "minimum": 1, "maximum": PIPELINE_LIMIT[1],
+                        "default": PIPELINE_LIMIT[0]}}},
+          response="SdrPipeline", errors=ERRORS, rpcs=(f"{SDR}/GetPipeline",),
+          description="The business's leads (all of a segment with ?segment=) ordered by segment (in the order of "
+          "the enum), then score and newest first, at most limit. summary counts every lead of the business: "
+          "total_leads, actionable (its next action is a touch by segment, auto toggles and cadence; each listed "
+          "lead's next_action also asks the compliance decision now) and needs_manual (next action escalate). "
+          + SEGMENTS + NEXT),
+    Route("GET", f"{BASE}/config", get_config, "The business's SDR config", "sdr", scope=READ, sessions=True,
+          query={"type": "object", "required": ["businessId"], "properties": {"businessId": BUSINESS_ID}},
+          response="SdrConfig", errors=ERRORS, rpcs=(f"{SDR}/GetSdrConfig",), description=CONFIG),
+    Route("PUT", f"{BASE}/config", put_config, "Save the business's SDR config", "sdr", scope=WRITE, sessions=True,
+          body=SDR_CONFIG_PUT, response="SdrConfig", errors=ERRORS, rpcs=(f"{SDR}/PutSdrConfig",),
+          description="An upsert: the fields given change, the others keep their saved (or default) values; the "
+          "whole result is checked (400 invalid_request naming the field). An empty string clears sdr_agent_id "
+          "or email_from_account_id. " + CONFIG),
+]

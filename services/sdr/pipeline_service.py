@@ -1,0 +1,171 @@
+"""The sales pipeline's use cases: the SDR config of a business and its pipeline (every lead's segment, the page's
+leads with their next actions). The rules are services.sdr.pipeline_domain's; this module loads the facts they
+read. The caller's tenant comes from core.tenant; a business it names must be one of its own (403 otherwise).
+
+The pipeline reads each lead's signals in one statement (its interactions aggregated per lead). Every lead's
+segment is computed for the summary, whose counts go by segment, auto toggles and cadence; the leads of the page
+also get the outbound compliance decision now (do-not-call, consent, the legal window and the business hours in
+the lead's own time, the frequency cap), from one GetStandings call to the messaging service.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.compliance import decision as compliance
+from core.errors import invalid
+from core.ids import require_uuid, utcnow
+from core.rpc import Client
+from services.sdr import pipeline_domain as rules
+from services.sdr import pipeline_store as store
+from services.sdr.store import interactions, leads
+from switchboard.v1 import accounts_pb2, agents_pb2, messaging_pb2
+
+PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
+
+
+@dataclass(frozen=True)
+class ConfigView:
+    business_id: str
+    config: rules.Config
+    saved: bool
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class PipelineLead:
+    row: object  # the lead with its signals
+    segment: str
+    next: rules.NextAction
+
+
+@dataclass(frozen=True)
+class PipelineView:
+    business_id: str
+    enabled: bool
+    total: int
+    actionable: int
+    needs_manual: int
+    leads: list[PipelineLead]
+
+
+def signals_of(row) -> rules.Signals:
+    return rules.Signals(status=row.status, source=row.source, created_at=row.created_at, updated_at=row.updated_at,
+                         touch_count=row.touch_count, last_touch=row.last_touch_at, paused=row.paused,
+                         phone=row.phone, email=row.email, last_inbound_call=row.last_inbound_call,
+                         last_inbound=row.last_inbound, first_inbound=row.first_inbound)
+
+
+def _signals_query(business_id: str) -> sa.Select:
+    """The business's leads with what their inbound interactions say (latest call, latest and first of any)."""
+    i = interactions.c
+    inbound = sa.select(
+        i.lead_id, sa.func.max(i.occurred_at).filter(i.channel == "call").label("last_inbound_call"),
+        sa.func.max(i.occurred_at).label("last_inbound"), sa.func.min(i.occurred_at).label("first_inbound"),
+    ).where(i.business_id == business_id, i.direction == "inbound").group_by(i.lead_id).subquery()
+    return sa.select(leads, inbound.c.last_inbound_call, inbound.c.last_inbound, inbound.c.first_inbound).outerjoin(
+        inbound, inbound.c.lead_id == leads.c.id).where(leads.c.business_id == business_id)
+
+
+class Pipeline:
+    def __init__(self, engine: AsyncEngine, agents: Client, accounts: Client, messaging: Client):
+        self.engine, self.agents, self.accounts, self.messaging = engine, agents, accounts, messaging
+
+    # -- config ---------------------------------------------------------------------------------------------
+
+    async def config(self, business_id: str) -> ConfigView:
+        business_id = tenant.require_business(tenant.require_account(), business_id)
+        async with self.engine.connect() as conn:
+            row = await store.config_of(conn, business_id)
+        return _config_view(business_id, row)
+
+    async def put_config(self, business_id: str, changes: dict) -> ConfigView:
+        business_id = tenant.require_business(tenant.require_account(), business_id)
+        current = await self.config(business_id)
+        config = rules.changed_config(current.config, changes)
+        if changes.get("sdr_agent_id") is not None and config.sdr_agent_id:
+            await self._check_agent(business_id, config.sdr_agent_id)
+        if changes.get("email_from_account_id") is not None and config.email_from_account_id:
+            await self._check_sender(business_id, config.email_from_account_id)
+        values = {k: v for k, v in asdict(config).items() if k in store.CONFIG_COLUMNS}
+        async with self.engine.begin() as conn:
+            row = await store.save_config(conn, business_id, values, utcnow())
+        return _config_view(business_id, row)
+
+    async def _check_agent(self, business_id: str, agent_id: str) -> None:
+        require_uuid(agent_id, "sdr_agent_id")
+        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=agent_id))
+        if profile.business_id != business_id:
+            raise invalid("sdr_agent_id names an agent of another business")
+        if not profile.HasField("phone_number"):
+            raise invalid("sdr_agent_id names an agent without a phone number: assign it a number first")
+
+    async def _check_sender(self, business_id: str, account_id: str) -> None:
+        """The only verified sender of a business's email today is its owner's account (its address is verified by
+        the sign-in link)."""
+        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        if account_id != owner.account_id:
+            raise invalid("email_from_account_id must be the id of the business owner's account (the verified "
+                          "sender of its email); leave it out to send from the owner's address")
+
+    # -- the pipeline ---------------------------------------------------------------------------------------
+
+    async def pipeline(self, business_id: str, segment: str | None, limit: int | None) -> PipelineView:
+        if segment is not None and segment not in rules.SEGMENTS:
+            raise invalid(f"segment must be one of {', '.join(rules.SEGMENTS)}")
+        default, most = PIPELINE_LIMIT
+        limit = default if not limit else limit
+        if not 1 <= limit <= most:
+            raise invalid(f"limit must be from 1 to {most}")
+        view = await self.config(business_id)
+        config, now = view.config, utcnow()
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(_signals_query(view.business_id))).all()
+        everyone = [(row, rules.segment(signals_of(row), config, now)) for row in rows]
+        actionable = needs_manual = 0
+        for row, seg in everyone:
+            action = rules.next_action(signals_of(row), seg, config, None, now).action
+            actionable += action in rules.TOUCHES
+            needs_manual += action == "escalate"
+        chosen = [(row, seg) for row, seg in everyone if segment is None or seg == segment]
+        chosen.sort(key=lambda p: (rules.SEGMENTS.index(p[1]), -p[0].score, -p[0].created_at.timestamp()))
+        page = chosen[:limit]
+        facts = await self._facts(view.business_id, [row for row, _ in page])
+        return PipelineView(view.business_id, config.enabled, len(rows), actionable, needs_manual, [
+            PipelineLead(row, seg, rules.next_action(signals_of(row), seg, config, facts.get(str(row.id)), now))
+            for row, seg in page])
+
+    async def _facts(self, business_id: str, rows: list) -> dict[str, rules.Facts]:
+        """Each lead's compliance facts, by lead id (a lead without a phone has none to ask)."""
+        phones = sorted({row.phone for row in rows if row.phone})
+        if not phones:
+            return {}
+        reply = await self.messaging.GetStandings(messaging_pb2.GetStandingsRequest(business_id=business_id,
+                                                                                    phones=phones))
+        by_phone = {s.phone: s for s in reply.standings}
+        facts = {}
+        for row in rows:
+            found = by_phone.get(row.phone)
+            if found is None:
+                continue
+            since = found.business_dnc_since.ToDatetime(tzinfo=timezone.utc) \
+                if found.HasField("business_dnc_since") else None
+            standing = compliance.Standing(platform_dnc=found.platform_dnc, business_dnc_since=since,
+                                           consent=found.consent or "none")
+            callee = compliance.Callee(row.phone, lead_id=str(row.id), lead_state=row.state, lead_status=row.status)
+            facts[str(row.id)] = rules.Facts(standing, callee,
+                                             tuple(t.ToDatetime(tzinfo=timezone.utc) for t in found.recent_calls))
+        return facts
+
+
+def _config_view(business_id: str, row) -> ConfigView:
+    if row is None:
+        return ConfigView(business_id, rules.Config(), saved=False)
+    values = {name: getattr(row, name) for name in store.CONFIG_COLUMNS}
+    if values["sdr_agent_id"] is not None:
+        values["sdr_agent_id"] = str(values["sdr_agent_id"])
+    return ConfigView(business_id, rules.Config(**values), saved=True, updated_at=row.updated_at)

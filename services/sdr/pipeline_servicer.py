@@ -1,0 +1,49 @@
+"""The sales pipeline's RPCs of the Sdr servicer: requests into services.sdr.pipeline_service, views into replies."""
+from __future__ import annotations
+
+from core.messages import optional, set_timestamp
+from services.sdr import pipeline_domain as rules
+from services.sdr.pipeline_service import ConfigView, PipelineLead
+from switchboard.v1 import sdr_pb2
+
+LEAD_TEXT = ("name", "email", "phone")
+
+
+def config_message(view: ConfigView) -> sdr_pb2.SdrConfig:
+    c = view.config
+    msg = sdr_pb2.SdrConfig(business_id=view.business_id, saved=view.saved, enabled=c.enabled,
+                            min_touch_gap_hours=c.min_touch_gap_hours, max_touches=c.max_touches,
+                            auto_call=c.auto_call, auto_email=c.auto_email, auto_sms=c.auto_sms,
+                            sdr_agent_id=c.sdr_agent_id, business_hours_start=c.business_hours_start,
+                            business_hours_end=c.business_hours_end, email_from_account_id=c.email_from_account_id)
+    set_timestamp(msg, "updated_at", view.updated_at)
+    return msg
+
+
+def pipeline_lead_message(lead: PipelineLead) -> sdr_pb2.PipelineLead:
+    row = lead.row
+    msg = sdr_pb2.PipelineLead(
+        id=str(row.id), status=row.status, source=row.source, segment=lead.segment, score=row.score,
+        touch_count=row.touch_count, next_action=lead.next.action, next_action_reason=lead.next.reason,
+        paused=row.paused, **{f: getattr(row, f) for f in LEAD_TEXT if getattr(row, f) is not None})
+    for name, value in (("last_touch", row.last_touch_at), ("next_action_at", lead.next.not_before),
+                        ("created_at", row.created_at), ("updated_at", row.updated_at)):
+        set_timestamp(msg, name, value)
+    return msg
+
+
+class PipelineServicer:
+    """Mixed into the Sdr servicer, which sets `self.pipeline` (services.sdr.pipeline_service.Pipeline)."""
+
+    async def GetSdrConfig(self, request, context):
+        return config_message(await self.pipeline.config(request.business_id))
+
+    async def PutSdrConfig(self, request, context):
+        changes = {name: optional(request, name) for name in rules.CONFIG_FIELDS}
+        return config_message(await self.pipeline.put_config(request.business_id, changes))
+
+    async def GetPipeline(self, request, context):
+        view = await self.pipeline.pipeline(request.business_id, optional(request, "segment"), request.limit)
+        return sdr_pb2.Pipeline(business_id=view.business_id, enabled=view.enabled, summary=sdr_pb2.PipelineSummary(
+            total_leads=view.total, actionable=view.actionable, needs_manual=view.needs_manual),
+            leads=[pipeline_lead_message(lead) for lead in view.leads])
