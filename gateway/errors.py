@@ -4,6 +4,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
+from datetime import datetime, timezone
 
 from aiohttp import web
 
@@ -37,6 +39,11 @@ def from_service_error(err: ServiceError) -> web.Response:
         headers["Retry-After"] = err.details["retry_after"]
     if "www_authenticate" in err.details:
         headers["WWW-Authenticate"] = err.details["www_authenticate"]
+    if "next_allowed_at" in err.details:  # the sales pipeline's cadence: when the touch is allowed (null: never)
+        extra["nextAllowedAt"] = err.details["next_allowed_at"] or None
+        if extra["nextAllowedAt"]:
+            wait = datetime.fromisoformat(extra["nextAllowedAt"].replace("Z", "+00:00")) - datetime.now(timezone.utc)
+            headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
     if required := err.details.get("payment_required"):
         headers[PAYMENT_REQUIRED_HEADER] = required
         try:

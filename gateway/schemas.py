@@ -22,6 +22,7 @@ from services.calls import domain as calls
 from services.evals import domain as evals
 from services.messaging import domain as messaging
 from services.sdr import domain as leads
+from services.sdr import pipeline_domain as pipeline
 from services.sdr import runs_domain as runs
 from services.webhooks import domain as webhooks
 from switchboard.v1 import (
@@ -424,6 +425,9 @@ SDR_CONFIG_PUT = _obj({
     "email_from_account_id": {"type": "string", "maxLength": 36,
                               "description": "the owner's account id; an empty string clears it"},
 }, ("businessId",)) | {"additionalProperties": False}
+SDR_ACTION = _obj({"businessId": UUID, "leadId": UUID,
+                   "action": {"type": "string", "enum": list(pipeline.ACTIONS)}},
+                  ("businessId", "leadId", "action")) | {"additionalProperties": False}
 _SDR_CONFIG = message_schema(sdr_pb2.SdrConfig.DESCRIPTOR, omit=("business_id",))
 _SDR_CONFIG["properties"] = {"businessId": UUID, **_SDR_CONFIG["properties"]}
 _SDR_CONFIG["required"] = list(_SDR_CONFIG["properties"])
@@ -786,6 +790,12 @@ SCHEMAS: dict[str, dict] = {
     "ComplianceDecisionList": _obj({"decisions": {"type": "array", "items": _ref("ComplianceDecision")},
                                     **PAGE_FIELDS}, ("decisions", *PAGE_FIELDS)),
     "SdrConfigPutRequest": SDR_CONFIG_PUT,
+    "SdrActionRequest": SDR_ACTION,
+    "SdrActionResult": _obj({"success": {"type": "boolean"}, "action": {"type": "string"}, "leadId": UUID,
+                             "detail": {"type": "string"}, "replayed": {"type": "boolean"}},
+                            ("success", "action", "leadId", "detail", "replayed")),
+    "SdrActivity": _obj({"businessId": UUID, "activity": {
+        "type": "array", "items": message_schema(sdr_pb2.PipelineActivity.DESCRIPTOR)}}, ("businessId", "activity")),
     "SdrConfig": _SDR_CONFIG,
     "SdrPipeline": _obj({
         "businessId": UUID, "enabled": {"type": "boolean"},

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from gateway.convert import to_json
 from gateway.routes import RequestContext, Route
-from gateway.schemas import SDR_CONFIG_PUT, UUID
+from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, UUID
 from services.sdr import pipeline_domain as rules
-from services.sdr.pipeline_service import PIPELINE_LIMIT
+from services.sdr.pipeline_service import ACTIVITY_LIMIT, PIPELINE_LIMIT
 from switchboard.v1 import sdr_pb2
 
 SDR = "switchboard.v1.Sdr"
@@ -43,6 +43,21 @@ async def put_config(ctx: RequestContext):
     return _config_json(await ctx.rpc("sdr").PutSdrConfig(req))
 
 
+async def act(ctx: RequestContext):
+    reply = await ctx.rpc("sdr").ActOnLead(sdr_pb2.LeadActionRequest(
+        business_id=ctx.body["businessId"], lead_id=ctx.body["leadId"], action=ctx.body["action"]))
+    return {"success": reply.success, "action": reply.action, "leadId": reply.lead_id, "detail": reply.detail,
+            "replayed": reply.replayed}
+
+
+async def activity(ctx: RequestContext):
+    req = sdr_pb2.ListPipelineActivityRequest(business_id=ctx.query["businessId"], limit=ctx.query.get("limit", 0))
+    if "leadId" in ctx.query:
+        req.lead_id = ctx.query["leadId"]
+    reply = await ctx.rpc("sdr").ListPipelineActivity(req)
+    return {"businessId": ctx.query["businessId"], "activity": [to_json(entry) for entry in reply.activity]}
+
+
 SEGMENTS = ("Segments (the first rule that matches): churned_recent (lost within 30 days); cold for any other "
             "closed lead (converted, lost, unqualified, spam, do_not_contact: never worked); exhausted (touch_count "
             "reached max_touches: the next touch would exceed it); fresh_demo_caller (called the business within "
@@ -67,6 +82,20 @@ CONFIG = ("The config: enabled (the master toggle, default false), min_touch_gap
           "id of the business owner's account; default the owner's address). saved is false while the business "
           "has saved none: the defaults stand. ")
 
+ACTION = ("call places a call with compliance enforce through the calls service (the config's sdr_agent_id, else "
+          "the business's one agent with a number; the lead's enrichment); sms sends the pipeline's follow-up text "
+          "through messaging with its checks (consent, do-not-call, quiet hours); email queues the follow-up email "
+          "through the email queue, approved, to the lead's address; skip records that the lead was passed over; "
+          "pause and resume flip the lead's paused. A touch (call, sms, email) of a closed lead (converted, lost, "
+          "unqualified, spam, do_not_contact) or a paused one is 409 conflict; of a lead without the phone or email "
+          "it needs, 400. The cadence: a touch within min_touch_gap_hours of the lead's last one, or beyond "
+          "max_touches, is 429 rate_limited with error.nextAllowedAt (RFC 3339, the exact instant; null when the "
+          "cap is reached) and Retry-After. A compliance refusal or deferral of a call or text answers the "
+          "compliance code (number_on_dnc, number_opted_out, tcpa_violation). Each action writes one activity "
+          "entry, and a touch counts towards touch_count and last_touch in the same transaction as its entry. The "
+          "same lead and touch repeated within the touch gap answers the first result again with replayed true: "
+          "a retried request never touches twice. ")
+
 ROUTES = [
     Route("GET", f"{BASE}/pipeline", get_pipeline, "The sales pipeline: leads with segments and next actions", "sdr",
           scope=READ, sessions=True, query={"type": "object", "required": ["businessId"], "properties": {
@@ -88,4 +117,19 @@ ROUTES = [
           description="An upsert: the fields given change, the others keep their saved (or default) values; the "
           "whole result is checked (400 invalid_request naming the field). An empty string clears sdr_agent_id "
           "or email_from_account_id. " + CONFIG),
+    Route("POST", f"{BASE}/action", act, "Act on one lead: call, email, sms, skip, pause or resume", "sdr",
+          scope=WRITE, sessions=True, body=SDR_ACTION, response="SdrActionResult",
+          errors=(*ERRORS, "not_found", "conflict", "rate_limited", "number_on_dnc", "number_opted_out",
+                  "tcpa_violation", "call_failed", "sms_send_failed", "content_blocked"),
+          rpcs=(f"{SDR}/ActOnLead",), description=ACTION),
+    Route("GET", f"{BASE}/activity", activity, "The pipeline's activity log", "sdr", scope=READ, sessions=True,
+          query={"type": "object", "required": ["businessId"], "properties": {
+              "businessId": BUSINESS_ID, "leadId": UUID,
+              "limit": {"type": "integer", "minimum": 1, "maximum": ACTIVITY_LIMIT[1],
+                        "default": ACTIVITY_LIMIT[0]}}},
+          response="SdrActivity", errors=ERRORS, rpcs=(f"{SDR}/ListPipelineActivity",),
+          description="Newest first, of the business or of one lead (leadId): each action with its status (pending "
+          "while a touch is being made, done, failed), what it did or why it failed (detail), the touch number, "
+          "the call, text or email it made (reference) and its origin (api: a key or the dashboard session; "
+          "runner: the scheduled runner)."),
 ]

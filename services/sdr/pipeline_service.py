@@ -26,6 +26,7 @@ from services.sdr.store import interactions, leads
 from switchboard.v1 import accounts_pb2, agents_pb2, messaging_pb2
 
 PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
+ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,12 @@ class PipelineView:
 
 
 def signals_of(row) -> rules.Signals:
+    """A lead row's signals (its inbound interactions where the row carries them: _signals_query)."""
     return rules.Signals(status=row.status, source=row.source, created_at=row.created_at, updated_at=row.updated_at,
                          touch_count=row.touch_count, last_touch=row.last_touch_at, paused=row.paused,
-                         phone=row.phone, email=row.email, last_inbound_call=row.last_inbound_call,
-                         last_inbound=row.last_inbound, first_inbound=row.first_inbound)
+                         phone=row.phone, email=row.email, **{
+                             name: getattr(row, name, None)
+                             for name in ("last_inbound_call", "last_inbound", "first_inbound")})
 
 
 def _signals_query(business_id: str) -> sa.Select:
@@ -138,6 +141,16 @@ class Pipeline:
         return PipelineView(view.business_id, config.enabled, len(rows), actionable, needs_manual, [
             PipelineLead(row, seg, rules.next_action(signals_of(row), seg, config, facts.get(str(row.id)), now))
             for row, seg in page])
+
+    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list:
+        """The activity log newest first, of the business or of one of its leads."""
+        business_id = tenant.require_business(tenant.require_account(), business_id)
+        if lead_id is not None:
+            require_uuid(lead_id, "leadId")
+        if not 1 <= limit <= ACTIVITY_LIMIT[1]:
+            raise invalid(f"limit must be from 1 to {ACTIVITY_LIMIT[1]}")
+        async with self.engine.connect() as conn:
+            return (await conn.execute(store.activity_of(business_id, lead_id, limit))).all()
 
     async def _facts(self, business_id: str, rows: list) -> dict[str, rules.Facts]:
         """Each lead's compliance facts, by lead id (a lead without a phone has none to ask)."""

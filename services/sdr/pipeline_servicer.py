@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core.messages import optional, set_timestamp
 from services.sdr import pipeline_domain as rules
-from services.sdr.pipeline_service import ConfigView, PipelineLead
+from services.sdr.pipeline_service import ACTIVITY_LIMIT, ConfigView, PipelineLead
 from switchboard.v1 import sdr_pb2
 
 LEAD_TEXT = ("name", "email", "phone")
@@ -32,8 +32,18 @@ def pipeline_lead_message(lead: PipelineLead) -> sdr_pb2.PipelineLead:
     return msg
 
 
+def activity_message(row) -> sdr_pb2.PipelineActivity:
+    msg = sdr_pb2.PipelineActivity(id=str(row.id), lead_id=str(row.lead_id), action=row.action, status=row.status,
+                                   detail=row.detail, touch_number=row.touch_number, reference=row.reference,
+                                   origin=row.origin)
+    set_timestamp(msg, "created_at", row.created_at)
+    set_timestamp(msg, "updated_at", row.updated_at)
+    return msg
+
+
 class PipelineServicer:
-    """Mixed into the Sdr servicer, which sets `self.pipeline` (services.sdr.pipeline_service.Pipeline)."""
+    """Mixed into the Sdr servicer, which sets `self.pipeline` (services.sdr.pipeline_service.Pipeline) and
+    `self.actions` (services.sdr.pipeline_actions.Actions)."""
 
     async def GetSdrConfig(self, request, context):
         return config_message(await self.pipeline.config(request.business_id))
@@ -47,3 +57,13 @@ class PipelineServicer:
         return sdr_pb2.Pipeline(business_id=view.business_id, enabled=view.enabled, summary=sdr_pb2.PipelineSummary(
             total_leads=view.total, actionable=view.actionable, needs_manual=view.needs_manual),
             leads=[pipeline_lead_message(lead) for lead in view.leads])
+
+    async def ActOnLead(self, request, context):
+        done = await self.actions.act(request.business_id, request.lead_id, request.action)
+        return sdr_pb2.LeadActionReply(success=done.success, action=done.action, lead_id=done.lead_id,
+                                       detail=done.detail, replayed=done.replayed)
+
+    async def ListPipelineActivity(self, request, context):
+        rows = await self.pipeline.activity(request.business_id, optional(request, "lead_id"),
+                                            request.limit or ACTIVITY_LIMIT[0])
+        return sdr_pb2.PipelineActivityList(activity=[activity_message(r) for r in rows])

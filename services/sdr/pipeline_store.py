@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from services.sdr import store as lead_store  # the leads table (store.py imports this module for its metadata)
 from services.sdr.schema import Ts, Uuid, metadata
 
 configs = sa.Table(
@@ -60,3 +61,52 @@ async def save_config(conn: AsyncConnection, business_id: str, values: dict, now
     statement = statement.on_conflict_do_update(index_elements=[configs.c.business_id],
                                                 set_={**values, "updated_at": now})
     return (await conn.execute(statement.returning(configs))).first()
+
+
+# -- touches and the activity log ----------------------------------------------------------------------------
+
+async def lock_lead(conn: AsyncConnection, business_id: str, lead_id: str):
+    """The business's lead, locked for a touch or a pause (None when the business has no such lead)."""
+    leads = lead_store.leads
+    return (await conn.execute(sa.select(leads).where(leads.c.id == lead_id, leads.c.business_id == business_id)
+                               .with_for_update())).first()
+
+
+async def latest_done(conn: AsyncConnection, lead_id: str, action: str, since: datetime):
+    """The lead's latest completed `action` since `since` (a retried request finds it), or None."""
+    a = activity.c
+    return (await conn.execute(sa.select(activity).where(
+        a.lead_id == lead_id, a.action == action, a.status == "done", a.created_at >= since)
+        .order_by(a.created_at.desc()).limit(1))).first()
+
+
+async def touch_pending(conn: AsyncConnection, lead_id: str) -> bool:
+    a = activity.c
+    return bool(await conn.scalar(sa.select(sa.exists().where(a.lead_id == lead_id, a.status == "pending"))))
+
+
+async def add_activity(conn: AsyncConnection, **values):
+    return (await conn.execute(activity.insert().values(**values).returning(activity))).first()
+
+
+async def finish_activity(conn: AsyncConnection, activity_id: str, values: dict):
+    return (await conn.execute(activity.update().where(activity.c.id == activity_id).values(**values)
+                               .returning(activity))).first()
+
+
+async def count_touch(conn: AsyncConnection, lead_id: str, now: datetime) -> None:
+    leads = lead_store.leads
+    await conn.execute(leads.update().where(leads.c.id == lead_id).values(
+        touch_count=leads.c.touch_count + 1, last_touch_at=now, updated_at=now))
+
+
+async def set_paused(conn: AsyncConnection, lead_id: str, paused: bool, now: datetime) -> None:
+    leads = lead_store.leads
+    await conn.execute(leads.update().where(leads.c.id == lead_id).values(paused=paused, updated_at=now))
+
+
+def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select:
+    query = sa.select(activity).where(activity.c.business_id == business_id)
+    if lead_id:
+        query = query.where(activity.c.lead_id == lead_id)
+    return query.order_by(activity.c.created_at.desc(), activity.c.id.desc()).limit(limit)

@@ -27,9 +27,10 @@ from core.pagination import Page, Paged, fetch_page
 from core.rpc import Client
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
+from services.sdr.business_agents import agent_numbers
 from services.sdr.runs_events import run_ended
 from services.sdr.store import leads, outbox
-from switchboard.v1 import agents_pb2, common_pb2, messaging_pb2
+from switchboard.v1 import messaging_pb2
 
 IDEMPOTENCY_KEY_MAX = 255
 RUNS_PAGE, JOBS_PAGE, ATTEMPTS_PAGE = (20, 100), (50, 500), (50, 100)
@@ -73,17 +74,12 @@ class Runs:
         if run is None:
             return None, problems, count
         business_id = tenant.pick_business(tenant.require_account(), run.business_id)
-        numbers = await self._agent_numbers(business_id)
+        numbers = await agent_numbers(self.agents, business_id)
         default, problems = rules.agent_problems(run, numbers)
         if problems:
             return None, problems, count
         senders = {a: n for a, n in numbers.items() if n}
         return Checked(run, business_id, default, senders), [], count
-
-    async def _agent_numbers(self, business_id: str) -> dict[str, str | None]:
-        reply = await self.agents.ListAgents(agents_pb2.ListAgentsRequest(
-            business_id=business_id, page=common_pb2.PageRequest(limit=100)))
-        return {a.id: a.phone_number if a.HasField("phone_number") else None for a in reply.agents}
 
     async def checked(self, body) -> Checked:
         checked, problems, _ = await self.check(body)

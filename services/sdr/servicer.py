@@ -8,6 +8,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import calls_consumer, domain, sms_consumer
+from services.sdr.pipeline_actions import Actions
 from services.sdr.pipeline_service import Pipeline
 from services.sdr.pipeline_servicer import PipelineServicer
 from services.sdr.runs_service import Runs
@@ -59,8 +60,8 @@ def _given(fields: sdr_pb2.LeadFields) -> dict[str, str]:
 
 
 class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
-    def __init__(self, leads: Leads, runs: Runs, pipeline: Pipeline):
-        self.leads, self.runs, self.pipeline = leads, runs, pipeline
+    def __init__(self, leads: Leads, runs: Runs, pipeline: Pipeline, actions: Actions):
+        self.leads, self.runs, self.pipeline, self.actions = leads, runs, pipeline, actions
 
     async def CreateLead(self, request, context):
         return lead_message(await self.leads.create(request.business_id, _given(request.fields)))
@@ -118,4 +119,6 @@ def build(runtime: Runtime) -> SdrServicer:
                 Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
     pipeline = Pipeline(runtime.engine, runtime.client("agents"), runtime.client("accounts"),
                         runtime.client("messaging"))
-    return SdrServicer(leads, runs, pipeline)
+    actions = Actions(runtime.engine, pipeline, runtime.client("agents"), runtime.client("accounts"),
+                      runtime.client("calls"), runtime.client("messaging"))
+    return SdrServicer(leads, runs, pipeline, actions)

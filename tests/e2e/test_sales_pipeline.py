@@ -1,10 +1,14 @@
 """The sales pipeline through the gateway: the SDR config (defaults, upsert, checks) and the pipeline's segments,
 summary and next actions (the auto toggles, a channel the lead lacks, the compliance decision on the page's leads),
 and another account's key."""
+import asyncio
 import uuid
+from datetime import datetime, timedelta
 
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_compliance import callee
+from tests.e2e.test_compliance import callee, provider_calls_to
+from tests.e2e.test_sms import opt_in
+from tests.e2e.test_sms_touches import texts_to
 
 CONFIG, PIPELINE = "/api/sdr/config", "/api/sdr/pipeline"
 
@@ -129,3 +133,123 @@ async def test_a_dashboard_session_works_the_pipeline_without_scopes_and_only_it
     status, error, _ = await api.request("GET", CONFIG, params={"businessId": business},
                                          cookies={"sb_session": "not-a-session"})
     assert status == 401 and error["error"]["code"] == "unauthorized"
+
+
+ACTION, ACTIVITY = "/api/sdr/action", "/api/sdr/activity"
+
+
+async def act(api, key, business_id: str, lead_id: str, action: str):
+    return await api.request("POST", ACTION, key=key, json={"businessId": business_id, "leadId": lead_id,
+                                                           "action": action})
+
+
+async def pipeline_lead(api, key, business_id: str, lead_id: str) -> dict:
+    status, pipeline, _ = await api.request("GET", PIPELINE, key=key, params={"businessId": business_id,
+                                                                               "limit": "500"})
+    assert status == 200, pipeline
+    return next(lead for lead in pipeline["leads"] if lead["id"] == lead_id)
+
+
+async def test_a_text_touch_counts_once_and_the_cadence_names_the_next_instant(
+        api, stack, account, calling_agent):  # noqa: F811
+    key, business = account["key"], account["business_id"]
+    phone = callee(open_now=True)
+    await opt_in(api, key, phone)
+    lead = await new_lead(api, key, business, first_name="Dana", phone=phone)
+    status, done, _ = await act(api, key, business, lead["id"], "sms")
+    assert status == 200 and done["success"] and done["replayed"] is False, done
+    assert done["action"] == "sms" and done["leadId"] == lead["id"] and phone in done["detail"]
+    [text] = await texts_to(stack, phone)
+    assert text["body"].startswith("Hi Dana, it's ") and "STOP" in text["body"]
+    # The same request again: the first result, nothing sent.
+    status, again, _ = await act(api, key, business, lead["id"], "sms")
+    assert status == 200 and again["replayed"] is True and again["detail"] == done["detail"]
+    assert len(await texts_to(stack, phone)) == 1
+    touched = await pipeline_lead(api, key, business, lead["id"])
+    assert touched["touch_count"] == 1 and touched["last_touch"], touched
+    # Another touch inside the 48-hour gap: 429 with the exact instant.
+    status, error, headers = await act(api, key, business, lead["id"], "call")
+    assert status == 429 and error["error"]["code"] == "rate_limited", error
+    last = datetime.fromisoformat(touched["last_touch"])
+    assert datetime.fromisoformat(error["error"]["nextAllowedAt"]) == last + timedelta(hours=48)
+    assert 47 * 3600 < int(headers["Retry-After"]) <= 48 * 3600
+    status, log, _ = await api.request("GET", ACTIVITY, key=key, params={"businessId": business,
+                                                                          "leadId": lead["id"]})
+    assert status == 200 and [(a["action"], a["status"], a["touch_number"]) for a in log["activity"]] == [
+        ("sms", "done", 1)], log
+    assert log["activity"][0]["reference"] and log["activity"][0]["origin"] == "api"
+
+
+async def test_a_call_touch_goes_through_the_compliance_decision(api, account, voice, calling_agent):  # noqa: F811
+    key, business = account["key"], account["business_id"]
+    refused = await new_lead(api, key, business, name="No consent", phone=callee(open_now=True))
+    status, error, _ = await act(api, key, business, refused["id"], "call")
+    assert status == 400 and error["error"]["code"] == "number_opted_out", error
+    assert (await pipeline_lead(api, key, business, refused["id"]))["touch_count"] == 0
+    phone = callee(open_now=True)
+    await opt_in(api, key, phone)
+    lead = await new_lead(api, key, business, name="Consenting", phone=phone)
+    status, done, _ = await act(api, key, business, lead["id"], "call")
+    assert status == 200 and done["success"], done
+    [placed] = await provider_calls_to(voice, phone)
+    status, log, _ = await api.request("GET", ACTIVITY, key=key, params={"businessId": business})
+    entries = {a["lead_id"]: a for a in log["activity"]}
+    assert entries[refused["id"]]["status"] == "failed" and "consent" in entries[refused["id"]]["detail"]
+    call_id = entries[lead["id"]]["reference"]
+    status, call, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call_id})
+    assert status == 200 and call["to"] == phone and call["lead_id"] == lead["id"] and placed["id"]
+    status, page, _ = await api.request("GET", "/api/v1/compliance/decisions", key=key, params={"phone": phone})
+    assert [d["actor"] for d in page["decisions"]] == ["pipeline"]
+
+
+async def test_email_skip_pause_resume_the_cap_and_closed_leads(api, account):
+    key, business = account["key"], account["business_id"]
+    await put_config(api, key, business, max_touches=1, min_touch_gap_hours=0)
+    lead = await new_lead(api, key, business, first_name="Sam", email="sam@example.com")
+    status, done, _ = await act(api, key, business, lead["id"], "email")
+    assert status == 200 and "sam@example.com" in done["detail"], done
+    status, emails, _ = await api.request("GET", "/api/v1/emails", key=key)
+    assert any(e["to"] == "sam@example.com" and "Following up" in e["subject"] for e in emails["emails"])
+    status, error, _ = await act(api, key, business, lead["id"], "sms")
+    assert status == 400 and "no phone" in error["error"]["message"]
+    # With no gap, a second email is a new touch: the cap of one refuses it, with no instant to wait for.
+    status, error, headers = await act(api, key, business, lead["id"], "email")
+    assert status == 429 and error["error"]["nextAllowedAt"] is None and "cap is 1" in error["error"]["message"]
+    assert "Retry-After" not in headers
+    capped = await pipeline_lead(api, key, business, lead["id"])
+    assert capped["segment"] == "exhausted" and capped["next_action"] == "escalate"
+    for action, paused in (("pause", True), ("pause", True), ("resume", False)):
+        status, done, _ = await act(api, key, business, lead["id"], action)
+        assert status == 200, done
+        assert (await pipeline_lead(api, key, business, lead["id"]))["paused"] is paused
+    await act(api, key, business, lead["id"], "pause")
+    status, error, _ = await act(api, key, business, lead["id"], "email")
+    assert status == 409 and "paused" in error["error"]["message"]
+    status, skipped, _ = await act(api, key, business, lead["id"], "skip")
+    assert status == 200 and skipped["action"] == "skip"
+    won = await new_lead(api, key, business, name="Won", status="converted", email="won@example.com")
+    status, error, _ = await act(api, key, business, won["id"], "email")
+    assert status == 409 and "converted" in error["error"]["message"]
+    status, error, _ = await act(api, key, business, str(uuid.uuid4()), "skip")
+    assert status == 404, error
+
+
+async def test_another_accounts_key_cannot_act_on_a_lead(api, account, other_key):
+    key, business = account["key"], account["business_id"]
+    lead = await new_lead(api, key, business, name="Mine", email="mine@example.com")
+    status, error, _ = await act(api, other_key, business, lead["id"], "pause")
+    assert status == 403
+    status, error, _ = await api.request("GET", ACTIVITY, key=other_key, params={"businessId": business})
+    assert status == 403
+    assert (await pipeline_lead(api, key, business, lead["id"]))["paused"] is False
+
+
+async def test_racing_requests_touch_once(api, stack, account, calling_agent):  # noqa: F811
+    key, business, phone = account["key"], account["business_id"], callee(open_now=True)
+    await opt_in(api, key, phone)
+    lead = await new_lead(api, key, business, name="Raced", phone=phone)
+    replies = await asyncio.gather(*(act(api, key, business, lead["id"], "sms") for _ in range(4)))
+    statuses = sorted(status for status, _, _ in replies)
+    assert statuses[0] == 200 and set(statuses) <= {200, 409}, replies
+    assert len(await texts_to(stack, phone)) == 1
+    assert (await pipeline_lead(api, key, business, lead["id"]))["touch_count"] == 1

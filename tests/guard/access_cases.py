@@ -282,6 +282,10 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/api/sdr/pipeline"): Case(_r(params=lambda w: {"businessId": w.a_business}), FORBIDDEN),
     ("GET", "/api/sdr/config"): Case(_r(params=lambda w: {"businessId": w.a_business}), FORBIDDEN),
     ("PUT", "/api/sdr/config"): Case(_r(json=lambda w: {"businessId": w.a_business, "max_touches": 5}), FORBIDDEN),
+    ("POST", "/api/sdr/action"): Case(_r(json=lambda w: {"businessId": w.a_business, "leadId": w.lead,
+                                                         "action": "skip"}), FORBIDDEN),
+    ("GET", "/api/sdr/activity"): Case(_r(params=lambda w: {"businessId": w.a_business, "leadId": w.lead}),
+                                       FORBIDDEN),
     # analytics
     ("GET", "/api/v1/analytics/dashboard"): Case(_r(), OWN_REPORTS),
     ("GET", "/api/v1/analytics/calls"): Case(_r(params=lambda w: {"agent_id": w.agent}), NOT_FOUND),

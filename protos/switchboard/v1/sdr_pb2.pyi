@@ -681,3 +681,67 @@ class Pipeline(_message.Message):
     summary: PipelineSummary
     leads: _containers.RepeatedCompositeFieldContainer[PipelineLead]
     def __init__(self, business_id: _Optional[str] = ..., enabled: _Optional[bool] = ..., summary: _Optional[_Union[PipelineSummary, _Mapping]] = ..., leads: _Optional[_Iterable[_Union[PipelineLead, _Mapping]]] = ...) -> None: ...
+
+class LeadActionRequest(_message.Message):
+    __slots__ = ("business_id", "lead_id", "action")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    lead_id: str
+    action: str
+    def __init__(self, business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., action: _Optional[str] = ...) -> None: ...
+
+class LeadActionReply(_message.Message):
+    __slots__ = ("success", "action", "lead_id", "detail", "replayed")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    REPLAYED_FIELD_NUMBER: _ClassVar[int]
+    success: bool
+    action: str
+    lead_id: str
+    detail: str
+    replayed: bool
+    def __init__(self, success: _Optional[bool] = ..., action: _Optional[str] = ..., lead_id: _Optional[str] = ..., detail: _Optional[str] = ..., replayed: _Optional[bool] = ...) -> None: ...
+
+class ListPipelineActivityRequest(_message.Message):
+    __slots__ = ("business_id", "lead_id", "limit")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    lead_id: str
+    limit: int
+    def __init__(self, business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class PipelineActivity(_message.Message):
+    __slots__ = ("id", "lead_id", "action", "status", "detail", "touch_number", "reference", "origin", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    TOUCH_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    lead_id: str
+    action: str
+    status: str
+    detail: str
+    touch_number: int
+    reference: str
+    origin: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., lead_id: _Optional[str] = ..., action: _Optional[str] = ..., status: _Optional[str] = ..., detail: _Optional[str] = ..., touch_number: _Optional[int] = ..., reference: _Optional[str] = ..., origin: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class PipelineActivityList(_message.Message):
+    __slots__ = ("activity",)
+    ACTIVITY_FIELD_NUMBER: _ClassVar[int]
+    activity: _containers.RepeatedCompositeFieldContainer[PipelineActivity]
+    def __init__(self, activity: _Optional[_Iterable[_Union[PipelineActivity, _Mapping]]] = ...) -> None: ...

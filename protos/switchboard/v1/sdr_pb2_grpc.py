@@ -133,6 +133,16 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Pipeline.FromString,
                 _registered_method=True)
+        self.ActOnLead = channel.unary_unary(
+                '/switchboard.v1.Sdr/ActOnLead',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.LeadActionRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.LeadActionReply.FromString,
+                _registered_method=True)
+        self.ListPipelineActivity = channel.unary_unary(
+                '/switchboard.v1.Sdr/ListPipelineActivity',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListPipelineActivityRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PipelineActivityList.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -280,6 +290,21 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ActOnLead(self, request, context):
+        """An action on one lead (services.sdr.pipeline_actions); a touch the cadence blocks fails RESOURCE_EXHAUSTED
+        (rate_limited) with the detail next_allowed_at (RFC 3339; empty when the cap is reached).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPipelineActivity(self, request, context):
+        """The pipeline's activity log newest first, of a business or one of its leads.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -377,6 +402,16 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.GetPipeline,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.Pipeline.SerializeToString,
+            ),
+            'ActOnLead': grpc.unary_unary_rpc_method_handler(
+                    servicer.ActOnLead,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.LeadActionRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.LeadActionReply.SerializeToString,
+            ),
+            'ListPipelineActivity': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPipelineActivity,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListPipelineActivityRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.PipelineActivityList.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -895,6 +930,60 @@ class Sdr:
             '/switchboard.v1.Sdr/GetPipeline',
             switchboard_dot_v1_dot_sdr__pb2.GetPipelineRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.Pipeline.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ActOnLead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ActOnLead',
+            switchboard_dot_v1_dot_sdr__pb2.LeadActionRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.LeadActionReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPipelineActivity(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ListPipelineActivity',
+            switchboard_dot_v1_dot_sdr__pb2.ListPipelineActivityRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.PipelineActivityList.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,155 @@
+"""The sales pipeline's actions on one lead (POST /api/sdr/action): call, sms and email touch the lead; skip records
+a choice; pause and resume flip its `paused`. Each writes one activity entry.
+
+A touch is made in three steps, so no transaction is held while another service or a provider works:
+1. under the lead's row lock: the checks (a closed or paused lead is 409; the cadence, 429 with the exact
+   nextAllowedAt) and a claim, a `pending` activity entry for the lead's next touch number (unique while it is not
+   failed: two racing requests cannot both touch);
+2. the touch itself: a call through Calls.CreateCall with compliance enforce (actor pipeline: a refusal or a
+   deferral is its compliance code), a text through Messaging.SendSms with its checks, an email through the email
+   queue; the call and the text carry an idempotency key derived from the claim;
+3. the entry `done` and the lead's touch_count and last_touch in one transaction, or the entry `failed` (the touch
+   number is free again) with the error passed on.
+A request repeated within the touch gap (the same lead and action) answers the first result again
+(`replayed`), so a retried request never touches twice.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.errors import ServiceError, invalid, not_found
+from core.ids import new_id, require_uuid, utcnow
+from core.rpc import Client
+from services.sdr import pipeline_domain as rules
+from services.sdr import pipeline_store as store
+from services.sdr.business_agents import agent_numbers, only_agent_with_number
+from services.sdr.pipeline_service import Pipeline, signals_of
+from switchboard.v1 import accounts_pb2, calls_pb2, messaging_pb2
+
+CHANNEL_FIELD = {"call": "phone", "sms": "phone", "email": "email"}
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    success: bool
+    action: str
+    lead_id: str
+    detail: str
+    replayed: bool = False
+
+
+def touch_message(business_name: str, first_name: str | None) -> str:
+    """The pipeline's follow-up text."""
+    hello = f"Hi {first_name}," if first_name else "Hi,"
+    return f"{hello} it's {business_name} following up on your enquiry. Reply here or call us back. Reply STOP to opt out."
+
+
+def touch_email(business_name: str, first_name: str | None) -> tuple[str, str]:
+    """The pipeline's follow-up email: (subject, body)."""
+    hello = f"Hi {first_name}," if first_name else "Hello,"
+    return (f"Following up from {business_name}",
+            f"{hello}\n\nThanks for getting in touch with {business_name}. We'd be glad to help: reply to this email "
+            f"or give us a call, whichever suits you.\n\nBest regards,\n{business_name}")
+
+
+class Actions:
+    def __init__(self, engine: AsyncEngine, pipeline: Pipeline, agents: Client, accounts: Client, calls: Client,
+                 messaging: Client):
+        self.engine, self.pipeline = engine, pipeline
+        self.agents, self.accounts, self.calls, self.messaging = agents, accounts, calls, messaging
+
+    async def act(self, business_id: str, lead_id: str, action: str, origin: str = "api") -> ActionResult:
+        business_id = tenant.require_business(tenant.require_account(), business_id)
+        require_uuid(lead_id, "leadId")
+        if action not in rules.ACTIONS:
+            raise invalid(f"action must be one of {', '.join(rules.ACTIONS)}")
+        config = (await self.pipeline.config(business_id)).config
+        now = utcnow()
+        async with self.engine.begin() as conn:
+            lead = await store.lock_lead(conn, business_id, lead_id)
+            if lead is None:
+                raise not_found("lead")
+            if action not in rules.TOUCHES:
+                return await self._record(conn, lead, action, origin, now)
+            _check_touchable(lead, action)
+            earlier = await store.latest_done(conn, lead_id, action, now - config.touch_gap)
+            if earlier is not None:
+                return ActionResult(True, action, lead_id, earlier.detail, replayed=True)
+            stop = rules.cadence_stop(signals_of(lead), config, now)
+            if stop is not None:
+                at = stop.next_allowed_at
+                raise ServiceError("rate_limited", stop.reason + (f"; the next touch is allowed at {_stamp(at)}" if at
+                                   else "; no further touch is allowed"), next_allowed_at=_stamp(at) if at else "")
+            if await store.touch_pending(conn, lead_id):
+                raise ServiceError("conflict", "a touch of this lead is being made; retry in a moment")
+            claim = await store.add_activity(
+                conn, id=new_id(), business_id=business_id, lead_id=lead_id, action=action, status="pending",
+                detail=f"{action} being made", touch_number=lead.touch_count + 1, origin=origin, created_at=now,
+                updated_at=now)
+        try:
+            reference, detail = await self._touch(action, lead, config, str(claim.id))
+        except ServiceError as err:
+            async with self.engine.begin() as conn:
+                await store.finish_activity(conn, str(claim.id), {"status": "failed", "detail": err.message[:1000],
+                                                                  "updated_at": utcnow()})
+            raise
+        done = utcnow()
+        async with self.engine.begin() as conn:
+            await store.finish_activity(conn, str(claim.id), {"status": "done", "detail": detail,
+                                                              "reference": reference, "updated_at": done})
+            await store.count_touch(conn, lead_id, done)
+        return ActionResult(True, action, lead_id, detail)
+
+    @staticmethod
+    async def _record(conn, lead, action: str, origin: str, now: datetime) -> ActionResult:
+        """skip, pause or resume: the lead's flag and the entry, in one transaction."""
+        if action == "skip":
+            detail = "skipped: no touch this time"
+        else:
+            paused = action == "pause"
+            detail = (f"already {'paused' if paused else 'active'}" if lead.paused == paused else
+                      "paused: the pipeline leaves the lead alone until it is resumed" if paused else
+                      "resumed: the pipeline works the lead again")
+            await store.set_paused(conn, str(lead.id), paused, now)
+        await store.add_activity(conn, id=new_id(), business_id=str(lead.business_id), lead_id=str(lead.id),
+                                 action=action, status="done", detail=detail, origin=origin, created_at=now,
+                                 updated_at=now)
+        return ActionResult(True, action, str(lead.id), detail)
+
+    async def _touch(self, action: str, lead, config: rules.Config, claim_id: str) -> tuple[str, str]:
+        """Make the touch: (the reference of what it made, what it did)."""
+        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=str(lead.business_id)))
+        if action == "email":
+            subject, body = touch_email(owner.business_name, lead.first_name)
+            email = await self.messaging.QueueEmail(messaging_pb2.QueueEmailRequest(
+                to=lead.email, subject=subject, body=body, business_id=str(lead.business_id)))
+            return email.id, f"email queued to {lead.email} ({email.status})"
+        agent_id = config.sdr_agent_id or only_agent_with_number(
+            await agent_numbers(self.agents, str(lead.business_id)), "sdr_agent_id")
+        key = f"pipeline:{claim_id}"
+        if action == "call":
+            call = await self.calls.CreateCall(calls_pb2.CreateCallRequest(
+                agent_id=agent_id, to=lead.phone, lead_id=str(lead.id), idempotency_key=key,
+                compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="pipeline", reference=claim_id))
+            return call.id, f"call placed to {lead.phone} ({call.status})"
+        sent = await self.messaging.SendSms(messaging_pb2.SendSmsRequest(
+            to=lead.phone, from_agent_id=agent_id, message=touch_message(owner.business_name, lead.first_name),
+            lead_id=str(lead.id), idempotency_key=key, actor="pipeline", reference=claim_id))
+        return sent.message_id, f"text sent to {lead.phone} ({sent.status})"
+
+
+def _check_touchable(lead, action: str) -> None:
+    if lead.status in rules.CLOSED_STATUSES:
+        raise ServiceError("conflict", f"the lead is {lead.status}: the pipeline does not touch it")
+    if lead.paused:
+        raise ServiceError("conflict", "the lead is paused: resume it first")
+    if not getattr(lead, CHANNEL_FIELD[action]):
+        raise invalid(f"the lead has no {CHANNEL_FIELD[action]} to {action}")
+
+
+def _stamp(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
