@@ -428,6 +428,8 @@ SDR_CONFIG_PUT = _obj({
 SDR_ACTION = _obj({"businessId": UUID, "leadId": UUID,
                    "action": {"type": "string", "enum": list(pipeline.ACTIONS)}},
                   ("businessId", "leadId", "action")) | {"additionalProperties": False}
+SDR_RUN = _obj({"businessId": UUID, "dryRun": {"type": "boolean", "default": False}},
+               ("businessId",)) | {"additionalProperties": False}
 _SDR_CONFIG = message_schema(sdr_pb2.SdrConfig.DESCRIPTOR, omit=("business_id",))
 _SDR_CONFIG["properties"] = {"businessId": UUID, **_SDR_CONFIG["properties"]}
 _SDR_CONFIG["required"] = list(_SDR_CONFIG["properties"])
@@ -791,6 +793,19 @@ SCHEMAS: dict[str, dict] = {
                                     **PAGE_FIELDS}, ("decisions", *PAGE_FIELDS)),
     "SdrConfigPutRequest": SDR_CONFIG_PUT,
     "SdrActionRequest": SDR_ACTION,
+    "SdrRunRequest": SDR_RUN,
+    "SdrRun": _obj({
+        "success": {"type": "boolean"}, "dryRun": {"type": "boolean"},
+        "summary": message_schema(sdr_pb2.PipelineRunSummary.DESCRIPTOR),
+        "results": {"type": "array", "items": _obj({"success": {"type": "boolean"}, "action": {"type": "string"},
+                                                    "leadId": UUID, "detail": {"type": "string"}},
+                                                   ("success", "action", "leadId", "detail"))},
+        "skipped": {"type": "integer"},
+        "errors": {"type": "array", "items": _obj({"leadId": UUID, "action": {"type": "string"},
+                                                   "code": {"type": ["string", "null"]},
+                                                   "message": {"type": "string"}},
+                                                  ("leadId", "action", "code", "message"))}},
+        ("success", "dryRun", "summary", "results", "skipped", "errors")),
     "SdrActionResult": _obj({"success": {"type": "boolean"}, "action": {"type": "string"}, "leadId": UUID,
                              "detail": {"type": "string"}, "replayed": {"type": "boolean"}},
                             ("success", "action", "leadId", "detail", "replayed")),

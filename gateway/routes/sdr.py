@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gateway.convert import to_json
 from gateway.routes import RequestContext, Route
-from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, UUID
+from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, UUID
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_service import ACTIVITY_LIMIT, PIPELINE_LIMIT
 from switchboard.v1 import sdr_pb2
@@ -48,6 +48,17 @@ async def act(ctx: RequestContext):
         business_id=ctx.body["businessId"], lead_id=ctx.body["leadId"], action=ctx.body["action"]))
     return {"success": reply.success, "action": reply.action, "leadId": reply.lead_id, "detail": reply.detail,
             "replayed": reply.replayed}
+
+
+async def run(ctx: RequestContext):
+    reply = await ctx.rpc("sdr").RunPipeline(sdr_pb2.RunPipelineRequest(
+        business_id=ctx.body["businessId"], dry_run=bool(ctx.body.get("dryRun", False))))
+    results = [{"success": r.success, "action": r.action, "leadId": r.lead_id, "detail": r.detail}
+               for r in reply.results]
+    errors = [{"leadId": r.lead_id, "action": r.action, "code": r.code, "message": r.detail}
+              for r in reply.results if not r.success]
+    return {"success": reply.success, "dryRun": reply.dry_run, "summary": to_json(reply.summary),
+            "results": results, "skipped": reply.skipped, "errors": errors}
 
 
 async def activity(ctx: RequestContext):
@@ -122,6 +133,17 @@ ROUTES = [
           errors=(*ERRORS, "not_found", "conflict", "rate_limited", "number_on_dnc", "number_opted_out",
                   "tcpa_violation", "call_failed", "sms_send_failed", "content_blocked"),
           rpcs=(f"{SDR}/ActOnLead",), description=ACTION),
+    Route("POST", f"{BASE}/run", run, "Work the business's pipeline now (or preview it with dryRun)", "sdr",
+          scope=WRITE, sessions=True, body=SDR_RUN, response="SdrRun", errors=ERRORS, rpcs=(f"{SDR}/RunPipeline",),
+          description="400 invalid_request when SDR is not enabled for the business. Every lead whose next action "
+          "(see GET /api/sdr/pipeline) is a touch gets it, exactly as POST /api/sdr/action makes it (cadence, "
+          "compliance decision, activity entry, origin api); a lead whose next action is escalate is counted in "
+          "summary.escalated and listed with why. summary counts calls_queued, emails_queued, sms_sent, escalated "
+          "and failed; results lists each lead worked ({success, action, leadId, detail}); skipped counts the "
+          "leads left alone (closed, paused, waiting for the cadence or the legal window, nothing to do in their "
+          "segment); errors lists the touches that failed ({leadId, action, code, message}); success is false when "
+          "any failed. dryRun true computes the same, says what would be done, and dispatches nothing. "
+          + SEGMENTS + NEXT),
     Route("GET", f"{BASE}/activity", activity, "The pipeline's activity log", "sdr", scope=READ, sessions=True,
           query={"type": "object", "required": ["businessId"], "properties": {
               "businessId": BUSINESS_ID, "leadId": UUID,

@@ -27,6 +27,7 @@ from switchboard.v1 import accounts_pb2, agents_pb2, messaging_pb2
 
 PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
 ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
+STANDINGS_BATCH = 5_000  # leads whose compliance facts one GetStandings call asks (its limit is 10,000 phones)
 
 
 @dataclass(frozen=True)
@@ -126,21 +127,46 @@ class Pipeline:
             raise invalid(f"limit must be from 1 to {most}")
         view = await self.config(business_id)
         config, now = view.config, utcnow()
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(_signals_query(view.business_id))).all()
-        everyone = [(row, rules.segment(signals_of(row), config, now)) for row in rows]
+        everyone = await self._segmented(view.business_id, config, now)
         actionable = needs_manual = 0
-        for row, seg in everyone:
-            action = rules.next_action(signals_of(row), seg, config, None, now).action
-            actionable += action in rules.TOUCHES
-            needs_manual += action == "escalate"
-        chosen = [(row, seg) for row, seg in everyone if segment is None or seg == segment]
-        chosen.sort(key=lambda p: (rules.SEGMENTS.index(p[1]), -p[0].score, -p[0].created_at.timestamp()))
-        page = chosen[:limit]
-        facts = await self._facts(view.business_id, [row for row, _ in page])
-        return PipelineView(view.business_id, config.enabled, len(rows), actionable, needs_manual, [
-            PipelineLead(row, seg, rules.next_action(signals_of(row), seg, config, facts.get(str(row.id)), now))
-            for row, seg in page])
+        for lead in everyone:
+            actionable += lead.next.action in rules.TOUCHES
+            needs_manual += lead.next.action == "escalate"
+        chosen = [lead for lead in everyone if segment is None or lead.segment == segment]
+        chosen.sort(key=lambda p: (rules.SEGMENTS.index(p.segment), -p.row.score, -p.row.created_at.timestamp()))
+        return PipelineView(view.business_id, config.enabled, len(everyone), actionable, needs_manual,
+                            await self._decided(view.business_id, config, chosen[:limit], now))
+
+    async def worklist(self, business_id: str) -> tuple[rules.Config, list[PipelineLead], int]:
+        """The business's config, every lead whose next action is a touch or an escalation now, each decided with
+        the compliance facts (what a run works through), and how many leads the business has."""
+        view = await self.config(business_id)
+        config, now = view.config, utcnow()
+        everyone = await self._segmented(view.business_id, config, now)
+        candidates = [lead for lead in everyone if lead.next.action in (*rules.TOUCHES, "escalate")]
+        return config, await self._decided(view.business_id, config, candidates, now), len(everyone)
+
+    async def _segmented(self, business_id: str, config: rules.Config, now: datetime) -> list[PipelineLead]:
+        """Every lead of the business with its segment and its next action by segment, toggles and cadence (the
+        compliance decision not asked)."""
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(_signals_query(business_id))).all()
+        leads_ = []
+        for row in rows:
+            signals = signals_of(row)
+            seg = rules.segment(signals, config, now)
+            leads_.append(PipelineLead(row, seg, rules.next_action(signals, seg, config, None, now)))
+        return leads_
+
+    async def _decided(self, business_id: str, config: rules.Config, chosen: list[PipelineLead],
+                       now: datetime) -> list[PipelineLead]:
+        """These leads with their next actions decided again with the compliance facts."""
+        facts: dict[str, rules.Facts] = {}
+        rows = [lead.row for lead in chosen]
+        for start in range(0, len(rows), STANDINGS_BATCH):
+            facts.update(await self._facts(business_id, rows[start:start + STANDINGS_BATCH]))
+        return [PipelineLead(lead.row, lead.segment, rules.next_action(
+            signals_of(lead.row), lead.segment, config, facts.get(str(lead.row.id)), now)) for lead in chosen]
 
     async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list:
         """The activity log newest first, of the business or of one of its leads."""

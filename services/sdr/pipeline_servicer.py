@@ -42,8 +42,8 @@ def activity_message(row) -> sdr_pb2.PipelineActivity:
 
 
 class PipelineServicer:
-    """Mixed into the Sdr servicer, which sets `self.pipeline` (services.sdr.pipeline_service.Pipeline) and
-    `self.actions` (services.sdr.pipeline_actions.Actions)."""
+    """Mixed into the Sdr servicer, which sets `self.pipeline` (services.sdr.pipeline_service.Pipeline),
+    `self.actions` (services.sdr.pipeline_actions.Actions) and `self.runner` (services.sdr.pipeline_run)."""
 
     async def GetSdrConfig(self, request, context):
         return config_message(await self.pipeline.config(request.business_id))
@@ -67,3 +67,15 @@ class PipelineServicer:
         rows = await self.pipeline.activity(request.business_id, optional(request, "lead_id"),
                                             request.limit or ACTIVITY_LIMIT[0])
         return sdr_pb2.PipelineActivityList(activity=[activity_message(r) for r in rows])
+
+    async def RunPipeline(self, request, context):
+        outcome = await self.runner.run(request.business_id, request.dry_run)
+        return run_reply(outcome)
+
+
+def run_reply(outcome) -> sdr_pb2.PipelineRunReply:
+    return sdr_pb2.PipelineRunReply(
+        success=not outcome.errors, dry_run=outcome.dry_run, summary=sdr_pb2.PipelineRunSummary(**outcome.summary),
+        skipped=outcome.skipped, results=[sdr_pb2.PipelineRunResult(
+            success=r.success, action=r.action, lead_id=r.lead_id, detail=r.detail, code=r.code)
+            for r in outcome.results])

@@ -9,6 +9,7 @@ from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import calls_consumer, domain, sms_consumer
 from services.sdr.pipeline_actions import Actions
+from services.sdr.pipeline_run import PipelineRun
 from services.sdr.pipeline_service import Pipeline
 from services.sdr.pipeline_servicer import PipelineServicer
 from services.sdr.runs_service import Runs
@@ -62,6 +63,7 @@ def _given(fields: sdr_pb2.LeadFields) -> dict[str, str]:
 class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
     def __init__(self, leads: Leads, runs: Runs, pipeline: Pipeline, actions: Actions):
         self.leads, self.runs, self.pipeline, self.actions = leads, runs, pipeline, actions
+        self.runner = PipelineRun(pipeline, actions)
 
     async def CreateLead(self, request, context):
         return lead_message(await self.leads.create(request.business_id, _given(request.fields)))

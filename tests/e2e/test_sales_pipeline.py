@@ -253,3 +253,45 @@ async def test_racing_requests_touch_once(api, stack, account, calling_agent):  
     assert statuses[0] == 200 and set(statuses) <= {200, 409}, replies
     assert len(await texts_to(stack, phone)) == 1
     assert (await pipeline_lead(api, key, business, lead["id"]))["touch_count"] == 1
+
+
+RUN = "/api/sdr/run"
+
+
+async def test_a_run_needs_sdr_enabled_a_dry_run_sends_nothing_and_a_run_works_the_leads(
+        api, stack, account, voice, calling_agent):  # noqa: F811
+    key, business = account["key"], account["business_id"]
+    status, error, _ = await api.request("POST", RUN, key=key, json={"businessId": business})
+    assert status == 400 and "not enabled" in error["error"]["message"], error
+    # Business hours all day: the callees are picked by their legal window, open now.
+    await put_config(api, key, business, enabled=True, auto_call=True, auto_sms=True, auto_email=True,
+                     business_hours_start=0, business_hours_end=23)
+    caller, texter = callee(open_now=True), callee(open_now=True)
+    for phone in (caller, texter):
+        await opt_in(api, key, phone)
+    fresh = await new_lead(api, key, business, name="Fresh", phone=caller)  # speed_to_lead: a call
+    quiet = await new_lead(api, key, business, name="Quiet", phone=texter, status="contacted")  # cold: skipped
+    mailed = await new_lead(api, key, business, name="Mail", email="mail@example.com")  # speed_to_lead: an email
+    nothing = await new_lead(api, key, business, name="Nobody")  # no phone, no email: escalate
+    status, dry, _ = await api.request("POST", RUN, key=key, json={"businessId": business, "dryRun": True})
+    assert status == 200 and dry["dryRun"] is True and dry["success"] is True, dry
+    assert dry["summary"] == {"calls_queued": 1, "emails_queued": 1, "sms_sent": 0, "escalated": 1, "failed": 0}
+    assert {(r["leadId"], r["action"]) for r in dry["results"]} == {
+        (fresh["id"], "call"), (mailed["id"], "email"), (nothing["id"], "escalate")}
+    assert dry["skipped"] == 1 and dry["errors"] == [] and all("would" in r["detail"] or "needs the owner" in
+                                                                 r["detail"] for r in dry["results"])
+    assert await provider_calls_to(voice, caller) == []  # nothing dispatched
+    status, log, _ = await api.request("GET", ACTIVITY, key=key, params={"businessId": business})
+    assert log["activity"] == []
+    status, done, _ = await api.request("POST", RUN, key=key, json={"businessId": business})
+    assert status == 200 and done["dryRun"] is False and done["success"] is True, done
+    assert done["summary"] == {"calls_queued": 1, "emails_queued": 1, "sms_sent": 0, "escalated": 1, "failed": 0}
+    assert len(await provider_calls_to(voice, caller)) == 1
+    status, log, _ = await api.request("GET", ACTIVITY, key=key, params={"businessId": business})
+    assert {(a["lead_id"], a["action"], a["status"]) for a in log["activity"]} == {
+        (fresh["id"], "call", "done"), (mailed["id"], "email", "done")}
+    assert quiet["id"] not in {a["lead_id"] for a in log["activity"]}
+    # Run again at once: the touched leads wait for their cadence, nothing is touched twice.
+    status, again, _ = await api.request("POST", RUN, key=key, json={"businessId": business})
+    assert again["summary"]["calls_queued"] == 0 and again["summary"]["emails_queued"] == 0, again
+    assert len(await provider_calls_to(voice, caller)) == 1

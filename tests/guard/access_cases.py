@@ -130,6 +130,12 @@ async def _pause_run(w: World) -> Request:
     return Request(json={"id": await _new_run(w), "action": "pause"})
 
 
+async def _sdr_dry_run(w: World) -> Request:
+    """A dry run of A's pipeline, SDR enabled first (a run of a business without it is 400); nothing is sent."""
+    await w.ok("PUT", "/api/sdr/config", json={"businessId": w.a_business, "enabled": True})
+    return Request(json={"businessId": w.a_business, "dryRun": True})
+
+
 async def _send_sms(w: World) -> Request:
     """A text A may send: to a fresh phone that opted in, in a zone whose quiet hours are over now."""
     from tests.e2e.test_sms import number
@@ -284,6 +290,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("PUT", "/api/sdr/config"): Case(_r(json=lambda w: {"businessId": w.a_business, "max_touches": 5}), FORBIDDEN),
     ("POST", "/api/sdr/action"): Case(_r(json=lambda w: {"businessId": w.a_business, "leadId": w.lead,
                                                          "action": "skip"}), FORBIDDEN),
+    ("POST", "/api/sdr/run"): Case(_sdr_dry_run, FORBIDDEN),
     ("GET", "/api/sdr/activity"): Case(_r(params=lambda w: {"businessId": w.a_business, "leadId": w.lead}),
                                        FORBIDDEN),
     # analytics

@@ -745,3 +745,53 @@ class PipelineActivityList(_message.Message):
     ACTIVITY_FIELD_NUMBER: _ClassVar[int]
     activity: _containers.RepeatedCompositeFieldContainer[PipelineActivity]
     def __init__(self, activity: _Optional[_Iterable[_Union[PipelineActivity, _Mapping]]] = ...) -> None: ...
+
+class RunPipelineRequest(_message.Message):
+    __slots__ = ("business_id", "dry_run")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    dry_run: bool
+    def __init__(self, business_id: _Optional[str] = ..., dry_run: _Optional[bool] = ...) -> None: ...
+
+class PipelineRunSummary(_message.Message):
+    __slots__ = ("calls_queued", "emails_queued", "sms_sent", "escalated", "failed")
+    CALLS_QUEUED_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_QUEUED_FIELD_NUMBER: _ClassVar[int]
+    SMS_SENT_FIELD_NUMBER: _ClassVar[int]
+    ESCALATED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    calls_queued: int
+    emails_queued: int
+    sms_sent: int
+    escalated: int
+    failed: int
+    def __init__(self, calls_queued: _Optional[int] = ..., emails_queued: _Optional[int] = ..., sms_sent: _Optional[int] = ..., escalated: _Optional[int] = ..., failed: _Optional[int] = ...) -> None: ...
+
+class PipelineRunResult(_message.Message):
+    __slots__ = ("success", "action", "lead_id", "detail", "code")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    success: bool
+    action: str
+    lead_id: str
+    detail: str
+    code: str
+    def __init__(self, success: _Optional[bool] = ..., action: _Optional[str] = ..., lead_id: _Optional[str] = ..., detail: _Optional[str] = ..., code: _Optional[str] = ...) -> None: ...
+
+class PipelineRunReply(_message.Message):
+    __slots__ = ("success", "dry_run", "summary", "results", "skipped")
+    SUCCESS_FIELD_NUMBER: _ClassVar[int]
+    DRY_RUN_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    success: bool
+    dry_run: bool
+    summary: PipelineRunSummary
+    results: _containers.RepeatedCompositeFieldContainer[PipelineRunResult]
+    skipped: int
+    def __init__(self, success: _Optional[bool] = ..., dry_run: _Optional[bool] = ..., summary: _Optional[_Union[PipelineRunSummary, _Mapping]] = ..., results: _Optional[_Iterable[_Union[PipelineRunResult, _Mapping]]] = ..., skipped: _Optional[int] = ...) -> None: ...

@@ -143,6 +143,11 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListPipelineActivityRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PipelineActivityList.FromString,
                 _registered_method=True)
+        self.RunPipeline = channel.unary_unary(
+                '/switchboard.v1.Sdr/RunPipeline',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunPipelineRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PipelineRunReply.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -305,6 +310,14 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunPipeline(self, request, context):
+        """Works the business's pipeline once (services.sdr.pipeline_run); fails INVALID_ARGUMENT (invalid_request) when
+        SDR is not enabled for it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -412,6 +425,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.ListPipelineActivity,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListPipelineActivityRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.PipelineActivityList.SerializeToString,
+            ),
+            'RunPipeline': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunPipeline,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunPipelineRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.PipelineRunReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -984,6 +1002,33 @@ class Sdr:
             '/switchboard.v1.Sdr/ListPipelineActivity',
             switchboard_dot_v1_dot_sdr__pb2.ListPipelineActivityRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.PipelineActivityList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunPipeline(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/RunPipeline',
+            switchboard_dot_v1_dot_sdr__pb2.RunPipelineRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.PipelineRunReply.FromString,
             options,
             channel_credentials,
             insecure,
