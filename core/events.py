@@ -36,7 +36,7 @@ CATALOGUE: tuple[EventType, ...] = (
     EventType("sms.delivered", events_pb2.SmsDelivered),
     EventType("sms.failed", events_pb2.SmsFailed),
     EventType("voicemail.received", events_pb2.VoicemailReceived),
-    EventType("dispatcher.briefing_created", None),
+    EventType("dispatcher.briefing_created", events_pb2.BriefingCreated),
     EventType("phone_number.assigned", events_pb2.PhoneNumberAssigned),
     EventType("phone_number.released", events_pb2.PhoneNumberReleased),
     EventType("workspace.paused", events_pb2.WorkspacePaused),

@@ -95,7 +95,9 @@ SERVICES: tuple[Service, ...] = (
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
     Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit and communication runs",
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
-                            summary="communication runs: executes due touches (run several)"),)),
+                            summary="communication runs: executes due touches (run several)"),
+                     Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,
+                            summary="the sales pipeline's two-hourly runner (run several: one run per window)"))),
     # Placing a call waits on the voice provider (with its retries).
     Service("calls", 50055, "Calls", "outbound and inbound calls and their records", deadline=PROVIDER_WAIT_SECONDS),
     # Sending a text waits on the messaging provider.

@@ -141,6 +141,12 @@ class Settings:
     runs_lease_seconds: float = 60.0
     runs_calls_in_flight: int = 10
     runs_concurrency: int = 20  # touches one scheduler replica executes at once
+    # The sales pipeline's scheduled runner: how often the sdr-runner worker looks for businesses whose two-hour
+    # window has not run yet.
+    sdr_runner_poll_seconds: float = 60.0
+    # The server secret POST /api/sdr/runner takes (Authorization: Bearer ...); derived from the server secret
+    # unless set.
+    sdr_runner_secret: Secret = Secret("")
 
     @property
     def webhook_lease(self) -> timedelta:
@@ -229,4 +235,7 @@ def load() -> Settings:
         runs_lease_seconds=float(os.environ.get("RUNS_LEASE_SECONDS", "60")),
         runs_calls_in_flight=_int("RUNS_CALLS_IN_FLIGHT", 10),
         runs_concurrency=_int("RUNS_CONCURRENCY", 20),
+        sdr_runner_poll_seconds=float(os.environ.get("SDR_RUNNER_POLL_SECONDS", "60")),
+        sdr_runner_secret=Secret(os.environ.get("SDR_RUNNER_SECRET") or derive_secret(
+            os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET), "sdr-runner")),
     )

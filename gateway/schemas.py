@@ -430,6 +430,8 @@ SDR_ACTION = _obj({"businessId": UUID, "leadId": UUID,
                   ("businessId", "leadId", "action")) | {"additionalProperties": False}
 SDR_RUN = _obj({"businessId": UUID, "dryRun": {"type": "boolean", "default": False}},
                ("businessId",)) | {"additionalProperties": False}
+SDR_RUNNER = _obj({"businessId": {**UUID, "description": "only this business (default: every one due)"}}) | {
+    "additionalProperties": False}
 _SDR_CONFIG = message_schema(sdr_pb2.SdrConfig.DESCRIPTOR, omit=("business_id",))
 _SDR_CONFIG["properties"] = {"businessId": UUID, **_SDR_CONFIG["properties"]}
 _SDR_CONFIG["required"] = list(_SDR_CONFIG["properties"])
@@ -794,6 +796,13 @@ SCHEMAS: dict[str, dict] = {
     "SdrConfigPutRequest": SDR_CONFIG_PUT,
     "SdrActionRequest": SDR_ACTION,
     "SdrRunRequest": SDR_RUN,
+    "SdrRunnerRequest": SDR_RUNNER,
+    "SdrRunner": _obj({"window_start": TIME, "runs": {"type": "array", "items": _obj({
+        "businessId": UUID, "status": {"type": "string", "enum": ["ran", "taken"]},
+        "briefing_id": {"type": ["string", "null"]},
+        "summary": {"anyOf": [message_schema(sdr_pb2.PipelineRunSummary.DESCRIPTOR), {"type": "null"}]},
+        "skipped": {"type": "integer"}}, ("businessId", "status", "briefing_id", "summary", "skipped"))}},
+        ("window_start", "runs")),
     "SdrRun": _obj({
         "success": {"type": "boolean"}, "dryRun": {"type": "boolean"},
         "summary": message_schema(sdr_pb2.PipelineRunSummary.DESCRIPTOR),

@@ -67,7 +67,9 @@ def stack(request):
                          # unfinished eval runs are polled ten times a second
                          "EVAL_POLL_SECONDS": "0.1",
                          # a communication job claimed by a scheduler that died is due again after 3 s
-                         "RUNS_LEASE_SECONDS": "3"})
+                         "RUNS_LEASE_SECONDS": "3",
+                         # the sales pipeline's runner works only when a test calls POST /api/sdr/runner
+                         "SDR_RUNNER_POLL_SECONDS": "86400"})
     try:
         s.start()
         yield s

@@ -3,9 +3,13 @@ with their segments and next actions, and its SDR config. Every route takes a ke
 for writes) or the dashboard session (no scope check)."""
 from __future__ import annotations
 
+import hmac
+
+from core.errors import ServiceError
 from gateway.convert import to_json
-from gateway.routes import RequestContext, Route
-from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, UUID
+from gateway.dashboard.pages import SESSION_COOKIE
+from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, SDR_RUNNER, UUID
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_service import ACTIVITY_LIMIT, PIPELINE_LIMIT
 from switchboard.v1 import sdr_pb2
@@ -59,6 +63,33 @@ async def run(ctx: RequestContext):
               for r in reply.results if not r.success]
     return {"success": reply.success, "dryRun": reply.dry_run, "summary": to_json(reply.summary),
             "results": results, "skipped": reply.skipped, "errors": errors}
+
+
+def _check_runner_secret(ctx: RequestContext) -> None:
+    """The scheduled runner takes the server secret alone: a key or a dashboard session is 403, anything else 401."""
+    header = ctx.request.headers.get("Authorization", "")
+    credential = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
+    if credential.startswith("svc_live_"):
+        raise ServiceError("forbidden", "the scheduled runner is not callable with an API key; it takes the server "
+                           "secret (SDR_RUNNER_SECRET)")
+    if not credential and ctx.request.cookies.get(SESSION_COOKIE):
+        raise ServiceError("forbidden", "the scheduled runner is not callable with a dashboard session; it takes the "
+                           "server secret (SDR_RUNNER_SECRET)")
+    expected = ctx.deps.settings.sdr_runner_secret.reveal()
+    if not credential or not hmac.compare_digest(credential.encode(), expected.encode()):
+        raise ServiceError("unauthorized", "send the server secret: 'Authorization: Bearer <SDR_RUNNER_SECRET>'")
+
+
+async def runner(ctx: RequestContext):
+    _check_runner_secret(ctx)
+    req = sdr_pb2.RunScheduledRequest()
+    if ctx.body.get("businessId"):
+        req.business_id = ctx.body["businessId"]
+    reply = await ctx.rpc("sdr").RunScheduled(req)
+    return {"window_start": to_json(reply)["window_start"], "runs": [
+        {"businessId": r.business_id, "status": r.status, "briefing_id": r.briefing_id or None,
+         "summary": to_json(r.summary) if r.HasField("summary") else None, "skipped": r.skipped}
+        for r in reply.runs]}
 
 
 async def activity(ctx: RequestContext):
@@ -144,6 +175,18 @@ ROUTES = [
           "segment); errors lists the touches that failed ({leadId, action, code, message}); success is false when "
           "any failed. dryRun true computes the same, says what would be done, and dispatches nothing. "
           + SEGMENTS + NEXT),
+    Route("POST", f"{BASE}/runner", runner, "The scheduled runner: work every enabled business's window now", "sdr",
+          auth=PUBLIC, body=SDR_RUNNER, response="SdrRunner", errors=("unauthorized", "forbidden"),
+          rpcs=(f"{SDR}/RunScheduled",),
+          description="Takes the server secret only (Authorization: Bearer <SDR_RUNNER_SECRET>, by default derived "
+          "from SWITCHBOARD_SECRET_KEY); an API key or a dashboard session is 403, no or a wrong secret 401. The "
+          "sdr-runner worker does the same every SDR_RUNNER_POLL_SECONDS (default 60), so this route is for a "
+          "Kubernetes CronJob or an operator. Every business with SDR enabled (or only businessId) whose run of the "
+          "current two-hour window (of UTC, from midnight) has not completed gets one: its pipeline worked as POST "
+          "/api/sdr/run does (as its owner, origin runner), then a briefing stored, e-mailed to the owner through "
+          "the email queue and sent as dispatcher.briefing_created. One run per business and window, whatever the "
+          "number of runners or calls (status taken: another runner holds it); a runner that dies halfway is taken "
+          "over after ten minutes without touching the leads already worked."),
     Route("GET", f"{BASE}/activity", activity, "The pipeline's activity log", "sdr", scope=READ, sessions=True,
           query={"type": "object", "required": ["businessId"], "properties": {
               "businessId": BUSINESS_ID, "leadId": UUID,

@@ -62,7 +62,9 @@ class Actions:
         self.engine, self.pipeline = engine, pipeline
         self.agents, self.accounts, self.calls, self.messaging = agents, accounts, calls, messaging
 
-    async def act(self, business_id: str, lead_id: str, action: str, origin: str = "api") -> ActionResult:
+    async def act(self, business_id: str, lead_id: str, action: str, origin: str = "api",
+                  window_id: str | None = None) -> ActionResult:
+        """The action done (`origin` api or runner; `window_id`: the scheduled run making it)."""
         business_id = tenant.require_business(tenant.require_account(), business_id)
         require_uuid(lead_id, "leadId")
         if action not in rules.ACTIONS:
@@ -74,7 +76,7 @@ class Actions:
             if lead is None:
                 raise not_found("lead")
             if action not in rules.TOUCHES:
-                return await self._record(conn, lead, action, origin, now)
+                return await self._record(conn, lead, action, origin, window_id, now)
             _check_touchable(lead, action)
             earlier = await store.latest_done(conn, lead_id, action, now - config.touch_gap)
             if earlier is not None:
@@ -88,8 +90,8 @@ class Actions:
                 raise ServiceError("conflict", "a touch of this lead is being made; retry in a moment")
             claim = await store.add_activity(
                 conn, id=new_id(), business_id=business_id, lead_id=lead_id, action=action, status="pending",
-                detail=f"{action} being made", touch_number=lead.touch_count + 1, origin=origin, created_at=now,
-                updated_at=now)
+                detail=f"{action} being made", touch_number=lead.touch_count + 1, origin=origin, window_id=window_id,
+                created_at=now, updated_at=now)
         try:
             reference, detail = await self._touch(action, lead, config, str(claim.id))
         except ServiceError as err:
@@ -105,7 +107,7 @@ class Actions:
         return ActionResult(True, action, lead_id, detail)
 
     @staticmethod
-    async def _record(conn, lead, action: str, origin: str, now: datetime) -> ActionResult:
+    async def _record(conn, lead, action: str, origin: str, window_id: str | None, now: datetime) -> ActionResult:
         """skip, pause or resume: the lead's flag and the entry, in one transaction."""
         if action == "skip":
             detail = "skipped: no touch this time"
@@ -116,8 +118,8 @@ class Actions:
                       "resumed: the pipeline works the lead again")
             await store.set_paused(conn, str(lead.id), paused, now)
         await store.add_activity(conn, id=new_id(), business_id=str(lead.business_id), lead_id=str(lead.id),
-                                 action=action, status="done", detail=detail, origin=origin, created_at=now,
-                                 updated_at=now)
+                                 action=action, status="done", detail=detail, origin=origin, window_id=window_id,
+                                 created_at=now, updated_at=now)
         return ActionResult(True, action, str(lead.id), detail)
 
     async def _touch(self, action: str, lead, config: rules.Config, claim_id: str) -> tuple[str, str]:

@@ -24,6 +24,7 @@ class RunResult:
     success: bool
     detail: str
     code: str | None = None  # the error's code when it failed
+    name: str = ""  # the lead's, for the owner's briefing
 
 
 @dataclass
@@ -44,9 +45,10 @@ class PipelineRun:
     def __init__(self, pipeline: Pipeline, actions: Actions):
         self.pipeline, self.actions = pipeline, actions
 
-    async def run(self, business_id: str, dry_run: bool, origin: str = "api",
-                  done: frozenset[str] = frozenset()) -> RunOutcome:
-        """Work the business's pipeline once; `done`: leads already worked in this window (a resumed runner)."""
+    async def run(self, business_id: str, dry_run: bool, origin: str = "api", done: frozenset[str] = frozenset(),
+                  window_id: str | None = None) -> RunOutcome:
+        """Work the business's pipeline once; `done`: leads already worked by the scheduled run `window_id` (a
+        runner that took it over)."""
         config, worklist, total = await self.pipeline.worklist(business_id)
         if not config.enabled:
             raise invalid("SDR is not enabled for this business: PUT /api/sdr/config with enabled true first")
@@ -58,15 +60,16 @@ class PipelineRun:
             if action not in (*rules.TOUCHES, "escalate"):
                 outcome.skipped += 1
                 continue
+            name = lead.row.name or " ".join(filter(None, (lead.row.first_name, lead.row.last_name)))
             if action == "escalate" or dry_run:
                 verb = "needs the owner" if action == "escalate" else f"would {action}"
-                result = RunResult(lead_id, action, True, f"{verb}: {lead.next.reason}")
+                result = RunResult(lead_id, action, True, f"{verb}: {lead.next.reason}", name=name)
             else:
                 try:
-                    made = await self.actions.act(business_id, lead_id, action, origin)
-                    result = RunResult(lead_id, action, True, made.detail)
+                    made = await self.actions.act(business_id, lead_id, action, origin, window_id)
+                    result = RunResult(lead_id, action, True, made.detail, name=name)
                 except ServiceError as err:
-                    result = RunResult(lead_id, action, False, err.message, err.code)
+                    result = RunResult(lead_id, action, False, err.message, err.code, name)
             outcome.results.append(result)
             outcome.summary[SUMMARY_OF[action] if result.success else "failed"] += 1
         return outcome

@@ -1,6 +1,7 @@
 """The sales pipeline's RPCs of the Sdr servicer: requests into services.sdr.pipeline_service, views into replies."""
 from __future__ import annotations
 
+from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_service import ACTIVITY_LIMIT, ConfigView, PipelineLead
@@ -43,7 +44,8 @@ def activity_message(row) -> sdr_pb2.PipelineActivity:
 
 class PipelineServicer:
     """Mixed into the Sdr servicer, which sets `self.pipeline` (services.sdr.pipeline_service.Pipeline),
-    `self.actions` (services.sdr.pipeline_actions.Actions) and `self.runner` (services.sdr.pipeline_run)."""
+    `self.actions` (services.sdr.pipeline_actions.Actions), `self.runner` (services.sdr.pipeline_run) and
+    `self.scheduled` (services.sdr.pipeline_runner.ScheduledRunner)."""
 
     async def GetSdrConfig(self, request, context):
         return config_message(await self.pipeline.config(request.business_id))
@@ -71,6 +73,15 @@ class PipelineServicer:
     async def RunPipeline(self, request, context):
         outcome = await self.runner.run(request.business_id, request.dry_run)
         return run_reply(outcome)
+
+    async def RunScheduled(self, request, context):
+        window_start, runs = await self.scheduled.run_window(utcnow(), optional(request, "business_id"))
+        reply = sdr_pb2.RunScheduledReply(runs=[sdr_pb2.ScheduledBusinessRun(
+            business_id=r.business_id, status=r.status, briefing_id=r.briefing_id,
+            summary=sdr_pb2.PipelineRunSummary(**r.outcome.summary) if r.outcome else None,
+            skipped=r.outcome.skipped if r.outcome else 0) for r in runs])
+        set_timestamp(reply, "window_start", window_start)
+        return reply
 
 
 def run_reply(outcome) -> sdr_pb2.PipelineRunReply:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.ids import new_id
 from services.sdr import store as lead_store  # the leads table (store.py imports this module for its metadata)
 from services.sdr.schema import Ts, Uuid, metadata
 
@@ -39,13 +40,43 @@ activity = sa.Table(
     sa.Column("touch_number", sa.Integer),  # the lead's n-th touch (touches only): made once
     sa.Column("reference", sa.Text),  # the call, message or email the touch made
     sa.Column("origin", sa.Text, nullable=False),  # api (a key or session) or runner
+    sa.Column("window_id", Uuid),  # the scheduled run that made it (runner entries)
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
+)
+
+windows = sa.Table(
+    "runner_windows", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("window_start", Ts, nullable=False),  # the two-hour window the scheduled run is for
+    sa.Column("status", sa.Text, nullable=False),  # running, completed
+    sa.Column("lease_token", sa.Text),  # the runner working it; another takes over once lease_until passes
+    sa.Column("lease_until", Ts),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="1"),
+    sa.Column("started_at", Ts, nullable=False),
+    sa.Column("ended_at", Ts),
+    sa.UniqueConstraint("business_id", "window_start", name="runner_windows_once"),
+)
+
+briefings = sa.Table(
+    "briefings", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("window_id", Uuid, sa.ForeignKey(windows.c.id, ondelete="CASCADE"), nullable=False, unique=True),
+    sa.Column("summary", JSONB, nullable=False),  # the run's summary counts
+    sa.Column("needs_owner", JSONB, nullable=False),  # [{lead_id, name, reason}] escalated to the owner
+    sa.Column("text", sa.Text, nullable=False),  # as e-mailed to the owner
+    sa.Column("email_id", sa.Text),
+    sa.Column("created_at", Ts, nullable=False),
 )
 
 sa.Index("pipeline_activity_business_created", activity.c.business_id, activity.c.created_at.desc(),
          activity.c.id.desc())
 sa.Index("pipeline_activity_lead_created", activity.c.lead_id, activity.c.created_at.desc(), activity.c.id.desc())
+sa.Index("pipeline_activity_window", activity.c.window_id, activity.c.lead_id,
+         postgresql_where=activity.c.window_id.is_not(None))
+sa.Index("briefings_business_created", briefings.c.business_id, briefings.c.created_at.desc(), briefings.c.id.desc())
 sa.Index("pipeline_activity_touch_once", activity.c.lead_id, activity.c.touch_number, unique=True,
          postgresql_where=sa.and_(activity.c.touch_number.is_not(None), activity.c.status != "failed"))
 
@@ -110,3 +141,47 @@ def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select:
     if lead_id:
         query = query.where(activity.c.lead_id == lead_id)
     return query.order_by(activity.c.created_at.desc(), activity.c.id.desc()).limit(limit)
+
+
+# -- the scheduled runner -------------------------------------------------------------------------------------
+
+async def businesses_due(conn: AsyncConnection, window_start: datetime, business_id: str | None) -> list[str]:
+    """Businesses with SDR enabled whose run of this window has not completed (or only `business_id`)."""
+    finished = sa.exists().where(windows.c.business_id == configs.c.business_id,
+                                 windows.c.window_start == window_start, windows.c.status == "completed")
+    query = sa.select(configs.c.business_id).where(configs.c.enabled, ~finished).order_by(configs.c.business_id)
+    if business_id:
+        query = query.where(configs.c.business_id == business_id)
+    return [str(b) for b in (await conn.scalars(query))]
+
+
+async def claim_window(conn: AsyncConnection, business_id: str, window_start: datetime, token: str,
+                       lease_until: datetime, now: datetime):
+    """The business's run of this window, claimed for `token`: new, or taken over from a runner whose lease ran
+    out (attempts counts them); None while another runner holds it or once it completed."""
+    w = windows.c
+    statement = insert(windows).values(id=new_id(), business_id=business_id, window_start=window_start,
+                                       status="running", lease_token=token, lease_until=lease_until, started_at=now)
+    statement = statement.on_conflict_do_update(
+        constraint="runner_windows_once", set_={"lease_token": token, "lease_until": lease_until,
+                                                "attempts": w.attempts + 1},
+        where=sa.and_(w.status == "running", w.lease_until < now))
+    return (await conn.execute(statement.returning(windows))).first()
+
+
+async def leads_worked(conn: AsyncConnection, window_id: str) -> frozenset[str]:
+    """The leads a run of this window already acted on (a runner that takes over does not touch them again)."""
+    rows = await conn.scalars(sa.select(activity.c.lead_id).where(activity.c.window_id == window_id).distinct())
+    return frozenset(str(r) for r in rows)
+
+
+async def complete_window(conn: AsyncConnection, window_id: str, token: str, now: datetime) -> bool:
+    """Mark the run completed if `token` still holds it."""
+    done = await conn.execute(windows.update().where(windows.c.id == window_id, windows.c.lease_token == token)
+                              .values(status="completed", lease_token=None, lease_until=None, ended_at=now)
+                              .returning(windows.c.id))
+    return done.first() is not None
+
+
+async def add_briefing(conn: AsyncConnection, **values):
+    return (await conn.execute(briefings.insert().values(**values).returning(briefings))).first()

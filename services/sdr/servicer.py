@@ -8,9 +8,7 @@ from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import calls_consumer, domain, sms_consumer
-from services.sdr.pipeline_actions import Actions
-from services.sdr.pipeline_run import PipelineRun
-from services.sdr.pipeline_service import Pipeline
+from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_servicer import PipelineServicer
 from services.sdr.runs_service import Runs
 from services.sdr.runs_servicer import RunsServicer
@@ -61,9 +59,10 @@ def _given(fields: sdr_pb2.LeadFields) -> dict[str, str]:
 
 
 class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
-    def __init__(self, leads: Leads, runs: Runs, pipeline: Pipeline, actions: Actions):
-        self.leads, self.runs, self.pipeline, self.actions = leads, runs, pipeline, actions
-        self.runner = PipelineRun(pipeline, actions)
+    def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts):
+        self.leads, self.runs = leads, runs
+        self.pipeline, self.actions, self.runner, self.scheduled = parts.pipeline, parts.actions, parts.run, \
+            parts.runner
 
     async def CreateLead(self, request, context):
         return lead_message(await self.leads.create(request.business_id, _given(request.fields)))
@@ -119,8 +118,4 @@ def build(runtime: Runtime) -> SdrServicer:
                                 filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True))
     runs = Runs(runtime.engine, runtime.client("agents"), runtime.client("messaging"),
                 Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
-    pipeline = Pipeline(runtime.engine, runtime.client("agents"), runtime.client("accounts"),
-                        runtime.client("messaging"))
-    actions = Actions(runtime.engine, pipeline, runtime.client("agents"), runtime.client("accounts"),
-                      runtime.client("calls"), runtime.client("messaging"))
-    return SdrServicer(leads, runs, pipeline, actions)
+    return SdrServicer(leads, runs, PipelineParts.of(runtime))

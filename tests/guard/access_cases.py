@@ -56,7 +56,7 @@ class World:
     async def new_webhook(self) -> str:
         made = await self.ok("POST", "/api/v1/webhooks", json={
             "business_id": self.a_business, "webhook_url": f"http://127.0.0.1:9/hooks/{next(_hooks)}",
-            "events": ["dispatcher.briefing_created"]})  # nothing emits it yet: no deliveries change the snapshot
+            "events": ["dispatcher.briefing_created"]})  # only the SDR runner emits it, never triggered here
         return made["webhook"]["id"]
 
     async def new_key(self) -> str:
@@ -362,5 +362,6 @@ PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/
           ("GET", "/.well-known/openid-configuration"): "the sign-in server's metadata",
           ("POST", "/oauth/register"): "registers a public OAuth client (no account's data)",
           ("POST", "/oauth/token"): "OAuth: the code or refresh token is the credential",
+          ("POST", "/api/sdr/runner"): "the scheduled runner: the server secret is the credential",
           ("POST", "/oauth/revoke"): "OAuth: the token to revoke is the credential"}
 

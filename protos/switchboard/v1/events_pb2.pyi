@@ -435,3 +435,37 @@ class CommunicationRunEnded(_message.Message):
     refused: int
     canceled: int
     def __init__(self, communication_run_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., status: _Optional[str] = ..., touches: _Optional[int] = ..., succeeded: _Optional[int] = ..., failed: _Optional[int] = ..., refused: _Optional[int] = ..., canceled: _Optional[int] = ...) -> None: ...
+
+class BriefingCreated(_message.Message):
+    __slots__ = ("briefing_id", "window_start", "calls_queued", "emails_queued", "sms_sent", "escalated", "failed", "skipped", "needs_owner", "email_id")
+    BRIEFING_ID_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_START_FIELD_NUMBER: _ClassVar[int]
+    CALLS_QUEUED_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_QUEUED_FIELD_NUMBER: _ClassVar[int]
+    SMS_SENT_FIELD_NUMBER: _ClassVar[int]
+    ESCALATED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_OWNER_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_ID_FIELD_NUMBER: _ClassVar[int]
+    briefing_id: str
+    window_start: str
+    calls_queued: int
+    emails_queued: int
+    sms_sent: int
+    escalated: int
+    failed: int
+    skipped: int
+    needs_owner: _containers.RepeatedCompositeFieldContainer[BriefingLead]
+    email_id: str
+    def __init__(self, briefing_id: _Optional[str] = ..., window_start: _Optional[str] = ..., calls_queued: _Optional[int] = ..., emails_queued: _Optional[int] = ..., sms_sent: _Optional[int] = ..., escalated: _Optional[int] = ..., failed: _Optional[int] = ..., skipped: _Optional[int] = ..., needs_owner: _Optional[_Iterable[_Union[BriefingLead, _Mapping]]] = ..., email_id: _Optional[str] = ...) -> None: ...
+
+class BriefingLead(_message.Message):
+    __slots__ = ("lead_id", "name", "reason")
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    lead_id: str
+    name: str
+    reason: str
+    def __init__(self, lead_id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...

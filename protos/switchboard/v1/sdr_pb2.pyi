@@ -795,3 +795,31 @@ class PipelineRunReply(_message.Message):
     results: _containers.RepeatedCompositeFieldContainer[PipelineRunResult]
     skipped: int
     def __init__(self, success: _Optional[bool] = ..., dry_run: _Optional[bool] = ..., summary: _Optional[_Union[PipelineRunSummary, _Mapping]] = ..., results: _Optional[_Iterable[_Union[PipelineRunResult, _Mapping]]] = ..., skipped: _Optional[int] = ...) -> None: ...
+
+class RunScheduledRequest(_message.Message):
+    __slots__ = ("business_id",)
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    def __init__(self, business_id: _Optional[str] = ...) -> None: ...
+
+class ScheduledBusinessRun(_message.Message):
+    __slots__ = ("business_id", "status", "briefing_id", "summary", "skipped")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    BRIEFING_ID_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    status: str
+    briefing_id: str
+    summary: PipelineRunSummary
+    skipped: int
+    def __init__(self, business_id: _Optional[str] = ..., status: _Optional[str] = ..., briefing_id: _Optional[str] = ..., summary: _Optional[_Union[PipelineRunSummary, _Mapping]] = ..., skipped: _Optional[int] = ...) -> None: ...
+
+class RunScheduledReply(_message.Message):
+    __slots__ = ("window_start", "runs")
+    WINDOW_START_FIELD_NUMBER: _ClassVar[int]
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    window_start: _timestamp_pb2.Timestamp
+    runs: _containers.RepeatedCompositeFieldContainer[ScheduledBusinessRun]
+    def __init__(self, window_start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., runs: _Optional[_Iterable[_Union[ScheduledBusinessRun, _Mapping]]] = ...) -> None: ...

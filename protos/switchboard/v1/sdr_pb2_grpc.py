@@ -148,6 +148,11 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunPipelineRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PipelineRunReply.FromString,
                 _registered_method=True)
+        self.RunScheduled = channel.unary_unary(
+                '/switchboard.v1.Sdr/RunScheduled',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledReply.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -318,6 +323,14 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunScheduled(self, request, context):
+        """The scheduled runner's work for the current two-hour window (services.sdr.pipeline_runner): every business with
+        SDR enabled whose window has not run, or only business_id. Called by the gateway for the server secret only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -430,6 +443,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.RunPipeline,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunPipelineRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.PipelineRunReply.SerializeToString,
+            ),
+            'RunScheduled': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunScheduled,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1029,6 +1047,33 @@ class Sdr:
             '/switchboard.v1.Sdr/RunPipeline',
             switchboard_dot_v1_dot_sdr__pb2.RunPipelineRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.PipelineRunReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunScheduled(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/RunScheduled',
+            switchboard_dot_v1_dot_sdr__pb2.RunScheduledRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.RunScheduledReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,177 @@
+"""The sales pipeline's scheduled runner: every two hours, each business with SDR enabled has its pipeline worked
+once (services.sdr.pipeline_run, origin runner) and gets a briefing.
+
+Windows are the two-hour spans of UTC from midnight. A business's run of a window is claimed by one runner
+(runner_windows, unique per business and window, under a lease): two replicas never run it twice, and a runner
+that died halfway is taken over once its lease runs out, skipping the leads the window's run already acted on
+(their activity entries carry the window). The run acts as the business's owner. Its briefing (what was done, the
+leads that need the owner and why) is stored, queued to the owner by email through the email queue and emitted as
+dispatcher.briefing_created, in the transaction that completes the window.
+
+Triggered by the `sdr-runner` worker (core.registry) every SDR_RUNNER_POLL_SECONDS, or by POST /api/sdr/runner with
+the server secret (for a Kubernetes CronJob, or an operator).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.background import Background
+from core.errors import ServiceError
+from core.grpc_server import Runtime, main
+from core.ids import new_id, utcnow
+from core.outbox import add_event
+from core.rpc import Client
+from core.tenant import Tenant
+from services.sdr import pipeline_store as store
+from services.sdr.pipeline_actions import Actions
+from services.sdr.pipeline_run import PipelineRun, RunOutcome
+from services.sdr.pipeline_service import Pipeline
+from services.sdr.store import outbox
+from switchboard.v1 import accounts_pb2, events_pb2, messaging_pb2
+
+log = logging.getLogger(__name__)
+WINDOW = timedelta(hours=2)
+LEASE = timedelta(minutes=10)  # a run longer than this is taken over by another runner
+
+
+def window_of(now: datetime) -> datetime:
+    """The start of the two-hour window (of UTC, from midnight) holding `now`."""
+    day = now.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day + WINDOW * ((now - day) // WINDOW)
+
+
+def briefing_text(business_name: str, window_start: datetime, outcome: RunOutcome) -> str:
+    """The briefing as the owner reads it."""
+    s = outcome.summary
+    lines = [f"Your sales pipeline at {business_name}, {window_start:%Y-%m-%d %H:%M} UTC:", "",
+             f"- calls placed: {s['calls_queued']}", f"- texts sent: {s['sms_sent']}",
+             f"- emails queued: {s['emails_queued']}", f"- touches that failed: {s['failed']}",
+             f"- leads left alone for now: {outcome.skipped}", ""]
+    owner = [r for r in outcome.results if r.action == "escalate"]
+    if owner:
+        lines.append(f"{len(owner)} lead(s) need you:")
+        lines += [f"- {r.name or r.lead_id}: {r.detail.removeprefix('needs the owner: ')}" for r in owner]
+    else:
+        lines.append("Nothing needs you right now.")
+    failed = outcome.errors
+    if failed:
+        lines += ["", "Touches that failed:"] + [f"- {r.name or r.lead_id} ({r.action}): {r.detail}" for r in failed]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class WindowRun:
+    business_id: str
+    status: str  # ran, taken (another runner holds it)
+    briefing_id: str | None = None
+    outcome: RunOutcome | None = None
+
+
+class ScheduledRunner:
+    def __init__(self, engine: AsyncEngine, run: PipelineRun, accounts: Client, messaging: Client):
+        self.engine, self.run, self.accounts, self.messaging = engine, run, accounts, messaging
+
+    async def run_window(self, now: datetime, business_id: str | None = None) -> tuple[datetime, list[WindowRun]]:
+        """Work every due business of the window holding `now` (or only `business_id`), one after the other."""
+        window_start = window_of(now)
+        async with self.engine.connect() as conn:
+            due = await store.businesses_due(conn, window_start, business_id)
+        runs = []
+        for business in due:
+            runs.append(await self._business(business, window_start))
+        return window_start, runs
+
+    async def _business(self, business_id: str, window_start: datetime) -> WindowRun:
+        token, now = new_id(), utcnow()
+        async with self.engine.begin() as conn:
+            claimed = await store.claim_window(conn, business_id, window_start, token, now + LEASE, now)
+            worked = await store.leads_worked(conn, str(claimed.id)) if claimed is not None else frozenset()
+        if claimed is None:
+            return WindowRun(business_id, "taken")
+        as_service = tenant.set_current(tenant.acting_for(business_id, "sdr-runner"))
+        try:
+            owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        finally:
+            tenant.reset_current(as_service)
+        as_owner = tenant.set_current(Tenant(account_id=owner.account_id, business_ids=(business_id,)))
+        try:
+            outcome = await self.run.run(business_id, False, "runner", worked, str(claimed.id))
+            text = briefing_text(owner.business_name, window_start, outcome)
+            email_id = await self._email(owner.email, window_start, text)
+        finally:
+            tenant.reset_current(as_owner)
+        briefing_id = new_id()
+        async with self.engine.begin() as conn:
+            if not await store.complete_window(conn, str(claimed.id), token, utcnow()):
+                return WindowRun(business_id, "taken")  # our lease ran out: the runner that took over briefs
+            needs_owner = [{"lead_id": r.lead_id, "name": r.name, "reason": r.detail} for r in outcome.results
+                           if r.action == "escalate"]
+            await store.add_briefing(conn, id=briefing_id, business_id=business_id, window_id=str(claimed.id),
+                                     summary={**outcome.summary, "skipped": outcome.skipped},
+                                     needs_owner=needs_owner, text=text, email_id=email_id, created_at=utcnow())
+            await add_event(conn, outbox, events_pb2.BriefingCreated(
+                briefing_id=briefing_id, window_start=window_start.isoformat().replace("+00:00", "Z"),
+                skipped=outcome.skipped, email_id=email_id, **outcome.summary,
+                needs_owner=[events_pb2.BriefingLead(**lead) for lead in needs_owner]), business_id)
+        return WindowRun(business_id, "ran", briefing_id, outcome)
+
+    async def _email(self, to: str, window_start: datetime, text: str) -> str | None:
+        """The briefing queued to the owner; None when the queue refused it (the briefing is stored anyway)."""
+        try:
+            email = await self.messaging.QueueEmail(messaging_pb2.QueueEmailRequest(
+                to=to, subject=f"Your sales pipeline: {window_start:%Y-%m-%d %H:%M} UTC", body=text))
+        except ServiceError as err:
+            log.warning("sdr runner: the briefing email to the owner was refused: %s", err.message)
+            return None
+        return email.id
+
+
+class RunnerLoop(Background):
+    """The `sdr-runner` worker's loop: every `poll` seconds, the due businesses of the current window."""
+
+    task_name = "sdr-runner"
+
+    def __init__(self, runner: ScheduledRunner, poll: float):
+        self.runner, self.poll = runner, poll
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.runner.run_window(utcnow())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a service or the database may be away; the next tick retries
+                log.warning("sdr runner: %s", exc)
+            await asyncio.sleep(self.poll)
+
+
+@dataclass(frozen=True)
+class PipelineParts:
+    """The sales pipeline's use cases, as the sdr service and the sdr-runner worker both build them."""
+
+    pipeline: Pipeline
+    actions: Actions
+    run: PipelineRun
+    runner: ScheduledRunner
+
+    @classmethod
+    def of(cls, runtime: Runtime) -> "PipelineParts":
+        agents, accounts, messaging = runtime.client("agents"), runtime.client("accounts"), runtime.client("messaging")
+        pipeline = Pipeline(runtime.engine, agents, accounts, messaging)
+        actions = Actions(runtime.engine, pipeline, agents, accounts, runtime.client("calls"), messaging)
+        run = PipelineRun(pipeline, actions)
+        return cls(pipeline, actions, run, ScheduledRunner(runtime.engine, run, accounts, messaging))
+
+
+def build(runtime: Runtime) -> None:
+    runtime.run(RunnerLoop(PipelineParts.of(runtime).runner, runtime.settings.sdr_runner_poll_seconds))
+
+
+if __name__ == "__main__":
+    main("sdr-runner")
