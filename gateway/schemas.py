@@ -432,6 +432,9 @@ SDR_RUN = _obj({"businessId": UUID, "dryRun": {"type": "boolean", "default": Fal
                ("businessId",)) | {"additionalProperties": False}
 SDR_RUNNER = _obj({"businessId": {**UUID, "description": "only this business (default: every one due)"}}) | {
     "additionalProperties": False}
+_SDR_REPORT = message_schema(sdr_pb2.PipelineReport.DESCRIPTOR, omit=("business_id",))
+_SDR_REPORT["properties"] = {"businessId": UUID, **_SDR_REPORT["properties"]}
+_SDR_REPORT["required"] = list(_SDR_REPORT["properties"])
 _SDR_CONFIG = message_schema(sdr_pb2.SdrConfig.DESCRIPTOR, omit=("business_id",))
 _SDR_CONFIG["properties"] = {"businessId": UUID, **_SDR_CONFIG["properties"]}
 _SDR_CONFIG["required"] = list(_SDR_CONFIG["properties"])
@@ -796,6 +799,7 @@ SCHEMAS: dict[str, dict] = {
     "SdrConfigPutRequest": SDR_CONFIG_PUT,
     "SdrActionRequest": SDR_ACTION,
     "SdrRunRequest": SDR_RUN,
+    "SdrReport": _SDR_REPORT,
     "SdrRunnerRequest": SDR_RUNNER,
     "SdrRunner": _obj({"window_start": TIME, "runs": {"type": "array", "items": _obj({
         "businessId": UUID, "status": {"type": "string", "enum": ["ran", "taken"]},

@@ -92,6 +92,14 @@ async def runner(ctx: RequestContext):
         for r in reply.runs]}
 
 
+async def report(ctx: RequestContext):
+    req = sdr_pb2.GetPipelineReportRequest(business_id=ctx.query["businessId"])
+    if "period" in ctx.query:
+        req.period = ctx.query["period"]
+    return {"businessId": ctx.query["businessId"],
+            **to_json(await ctx.rpc("sdr").GetPipelineReport(req), omit=("business_id",))}
+
+
 async def activity(ctx: RequestContext):
     req = sdr_pb2.ListPipelineActivityRequest(business_id=ctx.query["businessId"], limit=ctx.query.get("limit", 0))
     if "leadId" in ctx.query:
@@ -187,6 +195,18 @@ ROUTES = [
           "the email queue and sent as dispatcher.briefing_created. One run per business and window, whatever the "
           "number of runners or calls (status taken: another runner holds it); a runner that dies halfway is taken "
           "over after ten minutes without touching the leads already worked."),
+    Route("GET", f"{BASE}/report", report, "What the pipeline did in a period and where it stands", "sdr",
+          scope=READ, sessions=True,
+          query={"type": "object", "required": ["businessId"], "properties": {
+              "businessId": BUSINESS_ID,
+              "period": {"type": "string", "enum": ["today", "week", "month"], "default": "week"}}},
+          response="SdrReport", errors=ERRORS, rpcs=(f"{SDR}/GetPipelineReport",),
+          description="period: today (since midnight UTC), week (the last 7 days) or month (the last 30 days); "
+          "since and until bound it. actions: the actions done in it by kind; outcomes: its activity entries by "
+          "status (done, failed, pending); new_leads: leads created in it. hot_leads: the leads now in segment "
+          "speed_to_lead, fresh_demo_caller or new_trial_stuck, hottest first; stale_leads: the leads now on "
+          "manual review (next action escalate: the owner must act), oldest first; at most 50 each, as "
+          "GET /api/sdr/pipeline shows a lead."),
     Route("GET", f"{BASE}/activity", activity, "The pipeline's activity log", "sdr", scope=READ, sessions=True,
           query={"type": "object", "required": ["businessId"], "properties": {
               "businessId": BUSINESS_ID, "leadId": UUID,

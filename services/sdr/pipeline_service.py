@@ -10,7 +10,7 @@ the lead's own time, the frequency cap), from one GetStandings call to the messa
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -27,6 +27,8 @@ from switchboard.v1 import accounts_pb2, agents_pb2, messaging_pb2
 
 PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
 ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
+REPORT_LIST = 50  # hot and stale leads listed at most
+PERIODS = {"today": None, "week": timedelta(days=7), "month": timedelta(days=30)}  # today: since UTC midnight
 STANDINGS_BATCH = 5_000  # leads whose compliance facts one GetStandings call asks (its limit is 10,000 phones)
 
 
@@ -43,6 +45,19 @@ class PipelineLead:
     row: object  # the lead with its signals
     segment: str
     next: rules.NextAction
+
+
+@dataclass(frozen=True)
+class Report:
+    business_id: str
+    period: str
+    since: datetime
+    until: datetime
+    actions: dict[str, int]  # done actions by kind
+    outcomes: dict[str, int]  # activity entries by status
+    new_leads: int
+    hot: list[PipelineLead]
+    stale: list[PipelineLead]
 
 
 @dataclass(frozen=True)
@@ -167,6 +182,32 @@ class Pipeline:
             facts.update(await self._facts(business_id, rows[start:start + STANDINGS_BATCH]))
         return [PipelineLead(lead.row, lead.segment, rules.next_action(
             signals_of(lead.row), lead.segment, config, facts.get(str(lead.row.id)), now)) for lead in chosen]
+
+    async def report(self, business_id: str, period: str | None) -> Report:
+        """What the pipeline did in the period (actions by kind, activity by status, leads that came in) and where it
+        stands: the hot leads (segments speed_to_lead, fresh_demo_caller, new_trial_stuck) and the stale ones on
+        manual review (next action escalate), hottest and oldest first."""
+        period = period or "week"
+        if period not in PERIODS:
+            raise invalid(f"period must be one of {', '.join(PERIODS)}")
+        view = await self.config(business_id)
+        now = utcnow()
+        since = now - PERIODS[period] if PERIODS[period] else now.replace(hour=0, minute=0, second=0, microsecond=0)
+        async with self.engine.connect() as conn:
+            counts = await store.activity_counts(conn, view.business_id, since)
+            arrived = await store.new_leads(conn, view.business_id, since)
+        actions = dict.fromkeys(rules.ACTIONS, 0)
+        outcomes = dict.fromkeys(("done", "failed", "pending"), 0)
+        for action, status, n in counts:
+            outcomes[status] = outcomes.get(status, 0) + n
+            if status == "done":
+                actions[action] = actions.get(action, 0) + n
+        everyone = await self._segmented(view.business_id, view.config, now)
+        hot = sorted((p for p in everyone if p.segment in rules.HOT_SEGMENTS),
+                     key=lambda p: (rules.HOT_SEGMENTS.index(p.segment), -p.row.score, -p.row.created_at.timestamp()))
+        stale = sorted((p for p in everyone if p.next.action == "escalate"), key=lambda p: p.row.created_at)
+        return Report(view.business_id, period, since, now, actions, outcomes, arrived, hot[:REPORT_LIST],
+                      stale[:REPORT_LIST])
 
     async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list:
         """The activity log newest first, of the business or of one of its leads."""

@@ -83,6 +83,16 @@ class PipelineServicer:
         set_timestamp(reply, "window_start", window_start)
         return reply
 
+    async def GetPipelineReport(self, request, context):
+        report = await self.pipeline.report(request.business_id, optional(request, "period"))
+        reply = sdr_pb2.PipelineReport(
+            business_id=report.business_id, period=report.period, actions=report.actions, outcomes=report.outcomes,
+            new_leads=report.new_leads, hot_leads=[pipeline_lead_message(p) for p in report.hot],
+            stale_leads=[pipeline_lead_message(p) for p in report.stale])
+        set_timestamp(reply, "since", report.since)
+        set_timestamp(reply, "until", report.until)
+        return reply
+
 
 def run_reply(outcome) -> sdr_pb2.PipelineRunReply:
     return sdr_pb2.PipelineRunReply(

@@ -185,3 +185,18 @@ async def complete_window(conn: AsyncConnection, window_id: str, token: str, now
 
 async def add_briefing(conn: AsyncConnection, **values):
     return (await conn.execute(briefings.insert().values(**values).returning(briefings))).first()
+
+
+# -- the report -----------------------------------------------------------------------------------------------
+
+async def activity_counts(conn: AsyncConnection, business_id: str, since: datetime) -> list:
+    """(action, status, count) of the business's activity since `since`."""
+    a = activity.c
+    return (await conn.execute(sa.select(a.action, a.status, sa.func.count()).where(
+        a.business_id == business_id, a.created_at >= since).group_by(a.action, a.status))).all()
+
+
+async def new_leads(conn: AsyncConnection, business_id: str, since: datetime) -> int:
+    leads = lead_store.leads
+    return await conn.scalar(sa.select(sa.func.count()).select_from(leads).where(
+        leads.c.business_id == business_id, leads.c.created_at >= since))

@@ -295,3 +295,27 @@ async def test_a_run_needs_sdr_enabled_a_dry_run_sends_nothing_and_a_run_works_t
     status, again, _ = await api.request("POST", RUN, key=key, json={"businessId": business})
     assert again["summary"]["calls_queued"] == 0 and again["summary"]["emails_queued"] == 0, again
     assert len(await provider_calls_to(voice, caller)) == 1
+
+
+async def test_the_report_counts_the_period_and_lists_hot_and_stale_leads(api, account, calling_agent):  # noqa: F811
+    key, business = account["key"], account["business_id"]
+    await put_config(api, key, business, auto_email=True)
+    touched = await new_lead(api, key, business, name="Touched", email="hot@example.com")
+    stale = await new_lead(api, key, business, name="Stale")  # new and untouched (hot), no contact: the owner acts
+    await act(api, key, business, touched["id"], "email")  # now contacted_no_reply, waiting for its cadence
+    await act(api, key, business, touched["id"], "skip")
+    status, report, _ = await api.request("GET", "/api/sdr/report", key=key, params={"businessId": business})
+    assert status == 200 and report["businessId"] == business and report["period"] == "week", report
+    assert report["actions"]["email"] == 1 and report["actions"]["skip"] == 1 and report["actions"]["call"] == 0
+    assert report["outcomes"]["done"] == 2 and report["new_leads"] == 2
+    assert [(lead["id"], lead["segment"]) for lead in report["hot_leads"]] == [(stale["id"], "speed_to_lead")]
+    assert [lead["id"] for lead in report["stale_leads"]] == [stale["id"]]
+    assert report["stale_leads"][0]["next_action"] == "escalate"
+    status, today, _ = await api.request("GET", "/api/sdr/report", key=key, params={"businessId": business,
+                                                                                   "period": "today"})
+    since = datetime.fromisoformat(today["since"])
+    assert status == 200 and (since.hour, since.minute, since.second) == (0, 0, 0)
+    assert since <= datetime.fromisoformat(today["until"]) < since + timedelta(days=1)
+    status, error, _ = await api.request("GET", "/api/sdr/report", key=key, params={"businessId": business,
+                                                                                   "period": "year"})
+    assert status == 400

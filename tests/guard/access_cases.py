@@ -291,6 +291,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("POST", "/api/sdr/action"): Case(_r(json=lambda w: {"businessId": w.a_business, "leadId": w.lead,
                                                          "action": "skip"}), FORBIDDEN),
     ("POST", "/api/sdr/run"): Case(_sdr_dry_run, FORBIDDEN),
+    ("GET", "/api/sdr/report"): Case(_r(params=lambda w: {"businessId": w.a_business}), FORBIDDEN),
     ("GET", "/api/sdr/activity"): Case(_r(params=lambda w: {"businessId": w.a_business, "leadId": w.lead}),
                                        FORBIDDEN),
     # analytics

@@ -823,3 +823,47 @@ class RunScheduledReply(_message.Message):
     window_start: _timestamp_pb2.Timestamp
     runs: _containers.RepeatedCompositeFieldContainer[ScheduledBusinessRun]
     def __init__(self, window_start: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., runs: _Optional[_Iterable[_Union[ScheduledBusinessRun, _Mapping]]] = ...) -> None: ...
+
+class GetPipelineReportRequest(_message.Message):
+    __slots__ = ("business_id", "period")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    period: str
+    def __init__(self, business_id: _Optional[str] = ..., period: _Optional[str] = ...) -> None: ...
+
+class PipelineReport(_message.Message):
+    __slots__ = ("business_id", "period", "since", "until", "actions", "outcomes", "new_leads", "hot_leads", "stale_leads")
+    class ActionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class OutcomesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    NEW_LEADS_FIELD_NUMBER: _ClassVar[int]
+    HOT_LEADS_FIELD_NUMBER: _ClassVar[int]
+    STALE_LEADS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    period: str
+    since: _timestamp_pb2.Timestamp
+    until: _timestamp_pb2.Timestamp
+    actions: _containers.ScalarMap[str, int]
+    outcomes: _containers.ScalarMap[str, int]
+    new_leads: int
+    hot_leads: _containers.RepeatedCompositeFieldContainer[PipelineLead]
+    stale_leads: _containers.RepeatedCompositeFieldContainer[PipelineLead]
+    def __init__(self, business_id: _Optional[str] = ..., period: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actions: _Optional[_Mapping[str, int]] = ..., outcomes: _Optional[_Mapping[str, int]] = ..., new_leads: _Optional[int] = ..., hot_leads: _Optional[_Iterable[_Union[PipelineLead, _Mapping]]] = ..., stale_leads: _Optional[_Iterable[_Union[PipelineLead, _Mapping]]] = ...) -> None: ...

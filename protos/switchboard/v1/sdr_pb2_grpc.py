@@ -153,6 +153,11 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledReply.FromString,
                 _registered_method=True)
+        self.GetPipelineReport = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetPipelineReport',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineReportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PipelineReport.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -331,6 +336,13 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPipelineReport(self, request, context):
+        """What the pipeline did in a period and where it stands (hot leads, stale leads on manual review).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -448,6 +460,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.RunScheduled,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.RunScheduledReply.SerializeToString,
+            ),
+            'GetPipelineReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPipelineReport,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineReportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.PipelineReport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1074,6 +1091,33 @@ class Sdr:
             '/switchboard.v1.Sdr/RunScheduled',
             switchboard_dot_v1_dot_sdr__pb2.RunScheduledRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.RunScheduledReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPipelineReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetPipelineReport',
+            switchboard_dot_v1_dot_sdr__pb2.GetPipelineReportRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.PipelineReport.FromString,
             options,
             channel_credentials,
             insecure,
