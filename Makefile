@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs clean
+.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -57,6 +57,9 @@ bench-compliance: $(STAMP)
 
 bench-runs: $(STAMP)
 	$(PY) -m bench.runs $(ARGS)
+
+bench-sdr: $(STAMP)
+	$(PY) -m bench.sdr $(ARGS)
 
 clean:
 	rm -rf $(VENV)
