@@ -11,7 +11,7 @@ from gateway.dashboard.pages import SESSION_COOKIE
 from gateway.routes import PUBLIC, RequestContext, Route
 from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, SDR_RUNNER, UUID
 from services.sdr import pipeline_domain as rules
-from services.sdr.pipeline_service import ACTIVITY_LIMIT, PIPELINE_LIMIT
+from services.sdr.pipeline_service import ACTIVITY_LIMIT, PERIODS, PIPELINE_LIMIT
 from switchboard.v1 import sdr_pb2
 
 SDR = "switchboard.v1.Sdr"
@@ -19,6 +19,15 @@ BASE = "/api/sdr"
 READ, WRITE = "sdr:read", "sdr:write"
 ERRORS = ("unauthorized", "forbidden", "invalid_request")
 BUSINESS_ID = {**UUID, "description": "the business whose pipeline this is (one of the caller's)"}
+
+
+def _query(**properties) -> dict:
+    """The query schema of a route about one business's pipeline: businessId and these."""
+    return {"type": "object", "required": ["businessId"], "properties": {"businessId": BUSINESS_ID, **properties}}
+
+
+def _limit(bounds: tuple[int, int]) -> dict:
+    return {"type": "integer", "minimum": 1, "maximum": bounds[1], "default": bounds[0]}
 
 
 def _config_json(config: sdr_pb2.SdrConfig) -> dict:
@@ -148,11 +157,8 @@ ACTION = ("call places a call with compliance enforce through the calls service 
 
 ROUTES = [
     Route("GET", f"{BASE}/pipeline", get_pipeline, "The sales pipeline: leads with segments and next actions", "sdr",
-          scope=READ, sessions=True, query={"type": "object", "required": ["businessId"], "properties": {
-              "businessId": BUSINESS_ID,
-              "segment": {"type": "string", "enum": list(rules.SEGMENTS)},
-              "limit": {"type": "integer", "minimum": 1, "maximum": PIPELINE_LIMIT[1],
-                        "default": PIPELINE_LIMIT[0]}}},
+          scope=READ, sessions=True, query=_query(segment={"type": "string", "enum": list(rules.SEGMENTS)},
+                                                  limit=_limit(PIPELINE_LIMIT)),
           response="SdrPipeline", errors=ERRORS, rpcs=(f"{SDR}/GetPipeline",),
           description="The business's leads (all of a segment with ?segment=) ordered by segment (in the order of "
           "the enum), then score and newest first, at most limit. summary counts every lead of the business: "
@@ -160,7 +166,7 @@ ROUTES = [
           "lead's next_action also asks the compliance decision now) and needs_manual (next action escalate). "
           + SEGMENTS + NEXT),
     Route("GET", f"{BASE}/config", get_config, "The business's SDR config", "sdr", scope=READ, sessions=True,
-          query={"type": "object", "required": ["businessId"], "properties": {"businessId": BUSINESS_ID}},
+          query=_query(),
           response="SdrConfig", errors=ERRORS, rpcs=(f"{SDR}/GetSdrConfig",), description=CONFIG),
     Route("PUT", f"{BASE}/config", put_config, "Save the business's SDR config", "sdr", scope=WRITE, sessions=True,
           body=SDR_CONFIG_PUT, response="SdrConfig", errors=ERRORS, rpcs=(f"{SDR}/PutSdrConfig",),
@@ -197,9 +203,7 @@ ROUTES = [
           "over after ten minutes without touching the leads already worked."),
     Route("GET", f"{BASE}/report", report, "What the pipeline did in a period and where it stands", "sdr",
           scope=READ, sessions=True,
-          query={"type": "object", "required": ["businessId"], "properties": {
-              "businessId": BUSINESS_ID,
-              "period": {"type": "string", "enum": ["today", "week", "month"], "default": "week"}}},
+          query=_query(period={"type": "string", "enum": list(PERIODS), "default": "week"}),
           response="SdrReport", errors=ERRORS, rpcs=(f"{SDR}/GetPipelineReport",),
           description="period: today (since midnight UTC), week (the last 7 days) or month (the last 30 days); "
           "since and until bound it. actions: the actions done in it by kind; outcomes: its activity entries by "
@@ -208,10 +212,7 @@ ROUTES = [
           "manual review (next action escalate: the owner must act), oldest first; at most 50 each, as "
           "GET /api/sdr/pipeline shows a lead."),
     Route("GET", f"{BASE}/activity", activity, "The pipeline's activity log", "sdr", scope=READ, sessions=True,
-          query={"type": "object", "required": ["businessId"], "properties": {
-              "businessId": BUSINESS_ID, "leadId": UUID,
-              "limit": {"type": "integer", "minimum": 1, "maximum": ACTIVITY_LIMIT[1],
-                        "default": ACTIVITY_LIMIT[0]}}},
+          query=_query(leadId=UUID, limit=_limit(ACTIVITY_LIMIT)),
           response="SdrActivity", errors=ERRORS, rpcs=(f"{SDR}/ListPipelineActivity",),
           description="Newest first, of the business or of one lead (leadId): each action with its status (pending "
           "while a touch is being made, done, failed), what it did or why it failed (detail), the touch number, "

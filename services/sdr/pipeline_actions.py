@@ -11,12 +11,14 @@ A touch is made in three steps, so no transaction is held while another service 
 3. the entry `done` and the lead's touch_count and last_touch in one transaction, or the entry `failed` (the touch
    number is free again) with the error passed on.
 A request repeated within the touch gap (the same lead and action) answers the first result again
-(`replayed`), so a retried request never touches twice.
+(`replayed`), so a retried request never touches twice. A touch left `pending` by a process that died is taken
+over by the next request for the same action after PENDING_LEASE, with the same claim and so the same idempotency
+key: a call or text the provider already took is not made again (an email may be, once: the queue has no key).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -31,6 +33,7 @@ from services.sdr.pipeline_service import Pipeline, signals_of
 from switchboard.v1 import accounts_pb2, calls_pb2, messaging_pb2
 
 CHANNEL_FIELD = {"call": "phone", "sms": "phone", "email": "email"}
+PENDING_LEASE = timedelta(minutes=10)  # a touch pending longer was abandoned by the process making it
 
 
 @dataclass(frozen=True)
@@ -86,12 +89,15 @@ class Actions:
                 at = stop.next_allowed_at
                 raise ServiceError("rate_limited", stop.reason + (f"; the next touch is allowed at {_stamp(at)}" if at
                                    else "; no further touch is allowed"), next_allowed_at=_stamp(at) if at else "")
-            if await store.touch_pending(conn, lead_id):
-                raise ServiceError("conflict", "a touch of this lead is being made; retry in a moment")
-            claim = await store.add_activity(
-                conn, id=new_id(), business_id=business_id, lead_id=lead_id, action=action, status="pending",
-                detail=f"{action} being made", touch_number=lead.touch_count + 1, origin=origin, window_id=window_id,
-                created_at=now, updated_at=now)
+            claim = await store.touch_pending(conn, lead_id)
+            if claim is not None:
+                _check_abandoned(claim, action, now)  # taken over: made again with its key, so made once
+                claim = await store.finish_activity(conn, str(claim.id), {"updated_at": now})
+            else:
+                claim = await store.add_activity(
+                    conn, id=new_id(), business_id=business_id, lead_id=lead_id, action=action, status="pending",
+                    detail=f"{action} being made", touch_number=lead.touch_count + 1, origin=origin,
+                    window_id=window_id, created_at=now, updated_at=now)
         try:
             reference, detail = await self._touch(action, lead, config, str(claim.id))
         except ServiceError as err:
@@ -142,6 +148,16 @@ class Actions:
             to=lead.phone, from_agent_id=agent_id, message=touch_message(owner.business_name, lead.first_name),
             lead_id=str(lead.id), idempotency_key=key, actor="pipeline", reference=claim_id))
         return sent.message_id, f"text sent to {lead.phone} ({sent.status})"
+
+
+def _check_abandoned(claim, action: str, now: datetime) -> None:
+    """A pending touch may be taken over by the same action once it has been left for PENDING_LEASE (the process
+    making it died: no provider call takes that long); until then, or by another action, it is 409."""
+    if now - claim.updated_at < PENDING_LEASE:
+        raise ServiceError("conflict", "a touch of this lead is being made; retry in a moment")
+    if claim.action != action:
+        raise ServiceError("conflict", f"an earlier {claim.action} of this lead was left unfinished; send that "
+                           f"action again to finish it (with the same idempotency, it is made once)")
 
 
 def _check_touchable(lead, action: str) -> None:

@@ -111,9 +111,10 @@ async def latest_done(conn: AsyncConnection, lead_id: str, action: str, since: d
         .order_by(a.created_at.desc()).limit(1))).first()
 
 
-async def touch_pending(conn: AsyncConnection, lead_id: str) -> bool:
+async def touch_pending(conn: AsyncConnection, lead_id: str):
+    """The lead's touch being made (a pending entry), or None."""
     a = activity.c
-    return bool(await conn.scalar(sa.select(sa.exists().where(a.lead_id == lead_id, a.status == "pending"))))
+    return (await conn.execute(sa.select(activity).where(a.lead_id == lead_id, a.status == "pending"))).first()
 
 
 async def add_activity(conn: AsyncConnection, **values):

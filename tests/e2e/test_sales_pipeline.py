@@ -3,7 +3,7 @@ summary and next actions (the auto toggles, a channel the lead lacks, the compli
 and another account's key."""
 import asyncio
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
 from tests.e2e.test_compliance import callee, provider_calls_to
@@ -319,3 +319,24 @@ async def test_the_report_counts_the_period_and_lists_hot_and_stale_leads(api, a
     status, error, _ = await api.request("GET", "/api/sdr/report", key=key, params={"businessId": business,
                                                                                    "period": "year"})
     assert status == 400
+
+
+async def test_a_touch_left_halfway_is_finished_by_the_next_request_and_made_once(
+        api, stack, account, db, calling_agent):  # noqa: F811
+    key, business, phone = account["key"], account["business_id"], callee(open_now=True)
+    await opt_in(api, key, phone)
+    lead = await new_lead(api, key, business, name="Halfway", phone=phone)
+    # A process claimed a text of this lead eleven minutes ago and died before recording it.
+    claim, then = uuid.uuid4(), datetime.now(timezone.utc) - timedelta(minutes=11)
+    await db.execute("INSERT INTO sdr.pipeline_activity (id, business_id, lead_id, action, status, detail, "
+                     "touch_number, origin, created_at, updated_at) VALUES ($1, $2, $3, 'sms', 'pending', "
+                     "'sms being made', 1, 'api', $4, $4)", claim, uuid.UUID(business), uuid.UUID(lead["id"]), then)
+    status, error, _ = await act(api, key, business, lead["id"], "call")
+    assert status == 409 and "earlier sms" in error["error"]["message"], error
+    status, done, _ = await act(api, key, business, lead["id"], "sms")
+    assert status == 200 and done["success"], done
+    assert len(await texts_to(stack, phone)) == 1
+    status, log, _ = await api.request("GET", ACTIVITY, key=key, params={"businessId": business,
+                                                                          "leadId": lead["id"]})
+    assert [(a["id"], a["status"], a["touch_number"]) for a in log["activity"]] == [(str(claim), "done", 1)]
+    assert (await pipeline_lead(api, key, business, lead["id"]))["touch_count"] == 1
