@@ -5,7 +5,7 @@ Seeds the leads straight into the sdr schema (COPY, as bench-leads does; a tenth
 30 days, so the demo segments are populated), enables SDR with every automation on, then times:
 - GET /api/sdr/pipeline (the default page of 100): gateway -> gRPC -> sdr service (every lead's signals in one
   statement, every lead segmented, the page's next actions with the compliance facts) -> JSON;
-- the baseline: the same signals statement over asyncpg, nothing else;
+- the baseline: the same signals statement (the same columns) over asyncpg, nothing else;
 - POST /api/sdr/run with dryRun (every actionable lead's next action decided with the compliance facts), a few
   times.
 p50/p99 of each in ms. Goals (issue 31): pipeline page p50 < 50 ms, dry run < 10 s.
@@ -27,9 +27,10 @@ import asyncpg
 
 from bench.harness import signed_up, with_stack
 from bench.leads import COLUMNS, seed_rows
+from services.sdr.pipeline_service import SIGNAL_COLUMNS
 
-SIGNALS_SQL = """
-SELECT l.*, i.last_inbound_call, i.last_inbound, i.first_inbound
+SIGNALS_SQL = f"""
+SELECT {", ".join(f"l.{c}" for c in SIGNAL_COLUMNS)}, i.last_inbound_call, i.last_inbound, i.first_inbound
 FROM sdr.leads l LEFT JOIN (
   SELECT lead_id, max(occurred_at) FILTER (WHERE channel = 'call') AS last_inbound_call,
          max(occurred_at) AS last_inbound, min(occurred_at) AS first_inbound

@@ -29,6 +29,13 @@ PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
 ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
 REPORT_LIST = 50  # hot and stale leads listed at most
 PERIODS = {"today": None, "week": timedelta(days=7), "month": timedelta(days=30)}  # today: since UTC midnight
+# The lead columns the pipeline reads for every lead on every read (not the notes and messages): first the signals,
+# in the order of pipeline_domain.Signals's fields (the inbound interactions' three follow them), then what a
+# pipeline lead shows and the state the compliance decision places a callee by.
+SIGNAL_COLUMNS = ("status", "source", "created_at", "updated_at", "touch_count", "last_touch_at", "paused", "phone",
+                  "email")
+SIGNALS_WIDTH = len(SIGNAL_COLUMNS) + 3
+SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state", "score")
 STANDINGS_BATCH = 5_000  # leads whose compliance facts one GetStandings call asks (its limit is 10,000 phones)
 
 
@@ -86,7 +93,9 @@ def _signals_query(business_id: str) -> sa.Select:
         i.lead_id, sa.func.max(i.occurred_at).filter(i.channel == "call").label("last_inbound_call"),
         sa.func.max(i.occurred_at).label("last_inbound"), sa.func.min(i.occurred_at).label("first_inbound"),
     ).where(i.business_id == business_id, i.direction == "inbound").group_by(i.lead_id).subquery()
-    return sa.select(leads, inbound.c.last_inbound_call, inbound.c.last_inbound, inbound.c.first_inbound).outerjoin(
+    return sa.select(*(leads.c[name] for name in SIGNAL_COLUMNS), inbound.c.last_inbound_call,
+                     inbound.c.last_inbound, inbound.c.first_inbound,
+                     *(leads.c[name] for name in SHOWN_COLUMNS)).outerjoin(
         inbound, inbound.c.lead_id == leads.c.id).where(leads.c.business_id == business_id)
 
 
@@ -148,7 +157,8 @@ class Pipeline:
             actionable += lead.next.action in rules.TOUCHES
             needs_manual += lead.next.action == "escalate"
         chosen = [lead for lead in everyone if segment is None or lead.segment == segment]
-        chosen.sort(key=lambda p: (rules.SEGMENTS.index(p.segment), -p.row.score, -p.row.created_at.timestamp()))
+        order = {segment_: n for n, segment_ in enumerate(rules.SEGMENTS)}
+        chosen.sort(key=lambda p: (order[p.segment], -p.row.score, -p.row.created_at.timestamp()))
         return PipelineView(view.business_id, config.enabled, len(everyone), actionable, needs_manual,
                             await self._decided(view.business_id, config, chosen[:limit], now))
 
@@ -168,7 +178,7 @@ class Pipeline:
             rows = (await conn.execute(_signals_query(business_id))).all()
         leads_ = []
         for row in rows:
-            signals = signals_of(row)
+            signals = rules.Signals(*row[:SIGNALS_WIDTH])  # by position: by name is most of the time at 100k leads
             seg = rules.segment(signals, config, now)
             leads_.append(PipelineLead(row, seg, rules.next_action(signals, seg, config, None, now)))
         return leads_

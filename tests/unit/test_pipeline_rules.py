@@ -150,3 +150,12 @@ def test_business_hours_are_the_leads_own_across_a_dst_change(now, expected, not
     assert (action.action, action.not_before) == (expected, not_before), action
     if expected == "skip":
         assert action.reason.startswith("a call waits: ")
+
+
+def test_the_signals_statement_reads_the_columns_in_the_order_of_the_signals():
+    from dataclasses import fields
+
+    from services.sdr.pipeline_service import SIGNAL_COLUMNS, SIGNALS_WIDTH
+    read = [*SIGNAL_COLUMNS, "last_inbound_call", "last_inbound", "first_inbound"]
+    assert len(read) == SIGNALS_WIDTH
+    assert [c.removesuffix("_at") if c == "last_touch_at" else c for c in read] == [f.name for f in fields(Signals)]
