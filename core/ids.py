@@ -29,3 +29,8 @@ def require_uuid(value: str, field: str) -> str:
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def rfc3339(at: datetime) -> str:
+    """An aware instant as RFC 3339 in UTC with a Z, as the API writes timestamps."""
+    return at.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")

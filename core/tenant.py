@@ -6,6 +6,8 @@ business is reported as not found, never as forbidden.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from core.errors import ServiceError
@@ -70,6 +72,16 @@ def set_current(tenant: Tenant) -> contextvars.Token:
 
 def reset_current(token: contextvars.Token) -> None:
     _current.reset(token)
+
+
+@contextmanager
+def acting_as(who: Tenant) -> Iterator[Tenant]:
+    """Run the block as `who` (a worker or a consumer acting for a business), the caller's tenant restored after."""
+    token = _current.set(who)
+    try:
+        yield who
+    finally:
+        _current.reset(token)
 
 
 def require_account() -> Tenant:

@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 from google.protobuf import struct_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
+from core.ids import rfc3339
+
 TIMESTAMP = "google.protobuf.Timestamp"
 STRUCT = "google.protobuf.Struct"
 _SCALARS = {
@@ -26,10 +28,6 @@ _SCALARS = {
 }
 
 
-def iso(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-
-
 def _plain(value):
     """Struct/ListValue contents as plain JSON values (json_format is several times slower)."""
     if isinstance(value, struct_pb2.Struct):
@@ -42,7 +40,7 @@ def _plain(value):
 
 
 def _timestamp(value) -> str:
-    return iso(datetime.fromtimestamp(value.seconds, timezone.utc).replace(microsecond=value.nanos // 1000))
+    return rfc3339(datetime.fromtimestamp(value.seconds, timezone.utc).replace(microsecond=value.nanos // 1000))
 
 
 SCALAR, TIME, OBJECT, MESSAGE, MAP = range(5)

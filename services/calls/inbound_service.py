@@ -74,11 +74,8 @@ class Inbound:
             raise
         if not route.HasField("agent_id"):
             return None, None
-        token = tenant.set_current(tenant.acting_for(route.business_id, ACTOR))
-        try:
+        with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
             return await self._record(call["id"], route, number, _e164((call.get("customer") or {}).get("number"))), route
-        finally:
-            tenant.reset_current(token)
 
     async def _record(self, provider_call_id: str, route: agents_pb2.NumberRoute, number: str, caller: str | None):
         async with self.engine.connect() as conn:

@@ -198,14 +198,12 @@ class Runs:
                 await self._record(str(run.id), domain.failed_to_start(
                     "the eval gate that started it stopped before it was submitted (the change was not applied)"))
                 continue
-            token = tenant.set_current(tenant.acting_for(str(run.business_id), RESUMER))
             try:
-                assistant = await self._assistant(str(run.agent_id))
+                with tenant.acting_as(tenant.acting_for(str(run.business_id), RESUMER)):
+                    assistant = await self._assistant(str(run.agent_id))
             except ServiceError as exc:
                 await self._record(str(run.id), domain.failed_to_start(f"the run could not be resumed: {exc.message}"))
                 continue
-            finally:
-                tenant.reset_current(token)
             if run.provider_eval_id is None:  # its scenario was deleted meanwhile
                 await self._record(str(run.id), domain.failed_to_start("its scenario was deleted before it ran"))
                 continue

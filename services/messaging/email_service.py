@@ -91,11 +91,8 @@ class Emails:
         event, change = business_event(message)
         if change.notify != "owner":
             return
-        token = tenant.set_current(tenant.acting_for(event.business_id, PROMPTS_CONSUMER))
-        try:
+        with tenant.acting_as(tenant.acting_for(event.business_id, PROMPTS_CONSUMER)):
             owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=event.business_id))
-        finally:
-            tenant.reset_current(token)
         subject, body = domain.prompt_change_email(change.agent_name, list(change.fields), change.source,
                                                    change.version, change.reason if change.HasField("reason") else None)
         now = utcnow()

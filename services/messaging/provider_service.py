@@ -92,14 +92,11 @@ class ProviderRequests:
         async with self.engine.connect() as conn:
             if await store.message_by_sid(conn, sid) is not None:
                 return signatures.twiml_reply([])  # the provider sent it again: answered already
-        token = tenant.set_current(tenant.acting_for(route.business_id, ACTOR))
-        try:
+        with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
             lead = await unless_not_found(self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
                 business_id=route.business_id, phone=sender)))
             lead_id = lead.id if lead else None
             reply = await self._take_in(route, sender, number, sid, body, lead_id)
-        finally:
-            tenant.reset_current(token)
         return signatures.twiml_reply([reply] if reply else [])
 
     async def _take_in(self, route, sender: str, number: str, sid: str, body: str, lead_id: str | None) -> str | None:

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.errors import ServiceError, invalid, not_found
-from core.ids import new_id, require_uuid, utcnow
+from core.ids import new_id, require_uuid, rfc3339, utcnow
 from core.rpc import Client
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
@@ -87,8 +87,8 @@ class Actions:
             stop = rules.cadence_stop(signals_of(lead), config, now)
             if stop is not None:
                 at = stop.next_allowed_at
-                raise ServiceError("rate_limited", stop.reason + (f"; the next touch is allowed at {_stamp(at)}" if at
-                                   else "; no further touch is allowed"), next_allowed_at=_stamp(at) if at else "")
+                raise ServiceError("rate_limited", stop.reason + (f"; the next touch is allowed at {rfc3339(at)}" if at
+                                   else "; no further touch is allowed"), next_allowed_at=rfc3339(at) if at else "")
             claim = await store.touch_pending(conn, lead_id)
             if claim is not None:
                 _check_abandoned(claim, action, now)  # taken over: made again with its key, so made once
@@ -130,9 +130,8 @@ class Actions:
 
     async def _touch(self, action: str, lead, config: rules.Config, claim_id: str) -> tuple[str, str]:
         """Make the touch: (the reference of what it made, what it did)."""
-        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=str(lead.business_id)))
         if action == "email":
-            subject, body = touch_email(owner.business_name, lead.first_name)
+            subject, body = touch_email(await self._business_name(lead), lead.first_name)
             email = await self.messaging.QueueEmail(messaging_pb2.QueueEmailRequest(
                 to=lead.email, subject=subject, body=body, business_id=str(lead.business_id)))
             return email.id, f"email queued to {lead.email} ({email.status})"
@@ -145,9 +144,16 @@ class Actions:
                 compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="pipeline", reference=claim_id))
             return call.id, f"call placed to {lead.phone} ({call.status})"
         sent = await self.messaging.SendSms(messaging_pb2.SendSmsRequest(
-            to=lead.phone, from_agent_id=agent_id, message=touch_message(owner.business_name, lead.first_name),
+            to=lead.phone, from_agent_id=agent_id, message=touch_message(await self._business_name(lead),
+                                                                         lead.first_name),
             lead_id=str(lead.id), idempotency_key=key, actor="pipeline", reference=claim_id))
         return sent.message_id, f"text sent to {lead.phone} ({sent.status})"
+
+
+    async def _business_name(self, lead) -> str:
+        """The name the pipeline's texts and emails sign with (a call's agent introduces the business itself)."""
+        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=str(lead.business_id)))
+        return owner.business_name
 
 
 def _check_abandoned(claim, action: str, now: datetime) -> None:
@@ -167,7 +173,3 @@ def _check_touchable(lead, action: str) -> None:
         raise ServiceError("conflict", "the lead is paused: resume it first")
     if not getattr(lead, CHANNEL_FIELD[action]):
         raise invalid(f"the lead has no {CHANNEL_FIELD[action]} to {action}")
-
-
-def _stamp(at: datetime) -> str:
-    return at.isoformat().replace("+00:00", "Z")

@@ -24,7 +24,7 @@ from core import tenant
 from core.background import Background
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
-from core.ids import new_id, utcnow
+from core.ids import new_id, rfc3339, utcnow
 from core.outbox import add_event
 from core.rpc import Client
 from core.tenant import Tenant
@@ -94,18 +94,12 @@ class ScheduledRunner:
             worked = await store.leads_worked(conn, str(claimed.id)) if claimed is not None else frozenset()
         if claimed is None:
             return WindowRun(business_id, "taken")
-        as_service = tenant.set_current(tenant.acting_for(business_id, "sdr-runner"))
-        try:
+        with tenant.acting_as(tenant.acting_for(business_id, "sdr-runner")):
             owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
-        finally:
-            tenant.reset_current(as_service)
-        as_owner = tenant.set_current(Tenant(account_id=owner.account_id, business_ids=(business_id,)))
-        try:
+        with tenant.acting_as(Tenant(account_id=owner.account_id, business_ids=(business_id,))):
             outcome = await self.run.run(business_id, False, "runner", worked, str(claimed.id))
             text = briefing_text(owner.business_name, window_start, outcome)
             email_id = await self._email(owner.email, window_start, text)
-        finally:
-            tenant.reset_current(as_owner)
         briefing_id = new_id()
         async with self.engine.begin() as conn:
             if not await store.complete_window(conn, str(claimed.id), token, utcnow()):
@@ -116,7 +110,7 @@ class ScheduledRunner:
                                      summary={**outcome.summary, "skipped": outcome.skipped},
                                      needs_owner=needs_owner, text=text, email_id=email_id, created_at=utcnow())
             await add_event(conn, outbox, events_pb2.BriefingCreated(
-                briefing_id=briefing_id, window_start=window_start.isoformat().replace("+00:00", "Z"),
+                briefing_id=briefing_id, window_start=rfc3339(window_start),
                 skipped=outcome.skipped, email_id=email_id, **outcome.summary,
                 needs_owner=[events_pb2.BriefingLead(**lead) for lead in needs_owner]), business_id)
         return WindowRun(business_id, "ran", briefing_id, outcome)

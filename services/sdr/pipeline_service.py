@@ -10,7 +10,7 @@ the lead's own time, the frequency cap), from one GetStandings call to the messa
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -22,8 +22,9 @@ from core.ids import require_uuid, utcnow
 from core.rpc import Client
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
+from services.sdr.standings import callee_standings
 from services.sdr.store import interactions, leads
-from switchboard.v1 import accounts_pb2, agents_pb2, messaging_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2
 
 PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
 ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
@@ -234,21 +235,14 @@ class Pipeline:
         phones = sorted({row.phone for row in rows if row.phone})
         if not phones:
             return {}
-        reply = await self.messaging.GetStandings(messaging_pb2.GetStandingsRequest(business_id=business_id,
-                                                                                    phones=phones))
-        by_phone = {s.phone: s for s in reply.standings}
+        found = await callee_standings(self.messaging, business_id, phones)
         facts = {}
         for row in rows:
-            found = by_phone.get(row.phone)
-            if found is None:
-                continue
-            since = found.business_dnc_since.ToDatetime(tzinfo=timezone.utc) \
-                if found.HasField("business_dnc_since") else None
-            standing = compliance.Standing(platform_dnc=found.platform_dnc, business_dnc_since=since,
-                                           consent=found.consent or "none")
-            callee = compliance.Callee(row.phone, lead_id=str(row.id), lead_state=row.state, lead_status=row.status)
-            facts[str(row.id)] = rules.Facts(standing, callee,
-                                             tuple(t.ToDatetime(tzinfo=timezone.utc) for t in found.recent_calls))
+            if row.phone in found:
+                standing, calls = found[row.phone]
+                callee = compliance.Callee(row.phone, lead_id=str(row.id), lead_state=row.state,
+                                           lead_status=row.status)
+                facts[str(row.id)] = rules.Facts(standing, callee, calls)
         return facts
 
 

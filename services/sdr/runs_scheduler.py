@@ -29,7 +29,7 @@ from core.background import Background
 from core.bus import DurableConsumer
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
-from core.ids import new_id, utcnow
+from core.ids import new_id, rfc3339, utcnow
 from core.outbox import add_event
 from core.rpc import Client
 from core.tenant import Tenant
@@ -118,16 +118,14 @@ class Scheduler(Background):
         return claimed
 
     async def execute(self, job, token: str) -> None:
-        acting = tenant.set_current(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),)))
         try:
-            result = await (self._call(job) if job.channel == "call" else self._text(job))
+            with tenant.acting_as(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),))):
+                result = await (self._call(job) if job.channel == "call" else self._text(job))
         except ServiceError as err:
             result = self._refused(job, err)
         except Exception as exc:  # noqa: BLE001 - a failure of ours: due again shortly, the same key
             log.warning("runs scheduler: job %s: %r", job.id, exc)
             result = _again(job, f"could not reach a service ({type(exc).__name__}); trying again")
-        finally:
-            tenant.reset_current(acting)
         try:
             await self._settle(job, token, result)
         except Exception:  # noqa: BLE001 - the lease runs out and another round takes it again
@@ -224,7 +222,7 @@ def _deferred(job, decision) -> Result:
     return Result(values, events=[events_pb2.CommunicationTouchDeferred(
         communication_run_id=str(job.run_id), job_id=str(job.id), external_ref=job.external_ref,
         touch_id=job.touch_id, channel=job.channel, to=job.phone, rule=decision.rule, message=decision.message,
-        not_before=not_before.isoformat().replace("+00:00", "Z"))])
+        not_before=rfc3339(not_before))])
 
 
 def _attempt(job, attempt: int, now, **fields) -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -29,8 +29,8 @@ from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
 from services.sdr.business_agents import agent_numbers
 from services.sdr.runs_events import run_ended
+from services.sdr.standings import callee_standings
 from services.sdr.store import leads, outbox
-from switchboard.v1 import messaging_pb2
 
 IDEMPOTENCY_KEY_MAX = 255
 RUNS_PAGE, JOBS_PAGE, ATTEMPTS_PAGE = (20, 100), (50, 500), (50, 100)
@@ -100,15 +100,8 @@ class Runs:
                           checked.senders, self.policy)
 
     async def _standings(self, business_id: str, phones: list[str]):
-        reply = await self.messaging.GetStandings(messaging_pb2.GetStandingsRequest(business_id=business_id,
-                                                                                    phones=phones))
-        standings, recent = {}, {}
-        for s in reply.standings:
-            since = s.business_dnc_since.ToDatetime(tzinfo=timezone.utc) if s.HasField("business_dnc_since") else None
-            standings[s.phone] = compliance.Standing(platform_dnc=s.platform_dnc, business_dnc_since=since,
-                                                     consent=s.consent or "none")
-            recent[s.phone] = [t.ToDatetime(tzinfo=timezone.utc) for t in s.recent_calls]
-        return standings, recent
+        found = await callee_standings(self.messaging, business_id, phones)
+        return {p: standing for p, (standing, _) in found.items()}, {p: list(calls) for p, (_, calls) in found.items()}
 
     @staticmethod
     async def _leads(conn, business_id: str, phones: list[str]) -> dict[str, dict]:

@@ -200,11 +200,8 @@ class Leads:
         reference (the call id, the message sid)."""
         async with self.engine.begin() as conn, events_buffered(conn, outbox):
             for contact in contacts:
-                token = tenant.set_current(tenant.acting_for(contact.business_id, actor))
-                try:
+                with tenant.acting_as(tenant.acting_for(contact.business_id, actor)):
                     await self._contact(conn, contact)
-                finally:
-                    tenant.reset_current(token)
         self.events_committed()
 
     async def _contact(self, conn: AsyncConnection, c: Contact) -> None:

@@ -3,12 +3,11 @@ stack's real database, and its real voice simulator where a provider is involved
 The caller is set the way the gRPC interceptor sets it (core.tenant)."""
 from __future__ import annotations
 
-import contextlib
 import uuid
 
 import pytest
 
-from core import db, rpc, settings, tenant
+from core import db, rpc, settings
 from core.tenant import Tenant
 from providers.voice.client import VapiClient
 from services.accounts.payments_service import payment_parts
@@ -39,13 +38,6 @@ async def pool(stack):
     await pool.close()
 
 
-@contextlib.contextmanager
-def acting_as(who: Tenant):
-    token = tenant.set_current(who)
-    try:
-        yield who
-    finally:
-        tenant.reset_current(token)
 
 
 def new_tenant(**fields) -> Tenant:

@@ -5,12 +5,13 @@ import sqlalchemy as sa
 
 from core import rpc
 from core.errors import ServiceError
+from core.tenant import acting_as
 from providers.voice.adapter import ProviderError
 from providers.voice.client import VapiClient
 from services.agents import domain
 from services.agents.service import Agents
 from services.agents.store import agent_versions, agents, outbox, prompt_history
-from tests.service.conftest import LeaseStealingVoice, acting_as, new_tenant, no_events
+from tests.service.conftest import LeaseStealingVoice, new_tenant, no_events
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
+from core.tenant import acting_as
 from services.accounts import store as accounts_store
 from services.accounts.service import CallCost, Usage
 from services.sdr import store as sdr_store
@@ -17,7 +18,7 @@ from services.webhooks.delivery import Outcome, Sender
 from services.webhooks.service import Webhooks
 from services.webhooks.store import attempts
 from tests.conftest import next_client_ip
-from tests.service.conftest import acting_as, new_tenant, no_events
+from tests.service.conftest import new_tenant, no_events
 
 
 async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(engine, pool):

@@ -8,9 +8,10 @@ import sqlalchemy as sa
 
 from core.compliance import decision as compliance
 from core.ids import new_id, utcnow
+from core.tenant import acting_as
 from services.messaging import store
 from services.messaging.compliance_service import Compliance
-from tests.service.conftest import acting_as, new_tenant
+from tests.service.conftest import new_tenant
 
 PLATFORM = "+14155550166"
 

@@ -6,12 +6,12 @@ import pytest
 
 from core import leases
 from core.errors import ServiceError
-from core.tenant import Tenant
+from core.tenant import Tenant, acting_as
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents.numbers_service import Numbers
 from services.agents.store import phone_numbers
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.service.conftest import LeaseStealingVoice, acting_as, no_events
+from tests.service.conftest import LeaseStealingVoice, no_events
 
 
 @pytest.fixture
