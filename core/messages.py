@@ -5,6 +5,8 @@ from datetime import datetime
 
 from google.protobuf import struct_pb2
 
+from switchboard.v1 import common_pb2
+
 
 def set_timestamp(message, field: str, value: datetime | None) -> None:
     """Set a Timestamp field from an aware datetime (cheaper than Timestamp.FromDatetime); None leaves it unset."""
@@ -23,3 +25,8 @@ def struct(data: dict | None) -> struct_pb2.Struct:
 def optional(message, field: str):
     """The value of a field with presence, or None when the caller did not set it."""
     return getattr(message, field) if message.HasField(field) else None
+
+
+def business_hours(start: int | None, end: int | None) -> common_pb2.BusinessHours | None:
+    """A business's own calling hours as the compliance decision's requests carry them (None when it has none)."""
+    return None if start is None else common_pb2.BusinessHours(start_hour=start, end_hour=end)

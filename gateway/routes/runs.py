@@ -84,7 +84,8 @@ STATES = ("Run states: scheduled (nothing executed yet) -> running (a touch was 
           "canceled. ")
 EXECUTION = ("Every touch is executed at its time (within about a second) by the scheduler, as the account that "
              "created the run, through the outbound compliance decision, asked again at execution (a STOP or a "
-             "do-not-call entry since creation counts): a touch outside the callee's legal window waits for its "
+             "do-not-call entry since creation counts): a touch outside the callee's legal window, or outside the "
+             "business's own calling hours when it saved them (PUT /api/sdr/config), waits for its "
              "next opening (communication.touch_deferred), a refused one ends refused. A business has at most "
              "RUNS_CALLS_IN_FLIGHT (default 10) calls in flight across its runs. Events: "
              "communication.touch_completed, communication.touch_failed, communication.touch_deferred and "

@@ -139,7 +139,9 @@ CONFIG = ("The config: enabled (the master toggle, default false), min_touch_gap
           "agent), business_hours_start and business_hours_end (whole hours 0-23 in the lead's local time, start "
           "before end; default 9 and 17), email_from_account_id (the verified sender of the pipeline's email: the "
           "id of the business owner's account; default the owner's address). saved is false while the business "
-          "has saved none: the defaults stand. ")
+          "has saved none: the defaults stand. Once saved, the business hours bind every touch the platform "
+          "checks for the business, not only the pipeline's: communication runs' calls and texts and calls placed "
+          "with compliance enforce wait for them (rule business_hours in the decision log). ")
 
 ACTION = ("call places a call with compliance enforce through the calls service (the config's sdr_agent_id, else "
           "the business's one agent with a number; the lead's enrichment); sms sends the pipeline's follow-up text "

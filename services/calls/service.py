@@ -32,6 +32,7 @@ from core.compliance import zones
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
+from core.messages import business_hours as business_hours_message
 from core.pagination import Page, Paged, fetch_page
 from core.records import find_owned
 from core.rpc import Client, unless_not_found
@@ -76,6 +77,9 @@ class NewCall:
     reference: str | None = None  # with enforce: the touch the call is for
     external_ref: str | None = None  # a communication run's reference and the touch's id, for its events
     touch_id: str | None = None
+    # With enforce: the business's own calling hours (start, end) as a run or the pipeline read them; for a call
+    # of the API (actor None) the saved SDR config's are read here.
+    business_hours: tuple[int, int] | None = None
 
 
 def lead_with_phone(sdr: Client, business_id: str, phone: str) -> Awaitable[sdr_pb2.Lead | None]:
@@ -137,7 +141,7 @@ class Calls:
         if new.compliance not in domain.COMPLIANCE_MODES:
             raise invalid(f"compliance must be one of {', '.join(domain.COMPLIANCE_MODES)}")
         enforced = new.compliance == "enforce"
-        if not enforced and (new.callee_timezone or new.actor or new.reference):
+        if not enforced and (new.callee_timezone or new.actor or new.reference or new.business_hours):
             raise invalid("callee_timezone applies only to calls with compliance enforce (the checks run only then)")
         if new.actor is not None and new.actor not in compliance.CALL_ACTORS:
             raise invalid(f"actor must be one of {', '.join(compliance.CALL_ACTORS)}")
@@ -152,6 +156,7 @@ class Calls:
             "callee_timezone": zones.check_zone(new.callee_timezone, "callee_timezone") if new.callee_timezone
             else None,
             "actor": new.actor or "enforced_call",
+            "business_hours": new.business_hours,
             "reference": optional_text(new.reference, "reference", domain.REFERENCE_MAX),
             "external_ref": optional_text(new.external_ref, "external_ref", domain.REFERENCE_MAX),
             "touch_id": optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX),
@@ -220,14 +225,23 @@ class Calls:
                 await store.settle_key(conn, *key, call_id)
             return await store.update_call(conn, call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
 
-    def _decide(self, request: dict, profile, lead: sdr_pb2.Lead | None,
-                call_id: str) -> Awaitable[common_pb2.ComplianceDecision]:
+    async def _decide(self, request: dict, profile, lead: sdr_pb2.Lead | None,
+                      call_id: str) -> common_pb2.ComplianceDecision:
         """The compliance decision on this call, logged by the messaging service (for the call or its touch)."""
-        return self.messaging.DecideCall(messaging_pb2.DecideCallRequest(
+        business_hours = request["business_hours"]
+        if request["actor"] == "enforced_call":
+            business_hours = await self._saved_business_hours(profile.business_id)
+        return await self.messaging.DecideCall(messaging_pb2.DecideCallRequest(
             business_id=profile.business_id, phone=request["to"], timezone=request["callee_timezone"],
             lead_id=lead.id if lead else None, lead_state=lead.state if lead else None,
             lead_status=lead.status if lead else None, sender=profile.phone_number, actor=request["actor"],
-            reference=request["reference"] or call_id))
+            reference=request["reference"] or call_id,
+            business_hours=business_hours_message(*business_hours) if business_hours else None))
+
+    async def _saved_business_hours(self, business_id: str) -> tuple[int, int] | None:
+        """The calling hours the business saved in its SDR config (None when it saved no config)."""
+        config = await self.sdr.GetSdrConfig(sdr_pb2.GetSdrConfigRequest(business_id=business_id))
+        return (config.business_hours_start, config.business_hours_end) if config.saved else None
 
     async def _release_slot(self, decision_id: str) -> None:
         """Free the frequency slot of a call that was never placed; if that fails the slot stays counted (a cap

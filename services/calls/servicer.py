@@ -106,7 +106,9 @@ def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
     return NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
                    **{f: optional(request, f) for f in ("name", "context", "first_message", "lead_id", "webhook_url",
                                                         "max_duration", "callee_timezone", "actor", "reference",
-                                                        "external_ref", "touch_id")})
+                                                        "external_ref", "touch_id")},
+                   business_hours=(request.business_hours.start_hour, request.business_hours.end_hour)
+                   if request.HasField("business_hours") else None)
 
 
 def build(runtime: Runtime) -> CallsServicer:

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from core import tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
-from core.compliance.rules import CALL, hours
+from core.compliance.rules import CALL, Hours, hours
 from core.contact import normalize_e164
 from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
@@ -34,6 +34,17 @@ from switchboard.v1 import common_pb2, messaging_pb2
 
 DECISIONS_PAGE = (50, 100)
 STANDINGS_MAX = 10_000  # phones per GetStandings
+
+
+def business_hours_of(request) -> Hours | None:
+    """The business's own calling hours a request carries (DecideCall, SendSms), checked; None when it carries
+    none."""
+    if not request.HasField("business_hours"):
+        return None
+    start, end = request.business_hours.start_hour, request.business_hours.end_hour
+    if not 0 <= start < end <= 23:
+        raise invalid("business_hours must be whole hours of the day with 0 <= start < end <= 23")
+    return hours(start, end)
 
 
 @dataclass(frozen=True)
@@ -89,12 +100,7 @@ class Compliance:
             timezone=zones.check_zone(request.timezone, "timezone") if request.HasField("timezone") else None,
             lead_id=require_uuid(request.lead_id, "lead_id") if request.HasField("lead_id") else None,
             lead_state=request.lead_state or None, lead_status=request.lead_status or None)
-        business_hours = None
-        if request.HasField("business_hours"):
-            start, end = request.business_hours.start_hour, request.business_hours.end_hour
-            if not 0 <= start < end <= 23:
-                raise invalid("business_hours must be whole hours of the day with 0 <= start < end <= 23")
-            business_hours = hours(start, end)
+        business_hours = business_hours_of(request)
         async with self.engine.begin() as conn:
             await store.lock_callee(conn, business_id, callee.phone)
             now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this

@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core import tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
-from core.compliance.rules import SMS
+from core.compliance.rules import SMS, Hours
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
@@ -59,6 +59,7 @@ class NewText:
     reference: str | None = None  # what the decision is about: the message id when None
     external_ref: str | None = None  # a communication run's reference and the touch's id, for its events
     touch_id: str | None = None
+    business_hours: Hours | None = None  # the business's own window (a run's or the pipeline's text)
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ class Texts:
                                    lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
         async with self.engine.connect() as conn:
             standing = await self.compliance.standing(conn, business_id, to, now)
-        decided = compliance.decide(compliance.Touch(SMS, now, sender=sender), callee, standing)
+        decided = compliance.decide(compliance.Touch(SMS, now, sender=sender, business_hours=text.business_hours),
+                                    callee, standing)
         if not decided.allowed:
             logged = await self.compliance.log_alone(business_id, SMS, callee, decided, text.actor, text.reference,
                                                      now)

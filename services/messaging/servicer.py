@@ -14,7 +14,13 @@ from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
 from providers.status import provider_status
 from services.messaging import domain, provider_service
-from services.messaging.compliance_service import DECISIONS_PAGE, CalleeStanding, Compliance, decision_message
+from services.messaging.compliance_service import (
+    DECISIONS_PAGE,
+    CalleeStanding,
+    Compliance,
+    business_hours_of,
+    decision_message,
+)
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
 from services.messaging.email_service import EMAILS_PAGE, PROMPTS_CONSUMER, PROMPTS_SUBJECT, EmailDelivery, Emails
 from services.messaging.provider_service import TWIML, ProviderRequests
@@ -27,7 +33,8 @@ DNC_PAGE = (50, 100)
 def new_text(request: messaging_pb2.SendSmsRequest) -> NewText:
     return NewText(to=request.to, agent_id=request.from_agent_id, body=request.message,
                    **{f: optional(request, f) for f in ("lead_id", "idempotency_key", "callee_timezone", "actor",
-                                                        "reference", "external_ref", "touch_id")})
+                                                        "reference", "external_ref", "touch_id")},
+                   business_hours=business_hours_of(request))
 
 
 def sent_message(sent: Sent) -> messaging_pb2.SmsSendReply:

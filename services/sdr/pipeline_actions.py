@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core import tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, rfc3339, utcnow
+from core.messages import business_hours
 from core.rpc import Client
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
@@ -138,15 +139,17 @@ class Actions:
         agent_id = config.sdr_agent_id or only_agent_with_number(
             await agent_numbers(self.agents, str(lead.business_id)), "sdr_agent_id")
         key = f"pipeline:{claim_id}"
+        hours = business_hours(config.business_hours_start, config.business_hours_end)
         if action == "call":
             call = await self.calls.CreateCall(calls_pb2.CreateCallRequest(
                 agent_id=agent_id, to=lead.phone, lead_id=str(lead.id), idempotency_key=key,
-                compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="pipeline", reference=claim_id))
+                compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="pipeline", reference=claim_id,
+                business_hours=hours))
             return call.id, f"call placed to {lead.phone} ({call.status})"
         sent = await self.messaging.SendSms(messaging_pb2.SendSmsRequest(
             to=lead.phone, from_agent_id=agent_id, message=touch_message(await self._business_name(lead),
                                                                          lead.first_name),
-            lead_id=str(lead.id), idempotency_key=key, actor="pipeline", reference=claim_id))
+            lead_id=str(lead.id), idempotency_key=key, actor="pipeline", reference=claim_id, business_hours=hours))
         return sent.message_id, f"text sent to {lead.phone} ({sent.status})"
 
 

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from core.compliance import decision as compliance
 from core.compliance import zones
+from core.compliance.rules import Hours
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import is_uuid
@@ -417,10 +418,11 @@ class Planned:
 
 def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
          recent: dict[str, list[datetime]], leads: dict[str, dict], senders: dict[str, str],
-         policy: compliance.Policy) -> list[Planned]:
+         policy: compliance.Policy, business_hours: Hours | None = None) -> list[Planned]:
     """Each touch with the decision it would get at its time (nothing is stored or sent). Calls the run itself
     places count towards the frequency cap of the touches after them. `leads` holds the business's lead of each
-    phone ({id, state, status}); `senders` the number of each agent."""
+    phone ({id, state, status}); `senders` the number of each agent; `business_hours` the business's own calling
+    hours (its saved SDR config's)."""
     calls_to: dict[str, list[datetime]] = {p: list(times) for p, times in recent.items()}
     planned = []
     for touch in sorted(run.touches, key=lambda t: (t.scheduled_at, t.index)):
@@ -430,7 +432,7 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
                                    lead_state=lead.get("state"), lead_status=lead.get("status"))
         earlier = tuple(t for t in calls_to.get(touch.phone, ()) if at - compliance.DAY < t <= at)
         decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id),
-                                                     recent_calls=earlier),
+                                                     business_hours=business_hours, recent_calls=earlier),
                                     callee, standings.get(touch.phone, compliance.Standing()), policy)
         one = Planned(touch, decided, at)
         if touch.channel == "call" and one.planned_at is not None:

@@ -5,7 +5,8 @@ It keeps up to RUNS_CONCURRENCY touches executing, claiming due jobs of active r
 (services.sdr.runs_store.claim) as slots free, at most RUNS_CALLS_IN_FLIGHT calls per business in flight, and
 executes each as the account that created its run:
 - a call through Calls.PlaceCall with compliance enforce (the decision is asked again now: a STOP, a do-not-call
-  entry or the frequency cap since the run was created count), actor run, the touch's external_ref and touch_id
+  entry or the frequency cap since the run was created count, and the business's own calling hours when it saved
+  an SDR config), actor run, the touch's external_ref and touch_id
   (on the call's events), and an idempotency key derived from the job and its attempt, so a scheduler that died
   after the provider took the call and before it wrote so cannot make a second call: the retry gets the first;
 - a text through Messaging.PlaceSms the same way (its key makes a retried send return the first message).
@@ -30,6 +31,7 @@ from core.bus import DurableConsumer
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
 from core.ids import new_id, rfc3339, utcnow
+from core.messages import business_hours
 from core.outbox import add_event
 from core.rpc import Client
 from core.tenant import Tenant
@@ -141,7 +143,8 @@ class Scheduler(Background):
         request = calls_pb2.CreateCallRequest(
             agent_id=str(job.agent_id), to=job.phone, idempotency_key=self._key(job),
             compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="run", reference=str(job.id),
-            external_ref=job.external_ref, touch_id=job.touch_id, context=json.dumps(context, separators=(",", ":")))
+            external_ref=job.external_ref, touch_id=job.touch_id, context=json.dumps(context, separators=(",", ":")),
+            business_hours=business_hours(job.business_hours_start, job.business_hours_end))
         for name in ("lead_id", "first_message"):
             if context.get(name):
                 setattr(request, name, context[name])
@@ -159,7 +162,7 @@ class Scheduler(Background):
         request = messaging_pb2.SendSmsRequest(
             to=job.phone, from_agent_id=str(job.agent_id), message=job.context["body"],
             idempotency_key=self._key(job), actor="run", reference=str(job.id), external_ref=job.external_ref,
-            touch_id=job.touch_id)
+            touch_id=job.touch_id, business_hours=business_hours(job.business_hours_start, job.business_hours_end))
         if job.context.get("lead_id"):
             request.lead_id = job.context["lead_id"]
         if job.timezone:

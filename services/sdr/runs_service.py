@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.compliance import decision as compliance
+from core.compliance.rules import hours
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.outbox import add_event
@@ -28,6 +29,7 @@ from core.rpc import Client
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
 from services.sdr.business_agents import agent_numbers
+from services.sdr.pipeline_store import config_of
 from services.sdr.runs_events import run_ended
 from services.sdr.standings import callee_standings
 from services.sdr.store import leads, outbox
@@ -95,9 +97,11 @@ class Runs:
         standings, recent = await self._standings(checked.business_id, phones)
         async with self.engine.connect() as conn:
             known = await self._leads(conn, checked.business_id, phones)
+            config = await config_of(conn, checked.business_id)
         touches = tuple(t if t.agent_id else replace(t, agent_id=checked.agent_id) for t in checked.run.touches)
+        business_hours = hours(config.business_hours_start, config.business_hours_end) if config else None
         return rules.plan(replace(checked.run, touches=touches), utcnow(), standings, recent, known,
-                          checked.senders, self.policy)
+                          checked.senders, self.policy, business_hours)
 
     async def _standings(self, business_id: str, phones: list[str]):
         found = await callee_standings(self.messaging, business_id, phones)

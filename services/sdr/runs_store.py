@@ -14,6 +14,7 @@ from sqlalchemy.dialects.postgresql import JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.leases import free, lease_columns
+from services.sdr import pipeline_store  # its configs table, read when claiming (a module: the two import each other)
 from services.sdr import runs_domain as rules
 from services.sdr.schema import Ts, Uuid, metadata
 
@@ -192,7 +193,8 @@ async def calls_in_flight(conn: AsyncConnection, business_id: str) -> int:
 async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: int, token: str,
                 lease: timedelta) -> list:
     """Claim up to `limit` due jobs of a business on one channel, earliest due first; each with its run's account,
-    external_ref, retry policy and whether a touch of the run was claimed before."""
+    external_ref, retry policy, whether a touch of the run was claimed before, and the business's own calling
+    hours (business_hours_start/end, None when it saved no SDR config)."""
     if limit <= 0:
         return []
     picked = sa.select(jobs.c.id).join(runs, runs.c.id == jobs.c.run_id).where(
@@ -200,8 +202,16 @@ async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: in
     ).order_by(jobs.c.due_at).limit(limit).with_for_update(of=jobs, skip_locked=True)
     statement = jobs.update().where(jobs.c.id.in_(picked.scalar_subquery()), jobs.c.run_id == runs.c.id).values(
         status=rules.EXECUTING, lease_token=token, lease_until=sa.func.now() + lease, updated_at=sa.func.now(),
-    ).returning(*jobs.c, runs.c.account_id, runs.c.external_ref, runs.c.retry, runs.c.status.label("run_status"))
+    ).returning(*jobs.c, runs.c.account_id, runs.c.external_ref, runs.c.retry, runs.c.status.label("run_status"),
+                *(_saved_config(column) for column in ("business_hours_start", "business_hours_end")))
     return (await conn.execute(statement)).all()
+
+
+def _saved_config(column: str):
+    """A column of the business's saved SDR config (NULL when it saved none), for a claimed job to carry."""
+    configs = pipeline_store.configs
+    return sa.select(configs.c[column]).where(configs.c.business_id == jobs.c.business_id).scalar_subquery() \
+        .label(column)
 
 
 async def start_runs(conn: AsyncConnection, run_ids: set[str], now: datetime) -> None:

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from core.compliance import decision as compliance
+from core.compliance.rules import hours
 from core.errors import ServiceError
 from services.sdr import runs_domain as rules
 
@@ -33,10 +34,10 @@ def call(touch_id: str, phone: str, at: datetime, **target) -> dict:
     return {"touch_id": touch_id, "channel": "call", "target": {"phone": phone, **target}, "scheduled_at": stamp(at)}
 
 
-def planned(now: datetime, *touches: dict) -> dict[str, rules.Planned]:
+def planned(now: datetime, *touches: dict, business_hours=None) -> dict[str, rules.Planned]:
     run = run_of(now, *touches)
     plan = rules.plan(run, now, {t.phone: CONSENTING for t in run.touches}, {}, {}, {AGENT: "+12125550100"},
-                      compliance.Policy())
+                      compliance.Policy(), business_hours)
     return {p.touch.touch_id: p for p in plan}
 
 
@@ -83,6 +84,18 @@ def test_a_touch_scheduled_across_the_autumn_change_keeps_new_yorks_wall_clock()
                     call("before", NEW_YORK, utc(2027, 10, 31, 12, 30)))
     assert plans["after"].decision.outcome == compliance.DEFER and plans["after"].planned_at == utc(2027, 11, 7, 13)
     assert plans["before"].decision.allowed and plans["before"].planned_at == utc(2027, 10, 31, 12, 30)
+
+
+def test_the_business_hours_move_a_touch_the_law_allows_to_their_opening_in_the_callees_zone():
+    # 09:30 in New York on a Wednesday and in Honolulu's 09:30 (19:30Z): legal, but the business calls 11:00-16:00.
+    ny, hi = utc(2027, 1, 13, 14, 30), utc(2027, 1, 13, 19, 30)
+    plans = planned(ny - timedelta(hours=1), call("ny", NEW_YORK, ny), call("hi", HONOLULU, hi),
+                    business_hours=hours(11, 16))
+    assert [plans[t].decision.rule for t in ("ny", "hi")] == ["business_hours"] * 2
+    assert (plans["ny"].planned_at, plans["hi"].planned_at) == (utc(2027, 1, 13, 16), utc(2027, 1, 13, 21))
+    # Hours looser than the law change nothing: 07:30 in New York still waits for the federal 08:00.
+    early = planned(ny, call("early", NEW_YORK, utc(2027, 1, 14, 12, 30)), business_hours=hours(6, 22))["early"]
+    assert (early.decision.rule, early.planned_at) == ("federal_hours", utc(2027, 1, 14, 13))
 
 
 def test_the_runs_own_calls_count_towards_the_frequency_cap():

@@ -81,7 +81,7 @@ class ProviderMessageReply(_message.Message):
     def __init__(self, response_json: _Optional[str] = ...) -> None: ...
 
 class CreateCallRequest(_message.Message):
-    __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance", "callee_timezone", "actor", "reference", "external_ref", "touch_id")
+    __slots__ = ("agent_id", "to", "name", "context", "first_message", "lead_id", "webhook_url", "max_duration", "idempotency_key", "compliance", "callee_timezone", "actor", "reference", "external_ref", "touch_id", "business_hours")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     TO_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +97,7 @@ class CreateCallRequest(_message.Message):
     REFERENCE_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
     TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_HOURS_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     to: str
     name: str
@@ -112,7 +113,8 @@ class CreateCallRequest(_message.Message):
     reference: str
     external_ref: str
     touch_id: str
-    def __init__(self, agent_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., context: _Optional[str] = ..., first_message: _Optional[str] = ..., lead_id: _Optional[str] = ..., webhook_url: _Optional[str] = ..., max_duration: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., compliance: _Optional[_Union[ComplianceMode, str]] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ...) -> None: ...
+    business_hours: _common_pb2.BusinessHours
+    def __init__(self, agent_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., context: _Optional[str] = ..., first_message: _Optional[str] = ..., lead_id: _Optional[str] = ..., webhook_url: _Optional[str] = ..., max_duration: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., compliance: _Optional[_Union[ComplianceMode, str]] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., business_hours: _Optional[_Union[_common_pb2.BusinessHours, _Mapping]] = ...) -> None: ...
 
 class PlaceCallReply(_message.Message):
     __slots__ = ("call", "deferred")

@@ -84,6 +84,14 @@ class Aggregates(_message.Message):
     rows: _containers.RepeatedCompositeFieldContainer[AggregateRow]
     def __init__(self, rows: _Optional[_Iterable[_Union[AggregateRow, _Mapping]]] = ...) -> None: ...
 
+class BusinessHours(_message.Message):
+    __slots__ = ("start_hour", "end_hour")
+    START_HOUR_FIELD_NUMBER: _ClassVar[int]
+    END_HOUR_FIELD_NUMBER: _ClassVar[int]
+    start_hour: int
+    end_hour: int
+    def __init__(self, start_hour: _Optional[int] = ..., end_hour: _Optional[int] = ...) -> None: ...
+
 class ComplianceDecision(_message.Message):
     __slots__ = ("id", "business_id", "channel", "phone", "lead_id", "outcome", "rule", "source", "code", "message", "not_before", "actor", "reference", "inputs", "decided_at")
     ID_FIELD_NUMBER: _ClassVar[int]

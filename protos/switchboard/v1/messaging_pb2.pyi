@@ -10,14 +10,6 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class BusinessHours(_message.Message):
-    __slots__ = ("start_hour", "end_hour")
-    START_HOUR_FIELD_NUMBER: _ClassVar[int]
-    END_HOUR_FIELD_NUMBER: _ClassVar[int]
-    start_hour: int
-    end_hour: int
-    def __init__(self, start_hour: _Optional[int] = ..., end_hour: _Optional[int] = ...) -> None: ...
-
 class DecideCallRequest(_message.Message):
     __slots__ = ("business_id", "phone", "timezone", "lead_id", "lead_state", "lead_status", "sender", "actor", "reference", "business_hours")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -39,8 +31,8 @@ class DecideCallRequest(_message.Message):
     sender: str
     actor: str
     reference: str
-    business_hours: BusinessHours
-    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., timezone: _Optional[str] = ..., lead_id: _Optional[str] = ..., lead_state: _Optional[str] = ..., lead_status: _Optional[str] = ..., sender: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., business_hours: _Optional[_Union[BusinessHours, _Mapping]] = ...) -> None: ...
+    business_hours: _common_pb2.BusinessHours
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., timezone: _Optional[str] = ..., lead_id: _Optional[str] = ..., lead_state: _Optional[str] = ..., lead_status: _Optional[str] = ..., sender: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., business_hours: _Optional[_Union[_common_pb2.BusinessHours, _Mapping]] = ...) -> None: ...
 
 class ReleaseCallSlotRequest(_message.Message):
     __slots__ = ("decision_id",)
@@ -101,7 +93,7 @@ class GetStandingsReply(_message.Message):
     def __init__(self, standings: _Optional[_Iterable[_Union[CalleeStanding, _Mapping]]] = ...) -> None: ...
 
 class SendSmsRequest(_message.Message):
-    __slots__ = ("to", "from_agent_id", "message", "lead_id", "idempotency_key", "callee_timezone", "actor", "reference", "external_ref", "touch_id")
+    __slots__ = ("to", "from_agent_id", "message", "lead_id", "idempotency_key", "callee_timezone", "actor", "reference", "external_ref", "touch_id", "business_hours")
     TO_FIELD_NUMBER: _ClassVar[int]
     FROM_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +104,7 @@ class SendSmsRequest(_message.Message):
     REFERENCE_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
     TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_HOURS_FIELD_NUMBER: _ClassVar[int]
     to: str
     from_agent_id: str
     message: str
@@ -122,7 +115,8 @@ class SendSmsRequest(_message.Message):
     reference: str
     external_ref: str
     touch_id: str
-    def __init__(self, to: _Optional[str] = ..., from_agent_id: _Optional[str] = ..., message: _Optional[str] = ..., lead_id: _Optional[str] = ..., idempotency_key: _Optional[str] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ...) -> None: ...
+    business_hours: _common_pb2.BusinessHours
+    def __init__(self, to: _Optional[str] = ..., from_agent_id: _Optional[str] = ..., message: _Optional[str] = ..., lead_id: _Optional[str] = ..., idempotency_key: _Optional[str] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., business_hours: _Optional[_Union[_common_pb2.BusinessHours, _Mapping]] = ...) -> None: ...
 
 class PlaceSmsReply(_message.Message):
     __slots__ = ("sent", "deferred")
