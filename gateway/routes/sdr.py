@@ -166,6 +166,9 @@ ROUTES = [
           "the enum), then score and newest first, at most limit. summary counts every lead of the business: "
           "total_leads, actionable (its next action is a touch by segment, auto toggles and cadence; each listed "
           "lead's next_action also asks the compliance decision now) and needs_manual (next action escalate). "
+          "Segments are kept per lead and brought up to date on read (a lead's change and the passing of time "
+          "show at once); the first read after a config change that moves next actions (max_touches, "
+          "min_touch_gap_hours, an auto toggle) works every lead again and takes longer for a large business. "
           + SEGMENTS + NEXT),
     Route("GET", f"{BASE}/config", get_config, "The business's SDR config", "sdr", scope=READ, sessions=True,
           query=_query(),

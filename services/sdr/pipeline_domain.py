@@ -177,6 +177,32 @@ def segment(lead: Signals, config: Config, now: datetime) -> str:
     return "cold"
 
 
+def steady_until(lead: Signals, config: Config, now: datetime) -> datetime | None:
+    """The first instant from `now` at which the clock alone may change the lead's segment or its next action
+    without the compliance facts (None: only a change of its signals or of the config can). The pipeline stores
+    both with this instant and computes them again once it has passed: each boundary of the segment table and the
+    end of the cadence's gap. An instant equal to `now` is kept (a `<=` rule changes just after it)."""
+    moments = [lead.created_at + DAY, lead.created_at + TRIAL_STUCK_DAYS * DAY]
+    if lead.status == "lost":
+        moments.append(lead.updated_at + CHURN_DAYS * DAY)
+    if lead.last_inbound_call is not None:
+        moments += [lead.last_inbound_call + DAY, lead.last_inbound_call + 7 * DAY, lead.last_inbound_call + 30 * DAY]
+    if lead.trial_ends is not None:
+        moments += [lead.trial_ends - TRIAL_ENDING_DAYS * DAY, lead.trial_ends]
+    if lead.last_inbound is not None:
+        moments.append(lead.last_inbound + GOING_DARK_DAYS * DAY)
+    if lead.last_touch is not None:
+        moments.append(lead.last_touch + config.touch_gap)
+    return min((m for m in moments if m >= now), default=None)
+
+
+def changes_next_actions(before: Config, after: Config) -> bool:
+    """Whether a config change may change segments or next actions without the compliance facts (the cap, the
+    gap, the auto toggles), so the stored ones must be computed again."""
+    return any(getattr(before, name) != getattr(after, name)
+               for name in ("max_touches", "min_touch_gap_hours", "auto_call", "auto_email", "auto_sms"))
+
+
 # -- cadence --------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -2,17 +2,18 @@
 leads with their next actions). The rules are services.sdr.pipeline_domain's; this module loads the facts they
 read. The caller's tenant comes from core.tenant; a business it names must be one of its own (403 otherwise).
 
-The pipeline reads each lead's signals in one statement (its interactions aggregated per lead). Every lead's
-segment is computed for the summary, whose counts go by segment, auto toggles and cadence; the leads of the page
-also get the outbound compliance decision now (do-not-call, consent, the legal window and the business hours in
-the lead's own time, the frequency cap), from one GetStandings call to the messaging service.
+Each lead's segment and next action without the compliance facts are stored on the lead (services.sdr.pipeline_store)
+with the instant the clock may change them; a read first computes the leads that are due (whose signals changed,
+whose instant passed, or all after a config change that moves them), then counts and pages from the stored values
+through one index. The leads of the page also get the outbound compliance decision now (do-not-call, consent, the
+legal window and the business hours in the lead's own time, the frequency cap), from one GetStandings call to the
+messaging service.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
-import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
@@ -23,20 +24,15 @@ from core.rpc import Client
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
 from services.sdr.standings import callee_standings
-from services.sdr.store import interactions, leads
+from services.sdr.store import leads
 from switchboard.v1 import accounts_pb2, agents_pb2
 
 PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
 ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
 REPORT_LIST = 50  # hot and stale leads listed at most
 PERIODS = {"today": None, "week": timedelta(days=7), "month": timedelta(days=30)}  # today: since UTC midnight
-# The lead columns the pipeline reads for every lead on every read (not the notes and messages): first the signals,
-# in the order of pipeline_domain.Signals's fields (the inbound interactions' three follow them), then what a
-# pipeline lead shows and the state the compliance decision places a callee by.
-SIGNAL_COLUMNS = ("status", "source", "created_at", "updated_at", "touch_count", "last_touch_at", "paused", "phone",
-                  "email")
-SIGNALS_WIDTH = len(SIGNAL_COLUMNS) + 3
-SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state", "score")
+SIGNALS_WIDTH = len(store.SIGNAL_COLUMNS)
+SEGMENT_RANK = {name: rank for rank, name in enumerate(rules.SEGMENTS)}  # stored as the pipeline's order
 STANDINGS_BATCH = 5_000  # leads whose compliance facts one GetStandings call asks (its limit is 10,000 phones)
 
 
@@ -79,25 +75,15 @@ class PipelineView:
 
 
 def signals_of(row) -> rules.Signals:
-    """A lead row's signals (its inbound interactions where the row carries them: _signals_query)."""
-    return rules.Signals(status=row.status, source=row.source, created_at=row.created_at, updated_at=row.updated_at,
-                         touch_count=row.touch_count, last_touch=row.last_touch_at, paused=row.paused,
-                         phone=row.phone, email=row.email, **{
-                             name: getattr(row, name, None)
-                             for name in ("last_inbound_call", "last_inbound", "first_inbound")})
+    """A lead row's signals, by name (a whole lead row; the pipeline's own reads go by position)."""
+    return rules.Signals(*(getattr(row, name) for name in store.SIGNAL_COLUMNS))
 
 
-def _signals_query(business_id: str) -> sa.Select:
-    """The business's leads with what their inbound interactions say (latest call, latest and first of any)."""
-    i = interactions.c
-    inbound = sa.select(
-        i.lead_id, sa.func.max(i.occurred_at).filter(i.channel == "call").label("last_inbound_call"),
-        sa.func.max(i.occurred_at).label("last_inbound"), sa.func.min(i.occurred_at).label("first_inbound"),
-    ).where(i.business_id == business_id, i.direction == "inbound").group_by(i.lead_id).subquery()
-    return sa.select(*(leads.c[name] for name in SIGNAL_COLUMNS), inbound.c.last_inbound_call,
-                     inbound.c.last_inbound, inbound.c.first_inbound,
-                     *(leads.c[name] for name in SHOWN_COLUMNS)).outerjoin(
-        inbound, inbound.c.lead_id == leads.c.id).where(leads.c.business_id == business_id)
+def pipeline_lead(row, config: rules.Config, now: datetime) -> PipelineLead:
+    """A lead read with store.pipeline_leads, with its segment and its next action without the compliance facts."""
+    signals = rules.Signals(*row[:SIGNALS_WIDTH])
+    seg = rules.segment(signals, config, now)
+    return PipelineLead(row, seg, rules.next_action(signals, seg, config, None, now))
 
 
 class Pipeline:
@@ -122,7 +108,10 @@ class Pipeline:
             await self._check_sender(business_id, config.email_from_account_id)
         values = {k: v for k, v in asdict(config).items() if k in store.CONFIG_COLUMNS}
         async with self.engine.begin() as conn:
+            await store.lock_pipeline(conn, business_id)
             row = await store.save_config(conn, business_id, values, utcnow())
+            if rules.changes_next_actions(current.config, config):
+                await store.make_all_due(conn, business_id)
         return _config_view(business_id, row)
 
     async def _check_agent(self, business_id: str, agent_id: str) -> None:
@@ -152,37 +141,48 @@ class Pipeline:
             raise invalid(f"limit must be from 1 to {most}")
         view = await self.config(business_id)
         config, now = view.config, utcnow()
-        everyone = await self._segmented(view.business_id, config, now)
-        actionable = needs_manual = 0
-        for lead in everyone:
-            actionable += lead.next.action in rules.TOUCHES
-            needs_manual += lead.next.action == "escalate"
-        chosen = [lead for lead in everyone if segment is None or lead.segment == segment]
-        order = {segment_: n for n, segment_ in enumerate(rules.SEGMENTS)}
-        chosen.sort(key=lambda p: (order[p.segment], -p.row.score, -p.row.created_at.timestamp()))
-        return PipelineView(view.business_id, config.enabled, len(everyone), actionable, needs_manual,
-                            await self._decided(view.business_id, config, chosen[:limit], now))
+        await self._computed(view.business_id, now)
+        query = store.pipeline_leads(view.business_id)
+        if segment is not None:
+            query = query.where(leads.c.pipeline_segment == SEGMENT_RANK[segment])
+        async with self.engine.connect() as conn:
+            counts = await store.next_action_counts(conn, view.business_id)
+            rows = (await conn.execute(store.hottest_first(query).limit(limit))).all()
+        chosen = [pipeline_lead(row, config, now) for row in rows]
+        return PipelineView(view.business_id, config.enabled, sum(counts.values()),
+                            sum(counts.get(action, 0) for action in rules.TOUCHES), counts.get("escalate", 0),
+                            await self._decided(view.business_id, config, chosen, now))
 
     async def worklist(self, business_id: str) -> tuple[rules.Config, list[PipelineLead], int]:
-        """The business's config, every lead whose next action is a touch or an escalation now, each decided with
-        the compliance facts (what a run works through), and how many leads the business has."""
+        """The business's config, every lead whose next action is a touch or an escalation now (hottest first),
+        each decided with the compliance facts (what a run works through), and how many leads the business has."""
         view = await self.config(business_id)
         config, now = view.config, utcnow()
-        everyone = await self._segmented(view.business_id, config, now)
-        candidates = [lead for lead in everyone if lead.next.action in (*rules.TOUCHES, "escalate")]
-        return config, await self._decided(view.business_id, config, candidates, now), len(everyone)
-
-    async def _segmented(self, business_id: str, config: rules.Config, now: datetime) -> list[PipelineLead]:
-        """Every lead of the business with its segment and its next action by segment, toggles and cadence (the
-        compliance decision not asked)."""
+        await self._computed(view.business_id, now)
+        query = store.pipeline_leads(view.business_id).where(leads.c.pipeline_next.in_((*rules.TOUCHES, "escalate")))
         async with self.engine.connect() as conn:
-            rows = (await conn.execute(_signals_query(business_id))).all()
-        leads_ = []
-        for row in rows:
-            signals = rules.Signals(*row[:SIGNALS_WIDTH])  # by position: by name is most of the time at 100k leads
-            seg = rules.segment(signals, config, now)
-            leads_.append(PipelineLead(row, seg, rules.next_action(signals, seg, config, None, now)))
-        return leads_
+            total = sum((await store.next_action_counts(conn, view.business_id)).values())
+            rows = (await conn.execute(store.hottest_first(query))).all()
+        candidates = [pipeline_lead(row, config, now) for row in rows]
+        return config, await self._decided(view.business_id, config, candidates, now), total
+
+    async def _computed(self, business_id: str, now: datetime) -> None:
+        """Compute and store the segment and next action of the business's leads that are due: between reads
+        those whose signals changed or whose instant passed, after a config change that moves them all of them."""
+        async with self.engine.connect() as conn:
+            if not await store.any_due(conn, business_id, now):
+                return
+        async with self.engine.begin() as conn:
+            await store.lock_pipeline(conn, business_id)
+            config = _config_view(business_id, await store.config_of(conn, business_id)).config
+            computed = []
+            for row in await store.due_leads(conn, business_id, now):
+                signals = rules.Signals(*row[:SIGNALS_WIDTH])  # by position: by name is most of the time here
+                seg = rules.segment(signals, config, now)
+                computed.append((row.id, row.pipeline_stamp, SEGMENT_RANK[seg],
+                                 rules.next_action(signals, seg, config, None, now).action,
+                                 rules.steady_until(signals, config, now)))
+            await store.store_computed(conn, computed)
 
     async def _decided(self, business_id: str, config: rules.Config, chosen: list[PipelineLead],
                        now: datetime) -> list[PipelineLead]:
@@ -192,7 +192,8 @@ class Pipeline:
         for start in range(0, len(rows), STANDINGS_BATCH):
             facts.update(await self._facts(business_id, rows[start:start + STANDINGS_BATCH]))
         return [PipelineLead(lead.row, lead.segment, rules.next_action(
-            signals_of(lead.row), lead.segment, config, facts.get(str(lead.row.id)), now)) for lead in chosen]
+            rules.Signals(*lead.row[:SIGNALS_WIDTH]), lead.segment, config, facts.get(str(lead.row.id)), now))
+            for lead in chosen]
 
     async def report(self, business_id: str, period: str | None) -> Report:
         """What the pipeline did in the period (actions by kind, activity by status, leads that came in) and where it
@@ -213,12 +214,16 @@ class Pipeline:
             outcomes[status] = outcomes.get(status, 0) + n
             if status == "done":
                 actions[action] = actions.get(action, 0) + n
-        everyone = await self._segmented(view.business_id, view.config, now)
-        hot = sorted((p for p in everyone if p.segment in rules.HOT_SEGMENTS),
-                     key=lambda p: (rules.HOT_SEGMENTS.index(p.segment), -p.row.score, -p.row.created_at.timestamp()))
-        stale = sorted((p for p in everyone if p.next.action == "escalate"), key=lambda p: p.row.created_at)
-        return Report(view.business_id, period, since, now, actions, outcomes, arrived, hot[:REPORT_LIST],
-                      stale[:REPORT_LIST])
+        await self._computed(view.business_id, now)
+        hot_ranks = [SEGMENT_RANK[name] for name in rules.HOT_SEGMENTS]
+        async with self.engine.connect() as conn:
+            hot = (await conn.execute(store.hottest_first(store.pipeline_leads(view.business_id).where(
+                leads.c.pipeline_segment.in_(hot_ranks))).limit(REPORT_LIST))).all()
+            stale = (await conn.execute(store.pipeline_leads(view.business_id).where(
+                leads.c.pipeline_next == "escalate").order_by(leads.c.created_at, leads.c.id).limit(REPORT_LIST))).all()
+        hot = [pipeline_lead(row, view.config, now) for row in hot]
+        stale = [pipeline_lead(row, view.config, now) for row in stale]
+        return Report(view.business_id, period, since, now, actions, outcomes, arrived, hot, stale)
 
     async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list:
         """The activity log newest first, of the business or of one of its leads."""

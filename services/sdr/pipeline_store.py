@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, insert
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.ids import new_id
@@ -142,6 +142,87 @@ def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select:
     if lead_id:
         query = query.where(activity.c.lead_id == lead_id)
     return query.order_by(activity.c.created_at.desc(), activity.c.id.desc()).limit(limit)
+
+
+# -- each lead's stored segment and next action -----------------------------------------------------------------
+
+# The lead columns the segment and next action read, in the order of pipeline_domain.Signals's fields (rows are
+# turned into signals by position: by name is most of the time at 100,000 leads); then what a pipeline lead shows,
+# the state the compliance decision places a callee by, and the stored segment.
+SIGNAL_COLUMNS = ("status", "source", "created_at", "updated_at", "touch_count", "last_touch_at", "paused", "phone",
+                  "email", "last_inbound_call_at", "last_inbound_at", "first_inbound_at")
+SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state", "score", "pipeline_segment")
+
+
+def pipeline_leads(business_id: str) -> sa.Select:
+    """The business's leads with the columns the pipeline reads."""
+    leads = lead_store.leads
+    return sa.select(*(leads.c[name] for name in (*SIGNAL_COLUMNS, *SHOWN_COLUMNS))).where(
+        leads.c.business_id == business_id)
+
+
+def hottest_first(query: sa.Select) -> sa.Select:
+    """In the pipeline's order: by segment, then the highest score and the newest (leads_business_pipeline)."""
+    leads = lead_store.leads
+    return query.order_by(leads.c.pipeline_segment, leads.c.score.desc(), leads.c.created_at.desc(),
+                          leads.c.id.desc())
+
+
+async def any_due(conn: AsyncConnection, business_id: str, now: datetime) -> bool:
+    """Whether a lead's stored segment and next action are due for computing: its signals changed, the clock
+    passed its pipeline_until, or the config changed (make_all_due)."""
+    leads = lead_store.leads
+    return await conn.scalar(sa.select(sa.exists().where(leads.c.business_id == business_id,
+                                                         leads.c.pipeline_until <= now)))
+
+
+async def lock_pipeline(conn: AsyncConnection, business_id: str) -> None:
+    """Serializes computing a business's stored pipeline with a config change that makes it all due, so neither
+    stores values computed with a config the other just replaced."""
+    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(
+        sa.literal("sdr-pipeline:") + business_id, 0))))
+
+
+async def due_leads(conn: AsyncConnection, business_id: str, now: datetime) -> list:
+    """The leads due for computing, each with the stamp of the signals read (store_computed writes against it)."""
+    leads = lead_store.leads
+    return (await conn.execute(pipeline_leads(business_id).add_columns(leads.c.pipeline_stamp).where(
+        leads.c.pipeline_until <= now))).all()
+
+
+_STORE_COMPUTED = sa.text("""
+    UPDATE sdr.leads l SET pipeline_segment = v.segment, pipeline_next = v.next,
+                           pipeline_until = COALESCE(v.until, 'infinity')
+    FROM unnest(:ids, :stamps, :segments, :nexts, :untils) AS v(id, stamp, segment, next, until)
+    WHERE l.id = v.id AND l.pipeline_stamp = v.stamp
+""").bindparams(sa.bindparam("ids", type_=ARRAY(Uuid)), sa.bindparam("stamps", type_=ARRAY(sa.BigInteger)),
+                sa.bindparam("segments", type_=ARRAY(sa.SmallInteger)), sa.bindparam("nexts", type_=ARRAY(sa.Text)),
+                sa.bindparam("untils", type_=ARRAY(Ts)))
+
+
+async def store_computed(conn: AsyncConnection, computed: list[tuple]) -> None:
+    """Store (id, stamp, segment rank, next action, until or None for never) of each lead whose signals are still
+    those it was computed from (its pipeline_stamp did not move)."""
+    if computed:
+        ids, stamps, segments, nexts, untils = (list(column) for column in zip(*computed))
+        await conn.execute(_STORE_COMPUTED, {"ids": ids, "stamps": stamps, "segments": segments, "nexts": nexts,
+                                             "untils": untils})
+
+
+async def make_all_due(conn: AsyncConnection, business_id: str) -> None:
+    """After a config change that moves segments or next actions: every lead of the business is due, and a result
+    computed before it is not stored."""
+    leads = lead_store.leads
+    await conn.execute(leads.update().where(leads.c.business_id == business_id).values(
+        pipeline_until=sa.text("'epoch'"), pipeline_stamp=leads.c.pipeline_stamp + 1))
+
+
+async def next_action_counts(conn: AsyncConnection, business_id: str) -> dict[str | None, int]:
+    """How many of the business's leads have each stored next action (index-only: leads_business_pipeline_next)."""
+    leads = lead_store.leads
+    rows = await conn.execute(sa.select(leads.c.pipeline_next, sa.func.count()).where(
+        leads.c.business_id == business_id).group_by(leads.c.pipeline_next))
+    return dict(rows.all())
 
 
 # -- the scheduled runner -------------------------------------------------------------------------------------

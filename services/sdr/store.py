@@ -39,6 +39,17 @@ leads = sa.Table(
     sa.Column("touch_count", sa.Integer, nullable=False, server_default="0"),
     sa.Column("last_touch_at", Ts),
     sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
+    # Its latest inbound call, latest and first inbound interaction of any channel (kept by a trigger on
+    # interactions), and the pipeline's stored view of it: its segment (the rank in pipeline_domain.SEGMENTS) and
+    # next action without the compliance facts, due for computing again from pipeline_until (a trigger makes a
+    # change of its signals due at once and bumps pipeline_stamp): migration 0007, services.sdr.pipeline_store.
+    sa.Column("last_inbound_call_at", Ts),
+    sa.Column("last_inbound_at", Ts),
+    sa.Column("first_inbound_at", Ts),
+    sa.Column("pipeline_segment", sa.SmallInteger),
+    sa.Column("pipeline_next", sa.Text),
+    sa.Column("pipeline_until", Ts, nullable=False, server_default=sa.text("'epoch'")),
+    sa.Column("pipeline_stamp", sa.BigInteger, nullable=False, server_default="0"),
 )
 
 interactions = sa.Table(
@@ -76,6 +87,9 @@ for _column in ("status", "source", "agent_id", "phone", "email"):
     sa.Index(f"leads_business_{_column}", leads.c.business_id, leads.c[_column], *_newest)
 sa.Index("leads_business_updated", leads.c.business_id, leads.c.updated_at)
 sa.Index("leads_business_score", leads.c.business_id, leads.c.score, *_newest)
+sa.Index("leads_business_pipeline", leads.c.business_id, leads.c.pipeline_segment, leads.c.score.desc(), *_newest)
+sa.Index("leads_business_pipeline_next", leads.c.business_id, leads.c.pipeline_next)
+sa.Index("leads_business_pipeline_until", leads.c.business_id, leads.c.pipeline_until)
 sa.Index("interactions_lead", interactions.c.lead_id, interactions.c.occurred_at)
 sa.Index("voicemails_business_received", voicemails.c.business_id, voicemails.c.received_at)
 

@@ -5,6 +5,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.compliance import decision as compliance
 from core.errors import ServiceError
@@ -152,10 +154,62 @@ def test_business_hours_are_the_leads_own_across_a_dst_change(now, expected, not
         assert action.reason.startswith("a call waits: ")
 
 
-def test_the_signals_statement_reads_the_columns_in_the_order_of_the_signals():
+def test_the_pipeline_reads_the_columns_in_the_order_of_the_signals():
     from dataclasses import fields
 
-    from services.sdr.pipeline_service import SIGNAL_COLUMNS, SIGNALS_WIDTH
-    read = [*SIGNAL_COLUMNS, "last_inbound_call", "last_inbound", "first_inbound"]
-    assert len(read) == SIGNALS_WIDTH
-    assert [c.removesuffix("_at") if c == "last_touch_at" else c for c in read] == [f.name for f in fields(Signals)]
+    from services.sdr.pipeline_store import SIGNAL_COLUMNS
+    assert [c.removesuffix("_at") for c in SIGNAL_COLUMNS] == [f.name.removesuffix("_at") for f in fields(Signals)]
+
+
+# -- what the pipeline stores: a lead's segment and next action hold until steady_until ---------------------------
+
+@st.composite
+def signals(draw) -> Signals:
+    """A consistent lead whose times lie within the 40 days before NOW, where every boundary of the segment table
+    falls: touched when it has touches, its inbound times from its inbound calls and texts."""
+    ago = st.one_of(st.integers(min_value=0, max_value=40 * 24), st.integers(min_value=0, max_value=4 * 24)).map(
+        lambda h: NOW - timedelta(hours=h))  # often within the last four days, where most boundaries fall
+    touches = draw(st.integers(min_value=0, max_value=7))
+    calls, texts = draw(st.lists(ago, max_size=2)), draw(st.lists(ago, max_size=2))
+    inbound = calls + texts
+    return Signals(status=draw(st.sampled_from(("new", "contacted", "qualified", "lost", "converted"))),
+                   source=draw(st.sampled_from(("web", "trial"))), created_at=draw(ago), updated_at=draw(ago),
+                   touch_count=touches, last_touch=draw(ago) if touches else None, paused=draw(st.booleans()),
+                   phone=draw(st.sampled_from((None, "+12125550142"))), email=draw(st.sampled_from((None, "a@b.co"))),
+                   last_inbound_call=max(calls, default=None), last_inbound=max(inbound, default=None),
+                   first_inbound=min(inbound, default=None))
+
+
+def _stored(lead_: Signals, config: Config, at: datetime) -> tuple[str, str]:
+    segment = rules.segment(lead_, config, at)
+    return segment, rules.next_action(lead_, segment, config, None, at).action
+
+
+@settings(max_examples=300, deadline=None)
+@given(signals(), st.sampled_from((Config(), ALL_AUTO, replace(ALL_AUTO, auto_call=False, max_touches=3))),
+       st.floats(min_value=0, max_value=1))
+def test_the_stored_segment_and_next_action_hold_until_steady_until(lead_, config, share):
+    # Walk the instants steady_until gives, from NOW until none is left: the stored values hold just before each
+    # (where a boundary missing from steady_until would show) and at a point inside.
+    at, µs = NOW, timedelta(microseconds=1)
+    for _ in range(30):
+        until = rules.steady_until(lead_, config, at)
+        held = _stored(lead_, config, at)
+        end = until if until is not None else at + 45 * DAY
+        if end > at:  # (an instant equal to `at` leaves nothing to hold)
+            assert _stored(lead_, config, min(at + (end - at) * share, end - µs)) == held
+            assert _stored(lead_, config, end - µs) == held
+        if until is None:
+            return
+        at = until + µs
+    pytest.fail("steady_until never settles")
+
+
+def test_steady_until_is_the_next_boundary():
+    fresh = lead(status="new", created_at=NOW - 2 * H)
+    assert rules.steady_until(fresh, Config(), NOW) == NOW + 22 * H  # speed_to_lead ends a day after creation
+    touched = lead(touch_count=1, last_touch=NOW - H)
+    assert rules.steady_until(touched, Config(), NOW) == NOW + 47 * H  # the cadence's 48-hour gap
+    assert rules.steady_until(lead(), Config(), NOW) is None  # 60 days old, never touched nor heard from
+    assert rules.changes_next_actions(Config(), replace(Config(), auto_sms=True))
+    assert not rules.changes_next_actions(Config(), replace(Config(), business_hours_start=8, enabled=True))
