@@ -4,9 +4,10 @@ from __future__ import annotations
 import json
 
 import asyncpg
+import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql import Executable
 
 
@@ -29,6 +30,14 @@ def create_engine(database_url: str, *, pool_size: int = 10, application_name: s
         pool_pre_ping=False,
         connect_args={"server_settings": {"application_name": application_name}},
     )
+
+
+async def lock_until_commit(conn: AsyncConnection, namespace: str, key: str) -> None:
+    """Hold a transaction-level advisory lock on `key` until the transaction ends. The namespace keeps locks of
+    different purposes apart (every service's schema is in one database, where advisory locks are shared); the
+    64-bit hash makes two keys sharing a lock unlikely."""
+    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(
+        sa.func.hashtextextended(sa.literal(f"{namespace}:{key}"), 0))))
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:

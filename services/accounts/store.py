@@ -9,7 +9,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
-from core.db import Prepared
+from core.db import Prepared, lock_until_commit
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
@@ -221,7 +221,7 @@ async def recent_signup_attempts(conn: AsyncConnection, client_ip: str, since: d
     lock until the transaction ends (so the limit holds under concurrency) and forgets older attempts."""
     same_ip = signup_attempts.c.client_ip == client_ip
     recent = signup_attempts.c.created_at > since
-    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(client_ip))))
+    await lock_until_commit(conn, "signup-address", client_ip)
     await conn.execute(signup_attempts.delete().where(same_ip, ~recent))  # keep the table small
     count, oldest = (await conn.execute(sa.select(sa.func.count(), sa.func.min(signup_attempts.c.created_at))
                                         .where(same_ip, recent))).one()

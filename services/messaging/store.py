@@ -8,6 +8,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
+from core.db import lock_until_commit
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
@@ -318,8 +319,7 @@ async def standings(conn: AsyncConnection, business_id: str, phones: list[str]) 
 async def lock_callee(conn: AsyncConnection, business_id: str, phone: str) -> None:
     """Serialize the decisions on one business's callee until the transaction ends (the frequency cap is counted
     and a slot taken under it, so two touches racing cannot both take the last slot)."""
-    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(
-        sa.func.hashtextextended(sa.literal(f"{business_id}:{phone}"), 0))))
+    await lock_until_commit(conn, "compliance-callee", f"{business_id}:{phone}")
 
 
 async def recent_calls(conn: AsyncConnection, business_id: str, phone: str, since: datetime) -> list[datetime]:

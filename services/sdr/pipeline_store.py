@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.db import lock_until_commit
 from core.ids import new_id
 from services.sdr import store as lead_store  # the leads table (store.py imports this module for its metadata)
 from services.sdr.schema import Ts, Uuid, metadata
@@ -179,8 +180,7 @@ async def any_due(conn: AsyncConnection, business_id: str, now: datetime) -> boo
 async def lock_pipeline(conn: AsyncConnection, business_id: str) -> None:
     """Serializes computing a business's stored pipeline with a config change that makes it all due, so neither
     stores values computed with a config the other just replaced."""
-    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(
-        sa.literal("sdr-pipeline:") + business_id, 0))))
+    await lock_until_commit(conn, "sdr-pipeline", business_id)
 
 
 async def due_leads(conn: AsyncConnection, business_id: str, now: datetime) -> list:

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.db import lock_until_commit
 from core.leases import free, lease_columns
 from services.sdr import pipeline_store  # its configs table, read when claiming (a module: the two import each other)
 from services.sdr import runs_domain as rules
@@ -180,8 +181,8 @@ async def due_businesses(conn: AsyncConnection, limit: int) -> list[str]:
 
 
 async def lock_business(conn: AsyncConnection, business_id: str) -> None:
-    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtextextended(
-        sa.literal("communication-runs:") + business_id, 0))))
+    """Serializes claiming a business's jobs (its calls in flight are counted under it)."""
+    await lock_until_commit(conn, "communication-runs", business_id)
 
 
 async def calls_in_flight(conn: AsyncConnection, business_id: str) -> int:

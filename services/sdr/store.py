@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core.db import Prepared
+from core.db import Prepared, lock_until_commit
 from core.ids import new_id
 from core.inbox import inbox_table
 from core.outbox import outbox_table
@@ -163,7 +163,7 @@ async def newest_by_phone(conn: AsyncConnection, business_id: str, phone: str, *
 
 async def lock_contact(conn: AsyncConnection, business_id: str, phone: str) -> None:
     """Serialise contact upserts of one caller of one business until the transaction ends."""
-    await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(f"{business_id}:{phone}"))))
+    await lock_until_commit(conn, "sdr-contact", f"{business_id}:{phone}")
 
 
 async def insert_interaction(conn: AsyncConnection, lead, channel: str, direction: str, reference: str,
