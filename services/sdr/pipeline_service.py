@@ -11,7 +11,7 @@ messaging service.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -46,7 +46,8 @@ class ConfigView:
 
 @dataclass(frozen=True)
 class PipelineLead:
-    row: object  # the lead with its signals
+    row: object  # the lead as store.pipeline_leads reads it
+    signals: rules.Signals
     segment: str
     next: rules.NextAction
 
@@ -81,9 +82,9 @@ def signals_of(row) -> rules.Signals:
 
 def pipeline_lead(row, config: rules.Config, now: datetime) -> PipelineLead:
     """A lead read with store.pipeline_leads, with its segment and its next action without the compliance facts."""
-    signals = rules.Signals(*row[:SIGNALS_WIDTH])
+    signals = rules.Signals(*row[:SIGNALS_WIDTH])  # by position: by name is most of the time at 100k leads
     seg = rules.segment(signals, config, now)
-    return PipelineLead(row, seg, rules.next_action(signals, seg, config, None, now))
+    return PipelineLead(row, signals, seg, rules.next_action(signals, seg, config, None, now))
 
 
 class Pipeline:
@@ -177,11 +178,9 @@ class Pipeline:
             config = _config_view(business_id, await store.config_of(conn, business_id)).config
             computed = []
             for row in await store.due_leads(conn, business_id, now):
-                signals = rules.Signals(*row[:SIGNALS_WIDTH])  # by position: by name is most of the time here
-                seg = rules.segment(signals, config, now)
-                computed.append((row.id, row.pipeline_stamp, SEGMENT_RANK[seg],
-                                 rules.next_action(signals, seg, config, None, now).action,
-                                 rules.steady_until(signals, config, now)))
+                lead = pipeline_lead(row, config, now)
+                computed.append((row.id, row.pipeline_stamp, SEGMENT_RANK[lead.segment], lead.next.action,
+                                 rules.steady_until(lead.signals, config, now)))
             await store.store_computed(conn, computed)
 
     async def _decided(self, business_id: str, config: rules.Config, chosen: list[PipelineLead],
@@ -191,9 +190,8 @@ class Pipeline:
         rows = [lead.row for lead in chosen]
         for start in range(0, len(rows), STANDINGS_BATCH):
             facts.update(await self._facts(business_id, rows[start:start + STANDINGS_BATCH]))
-        return [PipelineLead(lead.row, lead.segment, rules.next_action(
-            rules.Signals(*lead.row[:SIGNALS_WIDTH]), lead.segment, config, facts.get(str(lead.row.id)), now))
-            for lead in chosen]
+        return [replace(lead, next=rules.next_action(lead.signals, lead.segment, config, facts.get(str(lead.row.id)),
+                                                     now)) for lead in chosen]
 
     async def report(self, business_id: str, period: str | None) -> Report:
         """What the pipeline did in the period (actions by kind, activity by status, leads that came in) and where it
@@ -216,14 +214,15 @@ class Pipeline:
                 actions[action] = actions.get(action, 0) + n
         await self._computed(view.business_id, now)
         hot_ranks = [SEGMENT_RANK[name] for name in rules.HOT_SEGMENTS]
+        hot = store.hottest_first(store.pipeline_leads(view.business_id).where(
+            leads.c.pipeline_segment.in_(hot_ranks))).limit(REPORT_LIST)
+        stale = store.pipeline_leads(view.business_id).where(leads.c.pipeline_next == "escalate").order_by(
+            leads.c.created_at, leads.c.id).limit(REPORT_LIST)
         async with self.engine.connect() as conn:
-            hot = (await conn.execute(store.hottest_first(store.pipeline_leads(view.business_id).where(
-                leads.c.pipeline_segment.in_(hot_ranks))).limit(REPORT_LIST))).all()
-            stale = (await conn.execute(store.pipeline_leads(view.business_id).where(
-                leads.c.pipeline_next == "escalate").order_by(leads.c.created_at, leads.c.id).limit(REPORT_LIST))).all()
-        hot = [pipeline_lead(row, view.config, now) for row in hot]
-        stale = [pipeline_lead(row, view.config, now) for row in stale]
-        return Report(view.business_id, period, since, now, actions, outcomes, arrived, hot, stale)
+            hot_rows, stale_rows = (await conn.execute(hot)).all(), (await conn.execute(stale)).all()
+        return Report(view.business_id, period, since, now, actions, outcomes, arrived,
+                      [pipeline_lead(row, view.config, now) for row in hot_rows],
+                      [pipeline_lead(row, view.config, now) for row in stale_rows])
 
     async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list:
         """The activity log newest first, of the business or of one of its leads."""
