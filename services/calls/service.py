@@ -142,7 +142,8 @@ class Calls:
             raise invalid(f"compliance must be one of {', '.join(domain.COMPLIANCE_MODES)}")
         enforced = new.compliance == "enforce"
         if not enforced and (new.callee_timezone or new.actor or new.reference or new.business_hours):
-            raise invalid("callee_timezone applies only to calls with compliance enforce (the checks run only then)")
+            raise invalid("callee_timezone, actor, reference and business_hours apply only to calls with compliance "
+                          "enforce (the checks run only then)")
         if new.actor is not None and new.actor not in compliance.CALL_ACTORS:
             raise invalid(f"actor must be one of {', '.join(compliance.CALL_ACTORS)}")
         return {
