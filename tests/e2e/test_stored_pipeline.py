@@ -75,3 +75,12 @@ async def test_a_result_computed_from_signals_that_changed_since_is_not_stored(a
     assert (await stored(db, lead["id"]))["pipeline_until"] == EPOCH  # still due: the stale result was dropped
     leads, _ = await read(api, key, business)
     assert (await stored(db, lead["id"]))["pipeline_until"] > EPOCH
+
+
+async def test_the_trigger_watches_every_signal_the_pipeline_reads(db):
+    # The migration lists the signals itself (migrations do not import the code they outlive): a signal added to
+    # pipeline_store.SIGNAL_COLUMNS needs a migration that watches it too.
+    definition = await db.fetchval("SELECT pg_get_triggerdef(oid) FROM pg_trigger "
+                                   "WHERE tgname = 'leads_pipeline_signals'")
+    watched = {column for column in pipeline_store.SIGNAL_COLUMNS if f"new.{column} IS DISTINCT" in definition}
+    assert watched == set(pipeline_store.SIGNAL_COLUMNS), definition
