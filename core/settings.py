@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from core import plans, registry
 from providers import x402
@@ -79,6 +80,9 @@ class Settings:
     voice_webhook_secret: Secret = Secret("")
     # How the provider authenticates them: hmac (signature and timestamp headers) or bearer (the secret as a token).
     voice_webhook_auth: str = "hmac"
+    # Where the provider keeps call recordings: the only origins (scheme://host[:port]) the recording proxy fetches
+    # from (VOICE_RECORDING_ORIGINS, comma-separated). Empty: the default of `recording_origins`.
+    voice_recording_origins: tuple[str, ...] = field(default=())
     # The messaging (SMS) provider: Twilio's REST API (the local stack points it at the simulator).
     sms_api_url: str = "https://api.twilio.com"
     sms_account_sid: str = ""
@@ -154,6 +158,15 @@ class Settings:
         delivery attempt (services.webhooks.domain.DELIVERY_TIMEOUT_SECONDS)."""
         return timedelta(seconds=self.webhook_lease_seconds)
 
+    @property
+    def recording_origins(self) -> tuple[str, ...]:
+        """VOICE_RECORDING_ORIGINS, else where the configured voice provider serves recordings: Vapi's storage for
+        Vapi's API, the API's own origin otherwise (the simulator's, on the embedded stack)."""
+        if self.voice_recording_origins:
+            return self.voice_recording_origins
+        return ("https://storage.vapi.ai",) if urlsplit(self.voice_api_url).hostname == "api.vapi.ai" \
+            else (self.voice_api_url,)
+
     def derived_secret(self, purpose: str) -> str:
         """A secret for one purpose (e.g. signing recording URLs), derived from the server secret."""
         return derive_secret(self.secret_key.reveal(), purpose)
@@ -194,6 +207,7 @@ def load() -> Settings:
         voice_webhook_secret=Secret(os.environ.get("VOICE_WEBHOOK_SECRET") or derive_secret(
             os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET), "voice-webhook")),
         voice_webhook_auth=os.environ.get("VOICE_WEBHOOK_AUTH", "hmac").strip().lower(),
+        voice_recording_origins=_list("VOICE_RECORDING_ORIGINS"),
         number_pool_file=os.environ.get("NUMBER_POOL_FILE", ""),
         sms_api_url=os.environ.get("SMS_API_URL", "https://api.twilio.com").rstrip("/"),
         sms_account_sid=os.environ.get("SMS_ACCOUNT_SID", ""),

@@ -1,14 +1,17 @@
 """Calls: place an outbound call, list calls, read one."""
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
 
 import aiohttp
 from aiohttp import web
+from yarl import URL
 
 from core.errors import ServiceError
+from core.outbound import GuardedClient, RefusedAddress, TooLarge
 from gateway.convert import to_json
 from gateway.routes import PUBLIC, Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
@@ -78,30 +81,72 @@ async def recording(ctx: RequestContext):
     return to_json(found)
 
 
-PASSED_ON = ("Content-Type", "Content-Length", "Content-Range", "Accept-Ranges")
+PASSED_ON = ("Content-Length", "Content-Range", "Accept-Ranges")
+# What a recording may be served as; any other type the storage names is replaced by audio/wav.
+AUDIO_TYPES = ("audio/wav", "audio/x-wav", "audio/wave", "audio/mpeg")
+RECORDING_MAX_BYTES = 4 * 1024**3  # above the longest call's WAV (12 h of 16-bit stereo at 16 kHz: 2.8 GB)
+RECORDING_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=30)
+STORAGE_FAILURES = (RefusedAddress, TooLarge, aiohttp.ClientError, asyncio.TimeoutError)
+
+
+def at_storage(url: str, origins: tuple[str, ...]) -> bool:
+    """Whether a stored recording URL is on one of the voice provider's storage origins (scheme, host and port)."""
+    def origin(u: str) -> tuple:
+        parsed = URL(u)
+        return parsed.scheme, parsed.host, parsed.port
+
+    try:
+        return origin(url) in {origin(o) for o in origins}
+    except ValueError:
+        return False
+
+
+def audio_type(upstream: str) -> str:
+    """The Content-Type served: never one a browser would render as a page on the API's origin."""
+    return upstream if upstream in AUDIO_TYPES else "audio/wav"
 
 
 async def recording_audio(ctx: RequestContext):
-    """The audio itself, streamed from the provider's storage; a Range header goes along (a browser seeks)."""
+    """The audio itself, streamed from the provider's storage through the guarded client (its storage origins
+    only, no redirect); a Range header goes along (a browser seeks)."""
     q = ctx.query
     source = await ctx.rpc("calls").GetRecordingSource(calls_pb2.GetRecordingSourceRequest(
         call_id=q["call_id"], expires=q["expires"], signature=q["signature"]))
-    asked = {"Range": ctx.request.headers["Range"]} if "Range" in ctx.request.headers else {}
+    settings = ctx.deps.settings
+    if not at_storage(source.url, settings.recording_origins):
+        raise ServiceError("provider_error", "the recording is not on the voice provider's storage "
+                           "(VOICE_RECORDING_ORIGINS), so it is not fetched")
+    asked = {"Accept-Encoding": "identity", **({"Range": ctx.request.headers["Range"]}
+                                               if "Range" in ctx.request.headers else {})}
+    async with GuardedClient(settings.environment == "local", timeout=RECORDING_TIMEOUT,
+                             max_bytes=RECORDING_MAX_BYTES) as http:
+        try:
+            async with http.request("GET", source.url, headers=asked) as upstream:
+                if upstream.status not in (200, 206, 416):
+                    raise ServiceError("provider_error", f"the voice provider did not serve the recording "
+                                       f"({upstream.status}); try again later")
+                chunks = http.chunks(upstream)
+                first = await anext(chunks, b"")
+                response = web.StreamResponse(status=upstream.status, headers={
+                    **{h: upstream.headers[h] for h in PASSED_ON if h in upstream.headers},
+                    "Content-Type": audio_type(upstream.content_type), "X-Content-Type-Options": "nosniff"})
+                await response.prepare(ctx.request)
+                await _relay(first, chunks, response)
+                return response
+        except STORAGE_FAILURES as exc:
+            raise ServiceError("provider_error", f"the voice provider's storage did not serve the recording "
+                               f"({exc.__class__.__name__}); try again later") from None
+
+
+async def _relay(first: bytes, chunks, response: web.StreamResponse) -> None:
+    """The audio written on. A failure part-way (the storage stalls, the body outgrows its cap, the listener
+    leaves) closes the connection after what was sent: the headers are out, so no error document can follow."""
     try:
-        async with ctx.deps.http.get(source.url, headers=asked) as upstream:
-            if upstream.status not in (200, 206, 416):
-                raise ServiceError("provider_error", f"the voice provider did not serve the recording "
-                                   f"({upstream.status}); try again later")
-            response = web.StreamResponse(status=upstream.status, headers={
-                h: upstream.headers[h] for h in PASSED_ON if h in upstream.headers})
-            await response.prepare(ctx.request)
-            async for chunk in upstream.content.iter_chunked(64 * 1024):
-                await response.write(chunk)
-            await response.write_eof()
-            return response
-    except aiohttp.ClientError as exc:
-        raise ServiceError("provider_error", f"the voice provider's storage is unreachable ({exc.__class__.__name__}); "
-                           "try again later") from None
+        await response.write(first)
+        async for chunk in chunks:
+            await response.write(chunk)
+    except STORAGE_FAILURES:
+        response.force_close()
 
 
 async def provider_message(ctx: RequestContext):
@@ -195,7 +240,11 @@ ROUTES = [
           errors=("unauthorized", "not_found", "provider_error"),
           rpcs=(f"{CALLS}/GetRecordingSource",),
           description="The link GET /api/v1/recordings gives; a changed or expired link is 401. Send a Range "
-          "header for a part (206 with Content-Range)."),
+          "header for a part (206 with Content-Range). The audio is fetched only from the voice provider's storage "
+          "(VOICE_RECORDING_ORIGINS; by default Vapi's storage, or the simulator on the local stack), at public "
+          "addresses, without following redirects, and is always served as audio (audio/wav unless the storage "
+          "names another audio type) with X-Content-Type-Options: nosniff. A recording stored anywhere else, a "
+          "redirect, or a storage that fails or cannot be reached is 500 provider_error."),
     Route("POST", MESSAGES_PATH, provider_message, "The voice provider's server messages", "providers",
           auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
           errors=("unauthorized", "invalid_request", "unavailable"), rpcs=(f"{CALLS}/HandleProviderMessage",),

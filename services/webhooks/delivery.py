@@ -1,13 +1,12 @@
 """One delivery attempt: the signed request and the HTTP call that can only reach allowed addresses.
 
-Safety: every name is resolved by core.outbound's `SafeResolver`, which refuses private, link-local,
-metadata and (outside the local stack) loopback addresses at the moment of connecting.
-Redirects are not followed (a 3xx is a failed attempt) and at most 64 KiB of a response is read.
+Safety: every request goes through core.outbound's `GuardedClient`, which refuses private, link-local, metadata
+and (outside the local stack) loopback addresses at the moment of connecting, whether the URL names a host or an
+address. Redirects are not followed (a 3xx is a failed attempt) and at most 64 KiB of a response is read.
 """
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 import time
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ import aiohttp
 from core.errors import invalid
 from core.events import Envelope
 from core.ids import utcnow
-from core.outbound import RefusedAddress, SafeResolver, address_refusal
+from core.outbound import GuardedClient, RefusedAddress, address_refusal
 from services.webhooks import domain
 
 USER_AGENT = "Switchboard-Webhooks/1.0"
@@ -62,21 +61,13 @@ class Outcome:
 
 class Sender:
     def __init__(self, allow_loopback: bool, timeout: float = domain.DELIVERY_TIMEOUT_SECONDS):
-        self.allow_loopback = allow_loopback
         self.timeout = aiohttp.ClientTimeout(total=timeout)
-        self._session: aiohttp.ClientSession | None = None
-
-    def _http(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(resolver=SafeResolver(self.allow_loopback), use_dns_cache=False,
-                                             limit=domain.CONNECTIONS, limit_per_host=domain.CONNECTIONS_PER_RECEIVER)
-            self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout,
-                                                  headers={"User-Agent": USER_AGENT})
-        return self._session
+        self._http = GuardedClient(allow_loopback, timeout=self.timeout, max_bytes=domain.MAX_RESPONSE_BYTES,
+                                   headers={"User-Agent": USER_AGENT}, limit=domain.CONNECTIONS,
+                                   limit_per_host=domain.CONNECTIONS_PER_RECEIVER)
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._http.close()
 
     async def post(self, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         started = time.perf_counter()
@@ -85,32 +76,21 @@ class Sender:
             return Outcome(status, int((time.perf_counter() - started) * 1000), error)
 
         try:
-            host, _ = domain.check_url(url)
-            literal = address_refusal(host.strip("[]"), self.allow_loopback) if _is_ip(host) else None
-            if literal:
-                return done(None, f"refused: {host} is {literal}")
-            async with self._http().post(url, data=body, headers=headers, allow_redirects=False) as r:
-                await r.content.read(domain.MAX_RESPONSE_BYTES)
+            async with self._http.request("POST", url, data=body, headers=headers) as r:
+                await r.content.read(domain.MAX_RESPONSE_BYTES)  # the rest is not wanted: not a failure
                 if 300 <= r.status < 400:
                     return done(r.status, "redirects are not followed")
                 return done(r.status, None if domain.is_success(r.status) else f"receiver answered {r.status}")
+        except RefusedAddress as exc:
+            return done(None, f"refused: {exc}")
         except asyncio.TimeoutError:
             return done(None, f"timed out after {self.timeout.total:g}s")
         except aiohttp.ClientConnectorError as exc:
-            cause = exc.os_error if isinstance(exc.os_error, RefusedAddress) else None
-            return done(None, f"refused: {cause}" if cause else f"could not connect: {exc.os_error}")
+            return done(None, f"could not connect: {exc.os_error}")
         except aiohttp.ClientError as exc:
             return done(None, f"{type(exc).__name__}: {exc}"[:300])
         except Exception as exc:  # noqa: BLE001 - e.g. the resolver's refusal raised another way
             return done(None, f"{type(exc).__name__}: {exc}"[:300])
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return True
 
 
 async def post_signed(sender: Sender, secrets: list[str], url: str, delivery_id: str, event: Envelope) -> Outcome:
