@@ -10,6 +10,7 @@ import hmac
 import os
 from dataclasses import dataclass, field
 from datetime import timedelta
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -47,6 +48,17 @@ def _list(name: str, default: str = "") -> tuple[str, ...]:
     return tuple(p.strip() for p in os.environ.get(name, default).split(",") if p.strip())
 
 
+Networks = tuple[IPv4Network | IPv6Network, ...]
+
+
+def _networks(name: str) -> Networks:
+    """Comma-separated addresses or CIDR ranges (an address is its own /32 or /128)."""
+    try:
+        return tuple(ip_network(p, strict=False) for p in _list(name))
+    except ValueError as exc:
+        raise SystemExit(f"{name}: {exc} (give addresses or CIDR ranges, comma-separated)") from None
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: Secret
@@ -60,12 +72,16 @@ class Settings:
     grpc_ports: dict[str, int]
     secret_key: Secret
     log_level: str
-    # Client addresses whose X-Forwarded-For header is trusted (load balancers).
-    trusted_proxies: tuple[str, ...] = field(default=())
+    # Peers whose X-Forwarded-For header is trusted (the load balancer or ingress controller): addresses or ranges.
+    trusted_proxies: Networks = field(default=())
     # Browser origins besides public_base_url's that may call the assistant connector (/api/mcp).
     mcp_allowed_origins: tuple[str, ...] = field(default=())
     signup_limit_per_hour: int = SIGNUP_LIMIT_PER_HOUR
     key_rate_limit_per_minute: int = 600
+    # Per client address and gateway replica: requests to the public routes and pages (gateway.publiclimits), and
+    # of those, OAuth client registrations and authorization requests (each stores or fetches a client).
+    public_rate_limit_per_minute: int = 120
+    oauth_limit_per_hour: int = 60
     grpc_timeout_seconds: float = 10.0
     environment: str = "production"
     # The voice-AI provider (its public REST API; the local stack points it at the simulator).
@@ -194,10 +210,12 @@ def load() -> Settings:
         grpc_ports={p.name: _int(p.port_env, p.port) for p in (*registry.SERVICES, *registry.WORKERS)},
         secret_key=Secret(os.environ.get("SWITCHBOARD_SECRET_KEY", DEV_SECRET)),
         log_level=os.environ.get("LOG_LEVEL", "INFO"),
-        trusted_proxies=_list("TRUSTED_PROXIES"),
+        trusted_proxies=_networks("TRUSTED_PROXIES"),
         mcp_allowed_origins=_list("MCP_ALLOWED_ORIGINS"),
         signup_limit_per_hour=_int("SIGNUP_LIMIT_PER_HOUR", SIGNUP_LIMIT_PER_HOUR),
         key_rate_limit_per_minute=_int("KEY_RATE_LIMIT_PER_MINUTE", 600),
+        public_rate_limit_per_minute=_int("PUBLIC_RATE_LIMIT_PER_MINUTE", 120),
+        oauth_limit_per_hour=_int("OAUTH_LIMIT_PER_HOUR", 60),
         grpc_timeout_seconds=float(os.environ.get("GRPC_TIMEOUT_SECONDS", "10")),
         environment=os.environ.get("SWITCHBOARD_ENV", "production"),
         voice_api_url=os.environ.get("VOICE_API_URL", "https://api.vapi.ai").rstrip("/"),

@@ -16,10 +16,12 @@ from core.grpc_errors import from_rpc_error
 from core.settings import Settings
 from gateway import validation
 from gateway.auth import Authenticator
+from gateway.clientip import require_trusted_proxies
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import consent, pages
 from gateway.dashboard.pages import SESSION_COOKIE
 from gateway.errors import error_response, from_service_error, lacks_scope
+from gateway.publiclimits import AddressLimits
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import KEY, SESSION, RequestContext, Route, all_routes
@@ -190,8 +192,10 @@ async def readyz(request: web.Request) -> web.Response:
 
 
 def build_app(settings: Settings) -> web.Application:
+    require_trusted_proxies(settings)
     routes = all_routes()
     app = web.Application(client_max_size=max(r.max_body_bytes or MAX_BODY_BYTES for r in routes))
+    app.middlewares.append(AddressLimits(settings, routes).middleware())  # what anyone may call, per address
     app[ROUTE_TABLE] = routes
     # All methods of a path on one aiohttp resource, wherever they stand in the table (a path split over
     # two resources would answer 405 for the methods of the second).

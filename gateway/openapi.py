@@ -1,9 +1,13 @@
-"""The OpenAPI 3.1 document, built from the route table on every request."""
+"""The OpenAPI 3.1 document, built from the route table."""
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from dataclasses import dataclass
 
 from core.errors import CODES
+from gateway.publiclimits import limited_per_address
 from gateway.routes import KEY, PUBLIC, SESSION, Route
 from gateway.schemas import SCHEMAS
 
@@ -105,6 +109,8 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         codes.add("unavailable")  # a backing service is down or restarting: retry
     if route.auth == KEY:
         codes |= {"unauthorized", "rate_limited"}
+    elif limited_per_address(route):
+        codes.add("rate_limited")
     if route.body is not None or route.query:
         codes.add(route.validation_code)
     by_status: dict[int, list[str]] = {}
@@ -125,6 +131,27 @@ def _operation(route: Route, routes: list[Route]) -> dict:
     return op
 
 
+@dataclass(frozen=True)
+class Published:
+    """The document as served: its JSON bytes and their strong ETag."""
+
+    body: bytes
+    etag: str
+
+
+_published: dict[str, tuple[list[Route], Published]] = {}  # by server URL: the table it was built from, the document
+
+
+def published(routes: list[Route], server_url: str) -> Published:
+    """The document of a route table, built once per process: the table and the public URL are fixed for its life,
+    and building it costs milliseconds (and anyone may ask for it)."""
+    cached = _published.get(server_url)
+    if cached is None or cached[0] is not routes:
+        body = json.dumps(build(routes, server_url), separators=(",", ":")).encode()
+        cached = _published[server_url] = routes, Published(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+    return cached[1]
+
+
 def build(routes: list[Route], server_url: str) -> dict:
     paths: dict = {}
     for route in routes:
@@ -141,7 +168,10 @@ def build(routes: list[Route], server_url: str) -> dict:
             "repeats an item, even among items sharing a timestamp); the older `after=<created_at of the last "
             "item>` still works but skips items that share that timestamp. Each key may make "
             "KEY_RATE_LIMIT_PER_MINUTE requests per minute per gateway replica (600 by default); beyond that "
-            "429 rate_limited with Retry-After. Unknown paths are 404 not_found; a wrong method is 405 "
+            "429 rate_limited with Retry-After. Routes that take no credential allow each client address "
+            "PUBLIC_RATE_LIMIT_PER_MINUTE requests per minute per replica (120 by default), of which "
+            "OAUTH_LIMIT_PER_HOUR (60) OAuth client registrations and authorization requests per hour, with the "
+            "same 429. Unknown paths are 404 not_found; a wrong method is 405 "
             "method_not_allowed with Allow; malformed JSON and bodies over 1 MiB are 400 invalid_request. A missing "
             "required parameter is 400 bad_request; a present but invalid one 400 invalid_request (signup answers "
             "validation_error for both). Query parameters a route does not list, a single-valued parameter sent "

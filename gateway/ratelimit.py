@@ -1,6 +1,7 @@
-"""Per-key token-bucket rate limit, kept in each gateway replica's memory.
+"""Token-bucket rate limits, kept in each gateway replica's memory: per key (and session), and per client address
+on the public routes (gateway.publiclimits).
 
-Each key gets `per_minute` requests per minute per replica with bursts up to the
+Each bucket gets `limit` requests per `period_seconds` per replica with bursts up to the
 same number; a refused request learns from Retry-After when a token is back.
 (Signup's per-address limit is enforced in the accounts service, so it holds
 across replicas.)
@@ -12,9 +13,9 @@ import time
 
 
 class TokenBuckets:
-    def __init__(self, per_minute: int, clock=time.monotonic, max_keys: int = 100_000):
-        self.capacity = float(per_minute)
-        self.rate = per_minute / 60.0
+    def __init__(self, limit: int, period_seconds: float = 60.0, clock=time.monotonic, max_keys: int = 100_000):
+        self.capacity = float(limit)
+        self.rate = limit / period_seconds
         self.clock = clock
         self.max_keys = max_keys
         self._buckets: dict[str, tuple[float, float]] = {}

@@ -48,6 +48,10 @@ def stack(request):
     external = _fresh_external_database()
     s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
               extra_env={"TRUSTED_PROXIES": "127.0.0.1", "KEY_RATE_LIMIT_PER_MINUTE": "1000000",
+                         # the per-address limits of the public routes stay out of the way of the fuzzing guard
+                         # (every unsigned request comes from 127.0.0.1); tests/e2e/test_edge.py runs a
+                         # replica with low ones
+                         "PUBLIC_RATE_LIMIT_PER_MINUTE": "1000000", "OAUTH_LIMIT_PER_HOUR": "1000000",
                          "LOG_LEVEL": "INFO",
                          # webhook retries in milliseconds instead of minutes; claims due again after 2 s
                          "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
@@ -159,6 +163,23 @@ async def limited_api(stack, api):
     finally:
         stack.stop_process(replica)
         stack.processes.remove(replica)
+
+
+@pytest.fixture
+async def replica(stack, api):
+    """Gateway replicas of the same stack with settings of their own, and nothing cached yet: `replica(NAME=value)`
+    starts one and is an Api on it."""
+    started = []
+
+    def start(**env) -> Api:
+        process = stack.add_gateway(f"gateway-replica-{uuid.uuid4().hex[:6]}", env)
+        started.append(process)
+        return Api(api.session, f"http://127.0.0.1:{process.port}")
+
+    yield start
+    for process in started:
+        stack.stop_process(process)
+        stack.processes.remove(process)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timezone
 
-import grpc
 from aiohttp import web
 
 from core.messages import struct
@@ -13,7 +12,7 @@ from core.settings import SIGNUP_LIMIT_PER_HOUR
 from gateway.clientip import client_ip
 from gateway.context import ROUTE_TABLE
 from gateway.convert import to_json
-from gateway.readiness import check_ready
+from gateway.readiness import PROVIDERS, check_ready
 from gateway.routes import KEY, PUBLIC, SESSION, Creates, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import (
@@ -27,7 +26,7 @@ from gateway.schemas import (
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
 from services.accounts import payments_domain as payments
-from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2
+from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
 # -- signup --------------------------------------------------------------------
@@ -177,30 +176,15 @@ async def capabilities(ctx: RequestContext):
 
 
 async def health(ctx: RequestContext):
-    report, voice, messaging, payments_status = await asyncio.gather(
-        check_ready(ctx.deps),
-        _provider_status(ctx.deps.clients["agents"].CheckVoiceProvider(agents_pb2.CheckVoiceProviderRequest(),
-                                                                       timeout=10)),
-        _provider_status(ctx.deps.clients["messaging"].CheckProvider(messaging_pb2.CheckProviderRequest(),
-                                                                     timeout=10)),
-        _provider_status(ctx.deps.clients["accounts"].CheckPaymentsProvider(
-            accounts_pb2.CheckPaymentsProviderRequest(), timeout=10)))
+    report, providers = await asyncio.gather(check_ready(ctx.deps), PROVIDERS.statuses(ctx.deps))
     return {
-        "status": "ok" if report["ready"] and voice == messaging == payments_status == "ok" else "degraded",
+        "status": "ok" if report["ready"] and set(providers.values()) == {"ok"} else "degraded",
         "api": "ok",
         "queue": report["nats"],
         "services": report["services"],
-        "providers": {"voice": voice, "messaging": messaging, "payments": payments_status},
+        "providers": providers,
         "checked_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
     }
-
-
-async def _provider_status(check) -> str:
-    """A provider's status as the service that checks it reports it."""
-    try:
-        return (await check).status
-    except grpc.aio.AioRpcError:
-        return "unknown"  # the checking service itself is down: readiness says so under services
 
 
 async def usage(ctx: RequestContext):
@@ -309,7 +293,8 @@ ROUTES = [
                                           "switchboard.v1.Messaging/CheckProvider",
                                           f"{ACCOUNTS}/CheckPaymentsProvider"),
           description="status is ok when every service is ready and the voice, messaging and payments providers "
-          "answer; providers.voice, providers.messaging and providers.payments (the card checkout and the x402 "
+          "answer (the providers' part is at most 10 seconds old: each gateway replica asks them at most that "
+          "often); providers.voice, providers.messaging and providers.payments (the card checkout and the x402 "
           "facilitator: the worse of the two) are each ok, unreachable, rejected_credentials, refused, or "
           "unknown while the service that checks it (agents, messaging, accounts) is down."),
     Route("GET", f"{V1}/usage", usage, "Usage log of the key's account, newest first", "account",

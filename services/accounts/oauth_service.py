@@ -8,6 +8,10 @@ A code or refresh token used twice is taken as stolen (RFC 6749 10.5, OAuth 2.1 
 
 Errors are `ServiceError`s whose `oauth_error` detail is the RFC 6749 error code; errors of an authorization request
 that may go back to the client carry `redirect_to`, the client's redirect URI with the error (and state and iss).
+Only a client the signed-in user has approved (a grant in force) gets its errors back: anyone can register a client
+or publish a metadata document, and a link to its authorization request would otherwise send a visitor on to any
+redirect URI with no click (RFC 6749 4.1.2.1 keeps the client's and redirect URI's errors local; so do we all the
+errors of a client the user has not approved).
 """
 from __future__ import annotations
 
@@ -132,9 +136,10 @@ class OAuth:
         query = {**params, **({"state": state} if state else {}), "iss": self.issuer}
         return f"{uri}{'&' if '?' in uri else '?'}{urlencode(query)}"
 
-    async def _authorization(self, req: AuthorizationRequest) -> Authorization:
+    async def _authorization(self, req: AuthorizationRequest, account_id: str | None) -> Authorization:
         """The request checked in RFC 6749's order: the client and its redirect URI first (their errors are shown
-        to the user, never redirected), then the rest (errors go back to the client's redirect URI)."""
+        to the user, never redirected), then the rest (errors go back to the client's redirect URI when the signed-in
+        account, `account_id`, approved the client; else they are shown too)."""
         try:
             client = await self._client(req.client_id)
             redirect_uri = req.redirect_uri
@@ -153,25 +158,40 @@ class OAuth:
             scopes = rules.requested_scopes(req.scope)
             resource = rules.check_resource(req.resource or self.resource, self.resource)
         except OAuthError as err:
+            if not await self._approved(account_id, client.client_id):
+                raise refusal(err) from None
             back = self._redirect(redirect_uri, req.state, error=err.error, error_description=err.description)
             raise refusal(err, back) from None
         return Authorization(client, redirect_uri, scopes, req.state, challenge, resource)
 
+    async def _approved(self, account_id: str | None, client_id: str) -> bool:
+        if account_id is None:
+            return False
+        async with self.engine.connect() as conn:
+            return await store.has_grant(conn, account_id, client_id)
+
+    async def _signed_in(self, session_token: str) -> str | None:
+        """The session's account, or None when nobody is signed in."""
+        async with self.engine.connect() as conn:
+            try:
+                return await self.accounts.session_account(conn, session_token)
+            except ServiceError:
+                return None
+
     async def consent(self, session_token: str, req: AuthorizationRequest) -> Consent:
         """What the consent page shows: the checked request, and the signed-in account's businesses (none and
         account_id None when nobody is signed in: the page asks to sign in first)."""
-        authorization = await self._authorization(req)
+        account_id = await self._signed_in(session_token)
+        authorization = await self._authorization(req, account_id)
+        if account_id is None:
+            return Consent(authorization, None, [])
         async with self.engine.connect() as conn:
-            try:
-                account_id = await self.accounts.session_account(conn, session_token)
-            except ServiceError:
-                return Consent(authorization, None, [])
             return Consent(authorization, account_id, await store.businesses_named(conn, account_id))
 
     async def decide(self, session_token: str, req: AuthorizationRequest, approve: bool, scopes: list[str],
                      business_ids: list[str]) -> str:
         """Where the browser goes next: back to the client with a code (approved) or access_denied."""
-        authorization = await self._authorization(req)
+        authorization = await self._authorization(req, await self._signed_in(session_token))
         if not approve:
             return self._redirect(authorization.redirect_uri, authorization.state,
                                   error="access_denied", error_description="the account user declined")

@@ -46,6 +46,13 @@ async def revoke_grant(conn: AsyncConnection, grant_id: str, now: datetime, acco
     return None if row is None else str(row.account_id)
 
 
+async def has_grant(conn: AsyncConnection, account_id: str, client_id: str) -> bool:
+    """Whether the account has a grant in force for the client (it approved the client and has not revoked it)."""
+    return bool((await conn.execute(sa.select(sa.exists().where(
+        oauth_grants.c.account_id == account_id, oauth_grants.c.client_id == client_id,
+        oauth_grants.c.revoked_at.is_(None))))).scalar())
+
+
 async def touch_grant(conn: AsyncConnection, grant_id: str, now: datetime) -> None:
     await conn.execute(oauth_grants.update().where(oauth_grants.c.id == grant_id).values(last_used_at=now))
 

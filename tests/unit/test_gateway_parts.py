@@ -1,5 +1,6 @@
 """Gateway building blocks that need no network."""
 from datetime import datetime, timezone
+from ipaddress import ip_network
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -51,8 +52,9 @@ class _Req:
 
 def test_client_ip_trusts_forwarded_for_only_from_proxies():
     assert client_ip(_Req("203.0.113.9", "1.2.3.4"), ()) == "203.0.113.9"
-    assert client_ip(_Req("10.0.0.1", "1.2.3.4, 10.0.0.2"), ("10.0.0.1", "10.0.0.2")) == "1.2.3.4"
-    assert client_ip(_Req("10.0.0.1"), ("10.0.0.1",)) == "10.0.0.1"
+    assert client_ip(_Req("10.0.0.1", "1.2.3.4, 10.0.0.2"), (ip_network("10.0.0.1"), ip_network("10.0.0.2"))) \
+        == "1.2.3.4"
+    assert client_ip(_Req("10.0.0.1"), (ip_network("10.0.0.1"),)) == "10.0.0.1"
 
 
 def test_query_coercion_and_messages():
