@@ -5,13 +5,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr clean
+.PHONY: run test lock fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[dev,test]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -19,7 +19,15 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(PY) -m deploy.audit
 	$(PY) -m pytest -q
+
+# requirements.lock: every runtime dependency of pyproject.toml, transitive ones too, pinned with their hashes; the
+# image installs it alone (pip --require-hashes). Run after changing the dependencies (ARGS=--upgrade: also move the
+# transitive ones to their newest versions), then commit the lock; the suite fails while it disagrees with pyproject.
+lock: $(STAMP)
+	CUSTOM_COMPILE_COMMAND="make lock" $(VENV)/bin/pip-compile --quiet --generate-hashes --strip-extras \
+		--no-emit-index-url --no-emit-find-links --output-file requirements.lock $(ARGS) pyproject.toml
 
 # The schemathesis guard of `make test`, much deeper: FUZZ_EXAMPLES per operation, a random seed unless FUZZ_SEED.
 fuzz: $(STAMP)

@@ -2,7 +2,8 @@
 
 `serve` builds the runtime (engine, raw pool, event bus, outbox relay), adds the
 service's servicer (wrapped by core.interceptors), health checking (which probes the database and NATS on
-every Check) and reflection, serves, and on SIGTERM/SIGINT shuts down
+every Check) and, on the local stack only, reflection (elsewhere it would list every method to anyone who can reach
+the port), serves, and on SIGTERM/SIGINT shuts down
 gracefully: health NOT_SERVING, drain in-flight calls, stop (the components in reverse order), dispose.
 A worker is the same process without a servicer: its `build(runtime)` starts components with `runtime.run`
 and it serves health alone, so Kubernetes probes it like any service.
@@ -126,8 +127,9 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
         service_names.append(descriptor.full_name)
     health = ProbingHealth(runtime)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-                                         reflection.SERVICE_NAME], server)
+    if settings.environment == "local":
+        reflection.enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                                             reflection.SERVICE_NAME], server)
     bound = server.add_insecure_port(f"127.0.0.1:{port}" if settings.environment == "local" else f"[::]:{port}")
     if bound == 0:
         raise SystemExit(f"{name}: cannot listen on port {port}")
