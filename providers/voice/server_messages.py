@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 from datetime import timedelta
 
+from core.constant_time import same_secret
 from providers.voice.adapter import VoiceProvider
 
 MESSAGES_PATH = "/api/v1/providers/voice/messages"
@@ -78,6 +79,8 @@ class WebhookAuth:
 def _hmac_refusal(secret: str, body: bytes, signature: str, timestamp: str, now: float) -> str | None:
     if not signature or not timestamp:
         return f"server messages must carry the {SIGNATURE_HEADER} and {TIMESTAMP_HEADER} headers"
+    if not (signature.isascii() and timestamp.isascii()):
+        return f"{SIGNATURE_HEADER} (hex) and {TIMESTAMP_HEADER} (Unix seconds) must be ASCII"
     try:
         sent = int(timestamp)
     except ValueError:
@@ -85,7 +88,7 @@ def _hmac_refusal(secret: str, body: bytes, signature: str, timestamp: str, now:
     if abs(now - sent) > TOLERANCE.total_seconds():
         return f"{TIMESTAMP_HEADER} is more than {int(TOLERANCE.total_seconds())} seconds away from now"
     expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    if not hmac.compare_digest(expected, signature.strip().lower()):
+    if not same_secret(signature.strip().lower(), expected):
         return "the signature does not match the body"
     return None
 
@@ -96,7 +99,7 @@ def _bearer_refusal(token: str, body: bytes, authorization: str, now: float) -> 
     scheme, _, presented = authorization.partition(" ")
     if scheme.lower() != "bearer" or not presented:
         return f"server messages must carry the {AUTHORIZATION_HEADER} header with our bearer token"
-    if not hmac.compare_digest(presented.strip().encode(), token.encode()):
+    if not same_secret(presented.strip(), token):
         return "the bearer token is not ours"
     try:
         sent = json.loads(body)["message"]["timestamp"] / 1000

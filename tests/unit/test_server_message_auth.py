@@ -49,3 +49,13 @@ def test_the_plans_are_the_providers_and_an_unknown_one_does_not_start():
     assert WebhookAuth("hmac", SECRET).credential_name() != WebhookAuth("bearer", SECRET).credential_name()
     with pytest.raises(ValueError, match="VOICE_WEBHOOK_AUTH"):
         WebhookAuth("basic", SECRET)
+
+
+@pytest.mark.parametrize("value", ["caf\u00e9", "\udce9\udca9", "\u0661\u0662\u0663"])  # UTF-8, raw bytes, Arabic digits
+def test_header_values_that_are_not_ascii_are_refused_not_raised(value):
+    body = body_at(NOW)
+    signed = sign(WebhookAuth("hmac", SECRET).plan(), body, NOW)
+    hmac_auth = WebhookAuth("hmac", SECRET)
+    assert "must be ASCII" in hmac_auth.refusal(body, {**signed, "x-signature": value}, NOW)
+    assert "must be ASCII" in hmac_auth.refusal(body, {**signed, "x-timestamp": value}, NOW)
+    assert "not ours" in WebhookAuth("bearer", SECRET).refusal(body, {"Authorization": f"Bearer {value}"}, NOW)
