@@ -19,18 +19,20 @@ from gateway.auth import Authenticator
 from gateway.clientip import require_trusted_proxies
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import consent, pages
-from gateway.dashboard.pages import SESSION_COOKIE
+from gateway.dashboard.session_cookie import session_token
 from gateway.errors import error_response, from_service_error, lacks_scope
 from gateway.publiclimits import AddressLimits
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
-from gateway.routes import KEY, SESSION, RequestContext, Route, all_routes
+from gateway.routes import CSRF_HEADER, KEY, SESSION, RequestContext, Route, all_routes
 from gateway.routes.oauth import sign_in_challenge
+from gateway.security_headers import add_security_headers
 from gateway.usage import UsageWriter
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 1024 * 1024
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 async def _read_json(request: web.Request, route: Route) -> dict:
@@ -70,8 +72,8 @@ def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
 
 async def _key_principal(d: Deps, request: web.Request, route: Route):
     header = request.headers.get("Authorization")
-    if route.sessions and not header and request.cookies.get(SESSION_COOKIE):
-        return await _session_principal(d, request, route)
+    if route.sessions and not header and session_token(request, d.settings):
+        return await _session_principal(d, request)
     try:
         principal = await d.auth.authenticate(header, tokens=route.tokens)
     except ServiceError as err:
@@ -86,10 +88,10 @@ async def _key_principal(d: Deps, request: web.Request, route: Route):
     return principal
 
 
-async def _session_principal(d: Deps, request: web.Request, route: Route):
+async def _session_principal(d: Deps, request: web.Request):
     """The principal of the dashboard session on a route that takes one instead of a key; rate-limited per
     account like a key."""
-    token = _session_token(request, route)
+    token = _session_token(d, request)
     principal = await d.auth.authenticate_session(token)
     wait = d.limiter.take(f"session:{principal.account_id}")
     if wait:
@@ -98,17 +100,31 @@ async def _session_principal(d: Deps, request: web.Request, route: Route):
     return principal
 
 
-def _session_token(request: web.Request, route: Route) -> str:
+def _session_token(d: Deps, request: web.Request) -> str:
     if request.headers.get("Authorization"):
-        raise ServiceError("unauthorized", "key management uses the dashboard session, not an API key; "
+        raise ServiceError("unauthorized", "this route takes the dashboard session, not an API key; "
                            "sign in with your magic link")
-    token = request.cookies.get(SESSION_COOKIE, "")
+    token = session_token(request, d.settings)
     if not token:
         raise ServiceError("unauthorized", "no dashboard session; open your magic link to sign in")
-    if route.body is not None and request.can_read_body and request.content_type != "application/json":
-        # Cross-site forms cannot send JSON without a CORS preflight: this closes CSRF.
-        raise ServiceError("invalid_request", "send the body as application/json")
+    if (request.method not in SAFE_METHODS and request.content_type != "application/json"
+            and not request.headers.get(CSRF_HEADER)):
+        # Another site can make a browser send neither (a form cannot; a script needs a CORS preflight, which this
+        # site never grants): this closes CSRF, for requests without a body too.
+        raise ServiceError("invalid_request", "with the dashboard session, a request that changes something must "
+                           f"send its body as application/json, or an {CSRF_HEADER} header (any value) when it has "
+                           "no body")
     return token
+
+
+def _check_header_text(request: web.Request) -> None:
+    """Header values are ASCII (RFC 9110 5.5): any other byte is refused here, before anything reads a header (a
+    secret compared, a value sent on in a protobuf string). Cookies are read one by one (session_cookie)."""
+    for name, value in request.headers.items():
+        if not value.isascii() and name.lower() != "cookie":
+            code = "unauthorized" if name.lower() == "authorization" else "invalid_request"
+            raise ServiceError(code, f"the {name} header holds characters that are not ASCII; header values must "
+                               "be ASCII")
 
 
 def make_handler(route: Route):
@@ -124,8 +140,9 @@ def make_handler(route: Route):
         d = deps(request)
         principal = ctx = None
         try:
+            _check_header_text(request)
             principal = await _key_principal(d, request, route) if route.auth == KEY else None
-            session_token = _session_token(request, route) if route.auth == SESSION else ""
+            session = _session_token(d, request) if route.auth == SESSION else ""
             body = await _read_json(request, route) if route.body is not None else {}
             # The scope first: a key without it learns nothing about the route's parameters.
             if principal is not None:
@@ -136,7 +153,7 @@ def make_handler(route: Route):
             if route.body is not None:
                 validation.check(route.body_check or route.body, body, route.validation_code)
             ctx = RequestContext(request=request, deps=d, body=body, query=query, principal=principal,
-                                 session_token=session_token)
+                                 session_token=session)
             result = await route.handler_for(query)(ctx)
             if isinstance(result, web.StreamResponse):
                 response = result
@@ -207,6 +224,7 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/readyz", readyz)
     pages.add_routes(app)
     consent.add_routes(app)
+    add_security_headers(app, settings)
     _envelope_routing_errors(app)
     app.cleanup_ctx.append(_lifecycle(settings))
     return app

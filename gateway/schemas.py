@@ -106,6 +106,9 @@ KEY_UPDATE = _obj({
     "expire": {"type": "boolean", "description": "true sets the expiry to now"},
     "revoke": {"type": "boolean", "description": "true revokes the key; it stops working on the next request"},
 }, ("id",))
+SIGN_OUT = _obj({"everywhere": {
+    "type": "boolean", "default": False, "description": "true: end every session of the account (every browser "
+    "signed in to it) and its unused sign-in links; false or omitted: this session only"}})
 
 METADATA = {"type": "object", "description": "free-form; merged into the existing metadata on update"}
 TIMEZONE = {"type": "string", "pattern": r"^(UTC|[A-Za-z_]+(/[A-Za-z0-9_+-]+){1,2})$", "examples": ["America/New_York"],
@@ -669,6 +672,8 @@ SCHEMAS: dict[str, dict] = {
     "ApiKeyUpdateRequest": KEY_UPDATE,
     "ApiKeyList": _obj({"keys": {"type": "array", "items": _ref("ApiKey")}}, ("keys",)),
     "Success": _obj({"success": {"type": "boolean"}}, ("success",)),
+    "SignOutRequest": SIGN_OUT,
+    "SignedOut": message_schema(accounts_pb2.SignOutReply.DESCRIPTOR),
     "Workspace": _WORKSPACE,
     "WorkspaceCreateRequest": WORKSPACE_CREATE,
     "WorkspaceUpdateRequest": WORKSPACE_UPDATE,

@@ -7,8 +7,10 @@ dropped afterwards; with NATS_URL set, that server is used.
 from __future__ import annotations
 
 import asyncio
+import html
 import itertools
 import os
+import re
 import shutil
 import tempfile
 import uuid
@@ -131,10 +133,38 @@ class Api:
 
     async def dashboard(self, signup: dict) -> "Dashboard":
         """Open the magic link in a fresh cookie jar and return a client holding the session."""
-        session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
-        async with session.get(signup["dashboard_magic_link"], allow_redirects=False) as r:
-            assert r.status == 303, await r.text()
-        return Dashboard(session, self.base)
+        browser = Dashboard(aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)), self.base)
+        status, body, _ = await browser.open_link(signup["dashboard_magic_link"])
+        assert status == 303, body
+        return browser
+
+    async def open_link(self, link: str):
+        """Open a sign-in link as a browser does: its page, then its button (a POST); the button's answer."""
+        status, page, _ = await self.request("GET", link.removeprefix(self.base))
+        assert status == 200 and "<form" in page, page
+        return await self.request("POST", html.unescape(re.search(r'<form method="post" action="([^"]+)"',
+                                                                  page).group(1)))
+
+    async def sign_in_by_mail(self, stack, email: str) -> "Dashboard":
+        """Another dashboard session of the account with this address: the sign-in form, then the link it mails."""
+        url = f"http://127.0.0.1:{stack.process('mail-catchall').port}/messages"
+
+        async def mail() -> list[dict]:
+            async with self.session.get(url, params={"to": email}) as r:
+                return (await r.json())["messages"]
+
+        before = len(await mail())
+        browser = Dashboard(aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)), self.base)
+        status, page, _ = await browser.request("POST", "/dashboard/sign-in", data={"email": email})
+        assert status == 200, page
+        for _ in range(100):
+            if len(received := await mail()) > before:
+                break
+            await asyncio.sleep(0.05)
+        status, body, _ = await browser.open_link(re.search(r"(http://\S+/dashboard/login\?\S+)",
+                                                            received[-1]["body"]).group(1))
+        assert status == 303, body
+        return browser
 
 
 class Dashboard(Api):

@@ -1,8 +1,8 @@
 """The browser side of the connector's OAuth sign-in: the authorization endpoint's sign-in and consent pages, and the
 dashboard page listing connected assistant clients with a revoke button.
 
-Forms post back to this origin with a token derived from the session (`pages.form_token`), which a page elsewhere
-cannot know; the session cookie is SameSite=Lax as well. Consent pages may not be framed (clickjacking) or cached.
+Forms post back to this origin, guarded against cross-site forgery (gateway.dashboard.forms). Like every dashboard
+page, these may not be framed (clickjacking) or cached (gateway.security_headers).
 """
 from __future__ import annotations
 
@@ -12,32 +12,28 @@ from aiohttp import web
 
 from core.errors import ServiceError
 from gateway.context import deps
-from gateway.dashboard.pages import SESSION_COOKIE, form_token, form_token_holds, html, sign_in_form
+from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
+from gateway.dashboard.layout import html
+from gateway.dashboard.pages import CONNECTIONS_PATH, sign_in_form
+from gateway.dashboard.session_cookie import session_token
 from gateway.routes.oauth import AUTHORIZE_PATH, Refused, ask, parameters
 from switchboard.v1 import accounts_pb2
 
-CONNECTIONS_PATH = "/dashboard/connections"
 REQUEST_FIELDS = tuple(accounts_pb2.OAuthAuthorization.DESCRIPTOR.fields_by_name)
-PAGE_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
-                "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 SCOPE_TEXT = {"agents:read": "see your agents and businesses", "calls:read": "read your calls and transcripts",
               "calls:write": "place calls with your agents"}
 
 
-def _html(body: str, status: int = 200) -> web.Response:
-    return html(body, status, PAGE_HEADERS)
-
-
 def _session(request: web.Request) -> str:
-    return request.cookies.get(SESSION_COOKIE, "")
+    return session_token(request, deps(request).settings)
 
 
 def _refused(err: ServiceError, redirect=web.HTTPFound) -> web.StreamResponse:
     """Back to the client when the error may go there (with `redirect`'s status), else a page saying what is
     wrong."""
     if where := err.details.get("redirect_to"):
-        return redirect(where, headers=PAGE_HEADERS)
-    return _html(f"<p>This sign-in cannot go on: {escape(err.message)}.</p>", err.http_status)
+        return redirect(where)
+    return html(f"<p>This sign-in cannot go on: {escape(err.message)}.</p>", err.http_status)
 
 
 def _authorization(params) -> accounts_pb2.OAuthAuthorization:
@@ -79,10 +75,10 @@ async def authorize(request: web.Request) -> web.StreamResponse:
     except ServiceError as err:
         return _refused(err)
     if not consent.signed_in:
-        return _html(f"<h2>Sign in to connect {escape(consent.client.client_name or consent.client.client_id)}</h2>"
-                     "<p>You are not signed in to the Switchboard dashboard. We can e-mail you a sign-in link that "
-                     f"brings you back here.</p>{sign_in_form(request.path_qs)}", 401)
-    return _html(_consent_page(consent, authorization, session))
+        return html(f"<h2>Sign in to connect {escape(consent.client.client_name or consent.client.client_id)}</h2>"
+                    "<p>You are not signed in to the Switchboard dashboard. We can e-mail you a sign-in link that "
+                    f"brings you back here.</p>{sign_in_form(request.path_qs)}", 401)
+    return html(_consent_page(consent, authorization, session))
 
 
 async def decide(request: web.Request) -> web.StreamResponse:
@@ -90,8 +86,8 @@ async def decide(request: web.Request) -> web.StreamResponse:
     session = _session(request)
     form = await request.post()
     if not form_token_holds(session, form.get("form_token")):
-        return _html("<p>This form expired or did not come from the Switchboard dashboard; open the sign-in again "
-                     "from your assistant.</p>", 403)
+        return html("<p>This form expired or did not come from the Switchboard dashboard; open the sign-in again "
+                    "from your assistant.</p>", 403)
     try:
         where = await ask(deps(request).clients["accounts"].DecideOAuthConsent, accounts_pb2.OAuthDecision(
             session_token=session, authorization=_authorization(form), approve=form.get("decision") == "approve",
@@ -99,7 +95,7 @@ async def decide(request: web.Request) -> web.StreamResponse:
             business_ids=[str(b) for b in form.getall("business_id", ())]))
     except ServiceError as err:
         return _refused(err, web.HTTPSeeOther)
-    return web.HTTPSeeOther(where.location, headers=PAGE_HEADERS)
+    return web.HTTPSeeOther(where.location)
 
 
 async def connections(request: web.Request) -> web.Response:
@@ -108,7 +104,7 @@ async def connections(request: web.Request) -> web.Response:
         listed = await ask(deps(request).clients["accounts"].ListOAuthConnections,
                             accounts_pb2.ListOAuthConnectionsRequest(session_token=session))
     except ServiceError as err:
-        return _html(f"<p>{escape(err.message)}.</p>", err.http_status)
+        return html(f"<p>{escape(err.message)}.</p>", err.http_status)
     rows = "".join(
         f"<tr><td>{escape(c.client_name or c.client_id)}</td><td>{escape(' '.join(c.scopes))}</td>"
         f"<td>{len(c.business_ids)}</td><td>{c.created_at.ToDatetime():%Y-%m-%d %H:%M} UTC</td>"
@@ -118,25 +114,25 @@ async def connections(request: web.Request) -> web.Response:
         '<button type="submit">Revoke</button></form></td></tr>' for c in listed.connections)
     table = ("<table><tr><th>Assistant</th><th>Scopes</th><th>Businesses</th><th>Connected</th><th>Last used</th>"
              f"<th></th></tr>{rows}</table>") if rows else "<p>No assistant is connected.</p>"
-    return _html(f"<h2>Connected assistants</h2>{table}")
+    return html(f"<h2>Connected assistants</h2>{table}")
 
 
 async def disconnect(request: web.Request) -> web.StreamResponse:
     session = _session(request)
     form = await request.post()
     if not form_token_holds(session, form.get("form_token")):
-        return _html("<p>This form expired or did not come from the Switchboard dashboard.</p>", 403)
+        return html("<p>This form expired or did not come from the Switchboard dashboard.</p>", 403)
     try:
         reply = await ask(deps(request).clients["accounts"].RevokeOAuthConnection,
                           accounts_pb2.RevokeOAuthConnectionRequest(session_token=session, id=str(form.get("id", ""))))
     except ServiceError as err:
-        return _html(f"<p>{escape(err.message)}.</p>", err.http_status)
+        return html(f"<p>{escape(err.message)}.</p>", err.http_status)
     deps(request).auth.forget_account(reply.account_id)  # this replica at once; the others hear it over NATS
     return web.HTTPSeeOther(CONNECTIONS_PATH)
 
 
 def add_routes(app: web.Application) -> None:
     app.router.add_get(AUTHORIZE_PATH, authorize)
-    app.router.add_post(AUTHORIZE_PATH, decide)
+    app.router.add_post(AUTHORIZE_PATH, same_site_form(decide))
     app.router.add_get(CONNECTIONS_PATH, connections)
-    app.router.add_post(f"{CONNECTIONS_PATH}/revoke", disconnect)
+    app.router.add_post(f"{CONNECTIONS_PATH}/revoke", same_site_form(disconnect))

@@ -1,49 +1,46 @@
-"""Owner dashboard: the magic-link sign-in and a minimal landing page."""
+"""Owner dashboard: the magic-link sign-in, a minimal landing page, and signing out.
+
+A sign-in link is not used by opening it: its page has a button that posts it back (a mail scanner fetching the link,
+or another site linking to it, signs nobody in). Every form here is guarded against cross-site forgery
+(gateway.dashboard.forms); the session cookie is described in gateway.dashboard.session_cookie.
+"""
 from __future__ import annotations
 
-import hashlib
-import hmac
+import re
 import time
 from html import escape
+from urllib.parse import urlsplit
 
 import grpc
 from aiohttp import web
 
+from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from gateway.context import deps
+from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
+from gateway.dashboard.layout import html
+from gateway.dashboard.session_cookie import clear_session_cookie, session_token, set_session_cookie
+from gateway.routes.oauth import AUTHORIZE_PATH
 from switchboard.v1 import accounts_pb2
 
-SESSION_COOKIE = "sb_session"
-
-_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Switchboard</title></head><body>
-<h1>Switchboard dashboard</h1><p>{body}</p></body></html>"""
-
-
-def html(body: str, status: int = 200, headers: dict | None = None) -> web.Response:
-    """A dashboard page around `body` (HTML the caller has escaped)."""
-    return web.Response(status=status, content_type="text/html", text=_PAGE.format(body=body), headers=headers)
-
-
-def form_token(session_token: str) -> str:
-    """What the dashboard's forms carry to prove they come from its own pages: derived from the session, which a
-    page elsewhere cannot read (HttpOnly cookie)."""
-    return hmac.new(session_token.encode(), b"switchboard dashboard form", hashlib.sha256).hexdigest()
-
-
-def form_token_holds(session_token: str, given) -> bool:
-    return bool(session_token) and isinstance(given, str) and hmac.compare_digest(form_token(session_token), given)
+HOME, SIGN_IN, LOGIN, LOGOUT = "/dashboard", "/dashboard/sign-in", "/dashboard/login", "/dashboard/logout"
+CONNECTIONS_PATH = "/dashboard/connections"
+# The pages a sign-in may lead back to: the dashboard's own, never another site (nor a path of this one that is not
+# a page, such as /api/...).
+RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, AUTHORIZE_PATH})
+_VISIBLE_ASCII = re.compile(r"[!-~]*")
 
 
 def sign_in_form(next_path: str) -> str:
     """The form that e-mails a sign-in link leading back to `next_path`."""
-    return ('<form method="post" action="/dashboard/sign-in"><label>Your account e-mail <input type="email" '
+    return (f'<form method="post" action="{SIGN_IN}"><label>Your account e-mail <input type="email" '
             f'name="email" required></label><input type="hidden" name="next" value="{escape(next_path)}"> '
             '<button type="submit">E-mail me a sign-in link</button></form>')
 
 
 async def send_sign_in_link(request: web.Request) -> web.Response:
     form = await request.post()
-    email, next_path = str(form.get("email", ""))[:320], _next_path(str(form.get("next", "")))
+    email, next_path = str(form.get("email", ""))[:320], next_page(str(form.get("next", "")))
     try:
         await deps(request).clients["accounts"].SendSignInLink(
             accounts_pb2.SendSignInLinkRequest(email=email, next_path=next_path))
@@ -54,22 +51,33 @@ async def send_sign_in_link(request: web.Request) -> web.Response:
                 "browser within 15 minutes to go on.")
 
 
-def _next_path(value: str) -> str:
-    """Where to go after signing in: a path on this site only (never another origin)."""
-    return value if value.startswith("/") and not value.startswith(("//", "/\\")) else "/dashboard"
+def next_page(value: str) -> str:
+    """Where to go after signing in: one of RETURN_PAGES (with its query), else the dashboard's home."""
+    if not _VISIBLE_ASCII.fullmatch(value):  # no whitespace or control characters for a browser to drop
+        return HOME
+    parts = urlsplit(value)
+    if parts.scheme or parts.netloc or parts.fragment or parts.path not in RETURN_PAGES:
+        return HOME
+    return value
 
 
-async def login(request: web.Request) -> web.Response:
-    token = request.query.get("token", "")
+async def confirm_sign_in(request: web.Request) -> web.Response:
+    """GET of a sign-in link: a button that posts it back to this same address."""
+    return html(f'<form method="post" action="{escape(request.path_qs)}">Sign in to Switchboard in this browser? '
+                '<button type="submit">Sign in</button></form>')
+
+
+async def sign_in(request: web.Request) -> web.StreamResponse:
+    """POST of a sign-in link: use it, set the session cookie and go on to the page that asked."""
+    settings = deps(request).settings
     try:
-        session = await deps(request).clients["accounts"].RedeemMagicLink(accounts_pb2.RedeemMagicLinkRequest(token=token))
+        session = await deps(request).clients["accounts"].RedeemMagicLink(
+            accounts_pb2.RedeemMagicLinkRequest(token=request.query.get("token", "")))
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
-        return html(f"Sign-in failed: {escape(err.message)}.", err.http_status)
-    response = web.HTTPSeeOther(_next_path(request.query.get("next", "")))
-    max_age = int(session.expires_at.ToSeconds() - time.time())
-    response.set_cookie(SESSION_COOKIE, session.session_token, httponly=True, samesite="Lax", path="/",
-                        max_age=max_age, secure=request.secure)
+        return html(f"Sign-in failed: {escape(err.message)}. {sign_in_form(HOME)}", err.http_status)
+    response = web.HTTPSeeOther(next_page(request.query.get("next", "")))
+    set_session_cookie(response, settings, session.session_token, int(session.expires_at.ToSeconds() - time.time()))
     return response
 
 
@@ -83,19 +91,60 @@ CHECKOUT_RETURNS = {
 }
 
 
+def sign_out_form(session: str) -> str:
+    return (f'<form method="post" action="{LOGOUT}"><input type="hidden" name="form_token" '
+            f'value="{form_token(session)}"><button type="submit">Sign out</button> <button type="submit" '
+            'name="everywhere" value="1">Sign out everywhere</button> (every browser signed in to your account)'
+            '</form>')
+
+
 async def home(request: web.Request) -> web.Response:
+    d = deps(request)
+    session = session_token(request, d.settings)
     returned = CHECKOUT_RETURNS.get(request.query.get("checkout", ""))
-    if returned and SESSION_COOKIE not in request.cookies:
+    if returned and not session:
         return html(returned)
-    if SESSION_COOKIE not in request.cookies:
+    if not session:
         return html("Not signed in: open the magic link from your signup, or get a new one. "
-                    + sign_in_form("/dashboard"), 401)
+                    + sign_in_form(HOME), 401)
+    try:
+        await d.auth.authenticate_session(session)
+    except ServiceError as err:
+        response = html(f"{escape(err.message)}. " + sign_in_form(HOME), err.http_status)
+        clear_session_cookie(response, d.settings)
+        return response
     return html("Signed in. Manage API keys with GET/POST/PATCH/DELETE /api/v1/keys using this session. "
-                '<a href="/dashboard/connections">Connected assistants</a> lists the AI assistants you signed in to '
-                "the connector, and revokes them.")
+                f'<a href="{CONNECTIONS_PATH}">Connected assistants</a> lists the AI assistants you signed in to '
+                f"the connector, and revokes them. {sign_out_form(session)}")
+
+
+async def sign_out(request: web.Request) -> web.Response:
+    """End this session, or every session of the account; the cookie goes either way."""
+    settings = deps(request).settings
+    session = session_token(request, settings)
+    form = await request.post()
+    if not form_token_holds(session, form.get("form_token")):
+        return html("This form expired or did not come from the Switchboard dashboard; open the dashboard and sign "
+                    "out from there.", 403)
+    everywhere = form.get("everywhere") == "1"
+    try:
+        await deps(request).clients["accounts"].SignOut(
+            accounts_pb2.SignOutRequest(session_token=session, everywhere=everywhere))
+        done = "You are signed out of every browser" if everywhere else "You are signed out"
+        response = html(f"{done}. API keys and connected assistants keep working until you revoke them. "
+                        + sign_in_form(HOME))
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        if err.code != "unauthorized":  # the session goes on: keep the cookie, so signing out can be tried again
+            return html(f"Not signed out: {escape(err.message)}.", err.http_status)
+        response = html(f"{escape(err.message)}. " + sign_in_form(HOME), err.http_status)
+    clear_session_cookie(response, settings)
+    return response
 
 
 def add_routes(app: web.Application) -> None:
-    app.router.add_get("/dashboard/login", login)
-    app.router.add_get("/dashboard", home)
-    app.router.add_post("/dashboard/sign-in", send_sign_in_link)
+    app.router.add_get(HOME, home)
+    app.router.add_post(SIGN_IN, same_site_form(send_sign_in_link))
+    app.router.add_get(LOGIN, confirm_sign_in)
+    app.router.add_post(LOGIN, same_site_form(sign_in))
+    app.router.add_post(LOGOUT, same_site_form(sign_out))

@@ -15,6 +15,13 @@ from switchboard.v1 import common_pb2
 
 # How a route authenticates: a bearer key, a dashboard session cookie, or nothing.
 KEY, SESSION, PUBLIC = "key", "session", "none"
+# With the dashboard session, a request that changes something sends a JSON body or, without a body, this header
+# (gateway.app: CSRF); routes with no body declare it (`headers=SESSION_WRITE_HEADERS`).
+CSRF_HEADER = "X-Requested-With"
+SESSION_WRITE_HEADERS = {CSRF_HEADER: {
+    "type": "string", "minLength": 1, "required": True, "examples": ["fetch"],
+    "description": "any value: with the dashboard session, a request without a JSON body must carry it (other sites "
+    "cannot make a browser send it)"}}
 
 
 @dataclass
@@ -137,8 +144,9 @@ def all_routes() -> list[Route]:
         oauth,
         runs,
         sdr,
+        sessions,
         webhooks,
     )
 
-    return [*meta.ROUTES, *accounts.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
+    return [*meta.ROUTES, *accounts.ROUTES, *sessions.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
             *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]

@@ -13,7 +13,7 @@ from gateway.clientip import client_ip
 from gateway.context import ROUTE_TABLE
 from gateway.convert import to_json
 from gateway.readiness import PROVIDERS, check_ready
-from gateway.routes import KEY, PUBLIC, SESSION, Creates, RequestContext, Route
+from gateway.routes import KEY, PUBLIC, SESSION, SESSION_WRITE_HEADERS, Creates, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import (
     KEY_CREATE,
@@ -241,7 +241,8 @@ ROUTES = [
           "provisioning_deferred true; provisioning goes on by itself. 500 provider_error when the payment "
           "provider or facilitator cannot be reached: nothing is created or charged. "
           f"dashboard_magic_link signs the owner in once within {accounts.MAGIC_LINK_TTL.total_seconds() / 3600:g} "
-          f"hours; the dashboard session it opens lasts {accounts.SESSION_TTL.days} days."),
+          f"hours; the dashboard session it opens lasts {accounts.SESSION_TTL.days} days, or until unused for "
+          f"{accounts.SESSION_IDLE.total_seconds() / 3600:g} hours (POST /api/v1/sessions/logout ends it sooner)."),
     Route("POST", PAYMENT_EVENTS_PATH, payment_event, "The payment provider's webhook events", "providers",
           auth=PUBLIC, body=PAYMENT_EVENT, response="PaymentEventReceived",
           errors=("unauthorized", "invalid_request"), rpcs=(f"{ACCOUNTS}/HandlePaymentEvent",),
@@ -260,7 +261,8 @@ ROUTES = [
     Route("POST", f"{V1}/keys", create_key, "Create an API key; the full key is shown once", "keys", auth=SESSION,
           body=KEY_CREATE, response="ApiKeyCreated", status=201, creates=Creates("key_id"), errors=("unauthorized", "invalid_request", "forbidden"),
           rpcs=(f"{ACCOUNTS}/CreateKey",),
-          description="Scopes default to the read-only set. business_id limits the key to one business."),
+          description="Scopes default to the read-only set. business_id limits the key to one business. Send the "
+          "body as JSON, {} when it is empty (or send an X-Requested-With header): see POST /api/v1/sessions/logout."),
     Route("PATCH", f"{V1}/keys", update_key, "Rename, rescope, expire or revoke an API key", "keys", auth=SESSION,
           body=KEY_UPDATE, response="ApiKey", errors=("unauthorized", "invalid_request", "not_found", "forbidden"),
           rpcs=(f"{ACCOUNTS}/UpdateKey",),
@@ -268,6 +270,7 @@ ROUTES = [
           "its expiry to now; expires_at: null removes the expiry."),
     Route("DELETE", f"{V1}/keys", delete_key, "Revoke an API key", "keys", auth=SESSION, query={
         "type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}, "required": ["id"]},
+          headers=SESSION_WRITE_HEADERS,
           response="Success", errors=("unauthorized", "invalid_request", "not_found"), rpcs=(f"{ACCOUNTS}/RevokeKey",)),
     Route("GET", f"{V1}/workspaces", list_workspaces, "List workspaces, newest first, or read one with ?id=",
           "workspaces", scope="workspaces:read", query=page_query(50, 100, id={"type": "string", "format": "uuid"}),

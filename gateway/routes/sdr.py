@@ -3,11 +3,10 @@ with their segments and next actions, and its SDR config. Every route takes a ke
 for writes) or the dashboard session (no scope check)."""
 from __future__ import annotations
 
-import hmac
-
+from core.constant_time import same_secret
 from core.errors import ServiceError
 from gateway.convert import to_json
-from gateway.dashboard.pages import SESSION_COOKIE
+from gateway.dashboard.session_cookie import session_token
 from gateway.routes import PUBLIC, RequestContext, Route
 from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, SDR_RUNNER, UUID
 from services.sdr import pipeline_domain as rules
@@ -81,11 +80,11 @@ def _check_runner_secret(ctx: RequestContext) -> None:
     if credential.startswith("svc_live_"):
         raise ServiceError("forbidden", "the scheduled runner is not callable with an API key; it takes the server "
                            "secret (SDR_RUNNER_SECRET)")
-    if not credential and ctx.request.cookies.get(SESSION_COOKIE):
+    if not credential and session_token(ctx.request, ctx.deps.settings):
         raise ServiceError("forbidden", "the scheduled runner is not callable with a dashboard session; it takes the "
                            "server secret (SDR_RUNNER_SECRET)")
     expected = ctx.deps.settings.sdr_runner_secret.reveal()
-    if not credential or not hmac.compare_digest(credential.encode(), expected.encode()):
+    if not credential or not same_secret(credential, expected):
         raise ServiceError("unauthorized", "send the server secret: 'Authorization: Bearer <SDR_RUNNER_SECRET>'")
 
 

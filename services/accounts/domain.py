@@ -30,7 +30,21 @@ def trial_length() -> timedelta:
 
 SIGNUP_WINDOW = timedelta(hours=1)
 MAGIC_LINK_TTL = timedelta(hours=24)
+# A dashboard session ends SESSION_TTL after sign-in, or sooner once unused for SESSION_IDLE (sliding). Its last use
+# is written at most once per SESSION_TOUCH_EVERY, so a busy session costs no write per request.
 SESSION_TTL = timedelta(days=7)
+SESSION_IDLE = timedelta(hours=12)
+SESSION_TOUCH_EVERY = timedelta(minutes=1)
+
+
+def session_live(expires_at: datetime, last_used_at: datetime, now: datetime) -> bool:
+    return expires_at > now and last_used_at > now - SESSION_IDLE
+
+
+def session_touch_due(last_used_at: datetime, now: datetime) -> bool:
+    """Whether a use now moves the session's last use on (it is recorded to the minute, not to the request)."""
+    return last_used_at <= now - SESSION_TOUCH_EVERY
+
 
 def check_scopes(scopes: list[str]) -> list[str]:
     """The requested scopes, deduplicated in order; unknown names are refused by name."""

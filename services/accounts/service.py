@@ -256,21 +256,38 @@ class Accounts:
             account_id = await store.use_magic_link(conn, self.hash(token), now)
             if account_id is None:
                 raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
+            await store.end_dead_sessions_of(conn, account_id, now, domain.SESSION_IDLE)
             session = Session(domain.new_secret_token(), account_id, now + domain.SESSION_TTL)
             await store.insert_session(conn, token_hash=self.hash(session.token), account_id=account_id,
-                                       created_at=now, expires_at=session.expires_at)
+                                       created_at=now, expires_at=session.expires_at, last_used_at=now)
         return session
+
+    async def sign_out(self, token: str, everywhere: bool) -> int:
+        """End this session (done already if it had ended), or with `everywhere` every session of its account and
+        its unused sign-in links; how many sessions ended."""
+        async with self.engine.begin() as conn:
+            if not everywhere:
+                return await store.end_session(conn, self.hash(token))
+            account_id = await self.session_account(conn, token)
+            await store.expire_magic_links_of(conn, account_id, utcnow())
+            return await store.end_sessions_of(conn, account_id)
 
     async def session_account(self, conn: AsyncConnection, token: str) -> str:
         return str((await self._live_session(conn, token)).account_id)
 
     async def _live_session(self, conn: AsyncConnection, token: str):
-        """The session row of a token (its account and expiry); unauthorized when unknown or expired."""
+        """The session row of a token (its account and expiry), recording this use; unauthorized when unknown,
+        expired or idle too long."""
         if not token:
             raise ServiceError("unauthorized", "this needs a dashboard session: open your magic link first")
-        row = await store.session_by_hash(conn, self.hash(token))
-        if row is None or row.expires_at <= utcnow():
-            raise ServiceError("unauthorized", "dashboard session is invalid or expired; sign in again with a magic link")
+        now, token_hash = utcnow(), self.hash(token)
+        row = await store.session_by_hash(conn, token_hash)
+        if row is None or not domain.session_live(row.expires_at, row.last_used_at, now):
+            raise ServiceError("unauthorized", "dashboard session is invalid or expired (it ends "
+                               f"{domain.SESSION_IDLE.total_seconds() / 3600:g} hours after its last use or "
+                               f"{domain.SESSION_TTL.days} days after sign-in); sign in again with a magic link")
+        if domain.session_touch_due(row.last_used_at, now):
+            await store.touch_session(self.pool, token_hash, now)
         return row
 
     async def _account_business(self, conn: AsyncConnection, account_id: str, business_id: str) -> str:

@@ -131,6 +131,10 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         await self.sign_in.send(request.email, request.next_path)
         return accounts_pb2.SendSignInLinkReply()
 
+    async def SignOut(self, request, context):
+        return accounts_pb2.SignOutReply(sessions_ended=await self.accounts.sign_out(request.session_token,
+                                                                                    request.everywhere))
+
     async def ListKeys(self, request, context):
         return accounts_pb2.ListKeysReply(keys=[key_message(k) for k in
                                                 await self.accounts.list_keys(request.session_token)])

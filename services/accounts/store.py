@@ -87,6 +87,7 @@ sessions = sa.Table(
     sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id), nullable=False),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("expires_at", Ts, nullable=False),
+    sa.Column("last_used_at", Ts, nullable=False),
 )
 
 signup_attempts = sa.Table(
@@ -303,8 +304,39 @@ async def insert_session(conn: AsyncConnection, **values) -> None:
 
 
 async def session_by_hash(conn: AsyncConnection, token_hash: str):
-    return (await conn.execute(sa.select(sessions.c.account_id, sessions.c.expires_at)
+    return (await conn.execute(sa.select(sessions.c.account_id, sessions.c.expires_at, sessions.c.last_used_at)
                                .where(sessions.c.token_hash == token_hash))).first()
+
+
+_TOUCH_SESSION = Prepared(sessions.update().where(sessions.c.token_hash == sa.bindparam("token_hash"),
+                                                  sessions.c.last_used_at < sa.bindparam("now"))
+                          .values(last_used_at=sa.bindparam("now")).returning(sessions.c.last_used_at))
+
+
+async def touch_session(pool: asyncpg.Pool, token_hash: str, now: datetime) -> None:
+    """Record a use of the session (on the raw pool: callers read it inside a connection of their own)."""
+    await _TOUCH_SESSION.fetchrow(pool, token_hash=token_hash, now=now)
+
+
+async def end_session(conn: AsyncConnection, token_hash: str) -> int:
+    return (await conn.execute(sessions.delete().where(sessions.c.token_hash == token_hash))).rowcount
+
+
+async def end_sessions_of(conn: AsyncConnection, account_id: str) -> int:
+    return (await conn.execute(sessions.delete().where(sessions.c.account_id == account_id))).rowcount
+
+
+async def end_dead_sessions_of(conn: AsyncConnection, account_id: str, now: datetime, idle: timedelta) -> None:
+    """Drop the account's sessions that expired or went idle (at each sign-in, so the table holds few of them)."""
+    await conn.execute(sessions.delete().where(sessions.c.account_id == account_id, sa.or_(
+        sessions.c.expires_at <= now, sessions.c.last_used_at <= now - idle)))
+
+
+async def expire_magic_links_of(conn: AsyncConnection, account_id: str, now: datetime) -> None:
+    """Make the account's unused sign-in links unusable."""
+    await conn.execute(magic_links.update().where(magic_links.c.account_id == account_id,
+                                                  magic_links.c.used_at.is_(None), magic_links.c.expires_at > now)
+                       .values(expires_at=now))
 
 
 # -- businesses (workspaces) -----------------------------------------------------------------

@@ -52,7 +52,8 @@ async def test_revocation_takes_effect_on_the_next_request(api, account):
         for _ in range(3):  # warm the gateway's principal cache
             assert (await api.request("GET", "/api/v1/workspaces", key=created["key"]))[0] == 200
         if how == "delete":
-            status, body, _ = await dash.request("DELETE", "/api/v1/keys", params={"id": created["id"]})
+            status, body, _ = await dash.request("DELETE", "/api/v1/keys", params={"id": created["id"]},
+                                                 headers={"X-Requested-With": "fetch"})
             assert status == 200 and body == {"success": True}
         else:
             status, body, _ = await dash.request("PATCH", "/api/v1/keys", json={"id": created["id"], "revoke": True})
@@ -106,7 +107,8 @@ async def test_another_account_cannot_touch_my_keys(api, account):
         assert mine["id"] not in [k["id"] for k in listing["keys"]]
         status, _, _ = await other.request("PATCH", "/api/v1/keys", json={"id": mine["id"], "revoke": True})
         assert status == 404
-        status, _, _ = await other.request("DELETE", "/api/v1/keys", params={"id": mine["id"]})
+        status, _, _ = await other.request("DELETE", "/api/v1/keys", params={"id": mine["id"]},
+                                            headers={"X-Requested-With": "fetch"})
         assert status == 404
     finally:
         await other.close()
@@ -142,7 +144,8 @@ async def test_revocation_reaches_every_gateway_replica(api, account, stack):
         assert (await api.request("GET", "/api/v1/workspaces", key=created["key"]))[0] == 200
         async with api.session.get(f"{other}/api/v1/workspaces", headers=headers) as r:
             assert r.status == 200
-    status, _, _ = await dash.request("DELETE", "/api/v1/keys", params={"id": created["id"]})
+    status, _, _ = await dash.request("DELETE", "/api/v1/keys", params={"id": created["id"]},
+                                      headers={"X-Requested-With": "fetch"})
     assert status == 200
     async with api.session.get(f"{other}/api/v1/workspaces", headers=headers) as r:
         assert r.status == 401

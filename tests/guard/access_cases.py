@@ -30,6 +30,7 @@ class World:
     a_dashboard: object
     b_key: str
     b_dashboard: object
+    sign_in: Callable[[str], Awaitable[object]] | None = None  # "a" or "b": another session of that account
     b_bound_key: str = ""
     agent: str = ""
     lead: str = ""
@@ -81,6 +82,8 @@ class Case:
     other_account: str
     # Whether the caller is a dashboard session rather than a key.
     session: bool = False
+    # The route ends the session it is sent with: each account sends it with a session of its own made for it.
+    ends_session: bool = False
 
 
 def _r(**kwargs) -> Recipe:
@@ -161,7 +164,7 @@ async def _patch_key(w: World) -> Request:
 
 
 async def _delete_key(w: World) -> Request:
-    return Request(params={"id": await w.new_key()})
+    return Request(params={"id": await w.new_key()}, headers={"X-Requested-With": "fetch"})
 
 
 SCENARIO = [{"role": "user", "content": "Hi, are you open?"},
@@ -213,6 +216,8 @@ CASES: dict[tuple[str, str], Case] = {
                                    session=True),
     ("PATCH", "/api/v1/keys"): Case(_patch_key, NOT_FOUND, session=True),
     ("DELETE", "/api/v1/keys"): Case(_delete_key, NOT_FOUND, session=True),
+    ("POST", "/api/v1/sessions/logout"): Case(_r(json={}), "ends the caller's own session; takes no id",
+                                              session=True, ends_session=True),
     ("GET", "/api/v1/workspaces"): Case(_r(params=lambda w: {"id": w.a_business}), NOT_FOUND),
     ("POST", "/api/v1/workspaces"): Case(_r(json={"name": "Branch"}), "creates in the caller's own account"),
     ("PATCH", "/api/v1/workspaces"): Case(_r(json=lambda w: {"id": w.a_business, "name": "Renamed"}), NOT_FOUND),

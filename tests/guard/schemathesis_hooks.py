@@ -8,6 +8,7 @@ other 400 on valid data still fails the run.
 from __future__ import annotations
 
 import ipaddress
+import os
 import random
 import re
 from dataclasses import dataclass
@@ -70,6 +71,9 @@ DOCUMENTED_REFUSALS = (
     DocumentedRefusal("invalid_request", r"^request body is larger than \d+ KiB",
                       "a body's size in bytes (a run of 10,000 touches with large contexts); schemas count items"),
     DocumentedRefusal("invalid_request", r"^this webhook is disabled", "replay to a disabled webhook"),
+    DocumentedRefusal("invalid_request", r"^with the dashboard session, a request that changes something must send",
+                      "CSRF: with the dashboard session, a write whose optional body is left out needs X-Requested-With "
+                      "(the document declares the header only where a route takes no body)"),
     DocumentedRefusal("invalid_request", r"^at most \d+ events per replay", "backfill window too large"),
     # Signup: the spec answers an x402 signup without a (valid) payment with 402 payment_required; whether a
     # payment is there and valid is the PAYMENT-SIGNATURE header's content, which no schema can state.
@@ -142,12 +146,17 @@ def negative_data_rejection_unless_reported(ctx, response, case):
 
 
 _TEST_NET = ipaddress.ip_network("198.18.0.0/15")  # benchmarking range: never a real client
+SIGN_OUT_PATH, SESSION_COOKIE = "/api/v1/sessions/logout", "sb_session"
 
 
 @schemathesis.hook
 def before_call(context, case, kwargs):
     """Each signup from an address of its own (the test stack trusts X-Forwarded-For from 127.0.0.1), so
-    the 5-per-hour limit does not turn every later signup into a 429."""
+    the 5-per-hour limit does not turn every later signup into a 429. Signing out ends the session it is sent
+    with (everywhere: every session of its account): it is sent with a session of an account of its own, so the
+    rest of the run keeps the session it fuzzes key management with."""
     if case.operation.path == "/api/v1/signup":
         address = _TEST_NET[random.randrange(_TEST_NET.num_addresses)]
         case.headers = {**(case.headers or {}), "X-Forwarded-For": str(address)}
+    if case.operation.path == SIGN_OUT_PATH and SESSION_COOKIE in (case.cookies or {}):
+        case.cookies = {**case.cookies, SESSION_COOKIE: os.environ["SWITCHBOARD_FUZZ_SIGN_OUT_SESSION"]}

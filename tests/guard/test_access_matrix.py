@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 import pytest
 
@@ -38,11 +39,14 @@ def test_every_route_has_a_matrix_entry():
 
 
 @pytest.fixture(scope="module")
-async def world(api):
-    a, b = await api.signup(business_name="Tenant A"), await api.signup(business_name="Tenant B")
+async def world(api, stack):
+    emails = {n: f"tenant-{n}-{uuid.uuid4().hex[:8]}@example.com" for n in "ab"}
+    a = await api.signup(business_name="Tenant A", email=emails["a"])
+    b = await api.signup(business_name="Tenant B", email=emails["b"])
     a_dash, b_dash = await api.dashboard(a), await api.dashboard(b)
     w = World(api=api, a_key=(await a_dash.create_key(name="a", scopes=["*"]))["key"], a_business=a["business_id"],
-              a_dashboard=a_dash, b_key=(await b_dash.create_key(name="b", scopes=["*"]))["key"], b_dashboard=b_dash)
+              a_dashboard=a_dash, b_key=(await b_dash.create_key(name="b", scopes=["*"]))["key"], b_dashboard=b_dash,
+              sign_in=lambda which: api.sign_in_by_mail(stack, emails[which]))
     w.agent = (await w.ok("POST", "/api/v1/agents", json={"business_id": w.a_business, "name": "Desk",
                                                           "system_prompt": "Answer the phone."}))["id"]
     w.lead = (await w.ok("POST", "/api/v1/leads", json={"business_id": w.a_business, "name": "Ann",
@@ -97,9 +101,12 @@ async def send(w: World, method: str, path: str, request, *, key: str | None = N
 async def test_another_account_reaches_none_of_the_records(world, route):
     case = CASES[route]
     request = await case.recipe(world)
+    a_session, b_session = world.a_dashboard, world.b_dashboard
+    if case.ends_session:
+        a_session, b_session = await world.sign_in("a"), await world.sign_in("b")
     before = await snapshot(world)
     status, body, _ = await send(world, *route, request, key=world.b_key,
-                                 session=world.b_dashboard if case.session else None)
+                                 session=b_session if case.session else None)
     assert not any(i in json.dumps(body) for i in a_ids(world)), (route, body)
     if case.other_account in (NOT_FOUND, FORBIDDEN):
         expected = {NOT_FOUND: 404, FORBIDDEN: 403}[case.other_account]
@@ -109,8 +116,11 @@ async def test_another_account_reaches_none_of_the_records(world, route):
     assert await snapshot(world) == before, f"{route} changed the first account's records"
     # The positive control: the owner's own request succeeds.
     status, body, _ = await send(world, *route, request, key=world.a_key,
-                                 session=world.a_dashboard if case.session else None)
+                                 session=a_session if case.session else None)
     assert 200 <= status < 300, (route, body)
+    if case.ends_session:
+        await a_session.close()
+        await b_session.close()
 
 
 @pytest.mark.parametrize("name", sorted(BY_ID_ALONE))

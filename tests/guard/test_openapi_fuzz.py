@@ -22,7 +22,8 @@ SEED = os.environ.get("FUZZ_SEED", "20261123")
 FUZZ_MINUTES = 45  # a deep `make fuzz` stays bounded too
 
 
-def schemathesis_run(base_url: str, key: str, session: str, workdir: Path, *extra: str) -> subprocess.CompletedProcess:
+def schemathesis_run(base_url: str, key: str, session: str, sign_out_session: str, workdir: Path,
+                     *extra: str) -> subprocess.CompletedProcess:
     """`st run` over the published document, as a user would run it from the README."""
     command = [str(Path(sys.executable).with_name("st")), "--config-file", str(CONFIG), "run",
                f"{base_url}/api/v1/openapi.json", "--checks", "all",
@@ -31,25 +32,31 @@ def schemathesis_run(base_url: str, key: str, session: str, workdir: Path, *extr
                "--exclude-checks", "positive_data_acceptance,negative_data_rejection",
                "--max-examples", str(EXAMPLES), *(["--seed", SEED] if SEED else []), *extra]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
-           "SWITCHBOARD_FUZZ_KEY": key, "SWITCHBOARD_FUZZ_SESSION": session, "NO_COLOR": "1"}
+           "SWITCHBOARD_FUZZ_KEY": key, "SWITCHBOARD_FUZZ_SESSION": session,
+           "SWITCHBOARD_FUZZ_SIGN_OUT_SESSION": sign_out_session, "NO_COLOR": "1"}
     return subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=FUZZ_MINUTES * 60)
 
 
 async def test_the_published_openapi_holds_against_the_running_stack(api, stack, tmp_path):
     # Keys fuzz one account; the dashboard session belongs to another, so fuzzing key management can
-    # never revoke the key the rest of the run uses.
+    # never revoke the key the rest of the run uses; signing out is fuzzed with a session of a third account.
     owner = await api.signup(business_name="Fuzzed Co")
     dash = await api.dashboard(owner)
     other = await api.dashboard(await api.signup(business_name="Fuzzed Keys Co"))
+    leaving = await api.dashboard(await api.signup(business_name="Fuzzed Sign-out Co"))
     try:
         key = (await dash.create_key(name="fuzz", scopes=["*"]))["key"]
-        session = next(c.value for c in other.session.cookie_jar if c.key == "sb_session")
-        result = schemathesis_run(stack.base_url, key, session, tmp_path)
+        session, sign_out_session = (next(c.value for c in d.session.cookie_jar if c.key == "sb_session")
+                                     for d in (other, leaving))
+        result = schemathesis_run(stack.base_url, key, session, sign_out_session, tmp_path)
+        still_signed_in = (await other.request("GET", "/api/v1/keys"))[0] == 200
     finally:
         await dash.close()
         await other.close()
+        await leaving.close()
     report = result.stdout + result.stderr
     assert result.returncode == 0, report[-30000:]
+    assert still_signed_in, "the run signed out the session it fuzzes key management with"
     # every operation of the route table was published and exercised, with no hand-kept list (schemathesis
     # leaves out the document's own route, which it loads the document from)
     operations = len([r for r in all_routes() if r.path != "/api/v1/openapi.json"])

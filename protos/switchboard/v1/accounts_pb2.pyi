@@ -143,6 +143,20 @@ class DashboardSession(_message.Message):
     expires_at: _timestamp_pb2.Timestamp
     def __init__(self, session_token: _Optional[str] = ..., account_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class SignOutRequest(_message.Message):
+    __slots__ = ("session_token", "everywhere")
+    SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    EVERYWHERE_FIELD_NUMBER: _ClassVar[int]
+    session_token: str
+    everywhere: bool
+    def __init__(self, session_token: _Optional[str] = ..., everywhere: _Optional[bool] = ...) -> None: ...
+
+class SignOutReply(_message.Message):
+    __slots__ = ("sessions_ended",)
+    SESSIONS_ENDED_FIELD_NUMBER: _ClassVar[int]
+    sessions_ended: int
+    def __init__(self, sessions_ended: _Optional[int] = ...) -> None: ...
+
 class ApiKey(_message.Message):
     __slots__ = ("id", "prefix", "name", "scopes", "business_id", "created_at", "last_used_at", "expires_at", "is_active", "key")
     ID_FIELD_NUMBER: _ClassVar[int]

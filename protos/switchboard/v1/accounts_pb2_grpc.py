@@ -65,6 +65,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkReply.FromString,
                 _registered_method=True)
+        self.SignOut = channel.unary_unary(
+                '/switchboard.v1.Accounts/SignOut',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.SignOutRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.SignOutReply.FromString,
+                _registered_method=True)
         self.ListKeys = channel.unary_unary(
                 '/switchboard.v1.Accounts/ListKeys',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListKeysRequest.SerializeToString,
@@ -223,6 +228,14 @@ class AccountsServicer:
     def SendSignInLink(self, request, context):
         """E-mails a one-time sign-in link (15 minutes) to the account with this address, if there is one and fewer than
         five are pending; answers the same either way (no enumeration) and never fails.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignOut(self, request, context):
+        """Ends a dashboard session (succeeds when it had ended already), or with `everywhere` every session of its account
+        and its unused sign-in links; then fails UNAUTHENTICATED (unauthorized) when the session is not valid.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -423,6 +436,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.SendSignInLink,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkReply.SerializeToString,
+            ),
+            'SignOut': grpc.unary_unary_rpc_method_handler(
+                    servicer.SignOut,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.SignOutRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.SignOutReply.SerializeToString,
             ),
             'ListKeys': grpc.unary_unary_rpc_method_handler(
                     servicer.ListKeys,
@@ -681,6 +699,33 @@ class Accounts:
             '/switchboard.v1.Accounts/SendSignInLink',
             switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.SendSignInLinkReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SignOut(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/SignOut',
+            switchboard_dot_v1_dot_accounts__pb2.SignOutRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.SignOutReply.FromString,
             options,
             channel_credentials,
             insecure,

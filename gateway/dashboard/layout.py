@@ -1,0 +1,12 @@
+"""The layout every dashboard page shares."""
+from __future__ import annotations
+
+from aiohttp import web
+
+_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Switchboard</title></head><body>
+<h1>Switchboard dashboard</h1><p>{body}</p></body></html>"""
+
+
+def html(body: str, status: int = 200) -> web.Response:
+    """A dashboard page around `body` (HTML the caller has escaped)."""
+    return web.Response(status=status, content_type="text/html", text=_PAGE.format(body=body))
