@@ -74,9 +74,9 @@ def leads(rng: random.Random, agents: list[tuple], count: int, now: datetime):
                "low", "seeded", ["seeded"], at, at, at)
 
 
-async def accounts(http, base: str) -> tuple[list[str], str, str]:
+async def accounts(http, base: str, database_url: str) -> tuple[list[str], str, str]:
     """The businesses, a key spanning them all and a key bound to the first."""
-    signup, everything = await signed_up(http, base, "Bench Co", "analytics@example.com")
+    signup, everything = await signed_up(http, base, "Bench Co", "analytics@example.com", database_url)
     business_ids = [signup["business_id"]]
     for i in range(BUSINESSES - 1):
         async with http.post(f"{base}/api/v1/workspaces", json={"name": f"Branch {i}"},
@@ -93,7 +93,7 @@ async def run(args, stack) -> int:
 
     base, rng, now = stack.base_url, random.Random(11), datetime.now(timezone.utc)
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        business_ids, everything, one = await accounts(http, base)
+        business_ids, everything, one = await accounts(http, base, stack.database_url)
     conn = await asyncpg.connect(stack.database_url)
     try:
         agents = [(uuid.uuid4(), uuid.UUID(business_ids[i % BUSINESSES]), f"Agent {i}") for i in range(AGENTS)]

@@ -141,8 +141,8 @@ def line(name: str, count: int, seconds: float, latencies: list[float]) -> float
     return rate
 
 
-async def setup(http: aiohttp.ClientSession, base: str) -> tuple[str, str]:
-    signup, key = await signed_up(http, base, "Bench Calls", "calls-bench@example.com")
+async def setup(http: aiohttp.ClientSession, base: str, database_url: str) -> tuple[str, str]:
+    signup, key = await signed_up(http, base, "Bench Calls", "calls-bench@example.com", database_url)
     auth = {"Authorization": f"Bearer {key}"}
     async with http.post(f"{base}/api/v1/agents", headers=auth, json={
             "business_id": signup["business_id"], "name": "Bench", "system_prompt": "Answer."}) as r:
@@ -166,7 +166,7 @@ async def run(args, stack) -> int:
 
     await bus.subscribe("events.call.completed", cb=on_event)
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        key, agent_id = await setup(http, stack.base_url)
+        key, agent_id = await setup(http, stack.base_url, stack.database_url)
         async with http.post(f"{sim}/_simulator/playback", json={"silent": True, "times": args.calls + 10}) as r:
             assert r.status == 201
         print(f"placing {args.calls} calls ...", flush=True)

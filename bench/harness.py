@@ -13,20 +13,29 @@ import psutil
 
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
+from tests.standing import start_trial
 
 # No per-key limit gets in the way of a benchmark; quiet logs.
 BENCH_ENV = {"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"}
 
 
-async def signed_up(http, base: str, business_name: str, email: str) -> tuple[dict, str]:
-    """A new account: the signup reply and a key with every scope, made in the dashboard session that `http` (an
-    aiohttp session whose cookie jar is unsafe=True: the stack is on an IP address) keeps after the magic link."""
+async def signed_up(http, base: str, business_name: str, email: str, database_url: str) -> tuple[dict, str]:
+    """A new account in its trial (tests.standing): the signup reply and a key with every scope, made in the
+    dashboard session that `http` (an aiohttp session whose cookie jar is unsafe=True: the stack is on an IP
+    address) keeps after the magic link."""
     async with http.post(f"{base}/api/v1/signup", json={"business_name": business_name, "email": email}) as r:
         signup = await r.json()
-    async with http.get(signup["dashboard_magic_link"], allow_redirects=False) as r:
-        assert r.status == 303, await r.text()
+    await start_trial(database_url, signup["business_id"])
+    await sign_in(http, signup["dashboard_magic_link"])
     async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"]}) as r:
         return signup, (await r.json())["key"]
+
+
+async def sign_in(http, magic_link: str) -> None:
+    """Press the sign-in link's button (its page's form posts to the link itself): the session cookie is in `http`'s
+    jar after."""
+    async with http.post(magic_link, allow_redirects=False) as r:
+        assert r.status == 303, await r.text()
 
 
 class CpuMeter:

@@ -119,7 +119,7 @@ async def run(args, stack) -> int:
 
     base = stack.base_url
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        signup, admin = await signed_up(http, base, "Bench Co", "bench@example.com")
+        signup, admin = await signed_up(http, base, "Bench Co", "bench@example.com", stack.database_url)
         auth = {"Authorization": f"Bearer {admin}"}
         business_ids = [signup["business_id"]]
         for i in range(BUSINESSES - 1):

@@ -58,8 +58,8 @@ async def measure(name: str, texts: int, concurrency: int, send) -> float:
     return rate if not failed else 0.0
 
 
-async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str]) -> tuple[str, dict]:
-    signup, key = await signed_up(http, base, "Bench Texts", "texts-bench@example.com")
+async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str], database_url: str) -> tuple[str, dict]:
+    signup, key = await signed_up(http, base, "Bench Texts", "texts-bench@example.com", database_url)
     auth = {"Authorization": f"Bearer {key}"}
     async with http.post(f"{base}/api/v1/agents", headers=auth, json={
             "business_id": signup["business_id"], "name": "Bench", "system_prompt": "Answer."}) as r:
@@ -82,7 +82,7 @@ async def run(args, stack) -> int:
     recipients = open_recipients(args.recipients)
     body = "Your quote is ready: https://acme.example.com/quotes/42. Reply STOP to opt out."
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        agent_id, auth = await setup(http, stack.base_url, recipients)
+        agent_id, auth = await setup(http, stack.base_url, recipients, stack.database_url)
         sender = auth.pop("from")
         basic = {"Authorization": aiohttp.encode_basic_auth(sid, token)}
 

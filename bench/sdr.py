@@ -93,7 +93,7 @@ async def vacuumed(conn: asyncpg.Connection, patience: float = 90) -> None:
 async def run(args, stack) -> int:
     base = stack.base_url
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        signup, key = await signed_up(http, base, "Bench SDR", "sdr-bench@example.com")
+        signup, key = await signed_up(http, base, "Bench SDR", "sdr-bench@example.com", stack.database_url)
         business_id = signup["business_id"]
         auth = {"Authorization": f"Bearer {key}"}
         conn = await asyncpg.connect(stack.database_url)

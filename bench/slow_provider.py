@@ -25,6 +25,7 @@ from pathlib import Path
 import aiohttp
 import asyncpg
 
+from bench.harness import sign_in
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
 
@@ -42,8 +43,7 @@ async def full_key(session: aiohttp.ClientSession, base: str) -> tuple[str, str]
     assert status == 200, signup
     jar = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
     async with jar:
-        async with jar.get(signup["dashboard_magic_link"], allow_redirects=False) as r:
-            assert r.status == 303
+        await sign_in(jar, signup["dashboard_magic_link"])
         status, key = await _json(jar, "POST", f"{base}/api/v1/keys", json={"name": "bench", "scopes": ["*"]})
         assert status == 201, key
     return key["key"], signup["business_id"]

@@ -189,7 +189,8 @@ async def run(args, stack: Stack) -> int:
     runner = await receiver.start()
     url = f"http://127.0.0.1:{receiver.port}/hooks"
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        signup, key = await signed_up(http, stack.base_url, "Bench Co", "bench@example.com")
+        signup, key = await signed_up(http, stack.base_url, "Bench Co", "bench@example.com",
+                                       stack.database_url)
         async with http.post(f"{stack.base_url}/api/v1/webhooks", headers={"Authorization": f"Bearer {key}"},
                              json={"webhook_url": url, "events": ["lead.created"]}) as r:
             assert r.status == 201, await r.text()

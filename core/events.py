@@ -48,6 +48,7 @@ CATALOGUE: tuple[EventType, ...] = (
     EventType("communication.run_ended", events_pb2.CommunicationRunEnded),
     EventType("webhook.test", events_pb2.WebhookTest),
     EventType("agent.prompt_changed", events_pb2.AgentPromptChanged, partner=False),
+    EventType("workspace.standing_changed", events_pb2.WorkspaceStandingChanged, partner=False),
 )
 
 # What partners may subscribe to, in the spec's order.

@@ -113,6 +113,10 @@ class Settings:
     email_from: str = "Switchboard <notifications@switchboard.local>"
     email_delivery_interval_seconds: float = 5.0
     email_retry_scale: float = 1.0  # multiplies the retry backoff (tests shrink it)
+    # Emails a business may queue through the API in any 24 hours (the owner's own notifications do not count).
+    email_daily_quota: int = 200
+    # Pool numbers a business may hold while its subscription is in its trial.
+    trial_pool_numbers: int = 3
     # The platform-wide do-not-call list (E.164 numbers no business may text), beside each business's own.
     platform_dnc: tuple[str, ...] = field(default=())
     # Outbound compliance: the most calls a business may place to one person in 24 hours where no state sets a cap.
@@ -241,6 +245,8 @@ def load() -> Settings:
         email_from=os.environ.get("EMAIL_FROM", "Switchboard <notifications@switchboard.local>"),
         email_delivery_interval_seconds=float(os.environ.get("EMAIL_DELIVERY_INTERVAL_SECONDS", "5")),
         email_retry_scale=float(os.environ.get("EMAIL_RETRY_SCALE", "1")),
+        email_daily_quota=_int("EMAIL_DAILY_QUOTA", 200),
+        trial_pool_numbers=_int("TRIAL_POOL_NUMBERS", 3),
         checkout_prices=plans.parse_checkout_prices(os.environ.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES)),
         payments_api_url=os.environ.get("PAYMENTS_API_URL", "https://api.stripe.com").rstrip("/"),
         payments_api_key=Secret(os.environ.get("PAYMENTS_API_KEY", "")),

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from core import standing
 from core.errors import ServiceError
 from core.ids import require_uuid
 
@@ -18,6 +19,7 @@ MD_BUSINESSES = "x-sb-businesses"
 MD_KEY = "x-sb-key"
 MD_SCOPES = "x-sb-scopes"
 MD_BOUND = "x-sb-bound-business"
+MD_STANDINGS = "x-sb-standings"
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,9 @@ class Tenant:
     scopes: tuple[str, ...] = field(default=())
     # Set when the key is restricted to a single business.
     bound_business_id: str = ""
+    # (business id, core.standing value) for each business, as the accounts service saw it when authenticating;
+    # empty for a worker acting for a business (it checks the standing itself before it acts).
+    standings: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def actor(self) -> str:
@@ -41,6 +46,7 @@ class Tenant:
             (MD_KEY, self.api_key_id),
             (MD_SCOPES, ",".join(self.scopes)),
             (MD_BOUND, self.bound_business_id),
+            (MD_STANDINGS, ",".join(f"{b}:{value}" for b, value in self.standings)),
         )
 
     @classmethod
@@ -53,10 +59,21 @@ class Tenant:
             api_key_id=md.get(MD_KEY, ""),
             scopes=split(md.get(MD_SCOPES, "")),
             bound_business_id=md.get(MD_BOUND, ""),
+            standings=tuple(tuple(p.split(":", 1)) for p in split(md.get(MD_STANDINGS, "")) if ":" in p),
         )
 
     def can_access(self, business_id: str) -> bool:
         return business_id in self.business_ids
+
+    def standing_of(self, business_id: str) -> str:
+        return next((value for b, value in self.standings if b == business_id), "")
+
+    def require_good_standing(self, business_id: str, action: str) -> None:
+        """Refuse (403 forbidden, saying what to do) `action`, which costs money, for a business held by its
+        workspace's state or its subscription (core.standing)."""
+        value = self.standing_of(business_id)
+        if not standing.is_good(value):
+            raise standing.refusal(value, action)
 
 
 _current: contextvars.ContextVar[Tenant] = contextvars.ContextVar("tenant", default=Tenant())

@@ -51,7 +51,7 @@ class Principal:
     def from_proto(cls, p: accounts_pb2.KeyPrincipal) -> "Principal":
         bound = p.business_id if p.HasField("business_id") else ""
         tenant = Tenant(account_id=p.account_id, business_ids=tuple(p.business_ids), api_key_id=p.key_id,
-                        scopes=tuple(p.scopes), bound_business_id=bound)
+                        scopes=tuple(p.scopes), bound_business_id=bound, standings=tuple(p.standings.items()))
         expires = p.expires_at.ToDatetime(tzinfo=timezone.utc) if p.HasField("expires_at") else None
         return cls(p.key_id, p.account_id, tuple(p.business_ids), tuple(p.scopes), bound, expires,
                    tenant.to_metadata())

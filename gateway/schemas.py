@@ -7,7 +7,7 @@ so a rule changes in one place (the services still enforce it: the schema descri
 """
 from __future__ import annotations
 
-from core import plans, settings
+from core import plans, settings, standing
 from core.contact import E164_PATTERN
 from core.events import PARTNER_EVENT_TYPES
 from core.scopes import ALL_SCOPES
@@ -409,6 +409,12 @@ SUBSCRIPTION_STATUS = {"type": "string", "enum": list(payments.SUBSCRIPTION_STAT
                        "description": "incomplete until the card checkout completes; then the payment provider's: "
                        "trialing, active, past_due (a payment failed and is retried), canceled (final)"}
 _WORKSPACE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
+_WORKSPACE["properties"]["standing"] = {
+    "type": "string", "enum": [*standing.GOOD, *standing.HELD],
+    "description": "What the workspace may spend. In good standing (its subscription status: trialing, active, "
+    "past_due) it may place calls, send texts and email, take pool numbers and run outreach; held (paused, "
+    "canceled, inactive: torn down, unpaid: the signup's checkout is not complete) it may only read and change "
+    "its setup, and those actions answer 403 forbidden saying what to do."}
 _USAGE = message_schema(accounts_pb2.UsageEntry.DESCRIPTOR, omit=("api_key_id", "account_id", "business_id"))
 _BALANCE = message_schema(accounts_pb2.BalanceEntry.DESCRIPTOR)
 _BALANCE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS

@@ -23,6 +23,7 @@ from sqlalchemy.engine import make_url
 
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
+from tests.standing import start_trial
 
 # The shared gateway's per-key limit stays out of the way of the fuzzing guard; the rate-limit test
 # runs its own replica with KEY_RATE_LIMIT (see `limited_api`).
@@ -106,9 +107,10 @@ def next_client_ip() -> str:
 class Api:
     """A thin JSON client for the gateway."""
 
-    def __init__(self, session: aiohttp.ClientSession, base_url: str):
+    def __init__(self, session: aiohttp.ClientSession, base_url: str, database_url: str = ""):
         self.session = session
         self.base = base_url
+        self.database_url = database_url  # where signup's businesses are put in their trial (tests.standing)
 
     async def request(self, method: str, path: str, *, key: str | None = None, json=None, data=None,
                       headers: dict | None = None, params=None, cookies=None):
@@ -124,11 +126,15 @@ class Api:
                 body = text
             return r.status, body, r.headers
 
-    async def signup(self, **fields) -> dict:
+    async def signup(self, paid: bool = True, **fields) -> dict:
+        """A card-checkout signup; `paid`: in its trial as once the checkout completed (tests.standing), else
+        unpaid."""
         payload = {"business_name": "Acme Plumbing", "email": f"owner-{uuid.uuid4().hex[:10]}@example.com", **fields}
         status, body, _ = await self.request("POST", "/api/v1/signup", json=payload,
                                              headers={"X-Forwarded-For": next_client_ip()})
         assert status == 200, body
+        if paid and self.database_url:
+            await start_trial(self.database_url, body["business_id"])
         return body
 
     async def dashboard(self, signup: dict) -> "Dashboard":
@@ -180,7 +186,7 @@ class Dashboard(Api):
 @pytest.fixture(scope="session")
 async def api(stack):
     async with aiohttp.ClientSession() as session:
-        yield Api(session, stack.base_url)
+        yield Api(session, stack.base_url, stack.database_url)
 
 
 @pytest.fixture
@@ -189,7 +195,7 @@ async def limited_api(stack, api):
     replica = stack.add_gateway(f"gateway-limited-{uuid.uuid4().hex[:6]}",
                                 {"KEY_RATE_LIMIT_PER_MINUTE": str(KEY_RATE_LIMIT)})
     try:
-        yield Api(api.session, f"http://127.0.0.1:{replica.port}")
+        yield Api(api.session, f"http://127.0.0.1:{replica.port}", api.database_url)
     finally:
         stack.stop_process(replica)
         stack.processes.remove(replica)

@@ -195,18 +195,26 @@ ROUTES = [
           description="The entry is kept with removed_at and the reason. A phone not on the list is 404. The "
           "platform-wide list cannot be changed through the API."),
     Route("POST", f"{V1}/emails", queue_email, "Queue an email", "emails", scope="emails:write", body=EMAIL_QUEUE,
-          response="Email", status=201, errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
+          response="Email", status=201, sessions=True,
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "rate_limited"),
           rpcs=(f"{MESSAGING}/QueueEmail",),
-          description="Approved at once (it goes out within seconds) unless approve is false, which leaves it "
-          "pending_approval until POST /api/v1/emails/approve. Delivery retries with backoff "
+          description="An email to the business's owner or to one of its leads (recipient owner or lead) is "
+          "approved at once (it goes out within seconds) unless approve is false, which leaves it "
+          "pending_approval until POST /api/v1/emails/approve. An email to any other address (recipient other) "
+          "waits for the owner to approve it signed in to the dashboard, whatever approve says. It goes out from "
+          "the platform's address as '<business name> via <platform>', with Reply-To the owner's address. A "
+          "business may queue EMAIL_DAILY_QUOTA emails (default 200) in any 24 hours (429 rate_limited with "
+          "Retry-After beyond), and only in good standing (403 forbidden saying what to do while the workspace "
+          "is paused, canceled or unpaid). Delivery retries with backoff "
           f"({domain.EMAIL_ATTEMPTS} tries) and ends sent or failed (last_error says why). The platform queues "
           "the owner's notifications here too (kind owner_notification), e.g. for each agent prompt change."),
     Route("POST", f"{V1}/emails/approve", approve_email, "Approve a queued email", "emails", scope="emails:write",
-          body=EMAIL_APPROVE, response="Email",
+          body=EMAIL_APPROVE, response="Email", sessions=True,
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found"),
           rpcs=(f"{MESSAGING}/ApproveEmail",),
           description="Only an email pending approval can be approved (400 otherwise); another business's email "
-          "is 404."),
+          "is 404. An email to an address that is neither the owner's nor a lead's (recipient other) may only be "
+          "approved by the owner signed in to the dashboard (the session cookie): a key is 403."),
     Route("GET", f"{V1}/emails", list_emails, "The email queue, newest first, or one email with ?id=", "emails",
           scope="emails:read", query=page_query(50, 100, id=UUID, status={
               "type": "string", "enum": list(domain.EMAIL_STATUSES)}), read_one=get_email,

@@ -31,8 +31,10 @@ class EmailError(Exception):
 
 
 class EmailSender(Protocol):
-    async def send(self, *, to: str, subject: str, body: str, reply_to: str | None = None) -> str:
+    async def send(self, *, to: str, subject: str, body: str, reply_to: str | None = None,
+                   on_behalf_of: str | None = None) -> str:
         """Send one plain-text message to one address; the Message-ID it carried (`<...@sender-domain>`).
+        `on_behalf_of`: the business a customer's mail is from (named in From beside ours).
         Never retried here: a send that timed out after the server took the message may still be delivered."""
 
     async def check(self) -> None:

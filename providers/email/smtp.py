@@ -21,7 +21,7 @@ import asyncio
 import logging
 import ssl
 from email.message import EmailMessage
-from email.utils import formatdate, getaddresses, make_msgid
+from email.utils import formataddr, formatdate, getaddresses, make_msgid, parseaddr
 
 import aiosmtplib
 
@@ -62,6 +62,7 @@ class SmtpSender:
         self.starttls = starttls
         self.timeout = timeout
         self.domain = self.envelope_from.rpartition("@")[2]
+        self.name = parseaddr(sender)[0] or self.domain
 
     def __repr__(self) -> str:  # never the password
         return (f"SmtpSender({self.host!r}, {self.port!r}, sender={self.sender!r}, username={self.username!r}, "
@@ -69,9 +70,10 @@ class SmtpSender:
 
     # -- the API -------------------------------------------------------------------------------------------
 
-    async def send(self, *, to: str, subject: str, body: str, reply_to: str | None = None) -> str:
+    async def send(self, *, to: str, subject: str, body: str, reply_to: str | None = None,
+                   on_behalf_of: str | None = None) -> str:
         recipient = mailbox(to, "recipient")
-        message = self.compose(to=to, subject=subject, body=body, reply_to=reply_to)
+        message = self.compose(to=to, subject=subject, body=body, reply_to=reply_to, on_behalf_of=on_behalf_of)
         smtp = await self._connect()
         try:
             await smtp.send_message(message, sender=self.envelope_from, recipients=[recipient])
@@ -98,13 +100,17 @@ class SmtpSender:
             raise
         await self._quit(smtp)
 
-    def compose(self, *, to: str, subject: str, body: str, reply_to: str | None = None) -> EmailMessage:
-        """The message as it will be sent (the Message-ID is new on every call)."""
+    def compose(self, *, to: str, subject: str, body: str, reply_to: str | None = None,
+                on_behalf_of: str | None = None) -> EmailMessage:
+        """The message as it will be sent (the Message-ID is new on every call). Mail a customer sends through us
+        names them (`on_behalf_of`) in the From display name, `<customer> via <our name>`, from our address: never
+        mistaken for our own mail, and never forging theirs."""
         if reply_to is not None:
             mailbox(reply_to, "reply-to")
         message = EmailMessage()
         try:
-            message["From"] = self.sender
+            message["From"] = self.sender if on_behalf_of is None else formataddr(
+                (f"{' '.join(on_behalf_of.split())} via {self.name}", self.envelope_from))
             message["To"] = to
             message["Subject"] = subject
         except ValueError:  # a line break in a header value: it would start another header

@@ -1,13 +1,28 @@
-"""Moving a workspace along its lifecycle (domain.TRANSITIONS) with the action's event, in the caller's
-transaction: the owner's PATCH and billing both move workspaces this way."""
+"""Changing a workspace: its lifecycle (domain.TRANSITIONS) with the action's event, and any change of its standing
+(core.standing) announced as `workspace.standing_changed`, in the caller's transaction: the owner's PATCH and
+billing both change workspaces this way."""
 from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import standing
 from core.ids import utcnow
 from core.outbox import add_event
 from services.accounts import domain, store
 from services.accounts.store import outbox
+from switchboard.v1 import events_pb2
+
+
+async def change(conn: AsyncConnection, row, values: dict) -> tuple[object, bool]:
+    """The business row after writing `values`, and whether an event was added (its standing changed)."""
+    after = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
+    was = standing.standing(row.lifecycle_state, row.subscription_status)
+    now = standing.standing(after.lifecycle_state, after.subscription_status)
+    if was == now:
+        return after, False
+    await add_event(conn, outbox, events_pb2.WorkspaceStandingChanged(
+        business_id=str(row.id), account_id=str(row.account_id), standing=now, previous_standing=was), str(row.id))
+    return after, True
 
 
 async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = None,
@@ -25,5 +40,6 @@ async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = 
                                                 lifecycle_state=state, **extra), str(row.id))
             event_added = True
     if values:
-        row = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
+        row, standing_changed = await change(conn, row, values)
+        event_added = event_added or standing_changed
     return row, event_added

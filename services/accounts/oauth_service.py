@@ -328,12 +328,13 @@ class OAuth:
             grant = await store.grant(conn, claims.grant_id)
             if grant is None or grant.revoked_at is not None:
                 raise ServiceError("unauthorized", "this sign-in was revoked; sign in again")
-            own = set(await accounts_store.business_ids_of(conn, claims.account_id))
+            own = await accounts_store.standings_of(conn, claims.account_id)
             await store.touch_grant(conn, claims.grant_id, now)
         business_ids = [str(b) for b in grant.business_ids if str(b) in own]
         return Principal(key_id=claims.grant_id, account_id=claims.account_id, business_ids=business_ids,
                          scopes=list(claims.scopes), bound_business_id=business_ids[0] if len(business_ids) == 1
-                         else None, expires_at=datetime.fromtimestamp(claims.expires_at, now.tzinfo))
+                         else None, expires_at=datetime.fromtimestamp(claims.expires_at, now.tzinfo),
+                         standings={b: own[b] for b in business_ids})
 
     # -- the dashboard's list of connected clients -------------------------------------------
 

@@ -136,10 +136,10 @@ class Payments:
             if kind == "checkout.session.completed" and obj.get("status", "complete") == "complete":
                 await self.provisioning.resume(conn, str(business.id))
             if values:
-                business = await store.update_business(conn, business.id, {**values, "updated_at": utcnow()})
+                business, moved = await lifecycle.change(conn, business, values)
             if kind == "customer.subscription.deleted":
                 await self.provisioning.cancel_waiting(conn, str(business.id))
-            moved = await self._apply_billing(conn, business, utcnow())
+            moved = await self._apply_billing(conn, business, utcnow()) or moved
         if moved:
             self.events_committed()
         if kind == "checkout.session.completed":

@@ -10,7 +10,7 @@ from datetime import datetime
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import plans, tenant
+from core import plans, standing, tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
@@ -51,6 +51,7 @@ class Principal:
     scopes: list[str]
     bound_business_id: str | None
     expires_at: datetime | None
+    standings: dict[str, str]  # each business's core.standing value
 
 
 @dataclass(frozen=True)
@@ -233,22 +234,20 @@ class Accounts:
             row = await store.key_by_hash(conn, self.hash(key))
             if row is None or not domain.key_usable(row.revoked_at, row.expires_at, utcnow()):
                 raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
-            if row.business_id is not None:
-                business_ids = [str(row.business_id)]
-            else:
-                business_ids = await store.business_ids_of(conn, row.account_id)
-        return Principal(key_id=str(row.id), account_id=str(row.account_id), business_ids=business_ids,
-                         scopes=list(row.scopes), expires_at=row.expires_at,
-                         bound_business_id=str(row.business_id) if row.business_id is not None else None)
+            bound = str(row.business_id) if row.business_id is not None else None
+            standings = await store.standings_of(conn, row.account_id, bound)
+        return Principal(key_id=str(row.id), account_id=str(row.account_id),
+                         business_ids=[bound] if bound else list(standings), scopes=list(row.scopes),
+                         expires_at=row.expires_at, bound_business_id=bound, standings=standings)
 
     async def authenticate_session(self, token: str) -> Principal:
         """The principal of a dashboard session: its account's businesses, and no scope check (a person signed in
         to the browser holds every scope of their own account)."""
         async with self.engine.connect() as conn:
             row = await self._live_session(conn, token)
-            business_ids = await store.business_ids_of(conn, row.account_id)
-        return Principal(key_id="", account_id=str(row.account_id), business_ids=business_ids, scopes=["*"],
-                         expires_at=row.expires_at, bound_business_id=None)
+            standings = await store.standings_of(conn, row.account_id)
+        return Principal(key_id="", account_id=str(row.account_id), business_ids=list(standings), scopes=["*"],
+                         expires_at=row.expires_at, bound_business_id=None, standings=standings)
 
     async def redeem_magic_link(self, token: str) -> Session:
         now = utcnow()
@@ -406,6 +405,9 @@ class Accounts:
         who = tenant.require_account()
         if who.bound_business_id:
             raise ServiceError("forbidden", "this key is limited to one business and cannot create workspaces")
+        held = [b for b, value in who.standings if not standing.is_good(value)]
+        if held and len(held) == len(who.standings):  # a new workspace's trial is for accounts in good standing
+            who.require_good_standing(held[0], "creating a workspace")
         name = domain.check_workspace_name(name, creating=True)
         zone = domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE
         now = utcnow()
@@ -442,6 +444,9 @@ class Accounts:
                 row = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
         if event_added:
             self.events_committed()
+            # The owner's own move takes effect on their next request (the standing consumer's
+            # invalidation follows moments later, for every change of standing).
+            await self.invalidate(str(row.account_id))
         return row
 
     # -- usage and balance -------------------------------------------------------------------

@@ -6,12 +6,13 @@ from datetime import timezone
 
 from google.protobuf import json_format
 
+from core import standing
 from core.bus import DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
 from providers.email.smtp import SmtpSender
-from services.accounts import calls_consumer
+from services.accounts import calls_consumer, standing_consumer
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import BillingWorker, Payments, payment_parts
@@ -28,7 +29,8 @@ def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
     row = getattr(row, "_mapping", row)
     ws = accounts_pb2.Workspace(id=str(row["id"]), name=row["name"], lifecycle_state=row["lifecycle_state"],
                                 metadata=struct(row["metadata"]), subscription_status=row["subscription_status"],
-                                timezone=row["timezone"])
+                                timezone=row["timezone"],
+                                standing=standing.standing(row["lifecycle_state"], row["subscription_status"]))
     if row["external_ref"] is not None:
         ws.external_ref = row["external_ref"]
     set_timestamp(ws, "created_at", row["created_at"])
@@ -71,7 +73,7 @@ def _usage(e: accounts_pb2.UsageEntry) -> Usage:
 
 def principal_message(p: Principal) -> accounts_pb2.KeyPrincipal:
     principal = accounts_pb2.KeyPrincipal(key_id=p.key_id, account_id=p.account_id, business_ids=p.business_ids,
-                                          scopes=p.scopes, business_id=p.bound_business_id)
+                                          scopes=p.scopes, business_id=p.bound_business_id, standings=p.standings)
     set_timestamp(principal, "expires_at", p.expires_at)
     return principal
 
@@ -262,6 +264,9 @@ def build(runtime: Runtime) -> AccountsServicer:
                         provisioning)
     runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
                                 batch=100, batched=True, filter_subject=calls_consumer.CALLS_SUBJECT))
+    runtime.run(DurableConsumer(runtime.bus, standing_consumer.CONSUMER,
+                                standing_consumer.StandingInvalidation(accounts).handle,
+                                filter_subject=standing_consumer.SUBJECT))
     documents = ClientDocuments(allow_loopback=s.environment == "local")
     runtime.on_stop.append(documents.close)
     mail = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import leases
+from core import leases, standing
 from core.db import Prepared, lock_until_commit
 from core.inbox import inbox_table
 from core.leases import lease_columns
@@ -89,6 +89,7 @@ sessions = sa.Table(
     sa.Column("expires_at", Ts, nullable=False),
     sa.Column("last_used_at", Ts, nullable=False),
 )
+sa.Index("sessions_account", sessions.c.account_id)  # signing out everywhere, a sign-in's cleanup
 
 signup_attempts = sa.Table(
     "signup_attempts", metadata,
@@ -365,6 +366,16 @@ def workspaces_of(business_ids) -> sa.Select:
 async def business_of_account(conn: AsyncConnection, account_id: str, business_id: str) -> bool:
     return await conn.scalar(sa.select(businesses.c.id).where(businesses.c.id == business_id,
                                                               businesses.c.account_id == account_id)) is not None
+
+
+async def standings_of(conn: AsyncConnection, account_id: str, business_id: str | None = None) -> dict[str, str]:
+    """The account's businesses (or the one of them named) with their core.standing values."""
+    query = sa.select(businesses.c.id, businesses.c.lifecycle_state, businesses.c.subscription_status).where(
+        businesses.c.account_id == account_id)
+    if business_id is not None:
+        query = query.where(businesses.c.id == business_id)
+    return {str(r.id): standing.standing(r.lifecycle_state, r.subscription_status)
+            for r in (await conn.execute(query)).all()}
 
 
 async def business_ids_of(conn: AsyncConnection, account_id: str) -> list[str]:

@@ -17,8 +17,9 @@ from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import leases, tenant
+from core import leases, standing, tenant
 from core.contact import normalize_e164, number_facts
+from core.db import lock_until_commit
 from core.errors import ServiceError, invalid, not_found
 from core.ids import utcnow
 from core.outbox import add_event
@@ -55,8 +56,9 @@ def _forwarding_of(row) -> numbers_domain.Forwarding | None:
 
 class Numbers:
     def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
-                 events_committed: Callable[[], None]):
+                 events_committed: Callable[[], None], trial_numbers: int):
         self.engine = engine
+        self.trial_numbers = trial_numbers
         self.voice = voice
         self.server = server  # where the provider asks which agent answers an inbound call
         self.sip_credential_id = sip_credential_id
@@ -109,10 +111,14 @@ class Numbers:
     async def assign(self, business_id: str | None, phone_number: str, agent_id: str | None):
         who = tenant.require_account()
         business_id = pick_business(who, business_id)
+        who.require_good_standing(business_id, "taking a phone number")
         e164 = normalize_e164(phone_number)
         async with self.engine.begin() as conn:
             row = await self._pool_row(conn, e164)
             await self._check_agent(conn, agent_id, business_id)
+            in_trial = who.standing_of(business_id) == standing.TRIALING
+            if in_trial:
+                await self._check_trial_allowance(conn, business_id)
             token = await leases.take(conn, phone_numbers, row.id, NUMBER_LEASE)
             if token is None:
                 raise ServiceError("conflict", f"phone number {e164} is not available (another request is assigning "
@@ -122,6 +128,8 @@ class Numbers:
             imported = await self.voice.import_phone_number(
                 numbers_domain.import_body(e164, self.sip_credential_id, await self.server.get()))
             async with self.engine.begin() as conn:
+                if in_trial:
+                    await self._check_trial_allowance(conn, business_id)
                 row = await self._leased_update(conn, row.id, token, business_id=business_id, agent_id=agent_id,
                                                 provider_phone_number_id=imported["id"], assigned_at=utcnow())
                 await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
@@ -207,6 +215,14 @@ class Numbers:
         self.events_committed()
         return e164, business_id
 
+    async def release_all(self, business_id: str) -> int:
+        """Give every number of a torn-down business back to the pool; how many."""
+        async with self.engine.connect() as conn:
+            held = [r.phone_number for r in (await conn.execute(store.numbers_of([business_id], None))).all()]
+        for e164 in held:
+            await self.release(business_id, e164)
+        return len(held)
+
     # -- steps -----------------------------------------------------------------------------
 
     @asynccontextmanager
@@ -216,8 +232,9 @@ class Numbers:
             row = await self._business_row(conn, e164, business_id)
         async with leases.hold(self.engine, phone_numbers, row.id, duration=NUMBER_LEASE,
                                wait_seconds=LEASE_WAIT_SECONDS, what=f"phone number {e164}") as token:
-            async with self.engine.connect() as conn:
-                yield await self._business_row(conn, e164, business_id), token
+            async with self.engine.connect() as conn:  # closed before the caller calls the provider
+                row = await self._business_row(conn, e164, business_id)
+            yield row, token
 
     @staticmethod
     async def _leased_update(conn: AsyncConnection, number_id, token: str, **values):
@@ -243,6 +260,17 @@ class Numbers:
         if row is None:
             raise not_found(f"phone number {e164} of this business")
         return row
+
+    async def _check_trial_allowance(self, conn: AsyncConnection, business_id: str) -> None:
+        """Refuse a pool number beyond the trial's allowance: checked before the provider is asked, and again
+        when the number is recorded, serialized per business, so concurrent requests cannot each take the last one
+        (the loser's import is undone)."""
+        await lock_until_commit(conn, "trial-numbers", business_id)
+        held = await store.numbers_held(conn, business_id)
+        if held >= self.trial_numbers:
+            raise ServiceError("forbidden", f"a business in its trial may hold at most {self.trial_numbers} pool "
+                               f"numbers and this one holds {held}: release one (DELETE /api/v1/phone-numbers) or "
+                               "take one once the trial has converted to a paid subscription")
 
     @staticmethod
     async def _pool_row(conn: AsyncConnection, e164: str):

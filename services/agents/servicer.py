@@ -6,13 +6,14 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
+from core.bus import DurableConsumer
 from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
 from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig, WebhookAuth
-from services.agents import domain, numbers_domain
+from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
 from services.agents.service import Agents, AgentView, Written
@@ -255,5 +256,8 @@ def build(runtime: Runtime) -> AgentsServicer:
     server = ServerConfig(voice, WebhookAuth.of(s), s.public_base_url)
     agents = Agents(runtime.engine, voice, runtime.events_committed, runtime.client("evals"),
                     s.eval_gate_max_wait_seconds)
-    return AgentsServicer(agents,
-                          Numbers(runtime.engine, voice, server, s.voice_sip_credential_id, runtime.events_committed))
+    numbers = Numbers(runtime.engine, voice, server, s.voice_sip_credential_id, runtime.events_committed,
+                      s.trial_pool_numbers)
+    runtime.run(DurableConsumer(runtime.bus, teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
+                                filter_subject=teardown_consumer.SUBJECT))
+    return AgentsServicer(agents, numbers)

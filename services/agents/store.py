@@ -220,6 +220,10 @@ async def number_counts(conn: AsyncConnection, business_ids) -> list:
                                .group_by(pn.business_id))).all()
 
 
+async def numbers_held(conn: AsyncConnection, business_id: str) -> int:
+    return await conn.scalar(sa.select(sa.func.count()).where(phone_numbers.c.business_id == business_id))
+
+
 async def pool_number_for_update(conn: AsyncConnection, e164: str):
     return (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164)
                                .with_for_update())).first()

@@ -184,6 +184,7 @@ class Calls:
         profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=request["agent_id"]))
         if not profile.HasField("provider_phone_number_id"):
             raise invalid("agent_id names an agent without a phone number: assign it a number first")
+        tenant.current().require_good_standing(profile.business_id, "placing calls")
         lead = await self._lead(request["lead_id"], profile.business_id, request["to"])
         business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=profile.business_id))
         call_id = new_id()

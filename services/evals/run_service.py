@@ -70,6 +70,7 @@ class Runs:
             scenario = await store.scenario(conn, who.business_ids, scenario_id)
         if scenario is None:
             raise not_found("eval scenario")
+        who.require_good_standing(str(scenario.business_id), "running evals")
         assistant = await self._assistant(str(scenario.agent_id))
         [run] = await self._start([Play(scenario, assistant)], None, wait,
                                   domain.check_max_wait(max_wait_ms))
@@ -81,6 +82,7 @@ class Runs:
         scenarios = await self._scenarios_of(agent_id)
         if not scenarios:
             raise invalid("this agent has no eval scenarios to run; create some with POST /api/v1/evals")
+        tenant.current().require_good_standing(str(scenarios[0].business_id), "running evals")
         runs = await self._start([Play(s, assistant) for s in scenarios], new_id(), wait,
                                  domain.check_max_wait(max_wait_ms))
         ended = [r for r in runs if r.status == domain.ENDED]

@@ -160,6 +160,35 @@ EMAIL_RETRY_BASE_SECONDS, EMAIL_RETRY_MAX_SECONDS = 30.0, 3600.0
 SUBJECT_MAX, EMAIL_BODY_MAX = 200, 50_000
 
 
+# Who an API caller's email is for. The owner and the business's leads may be written to at once; any other
+# address waits until the owner, signed in to the dashboard, approves it: a key alone cannot mail strangers.
+OWNER, LEAD, OTHER = "owner", "lead", "other"
+EMAIL_WINDOW = timedelta(hours=24)  # the daily quota's sliding window
+
+
+def recipient_of(to: str, owner_email: str, is_lead: bool) -> str:
+    return OWNER if to == owner_email else LEAD if is_lead else OTHER
+
+
+def queued_status(recipient: str, approve: bool, by_owner_in_person: bool) -> str:
+    """pending_approval or approved, for an email queued with `approve` by a key or (`by_owner_in_person`) by the
+    owner signed in to the dashboard."""
+    return "approved" if approve and (recipient != OTHER or by_owner_in_person) else "pending_approval"
+
+
+def approval_refusal(recipient: str | None, by_owner_in_person: bool) -> str | None:
+    """Why this caller may not approve an email to `recipient` (None: it may)."""
+    if recipient == OTHER and not by_owner_in_person:
+        return ("this email is to an address that is neither the owner's nor one of the business's leads: only the "
+                "owner, signed in to the dashboard, may approve it (POST /api/v1/emails/approve with the session)")
+    return None
+
+
+def quota_retry_after(oldest_in_window: datetime, now: datetime) -> int:
+    """Whole seconds until the oldest email of the quota's window leaves it."""
+    return max(1, int((oldest_in_window + EMAIL_WINDOW - now).total_seconds()) + 1)
+
+
 def email_retry_delay(attempts: int, scale: float = 1.0) -> timedelta:
     """How long after its `attempts`-th failed try an email is tried again."""
     return timedelta(seconds=min(EMAIL_RETRY_MAX_SECONDS, EMAIL_RETRY_BASE_SECONDS * 2 ** (attempts - 1)) * scale)

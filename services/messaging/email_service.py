@@ -19,14 +19,15 @@ from core import tenant
 from core.background import Background
 from core.bus import business_event, subject_for
 from core.contact import normalize_email
-from core.errors import invalid, not_found
+from core.db import lock_until_commit
+from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.rpc import Client
 from providers.email.adapter import EmailError, EmailSender
 from services.messaging import domain, store
 from services.messaging.store import emails
-from switchboard.v1 import accounts_pb2
+from switchboard.v1 import accounts_pb2, common_pb2, sdr_pb2
 
 log = logging.getLogger(__name__)
 PROMPTS_SUBJECT = subject_for("agent.prompt_changed")
@@ -37,34 +38,65 @@ DELIVERY_BATCH = 20
 
 
 
+def _owner_in_person(who: tenant.Tenant) -> bool:
+    """Whether the caller is the owner signed in to the dashboard: a session has every scope and no key (keys and
+    assistant connections carry their id; workers carry no scope)."""
+    return not who.api_key_id and who.scopes == ("*",)
+
+
 class Emails:
-    def __init__(self, engine: AsyncEngine, accounts: Client):
+    """An API caller's email goes out as its business (named in From, answers to the owner), only while the
+    business is in good standing, within a daily quota, and to the owner or a lead unless the owner approves it
+    in person (domain.queued_status)."""
+
+    def __init__(self, engine: AsyncEngine, accounts: Client, sdr: Client, daily_quota: int):
         self.engine = engine
-        self.accounts = accounts  # forwarding the tenant set below
+        self.accounts, self.sdr = accounts, sdr  # forwarding the tenant set below
+        self.daily_quota = daily_quota
 
     async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool):
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
+        who.require_good_standing(business_id, "sending email")
         subject, body = domain.check_email_text(subject, body)
+        to = normalize_email(to, "to")
+        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        recipient = domain.recipient_of(to, owner.email, await self._is_lead(business_id, to))
+        status = domain.queued_status(recipient, approve, _owner_in_person(who))
         now = utcnow()
-        approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} if approve else {}
+        approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} \
+            if status == "approved" else {}
         async with self.engine.begin() as conn:
+            await lock_until_commit(conn, "email-quota", business_id)
+            queued, oldest = await store.api_emails_since(conn, business_id, now - domain.EMAIL_WINDOW)
+            if queued >= self.daily_quota:
+                wait = domain.quota_retry_after(oldest, now)
+                raise ServiceError("rate_limited", f"this business queued {queued} emails in the last 24 hours, its "
+                                   f"quota; try again in {wait} seconds", retry_after=wait)
             return await store.queue_email(
-                conn, id=new_id(), business_id=business_id, kind="api", to_address=normalize_email(to, "to"),
-                subject=subject, body=body, status="approved" if approve else "pending_approval",
+                conn, id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
+                status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner.email,
                 created_by=who.actor, created_at=now, updated_at=now, **approved)
+
+    async def _is_lead(self, business_id: str, email: str) -> bool:
+        found = await self.sdr.ListLeads(sdr_pb2.ListLeadsRequest(email=email, page=common_pb2.PageRequest(
+            limit=100)))
+        return any(lead.business_id == business_id for lead in found.leads)
 
     async def approve(self, email_id: str):
         who = tenant.require_account()
         require_uuid(email_id, "id")
         now = utcnow()
         async with self.engine.begin() as conn:
+            current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
+            if current is None:
+                raise not_found("email")
+            who.require_good_standing(str(current.business_id), "sending email")
+            if why := domain.approval_refusal(current.recipient, _owner_in_person(who)):
+                raise ServiceError("forbidden", why)
             row = await store.approve_email(conn, email_id, who.business_ids, approved_by=who.actor,
                                             approved_at=now, next_attempt_at=now, updated_at=now)
             if row is None:
-                current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
-                if current is None:
-                    raise not_found("email")
                 raise invalid(f"email {email_id} is {current.status.replace('_', ' ')}: only an email pending "
                               "approval can be approved")
         return row
@@ -136,7 +168,8 @@ class EmailDelivery(Background):
         """Hand one leased email to the mail server and record what came of it."""
         attempts = row.attempts + 1
         try:
-            message_id = await self.sender.send(to=row.to_address, subject=row.subject, body=row.body)
+            message_id = await self.sender.send(to=row.to_address, subject=row.subject, body=row.body,
+                                                reply_to=row.reply_to, on_behalf_of=row.on_behalf_of)
         except EmailError as exc:
             status = domain.after_failed_send(attempts, exc.permanent)
             changes = {"status": status, "attempts": attempts, "last_error": str(exc),

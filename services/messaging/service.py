@@ -123,6 +123,7 @@ class Texts:
                 earlier = await store.message_by_key(conn, business_id, text.idempotency_key)
             if earlier is not None:
                 return Sent(same_text(earlier, text, sender), sender)
+        tenant.current().require_good_standing(business_id, "sending texts")
         lead = await self._lead(business_id, to, text.lead_id)
         refusal = domain.content_refusal(text.body)
         if refusal is not None:

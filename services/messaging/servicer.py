@@ -101,7 +101,7 @@ def email_message(row) -> messaging_pb2.Email:
     msg = messaging_pb2.Email(id=str(row.id), business_id=str(row.business_id), kind=row.kind, to=row.to_address,
                               subject=row.subject, body=row.body, status=row.status, attempts=row.attempts,
                               last_error=row.last_error, message_id=row.message_id, created_by=row.created_by,
-                              approved_by=row.approved_by)
+                              approved_by=row.approved_by, recipient=row.recipient)
     for field in ("approved_at", "next_attempt_at", "sent_at", "created_at", "updated_at"):
         set_timestamp(msg, field, getattr(row, field))
     return msg
@@ -227,7 +227,7 @@ def build(runtime: Runtime) -> MessagingServicer:
                                 runtime.client("accounts"), runtime.events_committed)
     runtime.run(DurableConsumer(runtime.bus, provider_service.CALLS_CONSUMER, provider.record_call,
                                 filter_subject=provider_service.CALLS_SUBJECT))
-    emails = Emails(runtime.engine, provider.accounts)
+    emails = Emails(runtime.engine, provider.accounts, texts.sdr, s.email_daily_quota)
     runtime.run(DurableConsumer(runtime.bus, PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT))
     sender = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
                         password=s.smtp_password.reveal(), starttls=s.smtp_starttls)

@@ -117,6 +117,9 @@ emails = sa.Table(
     sa.Column("next_attempt_at", Ts),
     sa.Column("last_error", sa.Text),
     sa.Column("message_id", sa.Text),  # the Message-ID it went out with
+    sa.Column("recipient", sa.Text),  # an API caller's: domain.OWNER, LEAD or OTHER
+    sa.Column("on_behalf_of", sa.Text),  # the business an API caller's email is from (its From display name)
+    sa.Column("reply_to", sa.Text),  # the owner's address, for answers to an API caller's email
     sa.Column("sent_at", Ts),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
@@ -376,6 +379,14 @@ def emails_of(business_ids, status: str | None, email_id: str | None = None) -> 
     if email_id:
         query = query.where(emails.c.id == email_id)
     return query.where(emails.c.status == status) if status else query
+
+
+async def api_emails_since(conn: AsyncConnection, business_id: str, since: datetime) -> tuple[int, datetime | None]:
+    """How many emails API callers queued for the business since `since`, and the oldest one's time."""
+    e = emails.c
+    row = (await conn.execute(sa.select(sa.func.count(), sa.func.min(e.created_at)).where(
+        e.business_id == business_id, e.kind == "api", e.created_at > since))).one()
+    return row[0], row[1]
 
 
 async def approve_email(conn: AsyncConnection, email_id: str, business_ids, **values):

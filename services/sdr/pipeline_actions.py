@@ -69,10 +69,13 @@ class Actions:
     async def act(self, business_id: str, lead_id: str, action: str, origin: str = "api",
                   window_id: str | None = None) -> ActionResult:
         """The action done (`origin` api or runner; `window_id`: the scheduled run making it)."""
-        business_id = tenant.require_business(tenant.require_account(), business_id)
+        who = tenant.require_account()
+        business_id = tenant.require_business(who, business_id)
         require_uuid(lead_id, "leadId")
         if action not in rules.ACTIONS:
             raise invalid(f"action must be one of {', '.join(rules.ACTIONS)}")
+        if action in rules.TOUCHES:
+            who.require_good_standing(business_id, "reaching out to leads")
         config = (await self.pipeline.config(business_id)).config
         now = utcnow()
         async with self.engine.begin() as conn:

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.db import lock_until_commit
 from core.ids import new_id
 from services.sdr import store as lead_store  # the leads table (store.py imports this module for its metadata)
+from services.sdr.held_businesses import not_held
 from services.sdr.schema import Ts, Uuid, metadata
 
 configs = sa.Table(
@@ -228,10 +229,12 @@ async def next_action_counts(conn: AsyncConnection, business_id: str) -> dict[st
 # -- the scheduled runner -------------------------------------------------------------------------------------
 
 async def businesses_due(conn: AsyncConnection, window_start: datetime, business_id: str | None) -> list[str]:
-    """Businesses with SDR enabled whose run of this window has not completed (or only `business_id`)."""
+    """Businesses in good standing with SDR enabled whose run of this window has not completed (or only
+    `business_id`)."""
     finished = sa.exists().where(windows.c.business_id == configs.c.business_id,
                                  windows.c.window_start == window_start, windows.c.status == "completed")
-    query = sa.select(configs.c.business_id).where(configs.c.enabled, ~finished).order_by(configs.c.business_id)
+    query = sa.select(configs.c.business_id).where(configs.c.enabled, ~finished, not_held(configs.c.business_id)) \
+        .order_by(configs.c.business_id)
     if business_id:
         query = query.where(configs.c.business_id == business_id)
     return [str(b) for b in (await conn.scalars(query))]

@@ -121,6 +121,7 @@ class Runs:
         key = _checked_key(idempotency_key)
         checked = await self.checked(body)
         who = tenant.require_account()
+        who.require_good_standing(checked.business_id, "scheduling outreach")
         run, now, run_id = checked.run, utcnow(), new_id()
         fingerprint = rules.request_hash(body)
         try:
@@ -172,6 +173,8 @@ class Runs:
             row = await store.lock_run(conn, run_id, who.business_ids)
             if row is None:
                 raise not_found("communication run")
+            if action == "resume":
+                who.require_good_standing(str(row.business_id), "resuming outreach")
             status = rules.run_after(row.status, action, row.started_at is not None)
             values = {"status": status, "updated_at": now}
             if action == "pause":

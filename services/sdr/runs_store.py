@@ -17,6 +17,7 @@ from core.db import lock_until_commit
 from core.leases import free, lease_columns
 from services.sdr import pipeline_store  # its configs table, read when claiming (a module: the two import each other)
 from services.sdr import runs_domain as rules
+from services.sdr.held_businesses import not_held
 from services.sdr.schema import Ts, Uuid, metadata
 
 runs = sa.Table(
@@ -173,9 +174,10 @@ def jobs_of(business_ids, run_id: str | None, channel: str | None, status: str |
 
 
 async def due_businesses(conn: AsyncConnection, limit: int) -> list[str]:
-    """Businesses with a job to claim now (in an active run), the longest waiting first."""
+    """Businesses in good standing with a job to claim now (in an active run), the longest waiting first."""
     oldest = sa.select(jobs.c.business_id, sa.func.min(jobs.c.due_at).label("due")).join(
-        runs, runs.c.id == jobs.c.run_id).where(_claimable, OPEN_RUN).group_by(jobs.c.business_id)
+        runs, runs.c.id == jobs.c.run_id).where(_claimable, OPEN_RUN, not_held(jobs.c.business_id)).group_by(
+        jobs.c.business_id)
     rows = await conn.execute(oldest.order_by("due").limit(limit))
     return [str(r.business_id) for r in rows]
 

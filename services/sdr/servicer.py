@@ -7,7 +7,7 @@ from core.compliance.decision import Policy
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
-from services.sdr import calls_consumer, domain, sms_consumer
+from services.sdr import calls_consumer, domain, held_businesses, sms_consumer
 from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_servicer import PipelineServicer
 from services.sdr.runs_service import Runs
@@ -116,6 +116,9 @@ def build(runtime: Runtime) -> SdrServicer:
                                 filter_subject=calls_consumer.CALLS_SUBJECT, batch=250, batched=True))
     runtime.run(DurableConsumer(runtime.bus, sms_consumer.CONSUMER, sms_consumer.TextRecorder(leads).handle,
                                 filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True))
+    runtime.run(DurableConsumer(runtime.bus, held_businesses.CONSUMER,
+                                held_businesses.StandingRecorder(runtime.engine).handle,
+                                filter_subject=held_businesses.SUBJECT))
     runs = Runs(runtime.engine, runtime.client("agents"), runtime.client("messaging"),
                 Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
     return SdrServicer(leads, runs, PipelineParts.of(runtime))

@@ -1,8 +1,18 @@
-"""The email queue end to end: queued and approved emails go out through SMTP (the stack's catch-all), an
-email held for approval waits until approved, and an agent's prompt change notifies the owner once."""
+"""The email queue end to end: queued and approved emails go out through SMTP (the stack's catch-all) as the
+business, an email held for approval waits until approved, an email to a stranger waits for the owner in person,
+a business's daily quota, and an agent's prompt change notifies the owner once."""
 import asyncio
 
 import pytest
+
+QUOTA = 200  # EMAIL_DAILY_QUOTA's default
+
+
+async def lead_with_email(api, account, email: str) -> dict:
+    status, lead, _ = await api.request("POST", "/api/v1/leads", key=account["key"], json={
+        "business_id": account["business_id"], "name": "Dana Reyes", "email": email})
+    assert status == 201, lead
+    return lead
 
 
 async def settled_email(api, key, email_id: str, final=("sent", "failed")) -> dict:
@@ -15,22 +25,62 @@ async def settled_email(api, key, email_id: str, final=("sent", "failed")) -> di
     pytest.fail(f"email {email_id} did not go out: {email}")
 
 
-async def test_an_approved_email_goes_out_through_smtp(api, account, mailbox):
+async def test_an_email_to_a_lead_goes_out_through_smtp_as_the_business(api, account, mailbox):
     key = account["key"]
+    await lead_with_email(api, account, "dana.reyes@example.com")
     status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
         "to": "Dana.Reyes@Example.com", "subject": "Your quote", "body": "Hi Dana,\nYour quote is attached. – Acme"})
     assert status == 201, email
-    assert (email["status"], email["kind"], email["to"], email["attempts"]) == ("approved", "api",
-                                                                                "dana.reyes@example.com", 0)
+    assert (email["status"], email["kind"], email["to"], email["attempts"], email["recipient"]) == (
+        "approved", "api", "dana.reyes@example.com", 0, "lead")
     sent = await settled_email(api, key, email["id"])
     assert sent["status"] == "sent" and sent["attempts"] == 1 and sent["message_id"] and sent["sent_at"]
     [received] = await mailbox("dana.reyes@example.com")
     assert received["subject"] == "Your quote" and "– Acme" in received["body"]
     assert received["message_id"] == sent["message_id"]
+    # Never indistinguishable from the platform's own mail: the business is named, answers go to its owner.
+    assert received["from"].startswith("Acme Plumbing via Switchboard <"), received["from"]
+    assert received["reply_to"] == account["email"].lower()
+
+
+async def test_an_email_to_a_stranger_waits_for_the_owner_in_person(api, account, mailbox):
+    key = account["key"]
+    status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
+        "to": "stranger@example.com", "subject": "Your sign-in link", "body": "Click here."})
+    assert status == 201 and (email["status"], email["recipient"]) == ("pending_approval", "other"), email
+    status, body, _ = await api.request("POST", "/api/v1/emails/approve", key=key, json={"id": email["id"]})
+    assert status == 403 and body["error"]["code"] == "forbidden" and "signed in to the dashboard" in \
+        body["error"]["message"], body
+    await asyncio.sleep(0.6)  # three delivery rounds
+    assert await mailbox("stranger@example.com") == []
+    status, approved, _ = await account["dashboard"].request("POST", "/api/v1/emails/approve",
+                                                             json={"id": email["id"]})
+    assert status == 200 and approved["status"] == "approved", approved
+    assert (await settled_email(api, key, email["id"]))["status"] == "sent"
+    # The owner's own address needs no approval.
+    status, to_owner, _ = await api.request("POST", "/api/v1/emails", key=key, json={
+        "to": account["email"], "subject": "Note to self", "body": "Call Dana back."})
+    assert (to_owner["status"], to_owner["recipient"]) == ("approved", "owner"), to_owner
+
+
+async def test_a_business_may_queue_its_daily_quota_and_no_more(api, account):
+    key = account["key"]
+
+    async def queue(n: int):
+        return await api.request("POST", "/api/v1/emails", key=key, json={
+            "to": f"list-{n}@example.com", "subject": "Offer", "body": "Buy now.", "approve": False})
+
+    for start in range(0, QUOTA, 25):
+        replies = await asyncio.gather(*(queue(n) for n in range(start, start + 25)))
+        assert all(status == 201 for status, _, _ in replies), [b for s, b, _ in replies if s != 201][:1]
+    status, body, headers = await queue(QUOTA)
+    assert status == 429 and body["error"]["code"] == "rate_limited" and "quota" in body["error"]["message"]
+    assert 86_000 < int(headers["Retry-After"]) <= 86_401
 
 
 async def test_an_email_held_for_approval_waits_until_approved(api, account, mailbox):
     key = account["key"]
+    await lead_with_email(api, account, "held@example.com")
     status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
         "to": "held@example.com", "subject": "Follow-up", "body": "Checking in.", "approve": False})
     assert status == 201 and email["status"] == "pending_approval"

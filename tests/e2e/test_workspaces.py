@@ -80,14 +80,17 @@ async def test_lifecycle_events_reach_jetstream(api, account, stack):
         for action in ("pause", "resume", "cancel", "teardown"):
             status, _, _ = await api.request("PATCH", "/api/v1/workspaces", key=key, json={"id": bid, "action": action})
             assert status == 200
-        received = []
-        while len(received) < 3:
+        received, standings = [], []
+        while len(received) < 3 or len(standings) < 4:
             msg = await sub.next_msg(timeout=10)
             event = json.loads(msg.data)
             if event["business_id"] == bid:
                 assert msg.headers["Nats-Msg-Id"] == event["event_id"]
-                received.append(event)
+                (standings if event["type"] == "workspace.standing_changed" else received).append(event)
         assert [e["type"] for e in received] == ["workspace.paused", "workspace.canceled", "workspace.teardown_completed"]
+        # Internal: each change of what the workspace may spend (core.standing), resume included.
+        assert [(e["data"]["previous_standing"], e["data"]["standing"]) for e in standings] == [
+            ("trialing", "paused"), ("paused", "trialing"), ("trialing", "canceled"), ("canceled", "inactive")]
         assert received[-1]["data"]["lifecycle_state"] == "inactive"
         assert all(e["occurred_at"].endswith("Z") for e in received)
     finally:

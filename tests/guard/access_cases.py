@@ -148,7 +148,10 @@ async def _send_sms(w: World) -> Request:
 
 
 async def _held_email(w: World) -> Request:
-    held = await w.ok("POST", "/api/v1/emails", json={"business_id": w.a_business, "to": "a@example.com",
+    """An email A held for approval, to one of its leads (a key may approve that; a stranger needs the owner)."""
+    to = f"lead-{next(_phones)}@example.com"
+    await w.ok("POST", "/api/v1/leads", json={"business_id": w.a_business, "name": "Lead", "email": to})
+    held = await w.ok("POST", "/api/v1/emails", json={"business_id": w.a_business, "to": to,
                                                        "subject": "Held", "body": "For approval.", "approve": False})
     return Request(json={"id": held["id"]})
 

@@ -147,6 +147,17 @@ async def test_each_send_has_its_own_message_id_and_reply_to_only_when_given(mai
     assert parsed["Reply-To"] is None and b"\r\nSubject: Plain ASCII\r\n" in raw
 
 
+async def test_a_customers_mail_names_them_beside_us_from_our_address(mail):
+    await mail.sender().send(to="sam@example.com", subject="Your quote", body="Hi", reply_to="owner@acme.test",
+                             on_behalf_of="Zoë's\nPlumbing")
+    [received] = await mail.messages()
+    _, raw = await mail.request("GET", f"/messages/{received['id']}")
+    parsed = BytesParser(policy=policy.default).parsebytes(raw)
+    assert parsed["From"].addresses[0].display_name == "Zoë's Plumbing via Switchboard"  # one line, named
+    assert parsed["From"].addresses[0].addr_spec == "noreply@switchboard.test"  # our address, never theirs
+    assert parsed["Reply-To"] == "owner@acme.test" and received["reply_to"] == "owner@acme.test"
+
+
 async def test_the_to_filter(mail):
     sender = mail.sender()
     for to in ("Alice@Example.com", "bob@example.com", "alice@other.test"):

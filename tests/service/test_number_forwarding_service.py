@@ -18,7 +18,7 @@ from tests.service.conftest import LeaseStealingVoice, no_events
 async def numbers(cfg, engine):
     voice = LeaseStealingVoice(cfg, engine)
     server = ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url)
-    yield Numbers(engine, voice, server, cfg.voice_sip_credential_id, no_events), voice
+    yield Numbers(engine, voice, server, cfg.voice_sip_credential_id, no_events, cfg.trial_pool_numbers), voice
     await voice.close()
 
 

@@ -100,20 +100,29 @@ class AuthenticateSessionRequest(_message.Message):
     def __init__(self, session_token: _Optional[str] = ...) -> None: ...
 
 class KeyPrincipal(_message.Message):
-    __slots__ = ("key_id", "account_id", "business_ids", "scopes", "business_id", "expires_at")
+    __slots__ = ("key_id", "account_id", "business_ids", "scopes", "business_id", "expires_at", "standings")
+    class StandingsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     KEY_ID_FIELD_NUMBER: _ClassVar[int]
     ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_IDS_FIELD_NUMBER: _ClassVar[int]
     SCOPES_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    STANDINGS_FIELD_NUMBER: _ClassVar[int]
     key_id: str
     account_id: str
     business_ids: _containers.RepeatedScalarFieldContainer[str]
     scopes: _containers.RepeatedScalarFieldContainer[str]
     business_id: str
     expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, key_id: _Optional[str] = ..., account_id: _Optional[str] = ..., business_ids: _Optional[_Iterable[str]] = ..., scopes: _Optional[_Iterable[str]] = ..., business_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    standings: _containers.ScalarMap[str, str]
+    def __init__(self, key_id: _Optional[str] = ..., account_id: _Optional[str] = ..., business_ids: _Optional[_Iterable[str]] = ..., scopes: _Optional[_Iterable[str]] = ..., business_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., standings: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class RedeemMagicLinkRequest(_message.Message):
     __slots__ = ("token",)
@@ -248,7 +257,7 @@ class RevokeKeyReply(_message.Message):
     def __init__(self, success: _Optional[bool] = ...) -> None: ...
 
 class Workspace(_message.Message):
-    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone")
+    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone", "standing")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -259,6 +268,7 @@ class Workspace(_message.Message):
     SUBSCRIPTION_STATUS_FIELD_NUMBER: _ClassVar[int]
     PROVISIONING_FIELD_NUMBER: _ClassVar[int]
     TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    STANDING_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     lifecycle_state: str
@@ -269,7 +279,8 @@ class Workspace(_message.Message):
     subscription_status: str
     provisioning: Provisioning
     timezone: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ...) -> None: ...
+    standing: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ...) -> None: ...
 
 class Provisioning(_message.Message):
     __slots__ = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error", "next_attempt_at")

@@ -110,6 +110,18 @@ class WorkspaceTeardownCompleted(_message.Message):
     lifecycle_state: str
     def __init__(self, business_id: _Optional[str] = ..., previous_state: _Optional[str] = ..., lifecycle_state: _Optional[str] = ...) -> None: ...
 
+class WorkspaceStandingChanged(_message.Message):
+    __slots__ = ("business_id", "account_id", "standing", "previous_standing")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    STANDING_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_STANDING_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    account_id: str
+    standing: str
+    previous_standing: str
+    def __init__(self, business_id: _Optional[str] = ..., account_id: _Optional[str] = ..., standing: _Optional[str] = ..., previous_standing: _Optional[str] = ...) -> None: ...
+
 class AgentPromptChanged(_message.Message):
     __slots__ = ("agent_id", "agent_name", "business_id", "fields", "source", "reason", "version", "notify")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]

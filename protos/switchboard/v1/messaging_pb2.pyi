@@ -410,7 +410,7 @@ class ProviderStatus(_message.Message):
     def __init__(self, status: _Optional[str] = ...) -> None: ...
 
 class Email(_message.Message):
-    __slots__ = ("id", "business_id", "kind", "to", "subject", "body", "status", "attempts", "last_error", "message_id", "created_by", "approved_by", "approved_at", "next_attempt_at", "sent_at", "created_at", "updated_at")
+    __slots__ = ("id", "business_id", "kind", "to", "subject", "body", "status", "attempts", "last_error", "message_id", "created_by", "approved_by", "approved_at", "next_attempt_at", "sent_at", "created_at", "updated_at", "recipient")
     ID_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -428,6 +428,7 @@ class Email(_message.Message):
     SENT_AT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    RECIPIENT_FIELD_NUMBER: _ClassVar[int]
     id: str
     business_id: str
     kind: str
@@ -445,7 +446,8 @@ class Email(_message.Message):
     sent_at: _timestamp_pb2.Timestamp
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., kind: _Optional[str] = ..., to: _Optional[str] = ..., subject: _Optional[str] = ..., body: _Optional[str] = ..., status: _Optional[str] = ..., attempts: _Optional[int] = ..., last_error: _Optional[str] = ..., message_id: _Optional[str] = ..., created_by: _Optional[str] = ..., approved_by: _Optional[str] = ..., approved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    recipient: str
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., kind: _Optional[str] = ..., to: _Optional[str] = ..., subject: _Optional[str] = ..., body: _Optional[str] = ..., status: _Optional[str] = ..., attempts: _Optional[int] = ..., last_error: _Optional[str] = ..., message_id: _Optional[str] = ..., created_by: _Optional[str] = ..., approved_by: _Optional[str] = ..., approved_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., recipient: _Optional[str] = ...) -> None: ...
 
 class QueueEmailRequest(_message.Message):
     __slots__ = ("to", "subject", "body", "business_id", "hold_for_approval")

@@ -12,9 +12,9 @@ on 127.0.0.1 only. The folder is the only state: a restart lists what is in it. 
 
 The HTTP API (JSON; unknown paths 404 `{"error": ...}`):
 
-- `GET /messages[?to=part]` → `{"messages": [{"id", "from", "to", "subject", "body", "message_id",
+- `GET /messages[?to=part]` → `{"messages": [{"id", "from", "to", "reply_to", "subject", "body", "message_id",
   "received_at"}]}`, oldest first. `from` is the From header (the envelope sender when there is none), `to` the
-  envelope recipients (Bcc included), `body` the text/plain part decoded, with `\n` line ends (`""` when there
+  envelope recipients (Bcc included), `reply_to` the Reply-To header (null when absent), `body` the text/plain part decoded, with `\n` line ends (`""` when there
   is none), `message_id` the Message-ID header (null when absent), `received_at` ISO 8601 UTC. `to=` keeps the
   messages with a recipient containing that text, in any case.
 - `GET /messages/{id}` → the stored file as `message/rfc822` (404 when there is no such message).

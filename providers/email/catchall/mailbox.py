@@ -117,6 +117,7 @@ class Mailbox:
         return {"id": message_id,
                 "from": text(message["From"]) if message["From"] is not None else sender,
                 "to": recipients,
+                "reply_to": text(message["Reply-To"]) if message["Reply-To"] is not None else None,
                 "subject": text(message["Subject"] or ""),
                 "body": plain_body(message),
                 "message_id": text(message["Message-ID"]).strip() if message["Message-ID"] is not None else None,

@@ -1,0 +1,48 @@
+"""A business's standing: whether it may spend (place calls, send texts and email, take pool numbers, run
+outreach), from its workspace's lifecycle state and its subscription.
+
+Reads and configuration are always allowed, so an owner can see their data and fix their setup in any state.
+What costs the platform money needs an active workspace whose subscription is in its trial or paid (a payment
+that failed keeps it in good standing while the provider retries; billing pauses the workspace once the grace
+period has passed). The accounts service computes the standing and the caller's principal carries it
+(core.tenant); the services that spend refuse with `forbidden` and say what to do.
+"""
+from __future__ import annotations
+
+from core.errors import ServiceError
+
+# Good standing: the subscription's status, for an active workspace.
+TRIALING, ACTIVE, PAST_DUE = "trialing", "active", "past_due"
+GOOD = (TRIALING, ACTIVE, PAST_DUE)
+# Held: the workspace is paused, canceled or torn down (inactive), or its signup was never paid for.
+PAUSED, CANCELED, INACTIVE, UNPAID = "paused", "canceled", "inactive", "unpaid"
+HELD = (PAUSED, CANCELED, INACTIVE, UNPAID)
+
+WHAT_TO_DO = {
+    PAUSED: "the workspace is paused: resume it (PATCH /api/v1/workspaces with action resume), or, when billing "
+            "paused it, pay the overdue invoice and it resumes by itself",
+    CANCELED: "the workspace is canceled: resume it (PATCH /api/v1/workspaces with action resume) to subscribe "
+              "again",
+    INACTIVE: "the workspace was torn down and cannot be used again; create a new workspace",
+    UNPAID: "the signup's payment is not complete: finish the card checkout (the checkout_url of the signup) to "
+            "start the trial",
+}
+
+
+def standing(lifecycle_state: str, subscription_status: str) -> str:
+    """The standing of a business: its subscription status when in good standing, else why it is held."""
+    if lifecycle_state in (PAUSED, CANCELED, INACTIVE):
+        return lifecycle_state
+    if subscription_status in GOOD:
+        return subscription_status
+    return CANCELED if subscription_status == CANCELED else UNPAID
+
+
+def is_good(value: str) -> bool:
+    """Whether a standing allows spending; an unknown one ("": a worker acting for a business it checked) does."""
+    return value not in HELD
+
+
+def refusal(value: str, action: str) -> ServiceError:
+    """The 403 for `action` (e.g. "placing calls") by a business held in `value`."""
+    return ServiceError("forbidden", f"{action} is not allowed while {WHAT_TO_DO[value]}")

@@ -1,0 +1,21 @@
+"""A torn-down workspace keeps no phone number: on `workspace.teardown_completed` its numbers go back to the pool
+(released at the voice provider first). A release that fails is retried with the event's redelivery; numbers
+released already are not looked at again."""
+from __future__ import annotations
+
+from core import tenant
+from core.bus import business_event, subject_for
+from services.agents.numbers_service import Numbers
+
+SUBJECT = subject_for("workspace.teardown_completed")
+CONSUMER = "agents-workspace-teardown"
+
+
+class Teardown:
+    def __init__(self, numbers: Numbers):
+        self.numbers = numbers
+
+    async def handle(self, message: dict) -> None:
+        event, _ = business_event(message)
+        with tenant.acting_as(tenant.acting_for(event.business_id, CONSUMER)):
+            await self.numbers.release_all(event.business_id)

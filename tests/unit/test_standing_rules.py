@@ -1,0 +1,62 @@
+"""What a business may spend (core.standing), how the tenant carries it between processes, and who an API
+caller's email may reach without the owner (services.messaging.domain)."""
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from core import standing
+from core.errors import ServiceError
+from core.tenant import Tenant
+from services.messaging import domain
+
+
+@pytest.mark.parametrize("lifecycle, subscription, expected", [
+    ("active", "trialing", "trialing"), ("active", "active", "active"),
+    ("active", "past_due", "past_due"),  # the provider retries; billing pauses it after the grace period
+    ("active", "incomplete", "unpaid"), ("active", "canceled", "canceled"),
+    ("paused", "active", "paused"), ("canceled", "trialing", "canceled"), ("inactive", "canceled", "inactive")])
+def test_standing_follows_the_lifecycle_first_then_the_subscription(lifecycle, subscription, expected):
+    value = standing.standing(lifecycle, subscription)
+    assert value == expected
+    assert standing.is_good(value) == (value in standing.GOOD)
+
+
+def test_a_refusal_names_the_state_and_what_to_do():
+    for value in standing.HELD:
+        err = standing.refusal(value, "placing calls")
+        assert err.code == "forbidden" and err.message.startswith("placing calls is not allowed while ")
+    assert "checkout" in standing.refusal(standing.UNPAID, "x").message
+    assert "action resume" in standing.refusal(standing.PAUSED, "x").message
+
+
+def test_the_tenant_carries_each_business_standing_through_metadata():
+    who = Tenant(account_id="a", business_ids=("b1", "b2"), standings=(("b1", "trialing"), ("b2", "paused")))
+    back = Tenant.from_metadata(dict(who.to_metadata()))
+    assert back == who
+    back.require_good_standing("b1", "texting")
+    with pytest.raises(ServiceError) as refused:
+        back.require_good_standing("b2", "texting")
+    assert refused.value.code == "forbidden" and "paused" in refused.value.message
+    # A worker acting for a business checked its standing before acting: an unknown standing is not refused.
+    Tenant(account_id="service:x", business_ids=("b2",)).require_good_standing("b2", "texting")
+
+
+@pytest.mark.parametrize("recipient, approve, in_person, status", [
+    (domain.OWNER, True, False, "approved"), (domain.LEAD, True, False, "approved"),
+    (domain.OTHER, True, False, "pending_approval"), (domain.OTHER, True, True, "approved"),
+    (domain.LEAD, False, True, "pending_approval")])
+def test_only_the_owner_in_person_mails_a_stranger(recipient, approve, in_person, status):
+    assert domain.queued_status(recipient, approve, in_person) == status
+    assert (domain.approval_refusal(recipient, in_person) is None) == (recipient != domain.OTHER or in_person)
+
+
+def test_the_recipient_is_the_owner_a_lead_or_another_address():
+    assert domain.recipient_of("o@example.com", "o@example.com", is_lead=True) == domain.OWNER
+    assert domain.recipient_of("l@example.com", "o@example.com", is_lead=True) == domain.LEAD
+    assert domain.recipient_of("x@example.com", "o@example.com", is_lead=False) == domain.OTHER
+
+
+def test_the_quota_clears_when_the_oldest_email_leaves_the_day():
+    now = datetime(2026, 11, 24, 12, tzinfo=timezone.utc)
+    assert domain.quota_retry_after(now - timedelta(hours=23), now) == 3601
+    assert domain.quota_retry_after(now - timedelta(days=2), now) == 1
