@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import aiohttp
 import grpc
 from aiohttp import web
 
@@ -24,7 +23,7 @@ from gateway.errors import error_response, from_service_error, lacks_scope
 from gateway.publiclimits import AddressLimits
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
-from gateway.routes import CSRF_HEADER, KEY, SESSION, RequestContext, Route, all_routes
+from gateway.routes import CSRF_HEADER, KEY, SESSION, RequestContext, Route, all_routes, calls
 from gateway.routes.oauth import sign_in_challenge
 from gateway.security_headers import add_security_headers
 from gateway.usage import UsageWriter
@@ -242,14 +241,14 @@ def _lifecycle(settings: Settings):
         usage.start()
         bus = EventBus(settings.nats_url, "gateway")
         auth = Authenticator(clients["accounts"])
-        http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=30))
+        recordings = calls.recording_client(settings)
         app[DEPS] = Deps(settings=settings, channels=channels, clients=clients, auth=auth, usage=usage,
-                         limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus, http=http)
+                         limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus, recordings=recordings)
         attach = asyncio.create_task(_attach_invalidations(bus, auth))
         yield
         attach.cancel()
         await usage.stop()
-        await http.close()
+        await recordings.close()
         await bus.close()
         await usage_channel.close()
         for channel in channels.values():

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiohttp
 import grpc
 from aiohttp import web
 
 from core.bus import EventBus
+from core.outbound import GuardedClient
 from core.rpc import Client
 from core.settings import Settings
 from gateway.auth import Authenticator
@@ -26,7 +26,7 @@ class Deps:
     usage: UsageWriter
     limiter: TokenBuckets
     bus: EventBus
-    http: aiohttp.ClientSession  # for fetching provider media (recordings) to stream on
+    recordings: GuardedClient  # fetches provider media (recordings) to stream on, from the provider's storage only
 
 
 DEPS = web.AppKey("deps", Deps)

@@ -7,8 +7,9 @@ import re
 from dataclasses import dataclass
 
 from core.errors import CODES
+from gateway.dashboard import session_cookie
 from gateway.publiclimits import limited_per_address
-from gateway.routes import KEY, PUBLIC, SESSION, Route
+from gateway.routes import CSRF_HEADER, KEY, PUBLIC, SESSION, Route
 from gateway.schemas import SCHEMAS
 
 _STATUS_TEXT = {400: "Bad request", 401: "Unauthorized", 402: "Payment required", 403: "Forbidden",
@@ -186,8 +187,11 @@ def build(routes: list[Route], server_url: str) -> dict:
             "schemas": SCHEMAS,
             "securitySchemes": {
                 "bearerKey": {"type": "http", "scheme": "bearer", "description": "API key starting with svc_live_"},
-                "dashboardSession": {"type": "apiKey", "in": "cookie", "name": "sb_session",
-                                     "description": "Set by opening the signup magic link (/dashboard/login)."},
+                "dashboardSession": {"type": "apiKey", "in": "cookie", "name": session_cookie.name_at(server_url),
+                                     "description": "Set by signing in with the signup magic link (its page's "
+                                     "button posts to /dashboard/login) or an e-mailed one. HttpOnly, SameSite=Lax; "
+                                     "Secure with the __Host- prefix on https. A request with it that changes "
+                                     f"something must send JSON or the {CSRF_HEADER} header."},
                 "connectorSignIn": {
                     "type": "oauth2", "description": "OAuth 2.1 sign-in for the assistant connector only (authorization "
                     "code with PKCE S256; see /.well-known/oauth-authorization-server). Its access tokens work on "

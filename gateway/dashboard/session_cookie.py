@@ -21,7 +21,12 @@ def served_over_https(settings: Settings) -> bool:
 
 
 def cookie_name(settings: Settings) -> str:
-    return SECURE_NAME if served_over_https(settings) else PLAIN_NAME
+    return name_at(settings.public_base_url)
+
+
+def name_at(public_url: str) -> str:
+    """The cookie's name on a site whose public URL is `public_url`."""
+    return SECURE_NAME if public_url.startswith("https://") else PLAIN_NAME
 
 
 def session_token(request: web.Request, settings: Settings) -> str:

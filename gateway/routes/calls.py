@@ -12,6 +12,7 @@ from yarl import URL
 
 from core.errors import ServiceError
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
+from core.settings import Settings
 from gateway.convert import to_json
 from gateway.routes import PUBLIC, Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
@@ -86,6 +87,11 @@ PASSED_ON = ("Content-Length", "Content-Range", "Accept-Ranges")
 AUDIO_TYPES = ("audio/wav", "audio/x-wav", "audio/wave", "audio/mpeg")
 RECORDING_MAX_BYTES = 4 * 1024**3  # above the longest call's WAV (12 h of 16-bit stereo at 16 kHz: 2.8 GB)
 RECORDING_TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=5, sock_read=30)
+
+
+def recording_client(settings: Settings) -> GuardedClient:
+    """The gateway's one client for recordings (loopback only on the local stack, where the simulator serves them)."""
+    return GuardedClient(settings.environment == "local", timeout=RECORDING_TIMEOUT, max_bytes=RECORDING_MAX_BYTES)
 STORAGE_FAILURES = (RefusedAddress, TooLarge, aiohttp.ClientError, asyncio.TimeoutError)
 
 
@@ -118,24 +124,23 @@ async def recording_audio(ctx: RequestContext):
                            "(VOICE_RECORDING_ORIGINS), so it is not fetched")
     asked = {"Accept-Encoding": "identity", **({"Range": ctx.request.headers["Range"]}
                                                if "Range" in ctx.request.headers else {})}
-    async with GuardedClient(settings.environment == "local", timeout=RECORDING_TIMEOUT,
-                             max_bytes=RECORDING_MAX_BYTES) as http:
-        try:
-            async with http.request("GET", source.url, headers=asked) as upstream:
-                if upstream.status not in (200, 206, 416):
-                    raise ServiceError("provider_error", f"the voice provider did not serve the recording "
-                                       f"({upstream.status}); try again later")
-                chunks = http.chunks(upstream)
-                first = await anext(chunks, b"")
-                response = web.StreamResponse(status=upstream.status, headers={
-                    **{h: upstream.headers[h] for h in PASSED_ON if h in upstream.headers},
-                    "Content-Type": audio_type(upstream.content_type), "X-Content-Type-Options": "nosniff"})
-                await response.prepare(ctx.request)
-                await _relay(first, chunks, response)
-                return response
-        except STORAGE_FAILURES as exc:
-            raise ServiceError("provider_error", f"the voice provider's storage did not serve the recording "
-                               f"({exc.__class__.__name__}); try again later") from None
+    http = ctx.deps.recordings
+    try:
+        async with http.request("GET", source.url, headers=asked) as upstream:
+            if upstream.status not in (200, 206, 416):
+                raise ServiceError("provider_error", f"the voice provider did not serve the recording "
+                                   f"({upstream.status}); try again later")
+            chunks = http.chunks(upstream)
+            first = await anext(chunks, b"")
+            response = web.StreamResponse(status=upstream.status, headers={
+                **{h: upstream.headers[h] for h in PASSED_ON if h in upstream.headers},
+                "Content-Type": audio_type(upstream.content_type), "X-Content-Type-Options": "nosniff"})
+            await response.prepare(ctx.request)
+            await _relay(first, chunks, response)
+            return response
+    except STORAGE_FAILURES as exc:
+        raise ServiceError("provider_error", f"the voice provider's storage did not serve the recording "
+                           f"({exc.__class__.__name__}); try again later") from None
 
 
 async def _relay(first: bytes, chunks, response: web.StreamResponse) -> None:

@@ -183,3 +183,10 @@ def test_every_integer_a_route_reads_fits_the_services_32_bit_fields():
 
 def test_nesting_depth():
     assert [validation.depth(v) for v in (1, {}, [], {"a": [1, {"b": []}]}, [[[]]])] == [0, 1, 1, 4, 3]
+
+
+def test_the_openapi_names_the_session_cookie_the_site_sets():
+    from gateway.openapi import build
+    from gateway.routes import all_routes
+    name = lambda url: build(all_routes(), url)["components"]["securitySchemes"]["dashboardSession"]["name"]  # noqa: E731
+    assert (name("https://api.example.com"), name("http://127.0.0.1:8080")) == ("__Host-sb_session", "sb_session")
