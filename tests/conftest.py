@@ -23,6 +23,7 @@ from sqlalchemy.engine import make_url
 
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
+from services.accounts.sign_in import SIGN_IN_SUBJECT, WELCOME_SUBJECT
 from tests.standing import start_trial
 
 # The shared gateway's per-key limit stays out of the way of the fuzzing guard; the rate-limit test
@@ -153,24 +154,40 @@ class Api:
 
     async def sign_in_by_mail(self, stack, email: str) -> "Dashboard":
         """Another dashboard session of the account with this address: the sign-in form, then the link it mails."""
-        url = f"http://127.0.0.1:{stack.process('mail-catchall').port}/messages"
-
-        async def mail() -> list[dict]:
-            async with self.session.get(url, params={"to": email}) as r:
-                return (await r.json())["messages"]
-
-        before = len(await mail())
+        before = len(await self.mails(stack, email, SIGN_IN_SUBJECT))
         browser = Dashboard(aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)), self.base)
         status, page, _ = await browser.request("POST", "/dashboard/sign-in", data={"email": email})
         assert status == 200, page
-        for _ in range(100):
-            if len(received := await mail()) > before:
-                break
-            await asyncio.sleep(0.05)
-        status, body, _ = await browser.open_link(re.search(r"(http://\S+/dashboard/login\?\S+)",
-                                                            received[-1]["body"]).group(1))
+        received = await self.mails(stack, email, SIGN_IN_SUBJECT, at_least=before + 1)
+        status, body, _ = await browser.open_link(mailed_link(received[-1]))
         assert status == 303, body
         return browser
+
+    async def confirm_address(self, stack, email: str) -> None:
+        """Use the link of the signup's welcome mail, which confirms the owner's address (the platform mails
+        nothing else to it before)."""
+        [welcome] = await self.mails(stack, email, WELCOME_SUBJECT, at_least=1)
+        browser = Dashboard(aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)), self.base)
+        try:
+            status, body, _ = await browser.open_link(mailed_link(welcome))
+            assert status == 303, body
+        finally:
+            await browser.close()
+
+    async def mails(self, stack, email: str, subject: str, at_least: int = 0) -> list[dict]:
+        """The catch-all's mails to `email` with this subject, waiting (5 s at most) until there are `at_least`."""
+        url = f"http://127.0.0.1:{stack.process('mail-catchall').port}/messages"
+        for _ in range(100):
+            async with self.session.get(url, params={"to": email.lower()}) as r:
+                received = [m for m in (await r.json())["messages"] if m["subject"] == subject]
+            if len(received) >= at_least:
+                return received
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"fewer than {at_least} mails {subject!r} to {email}: {received}")
+
+
+def mailed_link(mail: dict) -> str:
+    return re.search(r"(http://\S+/dashboard/login\?\S+)", mail["body"]).group(1)
 
 
 class Dashboard(Api):

@@ -197,7 +197,7 @@ class Accounts:
         trial_ends_at = now + domain.trial_length()
         async with self.engine.begin() as conn:
             if await store.email_taken(conn, form.email) or not await store.insert_user(
-                    conn, id=account_id, email=form.email, email_confirmed_at=now, created_at=now):
+                    conn, id=account_id, email=form.email, email_confirmed_at=None, created_at=now):
                 raise self._email_taken()
             await store.insert_business(
                 conn, id=business_id, account_id=account_id, name=form.business_name, lifecycle_state="active",
@@ -252,9 +252,12 @@ class Accounts:
     async def redeem_magic_link(self, token: str) -> Session:
         now = utcnow()
         async with self.engine.begin() as conn:
-            account_id = await store.use_magic_link(conn, self.hash(token), now)
-            if account_id is None:
+            link = await store.use_magic_link(conn, self.hash(token), now)
+            if link is None:
                 raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
+            account_id = str(link.account_id)
+            if link.mailed:  # it reached the owner's mailbox: the address is theirs
+                await store.confirm_email(conn, account_id, now)
             await store.end_dead_sessions_of(conn, account_id, now, domain.SESSION_IDLE)
             session = Session(domain.new_secret_token(), account_id, now + domain.SESSION_TTL)
             await store.insert_session(conn, token_hash=self.hash(session.token), account_id=account_id,

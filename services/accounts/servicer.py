@@ -115,6 +115,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             dashboard_magic_link=done.magic_link, agent_id=done.agent_id, phone_number=done.phone_number,
             checkout_url=done.checkout_url, payment_response=done.payment_response)
         set_timestamp(reply, "trial_ends_at", done.trial_ends_at)
+        self.sign_in.send(request.email, "/dashboard", welcome=True)
         return reply
 
     async def AuthenticateKey(self, request, context):
@@ -130,7 +131,7 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return reply
 
     async def SendSignInLink(self, request, context):
-        await self.sign_in.send(request.email, request.next_path)
+        self.sign_in.send(request.email, request.next_path)
         return accounts_pb2.SendSignInLinkReply()
 
     async def SignOut(self, request, context):
@@ -168,7 +169,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     async def GetWorkspaceOwner(self, request, context):
         row = await self.accounts.workspace_owner(request.id)
         return accounts_pb2.WorkspaceOwner(business_id=str(row.id), business_name=row.name,
-                                           account_id=str(row.account_id), email=row.email)
+                                           account_id=str(row.account_id), email=row.email,
+                                           email_confirmed=row.email_confirmed_at is not None)
 
     async def ListWorkspaces(self, request, context):
         paged = await self.accounts.list_workspaces(Page.of(request.page, *WORKSPACES_PAGE))
@@ -271,4 +273,6 @@ def build(runtime: Runtime) -> AccountsServicer:
     runtime.on_stop.append(documents.close)
     mail = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
                       password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
-    return AccountsServicer(accounts, payments, OAuth(accounts, documents), SignInLinks(accounts, mail))
+    sign_in = SignInLinks(accounts, mail)
+    runtime.on_stop.append(sign_in.close)
+    return AccountsServicer(accounts, payments, OAuth(accounts, documents), sign_in)

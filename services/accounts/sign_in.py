@@ -2,11 +2,17 @@
 address; the link signs the browser in once and goes on to the page that asked (the gateway keeps `next` on this
 site when it redirects).
 
-The answer never says whether the address has an account (no enumeration), and an account holds at most
-MAX_PENDING unused links at a time, so the form cannot be used to flood a mailbox.
+The answer never says whether the address has an account (no enumeration), and comes at once: the lookup and the
+mail happen after it, so its timing says nothing either. An account holds at most MAX_PENDING unused links at a
+time, so the form cannot be used to flood a mailbox.
+
+A new account's owner gets one welcome mail with a link: signup takes the address on trust, and using any mailed
+link confirms it (services.accounts.service.redeem_magic_link). The platform mails nothing else to an address
+until it is confirmed (services.messaging: the owner's notifications, the email queue).
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -22,15 +28,27 @@ from services.accounts.service import Accounts
 log = logging.getLogger(__name__)
 
 LINK_TTL = timedelta(minutes=15)
+WELCOME_TTL = timedelta(days=2)
 MAX_PENDING = 5
+
+
+SIGN_IN_SUBJECT = "Your Switchboard sign-in link"
+WELCOME_SUBJECT = "Welcome to Switchboard: confirm your address"
 
 
 class SignInLinks:
     def __init__(self, accounts: Accounts, sender: EmailSender):
         self.accounts, self.sender = accounts, sender
+        self._sending: set[asyncio.Task] = set()
 
-    async def send(self, email: str, next_path: str) -> None:
-        """E-mail a sign-in link to the account with this address, if there is one (and not too many are pending)."""
+    def send(self, email: str, next_path: str, *, welcome: bool = False) -> None:
+        """E-mail a sign-in link (`welcome`: the new account's welcome) to the account with this address, if there is
+        one and not too many are pending: in the background, so the caller's answer never waits on it."""
+        task = asyncio.create_task(self._send(email, next_path, welcome), name="sign-in-link")
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send(self, email: str, next_path: str, welcome: bool) -> None:
         try:
             address = normalize_email(email)
         except ServiceError:  # answered like an unknown address
@@ -46,12 +64,21 @@ class SignInLinks:
                             account_id)
                 return
             await store.insert_magic_link(conn, token_hash=self.accounts.hash(token), account_id=account_id,
-                                          expires_at=now + LINK_TTL)
+                                          expires_at=now + (WELCOME_TTL if welcome else LINK_TTL), mailed=True)
         link = f"{self.accounts.base_url}/dashboard/login?" + urlencode({"token": token, "next": next_path or
                                                                          "/dashboard"})
+        subject, body = (WELCOME_SUBJECT, (
+            "Your Switchboard account is ready. Open this link to confirm this address and sign in to your dashboard "
+            f"(it works once, within {WELCOME_TTL.days} days):\n\n{link}\n\nUntil it is confirmed, Switchboard sends "
+            "nothing else to this address. If you did not sign up, ignore this message.")) if welcome else (
+            SIGN_IN_SUBJECT, f"Open this link to sign in to Switchboard (it works once, within "
+            f"{LINK_TTL.seconds // 60} minutes):\n\n{link}\n\nIf you did not ask to sign in, ignore this message.")
         try:
-            await self.sender.send(to=address, subject="Your Switchboard sign-in link", body=(
-                f"Open this link to sign in to Switchboard (it works once, within {LINK_TTL.seconds // 60} "
-                f"minutes):\n\n{link}\n\nIf you did not ask to sign in, ignore this message."))
+            await self.sender.send(to=address, subject=subject, body=body)
         except EmailError as exc:  # the user asks again; nothing is stored that needs undoing
             log.warning("sign-in link not sent: %s", exc.message)
+
+    async def close(self) -> None:
+        """Let the mails under way finish (each is bounded by the mail server's time-out)."""
+        if self._sending:
+            await asyncio.gather(*self._sending, return_exceptions=True)

@@ -79,6 +79,8 @@ magic_links = sa.Table(
     sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id), nullable=False),
     sa.Column("expires_at", Ts, nullable=False),
     sa.Column("used_at", Ts),
+    # Sent by e-mail (sign_in.py), not handed out in an API answer: using it confirms the account's address.
+    sa.Column("mailed", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 sessions = sa.Table(
@@ -291,13 +293,17 @@ async def insert_magic_link(conn: AsyncConnection, **values) -> None:
     await conn.execute(magic_links.insert().values(**values))
 
 
-async def use_magic_link(conn: AsyncConnection, token_hash: str, now: datetime) -> str | None:
-    """The account of an unused, unexpired link, marking it used; None otherwise."""
-    row = (await conn.execute(
+async def use_magic_link(conn: AsyncConnection, token_hash: str, now: datetime):
+    """An unused, unexpired link (its account_id and whether it was mailed), marking it used; None otherwise."""
+    return (await conn.execute(
         magic_links.update()
         .where(magic_links.c.token_hash == token_hash, magic_links.c.used_at.is_(None), magic_links.c.expires_at > now)
-        .values(used_at=now).returning(magic_links.c.account_id))).first()
-    return None if row is None else str(row.account_id)
+        .values(used_at=now).returning(magic_links.c.account_id, magic_links.c.mailed))).first()
+
+
+async def confirm_email(conn: AsyncConnection, account_id: str, now: datetime) -> None:
+    await conn.execute(users.update().where(users.c.id == account_id, users.c.email_confirmed_at.is_(None))
+                       .values(email_confirmed_at=now))
 
 
 async def insert_session(conn: AsyncConnection, **values) -> None:
@@ -353,8 +359,9 @@ async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> asyncpg.Recor
 
 
 async def workspace_owner(conn: AsyncConnection, business_id: str):
-    """The business with its account's email."""
-    return (await conn.execute(sa.select(businesses.c.id, businesses.c.name, businesses.c.account_id, users.c.email)
+    """The business with its account's email (and when it was confirmed)."""
+    return (await conn.execute(sa.select(businesses.c.id, businesses.c.name, businesses.c.account_id, users.c.email,
+                                         users.c.email_confirmed_at)
                                .select_from(businesses.join(users, users.c.id == businesses.c.account_id))
                                .where(businesses.c.id == business_id))).first()
 

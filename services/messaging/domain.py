@@ -166,7 +166,8 @@ OWNER, LEAD, OTHER = "owner", "lead", "other"
 EMAIL_WINDOW = timedelta(hours=24)  # the daily quota's sliding window
 
 
-def recipient_of(to: str, owner_email: str, is_lead: bool) -> str:
+def recipient_of(to: str, owner_email: str | None, is_lead: bool) -> str:
+    """`owner_email`: the owner's address once confirmed (None before: it is anyone's)."""
     return OWNER if to == owner_email else LEAD if is_lead else OTHER
 
 

@@ -61,7 +61,8 @@ class Emails:
         subject, body = domain.check_email_text(subject, body)
         to = normalize_email(to, "to")
         owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
-        recipient = domain.recipient_of(to, owner.email, await self._is_lead(business_id, to))
+        owner_email = owner.email if owner.email_confirmed else None  # an unconfirmed address is a stranger's
+        recipient = domain.recipient_of(to, owner_email, await self._is_lead(business_id, to))
         status = domain.queued_status(recipient, approve, _owner_in_person(who))
         now = utcnow()
         approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} \
@@ -75,7 +76,7 @@ class Emails:
                                    f"quota; try again in {wait} seconds", retry_after=wait)
             return await store.queue_email(
                 conn, id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
-                status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner.email,
+                status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,
                 created_by=who.actor, created_at=now, updated_at=now, **approved)
 
     async def _is_lead(self, business_id: str, email: str) -> bool:
@@ -119,7 +120,8 @@ class Emails:
         return row
 
     async def notify_owner(self, message: dict) -> None:
-        """Queue the owner's email about an agent prompt change (once per event)."""
+        """Queue the owner's email about an agent prompt change (once per event). Before the owner confirmed the
+        address it waits in the queue for the owner's approval in the dashboard instead of going out."""
         event, change = business_event(message)
         if change.notify != "owner":
             return
@@ -128,11 +130,13 @@ class Emails:
         subject, body = domain.prompt_change_email(change.agent_name, list(change.fields), change.source,
                                                    change.version, change.reason if change.HasField("reason") else None)
         now = utcnow()
+        held = {"status": "pending_approval", "recipient": domain.OTHER} if not owner.email_confirmed else {
+            "status": "approved", "recipient": domain.OWNER, "approved_by": "platform", "approved_at": now,
+            "next_attempt_at": now}
         async with self.engine.begin() as conn:
             await store.queue_email(conn, id=new_id(), business_id=event.business_id, kind="owner_notification",
-                                    to_address=owner.email, subject=subject, body=body, status="approved",
-                                    reference=event.event_id, created_by="platform", approved_by="platform",
-                                    approved_at=now, next_attempt_at=now, created_at=now, updated_at=now)
+                                    to_address=owner.email, subject=subject, body=body, reference=event.event_id,
+                                    created_by="platform", created_at=now, updated_at=now, **held)
 
 
 class EmailDelivery(Background):

@@ -25,8 +25,9 @@ async def settled_email(api, key, email_id: str, final=("sent", "failed")) -> di
     pytest.fail(f"email {email_id} did not go out: {email}")
 
 
-async def test_an_email_to_a_lead_goes_out_through_smtp_as_the_business(api, account, mailbox):
+async def test_an_email_to_a_lead_goes_out_through_smtp_as_the_business(api, account, mailbox, stack):
     key = account["key"]
+    await api.confirm_address(stack, account["email"])
     await lead_with_email(api, account, "dana.reyes@example.com")
     status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
         "to": "Dana.Reyes@Example.com", "subject": "Your quote", "body": "Hi Dana,\nYour quote is attached. – Acme"})
@@ -43,7 +44,7 @@ async def test_an_email_to_a_lead_goes_out_through_smtp_as_the_business(api, acc
     assert received["reply_to"] == account["email"].lower()
 
 
-async def test_an_email_to_a_stranger_waits_for_the_owner_in_person(api, account, mailbox):
+async def test_an_email_to_a_stranger_waits_for_the_owner_in_person(api, account, mailbox, stack):
     key = account["key"]
     status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
         "to": "stranger@example.com", "subject": "Your sign-in link", "body": "Click here."})
@@ -57,9 +58,12 @@ async def test_an_email_to_a_stranger_waits_for_the_owner_in_person(api, account
                                                              json={"id": email["id"]})
     assert status == 200 and approved["status"] == "approved", approved
     assert (await settled_email(api, key, email["id"]))["status"] == "sent"
-    # The owner's own address needs no approval.
-    status, to_owner, _ = await api.request("POST", "/api/v1/emails", key=key, json={
-        "to": account["email"], "subject": "Note to self", "body": "Call Dana back."})
+    # The owner's own address needs no approval, once the owner confirmed it (before, it is anyone's).
+    note = {"to": account["email"], "subject": "Note to self", "body": "Call Dana back."}
+    status, to_owner, _ = await api.request("POST", "/api/v1/emails", key=key, json=note)
+    assert (to_owner["status"], to_owner["recipient"]) == ("pending_approval", "other"), to_owner
+    await api.confirm_address(stack, account["email"])
+    status, to_owner, _ = await api.request("POST", "/api/v1/emails", key=key, json=note)
     assert (to_owner["status"], to_owner["recipient"]) == ("approved", "owner"), to_owner
 
 
@@ -96,10 +100,20 @@ async def test_an_email_held_for_approval_waits_until_approved(api, account, mai
     assert status == 400 and "only an email pending approval" in body["error"]["message"]
 
 
-async def test_a_prompt_change_notifies_the_owner_once(api, account, mailbox):
+async def test_a_prompt_change_notifies_the_owner_once_the_address_is_confirmed(api, account, mailbox, stack):
     key, owner = account["key"], account["email"]
     status, agent, _ = await api.request("POST", "/api/v1/agents", key=key, json={
         "business_id": account["business_id"], "name": "Front desk", "system_prompt": "Answer the phone."})
+    status, _, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
+        "id": agent["id"], "inbound_prompt": "Answer the phone politely."})
+    assert status == 200
+    for _ in range(100):  # the address is not confirmed: the notification waits for the owner, not mailed
+        status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "pending_approval"})
+        if held := [e for e in queue["emails"] if e["kind"] == "owner_notification"]:
+            break
+        await asyncio.sleep(0.1)
+    assert held[0]["recipient"] == "other" and "version 2" in held[0]["body"], held
+    await api.confirm_address(stack, owner)
     status, _, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
         "id": agent["id"], "inbound_prompt": "Answer the phone and book visits."})
     assert status == 200
@@ -111,6 +125,7 @@ async def test_a_prompt_change_notifies_the_owner_once(api, account, mailbox):
         await asyncio.sleep(0.1)
     [note] = notes
     assert note["to"] == owner.lower() and "Front desk" in note["subject"] and note["created_by"] == "platform"
+    assert "version 3" in note["body"]  # the second change: the first came before the address was confirmed
     received = [m for m in await mailbox(owner.lower()) if m["message_id"] == note["message_id"]]
     assert len(received) == 1 and "rollback" in received[0]["body"]
 

@@ -2,7 +2,6 @@
 registration (dynamic, and client ID metadata documents), the consent page, the code with PKCE, tokens on the
 connector, refresh with rotation, revocation; the refusals (PKCE, redirect URIs, scopes, reuse); another account;
 the dashboard's list of connected assistants."""
-import asyncio
 import base64
 import hashlib
 import re
@@ -19,7 +18,8 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
-from tests.conftest import Dashboard
+from services.accounts.sign_in import SIGN_IN_SUBJECT
+from tests.conftest import Dashboard, mailed_link
 from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
 from tests.e2e.test_mcp import COMPLETES, TOOLS, settled
 
@@ -423,7 +423,7 @@ async def test_the_official_client_signs_in_and_uses_every_tool(api, account, ca
             assert not transcript.is_error and transcript.structured_content["call_id"] == ended["id"]
 
 
-async def test_a_browser_without_a_session_signs_in_by_email_and_comes_back(api, account, mailbox):
+async def test_a_browser_without_a_session_signs_in_by_email_and_comes_back(api, account, mailbox, stack):
     client = (await register(api))["client_id"]
     params = authorization(client, pkce()[1])
     browser = Dashboard(aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)), api.base)
@@ -441,12 +441,8 @@ async def test_a_browser_without_a_session_signs_in_by_email_and_comes_back(api,
         status, page, _ = await browser.request("POST", "/dashboard/sign-in", data={
             "email": account["email"].upper(), "next": next_path})
         assert status == 200 and "is on its way" in page
-        for _ in range(50):
-            if received := await mailbox(account["email"]):
-                break
-            await asyncio.sleep(0.1)
-        [mail] = received
-        link = re.search(r"(http://\S+/dashboard/login\?\S+)", mail["body"]).group(1)
+        [mail] = await api.mails(stack, account["email"], SIGN_IN_SUBJECT, at_least=1)
+        link = mailed_link(mail)
         status, _, headers = await browser.open_link(link)
         assert status == 303 and headers["Location"] == next_path
         assert query_of(await consent(browser, next_path))["code"]
@@ -456,11 +452,8 @@ async def test_a_browser_without_a_session_signs_in_by_email_and_comes_back(api,
         # A link's next path never leads off the site.
         await browser.request("POST", "/dashboard/sign-in", data={"email": account["email"],
                                                                   "next": "//evil.example/x"})
-        for _ in range(50):
-            if len(received := await mailbox(account["email"])) == 2:
-                break
-            await asyncio.sleep(0.1)
-        link = re.search(r"(http://\S+/dashboard/login\?\S+)", received[-1]["body"]).group(1)
+        received = await api.mails(stack, account["email"], SIGN_IN_SUBJECT, at_least=2)
+        link = mailed_link(received[-1])
         status, _, headers = await browser.open_link(link)
         assert status == 303 and headers["Location"] == "/dashboard"
     finally:

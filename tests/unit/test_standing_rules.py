@@ -54,6 +54,8 @@ def test_the_recipient_is_the_owner_a_lead_or_another_address():
     assert domain.recipient_of("o@example.com", "o@example.com", is_lead=True) == domain.OWNER
     assert domain.recipient_of("l@example.com", "o@example.com", is_lead=True) == domain.LEAD
     assert domain.recipient_of("x@example.com", "o@example.com", is_lead=False) == domain.OTHER
+    # Before the owner confirmed the address, it is anyone's.
+    assert domain.recipient_of("o@example.com", None, is_lead=False) == domain.OTHER
 
 
 def test_the_quota_clears_when_the_oldest_email_leaves_the_day():

@@ -227,7 +227,7 @@ class AccountsServicer:
 
     def SendSignInLink(self, request, context):
         """E-mails a one-time sign-in link (15 minutes) to the account with this address, if there is one and fewer than
-        five are pending; answers the same either way (no enumeration) and never fails.
+        five are pending; answers at once, before looking (no enumeration, by the answer or its timing), never fails.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
