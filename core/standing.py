@@ -21,11 +21,11 @@ HELD = (PAUSED, CANCELED, INACTIVE, UNPAID)
 WHAT_TO_DO = {
     PAUSED: "the workspace is paused: resume it (PATCH /api/v1/workspaces with action resume), or, when billing "
             "paused it, pay the overdue invoice and it resumes by itself",
-    CANCELED: "the workspace is canceled: resume it (PATCH /api/v1/workspaces with action resume) to subscribe "
-              "again",
+    CANCELED: "the workspace is canceled: resume it (PATCH /api/v1/workspaces with action resume), or when its "
+              "subscription was canceled, subscribe again at a new checkout (POST /api/v1/subscription/checkout)",
     INACTIVE: "the workspace was torn down and cannot be used again; create a new workspace",
-    UNPAID: "the signup's payment is not complete: finish the card checkout (the checkout_url of the signup) to "
-            "start the trial",
+    UNPAID: "the signup's payment is not complete: finish the card checkout (the checkout_url of the signup, or "
+            "a new one from POST /api/v1/subscription/checkout) to start the trial",
 }
 
 

@@ -110,6 +110,8 @@ SIGN_OUT = _obj({"everywhere": {
     "type": "boolean", "default": False, "description": "true: end every session of the account (every browser "
     "signed in to it) and its unused sign-in links; false or omitted: this session only"}})
 
+CHECKOUT_OPEN = _obj({"business_id": {**UUID, "description": "the key's only business when omitted"}})
+
 METADATA = {"type": "object", "description": "free-form; merged into the existing metadata on update"}
 TIMEZONE = {"type": "string", "pattern": r"^(UTC|[A-Za-z_]+(/[A-Za-z0-9_+-]+){1,2})$", "examples": ["America/New_York"],
             "description": "an IANA time zone of the tz database (e.g. America/New_York, Europe/Paris, UTC; "
@@ -679,6 +681,8 @@ SCHEMAS: dict[str, dict] = {
     "ApiKeyList": _obj({"keys": {"type": "array", "items": _ref("ApiKey")}}, ("keys",)),
     "Success": _obj({"success": {"type": "boolean"}}, ("success",)),
     "SignOutRequest": SIGN_OUT,
+    "CheckoutOpenRequest": CHECKOUT_OPEN,
+    "CheckoutLink": message_schema(accounts_pb2.CheckoutLink.DESCRIPTOR),
     "SignedOut": message_schema(accounts_pb2.SignOutReply.DESCRIPTOR),
     "Workspace": _WORKSPACE,
     "WorkspaceCreateRequest": WORKSPACE_CREATE,

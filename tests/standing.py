@@ -9,9 +9,14 @@ import asyncpg
 
 
 async def start_trial(database_url: str, *business_ids: str) -> None:
+    await set_subscription(database_url, "trialing", *business_ids)
+
+
+async def set_subscription(database_url: str, status: str, *business_ids: str) -> None:
+    """Set the subscription status (`incomplete`: a signup never paid) of businesses, as the provider's events would."""
     conn = await asyncpg.connect(database_url)
     try:
-        await conn.execute("UPDATE accounts.businesses SET subscription_status = 'trialing' WHERE id = ANY($1::uuid[])",
-                           list(business_ids))
+        await conn.execute("UPDATE accounts.businesses SET subscription_status = $1 WHERE id = ANY($2::uuid[])",
+                           status, list(business_ids))
     finally:
         await conn.close()

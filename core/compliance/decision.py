@@ -150,10 +150,11 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
     return Decision(DEFER, rule, row.statute, message, "tcpa_violation", when, inputs)
 
 
-def open_to(channel: str, phone: str, at: datetime) -> bool:
-    """Whether a consenting callee whom only their number places may be touched at `at` (benches and tests pick
-    recipients with it)."""
-    return decide(Touch(channel, at), Callee(phone), Standing(consent="opted_in")).allowed
+def open_to(channel: str, phone: str, at: datetime, business_hours: Hours | None = None) -> bool:
+    """Whether a consenting callee whom only their number places may be touched at `at` (within `business_hours`
+    when given): benches and tests pick recipients with it."""
+    return decide(Touch(channel, at, business_hours=business_hours), Callee(phone),
+                  Standing(consent="opted_in")).allowed
 
 
 def consent_basis(channel: str, consent: str, lead_status: str | None) -> str | None:

@@ -16,6 +16,7 @@ from gateway.readiness import PROVIDERS, check_ready
 from gateway.routes import KEY, PUBLIC, SESSION, SESSION_WRITE_HEADERS, Creates, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import (
+    CHECKOUT_OPEN,
     KEY_CREATE,
     KEY_UPDATE,
     PAYMENT_EVENT,
@@ -139,6 +140,13 @@ def workspace_update_scopes(body: dict) -> tuple[str, ...]:
     if "action" in body:
         needed += ("lifecycle:write",)
     return needed or ("workspaces:write",)
+
+
+async def open_checkout(ctx: RequestContext):
+    req = accounts_pb2.OpenCheckoutRequest()
+    if "business_id" in ctx.body:
+        req.business_id = ctx.body["business_id"]
+    return to_json(await ctx.rpc("accounts").OpenCheckout(req))
 
 
 async def update_workspace(ctx: RequestContext):
@@ -289,6 +297,18 @@ ROUTES = [
           "cancel (active or paused -> canceled, emits workspace.canceled), teardown (canceled -> inactive, emits "
           "workspace.teardown_completed; inactive is final). Repeating the action that led to the current state "
           "changes nothing and emits nothing; any other move is refused with 400 invalid_request."),
+    Route("POST", f"{V1}/subscription/checkout", open_checkout, "Open a new hosted checkout for the subscription",
+          "workspaces", scope="workspaces:write", sessions=True, body=CHECKOUT_OPEN, response="CheckoutLink",
+          status=201, errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found", "conflict",
+                              "provider_error"),
+          rpcs=(f"{ACCOUNTS}/OpenCheckout",),
+          description="For a workspace with no subscription in force: a signup whose checkout was never completed "
+          f"(its link expires after 24 hours; the new one keeps the {accounts.TRIAL_DAYS}-day trial, which starts "
+          "once the card is taken) or a canceled subscription (resubscribe: no trial; completing it makes the "
+          "subscription active and resumes a canceled workspace). The earlier checkout link stops working; the "
+          "Stripe customer of an earlier subscription is reused. 409 conflict while a subscription is in force "
+          "(trialing, active, or past_due: the provider retries the card) or for a torn-down workspace. A key "
+          "with workspaces:write or the dashboard session."),
     Route("GET", f"{V1}/capabilities", capabilities, "Workspaces, scopes and endpoints available to this key",
           "discovery", response="Capabilities", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("GET", f"{V1}/health", health, "API, queue and provider status", "discovery", response="Health",

@@ -47,10 +47,16 @@ class Checkout:
 
 class PaymentsProvider(Protocol):
     async def create_checkout(self, *, business_id: str, email: str, price_id: str, trial_days: int,
-                              success_url: str, cancel_url: str, idempotency_key: str) -> Checkout:
+                              success_url: str, cancel_url: str, idempotency_key: str,
+                              customer_id: str | None = None) -> Checkout:
         """A Checkout Session in subscription mode for one unit of `price_id`, with a `trial_days` free trial
         (0: none) and the card captured up front; `business_id` travels as `client_reference_id` and in the
-        session's and the subscription's metadata. The same `idempotency_key` gives the same session back."""
+        session's and the subscription's metadata; `customer_id`: the customer it is for (else a new one with
+        `email`). The same `idempotency_key` gives the same session back."""
+
+    async def expire_checkout(self, session_id: str) -> tuple[str, str | None]:
+        """Expire a Checkout Session if it is open, so it can no longer be paid; its status after (expired, or
+        complete when it had been paid) and the subscription it started, if any."""
 
     async def get_subscription(self, subscription_id: str) -> dict:
         """The Subscription object as it is now."""

@@ -21,7 +21,7 @@ import re
 import aiohttp
 import stripe
 
-from providers.payments.adapter import Checkout, PaymentsError
+from providers.payments.adapter import Checkout, PaymentsError, invoice_subscription_id
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,8 @@ class StripePayments:
     # -- the API -------------------------------------------------------------------------------------------
 
     async def create_checkout(self, *, business_id: str, email: str, price_id: str, trial_days: int,
-                              success_url: str, cancel_url: str, idempotency_key: str) -> Checkout:
+                              success_url: str, cancel_url: str, idempotency_key: str,
+                              customer_id: str | None = None) -> Checkout:
         if not idempotency_key:
             raise ValueError("a checkout needs an idempotency key")
         if trial_days < 0:
@@ -88,7 +89,7 @@ class StripePayments:
         params = {
             "mode": "subscription",
             "line_items": [{"price": price_id, "quantity": 1}],
-            "customer_email": email,
+            **({"customer": customer_id} if customer_id else {"customer_email": email}),
             "client_reference_id": business_id,
             "metadata": {"business_id": business_id},
             "subscription_data": subscription_data,
@@ -102,6 +103,15 @@ class StripePayments:
                 and isinstance(session.get("expires_at"), int)):
             raise PaymentsError("payments provider sent an unreadable response (POST /v1/checkout/sessions)", 200)
         return Checkout(id=session["id"], url=session["url"], expires_at=session["expires_at"])
+
+    async def expire_checkout(self, session_id: str) -> tuple[str, str | None]:
+        _check_id(session_id)
+        session = await self._call("GET /v1/checkout/sessions/{id}",
+                                   self._stripe().v1.checkout.sessions.retrieve_async(session_id))
+        if session.get("status") == "open":
+            session = await self._call("POST /v1/checkout/sessions/{id}/expire",
+                                       self._stripe().v1.checkout.sessions.expire_async(session_id))
+        return str(session.get("status")), invoice_subscription_id(session)
 
     async def get_subscription(self, subscription_id: str) -> dict:
         _check_id(subscription_id)

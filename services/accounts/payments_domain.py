@@ -55,6 +55,32 @@ def price_of(plan: str, prices: dict[str, str]) -> str | None:
     return next((price for price, offered in prices.items() if offered == plan), None)
 
 
+def checkout_refusal(lifecycle_state: str, status: str) -> str | None:
+    """Why a business may not open a new checkout now (None: it may). A signup whose checkout never completed may
+    reopen one (its link expires after 24 hours), and a canceled subscription may be replaced (resubscribe); a
+    subscription in force has nothing to pay there."""
+    if lifecycle_state == "inactive":
+        return "the workspace was torn down and cannot subscribe again; create a new workspace"
+    if status in (INCOMPLETE, CANCELED):
+        return None
+    if status == PAST_DUE:
+        return ("the subscription is past_due: the payment provider retries the card on file; pay the open invoice "
+                "(its link was e-mailed) or update the card, rather than starting another subscription")
+    return f"the subscription is already {status}: there is nothing to pay at a checkout"
+
+
+def starts_a_subscription(checkout_status: str, its_subscription: str | None, current: str | None) -> bool:
+    """Whether a business's earlier checkout was paid and started a subscription we do not know yet (its events are
+    on their way), rather than the one already recorded (a canceled subscription's own signup checkout)."""
+    return checkout_status == "complete" and its_subscription != current
+
+
+def checkout_trial_days(status: str, trial_days: int) -> int:
+    """A reopened signup checkout keeps the full trial (it starts once the card is on file); a resubscription has
+    none."""
+    return trial_days if status == INCOMPLETE else 0
+
+
 def applies(event_at: datetime, stored_at: datetime | None, current: str) -> bool:
     """Whether a subscription event written at `event_at` may set the status: not when a newer event already
     did, and never after `canceled` (a canceled subscription stays canceled; a new one is a new signup)."""

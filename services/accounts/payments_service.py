@@ -56,17 +56,29 @@ class Payments:
 
     # -- signup ----------------------------------------------------------------------------
 
-    async def open_checkout(self, business_id: str, email: str, price_id: str, trial_days: int) -> Checkout:
-        """A subscription checkout for a new business (before its rows exist: an abandoned session is harmless)."""
+    async def open_checkout(self, business_id: str, email: str, price_id: str, trial_days: int, *,
+                            customer_id: str | None = None, attempt: str = "signup") -> Checkout:
+        """A subscription checkout for a business: at signup (before its rows exist: an abandoned session is
+        harmless), or a later `attempt` (a new checkout for the same customer, services.accounts.checkouts)."""
         try:
             return await self.checkout.create_checkout(
                 business_id=business_id, email=email, price_id=price_id, trial_days=trial_days,
                 success_url=f"{self.base_url}/dashboard?checkout=complete",
-                cancel_url=f"{self.base_url}/dashboard?checkout=canceled", idempotency_key=f"signup-{business_id}")
+                cancel_url=f"{self.base_url}/dashboard?checkout=canceled", customer_id=customer_id,
+                idempotency_key=f"{attempt}-{business_id}")
         except PaymentsError as exc:
             log.warning("checkout for business %s failed: %r", business_id, exc)
             raise ServiceError("provider_error", f"the payment provider could not open a checkout ({exc.message}); "
                                "nothing was created, try again shortly") from None
+
+    async def expire_checkout(self, session_id: str) -> tuple[str, str | None]:
+        """Expire a business's earlier checkout if still open (so it cannot be paid beside a new one); its status
+        after (expired, or complete when it was paid) and the subscription it started."""
+        try:
+            return await self.checkout.expire_checkout(session_id)
+        except PaymentsError as exc:
+            raise ServiceError("provider_error", f"the payment provider could not close the earlier checkout "
+                               f"({exc.message}); try again shortly") from None
 
     async def x402_required(self, plan: str, refusal: str | None = None):
         """What an x402 signup for `plan` must pay (`refusal`: why the last payment was not taken)."""
@@ -135,8 +147,12 @@ class Payments:
             values = _event_values(kind, obj, created, business)
             if kind == "checkout.session.completed" and obj.get("status", "complete") == "complete":
                 await self.provisioning.resume(conn, str(business.id))
+            resubscribed = business.lifecycle_state == "canceled" and values.get("subscription_status") == pay.ACTIVE
             if values:
                 business, moved = await lifecycle.change(conn, business, values)
+            if resubscribed and kind == "checkout.session.completed":
+                business, resumed = await lifecycle.move(conn, business, "resume", values={"paused_by_billing": False})
+                moved = moved or resumed
             if kind == "customer.subscription.deleted":
                 await self.provisioning.cancel_waiting(conn, str(business.id))
             moved = await self._apply_billing(conn, business, utcnow()) or moved
@@ -209,7 +225,15 @@ def _event_values(kind: str, obj: dict, created: datetime, business) -> dict:
         values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj)}
         if status == pay.INCOMPLETE:  # the subscription's own events may have come first
             values.update(subscription_status=pay.TRIALING, subscription_event_at=created)
-        return {k: v for k, v in values.items() if v is not None}
+        elif status == pay.CANCELED and values["subscription_id"] != business.subscription_id:  # resubscribed
+            values.update(subscription_status=pay.ACTIVE, subscription_event_at=created, past_due_since=None,
+                          paid_through=None)
+        return {k: v for k, v in values.items() if v is not None or k in ("past_due_since", "paid_through")}
+    if kind == "checkout.session.expired":
+        return {"checkout_session_id": None} if obj.get("id") == business.checkout_session_id else {}
+    replaced = business.subscription_id and _subscription_of(kind, obj) not in (None, business.subscription_id)
+    if replaced:  # an event of the subscription a resubscription replaced
+        return {}
     if kind in SUBSCRIPTION_EVENTS:
         ours = pay.our_status(obj.get("status", ""))
         if ours is None or not pay.applies(created, business.subscription_event_at, status):

@@ -13,6 +13,7 @@ from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
 from providers.email.smtp import SmtpSender
 from services.accounts import calls_consumer, standing_consumer
+from services.accounts.checkouts import Checkouts
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import BillingWorker, Payments, payment_parts
@@ -99,11 +100,13 @@ def _authorization_request(m: accounts_pb2.OAuthAuthorization) -> AuthorizationR
 
 
 class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
-    def __init__(self, accounts: Accounts, payments: Payments, oauth: OAuth, sign_in: SignInLinks):
+    def __init__(self, accounts: Accounts, payments: Payments, oauth: OAuth, sign_in: SignInLinks,
+                 checkouts: Checkouts):
         self.accounts = accounts
         self.payments = payments
         self.oauth = oauth
         self.sign_in = sign_in
+        self.checkouts = checkouts
 
     async def Signup(self, request, context):
         done = await self.accounts.signup(request.business_name, request.email, request.business_type,
@@ -133,6 +136,13 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     async def SendSignInLink(self, request, context):
         self.sign_in.send(request.email, request.next_path)
         return accounts_pb2.SendSignInLinkReply()
+
+    async def OpenCheckout(self, request, context):
+        business_id, checkout = await self.checkouts.reopen(optional(request, "business_id"))
+        link = accounts_pb2.CheckoutLink(business_id=business_id, checkout_url=checkout.url,
+                                         checkout_session_id=checkout.id)
+        link.expires_at.FromSeconds(checkout.expires_at)
+        return link
 
     async def SignOut(self, request, context):
         return accounts_pb2.SignOutReply(sessions_ended=await self.accounts.sign_out(request.session_token,
@@ -275,4 +285,5 @@ def build(runtime: Runtime) -> AccountsServicer:
                       password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
     sign_in = SignInLinks(accounts, mail)
     runtime.on_stop.append(sign_in.close)
-    return AccountsServicer(accounts, payments, OAuth(accounts, documents), sign_in)
+    return AccountsServicer(accounts, payments, OAuth(accounts, documents), sign_in,
+                            Checkouts(runtime.engine, payments, s.checkout_prices))

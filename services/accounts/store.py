@@ -358,6 +358,15 @@ async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> asyncpg.Recor
     return await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
 
 
+async def checkout_facts(conn: AsyncConnection, business_id: str):
+    """What opening a checkout for the business needs: its billing columns and its owner's address."""
+    b = businesses.c
+    return (await conn.execute(sa.select(b.id, b.lifecycle_state, b.subscription_status, b.subscription_id, b.plan_id,
+                                         b.customer_id, b.checkout_session_id, users.c.email)
+                               .select_from(businesses.join(users, users.c.id == b.account_id))
+                               .where(b.id == business_id))).first()
+
+
 async def workspace_owner(conn: AsyncConnection, business_id: str):
     """The business with its account's email (and when it was confirmed)."""
     return (await conn.execute(sa.select(businesses.c.id, businesses.c.name, businesses.c.account_id, users.c.email,

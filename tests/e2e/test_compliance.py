@@ -10,8 +10,9 @@ import grpc
 import pytest
 
 from core.compliance import decision as compliance
-from core.compliance.rules import CALL
+from core.compliance.rules import CALL, hours
 from core.tenant import Tenant
+from services.sdr.pipeline_domain import Config
 from switchboard.v1 import calls_pb2, calls_pb2_grpc
 from tests.e2e.test_calls import calling_agent, place  # noqa: F401 - a fixture
 from tests.e2e.test_sms import opt_in, send
@@ -20,15 +21,21 @@ from tests.e2e.test_sms import opt_in, send
 # Colorado, London, Berlin, Johannesburg, Tokyo, Sydney): at any hour some are open and some are closed.
 ZONED = ("+1212555{}", "+1303555{}", "+44207946{}", "+4930123{}", "+2721123{}", "+8131234{}", "+6129374{}")
 _suffixes = itertools.count(7000)
+# The business hours of a business with no SDR config saved, in the callee's time.
+DEFAULT_HOURS = hours(Config.business_hours_start, Config.business_hours_end)
 
 
 def callee(open_now: bool = True) -> str:
-    """A fresh callee whose calling window is (or is not) open right now."""
+    """A fresh callee whose calling window is (or is not) open right now; an open one also within the default
+    business hours of a business with no SDR config saved (9-17 in the callee's time), so the pipeline may touch
+    them too."""
     now = datetime.now(timezone.utc)
     suffix = f"{next(_suffixes):04d}"
     for pattern in ZONED:
         candidate = pattern.format(suffix)
-        if compliance.open_to(CALL, candidate, now) == open_now:
+        if open_now and compliance.open_to(CALL, candidate, now, DEFAULT_HOURS):
+            return candidate
+        if not open_now and not compliance.open_to(CALL, candidate, now):
             return candidate
     pytest.fail("no zone fits the hour")
 

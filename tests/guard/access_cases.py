@@ -156,6 +156,14 @@ async def _held_email(w: World) -> Request:
     return Request(json={"id": held["id"]})
 
 
+async def _unpaid_workspace(w: World) -> Request:
+    """A workspace of A whose subscription never started (as a signup's before its checkout): it may open one."""
+    from tests.standing import set_subscription
+    made = await w.ok("POST", "/api/v1/workspaces", json={"name": "Unpaid branch"})
+    await set_subscription(w.api.database_url, "incomplete", made["id"])
+    return Request(json={"business_id": made["id"]})
+
+
 async def _remove_dnc(w: World) -> Request:
     phone = fresh_phone()
     await w.ok("POST", "/api/v1/dnc", json={"business_id": w.a_business, "phone": phone, "reason": "asked"})
@@ -224,6 +232,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/api/v1/workspaces"): Case(_r(params=lambda w: {"id": w.a_business}), NOT_FOUND),
     ("POST", "/api/v1/workspaces"): Case(_r(json={"name": "Branch"}), "creates in the caller's own account"),
     ("PATCH", "/api/v1/workspaces"): Case(_r(json=lambda w: {"id": w.a_business, "name": "Renamed"}), NOT_FOUND),
+    ("POST", "/api/v1/subscription/checkout"): Case(_unpaid_workspace, FORBIDDEN),
     ("GET", "/api/v1/capabilities"): Case(_r(), NO_IDS),
     ("GET", "/api/v1/health"): Case(_r(), NO_IDS),
     ("GET", "/api/v1/usage"): Case(_r(), NO_IDS),

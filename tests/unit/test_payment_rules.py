@@ -106,3 +106,22 @@ def test_a_number_is_looked_for_near_the_forward_to_phone_first():
     assert saga.number_searches("+14155550177") == [("US", "415"), ("US", None), (None, None)]
     assert saga.number_searches("+442079460000") == [("GB", "20"), ("GB", None), (None, None)]
     assert saga.number_searches(None) == [("US", None), (None, None)]
+
+
+@pytest.mark.parametrize("lifecycle, status, allowed", [
+    ("active", "incomplete", True), ("paused", "incomplete", True), ("canceled", "canceled", True),
+    ("active", "trialing", False), ("active", "active", False), ("active", "past_due", False),
+    ("inactive", "canceled", False)])
+def test_a_new_checkout_only_without_a_subscription_in_force(lifecycle, status, allowed):
+    assert (pay.checkout_refusal(lifecycle, status) is None) == allowed
+
+
+def test_a_reopened_signup_keeps_its_trial_and_a_resubscription_has_none():
+    assert (pay.checkout_trial_days("incomplete", 7), pay.checkout_trial_days("canceled", 7)) == (7, 0)
+
+
+def test_an_earlier_checkout_paid_meanwhile_stops_a_new_one():
+    assert pay.starts_a_subscription("complete", "sub_new", None)  # the signup's, paid a moment ago
+    assert pay.starts_a_subscription("complete", "sub_new", "sub_old")  # a resubscription, paid a moment ago
+    assert not pay.starts_a_subscription("complete", "sub_old", "sub_old")  # the canceled one's own checkout
+    assert not pay.starts_a_subscription("expired", None, None)

@@ -70,6 +70,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.SignOutRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.SignOutReply.FromString,
                 _registered_method=True)
+        self.OpenCheckout = channel.unary_unary(
+                '/switchboard.v1.Accounts/OpenCheckout',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.OpenCheckoutRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.CheckoutLink.FromString,
+                _registered_method=True)
         self.ListKeys = channel.unary_unary(
                 '/switchboard.v1.Accounts/ListKeys',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListKeysRequest.SerializeToString,
@@ -236,6 +241,14 @@ class AccountsServicer:
     def SignOut(self, request, context):
         """Ends a dashboard session (succeeds when it had ended already), or with `everywhere` every session of its account
         and its unused sign-in links; then fails UNAUTHENTICATED (unauthorized) when the session is not valid.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def OpenCheckout(self, request, context):
+        """Opens a new hosted checkout for a business with no subscription in force (a signup never paid, or a canceled
+        subscription to replace), expiring its earlier one; fails CONFLICT (conflict) when one is in force.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -441,6 +454,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.SignOut,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.SignOutRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.SignOutReply.SerializeToString,
+            ),
+            'OpenCheckout': grpc.unary_unary_rpc_method_handler(
+                    servicer.OpenCheckout,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.OpenCheckoutRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.CheckoutLink.SerializeToString,
             ),
             'ListKeys': grpc.unary_unary_rpc_method_handler(
                     servicer.ListKeys,
@@ -726,6 +744,33 @@ class Accounts:
             '/switchboard.v1.Accounts/SignOut',
             switchboard_dot_v1_dot_accounts__pb2.SignOutRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.SignOutReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenCheckout(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/OpenCheckout',
+            switchboard_dot_v1_dot_accounts__pb2.OpenCheckoutRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.CheckoutLink.FromString,
             options,
             channel_credentials,
             insecure,

@@ -4,6 +4,9 @@
   `price` and `quantity` required; only `mode=subscription` is simulated; a price must be a `price_...` id;
   `customer_email`, `success_url`/`cancel_url`, `subscription_data[trial_period_days]` (1-730), metadata limits)
   → the Checkout Session, `status: open`, `payment_status: unpaid`, `url` on the public URL, expiring in 24 h.
+  `customer` (an existing customer, instead of `customer_email`) is paid with and keeps that customer.
+- `POST /v1/checkout/sessions/{id}/expire`: an open session expires now (else 400), as one past its `expires_at`
+  does when next looked at; either emits `checkout.session.expired`.
 - `GET /v1/checkout/sessions/{id}`, `/v1/subscriptions/{id}`, `/v1/customers/{id}`, `/v1/invoices/{id}`,
   `/v1/prices/{id}`, `/v1/events/{id}`; `GET /v1/events?type=&limit=&starting_after=` (newest first);
   `GET /v1/balance`; `DELETE /v1/subscriptions/{id}` (cancel now; a canceled one is no longer found, as Stripe
@@ -85,6 +88,13 @@ class Api:
         email = p.get("customer_email")
         if email is not None and (not isinstance(email, str) or not EMAIL.match(email)):
             raise invalid("customer_email", f"Invalid email address: {email}", "email_invalid")
+        customer = p.get("customer")
+        if customer is not None:
+            if email is not None:
+                raise invalid("customer_email", "You may only specify one of these parameters: customer, "
+                              "customer_email.")
+            if customer not in self.state.customers:
+                raise no_such("customer", str(customer), "customer", status=400)
         reference = p.get("client_reference_id")
         if reference is not None and (not isinstance(reference, str) or not 1 <= len(reference) <= 200):
             raise invalid("client_reference_id", "Invalid client_reference_id: 1 to 200 characters")
@@ -109,7 +119,7 @@ class Api:
             created = now()
             expires_at = integer(p["expires_at"], "expires_at", created + 1800, created + SESSION_LIFETIME)
         session = self.state.new_session(
-            line_items=line_items, mode=mode, public_url=self.public_url, customer_email=email,
+            line_items=line_items, mode=mode, public_url=self.public_url, customer_email=email, customer=customer,
             client_reference_id=reference, metadata=metadata,
             subscription_data={"trial_period_days": trial_days, "metadata": sub_metadata},
             payment_method_collection=collection, success_url=p.get("success_url"), cancel_url=p.get("cancel_url"),
@@ -145,11 +155,19 @@ class Api:
         if session is None:
             raise no_such("checkout.session", session_id)
         if session["status"] == "open" and now() >= session["expires_at"]:
-            session["status"] = "expired"
+            self.billing.expire_session(session)
         return session
 
     async def get_session(self, request: web.Request) -> web.Response:
         return web.json_response(public(self._session(request.match_info["id"])))
+
+    async def expire_session(self, request: web.Request) -> web.Response:
+        session = self._session(request.match_info["id"])
+        if session["status"] != "open":
+            raise ApiError(400, f"Only Checkout Sessions with a status in [\"open\"] can be expired. This Checkout "
+                           f"Session has a status of \"{session['status']}\".")
+        self.billing.expire_session(session)
+        return web.json_response(public(session))
 
     # -- Subscriptions and the rest --------------------------------------------------------------------------
 
@@ -256,6 +274,7 @@ class Api:
     def add_routes(self, router: web.UrlDispatcher) -> None:
         router.add_post("/v1/checkout/sessions", self.create_session)
         router.add_get("/v1/checkout/sessions/{id}", self.get_session)
+        router.add_post("/v1/checkout/sessions/{id}/expire", self.expire_session)
         router.add_get("/v1/subscriptions/{id}", self.get_subscription)
         router.add_delete("/v1/subscriptions/{id}", self.cancel_subscription)
         router.add_get("/v1/customers/{id}", self.get_customer)

@@ -49,7 +49,8 @@ class Billing:
         at = now()
         data = session["_subscription_data"]
         trial_days = data.get("trial_period_days") or 0
-        customer = self.state.new_customer(email=session["customer_email"], card_number=card_number, at=at)
+        customer = self.state.customers.get(session["customer"] or "") or self.state.new_customer(
+            email=session["customer_email"], card_number=card_number, at=at)
         sub = self.state.new_subscription(customer=customer, line_items=session["_line_items"],
                                           metadata=dict(data.get("metadata") or {}), trial_days=trial_days, at=at,
                                           fails=fails)
@@ -67,6 +68,12 @@ class Billing:
         log.info("checkout %s complete: subscription %s %s", session["id"], sub["id"], sub["status"])
         self.schedule(sub)
         return sub
+
+    def expire_session(self, session: dict) -> None:
+        """An open session that can no longer be paid (expired by the API, or past its expires_at)."""
+        session["status"] = "expired"
+        self.events.emit("checkout.session.expired", session)
+        log.info("checkout %s expired", session["id"])
 
     # -- the clock -------------------------------------------------------------------------------------------
 

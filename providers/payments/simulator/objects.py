@@ -91,7 +91,7 @@ class State:
     # -- Checkout Sessions -----------------------------------------------------------------------------------
 
     def new_session(self, *, line_items: list[dict], mode: str, public_url: str, customer_email: str | None,
-                    client_reference_id: str | None, metadata: dict, subscription_data: dict,
+                    customer: str | None, client_reference_id: str | None, metadata: dict, subscription_data: dict,
                     payment_method_collection: str, success_url: str | None, cancel_url: str | None,
                     expires_at: int | None) -> dict:
         created = now()
@@ -105,7 +105,8 @@ class State:
             "created": created, "currency": CURRENCY, "custom_fields": [],
             "custom_text": {"after_submit": None, "shipping_address": None, "submit": None,
                             "terms_of_service_acceptance": None},
-            "customer": None, "customer_creation": None, "customer_details": None, "customer_email": customer_email,
+            "customer": customer, "customer_creation": None, "customer_details": None,
+            "customer_email": customer_email,
             "discounts": [], "expires_at": expires_at or created + SESSION_LIFETIME, "invoice": None,
             "invoice_creation": None, "livemode": False, "locale": None, "metadata": metadata, "mode": mode,
             "payment_intent": None, "payment_link": None, "payment_method_collection": payment_method_collection,

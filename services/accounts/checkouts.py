@@ -1,0 +1,55 @@
+"""A new hosted checkout for a business that has no subscription in force: a signup whose checkout link expired
+(24 hours) before it was paid, or a canceled subscription to replace (resubscribe). The rules are
+payments_domain.checkout_refusal and checkout_trial_days.
+
+The earlier checkout is expired first, so two subscriptions can never be started from two open links; if it was
+paid meanwhile, nothing new is opened. The provider is called with no transaction held; the new session is then
+stored on the business, provided its subscription did not come into force meanwhile. The Stripe customer of an
+earlier subscription is reused. Completing the checkout moves the business as any checkout does
+(payments_service): trialing after a signup's, active again after a resubscription, with the workspace resumed.
+"""
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core import tenant
+from core.errors import ServiceError, not_found
+from core.ids import new_id
+from providers.payments.adapter import Checkout
+from services.accounts import domain, store
+from services.accounts import payments_domain as pay
+from services.accounts.payments_service import Payments
+
+
+class Checkouts:
+    def __init__(self, engine: AsyncEngine, payments: Payments, prices: dict[str, str]):
+        self.engine, self.payments, self.prices = engine, payments, prices
+
+    async def reopen(self, business_id: str | None) -> tuple[str, Checkout]:
+        """(business id, its new checkout); 409 conflict when it has a subscription in force."""
+        business_id = tenant.pick_business(tenant.require_account(), business_id)
+        async with self.engine.connect() as conn:
+            row = await store.checkout_facts(conn, business_id)
+        if row is None:
+            raise not_found("workspace")
+        if why := pay.checkout_refusal(row.lifecycle_state, row.subscription_status):
+            raise ServiceError("conflict", why)
+        price = pay.price_of(row.plan_id, self.prices)
+        if price is None:
+            raise ServiceError("conflict", f"plan {row.plan_id} has no checkout price configured (CHECKOUT_PRICES)")
+        if row.checkout_session_id and pay.starts_a_subscription(
+                *await self.payments.expire_checkout(row.checkout_session_id), row.subscription_id):
+            raise ServiceError("conflict", "the earlier checkout was just paid: the subscription starts within "
+                               "seconds, nothing more to pay")
+        checkout = await self.payments.open_checkout(
+            business_id, row.email, price, pay.checkout_trial_days(row.subscription_status, domain.TRIAL_DAYS),
+            customer_id=row.customer_id, attempt=f"checkout-{new_id()}")
+        async with self.engine.begin() as conn:
+            current = await store.lock_business(conn, business_id)
+            in_force = pay.checkout_refusal(current.lifecycle_state, current.subscription_status) is not None
+            if not in_force:
+                await store.update_business(conn, business_id, {"checkout_session_id": checkout.id})
+        if in_force:  # meanwhile: the new link must not be paid
+            await self.payments.expire_checkout(checkout.id)
+            raise ServiceError("conflict", "the subscription came into force meanwhile: nothing more to pay")
+        return business_id, checkout
