@@ -49,6 +49,7 @@ CATALOGUE: tuple[EventType, ...] = (
     EventType("webhook.test", events_pb2.WebhookTest),
     EventType("agent.prompt_changed", events_pb2.AgentPromptChanged, partner=False),
     EventType("workspace.standing_changed", events_pb2.WorkspaceStandingChanged, partner=False),
+    EventType("workspace.owner_notice", events_pb2.OwnerNotice, partner=False),
 )
 
 # What partners may subscribe to, in the spec's order.

@@ -55,6 +55,23 @@ def price_of(plan: str, prices: dict[str, str]) -> str | None:
     return next((price for price, offered in prices.items() if offered == plan), None)
 
 
+def trial_ending_notice(business_name: str, trial_end: datetime, dashboard_url: str) -> tuple[str, str]:
+    """The owner's e-mail (subject, body) when the provider says a trial ends soon."""
+    day = f"{trial_end:%A %d %B %Y} ({trial_end:%H:%M} UTC)"
+    return (f"Your Switchboard trial for {business_name} ends on {trial_end:%d %B}",
+            f"The free trial of {business_name} ends on {day}. The card you gave at the checkout is charged then and "
+            f"the subscription goes on; nothing to do if that suits you. To change your plan or card, or to cancel "
+            f"before the trial ends, open your dashboard: {dashboard_url}\n")
+
+
+def plan_of_subscription(subscription: dict, prices: dict[str, str]) -> str | None:
+    """The plan a subscription's first item's price stands for (CHECKOUT_PRICES), or None for a price we do not
+    offer."""
+    items = (subscription.get("items") or {}).get("data") or []
+    price = ((items[0] if items else {}).get("price") or {}).get("id")
+    return prices.get(price) if isinstance(price, str) else None
+
+
 def checkout_refusal(lifecycle_state: str, status: str) -> str | None:
     """Why a business may not open a new checkout now (None: it may). A signup whose checkout never completed may
     reopen one (its link expires after 24 hours), and a canceled subscription may be replaced (resubscribe); a

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from core.background import Background
 from core.errors import ServiceError
 from core.ids import is_uuid, utcnow
+from core.outbox import add_event
 from core.rpc import Client
 from core.settings import Settings
 from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider, invoice_subscription_id
@@ -28,6 +29,8 @@ from providers.x402.server import FacilitatorUnavailable, MalformedPayment, Paym
 from services.accounts import lifecycle, store
 from services.accounts import payments_domain as pay
 from services.accounts.provisioning_service import Provisioning
+from services.accounts.store import outbox
+from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +46,10 @@ def _at(unix_seconds: int) -> datetime:
 
 class Payments:
     def __init__(self, engine: AsyncEngine, checkout: PaymentsProvider, gate: X402Gate | None, webhook_secret: str,
-                 provisioning: Provisioning, base_url: str, grace: timedelta, events_committed: Callable[[], None]):
+                 provisioning: Provisioning, base_url: str, grace: timedelta, events_committed: Callable[[], None],
+                 prices: dict[str, str]):
         self.engine = engine
+        self.prices = prices  # CHECKOUT_PRICES: {price id: plan}
         self.checkout = checkout
         self.gate = gate
         self.webhook_secret = webhook_secret
@@ -132,7 +137,7 @@ class Payments:
             raise ServiceError("unauthorized", f"payment webhook refused: {exc}") from None
         obj = event["data"]["object"].to_dict()
         kind, created = event["type"], _at(int(event["created"]))
-        moved = False
+        added = False
         async with self.engine.begin() as conn:
             named = pay.business_of_event(obj)
             business = await store.lock_business_by(conn, named if is_uuid(named or "") else None,
@@ -144,19 +149,24 @@ class Payments:
             if business is None:
                 log.info("payment event %s (%s) names no business of ours; acknowledged", event["id"], kind)
                 return True
-            values = _event_values(kind, obj, created, business)
+            values = _event_values(kind, obj, created, business, self.prices)
             if kind == "checkout.session.completed" and obj.get("status", "complete") == "complete":
                 await self.provisioning.resume(conn, str(business.id))
             resubscribed = business.lifecycle_state == "canceled" and values.get("subscription_status") == pay.ACTIVE
             if values:
-                business, moved = await lifecycle.change(conn, business, values)
+                business, added = await lifecycle.change(conn, business, values)
             if resubscribed and kind == "checkout.session.completed":
                 business, resumed = await lifecycle.move(conn, business, "resume", values={"paused_by_billing": False})
-                moved = moved or resumed
+                added = added or resumed
             if kind == "customer.subscription.deleted":
                 await self.provisioning.cancel_waiting(conn, str(business.id))
-            moved = await self._apply_billing(conn, business, utcnow()) or moved
-        if moved:
+            if kind == "customer.subscription.trial_will_end" and isinstance(obj.get("trial_end"), int):
+                subject, text = pay.trial_ending_notice(business.name, _at(obj["trial_end"]), f"{self.base_url}/dashboard")
+                await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=str(business.id), subject=subject,
+                                                                     body=text), str(business.id))
+                added = True
+            added = await self._apply_billing(conn, business, utcnow()) or added
+        if added:
             self.events_committed()
         if kind == "checkout.session.completed":
             self.provision_soon()
@@ -218,7 +228,7 @@ def _subscription_of(kind: str, obj: dict) -> str | None:
     return invoice_subscription_id(obj)  # a checkout session's `subscription` is read the same way
 
 
-def _event_values(kind: str, obj: dict, created: datetime, business) -> dict:
+def _event_values(kind: str, obj: dict, created: datetime, business, prices: dict[str, str]) -> dict:
     """The business columns an event sets."""
     status = business.subscription_status
     if kind == "checkout.session.completed":
@@ -239,6 +249,8 @@ def _event_values(kind: str, obj: dict, created: datetime, business) -> dict:
         if ours is None or not pay.applies(created, business.subscription_event_at, status):
             return {}
         values = {"subscription_status": ours, "subscription_event_at": created, "subscription_id": obj.get("id")}
+        if (plan := pay.plan_of_subscription(obj, prices)) is not None:  # an upgrade or downgrade
+            values["plan_id"] = plan
         if ours in (pay.TRIALING, pay.ACTIVE):
             values["past_due_since"] = None
         elif ours == pay.PAST_DUE and business.past_due_since is None:
@@ -299,5 +311,5 @@ def payment_parts(s: Settings, engine: AsyncEngine, agents: Client,
         closers.append(gate.close)
     provisioning = Provisioning(engine, agents, s.provisioning_retry_seconds)
     payments = Payments(engine, checkout, gate, s.payments_webhook_secret.reveal(), provisioning,
-                        s.public_base_url, timedelta(hours=s.payment_grace_hours), events_committed)
+                        s.public_base_url, timedelta(hours=s.payment_grace_hours), events_committed, s.checkout_prices)
     return payments, provisioning, closers

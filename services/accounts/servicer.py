@@ -31,7 +31,8 @@ def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
     ws = accounts_pb2.Workspace(id=str(row["id"]), name=row["name"], lifecycle_state=row["lifecycle_state"],
                                 metadata=struct(row["metadata"]), subscription_status=row["subscription_status"],
                                 timezone=row["timezone"],
-                                standing=standing.standing(row["lifecycle_state"], row["subscription_status"]))
+                                standing=standing.standing(row["lifecycle_state"], row["subscription_status"]),
+                                plan_id=row["plan_id"])
     if row["external_ref"] is not None:
         ws.external_ref = row["external_ref"]
     set_timestamp(ws, "created_at", row["created_at"])

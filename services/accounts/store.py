@@ -350,7 +350,7 @@ async def expire_magic_links_of(conn: AsyncConnection, account_id: str, now: dat
 
 WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
                      businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at,
-                     businesses.c.subscription_status, businesses.c.timezone)
+                     businesses.c.subscription_status, businesses.c.timezone, businesses.c.plan_id)
 _WORKSPACE_BY_ID = Prepared(sa.select(*WORKSPACE_COLUMNS).where(businesses.c.id == sa.bindparam("id")))
 
 

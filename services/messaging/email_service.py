@@ -32,6 +32,8 @@ from switchboard.v1 import accounts_pb2, common_pb2, sdr_pb2
 log = logging.getLogger(__name__)
 PROMPTS_SUBJECT = subject_for("agent.prompt_changed")
 PROMPTS_CONSUMER = "messaging-owner-emails"
+NOTICES_SUBJECT = subject_for("workspace.owner_notice")
+NOTICES_CONSUMER = "messaging-owner-notices"
 EMAILS_PAGE = (50, 100)
 DELIVERY_LEASE = timedelta(seconds=120)
 DELIVERY_BATCH = 20
@@ -120,15 +122,24 @@ class Emails:
         return row
 
     async def notify_owner(self, message: dict) -> None:
-        """Queue the owner's email about an agent prompt change (once per event). Before the owner confirmed the
-        address it waits in the queue for the owner's approval in the dashboard instead of going out."""
+        """Queue the owner's email about an agent prompt change (once per event)."""
         event, change = business_event(message)
         if change.notify != "owner":
             return
-        with tenant.acting_as(tenant.acting_for(event.business_id, PROMPTS_CONSUMER)):
-            owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=event.business_id))
         subject, body = domain.prompt_change_email(change.agent_name, list(change.fields), change.source,
                                                    change.version, change.reason if change.HasField("reason") else None)
+        await self._to_owner(event, subject, body)
+
+    async def pass_on_notice(self, message: dict) -> None:
+        """Queue the owner's email another service asked for (`workspace.owner_notice`: billing), once per event."""
+        event, notice = business_event(message)
+        await self._to_owner(event, notice.subject, notice.body)
+
+    async def _to_owner(self, event, subject: str, body: str) -> None:
+        """The owner's notification, once per event. Before the owner confirmed the address it waits in the queue
+        for the owner's approval in the dashboard instead of going out."""
+        with tenant.acting_as(tenant.acting_for(event.business_id, PROMPTS_CONSUMER)):
+            owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=event.business_id))
         now = utcnow()
         held = {"status": "pending_approval", "recipient": domain.OTHER} if not owner.email_confirmed else {
             "status": "approved", "recipient": domain.OWNER, "approved_by": "platform", "approved_at": now,

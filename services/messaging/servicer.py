@@ -22,7 +22,15 @@ from services.messaging.compliance_service import (
     decision_message,
 )
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
-from services.messaging.email_service import EMAILS_PAGE, PROMPTS_CONSUMER, PROMPTS_SUBJECT, EmailDelivery, Emails
+from services.messaging.email_service import (
+    EMAILS_PAGE,
+    NOTICES_CONSUMER,
+    NOTICES_SUBJECT,
+    PROMPTS_CONSUMER,
+    PROMPTS_SUBJECT,
+    EmailDelivery,
+    Emails,
+)
 from services.messaging.provider_service import TWIML, ProviderRequests
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
 from switchboard.v1 import messaging_pb2, messaging_pb2_grpc
@@ -229,6 +237,7 @@ def build(runtime: Runtime) -> MessagingServicer:
                                 filter_subject=provider_service.CALLS_SUBJECT))
     emails = Emails(runtime.engine, provider.accounts, texts.sdr, s.email_daily_quota)
     runtime.run(DurableConsumer(runtime.bus, PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT))
+    runtime.run(DurableConsumer(runtime.bus, NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT))
     sender = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
                         password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
     runtime.run(EmailDelivery(runtime.engine, sender, interval=s.email_delivery_interval_seconds,

@@ -125,3 +125,18 @@ def test_an_earlier_checkout_paid_meanwhile_stops_a_new_one():
     assert pay.starts_a_subscription("complete", "sub_new", "sub_old")  # a resubscription, paid a moment ago
     assert not pay.starts_a_subscription("complete", "sub_old", "sub_old")  # the canceled one's own checkout
     assert not pay.starts_a_subscription("expired", None, None)
+
+
+def test_the_trial_notice_names_the_business_the_day_and_the_dashboard():
+    subject, body = pay.trial_ending_notice("Acme Plumbing", datetime(2026, 12, 1, 9, 30, tzinfo=timezone.utc),
+                                            "https://sb.example/dashboard")
+    assert subject == "Your Switchboard trial for Acme Plumbing ends on 01 December"
+    assert "Tuesday 01 December 2026 (09:30 UTC)" in body and "https://sb.example/dashboard" in body
+
+
+def test_the_plan_follows_the_subscriptions_price_when_we_offer_it():
+    prices = {"price_growth_monthly": "growth"}
+    sub = {"items": {"data": [{"price": {"id": "price_growth_monthly"}}]}}
+    assert pay.plan_of_subscription(sub, prices) == "growth"
+    assert pay.plan_of_subscription({"items": {"data": [{"price": {"id": "price_other"}}]}}, prices) is None
+    assert pay.plan_of_subscription({}, prices) is None

@@ -122,6 +122,16 @@ class WorkspaceStandingChanged(_message.Message):
     previous_standing: str
     def __init__(self, business_id: _Optional[str] = ..., account_id: _Optional[str] = ..., standing: _Optional[str] = ..., previous_standing: _Optional[str] = ...) -> None: ...
 
+class OwnerNotice(_message.Message):
+    __slots__ = ("business_id", "subject", "body")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    SUBJECT_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    subject: str
+    body: str
+    def __init__(self, business_id: _Optional[str] = ..., subject: _Optional[str] = ..., body: _Optional[str] = ...) -> None: ...
+
 class AgentPromptChanged(_message.Message):
     __slots__ = ("agent_id", "agent_name", "business_id", "fields", "source", "reason", "version", "notify")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -51,6 +51,8 @@ Test control plane (not Stripe's; under `/_simulator`, no authentication; errors
   renewal or payment retry): `{"moment", "events": [ids], "subscription"}`; 409 once it is canceled.
 - `POST /_simulator/subscriptions/{id}/fail_payments` `{"fail": true|false}` → its card fails (or works) from the
   next charge on.
+- `POST /_simulator/subscriptions/{id}/trial_will_end` → sends `customer.subscription.trial_will_end` now (a
+  trialing subscription; 409 otherwise); the scaled clock sends it three days before the trial ends.
 - `POST /_simulator/reset` → forgets every object, event, fault, idempotency key and logged request.
 - `GET /_simulator/health` → `{"status": "ok"}`.
 """

@@ -10,7 +10,10 @@
 - `GET /v1/checkout/sessions/{id}`, `/v1/subscriptions/{id}`, `/v1/customers/{id}`, `/v1/invoices/{id}`,
   `/v1/prices/{id}`, `/v1/events/{id}`; `GET /v1/events?type=&limit=&starting_after=` (newest first);
   `GET /v1/balance`; `DELETE /v1/subscriptions/{id}` (cancel now; a canceled one is no longer found, as Stripe
-  answers).
+  answers); `POST /v1/subscriptions/{id}` with `items[0][id]` and `items[0][price]` (a plan change, emitting
+  `customer.subscription.updated`). A trialing subscription's `customer.subscription.trial_will_end` comes three
+  days before the trial ends (on the scaled clock; `POST /_simulator/subscriptions/{id}/trial_will_end` sends it
+  now).
 - `GET /c/pay/{id}`: the page; `POST /c/pay/{id}` (cardNumber, cardExpiry, cardCvc): pay (see `cards`), then
   303 to the success URL with `{CHECKOUT_SESSION_ID}` filled in.
 """
@@ -180,6 +183,25 @@ class Api:
     async def get_subscription(self, request: web.Request) -> web.Response:
         return web.json_response(public(self._subscription(request.match_info["id"])))
 
+    async def update_subscription(self, request: web.Request) -> web.Response:
+        """Only a plan change is simulated: `items[0][id]` (an item of the subscription) and `items[0][price]`."""
+        sub = self._subscription(request.match_info["id"])
+        p = decode_body(await request.read())
+        check_known(p, {"items", "proration_behavior"})
+        items = p.get("items")
+        if not isinstance(items, list) or len(items) != 1 or not isinstance(items[0], dict):
+            raise invalid("items", "Only a change of one item's price is simulated: items[0][id], items[0][price]")
+        check_known(items[0], {"id", "price"}, "items[0]")
+        item_id, price = items[0].get("id"), items[0].get("price")
+        if not any(i["id"] == item_id for i in sub["items"]["data"]):
+            raise no_such("subscription_item", str(item_id), "items[0][id]", status=400)
+        if not isinstance(price, str) or not PRICE_ID.match(price):
+            raise no_such("price", str(price), "items[0][price]", status=400)
+        if sub["status"] == "canceled":
+            raise invalid("items", "A canceled subscription cannot be updated.")
+        self.billing.change_price(sub, item_id, price_object(price))
+        return web.json_response(public(sub))
+
     async def cancel_subscription(self, request: web.Request) -> web.Response:
         sub = self._subscription(request.match_info["id"])
         if sub["status"] == "canceled":  # Stripe: a canceled subscription cannot be canceled, nor found to be
@@ -276,6 +298,7 @@ class Api:
         router.add_get("/v1/checkout/sessions/{id}", self.get_session)
         router.add_post("/v1/checkout/sessions/{id}/expire", self.expire_session)
         router.add_get("/v1/subscriptions/{id}", self.get_subscription)
+        router.add_post("/v1/subscriptions/{id}", self.update_subscription)
         router.add_delete("/v1/subscriptions/{id}", self.cancel_subscription)
         router.add_get("/v1/customers/{id}", self.get_customer)
         router.add_get("/v1/invoices/{id}", self.get_invoice)

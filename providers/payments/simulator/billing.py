@@ -26,10 +26,11 @@ import copy
 import logging
 
 from providers.payments.simulator.events import Events
-from providers.payments.simulator.objects import DAY, State, add_months, now
+from providers.payments.simulator.objects import DAY, State, add_months, now, plan_object
 
 log = logging.getLogger(__name__)
 
+TRIAL_WILL_END_DAYS = 3  # Stripe's notice comes three days before a trial ends
 RETRY_DAYS = (3, 5, 7)  # after the first failed attempt: three retries, then the subscription is canceled
 
 
@@ -83,11 +84,35 @@ class Billing:
             return
         delay = max(sub["_next_at"] - sub["_clock"], 0) * self.time_scale
         self.timers[sub["id"]] = asyncio.get_running_loop().create_task(self._after(sub["id"], delay))
+        if sub["status"] == "trialing" and not sub.get("_trial_will_end_sent"):
+            warn = max(sub["trial_end"] - TRIAL_WILL_END_DAYS * DAY - sub["_clock"], 0) * self.time_scale
+            self.timers[f"{sub['id']}:trial_will_end"] = asyncio.get_running_loop().create_task(
+                self._warn_later(sub["id"], warn))
+
+    async def _warn_later(self, sub_id: str, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self.timers.pop(f"{sub_id}:trial_will_end", None)
+        sub = self.state.subscriptions.get(sub_id)
+        if sub is not None and sub["status"] == "trialing":
+            self.trial_will_end(sub)
+
+    def trial_will_end(self, sub: dict) -> dict:
+        """Stripe's notice three days before a trial ends (once per trial); the event."""
+        sub["_trial_will_end_sent"] = True
+        return self.events.emit("customer.subscription.trial_will_end", sub)
+
+    def change_price(self, sub: dict, item_id: str, price: dict) -> None:
+        """A plan change (an upgrade or downgrade, taking effect now without proration)."""
+        previous = {"items": copy.deepcopy({"data": sub["items"]["data"]})}
+        item = next(i for i in sub["items"]["data"] if i["id"] == item_id)
+        item.update(price=price, plan=plan_object(price))
+        self.events.emit("customer.subscription.updated", sub, previous=previous)
 
     def unschedule(self, sub_id: str) -> None:
-        timer = self.timers.pop(sub_id, None)
-        if timer is not None and timer is not asyncio.current_task():
-            timer.cancel()
+        for key in (sub_id, f"{sub_id}:trial_will_end"):
+            timer = self.timers.pop(key, None)
+            if timer is not None and timer is not asyncio.current_task():
+                timer.cancel()
 
     async def _after(self, sub_id: str, delay: float) -> None:
         await asyncio.sleep(delay)

@@ -72,6 +72,14 @@ class Control(ControlPlane):
         self.billing.set_failing(sub, body["fail"])
         return web.json_response({"id": sub["id"], "fail": sub["_fails"], "status": sub["status"]})
 
+    async def trial_will_end(self, request: web.Request) -> web.Response:
+        sub = self._subscription(request)
+        if isinstance(sub, web.Response):
+            return sub
+        if sub["status"] != "trialing":
+            return refused(f"subscription {sub['id']} is {sub['status']}, not in a trial", 409)
+        return web.json_response(self.billing.trial_will_end(sub))
+
     async def reset(self, request: web.Request) -> web.Response:
         self.billing.stop()
         self.events.reset()
@@ -86,4 +94,5 @@ class Control(ControlPlane):
         router.add_post(f"{self.prefix}/events/{{id}}/resend", self.resend)
         router.add_post(f"{self.prefix}/subscriptions/{{id}}/advance", self.advance)
         router.add_post(f"{self.prefix}/subscriptions/{{id}}/fail_payments", self.fail_payments)
+        router.add_post(f"{self.prefix}/subscriptions/{{id}}/trial_will_end", self.trial_will_end)
         router.add_post(f"{self.prefix}/reset", self.reset)

@@ -1,0 +1,76 @@
+"""The payment provider's events beyond the checkout, end to end through the payments simulator: the trial's end
+announced to the owner by e-mail (once, through the email queue), and a plan change at the provider followed by
+the workspace's plan."""
+import aiohttp
+
+from tests.e2e.test_signup_payments import (
+    full_key,
+    payments,  # noqa: F401 - a fixture
+    provisioned,
+    release_numbers,
+    signup,
+    until,
+    workspace,
+)
+
+
+async def _more(count, than: int) -> bool:
+    return await count() > than
+
+
+async def subscribed(api, payments, stack):  # noqa: F811
+    """A paid signup: its key, business id, owner's address, subscription (as the provider created it)."""
+    status, body, _ = await signup(api)
+    bid, key = body["business_id"], await full_key(api, body)
+    assert (await payments.check_out(body["checkout_url"]))[0] == 303
+    ws = await provisioned(api, key, bid)
+    [created] = [e for e in await payments.events(**{"metadata.business_id": bid})
+                 if e["type"] == "customer.subscription.created"]
+    return key, bid, body["_email"], created["event"]["data"]["object"], ws
+
+
+async def test_the_owner_hears_by_email_that_the_trial_ends(api, payments, stack):  # noqa: F811
+    key, bid, owner, sub, ws = await subscribed(api, payments, stack)
+    await api.confirm_address(stack, owner)
+    status, sent = await payments.control("POST", f"/subscriptions/{sub['id']}/trial_will_end")
+    assert status == 200, sent
+
+    async def notices():
+        status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "sent"})
+        return [e for e in queue["emails"] if e["kind"] == "owner_notification" and "trial" in e["subject"]]
+    [notice] = await until(notices, "the owner's e-mail about the trial's end")
+    assert notice["to"] == owner.lower() and "ends on" in notice["subject"] and "/dashboard" in notice["body"]
+    # The provider repeats the event: it is applied once, so the owner hears once.
+    status, _ = await payments.control("POST", f"/events/{sent['id']}/resend")
+    assert status == 200
+    assert len(await notices()) == 1
+    await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
+
+
+async def test_a_plan_change_at_the_provider_changes_the_workspaces_plan(api, payments, stack):  # noqa: F811
+    key, bid, _, sub, ws = await subscribed(api, payments, stack)
+    assert (await workspace(api, key, bid))["plan_id"] == "starter"
+
+    async def change(price: str) -> None:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"{payments.url}/v1/subscriptions/{sub['id']}", data={
+                    "items[0][id]": sub["items"]["data"][0]["id"], "items[0][price]": price},
+                    headers={"Authorization": f"Bearer {stack.env()['PAYMENTS_API_KEY']}"}) as r:
+                assert r.status == 200, await r.text()
+
+    await change("price_growth_monthly")
+
+    async def on_plan(plan: str):
+        return (await workspace(api, key, bid))["plan_id"] == plan
+    await until(lambda: on_plan("growth"), "the upgrade to reach the workspace")
+
+    async def updates_applied() -> int:
+        return len([e for e in await payments.events(**{"metadata.business_id": bid})
+                    if e["type"] == "customer.subscription.updated" and e["status"] == "succeeded"])
+    applied = await updates_applied()
+    await change("price_not_offered_here")
+    await until(lambda: _more(updates_applied, applied), "the provider's event for a price we do not offer")
+    assert await on_plan("growth")  # a price we do not offer changes nothing
+    await change("price_scale_monthly")
+    await until(lambda: on_plan("scale"), "the second change to reach the workspace")
+    await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
