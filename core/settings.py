@@ -104,6 +104,10 @@ class Settings:
     sms_account_sid: str = ""
     sms_auth_token: Secret = Secret("")
     sms_timeout_seconds: float = 5.0
+    # Texts of unknown outcome (the provider did not answer the send): how often the provider is asked about them,
+    # and after how long one it has no record of counts as never sent.
+    sms_reconcile_seconds: float = 30.0
+    sms_unknown_give_up_minutes: float = 10.0
     # Outgoing email (the owner's notifications, queued emails): an SMTP server; the local stack runs a catch-all.
     smtp_host: str = "localhost"
     smtp_port: int = 25
@@ -235,6 +239,8 @@ def load() -> Settings:
         sms_account_sid=os.environ.get("SMS_ACCOUNT_SID", ""),
         sms_auth_token=Secret(os.environ.get("SMS_AUTH_TOKEN", "")),
         sms_timeout_seconds=float(os.environ.get("SMS_TIMEOUT_SECONDS", "5")),
+        sms_reconcile_seconds=float(os.environ.get("SMS_RECONCILE_SECONDS", "30")),
+        sms_unknown_give_up_minutes=float(os.environ.get("SMS_UNKNOWN_GIVE_UP_MINUTES", "10")),
         platform_dnc=_list("PLATFORM_DNC"),
         compliance_calls_per_24h=_int("COMPLIANCE_CALLS_PER_24H", 3),
         smtp_host=os.environ.get("SMTP_HOST", "localhost"),

@@ -62,7 +62,7 @@ def stack(request):
                          # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)
                          "VOICE_SIM_TIME_SCALE": "0.05", "SMS_SIM_TIME_SCALE": "0.05",
                          # queued emails go out within a fraction of a second, retries in milliseconds
-                         "EMAIL_DELIVERY_INTERVAL_SECONDS": "0.2", "EMAIL_RETRY_SCALE": "0.001",
+                         "EMAIL_DELIVERY_INTERVAL_SECONDS": "0.2", "SMS_RECONCILE_SECONDS": "0.5", "EMAIL_RETRY_SCALE": "0.001",
                          # a number on the platform-wide do-not-call list
                          "PLATFORM_DNC": "+14155550166",
                          # the reaper closes a silent call a second past its max_duration

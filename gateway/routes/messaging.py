@@ -7,6 +7,7 @@ from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.patterns import NOT_BLANK
 from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, EMAIL_APPROVE, EMAIL_QUEUE, SMS_SEND, UUID
 from providers.messaging.signatures import SIGNATURE_HEADER
@@ -21,6 +22,8 @@ CHECKS = ("number_on_dnc", "number_opted_out", "content_blocked", "tcpa_violatio
 
 async def send(ctx: RequestContext):
     req = set_fields(messaging_pb2.SendSmsRequest(), ctx.body, "to", "from_agent_id", "message", "lead_id")
+    if IDEMPOTENCY_HEADER in ctx.request.headers:
+        req.idempotency_key = ctx.request.headers[IDEMPOTENCY_HEADER]
     return to_json(await ctx.rpc("messaging").SendSms(req))
 
 
@@ -128,7 +131,12 @@ SIGNED = ("Called by the messaging provider, not by API clients: a form POST sig
 ROUTES = [
     Route("POST", f"{V1}/sms/send", send, "Send a text from an agent's number", "sms", scope="sms:write",
           body=SMS_SEND, response="SmsSent",
-          errors=("unauthorized", "forbidden", "bad_request", "not_found", *CHECKS, "sms_send_failed"),
+          headers={IDEMPOTENCY_HEADER: {
+              "type": "string", "minLength": 1, "maxLength": 255,
+              "description": "makes a retry safe: a send whose key already names a text of the business answers "
+              "with that text as it is now (no second text); another message or recipient with the same key is "
+              "409 conflict"}},
+          errors=("unauthorized", "forbidden", "bad_request", "not_found", "conflict", *CHECKS, "sms_send_failed"),
           rpcs=(f"{MESSAGING}/SendSms",),
           description="Checks, in order, each refusal 400 with a message saying what to do: number_on_dnc (the "
           "business's do-not-call list or the platform's), number_opted_out (the recipient replied STOP, was opted "

@@ -15,17 +15,21 @@ class ProviderError(Exception):
     """The SMS provider failed or refused a request.
 
     `status`: the provider's HTTP status (None when it could not be reached or timed out);
-    `code`: the provider's numeric error code (Twilio's, e.g. 21211) when it gave one.
+    `code`: the provider's numeric error code (Twilio's, e.g. 21211) when it gave one;
+    `maybe_done`: the request reached the provider and no answer came back (a time-out, a dropped connection), so
+    it may have been carried out: a text may have gone out.
     """
 
-    def __init__(self, message: str, status: int | None = None, code: int | None = None):
+    def __init__(self, message: str, status: int | None = None, code: int | None = None, maybe_done: bool = False):
         super().__init__(message)
         self.message = message
         self.status = status
         self.code = code
+        self.maybe_done = maybe_done
 
     def __repr__(self) -> str:
-        return f"ProviderError({self.message!r}, status={self.status!r}, code={self.code!r})"
+        return (f"ProviderError({self.message!r}, status={self.status!r}, code={self.code!r}, "
+                f"maybe_done={self.maybe_done!r})")
 
 
 class MessagingProvider(Protocol):

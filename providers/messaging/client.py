@@ -104,9 +104,12 @@ class TwilioClient(SessionClient):
             async with self._http().post(self.base_url + path, data=form) as r:
                 status, raw = r.status, await r.read()
         except (asyncio.TimeoutError, aiohttp.ClientError) as exc:
-            log.warning("messaging provider %s failed (%s); not retried: the text may have gone out",
-                        where, type(exc).__name__)
-            raise ProviderError(f"messaging provider unreachable ({where}): {self._reason(exc)}") from None
+            # Not connected at all: nothing was sent. Anything later (a time-out, a dropped connection): it may have.
+            maybe_done = not isinstance(exc, aiohttp.ClientConnectorError)
+            log.warning("messaging provider %s failed (%s); not retried%s", where, type(exc).__name__,
+                        ": the text may have gone out" if maybe_done else "")
+            raise ProviderError(f"messaging provider unreachable ({where}): {self._reason(exc)}",
+                                maybe_done=maybe_done) from None
         return self._result(where, status, raw)
 
     async def _read(self, route: str, path: str, params: dict | None = None) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from email.utils import parsedate_to_datetime
 
 from core.errors import ServiceError
 
@@ -17,11 +18,28 @@ PREVIEW_LENGTH = 160  # of a thread's latest message in the thread list
 # sending, sent -> one outcome. The provider's callbacks may come late, twice or out of order; a status never
 # moves backwards and an outcome is final. An inbound message is `received`.
 PENDING = "pending"
-PROGRESS = (PENDING, "accepted", "queued", "sending", "sent")
+# The provider was asked and no answer came (a time-out): the text may have gone out. Its callback or the
+# reconciliation (services.messaging.reconciliation) says what became of it.
+UNKNOWN = "unknown"
+PROGRESS = (PENDING, UNKNOWN, "accepted", "queued", "sending", "sent")
 OUTCOMES = ("delivered", "undelivered", "failed")
 RECEIVED = "received"
 STATUSES = (*PROGRESS, *OUTCOMES, RECEIVED)
 _RANK = {**{s: i for i, s in enumerate(PROGRESS)}, **{s: len(PROGRESS) for s in OUTCOMES}}
+
+
+def sent_match(listed: list[dict], body: str, sent_at: datetime, known_sids: set[str]) -> dict | None:
+    """Among the provider's messages from our number to the callee (newest first), the one our text of unknown
+    outcome became: the same body, created no earlier than a minute before we sent it, not already one of ours."""
+    for message in listed:
+        try:
+            created = parsedate_to_datetime(message.get("date_created") or "")
+        except (TypeError, ValueError):
+            continue
+        if message.get("body") == body and created >= sent_at - timedelta(minutes=1) \
+                and message.get("sid") not in known_sids:
+            return message
+    return None
 
 
 def moves_forward(current: str, new: str) -> bool:

@@ -25,7 +25,7 @@ from core.rpc import Client, unless_not_found
 from providers.messaging import signatures
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
-from services.messaging.service import failed_event
+from services.messaging.service import failed_event, sent_event
 from services.messaging.store import outbox
 from switchboard.v1 import accounts_pb2, agents_pb2, events_pb2, sdr_pb2
 
@@ -63,6 +63,8 @@ class ProviderRequests:
                 changes.update(error_code=params["ErrorCode"], error_message=params.get("ErrorMessage") or
                                f"the carrier reported error {params['ErrorCode']}")
             updated = await store.update_message(conn, row.id, changes)
+            if row.status == domain.UNKNOWN:  # the send's answer never came: this is the first word of it
+                await add_event(conn, outbox, sent_event(updated), str(updated.business_id))
             event = domain.event_of_status(status)
             if event == "sms.delivered":
                 await add_event(conn, outbox, events_pb2.SmsDelivered(

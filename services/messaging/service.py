@@ -155,9 +155,18 @@ class Texts:
             accepted = await self.sms.send_message(to=to, from_=sender, body=text.body,
                                                    status_callback=status_callback_url(self.base_url, row.id))
         except ProviderError as exc:
+            if exc.maybe_done:
+                told = await self._record_unknown(row, exc)
+                if told is not None:  # the provider's callback came first: the text went out
+                    return Sent(await self.record_accepted(row, {"sid": told.provider_sid, "status": told.status}),
+                                sender)
+                raise ServiceError("sms_send_failed", f"the messaging provider did not answer ({exc}): the text may "
+                                   f"have gone out. Message {row.id} is unknown until the provider's callback or "
+                                   "our check says what became of it; to learn it, repeat the request with the same "
+                                   "Idempotency-Key (never without one: that could text twice)") from None
             await self._record_failure(row, exc)
             raise ServiceError("sms_send_failed", f"the messaging provider did not take the message: {exc}") from None
-        return Sent(await self._record_accepted(row, accepted), sender)
+        return Sent(await self.record_accepted(row, accepted), sender)
 
     async def _lead(self, business_id: str, phone: str, lead_id: str | None):
         """The lead the text is for: `lead_id` (of the caller's businesses), else the business's lead with that
@@ -189,6 +198,17 @@ class Texts:
                 await transaction.rollback()  # not even the thread: the winner's message is on its own
             return await store.message_by_key(conn, business_id, text.idempotency_key), False
 
+    async def _record_unknown(self, row, exc: ProviderError):
+        """The text is unknown (no sms.failed: it may have gone out; services.messaging.reconciliation finds out),
+        unless the provider's callback already told us more: then that message, with its sid."""
+        async with self.engine.begin() as conn:
+            current = await store.message_for_callback(conn, str(row.id), "")
+            if current.status != domain.PENDING and current.provider_sid:
+                return current
+            await store.update_message(conn, row.id, {"status": domain.UNKNOWN, "error_message": str(exc),
+                                                      "updated_at": utcnow()})
+        return None
+
     async def _record_failure(self, row, exc: ProviderError) -> None:
         async with self.engine.begin() as conn:
             failed = await store.update_message(conn, row.id, {
@@ -197,20 +217,31 @@ class Texts:
             await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
         self.events_committed()
 
-    async def _record_accepted(self, row, accepted: dict):
+    async def record_never_sent(self, row, why: str) -> bool:
+        """A text of unknown outcome that never went out: failed (sms.failed), if it is still unknown."""
+        async with self.engine.begin() as conn:
+            current = await store.message_for_callback(conn, str(row.id), "")
+            if current is None or current.status != domain.UNKNOWN:
+                return False
+            failed = await store.update_message(conn, row.id, {"status": "failed", "error_message": why,
+                                                               "updated_at": utcnow()})
+            await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
+        self.events_committed()
+        return True
+
+    async def record_accepted(self, row, accepted: dict):
+        """The provider's Message for our text (its answer to the send, or found later): its sid, and sms.sent."""
         status = accepted.get("status") if domain.moves_forward(domain.PENDING, accepted.get("status") or "") \
             else "queued"
         async with self.engine.begin() as conn:
             current = await store.message_for_callback(conn, row.id, accepted["sid"])
+            if row.status == domain.UNKNOWN and current.status != domain.UNKNOWN:
+                return current  # found late, but a callback recorded it first (with sms.sent)
             changes = {"provider_sid": accepted["sid"], "updated_at": utcnow()}
             if domain.moves_forward(current.status, status):  # a callback may have moved it further already
                 changes["status"] = status
             sent = await store.update_message(conn, row.id, changes)
-            await add_event(conn, outbox, events_pb2.SmsSent(
-                message_id=str(sent.id), conversation_id=str(sent.conversation_id), message_sid=sent.provider_sid,
-                agent_id=str(sent.agent_id), to=sent.to_number, lead_id=str(sent.lead_id) if sent.lead_id else None,
-                external_ref=sent.external_ref, touch_id=sent.touch_id, **{"from": sent.from_number}),
-                str(sent.business_id))
+            await add_event(conn, outbox, sent_event(sent), str(sent.business_id))
         self.events_committed()
         return sent
 
@@ -236,6 +267,13 @@ class Texts:
             if conversation_id and paged.rows:
                 await store.mark_read(conn, conversation_id)
         return paged
+
+
+def sent_event(row) -> events_pb2.SmsSent:
+    return events_pb2.SmsSent(
+        message_id=str(row.id), conversation_id=str(row.conversation_id), message_sid=row.provider_sid,
+        agent_id=str(row.agent_id), to=row.to_number, lead_id=str(row.lead_id) if row.lead_id else None,
+        external_ref=row.external_ref, touch_id=row.touch_id, **{"from": row.from_number})
 
 
 def failed_event(row) -> events_pb2.SmsFailed:

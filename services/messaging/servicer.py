@@ -1,6 +1,7 @@
 """Messaging gRPC servicer: requests into the messaging use cases, rows into replies."""
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import parse_qs, urlparse
 
 from core.bus import DurableConsumer
@@ -32,6 +33,7 @@ from services.messaging.email_service import (
     Emails,
 )
 from services.messaging.provider_service import TWIML, ProviderRequests
+from services.messaging.reconciliation import Reconciliation
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
 from switchboard.v1 import messaging_pb2, messaging_pb2_grpc
 
@@ -235,6 +237,8 @@ def build(runtime: Runtime) -> MessagingServicer:
                                 runtime.client("accounts"), runtime.events_committed)
     runtime.run(DurableConsumer(runtime.bus, provider_service.CALLS_CONSUMER, provider.record_call,
                                 filter_subject=provider_service.CALLS_SUBJECT))
+    runtime.run(Reconciliation(runtime.engine, texts, sms, interval=s.sms_reconcile_seconds,
+                               give_up=timedelta(minutes=s.sms_unknown_give_up_minutes)))
     emails = Emails(runtime.engine, provider.accounts, texts.sdr, s.email_daily_quota)
     runtime.run(DurableConsumer(runtime.bus, PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT))
     runtime.run(DurableConsumer(runtime.bus, NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT))

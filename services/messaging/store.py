@@ -62,6 +62,7 @@ messages = sa.Table(
 sa.Index("messages_conversation_newest", messages.c.conversation_id, messages.c.created_at.desc(),
          messages.c.id.desc())
 sa.Index("messages_business_newest", messages.c.business_id, messages.c.created_at.desc(), messages.c.id.desc())
+sa.Index("messages_unknown", messages.c.updated_at, postgresql_where=messages.c.status == "unknown")
 sa.Index("messages_idempotency_key", messages.c.business_id, messages.c.idempotency_key, unique=True,
          postgresql_where=messages.c.idempotency_key.isnot(None))
 
@@ -220,6 +221,19 @@ async def message_for_callback(conn: AsyncConnection, message_id: str | None, si
         if row is not None:
             return row
     return (await conn.execute(sa.select(messages).where(messages.c.provider_sid == sid).with_for_update())).first()
+
+
+async def unknown_messages(conn: AsyncConnection, settled_before: datetime, limit: int) -> list:
+    """Outbound texts of unknown outcome whose last change is older than `settled_before`, oldest first."""
+    m = messages.c
+    return (await conn.execute(sa.select(messages).where(m.status == "unknown", m.updated_at < settled_before)
+                               .order_by(m.updated_at).limit(limit))).all()
+
+
+async def known_sids(conn: AsyncConnection, sids: list[str], besides: str) -> set[str]:
+    """Those of `sids` that messages other than `besides` already carry."""
+    m = messages.c
+    return set((await conn.scalars(sa.select(m.provider_sid).where(m.provider_sid.in_(sids), m.id != besides))).all())
 
 
 async def message_by_key(conn: AsyncConnection, business_id: str, key: str):

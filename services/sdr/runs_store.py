@@ -154,7 +154,11 @@ async def move_jobs(conn: AsyncConnection, run_id: str, sources: tuple[str, ...]
 
 
 async def end_run_if_done(conn: AsyncConnection, run_id: str, now: datetime):
-    """Mark an active run completed when none of its jobs is left to end; the run, or None."""
+    """Mark an active run completed when none of its jobs is left to end; the run, or None. Serialized per run (an
+    advisory lock, so no row lock is taken against a PATCH of the run): two schedulers ending its last two jobs at
+    once each see the other's job unfinished until it commits, so the second to take the lock looks again, in a
+    statement of its own, and completes the run."""
+    await lock_until_commit(conn, "run-end", run_id)
     unfinished = sa.exists().where(jobs.c.run_id == run_id, jobs.c.status.not_in(rules.JOB_ENDS))
     return (await conn.execute(runs.update().where(runs.c.id == run_id, OPEN_RUN, ~unfinished)
                                .values(status=rules.COMPLETED, ended_at=now, updated_at=now).returning(runs))).first()

@@ -4,7 +4,7 @@ import asyncio
 
 import asyncpg
 
-DELAY = 2.0
+DELAY = 3.0
 
 
 async def long_open_transactions(stack) -> int:
@@ -29,7 +29,9 @@ async def test_slow_agent_updates_hold_no_transaction_and_stay_serialized(api, a
     await voice.delay_next("PATCH", "/assistant", DELAY, times=6)
     updates = [asyncio.create_task(api.request("PATCH", "/api/v1/agents", key=account["key"], json={
         "id": agents[n % 3]["id"], "first_message": f"Hello from update {n}."})) for n in range(6)]
-    await asyncio.sleep(DELAY / 2 + 1.0)  # every update is waiting on the provider or on its agent's lease
+    # Every update is waiting on the provider or on its agent's lease, and the first ones have held their wait
+    # for over a second (what an idle transaction would show) with a second to go before they finish.
+    await asyncio.sleep(DELAY - 1.0)
     assert await long_open_transactions(stack) == 0
     status, listed, _ = await api.request("GET", "/api/v1/agents", key=account["key"], params={"limit": "5"})
     assert status == 200 and not any(u.done() for u in updates), "an unrelated read waited for the provider"

@@ -1,10 +1,11 @@
 """Messaging rules: status order, keywords, consent and content (quiet hours: tests/unit/test_compliance_decision.py)."""
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import pytest
 
 from services.messaging import domain
-from services.messaging.domain import ConsentEvidence
+from services.messaging.domain import ConsentEvidence, sent_match
 
 NOW = datetime(2026, 11, 23, 18, 0, tzinfo=timezone.utc)  # 10:00 in Los Angeles, 13:00 in New York
 
@@ -64,3 +65,14 @@ def test_ordinary_messages_and_full_links_pass():
     assert domain.content_refusal("Your quote is ready: https://acme.example.com/quotes/42") is None
     assert domain.content_refusal("x" * 1600) is None
     assert domain.content_refusal("The thermostat is in the hallway") is None  # "thc" only as a word
+
+
+def test_a_text_of_unknown_outcome_is_found_among_the_providers_messages():
+    at = datetime(2026, 11, 24, 22, 30, tzinfo=timezone.utc)
+
+    def listed(sid: str, body: str, seconds: int) -> dict:
+        return {"sid": sid, "body": body, "date_created": format_datetime(at + timedelta(seconds=seconds), usegmt=True)}
+    messages = [listed("SM3", "Other", 5), listed("SM2", "Hi", 2), listed("SM1", "Hi", -600)]
+    assert sent_match(messages, "Hi", at, set())["sid"] == "SM2"
+    assert sent_match(messages, "Hi", at, {"SM2"}) is None  # another text of ours; SM1 is from before the send
+    assert sent_match([{"sid": "SM9", "body": "Hi", "date_created": "not a date"}], "Hi", at, set()) is None

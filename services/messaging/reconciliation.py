@@ -1,0 +1,70 @@
+"""Texts of unknown outcome: the provider was asked to send and no answer came (a time-out, a dropped connection),
+so the text may have gone out. The provider's status callback says what became of it (its URL names our message);
+this worker also asks the provider itself, in case no callback comes: the provider's messages from our number to
+the callee with the same body since the send are looked up, and the one found is recorded as the send's answer
+(sms.sent, then callbacks move it on). One still not found after `give_up` never went out: failed (sms.failed).
+Provider calls are made with no connection held; each write re-checks, under the row's lock, that the message is
+still unknown (a callback may have been first)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.background import Background
+from core.ids import utcnow
+from providers.messaging.adapter import MessagingProvider, ProviderError
+from services.messaging import domain, store
+from services.messaging.service import Texts
+
+log = logging.getLogger(__name__)
+SETTLE = timedelta(seconds=5)  # a callback usually comes within seconds: ask the provider only after
+BATCH = 50
+
+
+class Reconciliation(Background):
+    task_name = "sms-reconciliation"
+
+    def __init__(self, engine: AsyncEngine, texts: Texts, sms: MessagingProvider, *, interval: float,
+                 give_up: timedelta):
+        self.engine, self.texts, self.sms = engine, texts, sms
+        self.interval, self.give_up = interval, give_up
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.reconcile_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the database or the provider may be away; next round
+                log.warning("sms reconciliation: %s", exc)
+            await asyncio.sleep(self.interval)
+
+    async def reconcile_due(self) -> int:
+        """Look into every text of unknown outcome that had time to settle; how many were settled."""
+        async with self.engine.connect() as conn:
+            rows = await store.unknown_messages(conn, utcnow() - SETTLE, BATCH)
+        settled = 0
+        for row in rows:
+            settled += await self.reconcile(row)
+        return settled
+
+    async def reconcile(self, row) -> bool:
+        try:
+            listed = await self.sms.list_messages(to=row.to_number, from_=row.from_number, page_size=BATCH)
+        except ProviderError as exc:
+            log.info("sms %s: the provider could not be asked (%s); next round", row.id, exc)
+            return False
+        async with self.engine.connect() as conn:  # the sids of our other texts: never this one's answer
+            ours = await store.known_sids(conn, [m["sid"] for m in listed if m.get("sid")], str(row.id))
+        found = domain.sent_match(listed, row.body, row.created_at, ours)
+        if found is not None:
+            await self.texts.record_accepted(row, found)
+            log.info("sms %s: the provider had it as %s", row.id, found.get("sid"))
+            return True
+        if utcnow() - row.created_at < self.give_up:
+            return False
+        return await self.texts.record_never_sent(row, f"the messaging provider has no record of it "
+                                                       f"{self.give_up.total_seconds() / 60:g} minutes after the send")

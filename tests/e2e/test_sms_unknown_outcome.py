@@ -1,0 +1,72 @@
+"""A text whose send timed out after the provider took it: recorded `unknown`, never `failed` (it may have gone out);
+a retry with the same Idempotency-Key answers that text instead of texting again; its outcome comes from the
+provider's callback, or, when no callback gets through, from asking the provider (the reconciliation)."""
+import asyncio
+import uuid
+
+from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.e2e.test_sms import events_of, number, opt_in, send
+
+TIMEOUT = 5.0  # SMS_TIMEOUT_SECONDS' default: the provider holds its answer back longer
+
+
+async def slow_answer(sms) -> None:
+    status, body = await sms.control("POST", "/faults", {
+        "method": "POST", "path": "/2010-04-01/Accounts", "status": 0, "times": 1, "delay_seconds": TIMEOUT + 1.5,
+        "hold": "answer"})
+    assert status == 201, body
+
+
+async def message_to(api, key, to: str) -> dict:
+    status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"direction": "outbound"})
+    [found] = [m for m in page["messages"] if m["to"] == to]
+    return found
+
+
+async def provider_sends(sms) -> int:
+    status, log = await sms.control("GET", "/log?path=/2010-04-01/Accounts&method=POST")
+    return len(log) if isinstance(log, list) else 0
+
+
+async def settled(api, key, to: str, statuses: tuple[str, ...]) -> dict:
+    for _ in range(150):
+        found = await message_to(api, key, to)
+        if found["status"] in statuses:
+            return found
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the text to {to} stayed {found['status']}")
+
+
+async def test_a_send_whose_answer_never_came_is_unknown_and_a_retry_with_its_key_texts_no_one_twice(
+        api, account, sms, calling_agent):  # noqa: F811
+    key, to, idempotency = account["key"], number("0004"), {"Idempotency-Key": f"quote-{uuid.uuid4()}"}
+    await opt_in(api, key, to)
+    status, body = await sms.control("POST", "/callbacks", {"bad_signature": True})
+    assert status == 201, body  # every callback of the next send is refused as forged: nothing tells us
+    await slow_answer(sms)
+    text = {"to": to, "from_agent_id": calling_agent["id"], "message": "Your quote is ready."}
+    status, body, _ = await api.request("POST", "/api/v1/sms/send", key=key, headers=idempotency, json=text)
+    assert status == 500 and body["error"]["code"] == "sms_send_failed", body
+    assert "may have gone out" in body["error"]["message"] and "Idempotency-Key" in body["error"]["message"]
+    unknown = await message_to(api, key, to)
+    assert unknown["status"] == "unknown" and not await events_of(api, key, "sms.failed", unknown["id"], 1)
+    sends = await provider_sends(sms)
+    # The retry with the key: the same text as it is now, and nothing more sent.
+    status, again, _ = await api.request("POST", "/api/v1/sms/send", key=key, headers=idempotency, json=text)
+    assert status == 200 and again["message_id"] == unknown["id"], again
+    assert await provider_sends(sms) == sends
+    # The reconciliation asks the provider, finds the text and records it as sent.
+    found = await settled(api, key, to, ("queued", "sending", "sent", "delivered"))
+    assert found["message_sid"], found
+    [sent] = await events_of(api, key, "sms.sent", found["id"])
+    assert sent["data"]["message_sid"] == found["message_sid"]
+
+
+async def test_a_callback_that_comes_before_the_late_answer_settles_the_send(
+        api, account, sms, calling_agent):  # noqa: F811
+    key, to = account["key"], number("0002")
+    await opt_in(api, key, to)
+    await slow_answer(sms)  # the callbacks come within the wait: the platform knows the text went out
+    status, sent, _ = await send(api, key, calling_agent, to)
+    assert status == 200 and sent["success"] and sent["message_sid"], sent
+    assert await events_of(api, key, "sms.sent", sent["message_id"])
