@@ -8,7 +8,7 @@ A subscription is `incomplete` from signup until its card checkout completes, th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from core import plans
 from providers.x402 import (  # noqa: F401 - the x402 v2 transport headers, for the service and the gateway
@@ -53,6 +53,20 @@ def x402_amount(plan: str) -> str:
 def price_of(plan: str, prices: dict[str, str]) -> str | None:
     """The checkout price id offered for a plan (`prices` maps price id to plan), or None."""
     return next((price for price, offered in prices.items() if offered == plan), None)
+
+
+def owner_notice(kind: str, obj: dict, business_name: str, dashboard_url: str) -> tuple[str, str] | None:
+    """The owner's e-mail (subject, body) a provider event calls for, or None: a trial ending soon, or a payment
+    waiting for the customer to authenticate it (at the invoice's hosted page)."""
+    if kind == "customer.subscription.trial_will_end" and isinstance(obj.get("trial_end"), int):
+        return trial_ending_notice(business_name, datetime.fromtimestamp(obj["trial_end"], timezone.utc),
+                                   dashboard_url)
+    if kind == "invoice.payment_action_required" and isinstance(obj.get("hosted_invoice_url"), str):
+        return (f"Your Switchboard payment for {business_name} needs your confirmation",
+                f"Your bank asks you to confirm the payment for {business_name}'s subscription. Until it is "
+                f"confirmed the payment is overdue, and after the grace period the workspace is paused. Confirm it "
+                f"here: {obj['hosted_invoice_url']}\n")
+    return None
 
 
 def trial_ending_notice(business_name: str, trial_end: datetime, dashboard_url: str) -> tuple[str, str]:

@@ -160,10 +160,9 @@ class Payments:
                 added = added or resumed
             if kind == "customer.subscription.deleted":
                 await self.provisioning.cancel_waiting(conn, str(business.id))
-            if kind == "customer.subscription.trial_will_end" and isinstance(obj.get("trial_end"), int):
-                subject, text = pay.trial_ending_notice(business.name, _at(obj["trial_end"]), f"{self.base_url}/dashboard")
-                await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=str(business.id), subject=subject,
-                                                                     body=text), str(business.id))
+            if notice := pay.owner_notice(kind, obj, business.name, f"{self.base_url}/dashboard"):
+                await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=str(business.id), subject=notice[0],
+                                                                     body=notice[1]), str(business.id))
                 added = True
             added = await self._apply_billing(conn, business, utcnow()) or added
         if added:

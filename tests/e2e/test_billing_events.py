@@ -1,8 +1,10 @@
 """The payment provider's events beyond the checkout, end to end through the payments simulator: the trial's end
-announced to the owner by e-mail (once, through the email queue), and a plan change at the provider followed by
-the workspace's plan."""
+announced to the owner by e-mail (once, through the email queue), a payment waiting for the customer's
+authentication sent to the owner with its hosted invoice link, and a plan change at the provider followed by the
+workspace's plan."""
 import aiohttp
 
+from providers.payments.simulator.cards import NEEDS_ACTION
 from tests.e2e.test_signup_payments import (
     full_key,
     payments,  # noqa: F401 - a fixture
@@ -18,11 +20,11 @@ async def _more(count, than: int) -> bool:
     return await count() > than
 
 
-async def subscribed(api, payments, stack):  # noqa: F811
+async def subscribed(api, payments, stack, card: str | None = None):  # noqa: F811
     """A paid signup: its key, business id, owner's address, subscription (as the provider created it)."""
     status, body, _ = await signup(api)
     bid, key = body["business_id"], await full_key(api, body)
-    assert (await payments.check_out(body["checkout_url"]))[0] == 303
+    assert (await payments.check_out(body["checkout_url"], card=card))[0] == 303
     ws = await provisioned(api, key, bid)
     [created] = [e for e in await payments.events(**{"metadata.business_id": bid})
                  if e["type"] == "customer.subscription.created"]
@@ -44,6 +46,23 @@ async def test_the_owner_hears_by_email_that_the_trial_ends(api, payments, stack
     status, _ = await payments.control("POST", f"/events/{sent['id']}/resend")
     assert status == 200
     assert len(await notices()) == 1
+    await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
+
+
+async def test_a_payment_waiting_for_authentication_sends_the_owner_its_link(api, payments, stack):  # noqa: F811
+    key, bid, owner, sub, ws = await subscribed(api, payments, stack, card=NEEDS_ACTION)
+    await api.confirm_address(stack, owner)
+    assert (await payments.control("POST", f"/subscriptions/{sub['id']}/advance"))[0] == 200  # the trial ends
+    [required] = [e["event"]["data"]["object"] for e in await payments.events(customer=sub["customer"])
+                  if e["type"] == "invoice.payment_action_required"]
+    assert required["hosted_invoice_url"]
+
+    async def notices():
+        status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "sent"})
+        return [e for e in queue["emails"] if e["kind"] == "owner_notification" and "confirmation" in e["subject"]]
+    [notice] = await until(notices, "the owner's e-mail with the invoice link")
+    assert required["hosted_invoice_url"] in notice["body"]
+    assert (await workspace(api, key, bid))["subscription_status"] == "past_due"
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
 
 

@@ -140,3 +140,13 @@ def test_the_plan_follows_the_subscriptions_price_when_we_offer_it():
     assert pay.plan_of_subscription(sub, prices) == "growth"
     assert pay.plan_of_subscription({"items": {"data": [{"price": {"id": "price_other"}}]}}, prices) is None
     assert pay.plan_of_subscription({}, prices) is None
+
+
+def test_the_events_that_write_to_the_owner():
+    link = {"hosted_invoice_url": "https://invoice.example/i/in_1"}
+    subject, body = pay.owner_notice("invoice.payment_action_required", link, "Acme", "https://sb.example/dashboard")
+    assert "needs your confirmation" in subject and "https://invoice.example/i/in_1" in body
+    ends = {"trial_end": int(datetime(2026, 12, 1, tzinfo=timezone.utc).timestamp())}
+    assert "ends on 01 December" in pay.owner_notice("customer.subscription.trial_will_end", ends, "Acme", "u")[0]
+    assert pay.owner_notice("invoice.paid", link, "Acme", "u") is None
+    assert pay.owner_notice("invoice.payment_action_required", {}, "Acme", "u") is None

@@ -287,7 +287,8 @@ class Api:
         if refusal is not None:
             return html(refusal.status, checkout_page(session, error=refusal.message, detail=refusal.detail,
                                                       values=values))
-        self.billing.complete_checkout(session, number, fails=cards.charges_fail(number))
+        self.billing.complete_checkout(session, number, fails=cards.charges_fail(number),
+                                       needs_action=cards.needs_action(number))
         if session["success_url"]:
             location = session["success_url"].replace("{CHECKOUT_SESSION_ID}", session["id"])
             return web.Response(status=303, headers={"Location": location})

@@ -45,7 +45,7 @@ class Billing:
 
     # -- checkout --------------------------------------------------------------------------------------------
 
-    def complete_checkout(self, session: dict, card_number: str, fails: bool) -> dict:
+    def complete_checkout(self, session: dict, card_number: str, fails: bool, needs_action: bool = False) -> dict:
         """The session paid with a card that works now (declines are refused before); the subscription."""
         at = now()
         data = session["_subscription_data"]
@@ -54,7 +54,8 @@ class Billing:
             email=session["customer_email"], card_number=card_number, at=at)
         sub = self.state.new_subscription(customer=customer, line_items=session["_line_items"],
                                           metadata=dict(data.get("metadata") or {}), trial_days=trial_days, at=at,
-                                          fails=fails)
+                                          fails=fails or needs_action)
+        sub["_needs_action"] = needs_action
         period = (at, sub["_next_at"])
         invoice = self.state.new_invoice(sub=sub, billing_reason="subscription_create", at=at, period=period,
                                          trial=bool(trial_days), public_url=self.public_url)
@@ -160,6 +161,8 @@ class Billing:
             self.state.mark_failed(invoice, retry_at)
             sub.update(status="past_due", _next="retry", _next_at=retry_at, _open_invoice=invoice["id"], _retries=0)
             self.events.emit("invoice.payment_failed", invoice)
+            if sub.get("_needs_action"):  # the card asks the customer to authenticate: at the hosted invoice page
+                self.events.emit("invoice.payment_action_required", invoice)
         if sub["status"] != old_status:
             previous["status"] = old_status
         self.events.emit("customer.subscription.updated", sub, previous=previous)
@@ -198,6 +201,7 @@ class Billing:
 
     def set_failing(self, sub: dict, fail: bool) -> None:
         sub["_fails"] = fail
+        sub["_needs_action"] = sub.get("_needs_action", False) and fail
 
     def stop(self) -> None:
         for timer in list(self.timers.values()):

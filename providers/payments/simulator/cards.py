@@ -5,6 +5,9 @@
 - `4000 0000 0000 9995`: declined (`insufficient_funds`);
 - `4000 0000 0000 0341`: attaches to the customer, but every charge fails (the trial starts; the first real
   invoice fails). Without a trial the first charge is due at once, so checkout declines it.
+- `4000 0027 6000 3184`: every charge after the checkout needs the customer's authentication (3-D Secure): the
+  invoice stays open, `invoice.payment_failed` and `invoice.payment_action_required` (its hosted_invoice_url is
+  where the customer authenticates).
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from datetime import datetime, timezone
 GOOD = "4242424242424242"
 DECLINES = {"4000000000000002": "generic_decline", "4000000000009995": "insufficient_funds"}
 CHARGES_FAIL = "4000000000000341"
+NEEDS_ACTION = "4000002760003184"
 
 DECLINED = "Your card was declined."
 DECLINE_DETAIL = {"insufficient_funds": "Your card has insufficient funds."}
@@ -68,3 +72,7 @@ def check(number: str, expiry: str, cvc: str, *, charge_now: bool) -> Refusal | 
 
 def charges_fail(number: str) -> bool:
     return number == CHARGES_FAIL
+
+
+def needs_action(number: str) -> bool:
+    return number == NEEDS_ACTION
