@@ -22,8 +22,8 @@ from services.accounts.payments_service import Payments
 
 
 class Checkouts:
-    def __init__(self, engine: AsyncEngine, payments: Payments, prices: dict[str, str]):
-        self.engine, self.payments, self.prices = engine, payments, prices
+    def __init__(self, engine: AsyncEngine, payments: Payments):
+        self.engine, self.payments = engine, payments
 
     async def reopen(self, business_id: str | None) -> tuple[str, Checkout]:
         """(business id, its new checkout); 409 conflict when it has a subscription in force."""
@@ -34,7 +34,7 @@ class Checkouts:
             raise not_found("workspace")
         if why := pay.checkout_refusal(row.lifecycle_state, row.subscription_status):
             raise ServiceError("conflict", why)
-        price = pay.price_of(row.plan_id, self.prices)
+        price = pay.price_of(row.plan_id, self.payments.prices)
         if price is None:
             raise ServiceError("conflict", f"plan {row.plan_id} has no checkout price configured (CHECKOUT_PRICES)")
         if row.checkout_session_id and pay.starts_a_subscription(

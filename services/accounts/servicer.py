@@ -287,4 +287,4 @@ def build(runtime: Runtime) -> AccountsServicer:
     sign_in = SignInLinks(accounts, mail)
     runtime.on_stop.append(sign_in.close)
     return AccountsServicer(accounts, payments, OAuth(accounts, documents), sign_in,
-                            Checkouts(runtime.engine, payments, s.checkout_prices))
+                            Checkouts(runtime.engine, payments))

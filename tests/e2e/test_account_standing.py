@@ -11,15 +11,9 @@ import pytest
 
 from tests.e2e.test_calls import agent_with_number, calling_agent  # noqa: F401 - a fixture
 from tests.e2e.test_communication_runs import answering_callee, create, jobs_of, run_of, settled, touch
-from tests.e2e.test_signup_payments import Payments, until
+from tests.e2e.test_signup_payments import Payments, until, workspace
 
 TRIAL_NUMBERS = 3  # TRIAL_POOL_NUMBERS' default
-
-
-async def workspace(api, key, business_id) -> dict:
-    status, body, _ = await api.request("GET", "/api/v1/workspaces", key=key, params={"id": business_id})
-    assert status == 200, body
-    return body["workspaces"][0]
 
 
 async def lifecycle(api, key, business_id, action: str) -> dict:

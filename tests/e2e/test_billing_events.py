@@ -16,6 +16,12 @@ from tests.e2e.test_signup_payments import (
 )
 
 
+async def owner_notices(api, key: str, subject_word: str) -> list[dict]:
+    """The owner's notifications sent so far whose subject has `subject_word`."""
+    status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "sent"})
+    return [e for e in queue["emails"] if e["kind"] == "owner_notification" and subject_word in e["subject"]]
+
+
 async def _more(count, than: int) -> bool:
     return await count() > than
 
@@ -37,9 +43,7 @@ async def test_the_owner_hears_by_email_that_the_trial_ends(api, payments, stack
     status, sent = await payments.control("POST", f"/subscriptions/{sub['id']}/trial_will_end")
     assert status == 200, sent
 
-    async def notices():
-        status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "sent"})
-        return [e for e in queue["emails"] if e["kind"] == "owner_notification" and "trial" in e["subject"]]
+    notices = lambda: owner_notices(api, key, "trial")  # noqa: E731
     [notice] = await until(notices, "the owner's e-mail about the trial's end")
     assert notice["to"] == owner.lower() and "ends on" in notice["subject"] and "/dashboard" in notice["body"]
     # The provider repeats the event: it is applied once, so the owner hears once.
@@ -57,10 +61,7 @@ async def test_a_payment_waiting_for_authentication_sends_the_owner_its_link(api
                   if e["type"] == "invoice.payment_action_required"]
     assert required["hosted_invoice_url"]
 
-    async def notices():
-        status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "sent"})
-        return [e for e in queue["emails"] if e["kind"] == "owner_notification" and "confirmation" in e["subject"]]
-    [notice] = await until(notices, "the owner's e-mail with the invoice link")
+    [notice] = await until(lambda: owner_notices(api, key, "confirmation"), "the owner's e-mail with the invoice link")
     assert required["hosted_invoice_url"] in notice["body"]
     assert (await workspace(api, key, bid))["subscription_status"] == "past_due"
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])

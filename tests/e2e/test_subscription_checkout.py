@@ -21,10 +21,11 @@ async def reopen(api, key, business_id: str | None = None):
     return await api.request("POST", CHECKOUT, key=key, json={"business_id": business_id} if business_id else {})
 
 
-async def page_status(url: str) -> int:
+async def page(url: str) -> tuple[int, str]:
+    """The checkout page as a browser gets it: its status and text."""
     async with aiohttp.ClientSession() as session:
         async with session.get(url) as r:
-            return r.status
+            return r.status, await r.text()
 
 
 async def test_a_signup_never_paid_opens_a_new_checkout_and_the_old_link_stops(api, payments, stack):  # noqa: F811
@@ -33,7 +34,7 @@ async def test_a_signup_never_paid_opens_a_new_checkout_and_the_old_link_stops(a
     status, link, _ = await reopen(api, key)
     assert status == 201, link
     assert link["business_id"] == bid and link["checkout_url"] != body["checkout_url"] and link["expires_at"]
-    assert await page_status(body["checkout_url"]) == 410  # the first link can no longer be paid
+    assert (await page(body["checkout_url"]))[0] == 410  # the first link can no longer be paid
     async def acknowledged():
         return [e for e in await payments.events(client_reference_id=bid)
                 if e["type"] == "checkout.session.expired" and e["status"] == "succeeded"]
@@ -61,7 +62,7 @@ async def test_a_canceled_subscription_is_replaced_by_a_new_one(api, payments, s
     await subscription(api, key, bid, "canceled", "canceled")
     status, link, _ = await reopen(api, key, bid)
     assert status == 201, link
-    assert "free trial" not in await _page(link["checkout_url"])  # a resubscription starts paid
+    assert "free trial" not in (await page(link["checkout_url"]))[1]  # a resubscription starts paid
     assert (await payments.check_out(link["checkout_url"]))[0] == 303
     ws = await subscription(api, key, bid, "active", "active")
     assert ws["standing"] == "active"
@@ -71,12 +72,6 @@ async def test_a_canceled_subscription_is_replaced_by_a_new_one(api, payments, s
     assert resubscribed and resubscribed[0]["customer"] == first["customer"]  # the same Stripe customer
     assert resubscribed[0]["subscription"] != first["subscription"]
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
-
-
-async def _page(url: str) -> str:
-    async with aiohttp.ClientSession() as session:
-        async with session.get(url) as r:
-            return await r.text()
 
 
 async def test_another_accounts_business_is_forbidden(api, account, other_key):
