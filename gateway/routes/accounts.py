@@ -160,7 +160,13 @@ async def update_workspace(ctx: RequestContext):
         req.action = b["action"]
     if "timezone" in b:
         req.timezone = b["timezone"]
-    return to_json(await ctx.rpc("accounts").UpdateWorkspace(req))
+    reply = await ctx.rpc("accounts").UpdateWorkspace(req)
+    if "action" in b:
+        # A lifecycle move changes what the workspace may spend (its standing in the cached principals). The
+        # accounts service tells every gateway over NATS; this one forgets them now, so the caller's next request
+        # here already follows the move.
+        ctx.deps.auth.forget_account(ctx.principal.account_id)
+    return to_json(reply)
 
 
 # -- discovery, usage, balance ----------------------------------------------------------
