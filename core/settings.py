@@ -142,6 +142,7 @@ class Settings:
     x402_asset_name: str = x402.DEFAULT_ASSET_NAME  # the token's EIP-712 domain, which payers sign over
     x402_asset_version: str = x402.DEFAULT_ASSET_VERSION
     x402_pay_to: str = ""
+    x402_timeout_seconds: float = 10.0  # each facilitator call (a settlement: twice that)
     # An overdue subscription's workspace is paused this long after its first failed payment.
     payment_grace_hours: float = 72.0
     # How often the billing worker looks for due provisioning steps and overdue subscriptions, and the first
@@ -264,6 +265,7 @@ def load() -> Settings:
         x402_asset_name=os.environ.get("X402_ASSET_NAME", x402.DEFAULT_ASSET_NAME),
         x402_asset_version=os.environ.get("X402_ASSET_VERSION", x402.DEFAULT_ASSET_VERSION),
         x402_pay_to=os.environ.get("X402_PAY_TO", ""),
+        x402_timeout_seconds=float(os.environ.get("X402_TIMEOUT_SECONDS", "10")),
         payment_grace_hours=float(os.environ.get("PAYMENT_GRACE_HOURS", "72")),
         billing_interval_seconds=float(os.environ.get("BILLING_INTERVAL_SECONDS", "30")),
         provisioning_retry_seconds=float(os.environ.get("PROVISIONING_RETRY_SECONDS", "5")),

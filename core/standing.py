@@ -25,7 +25,8 @@ WHAT_TO_DO = {
               "subscription was canceled, subscribe again at a new checkout (POST /api/v1/subscription/checkout)",
     INACTIVE: "the workspace was torn down and cannot be used again; create a new workspace",
     UNPAID: "the signup's payment is not complete: finish the card checkout (the checkout_url of the signup, or "
-            "a new one from POST /api/v1/subscription/checkout) to start the trial",
+            "a new one from POST /api/v1/subscription/checkout) to start the trial, or, paid by x402, wait for the "
+            "payment to be confirmed (the owner is e-mailed) or pay with POST /api/v1/subscription/x402",
 }
 
 

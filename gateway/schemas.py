@@ -87,6 +87,12 @@ _SIGNUP_REPLY["properties"]["checkout_url"] = {"type": "string", "format": "uri"
                                                "description": "only when not paid by x402"}
 _SIGNUP_REPLY["required"].remove("checkout_url")
 _SIGNUP_REPLY["properties"]["payment_capture"]["enum"] = [payments.HOSTED_CHECKOUT, payments.X402]
+X402_PAYMENT_STATUS = {"type": "string", "enum": [payments.X402_SETTLED, payments.X402_PENDING],
+                       "description": "x402: settled, or pending when the facilitator left the settlement unanswered "
+                       "(it is reconciled within minutes: nothing is provisioned or extended until it is settled, "
+                       "and the owner is e-mailed the outcome)"}
+_SIGNUP_REPLY["properties"]["payment_status"] = {"anyOf": [X402_PAYMENT_STATUS, {"type": "null"}],
+                                                 "description": "null for the card checkout"}
 PAYMENT_EVENT = {"type": "object", "description": "the payment provider's event object (its own schema)",
                  "properties": {"id": {"type": "string"}, "type": {"type": "string"}}, "required": ["id", "type"]}
 
@@ -111,6 +117,7 @@ SIGN_OUT = _obj({"everywhere": {
     "signed in to it) and its unused sign-in links; false or omitted: this session only"}})
 
 CHECKOUT_OPEN = _obj({"business_id": {**UUID, "description": "the key's only business when omitted"}})
+X402_RENEW = CHECKOUT_OPEN
 
 METADATA = {"type": "object", "description": "free-form; merged into the existing metadata on update"}
 TIMEZONE = {"type": "string", "pattern": r"^(UTC|[A-Za-z_]+(/[A-Za-z0-9_+-]+){1,2})$", "examples": ["America/New_York"],
@@ -415,8 +422,10 @@ _WORKSPACE["properties"]["standing"] = {
     "type": "string", "enum": [*standing.GOOD, *standing.HELD],
     "description": "What the workspace may spend. In good standing (its subscription status: trialing, active, "
     "past_due) it may place calls, send texts and email, take pool numbers and run outreach; held (paused, "
-    "canceled, inactive: torn down, unpaid: the signup's checkout is not complete) it may only read and change "
+    "canceled, inactive: torn down, unpaid: the signup's checkout is not complete or its x402 payment not settled) it may only read and change "
     "its setup, and those actions answer 403 forbidden saying what to do."}
+_X402_RENEWAL = message_schema(accounts_pb2.X402Renewal.DESCRIPTOR, omit=("payment_response",))
+_X402_RENEWAL["properties"].update(payment_status=X402_PAYMENT_STATUS, subscription_status=SUBSCRIPTION_STATUS)
 _USAGE = message_schema(accounts_pb2.UsageEntry.DESCRIPTOR, omit=("api_key_id", "account_id", "business_id"))
 _BALANCE = message_schema(accounts_pb2.BalanceEntry.DESCRIPTOR)
 _BALANCE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
@@ -683,6 +692,8 @@ SCHEMAS: dict[str, dict] = {
     "SignOutRequest": SIGN_OUT,
     "CheckoutOpenRequest": CHECKOUT_OPEN,
     "CheckoutLink": message_schema(accounts_pb2.CheckoutLink.DESCRIPTOR),
+    "X402RenewalRequest": X402_RENEW,
+    "X402Renewal": _X402_RENEWAL,
     "SignedOut": message_schema(accounts_pb2.SignOutReply.DESCRIPTOR),
     "Workspace": _WORKSPACE,
     "WorkspaceCreateRequest": WORKSPACE_CREATE,

@@ -72,6 +72,8 @@ def stack(request):
                          # subscription pauses its workspace at once
                          "PAYMENTS_SIM_TIME_SCALE": "0.001", "BILLING_INTERVAL_SECONDS": "0.3",
                          "PROVISIONING_RETRY_SECONDS": "0.3", "PAYMENT_GRACE_HOURS": "0",
+                         # a settlement the x402 facilitator leaves unanswered for 4 s is unknown (reconciled)
+                         "X402_TIMEOUT_SECONDS": "2",
                          # unfinished eval runs are polled ten times a second
                          "EVAL_POLL_SECONDS": "0.1",
                          # a communication job claimed by a scheduler that died is due again after 3 s

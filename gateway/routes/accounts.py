@@ -23,6 +23,7 @@ from gateway.schemas import (
     SIGNUP_REQUEST,
     WORKSPACE_CREATE,
     WORKSPACE_UPDATE,
+    X402_RENEW,
 )
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
@@ -30,6 +31,9 @@ from services.accounts import payments_domain as payments
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
+X402_PAYMENT_HEADER = {"type": "string", "maxLength": 8000, "pattern": "^[A-Za-z0-9+/]+={0,2}$",
+                       "description": "x402: the signed payment (base64 JSON of an x402 v2 PaymentPayload)"}
+X402_TERMS_HEADER = "x402: the payment terms (base64 JSON of an x402 v2 PaymentRequired)"
 # -- signup --------------------------------------------------------------------
 
 async def signup(ctx: RequestContext):
@@ -43,8 +47,13 @@ async def signup(ctx: RequestContext):
     body = to_json(reply, omit=("payment_response",))
     if body["checkout_url"] is None:
         del body["checkout_url"]
-    if reply.payment_response:
-        return web.json_response(body, headers={payments.PAYMENT_RESPONSE_HEADER: reply.payment_response})
+    return _with_payment_response(body, reply.payment_response)
+
+
+def _with_payment_response(body: dict, payment_response: str):
+    """An x402 answer: its settlement (when settled) goes in the PAYMENT-RESPONSE header."""
+    if payment_response:
+        return web.json_response(body, headers={payments.PAYMENT_RESPONSE_HEADER: payment_response})
     return body
 
 
@@ -149,6 +158,18 @@ async def open_checkout(ctx: RequestContext):
     return to_json(await ctx.rpc("accounts").OpenCheckout(req))
 
 
+async def pay_by_x402(ctx: RequestContext):
+    req = accounts_pb2.PayByX402Request(
+        payment_signature=ctx.request.headers.get(payments.PAYMENT_SIGNATURE_HEADER, ""))
+    if "business_id" in ctx.body:
+        req.business_id = ctx.body["business_id"]
+    reply = await ctx.rpc("accounts").PayByX402(req)
+    body = to_json(reply, omit=("payment_response",))
+    if reply.payment_status == payments.X402_PENDING:
+        return web.json_response(body, status=202)
+    return _with_payment_response(body, reply.payment_response)
+
+
 async def update_workspace(ctx: RequestContext):
     b = ctx.body
     req = accounts_pb2.UpdateWorkspaceRequest(id=b["id"])
@@ -225,12 +246,9 @@ ROUTES = [
     Route("POST", f"{V1}/signup", signup, f"Create an account, a business on a {accounts.TRIAL_DAYS}-day trial and an "
           "API key", "accounts",
           auth=PUBLIC, body=SIGNUP_REQUEST, response="SignupResponse", validation_code="validation_error",
-          headers={payments.PAYMENT_SIGNATURE_HEADER: {
-              "type": "string", "maxLength": 8000, "pattern": "^[A-Za-z0-9+/]+={0,2}$",
-              "description": "x402: the signed payment (base64 JSON of an x402 v2 PaymentPayload)"}},
+          headers={payments.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
           reply_headers={200: {payments.PAYMENT_RESPONSE_HEADER: "x402: the settlement (base64 JSON), when paid so"},
-                         402: {payments.PAYMENT_REQUIRED_HEADER: "x402: the payment terms (base64 JSON of an x402 "
-                               "v2 PaymentRequired)"}},
+                         402: {payments.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
           errors=("validation_error", "email_exists", "rate_limited", "payment_required", "provider_error"),
           rpcs=(f"{ACCOUNTS}/Signup",),
           description=f"Limited to {SIGNUP_LIMIT_PER_HOUR} signups per hour per client address by default (429 "
@@ -253,7 +271,13 @@ ROUTES = [
           f"{payments.PAYMENT_SIGNATURE_HEADER} that is not base64 JSON of a payment is 400 validation_error. If "
           "no number is free or the voice provider is down, an x402 signup is still paid and answered with "
           "provisioning_deferred true; provisioning goes on by itself. 500 provider_error when the payment "
-          "provider or facilitator cannot be reached: nothing is created or charged. "
+          "provider or facilitator cannot be reached before the payment is taken: nothing is created or charged. "
+          "When the facilitator leaves the settlement itself unanswered (the money may have moved), the account is "
+          "kept with payment_status 'pending' (payment_status is 'settled' otherwise, null for the card "
+          "checkout): its workspace is unpaid (it may read and be set up, not spend) and nothing is provisioned "
+          "until the payment is reconciled with the facilitator, within minutes; settled, it is provisioned as "
+          "above, refused, it stays unpaid (pay with POST /api/v1/subscription/x402 or /checkout); the owner is "
+          "e-mailed either way. "
           f"dashboard_magic_link signs the owner in once within {accounts.MAGIC_LINK_TTL.total_seconds() / 3600:g} "
           f"hours; the dashboard session it opens lasts {accounts.SESSION_TTL.days} days, or until unused for "
           f"{accounts.SESSION_IDLE.total_seconds() / 3600:g} hours (POST /api/v1/sessions/logout ends it sooner)."),
@@ -315,6 +339,31 @@ ROUTES = [
           "Stripe customer of an earlier subscription is reused. 409 conflict while a subscription is in force "
           "(trialing, active, or past_due: the provider retries the card) or for a torn-down workspace. A key "
           "with workspaces:write or the dashboard session."),
+    Route("POST", f"{V1}/subscription/x402", pay_by_x402, "Pay the next period of the subscription with x402",
+          "workspaces", scope="workspaces:write", sessions=True, body=X402_RENEW, response="X402Renewal",
+          own_replies={202: ("The facilitator left the settlement unanswered: the payment is pending and reconciled "
+                             "(payment_status pending); nothing is extended until it is settled, and the owner is "
+                             "e-mailed the outcome", "X402Renewal")},
+          headers={payments.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
+          reply_headers={200: {payments.PAYMENT_RESPONSE_HEADER: "the settlement (base64 JSON)"},
+                         402: {payments.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
+          errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "validation_error", "not_found",
+                  "conflict", "payment_required", "provider_error"),
+          rpcs=(f"{ACCOUNTS}/PayByX402",),
+          description="x402 pays once, so a workspace paid by x402 renews here before paid_through (GET "
+          f"/api/v1/workspaces shows it; the owner is e-mailed {payments.X402_REMIND_BEFORE.days} days before it). "
+          f"Without a {payments.PAYMENT_SIGNATURE_HEADER} header: 402 payment_required with the terms in the "
+          f"{payments.PAYMENT_REQUIRED_HEADER} header (the plan's monthly price in USDC for the next "
+          f"{payments.X402_PERIOD.days} days); repeat the request with the signed payment. Settled: 200, "
+          f"paid_through moved {payments.X402_PERIOD.days} days on from the end of the period (or from now when it "
+          "has passed), the subscription active, a workspace paused for non-payment resumed and one canceled with "
+          "its subscription active again, the settlement in the PAYMENT-RESPONSE header. Sending the same payment "
+          "again answers the same outcome. A refused payment is 402 with fresh terms; a malformed header 400 "
+          "validation_error. 409 conflict for a workspace billed to a card (the card provider charges it), one "
+          f"already paid more than {payments.X402_PERIOD.days} days ahead, one whose earlier payment is still being "
+          "confirmed, or a torn-down one. It also pays a signup whose x402 payment failed, and moves a workspace "
+          "without a subscription in force (incomplete or canceled) to x402. A key with workspaces:write or the "
+          "dashboard session."),
     Route("GET", f"{V1}/capabilities", capabilities, "Workspaces, scopes and endpoints available to this key",
           "discovery", response="Capabilities", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("GET", f"{V1}/health", health, "API, queue and provider status", "discovery", response="Health",

@@ -112,10 +112,34 @@ class FacilitatorUnavailable(X402Error):
 
 @dataclass(frozen=True)
 class Verified:
-    """A payment the facilitator found valid, with the requirements it matched; hand it to `settle`."""
+    """A payment the facilitator found valid, with the requirements it matched; hand it to `settle`.
+
+    `stored()` and `from_stored()` keep it (as JSON) so a settlement whose answer was lost can be asked for again:
+    the `exact` scheme's authorization pays once, so settling it again either takes it now or is refused with
+    `invalid_exact_evm_nonce_already_used` when an earlier settlement took it."""
     payload: PaymentPayload
     requirements: PaymentRequirements
     payer: str
+
+    @property
+    def nonce(self) -> str | None:
+        """The authorization's nonce (with `payer`, what makes the payment one of a kind)."""
+        return nonce_of(self.payload)
+
+    @property
+    def valid_before(self) -> int | None:
+        """Unix seconds after which the authorization can no longer be settled."""
+        authorization = self.payload.payload.get("authorization")
+        value = authorization.get("validBefore") if isinstance(authorization, dict) else None
+        return int(value) if isinstance(value, (str, int)) and UINT.match(str(value)) else None
+
+    def stored(self) -> tuple[dict, dict]:
+        return (self.payload.model_dump(mode="json", by_alias=True, exclude_none=True),
+                self.requirements.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+    @classmethod
+    def from_stored(cls, payload: dict, requirements: dict, payer: str) -> "Verified":
+        return cls(PaymentPayload.model_validate(payload), PaymentRequirements.model_validate(requirements), payer)
 
 
 @dataclass(frozen=True)
@@ -163,6 +187,20 @@ def _payer_of(payload: PaymentPayload) -> str | None:
     authorization = payload.payload.get("authorization")
     payer = authorization.get("from") if isinstance(authorization, dict) else None
     return payer if isinstance(payer, str) else None
+
+
+def nonce_of(payload: PaymentPayload) -> str | None:
+    authorization = payload.payload.get("authorization")
+    nonce = authorization.get("nonce") if isinstance(authorization, dict) else None
+    return nonce.lower() if isinstance(nonce, str) else None
+
+
+def authorization_of(payment_signature_header: str) -> tuple[str | None, str | None]:
+    """(payer, nonce) a `PAYMENT-SIGNATURE` value claims, unverified: what finds a payment already recorded.
+    Raises `MalformedPayment`."""
+    payload = X402Gate.decode_payment(payment_signature_header)
+    payer = _payer_of(payload)
+    return (payer.lower() if payer else None), nonce_of(payload)
 
 
 class _Facilitator(HTTPFacilitatorClient):

@@ -15,6 +15,7 @@ from providers.x402 import (  # noqa: F401 - the x402 v2 transport headers, for 
     PAYMENT_REQUIRED_HEADER,
     PAYMENT_RESPONSE_HEADER,
     PAYMENT_SIGNATURE_HEADER,
+    USDC_DECIMALS,
 )
 
 # payment_capture values: the hosted card checkout (SPEC: "<checkout_provider>_checkout") and x402.
@@ -29,8 +30,21 @@ PROVIDER_STATUSES = {"incomplete": INCOMPLETE, "trialing": TRIALING, "active": A
                      "unpaid": PAST_DUE, "paused": PAST_DUE, "canceled": CANCELED,
                      "incomplete_expired": CANCELED}
 
-# A month paid by x402 (the protocol pays once; there is no renewal to follow).
+# A period paid by x402: a signup pays its trial and the month after it; a renewal pays the next month
+# (POST /api/v1/subscription/x402), at most one period ahead.
 X402_PERIOD = timedelta(days=30)
+# The owner is e-mailed this long before a paid period ends.
+X402_REMIND_BEFORE = timedelta(days=3)
+# What an x402 payment pays for, and where it stands: recorded pending before it is settled; settled or failed
+# once the facilitator answers; unresolved when its authorization expired before the facilitator could say
+# whether it was taken (an operator checks the chain: services.accounts.x402_billing).
+X402_SIGNUP, X402_RENEWAL = "signup", "renewal"
+X402_PENDING, X402_SETTLED, X402_FAILED, X402_UNRESOLVED = "pending", "settled", "failed", "unresolved"
+# The facilitator's reasons that tell a pending payment's fate when it is settled again: the authorization was
+# used (by our earlier settlement: it pays only us, exactly the amount), or it expired (used or not: the
+# facilitator checks the expiry first and cannot tell).
+NONCE_USED = "invalid_exact_evm_nonce_already_used"
+AUTHORIZATION_EXPIRED = "invalid_exact_evm_payload_authorization_valid_before"
 # USDC has 6 decimals: one cent is 10**4 atomic units.
 ATOMIC_UNITS_PER_CENT = 10**4
 
@@ -76,6 +90,80 @@ def trial_ending_notice(business_name: str, trial_end: datetime, dashboard_url: 
             f"The free trial of {business_name} ends on {day}. The card you gave at the checkout is charged then and "
             f"the subscription goes on; nothing to do if that suits you. To change your plan or card, or to cancel "
             f"before the trial ends, open your dashboard: {dashboard_url}\n")
+
+
+def x402_grant(paid_through: datetime | None, trial_ends_at: datetime | None, now: datetime) -> dict:
+    """The business columns a settled x402 payment sets: active and paid one period on from the end of what is
+    paid or of the trial (a signup pays its trial and the month after it), or from now when that has passed."""
+    start = max(d for d in (paid_through, trial_ends_at, now) if d is not None)
+    return {"subscription_status": ACTIVE, "subscription_event_at": now, "paid_through": start + X402_PERIOD,
+            "past_due_since": None, "payment_capture": X402}
+
+
+def x402_renewal_refusal(lifecycle_state: str, status: str, payment_capture: str | None,
+                         paid_through: datetime | None, now: datetime, pending: bool) -> str | None:
+    """Why a business may not pay its next period by x402 now (None: it may): a torn-down workspace, a card
+    subscription in force (billed by the card provider), an earlier payment still being confirmed, or a period
+    paid more than one period ahead."""
+    if lifecycle_state == "inactive":
+        return "the workspace was torn down and cannot be paid for again; create a new workspace"
+    if payment_capture != X402 and status in (TRIALING, ACTIVE, PAST_DUE):
+        return (f"the subscription is {status} and billed to the card on file: the card provider charges each "
+                "period, there is nothing to pay by x402")
+    if pending:
+        return ("an earlier x402 payment of this workspace is still being confirmed with the facilitator; its "
+                "outcome is e-mailed to the owner and shown by GET /api/v1/workspaces, pay again only if it fails")
+    if paid_through is not None and paid_through - now > X402_PERIOD:
+        return (f"the workspace is paid through {paid_through:%Y-%m-%d %H:%M} UTC; the next period can be paid "
+                f"from {paid_through - X402_PERIOD:%Y-%m-%d %H:%M} UTC")
+    return None
+
+
+def x402_fate(reason: str) -> str:
+    """What the facilitator's refusal to settle a pending payment again says about it (x402_billing)."""
+    if reason == NONCE_USED:
+        return X402_SETTLED
+    if reason == AUTHORIZATION_EXPIRED:
+        return X402_UNRESOLVED
+    return X402_FAILED
+
+
+def x402_notice(fate: str, business_name: str, amount_usdc: str, reason: str, until: datetime | None,
+                dashboard_url: str) -> tuple[str, str]:
+    """The owner's e-mail (subject, body) once a payment whose first answer was lost is known."""
+    again = ("pay again with x402 (POST /api/v1/subscription/x402) or by card (POST /api/v1/subscription/checkout)")
+    if fate == X402_SETTLED:
+        return (f"Your Switchboard payment for {business_name} is confirmed",
+                f"Your x402 payment of {amount_usdc} USDC for {business_name} went through; the workspace is paid "
+                f"through {until:%d %B %Y} and anything waiting for it (the intake agent and phone number of a new "
+                f"signup) is being set up now. Your dashboard: {dashboard_url}\n")
+    if fate == X402_FAILED:
+        return (f"Your Switchboard payment for {business_name} did not go through",
+                f"The x402 payment of {amount_usdc} USDC for {business_name} was refused ({reason}); nothing was "
+                f"taken and nothing new was started. To go on, {again}. Your dashboard: {dashboard_url}\n")
+    return (f"We could not confirm your Switchboard payment for {business_name}",
+            f"The payment facilitator did not tell us in time whether your x402 payment of {amount_usdc} USDC for "
+            f"{business_name} went through, and its authorization has now expired. Nothing was started on it. We "
+            f"are checking the payment network and will honour the payment if it was taken; please do not pay "
+            f"twice until you hear from us. Your dashboard: {dashboard_url}\n")
+
+
+def renewal_reminder(business_name: str, plan: str, paid_through: datetime, grace: timedelta,
+                     base_url: str) -> tuple[str, str]:
+    """The owner's e-mail (subject, body) before an x402 period ends (the protocol has no automatic renewal)."""
+    amount = usdc(x402_amount(plan))
+    return (f"Your Switchboard period for {business_name} ends on {paid_through:%d %B}",
+            f"{business_name} is paid through {paid_through:%A %d %B %Y} ({paid_through:%H:%M} UTC). x402 payments "
+            f"do not renew by themselves: pay the next {X402_PERIOD.days} days ({amount} USDC) with POST "
+            f"{base_url}/api/v1/subscription/x402 (it answers 402 with the terms; send the signed payment in the "
+            f"PAYMENT-SIGNATURE header), or switch to a card at POST {base_url}/api/v1/subscription/checkout. "
+            f"Unpaid, the workspace is paused {grace.total_seconds() / 3600:g} hours after the period ends, and "
+            f"resumes as soon as it is paid.\n")
+
+
+def usdc(atomic_units: str) -> str:
+    """An amount in USDC from atomic units (6 decimals)."""
+    return f"{int(atomic_units) / 10**USDC_DECIMALS:.2f}"
 
 
 def plan_of_subscription(subscription: dict, prices: dict[str, str]) -> str | None:

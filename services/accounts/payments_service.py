@@ -1,5 +1,6 @@
-"""Payments: the hosted card checkout a signup opens, the payment provider's webhook events, x402 payments,
-and the billing worker that moves workspaces whose subscription went unpaid (payments_domain has the rules).
+"""Payments: the hosted card checkout a signup opens, the payment provider's webhook events, asking for and
+verifying x402 payments (their settlement: services.accounts.x402_billing), and billing's moves of workspaces
+whose subscription went unpaid (payments_domain has the rules; services.accounts.billing runs them on time).
 
 The provider's events are verified with its signature (stripe.Webhook.construct_event), applied once each (the
 event id is stored in the same transaction), and may come late or out of order: a subscription status is only
@@ -11,21 +12,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.background import Background
 from core.errors import ServiceError
 from core.ids import is_uuid, utcnow
 from core.outbox import add_event
-from core.rpc import Client
-from core.settings import Settings
 from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider, invoice_subscription_id
-from providers.payments.client import StripePayments
 from providers.payments.webhooks import InvalidWebhook, parse_event
 from providers.status import provider_status
-from providers.x402.server import FacilitatorUnavailable, MalformedPayment, PaymentRefused, Settled, Verified, X402Gate
+from providers.x402.server import FacilitatorUnavailable, MalformedPayment, PaymentRefused, Verified, X402Gate
 from services.accounts import lifecycle, store
 from services.accounts import payments_domain as pay
 from services.accounts.provisioning_service import Provisioning
@@ -85,47 +83,43 @@ class Payments:
             raise ServiceError("provider_error", f"the payment provider could not close the earlier checkout "
                                f"({exc.message}); try again shortly") from None
 
-    async def x402_required(self, plan: str, refusal: str | None = None):
-        """What an x402 signup for `plan` must pay (`refusal`: why the last payment was not taken)."""
+    def signup_terms(self, plan: str) -> X402Terms:
+        return X402Terms(plan, f"{self.base_url}/api/v1/signup",
+                         f"Switchboard {plan} plan: the trial and the month after it")
+
+    async def x402_required(self, terms: X402Terms, refusal: str | None = None):
+        """What an x402 payment on `terms` must be (`refusal`: why the last payment was not taken)."""
         if self.gate is None:
             raise ServiceError("provider_error", "x402 payments are not configured on this deployment "
                                "(X402_PAY_TO); use the card checkout")
         try:
             return await self.gate.requirements(
-                pay.x402_amount(plan), f"{self.base_url}/api/v1/signup",
-                f"Switchboard {plan} plan: the trial and the month after it",
+                pay.x402_amount(terms.plan), terms.resource, terms.description,
                 error=refusal or f"{pay.PAYMENT_SIGNATURE_HEADER} header is required")
         except FacilitatorUnavailable:
             raise _facilitator_down() from None
 
-    async def payment_required(self, plan: str, message: str, refusal: str | None = None) -> ServiceError:
+    async def payment_required(self, terms: X402Terms, message: str, refusal: str | None = None) -> ServiceError:
         """402 payment_required carrying fresh requirements (the PAYMENT-REQUIRED header's value)."""
-        required = await self.x402_required(plan, refusal)
+        required = await self.x402_required(terms, refusal)
         return ServiceError("payment_required", message, payment_required=self.gate.encode_required(required))
 
-    async def verify_x402(self, plan: str, header: str) -> Verified:
-        """The payment in a PAYMENT-SIGNATURE header, verified by the facilitator against the plan's terms."""
-        required = await self.x402_required(plan)
+    async def verify_x402(self, terms: X402Terms, header: str) -> Verified:
+        """The payment in a PAYMENT-SIGNATURE header, verified by the facilitator against the terms."""
+        required = await self.x402_required(terms)
         try:
             return await self.gate.verify(header, required)
         except MalformedPayment as exc:
-            raise ServiceError("validation_error", f"the {pay.PAYMENT_SIGNATURE_HEADER} header is malformed: "
-                               f"{exc}") from None
+            raise malformed_payment(exc) from None
         except PaymentRefused as exc:
-            raise await self.payment_required(plan, f"the payment was refused ({exc.reason}); pay again as the "
+            raise await self.payment_required(terms, f"the payment was refused ({exc.reason}); pay again as the "
                                               f"{pay.PAYMENT_REQUIRED_HEADER} header describes", exc.reason) from None
         except FacilitatorUnavailable:
             raise _facilitator_down() from None
 
-    async def settle_x402(self, plan: str, verified: Verified) -> Settled:
-        try:
-            return await self.gate.settle(verified)
-        except PaymentRefused as exc:
-            raise await self.payment_required(plan, f"the payment could not be settled ({exc.reason}); pay again "
-                                              f"as the {pay.PAYMENT_REQUIRED_HEADER} header describes",
-                                              exc.reason) from None
-        except FacilitatorUnavailable:
-            raise _facilitator_down() from None
+    async def settle_refused(self, terms: X402Terms, reason: str) -> ServiceError:
+        return await self.payment_required(terms, f"the payment could not be settled ({reason}); pay again as the "
+                                           f"{pay.PAYMENT_REQUIRED_HEADER} header describes", reason)
 
     # -- provider events -----------------------------------------------------------------------
 
@@ -161,17 +155,15 @@ class Payments:
             if kind == "customer.subscription.deleted":
                 await self.provisioning.cancel_waiting(conn, str(business.id))
             if notice := pay.owner_notice(kind, obj, business.name, f"{self.base_url}/dashboard"):
-                await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=str(business.id), subject=notice[0],
-                                                                     body=notice[1]), str(business.id))
-                added = True
-            added = await self._apply_billing(conn, business, utcnow()) or added
+                added = await notify_owner(conn, str(business.id), notice)
+            added = await self.apply_billing(conn, business, utcnow()) or added
         if added:
             self.events_committed()
         if kind == "checkout.session.completed":
             self.provision_soon()
         return True
 
-    async def _apply_billing(self, conn, business, now: datetime) -> bool:
+    async def apply_billing(self, conn, business, now: datetime) -> bool:
         """Move the workspace as billing says (payments_domain.billing_move); whether an event was added."""
         move = pay.billing_move(pay.Billing(
             business.lifecycle_state, business.subscription_status, business.paused_by_billing,
@@ -192,7 +184,7 @@ class Payments:
         for business_id in due:
             async with self.engine.begin() as conn:
                 business = await store.lock_business(conn, business_id)
-                if business is not None and await self._apply_billing(conn, business, utcnow()):
+                if business is not None and await self.apply_billing(conn, business, utcnow()):
                     moved += 1
         if moved:
             self.events_committed()
@@ -215,9 +207,30 @@ class Payments:
         return (checkout if checkout != "ok" else x402), checkout, x402
 
 
+@dataclass(frozen=True)
+class X402Terms:
+    """What an x402 payment is asked for: the plan (its monthly price), the resource it pays for and the line the
+    payer's wallet shows."""
+    plan: str
+    resource: str
+    description: str
+
+
+def malformed_payment(exc: MalformedPayment) -> ServiceError:
+    return ServiceError("validation_error", f"the {pay.PAYMENT_SIGNATURE_HEADER} header is malformed: {exc}")
+
+
 def _facilitator_down() -> ServiceError:
     return ServiceError("provider_error", "the x402 facilitator is unavailable; no account was made and nothing "
                         "was charged, try again shortly")
+
+
+async def notify_owner(conn, business_id: str, notice: tuple[str, str]) -> bool:
+    """E-mail the business's owner (subject, body) through the email queue, in the caller's transaction (the
+    internal workspace.owner_notice event); True: an event was added."""
+    await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=business_id, subject=notice[0], body=notice[1]),
+                    business_id)
+    return True
 
 
 def _subscription_of(kind: str, obj: dict) -> str | None:
@@ -266,49 +279,3 @@ def _event_values(kind: str, obj: dict, created: datetime, business, prices: dic
                                                                          status):
         return {"subscription_status": pay.ACTIVE, "subscription_event_at": created, "past_due_since": None}
     return {}
-
-
-class BillingWorker(Background):
-    """Runs due provisioning sagas and billing's time-driven moves every `interval` seconds (at once when woken)."""
-
-    task_name = "billing-worker"
-
-    def __init__(self, payments: Payments, provisioning: Provisioning, interval: float):
-        self.payments = payments
-        self.provisioning = provisioning
-        self.interval = interval
-        self._wake = asyncio.Event()
-        payments.provision_soon = self._wake.set
-
-    async def run(self) -> None:
-        while True:
-            try:
-                while await self.provisioning.run_due():
-                    pass
-                await self.payments.sweep()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - e.g. the database is away; the next round tries again
-                log.exception("billing worker round failed")
-            try:
-                await asyncio.wait_for(self._wake.wait(), self.interval)
-            except asyncio.TimeoutError:
-                pass
-            self._wake.clear()
-
-
-def payment_parts(s: Settings, engine: AsyncEngine, agents: Client,
-                  events_committed: Callable[[], None]) -> tuple[Payments, Provisioning, list]:
-    """The payments use cases and the provisioning saga on the configured providers, with the providers'
-    closers (for the service and the service-layer tests)."""
-    checkout = StripePayments(s.payments_api_url, s.payments_api_key.reveal(), timeout=s.payments_timeout_seconds)
-    closers = [checkout.close]
-    gate = None  # x402 needs an address to be paid to
-    if s.x402_pay_to:
-        gate = X402Gate(s.x402_facilitator_url, s.x402_pay_to, network=s.x402_network, asset=s.x402_asset,
-                        asset_name=s.x402_asset_name, asset_version=s.x402_asset_version)
-        closers.append(gate.close)
-    provisioning = Provisioning(engine, agents, s.provisioning_retry_seconds)
-    payments = Payments(engine, checkout, gate, s.payments_webhook_secret.reveal(), provisioning,
-                        s.public_base_url, timedelta(hours=s.payment_grace_hours), events_committed, s.checkout_prices)
-    return payments, provisioning, closers

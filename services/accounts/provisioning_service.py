@@ -48,17 +48,12 @@ class Provisioning:
         self.retry_seconds = retry_seconds
         self._running: set[asyncio.Task] = set()  # sagas run_now left going on
 
-    async def start(self, conn, business_id: str, forward_to: str | None, *, paid: bool) -> str | None:
-        """Store a new saga for a signup (in the signup's transaction): waiting for the card checkout, or, when
-        paid already, leased to the signup itself (so the billing worker leaves it to `run_now` unless the signup
-        dies); that lease's token."""
+    async def start(self, conn, business_id: str, forward_to: str | None) -> None:
+        """Store a new saga for a signup (in the signup's transaction), waiting for its payment (`resume`)."""
         now = utcnow()
-        token = new_id() if paid else None
         await conn.execute(provisionings.insert().values(
-            id=new_id(), business_id=business_id, status=saga.PENDING if paid else saga.WAITING_PAYMENT,
-            step=saga.AGENT, forward_to=forward_to, next_attempt_at=now, created_at=now, updated_at=now,
-            lease_token=token, lease_until=now + SAGA_LEASE if paid else None))
-        return token
+            id=new_id(), business_id=business_id, status=saga.WAITING_PAYMENT, step=saga.AGENT, forward_to=forward_to,
+            next_attempt_at=now, created_at=now, updated_at=now))
 
     async def run_due(self, limit: int = 5) -> int:
         """Run the sagas that are due (claimed under their leases); how many were claimed."""
@@ -182,9 +177,13 @@ class Provisioning:
                                                         provisionings.c.status == saga.WAITING_PAYMENT)
                            .values(status=saga.CANCELED, updated_at=utcnow()))
 
-    async def resume(self, conn, business_id: str) -> None:
-        """The payment arrived: the saga is due now (in the caller's transaction)."""
+    async def resume(self, conn, business_id: str, *, lease: bool = False) -> str | None:
+        """The payment arrived: the saga is due now (in the caller's transaction). With `lease`, it is leased to
+        the caller, who runs it at once (`run_now` with the token returned)."""
+        now, token = utcnow(), new_id() if lease else None
         await conn.execute(provisionings.update().where(provisionings.c.business_id == business_id,
                                                         provisionings.c.status == saga.WAITING_PAYMENT)
-                           .values(status=saga.PENDING, next_attempt_at=utcnow(), updated_at=utcnow()))
+                           .values(status=saga.PENDING, next_attempt_at=now, updated_at=now, lease_token=token,
+                                   lease_until=now + SAGA_LEASE if lease else None))
+        return token
 

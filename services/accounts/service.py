@@ -17,11 +17,13 @@ from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
+from providers.x402.server import Verified
 from services.accounts import domain, lifecycle, store
 from services.accounts import payments_domain as pay
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
 from services.accounts.store import businesses, usage_log
+from services.accounts.x402_billing import X402Billing
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,7 @@ class SignedUp:
     agent_id: str | None = None
     phone_number: str | None = None
     payment_response: str = ""  # x402: the PAYMENT-RESPONSE header
+    payment_status: str | None = None  # x402: settled, or pending while the settlement is reconciled
 
 
 @dataclass(frozen=True)
@@ -111,9 +114,11 @@ class Usage:
 
 class Accounts:
     def __init__(self, engine: AsyncEngine, pool: asyncpg.Pool, bus: EventBus, settings: Settings,
-                 events_committed: Callable[[], None], payments: Payments, provisioning: Provisioning):
+                 events_committed: Callable[[], None], payments: Payments, provisioning: Provisioning,
+                 x402: X402Billing):
         self.engine = engine
         self.payments = payments
+        self.x402 = x402
         self.provisioning = provisioning
         self.pool = pool
         self.bus = bus
@@ -148,48 +153,53 @@ class Accounts:
                                "(CHECKOUT_PRICES); pay with x402 or pick another plan")
         checkout = await self.payments.open_checkout(business_id, form.email, price, domain.TRIAL_DAYS)
         _, _, made = await self._create_account(form, business_id, payment_capture=pay.HOSTED_CHECKOUT,
-                                                subscription_status=pay.INCOMPLETE, paid=False,
-                                                checkout_session_id=checkout.id)
+                                                subscription_status=pay.INCOMPLETE, checkout_session_id=checkout.id)
         return SignedUp(**made, payment_capture=pay.HOSTED_CHECKOUT, checkout_url=checkout.url)
 
     async def _signup_paid_by_x402(self, form: domain.SignupForm, business_id: str, header: str) -> SignedUp:
-        """Verify the payment, make the account, settle (undoing the account if settling fails), then run the
-        provisioning saga at once; an empty pool or a provider outage leaves it deferred, retried by itself."""
+        """Verify the payment, make the account with the payment recorded pending, settle it (undoing the account
+        when it is refused), then run the provisioning saga at once; an empty pool or a provider outage leaves it
+        deferred, retried by itself. A settlement left unanswered keeps the account unpaid, its payment pending
+        and reconciled (services.accounts.x402_billing): payment_status pending, provisioned once settled."""
+        terms = self.payments.signup_terms(form.plan_id)
         if not header:
             raise await self.payments.payment_required(
-                form.plan_id, f"this signup asks to pay with x402: send the payment the "
+                terms, f"this signup asks to pay with x402: send the payment the "
                 f"{pay.PAYMENT_REQUIRED_HEADER} header describes in a {pay.PAYMENT_SIGNATURE_HEADER} header")
-        verified = await self.payments.verify_x402(form.plan_id, header)
-        trial_ends_at = utcnow() + domain.trial_length()
-        account_id, saga_token, made = await self._create_account(
-            form, business_id, payment_capture=pay.X402, subscription_status=pay.ACTIVE, paid=True,
-            paid_through=trial_ends_at + pay.X402_PERIOD)
-        try:
-            settled = await self.payments.settle_x402(form.plan_id, verified)
-        except BaseException:
+        verified = await self.payments.verify_x402(terms, header)
+        account_id, payment_id, made = await self._create_account(
+            form, business_id, payment_capture=pay.X402, subscription_status=pay.INCOMPLETE, paying=verified)
+        if payment_id is None:  # the payment paid for another signup already
             async with self.engine.begin() as conn:
                 await store.delete_account(conn, account_id)
+            raise await self.payments.settle_refused(terms, pay.NONCE_USED)
+        try:
+            outcome = await self.x402.settle(payment_id, verified, lease_saga=True)
+        except BaseException:  # cancelled mid-settlement: the pending payment is reconciled, the account stays
             raise
-        async with self.engine.begin() as conn:
-            await store.record_x402_payment(conn, transaction=settled.transaction, business_id=business_id,
-                                            payer=settled.payer, network=settled.network,
-                                            asset=verified.requirements.asset, amount=settled.amount,
-                                            created_at=utcnow())
-        saga_row = await self.provisioning.run_now(business_id, saga_token)
+        if outcome.status == pay.X402_FAILED:
+            async with self.engine.begin() as conn:
+                await store.delete_account(conn, account_id)
+            raise await self.payments.settle_refused(terms, outcome.reason)
+        if outcome.status != pay.X402_SETTLED:
+            return SignedUp(**made, payment_capture=pay.X402, payment_status=outcome.status)
+        saga_row = await self.provisioning.run_now(business_id, outcome.saga_token)
         done = saga_row is not None and saga_row.status == "done"
         return SignedUp(**made, payment_capture=pay.X402, provisioning_deferred=not done,
                         agent_id=str(saga_row.agent_id) if done else None,
                         phone_number=saga_row.phone_number if done else None,
-                        payment_response=settled.response_header)
+                        payment_response=outcome.settled.response_header, payment_status=outcome.status)
 
     @staticmethod
     def _email_taken() -> ServiceError:
         return ServiceError("email_exists", "an account with this email already exists; sign in instead")
 
     async def _create_account(self, form: domain.SignupForm, business_id: str, *, payment_capture: str,
-                              subscription_status: str, paid: bool, **billing) -> tuple[str, str | None, dict]:
-        """The user, business, signup key, magic link and provisioning saga, in one transaction: the account id,
-        the saga's lease when paid (Provisioning.start) and SignedUp's common fields."""
+                              subscription_status: str, paying: Verified | None = None,
+                              **billing) -> tuple[str, str | None, dict]:
+        """The user, business, signup key, magic link, provisioning saga (waiting for the payment) and the x402
+        payment `paying` for it recorded pending, in one transaction: the account id, the payment's id (None when
+        that payment is recorded already) and SignedUp's common fields."""
         now = utcnow()
         account_id = new_id()
         api_key, prefix = domain.new_api_key()
@@ -210,8 +220,9 @@ class Accounts:
                                    created_at=now)
             await store.insert_magic_link(conn, token_hash=self.hash(magic), account_id=account_id,
                                           expires_at=now + domain.MAGIC_LINK_TTL)
-            saga_token = await self.provisioning.start(conn, business_id, form.phone_forward_to, paid=paid)
-        return account_id, saga_token, {"api_key": api_key, "business_id": business_id,
+            await self.provisioning.start(conn, business_id, form.phone_forward_to)
+            payment_id = await self.x402.record(conn, business_id, pay.X402_SIGNUP, paying) if paying else None
+        return account_id, payment_id, {"api_key": api_key, "business_id": business_id,
                 "dashboard_url": f"{self.base_url}/dashboard", "trial_ends_at": trial_ends_at,
                             "magic_link": f"{self.base_url}/dashboard/login?token={magic}"}
 

@@ -13,12 +13,14 @@ from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
 from providers.email.smtp import SmtpSender
 from services.accounts import calls_consumer, standing_consumer
+from services.accounts.billing import BillingWorker, payment_parts
 from services.accounts.checkouts import Checkouts
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.oauth_service import AuthorizationRequest, OAuth
-from services.accounts.payments_service import BillingWorker, Payments, payment_parts
+from services.accounts.payments_service import Payments
 from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Principal, Usage
 from services.accounts.sign_in import SignInLinks
+from services.accounts.x402_billing import X402Billing
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
 
 WORKSPACES_PAGE = (50, 100)
@@ -37,6 +39,8 @@ def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
         ws.external_ref = row["external_ref"]
     set_timestamp(ws, "created_at", row["created_at"])
     set_timestamp(ws, "updated_at", row["updated_at"])
+    if row["paid_through"] is not None:
+        set_timestamp(ws, "paid_through", row["paid_through"])
     if provisioning is not None:
         p = provisioning
         ws.provisioning.CopyFrom(accounts_pb2.Provisioning(
@@ -102,9 +106,10 @@ def _authorization_request(m: accounts_pb2.OAuthAuthorization) -> AuthorizationR
 
 class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
     def __init__(self, accounts: Accounts, payments: Payments, oauth: OAuth, sign_in: SignInLinks,
-                 checkouts: Checkouts):
+                 checkouts: Checkouts, x402: X402Billing):
         self.accounts = accounts
         self.payments = payments
+        self.x402 = x402
         self.oauth = oauth
         self.sign_in = sign_in
         self.checkouts = checkouts
@@ -117,7 +122,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
             api_key=done.api_key, business_id=done.business_id, dashboard_url=done.dashboard_url,
             provisioning_deferred=done.provisioning_deferred, payment_capture=done.payment_capture,
             dashboard_magic_link=done.magic_link, agent_id=done.agent_id, phone_number=done.phone_number,
-            checkout_url=done.checkout_url, payment_response=done.payment_response)
+            checkout_url=done.checkout_url, payment_response=done.payment_response,
+            payment_status=done.payment_status)
         set_timestamp(reply, "trial_ends_at", done.trial_ends_at)
         self.sign_in.send(request.email, "/dashboard", welcome=True)
         return reply
@@ -144,6 +150,16 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                          checkout_session_id=checkout.id)
         link.expires_at.FromSeconds(checkout.expires_at)
         return link
+
+    async def PayByX402(self, request, context):
+        outcome = await self.x402.renew(optional(request, "business_id"), request.payment_signature)
+        b = outcome.business
+        reply = accounts_pb2.X402Renewal(
+            business_id=str(b.id), payment_status=outcome.status, subscription_status=b.subscription_status,
+            lifecycle_state=b.lifecycle_state, transaction=outcome.transaction,
+            payment_response=outcome.settled.response_header if outcome.settled else "")
+        set_timestamp(reply, "paid_through", b.paid_through)
+        return reply
 
     async def SignOut(self, request, context):
         return accounts_pb2.SignOutReply(sessions_ended=await self.accounts.sign_out(request.session_token,
@@ -269,12 +285,11 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
 def build(runtime: Runtime) -> AccountsServicer:
     s = runtime.settings
-    payments, provisioning, closers = payment_parts(s, runtime.engine, runtime.client("agents"),
-                                                    runtime.events_committed)
-    runtime.on_stop.extend(closers)
-    runtime.run(BillingWorker(payments, provisioning, s.billing_interval_seconds))
-    accounts = Accounts(runtime.engine, runtime.pool, runtime.bus, s, runtime.events_committed, payments,
-                        provisioning)
+    parts = payment_parts(s, runtime.engine, runtime.client("agents"), runtime.events_committed)
+    runtime.on_stop.extend(parts.closers)
+    runtime.run(BillingWorker(parts, s.billing_interval_seconds))
+    accounts = Accounts(runtime.engine, runtime.pool, runtime.bus, s, runtime.events_committed, parts.payments,
+                        parts.provisioning, parts.x402)
     runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
                                 batch=100, batched=True, filter_subject=calls_consumer.CALLS_SUBJECT))
     runtime.run(DurableConsumer(runtime.bus, standing_consumer.CONSUMER,
@@ -286,5 +301,5 @@ def build(runtime: Runtime) -> AccountsServicer:
                       password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
     sign_in = SignInLinks(accounts, mail)
     runtime.on_stop.append(sign_in.close)
-    return AccountsServicer(accounts, payments, OAuth(accounts, documents), sign_in,
-                            Checkouts(runtime.engine, payments))
+    return AccountsServicer(accounts, parts.payments, OAuth(accounts, documents), sign_in,
+                            Checkouts(runtime.engine, parts.payments), parts.x402)

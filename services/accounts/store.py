@@ -56,6 +56,8 @@ businesses = sa.Table(
     sa.Column("paid_through", Ts),  # x402: the end of the period paid for
     # The workspace was paused for an unpaid subscription (and is resumed when it is paid).
     sa.Column("paused_by_billing", sa.Boolean, nullable=False, server_default=sa.false()),
+    # x402: the paid_through the owner was last reminded of (one reminder per period).
+    sa.Column("renewal_reminded_through", Ts),
 )
 
 api_keys = sa.Table(
@@ -137,13 +139,27 @@ payment_events = sa.Table(
 
 x402_payments = sa.Table(
     "x402_payments", metadata,
-    sa.Column("transaction", sa.Text, primary_key=True),
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("transaction", sa.Text, unique=True),  # once settled (unknown when an earlier answer was lost)
     sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("purpose", sa.Text, nullable=False, server_default="signup"),  # payments_domain.X402_PURPOSES
+    sa.Column("status", sa.Text, nullable=False, server_default="settled"),  # payments_domain.X402_STATUSES
     sa.Column("payer", sa.Text, nullable=False),
+    sa.Column("nonce", sa.Text),  # the EIP-3009 authorization's nonce: (payer, nonce) pays once
+    sa.Column("valid_before", Ts),  # after it, the facilitator can no longer settle the authorization
     sa.Column("network", sa.Text, nullable=False),
     sa.Column("asset", sa.Text, nullable=False),
     sa.Column("amount", sa.Text, nullable=False),  # atomic units of the asset
+    # What asking the facilitator again takes: the PaymentPayload and the PaymentRequirements it matched.
+    sa.Column("payload", JSONB),
+    sa.Column("requirements", JSONB),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("next_attempt_at", Ts),  # pending: when the reconciler asks next (a lease while a request settles)
+    sa.Column("last_error", sa.Text),
     sa.Column("created_at", Ts, nullable=False),
+    sa.Column("settled_at", Ts),
+    sa.Index("x402_payments_authorization", "payer", "nonce", unique=True),
+    sa.Index("x402_payments_due", "next_attempt_at", postgresql_where=sa.text("status = 'pending'")),
 )
 
 provisionings = sa.Table(
@@ -350,7 +366,8 @@ async def expire_magic_links_of(conn: AsyncConnection, account_id: str, now: dat
 
 WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
                      businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at,
-                     businesses.c.subscription_status, businesses.c.timezone, businesses.c.plan_id)
+                     businesses.c.subscription_status, businesses.c.timezone, businesses.c.plan_id,
+                     businesses.c.paid_through)
 _WORKSPACE_BY_ID = Prepared(sa.select(*WORKSPACE_COLUMNS).where(businesses.c.id == sa.bindparam("id")))
 
 
@@ -400,7 +417,12 @@ async def business_ids_of(conn: AsyncConnection, account_id: str) -> list[str]:
 
 
 async def lock_business(conn: AsyncConnection, business_id: str):
-    return (await conn.execute(sa.select(businesses).where(businesses.c.id == business_id).with_for_update())).first()
+    return await business_row(conn, business_id, lock=True)
+
+
+async def business_row(conn: AsyncConnection, business_id: str, *, lock: bool = False):
+    query = sa.select(businesses).where(businesses.c.id == business_id)
+    return (await conn.execute(query.with_for_update() if lock else query)).first()
 
 
 async def update_business(conn: AsyncConnection, business_id: str, values: dict):
@@ -536,8 +558,54 @@ async def delete_account(conn: AsyncConnection, account_id: str) -> None:
     await conn.execute(users.delete().where(users.c.id == account_id))
 
 
-async def record_x402_payment(conn: AsyncConnection, **values) -> None:
-    await conn.execute(x402_payments.insert().values(**values))
+async def add_x402_payment(conn: AsyncConnection, **values) -> bool:
+    """Record a payment before it is settled; False when its authorization (payer, nonce) is recorded already."""
+    return (await conn.execute(insert(x402_payments).values(**values)
+                               .on_conflict_do_nothing(index_elements=["payer", "nonce"])
+                               .returning(x402_payments.c.id))).first() is not None
+
+
+async def x402_payment(conn: AsyncConnection, *, id: str | None = None, payer: str | None = None,
+                       nonce: str | None = None, lock: bool = False):
+    """One payment, by id or by its authorization (payer, nonce)."""
+    query = sa.select(x402_payments).where(x402_payments.c.id == id if id else sa.and_(
+        x402_payments.c.payer == payer, x402_payments.c.nonce == nonce))
+    return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+async def update_x402_payment(conn: AsyncConnection, payment_id: str, values: dict) -> None:
+    await conn.execute(x402_payments.update().where(x402_payments.c.id == payment_id).values(**values))
+
+
+async def business_of_x402_payment(conn: AsyncConnection, payment_id: str):
+    return (await conn.execute(sa.select(businesses).join(x402_payments, x402_payments.c.business_id == businesses.c.id)
+                               .where(x402_payments.c.id == payment_id))).first()
+
+
+async def has_pending_x402(conn: AsyncConnection, business_id: str) -> bool:
+    p = x402_payments.c
+    return bool((await conn.execute(sa.select(sa.exists().where(p.business_id == business_id,
+                                                                p.status.in_(("pending", "unresolved")))))).scalar())
+
+
+def claim_due_x402_payments(limit: int, retry_after: timedelta):
+    """Take up to `limit` pending payments due to be asked about again (the next attempt pushed `retry_after` on,
+    which is the claim's lease), skipping rows another worker is claiming."""
+    p = x402_payments.c
+    due = (sa.select(p.id).where(p.status == "pending", p.next_attempt_at <= sa.func.now())
+           .order_by(p.next_attempt_at).limit(limit).with_for_update(skip_locked=True))
+    return (x402_payments.update().where(p.id.in_(due.scalar_subquery()))
+            .values(attempts=p.attempts + 1, next_attempt_at=sa.func.now() + retry_after)
+            .returning(x402_payments))
+
+
+def renewals_to_remind(now: datetime, ahead: timedelta) -> sa.Select:
+    """Active x402 workspaces whose paid period ends within `ahead` and whose owner was not told about it yet."""
+    b = businesses.c
+    return sa.select(b.id).where(b.payment_capture == "x402", b.lifecycle_state == "active",
+                                 b.subscription_status == "active", b.paid_through > now,
+                                 b.paid_through <= now + ahead,
+                                 b.renewal_reminded_through.is_distinct_from(b.paid_through))
 
 
 def zones_of(business_ids) -> sa.Select:

@@ -164,6 +164,17 @@ async def _unpaid_workspace(w: World) -> Request:
     return Request(json={"business_id": made["id"]})
 
 
+async def _x402_renewal(w: World) -> Request:
+    """A's unpaid workspace with a signed x402 payment of its terms: A's request settles it; B's is refused before
+    the payment is looked at."""
+    from providers.x402 import payer
+    request = await _unpaid_workspace(w)
+    status, body, headers = await w.api.request("POST", "/api/v1/subscription/x402", key=w.a_key, json=request.json)
+    assert status == 402, body
+    paid = payer.pay(payer.new_private_key(), headers["PAYMENT-REQUIRED"])
+    return Request(json=request.json, headers={"PAYMENT-SIGNATURE": paid})
+
+
 async def _remove_dnc(w: World) -> Request:
     phone = fresh_phone()
     await w.ok("POST", "/api/v1/dnc", json={"business_id": w.a_business, "phone": phone, "reason": "asked"})
@@ -233,6 +244,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("POST", "/api/v1/workspaces"): Case(_r(json={"name": "Branch"}), "creates in the caller's own account"),
     ("PATCH", "/api/v1/workspaces"): Case(_r(json=lambda w: {"id": w.a_business, "name": "Renamed"}), NOT_FOUND),
     ("POST", "/api/v1/subscription/checkout"): Case(_unpaid_workspace, FORBIDDEN),
+    ("POST", "/api/v1/subscription/x402"): Case(_x402_renewal, FORBIDDEN),
     ("GET", "/api/v1/capabilities"): Case(_r(), NO_IDS),
     ("GET", "/api/v1/health"): Case(_r(), NO_IDS),
     ("GET", "/api/v1/usage"): Case(_r(), NO_IDS),

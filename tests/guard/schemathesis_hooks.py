@@ -75,12 +75,14 @@ DOCUMENTED_REFUSALS = (
                       "CSRF: with the dashboard session, a write whose optional body is left out needs X-Requested-With "
                       "(the document declares the header only where a route takes no body)"),
     DocumentedRefusal("invalid_request", r"^at most \d+ events per replay", "backfill window too large"),
-    # Signup: the spec answers an x402 signup without a (valid) payment with 402 payment_required; whether a
-    # payment is there and valid is the PAYMENT-SIGNATURE header's content, which no schema can state.
-    DocumentedRefusal("payment_required", r"(asks to pay with x402|the payment was refused|could not be settled)",
-                      "signup paid by x402 without a valid payment", status=402),
+    # Signup and the x402 renewal: the spec answers an x402 payment that is missing or not valid with 402
+    # payment_required; whether a payment is there and valid is the PAYMENT-SIGNATURE header's content, which no
+    # schema can state.
+    DocumentedRefusal("payment_required", r"(asks to pay with x402|the payment was refused|could not be settled|"
+                      r"pay the next \d+ days|this payment was used already)",
+                      "x402 without a valid payment", status=402),
     DocumentedRefusal("validation_error", r"^the PAYMENT-SIGNATURE header is malformed",
-                      "signup: the header must hold base64 JSON of an x402 payment; the schema can only shape base64"),
+                      "x402: the header must hold base64 JSON of an x402 payment; the schema can only shape base64"),
     DocumentedRefusal("invalid_request", r"^messages(\[\d+\]\S*)? ",
                       "eval turns: alternation, each judge plan's fields and the rubric's pass/fail words go beyond "
                       "what the published schema states per turn"),

@@ -10,7 +10,7 @@ import pytest
 from core import db, rpc, settings
 from core.tenant import Tenant
 from providers.voice.client import VapiClient
-from services.accounts.payments_service import payment_parts
+from services.accounts.billing import payment_parts
 from services.accounts.service import Accounts
 
 OTHER_WRITER = "00000000-0000-4000-8000-000000000000"
@@ -58,9 +58,9 @@ async def accounts_of(cfg, engine, pool):
 
     def make(settings=cfg) -> Accounts:
         agents, channel = rpc.connect("agents", settings, forward_tenant=True)
-        payments, provisioning, provider_closers = payment_parts(settings, engine, agents, no_events)
-        closers.extend((*provider_closers, channel.close))
-        return Accounts(engine, pool, None, settings, no_events, payments, provisioning)
+        parts = payment_parts(settings, engine, agents, no_events)
+        closers.extend((*parts.closers, channel.close))
+        return Accounts(engine, pool, None, settings, no_events, parts.payments, parts.provisioning, parts.x402)
     yield make
     for close in closers:
         await close()

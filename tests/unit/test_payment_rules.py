@@ -150,3 +150,51 @@ def test_the_events_that_write_to_the_owner():
     assert "ends on 01 December" in pay.owner_notice("customer.subscription.trial_will_end", ends, "Acme", "u")[0]
     assert pay.owner_notice("invoice.paid", link, "Acme", "u") is None
     assert pay.owner_notice("invoice.payment_action_required", {}, "Acme", "u") is None
+
+
+# -- x402 periods ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("paid_through, trial_ends_at, start", [
+    (None, NOW + timedelta(days=7), NOW + timedelta(days=7)),  # a signup: its trial, then the month
+    (NOW + timedelta(days=2), NOW - timedelta(days=28), NOW + timedelta(days=2)),  # renewed before the end
+    (NOW - timedelta(days=3), NOW - timedelta(days=40), NOW),  # renewed after it ran out: from now
+    (None, None, NOW),  # a canceled card subscription moving to x402
+])
+def test_a_settled_x402_payment_pays_one_period_on_from_what_is_paid(paid_through, trial_ends_at, start):
+    grant = pay.x402_grant(paid_through, trial_ends_at, NOW)
+    assert grant["paid_through"] == start + pay.X402_PERIOD
+    assert (grant["subscription_status"], grant["payment_capture"], grant["past_due_since"]) == (
+        pay.ACTIVE, pay.X402, None)
+
+
+@pytest.mark.parametrize("state, status, capture, paid_through, pending, refused", [
+    ("active", pay.ACTIVE, pay.X402, NOW + timedelta(days=10), False, None),
+    ("paused", pay.ACTIVE, pay.X402, NOW - timedelta(days=1), False, None),  # paused for non-payment
+    ("active", pay.INCOMPLETE, pay.X402, None, False, None),  # a signup whose x402 payment failed
+    ("canceled", pay.CANCELED, pay.HOSTED_CHECKOUT, None, False, None),  # resubscribe by x402
+    ("active", pay.INCOMPLETE, pay.HOSTED_CHECKOUT, None, False, None),  # a checkout never completed
+    ("active", pay.TRIALING, pay.HOSTED_CHECKOUT, None, False, "billed to the card"),
+    ("active", pay.PAST_DUE, pay.HOSTED_CHECKOUT, None, False, "billed to the card"),
+    ("active", pay.ACTIVE, pay.X402, NOW + timedelta(days=31), False, "can be paid from"),
+    ("active", pay.ACTIVE, pay.X402, NOW + timedelta(days=10), True, "still being confirmed"),
+    ("inactive", pay.ACTIVE, pay.X402, NOW + timedelta(days=10), False, "torn down"),
+])
+def test_who_may_pay_the_next_x402_period(state, status, capture, paid_through, pending, refused):
+    why = pay.x402_renewal_refusal(state, status, capture, paid_through, NOW, pending)
+    assert (why is None) if refused is None else (refused in why), why
+
+
+@pytest.mark.parametrize("reason, fate", [
+    (pay.NONCE_USED, pay.X402_SETTLED),  # the earlier settlement took it: it pays only us
+    (pay.AUTHORIZATION_EXPIRED, pay.X402_UNRESOLVED),  # expired: the facilitator cannot say whether it was taken
+    ("invalid_exact_evm_insufficient_balance", pay.X402_FAILED),
+    ("invalid_exact_evm_payload_signature", pay.X402_FAILED),
+])
+def test_what_a_refused_second_settlement_says_about_a_pending_payment(reason, fate):
+    assert pay.x402_fate(reason) == fate
+
+
+def test_the_renewal_reminder_names_the_route_the_amount_and_the_pause():
+    subject, body = pay.renewal_reminder("Acme", "starter", NOW + timedelta(days=3), GRACE, "https://sb.example")
+    assert "ends on 26 November" in subject
+    assert "https://sb.example/api/v1/subscription/x402" in body and "49.00 USDC" in body and "72 hours" in body

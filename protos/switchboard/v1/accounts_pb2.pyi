@@ -34,7 +34,7 @@ class SignupRequest(_message.Message):
     def __init__(self, business_name: _Optional[str] = ..., email: _Optional[str] = ..., business_type: _Optional[str] = ..., website: _Optional[str] = ..., phone_forward_to: _Optional[str] = ..., plan_id: _Optional[str] = ..., client_ip: _Optional[str] = ..., payment_signature: _Optional[str] = ..., x402: _Optional[bool] = ...) -> None: ...
 
 class SignupReply(_message.Message):
-    __slots__ = ("api_key", "business_id", "agent_id", "phone_number", "dashboard_url", "trial_ends_at", "provisioning_deferred", "payment_capture", "dashboard_magic_link", "checkout_url", "payment_response")
+    __slots__ = ("api_key", "business_id", "agent_id", "phone_number", "dashboard_url", "trial_ends_at", "provisioning_deferred", "payment_capture", "dashboard_magic_link", "checkout_url", "payment_response", "payment_status")
     API_KEY_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +46,7 @@ class SignupReply(_message.Message):
     DASHBOARD_MAGIC_LINK_FIELD_NUMBER: _ClassVar[int]
     CHECKOUT_URL_FIELD_NUMBER: _ClassVar[int]
     PAYMENT_RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_STATUS_FIELD_NUMBER: _ClassVar[int]
     api_key: str
     business_id: str
     agent_id: str
@@ -57,7 +58,8 @@ class SignupReply(_message.Message):
     dashboard_magic_link: str
     checkout_url: str
     payment_response: str
-    def __init__(self, api_key: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., dashboard_url: _Optional[str] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provisioning_deferred: _Optional[bool] = ..., payment_capture: _Optional[str] = ..., dashboard_magic_link: _Optional[str] = ..., checkout_url: _Optional[str] = ..., payment_response: _Optional[str] = ...) -> None: ...
+    payment_status: str
+    def __init__(self, api_key: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., dashboard_url: _Optional[str] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provisioning_deferred: _Optional[bool] = ..., payment_capture: _Optional[str] = ..., dashboard_magic_link: _Optional[str] = ..., checkout_url: _Optional[str] = ..., payment_response: _Optional[str] = ..., payment_status: _Optional[str] = ...) -> None: ...
 
 class PaymentEvent(_message.Message):
     __slots__ = ("body", "signature")
@@ -170,6 +172,32 @@ class CheckoutLink(_message.Message):
     expires_at: _timestamp_pb2.Timestamp
     def __init__(self, business_id: _Optional[str] = ..., checkout_url: _Optional[str] = ..., checkout_session_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class PayByX402Request(_message.Message):
+    __slots__ = ("business_id", "payment_signature")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    payment_signature: str
+    def __init__(self, business_id: _Optional[str] = ..., payment_signature: _Optional[str] = ...) -> None: ...
+
+class X402Renewal(_message.Message):
+    __slots__ = ("business_id", "payment_status", "subscription_status", "lifecycle_state", "paid_through", "transaction", "payment_response")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_STATUS_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTION_STATUS_FIELD_NUMBER: _ClassVar[int]
+    LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    PAID_THROUGH_FIELD_NUMBER: _ClassVar[int]
+    TRANSACTION_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    payment_status: str
+    subscription_status: str
+    lifecycle_state: str
+    paid_through: _timestamp_pb2.Timestamp
+    transaction: str
+    payment_response: str
+    def __init__(self, business_id: _Optional[str] = ..., payment_status: _Optional[str] = ..., subscription_status: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., paid_through: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., transaction: _Optional[str] = ..., payment_response: _Optional[str] = ...) -> None: ...
+
 class SignOutRequest(_message.Message):
     __slots__ = ("session_token", "everywhere")
     SESSION_TOKEN_FIELD_NUMBER: _ClassVar[int]
@@ -275,7 +303,7 @@ class RevokeKeyReply(_message.Message):
     def __init__(self, success: _Optional[bool] = ...) -> None: ...
 
 class Workspace(_message.Message):
-    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone", "standing", "plan_id")
+    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone", "standing", "plan_id", "paid_through")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -288,6 +316,7 @@ class Workspace(_message.Message):
     TIMEZONE_FIELD_NUMBER: _ClassVar[int]
     STANDING_FIELD_NUMBER: _ClassVar[int]
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    PAID_THROUGH_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     lifecycle_state: str
@@ -300,7 +329,8 @@ class Workspace(_message.Message):
     timezone: str
     standing: str
     plan_id: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ..., plan_id: _Optional[str] = ...) -> None: ...
+    paid_through: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ..., plan_id: _Optional[str] = ..., paid_through: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Provisioning(_message.Message):
     __slots__ = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error", "next_attempt_at")

@@ -75,6 +75,11 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.OpenCheckoutRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.CheckoutLink.FromString,
                 _registered_method=True)
+        self.PayByX402 = channel.unary_unary(
+                '/switchboard.v1.Accounts/PayByX402',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.PayByX402Request.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.X402Renewal.FromString,
+                _registered_method=True)
         self.ListKeys = channel.unary_unary(
                 '/switchboard.v1.Accounts/ListKeys',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListKeysRequest.SerializeToString,
@@ -249,6 +254,14 @@ class AccountsServicer:
     def OpenCheckout(self, request, context):
         """Opens a new hosted checkout for a business with no subscription in force (a signup never paid, or a canceled
         subscription to replace), expiring its earlier one; fails CONFLICT (conflict) when one is in force.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PayByX402(self, request, context):
+        """Pays a business's next period by x402: FAILED_PRECONDITION (payment_required, with the terms) without a
+        payment or for a refused one; fails ALREADY_EXISTS (conflict) when it may not pay now, NOT_FOUND (not_found).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -459,6 +472,11 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.OpenCheckout,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.OpenCheckoutRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.CheckoutLink.SerializeToString,
+            ),
+            'PayByX402': grpc.unary_unary_rpc_method_handler(
+                    servicer.PayByX402,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.PayByX402Request.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.X402Renewal.SerializeToString,
             ),
             'ListKeys': grpc.unary_unary_rpc_method_handler(
                     servicer.ListKeys,
@@ -771,6 +789,33 @@ class Accounts:
             '/switchboard.v1.Accounts/OpenCheckout',
             switchboard_dot_v1_dot_accounts__pb2.OpenCheckoutRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.CheckoutLink.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PayByX402(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/PayByX402',
+            switchboard_dot_v1_dot_accounts__pb2.PayByX402Request.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.X402Renewal.FromString,
             options,
             channel_credentials,
             insecure,

@@ -43,9 +43,11 @@ Test control plane (not part of the facilitator API; under `/_facilitator`, no a
 - `GET /_facilitator/settlements` → `{"network", "asset", "startBalance", "settlements": [{"transaction",
   "blockNumber", "network", "asset", "payer", "payTo", "amount", "nonce", "validAfter", "validBefore",
   "settledAt"}], "balances": {address: atomic units, for the addresses that moved}, "usedNonces": n}`.
-- `POST /_facilitator/faults` `{"status": 500, "times": 1, "path": "/", "delay_seconds": 0}` → 201: the next
-  `times` API requests whose path starts with `path` wait `delay_seconds` then answer `status` (400-599; 0
-  serves them normally after the delay, for timeouts); `GET` lists them, `DELETE` clears them.
+- `POST /_facilitator/faults` `{"status": 500, "times": 1, "path": "/", "delay_seconds": 0, "hold": null}` → 201:
+  the next `times` API requests whose path starts with `path` wait `delay_seconds` then answer `status` (400-599;
+  0 serves them normally after the delay, for timeouts; with `hold` "answer", status 0 serves the request at once
+  and holds back its answer: a settlement that moved the money though the caller stopped waiting); `GET` lists
+  them, `DELETE` clears them.
 - `POST /_facilitator/balances` `{"address": "0x...", "balance": "0"}` sets one balance (atomic units).
 - `POST /_facilitator/reset` empties the ledger (balances, used nonces, settlements) and the faults.
 """

@@ -193,9 +193,10 @@ async def control_body(request: web.Request) -> dict:
 def control_plane() -> ControlPlane:
     """The shared faults (`providers.simulator_control`) under `/_facilitator`, without a method (the API's calls
     are one method each) or a request log; a delay-only fault delays the call, then serves it (a slow
-    facilitator)."""
+    facilitator), or with `hold` "answer" serves it at once and holds back its answer (a settlement that took
+    the money though the caller gave up waiting)."""
     return ControlPlane(refused, lambda status: refused(f"injected fault {status}", status), prefix=CONTROL,
-                        rules=FaultRules(fields=("status", "times", "path", "delay_seconds"), reserved=CONTROL),
+                        rules=FaultRules(fields=("status", "times", "path", "delay_seconds", "hold"), reserved=CONTROL),
                         read=control_body, log_route=None)
 
 
