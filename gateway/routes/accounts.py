@@ -327,7 +327,7 @@ ROUTES = [
           "cancel (active or paused -> canceled, emits workspace.canceled), teardown (canceled -> inactive, emits "
           "workspace.teardown_completed; inactive is final). Repeating the action that led to the current state "
           "changes nothing and emits nothing; any other move is refused with 400 invalid_request."),
-    Route("POST", f"{V1}/subscription/checkout", open_checkout, "Open a new hosted checkout for the subscription",
+    Route("POST", f"{V1}/subscription/checkout", open_checkout, "Open a new hosted checkout, or a past-due invoice's page",
           "workspaces", scope="workspaces:write", sessions=True, body=CHECKOUT_OPEN, response="CheckoutLink",
           status=201, errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found", "conflict",
                               "provider_error"),
@@ -336,9 +336,12 @@ ROUTES = [
           f"(its link expires after 24 hours; the new one keeps the {accounts.TRIAL_DAYS}-day trial, which starts "
           "once the card is taken) or a canceled subscription (resubscribe: no trial; completing it makes the "
           "subscription active and resumes a canceled workspace). The earlier checkout link stops working; the "
-          "Stripe customer of an earlier subscription is reused. 409 conflict while a subscription is in force "
-          "(trialing, active, or past_due: the provider retries the card) or for a torn-down workspace. A key "
-          "with workspaces:write or the dashboard session."),
+          "Stripe customer of an earlier subscription is reused. A past_due subscription is not replaced: "
+          "checkout_url is its open invoice's hosted page (invoice_id set, checkout_session_id and expires_at "
+          "null), where another card pays it and stays on file; paid, the subscription is active and a workspace "
+          "billing paused resumes. 409 conflict while a subscription is in force and paid (trialing, active), "
+          "for a past_due one with no open invoice at that moment, or for a torn-down workspace. A key with "
+          "workspaces:write or the dashboard session."),
     Route("POST", f"{V1}/subscription/x402", pay_by_x402, "Pay the next period of the subscription with x402",
           "workspaces", scope="workspaces:write", sessions=True, body=X402_RENEW, response="X402Renewal",
           own_replies={202: ("The facilitator left the settlement unanswered: the payment is pending and reconciled "

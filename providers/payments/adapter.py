@@ -64,6 +64,10 @@ class PaymentsProvider(Protocol):
     async def cancel_subscription(self, subscription_id: str) -> dict:
         """Cancel at once (no further charge); the Subscription object, status `canceled`."""
 
+    async def open_invoice(self, subscription_id: str) -> dict | None:
+        """The subscription's latest Invoice while it is open (a payment that failed and is being retried: its
+        `hosted_invoice_url` lets the customer pay it with another card), else None."""
+
     async def check(self) -> dict:
         """The account's Balance object; raises `PaymentsError` when the provider is unreachable or refuses us
         (health checks)."""

@@ -123,6 +123,15 @@ class StripePayments:
         return await self._call("DELETE /v1/subscriptions/{id}",
                                 self._stripe().v1.subscriptions.cancel_async(subscription_id))
 
+    async def open_invoice(self, subscription_id: str) -> dict | None:
+        latest = (await self.get_subscription(subscription_id)).get("latest_invoice")
+        invoice_id = latest.get("id") if isinstance(latest, dict) else latest
+        if not invoice_id:
+            return None
+        _check_id(invoice_id)
+        invoice = await self._call("GET /v1/invoices/{id}", self._stripe().v1.invoices.retrieve_async(invoice_id))
+        return invoice if invoice.get("status") == "open" else None
+
     async def check(self) -> dict:
         return await self._call("GET /v1/balance", self._stripe().v1.balance.retrieve_async())
 

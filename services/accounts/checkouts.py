@@ -1,5 +1,6 @@
 """A new hosted checkout for a business that has no subscription in force: a signup whose checkout link expired
-(24 hours) before it was paid, or a canceled subscription to replace (resubscribe). The rules are
+(24 hours) before it was paid, or a canceled subscription to replace (resubscribe); a past-due subscription is
+paid at its open invoice's hosted page instead (another card, kept on file). The rules are
 payments_domain.checkout_refusal and checkout_trial_days.
 
 The earlier checkout is expired first, so two subscriptions can never be started from two open links; if it was
@@ -9,6 +10,8 @@ earlier subscription is reused. Completing the checkout moves the business as an
 (payments_service): trialing after a signup's, active again after a resubscription, with the workspace resumed.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -21,12 +24,20 @@ from services.accounts import payments_domain as pay
 from services.accounts.payments_service import Payments
 
 
+@dataclass(frozen=True)
+class OpenInvoice:
+    """A past-due subscription's open invoice: its hosted page takes another card (which then stays on file)."""
+    id: str
+    url: str
+
+
 class Checkouts:
     def __init__(self, engine: AsyncEngine, payments: Payments):
         self.engine, self.payments = engine, payments
 
-    async def reopen(self, business_id: str | None) -> tuple[str, Checkout]:
-        """(business id, its new checkout); 409 conflict when it has a subscription in force."""
+    async def reopen(self, business_id: str | None) -> tuple[str, Checkout | OpenInvoice]:
+        """(business id, its new checkout, or a past-due subscription's open invoice); 409 conflict when it has
+        a paid subscription in force."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         async with self.engine.connect() as conn:
             row = await store.checkout_facts(conn, business_id)
@@ -34,6 +45,8 @@ class Checkouts:
             raise not_found("workspace")
         if why := pay.checkout_refusal(row.lifecycle_state, row.subscription_status):
             raise ServiceError("conflict", why)
+        if row.subscription_status == pay.PAST_DUE:
+            return business_id, await self._open_invoice(row.subscription_id)
         price = pay.price_of(row.plan_id, self.payments.prices)
         if price is None:
             raise ServiceError("conflict", f"plan {row.plan_id} has no checkout price configured (CHECKOUT_PRICES)")
@@ -53,3 +66,11 @@ class Checkouts:
             await self.payments.expire_checkout(checkout.id)
             raise ServiceError("conflict", "the subscription came into force meanwhile: nothing more to pay")
         return business_id, checkout
+
+    async def _open_invoice(self, subscription_id: str | None) -> OpenInvoice:
+        """A past-due subscription is not replaced (that would start a second one): its open invoice is paid."""
+        invoice = await self.payments.open_invoice(subscription_id) if subscription_id else None
+        if invoice is None or not invoice.get("hosted_invoice_url"):
+            raise ServiceError("conflict", "the subscription is past_due but has no open invoice right now (the "
+                               "provider is between two attempts); try again in a minute")
+        return OpenInvoice(invoice["id"], invoice["hosted_invoice_url"])

@@ -176,15 +176,13 @@ def plan_of_subscription(subscription: dict, prices: dict[str, str]) -> str | No
 
 def checkout_refusal(lifecycle_state: str, status: str) -> str | None:
     """Why a business may not open a new checkout now (None: it may). A signup whose checkout never completed may
-    reopen one (its link expires after 24 hours), and a canceled subscription may be replaced (resubscribe); a
-    subscription in force has nothing to pay there."""
+    reopen one (its link expires after 24 hours), a canceled subscription may be replaced (resubscribe), and a
+    past-due one gets its open invoice's page (services.accounts.checkouts); a subscription in force and paid has
+    nothing to pay there."""
     if lifecycle_state == "inactive":
         return "the workspace was torn down and cannot subscribe again; create a new workspace"
-    if status in (INCOMPLETE, CANCELED):
+    if status in (INCOMPLETE, CANCELED, PAST_DUE):
         return None
-    if status == PAST_DUE:
-        return ("the subscription is past_due: the payment provider retries the card on file; pay the open invoice "
-                "(its link was e-mailed) or update the card, rather than starting another subscription")
     return f"the subscription is already {status}: there is nothing to pay at a checkout"
 
 

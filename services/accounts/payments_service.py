@@ -87,6 +87,13 @@ class Payments:
         return X402Terms(plan, f"{self.base_url}/api/v1/signup",
                          f"Switchboard {plan} plan: the trial and the month after it")
 
+    async def open_invoice(self, subscription_id: str) -> dict | None:
+        try:
+            return await self.checkout.open_invoice(subscription_id)
+        except PaymentsError as exc:
+            raise ServiceError("provider_error", f"the payment provider could not find the open invoice "
+                               f"({exc.message}); try again shortly") from None
+
     async def x402_required(self, terms: X402Terms, refusal: str | None = None):
         """What an x402 payment on `terms` must be (`refusal`: why the last payment was not taken)."""
         if self.gate is None:

@@ -14,7 +14,7 @@ from core.pagination import Page, opt_datetime
 from providers.email.smtp import SmtpSender
 from services.accounts import calls_consumer, standing_consumer
 from services.accounts.billing import BillingWorker, payment_parts
-from services.accounts.checkouts import Checkouts
+from services.accounts.checkouts import Checkouts, OpenInvoice
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import Payments
@@ -145,10 +145,13 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return accounts_pb2.SendSignInLinkReply()
 
     async def OpenCheckout(self, request, context):
-        business_id, checkout = await self.checkouts.reopen(optional(request, "business_id"))
-        link = accounts_pb2.CheckoutLink(business_id=business_id, checkout_url=checkout.url,
-                                         checkout_session_id=checkout.id)
-        link.expires_at.FromSeconds(checkout.expires_at)
+        business_id, found = await self.checkouts.reopen(optional(request, "business_id"))
+        link = accounts_pb2.CheckoutLink(business_id=business_id, checkout_url=found.url)
+        if isinstance(found, OpenInvoice):
+            link.invoice_id = found.id
+        else:
+            link.checkout_session_id = found.id
+            link.expires_at.FromSeconds(found.expires_at)
         return link
 
     async def PayByX402(self, request, context):

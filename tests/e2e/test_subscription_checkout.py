@@ -1,10 +1,12 @@
 """POST /api/v1/subscription/checkout end to end through the payments simulator: a signup whose checkout was never
 paid opens a new one (the old link stops working, checkout.session.expired is acknowledged, paying the new one
 starts the trial and provisions), a canceled subscription is replaced (no trial, the same Stripe customer, the
-workspace resumed), and one in force is 409."""
+workspace resumed), a past-due one gets its open invoice's page (paid with another card, it is active again and
+the workspace resumes), and one in force and paid is 409."""
 import aiohttp
 
 from tests.e2e.test_signup_payments import (
+    FAILS_LATER_CARD,
     full_key,
     payments,  # noqa: F401 - a fixture
     provisioned,
@@ -44,6 +46,30 @@ async def test_a_signup_never_paid_opens_a_new_checkout_and_the_old_link_stops(a
     assert (ws["subscription_status"], ws["standing"]) == ("trialing", "trialing")
     status, again, _ = await reopen(api, key, bid)
     assert status == 409 and again["error"]["code"] == "conflict" and "already trialing" in again["error"]["message"]
+    await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
+
+
+async def test_a_past_due_subscription_gets_its_open_invoice_and_paying_it_resumes_the_workspace(
+        api, payments, stack):  # noqa: F811
+    status, body, _ = await signup(api)
+    bid, key = body["business_id"], await full_key(api, body)
+    assert (await payments.check_out(body["checkout_url"], card=FAILS_LATER_CARD))[0] == 303
+    ws = await provisioned(api, key, bid)
+    sub_id = (await payments.events(client_reference_id=bid))[0]["event"]["data"]["object"]["subscription"]
+    assert (await payments.control("POST", f"/subscriptions/{sub_id}/advance"))[0] == 200  # the trial's charge fails
+    await subscription(api, key, bid, "past_due", "paused")
+
+    status, link, _ = await reopen(api, key, bid)
+    assert status == 201, link
+    assert link["invoice_id"] and link["checkout_session_id"] is None and link["expires_at"] is None
+    assert link["checkout_url"].endswith(f"/i/{link['invoice_id']}")
+    status, text = await payments.check_out(link["checkout_url"])  # another card, that works
+    assert status == 200 and "paid" in text, text
+    ws = await subscription(api, key, bid, "active", "active")
+    assert ws["standing"] == "active"
+    assert (await page(link["checkout_url"]))[0] == 200  # now it says: already paid
+    status, again, _ = await reopen(api, key, bid)
+    assert status == 409 and "already active" in again["error"]["message"], again
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
 
 

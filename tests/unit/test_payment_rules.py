@@ -110,9 +110,9 @@ def test_a_number_is_looked_for_near_the_forward_to_phone_first():
 
 @pytest.mark.parametrize("lifecycle, status, allowed", [
     ("active", "incomplete", True), ("paused", "incomplete", True), ("canceled", "canceled", True),
-    ("active", "trialing", False), ("active", "active", False), ("active", "past_due", False),
-    ("inactive", "canceled", False)])
-def test_a_new_checkout_only_without_a_subscription_in_force(lifecycle, status, allowed):
+    ("active", "past_due", True),  # its open invoice's page
+    ("active", "trialing", False), ("active", "active", False), ("inactive", "canceled", False)])
+def test_a_new_checkout_only_without_a_paid_subscription_in_force(lifecycle, status, allowed):
     assert (pay.checkout_refusal(lifecycle, status) is None) == allowed
 
 

@@ -161,16 +161,18 @@ class OpenCheckoutRequest(_message.Message):
     def __init__(self, business_id: _Optional[str] = ...) -> None: ...
 
 class CheckoutLink(_message.Message):
-    __slots__ = ("business_id", "checkout_url", "checkout_session_id", "expires_at")
+    __slots__ = ("business_id", "checkout_url", "checkout_session_id", "expires_at", "invoice_id")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     CHECKOUT_URL_FIELD_NUMBER: _ClassVar[int]
     CHECKOUT_SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    INVOICE_ID_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     checkout_url: str
     checkout_session_id: str
     expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, business_id: _Optional[str] = ..., checkout_url: _Optional[str] = ..., checkout_session_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    invoice_id: str
+    def __init__(self, business_id: _Optional[str] = ..., checkout_url: _Optional[str] = ..., checkout_session_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., invoice_id: _Optional[str] = ...) -> None: ...
 
 class PayByX402Request(_message.Message):
     __slots__ = ("business_id", "payment_signature")

@@ -16,6 +16,9 @@
   now).
 - `GET /c/pay/{id}`: the page; `POST /c/pay/{id}` (cardNumber, cardExpiry, cardCvc): pay (see `cards`), then
   303 to the success URL with `{CHECKOUT_SESSION_ID}` filled in.
+- `GET /i/{id}`: an invoice's hosted page (its `hosted_invoice_url`); `POST /i/{id}` (the same card form) pays a
+  past-due subscription's open invoice (200), refuses a card that does not work (402), or says the invoice is
+  paid already (409) or closed (410).
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ from providers.payments.simulator.errors import ApiError, invalid, missing, no_s
 from providers.payments.simulator.events import Events
 from providers.payments.simulator.forms import check_known, decode, decode_body, integer, string_map
 from providers.payments.simulator.objects import SESSION_LIFETIME, State, now, price_object, public
-from providers.payments.simulator.page import PREFILL, checkout_page, notice_page
+from providers.payments.simulator.page import PREFILL, checkout_page, invoice_page, notice_page
 
 SESSION_PARAMS = {
     "adaptive_pricing", "after_expiration", "allow_promotion_codes", "automatic_tax", "billing_address_collection",
@@ -294,6 +297,41 @@ class Api:
             return web.Response(status=303, headers={"Location": location})
         return html(200, notice_page("Thanks for subscribing", "Your subscription has started."))
 
+    # -- the hosted invoice page -----------------------------------------------------------------------------
+
+    def _page_invoice(self, request: web.Request) -> tuple[dict, dict] | web.Response:
+        """(the invoice, its subscription) of an open invoice's page, or the page saying why it cannot be paid."""
+        invoice = self.state.invoices.get(request.match_info["id"])
+        if invoice is None:
+            return html(404, notice_page("Not found", "This invoice does not exist."))
+        if invoice["status"] == "paid":
+            return html(409 if request.method == "POST" else 200, notice_page("Already paid", "This invoice is paid."))
+        sub = next((s for s in self.state.subscriptions.values() if s.get("_open_invoice") == invoice["id"]), None)
+        if invoice["status"] != "open" or sub is None or sub["status"] == "canceled":
+            return html(410, notice_page("Closed", "This invoice can no longer be paid."))
+        return invoice, sub
+
+    async def show_invoice(self, request: web.Request) -> web.Response:
+        found = self._page_invoice(request)
+        return found if isinstance(found, web.Response) else html(200, invoice_page(found[0]))
+
+    async def pay_invoice(self, request: web.Request) -> web.Response:
+        found = self._page_invoice(request)
+        if isinstance(found, web.Response):
+            return found
+        invoice, sub = found
+        form = await request.post()
+        values = {name: str(form.get(name, "")) for name in PREFILL}
+        number = cards.digits(values["cardNumber"])
+        refusal = cards.check(number, values["cardExpiry"], values["cardCvc"], charge_now=True)
+        if refusal is None and cards.needs_action(number):  # the bank's challenge is not simulated here
+            refusal = cards.Refusal(402, cards.DECLINED, "This card asks for authentication; use another.")
+        if refusal is not None:
+            return html(refusal.status, invoice_page(invoice, error=refusal.message, detail=refusal.detail,
+                                                     values=values))
+        self.billing.pay_open_invoice(sub, invoice)
+        return html(200, notice_page("Thank you", "The invoice is paid."))
+
     def add_routes(self, router: web.UrlDispatcher) -> None:
         router.add_post("/v1/checkout/sessions", self.create_session)
         router.add_get("/v1/checkout/sessions/{id}", self.get_session)
@@ -309,6 +347,8 @@ class Api:
         router.add_get("/v1/events/{id}", self.get_event)
         router.add_get("/c/pay/{id}", self.show_page)
         router.add_post("/c/pay/{id}", self.pay)
+        router.add_get("/i/{id}", self.show_invoice)
+        router.add_post("/i/{id}", self.pay_invoice)
 
 
 def html(status: int, text: str) -> web.Response:

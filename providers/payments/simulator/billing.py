@@ -17,6 +17,8 @@ simulated time to it multiplied by the time scale (time scale 0: never by itself
   fails again sends `invoice.payment_failed`; a retry that works sends `invoice.paid` and
   `customer.subscription.updated` back to `active`. After the last retry fails the subscription is canceled
   (cancellation_details.reason `payment_failed`): `customer.subscription.deleted`.
+- The customer pays the open invoice at its hosted page (`hosted_invoice_url`) with a card that works: the same
+  events as a retry that works, and that card is the subscription's from then on.
 - Cancel through the API: at once, `customer.subscription.deleted` (reason `cancellation_requested`).
 """
 from __future__ import annotations
@@ -171,11 +173,7 @@ class Billing:
         invoice = self.state.invoices[sub["_open_invoice"]]
         period_end = sub["items"]["data"][0]["current_period_end"]
         if not sub["_fails"]:
-            self.state.mark_paid(invoice, at)
-            previous = {"status": sub["status"]}
-            sub.update(status="active", _next="renewal", _next_at=period_end, _open_invoice=None, _retries=0)
-            self.events.emit("invoice.paid", invoice)
-            self.events.emit("customer.subscription.updated", sub, previous=previous)
+            self._paid_again(sub, invoice, at, period_end)
             return
         sub["_retries"] += 1
         if sub["_retries"] < len(RETRY_DAYS):
@@ -187,6 +185,21 @@ class Billing:
         self.state.mark_failed(invoice, None)
         self.events.emit("invoice.payment_failed", invoice)
         self.cancel(sub, reason="payment_failed", at=at)
+
+    def _paid_again(self, sub: dict, invoice: dict, at: int, period_end: int) -> None:
+        self.state.mark_paid(invoice, at)
+        previous = {"status": sub["status"]}
+        sub.update(status="active", _next="renewal", _next_at=period_end, _open_invoice=None, _retries=0)
+        self.events.emit("invoice.paid", invoice)
+        self.events.emit("customer.subscription.updated", sub, previous=previous)
+
+    def pay_open_invoice(self, sub: dict, invoice: dict) -> None:
+        """The customer paid a past-due subscription's open invoice at its hosted page, with a card that works
+        (the subscription's card from now on): active again until the period's end, renewing from there."""
+        self.unschedule(sub["id"])
+        self.set_failing(sub, False)
+        self._paid_again(sub, invoice, now(), sub["items"]["data"][0]["current_period_end"])
+        self.schedule(sub)
 
     # -- cancellation ----------------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """The hosted checkout page (`/c/pay/{session id}`): what is bought, and a card form prefilled with Stripe's
-success test card. Plain HTML, no script: a browser, a test's HTTP client or a person can all submit it."""
+success test card; the hosted invoice page (`/i/{invoice id}`) with the same form. Plain HTML, no script: a browser, a test's HTTP client or a person can all submit it."""
 from __future__ import annotations
 
 from html import escape
@@ -47,29 +47,46 @@ def checkout_page(session: dict, *, error: str | None = None, detail: str | None
         then = "Billed monthly"
         action = "Subscribe"
     email = session.get("customer_email")
-    problem = ""
-    if error:
-        problem = f'<div id="error" role="alert">{escape(error)}' + \
-            (f" {escape(detail)}" if detail else "") + "</div>"
     cancel = f'<p class="muted"><a id="cancel" href="{escape(session["cancel_url"])}">Cancel</a></p>' \
         if session.get("cancel_url") else ""
     body = (
         f"<h1>Subscribe</h1><p class=\"muted\">Plan <code id=\"price\">{escape(prices)}</code></p>"
         f'<p class="trial">{escape(headline)}</p><p class="muted">{escape(then)}</p>'
         + (f'<p>Email <strong id="email">{escape(email)}</strong></p>' if email else "")
-        + f'<form method="post" action="/c/pay/{escape(session["id"])}">'
-        f'<label for="cardNumber">Card number</label>'
-        f'<input id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" '
-        f'value="{escape(values["cardNumber"])}">'
-        f'<div class="row"><div><label for="cardExpiry">Expiration</label>'
-        f'<input id="cardExpiry" name="cardExpiry" autocomplete="cc-exp" value="{escape(values["cardExpiry"])}">'
-        f'</div><div><label for="cardCvc">CVC</label>'
-        f'<input id="cardCvc" name="cardCvc" autocomplete="cc-csc" value="{escape(values["cardCvc"])}"></div></div>'
-        f"{problem}"
-        f'<button type="submit" id="submit">{action}</button></form>{cancel}'
-        f'<p class="test">Test mode: 4242 4242 4242 4242 works; 4000 0000 0000 0002 and 4000 0000 0000 9995 are '
-        f"declined; 4000 0000 0000 0341 starts the trial but every later charge fails.</p>")
+        + _card_form(f"/c/pay/{session['id']}", action, values, error, detail) + cancel
+        + '<p class="test">Test mode: 4242 4242 4242 4242 works; 4000 0000 0000 0002 and 4000 0000 0000 9995 are '
+        "declined; 4000 0000 0000 0341 starts the trial but every later charge fails.</p>")
     return _page("Checkout", body)
+
+
+def invoice_page(invoice: dict, *, error: str | None = None, detail: str | None = None,
+                 values: dict | None = None) -> str:
+    """The hosted invoice page (`/i/{invoice id}`): an open invoice, paid with the card given here (which becomes
+    the subscription's card)."""
+    values = {**PREFILL, **(values or {})}
+    body = (f"<h1>Invoice <code id=\"invoice\">{escape(invoice['id'])}</code></h1>"
+            f'<p class="trial">${invoice["amount_due"] / 100:,.2f} due</p>'
+            f'<p class="muted">Your last payment did not go through: pay with this card, or another.</p>'
+            + _card_form(f"/i/{invoice['id']}", "Pay", values, error, detail)
+            + '<p class="test">Test mode: 4242 4242 4242 4242 works; 4000 0000 0000 0002 is declined.</p>')
+    return _page("Invoice", body)
+
+
+def _card_form(action_path: str, button: str, values: dict, error: str | None, detail: str | None) -> str:
+    problem = ""
+    if error:
+        problem = f'<div id="error" role="alert">{escape(error)}' + \
+            (f" {escape(detail)}" if detail else "") + "</div>"
+    return (f'<form method="post" action="{escape(action_path)}">'
+            f'<label for="cardNumber">Card number</label>'
+            f'<input id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" '
+            f'value="{escape(values["cardNumber"])}">'
+            f'<div class="row"><div><label for="cardExpiry">Expiration</label>'
+            f'<input id="cardExpiry" name="cardExpiry" autocomplete="cc-exp" value="{escape(values["cardExpiry"])}">'
+            f'</div><div><label for="cardCvc">CVC</label>'
+            f'<input id="cardCvc" name="cardCvc" autocomplete="cc-csc" value="{escape(values["cardCvc"])}"></div></div>'
+            f"{problem}"
+            f'<button type="submit" id="submit">{escape(button)}</button></form>')
 
 
 def notice_page(title: str, message: str) -> str:
