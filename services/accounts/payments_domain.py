@@ -92,10 +92,15 @@ def trial_ending_notice(business_name: str, trial_end: datetime, dashboard_url: 
             f"before the trial ends, open your dashboard: {dashboard_url}\n")
 
 
+def x402_period_start(paid_through: datetime | None, trial_ends_at: datetime | None, now: datetime) -> datetime:
+    """Where the period an x402 payment buys starts: the end of what is paid or of the trial (a signup pays its
+    trial and the month after it), or now when that has passed."""
+    return max(d for d in (paid_through, trial_ends_at, now) if d is not None)
+
+
 def x402_grant(paid_through: datetime | None, trial_ends_at: datetime | None, now: datetime) -> dict:
-    """The business columns a settled x402 payment sets: active and paid one period on from the end of what is
-    paid or of the trial (a signup pays its trial and the month after it), or from now when that has passed."""
-    start = max(d for d in (paid_through, trial_ends_at, now) if d is not None)
+    """The business columns a settled x402 payment sets: active and paid one period on from x402_period_start."""
+    start = x402_period_start(paid_through, trial_ends_at, now)
     return {"subscription_status": ACTIVE, "subscription_event_at": now, "paid_through": start + X402_PERIOD,
             "past_due_since": None, "payment_capture": X402}
 

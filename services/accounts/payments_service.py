@@ -163,25 +163,27 @@ class Payments:
                 await self.provisioning.cancel_waiting(conn, str(business.id))
             if notice := pay.owner_notice(kind, obj, business.name, f"{self.base_url}/dashboard"):
                 added = await notify_owner(conn, str(business.id), notice)
-            added = await self.apply_billing(conn, business, utcnow()) or added
+            business, moved = await self.apply_billing(conn, business, utcnow())
+            added = added or moved
         if added:
             self.events_committed()
         if kind == "checkout.session.completed":
             self.provision_soon()
         return True
 
-    async def apply_billing(self, conn, business, now: datetime) -> bool:
-        """Move the workspace as billing says (payments_domain.billing_move); whether an event was added."""
+    async def apply_billing(self, conn, business, now: datetime) -> tuple[object, bool]:
+        """Move the workspace as billing says (payments_domain.billing_move): the business row after, and whether
+        an event was added (as lifecycle.move answers)."""
         move = pay.billing_move(pay.Billing(
             business.lifecycle_state, business.subscription_status, business.paused_by_billing,
             business.past_due_since, business.trial_ends_at, business.paid_through), now, self.grace)
         if move is None:
-            return False
+            return business, False
         action, reason = move
-        _, added = await lifecycle.move(conn, business, action, reason=reason,
-                                        values={"paused_by_billing": action == "pause"})
+        moved = await lifecycle.move(conn, business, action, reason=reason,
+                                     values={"paused_by_billing": action == "pause"})
         log.info("billing: %s workspace %s (%s)", action, business.id, reason or "paid")
-        return added
+        return moved
 
     async def sweep(self) -> int:
         """Move every workspace billing has to move now (time passed: a grace period ran out); how many moved."""
@@ -191,7 +193,7 @@ class Payments:
         for business_id in due:
             async with self.engine.begin() as conn:
                 business = await store.lock_business(conn, business_id)
-                if business is not None and await self.apply_billing(conn, business, utcnow()):
+                if business is not None and (await self.apply_billing(conn, business, utcnow()))[1]:
                     moved += 1
         if moved:
             self.events_committed()

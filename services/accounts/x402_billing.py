@@ -132,8 +132,8 @@ class X402Billing:
                     business, resumed = await lifecycle.move(conn, business, "resume",
                                                              values={"paused_by_billing": False})
                     added = added or resumed
-                if await self.payments.apply_billing(conn, business, now):
-                    added, business = True, await store.lock_business(conn, payment.business_id)
+                business, moved = await self.payments.apply_billing(conn, business, now)
+                added = added or moved
             elif fate == pay.X402_UNRESOLVED:
                 log.error("x402 payment %s of business %s: the authorization (payer %s, nonce %s) expired before the "
                           "facilitator answered; check the chain and settle it by hand", payment_id,
@@ -174,7 +174,7 @@ class X402Billing:
     # -- renewal ---------------------------------------------------------------------------------------------
 
     def renewal_terms(self, business) -> X402Terms:
-        start = max(d for d in (business.paid_through, business.trial_ends_at, utcnow()) if d is not None)
+        start = pay.x402_period_start(business.paid_through, business.trial_ends_at, utcnow())
         return X402Terms(business.plan_id, f"{self.payments.base_url}{RENEWAL_PATH}",
                          f"Switchboard {business.plan_id} plan: {pay.X402_PERIOD.days} days from {start:%Y-%m-%d}")
 
