@@ -188,7 +188,8 @@ class Accounts:
         return SignedUp(**made, payment_capture=pay.X402, provisioning_deferred=not done,
                         agent_id=str(saga_row.agent_id) if done else None,
                         phone_number=saga_row.phone_number if done else None,
-                        payment_response=outcome.settled.response_header, payment_status=outcome.status)
+                        payment_response=outcome.settled.response_header if outcome.settled else "",
+                        payment_status=outcome.status)
 
     @staticmethod
     def _email_taken() -> ServiceError:

@@ -115,9 +115,11 @@ class X402Billing:
         now, added, token = utcnow(), False, None
         async with self.engine.begin() as conn:
             payment = await store.x402_payment(conn, id=payment_id, lock=True)
-            if payment is None or payment.status != pay.X402_PENDING:  # someone else concluded it first
-                return Outcome(payment.status if payment else pay.X402_FAILED,
-                               transaction=payment.transaction if payment else None)
+            if payment is None:  # its signup was undone meanwhile
+                return Outcome(pay.X402_FAILED, reason=reason)
+            if payment.status != pay.X402_PENDING:  # the reconciler concluded it first: its outcome stands
+                return Outcome(payment.status, await store.business_row(conn, payment.business_id),
+                               reason=payment.last_error, transaction=payment.transaction)
             values = {"status": fate, "next_attempt_at": None, "last_error": reason}
             if fate == pay.X402_SETTLED:
                 values.update(transaction=transaction, settled_at=now)
