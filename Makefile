@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test lock fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr clean
+.PHONY: run test unit lock fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -19,8 +19,13 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m deploy.audit
 	$(PY) -m pytest -q
+
+# The fast tier alone: unit tests, no embedded stack (about 15 s).
+unit: $(STAMP)
+	$(PY) -m pytest -q tests/unit
 
 # requirements.lock: every runtime dependency of pyproject.toml, transitive ones too, pinned with their hashes; the
 # image installs it alone (pip --require-hashes). Run after changing the dependencies (ARGS=--upgrade: also move the

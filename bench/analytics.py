@@ -4,8 +4,9 @@ measured in the same run, as the data grows.
 Seeds calls and leads over 50 businesses and 500 agents of one account straight into the calls and sdr schemas
 (COPY, spread over the last 180 days), in steps (default 100k, 250k, 500k, 1M calls, a fifth as many leads).
 At each step, for each report, it times --requests sequential requests:
-- the full path with a key bound to one business, and with a key spanning all 50: aiohttp gateway -> gRPC
-  (accounts, agents, calls, sdr in parallel) -> PostgreSQL -> JSON;
+- the full path with a key bound to one business, and with a key spanning all 50: aiohttp gateway -> gRPC sdr
+  (the report's composer) -> gRPC accounts, agents, calls (in parallel where one needs no other's answer) and
+  PostgreSQL -> JSON;
 - the baseline: one hand-written SQL aggregate over asyncpg for the report's main figures over the same
   businesses and 30 days (UTC days), nothing else.
 It prints p50/p99 of each and the ratio of the p50s. The result is a set of numbers, never an assertion.
@@ -21,7 +22,7 @@ import random
 import sys
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from bench.harness import signed_up, with_stack
 from bench.leads import quantiles, timed
@@ -91,7 +92,7 @@ async def run(args, stack) -> int:
     import aiohttp
     import asyncpg
 
-    base, rng, now = stack.base_url, random.Random(11), datetime.now(timezone.utc)
+    base, rng, now = stack.base_url, random.Random(11), datetime.now(UTC)
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
         business_ids, everything, one = await accounts(http, base, stack.database_url)
     conn = await asyncpg.connect(stack.database_url)

@@ -16,7 +16,7 @@ import random
 import statistics
 import time
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from core.compliance import decision as compliance
@@ -28,7 +28,7 @@ AREA_CODES = ("212", "303", "305", "405", "410", "206", "415", "512", "504", "61
 FOREIGN = ("+44207946", "+4930123", "+2721123", "+8131234", "+6129374")
 STATES = ("FL", "TX", "CA", "NY", "LA", "PA", "WA", None)
 ZONES = ("America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "Europe/London")
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+START = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def pairs(n: int, seed: int) -> list[tuple[compliance.Touch, compliance.Callee, compliance.Standing]]:

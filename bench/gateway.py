@@ -162,7 +162,7 @@ def bench(args) -> int:
         print(row(name, r))
     # Each round's pair ran back to back, so its ratio shares that moment's machine noise;
     # the median over rounds is the headline figure.
-    pairs = [f["rps"] / b["rps"] for b, f in zip(results["baseline"], results["full path"])]
+    pairs = [f["rps"] / b["rps"] for b, f in zip(results["baseline"], results["full path"], strict=True)]
     ratio = statistics.median(pairs)
     print(f"per-round ratios: {', '.join(f'{p:.2f}' for p in pairs)}")
     print(f"ratio full/baseline throughput: {ratio:.2f} (median of rounds; best-of ratio {best_ratio:.2f})")

@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from bench.harness import signed_up, with_stack
 
@@ -129,7 +129,7 @@ async def run(args, stack) -> int:
         async with http.post(f"{base}/api/v1/keys", json={"scopes": ["leads:read"],
                                                           "business_id": business_id}) as r:
             key = (await r.json())["key"]
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     conn = await asyncpg.connect(stack.database_url)
     try:
         started = time.perf_counter()
@@ -147,14 +147,15 @@ async def run(args, stack) -> int:
             for name, query, where, extra in cases(business_id, now, sample_phone):
                 sql, sql_args = page_sql(where), [business_id, *extra]
 
-                async def api_page():
+                # the loop's values bound now (B023), though each page is awaited within this round
+                async def api_page(query=query, name=name):
                     async with http.get(f"{base}/api/v1/leads", params=query, headers=headers) as r:
                         body = await r.json()
                         if r.status != 200:
                             raise RuntimeError(f"{name}: {r.status} {body}")
                         return body
 
-                async def sql_page():
+                async def sql_page(sql=sql, sql_args=sql_args):
                     return await conn.fetch(sql, *sql_args)
 
                 api_ids = [lead["id"] for lead in (await api_page())["leads"]]
@@ -172,7 +173,7 @@ async def run(args, stack) -> int:
                     await r.read()
 
             async def sql_audit():
-                as_of = datetime.now(timezone.utc)
+                as_of = datetime.now(UTC)
                 for sql, with_statuses in AUDIT_SQL:
                     await conn.fetch(sql, *audit_args(business_id, with_statuses, as_of))
 

@@ -17,7 +17,7 @@ import asyncio
 import statistics
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import aiohttp
 
@@ -31,7 +31,7 @@ ZONED = ("+1415555{:04d}", "+1212555{:04d}", "+44207946{:04d}", "+4930123{:04d}"
 
 
 def open_recipients(count: int) -> list[str]:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     pattern = next(p for p in ZONED if compliance.open_to(SMS, p.format(2000), now))
     return [pattern.format(2000 + n) for n in range(count)]
 

@@ -28,7 +28,7 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import aiohttp
 import asyncpg
@@ -47,7 +47,7 @@ SIMULATOR_OUTCOMES = {"0001", "0002", "0003", "0004"}  # suffixes the voice simu
 
 def open_numbers(count: int, within: timedelta) -> list[str]:
     """`count` distinct numbers whose calling window is open from now until `within` from now."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     found: list[str] = []
     for pattern in PATTERNS:
         if not all(compliance.open_to(CALL, pattern.format("5000"), now + step)
@@ -97,9 +97,10 @@ class Bench:
         await asyncio.gather(*(one(p) for p in phones))
 
     def run_body(self, phones: list[str], times: list[datetime]) -> dict:
+        pairs = zip(phones, times, strict=False)  # fewer open numbers than asked for: the shorter list
         return {"external_ref": f"bench-{uuid.uuid4().hex[:8]}", "agent_id": self.agent_id,
                 "touches": [{"touch_id": f"t{i}", "channel": "call", "target": {"phone": phone},
-                             "scheduled_at": stamp(at)} for i, (phone, at) in enumerate(zip(phones, times))]}
+                             "scheduled_at": stamp(at)} for i, (phone, at) in enumerate(pairs)]}
 
     async def timed(self, method: str, path: str, expected: int, **kwargs) -> tuple[float, dict]:
         started = time.perf_counter()
@@ -109,7 +110,7 @@ class Bench:
     async def creation(self, count: int, phones: list[str]) -> bool:
         """Validate, preview and create a run of `count` touches over these opted-in callees, a second apart from
         this time tomorrow (a callee may have two or three: the run's own calls count towards the cap)."""
-        tomorrow = datetime.now(timezone.utc) + timedelta(days=1)
+        tomorrow = datetime.now(UTC) + timedelta(days=1)
         body = self.run_body([phones[n % len(phones)] for n in range(count)],
                              [tomorrow + timedelta(seconds=n) for n in range(count)])
         print(f"a run of {count} call touches a day ahead ({len(str(body)) / 1e6:.1f} MB of JSON):")
@@ -141,7 +142,7 @@ class Bench:
                 return parse((await self.voice.get_call(provider_id))["createdAt"])
 
         stamps = await asyncio.gather(*(created(r["provider_call_id"]) for r in rows))
-        return {r["touch_id"]: at for r, at in zip(rows, stamps)}
+        return {r["touch_id"]: at for r, at in zip(rows, stamps, strict=True)}
 
     async def scheduled(self, name: str, phones: list[str], times: list[datetime]) -> tuple[float, list[float]]:
         """Create a run of these touches and wait for every call: (touches/s, lateness of each in seconds)."""
@@ -173,7 +174,7 @@ class Bench:
         gate = asyncio.Semaphore(concurrency or len(phones))
 
         async def place(phone: str, at: datetime) -> float:
-            await asyncio.sleep(max(0.0, (at - datetime.now(timezone.utc)).total_seconds()))
+            await asyncio.sleep(max(0.0, (at - datetime.now(UTC)).total_seconds()))
             async with gate:
                 call = await self.voice.create_call({"assistantId": profile["provider_assistant_id"],
                                                      "phoneNumberId": profile["provider_phone_number_id"],
@@ -181,7 +182,7 @@ class Bench:
             return (parse(call["createdAt"]) - at).total_seconds()
 
         await self.silence(len(phones))
-        late = await asyncio.gather(*(place(p, at) for p, at in zip(phones, times)))
+        late = await asyncio.gather(*(place(p, at) for p, at in zip(phones, times, strict=False)))
         return len(phones) / (max(late) + (times[-1] - times[0]).total_seconds()), list(late)
 
 
@@ -204,19 +205,19 @@ async def run(args, stack) -> int:
             bare_burst, bare_steady = phones[2 * args.touches:3 * args.touches], phones[3 * args.touches:]
             print("call touches placed at the simulator: touches/s, lateness planned -> createdAt in ms")
             print(f"  {'round':<26} {'touches/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'touches':>7}")
-            now = datetime.now(timezone.utc) + timedelta(seconds=1)
+            now = datetime.now(UTC) + timedelta(seconds=1)
             rate, late = await bench.bare(bare_burst, [now] * args.touches, 50)
             line("bare loop, burst", rate, late)
             bare_rate = rate
-            rate, late = await bench.scheduled("burst", burst, [datetime.now(timezone.utc)] * args.touches)
+            rate, late = await bench.scheduled("burst", burst, [datetime.now(UTC)] * args.touches)
             line("scheduler, burst", rate, late)
             print(bench.cpu)
             burst_rate = rate
             step = timedelta(seconds=1 / args.rate)
-            start = datetime.now(timezone.utc) + timedelta(seconds=2)
+            start = datetime.now(UTC) + timedelta(seconds=2)
             rate, late = await bench.bare(bare_steady, [start + i * step for i in range(args.touches)], None)
             line(f"bare loop, {args.rate}/s", rate, late)
-            start = datetime.now(timezone.utc) + timedelta(seconds=3)
+            start = datetime.now(UTC) + timedelta(seconds=3)
             rate, late = await bench.scheduled("steady", steady, [start + i * step for i in range(args.touches)])
             line(f"scheduler, {args.rate}/s", rate, late)
             print(bench.cpu)

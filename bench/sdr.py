@@ -22,7 +22,7 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import aiohttp
 import asyncpg
@@ -98,7 +98,7 @@ async def run(args, stack) -> int:
         auth = {"Authorization": f"Bearer {key}"}
         conn = await asyncpg.connect(stack.database_url)
         try:
-            await seed(conn, business_id, args.leads, datetime.now(timezone.utc))
+            await seed(conn, business_id, args.leads, datetime.now(UTC))
             async with http.put(f"{base}/api/sdr/config", headers=auth, json={
                     "businessId": business_id, "enabled": True, "auto_call": True, "auto_sms": True,
                     "auto_email": True}) as r:

@@ -26,7 +26,7 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import aiohttp
 import asyncpg
@@ -83,7 +83,7 @@ class Outbox:
 
     async def commit(self, count: int) -> list[str]:
         ids = [str(uuid.uuid4()) for _ in range(count)]
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         async with self.conn.transaction():
             await self.conn.copy_records_to_table(
                 "outbox", schema_name="sdr", columns=["event_id", "type", "business_id", "occurred_at", "data"],
@@ -124,7 +124,7 @@ def summary(name: str, count: int, seconds: float, latencies: list[float]) -> fl
 
 async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, list[float]]:
     bodies = [json.dumps({"event_id": str(uuid.uuid4()), "event": "lead.created",
-                          "occurred_at": datetime.now(timezone.utc).isoformat(), "data": {}}).encode()
+                          "occurred_at": datetime.now(UTC).isoformat(), "data": {}}).encode()
               for _ in range(count)]
     queue: asyncio.Queue = asyncio.Queue()
     for b in bodies:

@@ -16,12 +16,14 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import nats
 from google.protobuf.message import Message
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StreamConfig
+from nats.js.api import AckPolicy, ConsumerConfig, PubAck, RetentionPolicy, StreamConfig
 from nats.js.errors import NotFoundError
 
 from core import events, telemetry
@@ -64,7 +66,7 @@ async def connect(url: str, name: str) -> Client:
 
     last_warning = 0.0
 
-    async def on_error(exc):
+    async def on_error(exc: Exception) -> None:
         # nats-py reports every failed (re)connect attempt here, twice a second while NATS is
         # down: say so at most every 10 seconds, in one short line.
         nonlocal last_warning
@@ -99,7 +101,7 @@ class EventBus:
         self.js: JetStreamContext | None = None
         self.publish_timeout = publish_timeout
         self._streams_ready: set[str] = set()
-        self._connecting: asyncio.Task | None = None
+        self._connecting: asyncio.Task[None] | None = None
 
     @property
     def is_connected(self) -> bool:
@@ -122,14 +124,16 @@ class EventBus:
             except Exception as exc:  # noqa: BLE001 - retried on first publish
                 log.warning("could not create stream %s yet: %s", STREAM, exc)
 
-    def start(self) -> None:
+    def start(self) -> asyncio.Task[None]:
+        """The task that connects (started on the first call)."""
         if self._connecting is None:
             self._connecting = asyncio.create_task(self._connect_until_up(), name=f"nats-{self.name}")
+        return self._connecting
 
     async def wait_connected(self, timeout: float) -> bool:
-        self.start()
+        connecting = self.start()
         try:
-            await asyncio.wait_for(asyncio.shield(self._connecting), timeout)
+            await asyncio.wait_for(asyncio.shield(connecting), timeout)
         except TimeoutError:
             return False
         return self.is_connected
@@ -157,13 +161,14 @@ class EventBus:
         """Store a provider's message on the PROVIDER stream, acknowledged by JetStream before this returns (a
         repeat of `message_id` within the duplicate window is dropped). Raises ConnectionError when NATS does not
         take it, so that the provider is told to try again."""
-        if not self.is_connected:
+        js = self.js  # set before the connection is
+        if js is None or not self.is_connected:
             raise ConnectionError("not connected to NATS")
         try:
             await self.ensure_stream(PROVIDER_STREAM)
-            await self.js.publish(subject, body, stream=PROVIDER_STREAM, timeout=self.publish_timeout,
-                                  headers={"Nats-Msg-Id": message_id})
-        except (nats.errors.Error, asyncio.TimeoutError) as exc:
+            await js.publish(subject, body, stream=PROVIDER_STREAM, timeout=self.publish_timeout,
+                             headers={"Nats-Msg-Id": message_id})
+        except (TimeoutError, nats.errors.Error) as exc:
             raise ConnectionError(f"NATS did not store the message: {exc or type(exc).__name__}") from None
 
     async def publish_in_order(self, messages: list[Outgoing]) -> int:
@@ -171,14 +176,15 @@ class EventBus:
         for them all; returns how many from the first on JetStream acknowledged. The count stops at the first
         failure, so a caller that sends the rest again keeps their order (and the broker drops, by
         Nats-Msg-Id, any of the rest it had stored after all). Raises ConnectionError when none went out."""
-        if not self.is_connected:
+        js = self.js  # set before the connection is
+        if js is None or not self.is_connected:
             raise ConnectionError("not connected to NATS")
         await self.ensure_stream()
-        acks: list[asyncio.Future] = []
+        acks: list[asyncio.Future[PubAck]] = []
         try:
             for m in messages:
-                acks.append(await self.js.publish_async(subject_for(m.event_type), m.body, wait_stall=self.publish_timeout,
-                                                        headers={**m.headers, "Nats-Msg-Id": m.event_id}))
+                acks.append(await js.publish_async(subject_for(m.event_type), m.body, wait_stall=self.publish_timeout,
+                                                   headers={**m.headers, "Nats-Msg-Id": m.event_id}))
         except Exception as exc:  # noqa: BLE001 - disconnected or stalled: wait for what went out
             log.warning("publishing stopped after %d of %d messages: %s", len(acks), len(messages), exc)
         if not acks:
@@ -198,11 +204,11 @@ class PermanentError(Exception):
     """Raised by a handler for an event that can never be processed: it is terminated, not retried."""
 
 
-Handler = Callable[[dict], Awaitable[None]]
-BatchHandler = Callable[[list[dict]], Awaitable[None]]
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+BatchHandler = Callable[[list[dict[str, Any]]], Awaitable[None]]
 
 
-def business_event(message: dict) -> tuple[events.Envelope, Message]:
+def business_event(message: dict[str, Any]) -> tuple[events.Envelope, Message]:
     """A bus message as its envelope and typed payload (core.events), for a consumer of one business's events;
     PermanentError when it is malformed or names no business (it can never be processed)."""
     try:
@@ -242,19 +248,23 @@ class DurableConsumer(Background):
         self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
                                      ack_wait=ack_wait, filter_subject=filter_subject)
 
-    async def _decoded(self, msg) -> dict | None:
+    async def _decoded(self, msg: Msg) -> dict[str, Any] | None:
         """The message's event, or None once an undecodable message is terminated."""
         try:
-            return json.loads(msg.data)
+            event: dict[str, Any] = json.loads(msg.data)
+            return event
         except ValueError:
             log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
             await msg.term()
             return None
 
-    async def _handle(self, msg, event: dict) -> None:
+    async def _handle(self, msg: Msg, event: dict[str, Any]) -> None:
         try:
             with telemetry.continue_trace(self.tracer, f"consume {msg.subject}", msg.headers or {}):
-                await (self.handler([event]) if self.batched else self.handler(event))
+                if self.batched:  # `batched` says which of the two kinds the handler is
+                    await cast(BatchHandler, self.handler)([event])
+                else:
+                    await cast(Handler, self.handler)(event)
         except PermanentError as exc:
             log.error("consumer %s: event %s terminated: %s", self.durable, event.get("event_id"), exc)
             await msg.term()
@@ -267,10 +277,10 @@ class DurableConsumer(Background):
         else:
             await msg.ack()
 
-    async def _handle_batch(self, decoded: list[tuple[object, dict]]) -> None:
+    async def _handle_batch(self, decoded: list[tuple[Msg, dict[str, Any]]]) -> None:
         try:
             with telemetry.continue_batch(self.tracer, f"consume {self.durable}", [m.headers or {} for m, _ in decoded]):
-                await self.handler([event for _, event in decoded])
+                await cast(BatchHandler, self.handler)([event for _, event in decoded])  # only when batched
         except Exception as exc:  # noqa: BLE001 - isolate the failing event(s)
             log.warning("consumer %s: a batch of %d failed (%s); handling its events one by one",
                         self.durable, len(decoded), exc)
@@ -285,9 +295,10 @@ class DurableConsumer(Background):
         while sub is None:
             try:
                 self.bus.start()
-                await self.bus.ensure_stream(self.stream)
-                sub = await self.bus.js.pull_subscribe(self.filter_subject, durable=self.durable, stream=self.stream,
-                                                       config=self.config)
+                await self.bus.ensure_stream(self.stream)  # raises ConnectionError while not connected
+                js = cast(JetStreamContext, self.bus.js)  # so it is set
+                sub = await js.pull_subscribe(self.filter_subject, durable=self.durable, stream=self.stream,
+                                              config=self.config)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - NATS not there yet
@@ -298,7 +309,7 @@ class DurableConsumer(Background):
                 msgs = await sub.fetch(self.batch, timeout=1.0)
             except asyncio.CancelledError:
                 raise
-            except (nats.errors.TimeoutError, asyncio.TimeoutError):
+            except (TimeoutError, nats.errors.TimeoutError):
                 continue
             except Exception as exc:  # noqa: BLE001 - disconnected: wait for the reconnect
                 log.warning("consumer %s: fetch failed: %s", self.durable, exc)

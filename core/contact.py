@@ -2,6 +2,7 @@
 never with patterns of our own. Errors name the field and say what to send instead."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import phonenumbers
@@ -17,7 +18,7 @@ AREA_CODE_PATTERN = "^[0-9]{1,5}$"
 REGIONS = tuple(sorted(phonenumbers.SUPPORTED_REGIONS))
 
 
-def normalize_e164(value: str, field: str = "phone_number", error=invalid) -> str:
+def normalize_e164(value: str, field: str = "phone_number", error: Callable[[str], Exception] = invalid) -> str:
     """The number in E.164, or `error` naming the field. Input must already be E.164 (no spaces)."""
     text = value.strip()
     if not text.startswith("+"):
@@ -35,7 +36,7 @@ def normalize_e164(value: str, field: str = "phone_number", error=invalid) -> st
     return e164
 
 
-def is_e164(value) -> bool:
+def is_e164(value: object) -> bool:
     """A valid number written exactly in E.164 (`+` and digits), without raising (the simulators' checks)."""
     if not isinstance(value, str) or not value.startswith("+"):
         return False
@@ -47,7 +48,7 @@ def is_e164(value) -> bool:
         phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164) == value
 
 
-def normalize_email(value: str, field: str = "email", error=invalid) -> str:
+def normalize_email(value: str, field: str = "email", error: Callable[[str], Exception] = invalid) -> str:
     """The address, lower-cased, or `error` naming the field (syntax only: no DNS lookups)."""
     try:
         return validate_email(value.strip(), check_deliverability=False).normalized.lower()

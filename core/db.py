@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
+from typing import Any, cast
 
 import asyncpg
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.sql import Executable
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 
 def async_url(database_url: str) -> str:
@@ -70,18 +72,21 @@ class Prepared:
     Bind parameters are named with `sa.bindparam("name")`.
     """
 
-    _dialect = asyncpg_dialect.dialect()
+    _dialect = asyncpg_dialect.dialect()  # type: ignore[no-untyped-call]  # SQLAlchemy leaves it unannotated
 
-    def __init__(self, statement: Executable):
-        compiled = statement.compile(dialect=self._dialect)
+    def __init__(self, statement: ClauseElement) -> None:
+        # a statement (not DDL) compiles with the dialect's SQL compiler, which has the positional names
+        compiled = cast(SQLCompiler, statement.compile(dialect=self._dialect))
         self.sql = compiled.string
         self.params = tuple(compiled.positiontup or ())
 
-    def _args(self, values: dict) -> list:
+    def _args(self, values: dict[str, Any]) -> list[Any]:
         return [values[name] for name in self.params]
 
-    async def fetchrow(self, pool: asyncpg.Pool, **values) -> asyncpg.Record | None:
-        return await pool.fetchrow(self.sql, *self._args(values))
+    async def fetchrow(self, pool: asyncpg.Pool, **values: Any) -> asyncpg.Record | None:
+        row: asyncpg.Record | None = await pool.fetchrow(self.sql, *self._args(values))
+        return row
 
-    async def fetch(self, pool: asyncpg.Pool, **values) -> list[asyncpg.Record]:
-        return await pool.fetch(self.sql, *self._args(values))
+    async def fetch(self, pool: asyncpg.Pool, **values: Any) -> list[asyncpg.Record]:
+        rows: list[asyncpg.Record] = await pool.fetch(self.sql, *self._args(values))
+        return rows

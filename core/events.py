@@ -7,9 +7,11 @@ payload message is offered to partners already but produced by a capability stil
 """
 from __future__ import annotations
 
+import builtins
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -20,7 +22,7 @@ from switchboard.v1 import events_pb2
 @dataclass(frozen=True)
 class EventType:
     type: str
-    payload: type[Message] | None
+    payload: builtins.type[Message] | None  # `type` is the field above in this class's scope
     partner: bool = True  # partners may subscribe webhooks to it
 
 
@@ -65,7 +67,7 @@ def type_of(payload: Message) -> str:
         raise LookupError(f"{type(payload).__name__} is not in core.events.CATALOGUE") from None
 
 
-def to_data(payload: Message) -> dict:
+def to_data(payload: Message) -> dict[str, Any]:
     """The payload as the envelope's `data`: proto field names, every field present, unset optionals null."""
     data = json_format.MessageToDict(payload, preserving_proto_field_name=True,
                                      always_print_fields_with_no_presence=True)
@@ -75,7 +77,7 @@ def to_data(payload: Message) -> dict:
     return data
 
 
-def parse(event_type: str, data: dict) -> Message:
+def parse(event_type: str, data: dict[str, Any]) -> Message:
     """An event's `data` as its payload message (null values as unset); ValueError when it does not fit."""
     payload = _BY_TYPE[event_type].payload
     if payload is None:
@@ -97,13 +99,13 @@ class Envelope:
     type: str
     occurred_at: datetime
     business_id: str | None
-    data: dict
+    data: dict[str, Any]
 
     @property
     def stamp(self) -> str:
         return self.occurred_at.isoformat().replace("+00:00", "Z")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"event_id": self.event_id, "type": self.type, "occurred_at": self.stamp,
                 "business_id": self.business_id, "data": self.data}
 
@@ -114,7 +116,7 @@ class Envelope:
                           separators=(",", ":")).encode()
 
     @classmethod
-    def from_json(cls, obj: dict) -> "Envelope":
+    def from_json(cls, obj: dict[str, Any]) -> Envelope:
         """An envelope read from the bus; ValueError names what is missing or malformed."""
         try:
             occurred_at = datetime.fromisoformat(obj["occurred_at"].replace("Z", "+00:00"))

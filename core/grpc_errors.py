@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import grpc
 from google.protobuf import any_pb2
@@ -28,7 +29,8 @@ def internal_status() -> grpc.Status:
 
 def from_rpc_error(exc: grpc.aio.AioRpcError | grpc.RpcError) -> ServiceError:
     """The public error an RPC failure stands for; never leaks internal details."""
-    status = rpc_status.from_call(exc)
+    # Both kinds answer code(), details() and trailing_metadata(), all from_call reads of a grpc.Call.
+    status = rpc_status.from_call(cast(grpc.Call, exc))
     if status is not None:
         for detail in status.details:
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):

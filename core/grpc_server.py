@@ -14,11 +14,13 @@ registry says the service has an outbox, `services.agents.store.outbox`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 import asyncpg
 import grpc
@@ -29,16 +31,23 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import logs, registry, rpc, telemetry
+from core import logs, registry, rpc, telemetry, uow
 from core import settings as settings_module
 from core.background import Background
-from core.bus import EventBus
+from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
 from core.db import create_engine, create_pool
 from core.interceptors import intercept
 from core.outbox import OutboxRelay
 from core.settings import Settings
+from core.uow import Database
 
 log = logging.getLogger(__name__)
+
+Closable = TypeVar("Closable", bound="_HasClose")
+
+
+class _HasClose(Protocol):
+    async def close(self) -> None: ...
 
 GRACE_SECONDS = 10.0
 
@@ -54,11 +63,15 @@ class Runtime:
     pool: asyncpg.Pool
     bus: EventBus
     relay: OutboxRelay | None = None
+    # The use cases' way to the database (core.uow): units of work that wake the relay when they add events.
+    db: Database = field(init=False)
     # Run at shutdown, last added first, after the server stopped and before the database and bus close.
     on_stop: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
-    def events_committed(self) -> None:
-        """Call after a commit that added events, so the relay sends them without waiting for its poll."""
+    def __post_init__(self) -> None:
+        self.db = Database(self.engine, self._wake_relay)
+
+    def _wake_relay(self) -> None:
         if self.relay is not None:
             self.relay.wake()
 
@@ -66,6 +79,15 @@ class Runtime:
         """Start a background component (consumer, loader, worker) and stop it at shutdown."""
         component.start()
         self.on_stop.append(component.stop)
+
+    def consume(self, durable: str, handler: Handler | BatchHandler, **options: Any) -> None:
+        """Run a durable consumer of the event stream (core.bus.DurableConsumer) for the process's lifetime."""
+        self.run(DurableConsumer(self.bus, durable, handler, **options))
+
+    def closing(self, client: Closable) -> Closable:
+        """A provider client (providers.configured), closed at shutdown."""
+        self.on_stop.append(client.close)
+        return client
 
     def client(self, service: str) -> rpc.Client:
         """A client of another registered service that forwards the current caller's tenant."""
@@ -82,11 +104,13 @@ class ProbingHealth(HealthServicer):
     and NATS are reachable; checking "liveness" only says the process serves (a database outage
     must not get every replica restarted)."""
 
-    def __init__(self, runtime: Runtime):
+    def __init__(self, runtime: Runtime) -> None:
         super().__init__()
         self.runtime = runtime
 
-    async def Check(self, request, context):
+    async def Check(self, request: health_pb2.HealthCheckRequest,
+                    context: grpc.aio.ServicerContext[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse],
+                    ) -> health_pb2.HealthCheckResponse:
         reply = await super().Check(request, context)
         if reply.status != health_pb2.HealthCheckResponse.SERVING or request.service == LIVENESS:
             return reply
@@ -109,6 +133,7 @@ Build = Callable[[Runtime], object | None]
 async def serve(name: str, port: int, settings: Settings, build: Build, *, service: registry.Service | None = None,
                 outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
+    uow.configure_guard(strict=settings.environment != "production")
     engine = create_engine(settings.database_url.reveal(), application_name=name)
     pool = await create_pool(settings.database_url.reveal(), application_name=name)
     bus = EventBus(settings.nats_url, name)
@@ -141,10 +166,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     stop = stop_event or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
     await stop.wait()
 
     log.info("%s shutting down", name)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from core.errors import invalid
 
@@ -28,9 +28,9 @@ def require_uuid(value: str, field: str) -> str:
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def rfc3339(at: datetime) -> str:
     """An aware instant as RFC 3339 in UTC with a Z, as the API writes timestamps."""
-    return at.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
+from opentelemetry.trace import Span
 
 from core import telemetry, tenant
 from core.errors import ServiceError
@@ -26,12 +29,16 @@ from core.grpc_errors import internal_status, to_status
 
 log = logging.getLogger(__name__)
 
+Context = grpc.aio.ServicerContext[Any, Any]
+# A servicer's method: (request, context) to its reply.
+Behavior = Callable[[Any, Context], Awaitable[Any]]
 
-async def _abort(context: grpc.aio.ServicerContext, status: grpc.Status):
+
+async def _abort(context: Context, status: grpc.Status) -> None:
     await context.abort(status.code, status.details, trailing_metadata=status.trailing_metadata)
 
 
-async def _run(behavior, request, context: grpc.aio.ServicerContext, method: str, span):
+async def _run(behavior: Behavior, request: Any, context: Context, method: str, span: Span | None) -> Any:
     # The caller's deadline needs no timer here: when it passes, gRPC cancels this coroutine
     # (and the caller gets DEADLINE_EXCEEDED); callers always send one (core.rpc.Client).
     try:
@@ -42,18 +49,18 @@ async def _run(behavior, request, context: grpc.aio.ServicerContext, method: str
         await _abort(context, to_status(err))
     except (asyncio.CancelledError, grpc.aio.AbortError):
         raise
-    except Exception as exc:  # noqa: BLE001 - the one place unexpected errors become statuses
+    except Exception as exc:  # the one place unexpected errors become statuses
         log.exception("unhandled error in %s", method)
         if span is not None:
             span.record_exception(exc)
         await _abort(context, internal_status())
 
 
-def wrap_unary(behavior, method: str):
+def wrap_unary(behavior: Behavior, method: str) -> Behavior:
     """The handler that runs `behavior` (an async servicer method) inside the call's context."""
     tracer = telemetry.tracer("switchboard.grpc.server")
 
-    async def handler(request, context: grpc.aio.ServicerContext):
+    async def handler(request: Any, context: Context) -> Any:
         metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
         tenant_token = tenant.set_current(tenant.Tenant.from_metadata(metadata))
         try:
@@ -65,7 +72,7 @@ def wrap_unary(behavior, method: str):
     return handler
 
 
-def intercept(servicer, service: ServiceDescriptor):
+def intercept(servicer: object, service: ServiceDescriptor) -> object:
     """Wrap every RPC method of `service` on this servicer instance (before it is added to a server)."""
     for rpc in service.methods:
         setattr(servicer, rpc.name, wrap_unary(getattr(servicer, rpc.name), f"/{service.full_name}/{rpc.name}"))

@@ -14,19 +14,21 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import UUID
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.errors import ServiceError
 from core.ids import new_id
+from core.uow import Database
 
 # Values that end a lease, for the guarded final UPDATE.
 RELEASED = {"lease_token": None, "lease_until": None}
 
 
-def lease_columns() -> list[sa.Column]:
+def lease_columns() -> list[sa.Column[Any]]:
     return [sa.Column("lease_token", UUID(as_uuid=False)), sa.Column("lease_until", sa.DateTime(timezone=True))]
 
 
@@ -40,7 +42,7 @@ def held(table: sa.Table, token: str) -> sa.ColumnElement[bool]:
     return table.c.lease_token == token
 
 
-async def take(conn: AsyncConnection, table: sa.Table, row_id, duration: timedelta) -> str | None:
+async def take(conn: AsyncConnection, table: sa.Table, row_id: object, duration: timedelta) -> str | None:
     """Take the lease of a row if it is free; its token, or None when another writer holds it."""
     token = new_id()
     taken = await conn.scalar(table.update().where(table.c.id == row_id, free(table))
@@ -49,20 +51,20 @@ async def take(conn: AsyncConnection, table: sa.Table, row_id, duration: timedel
     return token if taken is not None else None
 
 
-async def release(engine: AsyncEngine, table: sa.Table, row_id, token: str) -> None:
-    async with engine.begin() as conn:
+async def release(db: Database, table: sa.Table, row_id: object, token: str) -> None:
+    async with db.transaction() as conn:
         await conn.execute(table.update().where(table.c.id == row_id, held(table, token)).values(**RELEASED))
 
 
 @asynccontextmanager
-async def hold(engine: AsyncEngine, table: sa.Table, row_id, *, duration: timedelta, wait_seconds: float,
+async def hold(db: Database, table: sa.Table, row_id: object, *, duration: timedelta, wait_seconds: float,
                what: str) -> AsyncIterator[str]:
     """Hold the lease of a row for the block, waiting up to `wait_seconds` for another writer to finish
     (then 409 conflict naming `what`); yields the token."""
     deadline = time.monotonic() + wait_seconds
     pause = 0.02
     while True:
-        async with engine.begin() as conn:
+        async with db.transaction() as conn:
             token = await take(conn, table, row_id, duration)
         if token is not None:
             break
@@ -73,4 +75,4 @@ async def hold(engine: AsyncEngine, table: sa.Table, row_id, *, duration: timede
     try:
         yield token
     finally:
-        await release(engine, table, row_id, token)
+        await release(db, table, row_id, token)

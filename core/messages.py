@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from google.protobuf import struct_pb2
+from google.protobuf.message import Message
 
 from switchboard.v1 import common_pb2
 
 
-def set_timestamp(message, field: str, value: datetime | None) -> None:
+def set_timestamp(message: Message, field: str, value: datetime | None) -> None:
     """Set a Timestamp field from an aware datetime (cheaper than Timestamp.FromDatetime); None leaves it unset."""
     if value is not None:
         target = getattr(message, field)
@@ -16,13 +18,13 @@ def set_timestamp(message, field: str, value: datetime | None) -> None:
         target.nanos = value.microsecond * 1000
 
 
-def struct(data: dict | None) -> struct_pb2.Struct:
+def struct(data: dict[str, Any] | None) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
     s.update(data or {})
     return s
 
 
-def optional(message, field: str):
+def optional(message: Message, field: str) -> Any:
     """The value of a field with presence, or None when the caller did not set it."""
     return getattr(message, field) if message.HasField(field) else None
 

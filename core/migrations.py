@@ -41,8 +41,10 @@ def upgrade_all(database_url: str) -> None:
 def run_env(schema: str) -> None:
     """Body of every service's alembic env.py (online mode, asyncpg)."""
     url = context.config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise RuntimeError("the alembic configuration has no sqlalchemy.url")
 
-    def do_run(connection) -> None:
+    def do_run(connection: sa.Connection) -> None:
         connection.execute(sa.text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
         context.configure(connection=connection, version_table_schema=schema, include_schemas=True)
         with context.begin_transaction():

@@ -16,12 +16,15 @@ import contextlib
 import ipaddress
 import socket
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
-from aiohttp.abc import AbstractResolver
+from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.helpers import is_ip_address
 from aiohttp.resolver import DefaultResolver
 from yarl import URL
+
+from core.uow import forbid_provider_call
 
 # AWS (IPv4, IPv6), Alibaba Cloud, Azure's wireserver (a public address every Azure VM reaches).
 METADATA_ADDRESSES = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254"),
@@ -69,11 +72,12 @@ def host_refusal(host: str, allow_loopback: bool) -> str | None:
 
 
 class SafeResolver(AbstractResolver):
-    def __init__(self, allow_loopback: bool):
+    def __init__(self, allow_loopback: bool) -> None:
         self.allow_loopback = allow_loopback
         self._inner = DefaultResolver()
 
-    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET):
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
         results = await self._inner.resolve(host, port, family)
         for result in results:
             why = address_refusal(result["host"], self.allow_loopback)
@@ -97,6 +101,7 @@ class GuardedClient:
         self._session: aiohttp.ClientSession | None = None
 
     def _http(self) -> aiohttp.ClientSession:
+        forbid_provider_call("an outbound HTTP request")  # none while a unit of work is open (core.uow)
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(resolver=SafeResolver(self.allow_loopback), use_dns_cache=False,
                                              limit=self._limits[0], limit_per_host=self._limits[1])
@@ -110,11 +115,11 @@ class GuardedClient:
     async def __aenter__(self) -> GuardedClient:
         return self
 
-    async def __aexit__(self, *_) -> None:
+    async def __aexit__(self, *_: object) -> None:
         await self.close()
 
     @contextlib.asynccontextmanager
-    async def request(self, method: str, url: str, **kwargs) -> AsyncIterator[aiohttp.ClientResponse]:
+    async def request(self, method: str, url: str, **kwargs: Any) -> AsyncIterator[aiohttp.ClientResponse]:
         """The response as it comes, a 3xx included: redirects are not followed."""
         try:
             host = URL(url).raw_host

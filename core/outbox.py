@@ -20,6 +20,8 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import AsyncIterator
+from typing import Any
 
 import asyncpg
 import sqlalchemy as sa
@@ -32,6 +34,7 @@ from core.background import Background
 from core.bus import EventBus, Outgoing
 from core.db import raw_url
 from core.ids import new_id, utcnow
+from core.uow import EVENTS_ADDED
 
 log = logging.getLogger(__name__)
 
@@ -60,26 +63,28 @@ async def add_event(conn: AsyncConnection, table: sa.Table, payload: Message, bu
 
 
 async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, business_id: str | None,
-                       data: dict) -> str:
+                       data: dict[str, Any]) -> str:
     """The outbox row itself, for any type and data (producers use add_event)."""
     row = _row(type_, business_id, data)
+    conn.info[EVENTS_ADDED] = True  # the unit of work wakes the relay once it commits (core.uow)
     buffered = conn.info.get(_BUFFER)
     if buffered is not None and buffered[0] is table:
         buffered[1].append(row)
     else:
         await conn.execute(table.insert().values(**row))
-    return row["event_id"]
+    event_id: str = row["event_id"]
+    return event_id
 
 
 _BUFFER = "outbox_buffer"
 
 
 @contextlib.asynccontextmanager
-async def events_buffered(conn: AsyncConnection, table: sa.Table):
+async def events_buffered(conn: AsyncConnection, table: sa.Table) -> AsyncIterator[None]:
     """Within the block, the events added to `table` on this connection are kept and inserted together, in order,
     with one statement when the block ends (and dropped if it raises): for a consumer that applies a batch of
     events in one transaction through use cases that each add their own."""
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     conn.info[_BUFFER] = (table, rows)
     try:
         yield
@@ -89,7 +94,7 @@ async def events_buffered(conn: AsyncConnection, table: sa.Table):
         await conn.execute(table.insert(), rows)
 
 
-def _row(type_: str, business_id: str | None, data: dict) -> dict:
+def _row(type_: str, business_id: str | None, data: dict[str, Any]) -> dict[str, Any]:
     return {"event_id": new_id(), "type": type_, "business_id": business_id, "occurred_at": utcnow(), "data": data,
             "headers": telemetry.inject({})}
 
@@ -138,7 +143,8 @@ class OutboxRelay(Background):
         listener = None
         try:
             listener = await asyncpg.connect(raw_url(self.engine.url), timeout=5)
-            await listener.add_listener(channel(self.table.schema), lambda *_: self._wake.set())
+            # every service's outbox is in its own schema (str() only types it)
+            await listener.add_listener(channel(str(self.table.schema)), lambda *_: self._wake.set())
         except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
             log.warning("outbox relay: cannot listen for commits (%s); polling every %.1fs", exc, self.idle_seconds)
             if listener is not None:
@@ -149,8 +155,9 @@ class OutboxRelay(Background):
 
     async def stop(self) -> None:
         await super().stop()
-        if self.listening:
-            await self._listener.close(timeout=2)
+        listener = self._listener
+        if listener is not None and not listener.is_closed():  # self.listening
+            await listener.close(timeout=2)
 
     async def publish_pending(self) -> int:
         """Publish one batch of pending events in order (acknowledgements awaited together) and mark those
@@ -195,7 +202,5 @@ class OutboxRelay(Background):
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.idle_seconds)
-            except TimeoutError:
-                pass

@@ -9,10 +9,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
+from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -32,12 +36,12 @@ def clamp_limit(limit: int, default: int, maximum: int) -> int:
     return limit
 
 
-def encode_cursor(at: datetime, row_id) -> str:
+def encode_cursor(at: datetime, row_id: object) -> str:
     raw = json.dumps([at.isoformat(), row_id if isinstance(row_id, int) else str(row_id)], separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str, id_col: sa.Column) -> tuple[datetime, object]:
+def decode_cursor(cursor: str, id_col: sa.Column[Any]) -> tuple[datetime, object]:
     """The (timestamp, id) a cursor names, checked against the id column's type, or 400."""
     try:
         at, row_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
@@ -65,7 +69,7 @@ class Page:
     after: datetime | None = None
 
     @classmethod
-    def of(cls, request: common_pb2.PageRequest, default: int, maximum: int) -> "Page":
+    def of(cls, request: common_pb2.PageRequest, default: int, maximum: int) -> Page:
         """A servicer's PageRequest, its limit clamped to this list's default and maximum."""
         return cls(clamp_limit(request.limit, default, maximum), request.cursor, opt_datetime(request, "after"))
 
@@ -74,7 +78,7 @@ class Page:
 class Paged:
     """One page of rows, whether more follow, and where the next page starts."""
 
-    rows: list
+    rows: Sequence[Any]
     has_more: bool
     next_cursor: str = ""
 
@@ -82,7 +86,7 @@ class Paged:
         return common_pb2.PageInfo(has_more=self.has_more, next_cursor=self.next_cursor)
 
 
-def page_query(query: sa.Select, at: sa.Column, id_col: sa.Column, page: Page) -> sa.Select:
+def page_query(query: sa.Select[Any], at: sa.Column[Any], id_col: sa.Column[Any], page: Page) -> sa.Select[Any]:
     """Newest-first page after the request's cursor (or older than its `after`), fetching one extra row to
     know whether there is more."""
     if page.cursor:
@@ -94,7 +98,7 @@ def page_query(query: sa.Select, at: sa.Column, id_col: sa.Column, page: Page) -
     return query.order_by(at.desc(), id_col.desc()).limit(page.limit + 1)
 
 
-def split_page(rows: list, limit: int, place: tuple[str, str] | None = None) -> Paged:
+def split_page(rows: Sequence[Any], limit: int, place: tuple[str, str] | None = None) -> Paged:
     """The page of `limit + 1` fetched rows; `place` names the (timestamp, id) columns of next_cursor
     (omit it for lists that are not ordered by page_query)."""
     rows, has_more = rows[:limit], len(rows) > limit
@@ -104,14 +108,16 @@ def split_page(rows: list, limit: int, place: tuple[str, str] | None = None) -> 
     return Paged(rows, has_more, encode_cursor(last[place[0]], last[place[1]]))
 
 
-async def fetch_page(conn: AsyncConnection, query: sa.Select, at: sa.Column, id_col: sa.Column, page: Page) -> Paged:
+async def fetch_page(conn: AsyncConnection, query: sa.Select[Any], at: sa.Column[Any], id_col: sa.Column[Any],
+                     page: Page) -> Paged:
     """Run `query` as a newest-first page ordered by (at, id_col)."""
     rows = (await conn.execute(page_query(query, at, id_col, page))).all()
     return split_page(rows, page.limit, (at.name, id_col.name))
 
 
-def opt_datetime(message, field: str) -> datetime | None:
+def opt_datetime(message: Message, field: str) -> datetime | None:
     """A Timestamp field of a proto message as an aware datetime, or None when unset."""
     if not message.HasField(field):
         return None
-    return getattr(message, field).ToDatetime(tzinfo=timezone.utc)
+    stamp: Timestamp = getattr(message, field)
+    return stamp.ToDatetime(tzinfo=UTC)

@@ -1,6 +1,8 @@
 """Reading one record of the caller's businesses: a record of another business is not found."""
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -10,7 +12,7 @@ from core.ids import require_uuid
 
 
 async def find_owned(conn: AsyncConnection, table: sa.Table, record_id: str, what: str, *, field: str = "id",
-                     lock: bool = False):
+                     lock: bool = False) -> sa.Row[Any]:
     """The row of `table` (with `id` and `business_id` columns) the caller may see, or 404 `what` not found;
     `field` names the request field in the 400 for a malformed id; `lock` takes the row for update."""
     require_uuid(record_id, field)

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: the registry is read by tools that never load gRPC
+    import grpc
+    from google.protobuf.descriptor import ServiceDescriptor
 
 # Deadline of calls to a service that waits on an external provider: the provider client's own per-attempt
 # timeout times its attempts must fit inside it (see core.settings voice_timeout_seconds).
@@ -71,13 +76,16 @@ class Service:
     def full_name(self) -> str:
         return f"switchboard.v1.{self.grpc_name}"
 
-    def descriptor(self):
-        return importlib.import_module(f"switchboard.v1.{self.name}_pb2").DESCRIPTOR.services_by_name[self.grpc_name]
+    def descriptor(self) -> ServiceDescriptor:
+        module = importlib.import_module(f"switchboard.v1.{self.name}_pb2")
+        found: ServiceDescriptor = module.DESCRIPTOR.services_by_name[self.grpc_name]
+        return found
 
-    def stub(self, channel):
+    def stub(self, channel: grpc.aio.Channel) -> Any:
+        """The generated stub (its modules have no type stubs: grpc_tools writes none for them)."""
         return getattr(importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc"), f"{self.grpc_name}Stub")(channel)
 
-    def add_to_server(self, servicer, server) -> None:
+    def add_to_server(self, servicer: object, server: grpc.aio.Server) -> None:
         module = importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc")
         getattr(module, f"add_{self.grpc_name}Servicer_to_server")(servicer, server)
 
@@ -93,7 +101,7 @@ SERVICES: tuple[Service, ...] = (
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
             deadline=PROVIDER_WAIT_SECONDS),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
-    Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit and communication runs",
+    Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit, communication runs and the analytics reports",
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
                             summary="communication runs: executes due touches (run several)"),
                      Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,

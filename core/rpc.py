@@ -9,8 +9,8 @@ along and a failure comes back as the callee's ServiceError.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
@@ -18,7 +18,12 @@ from core import registry, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 
+if TYPE_CHECKING:
+    from core.settings import Settings
+
 T = TypeVar("T")
+# gRPC invocation metadata: (key, value) pairs.
+Metadata = tuple[tuple[str, str], ...]
 
 # Reconnect quickly after a service restarts (gRPC's default backoff grows to two minutes).
 CHANNEL_OPTIONS = (
@@ -47,10 +52,10 @@ class AsCaller:
     """A client's methods with one caller's metadata on every call (`Client.as_caller`); cheap to make per
     request: each method is the shared client's, partially applied."""
 
-    def __init__(self, client: "Client", metadata: tuple):
+    def __init__(self, client: Client, metadata: Metadata):
         self._client, self._metadata = client, metadata
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
         return functools.partial(getattr(self._client, name), metadata=self._metadata)
 
 
@@ -58,20 +63,20 @@ class Client:
     """`Client(stub, timeout).Method(request, metadata=...)` calls `stub.Method` with the deadline and trace headers.
     `as_caller(metadata)` is the same client sending that caller's metadata on every call."""
 
-    def __init__(self, stub, timeout: float, *, forward_tenant: bool = False):
+    def __init__(self, stub: Any, timeout: float, *, forward_tenant: bool = False) -> None:
         self._stub = stub
         self._timeout = timeout
         self._forward_tenant = forward_tenant
 
-    def as_caller(self, metadata: tuple) -> AsCaller:
+    def as_caller(self, metadata: Metadata) -> AsCaller:
         return AsCaller(self, metadata)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
         method = getattr(self._stub, name)
         default_timeout = self._timeout
         forward = self._forward_tenant
 
-        async def invoke(request, *, metadata: tuple = (), timeout: float | None = None):
+        async def invoke(request: Any, *, metadata: Metadata = (), timeout: float | None = None) -> Any:
             if forward and not metadata:
                 metadata = tenant.current().to_metadata()
             carrier = telemetry.inject({})
@@ -88,7 +93,7 @@ class Client:
         return invoke
 
 
-def connect(name: str, settings, *, forward_tenant: bool = False) -> tuple[Client, grpc.aio.Channel]:
+def connect(name: str, settings: Settings, *, forward_tenant: bool = False) -> tuple[Client, grpc.aio.Channel]:
     """A client of the registered service `name` with its default deadline, and its channel (close it at stop)."""
     entry = registry.service(name)
     ch = channel(settings.addresses[name])

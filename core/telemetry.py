@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
+from contextvars import Token
+from typing import Literal
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
@@ -46,7 +48,7 @@ def inject(carrier: dict[str, str]) -> dict[str, str]:
     return carrier
 
 
-def extract(carrier: dict[str, str]):
+def extract(carrier: Mapping[str, str]) -> otel_context.Context:
     """A context whose parent is the trace in the carrier (if any)."""
     return propagate.extract(carrier)
 
@@ -54,20 +56,22 @@ def extract(carrier: dict[str, str]):
 class _Attached:
     """Makes a trace context current for a block, without a span of our own."""
 
-    def __init__(self, ctx):
+    def __init__(self, ctx: otel_context.Context) -> None:
         self.ctx = ctx
-        self.token = None
+        self.token: Token[otel_context.Context] | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.token = otel_context.attach(self.ctx)
         return None
 
-    def __exit__(self, *exc):
-        otel_context.detach(self.token)
+    def __exit__(self, *exc: object) -> Literal[False]:
+        if self.token is not None:
+            otel_context.detach(self.token)
         return False
 
 
-def continue_trace(tracer_: trace.Tracer, name: str, carrier: Mapping[str, str]):
+def continue_trace(tracer_: trace.Tracer, name: str,
+                   carrier: Mapping[str, str]) -> AbstractContextManager[trace.Span | None]:
     """Context manager for one incoming request: a server span when spans are recorded,
     otherwise just the caller's trace context (if any) so it propagates to further calls.
     Yields the span, or None when not recording."""
@@ -77,7 +81,8 @@ def continue_trace(tracer_: trace.Tracer, name: str, carrier: Mapping[str, str])
     return nullcontext() if parent is None else _Attached(parent)
 
 
-def continue_batch(tracer_: trace.Tracer, name: str, carriers: list[Mapping[str, str]]):
+def continue_batch(tracer_: trace.Tracer, name: str,
+                   carriers: list[Mapping[str, str]]) -> AbstractContextManager[trace.Span | None]:
     """Context manager for a batch of incoming messages handled together: a consumer span linked to each
     message's trace when spans are recorded (a span has one parent, so the traces are links), otherwise
     nothing."""

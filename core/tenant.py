@@ -50,16 +50,19 @@ class Tenant:
         )
 
     @classmethod
-    def from_metadata(cls, md: dict[str, str]) -> "Tenant":
+    def from_metadata(cls, md: dict[str, str]) -> Tenant:
         """From invocation metadata as a dict of its text entries."""
-        split = lambda s: tuple(p for p in s.split(",") if p)  # noqa: E731
+        def split(s: str) -> tuple[str, ...]:
+            return tuple(p for p in s.split(",") if p)
+
+        pairs = (p.partition(":") for p in split(md.get(MD_STANDINGS, "")))  # (business, ":", standing)
         return cls(
             account_id=md.get(MD_ACCOUNT, ""),
             business_ids=split(md.get(MD_BUSINESSES, "")),
             api_key_id=md.get(MD_KEY, ""),
             scopes=split(md.get(MD_SCOPES, "")),
             bound_business_id=md.get(MD_BOUND, ""),
-            standings=tuple(tuple(p.split(":", 1)) for p in split(md.get(MD_STANDINGS, "")) if ":" in p),
+            standings=tuple((b, value) for b, colon, value in pairs if colon),
         )
 
     def can_access(self, business_id: str) -> bool:
@@ -83,11 +86,11 @@ def current() -> Tenant:
     return _current.get()
 
 
-def set_current(tenant: Tenant) -> contextvars.Token:
+def set_current(tenant: Tenant) -> contextvars.Token[Tenant]:
     return _current.set(tenant)
 
 
-def reset_current(token: contextvars.Token) -> None:
+def reset_current(token: contextvars.Token[Tenant]) -> None:
     _current.reset(token)
 
 

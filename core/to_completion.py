@@ -12,7 +12,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-_running: set[asyncio.Task] = set()  # the loop keeps only weak references to tasks
+_running: set[asyncio.Task[Any]] = set()  # the loop keeps only weak references to tasks
 
 
 async def to_completion(work: Coroutine[Any, Any, T]) -> T:
@@ -23,7 +23,7 @@ async def to_completion(work: Coroutine[Any, Any, T]) -> T:
     return await asyncio.shield(task)
 
 
-def _finished(task: asyncio.Task) -> None:
+def _finished(task: asyncio.Task[Any]) -> None:
     _running.discard(task)
     if not task.cancelled():
         task.exception()  # retrieved: a caller that left cannot, and its outcome is recorded by the work itself

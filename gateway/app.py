@@ -164,7 +164,7 @@ def make_handler(route: Route):
             response = from_service_error(from_rpc_error(exc))
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - never a traceback to the client
+        except Exception:  # never a traceback to the client
             log.exception("unhandled error on %s %s", request.method, route.path)
             response = error_response("internal_error", "internal error; it has been logged")
         if principal is not None and principal.key_id:  # the usage log is of keys (a session has none)

@@ -17,7 +17,7 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import grpc
 
@@ -48,11 +48,11 @@ class Principal:
         return has_scope(self.scopes, scope)
 
     @classmethod
-    def from_proto(cls, p: accounts_pb2.KeyPrincipal) -> "Principal":
+    def from_proto(cls, p: accounts_pb2.KeyPrincipal) -> Principal:
         bound = p.business_id if p.HasField("business_id") else ""
         tenant = Tenant(account_id=p.account_id, business_ids=tuple(p.business_ids), api_key_id=p.key_id,
                         scopes=tuple(p.scopes), bound_business_id=bound, standings=tuple(p.standings.items()))
-        expires = p.expires_at.ToDatetime(tzinfo=timezone.utc) if p.HasField("expires_at") else None
+        expires = p.expires_at.ToDatetime(tzinfo=UTC) if p.HasField("expires_at") else None
         return cls(p.key_id, p.account_id, tuple(p.business_ids), tuple(p.scopes), bound, expires,
                    tenant.to_metadata())
 
@@ -139,7 +139,7 @@ class Authenticator:
                     self.clear()
                 self._cache[digest] = (principal, now)
                 self._by_account.setdefault(principal.account_id, set()).add(digest)
-        if principal.expires_at is not None and principal.expires_at <= datetime.now(timezone.utc):
+        if principal.expires_at is not None and principal.expires_at <= datetime.now(UTC):
             raise ServiceError("unauthorized", "API key is invalid, expired or revoked" if is_key else
                                "the access token expired; refresh it")
         return principal

@@ -2,11 +2,11 @@
 
 Both walk the message descriptor, so a response can never drift from its
 published schema: unset optional fields become null, timestamps ISO 8601 UTC
-strings ending in Z, Struct fields plain objects.
+strings ending in Z, Struct fields plain objects, maps objects in the order of their keys.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from google.protobuf import struct_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -40,7 +40,7 @@ def _plain(value):
 
 
 def _timestamp(value) -> str:
-    return rfc3339(datetime.fromtimestamp(value.seconds, timezone.utc).replace(microsecond=value.nanos // 1000))
+    return rfc3339(datetime.fromtimestamp(value.seconds, UTC).replace(microsecond=value.nanos // 1000))
 
 
 SCALAR, TIME, OBJECT, MESSAGE, MAP = range(5)
@@ -66,7 +66,7 @@ def _convert(kind: int, value):
     if kind == OBJECT:
         return _plain(value)
     if kind == MAP:
-        return dict(value)
+        return dict(sorted(value.items()))  # a map has no order on the wire: by key, so the same reply reads the same
     return to_json(value)
 
 

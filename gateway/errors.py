@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from aiohttp import web
 
@@ -42,12 +43,10 @@ def from_service_error(err: ServiceError) -> web.Response:
     if "next_allowed_at" in err.details:  # the sales pipeline's cadence: when the touch is allowed (null: never)
         extra["nextAllowedAt"] = err.details["next_allowed_at"] or None
         if extra["nextAllowedAt"]:
-            wait = datetime.fromisoformat(extra["nextAllowedAt"].replace("Z", "+00:00")) - datetime.now(timezone.utc)
+            wait = datetime.fromisoformat(extra["nextAllowedAt"].replace("Z", "+00:00")) - datetime.now(UTC)
             headers["Retry-After"] = str(max(1, math.ceil(wait.total_seconds())))
     if required := err.details.get("payment_required"):
         headers[PAYMENT_REQUIRED_HEADER] = required
-        try:
+        with contextlib.suppress(binascii.Error, ValueError):  # the header alone still carries it
             extra["payment_required"] = json.loads(base64.b64decode(required))
-        except (binascii.Error, ValueError):
-            pass  # the header alone still carries it
     return error_response(err.code, err.message, err.http_status, headers or None, **extra)

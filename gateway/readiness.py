@@ -26,7 +26,7 @@ async def _service_status(channel) -> str:
 async def check_ready(deps) -> dict:
     names = list(deps.channels)
     statuses = await asyncio.gather(*(_service_status(deps.channels[n]) for n in names))
-    services = dict(zip(names, statuses))
+    services = dict(zip(names, statuses, strict=True))
     # NATS counts as up once this replica also listens for key invalidations.
     nats = "ok" if deps.bus.is_connected and deps.auth.nc is not None else "unreachable"
     # A service reports SERVING only when its own database and NATS probes pass.

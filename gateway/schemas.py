@@ -543,6 +543,7 @@ _CHANGE = _obj({"this_week": _COUNT, "last_week": _COUNT,
 # The assistant connector (gateway/mcp): get_business_info's result and the plain-HTTP helper endpoints' shapes
 # (the JSON-RPC endpoint itself speaks MCP's own schemas).
 _JSON_SCHEMA = {"type": "object", "description": "a JSON Schema (draft 2020-12)"}
+_WITHHELD = "left out, and named in withheld, when the caller lacks the scope that shows it"
 _TOOL_RESULT = _obj({
     "content": {"type": "array", "items": _obj({"type": {"type": "string", "enum": ["text"]}, "text": {"type": "string"}},
                                                 ("type", "text"))},
@@ -550,13 +551,21 @@ _TOOL_RESULT = _obj({
     "isError": {"type": "boolean", "description": "true when the tool failed: content names the error code and "
                 "what to fix"}}, ("content",))
 MCP = {
-    "BusinessInfo": _obj({"businesses": {"type": "array", "items": _obj({
-        "id": UUID, "name": {"type": "string"}, "status": {"type": "string"}, "subscription_status": {"type": "string"},
-        "timezone": {"type": "string"}, "created_at": TIME, "agent_count": {"type": "integer", "minimum": 0},
-        "phone_numbers": {"type": "array", "items": {"type": "string"}},
-        "calls_last_7_days": {"type": "integer", "minimum": 0}, "calls_last_30_days": {"type": "integer", "minimum": 0},
-    }, ("id", "name", "status", "subscription_status", "timezone", "created_at", "agent_count", "phone_numbers",
-        "calls_last_7_days", "calls_last_30_days"))}}, ("businesses",)),
+    "BusinessInfo": _obj({
+        "businesses": {"type": "array", "items": _obj({
+            "id": UUID, "name": {"type": "string"}, "timezone": {"type": "string"}, "created_at": TIME,
+            "agent_count": {"type": "integer", "minimum": 0},
+            "phone_numbers": {"type": "array", "items": {"type": "string"}},
+            "status": {"type": "string", "description": f"its lifecycle state; {_WITHHELD}"},
+            "subscription_status": {"type": "string", "description": _WITHHELD},
+            "calls_last_7_days": {"type": "integer", "minimum": 0, "description": _WITHHELD},
+            "calls_last_30_days": {"type": "integer", "minimum": 0, "description": _WITHHELD},
+        }, ("id", "name", "timezone", "created_at", "agent_count", "phone_numbers"))},
+        "withheld": {"type": "array", "description": "the fields left out of every business because the caller "
+                     "lacks the scope the REST API shows them behind (empty when nothing is)",
+                     "items": _obj({"scope": {"type": "string", "description": "the scope that would show them"},
+                                    "fields": {"type": "array", "items": {"type": "string"}}}, ("scope", "fields"))},
+    }, ("businesses", "withheld")),
     "McpInitializeRequest": _obj({
         "protocolVersion": {"type": "string", "description": "the handshake-era version the client speaks"},
         "clientInfo": _obj({"name": {"type": "string"}, "version": {"type": "string"}}),
@@ -651,7 +660,7 @@ ANALYTICS = {
     "AnalyticsFunnel": _obj({
         "period": _PERIOD, "total_leads": _COUNT, "lost": _COUNT,
         "funnel": {"type": "array", "items": _obj({
-            "stage": {"type": "string", "enum": ["new", "contacted", "qualified", "converted"]}, "count": _COUNT,
+            "stage": {"type": "string", "enum": list(leads.FUNNEL_STAGES)}, "count": _COUNT,
             "rate_from_top": _RATE, "dropoff_rate": _RATE}, ("stage", "count", "rate_from_top", "dropoff_rate"))},
     }, ("period", "total_leads", "lost", "funnel")),
     "AnalyticsAgents": _obj({"period": _PERIOD, "agents": {"type": "array", "items": _obj({

@@ -24,7 +24,7 @@ PRIVATE_PAGE = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
 
 
 def is_dashboard(path: str) -> bool:
-    return path == HOME or path.startswith(HOME + "/") or path == AUTHORIZE_PATH
+    return path in (HOME, AUTHORIZE_PATH) or path.startswith(HOME + "/")
 
 
 def add_security_headers(app: web.Application, settings: Settings) -> None:

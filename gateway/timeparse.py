@@ -1,7 +1,7 @@
 """ISO 8601 timestamps from query strings and bodies."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -19,7 +19,7 @@ def parse_time(value: str, field: str) -> datetime:
     text = plus_restored(value.strip()).upper()  # RFC 3339 allows a lower-case t and z
     try:
         dt = datetime.fromisoformat(text)
-        return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+        return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
     except ValueError:
         raise invalid(f"{field} must be an ISO 8601 timestamp such as 2026-01-31T09:30:00Z") from None
     except OverflowError:  # the offset moves it out of years 1-9999

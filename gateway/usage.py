@@ -7,6 +7,7 @@ queue is bounded, and entries beyond it are dropped and counted in the log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 
@@ -81,10 +82,8 @@ class UsageWriter(Background):
     async def run(self) -> None:
         """Send what is queued every `interval`; once stopping, send the rest and end."""
         while not self._stopping.is_set():
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.interval)
-            except TimeoutError:
-                pass
             while entries := self._drain():
                 await self._send(entries)
 

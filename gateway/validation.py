@@ -237,7 +237,7 @@ def _typed(name: str, spec: dict, raw: str):
 def _check_param(name: str, spec: dict, value) -> None:
     """The few keywords query parameters use, checked directly: this runs on every GET, where
     a full JSON Schema pass costs more than the rest of the parameter handling."""
-    if "minimum" in spec and value < spec["minimum"] or "maximum" in spec and value > spec["maximum"]:
+    if ("minimum" in spec and value < spec["minimum"]) or ("maximum" in spec and value > spec["maximum"]):
         raise ServiceError("invalid_request", f"{name} must be between {spec.get('minimum', '-inf')} and "
                            f"{spec.get('maximum', 'inf')}")
     if "enum" in spec and value not in spec["enum"]:

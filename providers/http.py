@@ -6,6 +6,8 @@ from urllib.parse import quote
 
 import aiohttp
 
+from core.uow import forbid_provider_call
+
 
 def path_segment(value: str) -> str:
     """An id as one path segment (`/`, `?`, `..` cannot reach another route)."""
@@ -43,6 +45,8 @@ class SessionClient:
         self._session: aiohttp.ClientSession | None = None
 
     def _http(self) -> aiohttp.ClientSession:
+        """The session, for one request (none may be sent while a unit of work is open, core.uow)."""
+        forbid_provider_call(type(self).__name__)
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(headers=self._headers, timeout=self.timeout)
         return self._session

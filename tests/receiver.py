@@ -5,6 +5,7 @@ import json
 from aiohttp import web
 
 from deploy.local.servers import free_port
+from tests.waiting import wait_until
 
 
 class Receiver:
@@ -49,22 +50,16 @@ class Receiver:
                 if r["accepted"] and (event_type is None or r["json"]["event"] == event_type)}
 
     async def wait_for(self, count: int, event_type: str | None = None, timeout: float = 20) -> dict[str, dict]:
-        for _ in range(int(timeout / 0.05)):
-            if len(self.events(event_type)) >= count:
-                return self.events(event_type)
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"received {len(self.events(event_type))} of {count} events: {self.requests}")
+        return await wait_until(lambda: self.events(event_type), f"{count} accepted {event_type or 'any'} events",
+                                lambda events: len(events) >= count, timeout=timeout, interval=0.05)
 
 
 async def settled_deliveries(api, key: str, count: int, **params) -> list[dict]:
     """The deliveries listed for `params` once `count` of them are delivered (the dispatcher records an
     outcome just after the receiver answers)."""
-    deliveries: list[dict] = []
-    for _ in range(200):
+    async def deliveries() -> list[dict]:
         status, body, _ = await api.request("GET", "/api/v1/webhooks/deliveries", key=key, params=params)
         assert status == 200, body
-        deliveries = body["deliveries"]
-        if sum(d["status"] == "delivered" for d in deliveries) >= count:
-            return deliveries
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"not {count} delivered: {deliveries}")
+        return body["deliveries"]
+    return await wait_until(deliveries, f"{count} deliveries delivered",
+                            lambda listed: sum(d["status"] == "delivered" for d in listed) >= count, interval=0.05)

@@ -17,8 +17,9 @@ hours. A window is checked on the callee's local date, so daylight-saving change
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
-from functools import lru_cache
+from datetime import UTC, date, datetime, timedelta
+from functools import cache, lru_cache
+from typing import Any
 
 import holidays
 
@@ -100,7 +101,7 @@ class Decision:
     message: str
     code: str | None = None  # the spec's error code when not allowed
     not_before: datetime | None = None  # when a deferred touch becomes legal
-    inputs: dict = field(default_factory=dict)  # what it was decided on, for the log
+    inputs: dict[str, Any] = field(default_factory=dict)  # what it was decided on, for the log
 
     @property
     def allowed(self) -> bool:
@@ -123,10 +124,12 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
     states = _states(callee)
     rows = _rows(touch, states, where.is_nanp(callee.phone))
     zones, why = callee_zones(callee, touch.sender, touch.at, rows)
-    inputs = {"consent_basis": basis, "zones": [{"zone": z, "why": w, "local_time": _local(touch.at, z)}
-                                                for z, w in zip(zones, why)],
-              "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")]}
-    start, frequency = touch.at, None
+    inputs: dict[str, Any] = {
+        "consent_basis": basis,
+        "zones": [{"zone": z, "why": w, "local_time": _local(touch.at, z)} for z, w in zip(zones, why, strict=True)],
+        "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")]}
+    start: datetime = touch.at
+    frequency: tuple[int, datetime | None, list[datetime]] | None = None
     if touch.channel == CALL:
         frequency = _frequency(touch, rows, policy)
         inputs["calls_24h"], inputs["cap"] = len(frequency[2]), frequency[0]
@@ -140,11 +143,13 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
         return Decision(REFUSE, "zones", SOURCES["zones"], _disjoint_message(callee, zones, why),
                         "tcpa_violation", inputs=inputs)
     if start != touch.at:
+        assert frequency is not None  # only the frequency cap moves the start
         cap, _, recent = frequency
         source = _cap_source(rows, cap, policy)
         message = (f"frequency: {len(recent)} calls to {callee.phone} in the last 24 hours; {source[1]} allows at "
                    f"most {cap} per 24 hours, next at {_iso(when)}")
         return Decision(DEFER, "frequency", source[0], message, "tcpa_violation", when, inputs)
+    assert blocking_now is not None  # allowed above otherwise
     zone, row = blocking_now
     rule, message = _window_message(touch, zone, row, when)
     return Decision(DEFER, rule, row.statute, message, "tcpa_violation", when, inputs)
@@ -233,7 +238,7 @@ def callee_zones(callee: Callee, sender: str | None, at: datetime,
 
 
 def _disjoint_message(callee: Callee, zones: tuple[str, ...], why: tuple[str, ...]) -> str:
-    placed = ", ".join(f"{z} ({w.replace('_', ' ')})" for z, w in zip(zones, why))
+    placed = ", ".join(f"{z} ({w.replace('_', ' ')})" for z, w in zip(zones, why, strict=True))
     return (f"no moment in the next {HORIZON.days} days is legal in every zone {callee.phone} may be in "
             f"({placed}); correct target.timezone or the lead's state if one is wrong")
 
@@ -257,7 +262,7 @@ def _law(channel: str, states: tuple[str, ...], nanp: bool) -> tuple[StateRule, 
             *(RULES_BY_STATE[s] for s in states if s in RULES_BY_STATE and channel in RULES_BY_STATE[s].channels))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _holidays(state: str) -> holidays.HolidayBase:
     """The state's legal holidays (federal ones included), years filled in as they are asked for."""
     return holidays.country_holidays("US", subdiv=state)
@@ -291,7 +296,7 @@ def _opening(row: StateRule, name: str, after: datetime) -> datetime | None:
         window = _window(row, day)
         if window is None:
             continue
-        opens = datetime.combine(day, window.start, tz).astimezone(timezone.utc)
+        opens = datetime.combine(day, window.start, tz).astimezone(UTC)
         if opens > after:
             return opens
     return None
@@ -308,9 +313,10 @@ def _next_legal(start: datetime, zones: tuple[str, ...], rows: tuple[StateRule, 
     while at <= limit:
         if closed is None:
             return at
-        at = _opening(closed[1], closed[0], at)
-        if at is None:
+        opening = _opening(closed[1], closed[0], at)
+        if opening is None:
             return None
+        at = opening
         closed = _violation(at, zones, rows)
     return None
 
@@ -337,7 +343,8 @@ def _window_message(touch: Touch, name: str, row: StateRule, when: datetime) -> 
 
 # -- how often ---------------------------------------------------------------------------------------
 
-def _frequency(touch: Touch, rows: tuple[StateRule, ...], policy: Policy) -> tuple[int, datetime | None, list]:
+def _frequency(touch: Touch, rows: tuple[StateRule, ...],
+               policy: Policy) -> tuple[int, datetime | None, list[datetime]]:
     """(the cap, when the count falls below it if it is reached now else None, the calls counted). A call stamped
     a moment after `at` (another replica's clock) counts too: the cap errs strict."""
     caps = [r.max_calls_per_24h for r in rows if r.max_calls_per_24h is not None]
@@ -361,4 +368,4 @@ def _local(at: datetime, name: str) -> str:
 
 
 def _iso(at: datetime) -> str:
-    return at.astimezone(timezone.utc).isoformat(timespec="minutes").replace("+00:00", "Z")
+    return at.astimezone(UTC).isoformat(timespec="minutes").replace("+00:00", "Z")

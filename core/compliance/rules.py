@@ -29,7 +29,7 @@ class Hours:
 
 def hours(start: int | float, end: int | float) -> Hours:
     """Hours(8, 20) is 08:00-20:00; a half hour is written 13.5."""
-    return Hours(time(int(start), int(round((start % 1) * 60))), time(int(end), int(round((end % 1) * 60))))
+    return Hours(time(int(start), round((start % 1) * 60)), time(int(end), round((end % 1) * 60)))
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class StateRule:
     max_calls_per_24h: int | None = None  # per caller and callee, rolling 24 hours
     days: tuple[Hours | None, ...] = field(init=False, repr=False, compare=False)  # by weekday, Monday first
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "days", (self.weekdays,) * 5 + (self.saturday, self.sunday))
 
     def window(self, weekday: int) -> Hours | None:

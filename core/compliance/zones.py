@@ -12,8 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 from zoneinfo import ZoneInfo, available_timezones
 
-import holidays
 import phonenumbers
+from holidays.countries.united_states import UnitedStates
 from phonenumbers import geocoder
 from phonenumbers import timezone as number_timezones
 from phonenumbers.tzdata import TIMEZONE_DATA
@@ -42,7 +42,7 @@ US_STATE_ZONES = {
     "WY": ("America/Denver",), "PR": ("America/Puerto_Rico",),
 }
 # State names as libphonenumber's geocoder and people write them (the holidays package's list of US subdivisions).
-_STATE_NAMES = {name.upper(): code for name, code in holidays.US.subdivisions_aliases.items()}
+_STATE_NAMES = {name.upper(): code for name, code in UnitedStates.subdivisions_aliases.items()}
 _STATE_NAMES.update({"WASHINGTON STATE": "WA", "WASHINGTON D.C.": "DC", "WASHINGTON DC": "DC"})
 
 
@@ -95,10 +95,9 @@ _FACTS_MAX = 100_000
 
 def _area_facts(e164: str) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
     """(zones, narrowed zones, US state) of a number, from the cache of its prefix."""
+    key = e164
     if is_nanp(e164):
         key = e164[:8] if e164[2:5] in _SPLIT_AREA_CODES else e164[:5]
-    else:
-        key = e164
     found = _FACTS.get(key)
     if found is None:
         if len(_FACTS) >= _FACTS_MAX:

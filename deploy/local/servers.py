@@ -106,12 +106,12 @@ class Postgres:
                                    "`make run` using this SWITCHBOARD_HOME? Stop it or set SWITCHBOARD_HOME.")
             pidfile.unlink()  # left by a killed server; postgres refuses to start while it exists
         self.port = free_port()
-        log = open(self.log, "ab")
-        self.proc = subprocess.Popen(
-            [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.data), "-p", str(self.port), "-h", "127.0.0.1",
-             "-k", str(self.dir), "-c", f"fsync={'on' if self.durable else 'off'}",
-             "-c", "max_connections=200"],
-            stdout=log, stderr=log, start_new_session=True, **run_as)
+        with open(self.log, "ab") as log:  # the server writes to its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.data), "-p", str(self.port), "-h", "127.0.0.1",
+                 "-k", str(self.dir), "-c", f"fsync={'on' if self.durable else 'off'}",
+                 "-c", "max_connections=200"],
+                stdout=log, stderr=log, start_new_session=True, **run_as)
         wait_for_port(self.port, 30, self.proc, "PostgreSQL", self.log)
         self._create_database()
 
@@ -149,9 +149,10 @@ class Nats:
         binary = Path(sys.prefix) / "bin" / "nats-server"
         if not binary.exists():
             binary = Path(shutil.which("nats-server") or "nats-server")
-        log = open(self.log, "ab")
-        self.proc = subprocess.Popen([str(binary), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.dir)],
-                                     stdout=log, stderr=log, start_new_session=True)
+        with open(self.log, "ab") as log:  # the server writes to its own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [str(binary), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.dir)],
+                stdout=log, stderr=log, start_new_session=True)
         wait_for_port(self.port, 30, self.proc, "NATS", self.log)
 
     def stop(self) -> None:

@@ -1,5 +1,6 @@
-"""The assistant connector's tools: what an AI assistant may do for the caller, each behind the scope the spec
-gives it, each through the same route handlers and services as the REST API (no second copy of a rule).
+"""The assistant connector's tools: what an AI assistant may do for the caller, each through the same route
+handlers and services as the REST API (no second copy of a rule) and behind the scope of the REST route it mirrors
+(one policy table, the route table: the connector cannot show what REST would refuse the same key).
 
 A tool's result is its structured content (checked by its output schema) and the same JSON as text. A tool that
 fails (a call not found, a bad phone number, a provider refusing) answers `isError: true` with the public error
@@ -14,7 +15,7 @@ import dataclasses
 import json
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 import jsonschema
@@ -24,15 +25,27 @@ from core.errors import ServiceError, not_found
 from core.grpc_errors import from_rpc_error
 from gateway.convert import to_json
 from gateway.errors import insufficient_scope
+from gateway.mcp.businesses import agents_of, call_counts, reach_of
 from gateway.mcp.protocol import RpcError
-from gateway.routes import RequestContext, calls
+from gateway.routes import RequestContext, calls, rest_routes
 from gateway.routes.agents import list_agents
-from gateway.routes.analytics import agents_of, call_counts, reach_of
 from gateway.schemas import CALL_CREATE, CALL_STATUS, E164, UUID, resolved
 from switchboard.v1 import accounts_pb2, calls_pb2
 
 LIMIT = {"type": "integer", "minimum": 1, "maximum": 100}
 CALL_ID = {**UUID, "description": "the call's id"}
+_REST = {f"{r.method} {r.path}": r for r in rest_routes()}
+
+
+def route_scope(operation: str) -> str:
+    """The scope the route table declares for a REST operation ("GET /api/v1/agents"); one it lacks, or whose scope
+    depends on the body, fails here, at import."""
+    route = _REST.get(operation)
+    if route is None:
+        raise LookupError(f"no REST route {operation!r} in the route table")
+    if not isinstance(route.scope, str):
+        raise LookupError(f"{operation} declares no single scope")
+    return route.scope
 
 
 @dataclass(frozen=True)
@@ -40,10 +53,14 @@ class Tool:
     name: str
     title: str
     description: str
-    scope: str
+    mirrors: str  # the REST operation the tool answers as ("GET /api/v1/agents"): its scope is that route's
     input_schema: dict
     output: str  # name of the output schema in gateway.schemas
     run: Callable[[RequestContext, dict], Awaitable[dict]]
+    scope: str = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "scope", route_scope(self.mirrors))
 
     def describe(self) -> types.Tool:
         return types.Tool(name=self.name, title=self.title, description=f"{self.description} (scope {self.scope})",
@@ -70,30 +87,43 @@ async def _list_agents(ctx: RequestContext, a: dict) -> dict:
     return await _through(list_agents, ctx, {"limit": a.get("limit", 50), "cursor": a.get("cursor")})
 
 
+# get_business_info's facts that REST shows only on routes of their own, each behind the scope of that route: in
+# the answer only for a caller holding it, else named in its `withheld`.
+CALL_VOLUME = ("calls_last_7_days", "calls_last_30_days")
+SUBSCRIPTION = ("status", "subscription_status")
+GUARDED = {CALL_VOLUME: route_scope("GET /api/v1/analytics/businesses"),
+           SUBSCRIPTION: route_scope("GET /api/v1/workspaces")}
+
+
 async def _business_info(ctx: RequestContext, a: dict) -> dict:
-    """Each business of the key (or the one asked for): details, agents with their numbers, recent call volume."""
+    """Each business of the key (or the one asked for): details, agents with their numbers, and the GUARDED facts
+    whose scope the caller holds."""
     reach = await reach_of(ctx)
     if a.get("business_id") is not None:
         reach = dataclasses.replace(reach, businesses=[b for b in reach.businesses if b.business_id == a["business_id"]])
         if not reach.businesses:
             raise not_found("business")
+    withheld = [fields for fields, scope in GUARDED.items() if not ctx.principal.has_scope(scope)]
     ask = ctx.rpc("accounts")
-    workspaces, agents, week, month = await asyncio.gather(
+    workspaces, agents, *counts = await asyncio.gather(
         asyncio.gather(*(ask.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=b.business_id))
                          for b in reach.businesses)),
-        agents_of(ctx), call_counts(ctx, reach, days=7, group_by=("business",)),
-        call_counts(ctx, reach, days=30, group_by=("business",)))
+        agents_of(ctx), *(call_counts(ctx, reach, days=days, group_by=("business",))
+                          for days in (7, 30) if CALL_VOLUME not in withheld))
     agent_count = Counter(agent.business_id for agent in agents)
     numbers = defaultdict(list)
     for agent in agents:
         if agent.HasField("phone_number"):
             numbers[agent.business_id].append(agent.phone_number)
-    last_7, last_30 = ({r.business_id: r.count for r in rows} for rows in (week, month))
-    return {"businesses": [
+    last_7, last_30 = ({r.business_id: r.count for r in rows} for rows in counts) if counts else ({}, {})
+    hidden = {name for fields in withheld for name in fields}
+    businesses = [
         {"id": w.id, "name": w.name, "status": w.lifecycle_state, "subscription_status": w.subscription_status,
          "timezone": w.timezone, "created_at": to_json(w)["created_at"], "agent_count": agent_count[w.id],
          "phone_numbers": sorted(numbers[w.id]), "calls_last_7_days": last_7.get(w.id, 0),
-         "calls_last_30_days": last_30.get(w.id, 0)} for w in workspaces]}
+         "calls_last_30_days": last_30.get(w.id, 0)} for w in workspaces]
+    return {"businesses": [{k: v for k, v in b.items() if k not in hidden} for b in businesses],
+            "withheld": [{"scope": GUARDED[fields], "fields": list(fields)} for fields in withheld]}
 
 
 async def _recent_calls(ctx: RequestContext, a: dict) -> dict:
@@ -117,23 +147,26 @@ async def _make_call(ctx: RequestContext, a: dict) -> dict:
 
 TOOLS = {t.name: t for t in (
     Tool("list_agents", "List agents", "The AI voice agents of the businesses you may reach, newest first, with "
-         "their phone numbers and status; pass next_cursor back as cursor for more.", "agents:read",
+         "their phone numbers and status; pass next_cursor back as cursor for more.", "GET /api/v1/agents",
          _args({"limit": {**LIMIT, "default": 50}, "cursor": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,200}$"}}),
          "AgentList", _list_agents),
     Tool("get_business_info", "Business details", "Each business you may reach (or the one asked for): its name, "
-         "status, time zone, agents and their numbers, and its calls in the last 7 and 30 days.", "agents:read",
+         "time zone, creation time, agents and their numbers; with the "
+         f"{GUARDED[CALL_VOLUME]} scope its calls in the last 7 and 30 days, with {GUARDED[SUBSCRIPTION]} its status "
+         "and subscription status (the scopes the REST API shows them behind). withheld lists the fields left out "
+         "for want of a scope, and that scope.", "GET /api/v1/agents",
          _args({"business_id": {**UUID, "description": "one business; omitted: all of them"}}),
          "BusinessInfo", _business_info),
     Tool("list_recent_calls", "Recent calls", "Calls newest first, optionally of one agent or in one status.",
-         "calls:read", _args({"agent_id": UUID, "status": CALL_STATUS, "limit": {**LIMIT, "default": 10}}),
+         "GET /api/v1/calls", _args({"agent_id": UUID, "status": CALL_STATUS, "limit": {**LIMIT, "default": 10}}),
          "CallList", _recent_calls),
     Tool("check_call_status", "Call status", "One call: its status, direction, duration, outcome and summary.",
-         "calls:read", _args({"call_id": CALL_ID}, ("call_id",)), "Call", _call_status),
+         "GET /api/v1/calls", _args({"call_id": CALL_ID}, ("call_id",)), "Call", _call_status),
     Tool("get_transcript", "Call transcript", "The transcript (one 'Agent:' or 'Caller:' line per turn) and summary "
-         "of a call that has ended and been reported.", "calls:read", _args({"call_id": CALL_ID}, ("call_id",)),
+         "of a call that has ended and been reported.", "GET /api/v1/transcripts", _args({"call_id": CALL_ID}, ("call_id",)),
          "Transcript", _transcript),
     Tool("make_call", "Place a call", "Have an agent call a phone number now. The caller (you) is responsible for "
-         "the callee's consent and do-not-call rules.", "calls:write",
+         "the callee's consent and do-not-call rules.", "POST /api/v1/calls",
          _args({"agent_id": {**UUID, "description": "the agent that calls"}, "to": E164,
                 "context": CALL_CREATE["properties"]["context"],
                 "lead_id": {**UUID, "description": "links the call to a lead and lets the agent use what is known "

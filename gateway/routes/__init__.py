@@ -128,7 +128,9 @@ class Route:
         return self.read_one if self.read_one is not None and "id" in query else self.handler
 
 
-def all_routes() -> list[Route]:
+def rest_routes() -> list[Route]:
+    """Every route but the assistant connector's own: the policy table its tools take their scopes from
+    (gateway.mcp.tools), which it can read while the connector's routes are still being built."""
     from gateway.routes import (
         accounts,
         agents,
@@ -137,11 +139,9 @@ def all_routes() -> list[Route]:
         compliance,
         evals,
         leads,
-        mcp,
         messaging,
         meta,
         numbers,
-        oauth,
         runs,
         sdr,
         sessions,
@@ -149,4 +149,10 @@ def all_routes() -> list[Route]:
     )
 
     return [*meta.ROUTES, *accounts.ROUTES, *sessions.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES, *mcp.ROUTES, *oauth.ROUTES]
+            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES]
+
+
+def all_routes() -> list[Route]:
+    from gateway.routes import mcp, oauth
+
+    return [*rest_routes(), *mcp.ROUTES, *oauth.ROUTES]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from aiohttp import web
 
@@ -28,7 +28,7 @@ from gateway.schemas import (
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
 from services.accounts import payments_domain as payments
-from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
+from switchboard.v1 import accounts_pb2, common_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
 X402_PAYMENT_HEADER = {"type": "string", "maxLength": 8000, "pattern": "^[A-Za-z0-9+/]+={0,2}$",
@@ -218,7 +218,7 @@ async def health(ctx: RequestContext):
         "queue": report["nats"],
         "services": report["services"],
         "providers": providers,
-        "checked_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+        "checked_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
     }
 
 
@@ -234,10 +234,8 @@ async def usage(ctx: RequestContext):
 
 
 async def balance(ctx: RequestContext):
-    reply, counts = await asyncio.gather(ctx.rpc("accounts").GetBalance(accounts_pb2.GetBalanceRequest()),
-                                         ctx.rpc("agents").CountPhoneNumbers(agents_pb2.CountPhoneNumbersRequest()))
-    numbers = {c.business_id: c.phone_numbers for c in counts.businesses}
-    return {"businesses": [{**to_json(b), "phone_numbers": numbers.get(b.business_id, 0)} for b in reply.businesses]}
+    reply = await ctx.rpc("accounts").GetBalance(accounts_pb2.GetBalanceRequest())
+    return {"businesses": [to_json(b) for b in reply.businesses]}
 
 
 V1 = "/api/v1"

@@ -73,9 +73,13 @@ CONNECTOR = (
     "application/json: a JSON-RPC response, or 202 for a notification. JSON-RPC errors (unknown method -32601, "
     "unknown tool or bad params -32602, unsupported version -32022) come with HTTP 200 in the handshake era and "
     "400/404 in the 2026 revision; a browser Origin other than this API's (or MCP_ALLOWED_ORIGINS) is refused "
-    "403. A tool that fails answers isError: true with the error code and message. A tool whose scope the key "
-    "lacks is refused 403 with WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"...\". Tools: "
-    + "; ".join(f"{t.name} ({t.scope})" for t in tools.TOOLS.values()) + ".")
+    "403. A tool that fails answers isError: true with the error code and message. A tool's scope is that of the "
+    "REST route it mirrors; a tool whose scope the key lacks is refused 403 with WWW-Authenticate: Bearer "
+    "error=\"insufficient_scope\", scope=\"...\". Tools: "
+    + "; ".join(f"{t.name} ({t.scope}, as {t.mirrors})" for t in tools.TOOLS.values()) + ". get_business_info "
+    "answers what the key's scopes allow: the facts REST shows behind another scope ("
+    + "; ".join(f"{', '.join(fields)}: {scope}" for fields, scope in tools.GUARDED.items()) + ") are left out for a "
+    "key without it and named in its withheld list.")
 OWN_REPLIES = {
     202: "A notification (or a response) accepted; no body",
     400: "A JSON-RPC error: not JSON (-32700), not a JSON-RPC request or a batch (-32600), an unsupported "

@@ -25,6 +25,7 @@ from email.utils import formataddr, formatdate, getaddresses, make_msgid, parsea
 
 import aiosmtplib
 
+from core.uow import forbid_provider_call
 from providers.email.adapter import EmailError
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ class SmtpSender:
         smtp = await self._connect()
         try:
             await smtp.send_message(message, sender=self.envelope_from, recipients=[recipient])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of the client is the provider's error
             smtp.close()
             raise self._error("send", exc) from None
         except asyncio.CancelledError:
@@ -92,7 +93,7 @@ class SmtpSender:
             if smtp.is_ehlo_or_helo_needed:  # not yet said when neither STARTTLS nor a login happened
                 await smtp.ehlo()
             await smtp.noop()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of the client is the provider's error
             smtp.close()
             raise self._error("check", exc) from None
         except asyncio.CancelledError:
@@ -130,10 +131,11 @@ class SmtpSender:
 
     async def _connect(self) -> aiosmtplib.SMTP:
         """Connected, greeted, upgraded to TLS and logged in as configured (a failure closes the connection)."""
+        forbid_provider_call("the mail server")  # none while a unit of work is open (core.uow)
         smtp = self._client()
         try:
             await smtp.connect()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of the client is the provider's error
             raise self._error("connect", exc) from None
         return smtp
 

@@ -103,7 +103,7 @@ class TwilioClient(SessionClient):
         try:
             async with self._http().post(self.base_url + path, data=form) as r:
                 status, raw = r.status, await r.read()
-        except (asyncio.TimeoutError, aiohttp.ClientError) as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             # Not connected at all: nothing was sent. Anything later (a time-out, a dropped connection): it may have.
             maybe_done = not isinstance(exc, aiohttp.ClientConnectorError)
             log.warning("messaging provider %s failed (%s); not retried%s", where, type(exc).__name__,
@@ -129,7 +129,7 @@ class TwilioClient(SessionClient):
                 status, retry_after, raw = r.status, retry_after_seconds(r.headers), await r.read()
         except aiohttp.ClientSSLError:
             raise ProviderError(f"messaging provider unreachable ({where}): TLS failure") from None
-        except (asyncio.TimeoutError, aiohttp.ClientError) as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             self._log_retry(where, attempt, type(exc).__name__)
             raise _Retryable(ProviderError(f"messaging provider unreachable ({where}): {self._reason(exc)}")) \
                 from None

@@ -21,6 +21,7 @@ import re
 import aiohttp
 import stripe
 
+from core.uow import forbid_provider_call
 from providers.payments.adapter import Checkout, PaymentsError, invoice_subscription_id
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,9 @@ class StripePayments:
         return f"StripePayments({self.base_url!r})"
 
     def _stripe(self) -> stripe.StripeClient:
-        """The package's client over our session, made on first use (inside the event loop)."""
+        """The package's client over our session, made on first use (inside the event loop); called for each
+        request, none of which may be sent while a unit of work is open (core.uow)."""
+        forbid_provider_call("the payments provider")
         if self._client is None or self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession()
             http = stripe.AIOHTTPClient(session=self._session, timeout=aiohttp.ClientTimeout(total=self.timeout))

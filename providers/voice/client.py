@@ -112,7 +112,7 @@ class VapiClient(SessionClient):
                 raise error from None
             self._log_retry(method, path, attempt, type(exc).__name__)
             raise _Retryable(error) from None
-        except (asyncio.TimeoutError, aiohttp.ClientError) as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else "connection lost"
             error = ProviderError(f"voice provider unreachable ({where}): {reason}")
             if idempotent:  # the request may have been applied: only repeat what is safe to repeat

@@ -23,18 +23,18 @@ Conventions:
 """
 from __future__ import annotations
 
+# The defaults (Base Sepolia's USDC) live in core.x402_defaults: core.settings reads them, and core never imports
+# providers.
+from core.x402_defaults import DEFAULT_ASSET as DEFAULT_ASSET
+from core.x402_defaults import DEFAULT_ASSET_NAME as DEFAULT_ASSET_NAME
+from core.x402_defaults import DEFAULT_ASSET_VERSION as DEFAULT_ASSET_VERSION
+from core.x402_defaults import DEFAULT_NETWORK as DEFAULT_NETWORK
+
 SCHEME = "exact"
 X402_VERSION = 2
 
-BASE_SEPOLIA = "eip155:84532"
-BASE_SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
 BASE_MAINNET = "eip155:8453"
 BASE_MAINNET_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
-
-DEFAULT_NETWORK = BASE_SEPOLIA
-DEFAULT_ASSET = BASE_SEPOLIA_USDC
-DEFAULT_ASSET_NAME = "USDC"  # EIP-712 domain name of Base Sepolia's USDC ("USD Coin" on Base mainnet)
-DEFAULT_ASSET_VERSION = "2"
 USDC_DECIMALS = 6
 
 PAYMENT_REQUIRED_HEADER = "PAYMENT-REQUIRED"

@@ -39,7 +39,7 @@ def read_payment_required(payment_required_header: str) -> PaymentRequired:
     """The `PaymentRequired` of a `PAYMENT-REQUIRED` value; ValueError unless it is an x402 v2 one."""
     try:
         required = decode_payment_required_header(payment_required_header)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the decoder raises many kinds; each means not a header
         raise ValueError(f"not a PAYMENT-REQUIRED header value: {exc}") from None
     if not isinstance(required, PaymentRequired) or required.x402_version != 2:
         raise ValueError("only x402 version 2 payment requirements are supported")

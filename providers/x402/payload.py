@@ -34,7 +34,7 @@ def exact_evm_payload_errors(inner) -> list[str]:
         errors.append(f"payload.signature must be at most {MAX_SIGNATURE_BYTES} bytes")
     auth = inner.get("authorization")
     if not isinstance(auth, dict):
-        return errors + ["payload.authorization must be an object"]
+        return [*errors, "payload.authorization must be an object"]
     errors += [f"payload.authorization.{k} should not exist" for k in sorted(set(auth) - set(AUTHORIZATION_FIELDS))]
     for key in ("from", "to"):
         if not isinstance(auth.get(key), str) or not ADDRESS.match(auth[key]):

@@ -49,6 +49,7 @@ from x402.schemas import (
     SupportedResponse,
 )
 
+from core.uow import forbid_provider_call
 from providers.x402 import (
     DEFAULT_ASSET,
     DEFAULT_ASSET_NAME,
@@ -138,7 +139,7 @@ class Verified:
                 self.requirements.model_dump(mode="json", by_alias=True, exclude_none=True))
 
     @classmethod
-    def from_stored(cls, payload: dict, requirements: dict, payer: str) -> "Verified":
+    def from_stored(cls, payload: dict, requirements: dict, payer: str) -> Verified:
         return cls(PaymentPayload.model_validate(payload), PaymentRequirements.model_validate(requirements), payer)
 
 
@@ -158,6 +159,11 @@ class _Answered(Exception):
     def __init__(self, status: int, body: bytes):
         super().__init__(f"the facilitator answered {status}")
         self.status, self.body = status, body
+
+
+async def _outside_transactions(_request: httpx.Request) -> None:
+    """httpx request hook: no facilitator call while a unit of work is open (core.uow)."""
+    forbid_provider_call("the x402 facilitator")
 
 
 async def _raise_on_error(response: httpx.Response) -> None:
@@ -244,7 +250,8 @@ class X402Gate:
         self.asset_name, self.asset_version = asset_name, asset_version
         self.max_timeout_seconds, self.timeout = max_timeout_seconds, timeout
         self._http = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
-                                       follow_redirects=True, event_hooks={"response": [_raise_on_error]})
+                                       follow_redirects=True, event_hooks={"request": [_outside_transactions],
+                                                                  "response": [_raise_on_error]})
         self._facilitator = _Facilitator(FacilitatorConfig(url=self.facilitator_url, timeout=timeout,
                                                            http_client=self._http))
         self._server = x402ResourceServer(self._facilitator)

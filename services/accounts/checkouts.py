@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id
+from core.uow import Database
 from providers.payments.adapter import Checkout
 from services.accounts import domain, store
 from services.accounts import payments_domain as pay
@@ -32,14 +31,14 @@ class OpenInvoice:
 
 
 class Checkouts:
-    def __init__(self, engine: AsyncEngine, payments: Payments):
-        self.engine, self.payments = engine, payments
+    def __init__(self, db: Database, payments: Payments):
+        self.db, self.payments = db, payments
 
     async def reopen(self, business_id: str | None) -> tuple[str, Checkout | OpenInvoice]:
         """(business id, its new checkout, or a past-due subscription's open invoice); 409 conflict when it has
         a paid subscription in force."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.checkout_facts(conn, business_id)
         if row is None:
             raise not_found("workspace")
@@ -57,7 +56,7 @@ class Checkouts:
         checkout = await self.payments.open_checkout(
             business_id, row.email, price, pay.checkout_trial_days(row.subscription_status, domain.TRIAL_DAYS),
             customer_id=row.customer_id, attempt=f"checkout-{new_id()}")
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             current = await store.lock_business(conn, business_id)
             in_force = pay.checkout_refusal(current.lifecycle_state, current.subscription_status) is not None
             if not in_force:

@@ -4,7 +4,6 @@ core.outbound's guarded client: public addresses only (loopback too on a develop
 written as an address, no redirect, a few seconds and 64 KiB at most."""
 from __future__ import annotations
 
-import asyncio
 import json
 
 import aiohttp
@@ -41,7 +40,7 @@ class ClientDocuments:
             raise refused(str(exc)) from None
         except TooLarge:
             raise refused(f"it is larger than {MAX_BYTES // 1024} KiB") from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise refused(f"no answer within {TIMEOUT_SECONDS:g}s") from None
         except aiohttp.ClientConnectorError:
             raise refused("could not connect") from None

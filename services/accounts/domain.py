@@ -10,6 +10,7 @@ from urllib.parse import urlparse
 from zoneinfo import available_timezones
 
 from core import plans
+from core.catalogue import NotInCatalogue, subset
 from core.contact import normalize_e164, normalize_email
 from core.errors import ServiceError, invalid, refused_move
 from core.scopes import ALL_SCOPES
@@ -48,12 +49,13 @@ def session_touch_due(last_used_at: datetime, now: datetime) -> bool:
 
 def check_scopes(scopes: list[str]) -> list[str]:
     """The requested scopes, deduplicated in order; unknown names are refused by name."""
-    unknown = [s for s in scopes if s not in ALL_SCOPES]
-    if unknown:
-        raise invalid(f"unknown scope(s): {', '.join(unknown)}; known scopes: {', '.join(ALL_SCOPES)}")
+    try:
+        scopes = subset(scopes, ALL_SCOPES)
+    except NotInCatalogue as exc:
+        raise invalid(f"unknown scope(s): {exc}; known scopes: {', '.join(ALL_SCOPES)}") from None
     if not scopes:
         raise invalid("scopes must name at least one scope")
-    return list(dict.fromkeys(scopes))
+    return scopes
 
 
 def check_new_key_name(name: str | None) -> str:
@@ -82,8 +84,8 @@ def check_workspace_name(name: str, *, creating: bool) -> str:
 DEFAULT_TIMEZONE = "UTC"
 # The IANA zones a business may use: region names (America/New_York, Etc/GMT+5) and UTC. Abbreviations such as EST
 # or PST are left out: they are ambiguous, and not what a business owner means by their time.
-TIMEZONES = tuple(sorted(z for z in available_timezones() if "/" in z and not z.startswith(("posix/", "right/")))
-                  + [DEFAULT_TIMEZONE])
+TIMEZONES = (*sorted(z for z in available_timezones() if "/" in z and not z.startswith(("posix/", "right/"))),
+             DEFAULT_TIMEZONE)
 
 
 def check_timezone(name: str) -> str:

@@ -13,33 +13,29 @@ from services.accounts.store import outbox
 from switchboard.v1 import events_pb2
 
 
-async def change(conn: AsyncConnection, row, values: dict) -> tuple[object, bool]:
-    """The business row after writing `values`, and whether an event was added (its standing changed)."""
+async def change(conn: AsyncConnection, row, values: dict):
+    """The business row after writing `values` (with workspace.standing_changed when its standing changed)."""
     after = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
     was = standing.standing(row.lifecycle_state, row.subscription_status)
     now = standing.standing(after.lifecycle_state, after.subscription_status)
-    if was == now:
-        return after, False
-    await add_event(conn, outbox, events_pb2.WorkspaceStandingChanged(
-        business_id=str(row.id), account_id=str(row.account_id), standing=now, previous_standing=was), str(row.id))
-    return after, True
+    if was != now:
+        await add_event(conn, outbox, events_pb2.WorkspaceStandingChanged(
+            business_id=str(row.id), account_id=str(row.account_id), standing=now, previous_standing=was), str(row.id))
+    return after
 
 
 async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = None,
                values: dict | None = None) -> tuple[object, bool]:
-    """The business row after `action` (and `values`), and whether an event was added. A no-op move changes
+    """The business row after `action` (and `values`), and whether its lifecycle state moved. A no-op move changes
     nothing but `values`; a refused one raises (domain.next_lifecycle_state)."""
     values = dict(values or {})
     state, changed = domain.next_lifecycle_state(row.lifecycle_state, action)
-    event_added = False
     if changed:
         values["lifecycle_state"] = state
         if event := domain.ACTION_EVENTS.get(action):
             extra = {"reason": reason} if reason and action in ("pause", "cancel") else {}
             await add_event(conn, outbox, event(business_id=str(row.id), previous_state=row.lifecycle_state,
                                                 lifecycle_state=state, **extra), str(row.id))
-            event_added = True
     if values:
-        row, standing_changed = await change(conn, row, values)
-        event_added = event_added or standing_changed
-    return row, event_added
+        row = await change(conn, row, values)
+    return row, changed

@@ -12,12 +12,14 @@ import hmac
 import re
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 from authlib.oauth2.rfc7591 import ClientMetadataClaims
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc.errors import JoseError
 
+from core.catalogue import NotInCatalogue, subset
 from core.scopes import CONNECTOR_DEFAULT_SCOPES, CONNECTOR_SCOPES
 
 CODE_TTL = timedelta(minutes=1)
@@ -67,11 +69,11 @@ def check_challenge(challenge: str | None, method: str | None) -> str:
 
 def requested_scopes(scope: str | None) -> tuple[str, ...]:
     """The scopes a client asks for (space-separated), each one of the connector's; none asked: the defaults."""
-    asked = tuple(dict.fromkeys((scope or "").split()))
-    unknown = [s for s in asked if s not in CONNECTOR_SCOPES]
-    if unknown:
-        raise OAuthError("invalid_scope", f"unknown scope {', '.join(unknown)}; the connector's scopes are "
-                         f"{' '.join(CONNECTOR_SCOPES)}")
+    try:
+        asked = tuple(subset((scope or "").split(), CONNECTOR_SCOPES))
+    except NotInCatalogue as exc:
+        raise OAuthError("invalid_scope", f"unknown scope {exc}; the connector's scopes are "
+                         f"{' '.join(CONNECTOR_SCOPES)}") from None
     return asked or CONNECTOR_DEFAULT_SCOPES
 
 
@@ -110,7 +112,7 @@ def redirect_matches(registered: list[str], given: str) -> bool:
                (g.hostname, g.path, g.query) for r in registered)
 
 
-def check_registration(metadata: dict) -> dict:
+def check_registration(metadata: dict[str, Any]) -> dict[str, Any]:
     """RFC 7591 client metadata, for a public client of the authorization code grant: the stored fields."""
     uris = metadata.get("redirect_uris")
     if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
@@ -145,7 +147,7 @@ def is_metadata_document_id(client_id: str, allow_loopback: bool = False) -> boo
     return secure and bool(parts.netloc) and parts.path not in ("", "/") and not parts.fragment
 
 
-def check_metadata_document(client_id: str, document) -> dict:
+def check_metadata_document(client_id: str, document: object) -> dict[str, Any]:
     """A fetched client ID metadata document: it must name itself by its URL and follow the registration rules."""
     if not isinstance(document, dict):
         raise OAuthError("invalid_client", "the client ID metadata document is not a JSON object")

@@ -93,8 +93,8 @@ class OAuth:
         self.tokens = AccessTokens(accounts.secret, self.issuer, self.resource)
 
     @property
-    def engine(self):
-        return self.accounts.engine
+    def db(self):
+        return self.accounts.db
 
     def _hash(self, value: str) -> str:
         return self.accounts.hash(value)
@@ -107,7 +107,7 @@ class OAuth:
             fields = rules.check_registration(metadata)
         except OAuthError as err:
             raise refusal(err) from None
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             return await store.insert_client(conn, client_id=CLIENT_ID_PREFIX + new_secret_token(18),
                                              source="registration", created_at=utcnow(), **fields)
 
@@ -115,7 +115,7 @@ class OAuth:
         """The client a client_id names: registered here, or described by its metadata document (fetched when
         not known or known for longer than DOCUMENT_TTL)."""
         rules.check_client_id(client_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.client(conn, client_id)
         if not rules.is_metadata_document_id(client_id, self.documents.allow_loopback):
             if row is None:
@@ -126,7 +126,7 @@ class OAuth:
         if row is not None and row.fetched_at is not None and now - row.fetched_at < DOCUMENT_TTL:
             return row
         fields = rules.check_metadata_document(client_id, await self.documents.fetch(client_id))
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             return await store.save_client_document(conn, client_id=client_id, source="metadata_document",
                                                     created_at=now, fetched_at=now, **fields)
 
@@ -167,12 +167,12 @@ class OAuth:
     async def _approved(self, account_id: str | None, client_id: str) -> bool:
         if account_id is None:
             return False
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await store.has_grant(conn, account_id, client_id)
 
     async def _signed_in(self, session_token: str) -> str | None:
         """The session's account, or None when nobody is signed in."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             try:
                 return await self.accounts.session_account(conn, session_token)
             except ServiceError:
@@ -185,7 +185,7 @@ class OAuth:
         authorization = await self._authorization(req, account_id)
         if account_id is None:
             return Consent(authorization, None, [])
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return Consent(authorization, account_id, await store.businesses_named(conn, account_id))
 
     async def decide(self, session_token: str, req: AuthorizationRequest, approve: bool, scopes: list[str],
@@ -200,7 +200,7 @@ class OAuth:
             raise ServiceError("invalid_request", "approve at least one of the requested scopes")
         now = utcnow()
         code = new_secret_token()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             account_id = await self.accounts.session_account(conn, session_token)
             own = set(await accounts_store.business_ids_of(conn, account_id))
             chosen = list(dict.fromkeys(b for b in business_ids if b in own))
@@ -247,7 +247,7 @@ class OAuth:
         what = CREDENTIALS[required[0]]
         secret_hash = self._hash(form[required[0]])
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await take(conn, secret_hash)
             if row is None or row.expires_at <= now or row.revoked_at is not None:
                 raise OAuthError("invalid_grant", f"the {what} is invalid, expired or revoked")
@@ -278,7 +278,7 @@ class OAuth:
     async def _spent(self, row, why: str) -> OAuthError:
         """A code or refresh token used a second time: someone else may hold it, so the grant is revoked (in a
         transaction of its own: the refusal must not undo it)."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             account_id = await store.revoke_grant(conn, str(row.grant_id), utcnow())
         if account_id:
             await self.accounts.invalidate(account_id)
@@ -304,7 +304,7 @@ class OAuth:
         """RFC 7009: revoke the grant behind a refresh or access token of this client, answering its account. Unknown
         tokens, and another client's, are ignored (the endpoint answers 200 either way)."""
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             grant_id = None
             claims = self.tokens.read(token, check_expiry=False)
             if claims is not None and claims.client_id == client_id:
@@ -324,7 +324,7 @@ class OAuth:
         if claims is None:
             raise ServiceError("unauthorized", "the access token is invalid or expired, or not for this resource")
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             grant = await store.grant(conn, claims.grant_id)
             if grant is None or grant.revoked_at is not None:
                 raise ServiceError("unauthorized", "this sign-in was revoked; sign in again")
@@ -339,13 +339,13 @@ class OAuth:
     # -- the dashboard's list of connected clients -------------------------------------------
 
     async def connections(self, session_token: str) -> list:
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await store.connections_of(conn, await self.accounts.session_account(conn, session_token))
 
     async def disconnect(self, session_token: str, grant_id: str) -> str:
         """Revoke one connected client of the session's account, answering the account."""
         require_uuid(grant_id, "id")
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             account_id = await self.accounts.session_account(conn, session_token)
             if not await store.revoke_grant(conn, grant_id, utcnow(), account_id):
                 raise ServiceError("not_found", "no such connected client")

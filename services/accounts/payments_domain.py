@@ -8,7 +8,8 @@ A subscription is `incomplete` from signup until its card checkout completes, th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from core import plans
 from providers.x402 import (  # noqa: F401 - the x402 v2 transport headers, for the service and the gateway
@@ -69,11 +70,11 @@ def price_of(plan: str, prices: dict[str, str]) -> str | None:
     return next((price for price, offered in prices.items() if offered == plan), None)
 
 
-def owner_notice(kind: str, obj: dict, business_name: str, dashboard_url: str) -> tuple[str, str] | None:
+def owner_notice(kind: str, obj: dict[str, Any], business_name: str, dashboard_url: str) -> tuple[str, str] | None:
     """The owner's e-mail (subject, body) a provider event calls for, or None: a trial ending soon, or a payment
     waiting for the customer to authenticate it (at the invoice's hosted page)."""
     if kind == "customer.subscription.trial_will_end" and isinstance(obj.get("trial_end"), int):
-        return trial_ending_notice(business_name, datetime.fromtimestamp(obj["trial_end"], timezone.utc),
+        return trial_ending_notice(business_name, datetime.fromtimestamp(obj["trial_end"], UTC),
                                    dashboard_url)
     if kind == "invoice.payment_action_required" and isinstance(obj.get("hosted_invoice_url"), str):
         return (f"Your Switchboard payment for {business_name} needs your confirmation",
@@ -98,7 +99,7 @@ def x402_period_start(paid_through: datetime | None, trial_ends_at: datetime | N
     return max(d for d in (paid_through, trial_ends_at, now) if d is not None)
 
 
-def x402_grant(paid_through: datetime | None, trial_ends_at: datetime | None, now: datetime) -> dict:
+def x402_grant(paid_through: datetime | None, trial_ends_at: datetime | None, now: datetime) -> dict[str, Any]:
     """The business columns a settled x402 payment sets: active and paid one period on from x402_period_start."""
     start = x402_period_start(paid_through, trial_ends_at, now)
     return {"subscription_status": ACTIVE, "subscription_event_at": now, "paid_through": start + X402_PERIOD,
@@ -171,7 +172,7 @@ def usdc(atomic_units: str) -> str:
     return f"{int(atomic_units) / 10**USDC_DECIMALS:.2f}"
 
 
-def plan_of_subscription(subscription: dict, prices: dict[str, str]) -> str | None:
+def plan_of_subscription(subscription: dict[str, Any], prices: dict[str, str]) -> str | None:
     """The plan a subscription's first item's price stands for (CHECKOUT_PRICES), or None for a price we do not
     offer."""
     items = (subscription.get("items") or {}).get("data") or []
@@ -248,7 +249,7 @@ def billing_move(b: Billing, now: datetime, grace: timedelta) -> tuple[str, str 
     return None
 
 
-def business_of_event(event_object: dict) -> str | None:
+def business_of_event(event_object: dict[str, Any]) -> str | None:
     """The business an event's object is about, from what we put on the checkout session and subscription
     (metadata.business_id, client_reference_id), or an invoice's subscription details."""
     for meta in (event_object.get("metadata"),

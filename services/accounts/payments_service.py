@@ -13,13 +13,12 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-
-from sqlalchemy.ext.asyncio import AsyncEngine
+from datetime import UTC, datetime, timedelta
 
 from core.errors import ServiceError
 from core.ids import is_uuid, utcnow
 from core.outbox import add_event
+from core.uow import Database
 from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider, invoice_subscription_id
 from providers.payments.webhooks import InvalidWebhook, parse_event
 from providers.status import provider_status
@@ -39,14 +38,14 @@ SUBSCRIPTION_EVENTS = ("customer.subscription.created", "customer.subscription.u
 
 
 def _at(unix_seconds: int) -> datetime:
-    return datetime.fromtimestamp(unix_seconds, tz=timezone.utc)
+    return datetime.fromtimestamp(unix_seconds, tz=UTC)
 
 
 class Payments:
-    def __init__(self, engine: AsyncEngine, checkout: PaymentsProvider, gate: X402Gate | None, webhook_secret: str,
-                 provisioning: Provisioning, base_url: str, grace: timedelta, events_committed: Callable[[], None],
+    def __init__(self, db: Database, checkout: PaymentsProvider, gate: X402Gate | None, webhook_secret: str,
+                 provisioning: Provisioning, base_url: str, grace: timedelta,
                  prices: dict[str, str]):
-        self.engine = engine
+        self.db = db
         self.prices = prices  # CHECKOUT_PRICES: {price id: plan}
         self.checkout = checkout
         self.gate = gate
@@ -54,7 +53,6 @@ class Payments:
         self.provisioning = provisioning
         self.base_url = base_url
         self.grace = grace
-        self.events_committed = events_committed
         self.provision_soon: Callable[[], None] = lambda: None  # the billing worker's wake-up, once it runs
 
     # -- signup ----------------------------------------------------------------------------
@@ -138,8 +136,7 @@ class Payments:
             raise ServiceError("unauthorized", f"payment webhook refused: {exc}") from None
         obj = event["data"]["object"].to_dict()
         kind, created = event["type"], _at(int(event["created"]))
-        added = False
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             named = pay.business_of_event(obj)
             business = await store.lock_business_by(conn, named if is_uuid(named or "") else None,
                                                     _subscription_of(kind, obj),
@@ -155,25 +152,21 @@ class Payments:
                 await self.provisioning.resume(conn, str(business.id))
             resubscribed = business.lifecycle_state == "canceled" and values.get("subscription_status") == pay.ACTIVE
             if values:
-                business, added = await lifecycle.change(conn, business, values)
+                business = await lifecycle.change(conn, business, values)
             if resubscribed and kind == "checkout.session.completed":
-                business, resumed = await lifecycle.move(conn, business, "resume", values={"paused_by_billing": False})
-                added = added or resumed
+                business, _ = await lifecycle.move(conn, business, "resume", values={"paused_by_billing": False})
             if kind == "customer.subscription.deleted":
                 await self.provisioning.cancel_waiting(conn, str(business.id))
             if notice := pay.owner_notice(kind, obj, business.name, f"{self.base_url}/dashboard"):
-                added = await notify_owner(conn, str(business.id), notice)
-            business, moved = await self.apply_billing(conn, business, utcnow())
-            added = added or moved
-        if added:
-            self.events_committed()
+                await notify_owner(conn, str(business.id), notice)
+            await self.apply_billing(conn, business, utcnow())
         if kind == "checkout.session.completed":
             self.provision_soon()
         return True
 
     async def apply_billing(self, conn, business, now: datetime) -> tuple[object, bool]:
         """Move the workspace as billing says (payments_domain.billing_move): the business row after, and whether
-        an event was added (as lifecycle.move answers)."""
+        its lifecycle state moved (as lifecycle.move answers)."""
         move = pay.billing_move(pay.Billing(
             business.lifecycle_state, business.subscription_status, business.paused_by_billing,
             business.past_due_since, business.trial_ends_at, business.paid_through), now, self.grace)
@@ -187,16 +180,14 @@ class Payments:
 
     async def sweep(self) -> int:
         """Move every workspace billing has to move now (time passed: a grace period ran out); how many moved."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             due = [r.id for r in (await conn.execute(store.billing_due(utcnow(), self.grace))).all()]
         moved = 0
         for business_id in due:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 business = await store.lock_business(conn, business_id)
                 if business is not None and (await self.apply_billing(conn, business, utcnow()))[1]:
                     moved += 1
-        if moved:
-            self.events_committed()
         return moved
 
     # -- health --------------------------------------------------------------------------------
@@ -234,12 +225,11 @@ def _facilitator_down() -> ServiceError:
                         "was charged, try again shortly")
 
 
-async def notify_owner(conn, business_id: str, notice: tuple[str, str]) -> bool:
+async def notify_owner(conn, business_id: str, notice: tuple[str, str]) -> None:
     """E-mail the business's owner (subject, body) through the email queue, in the caller's transaction (the
-    internal workspace.owner_notice event); True: an event was added."""
+    internal workspace.owner_notice event)."""
     await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=business_id, subject=notice[0], body=notice[1]),
                     business_id)
-    return True
 
 
 def _subscription_of(kind: str, obj: dict) -> str | None:

@@ -2,7 +2,8 @@
 (provisioning_domain has the rules and the order of the steps).
 
 A saga runs under its row's lease (core.leases): the billing worker claims due sagas, and an x402 signup runs its
-own at once. Each step calls the agents service with no transaction held and then stores its result, so a crash
+own at once. Each step calls the agents service (through its port, services.accounts.agents_port) with no
+transaction held and then stores its result, so a crash
 between the two repeats a step that is safe to repeat. A failure is stored with its reason (the workspace shows
 it) and retried later with a doubling delay: an empty pool or a voice provider outage defers the signup, and it
 resumes by itself.
@@ -13,18 +14,13 @@ import asyncio
 import logging
 from datetime import timedelta
 
-import sqlalchemy as sa
-from google.protobuf import field_mask_pb2
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import leases, tenant
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
-from core.rpc import Client
+from core.uow import Database
 from services.accounts import provisioning_domain as saga
 from services.accounts import store
-from services.accounts.store import businesses, provisionings
-from switchboard.v1 import agents_pb2
+from services.accounts.agents_port import AgentsPort
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +38,8 @@ class StepFailed(Exception):
 
 
 class Provisioning:
-    def __init__(self, engine: AsyncEngine, agents: Client, retry_seconds: float):
-        self.engine = engine
+    def __init__(self, db: Database, agents: AgentsPort, retry_seconds: float):
+        self.db = db
         self.agents = agents
         self.retry_seconds = retry_seconds
         self._running: set[asyncio.Task] = set()  # sagas run_now left going on
@@ -51,13 +47,13 @@ class Provisioning:
     async def start(self, conn, business_id: str, forward_to: str | None) -> None:
         """Store a new saga for a signup (in the signup's transaction), waiting for its payment (`resume`)."""
         now = utcnow()
-        await conn.execute(provisionings.insert().values(
-            id=new_id(), business_id=business_id, status=saga.WAITING_PAYMENT, step=saga.AGENT, forward_to=forward_to,
-            next_attempt_at=now, created_at=now, updated_at=now))
+        await store.add_provisioning(conn, id=new_id(), business_id=business_id, status=saga.WAITING_PAYMENT,
+                                     step=saga.AGENT, forward_to=forward_to, next_attempt_at=now, created_at=now,
+                                     updated_at=now)
 
     async def run_due(self, limit: int = 5) -> int:
         """Run the sagas that are due (claimed under their leases); how many were claimed."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             claimed = (await conn.execute(store.claim_due_provisionings(limit, SAGA_LEASE))).all()
         for row in claimed:
             await self._advance(row, row.lease_token)
@@ -66,7 +62,7 @@ class Provisioning:
     async def run_now(self, business_id: str, token: str, within: float = INLINE_SECONDS):
         """Run a saga `start` leased to its signup (x402: provisioned before the reply); the row after `within`
         seconds at most. A saga still running then goes on in the background under its lease."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.provisioning_of(conn, business_id)
         if row is None or str(row.lease_token) != token:
             return row  # the lease ran out and the billing worker took the saga over
@@ -76,7 +72,7 @@ class Provisioning:
         done, _ = await asyncio.wait({task}, timeout=within)
         if done:
             return task.result()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await store.provisioning_of(conn, business_id)
 
     async def _advance(self, row, token: str):
@@ -114,76 +110,60 @@ class Provisioning:
             tenant.reset_current(ctx)
 
     async def _business(self, business_id: str):
-        async with self.engine.connect() as conn:
-            return (await conn.execute(sa.select(businesses).where(businesses.c.id == business_id))).first()
+        async with self.db.read() as conn:
+            return await store.business_row(conn, business_id)
 
     async def _create_agent(self, business) -> str:
         name, prompt, greeting = saga.intake_agent(business.name, business.business_type, business.website)
-        made = await self.agents.CreateAgent(agents_pb2.CreateAgentRequest(
-            business_id=str(business.id), name=name, system_prompt=prompt, first_message=greeting,
-            request_id=saga.INTAKE_REQUEST_ID))
-        return made.id
+        return await self.agents.create_agent(str(business.id), name, prompt, greeting, saga.INTAKE_REQUEST_ID)
 
     async def _assign_number(self, business_id: str, agent_id: str, forward_to: str | None) -> str:
         """The agent's number: the one it already has (a repeated step), else a free one of the pool, looked for
         where provisioning_domain.number_searches says."""
-        held = await self.agents.ListPhoneNumbers(agents_pb2.ListPhoneNumbersRequest(business_id=business_id))
-        for number in held.phone_numbers:
+        for number in await self.agents.numbers_of(business_id):
             if number.agent_id == agent_id:
                 return number.phone_number
         for country, area_code in saga.number_searches(forward_to):
-            free = await self.agents.ListAvailableNumbers(agents_pb2.ListAvailableNumbersRequest(
-                capability="voice", limit=CANDIDATE_NUMBERS, country=country, area_code=area_code))
-            for candidate in free.numbers:
+            for candidate in await self.agents.free_numbers(country, area_code, CANDIDATE_NUMBERS):
                 try:
-                    await self.agents.AssignPhoneNumber(agents_pb2.AssignPhoneNumberRequest(
-                        business_id=business_id, phone_number=candidate.phone_number, agent_id=agent_id))
+                    await self.agents.assign_number(business_id, candidate, agent_id)
                 except ServiceError as exc:
                     if exc.code not in NUMBER_TAKEN:
                         raise
                     continue
-                return candidate.phone_number
+                return candidate
         raise StepFailed("no phone number is free in the pool; provisioning resumes when one is")
 
     async def _forward(self, business_id: str, number: str, forward_to: str) -> None:
-        await self.agents.UpdatePhoneNumber(agents_pb2.UpdatePhoneNumberRequest(
-            business_id=business_id, phone_number=number,
-            forwarding=agents_pb2.Forwarding(to=forward_to, ring_seconds=saga.RING_SECONDS),
-            update_mask=field_mask_pb2.FieldMask(paths=["forwarding"])))
+        await self.agents.forward(business_id, number, forward_to, saga.RING_SECONDS)
 
     async def _compensate(self, row, token: str, number: str | None):
         """The workspace is gone or canceled before its saga was done: give its number back to the pool."""
         if number:
             try:
-                await self.agents.ReleasePhoneNumber(agents_pb2.ReleasePhoneNumberRequest(
-                    business_id=str(row.business_id), phone_number=number))
+                await self.agents.release_number(str(row.business_id), number)
             except ServiceError as exc:
                 if exc.code != "not_found":
                     raise
         return await self._save(row, token, status=saga.CANCELED, phone_number=None, **leases.RELEASED)
 
     async def _save(self, row, token: str, **values):
-        async with self.engine.begin() as conn:
-            return (await conn.execute(provisionings.update()
-                                       .where(provisionings.c.id == row.id, leases.held(provisionings, token))
-                                       .values(**values, updated_at=utcnow()).returning(provisionings))).first()
+        async with self.db.transaction() as conn:
+            return await store.leased_provisioning_update(conn, row.id, token, {**values, "updated_at": utcnow()})
 
     async def _release(self, row, token: str):
         return await self._save(row, token, **leases.RELEASED)
 
     async def cancel_waiting(self, conn, business_id: str) -> None:
         """A canceled workspace's saga that never started is over (in the caller's transaction)."""
-        await conn.execute(provisionings.update().where(provisionings.c.business_id == business_id,
-                                                        provisionings.c.status == saga.WAITING_PAYMENT)
-                           .values(status=saga.CANCELED, updated_at=utcnow()))
+        await store.update_waiting_provisioning(conn, business_id, {"status": saga.CANCELED, "updated_at": utcnow()})
 
     async def resume(self, conn, business_id: str, *, lease: bool = False) -> str | None:
         """The payment arrived: the saga is due now (in the caller's transaction). With `lease`, it is leased to
         the caller, who runs it at once (`run_now` with the token returned)."""
         now, token = utcnow(), new_id() if lease else None
-        await conn.execute(provisionings.update().where(provisionings.c.business_id == business_id,
-                                                        provisionings.c.status == saga.WAITING_PAYMENT)
-                           .values(status=saga.PENDING, next_attempt_at=now, updated_at=now, lease_token=token,
-                                   lease_until=now + SAGA_LEASE if lease else None))
+        await store.update_waiting_provisioning(conn, business_id, {
+            "status": saga.PENDING, "next_attempt_at": now, "updated_at": now, "lease_token": token,
+            "lease_until": now + SAGA_LEASE if lease else None})
         return token
 

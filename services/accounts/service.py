@@ -2,13 +2,13 @@
 Callers are the servicer and the service-layer tests; the caller's tenant comes from core.tenant."""
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 import asyncpg
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import plans, standing, tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
@@ -17,9 +17,11 @@ from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
+from core.uow import Database
 from providers.x402.server import Verified
 from services.accounts import domain, lifecycle, store
 from services.accounts import payments_domain as pay
+from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
 from services.accounts.store import businesses, usage_log
@@ -112,11 +114,19 @@ class Usage:
     created_at: datetime
 
 
+@dataclass(frozen=True)
+class Balance:
+    business_id: str
+    minutes_used: int
+    phone_numbers: int
+    subscription_status: str
+
+
 class Accounts:
-    def __init__(self, engine: AsyncEngine, pool: asyncpg.Pool, bus: EventBus, settings: Settings,
-                 events_committed: Callable[[], None], payments: Payments, provisioning: Provisioning,
-                 x402: X402Billing):
-        self.engine = engine
+    def __init__(self, db: Database, pool: asyncpg.Pool, bus: EventBus, settings: Settings, payments: Payments,
+                 provisioning: Provisioning, x402: X402Billing, agents: AgentsPort):
+        self.db = db
+        self.agents = agents
         self.payments = payments
         self.x402 = x402
         self.provisioning = provisioning
@@ -126,7 +136,6 @@ class Accounts:
         self.base_url = settings.public_base_url
         self.signup_limit = settings.signup_limit_per_hour
         self.checkout_prices = settings.checkout_prices
-        self.events_committed = events_committed
 
     def hash(self, value: str) -> str:
         return domain.keyed_hash(self.secret, value)
@@ -140,7 +149,7 @@ class Accounts:
         form = domain.validate_signup(business_name, email, business_type, website, phone_forward_to, plan_id,
                                       self.checkout_prices)
         await self._count_signup_attempt(client_ip or "-", utcnow())
-        async with self.engine.connect() as conn:  # before any payment is asked for or taken
+        async with self.db.read() as conn:  # before any payment is asked for or taken
             if await store.email_taken(conn, form.email):
                 raise self._email_taken()
         business_id = new_id()
@@ -170,7 +179,7 @@ class Accounts:
         account_id, payment_id, made = await self._create_account(
             form, business_id, payment_capture=pay.X402, subscription_status=pay.INCOMPLETE, paying=verified)
         if payment_id is None:  # the payment paid for another signup already
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.delete_account(conn, account_id)
             raise await self.payments.settle_refused(terms, pay.NONCE_USED)
         try:
@@ -178,7 +187,7 @@ class Accounts:
         except BaseException:  # cancelled mid-settlement: the pending payment is reconciled, the account stays
             raise
         if outcome.status == pay.X402_FAILED:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.delete_account(conn, account_id)
             raise await self.payments.settle_refused(terms, outcome.reason)
         if outcome.status != pay.X402_SETTLED:
@@ -206,7 +215,7 @@ class Accounts:
         api_key, prefix = domain.new_api_key()
         magic = domain.new_secret_token()
         trial_ends_at = now + domain.trial_length()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if await store.email_taken(conn, form.email) or not await store.insert_user(
                     conn, id=account_id, email=form.email, email_confirmed_at=None, created_at=now):
                 raise self._email_taken()
@@ -229,7 +238,7 @@ class Accounts:
 
     async def _count_signup_attempt(self, client_ip: str, now: datetime) -> None:
         """Record a signup attempt from this address, or refuse it past the hourly limit."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             count, oldest = await store.recent_signup_attempts(conn, client_ip, now - domain.SIGNUP_WINDOW)
             if not domain.signup_allowed(count, self.signup_limit):
                 wait = domain.signup_retry_after(oldest, now)
@@ -242,7 +251,7 @@ class Accounts:
     async def authenticate_key(self, key: str) -> Principal:
         if not key.startswith(domain.KEY_PREFIX):
             raise ServiceError("unauthorized", f"API key must start with {domain.KEY_PREFIX}")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.key_by_hash(conn, self.hash(key))
             if row is None or not domain.key_usable(row.revoked_at, row.expires_at, utcnow()):
                 raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
@@ -255,7 +264,7 @@ class Accounts:
     async def authenticate_session(self, token: str) -> Principal:
         """The principal of a dashboard session: its account's businesses, and no scope check (a person signed in
         to the browser holds every scope of their own account)."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await self._live_session(conn, token)
             standings = await store.standings_of(conn, row.account_id)
         return Principal(key_id="", account_id=str(row.account_id), business_ids=list(standings), scopes=["*"],
@@ -263,7 +272,7 @@ class Accounts:
 
     async def redeem_magic_link(self, token: str) -> Session:
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             link = await store.use_magic_link(conn, self.hash(token), now)
             if link is None:
                 raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
@@ -279,7 +288,7 @@ class Accounts:
     async def sign_out(self, token: str, everywhere: bool) -> int:
         """End this session (done already if it had ended), or with `everywhere` every session of its account and
         its unused sign-in links; how many sessions ended."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if not everywhere:
                 return await store.end_session(conn, self.hash(token))
             account_id = await self.session_account(conn, token)
@@ -316,7 +325,7 @@ class Accounts:
 
     async def list_keys(self, session_token: str) -> list[ApiKey]:
         now = utcnow()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = await store.keys_of(conn, await self.session_account(conn, session_token))
         return [self._view(r, now) for r in rows]
 
@@ -328,7 +337,7 @@ class Accounts:
         if expires_at is not None and expires_at <= now:
             raise invalid("expires_at must be in the future")
         key, prefix = domain.new_api_key()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             account_id = await self.session_account(conn, session_token)
             if business_id:
                 business_id = await self._account_business(conn, account_id, business_id)
@@ -351,7 +360,7 @@ class Accounts:
             values["expires_at"] = now
         if changes.revoke:
             values["revoked_at"] = store.first_revocation(now)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             account_id = await self.session_account(conn, session_token)
             if changes.business_id is not UNSET:
                 values["business_id"] = (await self._account_business(conn, account_id, changes.business_id)
@@ -365,7 +374,7 @@ class Accounts:
 
     async def revoke_key(self, session_token: str, key_id: str) -> None:
         require_uuid(key_id, "id")
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             account_id = await self.session_account(conn, session_token)
             if await store.change_key(conn, key_id, account_id, {"revoked_at": store.first_revocation(utcnow())}) is None:
                 raise not_found("API key")
@@ -391,14 +400,14 @@ class Accounts:
         row = await store.workspace_by_id(self.pool, business_id)
         if row is None:
             raise not_found("workspace")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return row, await store.provisioning_of(conn, business_id)
 
     async def workspace_owner(self, business_id: str):
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.workspace_owner(conn, business_id)
         if row is None:
             raise not_found("workspace")
@@ -406,14 +415,14 @@ class Accounts:
 
     async def list_workspaces(self, page: Page) -> Paged:
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, store.workspaces_of(who.business_ids), businesses.c.created_at,
                                     businesses.c.id, page)
 
     async def business_zones(self) -> list:
         """The caller's businesses with their names and time zones, oldest first."""
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return (await conn.execute(store.zones_of(who.business_ids))).all()
 
     async def create_workspace(self, name: str, metadata: dict, external_ref: str | None, timezone: str | None = None):
@@ -426,7 +435,7 @@ class Accounts:
         name = domain.check_workspace_name(name, creating=True)
         zone = domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await store.insert_business(
                 conn, id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active", metadata=metadata,
                 plan_id=plans.DEFAULT_PLAN, external_ref=external_ref, subscription_status="trialing",
@@ -440,8 +449,8 @@ class Accounts:
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
-        event_added = False
-        async with self.engine.begin() as conn:
+        moved = False
+        async with self.db.transaction() as conn:
             row = await store.lock_business(conn, business_id)
             if row is None:
                 raise not_found("workspace")
@@ -454,11 +463,10 @@ class Accounts:
                 values["timezone"] = domain.check_timezone(timezone)
             if action is not None:
                 # The owner's own move: billing no longer answers for a pause (nor resumes it).
-                row, event_added = await lifecycle.move(conn, row, action, values={**values, "paused_by_billing": False})
+                row, moved = await lifecycle.move(conn, row, action, values={**values, "paused_by_billing": False})
             elif values:
                 row = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
-        if event_added:
-            self.events_committed()
+        if moved:
             # The owner's own move takes effect on their next request (the standing consumer's
             # invalidation follows moments later, for every change of standing).
             await self.invalidate(str(row.account_id))
@@ -485,22 +493,28 @@ class Accounts:
         who = tenant.require_account()
         if start and end and start >= end:
             raise invalid("start must be before end")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, store.usage_of(who.account_id, who.bound_business_id or None, start, end),
                                     usage_log.c.created_at, usage_log.c.id, page)
 
-    async def balances(self) -> tuple[list, dict[str, int]]:
-        """Each business of the caller with its subscription status (oldest first), and its call minutes."""
+    async def balances(self) -> list[Balance]:
+        """Each business of the caller (oldest first) with its call minutes, its phone numbers (the agents service
+        holds them: asked while the database is read) and its subscription status."""
         business_ids = tenant.require_account().business_ids
-        async with self.engine.connect() as conn:
-            return await store.subscriptions_of(conn, business_ids), await store.minutes_used(conn, business_ids)
+
+        async def read() -> tuple[list, dict[str, int]]:
+            async with self.db.read() as conn:
+                return await store.subscriptions_of(conn, business_ids), await store.minutes_used(conn, business_ids)
+        (rows, minutes), held = await asyncio.gather(read(), self.agents.number_counts())
+        return [Balance(str(r.id), minutes.get(str(r.id), 0), held.get(str(r.id), 0), r.subscription_status)
+                for r in rows]
 
     async def record_call_usage(self, costs: list[CallCost]) -> int:
         """Calls' minutes and costs in their businesses' usage logs, once per call, in one transaction; returns how
         many were new (a call already there, or of a business that is gone, adds nothing)."""
         if not costs:
             return 0
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             accounts = await store.accounts_of(conn, {c.business_id for c in costs})
             return await store.append_call_usage(conn, [dict(
                 id=new_id(), account_id=accounts[c.business_id], business_id=c.business_id, call_id=c.call_id,

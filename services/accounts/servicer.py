@@ -2,17 +2,17 @@
 replies."""
 from __future__ import annotations
 
-from datetime import timezone
+from datetime import UTC
 
 from google.protobuf import json_format
 
 from core import standing
-from core.bus import DurableConsumer
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
-from providers.email.smtp import SmtpSender
+from providers import configured
 from services.accounts import calls_consumer, standing_consumer
+from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import BillingWorker, payment_parts
 from services.accounts.checkouts import Checkouts, OpenInvoice
 from services.accounts.client_documents import ClientDocuments
@@ -74,7 +74,7 @@ def usage_message(r) -> accounts_pb2.UsageEntry:
 def _usage(e: accounts_pb2.UsageEntry) -> Usage:
     return Usage(id=e.id, account_id=e.account_id, business_id=optional(e, "business_id"), api_key_id=e.api_key_id,
                  endpoint=e.endpoint, method=e.method, status_code=e.status_code, call_id=optional(e, "call_id"),
-                 cost_cents=e.cost_cents, created_at=e.created_at.ToDatetime(tzinfo=timezone.utc))
+                 cost_cents=e.cost_cents, created_at=e.created_at.ToDatetime(tzinfo=UTC))
 
 
 def principal_message(p: Principal) -> accounts_pb2.KeyPrincipal:
@@ -232,11 +232,10 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return accounts_pb2.ListUsageReply(usage=[usage_message(r) for r in paged.rows], page=paged.info())
 
     async def GetBalance(self, request, context):
-        # Numbers are owned by the agents service: the gateway fills in their count.
-        rows, minutes = await self.accounts.balances()
         return accounts_pb2.GetBalanceReply(businesses=[
-            accounts_pb2.BalanceEntry(business_id=str(r.id), minutes_used=minutes.get(str(r.id), 0), phone_numbers=0,
-                                      subscription_status=r.subscription_status) for r in rows])
+            accounts_pb2.BalanceEntry(business_id=b.business_id, minutes_used=b.minutes_used,
+                                      phone_numbers=b.phone_numbers, subscription_status=b.subscription_status)
+            for b in await self.accounts.balances()])
 
 
     async def HandlePaymentEvent(self, request, context):
@@ -288,21 +287,20 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
 def build(runtime: Runtime) -> AccountsServicer:
     s = runtime.settings
-    parts = payment_parts(s, runtime.engine, runtime.client("agents"), runtime.events_committed)
+    agents = GrpcAgents(runtime.client("agents"))
+    parts = payment_parts(s, runtime.db, agents)
     runtime.on_stop.extend(parts.closers)
     runtime.run(BillingWorker(parts, s.billing_interval_seconds))
-    accounts = Accounts(runtime.engine, runtime.pool, runtime.bus, s, runtime.events_committed, parts.payments,
-                        parts.provisioning, parts.x402)
-    runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
-                                batch=100, batched=True, filter_subject=calls_consumer.CALLS_SUBJECT))
-    runtime.run(DurableConsumer(runtime.bus, standing_consumer.CONSUMER,
-                                standing_consumer.StandingInvalidation(accounts).handle,
-                                filter_subject=standing_consumer.SUBJECT))
+    accounts = Accounts(runtime.db, runtime.pool, runtime.bus, s, parts.payments, parts.provisioning, parts.x402,
+                        agents)
+    runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
+                    batch=100, batched=True, filter_subject=calls_consumer.CALLS_SUBJECT)
+    runtime.consume(standing_consumer.CONSUMER,
+                    standing_consumer.StandingInvalidation(accounts).handle,
+                    filter_subject=standing_consumer.SUBJECT)
     documents = ClientDocuments(allow_loopback=s.environment == "local")
     runtime.on_stop.append(documents.close)
-    mail = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
-                      password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
-    sign_in = SignInLinks(accounts, mail)
+    sign_in = SignInLinks(accounts, configured.mail(s))
     runtime.on_stop.append(sign_in.close)
     return AccountsServicer(accounts, parts.payments, OAuth(accounts, documents), sign_in,
-                            Checkouts(runtime.engine, parts.payments), parts.x402)
+                            Checkouts(runtime.db, parts.payments), parts.x402)

@@ -55,7 +55,7 @@ class SignInLinks:
             return
         now = utcnow()
         token = new_secret_token()
-        async with self.accounts.engine.begin() as conn:
+        async with self.accounts.db.transaction() as conn:
             account_id = await store.account_by_email(conn, address)
             if account_id is None:
                 return

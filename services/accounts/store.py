@@ -544,6 +544,23 @@ def billing_due(now: datetime, grace: timedelta) -> sa.Select:
                 b.past_due_since.is_(None), sa.or_(b.paid_through.is_(None), b.paid_through > now))))
 
 
+async def add_provisioning(conn: AsyncConnection, **values) -> None:
+    await conn.execute(provisionings.insert().values(**values))
+
+
+async def leased_provisioning_update(conn: AsyncConnection, provisioning_id, token: str, values: dict):
+    """The saga row after `values`, or None when its lease is no longer `token`'s (another runner took it over)."""
+    return (await conn.execute(provisionings.update()
+                               .where(provisionings.c.id == provisioning_id, leases.held(provisionings, token))
+                               .values(**values).returning(provisionings))).first()
+
+
+async def update_waiting_provisioning(conn: AsyncConnection, business_id: str, values: dict) -> None:
+    """Move the business's saga on if it is still waiting for its payment."""
+    await conn.execute(provisionings.update().where(provisionings.c.business_id == business_id,
+                                                    provisionings.c.status == "waiting_payment").values(**values))
+
+
 async def provisioning_of(conn: AsyncConnection, business_id: str):
     return (await conn.execute(sa.select(provisionings).where(provisionings.c.business_id == business_id))).first()
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -63,7 +63,7 @@ class Outcome:
 class X402Billing:
     def __init__(self, payments: Payments, retry: timedelta):
         self.payments = payments
-        self.engine = payments.engine
+        self.db = payments.db
         self.retry = retry  # the reconciler's wait between two questions about one payment
 
     @property
@@ -82,7 +82,7 @@ class X402Billing:
         added = await store.add_x402_payment(
             conn, id=payment_id, business_id=business_id, purpose=purpose, status=pay.X402_PENDING,
             payer=verified.payer.lower(), nonce=verified.nonce,
-            valid_before=datetime.fromtimestamp(valid_before, timezone.utc) if valid_before else None,
+            valid_before=datetime.fromtimestamp(valid_before, UTC) if valid_before else None,
             network=verified.requirements.network, asset=verified.requirements.asset,
             amount=verified.requirements.amount, payload=payload, requirements=requirements,
             next_attempt_at=now + self.settle_lease, created_at=now)
@@ -97,7 +97,7 @@ class X402Billing:
             return await self._conclude(payment_id, pay.X402_FAILED, reason=exc.reason)
         except FacilitatorUnavailable as exc:
             log.warning("x402 payment %s: settlement unanswered (%s); reconciling", payment_id, exc.message)
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.update_x402_payment(conn, payment_id, {"next_attempt_at": utcnow(),
                                                                    "last_error": exc.message})
                 business = await store.business_of_x402_payment(conn, payment_id)
@@ -112,8 +112,8 @@ class X402Billing:
         """Write a payment's fate; a settled one grants its period (payments_domain.x402_grant): the subscription
         active, a signup's provisioning due (leased to the caller with `lease_saga`), a workspace canceled with
         its subscription or paused by billing resumed. `notify`: e-mail the owner (the answer came late)."""
-        now, added, token = utcnow(), False, None
-        async with self.engine.begin() as conn:
+        now, token = utcnow(), None
+        async with self.db.transaction() as conn:
             payment = await store.x402_payment(conn, id=payment_id, lock=True)
             if payment is None:  # its signup was undone meanwhile
                 return Outcome(pay.X402_FAILED, reason=reason)
@@ -127,25 +127,21 @@ class X402Billing:
             business = await store.lock_business(conn, payment.business_id)
             if fate == pay.X402_SETTLED:
                 resubscribed = business.subscription_status == pay.CANCELED
-                business, added = await lifecycle.change(conn, business, pay.x402_grant(
+                business = await lifecycle.change(conn, business, pay.x402_grant(
                     business.paid_through, business.trial_ends_at, now))
                 token = await self.payments.provisioning.resume(conn, str(business.id), lease=lease_saga)
                 if resubscribed and business.lifecycle_state == "canceled":
-                    business, resumed = await lifecycle.move(conn, business, "resume",
-                                                             values={"paused_by_billing": False})
-                    added = added or resumed
-                business, moved = await self.payments.apply_billing(conn, business, now)
-                added = added or moved
+                    business, _ = await lifecycle.move(conn, business, "resume",
+                                                       values={"paused_by_billing": False})
+                business, _ = await self.payments.apply_billing(conn, business, now)
             elif fate == pay.X402_UNRESOLVED:
                 log.error("x402 payment %s of business %s: the authorization (payer %s, nonce %s) expired before the "
                           "facilitator answered; check the chain and settle it by hand", payment_id,
                           payment.business_id, payment.payer, payment.nonce)
             if notify:
-                added = await notify_owner(conn, str(business.id), pay.x402_notice(
+                await notify_owner(conn, str(business.id), pay.x402_notice(
                     fate, business.name, pay.usdc(payment.amount), reason or "", business.paid_through,
-                    f"{self.payments.base_url}/dashboard")) or added
-        if added:
-            self.payments.events_committed()
+                    f"{self.payments.base_url}/dashboard"))
         if fate == pay.X402_SETTLED and not lease_saga:
             self.payments.provision_soon()
         log.info("x402 payment %s: %s%s", payment_id, fate, f" ({reason})" if reason else "")
@@ -157,7 +153,7 @@ class X402Billing:
         """Ask the facilitator again about the pending payments that are due; how many were asked about."""
         if self.payments.gate is None:
             return 0
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             due = (await conn.execute(store.claim_due_x402_payments(limit, self.retry))).all()
         for row in due:
             verified = Verified.from_stored(row.payload, row.requirements, row.payer)
@@ -167,7 +163,7 @@ class X402Billing:
                 await self._conclude(str(row.id), pay.x402_fate(exc.reason), reason=exc.reason, notify=True,
                                      transaction=None)
             except FacilitatorUnavailable as exc:
-                async with self.engine.begin() as conn:
+                async with self.db.transaction() as conn:
                     await store.update_x402_payment(conn, str(row.id), {"last_error": exc.message})
             else:
                 await self._conclude(str(row.id), pay.X402_SETTLED, transaction=settled.transaction, notify=True)
@@ -185,7 +181,7 @@ class X402Billing:
         settle. The same payment sent again answers what became of it; 409 conflict when the business may not
         pay now (payments_domain.x402_renewal_refusal)."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             business = await store.business_row(conn, business_id)
             if business is None:
                 raise not_found("workspace")
@@ -200,7 +196,7 @@ class X402Billing:
                 terms, f"pay the next {pay.X402_PERIOD.days} days as the {pay.PAYMENT_REQUIRED_HEADER} header "
                 f"describes, in a {pay.PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             business = await store.lock_business(conn, business_id)
             await self._refuse_unless_payable(conn, business)
             payment_id = await self.record(conn, business_id, pay.X402_RENEWAL, verified)
@@ -236,7 +232,7 @@ class X402Billing:
             raise await self.payments.payment_required(
                 terms, "this payment was used already; pay again as the "
                 f"{pay.PAYMENT_REQUIRED_HEADER} header describes", pay.NONCE_USED)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             business = await store.business_row(conn, business_id)
         return Outcome(payment.status, business, transaction=payment.transaction)
 
@@ -245,16 +241,14 @@ class X402Billing:
     async def remind(self) -> int:
         """E-mail the owners of x402 workspaces whose paid period ends soon (once per period); how many."""
         now = utcnow()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             due = [r.id for r in (await conn.execute(store.renewals_to_remind(now, pay.X402_REMIND_BEFORE))).all()]
         for business_id in due:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 b = await store.lock_business(conn, business_id)
                 if b.renewal_reminded_through == b.paid_through:  # another worker's round came first
                     continue
                 await notify_owner(conn, str(b.id), pay.renewal_reminder(
                     b.name, b.plan_id, b.paid_through, self.payments.grace, self.payments.base_url))
                 await store.update_business(conn, str(b.id), {"renewal_reminded_through": b.paid_through})
-        if due:
-            self.payments.events_committed()
         return len(due)

@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
 
 from core.errors import ServiceError, invalid
 from switchboard.v1 import calls_pb2
@@ -63,20 +64,20 @@ class AgentConfig:
     name: str
     inbound_prompt: str
     first_message: str = DEFAULT_FIRST_MESSAGE
-    voice: dict = field(default_factory=dict)
-    model: dict = field(default_factory=lambda: dict(DEFAULT_MODEL))
+    voice: dict[str, Any] = field(default_factory=dict)
+    model: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_MODEL))
     outbound_prompt: str | None = None
     outbound_first_message: str | None = None
     outbound_llm: str | None = None
     sms_prompt: str | None = None
     sms_llm: str | None = None
-    provider_config: dict = field(default_factory=dict)
+    provider_config: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "AgentConfig":
+    def from_dict(cls, data: dict[str, Any]) -> AgentConfig:
         known = {f.name for f in fields(cls)}
         return cls(**{k: copy.deepcopy(v) for k, v in data.items() if k in known})
 
@@ -98,7 +99,7 @@ def check_text(value: str, field_name: str, maximum: int, *, required: bool = Tr
     return text
 
 
-def check_voice(voice: dict) -> dict:
+def check_voice(voice: dict[str, Any]) -> dict[str, Any]:
     """{provider, voiceId}: both strings; an empty object means the provider's default voice."""
     if not voice:
         return {}
@@ -112,7 +113,7 @@ def check_voice(voice: dict) -> dict:
     return {k: voice[k].strip() for k in ("provider", "voiceId") if k in voice}
 
 
-def check_model(model: dict, base: dict | None = None) -> dict:
+def check_model(model: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
     """{provider, model, temperature} over `base` (the defaults at creation, the current model on update)."""
     unknown = set(model) - {"provider", "model", "temperature"}
     if unknown:
@@ -127,7 +128,8 @@ def check_model(model: dict, base: dict | None = None) -> dict:
     return {"provider": merged["provider"].strip(), "model": merged["model"].strip(), "temperature": temperature}
 
 
-def new_config(name: str, system_prompt: str, first_message: str | None, voice: dict, model: dict) -> AgentConfig:
+def new_config(name: str, system_prompt: str, first_message: str | None, voice: dict[str, Any],
+               model: dict[str, Any]) -> AgentConfig:
     """A new agent's configuration with the spec's defaults."""
     return AgentConfig(
         name=check_text(name, "name", NAME_MAX),
@@ -139,7 +141,7 @@ def new_config(name: str, system_prompt: str, first_message: str | None, voice: 
     )
 
 
-def sanitize_provider_config(config: dict) -> tuple[dict, list[str]]:
+def sanitize_provider_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """(the allowed setting groups, the keys dropped). Lead collection always stays on."""
     kept, dropped = {}, []
     for key, value in config.items():
@@ -171,18 +173,18 @@ def provider_name(name: str) -> str:
     return name[:PROVIDER_NAME_MAX]
 
 
-def provider_model(config: AgentConfig) -> dict:
+def provider_model(config: AgentConfig) -> dict[str, Any]:
     return {**config.model, "messages": [{"role": "system", "content": config.inbound_prompt}]}
 
 
-def analysis_plan(provider_config: dict) -> dict:
+def analysis_plan(provider_config: dict[str, Any]) -> dict[str, Any]:
     """The caller's analysisPlan with our lead-collection structured data enforced."""
     plan = dict(provider_config.get("analysisPlan") or {})
     plan["structuredDataPlan"] = copy.deepcopy(LEAD_COLLECTION_PLAN)
     return plan
 
 
-def assistant_body(config: AgentConfig, agent_id: str, business_id: str) -> dict:
+def assistant_body(config: AgentConfig, agent_id: str, business_id: str) -> dict[str, Any]:
     """The provider's create-assistant body for this configuration."""
     body = {
         **copy.deepcopy(config.provider_config),
@@ -197,10 +199,10 @@ def assistant_body(config: AgentConfig, agent_id: str, business_id: str) -> dict
     return body
 
 
-def assistant_patch(config: AgentConfig, changed: list[str], previous: AgentConfig) -> dict:
+def assistant_patch(config: AgentConfig, changed: list[str], previous: AgentConfig) -> dict[str, Any]:
     """The provider's update body that turns the assistant of `previous` into that of `config` for the
     changed fields. A voice or setting group that is no longer set is sent as null (the provider's default)."""
-    body: dict = {}
+    body: dict[str, Any] = {}
     if "name" in changed:
         body["name"] = provider_name(config.name)
     if "first_message" in changed:
@@ -216,11 +218,12 @@ def assistant_patch(config: AgentConfig, changed: list[str], previous: AgentConf
     return body
 
 
-def prompt_from_assistant(assistant: dict) -> str | None:
+def prompt_from_assistant(assistant: dict[str, Any]) -> str | None:
     """The system prompt the provider assistant actually runs with, or None if it has none."""
     for message in (assistant.get("model") or {}).get("messages") or ():
-        if message.get("role") == "system" and isinstance(message.get("content"), str):
-            return message["content"]
+        content = message.get("content")
+        if message.get("role") == "system" and isinstance(content, str):
+            return content
     return None
 
 
@@ -259,10 +262,10 @@ def resolve_inbound_alias(inbound_prompt: str | None, system_prompt: str | None)
     return inbound_prompt if inbound_prompt is not None else system_prompt
 
 
-def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict | None = None,
-                 model: dict | None = None, provider_config: dict | None = None) -> Change:
+def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict[str, Any] | None = None,
+                 model: dict[str, Any] | None = None, provider_config: dict[str, Any] | None = None) -> Change:
     """Apply the given fields; only values that differ from the current ones count as changed."""
-    values: dict = {}
+    values: dict[str, Any] = {}
     for name, value in texts.items():
         optional = name in ("outbound_prompt", "sms_prompt", "outbound_first_message", "outbound_llm", "sms_llm")
         text = check_text(value, name, TEXT_LIMITS[name], required=not optional)
@@ -289,7 +292,7 @@ def initial_change(config: AgentConfig) -> Change:
     return Change(config, [f for f in FIELD_ORDER if getattr(config, f) not in (None, "", {})])
 
 
-def merge_metadata(current: dict, given: dict) -> tuple[dict, bool]:
+def merge_metadata(current: dict[str, Any], given: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     merged = {**current, **given}
     return merged, merged != current
 
@@ -322,7 +325,7 @@ SECRET_KEY = re.compile(r"secret|token|password|passwd|api[_-]?key|authorization
 REDACTED = "[redacted]"
 
 
-def redact(value):
+def redact(value: Any) -> Any:
     """A copy with the values of secret-looking keys replaced by REDACTED."""
     if isinstance(value, dict):
         return {k: REDACTED if SECRET_KEY.search(k) and v not in (None, "") else redact(v) for k, v in value.items()}
@@ -331,19 +334,20 @@ def redact(value):
     return value
 
 
-def content_hash(snapshot: dict) -> str:
+def content_hash(snapshot: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of a (redacted) snapshot: equal configurations hash equal."""
     canonical = json.dumps(snapshot, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def snapshot(config: AgentConfig) -> dict:
-    return redact(config.to_dict())
+def snapshot(config: AgentConfig) -> dict[str, Any]:
+    redacted: dict[str, Any] = redact(config.to_dict())
+    return redacted
 
 
-def restore_snapshot(old: dict, current: AgentConfig) -> AgentConfig:
+def restore_snapshot(old: dict[str, Any], current: AgentConfig) -> AgentConfig:
     """The configuration of an earlier (redacted) snapshot; redacted values keep their current value."""
-    def unredact(then, now):
+    def unredact(then: Any, now: Any) -> Any:
         if then == REDACTED:
             return now
         if isinstance(then, dict) and isinstance(now, dict):
@@ -427,7 +431,7 @@ class Outbound:
 
     prompt: str
     first_message: str
-    model: dict
+    model: dict[str, Any]
 
 
 def outbound(config: AgentConfig) -> Outbound:
@@ -450,11 +454,11 @@ CHANNELS = ("inbound", "outbound", "sms")
 WAITS_FOR_USER = "assistant-waits-for-user"
 
 
-def _chat_model(model: dict, prompt: str) -> dict:
+def _chat_model(model: dict[str, Any], prompt: str) -> dict[str, Any]:
     return {**model, "messages": [{"role": "system", "content": prompt}]}
 
 
-def channel_overrides(config: AgentConfig) -> dict[str, dict]:
+def channel_overrides(config: AgentConfig) -> dict[str, dict[str, Any]]:
     """Each channel's configuration as the provider's assistantOverrides on the live assistant."""
     out = outbound(config)
     sms_model = {**config.model, "model": config.sms_llm or config.model["model"]}
@@ -466,11 +470,11 @@ def channel_overrides(config: AgentConfig) -> dict[str, dict]:
     }
 
 
-def gate_targets(previous: AgentConfig, config: AgentConfig) -> list[tuple[str, dict]]:
+def gate_targets(previous: AgentConfig, config: AgentConfig) -> list[tuple[str, dict[str, Any]]]:
     """(channels, assistantOverrides) for each channel whose configuration the change alters; channels whose new
     configuration is the same are tested once, named together ("inbound,outbound"). Empty: nothing to gate."""
     before, after = channel_overrides(previous), channel_overrides(config)
-    targets: list[tuple[list[str], dict]] = []
+    targets: list[tuple[list[str], dict[str, Any]]] = []
     for channel in CHANNELS:
         if before[channel] == after[channel]:
             continue
@@ -482,7 +486,7 @@ def gate_targets(previous: AgentConfig, config: AgentConfig) -> list[tuple[str, 
     return [(",".join(names), overrides) for names, overrides in targets]
 
 
-def with_live_tools(overrides: dict, assistant: dict) -> dict:
+def with_live_tools(overrides: dict[str, Any], assistant: dict[str, Any]) -> dict[str, Any]:
     """`overrides` keeping the live assistant's tools: an override's model replaces the assistant's whole model,
     and the run must use the tools the assistant really has (the provider stubs them in an eval run)."""
     live = assistant.get("model") or {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from core.contact import AREA_CODE_PATTERN, REGIONS, normalize_e164
 from core.errors import invalid
@@ -58,7 +59,7 @@ def initial_emergency_status(country: str, capabilities: dict[str, bool]) -> str
     return "not_set" if country in ("US", "CA") and voice else "not_required"
 
 
-def import_body(e164: str, sip_credential_id: str, server: dict) -> dict:
+def import_body(e164: str, sip_credential_id: str, server: dict[str, Any]) -> dict[str, Any]:
     """How the voice provider imports one of our carrier numbers (bring-your-own over our SIP trunk). It carries
     no assistant: each inbound call asks our server which assistant answers (an assistant-request), so the
     number's agent is ours to change without a provider call."""
@@ -91,7 +92,7 @@ def check_forwarding(number: str, to: str, ring_seconds: int | None) -> Forwardi
     return Forwarding(to, ring_seconds)
 
 
-def ringing_hooks(forwarding: Forwarding | None) -> list[dict]:
+def ringing_hooks(forwarding: Forwarding | None) -> list[dict[str, Any]]:
     """The provider number's hooks for ring-first forwarding: when the call rings, dial the forward-to phone for
     the ring time; when it does not pick up, the transfer's fallback keeps the call with the assistant (which the
     number's server names in answer to the assistant-request that follows). No forwarding: no hooks."""

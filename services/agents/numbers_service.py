@@ -11,11 +11,10 @@ number (and puts it back if our write then fails). Releasing holds the lease whi
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases, standing, tenant
 from core.contact import normalize_e164, number_facts
@@ -25,6 +24,7 @@ from core.ids import utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page, split_page
 from core.tenant import pick_business
+from core.uow import Database
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import VoiceProvider
 from providers.voice.server_messages import ServerConfig
@@ -55,14 +55,12 @@ def _forwarding_of(row) -> numbers_domain.Forwarding | None:
 
 
 class Numbers:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
-                 events_committed: Callable[[], None], trial_numbers: int):
-        self.engine = engine
+    def __init__(self, db: Database, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str, trial_numbers: int):
+        self.db = db
         self.trial_numbers = trial_numbers
         self.voice = voice
         self.server = server  # where the provider asks which agent answers an inbound call
         self.sip_credential_id = sip_credential_id
-        self.events_committed = events_committed
 
     # -- reads -----------------------------------------------------------------------
 
@@ -73,7 +71,7 @@ class Numbers:
         business = None if all_businesses else pick_business(who, business_id)
         query = store.numbers_of([business] if business else who.business_ids,
                                  normalize_e164(phone_number) if phone_number else None)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return business, await fetch_page(conn, query, phone_numbers.c.assigned_at, phone_numbers.c.id, page)
 
     async def available(self, country: str | None, area_code: str | None, capability: str | None,
@@ -86,7 +84,7 @@ class Numbers:
             after = normalize_e164(after, "after")
             facts = number_facts(after)
             place = (facts.country, facts.area_code, after)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = await store.available_numbers(
                 conn, numbers_domain.check_country(country) if country else None,
                 numbers_domain.check_area_code(area_code) if area_code else None,
@@ -95,7 +93,7 @@ class Numbers:
 
     async def route(self, phone_number: str):
         """Who answers an inbound call on this number (asked for by the provider, so with no caller)."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             found = await store.number_route(conn, normalize_e164(phone_number, "phone_number"))
         if found is None:
             raise not_found("phone number held by a business")
@@ -103,7 +101,7 @@ class Numbers:
 
     async def counts(self) -> list:
         """(business_id, numbers held) for each of the caller's businesses holding any."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await store.number_counts(conn, tenant.require_account().business_ids)
 
     # -- assign, re-point, release ---------------------------------------------------------
@@ -113,7 +111,7 @@ class Numbers:
         business_id = pick_business(who, business_id)
         who.require_good_standing(business_id, "taking a phone number")
         e164 = normalize_e164(phone_number)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await self._pool_row(conn, e164)
             await self._check_agent(conn, agent_id, business_id)
             in_trial = who.standing_of(business_id) == standing.TRIALING
@@ -127,7 +125,7 @@ class Numbers:
         try:
             imported = await self.voice.import_phone_number(
                 numbers_domain.import_body(e164, self.sip_credential_id, await self.server.get()))
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 if in_trial:
                     await self._check_trial_allowance(conn, business_id)
                 row = await self._leased_update(conn, row.id, token, business_id=business_id, agent_id=agent_id,
@@ -138,9 +136,8 @@ class Numbers:
             if imported is not None:
                 await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
                                        f"assigning {e164} failed; provider number {imported['id']}")
-            await leases.release(self.engine, phone_numbers, row.id, token)
+            await leases.release(self.db, phone_numbers, row.id, token)
             raise
-        self.events_committed()
         return row
 
     async def update(self, business_id: str | None, phone_number: str, *, agent_id=UNCHANGED,
@@ -157,7 +154,7 @@ class Numbers:
         async with self._number_lease(e164, business_id) as (row, token):
             values = {}
             if agent_id is not UNCHANGED and _agent_of(row) != agent_id:
-                async with self.engine.connect() as conn:
+                async with self.db.read() as conn:
                     await self._check_agent(conn, agent_id, business_id)
                 values["agent_id"] = agent_id
             current = _forwarding_of(row)
@@ -166,7 +163,7 @@ class Numbers:
                 await self.voice.update_phone_number(row.provider_phone_number_id,
                                                      {"hooks": numbers_domain.ringing_hooks(wanted)})
             try:
-                async with self.engine.begin() as conn:
+                async with self.db.transaction() as conn:
                     row = await self._leased_update(conn, row.id, token, **values,
                                                     forward_to=wanted.to if wanted else None,
                                                     ring_seconds=wanted.ring_seconds if wanted else None)
@@ -180,13 +177,11 @@ class Numbers:
                                                        {"hooks": numbers_domain.ringing_hooks(current)}),
                         f"forwarding of {e164}; provider number {row.provider_phone_number_id}")
                 raise
-        if "agent_id" in values:
-            self.events_committed()
         return row
 
     async def _repoint(self, e164: str, business_id: str, agent_id: str | None):
         """The agent part alone: ours only (the provider asks us who answers each call)."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await self._business_row(conn, e164, business_id, lock=True)
             if _agent_of(row) == agent_id:
                 return row
@@ -194,7 +189,6 @@ class Numbers:
             row = await store.update_number(conn, row.id, {"agent_id": agent_id})
             await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
                             business_id)
-        self.events_committed()
         return row
 
     async def release(self, business_id: str | None, phone_number: str) -> tuple[str, str]:
@@ -204,7 +198,7 @@ class Numbers:
         async with self._number_lease(e164, business_id) as (row, token):
             if row.provider_phone_number_id:
                 await self.voice.delete_phone_number(row.provider_phone_number_id)
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await self._leased_update(
                     conn, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
                     assigned_at=None, forward_to=None, ring_seconds=None, a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
@@ -212,12 +206,11 @@ class Numbers:
                     emergency_address=None)
                 await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberReleased, row, business_id,
                                                             row.agent_id), business_id)
-        self.events_committed()
         return e164, business_id
 
     async def release_all(self, business_id: str) -> int:
         """Give every number of a torn-down business back to the pool; how many."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             held = [r.phone_number for r in (await conn.execute(store.numbers_of([business_id], None))).all()]
         for e164 in held:
             await self.release(business_id, e164)
@@ -228,11 +221,11 @@ class Numbers:
     @asynccontextmanager
     async def _number_lease(self, e164: str, business_id: str):
         """The lease of a number this business holds, with its row as it is under the lease."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await self._business_row(conn, e164, business_id)
-        async with leases.hold(self.engine, phone_numbers, row.id, duration=NUMBER_LEASE,
+        async with leases.hold(self.db, phone_numbers, row.id, duration=NUMBER_LEASE,
                                wait_seconds=LEASE_WAIT_SECONDS, what=f"phone number {e164}") as token:
-            async with self.engine.connect() as conn:  # closed before the caller calls the provider
+            async with self.db.read() as conn:  # closed before the caller calls the provider
                 row = await self._business_row(conn, e164, business_id)
             yield row, token
 

@@ -13,11 +13,10 @@ import json
 import logging
 from pathlib import Path
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core.background import Background
 from core.contact import normalize_e164, number_facts
 from core.ids import utcnow
+from core.uow import Database
 from services.agents import numbers_domain, store
 
 log = logging.getLogger(__name__)
@@ -31,7 +30,7 @@ def read_inventory(path: Path) -> list[dict]:
         try:
             e164 = normalize_e164(entry["phone_number"])
             caps = numbers_domain.check_capabilities(list(entry.get("capabilities", ())))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever is wrong, reported with the entry's position
             raise ValueError(f"{path}: numbers[{i}] is invalid: {exc}") from None
         facts = number_facts(e164)
         rows.append({
@@ -47,15 +46,15 @@ def read_inventory(path: Path) -> list[dict]:
 class PoolLoader(Background):
     task_name = "number-pool-loader"
 
-    def __init__(self, engine: AsyncEngine, path: Path):
-        self.engine = engine
+    def __init__(self, db: Database, path: Path):
+        self.db = db
         self.path = path
 
     async def run(self) -> None:
         rows = read_inventory(self.path)
         while True:
             try:
-                async with self.engine.begin() as conn:
+                async with self.db.transaction() as conn:
                     added = await store.add_to_pool(conn, rows, utcnow())
             except asyncio.CancelledError:
                 raise

@@ -19,22 +19,22 @@ from datetime import timedelta
 
 from google.protobuf import json_format
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases, tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, utcnow
-from core.messages import struct
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
-from core.rpc import Client
 from core.tenant import require_business
+from core.uow import Database
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.agents import domain, store
+from services.agents.evals_port import EvalGate, GateOutcome, forced
 from services.agents.store import agent_versions, agents, outbox
-from switchboard.v1 import evals_pb2, events_pb2
+from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _stored_config(config: domain.AgentConfig) -> dict:
     return data
 
 
-def gate_record(gate: evals_pb2.EvalGateOutcome) -> dict:
+def gate_record(gate: GateOutcome) -> dict:
     """What a version keeps of the eval gate's outcome: the verdict and counts (the runs stay in evals)."""
     record = json_format.MessageToDict(gate, preserving_proto_field_name=True)
     record.pop("runs", None)
@@ -81,7 +81,7 @@ class Written:
     change: domain.Change
     settings_changed: list[str] = dataclasses.field(default_factory=list)  # metadata, eval_gate
     # The eval gate's outcome when it applied; with a refusing status nothing was written.
-    eval_gate: evals_pb2.EvalGateOutcome | None = None
+    eval_gate: GateOutcome | None = None
 
     @property
     def refused(self) -> bool:
@@ -103,11 +103,10 @@ class AgentView:
 
 
 class Agents:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, events_committed: Callable[[], None],
-                 evals: Client, gate_wait_seconds: float):
-        self.engine = engine
+    def __init__(self, db: Database, voice: VoiceProvider,
+                 evals: EvalGate, gate_wait_seconds: float):
+        self.db = db
         self.voice = voice
-        self.events_committed = events_committed
         self.evals = evals
         self.gate_wait_seconds = gate_wait_seconds
 
@@ -117,7 +116,7 @@ class Agents:
         """A page of the caller's agents (of one business when named) and each one's first number."""
         who = tenant.require_account()
         businesses = [require_business(who, business_id)] if business_id else who.business_ids
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             paged = await fetch_page(conn, store.agents_of(businesses), agents.c.created_at, agents.c.id, page)
             numbers = await store.agent_phone_numbers(conn, [str(r.id) for r in paged.rows])
         return paged, numbers
@@ -125,18 +124,18 @@ class Agents:
     async def lookup(self, ids: list[str]) -> list:
         """The caller's agents among `ids` (others and malformed ids are left out)."""
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await store.agents_by_id(conn, [i for i in ids if is_uuid(i)], who.business_ids)
 
     async def directory(self) -> tuple[list, dict[str, str]]:
         """Every agent of the caller's businesses, oldest first, and each one's first number (no provider call)."""
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = await store.directory(conn, who.business_ids)
             return rows, await store.agent_phone_numbers(conn, [str(r.id) for r in rows])
 
     async def get(self, agent_id: str) -> AgentView:
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.find_agent(conn, agent_id)
             number = (await store.agent_phone_numbers(conn, [str(row.id)])).get(str(row.id))
         try:
@@ -149,7 +148,7 @@ class Agents:
 
     async def calling_profile(self, agent_id: str) -> tuple[object, domain.Outbound, object]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.find_agent(conn, agent_id, field="agent_id")
             number = await store.first_number(conn, row.id)
         return row, domain.outbound(config_of(row)), number
@@ -172,7 +171,7 @@ class Agents:
         require_business(tenant.require_account(), business_id)
         config = domain.new_config(name, system_prompt, first_message, voice, model)
         if request_id:
-            async with self.engine.connect() as conn:
+            async with self.db.read() as conn:
                 made = await store.agent_by_request(conn, business_id, request_id)
             if made is not None:
                 return made
@@ -180,7 +179,7 @@ class Agents:
         assistant = await self.voice.create_assistant(domain.assistant_body(config, agent_id, business_id))
         assistant_id = assistant["id"]
         try:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 row = await store.insert_agent(
                     conn, id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
                     provider_assistant_id=assistant_id, config=_stored_config(config), metadata=metadata, version=1,
@@ -245,7 +244,7 @@ class Agents:
         """Restore the configuration of an earlier version (as a new version)."""
         if version < 1:
             raise invalid("version must be a positive integer")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.find_agent(conn, agent_id, field="agent_id")
             target = await store.version_of(conn, row.id, version)
         if target is None:
@@ -260,11 +259,11 @@ class Agents:
     async def _write(self, agent_id: str, build: Callable[[domain.AgentConfig], domain.Change], write: Write,
                      field: str = "id") -> Written:
         """The one path every configuration change takes (see the module docstring)."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.find_agent(conn, agent_id, field=field)
-        async with leases.hold(self.engine, agents, row.id, duration=WRITE_LEASE, wait_seconds=LEASE_WAIT_SECONDS,
+        async with leases.hold(self.db, agents, row.id, duration=WRITE_LEASE, wait_seconds=LEASE_WAIT_SECONDS,
                                what="this agent") as token:
-            async with self.engine.connect() as conn:
+            async with self.db.read() as conn:
                 row = await store.find_agent(conn, agent_id, field=field)  # as the previous writer left it
             current = config_of(row)
             change = build(current)
@@ -293,12 +292,10 @@ class Agents:
                             current, list(domain.PROVIDER_FIELDS), change.config)),
                         f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
                 raise
-        if change.prompts_changed:
-            self.events_committed()
         return Written(updated, change, list(settings), gate)
 
     async def _gate(self, row, current: domain.AgentConfig, change: domain.Change,
-                    write: Write) -> evals_pb2.EvalGateOutcome | None:
+                    write: Write) -> GateOutcome | None:
         """The eval gate's outcome for this change, or None when it does not apply: the agent has not opted in
         (before or by this write: turning the gate off in the same write does not skip it) or the change leaves
         every channel's configuration as it was. `force` skips the runs and is recorded instead."""
@@ -308,18 +305,15 @@ class Agents:
         if not targets:
             return None
         if write.force:
-            return evals_pb2.EvalGateOutcome(status="forced", forced_by=tenant.current().api_key_id)
+            return forced(tenant.current().api_key_id)
         assistant = await self.voice.get_assistant(row.provider_assistant_id)
-        request = evals_pb2.GateEvalRequest(
-            agent_id=str(row.id), provider_assistant_id=row.provider_assistant_id,
-            max_wait_ms=int(self.gate_wait_seconds * 1000),
-            targets=[evals_pb2.GateTarget(channel=channel, overrides=struct(domain.with_live_tools(overrides,
-                                                                                                  assistant)))
-                     for channel, overrides in targets])
-        return await self.evals.GateEval(request, timeout=self.gate_wait_seconds + 10)
+        return await self.evals.verdict(
+            str(row.id), row.provider_assistant_id,
+            [(channel, domain.with_live_tools(overrides, assistant)) for channel, overrides in targets],
+            self.gate_wait_seconds)
 
     async def _store_write(self, row, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
-                           settings: dict, gate: evals_pb2.EvalGateOutcome | None):
+                           settings: dict, gate: GateOutcome | None):
         """The agent row, its version, audit rows and event in one short transaction, if the lease still holds."""
         now = utcnow()
         values = {**settings, "updated_at": now}
@@ -327,7 +321,7 @@ class Agents:
             values.update(name=change.config.name, config=_stored_config(change.config), version=row.version + 1)
             if "inbound_prompt" in change.changed:
                 values["inbound_prompt_source"] = write.source
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             updated = await store.leased_agent_update(conn, row.id, token, values)
             if updated is None:
                 raise ServiceError("conflict", "the provider took too long and another request changed this agent "
@@ -340,7 +334,7 @@ class Agents:
     @staticmethod
     async def _record(conn: AsyncConnection, row, change: domain.Change, write: Write, *, version: int,
                       parent: int | None, now, previous: domain.AgentConfig | None = None,
-                      gate: evals_pb2.EvalGateOutcome | None = None) -> None:
+                      gate: GateOutcome | None = None) -> None:
         """The version row, the audit rows and the owner-notification event of one change."""
         who = tenant.current()
         key_id = who.api_key_id if is_uuid(who.api_key_id) else None
@@ -365,14 +359,14 @@ class Agents:
 
     async def versions(self, agent_id: str, page: Page) -> tuple[object, Paged]:
         """The agent and a page of its versions, newest first."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.find_agent(conn, agent_id, field="agent_id")
             return row, await fetch_page(conn, store.versions_of(row.id), agent_versions.c.created_at,
                                          agent_versions.c.version, page)
 
     async def version(self, agent_id: str, version: int) -> tuple[object, object]:
         """The agent and one of its versions (with its snapshot), or not_found."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.find_agent(conn, agent_id, field="agent_id")
             found = await store.version_of(conn, row.id, version)
         if found is None:

@@ -6,14 +6,14 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from core.bus import DurableConsumer
 from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
-from providers.voice.client import VapiClient
+from providers import configured
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain, numbers_domain, teardown_consumer
+from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
 from services.agents.service import Agents, AgentView, Written
@@ -249,15 +249,14 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
 
 def build(runtime: Runtime) -> AgentsServicer:
     s = runtime.settings
-    voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
-    runtime.on_stop.append(voice.close)
+    voice = runtime.closing(configured.voice(s))
     if s.number_pool_file:
-        runtime.run(PoolLoader(runtime.engine, Path(s.number_pool_file)))
+        runtime.run(PoolLoader(runtime.db, Path(s.number_pool_file)))
     server = ServerConfig(voice, WebhookAuth.of(s), s.public_base_url)
-    agents = Agents(runtime.engine, voice, runtime.events_committed, runtime.client("evals"),
+    agents = Agents(runtime.db, voice, GrpcEvalGate(runtime.client("evals")),
                     s.eval_gate_max_wait_seconds)
-    numbers = Numbers(runtime.engine, voice, server, s.voice_sip_credential_id, runtime.events_committed,
+    numbers = Numbers(runtime.db, voice, server, s.voice_sip_credential_id,
                       s.trial_pool_numbers)
-    runtime.run(DurableConsumer(runtime.bus, teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
-                                filter_subject=teardown_consumer.SUBJECT))
+    runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
+                    filter_subject=teardown_consumer.SUBJECT)
     return AgentsServicer(agents, numbers)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -14,6 +15,9 @@ from phonenumbers import timezone as number_timezones
 
 from core.errors import invalid
 from switchboard.v1 import calls_pb2
+
+if TYPE_CHECKING:
+    from services.calls.ports import Lead
 
 DIRECTIONS = ("inbound", "outbound")
 COMPLIANCE_MODES = ("skip", "enforce")
@@ -112,7 +116,7 @@ def check_idempotency_key(key: str | None) -> str | None:
     return key
 
 
-def request_hash(fields: dict) -> str:
+def request_hash(fields: dict[str, Any]) -> str:
     """What makes two requests under one idempotency key the same request."""
     return hashlib.sha256(json.dumps(fields, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -136,8 +140,8 @@ def first_name(name: str | None) -> str | None:
     return name.split()[0] if name and name.split() else None
 
 
-def enrichment(*, to: str, now: datetime, name: str | None, lead: dict | None, business_name: str | None,
-               business_phone: str | None) -> dict:
+def enrichment(*, to: str, now: datetime, name: str | None, lead: dict[str, Any] | None, business_name: str | None,
+               business_phone: str | None) -> dict[str, Any]:
     """The SPEC's enrichment variables. `lead` (when one is linked) has name, first_name, score, status,
     interaction_count, source and created_at; the request's name wins over the lead's."""
     variables = {"name": first_name(name) or (lead and (lead.get("first_name") or first_name(lead.get("name")))),
@@ -151,8 +155,8 @@ def enrichment(*, to: str, now: datetime, name: str | None, lead: dict | None, b
 
 
 def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str | None, prompt: str,
-                  first_message: str, model: dict, context: str | None, max_duration: int, variables: dict,
-                  call_id: str, server: dict) -> dict:
+                  first_message: str, model: dict[str, Any], context: str | None, max_duration: int,
+                  variables: dict[str, Any], call_id: str, server: dict[str, Any]) -> dict[str, Any]:
     """The provider's `POST /call` body: the agent's assistant with this call's outbound overrides; `server` is
     where the provider sends the call's messages (providers.voice.server_messages)."""
     system = prompt if not context else f"{prompt}\n\nContext for this call: {context}"
@@ -174,7 +178,7 @@ PROVIDER_STATUSES = ("queued", "ringing", "in-progress", "forwarding", "ended")
 INBOUND_CALL_TYPE = "inboundPhoneCall"
 
 
-def message_of(payload) -> dict:
+def message_of(payload: object) -> dict[str, Any]:
     """The `message` of a server message body, checked for what every message carries."""
     message = payload.get("message") if isinstance(payload, dict) else None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
@@ -186,29 +190,30 @@ def message_of(payload) -> dict:
     return message
 
 
-def our_call_id(message: dict) -> str | None:
+def our_call_id(message: dict[str, Any]) -> str | None:
     """The call id we gave the provider in the call's metadata, if the message carries it."""
     overrides = (message.get("call") or {}).get("assistantOverrides") or {}
     value = (overrides.get("metadata") or {}).get("switchboard_call_id")
     return value if isinstance(value, str) else None
 
 
-def message_time(message: dict) -> datetime | None:
+def message_time(message: dict[str, Any]) -> datetime | None:
     """When the provider says a message's event happened (its `timestamp`, milliseconds since the epoch)."""
     stamp = message.get("timestamp")
     if not isinstance(stamp, (int, float)) or isinstance(stamp, bool) or not 0 < stamp < 1e14:
         return None
-    return datetime.fromtimestamp(stamp / 1000, timezone.utc)
+    return datetime.fromtimestamp(stamp / 1000, UTC)
 
 
-def forward_destination(message: dict) -> str | None:
+def forward_destination(message: dict[str, Any]) -> str | None:
     """The phone a `forwarding` status update offers the call to (a number destination), if it names one."""
     destination = message.get("destination")
     number = destination.get("number") if isinstance(destination, dict) else None
     return number if isinstance(number, str) and number.strip() else None
 
 
-def after_status(status: str, answered: bool, reported: bool, status_at: datetime | None, message: dict) -> dict:
+def after_status(status: str, answered: bool, reported: bool, status_at: datetime | None,
+                 message: dict[str, Any]) -> dict[str, Any]:
     """The changes a status update makes to a call (none when it would move it backwards)."""
     new, at = message.get("status"), message_time(message)
     if new not in PROVIDER_STATUSES or reported or not moves_forward(status, new, at, status_at):
@@ -219,20 +224,21 @@ def after_status(status: str, answered: bool, reported: bool, status_at: datetim
     return changes
 
 
-def after_report(status: str, answered: bool, reported: bool, report: dict) -> dict:
+def after_report(status: str, answered: bool, reported: bool, report: dict[str, Any]) -> dict[str, Any]:
     """The changes an end-of-call report makes: the outcome (unless one is already final), what was said and
     extracted, the timing and the cost. A report is applied once."""
     if reported:
         return {}
-    artifact = report.get("artifact") if isinstance(report.get("artifact"), dict) else {}
-    analysis = report.get("analysis") if isinstance(report.get("analysis"), dict) else {}
+    artifact, analysis = report.get("artifact"), report.get("analysis")
+    artifact = artifact if isinstance(artifact, dict) else {}
+    analysis = analysis if isinstance(analysis, dict) else {}
     reached = "in-progress" if answered else status
-    changes = {"ended_reason": _text(report.get("endedReason")), "transcript": _text(artifact.get("transcript")),
-               "recording_url": _text(artifact.get("recordingUrl")), "summary": _text(analysis.get("summary")),
-               "structured_data": analysis.get("structuredData") if isinstance(analysis.get("structuredData"),
-                                                                              dict) else None,
-               "started_at": _time(report.get("startedAt")), "ended_at": _time(report.get("endedAt")),
-               "cost_cents": _cents(report.get("cost"))}
+    changes: dict[str, Any] = {
+        "ended_reason": _text(report.get("endedReason")), "transcript": _text(artifact.get("transcript")),
+        "recording_url": _text(artifact.get("recordingUrl")), "summary": _text(analysis.get("summary")),
+        "structured_data": analysis.get("structuredData") if isinstance(analysis.get("structuredData"), dict) else None,
+        "started_at": _time(report.get("startedAt")), "ended_at": _time(report.get("endedAt")),
+        "cost_cents": _cents(report.get("cost"))}
     changes["quality_dimensions"] = quality(changes["structured_data"])
     if not is_final(status):
         changes["status"] = outcome(changes["ended_reason"], reached)
@@ -258,7 +264,7 @@ QUALITY_DIMENSIONS = tuple(calls_pb2.QualityDimensions.DESCRIPTOR.fields_by_name
 QUALITY_RANGE = (1, 10)
 
 
-def quality(structured_data: dict | None) -> dict | None:
+def quality(structured_data: dict[str, Any] | None) -> dict[str, Any] | None:
     """The call's quality scores from the agent's analysis: all four dimensions as integers 1-10, else None."""
     scores = (structured_data or {}).get("quality_dimensions")
     if not isinstance(scores, dict):
@@ -270,18 +276,18 @@ def quality(structured_data: dict | None) -> dict | None:
     return {d: scores[d] for d in QUALITY_DIMENSIONS}
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def _time(value) -> datetime | None:
+def _time(value: object) -> datetime | None:
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else None
     except ValueError:
         return None
 
 
-def _cents(cost) -> int:
+def _cents(cost: object) -> int:
     return max(0, round(cost * 100)) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else 0
 
 
@@ -309,7 +315,7 @@ def agent_caller_lines(transcript: str) -> str:
     return "\n".join(lines)
 
 
-def collected(structured_data: dict | None) -> dict:
+def collected(structured_data: dict[str, Any] | None) -> dict[str, Any]:
     """The contact details and intent the agent's lead-collection plan extracted (text values only)."""
     data = structured_data or {}
     return {k: data[k].strip() for k in ("name", "email", "intent") if isinstance(data.get(k), str) and data[k].strip()}
@@ -351,9 +357,7 @@ def transcript_refusal(status: str, reported: bool, present: bool) -> str | None
             "has ended")
 
 
-def lead_facts(lead) -> dict:
-    """What enrichment reads of a lead (an sdr Lead message)."""
-    return {"name": lead.name if lead.HasField("name") else None,
-            "first_name": lead.first_name if lead.HasField("first_name") else None,
-            "score": lead.score, "status": lead.status, "interaction_count": lead.interaction_count,
-            "source": lead.source, "created_at": lead.created_at.ToDatetime(tzinfo=timezone.utc)}
+def lead_facts(lead: Lead) -> dict[str, Any]:
+    """What enrichment reads of a lead (services.calls.ports.Lead)."""
+    return {"name": lead.name, "first_name": lead.first_name, "score": lead.score, "status": lead.status,
+            "interaction_count": lead.interaction_count, "source": lead.source, "created_at": lead.created_at}

@@ -7,21 +7,17 @@ is emitted. A number no business holds, or one without an agent, is refused with
 A repeated request for the same provider call answers the same way and records nothing twice."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import tenant
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.outbox import add_event
-from core.rpc import Client
+from core.uow import Database
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
-from services.calls.service import lead_with_phone
+from services.calls.ports import Neighbours, NumberRoute
 from services.calls.store import outbox
-from switchboard.v1 import accounts_pb2, agents_pb2, events_pb2
+from switchboard.v1 import events_pb2
 
 ACTOR = "calls-inbound"
 NOT_IN_SERVICE = "This number is not in service."
@@ -35,11 +31,9 @@ def _e164(value) -> str | None:
 
 
 class Inbound:
-    def __init__(self, engine: AsyncEngine, server: ServerConfig, agents: Client, sdr: Client, accounts: Client,
-                 events_committed: Callable[[], None]):
-        self.engine, self.server = engine, server
-        self.agents, self.sdr, self.accounts = agents, sdr, accounts  # forwarding the tenant set below
-        self.events_committed = events_committed
+    def __init__(self, db: Database, server: ServerConfig, others: Neighbours):
+        self.db, self.server = db, server
+        self.others = others  # asked as the tenant set below (services.calls.ports)
 
     async def assistant_request(self, message: dict) -> dict:
         """The provider's answer: the agent's assistant with this call's variables, or an error."""
@@ -54,7 +48,7 @@ class Inbound:
     async def record_first_heard(self, message: dict) -> None:
         """Record an inbound call that reaches us by a status update or report before (or without) an
         assistant-request: ring-first forwarding offers the call to the forward-to phone first."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             if await store.call_by_provider_id(conn, message["call"]["id"]) is not None:
                 return
         await self._recorded(message)
@@ -66,29 +60,24 @@ class Inbound:
         number = _e164((call.get("phoneNumber") or {}).get("number") or (message.get("phoneNumber") or {}).get("number"))
         if number is None:
             return None, None
-        try:
-            route = await self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number))
-        except ServiceError as exc:
-            if exc.code in ("not_found", "invalid_request"):
-                return None, None
-            raise
-        if not route.HasField("agent_id"):
+        route = await self.others.agents.route(number)
+        if route is None or route.agent_id is None:
             return None, None
         with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
             return await self._record(call["id"], route, number, _e164((call.get("customer") or {}).get("number"))), route
 
-    async def _record(self, provider_call_id: str, route: agents_pb2.NumberRoute, number: str, caller: str | None):
-        async with self.engine.connect() as conn:
+    async def _record(self, provider_call_id: str, route: NumberRoute, number: str, caller: str | None):
+        async with self.db.read() as conn:
             known = await store.call_by_provider_id(conn, provider_call_id)
         if known is not None:
             return known  # the provider asked again, or told us of the call before
-        lead = await lead_with_phone(self.sdr, route.business_id, caller) if caller else None
-        business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=route.business_id))
+        lead = await self.others.leads.lead_with_phone(route.business_id, caller) if caller else None
+        business_name = await self.others.workspaces.business_name(route.business_id)
         now = utcnow()
         variables = domain.enrichment(to=caller or number, now=now, name=None,
-                                      lead=domain.lead_facts(lead) if lead else None, business_name=business.name,
+                                      lead=domain.lead_facts(lead) if lead else None, business_name=business_name,
                                       business_phone=number)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await store.insert_call_once(
                 conn, id=new_id(), business_id=route.business_id, agent_id=route.agent_id, agent_name=route.agent_name,
                 lead_id=lead.id if lead else None, direction="inbound", status="ringing", to_number=number,
@@ -99,6 +88,5 @@ class Inbound:
             await add_event(conn, outbox, events_pb2.CallReceived(
                 call_id=str(row.id), conversation_id=provider_call_id, agent_id=str(row.agent_id), to=number,
                 lead_id=str(row.lead_id) if row.lead_id else None, **{"from": caller}), route.business_id)
-        self.events_committed()
         return row
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
-
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
 from core.outbox import add_event, events_buffered
+from core.uow import Database
 from providers.voice.server_messages import QUEUED_TYPES, WebhookAuth
 from services.calls import domain, store
 from services.calls.inbound_service import Inbound
@@ -76,12 +74,11 @@ def events_of(before: dict, after: dict) -> list:
 
 
 class Lifecycle:
-    def __init__(self, engine: AsyncEngine, auth: WebhookAuth, events_committed: Callable[[], None],
+    def __init__(self, db: Database, auth: WebhookAuth,
                  inbound: Inbound | None = None):
-        self.engine = engine
+        self.db = db
         self.inbound = inbound  # answers assistant-requests (inbound calls)
         self.auth = auth  # of the webhook credential the provider authenticates with
-        self.events_committed = events_committed
 
     async def handle(self, body: bytes, headers: dict[str, str]) -> dict:
         """Apply one server message (with its authentication headers) now; returns the JSON to answer the
@@ -117,13 +114,12 @@ class Lifecycle:
                     message["call"].get("type") == domain.INBOUND_CALL_TYPE:
                 await self.inbound.record_first_heard(message)
         ours = [_our_id(m) for m in messages]
-        emitted = False
-        async with self.engine.begin() as conn, events_buffered(conn, outbox):
+        async with self.db.transaction() as conn, events_buffered(conn, outbox):
             rows = await store.calls_for_messages(conn, [i for i in ours if i], [m["call"]["id"] for m in messages])
             current = {row.id: row._asdict() for row in rows}
             by_provider_id = {row.provider_call_id: row.id for row in rows if row.provider_call_id}
             changed: dict[str, dict] = {}
-            for our_id, message in zip(ours, messages):
+            for our_id, message in zip(ours, messages, strict=True):
                 call_id = our_id if our_id in current else by_provider_id.get(message["call"]["id"])
                 if call_id is None:
                     continue  # not a call of ours
@@ -135,7 +131,4 @@ class Lifecycle:
                 changed[call_id] = {**changed.get(call_id, {}), **changes}
                 for payload, business_id in events_of(before, current[call_id]):
                     await add_event(conn, outbox, payload, business_id)
-                    emitted = True
             await store.update_calls(conn, changed)
-        if emitted:
-            self.events_committed()

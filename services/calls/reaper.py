@@ -5,14 +5,12 @@ calls active is left for one more margin, then closed without a report; one the 
 that was never placed, is closed as failed."""
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from core.background import Background
+from core.background import Periodic
 from core.ids import utcnow
+from core.uow import Database
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.calls import store
 from services.calls.lifecycle_service import Lifecycle
@@ -24,27 +22,21 @@ REPORT_FIELDS = ("endedReason", "startedAt", "endedAt", "cost", "artifact", "ana
 NOT_AT_PROVIDER, NEVER_PLACED, NO_REPORT = "call-not-found-at-provider", "call-never-placed", "no-end-of-call-report"
 
 
-class Reaper(Background):
+class Reaper(Periodic):
     task_name = "calls-reaper"
 
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, lifecycle: Lifecycle, *, interval: float,
+    def __init__(self, db: Database, voice: VoiceProvider, lifecycle: Lifecycle, *, interval: float,
                  margin: float):
-        self.engine, self.voice, self.lifecycle = engine, voice, lifecycle
+        self.db, self.voice, self.lifecycle = db, voice, lifecycle
         self.interval, self.margin = interval, margin
 
-    async def run(self) -> None:
-        while True:
-            try:
-                await self.sweep()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the database or the provider may be away; try again later
-                log.warning("calls reaper: %s", exc)
-            await asyncio.sleep(self.interval)
+    async def round(self) -> bool:
+        await self.sweep()
+        return False
 
     async def sweep(self) -> int:
         """Close what can be closed of one batch of silent calls; returns how many were looked at."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = (await conn.execute(store.silent_calls(utcnow(), self.margin, BATCH))).all()
         for row in rows:
             await self._close(row)

@@ -17,14 +17,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
-
-import sqlalchemy as sa
-from google.protobuf import json_format
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import aggregates, tenant
 from core.compliance import decision as compliance
@@ -32,17 +27,17 @@ from core.compliance import zones
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
-from core.messages import business_hours as business_hours_message
 from core.pagination import Page, Paged, fetch_page
 from core.records import find_owned
-from core.rpc import Client, unless_not_found
 from core.text import optional_text
 from core.to_completion import to_completion
+from core.uow import Database
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
+from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
 from services.calls.store import calls
-from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2, sdr_pb2
+from switchboard.v1 import common_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
 log = logging.getLogger(__name__)
@@ -82,22 +77,15 @@ class NewCall:
     business_hours: tuple[int, int] | None = None
 
 
-def lead_with_phone(sdr: Client, business_id: str, phone: str) -> Awaitable[sdr_pb2.Lead | None]:
-    """The business's lead with this phone number (asked of the sdr service as the current tenant), or None."""
-    return unless_not_found(sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id,
-                                                                               phone=phone)))
-
-
 class Calls:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, server: ServerConfig, agents: Client, sdr: Client,
-                 accounts: Client, messaging: Client, *, recording_secret: str, base_url: str):
-        self.engine = engine
+    def __init__(self, db: Database, voice: VoiceProvider, server: ServerConfig, neighbours: Neighbours, *,
+                 recording_secret: str, base_url: str):
+        self.db = db
         self.voice = voice
         self.server = server
         self.recording_secret = recording_secret  # signs recording links
         self.base_url = base_url.rstrip("/")
-        # Other services, called as the caller (Runtime.client).
-        self.agents, self.sdr, self.accounts, self.messaging = agents, sdr, accounts, messaging
+        self.others = neighbours  # the other services, asked as the caller (services.calls.ports)
 
     # -- placing a call ----------------------------------------------------------------------
 
@@ -128,11 +116,11 @@ class Calls:
             placed = await self._place(request, (account_id, key) if key is not None else None)
         except BaseException:
             if key is not None:
-                async with self.engine.begin() as conn:
+                async with self.db.transaction() as conn:
                     await store.release_key(conn, account_id, key)
             raise
         if key is not None and isinstance(placed, common_pb2.ComplianceDecision):
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.release_key(conn, account_id, key)
         return placed
 
@@ -166,7 +154,7 @@ class Calls:
     async def _claim(self, account_id: str, key: str, request_hash: str):
         """None when this request may go ahead; the first call when it repeats a finished request."""
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             taken = await store.claim_key(conn, account_id, key, request_hash, now, now - IDEMPOTENCY_WINDOW)
             if taken is None:
                 return None
@@ -181,12 +169,12 @@ class Calls:
     async def _place(self, request: dict, key: tuple[str, str] | None):
         """The call placed (its claimed idempotency `key`, (account_id, key), settled on it in the transaction that
         records the provider's call id), or the decision that deferred it."""
-        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=request["agent_id"]))
-        if not profile.HasField("provider_phone_number_id"):
+        profile = await self.others.agents.calling_profile(request["agent_id"])
+        if profile.provider_phone_number_id is None:
             raise invalid("agent_id names an agent without a phone number: assign it a number first")
         tenant.current().require_good_standing(profile.business_id, "placing calls")
         lead = await self._lead(request["lead_id"], profile.business_id, request["to"])
-        business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=profile.business_id))
+        business_name = await self.others.workspaces.business_name(profile.business_id)
         call_id = new_id()
         decision = None
         if request["compliance"] == "enforce":
@@ -197,10 +185,10 @@ class Calls:
                 return decision
         now = utcnow()
         variables = domain.enrichment(to=request["to"], now=now, name=request["name"],
-                                      lead=domain.lead_facts(lead) if lead else None, business_name=business.name,
+                                      lead=domain.lead_facts(lead) if lead else None, business_name=business_name,
                                       business_phone=profile.phone_number)
         first_message = request["first_message"] or profile.first_message
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.insert_call(
                 conn, id=call_id, business_id=profile.business_id, agent_id=profile.agent_id, agent_name=profile.name,
                 lead_id=lead.id if lead else None, direction="outbound", status="queued", to_number=request["to"],
@@ -211,61 +199,54 @@ class Calls:
         body = domain.provider_call(
             assistant_id=profile.provider_assistant_id, phone_number_id=profile.provider_phone_number_id,
             to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,
-            model=json_format.MessageToDict(profile.model), context=request["context"], max_duration=request["max_duration"],
+            model=profile.model, context=request["context"], max_duration=request["max_duration"],
             variables=variables, call_id=call_id, server=await self.server.get())
         try:
             placed = await self.voice.create_call(body)
         except ProviderError as exc:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.update_call(conn, call_id, {"status": "failed", "updated_at": utcnow(),
                                                         "ended_reason": f"provider refused: {exc.message}"[:500]})
             if decision is not None:
                 await self._release_slot(decision.id)
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if key is not None:
                 await store.settle_key(conn, *key, call_id)
             return await store.update_call(conn, call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
 
-    async def _decide(self, request: dict, profile, lead: sdr_pb2.Lead | None,
+    async def _decide(self, request: dict, profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:
-        """The compliance decision on this call, logged by the messaging service (for the call or its touch)."""
+        """The compliance decision on this call, logged by the messaging service (for the call or its touch); a
+        call of the API (actor enforced_call) keeps to the calling hours the business saved."""
         business_hours = request["business_hours"]
         if request["actor"] == "enforced_call":
-            business_hours = await self._saved_business_hours(profile.business_id)
-        return await self.messaging.DecideCall(messaging_pb2.DecideCallRequest(
-            business_id=profile.business_id, phone=request["to"], timezone=request["callee_timezone"],
-            lead_id=lead.id if lead else None, lead_state=lead.state if lead else None,
-            lead_status=lead.status if lead else None, sender=profile.phone_number, actor=request["actor"],
-            reference=request["reference"] or call_id,
-            business_hours=business_hours_message(*business_hours) if business_hours else None))
-
-    async def _saved_business_hours(self, business_id: str) -> tuple[int, int] | None:
-        """The calling hours the business saved in its SDR config (None when it saved no config)."""
-        config = await self.sdr.GetSdrConfig(sdr_pb2.GetSdrConfigRequest(business_id=business_id))
-        return (config.business_hours_start, config.business_hours_end) if config.saved else None
+            business_hours = await self.others.leads.saved_business_hours(profile.business_id)
+        return await self.others.compliance.decide_call(CallDecision(
+            profile.business_id, request["to"], request["callee_timezone"], lead, profile.phone_number,
+            request["actor"], request["reference"] or call_id, business_hours))
 
     async def _release_slot(self, decision_id: str) -> None:
         """Free the frequency slot of a call that was never placed; if that fails the slot stays counted (a cap
         one call stricter for a day, never looser)."""
         try:
-            await self.messaging.ReleaseCallSlot(messaging_pb2.ReleaseCallSlotRequest(decision_id=decision_id))
+            await self.others.compliance.release_slot(decision_id)
         except Exception:  # noqa: BLE001 - the call's own failure is what the caller must hear
             log.warning("could not free the frequency slot of decision %s", decision_id, exc_info=True)
 
-    async def _lead(self, lead_id: str | None, business_id: str, to: str) -> sdr_pb2.Lead | None:
+    async def _lead(self, lead_id: str | None, business_id: str, to: str) -> Lead | None:
         """The lead named, which must be of the agent's business; else the business's lead with this number."""
         if lead_id:
-            lead = await self.sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead_id))
+            lead = await self.others.leads.lead(lead_id)
             if lead.business_id != business_id:
                 raise invalid("lead_id is a lead of another business than the agent's")
             return lead
-        return await lead_with_phone(self.sdr, business_id, to)
+        return await self.others.leads.lead_with_phone(business_id, to)
 
     # -- reads ---------------------------------------------------------------------------------
 
     async def get(self, call_id: str):
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await find_owned(conn, calls, call_id, "call")
 
     async def transcripts(self, agent_id: str | None, days: int | None, page: Page) -> Paged:
@@ -273,7 +254,7 @@ class Calls:
         who = tenant.require_account()
         since = utcnow() - timedelta(days=domain.check_days(days))
         query = store.transcripts_of(who.business_ids, require_uuid(agent_id, "agent_id") if agent_id else None, since)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
 
     async def transcript(self, call_id: str):
@@ -295,7 +276,7 @@ class Calls:
         query = urlencode({"call_id": row.id, "expires": expires,
                            "signature": domain.recording_signature(self.recording_secret, str(row.id), expires)})
         return RecordingLink(row, f"{self.base_url}{domain.AUDIO_PATH}?{query}",
-                             datetime.fromtimestamp(expires, timezone.utc), *statuses)
+                             datetime.fromtimestamp(expires, UTC), *statuses)
 
     async def recording_source(self, call_id: str, expires: int, signature: str) -> str:
         """The provider's URL of the audio behind a link we signed (no caller: the link is the credential)."""
@@ -303,7 +284,7 @@ class Calls:
         why = domain.recording_refusal(self.recording_secret, call_id, expires, signature, time.time())
         if why is not None:
             raise ServiceError("unauthorized", why)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             url = await store.recording_of(conn, call_id)
         if url is None:
             raise not_found("recording")
@@ -312,17 +293,15 @@ class Calls:
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list:
         """Analytics: the calls of the query's businesses in its window, counted per group (core.aggregates):
         how many, how many completed, their total duration."""
-        measures = {"count": sa.func.count(), "completed": sa.func.count().filter(calls.c.status == "completed"),
-                    "duration": sa.func.coalesce(sa.func.sum(calls.c.duration), 0)}
-        where = (calls.c.agent_id == require_uuid(agent_id, "agent_id"),) if agent_id else ()
-        async with self.engine.connect() as conn:
-            return (await conn.execute(aggregates.aggregate(calls, calls.c.created_at, query, measures, where))).all()
+        agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
+        async with self.db.read() as conn:
+            return await store.aggregate_calls(conn, query, agent_id)
 
     async def list(self, agent_id: str | None, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()
         if status is not None and status not in domain.STATUSES:
             raise invalid(f"status must be one of {', '.join(domain.STATUSES)}")
         query = store.calls_of(who.business_ids, require_uuid(agent_id, "agent_id") if agent_id else None, status)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 import json
 
 from core import aggregates
-from core.bus import PROVIDER_STREAM, DurableConsumer
+from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
-from providers.voice.client import VapiClient
+from providers import configured
 from providers.voice.server_messages import QUEUED_SUBJECT, ServerConfig, WebhookAuth
 from services.calls import domain, lifecycle_service
 from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
+from services.calls.ports import grpc_neighbours
 from services.calls.reaper import Reaper
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
@@ -113,18 +114,17 @@ def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
 
 def build(runtime: Runtime) -> CallsServicer:
     s = runtime.settings
-    voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
-    runtime.on_stop.append(voice.close)
+    voice = runtime.closing(configured.voice(s))
     auth = WebhookAuth.of(s)
-    calls = Calls(runtime.engine, voice, ServerConfig(voice, auth, s.public_base_url), runtime.client("agents"),
-                  runtime.client("sdr"), runtime.client("accounts"), runtime.client("messaging"),
+    others = grpc_neighbours(runtime.client)
+    calls = Calls(runtime.db, voice, ServerConfig(voice, auth, s.public_base_url), others,
                   recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
-    inbound = Inbound(runtime.engine, calls.server, calls.agents, calls.sdr, calls.accounts, runtime.events_committed)
-    lifecycle = Lifecycle(runtime.engine, auth, runtime.events_committed, inbound)
+    inbound = Inbound(runtime.db, calls.server, others)
+    lifecycle = Lifecycle(runtime.db, auth, inbound)
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
-    runtime.run(DurableConsumer(runtime.bus, lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,
-                                filter_subject=QUEUED_SUBJECT, batch=250, batched=True, max_deliver=-1))
-    runtime.run(Reaper(runtime.engine, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
+    runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,
+                    filter_subject=QUEUED_SUBJECT, batch=250, batched=True, max_deliver=-1)
+    runtime.run(Reaper(runtime.db, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
     return CallsServicer(calls, lifecycle)

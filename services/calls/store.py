@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import aggregates
 from core.inbox import inbox_table
 from core.outbox import outbox_table
 from services.calls.domain import PROGRESS
@@ -174,3 +175,12 @@ async def insert_call_once(conn: AsyncConnection, **values):
     """Insert a call unless its provider call is recorded already (then None)."""
     return (await conn.execute(insert(calls).values(**values).on_conflict_do_nothing(index_elements=["provider_call_id"])
                                .returning(calls))).first()
+
+
+async def aggregate_calls(conn: AsyncConnection, query: aggregates.Query, agent_id: str | None) -> list:
+    """The calls of the query's businesses in its window, counted per group (core.aggregates): how many, how many
+    completed, their total duration; of one agent when named."""
+    measures = {"count": sa.func.count(), "completed": sa.func.count().filter(calls.c.status == "completed"),
+                "duration": sa.func.coalesce(sa.func.sum(calls.c.duration), 0)}
+    where = (calls.c.agent_id == agent_id,) if agent_id else ()
+    return (await conn.execute(aggregates.aggregate(calls, calls.c.created_at, query, measures, where))).all()

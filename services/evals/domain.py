@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.errors import invalid
 from core.text import optional_text
@@ -33,7 +34,7 @@ PROVIDER_EVAL_TYPE = "chat.mockConversation"
 class Scenario:
     name: str
     description: str
-    messages: list[dict]
+    messages: list[dict[str, Any]]
 
 
 def check_name(name: str) -> str:
@@ -47,7 +48,7 @@ def check_description(description: str | None) -> str:
     return optional_text(description, "description", DESCRIPTION_MAX) or ""
 
 
-def _text(value, where: str, limit: int = CONTENT_MAX) -> str:
+def _text(value: object, where: str, limit: int = CONTENT_MAX) -> str:
     if not isinstance(value, str) or not value.strip():
         raise invalid(f"{where} is required: a non-empty string")
     if len(value) > limit:
@@ -55,13 +56,13 @@ def _text(value, where: str, limit: int = CONTENT_MAX) -> str:
     return value
 
 
-def _extra_keys(turn: dict, allowed: set[str], where: str) -> None:
+def _extra_keys(turn: dict[str, Any], allowed: set[str], where: str) -> None:
     extra = sorted(set(turn) - allowed)
     if extra:
         raise invalid(f"{where} has unknown field(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
 
 
-def _tool_calls(value, where: str) -> list[dict]:
+def _tool_calls(value: object, where: str) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not value:
         raise invalid(f"{where} must be a non-empty array of {{name, arguments?}}")
     for i, call in enumerate(value):
@@ -75,7 +76,7 @@ def _tool_calls(value, where: str) -> list[dict]:
     return value
 
 
-def _rubric(model, where: str) -> None:
+def _rubric(model: object, where: str) -> None:
     if not isinstance(model, dict):
         raise invalid(f"{where} is required: {{provider, model, messages: [{{role, content}}]}}")
     _extra_keys(model, {"provider", "model", "messages", "temperature", "maxTokens"}, where)
@@ -103,7 +104,7 @@ def _rubric(model, where: str) -> None:
         raise invalid(f"{where}.messages must make the judge answer exactly pass or fail: say both words")
 
 
-def _judge_plan(plan, where: str) -> None:
+def _judge_plan(plan: object, where: str) -> None:
     if not isinstance(plan, dict):
         raise invalid(f"{where} is required: an object with type {', '.join(JUDGE_TYPES)}")
     kind = plan.get("type")
@@ -127,7 +128,7 @@ def _judge_plan(plan, where: str) -> None:
         _tool_calls(plan["toolCalls"], f"{where}.toolCalls")
 
 
-def check_messages(messages) -> list[dict]:
+def check_messages(messages: object) -> list[dict[str, Any]]:
     """The turns as given, once each is checked; refusals name the turn and the field."""
     if not isinstance(messages, list) or not messages:
         raise invalid("messages is required: a non-empty array of turns")
@@ -155,11 +156,11 @@ def check_messages(messages) -> list[dict]:
     return messages
 
 
-def new_scenario(name: str, description: str | None, messages) -> Scenario:
+def new_scenario(name: str, description: str | None, messages: object) -> Scenario:
     return Scenario(check_name(name), check_description(description), check_messages(messages))
 
 
-def provider_body(scenario: Scenario) -> dict:
+def provider_body(scenario: Scenario) -> dict[str, Any]:
     """The provider's eval: a chat mock conversation with our turns as they are."""
     return {"type": PROVIDER_EVAL_TYPE, "name": scenario.name[:80], "description": scenario.description,
             "messages": scenario.messages}
@@ -187,9 +188,10 @@ def check_max_wait(max_wait_ms: int | None) -> int:
     return max_wait_ms
 
 
-def run_body(provider_eval_id: str, provider_assistant_id: str, overrides: dict | None = None) -> dict:
+def run_body(provider_eval_id: str, provider_assistant_id: str,
+             overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """The provider's run of a scenario against an assistant (with overrides: a configuration not yet live)."""
-    target = {"type": "assistant", "assistantId": provider_assistant_id}
+    target: dict[str, Any] = {"type": "assistant", "assistantId": provider_assistant_id}
     if overrides:
         target["assistantOverrides"] = overrides
     return {"type": "eval", "evalId": provider_eval_id, "target": target}
@@ -199,15 +201,15 @@ def run_body(provider_eval_id: str, provider_assistant_id: str, overrides: dict 
 class RunState:
     status: str
     passed: bool | None
-    results: list[dict]
+    results: list[dict[str, Any]]
     ended_reason: str | None
-    stubbed_tool_calls: list[dict] = field(default_factory=list)
+    stubbed_tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_state(provider_run: dict) -> RunState:
+def run_state(provider_run: dict[str, Any]) -> RunState:
     """Our view of the provider's run: status, and once ended whether every result passed (a run that ended
     any other way than played to its end did not pass) and the results as `{status, messages}`."""
-    status = PROVIDER_RUN_STATUSES.get(provider_run.get("status"), QUEUED)
+    status = PROVIDER_RUN_STATUSES.get(provider_run.get("status") or "", QUEUED)
     stubbed = list(provider_run.get("stubbedToolCalls") or [])
     if status != ENDED:
         return RunState(status, None, [], None, stubbed)
@@ -237,10 +239,10 @@ class GateVerdict:
     completed: int
     passed: int
     failed: int
-    shown: list
+    shown: list[Any]
 
 
-def gate_verdict(runs: list) -> GateVerdict:
+def gate_verdict(runs: list[Any]) -> GateVerdict:
     """failed when any run ended without passing, else unfinished when any has not ended, else passed; with no
     runs at all (the agent has no scenarios) no_scenarios: there is nothing to hold the change to."""
     if not runs:

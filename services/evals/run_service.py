@@ -13,16 +13,14 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import tenant
 from core.background import Background
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
-from core.rpc import Client
+from core.uow import Database
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.evals import domain, store
-from switchboard.v1 import agents_pb2
+from services.evals.agents_port import AgentsPort
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +50,9 @@ class FanOut:
 
 
 class Runs:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, agents: Client, concurrency: int,
+    def __init__(self, db: Database, voice: VoiceProvider, agents: AgentsPort, concurrency: int,
                  poll_seconds: float):
-        self.engine = engine
+        self.db = db
         self.voice = voice
         self.agents = agents
         self.slots = asyncio.Semaphore(concurrency)  # this process's runs in flight at the provider
@@ -66,7 +64,7 @@ class Runs:
     async def run_scenario(self, scenario_id: str, wait: bool, max_wait_ms: int | None):
         require_uuid(scenario_id, "eval_id")
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             scenario = await store.scenario(conn, who.business_ids, scenario_id)
         if scenario is None:
             raise not_found("eval scenario")
@@ -105,7 +103,7 @@ class Runs:
 
     async def _scenarios_of(self, agent_id: str) -> list:
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return (await conn.execute(store.scenarios_for_runs(who.business_ids, agent_id))).all()
 
     async def _start(self, plays: list[Play], batch_id: str | None, wait: bool, max_wait_ms: int,
@@ -115,20 +113,21 @@ class Runs:
                  "eval_id": p.scenario.id, "eval_name": p.scenario.name, "batch_id": batch_id, "trigger": trigger,
                  "channel": p.channel, "status": domain.QUEUED, "results": [], "created_at": now, "updated_at": now}
                 for p in plays]
-        async with self.engine.begin() as conn:
-            await conn.execute(store.runs.insert(), rows)
-        work = [(row["id"], p.scenario.provider_eval_id, p.assistant_id, p.overrides) for row, p in zip(rows, plays)]
+        async with self.db.transaction() as conn:
+            await store.add_runs(conn, rows)
+        work = [(row["id"], p.scenario.provider_eval_id, p.assistant_id, p.overrides)
+                for row, p in zip(rows, plays, strict=True)]
         driver = asyncio.create_task(self._drive(work), name=f"eval-runs-{rows[0]['id']}")
         self._drivers.add(driver)
         driver.add_done_callback(self._drivers.discard)
         if wait:
             await asyncio.wait({driver}, timeout=max_wait_ms / 1000)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await store.runs_by_ids(conn, [row["id"] for row in rows])
 
     async def _assistant(self, agent_id: str) -> str:
         """The agent's provider assistant (an agent of another business reads as not found)."""
-        return (await self.agents.GetAgent(agents_pb2.GetAgentRequest(id=agent_id))).provider_assistant_id
+        return (await self.agents.agent(agent_id)).provider_assistant_id
 
     # -- driving -------------------------------------------------------------------------------------------------
 
@@ -172,7 +171,7 @@ class Runs:
                 await self._record(run_id, domain.failed_to_start(f"the voice provider did not take the run: "
                                                                   f"{exc.message}"))
                 return None
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.record_run(conn, run_id, {"provider_run_id": provider_run["id"], "updated_at": utcnow()})
             return provider_run
         return None
@@ -183,13 +182,13 @@ class Runs:
                   "updated_at": utcnow()}
         if state.status == domain.ENDED:
             values["ended_at"] = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             return await store.record_run(conn, run_id, values)
 
     async def resume(self) -> int:
         """Drive again the runs a stopped process left unfinished (at start): submitted ones are followed, the
         others submitted; how many."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             left = (await conn.execute(store.unfinished_runs())).all()
         work = []
         for run in left:
@@ -229,7 +228,7 @@ class Runs:
         if run_id:
             require_uuid(run_id, "run_id")
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.run_by(conn, who.business_ids, run_id=run_id, provider_run_id=provider_run_id)
         if row is None:
             raise not_found("eval run")
@@ -239,7 +238,7 @@ class Runs:
         """The agent's 50 most recent runs, newest first (unfinished ones refreshed)."""
         require_uuid(agent_id, "agent_id")
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = (await conn.execute(store.runs_of_agent(who.business_ids, agent_id, domain.RUNS_LISTED))).all()
         return [await self._refreshed(r) for r in rows]
 
@@ -253,7 +252,7 @@ class Runs:
             return row
         updated = await self._record(str(row.id), domain.run_state(provider_run))
         if updated is None:  # it ended meanwhile (its driver recorded it): read it as it is now
-            async with self.engine.connect() as conn:
+            async with self.db.read() as conn:
                 [updated] = await store.runs_by_ids(conn, [str(row.id)])
         return updated
 
@@ -271,5 +270,5 @@ class RunResumer(Background):
             await self.runs.resume()
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - e.g. the database is away at start; polling refreshes runs later
+        except Exception:  # e.g. the database is away at start; polling refreshes runs later
             log.exception("resuming unfinished eval runs failed")

@@ -9,20 +9,17 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import leases, tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
-from core.rpc import Client
 from core.tenant import require_business
+from core.uow import Database
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.evals import domain, store
+from services.evals.agents_port import AgentsPort
 from services.evals.store import scenarios
-from switchboard.v1 import agents_pb2
 
 # A write holds its scenario at most this long (a provider call with its retries fits well inside).
 SCENARIO_LEASE = timedelta(seconds=60)
@@ -30,15 +27,15 @@ LEASE_WAIT_SECONDS = 25.0
 
 
 class Scenarios:
-    def __init__(self, engine: AsyncEngine, voice: VoiceProvider, agents: Client):
-        self.engine = engine
+    def __init__(self, db: Database, voice: VoiceProvider, agents: AgentsPort):
+        self.db = db
         self.voice = voice
         self.agents = agents
 
     async def _agent_of(self, business_id: str, agent_id: str) -> None:
         """The agent must be one of the business's (anything else reads as not found)."""
         require_uuid(agent_id, "agent_id")
-        agent = await self.agents.GetAgent(agents_pb2.GetAgentRequest(id=agent_id))
+        agent = await self.agents.agent(agent_id)
         if agent.business_id != business_id:
             raise not_found("agent")
 
@@ -49,7 +46,7 @@ class Scenarios:
         mirror = await self.voice.create_eval(domain.provider_body(scenario))
         now = utcnow()
         try:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 return await store.insert_scenario(
                     conn, id=new_id(), business_id=business_id, agent_id=agent_id, provider_eval_id=mirror["id"],
                     name=scenario.name, description=scenario.description, messages=scenario.messages,
@@ -61,7 +58,7 @@ class Scenarios:
 
     async def get(self, scenario_id: str):
         require_uuid(scenario_id, "id")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.scenario(conn, tenant.require_account().business_ids, scenario_id)
         if row is None:
             raise not_found("eval scenario")
@@ -71,7 +68,7 @@ class Scenarios:
         if agent_id is not None:
             require_uuid(agent_id, "agent_id")
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, store.scenarios_of(who.business_ids, agent_id), scenarios.c.created_at,
                                     scenarios.c.id, page)
 
@@ -83,15 +80,14 @@ class Scenarios:
             domain.check_description(description) if description is not None else row.description,
             domain.check_messages(messages) if messages is not None else row.messages)
         before = domain.Scenario(row.name, row.description, row.messages)
-        async with leases.hold(self.engine, scenarios, row.id, duration=SCENARIO_LEASE,
+        async with leases.hold(self.db, scenarios, row.id, duration=SCENARIO_LEASE,
                                wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
             await self.voice.update_eval(row.provider_eval_id, _mirror_update(changed))
             try:
-                async with self.engine.begin() as conn:
-                    updated = (await conn.execute(
-                        scenarios.update().where(scenarios.c.id == row.id, leases.held(scenarios, token))
-                        .values(name=changed.name, description=changed.description, messages=changed.messages,
-                                updated_at=utcnow(), **leases.RELEASED).returning(scenarios))).first()
+                async with self.db.transaction() as conn:
+                    updated = await store.leased_scenario_update(conn, row.id, token, {
+                        "name": changed.name, "description": changed.description, "messages": changed.messages,
+                        "updated_at": utcnow(), **leases.RELEASED})
                 if updated is None:
                     raise ServiceError("conflict", "this eval scenario was changed by another request; retry")
             except BaseException:
@@ -102,16 +98,15 @@ class Scenarios:
 
     async def delete(self, scenario_id: str) -> str:
         row = await self.get(scenario_id)
-        async with leases.hold(self.engine, scenarios, row.id, duration=SCENARIO_LEASE,
+        async with leases.hold(self.db, scenarios, row.id, duration=SCENARIO_LEASE,
                                wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
             try:
                 await self.voice.delete_eval(row.provider_eval_id)
             except ProviderError as exc:
                 if exc.status != 404:  # already gone at the provider: ours goes too
                     raise
-            async with self.engine.begin() as conn:
-                await conn.execute(sa.delete(scenarios).where(scenarios.c.id == row.id,
-                                                              leases.held(scenarios, token)))
+            async with self.db.transaction() as conn:
+                await store.delete_leased_scenario(conn, row.id, token)
         return str(row.id)
 
 

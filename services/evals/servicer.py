@@ -7,7 +7,8 @@ from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
-from providers.voice.client import VapiClient
+from providers import configured
+from services.evals.agents_port import GrpcAgents
 from services.evals.run_service import RunResumer, Runs
 from services.evals.service import Scenarios
 from switchboard.v1 import evals_pb2, evals_pb2_grpc
@@ -100,10 +101,9 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
 
 def build(runtime: Runtime) -> EvalsServicer:
     s = runtime.settings
-    voice = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
-    runtime.on_stop.append(voice.close)
-    agents = runtime.client("agents")
-    runs = Runs(runtime.engine, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds)
+    voice = runtime.closing(configured.voice(s))
+    agents = GrpcAgents(runtime.client("agents"))
+    runs = Runs(runtime.db, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds)
     runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
     runtime.run(RunResumer(runs))
-    return EvalsServicer(Scenarios(runtime.engine, voice, agents), runs)
+    return EvalsServicer(Scenarios(runtime.db, voice, agents), runs)

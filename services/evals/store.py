@@ -5,6 +5,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import leases
 from core.leases import lease_columns
 
 SCHEMA = "evals"
@@ -102,3 +103,17 @@ def unfinished_runs() -> sa.Select:
     return (sa.select(runs, scenarios.c.provider_eval_id)
             .select_from(runs.outerjoin(scenarios, scenarios.c.id == runs.c.eval_id))
             .where(runs.c.status != "ended"))
+
+
+async def leased_scenario_update(conn: AsyncConnection, scenario_id, token: str, values: dict):
+    """The scenario after `values`, or None when its lease is no longer `token`'s."""
+    return (await conn.execute(scenarios.update().where(scenarios.c.id == scenario_id, leases.held(scenarios, token))
+                               .values(**values).returning(scenarios))).first()
+
+
+async def delete_leased_scenario(conn: AsyncConnection, scenario_id, token: str) -> None:
+    await conn.execute(sa.delete(scenarios).where(scenarios.c.id == scenario_id, leases.held(scenarios, token)))
+
+
+async def add_runs(conn: AsyncConnection, rows: list[dict]) -> None:
+    await conn.execute(runs.insert(), rows)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
 from core.compliance import decision as compliance
@@ -27,6 +27,7 @@ from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.messages import set_timestamp, struct
 from core.pagination import Page, Paged, fetch_page
+from core.uow import Database
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
 from services.messaging.store import compliance_decisions
@@ -64,8 +65,8 @@ def accessible_business(business_id: str) -> str:
 
 
 class Compliance:
-    def __init__(self, engine: AsyncEngine, platform_dnc: frozenset[str], policy: compliance.Policy):
-        self.engine, self.platform_dnc, self.policy = engine, platform_dnc, policy
+    def __init__(self, db: Database, platform_dnc: frozenset[str], policy: compliance.Policy):
+        self.db, self.platform_dnc, self.policy = db, platform_dnc, policy
 
     async def standing(self, conn: AsyncConnection, business_id: str, phone: str,
                        now: datetime) -> compliance.Standing:
@@ -85,7 +86,7 @@ class Compliance:
             raise invalid(f"phones: at most {STANDINGS_MAX} per request ({len(phones)} given)")
         checked = list(dict.fromkeys(normalize_e164(p, f"phones[{i}]") for i, p in enumerate(phones)))
         now = utcnow()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             found = await store.standings(conn, business_id, checked)
             recent = await store.recent_calls_of(conn, business_id, checked, now - compliance.DAY)
         return [CalleeStanding(phone, self._standing(phone, *found[phone], now), recent[phone]) for phone in checked]
@@ -101,7 +102,7 @@ class Compliance:
             lead_id=require_uuid(request.lead_id, "lead_id") if request.HasField("lead_id") else None,
             lead_state=request.lead_state or None, lead_status=request.lead_status or None)
         business_hours = business_hours_of(request)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.lock_callee(conn, business_id, callee.phone)
             now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
             standing = await self.standing(conn, business_id, callee.phone, now)
@@ -119,7 +120,7 @@ class Compliance:
     async def release_call_slot(self, decision_id: str) -> None:
         who = tenant.require_account()
         require_uuid(decision_id, "decision_id")
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if not await store.release_call_slot(conn, decision_id, who.business_ids, utcnow()):
                 raise not_found("call slot")
 
@@ -135,14 +136,14 @@ class Compliance:
     async def log_alone(self, business_id: str, channel: str, callee: compliance.Callee,
                         decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
         """A decision that writes nothing else (a refused or deferred text), in its own transaction; the logged row."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             return await self.log(conn, business_id, channel, callee, decided, actor, reference, now)
 
     async def decisions(self, business_id: str | None, phone: str | None, lead_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         query = store.decisions_of(business_id, normalize_e164(phone, "phone") if phone else None,
                                    require_uuid(lead_id, "lead_id") if lead_id else None)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, query, compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
 
 

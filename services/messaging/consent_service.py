@@ -8,9 +8,8 @@ compliance decision's (services.messaging.compliance_service) to say.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.contact import normalize_e164
@@ -18,6 +17,7 @@ from core.errors import invalid, not_found
 from core.ids import new_id, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.text import optional_text
+from core.uow import Database
 from services.messaging import domain, store
 from services.messaging.store import dnc_entries
 
@@ -31,9 +31,23 @@ def conversational_until(history) -> datetime | None:
     return latest + timedelta(days=domain.CONVERSATIONAL_CONSENT_DAYS) if latest else None
 
 
+@dataclass(frozen=True)
+class DncStanding:
+    """A phone on a business's do-not-call list (its entry) and/or the platform's."""
+
+    business_id: str
+    phone: str
+    entry: object | None
+    platform: bool
+
+    @property
+    def listed(self) -> bool:
+        return self.entry is not None or self.platform
+
+
 class Consents:
-    def __init__(self, engine: AsyncEngine, platform_dnc: frozenset[str]):
-        self.engine = engine
+    def __init__(self, db: Database, platform_dnc: frozenset[str]):
+        self.db = db
         self.platform_dnc = platform_dnc
 
     # -- consent ------------------------------------------------------------------------------
@@ -42,7 +56,7 @@ class Consents:
         """(business, phone, history) for a phone of one of the caller's businesses."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return business_id, phone, await store.consent_history(conn, business_id, phone)
 
     async def record(self, phone: str, business_id: str | None, state: str, note: str | None):
@@ -52,7 +66,7 @@ class Consents:
         if state not in domain.API_CONSENT:
             raise invalid(f"state must be one of {', '.join(domain.API_CONSENT)}")
         note = optional_text(note, "note", domain.NOTE_MAX)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.add_consent(conn, business_id=business_id, phone=phone, kind=domain.API_CONSENT[state], source="api",
                                     actor=who.actor, note=note, created_at=utcnow())
             return business_id, phone, await store.consent_history(conn, business_id, phone)
@@ -62,21 +76,21 @@ class Consents:
     async def add_dnc(self, phone: str, business_id: str | None, reason: str | None):
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             return await store.add_dnc(conn, id=new_id(), business_id=business_id, phone=normalize_e164(phone, "phone"),
                                        reason=optional_text(reason, "reason", domain.REASON_MAX), added_by=who.actor,
                                        created_at=utcnow())
 
-    async def check_dnc(self, phone: str, business_id: str | None):
-        """(business, phone, the business's entry or None, on the platform's list)."""
+    async def check_dnc(self, phone: str, business_id: str | None) -> DncStanding:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
-        async with self.engine.connect() as conn:
-            return business_id, phone, await store.listed(conn, business_id, phone), phone in self.platform_dnc
+        async with self.db.read() as conn:
+            entry = await store.listed(conn, business_id, phone)
+        return DncStanding(business_id, phone, entry, phone in self.platform_dnc)
 
     async def list_dnc(self, business_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, store.dnc_of(business_id), dnc_entries.c.created_at, dnc_entries.c.id, page)
 
     async def remove_dnc(self, phone: str, business_id: str | None, reason: str):
@@ -85,7 +99,7 @@ class Consents:
         phone = normalize_e164(phone, "phone")
         if not reason:  # kept as given (the gateway requires a visible character; a query has no length limit)
             raise invalid("reason is required: say why the number may be contacted again")
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             removed = await store.remove_dnc(conn, business_id, phone, removed_at=utcnow(), removed_reason=reason,
                                              removed_by=who.actor)
         if removed is None:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 from core.errors import ServiceError
 
@@ -28,7 +29,8 @@ STATUSES = (*PROGRESS, *OUTCOMES, RECEIVED)
 _RANK = {**{s: i for i, s in enumerate(PROGRESS)}, **{s: len(PROGRESS) for s in OUTCOMES}}
 
 
-def sent_match(listed: list[dict], body: str, sent_at: datetime, known_sids: set[str]) -> dict | None:
+def sent_match(listed: list[dict[str, Any]], body: str, sent_at: datetime,
+               known_sids: set[str]) -> dict[str, Any] | None:
     """Among the provider's messages from our number to the callee (newest first), the one our text of unknown
     outcome became: the same body, created no earlier than a minute before we sent it, not already one of ours."""
     for message in listed:

@@ -9,25 +9,22 @@ out, so an email goes out at least once.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import tenant
-from core.background import Background
+from core.background import Periodic
 from core.bus import business_event, subject_for
 from core.contact import normalize_email
 from core.db import lock_until_commit
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
-from core.rpc import Client
+from core.uow import Database
 from providers.email.adapter import EmailError, EmailSender
 from services.messaging import domain, store
+from services.messaging.ports import Neighbours
 from services.messaging.store import emails
-from switchboard.v1 import accounts_pb2, common_pb2, sdr_pb2
 
 log = logging.getLogger(__name__)
 PROMPTS_SUBJECT = subject_for("agent.prompt_changed")
@@ -51,9 +48,9 @@ class Emails:
     business is in good standing, within a daily quota, and to the owner or a lead unless the owner approves it
     in person (domain.queued_status)."""
 
-    def __init__(self, engine: AsyncEngine, accounts: Client, sdr: Client, daily_quota: int):
-        self.engine = engine
-        self.accounts, self.sdr = accounts, sdr  # forwarding the tenant set below
+    def __init__(self, db: Database, others: Neighbours, daily_quota: int):
+        self.db = db
+        self.others = others  # asked as the tenant set below (services.messaging.ports)
         self.daily_quota = daily_quota
 
     async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool):
@@ -62,14 +59,14 @@ class Emails:
         who.require_good_standing(business_id, "sending email")
         subject, body = domain.check_email_text(subject, body)
         to = normalize_email(to, "to")
-        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        owner = await self.others.workspaces.owner(business_id)
         owner_email = owner.email if owner.email_confirmed else None  # an unconfirmed address is a stranger's
-        recipient = domain.recipient_of(to, owner_email, await self._is_lead(business_id, to))
+        recipient = domain.recipient_of(to, owner_email, await self.others.leads.is_lead_email(business_id, to))
         status = domain.queued_status(recipient, approve, _owner_in_person(who))
         now = utcnow()
         approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} \
             if status == "approved" else {}
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await lock_until_commit(conn, "email-quota", business_id)
             queued, oldest = await store.api_emails_since(conn, business_id, now - domain.EMAIL_WINDOW)
             if queued >= self.daily_quota:
@@ -81,16 +78,11 @@ class Emails:
                 status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,
                 created_by=who.actor, created_at=now, updated_at=now, **approved)
 
-    async def _is_lead(self, business_id: str, email: str) -> bool:
-        found = await self.sdr.ListLeads(sdr_pb2.ListLeadsRequest(email=email, page=common_pb2.PageRequest(
-            limit=100)))
-        return any(lead.business_id == business_id for lead in found.leads)
-
     async def approve(self, email_id: str):
         who = tenant.require_account()
         require_uuid(email_id, "id")
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
             if current is None:
                 raise not_found("email")
@@ -108,14 +100,14 @@ class Emails:
         who = tenant.require_account()
         if status is not None and status not in domain.EMAIL_STATUSES:
             raise invalid(f"status must be one of {', '.join(domain.EMAIL_STATUSES)}")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, store.emails_of(who.business_ids, status), emails.c.created_at,
                                     emails.c.id, page)
 
     async def get(self, email_id: str):
         who = tenant.require_account()
         require_uuid(email_id, "id")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
         if row is None:
             raise not_found("email")
@@ -139,41 +131,32 @@ class Emails:
         """The owner's notification, once per event. Before the owner confirmed the address it waits in the queue
         for the owner's approval in the dashboard instead of going out."""
         with tenant.acting_as(tenant.acting_for(event.business_id, PROMPTS_CONSUMER)):
-            owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=event.business_id))
+            owner = await self.others.workspaces.owner(event.business_id)
         now = utcnow()
         held = {"status": "pending_approval", "recipient": domain.OTHER} if not owner.email_confirmed else {
             "status": "approved", "recipient": domain.OWNER, "approved_by": "platform", "approved_at": now,
             "next_attempt_at": now}
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.queue_email(conn, id=new_id(), business_id=event.business_id, kind="owner_notification",
                                     to_address=owner.email, subject=subject, body=body, reference=event.event_id,
                                     created_by="platform", created_at=now, updated_at=now, **held)
 
 
-class EmailDelivery(Background):
+class EmailDelivery(Periodic):
     """Sends due approved emails every `interval` seconds."""
 
     task_name = "email-delivery"
 
-    def __init__(self, engine: AsyncEngine, sender: EmailSender, *, interval: float, retry_scale: float):
-        self.engine, self.sender = engine, sender
+    def __init__(self, db: Database, sender: EmailSender, *, interval: float, retry_scale: float):
+        self.db, self.sender = db, sender
         self.interval, self.retry_scale = interval, retry_scale
 
-    async def run(self) -> None:
-        while True:
-            try:
-                sent = await self.deliver_due()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the database may be away; try again later
-                log.warning("email delivery: %s", exc)
-                sent = 0
-            if sent < DELIVERY_BATCH:
-                await asyncio.sleep(self.interval)
+    async def round(self) -> bool:
+        return await self.deliver_due() >= DELIVERY_BATCH  # a full batch: more may be due
 
     async def deliver_due(self) -> int:
         """Send one batch of due emails; how many were taken."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             claimed = await store.claim_due_emails(conn, utcnow(), DELIVERY_LEASE, DELIVERY_BATCH)
         for row, token in claimed:
             await self.deliver(row, token)
@@ -194,5 +177,5 @@ class EmailDelivery(Background):
         else:
             changes = {"status": "sent", "attempts": attempts, "message_id": message_id, "sent_at": utcnow(),
                        "next_attempt_at": None, "last_error": None}
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.leased_email_update(conn, row.id, token, {**changes, "updated_at": utcnow()})

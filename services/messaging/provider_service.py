@@ -10,9 +10,7 @@ sms.received into a lead or an interaction (services.sdr.sms_consumer), so a tex
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from sqlalchemy.ext.asyncio import AsyncEngine
+from urllib.parse import parse_qs, urlparse
 
 from core import tenant
 from core.bus import business_event, subject_for
@@ -21,13 +19,14 @@ from core.errors import ServiceError
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional
 from core.outbox import add_event
-from core.rpc import Client, unless_not_found
+from core.uow import Database
 from providers.messaging import signatures
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
+from services.messaging.ports import Neighbours
 from services.messaging.service import failed_event, sent_event
 from services.messaging.store import outbox
-from switchboard.v1 import accounts_pb2, agents_pb2, events_pb2, sdr_pb2
+from switchboard.v1 import events_pb2
 
 ACTOR = "messaging-inbound"
 TWIML = "application/xml"
@@ -36,11 +35,9 @@ CALLS_CONSUMER = "messaging-calls"
 
 
 class ProviderRequests:
-    def __init__(self, engine: AsyncEngine, auth_token: str, agents: Client, sdr: Client, accounts: Client,
-                 events_committed: Callable[[], None]):
-        self.engine, self.auth_token = engine, auth_token
-        self.agents, self.sdr, self.accounts = agents, sdr, accounts  # forwarding the tenant set below
-        self.events_committed = events_committed
+    def __init__(self, db: Database, auth_token: str, others: Neighbours):
+        self.db, self.auth_token = db, auth_token
+        self.others = others  # asked as the tenant set below (services.messaging.ports)
 
     def _authentic(self, url: str, params: dict[str, str], signature: str) -> None:
         if not signatures.is_valid(self.auth_token, url, params, signature):
@@ -49,11 +46,12 @@ class ProviderRequests:
 
     # -- status callbacks ------------------------------------------------------------------------
 
-    async def status_callback(self, url: str, params: dict[str, str], signature: str, message_id: str | None) -> None:
+    async def status_callback(self, url: str, params: dict[str, str], signature: str) -> None:
+        """A status callback of one of our texts (its id in the callback URL we gave, else its sid)."""
         self._authentic(url, params, signature)
+        message_id = (parse_qs(urlparse(url).query).get("message_id") or [None])[0]
         status, sid = params.get("MessageStatus", ""), params.get("MessageSid", "")
-        emitted = False
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await store.message_for_callback(conn, message_id if message_id and is_uuid(message_id) else None,
                                                    sid)
             if row is None or not domain.moves_forward(row.status, status):
@@ -74,9 +72,6 @@ class ProviderRequests:
                     str(updated.business_id))
             elif event == "sms.failed":
                 await add_event(conn, outbox, failed_event(updated), str(updated.business_id))
-            emitted = event is not None
-        if emitted:
-            self.events_committed()
 
     # -- inbound texts ---------------------------------------------------------------------------
 
@@ -88,15 +83,14 @@ class ProviderRequests:
         except ServiceError:
             return signatures.twiml_reply([])  # a short code or an alphanumeric sender: nothing to thread
         sid, body = params.get("MessageSid", ""), params.get("Body", "")
-        route = await unless_not_found(self.agents.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=number)))
+        route = await self.others.agents.route(number)
         if route is None:
             return signatures.twiml_reply([])  # a number no business holds any more
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             if await store.message_by_sid(conn, sid) is not None:
                 return signatures.twiml_reply([])  # the provider sent it again: answered already
         with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
-            lead = await unless_not_found(self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
-                business_id=route.business_id, phone=sender)))
+            lead = await self.others.leads.lead_with_phone(route.business_id, sender)
             lead_id = lead.id if lead else None
             reply = await self._take_in(route, sender, number, sid, body, lead_id)
         return signatures.twiml_reply([reply] if reply else [])
@@ -104,8 +98,8 @@ class ProviderRequests:
     async def _take_in(self, route, sender: str, number: str, sid: str, body: str, lead_id: str | None) -> str | None:
         kind = domain.keyword(body)
         now = utcnow()
-        agent_id = optional(route, "agent_id")
-        async with self.engine.begin() as conn:
+        agent_id = route.agent_id
+        async with self.db.transaction() as conn:
             thread = await store.thread(conn, route.business_id, number, sender, agent_id=agent_id, lead_id=lead_id,
                                         now=now)
             row = await store.add_message(conn, thread, id=new_id(), business_id=route.business_id,
@@ -122,12 +116,11 @@ class ProviderRequests:
                 message_id=str(row.id), conversation_id=str(thread.id), message_sid=sid, to=number, body=body,
                 agent_id=agent_id, lead_id=str(row.lead_id) if row.lead_id else None, keyword=kind,
                 **{"from": sender}), route.business_id)
-        self.events_committed()
         if kind is None:
             return None
-        business = await self.accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=route.business_id))
+        business_name = await self.others.workspaces.business_name(route.business_id)
         already = before == ("opted_out" if kind == "opt_out" else "opted_in")
-        return domain.keyword_reply(kind, business.name, already)
+        return domain.keyword_reply(kind, business_name, already)
 
     # -- calls as consent evidence ---------------------------------------------------------------
 
@@ -137,7 +130,7 @@ class ProviderRequests:
         caller = optional(call, "from")
         if not caller:
             return  # a withheld number
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             history = await store.consent_history(conn, event.business_id, caller)
             if any(row.reference == call.call_id for row in history):
                 return  # the event again

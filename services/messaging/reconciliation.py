@@ -7,14 +7,12 @@ Provider calls are made with no connection held; each write re-checks, under the
 still unknown (a callback may have been first)."""
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from core.background import Background
+from core.background import Periodic
 from core.ids import utcnow
+from core.uow import Database
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from services.messaging import domain, store
 from services.messaging.service import Texts
@@ -24,27 +22,21 @@ SETTLE = timedelta(seconds=5)  # a callback usually comes within seconds: ask th
 BATCH = 50
 
 
-class Reconciliation(Background):
+class Reconciliation(Periodic):
     task_name = "sms-reconciliation"
 
-    def __init__(self, engine: AsyncEngine, texts: Texts, sms: MessagingProvider, *, interval: float,
+    def __init__(self, db: Database, texts: Texts, sms: MessagingProvider, *, interval: float,
                  give_up: timedelta):
-        self.engine, self.texts, self.sms = engine, texts, sms
+        self.db, self.texts, self.sms = db, texts, sms
         self.interval, self.give_up = interval, give_up
 
-    async def run(self) -> None:
-        while True:
-            try:
-                await self.reconcile_due()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the database or the provider may be away; next round
-                log.warning("sms reconciliation: %s", exc)
-            await asyncio.sleep(self.interval)
+    async def round(self) -> bool:
+        await self.reconcile_due()
+        return False
 
     async def reconcile_due(self) -> int:
         """Look into every text of unknown outcome that had time to settle; how many were settled."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = await store.unknown_messages(conn, utcnow() - SETTLE, BATCH)
         settled = 0
         for row in rows:
@@ -57,7 +49,7 @@ class Reconciliation(Background):
         except ProviderError as exc:
             log.info("sms %s: the provider could not be asked (%s); next round", row.id, exc)
             return False
-        async with self.engine.connect() as conn:  # the sids of our other texts: never this one's answer
+        async with self.db.read() as conn:  # the sids of our other texts: never this one's answer
             ours = await store.known_sids(conn, [m["sid"] for m in listed if m.get("sid")], str(row.id))
         found = domain.sent_match(listed, row.body, row.created_at, ours)
         if found is not None:

@@ -17,11 +17,8 @@ reference and touch id, and its sms.* events carry them.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.compliance import decision as compliance
@@ -32,15 +29,17 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
-from core.rpc import Client, unless_not_found
 from core.text import optional_text
 from core.to_completion import to_completion
+from core.uow import Database
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
+from providers.status import provider_status
 from services.messaging import domain, store
 from services.messaging.compliance_service import Compliance
+from services.messaging.ports import Neighbours
 from services.messaging.store import conversations, messages, outbox
-from switchboard.v1 import agents_pb2, events_pb2, sdr_pb2
+from switchboard.v1 import events_pb2
 
 CONVERSATIONS_PAGE = MESSAGES_PAGE = (50, 100)
 
@@ -94,12 +93,11 @@ def status_callback_url(base_url: str, message_id: str) -> str:
 
 
 class Texts:
-    def __init__(self, engine: AsyncEngine, sms: MessagingProvider, compliance: Compliance, agents: Client,
-                 sdr: Client, base_url: str, events_committed: Callable[[], None]):
-        self.engine, self.sms, self.compliance = engine, sms, compliance
-        self.agents, self.sdr = agents, sdr  # forwarding the caller (Runtime.client)
+    def __init__(self, db: Database, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
+                 base_url: str):
+        self.db, self.sms, self.compliance = db, sms, compliance
+        self.others = others  # asked as the caller (services.messaging.ports)
         self.base_url = base_url
-        self.events_committed = events_committed
 
     async def send(self, new: NewText) -> Sent:
         """The text sent (or the message its idempotency key already names); a deferral is refused with its code
@@ -114,12 +112,12 @@ class Texts:
         tenant.require_account()
         text = checked(new)
         to = text.to
-        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=text.agent_id))
-        if not profile.HasField("phone_number"):
+        profile = await self.others.agents.sender(text.agent_id)
+        if profile.phone_number is None:
             raise not_found(f"phone number of agent {text.agent_id} (assign it one before texting from it)")
         business_id, sender = profile.business_id, profile.phone_number
         if text.idempotency_key is not None:
-            async with self.engine.connect() as conn:
+            async with self.db.read() as conn:
                 earlier = await store.message_by_key(conn, business_id, text.idempotency_key)
             if earlier is not None:
                 return Sent(same_text(earlier, text, sender), sender)
@@ -131,7 +129,7 @@ class Texts:
         now = utcnow()
         callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
                                    lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             standing = await self.compliance.standing(conn, business_id, to, now)
         decided = compliance.decide(compliance.Touch(SMS, now, sender=sender, business_hours=text.business_hours),
                                     callee, standing)
@@ -172,9 +170,8 @@ class Texts:
         """The lead the text is for: `lead_id` (of the caller's businesses), else the business's lead with that
         phone, else None."""
         if lead_id:
-            return await self.sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead_id))
-        return await unless_not_found(self.sdr.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
-            business_id=business_id, phone=phone)))
+            return await self.others.leads.lead(lead_id)
+        return await self.others.leads.lead_with_phone(business_id, phone)
 
     async def _write(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
                      decided: compliance.Decision, now: datetime) -> tuple[object, bool]:
@@ -182,7 +179,7 @@ class Texts:
         True); or, when a racing send claimed the idempotency key first, (that send's message, False) with nothing
         written."""
         lead_id = callee.lead_id
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             async with conn.begin() as transaction:
                 thread = await store.thread(conn, business_id, sender, text.to, agent_id=text.agent_id,
                                             lead_id=lead_id, now=now)
@@ -201,7 +198,7 @@ class Texts:
     async def _record_unknown(self, row, exc: ProviderError):
         """The text is unknown (no sms.failed: it may have gone out; services.messaging.reconciliation finds out),
         unless the provider's callback already told us more: then that message, with its sid."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             current = await store.message_for_callback(conn, str(row.id), "")
             if current.status != domain.PENDING and current.provider_sid:
                 return current
@@ -210,30 +207,28 @@ class Texts:
         return None
 
     async def _record_failure(self, row, exc: ProviderError) -> None:
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             failed = await store.update_message(conn, row.id, {
                 "status": "failed", "error_code": str(exc.code) if exc.code else None, "error_message": str(exc),
                 "updated_at": utcnow()})
             await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
-        self.events_committed()
 
     async def record_never_sent(self, row, why: str) -> bool:
         """A text of unknown outcome that never went out: failed (sms.failed), if it is still unknown."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             current = await store.message_for_callback(conn, str(row.id), "")
             if current is None or current.status != domain.UNKNOWN:
                 return False
             failed = await store.update_message(conn, row.id, {"status": "failed", "error_message": why,
                                                                "updated_at": utcnow()})
             await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
-        self.events_committed()
         return True
 
     async def record_accepted(self, row, accepted: dict):
         """The provider's Message for our text (its answer to the send, or found later): its sid, and sms.sent."""
         status = accepted.get("status") if domain.moves_forward(domain.PENDING, accepted.get("status") or "") \
             else "queued"
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             current = await store.message_for_callback(conn, row.id, accepted["sid"])
             if row.status == domain.UNKNOWN and current.status != domain.UNKNOWN:
                 return current  # found late, but a callback recorded it first (with sms.sent)
@@ -242,14 +237,22 @@ class Texts:
                 changes["status"] = status
             sent = await store.update_message(conn, row.id, changes)
             await add_event(conn, outbox, sent_event(sent), str(sent.business_id))
-        self.events_committed()
         return sent
+
+    async def provider_status(self) -> str:
+        """The messaging provider as our account sees it: ok, refused (the account is not active, or our
+        credentials are refused) or unavailable (providers.status)."""
+        try:
+            account = await self.sms.check()
+        except ProviderError as exc:
+            return provider_status(exc.status)
+        return "ok" if account.get("status") == "active" else "refused"
 
     # -- reads ---------------------------------------------------------------------------------
 
     async def conversations(self, conversation_id: str | None, page: Page) -> Paged:
         who = tenant.require_account()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             paged = await fetch_page(conn, store.conversations_of(who.business_ids, conversation_id),
                                      conversations.c.last_message_at, conversations.c.id, page)
         if conversation_id and not paged.rows:
@@ -261,7 +264,7 @@ class Texts:
         who = tenant.require_account()
         if direction is not None and direction not in domain.DIRECTIONS:
             raise invalid(f"direction must be one of {', '.join(domain.DIRECTIONS)}")
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             paged = await fetch_page(conn, store.messages_of(who.business_ids, conversation_id, direction),
                                      messages.c.created_at, messages.c.id, page)
             if conversation_id and paged.rows:

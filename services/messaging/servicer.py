@@ -2,18 +2,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from urllib.parse import parse_qs, urlparse
 
-from core.bus import DurableConsumer
 from core.compliance import decision
 from core.grpc_server import Runtime
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from core.pagination import Page
-from providers.email.smtp import SmtpSender
-from providers.messaging.adapter import ProviderError
-from providers.messaging.client import TwilioClient
-from providers.status import provider_status
+from providers import configured
 from services.messaging import domain, provider_service
 from services.messaging.compliance_service import (
     DECISIONS_PAGE,
@@ -32,6 +27,7 @@ from services.messaging.email_service import (
     EmailDelivery,
     Emails,
 )
+from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import TWIML, ProviderRequests
 from services.messaging.reconciliation import Reconciliation
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
@@ -123,9 +119,9 @@ def _text(value) -> str | None:
 
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
     def __init__(self, texts: Texts, consents: Consents, compliance: Compliance, provider: ProviderRequests,
-                 sms: TwilioClient, emails: Emails):
+                 emails: Emails):
         self.texts, self.consents, self.compliance = texts, consents, compliance
-        self.provider, self.sms, self.emails = provider, sms, emails
+        self.provider, self.emails = provider, emails
 
     async def SendSms(self, request, context):
         return sent_message(await self.texts.send(new_text(request)))
@@ -137,8 +133,7 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         return messaging_pb2.PlaceSmsReply(deferred=decision_message(placed))
 
     async def HandleStatusCallback(self, request, context):
-        message_id = (parse_qs(urlparse(request.url).query).get("message_id") or [None])[0]
-        await self.provider.status_callback(request.url, dict(request.params), request.signature, message_id)
+        await self.provider.status_callback(request.url, dict(request.params), request.signature)
         return messaging_pb2.ProviderReply(content_type=TWIML, body="")
 
     async def HandleInboundMessage(self, request, context):
@@ -169,12 +164,11 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
                                                        optional(request, "reason")))
 
     async def CheckDnc(self, request, context):
-        business_id, phone, entry, platform = await self.consents.check_dnc(request.phone,
-                                                                            optional(request, "business_id"))
-        check = messaging_pb2.DncCheck(phone=phone, business_id=business_id, listed=entry is not None or platform,
-                                       platform=platform)
-        if entry is not None:
-            check.entry.CopyFrom(dnc_message(entry))
+        found = await self.consents.check_dnc(request.phone, optional(request, "business_id"))
+        check = messaging_pb2.DncCheck(phone=found.phone, business_id=found.business_id, listed=found.listed,
+                                       platform=found.platform)
+        if found.entry is not None:
+            check.entry.CopyFrom(dnc_message(found.entry))
         return check
 
     async def ListDnc(self, request, context):
@@ -186,12 +180,7 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
                                                           request.reason))
 
     async def CheckProvider(self, request, context):
-        try:
-            account = await self.sms.check()
-        except ProviderError as exc:
-            return messaging_pb2.ProviderStatus(status=provider_status(exc.status))
-        return messaging_pb2.ProviderStatus(status="ok" if account.get("status") == "active" else "refused")
-
+        return messaging_pb2.ProviderStatus(status=await self.texts.provider_status())
 
     async def DecideCall(self, request, context):
         return decision_message(await self.compliance.decide_call(request))
@@ -226,24 +215,20 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
 
 def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
-    sms = TwilioClient(s.sms_api_url, s.sms_account_sid, s.sms_auth_token.reveal(), timeout=s.sms_timeout_seconds)
-    runtime.on_stop.append(sms.close)
-    consents = Consents(runtime.engine, frozenset(s.platform_dnc))
-    compliance = Compliance(runtime.engine, consents.platform_dnc,
+    sms = runtime.closing(configured.sms(s))
+    consents = Consents(runtime.db, frozenset(s.platform_dnc))
+    compliance = Compliance(runtime.db, consents.platform_dnc,
                             decision.Policy(calls_per_24h=s.compliance_calls_per_24h))
-    texts = Texts(runtime.engine, sms, compliance, runtime.client("agents"), runtime.client("sdr"), s.public_base_url,
-                  runtime.events_committed)
-    provider = ProviderRequests(runtime.engine, s.sms_auth_token.reveal(), texts.agents, texts.sdr,
-                                runtime.client("accounts"), runtime.events_committed)
-    runtime.run(DurableConsumer(runtime.bus, provider_service.CALLS_CONSUMER, provider.record_call,
-                                filter_subject=provider_service.CALLS_SUBJECT))
-    runtime.run(Reconciliation(runtime.engine, texts, sms, interval=s.sms_reconcile_seconds,
+    others = grpc_neighbours(runtime.client)
+    texts = Texts(runtime.db, sms, compliance, others, s.public_base_url)
+    provider = ProviderRequests(runtime.db, s.sms_auth_token.reveal(), others)
+    runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,
+                    filter_subject=provider_service.CALLS_SUBJECT)
+    runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes)))
-    emails = Emails(runtime.engine, provider.accounts, texts.sdr, s.email_daily_quota)
-    runtime.run(DurableConsumer(runtime.bus, PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT))
-    runtime.run(DurableConsumer(runtime.bus, NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT))
-    sender = SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
-                        password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
-    runtime.run(EmailDelivery(runtime.engine, sender, interval=s.email_delivery_interval_seconds,
+    emails = Emails(runtime.db, others, s.email_daily_quota)
+    runtime.consume(PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT)
+    runtime.consume(NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT)
+    runtime.run(EmailDelivery(runtime.db, configured.mail(s), interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
-    return MessagingServicer(texts, consents, compliance, provider, sms, emails)
+    return MessagingServicer(texts, consents, compliance, provider, emails)

@@ -1,16 +1,8 @@
-"""The agents of a business and their numbers, as the runs and the pipeline pick the agent that calls and texts."""
+"""Which of a business's agents calls and texts, as the runs and the pipeline pick it (services.sdr.ports gives each
+agent with its number)."""
 from __future__ import annotations
 
 from core.errors import invalid
-from core.rpc import Client
-from switchboard.v1 import agents_pb2, common_pb2
-
-
-async def agent_numbers(agents: Client, business_id: str) -> dict[str, str | None]:
-    """Each of the business's agents (the first 100) with its phone number (None without one)."""
-    reply = await agents.ListAgents(agents_pb2.ListAgentsRequest(business_id=business_id,
-                                                                 page=common_pb2.PageRequest(limit=100)))
-    return {a.id: a.phone_number if a.HasField("phone_number") else None for a in reply.agents}
 
 
 def only_agent_with_number(numbers: dict[str, str | None], setting: str) -> str:

@@ -3,6 +3,7 @@ inputs, and the audit's bounds (the scoring model itself is services.sdr.scoring
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid
@@ -13,6 +14,9 @@ STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified",
 # The statuses PATCH may set; the others are set at creation or by the pipeline.
 PATCH_STATUSES = ("new", "contacted", "qualified", "converted", "lost")
 OPEN_STATUSES = ("new", "contacted", "qualified")
+# The lead funnel (analytics), in order: a lead at a stage has passed the stages before it; a lead in any other
+# status left the pipeline.
+FUNNEL_STAGES = (*OPEN_STATUSES, "converted")
 DEFAULT_STATUS, DEFAULT_SOURCE = "new", "api"
 CHANNELS, DIRECTIONS = ("call", "sms", "email"), ("inbound", "outbound")
 
@@ -43,9 +47,9 @@ def check_status(status: str, allowed: tuple[str, ...] = STATUSES) -> str:
     return status
 
 
-def clean_fields(given: dict[str, str], *, patch: bool) -> dict:
+def clean_fields(given: dict[str, str], *, patch: bool) -> dict[str, Any]:
     """Checked and normalized values of the given fields (empty text clears an optional field)."""
-    values: dict = {}
+    values: dict[str, Any] = {}
     for field, raw in given.items():
         if patch and field not in PATCHABLE:
             raise invalid(f"{field} cannot be changed with PATCH; changeable: {', '.join(PATCHABLE)}")
@@ -69,7 +73,7 @@ def clean_fields(given: dict[str, str], *, patch: bool) -> dict:
     return values
 
 
-def with_derived_name(values: dict, current: dict | None = None) -> dict:
+def with_derived_name(values: dict[str, Any], current: dict[str, Any] | None = None) -> dict[str, Any]:
     """`name` follows first_name and last_name when the caller did not set it."""
     if "name" in values or not ({"first_name", "last_name"} & set(values)):
         return values
@@ -78,14 +82,14 @@ def with_derived_name(values: dict, current: dict | None = None) -> dict:
     return {**values, "name": full or None}
 
 
-def new_lead_values(given: dict[str, str]) -> dict:
+def new_lead_values(given: dict[str, str]) -> dict[str, Any]:
     values = with_derived_name(clean_fields(given, patch=False))
     values.setdefault("status", DEFAULT_STATUS)
     values.setdefault("source", DEFAULT_SOURCE)
     return values
 
 
-def changed_values(current: dict, given: dict[str, str]) -> dict:
+def changed_values(current: dict[str, Any], given: dict[str, str]) -> dict[str, Any]:
     """The patched fields whose value differs from the stored one."""
     values = with_derived_name(clean_fields(given, patch=True), current)
     return {k: v for k, v in values.items() if current.get(k) != v}
@@ -113,7 +117,7 @@ def check_score_bound(field: str, score: int) -> int:
     return score
 
 
-def score(values: dict, now: datetime) -> scoring.Score:
+def score(values: dict[str, Any], now: datetime) -> scoring.Score:
     """The score of a lead with these stored values."""
     return scoring.score_lead(scoring.LeadFacts(
         source=values["source"], status=values["status"], has_email=bool(values.get("email")),
@@ -121,12 +125,12 @@ def score(values: dict, now: datetime) -> scoring.Score:
         last_activity=values["last_activity_at"], intent=values.get("intent")), now)
 
 
-def score_columns(result: scoring.Score) -> dict:
+def score_columns(result: scoring.Score) -> dict[str, Any]:
     return {"score": result.score, "score_confidence": result.confidence, "score_explanation": result.explanation,
             "score_factors": result.factors}
 
 
-def missing_contact_values(current: dict, values: dict) -> dict:
+def missing_contact_values(current: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     """What a repeated contact upsert adds to an existing lead: the contact fields it does not have yet
     (the first source, name and agent stay)."""
     return {k: v for k, v in values.items() if k in CONTACT_FIELDS and current.get(k) is None}

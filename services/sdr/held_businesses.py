@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import standing
 from core.bus import business_event, subject_for
+from core.uow import Database
 from services.sdr.schema import Ts, Uuid, metadata
 
 SUBJECT = subject_for("workspace.standing_changed")
@@ -33,8 +33,8 @@ def not_held(business_id: sa.ColumnElement) -> sa.ColumnElement[bool]:
 
 
 class StandingRecorder:
-    def __init__(self, engine: AsyncEngine):
-        self.engine = engine
+    def __init__(self, db: Database):
+        self.db = db
 
     async def handle(self, message: dict) -> None:
         event, change = business_event(message)
@@ -44,5 +44,5 @@ class StandingRecorder:
             index_elements=[standings.c.business_id],
             set_={"standing": statement.excluded.standing, "changed_at": statement.excluded.changed_at},
             where=standings.c.changed_at <= statement.excluded.changed_at)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await conn.execute(statement)

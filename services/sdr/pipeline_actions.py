@@ -20,18 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, rfc3339, utcnow
-from core.messages import business_hours
-from core.rpc import Client
+from core.uow import Database
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
-from services.sdr.business_agents import agent_numbers, only_agent_with_number
+from services.sdr.business_agents import only_agent_with_number
 from services.sdr.pipeline_service import Pipeline, signals_of
-from switchboard.v1 import accounts_pb2, calls_pb2, messaging_pb2
+from services.sdr.ports import Neighbours, Touch
 
 CHANNEL_FIELD = {"call": "phone", "sms": "phone", "email": "email"}
 PENDING_LEASE = timedelta(minutes=10)  # a touch pending longer was abandoned by the process making it
@@ -61,10 +58,9 @@ def touch_email(business_name: str, first_name: str | None) -> tuple[str, str]:
 
 
 class Actions:
-    def __init__(self, engine: AsyncEngine, pipeline: Pipeline, agents: Client, accounts: Client, calls: Client,
-                 messaging: Client):
-        self.engine, self.pipeline = engine, pipeline
-        self.agents, self.accounts, self.calls, self.messaging = agents, accounts, calls, messaging
+    def __init__(self, db: Database, pipeline: Pipeline, others: Neighbours):
+        self.db, self.pipeline = db, pipeline
+        self.others = others  # asked as the caller (services.sdr.ports)
 
     async def act(self, business_id: str, lead_id: str, action: str, origin: str = "api",
                   window_id: str | None = None) -> ActionResult:
@@ -78,7 +74,7 @@ class Actions:
             who.require_good_standing(business_id, "reaching out to leads")
         config = (await self.pipeline.config(business_id)).config
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             lead = await store.lock_lead(conn, business_id, lead_id)
             if lead is None:
                 raise not_found("lead")
@@ -105,12 +101,12 @@ class Actions:
         try:
             reference, detail = await self._touch(action, lead, config, str(claim.id))
         except ServiceError as err:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.finish_activity(conn, str(claim.id), {"status": "failed", "detail": err.message[:1000],
                                                                   "updated_at": utcnow()})
             raise
         done = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.finish_activity(conn, str(claim.id), {"status": "done", "detail": detail,
                                                               "reference": reference, "updated_at": done})
             await store.count_touch(conn, lead_id, done)
@@ -136,30 +132,23 @@ class Actions:
         """Make the touch: (the reference of what it made, what it did)."""
         if action == "email":
             subject, body = touch_email(await self._business_name(lead), lead.first_name)
-            email = await self.messaging.QueueEmail(messaging_pb2.QueueEmailRequest(
-                to=lead.email, subject=subject, body=body, business_id=str(lead.business_id)))
+            email = await self.others.messaging.queue_email(lead.email, subject, body, str(lead.business_id))
             return email.id, f"email queued to {lead.email} ({email.status})"
         agent_id = config.sdr_agent_id or only_agent_with_number(
-            await agent_numbers(self.agents, str(lead.business_id)), "sdr_agent_id")
-        key = f"pipeline:{claim_id}"
-        hours = business_hours(config.business_hours_start, config.business_hours_end)
+            await self.others.agents.numbers(str(lead.business_id)), "sdr_agent_id")
+        touch = Touch(agent_id, lead.phone, f"pipeline:{claim_id}", "pipeline", claim_id,
+                      (config.business_hours_start, config.business_hours_end), lead_id=str(lead.id))
         if action == "call":
-            call = await self.calls.CreateCall(calls_pb2.CreateCallRequest(
-                agent_id=agent_id, to=lead.phone, lead_id=str(lead.id), idempotency_key=key,
-                compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="pipeline", reference=claim_id,
-                business_hours=hours))
+            call = await self.others.calls.create_call(touch)
             return call.id, f"call placed to {lead.phone} ({call.status})"
-        sent = await self.messaging.SendSms(messaging_pb2.SendSmsRequest(
-            to=lead.phone, from_agent_id=agent_id, message=touch_message(await self._business_name(lead),
-                                                                         lead.first_name),
-            lead_id=str(lead.id), idempotency_key=key, actor="pipeline", reference=claim_id, business_hours=hours))
-        return sent.message_id, f"text sent to {lead.phone} ({sent.status})"
+        sent = await self.others.messaging.send_text(touch, touch_message(await self._business_name(lead),
+                                                                          lead.first_name))
+        return sent.id, f"text sent to {lead.phone} ({sent.status})"
 
 
     async def _business_name(self, lead) -> str:
         """The name the pipeline's texts and emails sign with (a call's agent introduces the business itself)."""
-        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=str(lead.business_id)))
-        return owner.business_name
+        return (await self.others.accounts.owner(str(lead.business_id))).business_name
 
 
 def _check_abandoned(claim, action: str, now: datetime) -> None:

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from core.compliance import decision as compliance
-from core.compliance.rules import hours
+from core.compliance.rules import Hours, hours
 from core.errors import invalid
 
 SEGMENTS = ("speed_to_lead", "fresh_demo_caller", "warm_demo_caller", "cooling_demo", "new_trial_stuck",
@@ -78,10 +79,11 @@ class Config:
     email_from_account_id: str | None = None
 
     def auto(self, channel: str) -> bool:
-        return getattr(self, f"auto_{channel}")
+        switch: bool = getattr(self, f"auto_{channel}")
+        return switch
 
     @property
-    def business_hours(self):
+    def business_hours(self) -> Hours:
         return hours(self.business_hours_start, self.business_hours_end)
 
     @property
@@ -93,7 +95,7 @@ CONFIG_FIELDS = tuple(f.name for f in fields(Config))
 CONFIG_BOUNDS = {"min_touch_gap_hours": (0, 24 * 90), "max_touches": (1, 100)}
 
 
-def changed_config(current: Config, changes: dict) -> Config:
+def changed_config(current: Config, changes: dict[str, Any]) -> Config:
     """The config with a PUT's changes (None or absent: unchanged), checked as a whole; 400 naming the field."""
     unknown = sorted(set(changes) - set(CONFIG_FIELDS))
     if unknown:
@@ -120,7 +122,7 @@ def changed_config(current: Config, changes: dict) -> Config:
     return config
 
 
-def _whole(value) -> bool:
+def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -172,7 +174,8 @@ def segment(lead: Signals, config: Config, now: datetime) -> str:
         return "warm_demo_caller"
     if called_ago is not None and called_ago <= 30 * DAY:
         return "cooling_demo"
-    if lead.touch_count and (lead.last_inbound is None or lead.last_inbound < lead.last_touch):
+    touched = lead.last_touch  # set whenever touch_count is
+    if lead.touch_count and (lead.last_inbound is None or (touched is not None and lead.last_inbound < touched)):
         return "contacted_no_reply"
     return "cold"
 
@@ -278,11 +281,12 @@ def next_action(lead: Signals, segment_: str, config: Config, facts: Facts | Non
     stop = cadence_stop(lead, config, now)
     if stop is not None:
         return NextAction("skip", stop.reason, stop.next_allowed_at)
-    waits = []
+    waits: list[tuple[str, compliance.Decision]] = []
     for channel in automated:
         instead = f" ({_waiting(*waits[0])})" if waits else ""
         if channel == "email" or facts is None:
             return NextAction(channel, f"segment {segment_}: {_A[channel]}{instead}")
+        assert lead.phone is not None  # reachable: a call or a text has the lead's phone
         decided = compliance.decide(
             compliance.Touch(channel, now, business_hours=config.business_hours, recent_calls=facts.recent_calls),
             facts.callee or compliance.Callee(lead.phone), facts.standing)

@@ -13,27 +13,25 @@ the server secret (for a Kubernetes CronJob, or an operator).
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-
-from sqlalchemy.ext.asyncio import AsyncEngine
+from datetime import UTC, datetime, timedelta
 
 from core import tenant
-from core.background import Background
+from core.background import Periodic
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
 from core.ids import new_id, rfc3339, utcnow
 from core.outbox import add_event
-from core.rpc import Client
 from core.tenant import Tenant
+from core.uow import Database
 from services.sdr import pipeline_store as store
 from services.sdr.pipeline_actions import Actions
 from services.sdr.pipeline_run import PipelineRun, RunOutcome
 from services.sdr.pipeline_service import Pipeline
+from services.sdr.ports import Neighbours, grpc_neighbours
 from services.sdr.store import outbox
-from switchboard.v1 import accounts_pb2, events_pb2, messaging_pb2
+from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 WINDOW = timedelta(hours=2)
@@ -42,7 +40,7 @@ LEASE = timedelta(minutes=10)  # a run longer than this is taken over by another
 
 def window_of(now: datetime) -> datetime:
     """The start of the two-hour window (of UTC, from midnight) holding `now`."""
-    day = now.astimezone(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     return day + WINDOW * ((now - day) // WINDOW)
 
 
@@ -74,13 +72,13 @@ class WindowRun:
 
 
 class ScheduledRunner:
-    def __init__(self, engine: AsyncEngine, run: PipelineRun, accounts: Client, messaging: Client):
-        self.engine, self.run, self.accounts, self.messaging = engine, run, accounts, messaging
+    def __init__(self, db: Database, run: PipelineRun, others: Neighbours):
+        self.db, self.run, self.others = db, run, others
 
     async def run_window(self, now: datetime, business_id: str | None = None) -> tuple[datetime, list[WindowRun]]:
         """Work every due business of the window holding `now` (or only `business_id`), one after the other."""
         window_start = window_of(now)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             due = await store.businesses_due(conn, window_start, business_id)
         runs = []
         for business in due:
@@ -89,19 +87,19 @@ class ScheduledRunner:
 
     async def _business(self, business_id: str, window_start: datetime) -> WindowRun:
         token, now = new_id(), utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             claimed = await store.claim_window(conn, business_id, window_start, token, now + LEASE, now)
             worked = await store.leads_worked(conn, str(claimed.id)) if claimed is not None else frozenset()
         if claimed is None:
             return WindowRun(business_id, "taken")
         with tenant.acting_as(tenant.acting_for(business_id, "sdr-runner")):
-            owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
+            owner = await self.others.accounts.owner(business_id)
         with tenant.acting_as(Tenant(account_id=owner.account_id, business_ids=(business_id,))):
             outcome = await self.run.run(business_id, False, "runner", worked, str(claimed.id))
             text = briefing_text(owner.business_name, window_start, outcome)
             email_id = await self._email(owner.email, window_start, text)
         briefing_id = new_id()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if not await store.complete_window(conn, str(claimed.id), token, utcnow()):
                 return WindowRun(business_id, "taken")  # our lease ran out: the runner that took over briefs
             needs_owner = [{"lead_id": r.lead_id, "name": r.name, "reason": r.detail} for r in outcome.results
@@ -118,31 +116,25 @@ class ScheduledRunner:
     async def _email(self, to: str, window_start: datetime, text: str) -> str | None:
         """The briefing queued to the owner; None when the queue refused it (the briefing is stored anyway)."""
         try:
-            email = await self.messaging.QueueEmail(messaging_pb2.QueueEmailRequest(
-                to=to, subject=f"Your sales pipeline: {window_start:%Y-%m-%d %H:%M} UTC", body=text))
+            email = await self.others.messaging.queue_email(
+                to, f"Your sales pipeline: {window_start:%Y-%m-%d %H:%M} UTC", text)
         except ServiceError as err:
             log.warning("sdr runner: the briefing email to the owner was refused: %s", err.message)
             return None
         return email.id
 
 
-class RunnerLoop(Background):
+class RunnerLoop(Periodic):
     """The `sdr-runner` worker's loop: every `poll` seconds, the due businesses of the current window."""
 
     task_name = "sdr-runner"
 
     def __init__(self, runner: ScheduledRunner, poll: float):
-        self.runner, self.poll = runner, poll
+        self.runner, self.interval = runner, poll
 
-    async def run(self) -> None:
-        while True:
-            try:
-                await self.runner.run_window(utcnow())
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a service or the database may be away; the next tick retries
-                log.warning("sdr runner: %s", exc)
-            await asyncio.sleep(self.poll)
+    async def round(self) -> bool:
+        await self.runner.run_window(utcnow())
+        return False
 
 
 @dataclass(frozen=True)
@@ -155,16 +147,16 @@ class PipelineParts:
     runner: ScheduledRunner
 
     @classmethod
-    def of(cls, runtime: Runtime) -> "PipelineParts":
-        agents, accounts, messaging = runtime.client("agents"), runtime.client("accounts"), runtime.client("messaging")
-        pipeline = Pipeline(runtime.engine, agents, accounts, messaging)
-        actions = Actions(runtime.engine, pipeline, agents, accounts, runtime.client("calls"), messaging)
+    def of(cls, runtime: Runtime, others: Neighbours) -> PipelineParts:
+        pipeline = Pipeline(runtime.db, others)
+        actions = Actions(runtime.db, pipeline, others)
         run = PipelineRun(pipeline, actions)
-        return cls(pipeline, actions, run, ScheduledRunner(runtime.engine, run, accounts, messaging))
+        return cls(pipeline, actions, run, ScheduledRunner(runtime.db, run, others))
 
 
 def build(runtime: Runtime) -> None:
-    runtime.run(RunnerLoop(PipelineParts.of(runtime).runner, runtime.settings.sdr_runner_poll_seconds))
+    runtime.run(RunnerLoop(PipelineParts.of(runtime, grpc_neighbours(runtime.client)).runner,
+                           runtime.settings.sdr_runner_poll_seconds))
 
 
 if __name__ == "__main__":

@@ -14,18 +14,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import tenant
 from core.compliance import decision as compliance
 from core.errors import invalid
 from core.ids import require_uuid, utcnow
-from core.rpc import Client
+from core.uow import Database
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
-from services.sdr.standings import callee_standings
+from services.sdr.ports import Neighbours
 from services.sdr.store import leads
-from switchboard.v1 import accounts_pb2, agents_pb2
 
 PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
 ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
@@ -88,14 +85,14 @@ def pipeline_lead(row, config: rules.Config, now: datetime) -> PipelineLead:
 
 
 class Pipeline:
-    def __init__(self, engine: AsyncEngine, agents: Client, accounts: Client, messaging: Client):
-        self.engine, self.agents, self.accounts, self.messaging = engine, agents, accounts, messaging
+    def __init__(self, db: Database, others: Neighbours):
+        self.db, self.others = db, others  # asked as the caller (services.sdr.ports)
 
     # -- config ---------------------------------------------------------------------------------------------
 
     async def config(self, business_id: str) -> ConfigView:
         business_id = tenant.require_business(tenant.require_account(), business_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.config_of(conn, business_id)
         return _config_view(business_id, row)
 
@@ -108,7 +105,7 @@ class Pipeline:
         if changes.get("email_from_account_id") is not None and config.email_from_account_id:
             await self._check_sender(business_id, config.email_from_account_id)
         values = {k: v for k, v in asdict(config).items() if k in store.CONFIG_COLUMNS}
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.lock_pipeline(conn, business_id)
             row = await store.save_config(conn, business_id, values, utcnow())
             if rules.changes_next_actions(current.config, config):
@@ -117,16 +114,16 @@ class Pipeline:
 
     async def _check_agent(self, business_id: str, agent_id: str) -> None:
         require_uuid(agent_id, "sdr_agent_id")
-        profile = await self.agents.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=agent_id))
-        if profile.business_id != business_id:
+        agent_business, number = await self.others.agents.line(agent_id)
+        if agent_business != business_id:
             raise invalid("sdr_agent_id names an agent of another business")
-        if not profile.HasField("phone_number"):
+        if number is None:
             raise invalid("sdr_agent_id names an agent without a phone number: assign it a number first")
 
     async def _check_sender(self, business_id: str, account_id: str) -> None:
         """The only verified sender of a business's email today is its owner's account (its address is verified by
         the sign-in link)."""
-        owner = await self.accounts.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        owner = await self.others.accounts.owner(business_id)
         if account_id != owner.account_id:
             raise invalid("email_from_account_id must be the id of the business owner's account (the verified "
                           "sender of its email); leave it out to send from the owner's address")
@@ -137,7 +134,7 @@ class Pipeline:
         if segment is not None and segment not in rules.SEGMENTS:
             raise invalid(f"segment must be one of {', '.join(rules.SEGMENTS)}")
         default, most = PIPELINE_LIMIT
-        limit = default if not limit else limit
+        limit = limit or default
         if not 1 <= limit <= most:
             raise invalid(f"limit must be from 1 to {most}")
         view = await self.config(business_id)
@@ -146,7 +143,7 @@ class Pipeline:
         query = store.pipeline_leads(view.business_id)
         if segment is not None:
             query = query.where(leads.c.pipeline_segment == SEGMENT_RANK[segment])
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             counts = await store.next_action_counts(conn, view.business_id)
             rows = (await conn.execute(store.hottest_first(query).limit(limit))).all()
         chosen = [pipeline_lead(row, config, now) for row in rows]
@@ -161,7 +158,7 @@ class Pipeline:
         config, now = view.config, utcnow()
         await self._computed(view.business_id, now)
         query = store.pipeline_leads(view.business_id).where(leads.c.pipeline_next.in_((*rules.TOUCHES, "escalate")))
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             total = sum((await store.next_action_counts(conn, view.business_id)).values())
             rows = (await conn.execute(store.hottest_first(query))).all()
         candidates = [pipeline_lead(row, config, now) for row in rows]
@@ -170,10 +167,10 @@ class Pipeline:
     async def _computed(self, business_id: str, now: datetime) -> None:
         """Compute and store the segment and next action of the business's leads that are due: between reads
         those whose signals changed or whose instant passed, after a config change that moves them all of them."""
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             if not await store.any_due(conn, business_id, now):
                 return
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             await store.lock_pipeline(conn, business_id)
             config = _config_view(business_id, await store.config_of(conn, business_id)).config
             computed = []
@@ -203,7 +200,7 @@ class Pipeline:
         view = await self.config(business_id)
         now = utcnow()
         since = now - PERIODS[period] if PERIODS[period] else now.replace(hour=0, minute=0, second=0, microsecond=0)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             counts = await store.activity_counts(conn, view.business_id, since)
             arrived = await store.new_leads(conn, view.business_id, since)
         actions = dict.fromkeys(rules.ACTIONS, 0)
@@ -218,7 +215,7 @@ class Pipeline:
             leads.c.pipeline_segment.in_(hot_ranks))).limit(REPORT_LIST)
         stale = store.pipeline_leads(view.business_id).where(leads.c.pipeline_next == "escalate").order_by(
             leads.c.created_at, leads.c.id).limit(REPORT_LIST)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             hot_rows, stale_rows = (await conn.execute(hot)).all(), (await conn.execute(stale)).all()
         return Report(view.business_id, period, since, now, actions, outcomes, arrived,
                       [pipeline_lead(row, view.config, now) for row in hot_rows],
@@ -231,7 +228,7 @@ class Pipeline:
             require_uuid(lead_id, "leadId")
         if not 1 <= limit <= ACTIVITY_LIMIT[1]:
             raise invalid(f"limit must be from 1 to {ACTIVITY_LIMIT[1]}")
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return (await conn.execute(store.activity_of(business_id, lead_id, limit))).all()
 
     async def _facts(self, business_id: str, rows: list) -> dict[str, rules.Facts]:
@@ -239,7 +236,7 @@ class Pipeline:
         phones = sorted({row.phone for row in rows if row.phone})
         if not phones:
             return {}
-        found = await callee_standings(self.messaging, business_id, phones)
+        found = await self.others.messaging.standings(business_id, phones)
         facts = {}
         for row in rows:
             if row.phone in found:

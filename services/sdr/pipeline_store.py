@@ -205,7 +205,7 @@ async def store_computed(conn: AsyncConnection, computed: list[tuple]) -> None:
     """Store (id, stamp, segment rank, next action, until or None for never) of each lead whose signals are still
     those it was computed from (its pipeline_stamp did not move)."""
     if computed:
-        ids, stamps, segments, nexts, untils = (list(column) for column in zip(*computed))
+        ids, stamps, segments, nexts, untils = (list(column) for column in zip(*computed, strict=True))
         await conn.execute(_STORE_COMPUTED, {"ids": ids, "stamps": stamps, "segments": segments, "nexts": nexts,
                                              "untils": untils})
 

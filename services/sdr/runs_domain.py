@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
 from core.compliance import decision as compliance
 from core.compliance import zones
@@ -19,6 +21,8 @@ from core.compliance.rules import Hours
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import is_uuid
+
+T = TypeVar("T")
 
 MAX_TOUCHES = 10_000
 HORIZON = timedelta(days=90)  # how far ahead a touch may be scheduled
@@ -78,12 +82,12 @@ class RetryPolicy:
     backoff_seconds: tuple[int, ...] = (1800, 3600, 7200)
     retry_on: tuple[str, ...] = RETRYABLE
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"max_retries": self.max_retries, "backoff_seconds": list(self.backoff_seconds),
                 "retry_on": list(self.retry_on)}
 
     @classmethod
-    def of(cls, stored: dict) -> "RetryPolicy":
+    def of(cls, stored: dict[str, Any]) -> RetryPolicy:
         """The policy as to_json stored it."""
         return cls(stored["max_retries"], tuple(stored["backoff_seconds"]), tuple(stored["retry_on"]))
 
@@ -116,7 +120,7 @@ class Touch:
     phone: str
     timezone: str | None
     scheduled_at: datetime
-    context: dict
+    context: dict[str, Any]
     agent_id: str | None  # the touch's own (context.agent_id), else the run's
 
     @property
@@ -135,13 +139,13 @@ class Run:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
 
-class Problems(list):
-    def add(self, field_: str, message: str, touch: dict | None = None, index: int | None = None) -> None:
+class Problems(list[Problem]):
+    def add(self, field_: str, message: str, touch: dict[str, Any] | None = None, index: int | None = None) -> None:
         touch_id = touch.get("touch_id") if isinstance(touch, dict) else None
         self.append(Problem(field_, message, index, touch_id if isinstance(touch_id, str) else None))
 
 
-def check_run(body, now: datetime) -> tuple[Run | None, list[Problem]]:
+def check_run(body: object, now: datetime) -> tuple[Run | None, list[Problem]]:
     """The run of a request body, or every problem with it (each touch checked in full)."""
     problems = Problems()
     if not isinstance(body, dict):
@@ -173,10 +177,11 @@ def check_run(body, now: datetime) -> tuple[Run | None, list[Problem]]:
                 touches.append(touch)
     if problems:
         return None, list(problems)
+    assert external_ref is not None  # a problem otherwise
     return Run(business_id, external_ref, agent_id, tuple(touches), retry), []
 
 
-def _touch(item, index: int, now: datetime, run_agent: str | None, problems: Problems) -> Touch | None:
+def _touch(item: object, index: int, now: datetime, run_agent: str | None, problems: Problems) -> Touch | None:
     if not isinstance(item, dict):
         problems.add("touch", "each touch must be an object {touch_id, channel, target, scheduled_at, context}",
                      index=index)
@@ -219,23 +224,25 @@ def _touch(item, index: int, now: datetime, run_agent: str | None, problems: Pro
         text = context.get("body")
         if channel == "sms" and (not isinstance(text, str) or not text.strip()):
             add("context.body", "required for an sms touch: the text to send")
-        elif channel == "sms" and len(text) > SMS_BODY_MAX:
+        elif channel == "sms" and isinstance(text, str) and len(text) > SMS_BODY_MAX:  # a string, said above
             add("context.body", f"is over {SMS_BODY_MAX} characters")
         first = context.get("first_message")
         if first is not None and (not isinstance(first, str) or len(first) > FIRST_MESSAGE_MAX):
             add("context.first_message", f"must be text of at most {FIRST_MESSAGE_MAX} characters")
     if len(problems) > before:
         return None
+    # each was checked: a problem otherwise
+    assert touch_id is not None and isinstance(channel, str) and phone is not None and scheduled_at is not None
     return Touch(index, touch_id, channel, phone, timezone, scheduled_at, context, agent_id)
 
 
-def _string(value) -> str:
+def _string(value: object) -> str:
     if not isinstance(value, str):
         raise ServiceError("invalid_request", "required: a string")
     return value
 
 
-def _checked(check, name: str, add):
+def _checked(check: Callable[[], T], name: str, add: Callable[[str, str], None]) -> T | None:
     try:
         return check()
     except ServiceError as err:
@@ -243,7 +250,7 @@ def _checked(check, name: str, add):
         return None
 
 
-def _text(value, name: str, high: int, problems: Problems, touch: dict | None = None,
+def _text(value: object, name: str, high: int, problems: Problems, touch: dict[str, Any] | None = None,
           index: int | None = None) -> str | None:
     if not isinstance(value, str) or not value.strip():
         problems.add(name, "required: a non-empty string", touch, index)
@@ -254,7 +261,7 @@ def _text(value, name: str, high: int, problems: Problems, touch: dict | None = 
     return None
 
 
-def _optional_uuid(body: dict, name: str, problems: Problems) -> str | None:
+def _optional_uuid(body: dict[str, Any], name: str, problems: Problems) -> str | None:
     value = body.get(name)
     if value is not None and not is_uuid(value):
         problems.add(name, "must be a UUID")
@@ -262,7 +269,7 @@ def _optional_uuid(body: dict, name: str, problems: Problems) -> str | None:
     return value
 
 
-def _instant(value, now: datetime, add) -> datetime | None:
+def _instant(value: object, now: datetime, add: Callable[[str, str], None]) -> datetime | None:
     """An RFC 3339 instant with its offset (Z for UTC): a time without one is refused rather than guessed."""
     if not isinstance(value, str):
         add("scheduled_at", "required: an RFC 3339 timestamp such as 2026-01-31T14:30:00Z")
@@ -284,7 +291,7 @@ def _instant(value, now: datetime, add) -> datetime | None:
     return None
 
 
-def _retry(value, problems: Problems) -> RetryPolicy:
+def _retry(value: object, problems: Problems) -> RetryPolicy:
     if value is None:
         return RetryPolicy()
     if not isinstance(value, dict):
@@ -311,7 +318,7 @@ def _retry(value, problems: Problems) -> RetryPolicy:
     return RetryPolicy(int(retries), tuple(int(s) for s in backoff), tuple(retry_on))
 
 
-def _whole(value) -> bool:
+def _whole(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer()
 
 
@@ -323,7 +330,7 @@ def problems_error(problems: list[Problem]) -> ServiceError:
                         "/api/v1/communication-runs/validate lists them all")
 
 
-def request_hash(body) -> str:
+def request_hash(body: object) -> str:
     """The body's fingerprint for the Idempotency-Key: the same JSON in any key order is the same request."""
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
@@ -348,12 +355,14 @@ def agent_problems(run: Run, numbers: dict[str, str | None]) -> tuple[str | None
         _agent_problem(default, numbers, lambda m: problems.add("agent_id", m))
     for touch in run.touches:
         if touch.agent_id is not None and touch.agent_id != run.agent_id:
-            _agent_problem(touch.agent_id, numbers, lambda m, t=touch: problems.add(
-                "context.agent_id", m, {"touch_id": t.touch_id}, t.index))
+            def add(message: str, t: Touch = touch) -> None:
+                problems.add("context.agent_id", message, {"touch_id": t.touch_id}, t.index)
+
+            _agent_problem(touch.agent_id, numbers, add)
     return default, list(problems)
 
 
-def _agent_problem(agent_id: str, numbers: dict[str, str | None], add) -> None:
+def _agent_problem(agent_id: str, numbers: dict[str, str | None], add: Callable[[str], None]) -> None:
     if agent_id not in numbers:
         add(f"no agent {agent_id} in the business")
     elif not numbers[agent_id]:
@@ -417,7 +426,7 @@ class Planned:
 
 
 def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
-         recent: dict[str, list[datetime]], leads: dict[str, dict], senders: dict[str, str],
+         recent: dict[str, list[datetime]], leads: dict[str, dict[str, Any]], senders: dict[str, str],
          policy: compliance.Policy, business_hours: Hours | None = None) -> list[Planned]:
     """Each touch with the decision it would get at its time (nothing is stored or sent). Calls the run itself
     places count towards the frequency cap of the touches after them. `leads` holds the business's lead of each
@@ -431,7 +440,7 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
         callee = compliance.Callee(phone=touch.phone, timezone=touch.timezone, lead_id=lead.get("id"),
                                    lead_state=lead.get("state"), lead_status=lead.get("status"))
         earlier = tuple(t for t in calls_to.get(touch.phone, ()) if at - compliance.DAY < t <= at)
-        decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id),
+        decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id or ""),
                                                      business_hours=business_hours, recent_calls=earlier),
                                     callee, standings.get(touch.phone, compliance.Standing()), policy)
         one = Planned(touch, decided, at)
@@ -441,7 +450,7 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
     return sorted(planned, key=lambda p: p.touch.index)
 
 
-def plan_summary(planned: list[Planned]) -> dict:
+def plan_summary(planned: list[Planned]) -> dict[str, Any]:
     """The plan's counts by channel and by outcome, and its first and last planned times (None when none is)."""
     by_channel = {c: 0 for c in CHANNELS}
     by_outcome = {o: 0 for o in compliance.OUTCOMES}

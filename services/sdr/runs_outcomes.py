@@ -6,8 +6,10 @@ taken), so a redelivered event changes nothing.
 
 A call may end before its scheduler has recorded the attempt (a short call, or a scheduler that died after the
 provider took the call and whose job waits for its lease to run out). The outcome then finds its job still
-`executing`: it records the attempt itself and ends the lease, so the scheduler's late write of the placement
-finds the claim gone and changes nothing (services.sdr.runs_store.settle_job). The touch and run events are emitted
+`executing`, or `pending` again (the next scheduler asked while the dead one's placement was still under way and
+was told to come back): it records the attempt itself and ends the lease, so the scheduler's late write of the
+placement finds the claim gone and changes nothing (services.sdr.runs_store.settle_job), and a later execution
+finds the job ended instead of waiting for an outcome that came already. The touch and run events are emitted
 in the same transaction.
 """
 from __future__ import annotations
@@ -15,12 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.bus import PermanentError, subject_for
 from core.events import Envelope
 from core.ids import new_id, utcnow
 from core.outbox import add_event
+from core.uow import Database
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
@@ -29,6 +32,9 @@ from services.sdr.store import outbox
 CONSUMER = "sdr-run-calls"
 CALLS_SUBJECT = subject_for("call.*")
 ENDS = ("call.completed", "call.failed")
+# A job whose placed call may end before any scheduler recorded it: being executed, or due again after a
+# scheduler was told the placement was still under way (the touch's calls are placed by its jobs alone).
+UNRECORDED = (rules.EXECUTING, rules.PENDING)
 
 
 @dataclass(frozen=True)
@@ -57,14 +63,14 @@ def ended_calls(messages: list[dict]) -> dict[str, Ended]:
 
 
 class CallOutcomes:
-    def __init__(self, engine: AsyncEngine):
-        self.engine = engine
+    def __init__(self, db: Database):
+        self.db = db
 
     async def handle(self, messages: list[dict]) -> None:
         ended = ended_calls(messages)
         if not ended:
             return
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             jobs = {(str(j.business_id), j.external_ref, j.touch_id): j
                     for j in await store.jobs_of_touches(conn, sorted({e.touch for e in ended.values()}))}
             recorded = await store.attempts_of_calls(conn, list(ended))
@@ -76,7 +82,7 @@ class CallOutcomes:
                 attempt = recorded.get(call.call_id)
                 if attempt is not None and attempt.status == rules.PLACED:
                     values = await self._end_attempt(conn, job, call, attempt.attempt, str(attempt.id))
-                elif attempt is None and job.status == rules.EXECUTING:  # before the scheduler wrote the placement
+                elif attempt is None and job.status in UNRECORDED:  # before a scheduler wrote the placement
                     values = await self._end_attempt(conn, job, call, job.attempts + 1, None)
                 else:
                     continue  # a redelivered event: its attempt has ended

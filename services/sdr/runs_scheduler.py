@@ -21,26 +21,23 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta, timezone
-
-from sqlalchemy.ext.asyncio import AsyncEngine
+from datetime import UTC, timedelta
 
 from core import tenant
 from core.background import Background
-from core.bus import DurableConsumer
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
 from core.ids import new_id, rfc3339, utcnow
-from core.messages import business_hours
 from core.outbox import add_event
-from core.rpc import Client
 from core.tenant import Tenant
+from core.uow import Database
 from services.sdr import runs_domain as rules
 from services.sdr import runs_outcomes
 from services.sdr import runs_store as store
+from services.sdr.ports import Made, Neighbours, Touch, grpc_neighbours
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
 from services.sdr.store import outbox
-from switchboard.v1 import calls_pb2, events_pb2, messaging_pb2
+from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 TRANSIENT_DELAY = timedelta(seconds=5)  # a failure of our own services: the job is due again after this
@@ -67,9 +64,9 @@ class Scheduler(Background):
 
     task_name = "runs-scheduler"
 
-    def __init__(self, engine: AsyncEngine, calls: Client, messaging: Client, *, poll: float, lease: timedelta,
+    def __init__(self, db: Database, others: Neighbours, *, poll: float, lease: timedelta,
                  calls_in_flight: int, concurrency: int = 20, batch: int = 50, businesses: int = 20):
-        self.engine, self.calls, self.messaging = engine, calls, messaging
+        self.db, self.others = db, others  # the calls and messaging services, through services.sdr.ports
         self.poll, self.lease, self.calls_in_flight = poll, lease, calls_in_flight
         self.concurrency, self.batch, self.businesses = concurrency, batch, businesses
         self.executing: set[asyncio.Task] = set()
@@ -97,14 +94,14 @@ class Scheduler(Background):
     async def claim(self, room: int) -> int:
         """Claim up to `room` due jobs and start executing them; how many."""
         token = new_id()
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             businesses = await store.due_businesses(conn, self.businesses)
         claimed = 0
         for business_id in businesses:
             if claimed >= room:
                 break
             limit = min(room - claimed, self.batch)
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 await store.lock_business(conn, business_id)
                 calls_room = self.calls_in_flight - await store.calls_in_flight(conn, business_id)
                 jobs = await store.claim(conn, business_id, "call", min(calls_room, limit), token, self.lease)
@@ -138,44 +135,34 @@ class Scheduler(Background):
         """The idempotency key of the job's next attempt: a retried execution of it places nothing new."""
         return f"communication-job:{job.id}:{job.attempts + 1}"
 
+    def _touch(self, job, **extra) -> Touch:
+        """The job's touch as the calls or messaging service places it: this attempt's key, the run as actor."""
+        return Touch(str(job.agent_id), job.phone, self._key(job), "run", str(job.id),
+                     (job.business_hours_start, job.business_hours_end), lead_id=job.context.get("lead_id") or None,
+                     timezone=job.timezone or None, external_ref=job.external_ref, touch_id=job.touch_id, **extra)
+
     async def _call(self, job) -> Result:
         context = dict(job.context)
-        request = calls_pb2.CreateCallRequest(
-            agent_id=str(job.agent_id), to=job.phone, idempotency_key=self._key(job),
-            compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="run", reference=str(job.id),
-            external_ref=job.external_ref, touch_id=job.touch_id, context=json.dumps(context, separators=(",", ":")),
-            business_hours=business_hours(job.business_hours_start, job.business_hours_end))
-        for name in ("lead_id", "first_message"):
-            if context.get(name):
-                setattr(request, name, context[name])
-        if job.timezone:
-            request.callee_timezone = job.timezone
-        reply = await self.calls.PlaceCall(request)
-        if reply.HasField("deferred"):
-            return _deferred(job, reply.deferred)
+        placed = await self.others.calls.place_call(self._touch(
+            job, first_message=context.get("first_message") or None,
+            context=json.dumps(context, separators=(",", ":"))))
+        if not isinstance(placed, Made):
+            return _deferred(job, placed)
         now, attempt = utcnow(), job.attempts + 1
-        return Result({"status": rules.IN_PROGRESS, "attempts": attempt, "call_id": reply.call.id, "code": None,
+        return Result({"status": rules.IN_PROGRESS, "attempts": attempt, "call_id": placed.id, "code": None,
                        "reason": f"call {attempt} placed", "updated_at": now},
-                      attempt=_attempt(job, attempt, now, call_id=reply.call.id, status=rules.PLACED))
+                      attempt=_attempt(job, attempt, now, call_id=placed.id, status=rules.PLACED))
 
     async def _text(self, job) -> Result:
-        request = messaging_pb2.SendSmsRequest(
-            to=job.phone, from_agent_id=str(job.agent_id), message=job.context["body"],
-            idempotency_key=self._key(job), actor="run", reference=str(job.id), external_ref=job.external_ref,
-            touch_id=job.touch_id, business_hours=business_hours(job.business_hours_start, job.business_hours_end))
-        if job.context.get("lead_id"):
-            request.lead_id = job.context["lead_id"]
-        if job.timezone:
-            request.callee_timezone = job.timezone
-        reply = await self.messaging.PlaceSms(request)
-        if reply.HasField("deferred"):
-            return _deferred(job, reply.deferred)
-        sent, now = reply.sent, utcnow()
+        placed = await self.others.messaging.place_text(self._touch(job), job.context["body"])
+        if not isinstance(placed, Made):
+            return _deferred(job, placed)
+        sent, now = placed, utcnow()
         if sent.status in TEXT_FAILURES:  # a replayed key whose first send the provider refused
-            values = {"status": rules.FAILED, "attempts": 1, "message_id": sent.message_id, "code": "sms_send_failed",
+            values = {"status": rules.FAILED, "attempts": 1, "message_id": sent.id, "code": "sms_send_failed",
                       "reason": f"the text was not delivered ({sent.status})", "updated_at": now, "ended_at": now}
             return Result(values, events=[touch_failed(job, values)])
-        values = {"status": rules.SUCCEEDED, "attempts": 1, "message_id": sent.message_id, "code": None,
+        values = {"status": rules.SUCCEEDED, "attempts": 1, "message_id": sent.id, "code": None,
                   "reason": f"the text was accepted ({sent.status})", "updated_at": now, "ended_at": now}
         return Result(values, events=[touch_completed(job, values, sent.status)])
 
@@ -207,7 +194,7 @@ class Scheduler(Background):
 
     async def _settle(self, job, token: str, result: Result) -> None:
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if await store.settle_job(conn, str(job.id), token, result.values) is None:
                 return  # the lease ran out and another scheduler took the job over
             if result.attempt:
@@ -219,7 +206,7 @@ class Scheduler(Background):
 
 
 def _deferred(job, decision) -> Result:
-    not_before = decision.not_before.ToDatetime(tzinfo=timezone.utc)
+    not_before = decision.not_before.ToDatetime(tzinfo=UTC)
     values = {"status": rules.DEFERRED, "due_at": not_before, "rule": decision.rule, "code": decision.code or None,
               "reason": decision.message, "updated_at": utcnow()}
     return Result(values, events=[events_pb2.CommunicationTouchDeferred(
@@ -241,11 +228,11 @@ def _again(job, reason: str) -> Result:
 
 def build(runtime: Runtime) -> None:
     s = runtime.settings
-    runtime.run(Scheduler(runtime.engine, runtime.client("calls"), runtime.client("messaging"),
+    runtime.run(Scheduler(runtime.db, grpc_neighbours(runtime.client),
                           poll=s.runs_poll_seconds, lease=timedelta(seconds=s.runs_lease_seconds),
                           calls_in_flight=s.runs_calls_in_flight, concurrency=s.runs_concurrency))
-    runtime.run(DurableConsumer(runtime.bus, runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.engine).handle,
-                                filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True))
+    runtime.consume(runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.db).handle,
+                    filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True)
 
 
 if __name__ == "__main__":

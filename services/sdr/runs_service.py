@@ -16,7 +16,6 @@ from datetime import datetime
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import tenant
 from core.compliance import decision as compliance
@@ -25,13 +24,12 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
-from core.rpc import Client
+from core.uow import Database
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
-from services.sdr.business_agents import agent_numbers
 from services.sdr.pipeline_store import config_of
+from services.sdr.ports import Neighbours
 from services.sdr.runs_events import run_ended
-from services.sdr.standings import callee_standings
 from services.sdr.store import leads, outbox
 
 IDEMPOTENCY_KEY_MAX = 255
@@ -63,8 +61,8 @@ def parse_body(raw: bytes):
 
 
 class Runs:
-    def __init__(self, engine: AsyncEngine, agents: Client, messaging: Client, policy: compliance.Policy):
-        self.engine, self.agents, self.messaging, self.policy = engine, agents, messaging, policy
+    def __init__(self, db: Database, others: Neighbours, policy: compliance.Policy):
+        self.db, self.others, self.policy = db, others, policy  # others asked as the caller (services.sdr.ports)
 
     # -- checking -------------------------------------------------------------------------------------------
 
@@ -76,7 +74,7 @@ class Runs:
         if run is None:
             return None, problems, count
         business_id = tenant.pick_business(tenant.require_account(), run.business_id)
-        numbers = await agent_numbers(self.agents, business_id)
+        numbers = await self.others.agents.numbers(business_id)
         default, problems = rules.agent_problems(run, numbers)
         if problems:
             return None, problems, count
@@ -95,7 +93,7 @@ class Runs:
         checked = await self.checked(body)
         phones = sorted({t.phone for t in checked.run.touches})
         standings, recent = await self._standings(checked.business_id, phones)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             known = await self._leads(conn, checked.business_id, phones)
             config = await config_of(conn, checked.business_id)
         touches = tuple(t if t.agent_id else replace(t, agent_id=checked.agent_id) for t in checked.run.touches)
@@ -104,7 +102,7 @@ class Runs:
                           checked.senders, self.policy, business_hours)
 
     async def _standings(self, business_id: str, phones: list[str]):
-        found = await callee_standings(self.messaging, business_id, phones)
+        found = await self.others.messaging.standings(business_id, phones)
         return {p: standing for p, (standing, _) in found.items()}, {p: list(calls) for p, (_, calls) in found.items()}
 
     @staticmethod
@@ -125,7 +123,7 @@ class Runs:
         run, now, run_id = checked.run, utcnow(), new_id()
         fingerprint = rules.request_hash(body)
         try:
-            async with self.engine.begin() as conn:
+            async with self.db.transaction() as conn:
                 row = await store.insert_run(
                     conn, id=run_id, business_id=checked.business_id, account_id=who.account_id,
                     external_ref=run.external_ref, idempotency_key=key, request_hash=fingerprint,
@@ -158,7 +156,7 @@ class Runs:
         if run_id:
             require_uuid(run_id, "id")
         query = store.runs_of(scope, run_id, external_ref)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             paged = await fetch_page(conn, query, store.runs.c.created_at, store.runs.c.id, page)
             counts = await store.job_counts(conn, [str(r.id) for r in paged.rows]) if paged.rows else {}
         if run_id and not paged.rows:
@@ -169,7 +167,7 @@ class Runs:
         who = tenant.require_account()
         require_uuid(run_id, "id")
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await store.lock_run(conn, run_id, who.business_ids)
             if row is None:
                 raise not_found("communication run")
@@ -205,7 +203,7 @@ class Runs:
         if status and status not in rules.JOB_STATES:
             raise invalid(f"status must be one of {', '.join(rules.JOB_STATES)}")
         query = store.jobs_of(who.business_ids, run_id, channel, status, job_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, query, store.jobs.c.scheduled_at, store.jobs.c.id, page)
 
     async def attempts(self, run_id: str | None, status: str | None, page: Page) -> Paged:
@@ -215,7 +213,7 @@ class Runs:
         if status and status not in rules.ATTEMPT_STATES:
             raise invalid(f"status must be one of {', '.join(rules.ATTEMPT_STATES)}")
         query = store.attempts_of(who.business_ids, run_id, status)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, query, store.attempts.c.created_at, store.attempts.c.id, page)
 
 

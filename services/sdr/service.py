@@ -3,13 +3,11 @@ service. Callers are the servicer and the service-layer tests; the caller's tena
 Rows come back as SQLAlchemy rows or asyncpg records (both map column names to values)."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import asyncpg
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates, tenant
 from core.contact import normalize_e164, normalize_email
@@ -18,11 +16,12 @@ from core.ids import require_uuid, utcnow
 from core.outbox import add_event, events_buffered
 from core.pagination import Page, Paged, decode_cursor
 from core.records import find_owned
-from core.rpc import Client
 from core.tenant import require_business
+from core.uow import Database
 from services.sdr import domain, store
+from services.sdr.ports import Agents
 from services.sdr.store import leads, outbox, voicemails
-from switchboard.v1 import agents_pb2, events_pb2
+from switchboard.v1 import common_pb2, events_pb2
 
 
 @dataclass(frozen=True)
@@ -74,12 +73,10 @@ class Audit:
 
 
 class Leads:
-    def __init__(self, engine: AsyncEngine, pool: asyncpg.Pool, agents: Client,
-                 events_committed: Callable[[], None]):
-        self.engine = engine
+    def __init__(self, db: Database, pool: asyncpg.Pool, agents: Agents | None):
+        self.db = db
         self.pool = pool
-        self.agents = agents  # of the agents service, forwarding the caller (Runtime.client)
-        self.events_committed = events_committed
+        self.agents = agents  # the agents port, asked as the caller (services.sdr.ports)
 
     # -- the public lead API -------------------------------------------------------------
 
@@ -88,32 +85,30 @@ class Leads:
         values = domain.new_lead_values(given)
         if values.get("agent_id"):
             values["agent_name"] = await self._agent_name(values["agent_id"], business_id)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await self._insert(conn, business_id, values)
-        self.events_committed()
         return row
 
     async def update(self, lead_id: str, given: dict[str, str]):
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await find_owned(conn, leads, lead_id, "lead", lock=True)
             values = domain.changed_values(dict(row._mapping), given)
             if values:
                 row = await self._update(conn, row, values)
-        self.events_committed()
         return row
 
     async def get(self, lead_id: str):
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await find_owned(conn, leads, lead_id, "lead")
 
-    async def aggregate(self, query: aggregates.Query, agent_id: str | None, source: str | None) -> list:
-        """Analytics: the leads of the query's businesses created in its window, counted per group
-        (core.aggregates): how many, and how many converted."""
-        measures = {"count": sa.func.count(), "converted": sa.func.count().filter(leads.c.status == "converted")}
-        where = ((leads.c.agent_id == require_uuid(agent_id, "agent_id"),) if agent_id else ()) + \
-            ((leads.c.source == source,) if source else ())
-        async with self.engine.connect() as conn:
-            return (await conn.execute(aggregates.aggregate(leads, leads.c.created_at, query, measures, where))).all()
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None,
+                        source: str | None) -> list[common_pb2.AggregateRow]:
+        """Analytics (services.sdr.analytics_service): the leads of the query's businesses created in its window,
+        counted per group (core.aggregates): how many, and how many converted."""
+        agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
+        async with self.db.read() as conn:
+            rows = await store.aggregate_leads(conn, query, agent_id, source)
+        return aggregates.rows_of(rows, query.group_by)
 
     async def list(self, filters: LeadFilters, page: Page) -> Paged:
         who = tenant.require_account()
@@ -156,7 +151,7 @@ class Leads:
         groups = store.audit_groups(businesses, as_of, domain.OPEN_STATUSES, hot,
                                     quiet_since=as_of - timedelta(days=stalled),
                                     window_start=as_of - timedelta(hours=window))
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             for name, (where, order) in groups.items():
                 audit.groups[name] = AuditGroup(*await store.count_and_sample(conn, leads, where, order,
                                                                               domain.AUDIT_SAMPLE))
@@ -169,7 +164,7 @@ class Leads:
 
     async def find_by_phone(self, business_id: str, phone: str):
         business_id = require_business(tenant.require_account(), business_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             row = await store.newest_by_phone(conn, business_id, normalize_e164(phone, "phone"))
         if row is None:
             raise not_found("lead with this phone")
@@ -178,19 +173,17 @@ class Leads:
     async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[object, bool]:
         """The business's lead with this phone, created (True) or completed with the contact fields it lacked
         (False). `given` holds source, name, email, agent_id and agent_name as far as known."""
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             found = await self._upsert_contact(conn, business_id, phone, given)
-        self.events_committed()
         return found
 
     async def record_interaction(self, lead_id: str, channel: str, direction: str, reference: str,
                                  intent: str | None, occurred_at: datetime | None):
         """Count a call, text or email with the lead once per reference, and rescore it."""
         domain.check_interaction(channel, direction, reference)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await find_owned(conn, leads, lead_id, "lead", field="lead_id", lock=True)
             row = await self._interaction(conn, row, channel, direction, reference, intent, occurred_at)
-        self.events_committed()
         return row
 
     async def record_contacts(self, contacts: list[Contact], actor: str) -> None:
@@ -198,11 +191,10 @@ class Leads:
         acting for its business as `actor`: counted on the linked lead, or on the business's lead with that phone
         (made from what was collected when there is none yet, source e.g. inbound_call or inbound_sms), once per
         reference (the call id, the message sid)."""
-        async with self.engine.begin() as conn, events_buffered(conn, outbox):
+        async with self.db.transaction() as conn, events_buffered(conn, outbox):
             for contact in contacts:
                 with tenant.acting_as(tenant.acting_for(contact.business_id, actor)):
                     await self._contact(conn, contact)
-        self.events_committed()
 
     async def _contact(self, conn: AsyncConnection, c: Contact) -> None:
         domain.check_interaction(c.channel, c.direction, c.reference)
@@ -243,11 +235,10 @@ class Leads:
 
     async def _agent_name(self, agent_id: str, business_id: str) -> str:
         """The name of an agent of this business (asked of the agents service as the caller), or 400."""
-        reply = await self.agents.LookupAgents(agents_pb2.LookupAgentsRequest(ids=[agent_id]))
-        for agent in reply.agents:
-            if agent.id == agent_id and agent.business_id == business_id:
-                return agent.name
-        raise invalid("agent_id is not an agent of this business")
+        name = await self.agents.name(agent_id, business_id)
+        if name is None:
+            raise invalid("agent_id is not an agent of this business")
+        return name
 
     async def _insert(self, conn: AsyncConnection, business_id: str, values: dict):
         now = utcnow()

@@ -1,15 +1,17 @@
-"""Sdr gRPC servicer: requests into the lead use cases (services.sdr.service), rows into replies."""
+"""Sdr gRPC servicer: requests into the lead use cases (services.sdr.service) and the analytics reports
+(services.sdr.analytics_service), rows and reports into replies."""
 from __future__ import annotations
 
-from core import aggregates
-from core.bus import DurableConsumer
 from core.compliance.decision import Policy
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import calls_consumer, domain, held_businesses, sms_consumer
+from services.sdr.analytics_port import GrpcAnalyticsSources
+from services.sdr.analytics_service import Reports
 from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_servicer import PipelineServicer
+from services.sdr.ports import grpc_neighbours
 from services.sdr.runs_service import Runs
 from services.sdr.runs_servicer import RunsServicer
 from services.sdr.service import Audit, LeadFilters, Leads
@@ -59,8 +61,8 @@ def _given(fields: sdr_pb2.LeadFields) -> dict[str, str]:
 
 
 class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
-    def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts):
-        self.leads, self.runs = leads, runs
+    def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts, reports: Reports):
+        self.leads, self.runs, self.reports = leads, runs, reports
         self.pipeline, self.actions, self.runner, self.scheduled = parts.pipeline, parts.actions, parts.run, \
             parts.runner
 
@@ -82,11 +84,6 @@ class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
         paged = await self.leads.list(filters, Page.of(request.page, *domain.LEADS_PAGE))
         return sdr_pb2.ListLeadsReply(leads=[lead_message(r) for r in paged.rows], page=paged.info())
 
-    async def AggregateLeads(self, request, context):
-        query = aggregates.query_of(request)
-        rows = await self.leads.aggregate(query, optional(request, "agent_id"), optional(request, "source"))
-        return aggregates.reply_of(rows, query.group_by)
-
     async def AuditLeads(self, request, context):
         return audit_message(await self.leads.audit(
             optional(request, "window_hours"), optional(request, "stalled_days"), optional(request, "hot_score"),
@@ -107,18 +104,43 @@ class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
             request.lead_id, request.channel, request.direction, request.reference, optional(request, "intent"),
             opt_datetime(request, "occurred_at")))
 
+    # -- analytics: each report's dict is its reply's fields ----------------------------------------------------
+
+    async def GetDashboardReport(self, request, context):
+        report = await self.reports.dashboard(request.days, request.recent_leads)
+        report["leads"]["recent"] = [lead_message(r) for r in report["leads"]["recent"]]
+        return sdr_pb2.DashboardReport(**report)
+
+    async def GetCallsReport(self, request, context):
+        return sdr_pb2.CallsReport(**await self.reports.calls(request.days, request.group_by,
+                                                              optional(request, "agent_id")))
+
+    async def GetFunnelReport(self, request, context):
+        return sdr_pb2.FunnelReport(**await self.reports.funnel(request.days, optional(request, "source")))
+
+    async def GetAgentsReport(self, request, context):
+        return sdr_pb2.AgentsReport(**await self.reports.agents(request.days, optional(request, "agent_id")))
+
+    async def GetWeeklyReport(self, request, context):
+        return sdr_pb2.WeeklyReport(**await self.reports.weekly())
+
+    async def GetBusinessesReport(self, request, context):
+        return sdr_pb2.BusinessesReport(**await self.reports.businesses(request.days))
+
 
 def build(runtime: Runtime) -> SdrServicer:
-    leads = Leads(runtime.engine, runtime.pool, runtime.client("agents"), runtime.events_committed)
-    runtime.run(DurableConsumer(runtime.bus, "sdr-voicemails", VoicemailRecorder(runtime.engine).handle,
-                                filter_subject=VOICEMAIL_SUBJECT))
-    runtime.run(DurableConsumer(runtime.bus, calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,
-                                filter_subject=calls_consumer.CALLS_SUBJECT, batch=250, batched=True))
-    runtime.run(DurableConsumer(runtime.bus, sms_consumer.CONSUMER, sms_consumer.TextRecorder(leads).handle,
-                                filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True))
-    runtime.run(DurableConsumer(runtime.bus, held_businesses.CONSUMER,
-                                held_businesses.StandingRecorder(runtime.engine).handle,
-                                filter_subject=held_businesses.SUBJECT))
-    runs = Runs(runtime.engine, runtime.client("agents"), runtime.client("messaging"),
-                Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
-    return SdrServicer(leads, runs, PipelineParts.of(runtime))
+    clients = {name: runtime.client(name) for name in ("agents", "accounts", "messaging", "calls")}
+    others = grpc_neighbours(clients.__getitem__)  # one client of each service, shared by every use case
+    leads = Leads(runtime.db, runtime.pool, others.agents)
+    runtime.consume("sdr-voicemails", VoicemailRecorder(runtime.db).handle,
+                    filter_subject=VOICEMAIL_SUBJECT)
+    runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,
+                    filter_subject=calls_consumer.CALLS_SUBJECT, batch=250, batched=True)
+    runtime.consume(sms_consumer.CONSUMER, sms_consumer.TextRecorder(leads).handle,
+                    filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True)
+    runtime.consume(held_businesses.CONSUMER,
+                    held_businesses.StandingRecorder(runtime.db).handle,
+                    filter_subject=held_businesses.SUBJECT)
+    runs = Runs(runtime.db, others, Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
+    reports = Reports(GrpcAnalyticsSources(clients["accounts"], clients["agents"], clients["calls"]), leads)
+    return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports)

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import aggregates
 from core.db import Prepared, lock_until_commit
 from core.ids import new_id
 from core.inbox import inbox_table
@@ -214,3 +215,12 @@ async def insert_voicemail(conn: AsyncConnection, voicemail_id: str, business_id
     await conn.execute(voicemails.insert().values(id=voicemail_id, business_id=business_id, lead_id=lead_id,
                                                   **fields, received_at=received_at))
 
+
+
+async def aggregate_leads(conn: AsyncConnection, query: aggregates.Query, agent_id: str | None,
+                          source: str | None) -> list:
+    """The leads of the query's businesses created in its window, counted per group (core.aggregates): how many,
+    and how many converted; of one agent and/or one source when named."""
+    measures = {"count": sa.func.count(), "converted": sa.func.count().filter(leads.c.status == "converted")}
+    where = ((leads.c.agent_id == agent_id,) if agent_id else ()) + ((leads.c.source == source,) if source else ())
+    return (await conn.execute(aggregates.aggregate(leads, leads.c.created_at, query, measures, where))).all()

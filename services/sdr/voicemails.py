@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core.bus import PermanentError, business_event, subject_for
 from core.ids import is_uuid
 from core.inbox import first_delivery
 from core.messages import optional
+from core.uow import Database
 from services.sdr import store
 from services.sdr.store import inbox
 
@@ -20,8 +19,8 @@ CONSUMER = "sdr-voicemails"
 
 
 class VoicemailRecorder:
-    def __init__(self, engine: AsyncEngine):
-        self.engine = engine
+    def __init__(self, db: Database):
+        self.db = db
 
     async def handle(self, message: dict) -> None:
         event, voicemail = business_event(message)
@@ -32,7 +31,7 @@ class VoicemailRecorder:
             except ValueError:
                 raise PermanentError(f"voicemail.received with a bad received_at {voicemail.received_at!r}") from None
         lead_id = voicemail.lead_id if is_uuid(voicemail.lead_id) else None
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if not await first_delivery(conn, inbox, CONSUMER, event.event_id):
                 return
             await store.insert_voicemail(conn, event.event_id, event.business_id, lead_id, {

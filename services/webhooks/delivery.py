@@ -83,7 +83,7 @@ class Sender:
                 return done(r.status, None if domain.is_success(r.status) else f"receiver answered {r.status}")
         except RefusedAddress as exc:
             return done(None, f"refused: {exc}")
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return done(None, f"timed out after {self.timeout.total:g}s")
         except aiohttp.ClientConnectorError as exc:
             return done(None, f"could not connect: {exc.os_error}")

@@ -7,11 +7,10 @@ import asyncio
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core.events import Envelope
 from core.ids import utcnow
 from core.inbox import first_deliveries
+from core.uow import Database
 from services.webhooks import domain, store
 from services.webhooks.delivery import Outcome, Sender, post_signed, signing_secrets
 from services.webhooks.store import inbox
@@ -29,7 +28,7 @@ class Fanned:
     subscriptions: dict[str, object]
 
 
-async def fan_out(engine: AsyncEngine, batch: list[Envelope], *, lease: timedelta | None = None) -> Fanned:
+async def fan_out(db: Database, batch: list[Envelope], *, lease: timedelta | None = None) -> Fanned:
     """Store a batch of events and queue each once for every active subscription of its business that wants it
     (and for a call's own webhook_url), in one transaction. The consumer inbox and the deliveries' unique index
     make a redelivered event change nothing.
@@ -37,7 +36,7 @@ async def fan_out(engine: AsyncEngine, batch: list[Envelope], *, lease: timedelt
     With a `lease`, the subscriptions' deliveries are queued already claimed by the caller for that long (their
     first attempt counted), as `store.claim_due` would: the caller delivers them at once, and if it dies they
     come due when the lease runs out, like any claim. Without one they wait to be claimed."""
-    async with engine.begin() as conn:
+    async with db.transaction() as conn:
         seen = await first_deliveries(conn, inbox, CONSUMER, [e.event_id for e in batch])
         fresh = {e.event_id: e for e in batch if e.event_id in seen}
         if not fresh:
@@ -61,7 +60,7 @@ async def fan_out(engine: AsyncEngine, batch: list[Envelope], *, lease: timedelt
     return Fanned(len(queued), claimed, fresh, {s.id: s for subs in wanting.values() for s in subs})
 
 
-async def deliver(engine: AsyncEngine, box: domain.SecretBox, sender: Sender, claimed: list, *,
+async def deliver(db: Database, box: domain.SecretBox, sender: Sender, claimed: list, *,
                   scale: float = 1.0, known: Fanned | None = None) -> None:
     """Send a claimed batch and record the outcomes. A subscription's delivery is signed with its secrets (and
     canceled once it is deleted or disabled); a per-call delivery (a target_url, no subscription) with its
@@ -70,10 +69,10 @@ async def deliver(engine: AsyncEngine, box: domain.SecretBox, sender: Sender, cl
     if known is not None:
         subs, stored = known.subscriptions, known.events
     else:
-        async with engine.connect() as conn:
+        async with db.read() as conn:
             subs = await store.subscriptions_by_id(conn, {c.subscription_id for c in claimed if c.subscription_id})
             stored = await store.events_by_id(conn, {c.event_id for c in claimed})
-    signers = await call_signers(engine, box, {str(c.business_id) for c in claimed
+    signers = await call_signers(db, box, {str(c.business_id) for c in claimed
                                                if not c.subscription_id and c.target_url})
     now, secrets, canceled, sending = utcnow(), {}, [], []
     for item in claimed:
@@ -92,16 +91,16 @@ async def deliver(engine: AsyncEngine, box: domain.SecretBox, sender: Sender, cl
                                           stored[str(item.event_id)])))
     outcomes = await asyncio.gather(*(attempt for _, attempt in sending))
     if canceled:
-        async with engine.begin() as conn:
+        async with db.transaction() as conn:
             await store.cancel_deliveries(conn, canceled)
-    await record_outcomes(engine, [(item, o) for (item, _), o in zip(sending, outcomes)], scale=scale)
+    await record_outcomes(db, [(item, o) for (item, _), o in zip(sending, outcomes, strict=True)], scale=scale)
 
 
-async def call_signers(engine: AsyncEngine, box: domain.SecretBox, business_ids: set[str]) -> dict:
+async def call_signers(db: Database, box: domain.SecretBox, business_ids: set[str]) -> dict:
     """The per-call webhook secret of each business, made for those that have none yet."""
     if not business_ids:
         return {}
-    async with engine.begin() as conn:
+    async with db.transaction() as conn:
         found = await store.call_secrets_of(conn, business_ids)
         for business_id in business_ids - set(found):
             secret = domain.new_secret()
@@ -110,7 +109,7 @@ async def call_signers(engine: AsyncEngine, box: domain.SecretBox, business_ids:
     return found
 
 
-async def record_outcomes(engine: AsyncEngine, results: list[tuple[object, Outcome]], *, retry: bool = True,
+async def record_outcomes(db: Database, results: list[tuple[object, Outcome]], *, retry: bool = True,
                           scale: float = 1.0) -> None:
     """Write a batch of attempts and move each delivery and its subscription on, in one transaction."""
     if not results:
@@ -126,7 +125,7 @@ async def record_outcomes(engine: AsyncEngine, results: list[tuple[object, Outco
     for item, outcome in results:
         if item.subscription_id:
             by_subscription.setdefault(item.subscription_id, []).append(outcome.ok)
-    async with engine.begin() as conn:
+    async with db.transaction() as conn:
         await store.record_attempts(conn, rows, now)
         for subscription_id, oks in by_subscription.items():
             if oks[-1]:

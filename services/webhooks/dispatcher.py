@@ -23,18 +23,18 @@ the disabling window, and webhook_lease_seconds sets the claim lease (tests shor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from dataclasses import replace
 from datetime import timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import settings
 from core.background import Background
-from core.bus import DurableConsumer, PermanentError
+from core.bus import PermanentError
 from core.events import Envelope
 from core.grpc_server import Runtime, main
 from core.ids import is_uuid
+from core.uow import Database
 from services.webhooks import delivery_service, domain, store
 from services.webhooks.delivery import Sender
 from services.webhooks.delivery_service import CONSUMER
@@ -54,10 +54,10 @@ class DeliveryWorker(Background):
 
     task_name = "webhook-deliveries"
 
-    def __init__(self, engine: AsyncEngine, box: domain.SecretBox, sender: Sender, *, scale: float = 1.0,
+    def __init__(self, db: Database, box: domain.SecretBox, sender: Sender, *, scale: float = 1.0,
                  lease: timedelta = timedelta(seconds=60), batch: int = 100, max_batches: int = 4,
                  idle_seconds: float = 0.2):
-        self.engine, self.box, self.sender = engine, box, sender
+        self.db, self.box, self.sender = db, box, sender
         self.scale, self.batch, self.max_batches, self.idle_seconds = scale, batch, max_batches, idle_seconds
         self.lease = lease  # see Settings.webhook_lease
         self.wake = asyncio.Event()
@@ -73,7 +73,7 @@ class DeliveryWorker(Background):
         task.add_done_callback(self.inflight.discard)
 
     async def claim(self) -> list:
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             return await store.claim_due(conn, self.batch, self.lease)
 
     async def run(self) -> None:
@@ -93,17 +93,15 @@ class DeliveryWorker(Background):
                 if claimed:
                     self.start_delivery(claimed)
                     continue
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.wake.wait(), self.idle_seconds)
-                except TimeoutError:
-                    pass
         finally:
             for task in self.inflight:  # their claims run out and another dispatcher (or this one, restarted) retries
                 task.cancel()
 
     async def _deliver_logged(self, claimed, known) -> None:
         try:
-            await delivery_service.deliver(self.engine, self.box, self.sender, claimed, scale=self.scale, known=known)
+            await delivery_service.deliver(self.db, self.box, self.sender, claimed, scale=self.scale, known=known)
         except Exception as exc:  # noqa: BLE001 - the claims are leases: these deliveries come due again
             log.warning("webhook deliveries: a batch failed (%s); it will be retried when its claims run out", exc)
 
@@ -116,13 +114,13 @@ def build(runtime: Runtime) -> None:
                     "private and metadata addresses are always refused")
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
-    worker = DeliveryWorker(runtime.engine, domain.SecretBox(cfg.secret_key.reveal()), sender,
+    worker = DeliveryWorker(runtime.db, domain.SecretBox(cfg.secret_key.reveal()), sender,
                             scale=cfg.webhook_retry_scale, lease=cfg.webhook_lease)
 
     async def on_events(messages: list[dict]) -> None:
         # Claimed as they are queued while this worker has room, so they go out without a claim; else left due
         # for whichever dispatcher has room first.
-        fanned = await delivery_service.fan_out(runtime.engine, [envelope(m) for m in messages],
+        fanned = await delivery_service.fan_out(runtime.db, [envelope(m) for m in messages],
                                                 lease=worker.lease if worker.has_room else None)
         if fanned.claimed:
             worker.start_delivery(fanned.claimed, fanned)
@@ -131,7 +129,7 @@ def build(runtime: Runtime) -> None:
 
     runtime.run(worker)
     # Receivers order by occurred_at, so a fetched batch fans out together, in one transaction.
-    runtime.run(DurableConsumer(runtime.bus, CONSUMER, on_events, ack_wait=30.0, batch=250, batched=True))
+    runtime.consume(CONSUMER, on_events, ack_wait=30.0, batch=250, batched=True)
 
 
 def envelope(message: dict) -> Envelope:

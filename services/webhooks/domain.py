@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from cryptography.fernet import Fernet, InvalidToken
 
+from core.catalogue import NotInCatalogue, subset
 from core.errors import invalid
 from core.events import PARTNER_EVENT_TYPES
 
@@ -33,12 +34,13 @@ DISABLE_AFTER = timedelta(hours=20)
 
 
 def check_events(events: list[str]) -> list[str]:
-    unknown = [e for e in events if e not in PARTNER_EVENT_TYPES]
-    if unknown:
-        raise invalid(f"unknown event type {unknown[0]!r}; offered: {', '.join(PARTNER_EVENT_TYPES)}")
+    try:
+        events = subset(events, PARTNER_EVENT_TYPES)
+    except NotInCatalogue as exc:
+        raise invalid(f"unknown event type {exc.unknown[0]!r}; offered: {', '.join(PARTNER_EVENT_TYPES)}") from None
     if not events:
         raise invalid("events must name at least one event type")
-    return list(dict.fromkeys(events))
+    return events
 
 
 # -- where deliveries may go -------------------------------------------------------------

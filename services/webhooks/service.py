@@ -7,14 +7,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from core import tenant
 from core.errors import invalid, not_found
 from core.events import Envelope, to_data
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.tenant import pick_business
+from core.uow import Database
 from services.webhooks import delivery, delivery_service, domain, store
 from services.webhooks.delivery import Outcome
 from services.webhooks.store import deliveries, events
@@ -54,9 +53,9 @@ class TestSent:
 
 
 class Webhooks:
-    def __init__(self, engine: AsyncEngine, box: domain.SecretBox, sender: delivery.Sender, allow_loopback: bool,
+    def __init__(self, db: Database, box: domain.SecretBox, sender: delivery.Sender, allow_loopback: bool,
                  lease: timedelta):
-        self.engine = engine
+        self.db = db
         self.box = box
         self.sender = sender
         self.allow_loopback = allow_loopback
@@ -72,7 +71,7 @@ class Webhooks:
         wanted = domain.check_events(event_types)
         domain.check_description(description)
         now, secret = utcnow(), None
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await store.subscription_by_url(conn, business_id, url)
             if row is None:
                 secret = domain.new_secret()
@@ -88,12 +87,12 @@ class Webhooks:
 
     async def list(self, business_id: str | None) -> tuple[str, list]:
         business_id = pick_business(tenant.require_account(), business_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return business_id, await store.subscriptions_of(conn, business_id)
 
     async def delete(self, business_id: str | None, subscription_id: str) -> str:
         business_id = pick_business(tenant.require_account(), business_id)
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await self._subscription(conn, business_id, subscription_id, lock=True)
             await store.delete_subscription(conn, row.id)
         return row.id
@@ -102,7 +101,7 @@ class Webhooks:
         """A new signing secret; the previous one keeps signing for domain.ROTATION_OVERLAP."""
         business_id = pick_business(tenant.require_account(), business_id)
         secret, now = domain.new_secret(), utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             row = await self._subscription(conn, business_id, subscription_id, lock=True)
             await store.update_subscription(conn, row.id, dict(
                 secret_sealed=self.box.seal(secret), secret_tail=secret[-4:], previous_secret_sealed=row.secret_sealed,
@@ -120,7 +119,7 @@ class Webhooks:
 
     async def call_secret(self, business_id: str | None) -> CallSecretView:
         business_id = pick_business(tenant.require_account(), business_id)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return CallSecretView(business_id, await store.call_secret_of(conn, business_id))
 
     async def rotate_call_secret(self, business_id: str | None) -> CallSecretView:
@@ -128,7 +127,7 @@ class Webhooks:
         domain.ROTATION_OVERLAP."""
         business_id = pick_business(tenant.require_account(), business_id)
         secret, now = domain.new_secret(), utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             current = await store.call_secret_of(conn, business_id, lock=True)
             row = await store.put_call_secret(
                 conn, business_id, self.box.seal(secret), secret[-4:], now,
@@ -145,7 +144,7 @@ class Webhooks:
         now = utcnow()
         event = Envelope(new_id(), "webhook.test", now, business_id, to_data(events_pb2.WebhookTest(
             message="This is a test event from Switchboard.", sent_at=now.isoformat())))
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             if subscription_id:
                 targets = [await self._subscription(conn, business_id, subscription_id)]
             else:
@@ -159,9 +158,9 @@ class Webhooks:
         outcomes = await asyncio.gather(*(
             delivery.post_signed(self.sender, delivery.signing_secrets(self.box, target, now), target.url,
                                  str(item.id), event)
-            for target, item in zip(targets, claimed)))
-        await delivery_service.record_outcomes(self.engine, list(zip(claimed, outcomes)), retry=False)
-        return TestSent(business_id, event.event_id, list(zip(targets, outcomes)))
+            for target, item in zip(targets, claimed, strict=True)))
+        await delivery_service.record_outcomes(self.db, list(zip(claimed, outcomes, strict=True)), retry=False)
+        return TestSent(business_id, event.event_id, list(zip(targets, outcomes, strict=True)))
 
     # -- history, deliveries, replay ------------------------------------------------------------
 
@@ -173,7 +172,7 @@ class Webhooks:
     async def list_events(self, business_id: str | None, event_type: str | None, since: datetime | None,
                           page: Page) -> Paged:
         query = store.events_of(self._businesses(business_id), event_type, since)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, query, events.c.occurred_at, events.c.event_id, page)
 
     async def list_deliveries(self, business_id: str | None, webhook_id: str | None, event_id: str | None,
@@ -181,7 +180,7 @@ class Webhooks:
         query = store.deliveries_of(self._businesses(business_id), webhook_id,
                                     require_uuid(event_id, "event_id") if event_id else None,
                                     domain.check_delivery_status(status) if status else None)
-        async with self.engine.connect() as conn:
+        async with self.db.read() as conn:
             return await fetch_page(conn, query, deliveries.c.created_at, deliveries.c.id, page)
 
     async def replay(self, business_id: str | None, webhook_id: str, event_ids: list[str], since: datetime | None,
@@ -194,7 +193,7 @@ class Webhooks:
         if any(not is_uuid(i) for i in event_ids):
             raise invalid("event_ids must be UUIDs")
         now = utcnow()
-        async with self.engine.begin() as conn:
+        async with self.db.transaction() as conn:
             sub = await self._subscription(conn, business_id, webhook_id)
             if not sub.is_active:
                 raise invalid("this webhook is disabled; save its url again to re-enable it first")

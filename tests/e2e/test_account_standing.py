@@ -6,12 +6,13 @@ is held; a trial's pool numbers are limited, concurrent requests included; a tea
 import asyncio
 import time
 
-import aiohttp
 import pytest
 
-from tests.e2e.test_calls import agent_with_number, calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_communication_runs import answering_callee, create, jobs_of, run_of, settled, touch
-from tests.e2e.test_signup_payments import Payments, until, workspace
+from tests.billing import workspace
+from tests.calling import agent_with_number
+from tests.compliance import answering_callee
+from tests.runs import create, jobs_of, run_of, settled, touch
+from tests.waiting import wait_until
 
 TRIAL_NUMBERS = 3  # TRIAL_POOL_NUMBERS' default
 
@@ -60,7 +61,7 @@ async def test_an_unpaid_signup_reads_and_sets_up_but_spends_nothing(api):
         await dash.close()
 
 
-async def test_a_paused_workspace_spends_nothing_until_resumed(api, account, calling_agent):  # noqa: F811
+async def test_a_paused_workspace_spends_nothing_until_resumed(api, account, calling_agent):
     key, business_id, agent = account["key"], account["business_id"], calling_agent
     assert (await workspace(api, key, business_id))["standing"] == "trialing"
     paused = await lifecycle(api, key, business_id, "pause")
@@ -99,7 +100,7 @@ async def test_a_canceled_workspace_says_to_resubscribe(api, account):
     refused("email", status, body, "canceled", "subscribe again")
 
 
-async def test_a_completed_checkout_lifts_the_hold_at_once(api, stack):
+async def test_a_completed_checkout_lifts_the_hold_at_once(api, payments):
     """The key was used (its principal cached as unpaid); the checkout's standing event invalidates it, well
     before the cache's 60-second time-to-live."""
     signup = await api.signup(paid=False)
@@ -109,33 +110,30 @@ async def test_a_completed_checkout_lifts_the_hold_at_once(api, stack):
         assert (await workspace(api, full, signup["business_id"]))["standing"] == "unpaid"
         status, body, _ = await email(api, full, "someone@example.com")
         refused("email before paying", status, body, "checkout")
-        async with aiohttp.ClientSession() as session:
-            payments = Payments(session, f"http://127.0.0.1:{stack.process('payments-simulator').port}")
-            status, _ = await payments.check_out(signup["checkout_url"])
-            assert status in (200, 303)
+        status, _ = await payments.check_out(signup["checkout_url"])
+        assert status in (200, 303)
         started = time.monotonic()
 
         async def allowed():
             status, body, _ = await email(api, full, "someone@example.com")
             return status == 201
-        await until(allowed, "the completed checkout to allow spending", timeout=20)
+        await wait_until(allowed, "the completed checkout to allow spending", timeout=20)
         assert time.monotonic() - started < 30
         assert (await workspace(api, full, signup["business_id"]))["standing"] == "trialing"
     finally:
         await dash.close()
 
 
-async def test_scheduled_outreach_waits_while_the_workspace_is_held(api, account, db, calling_agent):  # noqa: F811
+async def test_scheduled_outreach_waits_while_the_workspace_is_held(api, account, db, calling_agent):
     key, business_id = account["key"], account["business_id"]
     status, run, _ = await create(api, key, run_of(account, calling_agent, touch("later", answering_callee(),
                                                                                  seconds=3)))
     assert status == 201, run
     await lifecycle(api, key, business_id, "pause")
 
-    async def held():
-        return await db.fetchval("SELECT standing FROM sdr.business_standings WHERE business_id = $1",
-                                 business_id) == "paused"
-    await until(held, "the scheduler to learn the workspace is paused")
+    async def standing() -> str:
+        return await db.fetchval("SELECT standing FROM sdr.business_standings WHERE business_id = $1", business_id)
+    await wait_until(standing, "the scheduler to learn the workspace is paused", lambda s: s == "paused", timeout=20)
     await asyncio.sleep(4)  # the touch is due now, and the scheduler polls every 0.2 s
     [job] = await jobs_of(api, key, run["id"])
     assert job["status"] == "pending", job
@@ -176,7 +174,7 @@ async def test_a_teardown_frees_the_numbers_and_stops_everything(api, account):
     async def released():
         status, numbers, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
         return status == 200 and numbers["phone_numbers"] == []
-    await until(released, "the torn-down workspace's number to go back to the pool")
+    await wait_until(released, "the torn-down workspace's number to go back to the pool", timeout=20)
     status, available, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key,
                                              params={"country": "US", "limit": "100"})
     assert agent["phone_number"] in [n["phone_number"] for n in available["numbers"]] or available["has_more"]

@@ -6,20 +6,7 @@ import uuid
 import nats
 import pytest
 
-PROMPT = "You are the front desk of Acme Plumbing. Qualify the caller and book a visit."
-
-
-async def create_agent(api, account, **fields) -> dict:
-    body = {"business_id": account["business_id"], "name": "Front desk", "system_prompt": PROMPT, **fields}
-    status, agent, _ = await api.request("POST", "/api/v1/agents", key=account["key"], json=body)
-    assert status == 201, agent
-    return agent
-
-
-async def read_agent(api, account, agent_id: str) -> dict:
-    status, agent, _ = await api.request("GET", "/api/v1/agents", key=account["key"], params={"id": agent_id})
-    assert status == 200, agent
-    return agent
+from tests.agents import PROMPT, create_agent, read_agent
 
 
 async def patch(api, account, agent_id: str, **fields):

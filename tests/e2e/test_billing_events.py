@@ -5,28 +5,12 @@ workspace's plan."""
 import aiohttp
 
 from providers.payments.simulator.cards import NEEDS_ACTION
-from tests.e2e.test_signup_payments import (
-    full_key,
-    payments,  # noqa: F401 - a fixture
-    provisioned,
-    release_numbers,
-    signup,
-    until,
-    workspace,
-)
+from tests.billing import full_key, provisioned, release_numbers, signup, workspace
+from tests.emails import owner_notices
+from tests.waiting import wait_until
 
 
-async def owner_notices(api, key: str, subject_word: str) -> list[dict]:
-    """The owner's notifications sent so far whose subject has `subject_word`."""
-    status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "sent"})
-    return [e for e in queue["emails"] if e["kind"] == "owner_notification" and subject_word in e["subject"]]
-
-
-async def _more(count, than: int) -> bool:
-    return await count() > than
-
-
-async def subscribed(api, payments, stack, card: str | None = None):  # noqa: F811
+async def subscribed(api, payments, stack, card: str | None = None):
     """A paid signup: its key, business id, owner's address, subscription (as the provider created it)."""
     status, body, _ = await signup(api)
     bid, key = body["business_id"], await full_key(api, body)
@@ -37,14 +21,14 @@ async def subscribed(api, payments, stack, card: str | None = None):  # noqa: F8
     return key, bid, body["_email"], created["event"]["data"]["object"], ws
 
 
-async def test_the_owner_hears_by_email_that_the_trial_ends(api, payments, stack):  # noqa: F811
+async def test_the_owner_hears_by_email_that_the_trial_ends(api, payments, stack):
     key, bid, owner, sub, ws = await subscribed(api, payments, stack)
     await api.confirm_address(stack, owner)
     status, sent = await payments.control("POST", f"/subscriptions/{sub['id']}/trial_will_end")
     assert status == 200, sent
 
-    notices = lambda: owner_notices(api, key, "trial")  # noqa: E731
-    [notice] = await until(notices, "the owner's e-mail about the trial's end")
+    notices = lambda: owner_notices(api, key, "trial")
+    [notice] = await wait_until(notices, "the owner's e-mail about the trial's end", timeout=20)
     assert notice["to"] == owner.lower() and "ends on" in notice["subject"] and "/dashboard" in notice["body"]
     # The provider repeats the event: it is applied once, so the owner hears once.
     status, _ = await payments.control("POST", f"/events/{sent['id']}/resend")
@@ -53,7 +37,7 @@ async def test_the_owner_hears_by_email_that_the_trial_ends(api, payments, stack
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
 
 
-async def test_a_payment_waiting_for_authentication_sends_the_owner_its_link(api, payments, stack):  # noqa: F811
+async def test_a_payment_waiting_for_authentication_sends_the_owner_its_link(api, payments, stack):
     key, bid, owner, sub, ws = await subscribed(api, payments, stack, card=NEEDS_ACTION)
     await api.confirm_address(stack, owner)
     assert (await payments.control("POST", f"/subscriptions/{sub['id']}/advance"))[0] == 200  # the trial ends
@@ -61,13 +45,14 @@ async def test_a_payment_waiting_for_authentication_sends_the_owner_its_link(api
                   if e["type"] == "invoice.payment_action_required"]
     assert required["hosted_invoice_url"]
 
-    [notice] = await until(lambda: owner_notices(api, key, "confirmation"), "the owner's e-mail with the invoice link")
+    [notice] = await wait_until(lambda: owner_notices(api, key, "confirmation"),
+                                "the owner's e-mail with the invoice link", timeout=20)
     assert required["hosted_invoice_url"] in notice["body"]
     assert (await workspace(api, key, bid))["subscription_status"] == "past_due"
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
 
 
-async def test_a_plan_change_at_the_provider_changes_the_workspaces_plan(api, payments, stack):  # noqa: F811
+async def test_a_plan_change_at_the_provider_changes_the_workspaces_plan(api, payments, stack):
     key, bid, _, sub, ws = await subscribed(api, payments, stack)
     assert (await workspace(api, key, bid))["plan_id"] == "starter"
 
@@ -80,17 +65,18 @@ async def test_a_plan_change_at_the_provider_changes_the_workspaces_plan(api, pa
 
     await change("price_growth_monthly")
 
-    async def on_plan(plan: str):
-        return (await workspace(api, key, bid))["plan_id"] == plan
-    await until(lambda: on_plan("growth"), "the upgrade to reach the workspace")
+    async def plan() -> str:
+        return (await workspace(api, key, bid))["plan_id"]
+    await wait_until(plan, "the upgrade to reach the workspace", lambda p: p == "growth", timeout=20)
 
     async def updates_applied() -> int:
         return len([e for e in await payments.events(**{"metadata.business_id": bid})
                     if e["type"] == "customer.subscription.updated" and e["status"] == "succeeded"])
     applied = await updates_applied()
     await change("price_not_offered_here")
-    await until(lambda: _more(updates_applied, applied), "the provider's event for a price we do not offer")
-    assert await on_plan("growth")  # a price we do not offer changes nothing
+    await wait_until(updates_applied, "the provider's event for a price we do not offer", lambda n: n > applied,
+                     timeout=20)
+    assert await plan() == "growth"  # a price we do not offer changes nothing
     await change("price_scale_monthly")
-    await until(lambda: on_plan("scale"), "the second change to reach the workspace")
+    await wait_until(plan, "the second change to reach the workspace", lambda p: p == "scale", timeout=20)
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])

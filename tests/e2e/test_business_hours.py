@@ -1,31 +1,31 @@
 """The business's own calling hours (its saved SDR config's business_hours_start/end) bind every touch the platform
 checks: a call of the API with compliance enforce, a communication run's preview and its executed calls and texts.
 A business that saved no config is held to the law alone."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from core.compliance import decision as compliance
 from core.compliance import zones
 from core.compliance.rules import CALL
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_communication_runs import RUNS, create, events, jobs_of, run_of, touch
-from tests.e2e.test_compliance import ZONED, _suffixes, decisions, enforced, provider_calls_to
-from tests.e2e.test_sms import opt_in
+from tests.calling import provider_calls_to
+from tests.compliance import ZONED, decisions, enforced, suffixes
+from tests.runs import RUNS, create, events, jobs_of, run_of, touch
+from tests.texting import opt_in
 
 
 def callee_before_hours() -> tuple[str, tuple[int, int], datetime]:
     """A fresh callee open to calls now, the business hours that open an hour later in their zone, and that
     instant: a touch now must wait for it."""
-    now = datetime.now(timezone.utc)
-    suffix = f"{next(_suffixes):04d}"
+    now = datetime.now(UTC)
+    suffix = f"{next(suffixes):04d}"
     for pattern in ZONED:
         phone = pattern.format(suffix)
         [zone] = zones.number_zones(phone)
         local = now.astimezone(zones.zone(zone))
         if compliance.open_to(CALL, phone, now) and local.hour <= 17:
             opens = local.replace(hour=local.hour + 1, minute=0, second=0, microsecond=0)
-            return phone, (local.hour + 1, local.hour + 3), opens.astimezone(timezone.utc)
+            return phone, (local.hour + 1, local.hour + 3), opens.astimezone(UTC)
     pytest.fail("no zone fits the hour")
 
 
@@ -37,7 +37,7 @@ async def save_hours(api, account, business_hours: tuple[int, int]) -> None:
 
 
 async def test_an_enforced_call_outside_the_business_hours_waits_for_them(
-        api, account, voice, calling_agent):  # noqa: F811
+        api, account, voice, calling_agent):
     key = account["key"]
     phone, business_hours, opens = callee_before_hours()
     await opt_in(api, key, phone)
@@ -56,7 +56,7 @@ async def test_an_enforced_call_outside_the_business_hours_waits_for_them(
 
 
 async def test_a_runs_preview_and_its_execution_keep_to_the_business_hours(
-        api, account, calling_agent):  # noqa: F811
+        api, account, calling_agent):
     key = account["key"]
     phone, business_hours, opens = callee_before_hours()
     await opt_in(api, key, phone)

@@ -9,7 +9,9 @@ import time
 import aiohttp
 import pytest
 
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.calling import call_events, settled
+from tests.leads import leads_with
+from tests.waiting import wait_until
 
 MESSAGES = "/api/v1/providers/voice/messages"
 
@@ -19,32 +21,8 @@ async def playback(voice, **script) -> None:
         assert r.status == 201, await r.text()
 
 
-async def settled(api, key, call_id: str) -> dict:
-    """The call once it has its outcome and its report (the simulator plays a call in about a second)."""
-    for _ in range(150):
-        status, call, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call_id})
-        assert status == 200, call
-        if call["status"] in ("completed", "no-answer", "busy", "voicemail", "failed", "canceled") and \
-                call["ended_reason"] is not None:
-            return call
-        await asyncio.sleep(0.1)
-    pytest.fail(f"call {call_id} did not settle: {call}")
-
-
-async def call_events(api, key, call_id: str, expected: int) -> list[str]:
-    for _ in range(100):
-        types = []
-        for kind in ("call.started", "call.completed", "call.failed"):
-            status, body, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
-            types += [e["type"] for e in body["events"] if e["data"]["call_id"] == call_id]
-        if len(types) >= expected:
-            return sorted(types)
-        await asyncio.sleep(0.1)
-    return sorted(types)
-
-
 @pytest.fixture
-def agent(calling_agent):  # noqa: F811
+def agent(calling_agent):
     return calling_agent
 
 
@@ -157,18 +135,14 @@ async def test_a_status_update_nats_cannot_store_is_refused_and_applied_when_sen
             assert status == 503 and reply["error"]["code"] == "unavailable", reply
         finally:
             stack.nats.start(port=port)
-        for _ in range(100):  # as the provider retries, until the gateway is connected again
-            status, reply = await post()
-            if status == 200:
-                break
-            await asyncio.sleep(0.1)
-        assert (status, reply) == (200, {})
-    for _ in range(100):
-        status, now, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
-        if now["status"] == "in-progress":
-            break
-        await asyncio.sleep(0.1)
-    assert now["status"] == "in-progress"
+        # sent again, as the provider retries, until the gateway is connected again
+        answer = await wait_until(post, "the gateway to store the status update", lambda a: a[0] == 200)
+        assert answer == (200, {})
+
+    async def call_status() -> str:
+        _, now, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+        return now["status"]
+    await wait_until(call_status, "the call to be in progress", lambda s: s == "in-progress")
     assert await call_events(api, key, call["id"], 1) == ["call.started"]
     stack.wait_ready(30)
 
@@ -190,13 +164,11 @@ async def test_the_reaper_closes_a_call_whose_messages_never_came(api, account, 
     assert await call_events(api, key, call["id"], 2) == ["call.completed", "call.started"]
 
 
-async def lead_by_phone(api, key, phone: str, interactions: int) -> dict | None:
-    for _ in range(100):
-        status, page, _ = await api.request("GET", "/api/v1/leads", key=key, params={"phone": phone})
-        if page["leads"] and page["leads"][0]["interaction_count"] >= interactions:
-            return page["leads"][0]
-        await asyncio.sleep(0.1)
-    return page["leads"][0] if page["leads"] else None
+async def lead_by_phone(api, key, phone: str, interactions: int) -> dict:
+    """The lead with this phone once it counts `interactions` interactions."""
+    leads = await wait_until(lambda: leads_with(api, key, phone), f"a lead of {phone} with {interactions} interactions",
+                             lambda found: bool(found) and found[0]["interaction_count"] >= interactions)
+    return leads[0]
 
 
 async def test_a_conversation_counts_on_the_lead_or_makes_one(api, account, agent):
@@ -206,7 +178,6 @@ async def test_a_conversation_counts_on_the_lead_or_makes_one(api, account, agen
                                                                                "to": "+14155550191"})
     await settled(api, key, call["id"])
     lead = await lead_by_phone(api, key, "+14155550191", 1)
-    assert lead is not None, "no lead was made from the call"
     assert (lead["name"], lead["email"], lead["source"], lead["interaction_count"]) == (
         "Jordan Lee", "jordan@example.com", "outbound_call", 1)
     # A second call with it, linked by lead_id, counts on the same lead (once, however often the event comes).
@@ -228,13 +199,11 @@ async def test_a_calls_minutes_and_cost_reach_the_usage_log_and_the_balance(api,
     code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
                                                                                "to": "+14155550192"})
     ended = await settled(api, key, call["id"])
-    for _ in range(100):
+
+    async def entries() -> list[dict]:
         status, usage, _ = await api.request("GET", "/api/v1/usage", key=key)
-        entries = [u for u in usage["usage"] if u["call_id"] == call["id"] and u["method"] == "CALL"]
-        if entries:
-            break
-        await asyncio.sleep(0.1)
-    [entry] = entries
+        return [u for u in usage["usage"] if u["call_id"] == call["id"] and u["method"] == "CALL"]
+    [entry] = await wait_until(entries, f"the usage entry of call {call['id']}")
     assert entry["method"] == "CALL" and entry["endpoint"] == "/api/v1/calls" and entry["cost_cents"] > 0
     status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
     [mine] = [b for b in balance["businesses"] if b["business_id"] == account["business_id"]]

@@ -2,41 +2,9 @@
 configuration and the lead's enrichment, idempotent retries, provider failures, validation and tenancy."""
 import uuid
 
-import pytest
+from tests.calling import place
 
 TO = "+14155550177"
-# Pool area codes the calling tests draw from (deploy/local/number_pool.json); they give their numbers back.
-CALLING_AREAS = ("206", "312", "617")
-
-
-async def agent_with_number(api, account) -> dict:
-    key, bid = account["key"], account["business_id"]
-    status, agent, _ = await api.request("POST", "/api/v1/agents", key=key, json={
-        "business_id": bid, "name": "Closer", "system_prompt": "Answer the phone."})
-    assert status == 201, agent
-    for area in CALLING_AREAS:
-        status, pool, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key,
-                                            params={"country": "US", "area_code": area, "limit": "100"})
-        for candidate in pool["numbers"]:
-            status, number, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={
-                "business_id": bid, "phone_number": candidate["phone_number"], "agent_id": agent["id"]})
-            if status == 201:
-                return {**agent, "phone_number": number["phone_number"],
-                        "provider_number": number["provider_phone_number_id"]}
-    pytest.fail("no free number in the calling tests' area codes")
-
-
-@pytest.fixture
-async def calling_agent(api, account):
-    """An agent with a number of its own, given back to the pool afterwards."""
-    agent = await agent_with_number(api, account)
-    yield agent
-    await api.request("DELETE", "/api/v1/phone-numbers", key=account["key"],
-                      params={"phone_number": agent["phone_number"]})
-
-
-async def place(api, key, **body):
-    return await api.request("POST", "/api/v1/calls", key=key, json=body)
 
 
 async def test_an_outbound_call_carries_the_outbound_configuration_and_the_leads_enrichment(api, account, voice,

@@ -2,77 +2,23 @@
 problem at once, the preview's plan, idempotent creation, execution on time through the compliance decision with
 events carrying external_ref and touch_id, retries on no-answer, pause/resume/cancel, a STOP between creation and
 execution, and another account's key."""
-import asyncio
-import itertools
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from core.compliance import decision as compliance
 from core.compliance.rules import CALL
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_compliance import ZONED, callee, provider_calls_to
-from tests.e2e.test_sms import opt_in
-
-RUNS = "/api/v1/communication-runs"
-_refs = itertools.count()
-
-
-def at(seconds: float = 0) -> str:
-    return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
-
-
-def touch(touch_id: str, phone: str, channel: str = "call", seconds: float = 0, **extra) -> dict:
-    return {"touch_id": touch_id, "channel": channel, "target": {"phone": phone}, "scheduled_at": at(seconds), **extra}
-
-
-def run_of(account, agent, *touches, **extra) -> dict:
-    return {"business_id": account["business_id"], "external_ref": f"crm-run-{next(_refs)}-{uuid.uuid4().hex[:6]}",
-            "agent_id": agent["id"], "touches": list(touches), **extra}
-
-
-async def create(api, key, body, idempotency_key: str | None = None):
-    return await api.request("POST", RUNS, key=key, json=body,
-                             headers={"Idempotency-Key": idempotency_key or str(uuid.uuid4())})
-
-
-async def jobs_of(api, key, run_id: str) -> list[dict]:
-    status, page, _ = await api.request("GET", "/api/v1/communication-jobs", key=key,
-                                        params={"communication_run_id": run_id, "limit": "500"})
-    assert status == 200, page
-    return page["jobs"]
-
-
-async def settled(api, key, run_id: str, done=("completed", "canceled"), tries: int = 200) -> dict:
-    for _ in range(tries):
-        status, run, _ = await api.request("GET", RUNS, key=key, params={"id": run_id})
-        assert status == 200, run
-        if run["status"] in done:
-            return run
-        await asyncio.sleep(0.1)
-    pytest.fail(f"run {run_id} did not settle: {run}")
-
-
-async def events(api, key, kind: str, run_id: str, expected: int = 1) -> list[dict]:
-    for _ in range(100):
-        status, page, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
-        assert status == 200, page
-        found = [e for e in page["events"] if e["data"].get("communication_run_id") == run_id]
-        if len(found) >= expected:
-            return found
-        await asyncio.sleep(0.1)
-    return found
-
-
-def answering_callee() -> str:
-    return callee(open_now=True)
+from tests.calling import provider_calls_to
+from tests.compliance import ZONED, answering_callee, callee, suffixes
+from tests.runs import RUNS, create, events, jobs_of, run_of, settled, touch
+from tests.texting import opt_in
 
 
 def unanswered_callee() -> str:
     """A callee open now whose number the voice simulator never answers (last four digits 0001)."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     for pattern in ZONED:
         candidate = pattern.format("0001")
         if compliance.open_to(CALL, candidate, now):
@@ -80,7 +26,7 @@ def unanswered_callee() -> str:
     pytest.fail("no zone fits the hour")
 
 
-async def test_validate_reports_every_problem_with_its_touch(api, account, calling_agent):  # noqa: F811
+async def test_validate_reports_every_problem_with_its_touch(api, account, calling_agent):
     key = account["key"]
     good = touch("ok-1", answering_callee())
     body = run_of(account, calling_agent, good,
@@ -110,7 +56,7 @@ async def test_validate_reports_every_problem_with_its_touch(api, account, calli
     assert "bad-phone" in error["error"]["message"] and "/validate" in error["error"]["message"]
 
 
-async def test_an_agent_without_a_number_and_an_unknown_one_are_problems(api, account, calling_agent):  # noqa: F811
+async def test_an_agent_without_a_number_and_an_unknown_one_are_problems(api, account, calling_agent):
     key = account["key"]
     status, bare, _ = await api.request("POST", "/api/v1/agents", key=key, json={
         "business_id": account["business_id"], "name": "No number", "system_prompt": "Hi."})
@@ -125,7 +71,7 @@ async def test_an_agent_without_a_number_and_an_unknown_one_are_problems(api, ac
 
 
 async def test_preview_moves_a_night_touch_to_its_window_and_refuses_a_dnc_number(
-        api, account, calling_agent):  # noqa: F811
+        api, account, calling_agent):
     key = account["key"]
     day, night, listed = answering_callee(), callee(open_now=False), answering_callee()
     for phone in (day, night):
@@ -149,7 +95,7 @@ async def test_preview_moves_a_night_touch_to_its_window_and_refuses_a_dnc_numbe
     assert status == 200 and runs["runs"] == []  # nothing was stored
 
 
-async def test_create_is_idempotent_and_refuses_a_reused_key_or_reference(api, account, calling_agent):  # noqa: F811
+async def test_create_is_idempotent_and_refuses_a_reused_key_or_reference(api, account, calling_agent):
     key = account["key"]
     body = run_of(account, calling_agent, touch("later", answering_callee(), seconds=3600))
     status, error, _ = await api.request("POST", RUNS, key=key, json=body)
@@ -171,7 +117,7 @@ async def test_create_is_idempotent_and_refuses_a_reused_key_or_reference(api, a
 
 
 async def test_touches_execute_on_time_and_report_back_with_their_references(
-        api, account, voice, calling_agent):  # noqa: F811
+        api, account, voice, calling_agent):
     key = account["key"]
     phone, texted = answering_callee(), answering_callee()
     for p in (phone, texted):
@@ -200,7 +146,7 @@ async def test_touches_execute_on_time_and_report_back_with_their_references(
 
 
 async def test_a_call_nobody_answers_is_retried_by_the_policy_then_fails(
-        api, account, voice, calling_agent):  # noqa: F811
+        api, account, voice, calling_agent):
     key, phone = account["key"], unanswered_callee()
     await opt_in(api, key, phone)
     body = run_of(account, calling_agent, touch("ring", phone), retry={"max_retries": 1, "backoff_seconds": [1]})
@@ -222,7 +168,7 @@ async def test_a_call_nobody_answers_is_retried_by_the_policy_then_fails(
     assert failed["data"]["attempts"] == 2 and failed["data"]["touch_id"] == "ring"
 
 
-async def test_pause_resume_and_cancel(api, account, calling_agent):  # noqa: F811
+async def test_pause_resume_and_cancel(api, account, calling_agent):
     key = account["key"]
     status, run, _ = await create(api, key, run_of(account, calling_agent, touch("a", answering_callee(), seconds=3600),
                                                    touch("b", answering_callee(), seconds=7200)))
@@ -244,7 +190,7 @@ async def test_pause_resume_and_cancel(api, account, calling_agent):  # noqa: F8
 
 
 async def test_a_stop_between_creation_and_execution_refuses_the_touch(
-        api, account, sms, calling_agent):  # noqa: F811
+        api, account, sms, calling_agent):
     key, phone = account["key"], answering_callee()
     await opt_in(api, key, phone)
     status, run, _ = await create(api, key, run_of(account, calling_agent, touch(
@@ -258,7 +204,7 @@ async def test_a_stop_between_creation_and_execution_refuses_the_touch(
     assert failed["data"]["status"] == "refused" and failed["data"]["code"] == "number_opted_out"
 
 
-async def test_another_accounts_key_reaches_no_run(api, account, other_key, calling_agent):  # noqa: F811
+async def test_another_accounts_key_reaches_no_run(api, account, other_key, calling_agent):
     key = account["key"]
     body = run_of(account, calling_agent, touch("x", answering_callee(), seconds=3600))
     status, run, _ = await create(api, key, body)
@@ -282,18 +228,18 @@ async def test_another_accounts_key_reaches_no_run(api, account, other_key, call
 
 def next_local(zone: str, hour: int, minute: int = 0) -> datetime:
     """The next instant at hour:minute on the wall clock of `zone`, at least an hour from now."""
-    local = (datetime.now(timezone.utc) + timedelta(hours=1)).astimezone(ZoneInfo(zone))
+    local = (datetime.now(UTC) + timedelta(hours=1)).astimezone(ZoneInfo(zone))
     at = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
     if at < local:
         at = (local + timedelta(days=1)).replace(hour=hour, minute=minute, second=0, microsecond=0)
-    return at.astimezone(timezone.utc)
+    return at.astimezone(UTC)
 
 
 @pytest.mark.parametrize("phone,zone", [("+12125558{:03d}", "America/New_York"),
                                         ("+18085558{:03d}", "Pacific/Honolulu")])
 async def test_a_touch_at_the_callees_night_is_planned_for_their_morning(
-        api, account, calling_agent, phone, zone):  # noqa: F811
-    key, to = account["key"], phone.format(next(_refs) % 1000)
+        api, account, calling_agent, phone, zone):
+    key, to = account["key"], phone.format(next(suffixes) % 1000)
     await opt_in(api, key, to)
     night = next_local(zone, 23, 30)
     morning = (night.astimezone(ZoneInfo(zone)) + timedelta(days=1)).replace(hour=8, minute=0)
@@ -305,7 +251,7 @@ async def test_a_touch_at_the_callees_night_is_planned_for_their_morning(
     assert datetime.fromisoformat(night_touch["planned_at"]) == morning
 
 
-async def test_a_touch_due_in_the_callees_night_is_deferred_when_it_runs(api, account, calling_agent):  # noqa: F811
+async def test_a_touch_due_in_the_callees_night_is_deferred_when_it_runs(api, account, calling_agent):
     key, phone = account["key"], callee(open_now=False)
     await opt_in(api, key, phone)
     status, run, _ = await create(api, key, run_of(account, calling_agent, touch("late", phone)))
@@ -314,6 +260,6 @@ async def test_a_touch_due_in_the_callees_night_is_deferred_when_it_runs(api, ac
     [job] = await jobs_of(api, key, run["id"])
     assert job["status"] == "deferred" and job["rule"] in ("federal_hours", "state_hours"), job
     not_before = datetime.fromisoformat(deferred["data"]["not_before"])
-    assert not_before == datetime.fromisoformat(job["planned_at"]) > datetime.now(timezone.utc)
+    assert not_before == datetime.fromisoformat(job["planned_at"]) > datetime.now(UTC)
     status, run, _ = await api.request("GET", RUNS, key=key, params={"id": run["id"]})
     assert run["status"] == "running" and run["jobs"]["deferred"] == 1

@@ -2,62 +2,21 @@
 window, consent bases, do-not-call, the frequency cap under racing touches, a provider refusal freeing its slot),
 PlaceCall's deferral as data, texts through the same decision, and the decision log (filters, tenancy, append-only)."""
 import asyncio
-import itertools
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import asyncpg
 import grpc
 import pytest
 
-from core.compliance import decision as compliance
-from core.compliance.rules import CALL, hours
-from core.tenant import Tenant
-from services.sdr.pipeline_domain import Config
 from switchboard.v1 import calls_pb2, calls_pb2_grpc
-from tests.e2e.test_calls import calling_agent, place  # noqa: F401 - a fixture
-from tests.e2e.test_sms import opt_in, send
-
-# Callees in one zone each, in places without a state row stricter than the federal window for calls (New York,
-# Colorado, London, Berlin, Johannesburg, Tokyo, Sydney): at any hour some are open and some are closed.
-ZONED = ("+1212555{}", "+1303555{}", "+44207946{}", "+4930123{}", "+2721123{}", "+8131234{}", "+6129374{}")
-_suffixes = itertools.count(7000)
-# The business hours of a business with no SDR config saved, in the callee's time.
-DEFAULT_HOURS = hours(Config.business_hours_start, Config.business_hours_end)
-
-
-def callee(open_now: bool = True) -> str:
-    """A fresh callee whose calling window is (or is not) open right now; an open one also within the default
-    business hours of a business with no SDR config saved (9-17 in the callee's time), so the pipeline may touch
-    them too."""
-    now = datetime.now(timezone.utc)
-    suffix = f"{next(_suffixes):04d}"
-    for pattern in ZONED:
-        candidate = pattern.format(suffix)
-        if open_now and compliance.open_to(CALL, candidate, now, DEFAULT_HOURS):
-            return candidate
-        if not open_now and not compliance.open_to(CALL, candidate, now):
-            return candidate
-    pytest.fail("no zone fits the hour")
-
-
-async def enforced(api, key, agent, to, **extra):
-    return await place(api, key, agent_id=agent["id"], to=to, compliance="enforce", **extra)
-
-
-async def decisions(api, key, **params) -> list[dict]:
-    status, page, _ = await api.request("GET", "/api/v1/compliance/decisions", key=key, params=params)
-    assert status == 200, page
-    return page["decisions"]
-
-
-async def provider_calls_to(voice, to: str) -> list:
-    status, placed = await voice.request("GET", "/call")
-    assert status == 200
-    return [c for c in placed if c["customer"]["number"] == to]
+from tests.calling import place, provider_calls_to
+from tests.compliance import callee, decisions, enforced
+from tests.tenants import as_business
+from tests.texting import opt_in, send
 
 
 async def test_an_enforced_call_without_consent_is_refused_before_the_provider_and_logged(
-        api, account, voice, calling_agent):  # noqa: F811
+        api, account, voice, calling_agent):
     key, to = account["key"], callee()
     status, body, _ = await enforced(api, key, calling_agent, to)
     assert status == 400 and body["error"]["code"] == "number_opted_out", body
@@ -74,7 +33,7 @@ async def test_an_enforced_call_without_consent_is_refused_before_the_provider_a
 
 
 async def test_an_enforced_call_with_consent_in_the_window_is_placed_and_logged_with_its_basis(
-        api, account, voice, calling_agent):  # noqa: F811
+        api, account, voice, calling_agent):
     key, to = account["key"], callee()
     await opt_in(api, key, to)
     status, call, _ = await enforced(api, key, calling_agent, to)
@@ -86,7 +45,7 @@ async def test_an_enforced_call_with_consent_in_the_window_is_placed_and_logged_
     assert allowed["inputs"]["zones"][0]["why"] == "area_code" and allowed["not_before"] is None
 
 
-async def test_a_closed_window_is_refused_with_the_instant_it_opens(api, account, voice, calling_agent):  # noqa: F811
+async def test_a_closed_window_is_refused_with_the_instant_it_opens(api, account, voice, calling_agent):
     key, to = account["key"], callee(open_now=False)
     await opt_in(api, key, to)
     status, body, _ = await enforced(api, key, calling_agent, to)
@@ -97,7 +56,7 @@ async def test_a_closed_window_is_refused_with_the_instant_it_opens(api, account
     assert await provider_calls_to(voice, to) == []
 
 
-async def test_do_not_call_and_a_do_not_contact_lead_block_enforced_calls(api, account, calling_agent):  # noqa: F811
+async def test_do_not_call_and_a_do_not_contact_lead_block_enforced_calls(api, account, calling_agent):
     key = account["key"]
     listed = callee()
     await opt_in(api, key, listed)
@@ -119,7 +78,7 @@ async def test_do_not_call_and_a_do_not_contact_lead_block_enforced_calls(api, a
                                                           ("call", "lead_do_not_contact")]
 
 
-async def test_a_customer_may_be_called_without_an_opt_in(api, account, calling_agent):  # noqa: F811
+async def test_a_customer_may_be_called_without_an_opt_in(api, account, calling_agent):
     key, to = account["key"], callee()
     status, lead, _ = await api.request("POST", "/api/v1/leads", key=key, json={
         "business_id": account["business_id"], "phone": to, "status": "converted"})
@@ -130,7 +89,7 @@ async def test_a_customer_may_be_called_without_an_opt_in(api, account, calling_
     assert allowed["inputs"]["consent_basis"] == "existing_relationship" and allowed["lead_id"] == lead["id"]
 
 
-async def test_racing_enforced_calls_never_pass_the_frequency_cap(api, account, calling_agent):  # noqa: F811
+async def test_racing_enforced_calls_never_pass_the_frequency_cap(api, account, calling_agent):
     key, to = account["key"], callee()
     await opt_in(api, key, to)
     results = await asyncio.gather(*(enforced(api, key, calling_agent, to) for _ in range(6)))
@@ -144,7 +103,7 @@ async def test_racing_enforced_calls_never_pass_the_frequency_cap(api, account, 
     assert {d["inputs"]["calls_24h"] for d in logged if d["outcome"] == "defer"} == {3}
 
 
-async def test_a_call_the_provider_refuses_frees_its_slot(api, account, voice, calling_agent):  # noqa: F811
+async def test_a_call_the_provider_refuses_frees_its_slot(api, account, voice, calling_agent):
     key, to = account["key"], callee()
     await opt_in(api, key, to)
     await voice.fail_next("POST", "/call", 400)
@@ -157,7 +116,7 @@ async def test_a_call_the_provider_refuses_frees_its_slot(api, account, voice, c
     assert status == 400 and body["error"]["message"].startswith("frequency: 3 calls")
 
 
-async def test_bad_compliance_input_is_a_clear_400(api, account, calling_agent):  # noqa: F811
+async def test_bad_compliance_input_is_a_clear_400(api, account, calling_agent):
     key, to = account["key"], callee()
     status, body, _ = await enforced(api, key, calling_agent, to, callee_timezone="Mars/Olympus_Mons")
     assert status == 400 and body["error"]["code"] == "invalid_request"
@@ -171,19 +130,19 @@ async def test_bad_compliance_input_is_a_clear_400(api, account, calling_agent):
     assert status == 400 and body["error"]["code"] in ("invalid_request", "bad_request")
 
 
-async def test_place_call_returns_a_deferral_as_data(api, stack, account, voice, calling_agent):  # noqa: F811
+async def test_place_call_returns_a_deferral_as_data(api, stack, account, voice, calling_agent):
     """What a communication run or the pipeline gets: the deferral (with its instant) instead of an error."""
     closed, open_ = callee(open_now=False), callee()
     for to in (closed, open_):
         await opt_in(api, account["key"], to)
-    md = Tenant(account_id=account["signup"]["business_id"], business_ids=(account["business_id"],)).to_metadata()
+    md = as_business(account)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.process('calls').port}") as channel:
         calls = calls_pb2_grpc.CallsStub(channel)
         later, now = await asyncio.gather(*(calls.PlaceCall(calls_pb2.CreateCallRequest(
             agent_id=calling_agent["id"], to=to, compliance=calls_pb2.COMPLIANCE_MODE_ENFORCE, actor="run",
             reference=f"touch-{to}"), metadata=md) for to in (closed, open_)))
     assert later.WhichOneof("outcome") == "deferred" and later.deferred.code == "tcpa_violation"
-    assert later.deferred.not_before.ToDatetime(timezone.utc) > datetime.now(timezone.utc)
+    assert later.deferred.not_before.ToDatetime(UTC) > datetime.now(UTC)
     assert (later.deferred.actor, later.deferred.reference) == ("run", f"touch-{closed}")
     assert await provider_calls_to(voice, closed) == []
     assert now.WhichOneof("outcome") == "call" and now.call.status == "queued"
@@ -192,7 +151,7 @@ async def test_place_call_returns_a_deferral_as_data(api, stack, account, voice,
 
 
 async def test_the_decision_log_is_the_businesss_own_and_append_only(api, account, other_key, stack,
-                                                                     calling_agent):  # noqa: F811
+                                                                     calling_agent):
     key, to = account["key"], callee()
     status, body, _ = await send(api, key, calling_agent, to)
     assert status == 400 and body["error"]["code"] == "number_opted_out"

@@ -1,9 +1,8 @@
 """OpenAPI, JSON Schemas, capabilities, health, usage, balance, probes."""
-import asyncio
-
 from jsonschema import Draft202012Validator
 
 from gateway.routes import all_routes
+from tests.waiting import wait_until
 
 
 async def test_openapi_describes_every_route(api):
@@ -119,13 +118,12 @@ async def test_usage_log_records_requests_written_behind(api, account):
     key = account["key"]
     await api.request("GET", "/api/v1/workspaces", key=key)
     await api.request("GET", "/api/v1/workspaces", key=key, params={"id": "00000000-0000-0000-0000-000000000000"})
-    entries = []
-    for _ in range(40):
+
+    async def logged() -> list[dict]:
         status, body, _ = await api.request("GET", "/api/v1/usage", key=key)
-        entries = [e for e in body["usage"] if e["endpoint"] == "/api/v1/workspaces"]
-        if len(entries) >= 2:
-            break
-        await asyncio.sleep(0.2)
+        return [e for e in body["usage"] if e["endpoint"] == "/api/v1/workspaces"]
+    entries = await wait_until(logged, "two usage entries of /api/v1/workspaces", lambda found: len(found) >= 2,
+                               timeout=8, interval=0.2)
     assert sorted(e["status_code"] for e in entries) == [200, 404]
     assert all(e["method"] == "GET" and e["cost_cents"] == 0 and e["call_id"] is None for e in entries)
     status, page, _ = await api.request("GET", "/api/v1/usage", key=key, params={"limit": "1"})

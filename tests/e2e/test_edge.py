@@ -3,8 +3,8 @@ OpenAPI document built once per process, the providers' status cached per replic
 the user has not approved shown on our own page instead of sent to the client."""
 import uuid
 
-from tests.conftest import Api
-from tests.e2e.test_oauth import CALLBACK, authorization, consent, pkce, query_of, register
+from tests.api import Api
+from tests.connector import CALLBACK, authorization, consent, pkce, query_of, register
 
 
 async def test_what_anyone_may_call_is_limited_per_client_address(replica, account):

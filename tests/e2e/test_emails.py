@@ -5,6 +5,9 @@ import asyncio
 
 import pytest
 
+from tests.emails import owner_notices
+from tests.waiting import wait_until
+
 QUOTA = 200  # EMAIL_DAILY_QUOTA's default
 
 
@@ -16,13 +19,12 @@ async def lead_with_email(api, account, email: str) -> dict:
 
 
 async def settled_email(api, key, email_id: str, final=("sent", "failed")) -> dict:
-    for _ in range(100):
-        status, email, _ = await api.request("GET", "/api/v1/emails", key=key, params={"id": email_id})
-        assert status == 200, email
-        if email["status"] in final:
-            return email
-        await asyncio.sleep(0.1)
-    pytest.fail(f"email {email_id} did not go out: {email}")
+    """The email once its status is one of `final`."""
+    async def email() -> dict:
+        status, body, _ = await api.request("GET", "/api/v1/emails", key=key, params={"id": email_id})
+        assert status == 200, body
+        return body
+    return await wait_until(email, f"email {email_id} to go out", lambda e: e["status"] in final)
 
 
 async def test_an_email_to_a_lead_goes_out_through_smtp_as_the_business(api, account, mailbox, stack):
@@ -107,23 +109,15 @@ async def test_a_prompt_change_notifies_the_owner_once_the_address_is_confirmed(
     status, _, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
         "id": agent["id"], "inbound_prompt": "Answer the phone politely."})
     assert status == 200
-    for _ in range(100):  # the address is not confirmed: the notification waits for the owner, not mailed
-        status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "pending_approval"})
-        if held := [e for e in queue["emails"] if e["kind"] == "owner_notification"]:
-            break
-        await asyncio.sleep(0.1)
+    # the address is not confirmed: the notification waits for the owner, not mailed
+    held = await wait_until(lambda: owner_notices(api, key, status="pending_approval"),
+                            "the owner's notification held for approval")
     assert held[0]["recipient"] == "other" and "version 2" in held[0]["body"], held
     await api.confirm_address(stack, owner)
     status, _, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
         "id": agent["id"], "inbound_prompt": "Answer the phone and book visits."})
     assert status == 200
-    for _ in range(100):
-        status, queue, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "sent"})
-        notes = [e for e in queue["emails"] if e["kind"] == "owner_notification"]
-        if notes:
-            break
-        await asyncio.sleep(0.1)
-    [note] = notes
+    [note] = await wait_until(lambda: owner_notices(api, key), "the owner's notification to be sent")
     assert note["to"] == owner.lower() and "Front desk" in note["subject"] and note["created_by"] == "platform"
     assert "version 3" in note["body"]  # the second change: the first came before the address was confirmed
     received = [m for m in await mailbox(owner.lower()) if m["message_id"] == note["message_id"]]

@@ -3,7 +3,7 @@ import asyncio
 
 import pytest
 
-from tests.conftest import KEY_RATE_LIMIT
+from tests.api import KEY_RATE_LIMIT
 
 
 def assert_error(status, body, expected_status, code):

@@ -5,8 +5,7 @@ through, force applies a refused change and the version records it. Also test mo
 makes in a run are stubbed by the provider and shown in the run."""
 import pytest
 
-from tests.e2e.test_agents import create_agent, read_agent
-from tests.e2e.test_evals import HOURS, RULES, asked, create
+from tests.agents import HOURS, RULES, asked, create_agent, create_eval, read_agent
 
 GOOD = RULES + '\nWhen the caller says "parking", answer "Free parking is behind the building."'
 # A regression: the Saturday rule is gone, so the stand-in assistant no longer gives the hours.
@@ -17,7 +16,7 @@ BAD = 'You answer for Bright Dental.\nWhen the caller says "parking", answer "Fr
 async def gated(api, account):
     """An agent with the eval gate on and one scenario that its prompt passes."""
     agent = await create_agent(api, account, system_prompt=RULES, eval_gate=True)
-    status, scenario = await create(api, account, agent["id"], name="hours.saturday",
+    status, scenario = await create_eval(api, account, agent["id"], name="hours.saturday",
                                     messages=asked({"type": "exact", "content": HOURS}))
     assert status == 201, scenario
     return agent
@@ -158,7 +157,7 @@ async def test_tool_calls_in_a_run_are_stubbed_and_shown(api, account, voice):
     status, assistant = await voice.request("GET", path)
     status, _ = await voice.request("PATCH", path, json={"model": {**assistant["model"], "tools": [{"type": "sms"}]}})
     assert status == 200
-    status, scenario = await create(api, account, agent["id"], name="booking.texts_link", messages=ASKS_FOR_A_TEXT)
+    status, scenario = await create_eval(api, account, agent["id"], name="booking.texts_link", messages=ASKS_FOR_A_TEXT)
     assert status == 201, scenario
 
     status, ran, _ = await api.request("POST", "/api/v1/evals/run", key=key, json={"eval_id": scenario["id"]})

@@ -6,24 +6,8 @@ import asyncio
 import pytest
 
 from deploy.local.servers import wait_for_port
-from tests.e2e.test_agents import create_agent
-from tests.e2e.test_signup_payments import until
-
-SCENARIO = [
-    {"role": "user", "content": "Hi, are you open on Saturdays?"},
-    {"role": "assistant", "judgePlan": {"type": "regex", "content": "(?i)saturday"}},
-    {"role": "user", "content": "Can I book a cleaning?"},
-    {"role": "assistant", "judgePlan": {"type": "ai", "model": {
-        "provider": "openai", "model": "gpt-4o", "messages": [{"role": "system", "content":
-            "Reply pass if {{messages[-1]}} offers to book a cleaning, otherwise reply fail."}]}}},
-]
-
-
-async def create(api, account, agent_id: str, **fields) -> tuple[int, dict]:
-    body = {"agent_id": agent_id, "business_id": account["business_id"], "name": "booking.saturday",
-            "description": "Saturday hours and booking", "messages": SCENARIO, **fields}
-    status, made, _ = await api.request("POST", "/api/v1/evals", key=account["key"], json=body)
-    return status, made
+from tests.agents import HOURS, RULES, SCENARIO, asked, create_agent, create_eval
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -33,7 +17,7 @@ async def agent(api, account):
 
 async def test_a_scenario_is_mirrored_read_updated_and_deleted(api, account, agent, voice):
     key = account["key"]
-    status, made = await create(api, account, agent["id"])
+    status, made = await create_eval(api, account, agent["id"])
     assert status == 201, made
     assert made["messages"] == SCENARIO and made["provider_eval_id"] and made["agent_id"] == agent["id"]
     status, mirror = await voice.request("GET", f"/eval/{made['provider_eval_id']}")
@@ -79,7 +63,7 @@ async def test_a_scenario_is_mirrored_read_updated_and_deleted(api, account, age
       {"role": "assistant", "judgePlan": {"type": "exact", "content": "Hello"}}], "messages[0] has unknown field"),
 ])
 async def test_bad_turns_are_refused_naming_the_turn_and_field(api, account, agent, messages, fragment):
-    status, body = await create(api, account, agent["id"], messages=messages)
+    status, body = await create_eval(api, account, agent["id"], messages=messages)
     assert status == 400 and body["error"]["code"] == "invalid_request", body
     assert fragment in body["error"]["message"], body
 
@@ -87,13 +71,13 @@ async def test_bad_turns_are_refused_naming_the_turn_and_field(api, account, age
 async def test_a_provider_failure_leaves_both_sides_as_they_were(api, account, agent, voice):
     key = account["key"]
     await voice.fail_next("POST", "/eval", 500, times=10)
-    status, body = await create(api, account, agent["id"])
+    status, body = await create_eval(api, account, agent["id"])
     assert status == 500 and body["error"]["code"] == "provider_error", body
     await voice.clear_faults()
     status, listed, _ = await api.request("GET", "/api/v1/evals", key=key, params={"agent_id": agent["id"]})
     assert listed["evals"] == []
 
-    status, made = await create(api, account, agent["id"])
+    status, made = await create_eval(api, account, agent["id"])
     await voice.fail_next("PATCH", "/eval", 500, times=10)
     status, body, _ = await api.request("PATCH", "/api/v1/evals", key=key, json={"id": made["id"], "name": "x.y"})
     assert status == 500 and body["error"]["code"] == "provider_error"
@@ -107,7 +91,7 @@ async def test_a_provider_failure_leaves_both_sides_as_they_were(api, account, a
 
 
 async def test_another_account_sees_and_touches_nothing(api, account, agent, other_key):
-    status, made = await create(api, account, agent["id"])
+    status, made = await create_eval(api, account, agent["id"])
     for method, kwargs in (("GET", {"params": {"id": made["id"]}}), ("DELETE", {"params": {"id": made["id"]}}),
                            ("PATCH", {"json": {"id": made["id"], "name": "stolen"}})):
         status, body, _ = await api.request(method, "/api/v1/evals", key=other_key, **kwargs)
@@ -115,20 +99,11 @@ async def test_another_account_sees_and_touches_nothing(api, account, agent, oth
     for params in ({"agent_id": agent["id"]}, {}):
         status, listed, _ = await api.request("GET", "/api/v1/evals", key=other_key, params=params)
         assert status == 200 and made["id"] not in [e["id"] for e in listed["evals"]]
-    status, body = await create(api, {"key": other_key, "business_id": account["business_id"]}, agent["id"])
+    status, body = await create_eval(api, {"key": other_key, "business_id": account["business_id"]}, agent["id"])
     assert status == 403, body
 
 
 # -- runs --------------------------------------------------------------------------------------------------------
-
-HOURS = "Yes, we are open on Saturday from 9 to 1."
-# The simulator's stand-in assistant answers by the rules in its prompt (providers/voice/simulator/standin.py).
-RULES = f'You answer for Bright Dental.\nWhen the caller says "saturday", answer "{HOURS}".'
-
-
-def asked(judge_plan: dict) -> list[dict]:
-    return [{"role": "user", "content": "Are you open on Saturday?"}, {"role": "assistant", "judgePlan": judge_plan}]
-
 
 def rubric(text: str) -> dict:
     return {"type": "ai", "model": {"provider": "openai", "model": "gpt-4o", "messages": [
@@ -155,7 +130,7 @@ async def run(api, key, **body) -> dict:
     (rubric('It must mention "Sunday".'), False),
 ])
 async def test_a_run_passes_or_fails_by_each_judge(api, account, hours_agent, judge_plan, passes):
-    status, made = await create(api, account, hours_agent["id"], messages=asked(judge_plan))
+    status, made = await create_eval(api, account, hours_agent["id"], messages=asked(judge_plan))
     assert status == 201, made
     result = await run(api, account["key"], eval_id=made["id"])
     assert set(result) == {"run_id", "provider_run_id", "status", "passed", "results"}
@@ -167,15 +142,15 @@ async def test_a_run_passes_or_fails_by_each_judge(api, account, hours_agent, ju
 
 async def test_a_run_not_waited_for_is_polled_to_its_end_and_then_never_changes(api, account, hours_agent):
     key = account["key"]
-    status, made = await create(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
+    status, made = await create_eval(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
     started = await run(api, key, eval_id=made["id"], wait=False)
     assert started["status"] in ("queued", "in-progress") and started["passed"] is None
 
-    async def ended():
+    async def run_now() -> dict:
         status, one, _ = await api.request("GET", "/api/v1/evals/run", key=key, params={"run_id": started["run_id"]})
         assert status == 200, one
-        return one if one["status"] == "ended" else None
-    final = await until(ended, "the run to end")
+        return one
+    final = await wait_until(run_now, "the run to end", lambda r: r["status"] == "ended", timeout=20)
     assert final["passed"] is True and final["eval_id"] == made["id"] and final["ended_reason"]
     status, by_provider, _ = await api.request("GET", "/api/v1/evals/run", key=key,
                                                params={"provider_run_id": final["provider_run_id"]})
@@ -192,14 +167,14 @@ async def test_a_run_not_waited_for_is_polled_to_its_end_and_then_never_changes(
 async def test_a_fan_out_of_20_scenarios_rides_out_the_providers_rate_limit(api, account, hours_agent, voice):
     key = account["key"]
     for n in range(20):
-        status, _ = await create(api, account, hours_agent["id"], name=f"hours.{n}",
+        status, _ = await create_eval(api, account, hours_agent["id"], name=f"hours.{n}",
                                  messages=asked({"type": "regex", "content": "(?i)saturday"}))
         assert status == 201
     status, before = await voice.request("GET", "/_simulator/requests?path=/eval/run&method=POST")
 
-    async def idle():  # no other test's run is still in flight at the provider
-        return (await voice.request("GET", "/_simulator/eval-runs/in-flight"))[1]["in_flight"] == 0 or None
-    await until(idle, "earlier runs to end")
+    async def in_flight() -> int:  # other tests' runs still in flight at the provider
+        return (await voice.request("GET", "/_simulator/eval-runs/in-flight"))[1]["in_flight"]
+    await wait_until(in_flight, "earlier runs to end", lambda n: n == 0, timeout=20)
     await voice.request("DELETE", "/_simulator/eval-runs/in-flight")
     await voice.fail_next("POST", "/eval/run", 429, times=8)  # the provider turns runs away for a while
     fan = await run(api, key, agent_id=hours_agent["id"], max_wait_ms=110000)
@@ -215,7 +190,7 @@ async def test_a_fan_out_of_20_scenarios_rides_out_the_providers_rate_limit(api,
 
 async def test_runs_refuse_bad_requests_and_other_accounts(api, account, hours_agent, other_key):
     key = account["key"]
-    status, made = await create(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
+    status, made = await create_eval(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
     for body in ({}, {"eval_id": made["id"], "agent_id": hours_agent["id"]}):
         status, answer, _ = await api.request("POST", "/api/v1/evals/run", key=key, json=body)
         assert status == 400 and "exactly one of" in answer["error"]["message"], answer
@@ -237,7 +212,7 @@ async def test_runs_refuse_bad_requests_and_other_accounts(api, account, hours_a
 async def test_runs_left_unfinished_by_a_stopped_evals_process_are_driven_again(api, account, hours_agent, voice,
                                                                                stack):
     key = account["key"]
-    status, made = await create(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
+    status, made = await create_eval(api, account, hours_agent["id"], messages=asked({"type": "exact", "content": HOURS}))
     await voice.delay_next("POST", "/eval/run", 3)  # the provider is slow to take the run ...
     started = await run(api, key, eval_id=made["id"], wait=False)
     assert started["provider_run_id"] is None  # ... so it is not submitted yet when the process stops
@@ -248,5 +223,5 @@ async def test_runs_left_unfinished_by_a_stopped_evals_process_are_driven_again(
     async def ended():
         status, one, _ = await api.request("GET", "/api/v1/evals/run", key=key, params={"run_id": started["run_id"]})
         return one if status == 200 and one["status"] == "ended" else None
-    final = await until(ended, "the resumed run to end")
+    final = await wait_until(ended, "the resumed run to end", timeout=20)
     assert final["passed"] is True and final["provider_run_id"], final["ended_reason"]

@@ -1,13 +1,11 @@
 """Ring-first forwarding: a number's forwarding is set through the phone-number PATCH and at the provider (the
 number's call.ringing transfer hook); an inbound call rings the forward-to phone first, and the agent answers
 when nobody picks up there."""
-import asyncio
-
 import pytest
 
-from tests.e2e.test_call_lifecycle import call_events, settled
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_inbound_calls import our_call, ring
+from tests.calling import call_events, our_call, ring, settled
+from tests.leads import leads_with
+from tests.waiting import wait_until
 
 OWNER = "+14155550177"  # picks up at the simulator
 OWNER_AWAY = "+14155550001"  # a no-answer test number: never picks up
@@ -25,7 +23,7 @@ async def provider_hooks(voice, agent) -> list:
     return number.get("hooks")
 
 
-async def test_forwarding_is_set_on_the_number_and_at_the_provider(api, account, calling_agent, voice):  # noqa: F811
+async def test_forwarding_is_set_on_the_number_and_at_the_provider(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     status, number = await forward(api, key, agent["phone_number"], {"to": OWNER})
     assert status == 200, number
@@ -55,7 +53,7 @@ async def test_forwarding_is_set_on_the_number_and_at_the_provider(api, account,
     assert await provider_hooks(voice, agent) == []
 
 
-async def test_a_forwarded_call_picked_up_at_the_owners_phone(api, account, calling_agent, voice):  # noqa: F811
+async def test_a_forwarded_call_picked_up_at_the_owners_phone(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     assert (await forward(api, key, agent["phone_number"], {"to": OWNER}))[0] == 200
     at_provider = await ring(voice, agent["phone_number"], "+14155550181")
@@ -68,15 +66,11 @@ async def test_a_forwarded_call_picked_up_at_the_owners_phone(api, account, call
     status, placed = await voice.request("GET", f"/call/{at_provider['id']}")
     assert "assistantId" not in placed  # the agent never came on the line
     assert await call_events(api, key, call["id"], 2) == ["call.completed", "call.started"]
-    for _ in range(100):  # the caller is a new contact all the same
-        status, page, _ = await api.request("GET", "/api/v1/leads", key=key, params={"phone": "+14155550181"})
-        if page["leads"]:
-            break
-        await asyncio.sleep(0.1)
-    assert [(lead["source"], lead["interaction_count"]) for lead in page["leads"]] == [("inbound_call", 1)]
+    leads = await wait_until(lambda: leads_with(api, key, "+14155550181"), "a lead of the caller")  # a new contact
+    assert [(lead["source"], lead["interaction_count"]) for lead in leads] == [("inbound_call", 1)]
 
 
-async def test_a_forwarded_call_nobody_picks_up_is_answered_by_the_agent(api, account, calling_agent,  # noqa: F811
+async def test_a_forwarded_call_nobody_picks_up_is_answered_by_the_agent(api, account, calling_agent,
                                                                          voice):
     key, agent = account["key"], calling_agent
     assert (await forward(api, key, agent["phone_number"], {"to": OWNER_AWAY, "ring_seconds": 10}))[0] == 200
@@ -88,11 +82,11 @@ async def test_a_forwarded_call_nobody_picks_up_is_answered_by_the_agent(api, ac
     status, placed = await voice.request("GET", f"/call/{at_provider['id']}")
     assert placed["assistantId"] == agent["provider_assistant_id"]
     status, transcripts, _ = await api.request("GET", "/api/v1/transcripts", key=key, params={"agent_id": agent["id"]})
-    assert [t for t in transcripts["transcripts"] if t["call_id"] == call["id"]][0]["transcript"].startswith("Agent:")
+    assert next(t for t in transcripts["transcripts"] if t["call_id"] == call["id"])["transcript"].startswith("Agent:")
     assert await call_events(api, key, call["id"], 2) == ["call.completed", "call.started"]
 
 
-async def test_the_control_plane_decides_the_pickup(api, account, calling_agent, voice):  # noqa: F811
+async def test_the_control_plane_decides_the_pickup(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     assert (await forward(api, key, agent["phone_number"], {"to": OWNER}))[0] == 200
     at_provider = await ring(voice, agent["phone_number"], "+14155550183", forward_pickup=False)
@@ -107,14 +101,14 @@ async def test_the_control_plane_decides_the_pickup(api, account, calling_agent,
     ({"to": OWNER, "ring_seconds": 61}, "invalid_request", "forwarding.ring_seconds: 61 is greater than the maximum"),
     ({"ring_seconds": 20}, "bad_request", "forwarding.to is required"),
 ])
-async def test_bad_forwarding_is_refused_with_what_to_fix(api, account, calling_agent, voice, forwarding,  # noqa: F811
+async def test_bad_forwarding_is_refused_with_what_to_fix(api, account, calling_agent, voice, forwarding,
                                                           code, fix):
     status, body = await forward(api, account["key"], calling_agent["phone_number"], forwarding)
     assert status == 400 and body["error"]["code"] == code and fix in body["error"]["message"], body
     assert await provider_hooks(voice, calling_agent) in (None, [])
 
 
-async def test_forwarding_to_the_number_itself_or_nothing_to_change_is_refused(api, account, calling_agent):  # noqa: F811
+async def test_forwarding_to_the_number_itself_or_nothing_to_change_is_refused(api, account, calling_agent):
     key, number = account["key"], calling_agent["phone_number"]
     status, body = await forward(api, key, number, {"to": number})
     assert status == 400 and "another phone" in body["error"]["message"]
@@ -122,7 +116,7 @@ async def test_forwarding_to_the_number_itself_or_nothing_to_change_is_refused(a
     assert status == 400 and body["error"] == {"code": "bad_request", "message": "agent_id or forwarding is required"}
 
 
-async def test_a_provider_refusal_changes_nothing(api, account, calling_agent, voice):  # noqa: F811
+async def test_a_provider_refusal_changes_nothing(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     await voice.fail_next("PATCH", f"/phone-number/{agent['provider_number']}", 500, times=10)  # past retries
     status, body = await forward(api, key, agent["phone_number"], {"to": OWNER})
@@ -132,7 +126,7 @@ async def test_a_provider_refusal_changes_nothing(api, account, calling_agent, v
     assert listed["phone_numbers"][0].get("forwarding") is None
 
 
-async def test_another_accounts_key_cannot_forward_the_number(api, account, calling_agent, voice, other_key):  # noqa: F811
+async def test_another_accounts_key_cannot_forward_the_number(api, account, calling_agent, voice, other_key):
     status, body = await forward(api, other_key, calling_agent["phone_number"], {"to": OWNER})
     assert status == 404, body
     assert await provider_hooks(voice, calling_agent) in (None, [])

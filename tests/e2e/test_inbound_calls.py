@@ -1,32 +1,12 @@
 """Inbound calls: the simulator rings an assigned number, the provider's assistant-request is answered with the
 number's agent and the caller's lead, the call plays to its outcome, a new caller becomes a lead, a voicemail
 reaches the audit, and a number no agent answers is refused."""
-import asyncio
-
-import pytest
-
-from tests.e2e.test_call_lifecycle import call_events, settled
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.calling import call_events, our_call, ring, settled
+from tests.leads import leads_with
+from tests.waiting import wait_until
 
 
-async def ring(voice, to: str, caller: str, outcome: str | None = None, **control) -> dict:
-    body = {"to": to, "from": caller, **({"outcome": outcome} if outcome else {}), **control}
-    async with voice.session.post(f"{voice.url}/_simulator/inbound", json=body) as r:
-        assert r.status == 201, await r.text()
-        return await r.json()
-
-
-async def our_call(api, key, agent_id: str, conversation_id: str) -> dict:
-    for _ in range(50):
-        status, page, _ = await api.request("GET", "/api/v1/calls", key=key, params={"agent_id": agent_id})
-        found = [c for c in page["calls"] if c["conversation_id"] == conversation_id]
-        if found:
-            return found[0]
-        await asyncio.sleep(0.1)
-    pytest.fail("the inbound call was not recorded")
-
-
-async def test_a_known_caller_reaches_the_numbers_agent_with_their_lead(api, account, calling_agent, voice):  # noqa: F811
+async def test_a_known_caller_reaches_the_numbers_agent_with_their_lead(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     status, lead, _ = await api.request("POST", "/api/v1/leads", key=key, json={
         "business_id": account["business_id"], "name": "Dana Reyes", "phone": "+14155550195", "status": "qualified"})
@@ -45,36 +25,31 @@ async def test_a_known_caller_reaches_the_numbers_agent_with_their_lead(api, acc
     assert [e for e in received["events"] if e["data"]["call_id"] == call["id"]]
 
 
-async def test_a_new_caller_becomes_a_lead(api, account, calling_agent, voice):  # noqa: F811
+async def test_a_new_caller_becomes_a_lead(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     at_provider = await ring(voice, agent["phone_number"], "+14155550196")
     call = await our_call(api, key, agent["id"], at_provider["id"])
     await settled(api, key, call["id"])
-    for _ in range(100):
-        status, page, _ = await api.request("GET", "/api/v1/leads", key=key, params={"phone": "+14155550196"})
-        if page["leads"] and page["leads"][0]["interaction_count"] == 1:
-            break
-        await asyncio.sleep(0.1)
-    [lead] = page["leads"]
+    [lead] = await wait_until(lambda: leads_with(api, key, "+14155550196"), "a lead of the caller with one interaction",
+                              lambda leads: bool(leads) and leads[0]["interaction_count"] == 1)
     assert (lead["source"], lead["email"], lead["interaction_count"]) == ("inbound_call", "jordan@example.com", 1)
 
 
-async def test_a_voicemail_reaches_the_audit(api, account, calling_agent, voice):  # noqa: F811
+async def test_a_voicemail_reaches_the_audit(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     at_provider = await ring(voice, agent["phone_number"], "+14155550197", outcome="voicemail")
     call = await our_call(api, key, agent["id"], at_provider["id"])
     assert (await settled(api, key, call["id"]))["status"] == "voicemail"
-    for _ in range(100):
+
+    async def unhandled() -> dict:
         status, audit, _ = await api.request("GET", "/api/v1/leads/audit", key=key)
-        if audit["voicemails_unhandled"]["count"]:
-            break
-        await asyncio.sleep(0.1)
-    [voicemail] = audit["voicemails_unhandled"]["voicemails"]
+        return audit["voicemails_unhandled"]
+    [voicemail] = (await wait_until(unhandled, "an unhandled voicemail", lambda v: v["count"]))["voicemails"]
     assert voicemail["call_id"] == call["id"] and voicemail["from_number"] == "+14155550197"
     assert voicemail["recording_url"] and voicemail["transcript"]
 
 
-async def test_a_number_without_an_agent_is_refused(api, account, calling_agent, voice):  # noqa: F811
+async def test_a_number_without_an_agent_is_refused(api, account, calling_agent, voice):
     key, agent = account["key"], calling_agent
     status, _, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key,
                                      json={"phone_number": agent["phone_number"], "agent_id": None})

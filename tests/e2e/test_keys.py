@@ -1,6 +1,9 @@
 """/api/v1/keys: dashboard-session key management, revocation and expiry."""
 import asyncio
 import uuid
+from datetime import UTC
+
+from tests.waiting import wait_until
 
 
 async def test_keys_refuse_bearer_keys_and_anonymous_callers(api, account):
@@ -70,8 +73,8 @@ async def test_expire_and_expiry_in_the_future(api, account):
     assert status == 200 and body["is_active"] is False and body["expires_at"] is not None
     assert (await api.request("GET", "/api/v1/workspaces", key=created["key"]))[0] == 401
 
-    from datetime import datetime, timedelta, timezone
-    soon = (datetime.now(timezone.utc) + timedelta(seconds=2)).isoformat()
+    from datetime import datetime, timedelta
+    soon = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
     short = await dash.create_key(scopes=["workspaces:read"], expires_at=soon)
     assert (await api.request("GET", "/api/v1/workspaces", key=short["key"]))[0] == 200
     await asyncio.sleep(2.2)
@@ -119,24 +122,22 @@ async def test_last_used_at_is_recorded_behind_the_request(api, account):
     dash = account["dashboard"]
     created = await dash.create_key(scopes=["workspaces:read"])
     assert (await api.request("GET", "/api/v1/workspaces", key=created["key"]))[0] == 200
-    for _ in range(30):
+
+    async def entry() -> dict:
         _, listing, _ = await dash.request("GET", "/api/v1/keys")
-        entry = next(k for k in listing["keys"] if k["id"] == created["id"])
-        if entry["last_used_at"]:
-            break
-        await asyncio.sleep(0.2)
-    assert entry["last_used_at"] is not None
+        return next(k for k in listing["keys"] if k["id"] == created["id"])
+    await wait_until(entry, "the key's last_used_at", lambda k: k["last_used_at"] is not None, timeout=6, interval=0.2)
 
 
 async def test_revocation_reaches_every_gateway_replica(api, account, stack):
     """Two replicas with warm caches: a revoke through one is refused by the other on its next request."""
     replica = stack.add_gateway(f"gateway-{uuid.uuid4().hex[:6]}")
     other = f"http://127.0.0.1:{replica.port}"
-    for _ in range(100):
+
+    async def ready() -> int:
         async with api.session.get(f"{other}/readyz") as r:
-            if r.status == 200:
-                break
-        await asyncio.sleep(0.1)
+            return r.status
+    await wait_until(ready, f"the replica {other} to be ready", lambda status: status == 200)
     dash = account["dashboard"]
     created = await dash.create_key(scopes=["workspaces:read"])
     headers = {"Authorization": f"Bearer {created['key']}"}

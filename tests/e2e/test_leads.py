@@ -2,7 +2,7 @@
 pagination, validation, scoring and its events, the audit, scopes and tenancy."""
 import asyncio
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import nats
 import pytest
@@ -143,7 +143,7 @@ async def test_audit(api, account, db, stack):
     hot = await create(api, account, name="Hot", email="h@example.com", phone="+14155550111", status="qualified",
                        source="inbound_call")  # 25 + 15 + 15 + 5 + 5 = 65
     stalled = await create(api, account, name="Quiet")
-    old = datetime.now(timezone.utc) - timedelta(days=5)
+    old = datetime.now(UTC) - timedelta(days=5)
     await db.execute("UPDATE sdr.leads SET created_at = $2, updated_at = $2, last_activity_at = $2 WHERE id = $1",
                      stalled["id"], old)
     status, audit, _ = await api.request("GET", "/api/v1/leads/audit", key=account["key"],

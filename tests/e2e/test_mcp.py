@@ -2,7 +2,6 @@
 handshake and the stateless 2026-07-28 revision), with a bearer key: every tool, tool failures, scopes, another
 account's key; the wire rules a client relies on (headers checked against the body, notifications, GET and
 DELETE, Origin); and the plain-HTTP helper endpoints."""
-import asyncio
 from contextlib import asynccontextmanager
 
 import httpx2
@@ -12,11 +11,9 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.connector import COMPLETES, MCP, NO_ANSWER, TOOLS, settled
+from tests.waiting import wait_until
 
-MCP = "/api/mcp"
-TOOLS = ["list_agents", "get_business_info", "list_recent_calls", "check_call_status", "get_transcript", "make_call"]
-COMPLETES, NO_ANSWER = "+14155550188", "+14155550001"  # the voice simulator's scripted outcomes
 MODES = {"legacy": "2025-11-25", "2026-07-28": "2026-07-28", "auto": "2026-07-28"}
 
 
@@ -29,23 +26,13 @@ async def connected(api, key: str, mode: str):
             yield client
 
 
-async def settled(client: Client, call_id: str) -> dict:
-    for _ in range(150):
-        result = await client.call_tool("check_call_status", {"call_id": call_id})
-        assert not result.is_error, result
-        if result.structured_content["ended_reason"] is not None:
-            return result.structured_content
-        await asyncio.sleep(0.1)
-    pytest.fail(f"call {call_id} did not end")
-
-
 def failure(result) -> str:
     assert result.is_error and result.structured_content is None, result
     return result.content[0].text
 
 
 @pytest.mark.parametrize("mode", list(MODES))
-async def test_the_official_client_uses_every_tool_in_both_eras(api, account, calling_agent, mode):  # noqa: F811
+async def test_the_official_client_uses_every_tool_in_both_eras(api, account, calling_agent, mode):
     agent = calling_agent
     async with connected(api, account["key"], mode) as client:
         assert client.protocol_version == MODES[mode]
@@ -80,17 +67,17 @@ async def test_the_official_client_uses_every_tool_in_both_eras(api, account, ca
         assert transcript["transcript"].startswith("Agent: ") and "\nCaller: " in transcript["transcript"]
         info = (await client.call_tool("get_business_info", {"business_id": account["business_id"]})).structured_content
         assert info["businesses"][0]["calls_last_7_days"] == calls_before + 1
-    # The usage log names the call the connector placed and read, as it does for the REST routes.
-    for _ in range(50):
+
+    # The usage log names the call the connector placed and read, as it does for the REST routes: make_call,
+    # check_call_status (at least once), get_transcript.
+    async def logged() -> list[dict]:
         status, usage, _ = await api.request("GET", "/api/v1/usage", key=account["key"], params={"limit": "100"})
-        logged = [u for u in usage["usage"] if u["endpoint"] == MCP and u["call_id"] == call["id"]]
-        if len(logged) >= 3:  # make_call, check_call_status (at least once), get_transcript
-            break
-        await asyncio.sleep(0.1)
-    assert len(logged) >= 3, usage
+        return [u for u in usage["usage"] if u["endpoint"] == MCP and u["call_id"] == call["id"]]
+    await wait_until(logged, f"three usage entries of the connector for call {call['id']}",
+                     lambda entries: len(entries) >= 3, timeout=5)
 
 
-async def test_a_failing_tool_answers_an_error_result_the_assistant_can_read(api, account, calling_agent):  # noqa: F811
+async def test_a_failing_tool_answers_an_error_result_the_assistant_can_read(api, account, calling_agent):
     async with connected(api, account["key"], "2026-07-28") as client:
         assert failure(await client.call_tool("check_call_status", {"call_id": "0" * 8 + "-0000-4000-8000-" + "0" * 12})) \
             .startswith("not_found: ")
@@ -109,7 +96,7 @@ async def test_a_failing_tool_answers_an_error_result_the_assistant_can_read(api
         assert unknown.value.error.code == types.INVALID_PARAMS
 
 
-async def test_each_tool_needs_its_scope(api, account, calling_agent):  # noqa: F811
+async def test_each_tool_needs_its_scope(api, account, calling_agent):
     reader = (await account["dashboard"].create_key(name="reader", scopes=["calls:read"]))["key"]
     async with connected(api, reader, "legacy") as client:
         assert not (await client.call_tool("list_recent_calls", {})).is_error
@@ -124,7 +111,7 @@ async def test_each_tool_needs_its_scope(api, account, calling_agent):  # noqa: 
     assert headers["WWW-Authenticate"].startswith('Bearer error="insufficient_scope", scope="calls:write"')
 
 
-async def test_another_accounts_key_reaches_nothing_of_this_one(api, account, calling_agent, other_key):  # noqa: F811
+async def test_another_accounts_key_reaches_nothing_of_this_one(api, account, calling_agent, other_key):
     async with connected(api, account["key"], "2026-07-28") as client:
         call = (await client.call_tool("make_call", {"agent_id": calling_agent["id"], "to": COMPLETES}))
         call_id = call.structured_content["id"]
@@ -156,6 +143,53 @@ async def test_a_key_bound_to_one_business_sees_that_one_only(api, account):
         assert [(b["id"], b["name"], b["agent_count"]) for b in info["businesses"]] == [(second["id"], "Branch", 0)]
         assert failure(await client.call_tool("get_business_info", {"business_id": account["business_id"]})) \
             .startswith("not_found: ")
+
+
+VOLUME = {"scope": "calls:read", "fields": ["calls_last_7_days", "calls_last_30_days"]}
+SUBSCRIPTION = {"scope": "workspaces:read", "fields": ["status", "subscription_status"]}
+
+
+async def test_business_info_shows_only_what_rest_would_show_the_key(api, account, calling_agent,
+                                                                    other_key):
+    async with connected(api, account["key"], "auto") as client:
+        assert not (await client.call_tool("make_call", {"agent_id": calling_agent["id"], "to": COMPLETES})).is_error
+    status, report, _ = await api.request("GET", "/api/v1/analytics/businesses", key=account["key"])
+    assert status == 200, report
+    [calls] = [b["calls"]["total"] for b in report["businesses"] if b["business_id"] == account["business_id"]]
+    status, listed, _ = await api.request("GET", "/api/v1/workspaces", key=account["key"],
+                                          params={"id": account["business_id"]})
+    assert status == 200 and calls >= 1, listed
+    [workspace] = listed["workspaces"]
+    volume = {"calls_last_30_days": calls}
+    subscription = {"status": workspace["lifecycle_state"], "subscription_status": workspace["subscription_status"]}
+    for scopes, shown, withheld in (
+            (["agents:read"], {}, [VOLUME, SUBSCRIPTION]),
+            (["agents:read", "calls:read"], volume, [SUBSCRIPTION]),
+            (["agents:read", "calls:read", "workspaces:read"], {**volume, **subscription}, [])):
+        key = (await account["dashboard"].create_key(name=" ".join(scopes), scopes=scopes))["key"]
+        # The official client checks the answer against the tool's outputSchema.
+        async with connected(api, key, "legacy") as client:
+            info = (await client.call_tool("get_business_info", {})).structured_content
+        [business] = info["businesses"]
+        assert business["id"] == account["business_id"] and business["agent_count"] == 1, scopes
+        assert calling_agent["phone_number"] in business["phone_numbers"]
+        assert info["withheld"] == withheld, scopes
+        guarded = {field for part in (VOLUME, SUBSCRIPTION) for field in part["fields"]}
+        withheld_fields = {field for part in withheld for field in part["fields"]}
+        assert set(business) & guarded == guarded - withheld_fields, scopes
+        assert {k: business[k] for k in shown} == shown, scopes
+        # What the connector withheld, REST refuses the same key.
+        for path, part in (("/api/v1/analytics/businesses", VOLUME), ("/api/v1/workspaces", SUBSCRIPTION)):
+            status, _, _ = await api.request("GET", path, key=key)
+            assert status == (403 if part in withheld else 200), (path, scopes)
+    # Another account's key with every scope sees its own business only, none of the first's calls.
+    async with connected(api, other_key, "2026-07-28") as client:
+        info = (await client.call_tool("get_business_info", {})).structured_content
+        assert failure(await client.call_tool("get_business_info", {"business_id": account["business_id"]})) \
+            .startswith("not_found: ")
+    [own] = info["businesses"]
+    assert own["id"] != account["business_id"] and own["name"] == "Other Co" and info["withheld"] == []
+    assert own["calls_last_7_days"] == own["calls_last_30_days"] == 0 and own["agent_count"] == 0
 
 
 def modern(method: str, name: str | None = None) -> dict:

@@ -2,12 +2,9 @@
 registration (dynamic, and client ID metadata documents), the consent page, the code with PKCE, tokens on the
 connector, refresh with rotation, revocation; the refusals (PKCE, redirect URIs, scopes, reuse); another account;
 the dashboard's list of connected assistants."""
-import base64
-import hashlib
 import re
 import secrets
 from html import unescape
-from urllib.parse import parse_qs, urlsplit
 
 import aiohttp
 import httpx2
@@ -19,56 +16,20 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
 from services.accounts.sign_in import SIGN_IN_SUBJECT
-from tests.conftest import Dashboard, mailed_link
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_mcp import COMPLETES, TOOLS, settled
-
-MCP = "/api/mcp"
-CALLBACK = "http://127.0.0.1:8765/callback"
-READ = "agents:read calls:read"
-
-
-def pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    return verifier, base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-
-
-async def register(api, **metadata) -> dict:
-    status, body, headers = await api.request("POST", "/oauth/register", json={
-        "client_name": "Test Assistant", "redirect_uris": [CALLBACK], **metadata})
-    assert status == 201, body
-    assert headers["Cache-Control"] == "no-store"
-    return body
-
-
-def form_of(page: str) -> list[tuple[str, str]]:
-    """The consent form's hidden fields and checked boxes, as a browser would post them."""
-    fields = re.findall(r'<input type="(hidden|checkbox)" name="([^"]+)" value="([^"]*)"', page)
-    return [(name, unescape(value)) for _, name, value in fields]
-
-
-def query_of(location: str) -> dict[str, str]:
-    return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
-
-
-async def consent(dash, url_or_params, *, decision="approve", keep=None) -> str:
-    """Open the authorization request as the signed-in user, decide, and return where the browser is sent.
-    `keep` filters the checkboxes (scope_approved and business_id values) left checked."""
-    if isinstance(url_or_params, str):
-        status, page, _ = await dash.request("GET", url_or_params.removeprefix(dash.base))
-    else:
-        status, page, _ = await dash.request("GET", "/oauth/authorize", params=url_or_params)
-    assert status == 200, page
-    fields = [(n, v) for n, v in form_of(page) if keep is None or n not in ("scope_approved", "business_id")
-              or v in keep]
-    status, _, headers = await dash.request("POST", "/oauth/authorize", data=fields + [("decision", decision)])
-    assert status == 303, headers
-    return headers["Location"]
-
-
-def authorization(client_id: str, challenge: str, scope: str = READ, **extra) -> dict:
-    return {"response_type": "code", "client_id": client_id, "redirect_uri": CALLBACK, "state": "xyz",
-            "code_challenge": challenge, "code_challenge_method": "S256", "scope": scope, **extra}
+from tests.api import Dashboard, mailed_link
+from tests.connector import (
+    CALLBACK,
+    COMPLETES,
+    MCP,
+    READ,
+    TOOLS,
+    authorization,
+    consent,
+    pkce,
+    query_of,
+    register,
+    settled,
+)
 
 
 async def token(api, **form) -> tuple[int, dict]:
@@ -395,7 +356,7 @@ class Memory(TokenStorage):
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_the_official_client_signs_in_and_uses_every_tool(api, account, calling_agent, mode):  # noqa: F811
+async def test_the_official_client_signs_in_and_uses_every_tool(api, account, calling_agent, mode):
     browser, storage = Browser(account["dashboard"]), Memory()
     auth = OAuthClientProvider(api.base + MCP, OAuthClientMetadata(
         client_name=f"SDK client ({mode})", redirect_uris=[CALLBACK], grant_types=["authorization_code",

@@ -3,7 +3,7 @@ until a mailed link is used; the magic link of the signup's answer (never mailed
 import uuid
 
 from services.accounts.sign_in import WELCOME_SUBJECT
-from tests.conftest import mailed_link
+from tests.api import mailed_link
 
 
 async def queue_to_owner(api, account) -> dict:

@@ -1,10 +1,10 @@
 """Pages never skip or repeat a record, even when more records share one timestamp than a page holds."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import asyncpg
 import pytest
 
-SAME_MOMENT = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc)
+SAME_MOMENT = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 
 
 async def stamp(stack, sql: str, *args) -> None:

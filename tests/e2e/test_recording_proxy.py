@@ -4,8 +4,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from tests.e2e.test_call_lifecycle import settled
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
+from tests.calling import settled
 
 
 @pytest.fixture
@@ -27,7 +26,7 @@ async def elsewhere():
     await runner.cleanup()
 
 
-async def test_a_recording_is_served_as_audio_and_only_from_the_providers_storage(api, account, calling_agent,  # noqa: F811
+async def test_a_recording_is_served_as_audio_and_only_from_the_providers_storage(api, account, calling_agent,
                                                                                   db, elsewhere):
     key = account["key"]
     _, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": calling_agent["id"],

@@ -3,28 +3,15 @@ summary and next actions (the auto toggles, a channel the lead lacks, the compli
 and another account's key."""
 import asyncio
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_compliance import callee, provider_calls_to
-from tests.e2e.test_sms import opt_in
-from tests.e2e.test_sms_touches import texts_to
-
-CONFIG, PIPELINE = "/api/sdr/config", "/api/sdr/pipeline"
+from tests.calling import provider_calls_to
+from tests.compliance import callee
+from tests.leads import ACTION, ACTIVITY, CONFIG, PIPELINE, new_lead, put_config
+from tests.texting import opt_in, texts_to
 
 
-async def new_lead(api, key, business_id: str, **fields) -> dict:
-    status, lead, _ = await api.request("POST", "/api/v1/leads", key=key, json={"business_id": business_id,
-                                                                              **fields})
-    assert status == 201, lead
-    return lead
-
-
-async def put_config(api, key, business_id: str, **changes):
-    return await api.request("PUT", CONFIG, key=key, json={"businessId": business_id, **changes})
-
-
-async def test_the_config_starts_at_safe_defaults_and_is_upserted_and_checked(api, account, calling_agent):  # noqa: F811
+async def test_the_config_starts_at_safe_defaults_and_is_upserted_and_checked(api, account, calling_agent):
     key, business = account["key"], account["business_id"]
     status, config, _ = await api.request("GET", CONFIG, key=key, params={"businessId": business})
     assert status == 200, config
@@ -135,9 +122,6 @@ async def test_a_dashboard_session_works_the_pipeline_without_scopes_and_only_it
     assert status == 401 and error["error"]["code"] == "unauthorized"
 
 
-ACTION, ACTIVITY = "/api/sdr/action", "/api/sdr/activity"
-
-
 async def act(api, key, business_id: str, lead_id: str, action: str):
     return await api.request("POST", ACTION, key=key, json={"businessId": business_id, "leadId": lead_id,
                                                            "action": action})
@@ -151,7 +135,7 @@ async def pipeline_lead(api, key, business_id: str, lead_id: str) -> dict:
 
 
 async def test_a_text_touch_counts_once_and_the_cadence_names_the_next_instant(
-        api, stack, account, calling_agent):  # noqa: F811
+        api, stack, account, calling_agent):
     key, business = account["key"], account["business_id"]
     phone = callee(open_now=True)
     await opt_in(api, key, phone)
@@ -180,7 +164,7 @@ async def test_a_text_touch_counts_once_and_the_cadence_names_the_next_instant(
     assert log["activity"][0]["reference"] and log["activity"][0]["origin"] == "api"
 
 
-async def test_a_call_touch_goes_through_the_compliance_decision(api, account, voice, calling_agent):  # noqa: F811
+async def test_a_call_touch_goes_through_the_compliance_decision(api, account, voice, calling_agent):
     key, business = account["key"], account["business_id"]
     refused = await new_lead(api, key, business, name="No consent", phone=callee(open_now=True))
     status, error, _ = await act(api, key, business, refused["id"], "call")
@@ -244,7 +228,7 @@ async def test_another_accounts_key_cannot_act_on_a_lead(api, account, other_key
     assert (await pipeline_lead(api, key, business, lead["id"]))["paused"] is False
 
 
-async def test_racing_requests_touch_once(api, stack, account, calling_agent):  # noqa: F811
+async def test_racing_requests_touch_once(api, stack, account, calling_agent):
     key, business, phone = account["key"], account["business_id"], callee(open_now=True)
     await opt_in(api, key, phone)
     lead = await new_lead(api, key, business, name="Raced", phone=phone)
@@ -259,7 +243,7 @@ RUN = "/api/sdr/run"
 
 
 async def test_a_run_needs_sdr_enabled_a_dry_run_sends_nothing_and_a_run_works_the_leads(
-        api, stack, account, voice, calling_agent):  # noqa: F811
+        api, stack, account, voice, calling_agent):
     key, business = account["key"], account["business_id"]
     status, error, _ = await api.request("POST", RUN, key=key, json={"businessId": business})
     assert status == 400 and "not enabled" in error["error"]["message"], error
@@ -297,7 +281,7 @@ async def test_a_run_needs_sdr_enabled_a_dry_run_sends_nothing_and_a_run_works_t
     assert len(await provider_calls_to(voice, caller)) == 1
 
 
-async def test_the_report_counts_the_period_and_lists_hot_and_stale_leads(api, account, calling_agent):  # noqa: F811
+async def test_the_report_counts_the_period_and_lists_hot_and_stale_leads(api, account, calling_agent):
     key, business = account["key"], account["business_id"]
     await put_config(api, key, business, auto_email=True)
     touched = await new_lead(api, key, business, name="Touched", email="hot@example.com")
@@ -322,12 +306,12 @@ async def test_the_report_counts_the_period_and_lists_hot_and_stale_leads(api, a
 
 
 async def test_a_touch_left_halfway_is_finished_by_the_next_request_and_made_once(
-        api, stack, account, db, calling_agent):  # noqa: F811
+        api, stack, account, db, calling_agent):
     key, business, phone = account["key"], account["business_id"], callee(open_now=True)
     await opt_in(api, key, phone)
     lead = await new_lead(api, key, business, name="Halfway", phone=phone)
     # A process claimed a text of this lead eleven minutes ago and died before recording it.
-    claim, then = uuid.uuid4(), datetime.now(timezone.utc) - timedelta(minutes=11)
+    claim, then = uuid.uuid4(), datetime.now(UTC) - timedelta(minutes=11)
     await db.execute("INSERT INTO sdr.pipeline_activity (id, business_id, lead_id, action, status, detail, "
                      "touch_number, origin, created_at, updated_at) VALUES ($1, $2, $3, 'sms', 'pending', "
                      "'sms being made', 1, 'api', $4, $4)", claim, uuid.UUID(business), uuid.UUID(lead["id"]), then)

@@ -3,14 +3,15 @@ business and two-hour window however many runners race, a runner that died is ta
 twice, and each run leaves a briefing (stored, e-mailed to the owner, dispatcher.briefing_created)."""
 import asyncio
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from core.settings import derive_secret
 from services.sdr.pipeline_runner import window_of
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_compliance import callee, provider_calls_to
-from tests.e2e.test_sales_pipeline import ACTIVITY, new_lead, put_config
-from tests.e2e.test_sms import opt_in
+from tests.calling import provider_calls_to
+from tests.compliance import callee
+from tests.leads import ACTIVITY, new_lead, put_config
+from tests.texting import opt_in
+from tests.waiting import wait_until
 
 RUNNER = "/api/sdr/runner"
 
@@ -43,7 +44,7 @@ async def test_only_the_server_secret_opens_the_runner(api, stack, account):
     assert status == 200 and done["runs"] == [], done  # SDR is off for the business: nothing to run
 
 
-async def test_a_window_runs_once_and_briefs_the_owner(api, stack, account, voice, calling_agent):  # noqa: F811
+async def test_a_window_runs_once_and_briefs_the_owner(api, stack, account, voice, calling_agent):
     key, business = account["key"], account["business_id"]
     lead, phone = await enabled_with_a_fresh_lead(api, key, business)
     nobody = await new_lead(api, key, business, name="No Contact")  # escalated to the owner
@@ -53,17 +54,16 @@ async def test_a_window_runs_once_and_briefs_the_owner(api, stack, account, voic
     ran = [r for r in runs if r["status"] == "ran"]
     assert len(ran) == 1 and {r["status"] for r in runs} <= {"ran", "taken"}, runs
     assert ran[0]["summary"]["calls_queued"] == 1 and ran[0]["summary"]["escalated"] == 1, ran
-    assert datetime.fromisoformat(replies[0][1]["window_start"]) == window_of(datetime.now(timezone.utc))
+    assert datetime.fromisoformat(replies[0][1]["window_start"]) == window_of(datetime.now(UTC))
     assert len(await provider_calls_to(voice, phone)) == 1
     status, again, _ = await trigger(api, stack, business)
     assert again["runs"] == []  # the window has run
-    for _ in range(100):
+
+    async def briefings() -> list[dict]:
         status, page, _ = await api.request("GET", "/api/v1/events", key=key,
                                             params={"type": "dispatcher.briefing_created"})
-        if page["events"]:
-            break
-        await asyncio.sleep(0.1)
-    [event] = page["events"]
+        return page["events"]
+    [event] = await wait_until(briefings, "the dispatcher.briefing_created event")
     data = event["data"]
     assert data["briefing_id"] == ran[0]["briefing_id"] and data["calls_queued"] == 1 and data["email_id"]
     assert [(n["lead_id"], n["name"]) for n in data["needs_owner"]] == [(nobody["id"], "No Contact")]
@@ -76,13 +76,13 @@ async def test_a_window_runs_once_and_briefs_the_owner(api, stack, account, voic
 
 
 async def test_a_runner_that_died_is_taken_over_without_touching_a_lead_twice(
-        api, stack, account, voice, db, calling_agent):  # noqa: F811
+        api, stack, account, voice, db, calling_agent):
     key, business = account["key"], account["business_id"]
     worked, worked_phone = await enabled_with_a_fresh_lead(api, key, business)
     left = await new_lead(api, key, business, name="Left", phone=callee(open_now=True))
     await opt_in(api, key, left["phone"])
     # A runner claimed this window, acted on the first lead, and died: its lease is over.
-    window_id, now = uuid.uuid4(), datetime.now(timezone.utc)
+    window_id, now = uuid.uuid4(), datetime.now(UTC)
     await db.execute("INSERT INTO sdr.runner_windows (id, business_id, window_start, status, lease_token, "
                      "lease_until, started_at) VALUES ($1, $2, $3, 'running', 'dead', $4, $5)", window_id,
                      uuid.UUID(business), window_of(now), now - timedelta(seconds=1), now - timedelta(minutes=11))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from html import unescape
 from urllib.parse import urlsplit
 
@@ -177,7 +177,7 @@ async def test_a_session_unused_for_twelve_hours_ends_and_use_slides_it_once_a_m
     signup = await api.signup()
     dash = await api.dashboard(signup)
     account = uuid.UUID(await account_of(db, signup))
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
 
     async def last_used() -> datetime:
         return await db.fetchval("SELECT last_used_at FROM accounts.sessions WHERE account_id = $1", account)

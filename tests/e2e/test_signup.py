@@ -1,10 +1,10 @@
 """POST /api/v1/signup and the magic-link dashboard session."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
 
-from tests.conftest import next_client_ip
+from tests.api import next_client_ip
 
 
 async def test_signup_creates_account_business_key_and_magic_link(api):
@@ -17,7 +17,7 @@ async def test_signup_creates_account_business_key_and_magic_link(api):
     assert body["dashboard_url"].endswith("/dashboard")
     assert "/dashboard/login?token=" in body["dashboard_magic_link"]
     trial_end = datetime.fromisoformat(body["trial_ends_at"])
-    assert timedelta(days=6, hours=23) < trial_end - datetime.now(timezone.utc) <= timedelta(days=7)
+    assert timedelta(days=6, hours=23) < trial_end - datetime.now(UTC) <= timedelta(days=7)
     # the signup key works at once, with the default read-only scopes
     status, ws, _ = await api.request("GET", "/api/v1/workspaces", key=body["api_key"])
     assert status == 200
@@ -106,12 +106,12 @@ async def test_signup_limit_clears_after_the_hour(api, stack):
     conn = await asyncpg.connect(stack.database_url)
     try:
         await conn.executemany("INSERT INTO accounts.signup_attempts (client_ip, created_at) VALUES ($1, $2)",
-                               [(ip, datetime.now(timezone.utc) - timedelta(minutes=61))] * 5)
+                               [(ip, datetime.now(UTC) - timedelta(minutes=61))] * 5)
         status, body, _ = await api.request("POST", "/api/v1/signup", headers={"X-Forwarded-For": ip},
                                             json={"business_name": "Later", "email": f"later-{ip}@example.com"})
         assert status == 200, body
         await conn.executemany("INSERT INTO accounts.signup_attempts (client_ip, created_at) VALUES ($1, $2)",
-                               [(ip, datetime.now(timezone.utc) - timedelta(minutes=59))] * 4)
+                               [(ip, datetime.now(UTC) - timedelta(minutes=59))] * 4)
         status, body, _ = await api.request("POST", "/api/v1/signup", headers={"X-Forwarded-For": ip},
                                             json={"business_name": "Too soon", "email": f"soon-{ip}@example.com"})
         assert status == 429

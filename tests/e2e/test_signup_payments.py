@@ -1,11 +1,9 @@
 """Signup that ends in a working phone agent: the hosted card checkout (the simulator's real page, its signed
 events to our webhook), x402 (the local facilitator checks real signatures), and the provisioning saga (an empty
 pool and a failing voice provider defer it; it resumes by itself)."""
-import asyncio
 import json
 import time
 import uuid
-from html.parser import HTMLParser
 
 import aiohttp
 import nats
@@ -13,124 +11,24 @@ import pytest
 
 from providers.payments.webhooks import sign_payload
 from providers.x402 import payer
-from tests.conftest import next_client_ip
+from tests.api import next_client_ip
+from tests.billing import (
+    DECLINED_CARD,
+    FAILS_LATER_CARD,
+    full_key,
+    provisioned,
+    release_numbers,
+    signup,
+    subscription,
+    workspace,
+)
+from tests.waiting import wait_until
 
 OWNER = "+14155550177"
-GOOD_CARD, DECLINED_CARD, FAILS_LATER_CARD = "4242 4242 4242 4242", "4000000000000002", "4000000000000341"
-
-
-class FormReader(HTMLParser):
-    """The checkout page's form as a browser sees it: its action, its fields with their values, its button."""
-
-    def __init__(self):
-        super().__init__()
-        self.action, self.fields, self.button = None, {}, None
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "form":
-            self.action = a.get("action", "")
-        elif tag == "input" and a.get("name"):
-            self.fields[a["name"]] = a.get("value", "")
-        elif tag == "button" and a.get("type", "submit") == "submit":
-            self.button = a.get("id")
-
-
-class Payments:
-    """The payment-provider simulator: its checkout page (as a browser) and its control plane."""
-
-    def __init__(self, session: aiohttp.ClientSession, url: str):
-        self.session, self.url = session, url
-
-    async def check_out(self, checkout_url: str, card: str | None = None) -> tuple[int, str]:
-        """Open the page and click its submit button (the prefilled test card unless `card`); the answer's status,
-        and its text or, for a redirect, where it sends the browser."""
-        async with self.session.get(checkout_url) as r:
-            assert r.status == 200 and r.content_type == "text/html"
-            page = FormReader()
-            page.feed(await r.text())
-        assert page.button == "submit" and page.fields["cardNumber"].replace(" ", "") == GOOD_CARD.replace(" ", "")
-        fields = {**page.fields, **({"cardNumber": card} if card else {})}
-        async with self.session.post(str(aiohttp.helpers.URL(checkout_url).join(aiohttp.helpers.URL(page.action))),
-                                     data=fields, allow_redirects=False) as r:
-            return r.status, r.headers.get("Location") or await r.text()
-
-    async def control(self, method: str, path: str, body: dict | None = None):
-        async with self.session.request(method, f"{self.url}/_simulator{path}", json=body) as r:
-            return r.status, await r.json(content_type=None)
-
-    async def events(self, **match) -> list[dict]:
-        status, body = await self.control("GET", "/events")
-        assert status == 200
-        records = body["events"] if isinstance(body, dict) else body
-        return [e for e in records if all(_dig(e["event"]["data"]["object"], k) == v for k, v in match.items())]
-
-
-def _dig(obj: dict, key: str):
-    for part in key.split("."):
-        obj = (obj or {}).get(part)
-    return obj
-
-
-@pytest.fixture
-async def payments(stack):
-    async with aiohttp.ClientSession() as session:
-        sim = Payments(session, f"http://127.0.0.1:{stack.process('payments-simulator').port}")
-        yield sim
-        await sim.control("DELETE", "/faults")
-
-
-async def signup(api, headers: dict | None = None, **fields):
-    """POST /api/v1/signup from an address of its own; a 200 body also carries the email used, as `_email`."""
-    payload = {"business_name": "Acme Plumbing", "email": f"owner-{uuid.uuid4().hex[:10]}@example.com", **fields}
-    status, body, reply_headers = await api.request("POST", "/api/v1/signup", json=payload,
-                                                    headers={"X-Forwarded-For": next_client_ip(), **(headers or {})})
-    if status == 200:
-        body["_email"] = payload["email"]
-    return status, body, reply_headers
-
-
-async def workspace(api, key: str, business_id: str) -> dict:
-    status, body, _ = await api.request("GET", "/api/v1/workspaces", key=key, params={"id": business_id})
-    assert status == 200, body
-    return body["workspaces"][0]
-
-
-async def until(probe, what: str, timeout: float = 20.0):
-    """Poll `probe()` until it returns something truthy."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = await probe()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.2)
-
-
-async def provisioned(api, key: str, business_id: str) -> dict:
-    async def done():
-        ws = await workspace(api, key, business_id)
-        return ws if ws["provisioning"]["status"] == "done" else None
-    return await until(done, "provisioning to finish")
-
-
-async def subscription(api, key: str, business_id: str, status: str, lifecycle: str | None = None) -> dict:
-    async def reached():
-        ws = await workspace(api, key, business_id)
-        ok = ws["subscription_status"] == status and (lifecycle is None or ws["lifecycle_state"] == lifecycle)
-        return ws if ok else None
-    return await until(reached, f"subscription {status} / workspace {lifecycle}")
-
-
-async def release_numbers(api, account_key: str, numbers: list[str]):
-    for number in numbers:
-        status, body, _ = await api.request("DELETE", "/api/v1/phone-numbers", key=account_key,
-                                            params={"phone_number": number})
-        assert status == 200, body
 
 
 # -- the hosted card checkout -----------------------------------------------------------------------------
+
 
 async def test_card_checkout_ends_in_an_intake_agent_on_a_number_with_forwarding(api, payments):
     status, body, _ = await signup(api, phone_forward_to=OWNER)
@@ -248,14 +146,6 @@ async def test_unpaid_renewal_pauses_the_workspace_and_payment_resumes_it(api, p
             assert r.status == 200
     await subscription(api, key, bid, "canceled", "canceled")
     await release_numbers(api, await full_key(api, body), [ws["provisioning"]["phone_number"]])
-
-
-async def full_key(api, signup_body: dict) -> str:
-    dash = await api.dashboard(signup_body)
-    try:
-        return (await dash.create_key(name="all", scopes=["*"]))["key"]
-    finally:
-        await dash.close()
 
 
 # -- x402 --------------------------------------------------------------------------------------------------
@@ -426,10 +316,8 @@ async def test_a_workspace_canceled_mid_provisioning_gives_its_number_back(api, 
                                           json={"id": bid, "action": "cancel"})
     assert status == 200, answer
 
-    async def compensated():
-        ws = await workspace(api, key, bid)
-        return ws if ws["provisioning"]["status"] == "canceled" else None
-    ws = await until(compensated, "the saga to be compensated")
+    ws = await wait_until(lambda: workspace(api, key, bid), "the saga to be compensated",
+                          lambda ws: ws["provisioning"]["status"] == "canceled", timeout=20)
     assert ws["provisioning"].get("phone_number") is None
     status, numbers, _ = await api.request("GET", "/api/v1/phone-numbers", key=key)
     assert numbers["phone_numbers"] == []  # back in the pool

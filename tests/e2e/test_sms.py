@@ -1,67 +1,19 @@
 """SMS end to end: every refusal of a send, consent by API, keyword and conversation, the provider's callbacks
 (late, reordered, forged), inbound texts threading and becoming leads, and the do-not-call list."""
 import asyncio
-from datetime import datetime, timezone
 
 import aiohttp
 import asyncpg
 import pytest
 
-from core.compliance import decision as compliance
-from core.compliance.rules import SMS
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_inbound_calls import our_call, ring
-
-# Numbers in one zone each (LA, New York, London, Berlin, Johannesburg, Tokyo, Sydney): at any hour some are
-# inside the 08:00-21:00 window and some outside, so a test picks one that is open (or closed) right now.
-ZONED = ("+1415555{}", "+1212555{}", "+44207946{}", "+4930123{}", "+2721123{}", "+8131234{}", "+6129374{}")
-
-
-def number(suffix: str, open_now: bool = True) -> str:
-    """A recipient whose quiet hours are (or are not) over right now, ending in `suffix` (the simulator's test
-    numbers: 0001 refused, 0003/0006 undelivered, 0005 failed, others delivered)."""
-    now = datetime.now(timezone.utc)
-    for pattern in ZONED:
-        candidate = pattern.format(suffix)
-        if compliance.open_to(SMS, candidate, now) == open_now:
-            return candidate
-    pytest.fail("no zone fits the hour")
-
-
-async def send(api, key, agent, to: str, message: str = "Your quote is ready.", **extra):
-    return await api.request("POST", "/api/v1/sms/send", key=key,
-                             json={"to": to, "from_agent_id": agent["id"], "message": message, **extra})
-
-
-async def opt_in(api, key, phone: str) -> dict:
-    status, consent, _ = await api.request("POST", "/api/v1/sms/consent", key=key,
-                                           json={"phone": phone, "state": "opted_in", "note": "web form"})
-    assert status == 201, consent
-    return consent
-
-
-async def settled_message(api, key, message_sid: str, final=("delivered", "undelivered", "failed")) -> dict:
-    for _ in range(100):
-        status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"limit": "100"})
-        found = [m for m in page["messages"] if m["message_sid"] == message_sid]
-        if found and found[0]["status"] in final:
-            return found[0]
-        await asyncio.sleep(0.1)
-    pytest.fail(f"message {message_sid} did not settle: {found}")
-
-
-async def events_of(api, key, kind: str, message_id: str, expected: int = 1) -> list:
-    for _ in range(100):
-        status, body, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
-        found = [e for e in body["events"] if e["data"].get("message_id") == message_id]
-        if len(found) >= expected:
-            return found
-        await asyncio.sleep(0.1)
-    return found
+from tests.calling import our_call, ring
+from tests.leads import leads_with
+from tests.texting import events_of, number, opt_in, send, settled_message
+from tests.waiting import wait_until
 
 
 async def test_a_cold_number_is_refused_until_it_opts_in_then_the_text_is_delivered(
-        api, account, calling_agent):  # noqa: F811
+        api, account, calling_agent):
     key, agent, to = account["key"], calling_agent, number("0150")
     status, body, _ = await send(api, key, agent, to)
     assert status == 400 and body["error"]["code"] == "number_opted_out"
@@ -86,7 +38,7 @@ async def test_a_cold_number_is_refused_until_it_opts_in_then_the_text_is_delive
     assert status == 200 and one["id"] == sent["conversation_id"] and one["last_message_status"] == "delivered"
 
 
-async def test_stop_refuses_then_start_allows_and_help_is_answered(api, account, calling_agent, sms):  # noqa: F811
+async def test_stop_refuses_then_start_allows_and_help_is_answered(api, account, calling_agent, sms):
     key, agent, contact = account["key"], calling_agent, number("0151")
     await opt_in(api, key, contact)
     [confirmation] = await sms.text_in(contact, agent["phone_number"], "  Stop ")
@@ -107,16 +59,12 @@ async def test_stop_refuses_then_start_allows_and_help_is_answered(api, account,
     assert consent["state"] == "opted_in"
 
 
-async def test_an_inbound_text_threads_becomes_a_lead_and_allows_a_reply(api, account, calling_agent,  # noqa: F811
+async def test_an_inbound_text_threads_becomes_a_lead_and_allows_a_reply(api, account, calling_agent,
                                                                          sms):
     key, agent, sender = account["key"], calling_agent, number("0152")
     assert await sms.text_in(sender, agent["phone_number"], "Do you do weekend appointments?") == []
-    for _ in range(100):
-        status, leads, _ = await api.request("GET", "/api/v1/leads", key=key, params={"phone": sender})
-        if leads["leads"] and leads["leads"][0]["interaction_count"] == 1:
-            break
-        await asyncio.sleep(0.1)
-    [lead] = leads["leads"]
+    [lead] = await wait_until(lambda: leads_with(api, key, sender), f"a lead of {sender} with one interaction",
+                              lambda leads: bool(leads) and leads[0]["interaction_count"] == 1)
     assert lead["source"] == "inbound_sms"
     status, threads, _ = await api.request("GET", "/api/v1/sms/conversations", key=key)
     [thread] = [t for t in threads["conversations"] if t["contact_number"] == sender]
@@ -134,16 +82,17 @@ async def test_an_inbound_text_threads_becomes_a_lead_and_allows_a_reply(api, ac
     assert status == 200 and sent["conversation_id"] == thread["id"], sent
 
 
-async def test_a_caller_may_be_texted_back(api, account, calling_agent, voice):  # noqa: F811
+async def test_a_caller_may_be_texted_back(api, account, calling_agent, voice):
     key, agent, caller = account["key"], calling_agent, number("0153")
     at_provider = await ring(voice, agent["phone_number"], caller)
     await our_call(api, key, agent["id"], at_provider["id"])
-    for _ in range(100):
-        status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=key, params={"phone": caller})
-        if consent["state"] == "conversational":
-            break
-        await asyncio.sleep(0.1)
-    assert consent["history"][0]["source"] == "inbound_call" and consent["conversational_until"]
+
+    async def consent() -> dict:
+        status, body, _ = await api.request("GET", "/api/v1/sms/consent", key=key, params={"phone": caller})
+        return body
+    conversational = await wait_until(consent, f"{caller}'s conversational consent",
+                                      lambda c: c["state"] == "conversational")
+    assert conversational["history"][0]["source"] == "inbound_call" and conversational["conversational_until"]
     status, sent, _ = await send(api, key, agent, caller, "Thanks for calling! Here is the link we mentioned.")
     assert status == 200, sent
 
@@ -151,7 +100,7 @@ async def test_a_caller_may_be_texted_back(api, account, calling_agent, voice): 
 @pytest.mark.parametrize("message, rule", [
     ("See https://bit.ly/abc123", "link_shortener"), ("", "empty"), ("x" * 1601, "too_long"),
     ("Our dispensary has THC gummies", "prohibited_cannabis")])
-async def test_content_rules_refuse_with_the_rule(api, account, calling_agent, message, rule):  # noqa: F811
+async def test_content_rules_refuse_with_the_rule(api, account, calling_agent, message, rule):
     to = number("0154")
     await opt_in(api, account["key"], to)
     status, body, _ = await send(api, account["key"], calling_agent, to, message)
@@ -159,7 +108,7 @@ async def test_content_rules_refuse_with_the_rule(api, account, calling_agent, m
     assert body["error"]["message"].startswith(f"rule {rule}:")
 
 
-async def test_quiet_hours_refuse_and_say_when(api, account, calling_agent):  # noqa: F811
+async def test_quiet_hours_refuse_and_say_when(api, account, calling_agent):
     to = number("0155", open_now=False)
     await opt_in(api, account["key"], to)
     status, body, _ = await send(api, account["key"], calling_agent, to)
@@ -167,7 +116,7 @@ async def test_quiet_hours_refuse_and_say_when(api, account, calling_agent):  # 
     assert "08:00-21:00" in body["error"]["message"] and "next at 20" in body["error"]["message"]
 
 
-async def test_the_do_not_call_lists(api, account, calling_agent):  # noqa: F811
+async def test_the_do_not_call_lists(api, account, calling_agent):
     key, agent, to = account["key"], calling_agent, number("0156")
     await opt_in(api, key, to)
     status, entry, _ = await api.request("POST", "/api/v1/dnc", key=key, json={"phone": to, "reason": "asked"})
@@ -194,7 +143,7 @@ async def test_the_do_not_call_lists(api, account, calling_agent):  # noqa: F811
     assert status == 400 and body["error"]["code"] == "number_on_dnc" and "platform" in body["error"]["message"]
 
 
-async def test_a_provider_refusal_is_sms_send_failed_and_logged(api, account, calling_agent):  # noqa: F811
+async def test_a_provider_refusal_is_sms_send_failed_and_logged(api, account, calling_agent):
     key, to = account["key"], number("0001")
     await opt_in(api, key, to)
     status, body, _ = await send(api, key, calling_agent, to)
@@ -205,7 +154,7 @@ async def test_a_provider_refusal_is_sms_send_failed_and_logged(api, account, ca
     assert await events_of(api, key, "sms.failed", failed["id"])
 
 
-async def test_an_undelivered_text_reports_the_carrier_error(api, account, calling_agent):  # noqa: F811
+async def test_an_undelivered_text_reports_the_carrier_error(api, account, calling_agent):
     key, to = account["key"], number("0006")
     await opt_in(api, key, to)
     status, sent, _ = await send(api, key, calling_agent, to)
@@ -216,7 +165,7 @@ async def test_an_undelivered_text_reports_the_carrier_error(api, account, calli
     assert failed["data"]["status"] == "undelivered"
 
 
-async def test_reordered_and_repeated_callbacks_never_move_a_text_back(api, account, calling_agent, sms):  # noqa: F811
+async def test_reordered_and_repeated_callbacks_never_move_a_text_back(api, account, calling_agent, sms):
     key, to = account["key"], number("0157")
     await opt_in(api, key, to)
     assert (await sms.control("POST", "/callbacks", {"reorder": True, "duplicate": True}))[0] == 201
@@ -227,7 +176,7 @@ async def test_reordered_and_repeated_callbacks_never_move_a_text_back(api, acco
     assert len(await events_of(api, key, "sms.delivered", sent["message_id"])) == 1
 
 
-async def test_forged_callbacks_and_texts_are_refused(api, account, calling_agent, sms, stack):  # noqa: F811
+async def test_forged_callbacks_and_texts_are_refused(api, account, calling_agent, sms, stack):
     key, to = account["key"], number("0158")
     await opt_in(api, key, to)
     assert (await sms.control("POST", "/callbacks", {"bad_signature": True}))[0] == 201
@@ -245,7 +194,7 @@ async def test_forged_callbacks_and_texts_are_refused(api, account, calling_agen
 
 
 async def test_agents_of_other_businesses_or_without_numbers_are_not_found(
-        api, account, other_key, calling_agent):  # noqa: F811
+        api, account, other_key, calling_agent):
     status, body, _ = await send(api, other_key, calling_agent, number("0159"))
     assert status == 404 and body["error"]["code"] == "not_found"
     status, bare, _ = await api.request("POST", "/api/v1/agents", key=account["key"], json={

@@ -4,10 +4,9 @@ deferral as data, the run's reference and touch id on the sms.* events, and GetS
 previews its plan with."""
 import asyncio
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-import aiohttp
 import grpc
 import pytest
 
@@ -16,10 +15,10 @@ from core.compliance.rules import CALL
 from core.grpc_errors import from_rpc_error
 from core.tenant import Tenant
 from switchboard.v1 import messaging_pb2, messaging_pb2_grpc
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_compliance import callee, decisions
-from tests.e2e.test_sms import events_of, number, opt_in, settled_message
-from tests.integration.test_sdr_grpc import as_business
+from tests.compliance import callee, decisions
+from tests.tenants import as_business
+from tests.texting import events_of, number, opt_in, settled_message, texts_to
+from tests.waiting import wait_until
 
 # One zone for (nearly) every whole-hour offset: at any moment it is between 02:00 and 05:59 in one of them.
 ZONES = ("Pacific/Honolulu", "America/Anchorage", "America/Los_Angeles", "America/Denver", "America/Chicago",
@@ -30,7 +29,7 @@ ZONES = ("Pacific/Honolulu", "America/Anchorage", "America/Los_Angeles", "Americ
 
 def night_zone() -> str:
     """A zone where it is the middle of the night now (texting closed, and open again within hours)."""
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     for name in ZONES:
         if 2 <= now.astimezone(ZoneInfo(name)).hour <= 5:
             return name
@@ -43,24 +42,13 @@ async def messaging(stack):
         yield messaging_pb2_grpc.MessagingStub(channel)
 
 
-async def texts_to(stack, to: str) -> list[dict]:
-    """The messages the messaging provider (the simulator) took for `to`."""
-    env = stack.env()
-    sid = env["SMS_ACCOUNT_SID"]
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"{env['SMS_API_URL']}/2010-04-01/Accounts/{sid}/Messages.json", params={"To": to},
-                               headers={"Authorization": aiohttp.encode_basic_auth(sid, env["SMS_AUTH_TOKEN"])}) as r:
-            assert r.status == 200, await r.text()
-            return (await r.json())["messages"]
-
-
 def touch(agent: dict, to: str, **fields) -> messaging_pb2.SendSmsRequest:
     return messaging_pb2.SendSmsRequest(to=to, from_agent_id=agent["id"],
                                         **{"actor": "run", "message": "Your quote is ready.", **fields})
 
 
 async def test_a_repeated_key_answers_with_the_first_text_and_sends_nothing_more(
-        api, stack, account, messaging, calling_agent):  # noqa: F811
+        api, stack, account, messaging, calling_agent):
     key, to, md = account["key"], number("0170"), as_business(account)
     await opt_in(api, key, to)
     request = touch(calling_agent, to, idempotency_key=f"run-1:{to}", reference="touch-1", external_ref="run-1",
@@ -96,7 +84,7 @@ async def test_a_repeated_key_answers_with_the_first_text_and_sends_nothing_more
 
 
 async def test_a_replay_while_the_first_send_is_at_the_provider_answers_pending(
-        api, stack, account, messaging, sms, db, calling_agent):  # noqa: F811
+        api, stack, account, messaging, sms, db, calling_agent):
     key, to, md = account["key"], number("0171"), as_business(account)
     await opt_in(api, key, to)
     request = touch(calling_agent, to, idempotency_key=f"slow:{to}")
@@ -104,13 +92,13 @@ async def test_a_replay_while_the_first_send_is_at_the_provider_answers_pending(
                                                       "delay_seconds": 1.5, "times": 1})
     assert status == 201
     first = asyncio.ensure_future(messaging.PlaceSms(request, metadata=md))
-    for _ in range(100):
-        pending = await db.fetchval("SELECT status FROM messaging.messages WHERE business_id = $1 AND "
-                                    "idempotency_key = $2", account["business_id"], request.idempotency_key)
-        if pending is not None:
-            break
-        await asyncio.sleep(0.02)
-    assert pending == "pending"
+
+    async def first_send() -> str | None:
+        return await db.fetchval("SELECT status FROM messaging.messages WHERE business_id = $1 AND "
+                                 "idempotency_key = $2", account["business_id"], request.idempotency_key)
+    recorded = await wait_until(first_send, "the first send to be recorded", lambda status: status is not None,
+                                timeout=2, interval=0.02)
+    assert recorded == "pending"
     replay = (await messaging.PlaceSms(request, metadata=md)).sent
     assert (replay.success, replay.status, replay.message_sid) == (True, "pending", "")
     placed = (await first).sent
@@ -119,7 +107,7 @@ async def test_a_replay_while_the_first_send_is_at_the_provider_answers_pending(
 
 
 async def test_place_sms_returns_a_deferral_as_data_and_logs_it_once(api, stack, account, messaging,
-                                                                    calling_agent):  # noqa: F811
+                                                                    calling_agent):
     key, md, zone = account["key"], as_business(account), night_zone()
     to = number("0172")  # open where its number places it; the caller says it is somewhere at night
     await opt_in(api, key, to)
@@ -130,7 +118,7 @@ async def test_place_sms_returns_a_deferral_as_data_and_logs_it_once(api, stack,
     assert (deferred.outcome, deferred.code, deferred.channel) == ("defer", "tcpa_violation", "sms")
     assert deferred.rule in ("federal_hours", "state_hours") and zone in deferred.message
     assert (deferred.actor, deferred.reference) == ("run", "touch-night")
-    assert deferred.not_before.ToDatetime(timezone.utc) > datetime.now(timezone.utc)
+    assert deferred.not_before.ToDatetime(UTC) > datetime.now(UTC)
     assert {"zone": zone, "why": "stated"}.items() <= dict(deferred.inputs["zones"][0]).items()
     [logged] = await decisions(api, key, phone=to)
     assert logged["id"] == deferred.id and logged["outcome"] == "defer"
@@ -176,14 +164,14 @@ async def test_standings_say_what_the_decision_would_read_for_each_callee(api, s
     assert not any(by_phone[p].HasField("business_dnc_since") for p in (opted_out, clean, opted_in, platform))
     assert by_phone[platform].platform_dnc
     [call] = by_phone[opted_in].recent_calls
-    assert call.ToDatetime(timezone.utc) == slot.decided_at.ToDatetime(timezone.utc)
+    assert call.ToDatetime(UTC) == slot.decided_at.ToDatetime(UTC)
     assert all(not by_phone[p].recent_calls for p in (listed, opted_out, clean, platform))
     assert len(await decisions(api, key)) == before  # nothing logged
     # A preview with the pure decision reads them as DecideCall would.
     found = by_phone[listed]
     standing = compliance.Standing(platform_dnc=found.platform_dnc, consent=found.consent,
-                                   business_dnc_since=found.business_dnc_since.ToDatetime(timezone.utc))
-    preview = compliance.decide(compliance.Touch(CALL, datetime.now(timezone.utc)), compliance.Callee(listed),
+                                   business_dnc_since=found.business_dnc_since.ToDatetime(UTC))
+    preview = compliance.decide(compliance.Touch(CALL, datetime.now(UTC)), compliance.Callee(listed),
                                 standing)
     assert (preview.outcome, preview.code) == ("refuse", "number_on_dnc")
 

@@ -2,16 +2,16 @@
 lead's signals (through the API, or an inbound interaction through the trigger on interactions) or of the config
 shows in the very next read, and a result computed from signals that changed meanwhile is never stored."""
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from core.db import async_url
 from services.sdr import pipeline_store
 from services.sdr.pipeline_domain import SEGMENTS
-from tests.e2e.test_sales_pipeline import PIPELINE, new_lead, put_config
+from tests.leads import PIPELINE, new_lead, put_config
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 async def read(api, key, business: str) -> tuple[dict, dict]:
@@ -41,7 +41,7 @@ async def test_a_change_of_signals_or_config_shows_in_the_next_read(api, account
     assert leads[lead["id"]]["next_action"] == "email" and summary["actionable"] == 1
 
     # An inbound call (as the calls consumer records it): the trigger keeps its time on the lead.
-    called = datetime.now(timezone.utc) - timedelta(hours=2)
+    called = datetime.now(UTC) - timedelta(hours=2)
     await db.execute("INSERT INTO sdr.interactions (lead_id, business_id, channel, direction, reference, "
                      "occurred_at) VALUES ($1, $2, 'call', 'inbound', 'call-1', $3)",
                      uuid.UUID(lead["id"]), uuid.UUID(business), called)

@@ -5,16 +5,8 @@ workspace resumed), a past-due one gets its open invoice's page (paid with anoth
 the workspace resumes), and one in force and paid is 409."""
 import aiohttp
 
-from tests.e2e.test_signup_payments import (
-    FAILS_LATER_CARD,
-    full_key,
-    payments,  # noqa: F401 - a fixture
-    provisioned,
-    release_numbers,
-    signup,
-    subscription,
-    until,
-)
+from tests.billing import FAILS_LATER_CARD, full_key, provisioned, release_numbers, signup, subscription
+from tests.waiting import wait_until
 
 CHECKOUT = "/api/v1/subscription/checkout"
 
@@ -30,17 +22,18 @@ async def page(url: str) -> tuple[int, str]:
             return r.status, await r.text()
 
 
-async def test_a_signup_never_paid_opens_a_new_checkout_and_the_old_link_stops(api, payments, stack):  # noqa: F811
+async def test_a_signup_never_paid_opens_a_new_checkout_and_the_old_link_stops(api, payments, stack):
     status, body, _ = await signup(api)
     bid, key = body["business_id"], await full_key(api, body)
     status, link, _ = await reopen(api, key)
     assert status == 201, link
     assert link["business_id"] == bid and link["checkout_url"] != body["checkout_url"] and link["expires_at"]
     assert (await page(body["checkout_url"]))[0] == 410  # the first link can no longer be paid
+
     async def acknowledged():
         return [e for e in await payments.events(client_reference_id=bid)
                 if e["type"] == "checkout.session.expired" and e["status"] == "succeeded"]
-    assert await until(acknowledged, "our webhook to acknowledge checkout.session.expired")
+    await wait_until(acknowledged, "our webhook to acknowledge checkout.session.expired", timeout=20)
     assert (await payments.check_out(link["checkout_url"]))[0] == 303
     ws = await provisioned(api, key, bid)
     assert (ws["subscription_status"], ws["standing"]) == ("trialing", "trialing")
@@ -50,7 +43,7 @@ async def test_a_signup_never_paid_opens_a_new_checkout_and_the_old_link_stops(a
 
 
 async def test_a_past_due_subscription_gets_its_open_invoice_and_paying_it_resumes_the_workspace(
-        api, payments, stack):  # noqa: F811
+        api, payments, stack):
     status, body, _ = await signup(api)
     bid, key = body["business_id"], await full_key(api, body)
     assert (await payments.check_out(body["checkout_url"], card=FAILS_LATER_CARD))[0] == 303
@@ -73,7 +66,7 @@ async def test_a_past_due_subscription_gets_its_open_invoice_and_paying_it_resum
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
 
 
-async def test_a_canceled_subscription_is_replaced_by_a_new_one(api, payments, stack):  # noqa: F811
+async def test_a_canceled_subscription_is_replaced_by_a_new_one(api, payments, stack):
     status, body, _ = await signup(api)
     bid, key = body["business_id"], await full_key(api, body)
     assert (await payments.check_out(body["checkout_url"]))[0] == 303

@@ -3,14 +3,15 @@
 facilitator again; renewals of the paid period (POST /api/v1/subscription/x402) extend paid_through and resume a
 workspace paused for non-payment; the owner is reminded before a period ends."""
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import aiohttp
 import pytest
 
 from providers.x402 import payer
-from tests.e2e.test_billing_events import owner_notices
-from tests.e2e.test_signup_payments import full_key, provisioned, release_numbers, signup, until, workspace
+from tests.billing import full_key, provisioned, release_numbers, signup, workspace
+from tests.emails import owner_notices
+from tests.waiting import wait_until
 
 RENEW = "/api/v1/subscription/x402"
 
@@ -71,10 +72,9 @@ async def held_unpaid(api, key: str, bid: str) -> dict:
 
 
 async def settled(api, key: str, bid: str) -> dict:
-    async def active():
-        ws = await workspace(api, key, bid)
-        return ws if ws["subscription_status"] == "active" else None
-    return await until(active, "the payment to be reconciled")
+    """The workspace once its subscription is active."""
+    return await wait_until(lambda: workspace(api, key, bid), "the payment to be reconciled",
+                            lambda ws: ws["subscription_status"] == "active", timeout=20)
 
 
 # -- a settlement whose answer is lost ----------------------------------------------------------------------
@@ -91,7 +91,7 @@ async def test_a_settlement_that_moved_the_money_but_lost_its_answer_is_reconcil
     ws = await settled(api, key, bid)
     assert ws["standing"] == "active" and ws["paid_through"]
     ws = await provisioned(api, key, bid)
-    [notice] = await until(lambda: owner_notices(api, key, "confirmed"), "the owner's e-mail")
+    [notice] = await wait_until(lambda: owner_notices(api, key, "confirmed"), "the owner's e-mail", timeout=20)
     assert "went through" in notice["body"]
     assert len(await facilitator.settlements_of(address)) == 1  # taken once, never twice
     await release_numbers(api, key, [ws["provisioning"]["phone_number"]])
@@ -113,7 +113,8 @@ async def test_a_pending_payment_the_facilitator_then_refuses_is_never_provision
     await facilitator.control("POST", "/balances", {"address": address, "balance": "0"})
     await facilitator.control("DELETE", "/faults")
 
-    [notice] = await until(lambda: owner_notices(api, key, "did not go through"), "the owner's e-mail", 30)
+    [notice] = await wait_until(lambda: owner_notices(api, key, "did not go through"), "the owner's e-mail",
+                                timeout=30)
     assert "insufficient_balance" in notice["body"] and "/api/v1/subscription/x402" in notice["body"]
     await held_unpaid(api, key, bid)  # never provisioned; nothing was taken
     assert await facilitator.settlements_of(address) == []
@@ -138,12 +139,11 @@ async def test_an_authorization_that_expires_unanswered_is_unresolved_and_never_
     key, bid = await full_key(api, body), body["business_id"]
     await api.confirm_address(stack, body["_email"])
     expires = await db.fetchval("SELECT valid_before FROM accounts.x402_payments WHERE business_id = $1", bid)
-
-    async def expired():
-        return datetime.now(timezone.utc) > expires + timedelta(seconds=1)
-    await until(expired, "the authorization to expire")
+    await wait_until(lambda: datetime.now(UTC) > expires + timedelta(seconds=1),
+                     "the authorization to expire", timeout=20)
     await facilitator.control("DELETE", "/faults")
-    [notice] = await until(lambda: owner_notices(api, key, "could not confirm"), "the owner's e-mail", 30)
+    [notice] = await wait_until(lambda: owner_notices(api, key, "could not confirm"), "the owner's e-mail",
+                                timeout=30)
     assert "do not pay twice" in notice["body"]
     assert await db.fetchval("SELECT status FROM accounts.x402_payments WHERE business_id = $1", bid) == "unresolved"
     await held_unpaid(api, key, bid)
@@ -178,7 +178,8 @@ async def test_renewal_extends_paid_through_and_resumes_a_workspace_paused_for_n
     # The trial and the period ran out: billing pauses the workspace (grace 0 here).
     await db.execute("UPDATE accounts.businesses SET paid_through = now() - interval '1 minute', "
                      "trial_ends_at = now() - interval '31 days' WHERE id = $1", bid)
-    await until(lambda: _state(api, key, bid, "paused"), "billing to pause the workspace")
+    await wait_until(lambda: workspace(api, key, bid), "billing to pause the workspace",
+                     lambda ws: ws["lifecycle_state"] == "paused", timeout=20)
     status, answer, headers = await api.request("POST", RENEW, key=key, json={"business_id": bid})
     assert status == 402 and answer["error"]["code"] == "payment_required", answer
     [offer] = answer["error"]["payment_required"]["accepts"]
@@ -190,10 +191,11 @@ async def test_renewal_extends_paid_through_and_resumes_a_workspace_paused_for_n
                                                  headers={"PAYMENT-SIGNATURE": paid})
     assert status == 200, renewed
     assert (renewed["payment_status"], renewed["subscription_status"]) == ("settled", "active")
-    until_then = datetime.fromisoformat(renewed["paid_through"]) - datetime.now(timezone.utc)
+    until_then = datetime.fromisoformat(renewed["paid_through"]) - datetime.now(UTC)
     assert timedelta(days=29, hours=23) < until_then <= timedelta(days=30)
     assert payer.payment_response(headers["PAYMENT-RESPONSE"]).transaction == renewed["transaction"]
-    ws = await until(lambda: _state(api, key, bid, "active"), "the workspace to resume")
+    ws = await wait_until(lambda: workspace(api, key, bid), "the workspace to resume",
+                          lambda ws: ws["lifecycle_state"] == "active", timeout=20)
     assert ws["standing"] == "active"
 
     # The same payment again answers the same outcome; nothing is paid or extended twice.
@@ -202,11 +204,6 @@ async def test_renewal_extends_paid_through_and_resumes_a_workspace_paused_for_n
     assert status == 200 and again["transaction"] == renewed["transaction"], again
     assert again["paid_through"] == renewed["paid_through"]
     await release_numbers(api, key, [body["phone_number"]] if body["phone_number"] else [])
-
-
-async def _state(api, key: str, bid: str, lifecycle: str):
-    ws = await workspace(api, key, bid)
-    return ws if ws["lifecycle_state"] == lifecycle else None
 
 
 async def test_a_renewal_left_unanswered_is_pending_then_settled(api, db, facilitator):
@@ -220,11 +217,8 @@ async def test_a_renewal_left_unanswered_is_pending_then_settled(api, db, facili
         "PAYMENT-SIGNATURE": payer.pay(payer.new_private_key(), headers["PAYMENT-REQUIRED"])})
     assert status == 202 and answer["payment_status"] == "pending", answer
     before = datetime.fromisoformat(answer["paid_through"])
-
-    async def extended():
-        ws = await workspace(api, key, bid)
-        return ws if datetime.fromisoformat(ws["paid_through"]) == before + timedelta(days=30) else None
-    await until(extended, "the renewal to be reconciled")
+    await wait_until(lambda: workspace(api, key, bid), "the renewal to be reconciled",
+                     lambda ws: datetime.fromisoformat(ws["paid_through"]) == before + timedelta(days=30), timeout=20)
     await release_numbers(api, key, [body["phone_number"]] if body["phone_number"] else [])
 
 
@@ -240,7 +234,7 @@ async def test_the_owner_is_reminded_once_before_the_period_ends(api, db, stack)
     key, bid = await full_key(api, body), body["business_id"]
     await api.confirm_address(stack, body["_email"])
     await db.execute("UPDATE accounts.businesses SET paid_through = now() + interval '2 days' WHERE id = $1", bid)
-    [notice] = await until(lambda: owner_notices(api, key, "ends on"), "the owner's reminder")
+    [notice] = await wait_until(lambda: owner_notices(api, key, "ends on"), "the owner's reminder", timeout=20)
     assert RENEW in notice["body"] and "PAYMENT-SIGNATURE" in notice["body"]
     await asyncio.sleep(1.5)  # five more rounds of the billing worker (0.3 s apart here)
     assert len(await owner_notices(api, key, "ends on")) == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 NOT_FOUND, FORBIDDEN = "not_found", "forbidden"
 _hooks = itertools.count()
@@ -110,7 +110,7 @@ async def _delete_webhook_by_id(w: World) -> Request:
 
 def _run(w: World) -> dict:
     """A communication run of A with one call a day ahead (nothing executes while the matrix runs)."""
-    at = (datetime.now(timezone.utc) + timedelta(days=1)).isoformat()
+    at = (datetime.now(UTC) + timedelta(days=1)).isoformat()
     return {"business_id": w.a_business, "external_ref": f"guard-{next(_runs)}", "agent_id": w.agent,
             "touches": [{"touch_id": "t1", "channel": "call", "target": {"phone": fresh_phone()}, "scheduled_at": at}]}
 
@@ -141,7 +141,7 @@ async def _sdr_dry_run(w: World) -> Request:
 
 async def _send_sms(w: World) -> Request:
     """A text A may send: to a fresh phone that opted in, in a zone whose quiet hours are over now."""
-    from tests.e2e.test_sms import number
+    from tests.texting import number
     phone = number(f"{next(_phones):04d}")
     await w.ok("POST", "/api/v1/sms/consent", json={"business_id": w.a_business, "phone": phone, "state": "opted_in"})
     return Request(json={"from_agent_id": w.agent, "to": phone, "message": "Hello"})

@@ -11,7 +11,6 @@
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 
@@ -21,6 +20,7 @@ from core.scopes import ALL_SCOPES
 from gateway.routes import KEY, PUBLIC, SESSION, all_routes
 from tests.guard.access_cases import BY_ID_ALONE, CASES, FORBIDDEN, NOT_FOUND, SCOPE_BRANCHES, World
 from tests.guard.access_cases import PUBLIC as PUBLIC_ROUTES
+from tests.waiting import wait_until
 
 ROUTES = {(r.method, r.path): r for r in all_routes()}
 
@@ -55,10 +55,8 @@ async def world(api, stack):
     w.number = await w.new_number()
     # A call that nobody answers: it settles at once, so the snapshots below never see it move.
     w.call = (await w.ok("POST", "/api/v1/calls", json={"agent_id": w.agent, "to": "+14155550001"}))["id"]
-    for _ in range(100):
-        if (await w.ok("GET", "/api/v1/calls", params={"id": w.call}))["ended_reason"]:
-            break
-        await asyncio.sleep(0.1)
+    await wait_until(lambda: w.ok("GET", "/api/v1/calls", params={"id": w.call}), "A's unanswered call to end",
+                     lambda call: call["ended_reason"])
     # B's key limited to its first business: ids sent alone then address that business.
     w.b_bound_key = (await b_dash.create_key(name="b1", scopes=["*"], business_id=b["business_id"]))["key"]
     yield w

@@ -1,5 +1,6 @@
 """An aiohttp application served on this machine for as long as a fixture or a test needs it: the simulators
 the provider tests run in-process and our own endpoints (status callbacks, webhooks) the simulators call."""
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,3 +20,14 @@ async def serving(app: web.Application, port: int | None = None) -> AsyncIterato
         yield server
     finally:
         await server.close()
+
+
+async def accepting(port: int) -> bool:
+    """Whether a server on this machine accepts connections on `port` yet."""
+    try:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return False
+    writer.close()
+    await writer.wait_closed()
+    return True

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email import policy
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
@@ -100,7 +100,7 @@ async def mail(catchall):
 async def test_a_sent_message_arrives_as_sent(mail):
     subject = "Your booking — Grüße, Zoë ✓"
     body = "Hallo Zoë,\n\nyour table for 2 is booked.\n.\nA line that is only a dot, above; 日本語 below.\n日本語"
-    sent_at = datetime.now(timezone.utc)
+    sent_at = datetime.now(UTC)
     message_id = await mail.sender().send(to="Zoë Müller <zoe@example.com>", subject=subject, body=body,
                                           reply_to="Help Desk <help@switchboard.test>")
     assert re.fullmatch(r"<[^<>@\s]+@switchboard\.test>", message_id)  # on the sender's domain
@@ -303,5 +303,5 @@ async def test_messages_survive_a_restart(mail):
     assert await mail.messages() == [before]  # read again from the folder
     await mail.sender().send(to="jo@example.com", subject="After", body="New")
     after = await mail.messages()
-    assert [m["message_id"] for m in after][0] == message_id and [m["subject"] for m in after] == ["Kept", "After"]
+    assert next(m["message_id"] for m in after) == message_id and [m["subject"] for m in after] == ["Kept", "After"]
     assert int(after[1]["id"].split("-")[0]) == int(before["id"].split("-")[0]) + 1  # numbering goes on

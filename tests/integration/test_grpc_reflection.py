@@ -1,7 +1,6 @@
 """gRPC reflection lists every method to whoever reaches a port: on for the local stack's grpcurl, off anywhere else
 (security review, issue 36)."""
 import asyncio
-import dataclasses
 
 import grpc
 import pytest
@@ -11,6 +10,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from core import settings
 from core.grpc_server import serve
 from deploy.local.servers import free_port
+from tests.integration.servers import accepting
+from tests.waiting import wait_until
 
 
 async def _listed_services(port: int) -> list[str]:
@@ -30,15 +31,10 @@ async def test_reflection_is_served_on_the_local_stack_only(stack, monkeypatch, 
     monkeypatch.setenv("DATABASE_URL", stack.database_url)
     monkeypatch.setenv("NATS_URL", stack.nats_url)
     port, stop = free_port(), asyncio.Event()
-    configured = dataclasses.replace(settings.load(), environment=environment)
+    configured = settings.load().model_copy(update={"environment": environment})
     task = asyncio.create_task(serve("reflection-test", port, configured, lambda runtime: None, stop_event=stop))
     try:
-        for _ in range(100):
-            try:
-                await asyncio.open_connection("127.0.0.1", port)
-                break
-            except OSError:
-                await asyncio.sleep(0.05)
+        await wait_until(lambda: accepting(port), f"the server to listen on {port}", timeout=5, interval=0.05)
         if environment == "local":
             assert "grpc.health.v1.Health" in await _listed_services(port)
         else:

@@ -4,6 +4,7 @@ import signal
 import uuid
 from contextlib import asynccontextmanager
 
+import asyncpg
 import grpc
 import pytest
 from google.rpc import error_details_pb2
@@ -17,12 +18,15 @@ from sqlalchemy.engine import make_url
 from core import registry, settings
 from core.grpc_errors import from_rpc_error
 from core.grpc_server import serve
+from core.migrations import SERVICES, upgrade_all
 from core.rpc import Client
 from core.tenant import Tenant
 from deploy.local.servers import free_port, wait_for_port
 from services.accounts.servicer import build
 from services.accounts.store import outbox
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
+from tests.integration.servers import accepting
+from tests.waiting import wait_until
 
 EXPORTER = InMemorySpanExporter()
 
@@ -44,12 +48,7 @@ async def serving(stack, monkeypatch, database_url=None):
     stop = asyncio.Event()
     task = asyncio.create_task(serve("accounts-test", port, settings.load(), build, service=registry.service("accounts"),
                                      outbox_table=outbox, stop_event=stop))
-    for _ in range(100):
-        try:
-            await asyncio.open_connection("127.0.0.1", port)
-            break
-        except OSError:
-            await asyncio.sleep(0.05)
+    await wait_until(lambda: accepting(port), f"the accounts servicer to listen on {port}", timeout=5, interval=0.05)
     try:
         yield port
     finally:
@@ -123,11 +122,44 @@ def test_settings_never_show_secrets(monkeypatch):
     assert cfg.secret_key.reveal() == "topsecret"
 
 
-def test_migrations_are_idempotent(stack):
-    from core.migrations import upgrade_all
+# What the migrations made in the services' schemas, as the catalogue shows it.
+CATALOGUE = {
+    "columns": "SELECT table_schema, table_name, column_name, data_type, is_nullable, column_default "
+               "FROM information_schema.columns WHERE table_schema = ANY($1)",
+    "indexes": "SELECT schemaname, tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = ANY($1)",
+    "constraints": "SELECT n.nspname, c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) "
+                   "FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = ANY($1)",
+    "triggers": "SELECT trigger_schema, event_object_table, trigger_name, event_manipulation, action_statement "
+                "FROM information_schema.triggers WHERE trigger_schema = ANY($1)",
+    "functions": "SELECT n.nspname, p.proname, pg_get_functiondef(p.oid) FROM pg_proc p "
+                 "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ANY($1)",
+}
 
+
+def schema_of(database_url: str) -> dict:
+    """Each service's alembic revision, and the columns, indexes, constraints, triggers and functions of the
+    services' schemas."""
+    async def read() -> dict:
+        conn = await asyncpg.connect(database_url)
+        try:
+            shape = {name: sorted(map(tuple, await conn.fetch(query, list(SERVICES))))
+                     for name, query in CATALOGUE.items()}
+            shape["revisions"] = {service: await conn.fetchval(f'SELECT version_num FROM "{service}".alembic_version')
+                                  for service in SERVICES}
+            return shape
+        finally:
+            await conn.close()
+    return asyncio.run(read())
+
+
+def test_migrations_are_idempotent(stack):
+    """Running every service's migrations again over the migrated database leaves each service at its revision
+    and its schema as it was."""
+    before = schema_of(stack.database_url)
+    assert all(before["revisions"].values()), before["revisions"]
+    assert all(before[part] for part in CATALOGUE), {part: len(rows) for part, rows in before.items()}
     upgrade_all(stack.database_url)
-    upgrade_all(stack.database_url)
+    assert schema_of(stack.database_url) == before
 
 
 async def test_liveness_ignores_the_database_but_readiness_does_not(stack, monkeypatch):

@@ -4,7 +4,7 @@ import pytest
 
 from deploy.local.servers import Postgres, port_is_free
 from deploy.local.stack import Stack
-from tests.conftest import Api
+from tests.api import Api
 
 
 def test_second_stack_on_the_same_port_is_refused_with_a_clear_message(stack, tmp_path):

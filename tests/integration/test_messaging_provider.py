@@ -20,6 +20,7 @@ from providers.messaging import signatures
 from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
 from tests.integration.servers import serving
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT_SID = "AC" + "0123456789abcdef" * 2
@@ -74,10 +75,8 @@ class Receiver:
 
     async def wait_for(self, sid: str, count: int, timeout: float = 5.0) -> list[dict]:
         """The first `count` callbacks about a message; then a moment more, to see that no others follow."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        while len(self.callbacks(sid)) < count:
-            assert asyncio.get_running_loop().time() < deadline, f"callbacks of {sid}: {self.callbacks(sid)}"
-            await asyncio.sleep(0.02)
+        await wait_until(lambda: self.callbacks(sid), f"{count} callbacks of {sid}", lambda got: len(got) >= count,
+                         timeout=timeout, interval=0.02)
         await asyncio.sleep(0.3)
         return self.callbacks(sid)
 
@@ -212,7 +211,7 @@ async def test_each_failing_test_number(client, receiver):
                 "+14155550006": (["sent", "undelivered"], 30006, "Landline or unreachable carrier")}
     made = await asyncio.gather(*(client.send_message(to=to, from_=BUSINESS, body="Hi",
                                                       status_callback=receiver.url("/status")) for to in expected))
-    for message, (to, (statuses, code, meaning)) in zip(made, expected.items()):
+    for message, (to, (statuses, code, meaning)) in zip(made, expected.items(), strict=True):
         assert message["status"] == "queued"
         calls = await receiver.wait_for(message["sid"], len(statuses))
         assert [c["form"]["MessageStatus"] for c in calls] == statuses, to

@@ -10,9 +10,9 @@ import sqlalchemy as sa
 from nats.js.api import DeliverPolicy
 
 from core.bus import DurableConsumer, EventBus, Outgoing, PermanentError
-from core.db import create_engine
-from core.inbox import first_deliveries, first_delivery, inbox_table
-from core.outbox import OutboxRelay, events_buffered, notify_trigger, outbox_table, record_event
+from core.inbox import first_deliveries, first_delivery
+from core.outbox import OutboxRelay, events_buffered, record_event
+from tests.waiting import wait_until
 
 
 async def _pending(database_url: str, business_id: str) -> list:
@@ -44,14 +44,15 @@ async def test_writes_succeed_while_nats_is_down_and_events_follow(api, account,
     try:
         js = nc.jetstream()
         deadline = asyncio.get_running_loop().time() + 30
-        while True:  # the stream reappears when a relay reconnects
+
+        async def subscribed():
             try:
-                sub = await js.subscribe("events.workspace.paused", ordered_consumer=True,
-                                         deliver_policy=DeliverPolicy.ALL)
-                break
+                return await js.subscribe("events.workspace.paused", ordered_consumer=True,
+                                          deliver_policy=DeliverPolicy.ALL)
             except nats.js.errors.NotFoundError:
-                assert asyncio.get_running_loop().time() < deadline, "stream EVENTS never came back"
-                await asyncio.sleep(0.2)
+                return None
+        sub = await wait_until(subscribed, "the stream EVENTS to come back (a relay reconnects)", timeout=30,
+                               interval=0.2)
         while True:
             msg = await sub.next_msg(timeout=max(0.1, deadline - asyncio.get_running_loop().time()))
             event = json.loads(msg.data)
@@ -60,30 +61,12 @@ async def test_writes_succeed_while_nats_is_down_and_events_follow(api, account,
         assert event["type"] == "workspace.paused" and event["data"]["lifecycle_state"] == "paused"
     finally:
         await nc.close()
-    rows = await _pending(stack.database_url, bid)
-    assert next(r for r in rows if r["type"] == "workspace.paused")["published_at"] is not None
+    async def marked_published():
+        rows = await _pending(stack.database_url, bid)
+        return next(r for r in rows if r["type"] == "workspace.paused")["published_at"]
+    # the relay marks the row after JetStream acknowledges, so a subscriber can see the event first
+    await wait_until(marked_published, "the relay to mark workspace.paused published", timeout=10)
     stack.wait_ready(30)
-
-
-@pytest.fixture
-async def scratch(stack):
-    """A throwaway schema with an outbox and inbox, for exercising the helpers directly."""
-    schema = f"t_{uuid.uuid4().hex[:8]}"
-    engine = create_engine(stack.database_url)
-    metadata = sa.MetaData()
-    tables = outbox_table(metadata, schema), inbox_table(metadata, schema)
-    async with engine.begin() as conn:
-        await conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-        await conn.run_sync(metadata.create_all)
-        for statement in notify_trigger(schema):
-            await conn.execute(sa.text(statement))
-    bus = EventBus(stack.nats_url, "test")
-    assert await bus.wait_connected(10)
-    yield engine, bus, *tables
-    await bus.close()
-    async with engine.begin() as conn:
-        await conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-    await engine.dispose()
 
 
 async def test_relay_publishes_in_order_once_and_consumer_acks_naks_terms_and_dedupes(scratch):
@@ -114,10 +97,8 @@ async def test_relay_publishes_in_order_once_and_consumer_acks_naks_terms_and_de
     consumer = DurableConsumer(bus, f"test-{uuid.uuid4().hex[:8]}", handler, filter_subject=f"events.{kind}.>")
     consumer.start()
     try:
-        for _ in range(100):
-            if sorted(applied) == [0, 1, 2] and poison in attempts:
-                break
-            await asyncio.sleep(0.1)
+        await wait_until(lambda: (sorted(applied), poison in attempts), "the events applied and the poison tried",
+                         lambda seen: seen == ([0, 1, 2], True))
     finally:
         await consumer.stop()
     assert sorted(applied) == [0, 1, 2]
@@ -171,10 +152,7 @@ async def test_the_relay_wakes_on_a_commit_without_waiting_for_its_poll(scratch)
     relay = OutboxRelay(engine, outbox, bus, idle_seconds=60)  # its poll alone would take a minute
     relay.start()
     try:
-        for _ in range(100):
-            if relay.listening:
-                break
-            await asyncio.sleep(0.05)
+        await wait_until(lambda: relay.listening, "the relay to listen for commits", timeout=5, interval=0.05)
         sub = await bus.js.subscribe(f"events.{kind}.>", ordered_consumer=True)
         await asyncio.sleep(0.5)  # the relay's first pass (nothing pending) is over: it waits now
         async with engine.begin() as conn:  # another writer: only the commit's NOTIFY can wake the relay
@@ -211,10 +189,8 @@ async def test_a_batch_is_applied_together_and_a_bad_event_alone(scratch):
                                batch=20, batched=True)
     consumer.start()
     try:
-        for _ in range(100):
-            if sorted(applied) == list(range(8)) and poison in alone:
-                break
-            await asyncio.sleep(0.1)
+        await wait_until(lambda: (sorted(applied), poison in alone), "the events applied and the poison alone",
+                         lambda seen: seen == (list(range(8)), True))
         await asyncio.sleep(1.0)  # a redelivery of the poison would have come by now
     finally:
         await consumer.stop()

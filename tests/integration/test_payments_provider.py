@@ -22,6 +22,7 @@ from providers.payments.client import StripePayments
 from providers.payments.simulator.app import STATE, build_app
 from providers.payments.webhooks import SIGNATURE_HEADER, InvalidWebhook, parse_event, sign_payload
 from tests.integration.servers import serving
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 API_KEY = "sk_test_51SimulatorKey0123456789abcdef"
@@ -62,10 +63,8 @@ class Receiver:
 
     async def wait_for(self, object_id: str, count: int, timeout: float = 5.0) -> list[dict]:
         """The first `count` accepted deliveries about an object; then a moment more, to see no others follow."""
-        deadline = time.monotonic() + timeout
-        while len(self.about(object_id)) < count:
-            assert time.monotonic() < deadline, [r["event"]["type"] for r in self.about(object_id)]
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: self.about(object_id), f"{count} deliveries about {object_id}",
+                         lambda got: len(got) >= count, timeout=timeout, interval=0.01)
         await asyncio.sleep(0.1)
         return self.about(object_id)
 

@@ -6,11 +6,11 @@ import signal
 from core import registry
 from deploy.local.servers import free_port, stop_process
 from deploy.local.stack import Process
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.e2e.test_communication_runs import answering_callee, create, jobs_of, run_of, settled, touch
-from tests.e2e.test_compliance import provider_calls_to
-from tests.e2e.test_sms import opt_in
-from tests.e2e.test_sms_touches import texts_to
+from tests.calling import provider_calls_to
+from tests.compliance import answering_callee
+from tests.runs import create, jobs_of, run_of, settled, touch
+from tests.texting import opt_in, texts_to
+from tests.waiting import wait_until
 
 SCHEDULER = "runs-scheduler"
 
@@ -25,7 +25,7 @@ def another_scheduler(stack, name: str) -> Process:
     return replica
 
 
-async def test_two_schedulers_execute_every_touch_once(api, account, stack, voice, calling_agent):  # noqa: F811
+async def test_two_schedulers_execute_every_touch_once(api, account, stack, voice, calling_agent):
     key = account["key"]
     replica = another_scheduler(stack, f"{SCHEDULER}-2")
     try:
@@ -38,7 +38,7 @@ async def test_two_schedulers_execute_every_touch_once(api, account, stack, voic
                         for i, p in enumerate(texted)))
         status, run, _ = await create(api, key, body)
         assert status == 201, run
-        done = await settled(api, key, run["id"], tries=600)
+        done = await settled(api, key, run["id"], timeout=60)
         assert done["status"] == "completed" and done["jobs"]["succeeded"] == 24, done
         for phone in callees:
             assert len(await provider_calls_to(voice, phone)) == 1, phone
@@ -51,7 +51,7 @@ async def test_two_schedulers_execute_every_touch_once(api, account, stack, voic
 
 
 async def test_a_scheduler_killed_mid_touch_loses_nothing_and_dials_once(
-        api, account, stack, voice, calling_agent):  # noqa: F811
+        api, account, stack, voice, calling_agent):
     key, phone = account["key"], answering_callee()
     await opt_in(api, key, phone)
     # The provider takes the call at once and is slow to answer: the scheduler dies meanwhile.
@@ -59,17 +59,16 @@ async def test_a_scheduler_killed_mid_touch_loses_nothing_and_dials_once(
     status, run, _ = await create(api, key, run_of(account, calling_agent, touch("slow", phone)))
     assert status == 201, run
     scheduler = stack.process(SCHEDULER)
-    for _ in range(200):
-        [job] = await jobs_of(api, key, run["id"])
-        if job["status"] == "executing":
-            break
-        await asyncio.sleep(0.05)
-    assert job["status"] == "executing", job
+
+    async def job() -> dict:
+        [only] = await jobs_of(api, key, run["id"])
+        return only
+    await wait_until(job, "the touch to be executing", lambda j: j["status"] == "executing", interval=0.05)
     await asyncio.sleep(0.5)  # the call is at the provider, which has not answered yet
     scheduler.proc.send_signal(signal.SIGKILL)
     scheduler.proc.wait(10)
     stack.spawn(scheduler)  # the claim was a lease: due again once it runs out, with the same idempotency key
-    done = await settled(api, key, run["id"], tries=600)
+    done = await settled(api, key, run["id"], timeout=60)
     [job] = await jobs_of(api, key, run["id"])
     assert done["jobs"]["succeeded"] == 1 and job["attempts"] == 1, (done, job)
     assert len(await provider_calls_to(voice, phone)) == 1

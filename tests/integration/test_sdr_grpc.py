@@ -3,7 +3,7 @@ and the voicemail hook, against the running sdr service and NATS."""
 import asyncio
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import nats
@@ -12,17 +12,14 @@ import pytest
 from core.grpc_errors import from_rpc_error
 from core.tenant import Tenant
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
+from tests.tenants import as_business
+from tests.waiting import wait_until
 
 
 @pytest.fixture
 async def sdr(stack):
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.process('sdr').port}") as channel:
         yield sdr_pb2_grpc.SdrStub(channel)
-
-
-def as_business(account) -> tuple:
-    """The tenant metadata a service passes when it acts for one business (e.g. on an inbound call)."""
-    return Tenant(account_id=account["signup"]["business_id"], business_ids=(account["business_id"],)).to_metadata()
 
 
 async def test_upsert_is_idempotent_even_when_concurrent(sdr, account):
@@ -82,7 +79,7 @@ async def test_voicemails_are_unhandled_until_called_back(sdr, account, api, sta
     md = as_business(account)
     lead = (await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(
         business_id=account["business_id"], phone="+14155550146", source="inbound_call"), metadata=md)).lead
-    received = datetime.now(timezone.utc) - timedelta(minutes=5)
+    received = datetime.now(UTC) - timedelta(minutes=5)
     event = {"event_id": str(uuid.uuid4()), "type": "voicemail.received", "business_id": account["business_id"],
              "occurred_at": received.isoformat(), "data": {"call_id": "call-vm", "from_number": "+14155550146",
                                                            "transcript": "Please call me back"}}
@@ -99,10 +96,7 @@ async def test_voicemails_are_unhandled_until_called_back(sdr, account, api, sta
         status, audit, _ = await api.request("GET", "/api/v1/leads/audit", key=account["key"])
         return audit["voicemails_unhandled"]
 
-    for _ in range(50):
-        if (await unhandled())["count"]:
-            break
-        await asyncio.sleep(0.1)
+    await wait_until(unhandled, "the voicemail to reach the audit", lambda g: g["count"], timeout=5)
     group = await unhandled()
     assert group["count"] == 1 and group["voicemails"][0]["transcript"] == "Please call me back"
     assert group["voicemails"][0]["from_number"] == "+14155550146"

@@ -91,3 +91,52 @@ async def test_slow_number_import_holds_no_transaction_and_one_assign_wins(api, 
     status, _, _ = await api.request("DELETE", "/api/v1/phone-numbers", key=account["key"],
                                      params={"phone_number": number})
     assert status == 200
+
+
+async def take_number(api, account) -> str:
+    status, pool, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=account["key"],
+                                        params={"country": "US", "limit": "1"})
+    number = pool["numbers"][0]["phone_number"]
+    status, body, _ = await api.request("POST", "/api/v1/phone-numbers", key=account["key"],
+                                        json={"phone_number": number})
+    assert status == 201, body
+    return number
+
+
+async def test_slow_forwarding_changes_hold_no_transaction_and_stay_serialized(api, account, voice, stack):
+    number = await take_number(api, account)
+    await voice.delay_next("PATCH", "/phone-number", DELAY, times=3)
+    changes = [asyncio.create_task(api.request("PATCH", "/api/v1/phone-numbers", key=account["key"], json={
+        "phone_number": number, "forwarding": {"to": "+14155550177", "ring_seconds": 20 + n}})) for n in range(3)]
+    # The first change waits on the provider and the others on the number's lease, none inside a transaction.
+    await asyncio.sleep(DELAY - 1.0)
+    assert await long_open_transactions(stack) == 0
+    status, listed, _ = await api.request("GET", "/api/v1/phone-numbers", key=account["key"])
+    assert status == 200 and not any(c.done() for c in changes), "an unrelated read waited for the provider"
+    results = await asyncio.gather(*changes)
+    assert [r[0] for r in results] == [200] * 3, results
+    status, listed, _ = await api.request("GET", "/api/v1/phone-numbers", key=account["key"],
+                                          params={"phone_number": number})
+    kept = listed["phone_numbers"][0]["forwarding"]["ring_seconds"]
+    assert kept in {20, 21, 22} and {r[1]["forwarding"]["ring_seconds"] for r in results} == {20, 21, 22}
+
+
+async def test_a_slow_release_holds_no_transaction_and_a_concurrent_change_waits_for_it(api, account, voice, stack):
+    number = await take_number(api, account)
+    await voice.delay_next("DELETE", "/phone-number", DELAY)
+    release = asyncio.create_task(api.request("DELETE", "/api/v1/phone-numbers", key=account["key"],
+                                              params={"phone_number": number}))
+    await asyncio.sleep(0.5)
+    change = asyncio.create_task(api.request("PATCH", "/api/v1/phone-numbers", key=account["key"], json={
+        "phone_number": number, "forwarding": {"to": "+14155550177"}}))
+    await asyncio.sleep(DELAY - 1.5)
+    assert await long_open_transactions(stack) == 0
+    status, _, _ = await api.request("GET", "/api/v1/phone-numbers", key=account["key"])
+    assert status == 200 and not release.done() and not change.done()
+    status, body, _ = await release
+    assert status == 200, body
+    status, body, _ = await change  # it waited for the lease and found the number gone from the business
+    assert status == 404 and body["error"]["code"] == "not_found", body
+    status, listed, _ = await api.request("GET", "/api/v1/phone-numbers", key=account["key"],
+                                          params={"phone_number": number})
+    assert listed["phone_numbers"] == []

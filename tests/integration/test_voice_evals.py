@@ -2,7 +2,6 @@
 their pages, runs that execute the mock conversation for real (the stand-in assistant's rules; exact, regex and
 ai judges, the latter deterministic or through a chat-completions endpoint), assistant overrides, tools stubbed in
 test mode, the per-organization run limit's 429, and a run's life from queued to ended."""
-import asyncio
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from providers.voice.client import VapiClient
 from providers.voice.simulator.app import build_app
 from providers.voice.simulator.standin import FALLBACK_REPLY
 from tests.integration.servers import serving
+from tests.waiting import wait_until
 
 KEY = "sim-eval-key-0123456789"
 SCALE = 0.02  # a run lasts (1 + 0.5 per judged turn) × SCALE seconds
@@ -62,13 +62,9 @@ async def sim(tmp_path):
 
 
 async def ended(client: VapiClient, run_id: str, within: float = 5.0) -> dict:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        run = await client.get_eval_run(run_id)
-        if run["status"] == "ended":
-            return run
-        assert asyncio.get_running_loop().time() < deadline, run
-        await asyncio.sleep(0.01)
+    """The eval run once it has ended."""
+    return await wait_until(lambda: client.get_eval_run(run_id), f"eval run {run_id} to end",
+                            lambda run: run["status"] == "ended", timeout=within, interval=0.01)
 
 
 async def run_inline(client: VapiClient, assistant_id: str, messages: list[dict], overrides: dict | None = None) -> dict:
@@ -393,11 +389,13 @@ async def test_a_run_goes_from_queued_through_running_to_ended(tmp_path):
                                              {"role": "assistant", "judgePlan": {"type": "regex", "content": "days"}}]}})
         assert run["status"] == "queued" and run["startedAt"] is None and run["results"] == []
         seen = [run]
-        while seen[-1]["status"] != "ended":
-            await asyncio.sleep(0.01)
+
+        async def status() -> str:  # each change of status seen on the way
             current = await sim.client.get_eval_run(run["id"])
             if current["status"] != seen[-1]["status"]:
                 seen.append(current)
+            return current["status"]
+        await wait_until(status, f"eval run {run['id']} to end", lambda s: s == "ended", interval=0.01)
         assert [r["status"] for r in seen] == ["queued", "running", "ended"]
         running, done = seen[1], seen[2]
         assert running["startedAt"] and running["endedAt"] is None and running["results"] == []

@@ -8,6 +8,7 @@ import pytest
 from deploy.local.servers import stop_process
 from deploy.local.stack import Process
 from tests.receiver import Receiver, settled_deliveries
+from tests.waiting import wait_until
 
 DISPATCHER = "webhooks-dispatcher"
 
@@ -39,11 +40,9 @@ async def test_a_dispatcher_killed_mid_delivery_loses_nothing(api, account, stac
         dispatcher.proc.send_signal(signal.SIGKILL)
         dispatcher.proc.wait(10)
         stack.spawn(dispatcher)  # its claim was a lease: due again once the lease ends
-        for _ in range(400):
-            if len(receiver.requests) >= 2:
-                break
-            await asyncio.sleep(0.05)
-        assert len(receiver.requests) >= 2 and lead_ids(receiver) == {lead}
+        await wait_until(lambda: receiver.requests, "the delivery to be tried again",
+                         lambda requests: len(requests) >= 2, timeout=20, interval=0.05)
+        assert lead_ids(receiver) == {lead}
         deliveries = await settled_deliveries(api, account["key"], 1)
         assert [d["status"] for d in deliveries] == ["delivered"] and deliveries[0]["attempts"] == 2
     finally:
@@ -95,21 +94,22 @@ async def test_sustained_failure_exhausts_retries_and_disables_until_saved_again
     try:
         await subscribe(api, account, receiver.url)
         await new_lead(api, account, "Unlucky")
-        for _ in range(400):  # the whole schedule, scaled down for the tests, is about 9 seconds
+
+        async def webhook() -> dict:
             status, listing, _ = await api.request("GET", "/api/v1/webhooks", key=account["key"])
-            if not listing["webhooks"][0]["is_active"]:
-                break
-            await asyncio.sleep(0.05)
-        hook = listing["webhooks"][0]
+            return listing["webhooks"][0]
+        # the whole schedule, scaled down for the tests, is about 9 seconds
+        hook = await wait_until(webhook, "the webhook to be disabled", lambda w: not w["is_active"], timeout=20,
+                                interval=0.05)
         assert hook["is_active"] is False and "without a success" in hook["disabled_reason"]
         assert hook["failure_count"] == len(receiver.requests) >= 10
-        for _ in range(100):
+
+        async def delivery() -> dict:
             status, body, _ = await api.request("GET", "/api/v1/webhooks/deliveries", key=account["key"])
-            if body["deliveries"][0]["status"] != "pending":
-                break
-            await asyncio.sleep(0.05)
-        assert body["deliveries"][0]["status"] in ("failed", "canceled")
-        assert body["deliveries"][0]["last_error"] == "receiver answered 500"
+            return body["deliveries"][0]
+        last = await wait_until(delivery, "the delivery to end", lambda d: d["status"] != "pending", timeout=5,
+                                interval=0.05)
+        assert last["status"] in ("failed", "canceled") and last["last_error"] == "receiver answered 500"
         status, saved, _ = await api.request("POST", "/api/v1/webhooks", key=account["key"],
                                              json={"webhook_url": receiver.url, "events": ["lead.created"]})
         assert status == 200 and saved["webhook"]["is_active"] is True and saved["webhook"]["disabled_reason"] is None
@@ -126,12 +126,10 @@ async def test_a_slow_receiver_does_not_hold_back_the_others(api, account):
         await new_lead(api, account, "First")
         await asyncio.wait_for(slow.arrived.wait(), 10)  # the slow receiver now hangs on its first request
         second = await new_lead(api, account, "Second")
-        for _ in range(200):
-            if second in lead_ids(fast):
-                break
-            await asyncio.sleep(0.05)
+        await wait_until(lambda: lead_ids(fast), "the second lead at the fast receiver", lambda ids: second in ids,
+                         interval=0.05)
         # Delivered while the slow receiver still holds the first request open.
-        assert second in lead_ids(fast) and not slow.requests[0]["accepted"]
+        assert not slow.requests[0]["accepted"]
     finally:
         await slow.stop()
         await fast.stop()

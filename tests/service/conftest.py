@@ -9,7 +9,9 @@ import pytest
 
 from core import db, rpc, settings
 from core.tenant import Tenant
+from core.uow import Database
 from providers.voice.client import VapiClient
+from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import payment_parts
 from services.accounts.service import Accounts
 
@@ -32,6 +34,12 @@ async def engine(stack):
 
 
 @pytest.fixture
+def database(engine) -> Database:
+    """The use cases' way to the database; the service's own relay hears of their events (the outbox's NOTIFY)."""
+    return Database(engine)
+
+
+@pytest.fixture
 async def pool(stack):
     pool = await db.create_pool(stack.database_url, size=4, application_name="service-tests")
     yield pool
@@ -46,21 +54,18 @@ def new_tenant(**fields) -> Tenant:
                   **fields)
 
 
-def no_events() -> None:
-    """events_committed for use cases run outside a service: the service's own relay polls the outbox."""
-
-
 @pytest.fixture
-async def accounts_of(cfg, engine, pool):
+async def accounts_of(cfg, database, pool):
     """`accounts_of(settings)`: the accounts use cases with their payment providers (the stack's simulators)
     and an agents client (the stack's agents service)."""
     closers = []
 
     def make(settings=cfg) -> Accounts:
         agents, channel = rpc.connect("agents", settings, forward_tenant=True)
-        parts = payment_parts(settings, engine, agents, no_events)
+        port = GrpcAgents(agents)
+        parts = payment_parts(settings, database, port)
         closers.extend((*parts.closers, channel.close))
-        return Accounts(engine, pool, None, settings, no_events, parts.payments, parts.provisioning, parts.x402)
+        return Accounts(database, pool, None, settings, parts.payments, parts.provisioning, parts.x402, port)
     yield make
     for close in closers:
         await close()

@@ -9,16 +9,17 @@ from core.tenant import acting_as
 from providers.voice.adapter import ProviderError
 from providers.voice.client import VapiClient
 from services.agents import domain
+from services.agents.evals_port import GrpcEvalGate
 from services.agents.service import Agents
 from services.agents.store import agent_versions, agents, outbox, prompt_history
-from tests.service.conftest import LeaseStealingVoice, new_tenant, no_events
+from tests.service.conftest import LeaseStealingVoice, new_tenant
 
 
 @pytest.fixture
-async def service(cfg, engine):
+async def service(cfg, engine, database):
     voice = LeaseStealingVoice(cfg, engine)
     evals, channel = rpc.connect("evals", cfg, forward_tenant=True)
-    yield Agents(engine, voice, no_events, evals, cfg.eval_gate_max_wait_seconds), voice
+    yield Agents(database, voice, GrpcEvalGate(evals), cfg.eval_gate_max_wait_seconds), voice
     await channel.close()
     await voice.close()
 

@@ -12,7 +12,6 @@ from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from providers.voice.simulator.playback import sign
 from services.calls.lifecycle_service import Lifecycle
-from tests.service.conftest import no_events
 
 
 @pytest.fixture
@@ -22,14 +21,14 @@ async def voice(cfg):
     await client.close()
 
 
-async def test_the_bearer_credential_is_registered_and_only_it_is_accepted(voice, engine, cfg):
+async def test_the_bearer_credential_is_registered_and_only_it_is_accepted(voice, database, cfg):
     auth = WebhookAuth("bearer", f"token-{uuid.uuid4()}")
     server = await ServerConfig(voice, auth, cfg.public_base_url).get()
     [credential] = [c for c in await voice.list_credentials() if c["id"] == server["credentialId"]]
     plan = credential["authenticationPlan"]
     assert plan["type"] == "bearer" and credential["name"] == auth.credential_name()
 
-    lifecycle = Lifecycle(engine, auth, no_events)
+    lifecycle = Lifecycle(database, auth)
     body = json.dumps({"message": {"type": "status-update", "status": "ringing", "timestamp": int(time.time() * 1000),
                                    "call": {"id": f"pc-{uuid.uuid4()}"}}}).encode()
     assert await lifecycle.handle(body, sign(plan, body, time.time())) == {}

@@ -10,12 +10,11 @@ from core.ids import utcnow
 from providers.voice.server_messages import WebhookAuth
 from services.calls import store
 from services.calls.lifecycle_service import Lifecycle
-from tests.service.conftest import no_events
 
 
 @pytest.fixture
-def lifecycle(engine):
-    return Lifecycle(engine, WebhookAuth("hmac", "unused-here"), no_events)
+def lifecycle(database):
+    return Lifecycle(database, WebhookAuth("hmac", "unused-here"))
 
 
 async def new_call(engine, provider_call_id: str | None, status: str = "queued"):

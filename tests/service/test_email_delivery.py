@@ -33,9 +33,9 @@ def leased() -> dict:
     return {"lease_token": str(uuid.uuid4()), "lease_until": utcnow() + timedelta(minutes=1)}
 
 
-async def test_an_unreachable_server_means_retries_then_failed(engine):
+async def test_an_unreachable_server_means_retries_then_failed(engine, database):
     nobody = SmtpSender("127.0.0.1", free_port(), sender="Switchboard <n@switchboard.local>", timeout=2)
-    delivery = EmailDelivery(engine, nobody, interval=60, retry_scale=1)
+    delivery = EmailDelivery(database, nobody, interval=60, retry_scale=1)
     lease = leased()
     email_id = await queued(engine, attempts=domain.EMAIL_ATTEMPTS - 2, **lease)
     await delivery.deliver(await row_of(engine, email_id), lease["lease_token"])
@@ -50,9 +50,9 @@ async def test_an_unreachable_server_means_retries_then_failed(engine):
     assert (last.status, last.attempts, last.next_attempt_at) == ("failed", domain.EMAIL_ATTEMPTS, None)
 
 
-async def test_a_leased_or_future_email_is_left_alone(engine, cfg):
+async def test_a_leased_or_future_email_is_left_alone(engine, database, cfg):
     catchall = SmtpSender(cfg.smtp_host, cfg.smtp_port, sender="Switchboard <n@switchboard.local>", timeout=2)
-    delivery = EmailDelivery(engine, catchall, interval=60, retry_scale=0)
+    delivery = EmailDelivery(database, catchall, interval=60, retry_scale=0)
     taken = await queued(engine, **leased())
     later = await queued(engine, next_attempt_at=utcnow() + timedelta(minutes=5))
     await delivery.deliver_due()  # (any other due email of the shared stack just goes out here)

@@ -1,25 +1,39 @@
-"""Answering the provider's assistant-request as a use case, on the real database and the running services."""
+"""Answering the provider's assistant-request as a use case, on the real database, with the other services behind
+the calls service's ports played in memory (services.calls.ports)."""
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 
-from core import rpc
 from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import store
 from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.service.conftest import no_events
+from services.calls.ports import Lead, NumberRoute
+from tests.service.fakes import CallsNeighbours
+
+NUMBER, CALLER, IDLE_NUMBER = "+14155550170", "+14155550199", "+14155550171"
 
 
 @pytest.fixture
-async def inbound(cfg, engine):
+def business_id() -> str:
+    return str(uuid.uuid4())
+
+
+@pytest.fixture
+def others(business_id) -> CallsNeighbours:
+    known = Lead(str(uuid.uuid4()), business_id, "Dana Reyes", "Dana", 40, "contacted", None, 2, "inbound_call",
+                 datetime(2026, 11, 1, tzinfo=UTC))
+    return CallsNeighbours(
+        routes={NUMBER: NumberRoute(business_id, str(uuid.uuid4()), "Front desk", "assistant-1"),
+                IDLE_NUMBER: NumberRoute(business_id, None, None, None)},
+        leads={(business_id, CALLER): known}, names={business_id: "Acme Plumbing"})
+
+
+@pytest.fixture
+async def inbound(cfg, database, others):
     voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
-    clients = {name: rpc.connect(name, cfg, forward_tenant=True) for name in ("agents", "sdr", "accounts")}
-    yield Inbound(engine, ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url),
-                  clients["agents"][0], clients["sdr"][0], clients["accounts"][0], no_events)
-    for _, channel in clients.values():
-        await channel.close()
+    yield Inbound(database, ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url), others.ports)
     await voice.close()
 
 
@@ -28,20 +42,25 @@ def request(number: str, caller: str, provider_call_id: str) -> dict:
                                                   "phoneNumber": {"number": number}}}
 
 
-async def test_a_repeated_request_answers_alike_and_records_the_call_once(inbound, engine, calling_agent):  # noqa: F811
+async def test_a_repeated_request_answers_alike_and_records_the_call_once(inbound, engine, others, business_id):
     provider_call_id = f"pc-{uuid.uuid4()}"
-    first = await inbound.assistant_request(request(calling_agent["phone_number"], "+14155550199", provider_call_id))
-    again = await inbound.assistant_request(request(calling_agent["phone_number"], "+14155550199", provider_call_id))
-    assert first == again and first["assistantId"] == calling_agent["provider_assistant_id"]
+    first = await inbound.assistant_request(request(NUMBER, CALLER, provider_call_id))
+    again = await inbound.assistant_request(request(NUMBER, CALLER, provider_call_id))
+    assert first == again and first["assistantId"] == "assistant-1"
     assert first["assistantOverrides"]["server"]["url"].endswith("/api/v1/providers/voice/messages")
+    variables = first["assistantOverrides"]["variableValues"]
+    assert (variables["business_name"], variables["name"], variables["lead_status"]) == ("Acme Plumbing", "Dana",
+                                                                                        "contacted")
     async with engine.connect() as conn:
         rows = (await conn.execute(store.calls.select().where(store.calls.c.provider_call_id == provider_call_id))).all()
         events = (await conn.execute(store.outbox.select().where(
             store.outbox.c.type == "call.received", store.outbox.c.data["conversation_id"].astext == provider_call_id)
             )).all()
     assert len(rows) == 1 and rows[0].direction == "inbound" and rows[0].status == "ringing" and len(events) == 1
+    assert str(rows[0].lead_id) == others.leads[(business_id, CALLER)].id
 
 
 async def test_numbers_nobody_answers_are_refused(inbound):
-    assert await inbound.assistant_request(request("+14155550100", "+14155550199", "pc-x")) == {"error": NOT_IN_SERVICE}
-    assert await inbound.assistant_request(request("not a number", "+14155550199", "pc-y")) == {"error": NOT_IN_SERVICE}
+    for number in ("+14155550100", IDLE_NUMBER, "not a number"):
+        assert await inbound.assistant_request(request(number, CALLER, f"pc-{uuid.uuid4()}")) == {
+            "error": NOT_IN_SERVICE}

@@ -17,12 +17,12 @@ from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
 from services.webhooks.service import Webhooks
 from services.webhooks.store import attempts
-from tests.conftest import next_client_ip
-from tests.service.conftest import new_tenant, no_events
+from tests.api import next_client_ip
+from tests.service.conftest import new_tenant
 
 
-async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(engine, pool):
-    leads = Leads(engine, pool, agents=None, events_committed=no_events)  # no agent_id here: no agents lookup
+async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(database, pool):
+    leads = Leads(database, pool, agents=None)  # no agent_id here: no agents lookup
     with acting_as(new_tenant()) as who:
         business = who.business_ids[0]
         lead, created = await leads.upsert_contact(business, "+14155550150", {"agent_name": "Front desk"})
@@ -42,11 +42,11 @@ async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(eng
         assert (await leads.list(LeadFilters(), Page(limit=10))).rows == []  # another tenant sees none of them
 
 
-async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(engine, pool):
+async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(engine, database, pool):
     """The sdr's consumers record a fetched batch of call and text events together: a first call makes the lead
     and a second one in the same batch counts on it; each contact acts for its own business; a lead of another
     business fails the batch (the consumer then takes its events one by one)."""
-    leads = Leads(engine, pool, agents=None, events_committed=no_events)
+    leads = Leads(database, pool, agents=None)
     one, other = new_tenant(), new_tenant()
     at = utcnow()
 
@@ -80,9 +80,9 @@ async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(en
 
 
 async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, accounts_of):
-    accounts = accounts_of(dataclasses.replace(cfg, signup_limit_per_hour=2))
+    accounts = accounts_of(cfg.model_copy(update={"signup_limit_per_hour": 2}))
     ip = next_client_ip()
-    for n in range(2):
+    for _n in range(2):
         done = await accounts.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
         assert done.api_key.startswith("svc_live_") and done.magic_link.startswith(cfg.public_base_url)
     with pytest.raises(ServiceError) as err:
@@ -126,10 +126,10 @@ async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, eng
         assert list(cents) == [0, 12]
 
 
-async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine):
+async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine, database):
     box = domain.SecretBox(cfg.secret_key.reveal())
     sender = Sender(allow_loopback=True)
-    webhooks = Webhooks(engine, box, sender, allow_loopback=True, lease=timedelta(seconds=2))
+    webhooks = Webhooks(database, box, sender, allow_loopback=True, lease=timedelta(seconds=2))
     try:
         with acting_as(new_tenant()) as who:
             saved = await webhooks.save(None, "http://127.0.0.1:9/hook", ["lead.created"], None)
@@ -141,7 +141,7 @@ async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine):
             assert (delivery.status, delivery.attempts) == ("failed", 1)  # a test event is not retried
             # Failing for longer than the (scaled) window: the next failed outcome disables it.
             scale = 1e-9
-            await delivery_service.record_outcomes(engine, [(delivery, Outcome(500, 3, "receiver answered 500"))],
+            await delivery_service.record_outcomes(database, [(delivery, Outcome(500, 3, "receiver answered 500"))],
                                                    retry=False, scale=scale)
             _, [row] = await webhooks.list(None)
         assert not row.is_active and "save the subscription again" in row.disabled_reason

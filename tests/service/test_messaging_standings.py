@@ -30,7 +30,7 @@ def statements(engine):
         sa.event.remove(engine.sync_engine, "before_cursor_execute", count)
 
 
-async def test_standings_group_each_phones_facts_in_three_statements_however_many(engine):
+async def test_standings_group_each_phones_facts_in_three_statements_however_many(engine, database):
     who = new_tenant()
     business_id = who.business_ids[0]
     listed, opted_out, called, clean = "+14155550181", "+14155550182", "+14155550183", "+14155550184"
@@ -46,7 +46,7 @@ async def test_standings_group_each_phones_facts_in_three_statements_however_man
         for hours, released in ((1, None), (2, None), (3, now), (25, None)):  # one freed, one too old
             await store.take_call_slot(conn, decision_id=new_id(), business_id=business_id, phone=called,
                                        placed_at=now - timedelta(hours=hours), released_at=released)
-    rules = Compliance(engine, frozenset({PLATFORM}), compliance.Policy())
+    rules = Compliance(database, frozenset({PLATFORM}), compliance.Policy())
     many = [f"+1415555{n:04d}" for n in range(2000, 4000)]
     with acting_as(who):
         await rules.standings(business_id, [clean])  # the pool's first connection says hello outside the count

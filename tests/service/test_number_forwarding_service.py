@@ -10,15 +10,14 @@ from core.tenant import Tenant, acting_as
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents.numbers_service import Numbers
 from services.agents.store import phone_numbers
-from tests.e2e.test_calls import calling_agent  # noqa: F401 - a fixture
-from tests.service.conftest import LeaseStealingVoice, no_events
+from tests.service.conftest import LeaseStealingVoice
 
 
 @pytest.fixture
-async def numbers(cfg, engine):
+async def numbers(cfg, engine, database):
     voice = LeaseStealingVoice(cfg, engine)
     server = ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url)
-    yield Numbers(engine, voice, server, cfg.voice_sip_credential_id, no_events, cfg.trial_pool_numbers), voice
+    yield Numbers(database, voice, server, cfg.voice_sip_credential_id, cfg.trial_pool_numbers), voice
     await voice.close()
 
 
@@ -27,7 +26,7 @@ def owner_of(agent: dict) -> Tenant:
 
 
 async def test_a_forwarding_write_that_loses_its_lease_keeps_nothing_and_puts_the_provider_back(
-        numbers, engine, calling_agent):  # noqa: F811
+        numbers, engine, calling_agent):
     service, voice = numbers
     with acting_as(owner_of(calling_agent)):
         row = await service.update(None, calling_agent["phone_number"], forward_to="+14155550177", ring_seconds=25)

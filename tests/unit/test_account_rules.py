@@ -1,5 +1,5 @@
 """Plain-function rules of the accounts domain."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -59,7 +59,7 @@ def test_keys_are_prefixed_random_and_hashed_with_the_secret():
 
 
 def test_key_usability():
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     assert domain.key_usable(None, None, now)
     assert domain.key_usable(None, now + timedelta(seconds=1), now)
     assert not domain.key_usable(None, now, now)
@@ -68,7 +68,7 @@ def test_key_usability():
 
 def test_signup_limit_clears_as_attempts_age_out_of_the_hour():
     assert domain.signup_allowed(4, 5) and not domain.signup_allowed(5, 5)
-    now = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
     assert domain.signup_retry_after(now - timedelta(minutes=59), now) == 61
     assert domain.signup_retry_after(now - timedelta(minutes=60), now) == 1
 

@@ -1,13 +1,13 @@
 """Where an analytics window starts: the first instant of a local day or a local Monday, worked out once per
 business (core.aggregates.window_start), including across daylight-saving changes."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from core.aggregates import Window, window_start
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def local_date(instant: datetime, tz: str):

@@ -1,6 +1,6 @@
 """Call rules: the status order, what the provider's end reasons mean, the enrichment variables and the
 provider's call body."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -38,7 +38,7 @@ def test_the_providers_end_reasons_map_to_outcomes(reason, reached, outcome):
 
 
 def test_time_of_day_is_the_callees_local_time():
-    noon_utc = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)
+    noon_utc = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
     assert domain.time_of_day("+14155550100", noon_utc) == "evening"  # 04:00 in San Francisco: the night is evening
     assert domain.time_of_day("+14155550100", noon_utc + timedelta(hours=5)) == "morning"
     assert domain.time_of_day("+442079460000", noon_utc) == "afternoon"  # London
@@ -47,7 +47,7 @@ def test_time_of_day_is_the_callees_local_time():
 
 
 def test_enrichment_prefers_the_request_name_and_counts_days_since_the_lead_was_made():
-    now = datetime(2026, 3, 2, 18, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
     lead = {"name": "Dana Reyes", "first_name": None, "score": 62, "status": "contacted", "interaction_count": 2,
             "source": "referral", "created_at": now - timedelta(days=3, hours=1)}
     variables = domain.enrichment(to="+14155550100", now=now, name=None, lead=lead, business_name="Acme",
@@ -91,7 +91,7 @@ def _update(status: str, at_ms: int | None = None, **extra) -> dict:
 
 
 T0 = 1_780_000_000_000  # ms
-AT = {ms: datetime.fromtimestamp(ms / 1000, timezone.utc) for ms in (T0, T0 + 5000)}
+AT = {ms: datetime.fromtimestamp(ms / 1000, UTC) for ms in (T0, T0 + 5000)}
 
 
 def test_status_updates_move_forward_only_and_stop_after_the_report():

@@ -1,7 +1,7 @@
 """The outbound compliance decision (core.compliance.decision): who may never be contacted, consent bases, the
 callee's zones (intersection, fallbacks, DST), the federal window, every state row, holidays, business hours and
 the frequency cap."""
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -20,7 +20,7 @@ NO_CAP = d.Policy(calls_per_24h=100)
 
 
 def at(zone: ZoneInfo, y: int, mo: int, day: int, h: int, mi: int = 0) -> datetime:
-    return datetime(y, mo, day, h, mi, tzinfo=zone).astimezone(timezone.utc)
+    return datetime(y, mo, day, h, mi, tzinfo=zone).astimezone(UTC)
 
 
 def call(when: datetime, phone: str = NY_PHONE, standing: d.Standing = OPTED_IN, policy: d.Policy = NO_CAP,
@@ -36,7 +36,7 @@ def test_do_not_call_lists_and_a_do_not_contact_lead_refuse_before_anything_else
     noon = at(NY, 2026, 6, 10, 12)
     platform = call(noon, standing=d.Standing(platform_dnc=True, consent="opted_in"))
     assert (platform.outcome, platform.code, platform.rule) == ("refuse", "number_on_dnc", "platform_dnc")
-    listed = call(noon, standing=d.Standing(business_dnc_since=datetime(2026, 5, 1, tzinfo=timezone.utc)))
+    listed = call(noon, standing=d.Standing(business_dnc_since=datetime(2026, 5, 1, tzinfo=UTC)))
     assert listed.code == "number_on_dnc" and "since 2026-05-01" in listed.message and "DELETE /api/v1/dnc" in \
         listed.message
     lead = call(noon, lead_id="L1", lead_status="do_not_contact")
@@ -87,20 +87,20 @@ def test_the_federal_window_defers_to_the_exact_opening_and_allows_until_nine():
 
 def test_spring_forward_opens_at_eight_daylight_time():
     # 2026-03-08 02:00 EST does not exist in New York; 08:00 that morning is EDT (12:00 UTC), not 13:00.
-    night = call(datetime(2026, 3, 8, 6, 30, tzinfo=timezone.utc))  # 01:30 EST
-    assert night.not_before == datetime(2026, 3, 8, 12, 0, tzinfo=timezone.utc)
-    assert call(datetime(2026, 3, 8, 12, 0, tzinfo=timezone.utc)).allowed
+    night = call(datetime(2026, 3, 8, 6, 30, tzinfo=UTC))  # 01:30 EST
+    assert night.not_before == datetime(2026, 3, 8, 12, 0, tzinfo=UTC)
+    assert call(datetime(2026, 3, 8, 12, 0, tzinfo=UTC)).allowed
     # A business whose own hours start inside the missing hour: still at the federal opening.
-    gap = call(datetime(2026, 3, 8, 6, 30, tzinfo=timezone.utc), business_hours=hours(2, 22))
-    assert gap.not_before == datetime(2026, 3, 8, 12, 0, tzinfo=timezone.utc)
+    gap = call(datetime(2026, 3, 8, 6, 30, tzinfo=UTC), business_hours=hours(2, 22))
+    assert gap.not_before == datetime(2026, 3, 8, 12, 0, tzinfo=UTC)
 
 
 def test_fall_back_opens_at_eight_standard_time_and_the_repeated_hour_is_night():
     # 2026-11-01: 01:00-02:00 happens twice in New York; both are outside the window.
-    repeated = call(datetime(2026, 11, 1, 6, 30, tzinfo=timezone.utc))  # the second 01:30 (EST)
-    assert repeated.not_before == datetime(2026, 11, 1, 13, 0, tzinfo=timezone.utc)  # 08:00 EST
-    evening = call(datetime(2026, 11, 1, 1, 30, tzinfo=timezone.utc))  # 21:30 EDT on Oct 31
-    assert evening.not_before == datetime(2026, 11, 1, 13, 0, tzinfo=timezone.utc)
+    repeated = call(datetime(2026, 11, 1, 6, 30, tzinfo=UTC))  # the second 01:30 (EST)
+    assert repeated.not_before == datetime(2026, 11, 1, 13, 0, tzinfo=UTC)  # 08:00 EST
+    evening = call(datetime(2026, 11, 1, 1, 30, tzinfo=UTC))  # 21:30 EDT on Oct 31
+    assert evening.not_before == datetime(2026, 11, 1, 13, 0, tzinfo=UTC)
 
 
 # -- where the callee may be -----------------------------------------------------------------------
@@ -108,8 +108,8 @@ def test_fall_back_opens_at_eight_standard_time_and_the_repeated_hour_is_night()
 def test_a_number_in_two_zones_takes_the_window_legal_in_both():
     alaska = "+19075550123"
     assert set(zones.number_zones(alaska)) == {"America/Adak", "America/Anchorage"}
-    half_past_eight = datetime(2026, 11, 23, 17, 30, tzinfo=timezone.utc)  # 08:30 Anchorage, 07:30 Adak
-    assert call(half_past_eight, phone=alaska).not_before == datetime(2026, 11, 23, 18, 0, tzinfo=timezone.utc)
+    half_past_eight = datetime(2026, 11, 23, 17, 30, tzinfo=UTC)  # 08:30 Anchorage, 07:30 Adak
+    assert call(half_past_eight, phone=alaska).not_before == datetime(2026, 11, 23, 18, 0, tzinfo=UTC)
 
 
 def test_every_zone_the_callee_may_be_in_must_be_open():
@@ -196,12 +196,12 @@ def _row_zones(row: StateRule) -> list[ZoneInfo]:
 def _opens(row: StateRule, day: date) -> datetime:
     """When both the row's and the federal window are open in every zone of the state on that local day."""
     start = max(row.window(day.weekday()).start, time(8))
-    return max(datetime.combine(day, start, z) for z in _row_zones(row)).astimezone(timezone.utc)
+    return max(datetime.combine(day, start, z) for z in _row_zones(row)).astimezone(UTC)
 
 
 def _closes(row: StateRule, day: date) -> datetime:
     end = min(row.window(day.weekday()).end, time(21))
-    return min(datetime.combine(day, end, z) for z in _row_zones(row)).astimezone(timezone.utc)
+    return min(datetime.combine(day, end, z) for z in _row_zones(row)).astimezone(UTC)
 
 
 def _for_row(row: StateRule, when: datetime, channel: str = CALL, **extra) -> d.Decision:
@@ -226,7 +226,7 @@ def test_each_state_row_holds_its_weekday_window(row):
 @pytest.mark.parametrize("row", STATE_RULES, ids=lambda r: r.state)
 def test_each_state_row_holds_its_weekend(row):
     for day in (SATURDAY, SUNDAY):
-        noon = max(datetime.combine(day, time(12), z) for z in _row_zones(row)).astimezone(timezone.utc)
+        noon = max(datetime.combine(day, time(12), z) for z in _row_zones(row)).astimezone(UTC)
         decided = _for_row(row, noon)
         window = row.window(day.weekday())
         if window is None:
@@ -243,7 +243,7 @@ def test_each_state_row_holds_its_weekend(row):
 @pytest.mark.parametrize("row", [r for r in STATE_RULES if r.holidays_closed], ids=lambda r: r.state)
 def test_each_state_row_that_forbids_holidays_skips_them(row):
     thanksgiving = date(2026, 11, 26)
-    noon = max(datetime.combine(thanksgiving, time(12), z) for z in _row_zones(row)).astimezone(timezone.utc)
+    noon = max(datetime.combine(thanksgiving, time(12), z) for z in _row_zones(row)).astimezone(UTC)
     decided = _for_row(row, noon)
     assert decided.outcome == "defer" and decided.rule == "state_hours" and "legal holidays" in decided.message
     assert decided.not_before.astimezone(_row_zones(row)[0]).date() > thanksgiving
@@ -266,7 +266,7 @@ def test_each_state_cap_counts_calls_over_24_hours(row):
 @pytest.mark.parametrize("row", [r for r in STATE_RULES if SMS not in r.channels], ids=lambda r: r.state)
 def test_a_row_for_calls_only_leaves_texts_to_the_federal_window(row):
     closes = _closes(row, WEDNESDAY)
-    if closes < min(datetime.combine(WEDNESDAY, time(21), z) for z in _row_zones(row)).astimezone(timezone.utc):
+    if closes < min(datetime.combine(WEDNESDAY, time(21), z) for z in _row_zones(row)).astimezone(UTC):
         assert _for_row(row, closes, channel=SMS).allowed
 
 

@@ -1,7 +1,6 @@
 """The gateway's edge (security review, issue 36): trusted proxies as CIDR ranges and the refusal to start without
 them, the per-address limits of the public routes, the OpenAPI document built once, the providers' status cached."""
 import asyncio
-import dataclasses
 import json
 import os
 import subprocess
@@ -23,7 +22,7 @@ from gateway.publiclimits import AddressLimits, limited_per_address
 from gateway.ratelimit import TokenBuckets
 from gateway.readiness import CachedProviders
 from gateway.routes import all_routes
-from tests.unit.test_gateway_parts import FakeClock, _Req
+from tests.unit.fakes import FakeClock, FakeRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGMAP = ROOT / "deploy" / "k8s" / "base" / "configmap.yaml"
@@ -37,17 +36,17 @@ def _settings(monkeypatch, **env) -> settings_module.Settings:
 
 def test_trusted_proxies_take_cidr_ranges(monkeypatch):
     trusted = _settings(monkeypatch, TRUSTED_PROXIES="10.244.0.0/16, 192.0.2.7,2001:db8::/32").trusted_proxies
-    assert client_ip(_Req("10.244.3.9", "203.0.113.5, 10.244.1.1"), trusted) == "203.0.113.5"
-    assert client_ip(_Req("192.0.2.7", "198.51.100.1"), trusted) == "198.51.100.1"
-    assert client_ip(_Req("2001:db8::5", "198.51.100.2"), trusted) == "198.51.100.2"
-    assert client_ip(_Req("::ffff:10.244.0.1", "198.51.100.3"), trusted) == "198.51.100.3"  # a dual-stack socket
+    assert client_ip(FakeRequest("10.244.3.9", "203.0.113.5, 10.244.1.1"), trusted) == "203.0.113.5"
+    assert client_ip(FakeRequest("192.0.2.7", "198.51.100.1"), trusted) == "198.51.100.1"
+    assert client_ip(FakeRequest("2001:db8::5", "198.51.100.2"), trusted) == "198.51.100.2"
+    assert client_ip(FakeRequest("::ffff:10.244.0.1", "198.51.100.3"), trusted) == "198.51.100.3"  # a dual-stack socket
     # Outside the ranges the header is the client's own say: ignored.
-    assert client_ip(_Req("10.245.0.1", "198.51.100.4"), trusted) == "10.245.0.1"
-    assert client_ip(_Req("", "198.51.100.4"), trusted) == ""
+    assert client_ip(FakeRequest("10.245.0.1", "198.51.100.4"), trusted) == "10.245.0.1"
+    assert client_ip(FakeRequest("", "198.51.100.4"), trusted) == ""
 
 
 def test_trusted_proxies_that_are_not_addresses_stop_the_process(monkeypatch):
-    with pytest.raises(SystemExit, match="TRUSTED_PROXIES: .*ingress.example"):
+    with pytest.raises(SystemExit, match=r"TRUSTED_PROXIES: .*ingress.example"):
         _settings(monkeypatch, TRUSTED_PROXIES="10.0.0.0/8,ingress.example")
 
 
@@ -73,8 +72,8 @@ def test_the_shipped_kubernetes_config_names_the_ingress_range_and_lets_the_gate
     assert configured.trusted_proxies and all(n.prefixlen < n.max_prefixlen for n in configured.trusted_proxies)
     build_app(configured)  # no SystemExit
     with pytest.raises(SystemExit, match="TRUSTED_PROXIES"):
-        build_app(dataclasses.replace(configured, trusted_proxies=()))
-    build_app(dataclasses.replace(configured, trusted_proxies=(), environment="local"))  # make run needs none
+        build_app(configured.model_copy(update={"trusted_proxies": ()}))
+    build_app(configured.model_copy(update={"trusted_proxies": (), "environment": "local"}))  # make run needs none
 
 
 def test_token_buckets_of_any_period():
@@ -105,8 +104,8 @@ async def _ok(request):
 
 async def test_the_address_limits_answer_429_with_retry_after_per_client():
     clock = FakeClock()
-    configured = dataclasses.replace(settings_module.load(), trusted_proxies=(ip_network("127.0.0.0/8"),),
-                                     public_rate_limit_per_minute=3, oauth_limit_per_hour=2)
+    configured = settings_module.load().model_copy(update={"trusted_proxies": (ip_network("127.0.0.0/8"),),
+                                                           "public_rate_limit_per_minute": 3, "oauth_limit_per_hour": 2})
     app = web.Application()
     app.middlewares.append(AddressLimits(configured, all_routes(), clock).middleware())
     for method, path in (("GET", "/api/v1/openapi.json"), ("GET", "/api/v1/agents"), ("POST", "/oauth/register"),

@@ -1,4 +1,6 @@
 """The event catalogue: types, payload messages, and the JSON partners receive."""
+from datetime import UTC
+
 import pytest
 
 from core import events
@@ -38,11 +40,11 @@ def test_consumers_parse_data_into_the_message():
 
 
 def test_one_envelope_for_the_bus_and_the_webhook_body():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from core.events import Envelope
 
-    event = Envelope("e-1", "lead.created", datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), "b-1", {"score": 45})
+    event = Envelope("e-1", "lead.created", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), "b-1", {"score": 45})
     assert Envelope.from_json(event.to_json()) == event
     assert event.webhook_body() == (b'{"event_id":"e-1","event":"lead.created","timestamp":"2026-01-02T03:04:05Z",'
                                     b'"occurred_at":"2026-01-02T03:04:05Z","business_id":"b-1","data":{"score":45}}')

@@ -1,10 +1,10 @@
 """Gateway building blocks that need no network."""
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from ipaddress import ip_network
 
 import pytest
 from jsonschema import Draft202012Validator
-from multidict import CIMultiDict, MultiDict, MultiDictProxy
+from multidict import MultiDict, MultiDictProxy
 
 from core.errors import ServiceError
 from gateway import validation
@@ -13,14 +13,7 @@ from gateway.convert import message_schema, to_json
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.timeparse import parse_time
 from switchboard.v1 import accounts_pb2
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
+from tests.unit.fakes import FakeClock, FakeRequest
 
 
 def test_token_bucket_refuses_then_refills():
@@ -37,24 +30,18 @@ def test_token_bucket_refuses_then_refills():
 
 def test_proto_to_json_uses_null_for_unset_and_matches_its_schema():
     key = accounts_pb2.ApiKey(id="k", prefix="svc_live_abc", name="n", scopes=["a"], is_active=True)
-    key.created_at.FromDatetime(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    key.created_at.FromDatetime(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     out = to_json(key, omit=("key",))
     assert out["business_id"] is None and out["expires_at"] is None and "key" not in out
     assert out["created_at"] == "2026-01-02T03:04:05Z"
     Draft202012Validator(message_schema(accounts_pb2.ApiKey.DESCRIPTOR, omit=("key",))).validate(out)
 
 
-class _Req:
-    def __init__(self, remote, xff=None):
-        self.remote = remote
-        self.headers = CIMultiDict({"X-Forwarded-For": xff} if xff else {})
-
-
 def test_client_ip_trusts_forwarded_for_only_from_proxies():
-    assert client_ip(_Req("203.0.113.9", "1.2.3.4"), ()) == "203.0.113.9"
-    assert client_ip(_Req("10.0.0.1", "1.2.3.4, 10.0.0.2"), (ip_network("10.0.0.1"), ip_network("10.0.0.2"))) \
+    assert client_ip(FakeRequest("203.0.113.9", "1.2.3.4"), ()) == "203.0.113.9"
+    assert client_ip(FakeRequest("10.0.0.1", "1.2.3.4, 10.0.0.2"), (ip_network("10.0.0.1"), ip_network("10.0.0.2"))) \
         == "1.2.3.4"
-    assert client_ip(_Req("10.0.0.1"), (ip_network("10.0.0.1"),)) == "10.0.0.1"
+    assert client_ip(FakeRequest("10.0.0.1"), (ip_network("10.0.0.1"),)) == "10.0.0.1"
 
 
 def test_query_coercion_and_messages():
@@ -75,8 +62,8 @@ def test_query_coercion_and_messages():
 
 
 def test_time_parsing_accepts_z_and_space_mangled_plus():
-    assert parse_time("2026-01-01T00:00:00Z", "t") == datetime(2026, 1, 1, tzinfo=timezone.utc)
-    assert parse_time("2026-01-01T01:00:00 01:00", "t") == datetime(2026, 1, 1, tzinfo=timezone.utc)
+    assert parse_time("2026-01-01T00:00:00Z", "t") == datetime(2026, 1, 1, tzinfo=UTC)
+    assert parse_time("2026-01-01T01:00:00 01:00", "t") == datetime(2026, 1, 1, tzinfo=UTC)
     with pytest.raises(ServiceError):
         parse_time("soon", "t")
 
@@ -188,5 +175,5 @@ def test_nesting_depth():
 def test_the_openapi_names_the_session_cookie_the_site_sets():
     from gateway.openapi import build
     from gateway.routes import all_routes
-    name = lambda url: build(all_routes(), url)["components"]["securitySchemes"]["dashboardSession"]["name"]  # noqa: E731
+    name = lambda url: build(all_routes(), url)["components"]["securitySchemes"]["dashboardSession"]["name"]
     assert (name("https://api.example.com"), name("http://127.0.0.1:8080")) == ("__Host-sb_session", "sb_session")

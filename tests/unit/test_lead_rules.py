@@ -1,12 +1,12 @@
 """Lead rules and scoring as plain functions."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from core.errors import ServiceError
 from services.sdr import domain, scoring
 
-NOW = datetime(2026, 11, 22, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 22, 12, tzinfo=UTC)
 
 
 def facts(**overrides) -> scoring.LeadFacts:

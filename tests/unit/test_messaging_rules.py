@@ -1,5 +1,5 @@
 """Messaging rules: status order, keywords, consent and content (quiet hours: tests/unit/test_compliance_decision.py)."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
@@ -7,7 +7,7 @@ import pytest
 from services.messaging import domain
 from services.messaging.domain import ConsentEvidence, sent_match
 
-NOW = datetime(2026, 11, 23, 18, 0, tzinfo=timezone.utc)  # 10:00 in Los Angeles, 13:00 in New York
+NOW = datetime(2026, 11, 23, 18, 0, tzinfo=UTC)  # 10:00 in Los Angeles, 13:00 in New York
 
 
 def test_a_message_status_only_moves_forward():
@@ -68,7 +68,7 @@ def test_ordinary_messages_and_full_links_pass():
 
 
 def test_a_text_of_unknown_outcome_is_found_among_the_providers_messages():
-    at = datetime(2026, 11, 24, 22, 30, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 24, 22, 30, tzinfo=UTC)
 
     def listed(sid: str, body: str, seconds: int) -> dict:
         return {"sid": sid, "body": body, "date_created": format_datetime(at + timedelta(seconds=seconds), usegmt=True)}

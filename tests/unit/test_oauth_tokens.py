@@ -1,10 +1,10 @@
 """The connector's access tokens (services.accounts.oauth_tokens): what they say, and that a token forged, expired,
 for another audience or of another issuer is not read."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from services.accounts.oauth_tokens import AccessTokens
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 RESOURCE = "https://api.example.com/api/mcp"
 
 

@@ -1,6 +1,5 @@
 """The guard on requests the platform makes on a user's behalf (core.outbound) and its users: the OAuth client
 metadata documents, the webhook sender and the recording proxy's rules (issue 36)."""
-import dataclasses
 
 import aiohttp
 import pytest
@@ -134,11 +133,11 @@ def test_recordings_are_fetched_from_the_voice_providers_storage_only():
                   "https://storage.vapi.ai.evil.example/a.wav", "https://storage.vapi.ai@evil.example/a.wav",
                   "https://10.0.0.5/a.wav", "not a url"):
         assert not at_storage(other, vapi), other
-    base = dataclasses.replace(load(), voice_recording_origins=())
-    assert dataclasses.replace(base, voice_api_url="https://api.vapi.ai").recording_origins == vapi
-    assert dataclasses.replace(base, voice_api_url="http://127.0.0.1:8790").recording_origins == (
+    base = load().model_copy(update={"voice_recording_origins": ()})
+    assert base.model_copy(update={"voice_api_url": "https://api.vapi.ai"}).recording_origins == vapi
+    assert base.model_copy(update={"voice_api_url": "http://127.0.0.1:8790"}).recording_origins == (
         "http://127.0.0.1:8790",)  # the simulator serves its recordings itself
-    assert dataclasses.replace(base, voice_recording_origins=("https://rec.example",)).recording_origins == (
+    assert base.model_copy(update={"voice_recording_origins": ("https://rec.example",)}).recording_origins == (
         "https://rec.example",)
 
 

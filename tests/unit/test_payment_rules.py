@@ -1,5 +1,5 @@
 """Payment, billing and provisioning rules (services.accounts.payments_domain, provisioning_domain)."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -7,7 +7,7 @@ from core import plans
 from services.accounts import payments_domain as pay
 from services.accounts import provisioning_domain as saga
 
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 GRACE = timedelta(hours=72)
 
 
@@ -128,7 +128,7 @@ def test_an_earlier_checkout_paid_meanwhile_stops_a_new_one():
 
 
 def test_the_trial_notice_names_the_business_the_day_and_the_dashboard():
-    subject, body = pay.trial_ending_notice("Acme Plumbing", datetime(2026, 12, 1, 9, 30, tzinfo=timezone.utc),
+    subject, body = pay.trial_ending_notice("Acme Plumbing", datetime(2026, 12, 1, 9, 30, tzinfo=UTC),
                                             "https://sb.example/dashboard")
     assert subject == "Your Switchboard trial for Acme Plumbing ends on 01 December"
     assert "Tuesday 01 December 2026 (09:30 UTC)" in body and "https://sb.example/dashboard" in body
@@ -146,7 +146,7 @@ def test_the_events_that_write_to_the_owner():
     link = {"hosted_invoice_url": "https://invoice.example/i/in_1"}
     subject, body = pay.owner_notice("invoice.payment_action_required", link, "Acme", "https://sb.example/dashboard")
     assert "needs your confirmation" in subject and "https://invoice.example/i/in_1" in body
-    ends = {"trial_end": int(datetime(2026, 12, 1, tzinfo=timezone.utc).timestamp())}
+    ends = {"trial_end": int(datetime(2026, 12, 1, tzinfo=UTC).timestamp())}
     assert "ends on 01 December" in pay.owner_notice("customer.subscription.trial_will_end", ends, "Acme", "u")[0]
     assert pay.owner_notice("invoice.paid", link, "Acme", "u") is None
     assert pay.owner_notice("invoice.payment_action_required", {}, "Acme", "u") is None

@@ -2,7 +2,7 @@
 defaults and checks, the cadence with its exact next allowed time, and the next action under each toggle and in the
 lead's own business hours across a DST change."""
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +13,7 @@ from core.errors import ServiceError
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_domain import DAY, Config, Facts, Signals
 
-NOW = datetime(2027, 1, 13, 17, 0, tzinfo=timezone.utc)  # a Wednesday: 12:00 in New York
+NOW = datetime(2027, 1, 13, 17, 0, tzinfo=UTC)  # a Wednesday: 12:00 in New York
 H = timedelta(hours=1)
 CONSENTING = compliance.Standing(consent="opted_in")
 
@@ -139,11 +139,11 @@ def test_a_do_not_call_entry_is_never_proposed():
 
 @pytest.mark.parametrize("now,expected,not_before", [
     # 08:30 EDT on Monday 2027-03-15 (12:30Z): legal, but before the 9:00 business hours; 9:00 EDT is 13:00Z.
-    (datetime(2027, 3, 15, 12, 30, tzinfo=timezone.utc), "skip", datetime(2027, 3, 15, 13, 0, tzinfo=timezone.utc)),
+    (datetime(2027, 3, 15, 12, 30, tzinfo=UTC), "skip", datetime(2027, 3, 15, 13, 0, tzinfo=UTC)),
     # The same instant a week earlier is 07:30 EST: 9:00 EST is 14:00Z.
-    (datetime(2027, 3, 8, 12, 30, tzinfo=timezone.utc), "skip", datetime(2027, 3, 8, 14, 0, tzinfo=timezone.utc)),
+    (datetime(2027, 3, 8, 12, 30, tzinfo=UTC), "skip", datetime(2027, 3, 8, 14, 0, tzinfo=UTC)),
     # 13:30Z on the Monday after the change is 09:30 EDT: inside the business hours.
-    (datetime(2027, 3, 15, 13, 30, tzinfo=timezone.utc), "call", None),
+    (datetime(2027, 3, 15, 13, 30, tzinfo=UTC), "call", None),
 ])
 def test_business_hours_are_the_leads_own_across_a_dst_change(now, expected, not_before):
     fresh = lead(status="new", created_at=now - H)

@@ -51,7 +51,7 @@ def test_ports_are_distinct_and_settings_know_every_process(monkeypatch):
     cfg = settings.load()
     assert cfg.addresses["sdr"] == "sdr.internal:7000" and cfg.addresses["agents"] == "127.0.0.1:50052"
     assert cfg.grpc_ports["webhooks-dispatcher"] == 7001 and set(cfg.grpc_ports) == {p.name for p in processes}
-    assert migrations.SERVICES == tuple(s.name for s in registry.SERVICES if s.schema)
+    assert tuple(s.name for s in registry.SERVICES if s.schema) == migrations.SERVICES
 
 
 def test_deploy_files_are_generated_from_the_registry():

@@ -1,7 +1,7 @@
 """The rules of communication runs (services.sdr.runs_domain) on fixed instants: touches planned in the callee's
 own night in New York and Honolulu, across both US daylight-saving changes, the frequency cap counting the run's
 own calls, the retry policy and the moves of a run."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -16,7 +16,7 @@ CONSENTING = compliance.Standing(consent="opted_in")
 
 
 def utc(*parts) -> datetime:
-    return datetime(*parts, tzinfo=timezone.utc)
+    return datetime(*parts, tzinfo=UTC)
 
 
 def stamp(at: datetime) -> str:

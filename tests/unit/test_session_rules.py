@@ -1,7 +1,7 @@
 """Dashboard sessions' rules (security review, issue 36): where a sign-in may lead, the cookie's attributes from the
 public URL, the idle timeout and its cheap bookkeeping, and secrets compared without raising."""
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from aiohttp import web
@@ -11,7 +11,7 @@ from gateway.dashboard.pages import next_page
 from gateway.dashboard.session_cookie import clear_session_cookie, set_session_cookie
 from services.accounts import domain
 
-NOW = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("value", [

@@ -1,6 +1,6 @@
 """What a business may spend (core.standing), how the tenant carries it between processes, and who an API
 caller's email may reach without the owner (services.messaging.domain)."""
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -59,6 +59,6 @@ def test_the_recipient_is_the_owner_a_lead_or_another_address():
 
 
 def test_the_quota_clears_when_the_oldest_email_leaves_the_day():
-    now = datetime(2026, 11, 24, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 24, 12, tzinfo=UTC)
     assert domain.quota_retry_after(now - timedelta(hours=23), now) == 3601
     assert domain.quota_retry_after(now - timedelta(days=2), now) == 1

@@ -37,13 +37,12 @@ class BusinessZone(_message.Message):
     def __init__(self, business_id: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
 
 class AggregateRequest(_message.Message):
-    __slots__ = ("zones", "days", "weeks", "group_by", "agent_id", "source", "limit", "as_of")
+    __slots__ = ("zones", "days", "weeks", "group_by", "agent_id", "limit", "as_of")
     ZONES_FIELD_NUMBER: _ClassVar[int]
     DAYS_FIELD_NUMBER: _ClassVar[int]
     WEEKS_FIELD_NUMBER: _ClassVar[int]
     GROUP_BY_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
-    SOURCE_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     AS_OF_FIELD_NUMBER: _ClassVar[int]
     zones: _containers.RepeatedCompositeFieldContainer[BusinessZone]
@@ -51,10 +50,9 @@ class AggregateRequest(_message.Message):
     weeks: int
     group_by: _containers.RepeatedScalarFieldContainer[str]
     agent_id: str
-    source: str
     limit: int
     as_of: _timestamp_pb2.Timestamp
-    def __init__(self, zones: _Optional[_Iterable[_Union[BusinessZone, _Mapping]]] = ..., days: _Optional[int] = ..., weeks: _Optional[int] = ..., group_by: _Optional[_Iterable[str]] = ..., agent_id: _Optional[str] = ..., source: _Optional[str] = ..., limit: _Optional[int] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    def __init__(self, zones: _Optional[_Iterable[_Union[BusinessZone, _Mapping]]] = ..., days: _Optional[int] = ..., weeks: _Optional[int] = ..., group_by: _Optional[_Iterable[str]] = ..., agent_id: _Optional[str] = ..., limit: _Optional[int] = ..., as_of: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class AggregateRow(_message.Message):
     __slots__ = ("business_id", "agent_id", "day", "week", "status", "count", "completed", "duration", "converted")

@@ -867,3 +867,319 @@ class PipelineReport(_message.Message):
     hot_leads: _containers.RepeatedCompositeFieldContainer[PipelineLead]
     stale_leads: _containers.RepeatedCompositeFieldContainer[PipelineLead]
     def __init__(self, business_id: _Optional[str] = ..., period: _Optional[str] = ..., since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actions: _Optional[_Mapping[str, int]] = ..., outcomes: _Optional[_Mapping[str, int]] = ..., new_leads: _Optional[int] = ..., hot_leads: _Optional[_Iterable[_Union[PipelineLead, _Mapping]]] = ..., stale_leads: _Optional[_Iterable[_Union[PipelineLead, _Mapping]]] = ...) -> None: ...
+
+class ReportPeriod(_message.Message):
+    __slots__ = ("days", "since")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    since: str
+    def __init__(self, days: _Optional[int] = ..., since: _Optional[str] = ...) -> None: ...
+
+class DashboardReportRequest(_message.Message):
+    __slots__ = ("days", "recent_leads")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    RECENT_LEADS_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    recent_leads: bool
+    def __init__(self, days: _Optional[int] = ..., recent_leads: _Optional[bool] = ...) -> None: ...
+
+class DashboardLeads(_message.Message):
+    __slots__ = ("total", "by_status", "conversion_rate", "recent")
+    class ByStatusEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    BY_STATUS_FIELD_NUMBER: _ClassVar[int]
+    CONVERSION_RATE_FIELD_NUMBER: _ClassVar[int]
+    RECENT_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    by_status: _containers.ScalarMap[str, int]
+    conversion_rate: float
+    recent: _containers.RepeatedCompositeFieldContainer[Lead]
+    def __init__(self, total: _Optional[int] = ..., by_status: _Optional[_Mapping[str, int]] = ..., conversion_rate: _Optional[float] = ..., recent: _Optional[_Iterable[_Union[Lead, _Mapping]]] = ...) -> None: ...
+
+class DashboardCalls(_message.Message):
+    __slots__ = ("total", "completed", "total_duration_seconds", "avg_duration_seconds")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    AVG_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    completed: int
+    total_duration_seconds: int
+    avg_duration_seconds: float
+    def __init__(self, total: _Optional[int] = ..., completed: _Optional[int] = ..., total_duration_seconds: _Optional[int] = ..., avg_duration_seconds: _Optional[float] = ...) -> None: ...
+
+class AgentCallCount(_message.Message):
+    __slots__ = ("agent_id", "name", "count", "total_duration", "avg_duration")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_DURATION_FIELD_NUMBER: _ClassVar[int]
+    AVG_DURATION_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    name: str
+    count: int
+    total_duration: int
+    avg_duration: float
+    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., count: _Optional[int] = ..., total_duration: _Optional[int] = ..., avg_duration: _Optional[float] = ...) -> None: ...
+
+class DashboardAgents(_message.Message):
+    __slots__ = ("total", "top_by_calls")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    TOP_BY_CALLS_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    top_by_calls: _containers.RepeatedCompositeFieldContainer[AgentCallCount]
+    def __init__(self, total: _Optional[int] = ..., top_by_calls: _Optional[_Iterable[_Union[AgentCallCount, _Mapping]]] = ...) -> None: ...
+
+class DashboardReport(_message.Message):
+    __slots__ = ("period", "leads", "calls", "agents")
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    LEADS_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    period: ReportPeriod
+    leads: DashboardLeads
+    calls: DashboardCalls
+    agents: DashboardAgents
+    def __init__(self, period: _Optional[_Union[ReportPeriod, _Mapping]] = ..., leads: _Optional[_Union[DashboardLeads, _Mapping]] = ..., calls: _Optional[_Union[DashboardCalls, _Mapping]] = ..., agents: _Optional[_Union[DashboardAgents, _Mapping]] = ...) -> None: ...
+
+class CallsReportRequest(_message.Message):
+    __slots__ = ("days", "group_by", "agent_id")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    GROUP_BY_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    group_by: str
+    agent_id: str
+    def __init__(self, days: _Optional[int] = ..., group_by: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class CallsPeriod(_message.Message):
+    __slots__ = ("days", "since", "group_by")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    SINCE_FIELD_NUMBER: _ClassVar[int]
+    GROUP_BY_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    since: str
+    group_by: str
+    def __init__(self, days: _Optional[int] = ..., since: _Optional[str] = ..., group_by: _Optional[str] = ...) -> None: ...
+
+class CallsSummary(_message.Message):
+    __slots__ = ("total_calls", "total_duration_seconds", "avg_duration_seconds")
+    TOTAL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    AVG_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    total_calls: int
+    total_duration_seconds: int
+    avg_duration_seconds: float
+    def __init__(self, total_calls: _Optional[int] = ..., total_duration_seconds: _Optional[int] = ..., avg_duration_seconds: _Optional[float] = ...) -> None: ...
+
+class CallsBucket(_message.Message):
+    __slots__ = ("date", "total", "completed", "total_duration", "avg_duration_seconds", "statuses")
+    class StatusesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    DATE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_DURATION_FIELD_NUMBER: _ClassVar[int]
+    AVG_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    STATUSES_FIELD_NUMBER: _ClassVar[int]
+    date: str
+    total: int
+    completed: int
+    total_duration: int
+    avg_duration_seconds: float
+    statuses: _containers.ScalarMap[str, int]
+    def __init__(self, date: _Optional[str] = ..., total: _Optional[int] = ..., completed: _Optional[int] = ..., total_duration: _Optional[int] = ..., avg_duration_seconds: _Optional[float] = ..., statuses: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class CallsReport(_message.Message):
+    __slots__ = ("period", "summary", "timeline")
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    TIMELINE_FIELD_NUMBER: _ClassVar[int]
+    period: CallsPeriod
+    summary: CallsSummary
+    timeline: _containers.RepeatedCompositeFieldContainer[CallsBucket]
+    def __init__(self, period: _Optional[_Union[CallsPeriod, _Mapping]] = ..., summary: _Optional[_Union[CallsSummary, _Mapping]] = ..., timeline: _Optional[_Iterable[_Union[CallsBucket, _Mapping]]] = ...) -> None: ...
+
+class FunnelReportRequest(_message.Message):
+    __slots__ = ("days", "source")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    source: str
+    def __init__(self, days: _Optional[int] = ..., source: _Optional[str] = ...) -> None: ...
+
+class FunnelStage(_message.Message):
+    __slots__ = ("stage", "count", "rate_from_top", "dropoff_rate")
+    STAGE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    RATE_FROM_TOP_FIELD_NUMBER: _ClassVar[int]
+    DROPOFF_RATE_FIELD_NUMBER: _ClassVar[int]
+    stage: str
+    count: int
+    rate_from_top: float
+    dropoff_rate: float
+    def __init__(self, stage: _Optional[str] = ..., count: _Optional[int] = ..., rate_from_top: _Optional[float] = ..., dropoff_rate: _Optional[float] = ...) -> None: ...
+
+class FunnelReport(_message.Message):
+    __slots__ = ("period", "total_leads", "lost", "funnel")
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_LEADS_FIELD_NUMBER: _ClassVar[int]
+    LOST_FIELD_NUMBER: _ClassVar[int]
+    FUNNEL_FIELD_NUMBER: _ClassVar[int]
+    period: ReportPeriod
+    total_leads: int
+    lost: int
+    funnel: _containers.RepeatedCompositeFieldContainer[FunnelStage]
+    def __init__(self, period: _Optional[_Union[ReportPeriod, _Mapping]] = ..., total_leads: _Optional[int] = ..., lost: _Optional[int] = ..., funnel: _Optional[_Iterable[_Union[FunnelStage, _Mapping]]] = ...) -> None: ...
+
+class LeadFigures(_message.Message):
+    __slots__ = ("total", "converted", "conversion_rate")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    CONVERTED_FIELD_NUMBER: _ClassVar[int]
+    CONVERSION_RATE_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    converted: int
+    conversion_rate: float
+    def __init__(self, total: _Optional[int] = ..., converted: _Optional[int] = ..., conversion_rate: _Optional[float] = ...) -> None: ...
+
+class AgentsReportRequest(_message.Message):
+    __slots__ = ("days", "agent_id")
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    agent_id: str
+    def __init__(self, days: _Optional[int] = ..., agent_id: _Optional[str] = ...) -> None: ...
+
+class AgentCallFigures(_message.Message):
+    __slots__ = ("total", "completed", "avg_duration_seconds", "total_duration_seconds")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    AVG_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    completed: int
+    avg_duration_seconds: float
+    total_duration_seconds: int
+    def __init__(self, total: _Optional[int] = ..., completed: _Optional[int] = ..., avg_duration_seconds: _Optional[float] = ..., total_duration_seconds: _Optional[int] = ...) -> None: ...
+
+class AgentFigures(_message.Message):
+    __slots__ = ("agent_id", "agent_name", "calls", "leads")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    LEADS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    agent_name: str
+    calls: AgentCallFigures
+    leads: LeadFigures
+    def __init__(self, agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., calls: _Optional[_Union[AgentCallFigures, _Mapping]] = ..., leads: _Optional[_Union[LeadFigures, _Mapping]] = ...) -> None: ...
+
+class AgentsReport(_message.Message):
+    __slots__ = ("period", "agents")
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    period: ReportPeriod
+    agents: _containers.RepeatedCompositeFieldContainer[AgentFigures]
+    def __init__(self, period: _Optional[_Union[ReportPeriod, _Mapping]] = ..., agents: _Optional[_Iterable[_Union[AgentFigures, _Mapping]]] = ...) -> None: ...
+
+class WeeklyReportRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class WeekDates(_message.Message):
+    __slots__ = ("start", "end")
+    START_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    start: str
+    end: str
+    def __init__(self, start: _Optional[str] = ..., end: _Optional[str] = ...) -> None: ...
+
+class WeekPeriod(_message.Message):
+    __slots__ = ("this_week", "last_week")
+    THIS_WEEK_FIELD_NUMBER: _ClassVar[int]
+    LAST_WEEK_FIELD_NUMBER: _ClassVar[int]
+    this_week: WeekDates
+    last_week: WeekDates
+    def __init__(self, this_week: _Optional[_Union[WeekDates, _Mapping]] = ..., last_week: _Optional[_Union[WeekDates, _Mapping]] = ...) -> None: ...
+
+class WeekOverWeek(_message.Message):
+    __slots__ = ("this_week", "last_week", "change")
+    THIS_WEEK_FIELD_NUMBER: _ClassVar[int]
+    LAST_WEEK_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    this_week: int
+    last_week: int
+    change: float
+    def __init__(self, this_week: _Optional[int] = ..., last_week: _Optional[int] = ..., change: _Optional[float] = ...) -> None: ...
+
+class WeeklyAgent(_message.Message):
+    __slots__ = ("agent_id", "agent_name", "total_calls", "total_duration_seconds")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    agent_name: str
+    total_calls: int
+    total_duration_seconds: int
+    def __init__(self, agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., total_calls: _Optional[int] = ..., total_duration_seconds: _Optional[int] = ...) -> None: ...
+
+class WeeklyReport(_message.Message):
+    __slots__ = ("period", "calls", "leads", "top_agents")
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    LEADS_FIELD_NUMBER: _ClassVar[int]
+    TOP_AGENTS_FIELD_NUMBER: _ClassVar[int]
+    period: WeekPeriod
+    calls: WeekOverWeek
+    leads: WeekOverWeek
+    top_agents: _containers.RepeatedCompositeFieldContainer[WeeklyAgent]
+    def __init__(self, period: _Optional[_Union[WeekPeriod, _Mapping]] = ..., calls: _Optional[_Union[WeekOverWeek, _Mapping]] = ..., leads: _Optional[_Union[WeekOverWeek, _Mapping]] = ..., top_agents: _Optional[_Iterable[_Union[WeeklyAgent, _Mapping]]] = ...) -> None: ...
+
+class BusinessesReportRequest(_message.Message):
+    __slots__ = ("days",)
+    DAYS_FIELD_NUMBER: _ClassVar[int]
+    days: int
+    def __init__(self, days: _Optional[int] = ...) -> None: ...
+
+class BusinessCallFigures(_message.Message):
+    __slots__ = ("total", "completed", "avg_duration_seconds")
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    AVG_DURATION_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    total: int
+    completed: int
+    avg_duration_seconds: float
+    def __init__(self, total: _Optional[int] = ..., completed: _Optional[int] = ..., avg_duration_seconds: _Optional[float] = ...) -> None: ...
+
+class BusinessFigures(_message.Message):
+    __slots__ = ("business_id", "business_name", "calls", "leads")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    LEADS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    business_name: str
+    calls: BusinessCallFigures
+    leads: LeadFigures
+    def __init__(self, business_id: _Optional[str] = ..., business_name: _Optional[str] = ..., calls: _Optional[_Union[BusinessCallFigures, _Mapping]] = ..., leads: _Optional[_Union[LeadFigures, _Mapping]] = ...) -> None: ...
+
+class BusinessesReport(_message.Message):
+    __slots__ = ("period", "businesses")
+    PERIOD_FIELD_NUMBER: _ClassVar[int]
+    BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    period: ReportPeriod
+    businesses: _containers.RepeatedCompositeFieldContainer[BusinessFigures]
+    def __init__(self, period: _Optional[_Union[ReportPeriod, _Mapping]] = ..., businesses: _Optional[_Iterable[_Union[BusinessFigures, _Mapping]]] = ...) -> None: ...

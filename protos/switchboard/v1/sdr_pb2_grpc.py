@@ -3,7 +3,6 @@
 import grpc
 import warnings
 
-from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 from switchboard.v1 import sdr_pb2 as switchboard_dot_v1_dot_sdr__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -57,11 +56,6 @@ class SdrStub:
                 '/switchboard.v1.Sdr/ListLeads',
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsReply.FromString,
-                _registered_method=True)
-        self.AggregateLeads = channel.unary_unary(
-                '/switchboard.v1.Sdr/AggregateLeads',
-                request_serializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
-                response_deserializer=switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
                 _registered_method=True)
         self.AuditLeads = channel.unary_unary(
                 '/switchboard.v1.Sdr/AuditLeads',
@@ -158,6 +152,36 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineReportRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PipelineReport.FromString,
                 _registered_method=True)
+        self.GetDashboardReport = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetDashboardReport',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.DashboardReportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.DashboardReport.FromString,
+                _registered_method=True)
+        self.GetCallsReport = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetCallsReport',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.CallsReportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.CallsReport.FromString,
+                _registered_method=True)
+        self.GetFunnelReport = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetFunnelReport',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.FunnelReportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.FunnelReport.FromString,
+                _registered_method=True)
+        self.GetAgentsReport = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetAgentsReport',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.AgentsReportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.AgentsReport.FromString,
+                _registered_method=True)
+        self.GetWeeklyReport = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetWeeklyReport',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.WeeklyReportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.WeeklyReport.FromString,
+                _registered_method=True)
+        self.GetBusinessesReport = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetBusinessesReport',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReport.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -189,14 +213,6 @@ class SdrServicer:
 
     def ListLeads(self, request, context):
         """Lists leads newest first with filters; fails INVALID_ARGUMENT (invalid_request) for a bad filter.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def AggregateLeads(self, request, context):
-        """Counts the leads of the given businesses created in a window of local days or weeks, grouped (analytics);
-        fails NOT_FOUND (not_found) for a business outside the caller's, INVALID_ARGUMENT (invalid_request).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -343,6 +359,48 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetDashboardReport(self, request, context):
+        """Analytics (services.sdr.analytics_service): the six reports over the caller's businesses (a key bound to one
+        business: that one), each the whole answer of its public route. The businesses, agents and call counts are
+        asked of their services as the caller, the leads counted here; the rules are services.sdr.analytics_domain.
+        `days` unset means 30, at most 90. Each fails INVALID_ARGUMENT (invalid_request) for a bad argument.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetCallsReport(self, request, context):
+        """Fails NOT_FOUND (not_found) for an agent_id that is not one of the caller's agents.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetFunnelReport(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAgentsReport(self, request, context):
+        """Fails NOT_FOUND (not_found) for an agent_id that is not one of the caller's agents.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetWeeklyReport(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBusinessesReport(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -365,11 +423,6 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.ListLeads,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.ListLeadsReply.SerializeToString,
-            ),
-            'AggregateLeads': grpc.unary_unary_rpc_method_handler(
-                    servicer.AggregateLeads,
-                    request_deserializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.FromString,
-                    response_serializer=switchboard_dot_v1_dot_common__pb2.Aggregates.SerializeToString,
             ),
             'AuditLeads': grpc.unary_unary_rpc_method_handler(
                     servicer.AuditLeads,
@@ -465,6 +518,36 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.GetPipelineReport,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetPipelineReportRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.PipelineReport.SerializeToString,
+            ),
+            'GetDashboardReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDashboardReport,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.DashboardReportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.DashboardReport.SerializeToString,
+            ),
+            'GetCallsReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCallsReport,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.CallsReportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.CallsReport.SerializeToString,
+            ),
+            'GetFunnelReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetFunnelReport,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.FunnelReportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.FunnelReport.SerializeToString,
+            ),
+            'GetAgentsReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAgentsReport,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.AgentsReportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.AgentsReport.SerializeToString,
+            ),
+            'GetWeeklyReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetWeeklyReport,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.WeeklyReportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.WeeklyReport.SerializeToString,
+            ),
+            'GetBusinessesReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBusinessesReport,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -578,33 +661,6 @@ class Sdr:
             '/switchboard.v1.Sdr/ListLeads',
             switchboard_dot_v1_dot_sdr__pb2.ListLeadsRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.ListLeadsReply.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def AggregateLeads(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/switchboard.v1.Sdr/AggregateLeads',
-            switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
-            switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
             options,
             channel_credentials,
             insecure,
@@ -1118,6 +1174,168 @@ class Sdr:
             '/switchboard.v1.Sdr/GetPipelineReport',
             switchboard_dot_v1_dot_sdr__pb2.GetPipelineReportRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.PipelineReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDashboardReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetDashboardReport',
+            switchboard_dot_v1_dot_sdr__pb2.DashboardReportRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.DashboardReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCallsReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetCallsReport',
+            switchboard_dot_v1_dot_sdr__pb2.CallsReportRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.CallsReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetFunnelReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetFunnelReport',
+            switchboard_dot_v1_dot_sdr__pb2.FunnelReportRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.FunnelReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAgentsReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetAgentsReport',
+            switchboard_dot_v1_dot_sdr__pb2.AgentsReportRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.AgentsReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetWeeklyReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetWeeklyReport',
+            switchboard_dot_v1_dot_sdr__pb2.WeeklyReportRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.WeeklyReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBusinessesReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetBusinessesReport',
+            switchboard_dot_v1_dot_sdr__pb2.BusinessesReportRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.BusinessesReport.FromString,
             options,
             channel_credentials,
             insecure,

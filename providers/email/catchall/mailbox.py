@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -83,7 +83,7 @@ class Mailbox:
     def save(self, content: bytes, *, mail_from: str, rcpt_tos: list[str], peer: str, helo: str | None) -> str:
         """Store one received message; its id. Synchronous: nothing else runs on the loop between picking the
         number and writing the file."""
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         number = max((n for n, _, _ in self._files()), default=0) + 1
         message_id = f"{number}-{now.strftime(STAMP)}"
         trace = [f"Return-Path: <{mail_from}>", *(f"Delivered-To: {rcpt}" for rcpt in rcpt_tos),
@@ -113,7 +113,7 @@ class Mailbox:
     def summary(message_id: str, raw: bytes) -> dict:
         sender, recipients = envelope(raw)
         message = BytesParser(policy=policy.default).parsebytes(raw)
-        received = datetime.strptime(FILE.match(f"{message_id}.eml")["at"], STAMP).replace(tzinfo=timezone.utc)
+        received = datetime.strptime(FILE.match(f"{message_id}.eml")["at"], STAMP).replace(tzinfo=UTC)
         return {"id": message_id,
                 "from": text(message["From"]) if message["From"] is not None else sender,
                 "to": recipients,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from providers.messaging.simulator import errors
 from providers.messaging.simulator.messages import API_VERSION, Messages
@@ -59,7 +59,7 @@ def is_refused(to: str) -> bool:
 
 
 def carrier_done_date(at: datetime | None = None) -> str:
-    return (at or datetime.now(timezone.utc)).strftime("%y%m%d%H%M")
+    return (at or datetime.now(UTC)).strftime("%y%m%d%H%M")
 
 
 @dataclass

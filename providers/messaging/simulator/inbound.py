@@ -9,7 +9,6 @@ is not a 2xx TwiML `<Response>` sends nothing back, as with Twilio (which logs a
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import xml.etree.ElementTree as ElementTree
 
@@ -84,7 +83,7 @@ def add_inbound_route(router: web.UrlDispatcher, messages: Messages, auth_token:
         try:
             status, content_type, answer = await post_signed(url, webhook_params(record), auth_token,
                                                              idempotency_token=new_idempotency_token())
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             log.info("inbound text %s to %s: %s", record["sid"], url, type(exc).__name__)
             return error_response(502, None, f"the inbound URL could not be reached ({type(exc).__name__})")
         replies = replies_in(content_type, answer) if 200 <= status < 300 else []

@@ -11,7 +11,7 @@ first, as Twilio lists them.
 from __future__ import annotations
 
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import format_datetime
 from urllib.parse import urlencode, urlsplit
 
@@ -35,7 +35,7 @@ GSM_EXTENDED = frozenset("^{}\\[~]|€\f")
 
 def rfc2822(at: datetime | None = None) -> str:
     """Twilio's timestamp: `Thu, 30 Jul 2015 20:12:31 +0000`."""
-    return format_datetime((at or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0))
+    return format_datetime((at or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0))
 
 
 def new_sid(prefix: str = "SM") -> str:

@@ -45,7 +45,7 @@ async def post_with_retries(url: str, params: dict[str, str], signing_token: str
             if status < 500:
                 return status
             log.info("%s to %s answered %d (attempt %d/%d)", what, url, status, attempt, attempts)
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             log.info("%s to %s failed: %s (attempt %d/%d)", what, url, type(exc).__name__, attempt, attempts)
         if attempt < attempts:
             await asyncio.sleep(pause * attempt)

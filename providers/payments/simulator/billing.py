@@ -124,7 +124,7 @@ class Billing:
         if sub is not None and sub["status"] != "canceled":
             try:
                 self.play(sub)
-            except Exception:  # noqa: BLE001 - logged; the subscription's clock stops here
+            except Exception:  # logged; the subscription's clock stops here
                 log.exception("subscription %s: %s could not be played", sub_id, sub["_next"])
 
     def advance(self, sub: dict) -> tuple[str, list[str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 GOOD = "4242424242424242"
 DECLINES = {"4000000000000002": "generic_decline", "4000000000009995": "insufficient_funds"}
@@ -58,7 +58,7 @@ def check(number: str, expiry: str, cvc: str, *, charge_now: bool) -> Refusal | 
         return Refusal(400, INCOMPLETE_EXPIRY)
     month, year = int(match.group(1)), int(match.group(2))
     year += 2000 if year < 100 else 0
-    today = datetime.now(timezone.utc)
+    today = datetime.now(UTC)
     if (year, month) < (today.year, today.month):
         return Refusal(400, PAST_EXPIRY)
     if not re.fullmatch(r"\s*\d{3,4}\s*", cvc or ""):

@@ -117,9 +117,9 @@ class Events:
             async with self._http().post(self.webhook_url, data=body, headers=headers, allow_redirects=False) as r:
                 entry["status"] = r.status
                 await r.read()
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
             entry["error"] = "timed out" if isinstance(exc, asyncio.TimeoutError) else type(exc).__name__
-        except Exception as exc:  # noqa: BLE001 - a failed attempt, never a dead delivery queue
+        except Exception as exc:  # a failed attempt, never a dead delivery queue
             log.exception("event %s delivery to %s failed", event["id"], self.webhook_url)
             entry["error"] = type(exc).__name__
         accepted = entry["status"] is not None and 200 <= entry["status"] < 300

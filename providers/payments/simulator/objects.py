@@ -16,7 +16,7 @@ import secrets
 import string
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import stripe
 
@@ -43,7 +43,7 @@ def public(record: dict) -> dict:
 
 def add_months(ts: int, months: int = 1) -> int:
     """Stripe's monthly cycle: the same day of the month (the last day when the month is shorter)."""
-    at = datetime.fromtimestamp(ts, timezone.utc)
+    at = datetime.fromtimestamp(ts, UTC)
     month0 = at.month - 1 + months
     year, month = at.year + month0 // 12, month0 % 12 + 1
     day = min(at.day, calendar.monthrange(year, month)[1])

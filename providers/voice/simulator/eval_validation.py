@@ -128,7 +128,7 @@ def _turn(turn, at: str) -> list[str]:
     follow = turn.get("continuePlan")
     if follow is not None:
         if not isinstance(follow, dict):
-            return errors + [f"{at}.continuePlan must be an object"]
+            return [*errors, f"{at}.continuePlan must be an object"]
         errors += unknown(follow, CONTINUE_PROPERTIES, f"{at}.continuePlan.")
         if "exitOnFailureEnabled" in follow and not isinstance(follow["exitOnFailureEnabled"], bool):
             errors.append(f"{at}.continuePlan.exitOnFailureEnabled must be a boolean value")

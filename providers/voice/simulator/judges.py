@@ -63,7 +63,7 @@ def _tool_calls(plan: dict, made: list[dict], regex: bool) -> str | None:
     names = [c.get("name") for c in made]
     if [c.get("name") for c in expected] != names:
         return f"expected tool calls {[c.get('name') for c in expected]} but got {names}"
-    for want, got in zip(expected, made):
+    for want, got in zip(expected, made, strict=True):
         if "arguments" not in want:
             continue
         if not regex:

@@ -25,7 +25,7 @@ import struct
 import time
 import wave
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import aiohttp
@@ -181,7 +181,7 @@ class Playback:
         and ends `call.ringing.hook-executed-transfer`; not picked up, the fallback plan either keeps the call for
         the assistant (endCallEnabled false) or ends it `call.forwarding.no-answer`."""
         plan = destination.get("transferPlan") or {}
-        started = datetime.now(timezone.utc)
+        started = datetime.now(UTC)
         await self._emit(call["id"], {**self._status("forwarding"), "destination": destination})
         ring = plan.get("dialTimeout") or plan.get("timeout") or DIAL_TIMEOUT
         if picks_up:
@@ -197,7 +197,7 @@ class Playback:
 
     async def _finish(self, call_id: str, ended_reason: str, started: datetime) -> None:
         """The end of a call the assistant never spoke on: its ended status and a report without a conversation."""
-        ended = datetime.now(timezone.utc)
+        ended = datetime.now(UTC)
         await self._emit(call_id, self._status("ended", ended_reason))
         await self._emit(call_id, {"type": "end-of-call-report", "endedReason": ended_reason, "startedAt": _iso(started),
                                    "endedAt": _iso(ended), "cost": 0.01, "artifact": {}, "analysis": {}})
@@ -221,7 +221,7 @@ class Playback:
                     server["url"], data=body, headers=headers,
                     timeout=aiohttp.ClientTimeout(total=ASSISTANT_REQUEST_TIMEOUT)) as r:
                 answer = await r.json(content_type=None) if r.status < 300 else {"error": f"server answered {r.status}"}
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
             answer = {"error": f"server unreachable: {exc.__class__.__name__}"}
         return answer if isinstance(answer, dict) else {"error": "the server's answer is not an object"}
 
@@ -260,7 +260,7 @@ class Playback:
         talk = TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2 if outcome == "voicemail" else RING_SECONDS
         messages.append((talk, self._status("ended", OUTCOMES[outcome])))
         # The report's times are the call's own (unscaled): a 12 s conversation lasts 12 s in it.
-        started = datetime.now(timezone.utc)
+        started = datetime.now(UTC)
         ended = started + timedelta(seconds=sum(delay for delay, _ in messages))
         messages.append((0.1, self._report(call, outcome, started, ended, self._recording(call_id, outcome))))
         if script.reorder:
@@ -329,7 +329,7 @@ class Playback:
                         url, data=body, headers=headers, timeout=aiohttp.ClientTimeout(total=10)) as r:
                     if r.status < 500:
                         return
-            except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+            except (TimeoutError, aiohttp.ClientError) as exc:
                 log.info("server message %s to %s: %s (attempt %d)", message["type"], url, exc, attempt)
             await asyncio.sleep(0.2 * attempt)
         log.warning("server message %s for call %s was not accepted", message["type"], call["id"])

@@ -9,7 +9,7 @@ import asyncio
 import json
 import os
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 FILE = "state.json"
@@ -18,7 +18,7 @@ SYSTEM_FIELDS = frozenset({"id", "orgId", "createdAt", "updatedAt"})
 
 def now_iso() -> str:
     """ISO 8601 in UTC with milliseconds and a Z, as the provider writes timestamps."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _own(fields: dict) -> dict:

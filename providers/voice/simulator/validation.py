@@ -208,7 +208,7 @@ def _hook_action(action, at: str) -> list[str]:
     if plan is None:
         return errors
     if not isinstance(plan, dict) or plan.get("mode") not in TRANSFER_MODES:
-        return errors + [f"{at}.destination.transferPlan.mode must be one of the following values: "
+        return [*errors, f"{at}.destination.transferPlan.mode must be one of the following values: "
                          f"{', '.join(TRANSFER_MODES)}"]
     low, high = TIMEOUT_BOUNDS
     for field in ("timeout", "dialTimeout"):

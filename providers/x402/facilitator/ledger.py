@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from eth_account import Account
 from eth_utils import keccak, to_checksum_address
@@ -175,7 +176,7 @@ class Ledger:
                 transaction=tx_hash, block_number=self.block_number, network=self.network, asset=self.asset,
                 payer=to_checksum_address(from_), pay_to=to_checksum_address(to), amount=str(value),
                 nonce=nonce_hex, valid_after=str(valid_after), valid_before=str(valid_before),
-                settled_at=datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")))
+                settled_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")))
             return tx_hash
 
     def public(self) -> dict:

@@ -1,4 +1,5 @@
-"""Analytics reports as plain functions: the services' aggregate rows (core.aggregates) into the spec's shapes.
+"""Analytics reports' rules as plain functions: counted groups (core.aggregates, as common_pb2.AggregateRow) into
+the spec's figures. No I/O: services.sdr.analytics_service fetches the groups and composes the reports.
 
 The rules a reader of a report can rely on:
 - rates and `change` are percentages with two decimals; a rate over nothing (no calls, no leads) is 0.0;
@@ -15,11 +16,26 @@ The rules a reader of a report can rely on:
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date, datetime, timedelta
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
+from core.errors import invalid
 from core.localdates import local_today, week_start
+from services.sdr.domain import FUNNEL_STAGES
 
-FUNNEL_STAGES = ("new", "contacted", "qualified", "converted")
+if TYPE_CHECKING:
+    from switchboard.v1.common_pb2 import AggregateRow
+
+DAYS = (30, 90)  # SPEC: a period's `days`, default 30, max 90
+BUCKETS = ("day", "week")  # a calls timeline's, the first the default
+TOP = 5  # agents in top_by_calls and top_agents; leads in dashboard.recent
+
+
+def check_bucket(group_by: str) -> str:
+    if group_by not in BUCKETS:
+        raise invalid(f"group_by must be one of {', '.join(BUCKETS)}")
+    return group_by
 
 
 def rate(part: int, whole: int) -> float:
@@ -38,11 +54,17 @@ def change(this: int, last: int) -> float | None:
 
 def period_days(zones: list[str], days: int, now: datetime | None = None) -> list[date]:
     """Every local date of the last `days` days in any of the zones, oldest first."""
-    found = set()
+    found: set[date] = set()
     for tz in set(zones):
         today = local_today(tz, now)
         found.update(today - timedelta(days=n) for n in range(days))
     return sorted(found)
+
+
+def period(zones: list[str], days: int, now: datetime, **extra: Any) -> dict[str, Any]:
+    """{days, since (its first day, None without a zone), **extra}."""
+    dates = period_days(zones, days, now)
+    return {"days": days, "since": dates[0].isoformat() if dates else None, **extra}
 
 
 def buckets(zones: list[str], days: int, group_by: str, now: datetime | None = None) -> list[date]:
@@ -51,16 +73,21 @@ def buckets(zones: list[str], days: int, group_by: str, now: datetime | None = N
     return dates if group_by == "day" else sorted({week_start(d) for d in dates})
 
 
-def totals(rows) -> dict:
+def totals(rows: Sequence[AggregateRow]) -> dict[str, Any]:
     count = sum(r.count for r in rows)
     duration = sum(r.duration for r in rows)
     return {"total": count, "completed": sum(r.completed for r in rows), "total_duration_seconds": duration,
             "avg_duration_seconds": average(duration, count)}
 
 
-def timeline(rows, dates: list[date], group_by: str) -> list[dict]:
+def lead_figures(rows: Sequence[AggregateRow]) -> dict[str, Any]:
+    total, converted = sum(r.count for r in rows), sum(r.converted for r in rows)
+    return {"total": total, "converted": converted, "conversion_rate": rate(converted, total)}
+
+
+def timeline(rows: Sequence[AggregateRow], dates: list[date], group_by: str) -> list[dict[str, Any]]:
     """One entry per bucket: its calls, completed calls, duration, average and counts by status."""
-    by_bucket: dict[str, list] = defaultdict(list)
+    by_bucket: dict[str, list[AggregateRow]] = defaultdict(list)
     for row in rows:
         by_bucket[getattr(row, group_by)].append(row)
     entries = []
@@ -76,7 +103,7 @@ def timeline(rows, dates: list[date], group_by: str) -> list[dict]:
     return entries
 
 
-def funnel(by_status: dict[str, int]) -> tuple[int, int, list[dict]]:
+def funnel(by_status: dict[str, int]) -> tuple[int, int, list[dict[str, Any]]]:
     """(total leads, lost, stages): a stage counts the leads at it or past it (a converted lead was new,
     contacted and qualified); a lead that left the pipeline (lost, unqualified, spam, do not contact) counts in
     the first stage only. rate_from_top is the share of the first stage; dropoff_rate the share of the previous
@@ -84,26 +111,34 @@ def funnel(by_status: dict[str, int]) -> tuple[int, int, list[dict]]:
     total = sum(by_status.values())
     reached = [total] + [sum(by_status.get(s, 0) for s in FUNNEL_STAGES[i:]) for i in range(1, len(FUNNEL_STAGES))]
     stages = []
-    for i, (stage, count) in enumerate(zip(FUNNEL_STAGES, reached)):
+    for i, (stage, count) in enumerate(zip(FUNNEL_STAGES, reached, strict=True)):
         previous = reached[i - 1] if i else count
         stages.append({"stage": stage, "count": count, "rate_from_top": rate(count, total),
                        "dropoff_rate": rate(previous - count, previous) if i else 0.0})
     return total, by_status.get("lost", 0), stages
 
 
-def weeks_ago(zone_of: dict[str, str], row, now: datetime | None = None) -> int:
+def created_in_period(created_at: datetime, since: str | None) -> bool:
+    """Whether a lead shows among the dashboard's recent ones: created on or after the period's first day (its
+    date in UTC, as the API writes created_at)."""
+    return since is not None and created_at.astimezone(UTC).date().isoformat() >= since
+
+
+def weeks_ago(zone_of: dict[str, str], row: AggregateRow, now: datetime | None = None) -> int:
     """How many weeks before its business's current local week a row's week is (0: this week)."""
     current = week_start(local_today(zone_of[row.business_id], now))
     return (current - date.fromisoformat(row.week)).days // 7
 
 
-def this_and_last_week(zone_of: dict[str, str], rows, now: datetime | None = None) -> tuple[int, int]:
+def this_and_last_week(zone_of: dict[str, str], rows: Sequence[AggregateRow],
+                       now: datetime | None = None) -> tuple[int, int]:
     """Rows grouped by business and week: (this week's count, last week's), each business's weeks in its zone."""
     ago = [weeks_ago(zone_of, row, now) for row in rows]
-    return (sum(r.count for r, n in zip(rows, ago) if n == 0), sum(r.count for r, n in zip(rows, ago) if n == 1))
+    return (sum(r.count for r, n in zip(rows, ago, strict=True) if n == 0),
+            sum(r.count for r, n in zip(rows, ago, strict=True) if n == 1))
 
 
-def week_period(zones: list[str], now: datetime | None = None) -> dict:
+def week_period(zones: list[str], now: datetime | None = None) -> dict[str, Any]:
     """{this_week, last_week: {start, end}} as Monday-to-Sunday dates, in the businesses' zone when they share
     one, else in UTC."""
     shared = set(zones)

@@ -1,0 +1,110 @@
+"""The unit of work: how a use case reaches its service's database, with the transaction rules kept by the code.
+
+`Database.transaction()` opens one transaction and yields its connection, on which the service's store
+functions run and `core.outbox.add_event` records events; it commits when the block ends (rolls back when it
+raises) and, when the committed work added events, wakes the outbox relay by itself. `Database.read()` is the
+same for reads (a connection whose implicit transaction is rolled back at the end).
+
+While either is open, a pooled connection is held, so nothing may wait on an external provider: the providers'
+clients call `forbid_provider_call()` before each request, which raises `ProviderCallInTransaction` (in
+production, where a false alarm must not fail a customer's request, it logs the error instead). The rule "take a
+lease, call the provider, then write" is enforced, not remembered (core.leases).
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+log = logging.getLogger(__name__)
+
+# Set on a connection's info by core.outbox when an event is recorded in its transaction.
+EVENTS_ADDED = "events_added"
+
+
+class ProviderCallInTransaction(RuntimeError):
+    """A provider was called while a unit of work held a pooled connection: a programming error."""
+
+
+class _Open:
+    """One open unit of work. Tasks started inside it copy the context that names it; `closed` tells them it
+    ended."""
+
+    __slots__ = ("closed", "what")
+
+    def __init__(self, what: str):
+        self.what = what
+        self.closed = False
+
+
+_open_units: ContextVar[tuple[_Open, ...]] = ContextVar("open_units", default=())
+_strict = True
+
+
+def configure_guard(*, strict: bool) -> None:
+    """Strict (raise) everywhere but production, where a provider call inside a unit of work is logged."""
+    global _strict
+    _strict = strict
+
+
+def open_unit() -> str | None:
+    """What kind of unit of work this task holds open ("transaction" or "read"), or None."""
+    for unit in reversed(_open_units.get()):
+        if not unit.closed:
+            return unit.what
+    return None
+
+
+def forbid_provider_call(what: str) -> None:
+    """Called by every provider client before it sends a request (`what` names it)."""
+    held = open_unit()
+    if held is None:
+        return
+    message = (f"{what} was called while a database {held} is open: take a lease (core.leases) or end the "
+               "transaction, call the provider, then write")
+    if _strict:
+        raise ProviderCallInTransaction(message)
+    log.error("%s", message)
+
+
+@asynccontextmanager
+async def _holding(what: str) -> AsyncIterator[None]:
+    unit = _Open(what)
+    token = _open_units.set((*_open_units.get(), unit))
+    try:
+        yield
+    finally:
+        unit.closed = True
+        _open_units.reset(token)
+
+
+class Database:
+    """A service's database as its use cases reach it: units of work and reads. `wake` is called after a commit
+    that added events (the outbox relay's; the outbox's NOTIFY trigger would wake it too, a round trip later)."""
+
+    def __init__(self, engine: AsyncEngine, wake: Callable[[], None] | None = None):
+        self.engine = engine
+        self._wake = wake
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """One unit of work: commits when the block ends, rolls back when it raises."""
+        async with _holding("transaction"), self.engine.begin() as conn:
+            conn.info[EVENTS_ADDED] = False
+            try:
+                yield conn
+                added = conn.info[EVENTS_ADDED]
+            finally:
+                conn.info.pop(EVENTS_ADDED, None)
+        if added and self._wake is not None:
+            self._wake()
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for reads, its implicit transaction rolled back at the end (a use case that decides itself
+        whether to commit begins its own on it, `conn.begin()`)."""
+        async with _holding("read"), self.engine.connect() as conn:
+            yield conn

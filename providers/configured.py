@@ -1,0 +1,35 @@
+"""The providers' clients as the settings configure them: one place that builds each from `core.settings`, for the
+services and the workers (each closes what it builds at shutdown, `Runtime.closing`)."""
+from __future__ import annotations
+
+from core.settings import Settings
+from providers.email.smtp import SmtpSender
+from providers.messaging.client import TwilioClient
+from providers.payments.client import StripePayments
+from providers.voice.client import VapiClient
+from providers.x402.server import X402Gate
+
+
+def voice(s: Settings) -> VapiClient:
+    return VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
+
+
+def sms(s: Settings) -> TwilioClient:
+    return TwilioClient(s.sms_api_url, s.sms_account_sid, s.sms_auth_token.reveal(), timeout=s.sms_timeout_seconds)
+
+
+def mail(s: Settings) -> SmtpSender:
+    return SmtpSender(s.smtp_host, s.smtp_port, sender=s.email_from, username=s.smtp_username,
+                      password=s.smtp_password.reveal(), starttls=s.smtp_starttls)
+
+
+def payments(s: Settings) -> StripePayments:
+    return StripePayments(s.payments_api_url, s.payments_api_key.reveal(), timeout=s.payments_timeout_seconds)
+
+
+def x402_gate(s: Settings) -> X402Gate | None:
+    """The x402 gate, or None when no receiving address is configured (x402 is then off)."""
+    if not s.x402_pay_to:
+        return None
+    return X402Gate(s.x402_facilitator_url, s.x402_pay_to, network=s.x402_network, asset=s.x402_asset,
+                    asset_name=s.x402_asset_name, asset_version=s.x402_asset_version, timeout=s.x402_timeout_seconds)

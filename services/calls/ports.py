@@ -1,0 +1,186 @@
+"""What the calls service needs of the other services, as ports: an agent's calling profile and who answers a
+number (agents), the lead a call is for and the business's saved calling hours (sdr), the business's name
+(accounts), and the compliance decision on a call (messaging). `grpc_neighbours` builds the adapters over the
+services' RPCs; service-layer tests give the use cases in-memory ones (tests/service/fakes.py), so placing or
+answering a call needs neither the other services nor their databases. Each call acts for the current caller
+(core.tenant), as the owning service checks it; a refusal raises core.errors.ServiceError with its code."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from google.protobuf import json_format
+
+from core.errors import ServiceError
+from core.messages import business_hours as business_hours_message
+from core.messages import optional
+from core.rpc import Client, unless_not_found
+from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2, sdr_pb2
+
+
+@dataclass(frozen=True)
+class CallingProfile:
+    """An agent as it places outbound calls."""
+
+    agent_id: str
+    name: str
+    business_id: str
+    provider_assistant_id: str
+    phone_number: str | None  # None until the agent has a number
+    provider_phone_number_id: str | None
+    prompt: str
+    first_message: str
+    model: dict  # the provider's model settings with the outbound model applied
+
+
+@dataclass(frozen=True)
+class NumberRoute:
+    """Who answers a number: its business, and its agent (None when it answers for none)."""
+
+    business_id: str
+    agent_id: str | None
+    agent_name: str | None
+    provider_assistant_id: str | None
+
+
+@dataclass(frozen=True)
+class Lead:
+    """What a call reads of a lead."""
+
+    id: str
+    business_id: str
+    name: str | None
+    first_name: str | None
+    score: int
+    status: str
+    state: str | None
+    interaction_count: int
+    source: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class CallDecision:
+    """What the calls service asks of the compliance decision (messaging's DecideCall)."""
+
+    business_id: str
+    phone: str
+    timezone: str | None
+    lead: Lead | None
+    sender: str | None
+    actor: str
+    reference: str
+    business_hours: tuple[int, int] | None
+
+
+class Agents(Protocol):
+    async def calling_profile(self, agent_id: str) -> CallingProfile: ...
+
+    async def route(self, phone_number: str) -> NumberRoute | None:
+        """None when no business holds the number (or it is not one)."""
+
+
+class Leads(Protocol):
+    async def lead(self, lead_id: str) -> Lead: ...
+
+    async def lead_with_phone(self, business_id: str, phone: str) -> Lead | None: ...
+
+    async def saved_business_hours(self, business_id: str) -> tuple[int, int] | None:
+        """The calling hours the business saved in its SDR config (None when it saved no config)."""
+
+
+class Workspaces(Protocol):
+    async def business_name(self, business_id: str) -> str: ...
+
+
+class Compliance(Protocol):
+    async def decide_call(self, asked: CallDecision) -> common_pb2.ComplianceDecision:
+        """The decision, logged by the messaging service (the shared ComplianceDecision message the API answers
+        with)."""
+
+    async def release_slot(self, decision_id: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    agents: Agents
+    leads: Leads
+    workspaces: Workspaces
+    compliance: Compliance
+
+
+def lead_of(message: sdr_pb2.Lead) -> Lead:
+    return Lead(message.id, message.business_id, optional(message, "name"), optional(message, "first_name"),
+                message.score, message.status, optional(message, "state"), message.interaction_count, message.source,
+                message.created_at.ToDatetime(tzinfo=UTC))
+
+
+class GrpcAgents:
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def calling_profile(self, agent_id: str) -> CallingProfile:
+        p = await self.client.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=agent_id))
+        return CallingProfile(p.agent_id, p.name, p.business_id, p.provider_assistant_id,
+                              optional(p, "phone_number"), optional(p, "provider_phone_number_id"), p.prompt,
+                              p.first_message, json_format.MessageToDict(p.model))
+
+    async def route(self, phone_number: str) -> NumberRoute | None:
+        try:
+            found = await self.client.RouteNumber(agents_pb2.RouteNumberRequest(phone_number=phone_number))
+        except ServiceError as exc:
+            if exc.code in ("not_found", "invalid_request"):
+                return None
+            raise
+        return NumberRoute(found.business_id, optional(found, "agent_id"), optional(found, "agent_name"),
+                           optional(found, "provider_assistant_id"))
+
+
+class GrpcLeads:
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def lead(self, lead_id: str) -> Lead:
+        return lead_of(await self.client.GetLead(sdr_pb2.GetLeadRequest(id=lead_id)))
+
+    async def lead_with_phone(self, business_id: str, phone: str) -> Lead | None:
+        found = await unless_not_found(self.client.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
+            business_id=business_id, phone=phone)))
+        return lead_of(found) if found is not None else None
+
+    async def saved_business_hours(self, business_id: str) -> tuple[int, int] | None:
+        config = await self.client.GetSdrConfig(sdr_pb2.GetSdrConfigRequest(business_id=business_id))
+        return (config.business_hours_start, config.business_hours_end) if config.saved else None
+
+
+class GrpcWorkspaces:
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def business_name(self, business_id: str) -> str:
+        return (await self.client.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id))).name
+
+
+class GrpcCompliance:
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def decide_call(self, asked: CallDecision) -> common_pb2.ComplianceDecision:
+        lead = asked.lead
+        return await self.client.DecideCall(messaging_pb2.DecideCallRequest(
+            business_id=asked.business_id, phone=asked.phone, timezone=asked.timezone,
+            lead_id=lead.id if lead else None, lead_state=lead.state if lead else None,
+            lead_status=lead.status if lead else None, sender=asked.sender, actor=asked.actor,
+            reference=asked.reference,
+            business_hours=business_hours_message(*asked.business_hours) if asked.business_hours else None))
+
+    async def release_slot(self, decision_id: str) -> None:
+        await self.client.ReleaseCallSlot(messaging_pb2.ReleaseCallSlotRequest(decision_id=decision_id))
+
+
+def grpc_neighbours(client: Callable[[str], Client]) -> Neighbours:
+    """The adapters over `client(name)`, a client of each service named (`Runtime.client`)."""
+    return Neighbours(GrpcAgents(client("agents")), GrpcLeads(client("sdr")), GrpcWorkspaces(client("accounts")),
+                      GrpcCompliance(client("messaging")))

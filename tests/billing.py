@@ -1,0 +1,112 @@
+"""Signups that pay for the tests: the payment simulator's checkout page (as a browser) and its control plane,
+signups from addresses of their own, and waiting for the workspace they get."""
+import uuid
+from html.parser import HTMLParser
+
+import aiohttp
+
+from tests.api import next_client_ip
+from tests.waiting import wait_until
+
+GOOD_CARD, DECLINED_CARD, FAILS_LATER_CARD = "4242 4242 4242 4242", "4000000000000002", "4000000000000341"
+
+
+class FormReader(HTMLParser):
+    """The checkout page's form as a browser sees it: its action, its fields with their values, its button."""
+
+    def __init__(self):
+        super().__init__()
+        self.action, self.fields, self.button = None, {}, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.action = a.get("action", "")
+        elif tag == "input" and a.get("name"):
+            self.fields[a["name"]] = a.get("value", "")
+        elif tag == "button" and a.get("type", "submit") == "submit":
+            self.button = a.get("id")
+
+
+class Payments:
+    """The payment-provider simulator: its checkout page (as a browser) and its control plane."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str):
+        self.session, self.url = session, url
+
+    async def check_out(self, checkout_url: str, card: str | None = None) -> tuple[int, str]:
+        """Open the page and click its submit button (the prefilled test card unless `card`); the answer's status,
+        and its text or, for a redirect, where it sends the browser."""
+        async with self.session.get(checkout_url) as r:
+            assert r.status == 200 and r.content_type == "text/html"
+            page = FormReader()
+            page.feed(await r.text())
+        assert page.button == "submit" and page.fields["cardNumber"].replace(" ", "") == GOOD_CARD.replace(" ", "")
+        fields = {**page.fields, **({"cardNumber": card} if card else {})}
+        async with self.session.post(str(aiohttp.helpers.URL(checkout_url).join(aiohttp.helpers.URL(page.action))),
+                                     data=fields, allow_redirects=False) as r:
+            return r.status, r.headers.get("Location") or await r.text()
+
+    async def control(self, method: str, path: str, body: dict | None = None):
+        async with self.session.request(method, f"{self.url}/_simulator{path}", json=body) as r:
+            return r.status, await r.json(content_type=None)
+
+    async def events(self, **match) -> list[dict]:
+        status, body = await self.control("GET", "/events")
+        assert status == 200
+        records = body["events"] if isinstance(body, dict) else body
+        return [e for e in records if all(_dig(e["event"]["data"]["object"], k) == v for k, v in match.items())]
+
+
+def _dig(obj: dict, key: str):
+    for part in key.split("."):
+        obj = (obj or {}).get(part)
+    return obj
+
+
+async def signup(api, headers: dict | None = None, **fields):
+    """POST /api/v1/signup from an address of its own; a 200 body also carries the email used, as `_email`."""
+    payload = {"business_name": "Acme Plumbing", "email": f"owner-{uuid.uuid4().hex[:10]}@example.com", **fields}
+    status, body, reply_headers = await api.request("POST", "/api/v1/signup", json=payload,
+                                                    headers={"X-Forwarded-For": next_client_ip(), **(headers or {})})
+    if status == 200:
+        body["_email"] = payload["email"]
+    return status, body, reply_headers
+
+
+async def workspace(api, key: str, business_id: str) -> dict:
+    """The workspace as GET /api/v1/workspaces shows it."""
+    status, body, _ = await api.request("GET", "/api/v1/workspaces", key=key, params={"id": business_id})
+    assert status == 200, body
+    return body["workspaces"][0]
+
+
+async def provisioned(api, key: str, business_id: str) -> dict:
+    """The workspace once its provisioning is done."""
+    return await wait_until(lambda: workspace(api, key, business_id), "provisioning to finish",
+                            lambda ws: ws["provisioning"]["status"] == "done", timeout=20)
+
+
+async def subscription(api, key: str, business_id: str, status: str, lifecycle: str | None = None) -> dict:
+    """The workspace once its subscription has this status (and the workspace this lifecycle state)."""
+    def reached(ws: dict) -> bool:
+        return ws["subscription_status"] == status and lifecycle in (None, ws["lifecycle_state"])
+    return await wait_until(lambda: workspace(api, key, business_id), f"subscription {status} / workspace {lifecycle}",
+                            reached, timeout=20)
+
+
+async def release_numbers(api, account_key: str, numbers: list[str]):
+    """Give the numbers back to the pool."""
+    for number in numbers:
+        status, body, _ = await api.request("DELETE", "/api/v1/phone-numbers", key=account_key,
+                                            params={"phone_number": number})
+        assert status == 200, body
+
+
+async def full_key(api, signup_body: dict) -> str:
+    """A key with every scope of the signup's account (made in its dashboard)."""
+    dash = await api.dashboard(signup_body)
+    try:
+        return (await dash.create_key(name="all", scopes=["*"]))["key"]
+    finally:
+        await dash.close()

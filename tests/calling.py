@@ -1,0 +1,75 @@
+"""Calls for the tests: agents with a number of their own, placing calls, the voice simulator's inbound calls, and
+waiting for a call's outcome and events."""
+import pytest
+
+from tests.waiting import wait_until
+
+# Pool area codes the calling tests draw from (deploy/local/number_pool.json); they give their numbers back.
+CALLING_AREAS = ("206", "312", "617")
+ENDED = ("completed", "no-answer", "busy", "voicemail", "failed", "canceled")  # a call's final statuses
+
+
+async def agent_with_number(api, account) -> dict:
+    """A new agent of the account with a pool number of the calling tests' area codes."""
+    key, bid = account["key"], account["business_id"]
+    status, agent, _ = await api.request("POST", "/api/v1/agents", key=key, json={
+        "business_id": bid, "name": "Closer", "system_prompt": "Answer the phone."})
+    assert status == 201, agent
+    for area in CALLING_AREAS:
+        status, pool, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key,
+                                            params={"country": "US", "area_code": area, "limit": "100"})
+        for candidate in pool["numbers"]:
+            status, number, _ = await api.request("POST", "/api/v1/phone-numbers", key=key, json={
+                "business_id": bid, "phone_number": candidate["phone_number"], "agent_id": agent["id"]})
+            if status == 201:
+                return {**agent, "phone_number": number["phone_number"],
+                        "provider_number": number["provider_phone_number_id"]}
+    pytest.fail("no free number in the calling tests' area codes")
+
+
+async def place(api, key, **body):
+    return await api.request("POST", "/api/v1/calls", key=key, json=body)
+
+
+async def settled(api, key, call_id: str) -> dict:
+    """The call once it has its outcome and its report (the simulator plays a call in about a second)."""
+    async def call() -> dict:
+        status, body, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call_id})
+        assert status == 200, body
+        return body
+    return await wait_until(call, f"call {call_id} to settle",
+                            lambda c: c["status"] in ENDED and c["ended_reason"] is not None, timeout=15)
+
+
+async def call_events(api, key, call_id: str, expected: int) -> list[str]:
+    """The types of the call's call.* events, sorted, once there are `expected` of them."""
+    async def types() -> list[str]:
+        found = []
+        for kind in ("call.started", "call.completed", "call.failed"):
+            status, body, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
+            found += [e["type"] for e in body["events"] if e["data"]["call_id"] == call_id]
+        return sorted(found)
+    return await wait_until(types, f"{expected} events of call {call_id}", lambda found: len(found) >= expected)
+
+
+async def ring(voice, to: str, caller: str, outcome: str | None = None, **control) -> dict:
+    """The voice simulator rings our number `to` from `caller`; the call as the provider has it."""
+    body = {"to": to, "from": caller, **({"outcome": outcome} if outcome else {}), **control}
+    async with voice.session.post(f"{voice.url}/_simulator/inbound", json=body) as r:
+        assert r.status == 201, await r.text()
+        return await r.json()
+
+
+async def our_call(api, key, agent_id: str, conversation_id: str) -> dict:
+    """Our record of the provider's call `conversation_id`, once there is one."""
+    async def found() -> list[dict]:
+        status, page, _ = await api.request("GET", "/api/v1/calls", key=key, params={"agent_id": agent_id})
+        return [c for c in page["calls"] if c["conversation_id"] == conversation_id]
+    return (await wait_until(found, f"the inbound call {conversation_id} to be recorded", timeout=5))[0]
+
+
+async def provider_calls_to(voice, to: str) -> list:
+    """The calls the voice simulator took for `to`."""
+    status, placed = await voice.request("GET", "/call")
+    assert status == 200
+    return [c for c in placed if c["customer"]["number"] == to]

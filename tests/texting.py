@@ -1,0 +1,68 @@
+"""Texts for the tests: recipients whose quiet hours are over (or not), consent, sending, and waiting for a
+message's outcome and events; what the messaging simulator took."""
+from datetime import UTC, datetime
+
+import aiohttp
+import pytest
+
+from core.compliance import decision as compliance
+from core.compliance.rules import SMS
+from tests.waiting import wait_until
+
+# Numbers in one zone each (LA, New York, London, Berlin, Johannesburg, Tokyo, Sydney): at any hour some are
+# inside the 08:00-21:00 window and some outside, so a test picks one that is open (or closed) right now.
+ZONED = ("+1415555{}", "+1212555{}", "+44207946{}", "+4930123{}", "+2721123{}", "+8131234{}", "+6129374{}")
+
+
+def number(suffix: str, open_now: bool = True) -> str:
+    """A recipient whose quiet hours are (or are not) over right now, ending in `suffix` (the simulator's test
+    numbers: 0001 refused, 0003/0006 undelivered, 0005 failed, others delivered)."""
+    now = datetime.now(UTC)
+    for pattern in ZONED:
+        candidate = pattern.format(suffix)
+        if compliance.open_to(SMS, candidate, now) == open_now:
+            return candidate
+    pytest.fail("no zone fits the hour")
+
+
+async def send(api, key, agent, to: str, message: str = "Your quote is ready.", **extra):
+    return await api.request("POST", "/api/v1/sms/send", key=key,
+                             json={"to": to, "from_agent_id": agent["id"], "message": message, **extra})
+
+
+async def opt_in(api, key, phone: str) -> dict:
+    """Record `phone`'s opt-in (a web form) through the API."""
+    status, consent, _ = await api.request("POST", "/api/v1/sms/consent", key=key,
+                                           json={"phone": phone, "state": "opted_in", "note": "web form"})
+    assert status == 201, consent
+    return consent
+
+
+async def settled_message(api, key, message_sid: str, final=("delivered", "undelivered", "failed")) -> dict:
+    """The message once its status is one of `final`."""
+    async def found() -> list[dict]:
+        status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"limit": "100"})
+        return [m for m in page["messages"] if m["message_sid"] == message_sid]
+    listed = await wait_until(found, f"message {message_sid} to settle",
+                              lambda messages: bool(messages) and messages[0]["status"] in final)
+    return listed[0]
+
+
+async def events_of(api, key, kind: str, message_id: str, expected: int = 1) -> list:
+    """The `kind` events of a message once there are `expected` of them (at once with 0)."""
+    async def found() -> list[dict]:
+        status, body, _ = await api.request("GET", "/api/v1/events", key=key, params={"type": kind})
+        return [e for e in body["events"] if e["data"].get("message_id") == message_id]
+    return await wait_until(found, f"{expected} {kind} events of message {message_id}",
+                            lambda events: len(events) >= expected)
+
+
+async def texts_to(stack, to: str) -> list[dict]:
+    """The messages the messaging provider (the simulator) took for `to`."""
+    env = stack.env()
+    sid = env["SMS_ACCOUNT_SID"]
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{env['SMS_API_URL']}/2010-04-01/Accounts/{sid}/Messages.json", params={"To": to},
+                               headers={"Authorization": aiohttp.encode_basic_auth(sid, env["SMS_AUTH_TOKEN"])}) as r:
+            assert r.status == 200, await r.text()
+            return (await r.json())["messages"]

@@ -1,0 +1,142 @@
+"""core.settings: every setting declared once (type, default, variable), read from the environment by `load()`;
+a bad value stops the process with a line naming the variable; secrets never printed."""
+import os
+from datetime import timedelta
+from ipaddress import ip_network
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from core import plans, registry, settings, x402_defaults
+from core.settings import DEV_SECRET, SIGNUP_LIMIT_PER_HOUR, Secret, derive_secret
+
+
+@pytest.fixture
+def load(monkeypatch):
+    """`load(NAME=value, ...)`: the settings of an otherwise empty environment."""
+    for name in list(os.environ):
+        monkeypatch.delenv(name)
+
+    def load(**env) -> settings.Settings:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return settings.load()
+    return load
+
+
+def test_an_empty_environment_gives_the_local_defaults(load):
+    s = load()
+    assert s.database_url.reveal() == "postgresql://postgres@127.0.0.1:5432/switchboard"
+    assert (s.nats_url, s.http_host, s.http_port) == ("nats://127.0.0.1:4222", "127.0.0.1", 8080)
+    assert s.home == Path(".switchboard").resolve() and s.public_base_url == "http://127.0.0.1:8080"
+    assert s.addresses == {p.name: f"127.0.0.1:{p.port}" for p in registry.SERVICES}
+    assert s.grpc_ports == {p.name: p.port for p in (*registry.SERVICES, *registry.WORKERS)}
+    assert (s.environment, s.log_level, s.voice_webhook_auth) == ("production", "INFO", "hmac")
+    assert s.secret_key.reveal() == DEV_SECRET and s.voice_api_key.reveal() == ""
+    assert (s.signup_limit_per_hour, s.key_rate_limit_per_minute, s.grpc_timeout_seconds) == (
+        SIGNUP_LIMIT_PER_HOUR, 600, 10.0)
+    assert s.trusted_proxies == s.mcp_allowed_origins == s.platform_dnc == s.voice_recording_origins == ()
+    assert not s.smtp_starttls and not s.webhooks_allow_loopback
+    assert s.checkout_prices == plans.parse_checkout_prices(plans.LOCAL_CHECKOUT_PRICES)
+    assert (s.x402_network, s.x402_asset, s.x402_asset_name, s.x402_asset_version) == (
+        x402_defaults.DEFAULT_NETWORK, x402_defaults.DEFAULT_ASSET, x402_defaults.DEFAULT_ASSET_NAME,
+        x402_defaults.DEFAULT_ASSET_VERSION)
+    assert s.payment_grace_hours == 72.0 and s.runs_poll_seconds == 0.2
+    assert s.webhook_lease == timedelta(seconds=60) and s.recording_origins == ("https://storage.vapi.ai",)
+
+
+def test_each_kind_of_setting_is_read_from_its_variable(load):
+    s = load(DATABASE_URL="postgresql://u@db/x", SWITCHBOARD_HOME="data", HOST="0.0.0.0", PORT="9000",
+             SWITCHBOARD_ENV="local", LOG_LEVEL="warning", VOICE_WEBHOOK_AUTH=" Bearer ",
+             GRPC_TIMEOUT_SECONDS="2.5", PAYMENT_GRACE_HOURS="0", EMAIL_DAILY_QUOTA="7",
+             SMTP_STARTTLS="true", WEBHOOKS_ALLOW_LOOPBACK="1",
+             VOICE_API_URL="http://127.0.0.1:8790/", X402_FACILITATOR_URL="https://f.example/x402/",
+             PLATFORM_DNC="+14155550166, ,+14155550167", MCP_ALLOWED_ORIGINS="https://claude.ai",
+             TRUSTED_PROXIES="10.244.0.0/16, 192.0.2.7", CHECKOUT_PRICES="starter=price_a, scale=price_b",
+             SDR_ADDR="sdr.internal:7000", WEBHOOKS_DISPATCHER_GRPC_PORT="7001", X402_NETWORK="eip155:8453")
+    assert s.database_url.reveal() == "postgresql://u@db/x" and s.home == Path("data").resolve()
+    assert (s.http_host, s.http_port, s.public_base_url) == ("0.0.0.0", 9000, "http://127.0.0.1:9000")
+    assert (s.environment, s.log_level, s.voice_webhook_auth) == ("local", "WARNING", "bearer")
+    assert (s.grpc_timeout_seconds, s.payment_grace_hours, s.email_daily_quota) == (2.5, 0.0, 7)
+    assert s.smtp_starttls and s.webhooks_allow_loopback
+    assert s.voice_api_url == "http://127.0.0.1:8790" and s.x402_facilitator_url == "https://f.example/x402"
+    assert s.recording_origins == ("http://127.0.0.1:8790",)
+    assert s.platform_dnc == ("+14155550166", "+14155550167") and s.mcp_allowed_origins == ("https://claude.ai",)
+    assert s.trusted_proxies == (ip_network("10.244.0.0/16"), ip_network("192.0.2.7/32"))
+    assert s.checkout_prices == {"price_a": "starter", "price_b": "scale"}
+    assert s.addresses["sdr"] == "sdr.internal:7000" and s.grpc_ports["webhooks-dispatcher"] == 7001
+    assert s.x402_network == "eip155:8453"
+    assert load(PUBLIC_BASE_URL="https://switchboard.example/").public_base_url == "https://switchboard.example"
+
+
+def test_empty_variables(load):
+    """Empty is the default for a number or a switch (PORT=), and a value for text: no checkout prices."""
+    s = load(PORT="", SMTP_PORT="", SMTP_STARTTLS="", RUNS_POLL_SECONDS="", SDR_GRPC_PORT="", CHECKOUT_PRICES="")
+    assert (s.http_port, s.smtp_port, s.smtp_starttls, s.runs_poll_seconds) == (8080, 25, False, 0.2)
+    assert s.grpc_ports["sdr"] == registry.service("sdr").port and s.checkout_prices == {}
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"VOICE_WEBHOOK_AUTH": "foo"}, "VOICE_WEBHOOK_AUTH: must be one of hmac, bearer (got 'foo')"),
+    ({"SWITCHBOARD_ENV": "staging"}, "SWITCHBOARD_ENV: must be one of local, production (got 'staging')"),
+    ({"PORT": "70000"}, "PORT: must be less than or equal to 65535 (got '70000')"),
+    ({"SMTP_PORT": "0"}, "SMTP_PORT: must be greater than or equal to 1 (got '0')"),
+    ({"WEBHOOKS_DISPATCHER_GRPC_PORT": "http"}, "WEBHOOKS_DISPATCHER_GRPC_PORT: must be a valid integer"),
+    ({"GRPC_TIMEOUT_SECONDS": "0"}, "GRPC_TIMEOUT_SECONDS: must be greater than 0 (got '0')"),
+    ({"X402_TIMEOUT_SECONDS": "inf"}, "X402_TIMEOUT_SECONDS: must be a finite number (got 'inf')"),
+    ({"PAYMENT_GRACE_HOURS": "-1"}, "PAYMENT_GRACE_HOURS: must be greater than or equal to 0 (got '-1')"),
+    ({"EMAIL_DAILY_QUOTA": "many"}, "EMAIL_DAILY_QUOTA: must be a valid integer"),
+    ({"SMTP_STARTTLS": "maybe"}, "SMTP_STARTTLS: must be a valid boolean"),
+    ({"TRUSTED_PROXIES": "10.0.0.0/8,ingress.example"}, "TRUSTED_PROXIES: 'ingress.example' does not appear"),
+    ({"CHECKOUT_PRICES": "gold=price_x"}, "CHECKOUT_PRICES: 'gold=price_x' must be <plan>=<price id>"),
+])
+def test_a_bad_value_ends_the_process_naming_its_variable(load, env, message):
+    with pytest.raises(SystemExit) as stopped:
+        load(**env)
+    assert str(stopped.value).startswith(message)
+    assert "pydantic" not in str(stopped.value) and not isinstance(stopped.value.__cause__, ValidationError)
+
+
+def test_every_bad_variable_is_named_once(load):
+    """A bad PORT is named, not the PUBLIC_BASE_URL that would have been derived from it."""
+    with pytest.raises(SystemExit) as stopped:
+        load(PORT="x", LOG_LEVEL="loud", RUNS_CONCURRENCY="0")
+    assert [line.split(":")[0] for line in str(stopped.value).splitlines()] == [
+        "PORT", "LOG_LEVEL", "RUNS_CONCURRENCY"]
+
+
+def test_secrets_never_show(load):
+    secrets = {"DATABASE_URL": "postgresql://u:hunter2@db/x", "SWITCHBOARD_SECRET_KEY": "topsecret",
+               "VOICE_API_KEY": "vk-1", "VOICE_WEBHOOK_SECRET": "vw-2", "SMS_AUTH_TOKEN": "st-3",
+               "SMTP_PASSWORD": "sp-4", "PAYMENTS_API_KEY": "sk_5", "PAYMENTS_WEBHOOK_SECRET": "whsec_6",
+               "SDR_RUNNER_SECRET": "sr-7"}
+    s = load(**secrets)
+    shown = f"{s!r} {s} {s.database_url} {s.secret_key!r} {[s.voice_api_key]}"
+    assert not [v for v in secrets.values() if v in shown]
+    assert s.secret_key.reveal() == "topsecret" and s.sdr_runner_secret.reveal() == "sr-7"
+    assert isinstance(s.payments_api_key, Secret) and s.payments_api_key.reveal() == "sk_5"
+
+
+def test_webhook_and_runner_secrets_derive_from_the_secret_key_unless_set(load):
+    s = load(SWITCHBOARD_SECRET_KEY="k1")
+    assert s.voice_webhook_secret.reveal() == derive_secret("k1", "voice-webhook") == s.derived_secret("voice-webhook")
+    assert s.sdr_runner_secret.reveal() == derive_secret("k1", "sdr-runner")
+    assert load(SWITCHBOARD_SECRET_KEY="k2").sdr_runner_secret.reveal() == derive_secret("k2", "sdr-runner")
+    assert load(VOICE_WEBHOOK_SECRET="").voice_webhook_secret.reveal() == derive_secret("k2", "voice-webhook")
+    assert load(VOICE_WEBHOOK_SECRET="mine").voice_webhook_secret.reveal() == "mine"
+
+
+def test_settings_are_immutable_and_copied_with_changes(load):
+    s = load()
+    with pytest.raises(ValidationError, match="frozen"):
+        s.http_port = 1
+    local = s.model_copy(update={"environment": "local"})
+    assert (s.environment, local.environment, local.http_port) == ("production", "local", 8080)
+
+
+def test_production_refuses_the_development_secret(load):
+    with pytest.raises(SystemExit, match="SWITCHBOARD_SECRET_KEY must be set"):
+        load().require_real_secret()
+    load(SWITCHBOARD_ENV="local").require_real_secret()
+    load(SWITCHBOARD_SECRET_KEY="a-long-random-value").require_real_secret()
