@@ -21,31 +21,18 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
-from core.compliance.rules import CALL, Hours, hours
+from core.compliance.rules import CALL
 from core.contact import normalize_e164
 from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
-from core.messages import set_timestamp, struct
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Database
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
 from services.messaging.store import compliance_decisions
-from switchboard.v1 import common_pb2, messaging_pb2
 
 DECISIONS_PAGE = (50, 100)
 STANDINGS_MAX = 10_000  # phones per GetStandings
-
-
-def business_hours_of(request) -> Hours | None:
-    """The business's own calling hours a request carries (DecideCall, SendSms), checked; None when it carries
-    none."""
-    if not request.HasField("business_hours"):
-        return None
-    start, end = request.business_hours.start_hour, request.business_hours.end_hour
-    if not 0 <= start < end <= 23:
-        raise invalid("business_hours must be whole hours of the day with 0 <= start < end <= 23")
-    return hours(start, end)
 
 
 @dataclass(frozen=True)
@@ -91,27 +78,27 @@ class Compliance:
             recent = await store.recent_calls_of(conn, business_id, checked, now - compliance.DAY)
         return [CalleeStanding(phone, self._standing(phone, *found[phone], now), recent[phone]) for phone in checked]
 
-    async def decide_call(self, request: messaging_pb2.DecideCallRequest):
+    async def decide_call(self, call: domain.CallToDecide):
         """The logged decision (a compliance_decisions row)."""
-        business_id = accessible_business(request.business_id)
-        if request.actor not in compliance.ACTORS:
+        business_id = accessible_business(call.business_id)
+        if call.actor not in compliance.ACTORS:
             raise invalid(f"actor must be one of {', '.join(compliance.ACTORS)}")
         callee = compliance.Callee(
-            phone=normalize_e164(request.phone, "phone"),
-            timezone=zones.check_zone(request.timezone, "timezone") if request.HasField("timezone") else None,
-            lead_id=require_uuid(request.lead_id, "lead_id") if request.HasField("lead_id") else None,
-            lead_state=request.lead_state or None, lead_status=request.lead_status or None)
-        business_hours = business_hours_of(request)
+            phone=normalize_e164(call.phone, "phone"),
+            timezone=zones.check_zone(call.timezone, "timezone") if call.timezone is not None else None,
+            lead_id=require_uuid(call.lead_id, "lead_id") if call.lead_id is not None else None,
+            lead_state=call.lead_state or None, lead_status=call.lead_status or None)
+        business_hours = domain.calling_hours(call.business_hours)
         async with self.db.transaction() as conn:
             await store.lock_callee(conn, business_id, callee.phone)
             now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
             standing = await self.standing(conn, business_id, callee.phone, now)
             recent = await store.recent_calls(conn, business_id, callee.phone, now - compliance.DAY)
-            touch = compliance.Touch(CALL, now, sender=request.sender or None, business_hours=business_hours,
+            touch = compliance.Touch(CALL, now, sender=call.sender or None, business_hours=business_hours,
                                      recent_calls=tuple(recent))
             decided = compliance.decide(touch, callee, standing, self.policy)
-            logged = await self.log(conn, business_id, CALL, callee, decided, request.actor,
-                                    request.reference or None, now)
+            logged = await self.log(conn, business_id, CALL, callee, decided, call.actor,
+                                    call.reference or None, now)
             if decided.allowed:
                 await store.take_call_slot(conn, decision_id=logged.id, business_id=business_id,
                                            phone=callee.phone, placed_at=now)
@@ -145,14 +132,3 @@ class Compliance:
                                    require_uuid(lead_id, "lead_id") if lead_id else None)
         async with self.db.read() as conn:
             return await fetch_page(conn, query, compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
-
-
-def decision_message(row) -> common_pb2.ComplianceDecision:
-    """A logged decision (a compliance_decisions row) on the wire."""
-    msg = common_pb2.ComplianceDecision(
-        id=str(row.id), business_id=str(row.business_id), channel=row.channel, phone=row.phone,
-        lead_id=str(row.lead_id) if row.lead_id else None, outcome=row.outcome, rule=row.rule, source=row.source,
-        code=row.code, message=row.message, actor=row.actor, reference=row.reference, inputs=struct(row.inputs))
-    set_timestamp(msg, "not_before", row.not_before)
-    set_timestamp(msg, "decided_at", row.decided_at)
-    return msg

@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from core.errors import ServiceError
+from core.compliance.rules import Hours, hours
+from core.errors import ServiceError, invalid
 
 DIRECTIONS = ("inbound", "outbound")
 PREVIEW_LENGTH = 160  # of a thread's latest message in the thread list
@@ -167,6 +168,36 @@ def _blocked(rule: str, why: str) -> ServiceError:
 # reference and the touch id are the caller's own words.
 IDEMPOTENCY_KEY_MAX = 255
 REFERENCE_MAX = 200
+
+
+# -- the compliance decision of a call (DecideCall, asked by the calls service) ------------------------------
+
+@dataclass(frozen=True)
+class CallToDecide:
+    """A call the caller is about to place, as it asks for its decision (unchecked): the callee, what the caller
+    knows of them (their zone, the lead as it read it), the number it calls from, who asks and for what."""
+
+    business_id: str
+    phone: str
+    actor: str  # enforced_call, run or pipeline
+    timezone: str | None = None
+    lead_id: str | None = None
+    lead_state: str | None = None
+    lead_status: str | None = None
+    sender: str | None = None
+    reference: str | None = None
+    business_hours: tuple[int, int] | None = None  # (start hour, end hour): the business's own window
+
+
+def calling_hours(asked: tuple[int, int] | None) -> Hours | None:
+    """The business's own calling hours a call or text carries, checked: whole hours with 0 <= start < end <= 23;
+    None when it carries none."""
+    if asked is None:
+        return None
+    start, end = asked
+    if not 0 <= start < end <= 23:
+        raise invalid("business_hours must be whole hours of the day with 0 <= start < end <= 23")
+    return hours(start, end)
 
 
 # -- the email queue -------------------------------------------------------------------------------

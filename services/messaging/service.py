@@ -23,7 +23,7 @@ from datetime import datetime
 from core import tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
-from core.compliance.rules import SMS, Hours
+from core.compliance.rules import SMS
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
@@ -58,7 +58,7 @@ class NewText:
     reference: str | None = None  # what the decision is about: the message id when None
     external_ref: str | None = None  # a communication run's reference and the touch's id, for its events
     touch_id: str | None = None
-    business_hours: Hours | None = None  # the business's own window (a run's or the pipeline's text)
+    business_hours: tuple[int, int] | None = None  # (start, end hour): the business's own window (a run's text)
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class Texts:
     async def place(self, new: NewText):
         """The text sent (as `send`), or the logged decision that deferred it (nothing written or sent)."""
         tenant.require_account()
-        text = checked(new)
+        text, business_hours = checked(new), domain.calling_hours(new.business_hours)
         to = text.to
         profile = await self.others.agents.sender(text.agent_id)
         if profile.phone_number is None:
@@ -131,7 +131,7 @@ class Texts:
                                    lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
         async with self.db.read() as conn:
             standing = await self.compliance.standing(conn, business_id, to, now)
-        decided = compliance.decide(compliance.Touch(SMS, now, sender=sender, business_hours=text.business_hours),
+        decided = compliance.decide(compliance.Touch(SMS, now, sender=sender, business_hours=business_hours),
                                     callee, standing)
         if not decided.allowed:
             logged = await self.compliance.log_alone(business_id, SMS, callee, decided, text.actor, text.reference,

@@ -6,17 +6,11 @@ from datetime import timedelta
 from core.compliance import decision
 from core.grpc_server import Runtime
 from core.ids import utcnow
-from core.messages import optional, set_timestamp
+from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers import configured
 from services.messaging import domain, provider_service
-from services.messaging.compliance_service import (
-    DECISIONS_PAGE,
-    CalleeStanding,
-    Compliance,
-    business_hours_of,
-    decision_message,
-)
+from services.messaging.compliance_service import DECISIONS_PAGE, CalleeStanding, Compliance
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
 from services.messaging.email_service import (
     EMAILS_PAGE,
@@ -31,9 +25,24 @@ from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import TWIML, ProviderRequests
 from services.messaging.reconciliation import Reconciliation
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
-from switchboard.v1 import messaging_pb2, messaging_pb2_grpc
+from switchboard.v1 import common_pb2, messaging_pb2, messaging_pb2_grpc
 
 DNC_PAGE = (50, 100)
+
+
+def business_hours_of(request: messaging_pb2.SendSmsRequest | messaging_pb2.DecideCallRequest) -> tuple[int, int] | None:
+    """The business's own calling hours a request carries, as (start hour, end hour); None when it carries none."""
+    if not request.HasField("business_hours"):
+        return None
+    return request.business_hours.start_hour, request.business_hours.end_hour
+
+
+def call_to_decide(request: messaging_pb2.DecideCallRequest) -> domain.CallToDecide:
+    return domain.CallToDecide(
+        business_id=request.business_id, phone=request.phone, actor=request.actor,
+        **{f: optional(request, f) for f in ("timezone", "lead_id", "lead_state", "lead_status", "sender",
+                                             "reference")},
+        business_hours=business_hours_of(request))
 
 
 def new_text(request: messaging_pb2.SendSmsRequest) -> NewText:
@@ -48,6 +57,17 @@ def sent_message(sent: Sent) -> messaging_pb2.SmsSendReply:
     return messaging_pb2.SmsSendReply(success=True, message_sid=row.provider_sid, to=row.to_number,
                                       message_id=str(row.id), conversation_id=str(row.conversation_id),
                                       status=row.status, **{"from": sent.from_number})
+
+
+def decision_message(row) -> common_pb2.ComplianceDecision:
+    """A logged decision (a compliance_decisions row) on the wire."""
+    msg = common_pb2.ComplianceDecision(
+        id=str(row.id), business_id=str(row.business_id), channel=row.channel, phone=row.phone,
+        lead_id=str(row.lead_id) if row.lead_id else None, outcome=row.outcome, rule=row.rule, source=row.source,
+        code=row.code, message=row.message, actor=row.actor, reference=row.reference, inputs=struct(row.inputs))
+    set_timestamp(msg, "not_before", row.not_before)
+    set_timestamp(msg, "decided_at", row.decided_at)
+    return msg
 
 
 def standing_message(found: CalleeStanding) -> messaging_pb2.CalleeStanding:
@@ -183,7 +203,7 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         return messaging_pb2.ProviderStatus(status=await self.texts.provider_status())
 
     async def DecideCall(self, request, context):
-        return decision_message(await self.compliance.decide_call(request))
+        return decision_message(await self.compliance.decide_call(call_to_decide(request)))
 
     async def ReleaseCallSlot(self, request, context):
         await self.compliance.release_call_slot(request.decision_id)

@@ -1,15 +1,18 @@
 """GetStandings as a use case on the real database: each callee's facts grouped right, in the same few statements
-for one phone or thousands."""
+for one phone or thousands; and DecideCall's use case, which takes the call as a domain value (no proto)."""
 import contextlib
 import uuid
+from dataclasses import replace
 from datetime import timedelta
 
+import pytest
 import sqlalchemy as sa
 
 from core.compliance import decision as compliance
+from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.tenant import acting_as
-from services.messaging import store
+from services.messaging import domain, store
 from services.messaging.compliance_service import Compliance
 from tests.service.conftest import new_tenant
 
@@ -65,3 +68,23 @@ async def test_standings_group_each_phones_facts_in_three_statements_however_man
     assert by_phone[called].recent_calls == sorted(by_phone[called].recent_calls)
     assert [round((now - at) / timedelta(hours=1)) for at in by_phone[called].recent_calls] == [2, 1]
     assert all(not f.recent_calls for f in found if f.phone != called)
+
+
+async def test_a_call_is_decided_from_its_domain_value_and_counted(database):
+    who = new_tenant()
+    business_id = who.business_ids[0]
+    rules = Compliance(database, frozenset({PLATFORM}), compliance.Policy())
+    call = domain.CallToDecide(business_id=business_id, phone="+14155550185", actor="run", reference="touch-1",
+                               timezone="America/Los_Angeles", business_hours=(0, 23))
+    with acting_as(who):
+        for wrong, said in (({"business_hours": (9, 9)}, "business_hours"), ({"actor": "sms-bot"}, "actor"),
+                            ({"timezone": "Mars/Olympus"}, "timezone")):
+            with pytest.raises(ServiceError) as refused:
+                await rules.decide_call(replace(call, **wrong))
+            assert refused.value.code == "invalid_request" and said in refused.value.message
+        logged = await rules.decide_call(call)
+        [standing] = await rules.standings(business_id, ["+14155550185"])
+    assert (str(logged.business_id), logged.phone, logged.actor, logged.reference, logged.channel) == (
+        business_id, "+14155550185", "run", "touch-1", "call")
+    # An allowed call takes a slot under the frequency cap; a deferred one takes none.
+    assert len(standing.recent_calls) == (1 if logged.outcome == "allow" else 0), logged.outcome

@@ -4,6 +4,7 @@ from email.utils import format_datetime
 
 import pytest
 
+from core.errors import ServiceError
 from services.messaging import domain
 from services.messaging.domain import ConsentEvidence, sent_match
 
@@ -76,3 +77,12 @@ def test_a_text_of_unknown_outcome_is_found_among_the_providers_messages():
     assert sent_match(messages, "Hi", at, set())["sid"] == "SM2"
     assert sent_match(messages, "Hi", at, {"SM2"}) is None  # another text of ours; SM1 is from before the send
     assert sent_match([{"sid": "SM9", "body": "Hi", "date_created": "not a date"}], "Hi", at, set()) is None
+
+
+def test_a_businesss_calling_hours_are_whole_hours_in_order():
+    assert domain.calling_hours(None) is None
+    assert str(domain.calling_hours((9, 17))) == "09:00-17:00" and str(domain.calling_hours((0, 23))) == "00:00-23:00"
+    for wrong in ((17, 9), (9, 9), (-1, 5), (8, 24)):
+        with pytest.raises(ServiceError) as refused:
+            domain.calling_hours(wrong)
+        assert refused.value.code == "invalid_request" and "business_hours" in refused.value.message, wrong
