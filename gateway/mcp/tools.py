@@ -10,10 +10,8 @@ unknown tool is a JSON-RPC error; a missing scope is refused at the HTTP level, 
 """
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
-from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -21,16 +19,15 @@ import grpc
 import jsonschema
 import mcp_types as types
 
-from core.errors import ServiceError, not_found
+from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from gateway.convert import to_json
 from gateway.errors import insufficient_scope
-from gateway.mcp.businesses import agents_of, call_counts, reach_of
 from gateway.mcp.protocol import RpcError
 from gateway.routes import RequestContext, calls, rest_routes
 from gateway.routes.agents import list_agents
 from gateway.schemas import CALL_CREATE, CALL_STATUS, E164, UUID, resolved
-from switchboard.v1 import accounts_pb2, calls_pb2
+from switchboard.v1 import calls_pb2, sdr_pb2
 
 LIMIT = {"type": "integer", "minimum": 1, "maximum": 100}
 CALL_ID = {**UUID, "description": "the call's id"}
@@ -97,32 +94,12 @@ GUARDED = {CALL_VOLUME: route_scope("GET /api/v1/analytics/businesses"),
 
 async def _business_info(ctx: RequestContext, a: dict) -> dict:
     """Each business of the key (or the one asked for): details, agents with their numbers, and the GUARDED facts
-    whose scope the caller holds."""
-    reach = await reach_of(ctx)
-    if a.get("business_id") is not None:
-        reach = dataclasses.replace(reach, businesses=[b for b in reach.businesses if b.business_id == a["business_id"]])
-        if not reach.businesses:
-            raise not_found("business")
+    whose scope the caller holds (composed by the sdr service: services.sdr.analytics_service)."""
     withheld = [fields for fields, scope in GUARDED.items() if not ctx.principal.has_scope(scope)]
-    ask = ctx.rpc("accounts")
-    workspaces, agents, *counts = await asyncio.gather(
-        asyncio.gather(*(ask.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=b.business_id))
-                         for b in reach.businesses)),
-        agents_of(ctx), *(call_counts(ctx, reach, days=days, group_by=("business",))
-                          for days in (7, 30) if CALL_VOLUME not in withheld))
-    agent_count = Counter(agent.business_id for agent in agents)
-    numbers = defaultdict(list)
-    for agent in agents:
-        if agent.HasField("phone_number"):
-            numbers[agent.business_id].append(agent.phone_number)
-    last_7, last_30 = ({r.business_id: r.count for r in rows} for rows in counts) if counts else ({}, {})
+    reply = await ctx.rpc("sdr").GetBusinessInfo(sdr_pb2.BusinessInfoRequest(
+        business_id=a.get("business_id"), call_counts=CALL_VOLUME not in withheld))
     hidden = {name for fields in withheld for name in fields}
-    businesses = [
-        {"id": w.id, "name": w.name, "status": w.lifecycle_state, "subscription_status": w.subscription_status,
-         "timezone": w.timezone, "created_at": to_json(w)["created_at"], "agent_count": agent_count[w.id],
-         "phone_numbers": sorted(numbers[w.id]), "calls_last_7_days": last_7.get(w.id, 0),
-         "calls_last_30_days": last_30.get(w.id, 0)} for w in workspaces]
-    return {"businesses": [{k: v for k, v in b.items() if k not in hidden} for b in businesses],
+    return {"businesses": [{k: v for k, v in to_json(b).items() if k not in hidden} for b in reply.businesses],
             "withheld": [{"scope": GUARDED[fields], "fields": list(fields)} for fields in withheld]}
 
 
@@ -174,10 +151,8 @@ TOOLS = {t.name: t for t in (
          "CallCreated", _make_call),
 )}
 # The RPCs the tools call (as the REST routes they share handlers with do), for the route table's contract.
-RPCS = ("switchboard.v1.Agents/ListAgents", "switchboard.v1.Accounts/BusinessZones",
-        "switchboard.v1.Accounts/GetWorkspace", "switchboard.v1.Agents/AgentDirectory",
-        "switchboard.v1.Calls/AggregateCalls", "switchboard.v1.Calls/ListCalls", "switchboard.v1.Calls/GetCall",
-        "switchboard.v1.Calls/GetTranscript", "switchboard.v1.Calls/CreateCall")
+RPCS = ("switchboard.v1.Agents/ListAgents", "switchboard.v1.Sdr/GetBusinessInfo", "switchboard.v1.Calls/ListCalls",
+        "switchboard.v1.Calls/GetCall", "switchboard.v1.Calls/GetTranscript", "switchboard.v1.Calls/CreateCall")
 _VALIDATORS = {name: jsonschema.Draft202012Validator(t.input_schema, format_checker=jsonschema.FormatChecker())
                for name, t in TOOLS.items()}
 

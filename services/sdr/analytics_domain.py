@@ -15,8 +15,8 @@ The rules a reader of a report can rely on:
 """
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 DAYS = (30, 90)  # SPEC: a period's `days`, default 30, max 90
 BUCKETS = ("day", "week")  # a calls timeline's, the first the default
 TOP = 5  # agents in top_by_calls and top_agents; leads in dashboard.recent
+# The connector's get_business_info: each call count it shows and the local days it counts, today included.
+INFO_WINDOWS = {"calls_last_7_days": 7, "calls_last_30_days": 30}
 
 
 def check_bucket(group_by: str) -> str:
@@ -147,3 +149,19 @@ def week_period(zones: list[str], now: datetime | None = None) -> dict[str, Any]
     last = monday - timedelta(weeks=1)
     return {"this_week": {"start": monday.isoformat(), "end": (monday + timedelta(days=6)).isoformat()},
             "last_week": {"start": last.isoformat(), "end": (last + timedelta(days=6)).isoformat()}}
+
+
+def business_info(workspaces: Sequence[dict[str, Any]], agents: Iterable[tuple[str, str | None]],
+                  counted: dict[str, Sequence[AggregateRow]]) -> list[dict[str, Any]]:
+    """Each workspace (its fields as given, `id` among them) with its agents counted (each agent a (business, number
+    or None) pair), their numbers sorted, and its calls in each window of INFO_WINDOWS: `counted` holds a window's
+    rows grouped by business under its field; a window not counted shows 0."""
+    agent_count: Counter[str] = Counter()
+    numbers: dict[str, list[str]] = defaultdict(list)
+    for business_id, number in agents:
+        agent_count[business_id] += 1
+        if number is not None:
+            numbers[business_id].append(number)
+    calls = {field: {r.business_id: r.count for r in rows} for field, rows in counted.items()}
+    return [{**w, "agent_count": agent_count[w["id"]], "phone_numbers": sorted(numbers[w["id"]]),
+             **{field: calls.get(field, {}).get(w["id"], 0) for field in INFO_WINDOWS}} for w in workspaces]

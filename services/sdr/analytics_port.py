@@ -1,13 +1,15 @@
-"""What the analytics reports need of other services, as a port: the caller's businesses with their time zones
-(accounts), their agents (agents) and their calls counted (calls). `GrpcAnalyticsSources` is the adapter over those
-services' RPCs; a test gives the reports (services.sdr.analytics_service) an in-memory one instead, so composing a
-report needs none of them."""
+"""What the analytics reports and the connector's business info need of other services, as a port: the caller's
+businesses with their time zones and their workspaces' details (accounts), their agents (agents) and their calls
+counted (calls). `GrpcAnalyticsSources` is the adapter over those services' RPCs; a test gives the reports
+(services.sdr.analytics_service) an in-memory one instead, so composing a report needs none of them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Protocol
 
 from core import aggregates
+from core.messages import optional
 from core.rpc import Client
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2
 
@@ -23,6 +25,20 @@ class Business:
 class Agent:
     id: str
     name: str
+    business_id: str
+    phone_number: str | None  # its first number; None without one
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A business's workspace as the connector's business info shows it."""
+
+    id: str
+    name: str
+    status: str  # its lifecycle state
+    subscription_status: str
+    timezone: str
+    created_at: datetime
 
 
 class AnalyticsSources(Protocol):
@@ -38,9 +54,16 @@ class AnalyticsSources(Protocol):
     async def agent(self, agent_id: str) -> Agent | None:
         """One of the caller's agents; None when it is not one of theirs."""
 
+    async def workspace(self, business_id: str) -> Workspace:
+        """One of the caller's businesses' workspace."""
+
     async def call_counts(self, query: aggregates.Query, agent_id: str | None = None) -> list[common_pb2.AggregateRow]:
         """The calls of the query's businesses in its window (of one agent when named), counted per group
         (core.aggregates): how many, how many completed, their duration."""
+
+
+def _agent(a: agents_pb2.AgentSummary) -> Agent:
+    return Agent(a.id, a.name, a.business_id, optional(a, "phone_number"))
 
 
 class GrpcAnalyticsSources:
@@ -55,11 +78,16 @@ class GrpcAnalyticsSources:
 
     async def agents(self) -> list[Agent]:
         reply = await self._agents.AgentDirectory(agents_pb2.AgentDirectoryRequest())
-        return [Agent(a.id, a.name) for a in reply.agents]
+        return [_agent(a) for a in reply.agents]
 
     async def agent(self, agent_id: str) -> Agent | None:
         reply = await self._agents.LookupAgents(agents_pb2.LookupAgentsRequest(ids=[agent_id]))
-        return next((Agent(a.id, a.name) for a in reply.agents), None)
+        return next((_agent(a) for a in reply.agents), None)
+
+    async def workspace(self, business_id: str) -> Workspace:
+        w = await self._accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        return Workspace(w.id, w.name, w.lifecycle_state, w.subscription_status, w.timezone,
+                         w.created_at.ToDatetime(tzinfo=UTC))
 
     async def call_counts(self, query: aggregates.Query, agent_id: str | None = None) -> list[common_pb2.AggregateRow]:
         return list((await self._calls.AggregateCalls(aggregates.request_of(query, agent_id))).rows)

@@ -1,4 +1,5 @@
-"""Analytics use cases: the six reports over the caller's businesses (a key bound to one business: that one).
+"""Analytics use cases: the six reports over the caller's businesses (a key bound to one business: that one), and
+what the assistant connector's get_business_info shows of them.
 
 The businesses with their time zones, their agents and their calls counted come from the other services through
 the port (services.sdr.analytics_port), each asked as the caller and in parallel where one does not need another's
@@ -8,6 +9,7 @@ services.sdr.analytics_domain; a report comes back as the spec's shape, a dict t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -168,6 +170,24 @@ class Reports:
                             "calls": {k: c[k] for k in ("total", "completed", "avg_duration_seconds")},
                             "leads": rules.lead_figures(_one(leads_of.get(b.business_id)))})
         return {"period": rules.period(reach.zones, days, reach.now), "businesses": entries}
+
+    async def business_info(self, business_id: str | None, call_counts: bool) -> dict:
+        """Each of the caller's businesses, or only `business_id` (not_found when it is not one of theirs): its
+        workspace's details, its agents counted with their numbers and, when `call_counts`, its calls of each window
+        of INFO_WINDOWS (else zeros, nothing counted)."""
+        reach = await self._reach()
+        if business_id is not None:
+            reach = dataclasses.replace(reach, businesses=[b for b in reach.businesses if b.business_id == business_id])
+            if not reach.businesses:
+                raise not_found("business")
+        windows = list(rules.INFO_WINDOWS.items()) if call_counts else []
+        workspaces, agents, *counts = await asyncio.gather(
+            asyncio.gather(*(self.sources.workspace(b.business_id) for b in reach.businesses)),
+            self.sources.agents(),
+            *(self.sources.call_counts(reach.query(days=days, group_by=("business",))) for _, days in windows))
+        return {"businesses": rules.business_info(
+            [dataclasses.asdict(w) for w in workspaces], [(a.business_id, a.phone_number) for a in agents],
+            {field: rows for (field, _), rows in zip(windows, counts, strict=True)})}
 
     # -- steps -----------------------------------------------------------------------------
 

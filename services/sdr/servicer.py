@@ -127,6 +127,10 @@ class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
     async def GetBusinessesReport(self, request, context):
         return sdr_pb2.BusinessesReport(**await self.reports.businesses(request.days))
 
+    async def GetBusinessInfo(self, request, context):
+        return sdr_pb2.BusinessInfo(**await self.reports.business_info(optional(request, "business_id"),
+                                                                       request.call_counts))
+
 
 def build(runtime: Runtime) -> SdrServicer:
     clients = {name: runtime.client(name) for name in ("agents", "accounts", "messaging", "calls")}

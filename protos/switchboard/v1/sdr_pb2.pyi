@@ -1183,3 +1183,41 @@ class BusinessesReport(_message.Message):
     period: ReportPeriod
     businesses: _containers.RepeatedCompositeFieldContainer[BusinessFigures]
     def __init__(self, period: _Optional[_Union[ReportPeriod, _Mapping]] = ..., businesses: _Optional[_Iterable[_Union[BusinessFigures, _Mapping]]] = ...) -> None: ...
+
+class BusinessInfoRequest(_message.Message):
+    __slots__ = ("business_id", "call_counts")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    call_counts: bool
+    def __init__(self, business_id: _Optional[str] = ..., call_counts: _Optional[bool] = ...) -> None: ...
+
+class BusinessFacts(_message.Message):
+    __slots__ = ("id", "name", "status", "subscription_status", "timezone", "created_at", "agent_count", "phone_numbers", "calls_last_7_days", "calls_last_30_days")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SUBSCRIPTION_STATUS_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    AGENT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    CALLS_LAST_7_DAYS_FIELD_NUMBER: _ClassVar[int]
+    CALLS_LAST_30_DAYS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    status: str
+    subscription_status: str
+    timezone: str
+    created_at: _timestamp_pb2.Timestamp
+    agent_count: int
+    phone_numbers: _containers.RepeatedScalarFieldContainer[str]
+    calls_last_7_days: int
+    calls_last_30_days: int
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., subscription_status: _Optional[str] = ..., timezone: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., agent_count: _Optional[int] = ..., phone_numbers: _Optional[_Iterable[str]] = ..., calls_last_7_days: _Optional[int] = ..., calls_last_30_days: _Optional[int] = ...) -> None: ...
+
+class BusinessInfo(_message.Message):
+    __slots__ = ("businesses",)
+    BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    businesses: _containers.RepeatedCompositeFieldContainer[BusinessFacts]
+    def __init__(self, businesses: _Optional[_Iterable[_Union[BusinessFacts, _Mapping]]] = ...) -> None: ...

@@ -182,6 +182,11 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReportRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReport.FromString,
                 _registered_method=True)
+        self.GetBusinessInfo = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetBusinessInfo',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -401,6 +406,16 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetBusinessInfo(self, request, context):
+        """What the assistant connector's get_business_info answers (services.sdr.analytics_service): each of the caller's
+        businesses (a key bound to one business: that one), or only business_id, with its workspace's details, its
+        agents counted with their numbers and, when call_counts, its calls of the last 7 and 30 local days. Fails
+        NOT_FOUND (not_found) for a business_id that is not one of the caller's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -548,6 +563,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.GetBusinessesReport,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReportRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessesReport.SerializeToString,
+            ),
+            'GetBusinessInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBusinessInfo,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1336,6 +1356,33 @@ class Sdr:
             '/switchboard.v1.Sdr/GetBusinessesReport',
             switchboard_dot_v1_dot_sdr__pb2.BusinessesReportRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.BusinessesReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBusinessInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetBusinessInfo',
+            switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.FromString,
             options,
             channel_credentials,
             insecure,
