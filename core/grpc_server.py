@@ -95,6 +95,13 @@ class Runtime:
         self.on_stop.append(channel.close)
         return client
 
+    def channel(self, service: str) -> grpc.aio.Channel:
+        """A channel to a registered service (this one too), closed at shutdown: for what no service's stub calls,
+        such as the standard health check (core.rpc.readiness)."""
+        channel = rpc.channel(self.settings.addresses[service])
+        self.on_stop.append(channel.close)
+        return channel
+
 
 LIVENESS = "liveness"
 

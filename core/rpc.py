@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from core import registry, telemetry, tenant
 from core.errors import ServiceError
@@ -36,6 +37,17 @@ CHANNEL_OPTIONS = (
 def channel(address: str) -> grpc.aio.Channel:
     """A channel to another of our services."""
     return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+async def readiness(channel: grpc.aio.Channel, timeout: float = 3.0) -> str:
+    """A service's readiness as its standard gRPC health check answers (service "": it serves and reaches its
+    database and NATS): ok, not_serving, or unreachable."""
+    stub: Any = health_pb2_grpc.HealthStub(channel)  # its type stubs declare no methods
+    try:
+        reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+    except Exception:  # noqa: BLE001 - unreachable is a status, not an error
+        return "unreachable"
+    return "ok" if reply.status == health_pb2.HealthCheckResponse.SERVING else "not_serving"
 
 
 async def unless_not_found(call: Awaitable[T]) -> T | None:

@@ -1,18 +1,19 @@
 """Accounts area: signup, API keys (dashboard session), workspaces, discovery, usage, balance."""
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 
+import grpc
 from aiohttp import web
 
+from core import registry
 from core.messages import struct
 from core.scopes import ALL_SCOPES
 from core.settings import SIGNUP_LIMIT_PER_HOUR
 from gateway.clientip import client_ip
 from gateway.context import ROUTE_TABLE
 from gateway.convert import to_json
-from gateway.readiness import PROVIDERS, check_ready
+from gateway.readiness import nats_status
 from gateway.routes import KEY, PUBLIC, SESSION, SESSION_WRITE_HEADERS, Creates, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import (
@@ -28,7 +29,8 @@ from gateway.schemas import (
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
 from services.accounts import payments_domain as payments
-from switchboard.v1 import accounts_pb2, common_pb2
+from services.sdr.health_port import GET_HEALTH_SECONDS
+from switchboard.v1 import accounts_pb2, common_pb2, sdr_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
 X402_PAYMENT_HEADER = {"type": "string", "maxLength": 8000, "pattern": "^[A-Za-z0-9+/]+={0,2}$",
@@ -210,13 +212,27 @@ async def capabilities(ctx: RequestContext):
     }
 
 
+# What /api/v1/health says while the sdr service, which asks every other service, cannot be asked itself.
+SDR_UNREACHABLE = sdr_pb2.PlatformHealth(
+    services={s.name: "unreachable" if s.name == "sdr" else "unknown" for s in registry.SERVICES},
+    providers=sdr_pb2.ProviderStatuses(voice="unknown", messaging="unknown", payments="unknown"))
+
+
 async def health(ctx: RequestContext):
-    report, providers = await asyncio.gather(check_ready(ctx.deps), PROVIDERS.statuses(ctx.deps))
+    """The sdr service's report of the services and providers (one RPC) beside this replica's own queue; never an
+    error: an sdr service that does not answer is part of the report."""
+    try:
+        reply = await ctx.rpc("sdr").GetHealth(sdr_pb2.GetHealthRequest(), timeout=GET_HEALTH_SECONDS)
+    except grpc.aio.AioRpcError:
+        reply = SDR_UNREACHABLE
+    queue = nats_status(ctx.deps)
+    services = {s.name: reply.services.get(s.name, "unknown") for s in registry.SERVICES}
+    providers = to_json(reply.providers)
     return {
-        "status": "ok" if report["ready"] and set(providers.values()) == {"ok"} else "degraded",
+        "status": "ok" if {queue, *services.values(), *providers.values()} == {"ok"} else "degraded",
         "api": "ok",
-        "queue": report["nats"],
-        "services": report["services"],
+        "queue": queue,
+        "services": services,
         "providers": providers,
         "checked_at": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
     }
@@ -368,14 +384,15 @@ ROUTES = [
     Route("GET", f"{V1}/capabilities", capabilities, "Workspaces, scopes and endpoints available to this key",
           "discovery", response="Capabilities", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListWorkspaces",)),
     Route("GET", f"{V1}/health", health, "API, queue and provider status", "discovery", response="Health",
-          errors=("unauthorized",), rpcs=("grpc.health.v1.Health/Check", "switchboard.v1.Agents/CheckVoiceProvider",
-                                          "switchboard.v1.Messaging/CheckProvider",
-                                          f"{ACCOUNTS}/CheckPaymentsProvider"),
-          description="status is ok when every service is ready and the voice, messaging and payments providers "
-          "answer (the providers' part is at most 10 seconds old: each gateway replica asks them at most that "
-          "often); providers.voice, providers.messaging and providers.payments (the card checkout and the x402 "
+          errors=("unauthorized",), rpcs=("switchboard.v1.Sdr/GetHealth",),
+          description="status is ok when the queue and every service are ready and the voice, messaging and "
+          "payments providers answer (the providers' part is at most 10 seconds old: the sdr service, which "
+          "gathers the services' and providers' status, asks the providers at most that often); "
+          "providers.voice, providers.messaging and providers.payments (the card checkout and the x402 "
           "facilitator: the worse of the two) are each ok, unreachable, rejected_credentials, refused, or "
-          "unknown while the service that checks it (agents, messaging, accounts) is down."),
+          "unknown while the service that checks it (agents, messaging, accounts) is down. While the sdr service "
+          "itself cannot be reached the answer is still 200: services.sdr is unreachable, the other services and "
+          "the providers unknown, status degraded."),
     Route("GET", f"{V1}/usage", usage, "Usage log of the key's account, newest first", "account",
           query=page_query(100, 500, start={"type": "string", "format": "date-time"},
                             end={"type": "string", "format": "date-time"}),

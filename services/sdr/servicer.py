@@ -1,7 +1,9 @@
-"""Sdr gRPC servicer: requests into the lead use cases (services.sdr.service) and the analytics reports
-(services.sdr.analytics_service), rows and reports into replies."""
+"""Sdr gRPC servicer: requests into the lead use cases (services.sdr.service), the analytics reports
+(services.sdr.analytics_service) and the platform's health (services.sdr.health_service), rows and reports into
+replies."""
 from __future__ import annotations
 
+from core import registry
 from core.compliance.decision import Policy
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
@@ -9,6 +11,8 @@ from core.pagination import Page, opt_datetime
 from services.sdr import calls_consumer, domain, held_businesses, sms_consumer
 from services.sdr.analytics_port import GrpcAnalyticsSources
 from services.sdr.analytics_service import Reports
+from services.sdr.health_port import GrpcHealthSources
+from services.sdr.health_service import Health
 from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_servicer import PipelineServicer
 from services.sdr.ports import grpc_neighbours
@@ -61,8 +65,8 @@ def _given(fields: sdr_pb2.LeadFields) -> dict[str, str]:
 
 
 class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
-    def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts, reports: Reports):
-        self.leads, self.runs, self.reports = leads, runs, reports
+    def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts, reports: Reports, health: Health):
+        self.leads, self.runs, self.reports, self.health = leads, runs, reports, health
         self.pipeline, self.actions, self.runner, self.scheduled = parts.pipeline, parts.actions, parts.run, \
             parts.runner
 
@@ -131,6 +135,9 @@ class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
         return sdr_pb2.BusinessInfo(**await self.reports.business_info(optional(request, "business_id"),
                                                                        request.call_counts))
 
+    async def GetHealth(self, request, context):
+        return sdr_pb2.PlatformHealth(**await self.health.report())
+
 
 def build(runtime: Runtime) -> SdrServicer:
     clients = {name: runtime.client(name) for name in ("agents", "accounts", "messaging", "calls")}
@@ -147,4 +154,7 @@ def build(runtime: Runtime) -> SdrServicer:
                     filter_subject=held_businesses.SUBJECT)
     runs = Runs(runtime.db, others, Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
     reports = Reports(GrpcAnalyticsSources(clients["accounts"], clients["agents"], clients["calls"]), leads)
-    return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports)
+    names = tuple(s.name for s in registry.SERVICES)
+    health = Health(GrpcHealthSources({name: runtime.channel(name) for name in names}, clients["agents"],
+                                      clients["messaging"], clients["accounts"]), names)
+    return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports, health)

@@ -310,12 +310,3 @@ async def test_scopes_and_another_account(api, account, other_key):
     assert status == 403
     agent = await read_agent(api, account, aid)
     assert agent["name"] == "Front desk" and agent["version"] == 1
-
-
-async def test_health_reports_the_voice_provider(api, account, voice, replica):
-    status, health, _ = await api.request("GET", "/api/v1/health", key=account["read_key"])
-    assert health["providers"]["voice"] == "ok" and health["status"] == "ok"
-    await voice.fail_next("GET", "/assistant", 503, times=4)
-    # A replica that has not asked the providers yet (each asks at most every 10 seconds).
-    status, health, _ = await replica().request("GET", "/api/v1/health", key=account["read_key"])
-    assert status == 200 and health["providers"]["voice"] == "unreachable" and health["status"] == "degraded"

@@ -1,8 +1,11 @@
 """The edge against the running stack (security review, issue 36): per-address limits of what anyone may call, the
-OpenAPI document built once per process, the providers' status cached per replica, and OAuth errors of a client
-the user has not approved shown on our own page instead of sent to the client."""
+OpenAPI document built once per process, the health (the sdr service's report, the providers' status cached per sdr
+process) even while the sdr service is stopped, and OAuth errors of a client the user has not approved shown on our
+own page instead of sent to the client."""
+import asyncio
 import uuid
 
+from deploy.local.servers import wait_for_port
 from tests.api import Api
 from tests.connector import CALLBACK, authorization, consent, pkce, query_of, register
 
@@ -51,15 +54,39 @@ async def test_the_openapi_document_is_the_same_bytes_with_an_etag(api):
     assert (await get(**{"If-None-Match": '"stale"'}))[0] == 200
 
 
-async def test_health_asks_the_providers_at_most_every_ten_seconds(replica, account, voice):
-    fresh = replica()  # nothing cached yet
-    await voice.fail_next("GET", "/assistant", 503, times=4)
-    status, health, _ = await fresh.request("GET", "/api/v1/health", key=account["read_key"])
-    assert status == 200 and health["providers"]["voice"] == "unreachable" and health["status"] == "degraded"
-    await voice.clear_faults()
-    # The provider is back, but this replica asked it a moment ago: the same answer, no call to any provider.
-    status, health, _ = await fresh.request("GET", "/api/v1/health", key=account["read_key"])
-    assert status == 200 and health["providers"]["voice"] == "unreachable"
+async def _restart_sdr(stack) -> None:
+    """The sdr service started anew (the providers not asked yet in that process) and the stack ready again."""
+    def restart():
+        stack.restart_process("sdr")
+        sdr = stack.process("sdr")
+        wait_for_port(sdr.port, 30, sdr.proc, "sdr", sdr.log)
+        stack.wait_ready(30)
+    await asyncio.to_thread(restart)
+
+
+async def test_health_is_the_sdr_services_report_and_answers_while_it_is_stopped(stack, api, replica, account, voice):
+    key = account["read_key"]
+    try:
+        await asyncio.to_thread(stack.stop_process, stack.process("sdr"))
+        status, health, _ = await api.request("GET", "/api/v1/health", key=key)
+        assert status == 200 and (health["status"], health["api"], health["queue"]) == ("degraded", "ok", "ok"), health
+        assert health["services"] == {"accounts": "unknown", "agents": "unknown", "calls": "unknown",
+                                      "evals": "unknown", "messaging": "unknown", "sdr": "unreachable",
+                                      "webhooks": "unknown"}
+        assert health["providers"] == {"voice": "unknown", "messaging": "unknown", "payments": "unknown"}
+        await voice.fail_next("GET", "/assistant", 503, times=4)
+        await _restart_sdr(stack)
+        status, health, _ = await api.request("GET", "/api/v1/health", key=key)
+        assert status == 200 and health["providers"]["voice"] == "unreachable" and health["status"] == "degraded"
+        assert set(health["services"].values()) == {"ok"}, health
+        await voice.clear_faults()
+        # The provider is back, but the sdr service asked it a moment ago (it asks at most every 10 seconds): the
+        # same answer, and no call to any provider, whichever gateway replica asks.
+        for gateway in (api, replica()):
+            status, health, _ = await gateway.request("GET", "/api/v1/health", key=key)
+            assert status == 200 and health["providers"]["voice"] == "unreachable"
+    finally:
+        await _restart_sdr(stack)  # running, and without the answer cached above, for the tests that follow
 
 
 async def test_errors_of_a_client_the_user_has_not_approved_stay_on_our_page(api, account):

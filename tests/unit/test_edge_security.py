@@ -1,6 +1,6 @@
 """The gateway's edge (security review, issue 36): trusted proxies as CIDR ranges and the refusal to start without
-them, the per-address limits of the public routes, the OpenAPI document built once, the providers' status cached."""
-import asyncio
+them, the per-address limits of the public routes, the OpenAPI document built once (the providers' status cached:
+tests/unit/test_platform_health.py)."""
 import json
 import os
 import subprocess
@@ -20,7 +20,6 @@ from gateway.app import build_app
 from gateway.clientip import client_ip
 from gateway.publiclimits import AddressLimits, limited_per_address
 from gateway.ratelimit import TokenBuckets
-from gateway.readiness import CachedProviders
 from gateway.routes import all_routes
 from tests.unit.fakes import FakeClock, FakeRequest
 
@@ -149,34 +148,3 @@ def test_the_openapi_document_is_built_once_per_process(monkeypatch):
     assert json.loads(first.body)["servers"] == [{"url": "https://a.example"}]
     assert first.etag.startswith('"') and len(first.etag) == 34
 
-
-async def test_the_providers_are_asked_at_most_once_per_ttl():
-    clock, calls = FakeClock(), []
-
-    async def check(deps):
-        calls.append(deps)
-        await asyncio.sleep(0.01)
-        return {"voice": f"ok-{len(calls)}"}
-
-    cached = CachedProviders(check, ttl=10.0, clock=clock)
-    together = await asyncio.gather(*(cached.statuses("deps") for _ in range(5)))
-    assert together == [{"voice": "ok-1"}] * 5 and len(calls) == 1  # callers during a check share it
-    clock.now += 9.9
-    assert await cached.statuses("deps") == {"voice": "ok-1"} and len(calls) == 1
-    clock.now += 0.1
-    assert await cached.statuses("deps") == {"voice": "ok-2"} and len(calls) == 2
-
-
-async def test_a_failed_provider_check_is_not_kept():
-    outcomes = [RuntimeError("boom"), {"voice": "ok"}]
-
-    async def check(deps):
-        outcome = outcomes.pop(0)
-        if isinstance(outcome, Exception):
-            raise outcome
-        return outcome
-
-    cached = CachedProviders(check, ttl=10.0, clock=FakeClock())
-    with pytest.raises(RuntimeError):
-        await cached.statuses(None)
-    assert await cached.statuses(None) == {"voice": "ok"}

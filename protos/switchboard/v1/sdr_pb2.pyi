@@ -1221,3 +1221,32 @@ class BusinessInfo(_message.Message):
     BUSINESSES_FIELD_NUMBER: _ClassVar[int]
     businesses: _containers.RepeatedCompositeFieldContainer[BusinessFacts]
     def __init__(self, businesses: _Optional[_Iterable[_Union[BusinessFacts, _Mapping]]] = ...) -> None: ...
+
+class GetHealthRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ProviderStatuses(_message.Message):
+    __slots__ = ("voice", "messaging", "payments")
+    VOICE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGING_FIELD_NUMBER: _ClassVar[int]
+    PAYMENTS_FIELD_NUMBER: _ClassVar[int]
+    voice: str
+    messaging: str
+    payments: str
+    def __init__(self, voice: _Optional[str] = ..., messaging: _Optional[str] = ..., payments: _Optional[str] = ...) -> None: ...
+
+class PlatformHealth(_message.Message):
+    __slots__ = ("services", "providers")
+    class ServicesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    SERVICES_FIELD_NUMBER: _ClassVar[int]
+    PROVIDERS_FIELD_NUMBER: _ClassVar[int]
+    services: _containers.ScalarMap[str, str]
+    providers: ProviderStatuses
+    def __init__(self, services: _Optional[_Mapping[str, str]] = ..., providers: _Optional[_Union[ProviderStatuses, _Mapping]] = ...) -> None: ...

@@ -187,6 +187,11 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.FromString,
                 _registered_method=True)
+        self.GetHealth = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetHealth',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetHealthRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PlatformHealth.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -416,6 +421,17 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetHealth(self, request, context):
+        """The platform's health (services.sdr.health_service), what GET /api/v1/health shows beside the gateway's own
+        queue: every registered service's readiness as its standard gRPC health check answers it, and the voice,
+        messaging and payments providers' status as the service that uses each (agents, messaging, accounts) reports
+        it. The providers' part is at most 10 s old: each sdr process asks them at most that often, callers during a
+        check sharing it. Answers within GET_HEALTH_SECONDS (services.sdr.health_port).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -568,6 +584,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.GetBusinessInfo,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.SerializeToString,
+            ),
+            'GetHealth': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHealth,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetHealthRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.PlatformHealth.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1383,6 +1404,33 @@ class Sdr:
             '/switchboard.v1.Sdr/GetBusinessInfo',
             switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHealth(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetHealth',
+            switchboard_dot_v1_dot_sdr__pb2.GetHealthRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.PlatformHealth.FromString,
             options,
             channel_credentials,
             insecure,
