@@ -185,13 +185,12 @@ class Texts:
         lead_id = callee.lead_id
         try:
             async with self.db.transaction() as conn:
-                thread = await store.thread(conn, business_id, sender, text.to, agent_id=text.agent_id,
-                                            lead_id=lead_id, now=now)
-                row = await store.add_message(
-                    conn, thread, id=new_id(), business_id=business_id, direction="outbound", from_number=sender,
-                    to_number=text.to, body=text.body, status=domain.PENDING, agent_id=text.agent_id,
-                    lead_id=lead_id or thread.lead_id, idempotency_key=text.idempotency_key,
-                    external_ref=text.external_ref, touch_id=text.touch_id, created_at=now, updated_at=now)
+                row = await store.add_to_thread(
+                    conn, business_number=sender, contact_number=text.to, id=new_id(), business_id=business_id,
+                    direction="outbound", from_number=sender, to_number=text.to, body=text.body,
+                    status=domain.PENDING, agent_id=text.agent_id, lead_id=lead_id,
+                    idempotency_key=text.idempotency_key, external_ref=text.external_ref, touch_id=text.touch_id,
+                    created_at=now, updated_at=now)
                 if row is None:
                     raise _KeyTaken  # rolls back even the thread: the winner's message is on its own
                 await self.compliance.log(conn, business_id, SMS, callee, decided, text.actor,
