@@ -26,7 +26,7 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, PubAck, RetentionPolicy, StreamConfig
 from nats.js.errors import NotFoundError
 
-from core import events, telemetry
+from core import costs, events, telemetry
 from core.background import Background
 from core.ids import is_uuid
 
@@ -164,6 +164,7 @@ class EventBus:
         js = self.js  # set before the connection is
         if js is None or not self.is_connected:
             raise ConnectionError("not connected to NATS")
+        costs.count(costs.PUBLISH, subject)
         try:
             await self.ensure_stream(PROVIDER_STREAM)
             await js.publish(subject, body, stream=PROVIDER_STREAM, timeout=self.publish_timeout,
@@ -183,6 +184,7 @@ class EventBus:
         acks: list[asyncio.Future[PubAck]] = []
         try:
             for m in messages:
+                costs.count(costs.PUBLISH, m.event_type)
                 acks.append(await js.publish_async(subject_for(m.event_type), m.body, wait_stall=self.publish_timeout,
                                                    headers={**m.headers, "Nats-Msg-Id": m.event_id}))
         except Exception as exc:  # noqa: BLE001 - disconnected or stalled: wait for what went out

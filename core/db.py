@@ -12,6 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
+from core import costs
+
 
 def async_url(database_url: str) -> str:
     """`postgresql://...` as given by users, with the asyncpg driver SQLAlchemy needs."""
@@ -25,13 +27,16 @@ def raw_url(database_url: str | URL) -> str:
 
 
 def create_engine(database_url: str, *, pool_size: int = 10, application_name: str = "switchboard") -> AsyncEngine:
-    return create_async_engine(
+    engine = create_async_engine(
         async_url(database_url),
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=False,
         connect_args={"server_settings": {"application_name": application_name}},
     )
+    if costs.enabled:
+        costs.instrument_engine(engine)
+    return engine
 
 
 async def lock_until_commit(conn: AsyncConnection, namespace: str, key: str) -> None:
@@ -45,6 +50,8 @@ async def lock_until_commit(conn: AsyncConnection, namespace: str, key: str) -> 
 async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
     await conn.set_type_codec("json", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+    if costs.enabled:
+        costs.instrument_connection(conn)
 
 
 async def create_pool(database_url: str, *, size: int = 10, application_name: str = "switchboard") -> asyncpg.Pool:

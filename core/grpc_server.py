@@ -31,7 +31,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import logs, registry, rpc, telemetry, uow
+from core import costs, logs, registry, rpc, telemetry, uow
 from core import settings as settings_module
 from core.background import Background
 from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
@@ -40,6 +40,7 @@ from core.interceptors import intercept
 from core.outbox import OutboxRelay
 from core.settings import Settings
 from core.uow import Database
+from switchboard.v1 import costs_pb2, costs_pb2_grpc
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,13 @@ class Runtime:
 LIVENESS = "liveness"
 
 
+class CostsServicer(costs_pb2_grpc.CostsServicer):
+    """What tagged requests cost in this process (core.costs); served only where counting is on."""
+
+    async def TakeCosts(self, request: costs_pb2.TakeCostsRequest, context: object) -> costs_pb2.TakeCostsReply:
+        return costs_pb2.TakeCostsReply(counts=costs.take(request.tag))
+
+
 class ProbingHealth(HealthServicer):
     """Standard health service. Checking the "" service (readiness) also verifies that the database
     and NATS are reachable; checking "liveness" only says the process serves (a database outage
@@ -141,6 +149,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
                 outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
     uow.configure_guard(strict=settings.environment != "production")
+    if settings.count_costs:
+        costs.enable()
     engine = create_engine(settings.database_url.reveal(), application_name=name)
     pool = await create_pool(settings.database_url.reveal(), application_name=name)
     bus = EventBus(settings.nats_url, name)
@@ -159,6 +169,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
         service_names.append(descriptor.full_name)
     health = ProbingHealth(runtime)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    if settings.count_costs:
+        costs_pb2_grpc.add_CostsServicer_to_server(CostsServicer(), server)  # type: ignore[no-untyped-call]
     if settings.environment == "local":
         reflection.enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
                                              reflection.SERVICE_NAME], server)

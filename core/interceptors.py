@@ -23,7 +23,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from opentelemetry.trace import Span
 
-from core import telemetry, tenant
+from core import costs, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import internal_status, to_status
 
@@ -64,7 +64,8 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
         metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
         tenant_token = tenant.set_current(tenant.Tenant.from_metadata(metadata))
         try:
-            with telemetry.continue_trace(tracer, method, metadata) as span:
+            with telemetry.continue_trace(tracer, method, metadata) as span, \
+                    costs.tagged(metadata.get(costs.METADATA_KEY)):
                 return await _run(behavior, request, context, method, span)
         finally:
             tenant.reset_current(tenant_token)

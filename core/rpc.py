@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from core import registry, telemetry, tenant
+from core import costs, registry, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 
@@ -94,6 +94,9 @@ class Client:
             carrier = telemetry.inject({})
             if carrier:
                 metadata = (*metadata, *carrier.items())
+            if costs.enabled:
+                costs.count(costs.RPC, name)
+                metadata = (*metadata, *costs.metadata())
             try:
                 return await method(request, metadata=metadata, timeout=timeout or default_timeout)
             except grpc.aio.AioRpcError as exc:

@@ -123,6 +123,8 @@ class Settings(BaseSettings):
     grpc_timeout_seconds: PositiveFloat = Field(10.0, alias="GRPC_TIMEOUT_SECONDS")
     # local: the embedded stack (`make run`, the tests); production: every deployment, staging included.
     environment: Literal["local", "production"] = Field("production", alias="SWITCHBOARD_ENV")
+    # Count what each request tagged with X-Cost-Tag costs (core.costs); the test stack turns it on.
+    count_costs: bool = Field(False, alias="SWITCHBOARD_COUNT_COSTS")
     # The voice-AI provider (its public REST API; the local stack points it at the simulator).
     voice_api_url: Url = Field("https://api.vapi.ai", alias="VOICE_API_URL")
     voice_api_key: Secret = Field(Secret(""), alias="VOICE_API_KEY")

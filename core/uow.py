@@ -3,7 +3,7 @@
 `Database.transaction()` opens one transaction and yields its connection, on which the service's store
 functions run and `core.outbox.add_event` records events; it commits when the block ends (rolls back when it
 raises) and, when the committed work added events, wakes the outbox relay by itself. `Database.read()` is the
-same for reads (a connection whose implicit transaction is rolled back at the end).
+same for reads (a connection in autocommit: one round trip per statement, no BEGIN/ROLLBACK around them).
 
 While either is open, a pooled connection is held, so nothing may wait on an external provider: the providers'
 clients call `forbid_provider_call()` before each request, which raises `ProviderCallInTransaction` (in
@@ -18,6 +18,8 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from core import costs
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,7 @@ def open_unit() -> str | None:
 
 def forbid_provider_call(what: str) -> None:
     """Called by every provider client before it sends a request (`what` names it)."""
+    costs.count(costs.PROVIDER, what)
     held = open_unit()
     if held is None:
         return
@@ -88,6 +91,9 @@ class Database:
     def __init__(self, engine: AsyncEngine, wake: Callable[[], None] | None = None):
         self.engine = engine
         self._wake = wake
+        # Reads run in autocommit: each statement is its own snapshot, as it is in a READ COMMITTED transaction,
+        # without the BEGIN and ROLLBACK round trips around it.
+        self._reads = engine.execution_options(isolation_level="AUTOCOMMIT")
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncConnection]:
@@ -104,7 +110,6 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
-        """A connection for reads, its implicit transaction rolled back at the end (a use case that decides itself
-        whether to commit begins its own on it, `conn.begin()`)."""
-        async with _holding("read"), self.engine.connect() as conn:
+        """A connection for reads, in autocommit (no transaction: writes go through `transaction()`)."""
+        async with _holding("read"), self._reads.connect() as conn:
             yield conn

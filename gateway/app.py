@@ -8,7 +8,7 @@ import logging
 import grpc
 from aiohttp import web
 
-from core import registry, rpc, telemetry
+from core import costs, registry, rpc, telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
@@ -132,7 +132,8 @@ def make_handler(route: Route):
 
     async def handle(request: web.Request) -> web.StreamResponse:
         # One trace per request: continue the caller's traceparent, if any, into every RPC.
-        with telemetry.continue_trace(tracer, span_name, request.headers):
+        with telemetry.continue_trace(tracer, span_name, request.headers), \
+                costs.tagged(request.headers.get(costs.HEADER) if costs.enabled else None):
             return await _handle(request)
 
     async def _handle(request: web.Request) -> web.StreamResponse:
@@ -202,6 +203,11 @@ async def healthz(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
 
+async def take_costs(request: web.Request) -> web.Response:
+    """What the requests tagged `tag` cost in this gateway process (core.costs); routed only where counting is on."""
+    return web.json_response(costs.take(request.match_info["tag"]))
+
+
 async def readyz(request: web.Request) -> web.Response:
     report = await check_ready(deps(request))
     return web.json_response(report, status=200 if report["ready"] else 503)
@@ -221,6 +227,9 @@ def build_app(settings: Settings) -> web.Application:
             resource.add_route(route.method, make_handler(route))
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
+    if settings.count_costs:
+        costs.enable()
+        app.router.add_get("/_costs/{tag}", take_costs)
     pages.add_routes(app)
     consent.add_routes(app)
     add_security_headers(app, settings)

@@ -50,6 +50,8 @@ def stack(request):
                          # replica with low ones
                          "PUBLIC_RATE_LIMIT_PER_MINUTE": "1000000", "OAUTH_LIMIT_PER_HOUR": "1000000",
                          "LOG_LEVEL": "INFO",
+                         # what a tagged request costs is counted (tests/guard/test_cost_budgets.py)
+                         "SWITCHBOARD_COUNT_COSTS": "1",
                          # webhook retries in milliseconds instead of minutes; claims due again after 2 s
                          "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
                          # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)

@@ -8,6 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core.costs import Budget
 from core.rpc import AsCaller, Client
 from gateway.context import Deps
 from gateway.routes.params import page_request
@@ -118,6 +119,10 @@ class Route:
     body_check: dict | None = None
     # The largest body the route reads (None: gateway.app.MAX_BODY_BYTES, 1 MiB).
     max_body_bytes: int | None = None
+    # What one request may cost on a hot route, over every process, with its key's principal cached in the
+    # gateway (core.costs; checked by tests/guard/test_cost_budgets.py); `read_one_budget`: its ?id= read.
+    budget: Budget | None = None
+    read_one_budget: Budget | None = None
 
 
     def __post_init__(self):

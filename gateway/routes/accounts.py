@@ -7,6 +7,7 @@ import grpc
 from aiohttp import web
 
 from core import registry
+from core.costs import Budget
 from core.messages import struct
 from core.scopes import ALL_SCOPES
 from core.settings import SIGNUP_LIMIT_PER_HOUR
@@ -328,7 +329,8 @@ ROUTES = [
           "workspaces", scope="workspaces:read", query=page_query(50, 100, id={"type": "string", "format": "uuid"}),
           response="WorkspaceList", read_one=get_workspace,
           errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
-          rpcs=(f"{ACCOUNTS}/ListWorkspaces", f"{ACCOUNTS}/GetWorkspace")),
+          rpcs=(f"{ACCOUNTS}/ListWorkspaces", f"{ACCOUNTS}/GetWorkspace"),
+          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
     Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
           scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201, creates=Creates("business_id"),
           errors=("unauthorized", "forbidden", "invalid_request"), rpcs=(f"{ACCOUNTS}/CreateWorkspace",),

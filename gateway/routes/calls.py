@@ -10,6 +10,7 @@ import aiohttp
 from aiohttp import web
 from yarl import URL
 
+from core.costs import Budget
 from core.errors import ServiceError
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
 from core.settings import Settings
@@ -214,13 +215,15 @@ ROUTES = [
           "Send an Idempotency-Key header to make a retry safe: for 24 hours the same key with the same body "
           "returns the first call (201), with another body 409 conflict. When the provider refuses the call it is "
           "500 call_failed, the call is recorded failed with the provider's reason, and the key is freed for a "
-          "retry. " + STATUSES),
+          "retry. " + STATUSES,
+          budget=Budget(sql=5, transaction=2, rpc=4, provider=1)),
     Route("GET", f"{V1}/calls", list_calls, "List calls newest first, or read one with ?id=", "calls",
           scope="calls:read", query=page_query(50, 100, id=UUID, agent_id=UUID, status=CALL_STATUS),
           response=("CallList", "Call"), read_one=get_call, errors=ERRORS,
           rpcs=(f"{CALLS}/ListCalls", f"{CALLS}/GetCall"),
           description="Across the key's businesses. With ?id=: the whole call (schema Call), including the "
-          "enrichment variables it was placed with; a call of another business is 404. " + STATUSES),
+          "enrichment variables it was placed with; a call of another business is 404. " + STATUSES,
+          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
     Route("GET", f"{V1}/transcripts", list_transcripts, "Transcripts of calls, newest first", "calls",
           scope="calls:read", query=page_query(20, 50, agent_id=UUID, days={
               "type": "integer", "minimum": 1, "maximum": domain.TRANSCRIPT_DAYS[1],
@@ -263,5 +266,6 @@ ROUTES = [
           "end-of-call report is acknowledged with {} once it is stored, and applied to its call moments later "
           "(so a call read right after may not show it yet); when it cannot be stored it is 503 unavailable and "
           "the provider sends it again. Status updates move their call forward only and a report applies once, "
-          "so duplicated and reordered messages are harmless. Other message types are acknowledged with {}."),
+          "so duplicated and reordered messages are harmless. Other message types are acknowledged with {}.",
+          budget=Budget(publish=1)),
 ]

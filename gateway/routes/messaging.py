@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from core.costs import Budget
 from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.patterns import NOT_BLANK
@@ -148,7 +149,8 @@ ROUTES = [
           "cannot be narrowed below their country code use the sending number's zones - saying when texting "
           "opens). An agent of another business, or one without a number, is 404 not_found. The text is written "
           "to its thread first; when the provider refuses it, it is recorded failed and the answer is 500 "
-          "sms_send_failed. Emits sms.sent, then sms.delivered or sms.failed as the carrier reports."),
+          "sms_send_failed. Emits sms.sent, then sms.delivered or sms.failed as the carrier reports.",
+          budget=Budget(sql=8, transaction=2, rpc=3, provider=1)),
     Route("GET", f"{V1}/sms/conversations", list_conversations, "Text threads, latest message first", "sms",
           scope="sms:read", query=page_query(50, 100, id=UUID), read_one=get_conversation,
           response=("ConversationList", "Conversation"),
@@ -157,7 +159,8 @@ ROUTES = [
           description="One thread per business number and contact, across the key's businesses: both numbers, "
           "message counts, unread count (inbound texts since the thread's messages were last listed) and the "
           "latest message's time, preview, direction and status. {conversations, has_more, next_cursor}; the "
-          "after cursor is the last_message_at of the last thread. ?id= returns that thread."),
+          "after cursor is the last_message_at of the last thread. ?id= returns that thread.",
+          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
     Route("GET", f"{V1}/sms/messages", list_messages, "Texts newest first", "sms", scope="sms:read",
           query=page_query(50, 100, conversation_id=UUID,
                            direction={"type": "string", "enum": list(domain.DIRECTIONS)}),
@@ -165,7 +168,8 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/ListMessages",),
           description="{messages, has_more, next_cursor}: content, direction, delivery status (pending, accepted, "
           "queued, sending, sent, delivered, undelivered, failed; received for inbound), the provider's sid and "
-          "error, timestamps. Listing a thread's messages (conversation_id) marks the thread read."),
+          "error, timestamps. Listing a thread's messages (conversation_id) marks the thread read.",
+          budget=Budget(sql=2, transaction=1, rpc=1)),
     Route("GET", f"{V1}/sms/consent", get_consent, "A phone's consent to texts from a business", "sms",
           scope="sms:read", query={"type": "object", "properties": {"phone": E164, "business_id": BUSINESS},
                                    "required": ["phone"]},
@@ -230,7 +234,8 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/ListEmails",),
           description="{emails, has_more, next_cursor} across the key's businesses: recipient, subject, body, "
           "kind, status (pending_approval, approved, sent, failed), attempts, last_error, Message-ID, who queued "
-          "and approved it, and when."),
+          "and approved it, and when.",
+          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
     Route("POST", STATUS_PATH, status_callback, "The messaging provider's status callbacks", "providers",
           auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
           media="application/xml", errors=("unauthorized", "invalid_request"),

@@ -397,11 +397,10 @@ class Accounts:
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
-        row = await store.workspace_by_id(self.pool, business_id)
-        if row is None:
+        found = await store.workspace_by_id(self.pool, business_id)
+        if found is None:
             raise not_found("workspace")
-        async with self.db.read() as conn:
-            return row, await store.provisioning_of(conn, business_id)
+        return found
 
     async def workspace_owner(self, business_id: str):
         require_uuid(business_id, "id")

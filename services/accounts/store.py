@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 
 import asyncpg
 import sqlalchemy as sa
@@ -368,11 +369,26 @@ WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_
                      businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at,
                      businesses.c.subscription_status, businesses.c.timezone, businesses.c.plan_id,
                      businesses.c.paid_through)
-_WORKSPACE_BY_ID = Prepared(sa.select(*WORKSPACE_COLUMNS).where(businesses.c.id == sa.bindparam("id")))
+# The provisioning saga's columns a workspace read answers, prefixed so they sit beside the workspace's own.
+PROVISIONING_PREFIX = "provisioning_"
+_PROVISIONING_COLUMNS = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error",
+                         "next_attempt_at")
+# One statement, prepared: the workspace and its signup's provisioning (a workspace made later has none).
+_WORKSPACE_BY_ID = Prepared(
+    sa.select(*WORKSPACE_COLUMNS,
+              *(provisionings.c[name].label(PROVISIONING_PREFIX + name) for name in _PROVISIONING_COLUMNS))
+    .select_from(businesses.outerjoin(provisionings, provisionings.c.business_id == businesses.c.id))
+    .where(businesses.c.id == sa.bindparam("id")))
 
 
-async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> asyncpg.Record | None:
-    return await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
+async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> tuple[asyncpg.Record, SimpleNamespace | None] | None:
+    """The workspace's row and its provisioning (None when it has none), or None when there is no such workspace."""
+    row = await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
+    if row is None:
+        return None
+    if row[PROVISIONING_PREFIX + "status"] is None:
+        return row, None
+    return row, SimpleNamespace(**{name: row[PROVISIONING_PREFIX + name] for name in _PROVISIONING_COLUMNS})
 
 
 async def checkout_facts(conn: AsyncConnection, business_id: str):

@@ -149,8 +149,7 @@ class Agents:
     async def calling_profile(self, agent_id: str) -> tuple[object, domain.Outbound, object]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
         async with self.db.read() as conn:
-            row = await store.find_agent(conn, agent_id, field="agent_id")
-            number = await store.first_number(conn, row.id)
+            row, number = await store.calling_profile(conn, agent_id)
         return row, domain.outbound(config_of(row)), number
 
     async def voice_status(self) -> str:

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from types import SimpleNamespace
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import leases
-from core.ids import new_id
+from core import leases, tenant
+from core.errors import not_found
+from core.ids import new_id, require_uuid
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
@@ -163,10 +165,24 @@ async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> di
     return {str(r.agent_id): r.phone_number for r in rows}  # newest first, so the earliest is written last
 
 
-async def first_number(conn: AsyncConnection, agent_id):
-    """The agent's first assigned number (the one its calls come from), or None."""
-    return (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.agent_id == agent_id)
-                               .order_by(phone_numbers.c.assigned_at).limit(1))).first()
+async def calling_profile(conn: AsyncConnection, agent_id: str) -> tuple[sa.Row, SimpleNamespace | None]:
+    """The caller's agent (or not_found, as find_agent) and its first assigned number (None when it has none), in
+    one statement: this is on the path of every call and text."""
+    require_uuid(agent_id, "agent_id")
+    p = phone_numbers.c
+    first = (sa.select(p.phone_number, p.provider_phone_number_id).where(p.agent_id == agents.c.id)
+             .order_by(p.assigned_at).limit(1).lateral("first_number"))
+    row = (await conn.execute(
+        sa.select(agents, first.c.phone_number.label("first_phone_number"),
+                  first.c.provider_phone_number_id.label("first_provider_phone_number_id"))
+        .select_from(agents.outerjoin(first, sa.true()))
+        .where(agents.c.id == agent_id, agents.c.business_id.in_(tenant.require_account().business_ids)))).first()
+    if row is None:
+        raise not_found("agent")
+    if row.first_phone_number is None:
+        return row, None
+    return row, SimpleNamespace(phone_number=row.first_phone_number,
+                                provider_phone_number_id=row.first_provider_phone_number_id)
 
 
 # -- versions and prompt history ------------------------------------------------------------

@@ -100,12 +100,10 @@ class ProviderRequests:
         now = utcnow()
         agent_id = route.agent_id
         async with self.db.transaction() as conn:
-            thread = await store.thread(conn, route.business_id, number, sender, agent_id=agent_id, lead_id=lead_id,
-                                        now=now)
-            row = await store.add_message(conn, thread, id=new_id(), business_id=route.business_id,
-                                          direction="inbound", from_number=sender, to_number=number, body=body,
-                                          status=domain.RECEIVED, provider_sid=sid, agent_id=agent_id,
-                                          lead_id=lead_id or thread.lead_id, created_at=now, updated_at=now)
+            row = await store.add_to_thread(conn, business_number=number, contact_number=sender, id=new_id(),
+                                            business_id=route.business_id, direction="inbound", from_number=sender,
+                                            to_number=number, body=body, status=domain.RECEIVED, provider_sid=sid,
+                                            agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now)
             before = domain.consent_state(evidence_of(await store.consent_history(conn, route.business_id, sender)),
                                           now)
             await store.add_consent(conn, business_id=route.business_id, phone=sender,
@@ -113,7 +111,7 @@ class ProviderRequests:
                                     source="keyword" if kind in ("opt_in", "opt_out") else "inbound_text",
                                     actor=sender, reference=sid, created_at=now)
             await add_event(conn, outbox, events_pb2.SmsReceived(
-                message_id=str(row.id), conversation_id=str(thread.id), message_sid=sid, to=number, body=body,
+                message_id=str(row.id), conversation_id=str(row.conversation_id), message_sid=sid, to=number, body=body,
                 agent_id=agent_id, lead_id=str(row.lead_id) if row.lead_id else None, keyword=kind,
                 **{"from": sender}), route.business_id)
         if kind is None:

@@ -92,6 +92,10 @@ def status_callback_url(base_url: str, message_id: str) -> str:
     return f"{base_url}{STATUS_PATH}?message_id={message_id}"
 
 
+class _KeyTaken(Exception):
+    """A racing send claimed the idempotency key first (Texts._write)."""
+
+
 class Texts:
     def __init__(self, db: Database, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
                  base_url: str):
@@ -179,21 +183,22 @@ class Texts:
         True); or, when a racing send claimed the idempotency key first, (that send's message, False) with nothing
         written."""
         lead_id = callee.lead_id
-        async with self.db.read() as conn:
-            async with conn.begin() as transaction:
-                thread = await store.thread(conn, business_id, sender, text.to, agent_id=text.agent_id,
-                                            lead_id=lead_id, now=now)
-                row = await store.add_message(
-                    conn, thread, id=new_id(), business_id=business_id, direction="outbound", from_number=sender,
-                    to_number=text.to, body=text.body, status=domain.PENDING, agent_id=text.agent_id,
-                    lead_id=lead_id or thread.lead_id, idempotency_key=text.idempotency_key,
-                    external_ref=text.external_ref, touch_id=text.touch_id, created_at=now, updated_at=now)
-                if row is not None:
-                    await self.compliance.log(conn, business_id, SMS, callee, decided, text.actor,
-                                              text.reference or str(row.id), now)
-                    return row, True
-                await transaction.rollback()  # not even the thread: the winner's message is on its own
-            return await store.message_by_key(conn, business_id, text.idempotency_key), False
+        try:
+            async with self.db.transaction() as conn:
+                row = await store.add_to_thread(
+                    conn, business_number=sender, contact_number=text.to, id=new_id(), business_id=business_id,
+                    direction="outbound", from_number=sender, to_number=text.to, body=text.body,
+                    status=domain.PENDING, agent_id=text.agent_id, lead_id=lead_id,
+                    idempotency_key=text.idempotency_key, external_ref=text.external_ref, touch_id=text.touch_id,
+                    created_at=now, updated_at=now)
+                if row is None:
+                    raise _KeyTaken  # rolls back even the thread: the winner's message is on its own
+                await self.compliance.log(conn, business_id, SMS, callee, decided, text.actor,
+                                          text.reference or str(row.id), now)
+                return row, True
+        except _KeyTaken:
+            async with self.db.read() as conn:
+                return await store.message_by_key(conn, business_id, text.idempotency_key), False
 
     async def _record_unknown(self, row, exc: ProviderError):
         """The text is unknown (no sms.failed: it may have gone out; services.messaging.reconciliation finds out),

@@ -177,36 +177,34 @@ inbox = inbox_table(metadata, SCHEMA)
 
 # -- conversations and messages --------------------------------------------------------------------
 
-async def thread(conn: AsyncConnection, business_id: str, business_number: str, contact_number: str, *,
-                 agent_id: str | None, lead_id: str | None, now: datetime):
-    """The thread of a business number and a contact, created on first use and locked (one upsert); agent and
-    lead are filled in when the thread has none yet."""
+async def add_to_thread(conn: AsyncConnection, *, business_number: str, contact_number: str, **values):
+    """A message (`values`: its columns, with a fresh `id`) on the thread of a business number and a contact, in one
+    statement: the thread is created on first use or locked and moved on (its counts, latest message, and the agent
+    and lead it had none of), then the message is added to it. Returns the message; None when its business already
+    has a message with its idempotency key: then the thread has moved on all the same, and the caller rolls the
+    transaction back."""
+    inbound = values["direction"] == "inbound"
     c = conversations.c
     upsert = insert(conversations).values(
-        id=sa.func.gen_random_uuid(), business_id=business_id, business_number=business_number,
-        contact_number=contact_number, agent_id=agent_id, lead_id=lead_id, last_message_at=now, created_at=now)
-    return (await conn.execute(upsert.on_conflict_do_update(
-        constraint="conversations_one_per_pair",
-        set_={"agent_id": sa.func.coalesce(c.agent_id, upsert.excluded.agent_id),
-              "lead_id": sa.func.coalesce(c.lead_id, upsert.excluded.lead_id)})
-        .returning(conversations))).first()
-
-
-async def add_message(conn: AsyncConnection, conversation, **values):
-    """A message on its (locked) thread, with the thread's counts and latest message updated; None (and nothing
-    written) when its business already has a message with its idempotency key."""
-    row = (await conn.execute(insert(messages).values(conversation_id=conversation.id, **values)
-                              .on_conflict_do_nothing(index_elements=["business_id", "idempotency_key"],
-                                                      index_where=messages.c.idempotency_key.isnot(None))
-                              .returning(messages))).first()
-    if row is None:
-        return None
-    inbound = row.direction == "inbound"
-    c = conversations.c
-    await conn.execute(conversations.update().where(c.id == conversation.id).values(
-        inbound_count=c.inbound_count + int(inbound), outbound_count=c.outbound_count + int(not inbound),
-        unread_count=c.unread_count + int(inbound), last_message_at=row.created_at, last_message_id=row.id))
-    return row
+        id=sa.func.gen_random_uuid(), business_id=values["business_id"], business_number=business_number,
+        contact_number=contact_number, agent_id=values.get("agent_id"), lead_id=values.get("lead_id"),
+        inbound_count=int(inbound), outbound_count=int(not inbound), unread_count=int(inbound),
+        last_message_at=values["created_at"], last_message_id=values["id"], created_at=values["created_at"])
+    thread = upsert.on_conflict_do_update(constraint="conversations_one_per_pair", set_={
+        "agent_id": sa.func.coalesce(c.agent_id, upsert.excluded.agent_id),
+        "lead_id": sa.func.coalesce(c.lead_id, upsert.excluded.lead_id),
+        "inbound_count": c.inbound_count + upsert.excluded.inbound_count,
+        "outbound_count": c.outbound_count + upsert.excluded.outbound_count,
+        "unread_count": c.unread_count + upsert.excluded.unread_count,
+        "last_message_at": upsert.excluded.last_message_at, "last_message_id": upsert.excluded.last_message_id,
+    }).returning(c.id, c.lead_id).cte("thread")
+    columns = {name: sa.literal(value, type_=messages.c[name].type) for name, value in values.items()}
+    columns["conversation_id"] = thread.c.id
+    columns["lead_id"] = sa.func.coalesce(columns.get("lead_id", sa.null()), thread.c.lead_id)
+    added = insert(messages).from_select(list(columns), sa.select(*columns.values()).select_from(thread))
+    return (await conn.execute(added.on_conflict_do_nothing(
+        index_elements=["business_id", "idempotency_key"], index_where=messages.c.idempotency_key.isnot(None))
+        .returning(messages))).first()
 
 
 async def update_message(conn: AsyncConnection, message_id: str, values: dict):
@@ -321,15 +319,22 @@ async def standing(conn: AsyncConnection, business_id: str, phone: str) -> tuple
 
 
 async def standings(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, tuple]:
-    """{phone: (the business's do-not-call entry or None, the consent history oldest first)} of each phone, in two
-    statements."""
+    """{phone: (the business's do-not-call entry or None, the consent history oldest first)} of each phone, in one
+    statement (it is on the path of every text and call): an entry has its created_at, an event its kind and
+    created_at."""
     d, c = dnc_entries.c, consent_events.c
-    entries = {row.phone: row for row in await conn.execute(sa.select(dnc_entries).where(
-        d.business_id == business_id, d.phone == _any(phones), d.removed_at.is_(None)))}
+    listed = sa.select(d.phone, sa.literal(True).label("listed"), sa.null().cast(sa.Text).label("kind"), d.created_at,
+                       sa.null().cast(sa.BigInteger).label("id")).where(
+        d.business_id == business_id, d.phone == _any(phones), d.removed_at.is_(None))
+    consented = sa.select(c.phone, sa.literal(False), c.kind, c.created_at, c.id).where(
+        c.business_id == business_id, c.phone == _any(phones))
+    entries: dict[str, object] = {}
     histories: dict[str, list] = {phone: [] for phone in phones}
-    for row in await conn.execute(sa.select(consent_events).where(c.business_id == business_id,
-                                                                   c.phone == _any(phones)).order_by(c.id)):
-        histories[row.phone].append(row)
+    for row in await conn.execute(sa.union_all(listed, consented).order_by(sa.literal_column("id"))):
+        if row.listed:
+            entries[row.phone] = row
+        else:
+            histories[row.phone].append(row)
     return {phone: (entries.get(phone), histories[phone]) for phone in phones}
 
 
