@@ -21,7 +21,10 @@ from gateway.routes import all_routes
 ROOT = Path(__file__).resolve().parents[2]
 PROTO_DIR = ROOT / "protos" / "switchboard" / "v1"
 PB2_MODULES = [importlib.import_module(f"switchboard.v1.{p.stem}_pb2") for p in sorted(PROTO_DIR.glob("*.proto"))]
-SERVICES = [svc for mod in PB2_MODULES for svc in mod.DESCRIPTOR.services_by_name.values()]
+# The registered services' own protos. switchboard.v1.Costs is every process's counter of what tagged requests
+# cost (core.costs), served only where counting is on; tests/guard/test_cost_budgets.py calls it on each process.
+SERVICES = [svc for mod in PB2_MODULES for svc in mod.DESCRIPTOR.services_by_name.values()
+            if svc.full_name != "switchboard.v1.Costs"]
 MESSAGES = [msg for mod in PB2_MODULES for msg in mod.DESCRIPTOR.message_types_by_name.values()]
 GATEWAY_LOCAL = {("GET", "/api/v1/openapi.json"), ("GET", "/api/v1/schemas"),
                  ("POST", "/api/mcp/initialize"), ("POST", "/api/mcp/tools/list"),  # the connector's self-description
