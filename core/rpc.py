@@ -88,7 +88,8 @@ class Client:
         default_timeout = self._timeout
         forward = self._forward_tenant
 
-        async def invoke(request: Any, *, metadata: Metadata = (), timeout: float | None = None) -> Any:
+        async def invoke(request: Any, *, metadata: Metadata = (), timeout: float | None = None,
+                         wait_for_ready: bool | None = None) -> Any:
             if forward and not metadata:
                 metadata = tenant.current().to_metadata()
             carrier = telemetry.inject({})
@@ -98,7 +99,8 @@ class Client:
                 costs.count(costs.RPC, name)
                 metadata = (*metadata, *costs.metadata())
             try:
-                return await method(request, metadata=metadata, timeout=timeout or default_timeout)
+                return await method(request, metadata=metadata, timeout=timeout or default_timeout,
+                                    wait_for_ready=wait_for_ready)
             except grpc.aio.AioRpcError as exc:
                 if not forward:
                     raise

@@ -3,6 +3,11 @@
 A background task sends batches to the accounts service every second (or as soon
 as a batch fills). If accounts is unreachable the batch is kept and retried; the
 queue is bounded, and entries beyond it are dropped and counted in the log.
+
+A retry waits for the accounts channel to be ready (gRPC's wait_for_ready) rather
+than failing at once and sleeping: the batch goes out the moment accounts answers
+again. (It used to sleep 0.5, 1, 2, 4, 8 s between attempts that failed at once, so
+requests made while accounts was starting appeared in the log only ~15 s later.)
 """
 from __future__ import annotations
 
@@ -18,6 +23,10 @@ from core.ids import new_id
 from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
+
+# A send waits this long for accounts to be reachable before it is tried again (and logged).
+RETRY_WAIT_SECONDS = 5.0
+RETRY_PAUSE_SECONDS = 0.2
 
 
 class UsageWriter(Background):
@@ -61,10 +70,10 @@ class UsageWriter(Background):
         return entries
 
     async def _send(self, entries: list) -> None:
-        backoff = 0.5
+        request = accounts_pb2.RecordUsageRequest(entries=entries)
         while True:
             try:
-                await self.stub.RecordUsage(accounts_pb2.RecordUsageRequest(entries=entries))
+                await self.stub.RecordUsage(request, wait_for_ready=True, timeout=RETRY_WAIT_SECONDS)
                 return
             except asyncio.CancelledError:
                 raise
@@ -75,9 +84,8 @@ class UsageWriter(Background):
                 reason = exc.code().name
             except Exception as exc:  # noqa: BLE001 - keep the batch, retry
                 reason = str(exc)
-            log.warning("usage log: accounts unreachable (%s); retrying in %.1fs", reason, backoff)
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 10.0)
+            log.warning("usage log: accounts unreachable (%s); retrying", reason)
+            await asyncio.sleep(RETRY_PAUSE_SECONDS)  # an error that is not a wait (e.g. refused mid-call)
 
     async def run(self) -> None:
         """Send what is queued every `interval`; once stopping, send the rest and end."""

@@ -1,6 +1,9 @@
 """OpenAPI, JSON Schemas, capabilities, health, usage, balance, probes."""
+import asyncio
+
 from jsonschema import Draft202012Validator
 
+from deploy.local.servers import wait_for_port
 from gateway.routes import all_routes
 from tests.waiting import wait_until
 
@@ -136,3 +139,31 @@ async def test_usage_log_records_requests_written_behind(api, account):
     other = await api.signup()
     status, body, _ = await api.request("GET", "/api/v1/usage", key=other["api_key"])
     assert all(e["id"] not in {x["id"] for x in entries} for e in body["usage"])
+
+
+async def test_requests_made_while_accounts_is_down_reach_the_usage_log_soon_after_it_is_back(api, account, stack):
+    """The usage writer waits for accounts to be reachable instead of sleeping ever longer between attempts (it
+    slept 0.5, 1, 2, 4, 8 s, so a log was ~15 s behind after accounts started late)."""
+    key = account["key"]
+    await api.request("GET", "/api/v1/workspaces", key=key)  # the key's principal cached: no accounts call needed
+    accounts = stack.process("accounts")
+    await asyncio.to_thread(stack.stop_process, accounts)
+    try:
+        for _ in range(3):
+            status, body, _ = await api.request("GET", "/api/v1/calls", key=key, params={"limit": "1"})
+            assert status == 200, body
+        await asyncio.sleep(7)  # the writer has failed to send them several times by now
+    finally:
+        def restart():
+            stack.spawn(accounts)
+            wait_for_port(accounts.port, 30, accounts.proc, "accounts", accounts.log)
+        await asyncio.to_thread(restart)
+
+    async def logged() -> list[dict]:
+        status, body, _ = await api.request("GET", "/api/v1/usage", key=key, params={"limit": "100"})
+        return [e for e in body["usage"] if e["endpoint"] == "/api/v1/calls"] if status == 200 else []
+    # the channel's reconnect backoff is at most 3 s (core.rpc.CHANNEL_OPTIONS), then the batch goes at once
+    entries = await wait_until(logged, "the requests made while accounts was down", lambda found: len(found) == 3,
+                               timeout=4, interval=0.1)
+    assert {e["status_code"] for e in entries} == {200}
+    await asyncio.to_thread(stack.wait_ready, 30)
