@@ -1,6 +1,7 @@
 """What the storage a use case reaches does, whichever keeps it: the same tests run on the fast tier's unit of
-work in memory (tests/memory; tests/unit/test_memory_database.py) and on core.uow.Database over the stack's
-PostgreSQL (tests/integration/test_unit_of_work.py), so the two cannot drift apart.
+work and repositories in memory (tests/memory; tests/unit/test_storage_contracts.py, test_memory_database.py) and
+on the production ones over the stack's PostgreSQL (tests/service/test_storage_contracts.py,
+tests/integration/test_unit_of_work.py), so the two cannot drift apart.
 
 A contract is a class of tests with no `Test` prefix (pytest collects it only where a module subclasses it); the
 subclass gives the fixtures `database` (a core.uow.UnitOfWork) and the repository on its handle (`calls_in`,
@@ -9,10 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import sqlalchemy as sa
 
 from core import uow
+from core.ids import new_id
+from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.client import VapiClient
 
@@ -57,3 +62,132 @@ class UnitOfWorkContract:
             uow.configure_guard(strict=True)
         assert "the payments provider was called while a database read is open" in caplog.text
 
+
+AT = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+
+
+def call_values(business_id: str, **values) -> dict:
+    """A call as the placing use case records it (store.calls' required columns), with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "agent_id": new_id(), "direction": "outbound",
+            "status": "queued", "to_number": "+14155550123", "max_duration": 600, "compliance": "skip",
+            "variables": {"name": "Sam"}, "created_at": AT, "updated_at": AT, **values}
+
+
+async def pages(read, page_size: int) -> list:
+    """Every row `read(page)` lists, page after page."""
+    rows, page = [], Page(limit=page_size)
+    while True:
+        paged = await read(page)
+        rows += paged.rows
+        if not paged.has_more:
+            return rows
+        page = Page(limit=page_size, cursor=paged.next_cursor)
+
+class CallsRepositoryContract:
+    """services.calls.repository.CallsRepository."""
+
+    async def test_a_recorded_call_is_found_in_its_businesses_only_with_its_defaults(self, database, calls_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await calls_in(conn).add(**call_values(business_id))
+        assert (added.duration, added.answered, added.cost_cents, added.provider_call_id) == (0, False, 0, None)
+        async with database.read() as conn:
+            found = await calls_in(conn).owned((new_id(), business_id), added.id)
+            assert await calls_in(conn).owned((new_id(),), added.id) is None
+            assert await calls_in(conn).owned((business_id,), new_id()) is None
+        assert (found.id, found.status, found.variables, found.created_at) == (added.id, "queued", {"name": "Sam"}, AT)
+
+    async def test_a_call_id_or_provider_call_is_recorded_once(self, database, calls_in):
+        business_id, provider_call_id = new_id(), f"pc-{new_id()}"
+        values = call_values(business_id, provider_call_id=provider_call_id, direction="inbound")
+        async with database.transaction() as conn:
+            first = await calls_in(conn).add_once(**values)
+            assert await calls_in(conn).add_once(**{**values, "id": new_id()}) is None
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await calls_in(conn).add(**{**values, "provider_call_id": None})  # the same id
+        async with database.read() as conn:
+            assert (await calls_in(conn).by_provider_id(provider_call_id)).id == first.id
+            assert await calls_in(conn).by_provider_id(f"pc-{new_id()}") is None
+
+    async def test_a_change_answers_the_call_after_it(self, database, calls_in):
+        business_id, url = new_id(), f"https://recordings.example.com/{new_id()}.wav"
+        async with database.transaction() as conn:
+            added = await calls_in(conn).add(**call_values(business_id))
+            changed = await calls_in(conn).change(added.id, {"status": "failed", "ended_reason": "provider refused",
+                                                             "recording_url": url})
+            assert await calls_in(conn).change(new_id(), {"status": "failed"}) is None
+        assert (changed.id, changed.status, changed.ended_reason, changed.to_number) == (
+            added.id, "failed", "provider refused", "+14155550123")
+        async with database.read() as conn:
+            assert await calls_in(conn).recording_url(added.id) == url
+            assert await calls_in(conn).recording_url(new_id()) is None
+
+    async def test_a_transaction_that_raises_keeps_nothing(self, database, calls_in):
+        values = call_values(new_id())
+        with pytest.raises(LookupError):
+            async with database.transaction() as conn:
+                await calls_in(conn).add(**values)
+                raise LookupError("the use case refused")
+        async with database.read() as conn:
+            assert await calls_in(conn).owned((values["business_id"],), values["id"]) is None
+
+    async def test_pages_list_newest_first_across_equal_times_with_their_filters(self, database, calls_in):
+        business_id, agent_id = new_id(), new_id()
+        at = [AT, AT, AT - timedelta(minutes=1), AT + timedelta(minutes=1), AT]
+        async with database.transaction() as conn:
+            added = [await calls_in(conn).add(**call_values(business_id, agent_id=agent_id if i % 2 else new_id(),
+                                                            status="completed" if i < 3 else "queued",
+                                                            created_at=created_at))
+                     for i, created_at in enumerate(at)]
+            await calls_in(conn).add(**call_values(new_id()))  # another business's
+        newest = sorted(added, key=lambda row: (row.created_at, row.id), reverse=True)
+        async with database.read() as conn:
+            calls = calls_in(conn)
+            assert [r.id for r in await pages(lambda p: calls.page((business_id,), None, None, p), 2)] == \
+                [r.id for r in newest]
+            assert [r.id for r in await pages(lambda p: calls.page((business_id,), agent_id, "completed", p), 1)] \
+                == [r.id for r in newest if r.agent_id == agent_id and r.status == "completed"]
+            older = await calls.page((business_id,), None, None, Page(limit=10, after=AT))
+        assert [r.id for r in older.rows] == [added[2].id] and not older.has_more
+
+    async def test_transcripts_are_the_calls_with_one_since_a_time(self, database, calls_in):
+        business_id, agent_id = new_id(), new_id()
+        async with database.transaction() as conn:
+            said = await calls_in(conn).add(**call_values(business_id, agent_id=agent_id, transcript="AI: Hello"))
+            await calls_in(conn).add(**call_values(business_id, agent_id=agent_id))  # nothing said
+            await calls_in(conn).add(**call_values(business_id, agent_id=agent_id, transcript="AI: Hi",
+                                                   created_at=AT - timedelta(days=2)))
+            other = await calls_in(conn).add(**call_values(business_id, transcript="AI: Hey"))
+        async with database.read() as conn:
+            calls = calls_in(conn)
+            since = AT - timedelta(days=1)
+            mine = await calls.transcripts((business_id,), agent_id, since, Page(limit=10))
+            every = await calls.transcripts((business_id,), None, since, Page(limit=10))
+        assert [r.id for r in mine.rows] == [said.id]
+        assert {r.id for r in every.rows} == {said.id, other.id}
+
+    async def test_an_idempotency_key_is_claimed_settled_released_and_forgotten_once_expired(self, database,
+                                                                                            calls_in):
+        account_id, key, now = new_id(), f"key-{new_id()}", datetime.now(UTC)
+        window = now - timedelta(hours=24)
+        async with database.transaction() as conn:
+            calls = calls_in(conn)
+            assert await calls.claim_key(account_id, key, "hash-1", now, window) is None
+            pending = await calls.claim_key(account_id, key, "hash-2", now, window)
+            assert await calls.claim_key(new_id(), key, "hash-2", now, window) is None  # another account's
+        assert (pending.request_hash, pending.call_id) == ("hash-1", None)
+        call_id = new_id()
+        async with database.transaction() as conn:
+            await calls_in(conn).settle_key(account_id, key, call_id)
+            settled = await calls_in(conn).claim_key(account_id, key, "hash-1", now, window)
+        assert (settled.request_hash, str(settled.call_id)) == ("hash-1", call_id)
+        async with database.transaction() as conn:
+            await calls_in(conn).release_key(account_id, key)
+            assert await calls_in(conn).claim_key(account_id, key, "hash-3", now, window) is None
+        later = now + timedelta(hours=25)
+        async with database.transaction() as conn:
+            assert await calls_in(conn).claim_key(account_id, key, "hash-4", later, later - timedelta(hours=24)) \
+                is None
+            again = await calls_in(conn).claim_key(account_id, key, "hash-5", later, later - timedelta(hours=24))
+        assert again.request_hash == "hash-4"
