@@ -191,3 +191,75 @@ class CallsRepositoryContract:
                 is None
             again = await calls_in(conn).claim_key(account_id, key, "hash-5", later, later - timedelta(hours=24))
         assert again.request_hash == "hash-4"
+
+def scenario_values(business_id: str, **values) -> dict:
+    """A scenario as the create use case records it, with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "agent_id": new_id(), "provider_eval_id": f"eval-{new_id()}",
+            "name": "Books a visit", "description": "", "messages": [{"role": "user", "content": "Hi"}],
+            "created_at": AT, "updated_at": AT, **values}
+
+
+class ScenariosRepositoryContract:
+    """services.evals.repository.ScenariosRepository."""
+
+    async def test_a_scenario_is_found_in_its_businesses_only_and_its_mirror_is_its_own(self, database,
+                                                                                       scenarios_in):
+        business_id = new_id()
+        values = scenario_values(business_id)
+        async with database.transaction() as conn:
+            added = await scenarios_in(conn).add(**values)
+        assert (added.messages, added.lease_token, added.lease_until) == (values["messages"], None, None)
+        async with database.read() as conn:
+            found = await scenarios_in(conn).owned((business_id,), added.id)
+            assert await scenarios_in(conn).owned((new_id(),), added.id) is None
+        assert (found.id, found.name, found.provider_eval_id) == (added.id, "Books a visit", values["provider_eval_id"])
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await scenarios_in(conn).add(**scenario_values(business_id, provider_eval_id=values["provider_eval_id"]))
+
+    async def test_pages_list_newest_first_without_turns_or_lease(self, database, scenarios_in):
+        business_id, agent_id = new_id(), new_id()
+        async with database.transaction() as conn:
+            added = [await scenarios_in(conn).add(**scenario_values(
+                business_id, agent_id=agent_id if i else new_id(), created_at=AT + timedelta(seconds=i % 2)))
+                for i in range(4)]
+        newest = sorted(added, key=lambda row: (row.created_at, row.id), reverse=True)
+        async with database.read() as conn:
+            every = await pages(lambda p: scenarios_in(conn).page((business_id,), None, p), 3)
+            agents = await scenarios_in(conn).page((business_id,), agent_id, Page(limit=10))
+            assert (await scenarios_in(conn).page((new_id(),), None, Page(limit=10))).rows == []
+        assert [r.id for r in every] == [r.id for r in newest]
+        assert [r.id for r in agents.rows] == [r.id for r in newest if r.agent_id == agent_id]
+        assert not any(hasattr(row, name) for row in every for name in ("messages", "lease_token", "lease_until"))
+        assert every[0].name == "Books a visit"
+
+    async def test_a_lease_has_one_holder_until_released_or_run_out(self, database, scenarios_in):
+        async with database.transaction() as conn:
+            row = await scenarios_in(conn).add(**scenario_values(new_id()))
+        async with database.transaction() as conn:
+            token = await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1))
+            assert token is not None and await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1)) is None
+            await scenarios_in(conn).release_lease(row.id, new_id())  # not the holder's: nothing changes
+            assert await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1)) is None
+            await scenarios_in(conn).release_lease(row.id, token)
+            run_out = await scenarios_in(conn).take_lease(row.id, timedelta(seconds=-1))
+            assert run_out is not None and run_out != token
+            assert await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1)) is not None
+            assert await scenarios_in(conn).take_lease(new_id(), timedelta(minutes=1)) is None
+
+    async def test_only_the_lease_holder_changes_or_removes_a_scenario(self, database, scenarios_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            row = await scenarios_in(conn).add(**scenario_values(business_id))
+            token = await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1))
+        async with database.transaction() as conn:
+            assert await scenarios_in(conn).change_leased(row.id, new_id(), {"name": "Stale"}) is None
+            changed = await scenarios_in(conn).change_leased(row.id, token, {"name": "Renamed", "lease_token": None,
+                                                                             "lease_until": None})
+            await scenarios_in(conn).remove_leased(row.id, token)  # the change released the lease
+        assert (changed.id, changed.name, changed.lease_token, changed.description) == (row.id, "Renamed", None, "")
+        async with database.transaction() as conn:
+            assert (await scenarios_in(conn).owned((business_id,), row.id)).name == "Renamed"
+            token = await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1))
+            await scenarios_in(conn).remove_leased(row.id, token)
+            assert await scenarios_in(conn).owned((business_id,), row.id) is None

@@ -3,11 +3,18 @@ tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
 from services.calls.repository import SqlCalls
-from tests.storage_contracts import CallsRepositoryContract
+from services.evals.repository import SqlScenarios
+from tests.storage_contracts import CallsRepositoryContract, ScenariosRepositoryContract
 
 
 class TestSqlCalls(CallsRepositoryContract):
     @pytest.fixture
     def calls_in(self):
         return SqlCalls
+
+
+class TestSqlScenarios(ScenariosRepositoryContract):
+    @pytest.fixture
+    def scenarios_in(self):
+        return SqlScenarios
 

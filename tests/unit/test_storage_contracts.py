@@ -4,7 +4,8 @@ import pytest
 
 from tests.memory import MemoryDatabase
 from tests.memory.calls import MemoryCalls
-from tests.storage_contracts import CallsRepositoryContract
+from tests.memory.evals import MemoryScenarios
+from tests.storage_contracts import CallsRepositoryContract, ScenariosRepositoryContract
 
 
 @pytest.fixture
@@ -16,4 +17,10 @@ class TestMemoryCalls(CallsRepositoryContract):
     @pytest.fixture
     def calls_in(self):
         return MemoryCalls
+
+
+class TestMemoryScenarios(ScenariosRepositoryContract):
+    @pytest.fixture
+    def scenarios_in(self):
+        return MemoryScenarios
 
