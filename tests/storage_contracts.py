@@ -263,3 +263,78 @@ class ScenariosRepositoryContract:
             token = await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1))
             await scenarios_in(conn).remove_leased(row.id, token)
             assert await scenarios_in(conn).owned((business_id,), row.id) is None
+
+def subscription_values(business_id: str, **values) -> dict:
+    """A subscription as the save use case records it, with `values` over it."""
+    return {"id": f"wh_{new_id().replace('-', '')[:24]}", "business_id": business_id,
+            "url": "https://hooks.example.com/in", "events": ["lead.created"], "description": None, "is_active": True,
+            "secret_sealed": "sealed-secret", "secret_tail": "abcd", "failure_count": 0, "created_at": AT,
+            "updated_at": AT, **values}
+
+
+class SubscriptionsRepositoryContract:
+    """services.webhooks.repository.SubscriptionsRepository."""
+
+    async def test_a_subscription_is_found_in_its_business_by_id_and_by_url_once_per_url(self, database,
+                                                                                         subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+            await subscriptions_in(conn).add_subscription(**subscription_values(new_id()))  # the same URL elsewhere
+        assert (added.events, added.previous_secret_sealed, added.disabled_reason) == (["lead.created"], None, None)
+        async with database.read() as conn:
+            subscriptions = subscriptions_in(conn)
+            assert (await subscriptions.subscription(business_id, added.id, lock=False)).url == added.url
+            assert await subscriptions.subscription(new_id(), added.id) is None
+            assert (await subscriptions.subscription_by_url(business_id, added.url)).id == added.id
+            assert await subscriptions.subscription_by_url(business_id, "https://hooks.example.com/other") is None
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+
+    async def test_subscriptions_list_oldest_first_and_active_ones_alone(self, database, subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            subscriptions = subscriptions_in(conn)
+            newer = await subscriptions.add_subscription(**subscription_values(
+                business_id, url="https://hooks.example.com/b", created_at=AT + timedelta(minutes=1)))
+            older = await subscriptions.add_subscription(**subscription_values(
+                business_id, url="https://hooks.example.com/a"))
+            off = await subscriptions.add_subscription(**subscription_values(
+                business_id, url="https://hooks.example.com/c", is_active=False, created_at=AT + timedelta(hours=1)))
+        async with database.read() as conn:
+            every = await subscriptions_in(conn).subscriptions(business_id)
+            active = await subscriptions_in(conn).subscriptions(business_id, active_only=True)
+            assert await subscriptions_in(conn).subscriptions(new_id()) == []
+        assert [r.id for r in every] == [older.id, newer.id, off.id] and [r.id for r in active] == [older.id, newer.id]
+
+    async def test_a_change_answers_the_subscription_after_it_and_a_removed_one_is_gone(self, database,
+                                                                                       subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+            changed = await subscriptions_in(conn).change_subscription(added.id, {
+                "is_active": False, "disabled_reason": "failing", "events": ["call.completed", "lead.created"]})
+            assert await subscriptions_in(conn).change_subscription("wh_none", {"is_active": False}) is None
+        assert (changed.id, changed.is_active, changed.disabled_reason, changed.events, changed.url) == (
+            added.id, False, "failing", ["call.completed", "lead.created"], added.url)
+        async with database.transaction() as conn:
+            await subscriptions_in(conn).remove_subscription(added.id)
+        async with database.read() as conn:
+            assert await subscriptions_in(conn).subscription(business_id, added.id) is None
+            assert await subscriptions_in(conn).subscriptions(business_id) == []
+
+    async def test_a_call_secret_is_made_then_replaced_keeping_the_previous_one(self, database, subscriptions_in):
+        business_id, later = new_id(), AT + timedelta(days=1)
+        async with database.transaction() as conn:
+            assert await subscriptions_in(conn).call_secret(business_id, lock=True) is None
+            made = await subscriptions_in(conn).put_call_secret(business_id, "sealed-1", "1111", AT)
+            replaced = await subscriptions_in(conn).put_call_secret(business_id, "sealed-2", "2222", later,
+                                                                    previous_sealed="sealed-1",
+                                                                    previous_expires_at=later + timedelta(hours=24))
+        assert (made.secret_sealed, made.previous_secret_sealed, made.created_at) == ("sealed-1", None, AT)
+        assert (replaced.secret_sealed, replaced.secret_tail, replaced.previous_secret_sealed, replaced.created_at,
+                replaced.updated_at) == ("sealed-2", "2222", "sealed-1", AT, later)
+        async with database.read() as conn:
+            assert (await subscriptions_in(conn).call_secret(business_id)).secret_sealed == "sealed-2"
+            assert await subscriptions_in(conn).call_secret(new_id()) is None

@@ -4,7 +4,12 @@ import pytest
 
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
-from tests.storage_contracts import CallsRepositoryContract, ScenariosRepositoryContract
+from services.webhooks.repository import SqlSubscriptions
+from tests.storage_contracts import (
+    CallsRepositoryContract,
+    ScenariosRepositoryContract,
+    SubscriptionsRepositoryContract,
+)
 
 
 class TestSqlCalls(CallsRepositoryContract):
@@ -18,3 +23,8 @@ class TestSqlScenarios(ScenariosRepositoryContract):
     def scenarios_in(self):
         return SqlScenarios
 
+
+class TestSqlSubscriptions(SubscriptionsRepositoryContract):
+    @pytest.fixture
+    def subscriptions_in(self):
+        return SqlSubscriptions

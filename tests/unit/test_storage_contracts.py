@@ -5,7 +5,12 @@ import pytest
 from tests.memory import MemoryDatabase
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
-from tests.storage_contracts import CallsRepositoryContract, ScenariosRepositoryContract
+from tests.memory.webhooks import MemorySubscriptions
+from tests.storage_contracts import (
+    CallsRepositoryContract,
+    ScenariosRepositoryContract,
+    SubscriptionsRepositoryContract,
+)
 
 
 @pytest.fixture
@@ -24,3 +29,8 @@ class TestMemoryScenarios(ScenariosRepositoryContract):
     def scenarios_in(self):
         return MemoryScenarios
 
+
+class TestMemorySubscriptions(SubscriptionsRepositoryContract):
+    @pytest.fixture
+    def subscriptions_in(self):
+        return MemorySubscriptions
