@@ -47,7 +47,7 @@ class Record:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Record) and self._mapping == other._mapping
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         return f"Record({self._mapping!r})"
@@ -114,7 +114,7 @@ def _checked(table: sa.Table, values: dict[str, Any]) -> None:
 
 
 def _server_default(column: sa.Column) -> Any:
-    arg = column.server_default.arg  # type: ignore[union-attr]
+    arg = column.server_default.arg
     if isinstance(arg, sa.sql.elements.False_ | sa.sql.elements.True_):
         return isinstance(arg, sa.sql.elements.True_)
     if isinstance(column.type, sa.Integer):
