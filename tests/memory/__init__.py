@@ -3,7 +3,7 @@ keeping its repositories share (tests/memory/<service>.py, each the in-memory tw
 repository.py; tests/storage_contracts.py holds both to the same behaviour).
 
 A transaction works on a copy of the committed tables and replaces them when it ends (nothing of it stays when it
-raises); transactions run one at a time, and a read sees what was committed. Both open the provider-call guard
+raises); transactions run one at a time, and a read sees what was committed (and may not change it). Both open the provider-call guard
 the way core.uow.Database does (`holding`). The handle they yield stands in for the connection: the repositories
 keep their rows in it, and core.outbox records events on it (`execute` takes an outbox insert, and nothing else:
 a use case that still runs SQL fails here); committed events are collected in `MemoryDatabase.events`.
@@ -98,9 +98,14 @@ class MemoryDatabase:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[MemoryConnection]:
-        """The committed tables (writes go through `transaction()`: what a read's block changes is dropped)."""
+        """The committed tables, to read: a block that changed them or recorded an event fails (writes go through
+        `transaction()`; core.uow.Database's reads run in autocommit, where they would stay)."""
         async with holding("read"):
-            yield MemoryConnection(copy.deepcopy(self.tables))
+            seen = copy.deepcopy(self.tables)
+            conn = MemoryConnection(copy.deepcopy(seen))
+            yield conn
+            if conn.events or {k: v for k, v in conn.tables.items() if v or k in seen} != seen:
+                raise RuntimeError("a read changed what it read: writes go through transaction()")
 
 
 def key_of(table: sa.Table, row: dict[str, Any]) -> tuple:

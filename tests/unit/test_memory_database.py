@@ -1,5 +1,5 @@
 """The fast tier's unit of work (tests/memory) keeps core.uow's rules: a transaction commits or leaves nothing,
-a read's changes are dropped, the provider-call guard is open while either is (tests/storage_contracts.py), events
+a read only reads, the provider-call guard is open while either is (tests/storage_contracts.py), events
 recorded through core.outbox are collected once their transaction commits, and a use case that still runs SQL
 fails."""
 import asyncio
@@ -38,15 +38,23 @@ async def test_a_commit_keeps_its_rows_and_events_and_a_raise_neither(database):
     assert database.events[0]["business_id"] == "business-1" and len({e["event_id"] for e in database.events}) == 3
 
 
-async def test_a_read_sees_what_was_committed_and_keeps_nothing(database):
+async def test_a_read_sees_what_was_committed_and_may_not_write(database):
     async with database.transaction() as conn:
         conn.rows(calls)[("call-1",)] = {"id": "call-1", "status": "queued"}
     async with database.read() as conn:
-        row = conn.rows(calls)[("call-1",)]
-        assert row["status"] == "queued"
-        row["status"] = "failed"
-        await record_event(conn, outbox, "test.read", None, {})
-    assert database.tables[calls.fullname][("call-1",)]["status"] == "queued" and database.events == []
+        assert conn.rows(calls)[("call-1",)]["status"] == "queued"
+        assert conn.rows(outbox) == {}  # a table read and found empty is no write
+    for write in (lambda conn: conn.rows(calls)[("call-1",)].update(status="failed"),
+                  lambda conn: conn.rows(calls).pop(("call-1",)),
+                  lambda conn: conn.rows(outbox).update({(1,): {"id": 1}})):
+        with pytest.raises(RuntimeError, match="writes go through transaction"):
+            async with database.read() as conn:
+                write(conn)
+    with pytest.raises(RuntimeError, match="writes go through transaction"):
+        async with database.read() as conn:
+            await record_event(conn, outbox, "test.read", None, {})
+    assert database.tables[calls.fullname] == {("call-1",): {"id": "call-1", "status": "queued"}}
+    assert database.events == []
 
 
 async def test_sql_is_refused_for_a_repository(database):
