@@ -6,15 +6,18 @@ A lease is two columns on the record's row (`lease_columns()`). A writer takes i
 writer has it), calls the provider with no connection held, and writes its result in a short transaction whose
 UPDATE is guarded by `held(table, token)` and clears the lease (`RELEASED`). Leaving `hold` releases it in
 any case; a writer that crashed loses its lease when `lease_until` passes.
+
+`hold_with` is the same wait over a `Lessor`, for a use case that reaches its rows through a repository (which
+takes and releases the lease with `take` and `release_on`, or in memory in the fast test tier).
 """
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import UUID
@@ -22,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.errors import ServiceError
 from core.ids import new_id
-from core.uow import Database
+from core.uow import UnitOfWork
 
 # Values that end a lease, for the guarded final UPDATE.
 RELEASED = {"lease_token": None, "lease_until": None}
@@ -51,21 +54,53 @@ async def take(conn: AsyncConnection, table: sa.Table, row_id: object, duration:
     return token if taken is not None else None
 
 
-async def release(db: Database, table: sa.Table, row_id: object, token: str) -> None:
+async def release_on(conn: AsyncConnection, table: sa.Table, row_id: object, token: str) -> None:
+    """End the row's lease if it is still `token`'s."""
+    await conn.execute(table.update().where(table.c.id == row_id, held(table, token)).values(**RELEASED))
+
+
+async def release(db: UnitOfWork, table: sa.Table, row_id: object, token: str) -> None:
     async with db.transaction() as conn:
-        await conn.execute(table.update().where(table.c.id == row_id, held(table, token)).values(**RELEASED))
+        await release_on(conn, table, row_id, token)
+
+
+class Lessor(Protocol):
+    """Takes and releases the leases of one kind of row on a unit of work's handle (a repository)."""
+
+    async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
+        """The lease's token, or None when another writer holds it."""
+
+    async def release_lease(self, row_id: Any, token: str) -> None: ...
+
+
+class _TableLessor:
+    def __init__(self, conn: AsyncConnection, table: sa.Table):
+        self.conn, self.table = conn, table
+
+    async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
+        return await take(self.conn, self.table, row_id, duration)
+
+    async def release_lease(self, row_id: Any, token: str) -> None:
+        await release_on(self.conn, self.table, row_id, token)
+
+
+def hold(db: UnitOfWork, table: sa.Table, row_id: object, *, duration: timedelta, wait_seconds: float,
+         what: str) -> AbstractAsyncContextManager[str]:
+    """Hold the lease of a row of `table` for the block, waiting up to `wait_seconds` for another writer to
+    finish (then 409 conflict naming `what`); yields the token."""
+    return hold_with(db, lambda conn: _TableLessor(conn, table), row_id, duration=duration,
+                     wait_seconds=wait_seconds, what=what)
 
 
 @asynccontextmanager
-async def hold(db: Database, table: sa.Table, row_id: object, *, duration: timedelta, wait_seconds: float,
-               what: str) -> AsyncIterator[str]:
-    """Hold the lease of a row for the block, waiting up to `wait_seconds` for another writer to finish
-    (then 409 conflict naming `what`); yields the token."""
+async def hold_with(db: UnitOfWork, lessor: Callable[[Any], Lessor], row_id: object, *, duration: timedelta,
+                    wait_seconds: float, what: str) -> AsyncIterator[str]:
+    """`hold` over `lessor(handle)`, made on each of the short transactions that take and release the lease."""
     deadline = time.monotonic() + wait_seconds
     pause = 0.02
     while True:
         async with db.transaction() as conn:
-            token = await take(conn, table, row_id, duration)
+            token = await lessor(conn).take_lease(row_id, duration)
         if token is not None:
             break
         if time.monotonic() >= deadline:
@@ -75,4 +110,5 @@ async def hold(db: Database, table: sa.Table, row_id: object, *, duration: timed
     try:
         yield token
     finally:
-        await release(db, table, row_id, token)
+        async with db.transaction() as conn:
+            await lessor(conn).release_lease(row_id, token)

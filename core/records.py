@@ -1,6 +1,7 @@
 """Reading one record of the caller's businesses: a record of another business is not found."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import sqlalchemy as sa
@@ -16,9 +17,15 @@ async def find_owned(conn: AsyncConnection, table: sa.Table, record_id: str, wha
     """The row of `table` (with `id` and `business_id` columns) the caller may see, or 404 `what` not found;
     `field` names the request field in the 400 for a malformed id; `lock` takes the row for update."""
     require_uuid(record_id, field)
-    query = sa.select(table).where(table.c.id == record_id,
-                                   table.c.business_id.in_(tenant.require_account().business_ids))
-    row = (await conn.execute(query.with_for_update() if lock else query)).first()
+    row = await owned(conn, table, tenant.require_account().business_ids, record_id, lock=lock)
     if row is None:
         raise not_found(what)
     return row
+
+
+async def owned(conn: AsyncConnection, table: sa.Table, business_ids: Iterable[str], record_id: str, *,
+                lock: bool = False) -> sa.Row[Any] | None:
+    """The row of `table` with this id in one of these businesses, or None (a repository's lookup; the id is a
+    checked UUID)."""
+    query = sa.select(table).where(table.c.id == record_id, table.c.business_id.in_(business_ids))
+    return (await conn.execute(query.with_for_update() if lock else query)).first()

@@ -9,13 +9,17 @@ While either is open, a pooled connection is held, so nothing may wait on an ext
 clients call `forbid_provider_call()` before each request, which raises `ProviderCallInTransaction` (in
 production, where a false alarm must not fail a customer's request, it logs the error instead). The rule "take a
 lease, call the provider, then write" is enforced, not remembered (core.leases).
+
+Use cases take a `UnitOfWork`: `Database` in production, the tests' in-memory one (tests/memory) in the fast
+tier, which opens the same guard (`holding`).
 """
 from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -74,7 +78,9 @@ def forbid_provider_call(what: str) -> None:
 
 
 @asynccontextmanager
-async def _holding(what: str) -> AsyncIterator[None]:
+async def holding(what: str) -> AsyncIterator[None]:
+    """Marks this task as holding a unit of work (`what`: "transaction" or "read") for the block: provider calls
+    are refused until it ends."""
     unit = _Open(what)
     token = _open_units.set((*_open_units.get(), unit))
     try:
@@ -82,6 +88,15 @@ async def _holding(what: str) -> AsyncIterator[None]:
     finally:
         unit.closed = True
         _open_units.reset(token)
+
+
+class UnitOfWork(Protocol):
+    """What a use case needs of its service's database: a transaction and a read, each yielding the handle its
+    store (or repository) works on."""
+
+    def transaction(self) -> AbstractAsyncContextManager[Any]: ...
+
+    def read(self) -> AbstractAsyncContextManager[Any]: ...
 
 
 class Database:
@@ -98,7 +113,7 @@ class Database:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncConnection]:
         """One unit of work: commits when the block ends, rolls back when it raises."""
-        async with _holding("transaction"), self.engine.begin() as conn:
+        async with holding("transaction"), self.engine.begin() as conn:
             conn.info[EVENTS_ADDED] = False
             try:
                 yield conn
@@ -111,5 +126,5 @@ class Database:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
         """A connection for reads, in autocommit (no transaction: writes go through `transaction()`)."""
-        async with _holding("read"), self._reads.connect() as conn:
+        async with holding("read"), self._reads.connect() as conn:
             yield conn

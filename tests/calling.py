@@ -1,5 +1,6 @@
 """Calls for the tests: agents with a number of their own, placing calls, the voice simulator's inbound calls, and
 waiting for a call's outcome and events."""
+import aiohttp
 import pytest
 
 from tests.waiting import wait_until
@@ -73,3 +74,38 @@ async def provider_calls_to(voice, to: str) -> list:
     status, placed = await voice.request("GET", "/call")
     assert status == 200
     return [c for c in placed if c["customer"]["number"] == to]
+
+
+class VoiceSimulator:
+    """The voice-provider simulator (the stack's, or one a test serves): its API (with its key) and its control plane
+    (faults, how the next calls play)."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str, key: str):
+        self.session, self.url, self.key = session, url, key
+
+    async def request(self, method: str, path: str, json=None):
+        async with self.session.request(method, self.url + path, json=json,
+                                        headers={"Authorization": f"Bearer {self.key}"}) as r:
+            return r.status, await r.json(content_type=None)
+
+    async def fail_next(self, method: str, path: str, status: int, times: int = 1) -> None:
+        async with self.session.post(f"{self.url}/_simulator/faults",
+                                     json={"method": method, "path": path, "status": status, "times": times}) as r:
+            assert r.status in (200, 201), await r.text()
+
+    async def delay_next(self, method: str, path: str, seconds: float, times: int = 1, hold: str = "request") -> None:
+        """The next `times` matching requests are served normally after `seconds` (hold "request"), or served at
+        once with their answers held back `seconds` (hold "answer": done, though the client may give up)."""
+        async with self.session.post(f"{self.url}/_simulator/faults", json={
+                "method": method, "path": path, "status": 0, "delay_seconds": seconds, "times": times,
+                "hold": hold}) as r:
+            assert r.status == 201, await r.text()
+
+    async def playback(self, **script) -> None:
+        """How the next calls play (the simulator's Script: outcome, duplicate, reorder, silent, times)."""
+        async with self.session.post(f"{self.url}/_simulator/playback", json=script) as r:
+            assert r.status == 201, await r.text()
+
+    async def clear_faults(self) -> None:
+        async with self.session.delete(f"{self.url}/_simulator/faults") as r:
+            assert r.status in (200, 204), await r.text()

@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
 from tests.api import KEY_RATE_LIMIT, Api
-from tests.calling import agent_with_number
+from tests.calling import VoiceSimulator, agent_with_number
 
 
 def _fresh_external_database() -> tuple[str, str] | None:
@@ -158,35 +158,6 @@ async def other_key(api):
         yield (await dash.create_key(name="other", scopes=["*"]))["key"]
     finally:
         await dash.close()
-
-
-class VoiceSimulator:
-    """The voice-provider simulator the stack runs: its API (with the stack's key) and its fault controls."""
-
-    def __init__(self, session: aiohttp.ClientSession, url: str, key: str):
-        self.session, self.url, self.key = session, url, key
-
-    async def request(self, method: str, path: str, json=None):
-        async with self.session.request(method, self.url + path, json=json,
-                                        headers={"Authorization": f"Bearer {self.key}"}) as r:
-            return r.status, await r.json(content_type=None)
-
-    async def fail_next(self, method: str, path: str, status: int, times: int = 1) -> None:
-        async with self.session.post(f"{self.url}/_simulator/faults",
-                                     json={"method": method, "path": path, "status": status, "times": times}) as r:
-            assert r.status in (200, 201), await r.text()
-
-    async def delay_next(self, method: str, path: str, seconds: float, times: int = 1, hold: str = "request") -> None:
-        """The next `times` matching requests are served normally after `seconds` (hold "request"), or served at
-        once with their answers held back `seconds` (hold "answer": done, though the client may give up)."""
-        async with self.session.post(f"{self.url}/_simulator/faults", json={
-                "method": method, "path": path, "status": 0, "delay_seconds": seconds, "times": times,
-                "hold": hold}) as r:
-            assert r.status == 201, await r.text()
-
-    async def clear_faults(self) -> None:
-        async with self.session.delete(f"{self.url}/_simulator/faults") as r:
-            assert r.status in (200, 204), await r.text()
 
 
 @pytest.fixture

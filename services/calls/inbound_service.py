@@ -7,15 +7,18 @@ is emitted. A number no business holds, or one without an agent, is refused with
 A repeated request for the same provider call answers the same way and records nothing twice."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from core import tenant
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.outbox import add_event
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.voice.server_messages import ServerConfig
-from services.calls import domain, store
+from services.calls import domain
 from services.calls.ports import Neighbours, NumberRoute
+from services.calls.repository import CallsRepository, SqlCalls
 from services.calls.store import outbox
 from switchboard.v1 import events_pb2
 
@@ -31,9 +34,11 @@ def _e164(value) -> str | None:
 
 
 class Inbound:
-    def __init__(self, db: Database, server: ServerConfig, others: Neighbours):
+    def __init__(self, db: UnitOfWork, server: ServerConfig, others: Neighbours, *,
+                 calls: Callable[..., CallsRepository] = SqlCalls):
         self.db, self.server = db, server
         self.others = others  # asked as the tenant set below (services.calls.ports)
+        self.calls_in = calls  # the repository on a unit of work's handle (services.calls.repository)
 
     async def assistant_request(self, message: dict) -> dict:
         """The provider's answer: the agent's assistant with this call's variables, or an error."""
@@ -49,7 +54,7 @@ class Inbound:
         """Record an inbound call that reaches us by a status update or report before (or without) an
         assistant-request: ring-first forwarding offers the call to the forward-to phone first."""
         async with self.db.read() as conn:
-            if await store.call_by_provider_id(conn, message["call"]["id"]) is not None:
+            if await self.calls_in(conn).by_provider_id(message["call"]["id"]) is not None:
                 return
         await self._recorded(message)
 
@@ -68,7 +73,7 @@ class Inbound:
 
     async def _record(self, provider_call_id: str, route: NumberRoute, number: str, caller: str | None):
         async with self.db.read() as conn:
-            known = await store.call_by_provider_id(conn, provider_call_id)
+            known = await self.calls_in(conn).by_provider_id(provider_call_id)
         if known is not None:
             return known  # the provider asked again, or told us of the call before
         lead = await self.others.leads.lead_with_phone(route.business_id, caller) if caller else None
@@ -78,13 +83,14 @@ class Inbound:
                                       lead=domain.lead_facts(lead) if lead else None, business_name=business_name,
                                       business_phone=number)
         async with self.db.transaction() as conn:
-            row = await store.insert_call_once(
-                conn, id=new_id(), business_id=route.business_id, agent_id=route.agent_id, agent_name=route.agent_name,
+            repository = self.calls_in(conn)
+            row = await repository.add_once(
+                id=new_id(), business_id=route.business_id, agent_id=route.agent_id, agent_name=route.agent_name,
                 lead_id=lead.id if lead else None, direction="inbound", status="ringing", to_number=number,
                 from_number=caller, max_duration=domain.DEFAULT_MAX_DURATION, compliance="skip",
                 variables=variables, provider_call_id=provider_call_id, created_at=now, updated_at=now)
             if row is None:  # a concurrent request recorded it first
-                return await store.call_by_provider_id(conn, provider_call_id)
+                return await repository.by_provider_id(provider_call_id)
             await add_event(conn, outbox, events_pb2.CallReceived(
                 call_id=str(row.id), conversation_id=provider_call_id, agent_id=str(row.agent_id), to=number,
                 lead_id=str(row.lead_id) if row.lead_id else None, **{"from": caller}), route.business_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
@@ -27,16 +28,15 @@ from core.compliance import zones
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
-from core.pagination import Page, Paged, fetch_page
-from core.records import find_owned
+from core.pagination import Page, Paged
 from core.text import optional_text
 from core.to_completion import to_completion
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
-from services.calls.store import calls
+from services.calls.repository import CallsRepository, SqlCalls
 from switchboard.v1 import common_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
@@ -77,10 +77,18 @@ class NewCall:
     business_hours: tuple[int, int] | None = None
 
 
+def _found(row):
+    """The call a lookup found, or 404."""
+    if row is None:
+        raise not_found("call")
+    return row
+
+
 class Calls:
-    def __init__(self, db: Database, voice: VoiceProvider, server: ServerConfig, neighbours: Neighbours, *,
-                 recording_secret: str, base_url: str):
+    def __init__(self, db: UnitOfWork, voice: VoiceProvider, server: ServerConfig, neighbours: Neighbours, *,
+                 recording_secret: str, base_url: str, calls: Callable[..., CallsRepository] = SqlCalls):
         self.db = db
+        self.calls_in = calls  # the repository on a unit of work's handle (services.calls.repository)
         self.voice = voice
         self.server = server
         self.recording_secret = recording_secret  # signs recording links
@@ -117,11 +125,11 @@ class Calls:
         except BaseException:
             if key is not None:
                 async with self.db.transaction() as conn:
-                    await store.release_key(conn, account_id, key)
+                    await self.calls_in(conn).release_key(account_id, key)
             raise
         if key is not None and isinstance(placed, common_pb2.ComplianceDecision):
             async with self.db.transaction() as conn:
-                await store.release_key(conn, account_id, key)
+                await self.calls_in(conn).release_key(account_id, key)
         return placed
 
     @staticmethod
@@ -155,7 +163,8 @@ class Calls:
         """None when this request may go ahead; the first call when it repeats a finished request."""
         now = utcnow()
         async with self.db.transaction() as conn:
-            taken = await store.claim_key(conn, account_id, key, request_hash, now, now - IDEMPOTENCY_WINDOW)
+            repository = self.calls_in(conn)
+            taken = await repository.claim_key(account_id, key, request_hash, now, now - IDEMPOTENCY_WINDOW)
             if taken is None:
                 return None
             if taken.request_hash != request_hash:
@@ -164,7 +173,7 @@ class Calls:
             if taken.call_id is None:
                 raise ServiceError("conflict", "a request with this Idempotency-Key is still being placed; retry in "
                                    "a moment to get its call")
-            return await find_owned(conn, calls, str(taken.call_id), "call")
+            return _found(await repository.owned(tenant.require_account().business_ids, str(taken.call_id)))
 
     async def _place(self, request: dict, key: tuple[str, str] | None):
         """The call placed (its claimed idempotency `key`, (account_id, key), settled on it in the transaction that
@@ -189,8 +198,8 @@ class Calls:
                                       business_phone=profile.phone_number)
         first_message = request["first_message"] or profile.first_message
         async with self.db.transaction() as conn:
-            await store.insert_call(
-                conn, id=call_id, business_id=profile.business_id, agent_id=profile.agent_id, agent_name=profile.name,
+            await self.calls_in(conn).add(
+                id=call_id, business_id=profile.business_id, agent_id=profile.agent_id, agent_name=profile.name,
                 lead_id=lead.id if lead else None, direction="outbound", status="queued", to_number=request["to"],
                 from_number=profile.phone_number, name=request["name"], context=request["context"],
                 first_message=first_message, max_duration=request["max_duration"],
@@ -205,15 +214,16 @@ class Calls:
             placed = await self.voice.create_call(body)
         except ProviderError as exc:
             async with self.db.transaction() as conn:
-                await store.update_call(conn, call_id, {"status": "failed", "updated_at": utcnow(),
-                                                        "ended_reason": f"provider refused: {exc.message}"[:500]})
+                await self.calls_in(conn).change(call_id, {"status": "failed", "updated_at": utcnow(),
+                                                           "ended_reason": f"provider refused: {exc.message}"[:500]})
             if decision is not None:
                 await self._release_slot(decision.id)
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
         async with self.db.transaction() as conn:
+            repository = self.calls_in(conn)
             if key is not None:
-                await store.settle_key(conn, *key, call_id)
-            return await store.update_call(conn, call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
+                await repository.settle_key(*key, call_id)
+            return await repository.change(call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
 
     async def _decide(self, request: dict, profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:
@@ -246,16 +256,17 @@ class Calls:
     # -- reads ---------------------------------------------------------------------------------
 
     async def get(self, call_id: str):
+        require_uuid(call_id, "id")
         async with self.db.read() as conn:
-            return await find_owned(conn, calls, call_id, "call")
+            return _found(await self.calls_in(conn).owned(tenant.require_account().business_ids, call_id))
 
     async def transcripts(self, agent_id: str | None, days: int | None, page: Page) -> Paged:
         """Calls of the last `days` days that have a transcript, newest first."""
         who = tenant.require_account()
         since = utcnow() - timedelta(days=domain.check_days(days))
-        query = store.transcripts_of(who.business_ids, require_uuid(agent_id, "agent_id") if agent_id else None, since)
+        agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
         async with self.db.read() as conn:
-            return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
+            return await self.calls_in(conn).transcripts(who.business_ids, agent_id, since, page)
 
     async def transcript(self, call_id: str):
         """One call with its transcript; refused while it has none."""
@@ -285,14 +296,15 @@ class Calls:
         if why is not None:
             raise ServiceError("unauthorized", why)
         async with self.db.read() as conn:
-            url = await store.recording_of(conn, call_id)
+            url = await self.calls_in(conn).recording_url(call_id)
         if url is None:
             raise not_found("recording")
         return url
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list:
         """Analytics: the calls of the query's businesses in its window, counted per group (core.aggregates):
-        how many, how many completed, their total duration."""
+        how many, how many completed, their total duration. A report over SQL (store.py), outside the
+        repository."""
         agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
         async with self.db.read() as conn:
             return await store.aggregate_calls(conn, query, agent_id)
@@ -301,7 +313,7 @@ class Calls:
         who = tenant.require_account()
         if status is not None and status not in domain.STATUSES:
             raise invalid(f"status must be one of {', '.join(domain.STATUSES)}")
-        query = store.calls_of(who.business_ids, require_uuid(agent_id, "agent_id") if agent_id else None, status)
+        agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
         async with self.db.read() as conn:
-            return await fetch_page(conn, query, calls.c.created_at, calls.c.id, page)
+            return await self.calls_in(conn).page(who.business_ids, agent_id, status, page)
 

@@ -7,19 +7,20 @@ the provider's copy back.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from core import leases, tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id, require_uuid, utcnow
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.tenant import require_business
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import ProviderError, VoiceProvider
-from services.evals import domain, store
+from services.evals import domain
 from services.evals.agents_port import AgentsPort
-from services.evals.store import scenarios
+from services.evals.repository import ScenariosRepository, SqlScenarios
 
 # A write holds its scenario at most this long (a provider call with its retries fits well inside).
 SCENARIO_LEASE = timedelta(seconds=60)
@@ -27,10 +28,12 @@ LEASE_WAIT_SECONDS = 25.0
 
 
 class Scenarios:
-    def __init__(self, db: Database, voice: VoiceProvider, agents: AgentsPort):
+    def __init__(self, db: UnitOfWork, voice: VoiceProvider, agents: AgentsPort, *,
+                 scenarios: Callable[..., ScenariosRepository] = SqlScenarios):
         self.db = db
         self.voice = voice
         self.agents = agents
+        self.scenarios_in = scenarios  # the repository on a unit of work's handle (services.evals.repository)
 
     async def _agent_of(self, business_id: str, agent_id: str) -> None:
         """The agent must be one of the business's (anything else reads as not found)."""
@@ -47,8 +50,8 @@ class Scenarios:
         now = utcnow()
         try:
             async with self.db.transaction() as conn:
-                return await store.insert_scenario(
-                    conn, id=new_id(), business_id=business_id, agent_id=agent_id, provider_eval_id=mirror["id"],
+                return await self.scenarios_in(conn).add(
+                    id=new_id(), business_id=business_id, agent_id=agent_id, provider_eval_id=mirror["id"],
                     name=scenario.name, description=scenario.description, messages=scenario.messages,
                     created_at=now, updated_at=now)
         except BaseException:
@@ -59,7 +62,7 @@ class Scenarios:
     async def get(self, scenario_id: str):
         require_uuid(scenario_id, "id")
         async with self.db.read() as conn:
-            row = await store.scenario(conn, tenant.require_account().business_ids, scenario_id)
+            row = await self.scenarios_in(conn).owned(tenant.require_account().business_ids, scenario_id)
         if row is None:
             raise not_found("eval scenario")
         return row
@@ -69,8 +72,7 @@ class Scenarios:
             require_uuid(agent_id, "agent_id")
         who = tenant.require_account()
         async with self.db.read() as conn:
-            return await fetch_page(conn, store.scenarios_of(who.business_ids, agent_id), scenarios.c.created_at,
-                                    scenarios.c.id, page)
+            return await self.scenarios_in(conn).page(who.business_ids, agent_id, page)
 
     async def update(self, scenario_id: str, name: str | None, description: str | None, messages):
         """Rename, redescribe and/or replace the turns (`messages` None: kept)."""
@@ -80,12 +82,12 @@ class Scenarios:
             domain.check_description(description) if description is not None else row.description,
             domain.check_messages(messages) if messages is not None else row.messages)
         before = domain.Scenario(row.name, row.description, row.messages)
-        async with leases.hold(self.db, scenarios, row.id, duration=SCENARIO_LEASE,
-                               wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
+        async with leases.hold_with(self.db, self.scenarios_in, row.id, duration=SCENARIO_LEASE,
+                                    wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
             await self.voice.update_eval(row.provider_eval_id, _mirror_update(changed))
             try:
                 async with self.db.transaction() as conn:
-                    updated = await store.leased_scenario_update(conn, row.id, token, {
+                    updated = await self.scenarios_in(conn).change_leased(row.id, token, {
                         "name": changed.name, "description": changed.description, "messages": changed.messages,
                         "updated_at": utcnow(), **leases.RELEASED})
                 if updated is None:
@@ -98,15 +100,15 @@ class Scenarios:
 
     async def delete(self, scenario_id: str) -> str:
         row = await self.get(scenario_id)
-        async with leases.hold(self.db, scenarios, row.id, duration=SCENARIO_LEASE,
-                               wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
+        async with leases.hold_with(self.db, self.scenarios_in, row.id, duration=SCENARIO_LEASE,
+                                    wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
             try:
                 await self.voice.delete_eval(row.provider_eval_id)
             except ProviderError as exc:
                 if exc.status != 404:  # already gone at the provider: ours goes too
                     raise
             async with self.db.transaction() as conn:
-                await store.delete_leased_scenario(conn, row.id, token)
+                await self.scenarios_in(conn).remove_leased(row.id, token)
         return str(row.id)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -13,9 +14,10 @@ from core.events import Envelope, to_data
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.tenant import pick_business
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.webhooks import delivery, delivery_service, domain, store
 from services.webhooks.delivery import Outcome
+from services.webhooks.repository import SqlSubscriptions, SubscriptionsRepository
 from services.webhooks.store import deliveries, events
 from switchboard.v1 import events_pb2
 
@@ -53,9 +55,12 @@ class TestSent:
 
 
 class Webhooks:
-    def __init__(self, db: Database, box: domain.SecretBox, sender: delivery.Sender, allow_loopback: bool,
-                 lease: timedelta):
+    def __init__(self, db: UnitOfWork, box: domain.SecretBox, sender: delivery.Sender, allow_loopback: bool,
+                 lease: timedelta, *, subscriptions: Callable[..., SubscriptionsRepository] = SqlSubscriptions):
         self.db = db
+        # The repository on a unit of work's handle (services.webhooks.repository); the test event, the history,
+        # deliveries and replays run store.py's queries on the same handle.
+        self.subscriptions_in = subscriptions
         self.box = box
         self.sender = sender
         self.allow_loopback = allow_loopback
@@ -72,15 +77,16 @@ class Webhooks:
         domain.check_description(description)
         now, secret = utcnow(), None
         async with self.db.transaction() as conn:
-            row = await store.subscription_by_url(conn, business_id, url)
+            subscriptions = self.subscriptions_in(conn)
+            row = await subscriptions.subscription_by_url(business_id, url)
             if row is None:
                 secret = domain.new_secret()
-                row = await store.insert_subscription(
-                    conn, id=f"wh_{secrets.token_hex(12)}", business_id=business_id, url=url, events=wanted,
+                row = await subscriptions.add_subscription(
+                    id=f"wh_{secrets.token_hex(12)}", business_id=business_id, url=url, events=wanted,
                     description=description, is_active=True, secret_sealed=self.box.seal(secret),
                     secret_tail=secret[-4:], failure_count=0, created_at=now, updated_at=now)
             else:
-                row = await store.update_subscription(conn, row.id, dict(
+                row = await subscriptions.change_subscription(row.id, dict(
                     events=wanted, description=description if description is not None else row.description,
                     is_active=True, disabled_reason=None, failure_count=0, failing_since=None, updated_at=now))
         return Saved(business_id, row, secret)
@@ -88,13 +94,14 @@ class Webhooks:
     async def list(self, business_id: str | None) -> tuple[str, list]:
         business_id = pick_business(tenant.require_account(), business_id)
         async with self.db.read() as conn:
-            return business_id, await store.subscriptions_of(conn, business_id)
+            return business_id, await self.subscriptions_in(conn).subscriptions(business_id)
 
     async def delete(self, business_id: str | None, subscription_id: str) -> str:
         business_id = pick_business(tenant.require_account(), business_id)
         async with self.db.transaction() as conn:
-            row = await self._subscription(conn, business_id, subscription_id, lock=True)
-            await store.delete_subscription(conn, row.id)
+            subscriptions = self.subscriptions_in(conn)
+            row = await self._subscription(subscriptions, business_id, subscription_id, lock=True)
+            await subscriptions.remove_subscription(row.id)
         return row.id
 
     async def rotate_secret(self, business_id: str | None, subscription_id: str) -> Rotated:
@@ -102,15 +109,17 @@ class Webhooks:
         business_id = pick_business(tenant.require_account(), business_id)
         secret, now = domain.new_secret(), utcnow()
         async with self.db.transaction() as conn:
-            row = await self._subscription(conn, business_id, subscription_id, lock=True)
-            await store.update_subscription(conn, row.id, dict(
+            subscriptions = self.subscriptions_in(conn)
+            row = await self._subscription(subscriptions, business_id, subscription_id, lock=True)
+            await subscriptions.change_subscription(row.id, dict(
                 secret_sealed=self.box.seal(secret), secret_tail=secret[-4:], previous_secret_sealed=row.secret_sealed,
                 previous_secret_expires_at=now + domain.ROTATION_OVERLAP, updated_at=now))
         return Rotated(row, secret, now + domain.ROTATION_OVERLAP)
 
     @staticmethod
-    async def _subscription(conn, business_id: str, subscription_id: str, *, lock: bool = False):
-        row = await store.subscription_of(conn, business_id, subscription_id, lock=lock)
+    async def _subscription(subscriptions: SubscriptionsRepository, business_id: str, subscription_id: str, *,
+                            lock: bool = False):
+        row = await subscriptions.subscription(business_id, subscription_id, lock=lock)
         if row is None:
             raise not_found("webhook")
         return row
@@ -120,7 +129,7 @@ class Webhooks:
     async def call_secret(self, business_id: str | None) -> CallSecretView:
         business_id = pick_business(tenant.require_account(), business_id)
         async with self.db.read() as conn:
-            return CallSecretView(business_id, await store.call_secret_of(conn, business_id))
+            return CallSecretView(business_id, await self.subscriptions_in(conn).call_secret(business_id))
 
     async def rotate_call_secret(self, business_id: str | None) -> CallSecretView:
         """A new secret for the business's per-call webhooks; the previous one keeps signing for
@@ -128,9 +137,10 @@ class Webhooks:
         business_id = pick_business(tenant.require_account(), business_id)
         secret, now = domain.new_secret(), utcnow()
         async with self.db.transaction() as conn:
-            current = await store.call_secret_of(conn, business_id, lock=True)
-            row = await store.put_call_secret(
-                conn, business_id, self.box.seal(secret), secret[-4:], now,
+            repository = self.subscriptions_in(conn)
+            current = await repository.call_secret(business_id, lock=True)
+            row = await repository.put_call_secret(
+                business_id, self.box.seal(secret), secret[-4:], now,
                 previous_sealed=current.secret_sealed if current else None,
                 previous_expires_at=now + domain.ROTATION_OVERLAP if current else None)
         return CallSecretView(business_id, row, secret)
@@ -145,10 +155,11 @@ class Webhooks:
         event = Envelope(new_id(), "webhook.test", now, business_id, to_data(events_pb2.WebhookTest(
             message="This is a test event from Switchboard.", sent_at=now.isoformat())))
         async with self.db.transaction() as conn:
+            subscriptions = self.subscriptions_in(conn)
             if subscription_id:
-                targets = [await self._subscription(conn, business_id, subscription_id)]
+                targets = [await self._subscription(subscriptions, business_id, subscription_id)]
             else:
-                targets = await store.subscriptions_of(conn, business_id, active_only=True)
+                targets = await subscriptions.subscriptions(business_id, active_only=True)
             if not targets:
                 raise not_found("active webhook of this business")
             await store.store_events(conn, [event])
@@ -194,7 +205,7 @@ class Webhooks:
             raise invalid("event_ids must be UUIDs")
         now = utcnow()
         async with self.db.transaction() as conn:
-            sub = await self._subscription(conn, business_id, webhook_id)
+            sub = await self._subscription(self.subscriptions_in(conn), business_id, webhook_id)
             if not sub.is_active:
                 raise invalid("this webhook is disabled; save its url again to re-enable it first")
             rows = await store.events_to_replay(conn, business_id, event_ids, since, until, list(sub.events),

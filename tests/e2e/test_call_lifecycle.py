@@ -16,11 +16,6 @@ from tests.waiting import wait_until
 MESSAGES = "/api/v1/providers/voice/messages"
 
 
-async def playback(voice, **script) -> None:
-    async with voice.session.post(f"{voice.url}/_simulator/playback", json=script) as r:
-        assert r.status == 201, await r.text()
-
-
 @pytest.fixture
 def agent(calling_agent):
     return calling_agent
@@ -71,7 +66,7 @@ async def test_transcript_filters_are_checked(api, account, other_key):
 
 async def test_duplicated_and_reordered_messages_change_nothing_more(api, account, agent, voice):
     key = account["key"]
-    await playback(voice, duplicate=True, reorder=True)
+    await voice.playback(duplicate=True, reorder=True)
     code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
                                                                                "to": "+14155550189"})
     ended = await settled(api, key, call["id"])
@@ -116,7 +111,7 @@ async def test_a_status_update_nats_cannot_store_is_refused_and_applied_when_sen
     if stack.nats is None:
         pytest.skip("NATS_URL points at an external server this test cannot stop")
     key = account["key"]
-    await playback(voice, silent=True)
+    await voice.playback(silent=True)
     code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
                                                                                "to": "+14155550192"})
     assert code == 201
@@ -151,7 +146,7 @@ async def test_the_reaper_closes_a_call_whose_messages_never_came(api, account, 
     """The provider played the call but sent nothing: past max_duration plus the margin (1 s in the tests) the
     reaper asks the provider and closes the call with its record."""
     key = account["key"]
-    await playback(voice, silent=True)
+    await voice.playback(silent=True)
     code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={
         "agent_id": agent["id"], "to": "+14155550190", "max_duration": 10})
     assert code == 201

@@ -1,15 +1,11 @@
 """The unit of work (core.uow) on the stack's PostgreSQL: it commits or rolls back, wakes the relay only after a
 commit that added events, and refuses a provider call while it holds a connection."""
-import asyncio
-import logging
-
 import pytest
 import sqlalchemy as sa
 
-from core import uow
 from core.outbox import events_buffered, record_event
-from core.uow import Database, ProviderCallInTransaction
-from providers.voice.client import VapiClient
+from core.uow import Database
+from tests.storage_contracts import UnitOfWorkContract
 
 
 @pytest.fixture
@@ -55,42 +51,5 @@ async def test_a_unit_that_raises_rolls_back_and_wakes_nobody(scratch, database,
     assert woken == []
 
 
-async def test_a_provider_call_inside_a_unit_of_work_fails_loudly_and_outside_it_is_sent(scratch, database):
-    voice = VapiClient("http://127.0.0.1:9", "key", max_attempts=1)  # nothing listens: a sent request fails
-    try:
-        for unit in (database.transaction, database.read):
-            async with unit() as conn:
-                await conn.execute(sa.select(1))
-                with pytest.raises(ProviderCallInTransaction, match="VapiClient was called while a database"):
-                    await voice.get_call("call-1")
-        with pytest.raises(Exception) as sent:  # outside: the request goes out (and finds nobody)
-            await voice.get_call("call-1")
-        assert not isinstance(sent.value, ProviderCallInTransaction)
-    finally:
-        await voice.close()
-
-
-async def test_a_task_started_inside_a_unit_may_call_providers_once_the_unit_ended(database):
-    ended = asyncio.Event()
-
-    async def later() -> str | None:
-        inside = uow.open_unit()
-        await ended.wait()
-        return inside, uow.open_unit()
-
-    async with database.transaction():
-        task = asyncio.create_task(later())
-        await asyncio.sleep(0)
-    ended.set()
-    assert await task == ("transaction", None)
-
-
-async def test_production_logs_a_provider_call_in_a_unit_instead_of_failing_the_request(database, caplog):
-    uow.configure_guard(strict=False)
-    try:
-        async with database.read():
-            with caplog.at_level(logging.ERROR, logger="core.uow"):
-                uow.forbid_provider_call("the payments provider")
-    finally:
-        uow.configure_guard(strict=True)
-    assert "the payments provider was called while a database read is open" in caplog.text
+class TestDatabase(UnitOfWorkContract):
+    """The provider-call guard (tests/storage_contracts.py), on this module's `database`."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import uuid
 
+from core import tenant
 from core.errors import ServiceError, not_found
 from services.accounts.agents_port import HeldNumber
 from services.calls.ports import Neighbours
+from services.evals.agents_port import EvaluatedAgent
 from switchboard.v1 import common_pb2
 
 
@@ -99,3 +101,17 @@ class CallsNeighbours:
 
     async def release_slot(self, decision_id):
         self.released.append(decision_id)
+
+
+class EvalAgents:
+    """The evals service's port on agents (services.evals.agents_port) in memory: `agents` by id; an agent of
+    another business is not found, as the agents service answers the caller."""
+
+    def __init__(self, agents: dict[str, EvaluatedAgent]):
+        self.agents = agents
+
+    async def agent(self, agent_id):
+        found = self.agents.get(agent_id)
+        if found is None or not tenant.current().can_access(found.business_id):
+            raise not_found("agent")
+        return found

@@ -1,0 +1,105 @@
+"""Where the calls use cases (service.py, inbound_service.py) keep calls and idempotency keys: a repository bound
+to one unit of work's handle. It only stores and finds; the rules stay in domain.py and the use cases (a
+malformed id, a call not found, a key reused with another request).
+
+`SqlCalls` is the production one, over store.py's tables and queries on the unit of work's connection; the fast
+test tier has an in-memory one (tests/memory/calls.py), and the same behaviour tests run on both
+(tests/storage_contracts.py). Lists are newest first in core.pagination's pages. The provider-message
+batches (lifecycle_service.py), the reaper and analytics (core.aggregates) stay on store.py directly."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core import records
+from core.pagination import Page, Paged, fetch_page
+from services.calls import store
+from services.calls.store import calls
+
+
+class CallsRepository(Protocol):
+    async def add(self, **values: Any) -> Any:
+        """Record a call (store.calls' columns); its row."""
+
+    async def add_once(self, **values: Any) -> Any | None:
+        """Record a call unless one with its provider_call_id is recorded already (then None)."""
+
+    async def change(self, call_id: str, values: dict[str, Any]) -> Any | None:
+        """The call after `values`, or None when there is no such call."""
+
+    async def owned(self, business_ids: Iterable[str], call_id: str) -> Any | None:
+        """The call with this id in one of these businesses, or None."""
+
+    async def by_provider_id(self, provider_call_id: str) -> Any | None: ...
+
+    async def recording_url(self, call_id: str) -> str | None:
+        """The provider's URL of the call's recording (None without one, or without such a call)."""
+
+    async def page(self, business_ids: Iterable[str], agent_id: str | None, status: str | None,
+                   page: Page) -> Paged:
+        """The businesses' calls (of one agent, in one status, when given), newest first."""
+
+    async def transcripts(self, business_ids: Iterable[str], agent_id: str | None, since: datetime,
+                          page: Page) -> Paged:
+        """The businesses' calls with a transcript created since `since` (of one agent when given), newest
+        first."""
+
+    async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
+                        expired_before: datetime) -> Any | None:
+        """Claim an idempotency key for a new request (None), or the existing claim (request_hash, call_id: None
+        while its request is placing) when it is taken; a claim made before `expired_before` is forgotten
+        first."""
+
+    async def settle_key(self, account_id: str, key: str, call_id: str) -> None:
+        """The claim's call is `call_id`."""
+
+    async def release_key(self, account_id: str, key: str) -> None:
+        """Forget the claim."""
+
+
+class SqlCalls:
+    """`CallsRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def add(self, **values: Any) -> Any:
+        return await store.insert_call(self.conn, **values)
+
+    async def add_once(self, **values: Any) -> Any | None:
+        return await store.insert_call_once(self.conn, **values)
+
+    async def change(self, call_id: str, values: dict[str, Any]) -> Any | None:
+        return await store.update_call(self.conn, call_id, values)
+
+    async def owned(self, business_ids: Iterable[str], call_id: str) -> Any | None:
+        return await records.owned(self.conn, calls, business_ids, call_id)
+
+    async def by_provider_id(self, provider_call_id: str) -> Any | None:
+        return await store.call_by_provider_id(self.conn, provider_call_id)
+
+    async def recording_url(self, call_id: str) -> str | None:
+        return await store.recording_of(self.conn, call_id)
+
+    async def page(self, business_ids: Iterable[str], agent_id: str | None, status: str | None,
+                   page: Page) -> Paged:
+        return await fetch_page(self.conn, store.calls_of(business_ids, agent_id, status), calls.c.created_at,
+                                calls.c.id, page)
+
+    async def transcripts(self, business_ids: Iterable[str], agent_id: str | None, since: datetime,
+                          page: Page) -> Paged:
+        return await fetch_page(self.conn, store.transcripts_of(business_ids, agent_id, since), calls.c.created_at,
+                                calls.c.id, page)
+
+    async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
+                        expired_before: datetime) -> Any | None:
+        return await store.claim_key(self.conn, account_id, key, request_hash, now, expired_before)
+
+    async def settle_key(self, account_id: str, key: str, call_id: str) -> None:
+        await store.settle_key(self.conn, account_id, key, call_id)
+
+    async def release_key(self, account_id: str, key: str) -> None:
+        await store.release_key(self.conn, account_id, key)

@@ -1,0 +1,66 @@
+"""services.calls.repository.CallsRepository in memory, on a MemoryDatabase's handle (the tables of
+services/calls/store.py)."""
+from __future__ import annotations
+
+from services.calls.store import calls, idempotency_keys
+from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
+
+
+class MemoryCalls:
+    def __init__(self, conn: MemoryConnection):
+        self.calls = conn.rows(calls)
+        self.keys = conn.rows(idempotency_keys)
+
+    async def add(self, **values):
+        return Record(insert(self.calls, calls, values))
+
+    async def add_once(self, **values):
+        if values.get("provider_call_id") is not None and \
+                await self.by_provider_id(values["provider_call_id"]) is not None:
+            return None
+        return await self.add(**values)
+
+    async def change(self, call_id, values):
+        row = self.calls.get((call_id,))
+        return update(calls, row, values) if row is not None else None
+
+    async def owned(self, business_ids, call_id):
+        row = self.calls.get((call_id,))
+        return Record(row) if row is not None and row["business_id"] in business_ids else None
+
+    async def by_provider_id(self, provider_call_id):
+        return next((Record(row) for row in self.calls.values() if row["provider_call_id"] == provider_call_id), None)
+
+    async def recording_url(self, call_id):
+        row = self.calls.get((call_id,))
+        return row["recording_url"] if row is not None else None
+
+    async def page(self, business_ids, agent_id, status, page):
+        return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
+                        and agent_id in (None, row["agent_id"]) and status in (None, row["status"])],
+                       calls.c.created_at, calls.c.id, page)
+
+    async def transcripts(self, business_ids, agent_id, since, page):
+        return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
+                        and agent_id in (None, row["agent_id"]) and row["transcript"] is not None
+                        and row["created_at"] >= since], calls.c.created_at, calls.c.id, page)
+
+    async def claim_key(self, account_id, key, request_hash, now, expired_before):
+        claim = {"account_id": account_id, "key": key, "request_hash": request_hash, "created_at": now}
+        taken = self.keys.get(key_of(idempotency_keys, claim))
+        if taken is not None and taken["created_at"] < expired_before:
+            del self.keys[key_of(idempotency_keys, taken)]
+            taken = None
+        if taken is None:
+            insert(self.keys, idempotency_keys, claim)
+            return None
+        return Record({"request_hash": taken["request_hash"], "call_id": taken["call_id"]})
+
+    async def settle_key(self, account_id, key, call_id) -> None:
+        claim = self.keys.get((account_id, key))
+        if claim is not None:
+            update(idempotency_keys, claim, {"call_id": call_id})
+
+    async def release_key(self, account_id, key) -> None:
+        self.keys.pop((account_id, key), None)
+

@@ -1,0 +1,30 @@
+"""The storage contracts (tests/storage_contracts.py) on the SQL repositories over the stack's PostgreSQL;
+tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
+import pytest
+
+from services.calls.repository import SqlCalls
+from services.evals.repository import SqlScenarios
+from services.webhooks.repository import SqlSubscriptions
+from tests.storage_contracts import (
+    CallsRepositoryContract,
+    ScenariosRepositoryContract,
+    SubscriptionsRepositoryContract,
+)
+
+
+class TestSqlCalls(CallsRepositoryContract):
+    @pytest.fixture
+    def calls_in(self):
+        return SqlCalls
+
+
+class TestSqlScenarios(ScenariosRepositoryContract):
+    @pytest.fixture
+    def scenarios_in(self):
+        return SqlScenarios
+
+
+class TestSqlSubscriptions(SubscriptionsRepositoryContract):
+    @pytest.fixture
+    def subscriptions_in(self):
+        return SqlSubscriptions

@@ -1,0 +1,340 @@
+"""What the storage a use case reaches does, whichever keeps it: the same tests run on the fast tier's unit of
+work and repositories in memory (tests/memory; tests/unit/test_storage_contracts.py, test_memory_database.py) and
+on the production ones over the stack's PostgreSQL (tests/service/test_storage_contracts.py,
+tests/integration/test_unit_of_work.py), so the two cannot drift apart.
+
+A contract is a class of tests with no `Test` prefix (pytest collects it only where a module subclasses it); the
+subclass gives the fixtures `database` (a core.uow.UnitOfWork) and the repository on its handle (`calls_in`,
+...). Every test works in businesses and accounts of its own, as the SQL ones share the stack's database."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from core import uow
+from core.ids import new_id
+from core.pagination import Page
+from core.uow import ProviderCallInTransaction
+from providers.voice.client import VapiClient
+
+
+class UnitOfWorkContract:
+    """core.uow.UnitOfWork: the provider-call guard while a transaction or a read is open."""
+
+    async def test_a_provider_call_inside_a_unit_of_work_fails_loudly_and_outside_it_is_sent(self, database):
+        voice = VapiClient("http://127.0.0.1:9", "key", max_attempts=1)  # nothing listens: a sent request fails
+        try:
+            for unit in (database.transaction, database.read):
+                async with unit():
+                    with pytest.raises(ProviderCallInTransaction, match="VapiClient was called while a database"):
+                        await voice.get_call("call-1")
+            with pytest.raises(Exception) as sent:  # outside: the request goes out (and finds nobody)
+                await voice.get_call("call-1")
+            assert not isinstance(sent.value, ProviderCallInTransaction)
+        finally:
+            await voice.close()
+
+    async def test_a_task_started_inside_a_unit_may_call_providers_once_the_unit_ended(self, database):
+        ended = asyncio.Event()
+
+        async def later() -> tuple[str | None, str | None]:
+            inside = uow.open_unit()
+            await ended.wait()
+            return inside, uow.open_unit()
+
+        async with database.transaction():
+            task = asyncio.create_task(later())
+            await asyncio.sleep(0)
+        ended.set()
+        assert await task == ("transaction", None)
+
+    async def test_production_logs_a_provider_call_in_a_unit_instead_of_failing_the_request(self, database, caplog):
+        uow.configure_guard(strict=False)
+        try:
+            async with database.read():
+                with caplog.at_level(logging.ERROR, logger="core.uow"):
+                    uow.forbid_provider_call("the payments provider")
+        finally:
+            uow.configure_guard(strict=True)
+        assert "the payments provider was called while a database read is open" in caplog.text
+
+
+AT = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+
+
+def call_values(business_id: str, **values) -> dict:
+    """A call as the placing use case records it (store.calls' required columns), with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "agent_id": new_id(), "direction": "outbound",
+            "status": "queued", "to_number": "+14155550123", "max_duration": 600, "compliance": "skip",
+            "variables": {"name": "Sam"}, "created_at": AT, "updated_at": AT, **values}
+
+
+async def pages(read, page_size: int) -> list:
+    """Every row `read(page)` lists, page after page."""
+    rows, page = [], Page(limit=page_size)
+    while True:
+        paged = await read(page)
+        rows += paged.rows
+        if not paged.has_more:
+            return rows
+        page = Page(limit=page_size, cursor=paged.next_cursor)
+
+class CallsRepositoryContract:
+    """services.calls.repository.CallsRepository."""
+
+    async def test_a_recorded_call_is_found_in_its_businesses_only_with_its_defaults(self, database, calls_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await calls_in(conn).add(**call_values(business_id))
+        assert (added.duration, added.answered, added.cost_cents, added.provider_call_id) == (0, False, 0, None)
+        async with database.read() as conn:
+            found = await calls_in(conn).owned((new_id(), business_id), added.id)
+            assert await calls_in(conn).owned((new_id(),), added.id) is None
+            assert await calls_in(conn).owned((business_id,), new_id()) is None
+        assert (found.id, found.status, found.variables, found.created_at) == (added.id, "queued", {"name": "Sam"}, AT)
+
+    async def test_a_call_id_or_provider_call_is_recorded_once(self, database, calls_in):
+        business_id, provider_call_id = new_id(), f"pc-{new_id()}"
+        values = call_values(business_id, provider_call_id=provider_call_id, direction="inbound")
+        async with database.transaction() as conn:
+            first = await calls_in(conn).add_once(**values)
+            assert await calls_in(conn).add_once(**{**values, "id": new_id()}) is None
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await calls_in(conn).add(**{**values, "provider_call_id": None})  # the same id
+        async with database.read() as conn:
+            assert (await calls_in(conn).by_provider_id(provider_call_id)).id == first.id
+            assert await calls_in(conn).by_provider_id(f"pc-{new_id()}") is None
+
+    async def test_a_change_answers_the_call_after_it(self, database, calls_in):
+        business_id, url = new_id(), f"https://recordings.example.com/{new_id()}.wav"
+        async with database.transaction() as conn:
+            added = await calls_in(conn).add(**call_values(business_id))
+            changed = await calls_in(conn).change(added.id, {"status": "failed", "ended_reason": "provider refused",
+                                                             "recording_url": url})
+            assert await calls_in(conn).change(new_id(), {"status": "failed"}) is None
+        assert (changed.id, changed.status, changed.ended_reason, changed.to_number) == (
+            added.id, "failed", "provider refused", "+14155550123")
+        async with database.read() as conn:
+            assert await calls_in(conn).recording_url(added.id) == url
+            assert await calls_in(conn).recording_url(new_id()) is None
+
+    async def test_a_transaction_that_raises_keeps_nothing(self, database, calls_in):
+        values = call_values(new_id())
+        with pytest.raises(LookupError):
+            async with database.transaction() as conn:
+                await calls_in(conn).add(**values)
+                raise LookupError("the use case refused")
+        async with database.read() as conn:
+            assert await calls_in(conn).owned((values["business_id"],), values["id"]) is None
+
+    async def test_pages_list_newest_first_across_equal_times_with_their_filters(self, database, calls_in):
+        business_id, agent_id = new_id(), new_id()
+        at = [AT, AT, AT - timedelta(minutes=1), AT + timedelta(minutes=1), AT]
+        async with database.transaction() as conn:
+            added = [await calls_in(conn).add(**call_values(business_id, agent_id=agent_id if i % 2 else new_id(),
+                                                            status="completed" if i < 3 else "queued",
+                                                            created_at=created_at))
+                     for i, created_at in enumerate(at)]
+            await calls_in(conn).add(**call_values(new_id()))  # another business's
+        newest = sorted(added, key=lambda row: (row.created_at, row.id), reverse=True)
+        async with database.read() as conn:
+            calls = calls_in(conn)
+            assert [r.id for r in await pages(lambda p: calls.page((business_id,), None, None, p), 2)] == \
+                [r.id for r in newest]
+            assert [r.id for r in await pages(lambda p: calls.page((business_id,), agent_id, "completed", p), 1)] \
+                == [r.id for r in newest if r.agent_id == agent_id and r.status == "completed"]
+            older = await calls.page((business_id,), None, None, Page(limit=10, after=AT))
+        assert [r.id for r in older.rows] == [added[2].id] and not older.has_more
+
+    async def test_transcripts_are_the_calls_with_one_since_a_time(self, database, calls_in):
+        business_id, agent_id = new_id(), new_id()
+        async with database.transaction() as conn:
+            said = await calls_in(conn).add(**call_values(business_id, agent_id=agent_id, transcript="AI: Hello"))
+            await calls_in(conn).add(**call_values(business_id, agent_id=agent_id))  # nothing said
+            await calls_in(conn).add(**call_values(business_id, agent_id=agent_id, transcript="AI: Hi",
+                                                   created_at=AT - timedelta(days=2)))
+            other = await calls_in(conn).add(**call_values(business_id, transcript="AI: Hey"))
+        async with database.read() as conn:
+            calls = calls_in(conn)
+            since = AT - timedelta(days=1)
+            mine = await calls.transcripts((business_id,), agent_id, since, Page(limit=10))
+            every = await calls.transcripts((business_id,), None, since, Page(limit=10))
+        assert [r.id for r in mine.rows] == [said.id]
+        assert {r.id for r in every.rows} == {said.id, other.id}
+
+    async def test_an_idempotency_key_is_claimed_settled_released_and_forgotten_once_expired(self, database,
+                                                                                            calls_in):
+        account_id, key, now = new_id(), f"key-{new_id()}", datetime.now(UTC)
+        window = now - timedelta(hours=24)
+        async with database.transaction() as conn:
+            calls = calls_in(conn)
+            assert await calls.claim_key(account_id, key, "hash-1", now, window) is None
+            pending = await calls.claim_key(account_id, key, "hash-2", now, window)
+            assert await calls.claim_key(new_id(), key, "hash-2", now, window) is None  # another account's
+        assert (pending.request_hash, pending.call_id) == ("hash-1", None)
+        call_id = new_id()
+        async with database.transaction() as conn:
+            await calls_in(conn).settle_key(account_id, key, call_id)
+            settled = await calls_in(conn).claim_key(account_id, key, "hash-1", now, window)
+        assert (settled.request_hash, str(settled.call_id)) == ("hash-1", call_id)
+        async with database.transaction() as conn:
+            await calls_in(conn).release_key(account_id, key)
+            assert await calls_in(conn).claim_key(account_id, key, "hash-3", now, window) is None
+        later = now + timedelta(hours=25)
+        async with database.transaction() as conn:
+            assert await calls_in(conn).claim_key(account_id, key, "hash-4", later, later - timedelta(hours=24)) \
+                is None
+            again = await calls_in(conn).claim_key(account_id, key, "hash-5", later, later - timedelta(hours=24))
+        assert again.request_hash == "hash-4"
+
+def scenario_values(business_id: str, **values) -> dict:
+    """A scenario as the create use case records it, with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "agent_id": new_id(), "provider_eval_id": f"eval-{new_id()}",
+            "name": "Books a visit", "description": "", "messages": [{"role": "user", "content": "Hi"}],
+            "created_at": AT, "updated_at": AT, **values}
+
+
+class ScenariosRepositoryContract:
+    """services.evals.repository.ScenariosRepository."""
+
+    async def test_a_scenario_is_found_in_its_businesses_only_and_its_mirror_is_its_own(self, database,
+                                                                                       scenarios_in):
+        business_id = new_id()
+        values = scenario_values(business_id)
+        async with database.transaction() as conn:
+            added = await scenarios_in(conn).add(**values)
+        assert (added.messages, added.lease_token, added.lease_until) == (values["messages"], None, None)
+        async with database.read() as conn:
+            found = await scenarios_in(conn).owned((business_id,), added.id)
+            assert await scenarios_in(conn).owned((new_id(),), added.id) is None
+        assert (found.id, found.name, found.provider_eval_id) == (added.id, "Books a visit", values["provider_eval_id"])
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await scenarios_in(conn).add(**scenario_values(business_id, provider_eval_id=values["provider_eval_id"]))
+
+    async def test_pages_list_newest_first_without_turns_or_lease(self, database, scenarios_in):
+        business_id, agent_id = new_id(), new_id()
+        async with database.transaction() as conn:
+            added = [await scenarios_in(conn).add(**scenario_values(
+                business_id, agent_id=agent_id if i else new_id(), created_at=AT + timedelta(seconds=i % 2)))
+                for i in range(4)]
+        newest = sorted(added, key=lambda row: (row.created_at, row.id), reverse=True)
+        async with database.read() as conn:
+            every = await pages(lambda p: scenarios_in(conn).page((business_id,), None, p), 3)
+            agents = await scenarios_in(conn).page((business_id,), agent_id, Page(limit=10))
+            assert (await scenarios_in(conn).page((new_id(),), None, Page(limit=10))).rows == []
+        assert [r.id for r in every] == [r.id for r in newest]
+        assert [r.id for r in agents.rows] == [r.id for r in newest if r.agent_id == agent_id]
+        assert not any(hasattr(row, name) for row in every for name in ("messages", "lease_token", "lease_until"))
+        assert every[0].name == "Books a visit"
+
+    async def test_a_lease_has_one_holder_until_released_or_run_out(self, database, scenarios_in):
+        async with database.transaction() as conn:
+            row = await scenarios_in(conn).add(**scenario_values(new_id()))
+        async with database.transaction() as conn:
+            token = await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1))
+            assert token is not None and await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1)) is None
+            await scenarios_in(conn).release_lease(row.id, new_id())  # not the holder's: nothing changes
+            assert await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1)) is None
+            await scenarios_in(conn).release_lease(row.id, token)
+            run_out = await scenarios_in(conn).take_lease(row.id, timedelta(seconds=-1))
+            assert run_out is not None and run_out != token
+            assert await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1)) is not None
+            assert await scenarios_in(conn).take_lease(new_id(), timedelta(minutes=1)) is None
+
+    async def test_only_the_lease_holder_changes_or_removes_a_scenario(self, database, scenarios_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            row = await scenarios_in(conn).add(**scenario_values(business_id))
+            token = await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1))
+        async with database.transaction() as conn:
+            assert await scenarios_in(conn).change_leased(row.id, new_id(), {"name": "Stale"}) is None
+            changed = await scenarios_in(conn).change_leased(row.id, token, {"name": "Renamed", "lease_token": None,
+                                                                             "lease_until": None})
+            await scenarios_in(conn).remove_leased(row.id, token)  # the change released the lease
+        assert (changed.id, changed.name, changed.lease_token, changed.description) == (row.id, "Renamed", None, "")
+        async with database.transaction() as conn:
+            assert (await scenarios_in(conn).owned((business_id,), row.id)).name == "Renamed"
+            token = await scenarios_in(conn).take_lease(row.id, timedelta(minutes=1))
+            await scenarios_in(conn).remove_leased(row.id, token)
+            assert await scenarios_in(conn).owned((business_id,), row.id) is None
+
+def subscription_values(business_id: str, **values) -> dict:
+    """A subscription as the save use case records it, with `values` over it."""
+    return {"id": f"wh_{new_id().replace('-', '')[:24]}", "business_id": business_id,
+            "url": "https://hooks.example.com/in", "events": ["lead.created"], "description": None, "is_active": True,
+            "secret_sealed": "sealed-secret", "secret_tail": "abcd", "failure_count": 0, "created_at": AT,
+            "updated_at": AT, **values}
+
+
+class SubscriptionsRepositoryContract:
+    """services.webhooks.repository.SubscriptionsRepository."""
+
+    async def test_a_subscription_is_found_in_its_business_by_id_and_by_url_once_per_url(self, database,
+                                                                                         subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+            await subscriptions_in(conn).add_subscription(**subscription_values(new_id()))  # the same URL elsewhere
+        assert (added.events, added.previous_secret_sealed, added.disabled_reason) == (["lead.created"], None, None)
+        async with database.read() as conn:
+            subscriptions = subscriptions_in(conn)
+            assert (await subscriptions.subscription(business_id, added.id, lock=False)).url == added.url
+            assert await subscriptions.subscription(new_id(), added.id) is None
+            assert (await subscriptions.subscription_by_url(business_id, added.url)).id == added.id
+            assert await subscriptions.subscription_by_url(business_id, "https://hooks.example.com/other") is None
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+
+    async def test_subscriptions_list_oldest_first_and_active_ones_alone(self, database, subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            subscriptions = subscriptions_in(conn)
+            newer = await subscriptions.add_subscription(**subscription_values(
+                business_id, url="https://hooks.example.com/b", created_at=AT + timedelta(minutes=1)))
+            older = await subscriptions.add_subscription(**subscription_values(
+                business_id, url="https://hooks.example.com/a"))
+            off = await subscriptions.add_subscription(**subscription_values(
+                business_id, url="https://hooks.example.com/c", is_active=False, created_at=AT + timedelta(hours=1)))
+        async with database.read() as conn:
+            every = await subscriptions_in(conn).subscriptions(business_id)
+            active = await subscriptions_in(conn).subscriptions(business_id, active_only=True)
+            assert await subscriptions_in(conn).subscriptions(new_id()) == []
+        assert [r.id for r in every] == [older.id, newer.id, off.id] and [r.id for r in active] == [older.id, newer.id]
+
+    async def test_a_change_answers_the_subscription_after_it_and_a_removed_one_is_gone(self, database,
+                                                                                       subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+            changed = await subscriptions_in(conn).change_subscription(added.id, {
+                "is_active": False, "disabled_reason": "failing", "events": ["call.completed", "lead.created"]})
+            assert await subscriptions_in(conn).change_subscription("wh_none", {"is_active": False}) is None
+        assert (changed.id, changed.is_active, changed.disabled_reason, changed.events, changed.url) == (
+            added.id, False, "failing", ["call.completed", "lead.created"], added.url)
+        async with database.transaction() as conn:
+            await subscriptions_in(conn).remove_subscription(added.id)
+        async with database.read() as conn:
+            assert await subscriptions_in(conn).subscription(business_id, added.id) is None
+            assert await subscriptions_in(conn).subscriptions(business_id) == []
+
+    async def test_a_call_secret_is_made_then_replaced_keeping_the_previous_one(self, database, subscriptions_in):
+        business_id, later = new_id(), AT + timedelta(days=1)
+        async with database.transaction() as conn:
+            assert await subscriptions_in(conn).call_secret(business_id, lock=True) is None
+            made = await subscriptions_in(conn).put_call_secret(business_id, "sealed-1", "1111", AT)
+            replaced = await subscriptions_in(conn).put_call_secret(business_id, "sealed-2", "2222", later,
+                                                                    previous_sealed="sealed-1",
+                                                                    previous_expires_at=later + timedelta(hours=24))
+        assert (made.secret_sealed, made.previous_secret_sealed, made.created_at) == ("sealed-1", None, AT)
+        assert (replaced.secret_sealed, replaced.secret_tail, replaced.previous_secret_sealed, replaced.created_at,
+                replaced.updated_at) == ("sealed-2", "2222", "sealed-1", AT, later)
+        async with database.read() as conn:
+            assert (await subscriptions_in(conn).call_secret(business_id)).secret_sealed == "sealed-2"
+            assert await subscriptions_in(conn).call_secret(new_id()) is None

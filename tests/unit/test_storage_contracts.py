@@ -1,0 +1,36 @@
+"""The storage contracts (tests/storage_contracts.py) on the fast tier's in-memory repositories;
+tests/service/test_storage_contracts.py runs the same on the SQL ones."""
+import pytest
+
+from tests.memory import MemoryDatabase
+from tests.memory.calls import MemoryCalls
+from tests.memory.evals import MemoryScenarios
+from tests.memory.webhooks import MemorySubscriptions
+from tests.storage_contracts import (
+    CallsRepositoryContract,
+    ScenariosRepositoryContract,
+    SubscriptionsRepositoryContract,
+)
+
+
+@pytest.fixture
+def database() -> MemoryDatabase:
+    return MemoryDatabase()
+
+
+class TestMemoryCalls(CallsRepositoryContract):
+    @pytest.fixture
+    def calls_in(self):
+        return MemoryCalls
+
+
+class TestMemoryScenarios(ScenariosRepositoryContract):
+    @pytest.fixture
+    def scenarios_in(self):
+        return MemoryScenarios
+
+
+class TestMemorySubscriptions(SubscriptionsRepositoryContract):
+    @pytest.fixture
+    def subscriptions_in(self):
+        return MemorySubscriptions
