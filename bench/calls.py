@@ -210,7 +210,7 @@ async def run(args, stack) -> int:
         cpu_after = cpu.read()
     await bus.close()
     missing = [i for i in ids if i not in completed]
-    path = f"{args.calls} calls' provider messages -> call.completed on NATS, {args.concurrency} at a time" + (
+    path = f"provider messages of {args.calls} calls to call.completed, {args.concurrency} at a time" + (
         f", started at {args.rate:g} calls/s" if args.rate else "")
     # The goal is the burst's: a steady rate has no ratio to the bare receiver's burst.
     goal = "none (steady rate)" if args.rate else f">= {RATIO_GOAL} of bare, p99 < {P99_GOAL_MS} ms"

@@ -119,7 +119,7 @@ async def run(args, stack) -> int:
     import asyncpg
 
     base = stack.base_url
-    path = f"GET /api/v1/leads (7 filters) and /leads/audit, {args.leads:,} leads: median of the cases"
+    path = f"GET /api/v1/leads (7 filters) and /leads/audit, {args.leads:,} leads: median"
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
         signup, admin = await signed_up(http, base, "Bench Co", "bench@example.com", stack.database_url)
         auth = {"Authorization": f"Bearer {admin}"}

@@ -216,8 +216,8 @@ async def run(args, stack: Stack) -> int:
     finally:
         await conn.close()
         await runner.cleanup()
-    path = f"webhook burst of {args.events}: outbox -> relay -> JetStream -> dispatcher -> signed POST"
-    one_path, two_path = f"{path}, 1 dispatcher", f"{path}, 2 dispatchers (baseline: 1 dispatcher)"
+    path = f"webhook burst of {args.events}, outbox to signed POST"
+    one_path, two_path = f"{path}, 1 dispatcher", f"{path}, 2 dispatchers (baseline: 1)"
     scaling = f">= {SCALING_GOAL}x one dispatcher"
     if one is None or steady is None or two is None:
         report("bench.webhooks", one_path, None, "events/s", baseline, None, "none stated", INVALID)
