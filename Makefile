@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test unit lock fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr clean
+.PHONY: run test unit lock fuzz protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr bench-all clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -73,6 +73,11 @@ bench-runs: $(STAMP)
 
 bench-sdr: $(STAMP)
 	$(PY) -m bench.sdr $(ARGS)
+
+# Every bench above in sequence, then one table of their headlines (bench/results/latest.json); ARGS=--quick: a smoke
+# run with lighter arguments.
+bench-all: $(STAMP)
+	$(PY) -m bench.all $(ARGS)
 
 clean:
 	rm -rf $(VENV)

@@ -32,11 +32,13 @@ import asyncpg
 import nats
 from aiohttp import web
 
-from bench.harness import CpuMeter, signed_up, with_stack
+from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_stack
 from core.settings import derive_secret
 from deploy.local.servers import free_port
 from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
 from providers.voice.simulator.playback import sign
+
+RATIO_GOAL, P99_GOAL_MS = 0.5, 400  # the burst: >= 0.5 of the bare receiver, p99 < 400 ms (issue 38)
 
 
 def signed(secret: str, body: bytes) -> dict:
@@ -133,12 +135,13 @@ async def settled_history(database_url: str, quiet: float = 2.0) -> tuple[int, f
     return size, grew
 
 
-def line(name: str, count: int, seconds: float, latencies: list[float]) -> float:
+def line(name: str, count: int, seconds: float, latencies: list[float]) -> tuple[float, float, float]:
+    """Print a path's line; its calls/s, p50 and p99 in ms."""
     rate = count / seconds if seconds > 0 else 0.0
     ms = sorted(x * 1000 for x in latencies) or [0.0]
-    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-    print(f"  {name:<22} {rate:>9.1f} {statistics.median(ms):>9.1f} {p99:>9.1f} {count:>7}")
-    return rate
+    p50, p99 = statistics.median(ms), ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    print(f"  {name:<22} {rate:>9.1f} {p50:>9.1f} {p99:>9.1f} {count:>7}")
+    return rate, p50, p99
 
 
 async def setup(http: aiohttp.ClientSession, base: str, database_url: str) -> tuple[str, str]:
@@ -190,7 +193,7 @@ async def run(args, stack) -> int:
             started = time.time()
             await play(http, f"http://127.0.0.1:{bare.port}/messages", secret, calls, args.concurrency, sent_bare)
             baseline = line("bare receiver", len(bare.stored), max(bare.stored.values()) - started,
-                            [bare.stored[c] - sent_bare[c] for c in bare.stored])
+                            [bare.stored[c] - sent_bare[c] for c in bare.stored])[0]
         finally:
             await bare.stop(runner)
         sent: dict[str, float] = {}
@@ -207,12 +210,17 @@ async def run(args, stack) -> int:
         cpu_after = cpu.read()
     await bus.close()
     missing = [i for i in ids if i not in completed]
+    path = f"provider messages of {args.calls} calls to call.completed, {args.concurrency} at a time" + (
+        f", started at {args.rate:g} calls/s" if args.rate else "")
+    # The goal is the burst's: a steady rate has no ratio to the bare receiver's burst.
+    goal = "none (steady rate)" if args.rate else f">= {RATIO_GOAL} of bare, p99 < {P99_GOAL_MS} ms"
     if refused or missing:
         print(f"  INVALID: {refused} messages refused, {len(missing)} calls without call.completed")
+        report("bench.calls", path, None, "calls/s", baseline, None, goal, INVALID)
         return 1
     last = max(completed[i] for i in ids)
-    rate = line(f"stack, {args.rate:g} calls/s" if args.rate else "stack", len(ids), last - started,
-                [completed[i] - sent[i] for i in ids])
+    rate, p50, p99 = line(f"stack, {args.rate:g} calls/s" if args.rate else "stack", len(ids), last - started,
+                          [completed[i] - sent[i] for i in ids])
     events = events_after - events_before
     print(f"    provider messages in: {2 * len(ids) / (last - started):.0f}/s; events out (every type, counted in the "
           f"webhooks history once the consumers caught up): {events / len(ids):.1f} per call, "
@@ -220,8 +228,11 @@ async def run(args, stack) -> int:
     print(cpu.per_unit(cpu_before, cpu_after, len(ids), "call") + " (until the consumers caught up)")
     if args.rate:
         print("every call ended once with its event (a steady rate: no ratio to the bare receiver's burst)")
+        report("bench.calls", path, rate, "calls/s", baseline, None, goal, judged(None), p50_ms=p50, p99_ms=p99)
     else:
         print(f"ratio to the bare receiver: {rate / baseline:.2f}; every call ended once with its event")
+        report("bench.calls", path, rate, "calls/s", baseline, rate / baseline, goal,
+               judged(rate / baseline >= RATIO_GOAL and p99 < P99_GOAL_MS), p50_ms=p50, p99_ms=p99)
     return 0
 
 

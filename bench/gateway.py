@@ -12,8 +12,9 @@ Compares two ways of serving the same authenticated read,
 A load generator in its own process keeps --concurrency requests in flight over a
 keep-alive pool, warms up, then measures for --seconds. Rounds alternate baseline and
 full path (A B A B ...); the headline is the median of the per-round ratios (each pair
-shares its moment's noise on a small machine), with the best round of each also shown. The result is a ratio, never an assertion on timings; any non-200
-response invalidates the run (exit status 1).
+shares its moment's noise on a small machine), with the best round of each also shown; the goal is >= 0.6 of the
+baseline (issue 38). The result is a ratio, never an assertion on timings; any non-200 response invalidates the run
+(exit status 1).
 
 Run: `make bench`, or `PYTHONPATH=.:protos .venv/bin/python -m bench.gateway --seconds 5`.
 """
@@ -34,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PATH = "/api/v1/workspaces"
-TARGET = 0.5  # full path >= 0.5 x baseline throughput
+TARGET = 0.6  # full path >= 0.6 x baseline throughput (issue 38)
 
 
 # -- load generator: runs in its own process (`--load URL`), prints one JSON line --------------
@@ -112,6 +113,7 @@ def row(name: str, r: dict) -> str:
 
 
 def bench(args) -> int:
+    from bench.harness import judged, report
     from deploy.local.servers import free_port
     from deploy.local.stack import Stack
 
@@ -166,10 +168,14 @@ def bench(args) -> int:
     ratio = statistics.median(pairs)
     print(f"per-round ratios: {', '.join(f'{p:.2f}' for p in pairs)}")
     print(f"ratio full/baseline throughput: {ratio:.2f} (median of rounds; best-of ratio {best_ratio:.2f})")
+    full, verdict = results["full path"], judged(ratio >= TARGET, valid=not errors)
+    report("bench.gateway", f"authenticated GET {PATH}?id=", statistics.median(r["rps"] for r in full), "req/s",
+           statistics.median(r["rps"] for r in results["baseline"]), ratio, f">= {TARGET} of bare", verdict,
+           p50_ms=statistics.median(r["p50_ms"] for r in full), p99_ms=statistics.median(r["p99_ms"] for r in full),
+           per_round=pairs)
     if errors:
         print(f"INVALID: {errors} non-200 responses; no verdict")
         return 1
-    verdict = "PASS" if ratio >= TARGET else "BELOW TARGET"
     print(f"verdict: {verdict}: full path = {ratio:.2f} x baseline throughput (target >= {TARGET} x)")
     return 0
 

@@ -3,6 +3,8 @@ its logs kept when the run aborts."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
 import sys
 import tempfile
@@ -17,6 +19,32 @@ from tests.standing import start_trial
 
 # No per-key limit gets in the way of a benchmark; quiet logs.
 BENCH_ENV = {"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"}
+# The file (JSON lines) each bench appends its headline records to, when set (bench.all sets it).
+RESULTS_ENV = "BENCH_RESULTS"
+PASS, BELOW_GOAL, INVALID, NO_GOAL = "PASS", "BELOW GOAL", "INVALID", "NO GOAL"
+
+
+def judged(met: bool | None, valid: bool = True) -> str:
+    """INVALID when the run is not, else whether the goal was met; NO GOAL (`met` None) for a figure without one."""
+    if not valid:
+        return INVALID
+    return NO_GOAL if met is None else PASS if met else BELOW_GOAL
+
+
+def report(bench: str, path: str, figure: float | None, unit: str, baseline: float | None, ratio: float | None,
+           goal: str, verdict: str, *, p50_ms: float | None = None, p99_ms: float | None = None,
+           per_round: list[float] | None = None) -> dict:
+    """A bench's headline in the shape every bench shares (one call per headline, at the end), appended as one JSON
+    line to the file RESULTS_ENV names, if it names one; returns the record. `baseline` is the bare figure in the
+    same unit and `ratio` the bench's own ratio to it."""
+    record: dict = {"bench": bench, "path": path, "figure": figure, "unit": unit, "baseline": baseline,
+                    "ratio": ratio, "goal": goal, "verdict": verdict}
+    optional = {"p50_ms": p50_ms, "p99_ms": p99_ms, "per_round": per_round}
+    record |= {name: value for name, value in optional.items() if value is not None}
+    if results := os.environ.get(RESULTS_ENV):
+        with open(results, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+    return record
 
 
 async def signed_up(http, base: str, business_name: str, email: str, database_url: str) -> tuple[dict, str]:

@@ -23,6 +23,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from bench import harness
 from bench.harness import signed_up, with_stack
 
 BUSINESSES = 20
@@ -118,6 +119,7 @@ async def run(args, stack) -> int:
     import asyncpg
 
     base = stack.base_url
+    path = f"GET /api/v1/leads (7 filters) and /leads/audit, {args.leads:,} leads: median"
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
         signup, admin = await signed_up(http, base, "Bench Co", "bench@example.com", stack.database_url)
         auth = {"Authorization": f"Bearer {admin}"}
@@ -142,7 +144,7 @@ async def run(args, stack) -> int:
         print(f"{args.requests} sequential requests per case; one business ({args.leads // BUSINESSES:,} leads); "
               "p50/p99 in ms")
         print(f"  {'case':<16} {'API p50':>8} {'API p99':>8} {'SQL p50':>8} {'SQL p99':>8} {'ratio':>6}  index")
-        ratios = []
+        p50s: list[tuple[float, float]] = []  # (API, SQL) of each case
         async with aiohttp.ClientSession() as http:
             for name, query, where, extra in cases(business_id, now, sample_phone):
                 sql, sql_args = page_sql(where), [business_id, *extra]
@@ -162,9 +164,10 @@ async def run(args, stack) -> int:
                 sql_ids = [str(r["id"]) for r in (await sql_page())[:50]]
                 if api_ids != sql_ids:
                     print(f"  {name}: the API and the SQL disagree; no verdict")
+                    harness.report("bench.leads", path, None, "ms p50", None, None, "none stated", harness.INVALID)
                     return 1
                 api_t, sql_t = await timed(args.requests, api_page), await timed(args.requests, sql_page)
-                ratios.append(report(name, api_t, sql_t, await uses_index(conn, sql, sql_args)))
+                p50s.append(report(name, api_t, sql_t, await uses_index(conn, sql, sql_args)))
 
             async def api_audit():
                 async with http.get(f"{base}/api/v1/leads/audit", headers=headers) as r:
@@ -179,20 +182,23 @@ async def run(args, stack) -> int:
 
             indexed = all([await uses_index(conn, sql, audit_args(business_id, st, now)) for sql, st in AUDIT_SQL
                            if "sdr.leads WHERE" in sql])
-            ratios.append(report("audit", await timed(args.requests, api_audit),
-                                 await timed(args.requests, sql_audit), indexed))
+            p50s.append(report("audit", await timed(args.requests, api_audit),
+                               await timed(args.requests, sql_audit), indexed))
     finally:
         await conn.close()
-    print(f"median ratio of p50s (API / plain SQL): {statistics.median(ratios):.2f}")
+    ratio = statistics.median(api / sql for api, sql in p50s)
+    print(f"median ratio of p50s (API / plain SQL): {ratio:.2f}")
+    harness.report("bench.leads", path, statistics.median(api for api, _ in p50s), "ms p50",
+                   statistics.median(sql for _, sql in p50s), ratio, "none stated", harness.judged(None))
     return 0
 
 
-def report(name: str, api_t: list[float], sql_t: list[float], indexed: bool) -> float:
+def report(name: str, api_t: list[float], sql_t: list[float], indexed: bool) -> tuple[float, float]:
+    """Print a case's line; its p50s in ms (API, SQL)."""
     (a50, a99), (s50, s99) = quantiles(api_t), quantiles(sql_t)
-    ratio = a50 / s50
-    print(f"  {name:<16} {a50:>8.2f} {a99:>8.2f} {s50:>8.2f} {s99:>8.2f} {ratio:>6.1f}  {'yes' if indexed else 'NO'}",
-          flush=True)
-    return ratio
+    print(f"  {name:<16} {a50:>8.2f} {a99:>8.2f} {s50:>8.2f} {s99:>8.2f} {a50 / s50:>6.1f}  "
+          f"{'yes' if indexed else 'NO'}", flush=True)
+    return a50, s50
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ import uuid
 
 import aiohttp
 
-from bench.harness import with_stack
+from bench.harness import judged, report, with_stack
 from bench.messaging import measure
 from providers.x402 import payer
 
@@ -71,10 +71,14 @@ async def run(args, stack) -> int:
         print(f"{args.signups} checkout signups and {args.x402} x402 signups, {args.concurrency} at a time; "
               "signups/s, latency in ms")
         print(f"  {'path':<22} {'per s':>9} {'p50 ms':>9} {'p99 ms':>9} {'ok':>7}")
-        baseline = await measure("bare checkout POST", args.signups, args.concurrency, bare)
-        rate = await measure("checkout signup", args.signups, args.concurrency, checkout)
-        provisioned = await measure("x402 signup, inline", args.x402, args.concurrency, x402)
-    if not baseline or not rate or not provisioned:
+        baseline = (await measure("bare checkout POST", args.signups, args.concurrency, bare))[0]
+        rate, p50, p99 = await measure("checkout signup", args.signups, args.concurrency, checkout)
+        provisioned = (await measure("x402 signup, inline", args.x402, args.concurrency, x402))[0]
+    valid = bool(baseline and rate and provisioned)
+    report("bench.signup", f"POST /api/v1/signup by card checkout, {args.concurrency} at a time",
+           rate if valid else None, "signups/s", baseline or None, rate / baseline if valid else None, "none stated",
+           judged(None, valid), p50_ms=p50, p99_ms=p99)
+    if not valid:
         return 1
     print(f"ratio of the checkout signup to the bare checkout POST: {rate / baseline:.2f}")
     return 0

@@ -32,12 +32,13 @@ import aiohttp
 import asyncpg
 from aiohttp import web
 
-from bench.harness import CpuMeter, signed_up, with_stack
+from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_stack
 from deploy.local.servers import free_port
 from deploy.local.stack import Process, Stack
 from services.webhooks import domain
 
 COMMIT_EVERY = 0.02  # seconds between commits in the steady round
+SCALING_GOAL = 1.6  # two dispatchers' burst over one's (issue 38)
 
 
 class CountingReceiver:
@@ -115,11 +116,12 @@ async def stages(database_url: str, ids: list[str]) -> str:
            f"delivered {cut('delivered')}"
 
 
-def summary(name: str, count: int, seconds: float, latencies: list[float]) -> float:
+def summary(name: str, count: int, seconds: float, latencies: list[float]) -> tuple[float, float, float]:
+    """Print a round's line; its events/s, p50 and p99 in ms."""
     cuts = statistics.quantiles(latencies, n=100)
-    rate = count / seconds
-    print(f"  {name:<18} {rate:>9.1f} {cuts[49] * 1000:>9.1f} {cuts[98] * 1000:>9.1f} {count:>7d}", flush=True)
-    return rate
+    rate, p50, p99 = count / seconds, cuts[49] * 1000, cuts[98] * 1000
+    print(f"  {name:<18} {rate:>9.1f} {p50:>9.1f} {p99:>9.1f} {count:>7d}", flush=True)
+    return rate, p50, p99
 
 
 async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, list[float]]:
@@ -156,26 +158,26 @@ class Rounds:
         return self.cpu.read(), await self.outbox.conn.fetchval("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
 
     async def finish(self, name: str, ids: list[str], started: float, before: tuple[dict[str, float], int]) \
-            -> float | None:
-        """Wait for every event, print the round's line, its stages and its costs; the rate, or None if some
-        never arrived."""
+            -> tuple[float, float, float] | None:
+        """Wait for every event, print the round's line, its stages and its costs; the rate, p50 and p99 (ms), or
+        None if some never arrived."""
         if not await self.receiver.wait_all(ids, 300):
             print(f"  {name}: not every event arrived; INVALID")
             return None
         last = max(self.receiver.seen[i] for i in ids)
-        rate = summary(name, len(ids), last - started, [self.receiver.latency[i] for i in ids])
+        figures = summary(name, len(ids), last - started, [self.receiver.latency[i] for i in ids])
         print(await stages(self.stack.database_url, ids), flush=True)
         await asyncio.sleep(0.5)  # the last attempts are recorded
         cpu, wal = await self.costs()
         print(self.cpu.per_unit(before[0], cpu, len(ids), "event"), flush=True)
         print(f"    PostgreSQL WAL per event: {(wal - before[1]) / len(ids):.0f} bytes", flush=True)
-        return rate
+        return figures
 
-    async def burst(self, name: str, count: int) -> float | None:
+    async def burst(self, name: str, count: int) -> tuple[float, float, float] | None:
         before, started = await self.costs(), time.time()
         return await self.finish(name, await self.outbox.commit(count), started, before)
 
-    async def steady(self, name: str, rate: int, seconds: float) -> float | None:
+    async def steady(self, name: str, rate: int, seconds: float) -> tuple[float, float, float] | None:
         per_commit = max(1, round(rate * COMMIT_EVERY))
         before, started, ids = await self.costs(), time.time(), []
         for n in range(round(seconds / COMMIT_EVERY)):
@@ -203,7 +205,7 @@ async def run(args, stack: Stack) -> int:
         # Warm-up: the dispatcher's consumer and connections.
         await receiver.wait_all(await rounds.outbox.commit(20), 60)
         seconds, latencies = await bare_baseline(url, args.events, 50)
-        baseline = summary("bare sender", args.events, seconds, latencies)
+        baseline = summary("bare sender", args.events, seconds, latencies)[0]
         one = await rounds.burst("burst, 1 dispatcher", args.events)
         steady = await rounds.steady("steady, 1 dispatcher", args.rate, args.seconds)
         second = Process("webhooks-dispatcher-2", "services.webhooks.dispatcher", 0)
@@ -214,12 +216,21 @@ async def run(args, stack: Stack) -> int:
     finally:
         await conn.close()
         await runner.cleanup()
-    if None in (one, steady, two):
+    path = f"webhook burst of {args.events}, outbox to signed POST"
+    one_path, two_path = f"{path}, 1 dispatcher", f"{path}, 2 dispatchers (baseline: 1)"
+    scaling = f">= {SCALING_GOAL}x one dispatcher"
+    if one is None or steady is None or two is None:
+        report("bench.webhooks", one_path, None, "events/s", baseline, None, "none stated", INVALID)
+        report("bench.webhooks", two_path, None, "events/s", None, None, scaling, INVALID)
         return 1
     if receiver.duplicates:
         print(f"  note: {receiver.duplicates} duplicate deliveries (at-least-once; receivers dedupe on event_id)")
-    print(f"ratio to the bare sender: 1 dispatcher {one / baseline:.2f}, 2 dispatchers {two / baseline:.2f}; "
-          f"2 over 1: {two / one:.2f}")
+    print(f"ratio to the bare sender: 1 dispatcher {one[0] / baseline:.2f}, 2 dispatchers {two[0] / baseline:.2f}; "
+          f"2 over 1: {two[0] / one[0]:.2f}")
+    report("bench.webhooks", one_path, one[0], "events/s", baseline, one[0] / baseline, "none stated", judged(None),
+           p50_ms=one[1], p99_ms=one[2])
+    report("bench.webhooks", two_path, two[0], "events/s", one[0], two[0] / one[0], scaling,
+           judged(two[0] / one[0] >= SCALING_GOAL), p50_ms=two[1], p99_ms=two[2])
     return 0
 
 
