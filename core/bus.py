@@ -4,9 +4,13 @@ EVENTS subjects are `events.<type>` (e.g. `events.workspace.paused`). Messages c
 JSON envelope, `Nats-Msg-Id = event_id` for broker-side dedup, and the W3C trace
 context in headers.
 
-PROVIDER holds providers' webhook messages that need no answer, as the gateway verified and received them
-(`provider.<provider>.<kind>`, e.g. a voice call's status updates), until the service that owns them has
-applied them: a work queue, so an acknowledged message is gone.
+PROVIDER holds the providers' webhook messages that need no answer (`provider.<provider>.<kind>`: the voice
+provider's status updates and end-of-call reports, `provider.voice.messages`; SMS status callbacks,
+`provider.sms.status`; payment events, `provider.payments.events`), stored by the gateway once it has verified
+them (`EventBus.receive`, with `Nats-Msg-Id` = the provider's own identity of the message, else a hash of its
+body), until the service that owns them has applied them from its durable consumer: a work queue, so an
+acknowledged message is gone. Every provider webhook follows that one pattern (gateway.routes.providers); only
+those whose answer the provider uses go to their owner over RPC instead.
 """
 from __future__ import annotations
 

@@ -82,7 +82,8 @@ class Runtime:
         self.on_stop.append(component.stop)
 
     def consume(self, durable: str, handler: Handler | BatchHandler, **options: Any) -> None:
-        """Run a durable consumer of the event stream (core.bus.DurableConsumer) for the process's lifetime."""
+        """Run a durable consumer (core.bus.DurableConsumer) for the process's lifetime: of the EVENTS stream, or
+        with stream=PROVIDER_STREAM of the providers' messages the service owns."""
         self.run(DurableConsumer(self.bus, durable, handler, **options))
 
     def closing(self, client: Closable) -> Closable:

@@ -144,6 +144,8 @@ class Settings(BaseSettings):
     # The messaging (SMS) provider: Twilio's REST API (the local stack points it at the simulator).
     sms_api_url: Url = Field("https://api.twilio.com", alias="SMS_API_URL")
     sms_account_sid: str = Field("", alias="SMS_ACCOUNT_SID")
+    # The account's auth token: the messaging service's REST credential, and the key the provider signs its
+    # webhooks with (the gateway checks X-Twilio-Signature with it).
     sms_auth_token: Secret = Field(Secret(""), alias="SMS_AUTH_TOKEN")
     sms_timeout_seconds: PositiveFloat = Field(5.0, alias="SMS_TIMEOUT_SECONDS")
     # Texts of unknown outcome (the provider did not answer the send): how often the provider is asked about them,
@@ -176,7 +178,8 @@ class Settings(BaseSettings):
     checkout_prices: Annotated[dict[str, str], NoDecode, BeforeValidator(plans.parse_checkout_prices)] = Field(
         # the default is the variable's text, parsed (validate_default) like the environment's
         plans.LOCAL_CHECKOUT_PRICES, alias="CHECKOUT_PRICES")  # type: ignore[arg-type]
-    # The payment provider (hosted card checkout, Stripe's API) and its webhook signing secret.
+    # The payment provider (hosted card checkout, Stripe's API: the accounts service) and the signing secret of our
+    # webhook endpoint there (the gateway verifies the provider's events with it).
     payments_api_url: Url = Field("https://api.stripe.com", alias="PAYMENTS_API_URL")
     payments_api_key: Secret = Field(Secret(""), alias="PAYMENTS_API_KEY")
     payments_webhook_secret: Secret = Field(Secret(""), alias="PAYMENTS_WEBHOOK_SECRET")

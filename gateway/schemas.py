@@ -689,9 +689,8 @@ SCHEMAS: dict[str, dict] = {
     "SignupRequest": SIGNUP_REQUEST,
     "SignupResponse": _SIGNUP_REPLY,
     "PaymentEvent": PAYMENT_EVENT,
-    "PaymentEventReceived": _obj({"received": {"type": "boolean"},
-                                  "applied": {"type": "boolean", "description": "false for an event seen before"}},
-                                 ("received", "applied")),
+    "PaymentEventReceived": _obj({"received": {"type": "boolean", "description": "true: the event is stored and "
+                                               "will be applied (once, however often it comes)"}}, ("received",)),
     "ApiKey": _KEY,
     "ApiKeyCreated": _KEY_WITH_SECRET,
     "ApiKeyCreateRequest": KEY_CREATE,

@@ -23,8 +23,7 @@ from core import registry
 from core.migrations import upgrade_all
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
 from providers.messaging.webhooks import INBOUND_PATH
-
-PAYMENT_EVENTS_PATH = "/api/v1/providers/payments/events"  # gateway.routes.accounts (not imported: no gateway here)
+from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER_POOL = Path(__file__).resolve().parent / "number_pool.json"

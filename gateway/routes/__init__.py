@@ -147,6 +147,7 @@ def rest_routes() -> list[Route]:
         messaging,
         meta,
         numbers,
+        providers,
         runs,
         sdr,
         sessions,
@@ -154,7 +155,8 @@ def rest_routes() -> list[Route]:
     )
 
     return [*meta.ROUTES, *accounts.ROUTES, *sessions.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES, *leads.ROUTES,
-            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES]
+            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES, *analytics.ROUTES, *webhooks.ROUTES,
+            *providers.ROUTES]
 
 
 def all_routes() -> list[Route]:

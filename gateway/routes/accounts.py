@@ -21,7 +21,6 @@ from gateway.schemas import (
     CHECKOUT_OPEN,
     KEY_CREATE,
     KEY_UPDATE,
-    PAYMENT_EVENT,
     SIGNUP_REQUEST,
     WORKSPACE_CREATE,
     WORKSPACE_UPDATE,
@@ -58,12 +57,6 @@ def _with_payment_response(body: dict, payment_response: str):
     if payment_response:
         return web.json_response(body, headers={payments.PAYMENT_RESPONSE_HEADER: payment_response})
     return body
-
-
-async def payment_event(ctx: RequestContext):
-    reply = await ctx.rpc("accounts").HandlePaymentEvent(accounts_pb2.PaymentEvent(
-        body=await ctx.request.read(), signature=ctx.request.headers.get("Stripe-Signature", "")))
-    return {"received": True, "applied": reply.applied}
 
 
 # -- API keys (dashboard session) --------------------------------------------------
@@ -256,7 +249,6 @@ async def balance(ctx: RequestContext):
 
 
 V1 = "/api/v1"
-PAYMENT_EVENTS_PATH = f"{V1}/providers/payments/events"
 ROUTES = [
     Route("POST", f"{V1}/signup", signup, f"Create an account, a business on a {accounts.TRIAL_DAYS}-day trial and an "
           "API key", "accounts",
@@ -296,19 +288,6 @@ ROUTES = [
           f"dashboard_magic_link signs the owner in once within {accounts.MAGIC_LINK_TTL.total_seconds() / 3600:g} "
           f"hours; the dashboard session it opens lasts {accounts.SESSION_TTL.days} days, or until unused for "
           f"{accounts.SESSION_IDLE.total_seconds() / 3600:g} hours (POST /api/v1/sessions/logout ends it sooner)."),
-    Route("POST", PAYMENT_EVENTS_PATH, payment_event, "The payment provider's webhook events", "providers",
-          auth=PUBLIC, body=PAYMENT_EVENT, response="PaymentEventReceived",
-          errors=("unauthorized", "invalid_request"), rpcs=(f"{ACCOUNTS}/HandlePaymentEvent",),
-          description="Called by the payment provider (Stripe's event objects), not by API clients. Each event is "
-          "verified with its Stripe-Signature header (HMAC-SHA256 with our webhook secret, at most 5 minutes "
-          "old; otherwise 401) and applied once: a redelivered event answers applied false. Events may come late "
-          "or out of order: a subscription's status is only set by an event newer than the one that set it, and "
-          "canceled is final. checkout.session.completed starts provisioning; customer.subscription.* and "
-          "invoice.paid / invoice.payment_failed keep subscription_status (incomplete, trialing, active, "
-          "past_due, canceled) and move the workspace: past_due longer than the grace period (PAYMENT_GRACE_HOURS, "
-          "72 by default) or a trial ended without a completed checkout pauses it (workspace.paused, reason "
-          "payment_overdue or trial_ended_unpaid) until it is paid again; a canceled subscription cancels it "
-          "(workspace.canceled, reason subscription_canceled)."),
     Route("GET", f"{V1}/keys", list_keys, "List the account's API keys (without secrets)", "keys", auth=SESSION,
           response="ApiKeyList", errors=("unauthorized",), rpcs=(f"{ACCOUNTS}/ListKeys",)),
     Route("POST", f"{V1}/keys", create_key, "Create an API key; the full key is shown once", "keys", auth=SESSION,

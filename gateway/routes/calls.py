@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
-import time
 
 import aiohttp
 from aiohttp import web
@@ -17,16 +14,7 @@ from core.settings import Settings
 from gateway.convert import to_json
 from gateway.routes import PUBLIC, Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
-from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, PROVIDER_MESSAGE, UUID
-from providers.voice.server_messages import (
-    AUTH_HEADERS,
-    MESSAGES_PATH,
-    QUEUED_SUBJECT,
-    QUEUED_TYPES,
-    SIGNATURE_HEADER,
-    TIMESTAMP_HEADER,
-    WebhookAuth,
-)
+from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, UUID
 from services.calls import domain
 from services.messaging import domain as messaging_domain
 from switchboard.v1 import calls_pb2
@@ -155,27 +143,6 @@ async def _relay(first: bytes, chunks, response: web.StreamResponse) -> None:
         response.force_close()
 
 
-async def provider_message(ctx: RequestContext):
-    """A status update or end-of-call report, once authentic, is stored on the PROVIDER stream and acknowledged;
-    the calls service applies it moments later, in a batch with others. Other messages go to the calls service
-    now, for their answer."""
-    body = await ctx.request.read()
-    present = {name: ctx.request.headers[name] for name in AUTH_HEADERS if name in ctx.request.headers}
-    why = WebhookAuth.of(ctx.deps.settings).refusal(body, present, time.time())
-    if why is not None:
-        raise ServiceError("unauthorized", why)
-    message = domain.message_of(ctx.body)
-    if message["type"] not in QUEUED_TYPES:
-        reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(body=body, headers=present))
-        return json.loads(reply.response_json)
-    try:
-        # The provider repeats a message it was not sure we got: the same body is stored once.
-        await ctx.deps.bus.receive(QUEUED_SUBJECT, body, hashlib.sha256(body).hexdigest())
-    except ConnectionError:
-        raise ServiceError("unavailable", "the message could not be stored now; send it again") from None
-    return {}
-
-
 STATUSES = ("Statuses: queued (placed at the provider), ringing, in-progress, forwarding (offered to a "
             "forward-to phone: the number's ring-first forwarding, or a transfer), ended (over, outcome not known "
             "yet), then one outcome: completed (a conversation took place, with the agent or, ended_reason "
@@ -253,19 +220,4 @@ ROUTES = [
           "addresses, without following redirects, and is always served as audio (audio/wav unless the storage "
           "names another audio type) with X-Content-Type-Options: nosniff. A recording stored anywhere else, a "
           "redirect, or a storage that fails or cannot be reached is 500 provider_error."),
-    Route("POST", MESSAGES_PATH, provider_message, "The voice provider's server messages", "providers",
-          auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
-          errors=("unauthorized", "invalid_request", "unavailable"), rpcs=(f"{CALLS}/HandleProviderMessage",),
-          description="Called by the voice provider, not by API clients: assistant requests for inbound calls, "
-          "status updates and end-of-call reports, authenticated by our webhook credential: by default signed "
-          f"(hex HMAC-SHA256 over '<{TIMESTAMP_HEADER}>.<raw body>' in {SIGNATURE_HEADER}, the Unix time in "
-          f"{TIMESTAMP_HEADER}), or with VOICE_WEBHOOK_AUTH=bearer our token in Authorization: Bearer (then the "
-          "body's message.timestamp dates it). Only the configured way is accepted, and a message more than 5 "
-          "minutes off is refused (401). An assistant-request is answered with the number's agent "
-          "({assistantId, assistantOverrides}) or {error} for a number no agent answers. A status update or an "
-          "end-of-call report is acknowledged with {} once it is stored, and applied to its call moments later "
-          "(so a call read right after may not show it yet); when it cannot be stored it is 503 unavailable and "
-          "the provider sends it again. Status updates move their call forward only and a report applies once, "
-          "so duplicated and reordered messages are harmless. Other message types are acknowledged with {}.",
-          budget=Budget(publish=1)),
 ]

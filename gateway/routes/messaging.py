@@ -1,18 +1,14 @@
-"""SMS: send, threads and messages, consent, the do-not-call list, and the messaging provider's webhooks."""
+"""SMS: send, threads and messages, consent, the do-not-call list, the email queue (the messaging provider's
+webhooks: gateway.routes.providers)."""
 from __future__ import annotations
 
-from aiohttp import web
-
 from core.costs import Budget
-from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.patterns import NOT_BLANK
-from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.routes import RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, EMAIL_APPROVE, EMAIL_QUEUE, SMS_SEND, UUID
-from providers.messaging.signatures import SIGNATURE_HEADER
-from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH
 from services.messaging import domain
 from switchboard.v1 import messaging_pb2
 
@@ -76,9 +72,6 @@ async def remove_dnc(ctx: RequestContext):
     return to_json(await ctx.rpc("messaging").RemoveDnc(req))
 
 
-FORM = "application/x-www-form-urlencoded"
-
-
 async def queue_email(ctx: RequestContext):
     req = set_fields(messaging_pb2.QueueEmailRequest(), ctx.body, "to", "subject", "body", "business_id")
     req.hold_for_approval = ctx.body.get("approve") is False
@@ -100,35 +93,6 @@ async def get_email(ctx: RequestContext):
     return to_json(reply.emails[0])
 
 
-async def _provider_request(ctx: RequestContext) -> messaging_pb2.ProviderRequest:
-    """The provider's request as it signed it: our public URL of the path and query it requested, every form
-    parameter, and its signature."""
-    if ctx.request.can_read_body and ctx.request.content_type != FORM:
-        raise ServiceError("invalid_request", f"the messaging provider's requests are {FORM}")
-    form = await ctx.request.post()
-    return messaging_pb2.ProviderRequest(url=ctx.deps.settings.public_base_url + ctx.request.path_qs,
-                                         params={k: v for k, v in form.items() if isinstance(v, str)},
-                                         signature=ctx.request.headers.get(SIGNATURE_HEADER, ""))
-
-
-async def status_callback(ctx: RequestContext):
-    reply = await ctx.rpc("messaging").HandleStatusCallback(await _provider_request(ctx))
-    return web.Response(text=reply.body, content_type=reply.content_type)
-
-
-async def inbound(ctx: RequestContext):
-    reply = await ctx.rpc("messaging").HandleInboundMessage(await _provider_request(ctx))
-    return web.Response(text=reply.body, content_type=reply.content_type)
-
-
-_TEXT = {"type": "string"}
-STATUS_FORM = {"type": "object", "properties": {k: _TEXT for k in (
-    "MessageSid", "MessageStatus", "AccountSid", "From", "To", "ErrorCode")}, "required": ["MessageSid",
-                                                                                        "MessageStatus"]}
-INBOUND_FORM = {"type": "object", "properties": {k: _TEXT for k in (
-    "MessageSid", "AccountSid", "From", "To", "Body", "NumMedia")}, "required": ["MessageSid", "From", "To", "Body"]}
-SIGNED = ("Called by the messaging provider, not by API clients: a form POST signed with X-Twilio-Signature "
-          "(HMAC-SHA1 of the URL and the sorted parameters under the account's auth token); anything else is 401.")
 ROUTES = [
     Route("POST", f"{V1}/sms/send", send, "Send a text from an agent's number", "sms", scope="sms:write",
           body=SMS_SEND, response="SmsSent",
@@ -236,15 +200,4 @@ ROUTES = [
           "kind, status (pending_approval, approved, sent, failed), attempts, last_error, Message-ID, who queued "
           "and approved it, and when.",
           budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
-    Route("POST", STATUS_PATH, status_callback, "The messaging provider's status callbacks", "providers",
-          auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
-          media="application/xml", errors=("unauthorized", "invalid_request"),
-          rpcs=(f"{MESSAGING}/HandleStatusCallback",),
-          description=SIGNED + " Moves the text forward only (late and repeated callbacks change nothing)."),
-    Route("POST", INBOUND_PATH, inbound, "The messaging provider's inbound texts", "providers", auth=PUBLIC,
-          form=INBOUND_FORM, media="application/xml", errors=("unauthorized", "invalid_request"),
-          rpcs=(f"{MESSAGING}/HandleInboundMessage",),
-          description=SIGNED + " Threads the text and answers with TwiML: STOP, STOPALL, UNSUBSCRIBE, CANCEL, "
-          "END and QUIT opt out (confirmed once, then silence), START, YES and UNSTOP opt in, HELP and INFO get "
-          "the help text; any other text is conversational consent."),
 ]

@@ -14,6 +14,7 @@ from twilio.request_validator import RequestValidator
 from twilio.twiml.messaging_response import MessagingResponse
 
 SIGNATURE_HEADER = "X-Twilio-Signature"
+TWIML = "application/xml"  # the media type of a TwiML answer
 
 
 def sign(auth_token: str, url: str, params: dict[str, str]) -> str:

@@ -5,8 +5,9 @@ with the endpoint's signing secret (`whsec_...`, the whole string), over `f"{t}.
 A receiver must check it over the raw body (not re-serialised JSON) and refuse a timestamp older than its
 tolerance (replays). Several `v1=` values may appear while a secret is being rolled; any may match.
 
-The simulator signs with `sign_payload`; receivers check with `parse_event`, and tests forge and replay with
-both.
+The simulator signs with `sign_payload`; receivers (the gateway) check with `parse_event`, and tests forge and
+replay with both. The gateway stores each verified event under EVENTS_SUBJECT on the PROVIDER stream (core.bus),
+where the accounts service applies it.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import hmac
 import stripe
 
 SIGNATURE_HEADER = "Stripe-Signature"
+EVENTS_PATH = "/api/v1/providers/payments/events"  # our webhook endpoint, under the public base URL
+EVENTS_SUBJECT = "provider.payments.events"
 DEFAULT_TOLERANCE = 300  # seconds, as Stripe's libraries
 
 

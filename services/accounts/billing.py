@@ -49,8 +49,8 @@ def payment_parts(s: Settings, db: Database, agents: AgentsPort) -> PaymentParts
     checkout, gate = configured.payments(s), configured.x402_gate(s)
     closers = [checkout.close, *([gate.close] if gate else [])]
     provisioning = Provisioning(db, agents, s.provisioning_retry_seconds)
-    payments = Payments(db, checkout, gate, s.payments_webhook_secret.reveal(), provisioning,
-                        s.public_base_url, timedelta(hours=s.payment_grace_hours), s.checkout_prices)
+    payments = Payments(db, checkout, gate, provisioning, s.public_base_url, timedelta(hours=s.payment_grace_hours),
+                        s.checkout_prices)
     # A pending payment is asked about again once a round of the worker comes, and never while a settlement of
     # it may still be under way (a settlement is bounded by twice the facilitator timeout).
     retry = timedelta(seconds=max(s.billing_interval_seconds, 2 * s.x402_timeout_seconds + 1))

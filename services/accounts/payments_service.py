@@ -2,10 +2,11 @@
 verifying x402 payments (their settlement: services.accounts.x402_billing), and billing's moves of workspaces
 whose subscription went unpaid (payments_domain has the rules; services.accounts.billing runs them on time).
 
-The provider's events are verified with its signature (stripe.Webhook.construct_event), applied once each (the
-event id is stored in the same transaction), and may come late or out of order: a subscription status is only
-set by an event newer than the one that set it, `canceled` is final, and a checkout completing starts the
-signup's provisioning saga however many times it is told.
+The provider's events are verified by the gateway with their signature (stripe.Webhook.construct_event) and
+stored on the PROVIDER stream; a consumer here applies each (`apply_event`) once (the event id is stored in the
+same transaction). They may come late or out of order: a subscription status is only set by an event newer than
+the one that set it, `canceled` is final, and a checkout completing starts the signup's provisioning saga however
+many times it is told.
 """
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from core.bus import PermanentError
 from core.errors import ServiceError
 from core.ids import is_uuid, utcnow
 from core.outbox import add_event
 from core.uow import Database
 from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider, invoice_subscription_id
-from providers.payments.webhooks import InvalidWebhook, parse_event
 from providers.status import provider_status
 from providers.x402.server import FacilitatorUnavailable, MalformedPayment, PaymentRefused, Verified, X402Gate
 from services.accounts import lifecycle, store
@@ -30,6 +31,8 @@ from services.accounts.store import outbox
 from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
+
+EVENTS_CONSUMER = "accounts-payment-events"
 
 # Events that carry a subscription's state, and invoice outcomes.
 SUBSCRIPTION_EVENTS = ("customer.subscription.created", "customer.subscription.updated",
@@ -42,14 +45,12 @@ def _at(unix_seconds: int) -> datetime:
 
 
 class Payments:
-    def __init__(self, db: Database, checkout: PaymentsProvider, gate: X402Gate | None, webhook_secret: str,
-                 provisioning: Provisioning, base_url: str, grace: timedelta,
-                 prices: dict[str, str]):
+    def __init__(self, db: Database, checkout: PaymentsProvider, gate: X402Gate | None, provisioning: Provisioning,
+                 base_url: str, grace: timedelta, prices: dict[str, str]):
         self.db = db
         self.prices = prices  # CHECKOUT_PRICES: {price id: plan}
         self.checkout = checkout
         self.gate = gate
-        self.webhook_secret = webhook_secret
         self.provisioning = provisioning
         self.base_url = base_url
         self.grace = grace
@@ -128,24 +129,30 @@ class Payments:
 
     # -- provider events -----------------------------------------------------------------------
 
-    async def handle_event(self, body: bytes, signature: str) -> bool:
-        """Apply one webhook event; False for one seen before."""
+    async def apply_event(self, event: dict) -> None:
+        """The PROVIDER stream's consumer: one event as the gateway verified and stored it (Stripe's Event object),
+        applied once. One that can never apply (not an event, or one a rule refuses) is PermanentError
+        (terminated); anything else is retried."""
+        event_id, kind, created, obj = _event_parts(event)
         try:
-            event = parse_event(body, signature, self.webhook_secret)
-        except InvalidWebhook as exc:
-            raise ServiceError("unauthorized", f"payment webhook refused: {exc}") from None
-        obj = event["data"]["object"].to_dict()
-        kind, created = event["type"], _at(int(event["created"]))
+            applied = await self._apply(event_id, kind, created, obj)
+        except ServiceError as exc:  # a rule refused it: it would be refused again
+            raise PermanentError(f"payment event {event_id} ({kind}): {exc.message}") from None
+        if applied and kind == "checkout.session.completed":
+            self.provision_soon()
+
+    async def _apply(self, event_id: str, kind: str, created: datetime, obj: dict) -> bool:
+        """Apply an event in one transaction; False for one seen before."""
         async with self.db.transaction() as conn:
             named = pay.business_of_event(obj)
             business = await store.lock_business_by(conn, named if is_uuid(named or "") else None,
                                                     _subscription_of(kind, obj),
                                                     obj.get("customer") if isinstance(obj.get("customer"), str) else None)
-            if not await store.record_payment_event(conn, event["id"], kind, business.id if business else None,
+            if not await store.record_payment_event(conn, event_id, kind, business.id if business else None,
                                                     created, utcnow()):
                 return False
             if business is None:
-                log.info("payment event %s (%s) names no business of ours; acknowledged", event["id"], kind)
+                log.info("payment event %s (%s) names no business of ours; acknowledged", event_id, kind)
                 return True
             values = _event_values(kind, obj, created, business, self.prices)
             if kind == "checkout.session.completed" and obj.get("status", "complete") == "complete":
@@ -160,8 +167,6 @@ class Payments:
             if notice := pay.owner_notice(kind, obj, business.name, f"{self.base_url}/dashboard"):
                 await notify_owner(conn, str(business.id), notice)
             await self.apply_billing(conn, business, utcnow())
-        if kind == "checkout.session.completed":
-            self.provision_soon()
         return True
 
     async def apply_billing(self, conn, business, now: datetime) -> tuple[object, bool]:
@@ -230,6 +235,20 @@ async def notify_owner(conn, business_id: str, notice: tuple[str, str]) -> None:
     internal workspace.owner_notice event)."""
     await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=business_id, subject=notice[0], body=notice[1]),
                     business_id)
+
+
+def _event_parts(event: object) -> tuple[str, str, datetime, dict]:
+    """A stored event's id, type, creation time and object; PermanentError when it is not a Stripe event."""
+    data = event.get("data") if isinstance(event, dict) else None
+    obj = data.get("object") if isinstance(data, dict) else None
+    if not isinstance(event, dict) or not isinstance(event.get("id"), str) or not isinstance(event.get("type"), str) \
+            or not isinstance(obj, dict):
+        raise PermanentError("a stored payment event is a Stripe event: id, type, created and data.object")
+    try:
+        created = _at(int(event["created"]))
+    except (KeyError, TypeError, ValueError, OverflowError, OSError):
+        raise PermanentError(f"payment event {event['id']} has no valid created time") from None
+    return event["id"], event["type"], created, obj
 
 
 def _subscription_of(kind: str, obj: dict) -> str | None:

@@ -7,11 +7,13 @@ from datetime import UTC
 from google.protobuf import json_format
 
 from core import standing
+from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
 from providers import configured
-from services.accounts import calls_consumer, standing_consumer
+from providers.payments.webhooks import EVENTS_SUBJECT
+from services.accounts import calls_consumer, payments_service, standing_consumer
 from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import BillingWorker, payment_parts
 from services.accounts.checkouts import Checkouts, OpenInvoice
@@ -237,11 +239,6 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                       phone_numbers=b.phone_numbers, subscription_status=b.subscription_status)
             for b in await self.accounts.balances()])
 
-
-    async def HandlePaymentEvent(self, request, context):
-        return accounts_pb2.PaymentEventReply(applied=await self.payments.handle_event(request.body,
-                                                                                      request.signature))
-
     async def CheckPaymentsProvider(self, request, context):
         overall, checkout, x402 = await self.payments.check()
         return accounts_pb2.PaymentsProviderStatus(status=overall, checkout=checkout, x402=x402)
@@ -291,6 +288,10 @@ def build(runtime: Runtime) -> AccountsServicer:
     parts = payment_parts(s, runtime.db, agents)
     runtime.on_stop.extend(parts.closers)
     runtime.run(BillingWorker(parts, s.billing_interval_seconds))
+    # The provider's events the gateway stored: retried until they apply (a database outage of any length loses
+    # none); only one that can never apply is terminated.
+    runtime.consume(payments_service.EVENTS_CONSUMER, parts.payments.apply_event, stream=PROVIDER_STREAM,
+                    filter_subject=EVENTS_SUBJECT, max_deliver=-1)
     accounts = Accounts(runtime.db, runtime.pool, runtime.bus, s, parts.payments, parts.provisioning, parts.x402,
                         agents)
     runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,

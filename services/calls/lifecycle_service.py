@@ -1,22 +1,21 @@
-"""The call lifecycle from the voice provider's server messages: each status update and end-of-call report,
-once authenticated, moves its call forward (never backwards, and a report only once) and emits the events
-of the move. Duplicated and reordered messages therefore change nothing more.
+"""The call lifecycle from the voice provider's server messages: each status update and end-of-call report
+moves its call forward (never backwards, and a report only once) and emits the events of the move. Duplicated
+and reordered messages therefore change nothing more.
 
-The gateway stores status updates and reports on the PROVIDER stream once it has checked their signature; a
-consumer here applies each fetched batch in stream order in one transaction (`apply`): the batch's calls are
-locked together, every message moves its call in memory, and each call changed is written once, with the
-batch's events in one insert."""
+The gateway verifies every message (gateway.routes.providers). It stores status updates and reports on the
+PROVIDER stream; a consumer here applies each fetched batch in stream order in one transaction (`apply`): the
+batch's calls are locked together, every message moves its call in memory, and each call changed is written
+once, with the batch's events in one insert. It forwards the messages whose answer the provider uses
+(assistant requests) over RPC (`handle`)."""
 from __future__ import annotations
 
 import json
-import time
 
 from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
 from core.outbox import add_event, events_buffered
 from core.uow import Database
-from providers.voice.server_messages import QUEUED_TYPES, WebhookAuth
 from services.calls import domain, store
 from services.calls.inbound_service import Inbound
 from services.calls.store import outbox
@@ -74,18 +73,13 @@ def events_of(before: dict, after: dict) -> list:
 
 
 class Lifecycle:
-    def __init__(self, db: Database, auth: WebhookAuth,
-                 inbound: Inbound | None = None):
+    def __init__(self, db: Database, inbound: Inbound | None = None):
         self.db = db
         self.inbound = inbound  # answers assistant-requests (inbound calls)
-        self.auth = auth  # of the webhook credential the provider authenticates with
 
-    async def handle(self, body: bytes, headers: dict[str, str]) -> dict:
-        """Apply one server message (with its authentication headers) now; returns the JSON to answer the
-        provider with."""
-        why = self.auth.refusal(body, headers, time.time())
-        if why is not None:
-            raise ServiceError("unauthorized", why)
+    async def handle(self, body: bytes) -> dict:
+        """Answer a server message the gateway verified and forwarded; returns the JSON to answer the provider
+        with."""
         try:
             payload = json.loads(body)
         except ValueError:
@@ -93,8 +87,6 @@ class Lifecycle:
         message = domain.message_of(payload)
         if message["type"] == "assistant-request" and self.inbound is not None:
             return await self.inbound.assistant_request(message)
-        if message["type"] in QUEUED_TYPES:
-            await self.apply([message])
         return {}  # other types are acknowledged: nothing of ours follows from them
 
     async def apply_stored(self, bodies: list[dict]) -> None:

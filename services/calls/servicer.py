@@ -78,7 +78,7 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
                                                                                request.signature))
 
     async def HandleProviderMessage(self, request, context):
-        answer = await self.lifecycle.handle(request.body, dict(request.headers))
+        answer = await self.lifecycle.handle(request.body)
         return calls_pb2.ProviderMessageReply(response_json=json.dumps(answer))
 
     async def CreateCall(self, request, context):
@@ -115,12 +115,11 @@ def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
 def build(runtime: Runtime) -> CallsServicer:
     s = runtime.settings
     voice = runtime.closing(configured.voice(s))
-    auth = WebhookAuth.of(s)
     others = grpc_neighbours(runtime.client)
-    calls = Calls(runtime.db, voice, ServerConfig(voice, auth, s.public_base_url), others,
+    calls = Calls(runtime.db, voice, ServerConfig(voice, WebhookAuth.of(s), s.public_base_url), others,
                   recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
     inbound = Inbound(runtime.db, calls.server, others)
-    lifecycle = Lifecycle(runtime.db, auth, inbound)
+    lifecycle = Lifecycle(runtime.db, inbound)
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,

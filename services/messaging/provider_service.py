@@ -1,19 +1,19 @@
-"""What the messaging provider tells us: status callbacks of our texts and inbound texts, each signed with
-`X-Twilio-Signature` (checked with the twilio package over the URL it requested and every parameter).
+"""What the messaging provider tells us: status callbacks of our texts and inbound texts, each verified by the
+gateway (X-Twilio-Signature, gateway.routes.providers) before it reaches us.
 
-A callback moves its message forward only (late, repeated and reordered callbacks change nothing more) and
-emits sms.delivered or sms.failed once. An inbound text lands in its thread (the number's business, the
-sender), raises the unread count and emits sms.received, all in one transaction with the consent evidence it
-carries: the carriers' keywords opt out (STOP ...) or in (START ...) at once, any other text is conversational
-consent. Keywords are answered with TwiML (an opt-out is confirmed once, then silence). The sdr service turns
-sms.received into a lead or an interaction (services.sdr.sms_consumer), so a text is never lost to an sdr outage.
+A callback needs no answer: the gateway stores it on the PROVIDER stream and a consumer here applies each fetched
+batch in stream order in one transaction (`apply_statuses`). It moves its message forward only (late, repeated
+and reordered callbacks change nothing more) and emits sms.delivered or sms.failed once. An inbound text comes
+over RPC, as its answer may carry a reply: it lands in its thread (the number's business, the sender), raises the
+unread count and emits sms.received, all in one transaction with the consent evidence it carries: the carriers'
+keywords opt out (STOP ...) or in (START ...) at once, any other text is conversational consent. Keywords are
+answered with TwiML (an opt-out is confirmed once, then silence). The sdr service turns sms.received into a lead
+or an interaction (services.sdr.sms_consumer), so a text is never lost to an sdr outage.
 """
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
-
 from core import tenant
-from core.bus import business_event, subject_for
+from core.bus import PermanentError, business_event, subject_for
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import is_uuid, new_id, utcnow
@@ -29,55 +29,31 @@ from services.messaging.store import outbox
 from switchboard.v1 import events_pb2
 
 ACTOR = "messaging-inbound"
-TWIML = "application/xml"
 CALLS_SUBJECT = subject_for("call.received")
 CALLS_CONSUMER = "messaging-calls"
+STATUS_CONSUMER = "messaging-sms-status"
 
 
 class ProviderRequests:
-    def __init__(self, db: Database, auth_token: str, others: Neighbours):
-        self.db, self.auth_token = db, auth_token
+    def __init__(self, db: Database, others: Neighbours):
+        self.db = db
         self.others = others  # asked as the tenant set below (services.messaging.ports)
-
-    def _authentic(self, url: str, params: dict[str, str], signature: str) -> None:
-        if not signatures.is_valid(self.auth_token, url, params, signature):
-            raise ServiceError("unauthorized", f"the {signatures.SIGNATURE_HEADER} header does not match this "
-                               "request: it is not from our messaging provider")
 
     # -- status callbacks ------------------------------------------------------------------------
 
-    async def status_callback(self, url: str, params: dict[str, str], signature: str) -> None:
-        """A status callback of one of our texts (its id in the callback URL we gave, else its sid)."""
-        self._authentic(url, params, signature)
-        message_id = (parse_qs(urlparse(url).query).get("message_id") or [None])[0]
-        status, sid = params.get("MessageStatus", ""), params.get("MessageSid", "")
+    async def apply_statuses(self, stored: list[dict]) -> None:
+        """The PROVIDER stream's consumer: status callbacks as the gateway verified and stored them (`{message_id,
+        params}`: our text's id from the callback URL we gave, else None, and the form), in order, in one
+        transaction. One that can never apply is PermanentError (terminated)."""
+        callbacks = [_callback(s) for s in stored]
         async with self.db.transaction() as conn:
-            row = await store.message_for_callback(conn, message_id if message_id and is_uuid(message_id) else None,
-                                                   sid)
-            if row is None or not domain.moves_forward(row.status, status):
-                return  # not ours, or late
-            changes = {"status": status, "updated_at": utcnow(), "provider_sid": row.provider_sid or sid or None}
-            if params.get("ErrorCode"):
-                changes.update(error_code=params["ErrorCode"], error_message=params.get("ErrorMessage") or
-                               f"the carrier reported error {params['ErrorCode']}")
-            updated = await store.update_message(conn, row.id, changes)
-            if row.status == domain.UNKNOWN:  # the send's answer never came: this is the first word of it
-                await add_event(conn, outbox, sent_event(updated), str(updated.business_id))
-            event = domain.event_of_status(status)
-            if event == "sms.delivered":
-                await add_event(conn, outbox, events_pb2.SmsDelivered(
-                    message_id=str(updated.id), conversation_id=str(updated.conversation_id),
-                    message_sid=updated.provider_sid, to=updated.to_number, external_ref=updated.external_ref,
-                    touch_id=updated.touch_id, **{"from": updated.from_number}),
-                    str(updated.business_id))
-            elif event == "sms.failed":
-                await add_event(conn, outbox, failed_event(updated), str(updated.business_id))
+            for message_id, params in callbacks:
+                await _apply_status(conn, message_id, params)
 
     # -- inbound texts ---------------------------------------------------------------------------
 
-    async def inbound(self, url: str, params: dict[str, str], signature: str) -> str:
-        """Take in a text; the TwiML to answer it with."""
-        self._authentic(url, params, signature)
+    async def inbound(self, params: dict[str, str]) -> str:
+        """Take in a text (its form, verified by the gateway); the TwiML to answer it with."""
         try:
             sender, number = normalize_e164(params.get("From", "")), normalize_e164(params.get("To", ""))
         except ServiceError:
@@ -135,3 +111,36 @@ class ProviderRequests:
             await store.add_consent(conn, business_id=event.business_id, phone=caller, kind="conversational",
                                     source="inbound_call", actor=caller, reference=call.call_id,
                                     created_at=event.occurred_at)
+
+
+def _callback(stored: object) -> tuple[str | None, dict[str, str]]:
+    """A stored status callback as (our message id or None, its form); PermanentError when it is not one."""
+    params = stored.get("params") if isinstance(stored, dict) else None
+    if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
+        raise PermanentError("a stored status callback is {message_id, params} with the form's text parameters")
+    message_id = stored.get("message_id")
+    return (message_id if isinstance(message_id, str) and is_uuid(message_id) else None), params
+
+
+async def _apply_status(conn, message_id: str | None, params: dict[str, str]) -> None:
+    """Move our text forward as a status callback says (nothing for a text not ours, or a late status)."""
+    status, sid = params.get("MessageStatus", ""), params.get("MessageSid", "")
+    row = await store.message_for_callback(conn, message_id, sid)
+    if row is None or not domain.moves_forward(row.status, status):
+        return  # not ours, or late
+    changes = {"status": status, "updated_at": utcnow(), "provider_sid": row.provider_sid or sid or None}
+    if params.get("ErrorCode"):
+        changes.update(error_code=params["ErrorCode"], error_message=params.get("ErrorMessage") or
+                       f"the carrier reported error {params['ErrorCode']}")
+    updated = await store.update_message(conn, row.id, changes)
+    if row.status == domain.UNKNOWN:  # the send's answer never came: this is the first word of it
+        await add_event(conn, outbox, sent_event(updated), str(updated.business_id))
+    event = domain.event_of_status(status)
+    if event == "sms.delivered":
+        await add_event(conn, outbox, events_pb2.SmsDelivered(
+            message_id=str(updated.id), conversation_id=str(updated.conversation_id),
+            message_sid=updated.provider_sid, to=updated.to_number, external_ref=updated.external_ref,
+            touch_id=updated.touch_id, **{"from": updated.from_number}),
+            str(updated.business_id))
+    elif event == "sms.failed":
+        await add_event(conn, outbox, failed_event(updated), str(updated.business_id))

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from core.bus import PROVIDER_STREAM
 from core.compliance import decision
 from core.grpc_server import Runtime
 from core.ids import utcnow
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers import configured
+from providers.messaging import signatures
+from providers.messaging.webhooks import STATUS_SUBJECT
 from services.messaging import domain, provider_service
 from services.messaging.compliance_service import DECISIONS_PAGE, CalleeStanding, Compliance
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
@@ -22,7 +25,7 @@ from services.messaging.email_service import (
     Emails,
 )
 from services.messaging.ports import grpc_neighbours
-from services.messaging.provider_service import TWIML, ProviderRequests
+from services.messaging.provider_service import ProviderRequests
 from services.messaging.reconciliation import Reconciliation
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
 from switchboard.v1 import common_pb2, messaging_pb2, messaging_pb2_grpc
@@ -152,13 +155,9 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
             return messaging_pb2.PlaceSmsReply(sent=sent_message(placed))
         return messaging_pb2.PlaceSmsReply(deferred=decision_message(placed))
 
-    async def HandleStatusCallback(self, request, context):
-        await self.provider.status_callback(request.url, dict(request.params), request.signature)
-        return messaging_pb2.ProviderReply(content_type=TWIML, body="")
-
     async def HandleInboundMessage(self, request, context):
-        body = await self.provider.inbound(request.url, dict(request.params), request.signature)
-        return messaging_pb2.ProviderReply(content_type=TWIML, body=body)
+        body = await self.provider.inbound(dict(request.params))
+        return messaging_pb2.ProviderReply(content_type=signatures.TWIML, body=body)
 
     async def ListConversations(self, request, context):
         paged = await self.texts.conversations(optional(request, "id"), Page.of(request.page, *CONVERSATIONS_PAGE))
@@ -241,9 +240,13 @@ def build(runtime: Runtime) -> MessagingServicer:
                             decision.Policy(calls_per_24h=s.compliance_calls_per_24h))
     others = grpc_neighbours(runtime.client)
     texts = Texts(runtime.db, sms, compliance, others, s.public_base_url)
-    provider = ProviderRequests(runtime.db, s.sms_auth_token.reveal(), others)
+    provider = ProviderRequests(runtime.db, others)
     runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,
                     filter_subject=provider_service.CALLS_SUBJECT)
+    # Status callbacks the gateway stored: retried until they apply (a database outage of any length loses none);
+    # only one that can never apply is terminated.
+    runtime.consume(provider_service.STATUS_CONSUMER, provider.apply_statuses, stream=PROVIDER_STREAM,
+                    filter_subject=STATUS_SUBJECT, batch=100, batched=True, max_deliver=-1)
     runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes)))
     emails = Emails(runtime.db, others, s.email_daily_quota)

@@ -9,8 +9,9 @@ import aiohttp
 import nats
 import pytest
 
-from providers.payments.webhooks import sign_payload
+from providers.payments.webhooks import EVENTS_PATH, sign_payload
 from providers.x402 import payer
+from services.accounts.payments_service import EVENTS_CONSUMER
 from tests.api import next_client_ip
 from tests.billing import (
     DECLINED_CARD,
@@ -22,6 +23,7 @@ from tests.billing import (
     subscription,
     workspace,
 )
+from tests.provider_webhooks import all_applied, post_payment_event
 from tests.waiting import wait_until
 
 OWNER = "+14155550177"
@@ -79,29 +81,30 @@ async def test_a_declined_card_changes_nothing(api, payments):
     await provisioned(api, body["api_key"], body["business_id"])
 
 
-async def test_payment_webhooks_are_verified_applied_once_and_ordered(api, payments, stack):
+async def test_payment_webhooks_are_verified_applied_once_and_ordered(api, payments, stack, db):
     status, body, _ = await signup(api)
     key, bid = body["api_key"], body["business_id"]
     await payments.check_out(body["checkout_url"])
     await provisioned(api, key, bid)
     [completed] = await payments.events(client_reference_id=bid)
-    path = "/api/v1/providers/payments/events"
+
+    async def recorded(event_id: str) -> int:
+        return await db.fetchval("SELECT count(*) FROM accounts.payment_events WHERE event_id = $1", event_id)
 
     # A redelivery (Stripe retries, or the simulator's resend) is acknowledged and changes nothing.
     status, resent = await payments.control("POST", f"/events/{completed['id']}/resend")
     assert status in (200, 201, 202), resent
-    payload = json.dumps(completed["event"]).encode()
-    secret = stack.env()["PAYMENTS_WEBHOOK_SECRET"]
-    status, answer, _ = await api.request("POST", path, data=payload, headers={
-        "Content-Type": "application/json", "Stripe-Signature": sign_payload(payload, secret, int(time.time()))})
-    assert status == 200 and answer == {"received": True, "applied": False}
+    assert await post_payment_event(api, stack, completed["event"]) == (200, {"received": True})
+    await all_applied(stack, EVENTS_CONSUMER)
+    assert await recorded(completed["id"]) == 1
+    assert (await workspace(api, key, bid))["provisioning"]["status"] == "done"
 
-    # Forged, stale or unsigned: 401, and nothing applied.
+    # Forged, stale or unsigned: 401, and nothing stored or applied.
     forged = {**completed["event"], "id": "evt_forged_" + uuid.uuid4().hex}
     forged_body = json.dumps(forged).encode()
     for signature in (sign_payload(forged_body, "whsec_not_ours", int(time.time())),
-                      sign_payload(forged_body, secret, int(time.time()) - 3600), ""):
-        status, answer, _ = await api.request("POST", path, data=forged_body, headers={
+                      sign_payload(forged_body, stack.env()["PAYMENTS_WEBHOOK_SECRET"], int(time.time()) - 3600), ""):
+        status, answer, _ = await api.request("POST", EVENTS_PATH, data=forged_body, headers={
             "Content-Type": "application/json", "Stripe-Signature": signature})
         assert status == 401 and answer["error"]["code"] == "unauthorized", answer
 
@@ -113,10 +116,9 @@ async def test_payment_webhooks_are_verified_applied_once_and_ordered(api, payme
     stale["type"] = "customer.subscription.updated"
     stale["created"] -= 600
     stale["data"]["object"]["status"] = "past_due"
-    late = json.dumps(stale).encode()
-    status, answer, _ = await api.request("POST", path, data=late, headers={
-        "Content-Type": "application/json", "Stripe-Signature": sign_payload(late, secret, int(time.time()))})
-    assert status == 200 and answer["applied"] is True
+    assert await post_payment_event(api, stack, stale) == (200, {"received": True})
+    await all_applied(stack, EVENTS_CONSUMER)
+    assert await recorded(stale["id"]) == 1 and await recorded(forged["id"]) == 0
     assert (await workspace(api, key, bid))["subscription_status"] == "trialing"
 
 

@@ -8,9 +8,11 @@ import uuid
 import pytest
 
 from core import db, rpc, settings
+from core.ids import utcnow
 from core.tenant import Tenant
 from core.uow import Database
 from providers.voice.client import VapiClient
+from services.accounts import store as accounts_store
 from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import payment_parts
 from services.accounts.service import Accounts
@@ -46,6 +48,16 @@ async def pool(stack):
     await pool.close()
 
 
+
+
+async def new_business(conn, subscription_status: str = "active") -> str:
+    """A business of an account of its own, active, written on `conn` (accounts' tables): its id."""
+    now, account_id, business_id = utcnow(), str(uuid.uuid4()), str(uuid.uuid4())
+    await accounts_store.insert_user(conn, id=account_id, email=f"{account_id}@example.com", created_at=now)
+    await accounts_store.insert_business(conn, id=business_id, account_id=account_id, name="Acme Plumbing",
+                                         lifecycle_state="active", metadata={}, plan_id="starter",
+                                         subscription_status=subscription_status, created_at=now, updated_at=now)
+    return business_id
 
 
 def new_tenant(**fields) -> Tenant:

@@ -7,14 +7,13 @@ import pytest
 
 from core.bus import PermanentError
 from core.ids import utcnow
-from providers.voice.server_messages import WebhookAuth
 from services.calls import store
 from services.calls.lifecycle_service import Lifecycle
 
 
 @pytest.fixture
 def lifecycle(database):
-    return Lifecycle(database, WebhookAuth("hmac", "unused-here"))
+    return Lifecycle(database)
 
 
 async def new_call(engine, provider_call_id: str | None, status: str = "queued"):

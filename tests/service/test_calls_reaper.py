@@ -6,7 +6,6 @@ import pytest
 
 from core.ids import utcnow
 from providers.voice.client import VapiClient
-from providers.voice.server_messages import WebhookAuth
 from services.calls import store
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import NEVER_PLACED, NOT_AT_PROVIDER, Reaper
@@ -16,7 +15,7 @@ from services.calls.reaper import NEVER_PLACED, NOT_AT_PROVIDER, Reaper
 async def reaper(cfg, database):
     voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
     # A margin that makes calls overdue well before the stack's own reaper (margin 1 s) would take them.
-    yield Reaper(database, voice, Lifecycle(database, WebhookAuth("hmac", "unused-here")), interval=60, margin=-550)
+    yield Reaper(database, voice, Lifecycle(database), interval=60, margin=-550)
     await voice.close()
 
 

@@ -1,15 +1,14 @@
 """The signup provisioning saga as a use case on the real database, with the agents service behind its port
 (services.accounts.agents_port) played in memory: the steps, a number another signup takes first, an empty pool
 that defers the saga with its reason, and a workspace canceled before its saga ended giving its number back."""
-import uuid
 
 from core import leases
 from core.errors import ServiceError
-from core.ids import utcnow
 from services.accounts import provisioning_domain as saga
 from services.accounts import store
 from services.accounts.provisioning_service import SAGA_LEASE, Provisioning
 from services.accounts.store import provisionings
+from tests.service.conftest import new_business
 from tests.service.fakes import InMemoryAgents
 
 OWNER = "+14155550177"
@@ -18,12 +17,8 @@ OWNER = "+14155550177"
 async def paid_signup(database, provisioning: Provisioning, forward_to: str | None = OWNER) -> str:
     """A business whose payment arrived: its saga is due now, leased to the test (so the stack's own billing worker,
     which runs due sagas on the same database through the real agents service, leaves it alone)."""
-    now, account_id, business_id = utcnow(), str(uuid.uuid4()), str(uuid.uuid4())
     async with database.transaction() as conn:
-        await store.insert_user(conn, id=account_id, email=f"{account_id}@example.com", created_at=now)
-        await store.insert_business(conn, id=business_id, account_id=account_id, name="Acme Plumbing",
-                                    lifecycle_state="active", metadata={}, plan_id="starter",
-                                    subscription_status="active", created_at=now, updated_at=now)
+        business_id = await new_business(conn)
         await provisioning.start(conn, business_id, forward_to)
         leased[business_id] = await provisioning.resume(conn, business_id, lease=True)
     return business_id

@@ -61,20 +61,6 @@ class SignupReply(_message.Message):
     payment_status: str
     def __init__(self, api_key: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., dashboard_url: _Optional[str] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., provisioning_deferred: _Optional[bool] = ..., payment_capture: _Optional[str] = ..., dashboard_magic_link: _Optional[str] = ..., checkout_url: _Optional[str] = ..., payment_response: _Optional[str] = ..., payment_status: _Optional[str] = ...) -> None: ...
 
-class PaymentEvent(_message.Message):
-    __slots__ = ("body", "signature")
-    BODY_FIELD_NUMBER: _ClassVar[int]
-    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
-    body: bytes
-    signature: str
-    def __init__(self, body: _Optional[bytes] = ..., signature: _Optional[str] = ...) -> None: ...
-
-class PaymentEventReply(_message.Message):
-    __slots__ = ("applied",)
-    APPLIED_FIELD_NUMBER: _ClassVar[int]
-    applied: bool
-    def __init__(self, applied: _Optional[bool] = ...) -> None: ...
-
 class CheckPaymentsProviderRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

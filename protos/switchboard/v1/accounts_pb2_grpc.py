@@ -145,11 +145,6 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetBalanceRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetBalanceReply.FromString,
                 _registered_method=True)
-        self.HandlePaymentEvent = channel.unary_unary(
-                '/switchboard.v1.Accounts/HandlePaymentEvent',
-                request_serializer=switchboard_dot_v1_dot_accounts__pb2.PaymentEvent.SerializeToString,
-                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.PaymentEventReply.FromString,
-                _registered_method=True)
         self.CheckPaymentsProvider = channel.unary_unary(
                 '/switchboard.v1.Accounts/CheckPaymentsProvider',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.CheckPaymentsProviderRequest.SerializeToString,
@@ -359,13 +354,6 @@ class AccountsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def HandlePaymentEvent(self, request, context):
-        """Applies one payment-provider webhook event (subscription, invoice, checkout); fails UNAUTHENTICATED (unauthorized) for a bad or stale signature and INVALID_ARGUMENT (invalid_request) for a body that is no event.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
     def CheckPaymentsProvider(self, request, context):
         """The payment providers' state (hosted checkout and the x402 facilitator); never fails.
         """
@@ -542,11 +530,6 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.GetBalance,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetBalanceRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.GetBalanceReply.SerializeToString,
-            ),
-            'HandlePaymentEvent': grpc.unary_unary_rpc_method_handler(
-                    servicer.HandlePaymentEvent,
-                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.PaymentEvent.FromString,
-                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.PaymentEventReply.SerializeToString,
             ),
             'CheckPaymentsProvider': grpc.unary_unary_rpc_method_handler(
                     servicer.CheckPaymentsProvider,
@@ -1167,33 +1150,6 @@ class Accounts:
             '/switchboard.v1.Accounts/GetBalance',
             switchboard_dot_v1_dot_accounts__pb2.GetBalanceRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.GetBalanceReply.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def HandlePaymentEvent(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/switchboard.v1.Accounts/HandlePaymentEvent',
-            switchboard_dot_v1_dot_accounts__pb2.PaymentEvent.SerializeToString,
-            switchboard_dot_v1_dot_accounts__pb2.PaymentEventReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -60,19 +60,10 @@ class RecordingSource(_message.Message):
     def __init__(self, url: _Optional[str] = ...) -> None: ...
 
 class ProviderMessage(_message.Message):
-    __slots__ = ("body", "headers")
-    class HeadersEntry(_message.Message):
-        __slots__ = ("key", "value")
-        KEY_FIELD_NUMBER: _ClassVar[int]
-        VALUE_FIELD_NUMBER: _ClassVar[int]
-        key: str
-        value: str
-        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    __slots__ = ("body",)
     BODY_FIELD_NUMBER: _ClassVar[int]
-    HEADERS_FIELD_NUMBER: _ClassVar[int]
     body: bytes
-    headers: _containers.ScalarMap[str, str]
-    def __init__(self, body: _Optional[bytes] = ..., headers: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    def __init__(self, body: _Optional[bytes] = ...) -> None: ...
 
 class ProviderMessageReply(_message.Message):
     __slots__ = ("response_json",)

@@ -146,11 +146,10 @@ class CallsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def HandleProviderMessage(self, request, context):
-        """Handles a server message of the voice provider now: answers an assistant-request, or applies a status update
-        or end-of-call report to its call, once and never backwards (the gateway sends only the messages that need an
-        answer; status updates and reports reach the service through the PROVIDER stream). Fails UNAUTHENTICATED
-        (unauthorized) when its signature or timestamp does not hold and INVALID_ARGUMENT (invalid_request) when it is
-        not a server message.
+        """Answers a server message of the voice provider that the gateway verified and that needs an answer (an
+        assistant-request; other types are acknowledged with {}). Status updates and end-of-call reports need none:
+        they reach the service through the PROVIDER stream (core.bus). Fails INVALID_ARGUMENT (invalid_request) when
+        the body is not a server message.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -144,7 +144,7 @@ class SmsSendReply(_message.Message):
     def __init__(self, success: _Optional[bool] = ..., message_sid: _Optional[str] = ..., to: _Optional[str] = ..., message_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., **kwargs) -> None: ...
 
 class ProviderRequest(_message.Message):
-    __slots__ = ("url", "params", "signature")
+    __slots__ = ("params",)
     class ParamsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -152,13 +152,9 @@ class ProviderRequest(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
-    URL_FIELD_NUMBER: _ClassVar[int]
     PARAMS_FIELD_NUMBER: _ClassVar[int]
-    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
-    url: str
     params: _containers.ScalarMap[str, str]
-    signature: str
-    def __init__(self, url: _Optional[str] = ..., params: _Optional[_Mapping[str, str]] = ..., signature: _Optional[str] = ...) -> None: ...
+    def __init__(self, params: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ProviderReply(_message.Message):
     __slots__ = ("content_type", "body")

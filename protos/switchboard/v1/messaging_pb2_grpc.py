@@ -48,11 +48,6 @@ class MessagingStub:
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_messaging__pb2.PlaceSmsReply.FromString,
                 _registered_method=True)
-        self.HandleStatusCallback = channel.unary_unary(
-                '/switchboard.v1.Messaging/HandleStatusCallback',
-                request_serializer=switchboard_dot_v1_dot_messaging__pb2.ProviderRequest.SerializeToString,
-                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.ProviderReply.FromString,
-                _registered_method=True)
         self.HandleInboundMessage = channel.unary_unary(
                 '/switchboard.v1.Messaging/HandleInboundMessage',
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.ProviderRequest.SerializeToString,
@@ -165,15 +160,9 @@ class MessagingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def HandleStatusCallback(self, request, context):
-        """Applies a status callback of the messaging provider; fails UNAUTHENTICATED (unauthorized) for a bad signature.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
     def HandleInboundMessage(self, request, context):
-        """Takes in an inbound text and answers it (TwiML); fails UNAUTHENTICATED (unauthorized) for a bad signature.
+        """Takes in an inbound text the gateway verified (its signature) and answers it (TwiML). Status callbacks need no
+        answer: they reach the service through the PROVIDER stream (core.bus), not over RPC.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -313,11 +302,6 @@ def add_MessagingServicer_to_server(servicer, server):
                     servicer.PlaceSms,
                     request_deserializer=switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_messaging__pb2.PlaceSmsReply.SerializeToString,
-            ),
-            'HandleStatusCallback': grpc.unary_unary_rpc_method_handler(
-                    servicer.HandleStatusCallback,
-                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.ProviderRequest.FromString,
-                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.ProviderReply.SerializeToString,
             ),
             'HandleInboundMessage': grpc.unary_unary_rpc_method_handler(
                     servicer.HandleInboundMessage,
@@ -462,33 +446,6 @@ class Messaging:
             '/switchboard.v1.Messaging/PlaceSms',
             switchboard_dot_v1_dot_messaging__pb2.SendSmsRequest.SerializeToString,
             switchboard_dot_v1_dot_messaging__pb2.PlaceSmsReply.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def HandleStatusCallback(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/switchboard.v1.Messaging/HandleStatusCallback',
-            switchboard_dot_v1_dot_messaging__pb2.ProviderRequest.SerializeToString,
-            switchboard_dot_v1_dot_messaging__pb2.ProviderReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,169 @@
+"""The providers' webhooks (voice, SMS, payments), all one pattern: verify at the edge, store, apply in the owner.
+
+Each request is verified here with the provider's own check (the voice provider's webhook credential, Twilio's
+X-Twilio-Signature through the `twilio` package, Stripe's Stripe-Signature through the `stripe` package); one that
+fails it is refused (401) and nothing is stored. A message that needs no answer is then stored on the PROVIDER
+stream (core.bus: acknowledged by JetStream before the provider gets its 2xx, deduplicated by the provider's own
+identity of the message) and the service that owns it applies it from its durable consumer; when NATS does not
+take it the provider gets 503 unavailable and sends it again. A message whose answer the provider uses (a voice
+assistant-request, an inbound text whose TwiML may carry the STOP/HELP reply) is forwarded, verified, to its
+owner over RPC.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+from aiohttp import web
+
+from core.costs import Budget
+from core.errors import ServiceError
+from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.routes.calls import CALLS
+from gateway.routes.messaging import MESSAGING
+from gateway.schemas import PAYMENT_EVENT, PROVIDER_MESSAGE, UUID
+from providers.messaging import signatures
+from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH, STATUS_SUBJECT, status_identity
+from providers.payments import webhooks as payment_webhooks
+from providers.voice.server_messages import (
+    AUTH_HEADERS,
+    MESSAGES_PATH,
+    QUEUED_SUBJECT,
+    QUEUED_TYPES,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    WebhookAuth,
+)
+from services.calls import domain as calls_domain
+from switchboard.v1 import calls_pb2, messaging_pb2
+
+FORM = "application/x-www-form-urlencoded"
+
+
+async def _store(ctx: RequestContext, subject: str, body: bytes, message_id: str) -> None:
+    """Store a verified message on the PROVIDER stream for its owner; 503 unavailable (the provider sends it again)
+    when NATS does not take it. A repeat of `message_id` within the stream's duplicate window is stored once."""
+    try:
+        await ctx.deps.bus.receive(subject, body, message_id)
+    except ConnectionError:
+        raise ServiceError("unavailable", "the message could not be stored now; send it again") from None
+
+
+def _body_hash(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+# -- the voice provider -----------------------------------------------------------------------------------
+
+async def voice_message(ctx: RequestContext):
+    """A status update or end-of-call report is stored (the calls service applies it in a batch with others);
+    other messages go to the calls service now, for their answer."""
+    body = await ctx.request.read()
+    present = {name: ctx.request.headers[name] for name in AUTH_HEADERS if name in ctx.request.headers}
+    why = WebhookAuth.of(ctx.deps.settings).refusal(body, present, time.time())
+    if why is not None:
+        raise ServiceError("unauthorized", why)
+    if calls_domain.message_of(ctx.body)["type"] not in QUEUED_TYPES:
+        reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(body=body))
+        return json.loads(reply.response_json)
+    await _store(ctx, QUEUED_SUBJECT, body, _body_hash(body))  # the provider's messages carry no id of their own
+    return {}
+
+
+# -- the messaging (SMS) provider ---------------------------------------------------------------------------
+
+async def _verified_form(ctx: RequestContext) -> dict[str, str]:
+    """The provider's form parameters, once its signature holds over our public URL of the path and query it
+    requested and every parameter."""
+    if ctx.request.can_read_body and ctx.request.content_type != FORM:
+        raise ServiceError("invalid_request", f"the messaging provider's requests are {FORM}")
+    form = await ctx.request.post()
+    params = {k: v for k, v in form.items() if isinstance(v, str)}
+    settings = ctx.deps.settings
+    if not signatures.is_valid(settings.sms_auth_token.reveal(), settings.public_base_url + ctx.request.path_qs,
+                               params, ctx.request.headers.get(signatures.SIGNATURE_HEADER, "")):
+        raise ServiceError("unauthorized", f"the {signatures.SIGNATURE_HEADER} header does not match this request: "
+                           "it is not from our messaging provider")
+    return params
+
+
+async def sms_status(ctx: RequestContext):
+    params = await _verified_form(ctx)
+    stored = json.dumps({"message_id": ctx.query.get("message_id"), "params": params}, sort_keys=True).encode()
+    await _store(ctx, STATUS_SUBJECT, stored, status_identity(params) or _body_hash(stored))
+    return web.Response(text="", content_type=signatures.TWIML)
+
+
+async def sms_inbound(ctx: RequestContext):
+    params = await _verified_form(ctx)
+    reply = await ctx.rpc("messaging").HandleInboundMessage(messaging_pb2.ProviderRequest(params=params))
+    return web.Response(text=reply.body, content_type=reply.content_type)
+
+
+# -- the payment provider -----------------------------------------------------------------------------------
+
+async def payment_event(ctx: RequestContext):
+    body = await ctx.request.read()
+    try:
+        event = payment_webhooks.parse_event(body, ctx.request.headers.get(payment_webhooks.SIGNATURE_HEADER, ""),
+                                             ctx.deps.settings.payments_webhook_secret.reveal())
+    except payment_webhooks.InvalidWebhook as exc:
+        raise ServiceError("unauthorized", f"payment webhook refused: {exc}") from None
+    await _store(ctx, payment_webhooks.EVENTS_SUBJECT, body, event["id"])
+    return {"received": True}
+
+
+STORED = ("Once verified it is stored (the answer waits until it is: a 2xx means it will be applied, in its "
+          "owner's own time, even across restarts) and applied moments later, so a read right after may not show "
+          "it yet; when it cannot be stored the answer is 503 unavailable and the provider sends it again.")
+STORED_BUDGET = Budget(publish=1)  # a stored message costs its publish, nothing more, until its owner applies it
+_TEXT = {"type": "string"}
+STATUS_FORM = {"type": "object", "properties": {k: _TEXT for k in (
+    "MessageSid", "MessageStatus", "AccountSid", "From", "To", "ErrorCode")}, "required": ["MessageSid",
+                                                                                        "MessageStatus"]}
+INBOUND_FORM = {"type": "object", "properties": {k: _TEXT for k in (
+    "MessageSid", "AccountSid", "From", "To", "Body", "NumMedia")}, "required": ["MessageSid", "From", "To", "Body"]}
+SIGNED = ("Called by the messaging provider, not by API clients: a form POST signed with X-Twilio-Signature "
+          "(HMAC-SHA1 of the URL and the sorted parameters under the account's auth token); anything else is 401.")
+ROUTES = [
+    Route("POST", MESSAGES_PATH, voice_message, "The voice provider's server messages", "providers",
+          auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
+          errors=("unauthorized", "invalid_request", "unavailable"), rpcs=(f"{CALLS}/HandleProviderMessage",),
+          description="Called by the voice provider, not by API clients: assistant requests for inbound calls, "
+          "status updates and end-of-call reports, authenticated by our webhook credential: by default signed "
+          f"(hex HMAC-SHA256 over '<{TIMESTAMP_HEADER}>.<raw body>' in {SIGNATURE_HEADER}, the Unix time in "
+          f"{TIMESTAMP_HEADER}), or with VOICE_WEBHOOK_AUTH=bearer our token in Authorization: Bearer (then the "
+          "body's message.timestamp dates it). Only the configured way is accepted, and a message more than 5 "
+          "minutes off is refused (401). An assistant-request is answered with the number's agent "
+          "({assistantId, assistantOverrides}) or {error} for a number no agent answers. A status update or an "
+          "end-of-call report is acknowledged with {}. " + STORED + " Status updates move their call forward "
+          "only and a report applies once, so duplicated and reordered messages are harmless. Other message types "
+          "are acknowledged with {}.", budget=STORED_BUDGET),
+    Route("POST", STATUS_PATH, sms_status, "The messaging provider's status callbacks", "providers",
+          auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
+          media=signatures.TWIML, errors=("unauthorized", "invalid_request", "unavailable"),
+          description=SIGNED + " Acknowledged with an empty body. " + STORED + " A callback moves its text forward "
+          "only (late, repeated and reordered callbacks change nothing more), emitting sms.delivered or sms.failed "
+          "once.", budget=STORED_BUDGET),
+    Route("POST", INBOUND_PATH, sms_inbound, "The messaging provider's inbound texts", "providers", auth=PUBLIC,
+          form=INBOUND_FORM, media=signatures.TWIML, errors=("unauthorized", "invalid_request"),
+          rpcs=(f"{MESSAGING}/HandleInboundMessage",),
+          description=SIGNED + " Threaded at once, as its answer may carry a reply: TwiML where STOP, STOPALL, "
+          "UNSUBSCRIBE, CANCEL, END and QUIT opt out (confirmed once, then silence), START, YES and UNSTOP opt in, "
+          "HELP and INFO get the help text; any other text is conversational consent."),
+    Route("POST", payment_webhooks.EVENTS_PATH, payment_event, "The payment provider's webhook events", "providers",
+          auth=PUBLIC, body=PAYMENT_EVENT, response="PaymentEventReceived",
+          errors=("unauthorized", "invalid_request", "unavailable"),
+          description="Called by the payment provider (Stripe's event objects), not by API clients. Each event is "
+          "verified with its Stripe-Signature header (HMAC-SHA256 with our webhook secret, at most 5 minutes "
+          "old; otherwise 401) and acknowledged with {received: true}. " + STORED + " Each event is applied "
+          "once (a redelivered one changes nothing) and events may come late or out of order: a subscription's "
+          "status is only set by an event newer than the one that set it, and canceled is final. "
+          "checkout.session.completed starts provisioning; customer.subscription.* and invoice.paid / "
+          "invoice.payment_failed keep subscription_status (incomplete, trialing, active, past_due, canceled) and "
+          "move the workspace: past_due longer than the grace period (PAYMENT_GRACE_HOURS, 72 by default) or a "
+          "trial ended without a completed checkout pauses it (workspace.paused, reason payment_overdue or "
+          "trial_ended_unpaid) until it is paid again; a canceled subscription cancels it (workspace.canceled, "
+          "reason subscription_canceled).", budget=STORED_BUDGET),
+]
