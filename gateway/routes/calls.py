@@ -183,7 +183,7 @@ ROUTES = [
           "returns the first call (201), with another body 409 conflict. When the provider refuses the call it is "
           "500 call_failed, the call is recorded failed with the provider's reason, and the key is freed for a "
           "retry. " + STATUSES,
-          budget=Budget(sql=5, transaction=2, rpc=4, provider=1)),
+          budget=Budget(sql=4, transaction=2, rpc=3, provider=1)),
     Route("GET", f"{V1}/calls", list_calls, "List calls newest first, or read one with ?id=", "calls",
           scope="calls:read", query=page_query(50, 100, id=UUID, agent_id=UUID, status=CALL_STATUS),
           response=("CallList", "Call"), read_one=get_call, errors=ERRORS,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from cachetools import TTLCache
 from google.protobuf import json_format
 
 from core.errors import ServiceError
@@ -18,6 +19,10 @@ from core.messages import business_hours as business_hours_message
 from core.messages import optional
 from core.rpc import Client, unless_not_found
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2, sdr_pb2
+
+# How long a business's name is kept for the calls placed (GrpcWorkspaces), and for how many businesses.
+NAME_TTL_SECONDS = 60.0
+NAMES_KEPT = 10_000
 
 
 @dataclass(frozen=True)
@@ -156,11 +161,19 @@ class GrpcLeads:
 
 
 class GrpcWorkspaces:
-    def __init__(self, client: Client):
+    """A business's name, asked of accounts and kept `NAME_TTL_SECONDS`: it is on the path of every call placed
+    (the prompt's enrichment), and a renamed business reads its old name in calls placed within that time."""
+
+    def __init__(self, client: Client, ttl: float = NAME_TTL_SECONDS):
         self.client = client
+        self._names: TTLCache[str, str] = TTLCache(maxsize=NAMES_KEPT, ttl=ttl)
 
     async def business_name(self, business_id: str) -> str:
-        return (await self.client.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id))).name
+        name = self._names.get(business_id)
+        if name is None:
+            name = (await self.client.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id))).name
+            self._names[business_id] = name
+        return name
 
 
 class GrpcCompliance:

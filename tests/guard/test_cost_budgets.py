@@ -177,11 +177,11 @@ def verdict(budget: Budget, spent: Spent) -> str:
 
 @pytest.mark.parametrize("method,path,which", _budgeted(), ids=lambda v: v or "list")
 async def test_a_hot_route_costs_no_more_than_its_budget(stack, api, hot, method, path, which):
-    await api.request("GET", "/api/v1/workspaces", key=hot.key)  # the key's principal cached
+    # Sent once first: the key's principal and what the services keep (a business's name) are cached then.
+    key = None if _route(method, path).auth == PUBLIC else hot.key
+    await api.request(method, path, key=key, **REQUESTS[method, path, which](hot))
     budget = budget_of(_route(method, path), which)
-    status, body, spent = await cost_of(stack, api, method, path,
-                                        key=None if _route(method, path).auth == PUBLIC else hot.key,
-                                        **REQUESTS[method, path, which](hot))
+    status, body, spent = await cost_of(stack, api, method, path, key=key, **REQUESTS[method, path, which](hot))
     assert 200 <= status < 300, body
     assert not verdict(budget, spent), verdict(budget, spent)
     # A budget that is not tight hides the next regression: it is lowered with the improvement that allows it.
