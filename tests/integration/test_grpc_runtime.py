@@ -1,6 +1,7 @@
 """The gRPC runtime: error mapping, tracing through metadata, graceful shutdown."""
 import asyncio
 import signal
+import socket
 import uuid
 from contextlib import asynccontextmanager
 
@@ -96,11 +97,17 @@ async def test_errors_carry_the_public_code_and_internal_errors_leak_nothing(sta
 
 
 async def test_deadline_is_enforced(stack, monkeypatch):
-    async with serving(stack, monkeypatch) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
-        stub = accounts_pb2_grpc.AccountsStub(ch)
-        with pytest.raises(grpc.aio.AioRpcError) as err:
-            await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(), timeout=0.0001)
-        assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    # A database that takes the connection and never answers: the read cannot finish, whatever the machine's speed
+    # (a 0.1 ms deadline on a real read was met once reads became one round trip).
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"postgresql://nobody@127.0.0.1:{silent.getsockname()[1]}/silent"
+        async with serving(stack, monkeypatch, url) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+            stub = accounts_pb2_grpc.AccountsStub(ch)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(), timeout=0.5)
+            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
 
 
 def test_sigterm_drains_and_exits_cleanly(stack):
