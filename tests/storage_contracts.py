@@ -338,3 +338,74 @@ class SubscriptionsRepositoryContract:
         async with database.read() as conn:
             assert (await subscriptions_in(conn).call_secret(business_id)).secret_sealed == "sealed-2"
             assert await subscriptions_in(conn).call_secret(new_id()) is None
+
+
+def lead_values(**values) -> dict:
+    """A lead as the create use case records it (store.leads' required columns, scored), with `values` over it."""
+    return {"name": "Sam Lee", "phone": "+14155550123", "status": "new", "source": "api", "score": 40,
+            "score_confidence": "low", "score_explanation": "new lead", "score_factors": ["fresh"],
+            "interaction_count": 0, "last_activity_at": AT, **values}
+
+
+class LeadsRepositoryContract:
+    """services.sdr.repository.LeadsRepository."""
+
+    async def test_a_lead_is_found_in_its_businesses_only_with_its_defaults(self, database, leads_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await leads_in(conn).add(business_id, lead_values(), AT)
+        assert (added.business_id, added.created_at, added.updated_at, added.score_factors) == (
+            business_id, AT, AT, ["fresh"])
+        assert (added.touch_count, added.paused, added.intent, added.agent_id, added.pipeline_segment) == (
+            0, False, None, None, None)
+        async with database.transaction() as conn:
+            found = await leads_in(conn).owned((new_id(), business_id), added.id, lock=True)
+        async with database.read() as conn:
+            assert await leads_in(conn).owned((new_id(),), added.id) is None
+            assert await leads_in(conn).owned((business_id,), new_id()) is None
+        assert (found.id, found.name, found.phone, found.score) == (added.id, "Sam Lee", "+14155550123", 40)
+
+    async def test_a_change_answers_the_lead_after_it(self, database, leads_in):
+        business_id, later = new_id(), AT + timedelta(hours=1)
+        async with database.transaction() as conn:
+            added = await leads_in(conn).add(business_id, lead_values(), AT)
+            changed = await leads_in(conn).change(added.id, {"status": "qualified", "score": 70, "updated_at": later,
+                                                             "score_factors": ["asked for a quote"]})
+            assert await leads_in(conn).change(new_id(), {"status": "lost"}) is None
+        assert (changed.id, changed.status, changed.score, changed.score_factors, changed.updated_at,
+                changed.created_at, changed.name) == (added.id, "qualified", 70, ["asked for a quote"], later, AT,
+                                                      "Sam Lee")
+        async with database.read() as conn:
+            assert (await leads_in(conn).owned((business_id,), added.id)).status == "qualified"
+
+    async def test_the_newest_lead_with_a_phone_is_the_businesses_own(self, database, leads_in):
+        business_id, phone = new_id(), "+14155550188"
+        async with database.transaction() as conn:
+            leads = leads_in(conn)
+            await leads.lock_contact(business_id, phone)
+            await leads.add(business_id, lead_values(phone=phone), AT - timedelta(days=1))
+            newest = await leads.add(business_id, lead_values(phone=phone, name="Sam again"), AT)
+            await leads.add(business_id, lead_values(phone="+14155550199"), AT + timedelta(days=1))
+            await leads.add(new_id(), lead_values(phone=phone), AT + timedelta(days=1))  # another business's
+            assert (await leads.newest_by_phone(business_id, phone, lock=True)).id == newest.id
+        async with database.read() as conn:
+            assert (await leads_in(conn).newest_by_phone(business_id, phone)).name == "Sam again"
+            assert await leads_in(conn).newest_by_phone(business_id, "+14155550100") is None
+
+    async def test_an_interaction_is_recorded_once_per_lead_and_reference(self, database, leads_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            lead = await leads_in(conn).add(business_id, lead_values(), AT)
+            other = await leads_in(conn).add(business_id, lead_values(phone="+14155550177"), AT)
+        async with database.transaction() as conn:
+            leads = leads_in(conn)
+            assert await leads.add_interaction(lead, "call", "inbound", "call-1", "booking", AT) is True
+            assert await leads.add_interaction(lead, "sms", "outbound", "call-1", None, AT) is False
+            assert await leads.add_interaction(lead, "sms", "outbound", "sms-1", None, AT) is True
+            assert await leads.add_interaction(other, "call", "inbound", "call-1", None, AT) is True
+        with pytest.raises(LookupError):
+            async with database.transaction() as conn:
+                assert await leads_in(conn).add_interaction(lead, "call", "inbound", "call-2", None, AT) is True
+                raise LookupError("the use case refused")
+        async with database.transaction() as conn:
+            assert await leads_in(conn).add_interaction(lead, "call", "inbound", "call-2", None, AT) is True

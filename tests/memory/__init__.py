@@ -15,6 +15,7 @@ import copy
 import json
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -128,6 +129,8 @@ def _server_default(column: sa.Column) -> Any:
         return json.loads(arg)
     if isinstance(column.type, sa.Text):
         return arg
+    if isinstance(column.type, sa.DateTime) and str(arg) == "'epoch'":
+        return datetime(1970, 1, 1, tzinfo=UTC)
     raise TypeError(f"no in-memory value for the server default of {column}")
 
 

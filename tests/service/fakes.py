@@ -115,3 +115,14 @@ class EvalAgents:
         if found is None or not tenant.current().can_access(found.business_id):
             raise not_found("agent")
         return found
+
+
+class LeadAgents:
+    """The sdr service's port on agents (services.sdr.ports.Agents) as the lead use cases ask it: `names` by
+    (agent id, business id); an agent of another business has no name (None), as the agents service answers."""
+
+    def __init__(self, names: dict[tuple[str, str], str]):
+        self.names = names
+
+    async def name(self, agent_id, business_id):
+        return self.names.get((agent_id, business_id))

@@ -4,9 +4,11 @@ import pytest
 
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
+from services.sdr.repository import SqlLeads
 from services.webhooks.repository import SqlSubscriptions
 from tests.storage_contracts import (
     CallsRepositoryContract,
+    LeadsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -28,3 +30,9 @@ class TestSqlSubscriptions(SubscriptionsRepositoryContract):
     @pytest.fixture
     def subscriptions_in(self):
         return SqlSubscriptions
+
+
+class TestSqlLeads(LeadsRepositoryContract):
+    @pytest.fixture
+    def leads_in(self):
+        return SqlLeads

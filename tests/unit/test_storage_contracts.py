@@ -5,9 +5,11 @@ import pytest
 from tests.memory import MemoryDatabase
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
+from tests.memory.sdr import MemoryLeads
 from tests.memory.webhooks import MemorySubscriptions
 from tests.storage_contracts import (
     CallsRepositoryContract,
+    LeadsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -34,3 +36,9 @@ class TestMemorySubscriptions(SubscriptionsRepositoryContract):
     @pytest.fixture
     def subscriptions_in(self):
         return MemorySubscriptions
+
+
+class TestMemoryLeads(LeadsRepositoryContract):
+    @pytest.fixture
+    def leads_in(self):
+        return MemoryLeads
