@@ -409,3 +409,112 @@ class LeadsRepositoryContract:
                 raise LookupError("the use case refused")
         async with database.transaction() as conn:
             assert await leads_in(conn).add_interaction(lead, "call", "inbound", "call-2", None, AT) is True
+
+
+async def new_account(conn, seed) -> str:
+    """An account (a user row, written with the subclass's `seed`) of its own: its id."""
+    from services.accounts.store import users
+    account_id = new_id()
+    await seed(conn, users, id=account_id, email=f"{account_id}@example.com", created_at=AT)
+    return account_id
+
+
+def business_values(account_id: str, **values) -> dict:
+    """A workspace as the create use case records it, with `values` over it."""
+    return {"id": new_id(), "account_id": account_id, "name": "Acme Plumbing", "lifecycle_state": "active",
+            "metadata": {"crm": "x1"}, "plan_id": "starter", "subscription_status": "trialing",
+            "trial_ends_at": AT + timedelta(days=14), "created_at": AT, "updated_at": AT, **values}
+
+
+def key_values(account_id: str, **values) -> dict:
+    return {"id": new_id(), "account_id": account_id, "business_id": None, "name": "ci", "prefix": "sk_live_ab",
+            "key_hash": f"hash-{new_id()}", "scopes": ["calls:read"], "created_at": AT, "expires_at": None, **values}
+
+
+class AccountsRepositoryContract:
+    """services.accounts.repository.AccountsRepository and WorkspaceLookup (`workspaces`, on the committed
+    rows); `seed(conn, table, **values)` writes a row of a table the repository does not keep."""
+
+    async def test_a_workspace_is_recorded_changed_and_counted_in_its_accounts_standings(self, database, accounts_in,
+                                                                                        seed):
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            added = await accounts_in(conn).add_business(**business_values(account_id))
+            paused = await accounts_in(conn).add_business(**business_values(account_id, lifecycle_state="paused",
+                                                                            subscription_status="active"))
+        assert (added.timezone, added.paused_by_billing, added.external_ref, added.metadata) == (
+            "UTC", False, None, {"crm": "x1"})
+        async with database.transaction() as conn:
+            accounts = accounts_in(conn)
+            locked = await accounts.lock_business(added.id)
+            changed = await accounts.change_business(added.id, {"name": "Acme North", "updated_at": AT + timedelta(1)})
+            assert await accounts.lock_business(new_id()) is None
+            assert await accounts.change_business(new_id(), {"name": "Nobody"}) is None
+        assert (locked.id, locked.name, changed.id, changed.name, changed.plan_id) == (
+            added.id, "Acme Plumbing", added.id, "Acme North", "starter")
+        async with database.read() as conn:
+            accounts = accounts_in(conn)
+            assert await accounts.standings(account_id) == {added.id: "trialing", paused.id: "paused"}
+            assert await accounts.standings(account_id, paused.id) == {paused.id: "paused"}
+            assert await accounts.standings(other) == {}
+            assert await accounts.business_of_account(account_id, added.id)
+            assert not await accounts.business_of_account(other, added.id)
+
+    async def test_keys_are_found_by_hash_listed_newest_first_and_changed_in_their_account_only(
+            self, database, accounts_in, seed):
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            older = await accounts_in(conn).add_key(**key_values(account_id))
+            newer = await accounts_in(conn).add_key(**key_values(account_id, created_at=AT + timedelta(minutes=1)))
+        assert (older.scopes, older.revoked_at, older.last_used_at) == (["calls:read"], None, None)
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await accounts_in(conn).add_key(**key_values(other, key_hash=older.key_hash))
+        async with database.transaction() as conn:
+            accounts = accounts_in(conn)
+            assert (await accounts.key_by_hash(older.key_hash)).id == older.id
+            assert await accounts.key_by_hash("hash-none") is None
+            assert [k.id for k in await accounts.keys_of(account_id)] == [newer.id, older.id]
+            assert await accounts.keys_of(other) == []
+            assert (await accounts.change_key(older.id, account_id, {})).name == "ci"
+            renamed = await accounts.change_key(older.id, account_id, {"name": "deploys", "scopes": ["leads:read"]})
+            revoked = await accounts.change_key(older.id, account_id, {}, revoke_at=AT + timedelta(hours=1))
+            again = await accounts.change_key(older.id, account_id, {"name": "old"}, revoke_at=AT + timedelta(hours=2))
+            assert await accounts.change_key(older.id, other, {"name": "theirs"}) is None
+            assert await accounts.change_key(new_id(), account_id, {}, revoke_at=AT) is None
+        assert (renamed.name, renamed.scopes, renamed.revoked_at) == ("deploys", ["leads:read"], None)
+        assert revoked.revoked_at == AT + timedelta(hours=1)
+        assert (again.name, again.revoked_at) == ("old", AT + timedelta(hours=1))  # the first revocation stays
+
+    async def test_a_session_is_found_by_its_hash(self, database, accounts_in, seed):
+        from services.accounts.store import sessions
+        token_hash = f"session-{new_id()}"
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            await seed(conn, sessions, token_hash=token_hash, account_id=account_id, created_at=AT,
+                       expires_at=AT + timedelta(days=30), last_used_at=AT)
+        async with database.read() as conn:
+            found = await accounts_in(conn).session(token_hash)
+            assert await accounts_in(conn).session("session-none") is None
+        assert (str(found.account_id), found.expires_at, found.last_used_at) == (account_id, AT + timedelta(days=30),
+                                                                                 AT)
+
+    async def test_a_workspace_is_read_with_its_signups_provisioning_when_it_has_one(self, database, accounts_in,
+                                                                                    seed, workspaces):
+        from services.accounts.store import provisionings
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            plain = await accounts_in(conn).add_business(**business_values(account_id))
+            signed_up = await accounts_in(conn).add_business(**business_values(account_id, external_ref="ext-1"))
+            await seed(conn, provisionings, id=new_id(), business_id=signed_up.id, status="retrying",
+                       step="assign_number", forward_to="+14155550100", attempts=2, last_error="pool empty",
+                       next_attempt_at=AT, created_at=AT, updated_at=AT)
+        row, saga = await workspaces.workspace(plain.id)
+        row = getattr(row, "_mapping", row)  # an asyncpg record on the raw pool
+        assert (str(row["id"]), row["name"], row["metadata"], row["timezone"], row["external_ref"], saga) == (
+            plain.id, "Acme Plumbing", {"crm": "x1"}, "UTC", None, None)
+        row, saga = await workspaces.workspace(signed_up.id)
+        assert getattr(row, "_mapping", row)["external_ref"] == "ext-1"
+        assert (saga.status, saga.step, saga.forward_to, saga.attempts, saga.last_error, saga.agent_id,
+                saga.next_attempt_at) == ("retrying", "assign_number", "+14155550100", 2, "pool empty", None, AT)
+        assert await workspaces.workspace(new_id()) is None

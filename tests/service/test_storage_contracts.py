@@ -2,11 +2,13 @@
 tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
+from services.accounts.repository import PooledWorkspaces, SqlAccounts
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
 from services.sdr.repository import SqlLeads
 from services.webhooks.repository import SqlSubscriptions
 from tests.storage_contracts import (
+    AccountsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
     ScenariosRepositoryContract,
@@ -36,3 +38,19 @@ class TestSqlLeads(LeadsRepositoryContract):
     @pytest.fixture
     def leads_in(self):
         return SqlLeads
+
+
+class TestSqlAccounts(AccountsRepositoryContract):
+    @pytest.fixture
+    def accounts_in(self):
+        return SqlAccounts
+
+    @pytest.fixture
+    def workspaces(self, pool):
+        return PooledWorkspaces(pool)
+
+    @pytest.fixture
+    def seed(self):
+        async def seed(conn, table, **values):
+            await conn.execute(table.insert().values(**values))
+        return seed

@@ -13,6 +13,7 @@ from services.sdr.service import Contact, Leads
 from tests.memory import MemoryDatabase
 from tests.memory.sdr import MemoryLeads
 from tests.service.fakes import LeadAgents
+from tests.use_cases import refused
 
 PHONE = "+14155550123"
 AGENT = new_id()
@@ -36,12 +37,6 @@ def leads(database, business_id):
 
 def events(database, type_=None) -> list[dict]:
     return [e for e in database.events if type_ is None or e["type"] == type_]
-
-
-async def refused(call, code: str, message: str = "") -> None:
-    with pytest.raises(ServiceError) as error:
-        await call
-    assert error.value.code == code and message in error.value.message
 
 
 async def test_a_created_lead_is_scored_named_after_its_agent_and_announced(leads, database, business_id):
