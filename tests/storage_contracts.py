@@ -518,3 +518,63 @@ class AccountsRepositoryContract:
         assert (saga.status, saga.step, saga.forward_to, saga.attempts, saga.last_error, saga.agent_id,
                 saga.next_attempt_at) == ("retrying", "assign_number", "+14155550100", 2, "pool empty", None, AT)
         assert await workspaces.workspace(new_id()) is None
+
+
+def run_values(business_id: str, **values) -> dict:
+    """A communication run as the create use case records it, with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "account_id": new_id(), "external_ref": f"crm-{new_id()}",
+            "idempotency_key": f"key-{new_id()}", "request_hash": "hash-1", "status": "scheduled",
+            "agent_id": new_id(), "retry": {"max_attempts": 1}, "touches": 2, "created_at": AT, "updated_at": AT,
+            **values}
+
+
+def job_values(run, touch_id: str, **values) -> dict:
+    return {"id": new_id(), "run_id": run.id, "business_id": run.business_id, "touch_index": 0, "touch_id": touch_id,
+            "channel": "call", "phone": "+14155550123", "timezone": None, "agent_id": run.agent_id,
+            "context": {"name": "Sam"}, "scheduled_at": AT, "due_at": AT, "status": "pending", "created_at": AT,
+            "updated_at": AT, **values}
+
+
+class RunsRepositoryContract:
+    """services.sdr.repository.RunsRepository."""
+
+    async def test_a_run_is_recorded_once_per_idempotency_key_and_found_by_it(self, database, runs_in):
+        business_id = new_id()
+        values = run_values(business_id)
+        async with database.transaction() as conn:
+            added = await runs_in(conn).add_run(**values)
+            assert await runs_in(conn).add_run(**run_values(business_id, idempotency_key=values["idempotency_key"],
+                                                            request_hash="hash-2")) is None
+            elsewhere = await runs_in(conn).add_run(**run_values(new_id(), idempotency_key=values["idempotency_key"],
+                                                                 external_ref=values["external_ref"]))
+        assert (added.id, added.retry, added.started_at, added.ended_at) == (values["id"], {"max_attempts": 1}, None,
+                                                                             None)
+        assert elsewhere is not None and elsewhere.id != added.id
+        async with database.read() as conn:
+            found = await runs_in(conn).run_by_key(business_id, values["idempotency_key"])
+            assert await runs_in(conn).run_by_key(business_id, "key-none") is None
+            assert await runs_in(conn).run_by_key(new_id(), values["idempotency_key"]) is None
+        assert (found.id, found.request_hash) == (added.id, "hash-1")
+
+    async def test_another_run_of_the_business_with_its_external_ref_is_refused_by_name(self, database, runs_in):
+        values = run_values(new_id())
+        async with database.transaction() as conn:
+            await runs_in(conn).add_run(**values)
+        with pytest.raises(sa.exc.IntegrityError) as refused:
+            async with database.transaction() as conn:
+                await runs_in(conn).add_run(**run_values(values["business_id"], external_ref=values["external_ref"]))
+        assert "communication_runs_external_ref" in str(refused.value.orig)
+
+    async def test_jobs_are_counted_per_run_by_status(self, database, runs_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            run = await runs_in(conn).add_run(**run_values(business_id))
+            other = await runs_in(conn).add_run(**run_values(business_id))
+            await runs_in(conn).add_jobs([job_values(run, "t1"), job_values(run, "t2", touch_index=1),
+                                          job_values(run, "t3", status="canceled"), job_values(other, "t1")])
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await runs_in(conn).add_jobs([job_values(run, "t1")])  # a touch is one job of its run
+        async with database.read() as conn:
+            counts = await runs_in(conn).job_counts([run.id, other.id, new_id()])
+        assert counts == {run.id: {"pending": 2, "canceled": 1}, other.id: {"pending": 1}}

@@ -117,12 +117,17 @@ class EvalAgents:
         return found
 
 
-class LeadAgents:
-    """The sdr service's port on agents (services.sdr.ports.Agents) as the lead use cases ask it: `names` by
-    (agent id, business id); an agent of another business has no name (None), as the agents service answers."""
+class SdrAgents:
+    """The sdr service's port on agents (services.sdr.ports.Agents) in memory: `names` by (agent id, business id)
+    and each business's agents with their numbers (`numbers`, None without one); an agent of another business has
+    no name (None), as the agents service answers."""
 
-    def __init__(self, names: dict[tuple[str, str], str]):
+    def __init__(self, names: dict[tuple[str, str], str], numbers: dict[str, dict[str, str | None]] | None = None):
         self.names = names
+        self.numbers_of = numbers or {}
 
     async def name(self, agent_id, business_id):
         return self.names.get((agent_id, business_id))
+
+    async def numbers(self, business_id):
+        return dict(self.numbers_of.get(business_id, {}))

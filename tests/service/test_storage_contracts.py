@@ -5,12 +5,13 @@ import pytest
 from services.accounts.repository import PooledWorkspaces, SqlAccounts
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
-from services.sdr.repository import SqlLeads
+from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlSubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
+    RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -54,3 +55,9 @@ class TestSqlAccounts(AccountsRepositoryContract):
         async def seed(conn, table, **values):
             await conn.execute(table.insert().values(**values))
         return seed
+
+
+class TestSqlRuns(RunsRepositoryContract):
+    @pytest.fixture
+    def runs_in(self):
+        return SqlRuns

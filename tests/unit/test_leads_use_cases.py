@@ -1,18 +1,24 @@
 """The lead use cases (services/sdr/service.py: create, read, change, find by phone, contact upserts and
-interactions) in the fast tier, on the in-memory database (tests/memory) with the agents service behind an
-in-memory port (tests/service/fakes.py). The list and the audit (prepared statements on the raw pool, counting
-queries) and the database's pipeline triggers stay with the stack-backed tests (tests/service, tests/e2e)."""
-from datetime import UTC, datetime
+interactions) and creating communication runs (services/sdr/runs_service.py: the checks, the Idempotency-Key) in
+the fast tier, on the in-memory database (tests/memory) with the agents service behind an in-memory port
+(tests/service/fakes.py). The lead list and audit (prepared statements on the raw pool, counting queries), the
+database's pipeline triggers, a run's preview, reading and changing runs and the scheduler stay with the
+stack-backed tests (tests/service, tests/e2e)."""
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core.compliance.decision import Policy
 from core.errors import ServiceError
 from core.ids import new_id
 from core.tenant import Tenant, acting_as
+from services.sdr import runs_domain
+from services.sdr.ports import Neighbours
+from services.sdr.runs_service import Runs
 from services.sdr.service import Contact, Leads
 from tests.memory import MemoryDatabase
-from tests.memory.sdr import MemoryLeads
-from tests.service.fakes import LeadAgents
+from tests.memory.sdr import MemoryLeads, MemoryRuns
+from tests.service.fakes import SdrAgents
 from tests.use_cases import refused
 
 PHONE = "+14155550123"
@@ -32,7 +38,7 @@ def database() -> MemoryDatabase:
 @pytest.fixture
 def leads(database, business_id):
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))):
-        yield Leads(database, None, LeadAgents({(AGENT, business_id): "Closer"}), leads=MemoryLeads)
+        yield Leads(database, None, SdrAgents({(AGENT, business_id): "Closer"}), leads=MemoryLeads)
 
 
 def events(database, type_=None) -> list[dict]:
@@ -135,3 +141,54 @@ async def test_a_batch_of_contacts_is_recorded_together_or_not_at_all(leads, dat
                                     "calls-consumer")
     assert len(database.events) == after
     await refused(leads.find_by_phone(business_id, "+14155550166"), "not_found")
+
+
+# -- communication runs ------------------------------------------------------------------------------------------
+
+NUMBER = "+14155550142"
+
+
+@pytest.fixture
+def runs(database, business_id):
+    agents = SdrAgents({}, {business_id: {AGENT: NUMBER, new_id(): None}})
+    with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "active"),))):
+        yield Runs(database, Neighbours(agents, None, None, None), Policy(), runs=MemoryRuns)
+
+
+def run_body(*touch_ids: str, **extra) -> dict:
+    when = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    return {"external_ref": "crm-run-1", "touches": [
+        {"touch_id": t, "channel": "call", "target": {"phone": PHONE}, "scheduled_at": when} for t in touch_ids],
+        **extra}
+
+
+async def test_a_run_is_created_with_its_jobs_for_the_business_s_one_agent_with_a_number(runs, database,
+                                                                                        business_id):
+    created = await runs.create(run_body("t1", "t2"), "key-1")
+    assert not created.replayed and created.jobs == {runs_domain.PENDING: 2}
+    assert (created.row.business_id, created.row.agent_id, created.row.status, created.row.touches,
+            created.row.external_ref) == (business_id, AGENT, runs_domain.SCHEDULED, 2, "crm-run-1")
+    jobs = sorted(database.tables["sdr.communication_jobs"].values(), key=lambda job: job["touch_index"])
+    assert [(j["touch_id"], j["run_id"], j["agent_id"], j["phone"], j["status"]) for j in jobs] == [
+        ("t1", created.row.id, AGENT, PHONE, runs_domain.PENDING), ("t2", created.row.id, AGENT, PHONE,
+                                                                    runs_domain.PENDING)]
+
+
+async def test_a_retried_run_is_answered_once_and_a_reused_key_or_ref_is_a_conflict(runs, database):
+    body = run_body("t1")
+    created = await runs.create(body, "key-1")
+    again = await runs.create({**body, "touches": list(body["touches"])}, "key-1")
+    assert again.replayed and again.row.id == created.row.id and again.jobs == {runs_domain.PENDING: 1}
+    await refused(runs.create(run_body("t1", "t2"), "key-1"), "conflict", "used with another run body")
+    await refused(runs.create(body, "key-2"), "conflict", "external_ref 'crm-run-1' names another run")
+    assert len(database.tables["sdr.communication_runs"]) == 1 and len(database.tables["sdr.communication_jobs"]) == 1
+
+
+async def test_a_run_is_refused_without_a_key_with_problems_or_for_a_held_business(runs, database, business_id):
+    await refused(runs.create(run_body("t1"), None), "bad_request", "Idempotency-Key header is required")
+    await refused(runs.create(run_body("t1"), "k" * 256), "invalid_request", "Idempotency-Key must be")
+    await refused(runs.create(run_body("t1", "t1"), "key-1"), "invalid_request", "duplicate of touches[0]")
+    await refused(runs.create(run_body("t1", agent_id=new_id()), "key-1"), "invalid_request", "agent_id")
+    with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "paused"),))):
+        await refused(runs.create(run_body("t1"), "key-1"), "forbidden", "scheduling outreach")
+    assert database.tables.get("sdr.communication_runs", {}) == {}

@@ -6,12 +6,13 @@ from tests.memory import MemoryDatabase, insert
 from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
-from tests.memory.sdr import MemoryLeads
+from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemorySubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
+    RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -60,3 +61,9 @@ class TestMemoryAccounts(AccountsRepositoryContract):
         async def seed(conn, table, **values):
             insert(conn.rows(table), table, values)
         return seed
+
+
+class TestMemoryRuns(RunsRepositoryContract):
+    @pytest.fixture
+    def runs_in(self):
+        return MemoryRuns
