@@ -338,3 +338,243 @@ class SubscriptionsRepositoryContract:
         async with database.read() as conn:
             assert (await subscriptions_in(conn).call_secret(business_id)).secret_sealed == "sealed-2"
             assert await subscriptions_in(conn).call_secret(new_id()) is None
+
+
+def lead_values(**values) -> dict:
+    """A lead as the create use case records it (store.leads' required columns, scored), with `values` over it."""
+    return {"name": "Sam Lee", "phone": "+14155550123", "status": "new", "source": "api", "score": 40,
+            "score_confidence": "low", "score_explanation": "new lead", "score_factors": ["fresh"],
+            "interaction_count": 0, "last_activity_at": AT, **values}
+
+
+class LeadsRepositoryContract:
+    """services.sdr.repository.LeadsRepository."""
+
+    async def test_a_lead_is_found_in_its_businesses_only_with_its_defaults(self, database, leads_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await leads_in(conn).add(business_id, lead_values(), AT)
+        assert (added.business_id, added.created_at, added.updated_at, added.score_factors) == (
+            business_id, AT, AT, ["fresh"])
+        assert (added.touch_count, added.paused, added.intent, added.agent_id, added.pipeline_segment) == (
+            0, False, None, None, None)
+        async with database.transaction() as conn:
+            found = await leads_in(conn).owned((new_id(), business_id), added.id, lock=True)
+        async with database.read() as conn:
+            assert await leads_in(conn).owned((new_id(),), added.id) is None
+            assert await leads_in(conn).owned((business_id,), new_id()) is None
+        assert (found.id, found.name, found.phone, found.score) == (added.id, "Sam Lee", "+14155550123", 40)
+
+    async def test_a_change_answers_the_lead_after_it(self, database, leads_in):
+        business_id, later = new_id(), AT + timedelta(hours=1)
+        async with database.transaction() as conn:
+            added = await leads_in(conn).add(business_id, lead_values(), AT)
+            changed = await leads_in(conn).change(added.id, {"status": "qualified", "score": 70, "updated_at": later,
+                                                             "score_factors": ["asked for a quote"]})
+            assert await leads_in(conn).change(new_id(), {"status": "lost"}) is None
+        assert (changed.id, changed.status, changed.score, changed.score_factors, changed.updated_at,
+                changed.created_at, changed.name) == (added.id, "qualified", 70, ["asked for a quote"], later, AT,
+                                                      "Sam Lee")
+        async with database.read() as conn:
+            assert (await leads_in(conn).owned((business_id,), added.id)).status == "qualified"
+
+    async def test_the_newest_lead_with_a_phone_is_the_businesses_own(self, database, leads_in):
+        business_id, phone = new_id(), "+14155550188"
+        async with database.transaction() as conn:
+            leads = leads_in(conn)
+            await leads.lock_contact(business_id, phone)
+            await leads.add(business_id, lead_values(phone=phone), AT - timedelta(days=1))
+            newest = await leads.add(business_id, lead_values(phone=phone, name="Sam again"), AT)
+            await leads.add(business_id, lead_values(phone="+14155550199"), AT + timedelta(days=1))
+            await leads.add(new_id(), lead_values(phone=phone), AT + timedelta(days=1))  # another business's
+            assert (await leads.newest_by_phone(business_id, phone, lock=True)).id == newest.id
+        async with database.read() as conn:
+            assert (await leads_in(conn).newest_by_phone(business_id, phone)).name == "Sam again"
+            assert await leads_in(conn).newest_by_phone(business_id, "+14155550100") is None
+
+    async def test_an_interaction_is_recorded_once_per_lead_and_reference(self, database, leads_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            lead = await leads_in(conn).add(business_id, lead_values(), AT)
+            other = await leads_in(conn).add(business_id, lead_values(phone="+14155550177"), AT)
+        async with database.transaction() as conn:
+            leads = leads_in(conn)
+            assert await leads.add_interaction(lead, "call", "inbound", "call-1", "booking", AT) is True
+            assert await leads.add_interaction(lead, "sms", "outbound", "call-1", None, AT) is False
+            assert await leads.add_interaction(lead, "sms", "outbound", "sms-1", None, AT) is True
+            assert await leads.add_interaction(other, "call", "inbound", "call-1", None, AT) is True
+        with pytest.raises(LookupError):
+            async with database.transaction() as conn:
+                assert await leads_in(conn).add_interaction(lead, "call", "inbound", "call-2", None, AT) is True
+                raise LookupError("the use case refused")
+        async with database.transaction() as conn:
+            assert await leads_in(conn).add_interaction(lead, "call", "inbound", "call-2", None, AT) is True
+
+
+async def new_account(conn, seed) -> str:
+    """An account (a user row, written with the subclass's `seed`) of its own: its id."""
+    from services.accounts.store import users
+    account_id = new_id()
+    await seed(conn, users, id=account_id, email=f"{account_id}@example.com", created_at=AT)
+    return account_id
+
+
+def business_values(account_id: str, **values) -> dict:
+    """A workspace as the create use case records it, with `values` over it."""
+    return {"id": new_id(), "account_id": account_id, "name": "Acme Plumbing", "lifecycle_state": "active",
+            "metadata": {"crm": "x1"}, "plan_id": "starter", "subscription_status": "trialing",
+            "trial_ends_at": AT + timedelta(days=14), "created_at": AT, "updated_at": AT, **values}
+
+
+def key_values(account_id: str, **values) -> dict:
+    return {"id": new_id(), "account_id": account_id, "business_id": None, "name": "ci", "prefix": "sk_live_ab",
+            "key_hash": f"hash-{new_id()}", "scopes": ["calls:read"], "created_at": AT, "expires_at": None, **values}
+
+
+class AccountsRepositoryContract:
+    """services.accounts.repository.AccountsRepository and WorkspaceLookup (`workspaces`, on the committed
+    rows); `seed(conn, table, **values)` writes a row of a table the repository does not keep."""
+
+    async def test_a_workspace_is_recorded_changed_and_counted_in_its_accounts_standings(self, database, accounts_in,
+                                                                                        seed):
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            added = await accounts_in(conn).add_business(**business_values(account_id))
+            paused = await accounts_in(conn).add_business(**business_values(account_id, lifecycle_state="paused",
+                                                                            subscription_status="active"))
+        assert (added.timezone, added.paused_by_billing, added.external_ref, added.metadata) == (
+            "UTC", False, None, {"crm": "x1"})
+        async with database.transaction() as conn:
+            accounts = accounts_in(conn)
+            locked = await accounts.lock_business(added.id)
+            changed = await accounts.change_business(added.id, {"name": "Acme North", "updated_at": AT + timedelta(1)})
+            assert await accounts.lock_business(new_id()) is None
+            assert await accounts.change_business(new_id(), {"name": "Nobody"}) is None
+        assert (locked.id, locked.name, changed.id, changed.name, changed.plan_id) == (
+            added.id, "Acme Plumbing", added.id, "Acme North", "starter")
+        async with database.read() as conn:
+            accounts = accounts_in(conn)
+            assert await accounts.standings(account_id) == {added.id: "trialing", paused.id: "paused"}
+            assert await accounts.standings(account_id, paused.id) == {paused.id: "paused"}
+            assert await accounts.standings(other) == {}
+            assert await accounts.business_of_account(account_id, added.id)
+            assert not await accounts.business_of_account(other, added.id)
+
+    async def test_keys_are_found_by_hash_listed_newest_first_and_changed_in_their_account_only(
+            self, database, accounts_in, seed):
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            older = await accounts_in(conn).add_key(**key_values(account_id))
+            newer = await accounts_in(conn).add_key(**key_values(account_id, created_at=AT + timedelta(minutes=1)))
+        assert (older.scopes, older.revoked_at, older.last_used_at) == (["calls:read"], None, None)
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await accounts_in(conn).add_key(**key_values(other, key_hash=older.key_hash))
+        async with database.transaction() as conn:
+            accounts = accounts_in(conn)
+            assert (await accounts.key_by_hash(older.key_hash)).id == older.id
+            assert await accounts.key_by_hash("hash-none") is None
+            assert [k.id for k in await accounts.keys_of(account_id)] == [newer.id, older.id]
+            assert await accounts.keys_of(other) == []
+            assert (await accounts.change_key(older.id, account_id, {})).name == "ci"
+            renamed = await accounts.change_key(older.id, account_id, {"name": "deploys", "scopes": ["leads:read"]})
+            revoked = await accounts.change_key(older.id, account_id, {}, revoke_at=AT + timedelta(hours=1))
+            again = await accounts.change_key(older.id, account_id, {"name": "old"}, revoke_at=AT + timedelta(hours=2))
+            assert await accounts.change_key(older.id, other, {"name": "theirs"}) is None
+            assert await accounts.change_key(new_id(), account_id, {}, revoke_at=AT) is None
+        assert (renamed.name, renamed.scopes, renamed.revoked_at) == ("deploys", ["leads:read"], None)
+        assert revoked.revoked_at == AT + timedelta(hours=1)
+        assert (again.name, again.revoked_at) == ("old", AT + timedelta(hours=1))  # the first revocation stays
+
+    async def test_a_session_is_found_by_its_hash(self, database, accounts_in, seed):
+        from services.accounts.store import sessions
+        token_hash = f"session-{new_id()}"
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            await seed(conn, sessions, token_hash=token_hash, account_id=account_id, created_at=AT,
+                       expires_at=AT + timedelta(days=30), last_used_at=AT)
+        async with database.read() as conn:
+            found = await accounts_in(conn).session(token_hash)
+            assert await accounts_in(conn).session("session-none") is None
+        assert (str(found.account_id), found.expires_at, found.last_used_at) == (account_id, AT + timedelta(days=30),
+                                                                                 AT)
+
+    async def test_a_workspace_is_read_with_its_signups_provisioning_when_it_has_one(self, database, accounts_in,
+                                                                                    seed, workspaces):
+        from services.accounts.store import provisionings
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            plain = await accounts_in(conn).add_business(**business_values(account_id))
+            signed_up = await accounts_in(conn).add_business(**business_values(account_id, external_ref="ext-1"))
+            await seed(conn, provisionings, id=new_id(), business_id=signed_up.id, status="retrying",
+                       step="assign_number", forward_to="+14155550100", attempts=2, last_error="pool empty",
+                       next_attempt_at=AT, created_at=AT, updated_at=AT)
+        row, saga = await workspaces.workspace(plain.id)
+        row = getattr(row, "_mapping", row)  # an asyncpg record on the raw pool
+        assert (str(row["id"]), row["name"], row["metadata"], row["timezone"], row["external_ref"], saga) == (
+            plain.id, "Acme Plumbing", {"crm": "x1"}, "UTC", None, None)
+        row, saga = await workspaces.workspace(signed_up.id)
+        assert getattr(row, "_mapping", row)["external_ref"] == "ext-1"
+        assert (saga.status, saga.step, saga.forward_to, saga.attempts, saga.last_error, saga.agent_id,
+                saga.next_attempt_at) == ("retrying", "assign_number", "+14155550100", 2, "pool empty", None, AT)
+        assert await workspaces.workspace(new_id()) is None
+
+
+def run_values(business_id: str, **values) -> dict:
+    """A communication run as the create use case records it, with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "account_id": new_id(), "external_ref": f"crm-{new_id()}",
+            "idempotency_key": f"key-{new_id()}", "request_hash": "hash-1", "status": "scheduled",
+            "agent_id": new_id(), "retry": {"max_attempts": 1}, "touches": 2, "created_at": AT, "updated_at": AT,
+            **values}
+
+
+def job_values(run, touch_id: str, **values) -> dict:
+    return {"id": new_id(), "run_id": run.id, "business_id": run.business_id, "touch_index": 0, "touch_id": touch_id,
+            "channel": "call", "phone": "+14155550123", "timezone": None, "agent_id": run.agent_id,
+            "context": {"name": "Sam"}, "scheduled_at": AT, "due_at": AT, "status": "pending", "created_at": AT,
+            "updated_at": AT, **values}
+
+
+class RunsRepositoryContract:
+    """services.sdr.repository.RunsRepository."""
+
+    async def test_a_run_is_recorded_once_per_idempotency_key_and_found_by_it(self, database, runs_in):
+        business_id = new_id()
+        values = run_values(business_id)
+        async with database.transaction() as conn:
+            added = await runs_in(conn).add_run(**values)
+            assert await runs_in(conn).add_run(**run_values(business_id, idempotency_key=values["idempotency_key"],
+                                                            request_hash="hash-2")) is None
+            elsewhere = await runs_in(conn).add_run(**run_values(new_id(), idempotency_key=values["idempotency_key"],
+                                                                 external_ref=values["external_ref"]))
+        assert (added.id, added.retry, added.started_at, added.ended_at) == (values["id"], {"max_attempts": 1}, None,
+                                                                             None)
+        assert elsewhere is not None and elsewhere.id != added.id
+        async with database.read() as conn:
+            found = await runs_in(conn).run_by_key(business_id, values["idempotency_key"])
+            assert await runs_in(conn).run_by_key(business_id, "key-none") is None
+            assert await runs_in(conn).run_by_key(new_id(), values["idempotency_key"]) is None
+        assert (found.id, found.request_hash) == (added.id, "hash-1")
+
+    async def test_another_run_of_the_business_with_its_external_ref_is_refused_by_name(self, database, runs_in):
+        values = run_values(new_id())
+        async with database.transaction() as conn:
+            await runs_in(conn).add_run(**values)
+        with pytest.raises(sa.exc.IntegrityError) as refused:
+            async with database.transaction() as conn:
+                await runs_in(conn).add_run(**run_values(values["business_id"], external_ref=values["external_ref"]))
+        assert "communication_runs_external_ref" in str(refused.value.orig)
+
+    async def test_jobs_are_counted_per_run_by_status(self, database, runs_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            run = await runs_in(conn).add_run(**run_values(business_id))
+            other = await runs_in(conn).add_run(**run_values(business_id))
+            await runs_in(conn).add_jobs([job_values(run, "t1"), job_values(run, "t2", touch_index=1),
+                                          job_values(run, "t3", status="canceled"), job_values(other, "t1")])
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await runs_in(conn).add_jobs([job_values(run, "t1")])  # a touch is one job of its run
+        async with database.read() as conn:
+            counts = await runs_in(conn).job_counts([run.id, other.id, new_id()])
+        assert counts == {run.id: {"pending": 2, "canceled": 1}, other.id: {"pending": 1}}

@@ -3,19 +3,24 @@
 billing both change workspaces this way."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import standing
 from core.ids import utcnow
 from core.outbox import add_event
-from services.accounts import domain, store
+from services.accounts import domain
+from services.accounts.repository import AccountsRepository, SqlAccounts
 from services.accounts.store import outbox
 from switchboard.v1 import events_pb2
 
 
-async def change(conn: AsyncConnection, row, values: dict):
-    """The business row after writing `values` (with workspace.standing_changed when its standing changed)."""
-    after = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
+async def change(conn: AsyncConnection, row, values: dict, *,
+                 accounts: Callable[..., AccountsRepository] = SqlAccounts):
+    """The business row after writing `values` (with workspace.standing_changed when its standing changed);
+    `accounts` is the repository's factory (services.accounts.repository)."""
+    after = await accounts(conn).change_business(row.id, {**values, "updated_at": utcnow()})
     was = standing.standing(row.lifecycle_state, row.subscription_status)
     now = standing.standing(after.lifecycle_state, after.subscription_status)
     if was != now:
@@ -24,8 +29,8 @@ async def change(conn: AsyncConnection, row, values: dict):
     return after
 
 
-async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = None,
-               values: dict | None = None) -> tuple[object, bool]:
+async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = None, values: dict | None = None,
+               accounts: Callable[..., AccountsRepository] = SqlAccounts) -> tuple[object, bool]:
     """The business row after `action` (and `values`), and whether its lifecycle state moved. A no-op move changes
     nothing but `values`; a refused one raises (domain.next_lifecycle_state)."""
     values = dict(values or {})
@@ -37,5 +42,5 @@ async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = 
             await add_event(conn, outbox, event(business_id=str(row.id), previous_state=row.lifecycle_state,
                                                 lifecycle_state=state, **extra), str(row.id))
     if values:
-        row = await change(conn, row, values)
+        row = await change(conn, row, values, accounts=accounts)
     return row, changed

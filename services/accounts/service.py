@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,13 +18,14 @@ from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.x402.server import Verified
 from services.accounts import domain, lifecycle, store
 from services.accounts import payments_domain as pay
 from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
+from services.accounts.repository import AccountsRepository, PooledWorkspaces, SqlAccounts, WorkspaceLookup
 from services.accounts.store import businesses, usage_log
 from services.accounts.x402_billing import X402Billing
 
@@ -123,9 +125,13 @@ class Balance:
 
 
 class Accounts:
-    def __init__(self, db: Database, pool: asyncpg.Pool, bus: EventBus, settings: Settings, payments: Payments,
-                 provisioning: Provisioning, x402: X402Billing, agents: AgentsPort):
+    def __init__(self, db: UnitOfWork, pool: asyncpg.Pool, bus: EventBus, settings: Settings, payments: Payments,
+                 provisioning: Provisioning, x402: X402Billing, agents: AgentsPort, *,
+                 accounts: Callable[..., AccountsRepository] = SqlAccounts, workspaces: WorkspaceLookup | None = None):
         self.db = db
+        # The repository on a unit of work's handle and the workspace read (services.accounts.repository).
+        self.accounts_in = accounts
+        self.workspaces = workspaces or PooledWorkspaces(pool)
         self.agents = agents
         self.payments = payments
         self.x402 = x402
@@ -252,11 +258,12 @@ class Accounts:
         if not key.startswith(domain.KEY_PREFIX):
             raise ServiceError("unauthorized", f"API key must start with {domain.KEY_PREFIX}")
         async with self.db.read() as conn:
-            row = await store.key_by_hash(conn, self.hash(key))
+            repository = self.accounts_in(conn)
+            row = await repository.key_by_hash(self.hash(key))
             if row is None or not domain.key_usable(row.revoked_at, row.expires_at, utcnow()):
                 raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
             bound = str(row.business_id) if row.business_id is not None else None
-            standings = await store.standings_of(conn, row.account_id, bound)
+            standings = await repository.standings(row.account_id, bound)
         return Principal(key_id=str(row.id), account_id=str(row.account_id),
                          business_ids=[bound] if bound else list(standings), scopes=list(row.scopes),
                          expires_at=row.expires_at, bound_business_id=bound, standings=standings)
@@ -266,7 +273,7 @@ class Accounts:
         to the browser holds every scope of their own account)."""
         async with self.db.read() as conn:
             row = await self._live_session(conn, token)
-            standings = await store.standings_of(conn, row.account_id)
+            standings = await self.accounts_in(conn).standings(row.account_id)
         return Principal(key_id="", account_id=str(row.account_id), business_ids=list(standings), scopes=["*"],
                          expires_at=row.expires_at, bound_business_id=None, standings=standings)
 
@@ -304,7 +311,7 @@ class Accounts:
         if not token:
             raise ServiceError("unauthorized", "this needs a dashboard session: open your magic link first")
         now, token_hash = utcnow(), self.hash(token)
-        row = await store.session_by_hash(conn, token_hash)
+        row = await self.accounts_in(conn).session(token_hash)
         if row is None or not domain.session_live(row.expires_at, row.last_used_at, now):
             raise ServiceError("unauthorized", "dashboard session is invalid or expired (it ends "
                                f"{domain.SESSION_IDLE.total_seconds() / 3600:g} hours after its last use or "
@@ -315,7 +322,7 @@ class Accounts:
 
     async def _account_business(self, conn: AsyncConnection, account_id: str, business_id: str) -> str:
         require_uuid(business_id, "business_id")
-        if not await store.business_of_account(conn, account_id, business_id):
+        if not await self.accounts_in(conn).business_of_account(account_id, business_id):
             raise ServiceError("forbidden", "business_id is not one of your businesses")
         return business_id
 
@@ -326,7 +333,7 @@ class Accounts:
     async def list_keys(self, session_token: str) -> list[ApiKey]:
         now = utcnow()
         async with self.db.read() as conn:
-            rows = await store.keys_of(conn, await self.session_account(conn, session_token))
+            rows = await self.accounts_in(conn).keys_of(await self.session_account(conn, session_token))
         return [self._view(r, now) for r in rows]
 
     async def create_key(self, session_token: str, name: str | None, scopes: list[str] | None,
@@ -341,9 +348,9 @@ class Accounts:
             account_id = await self.session_account(conn, session_token)
             if business_id:
                 business_id = await self._account_business(conn, account_id, business_id)
-            row = await store.insert_key(conn, id=new_id(), account_id=account_id, business_id=business_id or None,
-                                         name=name, prefix=prefix, key_hash=self.hash(key), scopes=scopes,
-                                         created_at=now, expires_at=expires_at)
+            row = await self.accounts_in(conn).add_key(
+                id=new_id(), account_id=account_id, business_id=business_id or None, name=name, prefix=prefix,
+                key_hash=self.hash(key), scopes=scopes, created_at=now, expires_at=expires_at)
         return self._view(row, now, key)
 
     async def update_key(self, session_token: str, key_id: str, changes: KeyChanges) -> ApiKey:
@@ -358,17 +365,16 @@ class Accounts:
             values["expires_at"] = changes.expires_at
         if changes.expire:
             values["expires_at"] = now
-        if changes.revoke:
-            values["revoked_at"] = store.first_revocation(now)
         async with self.db.transaction() as conn:
             account_id = await self.session_account(conn, session_token)
             if changes.business_id is not UNSET:
                 values["business_id"] = (await self._account_business(conn, account_id, changes.business_id)
                                          if changes.business_id else None)
-            row = await store.change_key(conn, key_id, account_id, values)
+            row = await self.accounts_in(conn).change_key(key_id, account_id, values,
+                                                          revoke_at=now if changes.revoke else None)
             if row is None:
                 raise not_found("API key")
-        if values:
+        if values or changes.revoke:
             await self.invalidate(account_id)
         return self._view(row, now)
 
@@ -376,7 +382,7 @@ class Accounts:
         require_uuid(key_id, "id")
         async with self.db.transaction() as conn:
             account_id = await self.session_account(conn, session_token)
-            if await store.change_key(conn, key_id, account_id, {"revoked_at": store.first_revocation(utcnow())}) is None:
+            if await self.accounts_in(conn).change_key(key_id, account_id, {}, revoke_at=utcnow()) is None:
                 raise not_found("API key")
         await self.invalidate(account_id)
 
@@ -397,7 +403,7 @@ class Accounts:
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
-        found = await store.workspace_by_id(self.pool, business_id)
+        found = await self.workspaces.workspace(business_id)
         if found is None:
             raise not_found("workspace")
         return found
@@ -435,8 +441,8 @@ class Accounts:
         zone = domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE
         now = utcnow()
         async with self.db.transaction() as conn:
-            row = await store.insert_business(
-                conn, id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active", metadata=metadata,
+            row = await self.accounts_in(conn).add_business(
+                id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active", metadata=metadata,
                 plan_id=plans.DEFAULT_PLAN, external_ref=external_ref, subscription_status="trialing",
                 trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now, timezone=zone)
         await self.invalidate(who.account_id)
@@ -450,7 +456,8 @@ class Accounts:
             raise not_found("workspace")
         moved = False
         async with self.db.transaction() as conn:
-            row = await store.lock_business(conn, business_id)
+            repository = self.accounts_in(conn)
+            row = await repository.lock_business(business_id)
             if row is None:
                 raise not_found("workspace")
             values: dict = {}
@@ -462,9 +469,10 @@ class Accounts:
                 values["timezone"] = domain.check_timezone(timezone)
             if action is not None:
                 # The owner's own move: billing no longer answers for a pause (nor resumes it).
-                row, moved = await lifecycle.move(conn, row, action, values={**values, "paused_by_billing": False})
+                row, moved = await lifecycle.move(conn, row, action, values={**values, "paused_by_billing": False},
+                                                  accounts=self.accounts_in)
             elif values:
-                row = await store.update_business(conn, row.id, {**values, "updated_at": utcnow()})
+                row = await repository.change_business(row.id, {**values, "updated_at": utcnow()})
         if moved:
             # The owner's own move takes effect on their next request (the standing consumer's
             # invalidation follows moments later, for every change of standing).

@@ -371,12 +371,12 @@ WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_
                      businesses.c.paid_through)
 # The provisioning saga's columns a workspace read answers, prefixed so they sit beside the workspace's own.
 PROVISIONING_PREFIX = "provisioning_"
-_PROVISIONING_COLUMNS = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error",
+PROVISIONING_COLUMNS = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error",
                          "next_attempt_at")
 # One statement, prepared: the workspace and its signup's provisioning (a workspace made later has none).
 _WORKSPACE_BY_ID = Prepared(
     sa.select(*WORKSPACE_COLUMNS,
-              *(provisionings.c[name].label(PROVISIONING_PREFIX + name) for name in _PROVISIONING_COLUMNS))
+              *(provisionings.c[name].label(PROVISIONING_PREFIX + name) for name in PROVISIONING_COLUMNS))
     .select_from(businesses.outerjoin(provisionings, provisionings.c.business_id == businesses.c.id))
     .where(businesses.c.id == sa.bindparam("id")))
 
@@ -388,7 +388,7 @@ async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> tuple[asyncpg
         return None
     if row[PROVISIONING_PREFIX + "status"] is None:
         return row, None
-    return row, SimpleNamespace(**{name: row[PROVISIONING_PREFIX + name] for name in _PROVISIONING_COLUMNS})
+    return row, SimpleNamespace(**{name: row[PROVISIONING_PREFIX + name] for name in PROVISIONING_COLUMNS})
 
 
 async def checkout_facts(conn: AsyncConnection, business_id: str):

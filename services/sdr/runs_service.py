@@ -11,6 +11,7 @@ run's own insert (unique per business), so two racing requests with one key crea
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -24,11 +25,12 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
 from services.sdr.pipeline_store import config_of
 from services.sdr.ports import Neighbours
+from services.sdr.repository import RunsRepository, SqlRuns
 from services.sdr.runs_events import run_ended
 from services.sdr.store import leads, outbox
 
@@ -61,8 +63,10 @@ def parse_body(raw: bytes):
 
 
 class Runs:
-    def __init__(self, db: Database, others: Neighbours, policy: compliance.Policy):
+    def __init__(self, db: UnitOfWork, others: Neighbours, policy: compliance.Policy, *,
+                 runs: Callable[..., RunsRepository] = SqlRuns):
         self.db, self.others, self.policy = db, others, policy  # others asked as the caller (services.sdr.ports)
+        self.runs_in = runs  # creation's repository on a unit of work's handle (services.sdr.repository)
 
     # -- checking -------------------------------------------------------------------------------------------
 
@@ -124,14 +128,15 @@ class Runs:
         fingerprint = rules.request_hash(body)
         try:
             async with self.db.transaction() as conn:
-                row = await store.insert_run(
-                    conn, id=run_id, business_id=checked.business_id, account_id=who.account_id,
+                repository = self.runs_in(conn)
+                row = await repository.add_run(
+                    id=run_id, business_id=checked.business_id, account_id=who.account_id,
                     external_ref=run.external_ref, idempotency_key=key, request_hash=fingerprint,
                     status=rules.SCHEDULED, agent_id=checked.agent_id, retry=run.retry.to_json(),
                     touches=len(run.touches), created_at=now, updated_at=now)
                 if row is None:
-                    return await self._replay(conn, checked.business_id, key, fingerprint)
-                await store.insert_jobs(conn, [_job_row(t, run_id, checked, now) for t in run.touches])
+                    return await self._replay(repository, checked.business_id, key, fingerprint)
+                await repository.add_jobs([_job_row(t, run_id, checked, now) for t in run.touches])
         except IntegrityError as exc:
             if "communication_runs_external_ref" not in str(exc.orig):
                 raise
@@ -139,12 +144,13 @@ class Runs:
                                "(created with another Idempotency-Key); give each run its own external_ref") from None
         return RunView(row, {rules.PENDING: len(run.touches)})
 
-    async def _replay(self, conn, business_id: str, key: str, fingerprint: str) -> RunView:
-        first = await store.run_by_key(conn, business_id, key)
+    @staticmethod
+    async def _replay(runs: RunsRepository, business_id: str, key: str, fingerprint: str) -> RunView:
+        first = await runs.run_by_key(business_id, key)
         if first.request_hash != fingerprint:
             raise ServiceError("conflict", "this Idempotency-Key was used with another run body; use a new key for "
                                "a new run")
-        counts = await store.job_counts(conn, [str(first.id)])
+        counts = await runs.job_counts([str(first.id)])
         return RunView(first, counts.get(str(first.id), {}), replayed=True)
 
     # -- reading and changing -------------------------------------------------------------------------------

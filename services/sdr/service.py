@@ -3,8 +3,10 @@ service. Callers are the servicer and the service-layer tests; the caller's tena
 Rows come back as SQLAlchemy rows or asyncpg records (both map column names to values)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -15,11 +17,11 @@ from core.errors import invalid, not_found
 from core.ids import require_uuid, utcnow
 from core.outbox import add_event, events_buffered
 from core.pagination import Page, Paged, decode_cursor
-from core.records import find_owned
 from core.tenant import require_business
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.sdr import domain, store
 from services.sdr.ports import Agents
+from services.sdr.repository import LeadsRepository, SqlLeads
 from services.sdr.store import leads, outbox, voicemails
 from switchboard.v1 import common_pb2, events_pb2
 
@@ -73,10 +75,12 @@ class Audit:
 
 
 class Leads:
-    def __init__(self, db: Database, pool: asyncpg.Pool, agents: Agents | None):
+    def __init__(self, db: UnitOfWork, pool: asyncpg.Pool, agents: Agents | None, *,
+                 leads: Callable[..., LeadsRepository] = SqlLeads):
         self.db = db
-        self.pool = pool
+        self.pool = pool  # the list's prepared statements run on it
         self.agents = agents  # the agents port, asked as the caller (services.sdr.ports)
+        self.leads_in = leads  # the repository on a unit of work's handle (services.sdr.repository)
 
     # -- the public lead API -------------------------------------------------------------
 
@@ -91,7 +95,7 @@ class Leads:
 
     async def update(self, lead_id: str, given: dict[str, str]):
         async with self.db.transaction() as conn:
-            row = await find_owned(conn, leads, lead_id, "lead", lock=True)
+            row = await self._owned(conn, lead_id, lock=True)
             values = domain.changed_values(dict(row._mapping), given)
             if values:
                 row = await self._update(conn, row, values)
@@ -99,7 +103,7 @@ class Leads:
 
     async def get(self, lead_id: str):
         async with self.db.read() as conn:
-            return await find_owned(conn, leads, lead_id, "lead")
+            return await self._owned(conn, lead_id)
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None,
                         source: str | None) -> list[common_pb2.AggregateRow]:
@@ -165,7 +169,7 @@ class Leads:
     async def find_by_phone(self, business_id: str, phone: str):
         business_id = require_business(tenant.require_account(), business_id)
         async with self.db.read() as conn:
-            row = await store.newest_by_phone(conn, business_id, normalize_e164(phone, "phone"))
+            row = await self.leads_in(conn).newest_by_phone(business_id, normalize_e164(phone, "phone"))
         if row is None:
             raise not_found("lead with this phone")
         return row
@@ -182,7 +186,7 @@ class Leads:
         """Count a call, text or email with the lead once per reference, and rescore it."""
         domain.check_interaction(channel, direction, reference)
         async with self.db.transaction() as conn:
-            row = await find_owned(conn, leads, lead_id, "lead", field="lead_id", lock=True)
+            row = await self._owned(conn, lead_id, field="lead_id", lock=True)
             row = await self._interaction(conn, row, channel, direction, reference, intent, occurred_at)
         return row
 
@@ -199,7 +203,7 @@ class Leads:
     async def _contact(self, conn: AsyncConnection, c: Contact) -> None:
         domain.check_interaction(c.channel, c.direction, c.reference)
         if c.lead_id:
-            row = await find_owned(conn, leads, c.lead_id, "lead", field="lead_id", lock=True)
+            row = await self._owned(conn, c.lead_id, field="lead_id", lock=True)
         else:
             row, _ = await self._upsert_contact(conn, c.business_id, c.phone,
                                                 {"source": f"{c.direction}_{c.channel}", **c.collected})
@@ -212,8 +216,9 @@ class Leads:
         phone = normalize_e164(phone, "phone")
         values = domain.new_lead_values({"source": domain.CONTACT_SOURCE, **given, "phone": phone})
         # One contact per business and number at a time: concurrent upserts of one caller wait here.
-        await store.lock_contact(conn, business_id, phone)
-        row = await store.newest_by_phone(conn, business_id, phone, lock=True)
+        repository = self.leads_in(conn)
+        await repository.lock_contact(business_id, phone)
+        row = await repository.newest_by_phone(business_id, phone, lock=True)
         if row is None:
             return await self._insert(conn, business_id, values), True
         missing = domain.missing_contact_values(dict(row._mapping), values)
@@ -223,7 +228,7 @@ class Leads:
                            intent: str | None, occurred_at: datetime | None):
         """Count an interaction on a lead locked by the caller, once per reference; returns the lead."""
         occurred = occurred_at or utcnow()
-        if not await store.insert_interaction(conn, row, channel, direction, reference, intent, occurred):
+        if not await self.leads_in(conn).add_interaction(row, channel, direction, reference, intent, occurred):
             return row
         values = {"interaction_count": row.interaction_count + 1,
                   "last_activity_at": max(row.last_activity_at, occurred)}
@@ -232,6 +237,15 @@ class Leads:
         return await self._update(conn, row, values)
 
     # -- steps -----------------------------------------------------------------------------
+
+    async def _owned(self, conn: AsyncConnection, lead_id: str, *, field: str = "id", lock: bool = False) -> Any:
+        """The caller's lead with this id (held for update with `lock`), or 404; `field` names the request field in
+        the 400 for a malformed id."""
+        require_uuid(lead_id, field)
+        row = await self.leads_in(conn).owned(tenant.require_account().business_ids, lead_id, lock=lock)
+        if row is None:
+            raise not_found("lead")
+        return row
 
     async def _agent_name(self, agent_id: str, business_id: str) -> str:
         """The name of an agent of this business (asked of the agents service as the caller), or 400."""
@@ -244,7 +258,7 @@ class Leads:
         now = utcnow()
         values = {**values, "interaction_count": 0, "last_activity_at": now}
         score = domain.score(values, now)
-        row = await store.insert_lead(conn, business_id, {**values, **domain.score_columns(score)}, now)
+        row = await self.leads_in(conn).add(business_id, {**values, **domain.score_columns(score)}, now)
         await add_event(conn, outbox, events_pb2.LeadCreated(
             id=str(row.id), name=row.name, email=row.email, phone=row.phone, source=row.source), business_id)
         await self._scored(conn, row, score)
@@ -254,7 +268,8 @@ class Leads:
         """Write changed values, rescore, and emit lead.scored when the score moved."""
         now = utcnow()
         score = domain.score({**row._mapping, **values}, now)
-        updated = await store.update_lead(conn, row.id, {**values, **domain.score_columns(score), "updated_at": now})
+        updated = await self.leads_in(conn).change(row.id, {**values, **domain.score_columns(score),
+                                                            "updated_at": now})
         if score.score != row.score:
             await self._scored(conn, updated, score)
         return updated

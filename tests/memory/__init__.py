@@ -15,6 +15,7 @@ import copy
 import json
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -128,6 +129,8 @@ def _server_default(column: sa.Column) -> Any:
         return json.loads(arg)
     if isinstance(column.type, sa.Text):
         return arg
+    if isinstance(column.type, sa.DateTime) and str(arg) == "'epoch'":
+        return datetime(1970, 1, 1, tzinfo=UTC)
     raise TypeError(f"no in-memory value for the server default of {column}")
 
 
@@ -147,20 +150,22 @@ def insert(rows: Rows, table: sa.Table, values: dict[str, Any]) -> dict[str, Any
             raise sa.exc.IntegrityError("INSERT (in memory)", values, ValueError(f"{column} is NOT NULL"))
     taken = _clash(rows, table, row)
     if taken is not None:
-        raise sa.exc.IntegrityError("INSERT (in memory)", values, ValueError(f"{table.fullname} has {taken} already"))
+        raise sa.exc.IntegrityError("INSERT (in memory)", values, ValueError(
+            f"{table.fullname} has {taken[1]} already ({taken[0]})"))
     rows[key_of(table, row)] = row
     return row
 
 
-def _clash(rows: Rows, table: sa.Table, row: dict[str, Any]) -> dict[str, Any] | None:
-    """The unique key (primary key or unique constraint) `row` would repeat, as {column: value}, or None."""
-    keys = [tuple(table.primary_key)] + [tuple(c.columns) for c in table.constraints
-                                          if isinstance(c, sa.UniqueConstraint)]
-    for columns in keys:
-        value = {column.name: row[column.name] for column in columns}
+def _clash(rows: Rows, table: sa.Table, row: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The unique key (primary key or unique constraint) `row` would repeat, as its name (a named constraint's, as
+    the database's error names it) and {column: value}, or None."""
+    keys = [table.primary_key] + sorted((c for c in table.constraints if isinstance(c, sa.UniqueConstraint)),
+                                        key=lambda c: str(c.name))  # a set: in one order, run after run
+    for key in keys:
+        value = {column.name: row[column.name] for column in key.columns}
         if None not in value.values() and any(all(other[n] == v for n, v in value.items())
                                                for other in rows.values()):
-            return value
+            return str(key.name) if key.name else f"unique ({', '.join(value)})", value
     return None
 
 

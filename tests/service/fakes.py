@@ -115,3 +115,19 @@ class EvalAgents:
         if found is None or not tenant.current().can_access(found.business_id):
             raise not_found("agent")
         return found
+
+
+class SdrAgents:
+    """The sdr service's port on agents (services.sdr.ports.Agents) in memory: `names` by (agent id, business id)
+    and each business's agents with their numbers (`numbers`, None without one); an agent of another business has
+    no name (None), as the agents service answers."""
+
+    def __init__(self, names: dict[tuple[str, str], str], numbers: dict[str, dict[str, str | None]] | None = None):
+        self.names = names
+        self.numbers_of = numbers or {}
+
+    async def name(self, agent_id, business_id):
+        return self.names.get((agent_id, business_id))
+
+    async def numbers(self, business_id):
+        return dict(self.numbers_of.get(business_id, {}))

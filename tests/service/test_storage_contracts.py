@@ -2,11 +2,16 @@
 tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
+from services.accounts.repository import PooledWorkspaces, SqlAccounts
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
+from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlSubscriptions
 from tests.storage_contracts import (
+    AccountsRepositoryContract,
     CallsRepositoryContract,
+    LeadsRepositoryContract,
+    RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -28,3 +33,31 @@ class TestSqlSubscriptions(SubscriptionsRepositoryContract):
     @pytest.fixture
     def subscriptions_in(self):
         return SqlSubscriptions
+
+
+class TestSqlLeads(LeadsRepositoryContract):
+    @pytest.fixture
+    def leads_in(self):
+        return SqlLeads
+
+
+class TestSqlAccounts(AccountsRepositoryContract):
+    @pytest.fixture
+    def accounts_in(self):
+        return SqlAccounts
+
+    @pytest.fixture
+    def workspaces(self, pool):
+        return PooledWorkspaces(pool)
+
+    @pytest.fixture
+    def seed(self):
+        async def seed(conn, table, **values):
+            await conn.execute(table.insert().values(**values))
+        return seed
+
+
+class TestSqlRuns(RunsRepositoryContract):
+    @pytest.fixture
+    def runs_in(self):
+        return SqlRuns

@@ -2,12 +2,17 @@
 tests/service/test_storage_contracts.py runs the same on the SQL ones."""
 import pytest
 
-from tests.memory import MemoryDatabase
+from tests.memory import MemoryDatabase, insert
+from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
+from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemorySubscriptions
 from tests.storage_contracts import (
+    AccountsRepositoryContract,
     CallsRepositoryContract,
+    LeadsRepositoryContract,
+    RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -34,3 +39,31 @@ class TestMemorySubscriptions(SubscriptionsRepositoryContract):
     @pytest.fixture
     def subscriptions_in(self):
         return MemorySubscriptions
+
+
+class TestMemoryLeads(LeadsRepositoryContract):
+    @pytest.fixture
+    def leads_in(self):
+        return MemoryLeads
+
+
+class TestMemoryAccounts(AccountsRepositoryContract):
+    @pytest.fixture
+    def accounts_in(self):
+        return MemoryAccounts
+
+    @pytest.fixture
+    def workspaces(self, database):
+        return MemoryWorkspaces(database)
+
+    @pytest.fixture
+    def seed(self):
+        async def seed(conn, table, **values):
+            insert(conn.rows(table), table, values)
+        return seed
+
+
+class TestMemoryRuns(RunsRepositoryContract):
+    @pytest.fixture
+    def runs_in(self):
+        return MemoryRuns

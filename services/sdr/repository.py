@@ -1,0 +1,103 @@
+"""Where the lead use cases (service.py) keep leads and their interactions, and where creating a communication
+run (runs_service.py) keeps the run and its jobs: repositories bound to one unit of work's handle. They only store
+and find; the rules (scoring, what a write changes, a lead not found, a run's checks) stay in the domain modules
+and the use cases.
+
+`SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
+connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
+(tests/storage_contracts.py). The lead list (prepared statements on the raw pool), the audit, analytics, the
+pipeline, a run's preview, reading and changing runs and the scheduler stay on the stores directly, and so do the
+database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does not keep."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core import records
+from services.sdr import runs_store, store
+from services.sdr.store import leads
+
+
+class LeadsRepository(Protocol):
+    async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Any | None:
+        """The lead with this id in one of these businesses (held for update with `lock`), or None."""
+
+    async def add(self, business_id: str, values: dict[str, Any], now: datetime) -> Any:
+        """Record a new lead of the business (store.leads' columns), created and updated `now`; its row."""
+
+    async def change(self, lead_id: str, values: dict[str, Any]) -> Any | None:
+        """The lead after `values`, or None when there is no such lead."""
+
+    async def newest_by_phone(self, business_id: str, phone: str, *, lock: bool = False) -> Any | None:
+        """The business's newest lead with this phone number (held for update with `lock`), or None."""
+
+    async def lock_contact(self, business_id: str, phone: str) -> None:
+        """Serialise contact upserts of one number of one business until the transaction ends."""
+
+    async def add_interaction(self, lead: Any, channel: str, direction: str, reference: str, intent: str | None,
+                              occurred_at: datetime) -> bool:
+        """Record an interaction with the lead once per reference; False when it was recorded before."""
+
+
+class SqlLeads:
+    """`LeadsRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Any | None:
+        return await records.owned(self.conn, leads, business_ids, lead_id, lock=lock)
+
+    async def add(self, business_id: str, values: dict[str, Any], now: datetime) -> Any:
+        return await store.insert_lead(self.conn, business_id, values, now)
+
+    async def change(self, lead_id: str, values: dict[str, Any]) -> Any | None:
+        return await store.update_lead(self.conn, lead_id, values)
+
+    async def newest_by_phone(self, business_id: str, phone: str, *, lock: bool = False) -> Any | None:
+        return await store.newest_by_phone(self.conn, business_id, phone, lock=lock)
+
+    async def lock_contact(self, business_id: str, phone: str) -> None:
+        await store.lock_contact(self.conn, business_id, phone)
+
+    async def add_interaction(self, lead: Any, channel: str, direction: str, reference: str, intent: str | None,
+                              occurred_at: datetime) -> bool:
+        return await store.insert_interaction(self.conn, lead, channel, direction, reference, intent, occurred_at)
+
+
+class RunsRepository(Protocol):
+    async def add_run(self, **values: Any) -> Any | None:
+        """Record a run (runs_store.runs' columns); its row, or None when the business has a run with its
+        idempotency_key already. Another run of the business with its external_ref is refused (IntegrityError
+        naming communication_runs_external_ref)."""
+
+    async def run_by_key(self, business_id: str, key: str) -> Any | None:
+        """The business's run created with this Idempotency-Key, or None."""
+
+    async def add_jobs(self, rows: list[dict[str, Any]]) -> None:
+        """Record a run's jobs (runs_store.jobs' columns)."""
+
+    async def job_counts(self, run_ids: list[str]) -> dict[str, dict[str, int]]:
+        """Per run, its jobs by status."""
+
+
+class SqlRuns:
+    """`RunsRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def add_run(self, **values: Any) -> Any | None:
+        return await runs_store.insert_run(self.conn, **values)
+
+    async def run_by_key(self, business_id: str, key: str) -> Any | None:
+        return await runs_store.run_by_key(self.conn, business_id, key)
+
+    async def add_jobs(self, rows: list[dict[str, Any]]) -> None:
+        await runs_store.insert_jobs(self.conn, rows)
+
+    async def job_counts(self, run_ids: list[str]) -> dict[str, dict[str, int]]:
+        return await runs_store.job_counts(self.conn, run_ids)

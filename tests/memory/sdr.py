@@ -1,0 +1,72 @@
+"""services.sdr.repository's LeadsRepository and RunsRepository in memory, on a MemoryDatabase's handle
+(store.leads and store.interactions; runs_store.runs and runs_store.jobs). The database's triggers (the pipeline's
+signals on a lead: its latest inbound contact, its pipeline stamp) are not kept here; the transactions run one at
+a time, so the contact lock has nothing to do."""
+from __future__ import annotations
+
+from collections import Counter
+
+from core.ids import new_id
+from services.sdr.runs_store import jobs, runs
+from services.sdr.store import interactions, leads
+from tests.memory import MemoryConnection, Record, insert, update
+
+
+class MemoryLeads:
+    def __init__(self, conn: MemoryConnection):
+        self.lead_rows = conn.rows(leads)
+        self.interaction_rows = conn.rows(interactions)
+
+    async def owned(self, business_ids, lead_id, *, lock=False):
+        row = self.lead_rows.get((lead_id,))
+        return Record(row) if row is not None and row["business_id"] in tuple(business_ids) else None
+
+    async def add(self, business_id, values, now):
+        return Record(insert(self.lead_rows, leads, {"id": new_id(), "business_id": business_id, "created_at": now,
+                                                     "updated_at": now, **values}))
+
+    async def change(self, lead_id, values):
+        row = self.lead_rows.get((lead_id,))
+        return update(leads, row, values) if row is not None else None
+
+    async def newest_by_phone(self, business_id, phone, *, lock=False):
+        found = [row for row in self.lead_rows.values() if (row["business_id"], row["phone"]) == (business_id, phone)]
+        return Record(max(found, key=lambda row: row["created_at"])) if found else None
+
+    async def lock_contact(self, business_id, phone) -> None:
+        pass
+
+    async def add_interaction(self, lead, channel, direction, reference, intent, occurred_at):
+        if any((row["lead_id"], row["reference"]) == (lead.id, reference) for row in self.interaction_rows.values()):
+            return False
+        insert(self.interaction_rows, interactions, {
+            "id": len(self.interaction_rows) + 1, "lead_id": lead.id, "business_id": lead.business_id,
+            "channel": channel, "direction": direction, "reference": reference, "intent": intent,
+            "occurred_at": occurred_at})
+        return True
+
+
+class MemoryRuns:
+    """services.sdr.repository.RunsRepository (runs_store.runs and runs_store.jobs)."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.run_rows = conn.rows(runs)
+        self.job_rows = conn.rows(jobs)
+
+    async def add_run(self, **values):
+        # ON CONFLICT ON CONSTRAINT communication_runs_idempotency DO NOTHING: that key taken, nothing else counts.
+        if await self.run_by_key(values["business_id"], values["idempotency_key"]) is not None:
+            return None
+        return Record(insert(self.run_rows, runs, values))
+
+    async def run_by_key(self, business_id, key):
+        return next((Record(row) for row in self.run_rows.values()
+                     if (row["business_id"], row["idempotency_key"]) == (business_id, key)), None)
+
+    async def add_jobs(self, rows) -> None:
+        for row in rows:
+            insert(self.job_rows, jobs, row)
+
+    async def job_counts(self, run_ids):
+        return {run_id: dict(Counter(row["status"] for row in self.job_rows.values() if row["run_id"] == run_id))
+                for run_id in run_ids if any(row["run_id"] == run_id for row in self.job_rows.values())}
