@@ -21,11 +21,12 @@ from datetime import UTC, datetime
 
 import aiohttp
 
-from bench.harness import judged, report, signed_up, with_stack
+from bench.harness import CpuMeter, judged, report, signed_up, with_stack
 from core.compliance import decision as compliance
 from core.compliance.rules import SMS
 
 RATE_GOAL, P99_GOAL_MS = 500, 150  # sends/s and p99 through the stack (issue 38)
+SETTLE_SECONDS = 3.0
 
 # One zone each: at any hour some are between 08:00 and 21:00.
 ZONED = ("+1415555{:04d}", "+1212555{:04d}", "+44207946{:04d}", "+4930123{:04d}", "+8131234{:04d}",
@@ -104,7 +105,12 @@ async def run(args, stack) -> int:
               "latency per send in ms")
         print(f"  {'path':<22} {'sends/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'sent':>7}")
         baseline = (await measure("bare provider POST", args.texts, args.concurrency, bare))[0]
+        cpu = CpuMeter(stack)
+        cpu_before = cpu.read()
         rate, p50, p99 = await measure("stack (all checks)", args.texts, args.concurrency, stack_send)
+        await asyncio.sleep(SETTLE_SECONDS)  # the status callbacks and the consumers of the texts' events
+        print(cpu.per_unit(cpu_before, cpu.read(), args.texts, "send")
+              + f" (the sends, then {SETTLE_SECONDS:g} s for their callbacks and consumers)")
     path = f"POST /api/v1/sms/send, every check on, {args.concurrency} at a time"
     goal = f">= {RATE_GOAL} sends/s, p99 < {P99_GOAL_MS} ms"
     valid = bool(baseline and rate)
