@@ -578,3 +578,96 @@ class RunsRepositoryContract:
         async with database.read() as conn:
             counts = await runs_in(conn).job_counts([run.id, other.id, new_id()])
         assert counts == {run.id: {"pending": 2, "canceled": 1}, other.id: {"pending": 1}}
+
+
+def agent_values(business_id: str, **values) -> dict:
+    """An agent as the create use case records it (store.agents' required columns), with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "name": "Front desk", "status": "active",
+            "provider_assistant_id": f"asst-{new_id()}", "config": {"inbound_prompt": "Hi"}, "metadata": {},
+            "version": 1, "inbound_prompt_source": "create", "created_at": AT, "updated_at": AT, **values}
+
+
+def version_values(agent, version: int, **values) -> dict:
+    return {"agent_id": agent.id, "version": version, "business_id": agent.business_id, "content_hash": "hash",
+            "config_snapshot": {"inbound_prompt": "Hi"}, "source": "update", "changed_fields": ["inbound_prompt"],
+            "created_at": AT + timedelta(minutes=version), **values}
+
+
+class AgentsRepositoryContract:
+    """services.agents.repository.AgentsRepository."""
+
+    async def test_an_agent_is_found_in_its_businesses_only_once_per_request_with_its_defaults(self, database,
+                                                                                               agents_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = await agents_in(conn).add(**agent_values(business_id, request_id="req-1"))
+            await agents_in(conn).add(**agent_values(new_id(), request_id="req-1"))  # another business's
+        assert (added.eval_gate, added.lease_token, added.config) == (False, None, {"inbound_prompt": "Hi"})
+        async with database.read() as conn:
+            agents = agents_in(conn)
+            assert (await agents.owned((new_id(), business_id), added.id)).name == "Front desk"
+            assert await agents.owned((new_id(),), added.id) is None
+            assert (await agents.by_request(business_id, "req-1")).id == added.id
+            assert await agents.by_request(business_id, "req-2") is None
+        for repeated in ({"request_id": "req-1"}, {"provider_assistant_id": added.provider_assistant_id}):
+            with pytest.raises(sa.exc.IntegrityError):
+                async with database.transaction() as conn:
+                    await agents_in(conn).add(**agent_values(business_id, **repeated))
+
+    async def test_agents_list_newest_first_in_pages_and_oldest_first_in_the_directory(self, database, agents_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            added = [await agents_in(conn).add(**agent_values(business_id, created_at=AT + timedelta(seconds=i % 2)))
+                     for i in range(4)]
+            await agents_in(conn).add(**agent_values(new_id()))
+        newest = sorted(added, key=lambda row: (row.created_at, row.id), reverse=True)
+        async with database.read() as conn:
+            agents = agents_in(conn)
+            every = await pages(lambda p: agents.page((business_id,), p), 3)
+            directory = await agents.directory((business_id,))
+            some = await agents.by_ids([added[0].id, added[1].id, new_id()], (business_id,))
+            assert await agents.by_ids([added[0].id], (new_id(),)) == []
+            assert await agents.first_numbers([r.id for r in added]) == {} and await agents.first_numbers([]) == {}
+        assert [r.id for r in every] == [r.id for r in newest] and every[0].config == {"inbound_prompt": "Hi"}
+        assert [r.id for r in directory] == [r.id for r in reversed(newest)]
+        assert {r.id for r in some} == {added[0].id, added[1].id}
+        assert set(directory[0]._mapping) == {"id", "name", "business_id", "status", "created_at"}
+
+    async def test_only_the_lease_holder_writes_an_agent_and_the_write_ends_the_lease(self, database, agents_in):
+        async with database.transaction() as conn:
+            row = await agents_in(conn).add(**agent_values(new_id()))
+        async with database.transaction() as conn:
+            token = await agents_in(conn).take_lease(row.id, timedelta(minutes=1))
+            assert token is not None and await agents_in(conn).take_lease(row.id, timedelta(minutes=1)) is None
+            assert await agents_in(conn).change_leased(row.id, new_id(), {"version": 2}) is None
+            changed = await agents_in(conn).change_leased(row.id, token, {"version": 2, "name": "Night desk"})
+            assert await agents_in(conn).take_lease(new_id(), timedelta(minutes=1)) is None
+        assert (changed.version, changed.name, changed.lease_token, changed.lease_until) == (2, "Night desk", None,
+                                                                                             None)
+        async with database.transaction() as conn:
+            token = await agents_in(conn).take_lease(row.id, timedelta(minutes=1))
+            await agents_in(conn).release_lease(row.id, new_id())  # not the holder's: nothing changes
+            assert await agents_in(conn).take_lease(row.id, timedelta(minutes=1)) is None
+            await agents_in(conn).release_lease(row.id, token)
+            assert await agents_in(conn).take_lease(row.id, timedelta(minutes=1)) is not None
+
+    async def test_versions_are_kept_once_per_number_and_listed_newest_first(self, database, agents_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            agent = await agents_in(conn).add(**agent_values(business_id))
+            for version in (1, 2, 3):
+                await agents_in(conn).add_version(**version_values(agent, version, eval_gate={"status": "forced"}))
+            await agents_in(conn).add_prompt_change(agent_id=agent.id, business_id=business_id,
+                                                    field="inbound_prompt", previous=None, current="Hi",
+                                                    source="create", version=1, created_at=AT)
+        async with database.read() as conn:
+            agents = agents_in(conn)
+            every = await pages(lambda p: agents.versions(agent.id, p), 2)
+            kept = await agents.version(agent.id, 2)
+            assert await agents.version(agent.id, 4) is None
+        assert [v.version for v in every] == [3, 2, 1]
+        assert (kept.changed_fields, kept.eval_gate, kept.parent_version) == (["inbound_prompt"], {"status": "forced"},
+                                                                             None)
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await agents_in(conn).add_version(**version_values(agent, 2))

@@ -19,21 +19,21 @@ from datetime import timedelta
 
 from google.protobuf import json_format
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases, tenant
 from core.errors import ServiceError, invalid, not_found
-from core.ids import is_uuid, new_id, utcnow
+from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.outbox import add_event
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.tenant import require_business
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
-from services.agents import domain, store
+from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
-from services.agents.store import agent_versions, agents, outbox
+from services.agents.repository import AgentsRepository, SqlAgents
+from services.agents.store import outbox
 from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
@@ -59,6 +59,16 @@ def gate_record(gate: GateOutcome) -> dict:
     record = json_format.MessageToDict(gate, preserving_proto_field_name=True)
     record.pop("runs", None)
     return record
+
+
+async def found(agents: AgentsRepository, agent_id: str, field: str = "id"):
+    """The caller's agent, or not_found (another business's agent is not found either); `field` names the request
+    field in the 400 for a malformed id."""
+    require_uuid(agent_id, field)
+    row = await agents.owned(tenant.require_account().business_ids, agent_id)
+    if row is None:
+        raise not_found("agent")
+    return row
 
 
 @dataclass(frozen=True)
@@ -103,12 +113,13 @@ class AgentView:
 
 
 class Agents:
-    def __init__(self, db: Database, voice: VoiceProvider,
-                 evals: EvalGate, gate_wait_seconds: float):
+    def __init__(self, db: UnitOfWork, voice: VoiceProvider, evals: EvalGate, gate_wait_seconds: float, *,
+                 agents: Callable[..., AgentsRepository] = SqlAgents):
         self.db = db
         self.voice = voice
         self.evals = evals
         self.gate_wait_seconds = gate_wait_seconds
+        self.agents_in = agents  # the repository on a unit of work's handle (services.agents.repository)
 
     # -- reads -----------------------------------------------------------------------
 
@@ -117,27 +128,27 @@ class Agents:
         who = tenant.require_account()
         businesses = [require_business(who, business_id)] if business_id else who.business_ids
         async with self.db.read() as conn:
-            paged = await fetch_page(conn, store.agents_of(businesses), agents.c.created_at, agents.c.id, page)
-            numbers = await store.agent_phone_numbers(conn, [str(r.id) for r in paged.rows])
+            paged = await self.agents_in(conn).page(businesses, page)
+            numbers = await self.agents_in(conn).first_numbers([str(r.id) for r in paged.rows])
         return paged, numbers
 
     async def lookup(self, ids: list[str]) -> list:
         """The caller's agents among `ids` (others and malformed ids are left out)."""
         who = tenant.require_account()
         async with self.db.read() as conn:
-            return await store.agents_by_id(conn, [i for i in ids if is_uuid(i)], who.business_ids)
+            return await self.agents_in(conn).by_ids([i for i in ids if is_uuid(i)], who.business_ids)
 
     async def directory(self) -> tuple[list, dict[str, str]]:
         """Every agent of the caller's businesses, oldest first, and each one's first number (no provider call)."""
         who = tenant.require_account()
         async with self.db.read() as conn:
-            rows = await store.directory(conn, who.business_ids)
-            return rows, await store.agent_phone_numbers(conn, [str(r.id) for r in rows])
+            rows = await self.agents_in(conn).directory(who.business_ids)
+            return rows, await self.agents_in(conn).first_numbers([str(r.id) for r in rows])
 
     async def get(self, agent_id: str) -> AgentView:
         async with self.db.read() as conn:
-            row = await store.find_agent(conn, agent_id)
-            number = (await store.agent_phone_numbers(conn, [str(row.id)])).get(str(row.id))
+            row = await found(self.agents_in(conn), agent_id)
+            number = (await self.agents_in(conn).first_numbers([str(row.id)])).get(str(row.id))
         try:
             assistant = await self.voice.get_assistant(row.provider_assistant_id)
         except ProviderError as exc:
@@ -149,7 +160,7 @@ class Agents:
     async def calling_profile(self, agent_id: str) -> tuple[object, domain.Outbound, object]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
         async with self.db.read() as conn:
-            row, number = await store.calling_profile(conn, agent_id)
+            row, number = await self.agents_in(conn).calling_profile(agent_id)
         return row, domain.outbound(config_of(row)), number
 
     async def voice_status(self) -> str:
@@ -171,7 +182,7 @@ class Agents:
         config = domain.new_config(name, system_prompt, first_message, voice, model)
         if request_id:
             async with self.db.read() as conn:
-                made = await store.agent_by_request(conn, business_id, request_id)
+                made = await self.agents_in(conn).by_request(business_id, request_id)
             if made is not None:
                 return made
         agent_id, now = new_id(), utcnow()
@@ -179,8 +190,8 @@ class Agents:
         assistant_id = assistant["id"]
         try:
             async with self.db.transaction() as conn:
-                row = await store.insert_agent(
-                    conn, id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
+                row = await self.agents_in(conn).add(
+                    id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
                     provider_assistant_id=assistant_id, config=_stored_config(config), metadata=metadata, version=1,
                     inbound_prompt_source="create", created_at=now, updated_at=now, request_id=request_id,
                     eval_gate=eval_gate)
@@ -244,8 +255,8 @@ class Agents:
         if version < 1:
             raise invalid("version must be a positive integer")
         async with self.db.read() as conn:
-            row = await store.find_agent(conn, agent_id, field="agent_id")
-            target = await store.version_of(conn, row.id, version)
+            row = await found(self.agents_in(conn), agent_id, field="agent_id")
+            target = await self.agents_in(conn).version(row.id, version)
         if target is None:
             raise not_found(f"version {version} of this agent")
 
@@ -259,11 +270,11 @@ class Agents:
                      field: str = "id") -> Written:
         """The one path every configuration change takes (see the module docstring)."""
         async with self.db.read() as conn:
-            row = await store.find_agent(conn, agent_id, field=field)
-        async with leases.hold(self.db, agents, row.id, duration=WRITE_LEASE, wait_seconds=LEASE_WAIT_SECONDS,
-                               what="this agent") as token:
+            row = await found(self.agents_in(conn), agent_id, field)
+        async with leases.hold_with(self.db, self.agents_in, row.id, duration=WRITE_LEASE,
+                                    wait_seconds=LEASE_WAIT_SECONDS, what="this agent") as token:
             async with self.db.read() as conn:
-                row = await store.find_agent(conn, agent_id, field=field)  # as the previous writer left it
+                row = await found(self.agents_in(conn), agent_id, field)  # as the previous writer left it
             current = config_of(row)
             change = build(current)
             domain.check_owner_edit_guard(current_version=row.version, expected_version=write.expected_version,
@@ -321,7 +332,7 @@ class Agents:
             if "inbound_prompt" in change.changed:
                 values["inbound_prompt_source"] = write.source
         async with self.db.transaction() as conn:
-            updated = await store.leased_agent_update(conn, row.id, token, values)
+            updated = await self.agents_in(conn).change_leased(row.id, token, values)
             if updated is None:
                 raise ServiceError("conflict", "the provider took too long and another request changed this agent "
                                    "meanwhile; nothing of this write was kept, retry")
@@ -330,22 +341,21 @@ class Agents:
                                    now=now, previous=current, gate=gate)
         return updated
 
-    @staticmethod
-    async def _record(conn: AsyncConnection, row, change: domain.Change, write: Write, *, version: int,
+    async def _record(self, conn, row, change: domain.Change, write: Write, *, version: int,
                       parent: int | None, now, previous: domain.AgentConfig | None = None,
                       gate: GateOutcome | None = None) -> None:
         """The version row, the audit rows and the owner-notification event of one change."""
         who = tenant.current()
         key_id = who.api_key_id if is_uuid(who.api_key_id) else None
         snap = domain.snapshot(change.config)
-        await store.insert_version(
-            conn, agent_id=row.id, version=version, business_id=row.business_id, content_hash=domain.content_hash(snap),
+        await self.agents_in(conn).add_version(
+            agent_id=row.id, version=version, business_id=row.business_id, content_hash=domain.content_hash(snap),
             config_snapshot=snap, parent_version=parent, rollback_of=write.rollback_of, source=write.source,
             changed_fields=change.changed, api_key_id=key_id, created_at=now,
             eval_gate=gate_record(gate) if gate is not None else None)
         for field in change.prompts_changed:
-            await store.insert_prompt_change(
-                conn, agent_id=row.id, business_id=row.business_id, field=field,
+            await self.agents_in(conn).add_prompt_change(
+                agent_id=row.id, business_id=row.business_id, field=field,
                 previous=getattr(previous, field) if previous else None, current=getattr(change.config, field),
                 source=write.source, reason=write.reason, version=version, api_key_id=key_id, created_at=now)
         if previous is not None and change.prompts_changed:
@@ -359,15 +369,14 @@ class Agents:
     async def versions(self, agent_id: str, page: Page) -> tuple[object, Paged]:
         """The agent and a page of its versions, newest first."""
         async with self.db.read() as conn:
-            row = await store.find_agent(conn, agent_id, field="agent_id")
-            return row, await fetch_page(conn, store.versions_of(row.id), agent_versions.c.created_at,
-                                         agent_versions.c.version, page)
+            row = await found(self.agents_in(conn), agent_id, field="agent_id")
+            return row, await self.agents_in(conn).versions(row.id, page)
 
     async def version(self, agent_id: str, version: int) -> tuple[object, object]:
         """The agent and one of its versions (with its snapshot), or not_found."""
         async with self.db.read() as conn:
-            row = await store.find_agent(conn, agent_id, field="agent_id")
-            found = await store.version_of(conn, row.id, version)
-        if found is None:
+            row = await found(self.agents_in(conn), agent_id, field="agent_id")
+            kept = await self.agents_in(conn).version(row.id, version)
+        if kept is None:
             raise not_found(f"version {version} of this agent")
-        return row, found
+        return row, kept

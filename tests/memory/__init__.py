@@ -15,12 +15,14 @@ import copy
 import json
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
+from core import leases
+from core.ids import new_id, utcnow
 from core.pagination import Page, Paged, decode_cursor, split_page
 from core.uow import holding
 
@@ -174,6 +176,21 @@ def update(table: sa.Table, row: dict[str, Any], values: dict[str, Any]) -> Reco
     _checked(table, values)
     row.update(copy.deepcopy(values))
     return Record(row)
+
+
+def take_lease(table: sa.Table, row: dict[str, Any] | None, duration: timedelta) -> str | None:
+    """core.leases.take on a stored row (None: no row): its new token, or None while another writer holds it."""
+    if row is None or (row["lease_until"] is not None and row["lease_until"] >= utcnow()):
+        return None
+    token = new_id()
+    update(table, row, {"lease_token": token, "lease_until": utcnow() + duration})
+    return token
+
+
+def release_lease(table: sa.Table, row: dict[str, Any] | None, token: str) -> None:
+    """core.leases.release_on on a stored row: its lease ends if it is still `token`'s."""
+    if row is not None and row["lease_token"] == token:
+        update(table, row, leases.RELEASED)
 
 
 def page_of(rows: Iterable[dict[str, Any]], at: sa.Column, id_col: sa.Column, page: Page,

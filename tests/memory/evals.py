@@ -1,10 +1,8 @@
 """services.evals.repository.ScenariosRepository in memory, on a MemoryDatabase's handle (store.scenarios)."""
 from __future__ import annotations
 
-from core import leases
-from core.ids import new_id, utcnow
 from services.evals.store import LIST_COLUMNS, scenarios
-from tests.memory import MemoryConnection, Record, insert, page_of, update
+from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
 
 
 class MemoryScenarios:
@@ -24,17 +22,10 @@ class MemoryScenarios:
                        LIST_COLUMNS)
 
     async def take_lease(self, row_id, duration):
-        row = self.scenarios.get((row_id,))
-        if row is None or (row["lease_until"] is not None and row["lease_until"] >= utcnow()):
-            return None
-        token = new_id()
-        update(scenarios, row, {"lease_token": token, "lease_until": utcnow() + duration})
-        return token
+        return take_lease(scenarios, self.scenarios.get((row_id,)), duration)
 
     async def release_lease(self, row_id, token) -> None:
-        row = self._leased(row_id, token)
-        if row is not None:
-            update(scenarios, row, leases.RELEASED)
+        release_lease(scenarios, self.scenarios.get((row_id,)), token)
 
     async def change_leased(self, scenario_id, token, values):
         row = self._leased(scenario_id, token)

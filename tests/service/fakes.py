@@ -9,7 +9,7 @@ from core.errors import ServiceError, not_found
 from services.accounts.agents_port import HeldNumber
 from services.calls.ports import Neighbours
 from services.evals.agents_port import EvaluatedAgent
-from switchboard.v1 import common_pb2
+from switchboard.v1 import common_pb2, evals_pb2
 
 
 class InMemoryAgents:
@@ -131,3 +131,18 @@ class SdrAgents:
 
     async def numbers(self, business_id):
         return dict(self.numbers_of.get(business_id, {}))
+
+
+class EvalGateVerdicts:
+    """The agents service's eval gate (services.agents.evals_port.EvalGate) in memory: answers `status` (passed by
+    default) and keeps each (agent_id, assistant_id, targets) it was asked about."""
+
+    def __init__(self, status: str = "passed"):
+        self.status = status
+        self.asked: list[tuple[str, str, list]] = []
+
+    async def verdict(self, agent_id, assistant_id, targets, wait_seconds):
+        self.asked.append((agent_id, assistant_id, targets))
+        return evals_pb2.EvalGateOutcome(status=self.status, total=len(targets), completed=len(targets),
+                                         passed=len(targets) if self.status == "passed" else 0,
+                                         failed=len(targets) if self.status == "failed" else 0)

@@ -3,12 +3,14 @@ tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
 from services.accounts.repository import PooledWorkspaces, SqlAccounts
+from services.agents.repository import SqlAgents
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
 from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlSubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
+    AgentsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
     RunsRepositoryContract,
@@ -61,3 +63,9 @@ class TestSqlRuns(RunsRepositoryContract):
     @pytest.fixture
     def runs_in(self):
         return SqlRuns
+
+
+class TestSqlAgents(AgentsRepositoryContract):
+    @pytest.fixture
+    def agents_in(self):
+        return SqlAgents

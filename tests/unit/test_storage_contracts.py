@@ -4,12 +4,14 @@ import pytest
 
 from tests.memory import MemoryDatabase, insert
 from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
+from tests.memory.agents import MemoryAgents
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemorySubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
+    AgentsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
     RunsRepositoryContract,
@@ -67,3 +69,9 @@ class TestMemoryRuns(RunsRepositoryContract):
     @pytest.fixture
     def runs_in(self):
         return MemoryRuns
+
+
+class TestMemoryAgents(AgentsRepositoryContract):
+    @pytest.fixture
+    def agents_in(self):
+        return MemoryAgents

@@ -1,0 +1,117 @@
+"""Where the agent use cases (service.py) keep agents, their versions and prompt history: a repository bound to one
+unit of work's handle. It only stores and finds; the rules stay in domain.py and the use cases (a malformed id, an
+agent not found).
+
+A configuration write waits on the provider assistant, so it holds the agent's lease (core.leases.hold_with takes
+and releases it through the repository); the final write applies only while the lease is the writer's.
+`SqlAgents` is the production one, over store.py; the fast test tier has an in-memory one
+(tests/memory/agents.py), and the same behaviour tests run on both (tests/storage_contracts.py). The numbers
+(numbers_service.py) and the pool stay on store.py directly: the agents' first numbers are read from them here."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core import leases, records
+from core.pagination import Page, Paged, fetch_page
+from services.agents import store
+from services.agents.store import agent_versions, agents
+
+
+class AgentsRepository(leases.Lessor, Protocol):
+    async def add(self, **values: Any) -> Any:
+        """Record an agent (store.agents' columns); its row. One per business and request_id."""
+
+    async def owned(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
+        """The agent with this id in one of these businesses, or None."""
+
+    async def by_request(self, business_id: str, request_id: str) -> Any | None:
+        """The business's agent made by this request, or None."""
+
+    async def page(self, business_ids: Iterable[str], page: Page) -> Paged:
+        """The businesses' agents, newest first."""
+
+    async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[Any]:
+        """The agents among `ids` (checked UUIDs) of these businesses (store.SUMMARY's columns)."""
+
+    async def directory(self, business_ids: Iterable[str]) -> list[Any]:
+        """Every agent of these businesses (store.SUMMARY's columns), oldest first."""
+
+    async def first_numbers(self, agent_ids: list[str]) -> dict[str, str]:
+        """Each agent's first assigned number, by agent id (agents without one left out)."""
+
+    async def calling_profile(self, agent_id: str) -> tuple[Any, SimpleNamespace | None]:
+        """The caller's agent (or not_found) with its first number (phone_number, provider_phone_number_id) or
+        None."""
+
+    async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Any | None:
+        """The agent after `values`, its lease ended, or None when the lease is no longer `token`'s."""
+
+    async def add_version(self, **values: Any) -> None:
+        """Record a version (store.agent_versions' columns). One per agent and number."""
+
+    async def add_prompt_change(self, **values: Any) -> None:
+        """Record a prompt change (store.prompt_history's columns)."""
+
+    async def version(self, agent_id: str, version: int) -> Any | None:
+        """The agent's version with this number, or None."""
+
+    async def versions(self, agent_id: str, page: Page) -> Paged:
+        """The agent's versions, newest first."""
+
+
+class SqlAgents:
+    """`AgentsRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def add(self, **values: Any) -> Any:
+        return await store.insert_agent(self.conn, **values)
+
+    async def owned(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
+        return await records.owned(self.conn, agents, business_ids, agent_id)
+
+    async def by_request(self, business_id: str, request_id: str) -> Any | None:
+        return await store.agent_by_request(self.conn, business_id, request_id)
+
+    async def page(self, business_ids: Iterable[str], page: Page) -> Paged:
+        return await fetch_page(self.conn, store.agents_of(business_ids), agents.c.created_at, agents.c.id, page)
+
+    async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[Any]:
+        return await store.agents_by_id(self.conn, ids, business_ids)
+
+    async def directory(self, business_ids: Iterable[str]) -> list[Any]:
+        return await store.directory(self.conn, business_ids)
+
+    async def first_numbers(self, agent_ids: list[str]) -> dict[str, str]:
+        return await store.agent_phone_numbers(self.conn, agent_ids)
+
+    async def calling_profile(self, agent_id: str) -> tuple[Any, SimpleNamespace | None]:
+        return await store.calling_profile(self.conn, agent_id)
+
+    async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
+        return await leases.take(self.conn, agents, row_id, duration)
+
+    async def release_lease(self, row_id: Any, token: str) -> None:
+        await leases.release_on(self.conn, agents, row_id, token)
+
+    async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Any | None:
+        return await store.leased_agent_update(self.conn, agent_id, token, values)
+
+    async def add_version(self, **values: Any) -> None:
+        await store.insert_version(self.conn, **values)
+
+    async def add_prompt_change(self, **values: Any) -> None:
+        await store.insert_prompt_change(self.conn, **values)
+
+    async def version(self, agent_id: str, version: int) -> Any | None:
+        return await store.version_of(self.conn, agent_id, version)
+
+    async def versions(self, agent_id: str, page: Page) -> Paged:
+        return await fetch_page(self.conn, store.versions_of(agent_id), agent_versions.c.created_at,
+                                agent_versions.c.version, page)

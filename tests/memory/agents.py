@@ -1,0 +1,100 @@
+"""services.agents.repository.AgentsRepository in memory, on a MemoryDatabase's handle (store.agents,
+agent_versions and prompt_history; the agents' numbers are read from store.phone_numbers, which the fast tier's
+tests fill by hand)."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import sqlalchemy as sa
+
+from core import leases, tenant
+from core.errors import not_found
+from core.ids import require_uuid
+from services.agents.store import SUMMARY, agent_versions, agents, phone_numbers, prompt_history
+from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
+
+SUMMARY_NAMES = [column.name for column in SUMMARY]
+
+
+class MemoryAgents:
+    def __init__(self, conn: MemoryConnection):
+        self.agents = conn.rows(agents)
+        self.versions_kept = conn.rows(agent_versions)
+        self.prompt_changes = conn.rows(prompt_history)
+        self.numbers = conn.rows(phone_numbers)
+
+    async def add(self, **values):
+        if values.get("request_id") is not None and \
+                await self.by_request(values["business_id"], values["request_id"]) is not None:
+            raise sa.exc.IntegrityError("INSERT (in memory)", values, ValueError("agents_request_once"))
+        return Record(insert(self.agents, agents, values))
+
+    async def owned(self, business_ids, agent_id):
+        row = self.agents.get((agent_id,))
+        return Record(row) if row is not None and row["business_id"] in business_ids else None
+
+    async def by_request(self, business_id, request_id):
+        return next((Record(row) for row in self.agents.values()
+                     if (row["business_id"], row["request_id"]) == (business_id, request_id)), None)
+
+    async def page(self, business_ids, page):
+        return page_of([row for row in self.agents.values() if row["business_id"] in business_ids],
+                       agents.c.created_at, agents.c.id, page)
+
+    async def by_ids(self, ids, business_ids):
+        return [self._summary(row) for row in self.agents.values()
+                if row["id"] in ids and row["business_id"] in business_ids]
+
+    async def directory(self, business_ids):
+        return [self._summary(row) for row in sorted(self.agents.values(), key=lambda r: (r["created_at"], r["id"]))
+                if row["business_id"] in business_ids]
+
+    async def first_numbers(self, agent_ids):
+        return {str(number["agent_id"]): number["phone_number"] for number in self._by_assignment()
+                if number["agent_id"] in agent_ids}
+
+    async def calling_profile(self, agent_id):
+        require_uuid(agent_id, "agent_id")
+        row = await self.owned(tenant.require_account().business_ids, agent_id)
+        if row is None:
+            raise not_found("agent")
+        number = next((n for n in self._by_assignment(newest_first=False) if n["agent_id"] == agent_id), None)
+        if number is None:
+            return row, None
+        return row, SimpleNamespace(phone_number=number["phone_number"],
+                                    provider_phone_number_id=number["provider_phone_number_id"])
+
+    async def take_lease(self, row_id, duration):
+        return take_lease(agents, self.agents.get((row_id,)), duration)
+
+    async def release_lease(self, row_id, token) -> None:
+        release_lease(agents, self.agents.get((row_id,)), token)
+
+    async def change_leased(self, agent_id, token, values):
+        row = self.agents.get((agent_id,))
+        if row is None or row["lease_token"] != token:
+            return None
+        return update(agents, row, {**values, **leases.RELEASED})
+
+    async def add_version(self, **values) -> None:
+        insert(self.versions_kept, agent_versions, values)
+
+    async def add_prompt_change(self, **values) -> None:
+        insert(self.prompt_changes, prompt_history, {"id": len(self.prompt_changes) + 1, **values})
+
+    async def version(self, agent_id, version):
+        row = self.versions_kept.get((agent_id, version))
+        return Record(row) if row is not None else None
+
+    async def versions(self, agent_id, page):
+        return page_of([row for row in self.versions_kept.values() if row["agent_id"] == agent_id],
+                       agent_versions.c.created_at, agent_versions.c.version, page)
+
+    def _by_assignment(self, newest_first: bool = True) -> list[dict]:
+        """The assigned numbers, newest first (as store.agent_phone_numbers orders them: the earliest is kept)."""
+        assigned = [n for n in self.numbers.values() if n["agent_id"] is not None]
+        return sorted(assigned, key=lambda n: n["assigned_at"], reverse=newest_first)
+
+    @staticmethod
+    def _summary(row: dict) -> Record:
+        return Record({name: row[name] for name in SUMMARY_NAMES})

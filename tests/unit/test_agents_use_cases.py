@@ -1,0 +1,213 @@
+"""The agent use cases (services/agents/service.py) in the fast tier: on the in-memory database (tests/memory), the
+voice simulator served in this process and the eval gate in memory (tests/service/fakes.py). Creating an agent
+with its assistant (once per request id, undone when the row cannot be kept), reading it within the caller's
+businesses, and the configuration writes: provider sync, versions, audit and event, the lease, the eval gate,
+rollback."""
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from core.errors import ServiceError
+from core.ids import new_id, utcnow
+from core.pagination import Page
+from core.tenant import Tenant, acting_as
+from providers.voice.adapter import ProviderError
+from services.agents import domain
+from services.agents.service import Agents
+from services.agents.store import phone_numbers, prompt_history
+from tests.memory import MemoryDatabase, insert
+from tests.memory.agents import MemoryAgents
+from tests.service.fakes import EvalGateVerdicts
+
+
+@pytest.fixture
+def business_id() -> str:
+    return new_id()
+
+
+@pytest.fixture
+def database() -> MemoryDatabase:
+    return MemoryDatabase()
+
+
+@pytest.fixture
+def gate() -> EvalGateVerdicts:
+    return EvalGateVerdicts()
+
+
+@pytest.fixture
+def agents(database, voice_client, gate, business_id):
+    with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), api_key_id=new_id())):
+        yield Agents(database, voice_client, gate, 5.0, agents=MemoryAgents)
+
+
+async def make(agents: Agents, business_id: str, prompt: str = "Answer the phone.", **fields):
+    return await agents.create(business_id, "Front desk", prompt, None, {}, {}, {}, **fields)
+
+
+async def assistants(voice) -> list:
+    status, found = await voice.request("GET", "/assistant")
+    assert status == 200
+    return found
+
+
+async def live_prompt(voice_client, row) -> str | None:
+    return domain.prompt_from_assistant(await voice_client.get_assistant(row.provider_assistant_id))
+
+
+async def history(database: MemoryDatabase, agent_id: str) -> tuple[list[int], list[str], list[str]]:
+    """The agent's versions, its inbound prompts in the audit history, and the event types recorded."""
+    async with database.read() as conn:
+        versions = (await MemoryAgents(conn).versions(agent_id, Page(limit=100))).rows
+        prompts = sorted((r for r in conn.rows(prompt_history).values() if r["agent_id"] == agent_id),
+                         key=lambda r: r["id"])
+    return ([v.version for v in reversed(versions)], [r["current"] for r in prompts if r["field"] == "inbound_prompt"],
+            [e["type"] for e in database.events])
+
+
+async def test_an_agent_is_made_with_its_assistant_and_first_version(agents, database, voice, voice_client,
+                                                                     business_id):
+    row = await make(agents, business_id)
+    [assistant] = await assistants(voice)
+    assert row.provider_assistant_id == assistant["id"] and row.version == 1 and row.status == domain.AGENT_STATUS
+    assert await live_prompt(voice_client, row) == "Answer the phone."
+    assert await history(database, row.id) == ([1], ["Answer the phone."], [])
+    view = await agents.get(row.id)
+    assert (view.row, view.live_prompt, view.phone_number) == (row, "Answer the phone.", None)
+    assert view.config.first_message == domain.DEFAULT_FIRST_MESSAGE
+
+
+async def test_a_repeated_request_id_answers_the_first_agent_and_makes_one_assistant(agents, voice, business_id):
+    first = await make(agents, business_id, request_id="req-1")
+    assert await make(agents, business_id, request_id="req-1") == first
+    assert len(await assistants(voice)) == 1
+
+
+async def test_a_concurrent_repeat_loses_the_race_and_undoes_its_assistant(agents, voice, business_id):
+    await voice.delay_next("POST", "/assistant", 0.1)  # the first request reaches the provider last
+    slow, fast = await asyncio.gather(make(agents, business_id, request_id="req-1"),
+                                      make(agents, business_id, request_id="req-1"), return_exceptions=True)
+    assert isinstance(slow, ServiceError) and slow.code == "conflict" and "request_id" in slow.message
+    assert [a["id"] for a in await assistants(voice)] == [fast.provider_assistant_id]
+
+
+async def test_bad_input_is_refused_before_the_provider_is_called(agents, voice, business_id):
+    with pytest.raises(ServiceError) as empty:
+        await make(agents, business_id, prompt="")
+    assert empty.value.code == "invalid_request"
+    with pytest.raises(ServiceError) as elsewhere:
+        await make(agents, new_id())
+    assert elsewhere.value.code in ("forbidden", "not_found")
+    assert await assistants(voice) == []
+
+
+async def test_an_agent_is_read_within_the_callers_businesses_only(agents, database, voice_client, gate,
+                                                                   business_id):
+    row = await make(agents, business_id)
+    with pytest.raises(ServiceError) as malformed:
+        await agents.get("not-an-id")
+    assert malformed.value.code == "invalid_request"
+    with acting_as(Tenant(account_id=new_id(), business_ids=(new_id(),))):
+        for read in (agents.get(row.id), agents.versions(row.id, Page(limit=10)), agents.update(row.id, {
+                "inbound_prompt": "Theirs"})):
+            with pytest.raises(ServiceError) as hidden:
+                await read
+            assert hidden.value.code == "not_found"
+        assert await agents.lookup([row.id]) == [] and (await agents.directory()) == ([], {})
+    assert await live_prompt(voice_client, row) == "Answer the phone."
+
+
+async def test_lists_show_the_agents_newest_first_with_their_first_numbers(agents, database, business_id):
+    older, newer = await make(agents, business_id), await make(agents, business_id)
+    now = utcnow()
+    async with database.transaction() as conn:
+        for number, at in (("+14155550100", now), ("+14155550101", now - timedelta(days=1))):
+            insert(conn.rows(phone_numbers), phone_numbers, {
+                "id": new_id(), "phone_number": number, "country": "US", "area_code": "415", "capabilities": {},
+                "a2p_status": "none", "emergency_status": "none", "business_id": business_id, "agent_id": older.id,
+                "provider_phone_number_id": f"pn-{number}", "assigned_at": at, "created_at": at})
+    paged, numbers = await agents.list(None, Page(limit=10))
+    assert [r.id for r in paged.rows] == [r.id for r in sorted((older, newer), key=lambda r: (r.created_at, r.id),
+                                                               reverse=True)]
+    assert numbers == {older.id: "+14155550101"}
+    rows, numbers = await agents.directory()
+    assert {r.id for r in rows} == {older.id, newer.id} and numbers == {older.id: "+14155550101"}
+    assert [r.id for r in await agents.lookup([newer.id, "junk", new_id()])] == [newer.id]
+    assert (await agents.get(older.id)).phone_number == "+14155550101"
+    row, outbound, number = await agents.calling_profile(older.id)
+    assert row.id == older.id and outbound is not None
+    assert (number.phone_number, number.provider_phone_number_id) == ("+14155550101", "pn-+14155550101")
+    assert (await agents.calling_profile(newer.id))[2] is None
+
+
+async def test_a_write_syncs_the_provider_and_records_version_history_and_event(agents, database, voice_client,
+                                                                                business_id):
+    row = await make(agents, business_id, prompt="Prompt A")
+    written = await agents.update(row.id, {"inbound_prompt": "Prompt B"}, metadata={"team": "east"})
+    assert written.row.version == 2 and written.updated_fields == ["inbound_prompt", "metadata"]
+    assert written.row.lease_token is None and written.row.metadata == {"team": "east"}
+    assert await live_prompt(voice_client, row) == "Prompt B"
+    assert await history(database, row.id) == ([1, 2], ["Prompt A", "Prompt B"], ["agent.prompt_changed"])
+    same = await agents.update(row.id, {"inbound_prompt": "Prompt B"}, metadata={"team": "east"})
+    assert same.updated_fields == [] and same.row.version == 2
+    with pytest.raises(ServiceError) as stale:
+        await agents.update(row.id, {"inbound_prompt": "Prompt C"}, expected_version=1)
+    assert stale.value.code == "conflict"
+    assert (await history(database, row.id))[0] == [1, 2]
+
+
+async def test_a_provider_failure_changes_nothing_and_frees_the_agent(agents, database, voice, voice_client,
+                                                                      business_id):
+    row = await make(agents, business_id, prompt="Prompt A")
+    await voice.fail_next("PATCH", "/assistant", 500)
+    with pytest.raises(ProviderError):
+        await agents.update(row.id, {"inbound_prompt": "Prompt D"})
+    assert (await agents.get(row.id)).row.lease_token is None
+    assert (await agents.update(row.id, {"inbound_prompt": "Prompt E"})).row.version == 2
+    assert await live_prompt(voice_client, row) == "Prompt E"
+    assert (await history(database, row.id))[:2] == ([1, 2], ["Prompt A", "Prompt E"])
+
+
+async def test_concurrent_writes_take_turns_on_the_lease(agents, database, voice, voice_client, business_id):
+    row = await make(agents, business_id, prompt="Prompt A")
+    await voice.delay_next("PATCH", "/assistant", 0.1)
+    first = asyncio.ensure_future(agents.update(row.id, {"inbound_prompt": "Prompt B"}))
+    await asyncio.sleep(0.03)  # the first holds the lease and waits on the provider
+    second = await agents.update(row.id, {"inbound_prompt": "Prompt C"})
+    assert (await first).row.version == 2 and second.row.version == 3
+    assert await live_prompt(voice_client, row) == "Prompt C"
+    assert (await history(database, row.id))[:2] == ([1, 2, 3], ["Prompt A", "Prompt B", "Prompt C"])
+
+
+async def test_the_eval_gate_refuses_a_failing_change_and_records_a_forced_one(agents, database, gate, voice_client,
+                                                                               business_id):
+    row = await make(agents, business_id, prompt="Prompt A", eval_gate=True)
+    gate.status = "failed"
+    refused = await agents.update(row.id, {"inbound_prompt": "Prompt B"})
+    assert refused.refused and refused.updated_fields == [] and refused.row.version == 1
+    [(agent_id, assistant_id, targets)] = gate.asked
+    assert (agent_id, assistant_id) == (row.id, row.provider_assistant_id) and targets
+    assert await live_prompt(voice_client, row) == "Prompt A"
+    forced = await agents.update(row.id, {"inbound_prompt": "Prompt B"}, force=True)
+    assert forced.eval_gate.status == "forced" and forced.row.version == 2 and len(gate.asked) == 1
+    _, version = await agents.version(row.id, 2)
+    assert version.eval_gate["status"] == "forced" and version.source == "update"
+    gate.status = "passed"
+    passed = await agents.update(row.id, {"inbound_prompt": "Prompt C"})
+    assert passed.eval_gate.status == "passed" and passed.row.version == 3
+
+
+async def test_a_rollback_restores_an_earlier_configuration_as_a_new_version(agents, database, voice_client,
+                                                                             business_id):
+    row = await make(agents, business_id, prompt="Prompt A")
+    await agents.update(row.id, {"inbound_prompt": "Prompt B"})
+    rolled = await agents.rollback(row.id, 1)
+    assert rolled.row.version == 3 and rolled.updated_fields == ["inbound_prompt"]
+    assert await live_prompt(voice_client, row) == "Prompt A"
+    _, version = await agents.version(row.id, 3)
+    assert (version.rollback_of, version.parent_version, version.source) == (1, 2, "rollback")
+    for bad, code in ((0, "invalid_request"), (9, "not_found")):
+        with pytest.raises(ServiceError) as refused:
+            await agents.rollback(row.id, bad)
+        assert refused.value.code == code
