@@ -671,3 +671,110 @@ class AgentsRepositoryContract:
         with pytest.raises(sa.exc.IntegrityError):
             async with database.transaction() as conn:
                 await agents_in(conn).add_version(**version_values(agent, 2))
+
+
+def text_values(business_id: str, **values) -> dict:
+    """An outbound text as the send use case writes it (store.messages' required columns), with `values` over
+    it."""
+    return {"id": new_id(), "business_id": business_id, "direction": "outbound", "from_number": "+14155550100",
+            "to_number": "+14155550123", "body": "Your quote is ready.", "status": "pending", "agent_id": new_id(),
+            "created_at": AT, "updated_at": AT, **values}
+
+
+class MessagingRepositoryContract:
+    """services.messaging.repository.MessagingRepository."""
+
+    async def test_texts_share_their_thread_which_keeps_its_first_agent_and_lead_and_moves_on(self, database,
+                                                                                            messaging_in):
+        business_id, lead_id = new_id(), new_id()
+        first = text_values(business_id, lead_id=lead_id)
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            added = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                  **first)
+            later = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                  **text_values(business_id, created_at=AT + timedelta(minutes=1)))
+            inbound = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                    **text_values(business_id, direction="inbound",
+                                                                  created_at=AT + timedelta(minutes=2)))
+            elsewhere = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550124",
+                                                      **text_values(business_id))
+        assert (added.status, added.lead_id, added.provider_sid, added.body) == ("pending", lead_id, None,
+                                                                                 "Your quote is ready.")
+        assert later.conversation_id == added.conversation_id == inbound.conversation_id
+        assert later.lead_id == lead_id and elsewhere.conversation_id != added.conversation_id
+        assert elsewhere.lead_id is None
+        async with database.read() as conn:
+            assert (await messaging_in(conn).message_for_callback(added.id, "")).id == added.id
+
+    async def test_a_taken_idempotency_key_adds_no_message_and_is_found_in_its_business(self, database,
+                                                                                       messaging_in):
+        business_id, key = new_id(), f"key-{new_id()}"
+        async with database.transaction() as conn:
+            added = await messaging_in(conn).add_to_thread(business_number="+14155550100",
+                                                           contact_number="+14155550123",
+                                                           **text_values(business_id, idempotency_key=key))
+            again = await messaging_in(conn).add_to_thread(business_number="+14155550100",
+                                                           contact_number="+14155550123",
+                                                           **text_values(business_id, idempotency_key=key))
+            other = await messaging_in(conn).add_to_thread(business_number="+14155550100",
+                                                           contact_number="+14155550123",
+                                                           **text_values(new_id(), idempotency_key=key))
+        assert again is None and other is not None
+        async with database.read() as conn:
+            assert (await messaging_in(conn).message_by_key(business_id, key)).id == added.id
+            assert await messaging_in(conn).message_by_key(business_id, f"key-{new_id()}") is None
+
+    async def test_a_message_is_changed_and_found_by_our_id_or_the_providers_sid(self, database, messaging_in):
+        sid = f"SM{new_id().replace('-', '')}"
+        async with database.transaction() as conn:
+            added = await messaging_in(conn).add_to_thread(business_number="+14155550100",
+                                                           contact_number="+14155550123",
+                                                           **text_values(new_id()))
+            changed = await messaging_in(conn).change_message(added.id, {"provider_sid": sid, "status": "queued"})
+            assert await messaging_in(conn).change_message(new_id(), {"status": "failed"}) is None
+        assert (changed.id, changed.provider_sid, changed.status, changed.body) == (added.id, sid, "queued",
+                                                                                   added.body)
+        async with database.read() as conn:
+            messaging = messaging_in(conn)
+            assert (await messaging.message_for_callback(None, sid)).id == added.id
+            assert (await messaging.message_for_callback(new_id(), sid)).id == added.id
+            assert await messaging.message_for_callback(new_id(), "SMnone") is None
+
+    async def test_consent_and_the_do_not_call_list_make_a_phones_standing(self, database, messaging_in):
+        business_id, phone = new_id(), "+14155550123"
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            assert await messaging.standing(business_id, phone) == (None, [])
+            for kind, at in (("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))):
+                await messaging.add_consent(business_id=business_id, phone=phone, kind=kind, source="api",
+                                            created_at=at)
+            await messaging.add_consent(business_id=new_id(), phone=phone, kind="opt_in", source="api", created_at=AT)
+            entry = await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone, reason="asked",
+                                            created_at=AT)
+            assert (await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone,
+                                            created_at=AT)).id == entry.id
+            listed, history = await messaging.standing(business_id, phone)
+        assert listed.created_at == AT and [(r.kind, r.created_at) for r in history] == [
+            ("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))]
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            assert [r.kind for r in await messaging.consent_history(business_id, phone)] == ["opt_in", "opt_out"]
+            assert (await messaging.listed(business_id, phone)).reason == "asked"
+            assert [r.id for r in (await messaging.dnc_page(business_id, Page(limit=10))).rows] == [entry.id]
+            removed = await messaging.remove_dnc(business_id, phone, removed_at=AT, removed_reason="opted in",
+                                                 removed_by="key")
+            assert await messaging.remove_dnc(business_id, phone, removed_at=AT) is None
+            assert await messaging.listed(business_id, phone) is None
+            assert (await messaging.dnc_page(business_id, Page(limit=10))).rows == []
+            relisted = await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone, created_at=AT)
+        assert (removed.id, removed.removed_reason) == (entry.id, "opted in") and relisted.id != entry.id
+
+    async def test_a_logged_decision_is_its_row(self, database, messaging_in):
+        values = {"id": new_id(), "business_id": new_id(), "channel": "sms", "phone": "+14155550123",
+                  "outcome": "allow", "rule": "allowed", "source": "platform", "message": "allowed",
+                  "actor": "sms", "inputs": {"consent": "none"}, "decided_at": AT}
+        async with database.transaction() as conn:
+            logged = await messaging_in(conn).add_decision(**values)
+        assert (logged.id, logged.outcome, logged.inputs, logged.lead_id, logged.code) == (
+            values["id"], "allow", {"consent": "none"}, None, None)

@@ -13,10 +13,9 @@ pure decision): for many callees at once, in a constant number of queries.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
 from core.compliance import decision as compliance
@@ -26,9 +25,10 @@ from core.contact import normalize_e164
 from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
+from services.messaging.repository import MessagingRepository, SqlMessaging
 from services.messaging.store import compliance_decisions
 
 DECISIONS_PAGE = (50, 100)
@@ -52,12 +52,14 @@ def accessible_business(business_id: str) -> str:
 
 
 class Compliance:
-    def __init__(self, db: Database, platform_dnc: frozenset[str], policy: compliance.Policy):
+    def __init__(self, db: UnitOfWork, platform_dnc: frozenset[str], policy: compliance.Policy, *,
+                 messaging: Callable[..., MessagingRepository] = SqlMessaging):
         self.db, self.platform_dnc, self.policy = db, platform_dnc, policy
+        self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
 
-    async def standing(self, conn: AsyncConnection, business_id: str, phone: str,
+    async def standing(self, messaging: MessagingRepository, business_id: str, phone: str,
                        now: datetime) -> compliance.Standing:
-        return self._standing(phone, *await store.standing(conn, business_id, phone), now)
+        return self._standing(phone, *await messaging.standing(business_id, phone), now)
 
     def _standing(self, phone: str, entry, history, now: datetime) -> compliance.Standing:
         """What a phone's do-not-call entry (or None) and consent history say."""
@@ -92,12 +94,12 @@ class Compliance:
         async with self.db.transaction() as conn:
             await store.lock_callee(conn, business_id, callee.phone)
             now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
-            standing = await self.standing(conn, business_id, callee.phone, now)
+            standing = await self.standing(self.messaging_in(conn), business_id, callee.phone, now)
             recent = await store.recent_calls(conn, business_id, callee.phone, now - compliance.DAY)
             touch = compliance.Touch(CALL, now, sender=call.sender or None, business_hours=business_hours,
                                      recent_calls=tuple(recent))
             decided = compliance.decide(touch, callee, standing, self.policy)
-            logged = await self.log(conn, business_id, CALL, callee, decided, call.actor,
+            logged = await self.log(self.messaging_in(conn), business_id, CALL, callee, decided, call.actor,
                                     call.reference or None, now)
             if decided.allowed:
                 await store.take_call_slot(conn, decision_id=logged.id, business_id=business_id,
@@ -112,10 +114,10 @@ class Compliance:
                 raise not_found("call slot")
 
     @staticmethod
-    async def log(conn: AsyncConnection, business_id: str, channel: str, callee: compliance.Callee,
+    async def log(messaging: MessagingRepository, business_id: str, channel: str, callee: compliance.Callee,
                   decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
-        return await store.add_decision(
-            conn, id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
+        return await messaging.add_decision(
+            id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
             outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
             message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
             inputs=decided.inputs, decided_at=now)
@@ -124,7 +126,7 @@ class Compliance:
                         decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
         """A decision that writes nothing else (a refused or deferred text), in its own transaction; the logged row."""
         async with self.db.transaction() as conn:
-            return await self.log(conn, business_id, channel, callee, decided, actor, reference, now)
+            return await self.log(self.messaging_in(conn), business_id, channel, callee, decided, actor, reference, now)
 
     async def decisions(self, business_id: str | None, phone: str | None, lead_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)

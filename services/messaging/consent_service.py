@@ -8,6 +8,7 @@ compliance decision's (services.messaging.compliance_service) to say.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -15,11 +16,11 @@ from core import tenant
 from core.contact import normalize_e164
 from core.errors import invalid, not_found
 from core.ids import new_id, utcnow
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.text import optional_text
-from core.uow import Database
-from services.messaging import domain, store
-from services.messaging.store import dnc_entries
+from core.uow import UnitOfWork
+from services.messaging import domain
+from services.messaging.repository import MessagingRepository, SqlMessaging
 
 
 def evidence_of(history) -> list[domain.ConsentEvidence]:
@@ -46,9 +47,11 @@ class DncStanding:
 
 
 class Consents:
-    def __init__(self, db: Database, platform_dnc: frozenset[str]):
+    def __init__(self, db: UnitOfWork, platform_dnc: frozenset[str], *,
+                 messaging: Callable[..., MessagingRepository] = SqlMessaging):
         self.db = db
         self.platform_dnc = platform_dnc
+        self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
 
     # -- consent ------------------------------------------------------------------------------
 
@@ -57,7 +60,7 @@ class Consents:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
         async with self.db.read() as conn:
-            return business_id, phone, await store.consent_history(conn, business_id, phone)
+            return business_id, phone, await self.messaging_in(conn).consent_history(business_id, phone)
 
     async def record(self, phone: str, business_id: str | None, state: str, note: str | None):
         who = tenant.require_account()
@@ -67,9 +70,10 @@ class Consents:
             raise invalid(f"state must be one of {', '.join(domain.API_CONSENT)}")
         note = optional_text(note, "note", domain.NOTE_MAX)
         async with self.db.transaction() as conn:
-            await store.add_consent(conn, business_id=business_id, phone=phone, kind=domain.API_CONSENT[state], source="api",
-                                    actor=who.actor, note=note, created_at=utcnow())
-            return business_id, phone, await store.consent_history(conn, business_id, phone)
+            await self.messaging_in(conn).add_consent(business_id=business_id, phone=phone,
+                                                      kind=domain.API_CONSENT[state], source="api", actor=who.actor,
+                                                      note=note, created_at=utcnow())
+            return business_id, phone, await self.messaging_in(conn).consent_history(business_id, phone)
 
     # -- do-not-call ----------------------------------------------------------------------------
 
@@ -77,21 +81,21 @@ class Consents:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         async with self.db.transaction() as conn:
-            return await store.add_dnc(conn, id=new_id(), business_id=business_id, phone=normalize_e164(phone, "phone"),
-                                       reason=optional_text(reason, "reason", domain.REASON_MAX), added_by=who.actor,
-                                       created_at=utcnow())
+            return await self.messaging_in(conn).add_dnc(
+                id=new_id(), business_id=business_id, phone=normalize_e164(phone, "phone"),
+                reason=optional_text(reason, "reason", domain.REASON_MAX), added_by=who.actor, created_at=utcnow())
 
     async def check_dnc(self, phone: str, business_id: str | None) -> DncStanding:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
         async with self.db.read() as conn:
-            entry = await store.listed(conn, business_id, phone)
+            entry = await self.messaging_in(conn).listed(business_id, phone)
         return DncStanding(business_id, phone, entry, phone in self.platform_dnc)
 
     async def list_dnc(self, business_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         async with self.db.read() as conn:
-            return await fetch_page(conn, store.dnc_of(business_id), dnc_entries.c.created_at, dnc_entries.c.id, page)
+            return await self.messaging_in(conn).dnc_page(business_id, page)
 
     async def remove_dnc(self, phone: str, business_id: str | None, reason: str):
         who = tenant.require_account()
@@ -100,8 +104,8 @@ class Consents:
         if not reason:  # kept as given (the gateway requires a visible character; a query has no length limit)
             raise invalid("reason is required: say why the number may be contacted again")
         async with self.db.transaction() as conn:
-            removed = await store.remove_dnc(conn, business_id, phone, removed_at=utcnow(), removed_reason=reason,
-                                             removed_by=who.actor)
+            removed = await self.messaging_in(conn).remove_dnc(business_id, phone, removed_at=utcnow(),
+                                                               removed_reason=reason, removed_by=who.actor)
         if removed is None:
             raise not_found(f"{phone} on this business's do-not-call list")
         return removed

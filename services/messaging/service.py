@@ -17,6 +17,7 @@ reference and touch id, and its sms.* events carry them.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -31,13 +32,14 @@ from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
 from core.text import optional_text
 from core.to_completion import to_completion
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from providers.status import provider_status
 from services.messaging import domain, store
 from services.messaging.compliance_service import Compliance
 from services.messaging.ports import Neighbours
+from services.messaging.repository import MessagingRepository, SqlMessaging
 from services.messaging.store import conversations, messages, outbox
 from switchboard.v1 import events_pb2
 
@@ -97,9 +99,10 @@ class _KeyTaken(Exception):
 
 
 class Texts:
-    def __init__(self, db: Database, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
-                 base_url: str):
+    def __init__(self, db: UnitOfWork, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
+                 base_url: str, *, messaging: Callable[..., MessagingRepository] = SqlMessaging):
         self.db, self.sms, self.compliance = db, sms, compliance
+        self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
         self.others = others  # asked as the caller (services.messaging.ports)
         self.base_url = base_url
 
@@ -122,7 +125,7 @@ class Texts:
         business_id, sender = profile.business_id, profile.phone_number
         if text.idempotency_key is not None:
             async with self.db.read() as conn:
-                earlier = await store.message_by_key(conn, business_id, text.idempotency_key)
+                earlier = await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key)
             if earlier is not None:
                 return Sent(same_text(earlier, text, sender), sender)
         tenant.current().require_good_standing(business_id, "sending texts")
@@ -134,7 +137,7 @@ class Texts:
         callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
                                    lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
         async with self.db.read() as conn:
-            standing = await self.compliance.standing(conn, business_id, to, now)
+            standing = await self.compliance.standing(self.messaging_in(conn), business_id, to, now)
         decided = compliance.decide(compliance.Touch(SMS, now, sender=sender, business_hours=business_hours),
                                     callee, standing)
         if not decided.allowed:
@@ -185,35 +188,35 @@ class Texts:
         lead_id = callee.lead_id
         try:
             async with self.db.transaction() as conn:
-                row = await store.add_to_thread(
-                    conn, business_number=sender, contact_number=text.to, id=new_id(), business_id=business_id,
+                row = await self.messaging_in(conn).add_to_thread(
+                    business_number=sender, contact_number=text.to, id=new_id(), business_id=business_id,
                     direction="outbound", from_number=sender, to_number=text.to, body=text.body,
                     status=domain.PENDING, agent_id=text.agent_id, lead_id=lead_id,
                     idempotency_key=text.idempotency_key, external_ref=text.external_ref, touch_id=text.touch_id,
                     created_at=now, updated_at=now)
                 if row is None:
                     raise _KeyTaken  # rolls back even the thread: the winner's message is on its own
-                await self.compliance.log(conn, business_id, SMS, callee, decided, text.actor,
+                await self.compliance.log(self.messaging_in(conn), business_id, SMS, callee, decided, text.actor,
                                           text.reference or str(row.id), now)
                 return row, True
         except _KeyTaken:
             async with self.db.read() as conn:
-                return await store.message_by_key(conn, business_id, text.idempotency_key), False
+                return await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key), False
 
     async def _record_unknown(self, row, exc: ProviderError):
         """The text is unknown (no sms.failed: it may have gone out; services.messaging.reconciliation finds out),
         unless the provider's callback already told us more: then that message, with its sid."""
         async with self.db.transaction() as conn:
-            current = await store.message_for_callback(conn, str(row.id), "")
+            current = await self.messaging_in(conn).message_for_callback(str(row.id), "")
             if current.status != domain.PENDING and current.provider_sid:
                 return current
-            await store.update_message(conn, row.id, {"status": domain.UNKNOWN, "error_message": str(exc),
+            await self.messaging_in(conn).change_message(row.id, {"status": domain.UNKNOWN, "error_message": str(exc),
                                                       "updated_at": utcnow()})
         return None
 
     async def _record_failure(self, row, exc: ProviderError) -> None:
         async with self.db.transaction() as conn:
-            failed = await store.update_message(conn, row.id, {
+            failed = await self.messaging_in(conn).change_message(row.id, {
                 "status": "failed", "error_code": str(exc.code) if exc.code else None, "error_message": str(exc),
                 "updated_at": utcnow()})
             await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
@@ -221,11 +224,11 @@ class Texts:
     async def record_never_sent(self, row, why: str) -> bool:
         """A text of unknown outcome that never went out: failed (sms.failed), if it is still unknown."""
         async with self.db.transaction() as conn:
-            current = await store.message_for_callback(conn, str(row.id), "")
+            current = await self.messaging_in(conn).message_for_callback(str(row.id), "")
             if current is None or current.status != domain.UNKNOWN:
                 return False
-            failed = await store.update_message(conn, row.id, {"status": "failed", "error_message": why,
-                                                               "updated_at": utcnow()})
+            failed = await self.messaging_in(conn).change_message(row.id, {"status": "failed", "error_message": why,
+                                                                            "updated_at": utcnow()})
             await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
         return True
 
@@ -234,13 +237,13 @@ class Texts:
         status = accepted.get("status") if domain.moves_forward(domain.PENDING, accepted.get("status") or "") \
             else "queued"
         async with self.db.transaction() as conn:
-            current = await store.message_for_callback(conn, row.id, accepted["sid"])
+            current = await self.messaging_in(conn).message_for_callback(row.id, accepted["sid"])
             if row.status == domain.UNKNOWN and current.status != domain.UNKNOWN:
                 return current  # found late, but a callback recorded it first (with sms.sent)
             changes = {"provider_sid": accepted["sid"], "updated_at": utcnow()}
             if domain.moves_forward(current.status, status):  # a callback may have moved it further already
                 changes["status"] = status
-            sent = await store.update_message(conn, row.id, changes)
+            sent = await self.messaging_in(conn).change_message(row.id, changes)
             await add_event(conn, outbox, sent_event(sent), str(sent.business_id))
         return sent
 

@@ -9,6 +9,7 @@ from core.errors import ServiceError, not_found
 from services.accounts.agents_port import HeldNumber
 from services.calls.ports import Neighbours
 from services.evals.agents_port import EvaluatedAgent
+from services.messaging import ports as messaging_ports
 from switchboard.v1 import common_pb2, evals_pb2
 
 
@@ -58,7 +59,22 @@ class InMemoryAgents:
 
 
 
-class CallsNeighbours:
+class LeadsByPhone:
+    """A leads port (calls' and messaging's) over `leads`: {(business_id, phone): lead}."""
+
+    leads: dict
+
+    async def lead(self, lead_id):
+        for lead in self.leads.values():
+            if lead.id == lead_id:
+                return lead
+        raise not_found("lead")
+
+    async def lead_with_phone(self, business_id, phone):
+        return self.leads.get((business_id, phone))
+
+
+class CallsNeighbours(LeadsByPhone):
     """The calls service's ports (services.calls.ports) in memory: agents' calling profiles and number routes,
     leads by id and by (business, phone), business names, and a compliance that answers `decision` (allow by
     default) and keeps what it was asked and the slots released."""
@@ -79,15 +95,6 @@ class CallsNeighbours:
 
     async def route(self, phone_number):
         return self.routes.get(phone_number)
-
-    async def lead(self, lead_id):
-        for lead in self.leads.values():
-            if lead.id == lead_id:
-                return lead
-        raise not_found("lead")
-
-    async def lead_with_phone(self, business_id, phone):
-        return self.leads.get((business_id, phone))
 
     async def saved_business_hours(self, business_id):
         return None
@@ -146,3 +153,30 @@ class EvalGateVerdicts:
         return evals_pb2.EvalGateOutcome(status=self.status, total=len(targets), completed=len(targets),
                                          passed=len(targets) if self.status == "passed" else 0,
                                          failed=len(targets) if self.status == "failed" else 0)
+
+
+class MessagingNeighbours(LeadsByPhone):
+    """The messaging service's ports (services.messaging.ports) in memory: each agent's sender (business and
+    number), leads by id and by (business, phone), business names."""
+
+    def __init__(self, senders=None, leads=None, names=None):
+        self.senders = dict(senders or {})  # agent_id -> Sender
+        self.leads = dict(leads or {})  # (business_id, phone) -> Lead
+        self.names = dict(names or {})
+        self.ports = messaging_ports.Neighbours(agents=self, leads=self, workspaces=self)
+
+    async def sender(self, agent_id):
+        found = self.senders.get(agent_id)
+        if found is None or not tenant.current().can_access(found.business_id):
+            raise not_found("agent")
+        return found
+
+    async def route(self, phone_number):
+        return next((messaging_ports.NumberRoute(s.business_id, agent_id) for agent_id, s in self.senders.items()
+                     if s.phone_number == phone_number), None)
+
+    async def business_name(self, business_id):
+        return self.names[business_id]
+
+    async def owner(self, business_id):
+        raise not_found("owner")

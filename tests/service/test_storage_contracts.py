@@ -6,6 +6,7 @@ from services.accounts.repository import PooledWorkspaces, SqlAccounts
 from services.agents.repository import SqlAgents
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
+from services.messaging.repository import SqlMessaging
 from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlSubscriptions
 from tests.storage_contracts import (
@@ -13,6 +14,7 @@ from tests.storage_contracts import (
     AgentsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
+    MessagingRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
@@ -69,3 +71,9 @@ class TestSqlAgents(AgentsRepositoryContract):
     @pytest.fixture
     def agents_in(self):
         return SqlAgents
+
+
+class TestSqlMessaging(MessagingRepositoryContract):
+    @pytest.fixture
+    def messaging_in(self):
+        return SqlMessaging

@@ -1,14 +1,18 @@
-"""The fast tier's providers: the voice-provider simulator served in this process (use cases run on the
+"""The fast tier's providers: the voice-provider and messaging-provider simulators served in this process (use cases run on the
 in-memory database, tests/memory, with the other services behind in-memory ports, tests/service/fakes.py)."""
 import aiohttp
 import pytest
 
+from providers.messaging.client import TwilioClient
+from providers.messaging.simulator.app import MESSAGES
+from providers.messaging.simulator.app import build_app as build_sms_app
 from providers.voice.client import VapiClient
 from providers.voice.simulator.app import build_app
 from tests.calling import VoiceSimulator
 from tests.integration.servers import serving
 
 KEY = "fast-tier-voice-key"
+SMS_ACCOUNT, SMS_TOKEN = "AC" + "0f" * 16, "fast-tier-sms-token"
 
 
 @pytest.fixture
@@ -28,3 +32,32 @@ async def voice_client(voice):
     client = VapiClient(voice.url, KEY, max_attempts=1)
     yield client
     await client.close()
+
+
+class SmsProvider:
+    """The messaging simulator served for one test: its real client (one attempt per request), the messages it
+    holds (by SID, as its API shows them) and its control plane (`fail_next`)."""
+
+    def __init__(self, server, session):
+        self.server, self.session = server, session
+        self.url = str(server.make_url("")).rstrip("/")
+        self.client = TwilioClient(self.url, SMS_ACCOUNT, SMS_TOKEN, max_attempts=1)
+
+    @property
+    def texts(self) -> list[dict]:
+        return list(self.server.app[MESSAGES].records.values())
+
+    async def fail_next(self, status: int) -> None:
+        async with self.session.post(f"{self.url}/_simulator/faults", json={
+                "method": "POST", "path": "/2010-04-01/Accounts", "status": status, "times": 1}) as r:
+            assert r.status == 201, await r.text()
+
+
+@pytest.fixture
+async def sms():
+    """The messaging simulator for one test (its status callbacks go nowhere: the tier has no gateway)."""
+    async with serving(build_sms_app(SMS_ACCOUNT, SMS_TOKEN, time_scale=0.001)) as server, \
+            aiohttp.ClientSession() as session:
+        provider = SmsProvider(server, session)
+        yield provider
+        await provider.client.close()

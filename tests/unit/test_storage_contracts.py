@@ -7,6 +7,7 @@ from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
 from tests.memory.agents import MemoryAgents
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
+from tests.memory.messaging import MemoryMessaging
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemorySubscriptions
 from tests.storage_contracts import (
@@ -14,6 +15,7 @@ from tests.storage_contracts import (
     AgentsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
+    MessagingRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
@@ -75,3 +77,9 @@ class TestMemoryAgents(AgentsRepositoryContract):
     @pytest.fixture
     def agents_in(self):
         return MemoryAgents
+
+
+class TestMemoryMessaging(MessagingRepositoryContract):
+    @pytest.fixture
+    def messaging_in(self):
+        return MemoryMessaging

@@ -1,0 +1,91 @@
+"""services.messaging.repository.MessagingRepository in memory, on a MemoryDatabase's handle (store.conversations,
+messages, compliance_decisions, consent_events and dnc_entries)."""
+from __future__ import annotations
+
+from core.ids import new_id
+from services.messaging.store import compliance_decisions, consent_events, conversations, dnc_entries, messages
+from tests.memory import MemoryConnection, Record, insert, page_of, update
+
+
+class MemoryMessaging:
+    def __init__(self, conn: MemoryConnection):
+        self.threads = conn.rows(conversations)
+        self.messages = conn.rows(messages)
+        self.decisions = conn.rows(compliance_decisions)
+        self.consents = conn.rows(consent_events)
+        self.dnc = conn.rows(dnc_entries)
+
+    async def add_to_thread(self, *, business_number, contact_number, **values):
+        """store.add_to_thread's one statement: the thread upserted (counts moved on, the agent and lead kept when
+        it has them), then the message on it unless its idempotency key is taken."""
+        inbound = values["direction"] == "inbound"
+        pair = (values["business_id"], business_number, contact_number)
+        thread = next((row for row in self.threads.values()
+                       if (row["business_id"], row["business_number"], row["contact_number"]) == pair), None)
+        if thread is None:
+            thread = insert(self.threads, conversations, {
+                "id": new_id(), "business_id": values["business_id"], "business_number": business_number,
+                "contact_number": contact_number, "agent_id": values.get("agent_id"),
+                "lead_id": values.get("lead_id"), "inbound_count": int(inbound), "outbound_count": int(not inbound),
+                "unread_count": int(inbound), "last_message_at": values["created_at"],
+                "last_message_id": values["id"], "created_at": values["created_at"]})
+        else:
+            update(conversations, thread, {
+                "agent_id": thread["agent_id"] or values.get("agent_id"),
+                "lead_id": thread["lead_id"] or values.get("lead_id"),
+                "inbound_count": thread["inbound_count"] + int(inbound),
+                "outbound_count": thread["outbound_count"] + int(not inbound),
+                "unread_count": thread["unread_count"] + int(inbound),
+                "last_message_at": values["created_at"], "last_message_id": values["id"]})
+        if values.get("idempotency_key") is not None and \
+                await self.message_by_key(values["business_id"], values["idempotency_key"]) is not None:
+            return None
+        return Record(insert(self.messages, messages, {
+            **values, "conversation_id": thread["id"], "lead_id": values.get("lead_id") or thread["lead_id"]}))
+
+    async def message_by_key(self, business_id, key):
+        return next((Record(row) for row in self.messages.values()
+                     if (row["business_id"], row["idempotency_key"]) == (business_id, key)), None)
+
+    async def message_for_callback(self, message_id, sid):
+        row = self.messages.get((message_id,)) if message_id else None
+        if row is None:
+            row = next((m for m in self.messages.values() if m["provider_sid"] == sid), None)
+        return Record(row) if row is not None else None
+
+    async def change_message(self, message_id, values):
+        row = self.messages.get((message_id,))
+        return update(messages, row, values) if row is not None else None
+
+    async def add_decision(self, **values):
+        return Record(insert(self.decisions, compliance_decisions, values))
+
+    async def standing(self, business_id, phone):
+        return await self.listed(business_id, phone), await self.consent_history(business_id, phone)
+
+    async def add_consent(self, **values) -> None:
+        insert(self.consents, consent_events, {"id": len(self.consents) + 1, **values})
+
+    async def consent_history(self, business_id, phone):
+        return [Record(row) for row in sorted(self.consents.values(), key=lambda row: row["id"])
+                if (row["business_id"], row["phone"]) == (business_id, phone)]
+
+    async def listed(self, business_id, phone):
+        row = self._listed(business_id, phone)
+        return Record(row) if row is not None else None
+
+    async def add_dnc(self, **values):
+        row = self._listed(values["business_id"], values["phone"])
+        return Record(row if row is not None else insert(self.dnc, dnc_entries, values))
+
+    async def remove_dnc(self, business_id, phone, **values):
+        row = self._listed(business_id, phone)
+        return update(dnc_entries, row, values) if row is not None else None
+
+    async def dnc_page(self, business_id, page):
+        return page_of([row for row in self.dnc.values() if row["business_id"] == business_id
+                        and row["removed_at"] is None], dnc_entries.c.created_at, dnc_entries.c.id, page)
+
+    def _listed(self, business_id, phone):
+        return next((row for row in self.dnc.values() if (row["business_id"], row["phone"]) == (business_id, phone)
+                     and row["removed_at"] is None), None)

@@ -1,0 +1,216 @@
+"""The send use case (services/messaging/service.py: Texts.place/send) and consent and do-not-call
+(consent_service.py) in the fast tier: on the in-memory database (tests/memory), the messaging simulator served
+in this process and the other services behind in-memory ports (tests/service/fakes.py). The compliance decision
+(consent, the do-not-call list, quiet hours) logged with its text, the pending message on its thread, the
+provider's acceptance or refusal with their events, and idempotency keys."""
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from core.compliance import decision as compliance
+from core.errors import ServiceError
+from core.ids import new_id
+from core.pagination import Page
+from core.tenant import Tenant, acting_as
+from services.messaging import consent_service
+from services.messaging import service as texts_service
+from services.messaging.compliance_service import Compliance
+from services.messaging.consent_service import Consents
+from services.messaging.ports import Lead, Sender
+from services.messaging.service import NewText, Texts
+from services.messaging.store import compliance_decisions, conversations
+from tests.memory import MemoryDatabase
+from tests.memory.messaging import MemoryMessaging
+from tests.service.fakes import MessagingNeighbours
+
+SENDER, CALLEE, PLATFORM_LISTED = "+14155550100", "+14155550123", "+14155550999"
+MIDDAY = datetime(2026, 11, 18, 19, 0, tzinfo=UTC)  # a Wednesday, 11:00 in California
+NIGHT = datetime(2026, 11, 18, 7, 0, tzinfo=UTC)  # 23:00 in California
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The use cases' clock, at MIDDAY until a test moves `clock.now`."""
+    class Clock:
+        now = MIDDAY
+
+    for module in (texts_service, consent_service):
+        monkeypatch.setattr(module, "utcnow", lambda: Clock.now)
+    return Clock
+
+
+@pytest.fixture
+def business_id() -> str:
+    return new_id()
+
+
+@pytest.fixture
+def agent_id() -> str:
+    return new_id()
+
+
+@pytest.fixture
+def lead(business_id) -> Lead:
+    return Lead(new_id(), business_id, "CA", "new")
+
+
+@pytest.fixture
+def others(business_id, agent_id, lead) -> MessagingNeighbours:
+    return MessagingNeighbours(senders={agent_id: Sender(business_id, SENDER)}, leads={(business_id, CALLEE): lead},
+                               names={business_id: "Acme Plumbing"})
+
+
+@pytest.fixture
+def database() -> MemoryDatabase:
+    return MemoryDatabase()
+
+
+@pytest.fixture
+def caller(business_id):
+    with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "active"),),
+                          api_key_id="fast")) as who:
+        yield who
+
+
+@pytest.fixture
+def consents(database, caller, clock) -> Consents:
+    return Consents(database, frozenset({PLATFORM_LISTED}), messaging=MemoryMessaging)
+
+
+@pytest.fixture
+def texts(database, sms, others, consents) -> Texts:
+    rules = Compliance(database, consents.platform_dnc, compliance.Policy(), messaging=MemoryMessaging)
+    return Texts(database, sms.client, rules, others.ports, "http://127.0.0.1:9", messaging=MemoryMessaging)
+
+
+def text(agent_id: str, to: str = CALLEE, body: str = "Your quote is ready.", **fields) -> NewText:
+    return NewText(to=to, agent_id=agent_id, body=body, **fields)
+
+
+async def logged(database: MemoryDatabase) -> list[dict]:
+    async with database.read() as conn:
+        return sorted(conn.rows(compliance_decisions).values(), key=lambda row: row["decided_at"])
+
+
+async def test_a_consenting_callee_is_texted_on_a_thread_with_the_decision_logged(texts, consents, database, sms,
+                                                                                  agent_id, lead, business_id):
+    await consents.record(CALLEE, None, "opted_in", "signed the form")
+    sent = await texts.send(text(agent_id))
+    message = sent.message
+    [taken] = sms.texts
+    assert (sent.from_number, message.status, message.provider_sid, message.lead_id) == (
+        SENDER, "queued", taken["sid"], lead.id)
+    assert (taken["to"], taken["from"], taken["body"]) == (CALLEE, SENDER, "Your quote is ready.")
+    assert taken["_status_callback"].endswith(f"?message_id={message.id}")
+    [decision] = await logged(database)
+    assert (decision["outcome"], decision["channel"], decision["reference"], decision["actor"]) == (
+        "allow", "sms", message.id, "sms")
+    assert [event["type"] for event in database.events] == ["sms.sent"]
+    async with database.read() as conn:
+        [thread] = conn.rows(conversations).values()
+    assert (thread["id"], thread["outbound_count"], thread["last_message_id"], thread["lead_id"]) == (
+        message.conversation_id, 1, message.id, lead.id)
+
+
+async def test_a_repeated_idempotency_key_answers_the_first_text_and_sends_once(texts, consents, database, sms,
+                                                                                agent_id):
+    await consents.record(CALLEE, None, "opted_in", None)
+    first = await texts.send(text(agent_id, idempotency_key="key-1"))
+    again = await texts.send(text(agent_id, idempotency_key="key-1"))
+    assert again.message == first.message and len(sms.texts) == 1 and len(await logged(database)) == 1
+    with pytest.raises(ServiceError) as reused:
+        await texts.send(text(agent_id, body="Another text", idempotency_key="key-1"))
+    assert reused.value.code == "conflict" and len(sms.texts) == 1
+
+
+async def test_no_consent_an_opt_out_or_a_listing_refuses_the_text_and_logs_why(texts, consents, database, sms,
+                                                                                clock, agent_id):
+    with pytest.raises(ServiceError) as unconsented:
+        await texts.send(text(agent_id))
+    await consents.record(CALLEE, None, "opted_in", None)
+    await consents.add_dnc(CALLEE, None, "asked us to stop")
+    with pytest.raises(ServiceError) as listed:
+        await texts.send(text(agent_id))
+    await consents.remove_dnc(CALLEE, None, "asked again")
+    clock.now += timedelta(minutes=1)  # the opt-out comes after the opt-in
+    await consents.record(CALLEE, None, "opted_out", None)
+    with pytest.raises(ServiceError) as opted_out:
+        await texts.send(text(agent_id))
+    await consents.record(PLATFORM_LISTED, None, "opted_in", None)
+    with pytest.raises(ServiceError) as platform:
+        await texts.send(text(agent_id, to=PLATFORM_LISTED))
+    codes = [err.value.code for err in (unconsented, listed, opted_out, platform)]
+    assert codes == ["number_opted_out", "number_on_dnc", "number_opted_out", "number_on_dnc"]
+    assert [(d["outcome"], d["code"]) for d in await logged(database)] == [("refuse", code) for code in codes]
+    assert sms.texts == [] and database.events == []
+    async with database.read() as conn:
+        assert conn.rows(conversations) == {}
+
+
+async def test_a_text_at_night_is_deferred_for_a_run_and_refused_for_a_caller(texts, consents, database, sms, clock,
+                                                                             agent_id):
+    await consents.record(CALLEE, None, "opted_in", None)
+    clock.now = NIGHT
+    deferred = await texts.place(text(agent_id, actor="run", reference="touch-1"))
+    assert (deferred.outcome, deferred.actor, deferred.reference) == ("defer", "run", "touch-1")
+    assert deferred.not_before > NIGHT
+    with pytest.raises(ServiceError) as refused:
+        await texts.send(text(agent_id))
+    assert refused.value.code == deferred.code
+    assert sms.texts == [] and [d["outcome"] for d in await logged(database)] == ["defer", "defer"]
+
+
+async def test_a_provider_refusal_fails_the_message_with_its_event(texts, consents, database, sms, agent_id,
+                                                                   business_id):
+    await consents.record(CALLEE, None, "opted_in", None)
+    await sms.fail_next(400)
+    with pytest.raises(ServiceError) as failed:
+        await texts.send(text(agent_id, idempotency_key="key-1"))
+    assert failed.value.code == "sms_send_failed"
+    assert [event["type"] for event in database.events] == ["sms.failed"]
+    async with database.read() as conn:
+        message = await MemoryMessaging(conn).message_by_key(business_id, "key-1")
+    assert message.status == "failed" and message.provider_sid is None
+
+
+async def test_bad_texts_and_senders_are_refused_before_anything_is_written(texts, others, database, sms, agent_id,
+                                                                            business_id):
+    for new, code in ((text(agent_id, body=" "), "content_blocked"), (text(agent_id, to="not a phone"),
+                                                                      "invalid_request"),
+                      (text(new_id()), "not_found")):
+        with pytest.raises(ServiceError) as refused:
+            await texts.send(new)
+        assert refused.value.code == code
+    others.senders[agent_id] = Sender(business_id, None)
+    with pytest.raises(ServiceError) as numberless:
+        await texts.send(text(agent_id))
+    assert numberless.value.code == "not_found" and "assign it one" in numberless.value.message
+    assert sms.texts == [] and await logged(database) == [] and database.events == []
+
+
+async def test_consent_and_the_do_not_call_list_are_kept_per_business(consents, business_id):
+    assert await consents.get(CALLEE, None) == (business_id, CALLEE, [])
+    _, _, history = await consents.record(CALLEE, business_id, "opted_in", "form")
+    _, _, history = await consents.record(CALLEE, None, "opted_out", None)
+    assert [(e.kind, e.source, e.actor, e.note) for e in history] == [("opt_in", "api", "api_key:fast", "form"),
+                                                                      ("opt_out", "api", "api_key:fast", None)]
+    entry = await consents.add_dnc(CALLEE, None, "asked")
+    assert (await consents.add_dnc(CALLEE, None, "again")).id == entry.id
+    standing = await consents.check_dnc(CALLEE, None)
+    assert standing.listed and standing.entry.reason == "asked" and not standing.platform
+    assert (await consents.check_dnc(PLATFORM_LISTED, None)).listed
+    assert [r.id for r in (await consents.list_dnc(None, Page(limit=10))).rows] == [entry.id]
+    for bad in (lambda: consents.record(CALLEE, None, "maybe", None), lambda: consents.remove_dnc(CALLEE, None, ""),
+                lambda: consents.get("junk", None)):
+        with pytest.raises(ServiceError) as refused:
+            await bad()
+        assert refused.value.code == "invalid_request"
+    removed = await consents.remove_dnc(CALLEE, None, "opted in again")
+    assert (removed.removed_reason, removed.removed_by) == ("opted in again", "api_key:fast")
+    assert not (await consents.check_dnc(CALLEE, None)).listed
+    with pytest.raises(ServiceError) as gone:
+        await consents.remove_dnc(CALLEE, None, "twice")
+    assert gone.value.code == "not_found"
+    with acting_as(Tenant(account_id=new_id(), business_ids=(new_id(),))), pytest.raises(ServiceError) as other:
+        await consents.get(CALLEE, business_id)
+    assert other.value.code in ("forbidden", "not_found")
