@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -778,3 +779,100 @@ class MessagingRepositoryContract:
             logged = await messaging_in(conn).add_decision(**values)
         assert (logged.id, logged.outcome, logged.inputs, logged.lead_id, logged.code) == (
             values["id"], "allow", {"consent": "none"}, None, None)
+
+
+def pool_values(block: str, line: int, **values) -> dict:
+    """A pool number (store.add_to_pool's columns) of the test's own block of numbers, with `values` over it."""
+    return {"phone_number": f"+1{block}{line}", "country": "US", "area_code": block[:3],
+            "capabilities": {"voice_inbound": True, "sms_outbound": line % 2 == 0}, "a2p_status": "not_started",
+            "emergency_status": "not_set", **values}
+
+
+def fresh_block() -> str:
+    """An area code no real number has (1xx) and six digits of a block no other test's numbers use (the SQL
+    contracts share the stack's pool)."""
+    return f"1{uuid.uuid4().int % 100:02d}{uuid.uuid4().int % 10**6:06d}"
+
+
+async def withdraw(database, numbers_in, block: str, lines) -> None:
+    """Block the test's numbers still free, so the stack's shared pool offers none of them to other tests."""
+    async with database.transaction() as conn:
+        for line in lines:
+            row = await numbers_in(conn).pool_number(f"+1{block}{line}")
+            await numbers_in(conn).change(row.id, {"blocked": True})
+
+
+class NumbersRepositoryContract:
+    """services.agents.repository.NumbersRepository; `add_to_pool(conn, rows)` puts numbers in the pool."""
+
+    async def test_the_free_numbers_are_listed_in_pool_order_with_their_filters(self, database, numbers_in,
+                                                                               add_to_pool):
+        block = fresh_block()
+        area = block[:3]
+
+        def mine(rows) -> list[str]:
+            """The last digits of this test's numbers among `rows`, in their order."""
+            return [r.phone_number[-1] for r in rows if r.phone_number[2:-1] == block]
+
+        async with database.transaction() as conn:
+            await add_to_pool(conn, [pool_values(block, line) for line in (4, 1, 3, 2)]
+                              + [pool_values(block, 5, blocked=True), pool_values(block, 6, business_id=new_id())])
+            await add_to_pool(conn, [pool_values(block, 7)])
+            held = await numbers_in(conn).pool_number(f"+1{block}7")
+            assert await numbers_in(conn).take_lease(held.id, timedelta(minutes=1)) is not None
+        async with database.read() as conn:
+            numbers = numbers_in(conn)
+            every = await numbers.available("US", area, (), None, 1000)
+            texting = await numbers.available(None, area, ("sms_outbound",), None, 1000)
+            after = await numbers.available("US", area, (), ("US", area, f"+1{block}2"), 1)
+            assert mine(await numbers.available("CA", area, (), None, 1000)) == []
+        assert mine(every) == ["1", "2", "3", "4"] and mine(texting) == ["2", "4"] and mine(after) == ["3"]
+        await withdraw(database, numbers_in, block, (1, 2, 3, 4))
+
+    async def test_a_businesss_numbers_are_found_counted_routed_and_changed(self, database, numbers_in, agents_in,
+                                                                          add_to_pool):
+        block, business_id = fresh_block(), new_id()
+        async with database.transaction() as conn:
+            agent = await agents_in(conn).add(**agent_values(business_id, name="Night desk"))
+            await add_to_pool(conn, [pool_values(block, 1, business_id=business_id, agent_id=agent.id,
+                                                 assigned_at=AT),
+                                     pool_values(block, 2, business_id=business_id,
+                                                 assigned_at=AT + timedelta(hours=1)),
+                                     pool_values(block, 3)])
+        first, second, free = (f"+1{block}{line}" for line in (1, 2, 3))
+        async with database.transaction() as conn:
+            numbers = numbers_in(conn)
+            assert await numbers.count_held(business_id) == 2 and await numbers.count_held(new_id()) == 0
+            assert sorted(await numbers.held_by(business_id)) == [first, second]
+            assert [tuple(r) for r in await numbers.counts([business_id, new_id()])] == [(business_id, 2)]
+            assert [r.phone_number for r in (await numbers.page([business_id], None, Page(limit=10))).rows] == [
+                second, first]
+            assert [r.phone_number for r in (await numbers.page([business_id], first, Page(limit=10))).rows] == [first]
+            row = await numbers.business_number(first, business_id, lock=True)
+            assert await numbers.business_number(free, business_id) is None
+            assert (await numbers.pool_number(free)).business_id is None
+            assert (await numbers.agent([business_id], agent.id)).name == "Night desk"
+            assert await numbers.agent([new_id()], agent.id) is None
+            route = await numbers.route(first)
+            assert await numbers.route(free) is None
+            assert (await numbers.route(second)).agent_name is None
+            changed = await numbers.change(row.id, {"agent_id": None})
+            assert await numbers.change(new_id(), {"agent_id": None}) is None
+        assert (route.business_id, route.agent_id, route.agent_name, route.provider_assistant_id) == (
+            business_id, agent.id, "Night desk", agent.provider_assistant_id)
+        assert (changed.id, changed.agent_id, changed.phone_number) == (row.id, None, first)
+        await withdraw(database, numbers_in, block, (3,))
+
+    async def test_only_the_lease_holder_writes_a_number_and_the_write_ends_the_lease(self, database, numbers_in,
+                                                                                     add_to_pool):
+        block = fresh_block()
+        async with database.transaction() as conn:
+            await add_to_pool(conn, [pool_values(block, 1)])
+            row = await numbers_in(conn).pool_number(f"+1{block}1")
+            token = await numbers_in(conn).take_lease(row.id, timedelta(minutes=1))
+            assert await numbers_in(conn).take_lease(row.id, timedelta(minutes=1)) is None
+            assert await numbers_in(conn).change_leased(row.id, new_id(), {"forward_to": None}) is None
+            changed = await numbers_in(conn).change_leased(row.id, token, {"forward_to": "+14155550100",
+                                                                           "ring_seconds": 20})
+        assert (changed.forward_to, changed.ring_seconds, changed.lease_token) == ("+14155550100", 20, None)
+        await withdraw(database, numbers_in, block, (1,))

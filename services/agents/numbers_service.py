@@ -11,25 +11,24 @@ number (and puts it back if our write then fails). Releasing holds the lease whi
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from core import leases, standing, tenant
 from core.contact import normalize_e164, number_facts
-from core.db import lock_until_commit
 from core.errors import ServiceError, invalid, not_found
-from core.ids import utcnow
+from core.ids import require_uuid, utcnow
 from core.outbox import add_event
-from core.pagination import Page, Paged, fetch_page, split_page
+from core.pagination import Page, Paged, split_page
 from core.tenant import pick_business
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import VoiceProvider
 from providers.voice.server_messages import ServerConfig
-from services.agents import numbers_domain, store
-from services.agents.store import outbox, phone_numbers
+from services.agents import numbers_domain
+from services.agents.repository import NumbersRepository, SqlNumbers
+from services.agents.store import outbox
 from switchboard.v1 import events_pb2
 
 # How long an assign, re-point or release may hold a number, and how long a concurrent one waits for it.
@@ -55,8 +54,10 @@ def _forwarding_of(row) -> numbers_domain.Forwarding | None:
 
 
 class Numbers:
-    def __init__(self, db: Database, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str, trial_numbers: int):
+    def __init__(self, db: UnitOfWork, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
+                 trial_numbers: int, *, numbers: Callable[..., NumbersRepository] = SqlNumbers):
         self.db = db
+        self.numbers_in = numbers  # the repository on a unit of work's handle (services.agents.repository)
         self.trial_numbers = trial_numbers
         self.voice = voice
         self.server = server  # where the provider asks which agent answers an inbound call
@@ -69,10 +70,10 @@ class Numbers:
         """The business a list is about (None for all of the caller's) and a page of its numbers."""
         who = tenant.require_account()
         business = None if all_businesses else pick_business(who, business_id)
-        query = store.numbers_of([business] if business else who.business_ids,
-                                 normalize_e164(phone_number) if phone_number else None)
+        wanted = normalize_e164(phone_number) if phone_number else None
         async with self.db.read() as conn:
-            return business, await fetch_page(conn, query, phone_numbers.c.assigned_at, phone_numbers.c.id, page)
+            return business, await self.numbers_in(conn).page([business] if business else who.business_ids, wanted,
+                                                              page)
 
     async def available(self, country: str | None, area_code: str | None, capability: str | None,
                         after: str | None, limit: int) -> Paged:
@@ -85,8 +86,8 @@ class Numbers:
             facts = number_facts(after)
             place = (facts.country, facts.area_code, after)
         async with self.db.read() as conn:
-            rows = await store.available_numbers(
-                conn, numbers_domain.check_country(country) if country else None,
+            rows = await self.numbers_in(conn).available(
+                numbers_domain.check_country(country) if country else None,
                 numbers_domain.check_area_code(area_code) if area_code else None,
                 numbers_domain.capability_filter(capability) if capability else (), place, limit + 1)
         return split_page(rows, limit)
@@ -94,7 +95,7 @@ class Numbers:
     async def route(self, phone_number: str):
         """Who answers an inbound call on this number (asked for by the provider, so with no caller)."""
         async with self.db.read() as conn:
-            found = await store.number_route(conn, normalize_e164(phone_number, "phone_number"))
+            found = await self.numbers_in(conn).route(normalize_e164(phone_number, "phone_number"))
         if found is None:
             raise not_found("phone number held by a business")
         return found
@@ -102,7 +103,7 @@ class Numbers:
     async def counts(self) -> list:
         """(business_id, numbers held) for each of the caller's businesses holding any."""
         async with self.db.read() as conn:
-            return await store.number_counts(conn, tenant.require_account().business_ids)
+            return await self.numbers_in(conn).counts(tenant.require_account().business_ids)
 
     # -- assign, re-point, release ---------------------------------------------------------
 
@@ -112,12 +113,13 @@ class Numbers:
         who.require_good_standing(business_id, "taking a phone number")
         e164 = normalize_e164(phone_number)
         async with self.db.transaction() as conn:
-            row = await self._pool_row(conn, e164)
-            await self._check_agent(conn, agent_id, business_id)
+            numbers = self.numbers_in(conn)
+            row = await self._pool_row(numbers, e164)
+            await self._check_agent(numbers, agent_id, business_id)
             in_trial = who.standing_of(business_id) == standing.TRIALING
             if in_trial:
-                await self._check_trial_allowance(conn, business_id)
-            token = await leases.take(conn, phone_numbers, row.id, NUMBER_LEASE)
+                await self._check_trial_allowance(numbers, business_id)
+            token = await numbers.take_lease(row.id, NUMBER_LEASE)
             if token is None:
                 raise ServiceError("conflict", f"phone number {e164} is not available (another request is assigning "
                                    "it); pick another of the available numbers")
@@ -127,8 +129,8 @@ class Numbers:
                 numbers_domain.import_body(e164, self.sip_credential_id, await self.server.get()))
             async with self.db.transaction() as conn:
                 if in_trial:
-                    await self._check_trial_allowance(conn, business_id)
-                row = await self._leased_update(conn, row.id, token, business_id=business_id, agent_id=agent_id,
+                    await self._check_trial_allowance(self.numbers_in(conn), business_id)
+                row = await self._leased_update(self.numbers_in(conn), row.id, token, business_id=business_id, agent_id=agent_id,
                                                 provider_phone_number_id=imported["id"], assigned_at=utcnow())
                 await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
                                 business_id)
@@ -136,7 +138,8 @@ class Numbers:
             if imported is not None:
                 await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
                                        f"assigning {e164} failed; provider number {imported['id']}")
-            await leases.release(self.db, phone_numbers, row.id, token)
+            async with self.db.transaction() as conn:
+                await self.numbers_in(conn).release_lease(row.id, token)
             raise
         return row
 
@@ -155,7 +158,7 @@ class Numbers:
             values = {}
             if agent_id is not UNCHANGED and _agent_of(row) != agent_id:
                 async with self.db.read() as conn:
-                    await self._check_agent(conn, agent_id, business_id)
+                    await self._check_agent(self.numbers_in(conn), agent_id, business_id)
                 values["agent_id"] = agent_id
             current = _forwarding_of(row)
             changes_provider = current != wanted and row.provider_phone_number_id is not None
@@ -164,7 +167,7 @@ class Numbers:
                                                      {"hooks": numbers_domain.ringing_hooks(wanted)})
             try:
                 async with self.db.transaction() as conn:
-                    row = await self._leased_update(conn, row.id, token, **values,
+                    row = await self._leased_update(self.numbers_in(conn), row.id, token, **values,
                                                     forward_to=wanted.to if wanted else None,
                                                     ring_seconds=wanted.ring_seconds if wanted else None)
                     if "agent_id" in values:
@@ -182,11 +185,12 @@ class Numbers:
     async def _repoint(self, e164: str, business_id: str, agent_id: str | None):
         """The agent part alone: ours only (the provider asks us who answers each call)."""
         async with self.db.transaction() as conn:
-            row = await self._business_row(conn, e164, business_id, lock=True)
+            numbers = self.numbers_in(conn)
+            row = await self._business_row(numbers, e164, business_id, lock=True)
             if _agent_of(row) == agent_id:
                 return row
-            await self._check_agent(conn, agent_id, business_id)
-            row = await store.update_number(conn, row.id, {"agent_id": agent_id})
+            await self._check_agent(numbers, agent_id, business_id)
+            row = await numbers.change(row.id, {"agent_id": agent_id})
             await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
                             business_id)
         return row
@@ -200,7 +204,7 @@ class Numbers:
                 await self.voice.delete_phone_number(row.provider_phone_number_id)
             async with self.db.transaction() as conn:
                 await self._leased_update(
-                    conn, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
+                    self.numbers_in(conn), row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
                     assigned_at=None, forward_to=None, ring_seconds=None, a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
                     emergency_status=numbers_domain.initial_emergency_status(row.country, row.capabilities),
                     emergency_address=None)
@@ -211,7 +215,7 @@ class Numbers:
     async def release_all(self, business_id: str) -> int:
         """Give every number of a torn-down business back to the pool; how many."""
         async with self.db.read() as conn:
-            held = [r.phone_number for r in (await conn.execute(store.numbers_of([business_id], None))).all()]
+            held = await self.numbers_in(conn).held_by(business_id)
         for e164 in held:
             await self.release(business_id, e164)
         return len(held)
@@ -222,53 +226,53 @@ class Numbers:
     async def _number_lease(self, e164: str, business_id: str):
         """The lease of a number this business holds, with its row as it is under the lease."""
         async with self.db.read() as conn:
-            row = await self._business_row(conn, e164, business_id)
-        async with leases.hold(self.db, phone_numbers, row.id, duration=NUMBER_LEASE,
-                               wait_seconds=LEASE_WAIT_SECONDS, what=f"phone number {e164}") as token:
+            row = await self._business_row(self.numbers_in(conn), e164, business_id)
+        async with leases.hold_with(self.db, self.numbers_in, row.id, duration=NUMBER_LEASE,
+                                    wait_seconds=LEASE_WAIT_SECONDS, what=f"phone number {e164}") as token:
             async with self.db.read() as conn:  # closed before the caller calls the provider
-                row = await self._business_row(conn, e164, business_id)
+                row = await self._business_row(self.numbers_in(conn), e164, business_id)
             yield row, token
 
     @staticmethod
-    async def _leased_update(conn: AsyncConnection, number_id, token: str, **values):
-        row = await store.leased_number_update(conn, number_id, token, values)
+    async def _leased_update(numbers: NumbersRepository, number_id, token: str, **values):
+        row = await numbers.change_leased(number_id, token, values)
         if row is None:
             raise ServiceError("conflict", "the provider took too long and another request changed this number "
                                "meanwhile; retry")
         return row
 
     @staticmethod
-    async def _check_agent(conn: AsyncConnection, agent_id: str | None, business_id: str) -> None:
+    async def _check_agent(numbers: NumbersRepository, agent_id: str | None, business_id: str) -> None:
         """An agent (if any) of this business, or not_found."""
         if agent_id is None:
             return
-        agent = await store.find_agent(conn, agent_id, field="agent_id")
-        if str(agent.business_id) != business_id:
+        require_uuid(agent_id, "agent_id")
+        agent = await numbers.agent(tenant.require_account().business_ids, agent_id)
+        if agent is None or str(agent.business_id) != business_id:
             raise not_found("agent")  # an agent of the caller's other business
 
     @staticmethod
-    async def _business_row(conn: AsyncConnection, e164: str, business_id: str, *, lock: bool = False):
+    async def _business_row(numbers: NumbersRepository, e164: str, business_id: str, *, lock: bool = False):
         """The row of a number this business holds, or not_found."""
-        row = await store.business_number(conn, e164, business_id, lock=lock)
+        row = await numbers.business_number(e164, business_id, lock=lock)
         if row is None:
             raise not_found(f"phone number {e164} of this business")
         return row
 
-    async def _check_trial_allowance(self, conn: AsyncConnection, business_id: str) -> None:
+    async def _check_trial_allowance(self, numbers: NumbersRepository, business_id: str) -> None:
         """Refuse a pool number beyond the trial's allowance: checked before the provider is asked, and again
         when the number is recorded, serialized per business, so concurrent requests cannot each take the last one
         (the loser's import is undone)."""
-        await lock_until_commit(conn, "trial-numbers", business_id)
-        held = await store.numbers_held(conn, business_id)
+        held = await numbers.count_held(business_id)
         if held >= self.trial_numbers:
             raise ServiceError("forbidden", f"a business in its trial may hold at most {self.trial_numbers} pool "
                                f"numbers and this one holds {held}: release one (DELETE /api/v1/phone-numbers) or "
                                "take one once the trial has converted to a paid subscription")
 
     @staticmethod
-    async def _pool_row(conn: AsyncConnection, e164: str):
+    async def _pool_row(numbers: NumbersRepository, e164: str):
         """The pool row of a number, locked; refused when it is not free."""
-        row = await store.pool_number_for_update(conn, e164)
+        row = await numbers.pool_number(e164)
         if row is None:
             raise not_found(f"phone number {e164} in the pool (pick one of the available numbers)")
         if row.blocked:

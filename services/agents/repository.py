@@ -5,8 +5,11 @@ agent not found).
 A configuration write waits on the provider assistant, so it holds the agent's lease (core.leases.hold_with takes
 and releases it through the repository); the final write applies only while the lease is the writer's.
 `SqlAgents` is the production one, over store.py; the fast test tier has an in-memory one
-(tests/memory/agents.py), and the same behaviour tests run on both (tests/storage_contracts.py). The numbers
-(numbers_service.py) and the pool stay on store.py directly: the agents' first numbers are read from them here."""
+(tests/memory/agents.py), and the same behaviour tests run on both (tests/storage_contracts.py).
+
+The phone-number use cases (numbers_service.py) keep the pool and the businesses' numbers in `NumbersRepository`
+(`SqlNumbers`), the same way: an assign, a forwarding change or a release holds the number's lease while the
+provider changes it. Filling the pool (pool.py) stays on store.py directly."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -17,9 +20,10 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases, records
+from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
 from services.agents import store
-from services.agents.store import agent_versions, agents
+from services.agents.store import agent_versions, agents, phone_numbers
 
 
 class AgentsRepository(leases.Lessor, Protocol):
@@ -115,3 +119,91 @@ class SqlAgents:
     async def versions(self, agent_id: str, page: Page) -> Paged:
         return await fetch_page(self.conn, store.versions_of(agent_id), agent_versions.c.created_at,
                                 agent_versions.c.version, page)
+
+
+class NumbersRepository(leases.Lessor, Protocol):
+    async def page(self, business_ids: Iterable[str], phone_number: str | None, page: Page) -> Paged:
+        """The businesses' numbers (this one only, when given), newest assigned first."""
+
+    async def held_by(self, business_id: str) -> list[str]:
+        """Every number the business holds."""
+
+    async def available(self, country: str | None, area_code: str | None, capabilities: tuple[str, ...],
+                        after: tuple[str, str, str] | None, limit: int) -> list[Any]:
+        """Free pool numbers (not held, not blocked, not leased) with these capabilities, in (country, area code,
+        number) order after the place `after`, `limit` of them."""
+
+    async def route(self, phone_number: str) -> Any | None:
+        """A held number with its agent (phone_number, business_id, agent_id, agent_name, provider_assistant_id),
+        or None when no business holds it."""
+
+    async def counts(self, business_ids: Iterable[str]) -> list[Any]:
+        """(business_id, numbers held) of each of these businesses holding any."""
+
+    async def count_held(self, business_id: str) -> int:
+        """How many numbers the business holds, counted one transaction at a time per business (SQL: an advisory
+        lock until the transaction ends)."""
+
+    async def pool_number(self, phone_number: str) -> Any | None:
+        """The number's row (held for update), whoever holds it, or None."""
+
+    async def business_number(self, phone_number: str, business_id: str, *, lock: bool = False) -> Any | None:
+        """The row of a number this business holds (held for update with `lock`), or None."""
+
+    async def agent(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
+        """The agent with this id in one of these businesses, or None."""
+
+    async def change(self, number_id: Any, values: dict[str, Any]) -> Any | None:
+        """The number after `values`, or None when there is none."""
+
+    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> Any | None:
+        """The number after `values`, its lease ended, or None when the lease is no longer `token`'s."""
+
+
+class SqlNumbers:
+    """`NumbersRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def page(self, business_ids: Iterable[str], phone_number: str | None, page: Page) -> Paged:
+        return await fetch_page(self.conn, store.numbers_of(business_ids, phone_number), phone_numbers.c.assigned_at,
+                                phone_numbers.c.id, page)
+
+    async def held_by(self, business_id: str) -> list[str]:
+        return [r.phone_number for r in (await self.conn.execute(store.numbers_of([business_id], None))).all()]
+
+    async def available(self, country: str | None, area_code: str | None, capabilities: tuple[str, ...],
+                        after: tuple[str, str, str] | None, limit: int) -> list[Any]:
+        return await store.available_numbers(self.conn, country, area_code, capabilities, after, limit)
+
+    async def route(self, phone_number: str) -> Any | None:
+        return await store.number_route(self.conn, phone_number)
+
+    async def counts(self, business_ids: Iterable[str]) -> list[Any]:
+        return await store.number_counts(self.conn, business_ids)
+
+    async def count_held(self, business_id: str) -> int:
+        await lock_until_commit(self.conn, "trial-numbers", business_id)
+        return await store.numbers_held(self.conn, business_id)
+
+    async def pool_number(self, phone_number: str) -> Any | None:
+        return await store.pool_number_for_update(self.conn, phone_number)
+
+    async def business_number(self, phone_number: str, business_id: str, *, lock: bool = False) -> Any | None:
+        return await store.business_number(self.conn, phone_number, business_id, lock=lock)
+
+    async def agent(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
+        return await records.owned(self.conn, agents, business_ids, agent_id)
+
+    async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
+        return await leases.take(self.conn, phone_numbers, row_id, duration)
+
+    async def release_lease(self, row_id: Any, token: str) -> None:
+        await leases.release_on(self.conn, phone_numbers, row_id, token)
+
+    async def change(self, number_id: Any, values: dict[str, Any]) -> Any | None:
+        return await store.update_number(self.conn, number_id, values)
+
+    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> Any | None:
+        return await store.leased_number_update(self.conn, number_id, token, values)

@@ -1,6 +1,5 @@
-"""services.agents.repository.AgentsRepository in memory, on a MemoryDatabase's handle (store.agents,
-agent_versions and prompt_history; the agents' numbers are read from store.phone_numbers, which the fast tier's
-tests fill by hand)."""
+"""services.agents.repository.AgentsRepository and NumbersRepository in memory, on a MemoryDatabase's handle
+(store.agents, agent_versions, prompt_history and phone_numbers)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -9,7 +8,7 @@ import sqlalchemy as sa
 
 from core import leases, tenant
 from core.errors import not_found
-from core.ids import require_uuid
+from core.ids import require_uuid, utcnow
 from services.agents.store import SUMMARY, agent_versions, agents, phone_numbers, prompt_history
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
 
@@ -98,3 +97,76 @@ class MemoryAgents:
     @staticmethod
     def _summary(row: dict) -> Record:
         return Record({name: row[name] for name in SUMMARY_NAMES})
+
+
+class MemoryNumbers:
+    def __init__(self, conn: MemoryConnection):
+        self.numbers = conn.rows(phone_numbers)
+        self.agents = conn.rows(agents)
+
+    async def page(self, business_ids, phone_number, page):
+        return page_of([row for row in self.numbers.values() if row["business_id"] in business_ids
+                        and phone_number in (None, row["phone_number"])],
+                       phone_numbers.c.assigned_at, phone_numbers.c.id, page)
+
+    async def held_by(self, business_id):
+        return [row["phone_number"] for row in self.numbers.values() if row["business_id"] == business_id]
+
+    async def available(self, country, area_code, capabilities, after, limit):
+        def place(row):
+            return row["country"], row["area_code"], row["phone_number"]
+
+        free = [row for row in self.numbers.values()
+                if row["business_id"] is None and not row["blocked"]
+                and (row["lease_until"] is None or row["lease_until"] < utcnow())
+                and country in (None, row["country"]) and area_code in (None, row["area_code"])
+                and all(row["capabilities"].get(cap) is True for cap in capabilities)
+                and (after is None or place(row) > tuple(after))]
+        return [Record(row) for row in sorted(free, key=place)[:limit]]
+
+    async def route(self, phone_number):
+        row = self._by_number(phone_number)
+        if row is None or row["business_id"] is None:
+            return None
+        agent = self.agents.get((row["agent_id"],)) or {}
+        return Record({"phone_number": row["phone_number"], "business_id": row["business_id"],
+                       "agent_id": row["agent_id"], "agent_name": agent.get("name"),
+                       "provider_assistant_id": agent.get("provider_assistant_id")})
+
+    async def counts(self, business_ids):
+        held = [row["business_id"] for row in self.numbers.values() if row["business_id"] in business_ids]
+        return [(business_id, held.count(business_id)) for business_id in dict.fromkeys(held)]
+
+    async def count_held(self, business_id):
+        return len(await self.held_by(business_id))
+
+    async def pool_number(self, phone_number):
+        row = self._by_number(phone_number)
+        return Record(row) if row is not None else None
+
+    async def business_number(self, phone_number, business_id, *, lock=False):
+        row = self._by_number(phone_number)
+        return Record(row) if row is not None and row["business_id"] == business_id else None
+
+    async def agent(self, business_ids, agent_id):
+        row = self.agents.get((agent_id,))
+        return Record(row) if row is not None and row["business_id"] in business_ids else None
+
+    async def take_lease(self, row_id, duration):
+        return take_lease(phone_numbers, self.numbers.get((row_id,)), duration)
+
+    async def release_lease(self, row_id, token) -> None:
+        release_lease(phone_numbers, self.numbers.get((row_id,)), token)
+
+    async def change(self, number_id, values):
+        row = self.numbers.get((number_id,))
+        return update(phone_numbers, row, values) if row is not None else None
+
+    async def change_leased(self, number_id, token, values):
+        row = self.numbers.get((number_id,))
+        if row is None or row["lease_token"] != token:
+            return None
+        return update(phone_numbers, row, {**values, **leases.RELEASED})
+
+    def _by_number(self, phone_number):
+        return next((row for row in self.numbers.values() if row["phone_number"] == phone_number), None)

@@ -3,18 +3,21 @@ tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
 from services.accounts.repository import PooledWorkspaces, SqlAccounts
-from services.agents.repository import SqlAgents
+from services.agents import store
+from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
 from services.messaging.repository import SqlMessaging
 from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlSubscriptions
 from tests.storage_contracts import (
+    AT,
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
+    NumbersRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
@@ -77,3 +80,21 @@ class TestSqlMessaging(MessagingRepositoryContract):
     @pytest.fixture
     def messaging_in(self):
         return SqlMessaging
+
+
+class TestSqlNumbers(NumbersRepositoryContract):
+    @pytest.fixture
+    def numbers_in(self):
+        return SqlNumbers
+
+    @pytest.fixture
+    def agents_in(self):
+        return SqlAgents
+
+    @pytest.fixture
+    def add_to_pool(self):
+        async def add(conn, rows):
+            for row in rows:  # one at a time: a multi-row insert takes its columns from the first row
+                await store.add_to_pool(conn, [row], AT)
+
+        return add

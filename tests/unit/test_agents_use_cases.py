@@ -1,8 +1,8 @@
-"""The agent use cases (services/agents/service.py) in the fast tier: on the in-memory database (tests/memory), the
+"""The agent and phone-number use cases (services/agents/service.py, numbers_service.py) in the fast tier: on the in-memory database (tests/memory), the
 voice simulator served in this process and the eval gate in memory (tests/service/fakes.py). Creating an agent
 with its assistant (once per request id, undone when the row cannot be kept), reading it within the caller's
-businesses, and the configuration writes: provider sync, versions, audit and event, the lease, the eval gate,
-rollback."""
+businesses, the configuration writes (provider sync, versions, audit and event, the lease, the eval gate,
+rollback), and a number's assign, forwarding, re-point and release with the provider's number."""
 import asyncio
 from datetime import timedelta
 
@@ -13,11 +13,13 @@ from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
 from providers.voice.adapter import ProviderError
+from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain
+from services.agents.numbers_service import Numbers
 from services.agents.service import Agents
 from services.agents.store import phone_numbers, prompt_history
 from tests.memory import MemoryDatabase, insert
-from tests.memory.agents import MemoryAgents
+from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.service.fakes import EvalGateVerdicts
 
 
@@ -37,8 +39,15 @@ def gate() -> EvalGateVerdicts:
 
 
 @pytest.fixture
-def agents(database, voice_client, gate, business_id):
-    with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), api_key_id=new_id())):
+def caller(business_id) -> Tenant:
+    """An API key of the business, in its trial."""
+    return Tenant(account_id=new_id(), business_ids=(business_id,), api_key_id=new_id(),
+                  standings=((business_id, "trialing"),))
+
+
+@pytest.fixture
+def agents(database, voice_client, gate, caller):
+    with acting_as(caller):
         yield Agents(database, voice_client, gate, 5.0, agents=MemoryAgents)
 
 
@@ -211,3 +220,99 @@ async def test_a_rollback_restores_an_earlier_configuration_as_a_new_version(age
         with pytest.raises(ServiceError) as refused:
             await agents.rollback(row.id, bad)
         assert refused.value.code == code
+
+
+POOL = ("+14155550100", "+14155550101", "+12125550100")
+
+
+@pytest.fixture
+async def numbers(database, voice_client, caller):
+    """The phone-number use cases on a pool of POOL (the business is in its trial: one pool number allowed)."""
+    async with database.transaction() as conn:
+        for number in POOL:
+            insert(conn.rows(phone_numbers), phone_numbers, {
+                "id": new_id(), "phone_number": number, "country": "US", "area_code": number[2:5],
+                "capabilities": {"voice_inbound": True, "sms_outbound": True}, "a2p_status": "not_started",
+                "emergency_status": "not_set", "created_at": utcnow()})
+    server = ServerConfig(voice_client, WebhookAuth("hmac", "fast-tier-secret"), "https://switchboard.example.com")
+    with acting_as(caller):
+        yield Numbers(database, voice_client, server, "sip-credential", trial_numbers=1, numbers=MemoryNumbers)
+
+
+async def provider_numbers(voice) -> list:
+    status, found = await voice.request("GET", "/phone-number")
+    assert status == 200
+    return found
+
+
+async def test_a_number_is_assigned_once_with_its_provider_number_within_the_trials_allowance(
+        numbers, agents, database, voice, business_id):
+    agent = await make(agents, business_id)
+    assert [r.phone_number for r in (await numbers.available("US", "415", None, None, 10)).rows] == list(POOL[:2])
+    row = await numbers.assign(None, POOL[0], agent.id)
+    [imported] = await provider_numbers(voice)
+    assert (row.business_id, row.agent_id, row.provider_phone_number_id, row.lease_token) == (
+        business_id, agent.id, imported["id"], None)
+    assert imported["number"] == POOL[0] and "assistantId" not in imported
+    assert [e["type"] for e in database.events] == ["phone_number.assigned"]
+    route = await numbers.route(POOL[0])
+    assert (route.agent_id, route.agent_name) == (agent.id, "Front desk")
+    assert await numbers.counts() == [(business_id, 1)]
+    assert [r.phone_number for r in (await numbers.list(None, False, None, Page(limit=10)))[1].rows] == [POOL[0]]
+    assert (await agents.get(agent.id)).phone_number == POOL[0]
+    for number, code in ((POOL[0], "conflict"), (POOL[1], "forbidden"), ("+14155550199", "not_found")):
+        with pytest.raises(ServiceError) as refused:
+            await numbers.assign(None, number, None)
+        assert refused.value.code == code
+    assert len(await provider_numbers(voice)) == 1
+
+
+async def test_an_assign_the_provider_refuses_leaves_the_number_free(numbers, voice):
+    await voice.fail_next("POST", "/phone-number", 500)
+    with pytest.raises(ProviderError):
+        await numbers.assign(None, POOL[0], None)
+    assert POOL[0] in [r.phone_number for r in (await numbers.available("US", "415", None, None, 10)).rows]
+    assert (await numbers.assign(None, POOL[0], None)).provider_phone_number_id
+
+
+async def test_another_business_agent_is_refused_before_the_provider_is_asked(numbers, agents, voice, business_id):
+    with acting_as(Tenant(account_id=new_id(), business_ids=(business_id, other := new_id()))):
+        theirs = await make(agents, other)
+    with pytest.raises(ServiceError) as refused:
+        await numbers.assign(None, POOL[0], theirs.id)
+    assert refused.value.code == "not_found" and await provider_numbers(voice) == []
+
+
+async def test_forwarding_changes_the_provider_number_and_re_pointing_is_ours_alone(numbers, agents, database,
+                                                                                    voice, voice_client,
+                                                                                    business_id):
+    first, second = await make(agents, business_id), await make(agents, business_id)
+    row = await numbers.assign(None, POOL[0], first.id)
+    forwarded = await numbers.update(None, POOL[0], forward_to="+14155550177", ring_seconds=15)
+    assert (forwarded.forward_to, forwarded.ring_seconds, forwarded.lease_token) == ("+14155550177", 15, None)
+    [at_provider] = await provider_numbers(voice)
+    assert at_provider["hooks"] and "+14155550177" in str(at_provider["hooks"])
+    moved = await numbers.update(None, POOL[0], agent_id=second.id)
+    assert moved.agent_id == second.id and moved.forward_to == "+14155550177"
+    off = await numbers.update(None, POOL[0], forward_to=None)
+    assert (off.forward_to, off.ring_seconds) == (None, None)
+    assert not (await provider_numbers(voice))[0].get("hooks")
+    assert [e["type"] for e in database.events] == ["phone_number.assigned"] * 2
+    assert row.id == moved.id == off.id
+    with pytest.raises(ServiceError) as nothing:
+        await numbers.update(None, POOL[0])
+    assert nothing.value.code == "invalid_request"
+
+
+async def test_a_released_number_goes_back_to_the_pool_and_leaves_the_provider(numbers, database, voice,
+                                                                              business_id):
+    await numbers.assign(None, POOL[0], None)
+    assert await numbers.release(None, POOL[0]) == (POOL[0], business_id)
+    assert await provider_numbers(voice) == []
+    assert [e["type"] for e in database.events] == ["phone_number.assigned", "phone_number.released"]
+    assert POOL[0] in [r.phone_number for r in (await numbers.available("US", "415", None, None, 10)).rows]
+    with pytest.raises(ServiceError) as gone:
+        await numbers.release(None, POOL[0])
+    assert gone.value.code == "not_found"
+    await numbers.assign(None, POOL[1], None)  # the trial's allowance is free again
+    assert await numbers.release_all(business_id) == 1 and await numbers.counts() == []

@@ -2,20 +2,24 @@
 tests/service/test_storage_contracts.py runs the same on the SQL ones."""
 import pytest
 
+from core.ids import new_id
+from services.agents.store import phone_numbers
 from tests.memory import MemoryDatabase, insert
 from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
-from tests.memory.agents import MemoryAgents
+from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
 from tests.memory.messaging import MemoryMessaging
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemorySubscriptions
 from tests.storage_contracts import (
+    AT,
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     CallsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
+    NumbersRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
@@ -83,3 +87,21 @@ class TestMemoryMessaging(MessagingRepositoryContract):
     @pytest.fixture
     def messaging_in(self):
         return MemoryMessaging
+
+
+class TestMemoryNumbers(NumbersRepositoryContract):
+    @pytest.fixture
+    def numbers_in(self):
+        return MemoryNumbers
+
+    @pytest.fixture
+    def agents_in(self):
+        return MemoryAgents
+
+    @pytest.fixture
+    def add_to_pool(self):
+        async def add(conn, rows):
+            for row in rows:
+                insert(conn.rows(phone_numbers), phone_numbers, {"id": new_id(), "created_at": AT, **row})
+
+        return add
