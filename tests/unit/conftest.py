@@ -1,8 +1,10 @@
-"""The fast tier's providers: the voice-provider and messaging-provider simulators served in this process (use cases run on the
+"""The fast tier's fixtures: its business and in-memory database, and the voice-provider and messaging-provider
+simulators served in this process (use cases run on the
 in-memory database, tests/memory, with the other services behind in-memory ports, tests/service/fakes.py)."""
 import aiohttp
 import pytest
 
+from core.ids import new_id
 from providers.messaging.client import TwilioClient
 from providers.messaging.simulator.app import MESSAGES
 from providers.messaging.simulator.app import build_app as build_sms_app
@@ -10,6 +12,7 @@ from providers.voice.client import VapiClient
 from providers.voice.simulator.app import build_app
 from tests.calling import VoiceSimulator
 from tests.integration.servers import serving
+from tests.memory import MemoryDatabase
 
 KEY = "fast-tier-voice-key"
 SMS_ACCOUNT, SMS_TOKEN = "AC" + "0f" * 16, "fast-tier-sms-token"
@@ -61,3 +64,15 @@ async def sms():
         provider = SmsProvider(server, session)
         yield provider
         await provider.client.close()
+
+
+@pytest.fixture
+def business_id() -> str:
+    """A business of the fast tier's caller (any id: nothing is stored outside the test's MemoryDatabase)."""
+    return new_id()
+
+
+@pytest.fixture
+def database() -> MemoryDatabase:
+    """The fast tier's unit of work (tests.memory): empty for each test."""
+    return MemoryDatabase()

@@ -14,16 +14,11 @@ from services.accounts import domain
 from services.accounts.service import Accounts, KeyChanges
 from services.accounts.servicer import workspace_message
 from services.accounts.store import sessions, users
-from tests.memory import MemoryDatabase, insert
+from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
 from tests.use_cases import refused
 
 SESSION = "fast-tier-session-token"
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
 
 
 @pytest.fixture

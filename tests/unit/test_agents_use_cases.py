@@ -24,16 +24,6 @@ from tests.service.fakes import EvalGateVerdicts
 
 
 @pytest.fixture
-def business_id() -> str:
-    return new_id()
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
-
-
-@pytest.fixture
 def gate() -> EvalGateVerdicts:
     return EvalGateVerdicts()
 

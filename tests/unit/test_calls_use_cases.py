@@ -30,11 +30,6 @@ AUTH = WebhookAuth("hmac", "fast-tier-webhook-secret")
 
 
 @pytest.fixture
-def business_id() -> str:
-    return new_id()
-
-
-@pytest.fixture
 async def profile(voice_client, business_id) -> CallingProfile:
     """An agent of the business with its assistant and number at the provider."""
     assistant = await voice_client.create_assistant({"name": "Closer"})
@@ -52,11 +47,6 @@ def lead(business_id) -> Lead:
 def others(profile, lead, business_id) -> CallsNeighbours:
     return CallsNeighbours(profiles=[profile], leads={(business_id, CALLEE): lead},
                            names={business_id: "Acme Plumbing"})
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
 
 
 @pytest.fixture

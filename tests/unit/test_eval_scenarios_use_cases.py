@@ -14,18 +14,12 @@ from services.evals import service
 from services.evals.agents_port import EvaluatedAgent
 from services.evals.service import Scenarios
 from services.evals.store import scenarios as scenarios_table
-from tests.memory import MemoryDatabase
 from tests.memory.evals import MemoryScenarios
 from tests.service.fakes import EvalAgents
 
 TURNS = [{"role": "user", "content": "Can someone come on Tuesday?"},
          {"role": "assistant", "judgePlan": {"type": "regex", "content": "Tuesday"}}]
 THEIRS = "00000000-0000-4000-8000-00000000ee01"  # an agent of the caller's other business
-
-
-@pytest.fixture
-def business_id() -> str:
-    return new_id()
 
 
 @pytest.fixture
@@ -37,11 +31,6 @@ def agent_id() -> str:
 def other_business() -> str:
     """Another business of the same caller."""
     return new_id()
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
 
 
 @pytest.fixture

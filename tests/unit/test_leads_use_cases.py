@@ -16,23 +16,12 @@ from services.sdr import runs_domain
 from services.sdr.ports import Neighbours
 from services.sdr.runs_service import Runs
 from services.sdr.service import Contact, Leads
-from tests.memory import MemoryDatabase
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.service.fakes import SdrAgents
 from tests.use_cases import refused
 
 PHONE = "+14155550123"
 AGENT = new_id()
-
-
-@pytest.fixture
-def business_id() -> str:
-    return new_id()
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
 
 
 @pytest.fixture

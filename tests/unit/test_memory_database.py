@@ -9,13 +9,7 @@ import sqlalchemy as sa
 
 from core.outbox import events_buffered, record_event
 from services.calls.store import calls, outbox
-from tests.memory import MemoryDatabase
 from tests.storage_contracts import UnitOfWorkContract
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
 
 
 async def test_a_commit_keeps_its_rows_and_events_and_a_raise_neither(database):

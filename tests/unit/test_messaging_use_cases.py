@@ -40,11 +40,6 @@ def clock(monkeypatch):
 
 
 @pytest.fixture
-def business_id() -> str:
-    return new_id()
-
-
-@pytest.fixture
 def agent_id() -> str:
     return new_id()
 
@@ -58,11 +53,6 @@ def lead(business_id) -> Lead:
 def others(business_id, agent_id, lead) -> MessagingNeighbours:
     return MessagingNeighbours(senders={agent_id: Sender(business_id, SENDER)}, leads={(business_id, CALLEE): lead},
                                names={business_id: "Acme Plumbing"})
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import pytest
 
 from core.ids import new_id
 from services.agents.store import phone_numbers
-from tests.memory import MemoryDatabase, insert
+from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
@@ -24,11 +24,6 @@ from tests.storage_contracts import (
     ScenariosRepositoryContract,
     SubscriptionsRepositoryContract,
 )
-
-
-@pytest.fixture
-def database() -> MemoryDatabase:
-    return MemoryDatabase()
 
 
 class TestMemoryCalls(CallsRepositoryContract):

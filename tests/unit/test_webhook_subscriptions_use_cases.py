@@ -19,11 +19,6 @@ BOX = domain.SecretBox("fast-tier-server-secret")
 
 
 @pytest.fixture
-def business_id() -> str:
-    return new_id()
-
-
-@pytest.fixture
 async def webhooks(business_id):
     sender = Sender(allow_loopback=True)
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))):
