@@ -273,9 +273,12 @@ async def leased_number_update(conn: AsyncConnection, number_id, token: str, val
 
 
 async def add_to_pool(conn: AsyncConnection, rows: list[dict], now: datetime) -> int:
-    """Insert the numbers not held yet; returns how many were added."""
+    """Insert the numbers not held yet; returns how many were added. Every row names the same columns: one INSERT of
+    many rows takes its columns from the first, so another row's extra values would be dropped without a word."""
     if not rows:
         return 0
+    if len({frozenset(r) for r in rows}) > 1:
+        raise ValueError("add_to_pool: rows name different columns; give every row the same keys")
     result = await conn.execute(
         insert(phone_numbers).values([{**r, "id": new_id(), "created_at": now} for r in rows])
         .on_conflict_do_nothing(index_elements=["phone_number"]).returning(phone_numbers.c.id))
