@@ -48,9 +48,10 @@ class AgentsRepository(leases.Lessor, Protocol):
     async def first_numbers(self, agent_ids: list[str]) -> dict[str, str]:
         """Each agent's first assigned number, by agent id (agents without one left out)."""
 
-    async def calling_profile(self, agent_id: str) -> tuple[Any, SimpleNamespace | None]:
-        """The caller's agent (or not_found) with its first number (phone_number, provider_phone_number_id) or
-        None."""
+    async def calling_profile(self, business_ids: Iterable[str], agent_id: str
+                              ) -> tuple[Any, SimpleNamespace | None] | None:
+        """The agent with this id in one of these businesses with its first number (phone_number,
+        provider_phone_number_id) or None; None when there is no such agent."""
 
     async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Any | None:
         """The agent after `values`, its lease ended, or None when the lease is no longer `token`'s."""
@@ -95,8 +96,9 @@ class SqlAgents:
     async def first_numbers(self, agent_ids: list[str]) -> dict[str, str]:
         return await store.agent_phone_numbers(self.conn, agent_ids)
 
-    async def calling_profile(self, agent_id: str) -> tuple[Any, SimpleNamespace | None]:
-        return await store.calling_profile(self.conn, agent_id)
+    async def calling_profile(self, business_ids: Iterable[str], agent_id: str
+                              ) -> tuple[Any, SimpleNamespace | None] | None:
+        return await store.calling_profile(self.conn, business_ids, agent_id)
 
     async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
         return await leases.take(self.conn, agents, row_id, duration)

@@ -159,8 +159,12 @@ class Agents:
 
     async def calling_profile(self, agent_id: str) -> tuple[object, domain.Outbound, object]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
+        require_uuid(agent_id, "agent_id")
         async with self.db.read() as conn:
-            row, number = await self.agents_in(conn).calling_profile(agent_id)
+            profile = await self.agents_in(conn).calling_profile(tenant.require_account().business_ids, agent_id)
+        if profile is None:
+            raise not_found("agent")
+        row, number = profile
         return row, domain.outbound(config_of(row)), number
 
     async def voice_status(self) -> str:

@@ -8,9 +8,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import leases, tenant
-from core.errors import not_found
-from core.ids import new_id, require_uuid
+from core import leases
+from core.ids import new_id
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
@@ -165,10 +164,10 @@ async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> di
     return {str(r.agent_id): r.phone_number for r in rows}  # newest first, so the earliest is written last
 
 
-async def calling_profile(conn: AsyncConnection, agent_id: str) -> tuple[sa.Row, SimpleNamespace | None]:
-    """The caller's agent (or not_found, as find_agent) and its first assigned number (None when it has none), in
-    one statement: this is on the path of every call and text."""
-    require_uuid(agent_id, "agent_id")
+async def calling_profile(conn: AsyncConnection, business_ids, agent_id: str
+                          ) -> tuple[sa.Row, SimpleNamespace | None] | None:
+    """The agent with this id in one of these businesses and its first assigned number (None when it has none), or
+    None when there is no such agent; in one statement: this is on the path of every call and text."""
     p = phone_numbers.c
     first = (sa.select(p.phone_number, p.provider_phone_number_id).where(p.agent_id == agents.c.id)
              .order_by(p.assigned_at).limit(1).lateral("first_number"))
@@ -176,9 +175,9 @@ async def calling_profile(conn: AsyncConnection, agent_id: str) -> tuple[sa.Row,
         sa.select(agents, first.c.phone_number.label("first_phone_number"),
                   first.c.provider_phone_number_id.label("first_provider_phone_number_id"))
         .select_from(agents.outerjoin(first, sa.true()))
-        .where(agents.c.id == agent_id, agents.c.business_id.in_(tenant.require_account().business_ids)))).first()
+        .where(agents.c.id == agent_id, agents.c.business_id.in_(business_ids)))).first()
     if row is None:
-        raise not_found("agent")
+        return None
     if row.first_phone_number is None:
         return row, None
     return row, SimpleNamespace(phone_number=row.first_phone_number,

@@ -6,9 +6,8 @@ from types import SimpleNamespace
 
 import sqlalchemy as sa
 
-from core import leases, tenant
-from core.errors import not_found
-from core.ids import require_uuid, utcnow
+from core import leases
+from core.ids import utcnow
 from services.agents.store import SUMMARY, agent_versions, agents, phone_numbers, prompt_history
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
 
@@ -52,11 +51,10 @@ class MemoryAgents:
         return {str(number["agent_id"]): number["phone_number"] for number in self._by_assignment()
                 if number["agent_id"] in agent_ids}
 
-    async def calling_profile(self, agent_id):
-        require_uuid(agent_id, "agent_id")
-        row = await self.owned(tenant.require_account().business_ids, agent_id)
+    async def calling_profile(self, business_ids, agent_id):
+        row = await self.owned(business_ids, agent_id)
         if row is None:
-            raise not_found("agent")
+            return None
         number = next((n for n in self._by_assignment(newest_first=False) if n["agent_id"] == agent_id), None)
         if number is None:
             return row, None
