@@ -103,6 +103,8 @@ def metadata() -> tuple[tuple[str, str], ...]:
 
 def count_statement(sql: str) -> None:
     """A statement as the database sees it: BEGIN opens a transaction, COMMIT/ROLLBACK belong to it."""
+    if _tag.get() is None:  # background work: not worth normalizing its text
+        return
     word = sql.lstrip()[:8].upper()
     if word.startswith("BEGIN"):
         count(TRANSACTION)
@@ -116,7 +118,7 @@ def instrument_engine(engine: Any) -> None:
 
     @event.listens_for(engine.sync_engine, "before_cursor_execute")
     def _statement(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        count(SQL, " ".join(statement.split()))
+        count_statement(statement)  # SQLAlchemy sends BEGIN itself: it never passes here
 
     @event.listens_for(engine.sync_engine, "begin")
     def _begin(conn: Any) -> None:
