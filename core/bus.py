@@ -172,7 +172,7 @@ class EventBus:
         try:
             await self.ensure_stream(PROVIDER_STREAM)
             await js.publish(subject, body, stream=PROVIDER_STREAM, timeout=self.publish_timeout,
-                             headers={"Nats-Msg-Id": message_id})
+                             headers={**costs.carried(), "Nats-Msg-Id": message_id})
         except (TimeoutError, nats.errors.Error) as exc:
             raise ConnectionError(f"NATS did not store the message: {exc or type(exc).__name__}") from None
 
@@ -266,7 +266,8 @@ class DurableConsumer(Background):
 
     async def _handle(self, msg: Msg, event: dict[str, Any]) -> None:
         try:
-            with telemetry.continue_trace(self.tracer, f"consume {msg.subject}", msg.headers or {}):
+            with telemetry.continue_trace(self.tracer, f"consume {msg.subject}", msg.headers or {}), \
+                    costs.tagged(costs.tag_of(msg.headers)):
                 if self.batched:  # `batched` says which of the two kinds the handler is
                     await cast(BatchHandler, self.handler)([event])
                 else:
@@ -285,7 +286,8 @@ class DurableConsumer(Background):
 
     async def _handle_batch(self, decoded: list[tuple[Msg, dict[str, Any]]]) -> None:
         try:
-            with telemetry.continue_batch(self.tracer, f"consume {self.durable}", [m.headers or {} for m, _ in decoded]):
+            with telemetry.continue_batch(self.tracer, f"consume {self.durable}", [m.headers or {} for m, _ in decoded]), \
+                    costs.tagged(costs.tag_of(decoded[0][0].headers)):
                 await cast(BatchHandler, self.handler)([event for _, event in decoded])  # only when batched
         except Exception as exc:  # noqa: BLE001 - isolate the failing event(s)
             log.warning("consumer %s: a batch of %d failed (%s); handling its events one by one",
@@ -322,9 +324,10 @@ class DurableConsumer(Background):
                 await asyncio.sleep(0.5)
                 continue
             decoded = [(msg, event) for msg in msgs if (event := await self._decoded(msg)) is not None]
-            if self.batched and len(decoded) > 1:
-                await self._handle_batch(decoded)
-            else:
-                for msg, event in decoded:
-                    await self._handle(msg, event)
+            for run in costs.by_tag(decoded, lambda d: d[0].headers) if self.batched else [decoded]:
+                if self.batched and len(run) > 1:
+                    await self._handle_batch(run)
+                else:
+                    for msg, event in run:
+                        await self._handle(msg, event)
 

@@ -9,25 +9,32 @@ Counting is off unless the process runs with SWITCHBOARD_COUNT_COSTS=1 (settings
 and calls `enable()` at start (core.grpc_server.serve, the gateway). Then a request
 that carries a cost tag (the gateway's `X-Cost-Tag` header, passed on to every RPC it causes as gRPC metadata) has
 its costs counted under that tag, and `take(tag)` answers and forgets them: other requests and background work
-count nothing, so the figures do not depend on what else the stack is doing. Work a request leaves to a consumer
-(an event on the bus) is not the request's.
+count nothing, so the figures do not depend on what else the stack is doing.
+
+Work a request leaves to consumers is counted apart, under `after(tag)`: its events (core.outbox) and the
+provider messages it stores (core.bus) carry that tag in their headers, a consumer counts its work on them under
+it, and the events that work adds carry it on. So a provider's message and everything it sets off downstream (the
+owner applying it, the events, the webhook deliveries) has a cost that a test can compare with its budget, while
+the request's own stays apart. The outbox relay's publishing is counted by nobody (it works on batches of rows).
 """
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 HEADER = "X-Cost-Tag"
 METADATA_KEY = "x-cost-tag"
+AFTER = ":after"
 
 # The kinds counted, each with its details (which statement, which RPC) under "kind:detail".
 SQL, TRANSACTION, RPC, PUBLISH, PROVIDER = "sql", "transaction", "rpc", "publish", "provider"
 KINDS = (SQL, TRANSACTION, RPC, PUBLISH, PROVIDER)
 
+T = TypeVar("T")
 enabled = False
 _tag: ContextVar[str | None] = ContextVar("cost_tag", default=None)
 _counts: dict[str, Counter[str]] = {}
@@ -99,6 +106,37 @@ def metadata() -> tuple[tuple[str, str], ...]:
     """The current tag as gRPC metadata, for an outgoing call (empty when there is none)."""
     tag = _tag.get() if enabled else None
     return ((METADATA_KEY, tag),) if tag else ()
+
+
+def after(tag: str) -> str:
+    """The tag of the work that what is counted under `tag` leaves to consumers (the same, for that work's own)."""
+    return tag if tag.endswith(AFTER) else tag + AFTER
+
+
+def carried() -> dict[str, str]:
+    """Headers for an event or a stored message, so that its consumers count under `after(tag)` (empty when there
+    is no tag)."""
+    tag = _tag.get() if enabled else None
+    return {METADATA_KEY: after(tag)} if tag else {}
+
+
+def tag_of(headers: dict[str, str] | None) -> str | None:
+    """The tag a message's headers carry (None when counting is off)."""
+    return headers.get(METADATA_KEY) if enabled and headers else None
+
+
+def by_tag(items: list[T], headers_of: Callable[[T], dict[str, str] | None]) -> list[list[T]]:
+    """`items` cut into runs of consecutive items carrying one tag, so that a consumer applying a batch at once
+    counts each run under its own tag; one run, unchanged, when counting is off."""
+    if not enabled:
+        return [items]
+    runs: list[list[T]] = []
+    for item in items:
+        if runs and tag_of(headers_of(runs[-1][0])) == tag_of(headers_of(item)):
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
 
 
 def count_statement(sql: str) -> None:

@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import events, telemetry
+from core import costs, events, telemetry
 from core.background import Background
 from core.bus import EventBus, Outgoing
 from core.db import raw_url
@@ -96,7 +96,7 @@ async def events_buffered(conn: AsyncConnection, table: sa.Table) -> AsyncIterat
 
 def _row(type_: str, business_id: str | None, data: dict[str, Any]) -> dict[str, Any]:
     return {"event_id": new_id(), "type": type_, "business_id": business_id, "occurred_at": utcnow(), "data": data,
-            "headers": telemetry.inject({})}
+            "headers": telemetry.inject(costs.carried())}
 
 
 def channel(schema: str) -> str:

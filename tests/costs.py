@@ -2,8 +2,11 @@
 with a fresh X-Cost-Tag, then every process is asked what that tag cost it."""
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
@@ -44,9 +47,29 @@ async def take(stack, api, tag: str) -> Spent:
     return Spent(+counts)
 
 
-async def cost_of(stack, api, method: str, path: str, **kwargs) -> tuple[int, object, Spent]:
-    """Send one request (Api.request's arguments) tagged, and what it cost."""
-    tag = uuid.uuid4().hex
+async def cost_of(stack, api, method: str, path: str, *, tag: str | None = None,
+                  **kwargs) -> tuple[int, object, Spent]:
+    """Send one request (Api.request's arguments) tagged (`tag`, else a fresh one), and what it cost."""
+    tag = tag or uuid.uuid4().hex
     headers = {**(kwargs.pop("headers", None) or {}), costs.HEADER: tag}
     status, body, _ = await api.request(method, path, headers=headers, **kwargs)
     return status, body, await take(stack, api, tag)
+
+
+async def settled_cost(stack, api, tag: str, done: Callable[[], Awaitable[bool]], *, quiet: float = 1.5,
+                       timeout: float = 30) -> Spent:
+    """What `tag` cost over every process, once `done()` is true and nothing more was counted under it for `quiet`
+    seconds: for work left to consumers, which ends when the last of them is through."""
+    counts: Counter = Counter()
+    deadline = changed = time.monotonic()
+    deadline += timeout
+    while True:
+        spent = await take(stack, api, tag)
+        now = time.monotonic()
+        if spent.counts:
+            counts.update(spent.counts)
+            changed = now
+        elif now - changed >= quiet and await done():
+            return Spent(+counts)
+        assert now < deadline, f"the work under {tag} did not settle in {timeout}s: {sorted(counts.items())}"
+        await asyncio.sleep(0.1)

@@ -123,6 +123,10 @@ class Route:
     # gateway (core.costs; checked by tests/guard/test_cost_budgets.py); `read_one_budget`: its ?id= read.
     budget: Budget | None = None
     read_one_budget: Budget | None = None
+    # A provider route's message, by kind, once stored: what its owner applying it and every consumer downstream
+    # (the events it adds, their webhook deliveries) may spend at most, counted under core.costs.after. An upper
+    # bound: consumers that fetch two of its events at once apply them in one transaction, which is not promised.
+    after_budgets: dict[str, Budget] | None = None
 
 
     def __post_init__(self):

@@ -118,6 +118,19 @@ STORED = ("Once verified it is stored (the answer waits until it is: a 2xx means
           "owner's own time, even across restarts) and applied moments later, so a read right after may not show "
           "it yet; when it cannot be stored the answer is 503 unavailable and the provider sends it again.")
 STORED_BUDGET = Budget(publish=1)  # a stored message costs its publish, nothing more, until its owner applies it
+# What a stored message sets off, with one webhook subscription receiving its events (Route.after_budgets).
+VOICE_AFTER_BUDGETS = {
+    # calls moves the call forward: read and update, one transaction, no event.
+    "status-update": Budget(sql=2, transaction=1),
+    # calls ends the call (read, update, call.completed); sdr makes its lead (lock, read, insert, score, interaction,
+    # lead.created); accounts logs its usage; the dispatcher keeps five events (three statements a batch, at worst
+    # one event a batch) and delivers call.completed (a delivery, then its attempt, outcome and subscription).
+    "end-of-call-report": Budget(sql=30, transaction=9, provider=1),
+}
+SMS_STATUS_AFTER_BUDGETS = {
+    # messaging moves the text forward (read, update, sms.delivered); the dispatcher keeps it and delivers it.
+    "delivered": Budget(sql=10, transaction=3, provider=1),
+}
 _TEXT = {"type": "string"}
 STATUS_FORM = {"type": "object", "properties": {k: _TEXT for k in (
     "MessageSid", "MessageStatus", "AccountSid", "From", "To", "ErrorCode")}, "required": ["MessageSid",
@@ -139,13 +152,14 @@ ROUTES = [
           "({assistantId, assistantOverrides}) or {error} for a number no agent answers. A status update or an "
           "end-of-call report is acknowledged with {}. " + STORED + " Status updates move their call forward "
           "only and a report applies once, so duplicated and reordered messages are harmless. Other message types "
-          "are acknowledged with {}.", budget=STORED_BUDGET),
+          "are acknowledged with {}.", budget=STORED_BUDGET,
+          after_budgets=VOICE_AFTER_BUDGETS),
     Route("POST", STATUS_PATH, sms_status, "The messaging provider's status callbacks", "providers",
           auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
           media=signatures.TWIML, errors=("unauthorized", "invalid_request", "unavailable"),
           description=SIGNED + " Acknowledged with an empty body. " + STORED + " A callback moves its text forward "
           "only (late, repeated and reordered callbacks change nothing more), emitting sms.delivered or sms.failed "
-          "once.", budget=STORED_BUDGET),
+          "once.", budget=STORED_BUDGET, after_budgets=SMS_STATUS_AFTER_BUDGETS),
     Route("POST", INBOUND_PATH, sms_inbound, "The messaging provider's inbound texts", "providers", auth=PUBLIC,
           form=INBOUND_FORM, media=signatures.TWIML, errors=("unauthorized", "invalid_request"),
           rpcs=(f"{MESSAGING}/HandleInboundMessage",),

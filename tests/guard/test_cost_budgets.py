@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core import costs
 from core.costs import Budget
 from core.settings import derive_secret
 from gateway.routes import PUBLIC, Route, all_routes
@@ -24,7 +26,8 @@ from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
 from providers.voice.simulator.playback import sign
 from tests.agents import create_eval
 from tests.calling import agent_with_number
-from tests.costs import Spent, cost_of
+from tests.costs import Spent, cost_of, settled_cost
+from tests.receiver import Receiver
 from tests.texting import number, opt_in
 
 # Every hot route (issue: "the authenticated ?id= read and list of every resource", sends, calls, the provider's
@@ -95,19 +98,25 @@ async def hot(api, stack):
                or derive_secret(stack.env()["SWITCHBOARD_SECRET_KEY"], "voice-webhook"), env=stack.env())
 
 
-def _status_update(h: Hot) -> dict:
-    """The voice provider's status update of A's call, signed as it signs it."""
-    ref = {"id": h.call["conversation_id"], "assistantOverrides": {"metadata": {"switchboard_call_id": h.call["id"]}}}
-    body = json.dumps({"message": {"type": "status-update", "status": "ringing", "call": ref}}).encode()
+def _voice_message(h: Hot, call: dict, message: dict) -> dict:
+    """The voice provider's server message about A's `call`, signed as it signs it."""
+    ref = {"id": call["conversation_id"], "assistantOverrides": {"metadata": {"switchboard_call_id": call["id"]}}}
+    body = json.dumps({"message": {**message, "call": ref}}).encode()
     return {"data": body, "headers": {"Content-Type": "application/json",
                                       **sign(hmac_plan(h.voice_secret), body, time.time())}}
 
 
-def _status_callback(h: Hot) -> dict:
-    """The messaging provider's callback that A's text was delivered, signed as it signs it."""
-    params = {"MessageSid": h.text["message_sid"], "MessageStatus": "delivered", "To": h.texted}
-    url = f"{h.env['PUBLIC_BASE_URL']}{STATUS_PATH}?message_id={h.text['message_id']}"
-    return {"params": {"message_id": h.text["message_id"]}, "data": params,
+def _status_update(h: Hot, call: dict | None = None) -> dict:
+    return _voice_message(h, call or h.call, {"type": "status-update", "status": "ringing"})
+
+
+def _status_callback(h: Hot, text: dict | None = None) -> dict:
+    """The messaging provider's callback that A's text (`text`, the send's answer, else the hot one) was
+    delivered, signed as it signs it."""
+    text = text or h.text
+    params = {"MessageSid": text["message_sid"], "MessageStatus": "delivered", "To": text["to"]}
+    url = f"{h.env['PUBLIC_BASE_URL']}{STATUS_PATH}?message_id={text['message_id']}"
+    return {"params": {"message_id": text["message_id"]}, "data": params,
             "headers": {signatures.SIGNATURE_HEADER: signatures.sign(h.env["SMS_AUTH_TOKEN"], url, params)}}
 
 
@@ -200,3 +209,89 @@ async def test_a_keys_first_request_costs_one_authentication_more(stack, api, ho
     status, body, spent = await cost_of(stack, api, "GET", "/api/v1/workspaces", key=signup["api_key"],
                                         params={"id": signup["business_id"]})
     assert spent.counts["rpc:gateway: AuthenticateKey"] == 0, "the second request authenticates from the cache"
+
+
+# -- what a stored provider message sets off ------------------------------------------------------------------
+
+def _end_of_call_report(h: Hot, call: dict) -> dict:
+    """The voice provider's report that A's call was answered, with what the assistant gathered."""
+    now = datetime.now(UTC)
+    return _voice_message(h, call, {
+        "type": "end-of-call-report", "endedReason": "customer-ended-call",
+        "startedAt": (now - timedelta(minutes=2)).isoformat(), "endedAt": now.isoformat(), "cost": 0.12,
+        "artifact": {"transcript": "AI: Hello!\nUser: I need a quote.", "messages": []},
+        "analysis": {"summary": "A quote for a water heater.", "successEvaluation": "true",
+                     "structuredData": {"name": "Jordan Lee", "email": "jordan@example.com",
+                                        "intent": "Quote for a water heater"}}})
+
+
+@dataclass
+class Fresh:
+    """A record of A's in the state a provider's message moves on (a call not yet ringing, a text not yet
+    delivered), the message, and what shows its effects are all in."""
+
+    request: dict
+    done: Callable[[], Awaitable[bool]]
+
+
+@pytest.fixture(scope="module")
+async def receiver(api, hot):
+    """A's webhook endpoint, subscribed to what the provider messages below emit."""
+    endpoint = await Receiver().start()
+    status, body, _ = await api.request("POST", "/api/v1/webhooks", key=hot.key, json={
+        "webhook_url": endpoint.url, "events": ["call.completed", "sms.delivered"], "business_id": hot.business})
+    assert status == 201, body
+    yield endpoint
+    await endpoint.stop()
+
+
+async def _quiet_call(api, voice, h: Hot) -> dict:
+    """A call of A's that the voice provider plays without telling us (the test sends its messages)."""
+    await voice.playback(silent=True)
+    status, call, _ = await api.request("POST", "/api/v1/calls", key=h.key,
+                                        json={"agent_id": h.agent, "to": "+14155550002"})
+    assert status == 201, call
+    return call
+
+
+async def _fresh(kind: str, api, voice, sms, h: Hot, receiver: Receiver) -> Fresh:
+    def delivered(event: str, field: str, value: str) -> Callable[[], Awaitable[bool]]:
+        async def done() -> bool:
+            return any(r["json"]["data"].get(field) == value for r in receiver.events(event).values())
+        return done
+    if kind == "status-update":
+        call = await _quiet_call(api, voice, h)
+
+        async def ringing() -> bool:
+            _, read, _ = await api.request("GET", "/api/v1/calls", key=h.key, params={"id": call["id"]})
+            return read["status"] == "ringing"
+        return Fresh(_status_update(h, call), ringing)
+    if kind == "end-of-call-report":
+        call = await _quiet_call(api, voice, h)
+        return Fresh(_end_of_call_report(h, call), delivered("call.completed", "call_id", call["id"]))
+    assert kind == "delivered", kind
+    status, _ = await sms.control("POST", "/callbacks", {"bad_signature": True})  # its own callbacks are refused
+    assert status == 201
+    status, text, _ = await api.request("POST", "/api/v1/sms/send", key=h.key, json={
+        "to": h.texted, "from_agent_id": h.agent, "message": "Your booking is confirmed."})
+    assert status == 200, text
+    return Fresh(_status_callback(h, text), delivered("sms.delivered", "message_id", text["message_id"]))
+
+
+def _after_budgeted() -> list[tuple[str, str]]:
+    return sorted((r.path, kind) for r in all_routes() for kind in (r.after_budgets or {}))
+
+
+@pytest.mark.parametrize("path,kind", _after_budgeted())
+async def test_a_stored_provider_message_costs_downstream_no_more_than_its_budget(stack, api, voice, sms, hot,
+                                                                                  receiver, path, kind):
+    """Its owner applies it and the events it adds are consumed, a webhook delivered among them: all that is
+    counted under the message's after-tag and compared with the route's budget for that kind of message."""
+    fresh = await _fresh(kind, api, voice, sms, hot, receiver)
+    tag = uuid.uuid4().hex
+    status, body, spent = await cost_of(stack, api, "POST", path, tag=tag, **fresh.request)
+    assert 200 <= status < 300, body
+    assert not verdict(_route("POST", path).budget, spent), verdict(_route("POST", path).budget, spent)
+    after = await settled_cost(stack, api, costs.after(tag), fresh.done)
+    budget = _route("POST", path).after_budgets[kind]
+    assert not verdict(budget, after), verdict(budget, after)

@@ -46,3 +46,20 @@ def test_a_budget_names_each_kind_spent_beyond_it():
     assert budget.over({"sql": 1, "rpc": 1}) == {}
     assert budget.over({"sql": 3, "rpc": 1, "provider": 1}) == {"sql": (3, 1), "provider": (1, 0)}
     assert budget.plus(costs.Budget(rpc=1, sql=2)) == costs.Budget(sql=3, rpc=2)
+
+
+def test_what_a_request_leaves_to_consumers_carries_its_after_tag_onward(counting):
+    assert costs.carried() == {}
+    with costs.tagged("t-3"):
+        headers = costs.carried()
+    assert headers == {costs.METADATA_KEY: "t-3:after"}
+    with costs.tagged(costs.tag_of(headers)):  # a consumer's own events carry the same after-tag, not a new one
+        assert costs.carried() == headers
+
+
+def test_a_batch_is_cut_into_runs_of_one_tag_in_order(counting, monkeypatch):
+    a, b = {costs.METADATA_KEY: "a"}, {costs.METADATA_KEY: "b"}
+    batch = [(1, a), (2, a), (3, None), (4, b), (5, a)]
+    assert [[n for n, _ in run] for run in costs.by_tag(batch, lambda m: m[1])] == [[1, 2], [3], [4], [5]]
+    monkeypatch.setattr(costs, "enabled", False)
+    assert costs.by_tag(batch, lambda m: m[1]) == [batch]  # production batches are never cut
