@@ -31,12 +31,11 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import costs, logs, registry, rpc, telemetry, uow
+from core import caller, costs, logs, registry, rpc, telemetry, uow
 from core import settings as settings_module
 from core.background import Background
 from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
 from core.db import create_engine, create_pool
-from core.interceptors import intercept
 from core.outbox import OutboxRelay
 from core.settings import Settings
 from core.uow import Database
@@ -149,6 +148,7 @@ Build = Callable[[Runtime], object | None]
 async def serve(name: str, port: int, settings: Settings, build: Build, *, service: registry.Service | None = None,
                 outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
+    caller.configure(caller.keyring_of(settings, name))
     uow.configure_guard(strict=settings.environment != "production")
     if settings.count_costs:
         costs.enable()
@@ -166,7 +166,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     servicer = build(runtime)
     if service is not None:
         descriptor: ServiceDescriptor = service.descriptor()
-        service.add_to_server(intercept(servicer, descriptor), server)
+        service.add_to_server(servicer, server)
         service_names.append(descriptor.full_name)
     health = ProbingHealth(runtime)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)

@@ -1,8 +1,8 @@
 """The server-side interceptor: tenant context, tracing, deadlines and error mapping.
 
 `intercept(servicer, service)` wraps every RPC method of a servicer once, at
-start-up, with one handler that: puts the tenant from metadata in a context
-variable; continues the caller's W3C trace (a server span when spans are
+start-up, with one handler that: verifies the caller's signed token (core.caller) and refuses the call
+with `unauthenticated` when it does not verify, else puts the caller it names in a context variable; continues the caller's W3C trace (a server span when spans are
 recorded, otherwise just the caller's context so it propagates further); and
 maps exceptions to a status
 carrying the public code (`ServiceError`) or a detail-free `internal_error`
@@ -23,7 +23,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from opentelemetry.trace import Span
 
-from core import costs, telemetry, tenant
+from core import caller, costs, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import internal_status, to_status
 
@@ -62,7 +62,11 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
 
     async def handler(request: Any, context: Context) -> Any:
         metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
-        tenant_token = tenant.set_current(tenant.Tenant.from_metadata(metadata))
+        try:
+            who = caller.verified(metadata)  # before anything else: an unproven caller reaches no handler
+        except ServiceError as err:
+            await _abort(context, to_status(err))
+        tenant_token = tenant.set_current(who)
         try:
             with telemetry.continue_trace(tracer, method, metadata) as span, \
                     costs.tagged(metadata.get(costs.METADATA_KEY)):

@@ -86,8 +86,12 @@ class Service:
         return getattr(importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc"), f"{self.grpc_name}Stub")(channel)
 
     def add_to_server(self, servicer: object, server: grpc.aio.Server) -> None:
+        """Serve `servicer` with every method behind core.interceptors (the caller's token verified before any
+        handler runs): the one way a servicer is added to a server."""
+        from core.interceptors import intercept
+
         module = importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc")
-        getattr(module, f"add_{self.grpc_name}Servicer_to_server")(servicer, server)
+        getattr(module, f"add_{self.grpc_name}Servicer_to_server")(intercept(servicer, self.descriptor()), server)
 
     def timeout(self, default: float) -> float:
         return default if self.deadline is None else max(default, self.deadline)
@@ -123,6 +127,9 @@ SERVICES: tuple[Service, ...] = (
 
 BY_NAME = {s.name: s for s in SERVICES}
 WORKERS: tuple[Worker, ...] = tuple(w for s in SERVICES for w in s.workers)
+GATEWAY = "gateway"
+# Every process of the platform by name: the gateway, the services and their workers.
+PROCESSES: tuple[str, ...] = (GATEWAY, *(s.name for s in SERVICES), *(w.name for w in WORKERS))
 
 
 def service(name: str) -> Service:

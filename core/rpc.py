@@ -3,8 +3,9 @@
 A thin wrapper over a generated stub rather than a grpc.aio client interceptor,
 which measurably costs more per call than everything else the gateway does for
 a request. `connect(name, settings)` is the one way a process reaches a service of core.registry;
-`forward_tenant=True` is for a service calling another on its caller's behalf: the caller's tenant goes
-along and a failure comes back as the callee's ServiceError.
+`forward_tenant=True` is for a service calling another on its caller's behalf: the caller's signed context goes
+along unchanged (core.caller) and a failure comes back as the callee's ServiceError. A call made with no caller's
+metadata carries this process's own context (no account).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from core import costs, registry, telemetry, tenant
+from core import caller, costs, registry, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 # gRPC invocation metadata: (key, value) pairs.
 Metadata = tuple[tuple[str, str], ...]
+# The caller of a process's own calls (a gateway's key authentication, a worker's housekeeping): no account.
+ANONYMOUS = tenant.Tenant()
 
 # Reconnect quickly after a service restarts (gRPC's default backoff grows to two minutes).
 CHANNEL_OPTIONS = (
@@ -90,8 +93,8 @@ class Client:
 
         async def invoke(request: Any, *, metadata: Metadata = (), timeout: float | None = None,
                          wait_for_ready: bool | None = None) -> Any:
-            if forward and not metadata:
-                metadata = tenant.current().to_metadata()
+            if not metadata:  # the caller this process acts for, else the process itself (core.caller)
+                metadata = caller.metadata_for(tenant.current() if forward else ANONYMOUS)
             carrier = telemetry.inject({})
             if carrier:
                 metadata = (*metadata, *carrier.items())

@@ -109,6 +109,11 @@ class Settings(BaseSettings):
         s.name: os.environ.get(s.addr_env, f"127.0.0.1:{s.port}") for s in registry.SERVICES})
     grpc_ports: dict[str, Port] = Field(default_factory=_grpc_ports)
     secret_key: Secret = Field(Secret(DEV_SECRET), alias="SWITCHBOARD_SECRET_KEY")
+    # The signed caller context between processes (core.caller): this process's signing key '<process>:<version>=
+    # <base64url seed>' and the public keys it accepts '<process>:<version>=<base64url key>,...' (two versions of a
+    # process's key during a rotation). Unset: derived from the server secret, one pair per process (the local stack).
+    caller_signing_key: Secret = Field(Secret(""), alias="CALLER_SIGNING_KEY")
+    caller_verify_keys: str = Field("", alias="CALLER_VERIFY_KEYS")
     log_level: Annotated[LogLevel, BeforeValidator(str.upper)] = Field("INFO", alias="LOG_LEVEL")
     # Peers whose X-Forwarded-For header is trusted (the load balancer or ingress controller): addresses or ranges.
     trusted_proxies: Annotated[Networks, NoDecode, BeforeValidator(_networks)] = Field((), alias="TRUSTED_PROXIES")

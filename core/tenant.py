@@ -1,4 +1,5 @@
-"""The caller's tenant context, carried from the gateway to services in gRPC metadata.
+"""The caller's tenant context, carried from the gateway to services in gRPC metadata as a signed token
+(core.caller).
 
 Every service query filters by `current().business_ids`; a record of another
 business is reported as not found, never as forbidden.
@@ -14,13 +15,6 @@ from core import standing
 from core.errors import ServiceError
 from core.ids import require_uuid
 
-MD_ACCOUNT = "x-sb-account"
-MD_BUSINESSES = "x-sb-businesses"
-MD_KEY = "x-sb-key"
-MD_SCOPES = "x-sb-scopes"
-MD_BOUND = "x-sb-bound-business"
-MD_STANDINGS = "x-sb-standings"
-
 
 @dataclass(frozen=True)
 class Tenant:
@@ -33,37 +27,14 @@ class Tenant:
     # (business id, core.standing value) for each business, as the accounts service saw it when authenticating;
     # empty for a worker acting for a business (it checks the standing itself before it acts).
     standings: tuple[tuple[str, str], ...] = field(default=())
+    # The signed token this context came in (core.caller), passed on unchanged by a service calling another for
+    # its caller; empty for a context this process made. Not part of the caller's identity.
+    token: str = field(default="", compare=False, repr=False)
 
     @property
     def actor(self) -> str:
         """Who acts, for records of who did what: the API key when one was used, else the account."""
         return f"api_key:{self.api_key_id}" if self.api_key_id else self.account_id
-
-    def to_metadata(self) -> tuple[tuple[str, str], ...]:
-        return (
-            (MD_ACCOUNT, self.account_id),
-            (MD_BUSINESSES, ",".join(self.business_ids)),
-            (MD_KEY, self.api_key_id),
-            (MD_SCOPES, ",".join(self.scopes)),
-            (MD_BOUND, self.bound_business_id),
-            (MD_STANDINGS, ",".join(f"{b}:{value}" for b, value in self.standings)),
-        )
-
-    @classmethod
-    def from_metadata(cls, md: dict[str, str]) -> Tenant:
-        """From invocation metadata as a dict of its text entries."""
-        def split(s: str) -> tuple[str, ...]:
-            return tuple(p for p in s.split(",") if p)
-
-        pairs = (p.partition(":") for p in split(md.get(MD_STANDINGS, "")))  # (business, ":", standing)
-        return cls(
-            account_id=md.get(MD_ACCOUNT, ""),
-            business_ids=split(md.get(MD_BUSINESSES, "")),
-            api_key_id=md.get(MD_KEY, ""),
-            scopes=split(md.get(MD_SCOPES, "")),
-            bound_business_id=md.get(MD_BOUND, ""),
-            standings=tuple((b, value) for b, colon, value in pairs if colon),
-        )
 
     def can_access(self, business_id: str) -> bool:
         return business_id in self.business_ids

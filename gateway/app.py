@@ -8,7 +8,7 @@ import logging
 import grpc
 from aiohttp import web
 
-from core import costs, registry, rpc, telemetry
+from core import caller, costs, registry, rpc, telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
@@ -240,6 +240,7 @@ def build_app(settings: Settings) -> web.Application:
 
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
+        caller.configure(caller.keyring_of(settings, registry.GATEWAY))
         clients, channels = {}, {}
         for service in registry.SERVICES:
             clients[service.name], channels[service.name] = rpc.connect(service.name, settings)

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 
 import grpc
 
+from core import caller
 from core.bus import AUTH_INVALIDATE_SUBJECT
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
@@ -41,7 +42,8 @@ class Principal:
     scopes: tuple[str, ...]
     bound_business_id: str
     expires_at: datetime | None
-    # gRPC metadata carrying this principal's tenant context, built once per cache entry.
+    # gRPC metadata carrying this principal's tenant context signed (core.caller), built once per cache entry: the
+    # cache's ttl is below the token's reuse window, so a cached principal's token always outlives its requests.
     metadata: tuple[tuple[str, str], ...]
 
     def has_scope(self, scope: str) -> bool:
@@ -54,7 +56,7 @@ class Principal:
                         scopes=tuple(p.scopes), bound_business_id=bound, standings=tuple(p.standings.items()))
         expires = p.expires_at.ToDatetime(tzinfo=UTC) if p.HasField("expires_at") else None
         return cls(p.key_id, p.account_id, tuple(p.business_ids), tuple(p.scopes), bound, expires,
-                   tenant.to_metadata())
+                   caller.metadata_for(tenant))
 
 
 def bearer_credential(header: str | None, tokens: bool = False) -> str:

@@ -1,7 +1,21 @@
-"""The caller a service names in its gRPC metadata, for tests that call the services as another service does."""
+"""The caller a service names in its gRPC metadata, for tests that call the services as another process does: a
+token signed with that process's key (core.caller), derived from the test stack's secret as the stack derives it."""
+from core import caller, registry
 from core.tenant import Tenant
 
 
-def as_business(account) -> tuple:
-    """The tenant metadata a service passes when it acts for one business (e.g. on an inbound call)."""
-    return Tenant(account_id=account["signup"]["business_id"], business_ids=(account["business_id"],)).to_metadata()
+def signer(stack, process: str = registry.GATEWAY) -> caller.Signer:
+    """Mints tokens as `process` of the test stack."""
+    signing, _ = caller.derived_keys(stack.env()["SWITCHBOARD_SECRET_KEY"], [process])[process]
+    return caller.Signer(caller.KeyRing.parse(signing, ""))
+
+
+def signed(stack, who: Tenant, process: str = registry.GATEWAY) -> tuple[tuple[str, str], ...]:
+    """The metadata of a call made by `process` for `who`."""
+    return ((caller.METADATA_KEY, signer(stack, process).token_for(who)),)
+
+
+def as_business(stack, account) -> tuple:
+    """The metadata a service passes when it acts for one business (e.g. on an inbound call)."""
+    return signed(stack, Tenant(account_id=account["signup"]["business_id"], business_ids=(account["business_id"],)),
+                  "calls")

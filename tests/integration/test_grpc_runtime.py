@@ -27,6 +27,7 @@ from services.accounts.servicer import build
 from services.accounts.store import outbox
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 from tests.integration.servers import accepting
+from tests.tenants import signed
 from tests.waiting import wait_until
 
 EXPORTER = InMemorySpanExporter()
@@ -46,6 +47,7 @@ async def serving(stack, monkeypatch, database_url=None):
     monkeypatch.setenv("DATABASE_URL", database_url or stack.database_url)
     monkeypatch.setenv("NATS_URL", stack.nats_url)
     monkeypatch.setenv("SWITCHBOARD_ENV", "local")
+    monkeypatch.setenv("SWITCHBOARD_SECRET_KEY", stack.env()["SWITCHBOARD_SECRET_KEY"])  # its callers' keys
     stop = asyncio.Event()
     task = asyncio.create_task(serve("accounts-test", port, settings.load(), build, service=registry.service("accounts"),
                                      outbox_table=outbox, stop_event=stop))
@@ -61,15 +63,16 @@ def missing_database(stack) -> str:
     return make_url(stack.database_url).set(database=f"missing_{uuid.uuid4().hex[:6]}").render_as_string(False)
 
 
-def _tenant_md(business_id="00000000-0000-0000-0000-000000000001"):
-    return Tenant(account_id=str(uuid.uuid4()), business_ids=(business_id,), api_key_id=str(uuid.uuid4())).to_metadata()
+def _tenant_md(stack, business_id="00000000-0000-0000-0000-000000000001"):
+    return signed(stack, Tenant(account_id=str(uuid.uuid4()), business_ids=(business_id,),
+                                api_key_id=str(uuid.uuid4())))
 
 
 async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
     async with serving(stack, monkeypatch) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
         stub = Client(accounts_pb2_grpc.AccountsStub(ch), 5.0)
         with trace.get_tracer("test").start_as_current_span("client-request") as parent:
-            await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md())
+            await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(stack))
     server_spans = [s for s in EXPORTER.get_finished_spans() if s.name.endswith("/ListWorkspaces")]
     assert server_spans, "the server interceptor made no span"
     span = server_spans[-1]
@@ -82,7 +85,7 @@ async def test_errors_carry_the_public_code_and_internal_errors_leak_nothing(sta
             grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
         stub = accounts_pb2_grpc.AccountsStub(ch)
         with pytest.raises(grpc.aio.AioRpcError) as bad:
-            await stub.UpdateWorkspace(accounts_pb2.UpdateWorkspaceRequest(id="nope"), metadata=_tenant_md())
+            await stub.UpdateWorkspace(accounts_pb2.UpdateWorkspaceRequest(id="nope"), metadata=_tenant_md(stack))
         assert bad.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         status = rpc_status.from_call(bad.value)
         info = error_details_pb2.ErrorInfo()
@@ -90,7 +93,7 @@ async def test_errors_carry_the_public_code_and_internal_errors_leak_nothing(sta
         assert info.reason == "invalid_request" and "UUID" in status.message
         with pytest.raises(grpc.aio.AioRpcError) as internal:
             await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=5)),
-                                      metadata=_tenant_md())
+                                      metadata=_tenant_md(stack))
         assert internal.value.code() == grpc.StatusCode.INTERNAL
         assert "missing_" not in internal.value.details() and "asyncpg" not in internal.value.details()
         assert from_rpc_error(internal.value).code == "internal_error"
@@ -106,7 +109,7 @@ async def test_deadline_is_enforced(stack, monkeypatch):
         async with serving(stack, monkeypatch, url) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
             stub = accounts_pb2_grpc.AccountsStub(ch)
             with pytest.raises(grpc.aio.AioRpcError) as err:
-                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(), timeout=0.5)
+                await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(stack), timeout=0.5)
             assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
 
 

@@ -12,7 +12,7 @@ import pytest
 from core.grpc_errors import from_rpc_error
 from core.tenant import Tenant
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
-from tests.tenants import as_business
+from tests.tenants import as_business, signed
 from tests.waiting import wait_until
 
 
@@ -22,8 +22,8 @@ async def sdr(stack):
         yield sdr_pb2_grpc.SdrStub(channel)
 
 
-async def test_upsert_is_idempotent_even_when_concurrent(sdr, account):
-    md = as_business(account)
+async def test_upsert_is_idempotent_even_when_concurrent(sdr, account, stack):
+    md = as_business(stack, account)
     request = sdr_pb2.UpsertContactRequest(business_id=account["business_id"], phone="+14155550142",
                                            source="inbound_call", agent_name="Front desk")
     replies = await asyncio.gather(*(sdr.UpsertContact(request, metadata=md) for _ in range(4)))
@@ -43,8 +43,8 @@ async def test_upsert_is_idempotent_even_when_concurrent(sdr, account):
     assert from_rpc_error(err.value).code == "not_found"
 
 
-async def test_interactions_are_recorded_once_and_rescore_the_lead(sdr, account):
-    md = as_business(account)
+async def test_interactions_are_recorded_once_and_rescore_the_lead(sdr, account, stack):
+    md = as_business(stack, account)
     lead = (await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(
         business_id=account["business_id"], phone="+14155550144", source="inbound_call"), metadata=md)).lead
     assert lead.score == 45  # inbound_call 25 + today 15 + phone 5
@@ -60,15 +60,15 @@ async def test_interactions_are_recorded_once_and_rescore_the_lead(sdr, account)
     assert from_rpc_error(err.value).code == "invalid_request"
 
 
-async def test_another_business_cannot_use_the_internal_api(sdr, account, api):
+async def test_another_business_cannot_use_the_internal_api(sdr, account, api, stack):
     other = await api.signup()
-    md = Tenant(account_id="x", business_ids=(other["business_id"],)).to_metadata()
+    md = signed(stack, Tenant(account_id="x", business_ids=(other["business_id"],)), "calls")
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(business_id=account["business_id"], phone="+14155550145",
                                                              source="sms"), metadata=md)
     assert from_rpc_error(err.value).code == "forbidden"
     lead = (await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(
-        business_id=account["business_id"], phone="+14155550145", source="sms"), metadata=as_business(account))).lead
+        business_id=account["business_id"], phone="+14155550145", source="sms"), metadata=as_business(stack, account))).lead
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await sdr.RecordInteraction(sdr_pb2.RecordInteractionRequest(lead_id=lead.id, channel="sms",
                                                                      direction="outbound", reference="m"), metadata=md)
@@ -76,7 +76,7 @@ async def test_another_business_cannot_use_the_internal_api(sdr, account, api):
 
 
 async def test_voicemails_are_unhandled_until_called_back(sdr, account, api, stack):
-    md = as_business(account)
+    md = as_business(stack, account)
     lead = (await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(
         business_id=account["business_id"], phone="+14155550146", source="inbound_call"), metadata=md)).lead
     received = datetime.now(UTC) - timedelta(minutes=5)

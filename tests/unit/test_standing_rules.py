@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core import standing
+from core import caller, standing
 from core.errors import ServiceError
 from core.tenant import Tenant
 from services.messaging import domain
@@ -31,7 +31,9 @@ def test_a_refusal_names_the_state_and_what_to_do():
 
 def test_the_tenant_carries_each_business_standing_through_metadata():
     who = Tenant(account_id="a", business_ids=("b1", "b2"), standings=(("b1", "trialing"), ("b2", "paused")))
-    back = Tenant.from_metadata(dict(who.to_metadata()))
+    signing, verify = caller.new_key("gateway:1")
+    keys = caller.KeyRing.parse(signing, verify)
+    back = caller.Verifier(keys).verify(caller.Signer(keys).token_for(who))  # as the interceptor takes it
     assert back == who
     back.require_good_standing("b1", "texting")
     with pytest.raises(ServiceError) as refused:

@@ -1,0 +1,122 @@
+"""The trust boundary between processes (core.caller): a call that does not prove its caller reaches no handler, on
+every RPC of every service, and changes nothing; a proven caller sees only its own businesses.
+
+A raw gRPC client stands in for a process that can reach a service's port (a compromised pod, a debugging shell):
+it sends the old plain tenant metadata, no token, a token signed by a key no service accepts, an expired token, a
+tampered one, and one a worker's own key signed for a wider caller than a worker may name."""
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+
+import grpc
+import jwt
+import pytest
+from google.protobuf import symbol_database
+
+from core import caller, registry
+from core.tenant import Tenant
+from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
+from tests.tenants import signed, signer
+
+
+def _widened(token: str) -> str:
+    """The token with one more business in its claims and its signature kept."""
+    head, payload, signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["biz"].append(str(uuid.uuid4()))
+    return f"{head}.{base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b'=').decode()}.{signature}"
+
+
+def unproven(stack, business_id: str) -> dict[str, tuple]:
+    """Every way of calling for `business_id` without proof, by name."""
+    victim = Tenant(account_id=str(uuid.uuid4()), business_ids=(business_id,), api_key_id=str(uuid.uuid4()),
+                    scopes=("*",))
+    stranger = caller.Signer(caller.KeyRing.parse(caller.new_key("gateway:1")[0], ""))  # right name, wrong key
+    now = int(time.time())
+    worker_key = signer(stack, "calls").keys
+    expired = jwt.encode({"acc": victim.account_id, "biz": [business_id], "key": "", "scp": [], "bnd": "", "std": [],
+                          "iss": "calls", "aud": caller.AUDIENCE, "iat": now - 600, "exp": now - 300},
+                         worker_key.signing, algorithm="EdDSA", headers={"kid": worker_key.kid})
+    too_wide = jwt.encode({"acc": victim.account_id, "biz": [business_id], "key": victim.api_key_id, "scp": ["*"],
+                           "bnd": "", "std": [], "iss": "calls", "aud": caller.AUDIENCE, "iat": now, "exp": now + 60},
+                          worker_key.signing, algorithm="EdDSA", headers={"kid": worker_key.kid})
+    return {
+        "no token": (),
+        "plain tenant metadata": (("x-sb-account", victim.account_id), ("x-sb-businesses", business_id),
+                                  ("x-sb-scopes", "*")),
+        "a key no service accepts": ((caller.METADATA_KEY, stranger.token_for(victim)),),
+        "an expired token": ((caller.METADATA_KEY, expired),),
+        "a tampered token": ((caller.METADATA_KEY, _widened(signed(stack, Tenant(
+            account_id=str(uuid.uuid4()), business_ids=(str(uuid.uuid4()),)))[0][1])),),
+        "a worker vouching for an API key": ((caller.METADATA_KEY, too_wide),),
+    }
+
+
+@pytest.mark.parametrize("service", registry.SERVICES, ids=lambda s: s.name)
+async def test_every_rpc_refuses_a_caller_without_proof(stack, service):
+    """No RPC can be served without the interceptor: each one, called without proof, is unauthenticated."""
+    ways = unproven(stack, str(uuid.uuid4()))
+    descriptor = service.descriptor()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.process(service.name).port}") as channel:
+        for method in descriptor.methods:
+            request_cls = symbol_database.Default().GetSymbol(method.input_type.full_name)
+            call = channel.unary_unary(f"/{descriptor.full_name}/{method.name}",
+                                       request_serializer=request_cls.SerializeToString,
+                                       response_deserializer=lambda raw: raw)
+            for way, metadata in ways.items():
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await call(request_cls(), metadata=metadata, timeout=10)
+                assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED, (method.name, way,
+                                                                                  refused.value.details())
+
+
+@pytest.fixture
+async def sdr(stack):
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.process('sdr').port}") as channel:
+        yield sdr_pb2_grpc.SdrStub(channel)
+
+
+async def _lead(api, account, name: str) -> dict:
+    status, lead, _ = await api.request("POST", "/api/v1/leads", key=account["key"], json={
+        "business_id": account["business_id"], "name": name, "phone": "+14155550190"})
+    assert status == 201, lead
+    return lead
+
+
+async def _as_read(api, account, lead_id: str) -> dict:
+    status, lead, _ = await api.request("GET", "/api/v1/leads", key=account["key"], params={"id": lead_id})
+    assert status == 200, lead
+    return lead
+
+
+async def test_a_refused_call_changes_nothing(stack, api, account, sdr):
+    lead = await _lead(api, account, "Kept As Is")
+    before = await _as_read(api, account, lead["id"])
+    change = sdr_pb2.UpdateLeadRequest(id=lead["id"], fields=sdr_pb2.LeadFields(name="Taken Over", status="lost"))
+    for way, metadata in unproven(stack, account["business_id"]).items():
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await sdr.UpdateLead(change, metadata=metadata, timeout=10)
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED, way
+    assert await _as_read(api, account, lead["id"]) == before
+
+
+async def test_a_proven_caller_of_one_business_cannot_reach_anothers(stack, api, account, sdr):
+    lead = await _lead(api, account, "Not Yours")
+    before = await _as_read(api, account, lead["id"])
+    other = await api.signup(business_name="Proven Elsewhere")
+    theirs = signed(stack, Tenant(account_id=str(uuid.uuid4()), business_ids=(other["business_id"],),
+                                  api_key_id=str(uuid.uuid4()), scopes=("*",)))
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead["id"]), metadata=theirs, timeout=10)
+    assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await sdr.UpdateLead(sdr_pb2.UpdateLeadRequest(id=lead["id"], fields=sdr_pb2.LeadFields(status="lost")),
+                             metadata=theirs, timeout=10)
+    assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+    assert await _as_read(api, account, lead["id"]) == before
+    mine = signed(stack, Tenant(account_id=str(uuid.uuid4()), business_ids=(account["business_id"],),
+                                api_key_id=str(uuid.uuid4()), scopes=("*",)))
+    assert (await sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead["id"]), metadata=mine, timeout=10)).id == lead["id"]
