@@ -19,3 +19,9 @@ def as_business(stack, account) -> tuple:
     """The metadata a service passes when it acts for one business (e.g. on an inbound call)."""
     return signed(stack, Tenant(account_id=account["signup"]["business_id"], business_ids=(account["business_id"],)),
                   "calls")
+
+
+def act_as(stack, process: str = registry.GATEWAY) -> None:
+    """This test process calls the stack's services as `process` does (core.rpc's clients mint its tokens)."""
+    keys = caller.derived_keys(stack.env()["SWITCHBOARD_SECRET_KEY"], registry.PROCESSES)
+    caller.configure(caller.KeyRing.parse(keys[process][0], ",".join(verify for _, verify in keys.values())))
