@@ -33,7 +33,6 @@ import nats
 from aiohttp import web
 
 from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_stack
-from core.settings import derive_secret
 from deploy.local.servers import free_port
 from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
 from providers.voice.simulator.playback import sign
@@ -159,7 +158,7 @@ async def setup(http: aiohttp.ClientSession, base: str, database_url: str) -> tu
 
 
 async def run(args, stack) -> int:
-    secret = derive_secret(stack.home_secret("secret_key"), "voice-webhook")  # as the stack's settings derive it
+    secret = stack.env()["VOICE_WEBHOOK_SECRET"]  # as the launcher gives it to the gateway and the calls service
     sim = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
     completed: dict[str, float] = {}
     bus = await nats.connect(stack.nats_url)

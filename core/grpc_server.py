@@ -205,8 +205,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
 
 def main(name: str) -> None:
     """Run the registered service or worker `name` until SIGTERM."""
-    settings = settings_module.load()
-    settings.require_real_secret()
+    settings = settings_module.load(name)
     logs.configure(settings.log_level)
     try:
         import uvloop

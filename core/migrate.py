@@ -3,5 +3,5 @@ from core import settings
 from core.migrations import upgrade_all
 
 if __name__ == "__main__":
-    upgrade_all(settings.load().database_url.reveal())
+    upgrade_all(settings.load("migrate").database_url.reveal())
     print("migrations applied")

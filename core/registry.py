@@ -3,6 +3,9 @@
 Settings (addresses and ports), the gateway's clients, the local launcher, migrations, readiness, the
 Dockerfile and the Kubernetes manifests (`python -m deploy.generate`) all derive from this table. Adding a
 service is a folder under `services/`, a proto and one `Service` entry here.
+
+Each process declares the secret settings it reads (`secrets`: variables of core.settings.SECRET_FIELDS); it is
+given those and no other (`SECRETS`).
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ class Worker:
     port: int
     replicas: int = 2
     summary: str = ""
+    secrets: tuple[str, ...] = ()  # the secret settings it reads (see SECRETS)
 
     @property
     def port_env(self) -> str:
@@ -59,6 +63,7 @@ class Service:
     outbox: bool = True  # emits events through store.outbox (an outbox relay runs in the process)
     workers: tuple[Worker, ...] = ()
     replicas: int = 2
+    secrets: tuple[str, ...] = ()  # the secret settings it reads (see SECRETS)
 
     @property
     def module(self) -> str:
@@ -97,32 +102,40 @@ class Service:
         return default if self.deadline is None else max(default, self.deadline)
 
 
+# Every service and worker connects to PostgreSQL (core.grpc_server), so each declares DATABASE_URL.
 SERVICES: tuple[Service, ...] = (
     # Signup waits on the payment providers and, paid by x402, on provisioning (bounded: services.accounts).
+    # Keys, sessions and sign-in links are stored as HMACs under SWITCHBOARD_SECRET_KEY itself: accounts holds it.
     Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, payments, usage",
-            deadline=PROVIDER_WAIT_SECONDS),
+            deadline=PROVIDER_WAIT_SECONDS,
+            secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "PAYMENTS_API_KEY", "SMTP_PASSWORD")),
     # Agents calls wait on the voice provider (with its retries).
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
-            deadline=PROVIDER_WAIT_SECONDS),
+            deadline=PROVIDER_WAIT_SECONDS, secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET")),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
     Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit, communication runs and the analytics reports",
+            secrets=("DATABASE_URL",),
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
-                            summary="communication runs: executes due touches (run several)"),
+                            summary="communication runs: executes due touches (run several)",
+                            secrets=("DATABASE_URL",)),
                      Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,
-                            summary="the sales pipeline's two-hourly runner (run several: one run per window)"))),
+                            summary="the sales pipeline's two-hourly runner (run several: one run per window)",
+                            secrets=("DATABASE_URL",)))),
     # Placing a call waits on the voice provider (with its retries).
-    Service("calls", 50055, "Calls", "outbound and inbound calls and their records", deadline=PROVIDER_WAIT_SECONDS),
+    Service("calls", 50055, "Calls", "outbound and inbound calls and their records", deadline=PROVIDER_WAIT_SECONDS,
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET")),
     # Sending a text waits on the messaging provider.
     Service("messaging", 50056, "Messaging", "SMS, conversations, consent and do-not-call",
-            deadline=PROVIDER_WAIT_SECONDS),
+            deadline=PROVIDER_WAIT_SECONDS, secrets=("DATABASE_URL", "SMS_AUTH_TOKEN", "SMTP_PASSWORD")),
     # Mirroring a scenario waits on the voice provider.
     Service("evals", 50057, "Evals", "eval scenarios mirrored to the voice provider", deadline=PROVIDER_WAIT_SECONDS,
-            outbox=False),
+            outbox=False, secrets=("DATABASE_URL", "VOICE_API_KEY")),
     # The test event waits on the receivers (10 s each at most).
     Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries",
-            deadline=PROVIDER_WAIT_SECONDS, outbox=False,
+            deadline=PROVIDER_WAIT_SECONDS, outbox=False, secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"),
             workers=(Worker("webhooks-dispatcher", "services.webhooks.dispatcher", 50064,
-                            summary="webhook delivery (run several)"),)),
+                            summary="webhook delivery (run several)",
+                            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY")),)),
 )
 
 BY_NAME = {s.name: s for s in SERVICES}
@@ -130,6 +143,16 @@ WORKERS: tuple[Worker, ...] = tuple(w for s in SERVICES for w in s.workers)
 GATEWAY = "gateway"
 # Every process of the platform by name: the gateway, the services and their workers.
 PROCESSES: tuple[str, ...] = (GATEWAY, *(s.name for s in SERVICES), *(w.name for w in WORKERS))
+
+# The gateway (the public HTTP API: deploy/k8s/base/gateway.yaml) verifies the providers' webhooks and the sales
+# pipeline runner's bearer; it reaches no database.
+GATEWAY_SECRETS = ("SMS_AUTH_TOKEN", "PAYMENTS_WEBHOOK_SECRET", "VOICE_WEBHOOK_SECRET", "SDR_RUNNER_SECRET")
+
+# Each process's secret settings: the only ones it is given, by the local launcher (deploy.local.stack) and the
+# Kubernetes manifests (deploy.generate; gateway.yaml and migrate-job.yaml by hand, checked by the tests), and the
+# only ones it can read (core.settings.load withholds the others). `migrate` is the migrations job (core.migrate).
+SECRETS: dict[str, tuple[str, ...]] = {"gateway": GATEWAY_SECRETS, "migrate": ("DATABASE_URL",),
+                                       **{s.name: s.secrets for s in SERVICES}, **{w.name: w.secrets for w in WORKERS}}
 
 
 def service(name: str) -> Service:

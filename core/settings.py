@@ -3,18 +3,26 @@
 Each setting is declared once, in `Settings`: its type (with its allowed values or range), its default and its
 variable. A bad value stops the process at start with one line per variable naming what to fix (`load`).
 Secrets are wrapped in `Secret` so that printing or logging a Settings object never shows them.
+
+A process reads only the secrets core.registry declares for it (`load(process)`): outside the local stack each must
+be given, and reading any other is an error. Secrets for one purpose (`DERIVED_SECRETS`) are derived from the server
+secret by whoever provisions the processes, never by the processes themselves.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
+from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
 
+from cryptography.fernet import Fernet
 from pydantic import (
     AfterValidator,
     BeforeValidator,
@@ -51,6 +59,22 @@ class Secret(str):
         return core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
 
 
+class Withheld(Secret):
+    """A secret setting this process is not given (core.registry.SECRETS): reading it raises, naming the variable,
+    rather than passing on an empty or development value."""
+
+    why: str
+
+    @classmethod
+    def of(cls, variable: str, process: str) -> Withheld:
+        withheld = cls()
+        withheld.why = f"{process} is not given {variable}: declare it in core.registry if {process} reads it"
+        return withheld
+
+    def reveal(self) -> str:
+        raise RuntimeError(self.why)
+
+
 SIGNUP_LIMIT_PER_HOUR = 5  # default; the rate limit per client address
 DEV_SECRET = "dev-only-insecure-secret-change-me"
 
@@ -58,6 +82,40 @@ DEV_SECRET = "dev-only-insecure-secret-change-me"
 def derive_secret(secret: str, purpose: str) -> str:
     """A secret for one purpose, derived from the server secret (HMAC-SHA256)."""
     return hmac.new(secret.encode(), purpose.encode(), hashlib.sha256).hexdigest()
+
+
+def derive_sealing_key(secret: str) -> str:
+    """The key that seals webhook signing secrets at rest (a Fernet key), derived from the server secret as the
+    webhooks service always derived it, so that secrets sealed before stay readable."""
+    return base64.urlsafe_b64encode(hashlib.sha256(b"switchboard/webhook-secrets/v1:" + secret.encode()).digest()).decode()
+
+
+# The secrets for one purpose, each its own variable given only to the processes that read it (core.registry),
+# and how whoever provisions the processes derives them from the server secret, SWITCHBOARD_SECRET_KEY (the local
+# launcher; `python -m deploy.secrets` for a deployment): {variable: derivation}.
+DERIVED_SECRETS: dict[str, Callable[[str], str]] = {
+    "VOICE_WEBHOOK_SECRET": partial(derive_secret, purpose="voice-webhook"),
+    "SDR_RUNNER_SECRET": partial(derive_secret, purpose="sdr-runner"),
+    "RECORDING_LINKS_SECRET": partial(derive_secret, purpose="recording-links"),
+    "WEBHOOK_SECRETS_KEY": derive_sealing_key,
+}
+
+
+def derived_secrets(secret: str) -> dict[str, str]:
+    """Each purpose's secret derived from the server secret `secret`: {variable: value}."""
+    return {variable: derive(secret) for variable, derive in DERIVED_SECRETS.items()}
+
+
+DEV_DERIVED = derived_secrets(DEV_SECRET)  # their defaults, for the local stack only (refused outside it: `load`)
+
+
+def _fernet_key(value: Secret) -> Secret:
+    try:
+        Fernet(value.reveal())
+    except ValueError:
+        raise ValueError("must be a Fernet key, 32 bytes in url-safe base64 (python -m deploy.secrets derives it "
+                         "from SWITCHBOARD_SECRET_KEY)") from None
+    return value
 
 
 def _items(value: str | tuple[str, ...]) -> tuple[str, ...]:
@@ -78,10 +136,6 @@ Port = Annotated[int, Field(ge=1, le=65535)]
 Url = Annotated[str, AfterValidator(lambda url: url.rstrip("/"))]
 Items = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_items)]
 LogLevel = Literal["CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET"]  # logging's names
-
-# Secrets derived from the server secret when their variable is unset or empty: {field: purpose}.
-DERIVED_SECRETS = {"voice_webhook_secret": "voice-webhook", "sdr_runner_secret": "sdr-runner"}
-
 
 def _grpc_ports() -> dict[str, Any]:
     """Each process's port: its variable's text when set (validated as the field's ports), else the registry's."""
@@ -108,6 +162,8 @@ class Settings(BaseSettings):
     addresses: dict[str, str] = Field(default_factory=lambda: {
         s.name: os.environ.get(s.addr_env, f"127.0.0.1:{s.port}") for s in registry.SERVICES})
     grpc_ports: dict[str, Port] = Field(default_factory=_grpc_ports)
+    # The server secret: keys, sessions and sign-in links are stored as HMACs under it (the accounts service), and
+    # the secrets of DERIVED_SECRETS are derived from it where the processes are provisioned.
     secret_key: Secret = Field(Secret(DEV_SECRET), alias="SWITCHBOARD_SECRET_KEY")
     # The signed caller context between processes (core.caller): this process's signing key '<process>:<version>=
     # <base64url seed>' and the public keys it accepts '<process>:<version>=<base64url key>,...' (two versions of a
@@ -138,8 +194,8 @@ class Settings(BaseSettings):
     # Our SIP trunk credential at the voice provider: pool numbers are imported through it.
     voice_sip_credential_id: str = Field("", alias="VOICE_SIP_CREDENTIAL_ID")
     # Signs the provider's server messages (call statuses, end-of-call reports): the HMAC secret of the webhook
-    # credential we register at the provider. Derived from the secret key unless VOICE_WEBHOOK_SECRET is set.
-    voice_webhook_secret: Secret = Field(Secret(""), alias="VOICE_WEBHOOK_SECRET")
+    # credential we register at the provider.
+    voice_webhook_secret: Secret = Field(Secret(DEV_DERIVED["VOICE_WEBHOOK_SECRET"]), alias="VOICE_WEBHOOK_SECRET")
     # How the provider authenticates them: hmac (signature and timestamp headers) or bearer (the secret as a token).
     voice_webhook_auth: Annotated[Literal["hmac", "bearer"], BeforeValidator(lambda v: v.strip().lower())] = Field(
         "hmac", alias="VOICE_WEBHOOK_AUTH")
@@ -231,9 +287,14 @@ class Settings(BaseSettings):
     # The sales pipeline's scheduled runner: how often the sdr-runner worker looks for businesses whose two-hour
     # window has not run yet.
     sdr_runner_poll_seconds: PositiveFloat = Field(60.0, alias="SDR_RUNNER_POLL_SECONDS")
-    # The server secret POST /api/sdr/runner takes (Authorization: Bearer ...); derived from the server secret
-    # unless set.
-    sdr_runner_secret: Secret = Field(Secret(""), alias="SDR_RUNNER_SECRET")
+    # The server secret POST /api/sdr/runner takes (Authorization: Bearer ...).
+    sdr_runner_secret: Secret = Field(Secret(DEV_DERIVED["SDR_RUNNER_SECRET"]), alias="SDR_RUNNER_SECRET")
+    # Signs the links to call recordings the calls service hands out, and checks them when one is fetched.
+    recording_links_secret: Secret = Field(Secret(DEV_DERIVED["RECORDING_LINKS_SECRET"]),
+                                           alias="RECORDING_LINKS_SECRET")
+    # Seals the businesses' webhook signing secrets at rest (the webhooks service and its dispatcher).
+    webhook_secrets_key: Annotated[Secret, AfterValidator(_fernet_key)] = Field(
+        Secret(DEV_DERIVED["WEBHOOK_SECRETS_KEY"]), alias="WEBHOOK_SECRETS_KEY")
 
     @field_validator("*", mode="before")
     @classmethod
@@ -242,12 +303,6 @@ class Settings(BaseSettings):
         assert info.field_name is not None  # a field validator's
         default = cls.model_fields[info.field_name].default
         return default if value == "" and isinstance(default, (int, float)) else value
-
-    @field_validator(*DERIVED_SECRETS)
-    @classmethod
-    def _derived_unless_set(cls, value: Secret, info: ValidationInfo) -> Secret:
-        assert info.field_name is not None  # a field validator's
-        return value or Secret(derive_secret(info.data["secret_key"].reveal(), DERIVED_SECRETS[info.field_name]))
 
     @property
     def webhook_lease(self) -> timedelta:
@@ -264,25 +319,39 @@ class Settings(BaseSettings):
         return ("https://storage.vapi.ai",) if urlsplit(self.voice_api_url).hostname == "api.vapi.ai" \
             else (self.voice_api_url,)
 
-    def derived_secret(self, purpose: str) -> str:
-        """A secret for one purpose (e.g. signing recording URLs), derived from the server secret."""
-        return derive_secret(self.secret_key.reveal(), purpose)
-
-    def require_real_secret(self) -> None:
-        """Outside the local stack, refuse to start with the built-in development secret."""
-        if self.environment != "local" and self.secret_key.reveal() == DEV_SECRET:
-            raise SystemExit("SWITCHBOARD_SECRET_KEY must be set (a long random value) outside the local stack")
-
     def __repr_args__(self) -> list[tuple[str | None, Any]]:  # repr and str: never print secrets, even by accident
         return [("nats_url", self.nats_url), ("http_port", self.http_port), ("home", str(self.home))]
 
 
-def load() -> Settings:
-    """The settings of this process's environment; a bad value ends the process with what to fix."""
+# Every secret setting: {variable: field}.
+SECRET_FIELDS = {f.alias: name for name, f in Settings.model_fields.items() if f.alias and f.annotation is Secret}
+
+
+def load(process: str | None = None) -> Settings:
+    """The settings of this process's environment; a bad value ends the process with what to fix.
+
+    A `process` of core.registry.SECRETS reads its own secrets only: outside the local stack each must be given
+    (a development default is refused), and the others are withheld (`Withheld`)."""
     try:
-        return Settings()
+        loaded = Settings()
     except ValidationError as exc:
         raise SystemExit("\n".join(_problems(exc))) from None
+    if process is None:
+        return loaded
+    own = registry.SECRETS[process]
+    missing = [variable for variable in own if not _given(loaded, SECRET_FIELDS[variable])]
+    if missing and loaded.environment != "local":
+        raise SystemExit("\n".join(f"{variable}: must be set ({process} reads it; outside the local stack a secret "
+                                   "has no default)" for variable in missing))
+    return loaded.model_copy(update={field: Withheld.of(variable, process)
+                                     for variable, field in SECRET_FIELDS.items() if variable not in own})
+
+
+def _given(loaded: Settings, field: str) -> bool:
+    """Set in the environment and, for a secret with a development default, to a value of its own (empty stays a
+    choice for the others: an SMTP server that takes no password)."""
+    default = Settings.model_fields[field].default
+    return field in loaded.model_fields_set and not (default and getattr(loaded, field) in (default, ""))
 
 
 def _problems(exc: ValidationError) -> list[str]:

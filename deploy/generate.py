@@ -1,8 +1,9 @@
 """`python -m deploy.generate`: write the deployment files that follow from core.registry.
 
 - `deploy/k8s/base/services.generated.yaml`: a Deployment (native gRPC probes: readiness "" checks PostgreSQL
-  and NATS, liveness "liveness" only the process) and a Service for every service, a Deployment for every
-  worker, and the ConfigMap `switchboard-services` with every service's address;
+  and NATS, liveness "liveness" only the process; of the Secret `switchboard-secrets`, only the keys the process
+  reads, core.registry.SECRETS) and a Service for every service, a Deployment for every worker, and the ConfigMap
+  `switchboard-services` with every service's address;
 - the process list and the exposed ports of `deploy/Dockerfile` (between its "generated" markers).
 
 `--check` writes nothing and fails when a file differs (the test suite runs it, so the files cannot drift).
@@ -23,10 +24,19 @@ BEGIN = "# --- processes: generated from core.registry by `python -m deploy.gene
 END = "# --- end of generated processes ---\n"
 HEADER = "# Generated from core.registry by `python -m deploy.generate`; edit the registry, not this file.\n"
 ADDRESSES = "switchboard-services"
+SECRET = "switchboard-secrets"
+# Every long-running process connects to NATS, whose URL may carry its credentials: it is a key of the Secret too.
+SHARED_SECRET_KEYS = ("NATS_URL",)
 
 
 def _labels(name: str) -> dict:
     return {"app.kubernetes.io/name": name}
+
+
+def secret_env(process: str) -> list[dict]:
+    """The keys of the Secret that `process` is given, one secretKeyRef each (gateway.yaml lists the gateway's)."""
+    return [{"name": key, "valueFrom": {"secretKeyRef": {"name": SECRET, "key": key}}}
+            for key in (*SHARED_SECRET_KEYS, *registry.SECRETS[process])]
 
 
 def _deployment(name: str, module: str, port: int, port_env: str, replicas: int) -> dict:
@@ -35,9 +45,8 @@ def _deployment(name: str, module: str, port: int, port_env: str, replicas: int)
                 "failureThreshold": 3}
     container = {
         "name": name, "image": "switchboard:latest", "command": ["python", "-m", module],
-        "env": [{"name": port_env, "value": str(port)}],
-        "envFrom": [{"configMapRef": {"name": "switchboard-config"}}, {"configMapRef": {"name": ADDRESSES}},
-                    {"secretRef": {"name": "switchboard-secrets"}}],
+        "env": [{"name": port_env, "value": str(port)}, *secret_env(name)],
+        "envFrom": [{"configMapRef": {"name": "switchboard-config"}}, {"configMapRef": {"name": ADDRESSES}}],
         "ports": [{"name": "grpc", "containerPort": port}],
         "readinessProbe": probe, "livenessProbe": liveness,
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "1", "memory": "512Mi"}},

@@ -7,8 +7,7 @@ from core import logs, settings, telemetry
 from gateway.app import build_app
 
 if __name__ == "__main__":
-    cfg = settings.load()
-    cfg.require_real_secret()
+    cfg = settings.load("gateway")
     logs.configure(cfg.log_level)
     telemetry.configure("gateway")
     try:

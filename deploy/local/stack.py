@@ -5,6 +5,9 @@ Used by `make run` (deploy.local.__main__) and by the test harness, so the tests
 run exactly what users run. With DATABASE_URL / NATS_URL set, those servers are
 used instead of the embedded ones; with VOICE_API_URL / VOICE_API_KEY set, that voice provider is used
 instead of the simulator.
+
+Each process is given only its own secrets (core.registry.SECRETS; a simulator, its provider's credentials): the
+secrets for one purpose are derived here from the data folder's server secret (or SWITCHBOARD_SECRET_KEY).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from core import registry
 from core.migrations import upgrade_all
+from core.settings import SECRET_FIELDS, derived_secrets
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
 from providers.messaging.webhooks import INBOUND_PATH
 from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
@@ -39,6 +43,7 @@ class Process:
     name: str
     module: str
     port: int
+    secrets: tuple[str, ...] = ()  # the secret settings it is given (core.settings.SECRET_FIELDS)
     proc: subprocess.Popen | None = None
     log: Path | None = None
     env: dict[str, str] = field(default_factory=dict)  # overrides for this process only
@@ -79,6 +84,9 @@ class Stack:
             self.nats_url = self.nats.url
 
     def env(self) -> dict[str, str]:
+        """Every setting of the stack, each secret included (what tests and tools read); a process is started with
+        `process_env`."""
+        secret_key = os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key")
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
@@ -87,7 +95,8 @@ class Stack:
             "SWITCHBOARD_HOME": str(self.home),
             "SWITCHBOARD_ENV": "local",
             "PORT": str(self.http_port),
-            "SWITCHBOARD_SECRET_KEY": os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key"),
+            "SWITCHBOARD_SECRET_KEY": secret_key,
+            **{name: os.environ.get(name) or value for name, value in derived_secrets(secret_key).items()},
             "PUBLIC_BASE_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url),
             **self.registry_env(),
             "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
@@ -99,6 +108,11 @@ class Stack:
             **self.extra_env,
         }
         return env
+
+    def process_env(self, p: Process) -> dict[str, str]:
+        """What process `p` is started with: the stack's settings, of the secrets only its own."""
+        return {name: value for name, value in {**self.env(), **p.env}.items()
+                if name not in SECRET_FIELDS or name in p.secrets}
 
     def registry_env(self) -> dict[str, str]:
         """Where each service and worker of core.registry listens, and where the others reach it."""
@@ -135,7 +149,8 @@ class Stack:
         $SWITCHBOARD_HOME/mail (and lists them over HTTP)."""
         if os.environ.get("SMTP_HOST"):
             return {}
-        return {"SMTP_HOST": "127.0.0.1", "SMTP_PORT": str(self.smtp_port), "SMTP_CATCHALL_PORT": str(self.smtp_port),
+        return {"SMTP_HOST": "127.0.0.1", "SMTP_PORT": str(self.smtp_port), "SMTP_PASSWORD": "",  # it takes any mail
+                "SMTP_CATCHALL_PORT": str(self.smtp_port),
                 "SMTP_CATCHALL_HTTP_PORT": str(self.process(MAIL_CATCHALL).port),
                 "SMTP_CATCHALL_DIR": str(self.home / "mail")}
 
@@ -179,19 +194,20 @@ class Stack:
         self.start_servers()
         upgrade_all(self.database_url)
         simulators = [*([] if os.environ.get("VOICE_API_URL") else [
-            Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port())]),
+            Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port(), ("VOICE_API_KEY",))]),
             *([] if os.environ.get("SMS_API_URL") else [
-                Process(SMS_SIMULATOR, "providers.messaging.simulator", free_port())]),
+                Process(SMS_SIMULATOR, "providers.messaging.simulator", free_port(), ("SMS_AUTH_TOKEN",))]),
             *([] if os.environ.get("SMTP_HOST") else [Process(MAIL_CATCHALL, "providers.email.catchall", free_port())]),
             *([] if os.environ.get("PAYMENTS_API_URL") else [
-                Process(PAYMENTS_SIMULATOR, "providers.payments.simulator", free_port())]),
+                Process(PAYMENTS_SIMULATOR, "providers.payments.simulator", free_port(),
+                        ("PAYMENTS_API_KEY", "PAYMENTS_WEBHOOK_SECRET"))]),
             *([] if os.environ.get("X402_FACILITATOR_URL") else [
                 Process(X402_FACILITATOR, "providers.x402.facilitator", free_port())])]
         self.smtp_port = self.smtp_port or free_port()
         self.processes = [*simulators,
-                          *(Process(s.name, s.module, free_port()) for s in registry.SERVICES),
-                          *(Process(w.name, w.module, free_port()) for w in registry.WORKERS),
-                          Process("gateway", "gateway", self.http_port)]
+                          *(Process(s.name, s.module, free_port(), s.secrets) for s in registry.SERVICES),
+                          *(Process(w.name, w.module, free_port(), w.secrets) for w in registry.WORKERS),
+                          Process("gateway", "gateway", self.http_port, registry.GATEWAY_SECRETS)]
         for p in self.processes:
             self.spawn(p)
         for p in self.processes:
@@ -201,14 +217,14 @@ class Stack:
     def spawn(self, p: Process) -> None:
         p.log = self.logs / f"{p.name}.log"
         with open(p.log, "ab") as log:
-            p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env={**self.env(), **p.env}, stdout=log,
+            p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env=self.process_env(p), stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
 
     def add_gateway(self, name: str, env: dict[str, str] | None = None) -> Process:
         """Another gateway replica on its own port (for multi-replica behaviour, or settings of its own such as
         a lower rate limit); stopped with the stack."""
         port = free_port()
-        p = Process(name, "gateway", port, env={**(env or {}), "PORT": str(port)})
+        p = Process(name, "gateway", port, registry.GATEWAY_SECRETS, env={**(env or {}), "PORT": str(port)})
         self.processes.append(p)
         self.spawn(p)
         wait_for_port(port, 30, p.proc, name, p.log)

@@ -117,7 +117,7 @@ def build(runtime: Runtime) -> CallsServicer:
     voice = runtime.closing(configured.voice(s))
     others = grpc_neighbours(runtime.client)
     calls = Calls(runtime.db, voice, ServerConfig(voice, WebhookAuth.of(s), s.public_base_url), others,
-                  recording_secret=s.derived_secret("recording-links"), base_url=s.public_base_url)
+                  recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url)
     inbound = Inbound(runtime.db, calls.server, others)
     lifecycle = Lifecycle(runtime.db, inbound)
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses

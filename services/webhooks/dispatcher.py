@@ -114,7 +114,7 @@ def build(runtime: Runtime) -> None:
                     "private and metadata addresses are always refused")
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
-    worker = DeliveryWorker(runtime.db, domain.SecretBox(cfg.secret_key.reveal()), sender,
+    worker = DeliveryWorker(runtime.db, domain.SecretBox(cfg.webhook_secrets_key.reveal()), sender,
                             scale=cfg.webhook_retry_scale, lease=cfg.webhook_lease)
 
     async def on_events(messages: list[dict]) -> None:

@@ -2,7 +2,6 @@
 schedule, signatures, and how secrets are kept."""
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import random
@@ -137,11 +136,10 @@ def signature_header(secrets_: list[str], timestamp: int, body: bytes) -> str:
 
 
 class SecretBox:
-    """Encrypts signing secrets at rest with a key derived from the server secret."""
+    """Encrypts signing secrets at rest with the sealing key (WEBHOOK_SECRETS_KEY, a Fernet key)."""
 
-    def __init__(self, server_secret: str):
-        key = hashlib.sha256(b"switchboard/webhook-secrets/v1:" + server_secret.encode()).digest()
-        self._fernet = Fernet(base64.urlsafe_b64encode(key))
+    def __init__(self, key: str):
+        self._fernet = Fernet(key)
 
     def seal(self, secret: str) -> str:
         return self._fernet.encrypt(secret.encode()).decode()
@@ -150,4 +148,4 @@ class SecretBox:
         try:
             return self._fernet.decrypt(sealed.encode()).decode()
         except InvalidToken:
-            raise RuntimeError("a webhook secret cannot be decrypted: was SWITCHBOARD_SECRET_KEY changed?") from None
+            raise RuntimeError("a webhook secret cannot be decrypted: was WEBHOOK_SECRETS_KEY changed?") from None

@@ -114,5 +114,5 @@ def build(runtime: Runtime) -> WebhooksServicer:
     loopback = allow_loopback(runtime.settings)
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
-    return WebhooksServicer(Webhooks(runtime.db, domain.SecretBox(runtime.settings.secret_key.reveal()), sender,
+    return WebhooksServicer(Webhooks(runtime.db, domain.SecretBox(runtime.settings.webhook_secrets_key.reveal()), sender,
                                      loopback, runtime.settings.webhook_lease))

@@ -84,7 +84,7 @@ def signed(body: bytes, secret: str, at: float) -> dict:
 
 
 async def test_unsigned_forged_and_stale_messages_are_refused(stack):
-    secret = hmac.new(stack.home_secret("secret_key").encode(), b"voice-webhook", hashlib.sha256).hexdigest()
+    secret = stack.env()["VOICE_WEBHOOK_SECRET"]
     body = json.dumps({"message": {"type": "status-update", "status": "ringing",
                                    "call": {"id": "not-one-of-ours"}}}).encode()
     async with aiohttp.ClientSession() as session:
@@ -115,7 +115,7 @@ async def test_a_status_update_nats_cannot_store_is_refused_and_applied_when_sen
     code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
                                                                                "to": "+14155550192"})
     assert code == 201
-    secret = hmac.new(stack.home_secret("secret_key").encode(), b"voice-webhook", hashlib.sha256).hexdigest()
+    secret = stack.env()["VOICE_WEBHOOK_SECRET"]
     body = json.dumps({"message": {"type": "status-update", "status": "in-progress", "call": {
         "id": call["conversation_id"], "assistantOverrides": {"metadata": {"switchboard_call_id": call["id"]}}}}}).encode()
     async with aiohttp.ClientSession() as session:
@@ -263,7 +263,7 @@ async def test_recordings_are_served_by_signed_expiring_links_with_ranges(api, a
         tampered = url[:-1] + ("1" if url.endswith("0") else "0")  # the signature's last digit changed
         async with session.get(tampered) as r:
             assert r.status == 401
-        secret = hmac.new(stack.home_secret("secret_key").encode(), b"recording-links", hashlib.sha256).hexdigest()
+        secret = stack.env()["RECORDING_LINKS_SECRET"]
         expires = int(time.time()) - 10
         signature = hmac.new(secret.encode(), f"{call['id']}.{expires}".encode(), hashlib.sha256).hexdigest()
         async with session.get(stack.base_url + "/api/v1/recordings/audio", params={

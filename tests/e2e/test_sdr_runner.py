@@ -5,7 +5,6 @@ import asyncio
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from core.settings import derive_secret
 from services.sdr.pipeline_runner import window_of
 from tests.calling import provider_calls_to
 from tests.compliance import callee
@@ -17,7 +16,7 @@ RUNNER = "/api/sdr/runner"
 
 
 def secret(stack) -> str:
-    return derive_secret(stack.env()["SWITCHBOARD_SECRET_KEY"], "sdr-runner")
+    return stack.env()["SDR_RUNNER_SECRET"]
 
 
 async def trigger(api, stack, business_id: str):

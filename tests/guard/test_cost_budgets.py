@@ -17,7 +17,6 @@ import pytest
 
 from core import costs
 from core.costs import Budget
-from core.settings import derive_secret
 from gateway.routes import PUBLIC, Route, all_routes
 from providers.messaging import signatures
 from providers.messaging.webhooks import STATUS_PATH
@@ -94,8 +93,7 @@ async def hot(api, stack):
     assert status == 201, made_eval
     return Hot(key=key, business=bid, agent=agent, call=call, lead=lead, conversation=conversation,
                email=email["id"], run=run["id"], eval=made_eval["id"], texted=texted, text=text,
-               voice_secret=stack.env().get("VOICE_WEBHOOK_SECRET")
-               or derive_secret(stack.env()["SWITCHBOARD_SECRET_KEY"], "voice-webhook"), env=stack.env())
+               voice_secret=stack.env()["VOICE_WEBHOOK_SECRET"], env=stack.env())
 
 
 def _voice_message(h: Hot, call: dict, message: dict) -> dict:

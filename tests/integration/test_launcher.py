@@ -1,7 +1,11 @@
-"""The embedded launcher refuses to trample a running stack."""
+"""The embedded launcher refuses to trample a running stack, and gives each process only its own secrets."""
+from pathlib import Path
+
 import aiohttp
 import pytest
 
+from core import registry
+from core.settings import SECRET_FIELDS
 from deploy.local.servers import Postgres, port_is_free
 from deploy.local.stack import Stack
 from tests.api import Api
@@ -11,6 +15,21 @@ def test_second_stack_on_the_same_port_is_refused_with_a_clear_message(stack, tm
     assert not port_is_free(stack.http_port)
     with pytest.raises(RuntimeError, match="already in use"):
         Stack(home=tmp_path, http_port=stack.http_port).start()
+
+
+def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
+    """The environment each process of the stack runs with (/proc/<pid>/environ): of the secret settings, exactly
+    those core.registry declares for it (a provider simulator: its provider's credentials), with the stack's values."""
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("no /proc here")
+    every = stack.env()
+    for p in stack.processes:
+        entries = Path(f"/proc/{p.proc.pid}/environ").read_bytes().decode().split("\0")
+        environ = dict(entry.split("=", 1) for entry in entries if entry)
+        held = {name: value for name, value in environ.items() if name in SECRET_FIELDS}
+        assert held == {name: every[name] for name in p.secrets}, p.name
+    launched = {p.name: p.secrets for p in stack.processes if p.name in registry.SECRETS}
+    assert launched == {name: secrets for name, secrets in registry.SECRETS.items() if name != "migrate"}
 
 
 def test_second_postgres_on_the_same_data_is_refused(stack):

@@ -127,7 +127,7 @@ async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, eng
 
 
 async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine, database):
-    box = domain.SecretBox(cfg.secret_key.reveal())
+    box = domain.SecretBox(cfg.webhook_secrets_key.reveal())
     sender = Sender(allow_loopback=True)
     webhooks = Webhooks(database, box, sender, allow_loopback=True, lease=timedelta(seconds=2))
     try:

@@ -1,5 +1,6 @@
 """The service registry agrees with the code and with every file derived from it."""
 import importlib
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,6 +10,7 @@ import yaml
 
 from core import migrations, registry, settings
 from deploy import generate
+from deploy import secrets as deploy_secrets
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,6 +69,53 @@ def test_deploy_files_are_generated_from_the_registry():
     assert addresses == {s.addr_env: f"{s.name}:{s.port}" for s in registry.SERVICES}
     dockerfile = generate.DOCKERFILE.read_text()
     assert all(f"python -m {p.module}" in dockerfile for p in (*registry.SERVICES, *registry.WORKERS))
+
+
+def _secret_keys(container: dict) -> set[str]:
+    """The keys of the Secret a container is given (a whole Secret through envFrom is refused)."""
+    assert not [source for source in container.get("envFrom", []) if "secretRef" in source], container["name"]
+    refs = [e["valueFrom"]["secretKeyRef"] for e in container.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})]
+    assert all(ref["name"] == generate.SECRET for ref in refs)
+    assert [e["name"] for e in container["env"] if "valueFrom" in e] == [ref["key"] for ref in refs]  # same names
+    return {ref["key"] for ref in refs}
+
+
+def test_each_manifest_gives_its_process_only_the_secrets_the_registry_declares():
+    base = generate.MANIFESTS.parent
+    docs = [d for path in (generate.MANIFESTS, base / "gateway.yaml", base / "migrate-job.yaml")
+            for d in yaml.safe_load_all(path.read_text()) if d["kind"] in ("Deployment", "Job")]
+    given = {d["metadata"]["labels"]["app.kubernetes.io/name"]: _secret_keys(d["spec"]["template"]["spec"]["containers"][0])
+             for d in docs}
+    shared = set(generate.SHARED_SECRET_KEYS)
+    assert given == {name: set(secrets) | (set() if name == "migrate" else shared)
+                     for name, secrets in registry.SECRETS.items()}
+    example = yaml.safe_load((base / "secret.example.yaml").read_text())
+    assert example["metadata"]["name"] == generate.SECRET
+    assert set(example["stringData"]) == set().union(*given.values())
+
+
+def test_the_registry_declares_secret_settings_and_each_is_read_somewhere():
+    declared = [v for secrets in registry.SECRETS.values() for v in secrets]
+    assert set(declared) == set(settings.SECRET_FIELDS)
+    assert all(len(set(secrets)) == len(secrets) for secrets in registry.SECRETS.values())
+    assert set(registry.SECRETS) == {"gateway", "migrate", *(p.name for p in (*registry.SERVICES, *registry.WORKERS))}
+
+
+def test_the_readme_says_which_process_is_given_which_secret():
+    """The table under "Secrets" in README.md: `VARIABLE` | what | the processes given it."""
+    section = (ROOT / "README.md").read_text().split("\n### Secrets", 1)[1].split("\n#", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if line.startswith("| `")]
+    table = {row[1].strip(" `"): set(re.findall(r"`([a-z-]+)`", row[3])) for row in rows}
+    assert table == {variable: {name for name, secrets in registry.SECRETS.items() if variable in secrets}
+                     for variable in settings.SECRET_FIELDS}
+
+
+def test_deploy_secrets_prints_the_derived_secrets_of_the_server_secret(monkeypatch, capsys):
+    monkeypatch.setenv("SWITCHBOARD_SECRET_KEY", "k1")
+    assert deploy_secrets.main() == 0
+    assert capsys.readouterr().out == "".join(f"{v}={value}\n" for v, value in settings.derived_secrets("k1").items())
+    monkeypatch.setenv("SWITCHBOARD_SECRET_KEY", settings.DEV_SECRET)
+    assert deploy_secrets.main() == 1 and "SWITCHBOARD_SECRET_KEY: must be set" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed here")

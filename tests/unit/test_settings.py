@@ -9,19 +9,20 @@ import pytest
 from pydantic import ValidationError
 
 from core import plans, registry, settings, x402_defaults
-from core.settings import DEV_SECRET, SIGNUP_LIMIT_PER_HOUR, Secret, derive_secret
+from core.settings import DEV_SECRET, SECRET_FIELDS, SIGNUP_LIMIT_PER_HOUR, Secret, derive_sealing_key, derive_secret
 
 
 @pytest.fixture
 def load(monkeypatch):
-    """`load(NAME=value, ...)`: the settings of an otherwise empty environment."""
+    """`load(process, NAME=value, ...)`: the settings of an otherwise empty environment (as `process` reads them,
+    when named)."""
     for name in list(os.environ):
         monkeypatch.delenv(name)
 
-    def load(**env) -> settings.Settings:
+    def load(process: str | None = None, **env) -> settings.Settings:
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        return settings.load()
+        return settings.load(process)
     return load
 
 
@@ -90,6 +91,7 @@ def test_empty_variables(load):
     ({"SMTP_STARTTLS": "maybe"}, "SMTP_STARTTLS: must be a valid boolean"),
     ({"TRUSTED_PROXIES": "10.0.0.0/8,ingress.example"}, "TRUSTED_PROXIES: 'ingress.example' does not appear"),
     ({"CHECKOUT_PRICES": "gold=price_x"}, "CHECKOUT_PRICES: 'gold=price_x' must be <plan>=<price id>"),
+    ({"WEBHOOK_SECRETS_KEY": "hunter2"}, "WEBHOOK_SECRETS_KEY: must be a Fernet key, 32 bytes in url-safe base64"),
 ])
 def test_a_bad_value_ends_the_process_naming_its_variable(load, env, message):
     with pytest.raises(SystemExit) as stopped:
@@ -107,24 +109,59 @@ def test_every_bad_variable_is_named_once(load):
 
 
 def test_secrets_never_show(load):
-    secrets = {"DATABASE_URL": "postgresql://u:hunter2@db/x", "SWITCHBOARD_SECRET_KEY": "topsecret",
-               "VOICE_API_KEY": "vk-1", "VOICE_WEBHOOK_SECRET": "vw-2", "SMS_AUTH_TOKEN": "st-3",
-               "SMTP_PASSWORD": "sp-4", "PAYMENTS_API_KEY": "sk_5", "PAYMENTS_WEBHOOK_SECRET": "whsec_6",
-               "SDR_RUNNER_SECRET": "sr-7"}
+    secrets = {variable: f"{variable.lower()}-1" for variable in SECRET_FIELDS} | {
+        "DATABASE_URL": "postgresql://u:hunter2@db/x", "WEBHOOK_SECRETS_KEY": derive_sealing_key("k")}
     s = load(**secrets)
-    shown = f"{s!r} {s} {s.database_url} {s.secret_key!r} {[s.voice_api_key]}"
+    shown = f"{s!r} {s} {s.database_url} {s.secret_key!r} {[s.voice_api_key]} {s.webhook_secrets_key}"
     assert not [v for v in secrets.values() if v in shown]
-    assert s.secret_key.reveal() == "topsecret" and s.sdr_runner_secret.reveal() == "sr-7"
-    assert isinstance(s.payments_api_key, Secret) and s.payments_api_key.reveal() == "sk_5"
+    assert {variable: getattr(s, field).reveal() for variable, field in SECRET_FIELDS.items()} == secrets
+    assert all(isinstance(getattr(s, field), Secret) for field in SECRET_FIELDS.values())
 
 
-def test_webhook_and_runner_secrets_derive_from_the_secret_key_unless_set(load):
+def test_the_secrets_for_one_purpose_are_given_never_derived_by_the_process(load):
+    """Whoever provisions the processes derives them (settings.derived_secrets), to the values each process derived
+    for itself before (keys sealed, credentials registered and links signed then stay good); a process takes its
+    variable, or the development secret's derivation by default, whatever SWITCHBOARD_SECRET_KEY it is given."""
+    derived = settings.derived_secrets("k1")
+    assert derived == {"VOICE_WEBHOOK_SECRET": derive_secret("k1", "voice-webhook"),
+                       "SDR_RUNNER_SECRET": derive_secret("k1", "sdr-runner"),
+                       "RECORDING_LINKS_SECRET": derive_secret("k1", "recording-links"),
+                       "WEBHOOK_SECRETS_KEY": derive_sealing_key("k1")}
     s = load(SWITCHBOARD_SECRET_KEY="k1")
-    assert s.voice_webhook_secret.reveal() == derive_secret("k1", "voice-webhook") == s.derived_secret("voice-webhook")
-    assert s.sdr_runner_secret.reveal() == derive_secret("k1", "sdr-runner")
-    assert load(SWITCHBOARD_SECRET_KEY="k2").sdr_runner_secret.reveal() == derive_secret("k2", "sdr-runner")
-    assert load(VOICE_WEBHOOK_SECRET="").voice_webhook_secret.reveal() == derive_secret("k2", "voice-webhook")
-    assert load(VOICE_WEBHOOK_SECRET="mine").voice_webhook_secret.reveal() == "mine"
+    assert {v: getattr(s, SECRET_FIELDS[v]).reveal() for v in derived} == settings.derived_secrets(DEV_SECRET)
+    s = load(**derived)
+    assert {v: getattr(s, SECRET_FIELDS[v]).reveal() for v in derived} == derived
+
+
+@pytest.mark.parametrize("process", registry.SECRETS)
+def test_each_process_can_read_its_declared_secrets_and_no_other(load, process):
+    s = load(process, SWITCHBOARD_ENV="local")
+    readable = set()
+    for variable, field in SECRET_FIELDS.items():
+        try:
+            getattr(s, field).reveal()
+            readable.add(variable)
+        except RuntimeError as refused:
+            assert str(refused) == f"{process} is not given {variable}: declare it in core.registry if {process} " \
+                                   "reads it"
+    assert readable == set(registry.SECRETS[process])
+
+
+def test_outside_the_local_stack_a_process_stops_without_each_of_its_secrets(load):
+    with pytest.raises(SystemExit) as stopped:
+        load("calls")
+    assert str(stopped.value).splitlines() == [
+        f"{variable}: must be set (calls reads it; outside the local stack a secret has no default)"
+        for variable in ("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET")]
+    own = {"DATABASE_URL": "postgresql://u@db/x", "PAYMENTS_API_KEY": "sk_1", "SMTP_PASSWORD": ""}  # empty: a choice
+    with pytest.raises(SystemExit, match=r"^SWITCHBOARD_SECRET_KEY: must be set \(accounts reads it"):
+        load("accounts", **own, SWITCHBOARD_SECRET_KEY=DEV_SECRET)  # set, but to the development secret
+    assert load("accounts", SWITCHBOARD_SECRET_KEY="a-long-random-value").secret_key.reveal() == "a-long-random-value"
+    assert load("migrate").database_url.reveal() == "postgresql://u@db/x"  # needs nothing else
+    gateway = {v: "x" for v in registry.SECRETS["gateway"]}
+    for unusable in ("", derive_secret(DEV_SECRET, "voice-webhook")):  # empty, or the development derivation
+        with pytest.raises(SystemExit, match=r"^VOICE_WEBHOOK_SECRET: must be set"):
+            load("gateway", **gateway | {"VOICE_WEBHOOK_SECRET": unusable})
 
 
 def test_settings_are_immutable_and_copied_with_changes(load):
@@ -135,8 +172,3 @@ def test_settings_are_immutable_and_copied_with_changes(load):
     assert (s.environment, local.environment, local.http_port) == ("production", "local", 8080)
 
 
-def test_production_refuses_the_development_secret(load):
-    with pytest.raises(SystemExit, match="SWITCHBOARD_SECRET_KEY must be set"):
-        load().require_real_secret()
-    load(SWITCHBOARD_ENV="local").require_real_secret()
-    load(SWITCHBOARD_SECRET_KEY="a-long-random-value").require_real_secret()

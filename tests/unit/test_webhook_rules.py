@@ -8,6 +8,7 @@ from stripe import WebhookSignature
 from core.bus import PermanentError
 from core.errors import ServiceError
 from core.outbound import address_refusal
+from core.settings import derive_sealing_key
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
 from services.webhooks.dispatcher import envelope
@@ -51,12 +52,18 @@ def test_signature_header_verifies_with_every_secret_in_force():
         assert WebhookSignature.verify_header(body, header, secret)
 
 
+# Sealed by the webhooks service when it derived its key from SWITCHBOARD_SECRET_KEY="server-secret" itself.
+SEALED_BEFORE = ("gAAAAABrBoFUd-KQu0xkCF5i65ypEAD4OaP40d0yX6SycEts1q5bbbPofNyYKNzqIsmxjD6uh4PIf0oHqoinHZwEBtArzPLAI"
+                 "RpzOUMQG2u5or7AGZ5QSbE=")
+
+
 def test_secrets_are_sealed_and_checked():
-    box = domain.SecretBox("server-secret")
+    box = domain.SecretBox(derive_sealing_key("server-secret"))
     sealed = box.seal("whsec_abc")
     assert "whsec_abc" not in sealed and box.open(sealed) == "whsec_abc"
+    assert box.open(SEALED_BEFORE) == "whsec_sealed_before"  # the derived WEBHOOK_SECRETS_KEY opens older seals
     with pytest.raises(RuntimeError):
-        domain.SecretBox("another-secret").open(sealed)
+        domain.SecretBox(derive_sealing_key("another-secret")).open(sealed)
     assert domain.mask("whsec_0123456789") == "whsec_...6789"
     assert domain.check_events(["lead.created", "lead.created"]) == ["lead.created"]
 

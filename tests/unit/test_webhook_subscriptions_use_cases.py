@@ -7,6 +7,7 @@ import pytest
 
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
+from core.settings import derive_sealing_key
 from core.tenant import Tenant, acting_as
 from services.webhooks import domain
 from services.webhooks.delivery import Sender, signing_secrets
@@ -15,7 +16,7 @@ from tests.memory import MemoryDatabase
 from tests.memory.webhooks import MemorySubscriptions
 
 URL = "http://127.0.0.1:9/hooks"
-BOX = domain.SecretBox("fast-tier-server-secret")
+BOX = domain.SecretBox(derive_sealing_key("fast-tier-server-secret"))
 
 
 @pytest.fixture
