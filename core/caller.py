@@ -218,14 +218,18 @@ class Verifier:
 
 
 def keyring_of(settings: Settings, process: str) -> KeyRing:
-    """The keys of `process` as its settings give them, each unset one derived from the server secret (stops the
-    process with a line naming the setting when one is malformed)."""
+    """The keys of `process` as its settings give them (the local launcher and the manifests give each process its
+    own); stops the process with a line naming the setting when one is missing or malformed. A process started by
+    hand on the local stack with neither derives its keys from the server secret."""
     signing, accepted = settings.caller_signing_key.reveal(), settings.caller_verify_keys
-    if not signing or not accepted:
+    if (not signing or not accepted) and settings.environment == "local":
         derived = derived_keys(settings.secret_key.reveal(), dict.fromkeys((process, *registry.PROCESSES)))
         signing = signing or derived[process][0]
         accepted = accepted or ",".join(derived[p][1] for p in registry.PROCESSES)
     try:
+        if not accepted:
+            raise ValueError("CALLER_VERIFY_KEYS must be set: the public keys of the processes whose callers this "
+                             "one accepts (python -m core.caller new-key makes a pair)")
         return KeyRing.parse(signing, accepted)
     except ValueError as exc:
         raise SystemExit(f"{process}: {exc}") from None

@@ -151,8 +151,12 @@ GATEWAY_SECRETS = ("SMS_AUTH_TOKEN", "PAYMENTS_WEBHOOK_SECRET", "VOICE_WEBHOOK_S
 # Each process's secret settings: the only ones it is given, by the local launcher (deploy.local.stack) and the
 # Kubernetes manifests (deploy.generate; gateway.yaml and migrate-job.yaml by hand, checked by the tests), and the
 # only ones it can read (core.settings.load withholds the others). `migrate` is the migrations job (core.migrate).
-SECRETS: dict[str, tuple[str, ...]] = {"gateway": GATEWAY_SECRETS, "migrate": ("DATABASE_URL",),
-                                       **{s.name: s.secrets for s in SERVICES}, **{w.name: w.secrets for w in WORKERS}}
+# Every process of PROCESSES also holds its own key to sign the caller context it sends (core.caller).
+CALLER_SIGNING_KEY = "CALLER_SIGNING_KEY"
+_OWN_SECRETS = ((GATEWAY, GATEWAY_SECRETS), *((s.name, s.secrets) for s in SERVICES),
+                *((w.name, w.secrets) for w in WORKERS))
+SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",),
+                                       **{name: (*own, CALLER_SIGNING_KEY) for name, own in _OWN_SECRETS}}
 
 
 def service(name: str) -> Service:

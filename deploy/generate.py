@@ -26,7 +26,14 @@ HEADER = "# Generated from core.registry by `python -m deploy.generate`; edit th
 ADDRESSES = "switchboard-services"
 SECRET = "switchboard-secrets"
 # Every long-running process connects to NATS, whose URL may carry its credentials: it is a key of the Secret too.
-SHARED_SECRET_KEYS = ("NATS_URL",)
+# The public keys of the caller context (core.caller) are beside them: every process verifies with the same list.
+SHARED_SECRET_KEYS = ("NATS_URL", "CALLER_VERIFY_KEYS")
+
+
+def secret_key(variable: str, process: str) -> str:
+    """The Secret's key that holds `variable` for `process`: its own, for a key only it may hold (the one that
+    signs its caller context: CALLER_SIGNING_KEY_<PROCESS>)."""
+    return f"{variable}_{registry.env_prefix(process)}" if variable == registry.CALLER_SIGNING_KEY else variable
 
 
 def _labels(name: str) -> dict:
@@ -35,7 +42,7 @@ def _labels(name: str) -> dict:
 
 def secret_env(process: str) -> list[dict]:
     """The keys of the Secret that `process` is given, one secretKeyRef each (gateway.yaml lists the gateway's)."""
-    return [{"name": key, "valueFrom": {"secretKeyRef": {"name": SECRET, "key": key}}}
+    return [{"name": key, "valueFrom": {"secretKeyRef": {"name": SECRET, "key": secret_key(key, process)}}}
             for key in (*SHARED_SECRET_KEYS, *registry.SECRETS[process])]
 
 

@@ -22,7 +22,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core import registry
+from core import caller, registry
 from core.migrations import upgrade_all
 from core.settings import SECRET_FIELDS, derived_secrets
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
@@ -30,6 +30,9 @@ from providers.messaging.webhooks import INBOUND_PATH
 from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
+# The kind of process a module runs, by the name core.registry gives it (replicas sign as their kind).
+_KINDS = {"gateway": registry.GATEWAY, **{s.module: s.name for s in registry.SERVICES},
+          **{w.module: w.name for w in registry.WORKERS}}
 NUMBER_POOL = Path(__file__).resolve().parent / "number_pool.json"
 VOICE_SIMULATOR = "voice-simulator"
 SMS_SIMULATOR = "sms-simulator"
@@ -86,7 +89,7 @@ class Stack:
     def env(self) -> dict[str, str]:
         """Every setting of the stack, each secret included (what tests and tools read); a process is started with
         `process_env`."""
-        secret_key = os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key")
+        secret_key = self.secret_key()
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
@@ -97,6 +100,7 @@ class Stack:
             "PORT": str(self.http_port),
             "SWITCHBOARD_SECRET_KEY": secret_key,
             **{name: os.environ.get(name) or value for name, value in derived_secrets(secret_key).items()},
+            "CALLER_VERIFY_KEYS": ",".join(verify for _, verify in self.caller_keys().values()),
             "PUBLIC_BASE_URL": os.environ.get("PUBLIC_BASE_URL", self.base_url),
             **self.registry_env(),
             "NUMBER_POOL_FILE": os.environ.get("NUMBER_POOL_FILE", str(NUMBER_POOL)),
@@ -110,9 +114,20 @@ class Stack:
         return env
 
     def process_env(self, p: Process) -> dict[str, str]:
-        """What process `p` is started with: the stack's settings, of the secrets only its own."""
-        return {name: value for name, value in {**self.env(), **p.env}.items()
-                if name not in SECRET_FIELDS or name in p.secrets}
+        """What process `p` is started with: the stack's settings, of the secrets only its own, and the key that
+        signs the caller context it sends (its kind's: a second replica signs as the first)."""
+        env = {name: value for name, value in {**self.env(), **p.env}.items()
+               if name not in SECRET_FIELDS or name in p.secrets}
+        if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
+            env[registry.CALLER_SIGNING_KEY] = self.caller_keys()[_KINDS[p.module]][0]
+        return env
+
+    def secret_key(self) -> str:
+        return os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key")
+
+    def caller_keys(self) -> dict[str, tuple[str, str]]:
+        """Each process's key pair for the caller context (core.caller), derived from the stack's secret."""
+        return caller.derived_keys(self.secret_key(), registry.PROCESSES)
 
     def registry_env(self) -> dict[str, str]:
         """Where each service and worker of core.registry listens, and where the others reach it."""
@@ -205,9 +220,11 @@ class Stack:
                 Process(X402_FACILITATOR, "providers.x402.facilitator", free_port())])]
         self.smtp_port = self.smtp_port or free_port()
         self.processes = [*simulators,
-                          *(Process(s.name, s.module, free_port(), s.secrets) for s in registry.SERVICES),
-                          *(Process(w.name, w.module, free_port(), w.secrets) for w in registry.WORKERS),
-                          Process("gateway", "gateway", self.http_port, registry.GATEWAY_SECRETS)]
+                          *(Process(s.name, s.module, free_port(), registry.SECRETS[s.name])
+                            for s in registry.SERVICES),
+                          *(Process(w.name, w.module, free_port(), registry.SECRETS[w.name])
+                            for w in registry.WORKERS),
+                          Process("gateway", "gateway", self.http_port, registry.SECRETS[registry.GATEWAY])]
         for p in self.processes:
             self.spawn(p)
         for p in self.processes:
@@ -224,7 +241,7 @@ class Stack:
         """Another gateway replica on its own port (for multi-replica behaviour, or settings of its own such as
         a lower rate limit); stopped with the stack."""
         port = free_port()
-        p = Process(name, "gateway", port, registry.GATEWAY_SECRETS, env={**(env or {}), "PORT": str(port)})
+        p = Process(name, "gateway", port, registry.SECRETS[registry.GATEWAY], env={**(env or {}), "PORT": str(port)})
         self.processes.append(p)
         self.spawn(p)
         wait_for_port(port, 30, p.proc, name, p.log)

@@ -71,27 +71,29 @@ def test_deploy_files_are_generated_from_the_registry():
     assert all(f"python -m {p.module}" in dockerfile for p in (*registry.SERVICES, *registry.WORKERS))
 
 
-def _secret_keys(container: dict) -> set[str]:
-    """The keys of the Secret a container is given (a whole Secret through envFrom is refused)."""
+def _secret_keys(container: dict, process: str) -> set[str]:
+    """The variables a container is given from the Secret (a whole Secret through envFrom is refused), each from
+    its key: the variable's name, or the process's own key for what only it may hold."""
     assert not [source for source in container.get("envFrom", []) if "secretRef" in source], container["name"]
-    refs = [e["valueFrom"]["secretKeyRef"] for e in container.get("env", []) if "secretKeyRef" in e.get("valueFrom", {})]
-    assert all(ref["name"] == generate.SECRET for ref in refs)
-    assert [e["name"] for e in container["env"] if "valueFrom" in e] == [ref["key"] for ref in refs]  # same names
-    return {ref["key"] for ref in refs}
+    refs = [(e["name"], e["valueFrom"]["secretKeyRef"]) for e in container.get("env", [])
+            if "secretKeyRef" in e.get("valueFrom", {})]
+    assert all(ref["name"] == generate.SECRET for _, ref in refs)
+    assert [ref["key"] for _, ref in refs] == [generate.secret_key(name, process) for name, _ in refs]
+    return {name for name, _ in refs}
 
 
 def test_each_manifest_gives_its_process_only_the_secrets_the_registry_declares():
     base = generate.MANIFESTS.parent
     docs = [d for path in (generate.MANIFESTS, base / "gateway.yaml", base / "migrate-job.yaml")
             for d in yaml.safe_load_all(path.read_text()) if d["kind"] in ("Deployment", "Job")]
-    given = {d["metadata"]["labels"]["app.kubernetes.io/name"]: _secret_keys(d["spec"]["template"]["spec"]["containers"][0])
-             for d in docs}
+    names = [d["metadata"]["labels"]["app.kubernetes.io/name"] for d in docs]
+    given = {name: _secret_keys(d["spec"]["template"]["spec"]["containers"][0], name) for name, d in zip(names, docs, strict=True)}
     shared = set(generate.SHARED_SECRET_KEYS)
     assert given == {name: set(secrets) | (set() if name == "migrate" else shared)
                      for name, secrets in registry.SECRETS.items()}
     example = yaml.safe_load((base / "secret.example.yaml").read_text())
     assert example["metadata"]["name"] == generate.SECRET
-    assert set(example["stringData"]) == set().union(*given.values())
+    assert set(example["stringData"]) == {generate.secret_key(v, name) for name, vs in given.items() for v in vs}
 
 
 def test_the_registry_declares_secret_settings_and_each_is_read_somewhere():
