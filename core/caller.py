@@ -223,7 +223,11 @@ def keyring_of(settings: Settings, process: str) -> KeyRing:
     hand on the local stack with neither derives its keys from the server secret."""
     signing, accepted = settings.caller_signing_key.reveal(), settings.caller_verify_keys
     if (not signing or not accepted) and settings.environment == "local":
-        derived = derived_keys(settings.secret_key.reveal(), dict.fromkeys((process, *registry.PROCESSES)))
+        try:
+            secret = settings.secret_key.reveal()
+        except RuntimeError:  # withheld (core.settings.load): its launcher gives it its keys
+            raise SystemExit(f"{process}: CALLER_SIGNING_KEY and CALLER_VERIFY_KEYS must be set") from None
+        derived = derived_keys(secret, dict.fromkeys((process, *registry.PROCESSES)))
         signing = signing or derived[process][0]
         accepted = accepted or ",".join(derived[p][1] for p in registry.PROCESSES)
     try:

@@ -3,7 +3,8 @@
 `serve` builds the runtime (engine, raw pool, event bus, outbox relay), adds the
 service's servicer (wrapped by core.interceptors), health checking (which probes the database and NATS on
 every Check) and, on the local stack only, reflection (elsewhere it would list every method to anyone who can reach
-the port), serves, and on SIGTERM/SIGINT shuts down
+the port), serves (with mutual TLS when GRPC_TLS_* name certificates, and the health check alone in plaintext on
+GRPC_HEALTH_PORT when set, for the kubelet's probes), and on SIGTERM/SIGINT shuts down
 gracefully: health NOT_SERVING, drain in-flight calls, stop (the components in reverse order), dispose.
 A worker is the same process without a servicer: its `build(runtime)` starts components with `runtime.run`
 and it serves health alone, so Kubernetes probes it like any service.
@@ -99,7 +100,7 @@ class Runtime:
     def channel(self, service: str) -> grpc.aio.Channel:
         """A channel to a registered service (this one too), closed at shutdown: for what no service's stub calls,
         such as the standard health check (core.rpc.readiness)."""
-        channel = rpc.channel(self.settings.addresses[service])
+        channel = rpc.channel(self.settings.addresses[service], self.settings)
         self.on_stop.append(channel.close)
         return channel
 
@@ -141,6 +142,30 @@ class ProbingHealth(HealthServicer):
         return reply
 
 
+def listen(server: grpc.aio.Server, name: str, port: int, settings: Settings, *, plaintext: bool = False) -> None:
+    """Serve on `port` (loopback only on the local stack): with mutual TLS when the settings name certificates
+    (GRPC_TLS_*: a client must present a certificate the CA signed), unless `plaintext`."""
+    address = f"127.0.0.1:{port}" if settings.environment == "local" else f"[::]:{port}"
+    tls = None if plaintext else settings.grpc_tls()
+    if tls is None:
+        bound = server.add_insecure_port(address)
+    else:
+        bound = server.add_secure_port(address, grpc.ssl_server_credentials(
+            [(tls.key, tls.cert)], root_certificates=tls.ca, require_client_auth=True))
+    if bound == 0:
+        raise SystemExit(f"{name}: cannot listen on port {port}")
+
+
+async def serve_probes(health: HealthServicer, name: str, settings: Settings) -> grpc.aio.Server:
+    """The health service alone, in plaintext, on GRPC_HEALTH_PORT: for the kubelet's gRPC probes, which do not
+    speak TLS. It tells only whether the process serves; every RPC stays behind mutual TLS on the main port."""
+    probes = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    health_pb2_grpc.add_HealthServicer_to_server(health, probes)
+    listen(probes, name, settings.grpc_health_port, settings, plaintext=True)
+    await probes.start()
+    return probes
+
+
 # Builds the process's servicer from its runtime (None for a worker, which only starts components).
 Build = Callable[[Runtime], object | None]
 
@@ -175,13 +200,12 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     if settings.environment == "local":
         reflection.enable_server_reflection([*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
                                              reflection.SERVICE_NAME], server)
-    bound = server.add_insecure_port(f"127.0.0.1:{port}" if settings.environment == "local" else f"[::]:{port}")
-    if bound == 0:
-        raise SystemExit(f"{name}: cannot listen on port {port}")
+    listen(server, name, port, settings)
     await server.start()
+    probes = await serve_probes(health, name, settings) if settings.grpc_health_port else None
     for svc in ("", LIVENESS, *service_names):
         await health.set(svc, health_pb2.HealthCheckResponse.SERVING)
-    log.info("%s serving gRPC on port %s", name, port)
+    log.info("%s serving gRPC on port %s%s", name, port, " with mutual TLS" if settings.grpc_tls_cert else "")
 
     stop = stop_event or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -193,6 +217,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     log.info("%s shutting down", name)
     await health.enter_graceful_shutdown()
     await server.stop(GRACE_SECONDS)
+    if probes is not None:
+        await probes.stop(None)
     for hook in reversed(runtime.on_stop):
         await hook()
     if runtime.relay:

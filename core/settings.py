@@ -19,7 +19,7 @@ from datetime import timedelta
 from functools import partial
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, NamedTuple, get_args
 from urllib.parse import urlsplit
 
 from cryptography.fernet import Fernet
@@ -35,6 +35,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic_core import core_schema
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -131,10 +132,23 @@ def _networks(value: str | tuple[str, ...]) -> Networks:
         raise ValueError(f"{exc} (give addresses or CIDR ranges, comma-separated)") from None
 
 
+def _pem_file(path: Path | None) -> Path | None:
+    """A readable file holding PEM, checked at start: a missing mount stops the process, not its first call."""
+    if path is not None:
+        try:
+            text = path.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"cannot read {path} ({exc.strerror})") from None
+        if b"-----BEGIN " not in text:
+            raise ValueError(f"{path} holds no PEM block")
+    return path
+
+
 Networks = tuple[IPv4Network | IPv6Network, ...]
 Port = Annotated[int, Field(ge=1, le=65535)]
 Url = Annotated[str, AfterValidator(lambda url: url.rstrip("/"))]
 Items = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_items)]
+PemFile = Annotated[Path | None, BeforeValidator(lambda v: v or None), AfterValidator(_pem_file)]
 LogLevel = Literal["CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET"]  # logging's names
 
 def _grpc_ports() -> dict[str, Any]:
@@ -182,6 +196,15 @@ class Settings(BaseSettings):
     public_rate_limit_per_minute: PositiveInt = Field(120, alias="PUBLIC_RATE_LIMIT_PER_MINUTE")
     oauth_limit_per_hour: PositiveInt = Field(60, alias="OAUTH_LIMIT_PER_HOUR")
     grpc_timeout_seconds: PositiveFloat = Field(10.0, alias="GRPC_TIMEOUT_SECONDS")
+    # Mutual TLS between processes, on when these three are set (all or none; `grpc_tls`): this process's
+    # certificate chain and private key, which it serves and presents as a client, and the CA bundle that signs its
+    # peers' certificates (PEM files; Kubernetes mounts them from a cert-manager Secret, deploy/k8s/README.md).
+    grpc_tls_cert: PemFile = Field(None, alias="GRPC_TLS_CERT")
+    grpc_tls_key: PemFile = Field(None, alias="GRPC_TLS_KEY")
+    grpc_tls_ca: PemFile = Field(None, alias="GRPC_TLS_CA")
+    # Also serve the health check, alone and in plaintext, on this port (0: not): the kubelet's gRPC probes do not
+    # speak TLS.
+    grpc_health_port: Annotated[int, Field(ge=0, le=65535)] = Field(0, alias="GRPC_HEALTH_PORT")
     # local: the embedded stack (`make run`, the tests); production: every deployment, staging included.
     environment: Literal["local", "production"] = Field("production", alias="SWITCHBOARD_ENV")
     # Count what each request tagged with X-Cost-Tag costs (core.costs); the test stack turns it on.
@@ -304,6 +327,23 @@ class Settings(BaseSettings):
         default = cls.model_fields[info.field_name].default
         return default if value == "" and isinstance(default, (int, float)) else value
 
+    @model_validator(mode="after")
+    def _grpc_tls_all_or_none(self) -> Settings:
+        files = {"GRPC_TLS_CERT": self.grpc_tls_cert, "GRPC_TLS_KEY": self.grpc_tls_key,
+                 "GRPC_TLS_CA": self.grpc_tls_ca}
+        missing = [variable for variable, path in files.items() if path is None]
+        if 0 < len(missing) < len(files):
+            given = ", ".join(v for v in files if v not in missing)
+            raise ValueError("\n".join(f"{v}: must be set with {given} (mutual TLS needs all three)" for v in missing))
+        return self
+
+    def grpc_tls(self) -> GrpcTls | None:
+        """The PEM files of mutual TLS between processes, read now; None when GRPC_TLS_* are unset: plaintext
+        (the embedded stack's default)."""
+        if self.grpc_tls_cert is None or self.grpc_tls_key is None or self.grpc_tls_ca is None:
+            return None
+        return GrpcTls(self.grpc_tls_cert.read_bytes(), self.grpc_tls_key.read_bytes(), self.grpc_tls_ca.read_bytes())
+
     @property
     def webhook_lease(self) -> timedelta:
         """A claimed delivery is due again after this (its dispatcher died mid-delivery); it must outlast a
@@ -321,6 +361,14 @@ class Settings(BaseSettings):
 
     def __repr_args__(self) -> list[tuple[str | None, Any]]:  # repr and str: never print secrets, even by accident
         return [("nats_url", self.nats_url), ("http_port", self.http_port), ("home", str(self.home))]
+
+
+class GrpcTls(NamedTuple):
+    """This process's certificate chain and private key, and the CA bundle its peers' certificates chain to (PEM)."""
+
+    cert: bytes
+    key: bytes
+    ca: bytes
 
 
 # Every secret setting: {variable: field}.
@@ -360,6 +408,9 @@ def _problems(exc: ValidationError) -> list[str]:
     lines = []
     for error in exc.errors(include_url=False):
         if error["type"] == "default_factory_not_called":  # follows from another variable's error
+            continue
+        if not error["loc"]:  # a rule over several variables (its message names them)
+            lines.append(str(error["ctx"]["error"]))
             continue
         first, *item = error["loc"]
         # the variable when it was set, the field when its default was checked

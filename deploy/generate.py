@@ -4,7 +4,10 @@
   and NATS, liveness "liveness" only the process; of the Secret `switchboard-secrets`, only the keys the process
   reads, core.registry.SECRETS) and a Service for every service, a Deployment for every worker, and the ConfigMap
   `switchboard-services` with every service's address;
-- the process list and the exposed ports of `deploy/Dockerfile` (between its "generated" markers).
+- the process list and the exposed ports of `deploy/Dockerfile` (between its "generated" markers);
+- the kustomize component `deploy/k8s/components/mtls` (mutual TLS between processes): a cert-manager Certificate per
+  process (`certificates.generated.yaml`) and the patch of each Deployment that mounts its Secret, sets GRPC_TLS_*
+  and moves the kubelet's probes to the plaintext health port (`deployments.generated.yaml`).
 
 `--check` writes nothing and fails when a file differs (the test suite runs it, so the files cannot drift).
 """
@@ -34,6 +37,14 @@ def secret_key(variable: str, process: str) -> str:
     """The Secret's key that holds `variable` for `process`: its own, for a key only it may hold (the one that
     signs its caller context: CALLER_SIGNING_KEY_<PROCESS>)."""
     return f"{variable}_{registry.env_prefix(process)}" if variable == registry.CALLER_SIGNING_KEY else variable
+MTLS = DEPLOY / "k8s" / "components" / "mtls"
+MTLS_CERTIFICATES = MTLS / "certificates.generated.yaml"
+MTLS_PATCHES = MTLS / "deployments.generated.yaml"
+# With mutual TLS on, each pod also serves the health check alone in plaintext on this port (GRPC_HEALTH_PORT): the
+# kubelet's gRPC probes do not speak TLS. Each pod has its own, so one number serves every process.
+HEALTH_PORT = 50050
+TLS_DIR = "/var/run/switchboard/grpc-tls"
+CA_ISSUER = "switchboard-grpc-ca"  # components/mtls/issuer.yaml
 
 
 def _labels(name: str) -> dict:
@@ -84,6 +95,48 @@ def manifests() -> str:
     return HEADER + yaml.safe_dump_all(docs, sort_keys=False, width=120)
 
 
+def _tls_secret(name: str) -> str:
+    return f"{name}-grpc-tls"
+
+
+def _certificate(name: str) -> dict:
+    """The process's certificate, named after its Service (the host of its address, `accounts:50051`), for serving
+    and for presenting as a client."""
+    return {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": f"{name}-grpc"},
+            "spec": {"secretName": _tls_secret(name), "issuerRef": {"name": CA_ISSUER, "kind": "Issuer"},
+                     "dnsNames": [name], "usages": ["server auth", "client auth", "digital signature"],
+                     "duration": "2160h", "renewBefore": "720h",
+                     "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"}}}
+
+
+def _tls_patch(name: str, *, serves: bool) -> dict:
+    """Mount the process's certificate Secret and set GRPC_TLS_* (cert-manager's key names); a process that serves
+    gRPC also serves health in plaintext on HEALTH_PORT, where the kubelet's probes go. A process reads its
+    certificate at start: the annotation lets Stakater Reloader roll the Deployment when cert-manager renews it."""
+    env = [{"name": "GRPC_TLS_CERT", "value": f"{TLS_DIR}/tls.crt"}, {"name": "GRPC_TLS_KEY", "value": f"{TLS_DIR}/tls.key"},
+           {"name": "GRPC_TLS_CA", "value": f"{TLS_DIR}/ca.crt"}]
+    container: dict = {"name": name, "env": env,
+                       "volumeMounts": [{"name": "grpc-tls", "mountPath": TLS_DIR, "readOnly": True}]}
+    if serves:
+        env.append({"name": "GRPC_HEALTH_PORT", "value": str(HEALTH_PORT)})
+        container.update(ports=[{"name": "health", "containerPort": HEALTH_PORT}],
+                         readinessProbe={"grpc": {"port": HEALTH_PORT}}, livenessProbe={"grpc": {"port": HEALTH_PORT}})
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "annotations": {"secret.reloader.stakater.com/reload": _tls_secret(name)}},
+            "spec": {"template": {"spec": {"containers": [container], "volumes": [
+                {"name": "grpc-tls", "secret": {"secretName": _tls_secret(name)}}]}}}}
+
+
+def mtls() -> tuple[str, str]:
+    """The component's certificates and Deployment patches: every process of the registry, and the gateway (a
+    client only; its probes are HTTP)."""
+    processes = [p.name for p in (*registry.SERVICES, *registry.WORKERS)]
+    certificates = [_certificate(name) for name in (*processes, "gateway")]
+    patches = [*(_tls_patch(name, serves=True) for name in processes), _tls_patch("gateway", serves=False)]
+    return (HEADER + yaml.safe_dump_all(certificates, sort_keys=False, width=120),
+            HEADER + yaml.safe_dump_all(patches, sort_keys=False, width=120))
+
+
 def dockerfile(current: str) -> str:
     rows = [("gateway", "HTTP on $PORT (default 8080)")]
     for s in registry.SERVICES:
@@ -99,7 +152,9 @@ def dockerfile(current: str) -> str:
 
 
 def outputs() -> dict[Path, str]:
-    return {MANIFESTS: manifests(), DOCKERFILE: dockerfile(DOCKERFILE.read_text())}
+    certificates, patches = mtls()
+    return {MANIFESTS: manifests(), DOCKERFILE: dockerfile(DOCKERFILE.read_text()), MTLS_CERTIFICATES: certificates,
+            MTLS_PATCHES: patches}
 
 
 def main(argv: list[str]) -> int:

@@ -197,4 +197,4 @@ def test_outside_the_local_stack_a_process_without_its_secrets_stops_naming_them
                           timeout=60)
     assert done.returncode == 1 and done.stderr.splitlines() == [
         f"{variable}: must be set (calls reads it; outside the local stack a secret has no default)"
-        for variable in registry.service("calls").secrets]
+        for variable in registry.SECRETS["calls"]]

@@ -1,5 +1,6 @@
 """The service registry agrees with the code and with every file derived from it."""
 import importlib
+import os
 import re
 import shutil
 import subprocess
@@ -127,3 +128,38 @@ def test_every_overlay_builds_with_kustomize():
                              capture_output=True, text=True, check=True).stdout
         names = {d["metadata"]["name"] for d in yaml.safe_load_all(out) if d["kind"] == "Deployment"}
         assert {p.name for p in (*registry.SERVICES, *registry.WORKERS)} <= names
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed here")
+def test_the_mtls_component_gives_each_process_its_certificate(tmp_path):
+    """An overlay with components/mtls: each process mounts a Certificate of its own, whose name is the host of
+    its address, sets GRPC_TLS_* to its files, and is probed on the plaintext health port."""
+    k8s = ROOT / "deploy" / "k8s"
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "namespace": "mtls",
+        "resources": [os.path.relpath(k8s / "base", tmp_path)],
+        "components": [os.path.relpath(generate.MTLS, tmp_path)]}))
+    docs = list(yaml.safe_load_all(subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True,
+                                                  text=True, check=True).stdout))
+    certificates = {d["spec"]["secretName"]: d["spec"] for d in docs if d["kind"] == "Certificate"}
+    addresses = next(d for d in docs if d["metadata"]["name"] == generate.ADDRESSES)["data"]
+    hosts = {s.name: addresses[s.addr_env].split(":")[0] for s in registry.SERVICES}
+    deployments = {d["metadata"]["name"]: d["spec"]["template"]["spec"] for d in docs if d["kind"] == "Deployment"}
+    for name in (*(p.name for p in (*registry.SERVICES, *registry.WORKERS)), "gateway"):
+        pod = deployments[name]
+        secret = next(v["secret"]["secretName"] for v in pod["volumes"] if v["name"] == "grpc-tls")
+        assert certificates[secret]["issuerRef"]["name"] == generate.CA_ISSUER
+        assert not {"server auth", "client auth"} - set(certificates[secret]["usages"])
+        if name in hosts:
+            assert hosts[name] in certificates[secret]["dnsNames"]
+        container = pod["containers"][0]
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        mount = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == "grpc-tls")
+        assert {env[v] for v in ("GRPC_TLS_CERT", "GRPC_TLS_KEY", "GRPC_TLS_CA")} == {
+            f"{mount}/tls.crt", f"{mount}/tls.key", f"{mount}/ca.crt"}
+        if name != "gateway":  # the gateway's probes are HTTP
+            assert env["GRPC_HEALTH_PORT"] == str(generate.HEALTH_PORT)
+            assert container["readinessProbe"]["grpc"] == {"port": generate.HEALTH_PORT}
+            assert container["livenessProbe"]["grpc"] == {"port": generate.HEALTH_PORT, "service": "liveness"}
+    assert generate.HEALTH_PORT not in {p.port for p in (*registry.SERVICES, *registry.WORKERS)}
+    assert {d["metadata"]["name"] for d in docs if d["kind"] == "Issuer"} >= {generate.CA_ISSUER}

@@ -174,3 +174,23 @@ def test_settings_are_immutable_and_copied_with_changes(load):
     assert (s.environment, local.environment, local.http_port) == ("production", "local", 8080)
 
 
+def test_grpc_tls_is_all_three_files_or_none(load, tmp_path):
+    """Mutual TLS between processes is off unless GRPC_TLS_* are set; a partial set or a file that cannot be read
+    stops the process naming the variable."""
+    assert load().grpc_tls() is None and load().grpc_health_port == 0
+    for name in ("cert", "key", "ca"):
+        (tmp_path / name).write_text(f"-----BEGIN {name}-----\n")
+    with pytest.raises(SystemExit) as stopped:
+        load(GRPC_TLS_CERT=str(tmp_path / "cert"))
+    assert str(stopped.value).splitlines() == [
+        "GRPC_TLS_KEY: must be set with GRPC_TLS_CERT (mutual TLS needs all three)",
+        "GRPC_TLS_CA: must be set with GRPC_TLS_CERT (mutual TLS needs all three)"]
+    with pytest.raises(SystemExit, match=r"^GRPC_TLS_KEY: cannot read .*missing \(No such file"):
+        load(GRPC_TLS_KEY=str(tmp_path / "missing"), GRPC_TLS_CA=str(tmp_path / "ca"))
+    (tmp_path / "empty").write_text("")
+    with pytest.raises(SystemExit, match=r"^GRPC_TLS_KEY: .*empty holds no PEM block"):
+        load(GRPC_TLS_KEY=str(tmp_path / "empty"))
+    s = load(GRPC_TLS_KEY=str(tmp_path / "key"), GRPC_HEALTH_PORT="50050")
+    assert s.grpc_tls() == (b"-----BEGIN cert-----\n", b"-----BEGIN key-----\n", b"-----BEGIN ca-----\n")
+    assert s.grpc_health_port == 50050 and "BEGIN" not in repr(s)
+    assert load(GRPC_TLS_CERT="", GRPC_TLS_KEY="", GRPC_TLS_CA="").grpc_tls() is None
