@@ -31,7 +31,7 @@ from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
 # The kind of process a module runs, by the name core.registry gives it (replicas sign as their kind).
-_KINDS = {"gateway": registry.GATEWAY, **{s.module: s.name for s in registry.SERVICES},
+KINDS = {"gateway": registry.GATEWAY, **{s.module: s.name for s in registry.SERVICES},
           **{w.module: w.name for w in registry.WORKERS}}
 NUMBER_POOL = Path(__file__).resolve().parent / "number_pool.json"
 VOICE_SIMULATOR = "voice-simulator"
@@ -119,7 +119,7 @@ class Stack:
         env = {name: value for name, value in {**self.env(), **p.env}.items()
                if name not in SECRET_FIELDS or name in p.secrets}
         if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
-            env[registry.CALLER_SIGNING_KEY] = self.caller_keys()[_KINDS[p.module]][0]
+            env[registry.CALLER_SIGNING_KEY] = self.caller_keys()[KINDS[p.module]][0]
         return env
 
     def secret_key(self) -> str:

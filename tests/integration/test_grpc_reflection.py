@@ -7,7 +7,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from core import settings
+from core import caller, settings
 from core.grpc_server import serve
 from deploy.local.servers import free_port
 from tests.integration.servers import accepting
@@ -30,6 +30,9 @@ async def _listed_services(port: int) -> list[str]:
 async def test_reflection_is_served_on_the_local_stack_only(stack, monkeypatch, environment):
     monkeypatch.setenv("DATABASE_URL", stack.database_url)
     monkeypatch.setenv("NATS_URL", stack.nats_url)
+    signing, verify = caller.new_key("reflection-test:1")  # deployed, a process is given its keys
+    monkeypatch.setenv("CALLER_SIGNING_KEY", signing)
+    monkeypatch.setenv("CALLER_VERIFY_KEYS", verify)
     port, stop = free_port(), asyncio.Event()
     configured = settings.load().model_copy(update={"environment": environment})
     task = asyncio.create_task(serve("reflection-test", port, configured, lambda runtime: None, stop_event=stop))
