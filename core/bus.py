@@ -48,6 +48,9 @@ STREAMS = {
                                   retention=RetentionPolicy.WORK_QUEUE, max_age=PROVIDER_MESSAGE_MAX_AGE,
                                   duplicate_window=120.0),
 }
+# Publishes awaiting JetStream's acknowledgement at once, at most (nats-py's default, stated: publish_in_order
+# reads it).
+PUBLISH_ASYNC_MAX_PENDING = 4000
 # Core NATS subject (not JetStream): gateways drop cached key principals of the account named in the message.
 AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"
 
@@ -121,7 +124,7 @@ class EventBus:
                 log.warning("nats %s unreachable (%s); retrying", self.url, exc)
                 await asyncio.sleep(1.0)
                 continue
-            self.js = nc.jetstream(timeout=self.publish_timeout)
+            self.js = nc.jetstream(timeout=self.publish_timeout, publish_async_max_pending=PUBLISH_ASYNC_MAX_PENDING)
             self.nc = nc
             try:
                 await self.ensure_stream()
@@ -177,10 +180,11 @@ class EventBus:
             raise ConnectionError(f"NATS did not store the message: {exc or type(exc).__name__}") from None
 
     async def publish_in_order(self, messages: list[Outgoing]) -> int:
-        """Publish messages in this order without waiting for each acknowledgement, then wait (publish_timeout)
-        for them all; returns how many from the first on JetStream acknowledged. The count stops at the first
-        failure, so a caller that sends the rest again keeps their order (and the broker drops, by
-        Nats-Msg-Id, any of the rest it had stored after all). Raises ConnectionError when none went out."""
+        """Publish messages in this order without waiting for each acknowledgement (written to the connection
+        together), then wait (publish_timeout) for them all; returns how many from the first on JetStream
+        acknowledged. The count stops at the first failure, so a caller that sends the rest again keeps their order
+        (and the broker drops, by Nats-Msg-Id, any of the rest it had stored after all). Raises ConnectionError when
+        none went out."""
         js = self.js  # set before the connection is
         if js is None or not self.is_connected:
             raise ConnectionError("not connected to NATS")
@@ -189,7 +193,11 @@ class EventBus:
         try:
             for m in messages:
                 costs.count(costs.PUBLISH, m.event_type)
-                acks.append(await js.publish_async(subject_for(m.event_type), m.body, wait_stall=self.publish_timeout,
+                # Only a stall is waited for with a time-out: on Python 3.11 such a wait runs as a task, even when
+                # it does not wait, and lets the client write each message to the socket alone (one system call
+                # each, and as many reads for the server); without it a batch goes out in one write.
+                stall = None if js.publish_async_pending() < PUBLISH_ASYNC_MAX_PENDING else self.publish_timeout
+                acks.append(await js.publish_async(subject_for(m.event_type), m.body, wait_stall=stall,
                                                    headers={**m.headers, "Nats-Msg-Id": m.event_id}))
         except Exception as exc:  # noqa: BLE001 - disconnected or stalled: wait for what went out
             log.warning("publishing stopped after %d of %d messages: %s", len(acks), len(messages), exc)

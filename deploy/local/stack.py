@@ -240,8 +240,16 @@ class Stack:
     def add_gateway(self, name: str, env: dict[str, str] | None = None) -> Process:
         """Another gateway replica on its own port (for multi-replica behaviour, or settings of its own such as
         a lower rate limit); stopped with the stack."""
+        return self.add_replica("gateway", name, env)
+
+    def add_replica(self, of: str, name: str, env: dict[str, str] | None = None) -> Process:
+        """Another replica of the process `of` (the gateway, or a service or worker of core.registry) on a port of
+        its own, returned once it serves there; stopped with the stack. (A second process on the same port would
+        fail to bind and exit.)"""
         port = free_port()
-        p = Process(name, "gateway", port, registry.SECRETS[registry.GATEWAY], env={**(env or {}), "PORT": str(port)})
+        port_env = "PORT" if of == "gateway" else registry.grpc_port_env(of)
+        first = self.process(of)
+        p = Process(name, first.module, port, first.secrets, env={**(env or {}), port_env: str(port)})
         self.processes.append(p)
         self.spawn(p)
         wait_for_port(port, 30, p.proc, name, p.log)

@@ -146,6 +146,33 @@ async def test_a_publish_failing_midway_leaves_the_rest_pending_and_order_holds(
     assert [e["data"]["n"] for e in await _stream_of(bus, kind)] == [0, 1, 2, 3, 4]
 
 
+async def test_a_burst_goes_out_in_order_and_once_even_when_relayed_twice(scratch):
+    engine, bus, outbox, _ = scratch
+    kind = f"test.{uuid.uuid4().hex[:8]}"
+    async with engine.begin() as conn, events_buffered(conn, outbox):
+        ids = [await record_event(conn, outbox, f"{kind}.ok", None, {"n": n}) for n in range(1200)]
+    relay = OutboxRelay(engine, outbox, bus)
+    assert [await relay.publish_pending() for _ in range(4)] == [500, 500, 200, 0]
+    async with engine.begin() as conn:  # as if a relay died after publishing, before marking them
+        await conn.execute(outbox.update().values(published_at=None))
+    assert [await relay.publish_pending() for _ in range(4)] == [500, 500, 200, 0]
+    assert [e["event_id"] for e in await _stream_of(bus, kind)] == ids  # Nats-Msg-Id dropped the repeats
+
+
+async def test_a_batch_wider_than_the_clients_window_waits_for_acknowledgements(stack, monkeypatch):
+    monkeypatch.setattr("core.bus.PUBLISH_ASYNC_MAX_PENDING", 8)  # the client's window; publishes past it wait
+    bus = EventBus(stack.nats_url, "test-window")
+    assert await bus.wait_connected(10)
+    try:
+        kind = f"test.{uuid.uuid4().hex[:8]}"
+        ids = [str(uuid.uuid4()) for _ in range(50)]
+        assert await bus.publish_in_order([Outgoing(f"{kind}.ok", json.dumps({"event_id": i}).encode(), i, {})
+                                           for i in ids]) == 50
+        assert [e["event_id"] for e in await _stream_of(bus, kind)] == ids
+    finally:
+        await bus.close()
+
+
 async def test_the_relay_wakes_on_a_commit_without_waiting_for_its_poll(scratch):
     engine, bus, outbox, _ = scratch
     kind = f"test.{uuid.uuid4().hex[:8]}"

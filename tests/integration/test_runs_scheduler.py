@@ -3,9 +3,7 @@ simulators), and a replica killed with SIGKILL in the middle of a touch loses no
 import asyncio
 import signal
 
-from core import registry
-from deploy.local.servers import free_port, stop_process
-from deploy.local.stack import Process
+from deploy.local.servers import stop_process
 from tests.calling import provider_calls_to
 from tests.compliance import answering_callee
 from tests.runs import create, jobs_of, run_of, settled, touch
@@ -15,19 +13,9 @@ from tests.waiting import wait_until
 SCHEDULER = "runs-scheduler"
 
 
-def another_scheduler(stack, name: str) -> Process:
-    """A second replica of the runs scheduler on the same database and bus (its own health port)."""
-    worker = registry.worker(SCHEDULER)
-    replica = Process(name, worker.module, free_port())
-    replica.env = {worker.port_env: str(replica.port)}
-    stack.processes.append(replica)
-    stack.spawn(replica)
-    return replica
-
-
 async def test_two_schedulers_execute_every_touch_once(api, account, stack, voice, calling_agent):
     key = account["key"]
-    replica = another_scheduler(stack, f"{SCHEDULER}-2")
+    replica = await asyncio.to_thread(stack.add_replica, SCHEDULER, f"{SCHEDULER}-2")
     try:
         await asyncio.sleep(2.0)  # connected and polling
         callees, texted = [answering_callee() for _ in range(12)], [answering_callee() for _ in range(12)]

@@ -6,7 +6,6 @@ import signal
 import pytest
 
 from deploy.local.servers import stop_process
-from deploy.local.stack import Process
 from tests.receiver import Receiver, settled_deliveries
 from tests.waiting import wait_until
 
@@ -73,9 +72,7 @@ async def test_events_written_while_nats_is_down_are_all_delivered(api, account,
 
 async def test_two_dispatchers_share_the_stream_without_double_sending(api, account, stack):
     receiver = await Receiver().start()
-    second = Process(f"{DISPATCHER}-2", "services.webhooks.dispatcher", 0)
-    stack.processes.append(second)
-    stack.spawn(second)
+    second = await asyncio.to_thread(stack.add_replica, DISPATCHER, f"{DISPATCHER}-2")  # serving: it runs
     try:
         await subscribe(api, account, receiver.url)
         made = await asyncio.gather(*(new_lead(api, account, f"Lead {i}") for i in range(20)))
@@ -83,6 +80,7 @@ async def test_two_dispatchers_share_the_stream_without_double_sending(api, acco
         await asyncio.sleep(1.0)  # a double send would have arrived by now
         assert lead_ids(receiver) == set(made)
         assert len(receiver.requests) == 20
+        assert second.proc.poll() is None, f"the second dispatcher exited; see {second.log}"
     finally:
         stop_process(second.proc, signal.SIGTERM, 15)
         stack.processes.remove(second)
