@@ -30,6 +30,8 @@ CODES: dict[str, tuple[grpc.StatusCode, int]] = {
     "sms_send_failed": (grpc.StatusCode.INTERNAL, 500),
     "internal_error": (grpc.StatusCode.INTERNAL, 500),
     "unavailable": (grpc.StatusCode.UNAVAILABLE, 503),
+    # A call that did not end within its deadline (core.deadlines); the gateway says which limit (gateway.app).
+    "timeout": (grpc.StatusCode.DEADLINE_EXCEEDED, 504),
 }
 
 # For a status that arrives without ErrorInfo (e.g. a deadline or a dead peer).
@@ -43,7 +45,7 @@ GRPC_TO_HTTP: dict[grpc.StatusCode, tuple[int, str]] = {
     grpc.StatusCode.ALREADY_EXISTS: (409, "conflict"),
     grpc.StatusCode.RESOURCE_EXHAUSTED: (429, "rate_limited"),
     grpc.StatusCode.UNAVAILABLE: (503, "unavailable"),
-    grpc.StatusCode.DEADLINE_EXCEEDED: (503, "unavailable"),
+    grpc.StatusCode.DEADLINE_EXCEEDED: (504, "timeout"),
 }
 
 ERROR_DOMAIN = "switchboard.dev"

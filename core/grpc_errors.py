@@ -44,6 +44,8 @@ def from_rpc_error(exc: grpc.aio.AioRpcError | grpc.RpcError) -> ServiceError:
     _, public = GRPC_TO_HTTP.get(code, (500, "internal_error"))
     if public == "unavailable":
         return ServiceError("unavailable", "a backing service is unavailable; retry shortly")
+    if public == "timeout":
+        return ServiceError("timeout", "a backing service did not answer in time; retry shortly")
     if public == "internal_error":
         return ServiceError("internal_error", "internal error")
     return ServiceError(public, exc.details() or public.replace("_", " "))

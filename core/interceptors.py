@@ -2,8 +2,9 @@
 
 `intercept(servicer, service)` wraps every RPC method of a servicer once, at
 start-up, with one handler that: verifies the caller's signed token (core.caller) and refuses the call
-with `unauthenticated` when it does not verify, else puts the caller it names in a context variable; continues the caller's W3C trace (a server span when spans are
-recorded, otherwise just the caller's context so it propagates further); and
+with `unauthenticated` when it does not verify, else puts the caller it names in a context variable; makes the
+caller's deadline the budget of the calls it makes in turn (core.deadlines); continues the caller's W3C trace
+(a server span when spans are recorded, otherwise just the caller's context so it propagates further); and
 maps exceptions to a status
 carrying the public code (`ServiceError`) or a detail-free `internal_error`
 for anything unexpected (logged here with its traceback, never sent).
@@ -23,7 +24,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from opentelemetry.trace import Span
 
-from core import caller, costs, telemetry, tenant
+from core import caller, costs, deadlines, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import internal_status, to_status
 
@@ -40,7 +41,8 @@ async def _abort(context: Context, status: grpc.Status) -> None:
 
 async def _run(behavior: Behavior, request: Any, context: Context, method: str, span: Span | None) -> Any:
     # The caller's deadline needs no timer here: when it passes, gRPC cancels this coroutine
-    # (and the caller gets DEADLINE_EXCEEDED); callers always send one (core.rpc.Client).
+    # (and the caller gets DEADLINE_EXCEEDED); callers always send one (core.rpc.Client), and what is left of it
+    # bounds the calls this one makes (`handler`: core.deadlines.within).
     try:
         return await behavior(request, context)
     except ServiceError as err:
@@ -69,7 +71,7 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
         tenant_token = tenant.set_current(who)
         try:
             with telemetry.continue_trace(tracer, method, metadata) as span, \
-                    costs.tagged(metadata.get(costs.METADATA_KEY)):
+                    costs.tagged(metadata.get(costs.METADATA_KEY)), deadlines.within(context.time_remaining()):
                 return await _run(behavior, request, context, method, span)
         finally:
             tenant.reset_current(tenant_token)

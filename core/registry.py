@@ -17,10 +17,6 @@ if TYPE_CHECKING:  # annotations only: the registry is read by tools that never 
     import grpc
     from google.protobuf.descriptor import ServiceDescriptor
 
-# Deadline of calls to a service that waits on an external provider: the provider client's own per-attempt
-# timeout times its attempts must fit inside it (see core.settings voice_timeout_seconds).
-PROVIDER_WAIT_SECONDS = 30.0
-
 
 def env_prefix(name: str) -> str:
     return name.upper().replace("-", "_")
@@ -51,14 +47,13 @@ class Worker:
 @dataclass(frozen=True)
 class Service:
     """One gRPC service: `services/<name>/` with `servicer.build(runtime)`, `store.py` and (when `schema`)
-    `migrations/`; proto `switchboard/v1/<name>.proto` defining the gRPC service `grpc_name`."""
+    `migrations/`; proto `switchboard/v1/<name>.proto` defining the gRPC service `grpc_name`, each of its rpcs with
+    its deadline (core.deadlines)."""
 
     name: str
     port: int
     grpc_name: str
     summary: str
-    # Seconds callers wait by default; None means the settings' grpc_timeout_seconds.
-    deadline: float | None = None
     schema: bool = True  # has a Postgres schema of its own, with migrations
     outbox: bool = True  # emits events through store.outbox (an outbox relay runs in the process)
     workers: tuple[Worker, ...] = ()
@@ -98,20 +93,14 @@ class Service:
         module = importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc")
         getattr(module, f"add_{self.grpc_name}Servicer_to_server")(intercept(servicer, self.descriptor()), server)
 
-    def timeout(self, default: float) -> float:
-        return default if self.deadline is None else max(default, self.deadline)
-
 
 # Every service and worker connects to PostgreSQL (core.grpc_server), so each declares DATABASE_URL.
 SERVICES: tuple[Service, ...] = (
-    # Signup waits on the payment providers and, paid by x402, on provisioning (bounded: services.accounts).
     # Keys, sessions and sign-in links are stored as HMACs under SWITCHBOARD_SECRET_KEY itself: accounts holds it.
     Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, payments, usage",
-            deadline=PROVIDER_WAIT_SECONDS,
             secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "PAYMENTS_API_KEY", "SMTP_PASSWORD")),
-    # Agents calls wait on the voice provider (with its retries).
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
-            deadline=PROVIDER_WAIT_SECONDS, secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET")),
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET")),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
     Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit, communication runs and the analytics reports",
             secrets=("DATABASE_URL",),
@@ -121,18 +110,14 @@ SERVICES: tuple[Service, ...] = (
                      Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,
                             summary="the sales pipeline's two-hourly runner (run several: one run per window)",
                             secrets=("DATABASE_URL",)))),
-    # Placing a call waits on the voice provider (with its retries).
-    Service("calls", 50055, "Calls", "outbound and inbound calls and their records", deadline=PROVIDER_WAIT_SECONDS,
+    Service("calls", 50055, "Calls", "outbound and inbound calls and their records",
             secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET")),
-    # Sending a text waits on the messaging provider.
     Service("messaging", 50056, "Messaging", "SMS, conversations, consent and do-not-call",
-            deadline=PROVIDER_WAIT_SECONDS, secrets=("DATABASE_URL", "SMS_AUTH_TOKEN", "SMTP_PASSWORD")),
-    # Mirroring a scenario waits on the voice provider.
-    Service("evals", 50057, "Evals", "eval scenarios mirrored to the voice provider", deadline=PROVIDER_WAIT_SECONDS,
-            outbox=False, secrets=("DATABASE_URL", "VOICE_API_KEY")),
-    # The test event waits on the receivers (10 s each at most).
-    Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries",
-            deadline=PROVIDER_WAIT_SECONDS, outbox=False, secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"),
+            secrets=("DATABASE_URL", "SMS_AUTH_TOKEN", "SMTP_PASSWORD")),
+    Service("evals", 50057, "Evals", "eval scenarios mirrored to the voice provider", outbox=False,
+            secrets=("DATABASE_URL", "VOICE_API_KEY")),
+    Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries", outbox=False,
+            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"),
             workers=(Worker("webhooks-dispatcher", "services.webhooks.dispatcher", 50064,
                             summary="webhook delivery (run several)",
                             secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY")),)),

@@ -1,4 +1,5 @@
-"""Calling another service: default deadline and W3C trace context on every call.
+"""Calling another service: each RPC's own deadline (declared in its proto, within what is left of the request being
+served: core.deadlines) and W3C trace context on every call.
 
 A thin wrapper over a generated stub rather than a grpc.aio client interceptor,
 which measurably costs more per call than everything else the gateway does for
@@ -16,11 +17,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from core import caller, costs, registry, telemetry, tenant
+from core import caller, costs, deadlines, registry, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 
 if TYPE_CHECKING:
+    from google.protobuf.descriptor import ServiceDescriptor
+
     from core.settings import Settings
 
 T = TypeVar("T")
@@ -82,12 +85,14 @@ class AsCaller:
 
 
 class Client:
-    """`Client(stub, timeout).Method(request, metadata=...)` calls `stub.Method` with the deadline and trace headers.
-    `as_caller(metadata)` is the same client sending that caller's metadata on every call."""
+    """`Client(stub, service).Method(request, metadata=...)` calls `stub.Method` with the method's deadline (declared
+    in `service`, the stub's descriptor; `timeout=` replaces it for one call) cut to what is left of the request
+    being served (core.deadlines), and the trace headers. `as_caller(metadata)` is the same client sending that
+    caller's metadata on every call."""
 
-    def __init__(self, stub: Any, timeout: float, *, forward_tenant: bool = False) -> None:
+    def __init__(self, stub: Any, service: ServiceDescriptor, *, forward_tenant: bool = False) -> None:
         self._stub = stub
-        self._timeout = timeout
+        self._service = service
         self._forward_tenant = forward_tenant
 
     def as_caller(self, metadata: Metadata) -> AsCaller:
@@ -95,7 +100,7 @@ class Client:
 
     def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
         method = getattr(self._stub, name)
-        default_timeout = self._timeout
+        own = deadlines.declared(self._service.methods_by_name[name])
         forward = self._forward_tenant
 
         async def invoke(request: Any, *, metadata: Metadata = (), timeout: float | None = None,
@@ -109,7 +114,7 @@ class Client:
                 costs.count(costs.RPC, name)
                 metadata = (*metadata, *costs.metadata())
             try:
-                return await method(request, metadata=metadata, timeout=timeout or default_timeout,
+                return await method(request, metadata=metadata, timeout=deadlines.bounded(timeout or own),
                                     wait_for_ready=wait_for_ready)
             except grpc.aio.AioRpcError as exc:
                 if not forward:
@@ -121,7 +126,7 @@ class Client:
 
 
 def connect(name: str, settings: Settings, *, forward_tenant: bool = False) -> tuple[Client, grpc.aio.Channel]:
-    """A client of the registered service `name` with its default deadline, and its channel (close it at stop)."""
+    """A client of the registered service `name`, and its channel (close it at stop)."""
     entry = registry.service(name)
     ch = channel(settings.addresses[name], settings)
-    return Client(entry.stub(ch), entry.timeout(settings.grpc_timeout_seconds), forward_tenant=forward_tenant), ch
+    return Client(entry.stub(ch), entry.descriptor(), forward_tenant=forward_tenant), ch

@@ -195,7 +195,6 @@ class Settings(BaseSettings):
     # of those, OAuth client registrations and authorization requests (each stores or fetches a client).
     public_rate_limit_per_minute: PositiveInt = Field(120, alias="PUBLIC_RATE_LIMIT_PER_MINUTE")
     oauth_limit_per_hour: PositiveInt = Field(60, alias="OAUTH_LIMIT_PER_HOUR")
-    grpc_timeout_seconds: PositiveFloat = Field(10.0, alias="GRPC_TIMEOUT_SECONDS")
     # Mutual TLS between processes, on when these three are set (all or none; `grpc_tls`): this process's
     # certificate chain and private key, which it serves and presents as a client, and the CA bundle that signs its
     # peers' certificates (PEM files; Kubernetes mounts them from a cert-manager Secret, deploy/k8s/README.md).
@@ -212,7 +211,7 @@ class Settings(BaseSettings):
     # The voice-AI provider (its public REST API; the local stack points it at the simulator).
     voice_api_url: Url = Field("https://api.vapi.ai", alias="VOICE_API_URL")
     voice_api_key: Secret = Field(Secret(""), alias="VOICE_API_KEY")
-    # Per attempt; with retries the whole call stays inside the gateway's 30 s deadline for agents calls.
+    # Per attempt; with its retries a call stays inside the 30 s deadline of the rpcs that wait on it (options.proto).
     voice_timeout_seconds: PositiveFloat = Field(5.0, alias="VOICE_TIMEOUT_SECONDS")
     # Our SIP trunk credential at the voice provider: pool numbers are imported through it.
     voice_sip_credential_id: str = Field("", alias="VOICE_SIP_CREDENTIAL_ID")
@@ -290,7 +289,7 @@ class Settings(BaseSettings):
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")
     eval_poll_seconds: PositiveFloat = Field(1.0, alias="EVAL_POLL_SECONDS")
     # How long an agent's eval gate waits for its runs before refusing the change as unfinished (it must fit, with
-    # the provider sync, inside the agents deadline: core.registry.PROVIDER_WAIT_SECONDS).
+    # the provider sync, inside the deadline of Agents.UpdateAgent and the other gated writes: agents.proto).
     eval_gate_max_wait_seconds: NonNegativeFloat = Field(20.0, alias="EVAL_GATE_MAX_WAIT_SECONDS")
     # Webhook delivery: loopback receivers outside the local stack, the claim lease, and a factor on the retry
     # schedule and the disabling window (tests shorten both).

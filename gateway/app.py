@@ -1,5 +1,5 @@
 """The aiohttp application: one handler wrapper turns the route table into routing,
-authentication, scope checks, validation, rate limiting and the usage log."""
+authentication, scope checks, validation, rate limiting, the request's time limit and the usage log."""
 from __future__ import annotations
 
 import asyncio
@@ -8,7 +8,7 @@ import logging
 import grpc
 from aiohttp import web
 
-from core import caller, costs, registry, rpc, telemetry
+from core import caller, costs, deadlines, registry, rpc, telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
@@ -19,7 +19,7 @@ from gateway.clientip import require_trusted_proxies
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import consent, pages
 from gateway.dashboard.session_cookie import session_token
-from gateway.errors import error_response, from_service_error, lacks_scope
+from gateway.errors import error_response, from_service_error, lacks_scope, timed_out
 from gateway.publiclimits import AddressLimits
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.readiness import check_ready
@@ -129,11 +129,13 @@ def _check_header_text(request: web.Request) -> None:
 def make_handler(route: Route):
     tracer = telemetry.tracer("switchboard.gateway")
     span_name = f"{route.method} {route.path}"
+    limit = route.time_limit
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        # One trace per request: continue the caller's traceparent, if any, into every RPC.
+        # One trace per request: continue the caller's traceparent, if any, into every RPC; every RPC of the request
+        # ends within the route's time limit.
         with telemetry.continue_trace(tracer, span_name, request.headers), \
-                costs.tagged(request.headers.get(costs.HEADER) if costs.enabled else None):
+                costs.tagged(request.headers.get(costs.HEADER) if costs.enabled else None), deadlines.within(limit):
             return await _handle(request)
 
     async def _handle(request: web.Request) -> web.StreamResponse:
@@ -159,10 +161,9 @@ def make_handler(route: Route):
                 response = result
             else:
                 response = web.json_response(result, status=route.status)
-        except ServiceError as err:
-            response = from_service_error(err)
-        except grpc.aio.AioRpcError as exc:
-            response = from_service_error(from_rpc_error(exc))
+        except (ServiceError, grpc.aio.AioRpcError) as exc:
+            err = exc if isinstance(exc, ServiceError) else from_rpc_error(exc)
+            response = from_service_error(timed_out(limit) if err.code == "timeout" else err)
         except asyncio.CancelledError:
             raise
         except Exception:  # never a traceback to the client

@@ -26,6 +26,14 @@ def insufficient_scope(scope: str, message: str) -> str:
     return f'Bearer error="insufficient_scope", scope="{scope}", error_description="{message}"'
 
 
+def timed_out(limit: float) -> ServiceError:
+    """504 timeout for a request that was not answered in time: at its route's time limit (gateway.routes.Route.
+    time_limit), or a service it called did not answer within that call's own deadline, shorter."""
+    return ServiceError("timeout", f"the request did not finish in time (this route's time limit is {limit:g} s); it "
+                        "may still take effect: read the result back, or repeat the request with the same "
+                        "Idempotency-Key where the route takes one")
+
+
 def lacks_scope(missing: list[str]) -> ServiceError:
     message = f"this key lacks the {', '.join(missing)} scope"
     return ServiceError("forbidden", message, www_authenticate=insufficient_scope(" ".join(missing), message))

@@ -14,7 +14,7 @@ from gateway.schemas import SCHEMAS
 
 _STATUS_TEXT = {400: "Bad request", 401: "Unauthorized", 402: "Payment required", 403: "Forbidden",
                 404: "Not found", 405: "Method not allowed", 409: "Conflict", 429: "Rate limited",
-                500: "Internal error", 503: "Unavailable"}
+                500: "Internal error", 503: "Unavailable", 504: "Timeout"}
 
 
 def _ref(name: str) -> dict:
@@ -107,7 +107,7 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         responses["206"] = {"description": "The part a Range header asked for", "content": ok["content"]}
     codes = set(route.errors) | {"internal_error"}
     if route.rpcs:
-        codes.add("unavailable")  # a backing service is down or restarting: retry
+        codes |= {"unavailable", "timeout"}  # a backing service is down or restarting: retry; or it did not answer
     if route.auth == KEY:
         codes |= {"unauthorized", "rate_limited"}
     elif limited_per_address(route):
@@ -121,6 +121,10 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         responses[str(status)] = {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
                                   + " or ".join(f"`{n}`" for n in names),
                                   "content": {"application/json": {"schema": _ref("Error")}}}
+    if "504" in responses:
+        responses["504"]["description"] += (f": not finished within the route's time limit of {route.time_limit:g} s, "
+                                            "or a service it called did not answer in time")
+    op["x-time-limit-seconds"] = route.time_limit
     for status, reply in (route.own_replies or {}).items():
         text, schema = reply if isinstance(reply, tuple) else (reply, None)
         content = {"application/json": {"schema": _ref(schema)}} if schema else ok.get("content")
@@ -172,7 +176,10 @@ def build(routes: list[Route], server_url: str) -> dict:
             "429 rate_limited with Retry-After. Routes that take no credential allow each client address "
             "PUBLIC_RATE_LIMIT_PER_MINUTE requests per minute per replica (120 by default), of which "
             "OAUTH_LIMIT_PER_HOUR (60) OAuth client registrations and authorization requests per hour, with the "
-            "same 429. Unknown paths are 404 not_found; a wrong method is 405 "
+            "same 429. Each operation has a time limit, `x-time-limit-seconds` (the longest deadline of the "
+            "services it calls, and a second): a request not answered by then is 504 timeout, and what it started may "
+            "still take effect (read it back, or repeat it with the same Idempotency-Key where the route takes one). "
+            "Unknown paths are 404 not_found; a wrong method is 405 "
             "method_not_allowed with Allow; malformed JSON and bodies over 1 MiB are 400 invalid_request. A missing "
             "required parameter is 400 bad_request; a present but invalid one 400 invalid_request (signup answers "
             "validation_error for both). Query parameters a route does not list, a single-valued parameter sent "

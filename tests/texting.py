@@ -48,6 +48,19 @@ async def settled_message(api, key, message_sid: str, final=("delivered", "undel
     return listed[0]
 
 
+async def message_to(api, key, to: str) -> dict:
+    """The one outbound text to `to`, as the API lists it."""
+    status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"direction": "outbound"})
+    [found] = [m for m in page["messages"] if m["to"] == to]
+    return found
+
+
+async def text_settled(api, key, to: str, statuses: tuple[str, ...], timeout: float = 15) -> dict:
+    """The text to `to` once its status is one of `statuses`."""
+    return await wait_until(lambda: message_to(api, key, to), f"the text to {to} to be {' or '.join(statuses)}",
+                            lambda found: found["status"] in statuses, timeout=timeout)
+
+
 async def events_of(api, key, kind: str, message_id: str, expected: int = 1) -> list:
     """The `kind` events of a message once there are `expected` of them (at once with 0)."""
     async def found() -> list[dict]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core import deadlines
 from core.costs import Budget
 from core.rpc import AsCaller, Client
 from gateway.context import Deps
@@ -16,6 +17,10 @@ from switchboard.v1 import common_pb2
 
 # How a route authenticates: a bearer key, a dashboard session cookie, or nothing.
 KEY, SESSION, PUBLIC = "key", "session", "none"
+# A route's time limit (Route.time_limit): the longest deadline of its RPCs and a second for the gateway's own part
+# (the key's authentication included), at least ROUTE_LIMIT_SECONDS.
+ROUTE_LIMIT_SECONDS = 5.0
+ROUTE_MARGIN_SECONDS = 1.0
 # With the dashboard session, a request that changes something sends a JSON body or, without a body, this header
 # (gateway.app: CSRF); routes with no body declare it (`headers=SESSION_WRITE_HEADERS`).
 CSRF_HEADER = "X-Requested-With"
@@ -104,6 +109,9 @@ class Route:
     errors: tuple[str, ...] = ()
     # "Service/Method" of the RPC the route calls (checked by the contract tests); None for gateway-local routes.
     rpcs: tuple[str, ...] = ()
+    # Seconds a request may take, for a route whose handler waits longer than its RPCs declare (an eval run's
+    # max_wait_ms); None: `time_limit` derives it from `rpcs`.
+    time_limit_seconds: float | None = None
     description: str = ""
     # What a creating route makes, for the OpenAPI links that feed its id to the routes that take it.
     creates: Creates | None = None
@@ -135,6 +143,16 @@ class Route:
 
     def handler_for(self, query: dict) -> Handler:
         return self.read_one if self.read_one is not None and "id" in query else self.handler
+
+    @property
+    def time_limit(self) -> float:
+        """The seconds a request of this route is given from its arrival, published in the OpenAPI document: every
+        RPC it makes ends by then (core.deadlines), so no slow service or provider holds it longer; past it the
+        answer is 504 timeout (gateway.app)."""
+        if self.time_limit_seconds is not None:
+            return self.time_limit_seconds
+        longest = max((deadlines.of_rpc(rpc) for rpc in self.rpcs), default=0.0)
+        return max(ROUTE_LIMIT_SECONDS, longest + ROUTE_MARGIN_SECONDS)
 
 
 def rest_routes() -> list[Route]:

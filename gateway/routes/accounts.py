@@ -29,7 +29,6 @@ from gateway.schemas import (
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
 from services.accounts import payments_domain as payments
-from services.sdr.health_port import GET_HEALTH_SECONDS
 from switchboard.v1 import accounts_pb2, common_pb2, sdr_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
@@ -216,7 +215,7 @@ async def health(ctx: RequestContext):
     """The sdr service's report of the services and providers (one RPC) beside this replica's own queue; never an
     error: an sdr service that does not answer is part of the report."""
     try:
-        reply = await ctx.rpc("sdr").GetHealth(sdr_pb2.GetHealthRequest(), timeout=GET_HEALTH_SECONDS)
+        reply = await ctx.rpc("sdr").GetHealth(sdr_pb2.GetHealthRequest())
     except grpc.aio.AioRpcError:
         reply = SDR_UNREACHABLE
     queue = nats_status(ctx.deps)

@@ -7,6 +7,7 @@ import aiohttp
 from aiohttp import web
 from yarl import URL
 
+from core import deadlines
 from core.costs import Budget
 from core.errors import ServiceError
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
@@ -82,6 +83,8 @@ def recording_client(settings: Settings) -> GuardedClient:
     """The gateway's one client for recordings (loopback only on the local stack, where the simulator serves them)."""
     return GuardedClient(settings.environment == "local", timeout=RECORDING_TIMEOUT, max_bytes=RECORDING_MAX_BYTES)
 STORAGE_FAILURES = (RefusedAddress, TooLarge, aiohttp.ClientError, asyncio.TimeoutError)
+# The audio starts within this (the storage's first bytes); then it streams at the listener's pace.
+AUDIO_START_SECONDS = 15.0
 
 
 def at_storage(url: str, origins: tuple[str, ...]) -> bool:
@@ -114,13 +117,15 @@ async def recording_audio(ctx: RequestContext):
     asked = {"Accept-Encoding": "identity", **({"Range": ctx.request.headers["Range"]}
                                                if "Range" in ctx.request.headers else {})}
     http = ctx.deps.recordings
+    starting = asyncio.timeout(deadlines.time_left())  # the audio starts within the route's time limit
     try:
-        async with http.request("GET", source.url, headers=asked) as upstream:
+        async with starting, http.request("GET", source.url, headers=asked) as upstream:
             if upstream.status not in (200, 206, 416):
                 raise ServiceError("provider_error", f"the voice provider did not serve the recording "
                                    f"({upstream.status}); try again later")
             chunks = http.chunks(upstream)
             first = await anext(chunks, b"")
+            starting.reschedule(None)  # started: the rest streams at the listener's pace
             response = web.StreamResponse(status=upstream.status, headers={
                 **{h: upstream.headers[h] for h in PASSED_ON if h in upstream.headers},
                 "Content-Type": audio_type(upstream.content_type), "X-Content-Type-Options": "nosniff"})
@@ -128,6 +133,8 @@ async def recording_audio(ctx: RequestContext):
             await _relay(first, chunks, response)
             return response
     except STORAGE_FAILURES as exc:
+        if starting.expired():
+            raise ServiceError("timeout", "the voice provider's storage did not start the audio in time") from None
         raise ServiceError("provider_error", f"the voice provider's storage did not serve the recording "
                            f"({exc.__class__.__name__}); try again later") from None
 
@@ -213,11 +220,12 @@ ROUTES = [
               "signature": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
               "required": ["call_id", "expires", "signature"]},
           errors=("unauthorized", "not_found", "provider_error"),
-          rpcs=(f"{CALLS}/GetRecordingSource",),
+          rpcs=(f"{CALLS}/GetRecordingSource",), time_limit_seconds=AUDIO_START_SECONDS,
           description="The link GET /api/v1/recordings gives; a changed or expired link is 401. Send a Range "
           "header for a part (206 with Content-Range). The audio is fetched only from the voice provider's storage "
           "(VOICE_RECORDING_ORIGINS; by default Vapi's storage, or the simulator on the local stack), at public "
           "addresses, without following redirects, and is always served as audio (audio/wav unless the storage "
           "names another audio type) with X-Content-Type-Options: nosniff. A recording stored anywhere else, a "
-          "redirect, or a storage that fails or cannot be reached is 500 provider_error."),
+          "redirect, or a storage that fails or cannot be reached is 500 provider_error; one that has not started the audio "
+          "within the time limit is 504 timeout."),
 ]

@@ -2,9 +2,9 @@
 provider."""
 from __future__ import annotations
 
+from core import deadlines
 from core.costs import Budget
 from core.messages import struct
-from core.registry import PROVIDER_WAIT_SECONDS
 from gateway.convert import to_json
 from gateway.routes import RequestContext, Route
 from gateway.routes.params import page_query
@@ -15,6 +15,8 @@ from switchboard.v1 import evals_pb2
 EVALS = "switchboard.v1.Evals"
 V1 = "/api/v1"
 ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "bad_request")
+# A run that waits: its deadline is max_wait_ms with this much more for starting the runs and answering.
+WAIT_MARGIN_SECONDS = 15.0
 
 
 async def create_eval(ctx: RequestContext):
@@ -63,7 +65,8 @@ async def run_eval(ctx: RequestContext):
             setattr(req, field, b[field])
     # The call waits up to max_wait_ms for the runs: its deadline is that wait with room for the rest.
     wait_seconds = (b.get("max_wait_ms", evals.MAX_WAIT_MS[0]) / 1000) if b.get("wait", True) else 0
-    reply = await ctx.rpc("evals").RunEval(req, timeout=max(PROVIDER_WAIT_SECONDS, wait_seconds + 15))
+    reply = await ctx.rpc("evals").RunEval(req, timeout=max(deadlines.of_rpc(f"{EVALS}/RunEval"),
+                                                            wait_seconds + WAIT_MARGIN_SECONDS))
     if reply.HasField("run"):
         return to_json(reply.run, omit=RUN_DETAILS)
     fan = to_json(reply.fan_out)
@@ -123,6 +126,7 @@ ROUTES = [
     Route("POST", f"{V1}/evals/run", run_eval, "Run one eval scenario, or every scenario of an agent", "evals",
           scope="evals:write", body=EVAL_RUN_REQUEST, response=("EvalRun", "EvalFanOut"),
           errors=ERRORS, rpcs=(f"{EVALS}/RunEval",),
+          time_limit_seconds=evals.MAX_WAIT_MS[1] / 1000 + WAIT_MARGIN_SECONDS,
           description="Exactly one of eval_id (one run: {run_id, provider_run_id, status, passed, results}) and "
           "agent_id (every scenario of the agent in parallel: {total, completed, passed, failed, results: [{eval_id, "
           "name, run_id, provider_run_id, status, passed}]}). With wait (the default) the answer comes when the runs "

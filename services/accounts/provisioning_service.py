@@ -14,7 +14,7 @@ import asyncio
 import logging
 from datetime import timedelta
 
-from core import leases, tenant
+from core import deadlines, leases, tenant
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.uow import Database
@@ -26,8 +26,10 @@ log = logging.getLogger(__name__)
 
 ACTOR = "signup-provisioning"
 SAGA_LEASE = timedelta(seconds=120)
-# How long an x402 signup waits for its provisioning before answering deferred (within the RPC deadline).
+# How long an x402 signup waits for its provisioning before answering deferred: at most this, and never past a
+# second before its caller's deadline (Accounts.Signup's leaves 15 s for it after the slowest payment).
 INLINE_SECONDS = 15.0
+ANSWER_SECONDS = 1.0
 CANDIDATE_NUMBERS = 5  # free numbers tried per attempt (another signup may take one first)
 # Errors of a number assignment that mean "this number, not the step, failed": try the next one.
 NUMBER_TAKEN = ("conflict", "not_found", "invalid_request")
@@ -61,15 +63,17 @@ class Provisioning:
 
     async def run_now(self, business_id: str, token: str, within: float = INLINE_SECONDS):
         """Run a saga `start` leased to its signup (x402: provisioned before the reply); the row after `within`
-        seconds at most. A saga still running then goes on in the background under its lease."""
+        seconds at most (less when the caller's deadline comes first). A saga still running then goes on in the
+        background under its lease, its calls no longer bound by the caller's deadline."""
         async with self.db.read() as conn:
             row = await store.provisioning_of(conn, business_id)
         if row is None or str(row.lease_token) != token:
             return row  # the lease ran out and the billing worker took the saga over
-        task = asyncio.create_task(self._advance(row, token), name=f"provisioning-{business_id}")
+        task = asyncio.create_task(self._advance(row, token), name=f"provisioning-{business_id}",
+                                   context=deadlines.detached())
         self._running.add(task)
         task.add_done_callback(self._running.discard)
-        done, _ = await asyncio.wait({task}, timeout=within)
+        done, _ = await asyncio.wait({task}, timeout=deadlines.bounded(within, spare=ANSWER_SECONDS))
         if done:
             return task.result()
         async with self.db.read() as conn:

@@ -41,7 +41,7 @@ from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 TRANSIENT_DELAY = timedelta(seconds=5)  # a failure of our own services: the job is due again after this
-TRANSIENT_CODES = ("unavailable", "internal_error", "conflict", "rate_limited")
+TRANSIENT_CODES = ("unavailable", "timeout", "internal_error", "conflict", "rate_limited")
 TEXT_FAILURES = ("failed", "undelivered")
 
 

@@ -3,8 +3,7 @@ a retry with the same Idempotency-Key answers that text instead of texting again
 provider's callback, or, when no callback gets through, from asking the provider (the reconciliation)."""
 import uuid
 
-from tests.texting import events_of, number, opt_in, send
-from tests.waiting import wait_until
+from tests.texting import events_of, message_to, number, opt_in, send, text_settled
 
 TIMEOUT = 5.0  # SMS_TIMEOUT_SECONDS' default: the provider holds its answer back longer
 
@@ -16,21 +15,9 @@ async def slow_answer(sms) -> None:
     assert status == 201, body
 
 
-async def message_to(api, key, to: str) -> dict:
-    status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"direction": "outbound"})
-    [found] = [m for m in page["messages"] if m["to"] == to]
-    return found
-
-
 async def provider_sends(sms) -> int:
     status, log = await sms.control("GET", "/log?path=/2010-04-01/Accounts&method=POST")
     return len(log) if isinstance(log, list) else 0
-
-
-async def settled(api, key, to: str, statuses: tuple[str, ...]) -> dict:
-    """The text to `to` once its status is one of `statuses`."""
-    return await wait_until(lambda: message_to(api, key, to), f"the text to {to} to be {' or '.join(statuses)}",
-                            lambda found: found["status"] in statuses, timeout=15)
 
 
 async def test_a_send_whose_answer_never_came_is_unknown_and_a_retry_with_its_key_texts_no_one_twice(
@@ -52,7 +39,7 @@ async def test_a_send_whose_answer_never_came_is_unknown_and_a_retry_with_its_ke
     assert status == 200 and again["message_id"] == unknown["id"], again
     assert await provider_sends(sms) == sends
     # The reconciliation asks the provider, finds the text and records it as sent.
-    found = await settled(api, key, to, ("queued", "sending", "sent", "delivered"))
+    found = await text_settled(api, key, to, ("queued", "sending", "sent", "delivered"))
     assert found["message_sid"], found
     [sent] = await events_of(api, key, "sms.sent", found["id"])
     assert sent["data"]["message_sid"] == found["message_sid"]

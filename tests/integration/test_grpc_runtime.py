@@ -74,7 +74,7 @@ def _tenant_md(stack, business_id="00000000-0000-0000-0000-000000000001"):
 
 async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
     async with serving(stack, monkeypatch) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
-        stub = Client(accounts_pb2_grpc.AccountsStub(ch), 5.0)
+        stub = Client(accounts_pb2_grpc.AccountsStub(ch), registry.service("accounts").descriptor())
         with trace.get_tracer("test").start_as_current_span("client-request") as parent:
             await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(stack))
     server_spans = [s for s in EXPORTER.get_finished_spans() if s.name.endswith("/ListWorkspaces")]

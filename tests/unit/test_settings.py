@@ -35,8 +35,8 @@ def test_an_empty_environment_gives_the_local_defaults(load):
     assert s.grpc_ports == {p.name: p.port for p in (*registry.SERVICES, *registry.WORKERS)}
     assert (s.environment, s.log_level, s.voice_webhook_auth) == ("production", "INFO", "hmac")
     assert s.secret_key.reveal() == DEV_SECRET and s.voice_api_key.reveal() == ""
-    assert (s.signup_limit_per_hour, s.key_rate_limit_per_minute, s.grpc_timeout_seconds) == (
-        SIGNUP_LIMIT_PER_HOUR, 600, 10.0)
+    assert (s.signup_limit_per_hour, s.key_rate_limit_per_minute, s.sms_timeout_seconds) == (
+        SIGNUP_LIMIT_PER_HOUR, 600, 5.0)
     assert s.trusted_proxies == s.mcp_allowed_origins == s.platform_dnc == s.voice_recording_origins == ()
     assert not s.smtp_starttls and not s.webhooks_allow_loopback
     assert s.checkout_prices == plans.parse_checkout_prices(plans.LOCAL_CHECKOUT_PRICES)
@@ -50,7 +50,7 @@ def test_an_empty_environment_gives_the_local_defaults(load):
 def test_each_kind_of_setting_is_read_from_its_variable(load):
     s = load(DATABASE_URL="postgresql://u@db/x", SWITCHBOARD_HOME="data", HOST="0.0.0.0", PORT="9000",
              SWITCHBOARD_ENV="local", LOG_LEVEL="warning", VOICE_WEBHOOK_AUTH=" Bearer ",
-             GRPC_TIMEOUT_SECONDS="2.5", PAYMENT_GRACE_HOURS="0", EMAIL_DAILY_QUOTA="7",
+             SMS_TIMEOUT_SECONDS="2.5", PAYMENT_GRACE_HOURS="0", EMAIL_DAILY_QUOTA="7",
              SMTP_STARTTLS="true", WEBHOOKS_ALLOW_LOOPBACK="1",
              VOICE_API_URL="http://127.0.0.1:8790/", X402_FACILITATOR_URL="https://f.example/x402/",
              PLATFORM_DNC="+14155550166, ,+14155550167", MCP_ALLOWED_ORIGINS="https://claude.ai",
@@ -59,7 +59,7 @@ def test_each_kind_of_setting_is_read_from_its_variable(load):
     assert s.database_url.reveal() == "postgresql://u@db/x" and s.home == Path("data").resolve()
     assert (s.http_host, s.http_port, s.public_base_url) == ("0.0.0.0", 9000, "http://127.0.0.1:9000")
     assert (s.environment, s.log_level, s.voice_webhook_auth) == ("local", "WARNING", "bearer")
-    assert (s.grpc_timeout_seconds, s.payment_grace_hours, s.email_daily_quota) == (2.5, 0.0, 7)
+    assert (s.sms_timeout_seconds, s.payment_grace_hours, s.email_daily_quota) == (2.5, 0.0, 7)
     assert s.smtp_starttls and s.webhooks_allow_loopback
     assert s.voice_api_url == "http://127.0.0.1:8790" and s.x402_facilitator_url == "https://f.example/x402"
     assert s.recording_origins == ("http://127.0.0.1:8790",)
@@ -84,7 +84,7 @@ def test_empty_variables(load):
     ({"PORT": "70000"}, "PORT: must be less than or equal to 65535 (got '70000')"),
     ({"SMTP_PORT": "0"}, "SMTP_PORT: must be greater than or equal to 1 (got '0')"),
     ({"WEBHOOKS_DISPATCHER_GRPC_PORT": "http"}, "WEBHOOKS_DISPATCHER_GRPC_PORT: must be a valid integer"),
-    ({"GRPC_TIMEOUT_SECONDS": "0"}, "GRPC_TIMEOUT_SECONDS: must be greater than 0 (got '0')"),
+    ({"SMS_TIMEOUT_SECONDS": "0"}, "SMS_TIMEOUT_SECONDS: must be greater than 0 (got '0')"),
     ({"X402_TIMEOUT_SECONDS": "inf"}, "X402_TIMEOUT_SECONDS: must be a finite number (got 'inf')"),
     ({"PAYMENT_GRACE_HOURS": "-1"}, "PAYMENT_GRACE_HOURS: must be greater than or equal to 0 (got '-1')"),
     ({"EMAIL_DAILY_QUOTA": "many"}, "EMAIL_DAILY_QUOTA: must be a valid integer"),

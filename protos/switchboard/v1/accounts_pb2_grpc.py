@@ -203,6 +203,8 @@ class AccountsServicer:
 
     def Signup(self, request, context):
         """Creates a user, a business on a 7-day trial, a default-scoped key and a magic link; fails INVALID_ARGUMENT (validation_error), ALREADY_EXISTS (email_exists) or RESOURCE_EXHAUSTED (rate_limited).
+        Its deadline: the payment (x402's verification and settlement, 30 s; the checkout's 35 s), then what is left
+        of it, up to 15 s, for an x402 signup's provisioning (services.accounts.provisioning_service).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

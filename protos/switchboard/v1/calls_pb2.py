@@ -25,49 +25,70 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
+from switchboard.v1 import options_pb2 as switchboard_dot_v1_dot_options__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/calls.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\"&\n\x13GetRecordingRequest\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\"\xcf\x01\n\tRecording\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x18\n\x10recording_status\x18\x02 \x01(\t\x12\x19\n\x11transcript_status\x18\x03 \x01(\t\x12\x1a\n\rrecording_url\x18\x04 \x01(\tH\x00\x88\x01\x01\x12<\n\x18recording_url_expires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x64uration\x18\x06 \x01(\x05\x42\x10\n\x0e_recording_url\"P\n\x19GetRecordingSourceRequest\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65xpires\x18\x02 \x01(\x03\x12\x11\n\tsignature\x18\x03 \x01(\t\"\x1e\n\x0fRecordingSource\x12\x0b\n\x03url\x18\x01 \x01(\t\"1\n\x0fProviderMessage\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0cJ\x04\x08\x02\x10\x03J\x04\x08\x03\x10\x04J\x04\x08\x04\x10\x05\"-\n\x14ProviderMessageReply\x12\x15\n\rresponse_json\x18\x01 \x01(\t\"\x90\x05\n\x11\x43reateCallRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x11\n\x04name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x1a\n\rfirst_message\x18\x05 \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07lead_id\x18\x06 \x01(\tH\x03\x88\x01\x01\x12\x18\n\x0bwebhook_url\x18\x07 \x01(\tH\x04\x88\x01\x01\x12\x19\n\x0cmax_duration\x18\x08 \x01(\x05H\x05\x88\x01\x01\x12\x1c\n\x0fidempotency_key\x18\t \x01(\tH\x06\x88\x01\x01\x12\x32\n\ncompliance\x18\n \x01(\x0e\x32\x1e.switchboard.v1.ComplianceMode\x12\x1c\n\x0f\x63\x61llee_timezone\x18\x0b \x01(\tH\x07\x88\x01\x01\x12\x12\n\x05\x61\x63tor\x18\x0c \x01(\tH\x08\x88\x01\x01\x12\x16\n\treference\x18\r \x01(\tH\t\x88\x01\x01\x12\x19\n\x0c\x65xternal_ref\x18\x0e \x01(\tH\n\x88\x01\x01\x12\x15\n\x08touch_id\x18\x0f \x01(\tH\x0b\x88\x01\x01\x12:\n\x0e\x62usiness_hours\x18\x10 \x01(\x0b\x32\x1d.switchboard.v1.BusinessHoursH\x0c\x88\x01\x01\x42\x07\n\x05_nameB\n\n\x08_contextB\x10\n\x0e_first_messageB\n\n\x08_lead_idB\x0e\n\x0c_webhook_urlB\x0f\n\r_max_durationB\x12\n\x10_idempotency_keyB\x12\n\x10_callee_timezoneB\x08\n\x06_actorB\x0c\n\n_referenceB\x0f\n\r_external_refB\x0b\n\t_touch_idB\x11\n\x0f_business_hours\"y\n\x0ePlaceCallReply\x12$\n\x04\x63\x61ll\x18\x01 \x01(\x0b\x32\x14.switchboard.v1.CallH\x00\x12\x36\n\x08\x64\x65\x66\x65rred\x18\x02 \x01(\x0b\x32\".switchboard.v1.ComplianceDecisionH\x00\x42\t\n\x07outcome\"\x1c\n\x0eGetCallRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x81\x01\n\x10ListCallsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06status\x18\x02 \x01(\tH\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\t\n\x07_status\"]\n\x0eListCallsReply\x12#\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x14.switchboard.v1.Call\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x83\x01\n\x16ListTranscriptsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04\x64\x61ys\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\x07\n\x05_days\"\xf8\x01\n\nTranscript\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x17\n\nagent_name\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x10\n\x08\x64uration\x18\x06 \x01(\x05\x12\x14\n\x07summary\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x12\n\ntranscript\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_agent_nameB\n\n\x08_summary\"o\n\x14ListTranscriptsReply\x12/\n\x0btranscripts\x18\x01 \x03(\x0b\x32\x1a.switchboard.v1.Transcript\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"p\n\x11QualityDimensions\x12\x17\n\x0fprofessionalism\x18\x01 \x01(\x05\x12\x0f\n\x07\x65mpathy\x18\x02 \x01(\x05\x12\x1d\n\x15information_gathering\x18\x03 \x01(\x05\x12\x12\n\nresolution\x18\x04 \x01(\x05\"\xdc\x05\n\x04\x43\x61ll\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x11\n\tdirection\x18\x04 \x01(\t\x12\x10\n\x08\x64uration\x18\x05 \x01(\x05\x12\x10\n\x08\x61gent_id\x18\x06 \x01(\t\x12\x17\n\nagent_name\x18\x07 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x0b\x62usiness_id\x18\x08 \x01(\t\x12\x14\n\x07lead_id\x18\t \x01(\tH\x01\x88\x01\x01\x12\n\n\x02to\x18\n \x01(\t\x12\x11\n\x04name\x18\x0b \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07summary\x18\x0c \x01(\tH\x03\x88\x01\x01\x12\x1a\n\rrecording_url\x18\r \x01(\tH\x04\x88\x01\x01\x12\x42\n\x12quality_dimensions\x18\x0e \x01(\x0b\x32!.switchboard.v1.QualityDimensionsH\x05\x88\x01\x01\x12.\n\ncreated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\x04\x66rom\x18\x10 \x01(\tH\x06\x88\x01\x01\x12\x19\n\x0c\x65nded_reason\x18\x11 \x01(\tH\x07\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x12 \x01(\tH\x08\x88\x01\x01\x12\x14\n\x0cmax_duration\x18\x13 \x01(\x05\x12*\n\tvariables\x18\x14 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\nupdated_at\x18\x15 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x0c\x66orwarded_to\x18\x16 \x01(\tH\t\x88\x01\x01\x42\r\n\x0b_agent_nameB\n\n\x08_lead_idB\x07\n\x05_nameB\n\n\x08_summaryB\x10\n\x0e_recording_urlB\x15\n\x13_quality_dimensionsB\x07\n\x05_fromB\x0f\n\r_ended_reasonB\n\n\x08_contextB\x0f\n\r_forwarded_to*h\n\x0e\x43omplianceMode\x12\x1f\n\x1b\x43OMPLIANCE_MODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x43OMPLIANCE_MODE_SKIP\x10\x01\x12\x1b\n\x17\x43OMPLIANCE_MODE_ENFORCE\x10\x02\x32\xbe\x06\n\x05\x43\x61lls\x12\x45\n\nCreateCall\x12!.switchboard.v1.CreateCallRequest\x1a\x14.switchboard.v1.Call\x12N\n\tPlaceCall\x12!.switchboard.v1.CreateCallRequest\x1a\x1e.switchboard.v1.PlaceCallReply\x12?\n\x07GetCall\x12\x1e.switchboard.v1.GetCallRequest\x1a\x14.switchboard.v1.Call\x12M\n\tListCalls\x12 .switchboard.v1.ListCallsRequest\x1a\x1e.switchboard.v1.ListCallsReply\x12_\n\x0fListTranscripts\x12&.switchboard.v1.ListTranscriptsRequest\x1a$.switchboard.v1.ListTranscriptsReply\x12K\n\rGetTranscript\x12\x1e.switchboard.v1.GetCallRequest\x1a\x1a.switchboard.v1.Transcript\x12^\n\x15HandleProviderMessage\x12\x1f.switchboard.v1.ProviderMessage\x1a$.switchboard.v1.ProviderMessageReply\x12N\n\x0cGetRecording\x12#.switchboard.v1.GetRecordingRequest\x1a\x19.switchboard.v1.Recording\x12`\n\x12GetRecordingSource\x12).switchboard.v1.GetRecordingSourceRequest\x1a\x1f.switchboard.v1.RecordingSource\x12N\n\x0e\x41ggregateCalls\x12 .switchboard.v1.AggregateRequest\x1a\x1a.switchboard.v1.Aggregatesb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/calls.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"&\n\x13GetRecordingRequest\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\"\xcf\x01\n\tRecording\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x18\n\x10recording_status\x18\x02 \x01(\t\x12\x19\n\x11transcript_status\x18\x03 \x01(\t\x12\x1a\n\rrecording_url\x18\x04 \x01(\tH\x00\x88\x01\x01\x12<\n\x18recording_url_expires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x64uration\x18\x06 \x01(\x05\x42\x10\n\x0e_recording_url\"P\n\x19GetRecordingSourceRequest\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x0f\n\x07\x65xpires\x18\x02 \x01(\x03\x12\x11\n\tsignature\x18\x03 \x01(\t\"\x1e\n\x0fRecordingSource\x12\x0b\n\x03url\x18\x01 \x01(\t\"1\n\x0fProviderMessage\x12\x0c\n\x04\x62ody\x18\x01 \x01(\x0cJ\x04\x08\x02\x10\x03J\x04\x08\x03\x10\x04J\x04\x08\x04\x10\x05\"-\n\x14ProviderMessageReply\x12\x15\n\rresponse_json\x18\x01 \x01(\t\"\x90\x05\n\x11\x43reateCallRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x11\n\x04name\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x04 \x01(\tH\x01\x88\x01\x01\x12\x1a\n\rfirst_message\x18\x05 \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07lead_id\x18\x06 \x01(\tH\x03\x88\x01\x01\x12\x18\n\x0bwebhook_url\x18\x07 \x01(\tH\x04\x88\x01\x01\x12\x19\n\x0cmax_duration\x18\x08 \x01(\x05H\x05\x88\x01\x01\x12\x1c\n\x0fidempotency_key\x18\t \x01(\tH\x06\x88\x01\x01\x12\x32\n\ncompliance\x18\n \x01(\x0e\x32\x1e.switchboard.v1.ComplianceMode\x12\x1c\n\x0f\x63\x61llee_timezone\x18\x0b \x01(\tH\x07\x88\x01\x01\x12\x12\n\x05\x61\x63tor\x18\x0c \x01(\tH\x08\x88\x01\x01\x12\x16\n\treference\x18\r \x01(\tH\t\x88\x01\x01\x12\x19\n\x0c\x65xternal_ref\x18\x0e \x01(\tH\n\x88\x01\x01\x12\x15\n\x08touch_id\x18\x0f \x01(\tH\x0b\x88\x01\x01\x12:\n\x0e\x62usiness_hours\x18\x10 \x01(\x0b\x32\x1d.switchboard.v1.BusinessHoursH\x0c\x88\x01\x01\x42\x07\n\x05_nameB\n\n\x08_contextB\x10\n\x0e_first_messageB\n\n\x08_lead_idB\x0e\n\x0c_webhook_urlB\x0f\n\r_max_durationB\x12\n\x10_idempotency_keyB\x12\n\x10_callee_timezoneB\x08\n\x06_actorB\x0c\n\n_referenceB\x0f\n\r_external_refB\x0b\n\t_touch_idB\x11\n\x0f_business_hours\"y\n\x0ePlaceCallReply\x12$\n\x04\x63\x61ll\x18\x01 \x01(\x0b\x32\x14.switchboard.v1.CallH\x00\x12\x36\n\x08\x64\x65\x66\x65rred\x18\x02 \x01(\x0b\x32\".switchboard.v1.ComplianceDecisionH\x00\x42\t\n\x07outcome\"\x1c\n\x0eGetCallRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x81\x01\n\x10ListCallsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x06status\x18\x02 \x01(\tH\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\t\n\x07_status\"]\n\x0eListCallsReply\x12#\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x14.switchboard.v1.Call\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x83\x01\n\x16ListTranscriptsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04\x64\x61ys\x18\x02 \x01(\x05H\x01\x88\x01\x01\x12)\n\x04page\x18\x03 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_idB\x07\n\x05_days\"\xf8\x01\n\nTranscript\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x17\n\nagent_name\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x10\n\x08\x64uration\x18\x06 \x01(\x05\x12\x14\n\x07summary\x18\x07 \x01(\tH\x01\x88\x01\x01\x12\x12\n\ntranscript\x18\x08 \x01(\t\x12.\n\ncreated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampB\r\n\x0b_agent_nameB\n\n\x08_summary\"o\n\x14ListTranscriptsReply\x12/\n\x0btranscripts\x18\x01 \x03(\x0b\x32\x1a.switchboard.v1.Transcript\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"p\n\x11QualityDimensions\x12\x17\n\x0fprofessionalism\x18\x01 \x01(\x05\x12\x0f\n\x07\x65mpathy\x18\x02 \x01(\x05\x12\x1d\n\x15information_gathering\x18\x03 \x01(\x05\x12\x12\n\nresolution\x18\x04 \x01(\x05\"\xdc\x05\n\x04\x43\x61ll\x12\n\n\x02id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x11\n\tdirection\x18\x04 \x01(\t\x12\x10\n\x08\x64uration\x18\x05 \x01(\x05\x12\x10\n\x08\x61gent_id\x18\x06 \x01(\t\x12\x17\n\nagent_name\x18\x07 \x01(\tH\x00\x88\x01\x01\x12\x13\n\x0b\x62usiness_id\x18\x08 \x01(\t\x12\x14\n\x07lead_id\x18\t \x01(\tH\x01\x88\x01\x01\x12\n\n\x02to\x18\n \x01(\t\x12\x11\n\x04name\x18\x0b \x01(\tH\x02\x88\x01\x01\x12\x14\n\x07summary\x18\x0c \x01(\tH\x03\x88\x01\x01\x12\x1a\n\rrecording_url\x18\r \x01(\tH\x04\x88\x01\x01\x12\x42\n\x12quality_dimensions\x18\x0e \x01(\x0b\x32!.switchboard.v1.QualityDimensionsH\x05\x88\x01\x01\x12.\n\ncreated_at\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\x04\x66rom\x18\x10 \x01(\tH\x06\x88\x01\x01\x12\x19\n\x0c\x65nded_reason\x18\x11 \x01(\tH\x07\x88\x01\x01\x12\x14\n\x07\x63ontext\x18\x12 \x01(\tH\x08\x88\x01\x01\x12\x14\n\x0cmax_duration\x18\x13 \x01(\x05\x12*\n\tvariables\x18\x14 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\nupdated_at\x18\x15 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x0c\x66orwarded_to\x18\x16 \x01(\tH\t\x88\x01\x01\x42\r\n\x0b_agent_nameB\n\n\x08_lead_idB\x07\n\x05_nameB\n\n\x08_summaryB\x10\n\x0e_recording_urlB\x15\n\x13_quality_dimensionsB\x07\n\x05_fromB\x0f\n\r_ended_reasonB\n\n\x08_contextB\x0f\n\r_forwarded_to*h\n\x0e\x43omplianceMode\x12\x1f\n\x1b\x43OMPLIANCE_MODE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x43OMPLIANCE_MODE_SKIP\x10\x01\x12\x1b\n\x17\x43OMPLIANCE_MODE_ENFORCE\x10\x02\x32\x86\x07\n\x05\x43\x61lls\x12M\n\nCreateCall\x12!.switchboard.v1.CreateCallRequest\x1a\x14.switchboard.v1.Call\"\x06\x80\xb5\x18\xb0\xea\x01\x12V\n\tPlaceCall\x12!.switchboard.v1.CreateCallRequest\x1a\x1e.switchboard.v1.PlaceCallReply\"\x06\x80\xb5\x18\xb0\xea\x01\x12\x46\n\x07GetCall\x12\x1e.switchboard.v1.GetCallRequest\x1a\x14.switchboard.v1.Call\"\x05\x80\xb5\x18\xd0\x0f\x12T\n\tListCalls\x12 .switchboard.v1.ListCallsRequest\x1a\x1e.switchboard.v1.ListCallsReply\"\x05\x80\xb5\x18\xd0\x0f\x12\x66\n\x0fListTranscripts\x12&.switchboard.v1.ListTranscriptsRequest\x1a$.switchboard.v1.ListTranscriptsReply\"\x05\x80\xb5\x18\xd0\x0f\x12R\n\rGetTranscript\x12\x1e.switchboard.v1.GetCallRequest\x1a\x1a.switchboard.v1.Transcript\"\x05\x80\xb5\x18\xd0\x0f\x12\x65\n\x15HandleProviderMessage\x12\x1f.switchboard.v1.ProviderMessage\x1a$.switchboard.v1.ProviderMessageReply\"\x05\x80\xb5\x18\x88\'\x12U\n\x0cGetRecording\x12#.switchboard.v1.GetRecordingRequest\x1a\x19.switchboard.v1.Recording\"\x05\x80\xb5\x18\xd0\x0f\x12g\n\x12GetRecordingSource\x12).switchboard.v1.GetRecordingSourceRequest\x1a\x1f.switchboard.v1.RecordingSource\"\x05\x80\xb5\x18\xd0\x0f\x12U\n\x0e\x41ggregateCalls\x12 .switchboard.v1.AggregateRequest\x1a\x1a.switchboard.v1.Aggregates\"\x05\x80\xb5\x18\x88\'b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchboard.v1.calls_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_COMPLIANCEMODE']._serialized_start=2986
-  _globals['_COMPLIANCEMODE']._serialized_end=3090
-  _globals['_GETRECORDINGREQUEST']._serialized_start=138
-  _globals['_GETRECORDINGREQUEST']._serialized_end=176
-  _globals['_RECORDING']._serialized_start=179
-  _globals['_RECORDING']._serialized_end=386
-  _globals['_GETRECORDINGSOURCEREQUEST']._serialized_start=388
-  _globals['_GETRECORDINGSOURCEREQUEST']._serialized_end=468
-  _globals['_RECORDINGSOURCE']._serialized_start=470
-  _globals['_RECORDINGSOURCE']._serialized_end=500
-  _globals['_PROVIDERMESSAGE']._serialized_start=502
-  _globals['_PROVIDERMESSAGE']._serialized_end=551
-  _globals['_PROVIDERMESSAGEREPLY']._serialized_start=553
-  _globals['_PROVIDERMESSAGEREPLY']._serialized_end=598
-  _globals['_CREATECALLREQUEST']._serialized_start=601
-  _globals['_CREATECALLREQUEST']._serialized_end=1257
-  _globals['_PLACECALLREPLY']._serialized_start=1259
-  _globals['_PLACECALLREPLY']._serialized_end=1380
-  _globals['_GETCALLREQUEST']._serialized_start=1382
-  _globals['_GETCALLREQUEST']._serialized_end=1410
-  _globals['_LISTCALLSREQUEST']._serialized_start=1413
-  _globals['_LISTCALLSREQUEST']._serialized_end=1542
-  _globals['_LISTCALLSREPLY']._serialized_start=1544
-  _globals['_LISTCALLSREPLY']._serialized_end=1637
-  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_start=1640
-  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_end=1771
-  _globals['_TRANSCRIPT']._serialized_start=1774
-  _globals['_TRANSCRIPT']._serialized_end=2022
-  _globals['_LISTTRANSCRIPTSREPLY']._serialized_start=2024
-  _globals['_LISTTRANSCRIPTSREPLY']._serialized_end=2135
-  _globals['_QUALITYDIMENSIONS']._serialized_start=2137
-  _globals['_QUALITYDIMENSIONS']._serialized_end=2249
-  _globals['_CALL']._serialized_start=2252
-  _globals['_CALL']._serialized_end=2984
-  _globals['_CALLS']._serialized_start=3093
-  _globals['_CALLS']._serialized_end=3923
+  _globals['_CALLS'].methods_by_name['CreateCall']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['CreateCall']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_CALLS'].methods_by_name['PlaceCall']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['PlaceCall']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_CALLS'].methods_by_name['GetCall']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['GetCall']._serialized_options = b'\200\265\030\320\017'
+  _globals['_CALLS'].methods_by_name['ListCalls']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['ListCalls']._serialized_options = b'\200\265\030\320\017'
+  _globals['_CALLS'].methods_by_name['ListTranscripts']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['ListTranscripts']._serialized_options = b'\200\265\030\320\017'
+  _globals['_CALLS'].methods_by_name['GetTranscript']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['GetTranscript']._serialized_options = b'\200\265\030\320\017'
+  _globals['_CALLS'].methods_by_name['HandleProviderMessage']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['HandleProviderMessage']._serialized_options = b'\200\265\030\210\''
+  _globals['_CALLS'].methods_by_name['GetRecording']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['GetRecording']._serialized_options = b'\200\265\030\320\017'
+  _globals['_CALLS'].methods_by_name['GetRecordingSource']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['GetRecordingSource']._serialized_options = b'\200\265\030\320\017'
+  _globals['_CALLS'].methods_by_name['AggregateCalls']._loaded_options = None
+  _globals['_CALLS'].methods_by_name['AggregateCalls']._serialized_options = b'\200\265\030\210\''
+  _globals['_COMPLIANCEMODE']._serialized_start=3016
+  _globals['_COMPLIANCEMODE']._serialized_end=3120
+  _globals['_GETRECORDINGREQUEST']._serialized_start=168
+  _globals['_GETRECORDINGREQUEST']._serialized_end=206
+  _globals['_RECORDING']._serialized_start=209
+  _globals['_RECORDING']._serialized_end=416
+  _globals['_GETRECORDINGSOURCEREQUEST']._serialized_start=418
+  _globals['_GETRECORDINGSOURCEREQUEST']._serialized_end=498
+  _globals['_RECORDINGSOURCE']._serialized_start=500
+  _globals['_RECORDINGSOURCE']._serialized_end=530
+  _globals['_PROVIDERMESSAGE']._serialized_start=532
+  _globals['_PROVIDERMESSAGE']._serialized_end=581
+  _globals['_PROVIDERMESSAGEREPLY']._serialized_start=583
+  _globals['_PROVIDERMESSAGEREPLY']._serialized_end=628
+  _globals['_CREATECALLREQUEST']._serialized_start=631
+  _globals['_CREATECALLREQUEST']._serialized_end=1287
+  _globals['_PLACECALLREPLY']._serialized_start=1289
+  _globals['_PLACECALLREPLY']._serialized_end=1410
+  _globals['_GETCALLREQUEST']._serialized_start=1412
+  _globals['_GETCALLREQUEST']._serialized_end=1440
+  _globals['_LISTCALLSREQUEST']._serialized_start=1443
+  _globals['_LISTCALLSREQUEST']._serialized_end=1572
+  _globals['_LISTCALLSREPLY']._serialized_start=1574
+  _globals['_LISTCALLSREPLY']._serialized_end=1667
+  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_start=1670
+  _globals['_LISTTRANSCRIPTSREQUEST']._serialized_end=1801
+  _globals['_TRANSCRIPT']._serialized_start=1804
+  _globals['_TRANSCRIPT']._serialized_end=2052
+  _globals['_LISTTRANSCRIPTSREPLY']._serialized_start=2054
+  _globals['_LISTTRANSCRIPTSREPLY']._serialized_end=2165
+  _globals['_QUALITYDIMENSIONS']._serialized_start=2167
+  _globals['_QUALITYDIMENSIONS']._serialized_end=2279
+  _globals['_CALL']._serialized_start=2282
+  _globals['_CALL']._serialized_end=3014
+  _globals['_CALLS']._serialized_start=3123
+  _globals['_CALLS']._serialized_end=4025
 # @@protoc_insertion_point(module_scope)

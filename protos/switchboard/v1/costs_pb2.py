@@ -22,9 +22,10 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from switchboard.v1 import options_pb2 as switchboard_dot_v1_dot_options__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/costs.proto\x12\x0eswitchboard.v1\"\x1f\n\x10TakeCostsRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\"{\n\x0eTakeCostsReply\x12:\n\x06\x63ounts\x18\x01 \x03(\x0b\x32*.switchboard.v1.TakeCostsReply.CountsEntry\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32V\n\x05\x43osts\x12M\n\tTakeCosts\x12 .switchboard.v1.TakeCostsRequest\x1a\x1e.switchboard.v1.TakeCostsReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/costs.proto\x12\x0eswitchboard.v1\x1a\x1cswitchboard/v1/options.proto\"\x1f\n\x10TakeCostsRequest\x12\x0b\n\x03tag\x18\x01 \x01(\t\"{\n\x0eTakeCostsReply\x12:\n\x06\x63ounts\x18\x01 \x03(\x0b\x32*.switchboard.v1.TakeCostsReply.CountsEntry\x1a-\n\x0b\x43ountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32]\n\x05\x43osts\x12T\n\tTakeCosts\x12 .switchboard.v1.TakeCostsRequest\x1a\x1e.switchboard.v1.TakeCostsReply\"\x05\x80\xb5\x18\x88\'b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,12 +34,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TAKECOSTSREPLY_COUNTSENTRY']._loaded_options = None
   _globals['_TAKECOSTSREPLY_COUNTSENTRY']._serialized_options = b'8\001'
-  _globals['_TAKECOSTSREQUEST']._serialized_start=46
-  _globals['_TAKECOSTSREQUEST']._serialized_end=77
-  _globals['_TAKECOSTSREPLY']._serialized_start=79
-  _globals['_TAKECOSTSREPLY']._serialized_end=202
-  _globals['_TAKECOSTSREPLY_COUNTSENTRY']._serialized_start=157
-  _globals['_TAKECOSTSREPLY_COUNTSENTRY']._serialized_end=202
-  _globals['_COSTS']._serialized_start=204
-  _globals['_COSTS']._serialized_end=290
+  _globals['_COSTS'].methods_by_name['TakeCosts']._loaded_options = None
+  _globals['_COSTS'].methods_by_name['TakeCosts']._serialized_options = b'\200\265\030\210\''
+  _globals['_TAKECOSTSREQUEST']._serialized_start=76
+  _globals['_TAKECOSTSREQUEST']._serialized_end=107
+  _globals['_TAKECOSTSREPLY']._serialized_start=109
+  _globals['_TAKECOSTSREPLY']._serialized_end=232
+  _globals['_TAKECOSTSREPLY_COUNTSENTRY']._serialized_start=187
+  _globals['_TAKECOSTSREPLY_COUNTSENTRY']._serialized_end=232
+  _globals['_COSTS']._serialized_start=234
+  _globals['_COSTS']._serialized_end=327
 # @@protoc_insertion_point(module_scope)

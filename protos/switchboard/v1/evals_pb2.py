@@ -25,49 +25,66 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
+from switchboard.v1 import options_pb2 as switchboard_dot_v1_dot_options__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/evals.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\"\x89\x02\n\x0c\x45valScenario\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x03 \x01(\t\x12\x18\n\x10provider_eval_id\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12)\n\x08messages\x18\x07 \x03(\x0b\x32\x17.google.protobuf.Struct\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9d\x01\n\x11\x43reateEvalRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12)\n\x08messages\x18\x05 \x03(\x0b\x32\x17.google.protobuf.StructB\x0e\n\x0c_description\"a\n\x10ListEvalsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12)\n\x04page\x18\x02 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_id\"e\n\x0eListEvalsReply\x12+\n\x05\x65vals\x18\x01 \x03(\x0b\x32\x1c.switchboard.v1.EvalScenario\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x1c\n\x0eGetEvalRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\xa8\x01\n\x11UpdateEvalRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\x04name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65scription\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x16\n\x0emessages_given\x18\x04 \x01(\x08\x12)\n\x08messages\x18\x05 \x03(\x0b\x32\x17.google.protobuf.StructB\x07\n\x05_nameB\x0e\n\x0c_description\"\x1f\n\x11\x44\x65leteEvalRequest\x12\n\n\x02id\x18\x01 \x01(\t\".\n\x0f\x44\x65leteEvalReply\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\n\n\x02id\x18\x02 \x01(\t\"\x9c\x01\n\x0eRunEvalRequest\x12\x14\n\x07\x65val_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08\x61gent_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04wait\x18\x03 \x01(\x08H\x02\x88\x01\x01\x12\x18\n\x0bmax_wait_ms\x18\x04 \x01(\x05H\x03\x88\x01\x01\x42\n\n\x08_eval_idB\x0b\n\t_agent_idB\x07\n\x05_waitB\x0e\n\x0c_max_wait_ms\"\xc8\x03\n\x07\x45valRun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x1c\n\x0fprovider_run_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x13\n\x06passed\x18\x04 \x01(\x08H\x01\x88\x01\x01\x12(\n\x07results\x18\x05 \x03(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07\x65val_id\x18\x06 \x01(\t\x12\x0c\n\x04name\x18\x07 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x08 \x01(\t\x12\x19\n\x0c\x65nded_reason\x18\t \x01(\tH\x02\x88\x01\x01\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07trigger\x18\x0c \x01(\t\x12\x14\n\x07\x63hannel\x18\r \x01(\tH\x03\x88\x01\x01\x12\x33\n\x12stubbed_tool_calls\x18\x0e \x03(\x0b\x32\x17.google.protobuf.StructB\x12\n\x10_provider_run_idB\t\n\x07_passedB\x0f\n\r_ended_reasonB\n\n\x08_channel\"x\n\nEvalFanOut\x12\r\n\x05total\x18\x01 \x01(\x05\x12\x11\n\tcompleted\x18\x02 \x01(\x05\x12\x0e\n\x06passed\x18\x03 \x01(\x05\x12\x0e\n\x06\x66\x61iled\x18\x04 \x01(\x05\x12(\n\x07results\x18\x05 \x03(\x0b\x32\x17.switchboard.v1.EvalRun\"p\n\x0cRunEvalReply\x12&\n\x03run\x18\x01 \x01(\x0b\x32\x17.switchboard.v1.EvalRunH\x00\x12-\n\x07\x66\x61n_out\x18\x02 \x01(\x0b\x32\x1a.switchboard.v1.EvalFanOutH\x00\x42\t\n\x07outcome\"\x8a\x01\n\x12GetEvalRunsRequest\x12\x13\n\x06run_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x1c\n\x0fprovider_run_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x15\n\x08\x61gent_id\x18\x03 \x01(\tH\x02\x88\x01\x01\x42\t\n\x07_run_idB\x12\n\x10_provider_run_idB\x0b\n\t_agent_id\"1\n\x08\x45valRuns\x12%\n\x04runs\x18\x01 \x03(\x0b\x32\x17.switchboard.v1.EvalRun\"I\n\nGateTarget\x12\x0f\n\x07\x63hannel\x18\x01 \x01(\t\x12*\n\toverrides\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x84\x01\n\x0fGateEvalRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x1d\n\x15provider_assistant_id\x18\x02 \x01(\t\x12+\n\x07targets\x18\x03 \x03(\x0b\x32\x1a.switchboard.v1.GateTarget\x12\x13\n\x0bmax_wait_ms\x18\x04 \x01(\x05\"\xd4\x01\n\x0f\x45valGateOutcome\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x15\n\x08\x62\x61tch_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\r\n\x05total\x18\x03 \x01(\x05\x12\x11\n\tcompleted\x18\x04 \x01(\x05\x12\x0e\n\x06passed\x18\x05 \x01(\x05\x12\x0e\n\x06\x66\x61iled\x18\x06 \x01(\x05\x12%\n\x04runs\x18\x07 \x03(\x0b\x32\x17.switchboard.v1.EvalRun\x12\x16\n\tforced_by\x18\x08 \x01(\tH\x01\x88\x01\x01\x42\x0b\n\t_batch_idB\x0c\n\n_forced_by2\xf3\x04\n\x05\x45vals\x12M\n\nCreateEval\x12!.switchboard.v1.CreateEvalRequest\x1a\x1c.switchboard.v1.EvalScenario\x12M\n\tListEvals\x12 .switchboard.v1.ListEvalsRequest\x1a\x1e.switchboard.v1.ListEvalsReply\x12G\n\x07GetEval\x12\x1e.switchboard.v1.GetEvalRequest\x1a\x1c.switchboard.v1.EvalScenario\x12M\n\nUpdateEval\x12!.switchboard.v1.UpdateEvalRequest\x1a\x1c.switchboard.v1.EvalScenario\x12P\n\nDeleteEval\x12!.switchboard.v1.DeleteEvalRequest\x1a\x1f.switchboard.v1.DeleteEvalReply\x12G\n\x07RunEval\x12\x1e.switchboard.v1.RunEvalRequest\x1a\x1c.switchboard.v1.RunEvalReply\x12K\n\x0bGetEvalRuns\x12\".switchboard.v1.GetEvalRunsRequest\x1a\x18.switchboard.v1.EvalRuns\x12L\n\x08GateEval\x12\x1f.switchboard.v1.GateEvalRequest\x1a\x1f.switchboard.v1.EvalGateOutcomeb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aswitchboard/v1/evals.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\x89\x02\n\x0c\x45valScenario\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x03 \x01(\t\x12\x18\n\x10provider_eval_id\x18\x04 \x01(\t\x12\x0c\n\x04name\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12)\n\x08messages\x18\x07 \x03(\x0b\x32\x17.google.protobuf.Struct\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9d\x01\n\x11\x43reateEvalRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12)\n\x08messages\x18\x05 \x03(\x0b\x32\x17.google.protobuf.StructB\x0e\n\x0c_description\"a\n\x10ListEvalsRequest\x12\x15\n\x08\x61gent_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12)\n\x04page\x18\x02 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0b\n\t_agent_id\"e\n\x0eListEvalsReply\x12+\n\x05\x65vals\x18\x01 \x03(\x0b\x32\x1c.switchboard.v1.EvalScenario\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x1c\n\x0eGetEvalRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\xa8\x01\n\x11UpdateEvalRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\x04name\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x18\n\x0b\x64\x65scription\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x16\n\x0emessages_given\x18\x04 \x01(\x08\x12)\n\x08messages\x18\x05 \x03(\x0b\x32\x17.google.protobuf.StructB\x07\n\x05_nameB\x0e\n\x0c_description\"\x1f\n\x11\x44\x65leteEvalRequest\x12\n\n\x02id\x18\x01 \x01(\t\".\n\x0f\x44\x65leteEvalReply\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\n\n\x02id\x18\x02 \x01(\t\"\x9c\x01\n\x0eRunEvalRequest\x12\x14\n\x07\x65val_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x15\n\x08\x61gent_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x11\n\x04wait\x18\x03 \x01(\x08H\x02\x88\x01\x01\x12\x18\n\x0bmax_wait_ms\x18\x04 \x01(\x05H\x03\x88\x01\x01\x42\n\n\x08_eval_idB\x0b\n\t_agent_idB\x07\n\x05_waitB\x0e\n\x0c_max_wait_ms\"\xc8\x03\n\x07\x45valRun\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x1c\n\x0fprovider_run_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x13\n\x06passed\x18\x04 \x01(\x08H\x01\x88\x01\x01\x12(\n\x07results\x18\x05 \x03(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07\x65val_id\x18\x06 \x01(\t\x12\x0c\n\x04name\x18\x07 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x08 \x01(\t\x12\x19\n\x0c\x65nded_reason\x18\t \x01(\tH\x02\x88\x01\x01\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07trigger\x18\x0c \x01(\t\x12\x14\n\x07\x63hannel\x18\r \x01(\tH\x03\x88\x01\x01\x12\x33\n\x12stubbed_tool_calls\x18\x0e \x03(\x0b\x32\x17.google.protobuf.StructB\x12\n\x10_provider_run_idB\t\n\x07_passedB\x0f\n\r_ended_reasonB\n\n\x08_channel\"x\n\nEvalFanOut\x12\r\n\x05total\x18\x01 \x01(\x05\x12\x11\n\tcompleted\x18\x02 \x01(\x05\x12\x0e\n\x06passed\x18\x03 \x01(\x05\x12\x0e\n\x06\x66\x61iled\x18\x04 \x01(\x05\x12(\n\x07results\x18\x05 \x03(\x0b\x32\x17.switchboard.v1.EvalRun\"p\n\x0cRunEvalReply\x12&\n\x03run\x18\x01 \x01(\x0b\x32\x17.switchboard.v1.EvalRunH\x00\x12-\n\x07\x66\x61n_out\x18\x02 \x01(\x0b\x32\x1a.switchboard.v1.EvalFanOutH\x00\x42\t\n\x07outcome\"\x8a\x01\n\x12GetEvalRunsRequest\x12\x13\n\x06run_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x1c\n\x0fprovider_run_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x15\n\x08\x61gent_id\x18\x03 \x01(\tH\x02\x88\x01\x01\x42\t\n\x07_run_idB\x12\n\x10_provider_run_idB\x0b\n\t_agent_id\"1\n\x08\x45valRuns\x12%\n\x04runs\x18\x01 \x03(\x0b\x32\x17.switchboard.v1.EvalRun\"I\n\nGateTarget\x12\x0f\n\x07\x63hannel\x18\x01 \x01(\t\x12*\n\toverrides\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x84\x01\n\x0fGateEvalRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x1d\n\x15provider_assistant_id\x18\x02 \x01(\t\x12+\n\x07targets\x18\x03 \x03(\x0b\x32\x1a.switchboard.v1.GateTarget\x12\x13\n\x0bmax_wait_ms\x18\x04 \x01(\x05\"\xd4\x01\n\x0f\x45valGateOutcome\x12\x0e\n\x06status\x18\x01 \x01(\t\x12\x15\n\x08\x62\x61tch_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\r\n\x05total\x18\x03 \x01(\x05\x12\x11\n\tcompleted\x18\x04 \x01(\x05\x12\x0e\n\x06passed\x18\x05 \x01(\x05\x12\x0e\n\x06\x66\x61iled\x18\x06 \x01(\x05\x12%\n\x04runs\x18\x07 \x03(\x0b\x32\x17.switchboard.v1.EvalRun\x12\x16\n\tforced_by\x18\x08 \x01(\tH\x01\x88\x01\x01\x42\x0b\n\t_batch_idB\x0c\n\n_forced_by2\xb1\x05\n\x05\x45vals\x12U\n\nCreateEval\x12!.switchboard.v1.CreateEvalRequest\x1a\x1c.switchboard.v1.EvalScenario\"\x06\x80\xb5\x18\xb0\xea\x01\x12T\n\tListEvals\x12 .switchboard.v1.ListEvalsRequest\x1a\x1e.switchboard.v1.ListEvalsReply\"\x05\x80\xb5\x18\xd0\x0f\x12N\n\x07GetEval\x12\x1e.switchboard.v1.GetEvalRequest\x1a\x1c.switchboard.v1.EvalScenario\"\x05\x80\xb5\x18\xd0\x0f\x12U\n\nUpdateEval\x12!.switchboard.v1.UpdateEvalRequest\x1a\x1c.switchboard.v1.EvalScenario\"\x06\x80\xb5\x18\xb0\xea\x01\x12X\n\nDeleteEval\x12!.switchboard.v1.DeleteEvalRequest\x1a\x1f.switchboard.v1.DeleteEvalReply\"\x06\x80\xb5\x18\xb0\xea\x01\x12O\n\x07RunEval\x12\x1e.switchboard.v1.RunEvalRequest\x1a\x1c.switchboard.v1.RunEvalReply\"\x06\x80\xb5\x18\xb0\xea\x01\x12S\n\x0bGetEvalRuns\x12\".switchboard.v1.GetEvalRunsRequest\x1a\x18.switchboard.v1.EvalRuns\"\x06\x80\xb5\x18\xb0\xea\x01\x12T\n\x08GateEval\x12\x1f.switchboard.v1.GateEvalRequest\x1a\x1f.switchboard.v1.EvalGateOutcome\"\x06\x80\xb5\x18\xb0\xea\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchboard.v1.evals_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_EVALSCENARIO']._serialized_start=139
-  _globals['_EVALSCENARIO']._serialized_end=404
-  _globals['_CREATEEVALREQUEST']._serialized_start=407
-  _globals['_CREATEEVALREQUEST']._serialized_end=564
-  _globals['_LISTEVALSREQUEST']._serialized_start=566
-  _globals['_LISTEVALSREQUEST']._serialized_end=663
-  _globals['_LISTEVALSREPLY']._serialized_start=665
-  _globals['_LISTEVALSREPLY']._serialized_end=766
-  _globals['_GETEVALREQUEST']._serialized_start=768
-  _globals['_GETEVALREQUEST']._serialized_end=796
-  _globals['_UPDATEEVALREQUEST']._serialized_start=799
-  _globals['_UPDATEEVALREQUEST']._serialized_end=967
-  _globals['_DELETEEVALREQUEST']._serialized_start=969
-  _globals['_DELETEEVALREQUEST']._serialized_end=1000
-  _globals['_DELETEEVALREPLY']._serialized_start=1002
-  _globals['_DELETEEVALREPLY']._serialized_end=1048
-  _globals['_RUNEVALREQUEST']._serialized_start=1051
-  _globals['_RUNEVALREQUEST']._serialized_end=1207
-  _globals['_EVALRUN']._serialized_start=1210
-  _globals['_EVALRUN']._serialized_end=1666
-  _globals['_EVALFANOUT']._serialized_start=1668
-  _globals['_EVALFANOUT']._serialized_end=1788
-  _globals['_RUNEVALREPLY']._serialized_start=1790
-  _globals['_RUNEVALREPLY']._serialized_end=1902
-  _globals['_GETEVALRUNSREQUEST']._serialized_start=1905
-  _globals['_GETEVALRUNSREQUEST']._serialized_end=2043
-  _globals['_EVALRUNS']._serialized_start=2045
-  _globals['_EVALRUNS']._serialized_end=2094
-  _globals['_GATETARGET']._serialized_start=2096
-  _globals['_GATETARGET']._serialized_end=2169
-  _globals['_GATEEVALREQUEST']._serialized_start=2172
-  _globals['_GATEEVALREQUEST']._serialized_end=2304
-  _globals['_EVALGATEOUTCOME']._serialized_start=2307
-  _globals['_EVALGATEOUTCOME']._serialized_end=2519
-  _globals['_EVALS']._serialized_start=2522
-  _globals['_EVALS']._serialized_end=3149
+  _globals['_EVALS'].methods_by_name['CreateEval']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['CreateEval']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_EVALS'].methods_by_name['ListEvals']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['ListEvals']._serialized_options = b'\200\265\030\320\017'
+  _globals['_EVALS'].methods_by_name['GetEval']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['GetEval']._serialized_options = b'\200\265\030\320\017'
+  _globals['_EVALS'].methods_by_name['UpdateEval']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['UpdateEval']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_EVALS'].methods_by_name['DeleteEval']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['DeleteEval']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_EVALS'].methods_by_name['RunEval']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['RunEval']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_EVALS'].methods_by_name['GetEvalRuns']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['GetEvalRuns']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_EVALS'].methods_by_name['GateEval']._loaded_options = None
+  _globals['_EVALS'].methods_by_name['GateEval']._serialized_options = b'\200\265\030\260\352\001'
+  _globals['_EVALSCENARIO']._serialized_start=169
+  _globals['_EVALSCENARIO']._serialized_end=434
+  _globals['_CREATEEVALREQUEST']._serialized_start=437
+  _globals['_CREATEEVALREQUEST']._serialized_end=594
+  _globals['_LISTEVALSREQUEST']._serialized_start=596
+  _globals['_LISTEVALSREQUEST']._serialized_end=693
+  _globals['_LISTEVALSREPLY']._serialized_start=695
+  _globals['_LISTEVALSREPLY']._serialized_end=796
+  _globals['_GETEVALREQUEST']._serialized_start=798
+  _globals['_GETEVALREQUEST']._serialized_end=826
+  _globals['_UPDATEEVALREQUEST']._serialized_start=829
+  _globals['_UPDATEEVALREQUEST']._serialized_end=997
+  _globals['_DELETEEVALREQUEST']._serialized_start=999
+  _globals['_DELETEEVALREQUEST']._serialized_end=1030
+  _globals['_DELETEEVALREPLY']._serialized_start=1032
+  _globals['_DELETEEVALREPLY']._serialized_end=1078
+  _globals['_RUNEVALREQUEST']._serialized_start=1081
+  _globals['_RUNEVALREQUEST']._serialized_end=1237
+  _globals['_EVALRUN']._serialized_start=1240
+  _globals['_EVALRUN']._serialized_end=1696
+  _globals['_EVALFANOUT']._serialized_start=1698
+  _globals['_EVALFANOUT']._serialized_end=1818
+  _globals['_RUNEVALREPLY']._serialized_start=1820
+  _globals['_RUNEVALREPLY']._serialized_end=1932
+  _globals['_GETEVALRUNSREQUEST']._serialized_start=1935
+  _globals['_GETEVALRUNSREQUEST']._serialized_end=2073
+  _globals['_EVALRUNS']._serialized_start=2075
+  _globals['_EVALRUNS']._serialized_end=2124
+  _globals['_GATETARGET']._serialized_start=2126
+  _globals['_GATETARGET']._serialized_end=2199
+  _globals['_GATEEVALREQUEST']._serialized_start=2202
+  _globals['_GATEEVALREQUEST']._serialized_end=2334
+  _globals['_EVALGATEOUTCOME']._serialized_start=2337
+  _globals['_EVALGATEOUTCOME']._serialized_end=2549
+  _globals['_EVALS']._serialized_start=2552
+  _globals['_EVALS']._serialized_end=3241
 # @@protoc_insertion_point(module_scope)

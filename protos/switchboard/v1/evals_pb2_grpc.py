@@ -126,7 +126,8 @@ class EvalsServicer:
 
     def RunEval(self, request, context):
         """Runs one scenario (eval_id) or every scenario of an agent (agent_id) at the provider, waiting up to
-        max_wait_ms when asked; fails NOT_FOUND (not_found), INVALID_ARGUMENT (invalid_request).
+        max_wait_ms when asked; fails NOT_FOUND (not_found), INVALID_ARGUMENT (invalid_request). A caller that waits
+        gives it max_wait_ms and 15 s more as its deadline (gateway.routes.evals), if that is longer than this one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -144,7 +145,8 @@ class EvalsServicer:
         """The eval gate of an agent's configuration change (called by Agents): runs every scenario of the agent against
         each target (the live assistant with the new configuration as assistantOverrides, so the live assistant is
         untouched) and waits up to max_wait_ms; status passed, failed, unfinished or no_scenarios. Fails NOT_FOUND
-        (not_found) for an agent outside the caller's businesses.
+        (not_found) for an agent outside the caller's businesses. The agents service gives it max_wait_ms and 10 s more as
+        its deadline (services.agents.evals_port).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -25,59 +25,80 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
+from switchboard.v1 import options_pb2 as switchboard_dot_v1_dot_options__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dswitchboard/v1/webhooks.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\"\xc3\x02\n\x0cSubscription\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x0e\n\x06\x65vents\x18\x03 \x03(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tis_active\x18\x05 \x01(\x08\x12\x1d\n\x15webhook_secret_masked\x18\x06 \x01(\t\x12\x15\n\rfailure_count\x18\x07 \x01(\x05\x12\x35\n\x11last_triggered_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1c\n\x0f\x64isabled_reason\x18\t \x01(\tH\x01\x88\x01\x01\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0e\n\x0c_descriptionB\x12\n\x10_disabled_reason\"\x8a\x01\n\x17SaveSubscriptionRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x0e\n\x06\x65vents\x18\x03 \x03(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_business_idB\x0e\n\x0c_description\"\xbd\x01\n\x15SaveSubscriptionReply\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12-\n\x07webhook\x18\x02 \x01(\x0b\x32\x1c.switchboard.v1.Subscription\x12\x1b\n\x0ewebhook_secret\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06\x65vents\x18\x04 \x03(\t\x12\x0f\n\x07message\x18\x05 \x01(\t\x12\x0f\n\x07\x63reated\x18\x06 \x01(\x08\x42\x11\n\x0f_webhook_secret\"D\n\x18ListSubscriptionsRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_business_id\"m\n\x16ListSubscriptionsReply\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12.\n\x08webhooks\x18\x02 \x03(\x0b\x32\x1c.switchboard.v1.Subscription\x12\x0e\n\x06\x65vents\x18\x03 \x03(\t\"Q\n\x19\x44\x65leteSubscriptionRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\n\n\x02id\x18\x02 \x01(\tB\x0e\n\x0c_business_id\"6\n\x17\x44\x65leteSubscriptionReply\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\n\n\x02id\x18\x02 \x01(\t\"S\n\x0fSendTestRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x02id\x18\x02 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_business_idB\x05\n\x03_id\"\x8f\x01\n\nTestResult\x12\x12\n\nwebhook_id\x18\x01 \x01(\t\x12\x11\n\tdelivered\x18\x02 \x01(\x08\x12\x18\n\x0bstatus_code\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nlatency_ms\x18\x04 \x01(\x05\x12\x12\n\x05\x65rror\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_status_codeB\x08\n\x06_error\"c\n\rSendTestReply\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\x12+\n\x07results\x18\x03 \x03(\x0b\x32\x1a.switchboard.v1.TestResult\"K\n\x13RotateSecretRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\n\n\x02id\x18\x02 \x01(\tB\x0e\n\x0c_business_id\"\x96\x01\n\x11RotateSecretReply\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0ewebhook_secret\x18\x02 \x01(\t\x12\x1d\n\x15webhook_secret_masked\x18\x03 \x01(\t\x12>\n\x1aprevious_secret_expires_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9a\x01\n\x0bStoredEvent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x04\x64\x61ta\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xaf\x01\n\x11ListEventsRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04type\x18\x02 \x01(\tH\x01\x88\x01\x01\x12)\n\x05since\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x04page\x18\x04 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0e\n\x0c_business_idB\x07\n\x05_type\"f\n\x0fListEventsReply\x12+\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1b.switchboard.v1.StoredEvent\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x97\x03\n\x08\x44\x65livery\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nwebhook_id\x18\x02 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x03 \x01(\t\x12\x12\n\nevent_type\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12\x1d\n\x10last_status_code\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\nlast_error\x18\x08 \x01(\tH\x01\x88\x01\x01\x12\x1c\n\x0flast_latency_ms\x18\t \x01(\x05H\x02\x88\x01\x01\x12\x33\n\x0fnext_attempt_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x64\x65livered_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x13\n\x11_last_status_codeB\r\n\x0b_last_errorB\x12\n\x10_last_latency_ms\"\xd8\x01\n\x15ListDeliveriesRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nwebhook_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x15\n\x08\x65vent_id\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x13\n\x06status\x18\x04 \x01(\tH\x03\x88\x01\x01\x12)\n\x04page\x18\x05 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0e\n\x0c_business_idB\r\n\x0b_webhook_idB\x0b\n\t_event_idB\t\n\x07_status\"k\n\x13ListDeliveriesReply\x12,\n\ndeliveries\x18\x01 \x03(\x0b\x32\x18.switchboard.v1.Delivery\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\xb6\x01\n\rReplayRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x12\n\nwebhook_id\x18\x02 \x01(\t\x12\x11\n\tevent_ids\x18\x03 \x03(\t\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05until\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0e\n\x0c_business_id\"3\n\x0bReplayReply\x12\x0e\n\x06queued\x18\x01 \x01(\x05\x12\x14\n\x0c\x64\x65livery_ids\x18\x02 \x03(\t\"=\n\x11\x43\x61llSecretRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_business_id\"\xff\x01\n\nCallSecret\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x1b\n\x0ewebhook_secret\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\"\n\x15webhook_secret_masked\x18\x03 \x01(\tH\x01\x88\x01\x01\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12>\n\x1aprevious_secret_expires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x11\n\x0f_webhook_secretB\x18\n\x16_webhook_secret_masked2\xfc\x06\n\x08Webhooks\x12\x62\n\x10SaveSubscription\x12\'.switchboard.v1.SaveSubscriptionRequest\x1a%.switchboard.v1.SaveSubscriptionReply\x12\x65\n\x11ListSubscriptions\x12(.switchboard.v1.ListSubscriptionsRequest\x1a&.switchboard.v1.ListSubscriptionsReply\x12h\n\x12\x44\x65leteSubscription\x12).switchboard.v1.DeleteSubscriptionRequest\x1a\'.switchboard.v1.DeleteSubscriptionReply\x12J\n\x08SendTest\x12\x1f.switchboard.v1.SendTestRequest\x1a\x1d.switchboard.v1.SendTestReply\x12V\n\x0cRotateSecret\x12#.switchboard.v1.RotateSecretRequest\x1a!.switchboard.v1.RotateSecretReply\x12P\n\nListEvents\x12!.switchboard.v1.ListEventsRequest\x1a\x1f.switchboard.v1.ListEventsReply\x12\\\n\x0eListDeliveries\x12%.switchboard.v1.ListDeliveriesRequest\x1a#.switchboard.v1.ListDeliveriesReply\x12\x44\n\x06Replay\x12\x1d.switchboard.v1.ReplayRequest\x1a\x1b.switchboard.v1.ReplayReply\x12N\n\rGetCallSecret\x12!.switchboard.v1.CallSecretRequest\x1a\x1a.switchboard.v1.CallSecret\x12Q\n\x10RotateCallSecret\x12!.switchboard.v1.CallSecretRequest\x1a\x1a.switchboard.v1.CallSecretb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dswitchboard/v1/webhooks.proto\x12\x0eswitchboard.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bswitchboard/v1/common.proto\x1a\x1cswitchboard/v1/options.proto\"\xc3\x02\n\x0cSubscription\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x0e\n\x06\x65vents\x18\x03 \x03(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x00\x88\x01\x01\x12\x11\n\tis_active\x18\x05 \x01(\x08\x12\x1d\n\x15webhook_secret_masked\x18\x06 \x01(\t\x12\x15\n\rfailure_count\x18\x07 \x01(\x05\x12\x35\n\x11last_triggered_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1c\n\x0f\x64isabled_reason\x18\t \x01(\tH\x01\x88\x01\x01\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0e\n\x0c_descriptionB\x12\n\x10_disabled_reason\"\x8a\x01\n\x17SaveSubscriptionRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x0b\n\x03url\x18\x02 \x01(\t\x12\x0e\n\x06\x65vents\x18\x03 \x03(\t\x12\x18\n\x0b\x64\x65scription\x18\x04 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_business_idB\x0e\n\x0c_description\"\xbd\x01\n\x15SaveSubscriptionReply\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12-\n\x07webhook\x18\x02 \x01(\x0b\x32\x1c.switchboard.v1.Subscription\x12\x1b\n\x0ewebhook_secret\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x0e\n\x06\x65vents\x18\x04 \x03(\t\x12\x0f\n\x07message\x18\x05 \x01(\t\x12\x0f\n\x07\x63reated\x18\x06 \x01(\x08\x42\x11\n\x0f_webhook_secret\"D\n\x18ListSubscriptionsRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_business_id\"m\n\x16ListSubscriptionsReply\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12.\n\x08webhooks\x18\x02 \x03(\x0b\x32\x1c.switchboard.v1.Subscription\x12\x0e\n\x06\x65vents\x18\x03 \x03(\t\"Q\n\x19\x44\x65leteSubscriptionRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\n\n\x02id\x18\x02 \x01(\tB\x0e\n\x0c_business_id\"6\n\x17\x44\x65leteSubscriptionReply\x12\x0f\n\x07success\x18\x01 \x01(\x08\x12\n\n\x02id\x18\x02 \x01(\t\"S\n\x0fSendTestRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x0f\n\x02id\x18\x02 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_business_idB\x05\n\x03_id\"\x8f\x01\n\nTestResult\x12\x12\n\nwebhook_id\x18\x01 \x01(\t\x12\x11\n\tdelivered\x18\x02 \x01(\x08\x12\x18\n\x0bstatus_code\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nlatency_ms\x18\x04 \x01(\x05\x12\x12\n\x05\x65rror\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x0e\n\x0c_status_codeB\x08\n\x06_error\"c\n\rSendTestReply\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x02 \x01(\t\x12+\n\x07results\x18\x03 \x03(\x0b\x32\x1a.switchboard.v1.TestResult\"K\n\x13RotateSecretRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\n\n\x02id\x18\x02 \x01(\tB\x0e\n\x0c_business_id\"\x96\x01\n\x11RotateSecretReply\x12\n\n\x02id\x18\x01 \x01(\t\x12\x16\n\x0ewebhook_secret\x18\x02 \x01(\t\x12\x1d\n\x15webhook_secret_masked\x18\x03 \x01(\t\x12>\n\x1aprevious_secret_expires_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9a\x01\n\x0bStoredEvent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x13\n\x0b\x62usiness_id\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x04\x64\x61ta\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xaf\x01\n\x11ListEventsRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x11\n\x04type\x18\x02 \x01(\tH\x01\x88\x01\x01\x12)\n\x05since\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x04page\x18\x04 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0e\n\x0c_business_idB\x07\n\x05_type\"f\n\x0fListEventsReply\x12+\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x1b.switchboard.v1.StoredEvent\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\x97\x03\n\x08\x44\x65livery\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nwebhook_id\x18\x02 \x01(\t\x12\x10\n\x08\x65vent_id\x18\x03 \x01(\t\x12\x12\n\nevent_type\x18\x04 \x01(\t\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12\x1d\n\x10last_status_code\x18\x07 \x01(\x05H\x00\x88\x01\x01\x12\x17\n\nlast_error\x18\x08 \x01(\tH\x01\x88\x01\x01\x12\x1c\n\x0flast_latency_ms\x18\t \x01(\x05H\x02\x88\x01\x01\x12\x33\n\x0fnext_attempt_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x64\x65livered_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x13\n\x11_last_status_codeB\r\n\x0b_last_errorB\x12\n\x10_last_latency_ms\"\xd8\x01\n\x15ListDeliveriesRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nwebhook_id\x18\x02 \x01(\tH\x01\x88\x01\x01\x12\x15\n\x08\x65vent_id\x18\x03 \x01(\tH\x02\x88\x01\x01\x12\x13\n\x06status\x18\x04 \x01(\tH\x03\x88\x01\x01\x12)\n\x04page\x18\x05 \x01(\x0b\x32\x1b.switchboard.v1.PageRequestB\x0e\n\x0c_business_idB\r\n\x0b_webhook_idB\x0b\n\t_event_idB\t\n\x07_status\"k\n\x13ListDeliveriesReply\x12,\n\ndeliveries\x18\x01 \x03(\x0b\x32\x18.switchboard.v1.Delivery\x12&\n\x04page\x18\x02 \x01(\x0b\x32\x18.switchboard.v1.PageInfo\"\xb6\x01\n\rReplayRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x12\n\nwebhook_id\x18\x02 \x01(\t\x12\x11\n\tevent_ids\x18\x03 \x03(\t\x12)\n\x05since\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x05until\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0e\n\x0c_business_id\"3\n\x0bReplayReply\x12\x0e\n\x06queued\x18\x01 \x01(\x05\x12\x14\n\x0c\x64\x65livery_ids\x18\x02 \x03(\t\"=\n\x11\x43\x61llSecretRequest\x12\x18\n\x0b\x62usiness_id\x18\x01 \x01(\tH\x00\x88\x01\x01\x42\x0e\n\x0c_business_id\"\xff\x01\n\nCallSecret\x12\x13\n\x0b\x62usiness_id\x18\x01 \x01(\t\x12\x1b\n\x0ewebhook_secret\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\"\n\x15webhook_secret_masked\x18\x03 \x01(\tH\x01\x88\x01\x01\x12.\n\ncreated_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12>\n\x1aprevious_secret_expires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x11\n\x0f_webhook_secretB\x18\n\x16_webhook_secret_masked2\xc2\x07\n\x08Webhooks\x12i\n\x10SaveSubscription\x12\'.switchboard.v1.SaveSubscriptionRequest\x1a%.switchboard.v1.SaveSubscriptionReply\"\x05\x80\xb5\x18\xd0\x0f\x12l\n\x11ListSubscriptions\x12(.switchboard.v1.ListSubscriptionsRequest\x1a&.switchboard.v1.ListSubscriptionsReply\"\x05\x80\xb5\x18\xd0\x0f\x12o\n\x12\x44\x65leteSubscription\x12).switchboard.v1.DeleteSubscriptionRequest\x1a\'.switchboard.v1.DeleteSubscriptionReply\"\x05\x80\xb5\x18\xd0\x0f\x12Q\n\x08SendTest\x12\x1f.switchboard.v1.SendTestRequest\x1a\x1d.switchboard.v1.SendTestReply\"\x05\x80\xb5\x18\x98u\x12]\n\x0cRotateSecret\x12#.switchboard.v1.RotateSecretRequest\x1a!.switchboard.v1.RotateSecretReply\"\x05\x80\xb5\x18\xd0\x0f\x12W\n\nListEvents\x12!.switchboard.v1.ListEventsRequest\x1a\x1f.switchboard.v1.ListEventsReply\"\x05\x80\xb5\x18\xd0\x0f\x12\x63\n\x0eListDeliveries\x12%.switchboard.v1.ListDeliveriesRequest\x1a#.switchboard.v1.ListDeliveriesReply\"\x05\x80\xb5\x18\xd0\x0f\x12K\n\x06Replay\x12\x1d.switchboard.v1.ReplayRequest\x1a\x1b.switchboard.v1.ReplayReply\"\x05\x80\xb5\x18\x90N\x12U\n\rGetCallSecret\x12!.switchboard.v1.CallSecretRequest\x1a\x1a.switchboard.v1.CallSecret\"\x05\x80\xb5\x18\xd0\x0f\x12X\n\x10RotateCallSecret\x12!.switchboard.v1.CallSecretRequest\x1a\x1a.switchboard.v1.CallSecret\"\x05\x80\xb5\x18\xd0\x0f\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'switchboard.v1.webhooks_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SUBSCRIPTION']._serialized_start=142
-  _globals['_SUBSCRIPTION']._serialized_end=465
-  _globals['_SAVESUBSCRIPTIONREQUEST']._serialized_start=468
-  _globals['_SAVESUBSCRIPTIONREQUEST']._serialized_end=606
-  _globals['_SAVESUBSCRIPTIONREPLY']._serialized_start=609
-  _globals['_SAVESUBSCRIPTIONREPLY']._serialized_end=798
-  _globals['_LISTSUBSCRIPTIONSREQUEST']._serialized_start=800
-  _globals['_LISTSUBSCRIPTIONSREQUEST']._serialized_end=868
-  _globals['_LISTSUBSCRIPTIONSREPLY']._serialized_start=870
-  _globals['_LISTSUBSCRIPTIONSREPLY']._serialized_end=979
-  _globals['_DELETESUBSCRIPTIONREQUEST']._serialized_start=981
-  _globals['_DELETESUBSCRIPTIONREQUEST']._serialized_end=1062
-  _globals['_DELETESUBSCRIPTIONREPLY']._serialized_start=1064
-  _globals['_DELETESUBSCRIPTIONREPLY']._serialized_end=1118
-  _globals['_SENDTESTREQUEST']._serialized_start=1120
-  _globals['_SENDTESTREQUEST']._serialized_end=1203
-  _globals['_TESTRESULT']._serialized_start=1206
-  _globals['_TESTRESULT']._serialized_end=1349
-  _globals['_SENDTESTREPLY']._serialized_start=1351
-  _globals['_SENDTESTREPLY']._serialized_end=1450
-  _globals['_ROTATESECRETREQUEST']._serialized_start=1452
-  _globals['_ROTATESECRETREQUEST']._serialized_end=1527
-  _globals['_ROTATESECRETREPLY']._serialized_start=1530
-  _globals['_ROTATESECRETREPLY']._serialized_end=1680
-  _globals['_STOREDEVENT']._serialized_start=1683
-  _globals['_STOREDEVENT']._serialized_end=1837
-  _globals['_LISTEVENTSREQUEST']._serialized_start=1840
-  _globals['_LISTEVENTSREQUEST']._serialized_end=2015
-  _globals['_LISTEVENTSREPLY']._serialized_start=2017
-  _globals['_LISTEVENTSREPLY']._serialized_end=2119
-  _globals['_DELIVERY']._serialized_start=2122
-  _globals['_DELIVERY']._serialized_end=2529
-  _globals['_LISTDELIVERIESREQUEST']._serialized_start=2532
-  _globals['_LISTDELIVERIESREQUEST']._serialized_end=2748
-  _globals['_LISTDELIVERIESREPLY']._serialized_start=2750
-  _globals['_LISTDELIVERIESREPLY']._serialized_end=2857
-  _globals['_REPLAYREQUEST']._serialized_start=2860
-  _globals['_REPLAYREQUEST']._serialized_end=3042
-  _globals['_REPLAYREPLY']._serialized_start=3044
-  _globals['_REPLAYREPLY']._serialized_end=3095
-  _globals['_CALLSECRETREQUEST']._serialized_start=3097
-  _globals['_CALLSECRETREQUEST']._serialized_end=3158
-  _globals['_CALLSECRET']._serialized_start=3161
-  _globals['_CALLSECRET']._serialized_end=3416
-  _globals['_WEBHOOKS']._serialized_start=3419
-  _globals['_WEBHOOKS']._serialized_end=4311
+  _globals['_WEBHOOKS'].methods_by_name['SaveSubscription']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['SaveSubscription']._serialized_options = b'\200\265\030\320\017'
+  _globals['_WEBHOOKS'].methods_by_name['ListSubscriptions']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['ListSubscriptions']._serialized_options = b'\200\265\030\320\017'
+  _globals['_WEBHOOKS'].methods_by_name['DeleteSubscription']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['DeleteSubscription']._serialized_options = b'\200\265\030\320\017'
+  _globals['_WEBHOOKS'].methods_by_name['SendTest']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['SendTest']._serialized_options = b'\200\265\030\230u'
+  _globals['_WEBHOOKS'].methods_by_name['RotateSecret']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['RotateSecret']._serialized_options = b'\200\265\030\320\017'
+  _globals['_WEBHOOKS'].methods_by_name['ListEvents']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['ListEvents']._serialized_options = b'\200\265\030\320\017'
+  _globals['_WEBHOOKS'].methods_by_name['ListDeliveries']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['ListDeliveries']._serialized_options = b'\200\265\030\320\017'
+  _globals['_WEBHOOKS'].methods_by_name['Replay']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['Replay']._serialized_options = b'\200\265\030\220N'
+  _globals['_WEBHOOKS'].methods_by_name['GetCallSecret']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['GetCallSecret']._serialized_options = b'\200\265\030\320\017'
+  _globals['_WEBHOOKS'].methods_by_name['RotateCallSecret']._loaded_options = None
+  _globals['_WEBHOOKS'].methods_by_name['RotateCallSecret']._serialized_options = b'\200\265\030\320\017'
+  _globals['_SUBSCRIPTION']._serialized_start=172
+  _globals['_SUBSCRIPTION']._serialized_end=495
+  _globals['_SAVESUBSCRIPTIONREQUEST']._serialized_start=498
+  _globals['_SAVESUBSCRIPTIONREQUEST']._serialized_end=636
+  _globals['_SAVESUBSCRIPTIONREPLY']._serialized_start=639
+  _globals['_SAVESUBSCRIPTIONREPLY']._serialized_end=828
+  _globals['_LISTSUBSCRIPTIONSREQUEST']._serialized_start=830
+  _globals['_LISTSUBSCRIPTIONSREQUEST']._serialized_end=898
+  _globals['_LISTSUBSCRIPTIONSREPLY']._serialized_start=900
+  _globals['_LISTSUBSCRIPTIONSREPLY']._serialized_end=1009
+  _globals['_DELETESUBSCRIPTIONREQUEST']._serialized_start=1011
+  _globals['_DELETESUBSCRIPTIONREQUEST']._serialized_end=1092
+  _globals['_DELETESUBSCRIPTIONREPLY']._serialized_start=1094
+  _globals['_DELETESUBSCRIPTIONREPLY']._serialized_end=1148
+  _globals['_SENDTESTREQUEST']._serialized_start=1150
+  _globals['_SENDTESTREQUEST']._serialized_end=1233
+  _globals['_TESTRESULT']._serialized_start=1236
+  _globals['_TESTRESULT']._serialized_end=1379
+  _globals['_SENDTESTREPLY']._serialized_start=1381
+  _globals['_SENDTESTREPLY']._serialized_end=1480
+  _globals['_ROTATESECRETREQUEST']._serialized_start=1482
+  _globals['_ROTATESECRETREQUEST']._serialized_end=1557
+  _globals['_ROTATESECRETREPLY']._serialized_start=1560
+  _globals['_ROTATESECRETREPLY']._serialized_end=1710
+  _globals['_STOREDEVENT']._serialized_start=1713
+  _globals['_STOREDEVENT']._serialized_end=1867
+  _globals['_LISTEVENTSREQUEST']._serialized_start=1870
+  _globals['_LISTEVENTSREQUEST']._serialized_end=2045
+  _globals['_LISTEVENTSREPLY']._serialized_start=2047
+  _globals['_LISTEVENTSREPLY']._serialized_end=2149
+  _globals['_DELIVERY']._serialized_start=2152
+  _globals['_DELIVERY']._serialized_end=2559
+  _globals['_LISTDELIVERIESREQUEST']._serialized_start=2562
+  _globals['_LISTDELIVERIESREQUEST']._serialized_end=2778
+  _globals['_LISTDELIVERIESREPLY']._serialized_start=2780
+  _globals['_LISTDELIVERIESREPLY']._serialized_end=2887
+  _globals['_REPLAYREQUEST']._serialized_start=2890
+  _globals['_REPLAYREQUEST']._serialized_end=3072
+  _globals['_REPLAYREPLY']._serialized_start=3074
+  _globals['_REPLAYREPLY']._serialized_end=3125
+  _globals['_CALLSECRETREQUEST']._serialized_start=3127
+  _globals['_CALLSECRETREQUEST']._serialized_end=3188
+  _globals['_CALLSECRET']._serialized_start=3191
+  _globals['_CALLSECRET']._serialized_end=3446
+  _globals['_WEBHOOKS']._serialized_start=3449
+  _globals['_WEBHOOKS']._serialized_end=4411
 # @@protoc_insertion_point(module_scope)

@@ -119,7 +119,8 @@ class WebhooksServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SendTest(self, request, context):
-        """Sends a signed webhook.test now and reports each receiver's answer; fails NOT_FOUND (not_found).
+        """Sends a signed webhook.test now and reports each receiver's answer (each waited for 10 s at most, all at once);
+        fails NOT_FOUND (not_found).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
