@@ -28,10 +28,10 @@ if _version_not_supported:
 class AccountsStub:
     """Accounts owns users, businesses (workspaces) and their lifecycle, API keys,
     dashboard sessions and magic links, signup, the usage log and balances.
-    Calls that act for a key read the tenant context from gRPC metadata
-    (core.tenant: x-sb-account, x-sb-businesses, x-sb-key, x-sb-scopes,
-    x-sb-bound-business); key management authenticates the dashboard session
-    token carried in the request itself.
+    Calls that act for a key read the caller's context from the signed token in
+    the x-sb-caller metadata (core.caller, verified before any handler runs); key
+    management authenticates the dashboard session token carried in the request
+    itself.
     """
 
     def __init__(self, channel):
@@ -195,10 +195,10 @@ class AccountsStub:
 class AccountsServicer:
     """Accounts owns users, businesses (workspaces) and their lifecycle, API keys,
     dashboard sessions and magic links, signup, the usage log and balances.
-    Calls that act for a key read the tenant context from gRPC metadata
-    (core.tenant: x-sb-account, x-sb-businesses, x-sb-key, x-sb-scopes,
-    x-sb-bound-business); key management authenticates the dashboard session
-    token carried in the request itself.
+    Calls that act for a key read the caller's context from the signed token in
+    the x-sb-caller metadata (core.caller, verified before any handler runs); key
+    management authenticates the dashboard session token carried in the request
+    itself.
     """
 
     def Signup(self, request, context):
@@ -589,10 +589,10 @@ def add_AccountsServicer_to_server(servicer, server):
 class Accounts:
     """Accounts owns users, businesses (workspaces) and their lifecycle, API keys,
     dashboard sessions and magic links, signup, the usage log and balances.
-    Calls that act for a key read the tenant context from gRPC metadata
-    (core.tenant: x-sb-account, x-sb-businesses, x-sb-key, x-sb-scopes,
-    x-sb-bound-business); key management authenticates the dashboard session
-    token carried in the request itself.
+    Calls that act for a key read the caller's context from the signed token in
+    the x-sb-caller metadata (core.caller, verified before any handler runs); key
+    management authenticates the dashboard session token carried in the request
+    itself.
     """
 
     @staticmethod
