@@ -64,6 +64,8 @@ class Runtime:
     pool: asyncpg.Pool
     bus: EventBus
     relay: OutboxRelay | None = None
+    # The registered process this one is (a replica or a test's copy runs under another name), when not `name`.
+    kind: str | None = None
     # The use cases' way to the database (core.uow): units of work that wake the relay when they add events.
     db: Database = field(init=False)
     # Run at shutdown, last added first, after the server stopped and before the database and bus close.
@@ -91,8 +93,16 @@ class Runtime:
         self.on_stop.append(client.close)
         return client
 
+    def _reachable(self, service: str) -> None:
+        process = self.kind or self.name
+        if not registry.may_call(process, service):
+            raise LookupError(f"{process} does not declare that it calls {service} (core.registry: rpc_to); the "
+                              "network policies would not let it through")
+
     def client(self, service: str) -> rpc.Client:
-        """A client of another registered service that forwards the current caller's tenant."""
+        """A client of another registered service that forwards the current caller's tenant (one the process
+        declares it calls: core.registry.REACHES)."""
+        self._reachable(service)
         client, channel = rpc.connect(service, self.settings, forward_tenant=True)
         self.on_stop.append(channel.close)
         return client
@@ -100,6 +110,7 @@ class Runtime:
     def channel(self, service: str) -> grpc.aio.Channel:
         """A channel to a registered service (this one too), closed at shutdown: for what no service's stub calls,
         such as the standard health check (core.rpc.readiness)."""
+        self._reachable(service)
         channel = rpc.channel(self.settings.addresses[service], self.settings)
         self.on_stop.append(channel.close)
         return channel
@@ -181,7 +192,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     pool = await create_pool(settings.database_url.reveal(), application_name=name)
     bus = EventBus(settings.nats_url, name)
     bus.start()
-    runtime = Runtime(name=name, settings=settings, engine=engine, pool=pool, bus=bus)
+    runtime = Runtime(name=name, settings=settings, engine=engine, pool=pool, bus=bus,
+                      kind=service.name if service is not None else None)
     if outbox_table is not None:
         runtime.relay = OutboxRelay(engine, outbox_table, bus)
         runtime.relay.start()

@@ -38,6 +38,8 @@ class Worker:
     replicas: int = 2
     summary: str = ""
     secrets: tuple[str, ...] = ()  # the secret settings it reads (see SECRETS)
+    rpc_to: tuple[str, ...] = ()  # the services it calls (see REACHES)
+    internet: bool = False  # it calls hosts outside the cluster: providers, partners' webhooks (see REACHES)
 
     @property
     def port_env(self) -> str:
@@ -59,6 +61,8 @@ class Service:
     workers: tuple[Worker, ...] = ()
     replicas: int = 2
     secrets: tuple[str, ...] = ()  # the secret settings it reads (see SECRETS)
+    rpc_to: tuple[str, ...] = ()  # the other services it calls (see REACHES)
+    internet: bool = False  # it calls hosts outside the cluster: providers, partners' webhooks (see REACHES)
 
     @property
     def module(self) -> str:
@@ -94,33 +98,42 @@ class Service:
         getattr(module, f"add_{self.grpc_name}Servicer_to_server")(intercept(servicer, self.descriptor()), server)
 
 
-# Every service and worker connects to PostgreSQL (core.grpc_server), so each declares DATABASE_URL.
+# Every service and worker connects to PostgreSQL (core.grpc_server), so each declares DATABASE_URL. `rpc_to` lists
+# the services a process calls: core.grpc_server.Runtime gives it clients of those alone, and the network policies
+# (deploy.generate) let it reach those alone.
+_SDR_NEIGHBOURS = ("agents", "accounts", "messaging", "calls")  # services.sdr.ports.grpc_neighbours
 SERVICES: tuple[Service, ...] = (
     # Keys, sessions and sign-in links are stored as HMACs under SWITCHBOARD_SECRET_KEY itself: accounts holds it.
     Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, payments, usage",
-            secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "PAYMENTS_API_KEY", "SMTP_PASSWORD")),
+            secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "PAYMENTS_API_KEY", "SMTP_PASSWORD"),
+            rpc_to=("agents",), internet=True),
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
-            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET")),
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals",), internet=True),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
+    # The sdr service also gathers every service's health (services.sdr.health_service).
     Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit, communication runs and the analytics reports",
             secrets=("DATABASE_URL",),
+            rpc_to=("accounts", "agents", "calls", "messaging", "evals", "webhooks"),
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
                             summary="communication runs: executes due touches (run several)",
-                            secrets=("DATABASE_URL",)),
+                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS),
                      Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,
                             summary="the sales pipeline's two-hourly runner (run several: one run per window)",
-                            secrets=("DATABASE_URL",)))),
+                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS))),
     Service("calls", 50055, "Calls", "outbound and inbound calls and their records",
-            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET")),
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET"),
+            rpc_to=("agents", "sdr", "accounts", "messaging"), internet=True),
     Service("messaging", 50056, "Messaging", "SMS, conversations, consent and do-not-call",
-            secrets=("DATABASE_URL", "SMS_AUTH_TOKEN", "SMTP_PASSWORD")),
+            secrets=("DATABASE_URL", "SMS_AUTH_TOKEN", "SMTP_PASSWORD"), rpc_to=("agents", "sdr", "accounts"),
+            internet=True),
     Service("evals", 50057, "Evals", "eval scenarios mirrored to the voice provider", outbox=False,
-            secrets=("DATABASE_URL", "VOICE_API_KEY")),
+            secrets=("DATABASE_URL", "VOICE_API_KEY"), rpc_to=("agents",), internet=True),
+    # The webhooks service sends a subscription's test event; the dispatcher delivers every event.
     Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries", outbox=False,
-            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"),
+            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"), internet=True,
             workers=(Worker("webhooks-dispatcher", "services.webhooks.dispatcher", 50064,
                             summary="webhook delivery (run several)",
-                            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY")),)),
+                            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"), internet=True),)),
 )
 
 BY_NAME = {s.name: s for s in SERVICES}
@@ -130,8 +143,34 @@ GATEWAY = "gateway"
 PROCESSES: tuple[str, ...] = (GATEWAY, *(s.name for s in SERVICES), *(w.name for w in WORKERS))
 
 # The gateway (the public HTTP API: deploy/k8s/base/gateway.yaml) verifies the providers' webhooks and the sales
-# pipeline runner's bearer; it reaches no database.
+# pipeline runner's bearer; it reaches no database. It calls every service, and the internet (the call recordings it
+# streams from the voice provider).
 GATEWAY_SECRETS = ("SMS_AUTH_TOKEN", "PAYMENTS_WEBHOOK_SECRET", "VOICE_WEBHOOK_SECRET", "SDR_RUNNER_SECRET")
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where a process may connect: the services it calls (their gRPC ports), and whether hosts outside the cluster.
+    Every process also reaches NATS, and every one but the gateway PostgreSQL."""
+
+    services: tuple[str, ...]
+    internet: bool
+    database: bool = True
+
+
+REACHES: dict[str, Reach] = {
+    GATEWAY: Reach(tuple(s.name for s in SERVICES), internet=True, database=False),
+    **{s.name: Reach(s.rpc_to, s.internet) for s in SERVICES},
+    **{w.name: Reach(w.rpc_to, w.internet) for w in WORKERS},
+}
+
+
+def may_call(process: str, service_name: str) -> bool:
+    """Whether `process` may call the service `service_name` (itself too: a service checks its own health); a process
+    the registry does not know may call none."""
+    reach = REACHES.get(process)
+    return service_name == process or (reach is not None and service_name in reach.services)
+
 
 # Each process's secret settings: the only ones it is given, by the local launcher (deploy.local.stack) and the
 # Kubernetes manifests (deploy.generate; gateway.yaml and migrate-job.yaml by hand, checked by the tests), and the

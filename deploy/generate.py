@@ -5,6 +5,9 @@
   reads, core.registry.SECRETS) and a Service for every service, a Deployment for every worker, and the ConfigMap
   `switchboard-services` with every service's address;
 - the process list and the exposed ports of `deploy/Dockerfile` (between its "generated" markers);
+- `deploy/k8s/base/network-policies.generated.yaml`: default deny for the platform's pods, then one NetworkPolicy per
+  process allowing exactly what core.registry.REACHES says it reaches (the services it calls on their gRPC ports,
+  NATS, PostgreSQL, DNS, the internet where declared) and, for a service, calls from the processes that call it;
 - the kustomize component `deploy/k8s/components/mtls` (mutual TLS between processes): a cert-manager Certificate per
   process (`certificates.generated.yaml`) and the patch of each Deployment that mounts its Secret, sets GRPC_TLS_*
   and moves the kubelet's probes to the plaintext health port (`deployments.generated.yaml`).
@@ -95,6 +98,70 @@ def manifests() -> str:
     return HEADER + yaml.safe_dump_all(docs, sort_keys=False, width=120)
 
 
+NETWORK_POLICIES = DEPLOY / "k8s" / "base" / "network-policies.generated.yaml"
+PART_OF = {"app.kubernetes.io/part-of": "switchboard"}  # every pod of the platform (base/kustomization.yaml)
+GATEWAY_HTTP_PORT = 8080  # gateway.yaml
+# Where the dependencies are, as deploy/k8s/README.md tells a user to install them: NATS from its Helm chart (pods
+# labelled app.kubernetes.io/name=nats, in any namespace), PostgreSQL anywhere on its port (a managed instance's
+# address is not known here: an overlay may narrow it to an ipBlock), the cluster's DNS.
+NATS = {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app.kubernetes.io/name": "nats"}}}
+NATS_PORT = 4222
+POSTGRES_PORT = 5432
+DNS = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+       "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
+# The internet: any public address, the private, link-local (cloud metadata) and shared ranges excepted, as
+# core.outbound refuses them for what a user names (a webhook URL): a partner's webhook may be on any port.
+INTERNET = [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
+                                                           "169.254.0.0/16", "100.64.0.0/10", "127.0.0.0/8"]}},
+            {"ipBlock": {"cidr": "::/0", "except": ["fc00::/7", "fe80::/10", "::1/128"]}}]
+
+
+def _tcp(*ports: int) -> list[dict]:
+    return [{"protocol": "TCP", "port": port} for port in ports]
+
+
+def _policy(name: str, selector: dict, ingress: list[dict], egress: list[dict]) -> dict:
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": name},
+            "spec": {"podSelector": {"matchLabels": selector}, "policyTypes": ["Ingress", "Egress"],
+                     "ingress": ingress, "egress": egress}}
+
+
+def _egress(reach: registry.Reach) -> list[dict]:
+    rules = [{"to": [DNS], "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]},
+             {"to": [NATS], "ports": _tcp(NATS_PORT)}]
+    if reach.database:
+        rules.append({"ports": _tcp(POSTGRES_PORT)})
+    for name in reach.services:
+        rules.append({"to": [{"podSelector": {"matchLabels": _labels(name)}}],
+                      "ports": _tcp(registry.service(name).port)})
+    if reach.internet:
+        rules.append({"to": INTERNET})
+    return rules
+
+
+def callers_of(service_name: str) -> list[str]:
+    """The processes that declare they call `service_name` (core.registry.REACHES), in the registry's order."""
+    return [process for process, reach in registry.REACHES.items() if service_name in reach.services]
+
+
+def network_policies() -> str:
+    """Default deny for every pod of the platform, then each process's own allowances. A pod may hold several
+    policies: what any of them allows is allowed. The kubelet's probes come from the node, which a NetworkPolicy
+    always lets through."""
+    docs = [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "default-deny"},
+             "spec": {"podSelector": {"matchLabels": PART_OF}, "policyTypes": ["Ingress", "Egress"]}}]
+    docs.append(_policy(registry.GATEWAY, _labels(registry.GATEWAY),
+                        [{"ports": _tcp(GATEWAY_HTTP_PORT)}],  # the ingress controller, wherever it runs
+                        _egress(registry.REACHES[registry.GATEWAY])))
+    for s in registry.SERVICES:
+        callers = [{"podSelector": {"matchLabels": _labels(name)}} for name in callers_of(s.name)]
+        docs.append(_policy(s.name, _labels(s.name), [{"from": callers, "ports": _tcp(s.port)}] if callers else [],
+                            _egress(registry.REACHES[s.name])))
+        docs += [_policy(w.name, _labels(w.name), [], _egress(registry.REACHES[w.name])) for w in s.workers]
+    docs.append(_policy("migrate", _labels("migrate"), [], _egress(registry.Reach((), internet=False))))
+    return HEADER + yaml.safe_dump_all(docs, sort_keys=False, width=120)
+
+
 def _tls_secret(name: str) -> str:
     return f"{name}-grpc-tls"
 
@@ -153,7 +220,7 @@ def dockerfile(current: str) -> str:
 
 def outputs() -> dict[Path, str]:
     certificates, patches = mtls()
-    return {MANIFESTS: manifests(), DOCKERFILE: dockerfile(DOCKERFILE.read_text()), MTLS_CERTIFICATES: certificates,
+    return {MANIFESTS: manifests(), NETWORK_POLICIES: network_policies(), DOCKERFILE: dockerfile(DOCKERFILE.read_text()), MTLS_CERTIFICATES: certificates,
             MTLS_PATCHES: patches}
 
 

@@ -163,3 +163,64 @@ def test_the_mtls_component_gives_each_process_its_certificate(tmp_path):
             assert container["livenessProbe"]["grpc"] == {"port": generate.HEALTH_PORT, "service": "liveness"}
     assert generate.HEALTH_PORT not in {p.port for p in (*registry.SERVICES, *registry.WORKERS)}
     assert {d["metadata"]["name"] for d in docs if d["kind"] == "Issuer"} >= {generate.CA_ISSUER}
+
+
+def _selects(selector: dict, labels: dict) -> bool:
+    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items())
+
+
+def _lets_through(rules: list[dict], peer_key: str, labels: dict, port: int) -> bool:
+    """Whether ingress or egress `rules` let a pod of the namespace with `labels` through on TCP `port`."""
+    for rule in rules:
+        peers, ports = rule.get(peer_key), rule.get("ports")
+        if ports is not None and not any(p["port"] == port and p["protocol"] == "TCP" for p in ports):
+            continue
+        if peers is None or any("namespaceSelector" not in peer and "ipBlock" not in peer
+                                and _selects(peer["podSelector"], labels) for peer in peers):
+            return True
+    return False
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed here")
+def test_the_network_policies_let_each_process_reach_only_what_it_declares():
+    """Read as the cluster reads them (the production overlay): process A reaches service B's gRPC port only when
+    one of A's policies lets it out to B and one of B's lets A in, and that is so exactly when the registry says A
+    calls B. Every pod of the platform is under the default deny."""
+    out = subprocess.run(["kubectl", "kustomize", str(ROOT / "deploy" / "k8s" / "overlays" / "production")],
+                         capture_output=True, text=True, check=True).stdout
+    docs = list(yaml.safe_load_all(out))
+    policies = [d["spec"] for d in docs if d["kind"] == "NetworkPolicy"]
+    pods = {d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"] for d in docs
+            if d["kind"] in ("Deployment", "Job")}
+    assert set(pods) == {*registry.PROCESSES, "switchboard-migrate"}
+    for labels in pods.values():
+        assert any(p["podSelector"] == {"matchLabels": generate.PART_OF} and p["policyTypes"] == ["Ingress", "Egress"]
+                   and not p.get("ingress") and not p.get("egress") for p in policies)
+        assert _selects({"matchLabels": generate.PART_OF}, labels)
+
+    def of(labels: dict) -> list[dict]:
+        return [p for p in policies if _selects(p["podSelector"], labels)]
+
+    for source in registry.PROCESSES:
+        for target in registry.SERVICES:
+            out_ok = any(_lets_through(p.get("egress", []), "to", pods[target.name], target.port)
+                         for p in of(pods[source]))
+            in_ok = any(_lets_through(p.get("ingress", []), "from", pods[source], target.port)
+                        for p in of(pods[target.name]))
+            assert (out_ok and in_ok) == (target.name in registry.REACHES[source].services), (source, target.name)
+    internet = {name for name, reach in registry.REACHES.items() if reach.internet}
+    for name, labels in pods.items():
+        reaches_out = any(peer.get("ipBlock", {}).get("cidr") == "0.0.0.0/0" for p in of(labels)
+                          for rule in p.get("egress", []) for peer in rule.get("to", []))
+        assert reaches_out == (name in internet), name
+
+
+def test_a_process_gets_clients_of_the_services_it_declares_only():
+    from core.grpc_server import Runtime
+
+    assert registry.may_call("evals", "agents") and registry.may_call("evals", "evals")
+    assert not registry.may_call("evals", "accounts") and not registry.may_call("unregistered", "agents")
+    runtime = Runtime.__new__(Runtime)
+    runtime.name, runtime.kind = "evals-replica", "evals"
+    with pytest.raises(LookupError, match="evals does not declare that it calls accounts"):
+        runtime.client("accounts")
