@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
@@ -71,12 +72,19 @@ async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, busin
     if buffered is not None and buffered[0] is table:
         buffered[1].append(row)
     else:
-        await conn.execute(table.insert().values(**row))
+        await conn.execute(_insert(table), row)
     event_id: str = row["event_id"]
     return event_id
 
 
 _BUFFER = "outbox_buffer"
+
+
+@functools.cache
+def _insert(table: sa.Table) -> sa.Insert:
+    """The outbox's insert, built once per table and run with each row's values (its compiled form and cache key
+    are then reused: an event is written on every change)."""
+    return table.insert()
 
 
 @contextlib.asynccontextmanager
@@ -91,7 +99,7 @@ async def events_buffered(conn: AsyncConnection, table: sa.Table) -> AsyncIterat
     finally:
         del conn.info[_BUFFER]
     if rows:
-        await conn.execute(table.insert(), rows)
+        await conn.execute(_insert(table), rows)
 
 
 def _row(type_: str, business_id: str | None, data: dict[str, Any]) -> dict[str, Any]:

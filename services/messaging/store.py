@@ -1,6 +1,7 @@
 """Tables of the messaging schema and the queries on them (each takes a connection)."""
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -177,19 +178,22 @@ inbox = inbox_table(metadata, SCHEMA)
 
 # -- conversations and messages --------------------------------------------------------------------
 
-async def add_to_thread(conn: AsyncConnection, *, business_number: str, contact_number: str, **values):
-    """A message (`values`: its columns, with a fresh `id`) on the thread of a business number and a contact, in one
-    statement: the thread is created on first use or locked and moved on (its counts, latest message, and the agent
-    and lead it had none of), then the message is added to it. Returns the message; None when its business already
-    has a message with its idempotency key: then the thread has moved on all the same, and the caller rolls the
-    transaction back."""
-    inbound = values["direction"] == "inbound"
+# The send path's statements (several per text) are built once, with bound parameters, and run with their values: a
+# statement built per call costs its construction and its cache key each time (issue 38's profile of SMS sends).
+
+@functools.lru_cache(maxsize=8)
+def _into_thread(columns: tuple[str, ...]) -> sa.Insert:
+    """add_to_thread's statement for a message of these columns (a send's, an inbound text's): each column bound as
+    `m_<column>`, the thread's counts as `inbound`, `outbound`, `unread`."""
     c = conversations.c
+    bound = {name: sa.bindparam(f"m_{name}", type_=messages.c[name].type) for name in columns}
     upsert = insert(conversations).values(
-        id=sa.func.gen_random_uuid(), business_id=values["business_id"], business_number=business_number,
-        contact_number=contact_number, agent_id=values.get("agent_id"), lead_id=values.get("lead_id"),
-        inbound_count=int(inbound), outbound_count=int(not inbound), unread_count=int(inbound),
-        last_message_at=values["created_at"], last_message_id=values["id"], created_at=values["created_at"])
+        id=sa.func.gen_random_uuid(), business_id=bound["business_id"],
+        business_number=sa.bindparam("business_number", type_=sa.Text),
+        contact_number=sa.bindparam("contact_number", type_=sa.Text), agent_id=bound.get("agent_id", sa.null()),
+        lead_id=bound.get("lead_id", sa.null()), inbound_count=sa.bindparam("inbound", type_=sa.Integer),
+        outbound_count=sa.bindparam("outbound", type_=sa.Integer), unread_count=sa.bindparam("unread", type_=sa.Integer),
+        last_message_at=bound["created_at"], last_message_id=bound["id"], created_at=bound["created_at"])
     thread = upsert.on_conflict_do_update(constraint="conversations_one_per_pair", set_={
         "agent_id": sa.func.coalesce(c.agent_id, upsert.excluded.agent_id),
         "lead_id": sa.func.coalesce(c.lead_id, upsert.excluded.lead_id),
@@ -198,27 +202,46 @@ async def add_to_thread(conn: AsyncConnection, *, business_number: str, contact_
         "unread_count": c.unread_count + upsert.excluded.unread_count,
         "last_message_at": upsert.excluded.last_message_at, "last_message_id": upsert.excluded.last_message_id,
     }).returning(c.id, c.lead_id).cte("thread")
-    columns = {name: sa.literal(value, type_=messages.c[name].type) for name, value in values.items()}
-    columns["conversation_id"] = thread.c.id
-    columns["lead_id"] = sa.func.coalesce(columns.get("lead_id", sa.null()), thread.c.lead_id)
-    added = insert(messages).from_select(list(columns), sa.select(*columns.values()).select_from(thread))
-    return (await conn.execute(added.on_conflict_do_nothing(
-        index_elements=["business_id", "idempotency_key"], index_where=messages.c.idempotency_key.isnot(None))
-        .returning(messages))).first()
+    values: dict[str, sa.ColumnElement] = dict(bound)
+    values["conversation_id"] = thread.c.id
+    values["lead_id"] = sa.func.coalesce(bound.get("lead_id", sa.null()), thread.c.lead_id)
+    added = insert(messages).from_select(list(values), sa.select(*values.values()).select_from(thread))
+    return added.on_conflict_do_nothing(index_elements=["business_id", "idempotency_key"],
+                                        index_where=messages.c.idempotency_key.isnot(None)).returning(messages)
+
+
+async def add_to_thread(conn: AsyncConnection, *, business_number: str, contact_number: str, **values):
+    """A message (`values`: its columns, with a fresh `id`) on the thread of a business number and a contact, in one
+    statement: the thread is created on first use or locked and moved on (its counts, latest message, and the agent
+    and lead it had none of), then the message is added to it. Returns the message; None when its business already
+    has a message with its idempotency key: then the thread has moved on all the same, and the caller rolls the
+    transaction back."""
+    inbound = int(values["direction"] == "inbound")
+    params = {f"m_{name}": value for name, value in values.items()}
+    params.update(business_number=business_number, contact_number=contact_number, inbound=inbound,
+                  outbound=1 - inbound, unread=inbound)
+    return (await conn.execute(_into_thread(tuple(values)), params)).first()
+
+
+_UPDATE_MESSAGE = messages.update().where(messages.c.id == sa.bindparam("the_message_id")).returning(messages)
 
 
 async def update_message(conn: AsyncConnection, message_id: str, values: dict):
-    return (await conn.execute(messages.update().where(messages.c.id == message_id).values(**values)
-                               .returning(messages))).first()
+    """The message with `values` (its columns) set."""
+    return (await conn.execute(_UPDATE_MESSAGE, {"the_message_id": message_id, **values})).first()
+
+
+_LOCKED_BY_ID = sa.select(messages).where(messages.c.id == sa.bindparam("message_id")).with_for_update()
+_LOCKED_BY_SID = sa.select(messages).where(messages.c.provider_sid == sa.bindparam("sid")).with_for_update()
 
 
 async def message_for_callback(conn: AsyncConnection, message_id: str | None, sid: str):
     """The outbound message a status callback is about, locked: by our id (in the callback URL), else the sid."""
     if message_id:
-        row = (await conn.execute(sa.select(messages).where(messages.c.id == message_id).with_for_update())).first()
+        row = (await conn.execute(_LOCKED_BY_ID, {"message_id": message_id})).first()
         if row is not None:
             return row
-    return (await conn.execute(sa.select(messages).where(messages.c.provider_sid == sid).with_for_update())).first()
+    return (await conn.execute(_LOCKED_BY_SID, {"sid": sid})).first()
 
 
 async def unknown_messages(conn: AsyncConnection, settled_before: datetime, limit: int) -> list:
@@ -318,19 +341,27 @@ async def standing(conn: AsyncConnection, business_id: str, phone: str) -> tuple
     return (await standings(conn, business_id, [phone]))[phone]
 
 
+def _standings() -> sa.CompoundSelect:
+    d, c = dnc_entries.c, consent_events.c
+    business_id, phones = sa.bindparam("business_id", type_=Uuid), sa.any_(sa.bindparam("phones", type_=ARRAY(sa.Text)))
+    listed = sa.select(d.phone, sa.literal(True).label("listed"), sa.null().cast(sa.Text).label("kind"), d.created_at,
+                       sa.null().cast(sa.BigInteger).label("id")).where(
+        d.business_id == business_id, d.phone == phones, d.removed_at.is_(None))
+    consented = sa.select(c.phone, sa.literal(False), c.kind, c.created_at, c.id).where(
+        c.business_id == business_id, c.phone == phones)
+    return sa.union_all(listed, consented).order_by(sa.literal_column("id"))
+
+
+_STANDINGS = _standings()
+
+
 async def standings(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, tuple]:
     """{phone: (the business's do-not-call entry or None, the consent history oldest first)} of each phone, in one
     statement (it is on the path of every text and call): an entry has its created_at, an event its kind and
     created_at."""
-    d, c = dnc_entries.c, consent_events.c
-    listed = sa.select(d.phone, sa.literal(True).label("listed"), sa.null().cast(sa.Text).label("kind"), d.created_at,
-                       sa.null().cast(sa.BigInteger).label("id")).where(
-        d.business_id == business_id, d.phone == _any(phones), d.removed_at.is_(None))
-    consented = sa.select(c.phone, sa.literal(False), c.kind, c.created_at, c.id).where(
-        c.business_id == business_id, c.phone == _any(phones))
     entries: dict[str, object] = {}
     histories: dict[str, list] = {phone: [] for phone in phones}
-    for row in await conn.execute(sa.union_all(listed, consented).order_by(sa.literal_column("id"))):
+    for row in await conn.execute(_STANDINGS, {"business_id": business_id, "phones": phones}):
         if row.listed:
             entries[row.phone] = row
         else:
@@ -373,8 +404,11 @@ async def release_call_slot(conn: AsyncConnection, decision_id: str, business_id
     return released.first() is not None
 
 
+_ADD_DECISION = compliance_decisions.insert().returning(compliance_decisions)
+
+
 async def add_decision(conn: AsyncConnection, **values):
-    return (await conn.execute(compliance_decisions.insert().values(**values).returning(compliance_decisions))).first()
+    return (await conn.execute(_ADD_DECISION, values)).first()
 
 
 def decisions_of(business_id: str, phone: str | None, lead_id: str | None) -> sa.Select:

@@ -68,12 +68,13 @@ class MemoryConnection:
         """The rows of `table` (by primary key), to read and change in place."""
         return self.tables.setdefault(table.fullname, {})
 
-    async def execute(self, statement: Any, parameters: list[dict[str, Any]] | None = None) -> None:
-        """core.outbox's insert of one event (or, buffered, of several); any other statement is refused."""
+    async def execute(self, statement: Any, parameters: dict[str, Any] | list[dict[str, Any]] | None = None) -> None:
+        """core.outbox's insert of one event (or, buffered, of several), with its rows as parameters; any other
+        statement is refused."""
         if not (isinstance(statement, sa.Insert) and statement.table.name == "outbox"):
             raise TypeError(f"the in-memory unit of work runs no SQL ({statement}): this use case reaches storage "
                             "without its repository")
-        self.events.extend(copy.deepcopy(parameters) if parameters is not None else [statement.compile().params])
+        self.events.extend(copy.deepcopy(parameters if isinstance(parameters, list) else [parameters or {}]))
 
 
 class MemoryDatabase:
