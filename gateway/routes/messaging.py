@@ -114,7 +114,8 @@ ROUTES = [
           "opens). An agent of another business, or one without a number, is 404 not_found. The text is written "
           "to its thread first; when the provider refuses it, it is recorded failed and the answer is 500 "
           "sms_send_failed. Emits sms.sent, then sms.delivered or sms.failed as the carrier reports.",
-          budget=Budget(sql=8, transaction=2, rpc=3, provider=1)),
+          # The agent's number is kept by messaging (services/messaging/senders.py): once warm, no RPC to agents.
+          budget=Budget(sql=7, transaction=2, rpc=2, provider=1)),
     Route("GET", f"{V1}/sms/conversations", list_conversations, "Text threads, latest message first", "sms",
           scope="sms:read", query=page_query(50, 100, id=UUID), read_one=get_conversation,
           response=("ConversationList", "Conversation"),

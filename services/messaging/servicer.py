@@ -1,6 +1,7 @@
 """Messaging gRPC servicer: requests into the messaging use cases, rows into replies."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from core.bus import PROVIDER_STREAM
@@ -27,6 +28,7 @@ from services.messaging.email_service import (
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
 from services.messaging.reconciliation import Reconciliation
+from services.messaging.senders import CachedSenders
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
 from switchboard.v1 import common_pb2, messaging_pb2, messaging_pb2_grpc
 
@@ -239,6 +241,9 @@ def build(runtime: Runtime) -> MessagingServicer:
     compliance = Compliance(runtime.db, consents.platform_dnc,
                             decision.Policy(calls_per_24h=s.compliance_calls_per_24h))
     others = grpc_neighbours(runtime.client)
+    senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
+    runtime.run(senders)
+    others = replace(others, agents=senders)
     texts = Texts(runtime.db, sms, compliance, others, s.public_base_url)
     provider = ProviderRequests(runtime.db, others)
     runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,

@@ -217,3 +217,35 @@ async def test_consent_history_cannot_be_rewritten(api, account, db):
             await db.execute(statement, phone)
     status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=account["key"], params={"phone": phone})
     assert [c["kind"] for c in consent["history"]] == ["opt_in"]
+
+
+async def test_the_number_an_agent_texts_from_follows_a_re_point_at_once(api, account, other_key, calling_agent):
+    """Messaging keeps each agent's number (services/messaging/senders.py) for up to a minute, but a re-point is
+    heard as its event: the next sends go out from the agent's number as it now is, well inside that minute, and a
+    kept number is never answered to another business."""
+    key, agent, to = account["key"], calling_agent, number("0160")
+    await opt_in(api, key, to)
+    status, sent, _ = await send(api, key, agent, to)
+    assert status == 200 and sent["from"] == agent["phone_number"], sent
+    status, body, _ = await send(api, other_key, agent, to)  # kept now, and still not another business's
+    assert status == 404 and body["error"]["code"] == "not_found"
+    status, other, _ = await api.request("POST", "/api/v1/agents", key=key, json={
+        "business_id": account["business_id"], "name": "Evening desk", "system_prompt": "Answer the phone."})
+    assert status == 201, other
+
+    async def point_at(agent_id: str) -> None:
+        status, body, _ = await api.request("PATCH", "/api/v1/phone-numbers", key=key, json={
+            "phone_number": agent["phone_number"], "agent_id": agent_id})
+        assert status == 200 and body["agent_id"] == agent_id, body
+
+    async def sent_from(by: dict):
+        status, body, _ = await send(api, key, by, to)
+        return body["from"] if status == 200 else body["error"]["message"]
+
+    await point_at(other["id"])
+    assert "phone number of agent" in await wait_until(lambda: sent_from(agent), "the old agent to have no number",
+                                                       lambda found: "phone number of agent" in found, timeout=5)
+    assert await sent_from(other) == agent["phone_number"]
+    await point_at(agent["id"])
+    await wait_until(lambda: sent_from(agent), "the agent to text from its number again",
+                     lambda found: found == agent["phone_number"], timeout=5)
