@@ -55,6 +55,31 @@ PUBLISH_ASYNC_MAX_PENDING = 4000
 AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"
 
 
+class HeardInvalidations:
+    """Whether a cache that a NATS subscription keeps fresh (its messages say what to forget) may be used: only
+    while connected, and not across a reconnection, when messages may have been missed: `forget` (which empties
+    the cache) is called first. Until `attach` (subscribed) it is not to be used."""
+
+    def __init__(self, forget: Callable[[], None]):
+        self.forget = forget
+        self.nc: Client | None = None
+        self._reconnects = 0
+
+    def attach(self, nc: Client) -> None:
+        self.nc = nc
+        self._reconnects = nc.stats["reconnects"]
+
+    @property
+    def trusted(self) -> bool:
+        if self.nc is None or not self.nc.is_connected:
+            return False
+        reconnects = self.nc.stats["reconnects"]
+        if reconnects != self._reconnects:
+            self._reconnects = reconnects
+            self.forget()
+        return True
+
+
 @dataclass(frozen=True)
 class Outgoing:
     """A message for the EVENTS stream (EventBus.publish_in_order)."""

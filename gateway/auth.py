@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 import grpc
 
 from core import caller
-from core.bus import AUTH_INVALIDATE_SUBJECT
+from core.bus import AUTH_INVALIDATE_SUBJECT, HeardInvalidations
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from core.scopes import has_scope
@@ -81,13 +81,12 @@ class Authenticator:
         self.max_entries = max_entries
         self._cache: dict[str, tuple[Principal, float]] = {}
         self._by_account: dict[str, set[str]] = {}
-        self.nc = None  # set by attach(); None means "no invalidations": cache bypassed
-        self._reconnects = 0
+        self.heard = HeardInvalidations(self.clear)  # attached by attach(); until then the cache is bypassed
 
     async def attach(self, nc) -> None:
         """Start receiving invalidations on an established NATS connection."""
-        self.nc = nc
         await nc.subscribe(AUTH_INVALIDATE_SUBJECT, cb=self._on_invalidate)
+        self.heard.attach(nc)
 
     async def _on_invalidate(self, msg) -> None:
         self.forget_account(msg.data.decode())
@@ -102,13 +101,7 @@ class Authenticator:
 
     @property
     def caching(self) -> bool:
-        if self.nc is None or not self.nc.is_connected:
-            return False
-        reconnects = self.nc.stats["reconnects"]
-        if reconnects != self._reconnects:  # invalidations may have been missed while away
-            self._reconnects = reconnects
-            self.clear()
-        return True
+        return self.heard.trusted
 
     async def authenticate_session(self, token: str) -> Principal:
         """The principal of a dashboard session (not cached: signing out or expiry take effect at once)."""

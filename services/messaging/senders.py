@@ -18,12 +18,11 @@ import json
 import logging
 
 from cachetools import TTLCache
-from nats.aio.client import Client as Nats
 from nats.aio.msg import Msg
 
 from core import tenant
 from core.background import Background
-from core.bus import EventBus, subject_for
+from core.bus import EventBus, HeardInvalidations, subject_for
 from services.messaging.ports import Agents, NumberRoute, Sender
 
 log = logging.getLogger(__name__)
@@ -42,8 +41,7 @@ class CachedSenders(Background):
         self.agents, self.bus = agents, bus
         self._kept: TTLCache[str, Sender] = TTLCache(maxsize=SENDERS_KEPT, ttl=ttl)
         self._generation = 0
-        self._nats: Nats | None = None  # set once subscribed
-        self._reconnects = 0
+        self.heard = HeardInvalidations(self.forget_all)
 
     async def run(self) -> None:
         while self.bus.nc is None:
@@ -51,17 +49,7 @@ class CachedSenders(Background):
         nats = self.bus.nc
         await nats.subscribe(NUMBER_EVENTS, cb=self._on_number_event)
         await nats.flush()  # the server has the subscription: from here on no event is missed while connected
-        self._reconnects = nats.stats["reconnects"]
-        self._nats = nats
-
-    def _caching(self) -> bool:
-        if self._nats is None or not self._nats.is_connected:
-            return False
-        reconnects = self._nats.stats["reconnects"]
-        if reconnects != self._reconnects:  # events may have been missed while away
-            self._reconnects = reconnects
-            self.forget_all()
-        return True
+        self.heard.attach(nats)
 
     def forget_all(self) -> None:
         self._generation += 1
@@ -82,7 +70,7 @@ class CachedSenders(Background):
             self.forget_all()
 
     async def sender(self, agent_id: str) -> Sender:
-        if not self._caching():
+        if not self.heard.trusted:
             return await self.agents.sender(agent_id)
         kept = self._kept.get(agent_id)
         if kept is not None and kept.business_id in tenant.require_account().business_ids:
