@@ -103,6 +103,11 @@ class Authenticator:
     def caching(self) -> bool:
         return self.heard.trusted
 
+    @property
+    def listening(self) -> bool:
+        """Whether this gateway has subscribed to the invalidations (attach)."""
+        return self.heard.nc is not None
+
     async def authenticate_session(self, token: str) -> Principal:
         """The principal of a dashboard session (not cached: signing out or expiry take effect at once)."""
         try:

@@ -10,7 +10,7 @@ from core.rpc import readiness
 
 def nats_status(deps) -> str:
     """NATS counts as up once this replica also listens for key invalidations."""
-    return "ok" if deps.bus.is_connected and deps.auth.heard.nc is not None else "unreachable"
+    return "ok" if deps.bus.is_connected and deps.auth.listening else "unreachable"
 
 
 async def check_ready(deps) -> dict:

@@ -91,7 +91,7 @@ class FakeSdr:
 
 
 def _context(sdr: FakeSdr, nats_connected: bool = True) -> SimpleNamespace:
-    deps = SimpleNamespace(bus=SimpleNamespace(is_connected=nats_connected), auth=SimpleNamespace(nc=object()))
+    deps = SimpleNamespace(bus=SimpleNamespace(is_connected=nats_connected), auth=SimpleNamespace(listening=True))
     return SimpleNamespace(deps=deps, rpc=lambda service: sdr if service == "sdr" else None)
 
 
