@@ -110,10 +110,11 @@ SERVICES: tuple[Service, ...] = (
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
             secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals",), internet=True),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
-    # The sdr service also gathers every service's health (services.sdr.health_service).
+    # The sdr service also gathers every service's health (services.sdr.health_service), its own too: through its
+    # Service address, which may reach another replica.
     Service("sdr", 50053, "Sdr", "leads, scoring, the pipeline audit, communication runs and the analytics reports",
             secrets=("DATABASE_URL",),
-            rpc_to=("accounts", "agents", "calls", "messaging", "evals", "webhooks"),
+            rpc_to=("accounts", "agents", "sdr", "calls", "messaging", "evals", "webhooks"),
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
                             summary="communication runs: executes due touches (run several)",
                             secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS),
@@ -166,10 +167,10 @@ REACHES: dict[str, Reach] = {
 
 
 def may_call(process: str, service_name: str) -> bool:
-    """Whether `process` may call the service `service_name` (itself too: a service checks its own health); a process
-    the registry does not know may call none."""
+    """Whether `process` declares that it calls the service `service_name` (through its address, so a call to its
+    own service is declared too); a process the registry does not know may call none."""
     reach = REACHES.get(process)
-    return service_name == process or (reach is not None and service_name in reach.services)
+    return reach is not None and service_name in reach.services
 
 
 # Each process's secret settings: the only ones it is given, by the local launcher (deploy.local.stack) and the

@@ -74,7 +74,7 @@ class MemoryConnection:
         if not (isinstance(statement, sa.Insert) and statement.table.name == "outbox"):
             raise TypeError(f"the in-memory unit of work runs no SQL ({statement}): this use case reaches storage "
                             "without its repository")
-        self.events.extend(copy.deepcopy(parameters if isinstance(parameters, list) else [parameters or {}]))
+        self.events.extend(copy.deepcopy(parameters if isinstance(parameters, list) else [parameters]))
 
 
 class MemoryDatabase:

@@ -193,10 +193,9 @@ def test_the_network_policies_let_each_process_reach_only_what_it_declares():
     pods = {d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"] for d in docs
             if d["kind"] in ("Deployment", "Job")}
     assert set(pods) == {*registry.PROCESSES, "switchboard-migrate"}
-    for labels in pods.values():
-        assert any(p["podSelector"] == {"matchLabels": generate.PART_OF} and p["policyTypes"] == ["Ingress", "Egress"]
-                   and not p.get("ingress") and not p.get("egress") for p in policies)
-        assert _selects({"matchLabels": generate.PART_OF}, labels)
+    assert any(p["podSelector"] == {"matchLabels": generate.PART_OF} and p["policyTypes"] == ["Ingress", "Egress"]
+               and not p.get("ingress") and not p.get("egress") for p in policies)
+    assert all(_selects({"matchLabels": generate.PART_OF}, labels) for labels in pods.values())
 
     def of(labels: dict) -> list[dict]:
         return [p for p in policies if _selects(p["podSelector"], labels)]
@@ -218,8 +217,9 @@ def test_the_network_policies_let_each_process_reach_only_what_it_declares():
 def test_a_process_gets_clients_of_the_services_it_declares_only():
     from core.grpc_server import Runtime
 
-    assert registry.may_call("evals", "agents") and registry.may_call("evals", "evals")
+    assert registry.may_call("evals", "agents") and registry.may_call("sdr", "sdr")
     assert not registry.may_call("evals", "accounts") and not registry.may_call("unregistered", "agents")
+    assert not registry.may_call("evals", "evals")  # a call to its own Service may reach another replica: declared
     runtime = Runtime.__new__(Runtime)
     runtime.name, runtime.kind = "evals-replica", "evals"
     with pytest.raises(LookupError, match="evals does not declare that it calls accounts"):
