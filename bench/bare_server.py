@@ -30,25 +30,29 @@ def iso(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-async def workspaces(request: web.Request) -> web.Response:
-    header = request.headers.get("Authorization", "")
-    business_id = request.query.get("id", "")
+async def workspace_json(pool: asyncpg.Pool, secret: str, header: str, business_id: str) -> tuple[int, dict]:
+    """The status and JSON body of the read (bench.bare_two_hop does the same work behind a gRPC hop)."""
     if not header.startswith("Bearer ") or not business_id:
-        return web.json_response({"error": "unauthorized"}, status=401)
-    secret = request.app[SECRET]
-    async with request.app[POOL].acquire() as conn:
+        return 401, {"error": "unauthorized"}
+    async with pool.acquire() as conn:
         key = await conn.fetchrow(KEY_SQL, keyed_hash(secret, header[7:].strip()))
         if key is None:
-            return web.json_response({"error": "unauthorized"}, status=401)
+            return 401, {"error": "unauthorized"}
         if key["business_id"] is not None and str(key["business_id"]) != business_id:
-            return web.json_response({"error": "not_found"}, status=404)
+            return 404, {"error": "not_found"}
         row = await conn.fetchrow(BUSINESS_SQL, business_id, key["account_id"])
     if row is None:
-        return web.json_response({"error": "not_found"}, status=404)
+        return 404, {"error": "not_found"}
     ws = {"id": str(row["id"]), "name": row["name"], "lifecycle_state": row["lifecycle_state"],
           "metadata": row["metadata"], "external_ref": row["external_ref"],
           "created_at": iso(row["created_at"]), "updated_at": iso(row["updated_at"])}
-    return web.json_response({"workspaces": [ws], "has_more": False, "next_cursor": None})
+    return 200, {"workspaces": [ws], "has_more": False, "next_cursor": None}
+
+
+async def workspaces(request: web.Request) -> web.Response:
+    status, body = await workspace_json(request.app[POOL], request.app[SECRET],
+                                        request.headers.get("Authorization", ""), request.query.get("id", ""))
+    return web.json_response(body, status=status)
 
 
 async def _init(conn: asyncpg.Connection) -> None:

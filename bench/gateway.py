@@ -7,11 +7,13 @@ Compares two ways of serving the same authenticated read,
   gRPC -> accounts service -> PostgreSQL, with NATS, the principal cache and the usage log;
 - baseline: bench.bare_server, one aiohttp + asyncpg process that does the same work per
   request against the same database (key lookup by keyed hash, revoked/expired check,
-  business row of that key's account, JSON out).
+  business row of that key's account, JSON out);
+- the shape's floor: bench.bare_two_hop, the baseline's work split over two processes joined by one gRPC aio hop
+  and nothing else, so the full path can be read against what its shape costs on this machine as well.
 
 A load generator in its own process keeps --concurrency requests in flight over a
-keep-alive pool, warms up, then measures for --seconds. Rounds alternate baseline and
-full path (A B A B ...); the headline is the median of the per-round ratios (each pair
+keep-alive pool, warms up, then measures for --seconds. Rounds alternate baseline, floor and
+full path (A F B A F B ...); the headline is the median of the per-round ratios (each pair
 shares its moment's noise on a small machine), with the best round of each also shown; the goal is >= 0.6 of the
 baseline (issue 38). The result is a ratio, never an assertion on timings; any non-200 response invalidates the run
 (exit status 1).
@@ -97,19 +99,21 @@ def http_json(url: str, *, body: dict | None = None, key: str = "") -> dict:
         return json.loads(resp.read())
 
 
-def start_bare(stack, home: Path) -> tuple[subprocess.Popen, int]:
+def start_bare(stack, home: Path, module: str, *args: str) -> tuple[subprocess.Popen, int]:
+    """`python -m module [args...] PORT [more...]`: args may hold "{port}", replaced by a free port, which is returned."""
     from deploy.local.servers import free_port, wait_for_port
 
-    port, log = free_port(), home / "logs" / "bare_server.log"
+    port, log = free_port(), home / "logs" / f"{module.rsplit('.', 1)[-1]}.log"
+    argv = [a.replace("{port}", str(port)) for a in args]
     with open(log, "ab") as out:  # same env as the stack: same DATABASE_URL and secret key
-        proc = subprocess.Popen([sys.executable, "-m", "bench.bare_server", str(port)], cwd=ROOT, env=stack.env(),
+        proc = subprocess.Popen([sys.executable, "-m", module, *argv], cwd=ROOT, env=stack.env(),
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    wait_for_port(port, 30, proc, "bare server", log)
+    wait_for_port(port, 30, proc, module, log)
     return proc, port
 
 
 def row(name: str, r: dict) -> str:
-    return f"  {name:<12} {r['rps']:>9.1f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f} {r['requests']:>9d}"
+    return f"  {name:<18} {r['rps']:>9.1f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f} {r['requests']:>9d}"
 
 
 def bench(args) -> int:
@@ -120,22 +124,28 @@ def bench(args) -> int:
     home = Path(tempfile.mkdtemp(prefix="switchboard-bench-"))
     stack = Stack(home=home, http_port=free_port(), durable=False,
                   extra_env={"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"})
-    bare, finished = None, False
+    bares: list[subprocess.Popen] = []
+    finished = False
     try:
         print(f"starting the embedded stack in {home} ...", flush=True)
         stack.start()
         signup = http_json(f"{stack.base_url}/api/v1/signup",
                            body={"business_name": "Bench Co", "email": "bench@example.com"})
         key, business_id = signup["api_key"], signup["business_id"]
-        bare, bare_port = start_bare(stack, home)
+        bare, bare_port = start_bare(stack, home, "bench.bare_server", "{port}")
+        back, back_port = start_bare(stack, home, "bench.bare_two_hop", "back", "{port}")
+        front, front_port = start_bare(stack, home, "bench.bare_two_hop", "front", "{port}", str(back_port))
+        bares += [bare, back, front]
         targets = {"baseline": f"http://127.0.0.1:{bare_port}{PATH}?id={business_id}",
+                   "two-hop floor": f"http://127.0.0.1:{front_port}{PATH}?id={business_id}",
                    "full path": f"{stack.base_url}{PATH}?id={business_id}"}
         bodies = {name: http_json(url, key=key) for name, url in targets.items()}
-        if bodies["baseline"] != bodies["full path"]:
-            print(f"warning: responses differ:\n  baseline:  {bodies['baseline']}\n  full path: {bodies['full path']}")
-        print(f"{args.rounds} rounds x (baseline, full path); concurrency {args.concurrency}, "
+        for name in ("two-hop floor", "full path"):
+            if bodies[name] != bodies["baseline"]:
+                print(f"warning: responses differ:\n  baseline:  {bodies['baseline']}\n  {name}: {bodies[name]}")
+        print(f"{args.rounds} rounds x (baseline, two-hop floor, full path); concurrency {args.concurrency}, "
               f"warm-up {args.warmup:g}s, measure {args.seconds:g}s; {os.cpu_count()} CPUs shared by all processes")
-        print(f"  {'round':<12} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'requests':>9}")
+        print(f"  {'round':<18} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'requests':>9}")
         results: dict[str, list[dict]] = {name: [] for name in targets}
         errors = 0
         for n in range(1, args.rounds + 1):
@@ -148,9 +158,10 @@ def bench(args) -> int:
                     print(f"    ERROR x{count}: {what}")
         finished = True
     finally:
-        if bare is not None and bare.poll() is None:
-            bare.terminate()
-            bare.wait(10)
+        for proc in bares:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(10)
         stack.stop()
         if finished:
             shutil.rmtree(home, ignore_errors=True)
@@ -159,20 +170,29 @@ def bench(args) -> int:
     best = {name: max(rs, key=lambda r: r["rps"]) for name, rs in results.items()}
     best_ratio = best["full path"]["rps"] / best["baseline"]["rps"]
     print(f"best of {args.rounds} rounds:")
-    print(f"  {'':<12} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'requests':>9}")
+    print(f"  {'':<18} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'requests':>9}")
     for name, r in best.items():
         print(row(name, r))
     # Each round's pair ran back to back, so its ratio shares that moment's machine noise;
     # the median over rounds is the headline figure.
     pairs = [f["rps"] / b["rps"] for b, f in zip(results["baseline"], results["full path"], strict=True)]
     ratio = statistics.median(pairs)
+    floors = [t["rps"] / b["rps"] for b, t in zip(results["baseline"], results["two-hop floor"], strict=True)]
+    floor = statistics.median(floors)
     print(f"per-round ratios: {', '.join(f'{p:.2f}' for p in pairs)}")
     print(f"ratio full/baseline throughput: {ratio:.2f} (median of rounds; best-of ratio {best_ratio:.2f})")
+    print(f"the shape's floor, two-hop/baseline: {floor:.2f} (rounds {', '.join(f'{p:.2f}' for p in floors)}); "
+          f"full path/two-hop: {ratio / floor:.2f}")
     full, verdict = results["full path"], judged(ratio >= TARGET, valid=not errors)
     report("bench.gateway", f"authenticated GET {PATH}?id=", statistics.median(r["rps"] for r in full), "req/s",
            statistics.median(r["rps"] for r in results["baseline"]), ratio, f">= {TARGET} of bare", verdict,
            p50_ms=statistics.median(r["p50_ms"] for r in full), p99_ms=statistics.median(r["p99_ms"] for r in full),
            per_round=pairs)
+    floor_rps = [r["rps"] for r in results["two-hop floor"]]
+    report("bench.gateway", "the same read, bare, over one gRPC hop (the shape's floor)", statistics.median(floor_rps),
+           "req/s", statistics.median(r["rps"] for r in results["baseline"]), floor, "none stated",
+           judged(None, valid=not errors), p50_ms=statistics.median(r["p50_ms"] for r in results["two-hop floor"]),
+           p99_ms=statistics.median(r["p99_ms"] for r in results["two-hop floor"]), per_round=floors)
     if errors:
         print(f"INVALID: {errors} non-200 responses; no verdict")
         return 1
