@@ -17,7 +17,7 @@ from google.protobuf import json_format
 from core.errors import ServiceError
 from core.messages import business_hours as business_hours_message
 from core.messages import optional
-from core.rpc import Client, unless_not_found
+from core.rpc import Client
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2, sdr_pb2
 
 # How long a business's name is kept for the calls placed (GrpcWorkspaces), and for how many businesses.
@@ -151,9 +151,8 @@ class GrpcLeads:
         return lead_of(await self.client.GetLead(sdr_pb2.GetLeadRequest(id=lead_id)))
 
     async def lead_with_phone(self, business_id: str, phone: str) -> Lead | None:
-        found = await unless_not_found(self.client.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
-            business_id=business_id, phone=phone)))
-        return lead_of(found) if found is not None else None
+        found = await self.client.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
+        return lead_of(found.lead) if found.HasField("lead") else None
 
     async def saved_business_hours(self, business_id: str) -> tuple[int, int] | None:
         config = await self.client.GetSdrConfig(sdr_pb2.GetSdrConfigRequest(business_id=business_id))

@@ -100,9 +100,8 @@ class GrpcLeads:
         return _lead(await self.client.GetLead(sdr_pb2.GetLeadRequest(id=lead_id)))
 
     async def lead_with_phone(self, business_id: str, phone: str) -> Lead | None:
-        found = await unless_not_found(self.client.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(
-            business_id=business_id, phone=phone)))
-        return _lead(found) if found is not None else None
+        found = await self.client.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
+        return _lead(found.lead) if found.HasField("lead") else None
 
     async def is_lead_email(self, business_id: str, email: str) -> bool:
         found = await self.client.ListLeads(sdr_pb2.ListLeadsRequest(

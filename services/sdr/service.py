@@ -167,12 +167,10 @@ class Leads:
     # -- for other services ------------------------------------------------------------------
 
     async def find_by_phone(self, business_id: str, phone: str):
+        """The business's newest lead with this phone, or None."""
         business_id = require_business(tenant.require_account(), business_id)
         async with self.db.read() as conn:
-            row = await self.leads_in(conn).newest_by_phone(business_id, normalize_e164(phone, "phone"))
-        if row is None:
-            raise not_found("lead with this phone")
-        return row
+            return await self.leads_in(conn).newest_by_phone(business_id, normalize_e164(phone, "phone"))
 
     async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[object, bool]:
         """The business's lead with this phone, created (True) or completed with the contact fields it lacked

@@ -94,7 +94,8 @@ class SdrServicer(RunsServicer, PipelineServicer, sdr_pb2_grpc.SdrServicer):
             opt_datetime(request, "as_of")))
 
     async def FindLeadByPhone(self, request, context):
-        return lead_message(await self.leads.find_by_phone(request.business_id, request.phone))
+        found = await self.leads.find_by_phone(request.business_id, request.phone)
+        return sdr_pb2.FoundLead(lead=lead_message(found)) if found is not None else sdr_pb2.FoundLead()
 
     async def UpsertContact(self, request, context):
         given = {f: getattr(request, f) for f in ("name", "email", "agent_id", "agent_name") if optional(request, f)}

@@ -240,6 +240,12 @@ class FindLeadByPhoneRequest(_message.Message):
     phone: str
     def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ...) -> None: ...
 
+class FoundLead(_message.Message):
+    __slots__ = ("lead",)
+    LEAD_FIELD_NUMBER: _ClassVar[int]
+    lead: Lead
+    def __init__(self, lead: _Optional[_Union[Lead, _Mapping]] = ...) -> None: ...
+
 class UpsertContactRequest(_message.Message):
     __slots__ = ("business_id", "phone", "name", "email", "source", "agent_id", "agent_name")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]

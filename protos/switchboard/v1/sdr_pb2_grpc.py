@@ -65,7 +65,7 @@ class SdrStub:
         self.FindLeadByPhone = channel.unary_unary(
                 '/switchboard.v1.Sdr/FindLeadByPhone',
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.FindLeadByPhoneRequest.SerializeToString,
-                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Lead.FromString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.FoundLead.FromString,
                 _registered_method=True)
         self.UpsertContact = channel.unary_unary(
                 '/switchboard.v1.Sdr/UpsertContact',
@@ -464,7 +464,7 @@ def add_SdrServicer_to_server(servicer, server):
             'FindLeadByPhone': grpc.unary_unary_rpc_method_handler(
                     servicer.FindLeadByPhone,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.FindLeadByPhoneRequest.FromString,
-                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.Lead.SerializeToString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.FoundLead.SerializeToString,
             ),
             'UpsertContact': grpc.unary_unary_rpc_method_handler(
                     servicer.UpsertContact,
@@ -756,7 +756,7 @@ class Sdr:
             target,
             '/switchboard.v1.Sdr/FindLeadByPhone',
             switchboard_dot_v1_dot_sdr__pb2.FindLeadByPhoneRequest.SerializeToString,
-            switchboard_dot_v1_dot_sdr__pb2.Lead.FromString,
+            switchboard_dot_v1_dot_sdr__pb2.FoundLead.FromString,
             options,
             channel_credentials,
             insecure,
