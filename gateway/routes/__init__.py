@@ -135,6 +135,9 @@ class Route:
     # (the events it adds, their webhook deliveries) may spend at most, counted under core.costs.after. An upper
     # bound: consumers that fetch two of its events at once apply them in one transaction, which is not promised.
     after_budgets: dict[str, Budget] | None = None
+    # A provider route's budget for each kind of message that costs less than `budget` (one acknowledged without
+    # storing it), checked the same way.
+    kind_budgets: dict[str, Budget] | None = None
 
 
     def __post_init__(self):

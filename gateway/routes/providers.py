@@ -27,6 +27,7 @@ from providers.messaging import signatures
 from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH, STATUS_SUBJECT, status_identity
 from providers.payments import webhooks as payment_webhooks
 from providers.voice.server_messages import (
+    ANSWERED_TYPES,
     AUTH_HEADERS,
     MESSAGES_PATH,
     QUEUED_SUBJECT,
@@ -57,17 +58,19 @@ def _body_hash(body: bytes) -> str:
 # -- the voice provider -----------------------------------------------------------------------------------
 
 async def voice_message(ctx: RequestContext):
-    """A status update or end-of-call report is stored (the calls service applies it in a batch with others);
-    other messages go to the calls service now, for their answer."""
+    """A status update or end-of-call report is stored (the calls service applies it in a batch with others); an
+    assistant-request goes to the calls service now, for its answer; any other message is acknowledged here."""
     body = await ctx.request.read()
     present = {name: ctx.request.headers[name] for name in AUTH_HEADERS if name in ctx.request.headers}
     why = WebhookAuth.of(ctx.deps.settings).refusal(body, present, time.time())
     if why is not None:
         raise ServiceError("unauthorized", why)
-    if calls_domain.message_of(ctx.body)["type"] not in QUEUED_TYPES:
+    kind = calls_domain.message_of(ctx.body)["type"]
+    if kind in ANSWERED_TYPES:
         reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(body=body))
         return json.loads(reply.response_json)
-    await _store(ctx, QUEUED_SUBJECT, body, _body_hash(body))  # the provider's messages carry no id of their own
+    if kind in QUEUED_TYPES:
+        await _store(ctx, QUEUED_SUBJECT, body, _body_hash(body))  # the provider's messages carry no id of their own
     return {}
 
 
@@ -118,6 +121,10 @@ STORED = ("Once verified it is stored (the answer waits until it is: a 2xx means
           "owner's own time, even across restarts) and applied moments later, so a read right after may not show "
           "it yet; when it cannot be stored the answer is 503 unavailable and the provider sends it again.")
 STORED_BUDGET = Budget(publish=1)  # a stored message costs its publish, nothing more, until its owner applies it
+# The voice provider's messages acknowledged without storing them (Route.kind_budgets): they cost nothing past the
+# signature check.
+ACKNOWLEDGED = ("conversation-update", "speech-update", "hang", "user-interrupted")
+VOICE_KIND_BUDGETS = {kind: Budget() for kind in ACKNOWLEDGED}
 # What a stored message sets off, with one webhook subscription receiving its events (Route.after_budgets).
 VOICE_AFTER_BUDGETS = {
     # calls moves the call forward: read and update, one transaction, no event.
@@ -152,8 +159,9 @@ ROUTES = [
           "({assistantId, assistantOverrides}) or {error} for a number no agent answers. A status update or an "
           "end-of-call report is acknowledged with {}. " + STORED + " Status updates move their call forward "
           "only and a report applies once, so duplicated and reordered messages are harmless. Other message types "
-          "are acknowledged with {}.", budget=STORED_BUDGET,
-          after_budgets=VOICE_AFTER_BUDGETS),
+          "(conversation-update, speech-update, hang, user-interrupted and the rest of the provider's defaults) "
+          "are acknowledged with {} at once, nothing stored.", budget=STORED_BUDGET,
+          after_budgets=VOICE_AFTER_BUDGETS, kind_budgets=VOICE_KIND_BUDGETS),
     Route("POST", STATUS_PATH, sms_status, "The messaging provider's status callbacks", "providers",
           auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
           media=signatures.TWIML, errors=("unauthorized", "invalid_request", "unavailable"),

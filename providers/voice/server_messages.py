@@ -4,7 +4,8 @@ where they go, the webhook credential that signs them, and checking that signatu
 The provider POSTs `{"message": {...}}` to the server URL of the assistant (or of the call's overrides).
 A webhook credential referenced by `server.credentialId` makes it authenticate each message, by one of two
 plans (VOICE_WEBHOOK_AUTH): hmac (the default), hex HMAC-SHA256 under our secret over `{timestamp}.{body}` in
-the `x-signature` header with the Unix time in `x-timestamp`; or bearer, our secret as a bearer token in
+the `x-signature` header with the Unix time in `x-timestamp` (seconds, or milliseconds when it has 13 digits: the
+provider does not document the unit); or bearer, our secret as a bearer token in
 `Authorization`. We register that credential once per plan and secret (its name carries the secret's
 fingerprint, as the provider never shows a secret back) and refuse any message that does not carry it, or whose
 time is more than TOLERANCE away.
@@ -24,6 +25,7 @@ from providers.voice.adapter import VoiceProvider
 MESSAGES_PATH = "/api/v1/providers/voice/messages"
 SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER = "x-signature", "x-timestamp", "Authorization"
 TOLERANCE = timedelta(minutes=5)
+MILLISECOND_DIGITS = 13  # an x-timestamp this long is in milliseconds (seconds have 10 digits until 2286)
 
 
 # The messages that need no answer and move a call (status updates, end-of-call reports): the gateway stores them
@@ -31,6 +33,10 @@ TOLERANCE = timedelta(minutes=5)
 # type (an assistant-request wants its answer within the provider's timeout) goes to the calls service at once.
 QUEUED_TYPES = ("status-update", "end-of-call-report")
 QUEUED_SUBJECT = "provider.voice.messages"
+# The messages whose answer the provider uses and we give: the calls service answers them at once over RPC. Every
+# other type (the provider's defaults send conversation-update, speech-update, hang, user-interrupted and more
+# during each call) is acknowledged by the gateway alone: nothing of ours follows from it.
+ANSWERED_TYPES = ("assistant-request",)
 
 AUTH_KINDS = ("hmac", "bearer")
 AUTH_HEADERS = (SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER)  # what the gateway passes on
@@ -80,17 +86,21 @@ def _hmac_refusal(secret: str, body: bytes, signature: str, timestamp: str, now:
     if not signature or not timestamp:
         return f"server messages must carry the {SIGNATURE_HEADER} and {TIMESTAMP_HEADER} headers"
     if not (signature.isascii() and timestamp.isascii()):
-        return f"{SIGNATURE_HEADER} (hex) and {TIMESTAMP_HEADER} (Unix seconds) must be ASCII"
-    try:
-        sent = int(timestamp)
-    except ValueError:
-        return f"{TIMESTAMP_HEADER} must be a Unix time in seconds"
-    if abs(now - sent) > TOLERANCE.total_seconds():
+        return f"{SIGNATURE_HEADER} (hex) and {TIMESTAMP_HEADER} (Unix time) must be ASCII"
+    if not timestamp.isdigit():
+        return f"{TIMESTAMP_HEADER} must be a Unix time in seconds or milliseconds"
+    if abs(now - _sent_seconds(timestamp)) > TOLERANCE.total_seconds():
         return f"{TIMESTAMP_HEADER} is more than {int(TOLERANCE.total_seconds())} seconds away from now"
     expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
     if not same_secret(signature.strip().lower(), expected):
         return "the signature does not match the body"
     return None
+
+
+def _sent_seconds(timestamp: str) -> float:
+    """An x-timestamp's Unix time in seconds: the provider does not say whether it sends seconds or milliseconds, so
+    both are read, by their length."""
+    return int(timestamp) / 1000 if len(timestamp) >= MILLISECOND_DIGITS else int(timestamp)
 
 
 def _bearer_refusal(token: str, body: bytes, authorization: str, now: float) -> str | None:

@@ -119,7 +119,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             provider_assistant_id=row.provider_assistant_id, prompt=outbound.prompt,
             first_message=outbound.first_message, model=struct(outbound.model),
             phone_number=number.phone_number if number else None,
-            provider_phone_number_id=number.provider_phone_number_id if number else None)
+            provider_phone_number_id=number.provider_phone_number_id if number else None,
+            own_voicemail_detection="voicemailDetection" in (row.config.get("provider_config") or {}))
 
     # -- agents ------------------------------------------------------------------------
 

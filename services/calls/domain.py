@@ -154,11 +154,18 @@ def enrichment(*, to: str, now: datetime, name: str | None, lead: dict[str, Any]
     return {k: v for k, v in variables.items() if v is not None}
 
 
+# Voicemail detection on outbound calls, unless the agent's own settings choose: the provider's default is off, and
+# then a voicemail box is talked to like a person and the call ends completed. This is its recommended detector.
+VOICEMAIL_DETECTION = {"provider": "vapi"}
+
+
 def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str | None, prompt: str,
                   first_message: str, model: dict[str, Any], context: str | None, max_duration: int,
-                  variables: dict[str, Any], call_id: str, server: dict[str, Any]) -> dict[str, Any]:
+                  variables: dict[str, Any], call_id: str, server: dict[str, Any],
+                  detect_voicemail: bool = True) -> dict[str, Any]:
     """The provider's `POST /call` body: the agent's assistant with this call's outbound overrides; `server` is
-    where the provider sends the call's messages (providers.voice.server_messages)."""
+    where the provider sends the call's messages (providers.voice.server_messages); `detect_voicemail` False
+    leaves voicemail detection to the agent's assistant."""
     system = prompt if not context else f"{prompt}\n\nContext for this call: {context}"
     customer = {"number": to, **({"name": name} if name else {})}
     return {
@@ -168,6 +175,7 @@ def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str
             "model": {**model, "messages": [{"role": "system", "content": system}]},
             "variableValues": {**variables, **({"context": context} if context else {})},
             "metadata": {"switchboard_call_id": call_id}, "server": server,
+            **({"voicemailDetection": VOICEMAIL_DETECTION} if detect_voicemail else {}),
         },
     }
 
@@ -235,7 +243,7 @@ def after_report(status: str, answered: bool, reported: bool, report: dict[str, 
     reached = "in-progress" if answered else status
     changes: dict[str, Any] = {
         "ended_reason": _text(report.get("endedReason")), "transcript": _text(artifact.get("transcript")),
-        "recording_url": _text(artifact.get("recordingUrl")), "summary": _text(analysis.get("summary")),
+        "recording_url": recording_url(artifact), "summary": _text(analysis.get("summary")),
         "structured_data": analysis.get("structuredData") if isinstance(analysis.get("structuredData"), dict) else None,
         "started_at": _time(report.get("startedAt")), "ended_at": _time(report.get("endedAt")),
         "cost_cents": _cents(report.get("cost"))}
@@ -249,6 +257,14 @@ def after_report(status: str, answered: bool, reported: bool, report: dict[str, 
     if talked and changes["started_at"] and changes["ended_at"]:
         changes["duration"] = max(0, int((changes["ended_at"] - changes["started_at"]).total_seconds()))
     return changes
+
+
+def recording_url(artifact: dict[str, Any]) -> str | None:
+    """The call's recording in a report's artifact: `recording.mono.combinedUrl`, else `recording.stereoUrl`, else
+    the deprecated `recordingUrl` (older reports carry only that)."""
+    recording = _object(artifact.get("recording"))
+    mono = _object(recording.get("mono"))
+    return _text(mono.get("combinedUrl")) or _text(recording.get("stereoUrl")) or _text(artifact.get("recordingUrl"))
 
 
 def events_of_move(before: str, after: str, was_answered: bool, answered: bool) -> list[str]:
@@ -274,6 +290,10 @@ def quality(structured_data: dict[str, Any] | None) -> dict[str, Any] | None:
                for d in QUALITY_DIMENSIONS):
         return None
     return {d: scores[d] for d in QUALITY_DIMENSIONS}
+
+
+def _object(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _text(value: object) -> str | None:

@@ -38,6 +38,7 @@ class CallingProfile:
     prompt: str
     first_message: str
     model: dict  # the provider's model settings with the outbound model applied
+    own_voicemail_detection: bool = False  # the agent's provider settings choose voicemail detection
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ class GrpcAgents:
         p = await self.client.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=agent_id))
         return CallingProfile(p.agent_id, p.name, p.business_id, p.provider_assistant_id,
                               optional(p, "phone_number"), optional(p, "provider_phone_number_id"), p.prompt,
-                              p.first_message, json_format.MessageToDict(p.model))
+                              p.first_message, json_format.MessageToDict(p.model), p.own_voicemail_detection)
 
     async def route(self, phone_number: str) -> NumberRoute | None:
         try:

@@ -209,7 +209,8 @@ class Calls:
             assistant_id=profile.provider_assistant_id, phone_number_id=profile.provider_phone_number_id,
             to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,
             model=profile.model, context=request["context"], max_duration=request["max_duration"],
-            variables=variables, call_id=call_id, server=await self.server.get())
+            variables=variables, call_id=call_id, server=await self.server.get(),
+            detect_voicemail=not profile.own_voicemail_detection)
         try:
             placed = await self.voice.create_call(body)
         except ProviderError as exc:

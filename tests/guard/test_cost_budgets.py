@@ -196,6 +196,33 @@ async def test_a_hot_route_costs_no_more_than_its_budget(stack, api, hot, method
         f"the route now costs less than its budget: lower it to {spent.totals()}")
 
 
+# A message of each kind the route acknowledges without storing it, as the provider sends it during a call.
+KIND_MESSAGES = {
+    "conversation-update": {"type": "conversation-update", "messages": [], "messagesOpenAIFormatted": []},
+    "speech-update": {"type": "speech-update", "status": "started", "role": "user", "turn": 1},
+    "hang": {"type": "hang"},
+    "user-interrupted": {"type": "user-interrupted"},
+}
+
+
+def _kind_budgeted() -> list[tuple[str, str]]:
+    return sorted((r.path, kind) for r in all_routes() for kind in (r.kind_budgets or {}))
+
+
+def test_every_kind_budget_has_a_message():
+    assert [kind for _, kind in _kind_budgeted()] == sorted(KIND_MESSAGES)
+
+
+@pytest.mark.parametrize("path,kind", _kind_budgeted())
+async def test_a_message_acknowledged_without_storing_costs_its_kind_budget(stack, api, hot, path, kind):
+    """Sent many times in every call (the provider's default server messages), it costs no statement, RPC or
+    publish: answered from the gateway once its signature holds."""
+    status, body, spent = await cost_of(stack, api, "POST", path, **_voice_message(hot, hot.call, KIND_MESSAGES[kind]))
+    assert (status, body) == (200, {})
+    budget = _route("POST", path).kind_budgets[kind]
+    assert not verdict(budget, spent), verdict(budget, spent)
+
+
 async def test_a_keys_first_request_costs_one_authentication_more(stack, api, hot):
     signup = await api.signup(business_name="Fresh Key")
     budget = _route("GET", "/api/v1/workspaces").read_one_budget.plus(KEY_CACHE_MISS)

@@ -83,7 +83,15 @@ def test_the_provider_call_body():
                         "model": {"provider": "openai", "model": "m",
                                   "messages": [{"role": "system", "content": "Call back."}]},
                         "variableValues": {"name": "Dana"}, "metadata": {"switchboard_call_id": "c-1"},
-                        "server": {"url": "https://x/messages", "credentialId": "cr"}}}
+                        "server": {"url": "https://x/messages", "credentialId": "cr"},
+                        "voicemailDetection": {"provider": "vapi"}}}
+
+
+def test_an_agent_that_chose_its_own_voicemail_detection_keeps_it_on_its_calls():
+    body = domain.provider_call(assistant_id="as", phone_number_id="pn", to="+14155550100", name=None,
+                                prompt="Call back.", first_message="Hi!", model={}, context=None, max_duration=300,
+                                variables={}, call_id="c-1", server={}, detect_voicemail=False)
+    assert "voicemailDetection" not in body["assistantOverrides"]
 
 
 def _update(status: str, at_ms: int | None = None, **extra) -> dict:
@@ -140,6 +148,20 @@ def test_a_report_ends_the_call_once_with_what_was_said():
     unanswered = domain.after_report("ringing", False, False, {"endedReason": "customer-did-not-answer"})
     assert unanswered["status"] == "no-answer" and "duration" not in unanswered
     assert domain.after_report("queued", False, False, {"cost": "free", "artifact": []})["cost_cents"] == 0
+
+
+@pytest.mark.parametrize("artifact, url", [
+    ({"recording": {"mono": {"combinedUrl": "https://r/mono.wav"}, "stereoUrl": "https://r/stereo.wav"},
+      "recordingUrl": "https://r/old.wav"}, "https://r/mono.wav"),
+    ({"recording": {"mono": {"assistantUrl": "https://r/a.wav"}, "stereoUrl": "https://r/stereo.wav"},
+      "recordingUrl": "https://r/old.wav"}, "https://r/stereo.wav"),
+    ({"recording": {}, "recordingUrl": "https://r/old.wav"}, "https://r/old.wav"),  # the deprecated field
+    ({"recording": "https://r/odd.wav", "recordingUrl": " "}, None),
+    ({}, None),
+])
+def test_a_reports_recording_is_its_mono_then_stereo_then_deprecated_url(artifact, url):
+    assert domain.recording_url(artifact) == url
+    assert domain.after_report("in-progress", True, False, {"artifact": artifact})["recording_url"] == url
 
 
 def test_the_events_of_a_move():

@@ -90,6 +90,7 @@ async def test_an_enforced_call_asks_compliance_about_its_lead_and_is_placed(cal
     assert overrides["metadata"] == {"switchboard_call_id": placed.id} and overrides["firstMessage"] == "Hello!"
     assert overrides["server"]["url"] == f"{BASE_URL}/api/v1/providers/voice/messages"
     assert overrides["variableValues"]["context"] == "Quote follow-up"
+    assert overrides["voicemailDetection"] == {"provider": "vapi"}  # the provider's default is off
     assert (await calls.get(placed.id)) == placed
 
 

@@ -23,6 +23,27 @@ def test_a_message_authenticated_the_providers_way_is_accepted(kind):
     assert auth.refusal(body, sign(auth.plan(), body, NOW), NOW) is None
 
 
+@pytest.mark.parametrize("milliseconds", [False, True])
+def test_an_hmac_timestamp_in_seconds_or_milliseconds_is_accepted_when_recent(milliseconds):
+    """The provider does not document x-timestamp's unit: 10 digits are seconds, 13 milliseconds."""
+    auth = WebhookAuth("hmac", SECRET)
+    body = body_at(NOW)
+    headers = sign(auth.plan(), body, NOW, milliseconds)
+    assert len(headers["x-timestamp"]) == (13 if milliseconds else 10)
+    assert auth.refusal(body, headers, NOW) is None
+    assert auth.refusal(body, headers, NOW + 299) is None
+    assert "away from now" in auth.refusal(body, headers, NOW + 301)
+    assert "away from now" in auth.refusal(body, headers, NOW - 301)
+
+
+@pytest.mark.parametrize("stamp", ["+1790000000", " 1790000000", "1_790_000_000", "1790000000.5", "-1"])
+def test_an_hmac_timestamp_that_is_not_digits_is_refused(stamp):
+    auth = WebhookAuth("hmac", SECRET)
+    body = body_at(NOW)
+    assert "seconds or milliseconds" in auth.refusal(body, {**sign(auth.plan(), body, NOW), "x-timestamp": stamp},
+                                                     NOW)
+
+
 @pytest.mark.parametrize("kind", ["hmac", "bearer"])
 def test_another_secret_an_old_message_or_the_other_plan_is_refused(kind):
     auth = WebhookAuth(kind, SECRET)

@@ -41,7 +41,7 @@ class GetCallingProfileRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
 
 class CallingProfile(_message.Message):
-    __slots__ = ("agent_id", "name", "business_id", "provider_assistant_id", "phone_number", "provider_phone_number_id", "prompt", "first_message", "model")
+    __slots__ = ("agent_id", "name", "business_id", "provider_assistant_id", "phone_number", "provider_phone_number_id", "prompt", "first_message", "model", "own_voicemail_detection")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -51,6 +51,7 @@ class CallingProfile(_message.Message):
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     FIRST_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
+    OWN_VOICEMAIL_DETECTION_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     name: str
     business_id: str
@@ -60,7 +61,8 @@ class CallingProfile(_message.Message):
     prompt: str
     first_message: str
     model: _struct_pb2.Struct
-    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., provider_phone_number_id: _Optional[str] = ..., prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    own_voicemail_detection: bool
+    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., provider_phone_number_id: _Optional[str] = ..., prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., own_voicemail_detection: _Optional[bool] = ...) -> None: ...
 
 class AgentSummary(_message.Message):
     __slots__ = ("id", "name", "business_id", "created_at", "phone_number", "status")

@@ -25,12 +25,20 @@ import struct
 import time
 import wave
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
 
 from providers.simulator_control import next_script
+from providers.voice.simulator.conversation import (
+    UNNOTICED_VOICEMAIL,
+    Timeline,
+    detects_voicemail,
+    lines_for,
+    server_messages,
+    transcript,
+)
 from providers.voice.simulator.state import Store
 
 log = logging.getLogger(__name__)
@@ -43,6 +51,8 @@ OUTCOMES = {
     "voicemail": "voicemail",
     "failed": "pipeline-error-openai-llm-failed",
 }
+ENDED_REASONS = {**OUTCOMES, UNNOTICED_VOICEMAIL: "customer-ended-call"}  # the box hangs up after its recording
+TALKS = ("answered", "voicemail", UNNOTICED_VOICEMAIL)  # outcomes where something is said
 TEST_NUMBERS = {"0001": "no-answer", "0002": "busy", "0003": "voicemail", "0004": "failed"}
 # Ring-first forwarding: how a forwarded call ends when the forward-to phone picks up, and when it does not and
 # the fallback ends the call. A forward-to phone whose number is a no-answer, busy or failed test number never
@@ -62,6 +72,8 @@ class Script:
     duplicate: bool = False  # every message is sent twice
     reorder: bool = False  # the end-of-call report goes before the last status update
     silent: bool = False  # the call plays at the provider but no message is sent (for the receiver's reaper)
+    timestamp_ms: bool = False  # the HMAC timestamp header in milliseconds (its unit is undocumented)
+    legacy_recording: bool = False  # the report names its recording by the deprecated artifact.recordingUrl only
     times: int = 1
 
 
@@ -87,32 +99,18 @@ def ringing_transfer(number: dict) -> dict | None:
     return None
 
 
-def sign(plan: dict, body: bytes, now: float) -> dict[str, str]:
-    """The headers a webhook credential's authentication plan puts on a server message."""
+def sign(plan: dict, body: bytes, now: float, milliseconds: bool = False) -> dict[str, str]:
+    """The headers a webhook credential's authentication plan puts on a server message. The provider does not
+    document the unit of its timestamp header: seconds here, milliseconds when asked (simulator-only)."""
     if plan.get("type") == "bearer":
         prefix = "Bearer " if plan.get("bearerPrefixEnabled", True) else ""
         return {plan.get("headerName") or "Authorization": f"{prefix}{plan['token']}"}
-    timestamp = str(int(now))
+    timestamp = str(int(now * 1000) if milliseconds else int(now))
     payload = (plan.get("payloadFormat") or "{timestamp}.{body}").replace("{timestamp}", timestamp)
     payload = payload.replace("{body}", body.decode())
     digest = hmac.new(plan["secretKey"].encode(), payload.encode(), hashlib.sha256).hexdigest()
     return {plan.get("signatureHeader") or "x-signature": digest,
             plan.get("timestampHeader") or "x-timestamp": timestamp}
-
-
-def transcript_for(first_message: str, customer: dict, outcome: str) -> tuple[str, list[dict]]:
-    """What was said, as the provider's transcript ("AI:"/"User:" lines) and message list."""
-    if outcome == "voicemail":
-        lines = [("bot", "Hi, you've reached voicemail. Please leave a message after the tone."),
-                 ("bot", first_message)]
-    else:
-        name = customer.get("name") or "Jordan Lee"
-        lines = [("bot", first_message),
-                 ("user", f"Hi, this is {name}. I'd like a quote for replacing my water heater."),
-                 ("bot", "Happy to help. What's the best email to send the quote to?"),
-                 ("user", "jordan@example.com. Thanks, bye!")]
-    text = "\n".join(f"{'AI' if role == 'bot' else 'User'}: {said}" for role, said in lines)
-    return text, [{"role": role, "message": said} for role, said in lines]
 
 
 RECORDING_SECONDS, RECORDING_RATE = 3, 8000
@@ -127,6 +125,14 @@ def recording_frames(seconds: int = RECORDING_SECONDS) -> bytes:
         pitch = 440 if (n // RECORDING_RATE) % 2 == 0 else 330
         frames += struct.pack("<h", int(8000 * math.sin(2 * math.pi * pitch * n / RECORDING_RATE)))
     return bytes(frames)
+
+
+def recording_fields(url: str | None, legacy: bool) -> dict:
+    """Where the report's artifact names its recording: `recording.mono.combinedUrl`, or (asked for) the deprecated
+    `recordingUrl` alone."""
+    if url is None:
+        return {}
+    return {"recordingUrl": url} if legacy else {"recording": {"mono": {"combinedUrl": url}}}
 
 
 def write_recording(path: Path) -> None:
@@ -170,7 +176,7 @@ class Playback:
             if not assistant_id:
                 return self.store.update("call", call["id"], {
                     "status": "ended", "endedReason": "assistant-request-returned-error",
-                    "error": answer.get("error") or "no assistant"})
+                    "endedMessage": answer.get("error") or "no assistant"})
         call = self.store.update("call", call["id"], {"assistantId": assistant_id,
                                                       **({"assistantOverrides": overrides} if overrides else {})})
         self.start(call, Script(outcome=outcome or "answered"))
@@ -249,28 +255,43 @@ class Playback:
         credential = self.store.get("credential", server.get("credentialId") or "") if server else None
         return server.get("url"), (credential or {}).get("authenticationPlan")
 
+    def _assistant(self, call: dict) -> dict:
+        """The call's assistant with its overrides (top-level settings) applied."""
+        assistant = self.store.get("assistant", call.get("assistantId") or "") or {}
+        return {**assistant, **(call.get("assistantOverrides") or {})}
+
     async def _play(self, call_id: str, script: Script) -> None:
         call = self.store.get("call", call_id)
+        assistant = self._assistant(call)
         outcome = script.outcome or outcome_for(call["customer"]["number"])
-        # A call that was offered to a forward-to phone first is past ringing.
-        messages: list[tuple[float, dict]] = [] if call["status"] == "forwarding" else [
-            (RING_SECONDS / 2, self._status("ringing"))]
-        if outcome in ("answered", "voicemail"):
-            messages.append((RING_SECONDS, self._status("in-progress")))
-        talk = TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2 if outcome == "voicemail" else RING_SECONDS
-        messages.append((talk, self._status("ended", OUTCOMES[outcome])))
+        if outcome == "voicemail" and not detects_voicemail(assistant):
+            outcome = UNNOTICED_VOICEMAIL
+        started, timeline, said = time.time(), Timeline(), []
+        if call["status"] != "forwarding":  # a call offered to a forward-to phone first is past ringing
+            timeline.add(RING_SECONDS / 2, self._status("ringing"))
+        if outcome in TALKS:
+            timeline.add(RING_SECONDS, self._status("in-progress"))
+            first = assistant.get("firstMessage") or "Hello! How can I help you today?"
+            said = timeline.talk(lines_for(first, call.get("customer") or {}, outcome),
+                                 TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2, started)
+            timeline.add(0, self._status("ended", ENDED_REASONS[outcome]))
+        else:
+            timeline.add(RING_SECONDS, self._status("ended", ENDED_REASONS[outcome]))
         # The report's times are the call's own (unscaled): a 12 s conversation lasts 12 s in it.
-        started = datetime.now(UTC)
-        ended = started + timedelta(seconds=sum(delay for delay, _ in messages))
-        messages.append((0.1, self._report(call, outcome, started, ended, self._recording(call_id, outcome))))
+        times = (datetime.fromtimestamp(started, UTC), datetime.fromtimestamp(started + timeline.at, UTC))
+        timeline.add(0.1, self._report(call, outcome, times, said, self._recording(call_id, outcome),
+                                       script.legacy_recording))
+        steps, wanted = timeline.steps, server_messages(assistant)
         if script.reorder:
-            messages[-1], messages[-2] = messages[-2], messages[-1]
-        for delay, message in messages:
+            steps[-1], steps[-2] = steps[-2], steps[-1]
+        for delay, message in steps:
             await self._sleep(delay)
             message = {**message, "timestamp": int(time.time() * 1000)}  # when it happened; a resend keeps it
             self._record(call_id, message)
+            if message["type"] not in wanted:
+                continue
             for _ in range(0 if script.silent else 2 if script.duplicate else 1):
-                await self._send(self.store.get("call", call_id), message)
+                await self._send(self.store.get("call", call_id), message, script.timestamp_ms)
 
     @staticmethod
     def _status(status: str, ended_reason: str | None = None) -> dict:
@@ -280,21 +301,23 @@ class Playback:
         return message
 
     def _recording(self, call_id: str, outcome: str) -> str | None:
-        if outcome not in ("answered", "voicemail") or self.recordings is None:
+        if outcome not in TALKS or self.recordings is None:
             return None
         write_recording(self.recordings / f"{call_id}.wav")
         return f"{self.public_url}/recording/{call_id}.wav"
 
     @staticmethod
-    def _report(call: dict, outcome: str, started: datetime, ended: datetime, recording_url: str | None) -> dict:
-        overrides = call.get("assistantOverrides") or {}
-        first = overrides.get("firstMessage") or "Hello! How can I help you today?"
-        report = {"type": "end-of-call-report", "endedReason": OUTCOMES[outcome], "startedAt": _iso(started),
+    def _report(call: dict, outcome: str, times: tuple[datetime, datetime], said: list[dict],
+                recording_url: str | None, legacy_recording: bool) -> dict:
+        started, ended = times
+        report = {"type": "end-of-call-report", "endedReason": ENDED_REASONS[outcome], "startedAt": _iso(started),
                   "endedAt": _iso(ended), "cost": 0.0, "artifact": {}, "analysis": {}}
-        if outcome in ("answered", "voicemail"):
-            text, said = transcript_for(first, call.get("customer") or {}, outcome)
-            report["artifact"] = {"transcript": text, "messages": said, "recordingUrl": recording_url}
+        if said:
+            report["artifact"] = {"transcript": transcript(said), "messages": said,
+                                  **recording_fields(recording_url, legacy_recording)}
             report["cost"] = round(0.05 + 0.01 * len(said), 4)
+        if outcome == UNNOTICED_VOICEMAIL:
+            report["analysis"] = {"summary": "The call reached a voicemail greeting."}
         if outcome == "answered":
             report["analysis"] = {
                 "summary": "The caller asked for a quote to replace a water heater and gave an email for it.",
@@ -307,23 +330,26 @@ class Playback:
         return report
 
     def _record(self, call_id: str, message: dict) -> None:
-        """The call as GET /call/{id} shows it after this message."""
+        """The call as GET /call/{id} shows it after this message (only statuses and the report change it)."""
         if message["type"] == "status-update":
             fields = {"status": message["status"]}
             if "endedReason" in message:
                 fields["endedReason"] = message["endedReason"]
-        else:
+        elif message["type"] == "end-of-call-report":
             fields = {k: message[k] for k in ("endedReason", "startedAt", "endedAt", "cost", "artifact", "analysis")}
             fields["status"] = "ended"
+        else:
+            return
         self.store.update("call", call_id, fields)
 
-    async def _send(self, call: dict, message: dict) -> None:
+    async def _send(self, call: dict, message: dict, timestamp_ms: bool = False) -> None:
         url, plan = self._server(call)
         if not url:
             return
         body = json.dumps({"message": {"timestamp": int(time.time() * 1000), **message, "call": call}}).encode()
         for attempt in range(1, SEND_ATTEMPTS + 1):
-            headers = {"Content-Type": "application/json", **(sign(plan, body, time.time()) if plan else {})}
+            headers = {"Content-Type": "application/json",
+                       **(sign(plan, body, time.time(), timestamp_ms) if plan else {})}
             try:
                 async with aiohttp.ClientSession() as session, session.post(
                         url, data=body, headers=headers, timeout=aiohttp.ClientTimeout(total=10)) as r:

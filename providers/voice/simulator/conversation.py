@@ -1,0 +1,90 @@
+"""What a simulated call says and the server messages it sends as it goes, in the provider's shapes.
+
+A call that is answered is a few lines said one after the other. As each line starts and stops the provider
+sends a `speech-update` (`status` started or stopped, `role` assistant or user, `turn`), and once it is said a
+`conversation-update` with the conversation so far (`messages`, `messagesOpenAIFormatted`). The callee
+interrupts the greeting once (`user-interrupted`) and the assistant is slow to answer once (`hang`). Each line
+is an `artifact.messages` entry with `time` and `endTime` (milliseconds since the epoch) and `secondsFromStart`.
+
+Which messages reach the server is the assistant's `serverMessages` (its overrides' first), else the provider's
+default list. Voicemail is only noticed with voicemail detection on (`voicemailDetection` a plan, or a voicemail
+tool among the model's tools): the provider's default is off, and then a voicemail box is a callee like any other.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# The provider's default `serverMessages` (CreateAssistantDTO.serverMessages). Of these the simulator sends
+# status-update, speech-update, conversation-update, user-interrupted, hang and end-of-call-report; the others
+# need tools, transfers or handoffs (or, assistant.started, have no documented shape).
+DEFAULT_SERVER_MESSAGES = frozenset({
+    "conversation-update", "end-of-call-report", "function-call", "hang", "speech-update", "status-update",
+    "tool-calls", "transfer-destination-request", "handoff-destination-request", "user-interrupted",
+    "assistant.started"})
+BOX_GREETING = "Hi, you've reached voicemail. Please leave a message after the tone."
+# An outcome the control plane cannot ask for: a voicemail box answered and detection was off.
+UNNOTICED_VOICEMAIL = "unnoticed-voicemail"
+
+Line = tuple[str, str, str | None]  # role (bot or user), what is said, the message sent just before it starts
+
+
+def lines_for(first_message: str, customer: dict, outcome: str) -> list[Line]:
+    """What is said on a call of this outcome (one that talks: answered, voicemail or an unnoticed voicemail)."""
+    if outcome == "voicemail":
+        return [("bot", BOX_GREETING, None), ("bot", first_message, None)]
+    if outcome == UNNOTICED_VOICEMAIL:
+        return [("bot", first_message, None), ("user", BOX_GREETING, "user-interrupted")]
+    name = customer.get("name") or "Jordan Lee"
+    return [("bot", first_message, None),
+            ("user", f"Hi, this is {name}. I'd like a quote for replacing my water heater.", "user-interrupted"),
+            ("bot", "Happy to help. What's the best email to send the quote to?", "hang"),
+            ("user", "jordan@example.com. Thanks, bye!", None)]
+
+
+def transcript(said: list[dict]) -> str:
+    """The provider's transcript of `artifact.messages`: "AI:" and "User:" lines."""
+    return "\n".join(f"{'AI' if m['role'] == 'bot' else 'User'}: {m['message']}" for m in said)
+
+
+def detects_voicemail(assistant: dict) -> bool:
+    """Whether the call's assistant has voicemail detection on (the provider's default is off)."""
+    tools = (assistant.get("model") or {}).get("tools") or []
+    return isinstance(assistant.get("voicemailDetection"), dict) or any(
+        isinstance(tool, dict) and tool.get("type") == "voicemail" for tool in tools)
+
+
+def server_messages(assistant: dict) -> frozenset:
+    """The message types the call's server is sent."""
+    listed = assistant.get("serverMessages")
+    return frozenset(listed) if isinstance(listed, list) else DEFAULT_SERVER_MESSAGES
+
+
+@dataclass
+class Timeline:
+    """A call's messages in order, each after a delay (seconds of the call) from the one before; `at` is when the
+    last one happens, from the start of the call."""
+
+    steps: list[tuple[float, dict]] = field(default_factory=list)
+    at: float = 0.0
+
+    def add(self, delay: float, message: dict) -> None:
+        self.at += delay
+        self.steps.append((delay, message))
+
+    def talk(self, lines: list[Line], seconds: float, started: float) -> list[dict]:
+        """The lines said one after the other over `seconds`, with their messages; returns `artifact.messages`
+        (`started`: the call's start, Unix seconds)."""
+        said: list[dict] = []
+        each = seconds / len(lines)
+        for turn, (role, text, before) in enumerate(lines):
+            if before:
+                self.add(0, {"type": before})
+            start = self.at
+            speaker = "assistant" if role == "bot" else "user"
+            self.add(0, {"type": "speech-update", "status": "started", "role": speaker, "turn": turn})
+            self.add(each, {"type": "speech-update", "status": "stopped", "role": speaker, "turn": turn})
+            said.append({"role": role, "message": text, "time": round((started + start) * 1000),
+                         "endTime": round((started + self.at) * 1000), "secondsFromStart": round(start, 3)})
+            self.add(0, {"type": "conversation-update", "messages": list(said), "messagesOpenAIFormatted": [
+                {"role": "assistant" if m["role"] == "bot" else "user", "content": m["message"]} for m in said]})
+        return said
