@@ -77,8 +77,8 @@ async def test_duplicated_and_reordered_messages_change_nothing_more(api, accoun
     assert again["status"] == "completed" and again["updated_at"] == ended["updated_at"]
 
 
-def signed(body: bytes, secret: str, at: float) -> dict:
-    stamp = str(int(at))
+def signed(body: bytes, secret: str, at: float, milliseconds: bool = False) -> dict:
+    stamp = str(int(at * 1000) if milliseconds else int(at))
     digest = hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
     return {"x-signature": digest, "x-timestamp": stamp, "Content-Type": "application/json"}
 
@@ -102,6 +102,44 @@ async def test_unsigned_forged_and_stale_messages_are_refused(stack):
         status, reply = await post({"Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
         assert status == 401 and "x-signature" in reply["error"]["message"]
         assert await post(signed(body, secret, time.time())) == (200, {})  # authentic, about no call of ours
+        # The provider does not document x-timestamp's unit: milliseconds (13 digits) are read as such.
+        assert await post(signed(body, secret, time.time(), milliseconds=True)) == (200, {})
+        status, reply = await post(signed(body, secret, time.time() - 3600, milliseconds=True))
+        assert status == 401 and "x-timestamp" in reply["error"]["message"]
+
+
+@pytest.mark.parametrize("script", [{"timestamp_ms": True}, {"legacy_recording": True}])
+async def test_a_call_signed_in_milliseconds_or_with_the_deprecated_recording_field_settles(api, account, agent,
+                                                                                            voice, script):
+    """Both units of the HMAC timestamp are accepted; a report naming its recording only by the deprecated
+    artifact.recordingUrl still gives the call its recording."""
+    key = account["key"]
+    await voice.playback(**script)
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550187"})
+    assert code == 201, call
+    ended = await settled(api, key, call["id"])
+    assert ended["status"] == "completed" and "water heater" in ended["summary"]
+    status, rec, _ = await api.request("GET", "/api/v1/recordings", key=key, params={"call_id": call["id"]})
+    assert status == 200 and rec["recording_status"] == "available"
+
+
+async def test_outbound_calls_detect_voicemail_unless_the_agent_chose(api, account, agent, voice):
+    """The provider's voicemail detection is off by default: our calls turn it on, or leave the agent's own."""
+    key = account["key"]
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550003"})
+    assert (await settled(api, key, call["id"]))["status"] == "voicemail"
+    status, placed = await voice.request("GET", f"/call/{call['conversation_id']}")
+    assert placed["assistantOverrides"]["voicemailDetection"] == {"provider": "vapi"}
+    status, body, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
+        "id": agent["id"], "provider_config": {"voicemailDetection": {"provider": "google"}}})
+    assert status == 200, body
+    code, call, _ = await api.request("POST", "/api/v1/calls", key=key, json={"agent_id": agent["id"],
+                                                                               "to": "+14155550003"})
+    assert (await settled(api, key, call["id"]))["status"] == "voicemail"  # the assistant's own detection
+    status, placed = await voice.request("GET", f"/call/{call['conversation_id']}")
+    assert "voicemailDetection" not in placed["assistantOverrides"]
 
 
 async def test_a_status_update_nats_cannot_store_is_refused_and_applied_when_sent_again(api, account, agent, voice,

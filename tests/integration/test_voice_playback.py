@@ -1,0 +1,163 @@
+"""The voice simulator's calls as a server sees them, in the provider's shapes: the default server messages
+(speech-update, conversation-update, user-interrupted, hang) or the assistant's own `serverMessages`, timed
+`artifact.messages`, the recording under `artifact.recording` (the deprecated `recordingUrl` only when asked),
+voicemail noticed only with detection on, the HMAC timestamp in seconds or milliseconds (each checked by our
+receiver's own verification), and `endedMessage` on a refused inbound call."""
+import json
+import time
+from itertools import pairwise
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from deploy.local.servers import free_port
+from providers.voice.client import VapiClient
+from providers.voice.server_messages import WebhookAuth
+from providers.voice.simulator.app import build_app
+from tests.integration.servers import serving
+from tests.waiting import wait_until
+
+KEY = "sim-playback-key-0123456789"
+AUTH = WebhookAuth("hmac", "playback-secret")
+
+
+class Server:
+    """A server URL of ours: keeps every message, answers assistant-requests with `answer`, and refuses what our
+    gateway's verification refuses."""
+
+    def __init__(self):
+        self.messages: list[dict] = []
+        self.stamps: list[str] = []
+        self.answer: dict = {}
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        why = AUTH.refusal(body, dict(request.headers), time.time())
+        if why is not None:
+            return web.json_response({"error": why}, status=401)
+        self.stamps.append(request.headers["x-timestamp"])
+        message = json.loads(body)["message"]
+        self.messages.append(message)
+        return web.json_response(self.answer if message["type"] == "assistant-request" else {})
+
+    def of(self, call_id: str) -> list[dict]:
+        return [m for m in self.messages if m["call"]["id"] == call_id]
+
+
+@pytest.fixture
+async def server():
+    ours = Server()
+    app = web.Application()
+    app.router.add_post("/messages", ours.handle)
+    async with serving(app) as served:
+        ours.url = str(served.make_url("/messages"))
+        yield ours
+
+
+@pytest.fixture
+async def sim(tmp_path, server):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    async with serving(build_app(tmp_path / "voice-sim", KEY, 0.01, url), port):
+        client = VapiClient(url, KEY, max_attempts=1)
+        credential = await client.create_credential({"provider": "webhook", "name": "ours",
+                                                     "authenticationPlan": AUTH.plan()})
+        sim = Sim(url, client, {"url": server.url, "credentialId": credential["id"]}, server)
+        yield sim
+        await client.close()
+
+
+class Sim:
+    def __init__(self, url: str, client: VapiClient, server_config: dict, server: Server):
+        self.url, self.client, self.server_config, self.server = url, client, server_config, server
+
+    async def playback(self, **script) -> None:
+        async with aiohttp.ClientSession() as s, s.post(f"{self.url}/_simulator/playback", json=script) as r:
+            assert r.status == 201, await r.text()
+
+    async def call(self, to: str, **assistant) -> list[dict]:
+        """The messages of a call to `to` by an assistant with these settings, once its report came."""
+        made = await self.client.create_assistant({"name": "Closer", "firstMessage": "Hi there!",
+                                                   "server": self.server_config, **assistant})
+        number = await self.client.import_phone_number({"provider": "vapi", "assistantId": made["id"]})
+        call = await self.client.create_call({"assistantId": made["id"], "phoneNumberId": number["id"],
+                                              "customer": {"number": to}})
+        return await wait_until(lambda: self._messages(call["id"]), f"the report of call {call['id']}",
+                                lambda found: any(m["type"] == "end-of-call-report" for m in found))
+
+    async def _messages(self, call_id: str) -> list[dict]:
+        return self.server.of(call_id)
+
+
+def report_of(messages: list[dict]) -> dict:
+    [report] = [m for m in messages if m["type"] == "end-of-call-report"]
+    return report
+
+
+async def test_an_answered_call_sends_the_providers_default_messages_in_order(sim):
+    messages = await sim.call("+14155550123")
+    kinds = [m["type"] for m in messages]
+    assert kinds[:2] == ["status-update", "status-update"] and kinds[-2:] == ["status-update", "end-of-call-report"]
+    assert {"speech-update", "conversation-update", "user-interrupted", "hang"} <= set(kinds)
+    speech = [(m["role"], m["status"], m["turn"]) for m in messages if m["type"] == "speech-update"]
+    assert speech[:4] == [("assistant", "started", 0), ("assistant", "stopped", 0), ("user", "started", 1),
+                          ("user", "stopped", 1)]
+    updates = [m for m in messages if m["type"] == "conversation-update"]
+    assert [len(u["messages"]) for u in updates] == [1, 2, 3, 4]
+    assert updates[-1]["messagesOpenAIFormatted"][0] == {"role": "assistant", "content": "Hi there!"}
+    assert all(isinstance(m["timestamp"], int) for m in messages)
+
+
+async def test_the_reports_messages_are_timed_and_its_recording_is_the_current_shape(sim):
+    report = report_of(await sim.call("+14155550124"))
+    artifact = report["artifact"]
+    said = artifact["messages"]
+    assert [m["role"] for m in said] == ["bot", "user", "bot", "user"]
+    for before, after in pairwise(said):
+        assert before["time"] < before["endTime"] <= after["time"]
+        assert before["secondsFromStart"] < after["secondsFromStart"]
+    assert said[0]["time"] > 1e12  # milliseconds since the epoch
+    assert artifact["transcript"].startswith("AI: Hi there!\nUser: ")
+    assert artifact["recording"]["mono"]["combinedUrl"].endswith(".wav") and "recordingUrl" not in artifact
+    async with aiohttp.ClientSession() as s, s.get(artifact["recording"]["mono"]["combinedUrl"]) as r:
+        assert r.status == 200 and (await r.read())[:4] == b"RIFF"
+
+
+async def test_the_deprecated_recording_url_comes_only_when_asked(sim):
+    await sim.playback(legacy_recording=True)
+    artifact = report_of(await sim.call("+14155550125"))["artifact"]
+    assert artifact["recordingUrl"].endswith(".wav") and "recording" not in artifact
+
+
+async def test_the_assistants_server_messages_choose_what_is_sent(sim):
+    messages = await sim.call("+14155550126", serverMessages=["status-update", "end-of-call-report"])
+    assert {m["type"] for m in messages} == {"status-update", "end-of-call-report"}
+
+
+async def test_a_voicemail_box_is_noticed_only_with_voicemail_detection_on(sim):
+    unnoticed = report_of(await sim.call("+14155550003"))  # the provider's default: detection off
+    assert unnoticed["endedReason"] == "customer-ended-call"
+    assert [m["role"] for m in unnoticed["artifact"]["messages"]] == ["bot", "user"]
+    detected = report_of(await sim.call("+14155550003", voicemailDetection={"provider": "vapi"}))
+    assert detected["endedReason"] == "voicemail"
+    by_tool = report_of(await sim.call("+14155550003", model={"provider": "openai", "model": "gpt-4.1",
+                                                              "tools": [{"type": "voicemail"}]}))
+    assert by_tool["endedReason"] == "voicemail"
+
+
+@pytest.mark.parametrize("milliseconds, digits", [(False, 10), (True, 13)])
+async def test_the_hmac_timestamp_is_in_seconds_or_asked_milliseconds(sim, server, milliseconds, digits):
+    await sim.playback(timestamp_ms=milliseconds)
+    messages = await sim.call("+14155550127")
+    assert len(server.stamps) >= len(messages) and {len(s) for s in server.stamps} == {digits}
+
+
+async def test_an_inbound_call_the_server_refuses_ends_with_its_message(sim, server):
+    number = await sim.client.import_phone_number({"provider": "vapi", "server": sim.server_config})
+    server.answer = {"error": "This number is not in service."}
+    async with aiohttp.ClientSession() as s, s.post(f"{sim.url}/_simulator/inbound", json={
+            "to": number["number"], "from": "+14155550128"}) as r:
+        call = await r.json()
+    assert (call["status"], call["endedReason"]) == ("ended", "assistant-request-returned-error")
+    assert call["endedMessage"] == "This number is not in service." and "error" not in call
