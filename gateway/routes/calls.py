@@ -153,7 +153,7 @@ async def _relay(first: bytes, chunks, response: web.StreamResponse) -> None:
 STATUSES = ("Statuses: queued (placed at the provider), ringing, in-progress, forwarding (offered to a "
             "forward-to phone: the number's ring-first forwarding, or a transfer), ended (over, outcome not known "
             "yet), then one outcome: completed (a conversation took place, with the agent or, ended_reason "
-            "call.ringing.hook-executed-transfer, at the forward-to phone), no-answer, busy, voicemail (reached a "
+            "call.ringing.hook-executed-transfer, handed to the forward-to phone), no-answer, busy, voicemail (reached a "
             "voicemail box; never reported as completed), failed (the provider or the line failed) or canceled. A "
             "call only moves forward along that order, except that in-progress and forwarding may follow each other "
             "(a ring-first call nobody picked up at the forward-to phone goes on with the agent); an outcome is final. "

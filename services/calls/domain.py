@@ -61,7 +61,7 @@ ENDED_REASONS = {
     "assistant-ended-call": "completed",
     "assistant-said-end-call-phrase": "completed",
     "assistant-forwarded-call": "completed",
-    "call.ringing.hook-executed-transfer": "completed",  # ring-first forwarding: picked up at the forward-to phone
+    "call.ringing.hook-executed-transfer": "completed",  # ring-first: the transfer hook handed the call on
     "call.forwarding.no-answer": "no-answer",
     "call.forwarding.operator-busy": "busy",
     "exceeded-max-duration": "completed",

@@ -1,8 +1,10 @@
 """A local voice-AI provider: a real HTTP server speaking the provider's (Vapi's) REST API for
 assistants, phone numbers, calls, webhook credentials, evals and eval runs, keeping its state in a data folder.
-It plays every call it places (`playback`): statuses and an end-of-call report POSTed as signed server
-messages to the call's server URL. The dialled number's last four digits choose the outcome: 0001 no answer,
-0002 busy, 0003 voicemail, 0004 failed, anything else answered. VOICE_SIM_TIME_SCALE multiplies the times
+It plays every call it places (`playback`, `conversation`): statuses, the conversation's speech-update,
+conversation-update, user-interrupted and hang messages (or the assistant's own `serverMessages`) and an
+end-of-call report POSTed as signed server messages to the call's server URL. The dialled number's last four
+digits choose the outcome: 0001 no answer, 0002 busy, 0003 voicemail (noticed only with voicemail detection on),
+0004 failed, anything else answered. VOICE_SIM_TIME_SCALE multiplies the times
 (1: a call lasts about 16 s; the tests use 0.05). VOICE_SIM_SAVE_SECONDS: how long changes wait to be saved
 (default 1; a save rewrites the whole state).
 
@@ -39,13 +41,16 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
   next eval run starts (mind that a fault on path `/eval` also hits `/eval/run`).
 - `GET /_simulator/health` → `{"status": "ok"}`.
 - `POST /_simulator/playback` `{"outcome": "answered"|"no-answer"|"busy"|"voicemail"|"failed", "duplicate": false,
-  "reorder": false, "silent": false, "times": 1}` → 201: the next `times` calls play that outcome (instead of the
-  number's), with every message sent twice (`duplicate`), the end-of-call report before the last status update
-  (`reorder`) or no message at all (`silent`: the call still plays and `GET /call/{id}` shows it);
+  "reorder": false, "silent": false, "timestamp_ms": false, "legacy_recording": false, "times": 1}` → 201: the
+  next `times` calls play that outcome (instead of the number's), with every message sent twice (`duplicate`),
+  the end-of-call report before the last status update (`reorder`) or no message at all (`silent`: the call still
+  plays and `GET /call/{id}` shows it), the HMAC `x-timestamp` in milliseconds rather than seconds
+  (`timestamp_ms`: the provider does not document its unit), or the recording named only by the deprecated
+  `artifact.recordingUrl` (`legacy_recording`: older reports' shape; by default `artifact.recording.mono`);
   `DELETE /_simulator/playback` forgets the scripts not used yet.
 - `POST /_simulator/inbound` `{"to": "<one of the org's numbers>", "from": "+14155550123", "outcome": "answered"}`
   → 201 with the call: rings the number from that caller. A number without an assistant sends an
   `assistant-request` to its server (signed, 7.5 s to answer) and the assistant named in the answer takes the
-  call (an error answer ends it unanswered, `assistant-request-returned-error`); the call then plays like an
-  outbound one (`outcome` default answered).
+  call (an error answer ends it unanswered, `assistant-request-returned-error` with the error in
+  `endedMessage`); the call then plays like an outbound one (`outcome` default answered).
 """

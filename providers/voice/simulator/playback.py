@@ -4,11 +4,16 @@ credential, retried on failure.
 
 An inbound call to a number with a ringing transfer hook is first offered to its destination (ring-first
 forwarding): the destination picks up unless it is a no-answer, busy or failed test number, or the control
-plane says otherwise.
+plane says otherwise. Simulator assumption, beyond what the provider documents: an unanswered transfer applies the
+fallback plan (as the provider does only for an organization with transfer-outcome detection enabled) and an
+`endCallEnabled: false` fallback then asks the number's server for an assistant (the provider documents no
+assistant-request after a hook); see providers/voice/FIDELITY-calls.md.
 
-The outcome follows from the dialled number's last four digits (documented test numbers): 0001 nobody answers,
-0002 busy, 0003 a voicemail box answers, 0004 the call fails; any other number is answered and the simulated
-caller talks with the agent. A test may set the outcome and ask for duplicated or reordered messages through the
+The outcome follows from the dialled number's last four digits (the simulator's test numbers): 0001 nobody
+answers, 0002 busy, 0003 a voicemail box answers (ended `voicemail` only with voicemail detection on, the
+provider's default being off; otherwise the call is talked to like a person), 0004 the call fails; any other number
+is answered and the simulated caller talks with the agent. What is said and the messages sent meanwhile are
+`conversation`'s. A test may set the outcome and ask for duplicated or reordered messages through the
 control plane (`Playback.script`). Times are multiplied by the time scale (VOICE_SIM_TIME_SCALE; tests run
 calls in a fraction of a second).
 """
