@@ -245,7 +245,7 @@ def test_which_business_a_number_request_is_about():
     ({"first_message": "Hi there!"}, ["inbound,outbound"]),
     ({"outbound_llm": "gpt-4o"}, ["outbound"]),
     ({"sms_prompt": "Text briefly."}, ["sms"]),
-    ({"name": "Reception", "voice": {"provider": "11labs"}}, []),
+    ({"name": "Reception", "voice": {"provider": "11labs", "voiceId": "burt"}}, []),
 ])
 def test_the_gate_tests_each_channel_a_change_alters_once(change, channels):
     before = config()
