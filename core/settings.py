@@ -221,6 +221,8 @@ class Settings(BaseSettings):
     # How the provider authenticates them: hmac (signature and timestamp headers) or bearer (the secret as a token).
     voice_webhook_auth: Annotated[Literal["hmac", "bearer"], BeforeValidator(lambda v: v.strip().lower())] = Field(
         "hmac", alias="VOICE_WEBHOOK_AUTH")
+    # The id of that webhook credential at the provider. Empty: found by name, else created (and its id logged).
+    voice_webhook_credential_id: str = Field("", alias="VOICE_WEBHOOK_CREDENTIAL_ID")
     # Where the provider keeps call recordings: the only origins (scheme://host[:port]) the recording proxy fetches
     # from (comma-separated). Empty: the default of `recording_origins`.
     voice_recording_origins: Items = Field((), alias="VOICE_RECORDING_ORIGINS")

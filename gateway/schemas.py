@@ -139,11 +139,12 @@ WORKSPACE_UPDATE = _obj({
 
 # -- agents ------------------------------------------------------------------------------
 
-VOICE = {**_obj({"provider": {"type": "string", "minLength": 1, "pattern": NOT_BLANK},
+VOICE = {**_obj({"provider": {"type": "string", "enum": list(agents.VOICE_PROVIDERS)},
                  "voiceId": {"type": "string", "minLength": 1, "pattern": NOT_BLANK}}),
-         "additionalProperties": False, "dependentRequired": {"voiceId": ["provider"]},
-         "description": "the voice at the provider; omitted or {}: the provider's default voice"}
-MODEL = {**_obj({"provider": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": NOT_BLANK,
+         "additionalProperties": False, "dependentRequired": {"voiceId": ["provider"], "provider": ["voiceId"]},
+         "description": "the voice at the provider; omitted or {}: the provider's default voice (at creation only: "
+         "once set, a voice can be changed but not unset)"}
+MODEL = {**_obj({"provider": {"type": "string", "enum": list(agents.MODEL_PROVIDERS),
                               "default": agents.DEFAULT_MODEL["provider"]},
                  "model": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": NOT_BLANK,
                            "default": agents.DEFAULT_MODEL["model"]},
@@ -492,7 +493,8 @@ EMAIL_QUEUE = _obj({
 EMAIL_APPROVE = _obj({"id": UUID}, ("id",))
 _JUDGE_PLAN = {"type": "object", "description": "how the assistant's reply at this turn is graded: {type: exact, "
                "content, toolCalls?} (the reply equals content), {type: regex, content, toolCalls?} (content, a "
-               "regular expression, matches the reply), or {type: ai, model: {provider, model, messages: [{role, "
+               "regular expression, matches the reply), content at most " + str(evals.CONTENT_MAX) + " characters, or "
+               "{type: ai, model: {provider (" + ", ".join(evals.JUDGE_PROVIDERS) + "), model, messages: [{role, "
                "content}]}} (a language-model rubric that may use {{messages[-1]}} and {{messages}} and must make the "
                "judge answer exactly pass or fail)",
                "properties": {"type": {"type": "string", "enum": list(evals.JUDGE_TYPES)}}, "required": ["type"]}

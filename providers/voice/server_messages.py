@@ -16,11 +16,14 @@ import asyncio
 import hashlib
 import hmac
 import json
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
 from core.constant_time import same_secret
-from providers.voice.adapter import VoiceProvider
+from providers.voice.adapter import ProviderError, VoiceProvider
+
+log = logging.getLogger(__name__)
 
 MESSAGES_PATH = "/api/v1/providers/voice/messages"
 SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER = "x-signature", "x-timestamp", "Authorization"
@@ -54,10 +57,12 @@ def bearer_plan(token: str) -> dict:
 @dataclass(frozen=True)
 class WebhookAuth:
     """How the provider authenticates its server messages to us: the plan of the webhook credential we register
-    (hmac, the default, or bearer) and its secret. Only that plan is accepted; anything else is refused."""
+    (hmac, the default, or bearer) and its secret. Only that plan is accepted; anything else is refused.
+    `credential_id`: that credential's id at the provider when it is configured (VOICE_WEBHOOK_CREDENTIAL_ID)."""
 
     kind: str
     secret: str
+    credential_id: str = ""
 
     def __post_init__(self):
         if self.kind not in AUTH_KINDS:
@@ -65,7 +70,8 @@ class WebhookAuth:
 
     @classmethod
     def of(cls, settings) -> WebhookAuth:
-        return cls(settings.voice_webhook_auth, settings.voice_webhook_secret.reveal())
+        return cls(settings.voice_webhook_auth, settings.voice_webhook_secret.reveal(),
+                   settings.voice_webhook_credential_id.strip())
 
     def plan(self) -> dict:
         return hmac_plan(self.secret) if self.kind == "hmac" else bearer_plan(self.secret)
@@ -121,7 +127,13 @@ def _bearer_refusal(token: str, body: bytes, authorization: str, now: float) -> 
 
 
 class ServerConfig:
-    """The `server` object our calls and assistants carry, with the credential registered on first use."""
+    """The `server` object our calls and assistants carry, with the credential registered on first use.
+
+    The provider's OpenAPI document has no `/credential` route (only its guides show `POST /credential`), and
+    none documents listing credentials or what a credential's answer shows. So a configured credential id
+    (VOICE_WEBHOOK_CREDENTIAL_ID) is the primary path and nothing is asked; without one, discovery is a
+    convenience: a credential of ours found by name (which carries the secret's fingerprint: no secret is ever
+    read back), else one created, whose id is logged to be configured."""
 
     def __init__(self, voice: VoiceProvider, auth: WebhookAuth, base_url: str):
         self.voice, self.auth, self.url = voice, auth, base_url.rstrip("/") + MESSAGES_PATH
@@ -134,9 +146,22 @@ class ServerConfig:
     async def _credential(self) -> str:
         async with self._lock:
             if self._credential_id is None:
-                name = self.auth.credential_name()
-                found = [c for c in await self.voice.list_credentials() if c.get("name") == name]
-                made = found[0] if found else await self.voice.create_credential(
-                    {"provider": "webhook", "name": name, "authenticationPlan": self.auth.plan()})
-                self._credential_id = made["id"]
+                self._credential_id = self.auth.credential_id or await self._discover()
             return self._credential_id
+
+    async def _discover(self) -> str:
+        name = self.auth.credential_name()
+        try:
+            found = [c for c in await self.voice.list_credentials() if c.get("name") == name]
+        except ProviderError as exc:
+            if exc.status is None or exc.status >= 500 or exc.status in (401, 403):
+                raise
+            log.warning("the voice provider does not list credentials (%s); creating one", exc.status)
+            found = []
+        if found:
+            return str(found[0]["id"])
+        made = await self.voice.create_credential(
+            {"provider": "webhook", "name": name, "authenticationPlan": self.auth.plan()})
+        log.warning("registered webhook credential %s at the voice provider: set VOICE_WEBHOOK_CREDENTIAL_ID=%s so "
+                    "that no process has to find or create it again", made["id"], made["id"])
+        return str(made["id"])

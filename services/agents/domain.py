@@ -10,6 +10,12 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from core.errors import ServiceError, invalid
+from providers.voice.vocabulary import (
+    MODEL_REQUIRED,
+    VOICE_REQUIRED,
+    VOICEMAIL_DETECTION_OFF,
+    VOICEMAIL_DETECTION_PROVIDERS,
+)
 from switchboard.v1 import calls_pb2
 
 DEFAULT_FIRST_MESSAGE = "Hello! How can I help you today?"
@@ -39,7 +45,9 @@ LEAD_COLLECTION_PLAN = {
             "intent": {"type": "string", "description": "What the caller wants, in one short sentence"},
             "quality_dimensions": {
                 "type": "object", "description": "How the agent did on this call, each from 1 (poor) to 10 (excellent)",
-                "properties": {d: {"type": "integer", "minimum": 1, "maximum": 10} for d in QUALITY_DIMENSIONS},
+                # The provider's JsonSchema has no minimum or maximum: the range is in words (and checked on read).
+                "properties": {d: {"type": "integer", "description": "From 1 (poor) to 10 (excellent)"}
+                               for d in QUALITY_DIMENSIONS},
             },
         },
     },
@@ -55,6 +63,20 @@ PROVIDER_CONFIG_GROUPS = (
 )
 # Numeric settings and the provider's bounds for them.
 PROVIDER_CONFIG_BOUNDS = {"maxDurationSeconds": (10, 43200)}
+# What a setting group goes back to when it is no longer set: the provider's update cannot take a null, so we send
+# its documented default (an empty plan: every field of these plans has a default).
+PROVIDER_CONFIG_DEFAULTS: dict[str, Any] = {
+    "startSpeakingPlan": {}, "stopSpeakingPlan": {}, "artifactPlan": {}, "backgroundSpeechDenoisingPlan": {},
+    "monitorPlan": {}, "maxDurationSeconds": 600, "endCallPhrases": [], "voicemailDetection": VOICEMAIL_DETECTION_OFF,
+    "firstMessageMode": "assistant-speaks-first", "backgroundSound": "office",
+}
+# Groups with no documented default to go back to: once set they can be changed, not removed.
+PROVIDER_CONFIG_KEPT = tuple(g for g in PROVIDER_CONFIG_GROUPS if g not in PROVIDER_CONFIG_DEFAULTS
+                             and g != "analysisPlan")
+# The voice and model providers an agent may name: those that need nothing but a voiceId / a model name (the
+# others take settings our voice and model objects do not carry).
+VOICE_PROVIDERS = tuple(p for p, required in VOICE_REQUIRED.items() if required == ("voiceId",))
+MODEL_PROVIDERS = tuple(p for p, required in MODEL_REQUIRED.items() if required in ((), ("model",)))
 
 
 @dataclass(frozen=True)
@@ -100,7 +122,7 @@ def check_text(value: str, field_name: str, maximum: int, *, required: bool = Tr
 
 
 def check_voice(voice: dict[str, Any]) -> dict[str, Any]:
-    """{provider, voiceId}: both strings; an empty object means the provider's default voice."""
+    """{provider, voiceId}: one of VOICE_PROVIDERS and a voice id; an empty object means the provider's default."""
     if not voice:
         return {}
     unknown = set(voice) - {"provider", "voiceId"}
@@ -108,9 +130,11 @@ def check_voice(voice: dict[str, Any]) -> dict[str, Any]:
         raise invalid(f"voice accepts provider and voiceId only (got {', '.join(sorted(unknown))})")
     if not isinstance(voice.get("provider"), str) or not voice["provider"].strip():
         raise invalid("voice.provider is required (e.g. \"11labs\") when voice is given")
-    if "voiceId" in voice and (not isinstance(voice["voiceId"], str) or not voice["voiceId"].strip()):
-        raise invalid("voice.voiceId must be a non-empty string")
-    return {k: voice[k].strip() for k in ("provider", "voiceId") if k in voice}
+    if voice["provider"].strip() not in VOICE_PROVIDERS:
+        raise invalid(f"voice.provider must be one of {', '.join(VOICE_PROVIDERS)}")
+    if not isinstance(voice.get("voiceId"), str) or not voice["voiceId"].strip():
+        raise invalid("voice.voiceId is required: a non-empty string naming a voice of voice.provider")
+    return {k: voice[k].strip() for k in ("provider", "voiceId")}
 
 
 def check_model(model: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -122,6 +146,8 @@ def check_model(model: dict[str, Any], base: dict[str, Any] | None = None) -> di
     for key in ("provider", "model"):
         if not isinstance(merged[key], str) or not merged[key].strip() or len(merged[key]) > LLM_MAX:
             raise invalid(f"model.{key} must be a non-empty string")
+    if merged["provider"].strip() not in MODEL_PROVIDERS:
+        raise invalid(f"model.provider must be one of {', '.join(MODEL_PROVIDERS)}")
     temperature = merged["temperature"]
     if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
         raise invalid("model.temperature must be a number between 0 and 2")
@@ -161,10 +187,21 @@ def sanitize_provider_config(config: dict[str, Any]) -> tuple[dict[str, Any], li
         elif key in ("firstMessageMode", "backgroundSound"):
             if not isinstance(value, str):
                 raise invalid(f"provider_config.{key} must be a string")
+        elif key == "voicemailDetection":
+            check_voicemail_detection(value)
         elif not isinstance(value, dict):
             raise invalid(f"provider_config.{key} must be an object")
         kept[key] = value
     return kept, sorted(dropped)
+
+
+def check_voicemail_detection(value: Any) -> None:
+    """`"off"`, or a detection plan of one of the provider's detection providers."""
+    if value == VOICEMAIL_DETECTION_OFF:
+        return
+    if not isinstance(value, dict) or value.get("provider") not in VOICEMAIL_DETECTION_PROVIDERS:
+        raise invalid(f'provider_config.voicemailDetection must be "{VOICEMAIL_DETECTION_OFF}" or a plan whose provider '
+                      f"is one of {', '.join(VOICEMAIL_DETECTION_PROVIDERS)}")
 
 
 # -- the provider assistant ------------------------------------------------------------
@@ -201,7 +238,9 @@ def assistant_body(config: AgentConfig, agent_id: str, business_id: str) -> dict
 
 def assistant_patch(config: AgentConfig, changed: list[str], previous: AgentConfig) -> dict[str, Any]:
     """The provider's update body that turns the assistant of `previous` into that of `config` for the
-    changed fields. A voice or setting group that is no longer set is sent as null (the provider's default)."""
+    changed fields. It never holds a null (the provider's update takes none): a setting group no longer set is
+    sent as its default (PROVIDER_CONFIG_DEFAULTS); a voice or group without one is not sent (`kept_settings`
+    keeps changes from removing them; only putting an assistant back after a failed write can get here)."""
     body: dict[str, Any] = {}
     if "name" in changed:
         body["name"] = provider_name(config.name)
@@ -209,13 +248,23 @@ def assistant_patch(config: AgentConfig, changed: list[str], previous: AgentConf
         body["firstMessage"] = config.first_message
     if "inbound_prompt" in changed or "model" in changed:
         body["model"] = provider_model(config)
-    if "voice" in changed:
-        body["voice"] = dict(config.voice) or None
+    if "voice" in changed and config.voice:
+        body["voice"] = dict(config.voice)
     if "provider_config" in changed:
-        body.update({group: None for group in previous.provider_config if group not in config.provider_config})
+        body.update({group: copy.deepcopy(PROVIDER_CONFIG_DEFAULTS[group]) for group in previous.provider_config
+                     if group not in config.provider_config and group in PROVIDER_CONFIG_DEFAULTS})
         body.update(copy.deepcopy(config.provider_config))
         body["analysisPlan"] = analysis_plan(config.provider_config)
     return body
+
+
+def kept_settings(current: AgentConfig, target: AgentConfig) -> AgentConfig:
+    """`target` with the voice and the setting groups the provider cannot remove (no null, no documented default:
+    PROVIDER_CONFIG_KEPT) kept at their current values where `target` has none: what a rollback restores."""
+    kept = {g: current.provider_config[g] for g in PROVIDER_CONFIG_KEPT
+            if g in current.provider_config and g not in target.provider_config}
+    return replace(target, voice=target.voice or current.voice,
+                   provider_config={**target.provider_config, **copy.deepcopy(kept)})
 
 
 def prompt_from_assistant(assistant: dict[str, Any]) -> str | None:
@@ -272,6 +321,9 @@ def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict[str
         values[name] = text if text or not optional else None
     if voice is not None:
         values["voice"] = check_voice(voice)
+        if current.voice and not values["voice"]:
+            raise invalid("voice cannot go back to the provider's default once set (the voice provider cannot unset "
+                          "it): give {provider, voiceId}")
     if model is not None:
         values["model"] = check_model(model, current.model)
     ignored: list[str] = []
@@ -346,7 +398,8 @@ def snapshot(config: AgentConfig) -> dict[str, Any]:
 
 
 def restore_snapshot(old: dict[str, Any], current: AgentConfig) -> AgentConfig:
-    """The configuration of an earlier (redacted) snapshot; redacted values keep their current value."""
+    """The configuration of an earlier (redacted) snapshot; redacted values keep their current value, and so do the
+    voice and the setting groups the provider cannot remove (`kept_settings`)."""
     def unredact(then: Any, now: Any) -> Any:
         if then == REDACTED:
             return now
@@ -354,7 +407,7 @@ def restore_snapshot(old: dict[str, Any], current: AgentConfig) -> AgentConfig:
             return {k: unredact(v, now.get(k)) for k, v in then.items()}
         return then
 
-    return AgentConfig.from_dict(unredact(old, current.to_dict()))
+    return kept_settings(current, AgentConfig.from_dict(unredact(old, current.to_dict())))
 
 
 # -- personas -------------------------------------------------------------------------------

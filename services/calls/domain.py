@@ -86,6 +86,9 @@ def outcome(ended_reason: str | None, reached: str) -> str:
 DEFAULT_MAX_DURATION = 600
 MAX_DURATION_BOUNDS = (10, 43200)  # seconds; the provider's bounds of maxDurationSeconds
 NAME_MAX, CONTEXT_MAX, FIRST_MESSAGE_MAX = 200, 5000, 1000
+# The provider's customer.name (for its own reference only) takes at most 40 characters: ours may be longer and is
+# cut to fit; the enrichment variables carry the name as given.
+CUSTOMER_NAME_MAX = 40
 IDEMPOTENCY_KEY_MAX = 255
 
 
@@ -167,7 +170,7 @@ def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str
     where the provider sends the call's messages (providers.voice.server_messages); `detect_voicemail` False
     leaves voicemail detection to the agent's assistant."""
     system = prompt if not context else f"{prompt}\n\nContext for this call: {context}"
-    customer = {"number": to, **({"name": name} if name else {})}
+    customer = {"number": to, **({"name": name[:CUSTOMER_NAME_MAX]} if name else {})}
     return {
         "assistantId": assistant_id, "phoneNumberId": phone_number_id, "customer": customer,
         "assistantOverrides": {

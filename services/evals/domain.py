@@ -3,7 +3,8 @@
 A scenario is a scripted mock conversation: user turns `{role: "user", content}` and assistant turns
 `{role: "assistant", judgePlan}` that alternate. The judge plan grades the assistant's reply at that turn:
 - `exact`: the reply equals `content`; `regex`: the reply matches the regular expression `content` (searched);
-  both may also name `toolCalls` the reply must make (`[{name, arguments?}]`), as the provider's plans do;
+  `content` is required (the provider requires it; `.*` checks nothing), and both may also name `toolCalls` the
+  reply must make (`[{name, arguments?}]`), as the provider's plans do;
 - `ai`: a language model reads the rubric `model.messages` (with `{{messages[-1]}}`, the last turn, and
   `{{messages}}`, the whole conversation, filled in) and must answer exactly `pass` or `fail`, so the rubric has to
   say both words.
@@ -17,12 +18,19 @@ from typing import Any
 
 from core.errors import invalid
 from core.text import optional_text
+from providers.voice.vocabulary import JUDGE_MODEL_PROVIDERS
 
 NAME_MAX = 200
 DESCRIPTION_MAX = 2000
-CONTENT_MAX = 4000
+# The provider's limits: a turn's and a judge plan's content (1000, refused beyond), and the mirror's name (80)
+# and description (500), which are cut to fit: ours may be longer.
+CONTENT_MAX = 1000
+PROVIDER_NAME_MAX, PROVIDER_DESCRIPTION_MAX = 80, 500
+RUBRIC_MAX = 4000  # a rubric message: the provider sets no limit
 TURNS_MAX = 50
 JUDGE_TYPES = ("exact", "regex", "ai")
+# A rubric's model: the provider's judge models but its custom one, which needs a url our rubric does not carry.
+JUDGE_PROVIDERS = tuple(p for p in JUDGE_MODEL_PROVIDERS if p != "custom-llm")
 ROLES = ("user", "assistant")
 TEMPLATE_VARIABLES = ("{{messages[-1]}}", "{{messages}}")
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
@@ -80,7 +88,8 @@ def _rubric(model: object, where: str) -> None:
     if not isinstance(model, dict):
         raise invalid(f"{where} is required: {{provider, model, messages: [{{role, content}}]}}")
     _extra_keys(model, {"provider", "model", "messages", "temperature", "maxTokens"}, where)
-    _text(model.get("provider"), f"{where}.provider", 100)
+    if model.get("provider") not in JUDGE_PROVIDERS:
+        raise invalid(f"{where}.provider must be one of {', '.join(JUDGE_PROVIDERS)}")
     _text(model.get("model"), f"{where}.model", 200)
     messages = model.get("messages")
     if not isinstance(messages, list) or not messages:
@@ -93,7 +102,7 @@ def _rubric(model: object, where: str) -> None:
         _extra_keys(message, {"role", "content"}, at)
         if message.get("role") not in ("system", "user", "assistant"):
             raise invalid(f"{at}.role must be system, user or assistant")
-        content = _text(message.get("content"), f"{at}.content")
+        content = _text(message.get("content"), f"{at}.content", RUBRIC_MAX)
         unknown = [v for v in _TEMPLATE.findall(content) if v not in TEMPLATE_VARIABLES]
         if unknown:
             raise invalid(f"{at}.content uses {unknown[0]}; the rubric may use only "
@@ -115,15 +124,15 @@ def _judge_plan(plan: object, where: str) -> None:
         _rubric(plan.get("model"), f"{where}.model")
         return
     _extra_keys(plan, {"type", "content", "toolCalls"}, where)
-    if "content" not in plan and "toolCalls" not in plan:
-        raise invalid(f"{where}.content is required (or toolCalls)")
-    if "content" in plan:
-        content = _text(plan["content"], f"{where}.content")
-        if kind == "regex":
-            try:
-                re.compile(content)
-            except re.error as exc:
-                raise invalid(f"{where}.content is not a valid regular expression: {exc}") from None
+    if "content" not in plan:
+        raise invalid(f"{where}.content is required (the voice provider requires it); to check only toolCalls use "
+                      "a regex plan with content .*")
+    content = _text(plan["content"], f"{where}.content")
+    if kind == "regex":
+        try:
+            re.compile(content)
+        except re.error as exc:
+            raise invalid(f"{where}.content is not a valid regular expression: {exc}") from None
     if "toolCalls" in plan:
         _tool_calls(plan["toolCalls"], f"{where}.toolCalls")
 
@@ -162,8 +171,8 @@ def new_scenario(name: str, description: str | None, messages: object) -> Scenar
 
 def provider_body(scenario: Scenario) -> dict[str, Any]:
     """The provider's eval: a chat mock conversation with our turns as they are."""
-    return {"type": PROVIDER_EVAL_TYPE, "name": scenario.name[:80], "description": scenario.description,
-            "messages": scenario.messages}
+    return {"type": PROVIDER_EVAL_TYPE, "name": scenario.name[:PROVIDER_NAME_MAX],
+            "description": scenario.description[:PROVIDER_DESCRIPTION_MAX], "messages": scenario.messages}
 
 
 # -- runs ---------------------------------------------------------------------------------------------------------
@@ -208,16 +217,25 @@ class RunState:
 
 def run_state(provider_run: dict[str, Any]) -> RunState:
     """Our view of the provider's run: status, and once ended whether every result passed (a run that ended
-    any other way than played to its end did not pass) and the results as `{status, messages}`."""
+    any other way than played to its end did not pass), the results as `{status, messages}` and the tool calls
+    the assistant made in them."""
     status = PROVIDER_RUN_STATUSES.get(provider_run.get("status") or "", QUEUED)
-    stubbed = list(provider_run.get("stubbedToolCalls") or [])
     if status != ENDED:
-        return RunState(status, None, [], None, stubbed)
+        return RunState(status, None, [], None)
     reason = provider_run.get("endedReason")
     results = [{"status": r.get("status"), "messages": r.get("messages", [])}
                for r in provider_run.get("results") or []]
     passed = reason == DONE_REASON and bool(results) and all(r["status"] == "pass" for r in results)
-    return RunState(ENDED, passed, results, reason, stubbed)
+    return RunState(ENDED, passed, results, reason, tool_calls_made(results))
+
+
+def tool_calls_made(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`{turn, name, arguments}` for each tool call of an assistant message in the results (`turn`: the message's
+    index). The provider's run has no list of them: its result messages carry each call (EvalRunResult)."""
+    return [{"turn": turn, "name": call.get("name"), "arguments": call.get("arguments") or {}}
+            for result in results for turn, message in enumerate(result["messages"])
+            if isinstance(message, dict) and message.get("role") == "assistant"
+            for call in message.get("toolCalls") or () if isinstance(call, dict)]
 
 
 def failed_to_start(reason: str) -> RunState:

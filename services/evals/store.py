@@ -48,7 +48,7 @@ runs = sa.Table(
     sa.Column("ended_at", Ts),
     sa.Column("trigger", sa.Text, nullable=False, server_default="request"),  # domain.TRIGGERS
     sa.Column("channel", sa.Text),  # an eval gate's run: the agent channel whose new configuration it tested
-    # The tool calls the provider stubbed during the run (test mode): [{turn, name, arguments, executed: false}].
+    # The tool calls the assistant made in the ended run (domain.tool_calls_made): [{turn, name, arguments}].
     sa.Column("stubbed_tool_calls", JSONB, nullable=False, server_default="[]"),
     sa.Index("runs_agent_created", "agent_id", "created_at"),
 )

@@ -86,6 +86,9 @@ async def test_patch_changes_only_given_fields_and_syncs_the_provider(api, accou
     assert status == 200 and reply["updated"] is False and reply["updated_fields"] == [] and reply["version"] == 2
     status, reply, _ = await patch(api, account, created["id"], inbound_prompt="A", system_prompt="B")
     assert status == 400 and "system_prompt" in reply["error"]["message"]
+    # The provider cannot unset a voice (its update takes no null): a set voice can be changed, not cleared.
+    status, reply, _ = await patch(api, account, created["id"], voice={})
+    assert status == 400 and "cannot go back" in reply["error"]["message"], reply
 
 
 async def test_provider_config_is_sanitized_before_forwarding(api, account, voice):
@@ -98,6 +101,13 @@ async def test_provider_config_is_sanitized_before_forwarding(api, account, voic
     status, assistant = await voice.request("GET", f"/assistant/{created['provider_assistant_id']}")
     assert assistant["endCallPhrases"] == ["goodbye for now"] and assistant["maxDurationSeconds"] == 300
     assert "server" not in assistant
+    quality = assistant["analysisPlan"]["structuredDataPlan"]["schema"]["properties"]["quality_dimensions"]
+    assert all(set(d) == {"type", "description"} for d in quality["properties"].values())  # the provider's JsonSchema
+    # Voicemail detection off is the provider's own value (its default).
+    status, reply, _ = await patch(api, account, created["id"], provider_config={"voicemailDetection": "off"})
+    assert status == 200, reply
+    status, assistant = await voice.request("GET", f"/assistant/{created['provider_assistant_id']}")
+    assert assistant["voicemailDetection"] == "off"
     assert assistant["analysisPlan"]["structuredDataPlan"]["enabled"] is True  # lead collection stays on
     status, reply, _ = await patch(api, account, created["id"], provider_config={"maxDurationSeconds": 1})
     assert status == 400 and "maxDurationSeconds" in reply["error"]["message"]
@@ -107,7 +117,8 @@ async def test_versions_snapshots_redaction_and_rollback(api, account, voice):
     created = await create_agent(api, account)
     aid = created["id"]
     await patch(api, account, aid, inbound_prompt="Second prompt",
-                provider_config={"transcriber": {"provider": "deepgram", "apiKey": "dg-secret-123"}})
+                provider_config={"transcriber": {"provider": "deepgram", "apiKey": "dg-secret-123"},
+                                 "startSpeakingPlan": {"waitSeconds": 1}})
     await patch(api, account, aid, first_message="Hi there!")
     status, listing, _ = await api.request("GET", "/api/v1/agents/versions", key=account["key"], params={"agent_id": aid})
     assert status == 200, listing
@@ -136,13 +147,15 @@ async def test_versions_snapshots_redaction_and_rollback(api, account, voice):
     assert rolled["updated_fields"] == ["inbound_prompt", "first_message", "provider_config"]
     agent = await read_agent(api, account, aid)
     assert agent["prompts"]["inbound"]["prompt"] == PROMPT and agent["first_message"] == "Hello! How can I help you today?"
-    assert agent["provider_config"] == {}
+    # The provider's update takes no null: a group added after version 1 goes back to its documented default (an
+    # empty plan); one without a default (the transcriber) cannot be removed there, so the rollback keeps it.
+    assert agent["provider_config"] == {"transcriber": {"provider": "deepgram", "apiKey": "dg-secret-123"}}
     status, assistant = await voice.request("GET", f"/assistant/{created['provider_assistant_id']}")
-    assert "transcriber" not in assistant  # the group added after version 1 is reset at the provider too
+    assert assistant["startSpeakingPlan"] == {} and assistant["transcriber"]["provider"] == "deepgram"
     status, listing, _ = await api.request("GET", "/api/v1/agents/versions", key=account["key"], params={"agent_id": aid})
     newest = listing["versions"][0]
     assert newest["rollback_of"] == 1 and newest["parent_version"] == 3 and newest["source"] == "rollback"
-    assert newest["content_hash"] == versions[-1]["content_hash"]  # same configuration, same hash
+    assert newest["changed_fields"] == ["inbound_prompt", "first_message", "provider_config"]
     for params, code in (({"agent_id": aid, "version": "99"}, 404), ({"version": "1"}, 400)):
         status, body, _ = await api.request("GET", "/api/v1/agents/versions", key=account["key"], params=params)
         assert status == code, body
@@ -257,6 +270,9 @@ async def test_a_provider_outage_on_update_changes_nothing(api, account, voice):
     ({"model": {"temperature": 5}}, "temperature", "invalid_request"),
     ({"name": ""}, "name", "invalid_request"),
     ({"voice": {"voiceId": "x"}}, "voice.voiceId needs voice.provider", "bad_request"),
+    ({"voice": {"provider": "11labs"}}, "voiceId", "bad_request"),
+    ({"voice": {"provider": "elevenlabs", "voiceId": "x"}}, "voice.provider", "invalid_request"),
+    ({"model": {"provider": "custom-llm"}}, "model.provider", "invalid_request"),
     ({"metadata": "x"}, "metadata", "invalid_request"),
     ({"inbound_prompt": "a", "system_prompt": "a"}, "not together", "invalid_request"),
 ])

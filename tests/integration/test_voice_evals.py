@@ -1,7 +1,7 @@
 """The voice provider's eval API through the real client against the simulator served in-process: evals and
 their pages, runs that execute the mock conversation for real (the stand-in assistant's rules; exact, regex and
-ai judges, the latter deterministic or through a chat-completions endpoint), assistant overrides, tools stubbed in
-test mode, the per-organization run limit's 429, and a run's life from queued to ended."""
+ai judges, the latter deterministic or through a chat-completions endpoint), assistant overrides, tools never executed
+(simulator-only), the simulator-only run limit's 429, and a run's life from queued to ended."""
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -131,6 +131,18 @@ BAD_TURNS = [
         "type": "ai", "model": {"provider": "openai", "model": "gpt-4o", "messages": []}}}],
      "messages.1.judgePlan.model.messages must be a non-empty array of {role, content} objects"),
     ([{"role": "user", "content": "x" * 1001}], "messages.0.content must be shorter than or equal to 1000 characters"),
+    # AssistantMessageJudgePlanExact and ...Regex require content.
+    ([{"role": "user", "content": "hi"}, {"role": "assistant", "judgePlan": {"type": "exact",
+                                                                              "toolCalls": [{"name": "sms"}]}}],
+     "messages.1.judgePlan.content must be a string"),
+    # The judge models are openai, anthropic, google and custom-llm (with a url); groq is not one.
+    ([{"role": "user", "content": "hi"}, {"role": "assistant", "judgePlan": {
+        "type": "ai", "model": {"provider": "groq", "model": "llama", "messages": [{"role": "system", "content": "x"}]}}}],
+     "messages.1.judgePlan.model.provider must be one of the following values: openai, anthropic, google, custom-llm"),
+    ([{"role": "user", "content": "hi"}, {"role": "assistant", "judgePlan": {
+        "type": "ai", "model": {"provider": "custom-llm", "model": "m", "messages": [{"role": "system", "content": "x"}],
+                                "timeoutSeconds": 5}}}],
+     "messages.1.judgePlan.model.timeoutSeconds must be a number from 20 to 600"),
 ]
 
 
@@ -300,7 +312,7 @@ async def test_an_assistant_that_waits_for_the_user_never_opens_with_its_first_m
     assert waits["results"][0]["messages"][1]["content"] == "I'm sorry, I can't help with that."
 
 
-async def test_tools_are_stubbed_in_test_mode(sim):
+async def test_the_simulator_never_executes_a_tool(sim):
     hits: list[str] = []
 
     async def tool_server(request: web.Request) -> web.Response:
@@ -330,15 +342,13 @@ async def test_tools_are_stubbed_in_test_mode(sim):
     assert run["results"][0]["messages"][1] == {
         "role": "assistant", "content": "You are booked for Monday.",
         "toolCalls": [{"name": "book_appointment", "arguments": {"day": "Monday"}}], "judge": {"status": "pass"}}
-    assert [{k: c[k] for k in ("turn", "name", "arguments", "toolType", "executed")} for c in run["stubbedToolCalls"]] \
-        == [{"turn": 1, "name": "book_appointment", "arguments": {"day": "Monday"}, "toolType": "function",
-             "executed": False},
-            {"turn": 4, "name": "sms", "arguments": {"body": "Your quote"}, "toolType": "sms", "executed": False}]
-    assert all("not executed" in c["result"] for c in run["stubbedToolCalls"])
-    assert hits == []  # the tool's server was never called
+    assert run["results"][0]["messages"][4]["toolCalls"] == [{"name": "sms", "arguments": {"body": "Your quote"}}]
+    assert "stubbedToolCalls" not in run  # not a field of the provider's EvalRun
+    assert hits == []  # the tool's server was never called (simulator-only: see mock_conversation)
 
     # An assistant without the tools answers without calling them.
-    assert without["results"][0]["status"] == "fail" and without["stubbedToolCalls"] == []
+    assert without["results"][0]["status"] == "fail"
+    assert all("toolCalls" not in m for m in without["results"][0]["messages"])
     assert verdicts(without)[0] == {"status": "fail",
                                     "failureReason": "expected tool calls ['book_appointment'] but got []"}
 

@@ -14,6 +14,7 @@ from aiohttp import web
 from deploy.local.servers import free_port, stop_process, wait_for_port
 from providers.voice.adapter import ProviderError
 from providers.voice.client import VapiClient
+from providers.voice.server_messages import MESSAGES_PATH, ServerConfig, WebhookAuth
 from tests.integration.servers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,9 +98,9 @@ async def test_assistant_round_trip(client):
     assert {k: made[k] for k in ASSISTANT} == ASSISTANT
     assert await client.get_assistant(made["id"]) == made
 
-    updated = await client.update_assistant(made["id"], {"firstMessage": "Hi!", "voice": None})
+    updated = await client.update_assistant(made["id"], {"firstMessage": "Hi!", "voicemailDetection": "off"})
     assert updated["firstMessage"] == "Hi!" and updated["model"] == ASSISTANT["model"]
-    assert "voice" not in updated  # a null resets the setting to the provider's default
+    assert updated["voice"] == ASSISTANT["voice"] and updated["voicemailDetection"] == "off"
     assert updated["updatedAt"] >= made["updatedAt"] and updated["createdAt"] == made["createdAt"]
     assert await client.get_assistant(made["id"]) == updated
 
@@ -116,6 +117,56 @@ async def test_assistant_round_trip(client):
     await client.delete_assistant(made["id"])  # already gone: fine
     await client.delete_assistant("never-existed")
     assert made["id"] not in [a["id"] for a in await client.list_assistants()]
+
+
+@pytest.mark.parametrize("body, message", [
+    # No property of UpdateAssistantDTO is nullable.
+    ({"voice": None}, "voice must not be null"),
+    # The voice and model DTOs: a known provider, and what it requires (ElevenLabsVoice: voiceId).
+    ({"voice": {"provider": "11labs"}}, "voice.voiceId should not be empty"),
+    ({"voice": {"provider": "elevenlabs", "voiceId": "burt"}}, "voice.provider must be one of"),
+    ({"model": {"provider": "gpt", "model": "gpt-4.1"}}, "model.provider must be one of"),
+    ({"model": {"provider": "custom-llm", "model": "m"}}, "model.url should not be empty"),
+    ({"voicemailDetection": "on"}, 'voicemailDetection must be "off" or a voicemail detection plan'),
+    ({"voicemailDetection": {"provider": "acme"}}, "voicemailDetection.provider must be one of"),
+    # JsonSchema has no minimum or maximum.
+    ({"analysisPlan": {"structuredDataPlan": {"schema": {"type": "object", "properties": {
+        "score": {"type": "integer", "minimum": 1}}}}}},
+     "analysisPlan.structuredDataPlan.schema.properties.score.property minimum should not exist"),
+])
+async def test_assistant_updates_are_refused_as_the_provider_refuses_them(client, body, message):
+    made = await client.create_assistant(ASSISTANT)
+    with pytest.raises(ProviderError) as err:
+        await client.update_assistant(made["id"], body)
+    assert err.value.status == 400 and message in err.value.message, err.value.message
+
+
+async def test_credentials_never_show_a_secret(client):
+    plan = {"type": "hmac", "secretKey": "s3cret-value", "algorithm": "sha256"}
+    made = await client.create_credential({"provider": "webhook", "name": "ours", "authenticationPlan": plan})
+    listed = [c for c in await client.list_credentials() if c["id"] == made["id"]]
+    for shown in (made, *listed):
+        assert shown["authenticationPlan"] == {"type": "hmac", "algorithm": "sha256"}
+        assert "s3cret-value" not in str(shown)
+
+
+async def test_a_configured_credential_is_used_without_asking_and_discovery_finds_ours_by_name(client, simulator):
+    async def asked() -> tuple[int, int]:
+        return len(await simulator.attempts("GET", "/credential")), len(await simulator.attempts("POST", "/credential"))
+
+    before = await asked()
+    configured = ServerConfig(client, WebhookAuth("hmac", "configured-secret", "cred-from-settings"), "https://sb")
+    assert await configured.get() == {"url": "https://sb" + MESSAGES_PATH, "credentialId": "cred-from-settings"}
+    assert await asked() == before
+    first = await ServerConfig(client, WebhookAuth("hmac", "discovered-secret"), "https://sb").get()
+    again = await ServerConfig(client, WebhookAuth("hmac", "discovered-secret"), "https://sb").get()
+    assert first == again and await asked() == (before[0] + 2, before[1] + 1)  # found the second time
+
+
+async def test_discovery_creates_a_credential_where_the_provider_does_not_list_them(client, simulator, caplog):
+    await simulator.fault("GET", "/credential", 404)
+    server = await ServerConfig(client, WebhookAuth("bearer", "unlisted-secret"), "https://sb").get()
+    assert server["credentialId"] and "VOICE_WEBHOOK_CREDENTIAL_ID=" + server["credentialId"] in caplog.text
 
 
 async def test_ids_are_one_path_segment(client):
@@ -337,6 +388,8 @@ async def test_calls(client):
     assert len(await client.list_calls()) >= 3
 
     for bad in ({"assistantId": assistant["id"], "phoneNumberId": number["id"], "customer": {"number": "123"}},
+                {"assistantId": assistant["id"], "phoneNumberId": number["id"],  # CreateCustomerDTO.name: 40 at most
+                 "customer": {"number": "+14155550123", "name": "N" * 41}},
                 {"assistantId": assistant["id"], "phoneNumberId": "nope", "customer": {"number": "+14155550123"}},
                 {"phoneNumberId": number["id"], "customer": {"number": "+14155550123"}}):
         with pytest.raises(ProviderError) as err:

@@ -23,8 +23,9 @@ async def test_the_bearer_credential_is_registered_and_only_it_is_accepted(voice
     auth = WebhookAuth("bearer", f"token-{uuid.uuid4()}")
     server = await ServerConfig(voice, auth, cfg.public_base_url).get()
     [credential] = [c for c in await voice.list_credentials() if c["id"] == server["credentialId"]]
-    plan = credential["authenticationPlan"]
-    assert plan["type"] == "bearer" and credential["name"] == auth.credential_name()
+    assert credential["authenticationPlan"]["type"] == "bearer" and credential["name"] == auth.credential_name()
+    assert auth.secret not in json.dumps(credential)  # the secret is never shown back
+    plan = auth.plan()
 
     body = json.dumps({"message": {"type": "status-update", "status": "ringing", "timestamp": int(time.time() * 1000),
                                    "call": {"id": f"pc-{uuid.uuid4()}"}}}).encode()

@@ -4,6 +4,7 @@ import pytest
 from core.contact import NumberFacts, normalize_e164, number_facts
 from core.errors import ServiceError
 from core.tenant import Tenant, pick_business
+from providers.voice.simulator import validation
 from services.agents import domain, numbers_domain
 
 
@@ -33,7 +34,7 @@ def test_bad_models_are_refused_by_name(model, message):
 
 def test_voice_needs_a_provider_and_known_keys():
     assert domain.check_voice({"provider": "11labs", "voiceId": "rachel"}) == {"provider": "11labs", "voiceId": "rachel"}
-    for bad in ({"voiceId": "x"}, {"provider": "11labs", "voice_id": "x"}):
+    for bad in ({"voiceId": "x"}, {"provider": "11labs", "voice_id": "x"}, {"provider": "11labs"}):
         with pytest.raises(ServiceError):
             domain.check_voice(bad)
 
@@ -76,13 +77,71 @@ def test_update_lists_only_fields_whose_value_changed():
     patch = domain.assistant_patch(change.config, change.provider_changed, current)
     assert patch == {"name": "Desk", "firstMessage": "Hi!", "model": {**change.config.model, "messages": [
         {"role": "system", "content": "You answer calls."}]}}
-    # Going back to the provider's default voice, or dropping a setting group, is sent as null.
-    tuned = domain.replace(current, voice={"provider": "11labs"}, provider_config={"transcriber": {"provider": "x"}})
+    assert domain.apply_update(current, texts={"outbound_prompt": ""}).changed == []  # empty clears; already clear
+
+
+def test_a_patch_never_sends_null():
+    """The provider's UpdateAssistantDTO has no nullable property: a dropped setting group goes back to its
+    documented default; a voice or a group without one is not sent (changes cannot remove them)."""
+    current = config()
+    tuned = domain.replace(current, voice={"provider": "11labs", "voiceId": "burt"}, provider_config={
+        "transcriber": {"provider": "deepgram"}, "voicemailDetection": {"provider": "vapi"}, "maxDurationSeconds": 300,
+        "startSpeakingPlan": {"waitSeconds": 1}, "endCallMessage": "Bye"})
     back = domain.change_to(tuned, current)
     assert back.changed == ["voice", "provider_config"]
     patch = domain.assistant_patch(back.config, back.provider_changed, tuned)
-    assert patch["voice"] is None and patch["transcriber"] is None and "structuredDataPlan" in patch["analysisPlan"]
-    assert domain.apply_update(current, texts={"outbound_prompt": ""}).changed == []  # empty clears; already clear
+    assert None not in patch.values()
+    assert {k: patch[k] for k in ("voicemailDetection", "maxDurationSeconds", "startSpeakingPlan")} == {
+        "voicemailDetection": "off", "maxDurationSeconds": 600, "startSpeakingPlan": {}}
+    assert not {"voice", "transcriber", "endCallMessage"} & set(patch)
+    assert "structuredDataPlan" in patch["analysisPlan"]
+    assert set(domain.PROVIDER_CONFIG_DEFAULTS) | set(domain.PROVIDER_CONFIG_KEPT) | {"analysisPlan"} == set(
+        domain.PROVIDER_CONFIG_GROUPS)
+
+
+def test_a_voice_cannot_be_unset_and_a_rollback_keeps_what_the_provider_cannot_remove():
+    tuned = domain.replace(config(), voice={"provider": "11labs", "voiceId": "burt"},
+                           provider_config={"transcriber": {"provider": "deepgram"}, "maxDurationSeconds": 300})
+    with pytest.raises(ServiceError) as err:
+        domain.apply_update(tuned, texts={}, voice={})
+    assert err.value.code == "invalid_request" and "cannot go back" in err.value.message
+    restored = domain.restore_snapshot(domain.snapshot(config()), tuned)
+    assert restored.voice == tuned.voice and restored.provider_config == {"transcriber": {"provider": "deepgram"}}
+    assert domain.change_to(tuned, restored).changed == ["provider_config"]
+
+
+@pytest.mark.parametrize("voice, message", [
+    ({"provider": "11labs"}, "voice.voiceId is required"), ({"provider": "elevenlabs", "voiceId": "x"}, "one of"),
+    ({"provider": "custom-voice", "voiceId": "x"}, "one of"),  # needs a server our voice object does not carry
+])
+def test_voices_are_the_providers(voice, message):
+    with pytest.raises(ServiceError) as err:
+        domain.check_voice(voice)
+    assert message in err.value.message
+
+
+def test_model_providers_are_the_providers():
+    assert domain.check_model({"provider": "anthropic", "model": "claude-sonnet-4-6"})["provider"] == "anthropic"
+    for provider in ("gpt", "custom-llm"):  # custom-llm needs a url our model object does not carry
+        with pytest.raises(ServiceError) as err:
+            domain.check_model({"provider": provider})
+        assert "model.provider must be one of" in err.value.message
+
+
+def test_voicemail_detection_may_be_off_or_a_providers_plan():
+    kept, _ = domain.sanitize_provider_config({"voicemailDetection": "off"})
+    assert kept == {"voicemailDetection": "off"}
+    assert domain.sanitize_provider_config({"voicemailDetection": {"provider": "twilio"}})[0]
+    for bad in ("on", {"provider": "acme"}):
+        with pytest.raises(ServiceError):
+            domain.sanitize_provider_config({"voicemailDetection": bad})
+
+
+def test_the_lead_collection_schema_is_the_providers_json_schema():
+    schema = domain.LEAD_COLLECTION_PLAN["schema"]
+    assert validation.json_schema(schema, "schema") == []
+    dimension = schema["properties"]["quality_dimensions"]["properties"]["empathy"]
+    assert validation.json_schema({**dimension, "minimum": 1}, "s") == ["s.property minimum should not exist"]
 
 
 def test_system_prompt_alias():
@@ -186,7 +245,7 @@ def test_which_business_a_number_request_is_about():
     ({"first_message": "Hi there!"}, ["inbound,outbound"]),
     ({"outbound_llm": "gpt-4o"}, ["outbound"]),
     ({"sms_prompt": "Text briefly."}, ["sms"]),
-    ({"name": "Reception", "voice": {"provider": "11labs"}}, []),
+    ({"name": "Reception", "voice": {"provider": "11labs", "voiceId": "burt"}}, []),
 ])
 def test_the_gate_tests_each_channel_a_change_alters_once(change, channels):
     before = config()

@@ -94,6 +94,14 @@ def test_an_agent_that_chose_its_own_voicemail_detection_keeps_it_on_its_calls()
     assert "voicemailDetection" not in body["assistantOverrides"]
 
 
+def test_the_customer_name_is_cut_to_the_providers_40_characters():
+    name = "Dana " + "Q" * 60
+    body = domain.provider_call(assistant_id="as", phone_number_id="pn", to="+14155550100", name=name, prompt="p",
+                                first_message="Hi!", model={"provider": "openai", "model": "m"}, context=None,
+                                max_duration=300, variables={"name": "Dana"}, call_id="c-1", server={})
+    assert body["customer"] == {"number": "+14155550100", "name": name[:40]}
+
+
 def _update(status: str, at_ms: int | None = None, **extra) -> dict:
     return {"type": "status-update", "status": status, **({"timestamp": at_ms} if at_ms else {}), **extra}
 

@@ -33,7 +33,19 @@ def test_valid_turns_of_each_judge_type_are_kept_as_given():
     ([ASK] * 2, "messages[1].role"),
     ([ASK, {"role": "system", "content": "x"}], "messages[1].role must be user or assistant"),
     ([ASK, {"role": "assistant", "judgePlan": {"type": "fuzzy"}}], "messages[1].judgePlan.type"),
-    ([ASK, {"role": "assistant", "judgePlan": {"type": "exact", "toolCalls": []}}], "toolCalls must be a non-empty"),
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x", "toolCalls": []}}],
+     "toolCalls must be a non-empty"),
+    # The provider requires content in exact and regex plans (AssistantMessageJudgePlanExact, ...Regex).
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "regex", "toolCalls": [{"name": "sms"}]}}],
+     "messages[1].judgePlan.content is required"),
+    # Its limits: 1000 characters of a turn's or a plan's content.
+    ([{"role": "user", "content": "x" * 1001}, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x"}}],
+     "messages[0].content must be at most 1000"),
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x" * 1001}}],
+     "messages[1].judgePlan.content must be at most 1000"),
+    # Its judge models: openai, anthropic, google (custom-llm needs a url a rubric does not carry); no groq.
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "ai", "model": {**RUBRIC, "provider": "groq"}}}],
+     "judgePlan.model.provider must be one of openai, anthropic, google"),
     ([ASK, {"role": "assistant", "judgePlan": {"type": "ai", "model": {**RUBRIC, "messages": []}}}],
      "judgePlan.model.messages must be a non-empty"),
     ([ASK, {"role": "assistant", "judgePlan": {"type": "ai", "model": {k: v for k, v in RUBRIC.items()
@@ -55,6 +67,18 @@ def test_the_provider_body_is_a_chat_mock_conversation():
     assert body["description"] == "" and body["messages"] == scenario.messages
 
 
+def test_a_rubric_may_be_longer_than_a_turn():
+    long_rubric = {**RUBRIC, "messages": [{"role": "system", "content": "Answer pass or fail. " + "x" * 2000}]}
+    assert domain.check_messages([ASK, {"role": "assistant", "judgePlan": {"type": "ai", "model": long_rubric}}])
+
+
+def test_the_mirror_fits_the_providers_name_and_description():
+    scenario = domain.new_scenario("n" * 200, "d" * 2000, [ASK, {"role": "assistant",
+                                                                 "judgePlan": {"type": "exact", "content": "Yes"}}])
+    body = domain.provider_body(scenario)
+    assert (len(body["name"]), len(body["description"])) == (80, 500) and len(scenario.description) == 2000
+
+
 def _run(status: str, passed: bool | None = None):
     return SimpleNamespace(status=status, passed=passed)
 
@@ -71,9 +95,13 @@ def test_the_gate_refuses_on_a_failure_first_then_on_an_unfinished_run(runs, sta
     assert verdict.shown == [r for r in runs if r.passed is False] + [r for r in runs if r.status != "ended"]
 
 
-def test_a_runs_stubbed_tool_calls_are_kept_while_it_plays_and_once_ended():
-    stubbed = [{"turn": 1, "name": "sms", "arguments": {}, "executed": False}]
-    assert domain.run_state({"status": "running", "stubbedToolCalls": stubbed}).stubbed_tool_calls == stubbed
-    ended = domain.run_state({"status": "ended", "endedReason": "mockConversation.done", "stubbedToolCalls": stubbed,
-                              "results": [{"status": "pass", "messages": []}]})
-    assert ended.passed is True and ended.stubbed_tool_calls == stubbed
+def test_a_runs_tool_calls_are_read_from_its_result_messages():
+    """The provider's EvalRun has no list of tool calls: its result messages carry them."""
+    messages = [ASK, {"role": "assistant", "content": "Texted.", "toolCalls": [{"name": "sms", "arguments": {"a": 1}},
+                                                                            {"name": "book"}]},
+                {"role": "tool", "content": "ok"}]
+    assert domain.run_state({"status": "running", "results": []}).stubbed_tool_calls == []
+    ended = domain.run_state({"status": "ended", "endedReason": "mockConversation.done",
+                              "results": [{"status": "pass", "messages": messages}]})
+    assert ended.passed is True and ended.stubbed_tool_calls == [
+        {"turn": 1, "name": "sms", "arguments": {"a": 1}}, {"turn": 1, "name": "book", "arguments": {}}]

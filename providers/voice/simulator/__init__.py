@@ -14,11 +14,12 @@ digits choose the outcome: 0001 no answer, 0002 busy, 0003 voicemail (noticed on
 - `app`: `build_app(state_dir, api_key)`: auth, JSON bodies, the provider's error shape, routes, and the test
   control plane below (faults and the request log: `providers.simulator_control`, shared by the simulators);
 - `resources`: one collection class per resource kind (its rules, validation and references);
-- `validation`: request checks as the provider makes them (whitelisted properties, field rules);
-- `evals`: evals and eval runs (collections, the runs' queued → running → ended life, the per-organization limit
+- `validation`: request checks as the provider makes them (whitelisted properties, field rules); what still
+  differs from the provider: providers/voice/FIDELITY.md;
+- `evals`: evals and eval runs (collections, the runs' queued → running → ended life, and a simulator-only limit
   on runs in flight: VOICE_SIM_EVAL_RUN_LIMIT, default 10, beyond it a 429 with Retry-After);
 - `eval_validation`: the eval API's request checks (each turn of a mock conversation, judge plans);
-- `mock_conversation`: a run's mock conversation played in test mode (tool calls stubbed, never executed);
+- `mock_conversation`: a run's mock conversation played (simulator-only: tool calls are never executed);
 - `standin`: the stand-in assistant's documented rules (firstMessage, `When the caller says "X", answer "Y".`);
 - `judges`: exact, regex and ai judge plans (ai: an OpenAI-compatible judge at EVAL_JUDGE_URL, or a
   deterministic `must mention "X"` / `must not mention "Y"` rubric reader);

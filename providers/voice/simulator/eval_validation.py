@@ -5,8 +5,9 @@ messages (empty: valid).
 
 A turn is one of: user `{role, content}`; system `{role, content}`; tool `{role, content}` (a mock tool
 response) or `{role, judgePlan}` (an ai-judged tool response); assistant `{role, content?, toolCalls?}` (a mock)
-or `{role, judgePlan, continuePlan?}` (an evaluated turn). Judge plans: exact and regex with `content` and/or
-`toolCalls` (a regex content must compile), ai with `model: {provider, model, messages}`.
+or `{role, judgePlan, continuePlan?}` (an evaluated turn). Judge plans: exact and regex with `content` (required)
+and `toolCalls` (a regex content must compile), ai with `model: {provider, model, messages}` (EvalOpenAIModel,
+EvalAnthropicModel, EvalGoogleModel or EvalCustomModel, which adds `url`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from providers.voice.simulator import validation
 from providers.voice.simulator.judges import compile_pattern
 from providers.voice.simulator.standin import OVERRIDE_EXTRAS
 from providers.voice.simulator.validation import is_number
+from providers.voice.vocabulary import JUDGE_MODEL_PROVIDERS
 
 EVAL_PROPERTIES = frozenset({"description", "messages", "name", "type"})
 EVAL_RUN_PROPERTIES = frozenset({"eval", "evalId", "target", "type"})
@@ -24,7 +26,7 @@ EVAL_TYPE = "chat.mockConversation"
 EVAL_NAME_MAX, EVAL_DESCRIPTION_MAX, CONTENT_MAX, TOOL_NAME_MAX = 80, 500, 1000, 100
 ROLES = ("assistant", "system", "tool", "user")
 JUDGE_TYPES = ("exact", "regex", "ai")
-MODEL_PROVIDERS = ("openai", "anthropic", "google", "groq", "custom-llm")
+MODEL_BOUNDS = {"temperature": (0, 2), "maxTokens": (50, 10000), "timeoutSeconds": (20, 600)}
 JUDGE_PROPERTIES = {"exact": frozenset({"type", "content", "toolCalls"}),
                     "regex": frozenset({"type", "content", "toolCalls"}),
                     "ai": frozenset({"type", "model", "autoIncludeMessageHistory"})}
@@ -71,15 +73,12 @@ def _judge_plan(plan, at: str, types: tuple[str, ...] = JUDGE_TYPES) -> list[str
     errors = unknown(plan, JUDGE_PROPERTIES[plan["type"]], f"{at}.")
     if plan["type"] == "ai":
         return errors + _judge_model(plan.get("model"), f"{at}.model")
-    if "content" not in plan and "toolCalls" not in plan:
-        errors.append(f"{at}.content must be a string")
-    if "content" in plan:
-        errors += _string(plan["content"], f"{at}.content", CONTENT_MAX)
-        if plan["type"] == "regex" and isinstance(plan["content"], str):
-            try:
-                compile_pattern(plan["content"])
-            except re.error as exc:
-                errors.append(f"{at}.content must be a valid regular expression ({exc})")
+    errors += _string(plan.get("content"), f"{at}.content", CONTENT_MAX)
+    if plan["type"] == "regex" and isinstance(plan.get("content"), str):
+        try:
+            compile_pattern(plan["content"])
+        except re.error as exc:
+            errors.append(f"{at}.content must be a valid regular expression ({exc})")
     if "toolCalls" in plan:
         errors += _tool_calls(plan["toolCalls"], f"{at}.toolCalls")
     return errors
@@ -89,8 +88,8 @@ def _judge_model(model, at: str) -> list[str]:
     if not isinstance(model, dict):
         return [f"{at} must be an object"]
     errors = unknown(model, MODEL_PROPERTIES, f"{at}.")
-    if model.get("provider") not in MODEL_PROVIDERS:
-        errors.append(f"{at}.provider must be one of the following values: {', '.join(MODEL_PROVIDERS)}")
+    if model.get("provider") not in JUDGE_MODEL_PROVIDERS:
+        errors.append(f"{at}.provider must be one of the following values: {', '.join(JUDGE_MODEL_PROVIDERS)}")
     errors += _string(model.get("model"), f"{at}.model", 100, 1)
     if model.get("provider") == "custom-llm":
         errors += _string(model.get("url"), f"{at}.url", low=1)
@@ -99,8 +98,9 @@ def _judge_model(model, at: str) -> list[str]:
             isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str)
             for m in messages):
         errors.append(f"{at}.messages must be a non-empty array of {{role, content}} objects")
-    if "temperature" in model and not (is_number(model["temperature"]) and 0 <= model["temperature"] <= 2):
-        errors.append(f"{at}.temperature must be a number from 0 to 2")
+    for field, (low, high) in MODEL_BOUNDS.items():
+        if field in model and not (is_number(model[field]) and low <= model[field] <= high):
+            errors.append(f"{at}.{field} must be a number from {low} to {high}")
     return errors
 
 

@@ -17,13 +17,13 @@ played by `mock_conversation` (stand-in rules: `standin`; judges: `judges`). The
 
     {"id", "orgId", "type": "eval", "evalId" | "eval", "target", "status": "ended",
      "endedReason": "mockConversation.done", "createdAt", "updatedAt", "startedAt", "endedAt",
-     "results": [{"status": "pass"|"fail", "messages": [...], "startedAt", "endedAt"}],
-     "cost": 0, "costs": [], "stubbedToolCalls": [{"turn", "name", "arguments", "toolType", "executed": false,
-     "result"}]}
+     "results": [{"status": "pass"|"fail", "messages": [...], "startedAt", "endedAt"}], "cost": 0, "costs": []}
 
-Rate limit: the simulator is one organization, which may have at most `limit` runs in flight (queued or
-running; VOICE_SIM_EVAL_RUN_LIMIT, default 10). Beyond it `POST /eval/run` answers 429 in the provider's error
-shape with `Retry-After` (whole seconds until the first run in flight is due to end, at least 1).
+Simulator-only rate limit: the provider documents no limit on eval runs (its OpenAPI gives `POST /eval/run` no
+429), but it may refuse any request with 429 and our evals service backs off on one. So the simulator, one
+organization, admits at most `limit` runs in flight (queued or running; VOICE_SIM_EVAL_RUN_LIMIT, default 10):
+beyond it `POST /eval/run` answers 429 in the provider's error shape with `Retry-After` (whole seconds until the
+first run in flight is due to end, at least 1). The number and the in-flight rule are the simulator's own.
 """
 from __future__ import annotations
 
@@ -142,8 +142,7 @@ class EvalRunner:
             self.store.update(EvalRuns.kind, run_id, {"status": "running", "startedAt": now_iso()})
             try:
                 outcome = await execute(messages, StandIn(assistant), self.judges, lambda: self._sleep(TURN_SECONDS))
-                fields = {"endedReason": outcome.ended_reason, "results": [outcome.result],
-                          "stubbedToolCalls": outcome.stubbed}
+                fields = {"endedReason": outcome.ended_reason, "results": [outcome.result]}
                 if outcome.ended_message:
                     fields["endedMessage"] = outcome.ended_message
             except Exception:
@@ -175,7 +174,7 @@ class EvalRuns(Paginated):
         self.runner.admit()
         record = self.store.create(self.kind, {
             "type": "eval", **body, "status": "queued", "endedReason": None, "startedAt": None, "endedAt": None,
-            "results": [], "cost": 0, "costs": [], "stubbedToolCalls": []})
+            "results": [], "cost": 0, "costs": []})
         self.runner.start(record["id"], copy.deepcopy(scenario["messages"]),
                           effective_assistant(assistant, target.get("assistantOverrides")))
         return record

@@ -8,7 +8,7 @@
   `/pattern/flags` (flags i, m, s) is accepted as the provider's examples write it, and `(?i)` works too.
   `toolCalls`: as many calls in the same order with the same names, and each argument the plan gives is a
   pattern searched in the call's argument value (as text; JSON for non-strings).
-  A plan's content and tool calls are each checked when given; both must match.
+  A plan's content (required) is always checked, its tool calls when given; both must match.
 - `ai`: the rubric is the plan's `model.messages`, in which `{{messages}}` becomes the conversation so far and
   `{{messages[-1]}}` its last message (the one judged), each as JSON (`{"role", "content", "toolCalls"?}`).
   * With a judge URL — the plan's own `model.url` when `model.provider` is `custom-llm`, else EVAL_JUDGE_URL
@@ -80,7 +80,7 @@ def _tool_calls(plan: dict, made: list[dict], regex: bool) -> str | None:
 
 def exact(plan: dict, message: dict) -> dict:
     content = message.get("content") or ""
-    if "content" in plan and content.strip().lower() != plan["content"].strip().lower():
+    if content.strip().lower() != plan["content"].strip().lower():
         return fail(f"Expected exact match: {plan['content']!r} but got: {content!r}")
     if "toolCalls" in plan and (reason := _tool_calls(plan, message.get("toolCalls") or [], regex=False)):
         return fail(reason)
@@ -89,7 +89,7 @@ def exact(plan: dict, message: dict) -> dict:
 
 def regex(plan: dict, message: dict) -> dict:
     content = message.get("content") or ""
-    if "content" in plan and not compile_pattern(plan["content"]).search(content):
+    if not compile_pattern(plan["content"]).search(content):
         return fail(f"Expected a match for {plan['content']!r} but got: {content!r}")
     if "toolCalls" in plan and (reason := _tool_calls(plan, message.get("toolCalls") or [], regex=True)):
         return fail(reason)

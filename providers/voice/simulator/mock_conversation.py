@@ -1,5 +1,5 @@
 """Executing an eval's mock conversation against the stand-in assistant (`standin`), judging its turns
-(`judges`), in test mode.
+(`judges`). The simulator never executes a tool (see below).
 
 The eval's messages are played in order:
 
@@ -11,11 +11,12 @@ The eval's messages are played in order:
   turns are not played), `contentOverride` / `toolCallsOverride` replace what the conversation carries forward
   (the result still shows what the assistant produced).
 - A `tool` turn with a `judgePlan` (ai only) judges the tool response the assistant received for its last tool
-  call: in test mode, the stub's result.
+  call: here STUB_RESULT.
 
-Test mode: every tool call the stand-in makes is stubbed — never executed, no server, SMS, booking or
-configuration write is reached — and recorded as `{"turn", "name", "arguments", "toolType", "executed": false,
-"result"}` (`turn`: the index of the eval message that made it), listed in the run's `stubbedToolCalls`.
+Simulator-only: the provider does not document whether a tool the assistant calls during an eval run is executed
+(its guides mock tool responses with `tool` turns). The simulator never executes one: no server, SMS, booking or
+configuration write is reached. The calls show only in the result's assistant messages (`toolCalls`), as the
+provider's EvalRunResult carries them.
 
 The result is the provider's EvalRunResult: `{"status": "pass"|"fail", "messages", "startedAt", "endedAt"}`,
 where `messages` is the conversation as played and each judged turn carries `judge: {"status",
@@ -24,20 +25,19 @@ where `messages` is the conversation as played and each judged turn carries `jud
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from providers.voice.simulator.judges import JudgeError, Judges
 from providers.voice.simulator.standin import StandIn
 from providers.voice.simulator.state import now_iso
 
-STUB_RESULT = "Tool call stubbed in test mode: not executed."
+STUB_RESULT = "Tool call not executed by the simulator."
 DONE, ERROR = "mockConversation.done", "error"  # the provider's endedReason values used here
 
 
 @dataclass
 class Outcome:
     result: dict
-    stubbed: list[dict] = field(default_factory=list)
     ended_reason: str = DONE
     ended_message: str | None = None
 
@@ -56,9 +56,8 @@ async def execute(messages: list[dict], standin: StandIn, judges: Judges,
     started = now_iso()
     history: list[dict] = []  # the conversation as the assistant and the judges see it
     played: list[dict] = []  # the result's messages
-    stubbed: list[dict] = []
     passed, ended_reason, ended_message = True, DONE, None
-    for index, turn in enumerate(messages):
+    for turn in messages:
         plan = turn.get("judgePlan")
         if plan is None:
             history.append(_spoken(turn))
@@ -68,11 +67,7 @@ async def execute(messages: list[dict], standin: StandIn, judges: Judges,
         if turn["role"] == "assistant":
             content, calls = standin.reply(history)
             produced = {"role": "assistant", "content": content, **({"toolCalls": calls} if calls else {})}
-            for call in calls:
-                tool = standin.tools.get(call["name"], {})
-                stubbed.append({"turn": index, "name": call["name"], "arguments": call["arguments"],
-                                "toolType": tool.get("type", "function"), "executed": False, "result": STUB_RESULT})
-        else:  # a tool response evaluation: the stub's answer to the assistant's last call
+        else:  # a tool response evaluation: the simulator's answer to the assistant's last call
             made = history[-1].get("toolCalls") if history and history[-1]["role"] == "assistant" else None
             produced = {"role": "tool", "content": STUB_RESULT if made else ""}
         try:
@@ -93,4 +88,4 @@ async def execute(messages: list[dict], standin: StandIn, judges: Judges,
         if verdict["status"] != "pass" and follow.get("exitOnFailureEnabled"):
             break
     result = {"status": "pass" if passed else "fail", "messages": played, "startedAt": started, "endedAt": now_iso()}
-    return Outcome(result, stubbed, ended_reason, ended_message)
+    return Outcome(result, ended_reason, ended_message)

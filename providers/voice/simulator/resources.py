@@ -22,7 +22,6 @@ class Collection:
     label = ""           # as in the provider's "Couldn't Find <label>"
     operations = frozenset({"create", "list", "get", "update", "delete"})
     filters: tuple[str, ...] = ()  # list query parameters that filter on the field of the same name
-    null_removes = False  # on update, a null resets the field (it is removed) instead of being stored
     paginated = False  # listed as the provider's page `{results, metadata}` (`page(...)`) instead of an array
     after_create = None  # called with each new record (the calls' playback)
 
@@ -65,8 +64,7 @@ class Collection:
 
     def update(self, record_id: str, body: dict) -> dict:
         record = self.get(record_id)
-        return self.store.update(self.kind, record_id, self.prepare_update(record, body),
-                                 null_removes=self.null_removes)
+        return self.store.update(self.kind, record_id, self.prepare_update(record, body))
 
     def delete(self, record_id: str) -> dict:
         self.get(record_id)
@@ -75,7 +73,6 @@ class Collection:
 
 class Assistants(Collection):
     kind, segment, label = "assistant", "assistant", "Assistant"
-    null_removes = True
 
     def prepare_create(self, body: dict) -> dict:
         check(validation.assistant(body))
@@ -136,8 +133,20 @@ class Calls(Collection):
         return {"type": "outboundPhoneCall", "status": "queued", **body}
 
 
+SECRET_FIELDS = ("secretKey", "token")  # of an authentication plan
+
+
+def without_secrets(record: dict) -> dict:
+    plan = record.get("authenticationPlan") or {}
+    return {**record, "authenticationPlan": {k: v for k, v in plan.items() if k not in SECRET_FIELDS}}
+
+
 class Credentials(Collection):
-    """Webhook credentials: how server messages are authenticated (an assistant's `server.credentialId`)."""
+    """Webhook credentials: how server messages are authenticated (an assistant's `server.credentialId`).
+
+    `/credential` is in the provider's guides, not in its OpenAPI document, and nothing says whether it shows a
+    secret back: the simulator never does (the store keeps it, to sign the messages), so no client can come to
+    depend on reading one."""
 
     kind, segment, label = "credential", "credential", "Credential"
     operations = frozenset({"create", "list", "get", "delete"})
@@ -145,6 +154,18 @@ class Credentials(Collection):
     def prepare_create(self, body: dict) -> dict:
         check(validation.credential(body))
         return body
+
+    def create(self, body: dict) -> dict:
+        return without_secrets(super().create(body))
+
+    def get(self, record_id: str) -> dict:
+        return without_secrets(super().get(record_id))
+
+    def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters) -> list[dict]:
+        return [without_secrets(r) for r in super().list(limit, **filters)]
+
+    def delete(self, record_id: str) -> dict:
+        return without_secrets(super().delete(record_id))
 
 
 KINDS: tuple[type[Collection], ...] = (Assistants, PhoneNumbers, Calls, Credentials)  # evals: see `evals`

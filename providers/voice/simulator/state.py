@@ -77,12 +77,9 @@ class Store:
     def get(self, kind: str, record_id: str) -> dict | None:
         return self._kind(kind).get(record_id)
 
-    def update(self, kind: str, record_id: str, fields: dict, *, null_removes: bool = False) -> dict:
-        """Shallow merge of top-level keys; with `null_removes`, a null drops the key (the provider's default)."""
-        fields = _own(fields)
-        record = {**self._kind(kind)[record_id], **fields, "updatedAt": now_iso()}
-        if null_removes:
-            record = {k: v for k, v in record.items() if v is not None or k not in fields}
+    def update(self, kind: str, record_id: str, fields: dict) -> dict:
+        """Shallow merge of top-level keys."""
+        record = {**self._kind(kind)[record_id], **_own(fields), "updatedAt": now_iso()}
         self._kind(kind)[record_id] = record
         self.changed()
         return record

@@ -4,10 +4,18 @@ checked. Every check returns a list of messages (empty: valid).
 
 The property lists are the provider's request DTOs (CreateAssistantDTO, Create*PhoneNumberDTO,
 CreateCallDTO in its OpenAPI document); its update DTOs accept the same properties (the vapi-number update
-cannot change the number). The eval API's checks are in `eval_validation`."""
+cannot change the number). No property of UpdateAssistantDTO is nullable, so an assistant update refuses null
+(what the provider does with one is not documented). The eval API's checks are in `eval_validation`; the
+differences from the provider that remain are listed in providers/voice/FIDELITY.md."""
 from __future__ import annotations
 
 from core.contact import is_e164
+from providers.voice.vocabulary import (
+    MODEL_REQUIRED,
+    VOICE_REQUIRED,
+    VOICEMAIL_DETECTION_OFF,
+    VOICEMAIL_DETECTION_PROVIDERS,
+)
 
 ASSISTANT_PROPERTIES = frozenset({
     "analysisPlan", "artifactPlan", "backgroundSound", "backgroundSpeechDenoisingPlan", "clientMessages",
@@ -36,6 +44,11 @@ CREDENTIAL_PROPERTIES = frozenset({"authenticationPlan", "name", "provider"})
 AUTH_PLAN_TYPES = ("hmac", "bearer")
 
 NAME_MAX = 40
+CUSTOMER_NAME_MAX = 40
+# JsonSchema (a structured-data plan's schema): its properties and types.
+JSON_SCHEMA_PROPERTIES = frozenset({"type", "items", "properties", "description", "pattern", "format", "required",
+                                    "enum", "title"})
+JSON_SCHEMA_TYPES = ("string", "number", "integer", "boolean", "array", "object")
 
 
 def unknown(body: dict, allowed: frozenset, prefix: str = "") -> list[str]:
@@ -61,23 +74,26 @@ def _present(body: dict, field: str, updating: bool) -> bool:
     return field in body and not (updating and body[field] is None)
 
 
+def _one_of(value, allowed, label: str) -> list[str]:
+    return [] if value in allowed else [f"{label} must be one of the following values: {', '.join(allowed)}"]
+
+
 # -- assistants ---------------------------------------------------------------------------
 
 def assistant(body: dict, *, updating: bool = False) -> list[str]:
     errors = unknown(body, ASSISTANT_PROPERTIES)
-    if _present(body, "name", updating):
+    if updating:
+        errors += [f"{k} must not be null" for k in sorted(body) if body[k] is None]
+        body = {k: v for k, v in body.items() if v is not None}
+    if "name" in body:
         _name(body, "name", 0, NAME_MAX, errors)
-    if _present(body, "firstMessage", updating) and not isinstance(body["firstMessage"], str):
+    if "firstMessage" in body and not isinstance(body["firstMessage"], str):
         errors.append("firstMessage must be a string")
-    if _present(body, "model", updating):
+    if "model" in body:
         errors += _model(body["model"])
-    if _present(body, "voice", updating):
-        voice = body["voice"]
-        if not isinstance(voice, dict) or not isinstance(voice.get("provider"), str):
-            errors.append("voice.provider must be a string")
-        elif "voiceId" in voice and not isinstance(voice["voiceId"], str):
-            errors.append("voice.voiceId must be a string")
-    if _present(body, "maxDurationSeconds", updating):
+    if "voice" in body:
+        errors += _voice(body["voice"])
+    if "maxDurationSeconds" in body:
         duration = body["maxDurationSeconds"]
         if not is_number(duration):
             errors.append("maxDurationSeconds must be a number")
@@ -85,15 +101,73 @@ def assistant(body: dict, *, updating: bool = False) -> list[str]:
             errors.append("maxDurationSeconds must not be less than 10")
         elif duration > 43200:
             errors.append("maxDurationSeconds must not be greater than 43200")
-    if _present(body, "metadata", updating) and not isinstance(body["metadata"], dict):
+    if "metadata" in body and not isinstance(body["metadata"], dict):
         errors.append("metadata must be an object")
+    if "voicemailDetection" in body:
+        errors += _voicemail_detection(body["voicemailDetection"])
+    if "analysisPlan" in body:
+        errors += _analysis_plan(body["analysisPlan"])
+    return errors
+
+
+def _required(body: dict, fields: tuple[str, ...], at: str) -> list[str]:
+    return [f"{at}.{k} should not be empty" for k in fields if body.get(k) in (None, "")]
+
+
+def _voice(voice) -> list[str]:
+    """One of the voice DTOs (ElevenLabsVoice, ...): a known provider and what that provider requires."""
+    if not isinstance(voice, dict):
+        return ["voice must be an object"]
+    errors = _one_of(voice.get("provider"), tuple(VOICE_REQUIRED), "voice.provider")
+    if not errors:
+        errors += _required(voice, VOICE_REQUIRED[voice["provider"]], "voice")
+    if "voiceId" in voice and not isinstance(voice["voiceId"], str):
+        errors.append("voice.voiceId must be a string")
+    return errors
+
+
+def _voicemail_detection(value) -> list[str]:
+    """`"off"`, or a detection plan of one of the providers."""
+    if value == VOICEMAIL_DETECTION_OFF:
+        return []
+    if not isinstance(value, dict):
+        return [f'voicemailDetection must be "{VOICEMAIL_DETECTION_OFF}" or a voicemail detection plan']
+    return _one_of(value.get("provider"), VOICEMAIL_DETECTION_PROVIDERS, "voicemailDetection.provider")
+
+
+def _analysis_plan(plan) -> list[str]:
+    if not isinstance(plan, dict):
+        return ["analysisPlan must be an object"]
+    structured = plan.get("structuredDataPlan")
+    if isinstance(structured, dict) and "schema" in structured:
+        return json_schema(structured["schema"], "analysisPlan.structuredDataPlan.schema")
+    return []
+
+
+def json_schema(schema, at: str) -> list[str]:
+    """The provider's JsonSchema: a type, its own properties only, `items` and `properties` recursively."""
+    if not isinstance(schema, dict):
+        return [f"{at} must be an object"]
+    errors = [f"{at}.property {k} should not exist" for k in sorted(set(schema) - JSON_SCHEMA_PROPERTIES)]
+    errors += _one_of(schema.get("type"), JSON_SCHEMA_TYPES, f"{at}.type")
+    if "items" in schema:
+        errors += json_schema(schema["items"], f"{at}.items")
+    properties = schema.get("properties")
+    if properties is not None:
+        if not isinstance(properties, dict):
+            return [*errors, f"{at}.properties must be an object"]
+        for name, sub in properties.items():
+            errors += json_schema(sub, f"{at}.properties.{name}")
     return errors
 
 
 def _model(model) -> list[str]:
     if not isinstance(model, dict):
         return ["model must be an object"]
-    errors = [f"model.{k} must be a string" for k in ("provider", "model") if not isinstance(model.get(k), str)]
+    errors = _one_of(model.get("provider"), tuple(MODEL_REQUIRED), "model.provider")
+    if not errors:
+        errors += _required(model, MODEL_REQUIRED[model["provider"]], "model")
+    errors += [f"model.{k} must be a string" for k in ("model", "url") if k in model and not isinstance(model[k], str)]
     temperature = model.get("temperature")
     if temperature is not None:
         if not is_number(temperature):
@@ -238,6 +312,8 @@ def call(body: dict) -> list[str]:
         errors.append("customer must be an object")
     else:
         _number(customer, "number", errors, "customer.number")
+        if "name" in customer:
+            _name(customer, "name", 0, CUSTOMER_NAME_MAX, errors, "customer.name")
     return errors
 
 
