@@ -118,7 +118,7 @@ async def test_a_stop_the_provider_holds_is_recorded_when_it_refuses_a_text(api,
     form): our history allows the text, but the provider still holds the STOP and refuses it (21610). The text is
     failed, the opt-out is recorded (source provider) and the answer is number_opted_out; the next send is refused
     by our own check without asking the provider."""
-    key, agent, contact = account["key"], calling_agent, number("0164")
+    key, agent, contact = account["key"], calling_agent, number("0177")
     await sms.answered(contact, agent["phone_number"], "STOP")
     await opt_in(api, key, contact)
     status, body, _ = await send(api, key, agent, contact)

@@ -111,9 +111,8 @@ def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str,
         to, from_ = form["To"], form["From"]
         if test_messages is not None and request[SIGNED_IN] == test_messages.account_sid:
             check_test_send(to, from_)  # nothing is sent, kept or called back
-            record = test_messages.create(to=to, from_=from_, body=form["Body"], direction="outbound-api",
-                                          status="queued")
-            test_messages.records.pop(record["sid"])
+            record = test_messages.resource(to=to, from_=from_, body=form["Body"], direction="outbound-api",
+                                            status="queued")
             return web.json_response(public(record), status=201)
         if opt_outs.is_blocked(from_, to):
             raise ApiError(400, errors.UNSUBSCRIBED, "Attempt to send to unsubscribed recipient")

@@ -79,14 +79,12 @@ def check(body: dict) -> list[str]:
 def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: OptOuts, auth_token: str,
                       inbound_url: str | None) -> None:
     def reply(record: dict, text: str) -> dict:
-        """A text sent back to the texter from the number they texted: delivered, or refused while they are
-        blocked for it."""
-        if not opt_outs.is_blocked(record["to"], record["from"]):
-            return messages.create(to=record["from"], from_=record["to"], body=text, direction="outbound-reply",
-                                   status="delivered")
-        refused_reply = messages.create(to=record["from"], from_=record["to"], body=text,
-                                        direction="outbound-reply", status="failed")
-        return messages.move(refused_reply["sid"], "failed", UNSUBSCRIBED)
+        """A TwiML reply sent back to the texter from the number they texted: delivered, or refused (21610) while
+        they are blocked for it."""
+        blocked = opt_outs.is_blocked(record["to"], record["from"])
+        sent = messages.create(to=record["from"], from_=record["to"], body=text, direction="outbound-reply",
+                               status="failed" if blocked else "delivered")
+        return messages.move(sent["sid"], "failed", UNSUBSCRIBED) if blocked else sent
 
     async def inbound(request: web.Request) -> web.Response:
         body = await json_object(request)
