@@ -22,7 +22,8 @@ How a number is set up (`HANDLINGS`):
   reply; keywords reach the inbound URL like any text and its TwiML answers them.
 
 The simulator's handling is `default` unless started with `--opt-out` (SMS_SIM_OPT_OUT); the control plane sets it
-for one number (`POST /_simulator/opt-out`).
+for one number (`POST /_simulator/opt-out`). Its numbers are long codes: the carrier-level handling of toll-free
+numbers (a "NETWORK MSG" reply, which no setting turns off) is not modelled.
 """
 from __future__ import annotations
 
