@@ -237,6 +237,12 @@ class Settings(BaseSettings):
     # and after how long one it has no record of counts as never sent.
     sms_reconcile_seconds: PositiveFloat = Field(30.0, alias="SMS_RECONCILE_SECONDS")
     sms_unknown_give_up_minutes: NonNegativeFloat = Field(10.0, alias="SMS_UNKNOWN_GIVE_UP_MINUTES")
+    # Who answers STOP, START and HELP: `twilio` (the provider's default opt-out handling, or Advanced Opt-Out on a
+    # Messaging Service: it replies itself, so our TwiML answers keywords with nothing) or `ours` (the account's
+    # built-in opt-out handling turned off by Twilio Support: our TwiML replies are the only ones). Either way a
+    # keyword is recorded as consent evidence.
+    sms_provider_opt_out: Annotated[Literal["twilio", "ours"], BeforeValidator(lambda v: v.strip().lower())] = Field(
+        "twilio", alias="SMS_PROVIDER_OPT_OUT")
     # Outgoing email (the owner's notifications, queued emails): an SMTP server; the local stack runs a catch-all.
     smtp_host: str = Field("localhost", alias="SMTP_HOST")
     smtp_port: Port = Field(25, alias="SMTP_PORT")

@@ -181,10 +181,22 @@ class SmsSimulator:
             return r.status, await r.json(content_type=None)
 
     async def text_in(self, sender: str, to: str, body: str) -> list[str]:
-        """A text from `sender` to one of our numbers; the replies our TwiML answer gave."""
-        status, answer = await self.control("POST", "/inbound", {"from": sender, "to": to, "body": body})
+        """A text from `sender` to one of our numbers; the replies our TwiML answer gave that reached them."""
+        return (await self.answered(sender, to, body))["replies"]
+
+    async def answered(self, sender: str, to: str, body: str, url: str | None = None) -> dict:
+        """A text from `sender` to one of our numbers (at `url`, else the stack's inbound URL), as the simulator
+        tells it: `auto_reply` (the provider's own answer to a keyword), `replies` (our TwiML's, delivered) and
+        `refused` (our TwiML's, refused by the provider)."""
+        status, answer = await self.control("POST", "/inbound", {"from": sender, "to": to, "body": body,
+                                                                 **({"url": url} if url else {})})
         assert status == 201 and answer["status"] == 200, answer
-        return answer["replies"]
+        return answer
+
+    async def delivery_fails(self, to: str, error_code: int) -> None:
+        """Simulator-only: every text to `to` ends with the carrier error `error_code`."""
+        status, body = await self.control("POST", "/delivery-outcomes", {"to": to, "error_code": error_code})
+        assert status == 201, body
 
 
 @pytest.fixture
@@ -192,8 +204,8 @@ async def sms(stack):
     async with aiohttp.ClientSession() as session:
         sim = SmsSimulator(session, f"http://127.0.0.1:{stack.process('sms-simulator').port}")
         yield sim
-        await sim.control("DELETE", "/faults")
-        await sim.control("DELETE", "/callbacks")
+        for path in ("/faults", "/callbacks", "/delivery-outcomes", "/opt-out"):
+            await sim.control("DELETE", path)
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ ZONED = ("+1415555{}", "+1212555{}", "+44207946{}", "+4930123{}", "+2721123{}", 
 
 
 def number(suffix: str, open_now: bool = True) -> str:
-    """A recipient whose quiet hours are (or are not) over right now, ending in `suffix` (the simulator's test
-    numbers: 0001 refused, 0003/0006 undelivered, 0005 failed, others delivered)."""
+    """A recipient whose quiet hours are (or are not) over right now, ending in `suffix` (each test its own: the
+    messaging simulator delivers every text unless told otherwise, `SmsSimulator.delivery_fails`)."""
     now = datetime.now(UTC)
     for pattern in ZONED:
         candidate = pattern.format(suffix)

@@ -113,7 +113,10 @@ ROUTES = [
           "cannot be narrowed below their country code use the sending number's zones - saying when texting "
           "opens). An agent of another business, or one without a number, is 404 not_found. The text is written "
           "to its thread first; when the provider refuses it, it is recorded failed and the answer is 500 "
-          "sms_send_failed. Emits sms.sent, then sms.delivered or sms.failed as the carrier reports.",
+          "sms_send_failed, except when the provider refuses it because the recipient replied STOP to the agent's "
+          "number there (its own opt-out handling): then their opt-out is recorded too (source provider) and the "
+          "answer is 400 number_opted_out. Emits sms.sent, then sms.delivered or sms.failed as the carrier "
+          "reports.",
           # The agent's number is kept by messaging (services/messaging/senders.py): once warm, no RPC to agents.
           budget=Budget(sql=7, transaction=2, rpc=2, provider=1)),
     Route("GET", f"{V1}/sms/conversations", list_conversations, "Text threads, latest message first", "sms",
@@ -142,7 +145,9 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/GetConsent",),
           description="state (opted_in, opted_out, conversational, none), can_text, and the append-only history: "
           "each opt-in, opt-out and conversational evidence with its source (api, keyword, inbound_text, "
-          "inbound_call), actor, reference (message sid, call id) and time. An opt-out wins until an opt-in."),
+          "inbound_call, provider: the messaging provider refused a text because the recipient replied STOP to "
+          "it), actor, reference (message sid, call id, our message id) and time. An opt-out wins until an "
+          "opt-in."),
     Route("POST", f"{V1}/sms/consent", record_consent, "Record an opt-in or opt-out", "sms", scope="sms:write",
           body=CONSENT_RECORD, response="Consent", status=201,
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),

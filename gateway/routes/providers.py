@@ -171,9 +171,11 @@ ROUTES = [
     Route("POST", INBOUND_PATH, sms_inbound, "The messaging provider's inbound texts", "providers", auth=PUBLIC,
           form=INBOUND_FORM, media=signatures.TWIML, errors=("unauthorized", "invalid_request"),
           rpcs=(f"{MESSAGING}/HandleInboundMessage",),
-          description=SIGNED + " Threaded at once, as its answer may carry a reply: TwiML where STOP, STOPALL, "
-          "UNSUBSCRIBE, CANCEL, END and QUIT opt out (confirmed once, then silence), START, YES and UNSTOP opt in, "
-          "HELP and INFO get the help text; any other text is conversational consent."),
+          description=SIGNED + " Threaded at once, as its answer may carry a reply. STOP, STOPALL, UNSUBSCRIBE, "
+          "CANCEL, END, QUIT, REVOKE and OPTOUT opt out, START, YES and UNSTOP opt in, HELP and INFO ask for help "
+          "(or the kind the provider's OptOutType names); any other text is conversational consent. The provider "
+          "answers the keywords itself by default (SMS_PROVIDER_OPT_OUT=twilio: the TwiML is empty); with "
+          "SMS_PROVIDER_OPT_OUT=ours the TwiML carries our replies (an opt-out confirmed once, then silence)."),
     Route("POST", payment_webhooks.EVENTS_PATH, payment_event, "The payment provider's webhook events", "providers",
           auth=PUBLIC, body=PAYMENT_EVENT, response="PaymentEventReceived",
           errors=("unauthorized", "invalid_request", "unavailable"),

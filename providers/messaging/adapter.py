@@ -10,6 +10,32 @@ from __future__ import annotations
 
 from typing import Protocol
 
+# Twilio's refusal of a send to a recipient who replied STOP (or another opt-out keyword) to that sender: its
+# default opt-out handling (on for long codes and toll-free numbers) keeps a block until they reply START.
+UNSUBSCRIBED_RECIPIENT = 21610
+
+# What the carrier error codes of a status callback's ErrorCode (and a Message's error_code) mean, in Twilio's
+# words (its error dictionary). A status callback carries the code alone: Twilio sends no ErrorMessage parameter.
+CARRIER_ERRORS = {
+    30001: "Queue overflow",
+    30002: "Account suspended",
+    30003: "Unreachable destination handset",
+    30004: "Message blocked",
+    30005: "Unknown destination handset",
+    30006: "Landline or unreachable carrier",
+    30007: "Message filtered",
+    30008: "Unknown error",
+}
+
+
+def carrier_error(code: str) -> str:
+    """What a status callback's ErrorCode means: Twilio's words for it, else the code itself."""
+    try:
+        meaning = CARRIER_ERRORS.get(int(code))
+    except ValueError:
+        meaning = None
+    return f"{meaning} ({code})" if meaning else f"the carrier reported error {code}"
+
 
 class ProviderError(Exception):
     """The SMS provider failed or refused a request.

@@ -56,14 +56,26 @@ def event_of_status(status: str) -> str | None:
 
 
 # -- reply keywords ------------------------------------------------------------------------------
-# The carriers' standard keywords (CTIA): the whole message, whatever its case and surrounding spaces.
-OPT_OUT_KEYWORDS = frozenset({"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"})
+# The carriers' standard keywords, as the messaging provider's default opt-out handling takes them (Twilio's list,
+# which blocks on the same words): the whole message, whatever its case and surrounding spaces.
+OPT_OUT_KEYWORDS = frozenset({"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"})
 OPT_IN_KEYWORDS = frozenset({"START", "YES", "UNSTOP"})
 HELP_KEYWORDS = frozenset({"HELP", "INFO"})
+# The provider's word for a keyword text where it says what kind it took it for (Twilio's OptOutType, sent with
+# Advanced Opt-Out, whose keywords a business may extend: ARRET, BAJA, ...).
+OPT_OUT_TYPES = {"STOP": "opt_out", "START": "opt_in", "HELP": "help"}
+# Who answers the keywords: the provider (Twilio's default opt-out handling, or Advanced Opt-Out, replies itself
+# and a TwiML reply of ours to STOP is never delivered, to START or HELP is a second one), or we (the provider's
+# handling turned off: our TwiML is the only answer).
+KEYWORD_ANSWERERS = ("twilio", "ours")
 
 
-def keyword(body: str) -> str | None:
-    """opt_out, opt_in or help when the message is one of the standard keywords, else None."""
+def keyword(body: str, opt_out_type: str | None = None) -> str | None:
+    """opt_out, opt_in or help when the message is one of the standard keywords, or the provider says which kind
+    of keyword it took it for (`opt_out_type`, which wins); else None."""
+    said = OPT_OUT_TYPES.get((opt_out_type or "").strip().upper())
+    if said is not None:
+        return said
     word = body.strip().upper()
     if word in OPT_OUT_KEYWORDS:
         return "opt_out"
@@ -86,8 +98,9 @@ def keyword_reply(kind: str, business_name: str, already: bool) -> str | None:
 
 
 # -- consent -------------------------------------------------------------------------------------
-# Evidence, per business and phone, in an append-only history. An explicit opt-out (STOP or through the API)
-# wins until an explicit opt-in (START or through the API). Without either, a recipient who called or texted
+# Evidence, per business and phone, in an append-only history. An explicit opt-out (STOP, through the API, or the
+# provider refusing a text because the recipient replied STOP to it: source `provider`) wins until an explicit
+# opt-in (START or through the API). Without either, a recipient who called or texted
 # the business within CONVERSATIONAL_CONSENT_DAYS may be texted back (conversational consent); anyone else
 # has not consented.
 CONSENT_KINDS = ("opt_in", "opt_out", "conversational")

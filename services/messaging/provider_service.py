@@ -6,9 +6,13 @@ batch in stream order in one transaction (`apply_statuses`). It moves its messag
 and reordered callbacks change nothing more) and emits sms.delivered or sms.failed once. An inbound text comes
 over RPC, as its answer may carry a reply: it lands in its thread (the number's business, the sender), raises the
 unread count and emits sms.received, all in one transaction with the consent evidence it carries: the carriers'
-keywords opt out (STOP ...) or in (START ...) at once, any other text is conversational consent. Keywords are
-answered with TwiML (an opt-out is confirmed once, then silence). The sdr service turns sms.received into a lead
-or an interaction (services.sdr.sms_consumer), so a text is never lost to an sdr outage.
+keywords opt out (STOP ...) or in (START ...) at once, any other text is conversational consent (the kind of
+keyword is the provider's OptOutType when it sends one, Advanced Opt-Out's, else the word itself). Who answers the
+keywords is a setting (SMS_PROVIDER_OPT_OUT, domain.KEYWORD_ANSWERERS): by default the provider does (Twilio's
+default opt-out handling replies to STOP, START and HELP itself, so our TwiML answers them with nothing); with
+`ours` (the provider's handling turned off) we answer them with TwiML (an opt-out is confirmed once, then
+silence). The sdr service turns sms.received into a lead or an interaction (services.sdr.sms_consumer), so a text
+is never lost to an sdr outage.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from core.messages import optional
 from core.outbox import add_event
 from core.uow import Database
 from providers.messaging import signatures
+from providers.messaging.adapter import carrier_error
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
 from services.messaging.ports import Neighbours
@@ -35,9 +40,12 @@ STATUS_CONSUMER = "messaging-sms-status"
 
 
 class ProviderRequests:
-    def __init__(self, db: Database, others: Neighbours):
+    def __init__(self, db: Database, others: Neighbours, *, keywords_answered_by: str = "twilio"):
+        if keywords_answered_by not in domain.KEYWORD_ANSWERERS:
+            raise ValueError(f"keywords are answered by one of {domain.KEYWORD_ANSWERERS}")
         self.db = db
         self.others = others  # asked as the tenant set below (services.messaging.ports)
+        self.keyword_replies = keywords_answered_by == "ours"  # else the provider answers them
 
     # -- status callbacks ------------------------------------------------------------------------
 
@@ -68,20 +76,24 @@ class ProviderRequests:
         with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
             lead = await self.others.leads.lead_with_phone(route.business_id, sender)
             lead_id = lead.id if lead else None
-            reply = await self._take_in(route, sender, number, sid, body, lead_id)
+            reply = await self._take_in(route, sender, number, sid, body, lead_id, params.get("OptOutType"))
         return signatures.twiml_reply([reply] if reply else [])
 
-    async def _take_in(self, route, sender: str, number: str, sid: str, body: str, lead_id: str | None) -> str | None:
-        kind = domain.keyword(body)
+    async def _take_in(self, route, sender: str, number: str, sid: str, body: str, lead_id: str | None,
+                       opt_out_type: str | None) -> str | None:
+        kind = domain.keyword(body, opt_out_type)
+        answer = kind is not None and self.keyword_replies
         now = utcnow()
         agent_id = route.agent_id
+        before = None
         async with self.db.transaction() as conn:
             row = await store.add_to_thread(conn, business_number=number, contact_number=sender, id=new_id(),
                                             business_id=route.business_id, direction="inbound", from_number=sender,
                                             to_number=number, body=body, status=domain.RECEIVED, provider_sid=sid,
                                             agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now)
-            before = domain.consent_state(evidence_of(await store.consent_history(conn, route.business_id, sender)),
-                                          now)
+            if answer:  # whether this keyword changes anything (a second STOP is not confirmed again)
+                before = domain.consent_state(
+                    evidence_of(await store.consent_history(conn, route.business_id, sender)), now)
             await store.add_consent(conn, business_id=route.business_id, phone=sender,
                                     kind=kind if kind in ("opt_in", "opt_out") else "conversational",
                                     source="keyword" if kind in ("opt_in", "opt_out") else "inbound_text",
@@ -90,7 +102,7 @@ class ProviderRequests:
                 message_id=str(row.id), conversation_id=str(row.conversation_id), message_sid=sid, to=number, body=body,
                 agent_id=agent_id, lead_id=str(row.lead_id) if row.lead_id else None, keyword=kind,
                 **{"from": sender}), route.business_id)
-        if kind is None:
+        if not answer:
             return None
         business_name = await self.others.workspaces.business_name(route.business_id)
         already = before == ("opted_out" if kind == "opt_out" else "opted_in")
@@ -130,8 +142,7 @@ async def _apply_status(conn, message_id: str | None, params: dict[str, str]) ->
         return  # not ours, or late
     changes = {"status": status, "updated_at": utcnow(), "provider_sid": row.provider_sid or sid or None}
     if params.get("ErrorCode"):
-        changes.update(error_code=params["ErrorCode"], error_message=params.get("ErrorMessage") or
-                       f"the carrier reported error {params['ErrorCode']}")
+        changes.update(error_code=params["ErrorCode"], error_message=carrier_error(params["ErrorCode"]))
     updated = await store.update_message(conn, row.id, changes)
     if row.status == domain.UNKNOWN:  # the send's answer never came: this is the first word of it
         await add_event(conn, outbox, sent_event(updated), str(updated.business_id))

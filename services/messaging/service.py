@@ -5,7 +5,11 @@ do_not_contact, consent, the quiet hours of every zone the recipient may be in a
 deferral is logged and answered with its code and what to do. An allowed send writes the message to its thread as
 `pending` with its decision logged, in one short transaction,
 hands it to the provider with no transaction held, and records the provider's answer: its sid and status with
-`sms.sent`, or `failed` with `sms.failed` and a 500 sms_send_failed. The provider's status callbacks then move
+`sms.sent`, or `failed` with `sms.failed` and a 500 sms_send_failed. A refusal because the recipient replied STOP
+to the sender at the provider (Twilio's 21610: its own opt-out handling, which our consent history may not know of,
+e.g. an opt-in recorded through the API after the STOP) also records their opt-out (source `provider`) in the same
+transaction and answers 400 number_opted_out, so the next send is refused by our own check. The provider's status
+callbacks then move
 the message forward (services.messaging.provider_service). The callback URL carries our message id, so a
 callback that overtakes the provider's answer still finds its message.
 
@@ -33,7 +37,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.text import optional_text
 from core.to_completion import to_completion
 from core.uow import UnitOfWork
-from providers.messaging.adapter import MessagingProvider, ProviderError
+from providers.messaging.adapter import UNSUBSCRIBED_RECIPIENT, MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from providers.status import provider_status
 from services.messaging import domain, store
@@ -44,6 +48,7 @@ from services.messaging.store import conversations, messages, outbox
 from switchboard.v1 import events_pb2
 
 CONVERSATIONS_PAGE = MESSAGES_PAGE = (50, 100)
+PROVIDER_ACTOR = "messaging-provider"  # who recorded an opt-out the provider told us of
 
 
 @dataclass(frozen=True)
@@ -169,7 +174,13 @@ class Texts:
                                    f"have gone out. Message {row.id} is unknown until the provider's callback or "
                                    "our check says what became of it; to learn it, repeat the request with the same "
                                    "Idempotency-Key (never without one: that could text twice)") from None
-            await self._record_failure(row, exc)
+            opted_out = exc.code == UNSUBSCRIBED_RECIPIENT
+            await self._record_failure(row, exc, opted_out)
+            if opted_out:
+                raise ServiceError("number_opted_out", f"{to} replied STOP to {sender}: the messaging provider refuses "
+                                   f"texts to them from it ({exc.code}), and their opt-out is now recorded. Texts "
+                                   "resume only after they reply START (an opt-in through the API does not lift "
+                                   "the provider's block)") from None
             raise ServiceError("sms_send_failed", f"the messaging provider did not take the message: {exc}") from None
         return Sent(await self.record_accepted(row, accepted), sender)
 
@@ -214,11 +225,20 @@ class Texts:
                                                       "updated_at": utcnow()})
         return None
 
-    async def _record_failure(self, row, exc: ProviderError) -> None:
+    async def _record_failure(self, row, exc: ProviderError, opted_out: bool = False) -> None:
+        """The text failed (sms.failed); `opted_out`: the provider refused it because the recipient replied STOP,
+        which goes into their consent history too."""
+        now = utcnow()
         async with self.db.transaction() as conn:
-            failed = await self.messaging_in(conn).change_message(row.id, {
+            messaging = self.messaging_in(conn)
+            failed = await messaging.change_message(row.id, {
                 "status": "failed", "error_code": str(exc.code) if exc.code else None, "error_message": str(exc),
-                "updated_at": utcnow()})
+                "updated_at": now})
+            if opted_out:
+                await messaging.add_consent(business_id=str(failed.business_id), phone=failed.to_number, kind="opt_out",
+                                            source="provider", actor=PROVIDER_ACTOR, reference=str(failed.id),
+                                            note=f"the messaging provider refused a text from {failed.from_number} "
+                                                 f"({exc.code}): the recipient replied STOP to it", created_at=now)
             await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
 
     async def record_never_sent(self, row, why: str) -> bool:

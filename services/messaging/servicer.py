@@ -245,7 +245,7 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(senders)
     others = replace(others, agents=senders)
     texts = Texts(runtime.db, sms, compliance, others, s.public_base_url)
-    provider = ProviderRequests(runtime.db, others)
+    provider = ProviderRequests(runtime.db, others, keywords_answered_by=s.sms_provider_opt_out)
     runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,
                     filter_subject=provider_service.CALLS_SUBJECT)
     # Status callbacks the gateway stored: retried until they apply (a database outage of any length loses none);

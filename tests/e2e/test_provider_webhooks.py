@@ -158,8 +158,9 @@ async def test_a_status_callback_stored_while_messaging_is_down_is_applied_once_
 
 async def test_while_nats_cannot_store_them_callbacks_and_events_get_503_and_apply_when_sent_again(
         api, account, calling_agent, sms, stack):
-    """The gateway answers only once JetStream stored the message: while NATS is down the provider is told 503
-    (and sends it again), so nothing is acknowledged and lost."""
+    """The gateway answers only once JetStream stored the message: while NATS is down the provider is told 503, so
+    nothing is acknowledged and lost. (The payment provider sends it again; Twilio, with its default connection
+    settings, does not resend an answered status callback: the test sends it again itself.)"""
     if stack.nats is None:
         pytest.skip("NATS_URL points at an external server this test cannot stop")
     key, bid, agent = account["key"], account["business_id"], calling_agent
@@ -174,7 +175,7 @@ async def test_while_nats_cannot_store_them_callbacks_and_events_get_503_and_app
         assert status == 503 and body["error"]["code"] == "unavailable", body
     finally:
         stack.nats.start(port=port)
-    # sent again, as the providers retry, until the gateway is connected again
+    # sent again, as the payment provider retries, until the gateway is connected again
     await wait_until(lambda: post_sms_status(api, stack, sent["message_id"], delivered(sent, agent)),
                      "the gateway to store the status callback", lambda answer: answer[0] == 200)
     await wait_until(lambda: post_payment_event(api, stack, event), "the gateway to store the payment event",

@@ -1,11 +1,16 @@
-"""SMS end to end: every refusal of a send, consent by API, keyword and conversation, the provider's callbacks
-(late, reordered, forged), inbound texts threading and becoming leads, and the do-not-call list."""
+"""SMS end to end: every refusal of a send, consent by API, keyword and conversation (the keywords answered by the
+provider, as by default, or by us), a STOP the provider holds, the provider's callbacks (late, reordered, forged),
+inbound texts threading and becoming leads, and the do-not-call list."""
 import asyncio
+import uuid
 
 import aiohttp
 import asyncpg
 import pytest
 
+from deploy.local.servers import free_port, wait_for_port
+from deploy.local.stack import Process
+from providers.messaging.webhooks import INBOUND_PATH
 from tests.calling import our_call, ring
 from tests.leads import leads_with
 from tests.texting import events_of, number, opt_in, send, settled_message
@@ -38,17 +43,67 @@ async def test_a_cold_number_is_refused_until_it_opts_in_then_the_text_is_delive
     assert status == 200 and one["id"] == sent["conversation_id"] and one["last_message_status"] == "delivered"
 
 
-async def test_stop_refuses_then_start_allows_and_help_is_answered(api, account, calling_agent, sms):
+async def test_stop_refuses_then_start_allows_and_help_is_answered_by_the_provider(api, account, calling_agent, sms):
+    """Twilio's default opt-out handling (SMS_PROVIDER_OPT_OUT=twilio, the default): the provider answers STOP, START
+    and HELP itself, so our TwiML answers them with nothing (a reply of ours to STOP would be refused, to START or
+    HELP a second answer), and each keyword is recorded as consent evidence."""
     key, agent, contact = account["key"], calling_agent, number("0151")
     await opt_in(api, key, contact)
-    [confirmation] = await sms.text_in(contact, agent["phone_number"], "  Stop ")
-    assert "unsubscribed" in confirmation and "Reply START" in confirmation
-    assert await sms.text_in(contact, agent["phone_number"], "STOP") == []  # confirmed once, then silence
+    stop = await sms.answered(contact, agent["phone_number"], "  Stop ")
+    assert stop["auto_reply"].startswith("You have successfully been unsubscribed"), stop
+    assert stop["replies"] == stop["refused"] == []  # nothing of ours: the texter is answered once
     status, body, _ = await send(api, key, agent, contact)
     assert status == 400 and body["error"]["code"] == "number_opted_out" and "STOP" in body["error"]["message"]
-    [help_text] = await sms.text_in(contact, agent["phone_number"], "help")
+    help_ = await sms.answered(contact, agent["phone_number"], "help")
+    assert help_["auto_reply"] is None and help_["replies"] == []  # Twilio says nothing while they are blocked
+    start = await sms.answered(contact, agent["phone_number"], "START")
+    assert start["auto_reply"].startswith("You have successfully been re-subscribed") and start["replies"] == []
+    status, sent, _ = await send(api, key, agent, contact)
+    assert status == 200, sent
+    status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=key, params={"phone": contact})
+    assert [(c["kind"], c["source"]) for c in consent["history"]] == [
+        ("opt_in", "api"), ("opt_out", "keyword"), ("conversational", "inbound_text"), ("opt_in", "keyword")]
+    assert consent["state"] == "opted_in"
+
+
+@pytest.fixture
+async def answered_by_us(stack):
+    """The inbound URL of a gateway replica whose texts go to a messaging replica with SMS_PROVIDER_OPT_OUT=ours (its
+    public URL is its own address, which the provider signs its requests over)."""
+    messaging = stack.add_replica("messaging", f"messaging-ours-{uuid.uuid4().hex[:6]}", {"SMS_PROVIDER_OPT_OUT": "ours"})
+    port, first = free_port(), stack.process("gateway")
+    gateway = Process(f"gateway-ours-{uuid.uuid4().hex[:6]}", first.module, port, first.secrets, env={
+        "PORT": str(port), "PUBLIC_BASE_URL": f"http://127.0.0.1:{port}", "MESSAGING_ADDR": f"127.0.0.1:{messaging.port}"})
+    stack.processes.append(gateway)
+    stack.spawn(gateway)
+    try:
+        wait_for_port(port, 30, gateway.proc, gateway.name, gateway.log)
+        yield f"http://127.0.0.1:{port}{INBOUND_PATH}"
+    finally:
+        for process in (gateway, messaging):
+            stack.stop_process(process)
+            stack.processes.remove(process)
+
+
+async def test_with_the_providers_handling_off_our_replies_answer_the_keywords(api, account, calling_agent, sms,
+                                                                            answered_by_us):
+    """SMS_PROVIDER_OPT_OUT=ours, for an account whose built-in opt-out handling Twilio turned off: the provider
+    passes the keywords on untouched and our TwiML is the only answer (an opt-out confirmed once, then silence)."""
+    key, agent, contact = account["key"], calling_agent, number("0169")
+    ours = agent["phone_number"]
+    status, handling = await sms.control("POST", "/opt-out", {"handling": "off", "number": ours})
+    assert status == 201, handling
+    await opt_in(api, key, contact)
+    stop = await sms.answered(contact, ours, "  Stop ", url=answered_by_us)
+    assert stop["auto_reply"] is None and stop["refused"] == []
+    [confirmation] = stop["replies"]
+    assert "unsubscribed" in confirmation and "Reply START" in confirmation
+    assert (await sms.answered(contact, ours, "STOP", url=answered_by_us))["replies"] == []  # confirmed once
+    status, body, _ = await send(api, key, agent, contact)
+    assert status == 400 and body["error"]["code"] == "number_opted_out" and "STOP" in body["error"]["message"]
+    [help_text] = (await sms.answered(contact, ours, "help", url=answered_by_us))["replies"]
     assert "Reply STOP" in help_text
-    [resubscribed] = await sms.text_in(contact, agent["phone_number"], "START")
+    [resubscribed] = (await sms.answered(contact, ours, "START", url=answered_by_us))["replies"]
     assert "resubscribed" in resubscribed
     status, sent, _ = await send(api, key, agent, contact)
     assert status == 200, sent
@@ -56,7 +111,35 @@ async def test_stop_refuses_then_start_allows_and_help_is_answered(api, account,
     assert [(c["kind"], c["source"]) for c in consent["history"]] == [
         ("opt_in", "api"), ("opt_out", "keyword"), ("opt_out", "keyword"), ("conversational", "inbound_text"),
         ("opt_in", "keyword")]
-    assert consent["state"] == "opted_in"
+
+
+async def test_a_stop_the_provider_holds_is_recorded_when_it_refuses_a_text(api, account, calling_agent, sms):
+    """The recipient replied STOP to the agent's number, then the business recorded an opt-in through the API (a web
+    form): our history allows the text, but the provider still holds the STOP and refuses it (21610). The text is
+    failed, the opt-out is recorded (source provider) and the answer is number_opted_out; the next send is refused
+    by our own check without asking the provider."""
+    key, agent, contact = account["key"], calling_agent, number("0177")
+    await sms.answered(contact, agent["phone_number"], "STOP")
+    await opt_in(api, key, contact)
+    status, body, _ = await send(api, key, agent, contact)
+    assert status == 400 and body["error"]["code"] == "number_opted_out", body
+    assert "replied STOP" in body["error"]["message"] and "START" in body["error"]["message"]
+    [failed] = [m for m in (await api.request("GET", "/api/v1/sms/messages", key=key,
+                                              params={"direction": "outbound"}))[1]["messages"] if m["to"] == contact]
+    assert (failed["status"], failed["error_code"], failed["message_sid"]) == ("failed", "21610", None)
+    assert await events_of(api, key, "sms.failed", failed["id"])
+    status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=key, params={"phone": contact})
+    assert [(c["kind"], c["source"]) for c in consent["history"]] == [
+        ("opt_out", "keyword"), ("opt_in", "api"), ("opt_out", "provider")]
+    assert (consent["state"], consent["history"][-1]["reference"]) == ("opted_out", failed["id"])
+    status, body, _ = await send(api, key, agent, contact)  # refused by the decision: no message, no provider
+    assert status == 400 and body["error"]["code"] == "number_opted_out"
+    assert "opted out of messages from this business" in body["error"]["message"]
+    assert [m["id"] for m in (await api.request("GET", "/api/v1/sms/messages", key=key, params={
+        "direction": "outbound"}))[1]["messages"] if m["to"] == contact] == [failed["id"]]
+    # Their START lifts the provider's block and opts them in here.
+    assert (await sms.answered(contact, agent["phone_number"], "START"))["auto_reply"]
+    assert (await send(api, key, agent, contact))[0] == 200
 
 
 async def test_an_inbound_text_threads_becomes_a_lead_and_allows_a_reply(api, account, calling_agent,
@@ -143,24 +226,29 @@ async def test_the_do_not_call_lists(api, account, calling_agent):
     assert status == 400 and body["error"]["code"] == "number_on_dnc" and "platform" in body["error"]["message"]
 
 
-async def test_a_provider_refusal_is_sms_send_failed_and_logged(api, account, calling_agent):
-    key, to = account["key"], number("0001")
+async def test_a_provider_refusal_is_sms_send_failed_and_logged(api, account, calling_agent, sms):
+    key, to = account["key"], number("0167")
     await opt_in(api, key, to)
+    status, fault = await sms.control("POST", "/faults", {"method": "POST", "path": "/2010-04-01/Accounts",
+                                                          "status": 400, "times": 1})
+    assert status == 201, fault
     status, body, _ = await send(api, key, calling_agent, to)
     assert status == 500 and body["error"]["code"] == "sms_send_failed", body
     status, page, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"direction": "outbound"})
     [failed] = [m for m in page["messages"] if m["to"] == to]
-    assert (failed["status"], failed["error_code"], failed["message_sid"]) == ("failed", "21211", None)
+    assert (failed["status"], failed["message_sid"]) == ("failed", None)
     assert await events_of(api, key, "sms.failed", failed["id"])
 
 
-async def test_an_undelivered_text_reports_the_carrier_error(api, account, calling_agent):
-    key, to = account["key"], number("0006")
+async def test_an_undelivered_text_reports_the_carrier_error(api, account, calling_agent, sms):
+    key, to = account["key"], number("0168")
     await opt_in(api, key, to)
+    await sms.delivery_fails(to, 30006)
     status, sent, _ = await send(api, key, calling_agent, to)
     assert status == 200
     undelivered = await settled_message(api, key, sent["message_sid"])
     assert (undelivered["status"], undelivered["error_code"]) == ("undelivered", "30006")
+    assert undelivered["error_message"] == "Landline or unreachable carrier (30006)"
     [failed] = await events_of(api, key, "sms.failed", sent["message_id"])
     assert failed["data"]["status"] == "undelivered"
 

@@ -22,7 +22,7 @@ async def provider_sends(sms) -> int:
 
 async def test_a_send_whose_answer_never_came_is_unknown_and_a_retry_with_its_key_texts_no_one_twice(
         api, account, sms, calling_agent):
-    key, to, idempotency = account["key"], number("0004"), {"Idempotency-Key": f"quote-{uuid.uuid4()}"}
+    key, to, idempotency = account["key"], number("0174"), {"Idempotency-Key": f"quote-{uuid.uuid4()}"}
     await opt_in(api, key, to)
     status, body = await sms.control("POST", "/callbacks", {"bad_signature": True})
     assert status == 201, body  # every callback of the next send is refused as forged: nothing tells us
@@ -49,7 +49,7 @@ async def test_a_send_whose_answer_never_came_is_unknown_and_a_retry_with_its_ke
 
 async def test_a_callback_that_comes_before_the_late_answer_settles_the_send(
         api, account, sms, calling_agent):
-    key, to = account["key"], number("0002")
+    key, to = account["key"], number("0175")
     await opt_in(api, key, to)
     await slow_answer(sms)  # the callbacks come within the wait: the platform knows the text went out
     status, sent, _ = await send(api, key, calling_agent, to)

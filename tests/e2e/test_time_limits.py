@@ -38,7 +38,7 @@ async def test_a_send_the_provider_holds_answers_at_the_routes_limit_and_the_tex
         api, patient, stack, account, sms, calling_agent):
     status, document, _ = await api.request("GET", "/api/v1/openapi.json")
     limit = document["paths"]["/api/v1/sms/send"]["post"]["x-time-limit-seconds"]
-    key, to = account["key"], number("0007")
+    key, to = account["key"], number("0176")
     await opt_in(api, key, to)
     status, body = await sms.control("POST", "/faults", {
         "method": "POST", "path": "/2010-04-01/Accounts", "status": 0, "times": 1, "delay_seconds": limit + 2,

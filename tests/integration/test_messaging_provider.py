@@ -1,6 +1,7 @@
-"""The real SMS-provider client against the simulator process: sends and their signed status callbacks for every
-test number, Twilio's refusals, credentials, reads, the retry rules (a send is never repeated, a read is),
-misbehaving callbacks, and inbound texts answered with TwiML."""
+"""The real SMS-provider client against the simulator process: sends and their signed status callbacks, Twilio's
+refusals and its test credentials' magic numbers, the simulator-only delivery outcomes, credentials, reads, the
+retry rules (a send is never repeated, a read is; a callback is made once more only when its connection failed),
+misbehaving callbacks, inbound texts answered with TwiML, and Twilio's opt-out keyword handling."""
 import asyncio
 import logging
 import re
@@ -25,6 +26,7 @@ from tests.waiting import wait_until
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT_SID = "AC" + "0123456789abcdef" * 2
 TOKEN = "sim-auth-token-0123456789"
+TEST_ACCOUNT_SID, TEST_TOKEN = "AC" + "fedcba9876543210" * 2, "sim-test-auth-token"
 BUSINESS = "+14155552671"
 TEXTER = "+14155550123"
 ACCOUNT = f"/2010-04-01/Accounts/{ACCOUNT_SID}"
@@ -37,6 +39,7 @@ class Receiver:
     def __init__(self):
         self.requests: list[dict] = []
         self.fail_next = 0  # refuse the next status callbacks with 503
+        self.drop_next = 0  # drop the connection of the next status callbacks without an answer
         self.app = web.Application()
         self.app.router.add_post("/status", self.status)
         self.app.router.add_post("/sms", self.sms)
@@ -54,6 +57,11 @@ class Receiver:
 
     async def status(self, request: web.Request) -> web.Response:
         record = await self._record(request)
+        if self.drop_next:
+            self.drop_next -= 1
+            record["accepted"] = False
+            request.transport.close()  # the connection fails: no answer at all
+            return web.Response(status=204)
         if self.fail_next:
             self.fail_next -= 1
             record["accepted"] = False
@@ -96,10 +104,11 @@ class Simulator:
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "providers.messaging.simulator", "--port", str(self.port),
-                 "--account-sid", ACCOUNT_SID, "--inbound-url", self.inbound_url],
+                 "--account-sid", ACCOUNT_SID, "--inbound-url", self.inbound_url,
+                 "--test-account-sid", TEST_ACCOUNT_SID],
                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                 env={"PYTHONPATH": f"{ROOT}:{ROOT / 'protos'}", "PATH": "/usr/bin:/bin", "SMS_AUTH_TOKEN": TOKEN,
-                     "SMS_SIM_TIME_SCALE": "0.05"})
+                     "SMS_SIM_TEST_AUTH_TOKEN": TEST_TOKEN, "SMS_SIM_TIME_SCALE": "0.05"})
         wait_for_port(self.port, 20, self.proc, "messaging simulator", self.log)
 
     def stop(self) -> int | None:
@@ -151,6 +160,8 @@ async def client(simulator):
     await c.close()
     await simulator.control("DELETE", "/faults")
     await simulator.control("DELETE", "/callbacks")
+    await simulator.control("DELETE", "/delivery-outcomes")
+    await simulator.control("DELETE", "/opt-out")
 
 
 async def test_the_api_answers_in_twilios_shape(simulator):
@@ -199,28 +210,77 @@ async def test_a_delivered_text_reports_sent_then_delivered_signed(client, recei
         {k: made[k] for k in ("sid", "to", "from", "body", "date_created")}
 
 
-async def test_each_failing_test_number(client, receiver):
-    with pytest.raises(ProviderError) as err:
-        await client.send_message(to="+14155550001", from_=BUSINESS, body="Hi", status_callback=receiver.url("/status"))
-    assert (err.value.status, err.value.code) == (400, 21211)
-    assert err.value.message == "The 'To' number +14155550001 is not a valid phone number."
-    assert await client.list_messages(to="+14155550001") == []  # refused: nothing was created
+async def test_the_magic_numbers_work_with_test_credentials_only(simulator, client, receiver):
+    """Twilio's test credentials: each magic From and To number answers its code; a send that passes is a queued
+    Message that no GET finds, texts no one and is followed by no status callback; every other resource is 403."""
+    test = TwilioClient(simulator.url, TEST_ACCOUNT_SID, TEST_TOKEN)
+    try:
+        for to, from_, code in (
+                (TEXTER, "+15005550001", 21212), (TEXTER, "+15005550007", 21606), (TEXTER, "+15005550008", 21611),
+                (TEXTER, BUSINESS, 21606),  # the live account's number is not the test account's
+                ("+15005550001", "+15005550006", 21211), ("+15005550002", "+15005550006", 21612),
+                ("+15005550003", "+15005550006", 21408), ("+15005550004", "+15005550006", 21610),
+                ("+15005550009", "+15005550006", 21614), ("4155550123", "+15005550006", 21211)):
+            with pytest.raises(ProviderError) as err:
+                await test.send_message(to=to, from_=from_, body="Hi", status_callback=receiver.url("/status"))
+            assert (err.value.status, err.value.code) == (400, code), (to, from_)
+        made = await test.send_message(to=TEXTER, from_="+15005550006", body="Hi",
+                                       status_callback=receiver.url("/status"))
+        assert made["status"] == "queued" and made["account_sid"] == TEST_ACCOUNT_SID and made["sid"].startswith("SM")
+        for read in (test.get_message(made["sid"]), test.check(), test.list_messages()):
+            with pytest.raises(ProviderError) as err:
+                await read
+            assert (err.value.status, err.value.code) == (403, 20008)
+        with pytest.raises(ProviderError) as err:
+            await client.get_message(made["sid"])  # not the live account's either
+        assert err.value.status == 404
+        await asyncio.sleep(0.5)
+        assert receiver.callbacks(made["sid"]) == []  # test credentials trigger no status callback
+    finally:
+        await test.close()
+    mixed = TwilioClient(simulator.url, TEST_ACCOUNT_SID, TOKEN)  # the test account with the live token
+    try:
+        with pytest.raises(ProviderError) as err:
+            await mixed.send_message(to=TEXTER, from_="+15005550006", body="Hi")
+        assert (err.value.status, err.value.code) == (401, 20003)
+    finally:
+        await mixed.close()
 
-    expected = {"+14155550003": (["sent", "undelivered"], 30003, "Unreachable destination handset"),
-                "+14155550005": (["failed"], 30005, "Unknown destination handset"),
-                "+14155550006": (["sent", "undelivered"], 30006, "Landline or unreachable carrier")}
+    # With the live credentials the magic numbers mean nothing: a text to +15005550004 is a text like any other.
+    made = await client.send_message(to="+15005550004", from_=BUSINESS, body="Hi", status_callback=receiver.url("/status"))
+    assert [c["form"]["MessageStatus"] for c in await receiver.wait_for(made["sid"], 2)] == ["sent", "delivered"]
+
+
+async def test_the_simulator_only_delivery_outcomes(client, simulator, receiver):
+    """Twilio has no way to choose a real send's outcome; the simulator's own switch does, per To number, with the
+    status Twilio reports each carrier error with: undelivered after sent (a carrier's receipt), failed straight
+    from queued (never sent). A callback carries ErrorCode, never an ErrorMessage."""
+    expected = {"+14155550103": (30003, ["sent", "undelivered"], "Unreachable destination handset"),
+                "+14155550105": (30005, ["sent", "undelivered"], "Unknown destination handset"),
+                "+14155550106": (30006, ["sent", "undelivered"], "Landline or unreachable carrier"),
+                "+14155550107": (30001, ["failed"], "Queue overflow")}
+    for to, (code, _, _) in expected.items():
+        set_to = await simulator.control("POST", "/delivery-outcomes", {"to": to, "error_code": code})
+        assert set_to == {"to": to, "error_code": code}
+    assert await simulator.control("GET", "/delivery-outcomes") == {to: v[0] for to, v in expected.items()}
     made = await asyncio.gather(*(client.send_message(to=to, from_=BUSINESS, body="Hi",
                                                       status_callback=receiver.url("/status")) for to in expected))
-    for message, (to, (statuses, code, meaning)) in zip(made, expected.items(), strict=True):
+    for message, (to, (code, statuses, meaning)) in zip(made, expected.items(), strict=True):
         assert message["status"] == "queued"
         calls = await receiver.wait_for(message["sid"], len(statuses))
         assert [c["form"]["MessageStatus"] for c in calls] == statuses, to
         assert all(c["valid"] for c in calls)
+        assert all("ErrorMessage" not in c["form"] for c in calls)
         assert "ErrorCode" not in calls[0]["form"] or len(calls) == 1
         assert calls[-1]["form"]["ErrorCode"] == str(code)
         now = await client.get_message(message["sid"])
         assert (now["status"], now["error_code"], now["error_message"]) == (statuses[-1], code, meaning)
         assert (now["date_sent"] is None) == (statuses == ["failed"])  # a failed message never left
+    assert await simulator.control("DELETE", "/delivery-outcomes") == {"cleared": 4}
+    body = await simulator.control("POST", "/delivery-outcomes", {"to": "4155550103", "error_code": 21211,
+                                                                  "when": "now"}, expect=400)
+    assert all(part in body["message"] for part in ("property when should not exist", "to must be",
+                                                    "error_code must be one of"))
 
 
 @pytest.mark.parametrize("fields,code", [
@@ -351,7 +411,8 @@ async def test_misbehaving_callbacks(client, simulator, receiver):
     assert (await client.get_message(made["sid"]))["status"] == "delivered"  # the truth is unchanged
 
     await simulator.control("POST", "/callbacks", {"duplicate": True})
-    made = await client.send_message(to="+14155550003", from_=BUSINESS, body="Twice", status_callback=status_url)
+    await simulator.control("POST", "/delivery-outcomes", {"to": "+14155550103", "error_code": 30003})
+    made = await client.send_message(to="+14155550103", from_=BUSINESS, body="Twice", status_callback=status_url)
     calls = await receiver.wait_for(made["sid"], 4)
     assert [c["form"]["MessageStatus"] for c in calls] == ["sent", "sent", "undelivered", "undelivered"]
     assert calls[0]["idempotency"] == calls[1]["idempotency"] != calls[2]["idempotency"] == calls[3]["idempotency"]
@@ -369,14 +430,27 @@ async def test_misbehaving_callbacks(client, simulator, receiver):
     assert "reorder must be a boolean" in body["message"] and "property loud should not exist" in body["message"]
 
 
-async def test_callbacks_are_repeated_when_our_server_fails(client, receiver):
-    receiver.fail_next = 1
+async def test_a_callback_is_made_once_more_only_when_its_connection_failed(client, receiver):
+    """Twilio's default connection settings: one retry (rc=1), at once and with the same idempotency token, when the
+    connection failed (rp=ct); an answer, a 5xx included, is final."""
+    receiver.drop_next = 1
     made = await client.send_message(to=TEXTER, from_=BUSINESS, body="Persistent",
                                      status_callback=receiver.url("/status"))
     calls = await receiver.wait_for(made["sid"], 3)
     assert [(c["form"]["MessageStatus"], c["accepted"]) for c in calls] == \
         [("sent", False), ("sent", True), ("delivered", True)]
     assert calls[0]["idempotency"] == calls[1]["idempotency"]  # the same request again
+
+    receiver.drop_next = 2  # the retry fails too: the status is lost
+    made = await client.send_message(to=TEXTER, from_=BUSINESS, body="Unlucky", status_callback=receiver.url("/status"))
+    calls = await receiver.wait_for(made["sid"], 3)
+    assert [(c["form"]["MessageStatus"], c["accepted"]) for c in calls] == \
+        [("sent", False), ("sent", False), ("delivered", True)]
+
+    receiver.fail_next = 1
+    made = await client.send_message(to=TEXTER, from_=BUSINESS, body="Refused", status_callback=receiver.url("/status"))
+    calls = await receiver.wait_for(made["sid"], 2)
+    assert [(c["form"]["MessageStatus"], c["accepted"]) for c in calls] == [("sent", False), ("delivered", True)]
 
 
 async def test_an_inbound_text_and_its_twiml_reply(client, simulator, receiver):
@@ -398,9 +472,9 @@ async def test_an_inbound_text_and_its_twiml_reply(client, simulator, receiver):
     assert [m["body"] for m in replies[:2]] == answer["replies"][::-1]  # newest first
     assert all(m["status"] == "delivered" for m in replies[:2])
 
-    silent = await simulator.control("POST", "/inbound", {"from": TEXTER, "to": BUSINESS, "body": "STOP",
+    silent = await simulator.control("POST", "/inbound", {"from": TEXTER, "to": BUSINESS, "body": "Thanks",
                                                           "url": receiver.url("/sms-silent")})
-    assert silent["status"] == 200 and silent["replies"] == []
+    assert silent["status"] == 200 and silent["replies"] == [] and silent["auto_reply"] is None
     missing = await simulator.control("POST", "/inbound", {"from": TEXTER, "to": BUSINESS,
                                                            "url": receiver.url("/nowhere")}, expect=400)
     assert "body must be a non-empty string" in missing["message"]
@@ -410,3 +484,63 @@ async def test_an_inbound_text_and_its_twiml_reply(client, simulator, receiver):
     notfound = await simulator.control("POST", "/inbound", {"from": TEXTER, "to": BUSINESS, "body": "Hello?",
                                                             "url": receiver.url("/nowhere")})
     assert notfound["status"] == 404 and notfound["replies"] == []
+
+
+async def opt_out_handling(simulator, texter: str, body: str, to: str = BUSINESS, url: str | None = None) -> dict:
+    return await simulator.control("POST", "/inbound", {"from": texter, "to": to, "body": body,
+                                                        **({"url": url} if url else {})})
+
+
+async def test_twilios_default_opt_out_handling(client, simulator, receiver):
+    """STOP blocks the texter for that number: Twilio confirms it, our TwiML replies are refused (21610), and so is
+    every later send from that number until START, which Twilio confirms too, beside our own replies (two answers).
+    HELP gets Twilio's help text, none while blocked. The webhook still carries every keyword, without OptOutType."""
+    texter, before = "+14155550161", len(receiver.requests)
+    stop = await opt_out_handling(simulator, texter, " stop ")
+    assert stop["auto_reply"].startswith("You have successfully been unsubscribed") and "START" in stop["auto_reply"]
+    assert stop["replies"] == [] and len(stop["refused"]) == 2  # our TwiML never reaches them
+    webhook = receiver.requests[before]["form"]
+    assert webhook["Body"] == " stop " and "OptOutType" not in webhook
+    with pytest.raises(ProviderError) as err:
+        await client.send_message(to=texter, from_=BUSINESS, body="One more thing")
+    assert (err.value.status, err.value.code) == (400, 21610)
+    assert err.value.message == "Attempt to send to unsubscribed recipient"
+    await client.send_message(to=texter, from_="+14155550143", body="From another number")  # blocked per number
+    refused = [m for m in await client.list_messages(to=texter, from_=BUSINESS) if m["direction"] == "outbound-reply"]
+    assert {(m["status"], m["error_code"]) for m in refused if m["body"] in stop["refused"]} == {("failed", 21610)}
+    assert (await opt_out_handling(simulator, texter, "HELP"))["auto_reply"] is None  # not while blocked
+    state = await simulator.control("GET", "/opt-out")
+    assert {"from": BUSINESS, "to": texter} in state["blocked"] and state["handling"] == "default"
+
+    start = await opt_out_handling(simulator, texter, "Start")
+    assert start["auto_reply"].startswith("You have successfully been re-subscribed")
+    assert len(start["replies"]) == 2  # ours too: the texter is answered twice
+    help_ = await opt_out_handling(simulator, texter, "info")
+    assert help_["auto_reply"] == "Reply STOP to unsubscribe. Msg&Data Rates May Apply." and len(help_["replies"]) == 2
+    assert (await client.send_message(to=texter, from_=BUSINESS, body="Welcome back"))["status"] == "queued"
+    plain = await opt_out_handling(simulator, texter, "stop please")  # only a keyword alone counts
+    assert plain["auto_reply"] is None and len(plain["replies"]) == 2
+
+
+async def test_advanced_opt_out_and_handling_turned_off(client, simulator, receiver):
+    """A number of a Messaging Service with Advanced Opt-Out: the same blocking and replies, and the webhook carries
+    OptOutType. A number whose account had the handling turned off: keywords are texts like any other, answered by
+    our TwiML alone, and nothing is blocked."""
+    advanced, off, texter = "+14155550144", "+14155550145", "+14155550162"
+    assert (await simulator.control("POST", "/opt-out", {"handling": "advanced", "number": advanced}))["numbers"] == \
+        {advanced: "advanced"}
+    await simulator.control("POST", "/opt-out", {"handling": "off", "number": off})
+    for body, kind in (("STOP", "STOP"), ("unstop", "START"), ("Help", "HELP"), ("Hello", None)):
+        before = len(receiver.requests)
+        await opt_out_handling(simulator, texter, body, to=advanced)
+        assert receiver.requests[before]["form"].get("OptOutType") == kind, body
+        assert receiver.requests[before]["valid"]  # OptOutType is signed like every parameter
+
+    stop = await opt_out_handling(simulator, texter, "STOP", to=off)
+    assert stop["auto_reply"] is None and len(stop["replies"]) == 2 and stop["refused"] == []
+    assert "OptOutType" not in receiver.requests[-1]["form"]
+    assert (await client.send_message(to=texter, from_=off, body="Still here"))["status"] == "queued"
+
+    body = await simulator.control("POST", "/opt-out", {"handling": "none", "number": "415"}, expect=400)
+    assert "handling must be one of default, advanced, off" in body["message"] and "number must be" in body["message"]
+    assert await simulator.control("DELETE", "/opt-out") == {"cleared": 2}

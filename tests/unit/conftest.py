@@ -6,7 +6,7 @@ import pytest
 
 from core.ids import new_id
 from providers.messaging.client import TwilioClient
-from providers.messaging.simulator.app import MESSAGES
+from providers.messaging.simulator.app import MESSAGES, OPT_OUTS
 from providers.messaging.simulator.app import build_app as build_sms_app
 from providers.voice.client import VapiClient
 from providers.voice.simulator.app import build_app
@@ -49,6 +49,10 @@ class SmsProvider:
     @property
     def texts(self) -> list[dict]:
         return list(self.server.app[MESSAGES].records.values())
+
+    def stopped(self, sender: str, recipient: str) -> None:
+        """`recipient` replied STOP to `sender` at the provider (its opt-out handling blocks texts between them)."""
+        self.server.app[OPT_OUTS].take(recipient, sender, "STOP")
 
     async def fail_next(self, status: int) -> None:
         async with self.session.post(f"{self.url}/_simulator/faults", json={

@@ -5,6 +5,8 @@ from email.utils import format_datetime
 import pytest
 
 from core.errors import ServiceError
+from providers.messaging.adapter import carrier_error
+from providers.messaging.simulator import optout
 from services.messaging import domain
 from services.messaging.domain import ConsentEvidence, sent_match
 
@@ -25,9 +27,35 @@ def test_a_message_status_only_moves_forward():
 @pytest.mark.parametrize("body, kind", [
     ("STOP", "opt_out"), ("  stop ", "opt_out"), ("Unsubscribe", "opt_out"), ("quit", "opt_out"),
     ("STOPALL", "opt_out"), ("cancel", "opt_out"), ("end", "opt_out"), ("start", "opt_in"), ("Yes", "opt_in"),
-    ("UNSTOP", "opt_in"), ("help", "help"), (" INFO", "help"), ("please stop texting", None), ("hello", None)])
+    ("UNSTOP", "opt_in"), ("help", "help"), (" INFO", "help"), ("please stop texting", None), ("hello", None),
+    ("revoke", "opt_out"), ("OptOut", "opt_out")])
 def test_keywords_are_the_whole_message_in_any_case(body, kind):
     assert domain.keyword(body) == kind
+
+
+def test_our_keywords_are_the_ones_the_providers_opt_out_handling_blocks_on():
+    """What the provider blocks on (Twilio's default keywords, as the simulator's opt-out handling has them) is what
+    we record as an opt-out: a keyword only one side knew would leave our consent history and the provider's block
+    list disagreeing."""
+    assert domain.OPT_OUT_KEYWORDS == optout.OPT_OUT and domain.OPT_IN_KEYWORDS == optout.OPT_IN
+    assert domain.HELP_KEYWORDS == optout.HELP
+    assert {domain.keyword(word) for word in optout.OPT_OUT} == {"opt_out"}
+    assert {domain.OPT_OUT_TYPES[optout.opt_out_type(word)] for word in optout.OPT_IN} == {"opt_in"}
+
+
+@pytest.mark.parametrize("body, opt_out_type, kind", [
+    ("ARRET", "STOP", "opt_out"), ("Commencer", "start", "opt_in"), ("AIDE", "HELP", "help"),
+    ("STOP", "", "opt_out"), ("hello", None, None), ("STOP", "SOMETHING-NEW", "opt_out")])
+def test_the_providers_opt_out_type_names_the_keyword(body, opt_out_type, kind):
+    """Advanced Opt-Out lets a business add keywords of its own (another language's): the webhook's OptOutType says
+    which kind the provider took the text for, and wins over our own list."""
+    assert domain.keyword(body, opt_out_type) == kind
+
+
+def test_a_carrier_error_is_told_in_the_providers_words():
+    assert carrier_error("30006") == "Landline or unreachable carrier (30006)"
+    assert carrier_error("30999") == "the carrier reported error 30999"
+    assert carrier_error("not-a-number") == "the carrier reported error not-a-number"
 
 
 def test_an_opt_out_is_confirmed_once_then_silence():

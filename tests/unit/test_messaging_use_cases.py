@@ -163,6 +163,32 @@ async def test_a_provider_refusal_fails_the_message_with_its_event(texts, consen
     assert message.status == "failed" and message.provider_sid is None
 
 
+async def test_a_recipient_who_replied_stop_at_the_provider_is_opted_out_here_too(texts, consents, database, sms,
+                                                                               clock, agent_id, business_id):
+    """The provider refuses a text to someone who replied STOP to the sender there (21610) though our history says
+    they opted in (the opt-in came through the API after the STOP): the text fails, their opt-out is recorded (source
+    provider) and the answer is number_opted_out; the next send is refused by our own check, the provider never
+    asked."""
+    await consents.record(CALLEE, None, "opted_in", "web form")
+    sms.stopped(SENDER, CALLEE)
+    clock.now = MIDDAY + timedelta(minutes=1)
+    with pytest.raises(ServiceError) as refused:
+        await texts.send(text(agent_id, idempotency_key="key-1"))
+    assert refused.value.code == "number_opted_out" and "replied STOP" in refused.value.message
+    assert "START" in refused.value.message
+    assert [event["type"] for event in database.events] == ["sms.failed"]
+    async with database.read() as conn:
+        message = await MemoryMessaging(conn).message_by_key(business_id, "key-1")
+    assert (message.status, message.error_code, message.provider_sid) == ("failed", "21610", None)
+    _, _, history = await consents.get(CALLEE, None)
+    assert [(row.kind, row.source, row.reference) for row in history] == [
+        ("opt_in", "api", None), ("opt_out", "provider", str(message.id))]
+    with pytest.raises(ServiceError) as again:
+        await texts.send(text(agent_id))
+    assert again.value.code == "number_opted_out" and sms.texts == []
+    assert [d["outcome"] for d in await logged(database)] == ["allow", "refuse"]
+
+
 async def test_bad_texts_and_senders_are_refused_before_anything_is_written(texts, others, database, sms, agent_id,
                                                                             business_id):
     for new, code in ((text(agent_id, body=" "), "content_blocked"), (text(agent_id, to="not a phone"),

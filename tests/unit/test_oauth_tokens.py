@@ -4,11 +4,12 @@ from datetime import UTC, datetime, timedelta
 
 from services.accounts.oauth_tokens import AccessTokens
 
-NOW = datetime.now(UTC)
+NOW = datetime.now(UTC)  # when the module is imported: a whole test run may come between it and a test
+LIFETIME = timedelta(days=1)
 RESOURCE = "https://api.example.com/api/mcp"
 
 
-def issue(tokens: AccessTokens, expires_at=NOW + timedelta(minutes=10)) -> str:
+def issue(tokens: AccessTokens, expires_at=NOW + LIFETIME) -> str:
     return tokens.issue(account_id="acct", grant_id="grant", client_id="sbc_x", scopes=("agents:read", "calls:read"),
                         now=NOW, expires_at=expires_at)
 
@@ -17,8 +18,7 @@ def test_a_token_carries_its_grant_scopes_and_expiry():
     tokens = AccessTokens("secret", "https://api.example.com", RESOURCE)
     claims = tokens.read(issue(tokens))
     assert (claims.account_id, claims.grant_id, claims.client_id) == ("acct", "grant", "sbc_x")
-    assert claims.scopes == ("agents:read", "calls:read") and claims.expires_at == int((NOW + timedelta(minutes=10))
-                                                                                       .timestamp())
+    assert claims.scopes == ("agents:read", "calls:read") and claims.expires_at == int((NOW + LIFETIME).timestamp())
 
 
 def test_only_this_servers_live_tokens_for_this_resource_are_read():

@@ -1,15 +1,19 @@
 """A local SMS provider: a real HTTP server speaking the part of Twilio's Programmable Messaging REST API
 (2010-04-01) the platform uses, so the real `TwilioClient`, signature checks and TwiML replies run in every test.
 
-`python -m providers.messaging.simulator --port N --account-sid AC... --auth-token T [--inbound-url URL]`
-(env SMS_SIM_PORT, default 8791; SMS_ACCOUNT_SID and SMS_AUTH_TOKEN, both required; SMS_INBOUND_URL;
-SMS_SIM_TIME_SCALE multiplies every delay: 1 plays a message in about 3 s, the tests use 0.05).
-State is in memory. Modules:
+`python -m providers.messaging.simulator --port N --account-sid AC... --auth-token T [--inbound-url URL]
+[--opt-out default|advanced|off] [--test-account-sid AC... --test-auth-token T]` (env SMS_SIM_PORT, default 8791;
+SMS_ACCOUNT_SID and SMS_AUTH_TOKEN, both required; SMS_INBOUND_URL; SMS_SIM_OPT_OUT; SMS_SIM_TEST_ACCOUNT_SID and
+SMS_SIM_TEST_AUTH_TOKEN; SMS_SIM_TIME_SCALE multiplies every delay: 1 plays a message in about 3 s, the tests use
+0.05). State is in memory. Modules:
 
-- `app`: `build_app(account_sid, auth_token, inbound_url=, time_scale=)`: auth, routes, Twilio's error shape;
+- `app`: `build_app(account_sid, auth_token, inbound_url=, time_scale=, opt_out=, test_account_sid=,
+  test_auth_token=)`: auth, routes, Twilio's error shape;
 - `messages`: the Message resource, Twilio's checks on a send, the store and its list pages;
 - `delivery`: a sent message played through its statuses, with signed status callbacks;
 - `inbound`: texts from a phone, POSTed to the inbound URL, and their TwiML replies;
+- `optout`: Twilio's opt-out keyword handling (STOP blocks the texter for the number, 21610 on later sends);
+- `magic`: Twilio's test credentials and magic numbers;
 - `webhooks`: signed form POSTs to the customer's server; `errors`: Twilio's error body and codes;
 - `control`: the test control plane below.
 
@@ -19,22 +23,23 @@ code 20404):
 
 - `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` (To, From, Body, StatusCallback) → 201 Message, status
   `queued`. Refused with 400: To missing 21604, From missing 21603, Body missing 21602, Body over 1600
-  characters 21617, To not E.164 21211, From not E.164 21212, StatusCallback not an http(s) URL 21609.
+  characters 21617, To not E.164 21211, From not E.164 21212, StatusCallback not an http(s) URL 21609, the
+  recipient replied STOP to the From number 21610 (Twilio's opt-out handling, `optout`).
 - `GET .../Messages/{Sid}.json` → the Message; `GET .../Messages.json?To=&From=&PageSize=&Page=` → Twilio's
   list envelope (`messages`, `page`, `page_size`, `start`, `end`, `uri`, `first_page_uri`, `next_page_uri`,
   `previous_page_uri`), newest first.
 - `GET /2010-04-01/Accounts/{AccountSid}.json` → the Account resource (status `active`).
 
-Test numbers, by the To number's last four digits:
+With the test credentials (when given; the path's AccountSid is the test Account SID) a send checks Twilio's
+magic numbers and nothing else happens (`magic`): From `+15005550006` passes, `+15005550001` 21212,
+`+15005550007` 21606, `+15005550008` 21611, any other From 21606; To `+15005550001` 21211, `+15005550002`
+21612, `+15005550003` 21408, `+15005550004` 21610, `+15005550009` 21614. The answer is a `queued` Message that
+no GET finds and no status callback follows; every other route answers 403, code 20008.
 
-- `0001`: the API refuses the send: 400, code 21211 (no message is created);
-- `0003`: queued → sent → undelivered, ErrorCode 30003 (unreachable destination handset);
-- `0005`: queued → failed, ErrorCode 30005 (unknown destination handset; never sent);
-- `0006`: queued → sent → undelivered, ErrorCode 30006 (landline or unreachable carrier);
-- anything else: queued → sent → delivered.
-
-Each status after `queued` is POSTed to the StatusCallback (if given) as Twilio does, signed with
-X-Twilio-Signature (see `delivery`), and repeated up to 3 times on connection errors and 5xx.
+With the live credentials every text is `sent` then `delivered` (no number is special), unless the simulator-only
+delivery outcomes below say otherwise. Each status after `queued` is POSTed to the StatusCallback (if given) as
+Twilio does, signed with X-Twilio-Signature (see `delivery`), and made once more, at once, only when the
+connection failed (Twilio's default connection settings; an answer, 5xx included, is final).
 
 Test control plane (not Twilio's; under `/_simulator`, no authentication; errors in the same shape, code null):
 
@@ -49,10 +54,18 @@ Test control plane (not Twilio's; under `/_simulator`, no authentication; errors
   the next `times` sends report their statuses with the final one before `sent` (`reorder`), every callback
   twice with the same I-Twilio-Idempotency-Token (`duplicate`), or signed with a wrong token
   (`bad_signature`). `DELETE /_simulator/callbacks` forgets the scripts not used yet.
+- `POST /_simulator/delivery-outcomes` `{"to": "+14155550106", "error_code": 30006}` → 201 (simulator-only: Twilio
+  has no such switch): every text to `to` from now on ends with that carrier error: 30003-30008 `undelivered`
+  after `sent`, 30001 and 30002 `failed` (never sent). `GET` lists them; `DELETE` → `{"cleared": n}`.
+- `POST /_simulator/opt-out` `{"handling": "default"|"advanced"|"off", "number"?: "+1..."}` → 201: how one of our
+  numbers (or, without `number`, every number without its own) handles opt-out keywords (`optout`); `GET` →
+  `{"handling", "numbers", "blocked": [{"from", "to"}]}`; `DELETE` forgets the numbers' own (blocks stay).
 - `POST /_simulator/inbound` `{"from": "+14155550123", "to": "<the business number>", "body": "Hi", "url"?}` →
-  201 `{"sid", "status", "replies"}`: POSTs Twilio's inbound-message webhook (signed) to `url` or else the
-  inbound URL, waits for the answer (15 s), and sends each TwiML `<Message>` in it back to the texter (recorded
-  as an `outbound-reply` message, status `delivered`); `status` is the HTTP status our server answered,
-  `replies` the reply texts. 400 when a field is bad or there is no URL; 502 when the URL cannot be reached.
+  201 `{"sid", "status", "auto_reply", "replies", "refused"}`: Twilio's opt-out handling takes the text first
+  (`auto_reply`: Twilio's own answer to a keyword, or null), then POSTs Twilio's inbound-message webhook (signed)
+  to `url` or else the inbound URL, waits for the answer (15 s), and sends each TwiML `<Message>` in it back to the
+  texter (recorded as an `outbound-reply` message: `delivered`, or `failed` with 21610 while the texter is
+  blocked for the number); `status` is the HTTP status our server answered, `replies` the reply texts delivered,
+  `refused` those Twilio refused. 400 when a field is bad or there is no URL; 502 when the URL cannot be reached.
 - `GET /_simulator/health` → `{"status": "ok"}`.
 """

@@ -1,8 +1,10 @@
-"""`python -m providers.messaging.simulator --port N --account-sid AC... --auth-token TOKEN [--inbound-url URL]`:
-serve the SMS-provider simulator on 127.0.0.1 until SIGTERM or SIGINT. Each option falls back to an environment
-variable (SMS_SIM_PORT, SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_INBOUND_URL); the port defaults to 8791, the Account
-SID (AC and 32 hex digits) and the auth token are required. SMS_SIM_TIME_SCALE multiplies every delay (default 1).
-State is kept in memory: a restart starts empty."""
+"""`python -m providers.messaging.simulator --port N --account-sid AC... --auth-token TOKEN [--inbound-url URL]
+[--opt-out default|advanced|off] [--test-account-sid AC... --test-auth-token TOKEN]`: serve the SMS-provider
+simulator on 127.0.0.1 until SIGTERM or SIGINT. Each option falls back to an environment variable (SMS_SIM_PORT,
+SMS_ACCOUNT_SID, SMS_AUTH_TOKEN, SMS_INBOUND_URL, SMS_SIM_OPT_OUT, SMS_SIM_TEST_ACCOUNT_SID,
+SMS_SIM_TEST_AUTH_TOKEN); the port defaults to 8791, the Account SID (AC and 32 hex digits) and the auth token are
+required, opt-out handling is Twilio's default, and without test credentials only the live ones are accepted.
+SMS_SIM_TIME_SCALE multiplies every delay (default 1). State is kept in memory: a restart starts empty."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +15,7 @@ from aiohttp import web
 
 from core.logs import configure_simulator_logs
 from providers.messaging.simulator.app import ACCOUNT_SID, build_app
+from providers.messaging.simulator.optout import HANDLINGS
 
 log = logging.getLogger("providers.messaging.simulator")
 
@@ -31,7 +34,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--inbound-url", default=os.environ.get("SMS_INBOUND_URL") or None,
                         help="where inbound texts are POSTed unless the control plane names a URL "
                              "(env SMS_INBOUND_URL)")
+    parser.add_argument("--opt-out", choices=HANDLINGS, default=os.environ.get("SMS_SIM_OPT_OUT") or "default",
+                        help="how the numbers handle STOP, START and HELP: Twilio's default handling, Advanced "
+                             "Opt-Out (the webhook carries OptOutType) or off (env SMS_SIM_OPT_OUT, default default)")
+    parser.add_argument("--test-account-sid", default=os.environ.get("SMS_SIM_TEST_ACCOUNT_SID") or None,
+                        help="the test credentials' Account SID, whose sends play Twilio's magic numbers "
+                             "(env SMS_SIM_TEST_ACCOUNT_SID)")
+    parser.add_argument("--test-auth-token", default=os.environ.get("SMS_SIM_TEST_AUTH_TOKEN") or None,
+                        help="the test credentials' auth token (env SMS_SIM_TEST_AUTH_TOKEN)")
     args = parser.parse_args(argv)
+    if args.opt_out not in HANDLINGS:
+        parser.error(f"SMS_SIM_OPT_OUT must be one of {', '.join(HANDLINGS)}")
+    if bool(args.test_account_sid) != bool(args.test_auth_token):
+        parser.error("test credentials are a test Account SID and a test auth token: both or neither")
+    if args.test_account_sid and (not ACCOUNT_SID.match(args.test_account_sid)
+                                  or args.test_account_sid == args.account_sid):
+        parser.error("the test Account SID must be AC followed by 32 hex digits, and not the live one")
     if not args.account_sid:
         parser.error("an Account SID is required (--account-sid or SMS_ACCOUNT_SID)")
     if not ACCOUNT_SID.match(args.account_sid):
@@ -50,7 +68,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     configure_simulator_logs()
-    app = build_app(args.account_sid, args.auth_token, inbound_url=args.inbound_url, time_scale=args.time_scale)
+    app = build_app(args.account_sid, args.auth_token, inbound_url=args.inbound_url, time_scale=args.time_scale,
+                    opt_out=args.opt_out, test_account_sid=args.test_account_sid,
+                    test_auth_token=args.test_auth_token)
     # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.
     web.run_app(app, host="127.0.0.1", port=args.port, shutdown_timeout=2.0, access_log=None,
                 print=lambda _: log.info("messaging simulator listening on http://127.0.0.1:%d (account %s)",

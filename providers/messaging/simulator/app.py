@@ -1,6 +1,6 @@
 """The simulator's HTTP application: Twilio's Messages and Account routes under `/2010-04-01/Accounts/{AccountSid}`,
-its authentication (HTTP Basic with the Account SID and auth token) and its error shape, plus the test control
-plane."""
+its authentication (HTTP Basic with the Account SID and auth token, or with the test credentials when the
+simulator has them: `magic`) and its error shape, plus the test control plane."""
 from __future__ import annotations
 
 import base64
@@ -12,10 +12,12 @@ from aiohttp import web
 
 from providers.messaging.simulator import errors
 from providers.messaging.simulator.control import Control
-from providers.messaging.simulator.delivery import Delivery, is_refused
+from providers.messaging.simulator.delivery import Delivery
 from providers.messaging.simulator.errors import ApiError, error_response, not_found
 from providers.messaging.simulator.inbound import add_inbound_route
+from providers.messaging.simulator.magic import check_test_send, forbidden
 from providers.messaging.simulator.messages import API_VERSION, Messages, check_send, public, rfc2822
+from providers.messaging.simulator.optout import OptOuts
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +26,8 @@ ACCOUNTS = f"/{API_VERSION}/Accounts"
 MESSAGES = web.AppKey("messages", Messages)
 DELIVERY = web.AppKey("delivery", Delivery)
 CONTROL = web.AppKey("control", Control)
+OPT_OUTS = web.AppKey("opt_outs", OptOuts)
+SIGNED_IN = web.RequestKey("account", str)  # the Account SID the request's credentials are
 
 
 def credentials_of(request: web.Request) -> tuple[str, str] | None:
@@ -38,23 +42,30 @@ def credentials_of(request: web.Request) -> tuple[str, str] | None:
     return (login, password) if colon else None
 
 
-def twilio_middleware(account_sid: str, auth_token: str):
-    """Authentication and Twilio's error shape for everything outside the control plane."""
+def twilio_middleware(credentials: dict[str, str]):
+    """Authentication (any of `credentials`, Account SID -> auth token) and Twilio's error shape for everything
+    outside the control plane; the request keeps the Account SID it signed in as."""
 
-    def authenticated(request: web.Request) -> bool:
+    def signed_in(request: web.Request) -> str | None:
         given = credentials_of(request)
         if given is None:
-            return False
-        login_ok = hmac.compare_digest(given[0].encode(), account_sid.encode())
-        return hmac.compare_digest(given[1].encode(), auth_token.encode()) and login_ok
+            return None
+        found = None
+        for sid, token in credentials.items():  # every pair compared, in constant time
+            if hmac.compare_digest(given[0].encode(), sid.encode()) & \
+                    hmac.compare_digest(given[1].encode(), token.encode()):
+                found = sid
+        return found
 
     @web.middleware
     async def twilio(request: web.Request, handler):
         if request.path.startswith("/_simulator/"):
             return await handler(request)
-        if not authenticated(request):
+        account = signed_in(request)
+        if account is None:
             return error_response(401, errors.AUTHENTICATE, "Authenticate",
                                   headers={"WWW-Authenticate": 'Basic realm="Twilio API"'})
+        request[SIGNED_IN] = account
         try:
             return await handler(request)
         except ApiError as exc:
@@ -82,24 +93,32 @@ def account_resource(account_sid: str, auth_token: str, created: str) -> dict:
 
 
 def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str, messages: Messages,
-                   delivery: Delivery) -> None:
+                   delivery: Delivery, opt_outs: OptOuts, test_messages: Messages | None) -> None:
     created = rfc2822()
 
-    def own_account(request: web.Request) -> None:
-        """Another account's path is not found (its SID is not ours to see)."""
-        if request.match_info["account"] != account_sid:
+    def own_account(request: web.Request, *, test_credentials_allowed: bool = False) -> None:
+        """Another account's path is not found (its SID is not ours to see); test credentials reach only what
+        Twilio lets them (403 elsewhere)."""
+        if request.match_info["account"] != request[SIGNED_IN]:
             raise not_found(request.path)
+        if request[SIGNED_IN] != account_sid and not test_credentials_allowed:
+            raise forbidden()
 
     async def send(request: web.Request) -> web.Response:
-        own_account(request)
+        own_account(request, test_credentials_allowed=True)
         form = await request.post()
         check_send(form)
-        to = form["To"]
-        if is_refused(to):
-            raise ApiError(400, errors.INVALID_TO, f"The 'To' number {to} is not a valid phone number.")
-        record = messages.create(to=to, from_=form["From"], body=form["Body"], direction="outbound-api",
+        to, from_ = form["To"], form["From"]
+        if test_messages is not None and request[SIGNED_IN] == test_messages.account_sid:
+            check_test_send(to, from_)  # nothing is sent, kept or called back
+            record = test_messages.resource(to=to, from_=from_, body=form["Body"], direction="outbound-api",
+                                            status="queued")
+            return web.json_response(public(record), status=201)
+        if opt_outs.is_blocked(from_, to):
+            raise ApiError(400, errors.UNSUBSCRIBED, "Attempt to send to unsubscribed recipient")
+        record = messages.create(to=to, from_=from_, body=form["Body"], direction="outbound-api",
                                  status="queued", status_callback=form.get("StatusCallback"))
-        log.info("message %s queued (To ending %s, %s segments)", record["sid"], to[-4:], record["num_segments"])
+        log.info("message %s queued (%s segments)", record["sid"], record["num_segments"])
         delivery.start(record["sid"])
         return web.json_response(public(record), status=201)
 
@@ -124,21 +143,30 @@ def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str,
     router.add_get(f"{ACCOUNTS}/{{account}}.json", get_account)
 
 
-def build_app(account_sid: str, auth_token: str, *, inbound_url: str | None = None,
-              time_scale: float = 1.0) -> web.Application:
-    """`inbound_url`: where inbound texts go when the control plane names no URL."""
-    if not ACCOUNT_SID.match(account_sid or ""):
-        raise ValueError("the account SID must be AC followed by 32 hex digits")
+def build_app(account_sid: str, auth_token: str, *, inbound_url: str | None = None, time_scale: float = 1.0,
+              opt_out: str = "default", test_account_sid: str | None = None,
+              test_auth_token: str | None = None) -> web.Application:
+    """`inbound_url`: where inbound texts go when the control plane names no URL; `opt_out`: how the account's
+    numbers handle opt-out keywords (optout.HANDLINGS); `test_account_sid` and `test_auth_token`: the test
+    credentials (both or neither), whose sends play the magic numbers."""
+    for sid in (account_sid, *([test_account_sid] if test_account_sid else [])):
+        if not ACCOUNT_SID.match(sid or ""):
+            raise ValueError("an account SID must be AC followed by 32 hex digits")
     if not auth_token:
         raise ValueError("the simulator needs an auth token")
+    if bool(test_account_sid) != bool(test_auth_token) or test_account_sid == account_sid:
+        raise ValueError("test credentials are a test Account SID of their own and a test auth token, both or neither")
     messages = Messages(account_sid)
+    test_messages = Messages(test_account_sid) if test_account_sid else None
     delivery = Delivery(messages, auth_token, time_scale)
-    control = Control(delivery)
-    app = web.Application(middlewares=[control.middleware, twilio_middleware(account_sid, auth_token)])
-    app[MESSAGES], app[DELIVERY], app[CONTROL] = messages, delivery, control
+    opt_outs = OptOuts(opt_out)
+    control = Control(delivery, opt_outs)
+    credentials = {account_sid: auth_token, **({test_account_sid: test_auth_token} if test_account_sid else {})}
+    app = web.Application(middlewares=[control.middleware, twilio_middleware(credentials)])
+    app[MESSAGES], app[DELIVERY], app[CONTROL], app[OPT_OUTS] = messages, delivery, control, opt_outs
     control.add_routes(app.router)
-    add_inbound_route(app.router, messages, auth_token, inbound_url)
-    add_api_routes(app.router, account_sid, auth_token, messages, delivery)
+    add_inbound_route(app.router, messages, opt_outs, auth_token, inbound_url)
+    add_api_routes(app.router, account_sid, auth_token, messages, delivery, opt_outs, test_messages)
 
     async def stop_playing(app: web.Application) -> None:
         for task in list(delivery.tasks):

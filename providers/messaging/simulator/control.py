@@ -1,14 +1,17 @@
 """The test control plane under `/_simulator` (the package docstring documents the API): the shared faults and
-request log (`providers.simulator_control`) in Twilio's error shape, and scripts for the next messages' status
-callbacks. Not part of Twilio's API and not authenticated."""
+request log (`providers.simulator_control`) in Twilio's error shape, scripts for the next messages' status
+callbacks, the simulator-only delivery outcomes and each number's opt-out handling. Not part of Twilio's API and
+not authenticated."""
 from __future__ import annotations
 
 from dataclasses import asdict, fields
 
 from aiohttp import web
 
+from core.contact import is_e164
 from providers.messaging.simulator.delivery import CallbackScript, Delivery
-from providers.messaging.simulator.errors import error_response, fault_response
+from providers.messaging.simulator.errors import DELIVERY_ERRORS, error_response, fault_response
+from providers.messaging.simulator.optout import HANDLINGS, OptOuts
 from providers.simulator_control import ControlPlane, is_int, joined, json_object
 
 
@@ -31,9 +34,9 @@ class Control(ControlPlane):
     """A delay-only fault serves the request and holds its answer back: a send that timed out at the client
     but went out, which must not be repeated."""
 
-    def __init__(self, delivery: Delivery):
+    def __init__(self, delivery: Delivery, opt_outs: OptOuts):
         super().__init__(refused, fault_response, hold_back=True)
-        self.delivery = delivery
+        self.delivery, self.opt_outs = delivery, opt_outs
 
     async def add_script(self, request: web.Request) -> web.Response:
         script, errors = parse_script(await json_object(request))
@@ -47,7 +50,63 @@ class Control(ControlPlane):
         self.delivery.scripts.clear()
         return web.json_response({"cleared": cleared})
 
+    async def set_outcome(self, request: web.Request) -> web.Response:
+        """Simulator-only: every text to `to` from now on ends with the carrier error `error_code`."""
+        body = await json_object(request)
+        errors = [f"property {k} should not exist" for k in sorted(set(body) - {"to", "error_code"})]
+        if not is_e164(body.get("to")):
+            errors.append("to must be a valid E.164 phone number")
+        if not (is_int(body.get("error_code")) and body["error_code"] in DELIVERY_ERRORS):
+            errors.append(f"error_code must be one of {', '.join(map(str, sorted(DELIVERY_ERRORS)))}")
+        if errors:
+            return refused(errors)
+        self.delivery.outcomes[body["to"]] = body["error_code"]
+        return web.json_response({"to": body["to"], "error_code": body["error_code"]}, status=201)
+
+    async def list_outcomes(self, request: web.Request) -> web.Response:
+        return web.json_response(self.delivery.outcomes)
+
+    async def clear_outcomes(self, request: web.Request) -> web.Response:
+        cleared = len(self.delivery.outcomes)
+        self.delivery.outcomes.clear()
+        return web.json_response({"cleared": cleared})
+
+    async def set_opt_out(self, request: web.Request) -> web.Response:
+        """How one number (or, without `number`, every number without its own) handles opt-out keywords."""
+        body = await json_object(request)
+        errors = [f"property {k} should not exist" for k in sorted(set(body) - {"handling", "number"})]
+        if body.get("handling") not in HANDLINGS:
+            errors.append(f"handling must be one of {', '.join(HANDLINGS)}")
+        if "number" in body and not is_e164(body["number"]):
+            errors.append("number must be a valid E.164 phone number")
+        if errors:
+            return refused(errors)
+        if "number" in body:
+            self.opt_outs.numbers[body["number"]] = body["handling"]
+        else:
+            self.opt_outs.handling = body["handling"]
+        return web.json_response(self._opt_out_view(), status=201)
+
+    async def get_opt_out(self, request: web.Request) -> web.Response:
+        return web.json_response(self._opt_out_view())
+
+    async def reset_opt_out(self, request: web.Request) -> web.Response:
+        """Every number back to the simulator's handling (blocks are kept: only a START lifts one)."""
+        cleared = len(self.opt_outs.numbers)
+        self.opt_outs.numbers.clear()
+        return web.json_response({"cleared": cleared})
+
+    def _opt_out_view(self) -> dict:
+        return {"handling": self.opt_outs.handling, "numbers": self.opt_outs.numbers,
+                "blocked": [{"from": number, "to": texter} for number, texter in sorted(self.opt_outs.blocked)]}
+
     def add_routes(self, router: web.UrlDispatcher) -> None:
         super().add_routes(router)
         router.add_post(f"{self.prefix}/callbacks", self.add_script)
         router.add_delete(f"{self.prefix}/callbacks", self.clear_scripts)
+        router.add_post(f"{self.prefix}/delivery-outcomes", self.set_outcome)
+        router.add_get(f"{self.prefix}/delivery-outcomes", self.list_outcomes)
+        router.add_delete(f"{self.prefix}/delivery-outcomes", self.clear_outcomes)
+        router.add_post(f"{self.prefix}/opt-out", self.set_opt_out)
+        router.add_get(f"{self.prefix}/opt-out", self.get_opt_out)
+        router.add_delete(f"{self.prefix}/opt-out", self.reset_opt_out)

@@ -1,14 +1,19 @@
 """Playing a sent message the way Twilio and the carriers do: its status over time, and a status callback for
 each change after `queued` POSTed to the message's StatusCallback URL.
 
-The outcome follows from the To number's last four digits (the documented test numbers; 0001 never gets
-here, the API refuses it): 0003 `undelivered` with 30003 (unreachable handset), 0006 `undelivered` with 30006
-(landline), each after `sent`; 0005 `failed` with 30005 (unknown destination) straight from `queued`, as Twilio
-reports a message it could not send at all; any other number `sent` then `delivered`.
+A message is `sent` about a second after it was queued, then `delivered` when the carrier's receipt comes (about
+two seconds later). Twilio has no way to choose another outcome for a real send (its magic numbers work only with
+test credentials, which play nothing and call back nothing: `magic`), so the simulator has one of its own, named
+as such: the simulator-only delivery outcomes (control plane `POST /_simulator/delivery-outcomes`) make every text
+to one number end with one carrier error, with the status Twilio reports it with: 30003, 30004, 30005, 30006,
+30007 or 30008 `undelivered` after `sent` (a carrier's receipt), 30001 or 30002 `failed` straight from `queued`
+(never sent).
 
 A status callback carries MessageSid, SmsSid, AccountSid, From, To, MessageStatus, SmsStatus, ApiVersion,
-ErrorCode when the message failed or was undelivered, and RawDlrDoneDate (the carrier receipt's YYMMDDhhmm)
-on delivered and undelivered. It is signed (webhooks) and repeated on connection errors and 5xx.
+ErrorCode when the message failed or was undelivered (the code alone: Twilio sends no ErrorMessage), and
+RawDlrDoneDate (the carrier receipt's YYMMDDhhmm) on delivered and undelivered. It is signed (webhooks) and
+delivered with Twilio's default connection settings: retried once when the connection failed, never on an
+answer (a 5xx included).
 
 The control plane can make the next messages' callbacks misbehave, to exercise receivers (`CallbackScript`):
 the final status reported before `sent`, every callback sent twice, or signed with the wrong token.
@@ -23,20 +28,13 @@ from datetime import UTC, datetime
 
 from providers.messaging.simulator import errors
 from providers.messaging.simulator.messages import API_VERSION, Messages
-from providers.messaging.simulator.webhooks import new_idempotency_token, post_with_retries
+from providers.messaging.simulator.webhooks import new_idempotency_token, post_with_retry
 from providers.simulator_control import next_script
 
 log = logging.getLogger(__name__)
 
-REFUSED = "0001"  # the API refuses the send (400, 21211)
-OUTCOMES = {  # last four digits of To -> (final status, error code)
-    "0003": ("undelivered", errors.UNREACHABLE),
-    "0005": ("failed", errors.UNKNOWN_DESTINATION),
-    "0006": ("undelivered", errors.LANDLINE),
-}
 DELIVERED = ("delivered", None)
 QUEUE_SECONDS, CARRIER_SECONDS = 1.0, 2.0  # queued -> sent, sent -> the carrier's receipt
-CALLBACK_ATTEMPTS, CALLBACK_PAUSE = 3, 1.0
 WRONG_TOKEN = "not-the-auth-token"
 
 
@@ -50,14 +48,6 @@ class CallbackScript:
     times: int = 1
 
 
-def outcome_for(to: str) -> tuple[str, int | None]:
-    return OUTCOMES.get(to[-4:], DELIVERED)
-
-
-def is_refused(to: str) -> bool:
-    return to[-4:] == REFUSED
-
-
 def carrier_done_date(at: datetime | None = None) -> str:
     return (at or datetime.now(UTC)).strftime("%y%m%d%H%M")
 
@@ -68,7 +58,14 @@ class Delivery:
     auth_token: str
     time_scale: float = 1.0
     scripts: list[CallbackScript] = field(default_factory=list)
+    outcomes: dict[str, int] = field(default_factory=dict)  # simulator-only: To number -> its carrier error
     tasks: set = field(default_factory=set)
+
+    def outcome_for(self, to: str) -> tuple[str, int | None]:
+        """The final status of a text to `to` and its error code: delivered, unless a simulator-only outcome is
+        set for the number."""
+        code = self.outcomes.get(to)
+        return DELIVERED if code is None else (errors.delivery_status(code), code)
 
     def start(self, sid: str) -> None:
         """Play a just-created message in the background."""
@@ -84,7 +81,7 @@ class Delivery:
 
     async def _play(self, sid: str, script: CallbackScript) -> None:
         record = self.messages.get(sid)
-        final, code = outcome_for(record["to"])
+        final, code = self.outcome_for(record["to"])
         steps = [(QUEUE_SECONDS, final, code)] if final == "failed" else \
             [(QUEUE_SECONDS, "sent", None), (CARRIER_SECONDS, final, code)]
         held: dict | None = None
@@ -119,7 +116,5 @@ class Delivery:
         signing_token = WRONG_TOKEN if script.bad_signature else self.auth_token
         idempotency_token = new_idempotency_token()  # a duplicate is the same request again
         for _ in range(2 if script.duplicate else 1):
-            await post_with_retries(url, params, signing_token, attempts=CALLBACK_ATTEMPTS,
-                                    pause=max(CALLBACK_PAUSE * self.time_scale, 0.01),
-                                    what=f"status callback {params['MessageStatus']} of {record['sid']}",
-                                    idempotency_token=idempotency_token)
+            await post_with_retry(url, params, signing_token, idempotency_token=idempotency_token,
+                                  what=f"status callback {params['MessageStatus']} of {record['sid']}")

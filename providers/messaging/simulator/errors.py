@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from providers.messaging.adapter import CARRIER_ERRORS, UNSUBSCRIBED_RECIPIENT
+
 MORE_INFO = "https://www.twilio.com/docs/errors/{code}"
 
 AUTHENTICATE = 20003  # 401: wrong Account SID or auth token
+TEST_CREDENTIALS = 20008  # 403: a resource test credentials cannot reach (all but POST .../Messages)
 NOT_FOUND = 20404  # the requested resource was not found
 TOO_MANY_REQUESTS = 20429
 INVALID_TO = 21211  # "The 'To' number ... is not a valid phone number."
@@ -20,15 +23,22 @@ TO_REQUIRED = 21604
 INVALID_STATUS_CALLBACK = 21609
 BODY_TOO_LONG = 21617
 
-# Delivery errors: the Message's error_code and the status callback's ErrorCode.
-UNREACHABLE = 30003
-UNKNOWN_DESTINATION = 30005
-LANDLINE = 30006
-DELIVERY_ERRORS = {
-    UNREACHABLE: "Unreachable destination handset",
-    UNKNOWN_DESTINATION: "Unknown destination handset",
-    LANDLINE: "Landline or unreachable carrier",
-}
+GEO_PERMISSION = 21408  # the account may not text the To number's region
+FROM_NOT_OURS = 21606  # the From number is not the account's, or cannot text
+UNSUBSCRIBED = UNSUBSCRIBED_RECIPIENT  # 21610: the recipient replied STOP to this sender
+QUEUE_FULL = 21611  # the From number's queue of outgoing messages is full
+UNROUTABLE = 21612
+NOT_SMS_CAPABLE = 21614  # the To number cannot receive texts (a landline)
+
+# Delivery errors: the Message's error_code and the status callback's ErrorCode, and the status Twilio reports
+# with each: `failed` when the message was never sent (queue overflow, a suspended account), `undelivered` when the
+# carrier's receipt said it was not delivered (after `sent`).
+DELIVERY_ERRORS = CARRIER_ERRORS
+NEVER_SENT = frozenset({30001, 30002})
+
+
+def delivery_status(code: int) -> str:
+    return "failed" if code in NEVER_SENT else "undelivered"
 
 # The code of an injected fault, by HTTP status (others: none).
 FAULT_CODES = {429: TOO_MANY_REQUESTS}

@@ -3,9 +3,15 @@
 Twilio POSTs an inbound text to the number's (or its Messaging Service's) inbound request URL, form-encoded and
 signed like every webhook: MessageSid, SmsSid, SmsMessageSid, AccountSid, From, To, Body, NumMedia, NumSegments,
 SmsStatus (`received`), ApiVersion, and where it knows them FromCountry/FromState/FromCity/FromZip and the To
-equivalents (empty when unknown). The server answers with TwiML; each `<Message>` in it (its text, or its
-`<Body>`) is sent back to the texter, from the number texted, as an `outbound-reply` message. Anything that
-is not a 2xx TwiML `<Response>` sends nothing back, as with Twilio (which logs an error).
+equivalents (empty when unknown), and OptOutType for a keyword text to a number with Advanced Opt-Out. The server
+answers with TwiML; each `<Message>` in it (its text, or its `<Body>`) is sent back to the texter, from the number
+texted, as an `outbound-reply` message. Anything that is not a 2xx TwiML `<Response>` sends nothing back, as with
+Twilio (which logs an error).
+
+Before it is passed on, a keyword text meets Twilio's opt-out handling (`optout`): a STOP blocks the texter
+for the number (and Twilio confirms it), a START lifts the block, a HELP gets Twilio's help text. A TwiML reply to
+a blocked texter is refused (recorded `failed`, 21610). The block is made even when the inbound URL cannot be
+reached.
 """
 from __future__ import annotations
 
@@ -17,8 +23,9 @@ from aiohttp import web
 
 from core.contact import is_e164
 from providers.messaging.simulator.control import refused
-from providers.messaging.simulator.errors import error_response
+from providers.messaging.simulator.errors import UNSUBSCRIBED, error_response
 from providers.messaging.simulator.messages import API_VERSION, BODY_MAX, Messages, country_of
+from providers.messaging.simulator.optout import OptOuts
 from providers.messaging.simulator.webhooks import new_idempotency_token, post_signed
 from providers.simulator_control import PREFIX, json_object
 
@@ -69,7 +76,16 @@ def check(body: dict) -> list[str]:
     return errors
 
 
-def add_inbound_route(router: web.UrlDispatcher, messages: Messages, auth_token: str, inbound_url: str | None) -> None:
+def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: OptOuts, auth_token: str,
+                      inbound_url: str | None) -> None:
+    def reply(record: dict, text: str) -> dict:
+        """A TwiML reply sent back to the texter from the number they texted: delivered, or refused (21610) while
+        they are blocked for it."""
+        blocked = opt_outs.is_blocked(record["to"], record["from"])
+        sent = messages.create(to=record["from"], from_=record["to"], body=text, direction="outbound-reply",
+                               status="failed" if blocked else "delivered")
+        return messages.move(sent["sid"], "failed", UNSUBSCRIBED) if blocked else sent
+
     async def inbound(request: web.Request) -> web.Response:
         body = await json_object(request)
         errors = check(body)
@@ -80,17 +96,26 @@ def add_inbound_route(router: web.UrlDispatcher, messages: Messages, auth_token:
             return refused(errors)
         record = messages.create(to=body["to"], from_=body["from"], body=body["body"], direction="inbound",
                                  status="received")
+        handled = opt_outs.take(record["from"], record["to"], record["body"])
+        if handled.reply is not None:  # Twilio's own answer, whatever our server says
+            messages.create(to=record["from"], from_=record["to"], body=handled.reply, direction="outbound-reply",
+                            status="delivered")
+        params = webhook_params(record)
+        if handled.opt_out_type is not None:
+            params["OptOutType"] = handled.opt_out_type
         try:
-            status, content_type, answer = await post_signed(url, webhook_params(record), auth_token,
+            status, content_type, answer = await post_signed(url, params, auth_token,
                                                              idempotency_token=new_idempotency_token())
         except (TimeoutError, aiohttp.ClientError) as exc:
             log.info("inbound text %s to %s: %s", record["sid"], url, type(exc).__name__)
             return error_response(502, None, f"the inbound URL could not be reached ({type(exc).__name__})")
-        replies = replies_in(content_type, answer) if 200 <= status < 300 else []
-        for text in replies:  # sent back from the number texted; the simulated handset receives it at once
-            messages.create(to=record["from"], from_=record["to"], body=text, direction="outbound-reply",
-                            status="delivered")
-        log.info("inbound text %s answered %d with %d replies", record["sid"], status, len(replies))
-        return web.json_response({"sid": record["sid"], "status": status, "replies": replies}, status=201)
+        texts = replies_in(content_type, answer) if 200 <= status < 300 else []
+        sent = [reply(record, text) for text in texts]
+        replies = [m["body"] for m in sent if m["status"] == "delivered"]
+        log.info("inbound text %s answered %d with %d replies (%d delivered)", record["sid"], status, len(sent),
+                 len(replies))
+        return web.json_response({"sid": record["sid"], "status": status, "auto_reply": handled.reply,
+                                  "replies": replies, "refused": [m["body"] for m in sent if m["status"] == "failed"]},
+                                 status=201)
 
     router.add_post(f"{PREFIX}/inbound", inbound)

@@ -104,6 +104,15 @@ class Messages:
 
     def create(self, *, to: str, from_: str, body: str, direction: str, status: str,
                status_callback: str | None = None) -> dict:
+        """A new message, kept."""
+        record = self.resource(to=to, from_=from_, body=body, direction=direction, status=status,
+                               status_callback=status_callback)
+        self.records[record["sid"]] = record
+        return record
+
+    def resource(self, *, to: str, from_: str, body: str, direction: str, status: str,
+                 status_callback: str | None = None) -> dict:
+        """A new message's resource, not kept (a test-credentials send is shown and forgotten)."""
         sid, stamp = new_sid(), rfc2822()
         record = {
             "account_sid": self.account_sid, "api_version": API_VERSION, "body": body,
@@ -117,7 +126,6 @@ class Messages:
         }
         if status in ("sent", "delivered", "received"):
             record["date_sent"] = stamp
-        self.records[sid] = record
         return record
 
     def get(self, sid: str) -> dict | None:
