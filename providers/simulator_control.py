@@ -13,8 +13,9 @@ its request log is read, if it keeps one.
   the next `times` requests whose method matches and whose path starts with `path` wait `delay_seconds`, then fail
   with `status` (400-599); status 0 only delays them, holding back the request (`hold` "request": a slow
   provider) or serving it at once and holding back its answer (`hold` "answer": the work is done though the client
-  may give up waiting); without `hold`, the simulator's default. Faults are matched in the order they were added.
-  `GET {prefix}/faults` lists the pending ones; `DELETE {prefix}/faults` → `{"cleared": n}`.
+  may give up waiting); without `hold`, the simulator's default. Where a simulator's `FaultRules` list "code", a
+  fault may name the provider's error `code` to fail with (the simulator's `failure` answers it). Faults are
+  matched in the order they were added. `GET {prefix}/faults` lists the pending ones; `DELETE {prefix}/faults` → `{"cleared": n}`.
 - `GET {prefix}{log}?path=/...&method=GET` → the last `LOG_SIZE` requests outside the control plane whose path
   starts with `path`, oldest first: `[{"method", "path", "status"}]` (status null until the request is served).
 - `GET {prefix}/health` → `{"status": "ok"}`.
@@ -82,6 +83,7 @@ class Fault:
     times: int | None = 1  # None: until cleared (where `FaultRules.until_cleared` allows it)
     delay_seconds: float = 0.0
     hold: str | None = None  # a delay-only fault: HOLDS; None: the simulator's default
+    code: str | None = None  # the provider's error code to answer with, where the simulator's rules list "code"
 
 
 HOLDS = ("request", "answer")
@@ -125,6 +127,8 @@ def parse_fault(body: dict, rules: FaultRules) -> tuple[Fault, list[str]]:
         problems["delay_seconds"] = "delay_seconds must be a number from 0 to 300"
     if fault.hold is not None and fault.hold not in HOLDS:
         problems["hold"] = f"hold must be one of {', '.join(HOLDS)}"
+    if fault.code is not None and (not isinstance(fault.code, str) or not fault.code):
+        problems["code"] = "code must be a non-empty string"
     return fault, errors + [problems[k] for k in rules.fields if k in problems]
 
 
@@ -206,6 +210,11 @@ class ControlPlane:
         return web.json_response(self.log.matching(request.query.get("path", ""),
                                                    request.query.get("method", "").upper()))
 
+    def failure(self, fault: Fault) -> web.Response:
+        """The answer to a request an injected fault fails (a simulator whose faults carry more than a status
+        answers them here)."""
+        return self.fail(fault.status)
+
     @staticmethod
     async def health(request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
@@ -233,7 +242,7 @@ class ControlPlane:
             await asyncio.sleep(fault.delay_seconds)
         if fault is not None and fault.status:
             log.info("%s %s: injected %d", request.method, request.path, fault.status)
-            response = self.fail(fault.status)
+            response = self.failure(fault)
         else:
             response = await handler(request)
         entry["status"] = response.status  # before a hold: the work is done, whether or not the client waits

@@ -9,6 +9,7 @@ from tests.api import next_client_ip
 from tests.waiting import wait_until
 
 GOOD_CARD, DECLINED_CARD, FAILS_LATER_CARD = "4242 4242 4242 4242", "4000000000000002", "4000000000000341"
+CHALLENGE = "3D Secure"  # the bank's challenge page (a card that asks for 3-D Secure)
 
 
 class FormReader(HTMLParser):
@@ -16,7 +17,7 @@ class FormReader(HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.action, self.fields, self.button = None, {}, None
+        self.action, self.fields, self.button, self.buttons = None, {}, None, {}
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -25,7 +26,8 @@ class FormReader(HTMLParser):
         elif tag == "input" and a.get("name"):
             self.fields[a["name"]] = a.get("value", "")
         elif tag == "button" and a.get("type", "submit") == "submit":
-            self.button = a.get("id")
+            self.button = self.button or a.get("id")
+            self.buttons[a.get("id")] = (a.get("name"), a.get("value"))
 
 
 class Payments:
@@ -34,8 +36,10 @@ class Payments:
     def __init__(self, session: aiohttp.ClientSession, url: str):
         self.session, self.url = session, url
 
-    async def check_out(self, checkout_url: str, card: str | None = None) -> tuple[int, str]:
-        """Open the page and click its submit button (the prefilled test card unless `card`); the answer's status,
+    async def check_out(self, checkout_url: str, card: str | None = None,
+                        authentication: str = "complete") -> tuple[int, str]:
+        """Open the page and click its submit button (the prefilled test card unless `card`); when the bank asks
+        for 3-D Secure, click `authentication` ("complete" or "fail") on its challenge. The last answer's status,
         and its text or, for a redirect, where it sends the browser."""
         async with self.session.get(checkout_url) as r:
             assert r.status == 200 and r.content_type == "text/html"
@@ -43,13 +47,34 @@ class Payments:
             page.feed(await r.text())
         assert page.button == "submit" and page.fields["cardNumber"].replace(" ", "") == GOOD_CARD.replace(" ", "")
         fields = {**page.fields, **({"cardNumber": card} if card else {})}
-        async with self.session.post(str(aiohttp.helpers.URL(checkout_url).join(aiohttp.helpers.URL(page.action))),
+        status, answer = await self._submit(checkout_url, page.action, fields)
+        if status == 200 and CHALLENGE in answer:
+            challenge = FormReader()
+            challenge.feed(answer)
+            name, value = challenge.buttons[authentication]
+            status, answer = await self._submit(checkout_url, challenge.action, {**challenge.fields, name: value})
+        return status, answer
+
+    async def _submit(self, page_url: str, action: str, fields: dict) -> tuple[int, str]:
+        async with self.session.post(str(aiohttp.helpers.URL(page_url).join(aiohttp.helpers.URL(action))),
                                      data=fields, allow_redirects=False) as r:
             return r.status, r.headers.get("Location") or await r.text()
 
     async def control(self, method: str, path: str, body: dict | None = None):
         async with self.session.request(method, f"{self.url}/_simulator{path}", json=body) as r:
             return r.status, await r.json(content_type=None)
+
+    async def advance(self, subscription_id: str, until: str | None = None) -> list[str]:
+        """Play the subscription's next billing moment now (`until`: the moments up to this one, e.g. "payment":
+        the period's end, then its invoice charged an hour later); the moments played."""
+        played: list[str] = []
+        while len(played) < 3:
+            status, step = await self.control("POST", f"/subscriptions/{subscription_id}/advance")
+            assert status == 200, step
+            played.append(step["moment"])
+            if until is None or step["moment"] == until:
+                return played
+        raise AssertionError(f"no {until} among the moments played: {played}")
 
     async def events(self, **match) -> list[dict]:
         status, body = await self.control("GET", "/events")

@@ -3,9 +3,11 @@
 or the local simulator.
 
 Retries are the package's own: with `max_network_retries` > 0 it repeats a request after a connection error,
-a 409 or a 5xx, with exponential backoff (0.5 s, then doubling, jittered, at most 5 s). That is safe for the
-POST too: the package sends one `Idempotency-Key` for all attempts (ours, from `create_checkout`), and Stripe
-answers a repeat with the first result instead of acting twice. `timeout` bounds each attempt.
+a 409 (another request with the same idempotency key still running), a 5xx, or whenever Stripe answers
+`Stripe-Should-Retry: true` (a 429 `lock_timeout`; a 429 `rate_limit` is not repeated), with exponential backoff
+(0.5 s, then doubling, jittered, at most 5 s). That is safe for the POST too: the package sends one
+`Idempotency-Key` for all attempts (ours, from `create_checkout`), and Stripe answers a repeat with the first
+result (kept 24 hours, a 500 included) instead of acting twice. `timeout` bounds each attempt.
 
 Every failure is a `PaymentsError` whose message is safe to show an API user: for a 4xx, Stripe's own
 `message` (it explains the refusal: "No such price: 'price_123'") with anything shaped like a secret key

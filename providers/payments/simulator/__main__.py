@@ -4,7 +4,13 @@ Each option falls back to an environment variable (PAYMENTS_SIM_PORT, PAYMENTS_A
 PAYMENTS_WEBHOOK_SECRET, PAYMENTS_SIM_PUBLIC_URL); the port defaults to 8793, the public URL to
 http://127.0.0.1:<port>; the API key is required, and so is the signing secret when there is a webhook URL.
 PAYMENTS_SIM_TIME_SCALE multiplies every delay (default 1; 0: billing moves only through the control plane).
-State is kept in memory: a restart starts empty."""
+
+The account's prices: PAYMENTS_SIM_PRICES (`price_id=cents,...`, monthly USD), else the prices the stack offers
+(CHECKOUT_PRICES, the same setting the services read, with the plans' monthly prices; unset: the local stack's
+stand-ins, core.plans). Its Revenue recovery settings: PAYMENTS_SIM_RETRIES (`smart:<tries>/<days>`, default
+`smart:8/14`, or `custom:<days>,<days>,...`) and PAYMENTS_SIM_FINAL_ACTION (`cancel`, the default, `unpaid` or
+`past_due`). PAYMENTS_SIM_DELIVERY: `ordered` (default) or `shuffled` events. State is kept in memory: a restart
+starts empty."""
 from __future__ import annotations
 
 import argparse
@@ -13,9 +19,12 @@ import os
 
 from aiohttp import web
 
+from core import plans
 from core.logs import configure_simulator_logs
 from providers.payments.simulator.api import is_url
 from providers.payments.simulator.app import build_app
+from providers.payments.simulator.billing import Dunning
+from providers.payments.simulator.events import DELIVERIES
 
 log = logging.getLogger("providers.payments.simulator")
 
@@ -52,19 +61,50 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("PAYMENTS_SIM_TIME_SCALE must be a number")
     if args.time_scale < 0:
         parser.error("PAYMENTS_SIM_TIME_SCALE must not be negative")
+    try:
+        args.prices = account_prices(os.environ)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        args.dunning = Dunning.parse(os.environ.get("PAYMENTS_SIM_RETRIES"), os.environ.get("PAYMENTS_SIM_FINAL_ACTION"))
+    except ValueError as exc:
+        parser.error(f"PAYMENTS_SIM_RETRIES / PAYMENTS_SIM_FINAL_ACTION: {exc}")
+    args.delivery = os.environ.get("PAYMENTS_SIM_DELIVERY") or "ordered"
+    if args.delivery not in DELIVERIES:
+        parser.error(f"PAYMENTS_SIM_DELIVERY must be one of {', '.join(DELIVERIES)}")
     return args
+
+
+def account_prices(env) -> dict[str, tuple[int, str]]:
+    """The account's prices: price id → (monthly amount in cents, product name)."""
+    if env.get("PAYMENTS_SIM_PRICES"):
+        prices = {}
+        for pair in filter(None, (p.strip() for p in env["PAYMENTS_SIM_PRICES"].split(","))):
+            price, _, cents = (s.strip() for s in pair.partition("="))
+            if not price.startswith("price_") or not cents.isdigit():
+                raise ValueError(f"PAYMENTS_SIM_PRICES: {pair!r} must be <price_id>=<monthly amount in cents>")
+            prices[price] = (int(cents), price)
+        return prices
+    try:
+        offered = plans.parse_checkout_prices(env.get("CHECKOUT_PRICES", plans.LOCAL_CHECKOUT_PRICES))
+    except SystemExit as exc:
+        raise ValueError(str(exc)) from None
+    return {price: (plans.MONTHLY_PRICE_CENTS[plan], f"Switchboard {plan.capitalize()}")
+            for price, plan in offered.items()}
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     configure_simulator_logs()
     app = build_app(args.api_key, webhook_url=args.webhook_url, webhook_secret=args.webhook_secret,
-                    public_url=args.public_url, time_scale=args.time_scale)
+                    public_url=args.public_url, time_scale=args.time_scale, prices=args.prices,
+                    dunning=args.dunning, delivery=args.delivery)
     # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.
     web.run_app(app, host="127.0.0.1", port=args.port, shutdown_timeout=2.0, access_log=None,
                 print=lambda _: log.info("payments simulator listening on http://127.0.0.1:%d (checkout pages on %s, "
-                                         "webhooks to %s, time scale %g)", args.port, args.public_url,
-                                         args.webhook_url or "nowhere", args.time_scale))
+                                         "webhooks to %s, time scale %g, prices %s)", args.port, args.public_url,
+                                         args.webhook_url or "nowhere", args.time_scale,
+                                         ", ".join(args.prices) or "none"))
     log.info("payments simulator stopped")
 
 

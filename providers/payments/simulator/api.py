@@ -1,24 +1,31 @@
-"""Stripe's v1 routes the simulator answers, and the hosted checkout page.
+"""Stripe's v1 routes the simulator answers, and the hosted checkout and invoice pages.
 
-- `POST /v1/checkout/sessions`: Stripe's checks (unknown parameters refused; `mode` and `line_items` with a
-  `price` and `quantity` required; only `mode=subscription` is simulated; a price must be a `price_...` id;
-  `customer_email`, `success_url`/`cancel_url`, `subscription_data[trial_period_days]` (1-730), metadata limits)
-  → the Checkout Session, `status: open`, `payment_status: unpaid`, `url` on the public URL, expiring in 24 h.
-  `customer` (an existing customer, instead of `customer_email`) is paid with and keeps that customer.
+Parameters are checked against the pinned `stripe` package's create/update parameter types (an unknown one is
+400 `parameter_unknown`); those it knows but does not simulate are refused with 400, saying so.
+
+- `POST /v1/checkout/sessions`: Stripe's checks (`mode` and `line_items` with a `price` and `quantity` required;
+  only `mode=subscription` and `ui_mode=hosted_page` are simulated; a price must be one of the account's
+  (else 400 `resource_missing`); `customer_email`, `success_url`/`cancel_url`,
+  `subscription_data[trial_period_days]` (1-730), metadata limits; `allowed_payment_method_types` must allow
+  `card`) → the Checkout Session, `status: open`, `payment_status: unpaid`, `url` on the public URL, expiring in
+  24 h. `customer` (an existing customer, instead of `customer_email`) is paid with and keeps that customer.
 - `POST /v1/checkout/sessions/{id}/expire`: an open session expires now (else 400), as one past its `expires_at`
   does when next looked at; either emits `checkout.session.expired`.
 - `GET /v1/checkout/sessions/{id}`, `/v1/subscriptions/{id}`, `/v1/customers/{id}`, `/v1/invoices/{id}`,
-  `/v1/prices/{id}`, `/v1/events/{id}`; `GET /v1/events?type=&limit=&starting_after=` (newest first);
-  `GET /v1/balance`; `DELETE /v1/subscriptions/{id}` (cancel now; a canceled one is no longer found, as Stripe
-  answers); `POST /v1/subscriptions/{id}` with `items[0][id]` and `items[0][price]` (a plan change, emitting
-  `customer.subscription.updated`). A trialing subscription's `customer.subscription.trial_will_end` comes three
-  days before the trial ends (on the scaled clock; `POST /_simulator/subscriptions/{id}/trial_will_end` sends it
-  now).
+  `/v1/prices/{id}`, `/v1/products/{id}`, `/v1/events/{id}`; `GET /v1/events?type=&limit=&starting_after=` (newest
+  first); `GET /v1/balance`; `DELETE /v1/subscriptions/{id}` (cancel now; a canceled one is no longer found, as
+  Stripe answers); `POST /v1/subscriptions/{id}` with `items[0][id]` and `items[0][price]` (a plan change,
+  emitting `customer.subscription.updated`). A trialing subscription's `customer.subscription.trial_will_end`
+  comes three days before the trial ends (on the scaled clock; `POST /_simulator/subscriptions/{id}/trial_will_end`
+  sends it now).
+- `POST /v1/prices` (`currency` usd, `unit_amount`, `recurring[interval]` month, and `product` or
+  `product_data[name]`): a new price of the account, `price_...`.
 - `GET /c/pay/{id}`: the page; `POST /c/pay/{id}` (cardNumber, cardExpiry, cardCvc): pay (see `cards`), then
-  303 to the success URL with `{CHECKOUT_SESSION_ID}` filled in.
-- `GET /i/{id}`: an invoice's hosted page (its `hosted_invoice_url`); `POST /i/{id}` (the same card form) pays a
-  past-due subscription's open invoice (200), refuses a card that does not work (402), or says the invoice is
-  paid already (409) or closed (410).
+  303 to the success URL with `{CHECKOUT_SESSION_ID}` filled in. A card that asks for 3-D Secure gets the bank's
+  challenge page instead (200), whose "Complete" or "Fail" posts to `/c/pay/{id}/authenticate`.
+- `GET /i/{id}`: an invoice's hosted page (its `hosted_invoice_url`); `POST /i/{id}` (the same card form, the same
+  challenge at `/i/{id}/authenticate`) pays a past-due subscription's open invoice (200), refuses a card that does
+  not work (402), or says the invoice is paid already (409) or closed (410).
 """
 from __future__ import annotations
 
@@ -26,34 +33,36 @@ import re
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from stripe.params import PriceCreateParams, SubscriptionUpdateParams, SubscriptionUpdateParamsItem
+from stripe.params.checkout import (
+    SessionCreateParams,
+    SessionCreateParamsLineItem,
+    SessionCreateParamsSubscriptionData,
+)
 
 from providers.payments.simulator import cards
 from providers.payments.simulator.billing import Billing
 from providers.payments.simulator.errors import ApiError, invalid, missing, no_such
 from providers.payments.simulator.events import Events
 from providers.payments.simulator.forms import check_known, decode, decode_body, integer, string_map
-from providers.payments.simulator.objects import SESSION_LIFETIME, State, now, price_object, public
-from providers.payments.simulator.page import PREFILL, checkout_page, invoice_page, notice_page
+from providers.payments.simulator.objects import SESSION_LIFETIME, State, new_id, now, public
+from providers.payments.simulator.page import (
+    PREFILL,
+    challenge_page,
+    checkout_page,
+    invoice_page,
+    notice_page,
+)
 
-SESSION_PARAMS = {
-    "adaptive_pricing", "after_expiration", "allow_promotion_codes", "automatic_tax", "billing_address_collection",
-    "branding_settings", "cancel_url", "client_reference_id", "consent_collection", "currency", "custom_fields",
-    "custom_text", "customer", "customer_creation", "customer_email", "customer_update", "discounts",
-    "excluded_payment_method_types", "expand", "expires_at", "invoice_creation", "line_items", "locale",
-    "metadata", "mode", "name_collection", "optional_items", "origin_context", "payment_intent_data",
-    "payment_method_collection", "payment_method_configuration", "payment_method_data", "payment_method_options",
-    "payment_method_types", "permissions", "phone_number_collection", "redirect_on_completion", "return_url",
-    "saved_payment_method_options", "setup_intent_data", "shipping_address_collection", "shipping_options",
-    "submit_type", "subscription_data", "success_url", "tax_id_collection", "ui_mode", "wallet_options",
-}
-SUBSCRIPTION_DATA_PARAMS = {
-    "application_fee_percent", "billing_cycle_anchor", "billing_mode", "default_tax_rates", "description",
-    "invoice_settings", "metadata", "on_behalf_of", "pending_invoice_item_interval", "proration_behavior",
-    "transfer_data", "trial_end", "trial_period_days", "trial_settings",
-}
-LINE_ITEM_PARAMS = {"adjustable_quantity", "dynamic_tax_rates", "metadata", "price", "price_data", "quantity",
-                    "tax_rates"}
-PRICE_ID = re.compile(r"^price_[A-Za-z0-9_]+$")
+REQUEST_OPTIONS = {"api_key", "content_type", "headers", "idempotency_key", "max_network_retries",
+                   "stripe_account", "stripe_context", "stripe_version"}
+SESSION_PARAMS = set(SessionCreateParams.__annotations__) - REQUEST_OPTIONS
+SUBSCRIPTION_DATA_PARAMS = set(SessionCreateParamsSubscriptionData.__annotations__)
+LINE_ITEM_PARAMS = set(SessionCreateParamsLineItem.__annotations__)
+PRICE_PARAMS = set(PriceCreateParams.__annotations__) - REQUEST_OPTIONS
+SUBSCRIPTION_UPDATE_PARAMS = set(SubscriptionUpdateParams.__annotations__) - REQUEST_OPTIONS
+SUBSCRIPTION_ITEM_PARAMS = set(SubscriptionUpdateParamsItem.__annotations__)
+UI_MODES = ("elements", "embedded_page", "form", "hosted_page")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 EVENTS_LIMIT = 100
 REQUEST_ID = web.RequestKey("request_id", str)  # set by the app's middleware for every /v1 request
@@ -74,6 +83,10 @@ def request_info(request: web.Request) -> dict:
     return {"id": request.get(REQUEST_ID), "idempotency_key": request.headers.get("Idempotency-Key")}
 
 
+def not_simulated(param: str, what: str = "") -> ApiError:
+    return invalid(param, f"{param} is not simulated{what}: the payments simulator does not support it")
+
+
 class Api:
     def __init__(self, state: State, events: Events, billing: Billing, public_url: str):
         self.state, self.events, self.billing, self.public_url = state, events, billing, public_url
@@ -89,7 +102,12 @@ class Api:
         if mode not in ("payment", "setup", "subscription"):
             raise invalid("mode", f"Invalid mode: must be one of payment, setup, or subscription (got {mode!r})")
         if mode != "subscription":
-            raise invalid("mode", f"mode={mode} is not simulated: the simulator speaks subscription mode only")
+            raise not_simulated("mode", f" for {mode}")
+        ui_mode = p.get("ui_mode", "hosted_page")
+        if ui_mode not in UI_MODES:
+            raise invalid("ui_mode", f"Invalid ui_mode: must be one of {', '.join(UI_MODES)}")
+        if ui_mode != "hosted_page":
+            raise not_simulated("ui_mode", f" for {ui_mode}")
         line_items = self._line_items(p.get("line_items"))
         email = p.get("customer_email")
         if email is not None and (not isinstance(email, str) or not EMAIL.match(email)):
@@ -117,6 +135,12 @@ class Api:
         if collection not in ("always", "if_required"):
             raise invalid("payment_method_collection",
                           "Invalid payment_method_collection: must be one of always or if_required")
+        allowed = p.get("allowed_payment_method_types")
+        if allowed is not None:
+            if not isinstance(allowed, list) or not all(isinstance(t, str) and t for t in allowed):
+                raise invalid("allowed_payment_method_types", "Invalid array: allowed_payment_method_types")
+            if "card" not in allowed:
+                raise not_simulated("allowed_payment_method_types", " without card (the simulator offers cards)")
         for name in ("success_url", "cancel_url"):
             if p.get(name) is not None and not is_url(p[name]):
                 raise invalid(name, "Not a valid URL", "url_invalid")
@@ -129,8 +153,14 @@ class Api:
             client_reference_id=reference, metadata=metadata,
             subscription_data={"trial_period_days": trial_days, "metadata": sub_metadata},
             payment_method_collection=collection, success_url=p.get("success_url"), cancel_url=p.get("cancel_url"),
-            expires_at=expires_at)
+            expires_at=expires_at, allowed_payment_method_types=allowed)
         return web.json_response(public(session))
+
+    def _price(self, price, param: str) -> dict:
+        found = self.state.catalogue.prices.get(price) if isinstance(price, str) else None
+        if found is None:
+            raise no_such("price", str(price), param, status=400)
+        return found
 
     def _line_items(self, raw) -> list[dict]:
         if raw in (None, "", [], {}):
@@ -144,16 +174,13 @@ class Api:
                 raise invalid(where, f"Invalid object: {where}")
             check_known(item, LINE_ITEM_PARAMS, where)
             if "price_data" in item:
-                raise invalid(f"{where}[price_data]", "price_data is not simulated: pass a price id")
-            price = item.get("price")
-            if not price:
+                raise not_simulated(f"{where}[price_data]", " (pass a price id)")
+            if not item.get("price"):
                 raise missing(f"{where}[price]")
-            if not isinstance(price, str) or not PRICE_ID.match(price):
-                raise no_such("price", str(price), f"{where}[price]", status=400)
+            price = self._price(item["price"], f"{where}[price]")
             if item.get("quantity") in (None, ""):
                 raise missing(f"{where}[quantity]")
-            items.append({"price": price_object(price), "quantity": integer(item["quantity"], f"{where}[quantity]",
-                                                                           1, 999_999)})
+            items.append({"price": price, "quantity": integer(item["quantity"], f"{where}[quantity]", 1, 999_999)})
         return items
 
     def _session(self, session_id: str) -> dict:
@@ -171,9 +198,59 @@ class Api:
         session = self._session(request.match_info["id"])
         if session["status"] != "open":
             raise ApiError(400, f"Only Checkout Sessions with a status in [\"open\"] can be expired. This Checkout "
-                           f"Session has a status of \"{session['status']}\".")
+                           f"Session has a status of \"{session['status']}\".", executed=True)
         self.billing.expire_session(session)
         return web.json_response(public(session))
+
+    # -- Prices and products -----------------------------------------------------------------------------------
+
+    async def create_price(self, request: web.Request) -> web.Response:
+        p = decode_body(await request.read())
+        check_known(p, PRICE_PARAMS)
+        for name in ("currency_options", "custom_unit_amount", "tiers", "tiers_mode", "transform_quantity",
+                     "unit_amount_decimal", "transfer_lookup_key"):
+            if name in p:
+                raise not_simulated(name)
+        if not p.get("currency"):
+            raise missing("currency")
+        if p["currency"] != "usd":
+            raise not_simulated("currency", f" for {p['currency']} (the account bills in usd)")
+        if p.get("unit_amount") in (None, ""):
+            raise missing("unit_amount")
+        amount = integer(p["unit_amount"], "unit_amount", 0, 99_999_999)
+        recurring = p.get("recurring")
+        if not isinstance(recurring, dict) or recurring.get("interval") != "month" \
+                or recurring.get("interval_count", "1") != "1":
+            raise not_simulated("recurring", " other than monthly (recurring[interval]=month): the simulator "
+                                             "bills month by month")
+        check_known(recurring, {"interval", "interval_count", "meter", "trial_period_days", "usage_type"},
+                    "recurring")
+        product, product_data = p.get("product"), p.get("product_data")
+        if (product is None) == (product_data is None):
+            raise invalid("product", "You must specify either product or product_data.")
+        if product is not None and product not in self.state.catalogue.products:
+            raise no_such("product", str(product), "product", status=400)
+        if product_data is not None:
+            if not isinstance(product_data, dict) or not product_data.get("name"):
+                raise missing("product_data[name]")
+            product = self.state.catalogue.add_product(str(product_data["name"]), now())["id"]
+        metadata = string_map(p.get("metadata"), "metadata")
+        price = self.state.catalogue.add_price(new_id("price", 24), amount, product, now(),
+                                               nickname=p.get("nickname") or None,
+                                               lookup_key=p.get("lookup_key") or None, metadata=metadata)
+        return web.json_response(price)
+
+    async def get_price(self, request: web.Request) -> web.Response:
+        price = self.state.catalogue.prices.get(request.match_info["id"])
+        if price is None:
+            raise no_such("price", request.match_info["id"])
+        return web.json_response(price)
+
+    async def get_product(self, request: web.Request) -> web.Response:
+        product = self.state.catalogue.products.get(request.match_info["id"])
+        if product is None:
+            raise no_such("product", request.match_info["id"])
+        return web.json_response(product)
 
     # -- Subscriptions and the rest --------------------------------------------------------------------------
 
@@ -190,19 +267,22 @@ class Api:
         """Only a plan change is simulated: `items[0][id]` (an item of the subscription) and `items[0][price]`."""
         sub = self._subscription(request.match_info["id"])
         p = decode_body(await request.read())
-        check_known(p, {"items", "proration_behavior"})
+        check_known(p, SUBSCRIPTION_UPDATE_PARAMS)
+        for name in set(p) - {"items", "proration_behavior", "expand"}:
+            raise not_simulated(name, " (only a plan change is: items[0][id], items[0][price])")
         items = p.get("items")
         if not isinstance(items, list) or len(items) != 1 or not isinstance(items[0], dict):
-            raise invalid("items", "Only a change of one item's price is simulated: items[0][id], items[0][price]")
-        check_known(items[0], {"id", "price"}, "items[0]")
-        item_id, price = items[0].get("id"), items[0].get("price")
+            raise not_simulated("items", " beyond a change of one item's price: items[0][id], items[0][price]")
+        check_known(items[0], SUBSCRIPTION_ITEM_PARAMS, "items[0]")
+        for name in set(items[0]) - {"id", "price"}:
+            raise not_simulated(f"items[0][{name}]")
+        item_id = items[0].get("id")
         if not any(i["id"] == item_id for i in sub["items"]["data"]):
             raise no_such("subscription_item", str(item_id), "items[0][id]", status=400)
-        if not isinstance(price, str) or not PRICE_ID.match(price):
-            raise no_such("price", str(price), "items[0][price]", status=400)
+        price = self._price(items[0].get("price"), "items[0][price]")
         if sub["status"] == "canceled":
-            raise invalid("items", "A canceled subscription cannot be updated.")
-        self.billing.change_price(sub, item_id, price_object(price))
+            raise ApiError(400, "A canceled subscription cannot be updated.", param="items", executed=True)
+        self.billing.change_price(sub, item_id, price)
         return web.json_response(public(sub))
 
     async def cancel_subscription(self, request: web.Request) -> web.Response:
@@ -229,12 +309,6 @@ class Api:
         if invoice is None:
             raise no_such("invoice", request.match_info["id"])
         return web.json_response(public(invoice))
-
-    async def get_price(self, request: web.Request) -> web.Response:
-        price_id = request.match_info["id"]
-        if not PRICE_ID.match(price_id):
-            raise no_such("price", price_id)
-        return web.json_response(price_object(price_id))
 
     async def get_balance(self, request: web.Request) -> web.Response:
         return web.json_response(self.state.balance())
@@ -276,25 +350,53 @@ class Api:
         session = self._page_session(request)
         if isinstance(session, web.Response):
             return session
-        return html(200, checkout_page(session))
+        return html(200, checkout_page(session, self.state.catalogue))
 
     async def pay(self, request: web.Request) -> web.Response:
         session = self._page_session(request)
         if isinstance(session, web.Response):
             return session
-        form = await request.post()
-        values = {name: str(form.get(name, "")) for name in PREFILL}
+        values = await form_values(request)
         number = cards.digits(values["cardNumber"])
-        trial = bool(session["_subscription_data"].get("trial_period_days"))
-        refusal = cards.check(number, values["cardExpiry"], values["cardCvc"], charge_now=not trial)
+        charge_now = not session["_subscription_data"].get("trial_period_days")
+        refusal = cards.form_refusal(number, values["cardExpiry"], values["cardCvc"])
+        if refusal is None and cards.needs_authentication(number):
+            return challenge(session, f"/c/pay/{session['id']}/authenticate", number, values,
+                             session["amount_total"] or 0)
+        refusal = refusal or cards.on_session(number, charge_now=charge_now)
         if refusal is not None:
-            return html(refusal.status, checkout_page(session, error=refusal.message, detail=refusal.detail,
-                                                      values=values))
-        self.billing.complete_checkout(session, number, fails=cards.charges_fail(number),
-                                       needs_action=cards.needs_action(number))
-        if session["success_url"]:
-            location = session["success_url"].replace("{CHECKOUT_SESSION_ID}", session["id"])
-            return web.Response(status=303, headers={"Location": location})
+            return self._refused_checkout(session, refusal, values)
+        return self._complete(session, number)
+
+    async def authenticate(self, request: web.Request) -> web.Response:
+        """The bank's challenge answered: completed, the checkout goes on as with any card; failed, the page
+        says the payment method could not be authenticated."""
+        session = self._page_session(request)
+        if isinstance(session, web.Response):
+            return session
+        answered = await challenge_answered(session, request)
+        if isinstance(answered, web.Response):
+            return answered
+        pending, completed = answered
+        charge_now = not session["_subscription_data"].get("trial_period_days")
+        if not completed:
+            code = "payment_intent_authentication_failure" if charge_now else "setup_intent_authentication_failure"
+            return self._refused_checkout(session, cards.Refusal(402, cards.AUTHENTICATION_FAILED, code),
+                                          pending["values"])
+        refusal = cards.on_session(pending["number"], charge_now=charge_now, authenticated=True)
+        if refusal is not None:
+            return self._refused_checkout(session, refusal, pending["values"])
+        return self._complete(session, pending["number"])
+
+    def _refused_checkout(self, session: dict, refusal: cards.Refusal, values: dict) -> web.Response:
+        return html(refusal.status, checkout_page(session, self.state.catalogue, refusal=refusal, values=values))
+
+    def _complete(self, session: dict, number: str) -> web.Response:
+        success_url = session["success_url"]
+        self.billing.complete_checkout(session, number)
+        if success_url:
+            return web.Response(status=303, headers={"Location": success_url.replace("{CHECKOUT_SESSION_ID}",
+                                                                                  session["id"])})
         return html(200, notice_page("Thanks for subscribing", "Your subscription has started."))
 
     # -- the hosted invoice page -----------------------------------------------------------------------------
@@ -302,7 +404,7 @@ class Api:
     def _page_invoice(self, request: web.Request) -> tuple[dict, dict] | web.Response:
         """(the invoice, its subscription) of an open invoice's page, or the page saying why it cannot be paid."""
         invoice = self.state.invoices.get(request.match_info["id"])
-        if invoice is None:
+        if invoice is None or invoice["status"] == "draft":
             return html(404, notice_page("Not found", "This invoice does not exist."))
         if invoice["status"] == "paid":
             return html(409 if request.method == "POST" else 200, notice_page("Already paid", "This invoice is paid."))
@@ -320,16 +422,31 @@ class Api:
         if isinstance(found, web.Response):
             return found
         invoice, sub = found
-        form = await request.post()
-        values = {name: str(form.get(name, "")) for name in PREFILL}
+        values = await form_values(request)
         number = cards.digits(values["cardNumber"])
-        refusal = cards.check(number, values["cardExpiry"], values["cardCvc"], charge_now=True)
-        if refusal is None and cards.needs_action(number):  # the bank's challenge is not simulated here
-            refusal = cards.Refusal(402, cards.DECLINED, "This card asks for authentication; use another.")
+        refusal = cards.form_refusal(number, values["cardExpiry"], values["cardCvc"])
+        if refusal is None and cards.needs_authentication(number):
+            return challenge(invoice, f"/i/{invoice['id']}/authenticate", number, values, invoice["amount_due"])
+        refusal = refusal or cards.on_session(number, charge_now=True)
         if refusal is not None:
-            return html(refusal.status, invoice_page(invoice, error=refusal.message, detail=refusal.detail,
-                                                     values=values))
-        self.billing.pay_open_invoice(sub, invoice)
+            return html(refusal.status, invoice_page(invoice, refusal=refusal, values=values))
+        self.billing.pay_open_invoice(sub, invoice, number)
+        return html(200, notice_page("Thank you", "The invoice is paid."))
+
+    async def authenticate_invoice(self, request: web.Request) -> web.Response:
+        found = self._page_invoice(request)
+        if isinstance(found, web.Response):
+            return found
+        invoice, sub = found
+        answered = await challenge_answered(invoice, request)
+        if isinstance(answered, web.Response):
+            return answered
+        pending, completed = answered
+        refusal = cards.on_session(pending["number"], charge_now=True, authenticated=True) if completed else \
+            cards.Refusal(402, cards.AUTHENTICATION_FAILED, "payment_intent_authentication_failure")
+        if refusal is not None:
+            return html(refusal.status, invoice_page(invoice, refusal=refusal, values=pending["values"]))
+        self.billing.pay_open_invoice(sub, invoice, pending["number"])
         return html(200, notice_page("Thank you", "The invoice is paid."))
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
@@ -341,14 +458,41 @@ class Api:
         router.add_delete("/v1/subscriptions/{id}", self.cancel_subscription)
         router.add_get("/v1/customers/{id}", self.get_customer)
         router.add_get("/v1/invoices/{id}", self.get_invoice)
+        router.add_post("/v1/prices", self.create_price)
         router.add_get("/v1/prices/{id}", self.get_price)
+        router.add_get("/v1/products/{id}", self.get_product)
         router.add_get("/v1/balance", self.get_balance)
         router.add_get("/v1/events", self.list_events)
         router.add_get("/v1/events/{id}", self.get_event)
         router.add_get("/c/pay/{id}", self.show_page)
         router.add_post("/c/pay/{id}", self.pay)
+        router.add_post("/c/pay/{id}/authenticate", self.authenticate)
         router.add_get("/i/{id}", self.show_invoice)
         router.add_post("/i/{id}", self.pay_invoice)
+        router.add_post("/i/{id}/authenticate", self.authenticate_invoice)
+
+
+def challenge(holder: dict, action_path: str, number: str, values: dict, amount: int) -> web.Response:
+    """The bank's 3-D Secure challenge for a card given at a hosted page (the session's or the invoice's): the
+    page, with the card kept aside until it is answered."""
+    holder["_challenge"] = pending = {"id": new_id("src_3ds", 16), "number": number, "values": values}
+    return html(200, challenge_page(action_path, pending["id"], amount))
+
+
+async def challenge_answered(holder: dict, request: web.Request) -> tuple[dict, bool] | web.Response:
+    """The challenge pending at this page and whether the customer completed it, or the page saying there is
+    none to answer."""
+    form = await request.post()
+    pending = holder.get("_challenge")
+    if not pending or form.get("challenge") != pending["id"]:
+        return html(400, notice_page("Expired", "This authentication is no longer pending: pay again."))
+    holder["_challenge"] = None
+    return pending, form.get("result") == "complete"
+
+
+async def form_values(request: web.Request) -> dict[str, str]:
+    form = await request.post()
+    return {name: str(form.get(name, "")) for name in PREFILL}
 
 
 def html(status: int, text: str) -> web.Response:

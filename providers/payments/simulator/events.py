@@ -2,15 +2,26 @@
 
 Each event is a Stripe Event object (`evt_...`, `object: "event"`, `api_version`, `created`, `type`,
 `data.object` a snapshot of the object when the event happened, `data.previous_attributes` on `*.updated`,
-`livemode: false`, `pending_webhooks`, `request: {id, idempotency_key}`), kept in creation order.
+`livemode: false`, `pending_webhooks`, `request: {id, idempotency_key}`), kept in creation order. `created` is
+given by the caller (`billing` stamps each subscription's events in the order they happened, a later moment a
+later second) or is now.
 
 With a webhook URL, each is POSTed as JSON (`Content-Type: application/json; charset=utf-8`, `User-Agent:
 Stripe/1.0 (+https://stripe.com/docs/webhooks)`), signed with `Stripe-Signature` (`sign_payload`, a fresh
-timestamp per attempt). A first attempt waits for the ones before it (one queue, creation order); any answer
-outside 2xx, a redirect, a connection error or no answer within 15 s is a failure, and the event is tried again
-after RETRY_DELAYS (1 min, 5 min, 30 min, 2 h, 5 h, then every 10 h: about 2.8 days in all, as Stripe retries
-"for up to three days"), each delay multiplied by the time scale. Retries are not ordered with the other
-events, as Stripe's are not. Every attempt is recorded (`/_simulator/events`).
+timestamp per attempt). Any answer outside 2xx, a redirect, a connection error or no answer within 15 s is a
+failure, and the event is tried again after RETRY_DELAYS (1 min, 5 min, 30 min, 2 h, 5 h, then every 10 h: about
+2.8 days in all, as Stripe retries "for up to three days"), each delay multiplied by the time scale. Every attempt
+is recorded (`/_simulator/events`); an event acknowledged (2xx) sets its record's `acked`.
+
+Stripe does not guarantee the order of delivery. How first attempts go out (`delivery`):
+
+- `ordered` (the default): one queue, in creation order, each waiting for the one before; retries are not ordered
+  with the other events, as Stripe's are not;
+- `shuffled`: each is sent on its own after a random pause of up to SHUFFLE_WINDOW seconds, so events made
+  together arrive in any order, and a retry or a slow answer lets later ones overtake.
+
+`hold()` keeps every first attempt back until `release(order)` sends them, one after another, in creation order,
+`reversed` or `shuffled`: a test makes a real out-of-order delivery with it.
 """
 from __future__ import annotations
 
@@ -18,6 +29,7 @@ import asyncio
 import copy
 import json
 import logging
+import random
 
 import aiohttp
 
@@ -29,33 +41,46 @@ log = logging.getLogger(__name__)
 USER_AGENT = "Stripe/1.0 (+https://stripe.com/docs/webhooks)"
 TIMEOUT = 15.0  # seconds an endpoint has to answer
 RETRY_DELAYS = (60, 300, 1800, 7200, 18000, 36000, 36000, 36000, 36000, 36000, 36000)  # seconds
+DELIVERIES = ("ordered", "shuffled")
+RELEASE_ORDERS = ("created", "reversed", "shuffled")
+SHUFFLE_WINDOW = 0.25  # seconds (real time): how far apart shuffled first attempts may go out
 
 
 class Events:
-    def __init__(self, webhook_url: str | None, webhook_secret: str | None, time_scale: float):
+    def __init__(self, webhook_url: str | None, webhook_secret: str | None, time_scale: float,
+                 delivery: str = "ordered"):
+        if delivery not in DELIVERIES:
+            raise ValueError(f"delivery must be one of {', '.join(DELIVERIES)}")
         self.webhook_url, self.webhook_secret, self.time_scale = webhook_url, webhook_secret, time_scale
-        self.records: list[dict] = []  # {"event", "status", "attempts", "next_attempt_in"}
+        self.delivery = delivery
+        self.records: list[dict] = []  # {"event", "status", "attempts", "next_attempt_in", "acked"}
         self.by_id: dict[str, dict] = {}
         self.tasks: set[asyncio.Task] = set()
+        self.holding = False
+        self.held: list[dict] = []
         self._queue: asyncio.Queue | None = None
         self._session: aiohttp.ClientSession | None = None
 
     # -- making events ---------------------------------------------------------------------------------------
 
-    def emit(self, type_: str, obj: dict, *, previous: dict | None = None, request: dict | None = None) -> dict:
+    def emit(self, type_: str, obj: dict, *, previous: dict | None = None, request: dict | None = None,
+             at: int | None = None) -> dict:
         data: dict = {"object": public(obj)}
         if previous is not None:
             data["previous_attributes"] = copy.deepcopy(previous)
-        event = {"id": new_id("evt"), "object": "event", "api_version": API_VERSION, "created": now(),
+        event = {"id": new_id("evt"), "object": "event", "api_version": API_VERSION, "created": at or now(),
                  "data": data, "livemode": False, "pending_webhooks": 1 if self.webhook_url else 0,
                  "request": request or {"id": None, "idempotency_key": None}, "type": type_}
+        acked = asyncio.Event()
+        if not self.webhook_url:  # no endpoint to wait for
+            acked.set()
         record = {"event": event, "status": "pending" if self.webhook_url else "not_sent", "attempts": [],
-                  "next_attempt_in": None}
+                  "next_attempt_in": None, "acked": acked}
         self.records.append(record)
         self.by_id[event["id"]] = record
         log.info("event %s %s (%s)", event["id"], type_, data["object"].get("id"))
         if self.webhook_url:
-            self._enqueue(record)
+            self._first_attempt(record)
         return event
 
     def list(self, type_: str | None = None) -> list[dict]:
@@ -69,6 +94,14 @@ class Events:
         task.add_done_callback(self.tasks.discard)
         return task
 
+    def _first_attempt(self, record: dict) -> None:
+        if self.holding:
+            self.held.append(record)
+        elif self.delivery == "shuffled":
+            self._spawn(self._shuffled(record))
+        else:
+            self._enqueue(record)
+
     def _enqueue(self, record: dict) -> None:
         if self._queue is None:
             self._queue = asyncio.Queue()
@@ -80,6 +113,29 @@ class Events:
             record = await queue.get()
             if not await self.attempt(record):
                 self._retry_later(record, 0)
+
+    async def _shuffled(self, record: dict) -> None:
+        await asyncio.sleep(random.uniform(0, SHUFFLE_WINDOW))
+        if not await self.attempt(record):
+            self._retry_later(record, 0)
+
+    def hold(self) -> None:
+        """Keep every first attempt back until `release`."""
+        self.holding = True
+
+    def release(self, order: str = "created") -> list[str]:
+        """Send the held events one after another in `order` (created, reversed, shuffled); their ids, in that
+        order. Events made afterwards go out as `delivery` says."""
+        if order not in RELEASE_ORDERS:
+            raise ValueError(f"order must be one of {', '.join(RELEASE_ORDERS)}")
+        held, self.held, self.holding = self.held, [], False
+        if order == "reversed":
+            held.reverse()
+        elif order == "shuffled":
+            random.shuffle(held)
+        for record in held:
+            self._enqueue(record)
+        return [r["event"]["id"] for r in held]
 
     def _retry_later(self, record: dict, retries_done: int) -> None:
         if retries_done >= len(RETRY_DELAYS):
@@ -125,6 +181,7 @@ class Events:
         accepted = entry["status"] is not None and 200 <= entry["status"] < 300
         if accepted:
             record.update(status="succeeded", next_attempt_in=None)
+            record["acked"].set()
         log.log(logging.INFO if accepted else logging.WARNING, "event %s %s attempt %d%s: %s", event["id"],
                 event["type"], len(record["attempts"]), " (resend)" if manual else "",
                 entry["status"] if entry["status"] is not None else entry["error"])
@@ -136,6 +193,8 @@ class Events:
         self.stop()
         self.records.clear()
         self.by_id.clear()
+        self.held.clear()
+        self.holding = False
 
     def stop(self) -> None:
         for task in list(self.tasks):
