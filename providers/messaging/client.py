@@ -29,6 +29,9 @@ from providers.messaging.adapter import ProviderError
 log = logging.getLogger(__name__)
 
 API_VERSION = "2010-04-01"
+# What a send gives Messages.json (providers/fidelity compares them with Twilio's document); StatusCallback only
+# when there is one.
+SEND_PARAMETERS = ("To", "From", "Body", "StatusCallback")
 MESSAGE_MAX = 300
 BACKOFF_BASE, BACKOFF_MAX = 0.1, 2.0  # seconds: the first retry within 0.2 s, none later than 2 s
 
@@ -74,9 +77,9 @@ class TwilioClient(SessionClient):
     # -- the API -------------------------------------------------------------------------------------------
 
     async def send_message(self, *, to: str, from_: str, body: str, status_callback: str | None = None) -> dict:
-        form = {"To": to, "From": from_, "Body": body}
-        if status_callback:
-            form["StatusCallback"] = status_callback
+        form = dict(zip(SEND_PARAMETERS, (to, from_, body, status_callback or ""), strict=True))
+        if not status_callback:
+            del form["StatusCallback"]
         return await self._send("/Messages", f"{self._account_path}/Messages.json", form)
 
     async def get_message(self, sid: str) -> dict:

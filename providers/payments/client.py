@@ -32,6 +32,26 @@ MESSAGE_MAX = 300
 SECRET_SHAPE = re.compile(r"\b(sk|rk|whsec)_[A-Za-z0-9_]+")
 
 
+def checkout_params(*, business_id: str, email: str, price_id: str, trial_days: int, success_url: str,
+                    cancel_url: str, customer_id: str | None = None) -> dict:
+    """`POST /v1/checkout/sessions`'s parameters for a business's subscription (providers/fidelity compares their
+    names with Stripe's)."""
+    subscription_data: dict = {"metadata": {"business_id": business_id}}
+    if trial_days:
+        subscription_data["trial_period_days"] = trial_days
+    return {
+        "mode": "subscription",
+        "line_items": [{"price": price_id, "quantity": 1}],
+        **({"customer": customer_id} if customer_id else {"customer_email": email}),
+        "client_reference_id": business_id,
+        "metadata": {"business_id": business_id},
+        "subscription_data": subscription_data,
+        "payment_method_collection": "always",  # the card is taken during the trial
+        "success_url": success_url,
+        "cancel_url": cancel_url,
+    }
+
+
 def _reason(exc: BaseException) -> str:
     cause = exc.__cause__ or exc.__context__
     if isinstance(cause, asyncio.TimeoutError):
@@ -88,20 +108,8 @@ class StripePayments:
             raise ValueError("a checkout needs an idempotency key")
         if trial_days < 0:
             raise ValueError("trial_days must not be negative")
-        subscription_data: dict = {"metadata": {"business_id": business_id}}
-        if trial_days:
-            subscription_data["trial_period_days"] = trial_days
-        params = {
-            "mode": "subscription",
-            "line_items": [{"price": price_id, "quantity": 1}],
-            **({"customer": customer_id} if customer_id else {"customer_email": email}),
-            "client_reference_id": business_id,
-            "metadata": {"business_id": business_id},
-            "subscription_data": subscription_data,
-            "payment_method_collection": "always",  # the card is taken during the trial
-            "success_url": success_url,
-            "cancel_url": cancel_url,
-        }
+        params = checkout_params(business_id=business_id, email=email, price_id=price_id, trial_days=trial_days,
+                                 success_url=success_url, cancel_url=cancel_url, customer_id=customer_id)
         session = await self._call("POST /v1/checkout/sessions", self._stripe().v1.checkout.sessions.create_async(
             params=params, options={"idempotency_key": idempotency_key}))
         if not (isinstance(session.get("id"), str) and isinstance(session.get("url"), str)

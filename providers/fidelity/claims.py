@@ -1,0 +1,160 @@
+"""What our side holds about each provider's API, beside where the provider's documents say it: the request
+properties a simulator accepts, the limits and values the services check before a request leaves, the fields an
+adapter sends. Each claim names our constant itself, so a change on either side shows up in the next comparison.
+
+A claim is one of two kinds, compared with the document of its provider (`voice`: Vapi's OpenAPI, `sms`: Twilio's
+2010 API, `payments`: the `stripe` package's types):
+- `Properties`: a set of property names that should equal the schema's (`exact`) or be within it (a simulator
+  that refuses properties it does not act on would be stricter than the provider without being wrong, so
+  `exact=False`); `used=True` (the fields an adapter sends or reads) also finds those the provider marks
+  deprecated;
+- `Keyword`: one keyword of one property (a `maxLength`, an `enum`) that should equal ours, or for values, hold
+  ours (`within=True`: the provider's reasons we map are among those it sends)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from providers.messaging import client as sms_client
+from providers.messaging.simulator.messages import Messages, public
+from providers.payments import client as payments_client
+from providers.payments.simulator import api as payments_simulator
+from providers.voice import vocabulary
+from providers.voice.simulator import validation as voice_simulator
+from services.agents import domain as agents_domain
+from services.calls import domain as calls_domain
+from services.evals import domain as evals_domain
+from services.messaging import domain as messaging_domain
+
+VOICE, SMS, PAYMENTS = "voice", "sms", "payments"
+STRIPE_SESSION = "checkout._session_create_params:SessionCreateParams"
+# What our adapter sends to open a checkout, with a trial (its subscription_data then has every field we send).
+CHECKOUT = payments_client.checkout_params(business_id="b", email="e", price_id="p", trial_days=14, success_url="s",
+                                           cancel_url="c")
+# What our agents send to create an assistant (any provider_config group the owner sets goes along as given).
+ASSISTANT = agents_domain.assistant_body(agents_domain.new_config(
+    "Front desk", "You answer the phone.", None, {"provider": "vapi", "voiceId": "Elliot"},
+    {"provider": "openai", "model": "gpt-4o"}), "agent", "business")
+# What our calls service sends to place a call.
+CALL = calls_domain.provider_call(assistant_id="a", phone_number_id="p", to="+14155550100", name="Dana", prompt="p",
+                                  first_message="Hi", model={"provider": "openai", "model": "gpt-4o"}, context="c",
+                                  max_duration=600, variables={}, call_id="c", server={"url": "https://x"})
+TWILIO_SEND = "POST /2010-04-01/Accounts/{AccountSid}/Messages.json"
+TWILIO_MESSAGE = "api.v2010.account.message"
+
+
+@dataclass(frozen=True)
+class Properties:
+    provider: str
+    ours: str  # what holds them, for the report
+    names: frozenset[str]
+    schema: str
+    path: str = ""
+    exact: bool = True
+    used: bool = False  # sent or read by our code: none should be deprecated
+
+
+@dataclass(frozen=True)
+class Keyword:
+    provider: str
+    ours: str
+    value: Any
+    schema: str
+    path: str
+    keyword: str
+    within: bool = False
+
+
+Claim = Properties | Keyword
+
+
+def _limit(provider: str, ours: str, value: int, schema: str, path: str) -> Keyword:
+    return Keyword(provider, ours, value, schema, path, "maxLength")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    # Vapi: the simulator validates with a whitelist, as Vapi does ("property X should not exist").
+    Properties(VOICE, "voice simulator ASSISTANT_PROPERTIES", voice_simulator.ASSISTANT_PROPERTIES,
+               "CreateAssistantDTO"),
+    Properties(VOICE, "voice simulator ASSISTANT_PROPERTIES (updates)", voice_simulator.ASSISTANT_PROPERTIES,
+               "UpdateAssistantDTO"),
+    Properties(VOICE, "voice simulator CALL_PROPERTIES", voice_simulator.CALL_PROPERTIES, "CreateCallDTO"),
+    Properties(VOICE, "voice simulator PHONE_NUMBER_PROPERTIES[byo-phone-number]",
+               frozenset(voice_simulator.PHONE_NUMBER_PROPERTIES["byo-phone-number"]), "CreateByoPhoneNumberDTO"),
+    Properties(VOICE, "voice simulator PHONE_NUMBER_PROPERTIES[twilio]",
+               frozenset(voice_simulator.PHONE_NUMBER_PROPERTIES["twilio"]), "CreateTwilioPhoneNumberDTO"),
+    Properties(VOICE, "voice simulator PHONE_NUMBER_PROPERTIES[vapi]",
+               frozenset(voice_simulator.PHONE_NUMBER_PROPERTIES["vapi"]), "CreateVapiPhoneNumberDTO"),
+    _limit(VOICE, "voice simulator NAME_MAX", voice_simulator.NAME_MAX, "CreateAssistantDTO", "name"),
+    _limit(VOICE, "calls CUSTOMER_NAME_MAX (the callee's name cut to it in customer.name)",
+           calls_domain.CUSTOMER_NAME_MAX, "CreateCallDTO", "customer.name"),
+    # What our adapters send.
+    Properties(VOICE, "agents assistant_body", frozenset(ASSISTANT), "CreateAssistantDTO", exact=False, used=True),
+    Properties(VOICE, "calls provider_call", frozenset(CALL), "CreateCallDTO", exact=False, used=True),
+    Properties(VOICE, "calls provider_call: assistantOverrides", frozenset(CALL["assistantOverrides"]),
+               "CreateCallDTO", "assistantOverrides", exact=False, used=True),
+    Properties(VOICE, "calls provider_call: customer", frozenset(CALL["customer"]), "CreateCallDTO", "customer",
+               exact=False, used=True),
+    # The providers our services and the simulator accept in an assistant's settings and an eval's judge.
+    Keyword(VOICE, "voice vocabulary VOICE_REQUIRED (voice providers)", frozenset(vocabulary.VOICE_REQUIRED),
+            "CreateAssistantDTO", "voice.provider", "enum"),
+    Keyword(VOICE, "voice vocabulary MODEL_REQUIRED (model providers)", frozenset(vocabulary.MODEL_REQUIRED),
+            "CreateAssistantDTO", "model.provider", "enum"),
+    Keyword(VOICE, "voice vocabulary VOICEMAIL_DETECTION_PROVIDERS", frozenset(vocabulary.VOICEMAIL_DETECTION_PROVIDERS),
+            "CreateAssistantDTO", "voicemailDetection.provider", "enum"),
+    Keyword(VOICE, "voice vocabulary JUDGE_MODEL_PROVIDERS", frozenset(vocabulary.JUDGE_MODEL_PROVIDERS),
+            "AssistantMessageJudgePlanAI", "model.provider", "enum"),
+    # What the calls service reads of the provider's server messages.
+    Properties(VOICE, "calls: the end-of-call report's fields read (domain.after_report)",
+               frozenset({"type", "call", "endedReason", "startedAt", "endedAt", "cost", "analysis", "artifact"}),
+               "ServerMessageEndOfCallReport", exact=False, used=True),
+    Properties(VOICE, "calls: the artifact's fields read", frozenset({"transcript", "recording", "recordingUrl"}),
+               "ServerMessageEndOfCallReport", "artifact", exact=False, used=True),
+    Properties(VOICE, "calls: the recording's fields read (domain.recording_url)", frozenset({"mono", "stereoUrl"}),
+               "ServerMessageEndOfCallReport", "artifact.recording", exact=False, used=True),
+    Properties(VOICE, "calls: the mono recording's field read", frozenset({"combinedUrl"}),
+               "ServerMessageEndOfCallReport", "artifact.recording.mono", exact=False, used=True),
+    Properties(VOICE, "calls: the analysis's fields read", frozenset({"summary", "structuredData"}),
+               "ServerMessageEndOfCallReport", "analysis", exact=False, used=True),
+    Keyword(VOICE, "calls ENDED_REASONS", frozenset(calls_domain.ENDED_REASONS), "ServerMessageEndOfCallReport", "endedReason",
+            "enum", within=True),
+    Keyword(VOICE, "calls PROGRESS (the statuses a status update moves a call to)", frozenset(calls_domain.PROGRESS) - {"queued"},
+            "ServerMessageStatusUpdate", "status", "enum", within=True),
+    _limit(VOICE, "evals PROVIDER_DESCRIPTION_MAX (the mirror's description cut to it)",
+           evals_domain.PROVIDER_DESCRIPTION_MAX, "CreateEvalDTO", "description"),
+    _limit(VOICE, "evals PROVIDER_NAME_MAX (the mirror's name cut to it)", evals_domain.PROVIDER_NAME_MAX,
+           "CreateEvalDTO", "name"),
+    _limit(VOICE, "evals CONTENT_MAX (an assistant turn)", evals_domain.CONTENT_MAX, "ChatEvalAssistantMessageMock",
+           "content"),
+    _limit(VOICE, "evals CONTENT_MAX (a user turn)", evals_domain.CONTENT_MAX, "ChatEvalUserMessageMock", "content"),
+    # Twilio: what we send and read, and the Message resource the simulator shows.
+    Properties(SMS, "messaging client SEND_PARAMETERS", frozenset(sms_client.SEND_PARAMETERS), TWILIO_SEND,
+               exact=False),
+    Properties(SMS, "sms simulator's Message resource (Messages.resource)",
+               frozenset(public(Messages("AC" + "0" * 32).resource(to="+15005550006", from_="+15005550006", body="",
+                                                                   direction="outbound-api", status="queued"))),
+               TWILIO_MESSAGE),
+    Keyword(SMS, "messaging STATUSES (the provider's statuses a text moves to)",
+            frozenset(messaging_domain.STATUSES) - {messaging_domain.PENDING, messaging_domain.UNKNOWN},
+            TWILIO_MESSAGE, "status", "enum", within=True),
+    # Stripe: the simulator refuses unknown parameters, as Stripe does (parameter_unknown).
+    Properties(PAYMENTS, "payments simulator SESSION_PARAMS", frozenset(payments_simulator.SESSION_PARAMS),
+               STRIPE_SESSION),
+    Properties(PAYMENTS, "payments simulator SUBSCRIPTION_DATA_PARAMS",
+               frozenset(payments_simulator.SUBSCRIPTION_DATA_PARAMS), STRIPE_SESSION, "subscription_data"),
+    Properties(PAYMENTS, "payments simulator LINE_ITEM_PARAMS", frozenset(payments_simulator.LINE_ITEM_PARAMS),
+               STRIPE_SESSION, "line_items"),
+    Keyword(PAYMENTS, "payments simulator UI_MODES", frozenset(payments_simulator.UI_MODES), STRIPE_SESSION, "ui_mode",
+            "enum"),
+    Properties(PAYMENTS, "payments client checkout_params", frozenset(CHECKOUT) | {"customer"}, STRIPE_SESSION,
+               exact=False),
+    Properties(PAYMENTS, "payments client checkout_params: subscription_data", frozenset(CHECKOUT["subscription_data"]),
+               STRIPE_SESSION, "subscription_data", exact=False),
+    Properties(PAYMENTS, "payments client checkout_params: line_items", frozenset(CHECKOUT["line_items"][0]),
+               STRIPE_SESSION, "line_items", exact=False),
+    Keyword(PAYMENTS, "payments client checkout_params: mode", frozenset({CHECKOUT["mode"]}), STRIPE_SESSION, "mode",
+            "enum", within=True),
+    Keyword(PAYMENTS, "payments client checkout_params: payment_method_collection",
+            frozenset({CHECKOUT["payment_method_collection"]}), STRIPE_SESSION, "payment_method_collection", "enum",
+            within=True),
+)
