@@ -140,13 +140,15 @@ class Stack:
         return env
 
     def voice_env(self) -> dict[str, str]:
-        """The voice provider: VOICE_API_URL/VOICE_API_KEY when set, else the local simulator."""
+        """The voice provider: VOICE_API_URL/VOICE_API_KEY when set, else the local simulator, as an organization
+        with transfer-outcome detection and fallback enabled (the account setting ring-first forwarding needs at
+        the provider: README, Ring-first forwarding)."""
         if os.environ.get("VOICE_API_URL"):
             return {}
         sim = self.process(VOICE_SIMULATOR)
         return {"VOICE_API_URL": f"http://127.0.0.1:{sim.port}", "VOICE_API_KEY": self.home_secret("voice_api_key"),
                 "VOICE_SIM_PORT": str(sim.port), "VOICE_SIM_DATA_DIR": str(self.home / VOICE_SIMULATOR),
-                "VOICE_SIP_CREDENTIAL_ID": "local-sip-trunk"}
+                "VOICE_SIP_CREDENTIAL_ID": "local-sip-trunk", "VOICE_SIM_TRANSFER_FALLBACK": "1"}
 
     def sms_env(self) -> dict[str, str]:
         """The messaging provider: SMS_API_URL with its credentials when set, else the local simulator, whose

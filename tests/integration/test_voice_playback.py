@@ -15,6 +15,7 @@ from deploy.local.servers import free_port
 from providers.voice.client import VapiClient
 from providers.voice.server_messages import WebhookAuth
 from providers.voice.simulator.app import build_app
+from services.agents.numbers_domain import Forwarding, ringing_hooks
 from tests.integration.servers import serving
 from tests.waiting import wait_until
 
@@ -56,10 +57,11 @@ async def server():
 
 
 @pytest.fixture
-async def sim(tmp_path, server):
+async def sim(request, tmp_path, server):
+    """The simulator, built with the test's `indirect` parameters (build_app's keywords), if any."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    async with serving(build_app(tmp_path / "voice-sim", KEY, 0.01, url), port):
+    async with serving(build_app(tmp_path / "voice-sim", KEY, 0.01, url, **getattr(request, "param", {})), port):
         client = VapiClient(url, KEY, max_attempts=1)
         credential = await client.create_credential({"provider": "webhook", "name": "ours",
                                                      "authenticationPlan": AUTH.plan()})
@@ -84,6 +86,16 @@ class Sim:
         call = await self.client.create_call({"assistantId": made["id"], "phoneNumberId": number["id"],
                                               "customer": {"number": to}})
         return await wait_until(lambda: self._messages(call["id"]), f"the report of call {call['id']}",
+                                lambda found: any(m["type"] == "end-of-call-report" for m in found))
+
+    async def ring_first(self, forward_pickup: bool) -> list[dict]:
+        """The messages of an inbound call to a number with our ring-first hooks, once it has ended."""
+        number = await self.client.import_phone_number({"provider": "vapi", "server": self.server_config,
+                                                        "hooks": ringing_hooks(Forwarding("+14155550140", 5))})
+        async with aiohttp.ClientSession() as s, s.post(f"{self.url}/_simulator/inbound", json={
+                "to": number["number"], "from": "+14155550141", "forward_pickup": forward_pickup}) as r:
+            call = await r.json()
+        return await wait_until(lambda: self._messages(call["id"]), f"the end of call {call['id']}",
                                 lambda found: any(m["type"] == "end-of-call-report" for m in found))
 
     async def _messages(self, call_id: str) -> list[dict]:
@@ -161,3 +173,23 @@ async def test_an_inbound_call_the_server_refuses_ends_with_its_message(sim, ser
         call = await r.json()
     assert (call["status"], call["endedReason"]) == ("ended", "assistant-request-returned-error")
     assert call["endedMessage"] == "This number is not in service." and "error" not in call
+
+
+async def test_a_ring_first_hook_ends_the_call_unless_the_organization_enabled_the_fallback(sim, server):
+    """Vapi applies a blind transfer's fallbackPlan only where the organization enabled transfer-outcome detection:
+    by default the hook's transfer ends the call whether the forward-to phone picks up or not."""
+    for pickup in (True, False):
+        messages = await sim.ring_first(forward_pickup=pickup)
+        assert report_of(messages)["endedReason"] == "call.ringing.hook-executed-transfer"
+        assert "assistant-request" not in [m["type"] for m in messages]
+
+
+@pytest.mark.parametrize("sim", [{"transfer_fallback": True}], indirect=True)
+async def test_with_the_organizations_fallback_an_unanswered_forward_comes_back_to_the_agent(sim, server):
+    made = await sim.client.create_assistant({"name": "Front desk", "firstMessage": "Hi!", "server": sim.server_config})
+    server.answer = {"assistantId": made["id"]}
+    messages = await sim.ring_first(forward_pickup=False)
+    kinds = [m["type"] for m in messages]
+    assert "assistant-request" in kinds and report_of(messages)["endedReason"] != "call.ringing.hook-executed-transfer"
+    picked_up = await sim.ring_first(forward_pickup=True)
+    assert report_of(picked_up)["endedReason"] == "call.ringing.hook-executed-transfer"

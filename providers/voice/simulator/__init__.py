@@ -6,7 +6,9 @@ end-of-call report POSTed as signed server messages to the call's server URL. Th
 digits choose the outcome: 0001 no answer, 0002 busy, 0003 voicemail (noticed only with voicemail detection on),
 0004 failed, anything else answered. VOICE_SIM_TIME_SCALE multiplies the times
 (1: a call lasts about 16 s; the tests use 0.05). VOICE_SIM_SAVE_SECONDS: how long changes wait to be saved
-(default 1; a save rewrites the whole state).
+(default 1; a save rewrites the whole state). VOICE_SIM_TRANSFER_FALLBACK: the organization has transfer-outcome
+detection and fallback enabled (an account setting at the provider; off unless set: a ring-first hook's blind
+transfer then ends the call, picked up or not; see `playback`).
 
 `make run` and the test harness start it (`python -m providers.voice.simulator --port N --data-dir DIR
 --api-key KEY`) and point the real client at it. Modules:

@@ -237,10 +237,13 @@ def eval_run_limit_from_env() -> int:
 
 
 def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url: str = "", *,
-              eval_run_limit: int | None = None, judge_url: str | None = None) -> web.Application:
+              eval_run_limit: int | None = None, judge_url: str | None = None,
+              transfer_fallback: bool | None = None) -> web.Application:
     """`public_url`: where this server is reached (recording URLs point at it). `eval_run_limit`: eval runs in
     flight at once (None: VOICE_SIM_EVAL_RUN_LIMIT, default 10); `judge_url`: the chat-completions judge of
-    ai judge plans (None: EVAL_JUDGE_URL; unset: the deterministic rubric reader; see `judges`)."""
+    ai judge plans (None: EVAL_JUDGE_URL; unset: the deterministic rubric reader; see `judges`);
+    `transfer_fallback`: the organization's transfer-outcome detection and fallback (None:
+    VOICE_SIM_TRANSFER_FALLBACK, default off, as an organization is until it enables it)."""
     if not api_key:
         raise ValueError("the simulator needs an API key")
     control = control_plane()
@@ -256,7 +259,9 @@ def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url
     app.on_cleanup.append(_stop_eval_runs)
     app.on_cleanup.append(_save_store)  # after the eval runs stopped: they may change it
     app[COLLECTIONS] = by_kind = {**collections(store), **eval_collections(store, runner)}
-    playback = Playback(store, time_scale, Path(state_dir) / "recordings", public_url.rstrip("/"))
+    if transfer_fallback is None:
+        transfer_fallback = os.environ.get("VOICE_SIM_TRANSFER_FALLBACK", "").lower() in ("1", "true", "yes")
+    playback = Playback(store, time_scale, Path(state_dir) / "recordings", public_url.rstrip("/"), transfer_fallback)
     by_kind["call"].after_create = playback.start
     control.add_routes(app.router)
     add_playback_routes(app.router, playback)

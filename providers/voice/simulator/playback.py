@@ -4,10 +4,12 @@ credential, retried on failure.
 
 An inbound call to a number with a ringing transfer hook is first offered to its destination (ring-first
 forwarding): the destination picks up unless it is a no-answer, busy or failed test number, or the control
-plane says otherwise. Simulator assumption, beyond what the provider documents: an unanswered transfer applies the
-fallback plan (as the provider does only for an organization with transfer-outcome detection enabled) and an
-`endCallEnabled: false` fallback then asks the number's server for an assistant (the provider documents no
-assistant-request after a hook); see providers/voice/FIDELITY-calls.md.
+plane says otherwise. As the provider documents, the hook's transfer ends the call
+(`call.ringing.hook-executed-transfer`) picked up or not, unless the transfer's fallback plan applies: to a warm
+transfer, and to a blind one only where the organization enabled transfer-outcome detection and fallback (an
+account setting; here VOICE_SIM_TRANSFER_FALLBACK, off by default, on in the embedded stack). Simulator assumption,
+beyond what the provider documents: an `endCallEnabled: false` fallback then asks the number's server for an
+assistant (the provider documents no assistant-request after a hook); see providers/voice/FIDELITY-calls.md.
 
 The outcome follows from the dialled number's last four digits (the simulator's test numbers): 0001 nobody
 answers, 0002 busy, 0003 a voicemail box answers (ended `voicemail` only with voicemail detection on, the
@@ -156,6 +158,9 @@ class Playback:
     time_scale: float = 1.0
     recordings: Path | None = None  # where recordings are written, served at `{public_url}/recording/{id}.wav`
     public_url: str = ""
+    # The organization's "transfer outcome detection and fallback" (an account setting at Vapi, not an API field;
+    # off unless enabled): without it a blind transfer's fallbackPlan is not applied.
+    transfer_fallback: bool = False
     scripts: list[Script] = field(default_factory=list)
     tasks: set = field(default_factory=set)
 
@@ -189,8 +194,9 @@ class Playback:
 
     async def _offer(self, number: dict, call: dict, destination: dict, picks_up: bool, outcome: str | None) -> None:
         """Ring-first forwarding: dial the hook's destination for its dialTimeout. Picked up, the call is theirs
-        and ends `call.ringing.hook-executed-transfer`; not picked up, the fallback plan either keeps the call for
-        the assistant (endCallEnabled false) or ends it `call.forwarding.no-answer`."""
+        and ends `call.ringing.hook-executed-transfer`. Not picked up, the same unless the transfer's fallback
+        applies (`_fallback_applies`); then the fallback plan either keeps the call for the assistant
+        (endCallEnabled false) or ends it `call.forwarding.no-answer`."""
         plan = destination.get("transferPlan") or {}
         started = datetime.now(UTC)
         await self._emit(call["id"], {**self._status("forwarding"), "destination": destination})
@@ -201,10 +207,18 @@ class Playback:
             await self._finish(call["id"], FORWARDED, started)
             return
         await self._sleep(ring)
-        if (plan.get("fallbackPlan") or {}).get("endCallEnabled", True):
+        fallback = plan.get("fallbackPlan") if self._fallback_applies(plan) else None
+        if fallback is None:  # the hook has ended the call: the forward-to phone had it, picked up or not
+            await self._finish(call["id"], FORWARDED, started)
+        elif fallback.get("endCallEnabled", True):
             await self._finish(call["id"], FORWARD_UNANSWERED, started)
-            return
-        await self._answer(number, self.store.get("call", call["id"]), outcome)
+        else:  # our assumption, undocumented: the number's assistant (an assistant-request) takes the call back
+            await self._answer(number, self.store.get("call", call["id"]), outcome)
+
+    def _fallback_applies(self, plan: dict) -> bool:
+        """Vapi applies a transfer's fallbackPlan to a warm transfer, and to a blind one only where the organization
+        enabled transfer-outcome detection and fallback (an account setting: `transfer_fallback`)."""
+        return str(plan.get("mode") or "").startswith("warm-transfer") or self.transfer_fallback
 
     async def _finish(self, call_id: str, ended_reason: str, started: datetime) -> None:
         """The end of a call the assistant never spoke on: its ended status and a report without a conversation."""
