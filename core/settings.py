@@ -237,6 +237,10 @@ class Settings(BaseSettings):
     # and after how long one it has no record of counts as never sent.
     sms_reconcile_seconds: PositiveFloat = Field(30.0, alias="SMS_RECONCILE_SECONDS")
     sms_unknown_give_up_minutes: NonNegativeFloat = Field(10.0, alias="SMS_UNKNOWN_GIVE_UP_MINUTES")
+    # Texts the provider took that have not reached an outcome (their status callbacks may have been lost: the
+    # provider does not resend one we answered with an error): how long after their last change the provider is
+    # asked, the wait doubling after each answer that changes nothing (services.messaging.reconciliation).
+    sms_status_check_after_seconds: PositiveFloat = Field(600.0, alias="SMS_STATUS_CHECK_AFTER_SECONDS")
     # Who answers STOP, START and HELP: `twilio` (the provider's default opt-out handling, or Advanced Opt-Out on a
     # Messaging Service: it replies itself, so our TwiML answers keywords with nothing) or `ours` (the account's
     # built-in opt-out handling turned off by Twilio Support: our TwiML replies are the only ones). Either way a

@@ -24,6 +24,8 @@ PENDING = "pending"
 # reconciliation (services.messaging.reconciliation) says what became of it.
 UNKNOWN = "unknown"
 PROGRESS = (PENDING, UNKNOWN, "accepted", "queued", "sending", "sent")
+# The provider has the text and its callbacks have not brought an outcome yet.
+IN_FLIGHT = ("accepted", "queued", "sending", "sent")
 OUTCOMES = ("delivered", "undelivered", "failed")
 RECEIVED = "received"
 STATUSES = (*PROGRESS, *OUTCOMES, RECEIVED)

@@ -56,7 +56,7 @@ class ProviderRequests:
         callbacks = [_callback(s) for s in stored]
         async with self.db.transaction() as conn:
             for message_id, params in callbacks:
-                await _apply_status(conn, message_id, params)
+                await apply_status(conn, message_id, params)
 
     # -- inbound texts ---------------------------------------------------------------------------
 
@@ -134,8 +134,9 @@ def _callback(stored: object) -> tuple[str | None, dict[str, str]]:
     return (message_id if isinstance(message_id, str) and is_uuid(message_id) else None), params
 
 
-async def _apply_status(conn, message_id: str | None, params: dict[str, str]) -> None:
-    """Move our text forward as a status callback says (nothing for a text not ours, or a late status)."""
+async def apply_status(conn, message_id: str | None, params: dict[str, str]) -> None:
+    """Move our text forward as a status callback says (nothing for a text not ours, or a late status); the
+    reconciliation applies what the provider answers about a text in the same form."""
     status, sid = params.get("MessageStatus", ""), params.get("MessageSid", "")
     row = await store.message_for_callback(conn, message_id, sid)
     if row is None or not domain.moves_forward(row.status, status):

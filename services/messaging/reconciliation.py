@@ -1,8 +1,18 @@
-"""Texts of unknown outcome: the provider was asked to send and no answer came (a time-out, a dropped connection),
+"""Texts whose outcome we may never hear of, and the provider is asked about.
+
+Texts of unknown outcome: the provider was asked to send and no answer came (a time-out, a dropped connection),
 so the text may have gone out. The provider's status callback says what became of it (its URL names our message);
 this worker also asks the provider itself, in case no callback comes: the provider's messages from our number to
 the callee with the same body since the send are looked up, and the one found is recorded as the send's answer
 (sms.sent, then callbacks move it on). One still not found after `give_up` never went out: failed (sms.failed).
+
+Texts the provider took whose callbacks never settled them: the provider calls each status callback once (and once
+more only when the connection failed), so one our gateway refused (it could not store it) is lost. A text still
+without an outcome `check_after` past its last change is looked up by its sid and moved as a callback would move
+it (`provider_service.apply_status`: forward only, with its events); an answer that changes nothing doubles the wait
+before the next look, and texts older than UNSETTLED_DAYS are left as they are (a carrier that never reports
+delivery leaves a text `sent` for good).
+
 Provider calls are made with no connection held; each write re-checks, under the row's lock, that the message is
 still unknown (a callback may have been first)."""
 from __future__ import annotations
@@ -15,23 +25,26 @@ from core.ids import utcnow
 from core.uow import Database
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from services.messaging import domain, store
+from services.messaging.provider_service import apply_status
 from services.messaging.service import Texts
 
 log = logging.getLogger(__name__)
 SETTLE = timedelta(seconds=5)  # a callback usually comes within seconds: ask the provider only after
 BATCH = 50
+UNSETTLED_DAYS = 3
 
 
 class Reconciliation(Periodic):
     task_name = "sms-reconciliation"
 
     def __init__(self, db: Database, texts: Texts, sms: MessagingProvider, *, interval: float,
-                 give_up: timedelta):
+                 give_up: timedelta, check_after: timedelta):
         self.db, self.texts, self.sms = db, texts, sms
-        self.interval, self.give_up = interval, give_up
+        self.interval, self.give_up, self.check_after = interval, give_up, check_after
 
     async def round(self) -> bool:
         await self.reconcile_due()
+        await self.check_unsettled()
         return False
 
     async def reconcile_due(self) -> int:
@@ -60,3 +73,35 @@ class Reconciliation(Periodic):
             return False
         return await self.texts.record_never_sent(row, f"the messaging provider has no record of it "
                                                        f"{self.give_up.total_seconds() / 60:g} minutes after the send")
+
+
+    async def check_unsettled(self) -> int:
+        """Ask the provider about every text it took whose check is due; how many it moved on."""
+        now = utcnow()
+        async with self.db.read() as conn:
+            rows = await store.unsettled_messages(conn, now, self.check_after, now - timedelta(days=UNSETTLED_DAYS),
+                                                  BATCH)
+        moved = 0
+        for row in rows:
+            moved += await self.check(row)
+        return moved
+
+    async def check(self, row) -> bool:
+        """Move the text as the provider has it now; whether its status changed."""
+        try:
+            found = await self.sms.get_message(row.provider_sid)
+        except ProviderError as exc:
+            log.info("sms %s: the provider could not be asked about %s (%s); next round", row.id, row.provider_sid,
+                     exc)
+            return False
+        status = str(found.get("status") or "")
+        error = found.get("error_code")
+        checks = row.status_checks + 1
+        async with self.db.transaction() as conn:
+            await apply_status(conn, str(row.id), {"MessageStatus": status, "MessageSid": row.provider_sid,
+                                                   **({"ErrorCode": str(error)} if error else {})})
+            await store.checked(conn, str(row.id), checks, utcnow() + self.check_after * 2 ** checks)
+        moved = domain.moves_forward(row.status, status)
+        if moved:
+            log.info("sms %s: no callback settled it; the provider has it %s", row.id, status)
+        return moved

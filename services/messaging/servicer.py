@@ -253,7 +253,8 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.consume(provider_service.STATUS_CONSUMER, provider.apply_statuses, stream=PROVIDER_STREAM,
                     filter_subject=STATUS_SUBJECT, batch=100, batched=True, max_deliver=-1)
     runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
-                               give_up=timedelta(minutes=s.sms_unknown_give_up_minutes)))
+                               give_up=timedelta(minutes=s.sms_unknown_give_up_minutes),
+                               check_after=timedelta(seconds=s.sms_status_check_after_seconds)))
     emails = Emails(runtime.db, others, s.email_daily_quota)
     runtime.consume(PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT)
     runtime.consume(NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT)

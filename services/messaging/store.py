@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import functools
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
@@ -13,6 +13,7 @@ from core.db import lock_until_commit
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
+from services.messaging import domain
 
 SCHEMA = "messaging"
 metadata = sa.MetaData(schema=SCHEMA)
@@ -59,11 +60,17 @@ messages = sa.Table(
     sa.Column("idempotency_key", sa.Text),  # the sender's: one outbound message per business and key
     sa.Column("external_ref", sa.Text),  # a communication run's reference and the touch the text is for
     sa.Column("touch_id", sa.Text),
+    # A text the provider took and no callback has settled: when the provider is to be asked next, and how many
+    # times it was asked (services.messaging.reconciliation).
+    sa.Column("status_check_due", Ts),
+    sa.Column("status_checks", sa.Integer, nullable=False, server_default="0"),
 )
 sa.Index("messages_conversation_newest", messages.c.conversation_id, messages.c.created_at.desc(),
          messages.c.id.desc())
 sa.Index("messages_business_newest", messages.c.business_id, messages.c.created_at.desc(), messages.c.id.desc())
 sa.Index("messages_unknown", messages.c.updated_at, postgresql_where=messages.c.status == "unknown")
+sa.Index("messages_in_flight", messages.c.updated_at,
+         postgresql_where=messages.c.status.in_(domain.IN_FLIGHT))
 sa.Index("messages_idempotency_key", messages.c.business_id, messages.c.idempotency_key, unique=True,
          postgresql_where=messages.c.idempotency_key.isnot(None))
 
@@ -249,6 +256,23 @@ async def unknown_messages(conn: AsyncConnection, settled_before: datetime, limi
     m = messages.c
     return (await conn.execute(sa.select(messages).where(m.status == "unknown", m.updated_at < settled_before)
                                .order_by(m.updated_at).limit(limit))).all()
+
+
+async def unsettled_messages(conn: AsyncConnection, now: datetime, after: timedelta, since: datetime,
+                             limit: int) -> list:
+    """Outbound texts the provider took (they have its sid) with no outcome yet, sent since `since`, whose check is
+    due: `after` past their last change the first time, then when the last check said (oldest first)."""
+    m = messages.c
+    due = sa.func.coalesce(m.status_check_due, m.updated_at + after)
+    return (await conn.execute(sa.select(messages).where(
+        m.status.in_(domain.IN_FLIGHT), m.provider_sid.isnot(None), m.created_at >= since, due <= now)
+        .order_by(m.updated_at).limit(limit))).all()
+
+
+async def checked(conn: AsyncConnection, message_id: str, checks: int, next_due: datetime) -> None:
+    """The provider was asked about the text (`checks` times now); ask again at `next_due` if it is still open."""
+    await conn.execute(sa.update(messages).where(messages.c.id == message_id)
+                       .values(status_checks=checks, status_check_due=next_due))
 
 
 async def known_sids(conn: AsyncConnection, sids: list[str], besides: str) -> set[str]:

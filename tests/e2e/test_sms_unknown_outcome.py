@@ -1,7 +1,10 @@
 """A text whose send timed out after the provider took it: recorded `unknown`, never `failed` (it may have gone out);
 a retry with the same Idempotency-Key answers that text instead of texting again; its outcome comes from the
-provider's callback, or, when no callback gets through, from asking the provider (the reconciliation)."""
+provider's callback, or, when no callback gets through, from asking the provider (the reconciliation). A text whose
+status callbacks were all lost (the provider does not resend one we refused) is settled by asking the provider too."""
 import uuid
+
+import pytest
 
 from tests.texting import events_of, message_to, number, opt_in, send, text_settled
 
@@ -55,3 +58,30 @@ async def test_a_callback_that_comes_before_the_late_answer_settles_the_send(
     status, sent, _ = await send(api, key, calling_agent, to)
     assert status == 200 and sent["success"] and sent["message_sid"], sent
     assert await events_of(api, key, "sms.sent", sent["message_id"])
+
+
+@pytest.fixture
+async def checking_soon(stack):
+    """A messaging replica that asks the provider about a text no callback settled half a second after its last
+    change (the stack's own waits SMS_STATUS_CHECK_AFTER_SECONDS' ten minutes)."""
+    replica = stack.add_replica("messaging", f"messaging-checks-{uuid.uuid4().hex[:6]}",
+                                {"SMS_STATUS_CHECK_AFTER_SECONDS": "0.5"})
+    try:
+        yield replica
+    finally:
+        stack.stop_process(replica)
+        stack.processes.remove(replica)
+
+
+async def test_a_text_whose_callbacks_were_all_lost_is_settled_by_asking_the_provider(
+        api, account, sms, calling_agent, checking_soon):
+    key, to = account["key"], number("0190")
+    await opt_in(api, key, to)
+    status, body = await sms.control("POST", "/callbacks", {"bad_signature": True})
+    assert status == 201, body  # every callback of the next send is refused, and the provider does not resend them
+    status, sent, _ = await send(api, key, calling_agent, to)
+    assert status == 200, sent
+    found = await text_settled(api, key, to, ("delivered",), timeout=20)
+    assert found["id"] == sent["message_id"]
+    [delivered] = await events_of(api, key, "sms.delivered", sent["message_id"])
+    assert delivered["data"]["message_sid"] == sent["message_sid"]
