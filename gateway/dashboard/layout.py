@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Switchboard</title></head><body>
-<h1>Switchboard dashboard</h1><p>{body}</p></body></html>"""
+_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Switchboard</title></head><body>
+<main><h1>Switchboard dashboard</h1><div>{body}</div></main></body></html>"""
 
 
 def html(body: str, status: int = 200) -> web.Response:
