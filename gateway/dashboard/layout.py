@@ -11,3 +11,8 @@ _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 def html(body: str, status: int = 200) -> web.Response:
     """A dashboard page around `body` (HTML the caller has escaped)."""
     return web.Response(status=status, content_type="text/html", text=_PAGE.format(body=body))
+
+
+def sign_in_needed(body: str) -> web.HTTPUnauthorized:
+    """A dashboard page around `body` as the 401 to raise where a page needs a session."""
+    return web.HTTPUnauthorized(content_type="text/html", text=_PAGE.format(body=body))

@@ -46,6 +46,15 @@ async def page(browser):
     await context.close()
 
 
+async def sign_in(api, page: Page) -> dict:
+    """A new business's signup, its owner signed in on `page` by the magic link's button."""
+    signup = await api.signup()
+    await page.goto(signup["dashboard_magic_link"])
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url("**/dashboard")
+    return signup
+
+
 async def accessible(page: Page) -> None:
     """axe-core finds nothing of serious or critical impact on the page as it is now."""
     results = await Axe().run(page)

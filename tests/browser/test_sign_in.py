@@ -2,7 +2,7 @@
 out; each page accessible (axe) and photographed at a phone's and a desktop's width."""
 from __future__ import annotations
 
-from tests.browser.conftest import accessible, screenshots
+from tests.browser.conftest import accessible, screenshots, sign_in
 
 
 async def test_the_magic_link_signs_the_owner_in_and_out(api, page):
@@ -27,10 +27,7 @@ async def test_the_magic_link_signs_the_owner_in_and_out(api, page):
 
 
 async def test_a_used_magic_link_signs_no_one_in(api, page):
-    signup = await api.signup()
-    await page.goto(signup["dashboard_magic_link"])
-    await page.get_by_role("button", name="Sign in").click()
-    await page.wait_for_url("**/dashboard")
+    signup = await sign_in(api, page)
     other = await page.context.browser.new_context()
     try:
         second = await other.new_page()
