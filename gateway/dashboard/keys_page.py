@@ -6,9 +6,11 @@ from datetime import UTC
 
 import grpc
 from aiohttp import web
+from multidict import MultiDictProxy
 
 from core.grpc_errors import from_rpc_error
 from core.scopes import ALL_SCOPES
+from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
 from gateway.dashboard.pages import KEYS_PATH, signed_in
@@ -43,12 +45,22 @@ async def keys(request: web.Request) -> web.StreamResponse:
     return await _render(request, session, principal)
 
 
-async def create(request: web.Request) -> web.StreamResponse:
+async def _posted(request: web.Request, undone: str) -> tuple[str, Principal, MultiDictProxy] | web.Response:
+    """The session, whose it is and the posted form; or the page again with a 403 (nothing `undone`) when the form
+    did not come from it."""
     session, principal = await signed_in(request)
     form = await request.post()
     if not form_token_holds(session, form.get("form_token")):
         return await _render(request, session, principal, status=403, error="This form expired or did not come "
-                             "from this page; nothing was created. Try again.")
+                             f"from this page; nothing was {undone}. Try again.")
+    return session, principal, form
+
+
+async def create(request: web.Request) -> web.StreamResponse:
+    posted = await _posted(request, "created")
+    if isinstance(posted, web.Response):
+        return posted
+    session, principal, form = posted
     scopes = [str(s) for s in form.getall("scopes", [])]
     business = str(form.get("business_id", ""))
     try:
@@ -62,11 +74,10 @@ async def create(request: web.Request) -> web.StreamResponse:
 
 
 async def revoke(request: web.Request) -> web.StreamResponse:
-    session, principal = await signed_in(request)
-    form = await request.post()
-    if not form_token_holds(session, form.get("form_token")):
-        return await _render(request, session, principal, status=403, error="This form expired or did not come "
-                             "from this page; nothing was revoked. Try again.")
+    posted = await _posted(request, "revoked")
+    if isinstance(posted, web.Response):
+        return posted
+    session, principal, form = posted
     try:
         await deps(request).clients["accounts"].RevokeKey(
             accounts_pb2.RevokeKeyRequest(session_token=session, id=str(form.get("id", ""))))

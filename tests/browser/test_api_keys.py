@@ -59,3 +59,12 @@ async def test_the_keys_page_needs_a_session(api, page):
     assert reply is not None and reply.status == 401
     assert "Not signed in" in await page.inner_text("body")
     await accessible(page)
+
+
+async def test_a_form_without_this_pages_token_changes_nothing(api, page):
+    await sign_in(api, page)
+    before = await page.context.request.get(f"{api.base}/api/v1/keys")
+    reply = await page.context.request.post(f"{api.base}/dashboard/keys", form={"name": "Forged", "scopes": "*"})
+    assert reply.status == 403 and "nothing was created" in await reply.text()
+    after = await page.context.request.get(f"{api.base}/api/v1/keys")
+    assert len((await after.json())["keys"]) == len((await before.json())["keys"])
