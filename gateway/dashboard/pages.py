@@ -16,18 +16,19 @@ from aiohttp import web
 
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
+from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
-from gateway.dashboard.layout import html
+from gateway.dashboard.layout import html, sign_in_needed
 from gateway.dashboard.session_cookie import clear_session_cookie, session_token, set_session_cookie
 from gateway.routes.oauth import AUTHORIZE_PATH
 from switchboard.v1 import accounts_pb2
 
 HOME, SIGN_IN, LOGIN, LOGOUT = "/dashboard", "/dashboard/sign-in", "/dashboard/login", "/dashboard/logout"
-CONNECTIONS_PATH = "/dashboard/connections"
+CONNECTIONS_PATH, KEYS_PATH = "/dashboard/connections", "/dashboard/keys"
 # The pages a sign-in may lead back to: the dashboard's own, never another site (nor a path of this one that is not
 # a page, such as /api/...).
-RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, AUTHORIZE_PATH})
+RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, AUTHORIZE_PATH})
 _VISIBLE_ASCII = re.compile(r"[!-~]*")
 
 
@@ -113,9 +114,26 @@ async def home(request: web.Request) -> web.Response:
         response = html(f"{escape(err.message)}. " + sign_in_form(HOME), err.http_status)
         clear_session_cookie(response, d.settings)
         return response
-    return html("Signed in. Manage API keys with GET/POST/PATCH/DELETE /api/v1/keys using this session. "
+    return html(f'Signed in. <a href="{KEYS_PATH}">API keys</a>: create, see and revoke your keys (or use '
+                "GET/POST/PATCH/DELETE /api/v1/keys with this session). "
                 f'<a href="{CONNECTIONS_PATH}">Connected assistants</a> lists the AI assistants you signed in to '
                 f"the connector, and revokes them. {sign_out_form(session)}")
+
+
+async def signed_in(request: web.Request) -> tuple[str, Principal]:
+    """The page's session and whose it is; a 401 page with the sign-in form (back to this page) when there is no
+    session or it has ended (its cookie then goes)."""
+    d = deps(request)
+    session = session_token(request, d.settings)
+    back = sign_in_form(next_page(request.path))
+    if not session:
+        raise sign_in_needed("Not signed in: open the magic link from your signup, or get a new one. " + back)
+    try:
+        return session, await d.auth.authenticate_session(session)
+    except ServiceError as err:
+        refused = sign_in_needed(f"{escape(err.message)}. " + back)
+        clear_session_cookie(refused, d.settings)
+        raise refused from None
 
 
 async def sign_out(request: web.Request) -> web.Response:

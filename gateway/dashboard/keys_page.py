@@ -1,0 +1,95 @@
+"""The API keys page: the account's keys, creating one (with its scopes and, if chosen, one business; the key shown
+this once), and revoking one. Every action is the same RPC the session-authenticated `/api/v1/keys` routes make."""
+from __future__ import annotations
+
+from datetime import UTC
+
+import grpc
+from aiohttp import web
+from multidict import MultiDictProxy
+
+from core.grpc_errors import from_rpc_error
+from core.scopes import ALL_SCOPES
+from gateway.auth import Principal
+from gateway.context import deps
+from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
+from gateway.dashboard.pages import KEYS_PATH, signed_in
+from gateway.dashboard.templates import page
+from switchboard.v1 import accounts_pb2, common_pb2
+
+BUSINESSES_SHOWN = 100
+
+
+def _key_row(key: accounts_pb2.ApiKey) -> dict:
+    expired = key.HasField("expires_at") and not key.is_active
+    return {"id": key.id, "name": key.name, "prefix": key.prefix, "scopes": list(key.scopes),
+            "business_id": key.business_id if key.HasField("business_id") else None, "active": key.is_active,
+            "status": "active" if key.is_active else "expired" if expired else "revoked",
+            "last_used": f"{key.last_used_at.ToDatetime(tzinfo=UTC):%Y-%m-%d %H:%M} UTC"
+                         if key.HasField("last_used_at") else None}
+
+
+async def _render(request: web.Request, session: str, principal, *, status: int = 200, created: dict | None = None,
+                  error: str | None = None) -> web.Response:
+    accounts = deps(request).clients["accounts"]
+    keys = await accounts.ListKeys(accounts_pb2.ListKeysRequest(session_token=session))
+    workspaces = await accounts.as_caller(principal.metadata).ListWorkspaces(
+        accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=BUSINESSES_SHOWN)))
+    return page("keys.html", status, title="API keys", active="keys", form_token=form_token(session),
+                keys=[_key_row(k) for k in keys.keys], scopes=ALL_SCOPES, created=created, error=error,
+                businesses={w.id: w.name for w in workspaces.workspaces})
+
+
+async def keys(request: web.Request) -> web.StreamResponse:
+    session, principal = await signed_in(request)
+    return await _render(request, session, principal)
+
+
+async def _posted(request: web.Request, undone: str) -> tuple[str, Principal, MultiDictProxy] | web.Response:
+    """The session, whose it is and the posted form; or the page again with a 403 (nothing `undone`) when the form
+    did not come from it."""
+    session, principal = await signed_in(request)
+    form = await request.post()
+    if not form_token_holds(session, form.get("form_token")):
+        return await _render(request, session, principal, status=403, error="This form expired or did not come "
+                             f"from this page; nothing was {undone}. Try again.")
+    return session, principal, form
+
+
+async def create(request: web.Request) -> web.StreamResponse:
+    posted = await _posted(request, "created")
+    if isinstance(posted, web.Response):
+        return posted
+    session, principal, form = posted
+    scopes = [str(s) for s in form.getall("scopes", [])]
+    business = str(form.get("business_id", ""))
+    try:
+        key = await deps(request).clients["accounts"].CreateKey(accounts_pb2.CreateKeyRequest(
+            session_token=session, name=str(form.get("name", "")), scopes=scopes, scopes_given=bool(scopes),
+            **({"business_id": business} if business else {})))
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return await _render(request, session, principal, status=err.http_status, error=f"Not created: {err.message}")
+    return await _render(request, session, principal, status=201, created={"name": key.name, "key": key.key})
+
+
+async def revoke(request: web.Request) -> web.StreamResponse:
+    posted = await _posted(request, "revoked")
+    if isinstance(posted, web.Response):
+        return posted
+    session, principal, form = posted
+    try:
+        await deps(request).clients["accounts"].RevokeKey(
+            accounts_pb2.RevokeKeyRequest(session_token=session, id=str(form.get("id", ""))))
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return await _render(request, session, principal, status=err.http_status, error=f"Not revoked: {err.message}")
+    deps(request).auth.forget_account(principal.account_id)  # this replica at once; the others hear it over NATS
+    return web.HTTPSeeOther(KEYS_PATH)
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get(KEYS_PATH, keys)
+    app.router.add_post(KEYS_PATH, same_site_form(create))
+    app.router.add_post(f"{KEYS_PATH}/revoke", same_site_form(revoke))
+

@@ -1,0 +1,70 @@
+"""The API keys page in a real browser: a key created with chosen scopes is shown once, works at the API with those
+scopes only, is listed without its secret, and once revoked is refused; another owner cannot revoke it."""
+from __future__ import annotations
+
+from playwright.async_api import expect
+
+from tests.browser.conftest import accessible, screenshots, sign_in
+
+
+async def test_a_key_is_created_shown_once_used_and_revoked(api, page, browser):
+    signup = await sign_in(api, page)
+    await page.get_by_role("link", name="API keys").click()
+    await page.wait_for_url("**/dashboard/keys")
+    await accessible(page)
+    await page.get_by_label("Name").fill("Reporting")
+    await page.get_by_label("calls:read", exact=True).check()
+    await page.get_by_label("Business").select_option(signup["business_id"])
+    await page.get_by_role("button", name="Create key").click()
+    key = await page.get_by_label("Key Reporting").input_value()
+    assert key.startswith("svc_")
+    await page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=api.base)
+    await page.get_by_role("button", name="Copy").click()
+    await expect(page.get_by_role("status")).to_have_text("Copied.")
+    assert await page.evaluate("navigator.clipboard.readText()") == key
+    await accessible(page)
+    await screenshots(page, "api-key-created")
+
+    assert (await api.request("GET", "/api/v1/calls", key=key))[0] == 200
+    status, body, _ = await api.request("GET", "/api/v1/agents", key=key)
+    assert status == 403 and body["error"]["code"] == "forbidden"  # only the scope chosen
+
+    await page.goto(f"{api.base}/dashboard/keys")
+    assert key not in await page.content()  # shown once
+    row = page.get_by_role("row").filter(has_text="Reporting")
+    assert "calls:read" in await row.inner_text() and "Acme Plumbing" in await row.inner_text()
+    await screenshots(page, "api-keys")
+
+    intruder = await browser.new_context()
+    try:
+        other = await intruder.new_page()
+        await sign_in(api, other)
+        key_id = await row.locator("input[name=id]").get_attribute("value")
+        reply = await other.request.post(f"{api.base}/dashboard/keys/revoke", form={
+            "id": key_id, "form_token": await other.locator("input[name=form_token]").first.get_attribute("value")})
+        assert reply.status == 404  # not another owner's key to revoke
+    finally:
+        await intruder.close()
+    assert (await api.request("GET", "/api/v1/calls", key=key))[0] == 200
+
+    await page.get_by_role("button", name="Revoke Reporting").click()
+    await page.wait_for_url("**/dashboard/keys")
+    assert "revoked" in await page.get_by_role("row").filter(has_text="Reporting").inner_text()
+    status, body, _ = await api.request("GET", "/api/v1/calls", key=key)
+    assert status == 401 and body["error"]["code"] == "unauthorized"
+
+
+async def test_the_keys_page_needs_a_session(api, page):
+    reply = await page.goto(f"{api.base}/dashboard/keys")
+    assert reply is not None and reply.status == 401
+    assert "Not signed in" in await page.inner_text("body")
+    await accessible(page)
+
+
+async def test_a_form_without_this_pages_token_changes_nothing(api, page):
+    await sign_in(api, page)
+    before = await page.context.request.get(f"{api.base}/api/v1/keys")
+    reply = await page.context.request.post(f"{api.base}/dashboard/keys", form={"name": "Forged", "scopes": "*"})
+    assert reply.status == 403 and "nothing was created" in await reply.text()
+    after = await page.context.request.get(f"{api.base}/api/v1/keys")
+    assert len((await after.json())["keys"]) == len((await before.json())["keys"])
