@@ -6,13 +6,13 @@ from datetime import UTC
 
 import grpc
 from aiohttp import web
-from multidict import MultiDictProxy
 
 from core.grpc_errors import from_rpc_error
 from core.scopes import ALL_SCOPES
 from gateway.auth import Principal
 from gateway.context import deps
-from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
+from gateway.dashboard import pages
+from gateway.dashboard.forms import form_token, same_site_form
 from gateway.dashboard.pages import KEYS_PATH, signed_in
 from gateway.dashboard.templates import page
 from switchboard.v1 import accounts_pb2, common_pb2
@@ -45,19 +45,15 @@ async def keys(request: web.Request) -> web.StreamResponse:
     return await _render(request, session, principal)
 
 
-async def _posted(request: web.Request, undone: str) -> tuple[str, Principal, MultiDictProxy] | web.Response:
-    """The session, whose it is and the posted form; or the page again with a 403 (nothing `undone`) when the form
-    did not come from it."""
-    session, principal = await signed_in(request)
-    form = await request.post()
-    if not form_token_holds(session, form.get("form_token")):
-        return await _render(request, session, principal, status=403, error="This form expired or did not come "
-                             f"from this page; nothing was {undone}. Try again.")
-    return session, principal, form
+def _refusal(request: web.Request) -> pages.Refusal:
+    """This page again, a 403 saying why."""
+    async def refuse(session: str, principal: Principal, message: str) -> web.Response:
+        return await _render(request, session, principal, status=403, error=message)
+    return refuse
 
 
 async def create(request: web.Request) -> web.StreamResponse:
-    posted = await _posted(request, "created")
+    posted = await pages.posted(request, _refusal(request), "created")
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted
@@ -74,7 +70,7 @@ async def create(request: web.Request) -> web.StreamResponse:
 
 
 async def revoke(request: web.Request) -> web.StreamResponse:
-    posted = await _posted(request, "revoked")
+    posted = await pages.posted(request, _refusal(request), "revoked")
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted

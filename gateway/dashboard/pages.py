@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Awaitable, Callable
 from html import escape
 from urllib.parse import urlsplit
 
@@ -25,10 +26,10 @@ from gateway.routes.oauth import AUTHORIZE_PATH
 from switchboard.v1 import accounts_pb2
 
 HOME, SIGN_IN, LOGIN, LOGOUT = "/dashboard", "/dashboard/sign-in", "/dashboard/login", "/dashboard/logout"
-CONNECTIONS_PATH, KEYS_PATH = "/dashboard/connections", "/dashboard/keys"
+CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH = "/dashboard/connections", "/dashboard/keys", "/dashboard/webhooks"
 # The pages a sign-in may lead back to: the dashboard's own, never another site (nor a path of this one that is not
 # a page, such as /api/...).
-RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, AUTHORIZE_PATH})
+RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH, AUTHORIZE_PATH})
 _VISIBLE_ASCII = re.compile(r"[!-~]*")
 
 
@@ -116,6 +117,7 @@ async def home(request: web.Request) -> web.Response:
         return response
     return html(f'Signed in. <a href="{KEYS_PATH}">API keys</a>: create, see and revoke your keys (or use '
                 "GET/POST/PATCH/DELETE /api/v1/keys with this session). "
+                f'<a href="{WEBHOOKS_PATH}">Webhooks</a>: subscriptions, test events, secrets and deliveries. '
                 f'<a href="{CONNECTIONS_PATH}">Connected assistants</a> lists the AI assistants you signed in to '
                 f"the connector, and revokes them. {sign_out_form(session)}")
 
@@ -134,6 +136,21 @@ async def signed_in(request: web.Request) -> tuple[str, Principal]:
         refused = sign_in_needed(f"{escape(err.message)}. " + back)
         clear_session_cookie(refused, d.settings)
         raise refused from None
+
+
+# A page's answer to a form that did not come from it: (session, principal, what to say) to the page again.
+Refusal = Callable[[str, Principal, str], Awaitable[web.Response]]
+
+
+async def posted(request: web.Request, refuse: Refusal, undone: str):
+    """The session, whose it is and the posted form of a signed-in page; or `refuse`'s page (a 403 saying nothing
+    was `undone`) when the form does not carry this session's token."""
+    session, principal = await signed_in(request)
+    form = await request.post()
+    if not form_token_holds(session, form.get("form_token")):
+        return await refuse(session, principal, f"This form expired or did not come from this page; nothing was "
+                            f"{undone}. Try again.")
+    return session, principal, form
 
 
 async def sign_out(request: web.Request) -> web.Response:
