@@ -15,9 +15,7 @@ from gateway.dashboard import pages
 from gateway.dashboard.forms import form_token, same_site_form
 from gateway.dashboard.pages import KEYS_PATH, signed_in
 from gateway.dashboard.templates import page
-from switchboard.v1 import accounts_pb2, common_pb2
-
-BUSINESSES_SHOWN = 100
+from switchboard.v1 import accounts_pb2
 
 
 def _key_row(key: accounts_pb2.ApiKey) -> dict:
@@ -33,11 +31,9 @@ async def _render(request: web.Request, session: str, principal, *, status: int 
                   error: str | None = None) -> web.Response:
     accounts = deps(request).clients["accounts"]
     keys = await accounts.ListKeys(accounts_pb2.ListKeysRequest(session_token=session))
-    workspaces = await accounts.as_caller(principal.metadata).ListWorkspaces(
-        accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=BUSINESSES_SHOWN)))
     return page("keys.html", status, title="API keys", active="keys", form_token=form_token(session),
                 keys=[_key_row(k) for k in keys.keys], scopes=ALL_SCOPES, created=created, error=error,
-                businesses={w.id: w.name for w in workspaces.workspaces})
+                businesses=await pages.businesses_of(request, principal))
 
 
 async def keys(request: web.Request) -> web.StreamResponse:

@@ -23,13 +23,14 @@ from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
 from gateway.dashboard.layout import html, sign_in_needed
 from gateway.dashboard.session_cookie import clear_session_cookie, session_token, set_session_cookie
 from gateway.routes.oauth import AUTHORIZE_PATH
-from switchboard.v1 import accounts_pb2
+from switchboard.v1 import accounts_pb2, common_pb2
 
 HOME, SIGN_IN, LOGIN, LOGOUT = "/dashboard", "/dashboard/sign-in", "/dashboard/login", "/dashboard/logout"
 CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH = "/dashboard/connections", "/dashboard/keys", "/dashboard/webhooks"
+NUMBERS_PATH = "/dashboard/numbers"
 # The pages a sign-in may lead back to: the dashboard's own, never another site (nor a path of this one that is not
 # a page, such as /api/...).
-RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH, AUTHORIZE_PATH})
+RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH, NUMBERS_PATH, AUTHORIZE_PATH})
 _VISIBLE_ASCII = re.compile(r"[!-~]*")
 
 
@@ -118,6 +119,7 @@ async def home(request: web.Request) -> web.Response:
     return html(f'Signed in. <a href="{KEYS_PATH}">API keys</a>: create, see and revoke your keys (or use '
                 "GET/POST/PATCH/DELETE /api/v1/keys with this session). "
                 f'<a href="{WEBHOOKS_PATH}">Webhooks</a>: subscriptions, test events, secrets and deliveries. '
+                f'<a href="{NUMBERS_PATH}">Phone numbers</a>: each number, its agent and its forwarding. '
                 f'<a href="{CONNECTIONS_PATH}">Connected assistants</a> lists the AI assistants you signed in to '
                 f"the connector, and revokes them. {sign_out_form(session)}")
 
@@ -136,6 +138,21 @@ async def signed_in(request: web.Request) -> tuple[str, Principal]:
         refused = sign_in_needed(f"{escape(err.message)}. " + back)
         clear_session_cookie(refused, d.settings)
         raise refused from None
+
+
+BUSINESSES_SHOWN = 100
+
+
+async def businesses_of(request: web.Request, principal: Principal) -> dict[str, str]:
+    """The signed-in owner's businesses (the first BUSINESSES_SHOWN), id to name, newest first."""
+    listed = await deps(request).clients["accounts"].as_caller(principal.metadata).ListWorkspaces(
+        accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=BUSINESSES_SHOWN)))
+    return {w.id: w.name for w in listed.workspaces}
+
+
+def chosen(business_id: str, businesses: dict[str, str]) -> str:
+    """The business a page shows: the one asked for if it is the owner's, else their first."""
+    return business_id if business_id in businesses else next(iter(businesses), "")
 
 
 # A page's answer to a form that did not come from it: (session, principal, what to say) to the page again.

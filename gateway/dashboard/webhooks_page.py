@@ -16,9 +16,9 @@ from gateway.dashboard import pages
 from gateway.dashboard.forms import form_token, same_site_form
 from gateway.dashboard.pages import WEBHOOKS_PATH, signed_in
 from gateway.dashboard.templates import page
-from switchboard.v1 import accounts_pb2, common_pb2, webhooks_pb2
+from switchboard.v1 import common_pb2, webhooks_pb2
 
-BUSINESSES_SHOWN, DELIVERIES_SHOWN = 100, 20
+DELIVERIES_SHOWN = 20
 
 
 def _when(message, field: str) -> str | None:
@@ -27,12 +27,9 @@ def _when(message, field: str) -> str | None:
 
 async def _render(request: web.Request, session: str, principal: Principal, business_id: str, *, status: int = 200,
                   notice: str | None = None, secret: dict | None = None, error: str | None = None) -> web.Response:
-    caller = principal.metadata
-    workspaces = await deps(request).clients["accounts"].as_caller(caller).ListWorkspaces(
-        accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=BUSINESSES_SHOWN)))
-    businesses = {w.id: w.name for w in workspaces.workspaces}
-    business_id = business_id if business_id in businesses else next(iter(businesses), "")
-    hooks = deps(request).clients["webhooks"].as_caller(caller)
+    businesses = await pages.businesses_of(request, principal)
+    business_id = pages.chosen(business_id, businesses)
+    hooks = deps(request).clients["webhooks"].as_caller(principal.metadata)
     subscriptions = await hooks.ListSubscriptions(webhooks_pb2.ListSubscriptionsRequest(business_id=business_id))
     deliveries = await hooks.ListDeliveries(webhooks_pb2.ListDeliveriesRequest(
         business_id=business_id, page=common_pb2.PageRequest(limit=DELIVERIES_SHOWN)))

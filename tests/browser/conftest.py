@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,24 @@ async def sign_in(api, page: Page) -> dict:
     await page.get_by_role("button", name="Sign in").click()
     await page.wait_for_url("**/dashboard")
     return signup
+
+
+@asynccontextmanager
+async def another_owner(browser, api) -> AsyncIterator[tuple[Page, str]]:
+    """A page of another business's owner, signed in in a browser context of its own, and its pages' form token."""
+    context = await browser.new_context()
+    try:
+        other = await context.new_page()
+        await sign_in(api, other)
+        yield other, await other.locator("input[name=form_token]").first.get_attribute("value")
+    finally:
+        await context.close()
+
+
+async def signed_in_as(page: Page, api, account: dict) -> None:
+    """`page`'s browser signed in with the dashboard session of the `account` fixture (its magic link is spent)."""
+    session = next(c for c in account["dashboard"].session.cookie_jar if c.key == "sb_session")
+    await page.context.add_cookies([{"name": "sb_session", "value": session.value, "url": api.base}])
 
 
 async def accessible(page: Page) -> None:

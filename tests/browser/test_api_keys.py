@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from tests.browser.conftest import accessible, screenshots, sign_in
+from tests.browser.conftest import accessible, another_owner, screenshots, sign_in
 
 
 async def test_a_key_is_created_shown_once_used_and_revoked(api, page, browser):
@@ -35,16 +35,10 @@ async def test_a_key_is_created_shown_once_used_and_revoked(api, page, browser):
     assert "calls:read" in await row.inner_text() and "Acme Plumbing" in await row.inner_text()
     await screenshots(page, "api-keys")
 
-    intruder = await browser.new_context()
-    try:
-        other = await intruder.new_page()
-        await sign_in(api, other)
-        key_id = await row.locator("input[name=id]").get_attribute("value")
-        reply = await other.request.post(f"{api.base}/dashboard/keys/revoke", form={
-            "id": key_id, "form_token": await other.locator("input[name=form_token]").first.get_attribute("value")})
+    key_id = await row.locator("input[name=id]").get_attribute("value")
+    async with another_owner(browser, api) as (other, token):
+        reply = await other.request.post(f"{api.base}/dashboard/keys/revoke", form={"id": key_id, "form_token": token})
         assert reply.status == 404  # not another owner's key to revoke
-    finally:
-        await intruder.close()
     assert (await api.request("GET", "/api/v1/calls", key=key))[0] == 200
 
     await page.get_by_role("button", name="Revoke Reporting").click()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from tests.browser.conftest import accessible, screenshots, sign_in
+from tests.browser.conftest import accessible, another_owner, screenshots, sign_in
 from tests.receiver import Receiver
 
 
@@ -31,17 +31,11 @@ async def test_a_subscription_is_added_tested_and_its_secret_rotated(api, page, 
         await accessible(page)
         await screenshots(page, "webhooks")
 
-        intruder = await browser.new_context()
-        try:
-            other = await intruder.new_page()
-            await sign_in(api, other)
-            hook_id = await page.locator("form[action$='/test'] input[name=id]").first.get_attribute("value")
-            token = await other.locator("input[name=form_token]").first.get_attribute("value")
+        hook_id = await page.locator("form[action$='/test'] input[name=id]").first.get_attribute("value")
+        async with another_owner(browser, api) as (other, token):
             reply = await other.request.post(f"{api.base}/dashboard/webhooks/test",
                                              form={"id": hook_id, "form_token": token})
             assert reply.status == 404  # not another owner's subscription
-        finally:
-            await intruder.close()
         assert len(receiver.events("webhook.test")) == 1
 
         await page.get_by_role("button", name=f"Rotate the secret of {receiver.url}").click()
