@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.async_playwright import Axe
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page, async_playwright, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 # Screenshots of every page at a phone's width and a desktop's (BROWSER_ARTIFACTS, else under .switchboard/).
@@ -20,6 +20,7 @@ ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS") or ROOT / ".switchboard" / 
 WIDTHS = {"phone": 375, "desktop": 1280}
 BLOCKING_IMPACTS = ("serious", "critical")
 _missing: list[str] = []
+expect.set_options(timeout=15_000)  # a page's assertions wait this long: the shared stack is busy under make test
 
 
 def chromium_path() -> str | None:
