@@ -27,8 +27,8 @@ def _key_row(key: accounts_pb2.ApiKey) -> dict:
                          if key.HasField("last_used_at") else None}
 
 
-async def _render(request: web.Request, session: str, principal, *, status: int = 200, created: dict | None = None,
-                  error: str | None = None) -> web.Response:
+async def _render(request: web.Request, session: str, principal: Principal, *, status: int = 200,
+                  created: dict | None = None, error: str | None = None) -> web.Response:
     accounts = deps(request).clients["accounts"]
     keys = await accounts.ListKeys(accounts_pb2.ListKeysRequest(session_token=session))
     return page("keys.html", status, title="API keys", active="keys", form_token=form_token(session),
@@ -41,15 +41,8 @@ async def keys(request: web.Request) -> web.StreamResponse:
     return await _render(request, session, principal)
 
 
-def _refusal(request: web.Request) -> pages.Refusal:
-    """This page again, a 403 saying why."""
-    async def refuse(session: str, principal: Principal, message: str) -> web.Response:
-        return await _render(request, session, principal, status=403, error=message)
-    return refuse
-
-
 async def create(request: web.Request) -> web.StreamResponse:
-    posted = await pages.posted(request, _refusal(request), "created")
+    posted = await pages.posted(request, _render, "created")
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted
@@ -66,7 +59,7 @@ async def create(request: web.Request) -> web.StreamResponse:
 
 
 async def revoke(request: web.Request) -> web.StreamResponse:
-    posted = await pages.posted(request, _refusal(request), "revoked")
+    posted = await pages.posted(request, _render, "revoked")
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted

@@ -51,11 +51,7 @@ def _forwarding(form) -> agents_pb2.Forwarding | None:
 
 async def set_forwarding(request: web.Request) -> web.StreamResponse:
     business_id = str((await request.post()).get("business_id", ""))
-
-    async def refuse(session: str, principal: Principal, message: str) -> web.Response:
-        return await _render(request, session, principal, business_id, status=403, error=message)
-
-    posted = await pages.posted(request, refuse, "changed")
+    posted = await pages.posted(request, _render, "changed", business_id)
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted

@@ -155,18 +155,18 @@ def chosen(business_id: str, businesses: dict[str, str]) -> str:
     return business_id if business_id in businesses else next(iter(businesses), "")
 
 
-# A page's answer to a form that did not come from it: (session, principal, what to say) to the page again.
-Refusal = Callable[[str, Principal, str], Awaitable[web.Response]]
+# A page's own rendering: (request, session, principal, *its arguments, status=..., error=...) to the page.
+PageRender = Callable[..., Awaitable[web.Response]]
 
 
-async def posted(request: web.Request, refuse: Refusal, undone: str):
-    """The session, whose it is and the posted form of a signed-in page; or `refuse`'s page (a 403 saying nothing
-    was `undone`) when the form does not carry this session's token."""
+async def posted(request: web.Request, render: PageRender, undone: str, *args: object):
+    """The session, whose it is and the posted form of a signed-in page; or the page again (`render` with `args`), a
+    403 saying nothing was `undone`, when the form does not carry this session's token."""
     session, principal = await signed_in(request)
     form = await request.post()
     if not form_token_holds(session, form.get("form_token")):
-        return await refuse(session, principal, f"This form expired or did not come from this page; nothing was "
-                            f"{undone}. Try again.")
+        return await render(request, session, principal, *args, status=403, error="This form expired or did not "
+                            f"come from this page; nothing was {undone}. Try again.")
     return session, principal, form
 
 

@@ -48,13 +48,6 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
                             for d in deliveries.deliveries])
 
 
-def _refusal(request: web.Request, business_id: str) -> pages.Refusal:
-    """This page again, a 403 saying why."""
-    async def refuse(session: str, principal: Principal, message: str) -> web.Response:
-        return await _render(request, session, principal, business_id, status=403, error=message)
-    return refuse
-
-
 async def webhooks(request: web.Request) -> web.StreamResponse:
     session, principal = await signed_in(request)
     return await _render(request, session, principal, request.query.get("business_id", ""))
@@ -64,7 +57,7 @@ async def _act(request: web.Request, undone: str, act) -> web.StreamResponse:
     """A form's action: `act(client, form)` gives what the page says after it (keywords of `_render`); a refusal of
     the service is said on the page with its status."""
     business_id = str((await request.post()).get("business_id", ""))
-    posted = await pages.posted(request, _refusal(request, business_id), undone)
+    posted = await pages.posted(request, _render, undone, business_id)
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted

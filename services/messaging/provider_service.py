@@ -134,13 +134,13 @@ def _callback(stored: object) -> tuple[str | None, dict[str, str]]:
     return (message_id if isinstance(message_id, str) and is_uuid(message_id) else None), params
 
 
-async def apply_status(conn, message_id: str | None, params: dict[str, str]) -> None:
-    """Move our text forward as a status callback says (nothing for a text not ours, or a late status); the
-    reconciliation applies what the provider answers about a text in the same form."""
+async def apply_status(conn, message_id: str | None, params: dict[str, str]) -> bool:
+    """Move our text forward as a status callback says (nothing for a text not ours, or a late status); whether it
+    moved. The reconciliation applies what the provider answers about a text in the same form."""
     status, sid = params.get("MessageStatus", ""), params.get("MessageSid", "")
     row = await store.message_for_callback(conn, message_id, sid)
     if row is None or not domain.moves_forward(row.status, status):
-        return  # not ours, or late
+        return False  # not ours, or late
     changes = {"status": status, "updated_at": utcnow(), "provider_sid": row.provider_sid or sid or None}
     if params.get("ErrorCode"):
         changes.update(error_code=params["ErrorCode"], error_message=carrier_error(params["ErrorCode"]))
@@ -156,3 +156,4 @@ async def apply_status(conn, message_id: str | None, params: dict[str, str]) -> 
             str(updated.business_id))
     elif event == "sms.failed":
         await add_event(conn, outbox, failed_event(updated), str(updated.business_id))
+    return True

@@ -98,10 +98,9 @@ class Reconciliation(Periodic):
         error = found.get("error_code")
         checks = row.status_checks + 1
         async with self.db.transaction() as conn:
-            await apply_status(conn, str(row.id), {"MessageStatus": status, "MessageSid": row.provider_sid,
-                                                   **({"ErrorCode": str(error)} if error else {})})
+            moved = await apply_status(conn, str(row.id), {"MessageStatus": status, "MessageSid": row.provider_sid,
+                                                           **({"ErrorCode": str(error)} if error else {})})
             await store.checked(conn, str(row.id), checks, utcnow() + self.check_after * 2 ** checks)
-        moved = domain.moves_forward(row.status, status)
         if moved:
             log.info("sms %s: no callback settled it; the provider has it %s", row.id, status)
         return moved
