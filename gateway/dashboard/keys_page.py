@@ -2,8 +2,6 @@
 this once), and revoking one. Every action is the same RPC the session-authenticated `/api/v1/keys` routes make."""
 from __future__ import annotations
 
-from datetime import UTC
-
 import grpc
 from aiohttp import web
 
@@ -14,7 +12,7 @@ from gateway.context import deps
 from gateway.dashboard import pages
 from gateway.dashboard.forms import form_token, same_site_form
 from gateway.dashboard.pages import KEYS_PATH, signed_in
-from gateway.dashboard.templates import page
+from gateway.dashboard.templates import page, when
 from switchboard.v1 import accounts_pb2
 
 
@@ -23,8 +21,7 @@ def _key_row(key: accounts_pb2.ApiKey) -> dict:
     return {"id": key.id, "name": key.name, "prefix": key.prefix, "scopes": list(key.scopes),
             "business_id": key.business_id if key.HasField("business_id") else None, "active": key.is_active,
             "status": "active" if key.is_active else "expired" if expired else "revoked",
-            "last_used": f"{key.last_used_at.ToDatetime(tzinfo=UTC):%Y-%m-%d %H:%M} UTC"
-                         if key.HasField("last_used_at") else None}
+            "last_used": when(key.last_used_at) or None}
 
 
 async def _render(request: web.Request, session: str, principal: Principal, *, status: int = 200,

@@ -27,10 +27,15 @@ from switchboard.v1 import accounts_pb2, common_pb2
 
 HOME, SIGN_IN, LOGIN, LOGOUT = "/dashboard", "/dashboard/sign-in", "/dashboard/login", "/dashboard/logout"
 CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH = "/dashboard/connections", "/dashboard/keys", "/dashboard/webhooks"
-NUMBERS_PATH = "/dashboard/numbers"
+NUMBERS_PATH, CALLS_PATH, LEADS_PATH = "/dashboard/numbers", "/dashboard/calls", "/dashboard/leads"
+AGENTS_PATH, MESSAGES_PATH = "/dashboard/agents", "/dashboard/messages"
+PIPELINE_PATH, RUNS_PATH = "/dashboard/pipeline", "/dashboard/runs"
 # The pages a sign-in may lead back to: the dashboard's own, never another site (nor a path of this one that is not
 # a page, such as /api/...).
-RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH, NUMBERS_PATH, AUTHORIZE_PATH})
+RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH, NUMBERS_PATH, CALLS_PATH, LEADS_PATH,
+                          AGENTS_PATH, MESSAGES_PATH, PIPELINE_PATH, RUNS_PATH, AUTHORIZE_PATH})
+# ...and the page of one object of them: /dashboard/calls/<id> and the like.
+_OBJECT_PAGE = re.compile(r"/dashboard/(calls|leads|agents|messages|runs)/[A-Za-z0-9_+-]{1,80}")
 _VISIBLE_ASCII = re.compile(r"[!-~]*")
 
 
@@ -59,7 +64,8 @@ def next_page(value: str) -> str:
     if not _VISIBLE_ASCII.fullmatch(value):  # no whitespace or control characters for a browser to drop
         return HOME
     parts = urlsplit(value)
-    if parts.scheme or parts.netloc or parts.fragment or parts.path not in RETURN_PAGES:
+    known = parts.path in RETURN_PAGES or _OBJECT_PAGE.fullmatch(parts.path)
+    if parts.scheme or parts.netloc or parts.fragment or not known:
         return HOME
     return value
 

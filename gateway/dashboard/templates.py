@@ -5,10 +5,13 @@ name. Pages load no inline script or style: the dashboard's Content-Security-Pol
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC
 from pathlib import Path
+from urllib.parse import urlencode
 
 import jinja2
 from aiohttp import web
+from google.protobuf.timestamp_pb2 import Timestamp
 
 HERE = Path(__file__).parent
 ASSETS = "/assets"
@@ -30,6 +33,22 @@ _BY_HASHED = {hashed: path for hashed, path in STATIC.values()}
 ENVIRONMENT = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True,
                                  undefined=jinja2.StrictUndefined)
 ENVIRONMENT.globals["static"] = lambda name: f"{ASSETS}/{STATIC[name][0]}"
+
+
+def when(stamp: Timestamp) -> str:
+    """A protobuf time as the pages show it (UTC, to the minute); empty when it is unset."""
+    return f"{stamp.ToDatetime(tzinfo=UTC):%Y-%m-%d %H:%M} UTC" if stamp.seconds or stamp.nanos else ""
+
+
+def with_query(path: str, query: dict[str, str], **changes: str) -> str:
+    """`path` with the page's query (its filters) and `changes` to it, leaving out what is empty: the address of the
+    next page of a list, or of the same list with one filter changed."""
+    merged = {k: v for k, v in {**query, **changes}.items() if v}
+    return f"{path}?{urlencode(merged)}" if merged else path
+
+
+ENVIRONMENT.filters["when"] = when
+ENVIRONMENT.globals["with_query"] = with_query
 
 
 def page(template: str, status: int = 200, **context) -> web.Response:

@@ -17,12 +17,14 @@ NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 @pytest.mark.parametrize("value", [
     "/%09/evil.com", "/\t/evil.com", "//evil.com", "/\\evil.com", "https://evil.com/dashboard", "http:/dashboard",
     "/api/v1/keys", "/dashboard/../api/v1/keys", "/dashboardx", "/dashboard\n", "/dashboard#x", "", "dashboard",
-    "/dashboard/login?token=x", "/oauth/token", "/\u00e9"])
+    "/dashboard/login?token=x", "/oauth/token", "/\u00e9", "/dashboard/calls/../../api/v1/keys",
+    "/dashboard/keys/k_1", "/dashboard/calls/a/b"])
 def test_a_sign_in_leads_nowhere_but_the_dashboards_pages(value):
     assert next_page(value) == "/dashboard"
 
 
 @pytest.mark.parametrize("value", ["/dashboard", "/dashboard/connections", "/dashboard?checkout=complete",
+                                   "/dashboard/calls/call_01J9", "/dashboard/leads?status=new",
                                    "/oauth/authorize?response_type=code&client_id=https%3A%2F%2Fa.example%2Fc"])
 def test_a_sign_in_goes_back_to_the_dashboard_page_that_asked(value):
     assert next_page(value) == value
