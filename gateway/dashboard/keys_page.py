@@ -1,9 +1,12 @@
-"""The API keys page: the account's keys, creating one (with its scopes and, if chosen, one business; the key shown
-this once), and revoking one. Every action is the same RPC the session-authenticated `/api/v1/keys` routes make."""
+"""The API keys page: the account's keys, creating one (with its scopes, if chosen one business and an expiry; the
+key shown this once), and expiring or revoking one. Every action is the same RPC the session-authenticated `/api/v1/keys` routes make."""
 from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
 
 import grpc
 from aiohttp import web
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from core.grpc_errors import from_rpc_error
 from core.scopes import ALL_SCOPES
@@ -21,7 +24,17 @@ def _key_row(key: accounts_pb2.ApiKey) -> dict:
     return {"id": key.id, "name": key.name, "prefix": key.prefix, "scopes": list(key.scopes),
             "business_id": key.business_id if key.HasField("business_id") else None, "active": key.is_active,
             "status": "active" if key.is_active else "expired" if expired else "revoked",
-            "last_used": when(key.last_used_at) or None}
+            "last_used": when(key.last_used_at) or None, "expires": when(key.expires_at)}
+
+
+def expiry(expires_on: str) -> Timestamp | None:
+    """The key's expiry from the form's date (the start of that day, UTC); None for a key that does not expire.
+    Raises ValueError for what is not a date."""
+    if not expires_on:
+        return None
+    stamp = Timestamp()
+    stamp.FromDatetime(datetime.combine(date.fromisoformat(expires_on), time(), UTC))
+    return stamp
 
 
 async def _render(request: web.Request, session: str, principal: Principal, *, status: int = 200,
@@ -46,32 +59,46 @@ async def create(request: web.Request) -> web.StreamResponse:
     scopes = [str(s) for s in form.getall("scopes", [])]
     business = str(form.get("business_id", ""))
     try:
+        expires = expiry(str(form.get("expires_on", "")))
         key = await deps(request).clients["accounts"].CreateKey(accounts_pb2.CreateKeyRequest(
             session_token=session, name=str(form.get("name", "")), scopes=scopes, scopes_given=bool(scopes),
-            **({"business_id": business} if business else {})))
+            expires_at=expires, **({"business_id": business} if business else {})))
+    except ValueError:
+        return await _render(request, session, principal, status=400,
+                             error="Not created: the expiry date must be a date such as 2027-01-31.")
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
         return await _render(request, session, principal, status=err.http_status, error=f"Not created: {err.message}")
     return await _render(request, session, principal, status=201, created={"name": key.name, "key": key.key})
 
 
-async def revoke(request: web.Request) -> web.StreamResponse:
-    posted = await pages.posted(request, _render, "revoked")
+async def _change(request: web.Request, change: str, done: str, undone: str) -> web.StreamResponse:
+    """Apply `change` (UpdateKeyRequest's expire or revoke) to the posted key, as PATCH /api/v1/keys does."""
+    posted = await pages.posted(request, _render, undone)
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted
     try:
-        await deps(request).clients["accounts"].RevokeKey(
-            accounts_pb2.RevokeKeyRequest(session_token=session, id=str(form.get("id", ""))))
+        await deps(request).clients["accounts"].UpdateKey(
+            accounts_pb2.UpdateKeyRequest(session_token=session, id=str(form.get("id", "")), **{change: True}))
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
-        return await _render(request, session, principal, status=err.http_status, error=f"Not revoked: {err.message}")
+        return await _render(request, session, principal, status=err.http_status, error=f"Not {done}: {err.message}")
     deps(request).auth.forget_account(principal.account_id)  # this replica at once; the others hear it over NATS
     return web.HTTPSeeOther(KEYS_PATH)
+
+
+async def revoke(request: web.Request) -> web.StreamResponse:
+    return await _change(request, "revoke", "revoked", "revoked")
+
+
+async def expire(request: web.Request) -> web.StreamResponse:
+    return await _change(request, "expire", "expired", "expired")
 
 
 def add_routes(app: web.Application) -> None:
     app.router.add_get(KEYS_PATH, keys)
     app.router.add_post(KEYS_PATH, same_site_form(create))
     app.router.add_post(f"{KEYS_PATH}/revoke", same_site_form(revoke))
+    app.router.add_post(f"{KEYS_PATH}/expire", same_site_form(expire))
 

@@ -1,4 +1,4 @@
-"""Owner dashboard: the magic-link sign-in, a minimal landing page, and signing out.
+"""Owner dashboard: the magic-link sign-in, what every signed-in page shares, and signing out.
 
 A sign-in link is not used by opening it: its page has a button that posts it back (a mail scanner fetching the link,
 or another site linking to it, signs nobody in). Every form here is guarded against cross-site forgery
@@ -19,8 +19,8 @@ from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from gateway.auth import Principal
 from gateway.context import deps
-from gateway.dashboard.forms import form_token, form_token_holds, same_site_form
-from gateway.dashboard.layout import html, sign_in_needed
+from gateway.dashboard.forms import form_token_holds, same_site_form
+from gateway.dashboard.layout import html, page_text, sign_in_needed
 from gateway.dashboard.session_cookie import clear_session_cookie, session_token, set_session_cookie
 from gateway.routes.oauth import AUTHORIZE_PATH
 from switchboard.v1 import accounts_pb2, common_pb2
@@ -90,46 +90,6 @@ async def sign_in(request: web.Request) -> web.StreamResponse:
     return response
 
 
-# Where the card checkout sends the owner back (services.accounts.payments_service.open_checkout).
-CHECKOUT_RETURNS = {
-    "complete": "Checkout complete: your trial has started and your intake agent and phone number are being set "
-                "up (GET /api/v1/workspaces?id=&lt;business_id&gt; shows how far). Open the magic link from your "
-                "signup to sign in.",
-    "canceled": "Checkout canceled: nothing was charged. Open the checkout_url from your signup again to start "
-                "your trial.",
-}
-
-
-def sign_out_form(session: str) -> str:
-    return (f'<form method="post" action="{LOGOUT}"><input type="hidden" name="form_token" '
-            f'value="{form_token(session)}"><button type="submit">Sign out</button> <button type="submit" '
-            'name="everywhere" value="1">Sign out everywhere</button> (every browser signed in to your account)'
-            '</form>')
-
-
-async def home(request: web.Request) -> web.Response:
-    d = deps(request)
-    session = session_token(request, d.settings)
-    returned = CHECKOUT_RETURNS.get(request.query.get("checkout", ""))
-    if returned and not session:
-        return html(returned)
-    if not session:
-        return html("Not signed in: open the magic link from your signup, or get a new one. "
-                    + sign_in_form(HOME), 401)
-    try:
-        await d.auth.authenticate_session(session)
-    except ServiceError as err:
-        response = html(f"{escape(err.message)}. " + sign_in_form(HOME), err.http_status)
-        clear_session_cookie(response, d.settings)
-        return response
-    return html(f'Signed in. <a href="{KEYS_PATH}">API keys</a>: create, see and revoke your keys (or use '
-                "GET/POST/PATCH/DELETE /api/v1/keys with this session). "
-                f'<a href="{WEBHOOKS_PATH}">Webhooks</a>: subscriptions, test events, secrets and deliveries. '
-                f'<a href="{NUMBERS_PATH}">Phone numbers</a>: each number, its agent and its forwarding. '
-                f'<a href="{CONNECTIONS_PATH}">Connected assistants</a> lists the AI assistants you signed in to '
-                f"the connector, and revokes them. {sign_out_form(session)}")
-
-
 async def signed_in(request: web.Request) -> tuple[str, Principal]:
     """The page's session and whose it is; a 401 page with the sign-in form (back to this page) when there is no
     session or it has ended (its cookie then goes)."""
@@ -141,6 +101,9 @@ async def signed_in(request: web.Request) -> tuple[str, Principal]:
     try:
         return session, await d.auth.authenticate_session(session)
     except ServiceError as err:
+        if err.code != "unauthorized":  # the accounts service did not answer: the session may be fine, keep it
+            raise web.HTTPServiceUnavailable(content_type="text/html", text=page_text(
+                f"The dashboard cannot check your sign-in just now ({escape(err.message)}); try again shortly.")) from None
         refused = sign_in_needed(f"{escape(err.message)}. " + back)
         clear_session_cookie(refused, d.settings)
         raise refused from None
@@ -201,7 +164,6 @@ async def sign_out(request: web.Request) -> web.Response:
 
 
 def add_routes(app: web.Application) -> None:
-    app.router.add_get(HOME, home)
     app.router.add_post(SIGN_IN, same_site_form(send_sign_in_link))
     app.router.add_get(LOGIN, confirm_sign_in)
     app.router.add_post(LOGIN, same_site_form(sign_in))

@@ -43,6 +43,8 @@ def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
     set_timestamp(ws, "updated_at", row["updated_at"])
     if row["paid_through"] is not None:
         set_timestamp(ws, "paid_through", row["paid_through"])
+    if row["trial_ends_at"] is not None:
+        set_timestamp(ws, "trial_ends_at", row["trial_ends_at"])
     if provisioning is not None:
         p = provisioning
         ws.provisioning.CopyFrom(accounts_pb2.Provisioning(
