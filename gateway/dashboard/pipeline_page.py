@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-import grpc
 from aiohttp import web
 
-from core.grpc_errors import from_rpc_error
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
@@ -73,23 +71,14 @@ def _config(business_id: str, form) -> sdr_pb2.PutSdrConfigRequest:
 
 
 async def save_config(request: web.Request) -> web.StreamResponse:
-    business_id = str((await request.post()).get("business_id", ""))
-    posted = await pages.posted(request, _render, "saved", business_id)
-    if isinstance(posted, web.Response):
-        return posted
-    session, principal, form = posted
-    try:
-        req = _config(business_id, form)
-    except ValueError as exc:
-        return await _render(request, session, principal, business_id, status=400,
-                             error=f"Nothing was saved: {exc}.")
-    try:
+    async def act(principal: Principal, form) -> dict:
+        try:
+            req = _config(str(form.get("business_id", "")), form)
+        except ValueError as exc:
+            return {"status": 400, "error": f"Nothing was saved: {exc}."}
         await deps(request).clients["sdr"].as_caller(principal.metadata).PutSdrConfig(req)
-    except grpc.aio.AioRpcError as exc:
-        err = from_rpc_error(exc)
-        return await _render(request, session, principal, business_id, status=err.http_status,
-                             error=f"Nothing was saved: {err.message}")
-    return await _render(request, session, principal, business_id, notice="The SDR config is saved.")
+        return {"notice": "The SDR config is saved."}
+    return await pages.business_form(request, _render, "saved", act)
 
 
 def add_routes(app: web.Application) -> None:
