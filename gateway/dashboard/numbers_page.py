@@ -3,10 +3,8 @@ the owner turns on, changes or off here. Every action is the RPC `PATCH /api/v1/
 signed-in owner."""
 from __future__ import annotations
 
-import grpc
 from aiohttp import web
 
-from core.grpc_errors import from_rpc_error
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
@@ -50,25 +48,17 @@ def _forwarding(form) -> agents_pb2.Forwarding | None:
 
 
 async def set_forwarding(request: web.Request) -> web.StreamResponse:
-    business_id = str((await request.post()).get("business_id", ""))
-    posted = await pages.posted(request, _render, "changed", business_id)
-    if isinstance(posted, web.Response):
-        return posted
-    session, principal, form = posted
-    number, forwarding = str(form.get("phone_number", "")), _forwarding(form)
-    update = agents_pb2.UpdatePhoneNumberRequest(business_id=business_id, phone_number=number)
-    if forwarding is not None:
-        update.forwarding.CopyFrom(forwarding)
-    update.update_mask.paths.append("forwarding")
-    try:
+    async def act(principal: Principal, form) -> dict:
+        number, forwarding = str(form.get("phone_number", "")), _forwarding(form)
+        update = agents_pb2.UpdatePhoneNumberRequest(business_id=str(form.get("business_id", "")),
+                                                     phone_number=number)
+        if forwarding is not None:
+            update.forwarding.CopyFrom(forwarding)
+        update.update_mask.paths.append("forwarding")
         await deps(request).clients["agents"].as_caller(principal.metadata).UpdatePhoneNumber(update)
-    except grpc.aio.AioRpcError as exc:
-        err = from_rpc_error(exc)
-        return await _render(request, session, principal, business_id, status=err.http_status,
-                             error=f"Nothing was changed: {err.message}")
-    said = (f"Calls to {number} now ring {forwarding.to} first." if forwarding is not None
-            else f"Calls to {number} now go straight to its agent.")
-    return await _render(request, session, principal, business_id, notice=said)
+        return {"notice": f"Calls to {number} now ring {forwarding.to} first." if forwarding is not None
+                else f"Calls to {number} now go straight to its agent."}
+    return await pages.business_form(request, _render, "changed", act)
 
 
 def add_routes(app: web.Application) -> None:

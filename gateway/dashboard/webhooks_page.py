@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC
 
-import grpc
 from aiohttp import web
 
 from core.events import PARTNER_EVENT_TYPES
-from core.grpc_errors import from_rpc_error
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
@@ -54,20 +52,10 @@ async def webhooks(request: web.Request) -> web.StreamResponse:
 
 
 async def _act(request: web.Request, undone: str, act) -> web.StreamResponse:
-    """A form's action: `act(client, form)` gives what the page says after it (keywords of `_render`); a refusal of
-    the service is said on the page with its status."""
-    business_id = str((await request.post()).get("business_id", ""))
-    posted = await pages.posted(request, _render, undone, business_id)
-    if isinstance(posted, web.Response):
-        return posted
-    session, principal, form = posted
-    try:
-        said = await act(deps(request).clients["webhooks"].as_caller(principal.metadata), form)
-    except grpc.aio.AioRpcError as exc:
-        err = from_rpc_error(exc)
-        return await _render(request, session, principal, business_id, status=err.http_status,
-                             error=f"Nothing was {undone}: {err.message}")
-    return await _render(request, session, principal, business_id, **said)
+    """A form's action: `act(client, form)` gives what the page says after it (keywords of `_render`)."""
+    async def acting(principal: Principal, form) -> dict:
+        return await act(deps(request).clients["webhooks"].as_caller(principal.metadata), form)
+    return await pages.business_form(request, _render, undone, acting)
 
 
 async def create(request: web.Request) -> web.StreamResponse:
