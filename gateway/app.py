@@ -17,7 +17,7 @@ from gateway import validation
 from gateway.auth import Authenticator
 from gateway.clientip import require_trusted_proxies
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
-from gateway.dashboard import consent, keys_page, numbers_page, pages, templates, webhooks_page
+from gateway.dashboard import calls_page, consent, keys_page, numbers_page, pages, templates, webhooks_page
 from gateway.dashboard.session_cookie import session_token
 from gateway.errors import error_response, from_service_error, lacks_scope, timed_out
 from gateway.publiclimits import AddressLimits
@@ -235,6 +235,7 @@ def build_app(settings: Settings) -> web.Application:
     keys_page.add_routes(app)
     webhooks_page.add_routes(app)
     numbers_page.add_routes(app)
+    calls_page.add_routes(app)
     templates.add_routes(app)
     consent.add_routes(app)
     add_security_headers(app, settings)
