@@ -18,6 +18,7 @@ from gateway.auth import Authenticator
 from gateway.clientip import require_trusted_proxies
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import (
+    calls_page,
     consent,
     keys_page,
     leads_page,
@@ -248,6 +249,7 @@ def build_app(settings: Settings) -> web.Application:
     overview_page.add_routes(app)
     leads_page.add_routes(app)
     pipeline_page.add_routes(app)
+    calls_page.add_routes(app)
     templates.add_routes(app)
     consent.add_routes(app)
     add_security_headers(app, settings)

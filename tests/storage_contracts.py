@@ -21,6 +21,7 @@ from core.ids import new_id
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.client import VapiClient
+from services.calls.repository import EVERY_CALL, CallFilter
 
 
 class UnitOfWorkContract:
@@ -139,18 +140,25 @@ class CallsRepositoryContract:
         async with database.transaction() as conn:
             added = [await calls_in(conn).add(**call_values(business_id, agent_id=agent_id if i % 2 else new_id(),
                                                             status="completed" if i < 3 else "queued",
+                                                            direction="inbound" if i == 4 else "outbound",
                                                             created_at=created_at))
                      for i, created_at in enumerate(at)]
             await calls_in(conn).add(**call_values(new_id()))  # another business's
         newest = sorted(added, key=lambda row: (row.created_at, row.id), reverse=True)
         async with database.read() as conn:
             calls = calls_in(conn)
-            assert [r.id for r in await pages(lambda p: calls.page((business_id,), None, None, p), 2)] == \
+            assert [r.id for r in await pages(lambda p: calls.page((business_id,), EVERY_CALL, p), 2)] == \
                 [r.id for r in newest]
-            assert [r.id for r in await pages(lambda p: calls.page((business_id,), agent_id, "completed", p), 1)] \
+            completed = CallFilter(agent_id=agent_id, status="completed")
+            assert [r.id for r in await pages(lambda p: calls.page((business_id,), completed, p), 1)] \
                 == [r.id for r in newest if r.agent_id == agent_id and r.status == "completed"]
-            older = await calls.page((business_id,), None, None, Page(limit=10, after=AT))
+            older = await calls.page((business_id,), EVERY_CALL, Page(limit=10, after=AT))
+            inbound = await calls.page((business_id,), CallFilter(direction="inbound"), Page(limit=10))
+            at_nine_thirty = await calls.page((business_id,), CallFilter(
+                direction="outbound", created_from=AT, created_before=AT + timedelta(minutes=1)), Page(limit=10))
         assert [r.id for r in older.rows] == [added[2].id] and not older.has_more
+        assert [r.id for r in inbound.rows] == [added[4].id]
+        assert [r.id for r in at_nine_thirty.rows] == [r.id for r in newest if r.created_at == AT and r.id != added[4].id]
 
     async def test_transcripts_are_the_calls_with_one_since_a_time(self, database, calls_in):
         business_id, agent_id = new_id(), new_id()

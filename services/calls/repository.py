@@ -9,6 +9,7 @@ batches (lifecycle_service.py), the reaper and analytics (core.aggregates) stay 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -18,6 +19,21 @@ from core import records
 from core.pagination import Page, Paged, fetch_page
 from services.calls import store
 from services.calls.store import calls
+
+
+@dataclass(frozen=True)
+class CallFilter:
+    """Which calls a list shows (each one unset: any): of one agent, in one status, of one direction, created at or
+    after `created_from` and before `created_before`."""
+
+    agent_id: str | None = None
+    status: str | None = None
+    direction: str | None = None
+    created_from: datetime | None = None
+    created_before: datetime | None = None
+
+
+EVERY_CALL = CallFilter()
 
 
 class CallsRepository(Protocol):
@@ -38,9 +54,8 @@ class CallsRepository(Protocol):
     async def recording_url(self, call_id: str) -> str | None:
         """The provider's URL of the call's recording (None without one, or without such a call)."""
 
-    async def page(self, business_ids: Iterable[str], agent_id: str | None, status: str | None,
-                   page: Page) -> Paged:
-        """The businesses' calls (of one agent, in one status, when given), newest first."""
+    async def page(self, business_ids: Iterable[str], filters: CallFilter, page: Page) -> Paged:
+        """The businesses' calls that pass the filters, newest first."""
 
     async def transcripts(self, business_ids: Iterable[str], agent_id: str | None, since: datetime,
                           page: Page) -> Paged:
@@ -84,10 +99,9 @@ class SqlCalls:
     async def recording_url(self, call_id: str) -> str | None:
         return await store.recording_of(self.conn, call_id)
 
-    async def page(self, business_ids: Iterable[str], agent_id: str | None, status: str | None,
-                   page: Page) -> Paged:
-        return await fetch_page(self.conn, store.calls_of(business_ids, agent_id, status), calls.c.created_at,
-                                calls.c.id, page)
+    async def page(self, business_ids: Iterable[str], filters: CallFilter, page: Page) -> Paged:
+        return await fetch_page(self.conn, store.calls_of(business_ids, filters), calls.c.created_at, calls.c.id,
+                                page)
 
     async def transcripts(self, business_ids: Iterable[str], agent_id: str | None, since: datetime,
                           page: Page) -> Paged:

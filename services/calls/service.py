@@ -36,7 +36,7 @@ from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
-from services.calls.repository import CallsRepository, SqlCalls
+from services.calls.repository import CallFilter, CallsRepository, SqlCalls
 from switchboard.v1 import common_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
@@ -310,11 +310,20 @@ class Calls:
         async with self.db.read() as conn:
             return await store.aggregate_calls(conn, query, agent_id)
 
-    async def list(self, agent_id: str | None, status: str | None, page: Page) -> Paged:
+    async def list(self, filters: CallFilter, page: Page, business_id: str | None = None) -> Paged:
+        """The caller's calls (of one of their businesses when named) that pass the filters, newest first."""
         who = tenant.require_account()
-        if status is not None and status not in domain.STATUSES:
+        if filters.status is not None and filters.status not in domain.STATUSES:
             raise invalid(f"status must be one of {', '.join(domain.STATUSES)}")
-        agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
+        if filters.direction is not None and filters.direction not in domain.DIRECTIONS:
+            raise invalid(f"direction must be one of {', '.join(domain.DIRECTIONS)}")
+        if filters.agent_id:
+            require_uuid(filters.agent_id, "agent_id")
+        businesses = who.business_ids
+        if business_id is not None:
+            if require_uuid(business_id, "business_id") not in who.business_ids:
+                raise not_found("business")
+            businesses = (business_id,)
         async with self.db.read() as conn:
-            return await self.calls_in(conn).page(who.business_ids, agent_id, status, page)
+            return await self.calls_in(conn).page(businesses, filters, page)
 

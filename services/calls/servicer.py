@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from core import aggregates
 from core.bus import PROVIDER_STREAM
@@ -15,6 +16,7 @@ from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.ports import grpc_neighbours
 from services.calls.reaper import Reaper
+from services.calls.repository import CallFilter
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
 
@@ -39,7 +41,16 @@ def call_message(row) -> calls_pb2.Call:
         call.quality_dimensions.CopyFrom(calls_pb2.QualityDimensions(**row.quality_dimensions))
     set_timestamp(call, "created_at", row.created_at)
     set_timestamp(call, "updated_at", row.updated_at)
+    set_timestamp(call, "started_at", row.started_at)
+    set_timestamp(call, "ended_at", row.ended_at)
+    if row.structured_data is not None:
+        call.structured_data.CopyFrom(struct(row.structured_data))
     return call
+
+
+def _time(request, field: str) -> datetime | None:
+    """A Timestamp of the request, or None when it is unset."""
+    return getattr(request, field).ToDatetime(tzinfo=UTC) if request.HasField(field) else None
 
 
 def transcript_message(row) -> calls_pb2.Transcript:
@@ -94,8 +105,10 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         return call_message(await self.calls.get(request.id))
 
     async def ListCalls(self, request, context):
-        paged = await self.calls.list(optional(request, "agent_id"), optional(request, "status"),
-                                      Page.of(request.page, *CALLS_PAGE))
+        filters = CallFilter(**{f: optional(request, f) for f in ("agent_id", "status", "direction")},
+                             created_from=_time(request, "created_from"),
+                             created_before=_time(request, "created_before"))
+        paged = await self.calls.list(filters, Page.of(request.page, *CALLS_PAGE), optional(request, "business_id"))
         return calls_pb2.ListCallsReply(calls=[call_message(r) for r in paged.rows], page=paged.info())
 
     async def AggregateCalls(self, request, context):

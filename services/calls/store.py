@@ -93,13 +93,18 @@ async def update_call(conn: AsyncConnection, call_id: str, values: dict):
     return (await conn.execute(calls.update().where(calls.c.id == call_id).values(**values).returning(calls))).first()
 
 
-def calls_of(business_ids, agent_id: str | None, status: str | None) -> sa.Select:
-    query = sa.select(calls).where(calls.c.business_id.in_(business_ids))
-    if agent_id:
-        query = query.where(calls.c.agent_id == agent_id)
-    if status:
-        query = query.where(calls.c.status == status)
-    return query
+def calls_of(business_ids, filters) -> sa.Select:
+    """The businesses' calls that pass the filters (repository.CallFilter)."""
+    c = calls.c
+    wheres = [c.business_id.in_(business_ids)]
+    for column, value in ((c.agent_id, filters.agent_id), (c.status, filters.status), (c.direction, filters.direction)):
+        if value:
+            wheres.append(column == value)
+    if filters.created_from is not None:
+        wheres.append(c.created_at >= filters.created_from)
+    if filters.created_before is not None:
+        wheres.append(c.created_at < filters.created_before)
+    return sa.select(calls).where(*wheres)
 
 
 def transcripts_of(business_ids, agent_id: str | None, since: datetime) -> sa.Select:

@@ -35,10 +35,9 @@ class MemoryCalls:
         row = self.calls.get((call_id,))
         return row["recording_url"] if row is not None else None
 
-    async def page(self, business_ids, agent_id, status, page):
+    async def page(self, business_ids, filters, page):
         return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
-                        and agent_id in (None, row["agent_id"]) and status in (None, row["status"])],
-                       calls.c.created_at, calls.c.id, page)
+                        and _passes(row, filters)], calls.c.created_at, calls.c.id, page)
 
     async def transcripts(self, business_ids, agent_id, since, page):
         return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
@@ -64,3 +63,11 @@ class MemoryCalls:
     async def release_key(self, account_id, key) -> None:
         self.keys.pop((account_id, key), None)
 
+
+
+def _passes(row, filters) -> bool:
+    """Whether a call passes a list's filters (repository.CallFilter)."""
+    at = row["created_at"]
+    return (all(getattr(filters, f) in (None, row[f]) for f in ("agent_id", "status", "direction"))
+            and (filters.created_from is None or at >= filters.created_from)
+            and (filters.created_before is None or at < filters.created_before))

@@ -17,6 +17,7 @@ from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import domain
 from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
 from services.calls.ports import CallingProfile, Lead, NumberRoute
+from services.calls.repository import EVERY_CALL, CallFilter
 from services.calls.service import IDEMPOTENCY_WINDOW, Calls, NewCall
 from services.calls.store import idempotency_keys
 from switchboard.v1 import common_pb2
@@ -74,7 +75,7 @@ async def provider_calls(voice) -> list:
 async def stored(database: MemoryDatabase, business_id: str) -> list:
     """The calls the in-memory database holds for the business."""
     async with database.read() as conn:
-        return (await MemoryCalls(conn).page((business_id,), None, None, Page(limit=100))).rows
+        return (await MemoryCalls(conn).page((business_id,), EVERY_CALL, Page(limit=100))).rows
 
 
 async def test_an_enforced_call_asks_compliance_about_its_lead_and_is_placed(calls, others, profile, lead, voice):
@@ -203,16 +204,25 @@ async def test_a_call_is_read_in_the_callers_businesses_only(calls, profile):
 
 async def test_calls_are_listed_newest_first_by_agent_and_status(calls, profile, business_id):
     placed = [await calls.create(call_to(profile, f"+1415555{line:04d}")) for line in range(130, 133)]
-    listed = await calls.list(None, None, Page(limit=2))
-    rest = await calls.list(None, None, Page(limit=2, cursor=listed.next_cursor))
+    listed = await calls.list(EVERY_CALL, Page(limit=2))
+    rest = await calls.list(EVERY_CALL, Page(limit=2, cursor=listed.next_cursor))
     assert [r.id for r in listed.rows + rest.rows] == [p.id for p in reversed(placed)] and not rest.has_more
-    assert (await calls.list(new_id(), None, Page(limit=10))).rows == []
-    assert len((await calls.list(profile.agent_id, "queued", Page(limit=10))).rows) == 3
-    with pytest.raises(ServiceError) as unknown:
-        await calls.list(None, "dialing", Page(limit=10))
-    assert unknown.value.code == "invalid_request"
+    assert (await calls.list(CallFilter(agent_id=new_id()), Page(limit=10))).rows == []
+    assert len((await calls.list(CallFilter(agent_id=profile.agent_id, status="queued"), Page(limit=10))).rows) == 3
+    assert len((await calls.list(CallFilter(direction="outbound"), Page(limit=10), business_id)).rows) == 3
+    assert (await calls.list(CallFilter(direction="inbound"), Page(limit=10))).rows == []
+    later = CallFilter(created_from=datetime.now(UTC) + timedelta(minutes=1))
+    assert (await calls.list(later, Page(limit=10))).rows == []
+    for refused, code in ((CallFilter(status="dialing"), "invalid_request"),
+                          (CallFilter(direction="sideways"), "invalid_request")):
+        with pytest.raises(ServiceError) as unknown:
+            await calls.list(refused, Page(limit=10))
+        assert unknown.value.code == code
+    with pytest.raises(ServiceError) as elsewhere:
+        await calls.list(EVERY_CALL, Page(limit=10), new_id())  # not one of the caller's businesses
+    assert elsewhere.value.code == "not_found"
     with acting_as(Tenant(account_id=new_id(), business_ids=(new_id(),))):
-        assert (await calls.list(None, None, Page(limit=10))).rows == []
+        assert (await calls.list(EVERY_CALL, Page(limit=10))).rows == []
 
 
 async def test_a_transcript_and_a_recording_come_with_the_report(calls, database, profile):

@@ -123,14 +123,22 @@ class GetCallRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class ListCallsRequest(_message.Message):
-    __slots__ = ("agent_id", "status", "page")
+    __slots__ = ("agent_id", "status", "page", "business_id", "direction", "created_from", "created_before")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FROM_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BEFORE_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     status: str
     page: _common_pb2.PageRequest
-    def __init__(self, agent_id: _Optional[str] = ..., status: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+    business_id: str
+    direction: str
+    created_from: _timestamp_pb2.Timestamp
+    created_before: _timestamp_pb2.Timestamp
+    def __init__(self, agent_id: _Optional[str] = ..., status: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., business_id: _Optional[str] = ..., direction: _Optional[str] = ..., created_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., created_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListCallsReply(_message.Message):
     __slots__ = ("calls", "page")
@@ -193,7 +201,7 @@ class QualityDimensions(_message.Message):
     def __init__(self, professionalism: _Optional[int] = ..., empathy: _Optional[int] = ..., information_gathering: _Optional[int] = ..., resolution: _Optional[int] = ...) -> None: ...
 
 class Call(_message.Message):
-    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at", "forwarded_to")
+    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at", "forwarded_to", "started_at", "ended_at", "structured_data")
     ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -216,6 +224,9 @@ class Call(_message.Message):
     VARIABLES_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     FORWARDED_TO_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    STRUCTURED_DATA_FIELD_NUMBER: _ClassVar[int]
     id: str
     conversation_id: str
     status: str
@@ -237,4 +248,7 @@ class Call(_message.Message):
     variables: _struct_pb2.Struct
     updated_at: _timestamp_pb2.Timestamp
     forwarded_to: str
-    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forwarded_to: _Optional[str] = ..., **kwargs) -> None: ...
+    started_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    structured_data: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forwarded_to: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., structured_data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., **kwargs) -> None: ...

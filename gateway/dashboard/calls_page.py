@@ -1,0 +1,184 @@
+"""The calls pages: the calls of one business (filtered by agent, status, direction and dates, a page at a time), one
+call's page (its timeline, summary, extracted data, quality scores, transcript and its recording to play), and a test
+call the owner places to their own phone. Every action is the RPC the `/api/v1/calls` and `/api/v1/recordings` routes
+make, as the signed-in owner: a call of another owner is 404, as in the API."""
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+from urllib.parse import urlsplit
+
+import grpc
+from aiohttp import web
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from core.grpc_errors import from_rpc_error
+from gateway.auth import Principal
+from gateway.context import deps
+from gateway.convert import to_json
+from gateway.dashboard import pages
+from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.pages import CALLS_PATH, signed_in
+from gateway.dashboard.templates import page
+from services.calls import domain
+from switchboard.v1 import agents_pb2, calls_pb2, common_pb2
+
+AGENTS_SHOWN = 100
+PAGE_SIZES = (10, 25, 50, 100)
+FILTERS = ("agent_id", "status", "direction")
+DATES = ("from", "to")
+SPEAKERS = ("Agent", "Caller")
+
+
+class Refused(Exception):
+    """A filter the page cannot ask for (a malformed date)."""
+
+
+def _day(query, name: str) -> datetime | None:
+    value = query.get(name, "")
+    if not value:
+        return None
+    try:
+        return datetime.combine(date.fromisoformat(value), datetime.min.time(), UTC)
+    except ValueError:
+        raise Refused(f"the {name} date must be a date (YYYY-MM-DD)") from None
+
+
+def _stamp(at: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(at)
+    return stamp
+
+
+def list_request(business_id: str, query) -> calls_pb2.ListCallsRequest:
+    """The ListCalls request of the page's filters: `to` is a whole day (UTC), so it lists calls before the next."""
+    size = int(query["limit"]) if query.get("limit", "").isdigit() and int(query["limit"]) in PAGE_SIZES \
+        else PAGE_SIZES[1]
+    request = calls_pb2.ListCallsRequest(business_id=business_id, page=common_pb2.PageRequest(
+        limit=size, cursor=query.get("cursor", "")), **{f: query[f] for f in FILTERS if query.get(f)})
+    since, until = _day(query, "from"), _day(query, "to")
+    if since is not None:
+        request.created_from.CopyFrom(_stamp(since))
+    if until is not None:
+        request.created_before.CopyFrom(_stamp(until + timedelta(days=1)))
+    return request
+
+
+async def _agents(request: web.Request, principal: Principal, business_id: str) -> dict[str, str]:
+    """The business's agents, id to name."""
+    listed = await deps(request).clients["agents"].as_caller(principal.metadata).ListAgents(
+        agents_pb2.ListAgentsRequest(business_id=business_id, page=common_pb2.PageRequest(limit=AGENTS_SHOWN)))
+    return {a.id: a.name for a in listed.agents}
+
+
+async def _render(request: web.Request, session: str, principal: Principal, business_id: str, *, status: int = 200,
+                  notice: str | None = None, error: str | None = None, placed: calls_pb2.Call | None = None,
+                  form: dict | None = None) -> web.Response:
+    businesses = await pages.businesses_of(request, principal)
+    business_id = pages.chosen(business_id, businesses)
+    query = {k: v for k, v in request.query.items() if k in (*FILTERS, *DATES, "limit")}
+    rows, cursor = [], ""
+    if business_id:
+        try:
+            listed = await deps(request).clients["calls"].as_caller(principal.metadata).ListCalls(
+                list_request(business_id, {**query, "cursor": request.query.get("cursor", "")}))
+            rows, cursor = list(listed.calls), listed.page.next_cursor
+        except Refused as why:
+            status, error = 400, f"No calls listed: {why}."
+        except grpc.aio.AioRpcError as exc:
+            err = from_rpc_error(exc)
+            status, error = err.http_status, f"No calls listed: {err.message}"
+    return page("calls.html", status, title="Calls", active="calls", form_token=form_token(session),
+                businesses=businesses, business_id=business_id, agents=await _agents(request, principal, business_id)
+                if business_id else {}, calls=rows, cursor=cursor, query={"business_id": business_id, **query},
+                statuses=domain.STATUSES, directions=domain.DIRECTIONS, page_sizes=PAGE_SIZES, notice=notice,
+                error=error, placed=placed, form=form or {})
+
+
+async def calls(request: web.Request) -> web.StreamResponse:
+    session, principal = await signed_in(request)
+    return await _render(request, session, principal, request.query.get("business_id", ""))
+
+
+async def place_test_call(request: web.Request) -> web.StreamResponse:
+    """The test call: the agent calls the phone the owner gave, as POST /api/v1/calls places it (with the
+    compliance decision first when asked)."""
+    business_id = str((await request.post()).get("business_id", ""))
+    posted = await pages.posted(request, _render, "placed", business_id)
+    if isinstance(posted, web.Response):
+        return posted
+    session, principal, form = posted
+    entered = {"agent_id": str(form.get("agent_id", "")), "to": str(form.get("to", "")).strip(),
+               "compliance": form.get("compliance") == "enforce"}
+    create = calls_pb2.CreateCallRequest(agent_id=entered["agent_id"], to=entered["to"])
+    if entered["compliance"]:
+        create.compliance = calls_pb2.COMPLIANCE_MODE_ENFORCE
+    try:
+        call = await deps(request).clients["calls"].as_caller(principal.metadata).CreateCall(create)
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return await _render(request, session, principal, business_id, status=err.http_status, form=entered,
+                             error=f"The test call was not placed ({err.code}): {err.message}")
+    return await _render(request, session, principal, business_id, placed=call)
+
+
+def turns(transcript: str) -> list[dict[str, str]]:
+    """A transcript's turns ("Agent: ..." and "Caller: ..." lines); a line of no speaker goes on the turn before."""
+    said: list[dict[str, str]] = []
+    for line in transcript.splitlines():
+        speaker, sep, text = line.partition(":")
+        if sep and speaker.strip() in SPEAKERS:
+            said.append({"speaker": speaker.strip(), "text": text.strip()})
+        elif said and line.strip():
+            said[-1]["text"] += f"\n{line.strip()}"
+        elif line.strip():
+            said.append({"speaker": "", "text": line.strip()})
+    return said
+
+
+def same_origin(url: str) -> str:
+    """The signed recording link as a path on the page's own origin (the gateway serves it wherever the dashboard
+    is opened, and the page's Content-Security-Policy allows media from its own origin only); a link elsewhere is
+    kept as it is."""
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}" if parts.path == domain.AUDIO_PATH else url
+
+
+def party(call: calls_pb2.Call) -> str:
+    """Who the call was with: "from" the caller of an inbound call, "to" the callee of an outbound one."""
+    if call.direction == "inbound":
+        return f"from {getattr(call, 'from') if call.HasField('from') else 'an unknown number'}"
+    return f"to {call.to}"
+
+
+def _shown(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+async def call_page(request: web.Request) -> web.StreamResponse:
+    _, principal = await signed_in(request)
+    rpc = deps(request).clients["calls"].as_caller(principal.metadata)
+    call_id = request.match_info["id"]
+    try:
+        call = await rpc.GetCall(calls_pb2.GetCallRequest(id=call_id))
+        recording = await rpc.GetRecording(calls_pb2.GetRecordingRequest(call_id=call_id))
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return page("call.html", err.http_status, title="Call", active="calls", call=None,
+                    error=f"{err.message}.")
+    try:
+        said = await rpc.GetTranscript(calls_pb2.GetCallRequest(id=call_id))
+        transcript, transcript_note = turns(said.transcript), ""
+    except grpc.aio.AioRpcError as exc:
+        transcript, transcript_note = [], from_rpc_error(exc).message
+    data = to_json(call)
+    return page("call.html", title=f"Call {party(call)}", active="calls", call=call, error=None, turns=transcript, transcript_note=transcript_note,
+                structured={k: _shown(v) for k, v in data["structured_data"].items() if k != "quality_dimensions"},
+                quality=data["quality_dimensions"], recording=recording,
+                audio=same_origin(recording.recording_url) if recording.HasField("recording_url") else "")
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get(CALLS_PATH, calls)
+    app.router.add_post(CALLS_PATH, same_site_form(place_test_call))
+    app.router.add_get(f"{CALLS_PATH}/{{id}}", call_page)
