@@ -22,10 +22,12 @@ from gateway.dashboard import (
     consent,
     keys_page,
     leads_page,
+    messages_page,
     numbers_page,
     overview_page,
     pages,
     pipeline_page,
+    runs_page,
     templates,
     webhooks_page,
 )
@@ -250,6 +252,8 @@ def build_app(settings: Settings) -> web.Application:
     leads_page.add_routes(app)
     pipeline_page.add_routes(app)
     calls_page.add_routes(app)
+    messages_page.add_routes(app)
+    runs_page.add_routes(app)
     templates.add_routes(app)
     consent.add_routes(app)
     add_security_headers(app, settings)
