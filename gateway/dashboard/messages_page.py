@@ -9,6 +9,7 @@ import uuid
 import grpc
 from aiohttp import web
 
+from core.errors import not_found
 from core.grpc_errors import from_rpc_error
 from gateway.auth import Principal
 from gateway.context import deps
@@ -75,7 +76,7 @@ async def thread(request: web.Request) -> web.StreamResponse:
     shown = {"title": "Conversation", "active": "messages", "businesses": businesses, "conversation": None,
              "texts": [], "cursor": "", "query": dict(request.query)}
     if not is_id(conversation_id):
-        return page("thread.html", 404, **shown, error="There is no such conversation of yours.")
+        return page("thread.html", 404, **shown, error=not_found("conversation").message)
     texts = messaging(request, principal)
     try:
         [conversation] = (await texts.ListConversations(

@@ -9,6 +9,7 @@ from collections import defaultdict
 import grpc
 from aiohttp import web
 
+from core.errors import not_found
 from core.grpc_errors import from_rpc_error
 from gateway.auth import Principal
 from gateway.context import deps
@@ -57,7 +58,7 @@ async def _render(request: web.Request, session: str, principal: Principal, run_
     shown = {"title": "Communication run", "active": "runs", "form_token": form_token(session), "run": None,
              "counted": "", "jobs": [], "actions": [], "cursor": "", "query": dict(request.query), "notice": notice}
     if not is_id(run_id):
-        return page("run.html", 404, **shown, error="There is no such run of yours.")
+        return page("run.html", 404, **shown, error=not_found("communication run").message)
     client = sdr(request, principal)
     try:
         [run] = (await client.ListRuns(sdr_pb2.ListRunsRequest(id=run_id))).runs

@@ -8,21 +8,13 @@ import uuid
 from playwright.async_api import expect
 
 from tests.browser.conftest import accessible, another_owner, screenshots, signed_in_as
+from tests.browser.objects import checked_then_opened, not_found_to, read_one
 from tests.texting import number, send
 from tests.waiting import wait_until
 
 
-async def conversation(api, account, conversation_id: str) -> dict:
-    status, body, _ = await api.request("GET", "/api/v1/sms/conversations", key=account["key"],
-                                        params={"id": conversation_id})
-    assert status == 200, body
-    return body
-
-
 async def email_of(api, account, email_id: str) -> dict:
-    status, body, _ = await api.request("GET", "/api/v1/emails", key=account["key"], params={"id": email_id})
-    assert status == 200, body
-    return body
+    return await read_one(api, account, "/api/v1/emails", id=email_id)
 
 
 async def test_a_conversation_is_listed_and_its_thread_shows_the_texts(api, account, calling_agent, sms, page,
@@ -38,30 +30,25 @@ async def test_a_conversation_is_listed_and_its_thread_shows_the_texts(api, acco
     await expect(row).to_contain_text(agent["phone_number"])
     await expect(row).to_contain_text("outbound")
     await expect(row).to_contain_text("Yes, we can come on Tuesday.")
-    await accessible(page)
-    await screenshots(page, "messages")
-
-    await link.click()
     thread_url = f"{api.base}/dashboard/messages/{sent['conversation_id']}"
-    await page.wait_for_url(thread_url)
+    await checked_then_opened(page, "messages", link, thread_url)
     texts = page.get_by_role("list", name="Texts, oldest first").get_by_role("listitem")
     await expect(texts).to_have_count(2)
     await expect(texts.nth(0)).to_contain_text("Do you fix leaking taps?")
     await expect(texts.nth(0)).to_contain_text(f"From {contact} · inbound · received")
     await expect(texts.nth(1)).to_contain_text("Yes, we can come on Tuesday.")
     await expect(texts.nth(1)).to_contain_text(f"To {contact} · outbound")
-    assert (await conversation(api, account, sent["conversation_id"]))["unread_count"] == 0  # read here
+    thread = await read_one(api, account, "/api/v1/sms/conversations", id=sent["conversation_id"])
+    assert thread["unread_count"] == 0  # read here, as the API's listing of its texts does
     await accessible(page)
     await screenshots(page, "thread")
 
     async with another_owner(browser, api) as (other, _):
-        shown = await other.goto(thread_url)
-        assert shown is not None and shown.status == 404
-        await expect(other.get_by_role("alert")).to_contain_text("not found")
+        await not_found_to(other, thread_url)
         await other.goto(f"{api.base}/dashboard/messages")
         await expect(other.get_by_role("heading", name="Text conversations")).to_be_visible()
         await expect(other.get_by_role("link", name=contact)).to_have_count(0)
-    assert (await page.goto(f"{api.base}/dashboard/messages/not-an-id")).status == 404  # type: ignore[union-attr]
+    await not_found_to(page, f"{api.base}/dashboard/messages/not-an-id")
 
 
 async def test_a_held_email_is_approved_on_the_page_and_goes_out(api, account, mailbox, page, browser):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from playwright.async_api import expect
 
 from tests.browser.conftest import accessible, another_owner, screenshots, signed_in_as
+from tests.browser.objects import checked_then_opened, not_found_to, read_one
 from tests.compliance import answering_callee
 from tests.runs import RUNS, create, jobs_of, run_of, touch
 from tests.texting import opt_in
@@ -13,16 +14,11 @@ from tests.waiting import wait_until
 
 
 async def run_status(api, account, run_id: str) -> dict:
-    status, run, _ = await api.request("GET", RUNS, key=account["key"], params={"id": run_id})
-    assert status == 200, run
-    return run
+    return await read_one(api, account, RUNS, id=run_id)
 
 
 async def attempts_of(api, account, run_id: str) -> list[dict]:
-    status, page, _ = await api.request("GET", "/api/v1/communication-attempts", key=account["key"],
-                                        params={"sequence_id": run_id})
-    assert status == 200, page
-    return page["attempts"]
+    return (await read_one(api, account, "/api/v1/communication-attempts", sequence_id=run_id))["attempts"]
 
 
 async def test_a_run_shows_its_jobs_and_attempts_and_is_paused_on_its_page(api, account, calling_agent, page,
@@ -45,12 +41,8 @@ async def test_a_run_shows_its_jobs_and_attempts_and_is_paused_on_its_page(api, 
     row = page.get_by_role("row").filter(has=link)
     await expect(row).to_contain_text("running")
     await expect(row).to_contain_text("1 pending, 1 succeeded")
-    await accessible(page)
-    await screenshots(page, "runs")
-
-    await link.click()
     run_url = f"{api.base}/dashboard/runs/{run['id']}"
-    await page.wait_for_url(run_url)
+    await checked_then_opened(page, "runs", link, run_url)
     executed = page.get_by_role("row").filter(has_text="call-now")
     await expect(executed).to_contain_text(f"call {now}")
     await expect(executed).to_contain_text("succeeded")
@@ -62,9 +54,7 @@ async def test_a_run_shows_its_jobs_and_attempts_and_is_paused_on_its_page(api, 
     await screenshots(page, "run")
 
     async with another_owner(browser, api) as (other, token):
-        shown = await other.goto(run_url)
-        assert shown is not None and shown.status == 404
-        await expect(other.get_by_role("alert")).to_contain_text("not found")
+        await not_found_to(other, run_url)
         reply = await other.request.post(f"{api.base}/dashboard/runs/change",
                                          form={"id": run["id"], "action": "pause", "form_token": token})
         assert reply.status == 404
@@ -82,3 +72,8 @@ async def test_a_run_shows_its_jobs_and_attempts_and_is_paused_on_its_page(api, 
     await expect(page.get_by_role("status")).to_contain_text("The run is running now.")
     assert (await run_status(api, account, run["id"]))["status"] == "running"
     await accessible(page)
+    token = await page.locator("input[name=form_token]").first.get_attribute("value")
+    reply = await page.request.post(f"{api.base}/dashboard/runs/change",
+                                    form={"id": run["id"], "action": "resume", "form_token": token or ""})
+    assert reply.status == 409 and "Nothing was changed" in await reply.text()  # a move its state does not allow
+    await not_found_to(page, f"{api.base}/dashboard/runs/not-a-run")
