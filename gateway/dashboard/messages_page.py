@@ -1,7 +1,7 @@
-"""The messages pages: the owner's SMS conversations (newest first, cursor-paged), each with its thread of texts, and
-the email queue, where an email held for approval is approved. Every read and action is the RPC the `/api/v1/sms` and
-`/api/v1/emails` routes make, as the signed-in owner; like those routes, they span the owner's businesses (the
-Messaging service lists conversations and emails by caller, not by business), each row naming its business."""
+"""The messages pages of one business: its SMS conversations (latest first, cursor-paged), each with its thread of
+texts, and its email queue, where an email held for approval is approved. Every read and action is the RPC the
+`/api/v1/sms` and `/api/v1/emails` routes make, as the signed-in owner (the lists, which span every business of the
+caller, as the owner of the chosen business alone: leads_page.of_business); a thread of another owner is 404."""
 from __future__ import annotations
 
 import uuid
@@ -15,6 +15,7 @@ from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
 from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.leads_page import of_business
 from gateway.dashboard.pages import MESSAGES_PATH, signed_in
 from gateway.dashboard.templates import page
 from switchboard.v1 import common_pb2, messaging_pb2
@@ -41,30 +42,34 @@ def listed_page(request: web.Request, limit: int) -> common_pb2.PageRequest:
     return common_pb2.PageRequest(limit=limit, cursor=request.query.get("cursor", ""))
 
 
-async def _render(request: web.Request, session: str, principal: Principal, *, status: int = 200,
+async def _render(request: web.Request, session: str, principal: Principal, business_id: str, *, status: int = 200,
                   notice: str | None = None, error: str | None = None) -> web.Response:
     businesses = await pages.businesses_of(request, principal)
-    texts = messaging(request, principal)
-    conversations, cursor = [], ""
-    try:
-        listed = await texts.ListConversations(messaging_pb2.ListConversationsRequest(
-            page=listed_page(request, CONVERSATIONS_SHOWN)))
-        conversations, cursor = list(listed.conversations), listed.page.next_cursor
-    except grpc.aio.AioRpcError as exc:  # a cursor of no list of this page's
-        err = from_rpc_error(exc)
-        status, error = err.http_status, err.message
-    held = await texts.ListEmails(messaging_pb2.ListEmailsRequest(
-        status="pending_approval", page=common_pb2.PageRequest(limit=EMAILS_SHOWN)))
-    latest = await texts.ListEmails(messaging_pb2.ListEmailsRequest(page=common_pb2.PageRequest(limit=EMAILS_SHOWN)))
+    business_id = pages.chosen(business_id, businesses)
+    conversations, cursor, held, latest = [], "", [], []
+    if business_id:
+        texts = deps(request).clients["messaging"].as_caller(of_business(principal, business_id))
+        try:
+            listed = await texts.ListConversations(messaging_pb2.ListConversationsRequest(
+                page=listed_page(request, CONVERSATIONS_SHOWN)))
+            conversations, cursor = list(listed.conversations), listed.page.next_cursor
+        except grpc.aio.AioRpcError as exc:  # a cursor of no list of this page's
+            err = from_rpc_error(exc)
+            status, error = err.http_status, err.message
+        recent = common_pb2.PageRequest(limit=EMAILS_SHOWN)
+        held = list((await texts.ListEmails(messaging_pb2.ListEmailsRequest(status="pending_approval",
+                                                                            page=recent))).emails)
+        latest = [e for e in (await texts.ListEmails(messaging_pb2.ListEmailsRequest(page=recent))).emails
+                  if e.status != "pending_approval"]
     return page("messages.html", status, title="Messages", active="messages", form_token=form_token(session),
-                businesses=businesses, conversations=conversations, cursor=cursor, held=list(held.emails),
-                latest=[e for e in latest.emails if e.status != "pending_approval"], query=dict(request.query),
-                notice=notice, error=error)
+                businesses=businesses, business_id=business_id, conversations=conversations, cursor=cursor,
+                held=held, latest=latest, query={**request.query, "business_id": business_id}, notice=notice,
+                error=error)
 
 
 async def messages(request: web.Request) -> web.StreamResponse:
     session, principal = await signed_in(request)
-    return await _render(request, session, principal)
+    return await _render(request, session, principal, request.query.get("business_id", ""))
 
 
 async def thread(request: web.Request) -> web.StreamResponse:
@@ -94,19 +99,12 @@ async def thread(request: web.Request) -> web.StreamResponse:
 async def approve(request: web.Request) -> web.StreamResponse:
     """Approve a held email: the RPC of POST /api/v1/emails/approve, as the owner signed in here (who alone may
     approve an email to an address that is neither theirs nor a lead's)."""
-    posted = await pages.posted(request, _render, "approved")
-    if isinstance(posted, web.Response):
-        return posted
-    session, principal, form = posted
-    try:
+    async def act(principal: Principal, form) -> dict:
         email = await messaging(request, principal).ApproveEmail(
             messaging_pb2.ApproveEmailRequest(id=str(form.get("id", ""))))
-    except grpc.aio.AioRpcError as exc:
-        err = from_rpc_error(exc)
-        return await _render(request, session, principal, status=err.http_status,
-                             error=f"Nothing was approved: {err.message}")
-    return await _render(request, session, principal, notice=f"Approved the email to {email.to} "
-                         f"({email.subject!r}): it is {email.status} and goes out within seconds.")
+        return {"notice": f"Approved the email to {email.to} ({email.subject!r}): it is {email.status} and goes "
+                          "out within seconds."}
+    return await pages.business_form(request, _render, "approved", act)
 
 
 def add_routes(app: web.Application) -> None:

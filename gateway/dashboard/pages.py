@@ -139,11 +139,13 @@ async def posted(request: web.Request, render: PageRender, undone: str, *args: o
     return session, principal, form
 
 
-async def business_form(request: web.Request, render: PageRender, undone: str, act) -> web.StreamResponse:
-    """A form of a business's page (its business_id field): `act(principal, form)` does it and gives what the page
-    says after it (keywords of `render`); a refusal of the service is said on the page with its status."""
-    business_id = str((await request.post()).get("business_id", ""))
-    form_posted = await posted(request, render, undone, business_id)
+async def business_form(request: web.Request, render: PageRender, undone: str, act,
+                        field: str = "business_id") -> web.StreamResponse:
+    """A form of a business's page (its business_id field; or of an object's page, its `field` naming the object):
+    `act(principal, form)` does it and gives what the page says after it (keywords of `render`); a refusal of the
+    service is said on the page with its status."""
+    shown = str((await request.post()).get(field, ""))
+    form_posted = await posted(request, render, undone, shown)
     if isinstance(form_posted, web.Response):
         return form_posted
     session, principal, form = form_posted
@@ -151,9 +153,9 @@ async def business_form(request: web.Request, render: PageRender, undone: str, a
         said = await act(principal, form)
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
-        return await render(request, session, principal, business_id, status=err.http_status,
+        return await render(request, session, principal, shown, status=err.http_status,
                             error=f"Nothing was {undone}: {err.message}")
-    return await render(request, session, principal, business_id, **said)
+    return await render(request, session, principal, shown, **said)
 
 
 async def sign_out(request: web.Request) -> web.Response:

@@ -86,19 +86,11 @@ async def run_page(request: web.Request) -> web.StreamResponse:
 
 async def change(request: web.Request) -> web.StreamResponse:
     """Pause, resume or cancel a run: the RPC of PATCH /api/v1/communication-runs, as the signed-in owner."""
-    run_id = str((await request.post()).get("id", ""))
-    posted = await pages.posted(request, _render, "changed", run_id)
-    if isinstance(posted, web.Response):
-        return posted
-    session, principal, form = posted
-    action = str(form.get("action", ""))
-    try:
-        run = await sdr(request, principal).ChangeRun(sdr_pb2.ChangeRunRequest(id=run_id, action=action))
-    except grpc.aio.AioRpcError as exc:
-        err = from_rpc_error(exc)
-        return await _render(request, session, principal, run_id, status=err.http_status,
-                             error=f"Nothing was changed: {err.message}")
-    return await _render(request, session, principal, run_id, notice=f"The run is {run.status} now.")
+    async def act(principal: Principal, form) -> dict:
+        run = await sdr(request, principal).ChangeRun(sdr_pb2.ChangeRunRequest(id=str(form.get("id", "")),
+                                                                               action=str(form.get("action", ""))))
+        return {"notice": f"The run is {run.status} now."}
+    return await pages.business_form(request, _render, "changed", act, field="id")
 
 
 def add_routes(app: web.Application) -> None:
