@@ -7,9 +7,7 @@ from __future__ import annotations
 import grpc
 from aiohttp import web
 
-from core import caller
 from core.grpc_errors import from_rpc_error
-from core.tenant import Tenant
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
@@ -23,14 +21,6 @@ LEADS_SHOWN, RECENT_SHOWN, ACTIVITY_SHOWN = 25, 100, 50
 FILTERS = ("status", "source", "score_gte")
 DETAILS = ("phone", "email", "source", "agent_name", "address", "city", "state", "zip", "event_type", "event_date",
            "message", "notes")
-
-
-def of_business(principal: Principal, business_id: str):
-    """The owner as a caller of this one business (of theirs): the lists that span every business of the caller
-    (ListLeads, ListCalls, ListMessages) then give this business's alone."""
-    return caller.metadata_for(Tenant(account_id=principal.account_id, business_ids=(business_id,),
-                                      api_key_id=principal.key_id, scopes=principal.scopes,
-                                      bound_business_id=business_id))
 
 
 def _filters(query) -> tuple[dict[str, str], str | None]:
@@ -62,7 +52,7 @@ async def leads(request: web.Request) -> web.StreamResponse:
     if given["score_gte"]:
         req.score_gte = int(given["score_gte"])
     try:
-        listed = await deps(request).clients["sdr"].as_caller(of_business(principal, business_id)).ListLeads(req)
+        listed = await deps(request).clients["sdr"].as_caller(pages.of_business(principal, business_id)).ListLeads(req)
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
         return page("leads.html", err.http_status, error=f"No leads shown: {err.message}", **context)
@@ -85,7 +75,7 @@ async def _render(request: web.Request, session: str, principal: Principal, lead
         err = from_rpc_error(exc)
         return page("lead.html", err.http_status, title="Lead", active="leads", lead=None, error=err.message,
                     notice=None)
-    narrowed = of_business(principal, lead.business_id)
+    narrowed = pages.of_business(principal, lead.business_id)
     recent = common_pb2.PageRequest(limit=RECENT_SHOWN)
     calls = await deps(request).clients["calls"].as_caller(narrowed).ListCalls(calls_pb2.ListCallsRequest(page=recent))
     texts = await deps(request).clients["messaging"].as_caller(narrowed).ListMessages(

@@ -1,7 +1,7 @@
 """The messages pages of one business: its SMS conversations (latest first, cursor-paged), each with its thread of
 texts, and its email queue, where an email held for approval is approved. Every read and action is the RPC the
 `/api/v1/sms` and `/api/v1/emails` routes make, as the signed-in owner (the lists, which span every business of the
-caller, as the owner of the chosen business alone: leads_page.of_business); a thread of another owner is 404."""
+caller, as the owner of the chosen business alone: pages.of_business); a thread of another owner is 404."""
 from __future__ import annotations
 
 import uuid
@@ -15,7 +15,6 @@ from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
 from gateway.dashboard.forms import form_token, same_site_form
-from gateway.dashboard.leads_page import of_business
 from gateway.dashboard.pages import MESSAGES_PATH, signed_in
 from gateway.dashboard.templates import page
 from switchboard.v1 import common_pb2, messaging_pb2
@@ -48,7 +47,7 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
     business_id = pages.chosen(business_id, businesses)
     conversations, cursor, held, latest = [], "", [], []
     if business_id:
-        texts = deps(request).clients["messaging"].as_caller(of_business(principal, business_id))
+        texts = deps(request).clients["messaging"].as_caller(pages.of_business(principal, business_id))
         try:
             listed = await texts.ListConversations(messaging_pb2.ListConversationsRequest(
                 page=listed_page(request, CONVERSATIONS_SHOWN)))

@@ -15,8 +15,10 @@ from urllib.parse import urlsplit
 import grpc
 from aiohttp import web
 
+from core import caller
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
+from core.tenant import Tenant
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard.forms import form_token_holds, same_site_form
@@ -117,6 +119,14 @@ async def businesses_of(request: web.Request, principal: Principal) -> dict[str,
     listed = await deps(request).clients["accounts"].as_caller(principal.metadata).ListWorkspaces(
         accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=BUSINESSES_SHOWN)))
     return {w.id: w.name for w in listed.workspaces}
+
+
+def of_business(principal: Principal, business_id: str):
+    """The owner as a caller of this one business (of theirs): the lists that span every business of the caller
+    (ListLeads, ListCalls, ListMessages) then give this business's alone."""
+    return caller.metadata_for(Tenant(account_id=principal.account_id, business_ids=(business_id,),
+                                      api_key_id=principal.key_id, scopes=principal.scopes,
+                                      bound_business_id=business_id))
 
 
 def chosen(business_id: str, businesses: dict[str, str]) -> str:
