@@ -81,14 +81,18 @@ def diff_rows(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]
 
 
 async def _diff(stub, agent_id: str, query) -> dict | None:
-    """The difference between the versions the compare form asked for (`from`, `to`), or None when it did not."""
+    """The difference between the versions the compare form asked for (`from`, `to`) or why there is none, or None
+    when it did not ask."""
     chosen = [query.get("from", ""), query.get("to", "")]
     if not all(v.isdigit() for v in chosen):
         return None
-    old, new = [(await stub.ListVersions(agents_pb2.ListVersionsRequest(agent_id=agent_id, version=int(v))))
-                .versions[0] for v in chosen]
+    try:
+        old, new = [(await stub.ListVersions(agents_pb2.ListVersionsRequest(agent_id=agent_id, version=int(v))))
+                    .versions[0] for v in chosen]
+    except grpc.aio.AioRpcError as exc:
+        return {"error": f"Cannot compare versions {chosen[0]} and {chosen[1]}: {from_rpc_error(exc).message}"}
     snapshots = [json_format.MessageToDict(v.config_snapshot) for v in (old, new)]
-    return {"old": old.version, "new": new.version, "rows": diff_rows(*snapshots)}
+    return {"old": old.version, "new": new.version, "rows": diff_rows(*snapshots), "error": None}
 
 
 def gate_said(gate: agents_pb2.EvalGateOutcome) -> str:

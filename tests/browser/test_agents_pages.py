@@ -1,6 +1,6 @@
 """The agents pages in a real browser: the list, and an agent's page where the owner edits a prompt (a new version, as
 the API then shows it, which the eval gate checked and a persona may not replace without force), compares two versions
-and rolls back, and a regression the eval gate refuses is not saved; another owner's session gets 404 and changes
+and rolls back, loads a persona, and a regression the eval gate refuses is not saved; another owner's session gets 404 and changes
 nothing."""
 from __future__ import annotations
 
@@ -86,3 +86,14 @@ async def test_edit_compare_and_roll_back_a_prompt_on_the_agent_page(api, accoun
     await expect(page.get_by_role("alert")).to_contain_text("hours.saturday")
     await expect(page.get_by_label("Voice prompt (inbound calls)")).to_have_value(BAD)
     assert (await read_agent(api, account, agent["id"]))["version"] == 3
+
+    # A persona loaded here: forced past the eval gate (its role-play prompt does not give the hours), as the API shows.
+    await page.get_by_label("Lead's name").fill(PERSONA["lead_name"])
+    await page.get_by_label("Scenario").fill(PERSONA["scenario"])
+    await page.get_by_label("Replace a voice prompt I edited here by hand").check()
+    await page.get_by_role("button", name="Load the persona").click()
+    await expect(page.get_by_role("status")).to_contain_text("Persona Dana Reyes loaded as version 4")
+    await expect(page.get_by_role("status")).to_contain_text("The eval gate skipped: the change was forced past it.")
+    persona = await read_agent(api, account, agent["id"])
+    assert "Dana Reyes" in persona["prompts"]["inbound"]["prompt"] and persona["version"] == 4
+    assert (await versions(api, account, agent["id"]))[0]["source"] == "persona"
