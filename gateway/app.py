@@ -18,6 +18,7 @@ from gateway.auth import Authenticator
 from gateway.clientip import require_trusted_proxies
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import (
+    agents_page,
     calls_page,
     consent,
     keys_page,
@@ -254,6 +255,7 @@ def build_app(settings: Settings) -> web.Application:
     calls_page.add_routes(app)
     messages_page.add_routes(app)
     runs_page.add_routes(app)
+    agents_page.add_routes(app)
     templates.add_routes(app)
     consent.add_routes(app)
     add_security_headers(app, settings)

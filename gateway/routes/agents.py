@@ -91,14 +91,19 @@ async def rollback(ctx: RequestContext):
     return gate_refusal(reply) or to_json(reply)
 
 
-def gate_refusal(reply) -> web.Response | None:
-    """409 conflict with error.eval_gate when the agent's eval gate refused the change (nothing changed)."""
+def gate_refused(reply) -> str | None:
+    """Why the agent's eval gate refused the change of a write's reply (nothing changed), or None if it did not."""
     gate = reply.eval_gate
     if not reply.HasField("eval_gate") or gate.status not in domain.GATE_REFUSES:
         return None
     names = [run.name + (f" [{run.channel}]" if run.channel else "") for run in gate.runs]
-    return error_response("conflict", domain.gate_refusal(gate.status, gate.failed, gate.total, names),
-                          eval_gate=to_json(gate))
+    return domain.gate_refusal(gate.status, gate.failed, gate.total, names)
+
+
+def gate_refusal(reply) -> web.Response | None:
+    """409 conflict with error.eval_gate when the agent's eval gate refused the change (nothing changed)."""
+    refused = gate_refused(reply)
+    return None if refused is None else error_response("conflict", refused, eval_gate=to_json(reply.eval_gate))
 
 
 EVAL_GATE = ("Eval gate (opt in with eval_gate: true on the agent): a change of what the agent says on a channel - "

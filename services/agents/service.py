@@ -76,13 +76,21 @@ class Write:
     """One configuration write: where it comes from, what the owner-edit guard and the eval gate need to know,
     and the agent's settings that are not versioned configuration (metadata, eval_gate)."""
 
-    source: str  # update, persona, sms_prompt or rollback
+    source: str  # update, dashboard (the owner's edit: update_source), persona, sms_prompt or rollback
     expected_version: int | None = None
     force: bool = False  # past the owner-edit guard (persona) and the eval gate
     reason: str | None = None
     metadata: dict | None = None
     eval_gate: bool | None = None
     rollback_of: int | None = None
+
+
+def update_source(who: tenant.Tenant) -> str:
+    """The source of an update: "dashboard" when the owner makes it signed in to the dashboard (a session: an account
+    with no API key, not a service acting for a business), which is the owner's edit by hand that the owner-edit guard
+    protects from a persona (domain.check_owner_edit_guard); "update" when it comes through the API."""
+    in_person = who.account_id and not who.api_key_id and not who.account_id.startswith("service:")
+    return domain.OWNER_SOURCES[0] if in_person else "update"
 
 
 @dataclass(frozen=True)
@@ -225,8 +233,9 @@ class Agents:
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.apply_update(current, texts=texts, voice=voice, model=model, provider_config=provider_config)
 
-        return await self._write(agent_id, build, Write(source="update", metadata=metadata, eval_gate=eval_gate,
-                                                        expected_version=expected_version, force=force))
+        return await self._write(agent_id, build, Write(source=update_source(tenant.current()), metadata=metadata,
+                                                        eval_gate=eval_gate, expected_version=expected_version,
+                                                        force=force))
 
     async def load_persona(self, agent_id: str, persona: domain.Persona, *, first_message: str | None = None,
                            voice: dict | None = None, model: dict | None = None, force: bool = False,

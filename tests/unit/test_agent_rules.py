@@ -3,9 +3,10 @@ import pytest
 
 from core.contact import NumberFacts, normalize_e164, number_facts
 from core.errors import ServiceError
-from core.tenant import Tenant, pick_business
+from core.tenant import Tenant, acting_for, pick_business
 from providers.voice.simulator import validation
 from services.agents import domain, numbers_domain
+from services.agents.service import update_source
 
 
 def config(**overrides) -> domain.AgentConfig:
@@ -173,6 +174,15 @@ def test_owner_edit_guard():
                                       inbound_prompt_source=api_source)
     domain.check_owner_edit_guard(current_version=1, expected_version=None, source="update",
                                   inbound_prompt_source="dashboard")
+
+
+def test_an_update_in_the_dashboard_is_the_owners_edit():
+    """A dashboard session (an account, no API key) writes the owner's edit; a key, or a service acting for a
+    business, writes an API update."""
+    assert update_source(Tenant(account_id="acct", business_ids=("b",))) == "dashboard"
+    assert update_source(Tenant(account_id="acct", business_ids=("b",), api_key_id="key")) == "update"
+    assert update_source(acting_for("b", "sdr")) == "update"
+    assert update_source(Tenant()) == "update"
 
 
 def test_snapshots_are_redacted_and_hashed_canonically():
