@@ -31,7 +31,9 @@ def lead_message(row) -> sdr_pb2.Lead:
     """From a SQLAlchemy row or an asyncpg record."""
     row = getattr(row, "_mapping", row)
     lead = sdr_pb2.Lead(id=str(row["id"]), business_id=str(row["business_id"]), status=row["status"],
-                        source=row["source"], score=row["score"], interaction_count=row["interaction_count"])
+                        source=row["source"], score=row["score"], interaction_count=row["interaction_count"],
+                        score_confidence=row["score_confidence"], score_explanation=row["score_explanation"],
+                        score_factors=row["score_factors"])
     for name in domain.LEAD_OUT:
         if row[name] is not None:
             setattr(lead, name, str(row[name]))

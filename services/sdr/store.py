@@ -100,8 +100,9 @@ inbox = inbox_table(metadata, SCHEMA)
 
 # -- leads --------------------------------------------------------------------------------
 
-PAGE_COLUMNS = [leads.c[name] for name in ("id", "business_id", "status", "source", "score", "interaction_count",
-                                             "created_at", "updated_at", *LEAD_OUT)]
+PAGE_COLUMNS = [leads.c[name] for name in ("id", "business_id", "status", "source", "score", "score_confidence",
+                                             "score_explanation", "score_factors", "interaction_count", "created_at",
+                                             "updated_at", *LEAD_OUT)]
 # List filters: the column each one compares and how.
 FILTERS = {
     "statuses": lambda c: c.status == sa.func.any(sa.bindparam("statuses", type_=ARRAY(sa.Text))),

@@ -52,6 +52,13 @@ async def test_leads_are_filtered_and_a_leads_status_and_pipeline_pause_change_o
     await page.get_by_role("link", name="Ada Web").click()
     await expect(page.get_by_role("heading", level=1)).to_have_text("Ada Web")
     await expect(page.get_by_role("region", name="Details")).to_contain_text("ada@example.com")
+    scored = await lead_of(api, account, ada["id"])
+    assert scored["score_explanation"].startswith(f"score {scored['score']} from source web (+15)")
+    score = page.get_by_role("region", name=f"Score {scored['score']}")
+    await expect(score.locator(".explanation")).to_contain_text(scored["score_explanation"][1:])
+    await expect(score.locator(".explanation")).to_contain_text(f"{scored['score_confidence']} confidence")
+    await expect(score.get_by_role("list", name="What the score counted").get_by_role("listitem")).to_have_text(
+        scored["score_factors"])
     await accessible(page)
     await page.get_by_label("New status").select_option("qualified")
     await page.get_by_role("button", name="Save status").click()

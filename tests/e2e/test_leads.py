@@ -134,6 +134,10 @@ async def test_scoring_and_its_events(api, account, stack):
         assert scored["lead_id"] == lead["id"] and scored["score"] == 50 and scored["confidence"] == "low"
         assert "source inbound_call: +25" in scored["factors"] and scored["explanation"].startswith("score 50")
         assert [e["data"]["score"] for e in events[1:]] == [50, 65, 100]
+        # the lead itself carries what its last scoring said (the dashboard's lead page shows it)
+        assert (won["score_confidence"], won["score_explanation"], won["score_factors"]) == (
+            events[3]["data"]["confidence"], events[3]["data"]["explanation"], events[3]["data"]["factors"])
+        assert lead["score_factors"] == scored["factors"] and lead["score_explanation"] == scored["explanation"]
         assert all(e["event_id"] and e["occurred_at"].endswith("Z") for e in events)
     finally:
         await nc.close()
