@@ -1,4 +1,5 @@
-"""The leads pages of one business: the list (filtered by status, source and lowest score, paged by cursor) and one
+"""The leads pages of one business: the list (filtered by status, source, lowest score and pipeline segment, paged by
+cursor) and one
 lead's page (its details, score, calls, texts and pipeline activity), where the owner changes its status and pauses
 or resumes it in the sales pipeline. Every read and action is the RPC the API route makes (`/api/v1/leads`,
 `/api/sdr/action`, `/api/sdr/activity`), as the signed-in owner; a lead of another owner is 404."""
@@ -15,10 +16,12 @@ from gateway.dashboard.forms import form_token, same_site_form
 from gateway.dashboard.pages import LEADS_PATH, signed_in
 from gateway.dashboard.templates import page
 from services.sdr import domain, scoring
+from services.sdr.pipeline_domain import SEGMENTS
+from services.sdr.pipeline_service import PIPELINE_LIMIT
 from switchboard.v1 import calls_pb2, common_pb2, messaging_pb2, sdr_pb2
 
 LEADS_SHOWN, RECENT_SHOWN, ACTIVITY_SHOWN = 25, 100, 50
-FILTERS = ("status", "source", "score_gte")
+FILTERS = ("status", "source", "score_gte", "segment")
 DETAILS = ("phone", "email", "source", "agent_name", "address", "city", "state", "zip", "event_type", "event_date",
            "message", "notes")
 
@@ -30,7 +33,24 @@ def _filters(query) -> tuple[dict[str, str], str | None]:
         return given, f"status is one of {', '.join(domain.STATUSES)}"
     if given["score_gte"] and not (given["score_gte"].isdigit() and int(given["score_gte"]) <= 100):
         return given, "the lowest score is a whole number from 0 to 100"
+    if given["segment"] and given["segment"] not in SEGMENTS:
+        return given, f"segment is one of {', '.join(SEGMENTS)}"
     return given, None
+
+
+def matching(leads, given: dict[str, str]) -> list:
+    """The leads (the pipeline's, which has no other filters) that the status, source and lowest score given keep."""
+    return [lead for lead in leads if (not given["status"] or lead.status == given["status"])
+            and (not given["source"] or lead.source == given["source"])
+            and (not given["score_gte"] or lead.score >= int(given["score_gte"]))]
+
+
+async def _in_segment(request: web.Request, principal: Principal, business_id: str, given: dict[str, str]) -> list:
+    """The segment's leads that match the other filters: the sales pipeline's view (GET /api/sdr/pipeline?segment=),
+    its first PIPELINE_LIMIT, as ListLeads knows no segments."""
+    pipeline = await deps(request).clients["sdr"].as_caller(principal.metadata).GetPipeline(
+        sdr_pb2.GetPipelineRequest(business_id=business_id, segment=given["segment"], limit=PIPELINE_LIMIT[1]))
+    return matching(pipeline.leads, given)
 
 
 async def leads(request: web.Request) -> web.StreamResponse:
@@ -39,10 +59,18 @@ async def leads(request: web.Request) -> web.StreamResponse:
     business_id = pages.chosen(request.query.get("business_id", ""), businesses)
     given, wrong = _filters(request.query)
     context = {"title": "Leads", "active": "leads", "businesses": businesses, "business_id": business_id,
-               "filters": given, "statuses": domain.STATUSES, "leads": [], "cursor": "", "notice": None,
+               "filters": given, "statuses": domain.STATUSES, "segments": SEGMENTS, "leads": [], "cursor": "",
+               "notice": None, "segment_limit": PIPELINE_LIMIT[1],
                "query": {"business_id": business_id, **given}}
     if wrong:
         return page("leads.html", 400, error=f"No leads shown: {wrong}.", **context)
+    if given["segment"]:
+        try:
+            context.update(leads=await _in_segment(request, principal, business_id, given))
+        except grpc.aio.AioRpcError as exc:
+            err = from_rpc_error(exc)
+            return page("leads.html", err.http_status, error=f"No leads shown: {err.message}", **context)
+        return page("leads.html", error=None, **context)
     req = sdr_pb2.ListLeadsRequest(page=common_pb2.PageRequest(limit=LEADS_SHOWN,
                                                                cursor=request.query.get("cursor", "")))
     if given["status"]:

@@ -1,6 +1,7 @@
 """The leads pages and the sales pipeline page in a real browser: filters narrow the list; a lead's status changed
 and the lead paused and resumed on its page (as the API then shows them); the pipeline page's segment counts are
-the API's, its config saved (or refused, saying why, with nothing changed); another owner gets 404."""
+the API's and each leads to the leads list filtered by it, its config saved (or refused, saying why, with nothing
+changed); another owner gets 404."""
 from __future__ import annotations
 
 from collections import Counter
@@ -127,3 +128,15 @@ async def test_the_pipeline_page_counts_segments_and_saves_the_config(api, accou
     assert (unchanged["business_hours_start"], unchanged["max_touches"]) == (9, 4), unchanged
     await accessible(page)
     await screenshots(page, "pipeline")
+
+    # a segment's name leads to the leads list filtered by it (its leads as the API's pipeline has them)
+    segment = next(lead["segment"] for lead in pipeline["leads"] if lead["name"] == "Trial")
+    in_segment = sorted(lead["name"] for lead in pipeline["leads"] if lead["segment"] == segment)
+    await page.locator("table.segments").get_by_role("link", name=segment.replace("_", " ")).click()
+    await expect(page.get_by_label("Pipeline segment")).to_have_value(segment)
+    rows = page.locator("tbody tr td:first-child")
+    await expect(rows).to_have_count(len(in_segment))
+    assert sorted(await rows.all_inner_texts()) == in_segment
+    await page.get_by_label("Status").select_option("converted")  # none of this segment's leads
+    await page.get_by_role("button", name="Filter").click()
+    await expect(page.locator("main")).to_contain_text("No leads match these filters.")
