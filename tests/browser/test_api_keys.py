@@ -102,3 +102,27 @@ async def test_an_expiry_that_is_not_a_date_creates_nothing(api, page):
     assert created.status == 400 and "must be a date such as" in await created.text()
     keys = (await (await page.context.request.get(f"{api.base}/api/v1/keys")).json())["keys"]
     assert not [k for k in keys if k["name"] == "Odd"]
+
+
+async def test_a_key_is_made_with_the_keyboard_alone_and_the_focus_is_visible(api, page):
+    await sign_in(api, page)
+    await page.goto(f"{api.base}/dashboard/keys")
+    await page.get_by_label("Name").focus()
+    await page.keyboard.type("Keyboard")
+    outline = await page.evaluate("[getComputedStyle(document.activeElement).outlineStyle, "
+                                  "getComputedStyle(document.activeElement).outlineWidth]")
+    assert outline == ["solid", "3px"]  # the focused control is marked (dashboard.css: focus-visible)
+    for _ in range(50):  # Tab on to the scope "*" (every scope), then tick it with the space bar
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.value") == "*":
+            break
+    assert await page.evaluate("document.activeElement.name") == "scopes"
+    await page.keyboard.press("Space")
+    for _ in range(50):  # on to the button, and press it
+        await page.keyboard.press("Tab")
+        if await page.evaluate("document.activeElement.textContent") == "Create key":
+            break
+    await page.keyboard.press("Enter")
+    key = await page.get_by_label("Key Keyboard").input_value()
+    status, _, _ = await api.request("GET", "/api/v1/agents", key=key)
+    assert status == 200  # every scope, as ticked
