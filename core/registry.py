@@ -40,6 +40,9 @@ class Worker:
     secrets: tuple[str, ...] = ()  # the secret settings it reads (see SECRETS)
     rpc_to: tuple[str, ...] = ()  # the services it calls (see REACHES)
     internet: bool = False  # it calls hosts outside the cluster: providers, partners' webhooks (see REACHES)
+    # Scaled on CPU between `replicas` and this many (a HorizontalPodAutoscaler; deploy.generate): set only for a
+    # worker whose replicas share its work (leases, a shared consumer), so that more of them do more of it.
+    max_replicas: int | None = None
 
     @property
     def port_env(self) -> str:
@@ -117,7 +120,9 @@ SERVICES: tuple[Service, ...] = (
             rpc_to=("accounts", "agents", "sdr", "calls", "messaging", "evals", "webhooks"),
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
                             summary="communication runs: executes due touches (run several)",
-                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS),
+                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS, max_replicas=6),
+                     # Not autoscaled: it works once per two-hour window, so its CPU tells nothing of a backlog;
+                     # the second replica is a standby (a run of a dead one is taken over when its lease ends).
                      Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,
                             summary="the sales pipeline's two-hourly runner (run several: one run per window)",
                             secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS))),
@@ -134,7 +139,7 @@ SERVICES: tuple[Service, ...] = (
             secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"), internet=True,
             workers=(Worker("webhooks-dispatcher", "services.webhooks.dispatcher", 50064,
                             summary="webhook delivery (run several)",
-                            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"), internet=True),)),
+                            secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"), internet=True, max_replicas=8),)),
 )
 
 BY_NAME = {s.name: s for s in SERVICES}
@@ -180,7 +185,9 @@ def may_call(process: str, service_name: str) -> bool:
 CALLER_SIGNING_KEY = "CALLER_SIGNING_KEY"
 _OWN_SECRETS = ((GATEWAY, GATEWAY_SECRETS), *((s.name, s.secrets) for s in SERVICES),
                 *((w.name, w.secrets) for w in WORKERS))
-SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",),
+# `sdr-runner-cron` is the Kubernetes CronJob that calls POST /api/sdr/runner (deploy.sdr_runner_cron).
+SDR_RUNNER_CRON = "sdr-runner-cron"
+SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",), SDR_RUNNER_CRON: ("SDR_RUNNER_SECRET",),
                                        **{name: (*own, CALLER_SIGNING_KEY) for name, own in _OWN_SECRETS}}
 
 

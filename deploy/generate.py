@@ -2,12 +2,15 @@
 
 - `deploy/k8s/base/services.generated.yaml`: a Deployment (native gRPC probes: readiness "" checks PostgreSQL
   and NATS, liveness "liveness" only the process; of the Secret `switchboard-secrets`, only the keys the process
-  reads, core.registry.SECRETS) and a Service for every service, a Deployment for every worker, and the ConfigMap
-  `switchboard-services` with every service's address;
+  reads, core.registry.SECRETS; the shared hardening of deploy.workloads) with its ServiceAccount and
+  PodDisruptionBudget for every service and worker, a HorizontalPodAutoscaler for a worker with `max_replicas`, a
+  Service for every service, and the ConfigMap `switchboard-services` with every service's address;
 - the process list and the exposed ports of `deploy/Dockerfile` (between its "generated" markers);
 - `deploy/k8s/base/network-policies.generated.yaml`: default deny for the platform's pods, then one NetworkPolicy per
   process allowing exactly what core.registry.REACHES says it reaches (the services it calls on their gRPC ports,
-  NATS, PostgreSQL, DNS, the internet where declared) and, for a service, calls from the processes that call it;
+  NATS, PostgreSQL, DNS, the OpenTelemetry Collector, the internet where declared) and, for a service, calls from
+  the processes that call it; Prometheus in on the metrics port; the ingress controller and the CronJob
+  sdr-runner-cron in to the gateway;
 - the kustomize component `deploy/k8s/components/mtls` (mutual TLS between processes): a cert-manager Certificate per
   process (`certificates.generated.yaml`) and the patch of each Deployment that mounts its Secret, sets GRPC_TLS_*
   and moves the kubelet's probes to the plaintext health port (`deployments.generated.yaml`).
@@ -22,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from core import registry
+from deploy import workloads
 
 DEPLOY = Path(__file__).resolve().parent
 MANIFESTS = DEPLOY / "k8s" / "base" / "services.generated.yaml"
@@ -51,7 +55,7 @@ CA_ISSUER = "switchboard-grpc-ca"  # components/mtls/issuer.yaml
 
 
 def _labels(name: str) -> dict:
-    return {"app.kubernetes.io/name": name}
+    return workloads.labels(name)
 
 
 def secret_env(process: str) -> list[dict]:
@@ -60,27 +64,39 @@ def secret_env(process: str) -> list[dict]:
             for key in (*SHARED_SECRET_KEYS, *registry.SECRETS[process])]
 
 
-def _deployment(name: str, module: str, port: int, port_env: str, replicas: int) -> dict:
-    probe = {"grpc": {"port": port}, "periodSeconds": 5, "failureThreshold": 3}
-    liveness = {"grpc": {"port": port, "service": "liveness"}, "initialDelaySeconds": 10, "periodSeconds": 10,
+def _deployment(p: registry.Service | registry.Worker) -> dict:
+    """The process's Deployment (workloads.pod_spec); one scaled by a HorizontalPodAutoscaler leaves its replica
+    count to it (a count here would be reset at every apply)."""
+    probe = {"grpc": {"port": p.port}, "periodSeconds": 5, "failureThreshold": 3}
+    liveness = {"grpc": {"port": p.port, "service": "liveness"}, "initialDelaySeconds": 10, "periodSeconds": 10,
                 "failureThreshold": 3}
     container = {
-        "name": name, "image": "switchboard:latest", "command": ["python", "-m", module],
-        "env": [{"name": port_env, "value": str(port)}, *secret_env(name)],
+        "name": p.name, "image": "switchboard:latest", "command": ["python", "-m", p.module],
+        "env": [{"name": p.port_env, "value": str(p.port)},
+                {"name": "METRICS_PORT", "value": str(workloads.METRICS_PORT)}, *secret_env(p.name)],
         "envFrom": [{"configMapRef": {"name": "switchboard-config"}}, {"configMapRef": {"name": ADDRESSES}}],
-        "ports": [{"name": "grpc", "containerPort": port}],
+        "ports": [{"name": "grpc", "containerPort": p.port}],
         "readinessProbe": probe, "livenessProbe": liveness,
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "1", "memory": "512Mi"}},
-        "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
     }
+    replicas = {} if _max_replicas(p) else {"replicas": p.replicas}
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "labels": _labels(name)},
-        "spec": {"replicas": replicas, "selector": {"matchLabels": _labels(name)}, "template": {
-            "metadata": {"labels": _labels(name)},
-            "spec": {"terminationGracePeriodSeconds": 30,
-                     "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-                     "containers": [container]}}},
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": p.name, "labels": _labels(p.name)},
+        "spec": {**replicas, "selector": {"matchLabels": _labels(p.name)}, "template": {
+            "metadata": workloads.pod_metadata(p.name), "spec": workloads.pod_spec(p.name, container)}},
     }
+
+
+def _max_replicas(p: registry.Service | registry.Worker) -> int | None:
+    return p.max_replicas if isinstance(p, registry.Worker) else None
+
+
+def _process(p: registry.Service | registry.Worker) -> list[dict]:
+    """Everything one process runs as: its ServiceAccount, Deployment, PodDisruptionBudget and, when it scales on
+    CPU, its HorizontalPodAutoscaler."""
+    docs = [workloads.service_account(p.name), _deployment(p), workloads.disruption_budget(p.name)]
+    high = _max_replicas(p)
+    return [*docs, workloads.autoscaler(p.name, p.replicas, high)] if high else docs
 
 
 def _service(s: registry.Service) -> dict:
@@ -93,8 +109,9 @@ def manifests() -> str:
     docs: list[dict] = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": ADDRESSES},
                          "data": {s.addr_env: f"{s.name}:{s.port}" for s in registry.SERVICES}}]
     for s in registry.SERVICES:
-        docs += [_deployment(s.name, s.module, s.port, s.port_env, s.replicas), _service(s)]
-        docs += [_deployment(w.name, w.module, w.port, w.port_env, w.replicas) for w in s.workers]
+        docs += [*_process(s), _service(s)]
+        for w in s.workers:
+            docs += _process(w)
     return HEADER + yaml.safe_dump_all(docs, sort_keys=False, width=120)
 
 
@@ -109,6 +126,17 @@ NATS_PORT = 4222
 POSTGRES_PORT = 5432
 DNS = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
        "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
+# The ingress-nginx controller (its Helm chart's and manifests' namespace and labels): the one way into the gateway
+# from outside the namespace (base/gateway.yaml's Ingress); an overlay adds a policy for another controller.
+INGRESS_CONTROLLER = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "ingress-nginx"}},
+                      "podSelector": {"matchLabels": {"app.kubernetes.io/name": "ingress-nginx"}}}
+# Prometheus (the kube-prometheus-stack's and the Prometheus chart's pod label, any namespace) scrapes each process's
+# metrics port; each process exports its traces to the OpenTelemetry Collector (the opentelemetry-collector chart's
+# label, any namespace) over OTLP, gRPC or HTTP, when OTEL_EXPORTER_OTLP_ENDPOINT is set (base/configmap.yaml).
+PROMETHEUS = {"namespaceSelector": {}, "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}
+OTEL_COLLECTOR = {"namespaceSelector": {},
+                  "podSelector": {"matchLabels": {"app.kubernetes.io/name": "opentelemetry-collector"}}}
+OTLP_PORTS = (4317, 4318)
 # The internet: any public address, the private, link-local (cloud metadata) and shared ranges excepted, as
 # core.outbound refuses them for what a user names (a webhook URL): a partner's webhook may be on any port.
 INTERNET = [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
@@ -126,9 +154,12 @@ def _policy(name: str, selector: dict, ingress: list[dict], egress: list[dict]) 
                      "ingress": ingress, "egress": egress}}
 
 
+DNS_RULE = {"to": [DNS], "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}
+METRICS_RULE = {"from": [PROMETHEUS], "ports": _tcp(workloads.METRICS_PORT)}
+
+
 def _egress(reach: registry.Reach) -> list[dict]:
-    rules = [{"to": [DNS], "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]},
-             {"to": [NATS], "ports": _tcp(NATS_PORT)}]
+    rules = [DNS_RULE, {"to": [NATS], "ports": _tcp(NATS_PORT)}, {"to": [OTEL_COLLECTOR], "ports": _tcp(*OTLP_PORTS)}]
     if reach.database:
         rules.append({"ports": _tcp(POSTGRES_PORT)})
     for name in reach.services:
@@ -150,15 +181,21 @@ def network_policies() -> str:
     always lets through."""
     docs = [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "default-deny"},
              "spec": {"podSelector": {"matchLabels": PART_OF}, "policyTypes": ["Ingress", "Egress"]}}]
+    cron = {"podSelector": {"matchLabels": _labels(registry.SDR_RUNNER_CRON)}}
     docs.append(_policy(registry.GATEWAY, _labels(registry.GATEWAY),
-                        [{"ports": _tcp(GATEWAY_HTTP_PORT)}],  # the ingress controller, wherever it runs
+                        [{"from": [INGRESS_CONTROLLER, cron], "ports": _tcp(GATEWAY_HTTP_PORT)}, METRICS_RULE],
                         _egress(registry.REACHES[registry.GATEWAY])))
     for s in registry.SERVICES:
         callers = [{"podSelector": {"matchLabels": _labels(name)}} for name in callers_of(s.name)]
-        docs.append(_policy(s.name, _labels(s.name), [{"from": callers, "ports": _tcp(s.port)}] if callers else [],
-                            _egress(registry.REACHES[s.name])))
-        docs += [_policy(w.name, _labels(w.name), [], _egress(registry.REACHES[w.name])) for w in s.workers]
+        calls = [{"from": callers, "ports": _tcp(s.port)}] if callers else []
+        docs.append(_policy(s.name, _labels(s.name), [*calls, METRICS_RULE], _egress(registry.REACHES[s.name])))
+        docs += [_policy(w.name, _labels(w.name), [METRICS_RULE], _egress(registry.REACHES[w.name]))
+                 for w in s.workers]
     docs.append(_policy("migrate", _labels("migrate"), [], _egress(registry.Reach((), internet=False))))
+    # The CronJob calling POST /api/sdr/runner (base/sdr-runner-cronjob.yaml) reaches the gateway alone.
+    docs.append(_policy(registry.SDR_RUNNER_CRON, _labels(registry.SDR_RUNNER_CRON), [],
+                        [DNS_RULE, {"to": [{"podSelector": {"matchLabels": _labels(registry.GATEWAY)}}],
+                                    "ports": _tcp(GATEWAY_HTTP_PORT)}]))
     return HEADER + yaml.safe_dump_all(docs, sort_keys=False, width=120)
 
 
@@ -210,6 +247,7 @@ def dockerfile(current: str) -> str:
         rows.append((s.module, f"gRPC on ${s.port_env} (default {s.port}): {s.summary}"))
         rows += [(w.module, f"health on ${w.port_env} (default {w.port}): {w.summary}") for w in s.workers]
     rows.append(("core.migrate", "run all database migrations, then exit"))
+    rows.append(("deploy.sdr_runner_cron", "POST /api/sdr/runner once, then exit (the CronJob sdr-runner-cron)"))
     width = max(len(module) for module, _ in rows)
     lines = [f"#   python -m {module:<{width}}  {what}\n" for module, what in rows]
     ports = " ".join(str(p.port) for p in (*registry.SERVICES, *registry.WORKERS))

@@ -5,6 +5,7 @@ import asyncio
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from deploy import sdr_runner_cron
 from services.sdr.pipeline_runner import window_of
 from tests.calling import provider_calls_to
 from tests.compliance import callee
@@ -94,3 +95,22 @@ async def test_a_runner_that_died_is_taken_over_without_touching_a_lead_twice(
     assert await provider_calls_to(voice, worked_phone) == []  # already worked in this window
     assert len(await provider_calls_to(voice, left["phone"])) == 1
     assert await db.fetchval("SELECT attempts FROM sdr.runner_windows WHERE id = $1", window_id) == 2
+
+
+async def test_the_cronjob_runs_the_window_with_the_server_secret(api, stack, account, monkeypatch, capsys):
+    """deploy.sdr_runner_cron, as the CronJob runs it, against the gateway: the server secret runs the business's
+    window; a wrong secret is the gateway's 401 and a failed Job."""
+    await put_config(api, account["key"], account["business_id"], enabled=True, auto_call=True,
+                     business_hours_start=0, business_hours_end=23)
+    await new_lead(api, account["key"], account["business_id"], name="No Contact")  # escalated: no touch placed
+    server_secret = secret(stack)  # read before the environment's SDR_RUNNER_SECRET changes (the stack reads it)
+    monkeypatch.setenv("GATEWAY_URL", stack.base_url)
+    monkeypatch.setenv("SDR_RUNNER_BUSINESS_ID", account["business_id"])
+    monkeypatch.setenv("SDR_RUNNER_SECRET", "not-the-secret")
+    assert await asyncio.to_thread(sdr_runner_cron.main) == 1
+    assert "401" in capsys.readouterr().err
+    monkeypatch.setenv("SDR_RUNNER_SECRET", server_secret)
+    assert await asyncio.to_thread(sdr_runner_cron.main) == 0
+    assert capsys.readouterr().out.strip().endswith("1 run(s) ran 1")
+    assert await asyncio.to_thread(sdr_runner_cron.main) == 0  # the window has run: nothing more
+    assert capsys.readouterr().out.strip().endswith("0 run(s)")

@@ -1,0 +1,62 @@
+"""The parts every pod of the platform shares in the Kubernetes manifests (deploy.generate writes them for every
+service and worker; base/gateway.yaml, base/migrate-job.yaml and base/sdr-runner-cronjob.yaml spell out the same by
+hand, and tests/unit/test_k8s_manifests.py holds every rendered pod to them):
+
+- a ServiceAccount of its own whose token is not mounted (no process calls the Kubernetes API);
+- a hardened pod: non-root, seccomp RuntimeDefault, a read-only root filesystem with a writable emptyDir on /tmp,
+  no privilege escalation, every capability dropped;
+- spread across nodes (topologySpreadConstraints on the hostname, ScheduleAnyway: a small cluster still schedules);
+- a PodDisruptionBudget (one pod at a time may be evicted: a drain never takes a process away entirely), and for a
+  process that scales on CPU a HorizontalPodAutoscaler;
+- Prometheus scraping annotations for the `metrics` port (METRICS_PORT).
+"""
+from __future__ import annotations
+
+METRICS_PORT = 9464  # each process's /metrics (env METRICS_PORT)
+TMP = "/tmp"  # an emptyDir of the pod's own
+CPU_TARGET_PERCENT = 70  # of the CPU request, on average over the pods
+
+
+def labels(name: str) -> dict:
+    return {"app.kubernetes.io/name": name}
+
+
+def service_account(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "labels": labels(name)},
+            "automountServiceAccountToken": False}
+
+
+def disruption_budget(name: str) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name, "labels": labels(name)},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels(name)}}}
+
+
+def autoscaler(name: str, low: int, high: int) -> dict:
+    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "labels": labels(name)},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                     "minReplicas": low, "maxReplicas": high,
+                     "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                         "type": "Utilization", "averageUtilization": CPU_TARGET_PERCENT}}}]}}
+
+
+def pod_metadata(name: str) -> dict:
+    return {"labels": labels(name), "annotations": {
+        "prometheus.io/scrape": "true", "prometheus.io/port": str(METRICS_PORT), "prometheus.io/path": "/metrics"}}
+
+
+def container_security() -> dict:
+    return {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}}
+
+
+def pod_spec(name: str, container: dict) -> dict:
+    """A long-running process's pod: `container` gets the hardening, the /tmp mount and the metrics port."""
+    container = {**container, "securityContext": container_security(),
+                 "ports": [*container.get("ports", []), {"name": "metrics", "containerPort": METRICS_PORT}],
+                 "volumeMounts": [{"name": "tmp", "mountPath": TMP}]}
+    return {"serviceAccountName": name, "automountServiceAccountToken": False, "terminationGracePeriodSeconds": 30,
+            "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                           "whenUnsatisfiable": "ScheduleAnyway",
+                                           "labelSelector": {"matchLabels": labels(name)}}],
+            "containers": [container], "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}]}
