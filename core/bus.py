@@ -15,6 +15,7 @@ those whose answer the provider uses go to their owner over RPC instead.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import time
@@ -126,9 +127,10 @@ class EventBus:
     publishing raises `ConnectionError` until it is back.
     """
 
-    def __init__(self, url: str, name: str, publish_timeout: float = 2.0):
+    def __init__(self, url: str, name: str, publish_timeout: float = 2.0, stream_replicas: int = 1):
         self.url = url
         self.name = name
+        self.stream_replicas = stream_replicas
         self.nc: Client | None = None
         self.js: JetStreamContext | None = None
         self.publish_timeout = publish_timeout
@@ -178,15 +180,19 @@ class EventBus:
             await self.nc.close()
 
     async def ensure_stream(self, name: str = STREAM) -> None:
-        """Create the stream (of STREAMS) unless it exists."""
+        """Create the stream (of STREAMS, with `stream_replicas` copies) unless it exists; an existing stream keeps
+        its copies (a warning says when they differ: `nats stream edit --replicas` changes them)."""
         if name in self._streams_ready:
             return
         if self.js is None:
             raise ConnectionError("not connected to NATS")
         try:
-            await self.js.stream_info(name)
+            info = await self.js.stream_info(name)
+            if info.config.num_replicas != self.stream_replicas:
+                log.warning("stream %s keeps %s copies, not the %s of NATS_STREAM_REPLICAS", name,
+                            info.config.num_replicas, self.stream_replicas)
         except NotFoundError:
-            await self.js.add_stream(STREAMS[name])
+            await self.js.add_stream(dataclasses.replace(STREAMS[name], num_replicas=self.stream_replicas))
         self._streams_ready.add(name)
 
     async def receive(self, subject: str, body: bytes, message_id: str) -> None:

@@ -190,7 +190,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
         costs.enable()
     engine = create_engine(settings.database_url.reveal(), application_name=name)
     pool = await create_pool(settings.database_url.reveal(), application_name=name)
-    bus = EventBus(settings.nats_url, name)
+    bus = EventBus(settings.nats_url, name, stream_replicas=settings.nats_stream_replicas)
     bus.start()
     runtime = Runtime(name=name, settings=settings, engine=engine, pool=pool, bus=bus,
                       kind=service.name if service is not None else None)

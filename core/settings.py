@@ -164,6 +164,9 @@ class Settings(BaseSettings):
 
     database_url: Secret = Field(Secret("postgresql://postgres@127.0.0.1:5432/switchboard"), alias="DATABASE_URL")
     nats_url: str = Field("nats://127.0.0.1:4222", alias="NATS_URL")
+    # Copies of each JetStream stream the cluster keeps (3 on a 3-node cluster, deploy/nats-values.yaml); used when
+    # a process creates the streams, that is on a new cluster.
+    nats_stream_replicas: int = Field(1, alias="NATS_STREAM_REPLICAS", ge=1, le=5)
     home: Annotated[Path, AfterValidator(Path.resolve)] = Field(Path(".switchboard"), alias="SWITCHBOARD_HOME")
     http_host: str = Field("127.0.0.1", alias="HOST")
     http_port: Port = Field(8080, alias="PORT")

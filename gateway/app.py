@@ -275,7 +275,7 @@ def _lifecycle(settings: Settings):
         usage_client, usage_channel = rpc.connect("accounts", settings)
         usage = UsageWriter(usage_client)
         usage.start()
-        bus = EventBus(settings.nats_url, "gateway")
+        bus = EventBus(settings.nats_url, "gateway", stream_replicas=settings.nats_stream_replicas)
         auth = Authenticator(clients["accounts"])
         recordings = calls.recording_client(settings)
         app[DEPS] = Deps(settings=settings, channels=channels, clients=clients, auth=auth, usage=usage,

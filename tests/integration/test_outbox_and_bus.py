@@ -248,3 +248,15 @@ async def test_buffered_events_are_inserted_together_in_order_and_dropped_with_a
             await record_event(conn, outbox, kind, None, {"n": 4})
             raise RuntimeError("the batch failed")
     assert await stored() == ids
+
+
+async def test_an_existing_stream_keeps_its_copies_and_a_differing_setting_is_said(stack, caplog):
+    bus = EventBus(stack.nats_url, "test-replicas", stream_replicas=3)
+    assert await bus.wait_connected(10)
+    try:
+        with caplog.at_level("WARNING", logger="core.bus"):
+            await bus.ensure_stream()
+        assert "stream EVENTS keeps 1 copies, not the 3 of NATS_STREAM_REPLICAS" in caplog.text
+        assert bus.js is not None and (await bus.js.stream_info("EVENTS")).config.num_replicas == 1
+    finally:
+        await bus.close()
