@@ -30,6 +30,7 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, PubAck, RetentionPolicy, StreamConfig
 from nats.js.errors import NotFoundError
+from opentelemetry.trace import SpanKind
 
 from core import costs, events, telemetry
 from core.background import Background
@@ -54,6 +55,7 @@ STREAMS = {
 PUBLISH_ASYNC_MAX_PENDING = 4000
 # Core NATS subject (not JetStream): gateways drop cached key principals of the account named in the message.
 AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"
+_tracer = telemetry.tracer("switchboard.bus")
 
 
 class HeardInvalidations:
@@ -203,10 +205,11 @@ class EventBus:
         if js is None or not self.is_connected:
             raise ConnectionError("not connected to NATS")
         costs.count(costs.PUBLISH, subject)
+        headers = {**costs.carried(), "Nats-Msg-Id": message_id}
         try:
             await self.ensure_stream(PROVIDER_STREAM)
-            await js.publish(subject, body, stream=PROVIDER_STREAM, timeout=self.publish_timeout,
-                             headers={**costs.carried(), "Nats-Msg-Id": message_id})
+            with telemetry.producer_span(_tracer, subject, headers):
+                await js.publish(subject, body, stream=PROVIDER_STREAM, timeout=self.publish_timeout, headers=headers)
         except (TimeoutError, nats.errors.Error) as exc:
             raise ConnectionError(f"NATS did not store the message: {exc or type(exc).__name__}") from None
 
@@ -228,8 +231,10 @@ class EventBus:
                 # it does not wait, and lets the client write each message to the socket alone (one system call
                 # each, and as many reads for the server); without it a batch goes out in one write.
                 stall = None if js.publish_async_pending() < PUBLISH_ASYNC_MAX_PENDING else self.publish_timeout
-                acks.append(await js.publish_async(subject_for(m.event_type), m.body, wait_stall=stall,
-                                                   headers={**m.headers, "Nats-Msg-Id": m.event_id}))
+                subject, headers = subject_for(m.event_type), {**m.headers, "Nats-Msg-Id": m.event_id}
+                # the outbox row's headers hold the trace of the change that wrote the event
+                with telemetry.producer_span(_tracer, subject, headers, parent=m.headers):
+                    acks.append(await js.publish_async(subject, m.body, wait_stall=stall, headers=headers))
         except Exception as exc:  # noqa: BLE001 - disconnected or stalled: wait for what went out
             log.warning("publishing stopped after %d of %d messages: %s", len(acks), len(messages), exc)
         if not acks:
@@ -305,7 +310,8 @@ class DurableConsumer(Background):
 
     async def _handle(self, msg: Msg, event: dict[str, Any]) -> None:
         try:
-            with telemetry.continue_trace(self.tracer, f"consume {msg.subject}", msg.headers or {}), \
+            with telemetry.continue_trace(self.tracer, f"process {msg.subject}", msg.headers or {},
+                                          kind=SpanKind.CONSUMER, attributes=telemetry.messaging(msg.subject, "process")), \
                     costs.tagged(costs.tag_of(msg.headers)):
                 if self.batched:  # `batched` says which of the two kinds the handler is
                     await cast(BatchHandler, self.handler)([event])
@@ -325,7 +331,11 @@ class DurableConsumer(Background):
 
     async def _handle_batch(self, decoded: list[tuple[Msg, dict[str, Any]]]) -> None:
         try:
-            with telemetry.continue_batch(self.tracer, f"consume {self.durable}", [m.headers or {} for m, _ in decoded]), \
+            with telemetry.continue_batch(self.tracer, f"process {self.filter_subject}",
+                                          [m.headers or {} for m, _ in decoded],
+                                          attributes={**telemetry.messaging(self.filter_subject, "process"),
+                                                      "messaging.batch.message_count": len(decoded),
+                                                      "messaging.consumer.group.name": self.durable}), \
                     costs.tagged(costs.tag_of(decoded[0][0].headers)):
                 await cast(BatchHandler, self.handler)([event for _, event in decoded])  # only when batched
         except Exception as exc:  # noqa: BLE001 - isolate the failing event(s)

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from core import costs
+from core import costs, telemetry
 
 
 def async_url(database_url: str) -> str:
@@ -36,6 +36,7 @@ def create_engine(database_url: str, *, pool_size: int = 10, application_name: s
     )
     if costs.enabled:
         costs.instrument_engine(engine)
+    telemetry.instrument_engine(engine)  # SQL spans, when this process exports them
     return engine
 
 
@@ -86,14 +87,22 @@ class Prepared:
         compiled = cast(SQLCompiler, statement.compile(dialect=self._dialect))
         self.sql = compiled.string
         self.params = tuple(compiled.positiontup or ())
+        # its spans' (the raw pool has no instrumentation of its own): named and described as SQLAlchemy's are
+        self._span = self.sql.split(None, 1)[0] if self.sql.strip() else "postgresql"
+        self._span_attributes = {"db.system": "postgresql", "db.statement": self.sql}
 
     def _args(self, values: dict[str, Any]) -> list[Any]:
         return [values[name] for name in self.params]
 
     async def fetchrow(self, pool: asyncpg.Pool, **values: Any) -> asyncpg.Record | None:
-        row: asyncpg.Record | None = await pool.fetchrow(self.sql, *self._args(values))
+        with telemetry.client_span(_tracer, self._span, self._span_attributes):
+            row: asyncpg.Record | None = await pool.fetchrow(self.sql, *self._args(values))
         return row
 
     async def fetch(self, pool: asyncpg.Pool, **values: Any) -> list[asyncpg.Record]:
-        rows: list[asyncpg.Record] = await pool.fetch(self.sql, *self._args(values))
+        with telemetry.client_span(_tracer, self._span, self._span_attributes):
+            rows: list[asyncpg.Record] = await pool.fetch(self.sql, *self._args(values))
         return rows
+
+
+_tracer = telemetry.tracer("switchboard.db")

@@ -59,8 +59,10 @@ async def _run(behavior: Behavior, request: Any, context: Context, method: str, 
 
 
 def wrap_unary(behavior: Behavior, method: str) -> Behavior:
-    """The handler that runs `behavior` (an async servicer method) inside the call's context."""
+    """The handler that runs `behavior` (an async servicer method) inside the call's context; `method` is the
+    full name /package.Service/Method."""
     tracer = telemetry.tracer("switchboard.grpc.server")
+    span_name, attributes = telemetry.rpc_span(*method.lstrip("/").split("/"))
 
     async def handler(request: Any, context: Context) -> Any:
         metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
@@ -70,7 +72,7 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
             await _abort(context, to_status(err))
         tenant_token = tenant.set_current(who)
         try:
-            with telemetry.continue_trace(tracer, method, metadata) as span, \
+            with telemetry.continue_trace(tracer, span_name, metadata, attributes=attributes) as span, \
                     costs.tagged(metadata.get(costs.METADATA_KEY)), deadlines.within(context.time_remaining()):
                 return await _run(behavior, request, context, method, span)
         finally:

@@ -73,6 +73,9 @@ async def unless_not_found(call: Awaitable[T]) -> T | None:
         raise
 
 
+_tracer = telemetry.tracer("switchboard.grpc.client")
+
+
 class AsCaller:
     """A client's methods with one caller's metadata on every call (`Client.as_caller`); cheap to make per
     request: each method is the shared client's, partially applied."""
@@ -102,24 +105,28 @@ class Client:
         method = getattr(self._stub, name)
         own = deadlines.declared(self._service.methods_by_name[name])
         forward = self._forward_tenant
+        span_name, attributes = telemetry.rpc_span(self._service.full_name, name)
 
         async def invoke(request: Any, *, metadata: Metadata = (), timeout: float | None = None,
                          wait_for_ready: bool | None = None) -> Any:
             if not metadata:  # the caller this process acts for, else the process itself (core.caller)
                 metadata = caller.metadata_for(tenant.current() if forward else ANONYMOUS)
-            carrier = telemetry.inject({})
-            if carrier:
-                metadata = (*metadata, *carrier.items())
-            if costs.enabled:
-                costs.count(costs.RPC, name)
-                metadata = (*metadata, *costs.metadata())
-            try:
-                return await method(request, metadata=metadata, timeout=deadlines.bounded(timeout or own),
-                                    wait_for_ready=wait_for_ready)
-            except grpc.aio.AioRpcError as exc:
-                if not forward:
-                    raise
-                raise from_rpc_error(exc) from None
+            with telemetry.client_span(_tracer, span_name, attributes) as span:
+                carrier = telemetry.inject({})  # within the client span: the server's span is its child
+                if carrier:
+                    metadata = (*metadata, *carrier.items())
+                if costs.enabled:
+                    costs.count(costs.RPC, name)
+                    metadata = (*metadata, *costs.metadata())
+                try:
+                    return await method(request, metadata=metadata, timeout=deadlines.bounded(timeout or own),
+                                        wait_for_ready=wait_for_ready)
+                except grpc.aio.AioRpcError as exc:
+                    if span is not None:
+                        span.set_attribute("rpc.grpc.status_code", exc.code().value[0])
+                    if not forward:
+                        raise
+                    raise from_rpc_error(exc) from None
 
         setattr(self, name, invoke)  # built once per method
         return invoke

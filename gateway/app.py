@@ -143,14 +143,18 @@ def _check_header_text(request: web.Request) -> None:
 def make_handler(route: Route):
     tracer = telemetry.tracer("switchboard.gateway")
     span_name = f"{route.method} {route.path}"
+    attributes = {"http.request.method": route.method, "http.route": route.path}
     limit = route.time_limit
 
     async def handle(request: web.Request) -> web.StreamResponse:
         # One trace per request: continue the caller's traceparent, if any, into every RPC; every RPC of the request
         # ends within the route's time limit.
-        with telemetry.continue_trace(tracer, span_name, request.headers), \
+        with telemetry.continue_trace(tracer, span_name, request.headers, attributes=attributes) as span, \
                 costs.tagged(request.headers.get(costs.HEADER) if costs.enabled else None), deadlines.within(limit):
-            return await _handle(request)
+            response = await _handle(request)
+            if span is not None:
+                telemetry.http_server_response(span, response.status, request.scheme, request.path)
+            return response
 
     async def _handle(request: web.Request) -> web.StreamResponse:
         d = deps(request)

@@ -11,6 +11,8 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import aiohttp
@@ -39,42 +41,49 @@ def _fresh_external_database() -> tuple[str, str] | None:
     return base, make_url(base).set(database=name).render_as_string(hide_password=False)
 
 
-@pytest.fixture(scope="session")
-def stack(request):
+# The settings of the tests' stacks.
+TEST_ENV = {
+    "TRUSTED_PROXIES": "127.0.0.1", "KEY_RATE_LIMIT_PER_MINUTE": "1000000",
+    # the per-address limits of the public routes stay out of the way of the fuzzing guard
+    # (every unsigned request comes from 127.0.0.1); tests/e2e/test_edge.py runs a
+    # replica with low ones
+    "PUBLIC_RATE_LIMIT_PER_MINUTE": "1000000", "OAUTH_LIMIT_PER_HOUR": "1000000",
+    "LOG_LEVEL": "INFO",
+    # what a tagged request costs is counted (tests/guard/test_cost_budgets.py)
+    "SWITCHBOARD_COUNT_COSTS": "1",
+    # webhook retries in milliseconds instead of minutes; claims due again after 2 s
+    "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
+    # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)
+    "VOICE_SIM_TIME_SCALE": "0.05", "SMS_SIM_TIME_SCALE": "0.05",
+    # queued emails go out within a fraction of a second, retries in milliseconds
+    "EMAIL_DELIVERY_INTERVAL_SECONDS": "0.2", "SMS_RECONCILE_SECONDS": "0.5", "EMAIL_RETRY_SCALE": "0.001",
+    # a number on the platform-wide do-not-call list
+    "PLATFORM_DNC": "+14155550166",
+    # the reaper closes a silent call a second past its max_duration
+    "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1",
+    # payment webhooks retried in milliseconds; a trial lasts 10 minutes (tests move billing
+    # on with the simulator's advance); provisioning retried within a second; an unpaid
+    # subscription pauses its workspace at once
+    "PAYMENTS_SIM_TIME_SCALE": "0.001", "BILLING_INTERVAL_SECONDS": "0.3",
+    "PROVISIONING_RETRY_SECONDS": "0.3", "PAYMENT_GRACE_HOURS": "0",
+    # a settlement the x402 facilitator leaves unanswered for 4 s is unknown (reconciled)
+    "X402_TIMEOUT_SECONDS": "2",
+    # unfinished eval runs are polled ten times a second
+    "EVAL_POLL_SECONDS": "0.1",
+    # a communication job claimed by a scheduler that died is due again after 3 s
+    "RUNS_LEASE_SECONDS": "3",
+    # the sales pipeline's runner works only when a test calls POST /api/sdr/runner
+    "SDR_RUNNER_POLL_SECONDS": "86400"}
+
+
+@contextmanager
+def embedded_stack(request, extra_env: dict[str, str] | None = None) -> Iterator[Stack]:
+    """A started stack with the tests' settings (and `extra_env`), stopped afterwards; its logs are kept when a test
+    of the session failed."""
     home = Path(tempfile.mkdtemp(prefix="switchboard-test-"))
     external = _fresh_external_database()
     s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
-              extra_env={"TRUSTED_PROXIES": "127.0.0.1", "KEY_RATE_LIMIT_PER_MINUTE": "1000000",
-                         # the per-address limits of the public routes stay out of the way of the fuzzing guard
-                         # (every unsigned request comes from 127.0.0.1); tests/e2e/test_edge.py runs a
-                         # replica with low ones
-                         "PUBLIC_RATE_LIMIT_PER_MINUTE": "1000000", "OAUTH_LIMIT_PER_HOUR": "1000000",
-                         "LOG_LEVEL": "INFO",
-                         # what a tagged request costs is counted (tests/guard/test_cost_budgets.py)
-                         "SWITCHBOARD_COUNT_COSTS": "1",
-                         # webhook retries in milliseconds instead of minutes; claims due again after 2 s
-                         "WEBHOOK_RETRY_SCALE": "0.0001", "WEBHOOK_LEASE_SECONDS": "2",
-                         # simulated calls play in a fraction of a second (a 12 s conversation in 0.6 s)
-                         "VOICE_SIM_TIME_SCALE": "0.05", "SMS_SIM_TIME_SCALE": "0.05",
-                         # queued emails go out within a fraction of a second, retries in milliseconds
-                         "EMAIL_DELIVERY_INTERVAL_SECONDS": "0.2", "SMS_RECONCILE_SECONDS": "0.5", "EMAIL_RETRY_SCALE": "0.001",
-                         # a number on the platform-wide do-not-call list
-                         "PLATFORM_DNC": "+14155550166",
-                         # the reaper closes a silent call a second past its max_duration
-                         "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1",
-                         # payment webhooks retried in milliseconds; a trial lasts 10 minutes (tests move billing
-                         # on with the simulator's advance); provisioning retried within a second; an unpaid
-                         # subscription pauses its workspace at once
-                         "PAYMENTS_SIM_TIME_SCALE": "0.001", "BILLING_INTERVAL_SECONDS": "0.3",
-                         "PROVISIONING_RETRY_SECONDS": "0.3", "PAYMENT_GRACE_HOURS": "0",
-                         # a settlement the x402 facilitator leaves unanswered for 4 s is unknown (reconciled)
-                         "X402_TIMEOUT_SECONDS": "2",
-                         # unfinished eval runs are polled ten times a second
-                         "EVAL_POLL_SECONDS": "0.1",
-                         # a communication job claimed by a scheduler that died is due again after 3 s
-                         "RUNS_LEASE_SECONDS": "3",
-                         # the sales pipeline's runner works only when a test calls POST /api/sdr/runner
-                         "SDR_RUNNER_POLL_SECONDS": "86400"})
+              extra_env={**TEST_ENV, **(extra_env or {})})
     try:
         s.start()
         yield s
@@ -91,6 +100,12 @@ def stack(request):
                 await conn.close()
 
             asyncio.run(drop())
+
+
+@pytest.fixture(scope="session")
+def stack(request):
+    with embedded_stack(request) as s:
+        yield s
 
 
 @pytest.fixture(scope="session")

@@ -65,6 +65,8 @@ def main() -> int:
         print("  Webhooks: receivers on this machine (loopback URLs) are allowed in this local stack only; private "
               "and metadata addresses are always refused")
         print(f"  Logs:     {stack.logs}")
+        if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+            print(f"  Traces:   every process exports OTLP over HTTP to {os.environ['OTEL_EXPORTER_OTLP_ENDPOINT']}")
         print("Press Ctrl-C to stop.", flush=True)
         while True:
             for p in stack.processes:

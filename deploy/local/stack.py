@@ -6,6 +6,9 @@ run exactly what users run. With DATABASE_URL / NATS_URL set, those servers are
 used instead of the embedded ones; with VOICE_API_URL / VOICE_API_KEY set, that voice provider is used
 instead of the simulator.
 
+Every process is started with the launcher's environment and `extra_env`: OTEL_EXPORTER_OTLP_ENDPOINT and the
+other OTEL_* variables set there reach each one, which then exports its spans (core.telemetry).
+
 Each process is given only its own secrets (core.registry.SECRETS; a simulator, its provider's credentials): the
 secrets for one purpose are derived here from the data folder's server secret (or SWITCHBOARD_SECRET_KEY).
 """

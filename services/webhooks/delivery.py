@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import aiohttp
+from opentelemetry.trace import Span, StatusCode
+from yarl import URL
 
+from core import telemetry
 from core.errors import invalid
 from core.events import Envelope
 from core.ids import utcnow
@@ -98,6 +101,27 @@ async def post_signed(sender: Sender, secrets: list[str], url: str, delivery_id:
     `url`."""
     body = event.webhook_body()
     header = domain.signature_header(secrets, int(utcnow().timestamp()), body)
-    return await sender.post(url, body, {
-        "Content-Type": "application/json", "X-Service-Signature": header, "X-Service-Event": event.type,
-        "X-Service-Event-Id": event.event_id, "X-Service-Delivery": delivery_id})
+    with telemetry.client_span(_tracer, "POST") as span:
+        outcome = await sender.post(url, body, {
+            "Content-Type": "application/json", "X-Service-Signature": header, "X-Service-Event": event.type,
+            "X-Service-Event-Id": event.event_id, "X-Service-Delivery": delivery_id})
+        if span is not None:
+            _describe(span, url, delivery_id, event.type, outcome)
+    return outcome
+
+
+_tracer = telemetry.tracer("switchboard.webhooks")
+
+
+def _describe(span: Span, url: str, delivery_id: str, event_type: str, outcome: Outcome) -> None:
+    """The attempt's CLIENT span: the request (the receiver's URL without its query, which may hold a token of
+    theirs; no trace context is sent to them) and what came of it."""
+    target = URL(url)
+    span.set_attributes({"http.request.method": "POST", "url.full": str(target.with_query(None).with_fragment(None).with_user(None)),
+                         "server.address": target.host or "", "server.port": target.port or 0,
+                         "switchboard.webhook.delivery_id": delivery_id, "switchboard.event.type": event_type})
+    if outcome.status_code is not None:
+        span.set_attribute("http.response.status_code", outcome.status_code)
+    if not outcome.ok:
+        span.set_status(StatusCode.ERROR, outcome.error)
+        span.set_attribute("error.type", str(outcome.status_code) if outcome.status_code else "no_response")

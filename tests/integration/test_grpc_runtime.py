@@ -77,11 +77,17 @@ async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
         stub = Client(accounts_pb2_grpc.AccountsStub(ch), registry.service("accounts").descriptor())
         with trace.get_tracer("test").start_as_current_span("client-request") as parent:
             await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(stack))
-    server_spans = [s for s in EXPORTER.get_finished_spans() if s.name.endswith("/ListWorkspaces")]
+    spans = [s for s in EXPORTER.get_finished_spans() if s.name == "switchboard.v1.Accounts/ListWorkspaces"]
+    server_spans = [s for s in spans if s.kind == trace.SpanKind.SERVER]
+    client_spans = [s for s in spans if s.kind == trace.SpanKind.CLIENT]
     assert server_spans, "the server interceptor made no span"
-    span = server_spans[-1]
+    assert client_spans, "the client made no span"
+    span, client = server_spans[-1], client_spans[-1]
     assert span.context.trace_id == parent.get_span_context().trace_id
-    assert span.parent.span_id == parent.get_span_context().span_id
+    # the request's span, the client's span of the RPC, the server's span of it
+    assert client.parent.span_id == parent.get_span_context().span_id
+    assert span.parent.span_id == client.context.span_id
+    assert span.attributes["rpc.method"] == client.attributes["rpc.method"] == "ListWorkspaces"
 
 
 async def test_errors_carry_the_public_code_and_internal_errors_leak_nothing(stack, monkeypatch):
