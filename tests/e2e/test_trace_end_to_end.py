@@ -123,6 +123,8 @@ async def test_one_api_call_is_one_trace_from_the_gateway_to_the_webhook_deliver
         status, lead, _ = await api.request("POST", "/api/v1/leads", key=key,
                                             json={"business_id": signup["business_id"], "name": "Traced Lead"})
         assert status == 201, lead
+        status, page, _ = await api.request("GET", "/api/v1/leads", key=key)
+        assert status == 200 and [item["id"] for item in page["leads"]] == [lead["id"]], page
     delivered = await receiver.wait_for(1, "lead.created")
     await receiver.stop()
     assert next(iter(delivered.values()))["json"]["data"]["id"] == lead["id"]
@@ -173,3 +175,13 @@ async def test_one_api_call_is_one_trace_from_the_gateway_to_the_webhook_deliver
     assert {s.name.split()[0] for s in sql if s.parent_id == served.span_id} >= {"INSERT"}
     assert any("INTO sdr.outbox" in s.attributes.get("db.statement", "") for s in sql if s.parent_id == served.span_id)
     assert any(s.parent_id == consume.span_id and s.service == "webhooks-dispatcher" for s in sql)
+
+
+    # The page of leads is read on the raw pool (core.db.Prepared), whose statements have their spans too.
+    def listing() -> list[Span]:
+        return [s for s in collector.spans if s.service == "sdr" and s.kind == CLIENT
+                and "FROM sdr.leads" in s.attributes.get("db.statement", "")
+                and any(p.span_id == s.parent_id and p.name == "switchboard.v1.Sdr/ListLeads" for p in collector.spans)]
+
+    read = (await wait_until(listing, "the span of the page's SELECT under the sdr service's ListLeads"))[0]
+    assert read.name == "SELECT" and read.attributes["db.system"] == "postgresql"
