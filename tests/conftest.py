@@ -43,7 +43,9 @@ def _fresh_external_database() -> tuple[str, str] | None:
 def stack(request):
     home = Path(tempfile.mkdtemp(prefix="switchboard-test-"))
     external = _fresh_external_database()
+    # every process serves its metrics on a port of its own (tests/e2e/test_metrics.py scrapes them)
     s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
+              metrics=True,
               extra_env={"TRUSTED_PROXIES": "127.0.0.1", "KEY_RATE_LIMIT_PER_MINUTE": "1000000",
                          # the per-address limits of the public routes stay out of the way of the fuzzing guard
                          # (every unsigned request comes from 127.0.0.1); tests/e2e/test_edge.py runs a
