@@ -178,7 +178,7 @@ class Sampler(Periodic):
         except Exception as exc:  # noqa: BLE001 - no sample until it answers again
             self.last, self.failures = [], self.failures + 1
             log.debug("%s: no sample (%s: %s)", self.task_name, type(exc).__name__, exc)
-        self.interval = min(self.every, 0.5 * 2 ** self.failures)
+        self.interval = min(self.every, 0.5 * 2 ** self.failures) if self.failures else self.every
         return False
 
     def observe(self, options: CallbackOptions) -> Iterable[Observation]:
