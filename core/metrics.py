@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry.metrics import CallbackOptions, Meter, Observation
+from opentelemetry.metrics import CallbackOptions, Counter, Histogram, Meter, Observation
 
 from core.background import Periodic
 
@@ -40,39 +40,54 @@ def status_class(status: int) -> str:
     return f"{status // 100}xx"
 
 
+# Every counter and histogram: its attribute on Instruments, then its name (as exported by OTLP; Prometheus replaces
+# the dots with underscores and adds the unit and `_total`: README, Observability), unit and description.
+COUNTERS = (
+    # gateway: per route template, method and status class
+    ("http_requests", "switchboard.http.requests", "{request}", "HTTP requests answered by the gateway"),
+    ("http_errors", "switchboard.http.errors", "{request}", "HTTP requests answered with a 5xx status"),
+    # gRPC, server side: per method and status code
+    ("rpc_requests", "switchboard.rpc.requests", "{call}", "gRPC calls served"),
+    ("rpc_errors", "switchboard.rpc.errors", "{call}", "gRPC calls served with a status other than OK"),
+    # webhooks dispatcher
+    ("webhook_attempts", "switchboard.webhooks.attempts", "{attempt}", "Webhook delivery attempts, by outcome"),
+    ("webhook_failures", "switchboard.webhooks.failures", "{attempt}", "Webhook delivery attempts that failed"),
+    # providers' HTTP APIs
+    ("provider_errors", "switchboard.provider.errors", "{request}",
+     "Provider requests that failed (5xx, 429 or no answer)"),
+)
+HISTOGRAMS = (  # in seconds
+    ("http_duration", "switchboard.http.duration", "s", "Time the gateway took to answer a request"),
+    ("rpc_duration", "switchboard.rpc.duration", "s", "Time a gRPC call took to serve"),
+    ("webhook_lag", "switchboard.webhooks.delivery_lag", "s", "From a delivery's creation to its successful attempt"),
+    ("scheduler_lateness", "switchboard.runs.scheduler_lateness", "s",
+     "How late past its due time the runs scheduler claimed a touch"),
+    ("provider_duration", "switchboard.provider.duration", "s", "Time a request to a provider's API took"),
+)
+
+
 class Instruments:
-    """Every instrument of the platform, made once per process on its meter (names as exported by OTLP; the
-    Prometheus names replace dots with underscores and add the unit and `_total`: README, Observability)."""
+    """Every instrument of the platform (COUNTERS, HISTOGRAMS), made once per process on its meter."""
+
+    http_requests: Counter
+    http_errors: Counter
+    rpc_requests: Counter
+    rpc_errors: Counter
+    webhook_attempts: Counter
+    webhook_failures: Counter
+    provider_errors: Counter
+    http_duration: Histogram
+    rpc_duration: Histogram
+    webhook_lag: Histogram
+    scheduler_lateness: Histogram
+    provider_duration: Histogram
 
     def __init__(self, meter: Meter) -> None:
         self.meter = meter
-        # gateway: per route template, method and status class
-        self.http_requests = meter.create_counter("switchboard.http.requests", "{request}",
-                                                  "HTTP requests answered by the gateway")
-        self.http_duration = meter.create_histogram("switchboard.http.duration", "s",
-                                                    "Time the gateway took to answer a request")
-        self.http_errors = meter.create_counter("switchboard.http.errors", "{request}",
-                                                "HTTP requests answered with a 5xx status")
-        # gRPC, server side: per method and status code
-        self.rpc_requests = meter.create_counter("switchboard.rpc.requests", "{call}", "gRPC calls served")
-        self.rpc_duration = meter.create_histogram("switchboard.rpc.duration", "s", "Time a gRPC call took to serve")
-        self.rpc_errors = meter.create_counter("switchboard.rpc.errors", "{call}",
-                                               "gRPC calls served with a status other than OK")
-        # webhooks dispatcher
-        self.webhook_attempts = meter.create_counter("switchboard.webhooks.attempts", "{attempt}",
-                                                     "Webhook delivery attempts, by outcome")
-        self.webhook_failures = meter.create_counter("switchboard.webhooks.failures", "{attempt}",
-                                                     "Webhook delivery attempts that failed")
-        self.webhook_lag = meter.create_histogram("switchboard.webhooks.delivery_lag", "s",
-                                                  "From a delivery's creation to its successful attempt")
-        # runs scheduler
-        self.scheduler_lateness = meter.create_histogram("switchboard.runs.scheduler_lateness", "s",
-                                                         "How late past its due time a touch was claimed")
-        # providers' HTTP APIs
-        self.provider_duration = meter.create_histogram("switchboard.provider.duration", "s",
-                                                        "Time a request to a provider's API took")
-        self.provider_errors = meter.create_counter("switchboard.provider.errors", "{request}",
-                                                    "Provider requests that failed (5xx, 429 or no answer)")
+        for attribute, name, unit, description in COUNTERS:
+            setattr(self, attribute, meter.create_counter(name, unit, description))
+        for attribute, name, unit, description in HISTOGRAMS:
+            setattr(self, attribute, meter.create_histogram(name, unit, description))
 
     def http_done(self, route: str, method: str, status: int, seconds: float) -> None:
         attributes = {"http.route": route, "http.request.method": method, "status_class": status_class(status)}
@@ -130,7 +145,8 @@ def configure(service_name: str, settings: Settings) -> Instruments | None:
     if not port and not otlp:
         return None
     from opentelemetry import metrics as otel_metrics
-    from opentelemetry.sdk.metrics import Histogram, MeterProvider
+    from opentelemetry.sdk.metrics import Histogram as SdkHistogram
+    from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
     from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
     from opentelemetry.sdk.resources import Resource
@@ -149,7 +165,7 @@ def configure(service_name: str, settings: Settings) -> Instruments | None:
         readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
         log.info("metrics exported by OTLP")
     provider = MeterProvider(metric_readers=readers, resource=Resource.create({"service.name": service_name}),
-                             views=[View(instrument_type=Histogram,
+                             views=[View(instrument_type=SdkHistogram,
                                          aggregation=ExplicitBucketHistogramAggregation(BUCKETS))])
     otel_metrics.set_meter_provider(provider)
     _instruments = Instruments(provider.get_meter("switchboard"))
