@@ -2,8 +2,8 @@
 
 `configure(name, port, host)` installs an SDK meter provider when something reads it: a Prometheus endpoint
 (`/metrics` on METRICS_PORT, served by prometheus_client's HTTP server in a thread of its own) and/or an OTLP/HTTP
-exporter (when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is set; the exporter reads the
-standard OTEL_EXPORTER_OTLP_* variables). Otherwise metrics are off: `current()` is None, no provider exists, and
+exporter (when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is set, unless
+OTEL_METRICS_EXPORTER leaves out `otlp`; the exporter reads the standard OTEL_EXPORTER_OTLP_* variables). Otherwise metrics are off: `current()` is None, no provider exists, and
 the instrumented code skips recording after that one check.
 
 Recording is in memory (OTel aggregates; the readers collect on a scrape or a timer, never per request). What is
@@ -141,7 +141,8 @@ def configure(service_name: str, settings: Settings) -> Instruments | None:
     _configured = True
     port = settings.metrics_port
     host = "127.0.0.1" if settings.environment == "local" else "0.0.0.0"  # scraped from outside the pod
-    otlp = bool(os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
+    otlp = bool(os.environ.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")) \
+        and "otlp" in os.environ.get("OTEL_METRICS_EXPORTER", "otlp").split(",")
     if not port and not otlp:
         return None
     from opentelemetry import metrics as otel_metrics
