@@ -380,3 +380,19 @@ class DurableConsumer(Background):
                     for msg, event in run:
                         await self._handle(msg, event)
 
+
+
+async def pending_counts(bus: EventBus, consumers: list[DurableConsumer]) -> list[tuple[float, dict[str, str]]]:
+    """Each consumer's messages not yet delivered (`state: pending`) and delivered but not yet acknowledged
+    (`state: unacknowledged`), as JetStream's consumer info tells: a metrics probe (core.metrics.Sampler). Raises
+    while NATS is away, or a consumer is not subscribed yet."""
+    js = bus.js
+    if js is None or not bus.is_connected:
+        raise ConnectionError("not connected to NATS")
+    sample: list[tuple[float, dict[str, str]]] = []
+    for consumer in consumers:
+        info = await js.consumer_info(consumer.stream, consumer.durable)
+        where = {"stream": consumer.stream, "consumer": consumer.durable}
+        sample += [(float(info.num_pending or 0), {**where, "state": "pending"}),
+                   (float(info.num_ack_pending or 0), {**where, "state": "unacknowledged"})]
+    return sample

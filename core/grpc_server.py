@@ -32,12 +32,13 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core import caller, costs, logs, registry, rpc, telemetry, uow
+from core import bus as bus_module
+from core import caller, costs, logs, metrics, registry, rpc, telemetry, uow
 from core import settings as settings_module
 from core.background import Background
 from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
 from core.db import create_engine, create_pool
-from core.outbox import OutboxRelay
+from core.outbox import OutboxRelay, pending_age
 from core.settings import Settings
 from core.uow import Database
 from switchboard.v1 import costs_pb2, costs_pb2_grpc
@@ -70,6 +71,7 @@ class Runtime:
     db: Database = field(init=False)
     # Run at shutdown, last added first, after the server stopped and before the database and bus close.
     on_stop: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    consumers: list[DurableConsumer] = field(default_factory=list)  # started by `consume`
 
     def __post_init__(self) -> None:
         self.db = Database(self.engine, self._wake_relay)
@@ -86,7 +88,9 @@ class Runtime:
     def consume(self, durable: str, handler: Handler | BatchHandler, **options: Any) -> None:
         """Run a durable consumer (core.bus.DurableConsumer) for the process's lifetime: of the EVENTS stream, or
         with stream=PROVIDER_STREAM of the providers' messages the service owns."""
-        self.run(DurableConsumer(self.bus, durable, handler, **options))
+        consumer = DurableConsumer(self.bus, durable, handler, **options)
+        self.consumers.append(consumer)
+        self.run(consumer)
 
     def closing(self, client: Closable) -> Closable:
         """A provider client (providers.configured), closed at shutdown."""
@@ -114,6 +118,26 @@ class Runtime:
         channel = rpc.channel(self.settings.addresses[service], self.settings)
         self.on_stop.append(channel.close)
         return channel
+
+
+def observe(runtime: Runtime, outbox_table: sa.Table | None, instruments: metrics.Instruments) -> None:
+    """The process's sampled gauges (core.metrics.Sampler): its outbox's lag when it relays one, its consumers'
+    pending counts when it runs any."""
+    if outbox_table is not None:
+        async def lag() -> metrics.Sample:
+            return [(await pending_age(runtime.engine, outbox_table), {"outbox": str(outbox_table.schema)})]
+
+        lagging = metrics.Sampler("outbox-lag", lag)
+        instruments.gauge("switchboard.outbox.lag", "s", "Age of the oldest event not yet relayed", lagging)
+        runtime.run(lagging)
+    if runtime.consumers:
+        async def pending() -> metrics.Sample:
+            return await bus_module.pending_counts(runtime.bus, runtime.consumers)
+
+        counting = metrics.Sampler("consumer-pending", pending)
+        instruments.gauge("switchboard.consumer.pending", "{message}", "A JetStream consumer's messages waiting",
+                          counting)
+        runtime.run(counting)
 
 
 LIVENESS = "liveness"
@@ -184,6 +208,7 @@ Build = Callable[[Runtime], object | None]
 async def serve(name: str, port: int, settings: Settings, build: Build, *, service: registry.Service | None = None,
                 outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
+    instruments = metrics.configure(name, settings)
     caller.configure(caller.keyring_of(settings, name))
     uow.configure_guard(strict=settings.environment != "production")
     if settings.count_costs:
@@ -201,6 +226,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     service_names = []
     servicer = build(runtime)
+    if instruments is not None:
+        observe(runtime, outbox_table, instruments)
     if service is not None:
         descriptor: ServiceDescriptor = service.descriptor()
         service.add_to_server(servicer, server)
@@ -244,7 +271,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
 def main(name: str) -> None:
     """Run the registered service or worker `name` until SIGTERM."""
     settings = settings_module.load(name)
-    logs.configure(settings.log_level)
+    logs.configure(settings.log_level, name)
     try:
         import uvloop
 

@@ -12,11 +12,15 @@ for anything unexpected (logged here with its traceback, never sent).
 Wrapping the methods rather than registering a grpc.aio ServerInterceptor
 gives the same behaviour without the per-call interceptor machinery; likewise
 the client side is core.rpc.Client rather than a client interceptor.
+
+When metrics are on (core.metrics), each call is also counted and timed by method and status code; otherwise the
+handler is exactly the one above.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,7 +28,7 @@ import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from opentelemetry.trace import Span
 
-from core import caller, costs, deadlines, telemetry, tenant
+from core import caller, costs, deadlines, metrics, telemetry, tenant
 from core.errors import ServiceError
 from core.grpc_errors import internal_status, to_status
 
@@ -78,7 +82,24 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
         finally:
             tenant.reset_current(tenant_token)
 
-    return handler
+    instruments = metrics.current()
+    if instruments is None:
+        return handler
+
+    async def measured(request: Any, context: Context) -> Any:
+        started, code = time.perf_counter(), "CANCELLED"  # unless it ends otherwise: gRPC cancelled it
+        try:
+            reply = await handler(request, context)
+            code = "OK"
+            return reply
+        except grpc.aio.AbortError:
+            aborted = context.code()
+            code = aborted.name if isinstance(aborted, grpc.StatusCode) else "UNKNOWN"
+            raise
+        finally:
+            instruments.rpc_done(method, code, time.perf_counter() - started)
+
+    return measured
 
 
 def intercept(servicer: object, service: ServiceDescriptor) -> object:

@@ -121,6 +121,16 @@ def notify_trigger(schema: str) -> list[str]:
                 FOR EACH STATEMENT EXECUTE FUNCTION "{schema}".outbox_notify()''']
 
 
+async def pending_age(engine: AsyncEngine, table: sa.Table) -> float:
+    """Seconds since the oldest event still waiting to be relayed occurred, 0 when none waits: a metrics probe
+    (core.metrics.Sampler), one indexed read (the `outbox_pending` index) every few seconds."""
+    t = table
+    async with engine.connect() as conn:
+        oldest = (await conn.execute(sa.select(t.c.occurred_at).where(t.c.published_at.is_(None))
+                                     .order_by(t.c.id).limit(1))).scalar()
+    return 0.0 if oldest is None else max(0.0, (utcnow() - oldest).total_seconds())
+
+
 class OutboxRelay(Background):
     task_name = "outbox-relay"
 

@@ -209,6 +209,11 @@ class Settings(BaseSettings):
     grpc_health_port: Annotated[int, Field(ge=0, le=65535)] = Field(0, alias="GRPC_HEALTH_PORT")
     # local: the embedded stack (`make run`, the tests); production: every deployment, staging included.
     environment: Literal["local", "production"] = Field("production", alias="SWITCHBOARD_ENV")
+    # Serve the process's metrics for a Prometheus scrape on this port (/metrics; 0: not), by default 9464 in
+    # production and off on the local stack (whose launcher gives each process a port of its own when asked:
+    # core.metrics, deploy.local.stack).
+    metrics_port: Annotated[int, Field(ge=0, le=65535)] = Field(
+        default_factory=lambda s: 9464 if s["environment"] == "production" else 0, alias="METRICS_PORT")
     # Count what each request tagged with X-Cost-Tag costs (core.costs); the test stack turns it on.
     count_costs: bool = Field(False, alias="SWITCHBOARD_COUNT_COSTS")
     # The voice-AI provider (its public REST API; the local stack points it at the simulator).

@@ -3,13 +3,14 @@ import logging
 
 from aiohttp import web
 
-from core import logs, settings, telemetry
+from core import logs, metrics, settings, telemetry
 from gateway.app import build_app
 
 if __name__ == "__main__":
     cfg = settings.load("gateway")
-    logs.configure(cfg.log_level)
+    logs.configure(cfg.log_level, "gateway")
     telemetry.configure("gateway")
+    metrics.configure("gateway", cfg)
     try:
         import uvloop
 

@@ -8,11 +8,12 @@ import logging
 import grpc
 from aiohttp import web
 
-from core import caller, costs, deadlines, registry, rpc, telemetry
+from core import caller, costs, deadlines, metrics, registry, rpc, telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from core.settings import Settings
+from gateway import metrics as request_metrics
 from gateway import validation
 from gateway.auth import Authenticator
 from gateway.clientip import require_trusted_proxies
@@ -236,6 +237,8 @@ def build_app(settings: Settings) -> web.Application:
     require_trusted_proxies(settings)
     routes = all_routes()
     app = web.Application(client_max_size=max(r.max_body_bytes or MAX_BODY_BYTES for r in routes))
+    if (instruments := metrics.current()) is not None:  # outermost: it times the whole answer
+        app.middlewares.append(request_metrics.middleware(instruments))
     app.middlewares.append(AddressLimits(settings, routes).middleware())  # what anyone may call, per address
     app[ROUTE_TABLE] = routes
     # All methods of a path on one aiohttp resource, wherever they stand in the table (a path split over

@@ -6,6 +6,7 @@ from urllib.parse import quote
 
 import aiohttp
 
+from core import metrics
 from core.uow import forbid_provider_call
 
 
@@ -37,7 +38,9 @@ def json_or_none(raw: bytes):
 
 class SessionClient:
     """One `aiohttp.ClientSession` with the client's headers, opened on first use and closed by `close()`;
-    `timeout` bounds each attempt."""
+    `timeout` bounds each attempt. Each request is timed under `provider` when metrics are on (core.metrics)."""
+
+    provider = "other"
 
     def __init__(self, headers: dict[str, str], timeout: float):
         self._headers = headers
@@ -48,7 +51,8 @@ class SessionClient:
         """The session, for one request (none may be sent while a unit of work is open, core.uow)."""
         forbid_provider_call(type(self).__name__)
         if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(headers=self._headers, timeout=self.timeout)
+            self._session = aiohttp.ClientSession(headers=self._headers, timeout=self.timeout,
+                                                  trace_configs=metrics.provider_traces(self.provider))
         return self._session
 
     async def close(self) -> None:

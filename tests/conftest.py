@@ -82,8 +82,9 @@ def embedded_stack(request, extra_env: dict[str, str] | None = None) -> Iterator
     of the session failed."""
     home = Path(tempfile.mkdtemp(prefix="switchboard-test-"))
     external = _fresh_external_database()
+    # every process serves its metrics on a port of its own (tests/e2e/test_metrics.py scrapes them)
     s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
-              extra_env={**TEST_ENV, **(extra_env or {})})
+              metrics=True, extra_env={**TEST_ENV, **(extra_env or {})})
     try:
         s.start()
         yield s

@@ -19,7 +19,8 @@ from deploy.local.stack import (
 
 def main() -> int:
     home = Path(os.environ.get("SWITCHBOARD_HOME", ".switchboard")).resolve()
-    stack = Stack(home=home, http_port=int(os.environ.get("PORT", "8080")))
+    stack = Stack(home=home, http_port=int(os.environ.get("PORT", "8080")),
+                  metrics=os.environ.get("STACK_METRICS", "") not in ("", "0"))
     stopping = False
 
     def stop(*_):
@@ -64,7 +65,10 @@ def main() -> int:
                   "(verifies payment signatures; settles on a local ledger)")
         print("  Webhooks: receivers on this machine (loopback URLs) are allowed in this local stack only; private "
               "and metadata addresses are always refused")
-        print(f"  Logs:     {stack.logs}")
+        print(f"  Logs:     {stack.logs} (JSON lines; LOG_FORMAT=text for plain ones)")
+        if stack.metrics:
+            print("  Metrics:  " + ", ".join(f"{p.name} http://127.0.0.1:{p.metrics_port}/metrics"
+                                             for p in stack.processes if p.metrics_port))
         if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
             print(f"  Traces:   every process exports OTLP over HTTP to {os.environ['OTEL_EXPORTER_OTLP_ENDPOINT']}")
         print("Press Ctrl-C to stop.", flush=True)

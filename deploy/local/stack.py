@@ -54,6 +54,11 @@ class Process:
     log: Path | None = None
     env: dict[str, str] = field(default_factory=dict)  # overrides for this process only
 
+    @property
+    def metrics_port(self) -> int:
+        """Where its metrics are served for a scrape (0: not): Stack.metrics, or a METRICS_PORT of its own."""
+        return int(self.env.get("METRICS_PORT", "0"))
+
 
 @dataclass
 class Stack:
@@ -67,6 +72,9 @@ class Stack:
     nats: Nats | None = None
     processes: list[Process] = field(default_factory=list)
     smtp_port: int = 0  # the mail catch-all's SMTP port (its process port is its HTTP read API)
+    # Serve each platform process's metrics for a Prometheus scrape, each on a free port of its own (its
+    # Process.metrics_port); off by default: one METRICS_PORT for every process would collide.
+    metrics: bool = False
 
     @property
     def base_url(self) -> str:
@@ -112,6 +120,7 @@ class Stack:
             **self.mail_env(),
             **self.payments_env(),
             **self.x402_env(),
+            "METRICS_PORT": "0",  # a process's own when it serves metrics (`metrics`, Process.env)
             **self.extra_env,
         }
         return env
@@ -224,12 +233,13 @@ class Stack:
             *([] if os.environ.get("X402_FACILITATOR_URL") else [
                 Process(X402_FACILITATOR, "providers.x402.facilitator", free_port())])]
         self.smtp_port = self.smtp_port or free_port()
-        self.processes = [*simulators,
-                          *(Process(s.name, s.module, free_port(), registry.SECRETS[s.name])
-                            for s in registry.SERVICES),
-                          *(Process(w.name, w.module, free_port(), registry.SECRETS[w.name])
-                            for w in registry.WORKERS),
-                          Process("gateway", "gateway", self.http_port, registry.SECRETS[registry.GATEWAY])]
+        platform = [*(Process(s.name, s.module, free_port(), registry.SECRETS[s.name]) for s in registry.SERVICES),
+                    *(Process(w.name, w.module, free_port(), registry.SECRETS[w.name]) for w in registry.WORKERS),
+                    Process("gateway", "gateway", self.http_port, registry.SECRETS[registry.GATEWAY])]
+        if self.metrics:
+            for p in platform:
+                p.env["METRICS_PORT"] = str(free_port())
+        self.processes = [*simulators, *platform]
         for p in self.processes:
             self.spawn(p)
         for p in self.processes:

@@ -54,6 +54,8 @@ class TwilioClient(SessionClient):
     """`MessagingProvider` over Twilio's REST API. One `aiohttp.ClientSession`, opened on first use and closed
     by `close()`; `timeout` bounds each attempt."""
 
+    provider = "sms"
+
     def __init__(self, base_url: str, account_sid: str, auth_token: str, *, timeout: float = 5.0,
                  max_attempts: int = 3):
         # Unset credentials are not refused here (the service still starts and reports the provider as

@@ -60,6 +60,8 @@ class VapiClient(SessionClient):
     `timeout` bounds each attempt.
     """
 
+    provider = "voice"
+
     def __init__(self, base_url: str, api_key: str, *, timeout: float = 10.0, max_attempts: int = 4,
                  backoff_base: float = 0.2, backoff_max: float = 5.0):
         if max_attempts < 1:

@@ -23,7 +23,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
-from core import tenant
+from core import metrics, tenant
 from core.background import Background
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
@@ -109,6 +109,11 @@ class Scheduler(Background):
                 starting = {str(j.run_id) for j in jobs if j.run_status == rules.SCHEDULED}
                 if starting:
                     await store.start_runs(conn, starting, utcnow())
+            if (instruments := metrics.current()) is not None:
+                claimed_at = utcnow()
+                for job in jobs:
+                    instruments.scheduler_lateness.record(max(0.0, (claimed_at - job.due_at).total_seconds()),
+                                                          {"channel": job.channel})
             for job in jobs:
                 task = asyncio.create_task(self.execute(job, token))
                 self.executing.add(task)

@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass
 from datetime import timedelta
 
+from core import metrics
 from core.events import Envelope
 from core.ids import utcnow
 from core.inbox import first_deliveries
@@ -134,3 +135,6 @@ async def record_outcomes(db: Database, results: list[tuple[object, Outcome]], *
             row = await store.subscription_failed(conn, subscription_id, sum(not ok for ok in oks), now)
             if row and row.is_active and domain.should_disable(row.failing_since, now, scale):
                 await store.disable_subscription(conn, subscription_id, domain.disabled_reason(now, scale))
+    if (instruments := metrics.current()) is not None:
+        for (item, _), row in zip(results, rows, strict=True):
+            instruments.webhook_attempt(row["status"], (now - item.created_at).total_seconds())

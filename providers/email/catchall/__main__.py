@@ -42,7 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    configure_simulator_logs()
+    configure_simulator_logs("mail-catchall")
     logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd's line per SMTP command and recipient
     mailbox = Mailbox(args.dir)
     app = build_app(mailbox, smtp_port=args.smtp_port)

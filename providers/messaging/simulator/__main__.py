@@ -67,7 +67,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    configure_simulator_logs()
+    configure_simulator_logs("sms-simulator")
     app = build_app(args.account_sid, args.auth_token, inbound_url=args.inbound_url, time_scale=args.time_scale,
                     opt_out=args.opt_out, test_account_sid=args.test_account_sid,
                     test_auth_token=args.test_auth_token)

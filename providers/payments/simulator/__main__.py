@@ -95,7 +95,7 @@ def account_prices(env) -> dict[str, tuple[int, str]]:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    configure_simulator_logs()
+    configure_simulator_logs("payments-simulator")
     app = build_app(args.api_key, webhook_url=args.webhook_url, webhook_secret=args.webhook_secret,
                     public_url=args.public_url, time_scale=args.time_scale, prices=args.prices,
                     dunning=args.dunning, delivery=args.delivery)

@@ -36,7 +36,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    configure_simulator_logs()
+    configure_simulator_logs("voice-simulator")
     app = build_app(args.data_dir, args.api_key, float(os.environ.get("VOICE_SIM_TIME_SCALE") or 1.0),
                     f"http://127.0.0.1:{args.port}")
     # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.

@@ -64,7 +64,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    configure_simulator_logs()
+    configure_simulator_logs("x402-facilitator")
     app = build_app(network=args.network, asset=args.asset, asset_name=args.asset_name,
                     asset_version=args.asset_version, start_balance=args.start_balance)
     # run_app stops on SIGINT and SIGTERM; `print` is called once the port is open.
