@@ -189,6 +189,8 @@ _OWN_SECRETS = ((GATEWAY, GATEWAY_SECRETS), *((s.name, s.secrets) for s in SERVI
 SDR_RUNNER_CRON = "sdr-runner-cron"
 SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",), SDR_RUNNER_CRON: ("SDR_RUNNER_SECRET",),
                                        **{name: (*own, CALLER_SIGNING_KEY) for name, own in _OWN_SECRETS}}
+# The cluster's jobs, which run to completion rather than serve: the local launcher starts neither.
+JOBS = ("migrate", SDR_RUNNER_CRON)
 
 
 def service(name: str) -> Service:

@@ -30,7 +30,7 @@ def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
         own = {registry.CALLER_SIGNING_KEY: stack.caller_keys()[KINDS[p.module]][0]} if p.module in KINDS else {}
         assert held == {name: own.get(name) or every[name] for name in p.secrets}, p.name
     launched = {p.name: p.secrets for p in stack.processes if p.name in registry.SECRETS}
-    assert launched == {name: secrets for name, secrets in registry.SECRETS.items() if name != "migrate"}
+    assert launched == {name: secrets for name, secrets in registry.SECRETS.items() if name not in registry.JOBS}
 
 
 def test_second_postgres_on_the_same_data_is_refused(stack):
