@@ -32,8 +32,11 @@ Metadata = tuple[tuple[str, str], ...]
 # The caller of a process's own calls (a gateway's key authentication, a worker's housekeeping): no account.
 ANONYMOUS = tenant.Tenant()
 
-# Reconnect quickly after a service restarts (gRPC's default backoff grows to two minutes).
+# Reconnect quickly after a service restarts (gRPC's default backoff grows to two minutes). Round robin: an address
+# that resolves to several replicas (the scaled local stack's `ipv4:a,b`, a headless Service's DNS name) spreads the
+# calls over all of them rather than pinning every call to the first; one address behaves as before.
 CHANNEL_OPTIONS = (
+    ("grpc.lb_policy_name", "round_robin"),
     ("grpc.initial_reconnect_backoff_ms", 200),
     ("grpc.min_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 3000),

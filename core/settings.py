@@ -194,6 +194,9 @@ class Settings(BaseSettings):
     mcp_allowed_origins: Items = Field((), alias="MCP_ALLOWED_ORIGINS")
     signup_limit_per_hour: NonNegativeInt = Field(SIGNUP_LIMIT_PER_HOUR, alias="SIGNUP_LIMIT_PER_HOUR")
     key_rate_limit_per_minute: PositiveInt = Field(600, alias="KEY_RATE_LIMIT_PER_MINUTE")
+    # How often each gateway replica tells the others what its keys used (gateway.sharedlimit): the per-key limit
+    # holds across replicas to within what a key is let through at the others in this long.
+    key_rate_limit_share_seconds: PositiveFloat = Field(0.5, alias="KEY_RATE_LIMIT_SHARE_SECONDS")
     # Per client address and gateway replica: requests to the public routes and pages (gateway.publiclimits), and
     # of those, OAuth client registrations and authorization requests (each stores or fetches a client).
     public_rate_limit_per_minute: PositiveInt = Field(120, alias="PUBLIC_RATE_LIMIT_PER_MINUTE")

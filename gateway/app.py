@@ -36,11 +36,12 @@ from gateway.dashboard import (
 from gateway.dashboard.session_cookie import session_token
 from gateway.errors import error_response, from_service_error, lacks_scope, timed_out
 from gateway.publiclimits import AddressLimits
-from gateway.ratelimit import TokenBuckets, retry_after_header
+from gateway.ratelimit import retry_after_header
 from gateway.readiness import check_ready
 from gateway.routes import CSRF_HEADER, KEY, SESSION, RequestContext, Route, all_routes, calls
 from gateway.routes.oauth import sign_in_challenge
 from gateway.security_headers import add_security_headers
+from gateway.sharedlimit import LimitSharing, SharedTokenBuckets
 from gateway.usage import UsageWriter
 
 log = logging.getLogger(__name__)
@@ -285,11 +286,14 @@ def _lifecycle(settings: Settings):
         bus = EventBus(settings.nats_url, "gateway", stream_replicas=settings.nats_stream_replicas)
         auth = Authenticator(clients["accounts"])
         recordings = calls.recording_client(settings)
+        limiter = SharedTokenBuckets(settings.key_rate_limit_per_minute)
+        sharing = LimitSharing(limiter, settings.key_rate_limit_share_seconds)
         app[DEPS] = Deps(settings=settings, channels=channels, clients=clients, auth=auth, usage=usage,
-                         limiter=TokenBuckets(settings.key_rate_limit_per_minute), bus=bus, recordings=recordings)
-        attach = asyncio.create_task(_attach_invalidations(bus, auth))
+                         limiter=limiter, bus=bus, recordings=recordings)
+        attach = asyncio.create_task(_attach_to_nats(bus, auth, sharing))
         yield
         attach.cancel()
+        await sharing.stop()
         await usage.stop()
         await recordings.close()
         await bus.close()
@@ -300,8 +304,10 @@ def _lifecycle(settings: Settings):
     return ctx
 
 
-async def _attach_invalidations(bus: EventBus, auth: Authenticator) -> None:
+async def _attach_to_nats(bus: EventBus, auth: Authenticator, sharing: LimitSharing) -> None:
+    """Once NATS is reached: the key cache's invalidations, and the rate limit's sharing between replicas."""
     bus.start()
     while not await bus.wait_connected(5.0):
-        log.warning("gateway: NATS not reachable yet; key cache disabled until it is")
+        log.warning("gateway: NATS not reachable yet; key cache disabled and rate limit per replica until it is")
+    await sharing.attach(bus.nc)  # first: a gateway is ready (gateway.readiness) once the key cache listens
     await auth.attach(bus.nc)

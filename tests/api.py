@@ -106,6 +106,16 @@ class Api:
                                 timeout=5, interval=0.05)
 
 
+async def new_account(api: Api) -> dict:
+    """A new account: its signup reply, a dashboard session (close it), and a key with every scope."""
+    email = f"owner-{uuid.uuid4().hex[:10]}@example.com"
+    signup = await api.signup(email=email)
+    dash = await api.dashboard(signup)
+    full = await dash.create_key(name="all", scopes=["*"])
+    return {"signup": signup, "dashboard": dash, "key": full["key"], "read_key": signup["api_key"],
+            "business_id": signup["business_id"], "email": email}
+
+
 def mailed_link(mail: dict) -> str:
     return re.search(r"(http://\S+/dashboard/login\?\S+)", mail["body"]).group(1)
 

@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
-from tests.api import KEY_RATE_LIMIT, Api
+from tests.api import KEY_RATE_LIMIT, Api, new_account
 from tests.calling import VoiceSimulator, agent_with_number
 
 
@@ -77,14 +77,14 @@ TEST_ENV = {
 
 
 @contextmanager
-def embedded_stack(request, extra_env: dict[str, str] | None = None) -> Iterator[Stack]:
-    """A started stack with the tests' settings (and `extra_env`), stopped afterwards; its logs are kept when a test
-    of the session failed."""
+def embedded_stack(request, extra_env: dict[str, str] | None = None, **fields) -> Iterator[Stack]:
+    """A started stack with the tests' settings (and `extra_env`; `fields`: more of Stack's, e.g. replicas), stopped
+    afterwards; its logs are kept when a test of the session failed."""
     home = Path(tempfile.mkdtemp(prefix="switchboard-test-"))
     external = _fresh_external_database()
     # every process serves its metrics on a port of its own (tests/e2e/test_metrics.py scrapes them)
     s = Stack(home=home, http_port=free_port(), durable=False, database_url=external[1] if external else "",
-              metrics=True, extra_env={**TEST_ENV, **(extra_env or {})})
+              metrics=True, extra_env={**TEST_ENV, **(extra_env or {})}, **fields)
     try:
         s.start()
         yield s
@@ -147,13 +147,9 @@ async def replica(stack, api):
 @pytest.fixture
 async def account(api):
     """A new account: its signup reply, a dashboard session, and a key with every scope."""
-    email = f"owner-{uuid.uuid4().hex[:10]}@example.com"
-    signup = await api.signup(email=email)
-    dash = await api.dashboard(signup)
-    full = await dash.create_key(name="all", scopes=["*"])
-    yield {"signup": signup, "dashboard": dash, "key": full["key"], "read_key": signup["api_key"],
-           "business_id": signup["business_id"], "email": email}
-    await dash.close()
+    made = await new_account(api)
+    yield made
+    await made["dashboard"].close()
 
 
 @pytest.fixture

@@ -41,10 +41,15 @@ async def take(stack, api, tag: str) -> Spent:
         assert r.status == 200, await r.text()
         _add(counts, "gateway", await r.json())
     for name in [s.name for s in registry.SERVICES] + [w.name for w in registry.WORKERS]:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.process(name).port}") as channel:
-            reply = await costs_pb2_grpc.CostsStub(channel).TakeCosts(costs_pb2.TakeCostsRequest(tag=tag), timeout=5)
-        _add(counts, name, dict(reply.counts))
+        _add(counts, name, await spent_at(stack.process(name).port, tag))
     return Spent(+counts)
+
+
+async def spent_at(port: int, tag: str) -> dict[str, int]:
+    """What `tag` cost the service or worker serving gRPC on `port` (taken: asked again, it answers nothing)."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        reply = await costs_pb2_grpc.CostsStub(channel).TakeCosts(costs_pb2.TakeCostsRequest(tag=tag), timeout=5)
+    return dict(reply.counts)
 
 
 async def cost_of(stack, api, method: str, path: str, *, tag: str | None = None,

@@ -19,7 +19,9 @@ from deploy.local.stack import (
 
 def main() -> int:
     home = Path(os.environ.get("SWITCHBOARD_HOME", ".switchboard")).resolve()
+    # REPLICAS=2: two of every service, worker and the gateway (README, Scaled out)
     stack = Stack(home=home, http_port=int(os.environ.get("PORT", "8080")),
+                  replicas=int(os.environ.get("REPLICAS", "1")),
                   metrics=os.environ.get("STACK_METRICS", "") not in ("", "0"))
     stopping = False
 
@@ -37,6 +39,9 @@ def main() -> int:
         stack.start()
         print(f"\nSwitchboard is running at {stack.base_url}", flush=True)
         print(f"  API:      {stack.base_url}/api/v1  (OpenAPI: {stack.base_url}/api/v1/openapi.json)")
+        if stack.replicas > 1:
+            print(f"  Replicas: {stack.replicas} of every service and worker; gateways at "
+                  f"{', '.join(stack.gateway_urls)}")
         print(f"  Database: {'embedded PostgreSQL' if stack.postgres else 'DATABASE_URL'}; "
               f"events: {'embedded NATS JetStream' if stack.nats else 'NATS_URL'}")
         for label, variable, simulator, what, verb in (

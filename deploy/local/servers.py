@@ -161,14 +161,22 @@ class Nats:
 
 def stop_process(proc: subprocess.Popen | None, sig: int, timeout: float) -> None:
     """Signal a child and wait for it; kill it if it outlives the timeout."""
-    if proc is None or proc.poll() is not None:
-        return
-    proc.send_signal(sig)
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop_processes([proc], sig, timeout)
+
+
+def stop_processes(procs: list[subprocess.Popen | None], sig: int, timeout: float) -> None:
+    """Signal children all at once, then wait for them (they shut down side by side); kill any that outlives the
+    timeout."""
+    running = [proc for proc in procs if proc is not None and proc.poll() is None]
+    for proc in running:
+        proc.send_signal(sig)
+    deadline = time.monotonic() + timeout
+    for proc in running:
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def _alive(pid: int) -> bool:

@@ -9,6 +9,10 @@ instead of the simulator.
 Every process is started with the launcher's environment and `extra_env`: OTEL_EXPORTER_OTLP_ENDPOINT and the
 other OTEL_* variables set there reach each one, which then exports its spans (core.telemetry).
 
+With `replicas=2` (`REPLICAS=2 make run`) every service, worker and the gateway runs twice against the one
+PostgreSQL and NATS: the second gateway on a port of its own (`gateway_urls`), and each service's address is both
+of its replicas (`ipv4:127.0.0.1:P1,127.0.0.1:P2`), which core.rpc's channels balance round robin.
+
 Each process is given only its own secrets (core.registry.SECRETS; a simulator, its provider's credentials): the
 secrets for one purpose are derived here from the data folder's server secret (or SWITCHBOARD_SECRET_KEY).
 """
@@ -28,7 +32,7 @@ from pathlib import Path
 from core import caller, registry
 from core.migrations import upgrade_all
 from core.settings import SECRET_FIELDS, derived_secrets
-from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, wait_for_port
+from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, stop_processes, wait_for_port
 from providers.messaging.webhooks import INBOUND_PATH
 from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
 
@@ -75,10 +79,19 @@ class Stack:
     # Serve each platform process's metrics for a Prometheus scrape, each on a free port of its own (its
     # Process.metrics_port); off by default: one METRICS_PORT for every process would collide.
     metrics: bool = False
+    replicas: int = 1  # of every service, worker and the gateway
+    # The stack's own replicas of each kind of process (the gateway, a service or a worker): the ones a service's
+    # address balances over. Replicas added later (add_replica, with settings of their own) are not among them.
+    pools: dict[str, list[Process]] = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.http_port}"
+
+    @property
+    def gateway_urls(self) -> list[str]:
+        """Each of the stack's gateway replicas (the first is base_url)."""
+        return [f"http://127.0.0.1:{p.port}" for p in self.pools[registry.GATEWAY]]
 
     @property
     def logs(self) -> Path:
@@ -145,10 +158,13 @@ class Stack:
         """Where each service and worker of core.registry listens, and where the others reach it."""
         env = {}
         for service in registry.SERVICES:
-            port = str(self.process(service.name).port)
-            env.update({service.addr_env: f"127.0.0.1:{port}", service.port_env: port})
+            pool = self.pools[service.name]
+            addresses = ",".join(f"127.0.0.1:{p.port}" for p in pool)
+            # gRPC's ipv4: target names several addresses, which a round-robin channel balances (core.rpc)
+            env.update({service.addr_env: addresses if len(pool) == 1 else f"ipv4:{addresses}",
+                        service.port_env: str(pool[0].port)})
         for worker in registry.WORKERS:
-            env[worker.port_env] = str(self.process(worker.name).port)
+            env[worker.port_env] = str(self.pools[worker.name][0].port)
         return env
 
     def voice_env(self) -> dict[str, str]:
@@ -233,9 +249,10 @@ class Stack:
             *([] if os.environ.get("X402_FACILITATOR_URL") else [
                 Process(X402_FACILITATOR, "providers.x402.facilitator", free_port())])]
         self.smtp_port = self.smtp_port or free_port()
-        platform = [*(Process(s.name, s.module, free_port(), registry.SECRETS[s.name]) for s in registry.SERVICES),
-                    *(Process(w.name, w.module, free_port(), registry.SECRETS[w.name]) for w in registry.WORKERS),
-                    Process("gateway", "gateway", self.http_port, registry.SECRETS[registry.GATEWAY])]
+        self.pools = {name: self.pool(name, module) for name, module in (
+            *((s.name, s.module) for s in registry.SERVICES), *((w.name, w.module) for w in registry.WORKERS),
+            (registry.GATEWAY, "gateway"))}
+        platform = [p for pool in self.pools.values() for p in pool]
         if self.metrics:
             for p in platform:
                 p.env["METRICS_PORT"] = str(free_port())
@@ -245,6 +262,18 @@ class Stack:
         for p in self.processes:
             wait_for_port(p.port, 30, p.proc, p.name, p.log)
         self.wait_ready(30)
+
+    def pool(self, name: str, module: str) -> list[Process]:
+        """The stack's replicas of the process `name`: the first as `name` on the port the registry's settings name
+        (the gateway's: http_port), each other as `name-2`, ... with its own port."""
+        port_env = "PORT" if name == registry.GATEWAY else registry.grpc_port_env(name)
+        first = Process(name, module, self.http_port if name == registry.GATEWAY else free_port(),
+                        registry.SECRETS[name])
+        pool = [first]
+        for n in range(2, self.replicas + 1):
+            port = free_port()
+            pool.append(Process(f"{name}-{n}", module, port, first.secrets, env={port_env: str(port)}))
+        return pool
 
     def spawn(self, p: Process) -> None:
         p.log = self.logs / f"{p.name}.log"
@@ -294,9 +323,13 @@ class Stack:
     def stop_process(self, p: Process, timeout: float = 15) -> None:
         stop_process(p.proc, signal.SIGTERM, timeout)
 
-    def stop(self) -> None:
-        for p in reversed(self.processes):  # gateway first, then the services it calls
-            self.stop_process(p)
+    def stop(self, timeout: float = 15) -> None:
+        """Every process, in waves (each wave's side by side): the gateways first, then the services and workers
+        they call, then the simulators."""
+        gateways = [p for p in self.processes if p.module == "gateway"]
+        services = [p for p in self.processes if p.module.startswith("services.")]
+        for wave in (gateways, services, [p for p in self.processes if p not in gateways and p not in services]):
+            stop_processes([p.proc for p in wave], signal.SIGTERM, timeout)
         if self.nats:
             self.nats.stop()
         if self.postgres:

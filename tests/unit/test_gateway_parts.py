@@ -1,6 +1,8 @@
 """Gateway building blocks that need no network."""
+import json
 from datetime import UTC, datetime
 from ipaddress import ip_network
+from types import SimpleNamespace
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -11,6 +13,7 @@ from gateway import validation
 from gateway.clientip import client_ip
 from gateway.convert import message_schema, to_json
 from gateway.ratelimit import TokenBuckets, retry_after_header
+from gateway.sharedlimit import LimitSharing, SharedTokenBuckets
 from gateway.timeparse import parse_time
 from switchboard.v1 import accounts_pb2
 from tests.unit.fakes import FakeClock, FakeRequest
@@ -26,6 +29,49 @@ def test_token_bucket_refuses_then_refills():
     assert buckets.take("other") == 0
     clock.now += 1.0
     assert buckets.take("k") == 0
+
+
+def _exchange(*replicas: SharedTokenBuckets) -> None:
+    """One round of sharing: each replica's counts charged to every other."""
+    drained = [r.drain() for r in replicas]
+    for i, taken in enumerate(drained):
+        for j, other in enumerate(replicas):
+            for key, count in taken.items():
+                if i != j:
+                    other.charge(key, count)
+
+
+def test_shared_buckets_hold_the_limit_across_replicas():
+    clock = FakeClock()
+    a, b = SharedTokenBuckets(20, clock=clock), SharedTokenBuckets(20, clock=clock)
+    assert all(r.take("k") == 0 for r in (a, b) for _ in range(5))
+    _exchange(a, b)  # 10 used in all: 10 left on each
+    assert all(r.take("k") == 0 for r in (a, b) for _ in range(5))
+    _exchange(a, b)
+    assert a.take("k") > 0 and b.take("k") > 0  # the 20 are spent, wherever they were taken
+    assert a.drain() == {} and b.drain() == {}  # refused requests are not counted
+    assert a.take("other") == 0  # other keys are their own
+
+
+async def test_shared_buckets_charge_an_unheard_burst_as_a_debt():
+    clock = FakeClock()
+    a, b = SharedTokenBuckets(20, clock=clock), SharedTokenBuckets(20, clock=clock)
+    # a burst at both before they hear of each other: each lets its full bucket through (the documented bound)...
+    assert all(r.take("k") == 0 for r in (a, b) for _ in range(20))
+    _exchange(a, b)
+    # ...which each then owes: a token is back only after 21 refills (3 s each at 20 a minute)
+    assert a.take("k") == pytest.approx(63.0) and b.take("k") == pytest.approx(63.0)
+    b.charge("k", 1000)  # a debt is at most one bucket
+    assert b.take("k") == pytest.approx(63.0)
+    # what another replica sends is charged; this replica's own messages come back to it and are not
+    sharing = LimitSharing(a, interval=0.5)
+    clock.now += 63.0
+    await sharing._heard(SimpleNamespace(data=json.dumps({"replica": sharing.replica, "taken": {"k": 1}}).encode()))
+    assert a.take("k") == 0
+    clock.now += 3.0
+    await sharing._heard(SimpleNamespace(data=json.dumps({"replica": "another", "taken": {"k": 1}}).encode()))
+    await sharing._heard(SimpleNamespace(data=b"not json"))  # skipped
+    assert a.take("k") > 0
 
 
 def test_proto_to_json_uses_null_for_unset_and_matches_its_schema():
