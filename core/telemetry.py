@@ -98,7 +98,7 @@ def instrument_engine(engine: Any) -> None:
         return
     from opentelemetry.instrumentation.sqlalchemy import SQLAlchemyInstrumentor
 
-    # It declares SQLAlchemy below 2.1, whose engine events (all it uses) are 2.0's: tests/e2e/test_trace_end_to_end
+    # It declares SQLAlchemy below 2.1, whose engine events (all it uses) are 2.0's: tests/scaleout/test_trace_end_to_end
     # checks its spans.
     SQLAlchemyInstrumentor().instrument(engine=engine.sync_engine, skip_dep_check=True)
 

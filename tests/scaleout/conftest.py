@@ -1,16 +1,26 @@
 """The scaled-out stack: two of every service, worker and gateway against one PostgreSQL and one NATS, started once
-for this package (and stopped after it) beside the session's single stack."""
+for this package (and stopped after it) beside the session's single stack. Its processes export their spans to the
+package's OTLP collector (batched every 100 ms), so that the trace test needs no stack of its own."""
 import aiohttp
 import pytest
 
 from tests.api import Api
 from tests.calling import VoiceSimulator
 from tests.conftest import embedded_stack
+from tests.otlp import Collector
 
 
 @pytest.fixture(scope="package")
-def scaled(request):
-    with embedded_stack(request, replicas=2) as s:
+def collector():
+    started = Collector().start()
+    yield started
+    started.close()
+
+
+@pytest.fixture(scope="package")
+def scaled(request, collector):
+    with embedded_stack(request, {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100"},
+                        replicas=2) as s:
         yield s
 
 

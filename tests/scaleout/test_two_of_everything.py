@@ -84,11 +84,19 @@ async def test_a_call_a_text_and_their_webhooks_happen_once(scaled, gateways, sc
         assert len(await texts_to(scaled, to)) == 1
         # every event of the business is recorded once (the provider's messages applied by one replica each) and
         # reaches the receiver, once, through two dispatchers
-        recorded = {}  # event id: what it is of
-        for kind, subject in (("lead.created", "id"), ("call.completed", "call_id"), ("sms.sent", "message_id")):
-            status, page, _ = await first.request("GET", "/api/v1/events", key=key, params={"type": kind})
-            assert status == 200, page
-            recorded.update({e["event_id"]: (kind, e["data"][subject]) for e in page["events"]})
+        async def recorded_events() -> dict[str, tuple[str, str]]:
+            """Event id: what it is of, as the event log has them (it is fed from the stream, a moment behind)."""
+            recorded = {}
+            for kind, subject in (("lead.created", "id"), ("call.completed", "call_id"), ("sms.sent", "message_id")):
+                status, page, _ = await first.request("GET", "/api/v1/events", key=key, params={"type": kind})
+                assert status == 200, page
+                recorded.update({e["event_id"]: (kind, e["data"][subject]) for e in page["events"]})
+            return recorded
+
+        expected = {*(("lead.created", lead) for lead in leads), ("call.completed", call["id"]),
+                    ("sms.sent", sent["message_id"])}
+        recorded = await wait_until(recorded_events, "every event in the event log",
+                                    lambda found: expected <= set(found.values()))
         once = Counter(recorded.values())
         assert all(once[("lead.created", lead)] == 1 for lead in leads), once
         assert once[("call.completed", call["id"])] == 1 and once[("sms.sent", sent["message_id"])] == 1, once

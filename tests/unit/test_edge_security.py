@@ -54,7 +54,7 @@ def test_a_deployed_gateway_will_not_start_without_trusted_proxies():
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}", "SWITCHBOARD_ENV": "production",
            **{secret: "a-real-secret-for-this-test-" + "x" * 20 for secret in registry.GATEWAY_SECRETS},
            registry.CALLER_SIGNING_KEY: caller.new_key("gateway:1")[0], "CALLER_VERIFY_KEYS": caller.new_key("gateway:1")[1],
-           "TRUSTED_PROXIES": "",
+           "TRUSTED_PROXIES": "", "METRICS_PORT": "0",  # production's default metrics port may be taken here
            "PORT": str(free_port()), "HOST": "127.0.0.1"}
     proc = subprocess.Popen([sys.executable, "-m", "gateway"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

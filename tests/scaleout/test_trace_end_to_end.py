@@ -1,103 +1,16 @@
-"""One API call, one trace: a stack whose every process exports OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT) to a
-receiver in this test, a lead created, and the trace from the gateway to the webhook's delivery that it caused:
-gateway server span, gRPC client span, the service's server span and SQL spans, the outbox's NATS publish, the
-dispatcher's consumer span and the webhook POST."""
-import asyncio
-import gzip
-import threading
+"""One API call, one trace, on the scaled-out stack (two of every process; tests/scaleout/conftest.py), whose every
+process exports OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT) to the package's collector: a lead created, and the
+trace from the gateway to the webhook's delivery that it caused: gateway server span, gRPC client span, the
+service's server span and SQL spans, the outbox's NATS publish, the dispatcher's consumer span and the webhook
+POST."""
 import uuid
-from dataclasses import dataclass
 
 import aiohttp
-import pytest
-from aiohttp import web
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue
-from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 
-from deploy.local.servers import free_port
 from tests.api import Api
-from tests.conftest import embedded_stack
+from tests.otlp import CLIENT, CONSUMER, PRODUCER, SERVER, Span
 from tests.receiver import Receiver
 from tests.waiting import wait_until
-
-SERVER, CLIENT = SpanProto.SPAN_KIND_SERVER, SpanProto.SPAN_KIND_CLIENT
-PRODUCER, CONSUMER = SpanProto.SPAN_KIND_PRODUCER, SpanProto.SPAN_KIND_CONSUMER
-
-
-@dataclass(frozen=True)
-class Span:
-    service: str
-    name: str
-    kind: int
-    trace_id: str
-    span_id: str
-    parent_id: str
-    attributes: dict
-
-
-def _value(v: AnyValue):
-    return getattr(v, v.WhichOneof("value")) if v.WhichOneof("value") else None
-
-
-class Collector:
-    """An OTLP/HTTP trace receiver (POST /v1/traces, protobuf), in a thread of its own so that it answers while
-    the stack starts."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.endpoint = f"http://127.0.0.1:{self.port}"
-        self.spans: list[Span] = []
-        self.loop = asyncio.new_event_loop()
-        self.ready = threading.Event()
-
-    async def export(self, request: web.Request) -> web.Response:
-        body = await request.read()
-        if request.headers.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        for resource in ExportTraceServiceRequest.FromString(body).resource_spans:
-            service = next(_value(a.value) for a in resource.resource.attributes if a.key == "service.name")
-            self.spans += [Span(service, s.name, s.kind, s.trace_id.hex(), s.span_id.hex(), s.parent_span_id.hex(),
-                                {a.key: _value(a.value) for a in s.attributes})
-                           for scope in resource.scope_spans for s in scope.spans]
-        return web.Response(body=ExportTraceServiceResponse().SerializeToString(),
-                            content_type="application/x-protobuf")
-
-    def run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_post("/v1/traces", self.export)
-        self.runner = web.AppRunner(app)
-        self.loop.run_until_complete(self.runner.setup())
-        self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", self.port).start())
-        self.ready.set()
-        self.loop.run_forever()
-        self.loop.run_until_complete(self.runner.cleanup())
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-
-    def trace(self, trace_id: str) -> dict[str, Span]:
-        return {s.span_id: s for s in list(self.spans) if s.trace_id == trace_id}
-
-
-@pytest.fixture(scope="module")
-def traced(request):
-    """A stack of its own whose processes export their spans to the collector, batched every 100 ms."""
-    collector = Collector()
-    thread = threading.Thread(target=collector.run, daemon=True)
-    thread.start()
-    collector.ready.wait(5)
-    try:
-        with embedded_stack(request, {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint,
-                                      "OTEL_BSP_SCHEDULE_DELAY": "100"}) as stack:
-            yield stack, collector
-    finally:
-        collector.stop()
-        thread.join(5)
 
 
 def _ancestors(span: Span, spans: dict[str, Span]) -> list[Span]:
@@ -108,8 +21,8 @@ def _ancestors(span: Span, spans: dict[str, Span]) -> list[Span]:
     return chain
 
 
-async def test_one_api_call_is_one_trace_from_the_gateway_to_the_webhook_delivery(traced):
-    stack, collector = traced
+async def test_one_api_call_is_one_trace_from_the_gateway_to_the_webhook_delivery(scaled, collector):
+    stack = scaled
     receiver = await Receiver().start()
     async with aiohttp.ClientSession() as session:
         api = Api(session, stack.base_url, stack.database_url)
