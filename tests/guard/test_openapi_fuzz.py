@@ -4,7 +4,7 @@ phase that follows the document's links from what a POST creates to the reads, u
 it). Zero failures: a 500, a response that breaks its schema, a valid request refused (beyond the
 documented refusals in schemathesis_hooks) or an invalid one accepted turns the suite red.
 
-FUZZ_EXAMPLES sets the examples per operation (30 here; `make fuzz` runs many more), FUZZ_SEED the seed.
+FUZZ_EXAMPLES sets the examples per operation (20 here; `make fuzz` runs many more), FUZZ_SEED the seed.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from gateway.routes import all_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("schemathesis.toml")
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "30"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "20"))
 SEED = os.environ.get("FUZZ_SEED", "20261123")
 FUZZ_MINUTES = 45  # a deep `make fuzz` stays bounded too
 
