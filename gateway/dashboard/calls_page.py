@@ -5,14 +5,14 @@ make, as the signed-in owner: a call of another owner is 404, as in the API."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 import grpc
 from aiohttp import web
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from core.grpc_errors import from_rpc_error
+from core.messages import set_timestamp
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.convert import to_json
@@ -35,19 +35,10 @@ class Refused(Exception):
 
 
 def _day(query, name: str) -> datetime | None:
-    value = query.get(name, "")
-    if not value:
-        return None
     try:
-        return datetime.combine(date.fromisoformat(value), datetime.min.time(), UTC)
+        return pages.day_start(query.get(name, ""))
     except ValueError:
         raise Refused(f"the {name} date must be a date (YYYY-MM-DD)") from None
-
-
-def _stamp(at: datetime) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(at)
-    return stamp
 
 
 def list_request(business_id: str, query) -> calls_pb2.ListCallsRequest:
@@ -57,10 +48,8 @@ def list_request(business_id: str, query) -> calls_pb2.ListCallsRequest:
     request = calls_pb2.ListCallsRequest(business_id=business_id, page=common_pb2.PageRequest(
         limit=size, cursor=query.get("cursor", "")), **{f: query[f] for f in FILTERS if query.get(f)})
     since, until = _day(query, "from"), _day(query, "to")
-    if since is not None:
-        request.created_from.CopyFrom(_stamp(since))
-    if until is not None:
-        request.created_before.CopyFrom(_stamp(until + timedelta(days=1)))
+    set_timestamp(request, "created_from", since)
+    set_timestamp(request, "created_before", until + timedelta(days=1) if until is not None else None)
     return request
 
 

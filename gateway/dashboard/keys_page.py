@@ -2,13 +2,11 @@
 key shown this once), and expiring or revoking one. Every action is the same RPC the session-authenticated `/api/v1/keys` routes make."""
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
-
 import grpc
 from aiohttp import web
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from core.grpc_errors import from_rpc_error
+from core.messages import set_timestamp
 from core.scopes import ALL_SCOPES
 from gateway.auth import Principal
 from gateway.context import deps
@@ -25,16 +23,6 @@ def _key_row(key: accounts_pb2.ApiKey) -> dict:
             "business_id": key.business_id if key.HasField("business_id") else None, "active": key.is_active,
             "status": "active" if key.is_active else "expired" if expired else "revoked",
             "last_used": when(key.last_used_at) or None, "expires": when(key.expires_at)}
-
-
-def expiry(expires_on: str) -> Timestamp | None:
-    """The key's expiry from the form's date (the start of that day, UTC); None for a key that does not expire.
-    Raises ValueError for what is not a date."""
-    if not expires_on:
-        return None
-    stamp = Timestamp()
-    stamp.FromDatetime(datetime.combine(date.fromisoformat(expires_on), time(), UTC))
-    return stamp
 
 
 async def _render(request: web.Request, session: str, principal: Principal, *, status: int = 200,
@@ -59,10 +47,12 @@ async def create(request: web.Request) -> web.StreamResponse:
     scopes = [str(s) for s in form.getall("scopes", [])]
     business = str(form.get("business_id", ""))
     try:
-        expires = expiry(str(form.get("expires_on", "")))
-        key = await deps(request).clients["accounts"].CreateKey(accounts_pb2.CreateKeyRequest(
+        creating = accounts_pb2.CreateKeyRequest(
             session_token=session, name=str(form.get("name", "")), scopes=scopes, scopes_given=bool(scopes),
-            expires_at=expires, **({"business_id": business} if business else {})))
+            **({"business_id": business} if business else {}))
+        # the start of the day chosen, UTC; none chosen: a key that does not expire
+        set_timestamp(creating, "expires_at", pages.day_start(str(form.get("expires_on", ""))))
+        key = await deps(request).clients["accounts"].CreateKey(creating)
     except ValueError:
         return await _render(request, session, principal, status=400,
                              error="Not created: the expiry date must be a date such as 2027-01-31.")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, date, datetime
+from datetime import time as time_of_day
 from html import escape
 from urllib.parse import urlsplit
 
@@ -127,6 +129,12 @@ def of_business(principal: Principal, business_id: str):
     return caller.metadata_for(Tenant(account_id=principal.account_id, business_ids=(business_id,),
                                       api_key_id=principal.key_id, scopes=principal.scopes,
                                       bound_business_id=business_id))
+
+
+def day_start(value: str) -> datetime | None:
+    """The start (UTC) of the day a date field of a form gives (YYYY-MM-DD); None when it is empty. Raises
+    ValueError for what is not a date."""
+    return datetime.combine(date.fromisoformat(value), time_of_day(), UTC) if value else None
 
 
 def chosen(business_id: str, businesses: dict[str, str]) -> str:
