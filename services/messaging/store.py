@@ -166,18 +166,20 @@ sa.Index("compliance_decisions_lead_newest", compliance_decisions.c.business_id,
          compliance_decisions.c.decided_at.desc(), compliance_decisions.c.id.desc(),
          postgresql_where=compliance_decisions.c.lead_id.isnot(None))
 
-# The calls an allowed decision let through, counted against the callee's frequency cap; a call the provider then
-# refused frees its slot (released_at), so the count is of calls actually placed.
-call_slots = sa.Table(
-    "call_slots", metadata,
+# The touch ledger: every call and text placed, whatever path placed it (each with its logged decision), counted by
+# channel against the callee's frequency caps; a touch the provider then refused frees its slot (released_at), so
+# the count is of touches actually placed.
+counted_touches = sa.Table(
+    "counted_touches", metadata,
     sa.Column("decision_id", Uuid, primary_key=True),
     sa.Column("business_id", Uuid, nullable=False),
     sa.Column("phone", sa.Text, nullable=False),
+    sa.Column("channel", sa.Text, nullable=False),  # core.compliance.rules.CHANNELS
     sa.Column("placed_at", Ts, nullable=False),
     sa.Column("released_at", Ts),
 )
-sa.Index("call_slots_callee", call_slots.c.business_id, call_slots.c.phone, call_slots.c.placed_at,
-         postgresql_where=call_slots.c.released_at.is_(None))
+sa.Index("counted_touches_callee", counted_touches.c.business_id, counted_touches.c.phone,
+         counted_touches.c.placed_at, postgresql_where=counted_touches.c.released_at.is_(None))
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
@@ -407,22 +409,22 @@ async def recent_calls_of(conn: AsyncConnection, business_id: str, phones: list[
                           since: datetime) -> dict[str, list[datetime]]:
     """{phone: the times of the calls counted against its frequency cap since `since`, oldest first}, in one
     statement."""
-    s = call_slots.c
+    s = counted_touches.c
     placed: dict[str, list[datetime]] = {phone: [] for phone in phones}
     for phone, at in await conn.execute(sa.select(s.phone, s.placed_at).where(
-            s.business_id == business_id, s.phone == _any(phones), s.placed_at > since, s.released_at.is_(None))
-            .order_by(s.placed_at)):
+            s.business_id == business_id, s.phone == _any(phones), s.channel == "call", s.placed_at > since,
+            s.released_at.is_(None)).order_by(s.placed_at)):
         placed[phone].append(at)
     return placed
 
 
 async def take_call_slot(conn: AsyncConnection, **values) -> None:
-    await conn.execute(call_slots.insert().values(**values))
+    await conn.execute(counted_touches.insert().values(channel="call", **values))
 
 
 async def release_call_slot(conn: AsyncConnection, decision_id: str, business_ids, at: datetime) -> bool:
-    s = call_slots.c
-    released = await conn.execute(call_slots.update().where(
+    s = counted_touches.c
+    released = await conn.execute(counted_touches.update().where(
         s.decision_id == decision_id, s.business_id.in_(business_ids), s.released_at.is_(None))
         .values(released_at=at).returning(s.decision_id))
     return released.first() is not None
