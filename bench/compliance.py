@@ -3,7 +3,7 @@
 check can do (the number's zone from a dict, the local hour, 08:00-21:00).
 
 The pairs: numbers drawn from US area codes with and without state rows, toll-free and foreign numbers, a fifth
-with a lead's stated state and a tenth with a stated time zone, a third with recent calls against the cap; times
+with a lead's stated state and a tenth with a stated time zone, a third with recent calls and texts against the caps; times
 spread over a year (DST changes, Sundays, holidays included), so about half the decisions are deferrals that
 search for the next legal instant. Decisions per second, the ratio to the baseline, and the outcome mix.
 
@@ -46,11 +46,11 @@ def pairs(n: int, seed: int) -> list[tuple[compliance.Touch, compliance.Callee, 
             phone = f"{rng.choice(FOREIGN)}{rng.randint(0, 9999):04d}"
         at = START + timedelta(seconds=rng.randint(0, 365 * 86400))
         channel = CALL if rng.random() < 0.7 else SMS
-        recent = tuple(at - timedelta(hours=rng.uniform(0, 30)) for _ in range(rng.randint(0, 4))) \
-            if rng.random() < 0.33 else ()
+        recent = tuple(compliance.Counted(rng.choice((CALL, SMS)), at - timedelta(hours=rng.uniform(0, 30)))
+                       for _ in range(rng.randint(0, 4))) if rng.random() < 0.33 else ()
         callee = compliance.Callee(phone, timezone=rng.choice(ZONES) if rng.random() < 0.1 else None,
                                    lead_state=rng.choice(STATES) if rng.random() < 0.2 else None)
-        out.append((compliance.Touch(channel, at, sender="+14155550100", recent_calls=recent), callee,
+        out.append((compliance.Touch(channel, at, sender="+14155550100", recent=recent), callee,
                     compliance.Standing(consent="opted_in")))
     return out
 

@@ -41,6 +41,7 @@ from pydantic_core import core_schema
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from core import plans, registry, x402_defaults
+from core.compliance.decision import Policy
 
 
 class Secret(str):
@@ -275,8 +276,10 @@ class Settings(BaseSettings):
     # The platform-wide do-not-call list (E.164 numbers no business may text, comma-separated), beside each
     # business's own.
     platform_dnc: Items = Field((), alias="PLATFORM_DNC")
-    # Outbound compliance: the most calls a business may place to one person in 24 hours where no state sets a cap.
+    # Outbound compliance: the most calls, and the most texts, a business may place to one person in any 24 hours,
+    # whatever path placed them (a state's cap may be stricter: Florida's counts calls and texts together).
     compliance_calls_per_24h: NonNegativeInt = Field(3, alias="COMPLIANCE_CALLS_PER_24H")
+    compliance_texts_per_24h: NonNegativeInt = Field(10, alias="COMPLIANCE_TEXTS_PER_24H")
     # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
     number_pool_file: str = Field("", alias="NUMBER_POOL_FILE")
     # Checkout price ids signup accepts as plan_id: `plan=price_id,...` read as {price_id: plan} (core.plans).
@@ -365,6 +368,10 @@ class Settings(BaseSettings):
         if self.grpc_tls_cert is None or self.grpc_tls_key is None or self.grpc_tls_ca is None:
             return None
         return GrpcTls(self.grpc_tls_cert.read_bytes(), self.grpc_tls_key.read_bytes(), self.grpc_tls_ca.read_bytes())
+
+    def compliance_policy(self) -> Policy:
+        """The platform's caps of the outbound compliance decision."""
+        return Policy(calls_per_24h=self.compliance_calls_per_24h, texts_per_24h=self.compliance_texts_per_24h)
 
     @property
     def webhook_lease(self) -> timedelta:

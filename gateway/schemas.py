@@ -321,8 +321,9 @@ CALL_CREATE = _obj({
                      "maximum": calls.MAX_DURATION_BOUNDS[1], "default": calls.DEFAULT_MAX_DURATION,
                      "description": "seconds"},
     "compliance": {"type": "string", "enum": list(calls.COMPLIANCE_MODES), "default": "skip",
-                   "description": "skip (the spec's default: the caller answers for consent and do-not-call) or "
-                   "enforce: the platform's outbound compliance decision runs first and refuses with its code"},
+                   "description": "skip (the spec's default: the caller answers for consent and do-not-call; the call "
+                   "is still counted against the callee's frequency caps and logged, never refused) or enforce: the "
+                   "platform's outbound compliance decision runs first and refuses with its code"},
     "callee_timezone": {**TIMEZONE, "description": "with compliance enforce: the IANA time zone the callee is in, "
                         "judged together with their area code's and their lead's state's zones"},
 }, ("agent_id", "to"))

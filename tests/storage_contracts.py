@@ -783,6 +783,27 @@ class MessagingRepositoryContract:
             relisted = await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone, created_at=AT)
         assert (removed.id, removed.removed_reason) == (entry.id, "opted in") and relisted.id != entry.id
 
+    async def test_the_touch_ledger_counts_what_was_placed_by_channel_until_released(self, database, messaging_in):
+        business_id, phone = new_id(), "+13055550123"
+        placed = [(new_id(), channel, AT + timedelta(hours=h)) for h, channel in ((2, "sms"), (1, "call"), (3, "call"))]
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            await messaging.lock_callee(business_id, phone)
+            for decision_id, channel, at in placed:
+                await messaging.count_touch(decision_id=decision_id, business_id=business_id, phone=phone,
+                                            channel=channel, placed_at=at)
+            await messaging.count_touch(decision_id=new_id(), business_id=new_id(), phone=phone, channel="call",
+                                        placed_at=AT)  # another business's
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            assert await messaging.recent_touches(business_id, phone, AT) == [
+                ("call", AT + timedelta(hours=1)), ("sms", AT + timedelta(hours=2)), ("call", AT + timedelta(hours=3))]
+            assert not await messaging.release_touch(placed[0][0], (new_id(),), AT)  # not the business's slot
+            assert await messaging.release_touch(placed[0][0], (business_id,), AT)
+            assert not await messaging.release_touch(placed[0][0], (business_id,), AT)  # already free
+            assert await messaging.recent_touches(business_id, phone, AT + timedelta(hours=1)) == [
+                ("call", AT + timedelta(hours=3))]  # after `since` only, the released text left out
+
     async def test_a_logged_decision_is_its_row(self, database, messaging_in):
         values = {"id": new_id(), "business_id": new_id(), "channel": "sms", "phone": "+14155550123",
                   "outcome": "allow", "rule": "allowed", "source": "platform", "message": "allowed",

@@ -9,17 +9,21 @@ calls placed with compliance enforced, communication runs and the sales pipeline
 
 The checks, in order: the platform's and the business's do-not-call lists and a lead marked do_not_contact
 (number_on_dnc); an opt-out, or no consent basis (number_opted_out); callee zones with no moment legal in all of
-them (tcpa_violation); then the time: the frequency cap (calls only), and every calling window that applies, in
-every zone the callee may be in (core.compliance.zones): the federal window (or the same window abroad), each
-state's row (core.compliance.state_rules) by area code and by the lead's stated state, and the business's own
-hours. A window is checked on the callee's local date, so daylight-saving changes move it correctly.
+them (tcpa_violation); then the time: the frequency caps, and every calling window that applies, in every zone the
+callee may be in (core.compliance.zones): the federal window (or the same window abroad), each state's row
+(core.compliance.state_rules) by area code and by the lead's stated state, and the business's own hours. A window
+is checked on the callee's local date, so daylight-saving changes move it correctly.
+
+The caps count the touches of the ledger (every call and text placed to the callee, whatever path placed it): a
+state row's cap counts the channels its law covers together (Florida's 3 per 24 hours counts calls and texts), the
+platform's cap (Policy) counts the touch's own channel.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import holidays
 
@@ -30,10 +34,12 @@ from core.errors import ServiceError
 
 ALLOW, DEFER, REFUSE = "allow", "defer", "refuse"
 OUTCOMES = (ALLOW, DEFER, REFUSE)
-# Who asks for a decision: a call placed with compliance enforce, an SMS send, a communication run, the pipeline.
+# Who asks for a decision: a call placed with compliance enforce, an SMS send, a communication run, the pipeline;
+# and a call placed with compliance skip (UNCHECKED: counted and logged, never refused).
 CALL_ACTORS = ("enforced_call", "run", "pipeline")
 SMS_ACTORS = ("sms", "run", "pipeline")
-ACTORS = (*CALL_ACTORS, "sms")
+UNCHECKED = "unchecked_call"
+ACTORS = (*CALL_ACTORS, "sms", UNCHECKED)
 DAY = timedelta(hours=24)
 HORIZON = timedelta(days=8)  # a touch that cannot become legal within this is refused (the zones never align)
 CONVERTED = "converted"  # the lead status that is an existing business relationship (a customer)
@@ -44,7 +50,8 @@ ABROAD = StateRule(state="--", statute="platform policy: the 47 CFR 64.1200(c)(1
                    channels=FEDERAL.channels, weekdays=FEDERAL.weekdays, saturday=FEDERAL.saturday,
                    sunday=FEDERAL.sunday)
 RULES_BY_STATE = {row.state: row for row in STATE_RULES}
-PLATFORM_CAP_SOURCE = "platform policy (COMPLIANCE_CALLS_PER_24H)"
+PLATFORM_CAP_SOURCES = {CALL: "platform policy (COMPLIANCE_CALLS_PER_24H)",
+                        SMS: "platform policy (COMPLIANCE_TEXTS_PER_24H)"}
 SOURCES = {
     "platform_dnc": "the platform's do-not-call list (PLATFORM_DNC)",
     "business_dnc": "47 CFR 64.1200(d)(3) (the business's do-not-call list)",
@@ -54,6 +61,8 @@ SOURCES = {
     "no_consent_sms": "47 U.S.C. 227(b)(1)(A) (automated texts): prior express consent",
     "zones": "47 CFR 64.1200(c)(1) (the called party's location)",
     "business_hours": "the business's own calling hours (SDR config)",
+    "not_checked": "compliance skip (POST /api/v1/calls): the caller is responsible for consent and do-not-call "
+                   "compliance",
 }
 
 
@@ -77,20 +86,31 @@ class Standing:
     consent: str = "none"  # services.messaging.domain.CONSENT_STATES
 
 
+class Counted(NamedTuple):
+    """A touch of the ledger, counted against the frequency caps."""
+
+    channel: str  # CHANNELS
+    at: datetime
+
+
 @dataclass(frozen=True)
 class Touch:
     channel: str  # CHANNELS
     at: datetime  # when it would go out (aware)
     sender: str | None = None  # the business's number, a fallback for where the callee is
     business_hours: Hours | None = None  # the business's own window in the callee's local time
-    recent_calls: tuple[datetime, ...] = ()  # calls placed to this callee by the business since 24 h before `at`
+    recent: tuple[Counted, ...] = ()  # calls and texts placed to this callee by the business since 24 h before `at`
 
 
 @dataclass(frozen=True)
 class Policy:
-    """The platform's settings."""
+    """The platform's settings: its own cap per channel, for every callee (a state's cap may be stricter)."""
 
-    calls_per_24h: int = 3  # the cap where no state sets one
+    calls_per_24h: int = 3
+    texts_per_24h: int = 10
+
+    def per_24h(self, channel: str) -> int:
+        return self.calls_per_24h if channel == CALL else self.texts_per_24h
 
 
 @dataclass(frozen=True)
@@ -128,13 +148,12 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
         "consent_basis": basis,
         "zones": [{"zone": z, "why": w, "local_time": _local(touch.at, z)} for z, w in zip(zones, why, strict=True)],
         "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")]}
-    start: datetime = touch.at
-    frequency: tuple[int, datetime | None, list[datetime]] | None = None
-    if touch.channel == CALL:
-        frequency = _frequency(touch, rows, policy)
-        inputs["calls_24h"], inputs["cap"] = len(frequency[2]), frequency[0]
-        if frequency[1] is not None:
-            start = frequency[1]
+    caps = _caps(touch, rows, policy)
+    inputs["touches_24h"] = _by_channel(touch)
+    inputs["caps"] = [{"limit": c.limit, "channels": sorted(c.channels), "counted": len(c.counted),
+                       "source": c.source} for c in caps]
+    reached = max((c for c in caps if c.frees_at is not None), key=_release, default=None)
+    start: datetime = touch.at if reached is None else _release(reached)
     blocking_now = _violation(touch.at, zones, rows)
     if start == touch.at and blocking_now is None:
         return Decision(ALLOW, "allowed", "", f"allowed: {basis.replace('_', ' ')}", inputs=inputs)
@@ -142,17 +161,23 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
     if when is None:
         return Decision(REFUSE, "zones", SOURCES["zones"], _disjoint_message(callee, zones, why),
                         "tcpa_violation", inputs=inputs)
-    if start != touch.at:
-        assert frequency is not None  # only the frequency cap moves the start
-        cap, _, recent = frequency
-        source = _cap_source(rows, cap, policy)
-        message = (f"frequency: {len(recent)} calls to {callee.phone} in the last 24 hours; {source[1]} allows at "
-                   f"most {cap} per 24 hours, next at {_iso(when)}")
-        return Decision(DEFER, "frequency", source[0], message, "tcpa_violation", when, inputs)
+    if reached is not None:
+        message = (f"frequency: {_touches(reached.counted)} to {callee.phone} in the last 24 hours; {reached.who} "
+                   f"allows at most {reached.limit} {_things(reached.channels)} per 24 hours, next at {_iso(when)}")
+        return Decision(DEFER, "frequency", reached.source, message, "tcpa_violation", when, inputs)
     assert blocking_now is not None  # allowed above otherwise
     zone, row = blocking_now
     rule, message = _window_message(touch, zone, row, when)
     return Decision(DEFER, rule, row.statute, message, "tcpa_violation", when, inputs)
+
+
+def counted_only(checked: Decision) -> Decision:
+    """The logged decision of a call placed with compliance skip: allowed (skip skips the checks that refuse, as
+    the spec says) and counted against the caps, with what the checks said (`checked`) for the business to see."""
+    said = {"outcome": checked.outcome, "rule": checked.rule, "code": checked.code,
+            "not_before": _iso(checked.not_before) if checked.not_before else None}
+    return Decision(ALLOW, "not_checked", SOURCES["not_checked"], "placed with compliance skip: counted, not checked "
+                    f"(the checks said {checked.outcome}: {checked.message})", inputs={**checked.inputs, "checks": said})
 
 
 def open_to(channel: str, phone: str, at: datetime, business_hours: Hours | None = None) -> bool:
@@ -343,24 +368,63 @@ def _window_message(touch: Touch, name: str, row: StateRule, when: datetime) -> 
 
 # -- how often ---------------------------------------------------------------------------------------
 
-def _frequency(touch: Touch, rows: tuple[StateRule, ...],
-               policy: Policy) -> tuple[int, datetime | None, list[datetime]]:
-    """(the cap, when the count falls below it if it is reached now else None, the calls counted). A call stamped
-    a moment after `at` (another replica's clock) counts too: the cap errs strict."""
-    caps = [r.max_calls_per_24h for r in rows if r.max_calls_per_24h is not None]
-    cap = min([*caps, policy.calls_per_24h])
-    recent = sorted(t for t in touch.recent_calls if touch.at - DAY < t)
-    if len(recent) < cap:
-        return cap, None, recent
-    return cap, recent[len(recent) - cap] + DAY, recent
+@dataclass(frozen=True)
+class _Cap:
+    """One cap on the touch: at most `limit` touches of `channels` per rolling 24 hours."""
+
+    limit: int
+    channels: frozenset[str]
+    source: str  # the citation
+    who: str  # who sets it, for the message
+    counted: tuple[Counted, ...]  # the touches of its channels in the 24 hours before the touch, oldest first
+
+    @property
+    def frees_at(self) -> datetime | None:
+        """When the count falls below the limit, if it is reached now."""
+        if len(self.counted) < self.limit:
+            return None
+        return self.counted[len(self.counted) - self.limit].at + DAY
 
 
-def _cap_source(rows: tuple[StateRule, ...], cap: int, policy: Policy) -> tuple[str, str]:
-    """(the citation, who sets it) of the cap in force."""
-    for row in rows:
-        if row.max_calls_per_24h == cap and cap <= policy.calls_per_24h:
-            return row.statute, f"{row.state} ({row.statute})"
-    return PLATFORM_CAP_SOURCE, "the platform"
+def _release(cap: _Cap) -> datetime:
+    frees_at = cap.frees_at
+    assert frees_at is not None
+    return frees_at
+
+
+def _caps(touch: Touch, rows: tuple[StateRule, ...], policy: Policy) -> list[_Cap]:
+    """The caps on the touch: each state row's that covers its channel (counting every channel the row covers), and
+    the platform's for its channel. A touch stamped a moment after `at` (another replica's clock) counts too: the
+    caps err strict."""
+    recent = sorted((t for t in touch.recent if touch.at - DAY < t.at), key=lambda t: t.at)
+    caps = [_Cap(r.max_calls_per_24h, r.channels, r.statute, f"{r.state} ({r.statute})",
+                 tuple(t for t in recent if t.channel in r.channels))
+            for r in rows if r.max_calls_per_24h is not None]
+    own = frozenset((touch.channel,))
+    caps.append(_Cap(policy.per_24h(touch.channel), own, PLATFORM_CAP_SOURCES[touch.channel], "the platform",
+                     tuple(t for t in recent if t.channel == touch.channel)))
+    return caps
+
+
+def _by_channel(touch: Touch) -> dict[str, int]:
+    """The touches counted in the 24 hours before the touch, by channel (for the log)."""
+    counts = dict.fromkeys(CHANNELS, 0)
+    for t in touch.recent:
+        if touch.at - DAY < t.at:
+            counts[t.channel] += 1
+    return counts
+
+
+def _touches(counted: tuple[Counted, ...]) -> str:
+    """'2 calls and 1 text'."""
+    calls = sum(1 for t in counted if t.channel == CALL)
+    texts = len(counted) - calls
+    parts = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((calls, "call"), (texts, "text")) if n]
+    return " and ".join(parts)
+
+
+def _things(channels: frozenset[str]) -> str:
+    return "calls and texts" if channels == frozenset(CHANNELS) else "calls" if CALL in channels else "texts"
 
 
 def _local(at: datetime, name: str) -> str:

@@ -142,12 +142,16 @@ TOOLS = {t.name: t for t in (
     Tool("get_transcript", "Call transcript", "The transcript (one 'Agent:' or 'Caller:' line per turn) and summary "
          "of a call that has ended and been reported.", "GET /api/v1/transcripts", _args({"call_id": CALL_ID}, ("call_id",)),
          "Transcript", _transcript),
-    Tool("make_call", "Place a call", "Have an agent call a phone number now. The caller (you) is responsible for "
-         "the callee's consent and do-not-call rules.", "POST /api/v1/calls",
+    Tool("make_call", "Place a call", "Have an agent call a phone number now. With compliance skip (the default) "
+         "the caller (you) is responsible for the callee's consent and do-not-call rules; with enforce the "
+         "platform's compliance decision (do-not-call, consent, the callee's legal hours, the frequency caps) runs "
+         "first and refuses with its code and what would make the call legal.", "POST /api/v1/calls",
          _args({"agent_id": {**UUID, "description": "the agent that calls"}, "to": E164,
                 "context": CALL_CREATE["properties"]["context"],
                 "lead_id": {**UUID, "description": "links the call to a lead and lets the agent use what is known "
-                            "of it"}}, ("agent_id", "to")),
+                            "of it"},
+                "compliance": CALL_CREATE["properties"]["compliance"],
+                "callee_timezone": CALL_CREATE["properties"]["callee_timezone"]}, ("agent_id", "to")),
          "CallCreated", _make_call),
 )}
 # The RPCs the tools call (as the REST routes they share handlers with do), for the route table's contract.

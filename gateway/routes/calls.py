@@ -172,17 +172,20 @@ ROUTES = [
           "days_since_first_contact and lead_source; business_name, business_phone (the calling number) and "
           "time_of_day (morning, afternoon or evening in the callee's time zone, from the number) are always set. "
           "API-initiated calls skip the built-in compliance checks unless compliance is enforce: by default the "
-          "caller answers for consent and do-not-call. With compliance enforce the platform's outbound compliance "
-          "decision runs before anything reaches the voice provider, and every decision is logged (GET "
-          "/api/v1/compliance/decisions). It refuses with 400 and a message saying what would make the call legal: "
+          "caller answers for consent and do-not-call. Every call, skip or enforce, is counted against the "
+          "callee's frequency caps (with the texts sent to them) and logged (GET /api/v1/compliance/decisions): a "
+          "skipped call as allowed with rule not_checked and what the checks would have said, never refused. With "
+          "compliance enforce the platform's outbound compliance decision runs before anything reaches the voice "
+          "provider. It refuses with 400 and a message saying what would make the call legal: "
           "number_on_dnc (the business's or the platform's do-not-call list, or a lead marked do_not_contact), "
           "number_opted_out (an opt-out, or no consent basis: an opt-in recorded with POST /api/v1/sms/consent, "
           "the callee having called or texted the business within "
           f"{messaging_domain.CONVERSATIONAL_CONSENT_DAYS} days, or a lead marked converted), or tcpa_violation: "
           "outside the callee's legal window (08:00-21:00 federal, stricter state rules by area code and by the "
           "lead's stated state, Sundays and legal holidays where a state forbids them) in every time zone the "
-          "callee may be in (callee_timezone, the lead's state, the area code's zones), or over the frequency cap "
-          "(the state's, else the platform's, per callee over 24 hours), or outside the business's own calling "
+          "callee may be in (callee_timezone, the lead's state, the area code's zones), or over a frequency cap "
+          "(over 24 hours per callee: a state's, counting the channels its law covers, e.g. Florida's 3 calls and "
+          "texts together; and the platform's COMPLIANCE_CALLS_PER_24H calls), or outside the business's own calling "
           "hours when it saved them in its SDR config (PUT /api/sdr/config: business_hours_start/end in the "
           "callee's local time, stricter than the law, never looser); the message names the rule and the "
           "instant the call becomes legal. Numbers outside the US get the federal window in their own zones. "
@@ -190,7 +193,9 @@ ROUTES = [
           "returns the first call (201), with another body 409 conflict. When the provider refuses the call it is "
           "500 call_failed, the call is recorded failed with the provider's reason, and the key is freed for a "
           "retry. " + STATUSES,
-          budget=Budget(sql=4, transaction=2, rpc=3, provider=1)),
+          # Every call, compliance skip too, is decided and counted by messaging (DecideCall: the callee's lock,
+          # their standing and touches, the logged decision and its ledger row in one transaction; issue 50).
+          budget=Budget(sql=9, transaction=3, rpc=4, provider=1)),
     Route("GET", f"{V1}/calls", list_calls, "List calls newest first, or read one with ?id=", "calls",
           scope="calls:read", query=page_query(50, 100, id=UUID, agent_id=UUID, status=CALL_STATUS),
           response=("CallList", "Call"), read_one=get_call, errors=ERRORS,

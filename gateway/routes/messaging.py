@@ -110,15 +110,22 @@ ROUTES = [
           f"{domain.CONVERSATIONAL_CONSENT_DAYS} days), content_blocked (naming the rule: "
           f"{', '.join(domain.CONTENT_RULES)}), tcpa_violation (outside 08:00-21:00 in the recipient's time zone - "
           "the lead's stated US state, else the number's zones, the window legal in all of them; numbers that "
-          "cannot be narrowed below their country code use the sending number's zones - saying when texting "
-          "opens). An agent of another business, or one without a number, is 404 not_found. The text is written "
+          "cannot be narrowed below their country code use the sending number's zones - or a state's stricter "
+          "window, or a frequency cap reached: the platform's COMPLIANCE_TEXTS_PER_24H texts to one person in 24 "
+          "hours, or a state's cap counting calls and texts together, such as Florida's 3; saying when texting "
+          "opens). The legal refusals come first so the answer says what no rewording can fix; a content refusal "
+          "comes before a wait for the time. Every text sent, whatever path sent it (this route, a communication "
+          "run, the sales pipeline), is counted against the recipient's caps together with the calls placed to "
+          "them. An agent of another business, or one without a number, is 404 not_found. The text is written "
           "to its thread first; when the provider refuses it, it is recorded failed and the answer is 500 "
           "sms_send_failed, except when the provider refuses it because the recipient replied STOP to the agent's "
           "number there (its own opt-out handling): then their opt-out is recorded too (source provider) and the "
           "answer is 400 number_opted_out. Emits sms.sent, then sms.delivered or sms.failed as the carrier "
           "reports.",
           # The agent's number is kept by messaging (services/messaging/senders.py): once warm, no RPC to agents.
-          budget=Budget(sql=7, transaction=2, rpc=2, provider=1)),
+          # The decision is made under the recipient's lock, their touches counted and the text's ledger row written
+          # with the message (issue 50): three statements more than an uncounted send.
+          budget=Budget(sql=10, transaction=2, rpc=2, provider=1)),
     Route("GET", f"{V1}/sms/conversations", list_conversations, "Text threads, latest message first", "sms",
           scope="sms:read", query=page_query(50, 100, id=UUID), read_one=get_conversation,
           response=("ConversationList", "Conversation"),

@@ -7,11 +7,13 @@ transaction), asks the provider with no transaction open, and then records the p
 provider refuses, the call is recorded `failed` with the provider's reason and the idempotency key is freed,
 so a retry places the call: no call is left `queued` without a provider call behind it.
 
-With compliance `enforce` the outbound compliance decision (messaging's DecideCall: do-not-call, consent, the
-callee's legal window in every zone they may be in, state rules, the frequency cap) comes first, before anything
-is written or sent: a refusal is its 400 code; a deferral is refused the same way for an immediate call
-(CreateCall) and returned as data to a caller that can wait (PlaceCall). A call the provider then refuses frees
-the frequency slot its decision took.
+Every call is counted in the touch ledger against the callee's frequency caps (messaging's DecideCall, before
+anything is written or sent), whatever its compliance mode. With `enforce` the decision (do-not-call, consent, the
+callee's legal window in every zone they may be in, state rules, the frequency caps) may refuse it: a refusal is
+its 400 code; a deferral is refused the same way for an immediate call (CreateCall) and returned as data to a
+caller that can wait (PlaceCall). With `skip` (the API's default, the spec's "the caller is responsible") the call
+is counted and its decision logged as not checked, never refused. A call the provider then refuses frees the slot
+its decision took.
 """
 from __future__ import annotations
 
@@ -152,7 +154,7 @@ class Calls:
             "max_duration": domain.check_max_duration(new.max_duration), "compliance": new.compliance,
             "callee_timezone": zones.check_zone(new.callee_timezone, "callee_timezone") if new.callee_timezone
             else None,
-            "actor": new.actor or "enforced_call",
+            "actor": new.actor or ("enforced_call" if enforced else compliance.UNCHECKED),
             "business_hours": new.business_hours,
             "reference": optional_text(new.reference, "reference", domain.REFERENCE_MAX),
             "external_ref": optional_text(new.external_ref, "external_ref", domain.REFERENCE_MAX),
@@ -185,13 +187,11 @@ class Calls:
         lead = await self._lead(request["lead_id"], profile.business_id, request["to"])
         business_name = await self.others.workspaces.business_name(profile.business_id)
         call_id = new_id()
-        decision = None
-        if request["compliance"] == "enforce":
-            decision = await self._decide(request, profile, lead, call_id)
-            if decision.outcome == "refuse":
-                raise ServiceError(decision.code, decision.message)
-            if decision.outcome == "defer":
-                return decision
+        decision = await self._decide(request, profile, lead, call_id)
+        if decision.outcome == "refuse":
+            raise ServiceError(decision.code, decision.message)
+        if decision.outcome == "defer":
+            return decision
         now = utcnow()
         variables = domain.enrichment(to=request["to"], now=now, name=request["name"],
                                       lead=domain.lead_facts(lead) if lead else None, business_name=business_name,
@@ -217,8 +217,7 @@ class Calls:
             async with self.db.transaction() as conn:
                 await self.calls_in(conn).change(call_id, {"status": "failed", "updated_at": utcnow(),
                                                            "ended_reason": f"provider refused: {exc.message}"[:500]})
-            if decision is not None:
-                await self._release_slot(decision.id)
+            await self._release_slot(decision.id)
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
         async with self.db.transaction() as conn:
             repository = self.calls_in(conn)
@@ -228,8 +227,8 @@ class Calls:
 
     async def _decide(self, request: dict, profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:
-        """The compliance decision on this call, logged by the messaging service (for the call or its touch); a
-        call of the API (actor enforced_call) keeps to the calling hours the business saved."""
+        """The compliance decision on this call, logged by the messaging service (for the call or its touch) and
+        counted; an enforced call of the API (actor enforced_call) keeps to the calling hours the business saved."""
         business_hours = request["business_hours"]
         if request["actor"] == "enforced_call":
             business_hours = await self.others.leads.saved_business_hours(profile.business_id)

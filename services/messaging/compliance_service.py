@@ -1,12 +1,15 @@
 """The outbound compliance decisions: made with what the messaging service knows of a person (its do-not-call lists
-and consent history), logged append-only, and for calls counted against the callee's frequency cap.
+and consent history), logged append-only, and every touch let through counted in the touch ledger against the
+callee's frequency caps.
 
-The decision itself is core.compliance.decision (pure); this module loads its facts and keeps its records. A call's
-decision (DecideCall, asked by the calls service before anything reaches the voice provider) is made under a lock
-on the business's callee: the calls counted and the slot an allowed call takes are read and written under it, so
-touches racing from two runs cannot both take the last slot. A call the provider then refused frees its slot
-(ReleaseCallSlot), so the count is of calls actually placed. A text's decision is made by Texts.send and logged
-in the transaction that writes the message (a text refused or deferred is logged alone).
+The decision itself is core.compliance.decision (pure); this module loads its facts and keeps its records. Every
+decision is made under a lock on the business's callee (`decide_locked`), in the transaction that records its
+touch: the touches counted and the slot an allowed touch takes are read and written under it, so touches racing
+from two runs, or a call and a text, cannot both take the last slot. A call's decision is DecideCall, asked by the
+calls service before anything reaches the voice provider, for every call: a call placed with compliance skip is
+counted and logged too, never refused. A call the provider then refused frees its slot (ReleaseCallSlot), so the
+count is of touches actually placed. A text's decision is made by Texts.send in the transaction that writes the
+message (services.messaging.service).
 
 The facts can also be read without deciding (GetStandings, for a communication run previewing its plan with the
 pure decision): for many callees at once, in a constant number of queries.
@@ -14,7 +17,7 @@ pure decision): for many callees at once, in a constant number of queries.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from core import tenant
@@ -39,7 +42,7 @@ STANDINGS_MAX = 10_000  # phones per GetStandings
 class CalleeStanding:
     phone: str
     standing: compliance.Standing
-    recent_calls: list[datetime]  # counted against the frequency cap, oldest first
+    recent: list[compliance.Counted]  # the touches counted against the frequency caps, oldest first
 
 
 def accessible_business(business_id: str) -> str:
@@ -68,7 +71,7 @@ class Compliance:
                                    consent=domain.consent_state(evidence_of(history), now))
 
     async def standings(self, business_id: str, phones) -> list[CalleeStanding]:
-        """Each distinct phone's standing and its calls in the last 24 hours (what decide_call reads), in the order
+        """Each distinct phone's standing and its touches in the last 24 hours (what a decision reads), in the order
         asked; three queries however many phones, nothing logged and no slot taken."""
         business_id = accessible_business(business_id)
         if len(phones) > STANDINGS_MAX:
@@ -77,7 +80,7 @@ class Compliance:
         now = utcnow()
         async with self.db.read() as conn:
             found = await store.standings(conn, business_id, checked)
-            recent = await store.recent_calls_of(conn, business_id, checked, now - compliance.DAY)
+            recent = await store.recent_touches_of(conn, business_id, checked, now - compliance.DAY)
         return [CalleeStanding(phone, self._standing(phone, *found[phone], now), recent[phone]) for phone in checked]
 
     async def decide_call(self, call: domain.CallToDecide):
@@ -92,25 +95,39 @@ class Compliance:
             lead_state=call.lead_state or None, lead_status=call.lead_status or None)
         business_hours = domain.calling_hours(call.business_hours)
         async with self.db.transaction() as conn:
-            await store.lock_callee(conn, business_id, callee.phone)
-            now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
-            standing = await self.standing(self.messaging_in(conn), business_id, callee.phone, now)
-            recent = await store.recent_calls(conn, business_id, callee.phone, now - compliance.DAY)
-            touch = compliance.Touch(CALL, now, sender=call.sender or None, business_hours=business_hours,
-                                     recent_calls=tuple(recent))
-            decided = compliance.decide(touch, callee, standing, self.policy)
-            logged = await self.log(self.messaging_in(conn), business_id, CALL, callee, decided, call.actor,
-                                    call.reference or None, now)
-            if decided.allowed:
-                await store.take_call_slot(conn, decision_id=logged.id, business_id=business_id,
-                                           phone=callee.phone, placed_at=now)
+            decided, now = await self.decide_locked(conn, business_id, compliance.Touch(
+                CALL, utcnow(), sender=call.sender or None, business_hours=business_hours), callee)
+            if call.actor == compliance.UNCHECKED:
+                decided = compliance.counted_only(decided)
+            return await self.record(conn, business_id, CALL, callee, decided, call.actor, call.reference or None,
+                                     now)
+
+    async def decide_locked(self, conn, business_id: str, touch: compliance.Touch,
+                            callee: compliance.Callee) -> tuple[compliance.Decision, datetime]:
+        """(the decision on `touch`, made now, and that now) in the caller's transaction, which holds the callee's
+        lock from here to its end: record the touch (and its slot) before it ends."""
+        messaging = self.messaging_in(conn)
+        await messaging.lock_callee(business_id, callee.phone)
+        now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
+        standing = await self.standing(messaging, business_id, callee.phone, now)
+        recent = await messaging.recent_touches(business_id, callee.phone, now - compliance.DAY)
+        return compliance.decide(replace(touch, at=now, recent=tuple(recent)), callee, standing, self.policy), now
+
+    async def record(self, conn, business_id: str, channel: str, callee: compliance.Callee,
+                     decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
+        """The decision logged (the row), and the touch it lets through counted in the ledger."""
+        messaging = self.messaging_in(conn)
+        logged = await self.log(messaging, business_id, channel, callee, decided, actor, reference, now)
+        if decided.allowed:
+            await messaging.count_touch(decision_id=logged.id, business_id=business_id, phone=callee.phone,
+                                        channel=channel, placed_at=now)
         return logged
 
-    async def release_call_slot(self, decision_id: str) -> None:
+    async def release_touch(self, decision_id: str) -> None:
         who = tenant.require_account()
         require_uuid(decision_id, "decision_id")
         async with self.db.transaction() as conn:
-            if not await store.release_call_slot(conn, decision_id, who.business_ids, utcnow()):
+            if not await self.messaging_in(conn).release_touch(decision_id, who.business_ids, utcnow()):
                 raise not_found("call slot")
 
     @staticmethod
@@ -121,12 +138,6 @@ class Compliance:
             outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
             message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
             inputs=decided.inputs, decided_at=now)
-
-    async def log_alone(self, business_id: str, channel: str, callee: compliance.Callee,
-                        decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
-        """A decision that writes nothing else (a refused or deferred text), in its own transaction; the logged row."""
-        async with self.db.transaction() as conn:
-            return await self.log(self.messaging_in(conn), business_id, channel, callee, decided, actor, reference, now)
 
     async def decisions(self, business_id: str | None, phone: str | None, lead_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)

@@ -4,14 +4,16 @@ unit of work's handle. It only stores and finds; the rules stay in domain.py, co
 
 `SqlMessaging` is the production one, over store.py; the fast test tier has an in-memory one
 (tests/memory/messaging.py), and the same behaviour tests run on both (tests/storage_contracts.py). The thread and
-message reads, inbound texts and status callbacks (provider_service.py), the call slots of a call's decision,
+message reads, inbound texts and status callbacks (provider_service.py), the standings of many callees at once,
 email and reconciliation stay on store.py directly."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.compliance.decision import Counted
 from core.pagination import Page, Paged, fetch_page
 from services.messaging import store
 from services.messaging.store import dnc_entries
@@ -38,6 +40,20 @@ class MessagingRepository(Protocol):
 
     async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any]]:
         """The phone's listed do-not-call entry of the business (or None) and its consent history, oldest first."""
+
+    async def lock_callee(self, business_id: str, phone: str) -> None:
+        """Serialize the decisions on one business's callee until the transaction ends (its touches are counted and
+        a slot taken under it, so two touches racing cannot both take the last slot)."""
+
+    async def recent_touches(self, business_id: str, phone: str, since: datetime) -> list[Counted]:
+        """The touches of the ledger to the phone placed after `since` and not released, oldest first."""
+
+    async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
+                          placed_at: datetime) -> None:
+        """The touch a logged decision let through, in the ledger."""
+
+    async def release_touch(self, decision_id: str, business_ids, at: datetime) -> bool:
+        """Free the slot of a touch never placed; False when the businesses hold no such slot."""
 
     async def add_consent(self, **values: Any) -> None:
         """Record a consent event (store.consent_events' columns)."""
@@ -84,6 +100,20 @@ class SqlMessaging:
     async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any]]:
         entry, history = await store.standing(self.conn, business_id, phone)
         return entry, history
+
+    async def lock_callee(self, business_id: str, phone: str) -> None:
+        await store.lock_callee(self.conn, business_id, phone)
+
+    async def recent_touches(self, business_id: str, phone: str, since: datetime) -> list[Counted]:
+        return (await store.recent_touches_of(self.conn, business_id, [phone], since))[phone]
+
+    async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
+                          placed_at: datetime) -> None:
+        await store.count_touch(self.conn, decision_id=decision_id, business_id=business_id, phone=phone,
+                                channel=channel, placed_at=placed_at)
+
+    async def release_touch(self, decision_id: str, business_ids, at: datetime) -> bool:
+        return await store.release_touch(self.conn, decision_id, business_ids, at)
 
     async def add_consent(self, **values: Any) -> None:
         await store.add_consent(self.conn, **values)

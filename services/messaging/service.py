@@ -1,14 +1,18 @@
 """Sending texts and reading the threads.
 
-A send checks the content rules, then asks the outbound compliance decision (do-not-call lists, a lead marked
-do_not_contact, consent, the quiet hours of every zone the recipient may be in and of their state): a refusal or
-deferral is logged and answered with its code and what to do. An allowed send writes the message to its thread as
-`pending` with its decision logged, in one short transaction,
+A send asks the outbound compliance decision (do-not-call lists, a lead marked do_not_contact, consent, the
+frequency caps over every call and text of the ledger, the quiet hours of every zone the recipient may be in and of
+their state) under the recipient's lock, in the transaction that writes the message: its answers come in the order
+most useful to the sender: a legal refusal (number_on_dnc, number_opted_out), then the content rules
+(content_blocked), then a deferral for the time (tcpa_violation, with when texting opens). A refusal or deferral
+is logged and answered with its code and what to do. An allowed send writes the message to its thread as `pending`
+with its decision logged and its touch counted, in one short transaction,
 hands it to the provider with no transaction held, and records the provider's answer: its sid and status with
 `sms.sent`, or `failed` with `sms.failed` and a 500 sms_send_failed. A refusal because the recipient replied STOP
 to the sender at the provider (Twilio's 21610: its own opt-out handling, which our consent history may not know of,
 e.g. an opt-in recorded through the API after the STOP) also records their opt-out (source `provider`) in the same
-transaction and answers 400 number_opted_out, so the next send is refused by our own check. The provider's status
+transaction and answers 400 number_opted_out, so the next send is refused by our own check; a text the provider
+refused frees its slot in the ledger (one of unknown outcome stays counted). The provider's status
 callbacks then move
 the message forward (services.messaging.provider_service). The callback URL carries our message id, so a
 callback that overtakes the provider's answer still finds its message.
@@ -23,12 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from typing import Any
 
 from core import tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
-from core.compliance.rules import SMS
+from core.compliance.rules import SMS, Hours
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
@@ -99,6 +103,17 @@ def status_callback_url(base_url: str, message_id: str) -> str:
     return f"{base_url}{STATUS_PATH}?message_id={message_id}"
 
 
+@dataclass(frozen=True)
+class Written:
+    """What a send's transaction did (Texts._write): its decision and the logged row, and the message written (None
+    when the decision did not allow it); `fresh` False: the message of a racing send with the same key."""
+
+    decision: compliance.Decision
+    logged: Any
+    message: Any = None
+    fresh: bool = True
+
+
 class _KeyTaken(Exception):
     """A racing send claimed the idempotency key first (Texts._write)."""
 
@@ -135,31 +150,22 @@ class Texts:
                 return Sent(same_text(earlier, text, sender), sender)
         tenant.current().require_good_standing(business_id, "sending texts")
         lead = await self._lead(business_id, to, text.lead_id)
-        refusal = domain.content_refusal(text.body)
-        if refusal is not None:
-            raise refusal
-        now = utcnow()
         callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
                                    lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
-        async with self.db.read() as conn:
-            standing = await self.compliance.standing(self.messaging_in(conn), business_id, to, now)
-        decided = compliance.decide(compliance.Touch(SMS, now, sender=sender, business_hours=business_hours),
-                                    callee, standing)
-        if not decided.allowed:
-            logged = await self.compliance.log_alone(business_id, SMS, callee, decided, text.actor, text.reference,
-                                                     now)
-            if decided.outcome == compliance.DEFER:
-                return logged
-            raise decided.refusal()
-        # Once written, the text goes to the provider and its outcome is recorded even if the caller goes away, so
-        # a retry with the same key gets this message instead of a pending one that never went out.
-        return await to_completion(self._send_written(business_id, sender, text, callee, decided, now))
+        # Once decided, an allowed text goes to the provider and its outcome is recorded even if the caller goes
+        # away, so a retry with the same key gets this message instead of a pending one that never went out.
+        return await to_completion(self._send_decided(business_id, sender, text, callee, business_hours))
 
-    async def _send_written(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
-                            decided: compliance.Decision, now: datetime) -> Sent:
+    async def _send_decided(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
+                            business_hours: Hours | None):
         to = text.to
-        row, written = await self._write(business_id, sender, text, callee, decided, now)
-        if not written:
+        written = await self._write(business_id, sender, text, callee, business_hours)
+        if written.message is None:
+            if written.decision.outcome == compliance.DEFER:
+                return written.logged
+            raise written.decision.refusal()
+        row = written.message
+        if not written.fresh:
             return Sent(same_text(row, text, sender), sender)  # a racing send with the same key wrote first
         try:
             accepted = await self.sms.send_message(to=to, from_=sender, body=text.body,
@@ -175,7 +181,7 @@ class Texts:
                                    "our check says what became of it; to learn it, repeat the request with the same "
                                    "Idempotency-Key (never without one: that could text twice)") from None
             opted_out = exc.code == UNSUBSCRIBED_RECIPIENT
-            await self._record_failure(row, exc, opted_out)
+            await self._record_failure(row, exc, str(written.logged.id), opted_out)
             if opted_out:
                 raise ServiceError("number_opted_out", f"{to} replied STOP to {sender}: the messaging provider refuses "
                                    f"texts to them from it ({exc.code}), and their opt-out is now recorded. Texts "
@@ -192,27 +198,41 @@ class Texts:
         return await self.others.leads.lead_with_phone(business_id, phone)
 
     async def _write(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
-                     decided: compliance.Decision, now: datetime) -> tuple[object, bool]:
-        """(the pending message on its thread, with the decision that allowed it logged in the same transaction,
-        True); or, when a racing send claimed the idempotency key first, (that send's message, False) with nothing
-        written."""
-        lead_id = callee.lead_id
+                     business_hours: Hours | None) -> Written:
+        """The decision on the text, made under the recipient's lock, and in the same transaction either the
+        pending message on its thread with the decision logged and the touch counted, or the refusal or deferral
+        logged alone; when a racing send claimed the idempotency key first, that send's message with nothing
+        written. Content that breaks the rules is refused (content_blocked) after a legal refusal, before a
+        deferral, with nothing logged."""
+        message_id = new_id()
         try:
             async with self.db.transaction() as conn:
+                decided, now = await self.compliance.decide_locked(
+                    conn, business_id, compliance.Touch(SMS, utcnow(), sender=sender, business_hours=business_hours),
+                    callee)
+                if decided.outcome != compliance.REFUSE:
+                    refusal = domain.content_refusal(text.body)
+                    if refusal is not None:
+                        raise refusal
+                if not decided.allowed:
+                    logged = await self.compliance.record(conn, business_id, SMS, callee, decided, text.actor,
+                                                          text.reference, now)
+                    return Written(decided, logged)
                 row = await self.messaging_in(conn).add_to_thread(
-                    business_number=sender, contact_number=text.to, id=new_id(), business_id=business_id,
+                    business_number=sender, contact_number=text.to, id=message_id, business_id=business_id,
                     direction="outbound", from_number=sender, to_number=text.to, body=text.body,
-                    status=domain.PENDING, agent_id=text.agent_id, lead_id=lead_id,
+                    status=domain.PENDING, agent_id=text.agent_id, lead_id=callee.lead_id,
                     idempotency_key=text.idempotency_key, external_ref=text.external_ref, touch_id=text.touch_id,
                     created_at=now, updated_at=now)
                 if row is None:
                     raise _KeyTaken  # rolls back even the thread: the winner's message is on its own
-                await self.compliance.log(self.messaging_in(conn), business_id, SMS, callee, decided, text.actor,
-                                          text.reference or str(row.id), now)
-                return row, True
+                logged = await self.compliance.record(conn, business_id, SMS, callee, decided, text.actor,
+                                                      text.reference or message_id, now)
+                return Written(decided, logged, row)
         except _KeyTaken:
             async with self.db.read() as conn:
-                return await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key), False
+                earlier = await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key)
+            return Written(decided, None, earlier, fresh=False)
 
     async def _record_unknown(self, row, exc: ProviderError):
         """The text is unknown (no sms.failed: it may have gone out; services.messaging.reconciliation finds out),
@@ -225,12 +245,13 @@ class Texts:
                                                       "updated_at": utcnow()})
         return None
 
-    async def _record_failure(self, row, exc: ProviderError, opted_out: bool = False) -> None:
-        """The text failed (sms.failed); `opted_out`: the provider refused it because the recipient replied STOP,
-        which goes into their consent history too."""
+    async def _record_failure(self, row, exc: ProviderError, decision_id: str, opted_out: bool = False) -> None:
+        """The text failed (sms.failed) and its slot in the ledger is freed (`decision_id`'s); `opted_out`: the
+        provider refused it because the recipient replied STOP, which goes into their consent history too."""
         now = utcnow()
         async with self.db.transaction() as conn:
             messaging = self.messaging_in(conn)
+            await messaging.release_touch(decision_id, (str(row.business_id),), now)
             failed = await messaging.change_message(row.id, {
                 "status": "failed", "error_code": str(exc.code) if exc.code else None, "error_message": str(exc),
                 "updated_at": now})

@@ -5,7 +5,6 @@ from dataclasses import replace
 from datetime import timedelta
 
 from core.bus import PROVIDER_STREAM
-from core.compliance import decision
 from core.grpc_server import Runtime
 from core.ids import utcnow
 from core.messages import optional, set_timestamp, struct
@@ -79,8 +78,8 @@ def standing_message(found: CalleeStanding) -> messaging_pb2.CalleeStanding:
     msg = messaging_pb2.CalleeStanding(phone=found.phone, platform_dnc=found.standing.platform_dnc,
                                        consent=found.standing.consent)
     set_timestamp(msg, "business_dnc_since", found.standing.business_dnc_since)
-    for at in found.recent_calls:
-        msg.recent_calls.add().FromDatetime(at)
+    for counted in found.recent:
+        msg.recent_touches.add(channel=counted.channel).at.FromDatetime(counted.at)
     return msg
 
 
@@ -207,7 +206,7 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         return decision_message(await self.compliance.decide_call(call_to_decide(request)))
 
     async def ReleaseCallSlot(self, request, context):
-        await self.compliance.release_call_slot(request.decision_id)
+        await self.compliance.release_touch(request.decision_id)
         return messaging_pb2.ReleaseCallSlotReply()
 
     async def GetStandings(self, request, context):
@@ -239,7 +238,7 @@ def build(runtime: Runtime) -> MessagingServicer:
     sms = runtime.closing(configured.sms(s))
     consents = Consents(runtime.db, frozenset(s.platform_dnc))
     compliance = Compliance(runtime.db, consents.platform_dnc,
-                            decision.Policy(calls_per_24h=s.compliance_calls_per_24h))
+                            s.compliance_policy())
     others = grpc_neighbours(runtime.client)
     senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
     runtime.run(senders)

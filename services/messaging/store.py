@@ -9,6 +9,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
+from core.compliance.decision import Counted
 from core.db import lock_until_commit
 from core.inbox import inbox_table
 from core.leases import lease_columns
@@ -401,28 +402,31 @@ async def lock_callee(conn: AsyncConnection, business_id: str, phone: str) -> No
     await lock_until_commit(conn, "compliance-callee", f"{business_id}:{phone}")
 
 
-async def recent_calls(conn: AsyncConnection, business_id: str, phone: str, since: datetime) -> list[datetime]:
-    return (await recent_calls_of(conn, business_id, [phone], since))[phone]
-
-
-async def recent_calls_of(conn: AsyncConnection, business_id: str, phones: list[str],
-                          since: datetime) -> dict[str, list[datetime]]:
-    """{phone: the times of the calls counted against its frequency cap since `since`, oldest first}, in one
-    statement."""
+async def recent_touches_of(conn: AsyncConnection, business_id: str, phones: list[str],
+                            since: datetime) -> dict[str, list[Counted]]:
+    """{phone: the touches (calls and texts) counted against its frequency caps since `since`, oldest first}, in
+    one statement."""
     s = counted_touches.c
-    placed: dict[str, list[datetime]] = {phone: [] for phone in phones}
-    for phone, at in await conn.execute(sa.select(s.phone, s.placed_at).where(
-            s.business_id == business_id, s.phone == _any(phones), s.channel == "call", s.placed_at > since,
-            s.released_at.is_(None)).order_by(s.placed_at)):
-        placed[phone].append(at)
+    placed: dict[str, list[Counted]] = {phone: [] for phone in phones}
+    for phone, channel, at in await conn.execute(sa.select(s.phone, s.channel, s.placed_at).where(
+            s.business_id == business_id, s.phone == _any(phones), s.placed_at > since, s.released_at.is_(None))
+            .order_by(s.placed_at)):
+        placed[phone].append(Counted(channel, at))
     return placed
 
 
-async def take_call_slot(conn: AsyncConnection, **values) -> None:
-    await conn.execute(counted_touches.insert().values(channel="call", **values))
+_COUNT_TOUCH = counted_touches.insert()
 
 
-async def release_call_slot(conn: AsyncConnection, decision_id: str, business_ids, at: datetime) -> bool:
+async def count_touch(conn: AsyncConnection, *, decision_id: str, business_id: str, phone: str, channel: str,
+                      placed_at: datetime) -> None:
+    """The touch a logged decision let through, in the ledger (under the callee's lock: lock_callee)."""
+    await conn.execute(_COUNT_TOUCH, {"decision_id": decision_id, "business_id": business_id, "phone": phone,
+                                      "channel": channel, "placed_at": placed_at})
+
+
+async def release_touch(conn: AsyncConnection, decision_id: str, business_ids, at: datetime) -> bool:
+    """Free the slot of a touch that was never placed (the provider refused it); False when none is held."""
     s = counted_touches.c
     released = await conn.execute(counted_touches.update().where(
         s.decision_id == decision_id, s.business_id.in_(business_ids), s.released_at.is_(None))

@@ -251,7 +251,8 @@ class Facts:
 
     standing: compliance.Standing = field(default_factory=compliance.Standing)
     callee: compliance.Callee | None = None  # the lead as the compliance decision knows it (None: no phone)
-    recent_calls: tuple[datetime, ...] = ()
+    recent: tuple[compliance.Counted, ...] = ()  # the touches of the ledger in the last 24 hours
+    policy: compliance.Policy = field(default_factory=compliance.Policy)  # the platform's configured caps
 
 
 def next_action(lead: Signals, segment_: str, config: Config, facts: Facts | None, now: datetime) -> NextAction:
@@ -288,8 +289,8 @@ def next_action(lead: Signals, segment_: str, config: Config, facts: Facts | Non
             return NextAction(channel, f"segment {segment_}: {_A[channel]}{instead}")
         assert lead.phone is not None  # reachable: a call or a text has the lead's phone
         decided = compliance.decide(
-            compliance.Touch(channel, now, business_hours=config.business_hours, recent_calls=facts.recent_calls),
-            facts.callee or compliance.Callee(lead.phone), facts.standing)
+            compliance.Touch(channel, now, business_hours=config.business_hours, recent=facts.recent),
+            facts.callee or compliance.Callee(lead.phone), facts.standing, facts.policy)
         if decided.allowed:
             return NextAction(channel, f"segment {segment_}: {_A[channel]} now, inside the lead's legal window and "
                               f"business hours{instead}")

@@ -148,7 +148,7 @@ class PipelineParts:
 
     @classmethod
     def of(cls, runtime: Runtime, others: Neighbours) -> PipelineParts:
-        pipeline = Pipeline(runtime.db, others)
+        pipeline = Pipeline(runtime.db, others, runtime.settings.compliance_policy())
         actions = Actions(runtime.db, pipeline, others)
         run = PipelineRun(pipeline, actions)
         return cls(pipeline, actions, run, ScheduledRunner(runtime.db, run, others))

@@ -85,8 +85,9 @@ def pipeline_lead(row, config: rules.Config, now: datetime) -> PipelineLead:
 
 
 class Pipeline:
-    def __init__(self, db: Database, others: Neighbours):
+    def __init__(self, db: Database, others: Neighbours, policy: compliance.Policy):
         self.db, self.others = db, others  # asked as the caller (services.sdr.ports)
+        self.policy = policy  # the platform's configured caps (core.settings), for the decisions it previews
 
     # -- config ---------------------------------------------------------------------------------------------
 
@@ -240,10 +241,10 @@ class Pipeline:
         facts = {}
         for row in rows:
             if row.phone in found:
-                standing, calls = found[row.phone]
+                standing, recent = found[row.phone]
                 callee = compliance.Callee(row.phone, lead_id=str(row.id), lead_state=row.state,
                                            lead_status=row.status)
-                facts[str(row.id)] = rules.Facts(standing, callee, calls)
+                facts[str(row.id)] = rules.Facts(standing, callee, recent, self.policy)
         return facts
 
 

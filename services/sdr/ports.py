@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Protocol
 
 from core.compliance import decision as compliance
@@ -53,7 +53,7 @@ class Touch:
     context: str | None = None
 
 
-Standings = dict[str, tuple[compliance.Standing, tuple[datetime, ...]]]
+Standings = dict[str, tuple[compliance.Standing, tuple[compliance.Counted, ...]]]
 Placed = Made | common_pb2.ComplianceDecision  # made, or deferred by compliance (nothing placed)
 
 
@@ -74,7 +74,7 @@ class Accounts(Protocol):
 
 class Messaging(Protocol):
     async def standings(self, business_id: str, phones: list[str]) -> Standings:
-        """Each phone's standing (do-not-call, consent) and its calls of the last 24 hours, by phone."""
+        """Each phone's standing (do-not-call, consent) and its touches of the last 24 hours, by phone."""
 
     async def queue_email(self, to: str, subject: str, body: str, business_id: str | None = None) -> Made: ...
 
@@ -155,7 +155,8 @@ class GrpcMessaging:
             since = s.business_dnc_since.ToDatetime(tzinfo=UTC) if s.HasField("business_dnc_since") else None
             found[s.phone] = (compliance.Standing(platform_dnc=s.platform_dnc, business_dnc_since=since,
                                                   consent=s.consent or "none"),
-                              tuple(t.ToDatetime(tzinfo=UTC) for t in s.recent_calls))
+                              tuple(compliance.Counted(t.channel, t.at.ToDatetime(tzinfo=UTC))
+                                    for t in s.recent_touches))
         return found
 
     async def queue_email(self, to: str, subject: str, body: str, business_id: str | None = None) -> Made:

@@ -426,26 +426,26 @@ class Planned:
 
 
 def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
-         recent: dict[str, list[datetime]], leads: dict[str, dict[str, Any]], senders: dict[str, str],
+         recent: dict[str, list[compliance.Counted]], leads: dict[str, dict[str, Any]], senders: dict[str, str],
          policy: compliance.Policy, business_hours: Hours | None = None) -> list[Planned]:
-    """Each touch with the decision it would get at its time (nothing is stored or sent). Calls the run itself
-    places count towards the frequency cap of the touches after them. `leads` holds the business's lead of each
-    phone ({id, state, status}); `senders` the number of each agent; `business_hours` the business's own calling
-    hours (its saved SDR config's)."""
-    calls_to: dict[str, list[datetime]] = {p: list(times) for p, times in recent.items()}
+    """Each touch with the decision it would get at its time (nothing is stored or sent). The calls and texts the
+    run itself places count towards the frequency caps of the touches after them, after those of the ledger
+    (`recent`). `leads` holds the business's lead of each phone ({id, state, status}); `senders` the number of
+    each agent; `business_hours` the business's own calling hours (its saved SDR config's)."""
+    touched: dict[str, list[compliance.Counted]] = {p: list(counted) for p, counted in recent.items()}
     planned = []
     for touch in sorted(run.touches, key=lambda t: (t.scheduled_at, t.index)):
         at = max(touch.scheduled_at, now)
         lead = leads.get(touch.phone, {})
         callee = compliance.Callee(phone=touch.phone, timezone=touch.timezone, lead_id=lead.get("id"),
                                    lead_state=lead.get("state"), lead_status=lead.get("status"))
-        earlier = tuple(t for t in calls_to.get(touch.phone, ()) if at - compliance.DAY < t <= at)
+        earlier = tuple(t for t in touched.get(touch.phone, ()) if at - compliance.DAY < t.at <= at)
         decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id or ""),
-                                                     business_hours=business_hours, recent_calls=earlier),
+                                                     business_hours=business_hours, recent=earlier),
                                     callee, standings.get(touch.phone, compliance.Standing()), policy)
         one = Planned(touch, decided, at)
-        if touch.channel == "call" and one.planned_at is not None:
-            calls_to.setdefault(touch.phone, []).append(one.planned_at)
+        if one.planned_at is not None:
+            touched.setdefault(touch.phone, []).append(compliance.Counted(touch.channel, one.planned_at))
         planned.append(one)
     return sorted(planned, key=lambda p: p.touch.index)
 

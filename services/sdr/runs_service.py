@@ -107,7 +107,8 @@ class Runs:
 
     async def _standings(self, business_id: str, phones: list[str]):
         found = await self.others.messaging.standings(business_id, phones)
-        return {p: standing for p, (standing, _) in found.items()}, {p: list(calls) for p, (_, calls) in found.items()}
+        return ({p: standing for p, (standing, _) in found.items()},
+                {p: list(counted) for p, (_, counted) in found.items()})
 
     @staticmethod
     async def _leads(conn, business_id: str, phones: list[str]) -> dict[str, dict]:

@@ -4,7 +4,6 @@ replies."""
 from __future__ import annotations
 
 from core import registry
-from core.compliance.decision import Policy
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
@@ -155,7 +154,7 @@ def build(runtime: Runtime) -> SdrServicer:
     runtime.consume(held_businesses.CONSUMER,
                     held_businesses.StandingRecorder(runtime.db).handle,
                     filter_subject=held_businesses.SUBJECT)
-    runs = Runs(runtime.db, others, Policy(calls_per_24h=runtime.settings.compliance_calls_per_24h))
+    runs = Runs(runtime.db, others, runtime.settings.compliance_policy())
     reports = Reports(GrpcAnalyticsSources(clients["accounts"], clients["agents"], clients["calls"]), leads)
     names = tuple(s.name for s in registry.SERVICES)
     health = Health(GrpcHealthSources({name: runtime.channel(name) for name in names}, clients["agents"],

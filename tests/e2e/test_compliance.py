@@ -26,10 +26,15 @@ async def test_an_enforced_call_without_consent_is_refused_before_the_provider_a
     assert (refused["outcome"], refused["rule"], refused["channel"], refused["actor"]) == (
         "refuse", "no_consent_call", "call", "enforced_call")
     assert refused["code"] == "number_opted_out" and refused["message"] == body["error"]["message"]
-    # The same call without enforce skips the checks, as the spec says (the caller answers for consent).
+    # The same call without enforce skips the checks, as the spec says (the caller answers for consent): it is
+    # counted and logged, with what the checks said.
     status, skipped, _ = await place(api, key, agent_id=calling_agent["id"], to=to)
     assert status == 201, skipped
-    assert len(await decisions(api, key, phone=to)) == 1
+    logged, _ = await decisions(api, key, phone=to)
+    assert (logged["outcome"], logged["rule"], logged["actor"], logged["reference"]) == (
+        "allow", "not_checked", "unchecked_call", skipped["id"])
+    assert logged["inputs"]["checks"] == {"outcome": "refuse", "rule": "no_consent_call", "code": "number_opted_out",
+                                          "not_before": None}
 
 
 async def test_an_enforced_call_with_consent_in_the_window_is_placed_and_logged_with_its_basis(
@@ -41,7 +46,7 @@ async def test_an_enforced_call_with_consent_in_the_window_is_placed_and_logged_
     assert [c["id"] for c in await provider_calls_to(voice, to)] == [call["conversation_id"]]
     [allowed] = await decisions(api, key, phone=to)
     assert (allowed["outcome"], allowed["rule"], allowed["reference"]) == ("allow", "allowed", call["id"])
-    assert allowed["inputs"]["consent_basis"] == "opt_in" and allowed["inputs"]["calls_24h"] == 0
+    assert allowed["inputs"]["consent_basis"] == "opt_in" and allowed["inputs"]["touches_24h"] == {"call": 0, "sms": 0}
     assert allowed["inputs"]["zones"][0]["why"] == "area_code" and allowed["not_before"] is None
 
 
@@ -100,7 +105,7 @@ async def test_racing_enforced_calls_never_pass_the_frequency_cap(api, account, 
                for b in refused)
     logged = await decisions(api, key, phone=to)
     assert sorted(d["outcome"] for d in logged) == ["allow"] * 3 + ["defer"] * 3
-    assert {d["inputs"]["calls_24h"] for d in logged if d["outcome"] == "defer"} == {3}
+    assert {d["inputs"]["touches_24h"]["call"] for d in logged if d["outcome"] == "defer"} == {3}
 
 
 async def test_a_call_the_provider_refuses_frees_its_slot(api, account, voice, calling_agent):

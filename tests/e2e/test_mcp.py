@@ -283,3 +283,18 @@ async def test_the_plain_http_helpers(api, account, other_key):
     status, body, _ = await api.request("POST", f"{MCP}/tools/call", key=other_key, json={
         "name": "get_business_info", "arguments": {"business_id": account["business_id"]}})
     assert status == 200 and body["isError"] is True and body["content"][0]["text"].startswith("not_found")
+
+
+async def test_the_connectors_make_call_enforces_compliance_when_asked(api, account, calling_agent):
+    key, to = account["key"], "+13055559931"  # no consent recorded
+    async with connected(api, key, "2026-07-28") as client:
+        refused = await client.call_tool("make_call", {"agent_id": calling_agent["id"], "to": to,
+                                                       "compliance": "enforce"})
+        assert refused.is_error and "number_opted_out" in refused.content[0].text
+        placed = await client.call_tool("make_call", {"agent_id": calling_agent["id"], "to": to})
+        assert not placed.is_error, placed.content
+    status, page, _ = await api.request("GET", "/api/v1/compliance/decisions", key=key, params={"phone": to})
+    logged = page["decisions"]
+    assert [(d["actor"], d["outcome"], d["rule"]) for d in logged] == [
+        ("unchecked_call", "allow", "not_checked"), ("enforced_call", "refuse", "no_consent_call")]
+    assert logged[0]["inputs"]["checks"]["code"] == "number_opted_out"

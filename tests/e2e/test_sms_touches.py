@@ -163,9 +163,9 @@ async def test_standings_say_what_the_decision_would_read_for_each_callee(api, s
         "opted_out", "none", "opted_in")
     assert not any(by_phone[p].HasField("business_dnc_since") for p in (opted_out, clean, opted_in, platform))
     assert by_phone[platform].platform_dnc
-    [call] = by_phone[opted_in].recent_calls
-    assert call.ToDatetime(UTC) == slot.decided_at.ToDatetime(UTC)
-    assert all(not by_phone[p].recent_calls for p in (listed, opted_out, clean, platform))
+    [call] = by_phone[opted_in].recent_touches
+    assert (call.channel, call.at.ToDatetime(UTC)) == ("call", slot.decided_at.ToDatetime(UTC))
+    assert all(not by_phone[p].recent_touches for p in (listed, opted_out, clean, platform))
     assert len(await decisions(api, key)) == before  # nothing logged
     # A preview with the pure decision reads them as DecideCall would.
     found = by_phone[listed]

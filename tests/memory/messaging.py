@@ -2,8 +2,16 @@
 messages, compliance_decisions, consent_events and dnc_entries)."""
 from __future__ import annotations
 
+from core.compliance.decision import Counted
 from core.ids import new_id
-from services.messaging.store import compliance_decisions, consent_events, conversations, dnc_entries, messages
+from services.messaging.store import (
+    compliance_decisions,
+    consent_events,
+    conversations,
+    counted_touches,
+    dnc_entries,
+    messages,
+)
 from tests.memory import MemoryConnection, Record, insert, page_of, update
 
 
@@ -14,6 +22,7 @@ class MemoryMessaging:
         self.decisions = conn.rows(compliance_decisions)
         self.consents = conn.rows(consent_events)
         self.dnc = conn.rows(dnc_entries)
+        self.touches = conn.rows(counted_touches)
 
     async def add_to_thread(self, *, business_number, contact_number, **values):
         """store.add_to_thread's one statement: the thread upserted (counts moved on, the agent and lead kept when
@@ -62,6 +71,25 @@ class MemoryMessaging:
 
     async def standing(self, business_id, phone):
         return await self.listed(business_id, phone), await self.consent_history(business_id, phone)
+
+    async def lock_callee(self, business_id, phone) -> None:
+        """Nothing to do: a MemoryDatabase's transactions run one at a time."""
+
+    async def recent_touches(self, business_id, phone, since):
+        return [Counted(row["channel"], row["placed_at"]) for row in sorted(
+            self.touches.values(), key=lambda row: row["placed_at"])
+            if (row["business_id"], row["phone"]) == (business_id, phone) and row["placed_at"] > since
+            and row["released_at"] is None]
+
+    async def count_touch(self, **values) -> None:
+        insert(self.touches, counted_touches, values)
+
+    async def release_touch(self, decision_id, business_ids, at):
+        row = self.touches.get((decision_id,))
+        if row is None or row["business_id"] not in business_ids or row["released_at"] is not None:
+            return False
+        update(counted_touches, row, {"released_at": at})
+        return True
 
     async def add_consent(self, **values) -> None:
         insert(self.consents, consent_events, {"id": len(self.consents) + 1, **values})

@@ -46,9 +46,12 @@ async def test_standings_group_each_phones_facts_in_two_statements_however_many(
                                     created_at=now - timedelta(minutes=minutes))
         await store.add_consent(conn, business_id=business_id, phone=called, kind="opt_in", source="api",
                                 created_at=now)
-        for hours, released in ((1, None), (2, None), (3, now), (25, None)):  # one freed, one too old
-            await store.take_call_slot(conn, decision_id=new_id(), business_id=business_id, phone=called,
-                                       placed_at=now - timedelta(hours=hours), released_at=released)
+        for hours, channel in ((1, "sms"), (2, "call"), (3, "call"), (25, "call")):  # one freed, one too old
+            decision_id = new_id()
+            await store.count_touch(conn, decision_id=decision_id, business_id=business_id, phone=called,
+                                    channel=channel, placed_at=now - timedelta(hours=hours))
+            if hours == 3:
+                await store.release_touch(conn, decision_id, (business_id,), now)
     rules = Compliance(database, frozenset({PLATFORM}), compliance.Policy())
     many = [f"+1415555{n:04d}" for n in range(2000, 4000)]
     with acting_as(who):
@@ -65,9 +68,9 @@ async def test_standings_group_each_phones_facts_in_two_statements_however_many(
     assert by_phone[opted_out].standing.consent == "opted_out" and by_phone[called].standing.consent == "opted_in"
     assert by_phone[clean].standing == compliance.Standing()  # another business's list is not this one's
     assert by_phone[PLATFORM].standing.platform_dnc
-    assert by_phone[called].recent_calls == sorted(by_phone[called].recent_calls)
-    assert [round((now - at) / timedelta(hours=1)) for at in by_phone[called].recent_calls] == [2, 1]
-    assert all(not f.recent_calls for f in found if f.phone != called)
+    assert [(t.channel, round((now - t.at) / timedelta(hours=1))) for t in by_phone[called].recent] == [
+        ("call", 2), ("sms", 1)]  # oldest first, both channels
+    assert all(not f.recent for f in found if f.phone != called)
 
 
 async def test_a_call_is_decided_from_its_domain_value_and_counted(database):
@@ -87,4 +90,4 @@ async def test_a_call_is_decided_from_its_domain_value_and_counted(database):
     assert (str(logged.business_id), logged.phone, logged.actor, logged.reference, logged.channel) == (
         business_id, "+14155550185", "run", "touch-1", "call")
     # An allowed call takes a slot under the frequency cap; a deferred one takes none.
-    assert len(standing.recent_calls) == (1 if logged.outcome == "allow" else 0), logged.outcome
+    assert len(standing.recent) == (1 if logged.outcome == "allow" else 0), logged.outcome

@@ -25,8 +25,9 @@ def at(zone: ZoneInfo, y: int, mo: int, day: int, h: int, mi: int = 0) -> dateti
 
 def call(when: datetime, phone: str = NY_PHONE, standing: d.Standing = OPTED_IN, policy: d.Policy = NO_CAP,
          channel: str = CALL, **callee) -> d.Decision:
+    recent = tuple(t if isinstance(t, d.Counted) else d.Counted(CALL, t) for t in callee.pop("recent", ()))
     return d.decide(d.Touch(channel, when, sender=LA_PHONE, business_hours=callee.pop("business_hours", None),
-                            recent_calls=callee.pop("recent", ())),
+                            recent=recent),
                     d.Callee(phone=phone, **callee), standing, policy)
 
 
@@ -257,10 +258,11 @@ def test_each_state_cap_counts_calls_over_24_hours(row):
     recent = tuple(opens - timedelta(minutes=10 * (i + 1)) for i in range(cap))
     capped = _for_row(row, opens, recent=recent)
     assert (capped.outcome, capped.rule, capped.source) == ("defer", "frequency", row.statute)
-    assert capped.inputs["calls_24h"] == cap and capped.inputs["cap"] == cap and f"at most {cap}" in capped.message
+    assert capped.inputs["touches_24h"] == {CALL: cap, SMS: 0} and f"at most {cap}" in capped.message
+    assert {"limit": cap, "channels": sorted(row.channels), "counted": cap, "source": row.statute} in \
+        capped.inputs["caps"]
     assert capped.not_before >= min(recent) + d.DAY
     assert _for_row(row, opens, recent=recent[1:]).allowed  # one fewer call: allowed
-    assert _for_row(row, opens, recent=recent, channel=SMS).allowed or SMS not in row.channels  # texts: no cap
 
 
 @pytest.mark.parametrize("row", [r for r in STATE_RULES if SMS not in r.channels], ids=lambda r: r.state)
@@ -304,7 +306,7 @@ def test_the_platform_cap_defers_until_the_oldest_counted_call_is_a_day_old():
     recent = (noon - timedelta(hours=23), noon - timedelta(hours=2), noon - timedelta(hours=1))
     capped = call(noon, recent=recent, policy=d.Policy(calls_per_24h=3))
     assert (capped.outcome, capped.code, capped.rule) == ("defer", "tcpa_violation", "frequency")
-    assert capped.not_before == noon + timedelta(hours=1) and capped.source == d.PLATFORM_CAP_SOURCE
+    assert capped.not_before == noon + timedelta(hours=1) and capped.source == d.PLATFORM_CAP_SOURCES[CALL]
     assert capped.message.startswith(f"frequency: 3 calls to {NY_PHONE} in the last 24 hours; the platform allows")
     older = (noon - timedelta(hours=25), *recent[1:])
     assert call(noon, recent=older, policy=d.Policy(calls_per_24h=3)).allowed
@@ -321,9 +323,70 @@ def test_a_call_stamped_a_moment_later_still_counts():
     assert call(noon, recent=ahead, policy=d.Policy(calls_per_24h=3)).rule == "frequency"
 
 
-def test_texts_have_no_frequency_cap():
-    noon = at(LA, 2026, 6, 10, 12)
-    assert call(noon, phone=LA_PHONE, channel=SMS, recent=(noon,) * 5, policy=d.Policy(calls_per_24h=1)).allowed
+def calls_and_texts(noon: datetime, calls: int, texts: int) -> tuple[d.Counted, ...]:
+    """`calls` calls then `texts` texts in the hours before `noon`, oldest first."""
+    channels = [CALL] * calls + [SMS] * texts
+    return tuple(d.Counted(c, noon - timedelta(hours=len(channels) - i)) for i, c in enumerate(channels))
+
+
+@pytest.mark.parametrize("row", [r for r in STATE_RULES if r.max_calls_per_24h and SMS in r.channels],
+                         ids=lambda r: r.state)
+def test_a_cap_of_a_row_that_covers_texts_counts_calls_and_texts_together(row):
+    opens = _opens(row, WEDNESDAY) + timedelta(hours=4)
+    cap = row.max_calls_per_24h
+    recent = calls_and_texts(opens, 1, cap - 1)
+    for channel in (CALL, SMS):
+        capped = _for_row(row, opens, channel=channel, recent=recent)
+        assert (capped.outcome, capped.rule, capped.source) == ("defer", "frequency", row.statute), channel
+        assert capped.inputs["touches_24h"] == {CALL: 1, SMS: cap - 1}
+        assert f"1 call and {cap - 1} text" in capped.message and "calls and texts per 24 hours" in capped.message
+        assert capped.not_before >= recent[0].at + d.DAY
+        assert _for_row(row, opens, channel=channel, recent=recent[1:]).allowed
+
+
+@pytest.mark.parametrize("row", [r for r in STATE_RULES if r.max_calls_per_24h and SMS not in r.channels],
+                         ids=lambda r: r.state)
+def test_a_cap_of_a_row_for_calls_only_counts_calls_only(row):
+    opens = _opens(row, WEDNESDAY) + timedelta(hours=1)
+    cap = row.max_calls_per_24h
+    texts = calls_and_texts(opens, 0, cap + 2)
+    assert _for_row(row, opens, recent=texts).allowed  # the texts do not count against the row's call cap
+    assert _for_row(row, opens, recent=texts + calls_and_texts(opens, cap, 0)).rule == "frequency"
+
+
+def test_the_platform_caps_each_channel_on_its_own():
+    noon = at(NY, 2026, 6, 10, 12)
+    policy = d.Policy(calls_per_24h=2, texts_per_24h=3)
+    # NY has no state cap: two calls cap calls, not texts; three texts cap texts, not calls.
+    assert call(noon, recent=calls_and_texts(noon, 2, 0), policy=policy).rule == "frequency"
+    assert call(noon, channel=SMS, recent=calls_and_texts(noon, 2, 0), policy=policy).allowed
+    texted = call(noon, channel=SMS, recent=calls_and_texts(noon, 1, 3), policy=policy)
+    assert (texted.rule, texted.source) == ("frequency", d.PLATFORM_CAP_SOURCES[SMS])
+    assert texted.message.startswith(f"frequency: 3 texts to {NY_PHONE}") and "at most 3 texts" in texted.message
+    assert call(noon, recent=calls_and_texts(noon, 1, 3), policy=policy).allowed
+
+
+def test_the_cap_that_frees_last_decides():
+    # Florida's 3 calls and texts free at 16:00, the platform's 1 call at 10:00 the next day: the later wins.
+    noon = at(NY, 2026, 6, 10, 12)
+    recent = (d.Counted(CALL, noon - timedelta(hours=20)), d.Counted(SMS, noon - timedelta(hours=10)),
+              d.Counted(CALL, noon - timedelta(hours=2)))
+    capped = call(noon, phone="+13055550100", recent=recent, policy=d.Policy(calls_per_24h=1))
+    assert capped.rule == "frequency" and capped.not_before == noon + timedelta(hours=22)
+    assert capped.source == d.PLATFORM_CAP_SOURCES[CALL]
+    florida = call(noon, phone="+13055550100", recent=recent, policy=d.Policy(calls_per_24h=3))
+    assert florida.not_before == noon + timedelta(hours=4) and "Fla. Stat." in florida.source
+
+
+def test_a_call_placed_with_compliance_skip_is_allowed_and_says_what_the_checks_said():
+    refused = call(at(NY, 2026, 6, 10, 12), standing=d.Standing(consent="opted_out"))
+    logged = d.counted_only(refused)
+    assert (logged.outcome, logged.rule, logged.code) == ("allow", "not_checked", None)
+    assert logged.inputs["checks"] == {"outcome": "refuse", "rule": "opted_out", "code": "number_opted_out",
+                                       "not_before": None}
+    assert "compliance skip" in logged.source and "the checks said refuse: +12125550123 opted out" in logged.message
+    deferred = d.counted_only(call(at(NY, 2026, 6, 10, 22)))
+    assert deferred.allowed and deferred.inputs["checks"]["not_before"] == "2026-06-11T12:00Z"
 
 
 def test_a_split_area_code_is_placed_by_its_exchange():

@@ -12,7 +12,7 @@ from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
-from services.messaging import consent_service
+from services.messaging import compliance_service, consent_service
 from services.messaging import service as texts_service
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
@@ -34,7 +34,7 @@ def clock(monkeypatch):
     class Clock:
         now = MIDDAY
 
-    for module in (texts_service, consent_service):
+    for module in (texts_service, consent_service, compliance_service):
         monkeypatch.setattr(module, "utcnow", lambda: Clock.now)
     return Clock
 
@@ -161,6 +161,28 @@ async def test_a_provider_refusal_fails_the_message_with_its_event(texts, consen
     async with database.read() as conn:
         message = await MemoryMessaging(conn).message_by_key(business_id, "key-1")
     assert message.status == "failed" and message.provider_sid is None
+    async with database.read() as conn:  # a text never placed frees its slot in the ledger
+        assert await MemoryMessaging(conn).recent_touches(business_id, CALLEE, MIDDAY - compliance.DAY) == []
+
+
+async def test_texts_are_counted_and_floridas_cap_counts_them(texts, consents, database, sms, clock, agent_id,
+                                                              business_id):
+    miami = "+13055550123"  # MIDDAY is 14:00 in Miami: inside Florida's 08:00-20:00
+    await consents.record(miami, None, "opted_in", None)
+    for minutes in range(3):
+        clock.now = MIDDAY + timedelta(minutes=minutes)
+        await texts.send(text(agent_id, to=miami))
+    async with database.read() as conn:
+        counted = await MemoryMessaging(conn).recent_touches(business_id, miami, MIDDAY - compliance.DAY)
+    assert [t.channel for t in counted] == ["sms"] * 3
+    clock.now = MIDDAY + timedelta(hours=1)
+    with pytest.raises(ServiceError) as capped:
+        await texts.send(text(agent_id, to=miami))
+    assert capped.value.code == "tcpa_violation" and capped.value.message.startswith(
+        f"frequency: 3 texts to {miami} in the last 24 hours; FL")
+    assert len(sms.texts) == 3 and (await logged(database))[-1]["rule"] == "frequency"
+    clock.now = MIDDAY + compliance.DAY  # a day after the first: one slot is free again
+    assert (await texts.send(text(agent_id, to=miami))).message.to_number == miami
 
 
 async def test_a_recipient_who_replied_stop_at_the_provider_is_opted_out_here_too(texts, consents, database, sms,
@@ -189,11 +211,27 @@ async def test_a_recipient_who_replied_stop_at_the_provider_is_opted_out_here_to
     assert [d["outcome"] for d in await logged(database)] == ["allow", "refuse"]
 
 
+async def test_a_legal_refusal_comes_before_the_contents_and_the_contents_before_the_time(
+        texts, consents, database, sms, clock, agent_id, business_id):
+    blocked = text(agent_id, body="Cheap payday loans today")
+    with pytest.raises(ServiceError) as unconsented:
+        await texts.send(blocked)  # no consent and bad content: the consent is what no rewording fixes
+    assert unconsented.value.code == "number_opted_out"
+    await consents.record(CALLEE, business_id, "opted_in", "form")
+    clock.now = NIGHT
+    with pytest.raises(ServiceError) as content:
+        await texts.send(blocked)  # at night and bad content: waiting would not help
+    assert content.value.code == "content_blocked" and "payday" in content.value.message
+    with pytest.raises(ServiceError) as night:
+        await texts.send(text(agent_id))
+    assert night.value.code == "tcpa_violation" and "quiet hours" in night.value.message
+    # The legal refusal and the deferral are logged; the content refusal is not a compliance decision.
+    assert sorted(d["outcome"] for d in await logged(database)) == ["defer", "refuse"] and sms.texts == []
+
+
 async def test_bad_texts_and_senders_are_refused_before_anything_is_written(texts, others, database, sms, agent_id,
                                                                             business_id):
-    for new, code in ((text(agent_id, body=" "), "content_blocked"), (text(agent_id, to="not a phone"),
-                                                                      "invalid_request"),
-                      (text(new_id()), "not_found")):
+    for new, code in ((text(agent_id, to="not a phone"), "invalid_request"), (text(new_id()), "not_found")):
         with pytest.raises(ServiceError) as refused:
             await texts.send(new)
         assert refused.value.code == code

@@ -129,6 +129,19 @@ def test_closed_paused_exhausted_and_cooling_cadence():
     assert waiting.action == "skip" and waiting.not_before == NOW + 47 * H
 
 
+def test_the_next_action_counts_the_ledgers_touches_under_the_configured_caps():
+    fresh = lead(status="new", created_at=NOW - H)
+    texted = (compliance.Counted("sms", NOW - 2 * H),)
+    one_each = compliance.Policy(calls_per_24h=1, texts_per_24h=1)
+    # Under the platform's configured caps (not the defaults): a call is still free, a text is not.
+    calls = replace(facts(), recent=texted, policy=one_each)
+    assert rules.next_action(fresh, "speed_to_lead", ALL_AUTO, calls, NOW).action == "call"
+    texts = rules.next_action(fresh, "speed_to_lead", replace(ALL_AUTO, auto_call=False), calls, NOW)
+    assert texts.action == "email" and "frequency" in texts.reason, texts
+    assert rules.next_action(fresh, "speed_to_lead", replace(ALL_AUTO, auto_call=False),
+                             replace(calls, policy=compliance.Policy()), NOW).action == "sms"
+
+
 def test_a_do_not_call_entry_is_never_proposed():
     listed = Facts(compliance.Standing(consent="opted_in", business_dnc_since=NOW - DAY),
                    compliance.Callee("+12125550142"))

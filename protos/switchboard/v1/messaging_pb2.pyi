@@ -74,18 +74,26 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, business_id: _Optional[str] = ..., phones: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CalleeStanding(_message.Message):
-    __slots__ = ("phone", "platform_dnc", "business_dnc_since", "consent", "recent_calls")
+    __slots__ = ("phone", "platform_dnc", "business_dnc_since", "consent", "recent_touches")
     PHONE_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_DNC_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_DNC_SINCE_FIELD_NUMBER: _ClassVar[int]
     CONSENT_FIELD_NUMBER: _ClassVar[int]
-    RECENT_CALLS_FIELD_NUMBER: _ClassVar[int]
+    RECENT_TOUCHES_FIELD_NUMBER: _ClassVar[int]
     phone: str
     platform_dnc: bool
     business_dnc_since: _timestamp_pb2.Timestamp
     consent: str
-    recent_calls: _containers.RepeatedCompositeFieldContainer[_timestamp_pb2.Timestamp]
-    def __init__(self, phone: _Optional[str] = ..., platform_dnc: _Optional[bool] = ..., business_dnc_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consent: _Optional[str] = ..., recent_calls: _Optional[_Iterable[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]]] = ...) -> None: ...
+    recent_touches: _containers.RepeatedCompositeFieldContainer[CountedTouch]
+    def __init__(self, phone: _Optional[str] = ..., platform_dnc: _Optional[bool] = ..., business_dnc_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consent: _Optional[str] = ..., recent_touches: _Optional[_Iterable[_Union[CountedTouch, _Mapping]]] = ...) -> None: ...
+
+class CountedTouch(_message.Message):
+    __slots__ = ("channel", "at")
+    CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    channel: str
+    at: _timestamp_pb2.Timestamp
+    def __init__(self, channel: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class GetStandingsReply(_message.Message):
     __slots__ = ("standings",)

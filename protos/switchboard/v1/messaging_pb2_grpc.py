@@ -255,8 +255,10 @@ class MessagingServicer:
 
     def DecideCall(self, request, context):
         """The compliance decision on calling a phone now (core.compliance.decision), logged; an allowed call takes a slot
-        counted against the callee's frequency cap (under a per-callee lock, so racing touches cannot both take the
-        last one). A refusal or deferral is the reply, not an error. Fails NOT_FOUND (not_found) for a business outside
+        in the touch ledger counted against the callee's frequency caps (under a per-callee lock, so racing touches
+        cannot both take the last one). A call placed with compliance skip (actor unchecked_call) is counted and logged
+        as allowed (rule not_checked), with what the checks would have said. A refusal or deferral is the reply, not an
+        error. Fails NOT_FOUND (not_found) for a business outside
         the caller's and INVALID_ARGUMENT (invalid_request) for a bad phone or time zone.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
