@@ -4,6 +4,7 @@ them, a state's cap counting the channels its law covers together (Florida: 3 ca
 
 Hour-independent: a cap reached is the deferral's rule whatever the hour (the release comes first, then the next
 legal window), and a run's preview judges its touches at the times they ask for, picked inside Florida's window."""
+import asyncio
 import itertools
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -96,18 +97,19 @@ async def test_a_runs_planned_texts_count_with_its_calls_against_floridas_cap(ap
     assert by_id["call"]["planned_at"] >= iso(times[0] + compliance.DAY)[:16]
 
 
-async def test_texts_sent_through_the_api_are_counted_against_the_platforms_cap(api, account, calling_agent):
+async def test_racing_texts_sent_through_the_api_never_pass_the_platforms_cap(api, account, calling_agent):
     key, to = account["key"], number(f"{next(_suffixes):04d}")
     await opt_in(api, key, to)
     cap = Settings.model_fields["compliance_texts_per_24h"].default  # the tests' stack keeps the default
-    for i in range(cap):
-        status, sent, _ = await send(api, key, calling_agent, to, message=f"Update {i}")
-        assert status == 200, sent
-    status, body, _ = await send(api, key, calling_agent, to, message="One more")
-    assert status == 400 and body["error"]["code"] == "tcpa_violation", body
-    assert body["error"]["message"].startswith(f"frequency: {cap} texts to {to} in the last 24 hours; the platform")
-    [deferred] = [d for d in await decisions(api, key, phone=to) if d["outcome"] == "defer"]
-    assert deferred["source"] == compliance.PLATFORM_CAP_SOURCES[SMS]
+    results = await asyncio.gather(*(send(api, key, calling_agent, to, message=f"Update {i}") for i in range(cap + 2)))
+    assert sorted(status for status, _, _ in results) == [200] * cap + [400] * 2, results
+    for status, body, _ in results:
+        if status == 400:
+            assert body["error"]["code"] == "tcpa_violation", body
+            assert body["error"]["message"].startswith(f"frequency: {cap} texts to {to} in the last 24 hours; the "
+                                                       "platform")
+    deferred = [d for d in await decisions(api, key, phone=to) if d["outcome"] == "defer"]
+    assert len(deferred) == 2 and {d["source"] for d in deferred} == {compliance.PLATFORM_CAP_SOURCES[SMS]}
     # Calls have their own platform cap: a call to the same person is not held back by the texts.
     status, call, _ = await enforced(api, key, calling_agent, to)
     assert status == 201 or call["error"]["message"].startswith("quiet hours"), call
