@@ -36,8 +36,9 @@ class MessagingRepository(Protocol):
     async def add_decision(self, **values: Any) -> Any:
         """Log a compliance decision (store.compliance_decisions' columns); its row."""
 
-    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any]]:
-        """The phone's listed do-not-call entry of the business (or None) and its consent history, oldest first."""
+    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any], store.National | None]:
+        """The phone's listed do-not-call entry of the business (or None), its consent history, oldest first, and
+        what the national registry's loaded data says of it (None when its area code was never imported)."""
 
     async def add_consent(self, **values: Any) -> None:
         """Record a consent event (store.consent_events' columns)."""
@@ -81,9 +82,9 @@ class SqlMessaging:
     async def add_decision(self, **values: Any) -> Any:
         return await store.add_decision(self.conn, **values)
 
-    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any]]:
-        entry, history = await store.standing(self.conn, business_id, phone)
-        return entry, history
+    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any], store.National | None]:
+        entry, history, national = await store.standing(self.conn, business_id, phone)
+        return entry, history, national
 
     async def add_consent(self, **values: Any) -> None:
         await store.add_consent(self.conn, **values)

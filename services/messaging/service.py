@@ -140,7 +140,9 @@ class Texts:
             raise refusal
         now = utcnow()
         callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
-                                   lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
+                                   lead_state=lead.state if lead else None, lead_status=lead.status if lead else None,
+                                   converted_at=lead.converted_at if lead else None,
+                                   last_inbound_at=lead.last_inbound_at if lead else None)
         async with self.db.read() as conn:
             standing = await self.compliance.standing(self.messaging_in(conn), business_id, to, now)
         decided = compliance.decide(compliance.Touch(SMS, now, sender=sender, business_hours=business_hours),

@@ -68,7 +68,7 @@ ANSWERED = ("completed", "voicemail")  # a conversation or a voicemail box: the 
 RETRYABLE = ("no-answer", "busy", "failed")
 
 # The compliance decision's refusal codes, and a provider's refusal of a call or text.
-REFUSAL_CODES = ("number_on_dnc", "number_opted_out", "tcpa_violation", "content_blocked")
+REFUSAL_CODES = ("number_on_dnc", "dnc_registry_stale", "number_opted_out", "tcpa_violation", "content_blocked")
 PROVIDER_CODES = ("call_failed", "sms_send_failed")
 
 
@@ -430,7 +430,7 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
          policy: compliance.Policy, business_hours: Hours | None = None) -> list[Planned]:
     """Each touch with the decision it would get at its time (nothing is stored or sent). Calls the run itself
     places count towards the frequency cap of the touches after them. `leads` holds the business's lead of each
-    phone ({id, state, status}); `senders` the number of each agent; `business_hours` the business's own calling
+    phone ({id, state, status, converted_at, last_inbound_at}); `senders` the number of each agent; `business_hours` the business's own calling
     hours (its saved SDR config's)."""
     calls_to: dict[str, list[datetime]] = {p: list(times) for p, times in recent.items()}
     planned = []
@@ -438,7 +438,8 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
         at = max(touch.scheduled_at, now)
         lead = leads.get(touch.phone, {})
         callee = compliance.Callee(phone=touch.phone, timezone=touch.timezone, lead_id=lead.get("id"),
-                                   lead_state=lead.get("state"), lead_status=lead.get("status"))
+                                   lead_state=lead.get("state"), lead_status=lead.get("status"),
+                                   converted_at=lead.get("converted_at"), last_inbound_at=lead.get("last_inbound_at"))
         earlier = tuple(t for t in calls_to.get(touch.phone, ()) if at - compliance.DAY < t <= at)
         decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id or ""),
                                                      business_hours=business_hours, recent_calls=earlier),

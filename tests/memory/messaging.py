@@ -61,7 +61,8 @@ class MemoryMessaging:
         return Record(insert(self.decisions, compliance_decisions, values))
 
     async def standing(self, business_id, phone):
-        return await self.listed(business_id, phone), await self.consent_history(business_id, phone)
+        """No national registry is loaded in memory."""
+        return await self.listed(business_id, phone), await self.consent_history(business_id, phone), None
 
     async def add_consent(self, **values) -> None:
         insert(self.consents, consent_events, {"id": len(self.consents) + 1, **values})
