@@ -224,13 +224,13 @@ def _national_refusal(touch: Touch, callee: Callee, standing: Standing) -> Decis
         return None
     phone, refreshed = callee.phone, standing.national_refreshed_at
     verb = "called" if touch.channel == CALL else "texted"
-    inputs = {"national_registry": national_input(touch.at, callee, standing)}
     if refreshed is None or touch.at - refreshed > REGISTRY_MAX_AGE:
         since = f"was last refreshed {refreshed:%Y-%m-%d}" if refreshed else "has no refresh recorded"
         return Decision(REFUSE, "national_dnc_stale", SOURCES["national_dnc_stale"],
                         f"the national do-not-call registry's data for area code {area_code(phone)} {since}, more "
                         f"than {REGISTRY_MAX_AGE.days} days ago: no number there can be {verb} until the platform's "
-                        "operator imports its current files", "dnc_registry_stale", inputs=inputs)
+                        "operator imports its current files", "dnc_registry_stale",
+                        inputs={"national_registry": national_input(touch.at, callee, standing)})
     if not standing.national_listed or national_exemption(touch.at, callee, standing.consent) is not None:
         return None
     return Decision(REFUSE, "national_dnc", SOURCES["national_dnc"],
@@ -238,7 +238,8 @@ def _national_refusal(touch: Touch, callee: Callee, standing: Standing) -> Decis
                     f"{refreshed:%Y-%m-%d}); it can be {verb} only with their opt-in recorded (POST "
                     f"/api/v1/sms/consent) or an established business relationship: a purchase within "
                     f"{PURCHASE_MONTHS} months (their lead marked converted) or an inquiry within {INQUIRY_MONTHS} "
-                    "months (they called or texted the business)", "number_on_dnc", inputs=inputs)
+                    "months (they called or texted the business)", "number_on_dnc",
+                    inputs={"national_registry": national_input(touch.at, callee, standing)})
 
 
 def national_exemption(at: datetime, callee: Callee, consent: str) -> str | None:
