@@ -91,8 +91,11 @@ async def test_an_opt_in_or_a_purchase_exempts_a_listed_number(api, account, reg
     assert decided["inputs"]["national_registry"]["exemption"] == "opt_in"
 
     status, lead, _ = await api.request("POST", "/api/v1/leads", key=key, json={
-        "business_id": account["business_id"], "phone": CUSTOMER, "status": "converted"})
-    assert status == 201 and lead["converted_at"], lead
+        "business_id": account["business_id"], "phone": CUSTOMER, "status": "contacted"})
+    assert status == 201 and lead["converted_at"] is None, lead
+    status, lead, _ = await api.request("PATCH", "/api/v1/leads", key=key, json={"id": lead["id"],
+                                                                                  "status": "converted"})
+    assert status == 200 and lead["converted_at"] == lead["updated_at"], lead  # the purchase, as the lead records it
     await enforced(api, key, calling_agent, CUSTOMER)
     [decided] = await decisions(api, key, phone=CUSTOMER)
     assert decided["rule"] != "national_dnc" and decided["inputs"]["consent_basis"] == "existing_relationship"
