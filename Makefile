@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-runs bench-sdr bench-all clean
+.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-registry bench-runs bench-sdr bench-all clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -72,6 +72,9 @@ bench-analytics: $(STAMP)
 
 bench-compliance: $(STAMP)
 	$(PY) -m bench.compliance $(ARGS)
+
+bench-registry: $(STAMP)
+	$(PY) -m bench.registry $(ARGS)
 
 bench-runs: $(STAMP)
 	$(PY) -m bench.runs $(ARGS)

@@ -38,6 +38,7 @@ BENCHES: dict[str, list[str]] = {
     "signup": ["--signups", "50", "--x402", "5"],
     "analytics": ["--steps", "20000", "--requests", "5"],
     "compliance": ["--pairs", "10000", "--rounds", "1"],
+    "registry": ["--numbers", "200000", "--pairs", "10000", "--rounds", "1"],
     "runs": ["--touches", "100", "--rate", "20", "--create", "500"],
     "sdr": ["--leads", "5000", "--requests", "5", "--dry-runs", "1"],
 }

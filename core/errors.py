@@ -17,6 +17,8 @@ CODES: dict[str, tuple[grpc.StatusCode, int]] = {
     "number_opted_out": (grpc.StatusCode.INVALID_ARGUMENT, 400),
     "number_on_dnc": (grpc.StatusCode.INVALID_ARGUMENT, 400),
     "tcpa_violation": (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    # The national do-not-call registry's data of the callee's area code is older than the FTC's 31 days.
+    "dnc_registry_stale": (grpc.StatusCode.INVALID_ARGUMENT, 400),
     "unauthorized": (grpc.StatusCode.UNAUTHENTICATED, 401),
     "payment_required": (grpc.StatusCode.FAILED_PRECONDITION, 402),
     "forbidden": (grpc.StatusCode.PERMISSION_DENIED, 403),

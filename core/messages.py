@@ -1,7 +1,7 @@
 """Small protobuf helpers shared by servicers and the gateway."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf import struct_pb2
@@ -16,6 +16,11 @@ def set_timestamp(message: Message, field: str, value: datetime | None) -> None:
         target = getattr(message, field)
         target.seconds = int(value.timestamp())
         target.nanos = value.microsecond * 1000
+
+
+def timestamp(message: Message, field: str) -> datetime | None:
+    """A Timestamp field as an aware datetime (UTC); None when unset."""
+    return getattr(message, field).ToDatetime(tzinfo=UTC) if message.HasField(field) else None
 
 
 def struct(data: dict[str, Any] | None) -> struct_pb2.Struct:

@@ -187,10 +187,14 @@ _OWN_SECRETS = ((GATEWAY, GATEWAY_SECRETS), *((s.name, s.secrets) for s in SERVI
                 *((w.name, w.secrets) for w in WORKERS))
 # `sdr-runner-cron` is the Kubernetes CronJob that calls POST /api/sdr/runner (deploy.sdr_runner_cron).
 SDR_RUNNER_CRON = "sdr-runner-cron"
+# `national-dnc-import` is the operator's import of the national do-not-call registry into the messaging schema
+# (python -m services.messaging.registry; its CronJob, deploy/k8s/base/national-dnc-import-cronjob.yaml).
+NATIONAL_DNC_IMPORT = "national-dnc-import"
 SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",), SDR_RUNNER_CRON: ("SDR_RUNNER_SECRET",),
+                                       NATIONAL_DNC_IMPORT: ("DATABASE_URL",),
                                        **{name: (*own, CALLER_SIGNING_KEY) for name, own in _OWN_SECRETS}}
-# The cluster's jobs, which run to completion rather than serve: the local launcher starts neither.
-JOBS = ("migrate", SDR_RUNNER_CRON)
+# The cluster's jobs, which run to completion rather than serve: the local launcher starts none.
+JOBS = ("migrate", SDR_RUNNER_CRON, NATIONAL_DNC_IMPORT)
 
 
 def service(name: str) -> Service:

@@ -125,6 +125,17 @@ def _items(value: str | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p.strip() for p in value.split(",") if p.strip()) if isinstance(value, str) else value
 
 
+def _area_codes(value: tuple[str, ...]) -> tuple[str, ...]:
+    """NANP area codes (three digits, the first 2-9), or `*` alone for every one."""
+    if value == ("*",):
+        return value
+    wrong = [v for v in value if not (len(v) == 3 and v.isdigit() and v[0] not in "01")]
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)}: give three-digit area codes (e.g. 415,212), comma-separated, or * for "
+                         "every area code")
+    return value
+
+
 def _networks(value: str | tuple[str, ...]) -> Networks:
     """Addresses or CIDR ranges (an address is its own /32 or /128)."""
     try:
@@ -276,6 +287,12 @@ class Settings(BaseSettings):
     # The platform-wide do-not-call list (E.164 numbers no business may text, comma-separated), beside each
     # business's own.
     platform_dnc: Items = Field((), alias="PLATFORM_DNC")
+    # The national do-not-call registry: the area codes the operator subscribes to at the FTC (comma-separated, or
+    # * for the whole registry). Only their files are imported (python -m services.messaging.registry), and only
+    # they are consulted: a number of another area code is decided as not_subscribed, one subscribed with no file
+    # imported yet as not_loaded (neither is refused for it), and one whose data is older than 31 days is refused
+    # (dnc_registry_stale). Empty: none.
+    national_dnc_area_codes: Annotated[Items, AfterValidator(_area_codes)] = Field((), alias="NATIONAL_DNC_AREA_CODES")
     # Outbound compliance: the most calls, and the most texts, a business may place to one person in any 24 hours,
     # whatever path placed them (a state's cap may be stricter: Florida's counts calls and texts together).
     compliance_calls_per_24h: NonNegativeInt = Field(3, alias="COMPLIANCE_CALLS_PER_24H")

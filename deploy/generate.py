@@ -191,7 +191,8 @@ def network_policies() -> str:
         docs.append(_policy(s.name, _labels(s.name), [*calls, METRICS_RULE], _egress(registry.REACHES[s.name])))
         docs += [_policy(w.name, _labels(w.name), [METRICS_RULE], _egress(registry.REACHES[w.name]))
                  for w in s.workers]
-    docs.append(_policy("migrate", _labels("migrate"), [], _egress(registry.Reach((), internet=False))))
+    for job in ("migrate", registry.NATIONAL_DNC_IMPORT):  # the database alone (and DNS, NATS, the collector)
+        docs.append(_policy(job, _labels(job), [], _egress(registry.Reach((), internet=False))))
     # The CronJob calling POST /api/sdr/runner (base/sdr-runner-cronjob.yaml) reaches the gateway alone.
     docs.append(_policy(registry.SDR_RUNNER_CRON, _labels(registry.SDR_RUNNER_CRON), [],
                         [DNS_RULE, {"to": [{"podSelector": {"matchLabels": _labels(registry.GATEWAY)}}],
@@ -247,6 +248,8 @@ def dockerfile(current: str) -> str:
         rows.append((s.module, f"gRPC on ${s.port_env} (default {s.port}): {s.summary}"))
         rows += [(w.module, f"health on ${w.port_env} (default {w.port}): {w.summary}") for w in s.workers]
     rows.append(("core.migrate", "run all database migrations, then exit"))
+    rows.append(("services.messaging.registry", "import the national do-not-call registry's files, then exit (the "
+                 "CronJob national-dnc-import)"))
     rows.append(("deploy.sdr_runner_cron", "POST /api/sdr/runner once, then exit (the CronJob sdr-runner-cron)"))
     width = max(len(module) for module, _ in rows)
     lines = [f"#   python -m {module:<{width}}  {what}\n" for module, what in rows]

@@ -59,6 +59,8 @@ TEST_ENV = {
     "EMAIL_DELIVERY_INTERVAL_SECONDS": "0.2", "SMS_RECONCILE_SECONDS": "0.5", "EMAIL_RETRY_SCALE": "0.001",
     # a number on the platform-wide do-not-call list
     "PLATFORM_DNC": "+14155550166",
+    # the national do-not-call registry's area code the tests import (tests/e2e/test_national_registry.py)
+    "NATIONAL_DNC_AREA_CODES": "505",
     # the reaper closes a silent call a second past its max_duration
     "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1",
     # payment webhooks retried in milliseconds; a trial lasts 10 minutes (tests move billing

@@ -758,7 +758,7 @@ class MessagingRepositoryContract:
         business_id, phone = new_id(), "+14155550123"
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
-            assert await messaging.standing(business_id, phone) == (None, [])
+            assert await messaging.standing(business_id, phone) == (None, [], None)
             for kind, at in (("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))):
                 await messaging.add_consent(business_id=business_id, phone=phone, kind=kind, source="api",
                                             created_at=at)
@@ -767,7 +767,7 @@ class MessagingRepositoryContract:
                                             created_at=AT)
             assert (await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone,
                                             created_at=AT)).id == entry.id
-            listed, history = await messaging.standing(business_id, phone)
+            listed, history, _ = await messaging.standing(business_id, phone)
         assert listed.created_at == AT and [(r.kind, r.created_at) for r in history] == [
             ("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))]
         async with database.transaction() as conn:

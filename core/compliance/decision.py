@@ -8,8 +8,10 @@ calls placed with compliance enforced, communication runs and the sales pipeline
 - refuse with the spec's code (number_on_dnc, number_opted_out, tcpa_violation) and what would make it legal.
 
 The checks, in order: the platform's and the business's do-not-call lists and a lead marked do_not_contact
-(number_on_dnc); an opt-out, or no consent basis (number_opted_out); callee zones with no moment legal in all of
-them (tcpa_violation); then the time: the frequency caps, and every calling window that applies, in every zone the
+(number_on_dnc); an opt-out (number_opted_out); the national do-not-call registry where the operator loaded the
+callee's area code (number_on_dnc unless an exemption holds; its data older than 31 days refuses every touch there:
+dnc_registry_stale); no consent basis (number_opted_out); callee zones with no moment legal in all of them
+(tcpa_violation); then the time: the frequency caps, and every calling window that applies, in every zone the
 callee may be in (core.compliance.zones): the federal window (or the same window abroad), each state's row
 (core.compliance.state_rules) by area code and by the lead's stated state, and the business's own hours. A window
 is checked on the callee's local date, so daylight-saving changes move it correctly.
@@ -20,6 +22,7 @@ platform's cap (Policy) counts the touch's own channel.
 """
 from __future__ import annotations
 
+from calendar import monthrange
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from functools import cache, lru_cache
@@ -63,7 +66,17 @@ SOURCES = {
     "business_hours": "the business's own calling hours (SDR config)",
     "not_checked": "compliance skip (POST /api/v1/calls): the caller is responsible for consent and do-not-call "
                    "compliance",
+    "national_dnc": "the national do-not-call registry: 16 CFR 310.4(b)(1)(iii)(B); 47 CFR 64.1200(c)(2)",
+    "national_dnc_stale": "the national do-not-call registry's data at most 31 days old: 16 CFR 310.4(b)(3)(iv); "
+                          "47 CFR 64.1200(c)(2)(i)(D)",
 }
+# What the registry's loaded data says of a number's area code (Standing.national): the operator does not subscribe
+# to it (NATIONAL_DNC_AREA_CODES), subscribes but never imported its files, or its data was checked.
+NOT_SUBSCRIBED, NOT_LOADED, CHECKED = "not_subscribed", "not_loaded", "checked"
+REGISTRY_MAX_AGE = timedelta(days=31)  # the FTC's rule: a touch relies on registry data at most 31 days old
+# The established business relationship the registry exempts (16 CFR 310.2(q), 47 CFR 64.1200(f)(5)): months after
+# a purchase (the lead's converted_at) and after an inquiry (its last_inbound_at).
+PURCHASE_MONTHS, INQUIRY_MONTHS = 18, 3
 
 
 @dataclass(frozen=True)
@@ -75,15 +88,20 @@ class Callee:
     lead_id: str | None = None
     lead_state: str | None = None  # as the lead has it: "FL" or "Florida"
     lead_status: str | None = None
+    converted_at: datetime | None = None  # when the lead's status became converted (a purchase)
+    last_inbound_at: datetime | None = None  # the lead's latest inbound call or text (an inquiry)
 
 
 @dataclass(frozen=True)
 class Standing:
-    """What the business's records say of the person."""
+    """What the business's records, and the platform's copy of the national registry, say of the person."""
 
     platform_dnc: bool = False
     business_dnc_since: datetime | None = None
     consent: str = "none"  # services.messaging.domain.CONSENT_STATES
+    national: str = NOT_SUBSCRIBED  # NOT_SUBSCRIBED, NOT_LOADED or CHECKED: the registry's data of the area code
+    national_listed: bool = False  # the number is on the registry (CHECKED only)
+    national_refreshed_at: datetime | None = None  # when the area code's data was last refreshed (CHECKED only)
 
 
 class Counted(NamedTuple):
@@ -135,7 +153,7 @@ class Decision:
 def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Policy()) -> Decision:
     if touch.channel not in CHANNELS:
         raise ValueError(f"channel must be one of {CHANNELS}")
-    refused = _standing_refusal(touch.channel, callee, standing)
+    refused = _standing_refusal(touch.channel, callee, standing) or _national_refusal(touch, callee, standing)
     if refused is not None:
         return refused
     basis = consent_basis(touch.channel, standing.consent, callee.lead_status)
@@ -147,7 +165,8 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
     inputs: dict[str, Any] = {
         "consent_basis": basis,
         "zones": [{"zone": z, "why": w, "local_time": _local(touch.at, z)} for z, w in zip(zones, why, strict=True)],
-        "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")]}
+        "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")],
+        "national_registry": national_input(touch.at, callee, standing)}
     caps = _caps(touch, rows, policy)
     inputs["touches_24h"] = _by_channel(touch)
     inputs["caps"] = [{"limit": c.limit, "channels": sorted(c.channels), "counted": len(c.counted),
@@ -218,6 +237,72 @@ def _standing_refusal(channel: str, callee: Callee, standing: Standing) -> Decis
         return _refuse("opted_out", "number_opted_out", f"{phone} opted out of {what} from this business (STOP); "
                        f"{'texts' if channel == SMS else 'calls'} resume only after they reply START or opt in again")
     return None
+
+
+# -- the national do-not-call registry ----------------------------------------------------------------
+
+def _national_refusal(touch: Touch, callee: Callee, standing: Standing) -> Decision | None:
+    """A touch refused by the registry: every touch to an area code whose data is too old, and a listed number's
+    unless an exemption holds. An area code not subscribed or never loaded is not consulted (decide's inputs say
+    so)."""
+    if standing.national != CHECKED:
+        return None
+    phone, refreshed = callee.phone, standing.national_refreshed_at
+    verb = "called" if touch.channel == CALL else "texted"
+    if refreshed is None or touch.at - refreshed > REGISTRY_MAX_AGE:
+        since = f"was last refreshed {refreshed:%Y-%m-%d}" if refreshed else "has no refresh recorded"
+        return Decision(REFUSE, "national_dnc_stale", SOURCES["national_dnc_stale"],
+                        f"the national do-not-call registry's data for area code {area_code(phone)} {since}, more "
+                        f"than {REGISTRY_MAX_AGE.days} days ago: no number there can be {verb} until the platform's "
+                        "operator imports its current files", "dnc_registry_stale",
+                        inputs={"national_registry": national_input(touch.at, callee, standing)})
+    if not standing.national_listed or national_exemption(touch.at, callee, standing.consent) is not None:
+        return None
+    return Decision(REFUSE, "national_dnc", SOURCES["national_dnc"],
+                    f"{phone} is on the national do-not-call registry (area code {area_code(phone)}, refreshed "
+                    f"{refreshed:%Y-%m-%d}); it can be {verb} only with their opt-in recorded (POST "
+                    f"/api/v1/sms/consent) or an established business relationship: a purchase within "
+                    f"{PURCHASE_MONTHS} months (their lead marked converted) or an inquiry within {INQUIRY_MONTHS} "
+                    "months (they called or texted the business)", "number_on_dnc",
+                    inputs={"national_registry": national_input(touch.at, callee, standing)})
+
+
+def national_exemption(at: datetime, callee: Callee, consent: str) -> str | None:
+    """What lets a touch reach a number on the registry: opt_in (their permission recorded), purchase (the lead
+    converted within PURCHASE_MONTHS) or inquiry (they called or texted within INQUIRY_MONTHS: the lead's latest
+    inbound contact, or the conversational consent an inbound contact of the last 30 days gives); None when
+    nothing does."""
+    if consent == "opted_in":
+        return "opt_in"
+    if callee.converted_at is not None and callee.converted_at > _months_before(at, PURCHASE_MONTHS):
+        return "purchase"
+    if consent == "conversational" or (callee.last_inbound_at is not None
+                                       and callee.last_inbound_at > _months_before(at, INQUIRY_MONTHS)):
+        return "inquiry"
+    return None
+
+
+def national_input(at: datetime, callee: Callee, standing: Standing) -> dict[str, Any]:
+    """The registry's status for the number, for the decision log."""
+    if standing.national != CHECKED:
+        return {"status": standing.national}
+    listed = standing.national_listed
+    found: dict[str, Any] = {"status": CHECKED, "listed": listed, "refreshed_at": _iso(standing.national_refreshed_at)
+                             if standing.national_refreshed_at else None}
+    if listed:
+        found["exemption"] = national_exemption(at, callee, standing.consent)
+    return found
+
+
+def area_code(phone: str) -> str | None:
+    """The NANP area code of an E.164 number (+1NPA...), else None."""
+    return phone[2:5] if phone.startswith("+1") and len(phone) == 12 else None
+
+
+def _months_before(at: datetime, months: int) -> datetime:
+    """The same instant `months` calendar months earlier (on the month's last day when it is shorter)."""
+    year, month = divmod(at.year * 12 + at.month - 1 - months, 12)
+    return at.replace(year=year, month=month + 1, day=min(at.day, monthrange(year, month + 1)[1]))
 
 
 def _no_consent(channel: str, phone: str) -> Decision:

@@ -159,7 +159,7 @@ STATUSES = ("Statuses: queued (placed at the provider), ringing, in-progress, fo
             "(a ring-first call nobody picked up at the forward-to phone goes on with the agent); an outcome is final. "
             "forwarded_to is the phone the call was offered to.")
 ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "bad_request")
-COMPLIANCE_CODES = ("number_on_dnc", "number_opted_out", "tcpa_violation")
+COMPLIANCE_CODES = ("number_on_dnc", "dnc_registry_stale", "number_opted_out", "tcpa_violation")
 ROUTES = [
     Route("POST", f"{V1}/calls", create_call, "Place an outbound call", "calls", scope="calls:write",
           body=CALL_CREATE, response="CallCreated", status=201, creates=Creates("call_id"),
@@ -177,7 +177,11 @@ ROUTES = [
           "skipped call as allowed with rule not_checked and what the checks would have said, never refused. With "
           "compliance enforce the platform's outbound compliance decision runs before anything reaches the voice "
           "provider. It refuses with 400 and a message saying what would make the call legal: "
-          "number_on_dnc (the business's or the platform's do-not-call list, or a lead marked do_not_contact), "
+          "number_on_dnc (the business's or the platform's do-not-call list, a lead marked do_not_contact, or the "
+          "national do-not-call registry where the platform's operator loaded the callee's area code, unless they "
+          "opted in or have an established business relationship: a purchase within 18 months, an inquiry within "
+          "3), dnc_registry_stale (the registry's data of that area code is older than 31 days: nothing there is "
+          "called until the operator refreshes it), "
           "number_opted_out (an opt-out, or no consent basis: an opt-in recorded with POST /api/v1/sms/consent, "
           "the callee having called or texted the business within "
           f"{messaging_domain.CONVERSATIONAL_CONSENT_DAYS} days, or a lead marked converted), or tcpa_violation: "

@@ -28,12 +28,16 @@ ROUTES = [
           "texts sent through POST /api/v1/sms/send (actor sms) and calls placed with compliance enforce (actor "
           "enforced_call; run and pipeline for communication runs and the sales pipeline). Each has the outcome "
           "(allow; defer with not_before, the instant the touch becomes legal; refuse), the rule that decided "
-          "(allowed, platform_dnc, business_dnc, lead_do_not_contact, opted_out, no_consent_call, no_consent_sms, "
+          "(allowed, platform_dnc, business_dnc, lead_do_not_contact, opted_out, national_dnc, national_dnc_stale, "
+          "no_consent_call, no_consent_sms, "
           "zones, federal_hours, state_hours, business_hours, frequency), its source (the statute or policy), the "
           "public error code and message, the actor and reference (the call or message), and the inputs: every "
           "time zone considered with the callee's local time and why (stated, lead_state, area_code, sender, "
           "country, unknown), the states whose law applied, the calls counted in the last 24 hours and the cap, "
-          "and the consent basis (opt_in, inbound_contact, existing_relationship). The decision log is a durable "
+          "the consent basis (opt_in, inbound_contact, existing_relationship), and national_registry: the national "
+          "do-not-call registry's status for the number (status not_subscribed: the platform's operator does not "
+          "subscribe to its area code; not_loaded: subscribed, no file imported yet, not consulted; checked, with "
+          "refreshed_at, listed and, when listed, the exemption: opt_in, purchase, inquiry or null). The decision log is a durable "
           "record of what happened, like the event history, hence events:read. {decisions, has_more, "
           "next_cursor}; the after cursor is the decided_at of the last decision."),
 ]

@@ -14,7 +14,7 @@ from switchboard.v1 import messaging_pb2
 
 MESSAGING = "switchboard.v1.Messaging"
 V1 = "/api/v1"
-CHECKS = ("number_on_dnc", "number_opted_out", "content_blocked", "tcpa_violation")
+CHECKS = ("number_on_dnc", "dnc_registry_stale", "number_opted_out", "content_blocked", "tcpa_violation")
 
 
 async def send(ctx: RequestContext):
@@ -104,7 +104,11 @@ ROUTES = [
           errors=("unauthorized", "forbidden", "bad_request", "not_found", "conflict", *CHECKS, "sms_send_failed"),
           rpcs=(f"{MESSAGING}/SendSms",),
           description="Checks, in order, each refusal 400 with a message saying what to do: number_on_dnc (the "
-          "business's do-not-call list or the platform's), number_opted_out (the recipient replied STOP, was opted "
+          "business's do-not-call list or the platform's, or the national do-not-call registry where the platform's "
+          "operator loaded the recipient's area code, unless they opted in or have an established business "
+          "relationship: a purchase within 18 months, an inquiry within 3), dnc_registry_stale (the registry's data "
+          "of that area code is older than 31 days: nothing there is texted until the operator refreshes it), "
+          "number_opted_out (the recipient replied STOP, was opted "
           "out through the API, or never consented: consent is an opt-in recorded through POST /api/v1/sms/consent "
           "or START, or the recipient having called or texted the business within the last "
           f"{domain.CONVERSATIONAL_CONSENT_DAYS} days), content_blocked (naming the rule: "

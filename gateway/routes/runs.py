@@ -81,7 +81,7 @@ STATES = ("Run states: scheduled (nothing executed yet) -> running (a touch was 
           "it), in_progress (its call was placed; the outcome is awaited), retrying (its call ended no-answer, busy "
           "or failed; due again at planned_at), paused, and the ends succeeded (a call answered by a person or a "
           "voicemail box, a text accepted by the provider), failed (attempts ran out, or a provider refused), "
-          "refused (by the compliance decision: code number_on_dnc, number_opted_out or tcpa_violation) and "
+          "refused (by the compliance decision: code number_on_dnc, dnc_registry_stale, number_opted_out or tcpa_violation) and "
           "canceled. ")
 EXECUTION = ("Every touch is executed at its time (within about a second) by the scheduler, as the account that "
              "created the run, through the outbound compliance decision, asked again at execution (a STOP or a "

@@ -151,7 +151,7 @@ ACTION = ("call places a call with compliance enforce through the calls service 
           "it needs, 400. The cadence: a touch within min_touch_gap_hours of the lead's last one, or beyond "
           "max_touches, is 429 rate_limited with error.nextAllowedAt (RFC 3339, the exact instant; null when the "
           "cap is reached) and Retry-After. A compliance refusal or deferral of a call or text answers the "
-          "compliance code (number_on_dnc, number_opted_out, tcpa_violation). Each action writes one activity "
+          "compliance code (number_on_dnc, dnc_registry_stale, number_opted_out, tcpa_violation). Each action writes one activity "
           "entry, and a touch counts towards touch_count and last_touch in the same transaction as its entry. The "
           "same lead and touch repeated within the touch gap answers the first result again with replayed true: "
           "a retried request never touches twice. ")
@@ -179,8 +179,8 @@ ROUTES = [
           "or email_from_account_id. " + CONFIG),
     Route("POST", f"{BASE}/action", act, "Act on one lead: call, email, sms, skip, pause or resume", "sdr",
           scope=WRITE, sessions=True, body=SDR_ACTION, response="SdrActionResult",
-          errors=(*ERRORS, "not_found", "conflict", "rate_limited", "number_on_dnc", "number_opted_out",
-                  "tcpa_violation", "call_failed", "sms_send_failed", "content_blocked"),
+          errors=(*ERRORS, "not_found", "conflict", "rate_limited", "number_on_dnc", "dnc_registry_stale",
+                  "number_opted_out", "tcpa_violation", "call_failed", "sms_send_failed", "content_blocked"),
           rpcs=(f"{SDR}/ActOnLead",), description=ACTION),
     Route("POST", f"{BASE}/run", run, "Work the business's pipeline now (or preview it with dryRun)", "sdr",
           scope=WRITE, sessions=True, body=SDR_RUN, response="SdrRun", errors=ERRORS, rpcs=(f"{SDR}/RunPipeline",),

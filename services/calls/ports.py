@@ -16,7 +16,7 @@ from google.protobuf import json_format
 
 from core.errors import ServiceError
 from core.messages import business_hours as business_hours_message
-from core.messages import optional
+from core.messages import optional, set_timestamp, timestamp
 from core.rpc import Client
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2, sdr_pb2
 
@@ -65,6 +65,8 @@ class Lead:
     interaction_count: int
     source: str
     created_at: datetime
+    converted_at: datetime | None = None  # a purchase, and the latest inquiry: the national registry's exemptions
+    last_inbound_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,8 @@ class Neighbours:
 def lead_of(message: sdr_pb2.Lead) -> Lead:
     return Lead(message.id, message.business_id, optional(message, "name"), optional(message, "first_name"),
                 message.score, message.status, optional(message, "state"), message.interaction_count, message.source,
-                message.created_at.ToDatetime(tzinfo=UTC))
+                message.created_at.ToDatetime(tzinfo=UTC), timestamp(message, "converted_at"),
+                timestamp(message, "last_inbound_at"))
 
 
 class GrpcAgents:
@@ -182,12 +185,16 @@ class GrpcCompliance:
 
     async def decide_call(self, asked: CallDecision) -> common_pb2.ComplianceDecision:
         lead = asked.lead
-        return await self.client.DecideCall(messaging_pb2.DecideCallRequest(
+        request = messaging_pb2.DecideCallRequest(
             business_id=asked.business_id, phone=asked.phone, timezone=asked.timezone,
             lead_id=lead.id if lead else None, lead_state=lead.state if lead else None,
             lead_status=lead.status if lead else None, sender=asked.sender, actor=asked.actor,
             reference=asked.reference,
-            business_hours=business_hours_message(*asked.business_hours) if asked.business_hours else None))
+            business_hours=business_hours_message(*asked.business_hours) if asked.business_hours else None)
+        if lead is not None:
+            set_timestamp(request, "lead_converted_at", lead.converted_at)
+            set_timestamp(request, "lead_last_inbound_at", lead.last_inbound_at)
+        return await self.client.DecideCall(request)
 
     async def release_slot(self, decision_id: str) -> None:
         await self.client.ReleaseCallSlot(messaging_pb2.ReleaseCallSlotRequest(decision_id=decision_id))

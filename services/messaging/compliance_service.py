@@ -31,6 +31,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.uow import UnitOfWork
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
+from services.messaging.national_registry import NONE, Subscription, standing_fields
 from services.messaging.repository import MessagingRepository, SqlMessaging
 from services.messaging.store import compliance_decisions
 
@@ -56,19 +57,23 @@ def accessible_business(business_id: str) -> str:
 
 class Compliance:
     def __init__(self, db: UnitOfWork, platform_dnc: frozenset[str], policy: compliance.Policy, *,
-                 messaging: Callable[..., MessagingRepository] = SqlMessaging):
+                 messaging: Callable[..., MessagingRepository] = SqlMessaging,
+                 subscription: Subscription = NONE):
         self.db, self.platform_dnc, self.policy = db, platform_dnc, policy
+        self.subscription = subscription  # the national registry's area codes the operator subscribes to
         self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
 
     async def standing(self, messaging: MessagingRepository, business_id: str, phone: str,
                        now: datetime) -> compliance.Standing:
         return self._standing(phone, *await messaging.standing(business_id, phone), now)
 
-    def _standing(self, phone: str, entry, history, now: datetime) -> compliance.Standing:
-        """What a phone's do-not-call entry (or None) and consent history say."""
+    def _standing(self, phone: str, entry, history, national, now: datetime) -> compliance.Standing:
+        """What a phone's do-not-call entry (or None), consent history and national registry data (store.National
+        or None) say."""
         return compliance.Standing(platform_dnc=phone in self.platform_dnc,
                                    business_dnc_since=entry.created_at if entry is not None else None,
-                                   consent=domain.consent_state(evidence_of(history), now))
+                                   consent=domain.consent_state(evidence_of(history), now),
+                                   **standing_fields(phone, national, self.subscription))
 
     async def standings(self, business_id: str, phones) -> list[CalleeStanding]:
         """Each distinct phone's standing and its touches in the last 24 hours (what a decision reads), in the order
@@ -92,7 +97,8 @@ class Compliance:
             phone=normalize_e164(call.phone, "phone"),
             timezone=zones.check_zone(call.timezone, "timezone") if call.timezone is not None else None,
             lead_id=require_uuid(call.lead_id, "lead_id") if call.lead_id is not None else None,
-            lead_state=call.lead_state or None, lead_status=call.lead_status or None)
+            lead_state=call.lead_state or None, lead_status=call.lead_status or None,
+            converted_at=call.lead_converted_at, last_inbound_at=call.lead_last_inbound_at)
         business_hours = domain.calling_hours(call.business_hours)
         async with self.db.transaction() as conn:
             decided, now = await self.decide_locked(conn, business_id, compliance.Touch(

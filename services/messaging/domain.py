@@ -199,6 +199,8 @@ class CallToDecide:
     lead_id: str | None = None
     lead_state: str | None = None
     lead_status: str | None = None
+    lead_converted_at: datetime | None = None  # the lead's purchase and latest inquiry (the registry's exemptions)
+    lead_last_inbound_at: datetime | None = None
     sender: str | None = None
     reference: str | None = None
     business_hours: tuple[int, int] | None = None  # (start hour, end hour): the business's own window

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
-from core.messages import optional
+from core.messages import optional, timestamp
 from core.rpc import Client, unless_not_found
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, sdr_pb2
 
@@ -38,6 +39,8 @@ class Lead:
     business_id: str
     state: str | None
     status: str
+    converted_at: datetime | None = None  # a purchase, and the latest inquiry: the national registry's exemptions
+    last_inbound_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ class Neighbours:
 
 
 def _lead(message: sdr_pb2.Lead) -> Lead:
-    return Lead(message.id, message.business_id, optional(message, "state"), message.status)
+    return Lead(message.id, message.business_id, optional(message, "state"), message.status,
+                timestamp(message, "converted_at"), timestamp(message, "last_inbound_at"))
 
 
 class GrpcAgents:

@@ -38,8 +38,9 @@ class MessagingRepository(Protocol):
     async def add_decision(self, **values: Any) -> Any:
         """Log a compliance decision (store.compliance_decisions' columns); its row."""
 
-    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any]]:
-        """The phone's listed do-not-call entry of the business (or None) and its consent history, oldest first."""
+    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any], store.National | None]:
+        """The phone's listed do-not-call entry of the business (or None), its consent history, oldest first, and
+        what the national registry's loaded data says of it (None when its area code was never imported)."""
 
     async def lock_callee(self, business_id: str, phone: str) -> None:
         """Serialize the decisions on one business's callee until the transaction ends (its touches are counted and
@@ -97,9 +98,9 @@ class SqlMessaging:
     async def add_decision(self, **values: Any) -> Any:
         return await store.add_decision(self.conn, **values)
 
-    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any]]:
-        entry, history = await store.standing(self.conn, business_id, phone)
-        return entry, history
+    async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any], store.National | None]:
+        entry, history, national = await store.standing(self.conn, business_id, phone)
+        return entry, history, national
 
     async def lock_callee(self, business_id: str, phone: str) -> None:
         await store.lock_callee(self.conn, business_id, phone)

@@ -151,7 +151,9 @@ class Texts:
         tenant.current().require_good_standing(business_id, "sending texts")
         lead = await self._lead(business_id, to, text.lead_id)
         callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
-                                   lead_state=lead.state if lead else None, lead_status=lead.status if lead else None)
+                                   lead_state=lead.state if lead else None, lead_status=lead.status if lead else None,
+                                   converted_at=lead.converted_at if lead else None,
+                                   last_inbound_at=lead.last_inbound_at if lead else None)
         # Once decided, an allowed text goes to the provider and its outcome is recorded even if the caller goes
         # away, so a retry with the same key gets this message instead of a pending one that never went out.
         return await to_completion(self._send_decided(business_id, sender, text, callee, business_hours))

@@ -7,7 +7,7 @@ from datetime import timedelta
 from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.ids import utcnow
-from core.messages import optional, set_timestamp, struct
+from core.messages import optional, set_timestamp, struct, timestamp
 from core.pagination import Page
 from providers import configured
 from providers.messaging import signatures
@@ -24,6 +24,7 @@ from services.messaging.email_service import (
     EmailDelivery,
     Emails,
 )
+from services.messaging.national_registry import Subscription
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
 from services.messaging.reconciliation import Reconciliation
@@ -46,7 +47,8 @@ def call_to_decide(request: messaging_pb2.DecideCallRequest) -> domain.CallToDec
         business_id=request.business_id, phone=request.phone, actor=request.actor,
         **{f: optional(request, f) for f in ("timezone", "lead_id", "lead_state", "lead_status", "sender",
                                              "reference")},
-        business_hours=business_hours_of(request))
+        lead_converted_at=timestamp(request, "lead_converted_at"),
+        lead_last_inbound_at=timestamp(request, "lead_last_inbound_at"), business_hours=business_hours_of(request))
 
 
 def new_text(request: messaging_pb2.SendSmsRequest) -> NewText:
@@ -75,9 +77,12 @@ def decision_message(row) -> common_pb2.ComplianceDecision:
 
 
 def standing_message(found: CalleeStanding) -> messaging_pb2.CalleeStanding:
-    msg = messaging_pb2.CalleeStanding(phone=found.phone, platform_dnc=found.standing.platform_dnc,
-                                       consent=found.standing.consent)
-    set_timestamp(msg, "business_dnc_since", found.standing.business_dnc_since)
+    standing = found.standing
+    msg = messaging_pb2.CalleeStanding(phone=found.phone, platform_dnc=standing.platform_dnc,
+                                       consent=standing.consent, national=standing.national,
+                                       national_listed=standing.national_listed)
+    set_timestamp(msg, "business_dnc_since", standing.business_dnc_since)
+    set_timestamp(msg, "national_refreshed_at", standing.national_refreshed_at)
     for counted in found.recent:
         msg.recent_touches.add(channel=counted.channel).at.FromDatetime(counted.at)
     return msg
@@ -238,7 +243,7 @@ def build(runtime: Runtime) -> MessagingServicer:
     sms = runtime.closing(configured.sms(s))
     consents = Consents(runtime.db, frozenset(s.platform_dnc))
     compliance = Compliance(runtime.db, consents.platform_dnc,
-                            s.compliance_policy())
+                            s.compliance_policy(), subscription=Subscription.of(s.national_dnc_area_codes))
     others = grpc_neighbours(runtime.client)
     senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
     runtime.run(senders)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID, insert
@@ -181,6 +182,33 @@ counted_touches = sa.Table(
 )
 sa.Index("counted_touches_callee", counted_touches.c.business_id, counted_touches.c.phone,
          counted_touches.c.placed_at, postgresql_where=counted_touches.c.released_at.is_(None))
+
+# The national do-not-call registry as the platform's operator imported it (services.messaging.registry): each
+# number a bigint of its ten digits, area code first, so an area code's numbers are one range of the key
+# (AREA_SPAN numbers from area_code * AREA_SPAN).
+national_dnc = sa.Table("national_dnc", metadata, sa.Column("number", sa.BigInteger, primary_key=True))
+AREA_SPAN = 10_000_000
+# Each area code imported: when its data was last refreshed, by which file (its kind: full or change), and how many
+# of its numbers are on the registry.
+national_dnc_areas = sa.Table(
+    "national_dnc_areas", metadata,
+    sa.Column("area_code", sa.SmallInteger, primary_key=True),
+    sa.Column("refreshed_at", Ts, nullable=False),
+    sa.Column("file", sa.Text, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("numbers", sa.BigInteger, nullable=False),
+)
+# The files imported (by name and size): an import skips those already imported, so a CronJob may import a whole
+# folder again and again.
+national_dnc_files = sa.Table(
+    "national_dnc_files", metadata,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("size", sa.BigInteger, nullable=False),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("numbers", sa.BigInteger, nullable=False),  # the lines loaded
+    sa.Column("problems", sa.BigInteger, nullable=False),  # the lines not loaded (malformed, skipped)
+    sa.Column("imported_at", Ts, nullable=False),
+)
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
@@ -363,37 +391,61 @@ def _any(phones: list[str]):
     return sa.any_(sa.bindparam("phones", phones, type_=ARRAY(sa.Text), unique=True))
 
 
+class National(NamedTuple):
+    """What the registry's loaded data says of a number whose area code was imported."""
+
+    refreshed_at: datetime  # its area code's
+    listed: bool
+
+
 async def standing(conn: AsyncConnection, business_id: str, phone: str) -> tuple:
-    """(the business's do-not-call entry or None, the consent history) of a phone."""
+    """(the business's do-not-call entry or None, the consent history, National or None) of a phone."""
     return (await standings(conn, business_id, [phone]))[phone]
 
 
+def registry_number(phone: str) -> int | None:
+    """A +1 number's ten digits as national_dnc keys it; None for any other."""
+    return int(phone[2:]) if phone.startswith("+1") and len(phone) == 12 and phone[2:].isdigit() else None
+
+
 def _standings() -> sa.CompoundSelect:
-    d, c = dnc_entries.c, consent_events.c
+    d, c, a, n = dnc_entries.c, consent_events.c, national_dnc_areas.c, national_dnc.c
     business_id, phones = sa.bindparam("business_id", type_=Uuid), sa.any_(sa.bindparam("phones", type_=ARRAY(sa.Text)))
     listed = sa.select(d.phone, sa.literal(True).label("listed"), sa.null().cast(sa.Text).label("kind"), d.created_at,
                        sa.null().cast(sa.BigInteger).label("id")).where(
         d.business_id == business_id, d.phone == phones, d.removed_at.is_(None))
     consented = sa.select(c.phone, sa.literal(False), c.kind, c.created_at, c.id).where(
         c.business_id == business_id, c.phone == phones)
-    return sa.union_all(listed, consented).order_by(sa.literal_column("id"))
+    asked = sa.func.unnest(sa.bindparam("phones", type_=ARRAY(sa.Text)),
+                           sa.bindparam("numbers", type_=ARRAY(sa.BigInteger))).table_valued(
+        "phone", sa.column("number", sa.BigInteger)).render_derived(name="asked")
+    national = sa.select(asked.c.phone, sa.literal(False),
+                         sa.case((n.number.is_(None), "national"), else_="national_listed"), a.refreshed_at,
+                         sa.null().cast(sa.BigInteger)).select_from(
+        asked.join(national_dnc_areas, a.area_code == asked.c.number // AREA_SPAN)
+        .outerjoin(national_dnc, n.number == asked.c.number))
+    return sa.union_all(listed, consented, national).order_by(sa.literal_column("id"))
 
 
 _STANDINGS = _standings()
 
 
 async def standings(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, tuple]:
-    """{phone: (the business's do-not-call entry or None, the consent history oldest first)} of each phone, in one
-    statement (it is on the path of every text and call): an entry has its created_at, an event its kind and
-    created_at."""
+    """{phone: (the business's do-not-call entry or None, the consent history oldest first, National or None)} of
+    each phone, in one statement (it is on the path of every text and call): an entry has its created_at, an event
+    its kind and created_at; National is there when the phone's area code was imported."""
     entries: dict[str, object] = {}
     histories: dict[str, list] = {phone: [] for phone in phones}
-    for row in await conn.execute(_STANDINGS, {"business_id": business_id, "phones": phones}):
+    national: dict[str, National] = {}
+    numbers = [registry_number(phone) for phone in phones]
+    for row in await conn.execute(_STANDINGS, {"business_id": business_id, "phones": phones, "numbers": numbers}):
         if row.listed:
             entries[row.phone] = row
+        elif row.kind in ("national", "national_listed"):
+            national[row.phone] = National(row.created_at, row.kind == "national_listed")
         else:
             histories[row.phone].append(row)
-    return {phone: (entries.get(phone), histories[phone]) for phone in phones}
+    return {phone: (entries.get(phone), histories[phone], national.get(phone)) for phone in phones}
 
 
 async def lock_callee(conn: AsyncConnection, business_id: str, phone: str) -> None:

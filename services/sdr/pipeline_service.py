@@ -243,7 +243,8 @@ class Pipeline:
             if row.phone in found:
                 standing, recent = found[row.phone]
                 callee = compliance.Callee(row.phone, lead_id=str(row.id), lead_state=row.state,
-                                           lead_status=row.status)
+                                           lead_status=row.status, converted_at=row.converted_at,
+                                           last_inbound_at=row.last_inbound_at)
                 facts[str(row.id)] = rules.Facts(standing, callee, recent, self.policy)
         return facts
 

@@ -150,10 +150,12 @@ def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select:
 
 # The lead columns the segment and next action read, in the order of pipeline_domain.Signals's fields (rows are
 # turned into signals by position: by name is most of the time at 100,000 leads); then what a pipeline lead shows,
-# the state the compliance decision places a callee by, and the stored segment.
+# the state the compliance decision places a callee by (and its converted_at, an exemption from the national
+# registry), and the stored segment.
 SIGNAL_COLUMNS = ("status", "source", "created_at", "updated_at", "touch_count", "last_touch_at", "paused", "phone",
                   "email", "last_inbound_call_at", "last_inbound_at", "first_inbound_at")
-SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state", "score", "pipeline_segment")
+SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state", "converted_at", "score",
+                 "pipeline_segment")
 
 
 def pipeline_leads(business_id: str) -> sa.Select:

@@ -12,7 +12,7 @@ from datetime import UTC
 from typing import Protocol
 
 from core.compliance import decision as compliance
-from core.messages import business_hours, optional
+from core.messages import business_hours, optional, timestamp
 from core.rpc import Client
 from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, common_pb2, messaging_pb2
 
@@ -152,9 +152,12 @@ class GrpcMessaging:
                                                                                  phones=phones))
         found = {}
         for s in reply.standings:
-            since = s.business_dnc_since.ToDatetime(tzinfo=UTC) if s.HasField("business_dnc_since") else None
-            found[s.phone] = (compliance.Standing(platform_dnc=s.platform_dnc, business_dnc_since=since,
-                                                  consent=s.consent or "none"),
+            found[s.phone] = (compliance.Standing(platform_dnc=s.platform_dnc,
+                                                  business_dnc_since=timestamp(s, "business_dnc_since"),
+                                                  consent=s.consent or "none",
+                                                  national=s.national or compliance.NOT_SUBSCRIBED,
+                                                  national_listed=s.national_listed,
+                                                  national_refreshed_at=timestamp(s, "national_refreshed_at")),
                               tuple(compliance.Counted(t.channel, t.at.ToDatetime(tzinfo=UTC))
                                     for t in s.recent_touches))
         return found

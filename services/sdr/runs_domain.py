@@ -68,7 +68,7 @@ ANSWERED = ("completed", "voicemail")  # a conversation or a voicemail box: the 
 RETRYABLE = ("no-answer", "busy", "failed")
 
 # The compliance decision's refusal codes, and a provider's refusal of a call or text.
-REFUSAL_CODES = ("number_on_dnc", "number_opted_out", "tcpa_violation", "content_blocked")
+REFUSAL_CODES = ("number_on_dnc", "dnc_registry_stale", "number_opted_out", "tcpa_violation", "content_blocked")
 PROVIDER_CODES = ("call_failed", "sms_send_failed")
 
 
@@ -430,15 +430,17 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
          policy: compliance.Policy, business_hours: Hours | None = None) -> list[Planned]:
     """Each touch with the decision it would get at its time (nothing is stored or sent). The calls and texts the
     run itself places count towards the frequency caps of the touches after them, after those of the ledger
-    (`recent`). `leads` holds the business's lead of each phone ({id, state, status}); `senders` the number of
-    each agent; `business_hours` the business's own calling hours (its saved SDR config's)."""
+    (`recent`). `leads` holds the business's lead of each phone ({id, state, status, converted_at,
+    last_inbound_at}); `senders` the number of each agent; `business_hours` the business's own calling hours (its
+    saved SDR config's)."""
     touched: dict[str, list[compliance.Counted]] = {p: list(counted) for p, counted in recent.items()}
     planned = []
     for touch in sorted(run.touches, key=lambda t: (t.scheduled_at, t.index)):
         at = max(touch.scheduled_at, now)
         lead = leads.get(touch.phone, {})
         callee = compliance.Callee(phone=touch.phone, timezone=touch.timezone, lead_id=lead.get("id"),
-                                   lead_state=lead.get("state"), lead_status=lead.get("status"))
+                                   lead_state=lead.get("state"), lead_status=lead.get("status"),
+                                   converted_at=lead.get("converted_at"), last_inbound_at=lead.get("last_inbound_at"))
         earlier = tuple(t for t in touched.get(touch.phone, ()) if at - compliance.DAY < t.at <= at)
         decided = compliance.decide(compliance.Touch(touch.channel, at, sender=senders.get(touch.agent_id or ""),
                                                      business_hours=business_hours, recent=earlier),

@@ -112,11 +112,13 @@ class Runs:
 
     @staticmethod
     async def _leads(conn, business_id: str, phones: list[str]) -> dict[str, dict]:
-        """The business's newest lead of each phone: {id, state, status}."""
-        rows = await conn.execute(sa.select(leads.c.phone, leads.c.id, leads.c.state, leads.c.status)
-                                  .where(leads.c.business_id == business_id, leads.c.phone.in_(phones))
-                                  .order_by(leads.c.phone, leads.c.created_at.desc()).distinct(leads.c.phone))
-        return {r.phone: {"id": str(r.id), "state": r.state, "status": r.status} for r in rows}
+        """The business's newest lead of each phone: {id, state, status, converted_at, last_inbound_at}."""
+        c = leads.c
+        rows = await conn.execute(sa.select(c.phone, c.id, c.state, c.status, c.converted_at, c.last_inbound_at)
+                                  .where(c.business_id == business_id, c.phone.in_(phones))
+                                  .order_by(c.phone, c.created_at.desc()).distinct(c.phone))
+        return {r.phone: {"id": str(r.id), "state": r.state, "status": r.status, "converted_at": r.converted_at,
+                          "last_inbound_at": r.last_inbound_at} for r in rows}
 
     # -- creation -------------------------------------------------------------------------------------------
 

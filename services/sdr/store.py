@@ -51,6 +51,9 @@ leads = sa.Table(
     sa.Column("pipeline_next", sa.Text),
     sa.Column("pipeline_until", Ts, nullable=False, server_default=sa.text("'epoch'")),
     sa.Column("pipeline_stamp", sa.BigInteger, nullable=False, server_default="0"),
+    # When its status last became converted (a purchase: the national registry's exemption), kept by a trigger on
+    # every write of the status (migration 0009).
+    sa.Column("converted_at", Ts),
 )
 
 interactions = sa.Table(
@@ -102,7 +105,7 @@ inbox = inbox_table(metadata, SCHEMA)
 
 PAGE_COLUMNS = [leads.c[name] for name in ("id", "business_id", "status", "source", "score", "score_confidence",
                                              "score_explanation", "score_factors", "interaction_count", "created_at",
-                                             "updated_at", *LEAD_OUT)]
+                                             "updated_at", "converted_at", "last_inbound_at", *LEAD_OUT)]
 # List filters: the column each one compares and how.
 FILTERS = {
     "statuses": lambda c: c.status == sa.func.any(sa.bindparam("statuses", type_=ARRAY(sa.Text))),

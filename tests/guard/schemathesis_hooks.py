@@ -42,6 +42,10 @@ DOCUMENTED_REFUSALS = (
     # each depends on the recipient's history, lists, lead, the clock or the text's content, which no schema states.
     DocumentedRefusal("number_on_dnc", r"(do-not-call list|is marked do_not_contact)",
                       "the recipient is on a do-not-call list, or their lead is marked do_not_contact"),
+    DocumentedRefusal("number_on_dnc", r"is on the national do-not-call registry",
+                      "the recipient is on the national registry (area codes the operator imported) with no exemption"),
+    DocumentedRefusal("dnc_registry_stale", r"^the national do-not-call registry's data for area code \d+ ",
+                      "the operator's copy of the registry for the recipient's area code is older than 31 days"),
     DocumentedRefusal("number_opted_out", r"(opted out|has not opted in|has not agreed to be called)",
                       "no consent from the recipient"),
     DocumentedRefusal("content_blocked", r"^rule \w+: ", "SMS: the text breaks a content rule"),

@@ -70,7 +70,8 @@ class MemoryMessaging:
         return Record(insert(self.decisions, compliance_decisions, values))
 
     async def standing(self, business_id, phone):
-        return await self.listed(business_id, phone), await self.consent_history(business_id, phone)
+        """No national registry is loaded in memory."""
+        return await self.listed(business_id, phone), await self.consent_history(business_id, phone), None
 
     async def lock_callee(self, business_id, phone) -> None:
         """Nothing to do: a MemoryDatabase's transactions run one at a time."""

@@ -170,12 +170,20 @@ def test_autoscalers_scale_the_gateway_and_the_workers_that_share_their_work():
 def test_every_job_and_cronjob_is_hardened_alike(render):
     docs = rendered(render)
     jobs = {**of_kind(docs, "Job"), **of_kind(docs, "CronJob")}
-    assert set(jobs) == {"switchboard-migrate", registry.SDR_RUNNER_CRON}
+    assert set(jobs) == {"switchboard-migrate", registry.SDR_RUNNER_CRON, registry.NATIONAL_DNC_IMPORT}
     for job in jobs.values():
         assert_hardened(job, docs)
         assert pod_of(job)["spec"]["restartPolicy"] == "Never"
-    cron = jobs[registry.SDR_RUNNER_CRON]["spec"]
-    assert cron["concurrencyPolicy"] == "Forbid" and cron["timeZone"] == "Etc/UTC"
+    for name in (registry.SDR_RUNNER_CRON, registry.NATIONAL_DNC_IMPORT):
+        cron = jobs[name]["spec"]
+        assert cron["concurrencyPolicy"] == "Forbid" and cron["timeZone"] == "Etc/UTC", name
+    # the registry's import reads its folder from a read-only volume
+    pod = pod_of(jobs[registry.NATIONAL_DNC_IMPORT])["spec"]
+    (importer,) = pod["containers"]
+    assert importer["command"] == ["python", "-m", "services.messaging.registry", "import", "/registry"]
+    (files,) = [m for m in importer["volumeMounts"] if m["mountPath"] == "/registry"]
+    assert files["readOnly"] is True
+    assert {v["name"]: v for v in pod["volumes"]}[files["name"]]["persistentVolumeClaim"]["readOnly"] is True
     (container,) = pod_of(jobs[registry.SDR_RUNNER_CRON])["spec"]["containers"]
     assert container["command"] == ["python", "-m", "deploy.sdr_runner_cron"]
     assert {e["name"]: e.get("value") for e in container["env"]}["GATEWAY_URL"] == (
@@ -201,8 +209,10 @@ def test_the_network_policies_cover_the_entrance_metrics_traces_and_the_cronjob(
     for process in registry.PROCESSES:
         assert _allows(policies[process]["ingress"], "from", generate.PROMETHEUS, workloads.METRICS_PORT), process
         assert _allows(policies[process]["egress"], "to", generate.OTEL_COLLECTOR, 4317), process
-    for name in (*registry.PROCESSES, "migrate", registry.SDR_RUNNER_CRON):
+    for name in (*registry.PROCESSES, *registry.JOBS):
         assert _allows(policies[name]["egress"], "to", generate.DNS, 53), name
+    assert {"ports": [{"protocol": "TCP", "port": generate.POSTGRES_PORT}]} in policies[
+        registry.NATIONAL_DNC_IMPORT]["egress"]
 
 
 @needs_kubectl

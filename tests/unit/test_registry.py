@@ -86,13 +86,13 @@ def _secret_keys(container: dict, process: str) -> set[str]:
 def test_each_manifest_gives_its_process_only_the_secrets_the_registry_declares():
     base = generate.MANIFESTS.parent
     docs = [d for path in (generate.MANIFESTS, base / "gateway.yaml", base / "migrate-job.yaml",
-                           base / "sdr-runner-cronjob.yaml")
+                           base / "sdr-runner-cronjob.yaml", base / "national-dnc-import-cronjob.yaml")
             for d in yaml.safe_load_all(path.read_text()) if d["kind"] in ("Deployment", "Job", "CronJob")]
     names = [d["metadata"]["labels"]["app.kubernetes.io/name"] for d in docs]
     pods = [(d["spec"]["jobTemplate"]["spec"] if d["kind"] == "CronJob" else d["spec"])["template"] for d in docs]
     given = {name: _secret_keys(pod["spec"]["containers"][0], name) for name, pod in zip(names, pods, strict=True)}
     shared = set(generate.SHARED_SECRET_KEYS)  # what the long-running processes share: not the Jobs
-    assert given == {name: set(secrets) | (set() if name in ("migrate", registry.SDR_RUNNER_CRON) else shared)
+    assert given == {name: set(secrets) | (set() if name in registry.JOBS else shared)
                      for name, secrets in registry.SECRETS.items()}
     example = yaml.safe_load((base / "secret.example.yaml").read_text())
     assert example["metadata"]["name"] == generate.SECRET
@@ -103,7 +103,7 @@ def test_the_registry_declares_secret_settings_and_each_is_read_somewhere():
     declared = [v for secrets in registry.SECRETS.values() for v in secrets]
     assert set(declared) == set(settings.SECRET_FIELDS)
     assert all(len(set(secrets)) == len(secrets) for secrets in registry.SECRETS.values())
-    assert set(registry.SECRETS) == {"gateway", "migrate", registry.SDR_RUNNER_CRON,
+    assert set(registry.SECRETS) == {"gateway", "migrate", registry.SDR_RUNNER_CRON, registry.NATIONAL_DNC_IMPORT,
                                      *(p.name for p in (*registry.SERVICES, *registry.WORKERS))}
 
 

@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class DecideCallRequest(_message.Message):
-    __slots__ = ("business_id", "phone", "timezone", "lead_id", "lead_state", "lead_status", "sender", "actor", "reference", "business_hours")
+    __slots__ = ("business_id", "phone", "timezone", "lead_id", "lead_state", "lead_status", "sender", "actor", "reference", "business_hours", "lead_converted_at", "lead_last_inbound_at")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PHONE_FIELD_NUMBER: _ClassVar[int]
     TIMEZONE_FIELD_NUMBER: _ClassVar[int]
@@ -23,6 +23,8 @@ class DecideCallRequest(_message.Message):
     ACTOR_FIELD_NUMBER: _ClassVar[int]
     REFERENCE_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_HOURS_FIELD_NUMBER: _ClassVar[int]
+    LEAD_CONVERTED_AT_FIELD_NUMBER: _ClassVar[int]
+    LEAD_LAST_INBOUND_AT_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     phone: str
     timezone: str
@@ -33,7 +35,9 @@ class DecideCallRequest(_message.Message):
     actor: str
     reference: str
     business_hours: _common_pb2.BusinessHours
-    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., timezone: _Optional[str] = ..., lead_id: _Optional[str] = ..., lead_state: _Optional[str] = ..., lead_status: _Optional[str] = ..., sender: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., business_hours: _Optional[_Union[_common_pb2.BusinessHours, _Mapping]] = ...) -> None: ...
+    lead_converted_at: _timestamp_pb2.Timestamp
+    lead_last_inbound_at: _timestamp_pb2.Timestamp
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., timezone: _Optional[str] = ..., lead_id: _Optional[str] = ..., lead_state: _Optional[str] = ..., lead_status: _Optional[str] = ..., sender: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., business_hours: _Optional[_Union[_common_pb2.BusinessHours, _Mapping]] = ..., lead_converted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., lead_last_inbound_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ReleaseCallSlotRequest(_message.Message):
     __slots__ = ("decision_id",)
@@ -74,18 +78,24 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, business_id: _Optional[str] = ..., phones: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CalleeStanding(_message.Message):
-    __slots__ = ("phone", "platform_dnc", "business_dnc_since", "consent", "recent_touches")
+    __slots__ = ("phone", "platform_dnc", "business_dnc_since", "consent", "recent_touches", "national", "national_listed", "national_refreshed_at")
     PHONE_FIELD_NUMBER: _ClassVar[int]
     PLATFORM_DNC_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_DNC_SINCE_FIELD_NUMBER: _ClassVar[int]
     CONSENT_FIELD_NUMBER: _ClassVar[int]
     RECENT_TOUCHES_FIELD_NUMBER: _ClassVar[int]
+    NATIONAL_FIELD_NUMBER: _ClassVar[int]
+    NATIONAL_LISTED_FIELD_NUMBER: _ClassVar[int]
+    NATIONAL_REFRESHED_AT_FIELD_NUMBER: _ClassVar[int]
     phone: str
     platform_dnc: bool
     business_dnc_since: _timestamp_pb2.Timestamp
     consent: str
     recent_touches: _containers.RepeatedCompositeFieldContainer[CountedTouch]
-    def __init__(self, phone: _Optional[str] = ..., platform_dnc: _Optional[bool] = ..., business_dnc_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consent: _Optional[str] = ..., recent_touches: _Optional[_Iterable[_Union[CountedTouch, _Mapping]]] = ...) -> None: ...
+    national: str
+    national_listed: bool
+    national_refreshed_at: _timestamp_pb2.Timestamp
+    def __init__(self, phone: _Optional[str] = ..., platform_dnc: _Optional[bool] = ..., business_dnc_since: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., consent: _Optional[str] = ..., recent_touches: _Optional[_Iterable[_Union[CountedTouch, _Mapping]]] = ..., national: _Optional[str] = ..., national_listed: _Optional[bool] = ..., national_refreshed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CountedTouch(_message.Message):
     __slots__ = ("channel", "at")
