@@ -23,6 +23,7 @@ from typing import Any
 
 import holidays
 
+from core.compliance import recording_rules
 from core.compliance import zones as where
 from core.compliance.rules import CALL, CHANNELS, FEDERAL, SMS, Hours, StateRule
 from core.compliance.state_rules import STATE_RULES
@@ -128,6 +129,8 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
         "consent_basis": basis,
         "zones": [{"zone": z, "why": w, "local_time": _local(touch.at, z)} for z, w in zip(zones, why, strict=True)],
         "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")]}
+    if touch.channel == CALL:  # what the law asks of a recorded call (the call record says what the agent did)
+        inputs["recording_disclosure"] = recording_rules.disclosure(states).record()
     start: datetime = touch.at
     frequency: tuple[int, datetime | None, list[datetime]] | None = None
     if touch.channel == CALL:
@@ -213,8 +216,7 @@ def _refuse(rule: str, code: str, message: str) -> Decision:
 
 def _states(callee: Callee) -> list[str]:
     """The US states whose law applies: the area code's and the lead's stated one (both, without repeats)."""
-    found = [where.area_code_state(callee.phone), where.state_code(callee.lead_state)]
-    return list(dict.fromkeys(s for s in found if s))
+    return where.possible_states(callee.phone, callee.lead_state)
 
 
 def callee_zones(callee: Callee, sender: str | None, at: datetime,
