@@ -2,8 +2,9 @@
 `assistant-request`, answered within the provider's 7.5 s), or, for a number with ring-first forwarding, first
 tells us the call is offered to the forward-to phone (the call is recorded then, and the assistant-request comes
 only if nobody picks up there). The number's agent answers with the caller's
-lead (if the business knows the number) in its variables; the call is recorded `ringing` and `call.received`
-is emitted. A number no business holds, or one without an agent, is refused with the provider's error answer.
+lead (if the business knows the number) in its variables, and with its recording disclosure first where the
+caller may be in a state that needs every party's consent (domain.recording_disclosure: by the caller's area code
+and lead); the call is recorded `ringing` and `call.received` is emitted. A number no business holds, or one without an agent, is refused with the provider's error answer.
 A repeated request for the same provider call answers the same way and records nothing twice."""
 from __future__ import annotations
 
