@@ -8,6 +8,7 @@ so a rule changes in one place (the services still enforce it: the schema descri
 from __future__ import annotations
 
 from core import plans, settings, standing
+from core.compliance import recording_rules as recording
 from core.contact import E164_PATTERN
 from core.events import PARTNER_EVENT_TYPES
 from core.scopes import ALL_SCOPES
@@ -170,6 +171,23 @@ EVAL_GATE = {"type": "boolean", "description": "opt in to the eval gate: a chang
              "first runs the agent's eval scenarios against the new configuration and is refused (409) if any fails"}
 FORCE = {"type": "boolean", "default": False, "description": "apply the change even if the eval gate would refuse "
          "it (the version records eval_gate {status: forced, forced_by})"}
+RECORDING_DISCLOSURE = {**_obj({
+    "mode": {"type": "string", "enum": list(recording.MODES), "default": recording.AUTO,
+             "description": "auto: spoken on a call whose other party may be in a state that needs every party's "
+             "consent to record (CA, CT, DE, FL, IL, MD, MA, MT, NV, NH, OR, PA, WA, by area code and the lead's "
+             "state) or whom no US state places; always: on every call; off: never (the business answers for "
+             "recording consent, as with compliance skip)"},
+    "message": {"anyOf": [{"type": "string", "minLength": 1, "pattern": NOT_BLANK,
+                           "maxLength": agents.RECORDING_CONSENT_MESSAGE_MAX}, {"type": "null"}],
+                "description": "the words, spoken as a line of their own before the call's first message; null: the "
+                f"default wording ({recording.STAY_ON_LINE}: \"{recording.DEFAULT_MESSAGES[recording.STAY_ON_LINE]}\"; "
+                f"{recording.VERBAL}: \"{recording.DEFAULT_MESSAGES[recording.VERBAL]}\")"},
+    "consent": {"type": "string", "enum": list(recording.CONSENT_TYPES), "default": recording.STAY_ON_LINE,
+                "description": f"{recording.STAY_ON_LINE}: staying on the call is consent, hanging up declines; "
+                f"{recording.VERBAL}: the other party answers, and a no ends the call"},
+}), "additionalProperties": False,
+    "description": "the recording disclosure (every call is recorded; the provider records only once the other "
+    "party consents). Each field optional, merged into the current setting on update; versioned"}
 AGENT_CREATE = _obj({
     "business_id": UUID,
     "name": AGENT_NAME,
@@ -179,6 +197,7 @@ AGENT_CREATE = _obj({
     "model": MODEL,
     "metadata": {"type": "object"},
     "eval_gate": {**EVAL_GATE, "default": False},
+    "recording_disclosure": RECORDING_DISCLOSURE,
 }, ("business_id", "name", "system_prompt"))
 AGENT_UPDATE = _obj({
     "id": UUID,
@@ -204,6 +223,7 @@ AGENT_UPDATE = _obj({
     "eval_gate": {**EVAL_GATE, "description": EVAL_GATE["description"] + " (true or false; not versioned; a write "
                   "that turns it off is still gated)"},
     "force": FORCE,
+    "recording_disclosure": RECORDING_DISCLOSURE,
 }, ("id",))
 AGENT_UPDATE["not"] = {"required": ["inbound_prompt", "system_prompt"]}
 PERSONA = _obj({
@@ -336,6 +356,21 @@ PROVIDER_MESSAGE = _obj({"message": {**_obj({"type": {"type": "string"}, "call":
                         ("message",))
 _CALL = message_schema(calls_pb2.Call.DESCRIPTOR)
 _CALL["properties"]["status"] = CALL_STATUS
+_CALL_DISCLOSURE = _CALL["properties"]["recording_disclosure"]["anyOf"][0]["properties"]
+_CALL_DISCLOSURE["reason"] |= {"enum": list(recording.REASONS), "description": ", ".join(recording.SPOKEN_REASONS)
+                               + ": spoken (unplaced: no US state places the other party); "
+                               f"{recording.ONE_PARTY_ONLY}, {recording.TURNED_OFF} (the agent's setting): not spoken"}
+_CALL_DISCLOSURE["consent"] = {"anyOf": [{"type": "string", "enum": ["granted", "not_granted"]}, {"type": "null"}],
+                               "description": "from the end-of-call report: granted, or not_granted (declined or "
+                               "hung up first; no recording is kept then); null before the report or when not spoken"}
+_CALL_DISCLOSURE["consent_type"] = {"anyOf": [{"type": "string", "enum": list(recording.CONSENT_TYPES)},
+                                              {"type": "null"}]}
+_AGENT = message_schema(agents_pb2.Agent.DESCRIPTOR)
+_AGENT["properties"]["recording_disclosure"] = {
+    **_obj({"mode": {"type": "string", "enum": list(recording.MODES)}, "message": {"type": "string"},
+            "consent": {"type": "string", "enum": list(recording.CONSENT_TYPES)}}, ("mode", "message", "consent")),
+    "description": "the recording disclosure in force (see AgentCreateRequest; message: the words spoken, the default "
+    "wording of the consent type unless the agent has its own)"}
 # The spec's creation reply and list entries (inbound entries carry direction and summary).
 CREATED_FIELDS = ("id", "conversation_id", "status", "agent_id", "to", "name", "created_at")
 LIST_FIELDS = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "to", "summary",
@@ -721,7 +756,7 @@ SCHEMAS: dict[str, dict] = {
     "PersonaLoadRequest": PERSONA_LOAD,
     "SmsPromptUpdateRequest": SMS_PROMPT_UPDATE,
     "AgentRollbackRequest": ROLLBACK,
-    "Agent": message_schema(agents_pb2.Agent.DESCRIPTOR),
+    "Agent": _AGENT,
     "AgentSummary": message_schema(agents_pb2.AgentSummary.DESCRIPTOR),
     "AgentList": _obj({"agents": {"type": "array", "items": _ref("AgentSummary")}, **PAGE_FIELDS},
                       ("agents", *PAGE_FIELDS)),

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import holidays
 
+from core.compliance import recording_rules
 from core.compliance import zones as where
 from core.compliance.rules import CALL, CHANNELS, FEDERAL, SMS, Hours, StateRule
 from core.compliance.state_rules import STATE_RULES
@@ -167,6 +168,8 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
         "zones": [{"zone": z, "why": w, "local_time": _local(touch.at, z)} for z, w in zip(zones, why, strict=True)],
         "states": states, "rules": [r.state for r in rows if r.state not in ("US", "--", "business")],
         "national_registry": national_input(touch.at, callee, standing)}
+    if touch.channel == CALL:  # what the law asks of a recorded call (the call record says what the agent did)
+        inputs["recording_disclosure"] = recording_rules.disclosure(states).record()
     caps = _caps(touch, rows, policy)
     inputs["touches_24h"] = _by_channel(touch)
     inputs["caps"] = [{"limit": c.limit, "channels": sorted(c.channels), "counted": len(c.counted),
@@ -323,8 +326,7 @@ def _refuse(rule: str, code: str, message: str) -> Decision:
 
 def _states(callee: Callee) -> list[str]:
     """The US states whose law applies: the area code's and the lead's stated one (both, without repeats)."""
-    found = [where.area_code_state(callee.phone), where.state_code(callee.lead_state)]
-    return list(dict.fromkeys(s for s in found if s))
+    return where.possible_states(callee.phone, callee.lead_state)
 
 
 def callee_zones(callee: Callee, sender: str | None, at: datetime,

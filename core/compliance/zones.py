@@ -136,5 +136,12 @@ def area_code_state(e164: str) -> str | None:
     return _area_facts(e164)[2]
 
 
+def possible_states(e164: str, lead_state: str | None) -> list[str]:
+    """The US states whose law applies to a touch of this number: the area code's and the lead's stated one (both,
+    without repeats)."""
+    found = [area_code_state(e164), state_code(lead_state)]
+    return list(dict.fromkeys(s for s in found if s))
+
+
 def is_nanp(e164: str) -> bool:
     return e164.startswith("+1")

@@ -33,7 +33,7 @@ async def create_agent(ctx: RequestContext):
     b = ctx.body
     req = agents_pb2.CreateAgentRequest(business_id=b["business_id"], name=b["name"], system_prompt=b["system_prompt"])
     set_fields(req, b, "first_message", "eval_gate")
-    set_structs(req, b, "voice", "model", "metadata")
+    set_structs(req, b, "voice", "model", "metadata", "recording_disclosure")
     return to_json(await ctx.rpc("agents").CreateAgent(req))
 
 
@@ -45,7 +45,7 @@ async def update_agent(ctx: RequestContext):
     b = ctx.body
     req = agents_pb2.UpdateAgentRequest(id=b["id"])
     set_fields(req, b, *UPDATE_TEXTS)
-    set_structs(req, b, "voice", "model", "metadata", "provider_config")
+    set_structs(req, b, "voice", "model", "metadata", "provider_config", "recording_disclosure")
     reply = await ctx.rpc("agents").UpdateAgent(req)
     return gate_refusal(reply) or to_json(reply, omit=("rollback_of",))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.compliance import recording_rules
 from providers.messaging import client as sms_client
 from providers.messaging.simulator.messages import Messages, public
 from providers.payments import client as payments_client
@@ -35,10 +36,14 @@ CHECKOUT = payments_client.checkout_params(business_id="b", email="e", price_id=
 ASSISTANT = agents_domain.assistant_body(agents_domain.new_config(
     "Front desk", "You answer the phone.", None, {"provider": "vapi", "voiceId": "Elliot"},
     {"provider": "openai", "model": "gpt-4o"}), "agent", "business")
-# What our calls service sends to place a call.
+# What our calls service sends to place a call (with the recording disclosure of a verbal consent plan: every field
+# it may send).
+CONSENT = calls_domain.compliance_plan(recording_rules.Setting(consent=recording_rules.VERBAL), outbound=True)
 CALL = calls_domain.provider_call(assistant_id="a", phone_number_id="p", to="+14155550100", name="Dana", prompt="p",
                                   first_message="Hi", model={"provider": "openai", "model": "gpt-4o"}, context="c",
-                                  max_duration=600, variables={}, call_id="c", server={"url": "https://x"})
+                                  max_duration=600, variables={}, call_id="c", server={"url": "https://x"},
+                                  compliance_plan=CONSENT)
+STAY_ON_LINE_PLAN, VERBAL_PLAN = "RecordingConsentPlanStayOnLine", "RecordingConsentPlanVerbal"
 TWILIO_SEND = "POST /2010-04-01/Accounts/{AccountSid}/Messages.json"
 TWILIO_MESSAGE = "api.v2010.account.message"
 
@@ -95,6 +100,30 @@ CLAIMS: tuple[Claim, ...] = (
                "CreateCallDTO", "assistantOverrides", exact=False, used=True),
     Properties(VOICE, "calls provider_call: customer", frozenset(CALL["customer"]), "CreateCallDTO", "customer",
                exact=False, used=True),
+    Properties(VOICE, "calls compliance_plan", frozenset(CONSENT), "CreateCallDTO", "assistantOverrides.compliancePlan",
+               exact=False, used=True),
+    Properties(VOICE, "calls compliance_plan: recordingConsentPlan", frozenset(CONSENT["recordingConsentPlan"]),
+               VERBAL_PLAN, exact=False, used=True),
+    # The recording consent plan: the simulator's shapes of it, and the values and limits our agents accept.
+    Properties(VOICE, "voice simulator COMPLIANCE_PLAN_PROPERTIES", voice_simulator.COMPLIANCE_PLAN_PROPERTIES,
+               "CompliancePlan"),
+    Properties(VOICE, "voice simulator RECORDING_CONSENT_PROPERTIES[stay-on-line]",
+               voice_simulator.RECORDING_CONSENT_PROPERTIES["stay-on-line"], STAY_ON_LINE_PLAN),
+    Properties(VOICE, "voice simulator RECORDING_CONSENT_PROPERTIES[verbal]",
+               voice_simulator.RECORDING_CONSENT_PROPERTIES["verbal"], VERBAL_PLAN),
+    Keyword(VOICE, "recording_rules CONSENT_TYPES (an agent's recording_disclosure.consent)",
+            frozenset(recording_rules.CONSENT_TYPES), "CompliancePlan", "recordingConsentPlan.type", "enum"),
+    Keyword(VOICE, "voice simulator RECORDING_CONSENT_PROPERTIES (by type)",
+            frozenset(voice_simulator.RECORDING_CONSENT_PROPERTIES), "CompliancePlan", "recordingConsentPlan.type",
+            "enum"),
+    Keyword(VOICE, "voice simulator FIRST_MESSAGE_MODES", frozenset(voice_simulator.FIRST_MESSAGE_MODES),
+            STAY_ON_LINE_PLAN, "firstMessageMode", "enum"),
+    _limit(VOICE, "voice vocabulary RECORDING_CONSENT_MESSAGE_MAX (an agent's recording_disclosure.message)",
+           vocabulary.RECORDING_CONSENT_MESSAGE_MAX, "CompliancePlan", "recordingConsentPlan.message"),
+    Keyword(VOICE, "voice vocabulary RECORDING_CONSENT_WAIT_SECONDS (low)", vocabulary.RECORDING_CONSENT_WAIT_SECONDS[0],
+            STAY_ON_LINE_PLAN, "waitSeconds", "minimum"),
+    Keyword(VOICE, "voice vocabulary RECORDING_CONSENT_WAIT_SECONDS (high)",
+            vocabulary.RECORDING_CONSENT_WAIT_SECONDS[1], STAY_ON_LINE_PLAN, "waitSeconds", "maximum"),
     # The providers our services and the simulator accept in an assistant's settings and an eval's judge.
     Keyword(VOICE, "voice vocabulary VOICE_REQUIRED (voice providers)", frozenset(vocabulary.VOICE_REQUIRED),
             "CreateAssistantDTO", "voice.provider", "enum"),
@@ -106,8 +135,12 @@ CLAIMS: tuple[Claim, ...] = (
             "AssistantMessageJudgePlanAI", "model.provider", "enum"),
     # What the calls service reads of the provider's server messages.
     Properties(VOICE, "calls: the end-of-call report's fields read (domain.after_report)",
-               frozenset({"type", "call", "endedReason", "startedAt", "endedAt", "cost", "analysis", "artifact"}),
+               frozenset({"type", "call", "endedReason", "startedAt", "endedAt", "cost", "analysis", "artifact",
+                          "compliance"}),
                "ServerMessageEndOfCallReport", exact=False, used=True),
+    Properties(VOICE, "calls: the recording consent's fields read (domain.recording_consent)",
+               frozenset({"type", "grantedAt"}), "ServerMessageEndOfCallReport", "compliance.recordingConsent",
+               exact=False, used=True),
     Properties(VOICE, "calls: the artifact's fields read", frozenset({"transcript", "recording", "recordingUrl"}),
                "ServerMessageEndOfCallReport", "artifact", exact=False, used=True),
     Properties(VOICE, "calls: the recording's fields read (domain.recording_url)", frozenset({"mono", "stereoUrl"}),

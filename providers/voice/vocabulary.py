@@ -24,3 +24,7 @@ VOICEMAIL_DETECTION_PROVIDERS = ("google", "openai", "twilio", "vapi")
 # The eval judge models (AssistantMessageJudgePlanAI.model): EvalOpenAIModel, EvalAnthropicModel, EvalGoogleModel,
 # EvalCustomModel (which adds `url`).
 JUDGE_MODEL_PROVIDERS = ("openai", "anthropic", "google", "custom-llm")
+# CompliancePlan.recordingConsentPlan (RecordingConsentPlanStayOnLine, RecordingConsentPlanVerbal): the consent
+# message's limit (its types are core.compliance.recording_rules.CONSENT_TYPES, compared by providers/fidelity).
+RECORDING_CONSENT_MESSAGE_MAX = 1000
+RECORDING_CONSENT_WAIT_SECONDS = (1, 6)  # stay-on-line: how long the line is held before the call goes on

@@ -9,9 +9,11 @@ import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from core.compliance import recording_rules as recording
 from core.errors import ServiceError, invalid
 from providers.voice.vocabulary import (
     MODEL_REQUIRED,
+    RECORDING_CONSENT_MESSAGE_MAX,
     VOICE_REQUIRED,
     VOICEMAIL_DETECTION_OFF,
     VOICEMAIL_DETECTION_PROVIDERS,
@@ -94,6 +96,8 @@ class AgentConfig:
     sms_prompt: str | None = None
     sms_llm: str | None = None
     provider_config: dict[str, Any] = field(default_factory=dict)
+    # What differs from the default recording disclosure (check_recording_disclosure): {} is the default.
+    recording_disclosure: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -155,7 +159,7 @@ def check_model(model: dict[str, Any], base: dict[str, Any] | None = None) -> di
 
 
 def new_config(name: str, system_prompt: str, first_message: str | None, voice: dict[str, Any],
-               model: dict[str, Any]) -> AgentConfig:
+               model: dict[str, Any], recording_disclosure: dict[str, Any] | None = None) -> AgentConfig:
     """A new agent's configuration with the spec's defaults."""
     return AgentConfig(
         name=check_text(name, "name", NAME_MAX),
@@ -164,7 +168,45 @@ def new_config(name: str, system_prompt: str, first_message: str | None, voice: 
                        else DEFAULT_FIRST_MESSAGE),
         voice=check_voice(voice),
         model=check_model(model),
+        recording_disclosure=check_recording_disclosure(recording_disclosure or {}),
     )
+
+
+# -- the recording disclosure --------------------------------------------------------------
+
+DISCLOSURE_KEYS = ("mode", "message", "consent")
+DISCLOSURE_DEFAULTS = {"mode": recording.AUTO, "consent": recording.STAY_ON_LINE}
+
+
+def check_recording_disclosure(given: Any, current: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The stored setting after `given` ({mode, message, consent}, each optional) over `current`: only what differs
+    from the defaults is kept, and a null message goes back to the default wording of the consent type."""
+    if not isinstance(given, dict):
+        raise invalid("recording_disclosure must be an object {mode, message, consent}")
+    unknown = set(given) - set(DISCLOSURE_KEYS)
+    if unknown:
+        raise invalid(f"recording_disclosure accepts mode, message and consent only (got {', '.join(sorted(unknown))})")
+    merged = {**DISCLOSURE_DEFAULTS, **(current or {}), **given}
+    if merged["mode"] not in recording.MODES:
+        raise invalid(f"recording_disclosure.mode must be one of {', '.join(recording.MODES)} (auto: spoken where "
+                      "the other party may be in a state that needs every party's consent to record)")
+    if merged["consent"] not in recording.CONSENT_TYPES:
+        raise invalid(f"recording_disclosure.consent must be one of {', '.join(recording.CONSENT_TYPES)}")
+    message = merged.get("message")
+    if message is not None:
+        if not isinstance(message, str):
+            raise invalid("recording_disclosure.message must be a string, or null for the default wording")
+        merged["message"] = check_text(message, "recording_disclosure.message", RECORDING_CONSENT_MESSAGE_MAX)
+    return {k: merged[k] for k in DISCLOSURE_KEYS
+            if merged.get(k) is not None and merged[k] != DISCLOSURE_DEFAULTS.get(k)}
+
+
+def disclosure_setting(stored: dict[str, Any]) -> recording.Setting:
+    """The recording disclosure in force of an agent's stored setting (AgentConfig.recording_disclosure): its own
+    words, or the default wording of its consent type."""
+    consent = stored.get("consent", recording.STAY_ON_LINE)
+    return recording.Setting(stored.get("mode", recording.AUTO),
+                             stored.get("message") or recording.DEFAULT_MESSAGES[consent], consent)
 
 
 def sanitize_provider_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -301,7 +343,7 @@ TEXT_LIMITS = {
 }
 # The order fields are reported in updated_fields.
 FIELD_ORDER = ("name", "inbound_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message",
-               "outbound_llm", "sms_llm", "voice", "model", "provider_config")
+               "outbound_llm", "sms_llm", "voice", "model", "provider_config", "recording_disclosure")
 
 
 def resolve_inbound_alias(inbound_prompt: str | None, system_prompt: str | None) -> str | None:
@@ -312,7 +354,8 @@ def resolve_inbound_alias(inbound_prompt: str | None, system_prompt: str | None)
 
 
 def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict[str, Any] | None = None,
-                 model: dict[str, Any] | None = None, provider_config: dict[str, Any] | None = None) -> Change:
+                 model: dict[str, Any] | None = None, provider_config: dict[str, Any] | None = None,
+                 recording_disclosure: dict[str, Any] | None = None) -> Change:
     """Apply the given fields; only values that differ from the current ones count as changed."""
     values: dict[str, Any] = {}
     for name, value in texts.items():
@@ -330,6 +373,8 @@ def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict[str
     if provider_config is not None:
         kept, ignored = sanitize_provider_config(provider_config)
         values["provider_config"] = {**current.provider_config, **kept}
+    if recording_disclosure is not None:
+        values["recording_disclosure"] = check_recording_disclosure(recording_disclosure, current.recording_disclosure)
     return change_to(current, replace(current, **values), ignored)
 
 

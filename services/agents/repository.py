@@ -136,8 +136,8 @@ class NumbersRepository(leases.Lessor, Protocol):
         number) order after the place `after`, `limit` of them."""
 
     async def route(self, phone_number: str) -> Any | None:
-        """A held number with its agent (phone_number, business_id, agent_id, agent_name, provider_assistant_id),
-        or None when no business holds it."""
+        """A held number with its agent (phone_number, business_id, agent_id, agent_name, provider_assistant_id,
+        recording_disclosure: the agent's stored setting), or None when no business holds it."""
 
     async def counts(self, business_ids: Iterable[str]) -> list[Any]:
         """(business_id, numbers held) of each of these businesses holding any."""

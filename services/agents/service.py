@@ -187,11 +187,11 @@ class Agents:
 
     async def create(self, business_id: str, name: str, system_prompt: str, first_message: str | None,
                      voice: dict, model: dict, metadata: dict, request_id: str | None = None,
-                     eval_gate: bool = False):
+                     eval_gate: bool = False, recording_disclosure: dict | None = None):
         """A new agent and its provider assistant; with `request_id`, a repeat returns the agent that request made
         (a concurrent repeat loses the insert race, undoes its assistant and gets 409 conflict)."""
         require_business(tenant.require_account(), business_id)
-        config = domain.new_config(name, system_prompt, first_message, voice, model)
+        config = domain.new_config(name, system_prompt, first_message, voice, model, recording_disclosure)
         if request_id:
             async with self.db.read() as conn:
                 made = await self.agents_in(conn).by_request(business_id, request_id)
@@ -223,7 +223,7 @@ class Agents:
     async def update(self, agent_id: str, texts: dict[str, str], *, system_prompt: str | None = None,
                      voice: dict | None = None, model: dict | None = None, provider_config: dict | None = None,
                      metadata: dict | None = None, expected_version: int | None = None, eval_gate: bool | None = None,
-                     force: bool = False) -> Written:
+                     force: bool = False, recording_disclosure: dict | None = None) -> Written:
         """A partial update; `system_prompt` is the deprecated alias of `texts["inbound_prompt"]`."""
         texts = dict(texts)
         inbound = domain.resolve_inbound_alias(texts.pop("inbound_prompt", None), system_prompt)
@@ -231,7 +231,8 @@ class Agents:
             texts["inbound_prompt"] = inbound
 
         def build(current: domain.AgentConfig) -> domain.Change:
-            return domain.apply_update(current, texts=texts, voice=voice, model=model, provider_config=provider_config)
+            return domain.apply_update(current, texts=texts, voice=voice, model=model, provider_config=provider_config,
+                                       recording_disclosure=recording_disclosure)
 
         return await self._write(agent_id, build, Write(source=update_source(tenant.current()), metadata=metadata,
                                                         eval_gate=eval_gate, expected_version=expected_version,

@@ -36,6 +36,12 @@ def summary_message(row, phone_number: str | None = None) -> agents_pb2.AgentSum
     return summary
 
 
+def disclosure_message(stored: dict | None) -> agents_pb2.RecordingDisclosure:
+    """An agent's recording disclosure in force, from its stored setting (None: the defaults)."""
+    setting = domain.disclosure_setting(stored or {})
+    return agents_pb2.RecordingDisclosure(mode=setting.mode, message=setting.message, consent=setting.consent)
+
+
 def agent_message(view: AgentView) -> agents_pb2.Agent:
     row, config = view.row, view.config
     agent = agents_pb2.Agent(
@@ -43,7 +49,7 @@ def agent_message(view: AgentView) -> agents_pb2.Agent:
         provider_assistant_id=row.provider_assistant_id, status=row.status,
         first_message=config.first_message, voice=struct(config.voice), model=struct(config.model),
         metadata=struct(row.metadata), provider_config=struct(config.provider_config), version=row.version,
-        phone_number=view.phone_number, eval_gate=row.eval_gate,
+        phone_number=view.phone_number, eval_gate=row.eval_gate, recording_disclosure=disclosure_message(config.recording_disclosure),
         prompts=agents_pb2.Prompts(
             inbound=agents_pb2.InboundPrompt(prompt=view.live_prompt if view.live_prompt is not None else "",
                                              llm=config.model["model"]),
@@ -120,7 +126,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             first_message=outbound.first_message, model=struct(outbound.model),
             phone_number=number.phone_number if number else None,
             provider_phone_number_id=number.provider_phone_number_id if number else None,
-            own_voicemail_detection="voicemailDetection" in (row.config.get("provider_config") or {}))
+            own_voicemail_detection="voicemailDetection" in (row.config.get("provider_config") or {}),
+            recording_disclosure=disclosure_message(row.config.get("recording_disclosure")))
 
     # -- agents ------------------------------------------------------------------------
 
@@ -145,7 +152,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         row = await self.agents.create(request.business_id, request.name, request.system_prompt,
                                        optional(request, "first_message"), _dict(request, "voice") or {},
                                        _dict(request, "model") or {}, _dict(request, "metadata") or {},
-                                       optional(request, "request_id"), request.eval_gate)
+                                       optional(request, "request_id"), request.eval_gate,
+                                       _dict(request, "recording_disclosure"))
         reply = agents_pb2.AgentCreated(id=str(row.id), name=row.name, business_id=str(row.business_id),
                                         provider_assistant_id=row.provider_assistant_id, version=row.version)
         set_timestamp(reply, "created_at", row.created_at)
@@ -157,7 +165,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             request.id, texts, system_prompt=optional(request, "system_prompt"), voice=_dict(request, "voice"),
             model=_dict(request, "model"), provider_config=_dict(request, "provider_config"),
             metadata=_dict(request, "metadata"), expected_version=optional(request, "expected_version"),
-            eval_gate=optional(request, "eval_gate"), force=request.force))
+            eval_gate=optional(request, "eval_gate"), force=request.force,
+            recording_disclosure=_dict(request, "recording_disclosure")))
 
     async def LoadPersona(self, request, context):
         p = request.persona
@@ -219,7 +228,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         return agents_pb2.NumberRoute(
             phone_number=found.phone_number, business_id=str(found.business_id),
             agent_id=str(found.agent_id) if found.agent_id else None, agent_name=found.agent_name,
-            provider_assistant_id=found.provider_assistant_id)
+            provider_assistant_id=found.provider_assistant_id,
+            recording_disclosure=disclosure_message(found.recording_disclosure) if found.agent_id else None)
 
     async def CountPhoneNumbers(self, request, context):
         return agents_pb2.PhoneNumberCounts(businesses=[

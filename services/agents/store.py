@@ -259,7 +259,8 @@ async def number_route(conn: AsyncConnection, e164: str):
     """Who answers a number: the number's row joined with its agent (None when the number is not assigned)."""
     a, pn = agents.c, phone_numbers.c
     return (await conn.execute(sa.select(pn.phone_number, pn.business_id, pn.agent_id, a.name.label("agent_name"),
-                                         a.provider_assistant_id)
+                                         a.provider_assistant_id,
+                                         a.config["recording_disclosure"].label("recording_disclosure"))
                                .select_from(phone_numbers.outerjoin(agents, a.id == pn.agent_id))
                                .where(pn.phone_number == e164, pn.business_id.is_not(None)))).first()
 

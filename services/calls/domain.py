@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import phonenumbers
 from phonenumbers import timezone as number_timezones
 
+from core.compliance import recording_rules as recording
 from core.errors import invalid
 from switchboard.v1 import calls_pb2
 
@@ -162,13 +163,49 @@ def enrichment(*, to: str, now: datetime, name: str | None, lead: dict[str, Any]
 VOICEMAIL_DETECTION = {"provider": "vapi"}
 
 
+# -- the recording disclosure ---------------------------------------------------------------------
+
+def recording_disclosure(states: list[str], setting: recording.Setting,
+                         outbound: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(what the call record keeps of the call's recording disclosure, the provider's compliancePlan that speaks
+    it, None when it is not spoken) for a call whose other party may be in `states`, under the agent's `setting`."""
+    decided = recording.disclosure(states, setting.mode)
+    kept = {**decided.record(), "consent_type": setting.consent if decided.spoken else None}
+    return kept, compliance_plan(setting, outbound) if decided.spoken else None
+
+
+def compliance_plan(setting: recording.Setting, outbound: bool) -> dict[str, Any]:
+    """The provider's compliancePlan that speaks the disclosure: its consent plan says the message as a line of its
+    own before the call's first message and starts recording once the other party consents (by staying on the
+    line, or by saying yes with `verbal`, whose no ends the call: the decline tool). On an outbound call it waits
+    for the callee to speak first, as the provider recommends: a line that reports "answered" while still ringing
+    would swallow a message spoken at once."""
+    plan: dict[str, Any] = {"type": setting.consent, "message": setting.message}
+    if outbound:
+        plan["firstMessageMode"] = "assistant-waits-for-user"
+    if setting.consent == recording.VERBAL:
+        plan["declineTool"] = {"type": "endCall"}
+    return {"recordingConsentPlan": plan}
+
+
+def recording_consent(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The other party's answer to the disclosure in an end-of-call report (`compliance.recordingConsent`): its type
+    and when consent was granted (None: they declined or hung up first); None when the report says nothing."""
+    consent = _object(_object(report.get("compliance")).get("recordingConsent"))
+    if not consent:
+        return None
+    granted = _time(consent.get("grantedAt"))
+    return {"type": _text(consent.get("type")), "granted_at": granted.isoformat() if granted else None}
+
+
 def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str | None, prompt: str,
                   first_message: str, model: dict[str, Any], context: str | None, max_duration: int,
                   variables: dict[str, Any], call_id: str, server: dict[str, Any],
-                  detect_voicemail: bool = True) -> dict[str, Any]:
+                  detect_voicemail: bool = True, compliance_plan: dict[str, Any] | None = None) -> dict[str, Any]:
     """The provider's `POST /call` body: the agent's assistant with this call's outbound overrides; `server` is
     where the provider sends the call's messages (providers.voice.server_messages); `detect_voicemail` False
-    leaves voicemail detection to the agent's assistant."""
+    leaves voicemail detection to the agent's assistant; `compliance_plan` speaks the recording disclosure
+    (`recording_disclosure`)."""
     system = prompt if not context else f"{prompt}\n\nContext for this call: {context}"
     customer = {"number": to, **({"name": name[:CUSTOMER_NAME_MAX]} if name else {})}
     return {
@@ -179,6 +216,7 @@ def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str
             "variableValues": {**variables, **({"context": context} if context else {})},
             "metadata": {"switchboard_call_id": call_id}, "server": server,
             **({"voicemailDetection": VOICEMAIL_DETECTION} if detect_voicemail else {}),
+            **({"compliancePlan": compliance_plan} if compliance_plan else {}),
         },
     }
 
@@ -249,7 +287,7 @@ def after_report(status: str, answered: bool, reported: bool, report: dict[str, 
         "recording_url": recording_url(artifact), "summary": _text(analysis.get("summary")),
         "structured_data": analysis.get("structuredData") if isinstance(analysis.get("structuredData"), dict) else None,
         "started_at": _time(report.get("startedAt")), "ended_at": _time(report.get("endedAt")),
-        "cost_cents": _cents(report.get("cost"))}
+        "cost_cents": _cents(report.get("cost")), "recording_consent": recording_consent(report)}
     changes["quality_dimensions"] = quality(changes["structured_data"])
     if not is_final(status):
         changes["status"] = outcome(changes["ended_reason"], reached)

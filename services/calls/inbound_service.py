@@ -2,14 +2,16 @@
 `assistant-request`, answered within the provider's 7.5 s), or, for a number with ring-first forwarding, first
 tells us the call is offered to the forward-to phone (the call is recorded then, and the assistant-request comes
 only if nobody picks up there). The number's agent answers with the caller's
-lead (if the business knows the number) in its variables; the call is recorded `ringing` and `call.received`
-is emitted. A number no business holds, or one without an agent, is refused with the provider's error answer.
+lead (if the business knows the number) in its variables, and with its recording disclosure first where the
+caller may be in a state that needs every party's consent (domain.recording_disclosure: by the caller's area code
+and lead); the call is recorded `ringing` and `call.received` is emitted. A number no business holds, or one without an agent, is refused with the provider's error answer.
 A repeated request for the same provider call answers the same way and records nothing twice."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from core import tenant
+from core.compliance import zones
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
@@ -45,10 +47,13 @@ class Inbound:
         row, route = await self._recorded(message)
         if row is None:
             return {"error": NOT_IN_SERVICE}
+        spoken = (row.recording_disclosure or {}).get("spoken")  # as decided when the call was recorded
+        compliance_plan = domain.compliance_plan(route.disclosure, outbound=False) if spoken else None
         return {"assistantId": route.provider_assistant_id,
                 "assistantOverrides": {"variableValues": row.variables,
                                        "metadata": {"switchboard_call_id": str(row.id)},
-                                       "server": await self.server.get()}}
+                                       "server": await self.server.get(),
+                                       **({"compliancePlan": compliance_plan} if compliance_plan else {})}}
 
     async def record_first_heard(self, message: dict) -> None:
         """Record an inbound call that reaches us by a status update or report before (or without) an
@@ -82,13 +87,17 @@ class Inbound:
         variables = domain.enrichment(to=caller or number, now=now, name=None,
                                       lead=domain.lead_facts(lead) if lead else None, business_name=business_name,
                                       business_phone=number)
+        # The caller's states: their number's area code's and their lead's (an unknown caller is placed nowhere).
+        states = zones.possible_states(caller, lead.state if lead else None) if caller else []
+        disclosure, _ = domain.recording_disclosure(states, route.disclosure, outbound=False)
         async with self.db.transaction() as conn:
             repository = self.calls_in(conn)
             row = await repository.add_once(
                 id=new_id(), business_id=route.business_id, agent_id=route.agent_id, agent_name=route.agent_name,
                 lead_id=lead.id if lead else None, direction="inbound", status="ringing", to_number=number,
                 from_number=caller, max_duration=domain.DEFAULT_MAX_DURATION, compliance="skip",
-                variables=variables, provider_call_id=provider_call_id, created_at=now, updated_at=now)
+                variables=variables, recording_disclosure=disclosure, provider_call_id=provider_call_id,
+                created_at=now, updated_at=now)
             if row is None:  # a concurrent request recorded it first
                 return await repository.by_provider_id(provider_call_id)
             await add_event(conn, outbox, events_pb2.CallReceived(

@@ -14,6 +14,7 @@ from typing import Protocol
 from cachetools import TTLCache
 from google.protobuf import json_format
 
+from core.compliance.recording_rules import DEFAULT_SETTING, Setting
 from core.errors import ServiceError
 from core.messages import business_hours as business_hours_message
 from core.messages import optional, set_timestamp, timestamp
@@ -39,6 +40,7 @@ class CallingProfile:
     first_message: str
     model: dict  # the provider's model settings with the outbound model applied
     own_voicemail_detection: bool = False  # the agent's provider settings choose voicemail detection
+    disclosure: Setting = DEFAULT_SETTING  # the agent's recording disclosure
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,11 @@ class NumberRoute:
     agent_id: str | None
     agent_name: str | None
     provider_assistant_id: str | None
+    disclosure: Setting = DEFAULT_SETTING  # the agent's recording disclosure
+
+
+def setting_of(message: agents_pb2.RecordingDisclosure) -> Setting:
+    return Setting(message.mode, message.message, message.consent)
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,8 @@ class GrpcAgents:
         p = await self.client.GetCallingProfile(agents_pb2.GetCallingProfileRequest(agent_id=agent_id))
         return CallingProfile(p.agent_id, p.name, p.business_id, p.provider_assistant_id,
                               optional(p, "phone_number"), optional(p, "provider_phone_number_id"), p.prompt,
-                              p.first_message, json_format.MessageToDict(p.model), p.own_voicemail_detection)
+                              p.first_message, json_format.MessageToDict(p.model), p.own_voicemail_detection,
+                              setting_of(p.recording_disclosure))
 
     async def route(self, phone_number: str) -> NumberRoute | None:
         try:
@@ -144,7 +152,7 @@ class GrpcAgents:
                 return None
             raise
         return NumberRoute(found.business_id, optional(found, "agent_id"), optional(found, "agent_name"),
-                           optional(found, "provider_assistant_id"))
+                           optional(found, "provider_assistant_id"), setting_of(found.recording_disclosure))
 
 
 class GrpcLeads:

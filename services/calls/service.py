@@ -197,6 +197,8 @@ class Calls:
                                       lead=domain.lead_facts(lead) if lead else None, business_name=business_name,
                                       business_phone=profile.phone_number)
         first_message = request["first_message"] or profile.first_message
+        disclosure, compliance_plan = domain.recording_disclosure(
+            zones.possible_states(request["to"], lead.state if lead else None), profile.disclosure, outbound=True)
         async with self.db.transaction() as conn:
             await self.calls_in(conn).add(
                 id=call_id, business_id=profile.business_id, agent_id=profile.agent_id, agent_name=profile.name,
@@ -204,13 +206,14 @@ class Calls:
                 from_number=profile.phone_number, name=request["name"], context=request["context"],
                 first_message=first_message, max_duration=request["max_duration"],
                 webhook_url=request["webhook_url"], compliance=request["compliance"], variables=variables,
-                external_ref=request["external_ref"], touch_id=request["touch_id"], created_at=now, updated_at=now)
+                external_ref=request["external_ref"], touch_id=request["touch_id"], recording_disclosure=disclosure,
+                created_at=now, updated_at=now)
         body = domain.provider_call(
             assistant_id=profile.provider_assistant_id, phone_number_id=profile.provider_phone_number_id,
             to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,
             model=profile.model, context=request["context"], max_duration=request["max_duration"],
             variables=variables, call_id=call_id, server=await self.server.get(),
-            detect_voicemail=not profile.own_voicemail_detection)
+            detect_voicemail=not profile.own_voicemail_detection, compliance_plan=compliance_plan)
         try:
             placed = await self.voice.create_call(body)
         except ProviderError as exc:

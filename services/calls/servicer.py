@@ -45,7 +45,22 @@ def call_message(row) -> calls_pb2.Call:
     set_timestamp(call, "ended_at", row.ended_at)
     if row.structured_data is not None:
         call.structured_data.CopyFrom(struct(row.structured_data))
+    if row.recording_disclosure is not None:
+        call.recording_disclosure.CopyFrom(disclosure_message(row.recording_disclosure, row.recording_consent))
     return call
+
+
+def disclosure_message(kept: dict, consent: dict | None) -> calls_pb2.CallRecordingDisclosure:
+    """A call's recording disclosure (domain.recording_disclosure) with the answer its report gave, if any."""
+    out = calls_pb2.CallRecordingDisclosure(
+        spoken=kept["spoken"], reason=kept["reason"], states=kept["states"],
+        rules=[calls_pb2.RecordingConsentRule(**rule) for rule in kept["rules"]],
+        consent_type=kept.get("consent_type"))
+    if kept["spoken"] and consent is not None:
+        granted = consent.get("granted_at")
+        out.consent = "granted" if granted else "not_granted"
+        set_timestamp(out, "consent_granted_at", datetime.fromisoformat(granted) if granted else None)
+    return out
 
 
 def _time(request, field: str) -> datetime | None:

@@ -55,6 +55,10 @@ calls = sa.Table(
     # The communication run touch the call is for: the caller's run reference and touch id (on its events).
     sa.Column("external_ref", sa.Text),
     sa.Column("touch_id", sa.Text),
+    # Whether the call opened with the agent's recording disclosure and why (domain.recording_disclosure), and the
+    # other party's answer from the end-of-call report ({type, granted_at}; domain.recording_consent).
+    sa.Column("recording_disclosure", JSONB),
+    sa.Column("recording_consent", JSONB),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
 )

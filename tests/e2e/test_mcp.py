@@ -64,7 +64,10 @@ async def test_the_official_client_uses_every_tool_in_both_eras(api, account, ca
         assert [c["id"] for c in recent["calls"]] == [call["id"]] and recent["calls"][0]["status"] == "completed"
         transcript = (await client.call_tool("get_transcript", {"call_id": call["id"]})).structured_content
         assert transcript["call_id"] == call["id"] and "water heater" in transcript["summary"]
-        assert transcript["transcript"].startswith("Agent: ") and "\nCaller: " in transcript["transcript"]
+        # A California callee: the recording disclosure is the agent's first line, after the callee's hello.
+        lines = transcript["transcript"].splitlines()
+        assert all(line.startswith(("Agent: ", "Caller: ")) for line in lines), lines
+        assert next(line for line in lines if line.startswith("Agent: ")).startswith("Agent: This call is recorded")
         info = (await client.call_tool("get_business_info", {"business_id": account["business_id"]})).structured_content
         assert info["businesses"][0]["calls_last_7_days"] == calls_before + 1
 

@@ -129,7 +129,8 @@ class MemoryNumbers:
         agent = self.agents.get((row["agent_id"],)) or {}
         return Record({"phone_number": row["phone_number"], "business_id": row["business_id"],
                        "agent_id": row["agent_id"], "agent_name": agent.get("name"),
-                       "provider_assistant_id": agent.get("provider_assistant_id")})
+                       "provider_assistant_id": agent.get("provider_assistant_id"),
+                       "recording_disclosure": (agent.get("config") or {}).get("recording_disclosure")})
 
     async def counts(self, business_ids):
         held = [row["business_id"] for row in self.numbers.values() if row["business_id"] in business_ids]

@@ -21,18 +21,30 @@ class RouteNumberRequest(_message.Message):
     def __init__(self, phone_number: _Optional[str] = ...) -> None: ...
 
 class NumberRoute(_message.Message):
-    __slots__ = ("phone_number", "business_id", "agent_id", "agent_name", "provider_assistant_id")
+    __slots__ = ("phone_number", "business_id", "agent_id", "agent_name", "provider_assistant_id", "recording_disclosure")
     PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_NAME_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
     phone_number: str
     business_id: str
     agent_id: str
     agent_name: str
     provider_assistant_id: str
-    def __init__(self, phone_number: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ...) -> None: ...
+    recording_disclosure: RecordingDisclosure
+    def __init__(self, phone_number: _Optional[str] = ..., business_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ...) -> None: ...
+
+class RecordingDisclosure(_message.Message):
+    __slots__ = ("mode", "message", "consent")
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    CONSENT_FIELD_NUMBER: _ClassVar[int]
+    mode: str
+    message: str
+    consent: str
+    def __init__(self, mode: _Optional[str] = ..., message: _Optional[str] = ..., consent: _Optional[str] = ...) -> None: ...
 
 class GetCallingProfileRequest(_message.Message):
     __slots__ = ("agent_id",)
@@ -41,7 +53,7 @@ class GetCallingProfileRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
 
 class CallingProfile(_message.Message):
-    __slots__ = ("agent_id", "name", "business_id", "provider_assistant_id", "phone_number", "provider_phone_number_id", "prompt", "first_message", "model", "own_voicemail_detection")
+    __slots__ = ("agent_id", "name", "business_id", "provider_assistant_id", "phone_number", "provider_phone_number_id", "prompt", "first_message", "model", "own_voicemail_detection", "recording_disclosure")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -52,6 +64,7 @@ class CallingProfile(_message.Message):
     FIRST_MESSAGE_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     OWN_VOICEMAIL_DETECTION_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     name: str
     business_id: str
@@ -62,7 +75,8 @@ class CallingProfile(_message.Message):
     first_message: str
     model: _struct_pb2.Struct
     own_voicemail_detection: bool
-    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., provider_phone_number_id: _Optional[str] = ..., prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., own_voicemail_detection: _Optional[bool] = ...) -> None: ...
+    recording_disclosure: RecordingDisclosure
+    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., provider_phone_number_id: _Optional[str] = ..., prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., own_voicemail_detection: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ...) -> None: ...
 
 class AgentSummary(_message.Message):
     __slots__ = ("id", "name", "business_id", "created_at", "phone_number", "status")
@@ -149,7 +163,7 @@ class Prompts(_message.Message):
     def __init__(self, inbound: _Optional[_Union[InboundPrompt, _Mapping]] = ..., outbound: _Optional[_Union[OutboundPrompt, _Mapping]] = ..., sms: _Optional[_Union[SmsPrompt, _Mapping]] = ...) -> None: ...
 
 class Agent(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version", "eval_gate")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version", "eval_gate", "recording_disclosure")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -166,6 +180,7 @@ class Agent(_message.Message):
     PROVIDER_CONFIG_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
@@ -182,10 +197,11 @@ class Agent(_message.Message):
     provider_config: _struct_pb2.Struct
     version: int
     eval_gate: bool
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[bool] = ...) -> None: ...
+    recording_disclosure: RecordingDisclosure
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ...) -> None: ...
 
 class CreateAgentRequest(_message.Message):
-    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata", "request_id", "eval_gate")
+    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata", "request_id", "eval_gate", "recording_disclosure")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -195,6 +211,7 @@ class CreateAgentRequest(_message.Message):
     METADATA_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     name: str
     system_prompt: str
@@ -204,7 +221,8 @@ class CreateAgentRequest(_message.Message):
     metadata: _struct_pb2.Struct
     request_id: str
     eval_gate: bool
-    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., request_id: _Optional[str] = ..., eval_gate: _Optional[bool] = ...) -> None: ...
+    recording_disclosure: _struct_pb2.Struct
+    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., request_id: _Optional[str] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class AgentCreated(_message.Message):
     __slots__ = ("id", "name", "business_id", "provider_assistant_id", "created_at", "version")
@@ -223,7 +241,7 @@ class AgentCreated(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
 
 class UpdateAgentRequest(_message.Message):
-    __slots__ = ("id", "name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message", "outbound_llm", "sms_llm", "voice", "model", "metadata", "provider_config", "expected_version", "eval_gate", "force")
+    __slots__ = ("id", "name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message", "outbound_llm", "sms_llm", "voice", "model", "metadata", "provider_config", "expected_version", "eval_gate", "force", "recording_disclosure")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     INBOUND_PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -241,6 +259,7 @@ class UpdateAgentRequest(_message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     FORCE_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     inbound_prompt: str
@@ -258,7 +277,8 @@ class UpdateAgentRequest(_message.Message):
     expected_version: int
     eval_gate: bool
     force: bool
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., inbound_prompt: _Optional[str] = ..., system_prompt: _Optional[str] = ..., outbound_prompt: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., outbound_first_message: _Optional[str] = ..., outbound_llm: _Optional[str] = ..., sms_llm: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expected_version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., force: _Optional[bool] = ...) -> None: ...
+    recording_disclosure: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., inbound_prompt: _Optional[str] = ..., system_prompt: _Optional[str] = ..., outbound_prompt: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., outbound_first_message: _Optional[str] = ..., outbound_llm: _Optional[str] = ..., sms_llm: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expected_version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., force: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class AgentUpdated(_message.Message):
     __slots__ = ("id", "name", "business_id", "provider_assistant_id", "updated", "updated_fields", "version", "ignored_provider_config", "rollback_of", "eval_gate")

@@ -201,7 +201,7 @@ class QualityDimensions(_message.Message):
     def __init__(self, professionalism: _Optional[int] = ..., empathy: _Optional[int] = ..., information_gathering: _Optional[int] = ..., resolution: _Optional[int] = ...) -> None: ...
 
 class Call(_message.Message):
-    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at", "forwarded_to", "started_at", "ended_at", "structured_data")
+    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at", "forwarded_to", "started_at", "ended_at", "structured_data", "recording_disclosure")
     ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -227,6 +227,7 @@ class Call(_message.Message):
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
     STRUCTURED_DATA_FIELD_NUMBER: _ClassVar[int]
+    RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
     id: str
     conversation_id: str
     status: str
@@ -251,4 +252,31 @@ class Call(_message.Message):
     started_at: _timestamp_pb2.Timestamp
     ended_at: _timestamp_pb2.Timestamp
     structured_data: _struct_pb2.Struct
-    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forwarded_to: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., structured_data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., **kwargs) -> None: ...
+    recording_disclosure: CallRecordingDisclosure
+    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forwarded_to: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., structured_data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., recording_disclosure: _Optional[_Union[CallRecordingDisclosure, _Mapping]] = ..., **kwargs) -> None: ...
+
+class CallRecordingDisclosure(_message.Message):
+    __slots__ = ("spoken", "reason", "states", "rules", "consent_type", "consent", "consent_granted_at")
+    SPOKEN_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    CONSENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    CONSENT_FIELD_NUMBER: _ClassVar[int]
+    CONSENT_GRANTED_AT_FIELD_NUMBER: _ClassVar[int]
+    spoken: bool
+    reason: str
+    states: _containers.RepeatedScalarFieldContainer[str]
+    rules: _containers.RepeatedCompositeFieldContainer[RecordingConsentRule]
+    consent_type: str
+    consent: str
+    consent_granted_at: _timestamp_pb2.Timestamp
+    def __init__(self, spoken: _Optional[bool] = ..., reason: _Optional[str] = ..., states: _Optional[_Iterable[str]] = ..., rules: _Optional[_Iterable[_Union[RecordingConsentRule, _Mapping]]] = ..., consent_type: _Optional[str] = ..., consent: _Optional[str] = ..., consent_granted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class RecordingConsentRule(_message.Message):
+    __slots__ = ("state", "statute")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    STATUTE_FIELD_NUMBER: _ClassVar[int]
+    state: str
+    statute: str
+    def __init__(self, state: _Optional[str] = ..., statute: _Optional[str] = ...) -> None: ...

@@ -120,7 +120,9 @@ def add_collection_routes(router: web.UrlDispatcher, collection: Collection) -> 
             router.add_route(method, path, handler)
 
 
-SCRIPT_FIELDS = frozenset({"outcome", "duplicate", "reorder", "silent", "timestamp_ms", "legacy_recording", "times"})
+SCRIPT_FIELDS = frozenset({"outcome", "duplicate", "reorder", "silent", "timestamp_ms", "legacy_recording",
+                           "declines_recording", "times"})
+SCRIPT_FLAGS = ("duplicate", "reorder", "silent", "timestamp_ms", "legacy_recording", "declines_recording")
 
 
 def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
@@ -131,8 +133,7 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
         errors = [f"property {k} should not exist" for k in sorted(set(body) - SCRIPT_FIELDS)]
         if body.get("outcome") is not None and body["outcome"] not in OUTCOMES:
             errors.append(f"outcome must be one of {', '.join(OUTCOMES)}")
-        errors += [f"{k} must be a boolean" for k in ("duplicate", "reorder", "silent", "timestamp_ms", "legacy_recording")
-                   if k in body and not isinstance(body[k], bool)]
+        errors += [f"{k} must be a boolean" for k in SCRIPT_FLAGS if k in body and not isinstance(body[k], bool)]
         if "times" in body and not (isinstance(body["times"], int) and not isinstance(body["times"], bool)
                                     and body["times"] >= 1):
             errors.append("times must be a positive integer")

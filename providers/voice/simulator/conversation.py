@@ -6,6 +6,11 @@ sends a `speech-update` (`status` started or stopped, `role` assistant or user, 
 interrupts the greeting once (`user-interrupted`) and the assistant is slow to answer once (`hang`). Each line
 is an `artifact.messages` entry with `time` and `endTime` (milliseconds since the epoch) and `secondsFromStart`.
 
+An assistant with a recording consent plan (`compliancePlan.recordingConsentPlan`) first speaks its consent message
+as a line of its own (after the callee's "Hello?" when it waits for the user); with the `verbal` type the callee then
+says yes, or no to decline. Only a person who answers hears it: what the provider's consent assistant does with a
+voicemail box is not documented, so voicemail outcomes play as before (providers/voice/FIDELITY-calls.md).
+
 Which messages reach the server is the assistant's `serverMessages` (its overrides' first), else the provider's
 default list. Voicemail is only noticed with voicemail detection on (`voicemailDetection` a plan, or a voicemail
 tool among the model's tools): the provider's default is off, and then a voicemail box is a callee like any other.
@@ -39,6 +44,27 @@ def lines_for(first_message: str, customer: dict, outcome: str) -> list[Line]:
             ("user", f"Hi, this is {name}. I'd like a quote for replacing my water heater.", "user-interrupted"),
             ("bot", "Happy to help. What's the best email to send the quote to?", "hang"),
             ("user", "jordan@example.com. Thanks, bye!", None)]
+
+
+CALLEE_HELLO = "Hello?"
+CONSENT_YES, CONSENT_NO = "Yes, that's fine.", "No, I don't want to be recorded."
+
+
+def consent_plan(assistant: dict) -> dict | None:
+    """The call's recording consent plan, if its assistant has one."""
+    plan = (assistant.get("compliancePlan") or {}).get("recordingConsentPlan")
+    return plan if isinstance(plan, dict) else None
+
+
+def consent_lines(plan: dict, declines: bool) -> list[Line]:
+    """What is said before the call's conversation: the consent message, and the callee's answer to a verbal one.
+    A callee who declines a stay-on-line plan hangs up once they have heard it."""
+    lines: list[Line] = [("user", CALLEE_HELLO, None)] if plan.get("firstMessageMode") == "assistant-waits-for-user" \
+        else []
+    lines.append(("bot", plan["message"], None))
+    if plan["type"] == "verbal":
+        lines.append(("user", CONSENT_NO if declines else CONSENT_YES, None))
+    return lines
 
 
 def transcript(said: list[dict]) -> str:

@@ -38,9 +38,12 @@ from pathlib import Path
 import aiohttp
 
 from providers.simulator_control import next_script
+from providers.voice.simulator import validation
 from providers.voice.simulator.conversation import (
     UNNOTICED_VOICEMAIL,
     Timeline,
+    consent_lines,
+    consent_plan,
     detects_voicemail,
     lines_for,
     server_messages,
@@ -81,6 +84,7 @@ class Script:
     silent: bool = False  # the call plays at the provider but no message is sent (for the receiver's reaper)
     timestamp_ms: bool = False  # the HMAC timestamp header in milliseconds (its unit is undocumented)
     legacy_recording: bool = False  # the report names its recording by the deprecated artifact.recordingUrl only
+    declines_recording: bool = False  # the callee declines a recording consent plan (says no, or hangs up)
     times: int = 1
 
 
@@ -187,6 +191,12 @@ class Playback:
                 return self.store.update("call", call["id"], {
                     "status": "ended", "endedReason": "assistant-request-returned-error",
                     "endedMessage": answer.get("error") or "no assistant"})
+            invalid = validation.compliance_plan((overrides or {}).get("compliancePlan") or {},
+                                                 "assistantOverrides.compliancePlan")
+            if invalid:
+                return self.store.update("call", call["id"], {
+                    "status": "ended", "endedReason": "assistant-request-returned-invalid-assistant",
+                    "endedMessage": "; ".join(invalid)})
         call = self.store.update("call", call["id"], {"assistantId": assistant_id,
                                                       **({"assistantOverrides": overrides} if overrides else {})})
         self.start(call, Script(outcome=outcome or "answered"))
@@ -288,18 +298,33 @@ class Playback:
         started, timeline, said = time.time(), Timeline(), []
         if call["status"] != "forwarding":  # a call offered to a forward-to phone first is past ringing
             timeline.add(RING_SECONDS / 2, self._status("ringing"))
+        plan = consent_plan(assistant) if outcome == "answered" else None
+        consent: dict | None = None  # the report's compliance.recordingConsent
+        ended_reason = ENDED_REASONS[outcome]
         if outcome in TALKS:
             timeline.add(RING_SECONDS, self._status("in-progress"))
             first = assistant.get("firstMessage") or "Hello! How can I help you today?"
-            said = timeline.talk(lines_for(first, call.get("customer") or {}, outcome),
-                                 TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2, started)
-            timeline.add(0, self._status("ended", ENDED_REASONS[outcome]))
+            lines = lines_for(first, call.get("customer") or {}, outcome)
+            asked = consent_lines(plan, script.declines_recording) if plan else []
+            if plan and script.declines_recording:  # a no ends the call (its decline tool); else they hang up
+                lines, ended_reason = [], "assistant-ended-call" if plan["type"] == "verbal" else "customer-ended-call"
+            said = timeline.talk(asked + lines, TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2, started)
+            if plan:
+                consent = self._consent(plan, said[len(asked) - 1], script.declines_recording)
+            timeline.add(0, self._status("ended", ended_reason))
         else:
-            timeline.add(RING_SECONDS, self._status("ended", ENDED_REASONS[outcome]))
-        # The report's times are the call's own (unscaled): a 12 s conversation lasts 12 s in it.
+            timeline.add(RING_SECONDS, self._status("ended", ended_reason))
+        # The report's times are the call's own (unscaled): a 12 s conversation lasts 12 s in it. The provider records
+        # a call with a consent plan only once consent is granted.
         times = (datetime.fromtimestamp(started, UTC), datetime.fromtimestamp(started + timeline.at, UTC))
-        timeline.add(0.1, self._report(call, outcome, times, said, self._recording(call_id, outcome),
-                                       script.legacy_recording))
+        recorded = consent is None or "grantedAt" in consent
+        report = self._report(call, outcome, times, said, self._recording(call_id, outcome) if recorded else None,
+                              script.legacy_recording, ended_reason)
+        if consent is not None:
+            report["compliance"] = {"recordingConsent": consent}
+            if not recorded:  # nobody talked with the agent: nothing to summarise
+                report["analysis"] = {}
+        timeline.add(0.1, report)
         steps, wanted = timeline.steps, server_messages(assistant)
         if script.reorder:
             steps[-1], steps[-2] = steps[-2], steps[-1]
@@ -311,6 +336,15 @@ class Playback:
                 continue
             for _ in range(0 if script.silent else 2 if script.duplicate else 1):
                 await self._send(self.store.get("call", call_id), message, script.timestamp_ms)
+
+    @staticmethod
+    def _consent(plan: dict, answer: dict, declined: bool) -> dict:
+        """The report's recordingConsent: granted once the consent message (and a verbal yes) was said, after the
+        plan's waitSeconds on the line for stay-on-line; no grantedAt when the callee declined."""
+        if declined:
+            return {"type": plan["type"]}
+        wait = plan.get("waitSeconds", 3) if plan["type"] == "stay-on-line" else 0
+        return {"type": plan["type"], "grantedAt": _iso(datetime.fromtimestamp(answer["endTime"] / 1000 + wait, UTC))}
 
     @staticmethod
     def _status(status: str, ended_reason: str | None = None) -> dict:
@@ -327,9 +361,9 @@ class Playback:
 
     @staticmethod
     def _report(call: dict, outcome: str, times: tuple[datetime, datetime], said: list[dict],
-                recording_url: str | None, legacy_recording: bool) -> dict:
+                recording_url: str | None, legacy_recording: bool, ended_reason: str) -> dict:
         started, ended = times
-        report = {"type": "end-of-call-report", "endedReason": ENDED_REASONS[outcome], "startedAt": _iso(started),
+        report = {"type": "end-of-call-report", "endedReason": ended_reason, "startedAt": _iso(started),
                   "endedAt": _iso(ended), "cost": 0.0, "artifact": {}, "analysis": {}}
         if said:
             report["artifact"] = {"transcript": transcript(said), "messages": said,
@@ -355,7 +389,8 @@ class Playback:
             if "endedReason" in message:
                 fields["endedReason"] = message["endedReason"]
         elif message["type"] == "end-of-call-report":
-            fields = {k: message[k] for k in ("endedReason", "startedAt", "endedAt", "cost", "artifact", "analysis")}
+            fields = {k: message[k] for k in ("endedReason", "startedAt", "endedAt", "cost", "artifact", "analysis",
+                                              "compliance") if k in message}
             fields["status"] = "ended"
         else:
             return

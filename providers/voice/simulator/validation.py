@@ -12,6 +12,8 @@ from __future__ import annotations
 from core.contact import is_e164
 from providers.voice.vocabulary import (
     MODEL_REQUIRED,
+    RECORDING_CONSENT_MESSAGE_MAX,
+    RECORDING_CONSENT_WAIT_SECONDS,
     VOICE_REQUIRED,
     VOICEMAIL_DETECTION_OFF,
     VOICEMAIL_DETECTION_PROVIDERS,
@@ -41,6 +43,15 @@ CALL_PROPERTIES = frozenset({
     "workflow", "workflowId", "workflowOverrides",
 })
 CREDENTIAL_PROPERTIES = frozenset({"authenticationPlan", "name", "provider"})
+# CompliancePlan, and its recordingConsentPlan's two shapes by `type` (RecordingConsentPlanStayOnLine,
+# RecordingConsentPlanVerbal).
+COMPLIANCE_PLAN_PROPERTIES = frozenset({"hipaaEnabled", "pciEnabled", "securityFilterPlan", "recordingConsentPlan"})
+_CONSENT_COMMON = frozenset({"type", "message", "voice", "firstMessageMode"})
+RECORDING_CONSENT_PROPERTIES = {
+    "stay-on-line": _CONSENT_COMMON | {"waitSeconds"},
+    "verbal": _CONSENT_COMMON | {"declineTool", "declineToolId"},
+}
+FIRST_MESSAGE_MODES = ("assistant-speaks-first", "assistant-waits-for-user")
 AUTH_PLAN_TYPES = ("hmac", "bearer")
 
 NAME_MAX = 40
@@ -107,6 +118,43 @@ def assistant(body: dict, *, updating: bool = False) -> list[str]:
         errors += _voicemail_detection(body["voicemailDetection"])
     if "analysisPlan" in body:
         errors += _analysis_plan(body["analysisPlan"])
+    if "compliancePlan" in body:
+        errors += compliance_plan(body["compliancePlan"])
+    return errors
+
+
+def compliance_plan(plan, at: str = "compliancePlan") -> list[str]:
+    """CompliancePlan: its flags, and a recording consent plan of one of the two types."""
+    if not isinstance(plan, dict):
+        return [f"{at} must be an object"]
+    errors = unknown(plan, COMPLIANCE_PLAN_PROPERTIES, f"{at}.")
+    errors += [f"{at}.{k} must be a boolean" for k in ("hipaaEnabled", "pciEnabled")
+               if k in plan and not isinstance(plan[k], bool)]
+    if "recordingConsentPlan" in plan:
+        errors += _recording_consent(plan["recordingConsentPlan"], f"{at}.recordingConsentPlan")
+    return errors
+
+
+def _recording_consent(plan, at: str) -> list[str]:
+    if not isinstance(plan, dict) or plan.get("type") not in RECORDING_CONSENT_PROPERTIES:
+        return [f"{at}.type must be one of the following values: {', '.join(RECORDING_CONSENT_PROPERTIES)}"]
+    errors = unknown(plan, RECORDING_CONSENT_PROPERTIES[plan["type"]], f"{at}.")
+    message = plan.get("message")
+    if not isinstance(message, str):
+        errors.append(f"{at}.message must be a string")
+    elif len(message) > RECORDING_CONSENT_MESSAGE_MAX:
+        errors.append(f"{at}.message must be shorter than or equal to {RECORDING_CONSENT_MESSAGE_MAX} characters")
+    if "firstMessageMode" in plan:
+        errors += _one_of(plan["firstMessageMode"], FIRST_MESSAGE_MODES, f"{at}.firstMessageMode")
+    if "voice" in plan:
+        errors += [f"{at}.{e}" for e in _voice(plan["voice"])]
+    low, high = RECORDING_CONSENT_WAIT_SECONDS
+    if "waitSeconds" in plan and not (is_number(plan["waitSeconds"]) and low <= plan["waitSeconds"] <= high):
+        errors.append(f"{at}.waitSeconds must be a number from {low} to {high}")
+    if "declineTool" in plan and not isinstance(plan["declineTool"], dict):
+        errors.append(f"{at}.declineTool must be an object")
+    if "declineToolId" in plan and not isinstance(plan["declineToolId"], str):
+        errors.append(f"{at}.declineToolId must be a string")
     return errors
 
 
@@ -314,6 +362,9 @@ def call(body: dict) -> list[str]:
         _number(customer, "number", errors, "customer.number")
         if "name" in customer:
             _name(customer, "name", 0, CUSTOMER_NAME_MAX, errors, "customer.name")
+    overrides = body.get("assistantOverrides")
+    if isinstance(overrides, dict) and "compliancePlan" in overrides:
+        errors += compliance_plan(overrides["compliancePlan"], "assistantOverrides.compliancePlan")
     return errors
 
 
