@@ -7,13 +7,13 @@ import hmac
 import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import phonenumbers
 from phonenumbers import timezone as number_timezones
 
 from core.errors import invalid
+from core.urls import split_url
 from switchboard.v1 import calls_pb2
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def check_webhook_url(url: str | None) -> str | None:
     """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
     if url is None:
         return None
-    parsed = urlparse(url)
+    parsed = split_url(url, "webhook_url")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks/calls")
     return url

@@ -55,10 +55,12 @@ DOCUMENTED_REFUSALS = (
                       "text may not hold NUL or unpaired surrogates (OpenAPI info); not expressible per field"),
     DocumentedRefusal("validation_error", r"must be valid text without NUL characters",
                       "signup: text may not hold NUL or unpaired surrogates"),
-    DocumentedRefusal("invalid_request", r"^webhook_url (host .* does not resolve|host .* resolves to|has an "
-                      r"invalid port)", "webhook hosts must resolve to public addresses, checked by DNS"),
-    DocumentedRefusal("invalid_request", r"^webhook_url is not a valid URL: .* does not appear to be an IPv4 or "
-                      r"IPv6 address", "a bracketed host must be an IP address (the pattern only shapes it)"),
+    DocumentedRefusal("invalid_request", r"^webhook_url host .* (does not resolve|resolves to)",
+                      "webhook hosts must resolve to public addresses, checked by DNS"),
+    DocumentedRefusal("invalid_request", r"^webhook_url is not a valid URL: ",
+                      "a URL the pattern shapes but urllib or yarl cannot read (core.urls): a bracketed host that is no "
+                      "IP address, a port past 65535"),
+    DocumentedRefusal("validation_error", r"^website is not a valid URL: ", "signup: the same of the website"),
     DocumentedRefusal("invalid_request", r"^agent_id is not an agent of this business",
                       "a record's agent must belong to the record's business (another business of the same key)"),
     DocumentedRefusal("invalid_request", r"^timezone must be an IANA time zone name",
@@ -98,7 +100,7 @@ DOCUMENTED_REFUSALS = (
                       "OAuth: a code or refresh token is an opaque value this server issued"),
     DocumentedRefusal("invalid_request", r"^(code|code_verifier|redirect_uri|refresh_token) is required$",
                       "OAuth: which token parameters are required depends on grant_type (RFC 6749 4.1.3, 6)"),
-    DocumentedRefusal("invalid_redirect_uri", r"must (use https|be an absolute URI)",
+    DocumentedRefusal("invalid_redirect_uri", r"(must (use https|be an absolute URI)|is not a valid URL: )",
                       "OAuth registration: redirect URIs are https, or http on loopback, absolute (RFC 8252)"),
     DocumentedRefusal("invalid_client_metadata", r"",
                       "OAuth registration: RFC 7591's rules on the URIs and values of client metadata (Authlib)"),
