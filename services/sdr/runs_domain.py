@@ -450,6 +450,22 @@ def plan(run: Run, now: datetime, standings: dict[str, compliance.Standing],
     return sorted(planned, key=lambda p: p.touch.index)
 
 
+def as_created(planned: Planned) -> dict[str, Any]:
+    """A job's first values, from the decision its touch gets at the run's creation (as the preview shows it): a
+    deferral makes it deferred, due at the instant the decision names, with the rule, code and why; a refusal leaves
+    it pending at its time with the rule, code and why (a consent or a do-not-call removal may come before then).
+    The scheduler decides again, as of then, whenever a job is due. Every job gets the same keys (one insert of
+    them all)."""
+    d = planned.decision
+    if d.allowed:
+        return {"status": PENDING, "due_at": planned.at, "rule": None, "code": None, "reason": None}
+    if d.outcome == compliance.DEFER:
+        return {"status": DEFERRED, "due_at": d.not_before, "rule": d.rule, "code": d.code, "reason": d.message}
+    return {"status": PENDING, "due_at": planned.at, "rule": d.rule, "code": d.code,
+            "reason": f"as things stood at the run's creation it would be refused: {d.message}; decided again at its "
+                      "time"}
+
+
 def plan_summary(planned: list[Planned]) -> dict[str, Any]:
     """The plan's counts by channel and by outcome, and its first and last planned times (None when none is)."""
     by_channel = {c: 0 for c in CHANNELS}

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import asyncpg
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, insert
+from sqlalchemy.dialects.postgresql import ARRAY, distinct_on, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates
@@ -161,6 +161,14 @@ async def newest_by_phone(conn: AsyncConnection, business_id: str, phone: str, *
     query = (sa.select(leads).where(leads.c.business_id == business_id, leads.c.phone == phone)
              .order_by(leads.c.created_at.desc()).limit(1))
     return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+async def callees(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, dict]:
+    """The business's newest lead of each phone, as the compliance decision reads it: {id, state, status}."""
+    rows = await conn.execute(sa.select(leads.c.phone, leads.c.id, leads.c.state, leads.c.status)
+                              .where(leads.c.business_id == business_id, leads.c.phone.in_(phones))
+                              .order_by(leads.c.phone, leads.c.created_at.desc()).ext(distinct_on(leads.c.phone)))
+    return {r.phone: {"id": str(r.id), "state": r.state, "status": r.status} for r in rows}
 
 
 async def lock_contact(conn: AsyncConnection, business_id: str, phone: str) -> None:

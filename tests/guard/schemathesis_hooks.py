@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 import schemathesis
-from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 
 @dataclass(frozen=True)
@@ -130,23 +130,6 @@ def positive_data_acceptance_unless_documented(ctx, response, case):
         if documented_refusal(response) is None:
             raise
         return None
-
-
-# Routes whose answer to a body they cannot accept is a report, by the spec: POST .../communication-runs/validate
-# answers every problem of a run at once, each with its touch, as 200 {valid: false, problems}, not as a 4xx.
-REPORTING_ROUTES = frozenset({"/api/v1/communication-runs/validate"})
-
-
-@schemathesis.check
-def negative_data_rejection_unless_reported(ctx, response, case):
-    """Schema-violating requests are rejected, or on a reporting route reported as invalid."""
-    if case.operation.path in REPORTING_ROUTES and response.status_code == 200:
-        try:
-            if response.json()["valid"] is False:
-                return None
-        except (ValueError, KeyError, TypeError):
-            pass
-    return negative_data_rejection(ctx, response, case)
 
 
 _TEST_NET = ipaddress.ip_network("198.18.0.0/15")  # benchmarking range: never a real client
