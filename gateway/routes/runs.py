@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from core.costs import Budget
+from core.text import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN
 from gateway.convert import to_json
 from gateway.routes import RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
@@ -123,8 +124,9 @@ ROUTES = [
           body=COMMUNICATION_RUN, body_check=RUN_ENVELOPE, max_body_bytes=RUN_BODY_BYTES,
           response="CommunicationRun", status=201,
           errors=(*ERRORS, "conflict"), rpcs=(f"{SDR}/CreateRun",),
-          headers={IDEMPOTENCY_HEADER: {"type": "string", "minLength": 1, "maxLength": 255, "required": True,
-                                        "description": "a unique value per run (e.g. a UUID)"}},
+          headers={IDEMPOTENCY_HEADER: {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX,
+                                        "pattern": IDEMPOTENCY_KEY_PATTERN, "required": True,
+                                        "description": "a unique value per run (e.g. a UUID): printable ASCII"}},
           description=SHAPE + "Requires the Idempotency-Key header (400 bad_request without it): the same key and "
           "body return the run created the first time (201, replayed true, the run as it stands now); the same "
           "key with another body is 409 conflict, and so is an external_ref another run of the business has. The "

@@ -27,6 +27,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
+from core.text import check_idempotency_key
 from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
@@ -35,7 +36,6 @@ from services.sdr.repository import RunsRepository, SqlRuns
 from services.sdr.runs_events import run_ended
 from services.sdr.store import outbox
 
-IDEMPOTENCY_KEY_MAX = 255
 RUNS_PAGE, JOBS_PAGE, ATTEMPTS_PAGE = (20, 100), (50, 500), (50, 100)
 
 
@@ -227,9 +227,7 @@ def _checked_key(key: str | None) -> str:
     if not key:
         raise ServiceError("bad_request", "the Idempotency-Key header is required: a unique value per run (e.g. a "
                            "UUID), so that a retried request never creates a second run")
-    if len(key) > IDEMPOTENCY_KEY_MAX or not key.isprintable():
-        raise invalid(f"Idempotency-Key must be printable text of at most {IDEMPOTENCY_KEY_MAX} characters")
-    return key
+    return check_idempotency_key(key)
 
 
 def _job_row(planned: rules.Planned, run_id: str, checked: Checked, now: datetime) -> dict:

@@ -243,3 +243,20 @@ def test_validate_publishes_the_drafts_it_reports_on_and_create_the_runs_it_take
         "$ref": "#/components/schemas/CommunicationRunValidation"}
     reply = document["components"]["schemas"]["CommunicationRunValidation"]
     assert "not 400" in reply["description"] and "problem" in reply["properties"]["problems"]["description"]
+
+
+@pytest.mark.parametrize("key", ["550e8400-e29b-41d4-a716-446655440000", "run 7 of crm/42", "~", "x" * 255,
+                                 "x" * 256, "", " ", "a\tb", "a\x7fb", "caf\u00e9", "a\nb"])
+def test_the_published_idempotency_key_takes_what_the_services_take(key):
+    """Issue 50's deeper fuzzing run: a key the published header took (any 1 to 255 characters) was refused as not
+    printable; the header now publishes the services' own rule (core.text)."""
+    from core.text import check_idempotency_key
+    from gateway.routes import all_routes
+    [create] = [r for r in all_routes() if (r.method, r.path) == ("POST", "/api/v1/communication-runs")]
+    header = {k: v for k, v in create.headers["Idempotency-Key"].items() if k != "required"}
+    try:
+        taken = check_idempotency_key(key) == key
+    except ServiceError:
+        taken = False
+    assert Draft202012Validator(header).is_valid(key) is taken
+    assert taken is (key in ("550e8400-e29b-41d4-a716-446655440000", "run 7 of crm/42", "~", "x" * 255))
