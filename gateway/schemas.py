@@ -345,7 +345,7 @@ BUSINESS = {**UUID, "description": "needed when the key spans several businesses
 # -- communication runs ----------------------------------------------------------------------
 
 _TOUCH = {**_obj({
-    "touch_id": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX,
+    "touch_id": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX, "pattern": NOT_BLANK,
                  "description": "your own reference of the touch, unique in the run; on every event of it"},
     "channel": {"type": "string", "enum": list(runs.CHANNELS)},
     "target": {**_obj({"phone": E164, "timezone": {**TIMEZONE, "description": "the IANA time zone the callee is in; "
@@ -356,11 +356,17 @@ _TOUCH = {**_obj({
     "context": {"type": "object", "description": "free-form, at most 8,000 bytes as JSON; given to the agent as the "
                 "call's context. Keys the platform reads: body (the text of an sms touch, required there, at most "
                 f"{runs.SMS_BODY_MAX} characters), agent_id (the agent of this touch), lead_id, first_message (a "
-                "call's greeting)"},
-}, ("touch_id", "channel", "target", "scheduled_at")), "additionalProperties": False}
+                "call's greeting)",
+                "properties": {"agent_id": UUID, "lead_id": UUID,
+                               "first_message": {"type": ["string", "null"], "maxLength": runs.FIRST_MESSAGE_MAX}}},
+}, ("touch_id", "channel", "target", "scheduled_at")), "additionalProperties": False,
+    # an sms touch needs the text to send
+    "if": {"properties": {"channel": {"const": "sms"}}, "required": ["channel"]},
+    "then": {"required": ["context"], "properties": {"context": {"required": ["body"], "properties": {"body": {
+        "type": "string", "minLength": 1, "maxLength": runs.SMS_BODY_MAX, "pattern": NOT_BLANK}}}}}}
 COMMUNICATION_RUN = {**_obj({
     "business_id": BUSINESS,
-    "external_ref": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX,
+    "external_ref": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX, "pattern": NOT_BLANK,
                      "description": "your own reference of the run, unique per business; on every event of it"},
     "agent_id": {**UUID, "description": "the agent that calls and texts (its number is the caller id); default: "
                  "the business's one agent with a phone number"},

@@ -25,7 +25,26 @@ class DocumentedRefusal:
     status: int = 400
 
 
+# A run's problems (preview and create answer the first ones in one 400) that no schema states: the clock's range of
+# scheduled_at, libphonenumber's and the tz database's verdicts, a touch_id used twice, a context's size in bytes,
+# the business's agents. The run's refusal is documented only when every problem it names is one of these.
+RUN_RULES = (r"scheduled_at: is more than (\d+ days ahead|\d+ hours in the past)",
+             r"target\.phone: (\S+ is not a valid phone number|is not a phone number: [^;]*|must be written in E\.164 "
+             r"without spaces or punctuation, e\.g\. \+\d+)",
+             r"target\.timezone: .{1,70} is not an IANA time zone name \(for example America/New_York\)",
+             r"touch_id: duplicate of touches\[\d+\]: each touch_id is used once in a run",
+             r"context: is over \d+ bytes as JSON",
+             r"(context\.)?agent_id: (no agent \S+ in the business|agent \S+ has no phone number: assign it one before "
+             r"it calls or texts)",
+             r"agent_id: (the business has no agent with a phone number: assign one a number|required: the business has "
+             r"\d+ agents with numbers; name the one that places the touches \(or context\.agent_id per touch\))")
+_RUN_PROBLEM = rf"(touches\[\d+\] \(.*?\) )?({'|'.join(RUN_RULES)})"
+RUN_REFUSED_BY_RULES = (rf"^the run has \d+ problem\(s\): {_RUN_PROBLEM}(; {_RUN_PROBLEM})*( \(and \d+ more\))?; POST "
+                        r"/api/v1/communication-runs/validate lists them all$")
+
 DOCUMENTED_REFUSALS = (
+    DocumentedRefusal("invalid_request", RUN_REFUSED_BY_RULES,
+                      "a run (preview, create) refused only for problems no schema can state (RUN_RULES)"),
     DocumentedRefusal("bad_request", r"^business_id is required: this key spans several businesses",
                       "depends on how many businesses the key reaches (the fuzzer creates workspaces)"),
     DocumentedRefusal("invalid_request", r"^cannot \w+ a workspace that is ",
