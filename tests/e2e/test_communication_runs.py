@@ -1,5 +1,6 @@
 """Communication runs end to end through the gateway, the scheduler worker and the simulators: validation with every
-problem at once, the preview's plan, idempotent creation, execution on time through the compliance decision with
+problem at once (a report, not a refusal), the preview's plan, idempotent creation, jobs created with the preview's
+decision (a night touch planned for the callee's morning), execution on time through the compliance decision with
 events carrying external_ref and touch_id, retries on no-answer, pause/resume/cancel, a STOP between creation and
 execution, and another account's key."""
 import uuid

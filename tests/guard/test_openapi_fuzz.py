@@ -4,7 +4,8 @@ phase that follows the document's links from what a POST creates to the reads, u
 it). Zero failures: a 500, a response that breaks its schema, a valid request refused (beyond the
 documented refusals in schemathesis_hooks) or an invalid one accepted turns the suite red.
 
-FUZZ_EXAMPLES sets the examples per operation (20 here; `make fuzz` runs many more), FUZZ_SEED the seed.
+FUZZ_EXAMPLES sets the examples per operation (20 here; `make fuzz` runs many more), FUZZ_SEED the seed (unset: a
+fixed one; set empty, as `make fuzz` does without one: a random one, printed in the report).
 """
 from __future__ import annotations
 
