@@ -1,12 +1,15 @@
-"""The fuzzing guard's documented refusals (schemathesis_hooks) on the messages the services really write: a run
-refused for problems no schema can state is documented, one with a problem its published schema states is not
-(issue 50's random-seed run: a preview refused for a scheduled_at a thousand years back)."""
+"""The fuzzing guard's own checks (schemathesis_hooks). Documented refusals on the messages the services really
+write: a run refused for problems no schema can state is documented, one with a problem its published schema states
+is not (issue 50's random-seed run: a preview refused for a scheduled_at a thousand years back). And a 404 after a
+POST is a created record not found only for an id the link gave."""
 import re
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 import pytest
 
 from services.sdr import runs_domain as rules
+from tests.guard import schemathesis_hooks as hooks
 from tests.guard.schemathesis_hooks import RUN_REFUSED_BY_RULES
 
 NOW = datetime(2027, 1, 13, 15, 0, tzinfo=UTC)
@@ -49,3 +52,28 @@ def test_a_run_refused_for_rules_no_schema_states_is_documented(message):
 ])
 def test_a_run_refused_for_what_its_schema_states_is_not(message):
     assert not re.search(RUN_REFUSED_BY_RULES, message), message
+
+
+class _Internals:
+    def __init__(self, answer: dict):
+        self.answer = answer
+
+    def find_parent(self, case_id):
+        return SimpleNamespace(id="parent")
+
+    def find_response(self, case_id):
+        return SimpleNamespace(json=lambda: self.answer)
+
+
+@pytest.mark.parametrize("body, judged", [
+    ({"id": "e14ad453-16fd-57b3-91fa-11947073d862", "name": "x"}, False),  # a generated id: its 404 is right
+    ({"id": "a0d1c1c6-0c3e-4b1e-9d6a-3f1f6e0b2c55", "name": "x"}, True),  # the created agent's: judged
+])
+def test_a_404_is_judged_a_created_record_not_found_only_for_the_ids_the_link_gave(monkeypatch, body, judged):
+    stock = []
+    monkeypatch.setattr(hooks, "ensure_resource_availability", lambda *args: stock.append(args))
+    ctx = SimpleNamespace(internals=_Internals({"id": "a0d1c1c6-0c3e-4b1e-9d6a-3f1f6e0b2c55", "version": 1,
+                                                "business_id": "456f7824-d0d8-4279-b520-6b0df35898f4"}))
+    hooks.ensure_resource_availability_of_linked_ids(ctx, SimpleNamespace(status_code=404), SimpleNamespace(
+        id="case", body=body))
+    assert bool(stock) is judged

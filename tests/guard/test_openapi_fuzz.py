@@ -28,8 +28,9 @@ def schemathesis_run(base_url: str, key: str, session: str, sign_out_session: st
     """`st run` over the published document, as a user would run it from the README."""
     command = [str(Path(sys.executable).with_name("st")), "--config-file", str(CONFIG), "run",
                f"{base_url}/api/v1/openapi.json", "--checks", "all",
-               # replaced by positive_data_acceptance_unless_documented (schemathesis_hooks)
-               "--exclude-checks", "positive_data_acceptance",
+               # replaced by positive_data_acceptance_unless_documented and ensure_resource_availability_of_linked_ids
+               # (schemathesis_hooks)
+               "--exclude-checks", "positive_data_acceptance,ensure_resource_availability",
                "--max-examples", str(EXAMPLES), *(["--seed", SEED] if SEED else []), *extra]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")]),
            "SWITCHBOARD_FUZZ_KEY": key, "SWITCHBOARD_FUZZ_SESSION": session,
