@@ -174,7 +174,7 @@ AGENT_CREATE = _obj({
     "business_id": UUID,
     "name": AGENT_NAME,
     "system_prompt": {**PROMPT, "description": "the inbound prompt"},
-    "first_message": {**GREETING, "default": agents.DEFAULT_FIRST_MESSAGE},
+    "first_message": {**GREETING, "minLength": 1, "pattern": NOT_BLANK, "default": agents.DEFAULT_FIRST_MESSAGE},
     "voice": VOICE,
     "model": MODEL,
     "metadata": {"type": "object"},

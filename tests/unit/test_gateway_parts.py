@@ -260,3 +260,18 @@ def test_the_published_idempotency_key_takes_what_the_services_take(key):
         taken = False
     assert Draft202012Validator(header).is_valid(key) is taken
     assert taken is (key in ("550e8400-e29b-41d4-a716-446655440000", "run 7 of crm/42", "~", "x" * 255))
+
+
+@pytest.mark.parametrize("greeting", ["", "  \t", "Hi, Acme Plumbing here.", "x" * 1001])
+def test_an_agents_published_greeting_takes_what_the_agents_service_takes(greeting):
+    """Issue 50's random-seed fuzzing run: POST /api/v1/agents published first_message as any text and refused "" (400
+    first_message must not be empty); create and update now publish the service's rule."""
+    from gateway.schemas import AGENT_CREATE, AGENT_UPDATE
+    from services.agents import domain as agents
+    try:
+        taken = bool(agents.check_text(greeting, "first_message", agents.MESSAGE_MAX))
+    except ServiceError:
+        taken = False
+    for body in (AGENT_CREATE, AGENT_UPDATE):
+        assert Draft202012Validator(body["properties"]["first_message"]).is_valid(greeting) is taken
+    assert taken is (greeting == "Hi, Acme Plumbing here.")
