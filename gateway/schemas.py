@@ -192,7 +192,7 @@ AGENT_CREATE = _obj({
     "business_id": UUID,
     "name": AGENT_NAME,
     "system_prompt": {**PROMPT, "description": "the inbound prompt"},
-    "first_message": {**GREETING, "default": agents.DEFAULT_FIRST_MESSAGE},
+    "first_message": {**GREETING, "minLength": 1, "pattern": NOT_BLANK, "default": agents.DEFAULT_FIRST_MESSAGE},
     "voice": VOICE,
     "model": MODEL,
     "metadata": {"type": "object"},
@@ -381,7 +381,7 @@ BUSINESS = {**UUID, "description": "needed when the key spans several businesses
 # -- communication runs ----------------------------------------------------------------------
 
 _TOUCH = {**_obj({
-    "touch_id": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX,
+    "touch_id": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX, "pattern": NOT_BLANK,
                  "description": "your own reference of the touch, unique in the run; on every event of it"},
     "channel": {"type": "string", "enum": list(runs.CHANNELS)},
     "target": {**_obj({"phone": E164, "timezone": {**TIMEZONE, "description": "the IANA time zone the callee is in; "
@@ -392,11 +392,17 @@ _TOUCH = {**_obj({
     "context": {"type": "object", "description": "free-form, at most 8,000 bytes as JSON; given to the agent as the "
                 "call's context. Keys the platform reads: body (the text of an sms touch, required there, at most "
                 f"{runs.SMS_BODY_MAX} characters), agent_id (the agent of this touch), lead_id, first_message (a "
-                "call's greeting)"},
-}, ("touch_id", "channel", "target", "scheduled_at")), "additionalProperties": False}
+                "call's greeting)",
+                "properties": {"agent_id": UUID, "lead_id": UUID,
+                               "first_message": {"type": ["string", "null"], "maxLength": runs.FIRST_MESSAGE_MAX}}},
+}, ("touch_id", "channel", "target", "scheduled_at")), "additionalProperties": False,
+    # an sms touch needs the text to send
+    "if": {"properties": {"channel": {"const": "sms"}}, "required": ["channel"]},
+    "then": {"required": ["context"], "properties": {"context": {"required": ["body"], "properties": {"body": {
+        "type": "string", "minLength": 1, "maxLength": runs.SMS_BODY_MAX, "pattern": NOT_BLANK}}}}}}
 COMMUNICATION_RUN = {**_obj({
     "business_id": BUSINESS,
-    "external_ref": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX,
+    "external_ref": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX, "pattern": NOT_BLANK,
                      "description": "your own reference of the run, unique per business; on every event of it"},
     "agent_id": {**UUID, "description": "the agent that calls and texts (its number is the caller id); default: "
                  "the business's one agent with a phone number"},
@@ -414,10 +420,46 @@ COMMUNICATION_RUN = {**_obj({
 }, ("external_ref", "touches")), "additionalProperties": False}
 # What the gateway checks itself: the service checks the rest, touch by touch, and reports every problem at once.
 RUN_ENVELOPE = _obj({"touches": {"type": "array"}}, ("touches",))
+# Validate's body: a draft of a run is any object with a touches array. Validate is there to report what is wrong
+# with a draft, so it refuses nothing else: an unknown field or a touch of the wrong shape is a problem in its 200.
+RUN_DRAFT = {**RUN_ENVELOPE, "description": "a draft of a communication run (CommunicationRunRequest, the body of "
+             "POST /api/v1/communication-runs): any JSON object with a touches array; whatever else does not match "
+             "the run's shape (a field it does not have, a touch of the wrong shape, a value out of range) is "
+             "reported in the reply's problems, not refused"}
 RUN_CHANGE = _obj({"id": UUID, "action": {"type": "string", "enum": list(runs.ACTIONS)}}, ("id", "action"))
+_JOB = message_schema(sdr_pb2.CommunicationJob.DESCRIPTOR)
+for _name, _about in {
+    "scheduled_at": "the time the run asked for",
+    "planned_at": "when it goes out next, as the outbound compliance decision has it: from the run's creation the "
+                  "decision the preview shows (a call asked for 03:00 in the callee's time is planned for 08:00 there, "
+                  "deferred), then moved by a deferral or a retry; the decision is taken again, as of then, when it "
+                  "is due. Null once the job ended",
+    "status": "deferred: the compliance decision moved it to planned_at (at the run's creation or when it was due)",
+    "rule": "the compliance rule behind planned_at or the end: a deferral's (federal_hours, state_hours, "
+            "business_hours, frequency, ...) or a refusal's; on a pending job, the refusal its touch would get as "
+            "things stood at the run's creation (decided again when it is due); null when no rule held it",
+    "code": "the error code that goes with rule (tcpa_violation for a deferral; number_on_dnc, number_opted_out, "
+            "tcpa_violation for a refusal), or of a failure (call_failed, sms_send_failed, the call's outcome)",
+    "reason": "what happened last, in words: why it was planned later, refused or failed, or that a call was placed",
+}.items():
+    _JOB["properties"][_name]["description"] = _about
+_JOB["properties"]["status"]["enum"] = list(runs.JOB_STATES)
 _COUNTS = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
-_PROBLEM = _obj({"index": {"type": ["integer", "null"]}, "touch_id": {"type": ["string", "null"]},
-                 "field": {"type": "string"}, "message": {"type": "string"}}, ("index", "touch_id", "field", "message"))
+_PROBLEM = _obj({
+    "index": {"type": ["integer", "null"], "description": "the touch's position in touches; null for the run's own "
+              "fields"},
+    "touch_id": {"type": ["string", "null"], "description": "the touch's touch_id as sent (null for the run's own "
+                 "fields, or a touch without one)"},
+    "field": {"type": "string", "description": "where, e.g. target.phone, scheduled_at, agent_id, or the name of a "
+              "field the run or touch does not have"},
+    "message": {"type": "string", "description": "what to fix"}}, ("index", "touch_id", "field", "message"))
+RUN_VALIDATION = {**_obj({
+    "valid": {"type": "boolean", "description": "true when the run can be created as it is: its shape, values and "
+              "agents are right (the compliance decision is the preview's)"},
+    "touches": {"type": "integer", "minimum": 0, "description": "how many touches the draft has"},
+    "problems": {"type": "array", "items": _PROBLEM, "description": "every problem at once, in the draft's order; "
+                 "empty when valid"}}, ("valid", "touches", "problems")),
+    "description": "the report on a draft: a draft with problems is answered 200 with valid false, not 400"}
 
 # -- webhooks and events ---------------------------------------------------------------------
 
@@ -849,9 +891,8 @@ SCHEMAS: dict[str, dict] = {
     "ComplianceDecision": message_schema(common_pb2.ComplianceDecision.DESCRIPTOR),
     "CommunicationRunRequest": COMMUNICATION_RUN,
     "CommunicationRunChange": RUN_CHANGE,
-    "CommunicationRunValidation": _obj({"valid": {"type": "boolean"}, "touches": {"type": "integer"},
-                                        "problems": {"type": "array", "items": _PROBLEM}},
-                                       ("valid", "touches", "problems")),
+    "CommunicationRunDraft": RUN_DRAFT,
+    "CommunicationRunValidation": RUN_VALIDATION,
     "CommunicationRunPreview": _obj({
         "touches": {"type": "integer"}, "by_channel": _COUNTS, "by_outcome": _COUNTS,
         "first_planned_at": NULLABLE_TIME, "last_planned_at": NULLABLE_TIME,
@@ -860,7 +901,7 @@ SCHEMAS: dict[str, dict] = {
     "CommunicationRun": message_schema(sdr_pb2.CommunicationRun.DESCRIPTOR),
     "CommunicationRunList": _obj({"runs": {"type": "array", "items": _ref("CommunicationRun")}, **PAGE_FIELDS},
                                  ("runs", *PAGE_FIELDS)),
-    "CommunicationJob": message_schema(sdr_pb2.CommunicationJob.DESCRIPTOR),
+    "CommunicationJob": _JOB,
     "CommunicationJobList": _obj({"jobs": {"type": "array", "items": _ref("CommunicationJob")}, **PAGE_FIELDS},
                                  ("jobs", *PAGE_FIELDS)),
     "CommunicationAttempt": message_schema(sdr_pb2.CommunicationAttempt.DESCRIPTOR),

@@ -17,11 +17,14 @@ import pytest
 import sqlalchemy as sa
 
 from core import uow
+from core.compliance.rules import hours
 from core.ids import new_id
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.client import VapiClient
 from services.calls.repository import EVERY_CALL, CallFilter
+from services.sdr import pipeline_store
+from services.sdr import store as lead_store
 
 
 class UnitOfWorkContract:
@@ -425,7 +428,7 @@ class LeadsRepositoryContract:
 
 
 async def new_account(conn, seed) -> str:
-    """An account (a user row, written with the subclass's `seed`) of its own: its id."""
+    """An account (a user row, written with the test module's `seed` fixture) of its own: its id."""
     from services.accounts.store import users
     account_id = new_id()
     await seed(conn, users, id=account_id, email=f"{account_id}@example.com", created_at=AT)
@@ -591,6 +594,33 @@ class RunsRepositoryContract:
         async with database.read() as conn:
             counts = await runs_in(conn).job_counts([run.id, other.id, new_id()])
         assert counts == {run.id: {"pending": 2, "canceled": 1}, other.id: {"pending": 1}}
+
+    async def test_a_plan_reads_the_callees_newest_leads_and_the_business_hours(self, database, runs_in, seed):
+        """`seed` writes the rows the repository reads and does not keep (store.leads, pipeline_store.configs)."""
+        business_id, ca, ny = new_id(), "+14155550123", "+12125550100"
+        leads = {}
+        async with database.transaction() as conn:
+            for business, phone, status, state, minutes in ((business_id, ca, "new", "CA", 0),
+                                                            (business_id, ca, "converted", "NV", 5),
+                                                            (business_id, ny, "lost", None, 0),
+                                                            (new_id(), ny, "converted", "NY", 9)):
+                leads[(business, phone, status)] = lead_id = new_id()
+                await seed(conn, lead_store.leads, id=lead_id, business_id=business, **lead_values(
+                    phone=phone, status=status, state=state, created_at=AT + timedelta(minutes=minutes),
+                    updated_at=AT, last_inbound_at=AT - timedelta(days=minutes),
+                    converted_at=AT if status == "converted" else None))
+            await seed(conn, pipeline_store.configs, business_id=business_id, enabled=False, min_touch_gap_hours=24,
+                       max_touches=5, auto_call=False, auto_email=False, auto_sms=False, business_hours_start=10,
+                       business_hours_end=16, updated_at=AT)
+        async with database.read() as conn:
+            runs = runs_in(conn)
+            callees = await runs.callees(business_id, [ca, ny, "+13035550100"])
+            assert (await runs.business_hours(business_id), await runs.business_hours(new_id())) == (
+                hours(10, 16), None)
+        assert callees == {ca: {"id": leads[(business_id, ca, "converted")], "state": "NV", "status": "converted",
+                                "converted_at": AT, "last_inbound_at": AT - timedelta(days=5)},
+                           ny: {"id": leads[(business_id, ny, "lost")], "state": None, "status": "lost",
+                                "converted_at": None, "last_inbound_at": AT}}
 
 
 def agent_values(business_id: str, **values) -> dict:

@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from datetime import time as time_of_day
 from html import escape
-from urllib.parse import urlsplit
 
 import grpc
 from aiohttp import web
@@ -21,6 +20,7 @@ from core import caller
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from core.tenant import Tenant
+from core.urls import url_parts
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard.forms import form_token_holds, same_site_form
@@ -67,7 +67,9 @@ def next_page(value: str) -> str:
     """Where to go after signing in: one of RETURN_PAGES (with its query), else the dashboard's home."""
     if not _VISIBLE_ASCII.fullmatch(value):  # no whitespace or control characters for a browser to drop
         return HOME
-    parts = urlsplit(value)
+    parts = url_parts(value)
+    if parts is None:
+        return HOME
     known = parts.path in RETURN_PAGES or _OBJECT_PAGE.fullmatch(parts.path)
     if parts.scheme or parts.netloc or parts.fragment or not known:
         return HOME

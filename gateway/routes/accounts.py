@@ -8,6 +8,7 @@ from aiohttp import web
 
 from core import registry
 from core.costs import Budget
+from core.errors import ServiceError
 from core.messages import struct
 from core.scopes import ALL_SCOPES
 from core.settings import SIGNUP_LIMIT_PER_HOUR
@@ -35,6 +36,19 @@ ACCOUNTS = "switchboard.v1.Accounts"
 X402_PAYMENT_HEADER = {"type": "string", "maxLength": 8000, "pattern": "^[A-Za-z0-9+/]+={0,2}$",
                        "description": "x402: the signed payment (base64 JSON of an x402 v2 PaymentPayload)"}
 X402_TERMS_HEADER = "x402: the payment terms (base64 JSON of an x402 v2 PaymentRequired)"
+
+
+def _payment_signature(ctx: RequestContext) -> str:
+    """The PAYMENT-SIGNATURE header, "" without one. Sent empty it is malformed, not absent: a client whose payment
+    variable was unset would otherwise be sent to the card checkout (signup) or asked to pay again (renewal)."""
+    value = ctx.request.headers.get(payments.PAYMENT_SIGNATURE_HEADER)
+    if value is not None and not value.strip():
+        raise ServiceError("validation_error", f"the {payments.PAYMENT_SIGNATURE_HEADER} header is malformed: it is "
+                           "empty; send the signed payment (base64 JSON of an x402 PaymentPayload), or leave the "
+                           "header out")
+    return value or ""
+
+
 # -- signup --------------------------------------------------------------------
 
 async def signup(ctx: RequestContext):
@@ -43,7 +57,7 @@ async def signup(ctx: RequestContext):
         business_name=b["business_name"], email=b["email"], business_type=b.get("business_type", ""),
         website=b.get("website", ""), phone_forward_to=b.get("phone_forward_to", ""), plan_id=b.get("plan_id", ""),
         client_ip=client_ip(ctx.request, ctx.deps.settings.trusted_proxies),
-        payment_signature=ctx.request.headers.get(payments.PAYMENT_SIGNATURE_HEADER, ""),
+        payment_signature=_payment_signature(ctx),
         x402=b.get("payment_capture") == payments.X402))
     body = to_json(reply, omit=("payment_response",))
     if body["checkout_url"] is None:
@@ -155,7 +169,7 @@ async def open_checkout(ctx: RequestContext):
 
 async def pay_by_x402(ctx: RequestContext):
     req = accounts_pb2.PayByX402Request(
-        payment_signature=ctx.request.headers.get(payments.PAYMENT_SIGNATURE_HEADER, ""))
+        payment_signature=_payment_signature(ctx))
     if "business_id" in ctx.body:
         req.business_id = ctx.body["business_id"]
     reply = await ctx.rpc("accounts").PayByX402(req)
@@ -274,7 +288,7 @@ ROUTES = [
           "the intake agent and number are provisioned before the reply: provisioning_deferred false, agent_id, "
           f"phone_number, payment_capture 'x402' and the settlement in the {payments.PAYMENT_RESPONSE_HEADER} "
           "header. An invalid, expired, insufficient or replayed payment is 402 again with fresh requirements; a "
-          f"{payments.PAYMENT_SIGNATURE_HEADER} that is not base64 JSON of a payment is 400 validation_error. If "
+          f"{payments.PAYMENT_SIGNATURE_HEADER} that is empty or not base64 JSON of a payment is 400 validation_error. If "
           "no number is free or the voice provider is down, an x402 signup is still paid and answered with "
           "provisioning_deferred true; provisioning goes on by itself. 500 provider_error when the payment "
           "provider or facilitator cannot be reached before the payment is taken: nothing is created or charged. "
@@ -355,7 +369,7 @@ ROUTES = [
           f"paid_through moved {payments.X402_PERIOD.days} days on from the end of the period (or from now when it "
           "has passed), the subscription active, a workspace paused for non-payment resumed and one canceled with "
           "its subscription active again, the settlement in the PAYMENT-RESPONSE header. Sending the same payment "
-          "again answers the same outcome. A refused payment is 402 with fresh terms; a malformed header 400 "
+          "again answers the same outcome. A refused payment is 402 with fresh terms; a malformed (or empty) header 400 "
           "validation_error. 409 conflict for a workspace billed to a card (the card provider charges it), one "
           f"already paid more than {payments.X402_PERIOD.days} days ahead, one whose earlier payment is still being "
           "confirmed, or a torn-down one. It also pays a signup whose x402 payment failed, and moves a workspace "

@@ -4,11 +4,12 @@ from __future__ import annotations
 import json
 
 from core.costs import Budget
+from core.text import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN
 from gateway.convert import to_json
 from gateway.routes import RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
-from gateway.schemas import BUSINESS, COMMUNICATION_RUN, RUN_CHANGE, RUN_ENVELOPE, UUID
+from gateway.schemas import BUSINESS, COMMUNICATION_RUN, RUN_CHANGE, RUN_DRAFT, RUN_ENVELOPE, UUID
 from services.sdr import runs_domain as runs
 from switchboard.v1 import sdr_pb2
 
@@ -77,31 +78,38 @@ SHAPE = ("The body is the spec's run shape: {business_id, external_ref, touches:
 STATES = ("Run states: scheduled (nothing executed yet) -> running (a touch was executed) -> completed (every job "
           "ended); pause (from scheduled or running) -> paused; resume -> scheduled or running; cancel (from "
           "scheduled, running or paused) -> canceled, final. Job states: pending (waits for its time), deferred (the "
-          "compliance decision moved it to planned_at; rule and reason say why), executing (a scheduler is placing "
+          "compliance decision moved it to planned_at, at the run's creation or when it was due; rule and reason say "
+          "why), executing (a scheduler is placing "
           "it), in_progress (its call was placed; the outcome is awaited), retrying (its call ended no-answer, busy "
           "or failed; due again at planned_at), paused, and the ends succeeded (a call answered by a person or a "
           "voicemail box, a text accepted by the provider), failed (attempts ran out, or a provider refused), "
           "refused (by the compliance decision: code number_on_dnc, dnc_registry_stale, number_opted_out or tcpa_violation) and "
           "canceled. ")
-EXECUTION = ("Every touch is executed at its time (within about a second) by the scheduler, as the account that "
-             "created the run, through the outbound compliance decision, asked again at execution (a STOP or a "
-             "do-not-call entry since creation counts): a touch outside the callee's legal window, or outside the "
-             "business's own calling hours when it saved them (PUT /api/sdr/config), waits for its "
-             "next opening (communication.touch_deferred), a refused one ends refused. A business has at most "
+EXECUTION = ("Each job is created with the decision its touch gets as things stand at creation, the preview's: a "
+             "touch outside the callee's legal window, or outside the business's own calling hours when it saved them "
+             "(PUT /api/sdr/config), is created deferred with planned_at at its next opening and the rule and reason; "
+             "one that would be refused stays pending at its time with the rule, code and reason (a consent or a "
+             "do-not-call removal may come first). Every touch is executed when due (within about a second) by the "
+             "scheduler, as the account that created the run, through the outbound compliance decision, taken again "
+             "as of then (a STOP, a do-not-call entry or the frequency cap since creation count): a touch it defers "
+             "waits for its next opening (communication.touch_deferred), a refused one ends refused. A business has at most "
              "RUNS_CALLS_IN_FLIGHT (default 10) calls in flight across its runs. Events: "
              "communication.touch_completed, communication.touch_failed, communication.touch_deferred and "
              "communication.run_ended; the call.* and sms.* events of a touch carry its external_ref and touch_id. ")
 
 ROUTES = [
     Route("POST", f"{V1}/validate", validate, "Validate a communication run", "communication-runs", scope=WRITE,
-          body=COMMUNICATION_RUN, body_check=RUN_ENVELOPE, max_body_bytes=RUN_BODY_BYTES,
+          body=RUN_DRAFT, max_body_bytes=RUN_BODY_BYTES,
           response="CommunicationRunValidation",
           errors=ERRORS, rpcs=(f"{SDR}/ValidateRun",),
-          description=SHAPE + "Nothing is stored. Answers 200 {valid, touches, problems}: every problem at once, each "
-          "with the touch's index and touch_id (null for the run's own fields), the field (e.g. target.phone) and "
-          "what to fix: a number that is not E.164, an unknown IANA zone, an unknown channel, a scheduled_at that is "
-          "not RFC 3339 or out of range, a touch_id used twice, an sms touch without context.body, an agent that "
-          "is not the business's or has no phone number, too many touches."),
+          description=SHAPE + "Nothing is stored. Validate reports rather than refuses: its body is a draft, any JSON "
+          "object with a touches array (400 invalid_request only for a body that is not one; 403 forbidden for a "
+          "business the key does not reach), and it answers 200 {valid, touches, problems}: every problem at once, each with the "
+          "touch's index and touch_id (null for the run's own fields), the field (e.g. target.phone) and what to "
+          "fix: a field the run or a touch does not have, a number that is not E.164, an unknown IANA zone, an "
+          "unknown channel, a scheduled_at that is not RFC 3339 or out of range, a touch_id used twice, an sms "
+          "touch without context.body, an agent that is not the business's or has no phone number, too many "
+          "touches. Preview and create refuse a run with problems (400 invalid_request naming the first ones)."),
     Route("POST", f"{V1}/preview", preview, "Preview a communication run's planned execution", "communication-runs",
           scope=WRITE, body=COMMUNICATION_RUN, body_check=RUN_ENVELOPE, max_body_bytes=RUN_BODY_BYTES,
           response="CommunicationRunPreview",
@@ -116,12 +124,14 @@ ROUTES = [
           body=COMMUNICATION_RUN, body_check=RUN_ENVELOPE, max_body_bytes=RUN_BODY_BYTES,
           response="CommunicationRun", status=201,
           errors=(*ERRORS, "conflict"), rpcs=(f"{SDR}/CreateRun",),
-          headers={IDEMPOTENCY_HEADER: {"type": "string", "minLength": 1, "maxLength": 255, "required": True,
-                                        "description": "a unique value per run (e.g. a UUID)"}},
+          headers={IDEMPOTENCY_HEADER: {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX,
+                                        "pattern": IDEMPOTENCY_KEY_PATTERN, "required": True,
+                                        "description": "a unique value per run (e.g. a UUID): printable ASCII"}},
           description=SHAPE + "Requires the Idempotency-Key header (400 bad_request without it): the same key and "
           "body return the run created the first time (201, replayed true, the run as it stands now); the same "
           "key with another body is 409 conflict, and so is an external_ref another run of the business has. The "
-          "run and all its jobs are stored in one transaction. " + EXECUTION + STATES),
+          "run and all its jobs are stored in one transaction; its jobs counts them by status (deferred ones "
+          "included). " + EXECUTION + STATES),
     Route("GET", V1, list_runs, "List communication runs newest first, or read one with ?id=",
           "communication-runs", scope=READ,
           query=page_query(20, 100, id=UUID, external_ref={"type": "string",
@@ -147,7 +157,8 @@ ROUTES = [
                            status={"type": "string", "enum": list(runs.JOB_STATES)}),
           response="CommunicationJobList", errors=ERRORS, rpcs=(f"{SDR}/ListJobs",),
           description="Latest scheduled first, across the key's businesses; planned_at is when a job still waiting "
-          "goes out; rule, code and reason say what last happened to it. " + STATES),
+          "goes out as the compliance decision has it (from the run's creation), scheduled_at when the run asked; "
+          "rule, code and reason say why they differ, or what last happened to it. " + STATES),
     Route("GET", "/api/v1/communication-attempts", list_attempts, "Call attempts of communication runs",
           "communication-runs", scope=READ,
           query=page_query(50, 100, sequence_id={**UUID, "description": "the run's id"},

@@ -6,7 +6,6 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlparse
 from zoneinfo import available_timezones
 
 from core import plans
@@ -14,6 +13,7 @@ from core.catalogue import NotInCatalogue, subset
 from core.contact import normalize_e164, normalize_email
 from core.errors import ServiceError, invalid, refused_move
 from core.scopes import ALL_SCOPES
+from core.urls import split_url
 from switchboard.v1 import events_pb2
 
 KEY_PREFIX = "svc_live_"
@@ -149,10 +149,7 @@ def validate_signup(business_name: str, email: str, business_type: str = "", web
     normalized_email = normalize_email(email, "email", _validation)
     site = website.strip() or None
     if site is not None:
-        try:
-            parsed = urlparse(site)
-        except ValueError as exc:  # e.g. a bracketed host that is no IPv6 address
-            raise _validation(f"website is not a valid URL: {exc}") from None
+        parsed = split_url(site, "website", _validation)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise _validation("website must be an http(s) URL such as https://example.com")
     forward = phone_forward_to.strip() or None

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult
 
 from authlib.oauth2.rfc7591 import ClientMetadataClaims
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
@@ -21,6 +21,7 @@ from joserfc.errors import JoseError
 
 from core.catalogue import NotInCatalogue, subset
 from core.scopes import CONNECTOR_DEFAULT_SCOPES, CONNECTOR_SCOPES
+from core.urls import split_url, url_parts
 
 CODE_TTL = timedelta(minutes=1)
 ACCESS_TTL = timedelta(minutes=10)
@@ -86,30 +87,30 @@ def check_resource(resource: str | None, ours: str) -> str:
     return ours
 
 
-def _is_loopback(uri: str) -> bool:
-    parts = urlsplit(uri)
+def _is_loopback(parts: SplitResult) -> bool:
     return parts.scheme == "http" and (parts.hostname or "") in ("127.0.0.1", "::1", "localhost")
 
 
 def check_redirect_uri(uri: str) -> str:
     """A redirect URI a client may register: https, or http on a loopback address; absolute, no fragment."""
-    parts = urlsplit(uri)
+    parts = split_url(uri, f"redirect_uris: {uri!r}", lambda message: OAuthError("invalid_redirect_uri", message))
     if not parts.scheme or not parts.netloc or parts.fragment:
         raise OAuthError("invalid_redirect_uri", f"{uri!r} must be an absolute URI without a fragment")
-    if parts.scheme != "https" and not _is_loopback(uri):
+    if parts.scheme != "https" and not _is_loopback(parts):
         raise OAuthError("invalid_redirect_uri", f"{uri!r} must use https (or http on a loopback address)")
     return uri
 
 
 def redirect_matches(registered: list[str], given: str) -> bool:
-    """Exact match; a loopback URI matches whatever its port (RFC 8252 7.3)."""
+    """Exact match; a loopback URI matches whatever its port (RFC 8252 7.3). A registered URI was checked when
+    registered (check_redirect_uri)."""
     if given in registered:
         return True
-    if not _is_loopback(given):
+    g = split_url(given, "redirect_uri", lambda message: OAuthError("invalid_request", message))
+    if not _is_loopback(g):
         return False
-    g = urlsplit(given)
-    return any(_is_loopback(r) and (urlsplit(r).hostname, urlsplit(r).path, urlsplit(r).query) ==
-               (g.hostname, g.path, g.query) for r in registered)
+    return any(r is not None and _is_loopback(r) and (r.hostname, r.path, r.query) == (g.hostname, g.path, g.query)
+               for r in map(url_parts, registered))
 
 
 def check_registration(metadata: dict[str, Any]) -> dict[str, Any]:
@@ -142,8 +143,8 @@ def check_registration(metadata: dict[str, Any]) -> dict[str, Any]:
 def is_metadata_document_id(client_id: str, allow_loopback: bool = False) -> bool:
     """A client_id that is the https URL of a client ID metadata document (with a path, no fragment); on a
     developer's stack (`allow_loopback`) an http URL on a loopback address too."""
-    parts = urlsplit(client_id)
-    secure = parts.scheme == "https" or (allow_loopback and _is_loopback(client_id))
+    parts = split_url(client_id, "client_id", lambda message: OAuthError("invalid_client", message))
+    secure = parts.scheme == "https" or (allow_loopback and _is_loopback(parts))
     return secure and bool(parts.netloc) and parts.path not in ("", "/") and not parts.fragment
 
 

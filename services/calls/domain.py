@@ -7,14 +7,15 @@ import hmac
 import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import phonenumbers
 from phonenumbers import timezone as number_timezones
 
+from core import text
 from core.compliance import recording_rules as recording
 from core.errors import invalid
+from core.urls import split_url
 from switchboard.v1 import calls_pb2
 
 if TYPE_CHECKING:
@@ -90,7 +91,6 @@ NAME_MAX, CONTEXT_MAX, FIRST_MESSAGE_MAX = 200, 5000, 1000
 # The provider's customer.name (for its own reference only) takes at most 40 characters: ours may be longer and is
 # cut to fit; the enrichment variables carry the name as given.
 CUSTOMER_NAME_MAX = 40
-IDEMPOTENCY_KEY_MAX = 255
 
 
 def check_max_duration(value: int | None) -> int:
@@ -106,18 +106,14 @@ def check_webhook_url(url: str | None) -> str | None:
     """Only its form here: the webhooks dispatcher checks where it resolves at every delivery."""
     if url is None:
         return None
-    parsed = urlparse(url)
+    parsed = split_url(url, "webhook_url")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks/calls")
     return url
 
 
 def check_idempotency_key(key: str | None) -> str | None:
-    if key is None:
-        return None
-    if not key.strip() or len(key) > IDEMPOTENCY_KEY_MAX or not key.isprintable():
-        raise invalid(f"Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} printable characters")
-    return key
+    return None if key is None else text.check_idempotency_key(key)
 
 
 def request_hash(fields: dict[str, Any]) -> str:

@@ -1,12 +1,13 @@
 """Where the lead use cases (service.py) keep leads and their interactions, and where creating a communication
-run (runs_service.py) keeps the run and its jobs: repositories bound to one unit of work's handle. They only store
+run (runs_service.py) keeps the run and its jobs and reads what its plan is decided on (the callees' leads, the
+business's calling hours): repositories bound to one unit of work's handle. They only store
 and find; the rules (scoring, what a write changes, a lead not found, a run's checks) stay in the domain modules
 and the use cases.
 
 `SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
 connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
 (tests/storage_contracts.py). The lead list (prepared statements on the raw pool), the audit, analytics, the
-pipeline, a run's preview, reading and changing runs and the scheduler stay on the stores directly, and so do the
+pipeline, reading and changing runs and the scheduler stay on the stores directly, and so do the
 database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does not keep."""
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import records
-from services.sdr import runs_store, store
+from core.compliance.rules import Hours, hours
+from services.sdr import pipeline_store, runs_store, store
 from services.sdr.store import leads
 
 
@@ -83,6 +85,13 @@ class RunsRepository(Protocol):
     async def job_counts(self, run_ids: list[str]) -> dict[str, dict[str, int]]:
         """Per run, its jobs by status."""
 
+    async def callees(self, business_id: str, phones: list[str]) -> dict[str, dict[str, Any]]:
+        """The business's newest lead of each of these phones: {id, state, status, converted_at, last_inbound_at},
+        by phone."""
+
+    async def business_hours(self, business_id: str) -> Hours | None:
+        """The business's own calling hours (its saved SDR config's), or None when it saved none."""
+
 
 class SqlRuns:
     """`RunsRepository` on a unit of work's connection (core.uow.Database)."""
@@ -101,3 +110,10 @@ class SqlRuns:
 
     async def job_counts(self, run_ids: list[str]) -> dict[str, dict[str, int]]:
         return await runs_store.job_counts(self.conn, run_ids)
+
+    async def callees(self, business_id: str, phones: list[str]) -> dict[str, dict[str, Any]]:
+        return await store.callees(self.conn, business_id, phones)
+
+    async def business_hours(self, business_id: str) -> Hours | None:
+        config = await pipeline_store.config_of(self.conn, business_id)
+        return hours(config.business_hours_start, config.business_hours_end) if config else None

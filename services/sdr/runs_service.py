@@ -5,12 +5,15 @@ services.sdr.runs_outcomes. The caller's tenant comes from core.tenant.
 Validation checks the whole run and reports every problem with its touch; the agents named (or the business's one
 agent with a number) are looked up in the agents service. A preview asks the messaging service for what it knows of
 each callee (do-not-call, consent, calls in the last 24 hours) in one call and runs the pure compliance decision on
-every touch. Creation stores the run and all its jobs in one transaction; its Idempotency-Key is claimed by the
-run's own insert (unique per business), so two racing requests with one key create one run.
+every touch. Creation plans the run the same way and stores the run and all its jobs in one transaction, each job
+with what its decision says (a deferred touch is due when the decision allows it, with the rule and why); its
+Idempotency-Key is claimed by the run's own insert (unique per business), so two racing requests with one key
+create one run.
 """
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -20,21 +23,19 @@ from sqlalchemy.exc import IntegrityError
 
 from core import tenant
 from core.compliance import decision as compliance
-from core.compliance.rules import hours
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
+from core.text import check_idempotency_key
 from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
-from services.sdr.pipeline_store import config_of
 from services.sdr.ports import Neighbours
 from services.sdr.repository import RunsRepository, SqlRuns
 from services.sdr.runs_events import run_ended
-from services.sdr.store import leads, outbox
+from services.sdr.store import outbox
 
-IDEMPOTENCY_KEY_MAX = 255
 RUNS_PAGE, JOBS_PAGE, ATTEMPTS_PAGE = (20, 100), (50, 500), (50, 100)
 
 
@@ -94,14 +95,19 @@ class Runs:
     # -- preview --------------------------------------------------------------------------------------------
 
     async def preview(self, body) -> list[rules.Planned]:
-        checked = await self.checked(body)
+        return await self._plan(await self.checked(body))
+
+    async def _plan(self, checked: Checked) -> list[rules.Planned]:
+        """Each touch with the decision it would get at its time, as things stand now (nothing stored or sent): what
+        the messaging service knows of each callee (asked before any transaction), their leads, the business's
+        calling hours."""
         phones = sorted({t.phone for t in checked.run.touches})
         standings, recent = await self._standings(checked.business_id, phones)
         async with self.db.read() as conn:
-            known = await self._leads(conn, checked.business_id, phones)
-            config = await config_of(conn, checked.business_id)
+            runs = self.runs_in(conn)
+            known = await runs.callees(checked.business_id, phones)
+            business_hours = await runs.business_hours(checked.business_id)
         touches = tuple(t if t.agent_id else replace(t, agent_id=checked.agent_id) for t in checked.run.touches)
-        business_hours = hours(config.business_hours_start, config.business_hours_end) if config else None
         return rules.plan(replace(checked.run, touches=touches), utcnow(), standings, recent, known,
                           checked.senders, self.policy, business_hours)
 
@@ -110,16 +116,6 @@ class Runs:
         return ({p: standing for p, (standing, _) in found.items()},
                 {p: list(counted) for p, (_, counted) in found.items()})
 
-    @staticmethod
-    async def _leads(conn, business_id: str, phones: list[str]) -> dict[str, dict]:
-        """The business's newest lead of each phone: {id, state, status, converted_at, last_inbound_at}."""
-        c = leads.c
-        rows = await conn.execute(sa.select(c.phone, c.id, c.state, c.status, c.converted_at, c.last_inbound_at)
-                                  .where(c.business_id == business_id, c.phone.in_(phones))
-                                  .order_by(c.phone, c.created_at.desc()).distinct(c.phone))
-        return {r.phone: {"id": str(r.id), "state": r.state, "status": r.status, "converted_at": r.converted_at,
-                          "last_inbound_at": r.last_inbound_at} for r in rows}
-
     # -- creation -------------------------------------------------------------------------------------------
 
     async def create(self, body, idempotency_key: str | None) -> RunView:
@@ -127,8 +123,10 @@ class Runs:
         checked = await self.checked(body)
         who = tenant.require_account()
         who.require_good_standing(checked.business_id, "scheduling outreach")
+        planned = await self._plan(checked)
         run, now, run_id = checked.run, utcnow(), new_id()
         fingerprint = rules.request_hash(body)
+        jobs = [_job_row(p, run_id, checked, now) for p in planned]
         try:
             async with self.db.transaction() as conn:
                 repository = self.runs_in(conn)
@@ -139,13 +137,13 @@ class Runs:
                     touches=len(run.touches), created_at=now, updated_at=now)
                 if row is None:
                     return await self._replay(repository, checked.business_id, key, fingerprint)
-                await repository.add_jobs([_job_row(t, run_id, checked, now) for t in run.touches])
+                await repository.add_jobs(jobs)
         except IntegrityError as exc:
             if "communication_runs_external_ref" not in str(exc.orig):
                 raise
             raise ServiceError("conflict", f"external_ref {run.external_ref!r} names another run of the business "
                                "(created with another Idempotency-Key); give each run its own external_ref") from None
-        return RunView(row, {rules.PENDING: len(run.touches)})
+        return RunView(row, dict(Counter(job["status"] for job in jobs)))
 
     @staticmethod
     async def _replay(runs: RunsRepository, business_id: str, key: str, fingerprint: str) -> RunView:
@@ -230,14 +228,13 @@ def _checked_key(key: str | None) -> str:
     if not key:
         raise ServiceError("bad_request", "the Idempotency-Key header is required: a unique value per run (e.g. a "
                            "UUID), so that a retried request never creates a second run")
-    if len(key) > IDEMPOTENCY_KEY_MAX or not key.isprintable():
-        raise invalid(f"Idempotency-Key must be printable text of at most {IDEMPOTENCY_KEY_MAX} characters")
-    return key
+    return check_idempotency_key(key)
 
 
-def _job_row(touch: rules.Touch, run_id: str, checked: Checked, now: datetime) -> dict:
+def _job_row(planned: rules.Planned, run_id: str, checked: Checked, now: datetime) -> dict:
+    """The job of a planned touch: planned_at (its due_at) and status as the decision at creation says."""
+    touch = planned.touch
     return {"id": new_id(), "run_id": run_id, "business_id": checked.business_id, "touch_index": touch.index,
             "touch_id": touch.touch_id, "channel": touch.channel, "phone": touch.phone, "timezone": touch.timezone,
             "agent_id": touch.agent_id or checked.agent_id, "context": touch.context,
-            "scheduled_at": touch.scheduled_at, "due_at": touch.scheduled_at, "status": rules.PENDING,
-            "created_at": now, "updated_at": now}
+            "scheduled_at": touch.scheduled_at, **rules.as_created(planned), "created_at": now, "updated_at": now}

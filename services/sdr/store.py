@@ -6,7 +6,7 @@ from datetime import datetime
 
 import asyncpg
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, insert
+from sqlalchemy.dialects.postgresql import ARRAY, distinct_on, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates
@@ -164,6 +164,17 @@ async def newest_by_phone(conn: AsyncConnection, business_id: str, phone: str, *
     query = (sa.select(leads).where(leads.c.business_id == business_id, leads.c.phone == phone)
              .order_by(leads.c.created_at.desc()).limit(1))
     return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+async def callees(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, dict]:
+    """The business's newest lead of each phone, as the compliance decision reads it: {id, state, status,
+    converted_at, last_inbound_at}."""
+    c = leads.c
+    rows = await conn.execute(sa.select(c.phone, c.id, c.state, c.status, c.converted_at, c.last_inbound_at)
+                              .where(c.business_id == business_id, c.phone.in_(phones))
+                              .order_by(c.phone, c.created_at.desc()).ext(distinct_on(c.phone)))
+    return {r.phone: {"id": str(r.id), "state": r.state, "status": r.status, "converted_at": r.converted_at,
+                      "last_inbound_at": r.last_inbound_at} for r in rows}
 
 
 async def lock_contact(conn: AsyncConnection, business_id: str, phone: str) -> None:

@@ -7,13 +7,13 @@ import hmac
 import random
 import secrets
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 from cryptography.fernet import Fernet, InvalidToken
 
 from core.catalogue import NotInCatalogue, subset
 from core.errors import invalid
 from core.events import PARTNER_EVENT_TYPES
+from core.urls import split_url
 
 SECRET_PREFIX = "whsec_"
 # After a rotation the old secret signs too, so receivers can switch without losing events.
@@ -67,21 +67,14 @@ def check_url(url: str) -> tuple[str, int]:
     """(host, port) of a well-formed http(s) URL without credentials, or 400."""
     if len(url) > 2000:
         raise invalid("webhook_url must be at most 2000 characters")
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError as exc:  # e.g. a bracketed host that is no IPv6 address
-        raise invalid(f"webhook_url is not a valid URL: {exc}") from None
+    parts = split_url(url.strip(), "webhook_url")
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks")
     if parts.username or parts.password:
         raise invalid("webhook_url must not carry credentials")
     if not parts.hostname.isascii():
         raise invalid("webhook_url host must be ASCII: write an international domain in its punycode form (xn--...)")
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        raise invalid("webhook_url has an invalid port") from None
-    return parts.hostname, port
+    return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
 
 
 # -- retries -------------------------------------------------------------------------------

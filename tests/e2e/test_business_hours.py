@@ -55,7 +55,7 @@ async def test_an_enforced_call_outside_the_business_hours_waits_for_them(
     assert datetime.fromisoformat(deferred["not_before"]) == opens
 
 
-async def test_a_runs_preview_and_its_execution_keep_to_the_business_hours(
+async def test_a_runs_preview_its_creation_and_its_execution_keep_to_the_business_hours(
         api, account, calling_agent):
     key = account["key"]
     phone, business_hours, opens = callee_before_hours()
@@ -64,16 +64,13 @@ async def test_a_runs_preview_and_its_execution_keep_to_the_business_hours(
                   touch("text", phone, channel="sms", context={"body": "Your quote is ready"}))
     status, plan, _ = await api.request("POST", f"{RUNS}/preview", key=key, json=body)
     assert status == 200 and {p["outcome"] for p in plan["planned"]} == {"allow"}, plan
+    # Created allowed (no hours saved), due in a few seconds: the hours saved meanwhile defer it when it runs.
+    later = run_of(account, calling_agent, touch("call", phone, seconds=6),
+                   touch("text", phone, channel="sms", seconds=6, context={"body": "Your quote is ready"}))
+    status, run, _ = await create(api, key, later)
+    assert status == 201 and run["jobs"]["pending"] == 2, run
 
     await save_hours(api, account, business_hours)
-    status, plan, _ = await api.request("POST", f"{RUNS}/preview", key=key, json=body)
-    assert status == 200, plan
-    for planned in plan["planned"]:
-        assert (planned["outcome"], planned["rule"]) == ("defer", "business_hours"), planned
-        assert datetime.fromisoformat(planned["planned_at"]) == opens
-
-    status, run, _ = await create(api, key, body)
-    assert status == 201, run
     await events(api, key, "communication.touch_deferred", run["id"], expected=2)
     jobs = await jobs_of(api, key, run["id"])
     assert {(j["channel"], j["status"], j["rule"]) for j in jobs} == {
@@ -82,3 +79,15 @@ async def test_a_runs_preview_and_its_execution_keep_to_the_business_hours(
     logged = await decisions(api, key, phone=phone)
     assert {(d["channel"], d["actor"], d["rule"]) for d in logged} == {
         ("call", "run", "business_hours"), ("sms", "run", "business_hours")}, logged
+
+    status, plan, _ = await api.request("POST", f"{RUNS}/preview", key=key, json=body)
+    assert status == 200, plan
+    for planned in plan["planned"]:
+        assert (planned["outcome"], planned["rule"]) == ("defer", "business_hours"), planned
+        assert datetime.fromisoformat(planned["planned_at"]) == opens
+    # Created with the hours saved: its jobs are deferred to their opening from the start, as the preview says.
+    status, run, _ = await create(api, key, body)
+    assert status == 201 and run["jobs"]["deferred"] == 2, run
+    jobs = await jobs_of(api, key, run["id"])
+    assert {(j["status"], j["rule"], datetime.fromisoformat(j["planned_at"])) for j in jobs} == {
+        ("deferred", "business_hours", opens)}, jobs

@@ -108,7 +108,10 @@ async def test_bad_requests_name_what_to_fix(api, account, other_key):
     for fields, fragment in (({"to": "+1555"}, "to"), ({"to": TO, "max_duration": 5}, "max_duration"),
                              ({"to": TO, "name": "A", "customer_name": "B"}, "customer_name"),
                              ({"to": TO, "lead_id": "nope"}, "lead_id"), ({"to": TO, "webhook_url": "ftp://x"},
-                                                                            "webhook_url")):
+                                                                            "webhook_url"),
+                             # a bracketed host that is no IP address (issue 50: it was a 500)
+                             ({"to": TO, "webhook_url": "Https://[4:60b2AbdAe295:A1fc]"}, "webhook_url is not a "
+                                                                                          "valid URL")):
         status, body, _ = await place(api, key, agent_id=agent["id"], **fields)
         assert status == 400 and fragment in body["error"]["message"], (fields, body)
     status, body, _ = await place(api, other_key, agent_id=agent["id"], to=TO)

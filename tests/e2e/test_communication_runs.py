@@ -1,5 +1,6 @@
 """Communication runs end to end through the gateway, the scheduler worker and the simulators: validation with every
-problem at once, the preview's plan, idempotent creation, execution on time through the compliance decision with
+problem at once (a report, not a refusal), the preview's plan, idempotent creation, jobs created with the preview's
+decision (a night touch planned for the callee's morning), execution on time through the compliance decision with
 events carrying external_ref and touch_id, retries on no-answer, pause/resume/cancel, a STOP between creation and
 execution, and another account's key."""
 import uuid
@@ -47,6 +48,14 @@ async def test_validate_reports_every_problem_with_its_touch(api, account, calli
                      (5, "naive-time", "scheduled_at"), (6, "far", "scheduled_at"), (7, "ok-1", "touch_id"),
                      (8, "text", "context.body")}, report
     assert any("Mars/Base" in p["message"] for p in report["problems"])
+    # Validate reports, it does not refuse: a field a run does not have and a touch that is no object are problems
+    # of a 200, as its published body (any object with a touches array) says.
+    status, report, _ = await api.request("POST", f"{RUNS}/validate", key=key, json={
+        **run_of(account, calling_agent, good, "not a touch"), "priority": "high"})
+    assert status == 200 and report["valid"] is False, report
+    assert {(p["index"], p["field"]) for p in report["problems"]} == {(None, "priority"), (1, "touch")}, report
+    status, error, _ = await api.request("POST", f"{RUNS}/validate", key=key, json={"external_ref": "x"})
+    assert status == 400 and error["error"]["code"] == "bad_request" and "touches" in error["error"]["message"]
     status, report, _ = await api.request("POST", f"{RUNS}/validate", key=key,
                                           json=run_of(account, calling_agent, good))
     assert (status, report) == (200, {"valid": True, "touches": 1, "problems": []})
@@ -251,15 +260,31 @@ async def test_a_touch_at_the_callees_night_is_planned_for_their_morning(
     assert datetime.fromisoformat(night_touch["planned_at"]) == morning
 
 
-async def test_a_touch_due_in_the_callees_night_is_deferred_when_it_runs(api, account, calling_agent):
-    key, phone = account["key"], callee(open_now=False)
-    await opt_in(api, key, phone)
-    status, run, _ = await create(api, key, run_of(account, calling_agent, touch("late", phone)))
-    assert status == 201, run
-    [deferred] = await events(api, key, "communication.touch_deferred", run["id"])
-    [job] = await jobs_of(api, key, run["id"])
-    assert job["status"] == "deferred" and job["rule"] in ("federal_hours", "state_hours"), job
-    not_before = datetime.fromisoformat(deferred["data"]["not_before"])
-    assert not_before == datetime.fromisoformat(job["planned_at"]) > datetime.now(UTC)
-    status, run, _ = await api.request("GET", RUNS, key=key, params={"id": run["id"]})
-    assert run["status"] == "running" and run["jobs"]["deferred"] == 1
+async def test_a_created_run_lists_a_night_touch_planned_for_the_callees_morning(api, account, calling_agent):
+    """Issue 50: a touch at 03:00 in New York was listed planned at 03:00 though the preview moved it to 08:00; the
+    job now says when it will really go out, and why, from its creation (the scheduler decides again then)."""
+    key = account["key"]
+    phone, other = (f"+12125558{next(suffixes) % 1000:03d}" for _ in range(2))
+    for p in (phone, other):
+        await opt_in(api, key, p)
+    night, noon = next_local("America/New_York", 3), next_local("America/New_York", 12)
+    morning = night.astimezone(ZoneInfo("America/New_York")).replace(hour=8).astimezone(UTC)
+    body = run_of(account, calling_agent, {**touch("night", phone), "scheduled_at": night.isoformat()},
+                  {**touch("noon", other), "scheduled_at": noon.isoformat()})
+    status, plan, _ = await api.request("POST", f"{RUNS}/preview", key=key, json=body)
+    assert status == 200, plan
+    status, run, _ = await create(api, key, body)
+    assert status == 201 and run["status"] == "scheduled", run
+    assert {s: n for s, n in run["jobs"].items() if n} == {"deferred": 1, "pending": 1}, run
+    jobs = {j["touch_id"]: j for j in await jobs_of(api, key, run["id"])}
+    deferred = jobs["night"]
+    assert (deferred["status"], deferred["rule"], deferred["code"]) == ("deferred", "federal_hours", "tcpa_violation")
+    assert datetime.fromisoformat(deferred["scheduled_at"]) == night
+    assert datetime.fromisoformat(deferred["planned_at"]) == morning == datetime.fromisoformat(
+        next(p for p in plan["planned"] if p["touch_id"] == "night")["planned_at"])
+    assert "03:00 in America/New_York" in deferred["reason"], deferred
+    assert (jobs["noon"]["status"], jobs["noon"]["rule"], datetime.fromisoformat(jobs["noon"]["planned_at"])) == (
+        "pending", None, noon), jobs["noon"]
+    status, page, _ = await api.request("GET", "/api/v1/communication-jobs", key=account["read_key"],
+                                        params={"communication_run_id": run["id"], "status": "deferred"})
+    assert status == 200 and [j["touch_id"] for j in page["jobs"]] == ["night"], page

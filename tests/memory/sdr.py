@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from core.compliance.rules import hours
 from core.ids import new_id
+from services.sdr.pipeline_store import configs
 from services.sdr.runs_store import jobs, runs
 from services.sdr.store import interactions, leads
 from tests.memory import MemoryConnection, Record, insert, update
@@ -47,11 +49,14 @@ class MemoryLeads:
 
 
 class MemoryRuns:
-    """services.sdr.repository.RunsRepository (runs_store.runs and runs_store.jobs)."""
+    """services.sdr.repository.RunsRepository (runs_store.runs and runs_store.jobs; reading store.leads and
+    pipeline_store.configs)."""
 
     def __init__(self, conn: MemoryConnection):
         self.run_rows = conn.rows(runs)
         self.job_rows = conn.rows(jobs)
+        self.lead_rows = conn.rows(leads)
+        self.config_rows = conn.rows(configs)
 
     async def add_run(self, **values):
         # ON CONFLICT ON CONSTRAINT communication_runs_idempotency DO NOTHING: that key taken, nothing else counts.
@@ -70,3 +75,16 @@ class MemoryRuns:
     async def job_counts(self, run_ids):
         return {run_id: dict(Counter(row["status"] for row in self.job_rows.values() if row["run_id"] == run_id))
                 for run_id in run_ids if any(row["run_id"] == run_id for row in self.job_rows.values())}
+
+    async def callees(self, business_id, phones):
+        newest = {}
+        for row in sorted(self.lead_rows.values(), key=lambda row: row["created_at"]):
+            if row["business_id"] == business_id and row["phone"] in phones:
+                newest[row["phone"]] = {"id": str(row["id"]), "state": row["state"], "status": row["status"],
+                                        "converted_at": row.get("converted_at"),
+                                        "last_inbound_at": row.get("last_inbound_at")}
+        return newest
+
+    async def business_hours(self, business_id):
+        config = self.config_rows.get((business_id,))
+        return hours(config["business_hours_start"], config["business_hours_end"]) if config else None

@@ -140,6 +140,18 @@ class SdrAgents:
         return dict(self.numbers_of.get(business_id, {}))
 
 
+class SdrStandings:
+    """The sdr service's port on the messaging service's standings (services.sdr.ports.Messaging.standings) in
+    memory: `known` by phone, as the port answers them ((Standing, recent calls)); a phone it does not know is left
+    out, as the messaging service leaves it."""
+
+    def __init__(self, known: dict | None = None):
+        self.known = dict(known or {})
+
+    async def standings(self, business_id, phones):
+        return {phone: self.known[phone] for phone in phones if phone in self.known}
+
+
 class EvalGateVerdicts:
     """The agents service's eval gate (services.agents.evals_port.EvalGate) in memory: answers `status` (passed by
     default) and keeps each (agent_id, assistant_id, targets) it was asked about."""

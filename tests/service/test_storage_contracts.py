@@ -24,6 +24,13 @@ from tests.storage_contracts import (
 )
 
 
+@pytest.fixture
+def seed():
+    async def seed(conn, table, **values):
+        await conn.execute(table.insert().values(**values))
+    return seed
+
+
 class TestSqlCalls(CallsRepositoryContract):
     @pytest.fixture
     def calls_in(self):
@@ -56,12 +63,6 @@ class TestSqlAccounts(AccountsRepositoryContract):
     @pytest.fixture
     def workspaces(self, pool):
         return PooledWorkspaces(pool)
-
-    @pytest.fixture
-    def seed(self):
-        async def seed(conn, table, **values):
-            await conn.execute(table.insert().values(**values))
-        return seed
 
 
 class TestSqlRuns(RunsRepositoryContract):

@@ -223,3 +223,55 @@ def test_the_openapi_names_the_session_cookie_the_site_sets():
     from gateway.routes import all_routes
     name = lambda url: build(all_routes(), url)["components"]["securitySchemes"]["dashboardSession"]["name"]
     assert (name("https://api.example.com"), name("http://127.0.0.1:8080")) == ("__Host-sb_session", "sb_session")
+
+
+def test_validate_publishes_the_drafts_it_reports_on_and_create_the_runs_it_takes():
+    """POST .../validate answers 200 {valid: false, problems} to a draft with a field a run does not have (it
+    reports, issue 50), so its published body must take such a draft; create refuses it (400), and so does its
+    published body. The reply's problems are described."""
+    from gateway.openapi import build
+    from gateway.routes import all_routes
+    document = build(all_routes(), "http://127.0.0.1:8080")
+    validate, create = (document["paths"][p]["post"] for p in ("/api/v1/communication-runs/validate",
+                                                                "/api/v1/communication-runs"))
+    takes = lambda op, body: Draft202012Validator(
+        op["requestBody"]["content"]["application/json"]["schema"]).is_valid(body)
+    draft = {"external_ref": "r", "touches": ["not a touch"], "priority": "high"}
+    assert takes(validate, draft) and not takes(create, draft)
+    assert not takes(validate, {"external_ref": "r"}) and not takes(validate, [])
+    assert validate["responses"]["200"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/CommunicationRunValidation"}
+    reply = document["components"]["schemas"]["CommunicationRunValidation"]
+    assert "not 400" in reply["description"] and "problem" in reply["properties"]["problems"]["description"]
+
+
+@pytest.mark.parametrize("key", ["550e8400-e29b-41d4-a716-446655440000", "run 7 of crm/42", "~", "x" * 255,
+                                 "x" * 256, "", " ", "a\tb", "a\x7fb", "caf\u00e9", "a\nb"])
+def test_the_published_idempotency_key_takes_what_the_services_take(key):
+    """Issue 50's deeper fuzzing run: a key the published header took (any 1 to 255 characters) was refused as not
+    printable; the header now publishes the services' own rule (core.text)."""
+    from core.text import check_idempotency_key
+    from gateway.routes import all_routes
+    [create] = [r for r in all_routes() if (r.method, r.path) == ("POST", "/api/v1/communication-runs")]
+    header = {k: v for k, v in create.headers["Idempotency-Key"].items() if k != "required"}
+    try:
+        taken = check_idempotency_key(key) == key
+    except ServiceError:
+        taken = False
+    assert Draft202012Validator(header).is_valid(key) is taken
+    assert taken is (key in ("550e8400-e29b-41d4-a716-446655440000", "run 7 of crm/42", "~", "x" * 255))
+
+
+@pytest.mark.parametrize("greeting", ["", "  \t", "Hi, Acme Plumbing here.", "x" * 1001])
+def test_an_agents_published_greeting_takes_what_the_agents_service_takes(greeting):
+    """Issue 50's random-seed fuzzing run: POST /api/v1/agents published first_message as any text and refused "" (400
+    first_message must not be empty); create and update now publish the service's rule."""
+    from gateway.schemas import AGENT_CREATE, AGENT_UPDATE
+    from services.agents import domain as agents
+    try:
+        taken = bool(agents.check_text(greeting, "first_message", agents.MESSAGE_MAX))
+    except ServiceError:
+        taken = False
+    for body in (AGENT_CREATE, AGENT_UPDATE):
+        assert Draft202012Validator(body["properties"]["first_message"]).is_valid(greeting) is taken
+    assert taken is (greeting == "Hi, Acme Plumbing here.")

@@ -1,14 +1,15 @@
 """The lead use cases (services/sdr/service.py: create, read, change, find by phone, contact upserts and
-interactions) and creating communication runs (services/sdr/runs_service.py: the checks, the Idempotency-Key) in
-the fast tier, on the in-memory database (tests/memory) with the agents service behind an in-memory port
-(tests/service/fakes.py). The lead list and audit (prepared statements on the raw pool, counting queries), the
-database's pipeline triggers, a run's preview, reading and changing runs and the scheduler stay with the
-stack-backed tests (tests/service, tests/e2e)."""
+interactions) and creating communication runs (services/sdr/runs_service.py: the checks, the Idempotency-Key, the
+decision each job is created with, as the preview's) in the fast tier, on the in-memory database (tests/memory) with
+the agents and messaging services behind in-memory ports (tests/service/fakes.py). The lead list and audit
+(prepared statements on the raw pool, counting queries), the database's pipeline triggers, reading and changing
+runs and the scheduler stay with the stack-backed tests (tests/service, tests/e2e)."""
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.compliance.decision import Policy
+from core.compliance.decision import Policy, Standing
 from core.errors import ServiceError
 from core.ids import new_id
 from core.tenant import Tenant, acting_as
@@ -17,10 +18,11 @@ from services.sdr.ports import Neighbours
 from services.sdr.runs_service import Runs
 from services.sdr.service import Contact, Leads
 from tests.memory.sdr import MemoryLeads, MemoryRuns
-from tests.service.fakes import SdrAgents
+from tests.service.fakes import SdrAgents, SdrStandings
 from tests.use_cases import refused
 
 PHONE = "+14155550123"
+NEW_YORK = ZoneInfo("America/New_York")
 AGENT = new_id()
 
 
@@ -137,11 +139,16 @@ async def test_a_batch_of_contacts_is_recorded_together_or_not_at_all(leads, dat
 NUMBER = "+14155550142"
 
 
+NIGHT_OWL, NOON = "+12125550180", "+12125550181"  # New York callees who opted in
+OPTED_IN = (Standing(consent="opted_in"), ())
+
+
 @pytest.fixture
 def runs(database, business_id):
     agents = SdrAgents({}, {business_id: {AGENT: NUMBER, new_id(): None}})
+    standings = SdrStandings({NIGHT_OWL: OPTED_IN, NOON: OPTED_IN})
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "active"),))):
-        yield Runs(database, Neighbours(agents, None, None, None), Policy(), runs=MemoryRuns)
+        yield Runs(database, Neighbours(agents, None, standings, None), Policy(), runs=MemoryRuns)
 
 
 def run_body(*touch_ids: str, **extra) -> dict:
@@ -181,3 +188,33 @@ async def test_a_run_is_refused_without_a_key_with_problems_or_for_a_held_busine
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "paused"),))):
         await refused(runs.create(run_body("t1"), "key-1"), "forbidden", "scheduling outreach")
     assert database.tables.get("sdr.communication_runs", {}) == {}
+
+
+def next_new_york(hour: int) -> datetime:
+    """The next hour:00 on New York's wall clock at least an hour from now (whatever the hour the test runs at)."""
+    local = (datetime.now(UTC) + timedelta(hours=1)).astimezone(NEW_YORK)
+    at = local.replace(hour=hour, minute=0, second=0, microsecond=0)
+    return (at if at >= local else (local + timedelta(days=1)).replace(hour=hour, minute=0, second=0,
+                                                                        microsecond=0)).astimezone(UTC)
+
+
+async def test_a_created_run_says_when_each_touch_will_really_go_out_and_why(runs, database):
+    night, noon = next_new_york(3), next_new_york(12)
+    morning = night.astimezone(NEW_YORK).replace(hour=8).astimezone(UTC)
+    body = {"external_ref": "crm-run-2", "touches": [
+        {"touch_id": "night", "channel": "call", "target": {"phone": NIGHT_OWL}, "scheduled_at": night.isoformat()},
+        {"touch_id": "noon", "channel": "call", "target": {"phone": NOON}, "scheduled_at": noon.isoformat()},
+        {"touch_id": "no-consent", "channel": "call", "target": {"phone": PHONE}, "scheduled_at": noon.isoformat()}]}
+    preview = {p.touch.touch_id: p for p in await runs.preview(body)}
+    created = await runs.create(body, "key-2")
+    assert created.jobs == {runs_domain.DEFERRED: 1, runs_domain.PENDING: 2}
+    jobs = {j["touch_id"]: j for j in database.tables["sdr.communication_jobs"].values()}
+    assert (jobs["night"]["status"], jobs["night"]["scheduled_at"], jobs["night"]["due_at"], jobs["night"]["rule"]) == (
+        runs_domain.DEFERRED, night, morning, "federal_hours")
+    assert jobs["night"]["due_at"] == preview["night"].planned_at and jobs["night"]["code"] == "tcpa_violation"
+    assert jobs["night"]["reason"].startswith("quiet hours: it is ") and "03:00 in America/New_York" in jobs["night"]["reason"]
+    assert (jobs["noon"]["status"], jobs["noon"]["due_at"], jobs["noon"]["rule"], jobs["noon"]["reason"]) == (
+        runs_domain.PENDING, noon, None, None)
+    refused = jobs["no-consent"]
+    assert (refused["status"], refused["due_at"], refused["code"]) == (runs_domain.PENDING, noon, "number_opted_out")
+    assert refused["reason"].startswith("as things stood at the run's creation it would be refused: ")

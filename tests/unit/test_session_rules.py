@@ -18,7 +18,7 @@ NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
     "/%09/evil.com", "/\t/evil.com", "//evil.com", "/\\evil.com", "https://evil.com/dashboard", "http:/dashboard",
     "/api/v1/keys", "/dashboard/../api/v1/keys", "/dashboardx", "/dashboard\n", "/dashboard#x", "", "dashboard",
     "/dashboard/login?token=x", "/oauth/token", "/\u00e9", "/dashboard/calls/../../api/v1/keys",
-    "/dashboard/keys/k_1", "/dashboard/calls/a/b"])
+    "/dashboard/keys/k_1", "/dashboard/calls/a/b", "//[evil]/dashboard", "//evil.com:99999/dashboard"])
 def test_a_sign_in_leads_nowhere_but_the_dashboards_pages(value):
     assert next_page(value) == "/dashboard"
 

@@ -26,6 +26,13 @@ from tests.storage_contracts import (
 )
 
 
+@pytest.fixture
+def seed():
+    async def seed(conn, table, **values):
+        insert(conn.rows(table), table, values)
+    return seed
+
+
 class TestMemoryCalls(CallsRepositoryContract):
     @pytest.fixture
     def calls_in(self):
@@ -58,12 +65,6 @@ class TestMemoryAccounts(AccountsRepositoryContract):
     @pytest.fixture
     def workspaces(self, database):
         return MemoryWorkspaces(database)
-
-    @pytest.fixture
-    def seed(self):
-        async def seed(conn, table, **values):
-            insert(conn.rows(table), table, values)
-        return seed
 
 
 class TestMemoryRuns(RunsRepositoryContract):

@@ -13,11 +13,12 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 from email.utils import format_datetime
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import phonenumbers
 
 from core.contact import is_e164
+from core.urls import url_parts
 from providers.messaging.simulator import errors
 from providers.messaging.simulator.errors import ApiError
 
@@ -62,12 +63,8 @@ def is_callback_url(value: str) -> bool:
     """An absolute http(s) URL with a host (Twilio refuses underscores in it) within Twilio's length limit."""
     if len(value) > URL_MAX:
         return False
-    try:
-        parts = urlsplit(value)
-        _ = parts.port  # raises on a bad port
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and "_" not in parts.hostname
+    parts = url_parts(value)
+    return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and "_" not in parts.hostname
 
 
 def check_send(form) -> None:

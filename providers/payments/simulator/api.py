@@ -30,7 +30,6 @@ Parameters are checked against the pinned `stripe` package's create/update param
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 from aiohttp import web
 from stripe.params import PriceCreateParams, SubscriptionUpdateParams, SubscriptionUpdateParamsItem
@@ -40,6 +39,7 @@ from stripe.params.checkout import (
     SessionCreateParamsSubscriptionData,
 )
 
+from core.urls import url_parts
 from providers.payments.simulator import cards
 from providers.payments.simulator.billing import Billing
 from providers.payments.simulator.errors import ApiError, invalid, missing, no_such
@@ -71,11 +71,8 @@ REQUEST_ID = web.RequestKey("request_id", str)  # set by the app's middleware fo
 def is_url(value) -> bool:
     if not isinstance(value, str) or len(value) > 5000:
         return False
-    try:
-        parts = urlsplit(value)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+    parts = url_parts(value)
+    return parts is not None and parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def request_info(request: web.Request) -> dict:
