@@ -170,12 +170,14 @@ def decide(touch: Touch, callee: Callee, standing: Standing, policy: Policy = Po
         "national_registry": national_input(touch.at, callee, standing)}
     if touch.channel == CALL:  # what the law asks of a recorded call (the call record says what the agent did)
         inputs["recording_disclosure"] = recording_rules.disclosure(states).record()
-    caps = _caps(touch, rows, policy)
-    inputs["touches_24h"] = _by_channel(touch)
+    recent = sorted((t for t in touch.recent if touch.at - DAY < t.at), key=lambda t: t.at)
+    caps = _caps(touch.channel, recent, rows, policy)
+    inputs["touches_24h"] = {c: sum(1 for t in recent if t.channel == c) for c in CHANNELS}
     inputs["caps"] = [{"limit": c.limit, "channels": sorted(c.channels), "counted": len(c.counted),
                        "source": c.source} for c in caps]
-    reached = max((c for c in caps if c.frees_at is not None), key=_release, default=None)
-    start: datetime = touch.at if reached is None else _release(reached)
+    # The cap that frees last holds the touch (the first of equals: a state's before the platform's).
+    held = [(frees_at, c) for c in caps if (frees_at := c.frees_at()) is not None]
+    start, reached = max(held, key=lambda h: h[0], default=(touch.at, None))
     blocking_now = _violation(touch.at, zones, rows)
     if start == touch.at and blocking_now is None:
         return Decision(ALLOW, "allowed", "", f"allowed: {basis.replace('_', ' ')}", inputs=inputs)
@@ -465,7 +467,6 @@ class _Cap:
     who: str  # who sets it, for the message
     counted: tuple[Counted, ...]  # the touches of its channels in the 24 hours before the touch, oldest first
 
-    @property
     def frees_at(self) -> datetime | None:
         """When the count falls below the limit, if it is reached now."""
         if len(self.counted) < self.limit:
@@ -473,33 +474,16 @@ class _Cap:
         return self.counted[len(self.counted) - self.limit].at + DAY
 
 
-def _release(cap: _Cap) -> datetime:
-    frees_at = cap.frees_at
-    assert frees_at is not None
-    return frees_at
-
-
-def _caps(touch: Touch, rows: tuple[StateRule, ...], policy: Policy) -> list[_Cap]:
-    """The caps on the touch: each state row's that covers its channel (counting every channel the row covers), and
-    the platform's for its channel. A touch stamped a moment after `at` (another replica's clock) counts too: the
-    caps err strict."""
-    recent = sorted((t for t in touch.recent if touch.at - DAY < t.at), key=lambda t: t.at)
+def _caps(channel: str, recent: list[Counted], rows: tuple[StateRule, ...], policy: Policy) -> list[_Cap]:
+    """The caps on a touch of `channel` given the touches of the 24 hours before it (`recent`, oldest first; one
+    stamped a moment after the touch, by another replica's clock, counts too: the caps err strict): each state
+    row's that covers the channel (counting every channel the row covers), then the platform's for the channel."""
     caps = [_Cap(r.max_calls_per_24h, r.channels, r.statute, f"{r.state} ({r.statute})",
                  tuple(t for t in recent if t.channel in r.channels))
             for r in rows if r.max_calls_per_24h is not None]
-    own = frozenset((touch.channel,))
-    caps.append(_Cap(policy.per_24h(touch.channel), own, PLATFORM_CAP_SOURCES[touch.channel], "the platform",
-                     tuple(t for t in recent if t.channel == touch.channel)))
+    caps.append(_Cap(policy.per_24h(channel), frozenset((channel,)), PLATFORM_CAP_SOURCES[channel], "the platform",
+                     tuple(t for t in recent if t.channel == channel)))
     return caps
-
-
-def _by_channel(touch: Touch) -> dict[str, int]:
-    """The touches counted in the 24 hours before the touch, by channel (for the log)."""
-    counts = dict.fromkeys(CHANNELS, 0)
-    for t in touch.recent:
-        if touch.at - DAY < t.at:
-            counts[t.channel] += 1
-    return counts
 
 
 def _touches(counted: tuple[Counted, ...]) -> str:

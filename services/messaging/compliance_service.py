@@ -17,13 +17,13 @@ pure decision): for many callees at once, in a constant number of queries.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from core import tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
-from core.compliance.rules import CALL
+from core.compliance.rules import CALL, Hours
 from core.contact import normalize_e164
 from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
@@ -101,29 +101,34 @@ class Compliance:
             converted_at=call.lead_converted_at, last_inbound_at=call.lead_last_inbound_at)
         business_hours = domain.calling_hours(call.business_hours)
         async with self.db.transaction() as conn:
-            decided, now = await self.decide_locked(conn, business_id, compliance.Touch(
-                CALL, utcnow(), sender=call.sender or None, business_hours=business_hours), callee)
+            decided, now = await self.decide_locked(conn, business_id, CALL, callee, sender=call.sender or None,
+                                                    business_hours=business_hours)
             if call.actor == compliance.UNCHECKED:
                 decided = compliance.counted_only(decided)
             return await self.record(conn, business_id, CALL, callee, decided, call.actor, call.reference or None,
                                      now)
 
-    async def decide_locked(self, conn, business_id: str, touch: compliance.Touch,
-                            callee: compliance.Callee) -> tuple[compliance.Decision, datetime]:
-        """(the decision on `touch`, made now, and that now) in the caller's transaction, which holds the callee's
-        lock from here to its end: record the touch (and its slot) before it ends."""
+    async def decide_locked(self, conn, business_id: str, channel: str, callee: compliance.Callee, *,
+                            sender: str | None, business_hours: Hours | None) -> tuple[compliance.Decision, datetime]:
+        """(the decision on a touch of `channel` now, and that now) in the caller's transaction, which holds the
+        callee's lock from here to its end: record the touch (and its slot) before it ends."""
         messaging = self.messaging_in(conn)
         await messaging.lock_callee(business_id, callee.phone)
         now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
         standing = await self.standing(messaging, business_id, callee.phone, now)
         recent = await messaging.recent_touches(business_id, callee.phone, now - compliance.DAY)
-        return compliance.decide(replace(touch, at=now, recent=tuple(recent)), callee, standing, self.policy), now
+        touch = compliance.Touch(channel, now, sender=sender, business_hours=business_hours, recent=tuple(recent))
+        return compliance.decide(touch, callee, standing, self.policy), now
 
     async def record(self, conn, business_id: str, channel: str, callee: compliance.Callee,
                      decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
         """The decision logged (the row), and the touch it lets through counted in the ledger."""
         messaging = self.messaging_in(conn)
-        logged = await self.log(messaging, business_id, channel, callee, decided, actor, reference, now)
+        logged = await messaging.add_decision(
+            id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
+            outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
+            message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
+            inputs=decided.inputs, decided_at=now)
         if decided.allowed:
             await messaging.count_touch(decision_id=logged.id, business_id=business_id, phone=callee.phone,
                                         channel=channel, placed_at=now)
@@ -135,15 +140,6 @@ class Compliance:
         async with self.db.transaction() as conn:
             if not await self.messaging_in(conn).release_touch(decision_id, who.business_ids, utcnow()):
                 raise not_found("call slot")
-
-    @staticmethod
-    async def log(messaging: MessagingRepository, business_id: str, channel: str, callee: compliance.Callee,
-                  decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
-        return await messaging.add_decision(
-            id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
-            outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
-            message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
-            inputs=decided.inputs, decided_at=now)
 
     async def decisions(self, business_id: str | None, phone: str | None, lead_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)

@@ -29,6 +29,7 @@ from core.compliance import decision as compliance
 FULL, CHANGE = "full", "change"
 FLAGS = {"a": True, "add": True, "added": True, "d": False, "delete": False, "deleted": False}  # added?
 REPORTED = 20  # malformed lines listed one by one in a report (all are counted)
+AREA_SPAN = 10_000_000  # a number is its ten digits as an integer: an area code's numbers are one span of them
 EVERY = "*"  # NATIONAL_DNC_AREA_CODES: the whole registry
 
 
@@ -99,7 +100,7 @@ class Reader:
             if parsed is None:
                 continue
             number, added = parsed
-            area = number // 10_000_000
+            area = number // AREA_SPAN
             if not self.subscription.covers(str(area)):
                 self.not_subscribed[area] += 1
             elif self.kind == CHANGE and area not in self.loaded:

@@ -35,8 +35,7 @@ import asyncpg
 from core import registry, settings
 from core.db import raw_url
 from core.ids import utcnow
-from services.messaging.national_registry import CHANGE, FULL, NONE, Reader, Subscription
-from services.messaging.store import AREA_SPAN
+from services.messaging.national_registry import AREA_SPAN, CHANGE, FULL, NONE, Reader, Subscription
 
 PROCESS = registry.NATIONAL_DNC_IMPORT  # its secrets: core.registry.SECRETS
 LOCK = "messaging:national-dnc-import"  # a session advisory lock (hashed like core.db.lock_until_commit's)

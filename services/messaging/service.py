@@ -209,9 +209,8 @@ class Texts:
         message_id = new_id()
         try:
             async with self.db.transaction() as conn:
-                decided, now = await self.compliance.decide_locked(
-                    conn, business_id, compliance.Touch(SMS, utcnow(), sender=sender, business_hours=business_hours),
-                    callee)
+                decided, now = await self.compliance.decide_locked(conn, business_id, SMS, callee, sender=sender,
+                                                                   business_hours=business_hours)
                 if decided.outcome != compliance.REFUSE:
                     refusal = domain.content_refusal(text.body)
                     if refusal is not None:

@@ -16,6 +16,7 @@ from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
 from services.messaging import domain
+from services.messaging.national_registry import AREA_SPAN
 
 SCHEMA = "messaging"
 metadata = sa.MetaData(schema=SCHEMA)
@@ -187,7 +188,6 @@ sa.Index("counted_touches_callee", counted_touches.c.business_id, counted_touche
 # number a bigint of its ten digits, area code first, so an area code's numbers are one range of the key
 # (AREA_SPAN numbers from area_code * AREA_SPAN).
 national_dnc = sa.Table("national_dnc", metadata, sa.Column("number", sa.BigInteger, primary_key=True))
-AREA_SPAN = 10_000_000
 # Each area code imported: when its data was last refreshed, by which file (its kind: full or change), and how many
 # of its numbers are on the registry.
 national_dnc_areas = sa.Table(
