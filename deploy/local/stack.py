@@ -259,8 +259,11 @@ class Stack:
         self.processes = [*simulators, *platform]
         for p in self.processes:
             self.spawn(p)
+        # Every process imports at once, so on two cores the last may serve long after the first: one deadline
+        # for them all, grown with their number (a scaled-out stack starts 27 processes side by side).
+        deadline = time.monotonic() + 30 + 2 * len(self.processes)
         for p in self.processes:
-            wait_for_port(p.port, 30, p.proc, p.name, p.log)
+            wait_for_port(p.port, max(deadline - time.monotonic(), 1), p.proc, p.name, p.log)
         self.wait_ready(30)
 
     def pool(self, name: str, module: str) -> list[Process]:
