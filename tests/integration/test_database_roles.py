@@ -1,0 +1,91 @@
+"""Each process's PostgreSQL role (core.db_roles) against the stack's database: a service's role reads and writes its
+own schema's tables alone (another schema's are refused: permission denied), may not drop or alter them nor move the
+migrations' version, and the national do-not-call import's role reaches the registry's tables alone. Every process
+of the stack is connected as its role; the tests' own connections (stack.database_url) are the owner's."""
+import asyncpg
+import pytest
+
+from core import db_roles, registry
+from core.db import raw_url
+
+
+async def connect_as(stack, process: str) -> asyncpg.Connection:
+    return await asyncpg.connect(raw_url(stack.database_url_of(process)))
+
+
+async def tables_of(stack, schema: str) -> list[str]:
+    conn = await asyncpg.connect(raw_url(stack.database_url))
+    try:
+        return [r[0] for r in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1",
+                                               schema)]
+    finally:
+        await conn.close()
+
+
+async def test_the_webhooks_role_cannot_read_the_keys_or_the_leads(stack):
+    conn = await connect_as(stack, "webhooks-dispatcher")
+    try:
+        for table in ("accounts.api_keys", "accounts.sessions", "sdr.leads", "messaging.messages"):
+            with pytest.raises(asyncpg.InsufficientPrivilegeError, match="permission denied"):
+                await conn.fetchval(f"SELECT count(*) FROM {table}")
+        assert await conn.fetchval("SELECT count(*) FROM webhooks.subscriptions") >= 0
+    finally:
+        await conn.close()
+
+
+@pytest.mark.parametrize("role", db_roles.SCHEMAS)
+async def test_a_services_role_reaches_its_own_schemas_tables_and_no_other(stack, role):
+    conn = await connect_as(stack, role)
+    try:
+        for schema in db_roles.SCHEMAS:
+            for table in await tables_of(stack, schema):
+                read = f'SELECT count(*) FROM "{schema}"."{table}"'
+                if schema == role:
+                    await conn.fetchval(read)
+                    continue
+                with pytest.raises(asyncpg.InsufficientPrivilegeError, match="permission denied"):
+                    await conn.fetchval(read)
+                with pytest.raises(asyncpg.InsufficientPrivilegeError, match="permission denied"):
+                    await conn.execute(f'DELETE FROM "{schema}"."{table}"')
+    finally:
+        await conn.close()
+
+
+async def test_a_role_changes_rows_but_not_the_schema_nor_the_migrations_version(stack):
+    conn = await connect_as(stack, "sdr")
+    try:
+        for ddl in ("DROP TABLE sdr.leads", "ALTER TABLE sdr.leads ADD COLUMN x int", "TRUNCATE sdr.leads",
+                    "CREATE TABLE sdr.mine (x int)", "CREATE TABLE public.mine (x int)",
+                    "UPDATE sdr.alembic_version SET version_num = version_num"):
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                await conn.execute(ddl)
+        await conn.execute("GRANT SELECT ON sdr.leads TO PUBLIC")  # only a warning: it holds no grant option
+        webhooks = db_roles.role_name(db_roles.database_of(stack.database_url), "webhooks")
+        assert not await conn.fetchval("SELECT has_table_privilege($1, 'sdr.leads', 'SELECT')", webhooks)
+        assert await conn.fetchval("SELECT version_num FROM sdr.alembic_version")
+        async with conn.transaction():  # its rows it may change (rolled back: no lead has this id)
+            await conn.execute("UPDATE sdr.leads SET name = name WHERE id = '00000000-0000-0000-0000-000000000000'")
+    finally:
+        await conn.close()
+
+
+async def test_the_national_registry_import_reaches_the_registrys_tables_alone(stack):
+    conn = await connect_as(stack, registry.NATIONAL_DNC_IMPORT)
+    try:
+        for table in db_roles.NATIONAL_DNC_TABLES:
+            await conn.fetchval(f"SELECT count(*) FROM messaging.{table}")
+        for table in ("messaging.messages", "messaging.dnc_entries", "accounts.businesses"):
+            with pytest.raises(asyncpg.InsufficientPrivilegeError, match="permission denied"):
+                await conn.fetchval(f"SELECT count(*) FROM {table}")
+    finally:
+        await conn.close()
+
+
+async def test_every_process_of_the_stack_connects_as_its_role(stack, db):
+    database = db_roles.database_of(stack.database_url)
+    rows = await db.fetch("SELECT DISTINCT application_name, usename FROM pg_stat_activity WHERE datname = $1 "
+                          "AND application_name <> ''", database)
+    seen = {r["application_name"]: r["usename"] for r in rows}
+    processes = [*(s.name for s in registry.SERVICES), *(w.name for w in registry.WORKERS)]
+    assert {p: seen.get(p) for p in processes} == {
+        p: db_roles.role_name(database, registry.database_role(p)) for p in processes}
