@@ -2,6 +2,10 @@
 own schema's tables alone (another schema's are refused: permission denied), may not drop or alter them nor move the
 migrations' version, and the national do-not-call import's role reaches the registry's tables alone. Every process
 of the stack is connected as its role; the tests' own connections (stack.database_url) are the owner's."""
+import asyncio
+import sys
+from pathlib import Path
+
 import asyncpg
 import pytest
 
@@ -22,8 +26,16 @@ async def tables_of(stack, schema: str) -> list[str]:
         await conn.close()
 
 
-async def test_the_webhooks_role_cannot_read_the_keys_or_the_leads(stack):
-    conn = await connect_as(stack, "webhooks-dispatcher")
+def held_database_url(stack, process: str) -> str:
+    """The DATABASE_URL the running process holds (what a compromise of it would take)."""
+    entries = Path(f"/proc/{stack.process(process).proc.pid}/environ").read_bytes().decode().split("\0")
+    return dict(entry.split("=", 1) for entry in entries if entry)["DATABASE_URL"]
+
+
+async def test_the_webhooks_dispatchers_credentials_cannot_read_the_keys_or_the_leads(stack):
+    if not Path("/proc/self/environ").exists():
+        pytest.skip("no /proc here")
+    conn = await asyncpg.connect(raw_url(held_database_url(stack, "webhooks-dispatcher")))
     try:
         for table in ("accounts.api_keys", "accounts.sessions", "sdr.leads", "messaging.messages"):
             with pytest.raises(asyncpg.InsufficientPrivilegeError, match="permission denied"):
@@ -89,3 +101,25 @@ async def test_every_process_of_the_stack_connects_as_its_role(stack, db):
     processes = [*(s.name for s in registry.SERVICES), *(w.name for w in registry.WORKERS)]
     assert {p: seen.get(p) for p in processes} == {
         p: db_roles.role_name(database, registry.database_role(p)) for p in processes}
+
+
+async def test_the_operators_command_gives_each_role_a_password_and_prints_its_secret_key(stack):
+    """`python -m core.db_roles` (a deployment's, after the migrations): every role's URL, a key of the Secret each,
+    which logs in as that role. The stack's passwords are given back afterwards."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "core.db_roles", env={**stack.env(), "DATABASE_URL": stack.database_url},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, out
+        printed = dict(line.split("=", 1) for line in out.decode().splitlines())
+        assert set(printed) == {db_roles.secret_key(role.key) for role in db_roles.ROLES}
+        conn = await asyncpg.connect(raw_url(printed["DATABASE_URL_WEBHOOKS"]))
+        try:
+            assert await conn.fetchval("SELECT current_user") == db_roles.role_name(
+                db_roles.database_of(stack.database_url), "webhooks")
+        finally:
+            await conn.close()
+    finally:
+        await asyncio.to_thread(db_roles.set_passwords, stack.database_url,
+                                {r.key: stack.database_password(r.key) for r in db_roles.ROLES})
