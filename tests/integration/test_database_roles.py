@@ -11,6 +11,7 @@ import pytest
 
 from core import db_roles, registry
 from core.db import raw_url
+from tests.waiting import wait_until
 
 
 async def connect_as(stack, process: str) -> asyncpg.Connection:
@@ -94,13 +95,17 @@ async def test_the_national_registry_import_reaches_the_registrys_tables_alone(s
 
 
 async def test_every_process_of_the_stack_connects_as_its_role(stack, db):
+    """Each process's connections (named after it: core.db) are its role's."""
     database = db_roles.database_of(stack.database_url)
-    rows = await db.fetch("SELECT DISTINCT application_name, usename FROM pg_stat_activity WHERE datname = $1 "
-                          "AND application_name <> ''", database)
-    seen = {r["application_name"]: r["usename"] for r in rows}
     processes = [*(s.name for s in registry.SERVICES), *(w.name for w in registry.WORKERS)]
-    assert {p: seen.get(p) for p in processes} == {
-        p: db_roles.role_name(database, registry.database_role(p)) for p in processes}
+
+    async def connected() -> dict[str, set[str]]:
+        rows = await db.fetch("SELECT application_name, usename FROM pg_stat_activity WHERE datname = $1", database)
+        return {p: {r["usename"] for r in rows if r["application_name"] == p} for p in processes}
+
+    expected = {p: {db_roles.role_name(database, registry.database_role(p))} for p in processes}
+    await wait_until(connected, "a connection of every process", lambda seen: all(seen.values()))
+    assert await connected() == expected
 
 
 async def test_the_operators_command_gives_each_role_a_password_and_prints_its_secret_key(stack):
