@@ -1,16 +1,20 @@
 """Each process's PostgreSQL role (core.db_roles) against the stack's database: a service's role reads and writes its
 own schema's tables alone (another schema's are refused: permission denied), may not drop or alter them nor move the
 migrations' version, and the national do-not-call import's role reaches the registry's tables alone. Every process
-of the stack is connected as its role; the tests' own connections (stack.database_url) are the owner's."""
+of the stack is connected as its role, and the outbox's NOTIFY still wakes its listeners; the tests' own connections
+(stack.database_url) are the owner's."""
 import asyncio
 import sys
+import uuid
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from core import db_roles, registry
-from core.db import raw_url
+from core.db import create_engine, raw_url
+from core.outbox import channel, record_event
+from services.calls import store as calls_store
 from tests.waiting import wait_until
 
 
@@ -128,3 +132,19 @@ async def test_the_operators_command_gives_each_role_a_password_and_prints_its_s
     finally:
         await asyncio.to_thread(db_roles.set_passwords, stack.database_url,
                                 {r.key: stack.database_password(r.key) for r in db_roles.ROLES})
+
+
+async def test_a_commit_to_a_services_outbox_wakes_its_listeners_under_its_role(stack):
+    """The outbox's NOTIFY (core.outbox.notify_trigger) fires for a role's insert, and the role may LISTEN: the
+    relays of every replica still wake on a commit. (The event, of a type no one consumes, is relayed to NATS.)"""
+    listener = await connect_as(stack, "calls")
+    woken = asyncio.Event()
+    await listener.add_listener(channel("calls"), lambda *_: woken.set())
+    engine = create_engine(stack.database_url_of("calls"))
+    try:
+        async with engine.begin() as conn:
+            await record_event(conn, calls_store.outbox, f"test.{uuid.uuid4().hex[:8]}.roles", None, {})
+        await asyncio.wait_for(woken.wait(), 5)
+    finally:
+        await engine.dispose()
+        await listener.close()
