@@ -1,18 +1,20 @@
 """Each process's PostgreSQL role: a service (and its workers) reads and writes its own schema's tables alone.
 
 The migrations (core.migrations.upgrade_all, connected as the database's owner) create the roles `ROLES` names,
-NOLOGIN when new (a role that exists keeps its login and password), and grant each what it may do: CONNECT and
-TEMPORARY on the database, USAGE on its schema, SELECT/INSERT/UPDATE/DELETE on its tables (every one of the schema,
-those created later too; only SELECT on the schema's alembic_version) and the use of its sequences. The owner keeps
-the schemas and tables: a role may change rows but not drop, alter or grant, so a compromised pod cannot undo the
-migrations or read another service's schema. PUBLIC keeps nothing on the database or the schemas.
+NOLOGIN when new (a role that exists keeps its login and password), and grant each what it may do: CONNECT on the
+database (TEMPORARY too, to the one that stages in temporary tables), USAGE on its schema, SELECT/INSERT/UPDATE/DELETE
+on its tables (every one of the schema, those created later too; only SELECT on the schema's alembic_version) and
+the use of its sequences. The owner keeps the schemas and tables: a role may change rows but not drop, alter or
+grant, so a compromised pod cannot undo the migrations or read another service's schema. PUBLIC keeps nothing on
+the database or the schemas.
 
 A role's name is the database's and the role's (`switchboard_accounts` in the database `switchboard`): roles belong
 to the whole server, where several databases (the tests', a staging one) may each have their own set.
 
 Logins: the local launcher gives each role a password of its data folder (set_passwords) and each process the URL of
-its role (url_for). A deployment sets them once with `DATABASE_URL=<the owner's> python -m core.db_roles`, which
-gives every role a new random password and prints each DATABASE_URL_<ROLE> for the Secret (deploy/k8s/README.md).
+its role (url_for). A deployment sets them with `DATABASE_URL=<the owner's> python -m core.db_roles [ROLE...]`,
+which gives every role (or those named) a new random password and prints its DATABASE_URL_<ROLE> for the Secret
+(deploy/k8s/README.md).
 """
 from __future__ import annotations
 
@@ -35,18 +37,20 @@ DML = "SELECT, INSERT, UPDATE, DELETE"
 @dataclass(frozen=True)
 class Role:
     """A role (named `key` within the database) with DML on `schema`'s tables: `tables` alone when named, else every
-    table of the schema, present and future."""
+    table of the schema, present and future; `temporary`: it may create temporary tables."""
 
     key: str
     schema: str
     tables: tuple[str, ...] = ()
+    temporary: bool = False
 
 
 # The national do-not-call import (a job: services.messaging.registry) writes the registry's three tables of the
-# messaging schema and nothing else of it (not consent, conversations or messages).
+# messaging schema and nothing else of it (not consent, conversations or messages), staging each file in a temporary
+# table.
 NATIONAL_DNC_TABLES = ("national_dnc", "national_dnc_areas", "national_dnc_files")
 ROLES: tuple[Role, ...] = (*(Role(s.name, s.name) for s in registry.SERVICES if s.schema),
-                           Role(registry.NATIONAL_DNC_IMPORT, "messaging", NATIONAL_DNC_TABLES))
+                           Role(registry.NATIONAL_DNC_IMPORT, "messaging", NATIONAL_DNC_TABLES, temporary=True))
 SCHEMAS = tuple(s.name for s in registry.SERVICES if s.schema)
 
 
@@ -79,7 +83,7 @@ def grant_statements(database: str) -> list[str]:
         statements += [
             # no IF NOT EXISTS for roles: a role made meanwhile (another migrations run) is fine too
             f"DO $$ BEGIN CREATE ROLE {name} NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
-            f"GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {name}",
+            f"GRANT {'CONNECT, TEMPORARY' if role.temporary else 'CONNECT'} ON DATABASE {db} TO {name}",
             f"GRANT USAGE ON SCHEMA {schema} TO {name}"]
         if role.tables:
             statements.append(f"GRANT {DML} ON {', '.join(f'{schema}.{ident(t)}' for t in role.tables)} TO {name}")
@@ -138,14 +142,18 @@ def secret_key(key: str) -> str:
     return f"DATABASE_URL_{registry.env_prefix(key)}"
 
 
-def main() -> int:
-    """`python -m core.db_roles`: a new password for every role (after the migrations made them), and the
-    DATABASE_URL_<ROLE> lines of the Secret."""
+def main(argv: list[str]) -> int:
+    """`python -m core.db_roles [ROLE...]`: a new password for every role (or those named), after the migrations
+    made them, and their DATABASE_URL_<ROLE> lines of the Secret."""
     database_url = os.environ.get("DATABASE_URL", "")
     if not database_url:
         print("DATABASE_URL: must be set to the URL of the database's owner (the migrations')", file=sys.stderr)
         return 1
-    passwords = {role.key: secrets.token_urlsafe(32) for role in ROLES}
+    keys = [role.key for role in ROLES]
+    if unknown := sorted(set(argv) - set(keys)):
+        print(f"no role {', '.join(unknown)}: the roles are {', '.join(keys)}", file=sys.stderr)
+        return 1
+    passwords = {key: secrets.token_urlsafe(32) for key in argv or keys}
     set_passwords(database_url, passwords)
     for key, password in passwords.items():
         print(f"{secret_key(key)}={url_for(database_url, key, password)}")
@@ -153,4 +161,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

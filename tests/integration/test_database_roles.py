@@ -72,7 +72,7 @@ async def test_a_role_changes_rows_but_not_the_schema_nor_the_migrations_version
     conn = await connect_as(stack, "sdr")
     try:
         for ddl in ("DROP TABLE sdr.leads", "ALTER TABLE sdr.leads ADD COLUMN x int", "TRUNCATE sdr.leads",
-                    "CREATE TABLE sdr.mine (x int)", "CREATE TABLE public.mine (x int)",
+                    "CREATE TABLE sdr.mine (x int)", "CREATE TABLE public.mine (x int)", "CREATE TEMP TABLE mine (x int)",
                     "UPDATE sdr.alembic_version SET version_num = version_num"):
             with pytest.raises(asyncpg.InsufficientPrivilegeError):
                 await conn.execute(ddl)
@@ -112,23 +112,32 @@ async def test_every_process_of_the_stack_connects_as_its_role(stack, db):
     assert await connected() == expected
 
 
-async def test_the_operators_command_gives_each_role_a_password_and_prints_its_secret_key(stack):
-    """`python -m core.db_roles` (a deployment's, after the migrations): every role's URL, a key of the Secret each,
-    which logs in as that role. The stack's passwords are given back afterwards."""
+async def operators_command(stack, *roles: str) -> tuple[int, dict[str, str]]:
+    """`python -m core.db_roles ROLE...` as the owner: (exit status, the KEY=value lines it printed)."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "core.db_roles", env={**stack.env(), "DATABASE_URL": stack.database_url},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        sys.executable, "-m", "core.db_roles", *roles, env={**stack.env(), "DATABASE_URL": stack.database_url},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    return proc.returncode, dict(line.split("=", 1) for line in out.decode().splitlines())
+
+
+async def test_the_operators_command_gives_each_role_a_password_and_prints_its_secret_key(stack):
+    """`python -m core.db_roles` (a deployment's, after the migrations): every role's URL (or the named one's), a
+    key of the Secret each, which logs in as that role. The stack's passwords are given back afterwards."""
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), 60)
-        assert proc.returncode == 0, out
-        printed = dict(line.split("=", 1) for line in out.decode().splitlines())
+        status, printed = await operators_command(stack)
+        assert status == 0
         assert set(printed) == {db_roles.secret_key(role.key) for role in db_roles.ROLES}
-        conn = await asyncpg.connect(raw_url(printed["DATABASE_URL_WEBHOOKS"]))
+        status, rotated = await operators_command(stack, "webhooks")
+        assert status == 0 and set(rotated) == {"DATABASE_URL_WEBHOOKS"}
+        assert rotated["DATABASE_URL_WEBHOOKS"] != printed["DATABASE_URL_WEBHOOKS"]
+        conn = await asyncpg.connect(raw_url(rotated["DATABASE_URL_WEBHOOKS"]))
         try:
             assert await conn.fetchval("SELECT current_user") == db_roles.role_name(
                 db_roles.database_of(stack.database_url), "webhooks")
         finally:
             await conn.close()
+        assert await operators_command(stack, "nobody") == (1, {})
     finally:
         await asyncio.to_thread(db_roles.set_passwords, stack.database_url,
                                 {r.key: stack.database_password(r.key) for r in db_roles.ROLES})
