@@ -13,7 +13,7 @@ from alembic import command, context
 from alembic.config import Config
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from core import registry
+from core import db_roles, registry
 from core.db import async_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,8 +34,11 @@ def upgrade(service: str, database_url: str, revision: str = "head") -> None:
 
 
 def upgrade_all(database_url: str) -> None:
+    """Every service's migrations, then each process's role and its privileges (core.db_roles), connected as the
+    owner of the schemas (`database_url`)."""
     for service in SERVICES:
         upgrade(service, database_url)
+    db_roles.grant(database_url)
 
 
 def run_env(schema: str) -> None:

@@ -197,6 +197,20 @@ SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",), SDR_RUNNER_
 JOBS = ("migrate", SDR_RUNNER_CRON, NATIONAL_DNC_IMPORT)
 
 
+def database_role(process: str) -> str | None:
+    """The PostgreSQL role whose DATABASE_URL `process` is given (core.db_roles): a service's own, which its workers
+    share (they run its code over its tables); the national do-not-call import's own; None for the migrations job,
+    which connects as the owner of the schemas."""
+    if process == "migrate":
+        return None
+    if process == NATIONAL_DNC_IMPORT or process in BY_NAME:
+        return process
+    for s in SERVICES:
+        if any(w.name == process for w in s.workers):
+            return s.name
+    raise LookupError(f"{process!r} is given no DATABASE_URL (core.registry.SECRETS)")
+
+
 def service(name: str) -> Service:
     try:
         return BY_NAME[name]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from core import registry
+from core import db_roles, registry
 from deploy import workloads
 
 DEPLOY = Path(__file__).resolve().parent
@@ -42,8 +42,13 @@ SHARED_SECRET_KEYS = ("NATS_URL", "CALLER_VERIFY_KEYS")
 
 def secret_key(variable: str, process: str) -> str:
     """The Secret's key that holds `variable` for `process`: its own, for a key only it may hold (the one that
-    signs its caller context: CALLER_SIGNING_KEY_<PROCESS>)."""
-    return f"{variable}_{registry.env_prefix(process)}" if variable == registry.CALLER_SIGNING_KEY else variable
+    signs its caller context: CALLER_SIGNING_KEY_<PROCESS>), its PostgreSQL role's URL (DATABASE_URL_<ROLE>, shared
+    by a service and its workers: core.db_roles); DATABASE_URL itself is the owner's, the migrations job's."""
+    if variable == registry.CALLER_SIGNING_KEY:
+        return f"{variable}_{registry.env_prefix(process)}"
+    if variable == "DATABASE_URL" and (role := registry.database_role(process)) is not None:
+        return db_roles.secret_key(role)
+    return variable
 MTLS = DEPLOY / "k8s" / "components" / "mtls"
 MTLS_CERTIFICATES = MTLS / "certificates.generated.yaml"
 MTLS_PATCHES = MTLS / "deployments.generated.yaml"

@@ -20,6 +20,7 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
+from core import db_roles
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
 from tests.api import KEY_RATE_LIMIT, Api, new_account
@@ -99,7 +100,10 @@ def embedded_stack(request, extra_env: dict[str, str] | None = None, **fields) -
         if external:
             async def drop():
                 conn = await asyncpg.connect(external[0])
-                await conn.execute(f'DROP DATABASE IF EXISTS "{make_url(external[1]).database}" WITH (FORCE)')
+                database = db_roles.database_of(external[1])
+                await conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+                for role in db_roles.ROLES:  # the server's, named after the database (core.db_roles)
+                    await conn.execute(f"DROP ROLE IF EXISTS {db_roles.ident(db_roles.role_name(database, role.key))}")
                 await conn.close()
 
             asyncio.run(drop())

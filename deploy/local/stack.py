@@ -15,6 +15,8 @@ of its replicas (`ipv4:127.0.0.1:P1,127.0.0.1:P2`), which core.rpc's channels ba
 
 Each process is given only its own secrets (core.registry.SECRETS; a simulator, its provider's credentials): the
 secrets for one purpose are derived here from the data folder's server secret (or SWITCHBOARD_SECRET_KEY).
+DATABASE_URL (the embedded server's, or the one set) is the owner's, which runs the migrations; each process connects
+as its PostgreSQL role (core.db_roles), whose password is the data folder's and is set here at every start.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core import caller, registry
+from core import caller, db_roles, registry
 from core.migrations import upgrade_all
 from core.settings import SECRET_FIELDS, derived_secrets
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, stop_processes, wait_for_port
@@ -145,7 +147,20 @@ class Stack:
                if name not in SECRET_FIELDS or name in p.secrets}
         if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
             env[registry.CALLER_SIGNING_KEY] = self.caller_keys()[KINDS[p.module]][0]
+        if "DATABASE_URL" in p.secrets and "DATABASE_URL" not in p.env:
+            env["DATABASE_URL"] = self.database_url_of(KINDS[p.module])
         return env
+
+    def database_url_of(self, process: str) -> str:
+        """The DATABASE_URL `process` is given: its PostgreSQL role's (core.db_roles), on the stack's database.
+        (The stack's own, `database_url`, is the owner's: the migrations' and the tests'.)"""
+        role = registry.database_role(process)
+        if role is None:
+            return self.database_url
+        return db_roles.url_for(self.database_url, role, self.database_password(role))
+
+    def database_password(self, role: str) -> str:
+        return self.home_secret(f"database_role_{role}")
 
     def secret_key(self) -> str:
         return os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key")
@@ -238,6 +253,7 @@ class Stack:
                                "Stop it or set PORT")
         self.start_servers()
         upgrade_all(self.database_url)
+        db_roles.set_passwords(self.database_url, {r.key: self.database_password(r.key) for r in db_roles.ROLES})
         simulators = [*([] if os.environ.get("VOICE_API_URL") else [
             Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port(), ("VOICE_API_KEY",))]),
             *([] if os.environ.get("SMS_API_URL") else [

@@ -14,6 +14,7 @@ import uuid
 import asyncpg
 import pytest
 
+from core import registry as processes
 from tests.compliance import decisions, enforced
 from tests.runs import create, jobs_of, run_of, settled, touch
 from tests.texting import opt_in, send
@@ -23,9 +24,10 @@ LISTED, CONSENTING, CUSTOMER, UNLISTED = "+15055550142", "+15055550143", "+15055
 
 
 async def operator_import(stack, path) -> tuple[int, str]:
-    """The operator's command against the stack's database: (exit status, what it printed)."""
+    """The operator's command against the stack's database, as its role: (exit status, what it printed)."""
+    env = {**stack.env(), "DATABASE_URL": stack.database_url_of(processes.NATIONAL_DNC_IMPORT)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "services.messaging.registry", "import", str(path), env=stack.env(),
+        sys.executable, "-m", "services.messaging.registry", "import", str(path), env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     return proc.returncode, out.decode()

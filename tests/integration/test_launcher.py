@@ -19,7 +19,8 @@ def test_second_stack_on_the_same_port_is_refused_with_a_clear_message(stack, tm
 
 def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
     """The environment each process of the stack runs with (/proc/<pid>/environ): of the secret settings, exactly
-    those core.registry declares for it (a provider simulator: its provider's credentials), with the stack's values."""
+    those core.registry declares for it (a provider simulator: its provider's credentials), with the stack's values
+    (DATABASE_URL: its role's, not the owner's)."""
     if not Path("/proc/self/environ").exists():
         pytest.skip("no /proc here")
     every = stack.env()
@@ -27,7 +28,11 @@ def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
         entries = Path(f"/proc/{p.proc.pid}/environ").read_bytes().decode().split("\0")
         environ = dict(entry.split("=", 1) for entry in entries if entry)
         held = {name: value for name, value in environ.items() if name in SECRET_FIELDS}
-        own = {registry.CALLER_SIGNING_KEY: stack.caller_keys()[KINDS[p.module]][0]} if p.module in KINDS else {}
+        own = {}  # what its kind holds of its own: its key for the caller context, its database role's URL
+        if p.module in KINDS:
+            own[registry.CALLER_SIGNING_KEY] = stack.caller_keys()[KINDS[p.module]][0]
+            if "DATABASE_URL" in p.secrets:
+                own["DATABASE_URL"] = stack.database_url_of(KINDS[p.module])
         assert held == {name: own.get(name) or every[name] for name in p.secrets}, p.name
     launched = {p.name: p.secrets for p in stack.processes if p.name in registry.SECRETS}
     assert launched == {name: secrets for name, secrets in registry.SECRETS.items() if name not in registry.JOBS}

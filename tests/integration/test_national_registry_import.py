@@ -10,6 +10,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from core import registry as processes
 from core.db import raw_url
 from services.messaging import registry
 from services.messaging.national_registry import Subscription
@@ -57,7 +58,8 @@ async def areas(conn) -> dict[int, tuple]:
 
 async def run(stack, *paths: Path, again: bool = False) -> tuple[int, list[str]]:
     said: list[str] = []
-    status = await registry.import_paths(stack.database_url, paths, SUBSCRIBED, again=again, out=said.append)
+    url = stack.database_url_of(processes.NATIONAL_DNC_IMPORT)  # the job's own role
+    status = await registry.import_paths(url, paths, SUBSCRIBED, again=again, out=said.append)
     return status, said
 
 
