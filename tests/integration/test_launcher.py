@@ -27,7 +27,8 @@ def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
         entries = Path(f"/proc/{p.proc.pid}/environ").read_bytes().decode().split("\0")
         environ = dict(entry.split("=", 1) for entry in entries if entry)
         held = {name: value for name, value in environ.items() if name in SECRET_FIELDS}
-        own = {registry.CALLER_SIGNING_KEY: stack.caller_keys()[KINDS[p.module]][0]} if p.module in KINDS else {}
+        own = {registry.CALLER_SIGNING_KEY: stack.caller_keys()[KINDS[p.module]][0],
+               registry.NATS_SEED: stack.nats_login(KINDS[p.module]).seed} if p.module in KINDS else {}
         assert held == {name: own.get(name) or every[name] for name in p.secrets}, p.name
     launched = {p.name: p.secrets for p in stack.processes if p.name in registry.SECRETS}
     assert launched == {name: secrets for name, secrets in registry.SECRETS.items() if name not in registry.JOBS}
