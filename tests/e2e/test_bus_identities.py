@@ -51,25 +51,30 @@ async def test_another_process_cannot_publish_a_payment_event_or_a_teardown(stac
 
     nc = await nats.connect(stack.nats_url, error_cb=on_error, **stack.nats_login(DISPATCHER).options())
     admin = await admin_connection(stack)
+    marker = f"forged-{uuid.uuid4().hex}"  # the gateways and accounts speak on these subjects too: ours must not pass
+    heard: list[bytes] = []
+
+    async def overheard(msg) -> None:
+        heard.append(msg.data)
+
     try:
-        heard = await admin.subscribe("switchboard.>")
-        teardown = await admin.subscribe("events.workspace.teardown_completed")
+        await admin.subscribe("switchboard.>", cb=overheard)
+        await admin.subscribe("events.workspace.teardown_completed", cb=overheard)
+        await admin.flush()
         with pytest.raises((nats.errors.TimeoutError, nats.errors.NoRespondersError)):
             await nc.jetstream().publish(EVENTS_SUBJECT, json.dumps(checkout_completed(str(uuid.uuid4()))).encode(),
                                          timeout=1)
-        await nc.publish("events.workspace.teardown_completed", b"{}")
-        await nc.publish("switchboard.ratelimit.taken", json.dumps({"replica": "x", "taken": {}}).encode())
-        await nc.publish("switchboard.auth.invalidate", str(uuid.uuid4()).encode())
+        await nc.publish("events.workspace.teardown_completed", marker.encode())
+        await nc.publish("switchboard.ratelimit.taken", json.dumps({"replica": marker, "taken": {}}).encode())
+        await nc.publish("switchboard.auth.invalidate", marker.encode())
         await nc.flush()
         await asyncio.sleep(0.5)
         assert {str(e).split('"')[1] for e in refused} == {
             EVENTS_SUBJECT, "events.workspace.teardown_completed", "switchboard.auth.invalidate",
             "switchboard.ratelimit.taken"}, refused
-        assert "permissions violation" in str(refused[0]).lower()
-        for sub in (heard, teardown):  # nothing got through
-            with pytest.raises(nats.errors.TimeoutError):
-                await sub.next_msg(timeout=0.2)
-        # nor may it read what it does not consume
+        assert all("permissions violation" in str(e).lower() for e in refused)
+        assert not [data for data in heard if marker.encode() in data]  # nothing got through
+        # nor may it listen to what it does not consume
         await nc.subscribe("switchboard.auth.invalidate")
         await nc.flush()
         await asyncio.sleep(0.3)
