@@ -33,6 +33,7 @@ import nats
 from aiohttp import web
 
 from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_stack
+from core.nats_auth import TEST_ADMIN
 from deploy.local.servers import free_port
 from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
 from providers.voice.simulator.playback import sign
@@ -161,7 +162,7 @@ async def run(args, stack) -> int:
     secret = stack.env()["VOICE_WEBHOOK_SECRET"]  # as the launcher gives it to the gateway and the calls service
     sim = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
     completed: dict[str, float] = {}
-    bus = await nats.connect(stack.nats_url)
+    bus = await nats.connect(stack.nats_url, **stack.nats_login(TEST_ADMIN).options())
 
     async def on_event(msg) -> None:
         completed.setdefault(json.loads(msg.data)["data"]["call_id"], time.time())

@@ -10,7 +10,11 @@ provider's status updates and end-of-call reports, `provider.voice.messages`; SM
 them (`EventBus.receive`, with `Nats-Msg-Id` = the provider's own identity of the message, else a hash of its
 body), until the service that owns them has applied them from its durable consumer: a work queue, so an
 acknowledged message is gone. Every provider webhook follows that one pattern (gateway.routes.providers); only
-those whose answer the provider uses go to their owner over RPC instead.
+those whose answer the provider uses go to their owner over RPC instead. Each carries the gateway's signature
+(core.provider_proof), checked by the consumer before its handler sees it.
+
+Each process connects as its own NATS user (core.nats_auth: `login`), allowed what core.registry.BUS declares; it
+creates only the streams it publishes to (`creates`) and waits for the others.
 """
 from __future__ import annotations
 
@@ -18,10 +22,11 @@ import asyncio
 import dataclasses
 import json
 import logging
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import nats
 from google.protobuf.message import Message
@@ -32,15 +37,20 @@ from nats.js.api import AckPolicy, ConsumerConfig, PubAck, RetentionPolicy, Stre
 from nats.js.errors import NotFoundError
 from opentelemetry.trace import SpanKind
 
-from core import costs, events, telemetry
+from core import costs, events, nats_auth, provider_proof, registry, telemetry
 from core.background import Background
+from core.caller import KeyRing
 from core.ids import is_uuid
+from core.nats_auth import Login
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
-STREAM = "EVENTS"
+STREAM = registry.EVENTS_STREAM
 SUBJECT_PREFIX = "events."
-PROVIDER_STREAM = "PROVIDER"
+PROVIDER_STREAM = registry.PROVIDER_STREAM
 PROVIDER_SUBJECT_PREFIX = "provider."
 # A provider's message waits this long at most for its service (which applies it in milliseconds when up).
 PROVIDER_MESSAGE_MAX_AGE = 7 * 24 * 3600.0
@@ -54,7 +64,7 @@ STREAMS = {
 # reads it).
 PUBLISH_ASYNC_MAX_PENDING = 4000
 # Core NATS subject (not JetStream): gateways drop cached key principals of the account named in the message.
-AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"
+AUTH_INVALIDATE_SUBJECT = registry.AUTH_INVALIDATE_SUBJECT
 _tracer = telemetry.tracer("switchboard.bus")
 
 
@@ -96,12 +106,23 @@ def subject_for(event_type: str) -> str:
     return SUBJECT_PREFIX + event_type
 
 
-async def connect(url: str, name: str) -> Client:
-    """A connection that keeps reconnecting forever; callers survive NATS restarts."""
+def _tls(url: str, ca_file: str) -> ssl.SSLContext | None:
+    """The TLS context of a tls:// URL: the server's certificate checked against `ca_file` (else the system's CAs)."""
+    if not url.startswith("tls://") and not ca_file:
+        return None
+    return ssl.create_default_context(cafile=ca_file or None)
+
+
+async def connect(url: str, name: str, login: Login | None = None, tls_ca: str = "") -> Client:
+    """A connection that keeps reconnecting forever; callers survive NATS restarts. `login`: the identity it signs
+    in as (core.nats_auth); `tls_ca`: the CA of the server's certificate (NATS_TLS_CA)."""
 
     last_warning = 0.0
 
     async def on_error(exc: Exception) -> None:
+        if "permissions violation" in str(exc).lower():  # a subject core.registry.BUS does not declare
+            log.error("%s: NATS refused: %s", name, exc)
+            return
         # nats-py reports every failed (re)connect attempt here, twice a second while NATS is
         # down: say so at most every 10 seconds, in one short line.
         nonlocal last_warning
@@ -118,26 +139,52 @@ async def connect(url: str, name: str) -> Client:
         connect_timeout=2,
         error_cb=on_error,
         allow_reconnect=True,
+        tls=_tls(url, tls_ca),
+        **(login.options() if login else {}),
     )
 
 
+def _requires_sign_in(nc: Client) -> bool:
+    """Whether the server requires clients to authenticate (its INFO says so; nats-py keeps it only privately). A
+    server that does not would take anyone's messages, whatever the platform's processes sign in as."""
+    return bool(getattr(nc, "_server_info", {}).get("auth_required"))
+
+
 class EventBus:
-    """Publishes to the EVENTS stream; creates the stream on first use.
+    """Publishes to the EVENTS stream (and the gateway to PROVIDER); creates the streams of `creates` when missing.
 
     `start()` returns at once: the connection is made (and remade) in the
     background, so a service starts and accepts writes while NATS is down;
-    publishing raises `ConnectionError` until it is back.
+    publishing raises `ConnectionError` until it is back. With a `login`, a server that lets anyone in is not used
+    (as if down, with an error logged): the platform's permissions would mean nothing there.
+
+    `keys`: the process's caller-context keys (core.caller), with which the gateway signs what it stores on PROVIDER
+    and its consumers verify it (core.provider_proof).
     """
 
-    def __init__(self, url: str, name: str, publish_timeout: float = 2.0, stream_replicas: int = 1):
+    def __init__(self, url: str, name: str, publish_timeout: float = 2.0, stream_replicas: int = 1, *,
+                 login: Login | None = None, keys: KeyRing | None = None,
+                 creates: tuple[str, ...] = (STREAM, PROVIDER_STREAM), tls_ca: str = ""):
         self.url = url
         self.name = name
+        self.login = login
+        self.keys = keys
+        self.creates = creates
+        self.tls_ca = tls_ca
         self.stream_replicas = stream_replicas
         self.nc: Client | None = None
         self.js: JetStreamContext | None = None
         self.publish_timeout = publish_timeout
         self._streams_ready: set[str] = set()
         self._connecting: asyncio.Task[None] | None = None
+
+    @classmethod
+    def of(cls, settings: Settings, process: str, keys: KeyRing, connection_name: str | None = None) -> EventBus:
+        """The bus of a registered process: signed in as its NATS user, creating the streams it publishes to."""
+        use = registry.BUS.get(process, registry.BusUse())
+        return cls(settings.nats_url, connection_name or process, stream_replicas=settings.nats_stream_replicas,
+                   login=nats_auth.login_of(settings, process), keys=keys, creates=use.creates,
+                   tls_ca=settings.nats_tls_ca)
 
     @property
     def is_connected(self) -> bool:
@@ -146,19 +193,27 @@ class EventBus:
     async def _connect_until_up(self) -> None:
         while self.nc is None:
             try:
-                nc = await connect(self.url, self.name)
+                nc = await connect(self.url, self.name, self.login, self.tls_ca)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - retried until NATS answers
                 log.warning("nats %s unreachable (%s); retrying", self.url, exc)
                 await asyncio.sleep(1.0)
                 continue
+            if self.login is not None and not _requires_sign_in(nc):
+                await nc.close()
+                log.error("%s: NATS at %s lets anyone connect without signing in: not used until it has the "
+                          "platform's users (core.nats_auth; deploy/nats-auth-values.generated.yaml)", self.name,
+                          self.url)
+                await asyncio.sleep(5.0)
+                continue
             self.js = nc.jetstream(timeout=self.publish_timeout, publish_async_max_pending=PUBLISH_ASYNC_MAX_PENDING)
             self.nc = nc
-            try:
-                await self.ensure_stream()
-            except Exception as exc:  # noqa: BLE001 - retried on first publish
-                log.warning("could not create stream %s yet: %s", STREAM, exc)
+            for stream in self.creates:
+                try:
+                    await self.ensure_stream(stream)
+                except Exception as exc:  # noqa: BLE001 - retried on first publish
+                    log.warning("could not create stream %s yet: %s", stream, exc)
 
     def start(self) -> asyncio.Task[None]:
         """The task that connects (started on the first call)."""
@@ -182,8 +237,9 @@ class EventBus:
             await self.nc.close()
 
     async def ensure_stream(self, name: str = STREAM) -> None:
-        """Create the stream (of STREAMS, with `stream_replicas` copies) unless it exists; an existing stream keeps
-        its copies (a warning says when they differ: `nats stream edit --replicas` changes them)."""
+        """Create the stream (of STREAMS, with `stream_replicas` copies) unless it exists, when this process is one
+        of its creators (else ConnectionError until they have); an existing stream keeps its copies (a warning says
+        when they differ: `nats stream edit --replicas` changes them)."""
         if name in self._streams_ready:
             return
         if self.js is None:
@@ -194,6 +250,8 @@ class EventBus:
                 log.warning("stream %s keeps %s copies, not the %s of NATS_STREAM_REPLICAS", name,
                             info.config.num_replicas, self.stream_replicas)
         except NotFoundError:
+            if name not in self.creates:
+                raise ConnectionError(f"stream {name} does not exist yet (its publishers create it)") from None
             await self.js.add_stream(dataclasses.replace(STREAMS[name], num_replicas=self.stream_replicas))
         self._streams_ready.add(name)
 
@@ -206,6 +264,8 @@ class EventBus:
             raise ConnectionError("not connected to NATS")
         costs.count(costs.PUBLISH, subject)
         headers = {**costs.carried(), "Nats-Msg-Id": message_id}
+        if self.keys is not None:
+            headers[provider_proof.HEADER] = provider_proof.sign(self.keys, subject, message_id, body)
         try:
             await self.ensure_stream(PROVIDER_STREAM)
             with telemetry.producer_span(_tracer, subject, headers):
@@ -295,11 +355,21 @@ class DurableConsumer(Background):
         self.batch = batch
         self.task_name = f"consumer-{durable}"
         self.tracer = telemetry.tracer("switchboard.consumer")
+        # nats-py creates it by name (CONSUMER.CREATE.<stream>.<durable>.<filter>: the subject the process's NATS
+        # user is allowed, core.nats_auth, which pins the filter)
         self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
                                      ack_wait=ack_wait, filter_subject=filter_subject)
 
     async def _decoded(self, msg: Msg) -> dict[str, Any] | None:
-        """The message's event, or None once an undecodable message is terminated."""
+        """The message's event, or None once an undecodable message, or a PROVIDER message without the gateway's
+        proof (core.provider_proof), is terminated."""
+        if self.stream == PROVIDER_STREAM:
+            refused = self._unproven(msg)
+            if refused is not None:
+                log.warning("consumer %s: a message on %s without the gateway's proof terminated, not applied: %s",
+                            self.durable, msg.subject, refused)
+                await msg.term()
+                return None
         try:
             event: dict[str, Any] = json.loads(msg.data)
             return event
@@ -307,6 +377,13 @@ class DurableConsumer(Background):
             log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
             await msg.term()
             return None
+
+    def _unproven(self, msg: Msg) -> str | None:
+        if self.bus.keys is None:
+            return "this process holds no keys to check the gateway's signature with"
+        headers = msg.headers or {}
+        return provider_proof.refusal(self.bus.keys, msg.subject, headers.get("Nats-Msg-Id", ""), msg.data,
+                                      headers.get(provider_proof.HEADER))
 
     async def _handle(self, msg: Msg, event: dict[str, Any]) -> None:
         try:

@@ -89,6 +89,11 @@ class Runtime:
         """Run a durable consumer (core.bus.DurableConsumer) for the process's lifetime: of the EVENTS stream, or
         with stream=PROVIDER_STREAM of the providers' messages the service owns."""
         consumer = DurableConsumer(self.bus, durable, handler, **options)
+        process = self.kind or self.name
+        if not registry.declares_consumer(process, registry.Consumer(durable, consumer.filter_subject,
+                                                                      consumer.stream)):
+            raise LookupError(f"{process} does not declare the consumer {durable} of {consumer.filter_subject} on "
+                              f"{consumer.stream} (core.registry.BUS): its NATS user would not be let through")
         self.consumers.append(consumer)
         self.run(consumer)
 
@@ -209,13 +214,14 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
                 outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
     instruments = metrics.configure(name, settings)
-    caller.configure(caller.keyring_of(settings, name))
+    keys = caller.keyring_of(settings, name)
+    caller.configure(keys)
     uow.configure_guard(strict=settings.environment != "production")
     if settings.count_costs:
         costs.enable()
     engine = create_engine(settings.database_url.reveal(), application_name=name)
     pool = await create_pool(settings.database_url.reveal(), application_name=name)
-    bus = EventBus(settings.nats_url, name, stream_replicas=settings.nats_stream_replicas)
+    bus = EventBus.of(settings, service.name if service is not None else name, keys, connection_name=name)
     bus.start()
     runtime = Runtime(name=name, settings=settings, engine=engine, pool=pool, bus=bus,
                       kind=service.name if service is not None else None)

@@ -30,7 +30,7 @@ from google.protobuf.message import Message
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import costs, events, telemetry
+from core import costs, events, registry, telemetry
 from core.background import Background
 from core.bus import EventBus, Outgoing
 from core.db import raw_url
@@ -59,8 +59,13 @@ def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
 
 async def add_event(conn: AsyncConnection, table: sa.Table, payload: Message, business_id: str | None) -> str:
     """Record an event (its type follows from the payload message, core.events) in the same transaction as the
-    change; returns its event_id."""
-    return await record_event(conn, table, events.type_of(payload), business_id, events.to_data(payload))
+    change; returns its event_id. The service (the outbox's schema) must declare the type (core.registry.BUS): its
+    relay's NATS user may publish only those."""
+    event_type = events.type_of(payload)
+    if not registry.may_publish_event(str(table.schema), event_type):
+        raise LookupError(f"{table.schema} does not declare that it publishes {event_type} (core.registry.BUS): its "
+                          "NATS user would not be let through")
+    return await record_event(conn, table, event_type, business_id, events.to_data(payload))
 
 
 async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, business_id: str | None,

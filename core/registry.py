@@ -181,8 +181,10 @@ def may_call(process: str, service_name: str) -> bool:
 # Each process's secret settings: the only ones it is given, by the local launcher (deploy.local.stack) and the
 # Kubernetes manifests (deploy.generate; gateway.yaml and migrate-job.yaml by hand, checked by the tests), and the
 # only ones it can read (core.settings.load withholds the others). `migrate` is the migrations job (core.migrate).
-# Every process of PROCESSES also holds its own key to sign the caller context it sends (core.caller).
+# Every process of PROCESSES also holds its own key to sign the caller context it sends (core.caller), and the seed
+# of its own NATS user (BUS below).
 CALLER_SIGNING_KEY = "CALLER_SIGNING_KEY"
+NATS_SEED = "NATS_SEED"  # its own NATS user's nkey seed (core.nats_auth)
 _OWN_SECRETS = ((GATEWAY, GATEWAY_SECRETS), *((s.name, s.secrets) for s in SERVICES),
                 *((w.name, w.secrets) for w in WORKERS))
 # `sdr-runner-cron` is the Kubernetes CronJob that calls POST /api/sdr/runner (deploy.sdr_runner_cron).
@@ -192,7 +194,7 @@ SDR_RUNNER_CRON = "sdr-runner-cron"
 NATIONAL_DNC_IMPORT = "national-dnc-import"
 SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",), SDR_RUNNER_CRON: ("SDR_RUNNER_SECRET",),
                                        NATIONAL_DNC_IMPORT: ("DATABASE_URL",),
-                                       **{name: (*own, CALLER_SIGNING_KEY) for name, own in _OWN_SECRETS}}
+                                       **{name: (*own, CALLER_SIGNING_KEY, NATS_SEED) for name, own in _OWN_SECRETS}}
 # The cluster's jobs, which run to completion rather than serve: the local launcher starts none.
 JOBS = ("migrate", SDR_RUNNER_CRON, NATIONAL_DNC_IMPORT)
 
@@ -220,3 +222,89 @@ def service(name: str) -> Service:
 
 def worker(name: str) -> Worker:
     return next(w for w in WORKERS if w.name == name)
+
+
+# -- NATS: what each process publishes and consumes ---------------------------------------------------------------
+# Each process signs in to NATS as its own user (an nkey: NATS_SEED, a secret of every process) allowed exactly what
+# it declares here and nothing else (core.nats_auth turns BUS into the server's authorization, for the local server
+# and deploy/nats-auth-values.generated.yaml). Checked where the code acts: core.outbox refuses to record an event
+# type its service does not declare, core.grpc_server.Runtime.consume a consumer its process does not declare.
+EVENTS_STREAM = "EVENTS"  # events.<type>: every service's outbox (core.bus)
+PROVIDER_STREAM = "PROVIDER"  # provider.<provider>.<kind>: the providers' verified webhook messages (core.bus)
+AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"  # accounts tells the gateways which account's keys to forget
+RATELIMIT_TAKEN_SUBJECT = "switchboard.ratelimit.taken"  # the gateways tell each other what their keys took
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A durable JetStream consumer a process runs (core.bus.DurableConsumer): its name, filter subject and stream."""
+
+    durable: str
+    subject: str
+    stream: str = EVENTS_STREAM
+
+
+@dataclass(frozen=True)
+class BusUse:
+    """What one process does on NATS. A process creates the streams it publishes to when they are missing (the
+    services with an outbox EVENTS, the gateway PROVIDER); the others only wait for them."""
+
+    events: tuple[str, ...] = ()  # the event types its outbox relay publishes (events.<type>)
+    provider: tuple[str, ...] = ()  # the PROVIDER subjects it stores the providers' verified messages on
+    consumers: tuple[Consumer, ...] = ()
+    publishes: tuple[str, ...] = ()  # plain NATS subjects it publishes (no JetStream)
+    subscribes: tuple[str, ...] = ()  # plain NATS subjects it listens to
+
+    @property
+    def creates(self) -> tuple[str, ...]:
+        """The streams this process creates when missing: those it publishes to."""
+        return (*((EVENTS_STREAM,) if self.events else ()), *((PROVIDER_STREAM,) if self.provider else ()))
+
+
+BUS: dict[str, BusUse] = {
+    GATEWAY: BusUse(provider=("provider.voice.messages", "provider.sms.status", "provider.payments.events"),
+                    publishes=(RATELIMIT_TAKEN_SUBJECT,),
+                    subscribes=(RATELIMIT_TAKEN_SUBJECT, AUTH_INVALIDATE_SUBJECT)),
+    "accounts": BusUse(
+        events=("workspace.paused", "workspace.canceled", "workspace.teardown_completed",
+                       "workspace.standing_changed", "workspace.owner_notice"),
+        consumers=(Consumer("accounts-payment-events", "provider.payments.events", PROVIDER_STREAM),
+                   Consumer("accounts-call-usage", "events.call.*"),
+                   Consumer("accounts-standing-invalidation", "events.workspace.standing_changed")),
+        publishes=(AUTH_INVALIDATE_SUBJECT,)),
+    "agents": BusUse(events=("agent.prompt_changed", "phone_number.assigned", "phone_number.released"),
+                     consumers=(Consumer("agents-workspace-teardown", "events.workspace.teardown_completed"),)),
+    "sdr": BusUse(
+        events=("lead.created", "lead.scored", "dispatcher.briefing_created", "communication.touch_completed",
+                       "communication.touch_failed", "communication.touch_deferred", "communication.run_ended"),
+        consumers=(Consumer("sdr-voicemails", "events.voicemail.received"),
+                   Consumer("sdr-calls", "events.call.completed"),
+                   Consumer("sdr-sms", "events.sms.received"),
+                   Consumer("sdr-held-businesses", "events.workspace.standing_changed"))),
+    # The sdr service relays its workers' events too (they write its outbox): the workers publish nothing.
+    "runs-scheduler": BusUse(consumers=(Consumer("sdr-run-calls", "events.call.*"),)),
+    "sdr-runner": BusUse(),
+    "calls": BusUse(events=("call.received", "call.started", "call.completed", "call.failed",
+                                   "voicemail.received"),
+                    consumers=(Consumer("calls-provider-messages", "provider.voice.messages", PROVIDER_STREAM),)),
+    "messaging": BusUse(
+        events=("sms.received", "sms.sent", "sms.delivered", "sms.failed"),
+        consumers=(Consumer("messaging-calls", "events.call.received"),
+                   Consumer("messaging-sms-status", "provider.sms.status", PROVIDER_STREAM),
+                   Consumer("messaging-owner-emails", "events.agent.prompt_changed"),
+                   Consumer("messaging-owner-notices", "events.workspace.owner_notice")),
+        subscribes=("events.phone_number.*",)),  # the senders' cache (services.messaging.senders)
+    "evals": BusUse(),
+    "webhooks": BusUse(),  # its test event goes straight to the partner, never on the bus
+    "webhooks-dispatcher": BusUse(consumers=(Consumer("webhooks-dispatcher", "events.>"),)),
+}
+
+
+def may_publish_event(process: str, event_type: str) -> bool:
+    use = BUS.get(process)
+    return use is not None and event_type in use.events
+
+
+def declares_consumer(process: str, consumer: Consumer) -> bool:
+    use = BUS.get(process)
+    return use is not None and consumer in use.consumers

@@ -199,6 +199,11 @@ class Settings(BaseSettings):
     # process's key during a rotation). Unset: derived from the server secret, one pair per process (the local stack).
     caller_signing_key: Secret = Field(Secret(""), alias="CALLER_SIGNING_KEY")
     caller_verify_keys: str = Field("", alias="CALLER_VERIFY_KEYS")
+    # This process's NATS user: its nkey seed (`SU...`: core.nats_auth). Unset on the local stack: derived from the
+    # server secret. NATS_TLS_CA: the CA file that signed the NATS server's certificate when NATS_URL is tls://
+    # (unset: the system's trusted CAs).
+    nats_seed: Secret = Field(Secret(""), alias="NATS_SEED")
+    nats_tls_ca: str = Field("", alias="NATS_TLS_CA")
     log_level: Annotated[LogLevel, BeforeValidator(str.upper)] = Field("INFO", alias="LOG_LEVEL")
     # Peers whose X-Forwarded-For header is trusted (the load balancer or ingress controller): addresses or ranges.
     trusted_proxies: Annotated[Networks, NoDecode, BeforeValidator(_networks)] = Field((), alias="TRUSTED_PROXIES")

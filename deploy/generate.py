@@ -11,6 +11,9 @@
   NATS, PostgreSQL, DNS, the OpenTelemetry Collector, the internet where declared) and, for a service, calls from
   the processes that call it; Prometheus in on the metrics port; the ingress controller and the CronJob
   sdr-runner-cron in to the gateway;
+- `deploy/nats-auth-values.generated.yaml`: the NATS Helm chart's values with the server's users, one per process,
+  each allowed only what core.registry.BUS declares (core.nats_auth.permissions), known by its public nkey read
+  from the Secret `nats-nkeys` (`python -m core.nats_auth new-keys` makes the seeds and keys);
 - the kustomize component `deploy/k8s/components/mtls` (mutual TLS between processes): a cert-manager Certificate per
   process (`certificates.generated.yaml`) and the patch of each Deployment that mounts its Secret, sets GRPC_TLS_*
   and moves the kubelet's probes to the plaintext health port (`deployments.generated.yaml`).
@@ -24,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from core import db_roles, registry
+from core import db_roles, nats_auth, registry
 from deploy import workloads
 
 DEPLOY = Path(__file__).resolve().parent
@@ -40,15 +43,22 @@ SECRET = "switchboard-secrets"
 SHARED_SECRET_KEYS = ("NATS_URL", "CALLER_VERIFY_KEYS")
 
 
+# The secrets each process holds a value of its own of: its caller-context signing key and its NATS user's seed.
+PER_PROCESS_SECRETS = (registry.CALLER_SIGNING_KEY, registry.NATS_SEED)
+
+
 def secret_key(variable: str, process: str) -> str:
     """The Secret's key that holds `variable` for `process`: its own, for a key only it may hold (the one that
-    signs its caller context: CALLER_SIGNING_KEY_<PROCESS>), its PostgreSQL role's URL (DATABASE_URL_<ROLE>, shared
-    by a service and its workers: core.db_roles); DATABASE_URL itself is the owner's, the migrations job's."""
-    if variable == registry.CALLER_SIGNING_KEY:
+    signs its caller context, CALLER_SIGNING_KEY_<PROCESS>; its NATS user's seed, NATS_SEED_<PROCESS>), its
+    PostgreSQL role's URL (DATABASE_URL_<ROLE>, shared by a service and its workers: core.db_roles); DATABASE_URL
+    itself is the owner's, the migrations job's."""
+    if variable in PER_PROCESS_SECRETS:
         return f"{variable}_{registry.env_prefix(process)}"
     if variable == "DATABASE_URL" and (role := registry.database_role(process)) is not None:
         return db_roles.secret_key(role)
     return variable
+
+
 MTLS = DEPLOY / "k8s" / "components" / "mtls"
 MTLS_CERTIFICATES = MTLS / "certificates.generated.yaml"
 MTLS_PATCHES = MTLS / "deployments.generated.yaml"
@@ -224,7 +234,8 @@ def _tls_patch(name: str, *, serves: bool) -> dict:
     gRPC also serves health in plaintext on HEALTH_PORT, where the kubelet's probes go. A process reads its
     certificate at start: the annotation lets Stakater Reloader roll the Deployment when cert-manager renews it."""
     env = [{"name": "GRPC_TLS_CERT", "value": f"{TLS_DIR}/tls.crt"}, {"name": "GRPC_TLS_KEY", "value": f"{TLS_DIR}/tls.key"},
-           {"name": "GRPC_TLS_CA", "value": f"{TLS_DIR}/ca.crt"}]
+           {"name": "GRPC_TLS_CA", "value": f"{TLS_DIR}/ca.crt"},
+           {"name": "NATS_TLS_CA", "value": f"{TLS_DIR}/ca.crt"}]  # NATS's certificate is of the same CA
     container: dict = {"name": name, "env": env,
                        "volumeMounts": [{"name": "grpc-tls", "mountPath": TLS_DIR, "readOnly": True}]}
     if serves:
@@ -237,11 +248,24 @@ def _tls_patch(name: str, *, serves: bool) -> dict:
                 {"name": "grpc-tls", "secret": {"secretName": _tls_secret(name)}}]}}}}
 
 
+NATS_SERVER_TLS = "nats-server-tls"  # deploy/nats-values.yaml: the NATS servers' certificate
+
+
+def _nats_certificate() -> dict:
+    """The NATS servers' certificate (the chart's Service `nats` in the platform's namespace), of the platform's CA,
+    which every process trusts for NATS through NATS_TLS_CA."""
+    return {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": "nats-server"},
+            "spec": {"secretName": NATS_SERVER_TLS, "issuerRef": {"name": CA_ISSUER, "kind": "Issuer"},
+                     "dnsNames": ["nats", "*.nats-headless"], "usages": ["server auth", "digital signature"],
+                     "duration": "2160h", "renewBefore": "720h",
+                     "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"}}}
+
+
 def mtls() -> tuple[str, str]:
     """The component's certificates and Deployment patches: every process of the registry, and the gateway (a
-    client only; its probes are HTTP)."""
+    client only; its probes are HTTP); and the NATS servers' certificate."""
     processes = [p.name for p in (*registry.SERVICES, *registry.WORKERS)]
-    certificates = [_certificate(name) for name in (*processes, "gateway")]
+    certificates = [*(_certificate(name) for name in (*processes, "gateway")), _nats_certificate()]
     patches = [*(_tls_patch(name, serves=True) for name in processes), _tls_patch("gateway", serves=False)]
     return (HEADER + yaml.safe_dump_all(certificates, sort_keys=False, width=120),
             HEADER + yaml.safe_dump_all(patches, sort_keys=False, width=120))
@@ -264,10 +288,29 @@ def dockerfile(current: str) -> str:
     return head + block + rest.split(END, 1)[1]
 
 
+NATS_AUTH_VALUES = DEPLOY / "nats-auth-values.generated.yaml"
+NATS_NKEYS_SECRET = "nats-nkeys"  # in NATS's namespace: NKEY_<PROCESS>, each process's public key
+
+
+def nats_auth_values() -> str:
+    """Values for the NATS Helm chart (beside nats-values.yaml): the users of core.nats_auth, each one's public key
+    the variable NKEY_<PROCESS> that the server reads from its environment, set from the Secret nats-nkeys. A
+    `<< ... >>` value is written into the server's config unquoted (the chart's convention), where `$NKEY_...` names
+    the environment variable."""
+    variables = {process: f"NKEY_{registry.env_prefix(process)}" for process in registry.BUS}
+    values = {
+        "config": {"merge": {"authorization": {
+            "users": nats_auth.users({p: f"<< ${v} >>" for p, v in variables.items()})}}},
+        "container": {"env": {v: {"valueFrom": {"secretKeyRef": {"name": NATS_NKEYS_SECRET, "key": v}}}
+                              for v in variables.values()}},
+    }
+    return HEADER + yaml.safe_dump(values, sort_keys=False, width=120)
+
+
 def outputs() -> dict[Path, str]:
     certificates, patches = mtls()
     return {MANIFESTS: manifests(), NETWORK_POLICIES: network_policies(), DOCKERFILE: dockerfile(DOCKERFILE.read_text()), MTLS_CERTIFICATES: certificates,
-            MTLS_PATCHES: patches}
+            MTLS_PATCHES: patches, NATS_AUTH_VALUES: nats_auth_values()}
 
 
 def main(argv: list[str]) -> int:

@@ -274,7 +274,8 @@ def build_app(settings: Settings) -> web.Application:
 
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
-        caller.configure(caller.keyring_of(settings, registry.GATEWAY))
+        keys = caller.keyring_of(settings, registry.GATEWAY)
+        caller.configure(keys)
         clients, channels = {}, {}
         for service in registry.SERVICES:
             clients[service.name], channels[service.name] = rpc.connect(service.name, settings)
@@ -283,7 +284,7 @@ def _lifecycle(settings: Settings):
         usage_client, usage_channel = rpc.connect("accounts", settings)
         usage = UsageWriter(usage_client)
         usage.start()
-        bus = EventBus(settings.nats_url, "gateway", stream_replicas=settings.nats_stream_replicas)
+        bus = EventBus.of(settings, registry.GATEWAY, keys)
         auth = Authenticator(clients["accounts"])
         recordings = calls.recording_client(settings)
         limiter = SharedTokenBuckets(settings.key_rate_limit_per_minute)

@@ -25,13 +25,14 @@ from collections import Counter
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
+from core import registry
 from core.background import Periodic
 from gateway.ratelimit import TokenBuckets
 
 log = logging.getLogger(__name__)
 
 # Core NATS (not JetStream): a lost message only widens the bound for one interval.
-SUBJECT = "switchboard.ratelimit.taken"
+SUBJECT = registry.RATELIMIT_TAKEN_SUBJECT
 KEYS_PER_MESSAGE = 2000  # about 100 kB a message, well under NATS's 1 MB payload limit
 
 

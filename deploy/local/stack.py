@@ -31,7 +31,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core import caller, db_roles, registry
+from core import caller, db_roles, nats_auth, registry
 from core.migrations import upgrade_all
 from core.settings import SECRET_FIELDS, derived_secrets
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, stop_processes, wait_for_port
@@ -108,7 +108,7 @@ class Stack:
             self.database_url = self.postgres.url
         self.nats_url = self.nats_url or os.environ.get("NATS_URL", "")
         if not self.nats_url:
-            self.nats = Nats(self.home)
+            self.nats = Nats(self.home, self.secret_key())
             self.nats.start()
             self.nats_url = self.nats.url
 
@@ -149,6 +149,8 @@ class Stack:
             env[registry.CALLER_SIGNING_KEY] = self.caller_keys()[KINDS[p.module]][0]
         if "DATABASE_URL" in p.secrets and "DATABASE_URL" not in p.env:
             env["DATABASE_URL"] = self.database_url_of(KINDS[p.module])
+        if registry.NATS_SEED in p.secrets and registry.NATS_SEED not in p.env:  # its kind's NATS user
+            env[registry.NATS_SEED] = self.nats_login(KINDS[p.module]).seed
         return env
 
     def database_url_of(self, process: str) -> str:
@@ -164,6 +166,12 @@ class Stack:
 
     def secret_key(self) -> str:
         return os.environ.get("SWITCHBOARD_SECRET_KEY") or self.home_secret("secret_key")
+
+    def nats_login(self, identity: str) -> nats_auth.Login:
+        """How `identity` signs in to the stack's NATS (a process of core.registry.BUS, or the test harness's
+        nats_auth.TEST_ADMIN): its seed derived from the stack's secret, as the embedded server's config names it. An
+        external NATS (NATS_URL) must have the same users: `python -m core.nats_auth local-users` prints them."""
+        return nats_auth.Login.of(identity, nats_auth.derived_seed(self.secret_key(), identity))
 
     def caller_keys(self) -> dict[str, tuple[str, str]]:
         """Each process's key pair for the caller context (core.caller), derived from the stack's secret."""

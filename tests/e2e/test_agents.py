@@ -7,6 +7,7 @@ import nats
 import pytest
 
 from tests.agents import PROMPT, create_agent, read_agent
+from tests.nats_admin import admin_connection
 
 
 async def patch(api, account, agent_id: str, **fields):
@@ -197,7 +198,7 @@ async def test_owner_edit_guard_on_writes_and_personas(api, account, voice):
 
 async def test_sms_prompt_update_is_audited_and_prompt_changes_emit_events(api, account, stack, db):
     created = await create_agent(api, account)
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         sub = await nc.jetstream().subscribe("events.agent.prompt_changed", ordered_consumer=True,
                                              deliver_policy=nats.js.api.DeliverPolicy.NEW)

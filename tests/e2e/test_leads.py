@@ -8,6 +8,8 @@ import nats
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.nats_admin import admin_connection
+
 
 async def create(api, account, **fields) -> dict:
     status, lead, _ = await api.request("POST", "/api/v1/leads", key=account["key"],
@@ -108,7 +110,7 @@ async def test_pages_follow_created_before(api, account):
 
 
 async def test_scoring_and_its_events(api, account, stack):
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         sub = await nc.jetstream().subscribe("events.lead.*", ordered_consumer=True,
                                              deliver_policy=nats.js.api.DeliverPolicy.NEW)

@@ -5,6 +5,8 @@ import json
 
 import nats
 
+from tests.nats_admin import admin_connection
+
 
 async def available(api, key, **params) -> list[dict]:
     status, body, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params=params)
@@ -48,7 +50,7 @@ async def test_assign_list_and_release_with_events(api, account, voice, stack):
     key, bid = account["key"], account["business_id"]
     agent = await new_agent(api, account)
     number = (await available(api, key, country="US", area_code="512", capability="sms"))[0]["phone_number"]
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         sub = await nc.jetstream().subscribe("events.phone_number.*", ordered_consumer=True,
                                              deliver_policy=nats.js.api.DeliverPolicy.NEW)

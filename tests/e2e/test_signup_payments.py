@@ -23,6 +23,7 @@ from tests.billing import (
     subscription,
     workspace,
 )
+from tests.nats_admin import admin_connection
 from tests.provider_webhooks import all_applied, post_payment_event
 from tests.waiting import wait_until
 
@@ -333,7 +334,7 @@ async def test_a_workspace_canceled_mid_provisioning_gives_its_number_back(api, 
 async def test_a_trial_that_ends_without_a_checkout_pauses_the_workspace(api, db, stack):
     status, body, _ = await signup(api)
     key, bid = body["api_key"], body["business_id"]
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         sub = await nc.jetstream().subscribe("events.workspace.paused", ordered_consumer=True,
                                              deliver_policy=nats.js.api.DeliverPolicy.NEW)

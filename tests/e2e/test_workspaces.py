@@ -4,6 +4,8 @@ import json
 import nats
 import pytest
 
+from tests.nats_admin import admin_connection
+
 
 async def test_create_read_and_update(api, account):
     key = account["key"]
@@ -72,7 +74,7 @@ async def test_lifecycle_moves_and_refusals(api, account):
 
 async def test_lifecycle_events_reach_jetstream(api, account, stack):
     key, bid = account["key"], account["business_id"]
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         js = nc.jetstream()
         sub = await js.subscribe("events.workspace.*", ordered_consumer=True,

@@ -4,10 +4,10 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
-from core.bus import EventBus
 from core.db import create_engine
 from core.inbox import inbox_table
 from core.outbox import notify_trigger, outbox_table
+from tests.nats_admin import admin_bus
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ async def scratch(stack):
         await conn.run_sync(metadata.create_all)
         for statement in notify_trigger(schema):
             await conn.execute(sa.text(statement))
-    bus = EventBus(stack.nats_url, "test")
+    bus = admin_bus(stack, "test")
     assert await bus.wait_connected(10)
     yield engine, bus, *tables
     await bus.close()

@@ -28,9 +28,10 @@ def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
         entries = Path(f"/proc/{p.proc.pid}/environ").read_bytes().decode().split("\0")
         environ = dict(entry.split("=", 1) for entry in entries if entry)
         held = {name: value for name, value in environ.items() if name in SECRET_FIELDS}
-        own = {}  # what its kind holds of its own: its key for the caller context, its database role's URL
+        own = {}  # what its kind holds of its own: its caller context key, its NATS user, its database role's URL
         if p.module in KINDS:
             own[registry.CALLER_SIGNING_KEY] = stack.caller_keys()[KINDS[p.module]][0]
+            own[registry.NATS_SEED] = stack.nats_login(KINDS[p.module]).seed
             if "DATABASE_URL" in p.secrets:
                 own["DATABASE_URL"] = stack.database_url_of(KINDS[p.module])
         assert held == {name: own.get(name) or every[name] for name in p.secrets}, p.name

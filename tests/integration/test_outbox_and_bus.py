@@ -12,6 +12,7 @@ from nats.js.api import DeliverPolicy
 from core.bus import DurableConsumer, EventBus, Outgoing, PermanentError
 from core.inbox import first_deliveries, first_delivery
 from core.outbox import OutboxRelay, events_buffered, record_event
+from tests.nats_admin import admin_bus, admin_connection
 from tests.waiting import wait_until
 
 
@@ -40,7 +41,7 @@ async def test_writes_succeed_while_nats_is_down_and_events_follow(api, account,
                                                                           ("workspace.standing_changed", None)]
     finally:
         stack.nats.start(port=port)
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         js = nc.jetstream()
         deadline = asyncio.get_running_loop().time() + 30
@@ -161,7 +162,7 @@ async def test_a_burst_goes_out_in_order_and_once_even_when_relayed_twice(scratc
 
 async def test_a_batch_wider_than_the_clients_window_waits_for_acknowledgements(stack, monkeypatch):
     monkeypatch.setattr("core.bus.PUBLISH_ASYNC_MAX_PENDING", 8)  # the client's window; publishes past it wait
-    bus = EventBus(stack.nats_url, "test-window")
+    bus = admin_bus(stack, "test-window")
     assert await bus.wait_connected(10)
     try:
         kind = f"test.{uuid.uuid4().hex[:8]}"
@@ -251,7 +252,7 @@ async def test_buffered_events_are_inserted_together_in_order_and_dropped_with_a
 
 
 async def test_an_existing_stream_keeps_its_copies_and_a_differing_setting_is_said(stack, caplog):
-    bus = EventBus(stack.nats_url, "test-replicas", stream_replicas=3)
+    bus = admin_bus(stack, "test-replicas", stream_replicas=3)
     assert await bus.wait_connected(10)
     try:
         with caplog.at_level("WARNING", logger="core.bus"):

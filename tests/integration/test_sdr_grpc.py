@@ -6,12 +6,12 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import grpc
-import nats
 import pytest
 
 from core.grpc_errors import from_rpc_error
 from core.tenant import Tenant
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
+from tests.nats_admin import admin_connection
 from tests.tenants import as_business, signed
 from tests.waiting import wait_until
 
@@ -82,7 +82,7 @@ async def test_voicemails_are_unhandled_until_called_back(sdr, account, api, sta
     event = {"event_id": str(uuid.uuid4()), "type": "voicemail.received", "business_id": account["business_id"],
              "occurred_at": received.isoformat(), "data": {"call_id": "call-vm", "from_number": "+14155550146",
                                                            "transcript": "Please call me back"}}
-    nc = await nats.connect(stack.nats_url)
+    nc = await admin_connection(stack)
     try:
         js = nc.jetstream()
         for _ in range(2):  # a redelivered event is applied once

@@ -13,7 +13,7 @@ import yaml
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from core import caller, registry
+from core import caller, nats_auth, registry
 from core import settings as settings_module
 from deploy.local.servers import free_port
 from gateway import openapi
@@ -54,6 +54,7 @@ def test_a_deployed_gateway_will_not_start_without_trusted_proxies():
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}", "SWITCHBOARD_ENV": "production",
            **{secret: "a-real-secret-for-this-test-" + "x" * 20 for secret in registry.GATEWAY_SECRETS},
            registry.CALLER_SIGNING_KEY: caller.new_key("gateway:1")[0], "CALLER_VERIFY_KEYS": caller.new_key("gateway:1")[1],
+           registry.NATS_SEED: nats_auth.new_seed(),
            "TRUSTED_PROXIES": "", "METRICS_PORT": "0",  # production's default metrics port may be taken here
            "PORT": str(free_port()), "HOST": "127.0.0.1"}
     proc = subprocess.Popen([sys.executable, "-m", "gateway"], cwd=ROOT, env=env, stdout=subprocess.PIPE,

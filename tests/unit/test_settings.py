@@ -153,9 +153,9 @@ def test_outside_the_local_stack_a_process_stops_without_each_of_its_secrets(loa
     assert str(stopped.value).splitlines() == [
         f"{variable}: must be set (calls reads it; outside the local stack a secret has no default)"
         for variable in ("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET",
-                         "CALLER_SIGNING_KEY")]
+                         "CALLER_SIGNING_KEY", "NATS_SEED")]
     own = {"DATABASE_URL": "postgresql://u@db/x", "PAYMENTS_API_KEY": "sk_1", "SMTP_PASSWORD": "",  # empty: a choice
-           "CALLER_SIGNING_KEY": "accounts:1=k"}
+           "CALLER_SIGNING_KEY": "accounts:1=k", "NATS_SEED": "SUseed"}
     with pytest.raises(SystemExit, match=r"^SWITCHBOARD_SECRET_KEY: must be set \(accounts reads it"):
         load("accounts", **own, SWITCHBOARD_SECRET_KEY=DEV_SECRET)  # set, but to the development secret
     assert load("accounts", SWITCHBOARD_SECRET_KEY="a-long-random-value").secret_key.reveal() == "a-long-random-value"
