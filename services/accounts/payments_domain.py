@@ -100,10 +100,11 @@ def x402_period_start(paid_through: datetime | None, trial_ends_at: datetime | N
 
 
 def x402_grant(paid_through: datetime | None, trial_ends_at: datetime | None, now: datetime) -> dict[str, Any]:
-    """The business columns a settled x402 payment sets: active and paid one period on from x402_period_start."""
+    """The business columns a settled x402 payment sets: active and paid one period on from x402_period_start, paying
+    for itself (a workspace once billed on its account's subscription no longer follows it)."""
     start = x402_period_start(paid_through, trial_ends_at, now)
     return {"subscription_status": ACTIVE, "subscription_event_at": now, "paid_through": start + X402_PERIOD,
-            "past_due_since": None, "payment_capture": X402}
+            "past_due_since": None, "payment_capture": X402, "billed_on": None}
 
 
 def x402_renewal_refusal(lifecycle_state: str, status: str, payment_capture: str | None,

@@ -275,13 +275,15 @@ def _event_values(kind: str, obj: dict, created: datetime, business, prices: dic
     """The business columns an event sets."""
     status = business.subscription_status
     if kind == "checkout.session.completed":
-        values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj)}
+        # A checkout is the business's own subscription: one billed on its account's no longer follows that one.
+        values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj), "billed_on": None}
         if status == pay.INCOMPLETE:  # the subscription's own events may have come first
             values.update(subscription_status=pay.TRIALING, subscription_event_at=created)
         elif status == pay.CANCELED and values["subscription_id"] != business.subscription_id:  # resubscribed
             values.update(subscription_status=pay.ACTIVE, subscription_event_at=created, past_due_since=None,
                           paid_through=None)
-        return {k: v for k, v in values.items() if v is not None or k in ("past_due_since", "paid_through")}
+        return {k: v for k, v in values.items()
+                if v is not None or k in ("past_due_since", "paid_through", "billed_on")}
     if kind == "checkout.session.expired":
         return {"checkout_session_id": None} if obj.get("id") == business.checkout_session_id else {}
     replaced = business.subscription_id and _subscription_of(kind, obj) not in (None, business.subscription_id)
