@@ -148,7 +148,7 @@ async def create_workspace(ctx: RequestContext):
     # The account's cached principals lack the new business. The accounts service tells every gateway over NATS;
     # this one forgets them now, so the caller's next request here sees the workspace even before that arrives.
     ctx.deps.auth.forget_account(ctx.principal.account_id)
-    body = to_json(reply, omit=("payment_response",))
+    body = to_json(reply.workspace)
     if reply.payment_response:
         return web.json_response(body, status=201, headers={payments.PAYMENT_RESPONSE_HEADER: reply.payment_response})
     return body

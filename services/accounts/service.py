@@ -474,6 +474,8 @@ class Accounts:
                 row, moved = await lifecycle.move(conn, row, action, values=values, accounts=self.accounts_in)
             elif values:
                 row = await repository.change_business(row.id, {**values, "updated_at": utcnow()})
+        if moved and action == "teardown" and row.billed_on is not None:
+            await self.workspace_billing.torn_down(str(row.account_id), str(row.id))
         if moved:
             # The owner's own move takes effect on their next request (the standing consumer's
             # invalidation follows moments later, for every change of standing).

@@ -215,9 +215,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         created = await self.accounts.create_workspace(
             request.name, json_format.MessageToDict(request.metadata), optional(request, "external_ref"),
             optional(request, "timezone"), request.payment_signature)
-        reply = workspace_message(created.row)
-        reply.payment_response = created.payment_response
-        return reply
+        return accounts_pb2.CreatedWorkspace(workspace=workspace_message(created.row),
+                                             payment_response=created.payment_response)
 
     async def UpdateWorkspace(self, request, context):
         metadata = json_format.MessageToDict(request.metadata) if request.HasField("metadata") else None

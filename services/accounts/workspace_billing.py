@@ -12,6 +12,8 @@ forbidden past it), and there is one trial per account: a new workspace gets non
   (`carry_to_workspaces`), so a failed payment holds every workspace billed on the subscription. Adds are one at a
   time per account (the payer's row lock, and a live lease refuses a second one, 409). A request that dies after
   asking leaves the workspace unpaid with its lease running out; the billing worker finishes it (`finish_pending`).
+  A workspace torn down leaves the subscription (`torn_down`); a canceled one keeps its unit (and its data) until
+  it is torn down.
 - Paid by x402: each further workspace pays its own period as the signup did (402 payment_required with the
   terms, then the paid retry): verified, recorded pending with the new workspace, settled with no transaction
   held (services.accounts.x402_billing), undone when refused.
@@ -157,6 +159,22 @@ class WorkspaceBilling:
         log.info("workspace %s billed on subscription %s (quantity %d)", business_id, payer.subscription_id,
                  quantity)
         return row
+
+    async def torn_down(self, account_id: str, business_id: str) -> None:
+        """A workspace billed on the subscription was torn down: its unit leaves the subscription (the rest of the
+        period credited on the next invoice). Best effort, after the teardown: when the provider does not answer,
+        the next workspace added sets the quantity right (it is always the count of the workspaces billed)."""
+        async with self.db.read() as conn:
+            payer = await store.lock_payer(conn, account_id, lock=False)
+            billed = await store.billed_on(conn, str(payer.id))
+        if payer.subscription_id is None or payer.payment_capture == pay.X402:
+            return
+        quantity = 1 + len(billed)
+        try:
+            await self.payments.checkout.set_quantity(payer.subscription_id, quantity,
+                                                      idempotency_key=f"teardown-{business_id}-{quantity}")
+        except PaymentsError as exc:
+            log.warning("workspace %s torn down: the subscription's quantity was not lowered (%r)", business_id, exc)
 
     async def finish_pending(self) -> int:
         """Add the workspaces whose request died before it could (their lease ran out); how many."""

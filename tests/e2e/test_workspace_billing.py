@@ -18,6 +18,12 @@ from tests.billing import (
 STARTER = plans.WORKSPACE_LIMITS["starter"]
 
 
+async def quantity(api, sub_id: str) -> int:
+    """The quantity of the subscription's one item at the provider: the workspaces it bills."""
+    [item] = (await provider(api, "GET", f"/v1/subscriptions/{sub_id}"))["items"]["data"]
+    return item["quantity"]
+
+
 async def create(api, key: str, name: str, headers: dict | None = None):
     return await api.request("POST", "/api/v1/workspaces", key=key, json={"name": name}, headers=headers)
 
@@ -47,8 +53,7 @@ async def test_the_hundred_workspace_attack_ends_at_the_plans_limit_and_each_is_
         assert ws["trial_ends_at"] == first["trial_ends_at"]
     # Every workspace is a unit of the one subscription at the provider...
     sub_id = await subscription_of(api, body["business_id"])
-    sub = await provider(api, "GET", f"/v1/subscriptions/{sub_id}")
-    assert [i["quantity"] for i in sub["items"]["data"]] == [STARTER]
+    assert await quantity(api, sub_id) == STARTER
     # ... and on its invoice once the trial ends, every workspace following the subscription to active.
     assert await payments.advance(sub_id, until="payment") == ["trial_end", "payment"]
     sub = await provider(api, "GET", f"/v1/subscriptions/{sub_id}")
@@ -58,13 +63,23 @@ async def test_the_hundred_workspace_attack_ends_at_the_plans_limit_and_each_is_
         (STARTER, STARTER * plans.MONTHLY_PRICE_CENTS["starter"])]
     for ws in [first, *made]:
         await subscription(api, key, ws["id"], "active", "active")
-    # A torn-down workspace makes room for another (the limit counts the workspaces in use).
+    # A torn-down workspace leaves the subscription, and makes room for another (the limit counts those in use).
     for action in ("cancel", "teardown"):
         status, reply, _ = await api.request("PATCH", "/api/v1/workspaces", key=key,
                                              json={"id": made[0]["id"], "action": action})
         assert status == 200, reply
+    assert await quantity(api, sub_id) == STARTER - 1
     status, reply, _ = await create(api, key, "Replacement")
     assert status == 201 and reply["standing"] == "active", reply
+    assert await quantity(api, sub_id) == STARTER
+    # Mid-period, each change is prorated onto the next invoice (a credit for the one torn down, a charge for the
+    # one added).
+    await payments.advance(sub_id, until="payment")
+    sub = await provider(api, "GET", f"/v1/subscriptions/{sub_id}")
+    invoice = await provider(api, "GET", f"/v1/invoices/{sub['latest_invoice']}")
+    prorations = [line for line in invoice["lines"]["data"]
+                  if line["parent"]["subscription_item_details"]["proration"]]
+    assert sorted(line["amount"] > 0 for line in prorations) == [False, True], invoice["lines"]["data"]
 
 
 async def test_one_trial_per_account_a_workspace_follows_the_accounts_subscription(api, account, payments):
@@ -74,8 +89,7 @@ async def test_one_trial_per_account_a_workspace_follows_the_accounts_subscripti
     assert status == 201, ws
     assert (ws["subscription_status"], ws["trial_ends_at"]) == ("trialing", signed_up["trial_ends_at"])
     sub_id = await subscription_of(api, bid)
-    assert [i["quantity"] for i in (await provider(api, "GET", f"/v1/subscriptions/{sub_id}"))["items"]["data"]] \
-        == [2]
+    assert await quantity(api, sub_id) == 2
     await payments.advance(sub_id, until="trial_end")  # the account's trial ends: the new workspace's with it
     await subscription(api, key, ws["id"], "active", "active")
 

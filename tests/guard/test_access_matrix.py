@@ -18,10 +18,10 @@ import pytest
 
 from core.scopes import ALL_SCOPES
 from gateway.routes import KEY, PUBLIC, SESSION, all_routes
+from tests.billing import change_plan
 from tests.guard.access_cases import BY_ID_ALONE, CASES, FORBIDDEN, NOT_FOUND, SCOPE_BRANCHES, World
 from tests.guard.access_cases import PUBLIC as PUBLIC_ROUTES
 from tests.waiting import wait_until
-from tests.billing import change_plan
 
 ROUTES = {(r.method, r.path): r for r in all_routes()}
 

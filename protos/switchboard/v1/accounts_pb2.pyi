@@ -292,7 +292,7 @@ class RevokeKeyReply(_message.Message):
     def __init__(self, success: _Optional[bool] = ...) -> None: ...
 
 class Workspace(_message.Message):
-    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone", "standing", "plan_id", "paid_through", "trial_ends_at", "payment_response")
+    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone", "standing", "plan_id", "paid_through", "trial_ends_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -307,7 +307,6 @@ class Workspace(_message.Message):
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     PAID_THROUGH_FIELD_NUMBER: _ClassVar[int]
     TRIAL_ENDS_AT_FIELD_NUMBER: _ClassVar[int]
-    PAYMENT_RESPONSE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     lifecycle_state: str
@@ -322,8 +321,15 @@ class Workspace(_message.Message):
     plan_id: str
     paid_through: _timestamp_pb2.Timestamp
     trial_ends_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ..., plan_id: _Optional[str] = ..., paid_through: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreatedWorkspace(_message.Message):
+    __slots__ = ("workspace", "payment_response")
+    WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    workspace: Workspace
     payment_response: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ..., plan_id: _Optional[str] = ..., paid_through: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., payment_response: _Optional[str] = ...) -> None: ...
+    def __init__(self, workspace: _Optional[_Union[Workspace, _Mapping]] = ..., payment_response: _Optional[str] = ...) -> None: ...
 
 class Provisioning(_message.Message):
     __slots__ = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error", "next_attempt_at")

@@ -376,6 +376,7 @@ class State:
         """A quantity change's share of the rest of the current period, as a proration line of the next invoice
         (a credit for a lower quantity)."""
         start, end = item["current_period_start"], item["current_period_end"]
+        at = min(max(at, start), end)  # the period's dates are the planned ones (billing), ahead of the clock
         price = item["price"]
         amount = round(price["unit_amount"] * change * max(end - at, 0) / max(end - start, 1))
         name = self.catalogue.product_name(price)
