@@ -670,6 +670,12 @@ async def delete_pending_workspace(conn: AsyncConnection, business_id: str, toke
                                                  businesses.c.subscription_status == "incomplete"))
 
 
+async def retry_pending_workspace(conn: AsyncConnection, business_id: str, token: str, at: datetime) -> None:
+    """Leave a workspace the provider did not answer about to the billing worker from `at` (its lease ends then)."""
+    await conn.execute(businesses.update().where(businesses.c.id == business_id, leases.held(businesses, token))
+                       .values(lease_until=at))
+
+
 async def delete_business(conn: AsyncConnection, business_id: str) -> None:
     """Undo a workspace whose x402 payment was refused (its payment goes with it)."""
     await conn.execute(businesses.delete().where(businesses.c.id == business_id))

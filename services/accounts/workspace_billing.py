@@ -40,6 +40,8 @@ WORKSPACES_PATH = "/api/v1/workspaces"
 # How long a request has to add its workspace to the subscription before the billing worker takes it over (past the
 # payments client's own bound: its timeout times its attempts).
 ADD_LEASE = timedelta(seconds=60)
+# When the provider did not answer: how soon the billing worker asks again.
+RETRY_AFTER = timedelta(seconds=5)
 
 
 class _PaymentUsed(Exception):
@@ -119,8 +121,8 @@ class WorkspaceBilling:
                 raise ServiceError("conflict", "another workspace of this account is being added to its "
                                    "subscription; try again in a few seconds")
             row = await store.insert_business(conn, **self._row(
-                account_id, form, billed_on=payer.id, plan_id=payer.plan_id, trial_ends_at=payer.trial_ends_at,
-                lease_token=token, lease_until=now + ADD_LEASE))
+                account_id, form, billed_on=payer.id, plan_id=payer.plan_id, lease_token=token,
+                lease_until=now + ADD_LEASE))  # the payer's trial and standing once added, none before
         return Created(await self._add(account_id, str(row.id), token))
 
     async def _add(self, account_id: str, business_id: str, token: str):
@@ -141,6 +143,8 @@ class WorkspaceBilling:
                     await store.delete_pending_workspace(conn, business_id, token)
                 raise ServiceError("provider_error", f"the payment provider refused to add the workspace to the "
                                    f"subscription ({exc.message}); nothing was created") from None
+            async with self.db.transaction() as conn:
+                await store.retry_pending_workspace(conn, business_id, token, utcnow() + RETRY_AFTER)
             raise ServiceError("provider_error", f"the payment provider did not answer ({exc.message}); workspace "
                                f"{business_id} is kept unpaid and is added to the subscription within minutes, by "
                                "itself") from None

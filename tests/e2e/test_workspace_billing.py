@@ -94,6 +94,27 @@ async def test_one_trial_per_account_a_workspace_follows_the_accounts_subscripti
     await subscription(api, key, ws["id"], "active", "active")
 
 
+async def test_a_workspace_the_provider_did_not_answer_about_is_billed_once_it_answers(api, account, payments):
+    key, bid = account["key"], account["business_id"]
+    sub_id = await subscription_of(api, bid)
+    fault = {"method": "POST", "path": f"/v1/subscriptions/{sub_id}", "status": 500, "times": None}
+    assert (await payments.control("POST", "/faults", fault))[0] == 201
+    try:
+        status, body, _ = await create(api, key, "Outage")
+    finally:
+        await payments.control("DELETE", "/faults")
+    assert status == 500 and body["error"]["code"] == "provider_error", body
+    assert "kept unpaid" in body["error"]["message"]
+    status, listing, _ = await api.request("GET", "/api/v1/workspaces", key=key)
+    [kept] = [w for w in listing["workspaces"] if w["name"] == "Outage"]
+    assert kept["standing"] == "unpaid"  # held until it is on the subscription
+    # The billing worker asks again (the same idempotency key for the same quantity): billed once, not lost.
+    await subscription(api, key, kept["id"], "trialing", "active")
+    assert await quantity(api, sub_id) == 2
+    status, again, _ = await create(api, key, "After")
+    assert status == 201 and await quantity(api, sub_id) == 3, again
+
+
 async def test_failed_billing_holds_every_workspace_and_the_owner_cannot_resume_it(api, account, payments,
                                                                                   other_key):
     key, bid = account["key"], account["business_id"]
