@@ -442,7 +442,12 @@ class Accounts:
             raise ServiceError("forbidden", "this key is limited to one business and cannot create workspaces")
         form = NewWorkspace(domain.check_workspace_name(name, creating=True), metadata, external_ref,
                             domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE)
-        created = await self.workspace_billing.create(who.account_id, form, payment_signature)
+        try:
+            created = await self.workspace_billing.create(who.account_id, form, payment_signature)
+        except ServiceError as exc:
+            if exc.code == "provider_error":  # the workspace may be kept, unpaid, until the provider answers
+                await self.invalidate(who.account_id)
+            raise
         await self.invalidate(who.account_id)
         return created
 

@@ -14,6 +14,7 @@ from tests.billing import (
     subscription_of,
     workspace,
 )
+from tests.waiting import wait_until
 
 STARTER = plans.WORKSPACE_LIMITS["starter"]
 
@@ -105,9 +106,11 @@ async def test_a_workspace_the_provider_did_not_answer_about_is_billed_once_it_a
         await payments.control("DELETE", "/faults")
     assert status == 500 and body["error"]["code"] == "provider_error", body
     assert "kept unpaid" in body["error"]["message"]
-    status, listing, _ = await api.request("GET", "/api/v1/workspaces", key=key)
-    [kept] = [w for w in listing["workspaces"] if w["name"] == "Outage"]
-    assert kept["standing"] == "unpaid"  # held until it is on the subscription
+    async def outage_workspaces():
+        status, listing, _ = await api.request("GET", "/api/v1/workspaces", key=key)
+        return [w for w in listing["workspaces"] if w["name"] == "Outage"]
+    [kept] = await wait_until(outage_workspaces, "the kept workspace in the key's listing", bool, timeout=10)
+    assert kept["standing"] == "unpaid"  # held until it is on the subscription (asked again after 5 s)
     # The billing worker asks again (the same idempotency key for the same quantity): billed once, not lost.
     await subscription(api, key, kept["id"], "trialing", "active")
     assert await quantity(api, sub_id) == 2
