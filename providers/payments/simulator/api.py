@@ -14,8 +14,10 @@ Parameters are checked against the pinned `stripe` package's create/update param
 - `GET /v1/checkout/sessions/{id}`, `/v1/subscriptions/{id}`, `/v1/customers/{id}`, `/v1/invoices/{id}`,
   `/v1/prices/{id}`, `/v1/products/{id}`, `/v1/events/{id}`; `GET /v1/events?type=&limit=&starting_after=` (newest
   first); `GET /v1/balance`; `DELETE /v1/subscriptions/{id}` (cancel now; a canceled one is no longer found, as
-  Stripe answers); `POST /v1/subscriptions/{id}` with `items[0][id]` and `items[0][price]` (a plan change,
-  emitting `customer.subscription.updated`). A trialing subscription's `customer.subscription.trial_will_end`
+  Stripe answers); `POST /v1/subscriptions/{id}` with `items[0][id]` and `items[0][price]` (a plan change) and/or
+  `items[0][quantity]` (prorated onto the next invoice unless `proration_behavior=none`; not during a trial), emitting
+  `customer.subscription.updated`; `POST /v1/customers` (`email`, `payment_method` `pm_card_visa`) and
+  `POST /v1/subscriptions` (`customer`, `items`, `trial_period_days`, `metadata`): a subscription without a checkout. A trialing subscription's `customer.subscription.trial_will_end`
   comes three days before the trial ends (on the scaled clock; `POST /_simulator/subscriptions/{id}/trial_will_end`
   sends it now).
 - `POST /v1/prices` (`currency` usd, `unit_amount`, `recurring[interval]` month, and `product` or
