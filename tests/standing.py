@@ -30,23 +30,26 @@ class PaymentsAccess:
         return cls(env["PAYMENTS_API_URL"], env["PAYMENTS_API_KEY"]) if env.get("PAYMENTS_API_URL") else None
 
 
-async def start_trial(database_url: str, *business_ids: str, payments: PaymentsAccess | None = None) -> None:
+async def start_trial(database_url: str, *business_ids: str, payments: PaymentsAccess | None = None,
+                      plan: str = DEFAULT_PLAN) -> None:
+    """The businesses in their trial (on `plan`, at the provider too when `payments` is given)."""
     if payments is None:
         await set_subscription(database_url, "trialing", *business_ids)
         return
     conn = await asyncpg.connect(database_url)
     try:
         for business_id in business_ids:
-            customer, subscription = await _subscribe(payments, business_id)
+            customer, subscription = await _subscribe(payments, business_id, plan)
             await conn.execute("UPDATE accounts.businesses SET subscription_status = 'trialing', customer_id = $2, "
-                               "subscription_id = $3 WHERE id = $1::uuid", business_id, customer, subscription)
+                               "subscription_id = $3, plan_id = $4 WHERE id = $1::uuid", business_id, customer,
+                               subscription, plan)
     finally:
         await conn.close()
 
 
-async def _subscribe(payments: PaymentsAccess, business_id: str) -> tuple[str, str]:
-    """A customer and a trialing subscription of one unit of the default plan's price, for the business."""
-    price = next(p for p, plan in parse_checkout_prices(LOCAL_CHECKOUT_PRICES).items() if plan == DEFAULT_PLAN)
+async def _subscribe(payments: PaymentsAccess, business_id: str, plan: str) -> tuple[str, str]:
+    """A customer and a trialing subscription of one unit of the plan's price, for the business."""
+    price = next(p for p, offered in parse_checkout_prices(LOCAL_CHECKOUT_PRICES).items() if offered == plan)
     headers = {"Authorization": f"Bearer {payments.key}"}
     async with aiohttp.ClientSession(headers=headers) as http:
         async with http.post(f"{payments.url}/v1/customers", data={"payment_method": "pm_card_visa"}) as r:
