@@ -25,7 +25,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from bench.harness import judged, report, signed_up, with_stack
+from bench.harness import branches, judged, report, signed_up, with_stack
 from bench.leads import quantiles, timed
 
 BUSINESSES, AGENTS = 50, 500
@@ -79,11 +79,7 @@ def leads(rng: random.Random, agents: list[tuple], count: int, now: datetime):
 async def accounts(http, base: str, database_url: str) -> tuple[list[str], str, str]:
     """The businesses, a key spanning them all and a key bound to the first."""
     signup, everything = await signed_up(http, base, "Bench Co", "analytics@example.com", database_url)
-    business_ids = [signup["business_id"]]
-    for i in range(BUSINESSES - 1):
-        async with http.post(f"{base}/api/v1/workspaces", json={"name": f"Branch {i}"},
-                             headers={"Authorization": f"Bearer {everything}"}) as r:
-            business_ids.append((await r.json())["id"])
+    business_ids = [signup["business_id"], *await branches(database_url, signup["business_id"], BUSINESSES - 1)]
     async with http.post(f"{base}/api/v1/keys", json={"scopes": ["*"], "business_id": business_ids[0]}) as r:
         one = (await r.json())["key"]
     return business_ids, everything, one

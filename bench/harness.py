@@ -47,6 +47,26 @@ def report(bench: str, path: str, figure: float | None, unit: str, baseline: flo
     return record
 
 
+async def branches(database_url: str, business_id: str, count: int) -> list[str]:
+    """`count` further workspaces of the business's account, seeded in the database as workspaces billed on its
+    subscription (through the API each is billed at the payment provider, within the plan's limit: these
+    benchmarks measure reads over many businesses, not that)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch(
+            "INSERT INTO accounts.businesses (id, account_id, name, lifecycle_state, metadata, plan_id, "
+            "subscription_status, trial_ends_at, created_at, updated_at, billed_on) "
+            "SELECT gen_random_uuid(), b.account_id, 'Branch ' || n, 'active', '{}', b.plan_id, "
+            "b.subscription_status, b.trial_ends_at, now() + n * interval '1 millisecond', now(), b.id "
+            "FROM accounts.businesses AS b, generate_series(1, $2) AS n WHERE b.id = $1::uuid "
+            "ORDER BY n RETURNING id", business_id, count)
+    finally:
+        await conn.close()
+    return [str(r["id"]) for r in rows]
+
+
 async def signed_up(http, base: str, business_name: str, email: str, database_url: str) -> tuple[dict, str]:
     """A new account in its trial (tests.standing): the signup reply and a key with every scope, made in the
     dashboard session that `http` (an aiohttp session whose cookie jar is unsafe=True: the stack is on an IP

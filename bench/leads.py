@@ -24,7 +24,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from bench import harness
-from bench.harness import signed_up, with_stack
+from bench.harness import branches, signed_up, with_stack
 
 BUSINESSES = 20
 STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
@@ -121,12 +121,9 @@ async def run(args, stack) -> int:
     base = stack.base_url
     path = f"GET /api/v1/leads (7 filters) and /leads/audit, {args.leads:,} leads: median"
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
-        signup, admin = await signed_up(http, base, "Bench Co", "bench@example.com", stack.database_url)
-        auth = {"Authorization": f"Bearer {admin}"}
-        business_ids = [signup["business_id"]]
-        for i in range(BUSINESSES - 1):
-            async with http.post(f"{base}/api/v1/workspaces", json={"name": f"Branch {i}"}, headers=auth) as r:
-                business_ids.append((await r.json())["id"])
+        signup, _ = await signed_up(http, base, "Bench Co", "bench@example.com", stack.database_url)
+        business_ids = [signup["business_id"], *await branches(stack.database_url, signup["business_id"],
+                                                               BUSINESSES - 1)]
         business_id = business_ids[0]
         async with http.post(f"{base}/api/v1/keys", json={"scopes": ["leads:read"],
                                                           "business_id": business_id}) as r:

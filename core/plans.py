@@ -27,5 +27,9 @@ def plan_for(plan_id: str, prices: dict[str, str]) -> str | None:
     value = plan_id.strip() or DEFAULT_PLAN
     return value if value in PLANS else prices.get(value)
 
-# Monthly price of each plan in US cents: what an x402 payment at signup pays (in USDC, 6 decimals).
+# Monthly price of each plan in US cents, per workspace: what an x402 payment pays for a workspace's period (in
+# USDC, 6 decimals), and the card subscription's price for each unit (one unit per workspace).
 MONTHLY_PRICE_CENTS = {"starter": 4900, "growth": 14900, "scale": 39900}
+# How many workspaces (not torn down) an account may have on each plan, its signup's included: creating one more is
+# 403 forbidden. Each is billed on the account's subscription (services.accounts.workspace_billing).
+WORKSPACE_LIMITS = {"starter": 3, "growth": 10, "scale": 25}

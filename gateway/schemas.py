@@ -73,7 +73,11 @@ SIGNUP_REQUEST = _obj({
     "phone_forward_to": E164,
     "plan_id": {"type": "string", "enum": [*plans.PLANS, *settings.load().checkout_prices],
                 "default": plans.DEFAULT_PLAN,
-                "description": "a plan name or one of the checkout price ids this deployment offers"},
+                "description": "a plan name or one of the checkout price ids this deployment offers. Plans "
+                "(monthly price per workspace; workspaces per account, the signup's included): " + "; ".join(
+                    f"{plan} ${plans.MONTHLY_PRICE_CENTS[plan] // 100}, {plans.WORKSPACE_LIMITS[plan]} workspaces"
+                    for plan in plans.PLANS) + ". Further workspaces (POST /api/v1/workspaces) are billed on the "
+                "account's subscription and share its one trial"},
     "payment_capture": {"type": "string", "enum": [payments.HOSTED_CHECKOUT, payments.X402],
                         "description": f"how the subscription is paid: '{payments.HOSTED_CHECKOUT}' (the default: "
                         f"a hosted card checkout, checkout_url) or '{payments.X402}' (the x402 protocol: without a "

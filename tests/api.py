@@ -10,7 +10,7 @@ import uuid
 import aiohttp
 
 from services.accounts.sign_in import SIGN_IN_SUBJECT, WELCOME_SUBJECT
-from tests.standing import start_trial
+from tests.standing import PaymentsAccess, start_trial
 from tests.waiting import wait_until
 
 # The shared gateway's per-key limit stays out of the way of the fuzzing guard; the rate-limit test
@@ -29,10 +29,12 @@ def next_client_ip() -> str:
 class Api:
     """A thin JSON client for the gateway."""
 
-    def __init__(self, session: aiohttp.ClientSession, base_url: str, database_url: str = ""):
+    def __init__(self, session: aiohttp.ClientSession, base_url: str, database_url: str = "",
+                 payments: PaymentsAccess | None = None):
         self.session = session
         self.base = base_url
         self.database_url = database_url  # where signup's businesses are put in their trial (tests.standing)
+        self.payments = payments  # where that trial's subscription is made
 
     async def request(self, method: str, path: str, *, key: str | None = None, json=None, data=None,
                       headers: dict | None = None, params=None, cookies=None):
@@ -56,7 +58,7 @@ class Api:
                                              headers={"X-Forwarded-For": next_client_ip()})
         assert status == 200, body
         if paid and self.database_url:
-            await start_trial(self.database_url, body["business_id"])
+            await start_trial(self.database_url, body["business_id"], payments=self.payments)
         return body
 
     async def dashboard(self, signup: dict) -> Dashboard:

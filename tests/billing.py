@@ -4,7 +4,9 @@ import uuid
 from html.parser import HTMLParser
 
 import aiohttp
+import asyncpg
 
+from core.plans import LOCAL_CHECKOUT_PRICES, parse_checkout_prices
 from tests.api import next_client_ip
 from tests.waiting import wait_until
 
@@ -135,3 +137,33 @@ async def full_key(api, signup_body: dict) -> str:
         return (await dash.create_key(name="all", scopes=["*"]))["key"]
     finally:
         await dash.close()
+
+
+async def provider(api, method: str, path: str, form: dict | None = None) -> dict:
+    """A request to the payment provider's API (the simulator), with the stack's key: its JSON answer."""
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {api.payments.key}"}) as http:
+        async with http.request(method, f"{api.payments.url}{path}", data=form) as r:
+            body = await r.json()
+            assert r.status == 200, body
+            return body
+
+
+async def subscription_of(api, business_id: str) -> str:
+    """The provider's id of the subscription a business pays with (not shown by the API)."""
+    conn = await asyncpg.connect(api.database_url)
+    try:
+        return await conn.fetchval("SELECT subscription_id FROM accounts.businesses WHERE id = $1::uuid", business_id)
+    finally:
+        await conn.close()
+
+
+async def change_plan(api, key: str, business_id: str, plan: str) -> dict:
+    """Move the account's subscription to another plan at the provider, as the owner would at the provider's
+    portal: the provider's event changes the workspace's plan (and so its limits); the workspace after."""
+    sub_id = await subscription_of(api, business_id)
+    sub = await provider(api, "GET", f"/v1/subscriptions/{sub_id}")
+    price = next(p for p, offered in parse_checkout_prices(LOCAL_CHECKOUT_PRICES).items() if offered == plan)
+    await provider(api, "POST", f"/v1/subscriptions/{sub_id}",
+                   {"items[0][id]": sub["items"]["data"][0]["id"], "items[0][price]": price})
+    return await wait_until(lambda: workspace(api, key, business_id), f"the {plan} plan",
+                            lambda ws: ws["plan_id"] == plan, timeout=20)

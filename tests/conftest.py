@@ -25,6 +25,7 @@ from deploy.local.servers import free_port
 from deploy.local.stack import Stack
 from tests.api import KEY_RATE_LIMIT, Api, new_account
 from tests.calling import VoiceSimulator, agent_with_number
+from tests.standing import PaymentsAccess
 
 
 def _fresh_external_database() -> tuple[str, str] | None:
@@ -118,7 +119,7 @@ def stack(request):
 @pytest.fixture(scope="session")
 async def api(stack):
     async with aiohttp.ClientSession() as session:
-        yield Api(session, stack.base_url, stack.database_url)
+        yield Api(session, stack.base_url, stack.database_url, PaymentsAccess.of(stack.payments_env()))
 
 
 @pytest.fixture
@@ -127,7 +128,7 @@ async def limited_api(stack, api):
     replica = stack.add_gateway(f"gateway-limited-{uuid.uuid4().hex[:6]}",
                                 {"KEY_RATE_LIMIT_PER_MINUTE": str(KEY_RATE_LIMIT)})
     try:
-        yield Api(api.session, f"http://127.0.0.1:{replica.port}", api.database_url)
+        yield Api(api.session, f"http://127.0.0.1:{replica.port}", api.database_url, api.payments)
     finally:
         stack.stop_process(replica)
         stack.processes.remove(replica)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import grpc
 from aiohttp import web
 
-from core import registry
+from core import plans, registry
 from core.costs import Budget
 from core.errors import ServiceError
 from core.messages import struct
@@ -143,11 +143,15 @@ async def create_workspace(ctx: RequestContext):
         req.external_ref = b["external_ref"]
     if "timezone" in b:
         req.timezone = b["timezone"]
+    req.payment_signature = _payment_signature(ctx)
     reply = await ctx.rpc("accounts").CreateWorkspace(req)
     # The account's cached principals lack the new business. The accounts service tells every gateway over NATS;
     # this one forgets them now, so the caller's next request here sees the workspace even before that arrives.
     ctx.deps.auth.forget_account(ctx.principal.account_id)
-    return to_json(reply)
+    body = to_json(reply.workspace)
+    if reply.payment_response:
+        return web.json_response(body, status=201, headers={payments.PAYMENT_RESPONSE_HEADER: reply.payment_response})
+    return body
 
 
 def workspace_update_scopes(body: dict) -> tuple[str, ...]:
@@ -325,8 +329,30 @@ ROUTES = [
           budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
     Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
           scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201, creates=Creates("business_id"),
-          errors=("unauthorized", "forbidden", "invalid_request"), rpcs=(f"{ACCOUNTS}/CreateWorkspace",),
-          description="A key limited to one business cannot create workspaces (403 forbidden)."),
+          headers={payments.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
+          reply_headers={201: {payments.PAYMENT_RESPONSE_HEADER: "x402: the settlement (base64 JSON), when paid so"},
+                         402: {payments.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
+          errors=("unauthorized", "forbidden", "invalid_request", "validation_error", "conflict", "payment_required",
+                  "provider_error"),
+          rpcs=(f"{ACCOUNTS}/CreateWorkspace",),
+          description="A workspace belongs to its account's subscription, and there is one trial per account: a new "
+          "workspace has no trial of its own and takes its account's subscription status and standing (those of "
+          "the account's first, paying workspace, the signup's) and follows it from then on: when a payment fails, "
+          "every workspace billed on the subscription is held with it. Each plan allows a number of workspaces per "
+          "account, torn-down ones not counted (" + ", ".join(f"{plan} {n}" for plan, n in
+                                                              plans.WORKSPACE_LIMITS.items()) + "): one more is "
+          "403 forbidden naming the limit and the plan. Paid by card: the workspace is one more unit (quantity) of "
+          "the account's subscription at the payment provider, prorated onto the next invoice (nothing during the "
+          "trial); 409 conflict while another workspace of the account is being added, or before the signup's "
+          "checkout completed; 500 provider_error when the payment provider refuses it (nothing is created) or "
+          "does not answer (the workspace named in the message stays unpaid and is added within minutes, by "
+          "itself). Paid by x402: each further workspace pays its own "
+          f"{payments.X402_PERIOD.days} days as the signup did (the plan's monthly price in USDC): without a "
+          f"{payments.PAYMENT_SIGNATURE_HEADER} header 402 payment_required with the terms in the "
+          f"{payments.PAYMENT_REQUIRED_HEADER} header; repeat the request with the signed payment: 201 with the "
+          f"settlement in the {payments.PAYMENT_RESPONSE_HEADER} header (a settlement left unanswered gives the "
+          "workspace unpaid until it is reconciled); a refused or replayed payment is 402 again. 403 forbidden "
+          "for a key limited to one business, or while the account's subscription is held (unpaid or canceled)."),
     Route("PATCH", f"{V1}/workspaces", update_workspace, "Rename, update metadata or run a lifecycle action",
           "workspaces", scope=workspace_update_scopes, body=WORKSPACE_UPDATE, response="Workspace",
           errors=("unauthorized", "forbidden", "not_found", "invalid_request"), rpcs=(f"{ACCOUNTS}/UpdateWorkspace",),

@@ -29,9 +29,14 @@ from services.messaging import domain as messaging_domain
 
 VOICE, SMS, PAYMENTS = "voice", "sms", "payments"
 STRIPE_SESSION = "checkout._session_create_params:SessionCreateParams"
+STRIPE_SUBSCRIPTION_UPDATE = "_subscription_update_params:SubscriptionUpdateParams"
+STRIPE_SUBSCRIPTION_CREATE = "_subscription_create_params:SubscriptionCreateParams"
+STRIPE_CUSTOMER_CREATE = "_customer_create_params:CustomerCreateParams"
 # What our adapter sends to open a checkout, with a trial (its subscription_data then has every field we send).
 CHECKOUT = payments_client.checkout_params(business_id="b", email="e", price_id="p", trial_days=14, success_url="s",
                                            cancel_url="c")
+# What our adapter sends to set a subscription's quantity (a workspace added or torn down).
+QUANTITY = payments_client.quantity_params("si_1", 2)
 # What our agents send to create an assistant (any provider_config group the owner sets goes along as given).
 ASSISTANT = agents_domain.assistant_body(agents_domain.new_config(
     "Front desk", "You answer the phone.", None, {"provider": "vapi", "voiceId": "Elliot"},
@@ -189,5 +194,20 @@ CLAIMS: tuple[Claim, ...] = (
             "enum", within=True),
     Keyword(PAYMENTS, "payments client checkout_params: payment_method_collection",
             frozenset({CHECKOUT["payment_method_collection"]}), STRIPE_SESSION, "payment_method_collection", "enum",
+            within=True),
+    Properties(PAYMENTS, "payments simulator SUBSCRIPTION_UPDATE_PARAMS",
+               frozenset(payments_simulator.SUBSCRIPTION_UPDATE_PARAMS), STRIPE_SUBSCRIPTION_UPDATE),
+    Properties(PAYMENTS, "payments simulator SUBSCRIPTION_CREATE_PARAMS",
+               frozenset(payments_simulator.SUBSCRIPTION_CREATE_PARAMS), STRIPE_SUBSCRIPTION_CREATE),
+    Properties(PAYMENTS, "payments simulator CUSTOMER_PARAMS", frozenset(payments_simulator.CUSTOMER_PARAMS),
+               STRIPE_CUSTOMER_CREATE),
+    Keyword(PAYMENTS, "payments simulator PRORATION_BEHAVIORS", frozenset(payments_simulator.PRORATION_BEHAVIORS),
+            STRIPE_SUBSCRIPTION_UPDATE, "proration_behavior", "enum"),
+    Properties(PAYMENTS, "payments client quantity_params", frozenset(QUANTITY), STRIPE_SUBSCRIPTION_UPDATE,
+               exact=False, used=True),
+    Properties(PAYMENTS, "payments client quantity_params: items", frozenset(QUANTITY["items"][0]),
+               STRIPE_SUBSCRIPTION_UPDATE, "items", exact=False, used=True),
+    Keyword(PAYMENTS, "payments client quantity_params: proration_behavior",
+            frozenset({QUANTITY["proration_behavior"]}), STRIPE_SUBSCRIPTION_UPDATE, "proration_behavior", "enum",
             within=True),
 )

@@ -61,6 +61,11 @@ class PaymentsProvider(Protocol):
     async def get_subscription(self, subscription_id: str) -> dict:
         """The Subscription object as it is now."""
 
+    async def set_quantity(self, subscription_id: str, quantity: int, idempotency_key: str) -> dict:
+        """Set the quantity of the subscription's item (one unit per workspace it pays for), prorated onto the next
+        invoice; the Subscription object after. The same `idempotency_key` gives the same answer; a quantity it has
+        already is left as it is."""
+
     async def cancel_subscription(self, subscription_id: str) -> dict:
         """Cancel at once (no further charge); the Subscription object, status `canceled`."""
 

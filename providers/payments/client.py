@@ -53,6 +53,12 @@ def checkout_params(*, business_id: str, email: str, price_id: str, trial_days: 
     }
 
 
+def quantity_params(item_id: str, quantity: int) -> dict:
+    """`POST /v1/subscriptions/{id}`'s parameters that set one item's quantity, prorated: the change's share of the
+    period is on the next invoice (Stripe's `create_prorations`; nothing during a trial)."""
+    return {"items": [{"id": item_id, "quantity": quantity}], "proration_behavior": "create_prorations"}
+
+
 def _reason(exc: BaseException) -> str:
     cause = exc.__cause__ or exc.__context__
     if isinstance(cause, asyncio.TimeoutError):
@@ -131,6 +137,19 @@ class StripePayments:
         _check_id(subscription_id)
         return await self._call("GET /v1/subscriptions/{id}",
                                 self._stripe().v1.subscriptions.retrieve_async(subscription_id))
+
+    async def set_quantity(self, subscription_id: str, quantity: int, idempotency_key: str) -> dict:
+        _check_id(subscription_id)
+        if quantity < 1 or not idempotency_key:
+            raise ValueError("a quantity of at least 1 and an idempotency key are needed")
+        items = ((await self.get_subscription(subscription_id)).get("items") or {}).get("data") or []
+        if not items:
+            raise PaymentsError("the subscription has no item to set the quantity of", 400, "resource_missing")
+        if items[0].get("quantity") == quantity:  # already so (an earlier attempt's answer was lost)
+            return await self.get_subscription(subscription_id)
+        return await self._call("POST /v1/subscriptions/{id}", self._stripe().v1.subscriptions.update_async(
+            subscription_id, params=quantity_params(items[0]["id"], quantity),
+            options={"idempotency_key": idempotency_key}))
 
     async def cancel_subscription(self, subscription_id: str) -> dict:
         _check_id(subscription_id)

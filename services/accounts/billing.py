@@ -11,13 +11,14 @@ from providers import configured
 from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
+from services.accounts.workspace_billing import WorkspaceBilling
 from services.accounts.x402_billing import X402Billing
 
 
 class BillingWorker(Periodic):
     """Every `interval` seconds (at once when woken): runs due provisioning sagas, billing's time-driven moves,
-    the reconciliation of x402 payments whose settlement went unanswered, and the reminders of x402 periods
-    about to end."""
+    the reconciliation of x402 payments whose settlement went unanswered, the reminders of x402 periods about to
+    end, and the workspaces whose request died before adding them to the subscription."""
 
     task_name = "billing-worker"
 
@@ -32,6 +33,7 @@ class BillingWorker(Periodic):
         await self.parts.payments.sweep()
         await self.parts.x402.reconcile()
         await self.parts.x402.remind()
+        await self.parts.workspaces.finish_pending()
         return False
 
 
@@ -40,6 +42,7 @@ class PaymentParts:
     payments: Payments
     provisioning: Provisioning
     x402: X402Billing
+    workspaces: WorkspaceBilling
     closers: list
 
 
@@ -54,4 +57,5 @@ def payment_parts(s: Settings, db: Database, agents: AgentsPort) -> PaymentParts
     # A pending payment is asked about again once a round of the worker comes, and never while a settlement of
     # it may still be under way (a settlement is bounded by twice the facilitator timeout).
     retry = timedelta(seconds=max(s.billing_interval_seconds, 2 * s.x402_timeout_seconds + 1))
-    return PaymentParts(payments, provisioning, X402Billing(payments, retry), closers)
+    x402 = X402Billing(payments, retry)
+    return PaymentParts(payments, provisioning, x402, WorkspaceBilling(db, payments, x402), closers)

@@ -7,7 +7,7 @@ A subscription is `incomplete` from signup until its card checkout completes, th
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -39,7 +39,7 @@ X402_REMIND_BEFORE = timedelta(days=3)
 # What an x402 payment pays for, and where it stands: recorded pending before it is settled; settled or failed
 # once the facilitator answers; unresolved when its authorization expired before the facilitator could say
 # whether it was taken (an operator checks the chain: services.accounts.x402_billing).
-X402_SIGNUP, X402_RENEWAL = "signup", "renewal"
+X402_SIGNUP, X402_RENEWAL, X402_WORKSPACE = "signup", "renewal", "workspace"
 X402_PENDING, X402_SETTLED, X402_FAILED, X402_UNRESOLVED = "pending", "settled", "failed", "unresolved"
 # The facilitator's reasons that tell a pending payment's fate when it is settled again: the authorization was
 # used (by our earlier settlement: it pays only us, exactly the amount), or it expired (used or not: the
@@ -100,10 +100,11 @@ def x402_period_start(paid_through: datetime | None, trial_ends_at: datetime | N
 
 
 def x402_grant(paid_through: datetime | None, trial_ends_at: datetime | None, now: datetime) -> dict[str, Any]:
-    """The business columns a settled x402 payment sets: active and paid one period on from x402_period_start."""
+    """The business columns a settled x402 payment sets: active and paid one period on from x402_period_start, paying
+    for itself (a workspace once billed on its account's subscription no longer follows it)."""
     start = x402_period_start(paid_through, trial_ends_at, now)
     return {"subscription_status": ACTIVE, "subscription_event_at": now, "paid_through": start + X402_PERIOD,
-            "past_due_since": None, "payment_capture": X402}
+            "past_due_since": None, "payment_capture": X402, "billed_on": None}
 
 
 def x402_renewal_refusal(lifecycle_state: str, status: str, payment_capture: str | None,
@@ -247,6 +248,19 @@ def billing_move(b: Billing, now: datetime, grace: timedelta) -> tuple[str, str 
             and (b.paid_through is None or now < b.paid_through):
         return "resume", None
     return None
+
+
+def owner_resume_refusal(b: Billing, now: datetime, grace: timedelta) -> str | None:
+    """Why the owner may not resume a workspace (None: they may): billing paused it and it is still unpaid. Only a
+    pause the owner made is the owner's to undo; a billing hold clears through billing (paid, it resumes by
+    itself), whatever the owner did since (pausing or canceling it again does not make the pause theirs)."""
+    if not b.paused_by_billing:
+        return None
+    if billing_move(replace(b, lifecycle_state="paused"), now, grace) == ("resume", None):
+        return None  # paid again: billing resumes it (or would, had the owner not canceled it since)
+    return ("billing paused this workspace for an unpaid subscription: it resumes by itself once paid; pay the open "
+            "invoice (POST /api/v1/subscription/checkout gives its page) or, paid by x402, the next period (POST "
+            "/api/v1/subscription/x402)")
 
 
 def business_of_event(event_object: dict[str, Any]) -> str | None:

@@ -166,7 +166,8 @@ class Payments:
                 await self.provisioning.cancel_waiting(conn, str(business.id))
             if notice := pay.owner_notice(kind, obj, business.name, f"{self.base_url}/dashboard"):
                 await notify_owner(conn, str(business.id), notice)
-            await self.apply_billing(conn, business, utcnow())
+            business, _ = await self.apply_billing(conn, business, utcnow())
+            await self.carry_to_workspaces(conn, business, utcnow())
         return True
 
     async def apply_billing(self, conn, business, now: datetime) -> tuple[object, bool]:
@@ -182,6 +183,18 @@ class Payments:
                                      values={"paused_by_billing": action == "pause"})
         log.info("billing: %s workspace %s (%s)", action, business.id, reason or "paid")
         return moved
+
+    async def carry_to_workspaces(self, conn, payer, now: datetime) -> None:
+        """The workspaces billed on `payer`'s subscription take its billing columns (store.PAYER_COLUMNS) and
+        billing moves each as it does the payer: a failed payment holds them all, a paid one resumes them. One
+        still being added (services.accounts.workspace_billing) takes them once added."""
+        for row in await store.billed_on(conn, str(payer.id), lock=True):
+            if row.subscription_status == pay.INCOMPLETE and row.lease_until is not None:
+                continue
+            values = {c: getattr(payer, c) for c in store.PAYER_COLUMNS if getattr(row, c) != getattr(payer, c)}
+            if values:
+                row = await lifecycle.change(conn, row, values)
+            await self.apply_billing(conn, row, now)
 
     async def sweep(self) -> int:
         """Move every workspace billing has to move now (time passed: a grace period ran out); how many moved."""
@@ -262,13 +275,15 @@ def _event_values(kind: str, obj: dict, created: datetime, business, prices: dic
     """The business columns an event sets."""
     status = business.subscription_status
     if kind == "checkout.session.completed":
-        values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj)}
+        # A checkout is the business's own subscription: one billed on its account's no longer follows that one.
+        values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj), "billed_on": None}
         if status == pay.INCOMPLETE:  # the subscription's own events may have come first
             values.update(subscription_status=pay.TRIALING, subscription_event_at=created)
         elif status == pay.CANCELED and values["subscription_id"] != business.subscription_id:  # resubscribed
             values.update(subscription_status=pay.ACTIVE, subscription_event_at=created, past_due_since=None,
                           paid_through=None)
-        return {k: v for k, v in values.items() if v is not None or k in ("past_due_since", "paid_through")}
+        return {k: v for k, v in values.items()
+                if v is not None or k in ("past_due_since", "paid_through", "billed_on")}
     if kind == "checkout.session.expired":
         return {"checkout_session_id": None} if obj.get("id") == business.checkout_session_id else {}
     replaced = business.subscription_id and _subscription_of(kind, obj) not in (None, business.subscription_id)

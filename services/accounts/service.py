@@ -6,12 +6,12 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import plans, standing, tenant
+from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
@@ -27,6 +27,7 @@ from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
 from services.accounts.repository import AccountsRepository, PooledWorkspaces, SqlAccounts, WorkspaceLookup
 from services.accounts.store import businesses, usage_log
+from services.accounts.workspace_billing import Created, NewWorkspace, WorkspaceBilling
 from services.accounts.x402_billing import X402Billing
 
 log = logging.getLogger(__name__)
@@ -142,6 +143,8 @@ class Accounts:
         self.base_url = settings.public_base_url
         self.signup_limit = settings.signup_limit_per_hour
         self.checkout_prices = settings.checkout_prices
+        self.workspace_billing = WorkspaceBilling(payments.db, payments, x402) if payments else None
+        self.grace = timedelta(hours=settings.payment_grace_hours)  # billing's, for the owner's resume
 
     def hash(self, value: str) -> str:
         return domain.keyed_hash(self.secret, value)
@@ -430,23 +433,23 @@ class Accounts:
         async with self.db.read() as conn:
             return (await conn.execute(store.zones_of(who.business_ids))).all()
 
-    async def create_workspace(self, name: str, metadata: dict, external_ref: str | None, timezone: str | None = None):
+    async def create_workspace(self, name: str, metadata: dict, external_ref: str | None, timezone: str | None = None,
+                               payment_signature: str = "") -> Created:
+        """A workspace of the caller's account, billed on its subscription or paid by x402 as the account pays
+        (services.accounts.workspace_billing): within its plan's limit, with no trial of its own."""
         who = tenant.require_account()
         if who.bound_business_id:
             raise ServiceError("forbidden", "this key is limited to one business and cannot create workspaces")
-        held = [b for b, value in who.standings if not standing.is_good(value)]
-        if held and len(held) == len(who.standings):  # a new workspace's trial is for accounts in good standing
-            who.require_good_standing(held[0], "creating a workspace")
-        name = domain.check_workspace_name(name, creating=True)
-        zone = domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE
-        now = utcnow()
-        async with self.db.transaction() as conn:
-            row = await self.accounts_in(conn).add_business(
-                id=new_id(), account_id=who.account_id, name=name, lifecycle_state="active", metadata=metadata,
-                plan_id=plans.DEFAULT_PLAN, external_ref=external_ref, subscription_status="trialing",
-                trial_ends_at=now + domain.trial_length(), created_at=now, updated_at=now, timezone=zone)
+        form = NewWorkspace(domain.check_workspace_name(name, creating=True), metadata, external_ref,
+                            domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE)
+        try:
+            created = await self.workspace_billing.create(who.account_id, form, payment_signature)
+        except ServiceError as exc:
+            if exc.code == "provider_error":  # the workspace may be kept, unpaid, until the provider answers
+                await self.invalidate(who.account_id)
+            raise
         await self.invalidate(who.account_id)
-        return row
+        return created
 
     async def update_workspace(self, business_id: str, name: str | None, metadata: dict | None, action: str | None,
                                timezone: str | None = None):
@@ -468,16 +471,26 @@ class Accounts:
             if timezone is not None:
                 values["timezone"] = domain.check_timezone(timezone)
             if action is not None:
-                # The owner's own move: billing no longer answers for a pause (nor resumes it).
-                row, moved = await lifecycle.move(conn, row, action, values={**values, "paused_by_billing": False},
-                                                  accounts=self.accounts_in)
+                if action == "resume" and (why := pay.owner_resume_refusal(self._billing_of(row), utcnow(),
+                                                                           self.grace)):
+                    raise ServiceError("forbidden", why)
+                if action == "resume":
+                    values["paused_by_billing"] = False
+                row, moved = await lifecycle.move(conn, row, action, values=values, accounts=self.accounts_in)
             elif values:
                 row = await repository.change_business(row.id, {**values, "updated_at": utcnow()})
+        if moved and action == "teardown" and row.billed_on is not None:
+            await self.workspace_billing.torn_down(str(row.account_id), str(row.id))
         if moved:
             # The owner's own move takes effect on their next request (the standing consumer's
             # invalidation follows moments later, for every change of standing).
             await self.invalidate(str(row.account_id))
         return row
+
+    @staticmethod
+    def _billing_of(row) -> pay.Billing:
+        return pay.Billing(row.lifecycle_state, row.subscription_status, row.paused_by_billing, row.past_due_since,
+                           row.trial_ends_at, row.paid_through)
 
     # -- usage and balance -------------------------------------------------------------------
 

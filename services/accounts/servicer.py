@@ -212,9 +212,11 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
                                                 page=paged.info())
 
     async def CreateWorkspace(self, request, context):
-        return workspace_message(await self.accounts.create_workspace(
+        created = await self.accounts.create_workspace(
             request.name, json_format.MessageToDict(request.metadata), optional(request, "external_ref"),
-            optional(request, "timezone")))
+            optional(request, "timezone"), request.payment_signature)
+        return accounts_pb2.CreatedWorkspace(workspace=workspace_message(created.row),
+                                             payment_response=created.payment_response)
 
     async def UpdateWorkspace(self, request, context):
         metadata = json_format.MessageToDict(request.metadata) if request.HasField("metadata") else None

@@ -59,6 +59,11 @@ businesses = sa.Table(
     sa.Column("paused_by_billing", sa.Boolean, nullable=False, server_default=sa.false()),
     # x402: the paid_through the owner was last reminded of (one reminder per period).
     sa.Column("renewal_reminded_through", Ts),
+    # A workspace made through the API: the business whose card subscription pays for it (one unit of its quantity);
+    # null for one that pays for itself (a signup's, or a workspace paid by x402). While it is being added there the
+    # row holds the lease and its subscription is `incomplete` (held); added, it carries its payer's billing columns.
+    sa.Column("billed_on", Uuid, sa.ForeignKey("accounts.businesses.id")),
+    *lease_columns(),
 )
 
 api_keys = sa.Table(
@@ -119,6 +124,7 @@ usage_log = sa.Table(
 )
 
 sa.Index("businesses_account_created", businesses.c.account_id, businesses.c.created_at.desc())
+sa.Index("businesses_billed_on", businesses.c.billed_on, postgresql_where=sa.text("billed_on IS NOT NULL"))
 sa.Index("businesses_subscription", businesses.c.subscription_id, unique=True)
 sa.Index("businesses_billing_watch", businesses.c.subscription_status,
          postgresql_where=sa.text("subscription_status IN ('incomplete', 'past_due', 'active')"))
@@ -639,6 +645,61 @@ def renewals_to_remind(now: datetime, ahead: timedelta) -> sa.Select:
                                  b.subscription_status == "active", b.paid_through > now,
                                  b.paid_through <= now + ahead,
                                  b.renewal_reminded_through.is_distinct_from(b.paid_through))
+
+
+# -- workspaces billed on the account's subscription (services.accounts.workspace_billing) ---------------------
+
+# What a workspace billed on another business's subscription copies from it, so its standing and billing's moves
+# (payments_domain.billing_move) follow its payer's.
+PAYER_COLUMNS = ("plan_id", "subscription_status", "subscription_event_at", "past_due_since", "paid_through",
+                 "trial_ends_at")
+
+
+async def lock_payer(conn: AsyncConnection, account_id: str, *, lock: bool = True):
+    """The account's paying business (its first that pays for itself: the signup's), locked until the transaction
+    ends (`lock`): workspaces are added to its subscription one at a time."""
+    b = businesses.c
+    query = (sa.select(businesses).where(b.account_id == account_id, b.billed_on.is_(None))
+             .order_by(b.created_at, b.id).limit(1))
+    return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+async def delete_pending_workspace(conn: AsyncConnection, business_id: str, token: str) -> None:
+    """Undo a workspace the payment provider refused to bill, if its request still holds its lease."""
+    await conn.execute(businesses.delete().where(businesses.c.id == business_id, leases.held(businesses, token),
+                                                 businesses.c.subscription_status == "incomplete"))
+
+
+async def retry_pending_workspace(conn: AsyncConnection, business_id: str, token: str, at: datetime) -> None:
+    """Leave a workspace the provider did not answer about to the billing worker from `at` (its lease ends then)."""
+    await conn.execute(businesses.update().where(businesses.c.id == business_id, leases.held(businesses, token))
+                       .values(lease_until=at))
+
+
+async def delete_business(conn: AsyncConnection, business_id: str) -> None:
+    """Undo a workspace whose x402 payment was refused (its payment goes with it)."""
+    await conn.execute(businesses.delete().where(businesses.c.id == business_id))
+
+
+async def live_workspaces(conn: AsyncConnection, account_id: str) -> list:
+    """The account's workspaces that are not torn down (what the plan's limit counts), with their billing."""
+    b = businesses.c
+    return (await conn.execute(sa.select(b.id, b.billed_on, b.subscription_status, b.lease_until)
+                               .where(b.account_id == account_id, b.lifecycle_state != "inactive"))).all()
+
+
+async def billed_on(conn: AsyncConnection, payer_id: str, *, lock: bool = False) -> list:
+    """The workspaces billed on a business's subscription, not torn down."""
+    query = sa.select(businesses).where(businesses.c.billed_on == payer_id, businesses.c.lifecycle_state != "inactive")
+    return (await conn.execute(query.with_for_update() if lock else query)).all()
+
+
+def pending_workspaces(now: datetime) -> sa.Select:
+    """Workspaces still being added to their payer's subscription whose request's lease ran out (the billing worker
+    finishes them)."""
+    b = businesses.c
+    return sa.select(b.id, b.account_id).where(b.billed_on.is_not(None), b.subscription_status == "incomplete",
+                                               b.lease_until.is_not(None), b.lease_until <= now)
 
 
 def zones_of(business_ids) -> sa.Select:

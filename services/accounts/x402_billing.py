@@ -134,6 +134,7 @@ class X402Billing:
                     business, _ = await lifecycle.move(conn, business, "resume",
                                                        values={"paused_by_billing": False})
                 business, _ = await self.payments.apply_billing(conn, business, now)
+                await self.payments.carry_to_workspaces(conn, business, now)
             elif fate == pay.X402_UNRESOLVED:
                 log.error("x402 payment %s of business %s: the authorization (payer %s, nonce %s) expired before the "
                           "facilitator answered; check the chain and settle it by hand", payment_id,

@@ -4,6 +4,8 @@ from datetime import UTC, datetime
 import asyncpg
 import pytest
 
+from tests.billing import change_plan
+
 SAME_MOMENT = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 
 
@@ -51,6 +53,7 @@ async def test_leads_sharing_a_timestamp_page_exactly_once(api, account, stack):
 
 async def test_workspaces_sharing_a_timestamp_page_exactly_once(api, account, stack):
     key = account["key"]
+    await change_plan(api, key, account["business_id"], "growth")  # five workspaces: more than starter allows
     made = [account["business_id"]]
     for n in range(4):
         status, ws, _ = await api.request("POST", "/api/v1/workspaces", key=key, json={"name": f"Tied {n}"})

@@ -4,6 +4,7 @@ import json
 import nats
 import pytest
 
+from tests.billing import change_plan
 from tests.nats_admin import admin_connection
 
 
@@ -29,6 +30,7 @@ async def test_create_read_and_update(api, account):
 
 async def test_pagination_newest_first(api, account):
     key = account["key"]
+    await change_plan(api, key, account["business_id"], "growth")  # six workspaces: more than starter allows
     made = []
     for i in range(5):
         status, ws, _ = await api.request("POST", "/api/v1/workspaces", key=key, json={"name": f"W{i}"})

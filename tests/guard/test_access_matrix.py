@@ -18,6 +18,7 @@ import pytest
 
 from core.scopes import ALL_SCOPES
 from gateway.routes import KEY, PUBLIC, SESSION, all_routes
+from tests.billing import change_plan
 from tests.guard.access_cases import BY_ID_ALONE, CASES, FORBIDDEN, NOT_FOUND, SCOPE_BRANCHES, World
 from tests.guard.access_cases import PUBLIC as PUBLIC_ROUTES
 from tests.waiting import wait_until
@@ -47,6 +48,8 @@ async def world(api, stack):
     w = World(api=api, a_key=(await a_dash.create_key(name="a", scopes=["*"]))["key"], a_business=a["business_id"],
               a_dashboard=a_dash, b_key=(await b_dash.create_key(name="b", scopes=["*"]))["key"], b_dashboard=b_dash,
               sign_in=lambda which: api.sign_in_by_mail(stack, emails[which]))
+    # A's cases create several workspaces: more than the starter plan allows one account.
+    await change_plan(api, w.a_key, w.a_business, "growth")
     w.agent = (await w.ok("POST", "/api/v1/agents", json={"business_id": w.a_business, "name": "Desk",
                                                           "system_prompt": "Answer the phone."}))["id"]
     w.lead = (await w.ok("POST", "/api/v1/leads", json={"business_id": w.a_business, "name": "Ann",

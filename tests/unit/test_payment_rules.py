@@ -6,6 +6,7 @@ import pytest
 from core import plans
 from services.accounts import payments_domain as pay
 from services.accounts import provisioning_domain as saga
+from services.accounts.workspace_billing import limit_refusal
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 GRACE = timedelta(hours=72)
@@ -198,3 +199,35 @@ def test_the_renewal_reminder_names_the_route_the_amount_and_the_pause():
     subject, body = pay.renewal_reminder("Acme", "starter", NOW + timedelta(days=3), GRACE, "https://sb.example")
     assert "ends on 26 November" in subject
     assert "https://sb.example/api/v1/subscription/x402" in body and "49.00 USDC" in body and "72 hours" in body
+
+
+# -- the owner's resume (issue 51) ------------------------------------------------------------------------
+
+GRACE = timedelta(hours=72)
+
+
+@pytest.mark.parametrize("state, status, by_billing, past_due_since, refused", [
+    ("paused", pay.ACTIVE, False, None, False),  # the owner's own pause
+    ("paused", pay.PAST_DUE, True, NOW - timedelta(days=4), True),  # billing's, still overdue
+    ("paused", pay.ACTIVE, True, None, False),  # billing's, paid again: billing resumes it anyway
+    ("canceled", pay.PAST_DUE, True, NOW - timedelta(days=4), True),  # canceled by the owner since: still billing's
+    ("canceled", pay.ACTIVE, True, None, False),  # ... and paid again since
+])
+def test_only_the_owners_own_pause_is_the_owners_to_resume(state, status, by_billing, past_due_since, refused):
+    why = pay.owner_resume_refusal(pay.Billing(state, status, by_billing, past_due_since, None, None), NOW, GRACE)
+    assert (why is not None) == refused
+    if refused:
+        assert "billing paused this workspace" in why and "/api/v1/subscription/checkout" in why
+
+
+def test_a_settled_x402_payment_makes_a_workspace_pay_for_itself():
+    assert pay.x402_grant(None, None, NOW)["billed_on"] is None
+
+
+@pytest.mark.parametrize("plan, count, refused", [
+    ("starter", 2, False), ("starter", 3, True), ("growth", 9, False), ("growth", 10, True), ("scale", 25, True)])
+def test_each_plan_limits_the_accounts_workspaces(plan, count, refused):
+    why = limit_refusal(plan, count)
+    assert (why is not None) == refused
+    if refused:
+        assert f"the {plan} plan allows {plans.WORKSPACE_LIMITS[plan]} workspaces" in why

@@ -323,6 +323,14 @@ class Workspace(_message.Message):
     trial_ends_at: _timestamp_pb2.Timestamp
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ..., plan_id: _Optional[str] = ..., paid_through: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class CreatedWorkspace(_message.Message):
+    __slots__ = ("workspace", "payment_response")
+    WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    workspace: Workspace
+    payment_response: str
+    def __init__(self, workspace: _Optional[_Union[Workspace, _Mapping]] = ..., payment_response: _Optional[str] = ...) -> None: ...
+
 class Provisioning(_message.Message):
     __slots__ = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error", "next_attempt_at")
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -378,16 +386,18 @@ class ListWorkspacesReply(_message.Message):
     def __init__(self, workspaces: _Optional[_Iterable[_Union[Workspace, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
 
 class CreateWorkspaceRequest(_message.Message):
-    __slots__ = ("name", "metadata", "external_ref", "timezone")
+    __slots__ = ("name", "metadata", "external_ref", "timezone", "payment_signature")
     NAME_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
     TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    PAYMENT_SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     name: str
     metadata: _struct_pb2.Struct
     external_ref: str
     timezone: str
-    def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
+    payment_signature: str
+    def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., timezone: _Optional[str] = ..., payment_signature: _Optional[str] = ...) -> None: ...
 
 class UpdateWorkspaceRequest(_message.Message):
     __slots__ = ("id", "name", "metadata", "action", "timezone")

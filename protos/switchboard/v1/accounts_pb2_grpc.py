@@ -123,7 +123,7 @@ class AccountsStub:
         self.CreateWorkspace = channel.unary_unary(
                 '/switchboard.v1.Accounts/CreateWorkspace',
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.CreateWorkspaceRequest.SerializeToString,
-                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.CreatedWorkspace.FromString,
                 _registered_method=True)
         self.UpdateWorkspace = channel.unary_unary(
                 '/switchboard.v1.Accounts/UpdateWorkspace',
@@ -322,7 +322,10 @@ class AccountsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CreateWorkspace(self, request, context):
-        """Creates a workspace in the caller's account; fails INVALID_ARGUMENT (invalid_request) or PERMISSION_DENIED (forbidden) for a key bound to one business.
+        """Creates a workspace in the caller's account, billed on its subscription (the payment provider is asked) or paid
+        by x402; fails INVALID_ARGUMENT (invalid_request), PERMISSION_DENIED (forbidden) for a key bound to one business,
+        past the plan's limit or while the account is held, FAILED_PRECONDITION (payment_required, with the terms) for an
+        x402 account without a payment or with a refused one, ALREADY_EXISTS (conflict) while another is being added.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -511,7 +514,7 @@ def add_AccountsServicer_to_server(servicer, server):
             'CreateWorkspace': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateWorkspace,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.CreateWorkspaceRequest.FromString,
-                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.Workspace.SerializeToString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.CreatedWorkspace.SerializeToString,
             ),
             'UpdateWorkspace': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateWorkspace,
@@ -1043,7 +1046,7 @@ class Accounts:
             target,
             '/switchboard.v1.Accounts/CreateWorkspace',
             switchboard_dot_v1_dot_accounts__pb2.CreateWorkspaceRequest.SerializeToString,
-            switchboard_dot_v1_dot_accounts__pb2.Workspace.FromString,
+            switchboard_dot_v1_dot_accounts__pb2.CreatedWorkspace.FromString,
             options,
             channel_credentials,
             insecure,

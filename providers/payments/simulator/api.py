@@ -14,8 +14,10 @@ Parameters are checked against the pinned `stripe` package's create/update param
 - `GET /v1/checkout/sessions/{id}`, `/v1/subscriptions/{id}`, `/v1/customers/{id}`, `/v1/invoices/{id}`,
   `/v1/prices/{id}`, `/v1/products/{id}`, `/v1/events/{id}`; `GET /v1/events?type=&limit=&starting_after=` (newest
   first); `GET /v1/balance`; `DELETE /v1/subscriptions/{id}` (cancel now; a canceled one is no longer found, as
-  Stripe answers); `POST /v1/subscriptions/{id}` with `items[0][id]` and `items[0][price]` (a plan change,
-  emitting `customer.subscription.updated`). A trialing subscription's `customer.subscription.trial_will_end`
+  Stripe answers); `POST /v1/subscriptions/{id}` with `items[0][id]` and `items[0][price]` (a plan change) and/or
+  `items[0][quantity]` (prorated onto the next invoice unless `proration_behavior=none`; not during a trial), emitting
+  `customer.subscription.updated`; `POST /v1/customers` (`email`, `payment_method` `pm_card_visa`) and
+  `POST /v1/subscriptions` (`customer`, `items`, `trial_period_days`, `metadata`): a subscription without a checkout. A trialing subscription's `customer.subscription.trial_will_end`
   comes three days before the trial ends (on the scaled clock; `POST /_simulator/subscriptions/{id}/trial_will_end`
   sends it now).
 - `POST /v1/prices` (`currency` usd, `unit_amount`, `recurring[interval]` month, and `product` or
@@ -32,7 +34,14 @@ from __future__ import annotations
 import re
 
 from aiohttp import web
-from stripe.params import PriceCreateParams, SubscriptionUpdateParams, SubscriptionUpdateParamsItem
+from stripe.params import (
+    CustomerCreateParams,
+    PriceCreateParams,
+    SubscriptionCreateParams,
+    SubscriptionCreateParamsItem,
+    SubscriptionUpdateParams,
+    SubscriptionUpdateParamsItem,
+)
 from stripe.params.checkout import (
     SessionCreateParams,
     SessionCreateParamsLineItem,
@@ -45,7 +54,7 @@ from providers.payments.simulator.billing import Billing
 from providers.payments.simulator.errors import ApiError, invalid, missing, no_such
 from providers.payments.simulator.events import Events
 from providers.payments.simulator.forms import check_known, decode, decode_body, integer, string_map
-from providers.payments.simulator.objects import SESSION_LIFETIME, State, new_id, now, public
+from providers.payments.simulator.objects import SESSION_LIFETIME, State, card_details, new_id, now, public
 from providers.payments.simulator.page import (
     PREFILL,
     challenge_page,
@@ -62,6 +71,12 @@ LINE_ITEM_PARAMS = set(SessionCreateParamsLineItem.__annotations__)
 PRICE_PARAMS = set(PriceCreateParams.__annotations__) - REQUEST_OPTIONS
 SUBSCRIPTION_UPDATE_PARAMS = set(SubscriptionUpdateParams.__annotations__) - REQUEST_OPTIONS
 SUBSCRIPTION_ITEM_PARAMS = set(SubscriptionUpdateParamsItem.__annotations__)
+CUSTOMER_PARAMS = set(CustomerCreateParams.__annotations__) - REQUEST_OPTIONS
+SUBSCRIPTION_CREATE_PARAMS = set(SubscriptionCreateParams.__annotations__) - REQUEST_OPTIONS
+SUBSCRIPTION_CREATE_ITEM_PARAMS = set(SubscriptionCreateParamsItem.__annotations__)
+# Stripe's test payment methods by id, as the card each stands for (a customer made through the API pays with one).
+TEST_PAYMENT_METHODS = {"pm_card_visa": cards.GOOD}
+PRORATION_BEHAVIORS = ("always_invoice", "create_prorations", "none")
 UI_MODES = ("elements", "embedded_page", "form", "hosted_page")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 EVENTS_LIMIT = 100
@@ -261,25 +276,88 @@ class Api:
         return web.json_response(public(self._subscription(request.match_info["id"])))
 
     async def update_subscription(self, request: web.Request) -> web.Response:
-        """Only a plan change is simulated: `items[0][id]` (an item of the subscription) and `items[0][price]`."""
+        """A change of one item: its price (a plan change, not prorated) or its quantity (prorated onto the next
+        invoice by default, `proration_behavior=create_prorations`; `none` does not prorate; `always_invoice` is
+        not simulated): `items[0][id]` with `items[0][price]` and/or `items[0][quantity]`."""
         sub = self._subscription(request.match_info["id"])
         p = decode_body(await request.read())
         check_known(p, SUBSCRIPTION_UPDATE_PARAMS)
         for name in set(p) - {"items", "proration_behavior", "expand"}:
-            raise not_simulated(name, " (only a plan change is: items[0][id], items[0][price])")
+            raise not_simulated(name, " (only a change of one item is: items[0][id], items[0][price], "
+                                      "items[0][quantity])")
+        behavior = p.get("proration_behavior", "create_prorations")
+        if behavior not in PRORATION_BEHAVIORS:
+            raise invalid("proration_behavior", f"Invalid proration_behavior: must be one of "
+                          f"{', '.join(PRORATION_BEHAVIORS)}")
+        if behavior == "always_invoice":
+            raise not_simulated("proration_behavior", " for always_invoice (prorations go on the next invoice)")
         items = p.get("items")
         if not isinstance(items, list) or len(items) != 1 or not isinstance(items[0], dict):
-            raise not_simulated("items", " beyond a change of one item's price: items[0][id], items[0][price]")
+            raise not_simulated("items", " beyond a change of one item: items[0][id] with items[0][price] or "
+                                         "items[0][quantity]")
         check_known(items[0], SUBSCRIPTION_ITEM_PARAMS, "items[0]")
-        for name in set(items[0]) - {"id", "price"}:
+        for name in set(items[0]) - {"id", "price", "quantity"}:
             raise not_simulated(f"items[0][{name}]")
         item_id = items[0].get("id")
         if not any(i["id"] == item_id for i in sub["items"]["data"]):
             raise no_such("subscription_item", str(item_id), "items[0][id]", status=400)
-        price = self._price(items[0].get("price"), "items[0][price]")
+        price = self._price(items[0]["price"], "items[0][price]") if "price" in items[0] else None
+        quantity = integer(items[0]["quantity"], "items[0][quantity]", 1, 999_999) if "quantity" in items[0] \
+            else None
+        if price is None and quantity is None:
+            raise missing("items[0][price]")
         if sub["status"] == "canceled":
             raise ApiError(400, "A canceled subscription cannot be updated.", param="items", executed=True)
-        self.billing.change_price(sub, item_id, price)
+        self.billing.change_item(sub, item_id, price=price, quantity=quantity, prorate=behavior != "none")
+        return web.json_response(public(sub))
+
+    # -- Customers and subscriptions made through the API (a test account's, without a checkout) ---------------
+
+    async def create_customer(self, request: web.Request) -> web.Response:
+        """`email` and `payment_method` (one of Stripe's test payment methods, `pm_card_visa`) only."""
+        p = decode_body(await request.read())
+        check_known(p, CUSTOMER_PARAMS)
+        for name in set(p) - {"email", "payment_method", "metadata"}:
+            raise not_simulated(name)
+        email = p.get("email")
+        if email is not None and (not isinstance(email, str) or not EMAIL.match(email)):
+            raise invalid("email", f"Invalid email address: {email}", "email_invalid")
+        number = TEST_PAYMENT_METHODS.get(p.get("payment_method") or "pm_card_visa")
+        if number is None:
+            raise no_such("payment_method", str(p.get("payment_method")), "payment_method", status=400)
+        card = cards.card_of(number)
+        customer = self.state.new_customer(email=email, card=card_details(card.brand, card.funding, number[-4:]),
+                                           at=now())
+        customer["metadata"] = string_map(p.get("metadata"), "metadata")
+        customer["_card_number"] = number
+        self.events.emit("customer.created", customer)
+        return web.json_response(public(customer))
+
+    async def create_subscription(self, request: web.Request) -> web.Response:
+        """`customer` (made through the API), `items[n][price]` with `items[n][quantity]`, `trial_period_days` and
+        `metadata`; charged to the customer's payment method as a checkout's subscription is."""
+        p = decode_body(await request.read())
+        check_known(p, SUBSCRIPTION_CREATE_PARAMS)
+        for name in set(p) - {"customer", "items", "trial_period_days", "metadata", "expand"}:
+            raise not_simulated(name)
+        customer = self.state.customers.get(p.get("customer") or "")
+        if customer is None:
+            raise no_such("customer", str(p.get("customer")), "customer", status=400)
+        raw = p.get("items")
+        if not isinstance(raw, list) or not raw:
+            raise missing("items")
+        line_items = []
+        for n, item in enumerate(raw):
+            if not isinstance(item, dict):
+                raise invalid(f"items[{n}]", f"Invalid object: items[{n}]")
+            check_known(item, SUBSCRIPTION_CREATE_ITEM_PARAMS, f"items[{n}]")
+            quantity = integer(item.get("quantity", "1"), f"items[{n}][quantity]", 1, 999_999)
+            line_items.append({"price": self._price(item.get("price"), f"items[{n}][price]"), "quantity": quantity})
+        trial_days = 0
+        if p.get("trial_period_days") not in (None, ""):
+            trial_days = integer(p["trial_period_days"], "trial_period_days", 0, 730)
+        sub = self.billing.start_subscription(customer, line_items, string_map(p.get("metadata"), "metadata"),
+                                              trial_days, customer.get("_card_number") or cards.GOOD)
         return web.json_response(public(sub))
 
     async def cancel_subscription(self, request: web.Request) -> web.Response:
@@ -453,6 +531,8 @@ class Api:
         router.add_get("/v1/subscriptions/{id}", self.get_subscription)
         router.add_post("/v1/subscriptions/{id}", self.update_subscription)
         router.add_delete("/v1/subscriptions/{id}", self.cancel_subscription)
+        router.add_post("/v1/customers", self.create_customer)
+        router.add_post("/v1/subscriptions", self.create_subscription)
         router.add_get("/v1/customers/{id}", self.get_customer)
         router.add_get("/v1/invoices/{id}", self.get_invoice)
         router.add_post("/v1/prices", self.create_price)

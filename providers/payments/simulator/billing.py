@@ -188,15 +188,31 @@ class Billing:
         new_customer = customer is None
         if customer is None:
             customer = self.state.new_customer(email=session["customer_email"], card=details, at=at)
+            self.events.emit("customer.created", customer, at=at)
         else:  # the new card is the customer's from now on
             customer["_card"].update(details)
-        sub = self.state.new_subscription(customer=customer, line_items=session["_line_items"],
-                                          metadata=dict(data.get("metadata") or {}), trial_days=trial_days, at=at)
+        sub = self.start_subscription(customer, session["_line_items"], dict(data.get("metadata") or {}), trial_days,
+                                      card_number, at=at)
+        session.update(status="complete", payment_status="no_payment_required" if trial_days else "paid",
+                       customer=customer["id"], subscription=sub["id"], invoice=sub["latest_invoice"], url=None,
+                       customer_details={"address": None, "business_name": None, "email": customer["email"],
+                                         "individual_name": None, "name": None, "phone": None,
+                                         "tax_exempt": "none", "tax_ids": []})
+        self.emit(sub, at + 1, "checkout.session.completed", session)
+        log.info("checkout %s complete: subscription %s %s (new customer: %s)", session["id"], sub["id"],
+                 sub["status"], new_customer)
+        return sub
+
+    def start_subscription(self, customer: dict, line_items: list[dict], metadata: dict, trial_days: int,
+                           card_number: str, at: int | None = None) -> dict:
+        """A subscription of the customer (a checkout's, or one made through the API), its first invoice paid at
+        once (0 during a trial), active without a trial; its clock started."""
+        at = at or now()
+        sub = self.state.new_subscription(customer=customer, line_items=line_items, metadata=metadata,
+                                          trial_days=trial_days, at=at)
         self.set_card(sub, card_number)
         invoice = self.state.new_invoice(sub=sub, billing_reason="subscription_create", at=at,
                                          period=(at, sub["_next_at"]), trial=bool(trial_days))
-        if new_customer:
-            self.emit(sub, at, "customer.created", customer)
         self.emit(sub, at, "customer.subscription.created", sub)
         self.emit(sub, at, "invoice.created", invoice)
         self.state.finalize(invoice, at, self.public_url)  # a subscription's first invoice: at once
@@ -207,13 +223,6 @@ class Billing:
         if not trial_days:
             sub["status"] = "active"
             self.emit(sub, at + 1, "customer.subscription.updated", sub, previous={"status": "incomplete"})
-        session.update(status="complete", payment_status="no_payment_required" if trial_days else "paid",
-                       customer=customer["id"], subscription=sub["id"], invoice=invoice["id"], url=None,
-                       customer_details={"address": None, "business_name": None, "email": customer["email"],
-                                         "individual_name": None, "name": None, "phone": None,
-                                         "tax_exempt": "none", "tax_ids": []})
-        self.emit(sub, at + 1, "checkout.session.completed", session)
-        log.info("checkout %s complete: subscription %s %s", session["id"], sub["id"], sub["status"])
         self.schedule(sub)
         return sub
 
@@ -270,11 +279,19 @@ class Billing:
         sub["_trial_will_end_sent"] = True
         return self.emit(sub, self.base(sub), "customer.subscription.trial_will_end", sub)
 
-    def change_price(self, sub: dict, item_id: str, price: dict) -> None:
-        """A plan change (an upgrade or downgrade, taking effect now without proration)."""
+    def change_item(self, sub: dict, item_id: str, *, price: dict | None, quantity: int | None,
+                    prorate: bool) -> None:
+        """A change of one item taking effect now: a new price (an upgrade or downgrade, not prorated) and/or a
+        new quantity, whose difference for the rest of the current period is a proration on the next invoice
+        (none during a trial: nothing is charged for it)."""
         previous = {"items": copy.deepcopy({"data": sub["items"]["data"]})}
         item = next(i for i in sub["items"]["data"] if i["id"] == item_id)
-        item.update(price=copy.deepcopy(price), plan=plan_object(price))
+        if price is not None:
+            item.update(price=copy.deepcopy(price), plan=plan_object(price))
+        if quantity is not None and quantity != item["quantity"]:
+            if prorate and sub["status"] != "trialing":
+                self.state.prorate(sub, item, quantity - item["quantity"], now())
+            item["quantity"] = quantity
         self.emit(sub, self.base(sub), "customer.subscription.updated", sub, previous=previous)
 
     def unschedule(self, sub_id: str) -> None:

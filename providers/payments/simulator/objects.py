@@ -292,7 +292,7 @@ class State:
             # the billing clock (see billing): the moment last played, the next one and when; the card's fate
             "_clock": at, "_next": "trial_end" if trial_end else "renewal", "_next_at": period_end,
             "_decline": None, "_needs_action": False, "_open_invoice": None, "_draft": None, "_retries": [],
-            "_stamp": 0,
+            "_stamp": 0, "_prorations": [],  # quantity changes' prorations, for the next invoice
         }
         self.subscriptions[sub_id] = sub
         return sub
@@ -329,6 +329,9 @@ class State:
                             "type": "price_details", "unit_amount_decimal": price["unit_amount_decimal"]},
                 "quantity": item["quantity"], "quantity_decimal": str(item["quantity"]), "subtotal": amount,
                 "taxes": []})
+        if not trial:  # the prorations of quantity changes since the last invoice
+            lines += [{**line, "invoice": invoice_id} for line in sub["_prorations"]]
+            sub["_prorations"] = []
         total = sum(line["amount"] for line in lines)
         usage_period = (at, at) if billing_reason == "subscription_create" else period_before(sub, period[0])
         invoice = {
@@ -368,6 +371,29 @@ class State:
         self.invoices[invoice_id] = invoice
         sub["latest_invoice"] = invoice_id
         return invoice
+
+    def prorate(self, sub: dict, item: dict, change: int, at: int) -> None:
+        """A quantity change's share of the rest of the current period, as a proration line of the next invoice
+        (a credit for a lower quantity)."""
+        start, end = item["current_period_start"], item["current_period_end"]
+        at = min(max(at, start), end)  # the period's dates are the planned ones (billing), ahead of the clock
+        price = item["price"]
+        amount = round(price["unit_amount"] * change * max(end - at, 0) / max(end - start, 1))
+        name = self.catalogue.product_name(price)
+        word = "Remaining" if change > 0 else "Unused"
+        sub["_prorations"].append({
+            "id": new_id("il"), "object": "line_item", "amount": amount, "currency": CURRENCY,
+            "description": f"{word} time on {abs(change)} × {name} after {datetime.fromtimestamp(at, UTC):%d %b %Y}",
+            "discount_amounts": [], "discountable": False, "discounts": [], "invoice": None, "livemode": False,
+            "metadata": {},
+            "parent": {"invoice_item_details": None, "type": "subscription_item_details",
+                       "subscription_item_details": {"invoice_item": new_id("ii"), "proration": True,
+                                                     "proration_details": {"credited_items": None},
+                                                     "subscription": sub["id"], "subscription_item": item["id"]}},
+            "period": {"end": end, "start": at}, "pretax_credit_amounts": [],
+            "pricing": {"price_details": {"price": price["id"], "product": price["product"]},
+                        "type": "price_details", "unit_amount_decimal": price["unit_amount_decimal"]},
+            "quantity": abs(change), "quantity_decimal": str(abs(change)), "subtotal": amount, "taxes": []})
 
     def finalize(self, invoice: dict, at: int, public_url: str) -> None:
         """The draft becomes open: numbered, payable at its hosted page."""
