@@ -133,7 +133,7 @@ SERVICES: tuple[Service, ...] = (
             secrets=("DATABASE_URL", "SMS_AUTH_TOKEN", "SMTP_PASSWORD"), rpc_to=("agents", "sdr", "accounts"),
             internet=True),
     Service("evals", 50057, "Evals", "eval scenarios mirrored to the voice provider", outbox=False,
-            secrets=("DATABASE_URL", "VOICE_API_KEY"), rpc_to=("agents",), internet=True),
+            secrets=("DATABASE_URL", "VOICE_API_KEY"), rpc_to=("agents", "accounts"), internet=True),
     # The webhooks service sends a subscription's test event; the dispatcher delivers every event.
     Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries", outbox=False,
             secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"), internet=True,

@@ -915,7 +915,7 @@ SCHEMAS: dict[str, dict] = {
     "SdrReport": _SDR_REPORT,
     "SdrRunnerRequest": SDR_RUNNER,
     "SdrRunner": _obj({"window_start": TIME, "runs": {"type": "array", "items": _obj({
-        "businessId": UUID, "status": {"type": "string", "enum": ["ran", "taken"]},
+        "businessId": UUID, "status": {"type": "string", "enum": ["ran", "taken", "held"]},
         "briefing_id": {"type": ["string", "null"]},
         "summary": {"anyOf": [message_schema(sdr_pb2.PipelineRunSummary.DESCRIPTOR), {"type": "null"}]},
         "skipped": {"type": "integer"}}, ("businessId", "status", "briefing_id", "summary", "skipped"))}},

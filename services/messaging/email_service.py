@@ -20,6 +20,7 @@ from core.db import lock_until_commit
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
+from core.standings import Standings, carried_only
 from core.uow import Database
 from providers.email.adapter import EmailError, EmailSender
 from services.messaging import domain, store
@@ -48,15 +49,16 @@ class Emails:
     business is in good standing, within a daily quota, and to the owner or a lead unless the owner approves it
     in person (domain.queued_status)."""
 
-    def __init__(self, db: Database, others: Neighbours, daily_quota: int):
+    def __init__(self, db: Database, others: Neighbours, daily_quota: int, *, standings: Standings | None = None):
         self.db = db
+        self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.others = others  # asked as the tenant set below (services.messaging.ports)
         self.daily_quota = daily_quota
 
     async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool):
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
-        who.require_good_standing(business_id, "sending email")
+        await self.standings.require_good(business_id, "sending email")
         subject, body = domain.check_email_text(subject, body)
         to = normalize_email(to, "to")
         owner = await self.others.workspaces.owner(business_id)
@@ -86,7 +88,7 @@ class Emails:
             current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
             if current is None:
                 raise not_found("email")
-            who.require_good_standing(str(current.business_id), "sending email")
+            await self.standings.require_good(str(current.business_id), "sending email")
             if why := domain.approval_refusal(current.recipient, _owner_in_person(who)):
                 raise ServiceError("forbidden", why)
             row = await store.approve_email(conn, email_id, who.business_ids, approved_by=who.actor,

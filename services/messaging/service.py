@@ -38,6 +38,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
+from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
 from core.uow import UnitOfWork
@@ -120,8 +121,10 @@ class _KeyTaken(Exception):
 
 class Texts:
     def __init__(self, db: UnitOfWork, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
-                 base_url: str, *, messaging: Callable[..., MessagingRepository] = SqlMessaging):
+                 base_url: str, *, messaging: Callable[..., MessagingRepository] = SqlMessaging,
+                 standings: Standings | None = None):
         self.db, self.sms, self.compliance = db, sms, compliance
+        self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
         self.others = others  # asked as the caller (services.messaging.ports)
         self.base_url = base_url
@@ -148,7 +151,7 @@ class Texts:
                 earlier = await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key)
             if earlier is not None:
                 return Sent(same_text(earlier, text, sender), sender)
-        tenant.current().require_good_standing(business_id, "sending texts")
+        await self.standings.require_good(business_id, "sending texts")
         lead = await self._lead(business_id, to, text.lead_id)
         callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
                                    lead_state=lead.state if lead else None, lead_status=lead.status if lead else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+from core import standings
 from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.ids import utcnow
@@ -248,7 +249,8 @@ def build(runtime: Runtime) -> MessagingServicer:
     senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
     runtime.run(senders)
     others = replace(others, agents=senders)
-    texts = Texts(runtime.db, sms, compliance, others, s.public_base_url)
+    held = standings.heard_by(runtime, standings.asking(runtime.client("accounts")))
+    texts = Texts(runtime.db, sms, compliance, others, s.public_base_url, standings=held)
     provider = ProviderRequests(runtime.db, others, keywords_answered_by=s.sms_provider_opt_out)
     runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,
                     filter_subject=provider_service.CALLS_SUBJECT)
@@ -259,7 +261,7 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes),
                                check_after=timedelta(seconds=s.sms_status_check_after_seconds)))
-    emails = Emails(runtime.db, others, s.email_daily_quota)
+    emails = Emails(runtime.db, others, s.email_daily_quota, standings=held)
     runtime.consume(PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT)
     runtime.consume(NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT)
     runtime.run(EmailDelivery(runtime.db, configured.mail(s), interval=s.email_delivery_interval_seconds,

@@ -23,12 +23,13 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
-from core import metrics, tenant
+from core import metrics, standings, tenant
 from core.background import Background
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
 from core.ids import new_id, rfc3339, utcnow
 from core.outbox import add_event
+from core.standings import Standings
 from core.tenant import Tenant
 from core.uow import Database
 from services.sdr import runs_domain as rules
@@ -41,6 +42,7 @@ from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 TRANSIENT_DELAY = timedelta(seconds=5)  # a failure of our own services: the job is due again after this
+HELD_DELAY = timedelta(minutes=1)  # a touch of a held business: looked at again after this
 TRANSIENT_CODES = ("unavailable", "timeout", "internal_error", "conflict", "rate_limited")
 TEXT_FAILURES = ("failed", "undelivered")
 
@@ -65,8 +67,10 @@ class Scheduler(Background):
     task_name = "runs-scheduler"
 
     def __init__(self, db: Database, others: Neighbours, *, poll: float, lease: timedelta,
-                 calls_in_flight: int, concurrency: int = 20, batch: int = 50, businesses: int = 20):
+                 calls_in_flight: int, standings: Standings, concurrency: int = 20, batch: int = 50,
+                 businesses: int = 20):
         self.db, self.others = db, others  # the calls and messaging services, through services.sdr.ports
+        self.standings = standings  # may the run's business spend (core.standings)
         self.poll, self.lease, self.calls_in_flight = poll, lease, calls_in_flight
         self.concurrency, self.batch, self.businesses = concurrency, batch, businesses
         self.executing: set[asyncio.Task] = set()
@@ -124,7 +128,10 @@ class Scheduler(Background):
     async def execute(self, job, token: str) -> None:
         try:
             with tenant.acting_as(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),))):
-                result = await (self._call(job) if job.channel == "call" else self._text(job))
+                if not await self.standings.is_good(str(job.business_id)):
+                    result = _held(job)
+                else:
+                    result = await (self._call(job) if job.channel == "call" else self._text(job))
         except ServiceError as err:
             result = self._refused(job, err)
         except Exception as exc:  # noqa: BLE001 - a failure of ours: due again shortly, the same key
@@ -226,6 +233,13 @@ def _attempt(job, attempt: int, now, **fields) -> dict:
             "attempt": attempt, "phone": job.phone, "created_at": now, **fields}
 
 
+def _held(job) -> Result:
+    """A touch of a business not in good standing (or whose standing is unknown) waits, placed once it is back."""
+    return Result({"status": rules.PENDING, "due_at": utcnow() + HELD_DELAY, "updated_at": utcnow(),
+                   "reason": "waiting: the workspace is not in good standing (paused, canceled or unpaid), or its "
+                             "standing could not be confirmed"})
+
+
 def _again(job, reason: str) -> Result:
     return Result({"status": rules.PENDING, "due_at": utcnow() + TRANSIENT_DELAY, "reason": reason,
                    "updated_at": utcnow()})
@@ -235,6 +249,7 @@ def build(runtime: Runtime) -> None:
     s = runtime.settings
     runtime.run(Scheduler(runtime.db, grpc_neighbours(runtime.client),
                           poll=s.runs_poll_seconds, lease=timedelta(seconds=s.runs_lease_seconds),
+                          standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))),
                           calls_in_flight=s.runs_calls_in_flight, concurrency=s.runs_concurrency))
     runtime.consume(runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.db).handle,
                     filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True)
