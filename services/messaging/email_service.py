@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from core import tenant
+from core import plans, tenant
 from core.background import Periodic
 from core.bus import business_event, subject_for
 from core.contact import normalize_email
@@ -23,7 +23,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.standings import Standings, carried_only
 from core.uow import Database
 from providers.email.adapter import EmailError, EmailSender
-from services.messaging import domain, store
+from services.messaging import domain, spend, store
 from services.messaging.ports import Neighbours
 from services.messaging.store import emails
 
@@ -59,6 +59,8 @@ class Emails:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         await self.standings.require_good(business_id, "sending email")
+        plan_id = (await self.standings.facts(business_id)).plan_id
+        quota = spend.email_quota(plan_id, self.daily_quota)
         subject, body = domain.check_email_text(subject, body)
         to = normalize_email(to, "to")
         owner = await self.others.workspaces.owner(business_id)
@@ -71,10 +73,12 @@ class Emails:
         async with self.db.transaction() as conn:
             await lock_until_commit(conn, "email-quota", business_id)
             queued, oldest = await store.api_emails_since(conn, business_id, now - domain.EMAIL_WINDOW)
-            if queued >= self.daily_quota:
+            if queued >= quota:
                 wait = domain.quota_retry_after(oldest, now)
                 raise ServiceError("rate_limited", f"this business queued {queued} emails in the last 24 hours, its "
-                                   f"quota; try again in {wait} seconds", retry_after=wait)
+                                   f"quota ({plans.LIMIT_NAMES['emails']} is {quota} on the "
+                                   f"{plan_id or plans.DEFAULT_PLAN} plan); try again in {wait} seconds",
+                                   retry_after=wait, limit=plans.LIMIT_NAMES["emails"])
             return await store.queue_email(
                 conn, id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
                 status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,

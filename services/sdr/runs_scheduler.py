@@ -180,8 +180,9 @@ class Scheduler(Background):
 
     def _refused(self, job, err: ServiceError) -> Result:
         now = utcnow()
-        if err.code in TRANSIENT_CODES:
-            return _again(job, err.message)
+        if err.code in TRANSIENT_CODES:  # a daily spend limit says when it frees (Retry-After): due again then
+            wait = int(err.details.get("retry_after") or 0)
+            return _again(job, err.message, timedelta(seconds=wait) if wait else TRANSIENT_DELAY)
         if err.code in rules.REFUSAL_CODES:
             values = {"status": rules.REFUSED, "code": err.code, "reason": err.message, "updated_at": now,
                       "ended_at": now}
@@ -240,8 +241,8 @@ def _held(job) -> Result:
                              "standing could not be confirmed"})
 
 
-def _again(job, reason: str) -> Result:
-    return Result({"status": rules.PENDING, "due_at": utcnow() + TRANSIENT_DELAY, "reason": reason,
+def _again(job, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
+    return Result({"status": rules.PENDING, "due_at": utcnow() + delay, "reason": reason,
                    "updated_at": utcnow()})
 
 

@@ -12,6 +12,7 @@ from tests.compliance import answering_callee
 from tests.e2e.test_sdr_runner import enabled_with_a_fresh_lead, trigger
 from tests.runs import create, jobs_of, run_of, touch
 from tests.standing import set_subscription
+from tests.texting import opt_in
 from tests.waiting import wait_until
 
 
@@ -83,6 +84,7 @@ async def test_a_run_touch_of_a_workspace_the_accounts_service_holds_is_not_plac
                                                                                   calling_agent, voice):
     key = account["key"]
     phone = answering_callee()
+    await opt_in(api, key, phone)  # the touch is legal: only the standing holds it
     status, run, _ = await create(api, key, run_of(account, calling_agent, touch("soon", phone, seconds=2)))
     assert status == 201, run
     await set_subscription(stack.database_url, "incomplete", account["business_id"])  # no event: sdr cannot know
