@@ -111,7 +111,8 @@ SERVICES: tuple[Service, ...] = (
             secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "PAYMENTS_API_KEY", "SMTP_PASSWORD"),
             rpc_to=("agents",), internet=True),
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
-            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals",), internet=True),
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals", "accounts"),
+            internet=True),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
     # The sdr service also gathers every service's health (services.sdr.health_service), its own too: through its
     # Service address, which may reach another replica.
