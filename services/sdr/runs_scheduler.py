@@ -10,9 +10,11 @@ executes each as the account that created its run:
   (on the call's events), and an idempotency key derived from the job and its attempt, so a scheduler that died
   after the provider took the call and before it wrote so cannot make a second call: the retry gets the first;
 - a text through Messaging.PlaceSms the same way (its key makes a retried send return the first message).
-A deferral moves the job to the instant the decision names; a refusal ends it (refused, with the code); a provider
-refusal is a failed attempt (retried by the run's policy for calls); a failure of our own services (unavailable,
-a deadline) leaves the job due again in a few seconds with the same key. The outcome of a placed call arrives as its
+A touch of a business not in good standing (or whose standing the accounts service cannot confirm: core.standings)
+is not placed: it waits, looked at again every HELD_DELAY. A deferral moves the job to the instant the decision
+names; a refusal ends it (refused, with the code); a provider refusal is a failed attempt (retried by the run's
+policy for calls); a failure of our own services (unavailable, a deadline) leaves the job due again in a few seconds
+with the same key, and a daily spend limit (services.messaging.spend) when it frees. The outcome of a placed call arrives as its
 call.completed or call.failed event (services.sdr.runs_outcomes).
 """
 from __future__ import annotations
