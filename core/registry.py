@@ -111,7 +111,8 @@ SERVICES: tuple[Service, ...] = (
             secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "PAYMENTS_API_KEY", "SMTP_PASSWORD"),
             rpc_to=("agents",), internet=True),
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
-            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals",), internet=True),
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals", "accounts"),
+            internet=True),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
     # The sdr service also gathers every service's health (services.sdr.health_service), its own too: through its
     # Service address, which may reach another replica.
@@ -133,7 +134,7 @@ SERVICES: tuple[Service, ...] = (
             secrets=("DATABASE_URL", "SMS_AUTH_TOKEN", "SMTP_PASSWORD"), rpc_to=("agents", "sdr", "accounts"),
             internet=True),
     Service("evals", 50057, "Evals", "eval scenarios mirrored to the voice provider", outbox=False,
-            secrets=("DATABASE_URL", "VOICE_API_KEY"), rpc_to=("agents",), internet=True),
+            secrets=("DATABASE_URL", "VOICE_API_KEY"), rpc_to=("agents", "accounts"), internet=True),
     # The webhooks service sends a subscription's test event; the dispatcher delivers every event.
     Service("webhooks", 50054, "Webhooks", "webhook subscriptions, event history and deliveries", outbox=False,
             secrets=("DATABASE_URL", "WEBHOOK_SECRETS_KEY"), internet=True,
@@ -233,6 +234,8 @@ EVENTS_STREAM = "EVENTS"  # events.<type>: every service's outbox (core.bus)
 PROVIDER_STREAM = "PROVIDER"  # provider.<provider>.<kind>: the providers' verified webhook messages (core.bus)
 AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"  # accounts tells the gateways which account's keys to forget
 RATELIMIT_TAKEN_SUBJECT = "switchboard.ratelimit.taken"  # the gateways tell each other what their keys took
+# Every process that spends money for a business forgets its cached standing when it changes (core.standings).
+STANDING_CHANGED_SUBJECT = "events.workspace.standing_changed"
 
 
 @dataclass(frozen=True)
@@ -273,28 +276,34 @@ BUS: dict[str, BusUse] = {
                    Consumer("accounts-standing-invalidation", "events.workspace.standing_changed")),
         publishes=(AUTH_INVALIDATE_SUBJECT,)),
     "agents": BusUse(events=("agent.prompt_changed", "phone_number.assigned", "phone_number.released"),
-                     consumers=(Consumer("agents-workspace-teardown", "events.workspace.teardown_completed"),)),
+                     consumers=(Consumer("agents-workspace-teardown", "events.workspace.teardown_completed"),),
+                     subscribes=(STANDING_CHANGED_SUBJECT,)),
     "sdr": BusUse(
         events=("lead.created", "lead.scored", "dispatcher.briefing_created", "communication.touch_completed",
                        "communication.touch_failed", "communication.touch_deferred", "communication.run_ended"),
         consumers=(Consumer("sdr-voicemails", "events.voicemail.received"),
                    Consumer("sdr-calls", "events.call.completed"),
                    Consumer("sdr-sms", "events.sms.received"),
-                   Consumer("sdr-held-businesses", "events.workspace.standing_changed"))),
+                   Consumer("sdr-held-businesses", "events.workspace.standing_changed")),
+        subscribes=(STANDING_CHANGED_SUBJECT,)),
     # The sdr service relays its workers' events too (they write its outbox): the workers publish nothing.
-    "runs-scheduler": BusUse(consumers=(Consumer("sdr-run-calls", "events.call.*"),)),
-    "sdr-runner": BusUse(),
+    "runs-scheduler": BusUse(consumers=(Consumer("sdr-run-calls", "events.call.*"),),
+                             subscribes=(STANDING_CHANGED_SUBJECT,)),
+    "sdr-runner": BusUse(subscribes=(STANDING_CHANGED_SUBJECT,)),
     "calls": BusUse(events=("call.received", "call.started", "call.completed", "call.failed",
                                    "voicemail.received"),
-                    consumers=(Consumer("calls-provider-messages", "provider.voice.messages", PROVIDER_STREAM),)),
+                    consumers=(Consumer("calls-provider-messages", "provider.voice.messages", PROVIDER_STREAM),),
+                    subscribes=(STANDING_CHANGED_SUBJECT,)),
     "messaging": BusUse(
         events=("sms.received", "sms.sent", "sms.delivered", "sms.failed"),
         consumers=(Consumer("messaging-calls", "events.call.received"),
                    Consumer("messaging-sms-status", "provider.sms.status", PROVIDER_STREAM),
                    Consumer("messaging-owner-emails", "events.agent.prompt_changed"),
-                   Consumer("messaging-owner-notices", "events.workspace.owner_notice")),
-        subscribes=("events.phone_number.*",)),  # the senders' cache (services.messaging.senders)
-    "evals": BusUse(),
+                   Consumer("messaging-owner-notices", "events.workspace.owner_notice"),
+                   Consumer("messaging-call-minutes", "events.call.completed")),
+        subscribes=("events.phone_number.*",  # the senders' cache (services.messaging.senders)
+                    STANDING_CHANGED_SUBJECT)),
+    "evals": BusUse(subscribes=(STANDING_CHANGED_SUBJECT,)),
     "webhooks": BusUse(),  # its test event goes straight to the partner, never on the bus
     "webhooks-dispatcher": BusUse(consumers=(Consumer("webhooks-dispatcher", "events.>"),)),
 }

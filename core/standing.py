@@ -17,6 +17,8 @@ GOOD = (TRIALING, ACTIVE, PAST_DUE)
 # Held: the workspace is paused, canceled or torn down (inactive), or its signup was never paid for.
 PAUSED, CANCELED, INACTIVE, UNPAID = "paused", "canceled", "inactive", "unpaid"
 HELD = (PAUSED, CANCELED, INACTIVE, UNPAID)
+# Nobody could tell (the accounts service unreachable, or no such workspace: core.standings): held, not good.
+UNKNOWN = "unknown"
 
 WHAT_TO_DO = {
     PAUSED: "the workspace is paused: resume it (PATCH /api/v1/workspaces with action resume), or, when billing "
@@ -27,6 +29,8 @@ WHAT_TO_DO = {
     UNPAID: "the signup's payment is not complete: finish the card checkout (the checkout_url of the signup, or "
             "a new one from POST /api/v1/subscription/checkout) to start the trial, or, paid by x402, wait for the "
             "payment to be confirmed (the owner is e-mailed) or pay with POST /api/v1/subscription/x402",
+    UNKNOWN: "the workspace's standing could not be confirmed (the accounts service did not answer, or there is no "
+             "such workspace); try again in a moment",
 }
 
 
@@ -40,10 +44,10 @@ def standing(lifecycle_state: str, subscription_status: str) -> str:
 
 
 def is_good(value: str) -> bool:
-    """Whether a standing allows spending; an unknown one ("": a worker acting for a business it checked) does."""
-    return value not in HELD
+    """Whether a standing allows spending: only good standing does; an unknown one ("" or UNKNOWN) is held."""
+    return value in GOOD
 
 
 def refusal(value: str, action: str) -> ServiceError:
-    """The 403 for `action` (e.g. "placing calls") by a business held in `value`."""
-    return ServiceError("forbidden", f"{action} is not allowed while {WHAT_TO_DO[value]}")
+    """The 403 for `action` (e.g. "placing calls") by a business held in `value` (or whose standing is unknown)."""
+    return ServiceError("forbidden", f"{action} is not allowed while {WHAT_TO_DO.get(value, WHAT_TO_DO[UNKNOWN])}")

@@ -46,6 +46,8 @@ def from_service_error(err: ServiceError) -> web.Response:
     headers, extra = {}, {}
     if "retry_after" in err.details:
         headers["Retry-After"] = err.details["retry_after"]
+    if "limit" in err.details:  # a daily spend limit (services.messaging.spend): which one, as the balance names it
+        extra["limit"] = err.details["limit"]
     if "www_authenticate" in err.details:
         headers["WWW-Authenticate"] = err.details["www_authenticate"]
     if "next_allowed_at" in err.details:  # the sales pipeline's cadence: when the touch is allowed (null: never)

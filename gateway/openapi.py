@@ -121,6 +121,10 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         responses[str(status)] = {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
                                   + " or ".join(f"`{n}`" for n in names),
                                   "content": {"application/json": {"schema": _ref("Error")}}}
+    if "429" in responses:
+        responses["429"]["headers"] = {"Retry-After": {
+            "description": "Seconds until the request may succeed: the key's or address's rate limit, or a daily "
+            "spend limit (until the next UTC midnight; error.limit names it)", "schema": {"type": "string"}}}
     if "504" in responses:
         responses["504"]["description"] += (f": not finished within the route's time limit of {route.time_limit:g} s, "
                                             "or a service it called did not answer in time")

@@ -63,7 +63,10 @@ ERROR = _obj({"error": _obj({
                          "as in the PAYMENT-REQUIRED header"},
     "eval_gate": {"type": "object", "description": "409 conflict from an agent's eval gate only: {status (failed or "
                   "unfinished), batch_id, total, completed, passed, failed, runs: the failing and unfinished runs with "
-                  "their results}"}}, ("code", "message"))}, ("error",))
+                  "their results}"},
+    "limit": {"type": "string", "enum": list(plans.LIMIT_NAMES.values()), "description": "429 rate_limited from a "
+              "daily spend limit only: which limit of the business's plan was reached (GET /api/v1/balance shows "
+              "them with today's use)"}}, ("code", "message"))}, ("error",))
 
 SIGNUP_REQUEST = _obj({
     "business_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": 200},
@@ -512,6 +515,20 @@ _X402_RENEWAL["properties"].update(payment_status=X402_PAYMENT_STATUS, subscript
 _USAGE = message_schema(accounts_pb2.UsageEntry.DESCRIPTOR, omit=("api_key_id", "account_id", "business_id"))
 _BALANCE = message_schema(accounts_pb2.BalanceEntry.DESCRIPTOR)
 _BALANCE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
+# Beside the spec's fields, the business's daily spend limits and today's use (services.messaging.spend).
+_DAY_SPEND = message_schema(messaging_pb2.DailySpend.DESCRIPTOR, omit=("business_id",))
+_DAY_SPEND["properties"].update(
+    plan_id={"type": "string", "enum": list(plans.PLANS), "description": "The plan whose daily limits apply"},
+    day={"type": "string", "format": "date", "description": "The UTC day counted"},
+    limits={**_DAY_SPEND["properties"]["limits"], "description": "What the business may spend a day, shared by "
+            "every key, session, communication run and the sales pipeline of it; past one, 429 rate_limited naming it "
+            "(error.limit) with Retry-After"},
+    today={**_DAY_SPEND["properties"]["today"], "description": "Used on `day`: calls placed, minutes of calls "
+           "ended (every started minute counts; a call's minutes count once it ends), texts sent; emails queued "
+           "in the last 24 hours (the email queue's window)"},
+    resets_at={**TIME, "description": "The next UTC midnight: the day's counts start again"})
+_BALANCE["properties"].update(_DAY_SPEND["properties"])
+_BALANCE["required"] = [*_BALANCE["required"], *_DAY_SPEND["required"]]
 
 
 # -- the sales pipeline ------------------------------------------------------------------------
@@ -919,7 +936,7 @@ SCHEMAS: dict[str, dict] = {
     "SdrReport": _SDR_REPORT,
     "SdrRunnerRequest": SDR_RUNNER,
     "SdrRunner": _obj({"window_start": TIME, "runs": {"type": "array", "items": _obj({
-        "businessId": UUID, "status": {"type": "string", "enum": ["ran", "taken"]},
+        "businessId": UUID, "status": {"type": "string", "enum": ["ran", "taken", "held"]},
         "briefing_id": {"type": ["string", "null"]},
         "summary": {"anyOf": [message_schema(sdr_pb2.PipelineRunSummary.DESCRIPTOR), {"type": "null"}]},
         "skipped": {"type": "integer"}}, ("businessId", "status", "briefing_id", "summary", "skipped"))}},

@@ -23,6 +23,7 @@ from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.client import VapiClient
 from services.calls.repository import EVERY_CALL, CallFilter
+from services.messaging.store import Allowance
 from services.sdr import pipeline_store
 from services.sdr import store as lead_store
 
@@ -69,6 +70,7 @@ class UnitOfWorkContract:
 
 
 AT = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+ROOMY = Allowance(AT.date(), 1000, None)  # a day's spend far from its limits
 
 
 def call_values(business_id: str, **values) -> dict:
@@ -820,10 +822,10 @@ class MessagingRepositoryContract:
             messaging = messaging_in(conn)
             await messaging.lock_callee(business_id, phone)
             for decision_id, channel, at in placed:
-                await messaging.count_touch(decision_id=decision_id, business_id=business_id, phone=phone,
-                                            channel=channel, placed_at=at)
-            await messaging.count_touch(decision_id=new_id(), business_id=new_id(), phone=phone, channel="call",
-                                        placed_at=AT)  # another business's
+                assert await messaging.count_touch(decision_id=decision_id, business_id=business_id, phone=phone,
+                                                   channel=channel, placed_at=at, within=ROOMY)
+            assert await messaging.count_touch(decision_id=new_id(), business_id=new_id(), phone=phone,
+                                               channel="call", placed_at=AT, within=ROOMY)  # another business's
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
             assert await messaging.recent_touches(business_id, phone, AT) == [
@@ -833,6 +835,33 @@ class MessagingRepositoryContract:
             assert not await messaging.release_touch(placed[0][0], (business_id,), AT)  # already free
             assert await messaging.recent_touches(business_id, phone, AT + timedelta(hours=1)) == [
                 ("call", AT + timedelta(hours=3))]  # after `since` only, the released text left out
+
+    async def test_a_day_s_spend_stops_at_its_limit_and_a_released_touch_gives_its_count_back(self, database,
+                                                                                             messaging_in):
+        business_id, other = new_id(), new_id()
+        calls = Allowance(AT.date(), 2, 60)
+
+        async def count(business: str, channel: str = "call", within: Allowance = calls) -> bool:
+            async with database.transaction() as conn:
+                return await messaging_in(conn).count_touch(decision_id=new_id(), business_id=business,
+                                                            phone="+13055550124", channel=channel, placed_at=AT,
+                                                            within=within)
+        decision_id = new_id()
+        async with database.transaction() as conn:
+            assert await messaging_in(conn).count_touch(decision_id=decision_id, business_id=business_id,
+                                                        phone="+13055550124", channel="call", placed_at=AT,
+                                                        within=calls)
+        assert await count(business_id) and not await count(business_id)  # the limit: two calls
+        assert await count(other)  # another business's day is its own
+        assert await count(business_id, "sms", Allowance(AT.date(), 1))  # texts have their own limit
+        assert not await count(business_id, "call", Allowance(AT.date() + timedelta(days=1), 0, 60))  # a zero limit
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            assert await messaging.spent_on([business_id, other], AT.date()) == {
+                business_id: {"call": 2, "sms": 1}, other: {"call": 1}}
+            assert await messaging.release_touch(decision_id, (business_id,), AT)  # never placed: given back
+            assert (await messaging.spent_on([business_id], AT.date()))[business_id]["call"] == 1
+        assert await count(business_id)
 
     async def test_a_logged_decision_is_its_row(self, database, messaging_in):
         values = {"id": new_id(), "business_id": new_id(), "channel": "sms", "phone": "+14155550123",

@@ -1,7 +1,8 @@
 """The dashboard's overview (`/dashboard`): the chosen business's subscription, trial and provisioning; the figures
 of the API's analytics dashboard report over the owner's businesses, with the calls per day and the lead funnel drawn
 as SVG on the server (gateway.dashboard.charts); and this session's end, with signing out. Every figure comes from
-the RPC the API's report makes, as the signed-in owner."""
+the RPC the API's report makes, as the signed-in owner; and the business's daily spend limits with today's use (as
+GET /api/v1/balance shows them)."""
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +18,7 @@ from gateway.dashboard.pages import HOME, signed_in
 from gateway.dashboard.session_cookie import session_token
 from gateway.dashboard.templates import page, when
 from services.accounts.domain import SESSION_IDLE
-from switchboard.v1 import accounts_pb2, sdr_pb2
+from switchboard.v1 import accounts_pb2, messaging_pb2, sdr_pb2
 
 PERIODS = (7, 30, 90)  # the periods offered, in days (the reports' own limit is 90)
 
@@ -75,17 +76,20 @@ async def overview(request: web.Request) -> web.StreamResponse:
     business_id = pages.chosen(request.query.get("business_id", ""), businesses)
     accounts = deps(request).clients["accounts"].as_caller(principal.metadata)
     sdr = deps(request).clients["sdr"].as_caller(principal.metadata)
-    workspace, dashboard, calls, funnel = await asyncio.gather(
+    messaging = deps(request).clients["messaging"].as_caller(principal.metadata)
+    workspace, dashboard, calls, funnel, spent = await asyncio.gather(
         accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id)) if business_id else asyncio.sleep(0),
         sdr.GetDashboardReport(sdr_pb2.DashboardReportRequest(days=days, recent_leads=True)),
         sdr.GetCallsReport(sdr_pb2.CallsReportRequest(days=days)),
-        sdr.GetFunnelReport(sdr_pb2.FunnelReportRequest(days=days)))
+        sdr.GetFunnelReport(sdr_pb2.FunnelReportRequest(days=days)),
+        messaging.GetDailySpend(messaging_pb2.GetDailySpendRequest()))
     now = datetime.now(UTC)
     return page("overview.html", title="Overview", active="home", form_token=form_token(session),
                 businesses=businesses, business_id=business_id, notice=returned, error=None, days=days,
                 periods=PERIODS, workspace=workspace, trial=trial(workspace, now) if workspace else "",
                 report=dashboard, duration=minutes_and_seconds, calls=calls_chart(calls),
-                funnel=funnel_chart(funnel), chart=charts, set_up=SET_UP, idle_hours=int(SESSION_IDLE.total_seconds() // 3600),
+                funnel=funnel_chart(funnel), chart=charts,
+                spend=next((s for s in spent.businesses if s.business_id == business_id), None), set_up=SET_UP, idle_hours=int(SESSION_IDLE.total_seconds() // 3600),
                 session_ends=f"{principal.expires_at:%Y-%m-%d %H:%M} UTC" if principal.expires_at else "")
 
 

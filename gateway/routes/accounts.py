@@ -1,6 +1,7 @@
 """Accounts area: signup, API keys (dashboard session), workspaces, discovery, usage, balance."""
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import grpc
@@ -30,7 +31,7 @@ from gateway.schemas import (
 from gateway.timeparse import set_time
 from services.accounts import domain as accounts
 from services.accounts import payments_domain as payments
-from switchboard.v1 import accounts_pb2, common_pb2, sdr_pb2
+from switchboard.v1 import accounts_pb2, common_pb2, messaging_pb2, sdr_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
 X402_PAYMENT_HEADER = {"type": "string", "maxLength": 8000, "pattern": "^[A-Za-z0-9+/]+={0,2}$",
@@ -261,8 +262,11 @@ async def usage(ctx: RequestContext):
 
 
 async def balance(ctx: RequestContext):
-    reply = await ctx.rpc("accounts").GetBalance(accounts_pb2.GetBalanceRequest())
-    return {"businesses": [to_json(b) for b in reply.businesses]}
+    """Each business's balance (accounts) with its daily spend limits and today's use (messaging)."""
+    reply, spent = await asyncio.gather(ctx.rpc("accounts").GetBalance(accounts_pb2.GetBalanceRequest()),
+                                        ctx.rpc("messaging").GetDailySpend(messaging_pb2.GetDailySpendRequest()))
+    spend_of = {s.business_id: to_json(s, omit=("business_id",)) for s in spent.businesses}
+    return {"businesses": [{**to_json(b), **spend_of.get(b.business_id, {})} for b in reply.businesses]}
 
 
 V1 = "/api/v1"
@@ -419,10 +423,17 @@ ROUTES = [
           response="UsageList", errors=("unauthorized", "invalid_request"), rpcs=(f"{ACCOUNTS}/ListUsage",),
           description="Entries are written behind the request path and appear within about a second. A key "
           "limited to one business sees only the requests made with keys limited to that business."),
-    Route("GET", f"{V1}/balance", balance, "Minutes used, numbers and subscription status per business", "account",
+    Route("GET", f"{V1}/balance", balance, "Minutes used, numbers, subscription status, daily spend limits and "
+          "today's use per business", "account",
           response="Balance", errors=("unauthorized",),
-          rpcs=(f"{ACCOUNTS}/GetBalance", "switchboard.v1.Agents/CountPhoneNumbers"),
+          rpcs=(f"{ACCOUNTS}/GetBalance", "switchboard.v1.Agents/CountPhoneNumbers",
+                "switchboard.v1.Messaging/GetDailySpend"),
           description="phone_numbers counts the numbers assigned to each business; minutes_used sums the calls' "
           "billed minutes (every started minute counts), which the usage log lists as method CALL entries with "
-          "their call_id and cost_cents."),
+          "their call_id and cost_cents. limits are the business's plan's daily spend limits (plan_id), shared by "
+          "every key, session, communication run and the sales pipeline of the business; today is what it used of "
+          "them on the UTC day `day` (calls placed, minutes of calls ended, texts sent; emails queued in the last 24 "
+          "hours, the email queue's window). Past a limit, placing a call or sending a text or email answers 429 "
+          "rate_limited with Retry-After (until resets_at, the next UTC midnight; for email, until the oldest email "
+          "of the window is 24 hours old) and error.limit naming the limit."),
 ]

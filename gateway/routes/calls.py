@@ -196,7 +196,10 @@ ROUTES = [
           "Send an Idempotency-Key header to make a retry safe: for 24 hours the same key with the same body "
           "returns the first call (201), with another body 409 conflict. When the provider refuses the call it is "
           "500 call_failed, the call is recorded failed with the provider's reason, and the key is freed for a "
-          "retry. " + STATUSES,
+          "retry. Each business may place its plan's calls_per_day and use its call_minutes_per_day in a UTC day, "
+          "whatever key, replica or run places them (GET /api/v1/balance shows them with today's use): past "
+          "either, 429 rate_limited with error.limit naming it and Retry-After until the next UTC midnight. "
+          + STATUSES,
           # Every call, compliance skip too, is decided and counted by messaging (DecideCall: the callee's lock,
           # their standing and touches, the logged decision and its ledger row in one transaction; issue 50).
           budget=Budget(sql=9, transaction=3, rpc=4, provider=1)),

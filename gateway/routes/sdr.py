@@ -203,7 +203,8 @@ ROUTES = [
           "current two-hour window (of UTC, from midnight) has not completed gets one: its pipeline worked as POST "
           "/api/sdr/run does (as its owner, origin runner), then a briefing stored, e-mailed to the owner through "
           "the email queue and sent as dispatcher.briefing_created. One run per business and window, whatever the "
-          "number of runners or calls (status taken: another runner holds it); a runner that dies halfway is taken "
+          "number of runners or calls (status taken: another runner holds it; held: the business is not in good "
+          "standing, or the accounts service could not confirm it, and nothing was done); a runner that dies halfway is taken "
           "over after ten minutes without touching the leads already worked."),
     Route("GET", f"{BASE}/report", report, "What the pipeline did in a period and where it stands", "sdr",
           scope=READ, sessions=True,

@@ -42,6 +42,13 @@ QUEUED_SUBJECT = "provider.voice.messages"
 ANSWERED_TYPES = ("assistant-request",)
 
 AUTH_KINDS = ("hmac", "bearer")
+
+
+def spoken_refusal(words: str) -> dict:
+    """The answer to an assistant-request that gives the call no assistant: the provider speaks `words` to the caller
+    and ends the call (Vapi's `error`, "spoken to the customer"; `assistantId`, `assistant`, squads and `destination`
+    are then ignored), so no model, voice or AI minutes are spent on it."""
+    return {"error": words}
 AUTH_HEADERS = (SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER)  # what the gateway passes on
 
 

@@ -21,6 +21,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import require_uuid, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, split_page
+from core.standings import Standings, carried_only
 from core.tenant import pick_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
@@ -55,8 +56,12 @@ def _forwarding_of(row) -> numbers_domain.Forwarding | None:
 
 class Numbers:
     def __init__(self, db: UnitOfWork, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
-                 trial_numbers: int, *, numbers: Callable[..., NumbersRepository] = SqlNumbers):
+                 trial_numbers: int, *, numbers: Callable[..., NumbersRepository] = SqlNumbers,
+                 standings: Standings | None = None):
         self.db = db
+        # May the business take a number, and is it in its trial (core.standings): the signup's provisioning saga
+        # takes one acting for the business, with no standing in its token.
+        self.standings = standings or carried_only()
         self.numbers_in = numbers  # the repository on a unit of work's handle (services.agents.repository)
         self.trial_numbers = trial_numbers
         self.voice = voice
@@ -110,13 +115,15 @@ class Numbers:
     async def assign(self, business_id: str | None, phone_number: str, agent_id: str | None):
         who = tenant.require_account()
         business_id = pick_business(who, business_id)
-        who.require_good_standing(business_id, "taking a phone number")
+        held_as = await self.standings.standing_of(business_id)
+        if not standing.is_good(held_as):
+            raise standing.refusal(held_as, "taking a phone number")
         e164 = normalize_e164(phone_number)
         async with self.db.transaction() as conn:
             numbers = self.numbers_in(conn)
             row = await self._pool_row(numbers, e164)
             await self._check_agent(numbers, agent_id, business_id)
-            in_trial = who.standing_of(business_id) == standing.TRIALING
+            in_trial = held_as == standing.TRIALING
             if in_trial:
                 await self._check_trial_allowance(numbers, business_id)
             token = await numbers.take_lease(row.id, NUMBER_LEASE)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
+from core import standings
 from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
@@ -266,8 +267,8 @@ def build(runtime: Runtime) -> AgentsServicer:
     server = ServerConfig(voice, WebhookAuth.of(s), s.public_base_url)
     agents = Agents(runtime.db, voice, GrpcEvalGate(runtime.client("evals")),
                     s.eval_gate_max_wait_seconds)
-    numbers = Numbers(runtime.db, voice, server, s.voice_sip_credential_id,
-                      s.trial_pool_numbers)
+    numbers = Numbers(runtime.db, voice, server, s.voice_sip_credential_id, s.trial_pool_numbers,
+                      standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))))
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)
     return AgentsServicer(agents, numbers)

@@ -4,8 +4,13 @@ tells us the call is offered to the forward-to phone (the call is recorded then,
 only if nobody picks up there). The number's agent answers with the caller's
 lead (if the business knows the number) in its variables, and with its recording disclosure first where the
 caller may be in a state that needs every party's consent (domain.recording_disclosure: by the caller's area code
-and lead); the call is recorded `ringing` and `call.received` is emitted. A number no business holds, or one without an agent, is refused with the provider's error answer.
-A repeated request for the same provider call answers the same way and records nothing twice."""
+and lead); the call is recorded `ringing` and `call.received` is emitted. A number no business holds, or one without an
+agent, is refused with the provider's error answer (spoken to the caller, then the call ends).
+
+A business not in good standing (paused, canceled, unpaid, torn down, or whose standing the accounts service cannot
+confirm: core.standings) is never answered by its agent, at the platform's cost: the caller hears HELD_MESSAGE, a
+short recorded sentence spoken by the provider, and the call ends; nothing is recorded for it (no call, no lead, no
+event). A repeated request for the same provider call answers the same way and records nothing twice."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,8 +21,9 @@ from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.outbox import add_event
+from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
-from providers.voice.server_messages import ServerConfig
+from providers.voice.server_messages import ServerConfig, spoken_refusal
 from services.calls import domain
 from services.calls.ports import Neighbours, NumberRoute
 from services.calls.repository import CallsRepository, SqlCalls
@@ -26,6 +32,7 @@ from switchboard.v1 import events_pb2
 
 ACTOR = "calls-inbound"
 NOT_IN_SERVICE = "This number is not in service."
+HELD_MESSAGE = "Sorry, this business is not taking calls at the moment. Please try again later. Goodbye."
 
 
 def _e164(value) -> str | None:
@@ -37,8 +44,9 @@ def _e164(value) -> str | None:
 
 class Inbound:
     def __init__(self, db: UnitOfWork, server: ServerConfig, others: Neighbours, *,
-                 calls: Callable[..., CallsRepository] = SqlCalls):
+                 calls: Callable[..., CallsRepository] = SqlCalls, standings: Standings | None = None):
         self.db, self.server = db, server
+        self.standings = standings or carried_only()  # may the number's business spend (core.standings)
         self.others = others  # asked as the tenant set below (services.calls.ports)
         self.calls_in = calls  # the repository on a unit of work's handle (services.calls.repository)
 
@@ -46,7 +54,7 @@ class Inbound:
         """The provider's answer: the agent's assistant with this call's variables, or an error."""
         row, route = await self._recorded(message)
         if row is None:
-            return {"error": NOT_IN_SERVICE}
+            return spoken_refusal(HELD_MESSAGE if route is not None else NOT_IN_SERVICE)
         spoken = (row.recording_disclosure or {}).get("spoken")  # as decided when the call was recorded
         compliance_plan = domain.compliance_plan(route.disclosure, outbound=False) if spoken else None
         return {"assistantId": route.provider_assistant_id,
@@ -65,7 +73,7 @@ class Inbound:
 
     async def _recorded(self, message: dict) -> tuple:
         """The call of the message, recorded once, and its number's route; (None, None) when no agent of ours
-        answers the number."""
+        answers the number, (None, route) when its business may not spend (nothing recorded)."""
         call = message["call"]
         number = _e164((call.get("phoneNumber") or {}).get("number") or (message.get("phoneNumber") or {}).get("number"))
         if number is None:
@@ -74,6 +82,8 @@ class Inbound:
         if route is None or route.agent_id is None:
             return None, None
         with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
+            if not await self.standings.is_good(route.business_id):
+                return None, route
             return await self._record(call["id"], route, number, _e164((call.get("customer") or {}).get("number"))), route
 
     async def _record(self, provider_call_id: str, route: NumberRoute, number: str, caller: str | None):

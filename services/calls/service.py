@@ -31,6 +31,7 @@ from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
+from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
 from core.uow import UnitOfWork
@@ -88,8 +89,10 @@ def _found(row):
 
 class Calls:
     def __init__(self, db: UnitOfWork, voice: VoiceProvider, server: ServerConfig, neighbours: Neighbours, *,
-                 recording_secret: str, base_url: str, calls: Callable[..., CallsRepository] = SqlCalls):
+                 recording_secret: str, base_url: str, calls: Callable[..., CallsRepository] = SqlCalls,
+                 standings: Standings | None = None):
         self.db = db
+        self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.calls_in = calls  # the repository on a unit of work's handle (services.calls.repository)
         self.voice = voice
         self.server = server
@@ -183,7 +186,7 @@ class Calls:
         profile = await self.others.agents.calling_profile(request["agent_id"])
         if profile.provider_phone_number_id is None:
             raise invalid("agent_id names an agent without a phone number: assign it a number first")
-        tenant.current().require_good_standing(profile.business_id, "placing calls")
+        await self.standings.require_good(profile.business_id, "placing calls")
         lead = await self._lead(request["lead_id"], profile.business_id, request["to"])
         business_name = await self.others.workspaces.business_name(profile.business_id)
         call_id = new_id()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from core import aggregates
+from core import aggregates, standings
 from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
@@ -144,9 +144,10 @@ def build(runtime: Runtime) -> CallsServicer:
     s = runtime.settings
     voice = runtime.closing(configured.voice(s))
     others = grpc_neighbours(runtime.client)
+    held = standings.heard_by(runtime, standings.asking(runtime.client("accounts")))
     calls = Calls(runtime.db, voice, ServerConfig(voice, WebhookAuth.of(s), s.public_base_url), others,
-                  recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url)
-    inbound = Inbound(runtime.db, calls.server, others)
+                  recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
+    inbound = Inbound(runtime.db, calls.server, others, standings=held)
     lifecycle = Lifecycle(runtime.db, inbound)
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.

@@ -17,6 +17,7 @@ from core import tenant
 from core.background import Background
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
+from core.standings import Standings, carried_only
 from core.uow import Database
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.evals import domain, store
@@ -51,8 +52,9 @@ class FanOut:
 
 class Runs:
     def __init__(self, db: Database, voice: VoiceProvider, agents: AgentsPort, concurrency: int,
-                 poll_seconds: float):
+                 poll_seconds: float, *, standings: Standings | None = None):
         self.db = db
+        self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.voice = voice
         self.agents = agents
         self.slots = asyncio.Semaphore(concurrency)  # this process's runs in flight at the provider
@@ -68,7 +70,7 @@ class Runs:
             scenario = await store.scenario(conn, who.business_ids, scenario_id)
         if scenario is None:
             raise not_found("eval scenario")
-        who.require_good_standing(str(scenario.business_id), "running evals")
+        await self.standings.require_good(str(scenario.business_id), "running evals")
         assistant = await self._assistant(str(scenario.agent_id))
         [run] = await self._start([Play(scenario, assistant)], None, wait,
                                   domain.check_max_wait(max_wait_ms))
@@ -80,7 +82,7 @@ class Runs:
         scenarios = await self._scenarios_of(agent_id)
         if not scenarios:
             raise invalid("this agent has no eval scenarios to run; create some with POST /api/v1/evals")
-        tenant.current().require_good_standing(str(scenarios[0].business_id), "running evals")
+        await self.standings.require_good(str(scenarios[0].business_id), "running evals")
         runs = await self._start([Play(s, assistant) for s in scenarios], new_id(), wait,
                                  domain.check_max_wait(max_wait_ms))
         ended = [r for r in runs if r.status == domain.ENDED]
@@ -97,6 +99,7 @@ class Runs:
         plays = [Play(s, assistant_id, overrides, channel) for channel, overrides in targets for s in scenarios]
         if not plays:
             return None, domain.gate_verdict([])
+        await self.standings.require_good(str(scenarios[0].business_id), "running the eval gate")
         batch_id = new_id()
         runs = await self._start(plays, batch_id, True, max_wait_ms, trigger=domain.EVAL_GATE)
         return batch_id, domain.gate_verdict(runs)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from google.protobuf import json_format
 
+from core import standings
 from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
@@ -103,7 +104,8 @@ def build(runtime: Runtime) -> EvalsServicer:
     s = runtime.settings
     voice = runtime.closing(configured.voice(s))
     agents = GrpcAgents(runtime.client("agents"))
-    runs = Runs(runtime.db, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds)
+    runs = Runs(runtime.db, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds,
+                standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))))
     runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
     runtime.run(RunResumer(runs))
     return EvalsServicer(Scenarios(runtime.db, voice, agents), runs)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from core import tenant
+from core import plans, tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
 from core.compliance.rules import CALL, Hours
@@ -28,8 +28,9 @@ from core.contact import normalize_e164
 from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
+from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
-from services.messaging import domain, store
+from services.messaging import domain, spend, store
 from services.messaging.consent_service import evidence_of
 from services.messaging.national_registry import NONE, Subscription, standing_fields
 from services.messaging.repository import MessagingRepository, SqlMessaging
@@ -58,8 +59,10 @@ def accessible_business(business_id: str) -> str:
 class Compliance:
     def __init__(self, db: UnitOfWork, platform_dnc: frozenset[str], policy: compliance.Policy, *,
                  messaging: Callable[..., MessagingRepository] = SqlMessaging,
-                 subscription: Subscription = NONE):
+                 subscription: Subscription = NONE, standings: Standings | None = None):
         self.db, self.platform_dnc, self.policy = db, platform_dnc, policy
+        # Each business's plan, for its daily limits (spend.py); `standings` is the callees' compliance standings.
+        self.workspaces = standings or carried_only()
         self.subscription = subscription  # the national registry's area codes the operator subscribes to
         self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
 
@@ -100,13 +103,14 @@ class Compliance:
             lead_state=call.lead_state or None, lead_status=call.lead_status or None,
             converted_at=call.lead_converted_at, last_inbound_at=call.lead_last_inbound_at)
         business_hours = domain.calling_hours(call.business_hours)
+        plan_id = await self.plan_of(business_id)
         async with self.db.transaction() as conn:
             decided, now = await self.decide_locked(conn, business_id, CALL, callee, sender=call.sender or None,
                                                     business_hours=business_hours)
             if call.actor == compliance.UNCHECKED:
                 decided = compliance.counted_only(decided)
             return await self.record(conn, business_id, CALL, callee, decided, call.actor, call.reference or None,
-                                     now)
+                                     now, plan_id)
 
     async def decide_locked(self, conn, business_id: str, channel: str, callee: compliance.Callee, *,
                             sender: str | None, business_hours: Hours | None) -> tuple[compliance.Decision, datetime]:
@@ -120,9 +124,16 @@ class Compliance:
         touch = compliance.Touch(channel, now, sender=sender, business_hours=business_hours, recent=tuple(recent))
         return compliance.decide(touch, callee, standing, self.policy), now
 
+    async def plan_of(self, business_id: str) -> str:
+        """The business's plan (asked of the accounts service, kept briefly: core.standings), asked before a
+        decision's transaction: its daily limits bound the touches counted (spend.py)."""
+        return (await self.workspaces.facts(business_id)).plan_id
+
     async def record(self, conn, business_id: str, channel: str, callee: compliance.Callee,
-                     decided: compliance.Decision, actor: str, reference: str | None, now: datetime):
-        """The decision logged (the row), and the touch it lets through counted in the ledger."""
+                     decided: compliance.Decision, actor: str, reference: str | None, now: datetime, plan_id: str):
+        """The decision logged (the row), and the touch it lets through counted in the ledger and in the business's
+        spend of the day; past the day's limit of its plan, 429 rate_limited (the transaction, and with it the
+        decision's row, is rolled back)."""
         messaging = self.messaging_in(conn)
         logged = await messaging.add_decision(
             id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
@@ -130,8 +141,12 @@ class Compliance:
             message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
             inputs=decided.inputs, decided_at=now)
         if decided.allowed:
-            await messaging.count_touch(decision_id=logged.id, business_id=business_id, phone=callee.phone,
-                                        channel=channel, placed_at=now)
+            limits = plans.daily_limits(plan_id)
+            if not await messaging.count_touch(decision_id=logged.id, business_id=business_id, phone=callee.phone,
+                                               channel=channel, placed_at=now,
+                                               within=spend.allowance(channel, limits, now)):
+                spent = await messaging.spent_on([business_id], spend.day_of(now))
+                raise spend.refusal(channel, plan_id, limits, spent.get(business_id, {}), now)
         return logged
 
     async def release_touch(self, decision_id: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from core import tenant
+from core import plans, tenant
 from core.background import Periodic
 from core.bus import business_event, subject_for
 from core.contact import normalize_email
@@ -20,9 +20,10 @@ from core.db import lock_until_commit
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
+from core.standings import Standings, carried_only
 from core.uow import Database
 from providers.email.adapter import EmailError, EmailSender
-from services.messaging import domain, store
+from services.messaging import domain, spend, store
 from services.messaging.ports import Neighbours
 from services.messaging.store import emails
 
@@ -48,15 +49,18 @@ class Emails:
     business is in good standing, within a daily quota, and to the owner or a lead unless the owner approves it
     in person (domain.queued_status)."""
 
-    def __init__(self, db: Database, others: Neighbours, daily_quota: int):
+    def __init__(self, db: Database, others: Neighbours, daily_quota: int, *, standings: Standings | None = None):
         self.db = db
+        self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.others = others  # asked as the tenant set below (services.messaging.ports)
         self.daily_quota = daily_quota
 
     async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool):
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
-        who.require_good_standing(business_id, "sending email")
+        await self.standings.require_good(business_id, "sending email")
+        plan_id = (await self.standings.facts(business_id)).plan_id
+        quota = spend.email_quota(plan_id, self.daily_quota)
         subject, body = domain.check_email_text(subject, body)
         to = normalize_email(to, "to")
         owner = await self.others.workspaces.owner(business_id)
@@ -69,10 +73,12 @@ class Emails:
         async with self.db.transaction() as conn:
             await lock_until_commit(conn, "email-quota", business_id)
             queued, oldest = await store.api_emails_since(conn, business_id, now - domain.EMAIL_WINDOW)
-            if queued >= self.daily_quota:
+            if queued >= quota:
                 wait = domain.quota_retry_after(oldest, now)
                 raise ServiceError("rate_limited", f"this business queued {queued} emails in the last 24 hours, its "
-                                   f"quota; try again in {wait} seconds", retry_after=wait)
+                                   f"quota ({plans.LIMIT_NAMES['emails']} is {quota} on the "
+                                   f"{plan_id or plans.DEFAULT_PLAN} plan); try again in {wait} seconds",
+                                   retry_after=wait, limit=plans.LIMIT_NAMES["emails"])
             return await store.queue_email(
                 conn, id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
                 status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,
@@ -86,7 +92,7 @@ class Emails:
             current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
             if current is None:
                 raise not_found("email")
-            who.require_good_standing(str(current.business_id), "sending email")
+            await self.standings.require_good(str(current.business_id), "sending email")
             if why := domain.approval_refusal(current.recipient, _owner_in_person(who)):
                 raise ServiceError("forbidden", why)
             row = await store.approve_email(conn, email_id, who.business_ids, approved_by=who.actor,

@@ -8,7 +8,7 @@ message reads, inbound texts and status callbacks (provider_service.py), the sta
 email and reconciliation stay on store.py directly."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -50,8 +50,12 @@ class MessagingRepository(Protocol):
         """The touches of the ledger to the phone placed after `since` and not released, oldest first."""
 
     async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
-                          placed_at: datetime) -> None:
-        """The touch a logged decision let through, in the ledger."""
+                          placed_at: datetime, within: store.Allowance) -> bool:
+        """The touch a logged decision let through, in the ledger and its business's spend of the day, if `within`
+        the day's limits; False (nothing written) when they are reached."""
+
+    async def spent_on(self, business_ids: list[str], day: date) -> dict[str, dict[str, int]]:
+        """{business id: {what (a channel, or call_seconds): used}} on `day` (UTC)."""
 
     async def release_touch(self, decision_id: str, business_ids, at: datetime) -> bool:
         """Free the slot of a touch never placed; False when the businesses hold no such slot."""
@@ -109,9 +113,12 @@ class SqlMessaging:
         return (await store.recent_touches_of(self.conn, business_id, [phone], since))[phone]
 
     async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
-                          placed_at: datetime) -> None:
-        await store.count_touch(self.conn, decision_id=decision_id, business_id=business_id, phone=phone,
-                                channel=channel, placed_at=placed_at)
+                          placed_at: datetime, within: store.Allowance) -> bool:
+        return await store.count_touch(self.conn, decision_id=decision_id, business_id=business_id, phone=phone,
+                                       channel=channel, placed_at=placed_at, within=within)
+
+    async def spent_on(self, business_ids: list[str], day: date) -> dict[str, dict[str, int]]:
+        return await store.spent_on(self.conn, business_ids, day)
 
     async def release_touch(self, decision_id: str, business_ids, at: datetime) -> bool:
         return await store.release_touch(self.conn, decision_id, business_ids, at)

@@ -38,6 +38,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
+from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
 from core.uow import UnitOfWork
@@ -120,8 +121,10 @@ class _KeyTaken(Exception):
 
 class Texts:
     def __init__(self, db: UnitOfWork, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
-                 base_url: str, *, messaging: Callable[..., MessagingRepository] = SqlMessaging):
+                 base_url: str, *, messaging: Callable[..., MessagingRepository] = SqlMessaging,
+                 standings: Standings | None = None):
         self.db, self.sms, self.compliance = db, sms, compliance
+        self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
         self.others = others  # asked as the caller (services.messaging.ports)
         self.base_url = base_url
@@ -148,7 +151,8 @@ class Texts:
                 earlier = await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key)
             if earlier is not None:
                 return Sent(same_text(earlier, text, sender), sender)
-        tenant.current().require_good_standing(business_id, "sending texts")
+        await self.standings.require_good(business_id, "sending texts")
+        plan_id = await self.compliance.plan_of(business_id)
         lead = await self._lead(business_id, to, text.lead_id)
         callee = compliance.Callee(phone=to, timezone=text.callee_timezone, lead_id=lead.id if lead else None,
                                    lead_state=lead.state if lead else None, lead_status=lead.status if lead else None,
@@ -156,12 +160,12 @@ class Texts:
                                    last_inbound_at=lead.last_inbound_at if lead else None)
         # Once decided, an allowed text goes to the provider and its outcome is recorded even if the caller goes
         # away, so a retry with the same key gets this message instead of a pending one that never went out.
-        return await to_completion(self._send_decided(business_id, sender, text, callee, business_hours))
+        return await to_completion(self._send_decided(business_id, sender, text, callee, business_hours, plan_id))
 
     async def _send_decided(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
-                            business_hours: Hours | None):
+                            business_hours: Hours | None, plan_id: str):
         to = text.to
-        written = await self._write(business_id, sender, text, callee, business_hours)
+        written = await self._write(business_id, sender, text, callee, business_hours, plan_id)
         if written.message is None:
             if written.decision.outcome == compliance.DEFER:
                 return written.logged
@@ -200,7 +204,7 @@ class Texts:
         return await self.others.leads.lead_with_phone(business_id, phone)
 
     async def _write(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
-                     business_hours: Hours | None) -> Written:
+                     business_hours: Hours | None, plan_id: str) -> Written:
         """The decision on the text, made under the recipient's lock, and in the same transaction either the
         pending message on its thread with the decision logged and the touch counted, or the refusal or deferral
         logged alone; when a racing send claimed the idempotency key first, that send's message with nothing
@@ -217,7 +221,7 @@ class Texts:
                         raise refusal
                 if not decided.allowed:
                     logged = await self.compliance.record(conn, business_id, SMS, callee, decided, text.actor,
-                                                          text.reference, now)
+                                                          text.reference, now, plan_id)
                     return Written(decided, logged)
                 row = await self.messaging_in(conn).add_to_thread(
                     business_number=sender, contact_number=text.to, id=message_id, business_id=business_id,
@@ -228,7 +232,7 @@ class Texts:
                 if row is None:
                     raise _KeyTaken  # rolls back even the thread: the winner's message is on its own
                 logged = await self.compliance.record(conn, business_id, SMS, callee, decided, text.actor,
-                                                      text.reference or message_id, now)
+                                                      text.reference or message_id, now, plan_id)
                 return Written(decided, logged, row)
         except _KeyTaken:
             async with self.db.read() as conn:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+from core import standings
 from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.ids import utcnow
@@ -12,7 +13,7 @@ from core.pagination import Page
 from providers import configured
 from providers.messaging import signatures
 from providers.messaging.webhooks import STATUS_SUBJECT
-from services.messaging import domain, provider_service
+from services.messaging import domain, provider_service, spend
 from services.messaging.compliance_service import DECISIONS_PAGE, CalleeStanding, Compliance
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
 from services.messaging.email_service import (
@@ -146,11 +147,23 @@ def _text(value) -> str | None:
     return str(value) if value is not None else None
 
 
+def day_spend_message(found: spend.DaySpend) -> messaging_pb2.DailySpend:
+    limits = found.limits
+    msg = messaging_pb2.DailySpend(
+        business_id=found.business_id, plan_id=found.plan_id, day=found.day.isoformat(),
+        limits=messaging_pb2.DailyLimits(calls_per_day=limits.calls, call_minutes_per_day=limits.call_minutes,
+                                         texts_per_day=limits.texts, emails_per_day=limits.emails),
+        today=messaging_pb2.DailyUse(calls=found.calls, call_minutes=found.call_minutes, texts=found.texts,
+                                     emails=found.emails))
+    set_timestamp(msg, "resets_at", found.resets_at)
+    return msg
+
+
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
     def __init__(self, texts: Texts, consents: Consents, compliance: Compliance, provider: ProviderRequests,
-                 emails: Emails):
+                 emails: Emails, spending: spend.Spending):
         self.texts, self.consents, self.compliance = texts, consents, compliance
-        self.provider, self.emails = provider, emails
+        self.provider, self.emails, self.spending = provider, emails, spending
 
     async def SendSms(self, request, context):
         return sent_message(await self.texts.send(new_text(request)))
@@ -214,6 +227,9 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         await self.compliance.release_touch(request.decision_id)
         return messaging_pb2.ReleaseCallSlotReply()
 
+    async def GetDailySpend(self, request, context):
+        return messaging_pb2.GetDailySpendReply(businesses=[day_spend_message(d) for d in await self.spending.today()])
+
     async def GetStandings(self, request, context):
         found = await self.compliance.standings(request.business_id, list(request.phones))
         return messaging_pb2.GetStandingsReply(standings=[standing_message(f) for f in found])
@@ -242,13 +258,14 @@ def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
     sms = runtime.closing(configured.sms(s))
     consents = Consents(runtime.db, frozenset(s.platform_dnc))
-    compliance = Compliance(runtime.db, consents.platform_dnc,
-                            s.compliance_policy(), subscription=Subscription.of(s.national_dnc_area_codes))
+    held = standings.heard_by(runtime, standings.asking(runtime.client("accounts")))
+    compliance = Compliance(runtime.db, consents.platform_dnc, s.compliance_policy(),
+                            subscription=Subscription.of(s.national_dnc_area_codes), standings=held)
     others = grpc_neighbours(runtime.client)
     senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
     runtime.run(senders)
     others = replace(others, agents=senders)
-    texts = Texts(runtime.db, sms, compliance, others, s.public_base_url)
+    texts = Texts(runtime.db, sms, compliance, others, s.public_base_url, standings=held)
     provider = ProviderRequests(runtime.db, others, keywords_answered_by=s.sms_provider_opt_out)
     runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,
                     filter_subject=provider_service.CALLS_SUBJECT)
@@ -259,9 +276,12 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes),
                                check_after=timedelta(seconds=s.sms_status_check_after_seconds)))
-    emails = Emails(runtime.db, others, s.email_daily_quota)
+    emails = Emails(runtime.db, others, s.email_daily_quota, standings=held)
+    runtime.consume(spend.ENDED_CONSUMER, spend.EndedCalls(runtime.db).record_ended,
+                    filter_subject=spend.ENDED_SUBJECT, batch=250, batched=True)
     runtime.consume(PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT)
     runtime.consume(NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT)
     runtime.run(EmailDelivery(runtime.db, configured.mail(s), interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
-    return MessagingServicer(texts, consents, compliance, provider, emails)
+    return MessagingServicer(texts, consents, compliance, provider, emails,
+                             spend.Spending(runtime.db, held, s.email_daily_quota))

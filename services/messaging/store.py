@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import functools
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import NamedTuple
 
 import sqlalchemy as sa
@@ -180,6 +180,25 @@ counted_touches = sa.Table(
     sa.Column("channel", sa.Text, nullable=False),  # core.compliance.rules.CHANNELS
     sa.Column("placed_at", Ts, nullable=False),
     sa.Column("released_at", Ts),
+)
+# What each business spent on each UTC day (services.messaging.spend): `what` is a channel of the touch ledger
+# (calls placed, texts sent), counted in the transaction that counts the touch, or `call_seconds` (the seconds of its
+# calls that ended that day, from call.completed). One row per business, day and kind: its row lock serializes the
+# business's counting of that kind, so replicas and keys together never pass a limit.
+daily_spend = sa.Table(
+    "daily_spend", metadata,
+    sa.Column("business_id", Uuid, primary_key=True),
+    sa.Column("day", sa.Date, primary_key=True),
+    sa.Column("what", sa.Text, primary_key=True),
+    sa.Column("used", sa.BigInteger, nullable=False),
+)
+# Each ended call's seconds, once (call.completed may be delivered again).
+call_seconds = sa.Table(
+    "call_seconds", metadata,
+    sa.Column("call_id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("day", sa.Date, nullable=False),
+    sa.Column("seconds", sa.Integer, nullable=False),
 )
 sa.Index("counted_touches_callee", counted_touches.c.business_id, counted_touches.c.phone,
          counted_touches.c.placed_at, postgresql_where=counted_touches.c.released_at.is_(None))
@@ -467,23 +486,95 @@ async def recent_touches_of(conn: AsyncConnection, business_id: str, phones: lis
     return placed
 
 
-_COUNT_TOUCH = counted_touches.insert()
+# The touch in the ledger and in its business's spend of the day, in one statement, only while the day's count of
+# its channel is under `limit` (and, with `seconds_limit`, the day's call seconds under it): else nothing is written.
+_COUNT_TOUCH = sa.text("""
+WITH spent AS (
+    INSERT INTO messaging.daily_spend AS d (business_id, day, what, used)
+    SELECT CAST(:business_id AS uuid), CAST(:day AS date), CAST(:channel AS text), 1
+    WHERE CAST(:limit AS bigint) > 0 AND (CAST(:seconds_limit AS bigint) IS NULL OR (
+        SELECT coalesce(max(m.used), 0) FROM messaging.daily_spend m
+        WHERE m.business_id = CAST(:business_id AS uuid) AND m.day = CAST(:day AS date)
+          AND m.what = 'call_seconds') < CAST(:seconds_limit AS bigint))
+    ON CONFLICT (business_id, day, what) DO UPDATE SET used = d.used + 1 WHERE d.used < CAST(:limit AS bigint)
+    RETURNING d.used)
+INSERT INTO messaging.counted_touches (decision_id, business_id, phone, channel, placed_at)
+SELECT CAST(:decision_id AS uuid), CAST(:business_id AS uuid), CAST(:phone AS text), CAST(:channel AS text),
+       CAST(:placed_at AS timestamptz) FROM spent
+RETURNING decision_id""")
 
 
 async def count_touch(conn: AsyncConnection, *, decision_id: str, business_id: str, phone: str, channel: str,
-                      placed_at: datetime) -> None:
-    """The touch a logged decision let through, in the ledger (under the callee's lock: lock_callee)."""
-    await conn.execute(_COUNT_TOUCH, {"decision_id": decision_id, "business_id": business_id, "phone": phone,
-                                      "channel": channel, "placed_at": placed_at})
+                      placed_at: datetime, within: Allowance) -> bool:
+    """The touch a logged decision let through, in the ledger (under the callee's lock: lock_callee) and counted in
+    its business's spend of the day, if `within` its limits; False (nothing written) when the day's limit is
+    reached."""
+    counted = await conn.execute(_COUNT_TOUCH, {
+        "decision_id": decision_id, "business_id": business_id, "phone": phone, "channel": channel,
+        "placed_at": placed_at, "day": within.day, "limit": within.limit, "seconds_limit": within.seconds_limit})
+    return counted.first() is not None
+
+
+# A touch never placed: its slot freed and its count in the day's spend given back, in one statement.
+_RELEASE_TOUCH = sa.text("""
+WITH released AS (
+    UPDATE messaging.counted_touches SET released_at = CAST(:at AS timestamptz)
+    WHERE decision_id = CAST(:decision_id AS uuid) AND business_id = ANY(CAST(:business_ids AS uuid[]))
+      AND released_at IS NULL
+    RETURNING business_id, channel, placed_at),
+given_back AS (
+    UPDATE messaging.daily_spend d SET used = d.used - 1 FROM released r
+    WHERE d.business_id = r.business_id AND d.what = r.channel
+      AND d.day = CAST(r.placed_at AT TIME ZONE 'UTC' AS date) AND d.used > 0)
+SELECT count(*) FROM released""")
 
 
 async def release_touch(conn: AsyncConnection, decision_id: str, business_ids, at: datetime) -> bool:
-    """Free the slot of a touch that was never placed (the provider refused it); False when none is held."""
-    s = counted_touches.c
-    released = await conn.execute(counted_touches.update().where(
-        s.decision_id == decision_id, s.business_id.in_(business_ids), s.released_at.is_(None))
-        .values(released_at=at).returning(s.decision_id))
-    return released.first() is not None
+    """Free the slot of a touch that was never placed (the provider refused it), and give its count back to the day's
+    spend; False when none is held."""
+    released = await conn.execute(_RELEASE_TOUCH, {"decision_id": decision_id, "business_ids": list(business_ids),
+                                                   "at": at})
+    return bool(released.scalar())
+
+
+class Allowance(NamedTuple):
+    """A touch's room in its business's spend of `day` (UTC): the day's limit of its channel, and for a call the
+    day's call seconds (None: not limited by them)."""
+
+    day: date
+    limit: int
+    seconds_limit: int | None = None
+
+
+async def spent_on(conn: AsyncConnection, business_ids, day: date) -> dict[str, dict[str, int]]:
+    """{business id: {what: used}} on `day`, for the businesses that spent anything."""
+    s = daily_spend.c
+    found: dict[str, dict[str, int]] = {}
+    for business_id, what, used in await conn.execute(sa.select(s.business_id, s.what, s.used).where(
+            s.business_id.in_(list(business_ids)), s.day == day)):
+        found.setdefault(str(business_id), {})[what] = int(used)
+    return found
+
+
+_ADD_CALL_SECONDS = sa.text("""
+WITH fresh AS (
+    INSERT INTO messaging.call_seconds (call_id, business_id, day, seconds)
+    SELECT * FROM unnest(CAST(:call_ids AS uuid[]), CAST(:business_ids AS uuid[]), CAST(:days AS date[]),
+                         CAST(:seconds AS int[]))
+    ON CONFLICT (call_id) DO NOTHING
+    RETURNING business_id, day, seconds)
+INSERT INTO messaging.daily_spend AS d (business_id, day, what, used)
+SELECT business_id, day, 'call_seconds', sum(seconds) FROM fresh GROUP BY business_id, day
+ON CONFLICT (business_id, day, what) DO UPDATE SET used = d.used + excluded.used""")
+
+
+async def add_call_seconds(conn: AsyncConnection, ended: list[tuple[str, str, date, int]]) -> None:
+    """Ended calls' seconds ((call id, business id, day, seconds)) in their businesses' spend of that day, each call
+    once."""
+    if ended:
+        call_ids, business_ids, days, seconds = (list(column) for column in zip(*ended, strict=True))
+        await conn.execute(_ADD_CALL_SECONDS, {"call_ids": call_ids, "business_ids": business_ids, "days": days,
+                                               "seconds": seconds})
 
 
 _ADD_DECISION = compliance_decisions.insert().returning(compliance_decisions)

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from core import tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, rfc3339, utcnow
+from core.standings import Standings, carried_only
 from core.uow import Database
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
@@ -58,8 +59,9 @@ def touch_email(business_name: str, first_name: str | None) -> tuple[str, str]:
 
 
 class Actions:
-    def __init__(self, db: Database, pipeline: Pipeline, others: Neighbours):
+    def __init__(self, db: Database, pipeline: Pipeline, others: Neighbours, *, standings: Standings | None = None):
         self.db, self.pipeline = db, pipeline
+        self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.others = others  # asked as the caller (services.sdr.ports)
 
     async def act(self, business_id: str, lead_id: str, action: str, origin: str = "api",
@@ -71,7 +73,7 @@ class Actions:
         if action not in rules.ACTIONS:
             raise invalid(f"action must be one of {', '.join(rules.ACTIONS)}")
         if action in rules.TOUCHES:
-            who.require_good_standing(business_id, "reaching out to leads")
+            await self.standings.require_good(business_id, "reaching out to leads")
         config = (await self.pipeline.config(business_id)).config
         now = utcnow()
         async with self.db.transaction() as conn:

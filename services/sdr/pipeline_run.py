@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core import tenant
 from core.errors import ServiceError, invalid
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_actions import Actions
@@ -54,7 +53,7 @@ class PipelineRun:
         if not config.enabled:
             raise invalid("SDR is not enabled for this business: PUT /api/sdr/config with enabled true first")
         if not dry_run:
-            tenant.current().require_good_standing(business_id, "working the pipeline")
+            await self.actions.standings.require_good(business_id, "working the pipeline")
         outcome = RunOutcome(business_id, dry_run, skipped=total - len(worklist))
         for lead in worklist:
             lead_id, action = str(lead.row.id), lead.next.action

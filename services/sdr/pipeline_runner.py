@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from core import tenant
+from core import standings, tenant
 from core.background import Periodic
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
@@ -66,7 +66,7 @@ def briefing_text(business_name: str, window_start: datetime, outcome: RunOutcom
 @dataclass(frozen=True)
 class WindowRun:
     business_id: str
-    status: str  # ran, taken (another runner holds it)
+    status: str  # ran, taken (another runner holds it), held (not in good standing: nothing done)
     briefing_id: str | None = None
     outcome: RunOutcome | None = None
 
@@ -86,6 +86,9 @@ class ScheduledRunner:
         return window_start, runs
 
     async def _business(self, business_id: str, window_start: datetime) -> WindowRun:
+        with tenant.acting_as(tenant.acting_for(business_id, "sdr-runner")):
+            if not await self.run.actions.standings.is_good(business_id):
+                return WindowRun(business_id, "held")  # not claimed: it runs in this window if it is back in time
         token, now = new_id(), utcnow()
         async with self.db.transaction() as conn:
             claimed = await store.claim_window(conn, business_id, window_start, token, now + LEASE, now)
@@ -149,7 +152,8 @@ class PipelineParts:
     @classmethod
     def of(cls, runtime: Runtime, others: Neighbours) -> PipelineParts:
         pipeline = Pipeline(runtime.db, others, runtime.settings.compliance_policy())
-        actions = Actions(runtime.db, pipeline, others)
+        actions = Actions(runtime.db, pipeline, others,
+                          standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))))
         run = PipelineRun(pipeline, actions)
         return cls(pipeline, actions, run, ScheduledRunner(runtime.db, run, others))
 

@@ -10,9 +10,11 @@ executes each as the account that created its run:
   (on the call's events), and an idempotency key derived from the job and its attempt, so a scheduler that died
   after the provider took the call and before it wrote so cannot make a second call: the retry gets the first;
 - a text through Messaging.PlaceSms the same way (its key makes a retried send return the first message).
-A deferral moves the job to the instant the decision names; a refusal ends it (refused, with the code); a provider
-refusal is a failed attempt (retried by the run's policy for calls); a failure of our own services (unavailable,
-a deadline) leaves the job due again in a few seconds with the same key. The outcome of a placed call arrives as its
+A touch of a business not in good standing (or whose standing the accounts service cannot confirm: core.standings)
+is not placed: it waits, looked at again every HELD_DELAY. A deferral moves the job to the instant the decision
+names; a refusal ends it (refused, with the code); a provider refusal is a failed attempt (retried by the run's
+policy for calls); a failure of our own services (unavailable, a deadline) leaves the job due again in a few seconds
+with the same key, and a daily spend limit (services.messaging.spend) when it frees. The outcome of a placed call arrives as its
 call.completed or call.failed event (services.sdr.runs_outcomes).
 """
 from __future__ import annotations
@@ -23,12 +25,13 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
-from core import metrics, tenant
+from core import metrics, standings, tenant
 from core.background import Background
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
 from core.ids import new_id, rfc3339, utcnow
 from core.outbox import add_event
+from core.standings import Standings
 from core.tenant import Tenant
 from core.uow import Database
 from services.sdr import runs_domain as rules
@@ -41,6 +44,7 @@ from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 TRANSIENT_DELAY = timedelta(seconds=5)  # a failure of our own services: the job is due again after this
+HELD_DELAY = timedelta(minutes=1)  # a touch of a held business: looked at again after this
 TRANSIENT_CODES = ("unavailable", "timeout", "internal_error", "conflict", "rate_limited")
 TEXT_FAILURES = ("failed", "undelivered")
 
@@ -65,8 +69,10 @@ class Scheduler(Background):
     task_name = "runs-scheduler"
 
     def __init__(self, db: Database, others: Neighbours, *, poll: float, lease: timedelta,
-                 calls_in_flight: int, concurrency: int = 20, batch: int = 50, businesses: int = 20):
+                 calls_in_flight: int, standings: Standings, concurrency: int = 20, batch: int = 50,
+                 businesses: int = 20):
         self.db, self.others = db, others  # the calls and messaging services, through services.sdr.ports
+        self.standings = standings  # may the run's business spend (core.standings)
         self.poll, self.lease, self.calls_in_flight = poll, lease, calls_in_flight
         self.concurrency, self.batch, self.businesses = concurrency, batch, businesses
         self.executing: set[asyncio.Task] = set()
@@ -124,7 +130,10 @@ class Scheduler(Background):
     async def execute(self, job, token: str) -> None:
         try:
             with tenant.acting_as(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),))):
-                result = await (self._call(job) if job.channel == "call" else self._text(job))
+                if not await self.standings.is_good(str(job.business_id)):
+                    result = _held(job)
+                else:
+                    result = await (self._call(job) if job.channel == "call" else self._text(job))
         except ServiceError as err:
             result = self._refused(job, err)
         except Exception as exc:  # noqa: BLE001 - a failure of ours: due again shortly, the same key
@@ -173,8 +182,9 @@ class Scheduler(Background):
 
     def _refused(self, job, err: ServiceError) -> Result:
         now = utcnow()
-        if err.code in TRANSIENT_CODES:
-            return _again(job, err.message)
+        if err.code in TRANSIENT_CODES:  # a daily spend limit says when it frees (Retry-After): due again then
+            wait = int(err.details.get("retry_after") or 0)
+            return _again(job, err.message, timedelta(seconds=wait) if wait else TRANSIENT_DELAY)
         if err.code in rules.REFUSAL_CODES:
             values = {"status": rules.REFUSED, "code": err.code, "reason": err.message, "updated_at": now,
                       "ended_at": now}
@@ -226,8 +236,15 @@ def _attempt(job, attempt: int, now, **fields) -> dict:
             "attempt": attempt, "phone": job.phone, "created_at": now, **fields}
 
 
-def _again(job, reason: str) -> Result:
-    return Result({"status": rules.PENDING, "due_at": utcnow() + TRANSIENT_DELAY, "reason": reason,
+def _held(job) -> Result:
+    """A touch of a business not in good standing (or whose standing is unknown) waits, placed once it is back."""
+    return Result({"status": rules.PENDING, "due_at": utcnow() + HELD_DELAY, "updated_at": utcnow(),
+                   "reason": "waiting: the workspace is not in good standing (paused, canceled or unpaid), or its "
+                             "standing could not be confirmed"})
+
+
+def _again(job, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
+    return Result({"status": rules.PENDING, "due_at": utcnow() + delay, "reason": reason,
                    "updated_at": utcnow()})
 
 
@@ -235,6 +252,7 @@ def build(runtime: Runtime) -> None:
     s = runtime.settings
     runtime.run(Scheduler(runtime.db, grpc_neighbours(runtime.client),
                           poll=s.runs_poll_seconds, lease=timedelta(seconds=s.runs_lease_seconds),
+                          standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))),
                           calls_in_flight=s.runs_calls_in_flight, concurrency=s.runs_concurrency))
     runtime.consume(runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.db).handle,
                     filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True)

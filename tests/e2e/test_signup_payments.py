@@ -61,8 +61,10 @@ async def test_card_checkout_ends_in_an_intake_agent_on_a_number_with_forwarding
     assert number["forwarding"] == {"to": OWNER, "ring_seconds": 20}
     assert number["country"] == "US" and number["area_code"] == "415"  # near the phone calls are forwarded to
     status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
-    assert balance["businesses"] == [{"business_id": bid, "minutes_used": 0, "phone_numbers": 1,
-                                      "subscription_status": "trialing"}]
+    [entry] = balance["businesses"]
+    assert {k: entry[k] for k in ("business_id", "minutes_used", "phone_numbers", "subscription_status")} == {
+        "business_id": bid, "minutes_used": 0, "phone_numbers": 1, "subscription_status": "trialing"}
+    assert entry["plan_id"] == "starter" and entry["today"]["calls"] == 0  # and the daily spend limits
     # The provider's events of the checkout: the subscription's, then (a second later) the session's.
     events = [e["event"] for e in await payments.events(**{"metadata.business_id": bid})]
     assert [e["type"] for e in events] == ["customer.subscription.created", "checkout.session.completed"]

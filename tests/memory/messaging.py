@@ -9,6 +9,7 @@ from services.messaging.store import (
     consent_events,
     conversations,
     counted_touches,
+    daily_spend,
     dnc_entries,
     messages,
 )
@@ -23,6 +24,7 @@ class MemoryMessaging:
         self.consents = conn.rows(consent_events)
         self.dnc = conn.rows(dnc_entries)
         self.touches = conn.rows(counted_touches)
+        self.spend = conn.rows(daily_spend)
 
     async def add_to_thread(self, *, business_number, contact_number, **values):
         """store.add_to_thread's one statement: the thread upserted (counts moved on, the agent and lead kept when
@@ -82,14 +84,36 @@ class MemoryMessaging:
             if (row["business_id"], row["phone"]) == (business_id, phone) and row["placed_at"] > since
             and row["released_at"] is None]
 
-    async def count_touch(self, **values) -> None:
+    async def count_touch(self, *, within, **values) -> bool:
+        """store.count_touch: counted only under the day's limit of its channel (and call seconds)."""
+        day, business_id, channel = within.day, values["business_id"], values["channel"]
+        spent = self.spend.get((business_id, day, channel))
+        seconds = self.spend.get((business_id, day, "call_seconds"), {}).get("used", 0)
+        if (spent or {}).get("used", 0) >= within.limit or (
+                within.seconds_limit is not None and seconds >= within.seconds_limit):
+            return False
+        if spent is None:
+            insert(self.spend, daily_spend, {"business_id": business_id, "day": day, "what": channel, "used": 1})
+        else:
+            update(daily_spend, spent, {"used": spent["used"] + 1})
         insert(self.touches, counted_touches, values)
+        return True
+
+    async def spent_on(self, business_ids, day):
+        found: dict = {}
+        for row in self.spend.values():
+            if row["business_id"] in business_ids and row["day"] == day:
+                found.setdefault(row["business_id"], {})[row["what"]] = row["used"]
+        return found
 
     async def release_touch(self, decision_id, business_ids, at):
         row = self.touches.get((decision_id,))
         if row is None or row["business_id"] not in business_ids or row["released_at"] is not None:
             return False
         update(counted_touches, row, {"released_at": at})
+        spent = self.spend.get((row["business_id"], row["placed_at"].date(), row["channel"]))
+        if spent is not None and spent["used"] > 0:
+            update(daily_spend, spent, {"used": spent["used"] - 1})
         return True
 
     async def add_consent(self, **values) -> None:

@@ -6,6 +6,7 @@ import uuid
 
 from core import tenant
 from core.errors import ServiceError, not_found
+from core.standings import UNKNOWN_FACTS, Facts, Standings
 from services.accounts.agents_port import HeldNumber
 from services.calls.ports import Neighbours
 from services.evals.agents_port import EvaluatedAgent
@@ -192,3 +193,11 @@ class MessagingNeighbours(LeadsByPhone):
 
     async def owner(self, business_id):
         raise not_found("owner")
+
+
+def accounts_saying(known: dict[str, str], plan_id: str = "starter") -> Standings:
+    """core.standings asking an accounts service that knows these businesses' standings (any other: no record, so
+    unknown, so held)."""
+    async def ask(business_id: str) -> Facts:
+        return Facts(known[business_id], plan_id) if business_id in known else UNKNOWN_FACTS
+    return Standings(ask)

@@ -48,8 +48,9 @@ async def test_standings_group_each_phones_facts_in_two_statements_however_many(
                                 created_at=now)
         for hours, channel in ((1, "sms"), (2, "call"), (3, "call"), (25, "call")):  # one freed, one too old
             decision_id = new_id()
+            at = now - timedelta(hours=hours)
             await store.count_touch(conn, decision_id=decision_id, business_id=business_id, phone=called,
-                                    channel=channel, placed_at=now - timedelta(hours=hours))
+                                    channel=channel, placed_at=at, within=store.Allowance(at.date(), 100))
             if hours == 3:
                 await store.release_touch(conn, decision_id, (business_id,), now)
     rules = Compliance(database, frozenset({PLATFORM}), compliance.Policy())

@@ -9,13 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from core import standing
 from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import domain
-from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
+from services.calls.inbound_service import HELD_MESSAGE, NOT_IN_SERVICE, Inbound
 from services.calls.ports import CallingProfile, Lead, NumberRoute
 from services.calls.repository import EVERY_CALL, CallFilter
 from services.calls.service import IDEMPOTENCY_WINDOW, Calls, NewCall
@@ -23,7 +24,7 @@ from services.calls.store import idempotency_keys
 from switchboard.v1 import common_pb2
 from tests.memory import MemoryDatabase
 from tests.memory.calls import MemoryCalls
-from tests.service.fakes import CallsNeighbours
+from tests.service.fakes import CallsNeighbours, accounts_saying
 
 CALLEE, OTHER_CALLEE, CALLER = "+14155550123", "+14155550124", "+14155550199"
 BASE_URL = "https://switchboard.example.com"
@@ -265,7 +266,8 @@ def inbound(database, voice_client, business_id, lead):
     others = CallsNeighbours(routes={NUMBER: NumberRoute(business_id, new_id(), "Front desk", "assistant-1"),
                                      IDLE_NUMBER: NumberRoute(business_id, None, None, None)},
                              leads={(business_id, CALLER): lead}, names={business_id: "Acme Plumbing"})
-    return Inbound(database, ServerConfig(voice_client, AUTH, BASE_URL), others.ports, calls=MemoryCalls)
+    return Inbound(database, ServerConfig(voice_client, AUTH, BASE_URL), others.ports, calls=MemoryCalls,
+                   standings=accounts_saying({business_id: standing.TRIALING}))
 
 
 def assistant_request(number: str, caller: str, provider_call_id: str) -> dict:
@@ -289,6 +291,17 @@ async def test_a_repeated_assistant_request_answers_alike_and_records_the_call_a
                                                                                                    CALLER)
     await inbound.record_first_heard({"type": "status-update", "call": {"id": "pc-1"}})
     assert len(database.events) == 1
+
+
+@pytest.mark.parametrize("held", [standing.PAUSED, None], ids=["paused", "no record"])
+async def test_a_held_business_is_answered_by_the_recorded_message_and_records_nothing(inbound, database,
+                                                                                      business_id, held):
+    inbound.standings = accounts_saying({business_id: held} if held else {})
+    answer = await inbound.assistant_request(assistant_request(NUMBER, CALLER, "pc-held"))
+    assert answer == {"error": HELD_MESSAGE}  # spoken by the provider, then it hangs up: no assistant
+    await inbound.record_first_heard({"type": "status-update", "call": {"id": "pc-held", "phoneNumber": {
+        "number": NUMBER}, "customer": {"number": CALLER}}})
+    assert await stored(database, business_id) == [] and database.events == []
 
 
 async def test_numbers_nobody_answers_are_refused_and_record_nothing(inbound, database, business_id):

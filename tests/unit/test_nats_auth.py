@@ -46,8 +46,10 @@ def test_a_process_may_publish_only_its_own_subjects():
 
 
 def test_a_process_reads_only_its_own_replies_and_the_plain_subjects_it_declares():
-    assert _allowed("agents", "subscribe") == ["_INBOX.agents.>"]
-    assert _allowed("messaging", "subscribe") == ["_INBOX.messaging.>", "events.phone_number.*"]
+    assert _allowed("agents", "subscribe") == ["_INBOX.agents.>", registry.STANDING_CHANGED_SUBJECT]
+    assert _allowed("messaging", "subscribe") == ["_INBOX.messaging.>", "events.phone_number.*",
+                                                  registry.STANDING_CHANGED_SUBJECT]
+    assert _allowed("webhooks", "subscribe") == ["_INBOX.webhooks.>"]
     assert set(_allowed(registry.GATEWAY, "subscribe")) == {
         "_INBOX.gateway.>", registry.RATELIMIT_TAKEN_SUBJECT, registry.AUTH_INVALIDATE_SUBJECT}
     assert nats_auth.Login.of("agents", "SU").options()["inbox_prefix"] == "_INBOX.agents"

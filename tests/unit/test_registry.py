@@ -221,9 +221,9 @@ def test_a_process_gets_clients_of_the_services_it_declares_only():
     from core.grpc_server import Runtime
 
     assert registry.may_call("evals", "agents") and registry.may_call("sdr", "sdr")
-    assert not registry.may_call("evals", "accounts") and not registry.may_call("unregistered", "agents")
+    assert not registry.may_call("evals", "messaging") and not registry.may_call("unregistered", "agents")
     assert not registry.may_call("evals", "evals")  # a call to its own Service may reach another replica: declared
     runtime = Runtime.__new__(Runtime)
     runtime.name, runtime.kind = "evals-replica", "evals"
-    with pytest.raises(LookupError, match="evals does not declare that it calls accounts"):
-        runtime.client("accounts")
+    with pytest.raises(LookupError, match="evals does not declare that it calls messaging"):
+        runtime.client("messaging")

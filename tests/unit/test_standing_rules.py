@@ -39,8 +39,11 @@ def test_the_tenant_carries_each_business_standing_through_metadata():
     with pytest.raises(ServiceError) as refused:
         back.require_good_standing("b2", "texting")
     assert refused.value.code == "forbidden" and "paused" in refused.value.message
-    # A worker acting for a business checked its standing before acting: an unknown standing is not refused.
-    Tenant(account_id="service:x", business_ids=("b2",)).require_good_standing("b2", "texting")
+    # A token without the business's standing (a worker's) is not good standing: unknown is held (core.standings
+    # asks the accounts service instead).
+    with pytest.raises(ServiceError) as refused:
+        Tenant(account_id="service:x", business_ids=("b2",)).require_good_standing("b2", "texting")
+    assert refused.value.code == "forbidden" and "could not be confirmed" in refused.value.message
 
 
 @pytest.mark.parametrize("recipient, approve, in_person, status", [

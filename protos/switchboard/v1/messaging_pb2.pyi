@@ -11,6 +11,56 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GetDailySpendRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DailyLimits(_message.Message):
+    __slots__ = ("calls_per_day", "call_minutes_per_day", "texts_per_day", "emails_per_day")
+    CALLS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    CALL_MINUTES_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    TEXTS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_PER_DAY_FIELD_NUMBER: _ClassVar[int]
+    calls_per_day: int
+    call_minutes_per_day: int
+    texts_per_day: int
+    emails_per_day: int
+    def __init__(self, calls_per_day: _Optional[int] = ..., call_minutes_per_day: _Optional[int] = ..., texts_per_day: _Optional[int] = ..., emails_per_day: _Optional[int] = ...) -> None: ...
+
+class DailyUse(_message.Message):
+    __slots__ = ("calls", "call_minutes", "texts", "emails")
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    CALL_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    TEXTS_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_FIELD_NUMBER: _ClassVar[int]
+    calls: int
+    call_minutes: int
+    texts: int
+    emails: int
+    def __init__(self, calls: _Optional[int] = ..., call_minutes: _Optional[int] = ..., texts: _Optional[int] = ..., emails: _Optional[int] = ...) -> None: ...
+
+class DailySpend(_message.Message):
+    __slots__ = ("business_id", "plan_id", "day", "limits", "today", "resets_at")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAN_ID_FIELD_NUMBER: _ClassVar[int]
+    DAY_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    TODAY_FIELD_NUMBER: _ClassVar[int]
+    RESETS_AT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    plan_id: str
+    day: str
+    limits: DailyLimits
+    today: DailyUse
+    resets_at: _timestamp_pb2.Timestamp
+    def __init__(self, business_id: _Optional[str] = ..., plan_id: _Optional[str] = ..., day: _Optional[str] = ..., limits: _Optional[_Union[DailyLimits, _Mapping]] = ..., today: _Optional[_Union[DailyUse, _Mapping]] = ..., resets_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetDailySpendReply(_message.Message):
+    __slots__ = ("businesses",)
+    BUSINESSES_FIELD_NUMBER: _ClassVar[int]
+    businesses: _containers.RepeatedCompositeFieldContainer[DailySpend]
+    def __init__(self, businesses: _Optional[_Iterable[_Union[DailySpend, _Mapping]]] = ...) -> None: ...
+
 class DecideCallRequest(_message.Message):
     __slots__ = ("business_id", "phone", "timezone", "lead_id", "lead_state", "lead_status", "sender", "actor", "reference", "business_hours", "lead_converted_at", "lead_last_inbound_at")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]

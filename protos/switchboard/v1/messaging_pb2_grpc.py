@@ -133,6 +133,11 @@ class MessagingStub:
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsReply.FromString,
                 _registered_method=True)
+        self.GetDailySpend = channel.unary_unary(
+                '/switchboard.v1.Messaging/GetDailySpend',
+                request_serializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendReply.FromString,
+                _registered_method=True)
 
 
 class MessagingServicer:
@@ -292,6 +297,14 @@ class MessagingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetDailySpend(self, request, context):
+        """Each of the caller's businesses' daily spend limits (its plan's, asked of the accounts service) and what it spent
+        today (UTC): services.messaging.spend. Never fails for an authenticated caller.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MessagingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -389,6 +402,11 @@ def add_MessagingServicer_to_server(servicer, server):
                     servicer.GetStandings,
                     request_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_messaging__pb2.GetStandingsReply.SerializeToString,
+            ),
+            'GetDailySpend': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDailySpend,
+                    request_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -907,6 +925,33 @@ class Messaging:
             '/switchboard.v1.Messaging/GetStandings',
             switchboard_dot_v1_dot_messaging__pb2.GetStandingsRequest.SerializeToString,
             switchboard_dot_v1_dot_messaging__pb2.GetStandingsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDailySpend(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/GetDailySpend',
+            switchboard_dot_v1_dot_messaging__pb2.GetDailySpendRequest.SerializeToString,
+            switchboard_dot_v1_dot_messaging__pb2.GetDailySpendReply.FromString,
             options,
             channel_credentials,
             insecure,
