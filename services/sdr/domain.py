@@ -95,6 +95,27 @@ def changed_values(current: dict[str, Any], given: dict[str, str]) -> dict[str, 
     return {k: v for k, v in values.items() if current.get(k) != v}
 
 
+# -- whose word an email address is --------------------------------------------------------------
+# The messaging service mails a key's email to a lead at once only when the address is known to the business: the
+# person gave it on an inbound call (they reached the business first), or the owner entered it in person. An
+# address a key wrote is a stranger's, whatever the lead's source says: a key can write any of it.
+
+def email_known_at(values: dict[str, Any], by_owner_in_person: bool, now: datetime) -> dict[str, Any]:
+    """What a lead write of `values` (create or patch) sets of email_known_at: nothing unless it writes the address;
+    then `now` when the owner wrote it signed in to the dashboard, else None (a key's word)."""
+    if "email" not in values:
+        return {}
+    return {"email_known_at": now if by_owner_in_person and values["email"] else None}
+
+
+def email_given_on_call(lead: dict[str, Any], direction: str, collected: dict[str, str]) -> bool:
+    """Whether an inbound call's caller gave the lead's current address (the agent collected it) while it is not
+    known yet."""
+    given = collected.get("email")
+    return (direction == "inbound" and bool(given) and lead.get("email_known_at") is None
+            and lead.get("email") == given.strip().lower())
+
+
 def check_interaction(channel: str, direction: str, reference: str) -> None:
     if channel not in CHANNELS:
         raise invalid(f"channel must be one of {', '.join(CHANNELS)}")

@@ -85,8 +85,10 @@ class Leads:
     # -- the public lead API -------------------------------------------------------------
 
     async def create(self, business_id: str, given: dict[str, str]):
-        business_id = require_business(tenant.require_account(), business_id)
+        who = tenant.require_account()
+        business_id = require_business(who, business_id)
         values = domain.new_lead_values(given)
+        values.update(domain.email_known_at(values, who.owner_in_person, utcnow()))
         if values.get("agent_id"):
             values["agent_name"] = await self._agent_name(values["agent_id"], business_id)
         async with self.db.transaction() as conn:
@@ -97,6 +99,7 @@ class Leads:
         async with self.db.transaction() as conn:
             row = await self._owned(conn, lead_id, lock=True)
             values = domain.changed_values(dict(row._mapping), given)
+            values.update(domain.email_known_at(values, tenant.require_account().owner_in_person, utcnow()))
             if values:
                 row = await self._update(conn, row, values)
         return row
@@ -205,6 +208,8 @@ class Leads:
         else:
             row, _ = await self._upsert_contact(conn, c.business_id, c.phone,
                                                 {"source": f"{c.direction}_{c.channel}", **c.collected})
+        if domain.email_given_on_call(dict(row._mapping), c.direction, c.collected):
+            row = await self._update(conn, row, {"email_known_at": c.occurred_at})
         await self._interaction(conn, row, c.channel, c.direction, c.reference, c.intent, c.occurred_at)
 
     async def _upsert_contact(self, conn: AsyncConnection, business_id: str, phone: str,
