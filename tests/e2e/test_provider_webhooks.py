@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import pytest
 
 from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH
+from providers.payments.webhooks import EVENTS_PATH, SIGNATURE_HEADER
 from providers.voice.server_messages import WebhookAuth
 from providers.voice.simulator.playback import sign
 from services.accounts.payments_service import EVENTS_CONSUMER
@@ -98,6 +99,22 @@ async def test_a_forged_webhook_of_any_kind_is_refused_at_the_gateway_and_change
     assert await db.fetchval("SELECT count(*) FROM accounts.payment_events WHERE event_id = $1", forged["id"]) == 0
     _, now, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
     assert now["status"] == "queued"
+
+
+async def test_a_webhook_is_verified_before_its_body_is_read_as_json(api):
+    """An unsigned or badly signed request is refused for its signature whatever its body: the gateway parses no
+    JSON it has not verified, and reads no body past the route's limit."""
+    not_json = b'{"message": ' + b"[" * 5000
+    voice_headers = {"Content-Type": "application/json",
+                     **sign(WebhookAuth("hmac", "not-ours").plan(), not_json, time.time())}
+    for path, headers in ((MESSAGES, voice_headers), (MESSAGES, {"Content-Type": "application/json"}),
+                          (EVENTS_PATH, {"Content-Type": "application/json", SIGNATURE_HEADER: "t=1,v1=00"}),
+                          (EVENTS_PATH, {"Content-Type": "application/json"})):
+        status, body, _ = await api.request("POST", path, data=not_json, headers=headers)
+        assert status == 401 and body["error"]["code"] == "unauthorized", (path, body)
+    status, body, _ = await api.request("POST", EVENTS_PATH, data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
+                                        headers={"Content-Type": "application/json"})
+    assert status == 400 and "larger than 1024 KiB" in body["error"]["message"], body
 
 
 async def test_the_same_status_callback_or_payment_event_twice_is_applied_once(
