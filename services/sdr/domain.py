@@ -111,9 +111,8 @@ def email_known_at(values: dict[str, Any], by_owner_in_person: bool, now: dateti
 def email_given_on_call(lead: dict[str, Any], direction: str, collected: dict[str, str]) -> bool:
     """Whether an inbound call's caller gave the lead's current address (the agent collected it) while it is not
     known yet."""
-    given = collected.get("email")
-    return (direction == "inbound" and bool(given) and lead.get("email_known_at") is None
-            and lead.get("email") == given.strip().lower())
+    given = (collected.get("email") or "").strip().lower()
+    return direction == "inbound" and bool(given) and lead.get("email_known_at") is None and lead.get("email") == given
 
 
 def check_interaction(channel: str, direction: str, reference: str) -> None:
