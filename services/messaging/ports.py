@@ -63,8 +63,8 @@ class Leads(Protocol):
     async def lead_with_phone(self, business_id: str, phone: str) -> Lead | None: ...
 
     async def is_known_email(self, business_id: str, email: str) -> bool:
-        """Whether a lead of the business has this address as known (given by the person on an inbound call, or
-        entered by the owner in person): not merely a lead's."""
+        """Whether a lead of the business has this address as known (given by the person on an inbound call): not
+        merely a lead's."""
 
 
 class Workspaces(Protocol):

@@ -97,15 +97,13 @@ def changed_values(current: dict[str, Any], given: dict[str, str]) -> dict[str, 
 
 # -- whose word an email address is --------------------------------------------------------------
 # The messaging service mails a key's email to a lead at once only when the address is known to the business: the
-# person gave it on an inbound call (they reached the business first), or the owner entered it in person. An
-# address a key wrote is a stranger's, whatever the lead's source says: a key can write any of it.
+# person gave it on an inbound call (they reached the business first). An address written through the lead API is a
+# stranger's, whatever the lead's source says: a key can write any of it.
 
-def email_known_at(values: dict[str, Any], by_owner_in_person: bool, now: datetime) -> dict[str, Any]:
-    """What a lead write of `values` (create or patch) sets of email_known_at: nothing unless it writes the address;
-    then `now` when the owner wrote it signed in to the dashboard, else None (a key's word)."""
-    if "email" not in values:
-        return {}
-    return {"email_known_at": now if by_owner_in_person and values["email"] else None}
+def email_known_at(values: dict[str, Any]) -> dict[str, Any]:
+    """What a lead write through the API (create or patch) of `values` sets of email_known_at: nothing unless it
+    writes the address, which is then not known (a key's word)."""
+    return {"email_known_at": None} if "email" in values else {}
 
 
 def email_given_on_call(lead: dict[str, Any], direction: str, collected: dict[str, str]) -> bool:

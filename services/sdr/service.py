@@ -85,10 +85,8 @@ class Leads:
     # -- the public lead API -------------------------------------------------------------
 
     async def create(self, business_id: str, given: dict[str, str]):
-        who = tenant.require_account()
-        business_id = require_business(who, business_id)
+        business_id = require_business(tenant.require_account(), business_id)
         values = domain.new_lead_values(given)
-        values.update(domain.email_known_at(values, who.owner_in_person, utcnow()))
         if values.get("agent_id"):
             values["agent_name"] = await self._agent_name(values["agent_id"], business_id)
         async with self.db.transaction() as conn:
@@ -99,7 +97,7 @@ class Leads:
         async with self.db.transaction() as conn:
             row = await self._owned(conn, lead_id, lock=True)
             values = domain.changed_values(dict(row._mapping), given)
-            values.update(domain.email_known_at(values, tenant.require_account().owner_in_person, utcnow()))
+            values.update(domain.email_known_at(values))
             if values:
                 row = await self._update(conn, row, values)
         return row

@@ -54,8 +54,8 @@ leads = sa.Table(
     # When its status last became converted (a purchase: the national registry's exemption), kept by a trigger on
     # every write of the status (migration 0009).
     sa.Column("converted_at", Ts),
-    # When its email address became known to the business: given by the person on an inbound call, or entered by
-    # the owner in person; None when a key wrote it (migration 0011, services.sdr.domain.email_known_at).
+    # When its email address became known to the business: given by the person on an inbound call; None when it was
+    # written through the API (migration 0011, services.sdr.domain.email_known_at).
     sa.Column("email_known_at", Ts),
 )
 

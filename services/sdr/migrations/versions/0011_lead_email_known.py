@@ -1,6 +1,6 @@
 """sdr: when a lead's email address became known to the business (email_known_at): the person gave it on an inbound
-call, or the owner entered it signed in to the dashboard. An address a key wrote is a stranger's (the messaging
-service holds a key's email to it for the owner's approval).
+call. An address a key wrote is a stranger's (the messaging service holds a key's email to it for the owner's
+approval).
 
 Leads from before this migration get none: a key could write any source and any address, so which addresses came
 from the person themselves is not known; mail to them waits for the owner once, or for the person's next call.
