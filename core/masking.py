@@ -1,9 +1,13 @@
-"""What never reaches a log in the clear: phone numbers (all but their last 4 digits), and secrets.
+"""What never reaches a log in the clear: phone numbers (all but their last 4 digits), email addresses (all but their
+domain), and secrets.
 
 `mask(text)` rewrites:
 - phone numbers: E.164 (`+14155550123` -> `+*******0123`, also with spaces, dots, dashes or brackets between the
   digits, or URL-encoded `%2B...`) and the North American national forms (`(415) 555-0123`, `415-555-0123`,
   `415.555.0123`); a bare run of digits is left alone (ids, timestamps and ports look the same);
+- email addresses, also URL-encoded (`dana.reyes@example.com`, `dana%40example.com` -> `***@example.com`,
+  `***%40example.com`): the domain kept, so a reader still sees which mail server was concerned (and so the
+  password of a `scheme://user:password@host` URL is hidden too);
 - our API keys (`svc_live_...`), webhook signing secrets (`whsec_...`), Stripe-style keys
   (`sk_`/`rk_`/`pk_` `test`/`live`), bearer and basic credentials, signed tokens (JWTs: the caller context,
   x402 payloads), and the value after `token`, `secret`, `password`, `session`, `key`, `signature` or
@@ -19,6 +23,7 @@ from typing import Any
 MASK = "***"
 
 _E164 = re.compile(r"(?<![\w+%])(\+|%2[Bb])(\d(?:[\s().-]{0,2}\d){7,14})(?!\d)")
+_EMAIL = re.compile(r"[\w.!#$%&'*+/?^`{|}~-]+(@|%40)(?=[a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.IGNORECASE)
 _NATIONAL = re.compile(r"(?<![\w+.-])(?:\(\d{3}\)\s?|\d{3}[.-])\d{3}[.-]\d{4}(?![\w-])")
 _SECRETS = (
     # prefixed keys and secrets: the prefix kept, so a reader knows what was there
@@ -41,9 +46,10 @@ def _hide_digits(match: re.Match[str]) -> str:
 
 
 def mask(text: str) -> str:
-    """`text` with every phone number and secret it holds masked."""
+    """`text` with every phone number, email address and secret it holds masked."""
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
+    text = _EMAIL.sub(rf"{MASK}\1", text)
     text = _E164.sub(_hide_digits, text)
     return _NATIONAL.sub(_hide_digits, text)
 

@@ -106,9 +106,11 @@ class Service:
 # (deploy.generate) let it reach those alone.
 _SDR_NEIGHBOURS = ("agents", "accounts", "messaging", "calls")  # services.sdr.ports.grpc_neighbours
 SERVICES: tuple[Service, ...] = (
-    # Keys, sessions and sign-in links are stored as HMACs under SWITCHBOARD_SECRET_KEY itself: accounts holds it.
+    # Keys, sessions and sign-in links are stored as HMACs under subkeys of SWITCHBOARD_SECRET_KEY (and, during a
+    # rotation, of the one before it): accounts holds them.
     Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, payments, usage",
-            secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "PAYMENTS_API_KEY", "SMTP_PASSWORD"),
+            secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "SWITCHBOARD_SECRET_KEY_PREVIOUS", "PAYMENTS_API_KEY",
+                     "SMTP_PASSWORD"),
             rpc_to=("agents",), internet=True),
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
             secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals", "accounts"),

@@ -194,6 +194,11 @@ class Settings(BaseSettings):
     # The server secret: keys, sessions and sign-in links are stored as HMACs under it (the accounts service), and
     # the secrets of DERIVED_SECRETS are derived from it where the processes are provisioned.
     secret_key: Secret = Field(Secret(DEV_SECRET), alias="SWITCHBOARD_SECRET_KEY")
+    # Its version (services.accounts.secret_keys: each stored hash and token names the version it was made under),
+    # and during a rotation the secret of the version before it, still accepted (README, "Rotating the server
+    # secret"); empty: none.
+    secret_key_version: int = Field(1, ge=1, alias="SWITCHBOARD_SECRET_KEY_VERSION")
+    secret_key_previous: Secret = Field(Secret(""), alias="SWITCHBOARD_SECRET_KEY_PREVIOUS")
     # The signed caller context between processes (core.caller): this process's signing key '<process>:<version>=
     # <base64url seed>' and the public keys it accepts '<process>:<version>=<base64url key>,...' (two versions of a
     # process's key during a rotation). Unset: derived from the server secret, one pair per process (the local stack).
@@ -375,6 +380,13 @@ class Settings(BaseSettings):
         return default if value == "" and isinstance(default, (int, float)) else value
 
     @model_validator(mode="after")
+    def _previous_secret_has_a_version(self) -> Settings:
+        if self.secret_key_previous.reveal() and self.secret_key_version < 2:
+            raise ValueError("SWITCHBOARD_SECRET_KEY_PREVIOUS: is the version before SWITCHBOARD_SECRET_KEY_VERSION, "
+                             "so that must be 2 or more (raise it by one with each new SWITCHBOARD_SECRET_KEY)")
+        return self
+
+    @model_validator(mode="after")
     def _grpc_tls_all_or_none(self) -> Settings:
         files = {"GRPC_TLS_CERT": self.grpc_tls_cert, "GRPC_TLS_KEY": self.grpc_tls_key,
                  "GRPC_TLS_CA": self.grpc_tls_ca}
@@ -422,6 +434,8 @@ class GrpcTls(NamedTuple):
     ca: bytes
 
 
+# Secrets a process is given only at times (a rotation's previous value): unset is a choice, not a mistake.
+OPTIONAL_SECRETS = frozenset({"SWITCHBOARD_SECRET_KEY_PREVIOUS"})
 # Every secret setting: {variable: field}.
 SECRET_FIELDS = {f.alias: name for name, f in Settings.model_fields.items() if f.alias and f.annotation is Secret}
 
@@ -438,7 +452,8 @@ def load(process: str | None = None) -> Settings:
     if process is None:
         return loaded
     own = registry.SECRETS[process]
-    missing = [variable for variable in own if not _given(loaded, SECRET_FIELDS[variable])]
+    missing = [variable for variable in own
+               if variable not in OPTIONAL_SECRETS and not _given(loaded, SECRET_FIELDS[variable])]
     if missing and loaded.environment != "local":
         raise SystemExit("\n".join(f"{variable}: must be set ({process} reads it; outside the local stack a secret "
                                    "has no default)" for variable in missing))

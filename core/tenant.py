@@ -36,6 +36,12 @@ class Tenant:
         """Who acts, for records of who did what: the API key when one was used, else the account."""
         return f"api_key:{self.api_key_id}" if self.api_key_id else self.account_id
 
+    @property
+    def owner_in_person(self) -> bool:
+        """Whether the caller is the owner signed in to the dashboard: a session has every scope and no key (keys and
+        assistant connections carry their id; workers carry no scope)."""
+        return bool(self.account_id) and not self.api_key_id and self.scopes == ("*",)
+
     def can_access(self, business_id: str) -> bool:
         return business_id in self.business_ids
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from core import db_roles, nats_auth, registry
+from core import db_roles, nats_auth, registry, settings
 from deploy import workloads
 
 DEPLOY = Path(__file__).resolve().parent
@@ -75,7 +75,9 @@ def _labels(name: str) -> dict:
 
 def secret_env(process: str) -> list[dict]:
     """The keys of the Secret that `process` is given, one secretKeyRef each (gateway.yaml lists the gateway's)."""
-    return [{"name": key, "valueFrom": {"secretKeyRef": {"name": SECRET, "key": secret_key(key, process)}}}
+    return [{"name": key, "valueFrom": {"secretKeyRef": {
+                "name": SECRET, "key": secret_key(key, process),
+                **({"optional": True} if key in settings.OPTIONAL_SECRETS else {})}}}
             for key in (*SHARED_SECRET_KEYS, *registry.SECRETS[process])]
 
 

@@ -50,15 +50,23 @@ MAX_BODY_BYTES = 1024 * 1024
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-async def _read_json(request: web.Request, route: Route) -> dict:
-    """The body as a JSON object, not yet checked against the route's schema."""
+async def _read_body(request: web.Request, route: Route) -> bytes:
+    """The raw body, refused (400) past the route's limit: by its Content-Length before any of it is read."""
     limit = route.max_body_bytes or MAX_BODY_BYTES
+    too_large = ServiceError("invalid_request", f"request body is larger than {limit // 1024} KiB")
+    if request.content_length is not None and request.content_length > limit:
+        raise too_large
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
-        raw = None
-    if raw is None or len(raw) > limit:
-        raise ServiceError("invalid_request", f"request body is larger than {limit // 1024} KiB")
+        raise too_large from None
+    if len(raw) > limit:
+        raise too_large
+    return raw
+
+
+def _parse_json(raw: bytes, route: Route) -> dict:
+    """The body as a JSON object, not yet checked against the route's schema."""
     if not raw.strip():
         return {}
     try:
@@ -165,7 +173,10 @@ def make_handler(route: Route):
             _check_header_text(request)
             principal = await _key_principal(d, request, route) if route.auth == KEY else None
             session = _session_token(d, request) if route.auth == SESSION else ""
-            body = await _read_json(request, route) if route.body is not None else {}
+            raw = await _read_body(request, route) if route.body is not None else b""
+            if route.verify is not None and (why := route.verify(d.settings, request.headers, raw)):
+                raise ServiceError("unauthorized", why)
+            body = _parse_json(raw, route) if route.body is not None else {}
             # The scope first: a key without it learns nothing about the route's parameters.
             if principal is not None:
                 missing = [s for s in _required_scopes(route, body) if not principal.has_scope(s)]

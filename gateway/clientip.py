@@ -6,7 +6,7 @@ to start without it.
 """
 from __future__ import annotations
 
-from ipaddress import IPv4Address, IPv6Address, ip_address
+from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 
 from aiohttp import web
 
@@ -44,3 +44,13 @@ def require_trusted_proxies(settings: Settings) -> None:
         raise SystemExit("TRUSTED_PROXIES must be set outside the local stack: the addresses or CIDR ranges of the "
                          "load balancer or ingress controller in front of the gateway (comma-separated, e.g. "
                          "10.244.0.0/16); without it every client behind it shares one rate-limit bucket")
+
+
+def address_key(address: str) -> str:
+    """The client an address counts as in every per-address limit: an IPv6 client by its /64 (a subscriber's usual
+    allocation, all of it one client's), any other by itself."""
+    try:
+        parsed = ip_address(address)
+    except ValueError:
+        return address
+    return str(ip_network(f"{parsed}/64", strict=False)) if isinstance(parsed, IPv6Address) else address

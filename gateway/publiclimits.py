@@ -11,12 +11,11 @@ among their errors) and the probes.
 from __future__ import annotations
 
 import time
-from ipaddress import IPv6Address, ip_address, ip_network
 
 from aiohttp import web
 
 from core.settings import Settings
-from gateway.clientip import client_ip
+from gateway.clientip import address_key, client_ip
 from gateway.errors import error_response
 from gateway.ratelimit import TokenBuckets, retry_after_header
 from gateway.routes import PUBLIC, Route
@@ -29,16 +28,6 @@ OAUTH_CLIENTS = {("POST", REGISTER_PATH), ("GET", AUTHORIZE_PATH), ("POST", AUTH
 def limited_per_address(route: Route) -> bool:
     """Whether a route of the table takes from its caller's address buckets (see the module's docstring)."""
     return route.auth == PUBLIC and "unauthorized" not in route.errors
-
-
-def address_key(address: str) -> str:
-    """The bucket of an address: an IPv6 client by its /64 (a subscriber's usual allocation, all of it one
-    client's), any other by itself."""
-    try:
-        parsed = ip_address(address)
-    except ValueError:
-        return address
-    return str(ip_network(f"{parsed}/64", strict=False)) if isinstance(parsed, IPv6Address) else address
 
 
 class AddressLimits:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import aiohttp
 import asyncpg
 
-from core.plans import DEFAULT_PLAN, LOCAL_CHECKOUT_PRICES, parse_checkout_prices
+from core.plans import LOCAL_CHECKOUT_PRICES, parse_checkout_prices
 
 FIXTURE_TRIAL_DAYS = 365
 
@@ -31,18 +31,21 @@ class PaymentsAccess:
 
 
 async def start_trial(database_url: str, *business_ids: str, payments: PaymentsAccess | None = None,
-                      plan: str = DEFAULT_PLAN) -> None:
-    """The businesses in their trial (on `plan`, at the provider too when `payments` is given)."""
+                      plan: str | None = None) -> None:
+    """The businesses in their trial (on `plan`, else the plan each signed up for; at the provider too when
+    `payments` is given)."""
     if payments is None:
         await set_subscription(database_url, "trialing", *business_ids)
         return
     conn = await asyncpg.connect(database_url)
     try:
         for business_id in business_ids:
-            customer, subscription = await _subscribe(payments, business_id, plan)
+            chosen = plan or await conn.fetchval("SELECT plan_id FROM accounts.businesses WHERE id = $1::uuid",
+                                                 business_id)
+            customer, subscription = await _subscribe(payments, business_id, chosen)
             await conn.execute("UPDATE accounts.businesses SET subscription_status = 'trialing', customer_id = $2, "
                                "subscription_id = $3, plan_id = $4 WHERE id = $1::uuid", business_id, customer,
-                               subscription, plan)
+                               subscription, chosen)
     finally:
         await conn.close()
 

@@ -490,8 +490,8 @@ class AccountsRepositoryContract:
                 await accounts_in(conn).add_key(**key_values(other, key_hash=older.key_hash))
         async with database.transaction() as conn:
             accounts = accounts_in(conn)
-            assert (await accounts.key_by_hash(older.key_hash)).id == older.id
-            assert await accounts.key_by_hash("hash-none") is None
+            assert (await accounts.key_by_hash(["hash-none", older.key_hash])).id == older.id
+            assert await accounts.key_by_hash(["hash-none"]) is None
             assert [k.id for k in await accounts.keys_of(account_id)] == [newer.id, older.id]
             assert await accounts.keys_of(other) == []
             assert (await accounts.change_key(older.id, account_id, {})).name == "ci"
@@ -512,10 +512,10 @@ class AccountsRepositoryContract:
             await seed(conn, sessions, token_hash=token_hash, account_id=account_id, created_at=AT,
                        expires_at=AT + timedelta(days=30), last_used_at=AT)
         async with database.read() as conn:
-            found = await accounts_in(conn).session(token_hash)
-            assert await accounts_in(conn).session("session-none") is None
-        assert (str(found.account_id), found.expires_at, found.last_used_at) == (account_id, AT + timedelta(days=30),
-                                                                                 AT)
+            found = await accounts_in(conn).session(["session-none", token_hash])
+            assert await accounts_in(conn).session(["session-none"]) is None
+        assert (found.token_hash, str(found.account_id), found.expires_at, found.last_used_at) == (
+            token_hash, account_id, AT + timedelta(days=30), AT)
 
     async def test_a_workspace_is_read_with_its_signups_provisioning_when_it_has_one(self, database, accounts_in,
                                                                                     seed, workspaces):

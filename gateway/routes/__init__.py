@@ -127,6 +127,10 @@ class Route:
     body_check: dict | None = None
     # The largest body the route reads (None: gateway.app.MAX_BODY_BYTES, 1 MiB).
     max_body_bytes: int | None = None
+    # A provider route's own check of the raw body and headers (its signature), `(settings, headers, raw) -> why
+    # it fails or None`: it runs before the body is read as JSON, and a request that fails it is answered 401
+    # unauthorized with nothing of its body parsed.
+    verify: Callable[[Any, Any, bytes], str | None] | None = None
     # What one request may cost on a hot route, over every process, with its key's principal cached in the
     # gateway (core.costs; checked by tests/guard/test_cost_budgets.py); `read_one_budget`: its ?id= read.
     budget: Budget | None = None

@@ -13,7 +13,7 @@ from core.errors import ServiceError
 from core.messages import struct
 from core.scopes import ALL_SCOPES
 from core.settings import SIGNUP_LIMIT_PER_HOUR
-from gateway.clientip import client_ip
+from gateway.clientip import address_key, client_ip
 from gateway.context import ROUTE_TABLE
 from gateway.convert import to_json
 from gateway.readiness import nats_status
@@ -57,7 +57,7 @@ async def signup(ctx: RequestContext):
     reply = await ctx.rpc("accounts").Signup(accounts_pb2.SignupRequest(
         business_name=b["business_name"], email=b["email"], business_type=b.get("business_type", ""),
         website=b.get("website", ""), phone_forward_to=b.get("phone_forward_to", ""), plan_id=b.get("plan_id", ""),
-        client_ip=client_ip(ctx.request, ctx.deps.settings.trusted_proxies),
+        client_ip=address_key(client_ip(ctx.request, ctx.deps.settings.trusted_proxies)),
         payment_signature=_payment_signature(ctx),
         x402=b.get("payment_capture") == payments.X402))
     body = to_json(reply, omit=("payment_response",))

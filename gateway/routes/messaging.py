@@ -194,10 +194,13 @@ ROUTES = [
           response="Email", status=201, sessions=True,
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "rate_limited"),
           rpcs=(f"{MESSAGING}/QueueEmail",),
-          description="An email to the business's owner or to one of its leads (recipient owner or lead) is "
-          "approved at once (it goes out within seconds) unless approve is false, which leaves it "
-          "pending_approval until POST /api/v1/emails/approve. An email to any other address (recipient other) "
-          "waits for the owner to approve it signed in to the dashboard, whatever approve says. It goes out from "
+          description="An email to the business's owner (recipient owner, once the address is confirmed) or to an "
+          "address known to the business (recipient known: one the owner approved in person, or a lead's that the "
+          "person gave on an inbound call) is approved at once (it goes out within seconds) unless approve is "
+          "false, which leaves it pending_approval until POST /api/v1/emails/approve. An email to any other "
+          "address (recipient other), a lead's that a key wrote among them, is held pending_approval for the "
+          "owner to approve signed in to the dashboard, whatever approve says: the platform's sender is no relay "
+          "for keys. The owner's approval makes the address known. It goes out from "
           "the platform's address as '<business name> via <platform>', with Reply-To the owner's address. A "
           "business may queue its plan's emails_per_day, at most EMAIL_DAILY_QUOTA (default 200), in any 24 hours "
           "(429 rate_limited with error.limit emails_per_day and Retry-After beyond; GET /api/v1/balance shows it), "
@@ -210,7 +213,7 @@ ROUTES = [
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "not_found"),
           rpcs=(f"{MESSAGING}/ApproveEmail",),
           description="Only an email pending approval can be approved (400 otherwise); another business's email "
-          "is 404. An email to an address that is neither the owner's nor a lead's (recipient other) may only be "
+          "is 404. An email to an address the business does not know (recipient other) may only be "
           "approved by the owner signed in to the dashboard (the session cookie): a key is 403."),
     Route("GET", f"{V1}/emails", list_emails, "The email queue, newest first, or one email with ?id=", "emails",
           scope="emails:read", query=page_query(50, 100, id=UUID, status={

@@ -1,8 +1,9 @@
 """The providers' webhooks (voice, SMS, payments), all one pattern: verify at the edge, store, apply in the owner.
 
 Each request is verified here with the provider's own check (the voice provider's webhook credential, Twilio's
-X-Twilio-Signature through the `twilio` package, Stripe's Stripe-Signature through the `stripe` package); one that
-fails it is refused (401) and nothing is stored. A message that needs no answer is then stored on the PROVIDER
+X-Twilio-Signature through the `twilio` package, Stripe's Stripe-Signature through the `stripe` package), over the
+raw body before any of it is read as JSON (Route.verify); one that fails it is refused (401), nothing parsed and
+nothing stored. A message that needs no answer is then stored on the PROVIDER
 stream (core.bus: acknowledged by JetStream before the provider gets its 2xx, deduplicated by the provider's own
 identity of the message) and the service that owns it applies it from its durable consumer; when NATS does not
 take it the provider gets 503 unavailable and sends it again. A message whose answer the provider uses (a voice
@@ -57,14 +58,17 @@ def _body_hash(body: bytes) -> str:
 
 # -- the voice provider -----------------------------------------------------------------------------------
 
+def voice_refusal(settings, headers, body: bytes) -> str | None:
+    """Why a server message does not carry our webhook credential (Route.verify: checked before it is parsed)."""
+    present = {name: headers[name] for name in AUTH_HEADERS if name in headers}
+    return WebhookAuth.of(settings).refusal(body, present, time.time())
+
+
 async def voice_message(ctx: RequestContext):
-    """A status update or end-of-call report is stored (the calls service applies it in a batch with others); an
-    assistant-request goes to the calls service now, for its answer; any other message is acknowledged here."""
+    """A verified message (voice_refusal): a status update or end-of-call report is stored (the calls service
+    applies it in a batch with others); an assistant-request goes to the calls service now, for its answer; any
+    other message is acknowledged here."""
     body = await ctx.request.read()
-    present = {name: ctx.request.headers[name] for name in AUTH_HEADERS if name in ctx.request.headers}
-    why = WebhookAuth.of(ctx.deps.settings).refusal(body, present, time.time())
-    if why is not None:
-        raise ServiceError("unauthorized", why)
     kind = calls_domain.message_of(ctx.body)["type"]
     if kind in ANSWERED_TYPES:
         reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(body=body))
@@ -106,13 +110,20 @@ async def sms_inbound(ctx: RequestContext):
 
 # -- the payment provider -----------------------------------------------------------------------------------
 
+def payment_refusal(settings, headers, body: bytes) -> str | None:
+    """Why an event is not signed by the payment provider (Route.verify: checked before it is parsed)."""
+    why = payment_webhooks.signature_refusal(body, headers.get(payment_webhooks.SIGNATURE_HEADER, ""),
+                                             settings.payments_webhook_secret.reveal())
+    return f"payment webhook refused: {why}" if why else None
+
+
 async def payment_event(ctx: RequestContext):
+    """A verified event (payment_refusal), stored for the accounts service."""
     body = await ctx.request.read()
     try:
-        event = payment_webhooks.parse_event(body, ctx.request.headers.get(payment_webhooks.SIGNATURE_HEADER, ""),
-                                             ctx.deps.settings.payments_webhook_secret.reveal())
+        event = payment_webhooks.event_of(body)
     except payment_webhooks.InvalidWebhook as exc:
-        raise ServiceError("unauthorized", f"payment webhook refused: {exc}") from None
+        raise ServiceError("invalid_request", f"payment webhook refused: {exc}") from None
     await _store(ctx, payment_webhooks.EVENTS_SUBJECT, body, event["id"])
     return {"received": True}
 
@@ -148,7 +159,7 @@ SIGNED = ("Called by the messaging provider, not by API clients: a form POST sig
           "(HMAC-SHA1 of the URL and the sorted parameters under the account's auth token); anything else is 401.")
 ROUTES = [
     Route("POST", MESSAGES_PATH, voice_message, "The voice provider's server messages", "providers",
-          auth=PUBLIC, body=PROVIDER_MESSAGE, response="ProviderMessageAnswer",
+          auth=PUBLIC, body=PROVIDER_MESSAGE, verify=voice_refusal, response="ProviderMessageAnswer",
           errors=("unauthorized", "invalid_request", "unavailable"), rpcs=(f"{CALLS}/HandleProviderMessage",),
           description="Called by the voice provider, not by API clients: assistant requests for inbound calls, "
           "status updates and end-of-call reports, authenticated by our webhook credential: by default signed "
@@ -177,7 +188,7 @@ ROUTES = [
           "answers the keywords itself by default (SMS_PROVIDER_OPT_OUT=twilio: the TwiML is empty); with "
           "SMS_PROVIDER_OPT_OUT=ours the TwiML carries our replies (an opt-out confirmed once, then silence)."),
     Route("POST", payment_webhooks.EVENTS_PATH, payment_event, "The payment provider's webhook events", "providers",
-          auth=PUBLIC, body=PAYMENT_EVENT, response="PaymentEventReceived",
+          auth=PUBLIC, body=PAYMENT_EVENT, verify=payment_refusal, response="PaymentEventReceived",
           errors=("unauthorized", "invalid_request", "unavailable"),
           description="Called by the payment provider (Stripe's event objects), not by API clients. Each event is "
           "verified with its Stripe-Signature header (HMAC-SHA256 with our webhook secret, at most 5 minutes "

@@ -5,14 +5,15 @@ with the endpoint's signing secret (`whsec_...`, the whole string), over `f"{t}.
 A receiver must check it over the raw body (not re-serialised JSON) and refuse a timestamp older than its
 tolerance (replays). Several `v1=` values may appear while a secret is being rolled; any may match.
 
-The simulator signs with `sign_payload`; receivers (the gateway) check with `parse_event`, and tests forge and
-replay with both. The gateway stores each verified event under EVENTS_SUBJECT on the PROVIDER stream (core.bus),
+The simulator signs with `sign_payload`; receivers check with `parse_event` (the gateway: `signature_refusal` over
+the raw body before it reads any of it as JSON, then `event_of`), and tests forge and replay with both. The gateway stores each verified event under EVENTS_SUBJECT on the PROVIDER stream (core.bus),
 where the accounts service applies it.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 
 import stripe
 
@@ -33,23 +34,41 @@ def sign_payload(payload: bytes, secret: str, timestamp: int) -> str:
     return f"t={int(timestamp)},v1={mac}"
 
 
-def parse_event(payload: bytes, signature_header: str, secret: str,
-                tolerance: int = DEFAULT_TOLERANCE) -> stripe.Event:
-    """The Event in a webhook request, once its signature and timestamp are checked (`stripe.Webhook.
-    construct_event`); `InvalidWebhook` otherwise."""
+def signature_refusal(payload: bytes, signature_header: str, secret: str,
+                      tolerance: int = DEFAULT_TOLERANCE) -> str | None:
+    """Why the raw request is not signed with `secret` within `tolerance` (`stripe.WebhookSignature.verify_header`),
+    or None when it is. Nothing of the payload is parsed: a receiver checks this before reading it as JSON."""
     if not secret:
-        raise InvalidWebhook("no webhook signing secret is configured")
+        return "no webhook signing secret is configured"
     try:
-        event = stripe.Webhook.construct_event(payload, signature_header, secret, tolerance)
+        stripe.WebhookSignature.verify_header(payload, signature_header, secret, tolerance)
     except stripe.SignatureVerificationError as exc:
         text = str(exc.user_message or "")
         if "tolerance" in text:
-            raise InvalidWebhook("the signature's timestamp is outside the tolerance (a replay?)") from None
+            return "the signature's timestamp is outside the tolerance (a replay?)"
         if "No Stripe-Signature" in text:
-            raise InvalidWebhook("no Stripe-Signature header") from None
+            return "no Stripe-Signature header"
         if "extract" in text or "expected scheme" in text:
-            raise InvalidWebhook("the Stripe-Signature header is malformed") from None
-        raise InvalidWebhook("the signature does not match the payload") from None
+            return "the Stripe-Signature header is malformed"
+        return "the signature does not match the payload"
+    except UnicodeDecodeError:  # the signed bytes are not text: not a body Stripe sent
+        return "the signature does not match the payload"
+    return None
+
+
+def parse_event(payload: bytes, signature_header: str, secret: str,
+                tolerance: int = DEFAULT_TOLERANCE) -> stripe.Event:
+    """The Event in a webhook request, once its signature and timestamp are checked (signature_refusal);
+    `InvalidWebhook` otherwise."""
+    if why := signature_refusal(payload, signature_header, secret, tolerance):
+        raise InvalidWebhook(why)
+    return event_of(payload)
+
+
+def event_of(payload: bytes) -> stripe.Event:
+    """The Event in a payload whose signature was checked (signature_refusal); `InvalidWebhook` when it is not one."""
+    try:
+        event = stripe.Event.construct_from(json.loads(payload), stripe.api_key)
     except ValueError:  # JSON, or UTF-8 (UnicodeDecodeError is a ValueError)
         raise InvalidWebhook("the payload is not JSON") from None
     except (AttributeError, TypeError):  # JSON, but not an object

@@ -1,8 +1,6 @@
 """Account rules as plain functions: scopes, keys, signup validation, workspace lifecycle."""
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -102,11 +100,6 @@ def new_api_key() -> tuple[str, str]:
     """A fresh key and its display prefix."""
     key = KEY_PREFIX + new_secret_token(30)
     return key, key[:KEY_DISPLAY_CHARS]
-
-
-def keyed_hash(secret_key: str, value: str) -> str:
-    """How keys, magic links and session tokens are stored: HMAC-SHA256 under the server secret."""
-    return hmac.new(secret_key.encode(), value.encode(), hashlib.sha256).hexdigest()
 
 
 def key_usable(revoked_at: datetime | None, expires_at: datetime | None, now: datetime) -> bool:

@@ -23,6 +23,7 @@ from core.errors import ServiceError
 from core.ids import new_id, require_uuid, utcnow
 from services.accounts import oauth_domain as rules
 from services.accounts import oauth_store as store
+from services.accounts import secret_keys
 from services.accounts import store as accounts_store
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.domain import new_secret_token
@@ -90,14 +91,12 @@ class OAuth:
         self.documents = documents
         self.issuer = accounts.base_url
         self.resource = f"{accounts.base_url}/api/mcp"
-        self.tokens = AccessTokens(accounts.secret, self.issuer, self.resource)
+        self.tokens = AccessTokens(accounts.keys, self.issuer, self.resource)
 
     @property
     def db(self):
         return self.accounts.db
 
-    def _hash(self, value: str) -> str:
-        return self.accounts.hash(value)
 
     # -- clients -----------------------------------------------------------------------------
 
@@ -210,8 +209,8 @@ class OAuth:
             await store.insert_grant(conn, id=grant_id, account_id=account_id,
                                      client_id=authorization.client.client_id, scopes=list(approved),
                                      business_ids=chosen, resource=authorization.resource, created_at=now)
-            await store.insert_code(conn, code_hash=self._hash(code), grant_id=grant_id,
-                                    redirect_uri=authorization.redirect_uri, code_challenge=authorization.challenge,
+            await store.insert_code(conn, code_hash=self.accounts.hash(secret_keys.OAUTH_CODE, code),
+                                    grant_id=grant_id, redirect_uri=authorization.redirect_uri, code_challenge=authorization.challenge,
                                     expires_at=now + rules.CODE_TTL)
         return self._redirect(authorization.redirect_uri, authorization.state, code=code)
 
@@ -245,26 +244,26 @@ class OAuth:
             if not form.get(field):
                 raise OAuthError("invalid_request", f"{field} is required")
         what = CREDENTIALS[required[0]]
-        secret_hash = self._hash(form[required[0]])
+        purpose = secret_keys.OAUTH_CODE if required[0] == "code" else secret_keys.OAUTH_REFRESH_TOKEN
         now = utcnow()
         async with self.db.transaction() as conn:
-            row = await take(conn, secret_hash)
+            row = await take(conn, self.accounts.keys.hashes(purpose, form[required[0]]))
             if row is None or row.expires_at <= now or row.revoked_at is not None:
                 raise OAuthError("invalid_grant", f"the {what} is invalid, expired or revoked")
             if row.used_at is None:
-                return await use(conn, row, form, secret_hash, now)
+                return await use(conn, row, form, now)
         raise await self._spent(row, spent)
 
-    async def _exchange(self, conn, row, form: dict[str, str], code_hash: str, now: datetime) -> Tokens:
+    async def _exchange(self, conn, row, form: dict[str, str], now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)
         if form["redirect_uri"] != row.redirect_uri:
             raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
         if not rules.pkce_holds(form["code_verifier"], row.code_challenge):
             raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)")
-        await store.use_code(conn, code_hash, now)
+        await store.use_code(conn, row.code_hash, now)
         return await self._issue(conn, row, tuple(row.scopes), now)
 
-    async def _rotate(self, conn, row, form: dict[str, str], token_hash: str, now: datetime) -> Tokens:
+    async def _rotate(self, conn, row, form: dict[str, str], now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)
         scopes = tuple(row.scopes)
         if form.get("scope"):
@@ -272,7 +271,7 @@ class OAuth:
             if not set(asked) <= set(scopes):
                 raise OAuthError("invalid_scope", f"the sign-in approved {' '.join(scopes)} only")
             scopes = asked
-        await store.use_refresh_token(conn, token_hash, now)
+        await store.use_refresh_token(conn, row.token_hash, now)
         return await self._issue(conn, row, scopes, now)
 
     async def _spent(self, row, why: str) -> OAuthError:
@@ -292,8 +291,8 @@ class OAuth:
 
     async def _issue(self, conn, row, scopes: tuple[str, ...], now: datetime) -> Tokens:
         refresh = new_secret_token()
-        await store.insert_refresh_token(conn, token_hash=self._hash(refresh), grant_id=row.grant_id, created_at=now,
-                                         expires_at=now + rules.REFRESH_TTL)
+        await store.insert_refresh_token(conn, token_hash=self.accounts.hash(secret_keys.OAUTH_REFRESH_TOKEN, refresh),
+                                         grant_id=row.grant_id, created_at=now, expires_at=now + rules.REFRESH_TTL)
         access = self.tokens.issue(account_id=str(row.account_id), grant_id=str(row.grant_id),
                                    client_id=row.client_id, scopes=scopes, now=now, expires_at=now + rules.ACCESS_TTL)
         return Tokens(access, int(rules.ACCESS_TTL.total_seconds()), refresh, scopes)
@@ -309,7 +308,8 @@ class OAuth:
             claims = self.tokens.read(token, check_expiry=False)
             if claims is not None and claims.client_id == client_id:
                 grant_id = claims.grant_id
-            elif (row := await store.take_refresh_token(conn, self._hash(token))) is not None \
+            elif (row := await store.take_refresh_token(
+                    conn, self.accounts.keys.hashes(secret_keys.OAUTH_REFRESH_TOKEN, token))) is not None \
                     and row.client_id == client_id:
                 grant_id = row.grant_id
             account_id = await store.revoke_grant(conn, str(grant_id), now) if grant_id else None

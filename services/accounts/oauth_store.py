@@ -84,8 +84,9 @@ def _with_grant(table, secret_hash_matches):
             .where(secret_hash_matches).with_for_update(of=table))
 
 
-async def take_code(conn: AsyncConnection, code_hash: str):
-    return (await conn.execute(_with_grant(oauth_codes, oauth_codes.c.code_hash == code_hash))).first()
+async def take_code(conn: AsyncConnection, code_hashes: list[str]):
+    """The code stored under any of these hashes (its forms under each version of the server secret held)."""
+    return (await conn.execute(_with_grant(oauth_codes, oauth_codes.c.code_hash.in_(code_hashes)))).first()
 
 
 async def use_code(conn: AsyncConnection, code_hash: str, now: datetime) -> None:
@@ -96,9 +97,10 @@ async def insert_refresh_token(conn: AsyncConnection, **values) -> None:
     await conn.execute(oauth_refresh_tokens.insert().values(**values))
 
 
-async def take_refresh_token(conn: AsyncConnection, token_hash: str):
+async def take_refresh_token(conn: AsyncConnection, token_hashes: list[str]):
+    """The refresh token stored under any of these hashes."""
     return (await conn.execute(_with_grant(oauth_refresh_tokens,
-                                           oauth_refresh_tokens.c.token_hash == token_hash))).first()
+                                           oauth_refresh_tokens.c.token_hash.in_(token_hashes)))).first()
 
 
 async def use_refresh_token(conn: AsyncConnection, token_hash: str, now: datetime) -> None:

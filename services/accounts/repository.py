@@ -35,7 +35,8 @@ class AccountsRepository(Protocol):
     async def add_key(self, **values: Any) -> Any:
         """Record an API key (store.api_keys' columns); its row. One per key hash."""
 
-    async def key_by_hash(self, key_hash: str) -> Any | None: ...
+    async def key_by_hash(self, key_hashes: list[str]) -> Any | None:
+        """The key stored under any of these hashes."""
 
     async def keys_of(self, account_id: str) -> list[Any]:
         """The account's keys, newest first."""
@@ -45,8 +46,9 @@ class AccountsRepository(Protocol):
         """The account's key after `values` (and revoked at `revoke_at` unless it was revoked before; read as it
         is with neither), or None when the account has no such key."""
 
-    async def session(self, token_hash: str) -> Any | None:
-        """The session's account_id, expires_at and last_used_at, or None."""
+    async def session(self, token_hashes: list[str]) -> Any | None:
+        """The session stored under any of these hashes: its token_hash, account_id, expires_at and last_used_at, or
+        None."""
 
 
 class SqlAccounts:
@@ -73,8 +75,8 @@ class SqlAccounts:
     async def add_key(self, **values: Any) -> Any:
         return await store.insert_key(self.conn, **values)
 
-    async def key_by_hash(self, key_hash: str) -> Any | None:
-        return await store.key_by_hash(self.conn, key_hash)
+    async def key_by_hash(self, key_hashes: list[str]) -> Any | None:
+        return await store.key_by_hash(self.conn, key_hashes)
 
     async def keys_of(self, account_id: str) -> list[Any]:
         return await store.keys_of(self.conn, account_id)
@@ -85,8 +87,8 @@ class SqlAccounts:
             values = {**values, "revoked_at": store.first_revocation(revoke_at)}
         return await store.change_key(self.conn, key_id, account_id, values)
 
-    async def session(self, token_hash: str) -> Any | None:
-        return await store.session_by_hash(self.conn, token_hash)
+    async def session(self, token_hashes: list[str]) -> Any | None:
+        return await store.session_by_hash(self.conn, token_hashes)
 
 
 class WorkspaceLookup(Protocol):

@@ -20,12 +20,13 @@ from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
 from core.uow import UnitOfWork
 from providers.x402.server import Verified
-from services.accounts import domain, lifecycle, store
+from services.accounts import domain, lifecycle, secret_keys, store
 from services.accounts import payments_domain as pay
 from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
 from services.accounts.repository import AccountsRepository, PooledWorkspaces, SqlAccounts, WorkspaceLookup
+from services.accounts.secret_keys import SecretKeys
 from services.accounts.store import businesses, usage_log
 from services.accounts.workspace_billing import Created, NewWorkspace, WorkspaceBilling
 from services.accounts.x402_billing import X402Billing
@@ -139,15 +140,16 @@ class Accounts:
         self.provisioning = provisioning
         self.pool = pool
         self.bus = bus
-        self.secret = settings.secret_key.reveal()
+        self.keys = SecretKeys.of(settings)
         self.base_url = settings.public_base_url
         self.signup_limit = settings.signup_limit_per_hour
         self.checkout_prices = settings.checkout_prices
         self.workspace_billing = WorkspaceBilling(payments.db, payments, x402) if payments else None
         self.grace = timedelta(hours=settings.payment_grace_hours)  # billing's, for the owner's resume
 
-    def hash(self, value: str) -> str:
-        return domain.keyed_hash(self.secret, value)
+    def hash(self, purpose: str, value: str) -> str:
+        """How `value`, a secret of `purpose` (services.accounts.secret_keys), is stored now."""
+        return self.keys.hash(purpose, value)
 
     # -- signup ----------------------------------------------------------------------------
 
@@ -235,10 +237,10 @@ class Accounts:
                 payment_capture=payment_capture, trial_ends_at=trial_ends_at, created_at=now, updated_at=now,
                 **billing)
             await store.insert_key(conn, id=new_id(), account_id=account_id, name=domain.SIGNUP_KEY_NAME,
-                                   prefix=prefix, key_hash=self.hash(api_key), scopes=list(DEFAULT_SCOPES),
-                                   created_at=now)
-            await store.insert_magic_link(conn, token_hash=self.hash(magic), account_id=account_id,
-                                          expires_at=now + domain.MAGIC_LINK_TTL)
+                                   prefix=prefix, key_hash=self.hash(secret_keys.API_KEY, api_key),
+                                   scopes=list(DEFAULT_SCOPES), created_at=now)
+            await store.insert_magic_link(conn, token_hash=self.hash(secret_keys.SIGN_IN_LINK, magic),
+                                          account_id=account_id, expires_at=now + domain.MAGIC_LINK_TTL)
             await self.provisioning.start(conn, business_id, form.phone_forward_to)
             payment_id = await self.x402.record(conn, business_id, pay.X402_SIGNUP, paying) if paying else None
         return account_id, payment_id, {"api_key": api_key, "business_id": business_id,
@@ -262,9 +264,11 @@ class Accounts:
             raise ServiceError("unauthorized", f"API key must start with {domain.KEY_PREFIX}")
         async with self.db.read() as conn:
             repository = self.accounts_in(conn)
-            row = await repository.key_by_hash(self.hash(key))
+            row = await repository.key_by_hash(self.keys.hashes(secret_keys.API_KEY, key))
             if row is None or not domain.key_usable(row.revoked_at, row.expires_at, utcnow()):
                 raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
+            if not self.keys.is_current(row.key_hash):  # its first use since a rotation
+                await store.rehash(self.pool, "api_keys", row.key_hash, self.hash(secret_keys.API_KEY, key))
             bound = str(row.business_id) if row.business_id is not None else None
             standings = await repository.standings(row.account_id, bound)
         return Principal(key_id=str(row.id), account_id=str(row.account_id),
@@ -283,7 +287,7 @@ class Accounts:
     async def redeem_magic_link(self, token: str) -> Session:
         now = utcnow()
         async with self.db.transaction() as conn:
-            link = await store.use_magic_link(conn, self.hash(token), now)
+            link = await store.use_magic_link(conn, self.keys.hashes(secret_keys.SIGN_IN_LINK, token), now)
             if link is None:
                 raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
             account_id = str(link.account_id)
@@ -291,8 +295,8 @@ class Accounts:
                 await store.confirm_email(conn, account_id, now)
             await store.end_dead_sessions_of(conn, account_id, now, domain.SESSION_IDLE)
             session = Session(domain.new_secret_token(), account_id, now + domain.SESSION_TTL)
-            await store.insert_session(conn, token_hash=self.hash(session.token), account_id=account_id,
-                                       created_at=now, expires_at=session.expires_at, last_used_at=now)
+            await store.insert_session(conn, token_hash=self.hash(secret_keys.SESSION, session.token),
+                                       account_id=account_id, created_at=now, expires_at=session.expires_at, last_used_at=now)
         return session
 
     async def sign_out(self, token: str, everywhere: bool) -> int:
@@ -300,7 +304,7 @@ class Accounts:
         its unused sign-in links; how many sessions ended."""
         async with self.db.transaction() as conn:
             if not everywhere:
-                return await store.end_session(conn, self.hash(token))
+                return await store.end_session(conn, self.keys.hashes(secret_keys.SESSION, token))
             account_id = await self.session_account(conn, token)
             await store.expire_magic_links_of(conn, account_id, utcnow())
             return await store.end_sessions_of(conn, account_id)
@@ -313,12 +317,16 @@ class Accounts:
         expired or idle too long."""
         if not token:
             raise ServiceError("unauthorized", "this needs a dashboard session: open your magic link first")
-        now, token_hash = utcnow(), self.hash(token)
-        row = await self.accounts_in(conn).session(token_hash)
+        now = utcnow()
+        row = await self.accounts_in(conn).session(self.keys.hashes(secret_keys.SESSION, token))
         if row is None or not domain.session_live(row.expires_at, row.last_used_at, now):
             raise ServiceError("unauthorized", "dashboard session is invalid or expired (it ends "
                                f"{domain.SESSION_IDLE.total_seconds() / 3600:g} hours after its last use or "
                                f"{domain.SESSION_TTL.days} days after sign-in); sign in again with a magic link")
+        token_hash = row.token_hash
+        if not self.keys.is_current(token_hash):  # its first use since a rotation
+            token_hash = self.hash(secret_keys.SESSION, token)
+            await store.rehash(self.pool, "sessions", row.token_hash, token_hash)
         if domain.session_touch_due(row.last_used_at, now):
             await store.touch_session(self.pool, token_hash, now)
         return row
@@ -353,7 +361,7 @@ class Accounts:
                 business_id = await self._account_business(conn, account_id, business_id)
             row = await self.accounts_in(conn).add_key(
                 id=new_id(), account_id=account_id, business_id=business_id or None, name=name, prefix=prefix,
-                key_hash=self.hash(key), scopes=scopes, created_at=now, expires_at=expires_at)
+                key_hash=self.hash(secret_keys.API_KEY, key), scopes=scopes, created_at=now, expires_at=expires_at)
         return self._view(row, now, key)
 
     async def update_key(self, session_token: str, key_id: str, changes: KeyChanges) -> ApiKey:

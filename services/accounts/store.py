@@ -279,8 +279,9 @@ async def insert_key(conn: AsyncConnection, **values):
     return (await conn.execute(api_keys.insert().values(**values).returning(api_keys))).first()
 
 
-async def key_by_hash(conn: AsyncConnection, key_hash: str):
-    return (await conn.execute(sa.select(api_keys).where(api_keys.c.key_hash == key_hash))).first()
+async def key_by_hash(conn: AsyncConnection, key_hashes: list[str]):
+    """The key stored under any of these hashes (its forms under each version of the server secret held)."""
+    return (await conn.execute(sa.select(api_keys).where(api_keys.c.key_hash.in_(key_hashes)))).first()
 
 
 async def keys_of(conn: AsyncConnection, account_id: str) -> list:
@@ -316,11 +317,13 @@ async def insert_magic_link(conn: AsyncConnection, **values) -> None:
     await conn.execute(magic_links.insert().values(**values))
 
 
-async def use_magic_link(conn: AsyncConnection, token_hash: str, now: datetime):
-    """An unused, unexpired link (its account_id and whether it was mailed), marking it used; None otherwise."""
+async def use_magic_link(conn: AsyncConnection, token_hashes: list[str], now: datetime):
+    """An unused, unexpired link stored under any of these hashes (its account_id and whether it was mailed),
+    marking it used; None otherwise."""
     return (await conn.execute(
         magic_links.update()
-        .where(magic_links.c.token_hash == token_hash, magic_links.c.used_at.is_(None), magic_links.c.expires_at > now)
+        .where(magic_links.c.token_hash.in_(token_hashes), magic_links.c.used_at.is_(None),
+               magic_links.c.expires_at > now)
         .values(used_at=now).returning(magic_links.c.account_id, magic_links.c.mailed))).first()
 
 
@@ -333,9 +336,11 @@ async def insert_session(conn: AsyncConnection, **values) -> None:
     await conn.execute(sessions.insert().values(**values))
 
 
-async def session_by_hash(conn: AsyncConnection, token_hash: str):
-    return (await conn.execute(sa.select(sessions.c.account_id, sessions.c.expires_at, sessions.c.last_used_at)
-                               .where(sessions.c.token_hash == token_hash))).first()
+async def session_by_hash(conn: AsyncConnection, token_hashes: list[str]):
+    """The session stored under any of these hashes, with the one it is stored under."""
+    return (await conn.execute(sa.select(sessions.c.token_hash, sessions.c.account_id, sessions.c.expires_at,
+                                         sessions.c.last_used_at)
+                               .where(sessions.c.token_hash.in_(token_hashes)))).first()
 
 
 _TOUCH_SESSION = Prepared(sessions.update().where(sessions.c.token_hash == sa.bindparam("token_hash"),
@@ -348,8 +353,19 @@ async def touch_session(pool: asyncpg.Pool, token_hash: str, now: datetime) -> N
     await _TOUCH_SESSION.fetchrow(pool, token_hash=token_hash, now=now)
 
 
-async def end_session(conn: AsyncConnection, token_hash: str) -> int:
-    return (await conn.execute(sessions.delete().where(sessions.c.token_hash == token_hash))).rowcount
+async def end_session(conn: AsyncConnection, token_hashes: list[str]) -> int:
+    return (await conn.execute(sessions.delete().where(sessions.c.token_hash.in_(token_hashes)))).rowcount
+
+
+# A key or session stored again under the current version of the server secret (services.accounts.secret_keys).
+_REHASH = {table.name: Prepared(table.update().where(column == sa.bindparam("old_hash"))
+                                .values({column.name: sa.bindparam("new_hash")}).returning(column))
+           for table, column in ((api_keys, api_keys.c.key_hash), (sessions, sessions.c.token_hash))}
+
+
+async def rehash(pool: asyncpg.Pool, table: str, old_hash: str, new_hash: str) -> None:
+    """Store a key (`api_keys`) or session (`sessions`) under `new_hash` (on the raw pool, as touch_session)."""
+    await _REHASH[table].fetchrow(pool, old_hash=old_hash, new_hash=new_hash)
 
 
 async def end_sessions_of(conn: AsyncConnection, account_id: str) -> int:

@@ -228,15 +228,19 @@ EMAIL_RETRY_BASE_SECONDS, EMAIL_RETRY_MAX_SECONDS = 30.0, 3600.0
 SUBJECT_MAX, EMAIL_BODY_MAX = 200, 50_000
 
 
-# Who an API caller's email is for. The owner and the business's leads may be written to at once; any other
-# address waits until the owner, signed in to the dashboard, approves it: a key alone cannot mail strangers.
-OWNER, LEAD, OTHER = "owner", "lead", "other"
+# Who an API caller's email is for. The platform's sender must not be a relay for keys: a key may mail at once only
+# the owner (once the address is confirmed) and addresses known to the business, i.e. approved by the owner in
+# person (approving an email to an address approves the address), or given by the person on an inbound call
+# (they reached the business first; services.sdr.domain). Any other address, a lead's that a key wrote among
+# them, waits until the owner, signed in to the dashboard, approves the email: a key alone cannot mail strangers.
+OWNER, KNOWN, OTHER = "owner", "known", "other"
 EMAIL_WINDOW = timedelta(hours=24)  # the daily quota's sliding window
 
 
-def recipient_of(to: str, owner_email: str | None, is_lead: bool) -> str:
-    """`owner_email`: the owner's address once confirmed (None before: it is anyone's)."""
-    return OWNER if to == owner_email else LEAD if is_lead else OTHER
+def recipient_of(to: str, owner_email: str | None, known: bool) -> str:
+    """`owner_email`: the owner's address once confirmed (None before: it is anyone's); `known`: the address is
+    known to the business."""
+    return OWNER if to == owner_email else KNOWN if known else OTHER
 
 
 def queued_status(recipient: str, approve: bool, by_owner_in_person: bool) -> str:
@@ -245,11 +249,18 @@ def queued_status(recipient: str, approve: bool, by_owner_in_person: bool) -> st
     return "approved" if approve and (recipient != OTHER or by_owner_in_person) else "pending_approval"
 
 
+def approves_address(recipient: str | None, by_owner_in_person: bool) -> bool:
+    """Whether approving an email to `recipient` makes its address known to the business: the owner, in person,
+    approving mail to an address that was not."""
+    return by_owner_in_person and recipient == OTHER
+
+
 def approval_refusal(recipient: str | None, by_owner_in_person: bool) -> str | None:
     """Why this caller may not approve an email to `recipient` (None: it may)."""
     if recipient == OTHER and not by_owner_in_person:
-        return ("this email is to an address that is neither the owner's nor one of the business's leads: only the "
-                "owner, signed in to the dashboard, may approve it (POST /api/v1/emails/approve with the session)")
+        return ("this email is to an address the business does not know (not the owner's, not approved by the "
+                "owner, not given by the person on a call to the business): only the owner, signed in to the "
+                "dashboard, may approve it (POST /api/v1/emails/approve with the session)")
     return None
 
 

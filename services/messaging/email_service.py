@@ -1,6 +1,7 @@
 """The email queue: what goes out by email, who approved it, and its delivery.
 
-Emails are queued by API callers (emails:write; approved at once unless they ask to approve later) and by the
+Emails are queued by API callers (emails:write; approved at once when asked and the address is known to the
+business, else held for the owner: domain.recipient_of) and by the
 platform itself: the owner's notification of each agent prompt change (`agent.prompt_changed` with notify
 owner), approved at once and queued once per event. The delivery loop takes due approved emails under a lease
 (core.leases), hands each to the mail server with no transaction open, and records sent, or a retry with
@@ -38,16 +39,10 @@ DELIVERY_BATCH = 20
 
 
 
-def _owner_in_person(who: tenant.Tenant) -> bool:
-    """Whether the caller is the owner signed in to the dashboard: a session has every scope and no key (keys and
-    assistant connections carry their id; workers carry no scope)."""
-    return not who.api_key_id and who.scopes == ("*",)
-
-
 class Emails:
     """An API caller's email goes out as its business (named in From, answers to the owner), only while the
-    business is in good standing, within a daily quota, and to the owner or a lead unless the owner approves it
-    in person (domain.queued_status)."""
+    business is in good standing, within a daily quota, and to the owner or an address known to the business
+    unless the owner approves it in person (domain.queued_status)."""
 
     def __init__(self, db: Database, others: Neighbours, daily_quota: int, *, standings: Standings | None = None):
         self.db = db
@@ -65,13 +60,16 @@ class Emails:
         to = normalize_email(to, "to")
         owner = await self.others.workspaces.owner(business_id)
         owner_email = owner.email if owner.email_confirmed else None  # an unconfirmed address is a stranger's
-        recipient = domain.recipient_of(to, owner_email, await self.others.leads.is_lead_email(business_id, to))
-        status = domain.queued_status(recipient, approve, _owner_in_person(who))
+        known_lead = to != owner_email and await self.others.leads.is_known_email(business_id, to)
+        in_person = who.owner_in_person
         now = utcnow()
-        approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} \
-            if status == "approved" else {}
         async with self.db.transaction() as conn:
             await lock_until_commit(conn, "email-quota", business_id)
+            known = known_lead or await store.is_approved_recipient(conn, business_id, to)
+            recipient = domain.recipient_of(to, owner_email, known)
+            status = domain.queued_status(recipient, approve, in_person)
+            approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} \
+                if status == "approved" else {}
             queued, oldest = await store.api_emails_since(conn, business_id, now - domain.EMAIL_WINDOW)
             if queued >= quota:
                 wait = domain.quota_retry_after(oldest, now)
@@ -79,6 +77,8 @@ class Emails:
                                    f"quota ({plans.LIMIT_NAMES['emails']} is {quota} on the "
                                    f"{plan_id or plans.DEFAULT_PLAN} plan); try again in {wait} seconds",
                                    retry_after=wait, limit=plans.LIMIT_NAMES["emails"])
+            if status == "approved" and domain.approves_address(recipient, in_person):
+                await store.approve_recipient(conn, business_id, to, who.actor, now)
             return await store.queue_email(
                 conn, id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
                 status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,
@@ -93,13 +93,15 @@ class Emails:
             if current is None:
                 raise not_found("email")
             await self.standings.require_good(str(current.business_id), "sending email")
-            if why := domain.approval_refusal(current.recipient, _owner_in_person(who)):
+            if why := domain.approval_refusal(current.recipient, who.owner_in_person):
                 raise ServiceError("forbidden", why)
             row = await store.approve_email(conn, email_id, who.business_ids, approved_by=who.actor,
                                             approved_at=now, next_attempt_at=now, updated_at=now)
             if row is None:
                 raise invalid(f"email {email_id} is {current.status.replace('_', ' ')}: only an email pending "
                               "approval can be approved")
+            if current.kind == "api" and domain.approves_address(current.recipient, who.owner_in_person):
+                await store.approve_recipient(conn, str(current.business_id), current.to_address, who.actor, now)
         return row
 
     async def list(self, status: str | None, page: Page) -> Paged:

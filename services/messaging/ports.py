@@ -1,7 +1,7 @@
 """What the messaging service needs of the other services, as ports: the number an agent texts from and who
-answers a number (agents), the lead a text is for and whether an address is a lead's (sdr), and the business's
-name and owner (accounts). `grpc_neighbours` builds the adapters over their RPCs; a service-layer test may give
-the use cases in-memory ones. Each call acts for the current caller (core.tenant); a refusal raises
+answers a number (agents), the lead a text is for and whether a lead's address is known to the business (sdr), and
+the business's name and owner (accounts). `grpc_neighbours` builds the adapters over their RPCs; a service-layer
+test may give the use cases in-memory ones. Each call acts for the current caller (core.tenant); a refusal raises
 core.errors.ServiceError with the owning service's code."""
 from __future__ import annotations
 
@@ -62,7 +62,9 @@ class Leads(Protocol):
 
     async def lead_with_phone(self, business_id: str, phone: str) -> Lead | None: ...
 
-    async def is_lead_email(self, business_id: str, email: str) -> bool: ...
+    async def is_known_email(self, business_id: str, email: str) -> bool:
+        """Whether a lead of the business has this address as known (given by the person on an inbound call): not
+        merely a lead's."""
 
 
 class Workspaces(Protocol):
@@ -107,10 +109,10 @@ class GrpcLeads:
         found = await self.client.FindLeadByPhone(sdr_pb2.FindLeadByPhoneRequest(business_id=business_id, phone=phone))
         return _lead(found.lead) if found.HasField("lead") else None
 
-    async def is_lead_email(self, business_id: str, email: str) -> bool:
+    async def is_known_email(self, business_id: str, email: str) -> bool:
         found = await self.client.ListLeads(sdr_pb2.ListLeadsRequest(
             email=email, page=common_pb2.PageRequest(limit=LEADS_BY_EMAIL)))
-        return any(lead.business_id == business_id for lead in found.leads)
+        return any(lead.business_id == business_id and lead.HasField("email_known_at") for lead in found.leads)
 
 
 class GrpcWorkspaces:

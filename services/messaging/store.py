@@ -129,7 +129,7 @@ emails = sa.Table(
     sa.Column("next_attempt_at", Ts),
     sa.Column("last_error", sa.Text),
     sa.Column("message_id", sa.Text),  # the Message-ID it went out with
-    sa.Column("recipient", sa.Text),  # an API caller's: domain.OWNER, LEAD or OTHER
+    sa.Column("recipient", sa.Text),  # an API caller's: domain.OWNER, KNOWN or OTHER
     sa.Column("on_behalf_of", sa.Text),  # the business an API caller's email is from (its From display name)
     sa.Column("reply_to", sa.Text),  # the owner's address, for answers to an API caller's email
     sa.Column("sent_at", Ts),
@@ -140,6 +140,15 @@ emails = sa.Table(
 )
 sa.Index("emails_business_newest", emails.c.business_id, emails.c.created_at.desc(), emails.c.id.desc())
 sa.Index("emails_due", emails.c.next_attempt_at, postgresql_where=emails.c.status == "approved")
+
+# The addresses the business's owner approved in person: a key's email to one goes out at once (domain.recipient_of).
+approved_recipients = sa.Table(
+    "approved_recipients", metadata,
+    sa.Column("business_id", Uuid, primary_key=True),
+    sa.Column("address", sa.Text, primary_key=True),
+    sa.Column("approved_by", sa.Text, nullable=False),
+    sa.Column("approved_at", Ts, nullable=False),
+)
 
 # Every compliance decision on an outbound touch (core.compliance.decision): append-only (a trigger refuses updates
 # and deletes), so an owner can always see why a person was or was not called or texted.
@@ -621,6 +630,20 @@ async def approve_email(conn: AsyncConnection, email_id: str, business_ids, **va
     return (await conn.execute(emails.update().where(e.id == email_id, e.business_id.in_(business_ids),
                                                      e.status == "pending_approval")
                                .values(status="approved", **values).returning(emails))).first()
+
+
+async def is_approved_recipient(conn: AsyncConnection, business_id: str, address: str) -> bool:
+    r = approved_recipients.c
+    return bool(await conn.scalar(sa.select(sa.literal(True)).where(r.business_id == business_id,
+                                                                    r.address == address)))
+
+
+async def approve_recipient(conn: AsyncConnection, business_id: str, address: str, approved_by: str,
+                            approved_at: datetime) -> None:
+    """Record the owner's approval of an address (the first one stands)."""
+    await conn.execute(insert(approved_recipients).values(business_id=business_id, address=address,
+                                                          approved_by=approved_by, approved_at=approved_at)
+                       .on_conflict_do_nothing())
 
 
 async def claim_due_emails(conn: AsyncConnection, now: datetime, duration, limit: int) -> list[tuple]:

@@ -95,6 +95,24 @@ def changed_values(current: dict[str, Any], given: dict[str, str]) -> dict[str, 
     return {k: v for k, v in values.items() if current.get(k) != v}
 
 
+# -- whose word an email address is --------------------------------------------------------------
+# The messaging service mails a key's email to a lead at once only when the address is known to the business: the
+# person gave it on an inbound call (they reached the business first). An address written through the lead API is a
+# stranger's, whatever the lead's source says: a key can write any of it.
+
+def email_known_at(values: dict[str, Any]) -> dict[str, Any]:
+    """What a lead write through the API (create or patch) of `values` sets of email_known_at: nothing unless it
+    writes the address, which is then not known (a key's word)."""
+    return {"email_known_at": None} if "email" in values else {}
+
+
+def email_given_on_call(lead: dict[str, Any], direction: str, collected: dict[str, str]) -> bool:
+    """Whether an inbound call's caller gave the lead's current address (the agent collected it) while it is not
+    known yet."""
+    given = (collected.get("email") or "").strip().lower()
+    return direction == "inbound" and bool(given) and lead.get("email_known_at") is None and lead.get("email") == given
+
+
 def check_interaction(channel: str, direction: str, reference: str) -> None:
     if channel not in CHANNELS:
         raise invalid(f"channel must be one of {', '.join(CHANNELS)}")

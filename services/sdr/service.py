@@ -97,6 +97,7 @@ class Leads:
         async with self.db.transaction() as conn:
             row = await self._owned(conn, lead_id, lock=True)
             values = domain.changed_values(dict(row._mapping), given)
+            values.update(domain.email_known_at(values))
             if values:
                 row = await self._update(conn, row, values)
         return row
@@ -205,6 +206,8 @@ class Leads:
         else:
             row, _ = await self._upsert_contact(conn, c.business_id, c.phone,
                                                 {"source": f"{c.direction}_{c.channel}", **c.collected})
+        if domain.email_given_on_call(dict(row._mapping), c.direction, c.collected):
+            row = await self._update(conn, row, {"email_known_at": c.occurred_at})
         await self._interaction(conn, row, c.channel, c.direction, c.reference, c.intent, c.occurred_at)
 
     async def _upsert_contact(self, conn: AsyncConnection, business_id: str, phone: str,

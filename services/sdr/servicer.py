@@ -37,7 +37,7 @@ def lead_message(row) -> sdr_pb2.Lead:
         if row[name] is not None:
             setattr(lead, name, str(row[name]))
     set_timestamp(lead, "created_at", row["created_at"])
-    for name in ("updated_at", "converted_at", "last_inbound_at"):
+    for name in ("updated_at", "converted_at", "last_inbound_at", "email_known_at"):
         set_timestamp(lead, name, row[name])
     return lead
 

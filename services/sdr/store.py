@@ -54,6 +54,9 @@ leads = sa.Table(
     # When its status last became converted (a purchase: the national registry's exemption), kept by a trigger on
     # every write of the status (migration 0009).
     sa.Column("converted_at", Ts),
+    # When its email address became known to the business: given by the person on an inbound call; None when it was
+    # written through the API (migration 0010, services.sdr.domain.email_known_at).
+    sa.Column("email_known_at", Ts),
 )
 
 interactions = sa.Table(
@@ -105,7 +108,8 @@ inbox = inbox_table(metadata, SCHEMA)
 
 PAGE_COLUMNS = [leads.c[name] for name in ("id", "business_id", "status", "source", "score", "score_confidence",
                                              "score_explanation", "score_factors", "interaction_count", "created_at",
-                                             "updated_at", "converted_at", "last_inbound_at", *LEAD_OUT)]
+                                             "updated_at", "converted_at", "last_inbound_at", "email_known_at",
+                                             *LEAD_OUT)]
 # List filters: the column each one compares and how.
 FILTERS = {
     "statuses": lambda c: c.status == sa.func.any(sa.bindparam("statuses", type_=ARRAY(sa.Text))),

@@ -1,11 +1,14 @@
 """The email queue end to end: queued and approved emails go out through SMTP (the stack's catch-all) as the
-business, an email held for approval waits until approved, an email to a stranger waits for the owner in person,
-a business's daily quota, and an agent's prompt change notifies the owner once."""
+business, an email held for approval waits until approved, an email to a stranger waits for the owner in person
+(a lead a key made for them among them: the relay attack of issue 51), a caller who gave their address on a call
+is mailed at once, a business's daily quota, and an agent's prompt change notifies the owner once."""
 import asyncio
 
 import pytest
 
+from tests.calling import our_call, ring, settled
 from tests.emails import owner_notices
+from tests.leads import leads_with
 from tests.waiting import wait_until
 
 QUOTA = 200  # EMAIL_DAILY_QUOTA's default
@@ -27,15 +30,26 @@ async def settled_email(api, key, email_id: str, final=("sent", "failed")) -> di
     return await wait_until(email, f"email {email_id} to go out", lambda e: e["status"] in final)
 
 
-async def test_an_email_to_a_lead_goes_out_through_smtp_as_the_business(api, account, mailbox, stack):
+async def test_a_lead_a_key_made_for_a_stranger_is_no_relay(api, account, mailbox, stack, other_key):
+    """The attack: a key creates a lead for a stranger's address and queues an email to it with approve true. It is
+    held for the owner; the owner's approval in person sends it and makes the address known to the business."""
     key = account["key"]
     await api.confirm_address(stack, account["email"])
-    await lead_with_email(api, account, "dana.reyes@example.com")
+    lead = await lead_with_email(api, account, "dana.reyes@example.com")
+    assert lead["email_known_at"] is None
     status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
-        "to": "Dana.Reyes@Example.com", "subject": "Your quote", "body": "Hi Dana,\nYour quote is attached. – Acme"})
+        "to": "Dana.Reyes@Example.com", "subject": "Your quote", "body": "Hi Dana,\nYour quote is attached. – Acme",
+        "approve": True})
     assert status == 201, email
     assert (email["status"], email["kind"], email["to"], email["attempts"], email["recipient"]) == (
-        "approved", "api", "dana.reyes@example.com", 0, "lead")
+        "pending_approval", "api", "dana.reyes@example.com", 0, "other")
+    status, body, _ = await api.request("POST", "/api/v1/emails/approve", key=key, json={"id": email["id"]})
+    assert status == 403 and body["error"]["code"] == "forbidden", body
+    await asyncio.sleep(0.6)  # three delivery rounds
+    assert await mailbox("dana.reyes@example.com") == []
+    status, approved, _ = await account["dashboard"].request("POST", "/api/v1/emails/approve",
+                                                             json={"id": email["id"]})
+    assert status == 200 and approved["status"] == "approved", approved
     sent = await settled_email(api, key, email["id"])
     assert sent["status"] == "sent" and sent["attempts"] == 1 and sent["message_id"] and sent["sent_at"]
     [received] = await mailbox("dana.reyes@example.com")
@@ -44,6 +58,36 @@ async def test_an_email_to_a_lead_goes_out_through_smtp_as_the_business(api, acc
     # Never indistinguishable from the platform's own mail: the business is named, answers go to its owner.
     assert received["from"].startswith("Acme Plumbing via Switchboard <"), received["from"]
     assert received["reply_to"] == account["email"].lower()
+    # The owner approved the address: the key's next email to it goes out at once.
+    status, again, _ = await api.request("POST", "/api/v1/emails", key=key, json={
+        "to": "dana.reyes@example.com", "subject": "Reminder", "body": "Your quote is still open."})
+    assert (again["status"], again["recipient"]) == ("approved", "known"), again
+    # Another business's owner approval is not this one's: the address is a stranger's to it.
+    status, elsewhere, _ = await api.request("POST", "/api/v1/emails", key=other_key, json={
+        "to": "dana.reyes@example.com", "subject": "Hi", "body": "Hello."})
+    assert (elsewhere["status"], elsewhere["recipient"]) == ("pending_approval", "other"), elsewhere
+
+
+async def test_a_caller_who_gave_their_address_on_a_call_is_mailed_at_once(api, account, calling_agent, voice,
+                                                                          mailbox):
+    """The person reached the business first: the agent collected their address on an inbound call."""
+    key, agent = account["key"], calling_agent
+    at_provider = await ring(voice, agent["phone_number"], "+14155550181")
+    await settled(api, key, (await our_call(api, key, agent["id"], at_provider["id"]))["id"])
+    [lead] = await wait_until(lambda: leads_with(api, key, "+14155550181"), "the caller's lead with their address",
+                              lambda leads: bool(leads) and leads[0]["email_known_at"] is not None)
+    status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
+        "to": lead["email"], "subject": "Thanks for calling", "body": "Here is the price list."})
+    assert status == 201 and (email["status"], email["recipient"]) == ("approved", "known"), email
+    assert (await settled_email(api, key, email["id"]))["status"] == "sent"
+    assert [m["subject"] for m in await mailbox(lead["email"])] == ["Thanks for calling"]
+    # A key writing another address on the lead makes it a stranger's again.
+    status, patched, _ = await api.request("PATCH", "/api/v1/leads", key=key, json={
+        "id": lead["id"], "email": "someone.else@example.com"})
+    assert status == 200 and patched["email_known_at"] is None, patched
+    status, held, _ = await api.request("POST", "/api/v1/emails", key=key, json={
+        "to": "someone.else@example.com", "subject": "Hi", "body": "Hello."})
+    assert (held["status"], held["recipient"]) == ("pending_approval", "other"), held
 
 
 async def test_an_email_to_a_stranger_waits_for_the_owner_in_person(api, account, mailbox, stack):
@@ -84,20 +128,20 @@ async def test_a_business_may_queue_its_daily_quota_and_no_more(api, account):
     assert 86_000 < int(headers["Retry-After"]) <= 86_401
 
 
-async def test_an_email_held_for_approval_waits_until_approved(api, account, mailbox):
-    key = account["key"]
-    await lead_with_email(api, account, "held@example.com")
+async def test_an_email_held_for_approval_waits_until_approved(api, account, mailbox, stack):
+    key, owner = account["key"], account["email"].lower()
+    await api.confirm_address(stack, owner)
     status, email, _ = await api.request("POST", "/api/v1/emails", key=key, json={
-        "to": "held@example.com", "subject": "Follow-up", "body": "Checking in.", "approve": False})
-    assert status == 201 and email["status"] == "pending_approval"
+        "to": owner, "subject": "Follow-up", "body": "Checking in.", "approve": False})
+    assert status == 201 and (email["status"], email["recipient"]) == ("pending_approval", "owner"), email
     await asyncio.sleep(0.6)  # three delivery rounds
-    assert await mailbox("held@example.com") == []
+    assert [m for m in await mailbox(owner) if m["subject"] == "Follow-up"] == []
     status, pending, _ = await api.request("GET", "/api/v1/emails", key=key, params={"status": "pending_approval"})
     assert [e["id"] for e in pending["emails"]] == [email["id"]]
     status, approved, _ = await api.request("POST", "/api/v1/emails/approve", key=key, json={"id": email["id"]})
     assert status == 200 and approved["status"] == "approved" and approved["approved_by"].startswith("api_key:")
     assert (await settled_email(api, key, email["id"]))["status"] == "sent"
-    assert len(await mailbox("held@example.com")) == 1
+    assert len([m for m in await mailbox(owner) if m["subject"] == "Follow-up"]) == 1
     status, body, _ = await api.request("POST", "/api/v1/emails/approve", key=key, json={"id": email["id"]})
     assert status == 400 and "only an email pending approval" in body["error"]["message"]
 

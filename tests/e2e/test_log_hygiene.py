@@ -1,7 +1,7 @@
 """The stack's logs after a representative flow (signup, a key, an agent with a number, an inbound call through the
 voice simulator, a text, a webhook delivery): every line of every process is a JSON object with the fields of
 core.logs (but those gRPC's C core writes itself), trace ids are there, and not one of the flow's phone numbers,
-keys, tokens or secrets is in any line.
+email addresses, keys, tokens or secrets is in any line.
 
 The shared stack's logs also hold the other tests' lines: the checks of values are of this flow's own."""
 import json
@@ -49,7 +49,8 @@ async def test_the_logs_of_a_flow_are_json_with_trace_ids_and_hold_no_secret_or_
     magic_token = account["signup"]["dashboard_magic_link"].rsplit("token=", 1)[1]
     never = {"caller": CALLER, "texted": texted, "agent's number": agent["phone_number"], "key": key,
              "read key": account["read_key"], "webhook secret": made["webhook_secret"], "session": session,
-             "magic link token": magic_token}
+             "magic link token": magic_token, "owner's address": account["email"],
+             "owner's address as stored": account["email"].lower()}
     lines, traced_lines = 0, []
     for process in stack.processes:
         for line in process.log.read_text(encoding="utf-8").splitlines():

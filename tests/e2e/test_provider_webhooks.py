@@ -9,12 +9,13 @@ from contextlib import contextmanager
 import pytest
 
 from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH
+from providers.payments.webhooks import EVENTS_PATH, SIGNATURE_HEADER
 from providers.voice.server_messages import WebhookAuth
 from providers.voice.simulator.playback import sign
 from services.accounts.payments_service import EVENTS_CONSUMER
 from services.calls.lifecycle_service import CONSUMER as CALLS_CONSUMER
 from services.messaging.provider_service import STATUS_CONSUMER
-from tests.billing import workspace
+from tests.billing import subscription_of, workspace
 from tests.emails import owner_notices
 from tests.provider_webhooks import all_applied, payment_event, post_payment_event, post_sms_status
 from tests.texting import events_of, number, opt_in, send, settled_message
@@ -41,10 +42,11 @@ def delivered(sent: dict, agent: dict) -> dict[str, str]:
             "SmsStatus": "delivered", "From": agent["phone_number"], "To": sent["to"], "ApiVersion": "2010-04-01"}
 
 
-def overdue(business_id: str, created: int | None = None) -> dict:
-    """The provider's word that the business's subscription is past due (grace 0 in the tests: it pauses)."""
+async def overdue(api, business_id: str, created: int | None = None) -> dict:
+    """The provider's word that the business's subscription (its own, as the provider named it) is past due (grace
+    0 in the tests: it pauses)."""
     return payment_event("customer.subscription.updated", {
-        "id": f"sub_{business_id[:8]}", "object": "subscription", "status": "past_due",
+        "id": await subscription_of(api, business_id), "object": "subscription", "status": "past_due",
         "metadata": {"business_id": business_id}}, created)
 
 
@@ -70,7 +72,7 @@ async def test_a_forged_webhook_of_any_kind_is_refused_at_the_gateway_and_change
         assert status == 401 and body["error"]["code"] == "unauthorized", body
 
     # Payment event: signed with another secret, or too long ago.
-    forged = overdue(bid)
+    forged = await overdue(api, bid)
     for secret, at in (("whsec_not_ours", None), (None, time.time() - 3600)):
         status, body = await post_payment_event(api, stack, forged, secret=secret, signed_at=at)
         assert status == 401 and body["error"]["code"] == "unauthorized", body
@@ -98,6 +100,22 @@ async def test_a_forged_webhook_of_any_kind_is_refused_at_the_gateway_and_change
     assert await db.fetchval("SELECT count(*) FROM accounts.payment_events WHERE event_id = $1", forged["id"]) == 0
     _, now, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
     assert now["status"] == "queued"
+
+
+async def test_a_webhook_is_verified_before_its_body_is_read_as_json(api):
+    """An unsigned or badly signed request is refused for its signature whatever its body: the gateway parses no
+    JSON it has not verified, and reads no body past the route's limit."""
+    not_json = b'{"message": ' + b"[" * 5000
+    voice_headers = {"Content-Type": "application/json",
+                     **sign(WebhookAuth("hmac", "not-ours").plan(), not_json, time.time())}
+    for path, headers in ((MESSAGES, voice_headers), (MESSAGES, {"Content-Type": "application/json"}),
+                          (EVENTS_PATH, {"Content-Type": "application/json", SIGNATURE_HEADER: "t=1,v1=00"}),
+                          (EVENTS_PATH, {"Content-Type": "application/json"})):
+        status, body, _ = await api.request("POST", path, data=not_json, headers=headers)
+        assert status == 401 and body["error"]["code"] == "unauthorized", (path, body)
+    status, body, _ = await api.request("POST", EVENTS_PATH, data=b"{" + b" " * (2 * 1024 * 1024) + b"}",
+                                        headers={"Content-Type": "application/json"})
+    assert status == 400 and "larger than 1024 KiB" in body["error"]["message"], body
 
 
 async def test_the_same_status_callback_or_payment_event_twice_is_applied_once(
@@ -140,7 +158,7 @@ async def test_a_payment_event_stored_while_accounts_is_down_is_applied_once_it_
         api, account, stack, stopped):
     key, bid = account["key"], account["business_id"]
     with stopped("accounts"):
-        assert await post_payment_event(api, stack, overdue(bid)) == (200, {"received": True})
+        assert await post_payment_event(api, stack, await overdue(api, bid)) == (200, {"received": True})
     ws = await wait_until(lambda: workspace(api, key, bid), "the stored event to pause the workspace",
                           lambda ws: ws["lifecycle_state"] == "paused", timeout=20)
     assert ws["subscription_status"] == "past_due"
@@ -165,7 +183,7 @@ async def test_while_nats_cannot_store_them_callbacks_and_events_get_503_and_app
         pytest.skip("NATS_URL points at an external server this test cannot stop")
     key, bid, agent = account["key"], account["business_id"], calling_agent
     sent = await queued_text(api, account, agent, sms, "0164")
-    event = overdue(bid)
+    event = await overdue(api, bid)
     port = stack.nats.port
     stack.nats.stop()
     try:

@@ -87,6 +87,22 @@ async def test_signup_is_limited_to_five_per_hour_per_address(api):
     assert status == 200
 
 
+async def test_signup_limits_an_ipv6_client_by_its_64(api):
+    """Every address of one /64 is one client, as the public limits count it: the sixth signup from a fresh address
+    of the same /64 is refused; another /64 is not affected."""
+    async def signup_from(address: str, n: int):
+        return await api.request("POST", "/api/v1/signup", headers={"X-Forwarded-For": address},
+                                 json={"business_name": f"V{n}", "email": f"v6-{n}@example.com"})
+
+    for i in range(5):
+        status, body, _ = await signup_from(f"2001:db8:51::{i + 1}", i)
+        assert status == 200, body
+    status, body, _ = await signup_from("2001:db8:51::beef", 6)
+    assert status == 429 and body["error"]["code"] == "rate_limited", body
+    status, body, _ = await signup_from("2001:db8:52::1", 7)
+    assert status == 200, body
+
+
 async def test_magic_link_signs_in_once_with_a_safe_cookie(api):
     signup = await api.signup()
     status, _, headers = await api.open_link(signup["dashboard_magic_link"])

@@ -148,11 +148,14 @@ async def _send_sms(w: World) -> Request:
 
 
 async def _held_email(w: World) -> Request:
-    """An email A held for approval, to one of its leads (a key may approve that; a stranger needs the owner)."""
-    to = f"lead-{next(_phones)}@example.com"
-    await w.ok("POST", "/api/v1/leads", json={"business_id": w.a_business, "name": "Lead", "email": to})
-    held = await w.ok("POST", "/api/v1/emails", json={"business_id": w.a_business, "to": to,
-                                                       "subject": "Held", "body": "For approval.", "approve": False})
+    """An email A held for approval, to an address A's owner approved in person before (a key may approve that; a
+    stranger needs the owner)."""
+    to = f"known-{next(_phones)}@example.com"
+    email = {"business_id": w.a_business, "to": to, "subject": "Held", "body": "For approval."}
+    first = await w.ok("POST", "/api/v1/emails", json=email)
+    status, body, _ = await w.a_dashboard.request("POST", "/api/v1/emails/approve", json={"id": first["id"]})
+    assert status == 200, body
+    held = await w.ok("POST", "/api/v1/emails", json={**email, "approve": False})
     return Request(json={"id": held["id"]})
 
 

@@ -45,8 +45,8 @@ class MemoryAccounts:
     async def add_key(self, **values):
         return Record(insert(self.key_rows, api_keys, values))
 
-    async def key_by_hash(self, key_hash):
-        return next((Record(row) for row in self.key_rows.values() if row["key_hash"] == key_hash), None)
+    async def key_by_hash(self, key_hashes):
+        return next((Record(row) for row in self.key_rows.values() if row["key_hash"] in key_hashes), None)
 
     async def keys_of(self, account_id):
         return [Record(row) for row in sorted(self.key_rows.values(), key=lambda row: row["created_at"], reverse=True)
@@ -60,9 +60,10 @@ class MemoryAccounts:
             values = {**values, "revoked_at": row["revoked_at"] or revoke_at}
         return update(api_keys, row, values)
 
-    async def session(self, token_hash):
-        row = self.session_rows.get((token_hash,))
-        return Record({name: row[name] for name in ("account_id", "expires_at", "last_used_at")}) if row else None
+    async def session(self, token_hashes):
+        row = next((self.session_rows[(h,)] for h in token_hashes if (h,) in self.session_rows), None)
+        return Record({name: row[name] for name in ("token_hash", "account_id", "expires_at", "last_used_at")}) \
+            if row else None
 
 
 class MemoryWorkspaces:

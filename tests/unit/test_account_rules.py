@@ -1,4 +1,6 @@
 """Plain-function rules of the accounts domain."""
+import hashlib
+import hmac
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -7,6 +9,7 @@ from core import events, plans
 from core.errors import ServiceError
 from core.scopes import DEFAULT_SCOPES, has_scope
 from services.accounts import domain
+from services.accounts.secret_keys import API_KEY, OAUTH_ACCESS_TOKEN, PURPOSES, SESSION, SecretKeys
 
 
 @pytest.mark.parametrize("state, action, expected, changed", [
@@ -54,8 +57,34 @@ def test_keys_are_prefixed_random_and_hashed_with_the_secret():
     key, prefix = domain.new_api_key()
     other, _ = domain.new_api_key()
     assert key.startswith("svc_live_") and key.startswith(prefix) and len(prefix) == 12 and key != other
-    assert domain.keyed_hash("s1", key) != domain.keyed_hash("s2", key)
-    assert domain.keyed_hash("s1", key) == domain.keyed_hash("s1", key)
+    assert SecretKeys("s1").hash(API_KEY, key) != SecretKeys("s2").hash(API_KEY, key)
+    assert SecretKeys("s1").hash(API_KEY, key) == SecretKeys("s1").hash(API_KEY, key)
+
+
+def test_a_hash_names_its_version_and_one_purpose_is_no_use_for_another():
+    keys = SecretKeys("s1", 3)
+    assert keys.hash(API_KEY, "x").startswith("v3:") and keys.is_current(keys.hash(API_KEY, "x"))
+    assert len({keys.hash(purpose, "x") for purpose in PURPOSES}) == len(PURPOSES)
+    assert keys.signing_key(OAUTH_ACCESS_TOKEN)[1] != keys.signing_key(SESSION)[1]
+
+
+def test_a_rotation_keeps_the_previous_version_and_the_hashes_from_before_versions():
+    legacy = hmac.new(b"s1", b"x", hashlib.sha256).hexdigest()  # how every hash was made before versions
+    before = SecretKeys("s1")
+    assert before.hashes(SESSION, "x") == [before.hash(SESSION, "x"), legacy]
+    rotated = SecretKeys("s2", 2, previous="s1")
+    accepted = rotated.hashes(SESSION, "x")
+    assert accepted[0] == rotated.hash(SESSION, "x") and before.hash(SESSION, "x") in accepted and legacy in accepted
+    assert not rotated.is_current(before.hash(SESSION, "x"))
+    assert rotated.verifying_key(OAUTH_ACCESS_TOKEN, "v1") == before.signing_key(OAUTH_ACCESS_TOKEN)[1]
+    assert rotated.verifying_key(OAUTH_ACCESS_TOKEN, None) == hmac.new(
+        b"s1", b"oauth access tokens", hashlib.sha256).hexdigest().encode()
+    # the next rotation lets version 1 and the hashes from before versions go
+    again = SecretKeys("s3", 3, previous="s2")
+    assert before.hash(SESSION, "x") not in again.hashes(SESSION, "x") and legacy not in again.hashes(SESSION, "x")
+    assert again.verifying_key(OAUTH_ACCESS_TOKEN, "v1") is None and again.verifying_key(OAUTH_ACCESS_TOKEN, None) is None
+    with pytest.raises(ValueError):
+        SecretKeys("s2", 1, previous="s1")
 
 
 def test_key_usability():

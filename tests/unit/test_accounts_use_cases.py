@@ -10,7 +10,7 @@ from core.bus import EventBus
 from core.ids import new_id, utcnow
 from core.settings import Settings
 from core.tenant import Tenant, acting_as
-from services.accounts import domain
+from services.accounts import domain, secret_keys
 from services.accounts.service import Accounts, KeyChanges
 from services.accounts.servicer import workspace_message
 from services.accounts.store import sessions, users
@@ -35,7 +35,7 @@ async def accounts(database, account_id):
     now = utcnow()
     async with database.transaction() as conn:
         insert(conn.rows(users), users, {"id": account_id, "email": f"{account_id}@example.com", "created_at": now})
-        insert(conn.rows(sessions), sessions, {"token_hash": service.hash(SESSION), "account_id": account_id,
+        insert(conn.rows(sessions), sessions, {"token_hash": service.hash(secret_keys.SESSION, SESSION), "account_id": account_id,
                                                "created_at": now, "expires_at": now + timedelta(days=1),
                                                "last_used_at": now})
     with acting_as(Tenant(account_id=account_id)):

@@ -58,3 +58,16 @@ def test_interaction_and_audit_bounds():
     for args in ((0, 3, 80), (24, 0, 80), (24, 3, 101)):
         with pytest.raises(ServiceError):
             domain.check_audit(*args)
+
+
+def test_an_address_is_known_only_when_the_caller_gave_it_on_an_inbound_call():
+    lead = {"email": "dana@example.com", "email_known_at": None}
+    assert domain.email_given_on_call(lead, "inbound", {"email": " Dana@Example.com "})
+    assert not domain.email_given_on_call(lead, "outbound", {"email": "dana@example.com"})
+    assert not domain.email_given_on_call(lead, "inbound", {"email": "someone@example.com"})  # a key's address stays
+    assert not domain.email_given_on_call(lead, "inbound", {})
+    assert not domain.email_given_on_call({**lead, "email_known_at": datetime(2026, 1, 1, tzinfo=UTC)}, "inbound",
+                                          {"email": "dana@example.com"})
+    # Written through the API, an address is a stranger's again; other fields leave it as it is.
+    assert domain.email_known_at({"email": "x@example.com"}) == {"email_known_at": None}
+    assert domain.email_known_at({"name": "Dana"}) == {}

@@ -26,8 +26,13 @@ from core import logs, masking, tenant
     ("caller eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl done", "caller *** done"),
     ("/dashboard/login?token=Zx8_k-3PqL&next=/", "/dashboard/login?token=***&next=/"),
     ('{"session_token": "Zx8_k-3PqL", "password": "hunter2"}', '{"session_token": "***", "password": "***"}'),
+    ("mailed dana.reyes+quotes@example.com at once", "mailed ***@example.com at once"),
+    ("550 <Dana@Mail.Example.co.uk>: recipient rejected", "550 <***@Mail.Example.co.uk>: recipient rejected"),
+    ("GET /api/v1/leads?email=dana%40example.com&limit=5", "GET /api/v1/leads?email=***%40example.com&limit=5"),
+    ('{"to": "owner-1a2b@example.com"}', '{"to": "***@example.com"}'),
+    ("nats://sb:hunter2@nats.example.com:4222", "nats://sb:***@nats.example.com:4222"),
 ])
-def test_masks_phone_numbers_and_secrets(text, masked):
+def test_masks_phone_numbers_email_addresses_and_secrets(text, masked):
     assert masking.mask(text) == masked
 
 
@@ -60,7 +65,8 @@ def test_a_json_line_has_the_fields_and_nothing_unmasked():
     with trace.use_span(NonRecordingSpan(span)), tenant.acting_as(tenant.acting_for(
             "0b5ad0c4-2f43-4b52-9f6e-3c3b1bb7a5d1", "test")):
         logger.warning("texted %s with key %s", "+14155550123", "svc_live_secretpart",
-                       extra={"to": "+14155550123", "headers": {"Authorization": "Bearer tok-en"}, "attempt": 2})
+                       extra={"to": "+14155550123", "headers": {"Authorization": "Bearer tok-en"}, "attempt": 2,
+                              "reply_to": "Dana.Reyes@example.com"})
     line = json.loads(out.getvalue())
     assert line["level"] == "WARNING" and line["logger"] == "test.logs.json" and line["service"] == "accounts"
     assert line["message"] == "texted +*******0123 with key svc_live_***"
@@ -68,6 +74,7 @@ def test_a_json_line_has_the_fields_and_nothing_unmasked():
     assert line["trace_id"] == "0af7651916cd43dd8448eb211c80319c" and line["span_id"] == "00f067aa0ba902b7"
     assert line["business_id"] == "0b5ad0c4-2f43-4b52-9f6e-3c3b1bb7a5d1"
     assert line["to"] == "+*******0123" and line["headers"] == {"Authorization": "Bearer ***"} and line["attempt"] == 2
+    assert line["reply_to"] == "***@example.com"
 
 
 def test_without_a_span_or_tenant_the_line_says_neither_and_a_traceback_is_masked():

@@ -111,7 +111,7 @@ def test_every_bad_variable_is_named_once(load):
 def test_secrets_never_show(load):
     secrets = {variable: f"{variable.lower()}-1" for variable in SECRET_FIELDS} | {
         "DATABASE_URL": "postgresql://u:hunter2@db/x", "WEBHOOK_SECRETS_KEY": derive_sealing_key("k")}
-    s = load(**secrets)
+    s = load(**secrets, SWITCHBOARD_SECRET_KEY_VERSION="2")
     shown = f"{s!r} {s} {s.database_url} {s.secret_key!r} {[s.voice_api_key]} {s.webhook_secrets_key}"
     assert not [v for v in secrets.values() if v in shown]
     assert {variable: getattr(s, field).reveal() for variable, field in SECRET_FIELDS.items()} == secrets
@@ -194,3 +194,11 @@ def test_grpc_tls_is_all_three_files_or_none(load, tmp_path):
     assert s.grpc_tls() == (b"-----BEGIN cert-----\n", b"-----BEGIN key-----\n", b"-----BEGIN ca-----\n")
     assert s.grpc_health_port == 50050 and "BEGIN" not in repr(s)
     assert load(GRPC_TLS_CERT="", GRPC_TLS_KEY="", GRPC_TLS_CA="").grpc_tls() is None
+
+
+def test_a_previous_server_secret_needs_a_version_before_the_current_one(load):
+    with pytest.raises(SystemExit) as stopped:
+        load(SWITCHBOARD_SECRET_KEY_PREVIOUS="old")
+    assert "SWITCHBOARD_SECRET_KEY_PREVIOUS" in str(stopped.value) and "2 or more" in str(stopped.value)
+    rotated = load(SWITCHBOARD_SECRET_KEY_PREVIOUS="old", SWITCHBOARD_SECRET_KEY_VERSION="2")
+    assert rotated.secret_key_version == 2 and rotated.secret_key_previous.reveal() == "old"

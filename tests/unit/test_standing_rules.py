@@ -47,20 +47,26 @@ def test_the_tenant_carries_each_business_standing_through_metadata():
 
 
 @pytest.mark.parametrize("recipient, approve, in_person, status", [
-    (domain.OWNER, True, False, "approved"), (domain.LEAD, True, False, "approved"),
+    (domain.OWNER, True, False, "approved"), (domain.KNOWN, True, False, "approved"),
     (domain.OTHER, True, False, "pending_approval"), (domain.OTHER, True, True, "approved"),
-    (domain.LEAD, False, True, "pending_approval")])
+    (domain.KNOWN, False, True, "pending_approval")])
 def test_only_the_owner_in_person_mails_a_stranger(recipient, approve, in_person, status):
     assert domain.queued_status(recipient, approve, in_person) == status
     assert (domain.approval_refusal(recipient, in_person) is None) == (recipient != domain.OTHER or in_person)
 
 
-def test_the_recipient_is_the_owner_a_lead_or_another_address():
-    assert domain.recipient_of("o@example.com", "o@example.com", is_lead=True) == domain.OWNER
-    assert domain.recipient_of("l@example.com", "o@example.com", is_lead=True) == domain.LEAD
-    assert domain.recipient_of("x@example.com", "o@example.com", is_lead=False) == domain.OTHER
+def test_the_recipient_is_the_owner_a_known_address_or_another_address():
+    assert domain.recipient_of("o@example.com", "o@example.com", known=True) == domain.OWNER
+    assert domain.recipient_of("l@example.com", "o@example.com", known=True) == domain.KNOWN
+    assert domain.recipient_of("x@example.com", "o@example.com", known=False) == domain.OTHER
     # Before the owner confirmed the address, it is anyone's.
-    assert domain.recipient_of("o@example.com", None, is_lead=False) == domain.OTHER
+    assert domain.recipient_of("o@example.com", None, known=False) == domain.OTHER
+
+
+def test_only_the_owner_in_person_approving_mail_to_a_stranger_approves_the_address():
+    assert domain.approves_address(domain.OTHER, True)
+    assert not domain.approves_address(domain.OTHER, False)
+    assert not domain.approves_address(domain.KNOWN, True) and not domain.approves_address(domain.OWNER, True)
 
 
 def test_the_quota_clears_when_the_oldest_email_leaves_the_day():

@@ -53,7 +53,7 @@ class LeadFields(_message.Message):
     def __init__(self, name: _Optional[str] = ..., first_name: _Optional[str] = ..., last_name: _Optional[str] = ..., email: _Optional[str] = ..., phone: _Optional[str] = ..., zip: _Optional[str] = ..., address: _Optional[str] = ..., city: _Optional[str] = ..., state: _Optional[str] = ..., status: _Optional[str] = ..., source: _Optional[str] = ..., source_url: _Optional[str] = ..., source_page: _Optional[str] = ..., notes: _Optional[str] = ..., message: _Optional[str] = ..., event_date: _Optional[str] = ..., event_type: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Lead(_message.Message):
-    __slots__ = ("id", "name", "first_name", "last_name", "email", "phone", "zip", "address", "city", "state", "status", "source", "source_url", "source_page", "agent_id", "agent_name", "business_id", "notes", "message", "event_date", "event_type", "score", "created_at", "updated_at", "interaction_count", "score_confidence", "score_explanation", "score_factors", "converted_at", "last_inbound_at")
+    __slots__ = ("id", "name", "first_name", "last_name", "email", "phone", "zip", "address", "city", "state", "status", "source", "source_url", "source_page", "agent_id", "agent_name", "business_id", "notes", "message", "event_date", "event_type", "score", "created_at", "updated_at", "interaction_count", "score_confidence", "score_explanation", "score_factors", "converted_at", "last_inbound_at", "email_known_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     FIRST_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +84,7 @@ class Lead(_message.Message):
     SCORE_FACTORS_FIELD_NUMBER: _ClassVar[int]
     CONVERTED_AT_FIELD_NUMBER: _ClassVar[int]
     LAST_INBOUND_AT_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_KNOWN_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     first_name: str
@@ -114,7 +115,8 @@ class Lead(_message.Message):
     score_factors: _containers.RepeatedScalarFieldContainer[str]
     converted_at: _timestamp_pb2.Timestamp
     last_inbound_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., first_name: _Optional[str] = ..., last_name: _Optional[str] = ..., email: _Optional[str] = ..., phone: _Optional[str] = ..., zip: _Optional[str] = ..., address: _Optional[str] = ..., city: _Optional[str] = ..., state: _Optional[str] = ..., status: _Optional[str] = ..., source: _Optional[str] = ..., source_url: _Optional[str] = ..., source_page: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., notes: _Optional[str] = ..., message: _Optional[str] = ..., event_date: _Optional[str] = ..., event_type: _Optional[str] = ..., score: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., interaction_count: _Optional[int] = ..., score_confidence: _Optional[str] = ..., score_explanation: _Optional[str] = ..., score_factors: _Optional[_Iterable[str]] = ..., converted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_inbound_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    email_known_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., first_name: _Optional[str] = ..., last_name: _Optional[str] = ..., email: _Optional[str] = ..., phone: _Optional[str] = ..., zip: _Optional[str] = ..., address: _Optional[str] = ..., city: _Optional[str] = ..., state: _Optional[str] = ..., status: _Optional[str] = ..., source: _Optional[str] = ..., source_url: _Optional[str] = ..., source_page: _Optional[str] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., notes: _Optional[str] = ..., message: _Optional[str] = ..., event_date: _Optional[str] = ..., event_type: _Optional[str] = ..., score: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., interaction_count: _Optional[int] = ..., score_confidence: _Optional[str] = ..., score_explanation: _Optional[str] = ..., score_factors: _Optional[_Iterable[str]] = ..., converted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_inbound_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., email_known_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CreateLeadRequest(_message.Message):
     __slots__ = ("business_id", "fields")
