@@ -209,7 +209,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
                 outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
     instruments = metrics.configure(name, settings)
-    caller.configure(caller.keyring_of(settings, name))
+    identity = service.name if service is not None else name  # whose callers it accepts, whose key it signs with
+    caller.configure(caller.keyring_of(settings, identity), identity)
     uow.configure_guard(strict=settings.environment != "production")
     if settings.count_costs:
         costs.enable()

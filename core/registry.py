@@ -171,6 +171,21 @@ REACHES: dict[str, Reach] = {
 }
 
 
+def callers_of(service_name: str) -> tuple[str, ...]:
+    """The processes that declare they call `service_name` (REACHES), in the registry's order: the issuers whose
+    caller context that service accepts (core.caller), and the pods its network policy lets in (deploy.generate)."""
+    return tuple(process for process, reach in REACHES.items() if service_name in reach.services)
+
+
+# The RPCs that only some of a service's callers may make, by full method name: the others are refused
+# `unauthorized` whatever caller they vouch for (core.caller.Verifier). The gateway alone records usage (its
+# metering of calls and recordings) and alone runs the sales pipeline's window (for the CronJob's bearer).
+RPC_CALLERS: dict[str, tuple[str, ...]] = {
+    "/switchboard.v1.Accounts/RecordUsage": (GATEWAY,),
+    "/switchboard.v1.Sdr/RunScheduled": (GATEWAY,),
+}
+
+
 def may_call(process: str, service_name: str) -> bool:
     """Whether `process` declares that it calls the service `service_name` (through its address, so a call to its
     own service is declared too); a process the registry does not know may call none."""

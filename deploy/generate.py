@@ -170,11 +170,6 @@ def _egress(reach: registry.Reach) -> list[dict]:
     return rules
 
 
-def callers_of(service_name: str) -> list[str]:
-    """The processes that declare they call `service_name` (core.registry.REACHES), in the registry's order."""
-    return [process for process, reach in registry.REACHES.items() if service_name in reach.services]
-
-
 def network_policies() -> str:
     """Default deny for every pod of the platform, then each process's own allowances. A pod may hold several
     policies: what any of them allows is allowed. The kubelet's probes come from the node, which a NetworkPolicy
@@ -186,7 +181,7 @@ def network_policies() -> str:
                         [{"from": [INGRESS_CONTROLLER, cron], "ports": _tcp(GATEWAY_HTTP_PORT)}, METRICS_RULE],
                         _egress(registry.REACHES[registry.GATEWAY])))
     for s in registry.SERVICES:
-        callers = [{"podSelector": {"matchLabels": _labels(name)}} for name in callers_of(s.name)]
+        callers = [{"podSelector": {"matchLabels": _labels(name)}} for name in registry.callers_of(s.name)]
         calls = [{"from": callers, "ports": _tcp(s.port)}] if callers else []
         docs.append(_policy(s.name, _labels(s.name), [*calls, METRICS_RULE], _egress(registry.REACHES[s.name])))
         docs += [_policy(w.name, _labels(w.name), [METRICS_RULE], _egress(registry.REACHES[w.name]))

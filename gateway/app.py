@@ -274,7 +274,7 @@ def build_app(settings: Settings) -> web.Application:
 
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
-        caller.configure(caller.keyring_of(settings, registry.GATEWAY))
+        caller.configure(caller.keyring_of(settings, registry.GATEWAY), registry.GATEWAY)
         clients, channels = {}, {}
         for service in registry.SERVICES:
             clients[service.name], channels[service.name] = rpc.connect(service.name, settings)

@@ -139,12 +139,16 @@ class Stack:
         return env
 
     def process_env(self, p: Process) -> dict[str, str]:
-        """What process `p` is started with: the stack's settings, of the secrets only its own, and the key that
-        signs the caller context it sends (its kind's: a second replica signs as the first)."""
+        """What process `p` is started with: the stack's settings, of the secrets only its own, the key that
+        signs the caller context it sends (its kind's: a second replica signs as the first) and the public keys of
+        the processes that call it alone (core.registry.callers_of)."""
         env = {name: value for name, value in {**self.env(), **p.env}.items()
                if name not in SECRET_FIELDS or name in p.secrets}
+        keys, kind = self.caller_keys(), KINDS[p.module]
         if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
-            env[registry.CALLER_SIGNING_KEY] = self.caller_keys()[KINDS[p.module]][0]
+            env[registry.CALLER_SIGNING_KEY] = keys[kind][0]
+        if "CALLER_VERIFY_KEYS" not in p.env:
+            env["CALLER_VERIFY_KEYS"] = ",".join(keys[c][1] for c in registry.callers_of(kind))
         return env
 
     def secret_key(self) -> str:
