@@ -36,7 +36,8 @@ HEADER = "# Generated from core.registry by `python -m deploy.generate`; edit th
 ADDRESSES = "switchboard-services"
 SECRET = "switchboard-secrets"
 # Every long-running process connects to NATS, whose URL may carry its credentials: it is a key of the Secret too.
-# The public keys of the caller context (core.caller) are beside them: every process verifies with the same list.
+# The public keys of the caller context (core.caller) are beside them: one list, of which each process keeps its
+# callers' keys alone (core.caller.keyring_of).
 SHARED_SECRET_KEYS = ("NATS_URL", "CALLER_VERIFY_KEYS")
 
 

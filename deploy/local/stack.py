@@ -144,11 +144,13 @@ class Stack:
         the processes that call it alone (core.registry.callers_of)."""
         env = {name: value for name, value in {**self.env(), **p.env}.items()
                if name not in SECRET_FIELDS or name in p.secrets}
-        keys, kind = self.caller_keys(), KINDS[p.module]
-        if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
-            env[registry.CALLER_SIGNING_KEY] = keys[kind][0]
-        if "CALLER_VERIFY_KEYS" not in p.env:
-            env["CALLER_VERIFY_KEYS"] = ",".join(keys[c][1] for c in registry.callers_of(kind))
+        kind = KINDS.get(p.module)  # None: a provider's simulator, no process of the platform
+        if kind is not None:
+            keys = self.caller_keys()
+            if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
+                env[registry.CALLER_SIGNING_KEY] = keys[kind][0]
+            if "CALLER_VERIFY_KEYS" not in p.env:
+                env["CALLER_VERIFY_KEYS"] = ",".join(keys[c][1] for c in registry.callers_of(kind))
         return env
 
     def secret_key(self) -> str:
