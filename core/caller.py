@@ -17,7 +17,7 @@ every server):
   (a caller with a key, scopes, standings or several businesses only as the gateway's: `act` starts with it), to
   the services it calls (core.registry `rpc_to`);
 - a worker: itself or the one business of the work it claimed (core.tenant.acting_for: no key, scopes or
-  standings), to the services it calls;
+  standings), to the services it calls, in the RPCs it declares (core.registry `rpcs`);
 - any other process (the webhooks dispatcher calls no service): nobody.
 Some RPCs accept only some of a service's callers (core.registry.RPC_CALLERS: RecordUsage and RunScheduled, the
 gateway's alone).
@@ -149,9 +149,13 @@ def may_vouch(issuer: str, who: Tenant, audience: str) -> bool:
 
 
 def may_make(issuer: str, method: str) -> bool:
-    """Whether `issuer` may make the RPC `method` (/package.Service/Method) at all (core.registry.RPC_CALLERS)."""
+    """Whether `issuer` may make the RPC `method` (/package.Service/Method) at all: the RPCs some callers alone may
+    make (core.registry.RPC_CALLERS), and a worker's own list (its `rpcs`)."""
     allowed = registry.RPC_CALLERS.get(method)
-    return allowed is None or issuer in allowed
+    if allowed is not None and issuer not in allowed:
+        return False
+    worker = registry.WORKERS_BY_NAME.get(issuer)
+    return worker is None or not worker.rpcs or method in worker.rpcs
 
 
 def _claims(who: Tenant) -> dict[str, Any]:

@@ -39,6 +39,9 @@ class Worker:
     summary: str = ""
     secrets: tuple[str, ...] = ()  # the secret settings it reads (see SECRETS)
     rpc_to: tuple[str, ...] = ()  # the services it calls (see REACHES)
+    # The RPCs it makes, by full method name (/package.Service/Method): the services it calls refuse it any other
+    # (core.caller.may_make), so its key, alone, cannot do what its work never does.
+    rpcs: tuple[str, ...] = ()
     internet: bool = False  # it calls hosts outside the cluster: providers, partners' webhooks (see REACHES)
     # Scaled on CPU between `replicas` and this many (a HorizontalPodAutoscaler; deploy.generate): set only for a
     # worker whose replicas share its work (leases, a shared consumer), so that more of them do more of it.
@@ -105,6 +108,11 @@ class Service:
 # the services a process calls: core.grpc_server.Runtime gives it clients of those alone, and the network policies
 # (deploy.generate) let it reach those alone.
 _SDR_NEIGHBOURS = ("agents", "accounts", "messaging", "calls")  # services.sdr.ports.grpc_neighbours
+# The RPCs of those adapters, the sdr workers' only calls (tests/unit/test_registry.py reads them off ports.py).
+_SDR_NEIGHBOUR_RPCS = tuple(f"/switchboard.v1.{rpc}" for rpc in (
+    "Agents/ListAgents", "Agents/LookupAgents", "Agents/GetCallingProfile", "Accounts/GetWorkspaceOwner",
+    "Messaging/GetStandings", "Messaging/QueueEmail", "Messaging/SendSms", "Messaging/PlaceSms", "Calls/CreateCall",
+    "Calls/PlaceCall"))
 SERVICES: tuple[Service, ...] = (
     # Keys, sessions and sign-in links are stored as HMACs under SWITCHBOARD_SECRET_KEY itself: accounts holds it.
     Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, payments, usage",
@@ -120,12 +128,13 @@ SERVICES: tuple[Service, ...] = (
             rpc_to=("accounts", "agents", "sdr", "calls", "messaging", "evals", "webhooks"),
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
                             summary="communication runs: executes due touches (run several)",
-                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS, max_replicas=6),
+                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS, rpcs=_SDR_NEIGHBOUR_RPCS,
+                            max_replicas=6),
                      # Not autoscaled: it works once per two-hour window, so its CPU tells nothing of a backlog;
                      # the second replica is a standby (a run of a dead one is taken over when its lease ends).
                      Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,
                             summary="the sales pipeline's two-hourly runner (run several: one run per window)",
-                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS))),
+                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS, rpcs=_SDR_NEIGHBOUR_RPCS))),
     Service("calls", 50055, "Calls", "outbound and inbound calls and their records",
             secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET"),
             rpc_to=("agents", "sdr", "accounts", "messaging"), internet=True),
@@ -144,6 +153,7 @@ SERVICES: tuple[Service, ...] = (
 
 BY_NAME = {s.name: s for s in SERVICES}
 WORKERS: tuple[Worker, ...] = tuple(w for s in SERVICES for w in s.workers)
+WORKERS_BY_NAME = {w.name: w for w in WORKERS}
 GATEWAY = "gateway"
 # Every process of the platform by name: the gateway, the services and their workers.
 PROCESSES: tuple[str, ...] = (GATEWAY, *(s.name for s in SERVICES), *(w.name for w in WORKERS))
@@ -220,4 +230,4 @@ def service(name: str) -> Service:
 
 
 def worker(name: str) -> Worker:
-    return next(w for w in WORKERS if w.name == name)
+    return WORKERS_BY_NAME[name]

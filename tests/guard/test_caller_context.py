@@ -194,3 +194,16 @@ async def test_only_the_gateway_records_usage_and_runs_the_pipelines_window(stac
         run, request_cls = _raw(channel, registry.service("sdr"), "RunScheduled")
         assert "calls may not call RunScheduled" in await _refused(
             run, request_cls(business_id=account["business_id"]), signed(stack, business, "calls", to="sdr"))
+
+
+async def test_a_worker_makes_only_the_rpcs_it_declares(stack, account):
+    """The runs scheduler's key, for a business, places calls (PlaceCall, past the interceptor) but lists none."""
+    business = Tenant(account_id="service:runs-scheduler", business_ids=(account["business_id"],))
+    md = signed(stack, business, "runs-scheduler", to="calls")
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.process('calls').port}") as channel:
+        list_calls, request_cls = _raw(channel, registry.service("calls"), "ListCalls")
+        assert "runs-scheduler may not call ListCalls" in await _refused(list_calls, request_cls(), md)
+        place, place_cls = _raw(channel, registry.service("calls"), "PlaceCall")
+        with pytest.raises(grpc.aio.AioRpcError) as answered:  # an empty request: refused by the handler
+            await place(place_cls(), metadata=md, timeout=10)
+        assert answered.value.code() != grpc.StatusCode.UNAUTHENTICATED

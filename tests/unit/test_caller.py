@@ -118,6 +118,8 @@ def test_the_vouch_table():
     assert not caller.may_vouch("runs-scheduler", forwarded, "calls")
     assert caller.may_make("gateway", RECORD_USAGE) and not caller.may_make("calls", RECORD_USAGE)
     assert caller.may_make("calls", "/switchboard.v1.Accounts/GetWorkspace")
+    assert caller.may_make("runs-scheduler", "/switchboard.v1.Calls/PlaceCall")
+    assert not caller.may_make("runs-scheduler", "/switchboard.v1.Calls/ListCalls")  # not among its rpcs
 
 
 def test_only_the_gateway_records_usage_and_runs_the_pipelines_window():
