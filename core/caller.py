@@ -14,8 +14,9 @@ callee, with the caller's claims as it received them (never wider) and `act`, th
 every server):
 - the gateway, which authenticated the key or the session: any caller, to any service;
 - a service: itself (no account), one business it acts for on an event, or the caller it is serving, re-signed
-  (a caller with a key, scopes, standings or several businesses only as the gateway's: `act` starts with it), to
-  the services it calls (core.registry `rpc_to`);
+  (a caller with a key, scopes, standings or several businesses only with proof: `prf`, the gateway's token for
+  the first hop, whose claims cover this one's; `act` starts with the gateway), to the services it calls
+  (core.registry `rpc_to`);
 - a worker: itself or the one business of the work it claimed (core.tenant.acting_for: no key, scopes or
   standings), to the services it calls, in the RPCs it declares (core.registry `rpcs`);
 - any other process (the webhooks dispatcher calls no service): nobody.
@@ -43,7 +44,7 @@ import hmac
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import jwt
@@ -65,6 +66,9 @@ LIFETIME = 180  # seconds a token is valid
 # its token then still has 90 s, more than any route's limit, so a request's token outlives the request.
 REUSE = 150
 _LEEWAY = 5  # seconds of clock difference between processes tolerated
+# A re-signed caller's token expires with its proof (the gateway's token, sent with REUSE seconds left at least):
+# it is sent again while it has the longest RPC deadline left (60 s), so it arrives before it expires.
+_PROVEN_REUSE = 60
 
 
 def refused(why: str) -> ServiceError:
@@ -145,7 +149,8 @@ def may_vouch(issuer: str, who: Tenant, audience: str) -> bool:
         return True
     if not _authenticated(who):
         return True  # itself, or one business it acts for
-    return issuer in registry.BY_NAME and who.via[:1] == (registry.GATEWAY,)  # a service forwarding its caller
+    # a service forwarding its caller, with the gateway's token as proof (checked by Verifier._proven)
+    return issuer in registry.BY_NAME and who.via[:1] == (registry.GATEWAY,) and bool(who.proof)
 
 
 def may_make(issuer: str, method: str) -> bool:
@@ -159,19 +164,31 @@ def may_make(issuer: str, method: str) -> bool:
 
 
 def _claims(who: Tenant) -> dict[str, Any]:
-    return {"acc": who.account_id, "biz": list(who.business_ids), "key": who.api_key_id, "scp": list(who.scopes),
-            "bnd": who.bound_business_id, "std": [list(s) for s in who.standings], "act": list(who.via)}
+    claims = {"acc": who.account_id, "biz": list(who.business_ids), "key": who.api_key_id, "scp": list(who.scopes),
+              "bnd": who.bound_business_id, "std": [list(s) for s in who.standings], "act": list(who.via)}
+    return {**claims, "prf": who.proof} if who.proof else claims
 
 
-def _tenant(claims: dict[str, Any], issuer: str) -> Tenant:
+def _tenant(claims: dict[str, Any], issuer: str, token: str) -> Tenant:
     try:
-        return Tenant(account_id=str(claims["acc"]), business_ids=tuple(map(str, claims["biz"])),
-                      api_key_id=str(claims["key"]), scopes=tuple(map(str, claims["scp"])),
-                      bound_business_id=str(claims["bnd"]),
-                      standings=tuple((str(b), str(s)) for b, s in claims["std"]),
-                      via=(*map(str, claims.get("act", ())), issuer))
+        who = Tenant(account_id=str(claims["acc"]), business_ids=tuple(map(str, claims["biz"])),
+                     api_key_id=str(claims["key"]), scopes=tuple(map(str, claims["scp"])),
+                     bound_business_id=str(claims["bnd"]),
+                     standings=tuple((str(b), str(s)) for b, s in claims["std"]),
+                     via=(*map(str, claims.get("act", ())), issuer))
     except (KeyError, TypeError, ValueError):
         raise refused("its claims are not a caller context") from None
+    if not _authenticated(who):
+        return who
+    return replace(who, proof=token if issuer == registry.GATEWAY else str(claims.get("prf", "")))
+
+
+def _within(who: Tenant, root: Tenant) -> bool:
+    """Whether `who` is `root`, or narrower: the same account, key and bound business, of its businesses, scopes
+    and standings some."""
+    return (who.account_id, who.api_key_id, who.bound_business_id) == (
+        root.account_id, root.api_key_id, root.bound_business_id) and set(who.business_ids) <= set(
+        root.business_ids) and set(who.scopes) <= set(root.scopes) and set(who.standings) <= set(root.standings)
 
 
 class Signer:
@@ -179,15 +196,15 @@ class Signer:
 
     def __init__(self, keys: KeyRing):
         self.keys = keys
-        self._minted: dict[tuple[Tenant, tuple[str, ...], str], tuple[str, float]] = {}
+        self._minted: dict[tuple[Tenant, tuple[str, ...], str, str], tuple[str, float]] = {}
 
     def token_for(self, who: Tenant, audience: str) -> str:
         """A token carrying `who` (with the processes that vouched for it before: `who.via`) to the service
         `audience`; RuntimeError when this process may not vouch for it there (a bug, not a caller's error)."""
         now = time.time()
-        cached = (who, who.via, audience)
+        cached = (who, who.via, who.proof, audience)
         found = self._minted.get(cached)
-        if found is not None and found[1] - now >= REUSE:
+        if found is not None and found[1] - now >= (_PROVEN_REUSE if who.proof else REUSE):
             return found[0]
         if self.keys.signing is None or self.keys.kid is None:
             raise RuntimeError("this process holds no signing key (CALLER_SIGNING_KEY) and cannot vouch for a caller")
@@ -195,6 +212,8 @@ class Signer:
         if not may_vouch(issuer, who, audience):
             raise RuntimeError(f"{issuer} may not vouch for this caller to {audience} (core.caller.may_vouch)")
         expires = int(now) + LIFETIME
+        if who.proof:  # a re-signed caller lives no longer than its proof
+            expires = min(expires, int(jwt.decode(who.proof, options={"verify_signature": False})["exp"]))
         token = jwt.encode({**_claims(who), "iss": issuer, "aud": audience, "iat": int(now), "exp": expires},
                            self.keys.signing, algorithm=ALGORITHM, headers={"kid": self.keys.kid})
         if len(self._minted) >= 10_000:
@@ -246,11 +265,28 @@ class Verifier:
         except jwt.PyJWTError as exc:
             raise refused(f"the token does not verify ({exc})") from None
         issuer = issuer_of(kid)  # type: ignore[arg-type]
-        who = _tenant(claims, issuer)
+        who = _tenant(claims, issuer, token)
         if claims["iss"] != issuer or not may_vouch(issuer, who, self.audience):
             raise refused(f"{issuer} may not vouch for this caller to {self.audience}")
+        if issuer != registry.GATEWAY and who.proof:
+            self._proven(who)
         self._verified[token] = (who, float(claims["exp"]))
         return who
+
+    def _proven(self, who: Tenant) -> None:
+        """A re-signed caller's proof: the gateway's own token, for the first service of the chain, unexpired, naming
+        the same caller or a wider one."""
+        try:
+            kid = jwt.get_unverified_header(who.proof).get("kid")
+            key = self.keys.accepted.get(kid) if isinstance(kid, str) and issuer_of(kid) == registry.GATEWAY else None
+            if key is None:
+                raise refused("its proof is not the gateway's token")
+            root = jwt.decode(who.proof, key, algorithms=[ALGORITHM], audience=who.via[1], leeway=_LEEWAY,
+                              options={"require": ["exp", "iat", "iss", "aud"]})
+        except jwt.PyJWTError as exc:
+            raise refused(f"its proof does not verify ({exc})") from None
+        if root.get("iss") != registry.GATEWAY or not _within(who, _tenant(root, registry.GATEWAY, who.proof)):
+            raise refused("it names a caller its proof does not")
 
 
 def keyring_of(settings: Settings, process: str) -> KeyRing:

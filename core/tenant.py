@@ -31,6 +31,9 @@ class Tenant:
     # (core.caller): a service calling another for its caller signs a token of its own that names them (`act`).
     # Empty for a context this process made. Not part of the caller's identity.
     via: tuple[str, ...] = field(default=(), compare=False)
+    # For a caller only authentication gives (a key, scopes, standings, several businesses): the gateway's token it
+    # came in on the first hop, which a service re-signing it carries on as proof (core.caller). Not its identity.
+    proof: str = field(default="", compare=False, repr=False)
 
     @property
     def actor(self) -> str:

@@ -61,25 +61,46 @@ def test_a_token_for_one_service_is_refused_by_another():
     assert "not for accounts" in refusal(accounts, signer.token_for(KEY_HOLDER, "calls"))
 
 
+def _accepting(audience: str, *kids: str) -> caller.Verifier:
+    """The verifier of `audience` accepting the keys `kids` (each as keys_of makes it)."""
+    return caller.Verifier(caller.KeyRing.parse("", ",".join(caller.new_key(k, b"s" * 32)[1] for k in kids)), audience)
+
+
 def test_a_service_re_signs_its_callers_context_for_the_services_it_calls():
-    """sdr, serving the gateway's caller, mints its own token for calls: same claims, the chain in `act`."""
-    gateway, at_sdr = keys_of("gateway:1", "sdr")
-    received = at_sdr.verify(gateway.token_for(KEY_HOLDER, "sdr"))
-    sdr, at_calls = keys_of("sdr:1", "calls")
+    """sdr, serving the gateway's caller, mints its own token for calls: same claims, the chain in `act`, the
+    gateway's token as proof; calls forwards it on to messaging likewise."""
+    gateway, sdr, calls = (keys_of(kid)[0] for kid in ("gateway:1", "sdr:1", "calls:1"))
+    root = gateway.token_for(KEY_HOLDER, "sdr")
+    received = _accepting("sdr", "gateway:1").verify(root)
+    assert received.proof == root
     onward = sdr.token_for(received, "calls")
-    assert onward != gateway.token_for(KEY_HOLDER, "calls")
-    who = at_calls.verify(onward)
-    assert who == KEY_HOLDER and who.via == ("gateway", "sdr")
+    who = _accepting("calls", "gateway:1", "sdr:1").verify(onward)
+    assert who == KEY_HOLDER and who.via == ("gateway", "sdr") and who.proof == root
     assert jwt.decode(onward, options={"verify_signature": False})["iss"] == "sdr"
+    third = _accepting("messaging", "gateway:1", "calls:1").verify(calls.token_for(who, "messaging"))
+    assert third == KEY_HOLDER and third.via == ("gateway", "sdr", "calls")
+    assert sdr.token_for(received, "calls") == onward  # reused, as the gateway's are
     # Not to a service it does not call, and never a key holder of its own making.
     with pytest.raises(RuntimeError, match="may not vouch"):
         sdr.token_for(received, "nowhere")
     with pytest.raises(RuntimeError, match="may not vouch"):
         sdr.token_for(KEY_HOLDER, "calls")
-    assert "may not vouch" in refusal(at_calls, forged(sdr, "calls", key="k", scp=["*"], biz=["b1", "b2"]))
-    _, at_webhooks = keys_of("accounts:1", "calls")
     accounts, _ = keys_of("accounts:1")
-    assert "may not vouch" in refusal(at_webhooks, forged(accounts, "calls"))  # accounts calls agents alone
+    assert "may not vouch" in refusal(_accepting("calls", "accounts:1"), forged(accounts, "calls"))  # it calls agents
+
+
+def test_a_service_cannot_vouch_for_a_key_holder_it_was_not_sent():
+    gateway, sdr = keys_of("gateway:1")[0], keys_of("sdr:1")[0]
+    at_calls = _accepting("calls", "gateway:1", "sdr:1")
+    wide = {"key": "key", "scp": ["calls:write"], "biz": ["b1", "b2"], "std": [["b1", "active"]], "act": ["gateway"]}
+    assert "may not vouch" in refusal(at_calls, forged(sdr, "calls", **wide))  # no proof
+    other = Tenant(account_id="acc", business_ids=("b1",), api_key_id="key", scopes=("calls:write",))
+    for proof, why in ((gateway.token_for(other, "sdr"), "does not"),  # a narrower caller's token
+                       (gateway.token_for(KEY_HOLDER, "agents"), "does not verify"),  # sent to another service
+                       (sdr.token_for(WORKER, "calls"), "not the gateway's")):
+        assert why in refusal(at_calls, forged(sdr, "calls", **wide, prf=proof))
+    narrowed = forged(sdr, "calls", **{**wide, "biz": ["b1"], "std": []}, prf=gateway.token_for(KEY_HOLDER, "sdr"))
+    assert at_calls.verify(narrowed).business_ids == ("b1",)  # fewer businesses: within its proof
 
 
 def test_a_worker_vouches_for_one_business_to_the_services_it_calls_alone():
@@ -113,7 +134,7 @@ def test_the_vouch_table():
     assert not any(ok for (i, _), ok in table.items() if i == "webhooks-dispatcher")
     assert {s for (i, s), ok in table.items() if ok and i == "runs-scheduler"} == set(
         registry.worker("runs-scheduler").rpc_to)
-    forwarded = Tenant(**{**KEY_HOLDER.__dict__, "via": ("gateway",)})
+    forwarded = Tenant(**{**KEY_HOLDER.__dict__, "via": ("gateway",), "proof": "the gateway's token"})
     assert caller.may_vouch("calls", forwarded, "sdr") and not caller.may_vouch("calls", KEY_HOLDER, "sdr")
     assert not caller.may_vouch("runs-scheduler", forwarded, "calls")
     assert caller.may_make("gateway", RECORD_USAGE) and not caller.may_make("calls", RECORD_USAGE)
