@@ -3,7 +3,8 @@ every RPC of every service, and changes nothing; a proven caller sees only its o
 
 A raw gRPC client stands in for a process that can reach a service's port (a compromised pod, a debugging shell):
 it sends the old plain tenant metadata, no token, a token signed by a key no service accepts, an expired token, a
-tampered one, one a worker's own key signed for a wider caller than a worker may name, a token the gateway minted
+tampered one, one a worker's own key signed for a wider caller than a worker may name, a service's vouching for
+an API key without the gateway's token for it, a token the gateway minted
 for another service (replayed from a sniffed hop), one from the webhooks dispatcher (which calls no service) and one
 from a worker that does not call the service."""
 from __future__ import annotations
@@ -62,8 +63,12 @@ def unproven(stack, business_id: str, to: str) -> dict[str, tuple]:
             account_id=str(uuid.uuid4()), business_ids=(str(uuid.uuid4()),)), to=to)[0][1])),),
         "a worker vouching for an API key": ((caller.METADATA_KEY, _by_hand(
             stack, "runs-scheduler", to, biz=[business_id], key=victim.api_key_id, scp=["*"], act=["gateway"])),),
-        "a service vouching for an API key as its own": ((caller.METADATA_KEY, _by_hand(
-            stack, "sdr", to, biz=[business_id], key=victim.api_key_id, scp=["*"])),),
+        "a service vouching for an API key without proof": ((caller.METADATA_KEY, _by_hand(
+            stack, "sdr", to, biz=[business_id], key=victim.api_key_id, scp=["*"], act=["gateway"])),),
+        "a service vouching for an API key with another caller's proof": ((caller.METADATA_KEY, _by_hand(
+            stack, "sdr", to, biz=[business_id], key=victim.api_key_id, scp=["*"], act=["gateway"],
+            prf=signer(stack).token_for(Tenant(account_id=str(uuid.uuid4()), business_ids=(str(uuid.uuid4()),),
+                                               api_key_id=str(uuid.uuid4()), scopes=("*",)), "sdr"))),),
         "the gateway's token for another service": ((caller.METADATA_KEY, signer(stack).token_for(victim, elsewhere)),),
         "the webhooks dispatcher for one business": ((caller.METADATA_KEY, _by_hand(
             stack, "webhooks-dispatcher", to, biz=[business_id])),),
