@@ -4,9 +4,9 @@ every RPC of every service, and changes nothing; a proven caller sees only its o
 A raw gRPC client stands in for a process that can reach a service's port (a compromised pod, a debugging shell):
 it sends the old plain tenant metadata, no token, a token signed by a key no service accepts, an expired token, a
 tampered one, one a worker's own key signed for a wider caller than a worker may name, a service's vouching for
-an API key without the gateway's token for it, a token the gateway minted
-for another service (replayed from a sniffed hop), one from the webhooks dispatcher (which calls no service) and one
-from a worker that does not call the service."""
+an API key without the gateway's token for it, a token the gateway minted for another service (replayed from a
+sniffed hop), one from the webhooks dispatcher (which calls no service) and one from a worker that does not call
+the service."""
 from __future__ import annotations
 
 import base64
