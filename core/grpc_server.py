@@ -214,8 +214,9 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
                 outbox_table: sa.Table | None = None, stop_event: asyncio.Event | None = None) -> None:
     telemetry.configure(name)
     instruments = metrics.configure(name, settings)
-    keys = caller.keyring_of(settings, name)
-    caller.configure(keys)
+    identity = service.name if service is not None else name  # whose callers it accepts, whose key it signs with
+    keys = caller.keyring_of(settings, identity)
+    caller.configure(keys, identity)
     uow.configure_guard(strict=settings.environment != "production")
     if settings.count_costs:
         costs.enable()

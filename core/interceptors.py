@@ -71,7 +71,7 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
     async def handler(request: Any, context: Context) -> Any:
         metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
         try:
-            who = caller.verified(metadata)  # before anything else: an unproven caller reaches no handler
+            who = caller.verified(metadata, method)  # before anything else: an unproven caller reaches no handler
         except ServiceError as err:
             await _abort(context, to_status(err))
         tenant_token = tenant.set_current(who)

@@ -39,6 +39,9 @@ class Worker:
     summary: str = ""
     secrets: tuple[str, ...] = ()  # the secret settings it reads (see SECRETS)
     rpc_to: tuple[str, ...] = ()  # the services it calls (see REACHES)
+    # The RPCs it makes, by full method name (/package.Service/Method): the services it calls refuse it any other
+    # (core.caller.may_make), so its key, alone, cannot do what its work never does.
+    rpcs: tuple[str, ...] = ()
     internet: bool = False  # it calls hosts outside the cluster: providers, partners' webhooks (see REACHES)
     # Scaled on CPU between `replicas` and this many (a HorizontalPodAutoscaler; deploy.generate): set only for a
     # worker whose replicas share its work (leases, a shared consumer), so that more of them do more of it.
@@ -105,6 +108,12 @@ class Service:
 # the services a process calls: core.grpc_server.Runtime gives it clients of those alone, and the network policies
 # (deploy.generate) let it reach those alone.
 _SDR_NEIGHBOURS = ("agents", "accounts", "messaging", "calls")  # services.sdr.ports.grpc_neighbours
+# The RPCs of those adapters, the sdr workers' only calls (tests/unit/test_registry.py reads them off ports.py).
+_SDR_NEIGHBOUR_RPCS = tuple(f"/switchboard.v1.{rpc}" for rpc in (
+    "Agents/ListAgents", "Agents/LookupAgents", "Agents/GetCallingProfile", "Accounts/GetWorkspaceOwner",
+    "Messaging/GetStandings", "Messaging/QueueEmail", "Messaging/SendSms", "Messaging/PlaceSms", "Calls/CreateCall",
+    "Calls/PlaceCall",
+    "Accounts/GetWorkspace"))  # core.standings: a business's standing before its touch is placed
 SERVICES: tuple[Service, ...] = (
     # Keys, sessions and sign-in links are stored as HMACs under subkeys of SWITCHBOARD_SECRET_KEY (and, during a
     # rotation, of the one before it): accounts holds them.
@@ -123,12 +132,13 @@ SERVICES: tuple[Service, ...] = (
             rpc_to=("accounts", "agents", "sdr", "calls", "messaging", "evals", "webhooks"),
             workers=(Worker("runs-scheduler", "services.sdr.runs_scheduler", 50065,
                             summary="communication runs: executes due touches (run several)",
-                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS, max_replicas=6),
+                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS, rpcs=_SDR_NEIGHBOUR_RPCS,
+                            max_replicas=6),
                      # Not autoscaled: it works once per two-hour window, so its CPU tells nothing of a backlog;
                      # the second replica is a standby (a run of a dead one is taken over when its lease ends).
                      Worker("sdr-runner", "services.sdr.pipeline_runner", 50066,
                             summary="the sales pipeline's two-hourly runner (run several: one run per window)",
-                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS))),
+                            secrets=("DATABASE_URL",), rpc_to=_SDR_NEIGHBOURS, rpcs=_SDR_NEIGHBOUR_RPCS))),
     Service("calls", 50055, "Calls", "outbound and inbound calls and their records",
             secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "RECORDING_LINKS_SECRET"),
             rpc_to=("agents", "sdr", "accounts", "messaging"), internet=True),
@@ -147,6 +157,7 @@ SERVICES: tuple[Service, ...] = (
 
 BY_NAME = {s.name: s for s in SERVICES}
 WORKERS: tuple[Worker, ...] = tuple(w for s in SERVICES for w in s.workers)
+WORKERS_BY_NAME = {w.name: w for w in WORKERS}
 GATEWAY = "gateway"
 # Every process of the platform by name: the gateway, the services and their workers.
 PROCESSES: tuple[str, ...] = (GATEWAY, *(s.name for s in SERVICES), *(w.name for w in WORKERS))
@@ -171,6 +182,21 @@ REACHES: dict[str, Reach] = {
     GATEWAY: Reach(tuple(s.name for s in SERVICES), internet=True, database=False),
     **{s.name: Reach(s.rpc_to, s.internet) for s in SERVICES},
     **{w.name: Reach(w.rpc_to, w.internet) for w in WORKERS},
+}
+
+
+def callers_of(service_name: str) -> tuple[str, ...]:
+    """The processes that declare they call `service_name` (REACHES), in the registry's order: the issuers whose
+    caller context that service accepts (core.caller), and the pods its network policy lets in (deploy.generate)."""
+    return tuple(process for process, reach in REACHES.items() if service_name in reach.services)
+
+
+# The RPCs that only some of a service's callers may make, by full method name: the others are refused
+# `unauthorized` whatever caller they vouch for (core.caller.Verifier). The gateway alone records usage (its
+# metering of calls and recordings) and alone runs the sales pipeline's window (for the CronJob's bearer).
+RPC_CALLERS: dict[str, tuple[str, ...]] = {
+    "/switchboard.v1.Accounts/RecordUsage": (GATEWAY,),
+    "/switchboard.v1.Sdr/RunScheduled": (GATEWAY,),
 }
 
 
@@ -224,7 +250,7 @@ def service(name: str) -> Service:
 
 
 def worker(name: str) -> Worker:
-    return next(w for w in WORKERS if w.name == name)
+    return WORKERS_BY_NAME[name]
 
 
 # -- NATS: what each process publishes and consumes ---------------------------------------------------------------

@@ -4,9 +4,9 @@ served: core.deadlines) and W3C trace context on every call.
 A thin wrapper over a generated stub rather than a grpc.aio client interceptor,
 which measurably costs more per call than everything else the gateway does for
 a request. `connect(name, settings)` is the one way a process reaches a service of core.registry;
-`forward_tenant=True` is for a service calling another on its caller's behalf: the caller's signed context goes
-along unchanged (core.caller) and a failure comes back as the callee's ServiceError. A call made with no caller's
-metadata carries this process's own context (no account).
+`forward_tenant=True` is for a service calling another on its caller's behalf: the caller's context goes along,
+signed by this process for that callee (core.caller), and a failure comes back as the callee's ServiceError. A call
+made for no caller carries this process's own context (no account).
 """
 from __future__ import annotations
 
@@ -80,40 +80,43 @@ _tracer = telemetry.tracer("switchboard.grpc.client")
 
 
 class AsCaller:
-    """A client's methods with one caller's metadata on every call (`Client.as_caller`); cheap to make per
-    request: each method is the shared client's, partially applied."""
+    """A client's methods acting for one caller on every call (`Client.as_caller`); cheap to make per request: each
+    method is the shared client's, partially applied."""
 
-    def __init__(self, client: Client, metadata: Metadata):
-        self._client, self._metadata = client, metadata
+    def __init__(self, client: Client, who: tenant.Tenant):
+        self._client, self._who = client, who
 
     def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
-        return functools.partial(getattr(self._client, name), metadata=self._metadata)
+        return functools.partial(getattr(self._client, name), who=self._who)
 
 
 class Client:
-    """`Client(stub, service).Method(request, metadata=...)` calls `stub.Method` with the method's deadline (declared
+    """`Client(stub, service, audience).Method(request)` calls `stub.Method` with the method's deadline (declared
     in `service`, the stub's descriptor; `timeout=` replaces it for one call) cut to what is left of the request
-    being served (core.deadlines), and the trace headers. `as_caller(metadata)` is the same client sending that
-    caller's metadata on every call."""
+    being served (core.deadlines), the trace headers and the caller's token for `audience`, the service called
+    (core.caller). `as_caller(who)` is the same client acting for that caller on every call."""
 
-    def __init__(self, stub: Any, service: ServiceDescriptor, *, forward_tenant: bool = False) -> None:
+    def __init__(self, stub: Any, service: ServiceDescriptor, audience: str, *, forward_tenant: bool = False) -> None:
         self._stub = stub
         self._service = service
+        self._audience = audience
         self._forward_tenant = forward_tenant
 
-    def as_caller(self, metadata: Metadata) -> AsCaller:
-        return AsCaller(self, metadata)
+    def as_caller(self, who: tenant.Tenant) -> AsCaller:
+        return AsCaller(self, who)
 
     def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
         method = getattr(self._stub, name)
         own = deadlines.declared(self._service.methods_by_name[name])
-        forward = self._forward_tenant
+        forward, audience = self._forward_tenant, self._audience
         span_name, attributes = telemetry.rpc_span(self._service.full_name, name)
 
-        async def invoke(request: Any, *, metadata: Metadata = (), timeout: float | None = None,
-                         wait_for_ready: bool | None = None) -> Any:
-            if not metadata:  # the caller this process acts for, else the process itself (core.caller)
-                metadata = caller.metadata_for(tenant.current() if forward else ANONYMOUS)
+        async def invoke(request: Any, *, who: tenant.Tenant | None = None, metadata: Metadata = (),
+                         timeout: float | None = None, wait_for_ready: bool | None = None) -> Any:
+            if not metadata:  # the caller named, else the one this process acts for, else itself (core.caller)
+                if who is None:
+                    who = tenant.current() if forward else ANONYMOUS
+                metadata = caller.metadata_for(who, audience)
             with telemetry.client_span(_tracer, span_name, attributes) as span:
                 carrier = telemetry.inject({})  # within the client span: the server's span is its child
                 if carrier:
@@ -139,4 +142,4 @@ def connect(name: str, settings: Settings, *, forward_tenant: bool = False) -> t
     """A client of the registered service `name`, and its channel (close it at stop)."""
     entry = registry.service(name)
     ch = channel(settings.addresses[name], settings)
-    return Client(entry.stub(ch), entry.descriptor(), forward_tenant=forward_tenant), ch
+    return Client(entry.stub(ch), entry.descriptor(), name, forward_tenant=forward_tenant), ch

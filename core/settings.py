@@ -201,7 +201,8 @@ class Settings(BaseSettings):
     secret_key_previous: Secret = Field(Secret(""), alias="SWITCHBOARD_SECRET_KEY_PREVIOUS")
     # The signed caller context between processes (core.caller): this process's signing key '<process>:<version>=
     # <base64url seed>' and the public keys it accepts '<process>:<version>=<base64url key>,...' (two versions of a
-    # process's key during a rotation). Unset: derived from the server secret, one pair per process (the local stack).
+    # process's key during a rotation; of a longer list, only its callers' are kept: core.registry.callers_of).
+    # Unset: derived from the server secret, one pair per process (the local stack).
     caller_signing_key: Secret = Field(Secret(""), alias="CALLER_SIGNING_KEY")
     caller_verify_keys: str = Field("", alias="CALLER_VERIFY_KEYS")
     # This process's NATS user: its nkey seed (`SU...`: core.nats_auth). Unset on the local stack: derived from the

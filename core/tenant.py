@@ -27,9 +27,13 @@ class Tenant:
     # (business id, core.standing value) for each business, as the accounts service saw it when authenticating;
     # empty for a worker acting for a business (it checks the standing itself before it acts).
     standings: tuple[tuple[str, str], ...] = field(default=())
-    # The signed token this context came in (core.caller), passed on unchanged by a service calling another for
-    # its caller; empty for a context this process made. Not part of the caller's identity.
-    token: str = field(default="", compare=False, repr=False)
+    # The processes that vouched for this caller, in order, the last the one whose signed token it came in
+    # (core.caller): a service calling another for its caller signs a token of its own that names them (`act`).
+    # Empty for a context this process made. Not part of the caller's identity.
+    via: tuple[str, ...] = field(default=(), compare=False)
+    # For a caller only authentication gives (a key, scopes, standings, several businesses): the gateway's token it
+    # came in on the first hop, which a service re-signing it carries on as proof (core.caller). Not its identity.
+    proof: str = field(default="", compare=False, repr=False)
 
     @property
     def actor(self) -> str:

@@ -39,7 +39,8 @@ HEADER = "# Generated from core.registry by `python -m deploy.generate`; edit th
 ADDRESSES = "switchboard-services"
 SECRET = "switchboard-secrets"
 # Every long-running process connects to NATS, whose URL may carry its credentials: it is a key of the Secret too.
-# The public keys of the caller context (core.caller) are beside them: every process verifies with the same list.
+# The public keys of the caller context (core.caller) are beside them: one list, of which each process keeps its
+# callers' keys alone (core.caller.keyring_of).
 SHARED_SECRET_KEYS = ("NATS_URL", "CALLER_VERIFY_KEYS")
 
 
@@ -187,11 +188,6 @@ def _egress(reach: registry.Reach) -> list[dict]:
     return rules
 
 
-def callers_of(service_name: str) -> list[str]:
-    """The processes that declare they call `service_name` (core.registry.REACHES), in the registry's order."""
-    return [process for process, reach in registry.REACHES.items() if service_name in reach.services]
-
-
 def network_policies() -> str:
     """Default deny for every pod of the platform, then each process's own allowances. A pod may hold several
     policies: what any of them allows is allowed. The kubelet's probes come from the node, which a NetworkPolicy
@@ -203,7 +199,7 @@ def network_policies() -> str:
                         [{"from": [INGRESS_CONTROLLER, cron], "ports": _tcp(GATEWAY_HTTP_PORT)}, METRICS_RULE],
                         _egress(registry.REACHES[registry.GATEWAY])))
     for s in registry.SERVICES:
-        callers = [{"podSelector": {"matchLabels": _labels(name)}} for name in callers_of(s.name)]
+        callers = [{"podSelector": {"matchLabels": _labels(name)}} for name in registry.callers_of(s.name)]
         calls = [{"from": callers, "ports": _tcp(s.port)}] if callers else []
         docs.append(_policy(s.name, _labels(s.name), [*calls, METRICS_RULE], _egress(registry.REACHES[s.name])))
         docs += [_policy(w.name, _labels(w.name), [METRICS_RULE], _egress(registry.REACHES[w.name]))

@@ -286,7 +286,7 @@ def build_app(settings: Settings) -> web.Application:
 def _lifecycle(settings: Settings):
     async def ctx(app: web.Application):
         keys = caller.keyring_of(settings, registry.GATEWAY)
-        caller.configure(keys)
+        caller.configure(keys, registry.GATEWAY)
         clients, channels = {}, {}
         for service in registry.SERVICES:
             clients[service.name], channels[service.name] = rpc.connect(service.name, settings)

@@ -21,7 +21,6 @@ from datetime import UTC, datetime
 
 import grpc
 
-from core import caller
 from core.bus import AUTH_INVALIDATE_SUBJECT, HeardInvalidations
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
@@ -42,9 +41,9 @@ class Principal:
     scopes: tuple[str, ...]
     bound_business_id: str
     expires_at: datetime | None
-    # gRPC metadata carrying this principal's tenant context signed (core.caller), built once per cache entry: the
-    # cache's ttl is below the token's reuse window, so a cached principal's token always outlives its requests.
-    metadata: tuple[tuple[str, str], ...]
+    # The caller this principal is to the services: core.rpc signs it for each service called (core.caller), each
+    # token reused while it has REUSE seconds left, so a cached principal's token always outlives its requests.
+    tenant: Tenant
 
     def has_scope(self, scope: str) -> bool:
         return has_scope(self.scopes, scope)
@@ -56,7 +55,7 @@ class Principal:
                         scopes=tuple(p.scopes), bound_business_id=bound, standings=tuple(p.standings.items()))
         expires = p.expires_at.ToDatetime(tzinfo=UTC) if p.HasField("expires_at") else None
         return cls(p.key_id, p.account_id, tuple(p.business_ids), tuple(p.scopes), bound, expires,
-                   caller.metadata_for(tenant))
+                   tenant)
 
 
 def bearer_credential(header: str | None, tokens: bool = False) -> str:

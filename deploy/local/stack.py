@@ -141,16 +141,22 @@ class Stack:
         return env
 
     def process_env(self, p: Process) -> dict[str, str]:
-        """What process `p` is started with: the stack's settings, of the secrets only its own, and the key that
-        signs the caller context it sends (its kind's: a second replica signs as the first)."""
+        """What process `p` is started with: the stack's settings, of the secrets only its own, the key that
+        signs the caller context it sends (its kind's: a second replica signs as the first) and the public keys of
+        the processes that call it alone (core.registry.callers_of)."""
         env = {name: value for name, value in {**self.env(), **p.env}.items()
                if name not in SECRET_FIELDS or name in p.secrets}
-        if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
-            env[registry.CALLER_SIGNING_KEY] = self.caller_keys()[KINDS[p.module]][0]
-        if "DATABASE_URL" in p.secrets and "DATABASE_URL" not in p.env:
-            env["DATABASE_URL"] = self.database_url_of(KINDS[p.module])
-        if registry.NATS_SEED in p.secrets and registry.NATS_SEED not in p.env:  # its kind's NATS user
-            env[registry.NATS_SEED] = self.nats_login(KINDS[p.module]).seed
+        kind = KINDS.get(p.module)  # None: a provider's simulator, no process of the platform
+        if kind is not None:
+            keys = self.caller_keys()
+            if registry.CALLER_SIGNING_KEY in p.secrets and registry.CALLER_SIGNING_KEY not in p.env:
+                env[registry.CALLER_SIGNING_KEY] = keys[kind][0]
+            if "CALLER_VERIFY_KEYS" not in p.env:
+                env["CALLER_VERIFY_KEYS"] = ",".join(keys[c][1] for c in registry.callers_of(kind))
+            if "DATABASE_URL" in p.secrets and "DATABASE_URL" not in p.env:
+                env["DATABASE_URL"] = self.database_url_of(kind)
+            if registry.NATS_SEED in p.secrets and registry.NATS_SEED not in p.env:  # its kind's NATS user
+                env[registry.NATS_SEED] = self.nats_login(kind).seed
         return env
 
     def database_url_of(self, process: str) -> str:

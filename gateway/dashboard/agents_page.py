@@ -43,7 +43,7 @@ async def agents(request: web.Request) -> web.StreamResponse:
     businesses = await pages.businesses_of(request, principal)
     business_id = pages.chosen(request.query.get("business_id", ""), businesses)
     cursor = request.query.get("cursor", "")
-    listed = await deps(request).clients["agents"].as_caller(principal.metadata).ListAgents(
+    listed = await deps(request).clients["agents"].as_caller(principal.tenant).ListAgents(
         agents_pb2.ListAgentsRequest(business_id=business_id,
                                      page=common_pb2.PageRequest(limit=AGENTS_SHOWN, cursor=cursor)))
     return page("agents.html", title="Agents", active="agents", businesses=businesses, business_id=business_id,
@@ -108,8 +108,8 @@ async def _render(request: web.Request, session: str, principal: Principal, agen
                   notice: str | None = None, error: str | None = None, draft: dict | None = None) -> web.Response:
     """The agent's page; when the agent cannot be read (another owner's: 404) a page saying so, with its status."""
     d = deps(request)
-    stub = d.clients["agents"].as_caller(principal.metadata)
-    evals = d.clients["evals"].as_caller(principal.metadata)
+    stub = d.clients["agents"].as_caller(principal.tenant)
+    evals = d.clients["evals"].as_caller(principal.tenant)
     try:
         agent = await stub.GetAgent(agents_pb2.GetAgentRequest(id=agent_id))
         versions = (await stub.ListVersions(agents_pb2.ListVersionsRequest(
@@ -149,7 +149,7 @@ async def _write(request: web.Request, undone: str, call, done) -> web.StreamRes
     session, principal, form = posted
     draft = {f: _text(form, f) for f in PROMPTS if f in form}
     try:
-        reply = await call(deps(request).clients["agents"].as_caller(principal.metadata), agent_id, form)
+        reply = await call(deps(request).clients["agents"].as_caller(principal.tenant), agent_id, form)
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
         return await _render(request, session, principal, agent_id, status=err.http_status, draft=draft,

@@ -55,7 +55,7 @@ def list_request(business_id: str, query) -> calls_pb2.ListCallsRequest:
 
 async def _agents(request: web.Request, principal: Principal, business_id: str) -> dict[str, str]:
     """The business's agents, id to name."""
-    listed = await deps(request).clients["agents"].as_caller(principal.metadata).ListAgents(
+    listed = await deps(request).clients["agents"].as_caller(principal.tenant).ListAgents(
         agents_pb2.ListAgentsRequest(business_id=business_id, page=common_pb2.PageRequest(limit=AGENTS_SHOWN)))
     return {a.id: a.name for a in listed.agents}
 
@@ -69,7 +69,7 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
     rows, cursor = [], ""
     if business_id:
         try:
-            listed = await deps(request).clients["calls"].as_caller(principal.metadata).ListCalls(
+            listed = await deps(request).clients["calls"].as_caller(principal.tenant).ListCalls(
                 list_request(business_id, {**query, "cursor": request.query.get("cursor", "")}))
             rows, cursor = list(listed.calls), listed.page.next_cursor
         except Refused as why:
@@ -103,7 +103,7 @@ async def place_test_call(request: web.Request) -> web.StreamResponse:
     if entered["compliance"]:
         create.compliance = calls_pb2.COMPLIANCE_MODE_ENFORCE
     try:
-        call = await deps(request).clients["calls"].as_caller(principal.metadata).CreateCall(create)
+        call = await deps(request).clients["calls"].as_caller(principal.tenant).CreateCall(create)
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
         return await _render(request, session, principal, business_id, status=err.http_status, form=entered,
@@ -146,7 +146,7 @@ def _shown(value) -> str:
 
 async def call_page(request: web.Request) -> web.StreamResponse:
     _, principal = await signed_in(request)
-    rpc = deps(request).clients["calls"].as_caller(principal.metadata)
+    rpc = deps(request).clients["calls"].as_caller(principal.tenant)
     call_id = request.match_info["id"]
     try:
         call = await rpc.GetCall(calls_pb2.GetCallRequest(id=call_id))

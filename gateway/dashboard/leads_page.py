@@ -48,7 +48,7 @@ def matching(leads, given: dict[str, str]) -> list:
 async def _in_segment(request: web.Request, principal: Principal, business_id: str, given: dict[str, str]) -> list:
     """The segment's leads that match the other filters: the sales pipeline's view (GET /api/sdr/pipeline?segment=),
     its first PIPELINE_LIMIT, as ListLeads knows no segments."""
-    pipeline = await deps(request).clients["sdr"].as_caller(principal.metadata).GetPipeline(
+    pipeline = await deps(request).clients["sdr"].as_caller(principal.tenant).GetPipeline(
         sdr_pb2.GetPipelineRequest(business_id=business_id, segment=given["segment"], limit=PIPELINE_LIMIT[1]))
     return matching(pipeline.leads, given)
 
@@ -96,7 +96,7 @@ def _paused(activity) -> bool:
 
 async def _render(request: web.Request, session: str, principal: Principal, lead_id: str, *, status: int = 200,
                   notice: str | None = None, error: str | None = None) -> web.Response:
-    sdr = deps(request).clients["sdr"].as_caller(principal.metadata)
+    sdr = deps(request).clients["sdr"].as_caller(principal.tenant)
     try:
         lead = await sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead_id))
     except grpc.aio.AioRpcError as exc:
@@ -131,7 +131,7 @@ async def _act(request: web.Request, undone: str, act) -> web.StreamResponse:
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted
-    sdr = deps(request).clients["sdr"].as_caller(principal.metadata)
+    sdr = deps(request).clients["sdr"].as_caller(principal.tenant)
     try:
         notice = await act(sdr, await sdr.GetLead(sdr_pb2.GetLeadRequest(id=lead_id)), form)
     except grpc.aio.AioRpcError as exc:

@@ -24,7 +24,7 @@ APPROVE_PATH = f"{MESSAGES_PATH}/approve"
 
 
 def messaging(request: web.Request, principal: Principal):
-    return deps(request).clients["messaging"].as_caller(principal.metadata)
+    return deps(request).clients["messaging"].as_caller(principal.tenant)
 
 
 def is_id(value: str) -> bool:

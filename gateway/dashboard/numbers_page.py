@@ -20,7 +20,7 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
                   notice: str | None = None, error: str | None = None) -> web.Response:
     businesses = await pages.businesses_of(request, principal)
     business_id = pages.chosen(business_id, businesses)
-    agents = deps(request).clients["agents"].as_caller(principal.metadata)
+    agents = deps(request).clients["agents"].as_caller(principal.tenant)
     listed = await agents.ListPhoneNumbers(agents_pb2.ListPhoneNumbersRequest(
         business_id=business_id, page=common_pb2.PageRequest(limit=NUMBERS_SHOWN)))
     ids = sorted({n.agent_id for n in listed.phone_numbers if n.HasField("agent_id")})
@@ -55,7 +55,7 @@ async def set_forwarding(request: web.Request) -> web.StreamResponse:
         if forwarding is not None:
             update.forwarding.CopyFrom(forwarding)
         update.update_mask.paths.append("forwarding")
-        await deps(request).clients["agents"].as_caller(principal.metadata).UpdatePhoneNumber(update)
+        await deps(request).clients["agents"].as_caller(principal.tenant).UpdatePhoneNumber(update)
         return {"notice": f"Calls to {number} now ring {forwarding.to} first." if forwarding is not None
                 else f"Calls to {number} now go straight to its agent."}
     return await pages.business_form(request, _render, "changed", act)

@@ -74,9 +74,9 @@ async def overview(request: web.Request) -> web.StreamResponse:
     days = period(request.query.get("days", ""))
     businesses = await pages.businesses_of(request, principal)
     business_id = pages.chosen(request.query.get("business_id", ""), businesses)
-    accounts = deps(request).clients["accounts"].as_caller(principal.metadata)
-    sdr = deps(request).clients["sdr"].as_caller(principal.metadata)
-    messaging = deps(request).clients["messaging"].as_caller(principal.metadata)
+    accounts = deps(request).clients["accounts"].as_caller(principal.tenant)
+    sdr = deps(request).clients["sdr"].as_caller(principal.tenant)
+    messaging = deps(request).clients["messaging"].as_caller(principal.tenant)
     workspace, dashboard, calls, funnel, spent = await asyncio.gather(
         accounts.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id)) if business_id else asyncio.sleep(0),
         sdr.GetDashboardReport(sdr_pb2.DashboardReportRequest(days=days, recent_leads=True)),

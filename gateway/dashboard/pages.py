@@ -16,7 +16,6 @@ from html import escape
 import grpc
 from aiohttp import web
 
-from core import caller
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from core.tenant import Tenant
@@ -120,17 +119,16 @@ BUSINESSES_SHOWN = 100
 
 async def businesses_of(request: web.Request, principal: Principal) -> dict[str, str]:
     """The signed-in owner's businesses (the first BUSINESSES_SHOWN), id to name, newest first."""
-    listed = await deps(request).clients["accounts"].as_caller(principal.metadata).ListWorkspaces(
+    listed = await deps(request).clients["accounts"].as_caller(principal.tenant).ListWorkspaces(
         accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=BUSINESSES_SHOWN)))
     return {w.id: w.name for w in listed.workspaces}
 
 
-def of_business(principal: Principal, business_id: str):
+def of_business(principal: Principal, business_id: str) -> Tenant:
     """The owner as a caller of this one business (of theirs): the lists that span every business of the caller
     (ListLeads, ListCalls, ListMessages) then give this business's alone."""
-    return caller.metadata_for(Tenant(account_id=principal.account_id, business_ids=(business_id,),
-                                      api_key_id=principal.key_id, scopes=principal.scopes,
-                                      bound_business_id=business_id))
+    return Tenant(account_id=principal.account_id, business_ids=(business_id,), api_key_id=principal.key_id,
+                  scopes=principal.scopes, bound_business_id=business_id)
 
 
 def day_start(value: str) -> datetime | None:

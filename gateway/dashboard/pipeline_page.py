@@ -34,7 +34,7 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
                "notice": notice, "error": error, "period": period, "periods": PERIODS}
     if not business_id:
         return page("pipeline.html", status, pipeline=None, **context)
-    sdr = deps(request).clients["sdr"].as_caller(principal.metadata)
+    sdr = deps(request).clients["sdr"].as_caller(principal.tenant)
     pipeline = await sdr.GetPipeline(sdr_pb2.GetPipelineRequest(business_id=business_id, limit=PIPELINE_LIMIT[1]))
     config = await sdr.GetSdrConfig(sdr_pb2.GetSdrConfigRequest(business_id=business_id))
     report = await sdr.GetPipelineReport(sdr_pb2.GetPipelineReportRequest(business_id=business_id, period=period))
@@ -76,7 +76,7 @@ async def save_config(request: web.Request) -> web.StreamResponse:
             req = _config(str(form.get("business_id", "")), form)
         except ValueError as exc:
             return {"status": 400, "error": f"Nothing was saved: {exc}."}
-        await deps(request).clients["sdr"].as_caller(principal.metadata).PutSdrConfig(req)
+        await deps(request).clients["sdr"].as_caller(principal.tenant).PutSdrConfig(req)
         return {"notice": "The SDR config is saved."}
     return await pages.business_form(request, _render, "saved", act)
 

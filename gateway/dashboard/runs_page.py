@@ -28,7 +28,7 @@ ACTION_TEXTS = {"pause": "Pause", "resume": "Resume", "cancel": "Cancel (final)"
 
 
 def sdr(request: web.Request, principal: Principal):
-    return deps(request).clients["sdr"].as_caller(principal.metadata)
+    return deps(request).clients["sdr"].as_caller(principal.tenant)
 
 
 def counted(run: sdr_pb2.CommunicationRun) -> str:

@@ -27,7 +27,7 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
                   notice: str | None = None, secret: dict | None = None, error: str | None = None) -> web.Response:
     businesses = await pages.businesses_of(request, principal)
     business_id = pages.chosen(business_id, businesses)
-    hooks = deps(request).clients["webhooks"].as_caller(principal.metadata)
+    hooks = deps(request).clients["webhooks"].as_caller(principal.tenant)
     subscriptions = await hooks.ListSubscriptions(webhooks_pb2.ListSubscriptionsRequest(business_id=business_id))
     deliveries = await hooks.ListDeliveries(webhooks_pb2.ListDeliveriesRequest(
         business_id=business_id, page=common_pb2.PageRequest(limit=DELIVERIES_SHOWN)))
@@ -54,7 +54,7 @@ async def webhooks(request: web.Request) -> web.StreamResponse:
 async def _act(request: web.Request, undone: str, act) -> web.StreamResponse:
     """A form's action: `act(client, form)` gives what the page says after it (keywords of `_render`)."""
     async def acting(principal: Principal, form) -> dict:
-        return await act(deps(request).clients["webhooks"].as_caller(principal.metadata), form)
+        return await act(deps(request).clients["webhooks"].as_caller(principal.tenant), form)
     return await pages.business_form(request, _render, undone, acting)
 
 

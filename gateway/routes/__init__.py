@@ -46,7 +46,7 @@ class RequestContext:
     def rpc(self, service: str) -> Client | AsCaller:
         """A client of the registered service, sending the caller's tenant metadata on a key route."""
         client = self.deps.clients[service]
-        return client.as_caller(self.principal.metadata) if self.principal is not None else client
+        return client.as_caller(self.principal.tenant) if self.principal is not None else client
 
     def page_request(self) -> common_pb2.PageRequest:
         """The list's `limit`, `cursor` and `after` query parameters."""

@@ -58,7 +58,7 @@ def test_every_rpc_is_implemented(service):
 @pytest.mark.parametrize("service", SERVICES, ids=lambda s: s.full_name)
 async def test_every_rpc_answers_on_the_running_service(service, stack):
     port = stack.process(service.name.lower()).port
-    proven = signed(stack, Tenant())  # the gateway's own calls: past the interceptor, into the handler
+    proven = signed(stack, Tenant(), to=service.name.lower())  # the gateway's own calls: past the interceptor, into the handler
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         for method in service.methods:
             request_cls = symbol_database.Default().GetSymbol(method.input_type.full_name)

@@ -140,7 +140,7 @@ async def test_place_call_returns_a_deferral_as_data(api, stack, account, voice,
     closed, open_ = callee(open_now=False), callee()
     for to in (closed, open_):
         await opt_in(api, account["key"], to)
-    md = as_business(stack, account)
+    md = as_business(stack, account, "calls", "runs-scheduler")
     async with grpc.aio.insecure_channel(f"127.0.0.1:{stack.process('calls').port}") as channel:
         calls = calls_pb2_grpc.CallsStub(channel)
         later, now = await asyncio.gather(*(calls.PlaceCall(calls_pb2.CreateCallRequest(

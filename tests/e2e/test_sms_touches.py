@@ -49,7 +49,7 @@ def touch(agent: dict, to: str, **fields) -> messaging_pb2.SendSmsRequest:
 
 async def test_a_repeated_key_answers_with_the_first_text_and_sends_nothing_more(
         api, stack, account, messaging, calling_agent):
-    key, to, md = account["key"], number("0170"), as_business(stack, account)
+    key, to, md = account["key"], number("0170"), as_business(stack, account, "messaging")
     await opt_in(api, key, to)
     request = touch(calling_agent, to, idempotency_key=f"run-1:{to}", reference="touch-1", external_ref="run-1",
                     touch_id="touch-1")
@@ -85,7 +85,7 @@ async def test_a_repeated_key_answers_with_the_first_text_and_sends_nothing_more
 
 async def test_a_replay_while_the_first_send_is_at_the_provider_answers_pending(
         api, stack, account, messaging, sms, db, calling_agent):
-    key, to, md = account["key"], number("0171"), as_business(stack, account)
+    key, to, md = account["key"], number("0171"), as_business(stack, account, "messaging")
     await opt_in(api, key, to)
     request = touch(calling_agent, to, idempotency_key=f"slow:{to}")
     status, _ = await sms.control("POST", "/faults", {"method": "POST", "path": "/2010-04-01/Accounts/", "status": 0,
@@ -108,7 +108,7 @@ async def test_a_replay_while_the_first_send_is_at_the_provider_answers_pending(
 
 async def test_place_sms_returns_a_deferral_as_data_and_logs_it_once(api, stack, account, messaging,
                                                                     calling_agent):
-    key, md, zone = account["key"], as_business(stack, account), night_zone()
+    key, md, zone = account["key"], as_business(stack, account, "messaging"), night_zone()
     to = number("0172")  # open where its number places it; the caller says it is somewhere at night
     await opt_in(api, key, to)
     request = touch(calling_agent, to, callee_timezone=zone, reference="touch-night", idempotency_key=f"n:{to}")
@@ -141,7 +141,7 @@ async def test_place_sms_returns_a_deferral_as_data_and_logs_it_once(api, stack,
 
 
 async def test_standings_say_what_the_decision_would_read_for_each_callee(api, stack, account, messaging):
-    key, md, business_id = account["key"], as_business(stack, account), account["business_id"]
+    key, md, business_id = account["key"], as_business(stack, account, "messaging"), account["business_id"]
     listed, opted_out, clean, opted_in = callee(), callee(), callee(), callee()
     status, _, _ = await api.request("POST", "/api/v1/dnc", key=key, json={"phone": listed, "reason": "asked"})
     assert status == 201
@@ -177,7 +177,7 @@ async def test_standings_say_what_the_decision_would_read_for_each_callee(api, s
 
 
 async def test_standings_refuse_bad_phones_too_many_phones_and_other_businesses(account, messaging, stack):
-    md, business_id = as_business(stack, account), account["business_id"]
+    md, business_id = as_business(stack, account, "messaging"), account["business_id"]
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await messaging.GetStandings(messaging_pb2.GetStandingsRequest(
             business_id=business_id, phones=[callee(), "+1 415 555 0100"]), metadata=md)
@@ -187,7 +187,7 @@ async def test_standings_refuse_bad_phones_too_many_phones_and_other_businesses(
         await messaging.GetStandings(messaging_pb2.GetStandingsRequest(
             business_id=business_id, phones=["+14155550100"] * 10_001), metadata=md)
     assert from_rpc_error(err.value).code == "invalid_request" and "10000" in err.value.details()
-    stranger = signed(stack, Tenant(account_id=str(uuid.uuid4()), business_ids=(str(uuid.uuid4()),)), "calls")
+    stranger = signed(stack, Tenant(account_id=str(uuid.uuid4()), business_ids=(str(uuid.uuid4()),)), "calls", to="messaging")
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await messaging.GetStandings(messaging_pb2.GetStandingsRequest(business_id=business_id,
                                                                        phones=[callee()]), metadata=stranger)

@@ -69,12 +69,12 @@ def missing_database(stack) -> str:
 
 def _tenant_md(stack, business_id="00000000-0000-0000-0000-000000000001"):
     return signed(stack, Tenant(account_id=str(uuid.uuid4()), business_ids=(business_id,),
-                                api_key_id=str(uuid.uuid4())))
+                                api_key_id=str(uuid.uuid4())), to="accounts")
 
 
 async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
     async with serving(stack, monkeypatch) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
-        stub = Client(accounts_pb2_grpc.AccountsStub(ch), registry.service("accounts").descriptor())
+        stub = Client(accounts_pb2_grpc.AccountsStub(ch), registry.service("accounts").descriptor(), "accounts")
         with trace.get_tracer("test").start_as_current_span("client-request") as parent:
             await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(stack))
     spans = [s for s in EXPORTER.get_finished_spans() if s.name == "switchboard.v1.Accounts/ListWorkspaces"]

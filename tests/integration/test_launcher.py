@@ -87,6 +87,6 @@ async def test_usage_writer_drops_a_refused_batch_instead_of_blocking_the_log(st
     act_as(stack)  # the gateway's writer
     async with rpc.channel(f"127.0.0.1:{stack.process('accounts').port}", settings.load()) as channel:
         accounts = registry.service("accounts")
-        writer = UsageWriter(rpc.Client(accounts_pb2_grpc.AccountsStub(channel), accounts.descriptor()))
+        writer = UsageWriter(rpc.Client(accounts_pb2_grpc.AccountsStub(channel), accounts.descriptor(), "accounts"))
         bad = accounts_pb2.UsageEntry(endpoint="/x", method="GET", status_code=200, account_id="nope", api_key_id="nope")
         await asyncio.wait_for(writer._send([bad]), 5.0)

@@ -23,7 +23,7 @@ async def sdr(stack):
 
 
 async def test_upsert_is_idempotent_even_when_concurrent(sdr, account, stack):
-    md = as_business(stack, account)
+    md = as_business(stack, account, "sdr")
     request = sdr_pb2.UpsertContactRequest(business_id=account["business_id"], phone="+14155550142",
                                            source="inbound_call", agent_name="Front desk")
     replies = await asyncio.gather(*(sdr.UpsertContact(request, metadata=md) for _ in range(4)))
@@ -43,7 +43,7 @@ async def test_upsert_is_idempotent_even_when_concurrent(sdr, account, stack):
 
 
 async def test_interactions_are_recorded_once_and_rescore_the_lead(sdr, account, stack):
-    md = as_business(stack, account)
+    md = as_business(stack, account, "sdr")
     lead = (await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(
         business_id=account["business_id"], phone="+14155550144", source="inbound_call"), metadata=md)).lead
     assert lead.score == 45  # inbound_call 25 + today 15 + phone 5
@@ -61,13 +61,13 @@ async def test_interactions_are_recorded_once_and_rescore_the_lead(sdr, account,
 
 async def test_another_business_cannot_use_the_internal_api(sdr, account, api, stack):
     other = await api.signup()
-    md = signed(stack, Tenant(account_id="x", business_ids=(other["business_id"],)), "calls")
+    md = signed(stack, Tenant(account_id="x", business_ids=(other["business_id"],)), "calls", to="sdr")
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(business_id=account["business_id"], phone="+14155550145",
                                                              source="sms"), metadata=md)
     assert from_rpc_error(err.value).code == "forbidden"
     lead = (await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(
-        business_id=account["business_id"], phone="+14155550145", source="sms"), metadata=as_business(stack, account))).lead
+        business_id=account["business_id"], phone="+14155550145", source="sms"), metadata=as_business(stack, account, "sdr"))).lead
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await sdr.RecordInteraction(sdr_pb2.RecordInteractionRequest(lead_id=lead.id, channel="sms",
                                                                      direction="outbound", reference="m"), metadata=md)
@@ -75,7 +75,7 @@ async def test_another_business_cannot_use_the_internal_api(sdr, account, api, s
 
 
 async def test_voicemails_are_unhandled_until_called_back(sdr, account, api, stack):
-    md = as_business(stack, account)
+    md = as_business(stack, account, "sdr")
     lead = (await sdr.UpsertContact(sdr_pb2.UpsertContactRequest(
         business_id=account["business_id"], phone="+14155550146", source="inbound_call"), metadata=md)).lead
     received = datetime.now(UTC) - timedelta(minutes=5)

@@ -24,10 +24,11 @@ from switchboard.v1 import accounts_pb2, costs_pb2
 
 @pytest.fixture
 def signing(monkeypatch):
-    """This test process signs and verifies callers (core.caller) with keys of its own, as the gateway does."""
+    """This test process signs and verifies callers (core.caller) with keys of its own, as the sdr service does (it
+    calls accounts, and itself)."""
     monkeypatch.setattr(caller._this, "signer", None)
     monkeypatch.setattr(caller._this, "verifier", None)
-    caller.configure(caller.KeyRing.parse(*caller.new_key(f"{registry.GATEWAY}:1")))
+    caller.configure(caller.KeyRing.parse(*caller.new_key("sdr:1")), "sdr")
 
 
 SERVICES = [*(s.descriptor() for s in registry.SERVICES), costs_pb2.DESCRIPTOR.services_by_name["Costs"]]
@@ -85,7 +86,7 @@ class Recording:
 
 async def test_a_client_waits_the_methods_own_deadline_within_the_request_budget(signing):
     stub = Recording()
-    client = Client(stub, registry.service("accounts").descriptor())
+    client = Client(stub, registry.service("accounts").descriptor(), "accounts")
     await client.AuthenticateKey(accounts_pb2.AuthenticateKeyRequest())
     await client.Signup(accounts_pb2.SignupRequest())
     assert stub.timeouts == {"AuthenticateKey": 0.5, "Signup": 45.0}
@@ -123,7 +124,7 @@ class Call:
         self.remaining = remaining
 
     def invocation_metadata(self):
-        return caller.metadata_for(Tenant())
+        return caller.metadata_for(Tenant(), "sdr")
 
     def time_remaining(self):
         return self.remaining

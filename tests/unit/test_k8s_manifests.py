@@ -1,8 +1,7 @@
-"""The Kubernetes manifests as a cluster would receive them (every overlay rendered by `kubectl kustomize`, and one
-with the mTLS component): valid against the API schemas of a pinned Kubernetes version, and every workload held to
+"""The Kubernetes manifests as a cluster would receive them (every overlay rendered by `kubectl kustomize`, each with
+the mTLS component): valid against the API schemas of a pinned Kubernetes version, and every workload held to
 the project's rules (deploy/workloads.py). And the image those manifests run (deploy/Dockerfile), read without
 docker."""
-import os
 import re
 import shutil
 import subprocess
@@ -20,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.33.0"  # the API the manifests are checked against (kubernetes-validate bundles its schemas)
 CUSTOM_GROUPS = ("cert-manager.io/",)  # custom resources: no schema of Kubernetes' own (the mTLS component)
-RENDERS = ("production", "staging", "production+mtls")
+RENDERS = ("production", "staging")
 SCRAPE = {"prometheus.io/scrape": "true", "prometheus.io/port": str(workloads.METRICS_PORT),
           "prometheus.io/path": "/metrics"}
 
@@ -42,17 +41,9 @@ KubeLoader.add_constructor("tag:yaml.org,2002:int", _int_or_string)
 
 @cache
 def rendered(name: str) -> tuple[dict, ...]:
-    """An overlay as `kubectl kustomize` renders it; `<overlay>+mtls` is the overlay with components/mtls added."""
-    overlay, _, component = name.partition("+")
-    target = K8S / "overlays" / overlay
-    if component:
-        target = Path(os.environ.get("TMPDIR", "/tmp")) / f"switchboard-k8s-{overlay}-{component}-{os.getpid()}"
-        target.mkdir(exist_ok=True)
-        (target / "kustomization.yaml").write_text(yaml.safe_dump({
-            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            "resources": [os.path.relpath(K8S / "overlays" / overlay, target)],
-            "components": [os.path.relpath(K8S / "components" / component, target)]}))
-    out = subprocess.run(["kubectl", "kustomize", str(target)], capture_output=True, text=True, check=True).stdout
+    """An overlay as `kubectl kustomize` renders it."""
+    out = subprocess.run(["kubectl", "kustomize", str(K8S / "overlays" / name)], capture_output=True, text=True,
+                         check=True).stdout
     return tuple(yaml.load_all(out, KubeLoader))  # a SafeLoader
 
 
@@ -93,7 +84,7 @@ def test_every_object_is_valid_against_the_kubernetes_api_schemas(render, schema
             kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
         except kubernetes_validate.ValidationError as exc:
             pytest.fail(f"{doc['kind']}/{doc['metadata']['name']}: {exc}")
-    assert bool(custom) == render.endswith("+mtls"), custom
+    assert {"Certificate", "Issuer"} <= set(custom), custom  # mutual TLS is on in every overlay
 
 
 def assert_hardened(workload: dict, docs: tuple[dict, ...]) -> None:

@@ -227,3 +227,19 @@ def test_a_process_gets_clients_of_the_services_it_declares_only():
     runtime.name, runtime.kind = "evals-replica", "evals"
     with pytest.raises(LookupError, match="evals does not declare that it calls messaging"):
         runtime.client("messaging")
+
+
+def test_a_workers_declared_rpcs_are_the_ones_its_code_makes():
+    """The sdr workers call the other services through services/sdr/ports.py and core.standings alone: each RPC it makes is one they
+    declare (else the callee would refuse it), and each declared RPC is a method of a service they call."""
+    source = (ROOT / "services" / "sdr" / "ports.py").read_text()
+    made = set(re.findall(r"self\.client\.([A-Z]\w+)\(", source))
+    # and core.standings, which they use to ask accounts a business's standing before spending for it
+    made |= set(re.findall(r"accounts\.([A-Z]\w+)\(", (ROOT / "core" / "standings.py").read_text()))
+    for name in ("runs-scheduler", "sdr-runner"):
+        worker = registry.worker(name)
+        declared = {rpc.rpartition("/")[2] for rpc in worker.rpcs}
+        assert made == declared, (name, made ^ declared)
+        for rpc in worker.rpcs:
+            service = next(s for s in registry.SERVICES if rpc.startswith(f"/{s.full_name}/"))
+            assert service.name in worker.rpc_to and rpc.rpartition("/")[2] in service.descriptor().methods_by_name

@@ -33,7 +33,7 @@ def test_the_tenant_carries_each_business_standing_through_metadata():
     who = Tenant(account_id="a", business_ids=("b1", "b2"), standings=(("b1", "trialing"), ("b2", "paused")))
     signing, verify = caller.new_key("gateway:1")
     keys = caller.KeyRing.parse(signing, verify)
-    back = caller.Verifier(keys).verify(caller.Signer(keys).token_for(who))  # as the interceptor takes it
+    back = caller.Verifier(keys, "calls").verify(caller.Signer(keys).token_for(who, "calls"))  # as the interceptor
     assert back == who
     back.require_good_standing("b1", "texting")
     with pytest.raises(ServiceError) as refused:
