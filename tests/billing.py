@@ -7,6 +7,7 @@ import aiohttp
 import asyncpg
 
 from core.plans import LOCAL_CHECKOUT_PRICES, parse_checkout_prices
+from providers.payments.adapter import invoice_subscription_id
 from tests.api import next_client_ip
 from tests.waiting import wait_until
 
@@ -153,6 +154,29 @@ async def subscription_of(api, business_id: str) -> str:
     conn = await asyncpg.connect(api.database_url)
     try:
         return await conn.fetchval("SELECT subscription_id FROM accounts.businesses WHERE id = $1::uuid", business_id)
+    finally:
+        await conn.close()
+
+
+async def provider_events_applied(api, payer_business_id: str) -> None:
+    """Wait until every event the payment simulator has made about the business's subscription is delivered to our
+    webhook and applied by accounts (recorded in accounts.payment_events, in the transaction that applies it). A
+    request that changes the subscription (a workspace added to it, a plan changed) has its events sent afterwards;
+    each copies the subscription's standing onto every workspace billed on it and bumps their `updated_at`, so a
+    test that then needs the account's records quiet (or sets a workspace's standing itself) waits here first."""
+    sub_id = await subscription_of(api, payer_business_id)
+    conn = await asyncpg.connect(api.database_url)
+
+    async def unapplied() -> list[tuple[str, str, str]]:
+        records = await provider(api, "GET", "/_simulator/events")
+        about = [r for r in records if sub_id in (r["object_id"], invoice_subscription_id(r["event"]["data"]["object"]))]
+        applied = set(await conn.fetchval("SELECT coalesce(array_agg(event_id), '{}') FROM accounts.payment_events "
+                                          "WHERE event_id = ANY($1::text[])", [r["id"] for r in about]))
+        return [(r["id"], r["type"], r["status"]) for r in about if r["id"] not in applied]
+
+    try:
+        await wait_until(unapplied, f"subscription {sub_id}'s provider events to be applied", lambda left: not left,
+                         timeout=20)
     finally:
         await conn.close()
 

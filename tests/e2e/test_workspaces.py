@@ -4,7 +4,7 @@ import json
 import nats
 import pytest
 
-from tests.billing import change_plan
+from tests.billing import change_plan, provider_events_applied
 from tests.nats_admin import admin_connection
 
 
@@ -15,8 +15,12 @@ async def test_create_read_and_update(api, account):
                                             "external_ref": "crm-42"})
     assert status == 201
     assert ws["name"] == "Downtown" and ws["lifecycle_state"] == "active" and ws["external_ref"] == "crm-42"
+    # The provider's event of its addition to the subscription comes after the answer and touches it (updated_at):
+    # read it once that is applied, so the comparison does not depend on which came first.
+    await provider_events_applied(api, account["business_id"])
     status, got, _ = await api.request("GET", "/api/v1/workspaces", key=key, params={"id": ws["id"]})
-    assert status == 200 and got["workspaces"] == [ws]
+    assert status == 200 and [{**w, "updated_at": ws["updated_at"]} for w in got["workspaces"]] == [ws]
+    assert got["workspaces"][0]["updated_at"] >= ws["updated_at"]
     status, _, _ = await api.request("GET", f"/api/v1/workspaces/{ws['id']}", key=key)
     assert status == 404
     status, upd, _ = await api.request("PATCH", "/api/v1/workspaces", key=key,

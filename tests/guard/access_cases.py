@@ -160,9 +160,13 @@ async def _held_email(w: World) -> Request:
 
 
 async def _unpaid_workspace(w: World) -> Request:
-    """A workspace of A whose subscription never started (as a signup's before its checkout): it may open one."""
+    """A workspace of A whose subscription never started (as a signup's before its checkout): it may open one. The
+    provider's events of its addition to A's subscription are applied first, or a late one copies the subscription's
+    status back over `incomplete`."""
+    from tests.billing import provider_events_applied
     from tests.standing import set_subscription
     made = await w.ok("POST", "/api/v1/workspaces", json={"name": "Unpaid branch"})
+    await provider_events_applied(w.api, w.a_business)
     await set_subscription(w.api.database_url, "incomplete", made["id"])
     return Request(json={"business_id": made["id"]})
 
