@@ -121,9 +121,10 @@ class Standings:
         self.heard.attach(nc)
 
 
-def heard_by(runtime: Any, ask: Ask) -> Standings:
-    """A Standings of a service's process (core.grpc_server.Runtime), hearing the changes for its lifetime."""
-    kept = Standings(ask)
+def heard_by(runtime: Any) -> Standings:
+    """A Standings of a process (core.grpc_server.Runtime) asking the accounts service as its callers, hearing the
+    changes for its lifetime."""
+    kept = Standings(asking(runtime.client("accounts")))
     task = asyncio.create_task(kept.attach(runtime.bus), name="standings-attach")
 
     async def stop() -> None:

@@ -268,7 +268,7 @@ def build(runtime: Runtime) -> AgentsServicer:
     agents = Agents(runtime.db, voice, GrpcEvalGate(runtime.client("evals")),
                     s.eval_gate_max_wait_seconds)
     numbers = Numbers(runtime.db, voice, server, s.voice_sip_credential_id, s.trial_pool_numbers,
-                      standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))))
+                      standings=standings.heard_by(runtime))
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)
     return AgentsServicer(agents, numbers)

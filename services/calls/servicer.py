@@ -144,7 +144,7 @@ def build(runtime: Runtime) -> CallsServicer:
     s = runtime.settings
     voice = runtime.closing(configured.voice(s))
     others = grpc_neighbours(runtime.client)
-    held = standings.heard_by(runtime, standings.asking(runtime.client("accounts")))
+    held = standings.heard_by(runtime)
     calls = Calls(runtime.db, voice, ServerConfig(voice, WebhookAuth.of(s), s.public_base_url), others,
                   recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
     inbound = Inbound(runtime.db, calls.server, others, standings=held)

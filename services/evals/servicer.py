@@ -105,7 +105,7 @@ def build(runtime: Runtime) -> EvalsServicer:
     voice = runtime.closing(configured.voice(s))
     agents = GrpcAgents(runtime.client("agents"))
     runs = Runs(runtime.db, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds,
-                standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))))
+                standings=standings.heard_by(runtime))
     runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
     runtime.run(RunResumer(runs))
     return EvalsServicer(Scenarios(runtime.db, voice, agents), runs)

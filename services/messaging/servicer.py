@@ -258,7 +258,7 @@ def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
     sms = runtime.closing(configured.sms(s))
     consents = Consents(runtime.db, frozenset(s.platform_dnc))
-    held = standings.heard_by(runtime, standings.asking(runtime.client("accounts")))
+    held = standings.heard_by(runtime)
     compliance = Compliance(runtime.db, consents.platform_dnc, s.compliance_policy(),
                             subscription=Subscription.of(s.national_dnc_area_codes), standings=held)
     others = grpc_neighbours(runtime.client)

@@ -153,7 +153,7 @@ class PipelineParts:
     def of(cls, runtime: Runtime, others: Neighbours) -> PipelineParts:
         pipeline = Pipeline(runtime.db, others, runtime.settings.compliance_policy())
         actions = Actions(runtime.db, pipeline, others,
-                          standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))))
+                          standings=standings.heard_by(runtime))
         run = PipelineRun(pipeline, actions)
         return cls(pipeline, actions, run, ScheduledRunner(runtime.db, run, others))
 

@@ -252,7 +252,7 @@ def build(runtime: Runtime) -> None:
     s = runtime.settings
     runtime.run(Scheduler(runtime.db, grpc_neighbours(runtime.client),
                           poll=s.runs_poll_seconds, lease=timedelta(seconds=s.runs_lease_seconds),
-                          standings=standings.heard_by(runtime, standings.asking(runtime.client("accounts"))),
+                          standings=standings.heard_by(runtime),
                           calls_in_flight=s.runs_calls_in_flight, concurrency=s.runs_concurrency))
     runtime.consume(runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.db).handle,
                     filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True)
