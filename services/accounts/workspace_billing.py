@@ -86,7 +86,7 @@ class WorkspaceBilling:
             live = await store.live_workspaces(conn, account_id)
         self._refuse_unless_allowed(payer, len(live))  # before any payment is asked for
         if payer.payment_capture == pay.X402:
-            return await self._paid_by_x402(account_id, form, payment_signature)
+            return await self._paid_by_x402(account_id, form, payment_signature, payer.plan_id)
         return await self._on_the_subscription(account_id, form)
 
     @staticmethod
@@ -203,10 +203,8 @@ class WorkspaceBilling:
         return X402Terms(plan, f"{self.payments.base_url}{WORKSPACES_PATH}",
                          f"Switchboard {plan} plan: a further workspace, {pay.X402_PERIOD.days} days")
 
-    async def _paid_by_x402(self, account_id: str, form: NewWorkspace, header: str) -> Created:
-        async with self.db.read() as conn:
-            plan = (await store.lock_payer(conn, account_id, lock=False)).plan_id
-        terms = self._terms(plan)
+    async def _paid_by_x402(self, account_id: str, form: NewWorkspace, header: str, plan: str) -> Created:
+        terms = self._terms(plan)  # the payer's plan, read by create
         if not header:
             raise await self.payments.payment_required(
                 terms, f"this account pays by x402: each further workspace pays its {pay.X402_PERIOD.days} days as "
