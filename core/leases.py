@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.errors import ServiceError
 from core.ids import new_id
-from core.uow import UnitOfWork
+from core.uow import Connections
 
 # Values that end a lease, for the guarded final UPDATE.
 RELEASED = {"lease_token": None, "lease_until": None}
@@ -59,7 +59,7 @@ async def release_on(conn: AsyncConnection, table: sa.Table, row_id: object, tok
     await conn.execute(table.update().where(table.c.id == row_id, held(table, token)).values(**RELEASED))
 
 
-async def release(db: UnitOfWork, table: sa.Table, row_id: object, token: str) -> None:
+async def release(db: Connections, table: sa.Table, row_id: object, token: str) -> None:
     async with db.transaction() as conn:
         await release_on(conn, table, row_id, token)
 
@@ -84,7 +84,7 @@ class _TableLessor:
         await release_on(self.conn, self.table, row_id, token)
 
 
-def hold(db: UnitOfWork, table: sa.Table, row_id: object, *, duration: timedelta, wait_seconds: float,
+def hold(db: Connections, table: sa.Table, row_id: object, *, duration: timedelta, wait_seconds: float,
          what: str) -> AbstractAsyncContextManager[str]:
     """Hold the lease of a row of `table` for the block, waiting up to `wait_seconds` for another writer to
     finish (then 409 conflict naming `what`); yields the token."""
@@ -93,7 +93,7 @@ def hold(db: UnitOfWork, table: sa.Table, row_id: object, *, duration: timedelta
 
 
 @asynccontextmanager
-async def hold_with(db: UnitOfWork, lessor: Callable[[Any], Lessor], row_id: object, *, duration: timedelta,
+async def hold_with(db: Connections, lessor: Callable[[Any], Lessor], row_id: object, *, duration: timedelta,
                     wait_seconds: float, what: str) -> AsyncIterator[str]:
     """`hold` over `lessor(handle)`, made on each of the short transactions that take and release the lease."""
     deadline = time.monotonic() + wait_seconds

@@ -41,15 +41,26 @@ def upgrade_all(database_url: str) -> None:
     db_roles.grant(database_url)
 
 
-def run_env(schema: str) -> None:
-    """Body of every service's alembic env.py (online mode, asyncpg)."""
+def run_env(schema: str, metadata: sa.MetaData | None = None) -> None:
+    """Body of every service's alembic env.py (online mode, asyncpg). A schema with no version table yet is
+    created from `metadata`, the service's one definition of its tables (services/<name>/schema.py), and stamped
+    at the head (Alembic's cookbook: "building an up to date database from scratch"); the migrations then only
+    carry existing databases from one head to the next. (`metadata` None: the schema is built by its migrations
+    from the first, for the services whose tables are not yet in one schema module.)"""
     url = context.config.get_main_option("sqlalchemy.url")
     if url is None:
         raise RuntimeError("the alembic configuration has no sqlalchemy.url")
 
     def do_run(connection: sa.Connection) -> None:
         connection.execute(sa.text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-        context.configure(connection=connection, version_table_schema=schema, include_schemas=True)
+        context.configure(connection=connection, version_table_schema=schema, include_schemas=True,
+                          target_metadata=metadata)
+        migrations = context.get_context()
+        if metadata is not None and migrations.get_current_revision() is None:
+            with context.begin_transaction():
+                metadata.create_all(connection)
+                migrations.stamp(context.script, "heads")
+            return
         with context.begin_transaction():
             context.run_migrations()
 
@@ -62,6 +73,14 @@ def run_env(schema: str) -> None:
     asyncio.run(main())
 
 
+
+
+def create_baseline(metadata: sa.MetaData) -> None:
+    """A service's baseline revision: its tables as its schema module defines them (reached only by a database
+    with a version table but no revision; run_env builds a new one the same way)."""
+    from alembic import op
+
+    metadata.create_all(op.get_bind())
 
 
 def create_event_tables(schema: str) -> None:

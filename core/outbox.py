@@ -35,13 +35,13 @@ from core.background import Background
 from core.bus import EventBus, Outgoing
 from core.db import raw_url
 from core.ids import new_id, utcnow
-from core.uow import EVENTS_ADDED
 
 log = logging.getLogger(__name__)
 
 
 def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
-    return sa.Table(
+    """The schema's outbox; created with the trigger that wakes the relays on commit (`notify_trigger`)."""
+    table = sa.Table(
         "outbox",
         metadata,
         sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
@@ -55,6 +55,10 @@ def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
         sa.Index("outbox_pending", "id", postgresql_where=sa.text("published_at IS NULL")),
         schema=schema,
     )
+    for statement in notify_trigger(schema):
+        ddl = sa.DDL(statement.replace("%", "%%"))  # type: ignore[no-untyped-call]  # SQLAlchemy leaves it untyped
+        sa.event.listen(table, "after_create", ddl)
+    return table
 
 
 async def add_event(conn: AsyncConnection, table: sa.Table, payload: Message, business_id: str | None) -> str:
@@ -83,6 +87,8 @@ async def record_event(conn: AsyncConnection, table: sa.Table, type_: str, busin
 
 
 _BUFFER = "outbox_buffer"
+# Set on a connection's info when an event is recorded in its transaction: core.uow wakes the relay after the commit.
+EVENTS_ADDED = "events_added"
 
 
 @functools.cache

@@ -10,8 +10,13 @@ clients call `forbid_provider_call()` before each request, which raises `Provide
 production, where a false alarm must not fail a customer's request, it logs the error instead). The rule "take a
 lease, call the provider, then write" is enforced, not remembered (core.leases).
 
-Use cases take a `UnitOfWork`: `Database` in production, the tests' in-memory one (tests/memory) in the fast
-tier, which opens the same guard (`holding`).
+A use case reaches its storage through a `UnitOfWork` alone: `async with self.uow.transaction() as work:` yields
+the service's `Unit` (its repositories as attributes, `work.emit(event, business_id)` for the events it raises,
+written to the service's outbox when the block commits); `async with self.uow.read() as work:` yields the same
+repositories for reads outside a transaction (emitting there is refused). A unit is built per block rather than
+the unit of work being entered itself (`async with uow:` in cosmicpython), because one service object serves many
+requests at once. Under it, `Connections` is `Database` in production and the tests' in-memory database
+(tests/memory) in the fast tier, which opens the same guard (`holding`).
 """
 from __future__ import annotations
 
@@ -19,16 +24,17 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
+import sqlalchemy as sa
+from google.protobuf.message import Message
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import costs
+from core import costs, outbox
+from core.outbox import EVENTS_ADDED
 
 log = logging.getLogger(__name__)
 
-# Set on a connection's info by core.outbox when an event is recorded in its transaction.
-EVENTS_ADDED = "events_added"
 
 
 class ProviderCallInTransaction(RuntimeError):
@@ -90,13 +96,70 @@ async def holding(what: str) -> AsyncIterator[None]:
         _open_units.reset(token)
 
 
-class UnitOfWork(Protocol):
-    """What a use case needs of its service's database: a transaction and a read, each yielding the handle its
-    store (or repository) works on."""
+class Connections(Protocol):
+    """A service's database under its units of work: a transaction and a read, each yielding the handle its
+    repositories work on (`Database`, or the fast tier's in-memory one)."""
 
     def transaction(self) -> AbstractAsyncContextManager[Any]: ...
 
     def read(self) -> AbstractAsyncContextManager[Any]: ...
+
+
+class Unit:
+    """One unit of work as a use case sees it. A service's subclass (in its repository module) takes the handle of
+    a transaction or read and sets its repositories as attributes; `emit` collects the events the use case or its
+    domain objects raise, which `UnitOfWork.transaction` writes to the outbox before it commits."""
+
+    def __init__(self) -> None:
+        self._events: list[tuple[Message, str | None]] = []
+        self._reading = False
+
+    def emit(self, event: Message, business_id: str | None) -> None:
+        """Raise `event` (a core.events payload) for `business_id`: published once the unit commits, never if it
+        rolls back."""
+        if self._reading:
+            raise RuntimeError("a read raises no events: open the unit of work with transaction()")
+        self._events.append((event, business_id))
+
+    def collect_new_events(self) -> list[tuple[Message, str | None]]:
+        """The events raised so far, in order, and forgets them."""
+        events, self._events = self._events, []
+        return events
+
+
+U = TypeVar("U", bound=Unit)
+
+
+class UnitOfWork(Generic[U]):
+    """A service's only way into its storage: `transaction()` and `read()` yield its `Unit` (`unit_on` builds one
+    on a handle of `connections`); events raised in a transaction go to `events` (the service's outbox table) at
+    commit."""
+
+    def __init__(self, connections: Connections, unit_on: Callable[[Any], U], events: sa.Table | None = None):
+        self.connections = connections
+        self._unit_on = unit_on
+        self._events = events
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[U]:
+        """One unit of work: the raised events are written, then it commits; nothing of it stays when it raises."""
+        async with self.connections.transaction() as handle:
+            unit = self._unit_on(handle)
+            yield unit
+            raised = unit.collect_new_events()
+            if raised:
+                if self._events is None:
+                    raise RuntimeError("this service has no outbox: its units of work raise no events")
+                for event, business_id in raised:
+                    await outbox.add_event(handle, self._events, event, business_id)
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[U]:
+        """The same repositories for reads, outside a transaction (Database.read)."""
+        async with self.connections.read() as handle:
+            unit = self._unit_on(handle)
+            unit._reading = True
+            yield unit
 
 
 class Database:

@@ -4,7 +4,7 @@ on the production ones over the stack's PostgreSQL (tests/service/test_storage_c
 tests/integration/test_unit_of_work.py), so the two cannot drift apart.
 
 A contract is a class of tests with no `Test` prefix (pytest collects it only where a module subclasses it); the
-subclass gives the fixtures `database` (a core.uow.UnitOfWork) and the repository on its handle (`calls_in`,
+subclass gives the fixtures `database` (a core.uow.Connections) and the repository on its handle (`calls_in`,
 ...). Every test works in businesses and accounts of its own, as the SQL ones share the stack's database."""
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from services.sdr import store as lead_store
 
 
 class UnitOfWorkContract:
-    """core.uow.UnitOfWork: the provider-call guard while a transaction or a read is open."""
+    """core.uow.Connections: the provider-call guard while a transaction or a read is open."""
 
     async def test_a_provider_call_inside_a_unit_of_work_fails_loudly_and_outside_it_is_sent(self, database):
         voice = VapiClient("http://127.0.0.1:9", "key", max_attempts=1)  # nothing listens: a sent request fails

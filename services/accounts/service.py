@@ -18,7 +18,7 @@ from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
-from core.uow import UnitOfWork
+from core.uow import Connections
 from providers.x402.server import Verified
 from services.accounts import domain, lifecycle, secret_keys, store
 from services.accounts import payments_domain as pay
@@ -127,7 +127,7 @@ class Balance:
 
 
 class Accounts:
-    def __init__(self, db: UnitOfWork, pool: asyncpg.Pool, bus: EventBus, settings: Settings, payments: Payments,
+    def __init__(self, db: Connections, pool: asyncpg.Pool, bus: EventBus, settings: Settings, payments: Payments,
                  provisioning: Provisioning, x402: X402Billing, agents: AgentsPort, *,
                  accounts: Callable[..., AccountsRepository] = SqlAccounts, workspaces: WorkspaceLookup | None = None):
         self.db = db

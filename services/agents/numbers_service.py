@@ -23,7 +23,7 @@ from core.outbox import add_event
 from core.pagination import Page, Paged, split_page
 from core.standings import Standings, carried_only
 from core.tenant import pick_business
-from core.uow import UnitOfWork
+from core.uow import Connections
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import VoiceProvider
 from providers.voice.server_messages import ServerConfig
@@ -55,7 +55,7 @@ def _forwarding_of(row) -> numbers_domain.Forwarding | None:
 
 
 class Numbers:
-    def __init__(self, db: UnitOfWork, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
+    def __init__(self, db: Connections, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
                  trial_numbers: int, *, numbers: Callable[..., NumbersRepository] = SqlNumbers,
                  standings: Standings | None = None):
         self.db = db

@@ -26,7 +26,7 @@ from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged
 from core.tenant import require_business
-from core.uow import UnitOfWork
+from core.uow import Connections
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
@@ -121,7 +121,7 @@ class AgentView:
 
 
 class Agents:
-    def __init__(self, db: UnitOfWork, voice: VoiceProvider, evals: EvalGate, gate_wait_seconds: float, *,
+    def __init__(self, db: Connections, voice: VoiceProvider, evals: EvalGate, gate_wait_seconds: float, *,
                  agents: Callable[..., AgentsRepository] = SqlAgents):
         self.db = db
         self.voice = voice

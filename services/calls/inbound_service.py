@@ -22,7 +22,7 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.outbox import add_event
 from core.standings import Standings, carried_only
-from core.uow import UnitOfWork
+from core.uow import Connections
 from providers.voice.server_messages import ServerConfig, spoken_refusal
 from services.calls import domain
 from services.calls.ports import Neighbours, NumberRoute
@@ -43,7 +43,7 @@ def _e164(value) -> str | None:
 
 
 class Inbound:
-    def __init__(self, db: UnitOfWork, server: ServerConfig, others: Neighbours, *,
+    def __init__(self, db: Connections, server: ServerConfig, others: Neighbours, *,
                  calls: Callable[..., CallsRepository] = SqlCalls, standings: Standings | None = None):
         self.db, self.server = db, server
         self.standings = standings or carried_only()  # may the number's business spend (core.standings)

@@ -34,7 +34,7 @@ from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
-from core.uow import UnitOfWork
+from core.uow import Connections
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain, store
@@ -88,7 +88,7 @@ def _found(row):
 
 
 class Calls:
-    def __init__(self, db: UnitOfWork, voice: VoiceProvider, server: ServerConfig, neighbours: Neighbours, *,
+    def __init__(self, db: Connections, voice: VoiceProvider, server: ServerConfig, neighbours: Neighbours, *,
                  recording_secret: str, base_url: str, calls: Callable[..., CallsRepository] = SqlCalls,
                  standings: Standings | None = None):
         self.db = db

@@ -15,7 +15,7 @@ from core.errors import ServiceError, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.tenant import require_business
-from core.uow import UnitOfWork
+from core.uow import Connections
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.evals import domain
@@ -28,7 +28,7 @@ LEASE_WAIT_SECONDS = 25.0
 
 
 class Scenarios:
-    def __init__(self, db: UnitOfWork, voice: VoiceProvider, agents: AgentsPort, *,
+    def __init__(self, db: Connections, voice: VoiceProvider, agents: AgentsPort, *,
                  scenarios: Callable[..., ScenariosRepository] = SqlScenarios):
         self.db = db
         self.voice = voice

@@ -29,7 +29,7 @@ from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.standings import Standings, carried_only
-from core.uow import UnitOfWork
+from core.uow import Connections
 from services.messaging import domain, spend, store
 from services.messaging.consent_service import evidence_of
 from services.messaging.national_registry import NONE, Subscription, standing_fields
@@ -57,7 +57,7 @@ def accessible_business(business_id: str) -> str:
 
 
 class Compliance:
-    def __init__(self, db: UnitOfWork, platform_dnc: frozenset[str], policy: compliance.Policy, *,
+    def __init__(self, db: Connections, platform_dnc: frozenset[str], policy: compliance.Policy, *,
                  messaging: Callable[..., MessagingRepository] = SqlMessaging,
                  subscription: Subscription = NONE, standings: Standings | None = None):
         self.db, self.platform_dnc, self.policy = db, platform_dnc, policy

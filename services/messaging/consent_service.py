@@ -18,7 +18,7 @@ from core.errors import invalid, not_found
 from core.ids import new_id, utcnow
 from core.pagination import Page, Paged
 from core.text import optional_text
-from core.uow import UnitOfWork
+from core.uow import Connections
 from services.messaging import domain
 from services.messaging.repository import MessagingRepository, SqlMessaging
 
@@ -47,7 +47,7 @@ class DncStanding:
 
 
 class Consents:
-    def __init__(self, db: UnitOfWork, platform_dnc: frozenset[str], *,
+    def __init__(self, db: Connections, platform_dnc: frozenset[str], *,
                  messaging: Callable[..., MessagingRepository] = SqlMessaging):
         self.db = db
         self.platform_dnc = platform_dnc

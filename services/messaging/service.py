@@ -41,7 +41,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
-from core.uow import UnitOfWork
+from core.uow import Connections
 from providers.messaging.adapter import UNSUBSCRIBED_RECIPIENT, MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from providers.status import provider_status
@@ -120,7 +120,7 @@ class _KeyTaken(Exception):
 
 
 class Texts:
-    def __init__(self, db: UnitOfWork, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
+    def __init__(self, db: Connections, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
                  base_url: str, *, messaging: Callable[..., MessagingRepository] = SqlMessaging,
                  standings: Standings | None = None):
         self.db, self.sms, self.compliance = db, sms, compliance

@@ -28,7 +28,7 @@ from core.ids import new_id, require_uuid, utcnow
 from core.outbox import add_event
 from core.pagination import Page, Paged, fetch_page
 from core.text import check_idempotency_key
-from core.uow import UnitOfWork
+from core.uow import Connections
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
 from services.sdr.ports import Neighbours
@@ -64,7 +64,7 @@ def parse_body(raw: bytes):
 
 
 class Runs:
-    def __init__(self, db: UnitOfWork, others: Neighbours, policy: compliance.Policy, *,
+    def __init__(self, db: Connections, others: Neighbours, policy: compliance.Policy, *,
                  runs: Callable[..., RunsRepository] = SqlRuns):
         self.db, self.others, self.policy = db, others, policy  # others asked as the caller (services.sdr.ports)
         self.runs_in = runs  # creation's repository on a unit of work's handle (services.sdr.repository)

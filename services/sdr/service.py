@@ -18,7 +18,7 @@ from core.ids import require_uuid, utcnow
 from core.outbox import add_event, events_buffered
 from core.pagination import Page, Paged, decode_cursor
 from core.tenant import require_business
-from core.uow import UnitOfWork
+from core.uow import Connections
 from services.sdr import domain, store
 from services.sdr.ports import Agents
 from services.sdr.repository import LeadsRepository, SqlLeads
@@ -75,7 +75,7 @@ class Audit:
 
 
 class Leads:
-    def __init__(self, db: UnitOfWork, pool: asyncpg.Pool, agents: Agents | None, *,
+    def __init__(self, db: Connections, pool: asyncpg.Pool, agents: Agents | None, *,
                  leads: Callable[..., LeadsRepository] = SqlLeads):
         self.db = db
         self.pool = pool  # the list's prepared statements run on it

@@ -14,7 +14,7 @@ from core.events import Envelope, to_data
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, fetch_page
 from core.tenant import pick_business
-from core.uow import UnitOfWork
+from core.uow import Connections
 from services.webhooks import delivery, delivery_service, domain, store
 from services.webhooks.delivery import Outcome
 from services.webhooks.repository import SqlSubscriptions, SubscriptionsRepository
@@ -55,7 +55,7 @@ class TestSent:
 
 
 class Webhooks:
-    def __init__(self, db: UnitOfWork, box: domain.SecretBox, sender: delivery.Sender, allow_loopback: bool,
+    def __init__(self, db: Connections, box: domain.SecretBox, sender: delivery.Sender, allow_loopback: bool,
                  lease: timedelta, *, subscriptions: Callable[..., SubscriptionsRepository] = SqlSubscriptions):
         self.db = db
         # The repository on a unit of work's handle (services.webhooks.repository); the test event, the history,

@@ -6,7 +6,7 @@ import sqlalchemy as sa
 
 from core.db import create_engine
 from core.inbox import inbox_table
-from core.outbox import notify_trigger, outbox_table
+from core.outbox import outbox_table
 from tests.nats_admin import admin_bus
 
 
@@ -19,9 +19,7 @@ async def scratch(stack):
     tables = outbox_table(metadata, schema), inbox_table(metadata, schema)
     async with engine.begin() as conn:
         await conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-        await conn.run_sync(metadata.create_all)
-        for statement in notify_trigger(schema):
-            await conn.execute(sa.text(statement))
+        await conn.run_sync(metadata.create_all)  # the outbox with its NOTIFY trigger (core.outbox.outbox_table)
     bus = admin_bus(stack, "test")
     assert await bus.wait_connected(10)
     yield engine, bus, *tables

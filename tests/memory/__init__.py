@@ -1,4 +1,4 @@
-"""The fast tier's database: a unit of work in memory (`MemoryDatabase`, a core.uow.UnitOfWork) and the row
+"""The fast tier's database: a unit of work in memory (`MemoryDatabase`, a core.uow.Connections) and the row
 keeping its repositories share (tests/memory/<service>.py, each the in-memory twin of a service's
 repository.py; tests/storage_contracts.py holds both to the same behaviour).
 
@@ -78,7 +78,7 @@ class MemoryConnection:
 
 
 class MemoryDatabase:
-    """core.uow.UnitOfWork in memory; `events` are those of the committed transactions, in order."""
+    """core.uow.Connections in memory; `events` are those of the committed transactions, in order."""
 
     def __init__(self) -> None:
         self.tables: dict[str, Rows] = {}
