@@ -38,6 +38,7 @@ from core import settings as settings_module
 from core.background import Background
 from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
 from core.db import create_engine, create_pool
+from core.interceptors import intercept
 from core.outbox import OutboxRelay, pending_age
 from core.settings import Settings
 from core.uow import Database
@@ -237,7 +238,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
         observe(runtime, outbox_table, instruments)
     if service is not None:
         descriptor: ServiceDescriptor = service.descriptor()
-        service.add_to_server(servicer, server)
+        add_to_server(service, servicer, server)
         service_names.append(descriptor.full_name)
     health = ProbingHealth(runtime)
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -294,3 +295,10 @@ def main(name: str) -> None:
     else:
         build = importlib.import_module(registry.worker(name).module).build
         asyncio.run(serve(name, port, settings, build))
+
+
+def add_to_server(service: registry.Service, servicer: object, server: grpc.aio.Server) -> None:
+    """Serve `servicer` with every method behind core.interceptors (the caller's token verified before any handler
+    runs): the one way a servicer is added to a server."""
+    module = importlib.import_module(f"switchboard.v1.{service.name}_pb2_grpc")
+    getattr(module, f"add_{service.grpc_name}Servicer_to_server")(intercept(servicer, service.descriptor()), server)

@@ -95,13 +95,6 @@ class Service:
         """The generated stub (its modules have no type stubs: grpc_tools writes none for them)."""
         return getattr(importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc"), f"{self.grpc_name}Stub")(channel)
 
-    def add_to_server(self, servicer: object, server: grpc.aio.Server) -> None:
-        """Serve `servicer` with every method behind core.interceptors (the caller's token verified before any
-        handler runs): the one way a servicer is added to a server."""
-        from core.interceptors import intercept
-
-        module = importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc")
-        getattr(module, f"add_{self.grpc_name}Servicer_to_server")(intercept(servicer, self.descriptor()), server)
 
 
 # Every service and worker connects to PostgreSQL (core.grpc_server), so each declares DATABASE_URL. `rpc_to` lists
