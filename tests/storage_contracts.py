@@ -431,7 +431,7 @@ class LeadsRepositoryContract:
 
 async def new_account(conn, seed) -> str:
     """An account (a user row, written with the test module's `seed` fixture) of its own: its id."""
-    from services.accounts.store import users
+    from services.accounts.schema import users
     account_id = new_id()
     await seed(conn, users, id=account_id, email=f"{account_id}@example.com", created_at=AT)
     return account_id
@@ -505,7 +505,7 @@ class AccountsRepositoryContract:
         assert (again.name, again.revoked_at) == ("old", AT + timedelta(hours=1))  # the first revocation stays
 
     async def test_a_session_is_found_by_its_hash(self, database, accounts_in, seed):
-        from services.accounts.store import sessions
+        from services.accounts.schema import sessions
         token_hash = f"session-{new_id()}"
         async with database.transaction() as conn:
             account_id = await new_account(conn, seed)
@@ -519,7 +519,7 @@ class AccountsRepositoryContract:
 
     async def test_a_workspace_is_read_with_its_signups_provisioning_when_it_has_one(self, database, accounts_in,
                                                                                     seed, workspaces):
-        from services.accounts.store import provisionings
+        from services.accounts.schema import provisionings
         async with database.transaction() as conn:
             account_id = await new_account(conn, seed)
             plain = await accounts_in(conn).add_business(**business_values(account_id))

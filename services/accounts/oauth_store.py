@@ -1,4 +1,4 @@
-"""Queries on the connector's OAuth tables (defined in services.accounts.store with the rest of the schema)."""
+"""Queries on the connector's OAuth tables (defined in services.accounts.schema with the rest of the schema)."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.accounts.store import businesses, oauth_clients, oauth_codes, oauth_grants, oauth_refresh_tokens
+from services.accounts.schema import businesses, oauth_clients, oauth_codes, oauth_grants, oauth_refresh_tokens
 
 
 async def client(conn: AsyncConnection, client_id: str):

@@ -29,7 +29,7 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.uow import Database
 from providers.payments.adapter import PaymentsError
-from services.accounts import lifecycle, store
+from services.accounts import lifecycle, schema, store
 from services.accounts import payments_domain as pay
 from services.accounts.payments_service import Payments, X402Terms
 from services.accounts.x402_billing import X402Billing
@@ -187,7 +187,7 @@ class WorkspaceBilling:
         done = 0
         for w in due:
             async with self.db.transaction() as conn:
-                token = await leases.take(conn, store.businesses, w.id, ADD_LEASE)
+                token = await leases.take(conn, schema.businesses, w.id, ADD_LEASE)
             if token is None:
                 continue
             try:

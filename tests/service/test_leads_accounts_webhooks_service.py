@@ -9,6 +9,7 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import acting_as
+from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.service import CallCost, Usage
 from services.sdr import store as sdr_store
@@ -119,10 +120,10 @@ async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, eng
     assert await accounts.record_call_usage(costs[:1]) == 0  # once per call, whichever batch brings it again
     async with engine.connect() as conn:
         assert await accounts_store.minutes_used(conn, [business_id]) == {business_id: 2}
-        cents = await conn.scalars(sa.select(accounts_store.usage_log.c.cost_cents)
-                                   .where(accounts_store.usage_log.c.business_id == business_id,
-                                          accounts_store.usage_log.c.method == "CALL")
-                                   .order_by(accounts_store.usage_log.c.cost_cents))
+        cents = await conn.scalars(sa.select(accounts_schema.usage_log.c.cost_cents)
+                                   .where(accounts_schema.usage_log.c.business_id == business_id,
+                                          accounts_schema.usage_log.c.method == "CALL")
+                                   .order_by(accounts_schema.usage_log.c.cost_cents))
         assert list(cents) == [0, 12]
 
 

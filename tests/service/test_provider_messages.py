@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from core.bus import PermanentError
 from core.ids import new_id, utcnow
-from services.accounts import store as accounts_store
+from services.accounts import schema as accounts_schema
 from services.accounts.billing import payment_parts
 from services.messaging import store as messaging_store
 from services.messaging.provider_service import ProviderRequests
@@ -74,7 +74,7 @@ async def test_a_payment_event_applied_twice_is_applied_once(database, payments)
                  "trial_end": int(time.time()) + 3 * 86400, "metadata": {"business_id": business_id}}}}
     await payments.apply_event(event)
     await payments.apply_event(event)
-    assert len(await events_of(database, accounts_store.outbox, business_id, "workspace.owner_notice")) == 1
+    assert len(await events_of(database, accounts_schema.outbox, business_id, "workspace.owner_notice")) == 1
 
 
 @pytest.mark.parametrize("event", [
