@@ -75,7 +75,7 @@ class Runtime:
     consumers: list[DurableConsumer] = field(default_factory=list)  # started by `consume`
 
     def __post_init__(self) -> None:
-        self.db = Database(self.engine, self._wake_relay)
+        self.db = Database(self.engine, self._wake_relay, self.pool)
 
     def _wake_relay(self) -> None:
         if self.relay is not None:

@@ -26,6 +26,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
 from typing import Any, Generic, Protocol, TypeVar
 
+import asyncpg
 import sqlalchemy as sa
 from google.protobuf.message import Message
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -164,11 +165,13 @@ class UnitOfWork(Generic[U]):
 
 class Database:
     """A service's database as its use cases reach it: units of work and reads. `wake` is called after a commit
-    that added events (the outbox relay's; the outbox's NOTIFY trigger would wake it too, a round trip later)."""
+    that added events (the outbox relay's; the outbox's NOTIFY trigger would wake it too, a round trip later).
+    `pool`, the process's raw asyncpg pool, is reached by repositories alone, through `pooled()`."""
 
-    def __init__(self, engine: AsyncEngine, wake: Callable[[], None] | None = None):
+    def __init__(self, engine: AsyncEngine, wake: Callable[[], None] | None = None, pool: asyncpg.Pool | None = None):
         self.engine = engine
         self._wake = wake
+        self._pool = pool
         # Reads run in autocommit: each statement is its own snapshot, as it is in a READ COMMITTED transaction,
         # without the BEGIN and ROLLBACK round trips around it.
         self._reads = engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -191,3 +194,13 @@ class Database:
         """A connection for reads, in autocommit (no transaction: writes go through `transaction()`)."""
         async with holding("read"), self._reads.connect() as conn:
             yield conn
+
+    @asynccontextmanager
+    async def pooled(self) -> AsyncIterator[asyncpg.Pool]:
+        """The raw pool for a repository's hot-path statements (core.db.Prepared, COPY: each takes a connection of
+        its own for one statement or one short transaction), under the same guard as a read: no provider call
+        while it runs."""
+        if self._pool is None:
+            raise RuntimeError("this database was built without the raw pool")
+        async with holding("read"):
+            yield self._pool

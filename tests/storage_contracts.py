@@ -450,7 +450,7 @@ def key_values(account_id: str, **values) -> dict:
 
 
 class AccountsRepositoryContract:
-    """services.accounts.repository.AccountsRepository and WorkspaceLookup (`workspaces`, on the committed
+    """services.accounts.repository.AccountsRepository and HotPath (`workspaces`, its workspace read, on the committed
     rows); `seed(conn, table, **values)` writes a row of a table the repository does not keep."""
 
     async def test_a_workspace_is_recorded_changed_and_counted_in_its_accounts_standings(self, database, accounts_in,
@@ -527,12 +527,11 @@ class AccountsRepositoryContract:
             await seed(conn, provisionings, id=new_id(), business_id=signed_up.id, status="retrying",
                        step="assign_number", forward_to="+14155550100", attempts=2, last_error="pool empty",
                        next_attempt_at=AT, created_at=AT, updated_at=AT)
-        row, saga = await workspaces.workspace(plain.id)
-        row = getattr(row, "_mapping", row)  # an asyncpg record on the raw pool
-        assert (str(row["id"]), row["name"], row["metadata"], row["timezone"], row["external_ref"], saga) == (
+        found, saga = await workspaces.workspace(plain.id)
+        assert (found.id, found.name, found.metadata, found.timezone, found.external_ref, saga) == (
             plain.id, "Acme Plumbing", {"crm": "x1"}, "UTC", None, None)
-        row, saga = await workspaces.workspace(signed_up.id)
-        assert getattr(row, "_mapping", row)["external_ref"] == "ext-1"
+        found, saga = await workspaces.workspace(signed_up.id)
+        assert found.external_ref == "ext-1"
         assert (saga.status, saga.step, saga.forward_to, saga.attempts, saga.last_error, saga.agent_id,
                 saga.next_attempt_at) == ("retrying", "assign_number", "+14155550100", 2, "pool empty", None, AT)
         assert await workspaces.workspace(new_id()) is None

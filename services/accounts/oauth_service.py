@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 
 from core.errors import ServiceError
 from core.ids import new_id, require_uuid, utcnow
+from core.uow import Connections
 from services.accounts import oauth_domain as rules
 from services.accounts import oauth_store as store
 from services.accounts import secret_keys
@@ -94,8 +95,10 @@ class OAuth:
         self.tokens = AccessTokens(accounts.keys, self.issuer, self.resource)
 
     @property
-    def db(self):
-        return self.accounts.db
+    def db(self) -> Connections:
+        """OAuth's own queries (oauth_store) are not behind a repository yet: they run on the unit of work's
+        connections."""
+        return self.accounts.uow.connections
 
 
     # -- clients -----------------------------------------------------------------------------
@@ -171,9 +174,9 @@ class OAuth:
 
     async def _signed_in(self, session_token: str) -> str | None:
         """The session's account, or None when nobody is signed in."""
-        async with self.db.read() as conn:
+        async with self.accounts.uow.read() as work:
             try:
-                return await self.accounts.session_account(conn, session_token)
+                return await self.accounts.session_account(work.accounts, session_token)
             except ServiceError:
                 return None
 
@@ -199,8 +202,9 @@ class OAuth:
             raise ServiceError("invalid_request", "approve at least one of the requested scopes")
         now = utcnow()
         code = new_secret_token()
-        async with self.db.transaction() as conn:
-            account_id = await self.accounts.session_account(conn, session_token)
+        async with self.accounts.uow.transaction() as work:
+            conn = work.handle
+            account_id = await self.accounts.session_account(work.accounts, session_token)
             own = set(await accounts_store.business_ids_of(conn, account_id))
             chosen = list(dict.fromkeys(b for b in business_ids if b in own))
             if not chosen:
@@ -339,15 +343,16 @@ class OAuth:
     # -- the dashboard's list of connected clients -------------------------------------------
 
     async def connections(self, session_token: str) -> list:
-        async with self.db.read() as conn:
-            return await store.connections_of(conn, await self.accounts.session_account(conn, session_token))
+        async with self.accounts.uow.read() as work:
+            return await store.connections_of(work.handle, await self.accounts.session_account(work.accounts,
+                                                                                               session_token))
 
     async def disconnect(self, session_token: str, grant_id: str) -> str:
         """Revoke one connected client of the session's account, answering the account."""
         require_uuid(grant_id, "id")
-        async with self.db.transaction() as conn:
-            account_id = await self.accounts.session_account(conn, session_token)
-            if not await store.revoke_grant(conn, grant_id, utcnow(), account_id):
+        async with self.accounts.uow.transaction() as work:
+            account_id = await self.accounts.session_account(work.accounts, session_token)
+            if not await store.revoke_grant(work.handle, grant_id, utcnow(), account_id):
                 raise ServiceError("not_found", "no such connected client")
         await self.accounts.invalidate(account_id)
         return str(account_id)

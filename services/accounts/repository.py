@@ -1,20 +1,34 @@
-"""Where the workspace and API-key use cases (service.py, lifecycle.py) keep workspaces, keys and find sessions: a
-repository bound to one unit of work's handle, and the workspace read on the raw pool. They only store and find;
+"""Where the account use cases (service.py, sign_in.py, lifecycle.py) keep users, workspaces, keys, sign-in links,
+sessions and usage: `AccountsUnit`, the service's unit of work (core.uow) with its repository bound to one
+transaction's or read's handle, and `HotPath`, the request hot path's statements on the raw pool (core.uow.Database
+.pooled: a workspace read, a session's touch, a rotated hash, the gateways' usage COPY). They only store and find;
 the rules stay in domain.py and the use cases (a key not usable, a workspace not found, a lifecycle move).
 
-`SqlAccounts` and `PooledWorkspaces` are the production ones, over store.py (the same statements); the fast test
+`SqlAccounts` and `PooledAccounts` are the production ones, over store.py (the same statements); the fast test
 tier has in-memory ones (tests/memory/accounts.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). Signup, sign-in links and sessions' writes, usage, billing's own reads and
-provisioning stay on store.py directly."""
+(tests/storage_contracts.py). Billing, payments, OAuth and provisioning still take the unit's `handle` for their
+own store.py queries."""
 from __future__ import annotations
 
-from datetime import datetime
+import dataclasses
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.pagination import Page, Paged, fetch_page
+from core.uow import Database, Unit
 from services.accounts import store
+from services.accounts.records import (
+    ApiKeyRecord,
+    SessionRecord,
+    Workspace,
+    WorkspaceOwner,
+    WorkspaceProvisioning,
+    Zone,
+    record,
+)
+from services.accounts.schema import businesses, usage_log
 
 
 class AccountsRepository(Protocol):
@@ -32,23 +46,79 @@ class AccountsRepository(Protocol):
     async def standings(self, account_id: str, business_id: str | None = None) -> dict[str, str]:
         """The account's workspaces (or the one of them named) with their core.standing values."""
 
-    async def add_key(self, **values: Any) -> Any:
-        """Record an API key (store.api_keys' columns); its row. One per key hash."""
+    async def add_key(self, **values: Any) -> ApiKeyRecord:
+        """Record an API key (schema.api_keys' columns). One per key hash."""
 
-    async def key_by_hash(self, key_hashes: list[str]) -> Any | None:
+    async def key_by_hash(self, key_hashes: list[str]) -> ApiKeyRecord | None:
         """The key stored under any of these hashes."""
 
-    async def keys_of(self, account_id: str) -> list[Any]:
+    async def keys_of(self, account_id: str) -> list[ApiKeyRecord]:
         """The account's keys, newest first."""
 
     async def change_key(self, key_id: str, account_id: str, values: dict[str, Any], *,
-                         revoke_at: datetime | None = None) -> Any | None:
+                         revoke_at: datetime | None = None) -> ApiKeyRecord | None:
         """The account's key after `values` (and revoked at `revoke_at` unless it was revoked before; read as it
         is with neither), or None when the account has no such key."""
 
-    async def session(self, token_hashes: list[str]) -> Any | None:
-        """The session stored under any of these hashes: its token_hash, account_id, expires_at and last_used_at, or
-        None."""
+    async def session(self, token_hashes: list[str]) -> SessionRecord | None:
+        """The session stored under any of these hashes, or None."""
+
+    # -- signup (store.py's statements of the same names) --
+
+    async def count_signup_attempts(self, client_ip: str, since: datetime) -> tuple[int, datetime | None]: ...
+
+    async def add_signup_attempt(self, client_ip: str, at: datetime) -> None: ...
+
+    async def email_taken(self, email: str) -> bool: ...
+
+    async def add_user(self, **values: Any) -> bool:
+        """False when the address has an account already."""
+
+    async def delete_account(self, account_id: str) -> None: ...
+
+    # -- sign-in links and sessions --
+
+    async def account_by_email(self, email: str) -> str | None: ...
+
+    async def pending_magic_links(self, account_id: str, now: datetime) -> int: ...
+
+    async def add_magic_link(self, **values: Any) -> None: ...
+
+    async def use_magic_link(self, token_hashes: list[str], now: datetime) -> Any | None: ...
+
+    async def confirm_email(self, account_id: str, now: datetime) -> None: ...
+
+    async def add_session(self, **values: Any) -> None: ...
+
+    async def end_session(self, token_hashes: list[str]) -> int: ...
+
+    async def end_sessions_of(self, account_id: str) -> int: ...
+
+    async def end_dead_sessions_of(self, account_id: str, now: datetime, idle: timedelta) -> None: ...
+
+    async def expire_magic_links_of(self, account_id: str, now: datetime) -> None: ...
+
+    # -- workspaces' reads and usage --
+
+    async def workspace_owner(self, business_id: str) -> WorkspaceOwner | None: ...
+
+    async def workspaces_page(self, business_ids: list[str], page: Page) -> Paged:
+        """A page of the workspaces (`Workspace` records), newest first."""
+
+    async def zones_of(self, business_ids: list[str]) -> list[Zone]:
+        """Oldest first."""
+
+    async def usage_page(self, account_id: str, business_id: str | None, start: datetime | None,
+                         end: datetime | None, page: Page) -> Paged: ...
+
+    async def subscriptions_of(self, business_ids: list[str]) -> list[Any]: ...
+
+    async def minutes_used(self, business_ids: list[str]) -> dict[str, int]: ...
+
+    async def accounts_of(self, business_ids: set[str]) -> dict[str, str]: ...
+
+    async def append_call_usage(self, entries: list[dict[str, Any]]) -> int:
+        """How many entries were new (a call is billed once)."""
 
 
 class SqlAccounts:
@@ -72,37 +142,151 @@ class SqlAccounts:
     async def standings(self, account_id: str, business_id: str | None = None) -> dict[str, str]:
         return await store.standings_of(self.conn, account_id, business_id)
 
-    async def add_key(self, **values: Any) -> Any:
-        return await store.insert_key(self.conn, **values)
+    async def add_key(self, **values: Any) -> ApiKeyRecord:
+        return record(ApiKeyRecord, (await store.insert_key(self.conn, **values))._mapping)
 
-    async def key_by_hash(self, key_hashes: list[str]) -> Any | None:
-        return await store.key_by_hash(self.conn, key_hashes)
+    async def key_by_hash(self, key_hashes: list[str]) -> ApiKeyRecord | None:
+        row = await store.key_by_hash(self.conn, key_hashes)
+        return record(ApiKeyRecord, row._mapping) if row is not None else None
 
-    async def keys_of(self, account_id: str) -> list[Any]:
-        return await store.keys_of(self.conn, account_id)
+    async def keys_of(self, account_id: str) -> list[ApiKeyRecord]:
+        return [record(ApiKeyRecord, row._mapping) for row in await store.keys_of(self.conn, account_id)]
 
     async def change_key(self, key_id: str, account_id: str, values: dict[str, Any], *,
-                         revoke_at: datetime | None = None) -> Any | None:
+                         revoke_at: datetime | None = None) -> ApiKeyRecord | None:
         if revoke_at is not None:
             values = {**values, "revoked_at": store.first_revocation(revoke_at)}
-        return await store.change_key(self.conn, key_id, account_id, values)
+        row = await store.change_key(self.conn, key_id, account_id, values)
+        return record(ApiKeyRecord, row._mapping) if row is not None else None
 
-    async def session(self, token_hashes: list[str]) -> Any | None:
-        return await store.session_by_hash(self.conn, token_hashes)
+    async def session(self, token_hashes: list[str]) -> SessionRecord | None:
+        row = await store.session_by_hash(self.conn, token_hashes)
+        return record(SessionRecord, row._mapping) if row is not None else None
+
+    async def count_signup_attempts(self, client_ip: str, since: datetime) -> tuple[int, datetime | None]:
+        return await store.recent_signup_attempts(self.conn, client_ip, since)
+
+    async def add_signup_attempt(self, client_ip: str, at: datetime) -> None:
+        await store.add_signup_attempt(self.conn, client_ip, at)
+
+    async def email_taken(self, email: str) -> bool:
+        return await store.email_taken(self.conn, email)
+
+    async def add_user(self, **values: Any) -> bool:
+        return await store.insert_user(self.conn, **values)
+
+    async def delete_account(self, account_id: str) -> None:
+        await store.delete_account(self.conn, account_id)
+
+    async def account_by_email(self, email: str) -> str | None:
+        return await store.account_by_email(self.conn, email)
+
+    async def pending_magic_links(self, account_id: str, now: datetime) -> int:
+        return await store.pending_magic_links(self.conn, account_id, now)
+
+    async def add_magic_link(self, **values: Any) -> None:
+        await store.insert_magic_link(self.conn, **values)
+
+    async def use_magic_link(self, token_hashes: list[str], now: datetime) -> Any | None:
+        return await store.use_magic_link(self.conn, token_hashes, now)
+
+    async def confirm_email(self, account_id: str, now: datetime) -> None:
+        await store.confirm_email(self.conn, account_id, now)
+
+    async def add_session(self, **values: Any) -> None:
+        await store.insert_session(self.conn, **values)
+
+    async def end_session(self, token_hashes: list[str]) -> int:
+        return await store.end_session(self.conn, token_hashes)
+
+    async def end_sessions_of(self, account_id: str) -> int:
+        return await store.end_sessions_of(self.conn, account_id)
+
+    async def end_dead_sessions_of(self, account_id: str, now: datetime, idle: timedelta) -> None:
+        await store.end_dead_sessions_of(self.conn, account_id, now, idle)
+
+    async def expire_magic_links_of(self, account_id: str, now: datetime) -> None:
+        await store.expire_magic_links_of(self.conn, account_id, now)
+
+    async def workspace_owner(self, business_id: str) -> WorkspaceOwner | None:
+        row = await store.workspace_owner(self.conn, business_id)
+        return record(WorkspaceOwner, row._mapping) if row is not None else None
+
+    async def workspaces_page(self, business_ids: list[str], page: Page) -> Paged:
+        paged = await fetch_page(self.conn, store.workspaces_of(business_ids), businesses.c.created_at,
+                                 businesses.c.id, page)
+        return dataclasses.replace(paged, rows=[record(Workspace, row._mapping) for row in paged.rows])
+
+    async def zones_of(self, business_ids: list[str]) -> list[Zone]:
+        return [record(Zone, row._mapping) for row in await self.conn.execute(store.zones_of(business_ids))]
+
+    async def usage_page(self, account_id: str, business_id: str | None, start: datetime | None,
+                         end: datetime | None, page: Page) -> Paged:
+        return await fetch_page(self.conn, store.usage_of(account_id, business_id, start, end),
+                                usage_log.c.created_at, usage_log.c.id, page)
+
+    async def subscriptions_of(self, business_ids: list[str]) -> list[Any]:
+        return await store.subscriptions_of(self.conn, business_ids)
+
+    async def minutes_used(self, business_ids: list[str]) -> dict[str, int]:
+        return await store.minutes_used(self.conn, business_ids)
+
+    async def accounts_of(self, business_ids: set[str]) -> dict[str, str]:
+        return await store.accounts_of(self.conn, business_ids)
+
+    async def append_call_usage(self, entries: list[dict[str, Any]]) -> int:
+        return await store.append_call_usage(self.conn, entries)
 
 
-class WorkspaceLookup(Protocol):
-    async def workspace(self, business_id: str) -> tuple[Any, Any | None] | None:
-        """The workspace's row (store.WORKSPACE_COLUMNS) and its signup's provisioning (None when it has none), or
-        None when there is no such workspace."""
+class AccountsUnit(Unit):
+    """The accounts service's unit of work on one transaction's or read's connection (core.uow.UnitOfWork)."""
+
+    def __init__(self, handle: AsyncConnection):
+        super().__init__()
+        # For the collaborators whose queries are not behind a repository yet (provisioning, x402, lifecycle).
+        self.handle = handle
+        self.accounts: AccountsRepository = SqlAccounts(handle)
 
 
-class PooledWorkspaces:
-    """`WorkspaceLookup` on the raw pool: one prepared statement (store.workspace_by_id), outside any unit of
-    work."""
+class HotPath(Protocol):
+    """The request hot path's statements, each one round trip outside any unit of work."""
 
-    def __init__(self, pool: asyncpg.Pool):
-        self.pool = pool
+    async def workspace(self, business_id: str) -> tuple[Workspace, WorkspaceProvisioning | None] | None:
+        """The workspace and its signup's provisioning (None when it has none), or None when there is no such
+        workspace."""
 
-    async def workspace(self, business_id: str) -> tuple[Any, Any | None] | None:
-        return await store.workspace_by_id(self.pool, business_id)
+    async def touch_session(self, token_hash: str, now: datetime) -> None:
+        """Record a use of the session (its idle time restarts)."""
+
+    async def rehash(self, table: str, old_hash: str, new_hash: str) -> None:
+        """Store a key's or session's secret under its current hash (its first use since a rotation)."""
+
+    async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> None:
+        """Append the gateways' usage rows (store.USAGE_COPY_COLUMNS order) and move the keys' last use on."""
+
+
+class PooledAccounts:
+    """`HotPath` on the raw pool (core.uow.Database.pooled): prepared statements and COPY, as store.py has them."""
+
+    def __init__(self, database: Database):
+        self.database = database
+
+    async def workspace(self, business_id: str) -> tuple[Workspace, WorkspaceProvisioning | None] | None:
+        async with self.database.pooled() as pool:
+            row = await store.workspace_by_id(pool, business_id)
+        if row is None:
+            return None
+        saga = row[store.PROVISIONING_PREFIX + "status"] is not None
+        return record(Workspace, row), record(WorkspaceProvisioning, row, store.PROVISIONING_PREFIX) if saga else None
+
+    async def touch_session(self, token_hash: str, now: datetime) -> None:
+        async with self.database.pooled() as pool:
+            await store.touch_session(pool, token_hash, now)
+
+    async def rehash(self, table: str, old_hash: str, new_hash: str) -> None:
+        async with self.database.pooled() as pool:
+            await store.rehash(pool, table, old_hash, new_hash)
+
+    async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> None:
+        async with self.database.pooled() as pool:
+            await store.append_usage(pool, records, last_used)

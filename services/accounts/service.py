@@ -4,29 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-
-import asyncpg
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
-from core.uow import Connections
+from core.uow import UnitOfWork
 from providers.x402.server import Verified
-from services.accounts import domain, lifecycle, secret_keys, store
+from services.accounts import domain, lifecycle, secret_keys
 from services.accounts import payments_domain as pay
 from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
-from services.accounts.repository import AccountsRepository, PooledWorkspaces, SqlAccounts, WorkspaceLookup
-from services.accounts.schema import businesses, usage_log
+from services.accounts.records import ApiKeyRecord, Workspace, WorkspaceOwner, WorkspaceProvisioning, Zone, record
+from services.accounts.repository import AccountsRepository, AccountsUnit, HotPath
 from services.accounts.secret_keys import SecretKeys
 from services.accounts.workspace_billing import Created, NewWorkspace, WorkspaceBilling
 from services.accounts.x402_billing import X402Billing
@@ -74,7 +70,7 @@ class Session:
 class ApiKey:
     """A stored key as the owner sees it; `secret` only right after creation."""
 
-    row: object
+    key: ApiKeyRecord
     is_active: bool
     secret: str | None = None
 
@@ -127,18 +123,15 @@ class Balance:
 
 
 class Accounts:
-    def __init__(self, db: Connections, pool: asyncpg.Pool, bus: EventBus, settings: Settings, payments: Payments,
-                 provisioning: Provisioning, x402: X402Billing, agents: AgentsPort, *,
-                 accounts: Callable[..., AccountsRepository] = SqlAccounts, workspaces: WorkspaceLookup | None = None):
-        self.db = db
-        # The repository on a unit of work's handle and the workspace read (services.accounts.repository).
-        self.accounts_in = accounts
-        self.workspaces = workspaces or PooledWorkspaces(pool)
+    def __init__(self, uow: UnitOfWork[AccountsUnit], hot: HotPath, bus: EventBus, settings: Settings,
+                 payments: Payments, provisioning: Provisioning, x402: X402Billing, agents: AgentsPort):
+        # The unit of work and the hot path's statements on the raw pool (services.accounts.repository).
+        self.uow = uow
+        self.hot = hot
         self.agents = agents
         self.payments = payments
         self.x402 = x402
         self.provisioning = provisioning
-        self.pool = pool
         self.bus = bus
         self.keys = SecretKeys.of(settings)
         self.base_url = settings.public_base_url
@@ -160,8 +153,8 @@ class Accounts:
         form = domain.validate_signup(business_name, email, business_type, website, phone_forward_to, plan_id,
                                       self.checkout_prices)
         await self._count_signup_attempt(client_ip or "-", utcnow())
-        async with self.db.read() as conn:  # before any payment is asked for or taken
-            if await store.email_taken(conn, form.email):
+        async with self.uow.read() as work:  # before any payment is asked for or taken
+            if await work.accounts.email_taken(form.email):
                 raise self._email_taken()
         business_id = new_id()
         if payment_signature or x402:
@@ -190,16 +183,16 @@ class Accounts:
         account_id, payment_id, made = await self._create_account(
             form, business_id, payment_capture=pay.X402, subscription_status=pay.INCOMPLETE, paying=verified)
         if payment_id is None:  # the payment paid for another signup already
-            async with self.db.transaction() as conn:
-                await store.delete_account(conn, account_id)
+            async with self.uow.transaction() as work:
+                await work.accounts.delete_account(account_id)
             raise await self.payments.settle_refused(terms, pay.NONCE_USED)
         try:
             outcome = await self.x402.settle(payment_id, verified, lease_saga=True)
         except BaseException:  # cancelled mid-settlement: the pending payment is reconciled, the account stays
             raise
         if outcome.status == pay.X402_FAILED:
-            async with self.db.transaction() as conn:
-                await store.delete_account(conn, account_id)
+            async with self.uow.transaction() as work:
+                await work.accounts.delete_account(account_id)
             raise await self.payments.settle_refused(terms, outcome.reason)
         if outcome.status != pay.X402_SETTLED:
             return SignedUp(**made, payment_capture=pay.X402, payment_status=outcome.status)
@@ -226,51 +219,50 @@ class Accounts:
         api_key, prefix = domain.new_api_key()
         magic = domain.new_secret_token()
         trial_ends_at = now + domain.trial_length()
-        async with self.db.transaction() as conn:
-            if await store.email_taken(conn, form.email) or not await store.insert_user(
-                    conn, id=account_id, email=form.email, email_confirmed_at=None, created_at=now):
+        async with self.uow.transaction() as work:
+            if await work.accounts.email_taken(form.email) or not await work.accounts.add_user(
+                    id=account_id, email=form.email, email_confirmed_at=None, created_at=now):
                 raise self._email_taken()
-            await store.insert_business(
-                conn, id=business_id, account_id=account_id, name=form.business_name, lifecycle_state="active",
+            await work.accounts.add_business(
+                id=business_id, account_id=account_id, name=form.business_name, lifecycle_state="active",
                 metadata={}, business_type=form.business_type, website=form.website,
                 phone_forward_to=form.phone_forward_to, plan_id=form.plan_id, subscription_status=subscription_status,
                 payment_capture=payment_capture, trial_ends_at=trial_ends_at, created_at=now, updated_at=now,
                 **billing)
-            await store.insert_key(conn, id=new_id(), account_id=account_id, name=domain.SIGNUP_KEY_NAME,
+            await work.accounts.add_key(id=new_id(), account_id=account_id, name=domain.SIGNUP_KEY_NAME,
                                    prefix=prefix, key_hash=self.hash(secret_keys.API_KEY, api_key),
                                    scopes=list(DEFAULT_SCOPES), created_at=now)
-            await store.insert_magic_link(conn, token_hash=self.hash(secret_keys.SIGN_IN_LINK, magic),
+            await work.accounts.add_magic_link(token_hash=self.hash(secret_keys.SIGN_IN_LINK, magic),
                                           account_id=account_id, expires_at=now + domain.MAGIC_LINK_TTL)
-            await self.provisioning.start(conn, business_id, form.phone_forward_to)
-            payment_id = await self.x402.record(conn, business_id, pay.X402_SIGNUP, paying) if paying else None
+            await self.provisioning.start(work.handle, business_id, form.phone_forward_to)
+            payment_id = await self.x402.record(work.handle, business_id, pay.X402_SIGNUP, paying) if paying else None
         return account_id, payment_id, {"api_key": api_key, "business_id": business_id,
                 "dashboard_url": f"{self.base_url}/dashboard", "trial_ends_at": trial_ends_at,
                             "magic_link": f"{self.base_url}/dashboard/login?token={magic}"}
 
     async def _count_signup_attempt(self, client_ip: str, now: datetime) -> None:
         """Record a signup attempt from this address, or refuse it past the hourly limit."""
-        async with self.db.transaction() as conn:
-            count, oldest = await store.recent_signup_attempts(conn, client_ip, now - domain.SIGNUP_WINDOW)
+        async with self.uow.transaction() as work:
+            count, oldest = await work.accounts.count_signup_attempts(client_ip, now - domain.SIGNUP_WINDOW)
             if not domain.signup_allowed(count, self.signup_limit):
                 wait = domain.signup_retry_after(oldest, now)
                 raise ServiceError("rate_limited", f"at most {self.signup_limit} signups per hour from one address; "
                                    f"try again in {wait} seconds", retry_after=wait)
-            await store.add_signup_attempt(conn, client_ip, now)
+            await work.accounts.add_signup_attempt(client_ip, now)
 
     # -- keys and sessions -------------------------------------------------------------------
 
     async def authenticate_key(self, key: str) -> Principal:
         if not key.startswith(domain.KEY_PREFIX):
             raise ServiceError("unauthorized", f"API key must start with {domain.KEY_PREFIX}")
-        async with self.db.read() as conn:
-            repository = self.accounts_in(conn)
-            row = await repository.key_by_hash(self.keys.hashes(secret_keys.API_KEY, key))
+        async with self.uow.read() as work:
+            row = await work.accounts.key_by_hash(self.keys.hashes(secret_keys.API_KEY, key))
             if row is None or not domain.key_usable(row.revoked_at, row.expires_at, utcnow()):
                 raise ServiceError("unauthorized", "API key is invalid, expired or revoked")
             if not self.keys.is_current(row.key_hash):  # its first use since a rotation
-                await store.rehash(self.pool, "api_keys", row.key_hash, self.hash(secret_keys.API_KEY, key))
+                await self.hot.rehash("api_keys", row.key_hash, self.hash(secret_keys.API_KEY, key))
             bound = str(row.business_id) if row.business_id is not None else None
-            standings = await repository.standings(row.account_id, bound)
+            standings = await work.accounts.standings(row.account_id, bound)
         return Principal(key_id=str(row.id), account_id=str(row.account_id),
                          business_ids=[bound] if bound else list(standings), scopes=list(row.scopes),
                          expires_at=row.expires_at, bound_business_id=bound, standings=standings)
@@ -278,47 +270,48 @@ class Accounts:
     async def authenticate_session(self, token: str) -> Principal:
         """The principal of a dashboard session: its account's businesses, and no scope check (a person signed in
         to the browser holds every scope of their own account)."""
-        async with self.db.read() as conn:
-            row = await self._live_session(conn, token)
-            standings = await self.accounts_in(conn).standings(row.account_id)
+        async with self.uow.read() as work:
+            row = await self._live_session(work.accounts, token)
+            standings = await work.accounts.standings(row.account_id)
         return Principal(key_id="", account_id=str(row.account_id), business_ids=list(standings), scopes=["*"],
                          expires_at=row.expires_at, bound_business_id=None, standings=standings)
 
     async def redeem_magic_link(self, token: str) -> Session:
         now = utcnow()
-        async with self.db.transaction() as conn:
-            link = await store.use_magic_link(conn, self.keys.hashes(secret_keys.SIGN_IN_LINK, token), now)
+        async with self.uow.transaction() as work:
+            link = await work.accounts.use_magic_link(self.keys.hashes(secret_keys.SIGN_IN_LINK, token), now)
             if link is None:
                 raise ServiceError("unauthorized", "this sign-in link is invalid, expired or already used")
             account_id = str(link.account_id)
             if link.mailed:  # it reached the owner's mailbox: the address is theirs
-                await store.confirm_email(conn, account_id, now)
-            await store.end_dead_sessions_of(conn, account_id, now, domain.SESSION_IDLE)
+                await work.accounts.confirm_email(account_id, now)
+            await work.accounts.end_dead_sessions_of(account_id, now, domain.SESSION_IDLE)
             session = Session(domain.new_secret_token(), account_id, now + domain.SESSION_TTL)
-            await store.insert_session(conn, token_hash=self.hash(secret_keys.SESSION, session.token),
+            await work.accounts.add_session(token_hash=self.hash(secret_keys.SESSION, session.token),
                                        account_id=account_id, created_at=now, expires_at=session.expires_at, last_used_at=now)
         return session
 
     async def sign_out(self, token: str, everywhere: bool) -> int:
         """End this session (done already if it had ended), or with `everywhere` every session of its account and
         its unused sign-in links; how many sessions ended."""
-        async with self.db.transaction() as conn:
+        async with self.uow.transaction() as work:
             if not everywhere:
-                return await store.end_session(conn, self.keys.hashes(secret_keys.SESSION, token))
-            account_id = await self.session_account(conn, token)
-            await store.expire_magic_links_of(conn, account_id, utcnow())
-            return await store.end_sessions_of(conn, account_id)
+                return await work.accounts.end_session(self.keys.hashes(secret_keys.SESSION, token))
+            account_id = await self.session_account(work.accounts, token)
+            await work.accounts.expire_magic_links_of(account_id, utcnow())
+            return await work.accounts.end_sessions_of(account_id)
 
-    async def session_account(self, conn: AsyncConnection, token: str) -> str:
-        return str((await self._live_session(conn, token)).account_id)
+    async def session_account(self, accounts: AccountsRepository, token: str) -> str:
+        """The account of a live dashboard session (found in the caller's unit of work), recording this use."""
+        return str((await self._live_session(accounts, token)).account_id)
 
-    async def _live_session(self, conn: AsyncConnection, token: str):
+    async def _live_session(self, accounts: AccountsRepository, token: str):
         """The session row of a token (its account and expiry), recording this use; unauthorized when unknown,
         expired or idle too long."""
         if not token:
             raise ServiceError("unauthorized", "this needs a dashboard session: open your magic link first")
         now = utcnow()
-        row = await self.accounts_in(conn).session(self.keys.hashes(secret_keys.SESSION, token))
+        row = await accounts.session(self.keys.hashes(secret_keys.SESSION, token))
         if row is None or not domain.session_live(row.expires_at, row.last_used_at, now):
             raise ServiceError("unauthorized", "dashboard session is invalid or expired (it ends "
                                f"{domain.SESSION_IDLE.total_seconds() / 3600:g} hours after its last use or "
@@ -326,25 +319,25 @@ class Accounts:
         token_hash = row.token_hash
         if not self.keys.is_current(token_hash):  # its first use since a rotation
             token_hash = self.hash(secret_keys.SESSION, token)
-            await store.rehash(self.pool, "sessions", row.token_hash, token_hash)
+            await self.hot.rehash("sessions", row.token_hash, token_hash)
         if domain.session_touch_due(row.last_used_at, now):
-            await store.touch_session(self.pool, token_hash, now)
+            await self.hot.touch_session(token_hash, now)
         return row
 
-    async def _account_business(self, conn: AsyncConnection, account_id: str, business_id: str) -> str:
+    async def _account_business(self, accounts: AccountsRepository, account_id: str, business_id: str) -> str:
         require_uuid(business_id, "business_id")
-        if not await self.accounts_in(conn).business_of_account(account_id, business_id):
+        if not await accounts.business_of_account(account_id, business_id):
             raise ServiceError("forbidden", "business_id is not one of your businesses")
         return business_id
 
     @staticmethod
-    def _view(row, now: datetime, secret: str | None = None) -> ApiKey:
-        return ApiKey(row, domain.key_usable(row.revoked_at, row.expires_at, now), secret)
+    def _view(key: ApiKeyRecord, now: datetime, secret: str | None = None) -> ApiKey:
+        return ApiKey(key, domain.key_usable(key.revoked_at, key.expires_at, now), secret)
 
     async def list_keys(self, session_token: str) -> list[ApiKey]:
         now = utcnow()
-        async with self.db.read() as conn:
-            rows = await self.accounts_in(conn).keys_of(await self.session_account(conn, session_token))
+        async with self.uow.read() as work:
+            rows = await work.accounts.keys_of(await self.session_account(work.accounts, session_token))
         return [self._view(r, now) for r in rows]
 
     async def create_key(self, session_token: str, name: str | None, scopes: list[str] | None,
@@ -355,11 +348,11 @@ class Accounts:
         if expires_at is not None and expires_at <= now:
             raise invalid("expires_at must be in the future")
         key, prefix = domain.new_api_key()
-        async with self.db.transaction() as conn:
-            account_id = await self.session_account(conn, session_token)
+        async with self.uow.transaction() as work:
+            account_id = await self.session_account(work.accounts, session_token)
             if business_id:
-                business_id = await self._account_business(conn, account_id, business_id)
-            row = await self.accounts_in(conn).add_key(
+                business_id = await self._account_business(work.accounts, account_id, business_id)
+            row = await work.accounts.add_key(
                 id=new_id(), account_id=account_id, business_id=business_id or None, name=name, prefix=prefix,
                 key_hash=self.hash(secret_keys.API_KEY, key), scopes=scopes, created_at=now, expires_at=expires_at)
         return self._view(row, now, key)
@@ -376,12 +369,12 @@ class Accounts:
             values["expires_at"] = changes.expires_at
         if changes.expire:
             values["expires_at"] = now
-        async with self.db.transaction() as conn:
-            account_id = await self.session_account(conn, session_token)
+        async with self.uow.transaction() as work:
+            account_id = await self.session_account(work.accounts, session_token)
             if changes.business_id is not UNSET:
-                values["business_id"] = (await self._account_business(conn, account_id, changes.business_id)
+                values["business_id"] = (await self._account_business(work.accounts, account_id, changes.business_id)
                                          if changes.business_id else None)
-            row = await self.accounts_in(conn).change_key(key_id, account_id, values,
+            row = await work.accounts.change_key(key_id, account_id, values,
                                                           revoke_at=now if changes.revoke else None)
             if row is None:
                 raise not_found("API key")
@@ -391,9 +384,9 @@ class Accounts:
 
     async def revoke_key(self, session_token: str, key_id: str) -> None:
         require_uuid(key_id, "id")
-        async with self.db.transaction() as conn:
-            account_id = await self.session_account(conn, session_token)
-            if await self.accounts_in(conn).change_key(key_id, account_id, {}, revoke_at=utcnow()) is None:
+        async with self.uow.transaction() as work:
+            account_id = await self.session_account(work.accounts, session_token)
+            if await work.accounts.change_key(key_id, account_id, {}, revoke_at=utcnow()) is None:
                 raise not_found("API key")
         await self.invalidate(account_id)
 
@@ -410,36 +403,35 @@ class Accounts:
 
     # -- workspaces --------------------------------------------------------------------------
 
-    async def get_workspace(self, business_id: str):
+    async def get_workspace(self, business_id: str) -> tuple[Workspace, WorkspaceProvisioning | None]:
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
-        found = await self.workspaces.workspace(business_id)
+        found = await self.hot.workspace(business_id)
         if found is None:
             raise not_found("workspace")
         return found
 
-    async def workspace_owner(self, business_id: str):
+    async def workspace_owner(self, business_id: str) -> WorkspaceOwner:
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
-        async with self.db.read() as conn:
-            row = await store.workspace_owner(conn, business_id)
+        async with self.uow.read() as work:
+            row = await work.accounts.workspace_owner(business_id)
         if row is None:
             raise not_found("workspace")
         return row
 
     async def list_workspaces(self, page: Page) -> Paged:
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            return await fetch_page(conn, store.workspaces_of(who.business_ids), businesses.c.created_at,
-                                    businesses.c.id, page)
+        async with self.uow.read() as work:
+            return await work.accounts.workspaces_page(list(who.business_ids), page)
 
-    async def business_zones(self) -> list:
+    async def business_zones(self) -> list[Zone]:
         """The caller's businesses with their names and time zones, oldest first."""
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            return (await conn.execute(store.zones_of(who.business_ids))).all()
+        async with self.uow.read() as work:
+            return await work.accounts.zones_of(list(who.business_ids))
 
     async def create_workspace(self, name: str, metadata: dict, external_ref: str | None, timezone: str | None = None,
                                payment_signature: str = "") -> Created:
@@ -457,18 +449,17 @@ class Accounts:
                 await self.invalidate(who.account_id)
             raise
         await self.invalidate(who.account_id)
-        return created
+        return Created(record(Workspace, created.row._mapping), created.payment_response)
 
     async def update_workspace(self, business_id: str, name: str | None, metadata: dict | None, action: str | None,
-                               timezone: str | None = None):
+                               timezone: str | None = None) -> Workspace:
         """Rename, merge metadata into, or move the lifecycle of a workspace (emitting the action's event)."""
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
         moved = False
-        async with self.db.transaction() as conn:
-            repository = self.accounts_in(conn)
-            row = await repository.lock_business(business_id)
+        async with self.uow.transaction() as work:
+            row = await work.accounts.lock_business(business_id)
             if row is None:
                 raise not_found("workspace")
             values: dict = {}
@@ -484,16 +475,17 @@ class Accounts:
                     raise ServiceError("forbidden", why)
                 if action == "resume":
                     values["paused_by_billing"] = False
-                row, moved = await lifecycle.move(conn, row, action, values=values, accounts=self.accounts_in)
+                row, moved = await lifecycle.move(work.handle, row, action, values=values,
+                                                  accounts=lambda _: work.accounts)
             elif values:
-                row = await repository.change_business(row.id, {**values, "updated_at": utcnow()})
+                row = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
         if moved and action == "teardown" and row.billed_on is not None:
             await self.workspace_billing.torn_down(str(row.account_id), str(row.id))
         if moved:
             # The owner's own move takes effect on their next request (the standing consumer's
             # invalidation follows moments later, for every change of standing).
             await self.invalidate(str(row.account_id))
-        return row
+        return record(Workspace, row._mapping)
 
     @staticmethod
     def _billing_of(row) -> pay.Billing:
@@ -514,16 +506,15 @@ class Accounts:
                             e.business_id if is_uuid(e.business_id or "") else None, e.api_key_id,
                             e.endpoint[:500], e.method[:10], e.status_code, e.call_id, e.cost_cents, e.created_at))
             last_used[e.api_key_id] = max(e.created_at, last_used.get(e.api_key_id, e.created_at))
-        await store.append_usage(self.pool, records, last_used)
+        await self.hot.append_usage(records, last_used)
         return len(records)
 
     async def list_usage(self, start: datetime | None, end: datetime | None, page: Page) -> Paged:
         who = tenant.require_account()
         if start and end and start >= end:
             raise invalid("start must be before end")
-        async with self.db.read() as conn:
-            return await fetch_page(conn, store.usage_of(who.account_id, who.bound_business_id or None, start, end),
-                                    usage_log.c.created_at, usage_log.c.id, page)
+        async with self.uow.read() as work:
+            return await work.accounts.usage_page(who.account_id, who.bound_business_id or None, start, end, page)
 
     async def balances(self) -> list[Balance]:
         """Each business of the caller (oldest first) with its call minutes, its phone numbers (the agents service
@@ -531,8 +522,9 @@ class Accounts:
         business_ids = tenant.require_account().business_ids
 
         async def read() -> tuple[list, dict[str, int]]:
-            async with self.db.read() as conn:
-                return await store.subscriptions_of(conn, business_ids), await store.minutes_used(conn, business_ids)
+            async with self.uow.read() as work:
+                return (await work.accounts.subscriptions_of(list(business_ids)),
+                        await work.accounts.minutes_used(list(business_ids)))
         (rows, minutes), held = await asyncio.gather(read(), self.agents.number_counts())
         return [Balance(str(r.id), minutes.get(str(r.id), 0), held.get(str(r.id), 0), r.subscription_status)
                 for r in rows]
@@ -542,9 +534,9 @@ class Accounts:
         many were new (a call already there, or of a business that is gone, adds nothing)."""
         if not costs:
             return 0
-        async with self.db.transaction() as conn:
-            accounts = await store.accounts_of(conn, {c.business_id for c in costs})
-            return await store.append_call_usage(conn, [dict(
+        async with self.uow.transaction() as work:
+            accounts = await work.accounts.accounts_of({c.business_id for c in costs})
+            return await work.accounts.append_call_usage([dict(
                 id=new_id(), account_id=accounts[c.business_id], business_id=c.business_id, call_id=c.call_id,
                 minutes=domain.billed_minutes(c.duration_seconds), cost_cents=max(0, c.cost_cents), created_at=c.at)
                 for c in costs if c.business_id in accounts])

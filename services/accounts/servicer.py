@@ -11,15 +11,18 @@ from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
+from core.uow import UnitOfWork
 from providers import configured
 from providers.payments.webhooks import EVENTS_SUBJECT
-from services.accounts import calls_consumer, payments_service, standing_consumer
+from services.accounts import calls_consumer, payments_service, schema, standing_consumer
 from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import BillingWorker, payment_parts
 from services.accounts.checkouts import Checkouts, OpenInvoice
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import Payments
+from services.accounts.records import Workspace, WorkspaceProvisioning
+from services.accounts.repository import AccountsUnit, PooledAccounts
 from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Principal, Usage
 from services.accounts.sign_in import SignInLinks
 from services.accounts.x402_billing import X402Billing
@@ -29,26 +32,24 @@ WORKSPACES_PAGE = (50, 100)
 USAGE_PAGE = (100, 500)
 
 
-def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
-    """From a SQLAlchemy row or an asyncpg record (and the signup's provisioning saga, when asked for)."""
-    row = getattr(row, "_mapping", row)
-    ws = accounts_pb2.Workspace(id=str(row["id"]), name=row["name"], lifecycle_state=row["lifecycle_state"],
-                                metadata=struct(row["metadata"]), subscription_status=row["subscription_status"],
-                                timezone=row["timezone"],
-                                standing=standing.standing(row["lifecycle_state"], row["subscription_status"]),
-                                plan_id=row["plan_id"])
-    if row["external_ref"] is not None:
-        ws.external_ref = row["external_ref"]
-    set_timestamp(ws, "created_at", row["created_at"])
-    set_timestamp(ws, "updated_at", row["updated_at"])
-    if row["paid_through"] is not None:
-        set_timestamp(ws, "paid_through", row["paid_through"])
-    if row["trial_ends_at"] is not None:
-        set_timestamp(ws, "trial_ends_at", row["trial_ends_at"])
+def workspace_message(w: Workspace, provisioning: WorkspaceProvisioning | None = None) -> accounts_pb2.Workspace:
+    """A workspace (and the signup's provisioning saga, when asked for)."""
+    ws = accounts_pb2.Workspace(id=w.id, name=w.name, lifecycle_state=w.lifecycle_state,
+                                metadata=struct(w.metadata), subscription_status=w.subscription_status,
+                                timezone=w.timezone, standing=standing.standing(w.lifecycle_state, w.subscription_status),
+                                plan_id=w.plan_id)
+    if w.external_ref is not None:
+        ws.external_ref = w.external_ref
+    set_timestamp(ws, "created_at", w.created_at)
+    set_timestamp(ws, "updated_at", w.updated_at)
+    if w.paid_through is not None:
+        set_timestamp(ws, "paid_through", w.paid_through)
+    if w.trial_ends_at is not None:
+        set_timestamp(ws, "trial_ends_at", w.trial_ends_at)
     if provisioning is not None:
         p = provisioning
         ws.provisioning.CopyFrom(accounts_pb2.Provisioning(
-            status=p.status, step=p.step, agent_id=str(p.agent_id) if p.agent_id else None,
+            status=p.status, step=p.step, agent_id=p.agent_id,
             phone_number=p.phone_number, forward_to=p.forward_to, attempts=p.attempts, last_error=p.last_error))
         if p.status in ("pending", "retrying"):
             set_timestamp(ws.provisioning, "next_attempt_at", p.next_attempt_at)
@@ -56,13 +57,14 @@ def workspace_message(row, provisioning=None) -> accounts_pb2.Workspace:
 
 
 def key_message(view: ApiKey) -> accounts_pb2.ApiKey:
-    row = view.row
-    key = accounts_pb2.ApiKey(id=str(row.id), prefix=row.prefix, name=row.name, scopes=list(row.scopes),
+    k = view.key
+    key = accounts_pb2.ApiKey(id=k.id, prefix=k.prefix, name=k.name, scopes=list(k.scopes),
                               is_active=view.is_active, key=view.secret)
-    if row.business_id is not None:
-        key.business_id = str(row.business_id)
-    for field in ("created_at", "last_used_at", "expires_at"):
-        set_timestamp(key, field, getattr(row, field))
+    if k.business_id is not None:
+        key.business_id = k.business_id
+    set_timestamp(key, "created_at", k.created_at)
+    set_timestamp(key, "last_used_at", k.last_used_at)
+    set_timestamp(key, "expires_at", k.expires_at)
     return key
 
 
@@ -201,10 +203,10 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
         return workspace_message(*await self.accounts.get_workspace(request.id))
 
     async def GetWorkspaceOwner(self, request, context):
-        row = await self.accounts.workspace_owner(request.id)
-        return accounts_pb2.WorkspaceOwner(business_id=str(row.id), business_name=row.name,
-                                           account_id=str(row.account_id), email=row.email,
-                                           email_confirmed=row.email_confirmed_at is not None)
+        owner = await self.accounts.workspace_owner(request.id)
+        return accounts_pb2.WorkspaceOwner(business_id=owner.id, business_name=owner.name,
+                                           account_id=owner.account_id, email=owner.email,
+                                           email_confirmed=owner.email_confirmed_at is not None)
 
     async def ListWorkspaces(self, request, context):
         paged = await self.accounts.list_workspaces(Page.of(request.page, *WORKSPACES_PAGE))
@@ -225,8 +227,8 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 
     async def BusinessZones(self, request, context):
         return accounts_pb2.BusinessZonesReply(businesses=[
-            accounts_pb2.ZonedBusiness(business_id=str(r.id), name=r.name, timezone=r.timezone)
-            for r in await self.accounts.business_zones()])
+            accounts_pb2.ZonedBusiness(business_id=z.id, name=z.name, timezone=z.timezone)
+            for z in await self.accounts.business_zones()])
 
     async def RecordUsage(self, request, context):
         return accounts_pb2.RecordUsageReply(recorded=await self.accounts.record_usage(
@@ -296,8 +298,8 @@ def build(runtime: Runtime) -> AccountsServicer:
     # none); only one that can never apply is terminated.
     runtime.consume(payments_service.EVENTS_CONSUMER, parts.payments.apply_event, stream=PROVIDER_STREAM,
                     filter_subject=EVENTS_SUBJECT, max_deliver=-1)
-    accounts = Accounts(runtime.db, runtime.pool, runtime.bus, s, parts.payments, parts.provisioning, parts.x402,
-                        agents)
+    accounts = Accounts(UnitOfWork(runtime.db, AccountsUnit, events=schema.outbox), PooledAccounts(runtime.db),
+                        runtime.bus, s, parts.payments, parts.provisioning, parts.x402, agents)
     runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
                     batch=100, batched=True, filter_subject=calls_consumer.CALLS_SUBJECT)
     runtime.consume(standing_consumer.CONSUMER,

@@ -21,7 +21,7 @@ from core.contact import normalize_email
 from core.errors import ServiceError
 from core.ids import utcnow
 from providers.email.adapter import EmailError, EmailSender
-from services.accounts import secret_keys, store
+from services.accounts import secret_keys
 from services.accounts.domain import new_secret_token
 from services.accounts.service import Accounts
 
@@ -55,15 +55,15 @@ class SignInLinks:
             return
         now = utcnow()
         token = new_secret_token()
-        async with self.accounts.db.transaction() as conn:
-            account_id = await store.account_by_email(conn, address)
+        async with self.accounts.uow.transaction() as work:
+            account_id = await work.accounts.account_by_email(address)
             if account_id is None:
                 return
-            if await store.pending_magic_links(conn, account_id, now) >= MAX_PENDING:
+            if await work.accounts.pending_magic_links(account_id, now) >= MAX_PENDING:
                 log.warning("sign-in link not sent: %d unused links are pending for account %s", MAX_PENDING,
                             account_id)
                 return
-            await store.insert_magic_link(conn, token_hash=self.accounts.hash(secret_keys.SIGN_IN_LINK, token), account_id=account_id,
+            await work.accounts.add_magic_link(token_hash=self.accounts.hash(secret_keys.SIGN_IN_LINK, token), account_id=account_id,
                                           expires_at=now + (WELCOME_TTL if welcome else LINK_TTL), mailed=True)
         link = f"{self.accounts.base_url}/dashboard/login?" + urlencode({"token": token, "next": next_path or
                                                                          "/dashboard"})

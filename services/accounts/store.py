@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from types import SimpleNamespace
 
 import asyncpg
 import sqlalchemy as sa
@@ -191,14 +190,10 @@ _WORKSPACE_BY_ID = Prepared(
     .where(businesses.c.id == sa.bindparam("id")))
 
 
-async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> tuple[asyncpg.Record, SimpleNamespace | None] | None:
-    """The workspace's row and its provisioning (None when it has none), or None when there is no such workspace."""
-    row = await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
-    if row is None:
-        return None
-    if row[PROVISIONING_PREFIX + "status"] is None:
-        return row, None
-    return row, SimpleNamespace(**{name: row[PROVISIONING_PREFIX + name] for name in PROVISIONING_COLUMNS})
+async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> asyncpg.Record | None:
+    """The workspace's row with its provisioning's columns (PROVISIONING_PREFIX, null when it has none), or None
+    when there is no such workspace."""
+    return await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
 
 
 async def checkout_facts(conn: AsyncConnection, business_id: str):

@@ -1,13 +1,22 @@
-"""services.accounts.repository's AccountsRepository and WorkspaceLookup in memory, on a MemoryDatabase
-(store.businesses, store.api_keys, store.sessions and, for the workspace read, store.provisionings)."""
+"""services.accounts.repository's AccountsUnit and HotPath in memory, on a MemoryDatabase (schema.businesses,
+schema.api_keys, schema.sessions and, for the workspace read, schema.provisionings). The repository has the
+methods the fast tier's use cases reach (keys, sessions' reads, workspaces); signup, sign-in links, usage and
+billing run on the stack-backed tier."""
 from __future__ import annotations
 
-from types import SimpleNamespace
+import copy
 
 from core import standing
-from services.accounts.schema import api_keys, businesses, provisionings, sessions
-from services.accounts.store import PROVISIONING_COLUMNS, WORKSPACE_COLUMNS
+from core.uow import Unit
+from services.accounts.records import ApiKeyRecord, SessionRecord, Workspace, WorkspaceProvisioning
+from services.accounts.records import record as _record
+from services.accounts.schema import SCHEMA, api_keys, businesses, provisionings, sessions
 from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
+
+
+def record(cls, row):
+    """A copy of the stored row as the repository's record (changing it changes nothing stored)."""
+    return _record(cls, copy.deepcopy(row))
 
 
 class MemoryAccounts:
@@ -37,13 +46,15 @@ class MemoryAccounts:
                 if row["account_id"] == account_id and business_id in (None, row["id"])}
 
     async def add_key(self, **values):
-        return Record(insert(self.key_rows, api_keys, values))
+        return record(ApiKeyRecord, insert(self.key_rows, api_keys, values))
 
     async def key_by_hash(self, key_hashes):
-        return next((Record(row) for row in self.key_rows.values() if row["key_hash"] in key_hashes), None)
+        return next((record(ApiKeyRecord, row) for row in self.key_rows.values() if row["key_hash"] in key_hashes),
+                    None)
 
     async def keys_of(self, account_id):
-        return [Record(row) for row in sorted(self.key_rows.values(), key=lambda row: row["created_at"], reverse=True)
+        return [record(ApiKeyRecord, row) for row in sorted(self.key_rows.values(), key=lambda row: row["created_at"],
+                                                             reverse=True)
                 if row["account_id"] == account_id]
 
     async def change_key(self, key_id, account_id, values, *, revoke_at=None):
@@ -52,16 +63,22 @@ class MemoryAccounts:
             return None
         if revoke_at is not None:
             values = {**values, "revoked_at": row["revoked_at"] or revoke_at}
-        return update(api_keys, row, values)
+        return record(ApiKeyRecord, update(api_keys, row, values)._mapping)
 
     async def session(self, token_hashes):
         row = next((self.session_rows[(h,)] for h in token_hashes if (h,) in self.session_rows), None)
-        return Record({name: row[name] for name in ("token_hash", "account_id", "expires_at", "last_used_at")}) \
-            if row else None
+        return record(SessionRecord, row) if row else None
 
 
-class MemoryWorkspaces:
-    """The workspace read on the committed tables, outside any unit of work (as the raw pool's statement is)."""
+class MemoryAccountsUnit(Unit):
+    def __init__(self, handle: MemoryConnection):
+        super().__init__()
+        self.handle = handle
+        self.accounts = MemoryAccounts(handle)
+
+
+class MemoryHotPath:
+    """The hot path's statements on the committed tables, outside any unit of work (as the raw pool's are)."""
 
     def __init__(self, database: MemoryDatabase):
         self.database = database
@@ -72,5 +89,19 @@ class MemoryWorkspaces:
             return None
         saga = next((p for p in self.database.tables.get(provisionings.fullname, {}).values()
                      if p["business_id"] == business_id), None)
-        found = Record({column.name: row[column.name] for column in WORKSPACE_COLUMNS})
-        return found, SimpleNamespace(**{name: saga[name] for name in PROVISIONING_COLUMNS}) if saga else None
+        return record(Workspace, row), record(WorkspaceProvisioning, saga) if saga else None
+
+    async def touch_session(self, token_hash, now):
+        row = self.database.tables.get(sessions.fullname, {}).get((token_hash,))
+        if row is not None:
+            row["last_used_at"] = now
+
+    async def rehash(self, table, old_hash, new_hash):
+        rows = self.database.tables[f"{SCHEMA}.{table}"]
+        if table == "sessions":
+            rows[(new_hash,)] = {**rows.pop((old_hash,)), "token_hash": new_hash}
+        else:
+            next(row for row in rows.values() if row["key_hash"] == old_hash)["key_hash"] = new_hash
+
+    async def append_usage(self, records, last_used):
+        raise NotImplementedError("usage runs on the stack-backed tier (tests/service, tests/e2e)")

@@ -10,11 +10,13 @@ import pytest
 from core import db, rpc, settings
 from core.ids import utcnow
 from core.tenant import Tenant
-from core.uow import Database
+from core.uow import Database, UnitOfWork
 from providers.voice.client import VapiClient
+from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import payment_parts
+from services.accounts.repository import AccountsUnit, PooledAccounts
 from services.accounts.service import Accounts
 
 OTHER_WRITER = "00000000-0000-4000-8000-000000000000"
@@ -77,7 +79,9 @@ async def accounts_of(cfg, database, pool):
         port = GrpcAgents(agents)
         parts = payment_parts(settings, database, port)
         closers.extend((*parts.closers, channel.close))
-        return Accounts(database, pool, None, settings, parts.payments, parts.provisioning, parts.x402, port)
+        uow = UnitOfWork(database, AccountsUnit, events=accounts_schema.outbox)
+        hot = PooledAccounts(Database(database.engine, pool=pool))
+        return Accounts(uow, hot, None, settings, parts.payments, parts.provisioning, parts.x402, port)
     yield make
     for close in closers:
         await close()

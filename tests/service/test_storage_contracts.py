@@ -2,7 +2,8 @@
 tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
-from services.accounts.repository import PooledWorkspaces, SqlAccounts
+from core.uow import Database
+from services.accounts.repository import PooledAccounts, SqlAccounts
 from services.agents import store
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
@@ -61,8 +62,8 @@ class TestSqlAccounts(AccountsRepositoryContract):
         return SqlAccounts
 
     @pytest.fixture
-    def workspaces(self, pool):
-        return PooledWorkspaces(pool)
+    def workspaces(self, engine, pool):
+        return PooledAccounts(Database(engine, pool=pool))
 
 
 class TestSqlRuns(RunsRepositoryContract):

@@ -10,12 +10,13 @@ from core.bus import EventBus
 from core.ids import new_id, utcnow
 from core.settings import Settings
 from core.tenant import Tenant, acting_as
+from core.uow import UnitOfWork
 from services.accounts import domain, secret_keys
-from services.accounts.schema import sessions, users
+from services.accounts.schema import outbox, sessions, users
 from services.accounts.service import Accounts, KeyChanges
 from services.accounts.servicer import workspace_message
 from tests.memory import insert
-from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
+from tests.memory.accounts import MemoryAccounts, MemoryAccountsUnit, MemoryHotPath
 from tests.use_cases import refused
 
 SESSION = "fast-tier-session-token"
@@ -30,8 +31,8 @@ def account_id() -> str:
 async def accounts(database, account_id):
     """The use cases with no payments, provisioning or agents (none of these use cases reaches them) and a bus
     that never connected (the gateways' invalidation is best effort); the account has a live dashboard session."""
-    service = Accounts(database, None, EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), Settings(), None, None,
-                       None, None, accounts=MemoryAccounts, workspaces=MemoryWorkspaces(database))
+    service = Accounts(UnitOfWork(database, MemoryAccountsUnit, events=outbox), MemoryHotPath(database),
+                       EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), Settings(), None, None, None, None)
     now = utcnow()
     async with database.transaction() as conn:
         insert(conn.rows(users), users, {"id": account_id, "email": f"{account_id}@example.com", "created_at": now})
@@ -88,7 +89,8 @@ async def test_a_workspace_is_renamed_paused_and_resumed_with_its_events(account
                                                                       "Europe/Paris")
         assert database.events == []
         paused = await accounts.update_workspace(made.id, None, None, "pause")
-        assert (paused.lifecycle_state, paused.paused_by_billing, paused.name) == ("paused", False, "South")
+        assert (paused.lifecycle_state, paused.name) == ("paused", "South")
+        assert database.tables["accounts.businesses"][(made.id,)]["paused_by_billing"] is False  # the owner's pause
         assert [(e["type"], e["business_id"]) for e in database.events] == [
             ("workspace.paused", made.id), ("workspace.standing_changed", made.id)]
         assert database.events[1]["data"]["standing"] == "paused"
@@ -110,9 +112,9 @@ async def test_a_key_is_made_listed_and_authenticated_bound_to_its_accounts_busi
     made = await a_workspace(database, account_id)
     key = await accounts.create_key(SESSION, None, None, None, None)
     assert key.secret.startswith(domain.KEY_PREFIX) and key.is_active
-    assert (key.row.name, key.row.prefix, key.row.business_id) == (domain.DEFAULT_KEY_NAME, key.secret[:12], None)
+    assert (key.key.name, key.key.prefix, key.key.business_id) == (domain.DEFAULT_KEY_NAME, key.secret[:12], None)
     bound = await accounts.create_key(SESSION, "deploys", ["calls:read"], made.id, utcnow() + timedelta(days=1))
-    assert [k.row.id for k in await accounts.list_keys(SESSION)] == [bound.row.id, key.row.id]
+    assert [k.key.id for k in await accounts.list_keys(SESSION)] == [bound.key.id, key.key.id]
     assert all(k.secret is None for k in await accounts.list_keys(SESSION))
     principal = await accounts.authenticate_key(key.secret)
     assert (principal.account_id, principal.business_ids, principal.bound_business_id, principal.standings) == (
@@ -132,17 +134,17 @@ async def test_a_key_is_made_listed_and_authenticated_bound_to_its_accounts_busi
 
 async def test_a_key_is_changed_expired_and_revoked_once(accounts):
     key = await accounts.create_key(SESSION, "ci", None, None, None)
-    changed = await accounts.update_key(SESSION, key.row.id, KeyChanges(name="deploys", scopes=["leads:read"]))
-    assert (changed.row.name, changed.row.scopes, changed.is_active) == ("deploys", ["leads:read"], True)
+    changed = await accounts.update_key(SESSION, key.key.id, KeyChanges(name="deploys", scopes=["leads:read"]))
+    assert (changed.key.name, changed.key.scopes, changed.is_active) == ("deploys", ["leads:read"], True)
     assert (await accounts.authenticate_key(key.secret)).scopes == ["leads:read"]
-    revoked = await accounts.update_key(SESSION, key.row.id, KeyChanges(revoke=True))
-    assert not revoked.is_active and revoked.row.revoked_at is not None
+    revoked = await accounts.update_key(SESSION, key.key.id, KeyChanges(revoke=True))
+    assert not revoked.is_active and revoked.key.revoked_at is not None
     await refused(accounts.authenticate_key(key.secret), "unauthorized")
-    await accounts.revoke_key(SESSION, key.row.id)
+    await accounts.revoke_key(SESSION, key.key.id)
     [listed] = await accounts.list_keys(SESSION)
-    assert listed.row.revoked_at == revoked.row.revoked_at  # the first revocation stays
+    assert listed.key.revoked_at == revoked.key.revoked_at  # the first revocation stays
     other = await accounts.create_key(SESSION, None, None, None, None)
-    expired = await accounts.update_key(SESSION, other.row.id, KeyChanges(expire=True))
+    expired = await accounts.update_key(SESSION, other.key.id, KeyChanges(expire=True))
     assert not expired.is_active
     await refused(accounts.authenticate_key(other.secret), "unauthorized")
     await refused(accounts.revoke_key(SESSION, new_id()), "not_found", "API key")

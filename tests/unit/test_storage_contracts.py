@@ -5,7 +5,7 @@ import pytest
 from core.ids import new_id
 from services.agents.store import phone_numbers
 from tests.memory import insert
-from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
+from tests.memory.accounts import MemoryAccounts, MemoryHotPath
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
@@ -64,7 +64,7 @@ class TestMemoryAccounts(AccountsRepositoryContract):
 
     @pytest.fixture
     def workspaces(self, database):
-        return MemoryWorkspaces(database)
+        return MemoryHotPath(database)
 
 
 class TestMemoryRuns(RunsRepositoryContract):

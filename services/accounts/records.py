@@ -1,0 +1,94 @@
+"""What the accounts repositories return (services.accounts.repository, and its twins in tests/memory): frozen
+records of the columns a use case reads, never the database's rows. Ids are strings whichever driver read them
+(the raw pool's asyncpg gives uuid.UUID, SQLAlchemy's UUID(as_uuid=False) strings)."""
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+
+def record(cls: type[R], values: Mapping[str, Any], prefix: str = "") -> R:
+    """A `cls` (a record dataclass) from a row's mapping: its fields' columns (named `prefix` + field)."""
+    found = {}
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]  # R is always one of the dataclasses below
+        value = values[prefix + field.name]
+        found[field.name] = str(value) if isinstance(value, uuid.UUID) else value
+    return cls(**found)
+
+
+@dataclasses.dataclass(frozen=True)
+class ApiKeyRecord:
+    id: str
+    account_id: str
+    business_id: str | None
+    name: str
+    prefix: str
+    key_hash: str
+    scopes: list[str]
+    created_at: datetime
+    last_used_at: datetime | None
+    expires_at: datetime | None
+    revoked_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionRecord:
+    """A dashboard session, found by one of the hashes of its token (`token_hash`: the one it is stored under)."""
+
+    token_hash: str
+    account_id: str
+    expires_at: datetime
+    last_used_at: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class Workspace:
+    """A business as its owner reads it (store.WORKSPACE_COLUMNS)."""
+
+    id: str
+    name: str
+    lifecycle_state: str
+    metadata: dict[str, Any]
+    external_ref: str | None
+    created_at: datetime
+    updated_at: datetime
+    subscription_status: str
+    timezone: str
+    plan_id: str
+    paid_through: datetime | None
+    trial_ends_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkspaceProvisioning:
+    """The provisioning saga of a signup's workspace, as the workspace read answers it."""
+
+    status: str
+    step: str
+    agent_id: str | None
+    phone_number: str | None
+    forward_to: str | None
+    attempts: int
+    last_error: str | None
+    next_attempt_at: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkspaceOwner:
+    id: str
+    name: str
+    account_id: str
+    email: str
+    email_confirmed_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Zone:
+    id: str
+    name: str
+    timezone: str
