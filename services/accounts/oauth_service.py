@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlencode
 
 from core.errors import ServiceError
@@ -30,6 +31,7 @@ from services.accounts.client_documents import ClientDocuments
 from services.accounts.domain import new_secret_token
 from services.accounts.oauth_domain import OAuthError
 from services.accounts.oauth_tokens import AccessTokens
+from services.accounts.records import OAuthClient, OAuthConnection, record
 from services.accounts.service import Accounts, Principal
 
 DOCUMENT_TTL = timedelta(hours=1)  # a client ID metadata document is fetched again after this long
@@ -55,7 +57,7 @@ class AuthorizationRequest:
 class Authorization:
     """A valid authorization request, with what the consent page shows."""
 
-    client: object  # the oauth_clients row
+    client: OAuthClient
     redirect_uri: str
     scopes: tuple[str, ...]
     state: str
@@ -103,17 +105,18 @@ class OAuth:
 
     # -- clients -----------------------------------------------------------------------------
 
-    async def register(self, metadata: dict):
+    async def register(self, metadata: dict[str, Any]) -> OAuthClient:
         """Dynamic client registration (RFC 7591) of a public client."""
         try:
             fields = rules.check_registration(metadata)
         except OAuthError as err:
             raise refusal(err) from None
         async with self.db.transaction() as conn:
-            return await store.insert_client(conn, client_id=CLIENT_ID_PREFIX + new_secret_token(18),
-                                             source="registration", created_at=utcnow(), **fields)
+            row = await store.insert_client(conn, client_id=CLIENT_ID_PREFIX + new_secret_token(18),
+                                            source="registration", created_at=utcnow(), **fields)
+        return record(OAuthClient, row._mapping)
 
-    async def _client(self, client_id: str):
+    async def _client(self, client_id: str) -> OAuthClient:
         """The client a client_id names: registered here, or described by its metadata document (fetched when
         not known or known for longer than DOCUMENT_TTL)."""
         rules.check_client_id(client_id)
@@ -123,14 +126,15 @@ class OAuth:
             if row is None:
                 raise OAuthError("invalid_client", f"unknown client_id {client_id!r}: register the client at "
                                  f"{self.issuer}/oauth/register or use a client ID metadata document URL")
-            return row
+            return record(OAuthClient, row._mapping)
         now = utcnow()
         if row is not None and row.fetched_at is not None and now - row.fetched_at < DOCUMENT_TTL:
-            return row
+            return record(OAuthClient, row._mapping)
         fields = rules.check_metadata_document(client_id, await self.documents.fetch(client_id))
         async with self.db.transaction() as conn:
-            return await store.save_client_document(conn, client_id=client_id, source="metadata_document",
-                                                    created_at=now, fetched_at=now, **fields)
+            row = await store.save_client_document(conn, client_id=client_id, source="metadata_document",
+                                                   created_at=now, fetched_at=now, **fields)
+        return record(OAuthClient, row._mapping)
 
     # -- the authorization request and the account user's decision --------------------------
 
@@ -342,10 +346,11 @@ class OAuth:
 
     # -- the dashboard's list of connected clients -------------------------------------------
 
-    async def connections(self, session_token: str) -> list:
+    async def connections(self, session_token: str) -> list[OAuthConnection]:
         async with self.accounts.uow.read() as work:
-            return await store.connections_of(work.handle, await self.accounts.session_account(work.accounts,
+            rows = await store.connections_of(work.handle, await self.accounts.session_account(work.accounts,
                                                                                                session_token))
+        return [record(OAuthConnection, row._mapping) for row in rows]
 
     async def disconnect(self, session_token: str, grant_id: str) -> str:
         """Revoke one connected client of the session's account, answering the account."""

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 R = TypeVar("R")
 
 
-def record(cls: type[R], values: Mapping[str, Any], prefix: str = "") -> R:
+def record(cls: type[R], values: Mapping[Any, Any], prefix: str = "") -> R:
     """A `cls` (a record dataclass) from a row's mapping: its fields' columns (named `prefix` + field)."""
     found = {}
     for field in dataclasses.fields(cls):  # type: ignore[arg-type]  # R is always one of the dataclasses below
@@ -85,6 +85,49 @@ class WorkspaceOwner:
     account_id: str
     email: str
     email_confirmed_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class UsageRecord:
+    """An entry of the usage log: an API request's (`api_key_id`) or a call's (`call_id`, `api_key_id` None)."""
+
+    id: str
+    account_id: str
+    business_id: str | None
+    api_key_id: str | None
+    endpoint: str
+    method: str
+    status_code: int
+    call_id: str | None
+    cost_cents: int
+    created_at: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class OAuthClient:
+    """A client of the connector's OAuth sign-in: registered here, or known by its metadata document's URL."""
+
+    client_id: str
+    source: str
+    client_name: str | None
+    client_uri: str | None
+    redirect_uris: list[str]
+    grant_types: list[str]
+    created_at: datetime
+    fetched_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class OAuthConnection:
+    """A grant in force, as the dashboard lists connected clients."""
+
+    id: str
+    client_id: str
+    client_name: str | None
+    scopes: list[str]
+    business_ids: list[str]
+    created_at: datetime
+    last_used_at: datetime | None
 
 
 @dataclasses.dataclass(frozen=True)

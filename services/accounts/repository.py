@@ -22,6 +22,7 @@ from services.accounts import store
 from services.accounts.records import (
     ApiKeyRecord,
     SessionRecord,
+    UsageRecord,
     Workspace,
     WorkspaceOwner,
     WorkspaceProvisioning,
@@ -109,7 +110,8 @@ class AccountsRepository(Protocol):
         """Oldest first."""
 
     async def usage_page(self, account_id: str, business_id: str | None, start: datetime | None,
-                         end: datetime | None, page: Page) -> Paged: ...
+                         end: datetime | None, page: Page) -> Paged:
+        """A page of the usage log (`UsageRecord`s), newest first."""
 
     async def subscriptions_of(self, business_ids: list[str]) -> list[Any]: ...
 
@@ -222,8 +224,9 @@ class SqlAccounts:
 
     async def usage_page(self, account_id: str, business_id: str | None, start: datetime | None,
                          end: datetime | None, page: Page) -> Paged:
-        return await fetch_page(self.conn, store.usage_of(account_id, business_id, start, end),
-                                usage_log.c.created_at, usage_log.c.id, page)
+        paged = await fetch_page(self.conn, store.usage_of(account_id, business_id, start, end),
+                                 usage_log.c.created_at, usage_log.c.id, page)
+        return dataclasses.replace(paged, rows=[record(UsageRecord, row._mapping) for row in paged.rows])
 
     async def subscriptions_of(self, business_ids: list[str]) -> list[Any]:
         return await store.subscriptions_of(self.conn, business_ids)

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
@@ -15,16 +16,25 @@ from core.pagination import Page, Paged
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
 from core.uow import UnitOfWork
+from providers.x402 import PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER
 from providers.x402.server import Verified
 from services.accounts import domain, lifecycle, secret_keys
 from services.accounts import payments_domain as pay
 from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
-from services.accounts.records import ApiKeyRecord, Workspace, WorkspaceOwner, WorkspaceProvisioning, Zone, record
+from services.accounts.records import (
+    ApiKeyRecord,
+    SessionRecord,
+    Workspace,
+    WorkspaceOwner,
+    WorkspaceProvisioning,
+    Zone,
+    record,
+)
 from services.accounts.repository import AccountsRepository, AccountsUnit, HotPath
 from services.accounts.secret_keys import SecretKeys
-from services.accounts.workspace_billing import Created, NewWorkspace, WorkspaceBilling
+from services.accounts.workspace_billing import NewWorkspace, WorkspaceBilling
 from services.accounts.x402_billing import X402Billing
 
 log = logging.getLogger(__name__)
@@ -73,6 +83,12 @@ class ApiKey:
     key: ApiKeyRecord
     is_active: bool
     secret: str | None = None
+
+
+@dataclass(frozen=True)
+class CreatedWorkspace:
+    workspace: Workspace
+    payment_response: str = ""  # x402: the settlement (the PAYMENT-RESPONSE header)
 
 
 @dataclass(frozen=True)
@@ -178,7 +194,7 @@ class Accounts:
         if not header:
             raise await self.payments.payment_required(
                 terms, f"this signup asks to pay with x402: send the payment the "
-                f"{pay.PAYMENT_REQUIRED_HEADER} header describes in a {pay.PAYMENT_SIGNATURE_HEADER} header")
+                f"{PAYMENT_REQUIRED_HEADER} header describes in a {PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
         account_id, payment_id, made = await self._create_account(
             form, business_id, payment_capture=pay.X402, subscription_status=pay.INCOMPLETE, paying=verified)
@@ -193,10 +209,10 @@ class Accounts:
         if outcome.status == pay.X402_FAILED:
             async with self.uow.transaction() as work:
                 await work.accounts.delete_account(account_id)
-            raise await self.payments.settle_refused(terms, outcome.reason)
+            raise await self.payments.settle_refused(terms, outcome.reason or "")
         if outcome.status != pay.X402_SETTLED:
             return SignedUp(**made, payment_capture=pay.X402, payment_status=outcome.status)
-        saga_row = await self.provisioning.run_now(business_id, outcome.saga_token)
+        saga_row = await self.provisioning.run_now(business_id, outcome.saga_token or "")
         done = saga_row is not None and saga_row.status == "done"
         return SignedUp(**made, payment_capture=pay.X402, provisioning_deferred=not done,
                         agent_id=str(saga_row.agent_id) if done else None,
@@ -210,7 +226,7 @@ class Accounts:
 
     async def _create_account(self, form: domain.SignupForm, business_id: str, *, payment_capture: str,
                               subscription_status: str, paying: Verified | None = None,
-                              **billing) -> tuple[str, str | None, dict]:
+                              **billing: Any) -> tuple[str, str | None, dict[str, Any]]:
         """The user, business, signup key, magic link, provisioning saga (waiting for the payment) and the x402
         payment `paying` for it recorded pending, in one transaction: the account id, the payment's id (None when
         that payment is recorded already) and SignedUp's common fields."""
@@ -245,9 +261,9 @@ class Accounts:
         async with self.uow.transaction() as work:
             count, oldest = await work.accounts.count_signup_attempts(client_ip, now - domain.SIGNUP_WINDOW)
             if not domain.signup_allowed(count, self.signup_limit):
-                wait = domain.signup_retry_after(oldest, now)
+                wait = domain.signup_retry_after(oldest or now, now)
                 raise ServiceError("rate_limited", f"at most {self.signup_limit} signups per hour from one address; "
-                                   f"try again in {wait} seconds", retry_after=wait)
+                                   f"try again in {wait} seconds", retry_after=str(wait))
             await work.accounts.add_signup_attempt(client_ip, now)
 
     # -- keys and sessions -------------------------------------------------------------------
@@ -305,7 +321,7 @@ class Accounts:
         """The account of a live dashboard session (found in the caller's unit of work), recording this use."""
         return str((await self._live_session(accounts, token)).account_id)
 
-    async def _live_session(self, accounts: AccountsRepository, token: str):
+    async def _live_session(self, accounts: AccountsRepository, token: str) -> SessionRecord:
         """The session row of a token (its account and expiry), recording this use; unauthorized when unknown,
         expired or idle too long."""
         if not token:
@@ -360,7 +376,7 @@ class Accounts:
     async def update_key(self, session_token: str, key_id: str, changes: KeyChanges) -> ApiKey:
         require_uuid(key_id, "id")
         now = utcnow()
-        values: dict = {}
+        values: dict[str, Any] = {}
         if changes.name is not None:
             values["name"] = domain.check_key_name(changes.name)
         if changes.scopes is not None:
@@ -372,7 +388,7 @@ class Accounts:
         async with self.uow.transaction() as work:
             account_id = await self.session_account(work.accounts, session_token)
             if changes.business_id is not UNSET:
-                values["business_id"] = (await self._account_business(work.accounts, account_id, changes.business_id)
+                values["business_id"] = (await self._account_business(work.accounts, account_id, str(changes.business_id))
                                          if changes.business_id else None)
             row = await work.accounts.change_key(key_id, account_id, values,
                                                           revoke_at=now if changes.revoke else None)
@@ -433,8 +449,8 @@ class Accounts:
         async with self.uow.read() as work:
             return await work.accounts.zones_of(list(who.business_ids))
 
-    async def create_workspace(self, name: str, metadata: dict, external_ref: str | None, timezone: str | None = None,
-                               payment_signature: str = "") -> Created:
+    async def create_workspace(self, name: str, metadata: dict[str, Any], external_ref: str | None, timezone: str | None = None,
+                               payment_signature: str = "") -> CreatedWorkspace:
         """A workspace of the caller's account, billed on its subscription or paid by x402 as the account pays
         (services.accounts.workspace_billing): within its plan's limit, with no trial of its own."""
         who = tenant.require_account()
@@ -443,15 +459,15 @@ class Accounts:
         form = NewWorkspace(domain.check_workspace_name(name, creating=True), metadata, external_ref,
                             domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE)
         try:
-            created = await self.workspace_billing.create(who.account_id, form, payment_signature)
+            created = await self._billing().create(who.account_id, form, payment_signature)
         except ServiceError as exc:
             if exc.code == "provider_error":  # the workspace may be kept, unpaid, until the provider answers
                 await self.invalidate(who.account_id)
             raise
         await self.invalidate(who.account_id)
-        return Created(record(Workspace, created.row._mapping), created.payment_response)
+        return CreatedWorkspace(record(Workspace, created.row._mapping), created.payment_response)
 
-    async def update_workspace(self, business_id: str, name: str | None, metadata: dict | None, action: str | None,
+    async def update_workspace(self, business_id: str, name: str | None, metadata: dict[str, Any] | None, action: str | None,
                                timezone: str | None = None) -> Workspace:
         """Rename, merge metadata into, or move the lifecycle of a workspace (emitting the action's event)."""
         require_uuid(business_id, "id")
@@ -459,10 +475,10 @@ class Accounts:
             raise not_found("workspace")
         moved = False
         async with self.uow.transaction() as work:
-            row = await work.accounts.lock_business(business_id)
+            row: Any = await work.accounts.lock_business(business_id)  # a business row (no record yet)
             if row is None:
                 raise not_found("workspace")
-            values: dict = {}
+            values: dict[str, Any] = {}
             if name is not None:
                 values["name"] = domain.check_workspace_name(name, creating=False)
             if metadata is not None:
@@ -480,15 +496,20 @@ class Accounts:
             elif values:
                 row = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
         if moved and action == "teardown" and row.billed_on is not None:
-            await self.workspace_billing.torn_down(str(row.account_id), str(row.id))
+            await self._billing().torn_down(str(row.account_id), str(row.id))
         if moved:
             # The owner's own move takes effect on their next request (the standing consumer's
             # invalidation follows moments later, for every change of standing).
             await self.invalidate(str(row.account_id))
         return record(Workspace, row._mapping)
 
+    def _billing(self) -> WorkspaceBilling:
+        if self.workspace_billing is None:
+            raise RuntimeError("these use cases were built without payments")
+        return self.workspace_billing
+
     @staticmethod
-    def _billing_of(row) -> pay.Billing:
+    def _billing_of(row: Any) -> pay.Billing:
         return pay.Billing(row.lifecycle_state, row.subscription_status, row.paused_by_billing, row.past_due_since,
                            row.trial_ends_at, row.paid_through)
 
@@ -498,7 +519,8 @@ class Accounts:
         """Bulk-append with COPY: this runs for every API request, batched by the gateways."""
         if not entries:
             return 0
-        records, last_used = [], {}
+        records: list[tuple[Any, ...]] = []
+        last_used: dict[str, datetime] = {}
         for e in entries:
             if not (is_uuid(e.account_id) and is_uuid(e.api_key_id)):
                 raise invalid("usage entries need account_id and api_key_id")
@@ -521,7 +543,7 @@ class Accounts:
         holds them: asked while the database is read) and its subscription status."""
         business_ids = tenant.require_account().business_ids
 
-        async def read() -> tuple[list, dict[str, int]]:
+        async def read() -> tuple[list[Any], dict[str, int]]:
             async with self.uow.read() as work:
                 return (await work.accounts.subscriptions_of(list(business_ids)),
                         await work.accounts.minutes_used(list(business_ids)))

@@ -39,7 +39,7 @@ WELCOME_SUBJECT = "Welcome to Switchboard: confirm your address"
 class SignInLinks:
     def __init__(self, accounts: Accounts, sender: EmailSender):
         self.accounts, self.sender = accounts, sender
-        self._sending: set[asyncio.Task] = set()
+        self._sending: set[asyncio.Task[None]] = set()
 
     def send(self, email: str, next_path: str, *, welcome: bool = False) -> None:
         """E-mail a sign-in link (`welcome`: the new account's welcome) to the account with this address, if there is

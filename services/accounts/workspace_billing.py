@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from core import leases, plans, standing
 from core.errors import ServiceError
@@ -58,7 +59,7 @@ class NewWorkspace:
 
 @dataclass(frozen=True)
 class Created:
-    row: object
+    row: Any  # the business row
     payment_response: str = ""  # x402: the settlement (the PAYMENT-RESPONSE header)
 
 

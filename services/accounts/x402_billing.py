@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -53,7 +54,7 @@ SETTLE_MARGIN = timedelta(seconds=5)
 class Outcome:
     """Where a payment stands after a settlement attempt, and the business as it left it."""
     status: str  # payments_domain.X402_STATUSES
-    business: object | None = None
+    business: Any = None  # the business row, when there is one
     settled: Settled | None = None
     reason: str | None = None
     saga_token: str | None = None  # a signup's provisioning, leased to the caller to run at once
