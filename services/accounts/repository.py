@@ -34,7 +34,7 @@ from services.accounts.schema import businesses, usage_log
 
 class AccountsRepository(Protocol):
     async def add_business(self, **values: Any) -> Any:
-        """Record a workspace (store.businesses' columns); its row."""
+        """Record a workspace (schema.businesses' columns); its row."""
 
     async def lock_business(self, business_id: str) -> Any | None:
         """The workspace, held for update, or None."""

@@ -1,5 +1,6 @@
-"""The accounts schema: its one definition of its tables (a new database is created from it, core.migrations.run_env;
-the queries live in store.py, used by the repositories)."""
+"""The accounts schema: every table of the service with its indexes, defined once. A new database is created
+from this metadata (core.migrations.run_env); the migrations after the baseline carry existing ones. The
+queries are in store.py."""
 from __future__ import annotations
 
 import sqlalchemy as sa

@@ -10,7 +10,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases, standing
 from core.db import Prepared, lock_until_commit
-from services.accounts import schema
 from services.accounts.schema import (
     SCHEMA,
     api_keys,
@@ -24,9 +23,6 @@ from services.accounts.schema import (
     users,
     x402_payments,
 )
-
-# Where core.grpc_server (the outbox relay) and the migration test look for them, in a service's store module.
-metadata, outbox = schema.metadata, schema.outbox
 
 # -- signup -------------------------------------------------------------------------------
 

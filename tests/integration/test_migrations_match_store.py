@@ -28,11 +28,11 @@ def _differences(connection, metadata: sa.MetaData, schema: str) -> list:
 
 @pytest.mark.parametrize("service", SCHEMAS, ids=lambda s: s.name)
 async def test_migration_head_matches_the_store(stack, service):
-    store = importlib.import_module(f"{service.module}.store")
+    schema = importlib.import_module(f"{service.module}.schema")
     engine = create_async_engine(async_url(stack.database_url))
     try:
         async with engine.connect() as conn:
-            diff = await conn.run_sync(_differences, store.metadata, service.name)
+            diff = await conn.run_sync(_differences, schema.metadata, service.name)
     finally:
         await engine.dispose()
-    assert diff == [], f"{service.name}: store.py and the migrations differ: {diff}"
+    assert diff == [], f"{service.name}: schema.py and the migrations differ: {diff}"

@@ -12,12 +12,12 @@ from core.tenant import acting_as
 from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.service import CallCost, Usage
-from services.sdr import store as sdr_store
+from services.sdr import schema as sdr_schema
 from services.sdr.service import Contact, LeadFilters, Leads
 from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
+from services.webhooks.schema import attempts
 from services.webhooks.service import Webhooks
-from services.webhooks.store import attempts
 from tests.api import next_client_ip
 from tests.service.conftest import new_tenant
 
@@ -67,8 +67,8 @@ async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(en
     assert (mine["name"], mine["source"], mine["interaction_count"]) == ("Robin", "outbound_call", 2)
     assert (theirs["name"], theirs["interaction_count"]) == (None, 1) and theirs["id"] != mine["id"]
     async with engine.connect() as conn:
-        types = (await conn.execute(sa.select(sdr_store.outbox.c.type).where(
-            sdr_store.outbox.c.business_id == one.business_ids[0]).order_by(sdr_store.outbox.c.id))).scalars().all()
+        types = (await conn.execute(sa.select(sdr_schema.outbox.c.type).where(
+            sdr_schema.outbox.c.business_id == one.business_ids[0]).order_by(sdr_schema.outbox.c.id))).scalars().all()
     assert types[:2] == ["lead.created", "lead.scored"] and set(types[2:]) <= {"lead.scored"}
 
     with pytest.raises(ServiceError) as err:
