@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.payments.adapter import Checkout
-from services.accounts import domain, store
+from services.accounts import domain
 from services.accounts import payments_domain as pay
 from services.accounts.payments_service import Payments
+from services.accounts.repository import AccountsUnit
 
 
 @dataclass(frozen=True)
@@ -31,15 +32,15 @@ class OpenInvoice:
 
 
 class Checkouts:
-    def __init__(self, db: Database, payments: Payments):
-        self.db, self.payments = db, payments
+    def __init__(self, uow: UnitOfWork[AccountsUnit], payments: Payments):
+        self.uow, self.payments = uow, payments
 
     async def reopen(self, business_id: str | None) -> tuple[str, Checkout | OpenInvoice]:
         """(business id, its new checkout, or a past-due subscription's open invoice); 409 conflict when it has
         a paid subscription in force."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
-        async with self.db.read() as conn:
-            row = await store.checkout_facts(conn, business_id)
+        async with self.uow.read() as work:
+            row = await work.accounts.checkout_facts(business_id)
         if row is None:
             raise not_found("workspace")
         if why := pay.checkout_refusal(row.lifecycle_state, row.subscription_status):
@@ -56,11 +57,13 @@ class Checkouts:
         checkout = await self.payments.open_checkout(
             business_id, row.email, price, pay.checkout_trial_days(row.subscription_status, domain.TRIAL_DAYS),
             customer_id=row.customer_id, attempt=f"checkout-{new_id()}")
-        async with self.db.transaction() as conn:
-            current = await store.lock_business(conn, business_id)
+        async with self.uow.transaction() as work:
+            current = await work.accounts.lock_business(business_id)
+            if current is None:  # gone meanwhile (an unpaid signup undone)
+                raise not_found("workspace")
             in_force = pay.checkout_refusal(current.lifecycle_state, current.subscription_status) is not None
             if not in_force:
-                await store.update_business(conn, business_id, {"checkout_session_id": checkout.id})
+                await work.accounts.change_business(business_id, {"checkout_session_id": checkout.id})
         if in_force:  # meanwhile: the new link must not be paid
             await self.payments.expire_checkout(checkout.id)
             raise ServiceError("conflict", "the subscription came into force meanwhile: nothing more to pay")

@@ -104,6 +104,20 @@ class UsageRecord:
 
 
 @dataclasses.dataclass(frozen=True)
+class CheckoutFacts:
+    """What opening a new checkout for a business needs: its billing columns and its owner's address."""
+
+    id: str
+    lifecycle_state: str
+    subscription_status: str
+    subscription_id: str | None
+    plan_id: str
+    customer_id: str | None
+    checkout_session_id: str | None
+    email: str
+
+
+@dataclasses.dataclass(frozen=True)
 class OAuthClient:
     """A client of the connector's OAuth sign-in: registered here, or known by its metadata document's URL."""
 

@@ -21,6 +21,7 @@ from core.uow import Database, Unit
 from services.accounts import store
 from services.accounts.records import (
     ApiKeyRecord,
+    CheckoutFacts,
     SessionRecord,
     UsageRecord,
     Workspace,
@@ -102,6 +103,8 @@ class AccountsRepository(Protocol):
     # -- workspaces' reads and usage --
 
     async def workspace_owner(self, business_id: str) -> WorkspaceOwner | None: ...
+
+    async def checkout_facts(self, business_id: str) -> CheckoutFacts | None: ...
 
     async def workspaces_page(self, business_ids: list[str], page: Page) -> Paged:
         """A page of the workspaces (`Workspace` records), newest first."""
@@ -213,6 +216,10 @@ class SqlAccounts:
     async def workspace_owner(self, business_id: str) -> WorkspaceOwner | None:
         row = await store.workspace_owner(self.conn, business_id)
         return record(WorkspaceOwner, row._mapping) if row is not None else None
+
+    async def checkout_facts(self, business_id: str) -> CheckoutFacts | None:
+        row = await store.checkout_facts(self.conn, business_id)
+        return record(CheckoutFacts, row._mapping) if row is not None else None
 
     async def workspaces_page(self, business_ids: list[str], page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.workspaces_of(business_ids), businesses.c.created_at,

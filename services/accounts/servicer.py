@@ -298,8 +298,9 @@ def build(runtime: Runtime) -> AccountsServicer:
     # none); only one that can never apply is terminated.
     runtime.consume(payments_service.EVENTS_CONSUMER, parts.payments.apply_event, stream=PROVIDER_STREAM,
                     filter_subject=EVENTS_SUBJECT, max_deliver=-1)
-    accounts = Accounts(UnitOfWork(runtime.db, AccountsUnit, events=schema.outbox), PooledAccounts(runtime.db),
-                        runtime.bus, s, parts.payments, parts.provisioning, parts.x402, agents)
+    uow = UnitOfWork(runtime.db, AccountsUnit, events=schema.outbox)
+    accounts = Accounts(uow, PooledAccounts(runtime.db), runtime.bus, s, parts.payments, parts.provisioning,
+                        parts.x402, agents)
     runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,
                     batch=100, batched=True, filter_subject=calls_consumer.CALLS_SUBJECT)
     runtime.consume(standing_consumer.CONSUMER,
@@ -310,4 +311,4 @@ def build(runtime: Runtime) -> AccountsServicer:
     sign_in = SignInLinks(accounts, configured.mail(s))
     runtime.on_stop.append(sign_in.close)
     return AccountsServicer(accounts, parts.payments, OAuth(accounts, documents), sign_in,
-                            Checkouts(runtime.db, parts.payments), parts.x402)
+                            Checkouts(uow, parts.payments), parts.x402)
