@@ -26,6 +26,7 @@ from services.accounts.provisioning_service import Provisioning
 from services.accounts.records import (
     ApiKeyRecord,
     SessionRecord,
+    UsageRecord,
     Workspace,
     WorkspaceOwner,
     WorkspaceProvisioning,
@@ -112,22 +113,6 @@ class CallCost:
     duration_seconds: int
     cost_cents: int
     at: datetime
-
-
-@dataclass(frozen=True)
-class Usage:
-    """One API request to bill, as a gateway recorded it (fields in store.USAGE_COPY_COLUMNS order)."""
-
-    id: str
-    account_id: str
-    business_id: str | None
-    api_key_id: str
-    endpoint: str
-    method: str
-    status_code: int
-    call_id: str | None
-    cost_cents: int
-    created_at: datetime
 
 
 @dataclass(frozen=True)
@@ -515,19 +500,21 @@ class Accounts:
 
     # -- usage and balance -------------------------------------------------------------------
 
-    async def record_usage(self, entries: list[Usage]) -> int:
-        """Bulk-append with COPY: this runs for every API request, batched by the gateways."""
+    async def record_usage(self, entries: list[UsageRecord]) -> int:
+        """Bulk-append with COPY: this runs for every API request, batched by the gateways (each entry with its
+        key)."""
         if not entries:
             return 0
         records: list[tuple[Any, ...]] = []
         last_used: dict[str, datetime] = {}
         for e in entries:
-            if not (is_uuid(e.account_id) and is_uuid(e.api_key_id)):
+            key_id = e.api_key_id or ""
+            if not (is_uuid(e.account_id) and is_uuid(key_id)):
                 raise invalid("usage entries need account_id and api_key_id")
             records.append((e.id if is_uuid(e.id) else new_id(), e.account_id,
-                            e.business_id if is_uuid(e.business_id or "") else None, e.api_key_id,
+                            e.business_id if is_uuid(e.business_id or "") else None, key_id,
                             e.endpoint[:500], e.method[:10], e.status_code, e.call_id, e.cost_cents, e.created_at))
-            last_used[e.api_key_id] = max(e.created_at, last_used.get(e.api_key_id, e.created_at))
+            last_used[key_id] = max(e.created_at, last_used.get(key_id, e.created_at))
         await self.hot.append_usage(records, last_used)
         return len(records)
 

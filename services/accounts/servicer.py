@@ -24,7 +24,7 @@ from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import Payments
 from services.accounts.records import OAuthClient, OAuthConnection, UsageRecord, Workspace, WorkspaceProvisioning
 from services.accounts.repository import AccountsUnit, PooledAccounts
-from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Principal, Usage
+from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Principal
 from services.accounts.sign_in import SignInLinks
 from services.accounts.x402_billing import X402Billing
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
@@ -77,8 +77,8 @@ def usage_message(r: UsageRecord) -> accounts_pb2.UsageEntry:
     return e
 
 
-def _usage(e: accounts_pb2.UsageEntry) -> Usage:
-    return Usage(id=e.id, account_id=e.account_id, business_id=optional(e, "business_id"), api_key_id=e.api_key_id,
+def _usage(e: accounts_pb2.UsageEntry) -> UsageRecord:
+    return UsageRecord(id=e.id, account_id=e.account_id, business_id=optional(e, "business_id"), api_key_id=e.api_key_id,
                  endpoint=e.endpoint, method=e.method, status_code=e.status_code, call_id=optional(e, "call_id"),
                  cost_cents=e.cost_cents, created_at=e.created_at.ToDatetime(tzinfo=UTC))
 

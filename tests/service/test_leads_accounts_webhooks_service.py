@@ -11,7 +11,8 @@ from core.pagination import Page
 from core.tenant import acting_as
 from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
-from services.accounts.service import CallCost, Usage
+from services.accounts.records import UsageRecord
+from services.accounts.service import CallCost
 from services.sdr import schema as sdr_schema
 from services.sdr.service import Contact, LeadFilters, Leads
 from services.webhooks import delivery_service, domain
@@ -96,7 +97,7 @@ async def test_usage_is_appended_and_listed_for_the_key_account_only(accounts_of
     accounts = accounts_of()
     who, other = new_tenant(), new_tenant()
     now = utcnow()
-    entries = [Usage(new_id(), who.account_id, who.business_ids[0], who.api_key_id, "/api/v1/agents", "GET", 200,
+    entries = [UsageRecord(new_id(), who.account_id, who.business_ids[0], who.api_key_id, "/api/v1/agents", "GET", 200,
                      None, 0, now - timedelta(seconds=n)) for n in range(3)]
     assert await accounts.record_usage(entries) == 3
     with acting_as(who):
