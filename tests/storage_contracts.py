@@ -516,6 +516,21 @@ class AccountsRepositoryContract:
         assert (found.token_hash, str(found.account_id), found.expires_at, found.last_used_at) == (
             token_hash, account_id, AT + timedelta(days=30), AT)
 
+    async def test_sessions_are_added_and_ended_one_or_all_of_an_account(self, database, accounts_in, seed):
+        hashes = [f"session-{new_id()}" for _ in range(3)]
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            for token_hash in hashes:
+                await accounts_in(conn).add_session(token_hash=token_hash, account_id=account_id, created_at=AT,
+                                                    expires_at=AT + timedelta(days=30), last_used_at=AT)
+        async with database.transaction() as conn:
+            accounts = accounts_in(conn)
+            assert await accounts.end_session(["session-none", hashes[0]]) == 1
+            assert await accounts.end_session([hashes[0]]) == 0  # ended already
+            assert await accounts.end_sessions_of(account_id) == 2
+        async with database.read() as conn:
+            assert await accounts_in(conn).session(hashes) is None
+
     async def test_a_workspace_is_read_with_its_signups_provisioning_when_it_has_one(self, database, accounts_in,
                                                                                     seed, workspaces):
         from services.accounts.schema import provisionings

@@ -1,6 +1,6 @@
 """services.accounts.repository's AccountsUnit and HotPath in memory, on a MemoryDatabase (schema.businesses,
 schema.api_keys, schema.sessions and, for the workspace read, schema.provisionings). The repository has the
-methods the fast tier's use cases reach (keys, sessions' reads, workspaces); signup, sign-in links, usage and
+methods the fast tier reaches (keys, sessions, workspaces); signup, sign-in links, usage and
 billing run on the stack-backed tier."""
 from __future__ import annotations
 
@@ -64,6 +64,18 @@ class MemoryAccounts:
         if revoke_at is not None:
             values = {**values, "revoked_at": row["revoked_at"] or revoke_at}
         return record(ApiKeyRecord, update(api_keys, row, values)._mapping)
+
+    async def add_session(self, **values):
+        insert(self.session_rows, sessions, values)
+
+    async def end_session(self, token_hashes):
+        return sum(self.session_rows.pop((h,), None) is not None for h in token_hashes)
+
+    async def end_sessions_of(self, account_id):
+        mine = [key for key, row in self.session_rows.items() if row["account_id"] == account_id]
+        for key in mine:
+            del self.session_rows[key]
+        return len(mine)
 
     async def session(self, token_hashes):
         row = next((self.session_rows[(h,)] for h in token_hashes if (h,) in self.session_rows), None)
