@@ -24,6 +24,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bench.harness import branches, judged, report, signed_up, with_stack
 from bench.leads import quantiles, timed
@@ -60,7 +61,7 @@ SQL = {
 }
 
 
-def calls(rng: random.Random, agents: list[tuple], count: int, now: datetime):
+def calls(rng: random.Random, agents: list[tuple[Any, ...]], count: int, now: datetime):
     for _ in range(count):
         agent_id, business_id, name = rng.choice(agents)
         at = now - timedelta(seconds=rng.randrange(DAYS * 86400))
@@ -68,7 +69,7 @@ def calls(rng: random.Random, agents: list[tuple], count: int, now: datetime):
                "+14155550100", 600, "skip", "{}", rng.randrange(600), at, at)
 
 
-def leads(rng: random.Random, agents: list[tuple], count: int, now: datetime):
+def leads(rng: random.Random, agents: list[tuple[Any, ...]], count: int, now: datetime):
     for i in range(count):
         agent_id, business_id, _ = rng.choice(agents)
         at = now - timedelta(seconds=rng.randrange(DAYS * 86400))

@@ -12,31 +12,33 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from typing import Any
 
 import asyncpg
 import grpc
 from aiohttp import web
 
 from bench.bare_server import _init, workspace_json
+from services.accounts.secret_keys import SecretKeys
 from core.settings import load
 
 METHOD = "/bench.Bare/Workspace"
 
 
 class Back:
-    def __init__(self, pool: asyncpg.Pool, secret: str):
-        self.pool, self.secret = pool, secret
+    def __init__(self, pool: asyncpg.Pool, keys: SecretKeys):
+        self.pool, self.keys = pool, keys
 
-    async def workspace(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+    async def workspace(self, request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
         header, _, business_id = request.decode().partition("\n")
-        status, body = await workspace_json(self.pool, self.secret, header, business_id)
+        status, body = await workspace_json(self.pool, self.keys, header, business_id)
         return b"%d " % status + json.dumps(body).encode()  # the status, a space, the JSON body
 
 
 async def serve_back(port: int) -> None:
     settings = load()
     pool = await asyncpg.create_pool(settings.database_url.reveal(), min_size=10, max_size=20, init=_init)
-    back = Back(pool, settings.secret_key.reveal())
+    back = Back(pool, SecretKeys.of(settings))
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     handler = grpc.unary_unary_rpc_method_handler(back.workspace)  # bytes in, bytes out
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Bare", {"Workspace": handler}),))

@@ -26,6 +26,7 @@ import json
 import statistics
 import sys
 import time
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -41,12 +42,12 @@ from providers.voice.simulator.playback import sign
 RATIO_GOAL, P99_GOAL_MS = 0.5, 400  # the burst: >= 0.5 of the bare receiver, p99 < 400 ms (issue 38)
 
 
-def signed(secret: str, body: bytes) -> dict:
+def signed(secret: str, body: bytes) -> dict[str, Any]:
     """Headers as the provider signs a server message with our webhook credential's plan."""
     return {"Content-Type": "application/json", **sign(hmac_plan(secret), body, time.time())}
 
 
-def messages(call: dict) -> list[bytes]:
+def messages(call: dict[str, Any]) -> list[bytes]:
     """What the provider sends for an answered call: in-progress, then the end-of-call report."""
     ref = {"id": call["conversation_id"], "assistantOverrides": {"metadata": {"switchboard_call_id": call["id"]}}}
     report = {"type": "end-of-call-report", "call": ref, "endedReason": "customer-ended-call",
@@ -57,7 +58,7 @@ def messages(call: dict) -> list[bytes]:
             json.dumps({"message": report}).encode()]
 
 
-async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[dict], concurrency: int,
+async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[dict[str, Any]], concurrency: int,
                sent: dict[str, float], rate: float | None = None) -> int:
     """Post every call's messages, `concurrency` calls at a time, each call starting `rate` per second when given
     (else at once); returns how many posts were refused."""
@@ -65,7 +66,7 @@ async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[d
     refused = 0
     begin = time.time()
 
-    async def one(n: int, call: dict) -> None:
+    async def one(n: int, call: dict[str, Any]) -> None:
         nonlocal refused
         if rate:
             await asyncio.sleep(max(0.0, begin + n / rate - time.time()))
@@ -175,7 +176,7 @@ async def run(args, stack) -> int:
         print(f"placing {args.calls} calls ...", flush=True)
         gate = asyncio.Semaphore(20)
 
-        async def place(n: int) -> dict:
+        async def place(n: int) -> dict[str, Any]:
             async with gate, http.post(f"{stack.base_url}/api/v1/calls", headers={"Authorization": f"Bearer {key}"},
                                        json={"agent_id": agent_id, "to": f"+1415555{1000 + n:04d}"}) as r:
                 assert r.status == 201, await r.text()

@@ -67,7 +67,7 @@ def bare(cases) -> int:
     return legal
 
 
-def decided(cases) -> Counter:
+def decided(cases) -> Counter[str]:
     return Counter(compliance.decide(touch, callee, standing).outcome for touch, callee, standing in cases)
 
 

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -33,11 +34,11 @@ def judged(met: bool | None, valid: bool = True) -> str:
 
 def report(bench: str, path: str, figure: float | None, unit: str, baseline: float | None, ratio: float | None,
            goal: str, verdict: str, *, p50_ms: float | None = None, p99_ms: float | None = None,
-           per_round: list[float] | None = None) -> dict:
+           per_round: list[float] | None = None) -> dict[str, Any]:
     """A bench's headline in the shape every bench shares (one call per headline, at the end), appended as one JSON
     line to the file RESULTS_ENV names, if it names one; returns the record. `baseline` is the bare figure in the
     same unit and `ratio` the bench's own ratio to it."""
-    record: dict = {"bench": bench, "path": path, "figure": figure, "unit": unit, "baseline": baseline,
+    record: dict[str, Any] = {"bench": bench, "path": path, "figure": figure, "unit": unit, "baseline": baseline,
                     "ratio": ratio, "goal": goal, "verdict": verdict}
     optional = {"p50_ms": p50_ms, "p99_ms": p99_ms, "per_round": per_round}
     record |= {name: value for name, value in optional.items() if value is not None}
@@ -67,7 +68,7 @@ async def branches(database_url: str, business_id: str, count: int) -> list[str]
     return [str(r["id"]) for r in rows]
 
 
-async def signed_up(http, base: str, business_name: str, email: str, database_url: str) -> tuple[dict, str]:
+async def signed_up(http, base: str, business_name: str, email: str, database_url: str) -> tuple[dict[str, Any], str]:
     """A new account in its trial (tests.standing): the signup reply and a key with every scope, made in the
     dashboard session that `http` (an aiohttp session whose cookie jar is unsafe=True: the stack is on an IP
     address) keeps after the magic link."""

@@ -22,6 +22,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bench import harness
 from bench.harness import branches, signed_up, with_stack
@@ -48,7 +49,7 @@ def seed_rows(business_ids: list[str], total: int, now: datetime):
                rng.randrange(101), "low", "seeded", ["seeded"], rng.randrange(5), updated, created, updated)
 
 
-def cases(business_id: str, now: datetime, sample_phone: str) -> list[tuple[str, dict, str, list]]:
+def cases(business_id: str, now: datetime, sample_phone: str) -> list[tuple[str, dict[str, Any], str, list[Any]]]:
     """(name, API query, SQL WHERE after the business, its arguments after the business id)."""
     week_ago = now - timedelta(days=7)
     return [
@@ -91,7 +92,7 @@ AUDIT_SQL = [
 ]
 
 
-def audit_args(business_id: str, with_statuses: bool, as_of: datetime) -> list:
+def audit_args(business_id: str, with_statuses: bool, as_of: datetime) -> list[Any]:
     return [business_id, OPEN, as_of] if with_statuses else [business_id, as_of]
 
 
@@ -109,7 +110,7 @@ async def timed(n: int, step) -> list[float]:
     return out
 
 
-async def uses_index(conn, sql: str, args: list) -> bool:
+async def uses_index(conn, sql: str, args: list[Any]) -> bool:
     plan = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
     return "Index" in str(plan)
 

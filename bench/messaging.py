@@ -18,6 +18,7 @@ import statistics
 import sys
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 import aiohttp
 
@@ -62,7 +63,7 @@ async def measure(name: str, texts: int, concurrency: int, send) -> tuple[float,
     return rate if not failed else 0.0, p50, p99
 
 
-async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str], database_url: str) -> tuple[str, dict]:
+async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str], database_url: str) -> tuple[str, dict[str, Any]]:
     signup, key = await signed_up(http, base, "Bench Texts", "texts-bench@example.com", database_url)
     auth = {"Authorization": f"Bearer {key}"}
     async with http.post(f"{base}/api/v1/agents", headers=auth, json={

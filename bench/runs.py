@@ -29,6 +29,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -80,7 +81,7 @@ class Bench:
         self.simulator = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
         self.voice = VapiClient(self.simulator, stack.home_secret("voice_api_key"))
 
-    async def api(self, method: str, path: str, expected: int, **kwargs) -> dict:
+    async def api(self, method: str, path: str, expected: int, **kwargs) -> dict[str, Any]:
         async with self.http.request(method, self.stack.base_url + path, headers={**self.auth, **kwargs.pop(
                 "headers", {})}, **kwargs) as r:
             body = await r.json()
@@ -97,13 +98,13 @@ class Bench:
 
         await asyncio.gather(*(one(p) for p in phones))
 
-    def run_body(self, phones: list[str], times: list[datetime]) -> dict:
+    def run_body(self, phones: list[str], times: list[datetime]) -> dict[str, Any]:
         pairs = zip(phones, times, strict=False)  # fewer open numbers than asked for: the shorter list
         return {"external_ref": f"bench-{uuid.uuid4().hex[:8]}", "agent_id": self.agent_id,
                 "touches": [{"touch_id": f"t{i}", "channel": "call", "target": {"phone": phone},
                              "scheduled_at": stamp(at)} for i, (phone, at) in enumerate(pairs)]}
 
-    async def timed(self, method: str, path: str, expected: int, **kwargs) -> tuple[float, dict]:
+    async def timed(self, method: str, path: str, expected: int, **kwargs) -> tuple[float, dict[str, Any]]:
         started = time.perf_counter()
         body = await self.api(method, path, expected, **kwargs)
         return time.perf_counter() - started, body
@@ -168,7 +169,7 @@ class Bench:
         async with self.http.post(f"{self.simulator}/_simulator/playback", json={"silent": True, "times": calls}) as r:
             assert r.status == 201, await r.text()
 
-    async def bare(self, phones: list[str], times: list[datetime], concurrency: int | None) -> tuple[float, list]:
+    async def bare(self, phones: list[str], times: list[datetime], concurrency: int | None) -> tuple[float, list[Any]]:
         """The same calls placed straight at the simulator by a loop: (calls/s, lateness of each in seconds)."""
         profile = await self.db.fetchrow(
             "SELECT a.provider_assistant_id, n.provider_phone_number_id FROM agents.agents a JOIN "

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
+from typing import Any
 
 import aiohttp
 
@@ -33,10 +34,10 @@ async def run(args, stack) -> int:
     sim, sim_key = env["PAYMENTS_API_URL"], env["PAYMENTS_API_KEY"]
     signup_url = f"{stack.base_url}/api/v1/signup"
     async with aiohttp.ClientSession() as http:
-        def who(n: int, kind: str) -> dict:
+        def who(n: int, kind: str) -> dict[str, Any]:
             return {"business_name": f"Bench {kind} {n}", "email": f"{kind}-{n}-{uuid.uuid4().hex[:6]}@example.com"}
 
-        def address(n: int) -> dict:
+        def address(n: int) -> dict[str, Any]:
             return {"X-Forwarded-For": f"198.18.{n // 250}.{n % 250 + 1}"}
 
         async def bare(n: int) -> bool:
@@ -53,7 +54,7 @@ async def run(args, stack) -> int:
                 body = await r.json()
                 return r.status == 200 and bool(body.get("checkout_url"))
 
-        payments: dict[int, tuple[dict, str]] = {}
+        payments: dict[int, tuple[dict[str, Any], str]] = {}
         for n in range(args.x402):  # the client's part, not timed: ask, then sign
             fields = who(n, "x402")
             async with http.post(signup_url, json={**fields, "payment_capture": "x402"},

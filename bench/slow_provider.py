@@ -21,6 +21,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -32,7 +33,7 @@ from deploy.local.stack import Stack
 AGENTS = 10
 
 
-async def _json(session: aiohttp.ClientSession, method: str, url: str, **kw) -> tuple[int, dict]:
+async def _json(session: aiohttp.ClientSession, method: str, url: str, **kw) -> tuple[int, dict[str, Any]]:
     async with session.request(method, url, **kw) as r:
         return r.status, await r.json(content_type=None)
 
@@ -49,7 +50,7 @@ async def full_key(session: aiohttp.ClientSession, base: str) -> tuple[str, str]
     return key["key"], signup["business_id"]
 
 
-async def read_loop(session, base: str, headers: dict, stop: asyncio.Event, latencies: list[float]) -> None:
+async def read_loop(session, base: str, headers: dict[str, Any], stop: asyncio.Event, latencies: list[float]) -> None:
     while not stop.is_set():
         started = time.perf_counter()
         status, body = await _json(session, "GET", f"{base}/api/v1/agents?limit=5", headers=headers)
@@ -58,7 +59,7 @@ async def read_loop(session, base: str, headers: dict, stop: asyncio.Event, late
         await asyncio.sleep(0.1)
 
 
-async def sample_connections(database_url: str, stop: asyncio.Event, peaks: dict) -> None:
+async def sample_connections(database_url: str, stop: asyncio.Event, peaks: dict[str, Any]) -> None:
     conn = await asyncpg.connect(database_url)
     try:
         while not stop.is_set():

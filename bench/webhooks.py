@@ -27,6 +27,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -128,7 +129,7 @@ async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, 
     bodies = [json.dumps({"event_id": str(uuid.uuid4()), "event": "lead.created",
                           "occurred_at": datetime.now(UTC).isoformat(), "data": {}}).encode()
               for _ in range(count)]
-    queue: asyncio.Queue = asyncio.Queue()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
     for b in bodies:
         queue.put_nowait(b)
     latencies: list[float] = []

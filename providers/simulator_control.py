@@ -28,6 +28,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 
@@ -41,10 +42,10 @@ Refuse = Callable[[list[str], int], web.Response]
 # The simulator's error response for an injected fault of this HTTP status.
 Fail = Callable[[int], web.Response]
 # A control-plane request's JSON object; anything else raised as an aiohttp HTTP error.
-Read = Callable[[web.Request], Awaitable[dict]]
+Read = Callable[[web.Request], Awaitable[dict[str, Any]]]
 
 
-async def json_object(request: web.Request) -> dict:
+async def json_object(request: web.Request) -> dict[str, Any]:
     """A control-plane request's JSON body (none: `{}`); anything else is refused with 400, which the control
     plane's middleware answers in the simulator's shape."""
     try:
@@ -56,7 +57,7 @@ async def json_object(request: web.Request) -> dict:
     return body
 
 
-def next_script(scripts: list, default: Callable[[], object]):
+def next_script(scripts: list[Any], default: Callable[[], object]):
     """The script the next simulated call or message plays: the first queued one (used up after its `times`
     plays), else `default()` (the simulator's own behaviour)."""
     if not scripts:
@@ -105,7 +106,7 @@ def is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_fault(body: dict, rules: FaultRules) -> tuple[Fault, list[str]]:
+def parse_fault(body: dict[str, Any], rules: FaultRules) -> tuple[Fault, list[str]]:
     """The fault a request body describes, and what is wrong with it (nothing: it may be added)."""
     errors = [f"property {k} should not exist" for k in sorted(set(body) - set(rules.fields))]
     fault = Fault(**{k: body[k] for k in rules.fields if k in body})
@@ -139,7 +140,7 @@ class FaultBook:
         self.rules = rules
         self.pending: list[Fault] = []
 
-    def view(self, fault: Fault) -> dict:
+    def view(self, fault: Fault) -> dict[str, Any]:
         return {k: getattr(fault, k) for k in self.rules.fields}
 
     def take(self, request: web.Request) -> Fault | None:
@@ -164,14 +165,14 @@ class RequestLog:
     gave up on counts at once) and given their status once answered."""
 
     def __init__(self):
-        self.entries: deque[dict] = deque(maxlen=LOG_SIZE)
+        self.entries: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
 
-    def arrived(self, request: web.Request) -> dict:
+    def arrived(self, request: web.Request) -> dict[str, Any]:
         entry = {"method": request.method, "path": request.path, "status": None}
         self.entries.append(entry)
         return entry
 
-    def matching(self, prefix: str, method: str) -> list[dict]:
+    def matching(self, prefix: str, method: str) -> list[dict[str, Any]]:
         """Copies of the entries whose path starts with `prefix`, of `method` if one is given."""
         return [dict(e) for e in self.entries
                 if e["path"].startswith(prefix) and (not method or e["method"] == method)]

@@ -56,7 +56,7 @@ class Process:
     module: str
     port: int
     secrets: tuple[str, ...] = ()  # the secret settings it is given (core.settings.SECRET_FIELDS)
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     log: Path | None = None
     env: dict[str, str] = field(default_factory=dict)  # overrides for this process only
 

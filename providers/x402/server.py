@@ -29,6 +29,7 @@ import json
 import logging
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from pydantic import ValidationError
@@ -134,12 +135,12 @@ class Verified:
         value = authorization.get("validBefore") if isinstance(authorization, dict) else None
         return int(value) if isinstance(value, (str, int)) and UINT.match(str(value)) else None
 
-    def stored(self) -> tuple[dict, dict]:
+    def stored(self) -> tuple[dict[str, Any], dict[str, Any]]:
         return (self.payload.model_dump(mode="json", by_alias=True, exclude_none=True),
                 self.requirements.model_dump(mode="json", by_alias=True, exclude_none=True))
 
     @classmethod
-    def from_stored(cls, payload: dict, requirements: dict, payer: str) -> Verified:
+    def from_stored(cls, payload: dict[str, Any], requirements: dict[str, Any], payer: str) -> Verified:
         return cls(PaymentPayload.model_validate(payload), PaymentRequirements.model_validate(requirements), payer)
 
 
@@ -353,7 +354,7 @@ class X402Gate:
         return encode_payment_required_header(payment_required)
 
     @staticmethod
-    def required_body(payment_required: PaymentRequired) -> dict:
+    def required_body(payment_required: PaymentRequired) -> dict[str, Any]:
         """The `PaymentRequired` as a JSON-able dict (camelCase) for a 402 body."""
         return payment_required.model_dump(mode="json", by_alias=True, exclude_none=True)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from aiohttp import web
 
@@ -30,7 +31,7 @@ async def json_errors(request: web.Request, handler):
         return web.json_response({"error": "internal server error"}, status=500)
 
 
-def _allow(exc: web.HTTPException) -> dict:
+def _allow(exc: web.HTTPException) -> dict[str, Any]:
     return {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else {}
 
 

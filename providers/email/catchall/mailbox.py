@@ -22,6 +22,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 
 FILE = re.compile(r"^(?P<n>\d+)-(?P<at>\d{8}T\d{6}\.\d{6}Z)\.eml$")
 ID = re.compile(r"^\d+-\d{8}T\d{6}\.\d{6}Z$")
@@ -95,7 +96,7 @@ class Mailbox:
         os.replace(temporary, self.folder / f"{message_id}.eml")
         return message_id
 
-    def messages(self, to: str | None = None) -> list[dict]:
+    def messages(self, to: str | None = None) -> list[dict[str, Any]]:
         """Every message, oldest first; with `to`, only those with a recipient containing it (any case)."""
         wanted = to.casefold() if to else None
         found = []
@@ -110,7 +111,7 @@ class Mailbox:
         return found
 
     @staticmethod
-    def summary(message_id: str, raw: bytes) -> dict:
+    def summary(message_id: str, raw: bytes) -> dict[str, Any]:
         sender, recipients = envelope(raw)
         message = BytesParser(policy=policy.default).parsebytes(raw)
         received = datetime.strptime(FILE.match(f"{message_id}.eml")["at"], STAMP).replace(tzinfo=UTC)

@@ -7,6 +7,7 @@ import base64
 import hmac
 import logging
 import re
+from typing import Any
 
 from aiohttp import web
 
@@ -83,7 +84,7 @@ def twilio_middleware(credentials: dict[str, str]):
     return twilio
 
 
-def account_resource(account_sid: str, auth_token: str, created: str) -> dict:
+def account_resource(account_sid: str, auth_token: str, created: str) -> dict[str, Any]:
     base = f"{ACCOUNTS}/{account_sid}"
     return {"auth_token": auth_token, "date_created": created, "date_updated": created,
             "friendly_name": "Switchboard messaging simulator", "owner_account_sid": account_sid, "sid": account_sid,

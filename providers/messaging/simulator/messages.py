@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from typing import Any
 from urllib.parse import urlencode
 
 import phonenumbers
@@ -97,10 +98,10 @@ class Messages:
     def __init__(self, account_sid: str):
         self.account_sid = account_sid
         self.base = f"/{API_VERSION}/Accounts/{account_sid}/Messages"
-        self.records: dict[str, dict] = {}
+        self.records: dict[str, dict[str, Any]] = {}
 
     def create(self, *, to: str, from_: str, body: str, direction: str, status: str,
-               status_callback: str | None = None) -> dict:
+               status_callback: str | None = None) -> dict[str, Any]:
         """A new message, kept."""
         record = self.resource(to=to, from_=from_, body=body, direction=direction, status=status,
                                status_callback=status_callback)
@@ -108,7 +109,7 @@ class Messages:
         return record
 
     def resource(self, *, to: str, from_: str, body: str, direction: str, status: str,
-                 status_callback: str | None = None) -> dict:
+                 status_callback: str | None = None) -> dict[str, Any]:
         """A new message's resource, not kept (a test-credentials send is shown and forgotten)."""
         sid, stamp = new_sid(), rfc2822()
         record = {
@@ -125,10 +126,10 @@ class Messages:
             record["date_sent"] = stamp
         return record
 
-    def get(self, sid: str) -> dict | None:
+    def get(self, sid: str) -> dict[str, Any] | None:
         return self.records.get(sid)
 
-    def move(self, sid: str, status: str, error_code: int | None = None) -> dict:
+    def move(self, sid: str, status: str, error_code: int | None = None) -> dict[str, Any]:
         """The message's new status (and delivery error), as GET shows it from now on."""
         record, stamp = self.records[sid], rfc2822()
         record.update(status=status, date_updated=stamp)
@@ -139,7 +140,7 @@ class Messages:
             record.update(error_code=error_code, error_message=errors.DELIVERY_ERRORS.get(error_code))
         return record
 
-    def page(self, query) -> dict:
+    def page(self, query) -> dict[str, Any]:
         """GET .../Messages.json: Twilio's list envelope over the messages matching To/From, newest first."""
         size, number = _int(query, "PageSize", PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX), _int(query, "Page", 0, 0, None)
         found = [r for r in reversed(self.records.values())
@@ -157,7 +158,7 @@ class Messages:
                 "previous_page_uri": uri(number - 1) if number > 0 else None}
 
 
-def public(record: dict) -> dict:
+def public(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if not k.startswith("_")}
 
 

@@ -8,6 +8,7 @@ a hash whose keys are all indices is an array (in index order), `[]` appends, an
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import parse_qsl
 
 from providers.payments.simulator.errors import ApiError, invalid, unknown_parameter
@@ -17,8 +18,8 @@ SEGMENT = re.compile(r"\[([^\[\]]*)\]")
 FREE_FORM = {"metadata"}  # hashes whose keys are the caller's (digits stay keys, never indices)
 
 
-def decode(pairs) -> dict:
-    root: dict = {}
+def decode(pairs) -> dict[str, Any]:
+    root: dict[str, Any] = {}
     for key, value in pairs:
         match = KEY.match(key)
         if not match:
@@ -49,14 +50,14 @@ def _arrays(node, name: str | None):
     return values
 
 
-def decode_body(raw: bytes) -> dict:
+def decode_body(raw: bytes) -> dict[str, Any]:
     try:
         return decode(parse_qsl(raw.decode(), keep_blank_values=True, strict_parsing=False))
     except UnicodeDecodeError:
         raise ApiError(400, "Invalid request body: not UTF-8") from None
 
 
-def check_known(params: dict, allowed: set[str], prefix: str = "") -> None:
+def check_known(params: dict[str, Any], allowed: set[str], prefix: str = "") -> None:
     for key in params:
         if key not in allowed:
             raise unknown_parameter(f"{prefix}[{key}]" if prefix else key)

@@ -59,7 +59,7 @@ class Settlement:
     valid_before: str
     settled_at: str
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         d = asdict(self)
         return {"transaction": d["transaction"], "blockNumber": d["block_number"], "network": d["network"],
                 "asset": d["asset"], "payer": d["payer"], "payTo": d["pay_to"], "amount": d["amount"],
@@ -143,7 +143,7 @@ class Ledger:
             raise Revert("ERC20: transfer amount exceeds balance")
 
     @staticmethod
-    def _transfer_args(args: tuple) -> tuple[str, str, int, int, int, bytes, bytes]:
+    def _transfer_args(args: tuple[Any, ...]) -> tuple[str, str, int, int, int, bytes, bytes]:
         """`transferWithAuthorization`'s arguments, both overloads ((v, r, s) or a `bytes` signature)."""
         if len(args) == 9:
             from_, to, value, valid_after, valid_before, nonce, v, r, s = args
@@ -179,7 +179,7 @@ class Ledger:
                 settled_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")))
             return tx_hash
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         """The control plane's view: settlements oldest first and the balances that moved from the start."""
         with self._lock:
             return {"network": self.network, "asset": self.asset, "startBalance": str(self.start_balance),
