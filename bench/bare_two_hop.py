@@ -19,8 +19,8 @@ import grpc
 from aiohttp import web
 
 from bench.bare_server import _init, workspace_json
-from services.accounts.secret_keys import SecretKeys
 from core.settings import load
+from services.accounts.secret_keys import SecretKeys
 
 METHOD = "/bench.Bare/Workspace"
 
