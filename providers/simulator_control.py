@@ -28,9 +28,10 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ async def json_object(request: web.Request) -> dict[str, Any]:
     return body
 
 
-def next_script(scripts: list[Any], default: Callable[[], object]):
+def next_script(scripts: list[Any], default: Callable[[], object]) -> Any:
     """The script the next simulated call or message plays: the first queued one (used up after its `times`
     plays), else `default()` (the simulator's own behaviour)."""
     if not scripts:
@@ -101,7 +102,7 @@ class FaultRules:
     reserved: str | None = None  # a path prefix a fault may not name
 
 
-def is_int(value) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """An integer, and not a bool (which JSON keeps apart and Python does not)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -164,7 +165,7 @@ class RequestLog:
     """The last `LOG_SIZE` requests outside the control plane, logged as they arrive (so an attempt the client
     gave up on counts at once) and given their status once answered."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.entries: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
 
     def arrived(self, request: web.Request) -> dict[str, Any]:
@@ -208,6 +209,7 @@ class ControlPlane:
         return web.json_response({"cleared": self.faults.clear()})
 
     async def requests(self, request: web.Request) -> web.Response:
+        assert self.log is not None  # the route is added only with a log
         return web.json_response(self.log.matching(request.query.get("path", ""),
                                                    request.query.get("method", "").upper()))
 
@@ -229,7 +231,7 @@ class ControlPlane:
         router.add_get(f"{self.prefix}/health", self.health)
 
     @web.middleware
-    async def middleware(self, request: web.Request, handler):
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path == self.prefix or request.path.startswith(self.prefix + "/"):
             try:
                 return await handler(request)
@@ -241,12 +243,13 @@ class ControlPlane:
             fault.hold == "answer" if fault.hold else self.hold_back)
         if fault is not None and not hold_back:
             await asyncio.sleep(fault.delay_seconds)
+        response: web.StreamResponse
         if fault is not None and fault.status:
             log.info("%s %s: injected %d", request.method, request.path, fault.status)
             response = self.failure(fault)
         else:
             response = await handler(request)
         entry["status"] = response.status  # before a hold: the work is done, whether or not the client waits
-        if hold_back:
+        if fault is not None and hold_back:
             await asyncio.sleep(fault.delay_seconds)
         return response

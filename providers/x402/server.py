@@ -27,6 +27,7 @@ import base64
 import binascii
 import json
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -256,7 +257,8 @@ class X402Gate:
         self._facilitator = _Facilitator(FacilitatorConfig(url=self.facilitator_url, timeout=timeout,
                                                            http_client=self._http))
         self._server = x402ResourceServer(self._facilitator)
-        self._server.register(network, ExactEvmServerScheme())
+        # x402's scheme has an unannotated __init__ and types payment_flows as a plain dict against its own protocol
+        self._server.register(network, ExactEvmServerScheme())  # type: ignore[no-untyped-call, arg-type]
         self._ready = False
         self._ready_lock = asyncio.Lock()
 
@@ -266,7 +268,7 @@ class X402Gate:
     # -- the facilitator --------------------------------------------------------------------------------------
 
     @asynccontextmanager
-    async def _facilitator_call(self, what: str, seconds: float):
+    async def _facilitator_call(self, what: str, seconds: float) -> AsyncIterator[None]:
         """Bounds a facilitator call and turns its failures into `FacilitatorUnavailable` / `PaymentRefused`."""
         try:
             async with asyncio.timeout(seconds):
@@ -310,8 +312,6 @@ class X402Gate:
 
     async def _ensure_ready(self) -> None:
         """The resource server initialized from the facilitator's `/supported` (once; retried after a failure)."""
-        if self._ready:
-            return
         async with self._ready_lock:
             if self._ready:
                 return
@@ -409,7 +409,10 @@ class X402Gate:
             reason = verify.invalid_reason or "invalid_payload"
             log.info("x402 payment from %s refused: %s", verify.payer or payer, reason)
             raise PaymentRefused(reason, verify.invalid_message, payer=verify.payer or payer)
-        return Verified(payload=payload, requirements=matching, payer=verify.payer or payer)
+        payer = verify.payer or payer
+        if payer is None:  # only an exact EVM payment matches, and decode_payment saw its authorization's `from`
+            raise MalformedPayment("the payment names no payer")
+        return Verified(payload=payload, requirements=matching, payer=payer)
 
     async def settle(self, verified: Verified) -> Settled:
         """Move the money (`POST /settle`). Raises `PaymentRefused` (with `response_header`, the failed

@@ -22,11 +22,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from eth_account import Account
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 from x402.mechanisms.evm.eip712 import hash_eip3009_authorization
 from x402.mechanisms.evm.exact.eip3009_utils import ERC20_TRANSFER_EVENT_TOPIC
 from x402.mechanisms.evm.types import ExactEIP3009Authorization, TransactionReceipt
 from x402.mechanisms.evm.utils import get_evm_chain_id
+from x402.mechanisms.evm.types import TypedDataDomain, TypedDataField
 from x402.mechanisms.evm.verify import verify_eoa_signature, verify_typed_data_strict
 
 from providers.x402 import USDC_DECIMALS
@@ -156,7 +158,7 @@ class Ledger:
         return (str(from_), str(to), _uint(value), _uint(valid_after), _uint(valid_before), bytes(nonce),
                 signature)
 
-    def transfer_with_authorization(self, *args) -> str:
+    def transfer_with_authorization(self, *args: Any) -> str:
         from_, to, value, valid_after, valid_before, nonce, signature = self._transfer_args(args)
         with self._lock:
             self._check(from_, to, value, valid_after, valid_before, nonce, signature)
@@ -238,6 +240,8 @@ class Ledger:
             raise RuntimeError(f"transaction {tx_hash} not found")
         return receipt
 
-    def verify_typed_data(self, address: str, domain, types, primary_type: str, message: dict[str, Any],
-                          signature: bytes) -> bool:
-        return verify_typed_data_strict(self, address, domain, types, primary_type, message, signature)
+    def verify_typed_data(self, address: str, domain: TypedDataDomain, types: dict[str, list[TypedDataField]],
+                          primary_type: str, message: dict[str, Any], signature: bytes) -> bool:
+        # the check takes its fields' lists wider (a field or a dict): a copy of each, typed so (lists are invariant)
+        fields = {name: list[TypedDataField | dict[str, Any]](listed) for name, listed in types.items()}
+        return verify_typed_data_strict(self, address, domain, fields, primary_type, message, signature)
