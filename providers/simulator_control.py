@@ -28,7 +28,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard, TypeVar
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -58,7 +58,14 @@ async def json_object(request: web.Request) -> dict[str, Any]:
     return body
 
 
-def next_script(scripts: list[Any], default: Callable[[], object]) -> Any:
+class Script(Protocol):
+    times: int  # plays left
+
+
+S = TypeVar("S", bound=Script)
+
+
+def next_script(scripts: list[S], default: Callable[[], S]) -> S:
     """The script the next simulated call or message plays: the first queued one (used up after its `times`
     plays), else `default()` (the simulator's own behaviour)."""
     if not scripts:

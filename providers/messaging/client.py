@@ -46,7 +46,7 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-def _twilio_code(body) -> int | None:
+def _twilio_code(body: object) -> int | None:
     code = body.get("code") if isinstance(body, dict) else None
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
@@ -127,6 +127,7 @@ class TwilioClient(SessionClient):
                     return await self._read_once(route, path, params, attempt.retry_state.attempt_number)
         except _Retryable as exc:
             raise exc.error from None
+        raise AssertionError("tenacity stops by raising (reraise=True)")
 
     async def _read_once(self, route: str, path: str, params: dict[str, Any] | None, attempt: int) -> dict[str, Any]:
         where = f"GET {route}"
@@ -186,7 +187,7 @@ class TwilioClient(SessionClient):
             return min(max(backoff, exc.retry_after), BACKOFF_MAX)
         return backoff
 
-    def _log_retry(self, where: str, attempt: int, what) -> None:
+    def _log_retry(self, where: str, attempt: int, what: str | int) -> None:
         verdict = "retrying" if attempt < self.max_attempts else "giving up"
         log.warning("messaging provider %s attempt %d/%d failed (%s); %s", where, attempt, self.max_attempts,
                     what, verdict)

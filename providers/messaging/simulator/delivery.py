@@ -82,6 +82,7 @@ class Delivery:
 
     async def _play(self, sid: str, script: CallbackScript) -> None:
         record = self.messages.get(sid)
+        assert record is not None  # start() plays a message just created
         final, code = self.outcome_for(record["to"])
         steps = [(QUEUE_SECONDS, final, code)] if final == "failed" else \
             [(QUEUE_SECONDS, "sent", None), (CARRIER_SECONDS, final, code)]

@@ -93,7 +93,7 @@ def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: O
         url = body.get("url") or inbound_url
         if not errors and not url:
             errors = ["no inbound URL: pass url, or start the simulator with --inbound-url (SMS_INBOUND_URL)"]
-        if errors:
+        if errors or not url:
             return refused(errors)
         record = messages.create(to=body["to"], from_=body["from"], body=body["body"], direction="inbound",
                                  status="received")

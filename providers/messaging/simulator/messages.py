@@ -11,6 +11,7 @@ first, as Twilio lists them.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from typing import Any
@@ -65,10 +66,10 @@ def is_callback_url(value: str) -> bool:
     if len(value) > URL_MAX:
         return False
     parts = url_parts(value)
-    return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and "_" not in parts.hostname
+    return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and "_" not in (parts.hostname or "")
 
 
-def check_send(form) -> None:
+def check_send(form: Mapping[str, str]) -> None:
     """Twilio's checks on POST .../Messages.json, in its order: what is missing, then what is malformed.
     Unknown parameters are ignored, as Twilio ignores them."""
     to, from_, body = form.get("To", ""), form.get("From", ""), form.get("Body", "")
@@ -140,7 +141,7 @@ class Messages:
             record.update(error_code=error_code, error_message=errors.DELIVERY_ERRORS.get(error_code))
         return record
 
-    def page(self, query) -> dict[str, Any]:
+    def page(self, query: Mapping[str, str]) -> dict[str, Any]:
         """GET .../Messages.json: Twilio's list envelope over the messages matching To/From, newest first."""
         size, number = _int(query, "PageSize", PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX), _int(query, "Page", 0, 0, None)
         found = [r for r in reversed(self.records.values())
@@ -162,7 +163,7 @@ def public(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if not k.startswith("_")}
 
 
-def _int(query, name: str, default: int, low: int, high: int | None) -> int:
+def _int(query: Mapping[str, str], name: str, default: int, low: int, high: int | None) -> int:
     raw = query.get(name)
     if raw is None:
         return default

@@ -26,9 +26,8 @@ from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 from x402.mechanisms.evm.eip712 import hash_eip3009_authorization
 from x402.mechanisms.evm.exact.eip3009_utils import ERC20_TRANSFER_EVENT_TOPIC
-from x402.mechanisms.evm.types import ExactEIP3009Authorization, TransactionReceipt
+from x402.mechanisms.evm.types import ExactEIP3009Authorization, TransactionReceipt, TypedDataDomain, TypedDataField
 from x402.mechanisms.evm.utils import get_evm_chain_id
-from x402.mechanisms.evm.types import TypedDataDomain, TypedDataField
 from x402.mechanisms.evm.verify import verify_eoa_signature, verify_typed_data_strict
 
 from providers.x402 import USDC_DECIMALS
