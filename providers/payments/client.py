@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import Any
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, cast
 
 import aiohttp
 import stripe
@@ -27,6 +28,10 @@ import stripe
 from core import metrics
 from core.uow import forbid_provider_call
 from providers.payments.adapter import Checkout, PaymentsError, invoice_subscription_id
+
+if TYPE_CHECKING:
+    from stripe.params import SubscriptionUpdateParams
+    from stripe.params.checkout import SessionCreateParams
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +124,7 @@ class StripePayments:
         params = checkout_params(business_id=business_id, email=email, price_id=price_id, trial_days=trial_days,
                                  success_url=success_url, cancel_url=cancel_url, customer_id=customer_id)
         session = await self._call("POST /v1/checkout/sessions", self._stripe().v1.checkout.sessions.create_async(
-            params=params, options={"idempotency_key": idempotency_key}))
+            params=cast("SessionCreateParams", params), options={"idempotency_key": idempotency_key}))
         if not (isinstance(session.get("id"), str) and isinstance(session.get("url"), str)
                 and isinstance(session.get("expires_at"), int)):
             raise PaymentsError("payments provider sent an unreadable response (POST /v1/checkout/sessions)", 200)
@@ -149,7 +154,7 @@ class StripePayments:
         if items[0].get("quantity") == quantity:  # already so (an earlier attempt's answer was lost)
             return await self.get_subscription(subscription_id)
         return await self._call("POST /v1/subscriptions/{id}", self._stripe().v1.subscriptions.update_async(
-            subscription_id, params=quantity_params(items[0]["id"], quantity),
+            subscription_id, params=cast("SubscriptionUpdateParams", quantity_params(items[0]["id"], quantity)),
             options={"idempotency_key": idempotency_key}))
 
     async def cancel_subscription(self, subscription_id: str) -> dict[str, Any]:
@@ -171,7 +176,7 @@ class StripePayments:
 
     # -- errors --------------------------------------------------------------------------------------------
 
-    async def _call(self, where: str, call) -> dict[str, Any]:
+    async def _call(self, where: str, call: Awaitable[Any]) -> dict[str, Any]:
         try:
             result = await call
         except stripe.StripeError as exc:

@@ -84,7 +84,7 @@ EVENTS_LIMIT = 100
 REQUEST_ID = web.RequestKey("request_id", str)  # set by the app's middleware for every /v1 request
 
 
-def is_url(value) -> bool:
+def is_url(value: object) -> bool:
     if not isinstance(value, str) or len(value) > 5000:
         return False
     parts = url_parts(value)
@@ -169,13 +169,13 @@ class Api:
             expires_at=expires_at, allowed_payment_method_types=allowed)
         return web.json_response(public(session))
 
-    def _price(self, price, param: str) -> dict[str, Any]:
+    def _price(self, price: object, param: str) -> dict[str, Any]:
         found = self.state.catalogue.prices.get(price) if isinstance(price, str) else None
         if found is None:
             raise no_such("price", str(price), param, status=400)
         return found
 
-    def _line_items(self, raw) -> list[dict[str, Any]]:
+    def _line_items(self, raw: object) -> list[dict[str, Any]]:
         if raw in (None, "", [], {}):
             raise missing("line_items")
         if not isinstance(raw, list):
@@ -248,7 +248,7 @@ class Api:
                 raise missing("product_data[name]")
             product = self.state.catalogue.add_product(str(product_data["name"]), now())["id"]
         metadata = string_map(p.get("metadata"), "metadata")
-        price = self.state.catalogue.add_price(new_id("price", 24), amount, product, now(),
+        price = self.state.catalogue.add_price(new_id("price", 24), amount, str(product), now(),
                                                nickname=p.get("nickname") or None,
                                                lookup_key=p.get("lookup_key") or None, metadata=metadata)
         return web.json_response(price)
@@ -309,7 +309,7 @@ class Api:
             raise missing("items[0][price]")
         if sub["status"] == "canceled":
             raise ApiError(400, "A canceled subscription cannot be updated.", param="items", executed=True)
-        self.billing.change_item(sub, item_id, price=price, quantity=quantity, prorate=behavior != "none")
+        self.billing.change_item(sub, str(item_id), price=price, quantity=quantity, prorate=behavior != "none")
         return web.json_response(public(sub))
 
     # -- Customers and subscriptions made through the API (a test account's, without a checkout) ---------------
@@ -327,6 +327,7 @@ class Api:
         if number is None:
             raise no_such("payment_method", str(p.get("payment_method")), "payment_method", status=400)
         card = cards.card_of(number)
+        assert card is not None  # each test payment method is a test card
         customer = self.state.new_customer(email=email, card=card_details(card.brand, card.funding, number[-4:]),
                                            at=now())
         customer["metadata"] = string_map(p.get("metadata"), "metadata")
@@ -553,7 +554,8 @@ class Api:
 def challenge(holder: dict[str, Any], action_path: str, number: str, values: dict[str, Any], amount: int) -> web.Response:
     """The bank's 3-D Secure challenge for a card given at a hosted page (the session's or the invoice's): the
     page, with the card kept aside until it is answered."""
-    holder["_challenge"] = pending = {"id": new_id("src_3ds", 16), "number": number, "values": values}
+    pending: dict[str, Any] = {"id": new_id("src_3ds", 16), "number": number, "values": values}
+    holder["_challenge"] = pending
     return html(200, challenge_page(action_path, pending["id"], amount))
 
 

@@ -153,7 +153,7 @@ class Dunning:
         return dunning
 
 
-def _count(value, high: int) -> bool:
+def _count(value: object, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= high
 
 
@@ -169,9 +169,10 @@ class Billing:
     @staticmethod
     def base(sub: dict[str, Any]) -> int:
         """The second a moment of the subscription happens at: now, and never at or before its last event."""
-        return max(now(), sub["_stamp"] + 1)
+        stamp: int = sub["_stamp"]
+        return max(now(), stamp + 1)
 
-    def emit(self, sub: dict[str, Any], at: int, type_: str, obj: dict[str, Any], **kwargs) -> dict[str, Any]:
+    def emit(self, sub: dict[str, Any], at: int, type_: str, obj: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         sub["_stamp"] = max(sub["_stamp"], at)
         return self.events.emit(type_, obj, at=at, **kwargs)
 
@@ -251,8 +252,9 @@ class Billing:
     @staticmethod
     def charge(sub: dict[str, Any]) -> str | None:
         """An off-session charge of the subscription's card: None when it goes through, else why not."""
-        if sub["_decline"]:
-            return sub["_decline"]
+        declined: str | None = sub["_decline"]
+        if declined:
+            return declined
         return "authentication_required" if sub["_needs_action"] else None
 
     # -- the clock -------------------------------------------------------------------------------------------

@@ -134,7 +134,8 @@ class Control(ControlPlane):
         self.events.reset()
         self.state.reset()
         self.faults.clear()
-        self.log.entries.clear()
+        if self.log is not None:
+            self.log.entries.clear()
         return web.json_response({"reset": True})
 
     def add_routes(self, router: web.UrlDispatcher) -> None:

@@ -26,10 +26,12 @@ Stripe does not guarantee the order of delivery. How first attempts go out (`del
 from __future__ import annotations
 
 import asyncio
+import builtins
 import copy
 import json
 import logging
 import random
+from collections.abc import Coroutine
 from typing import Any
 
 import aiohttp
@@ -69,13 +71,13 @@ class Events:
         data: dict[str, Any] = {"object": public(obj)}
         if previous is not None:
             data["previous_attributes"] = copy.deepcopy(previous)
-        event = {"id": new_id("evt"), "object": "event", "api_version": API_VERSION, "created": at or now(),
+        event: dict[str, Any] = {"id": new_id("evt"), "object": "event", "api_version": API_VERSION, "created": at or now(),
                  "data": data, "livemode": False, "pending_webhooks": 1 if self.webhook_url else 0,
                  "request": request or {"id": None, "idempotency_key": None}, "type": type_}
         acked = asyncio.Event()
         if not self.webhook_url:  # no endpoint to wait for
             acked.set()
-        record = {"event": event, "status": "pending" if self.webhook_url else "not_sent", "attempts": [],
+        record: dict[str, Any] = {"event": event, "status": "pending" if self.webhook_url else "not_sent", "attempts": [],
                   "next_attempt_in": None, "acked": acked}
         self.records.append(record)
         self.by_id[event["id"]] = record
@@ -89,7 +91,7 @@ class Events:
 
     # -- delivery --------------------------------------------------------------------------------------------
 
-    def _spawn(self, coro) -> asyncio.Task[Any]:
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -124,7 +126,7 @@ class Events:
         """Keep every first attempt back until `release`."""
         self.holding = True
 
-    def release(self, order: str = "created") -> list[str]:
+    def release(self, order: str = "created") -> builtins.list[str]:  # (`list` is a method here)
         """Send the held events one after another in `order` (created, reversed, shuffled); their ids, in that
         order. Events made afterwards go out as `delivery` says."""
         if order not in RELEASE_ORDERS:
@@ -163,15 +165,17 @@ class Events:
     async def attempt(self, record: dict[str, Any], *, manual: bool = False) -> bool:
         """One POST of the event to the webhook URL; whether it was accepted (2xx). Recorded either way."""
         event = record["event"]
+        url, secret = self.webhook_url, self.webhook_secret
+        assert url is not None and secret is not None  # only events with somewhere to go are attempted
         body = json.dumps(event, indent=2).encode()  # Stripe pretty-prints; receivers must sign-check the raw bytes
         stamp = now()
-        headers = {SIGNATURE_HEADER: sign_payload(body, self.webhook_secret, stamp),
+        headers = {SIGNATURE_HEADER: sign_payload(body, secret, stamp),
                    "Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT,
                    "Accept": "*/*; q=0.5, application/xml", "Cache-Control": "no-cache"}
-        entry = {"at": stamp, "status": None, "error": None, "manual": manual}
+        entry: dict[str, Any] = {"at": stamp, "status": None, "error": None, "manual": manual}
         record["attempts"].append(entry)
         try:
-            async with self._http().post(self.webhook_url, data=body, headers=headers, allow_redirects=False) as r:
+            async with self._http().post(url, data=body, headers=headers, allow_redirects=False) as r:
                 entry["status"] = r.status
                 await r.read()
         except (TimeoutError, aiohttp.ClientError) as exc:

@@ -117,7 +117,7 @@ class Catalogue:
         self.products[product["id"]] = product
         return product
 
-    def add_price(self, price_id: str, amount: int, product_id: str, created: int, **fields) -> dict[str, Any]:
+    def add_price(self, price_id: str, amount: int, product_id: str, created: int, **fields: Any) -> dict[str, Any]:
         price = price_object(price_id, amount, product_id, created, **fields)
         self.prices[price_id] = price
         product = self.products[product_id]
@@ -126,7 +126,7 @@ class Catalogue:
 
     def product_name(self, price: dict[str, Any]) -> str:
         product = self.products.get(price["product"])
-        return product["name"] if product else price["product"]
+        return str(product["name"] if product else price["product"])
 
 
 # -- idempotency keys ------------------------------------------------------------------------------------------
@@ -238,7 +238,7 @@ class State:
 
     def new_customer(self, *, email: str | None, card: dict[str, Any], at: int) -> dict[str, Any]:
         payment_method = new_id("pm")
-        customer = {
+        customer: dict[str, Any] = {
             "id": new_id("cus", 14), "object": "customer", "address": None, "balance": 0, "business_name": None,
             "created": at, "currency": CURRENCY, "customer_account": None, "default_source": None,
             "delinquent": False, "description": None, "discount": None, "email": email, "individual_name": None,
