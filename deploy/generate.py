@@ -167,7 +167,7 @@ def _tcp(*ports: int) -> list[dict[str, Any]]:
     return [{"protocol": "TCP", "port": port} for port in ports]
 
 
-def _policy(name: str, selector: dict[str, Any], ingress: list[dict[str, Any]], egress: list[dict[str, Any]]) -> dict:
+def _policy(name: str, selector: dict[str, Any], ingress: list[dict[str, Any]], egress: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": name},
             "spec": {"podSelector": {"matchLabels": selector}, "policyTypes": ["Ingress", "Egress"],
                      "ingress": ingress, "egress": egress}}
@@ -178,7 +178,7 @@ METRICS_RULE = {"from": [PROMETHEUS], "ports": _tcp(workloads.METRICS_PORT)}
 
 
 def _egress(reach: registry.Reach) -> list[dict[str, Any]]:
-    rules = [DNS_RULE, {"to": [NATS], "ports": _tcp(NATS_PORT)}, {"to": [OTEL_COLLECTOR], "ports": _tcp(*OTLP_PORTS)}]
+    rules: list[dict[str, Any]] = [DNS_RULE, {"to": [NATS], "ports": _tcp(NATS_PORT)}, {"to": [OTEL_COLLECTOR], "ports": _tcp(*OTLP_PORTS)}]
     if reach.database:
         rules.append({"ports": _tcp(POSTGRES_PORT)})
     for name in reach.services:
@@ -260,10 +260,13 @@ def _nats_certificate() -> dict[str, Any]:
                      "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"}}}
 
 
+_PROCESSES: tuple[registry.Service | registry.Worker, ...] = (*registry.SERVICES, *registry.WORKERS)
+
+
 def mtls() -> tuple[str, str]:
     """The component's certificates and Deployment patches: every process of the registry, and the gateway (a
     client only; its probes are HTTP); and the NATS servers' certificate."""
-    processes = [p.name for p in (*registry.SERVICES, *registry.WORKERS)]
+    processes = [p.name for p in _PROCESSES]
     certificates = [*(_certificate(name) for name in (*processes, "gateway")), _nats_certificate()]
     patches = [*(_tls_patch(name, serves=True) for name in processes), _tls_patch("gateway", serves=False)]
     return (HEADER + yaml.safe_dump_all(certificates, sort_keys=False, width=120),
@@ -281,7 +284,7 @@ def dockerfile(current: str) -> str:
     rows.append(("deploy.sdr_runner_cron", "POST /api/sdr/runner once, then exit (the CronJob sdr-runner-cron)"))
     width = max(len(module) for module, _ in rows)
     lines = [f"#   python -m {module:<{width}}  {what}\n" for module, what in rows]
-    ports = " ".join(str(p.port) for p in (*registry.SERVICES, *registry.WORKERS))
+    ports = " ".join(str(p.port) for p in _PROCESSES)
     block = BEGIN + "".join(lines) + f"EXPOSE 8080 {ports}\n" + END
     head, rest = current.split(BEGIN, 1)
     return head + block + rest.split(END, 1)[1]

