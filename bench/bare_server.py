@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,7 +66,7 @@ def build_app() -> web.Application:
     app = web.Application()
     app[KEYS] = SecretKeys.of(settings)
 
-    async def pool_ctx(app: web.Application):
+    async def pool_ctx(app: web.Application) -> AsyncIterator[None]:
         # Sized like the accounts service's SQLAlchemy engine (pool_size=10, max_overflow=10).
         app[POOL] = await asyncpg.create_pool(settings.database_url.reveal(), min_size=10, max_size=20, init=_init)
         yield

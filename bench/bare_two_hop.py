@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -40,7 +41,7 @@ async def serve_back(port: int) -> None:
     pool = await asyncpg.create_pool(settings.database_url.reveal(), min_size=10, max_size=20, init=_init)
     back = Back(pool, SecretKeys.of(settings))
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    handler = grpc.unary_unary_rpc_method_handler(back.workspace)  # bytes in, bytes out
+    handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.unary_unary_rpc_method_handler(back.workspace)  # bytes in, out
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Bare", {"Workspace": handler}),))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
@@ -59,7 +60,7 @@ async def front_workspaces(request: web.Request) -> web.Response:
 def front_app(back_port: int) -> web.Application:
     app = web.Application()
 
-    async def channel_ctx(app: web.Application):
+    async def channel_ctx(app: web.Application) -> AsyncIterator[None]:
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{back_port}")
         app[CALL] = channel.unary_unary(METHOD)
         yield

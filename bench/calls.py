@@ -32,10 +32,12 @@ import aiohttp
 import asyncpg
 import nats
 from aiohttp import web
+from nats.aio.msg import Msg
 
 from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_stack
 from core.nats_auth import TEST_ADMIN
 from deploy.local.servers import free_port
+from deploy.local.stack import Stack
 from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
 from providers.voice.simulator.playback import sign
 
@@ -86,7 +88,8 @@ class BareReceiver:
     """The baseline: stores each message it is sent in Postgres, nothing else."""
 
     def __init__(self, database_url: str):
-        self.database_url, self.port, self.pool = database_url, free_port(), None
+        self.database_url, self.port = database_url, free_port()
+        self.pool: Any = None  # an asyncpg pool (untyped) once started
         self.stored: dict[str, float] = {}
 
     async def handle(self, request: web.Request) -> web.Response:
@@ -119,7 +122,8 @@ class BareReceiver:
 async def history_size(database_url: str) -> int:
     conn = await asyncpg.connect(database_url)
     try:
-        return await conn.fetchval("SELECT count(*) FROM webhooks.events")
+        count: int = await conn.fetchval("SELECT count(*) FROM webhooks.events")
+        return count
     finally:
         await conn.close()
 
@@ -159,13 +163,13 @@ async def setup(http: aiohttp.ClientSession, base: str, database_url: str) -> tu
     return key, agent["id"]
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     secret = stack.env()["VOICE_WEBHOOK_SECRET"]  # as the launcher gives it to the gateway and the calls service
     sim = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
     completed: dict[str, float] = {}
     bus = await nats.connect(stack.nats_url, **stack.nats_login(TEST_ADMIN).options())
 
-    async def on_event(msg) -> None:
+    async def on_event(msg: Msg) -> None:
         completed.setdefault(json.loads(msg.data)["data"]["call_id"], time.time())
 
     await bus.subscribe("events.call.completed", cb=on_event)
@@ -180,7 +184,8 @@ async def run(args, stack) -> int:
             async with gate, http.post(f"{stack.base_url}/api/v1/calls", headers={"Authorization": f"Bearer {key}"},
                                        json={"agent_id": agent_id, "to": f"+1415555{1000 + n:04d}"}) as r:
                 assert r.status == 201, await r.text()
-                return await r.json()
+                call: dict[str, Any] = await r.json()
+                return call
 
         calls = await asyncio.gather(*(place(n) for n in range(args.calls)))
         print(f"{args.calls} calls, {2 * args.calls} provider messages, {args.concurrency} calls at a time; "

@@ -22,6 +22,11 @@ Run: `make bench`, or `PYTHONPATH=.:protos .venv/bin/python -m bench.gateway --s
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deploy.local.stack import Stack
+
 import argparse
 import asyncio
 import json
@@ -79,14 +84,15 @@ async def generate_load(url: str, key: str, concurrency: int, warmup: float, sec
             "p50_ms": cuts[49] * 1000, "p99_ms": cuts[98] * 1000, "errors": errors}
 
 
-def run_load(args, url: str, key: str) -> dict[str, Any]:
+def run_load(args: argparse.Namespace, url: str, key: str) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "bench.gateway", "--load", url, "--seconds", str(args.seconds),
            "--concurrency", str(args.concurrency), "--warmup", str(args.warmup)]
     env = {**os.environ, "BENCH_KEY": key, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")])}
     out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"load generator failed ({out.returncode}):\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
 
 
 # -- orchestration -------------------------------------------------------------------------
@@ -97,10 +103,11 @@ def http_json(url: str, *, body: dict[str, Any] | None = None, key: str = "") ->
     if key:
         req.add_header("Authorization", f"Bearer {key}")
     with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
+        answer: dict[str, Any] = json.loads(resp.read())
+        return answer
 
 
-def start_bare(stack, home: Path, module: str, *args: str) -> tuple[subprocess.Popen[bytes], int]:
+def start_bare(stack: Stack, home: Path, module: str, *args: str) -> tuple[subprocess.Popen[bytes], int]:
     """`python -m module [args...] PORT [more...]`: args may hold "{port}", replaced by a free port, which is returned."""
     from deploy.local.servers import free_port, wait_for_port
 
@@ -117,7 +124,7 @@ def row(name: str, r: dict[str, Any]) -> str:
     return f"  {name:<18} {r['rps']:>9.1f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f} {r['requests']:>9d}"
 
 
-def bench(args) -> int:
+def bench(args: argparse.Namespace) -> int:
     from bench.harness import judged, report
     from deploy.local.servers import free_port
     from deploy.local.stack import Stack

@@ -38,6 +38,7 @@ from bench.calls import setup
 from bench.harness import CpuMeter, judged, report, with_stack
 from core.compliance import decision as compliance
 from core.compliance.rules import CALL
+from deploy.local.stack import Stack
 from providers.voice.client import VapiClient
 
 # Patterns of ten thousand numbers each: {} is the last four digits.
@@ -75,16 +76,16 @@ def percentiles(seconds: list[float]) -> tuple[float, float]:
 
 
 class Bench:
-    def __init__(self, http: aiohttp.ClientSession, stack, key: str, agent_id: str, db: asyncpg.Connection):
+    def __init__(self, http: aiohttp.ClientSession, stack: Stack, key: str, agent_id: str, db: asyncpg.Connection):
         self.http, self.stack, self.key, self.agent_id, self.db = http, stack, key, agent_id, db
         self.auth = {"Authorization": f"Bearer {key}"}
         self.simulator = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
         self.voice = VapiClient(self.simulator, stack.home_secret("voice_api_key"))
 
-    async def api(self, method: str, path: str, expected: int, **kwargs) -> dict[str, Any]:
+    async def api(self, method: str, path: str, expected: int, **kwargs: Any) -> dict[str, Any]:
         async with self.http.request(method, self.stack.base_url + path, headers={**self.auth, **kwargs.pop(
                 "headers", {})}, **kwargs) as r:
-            body = await r.json()
+            body: dict[str, Any] = await r.json()
             assert r.status == expected, (path, r.status, str(body)[:500])
             return body
 
@@ -104,7 +105,7 @@ class Bench:
                 "touches": [{"touch_id": f"t{i}", "channel": "call", "target": {"phone": phone},
                              "scheduled_at": stamp(at)} for i, (phone, at) in enumerate(pairs)]}
 
-    async def timed(self, method: str, path: str, expected: int, **kwargs) -> tuple[float, dict[str, Any]]:
+    async def timed(self, method: str, path: str, expected: int, **kwargs: Any) -> tuple[float, dict[str, Any]]:
         started = time.perf_counter()
         body = await self.api(method, path, expected, **kwargs)
         return time.perf_counter() - started, body
@@ -194,7 +195,7 @@ def line(name: str, rate: float, late: list[float]) -> None:
     print(f"  {name:<26} {rate:>9.1f} {p50:>9.0f} {p99:>9.0f} {len(late):>7}")
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
         key, agent_id = await setup(http, stack.base_url, stack.database_url)
         db = await asyncpg.connect(stack.database_url)

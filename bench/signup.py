@@ -23,13 +23,14 @@ import aiohttp
 
 from bench.harness import judged, report, with_stack
 from bench.messaging import measure
+from deploy.local.stack import Stack
 from providers.x402 import payer
 
 # Signups come from many addresses (the stack trusts X-Forwarded-For from 127.0.0.1), none limited.
 SIGNUP_ENV = {"TRUSTED_PROXIES": "127.0.0.1", "SIGNUP_LIMIT_PER_HOUR": "100000000"}
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     env = stack.env()
     sim, sim_key = env["PAYMENTS_API_URL"], env["PAYMENTS_API_KEY"]
     signup_url = f"{stack.base_url}/api/v1/signup"

@@ -134,7 +134,7 @@ async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, 
         queue.put_nowait(b)
     latencies: list[float] = []
     async with aiohttp.ClientSession() as http:
-        async def worker():
+        async def worker() -> None:
             while not queue.empty():
                 body = queue.get_nowait()
                 started = time.perf_counter()
@@ -187,7 +187,7 @@ class Rounds:
         return await self.finish(name, ids, started, before)
 
 
-async def run(args, stack: Stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     receiver = CountingReceiver(free_port())
     runner = await receiver.start()
     url = f"http://127.0.0.1:{receiver.port}/hooks"
