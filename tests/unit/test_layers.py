@@ -17,6 +17,7 @@ baselines the stack is measured against, and it times the stores' statements the
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,14 +25,18 @@ ROOT = Path(__file__).resolve().parents[2]
 APPLICATION = ("services", "gateway", "providers", "contracts", "deploy")
 
 
-def _sources() -> Iterator[tuple[str, Path, ast.Module]]:
-    """Every module of the application: its dotted name, its path and its syntax tree."""
+@functools.cache
+def _sources() -> tuple[tuple[str, Path, ast.Module], ...]:
+    """Every module of the application: its dotted name, its path and its syntax tree (parsed once for the tests
+    here)."""
+    found = []
     for package in APPLICATION:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            yield ".".join(parts), path, ast.parse(path.read_text(), str(path))
+            found.append((".".join(parts), path, ast.parse(path.read_text(), str(path))))
+    return tuple(found)
 
 
 def _imports(module: str, path: Path, tree: ast.Module) -> Iterator[tuple[int, str]]:
@@ -116,10 +121,11 @@ def test_no_raw_pool_outside_core() -> None:
 def test_use_cases_reach_the_database_only_through_a_unit_of_work() -> None:
     """No `engine.begin()`/`engine.connect()` outside core and the services' stores."""
     opened = []
-    for path in sorted([*(ROOT / "services").rglob("*.py"), *(ROOT / "gateway").rglob("*.py")]):
-        if path.name == "store.py" or "migrations" in path.parts:
+    for _, path, tree in _sources():
+        relative = path.relative_to(ROOT).parts
+        if relative[0] not in ("services", "gateway") or path.name == "store.py" or "migrations" in relative:
             continue
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr in ("begin", "connect") and \
                     isinstance(node.value, ast.Attribute | ast.Name) and \
                     getattr(node.value, "attr", getattr(node.value, "id", "")) == "engine":
