@@ -10,7 +10,7 @@ A worker is the same process without a servicer: its `build(runtime)` starts com
 and it serves health alone, so Kubernetes probes it like any service.
 
 `main("agents")` is a service's whole `__main__`: it finds `services.agents.servicer.build` and, when the
-registry says the service has an outbox, `services.agents.store.outbox`.
+registry says the service has an outbox, `services.agents.schema.outbox`.
 """
 from __future__ import annotations
 
@@ -290,7 +290,7 @@ def main(name: str) -> None:
     if name in registry.BY_NAME:
         service = registry.service(name)
         build = importlib.import_module(f"{service.module}.servicer").build
-        outbox = importlib.import_module(f"{service.module}.store").outbox if service.outbox else None
+        outbox = importlib.import_module(f"{service.module}.schema").outbox if service.outbox else None
         asyncio.run(serve(name, port, settings, build, service=service, outbox_table=outbox))
     else:
         build = importlib.import_module(registry.worker(name).module).build

@@ -34,6 +34,7 @@ from core import costs, events, registry, telemetry
 from core.background import Background
 from core.bus import EventBus, Outgoing
 from core.db import raw_url
+from core.ddl import created_with
 from core.ids import new_id, utcnow
 
 log = logging.getLogger(__name__)
@@ -55,9 +56,7 @@ def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
         sa.Index("outbox_pending", "id", postgresql_where=sa.text("published_at IS NULL")),
         schema=schema,
     )
-    for statement in notify_trigger(schema):
-        ddl = sa.DDL(statement.replace("%", "%%"))  # type: ignore[no-untyped-call]  # SQLAlchemy leaves it untyped
-        sa.event.listen(table, "after_create", ddl)
+    created_with(table, *notify_trigger(schema))
     return table
 
 

@@ -38,7 +38,9 @@ from gateway.errors import error_response, from_service_error, lacks_scope, time
 from gateway.publiclimits import AddressLimits
 from gateway.ratelimit import retry_after_header
 from gateway.readiness import check_ready
-from gateway.routes import CSRF_HEADER, KEY, SESSION, RequestContext, Route, all_routes, calls
+from gateway.route import CSRF_HEADER, KEY, SESSION, RequestContext, Route
+from gateway.route_table import all_routes
+from gateway.routes import calls
 from gateway.routes.oauth import sign_in_challenge
 from gateway.security_headers import add_security_headers
 from gateway.sharedlimit import LimitSharing, SharedTokenBuckets

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from core.errors import CODES
 from gateway.dashboard import session_cookie
 from gateway.publiclimits import limited_per_address
-from gateway.routes import CSRF_HEADER, KEY, PUBLIC, SESSION, Route
+from gateway.route import CSRF_HEADER, KEY, PUBLIC, SESSION, Route
 from gateway.schemas import SCHEMAS
 
 _STATUS_TEXT = {400: "Bad request", 401: "Unauthorized", 402: "Payment required", 403: "Forbidden",

@@ -18,7 +18,7 @@ from core.settings import Settings
 from gateway.clientip import address_key, client_ip
 from gateway.errors import error_response
 from gateway.ratelimit import TokenBuckets, retry_after_header
-from gateway.routes import PUBLIC, Route
+from gateway.route import PUBLIC, Route
 from gateway.routes.oauth import AUTHORIZE_PATH, REGISTER_PATH
 
 PROBES = {("GET", "/healthz"), ("GET", "/readyz")}

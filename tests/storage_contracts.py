@@ -24,8 +24,7 @@ from core.uow import ProviderCallInTransaction
 from providers.voice.client import VapiClient
 from services.calls.repository import EVERY_CALL, CallFilter
 from services.messaging.store import Allowance
-from services.sdr import pipeline_store
-from services.sdr import store as lead_store
+from services.sdr import schema as sdr_schema
 
 
 class UnitOfWorkContract:
@@ -359,7 +358,7 @@ class SubscriptionsRepositoryContract:
 
 
 def lead_values(**values) -> dict:
-    """A lead as the create use case records it (store.leads' required columns, scored), with `values` over it."""
+    """A lead as the create use case records it (schema.leads' required columns, scored), with `values` over it."""
     return {"name": "Sam Lee", "phone": "+14155550123", "status": "new", "source": "api", "score": 40,
             "score_confidence": "low", "score_explanation": "new lead", "score_factors": ["fresh"],
             "interaction_count": 0, "last_activity_at": AT, **values}
@@ -598,7 +597,7 @@ class RunsRepositoryContract:
         assert counts == {run.id: {"pending": 2, "canceled": 1}, other.id: {"pending": 1}}
 
     async def test_a_plan_reads_the_callees_newest_leads_and_the_business_hours(self, database, runs_in, seed):
-        """`seed` writes the rows the repository reads and does not keep (store.leads, pipeline_store.configs)."""
+        """`seed` writes the rows the repository reads and does not keep (schema.leads, schema.configs)."""
         business_id, ca, ny = new_id(), "+14155550123", "+12125550100"
         leads = {}
         async with database.transaction() as conn:
@@ -607,11 +606,11 @@ class RunsRepositoryContract:
                                                             (business_id, ny, "lost", None, 0),
                                                             (new_id(), ny, "converted", "NY", 9)):
                 leads[(business, phone, status)] = lead_id = new_id()
-                await seed(conn, lead_store.leads, id=lead_id, business_id=business, **lead_values(
+                await seed(conn, sdr_schema.leads, id=lead_id, business_id=business, **lead_values(
                     phone=phone, status=status, state=state, created_at=AT + timedelta(minutes=minutes),
                     updated_at=AT, last_inbound_at=AT - timedelta(days=minutes),
                     converted_at=AT if status == "converted" else None))
-            await seed(conn, pipeline_store.configs, business_id=business_id, enabled=False, min_touch_gap_hours=24,
+            await seed(conn, sdr_schema.configs, business_id=business_id, enabled=False, min_touch_gap_hours=24,
                        max_touches=5, auto_call=False, auto_email=False, auto_sms=False, business_hours_start=10,
                        business_hours_end=16, updated_at=AT)
         async with database.read() as conn:

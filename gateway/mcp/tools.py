@@ -24,7 +24,9 @@ from core.grpc_errors import from_rpc_error
 from gateway.convert import to_json
 from gateway.errors import insufficient_scope
 from gateway.mcp.protocol import RpcError
-from gateway.routes import RequestContext, calls, rest_routes
+from gateway.rest_routes import rest_routes
+from gateway.route import RequestContext
+from gateway.routes import calls
 from gateway.routes.agents import list_agents
 from gateway.schemas import CALL_CREATE, CALL_STATUS, E164, UUID, resolved
 from switchboard.v1 import calls_pb2, sdr_pb2

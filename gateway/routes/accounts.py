@@ -17,7 +17,7 @@ from gateway.clientip import address_key, client_ip
 from gateway.context import ROUTE_TABLE
 from gateway.convert import to_json
 from gateway.readiness import nats_status
-from gateway.routes import KEY, PUBLIC, SESSION, SESSION_WRITE_HEADERS, Creates, RequestContext, Route
+from gateway.route import KEY, PUBLIC, SESSION, SESSION_WRITE_HEADERS, Creates, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import (
     CHECKOUT_OPEN,

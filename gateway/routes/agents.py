@@ -6,7 +6,7 @@ from aiohttp import web
 from core.costs import Budget
 from gateway.convert import to_json
 from gateway.errors import error_response
-from gateway.routes import Creates, RequestContext, Route
+from gateway.route import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
 from services.agents import domain

@@ -5,7 +5,7 @@ reply as JSON."""
 from __future__ import annotations
 
 from gateway.convert import to_json
-from gateway.routes import RequestContext, Route
+from gateway.route import RequestContext, Route
 from services.sdr import analytics_domain as rules
 from services.sdr.domain import FUNNEL_STAGES, STATUSES
 from switchboard.v1 import sdr_pb2

@@ -13,7 +13,7 @@ from core.errors import ServiceError
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
 from core.settings import Settings
 from gateway.convert import to_json
-from gateway.routes import PUBLIC, Creates, RequestContext, Route
+from gateway.route import PUBLIC, Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, UUID
 from services.calls import domain

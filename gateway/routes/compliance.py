@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gateway.convert import to_json
-from gateway.routes import RequestContext, Route
+from gateway.route import RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, E164, UUID
 from switchboard.v1 import messaging_pb2

@@ -6,7 +6,7 @@ from core import deadlines
 from core.costs import Budget
 from core.messages import struct
 from gateway.convert import to_json
-from gateway.routes import RequestContext, Route
+from gateway.route import RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import EVAL_CREATE, EVAL_RUN_REQUEST, EVAL_UPDATE, FAN_OUT_ENTRY, UUID
 from services.evals import domain as evals

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core.costs import Budget
 from gateway.convert import to_json
-from gateway.routes import Creates, RequestContext, Route
+from gateway.route import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time

@@ -8,7 +8,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from gateway.errors import error_response
 from gateway.mcp import protocol, tools
 from gateway.mcp.protocol import RpcError
-from gateway.routes import RequestContext, Route
+from gateway.route import RequestContext, Route
 from gateway.schemas import MCP
 
 PATH = "/api/mcp"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.costs import Budget
 from gateway.convert import to_json
 from gateway.patterns import NOT_BLANK
-from gateway.routes import RequestContext, Route
+from gateway.route import RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, EMAIL_APPROVE, EMAIL_QUEUE, SMS_SEND, UUID

@@ -6,7 +6,7 @@ from aiohttp import web
 from core.errors import ServiceError
 from gateway import openapi
 from gateway.context import ROUTE_TABLE
-from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.route import PUBLIC, RequestContext, Route
 from gateway.schemas import SCHEMAS, resolved
 
 

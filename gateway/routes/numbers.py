@@ -4,7 +4,7 @@ from __future__ import annotations
 from core.contact import AREA_CODE_PATTERN, REGIONS
 from core.costs import Budget
 from gateway.convert import to_json
-from gateway.routes import Creates, RequestContext, Route
+from gateway.route import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, E164, NUMBER_ASSIGN, NUMBER_UPDATE, UUID
 from switchboard.v1 import agents_pb2

@@ -17,7 +17,7 @@ from core.messages import struct
 from core.scopes import CONNECTOR_DEFAULT_SCOPES, CONNECTOR_SCOPES
 from gateway import validation
 from gateway.errors import from_service_error
-from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.route import PUBLIC, RequestContext, Route
 from gateway.schemas import OAUTH
 from switchboard.v1 import accounts_pb2
 

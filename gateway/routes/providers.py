@@ -20,7 +20,7 @@ from aiohttp import web
 
 from core.costs import Budget
 from core.errors import ServiceError
-from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.route import PUBLIC, RequestContext, Route
 from gateway.routes.calls import CALLS
 from gateway.routes.messaging import MESSAGING
 from gateway.schemas import PAYMENT_EVENT, PROVIDER_MESSAGE, UUID

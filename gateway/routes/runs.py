@@ -6,7 +6,7 @@ import json
 from core.costs import Budget
 from core.text import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN
 from gateway.convert import to_json
-from gateway.routes import RequestContext, Route
+from gateway.route import RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, COMMUNICATION_RUN, RUN_CHANGE, RUN_DRAFT, RUN_ENVELOPE, UUID

@@ -7,7 +7,7 @@ from core.constant_time import same_secret
 from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.dashboard.session_cookie import session_token
-from gateway.routes import PUBLIC, RequestContext, Route
+from gateway.route import PUBLIC, RequestContext, Route
 from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, SDR_RUNNER, UUID
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_service import ACTIVITY_LIMIT, PERIODS, PIPELINE_LIMIT

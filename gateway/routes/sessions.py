@@ -5,7 +5,7 @@ from aiohttp import web
 
 from gateway.convert import to_json
 from gateway.dashboard.session_cookie import clear_session_cookie
-from gateway.routes import SESSION, RequestContext, Route
+from gateway.route import SESSION, RequestContext, Route
 from gateway.schemas import SIGN_OUT
 from services.accounts import domain as accounts
 from switchboard.v1 import accounts_pb2

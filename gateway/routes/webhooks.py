@@ -5,7 +5,7 @@ from aiohttp import web
 
 from core.costs import Budget
 from gateway.convert import to_json
-from gateway.routes import Creates, RequestContext, Route
+from gateway.route import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import (
     BUSINESS,

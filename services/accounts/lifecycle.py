@@ -12,7 +12,7 @@ from core.ids import utcnow
 from core.outbox import add_event
 from services.accounts import domain
 from services.accounts.repository import AccountsRepository, SqlAccounts
-from services.accounts.store import outbox
+from services.accounts.schema import outbox
 from switchboard.v1 import events_pb2
 
 

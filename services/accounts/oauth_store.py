@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from services.accounts.store import businesses, oauth_clients, oauth_codes, oauth_grants, oauth_refresh_tokens
+from services.accounts.schema import businesses, oauth_clients, oauth_codes, oauth_grants, oauth_refresh_tokens
 
 
 async def client(conn: AsyncConnection, client_id: str):

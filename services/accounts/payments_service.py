@@ -27,7 +27,7 @@ from providers.x402.server import FacilitatorUnavailable, MalformedPayment, Paym
 from services.accounts import lifecycle, store
 from services.accounts import payments_domain as pay
 from services.accounts.provisioning_service import Provisioning
-from services.accounts.store import outbox
+from services.accounts.schema import outbox
 from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)

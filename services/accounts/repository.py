@@ -19,7 +19,7 @@ from services.accounts import store
 
 class AccountsRepository(Protocol):
     async def add_business(self, **values: Any) -> Any:
-        """Record a workspace (store.businesses' columns); its row."""
+        """Record a workspace (schema.businesses' columns); its row."""
 
     async def lock_business(self, business_id: str) -> Any | None:
         """The workspace, held for update, or None."""
@@ -33,7 +33,7 @@ class AccountsRepository(Protocol):
         """The account's workspaces (or the one of them named) with their core.standing values."""
 
     async def add_key(self, **values: Any) -> Any:
-        """Record an API key (store.api_keys' columns); its row. One per key hash."""
+        """Record an API key (schema.api_keys' columns); its row. One per key hash."""
 
     async def key_by_hash(self, key_hashes: list[str]) -> Any | None:
         """The key stored under any of these hashes."""

@@ -26,8 +26,8 @@ from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
 from services.accounts.repository import AccountsRepository, PooledWorkspaces, SqlAccounts, WorkspaceLookup
+from services.accounts.schema import businesses, usage_log
 from services.accounts.secret_keys import SecretKeys
-from services.accounts.store import businesses, usage_log
 from services.accounts.workspace_billing import Created, NewWorkspace, WorkspaceBilling
 from services.accounts.x402_billing import X402Billing
 

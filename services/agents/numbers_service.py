@@ -29,7 +29,7 @@ from providers.voice.adapter import VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.agents import numbers_domain
 from services.agents.repository import NumbersRepository, SqlNumbers
-from services.agents.store import outbox
+from services.agents.schema import outbox
 from switchboard.v1 import events_pb2
 
 # How long an assign, re-point or release may hold a number, and how long a concurrent one waits for it.

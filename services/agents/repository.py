@@ -23,12 +23,12 @@ from core import leases, records
 from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
 from services.agents import store
-from services.agents.store import agent_versions, agents, phone_numbers
+from services.agents.schema import agent_versions, agents, phone_numbers
 
 
 class AgentsRepository(leases.Lessor, Protocol):
     async def add(self, **values: Any) -> Any:
-        """Record an agent (store.agents' columns); its row. One per business and request_id."""
+        """Record an agent (schema.agents' columns); its row. One per business and request_id."""
 
     async def owned(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
         """The agent with this id in one of these businesses, or None."""
@@ -57,10 +57,10 @@ class AgentsRepository(leases.Lessor, Protocol):
         """The agent after `values`, its lease ended, or None when the lease is no longer `token`'s."""
 
     async def add_version(self, **values: Any) -> None:
-        """Record a version (store.agent_versions' columns). One per agent and number."""
+        """Record a version (schema.agent_versions' columns). One per agent and number."""
 
     async def add_prompt_change(self, **values: Any) -> None:
-        """Record a prompt change (store.prompt_history's columns)."""
+        """Record a prompt change (schema.prompt_history's columns)."""
 
     async def version(self, agent_id: str, version: int) -> Any | None:
         """The agent's version with this number, or None."""

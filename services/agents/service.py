@@ -33,7 +33,7 @@ from providers.voice.adapter import ProviderError, VoiceProvider
 from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
 from services.agents.repository import AgentsRepository, SqlAgents
-from services.agents.store import outbox
+from services.agents.schema import outbox
 from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ from providers.voice.server_messages import ServerConfig, spoken_refusal
 from services.calls import domain
 from services.calls.ports import Neighbours, NumberRoute
 from services.calls.repository import CallsRepository, SqlCalls
-from services.calls.store import outbox
+from services.calls.schema import outbox
 from switchboard.v1 import events_pb2
 
 ACTOR = "calls-inbound"

@@ -18,7 +18,7 @@ from core.outbox import add_event, events_buffered
 from core.uow import Database
 from services.calls import domain, store
 from services.calls.inbound_service import Inbound
-from services.calls.store import outbox
+from services.calls.schema import outbox
 from switchboard.v1 import events_pb2
 
 CONSUMER = "calls-provider-messages"

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import records
 from core.pagination import Page, Paged, fetch_page
 from services.calls import store
-from services.calls.store import calls
+from services.calls.schema import calls
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ EVERY_CALL = CallFilter()
 
 class CallsRepository(Protocol):
     async def add(self, **values: Any) -> Any:
-        """Record a call (store.calls' columns); its row."""
+        """Record a call (schema.calls' columns); its row."""
 
     async def add_once(self, **values: Any) -> Any | None:
         """Record a call unless one with its provider_call_id is recorded already (then None)."""

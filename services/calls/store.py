@@ -4,88 +4,12 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, UUID, insert
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates
-from core.inbox import inbox_table
-from core.outbox import outbox_table
 from services.calls.domain import PROGRESS
-
-SCHEMA = "calls"
-metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
-
-calls = sa.Table(
-    "calls", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("agent_id", Uuid, nullable=False),
-    sa.Column("agent_name", sa.Text),
-    sa.Column("lead_id", Uuid),
-    sa.Column("direction", sa.Text, nullable=False),  # inbound, outbound
-    sa.Column("status", sa.Text, nullable=False),  # domain.STATUSES
-    sa.Column("to_number", sa.Text, nullable=False),
-    sa.Column("from_number", sa.Text),
-    sa.Column("name", sa.Text),
-    sa.Column("context", sa.Text),
-    sa.Column("first_message", sa.Text),
-    sa.Column("max_duration", sa.Integer, nullable=False),
-    sa.Column("webhook_url", sa.Text),
-    sa.Column("compliance", sa.Text, nullable=False),  # skip, enforce
-    sa.Column("variables", JSONB, nullable=False),
-    sa.Column("provider_call_id", sa.Text, unique=True),
-    sa.Column("ended_reason", sa.Text),
-    sa.Column("duration", sa.Integer, nullable=False, server_default="0"),
-    sa.Column("summary", sa.Text),
-    sa.Column("recording_url", sa.Text),
-    sa.Column("quality_dimensions", JSONB),
-    # From the provider's messages: whether anyone answered, what was said and extracted, what it cost.
-    sa.Column("answered", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("transcript", sa.Text),
-    sa.Column("structured_data", JSONB),
-    sa.Column("cost_cents", sa.Integer, nullable=False, server_default="0"),
-    sa.Column("started_at", Ts),
-    sa.Column("ended_at", Ts),
-    sa.Column("reported_at", Ts),  # when the end-of-call report was applied (once)
-    # When the provider says the current status began (its message's timestamp); orders in-progress and forwarding.
-    sa.Column("status_at", Ts),
-    sa.Column("forwarded_to", sa.Text),  # the phone a ring-first (or transferred) call was offered to
-    # The communication run touch the call is for: the caller's run reference and touch id (on its events).
-    sa.Column("external_ref", sa.Text),
-    sa.Column("touch_id", sa.Text),
-    # Whether the call opened with the agent's recording disclosure and why (domain.recording_disclosure), and the
-    # other party's answer from the end-of-call report ({type, granted_at}; domain.recording_consent).
-    sa.Column("recording_disclosure", JSONB),
-    sa.Column("recording_consent", JSONB),
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("updated_at", Ts, nullable=False),
-)
-
-# A client's Idempotency-Key, per account, for 24 h: the request it came with (as a hash) and the call it made.
-idempotency_keys = sa.Table(
-    "idempotency_keys", metadata,
-    sa.Column("account_id", Uuid, primary_key=True),
-    sa.Column("key", sa.Text, primary_key=True),
-    sa.Column("request_hash", sa.Text, nullable=False),
-    sa.Column("call_id", Uuid),  # null while the first request is still placing its call
-    sa.Column("created_at", Ts, nullable=False),
-)
-
-_newest = (calls.c.created_at.desc(), calls.c.id.desc())
-# It carries what analytics counts, so a report reads a window index-only (core.aggregates).
-sa.Index("calls_business_created", calls.c.business_id, *_newest, postgresql_include=["agent_id", "status", "duration"])
-sa.Index("calls_business_agent", calls.c.business_id, calls.c.agent_id, *_newest)
-sa.Index("calls_business_status", calls.c.business_id, calls.c.status, *_newest)
-sa.Index("idempotency_keys_created", idempotency_keys.c.created_at)
-# The calls still waiting for their outcome (the reaper's scan).
-sa.Index("calls_open", calls.c.created_at,
-         postgresql_where=sa.text(f"status IN ({', '.join(repr(s) for s in PROGRESS)})"))
-
-outbox = outbox_table(metadata, SCHEMA)
-inbox = inbox_table(metadata, SCHEMA)
-
+from services.calls.schema import calls, idempotency_keys
 
 # -- calls --------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """Where the eval scenario use cases (service.py) keep scenarios: a repository bound to one unit of work's handle.
-It only stores and finds; the rules stay in domain.py and the use cases.
+It only stores and finds; the rules stay in domain.py and the use cases, which reach it through their unit of work
+(`EvalsUnit`).
 
 A scenario's write waits on the provider's mirror, so it holds the scenario's lease (core.leases.hold_with takes
 and releases it through the repository); a change or a delete applies only while the lease is the writer's.
@@ -8,7 +9,7 @@ and releases it through the repository); a change or a delete applies only while
 (run_service.py) stay on store.py directly."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -16,13 +17,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
 from core.pagination import Page, Paged, fetch_page
+from core.uow import Unit
 from services.evals import store
-from services.evals.store import scenarios
+from services.evals.schema import scenarios
 
 
 class ScenariosRepository(leases.Lessor, Protocol):
     async def add(self, **values: Any) -> Any:
-        """Record a scenario (store.scenarios' columns); its row."""
+        """Record a scenario (schema.scenarios' columns); its row."""
 
     async def owned(self, business_ids: Iterable[str], scenario_id: str) -> Any | None:
         """The scenario with this id in one of these businesses, or None."""
@@ -64,3 +66,12 @@ class SqlScenarios:
 
     async def remove_leased(self, scenario_id: str, token: str) -> None:
         await store.delete_leased_scenario(self.conn, scenario_id, token)
+
+
+class EvalsUnit(Unit):
+    """The eval scenario use cases' unit of work (core.uow.UnitOfWork): their scenarios, on one transaction's or
+    read's handle (`scenarios_on` builds the repository: the SQL one, or the fast tier's in-memory twin)."""
+
+    def __init__(self, handle: Any, scenarios_on: Callable[[Any], ScenariosRepository] = SqlScenarios):
+        super().__init__()
+        self.scenarios = scenarios_on(handle)

@@ -7,7 +7,6 @@ the provider's copy back.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
 
 from core import leases, tenant
@@ -15,12 +14,12 @@ from core.errors import ServiceError, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.tenant import require_business
-from core.uow import Connections
+from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.evals import domain
 from services.evals.agents_port import AgentsPort
-from services.evals.repository import ScenariosRepository, SqlScenarios
+from services.evals.repository import EvalsUnit, ScenariosRepository
 
 # A write holds its scenario at most this long (a provider call with its retries fits well inside).
 SCENARIO_LEASE = timedelta(seconds=60)
@@ -28,12 +27,10 @@ LEASE_WAIT_SECONDS = 25.0
 
 
 class Scenarios:
-    def __init__(self, db: Connections, voice: VoiceProvider, agents: AgentsPort, *,
-                 scenarios: Callable[..., ScenariosRepository] = SqlScenarios):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[EvalsUnit], voice: VoiceProvider, agents: AgentsPort):
+        self.uow = uow
         self.voice = voice
         self.agents = agents
-        self.scenarios_in = scenarios  # the repository on a unit of work's handle (services.evals.repository)
 
     async def _agent_of(self, business_id: str, agent_id: str) -> None:
         """The agent must be one of the business's (anything else reads as not found)."""
@@ -49,8 +46,8 @@ class Scenarios:
         mirror = await self.voice.create_eval(domain.provider_body(scenario))
         now = utcnow()
         try:
-            async with self.db.transaction() as conn:
-                return await self.scenarios_in(conn).add(
+            async with self.uow.transaction() as work:
+                return await work.scenarios.add(
                     id=new_id(), business_id=business_id, agent_id=agent_id, provider_eval_id=mirror["id"],
                     name=scenario.name, description=scenario.description, messages=scenario.messages,
                     created_at=now, updated_at=now)
@@ -61,8 +58,8 @@ class Scenarios:
 
     async def get(self, scenario_id: str):
         require_uuid(scenario_id, "id")
-        async with self.db.read() as conn:
-            row = await self.scenarios_in(conn).owned(tenant.require_account().business_ids, scenario_id)
+        async with self.uow.read() as work:
+            row = await work.scenarios.owned(tenant.require_account().business_ids, scenario_id)
         if row is None:
             raise not_found("eval scenario")
         return row
@@ -71,8 +68,8 @@ class Scenarios:
         if agent_id is not None:
             require_uuid(agent_id, "agent_id")
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            return await self.scenarios_in(conn).page(who.business_ids, agent_id, page)
+        async with self.uow.read() as work:
+            return await work.scenarios.page(who.business_ids, agent_id, page)
 
     async def update(self, scenario_id: str, name: str | None, description: str | None, messages):
         """Rename, redescribe and/or replace the turns (`messages` None: kept)."""
@@ -82,12 +79,12 @@ class Scenarios:
             domain.check_description(description) if description is not None else row.description,
             domain.check_messages(messages) if messages is not None else row.messages)
         before = domain.Scenario(row.name, row.description, row.messages)
-        async with leases.hold_with(self.db, self.scenarios_in, row.id, duration=SCENARIO_LEASE,
+        async with leases.hold_with(self.uow, _scenarios, row.id, duration=SCENARIO_LEASE,
                                     wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
             await self.voice.update_eval(row.provider_eval_id, _mirror_update(changed))
             try:
-                async with self.db.transaction() as conn:
-                    updated = await self.scenarios_in(conn).change_leased(row.id, token, {
+                async with self.uow.transaction() as work:
+                    updated = await work.scenarios.change_leased(row.id, token, {
                         "name": changed.name, "description": changed.description, "messages": changed.messages,
                         "updated_at": utcnow(), **leases.RELEASED})
                 if updated is None:
@@ -100,16 +97,21 @@ class Scenarios:
 
     async def delete(self, scenario_id: str) -> str:
         row = await self.get(scenario_id)
-        async with leases.hold_with(self.db, self.scenarios_in, row.id, duration=SCENARIO_LEASE,
+        async with leases.hold_with(self.uow, _scenarios, row.id, duration=SCENARIO_LEASE,
                                     wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
             try:
                 await self.voice.delete_eval(row.provider_eval_id)
             except ProviderError as exc:
                 if exc.status != 404:  # already gone at the provider: ours goes too
                     raise
-            async with self.db.transaction() as conn:
-                await self.scenarios_in(conn).remove_leased(row.id, token)
+            async with self.uow.transaction() as work:
+                await work.scenarios.remove_leased(row.id, token)
         return str(row.id)
+
+
+def _scenarios(work: EvalsUnit) -> ScenariosRepository:
+    """The repository whose rows the scenario's lease is held on (core.leases.hold_with)."""
+    return work.scenarios
 
 
 def _mirror_update(scenario: domain.Scenario) -> dict:

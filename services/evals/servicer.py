@@ -8,8 +8,10 @@ from core.errors import invalid
 from core.grpc_server import Runtime
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
+from core.uow import UnitOfWork
 from providers import configured
 from services.evals.agents_port import GrpcAgents
+from services.evals.repository import EvalsUnit
 from services.evals.run_service import RunResumer, Runs
 from services.evals.service import Scenarios
 from switchboard.v1 import evals_pb2, evals_pb2_grpc
@@ -108,4 +110,4 @@ def build(runtime: Runtime) -> EvalsServicer:
                 standings=standings.heard_by(runtime))
     runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
     runtime.run(RunResumer(runs))
-    return EvalsServicer(Scenarios(runtime.db, voice, agents), runs)
+    return EvalsServicer(Scenarios(UnitOfWork(runtime.db, EvalsUnit), voice, agents), runs)

@@ -2,56 +2,10 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
-from core.leases import lease_columns
-
-SCHEMA = "evals"
-metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
-
-scenarios = sa.Table(
-    "scenarios", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("agent_id", Uuid, nullable=False),
-    sa.Column("provider_eval_id", sa.Text, nullable=False, unique=True),
-    sa.Column("name", sa.Text, nullable=False),
-    sa.Column("description", sa.Text, nullable=False),
-    sa.Column("messages", JSONB, nullable=False),
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("updated_at", Ts, nullable=False),
-    # One writer at a time while the provider's mirror is changed (core.leases).
-    *lease_columns(),
-    sa.Index("scenarios_agent_created", "agent_id", "created_at"),
-    sa.Index("scenarios_business_created", "business_id", "created_at"),
-)
-
-runs = sa.Table(
-    "runs", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("agent_id", Uuid, nullable=False),
-    sa.Column("eval_id", Uuid, nullable=False),  # the scenario (kept when the scenario is deleted)
-    sa.Column("eval_name", sa.Text, nullable=False),
-    sa.Column("batch_id", Uuid),  # the fan-out it belongs to
-    sa.Column("provider_run_id", sa.Text, unique=True),  # null until the provider takes the run
-    sa.Column("status", sa.Text, nullable=False),  # domain.RUN_STATUSES
-    sa.Column("passed", sa.Boolean),
-    sa.Column("results", JSONB, nullable=False),
-    sa.Column("ended_reason", sa.Text),
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("updated_at", Ts, nullable=False),
-    sa.Column("ended_at", Ts),
-    sa.Column("trigger", sa.Text, nullable=False, server_default="request"),  # domain.TRIGGERS
-    sa.Column("channel", sa.Text),  # an eval gate's run: the agent channel whose new configuration it tested
-    # The tool calls the assistant made in the ended run (domain.tool_calls_made): [{turn, name, arguments}].
-    sa.Column("stubbed_tool_calls", JSONB, nullable=False, server_default="[]"),
-    sa.Index("runs_agent_created", "agent_id", "created_at"),
-)
+from services.evals.schema import runs, scenarios
 
 LIST_COLUMNS = [c for c in scenarios.c if c.name not in ("messages", "lease_token", "lease_until")]
 

@@ -34,7 +34,7 @@ from services.messaging import domain, spend, store
 from services.messaging.consent_service import evidence_of
 from services.messaging.national_registry import NONE, Subscription, standing_fields
 from services.messaging.repository import MessagingRepository, SqlMessaging
-from services.messaging.store import compliance_decisions
+from services.messaging.schema import compliance_decisions
 
 DECISIONS_PAGE = (50, 100)
 STANDINGS_MAX = 10_000  # phones per GetStandings

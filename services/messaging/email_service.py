@@ -26,7 +26,7 @@ from core.uow import Database
 from providers.email.adapter import EmailError, EmailSender
 from services.messaging import domain, spend, store
 from services.messaging.ports import Neighbours
-from services.messaging.store import emails
+from services.messaging.schema import emails
 
 log = logging.getLogger(__name__)
 PROMPTS_SUBJECT = subject_for("agent.prompt_changed")

@@ -29,8 +29,8 @@ from providers.messaging.adapter import carrier_error
 from services.messaging import domain, store
 from services.messaging.consent_service import evidence_of
 from services.messaging.ports import Neighbours
+from services.messaging.schema import outbox
 from services.messaging.service import failed_event, sent_event
-from services.messaging.store import outbox
 from switchboard.v1 import events_pb2
 
 ACTOR = "messaging-inbound"

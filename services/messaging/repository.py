@@ -16,12 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.compliance.decision import Counted
 from core.pagination import Page, Paged, fetch_page
 from services.messaging import store
-from services.messaging.store import dnc_entries
+from services.messaging.schema import dnc_entries
 
 
 class MessagingRepository(Protocol):
     async def add_to_thread(self, *, business_number: str, contact_number: str, **values: Any) -> Any | None:
-        """The message (`values`: store.messages' columns, a fresh id) on the thread of the business number and
+        """The message (`values`: schema.messages' columns, a fresh id) on the thread of the business number and
         the contact: the thread made on first use or moved on (its counts, latest message, and the agent and lead
         it had none of), the message's lead the thread's when it has none. None when the business has a message
         with its idempotency key (the thread has moved on all the same: the caller rolls back)."""
@@ -36,7 +36,7 @@ class MessagingRepository(Protocol):
         """The message after `values`, or None when there is none."""
 
     async def add_decision(self, **values: Any) -> Any:
-        """Log a compliance decision (store.compliance_decisions' columns); its row."""
+        """Log a compliance decision (schema.compliance_decisions' columns); its row."""
 
     async def standing(self, business_id: str, phone: str) -> tuple[Any | None, list[Any], store.National | None]:
         """The phone's listed do-not-call entry of the business (or None), its consent history, oldest first, and
@@ -61,7 +61,7 @@ class MessagingRepository(Protocol):
         """Free the slot of a touch never placed; False when the businesses hold no such slot."""
 
     async def add_consent(self, **values: Any) -> None:
-        """Record a consent event (store.consent_events' columns)."""
+        """Record a consent event (schema.consent_events' columns)."""
 
     async def consent_history(self, business_id: str, phone: str) -> list[Any]:
         """The phone's consent events with the business, oldest first."""
@@ -70,7 +70,7 @@ class MessagingRepository(Protocol):
         """The phone's entry on the business's do-not-call list (not removed), or None."""
 
     async def add_dnc(self, **values: Any) -> Any:
-        """List a phone (store.dnc_entries' columns); the entry listed: this one, or the one already there."""
+        """List a phone (schema.dnc_entries' columns); the entry listed: this one, or the one already there."""
 
     async def remove_dnc(self, business_id: str, phone: str, **values: Any) -> Any | None:
         """Take the phone's listed entry off (`values`: removed_at, removed_reason, removed_by); the entry after,

@@ -49,7 +49,7 @@ from services.messaging import domain, store
 from services.messaging.compliance_service import Compliance
 from services.messaging.ports import Neighbours
 from services.messaging.repository import MessagingRepository, SqlMessaging
-from services.messaging.store import conversations, messages, outbox
+from services.messaging.schema import conversations, messages, outbox
 from switchboard.v1 import events_pb2
 
 CONVERSATIONS_PAGE = MESSAGES_PAGE = (50, 100)

@@ -14,17 +14,11 @@ from sqlalchemy.dialects.postgresql import insert
 from core import standing
 from core.bus import business_event, subject_for
 from core.uow import Database
-from services.sdr.schema import Ts, Uuid, metadata
+from services.sdr.schema import standings
 
 SUBJECT = subject_for("workspace.standing_changed")
 CONSUMER = "sdr-held-businesses"
 
-standings = sa.Table(
-    "business_standings", metadata,
-    sa.Column("business_id", Uuid, primary_key=True),
-    sa.Column("standing", sa.Text, nullable=False),
-    sa.Column("changed_at", Ts, nullable=False),
-)
 
 
 def not_held(business_id: sa.ColumnElement) -> sa.ColumnElement[bool]:

@@ -30,7 +30,7 @@ from services.sdr.pipeline_actions import Actions
 from services.sdr.pipeline_run import PipelineRun, RunOutcome
 from services.sdr.pipeline_service import Pipeline
 from services.sdr.ports import Neighbours, grpc_neighbours
-from services.sdr.store import outbox
+from services.sdr.schema import outbox
 from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)

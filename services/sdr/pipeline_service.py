@@ -22,7 +22,7 @@ from core.uow import Database
 from services.sdr import pipeline_domain as rules
 from services.sdr import pipeline_store as store
 from services.sdr.ports import Neighbours
-from services.sdr.store import leads
+from services.sdr.schema import leads
 
 PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
 ACTIVITY_LIMIT = (50, 200)  # default and most activity entries

@@ -6,81 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, insert
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db import lock_until_commit
 from core.ids import new_id
-from services.sdr import store as lead_store  # the leads table (store.py imports this module for its metadata)
 from services.sdr.held_businesses import not_held
-from services.sdr.schema import Ts, Uuid, metadata
-
-configs = sa.Table(
-    "pipeline_configs", metadata,
-    sa.Column("business_id", Uuid, primary_key=True),
-    sa.Column("enabled", sa.Boolean, nullable=False),
-    sa.Column("min_touch_gap_hours", sa.Integer, nullable=False),
-    sa.Column("max_touches", sa.Integer, nullable=False),
-    sa.Column("auto_call", sa.Boolean, nullable=False),
-    sa.Column("auto_email", sa.Boolean, nullable=False),
-    sa.Column("auto_sms", sa.Boolean, nullable=False),
-    sa.Column("sdr_agent_id", Uuid),
-    sa.Column("business_hours_start", sa.Integer, nullable=False),
-    sa.Column("business_hours_end", sa.Integer, nullable=False),
-    sa.Column("email_from_account_id", sa.Text),
-    sa.Column("updated_at", Ts, nullable=False),
-)
-
-activity = sa.Table(
-    "pipeline_activity", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("lead_id", Uuid, sa.ForeignKey("sdr.leads.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("action", sa.Text, nullable=False),  # pipeline_domain.ACTIONS, or escalate
-    sa.Column("status", sa.Text, nullable=False),  # pending (a touch being made), done, failed
-    sa.Column("detail", sa.Text, nullable=False),
-    sa.Column("touch_number", sa.Integer),  # the lead's n-th touch (touches only): made once
-    sa.Column("reference", sa.Text),  # the call, message or email the touch made
-    sa.Column("origin", sa.Text, nullable=False),  # api (a key or session) or runner
-    sa.Column("window_id", Uuid),  # the scheduled run that made it (runner entries)
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("updated_at", Ts, nullable=False),
-)
-
-windows = sa.Table(
-    "runner_windows", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("window_start", Ts, nullable=False),  # the two-hour window the scheduled run is for
-    sa.Column("status", sa.Text, nullable=False),  # running, completed
-    sa.Column("lease_token", sa.Text),  # the runner working it; another takes over once lease_until passes
-    sa.Column("lease_until", Ts),
-    sa.Column("attempts", sa.Integer, nullable=False, server_default="1"),
-    sa.Column("started_at", Ts, nullable=False),
-    sa.Column("ended_at", Ts),
-    sa.UniqueConstraint("business_id", "window_start", name="runner_windows_once"),
-)
-
-briefings = sa.Table(
-    "briefings", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("window_id", Uuid, sa.ForeignKey(windows.c.id, ondelete="CASCADE"), nullable=False, unique=True),
-    sa.Column("summary", JSONB, nullable=False),  # the run's summary counts
-    sa.Column("needs_owner", JSONB, nullable=False),  # [{lead_id, name, reason}] escalated to the owner
-    sa.Column("text", sa.Text, nullable=False),  # as e-mailed to the owner
-    sa.Column("email_id", sa.Text),
-    sa.Column("created_at", Ts, nullable=False),
-)
-
-sa.Index("pipeline_activity_business_created", activity.c.business_id, activity.c.created_at.desc(),
-         activity.c.id.desc())
-sa.Index("pipeline_activity_lead_created", activity.c.lead_id, activity.c.created_at.desc(), activity.c.id.desc())
-sa.Index("pipeline_activity_window", activity.c.window_id, activity.c.lead_id,
-         postgresql_where=activity.c.window_id.is_not(None))
-sa.Index("briefings_business_created", briefings.c.business_id, briefings.c.created_at.desc(), briefings.c.id.desc())
-sa.Index("pipeline_activity_touch_once", activity.c.lead_id, activity.c.touch_number, unique=True,
-         postgresql_where=sa.and_(activity.c.touch_number.is_not(None), activity.c.status != "failed"))
+from services.sdr.schema import Ts, Uuid, activity, briefings, configs, leads, windows
 
 CONFIG_COLUMNS = tuple(c.name for c in configs.c if c.name not in ("business_id", "updated_at"))
 
@@ -100,7 +32,6 @@ async def save_config(conn: AsyncConnection, business_id: str, values: dict, now
 
 async def lock_lead(conn: AsyncConnection, business_id: str, lead_id: str):
     """The business's lead, locked for a touch or a pause (None when the business has no such lead)."""
-    leads = lead_store.leads
     return (await conn.execute(sa.select(leads).where(leads.c.id == lead_id, leads.c.business_id == business_id)
                                .with_for_update())).first()
 
@@ -129,13 +60,11 @@ async def finish_activity(conn: AsyncConnection, activity_id: str, values: dict)
 
 
 async def count_touch(conn: AsyncConnection, lead_id: str, now: datetime) -> None:
-    leads = lead_store.leads
     await conn.execute(leads.update().where(leads.c.id == lead_id).values(
         touch_count=leads.c.touch_count + 1, last_touch_at=now, updated_at=now))
 
 
 async def set_paused(conn: AsyncConnection, lead_id: str, paused: bool, now: datetime) -> None:
-    leads = lead_store.leads
     await conn.execute(leads.update().where(leads.c.id == lead_id).values(paused=paused, updated_at=now))
 
 
@@ -160,14 +89,12 @@ SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state"
 
 def pipeline_leads(business_id: str) -> sa.Select:
     """The business's leads with the columns the pipeline reads."""
-    leads = lead_store.leads
     return sa.select(*(leads.c[name] for name in (*SIGNAL_COLUMNS, *SHOWN_COLUMNS))).where(
         leads.c.business_id == business_id)
 
 
 def hottest_first(query: sa.Select) -> sa.Select:
     """In the pipeline's order: by segment, then the highest score and the newest (leads_business_pipeline)."""
-    leads = lead_store.leads
     return query.order_by(leads.c.pipeline_segment, leads.c.score.desc(), leads.c.created_at.desc(),
                           leads.c.id.desc())
 
@@ -175,7 +102,6 @@ def hottest_first(query: sa.Select) -> sa.Select:
 async def any_due(conn: AsyncConnection, business_id: str, now: datetime) -> bool:
     """Whether a lead's stored segment and next action are due for computing: its signals changed, the clock
     passed its pipeline_until, or the config changed (make_all_due)."""
-    leads = lead_store.leads
     return await conn.scalar(sa.select(sa.exists().where(leads.c.business_id == business_id,
                                                          leads.c.pipeline_until <= now)))
 
@@ -188,7 +114,6 @@ async def lock_pipeline(conn: AsyncConnection, business_id: str) -> None:
 
 async def due_leads(conn: AsyncConnection, business_id: str, now: datetime) -> list:
     """The leads due for computing, each with the stamp of the signals read (store_computed writes against it)."""
-    leads = lead_store.leads
     return (await conn.execute(pipeline_leads(business_id).add_columns(leads.c.pipeline_stamp).where(
         leads.c.pipeline_until <= now))).all()
 
@@ -215,14 +140,12 @@ async def store_computed(conn: AsyncConnection, computed: list[tuple]) -> None:
 async def make_all_due(conn: AsyncConnection, business_id: str) -> None:
     """After a config change that moves segments or next actions: every lead of the business is due, and a result
     computed before it is not stored."""
-    leads = lead_store.leads
     await conn.execute(leads.update().where(leads.c.business_id == business_id).values(
         pipeline_until=sa.text("'epoch'"), pipeline_stamp=leads.c.pipeline_stamp + 1))
 
 
 async def next_action_counts(conn: AsyncConnection, business_id: str) -> dict[str | None, int]:
     """How many of the business's leads have each stored next action (index-only: leads_business_pipeline_next)."""
-    leads = lead_store.leads
     rows = await conn.execute(sa.select(leads.c.pipeline_next, sa.func.count()).where(
         leads.c.business_id == business_id).group_by(leads.c.pipeline_next))
     return dict(rows.all())
@@ -284,6 +207,5 @@ async def activity_counts(conn: AsyncConnection, business_id: str, since: dateti
 
 
 async def new_leads(conn: AsyncConnection, business_id: str, since: datetime) -> int:
-    leads = lead_store.leads
     return await conn.scalar(sa.select(sa.func.count()).select_from(leads).where(
         leads.c.business_id == business_id, leads.c.created_at >= since))

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import records
 from core.compliance.rules import Hours, hours
 from services.sdr import pipeline_store, runs_store, store
-from services.sdr.store import leads
+from services.sdr.schema import leads
 
 
 class LeadsRepository(Protocol):
@@ -28,7 +28,7 @@ class LeadsRepository(Protocol):
         """The lead with this id in one of these businesses (held for update with `lock`), or None."""
 
     async def add(self, business_id: str, values: dict[str, Any], now: datetime) -> Any:
-        """Record a new lead of the business (store.leads' columns), created and updated `now`; its row."""
+        """Record a new lead of the business (schema.leads' columns), created and updated `now`; its row."""
 
     async def change(self, lead_id: str, values: dict[str, Any]) -> Any | None:
         """The lead after `values`, or None when there is no such lead."""
@@ -72,7 +72,7 @@ class SqlLeads:
 
 class RunsRepository(Protocol):
     async def add_run(self, **values: Any) -> Any | None:
-        """Record a run (runs_store.runs' columns); its row, or None when the business has a run with its
+        """Record a run (schema.runs' columns); its row, or None when the business has a run with its
         idempotency_key already. Another run of the business with its external_ref is refused (IntegrityError
         naming communication_runs_external_ref)."""
 
@@ -80,7 +80,7 @@ class RunsRepository(Protocol):
         """The business's run created with this Idempotency-Key, or None."""
 
     async def add_jobs(self, rows: list[dict[str, Any]]) -> None:
-        """Record a run's jobs (runs_store.jobs' columns)."""
+        """Record a run's jobs (schema.jobs' columns)."""
 
     async def job_counts(self, run_ids: list[str]) -> dict[str, dict[str, int]]:
         """Per run, its jobs by status."""

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.outbox import add_event
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
-from services.sdr.store import outbox
+from services.sdr.schema import outbox
 from switchboard.v1 import events_pb2
 
 

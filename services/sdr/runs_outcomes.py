@@ -27,7 +27,7 @@ from core.uow import Database
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
-from services.sdr.store import outbox
+from services.sdr.schema import outbox
 
 CONSUMER = "sdr-run-calls"
 CALLS_SUBJECT = subject_for("call.*")

@@ -39,7 +39,7 @@ from services.sdr import runs_outcomes
 from services.sdr import runs_store as store
 from services.sdr.ports import Made, Neighbours, Touch, grpc_neighbours
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
-from services.sdr.store import outbox
+from services.sdr.schema import outbox
 from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)

@@ -31,10 +31,11 @@ from core.text import check_idempotency_key
 from core.uow import Connections
 from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
+from services.sdr import schema
 from services.sdr.ports import Neighbours
 from services.sdr.repository import RunsRepository, SqlRuns
 from services.sdr.runs_events import run_ended
-from services.sdr.store import outbox
+from services.sdr.schema import outbox
 
 RUNS_PAGE, JOBS_PAGE, ATTEMPTS_PAGE = (20, 100), (50, 500), (50, 100)
 
@@ -164,7 +165,7 @@ class Runs:
             require_uuid(run_id, "id")
         query = store.runs_of(scope, run_id, external_ref)
         async with self.db.read() as conn:
-            paged = await fetch_page(conn, query, store.runs.c.created_at, store.runs.c.id, page)
+            paged = await fetch_page(conn, query, schema.runs.c.created_at, schema.runs.c.id, page)
             counts = await store.job_counts(conn, [str(r.id) for r in paged.rows]) if paged.rows else {}
         if run_id and not paged.rows:
             raise not_found("communication run")
@@ -187,7 +188,7 @@ class Runs:
             elif action == "resume":
                 # Re-planned from now: each is claimed at once if its time passed, and decided again then.
                 await store.move_jobs(conn, run_id, (rules.JOB_PAUSED,), {
-                    "status": rules.PENDING, "due_at": sa.func.greatest(store.jobs.c.due_at, now), "updated_at": now})
+                    "status": rules.PENDING, "due_at": sa.func.greatest(schema.jobs.c.due_at, now), "updated_at": now})
             else:
                 await store.move_jobs(conn, run_id, (*rules.WAITING, rules.JOB_PAUSED), {
                     "status": rules.JOB_CANCELED, "reason": "the run was canceled", "ended_at": now,
@@ -211,7 +212,7 @@ class Runs:
             raise invalid(f"status must be one of {', '.join(rules.JOB_STATES)}")
         query = store.jobs_of(who.business_ids, run_id, channel, status, job_id)
         async with self.db.read() as conn:
-            return await fetch_page(conn, query, store.jobs.c.scheduled_at, store.jobs.c.id, page)
+            return await fetch_page(conn, query, schema.jobs.c.scheduled_at, schema.jobs.c.id, page)
 
     async def attempts(self, run_id: str | None, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()
@@ -221,7 +222,7 @@ class Runs:
             raise invalid(f"status must be one of {', '.join(rules.ATTEMPT_STATES)}")
         query = store.attempts_of(who.business_ids, run_id, status)
         async with self.db.read() as conn:
-            return await fetch_page(conn, query, store.attempts.c.created_at, store.attempts.c.id, page)
+            return await fetch_page(conn, query, schema.attempts.c.created_at, schema.attempts.c.id, page)
 
 
 def _checked_key(key: str | None) -> str:

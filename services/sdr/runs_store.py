@@ -10,92 +10,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, insert
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db import lock_until_commit
-from core.leases import free, lease_columns
-from services.sdr import pipeline_store  # its configs table, read when claiming (a module: the two import each other)
+from core.leases import free
 from services.sdr import runs_domain as rules
 from services.sdr.held_businesses import not_held
-from services.sdr.schema import Ts, Uuid, metadata
-
-runs = sa.Table(
-    "communication_runs", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("account_id", Uuid, nullable=False),  # whose key created it: the scheduler acts as that account
-    sa.Column("external_ref", sa.Text, nullable=False),
-    sa.Column("idempotency_key", sa.Text, nullable=False),
-    sa.Column("request_hash", sa.Text, nullable=False),
-    sa.Column("status", sa.Text, nullable=False),  # rules.RUN_STATES
-    sa.Column("agent_id", Uuid, nullable=False),  # the default agent of its touches
-    sa.Column("retry", JSONB, nullable=False),  # rules.RetryPolicy.to_json()
-    sa.Column("touches", sa.Integer, nullable=False),
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("updated_at", Ts, nullable=False),
-    sa.Column("started_at", Ts),  # its first touch was claimed
-    sa.Column("ended_at", Ts),  # completed or canceled
-    sa.UniqueConstraint("business_id", "idempotency_key", name="communication_runs_idempotency"),
-    sa.UniqueConstraint("business_id", "external_ref", name="communication_runs_external_ref"),
-)
-
-jobs = sa.Table(
-    "communication_jobs", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("run_id", Uuid, sa.ForeignKey(runs.c.id, ondelete="CASCADE"), nullable=False),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("touch_index", sa.Integer, nullable=False),
-    sa.Column("touch_id", sa.Text, nullable=False),
-    sa.Column("channel", sa.Text, nullable=False),
-    sa.Column("phone", sa.Text, nullable=False),
-    sa.Column("timezone", sa.Text),
-    sa.Column("agent_id", Uuid, nullable=False),
-    sa.Column("context", JSONB, nullable=False),
-    sa.Column("scheduled_at", Ts, nullable=False),  # as the caller asked
-    sa.Column("due_at", Ts, nullable=False),  # when it is next claimable (moved by deferrals and retries)
-    sa.Column("status", sa.Text, nullable=False),  # rules.JOB_STATES
-    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),  # calls placed
-    sa.Column("rule", sa.Text),  # the compliance rule that last deferred or refused it
-    sa.Column("code", sa.Text),  # the error code of a refusal or failure
-    sa.Column("reason", sa.Text),  # what happened last, in words
-    sa.Column("call_id", Uuid),  # the last call placed
-    sa.Column("message_id", Uuid),  # the text sent
-    *lease_columns(),
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("updated_at", Ts, nullable=False),
-    sa.Column("ended_at", Ts),
-    sa.UniqueConstraint("run_id", "touch_id", name="communication_jobs_touch"),
-)
-
-attempts = sa.Table(
-    "communication_attempts", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("job_id", Uuid, sa.ForeignKey(jobs.c.id, ondelete="CASCADE"), nullable=False),
-    sa.Column("run_id", Uuid, nullable=False),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("attempt", sa.Integer, nullable=False),  # 1 for the first call of the touch
-    sa.Column("call_id", Uuid, unique=True),  # null when the provider refused the call
-    sa.Column("phone", sa.Text, nullable=False),
-    sa.Column("status", sa.Text, nullable=False),  # rules.ATTEMPT_STATES
-    sa.Column("retry_eligible", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("reason", sa.Text),
-    sa.Column("next_attempt_at", Ts),
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("ended_at", Ts),
-    sa.UniqueConstraint("job_id", "attempt", name="communication_attempts_once"),
-)
-
-sa.Index("communication_runs_business_created", runs.c.business_id, runs.c.created_at.desc(), runs.c.id.desc())
-sa.Index("communication_jobs_due", jobs.c.due_at, postgresql_where=jobs.c.status.in_(rules.WAITING))
-sa.Index("communication_jobs_executing", jobs.c.lease_until, postgresql_where=jobs.c.status == rules.EXECUTING)
-sa.Index("communication_jobs_in_flight", jobs.c.business_id,
-         postgresql_where=sa.and_(jobs.c.channel == "call", jobs.c.status.in_((rules.EXECUTING, rules.IN_PROGRESS))))
-sa.Index("communication_jobs_run", jobs.c.run_id, jobs.c.status)
-sa.Index("communication_jobs_run_scheduled", jobs.c.run_id, jobs.c.scheduled_at.desc(), jobs.c.id.desc())
-sa.Index("communication_attempts_business_created", attempts.c.business_id, attempts.c.created_at.desc(),
-         attempts.c.id.desc())
-sa.Index("communication_attempts_run", attempts.c.run_id, attempts.c.created_at.desc(), attempts.c.id.desc())
+from services.sdr.schema import attempts, configs, jobs, runs
 
 OPEN_RUN = runs.c.status.in_(rules.RUN_ACTIVE)
 _claimable = sa.or_(sa.and_(jobs.c.status.in_(rules.WAITING), jobs.c.due_at <= sa.func.now()),
@@ -216,7 +138,6 @@ async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: in
 
 def _saved_config(column: str):
     """A column of the business's saved SDR config (NULL when it saved none), for a claimed job to carry."""
-    configs = pipeline_store.configs
     return sa.select(configs.c[column]).where(configs.c.business_id == jobs.c.business_id).scalar_subquery() \
         .label(column)
 

@@ -22,7 +22,7 @@ from core.uow import Connections
 from services.sdr import domain, store
 from services.sdr.ports import Agents
 from services.sdr.repository import LeadsRepository, SqlLeads
-from services.sdr.store import leads, outbox, voicemails
+from services.sdr.schema import leads, outbox, voicemails
 from switchboard.v1 import common_pb2, events_pb2
 
 

@@ -12,97 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import aggregates
 from core.db import Prepared, lock_until_commit
 from core.ids import new_id
-from core.inbox import inbox_table
-from core.outbox import outbox_table
 from core.pagination import Paged, split_page
-from services.sdr import pipeline_store, runs_store  # noqa: F401 - their tables are of this schema's metadata
-from services.sdr.domain import LEAD_OUT, LEAD_TEXT
-from services.sdr.schema import SCHEMA, Ts, Uuid, metadata
-
-leads = sa.Table(
-    "leads", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    *(sa.Column(name, sa.Text) for name in LEAD_TEXT),
-    sa.Column("agent_id", Uuid),
-    sa.Column("status", sa.Text, nullable=False),
-    sa.Column("source", sa.Text, nullable=False),
-    sa.Column("score", sa.Integer, nullable=False),
-    sa.Column("score_confidence", sa.Text, nullable=False),
-    sa.Column("score_explanation", sa.Text, nullable=False),
-    sa.Column("score_factors", ARRAY(sa.Text), nullable=False),
-    sa.Column("intent", sa.Text),
-    sa.Column("interaction_count", sa.Integer, nullable=False, server_default="0"),
-    sa.Column("last_activity_at", Ts, nullable=False),
-    sa.Column("created_at", Ts, nullable=False),
-    sa.Column("updated_at", Ts, nullable=False),
-    # The sales pipeline's touches of the lead (services.sdr.pipeline_domain) and whether it is paused there.
-    sa.Column("touch_count", sa.Integer, nullable=False, server_default="0"),
-    sa.Column("last_touch_at", Ts),
-    sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
-    # Its latest inbound call, latest and first inbound interaction of any channel (kept by a trigger on
-    # interactions), and the pipeline's stored view of it: its segment (the rank in pipeline_domain.SEGMENTS) and
-    # next action without the compliance facts, due for computing again from pipeline_until (a trigger makes a
-    # change of its signals due at once and bumps pipeline_stamp): migration 0007, services.sdr.pipeline_store.
-    sa.Column("last_inbound_call_at", Ts),
-    sa.Column("last_inbound_at", Ts),
-    sa.Column("first_inbound_at", Ts),
-    sa.Column("pipeline_segment", sa.SmallInteger),
-    sa.Column("pipeline_next", sa.Text),
-    sa.Column("pipeline_until", Ts, nullable=False, server_default=sa.text("'epoch'")),
-    sa.Column("pipeline_stamp", sa.BigInteger, nullable=False, server_default="0"),
-    # When its status last became converted (a purchase: the national registry's exemption), kept by a trigger on
-    # every write of the status (migration 0009).
-    sa.Column("converted_at", Ts),
-    # When its email address became known to the business: given by the person on an inbound call; None when it was
-    # written through the API (migration 0010, services.sdr.domain.email_known_at).
-    sa.Column("email_known_at", Ts),
-)
-
-interactions = sa.Table(
-    "interactions", metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("lead_id", Uuid, sa.ForeignKey(leads.c.id, ondelete="CASCADE"), nullable=False),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("channel", sa.Text, nullable=False),
-    sa.Column("direction", sa.Text, nullable=False),
-    sa.Column("reference", sa.Text, nullable=False),
-    sa.Column("intent", sa.Text),
-    sa.Column("occurred_at", Ts, nullable=False),
-    sa.UniqueConstraint("lead_id", "reference", name="interactions_once"),
-)
-
-# Voicemails left for a business (fed by voicemail.received events); "unhandled" until the
-# business calls or texts that number back.
-voicemails = sa.Table(
-    "voicemails", metadata,
-    sa.Column("id", Uuid, primary_key=True),
-    sa.Column("business_id", Uuid, nullable=False),
-    sa.Column("lead_id", Uuid),
-    sa.Column("call_id", sa.Text),
-    sa.Column("from_number", sa.Text),
-    sa.Column("transcript", sa.Text),
-    sa.Column("recording_url", sa.Text),
-    sa.Column("received_at", Ts, nullable=False),
-)
-
-# Every list is one business's leads newest first; each filter gets an index leading with it.
-_newest = (leads.c.created_at.desc(), leads.c.id.desc())
-# It carries what analytics counts, so a report reads a window index-only (core.aggregates).
-sa.Index("leads_business_created", leads.c.business_id, *_newest, postgresql_include=["agent_id", "status", "source"])
-for _column in ("status", "source", "agent_id", "phone", "email"):
-    sa.Index(f"leads_business_{_column}", leads.c.business_id, leads.c[_column], *_newest)
-sa.Index("leads_business_updated", leads.c.business_id, leads.c.updated_at)
-sa.Index("leads_business_score", leads.c.business_id, leads.c.score, *_newest)
-sa.Index("leads_business_pipeline", leads.c.business_id, leads.c.pipeline_segment, leads.c.score.desc(), *_newest)
-sa.Index("leads_business_pipeline_next", leads.c.business_id, leads.c.pipeline_next)
-sa.Index("leads_business_pipeline_until", leads.c.business_id, leads.c.pipeline_until)
-sa.Index("interactions_lead", interactions.c.lead_id, interactions.c.occurred_at)
-sa.Index("voicemails_business_received", voicemails.c.business_id, voicemails.c.received_at)
-
-outbox = outbox_table(metadata, SCHEMA)
-inbox = inbox_table(metadata, SCHEMA)
-
+from services.sdr.domain import LEAD_OUT
+from services.sdr.schema import Uuid, interactions, leads, voicemails
 
 # -- leads --------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from core.inbox import first_delivery
 from core.messages import optional
 from core.uow import Database
 from services.sdr import store
-from services.sdr.store import inbox
+from services.sdr.schema import inbox
 
 VOICEMAIL_SUBJECT = subject_for("voicemail.received")
 CONSUMER = "sdr-voicemails"

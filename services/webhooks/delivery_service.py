@@ -14,7 +14,7 @@ from core.inbox import first_deliveries
 from core.uow import Database
 from services.webhooks import domain, store
 from services.webhooks.delivery import Outcome, Sender, post_signed, signing_secrets
-from services.webhooks.store import inbox
+from services.webhooks.schema import inbox
 
 CONSUMER = "webhooks-dispatcher"
 

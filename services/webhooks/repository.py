@@ -26,7 +26,7 @@ class SubscriptionsRepository(Protocol):
         """The business's subscriptions (the active ones only, when asked), oldest first."""
 
     async def add_subscription(self, **values: Any) -> Any:
-        """Record a subscription (store.subscriptions' columns); its row. One per business and URL."""
+        """Record a subscription (schema.subscriptions' columns); its row. One per business and URL."""
 
     async def change_subscription(self, subscription_id: str, values: dict[str, Any]) -> Any | None:
         """The subscription after `values`, or None when there is none."""

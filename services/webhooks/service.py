@@ -18,7 +18,7 @@ from core.uow import Connections
 from services.webhooks import delivery, delivery_service, domain, store
 from services.webhooks.delivery import Outcome
 from services.webhooks.repository import SqlSubscriptions, SubscriptionsRepository
-from services.webhooks.store import deliveries, events
+from services.webhooks.schema import deliveries, events
 from switchboard.v1 import events_pb2
 
 

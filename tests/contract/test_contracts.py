@@ -17,7 +17,7 @@ from grpc_health.v1 import (
 )
 
 from core.tenant import Tenant
-from gateway.routes import all_routes
+from gateway.route_table import all_routes
 from tests.tenants import signed
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ import asyncio
 from jsonschema import Draft202012Validator
 
 from deploy.local.servers import wait_for_port
-from gateway.routes import all_routes
+from gateway.route_table import all_routes
 from tests.waiting import wait_until
 
 

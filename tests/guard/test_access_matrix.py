@@ -17,7 +17,8 @@ import uuid
 import pytest
 
 from core.scopes import ALL_SCOPES
-from gateway.routes import KEY, PUBLIC, SESSION, all_routes
+from gateway.route import KEY, PUBLIC, SESSION
+from gateway.route_table import all_routes
 from tests.billing import change_plan, provider_events_applied
 from tests.guard.access_cases import BY_ID_ALONE, CASES, FORBIDDEN, NOT_FOUND, SCOPE_BRANCHES, World
 from tests.guard.access_cases import PUBLIC as PUBLIC_ROUTES

@@ -17,7 +17,8 @@ import pytest
 
 from core import costs
 from core.costs import Budget
-from gateway.routes import PUBLIC, Route, all_routes
+from gateway.route import PUBLIC, Route
+from gateway.route_table import all_routes
 from providers.messaging import signatures
 from providers.messaging.webhooks import STATUS_PATH
 from providers.payments import webhooks as payment_webhooks

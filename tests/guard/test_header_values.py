@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import urlsplit
 
-from gateway.routes import CSRF_HEADER, all_routes
+from gateway.route import CSRF_HEADER
+from gateway.route_table import all_routes
 from providers.messaging.signatures import SIGNATURE_HEADER as SMS_SIGNATURE_HEADER
 from providers.payments.webhooks import SIGNATURE_HEADER as PAYMENT_EVENT_SIGNATURE_HEADER
 from providers.voice.server_messages import AUTH_HEADERS as VOICE_AUTH_HEADERS

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gateway.routes import all_routes
+from gateway.route_table import all_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = Path(__file__).with_name("schemathesis.toml")

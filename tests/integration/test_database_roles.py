@@ -14,7 +14,7 @@ import pytest
 from core import db_roles, registry
 from core.db import create_engine, raw_url
 from core.outbox import channel, record_event
-from services.calls import store as calls_store
+from services.calls import schema as calls_schema
 from tests.waiting import wait_until
 
 
@@ -152,7 +152,7 @@ async def test_a_commit_to_a_services_outbox_wakes_its_listeners_under_its_role(
     engine = create_engine(stack.database_url_of("calls"))
     try:
         async with engine.begin() as conn:
-            await record_event(conn, calls_store.outbox, f"test.{uuid.uuid4().hex[:8]}.roles", None, {})
+            await record_event(conn, calls_schema.outbox, f"test.{uuid.uuid4().hex[:8]}.roles", None, {})
         await asyncio.wait_for(woken.wait(), 5)
     finally:
         await engine.dispose()

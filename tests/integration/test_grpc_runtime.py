@@ -27,8 +27,8 @@ from core.rpc import Client
 from core.tenant import Tenant
 from deploy.local.servers import free_port, wait_for_port
 from deploy.local.stack import ROOT
+from services.accounts.schema import outbox
 from services.accounts.servicer import build
-from services.accounts.store import outbox
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc, common_pb2
 from tests.integration.servers import accepting
 from tests.tenants import signed

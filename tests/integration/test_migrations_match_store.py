@@ -1,4 +1,4 @@
-"""Each service's migrations and its one definition of its tables (schema.py's metadata) cannot drift apart.
+"""Each service's migrations and its one definition of its tables (its schema.py's metadata) cannot drift apart.
 
 A new database is created from the metadata and stamped at the head (core.migrations.run_env), so the stack's own
 database proves nothing about the migrations. Here, in a scratch database on the stack's server: every service's
@@ -12,7 +12,6 @@ import asyncio
 import importlib
 import uuid
 from collections.abc import AsyncIterator
-from types import ModuleType
 
 import asyncpg
 import pytest
@@ -27,21 +26,6 @@ from core import db_roles, migrations, registry
 from core.db import async_url
 
 SCHEMAS = [s for s in registry.SERVICES if s.schema]
-
-
-def _metadata(service: registry.Service) -> sa.MetaData:
-    """The service's one definition of its tables: its schema.py's metadata, or its store.py's where the tables
-    have not moved yet. The store is imported either way: a store still declaring tables of the schema's metadata
-    adds them when imported."""
-    modules: dict[str, ModuleType] = {}
-    for name in ("store", "schema"):
-        try:
-            modules[name] = importlib.import_module(f"{service.module}.{name}")
-        except ModuleNotFoundError as missing:
-            if missing.name != f"{service.module}.{name}":
-                raise
-    metadata: sa.MetaData = (modules.get("schema") or modules["store"]).metadata
-    return metadata
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +71,7 @@ async def test_the_migrations_make_the_schema_the_metadata_declares(scratch, ser
     engine = create_async_engine(async_url(scratch), poolclass=sa.pool.NullPool)
     try:
         async with engine.connect() as conn:
-            diff = await conn.run_sync(_differences, _metadata(service), service.name)
+            diff = await conn.run_sync(_differences, importlib.import_module(f"{service.module}.schema").metadata, service.name)
     finally:
         await engine.dispose()
     assert diff == [], f"{service.name}: its metadata and its migrations differ: {diff}"

@@ -5,14 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from core import standing
-from services.accounts.store import (
-    PROVISIONING_COLUMNS,
-    WORKSPACE_COLUMNS,
-    api_keys,
-    businesses,
-    provisionings,
-    sessions,
-)
+from services.accounts.schema import api_keys, businesses, provisionings, sessions
+from services.accounts.store import PROVISIONING_COLUMNS, WORKSPACE_COLUMNS
 from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
 
 

@@ -8,7 +8,8 @@ import sqlalchemy as sa
 
 from core import leases
 from core.ids import utcnow
-from services.agents.store import SUMMARY, agent_versions, agents, phone_numbers, prompt_history
+from services.agents.schema import agent_versions, agents, phone_numbers, prompt_history
+from services.agents.store import SUMMARY
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
 
 SUMMARY_NAMES = [column.name for column in SUMMARY]

@@ -2,7 +2,7 @@
 services/calls/store.py)."""
 from __future__ import annotations
 
-from services.calls.store import calls, idempotency_keys
+from services.calls.schema import calls, idempotency_keys
 from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
 
 

@@ -1,7 +1,8 @@
 """services.evals.repository.ScenariosRepository in memory, on a MemoryDatabase's handle (store.scenarios)."""
 from __future__ import annotations
 
-from services.evals.store import LIST_COLUMNS, scenarios
+from services.evals.schema import scenarios
+from services.evals.store import LIST_COLUMNS
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.compliance.decision import Counted
 from core.ids import new_id
-from services.messaging.store import (
+from services.messaging.schema import (
     compliance_decisions,
     consent_events,
     conversations,

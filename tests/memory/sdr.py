@@ -1,5 +1,5 @@
 """services.sdr.repository's LeadsRepository and RunsRepository in memory, on a MemoryDatabase's handle
-(store.leads and store.interactions; runs_store.runs and runs_store.jobs). The database's triggers (the pipeline's
+(schema.leads and schema.interactions, schema.runs and schema.jobs). The database's triggers (the pipeline's
 signals on a lead: its latest inbound contact, its pipeline stamp) are not kept here; the transactions run one at
 a time, so the contact lock has nothing to do."""
 from __future__ import annotations
@@ -8,9 +8,7 @@ from collections import Counter
 
 from core.compliance.rules import hours
 from core.ids import new_id
-from services.sdr.pipeline_store import configs
-from services.sdr.runs_store import jobs, runs
-from services.sdr.store import interactions, leads
+from services.sdr.schema import configs, interactions, jobs, leads, runs
 from tests.memory import MemoryConnection, Record, insert, update
 
 
@@ -49,8 +47,8 @@ class MemoryLeads:
 
 
 class MemoryRuns:
-    """services.sdr.repository.RunsRepository (runs_store.runs and runs_store.jobs; reading store.leads and
-    pipeline_store.configs)."""
+    """services.sdr.repository.RunsRepository (schema.runs and schema.jobs; reading schema.leads and
+    schema.configs)."""
 
     def __init__(self, conn: MemoryConnection):
         self.run_rows = conn.rows(runs)

@@ -3,7 +3,7 @@
 subscription has none to cancel."""
 from __future__ import annotations
 
-from services.webhooks.store import call_secrets, subscriptions
+from services.webhooks.schema import call_secrets, subscriptions
 from tests.memory import MemoryConnection, Record, insert, update
 
 

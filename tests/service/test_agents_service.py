@@ -10,8 +10,8 @@ from providers.voice.adapter import ProviderError
 from providers.voice.client import VapiClient
 from services.agents import domain
 from services.agents.evals_port import GrpcEvalGate
+from services.agents.schema import agent_versions, agents, outbox, prompt_history
 from services.agents.service import Agents
-from services.agents.store import agent_versions, agents, outbox, prompt_history
 from tests.service.conftest import LeaseStealingVoice, new_tenant
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from core.bus import PermanentError
 from core.ids import utcnow
-from services.calls import store
+from services.calls import schema, store
 from services.calls.lifecycle_service import Lifecycle
 
 
@@ -44,15 +44,15 @@ def report(call: dict, reason: str) -> dict:
 
 async def reread(engine, call_id):
     async with engine.connect() as conn:
-        return (await conn.execute(store.calls.select().where(store.calls.c.id == call_id))).first()
+        return (await conn.execute(schema.calls.select().where(schema.calls.c.id == call_id))).first()
 
 
 async def events_of(engine, *rows) -> dict[str, list[str]]:
     """Each call's events in outbox order."""
     ids = [str(r.id) for r in rows]
     async with engine.connect() as conn:
-        found = (await conn.execute(store.outbox.select().where(store.outbox.c.data["call_id"].astext.in_(ids))
-                                    .order_by(store.outbox.c.id))).all()
+        found = (await conn.execute(schema.outbox.select().where(schema.outbox.c.data["call_id"].astext.in_(ids))
+                                    .order_by(schema.outbox.c.id))).all()
     return {i: [e.type for e in found if e.data["call_id"] == i] for i in ids}
 
 

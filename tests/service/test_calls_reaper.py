@@ -6,7 +6,7 @@ import pytest
 
 from core.ids import utcnow
 from providers.voice.client import VapiClient
-from services.calls import store
+from services.calls import schema, store
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import NEVER_PLACED, NOT_AT_PROVIDER, Reaper
 
@@ -30,7 +30,7 @@ async def overdue_call(engine, provider_call_id: str | None, status: str = "ring
 
 async def reread(engine, call_id):
     async with engine.connect() as conn:
-        return (await conn.execute(store.calls.select().where(store.calls.c.id == call_id))).first()
+        return (await conn.execute(schema.calls.select().where(schema.calls.c.id == call_id))).first()
 
 
 async def test_calls_the_provider_does_not_know_and_calls_never_placed_are_closed_failed(reaper, engine):
@@ -45,6 +45,6 @@ async def test_calls_the_provider_does_not_know_and_calls_never_placed_are_close
         assert (closed.status, closed.ended_reason) == ("failed", reason) and closed.reported_at is not None
     assert (await reread(engine, fresh.id)).status == "queued"
     async with engine.connect() as conn:
-        events = (await conn.execute(store.outbox.select().where(
-            store.outbox.c.data["call_id"].astext.in_([str(lost.id), str(unplaced.id)])))).all()
+        events = (await conn.execute(schema.outbox.select().where(
+            schema.outbox.c.data["call_id"].astext.in_([str(lost.id), str(unplaced.id)])))).all()
     assert sorted(e.type for e in events) == ["call.failed", "call.failed"]

@@ -11,7 +11,7 @@ from core.errors import ServiceError
 from core.tenant import Tenant, acting_as
 from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig, WebhookAuth
-from services.calls import store
+from services.calls import schema
 from services.calls.ports import CallingProfile, Lead
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import common_pb2
@@ -45,8 +45,8 @@ async def calls(cfg, database, others, account):
 
 async def rows_to(engine, business_id: str, to: str) -> list:
     async with engine.connect() as conn:
-        return (await conn.execute(sa.select(store.calls).where(store.calls.c.business_id == business_id,
-                                                                 store.calls.c.to_number == to))).all()
+        return (await conn.execute(sa.select(schema.calls).where(schema.calls.c.business_id == business_id,
+                                                                 schema.calls.c.to_number == to))).all()
 
 
 async def test_an_enforced_call_asks_compliance_about_its_lead_and_is_placed(calls, others, engine, account):

@@ -10,7 +10,7 @@ from deploy.local.servers import free_port
 from providers.email.smtp import SmtpSender
 from services.messaging import domain
 from services.messaging.email_service import EmailDelivery
-from services.messaging.store import emails
+from services.messaging.schema import emails
 
 
 async def queued(engine, **extra) -> str:

@@ -7,7 +7,7 @@ import pytest
 
 from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig, WebhookAuth
-from services.calls import store
+from services.calls import schema
 from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
 from services.calls.ports import Lead, NumberRoute
 from tests.service.fakes import CallsNeighbours, accounts_saying
@@ -53,9 +53,9 @@ async def test_a_repeated_request_answers_alike_and_records_the_call_once(inboun
     assert (variables["business_name"], variables["name"], variables["lead_status"]) == ("Acme Plumbing", "Dana",
                                                                                         "contacted")
     async with engine.connect() as conn:
-        rows = (await conn.execute(store.calls.select().where(store.calls.c.provider_call_id == provider_call_id))).all()
-        events = (await conn.execute(store.outbox.select().where(
-            store.outbox.c.type == "call.received", store.outbox.c.data["conversation_id"].astext == provider_call_id)
+        rows = (await conn.execute(schema.calls.select().where(schema.calls.c.provider_call_id == provider_call_id))).all()
+        events = (await conn.execute(schema.outbox.select().where(
+            schema.outbox.c.type == "call.received", schema.outbox.c.data["conversation_id"].astext == provider_call_id)
             )).all()
     assert len(rows) == 1 and rows[0].direction == "inbound" and rows[0].status == "ringing" and len(events) == 1
     assert str(rows[0].lead_id) == others.leads[(business_id, CALLER)].id

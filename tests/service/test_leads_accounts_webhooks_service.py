@@ -9,14 +9,15 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import acting_as
+from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.service import CallCost, Usage
-from services.sdr import store as sdr_store
+from services.sdr import schema as sdr_schema
 from services.sdr.service import Contact, LeadFilters, Leads
 from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
+from services.webhooks.schema import attempts
 from services.webhooks.service import Webhooks
-from services.webhooks.store import attempts
 from tests.api import next_client_ip
 from tests.service.conftest import new_tenant
 
@@ -66,8 +67,8 @@ async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(en
     assert (mine["name"], mine["source"], mine["interaction_count"]) == ("Robin", "outbound_call", 2)
     assert (theirs["name"], theirs["interaction_count"]) == (None, 1) and theirs["id"] != mine["id"]
     async with engine.connect() as conn:
-        types = (await conn.execute(sa.select(sdr_store.outbox.c.type).where(
-            sdr_store.outbox.c.business_id == one.business_ids[0]).order_by(sdr_store.outbox.c.id))).scalars().all()
+        types = (await conn.execute(sa.select(sdr_schema.outbox.c.type).where(
+            sdr_schema.outbox.c.business_id == one.business_ids[0]).order_by(sdr_schema.outbox.c.id))).scalars().all()
     assert types[:2] == ["lead.created", "lead.scored"] and set(types[2:]) <= {"lead.scored"}
 
     with pytest.raises(ServiceError) as err:
@@ -119,10 +120,10 @@ async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, eng
     assert await accounts.record_call_usage(costs[:1]) == 0  # once per call, whichever batch brings it again
     async with engine.connect() as conn:
         assert await accounts_store.minutes_used(conn, [business_id]) == {business_id: 2}
-        cents = await conn.scalars(sa.select(accounts_store.usage_log.c.cost_cents)
-                                   .where(accounts_store.usage_log.c.business_id == business_id,
-                                          accounts_store.usage_log.c.method == "CALL")
-                                   .order_by(accounts_store.usage_log.c.cost_cents))
+        cents = await conn.scalars(sa.select(accounts_schema.usage_log.c.cost_cents)
+                                   .where(accounts_schema.usage_log.c.business_id == business_id,
+                                          accounts_schema.usage_log.c.method == "CALL")
+                                   .order_by(accounts_schema.usage_log.c.cost_cents))
         assert list(cents) == [0, 12]
 
 

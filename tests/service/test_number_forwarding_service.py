@@ -9,7 +9,7 @@ from core.errors import ServiceError
 from core.tenant import Tenant, acting_as
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents.numbers_service import Numbers
-from services.agents.store import phone_numbers
+from services.agents.schema import phone_numbers
 from tests.service.conftest import LeaseStealingVoice
 
 

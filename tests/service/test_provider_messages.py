@@ -9,8 +9,9 @@ import sqlalchemy as sa
 
 from core.bus import PermanentError
 from core.ids import new_id, utcnow
-from services.accounts import store as accounts_store
+from services.accounts import schema as accounts_schema
 from services.accounts.billing import payment_parts
+from services.messaging import schema as messaging_schema
 from services.messaging import store as messaging_store
 from services.messaging.provider_service import ProviderRequests
 from tests.service.conftest import new_business
@@ -44,10 +45,10 @@ async def test_a_status_callback_applied_twice_moves_its_text_once(database):
     await provider.apply_statuses([delivered, late])
     await provider.apply_statuses([delivered])
     async with database.read() as conn:
-        status = await conn.scalar(sa.select(messaging_store.messages.c.status)
-                                   .where(messaging_store.messages.c.id == message_id))
+        status = await conn.scalar(sa.select(messaging_schema.messages.c.status)
+                                   .where(messaging_schema.messages.c.id == message_id))
     assert status == "delivered"
-    assert len(await events_of(database, messaging_store.outbox, business_id, "sms.delivered")) == 1
+    assert len(await events_of(database, messaging_schema.outbox, business_id, "sms.delivered")) == 1
 
 
 @pytest.mark.parametrize("stored", [["not", "an", "object"], {"message_id": None},
@@ -74,7 +75,7 @@ async def test_a_payment_event_applied_twice_is_applied_once(database, payments)
                  "trial_end": int(time.time()) + 3 * 86400, "metadata": {"business_id": business_id}}}}
     await payments.apply_event(event)
     await payments.apply_event(event)
-    assert len(await events_of(database, accounts_store.outbox, business_id, "workspace.owner_notice")) == 1
+    assert len(await events_of(database, accounts_schema.outbox, business_id, "workspace.owner_notice")) == 1
 
 
 @pytest.mark.parametrize("event", [

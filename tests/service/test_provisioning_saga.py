@@ -7,7 +7,7 @@ from core.errors import ServiceError
 from services.accounts import provisioning_domain as saga
 from services.accounts import store
 from services.accounts.provisioning_service import SAGA_LEASE, Provisioning
-from services.accounts.store import provisionings
+from services.accounts.schema import provisionings
 from tests.service.conftest import new_business
 from tests.service.fakes import InMemoryAgents
 

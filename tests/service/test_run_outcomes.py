@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from core.ids import rfc3339, utcnow
 from services.sdr import runs_domain as rules
 from services.sdr.runs_outcomes import CallOutcomes
-from services.sdr.runs_store import jobs
+from services.sdr.schema import jobs
 from tests.compliance import answering_callee
 from tests.runs import create, jobs_of, run_of, touch
 

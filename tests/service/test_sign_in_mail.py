@@ -7,8 +7,8 @@ import uuid
 import sqlalchemy as sa
 
 from providers.email.smtp import SmtpSender
+from services.accounts.schema import magic_links, users
 from services.accounts.sign_in import SignInLinks
-from services.accounts.store import magic_links, users
 
 SLOW_SECONDS = 1.5
 

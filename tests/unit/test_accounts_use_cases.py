@@ -11,9 +11,9 @@ from core.ids import new_id, utcnow
 from core.settings import Settings
 from core.tenant import Tenant, acting_as
 from services.accounts import domain, secret_keys
+from services.accounts.schema import sessions, users
 from services.accounts.service import Accounts, KeyChanges
 from services.accounts.servicer import workspace_message
-from services.accounts.store import sessions, users
 from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
 from tests.use_cases import refused

@@ -16,8 +16,8 @@ from providers.voice.adapter import ProviderError
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain
 from services.agents.numbers_service import Numbers
+from services.agents.schema import phone_numbers, prompt_history
 from services.agents.service import Agents
-from services.agents.store import phone_numbers, prompt_history
 from tests.memory import MemoryDatabase, insert
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.service.fakes import EvalGateVerdicts

@@ -19,8 +19,8 @@ from services.calls import domain
 from services.calls.inbound_service import HELD_MESSAGE, NOT_IN_SERVICE, Inbound
 from services.calls.ports import CallingProfile, Lead, NumberRoute
 from services.calls.repository import EVERY_CALL, CallFilter
+from services.calls.schema import idempotency_keys
 from services.calls.service import IDEMPOTENCY_WINDOW, Calls, NewCall
-from services.calls.store import idempotency_keys
 from switchboard.v1 import common_pb2
 from tests.memory import MemoryDatabase
 from tests.memory.calls import MemoryCalls

@@ -3,7 +3,7 @@ import pytest
 
 from gateway.mcp import tools
 from gateway.mcp.tools import GUARDED, TOOLS, Tool
-from gateway.routes import rest_routes
+from gateway.rest_routes import rest_routes
 
 # SPEC, "Tools and the scope each needs".
 SPEC_SCOPES = {"list_agents": "agents:read", "get_business_info": "agents:read", "list_recent_calls": "calls:read",

@@ -13,7 +13,8 @@ from core.settings import Settings
 from core.tenant import Tenant
 from core.to_completion import to_completion
 from gateway.openapi import build
-from gateway.routes import ROUTE_LIMIT_SECONDS, all_routes
+from gateway.route import ROUTE_LIMIT_SECONDS
+from gateway.route_table import all_routes
 from providers.messaging.client import TwilioClient
 from providers.payments.client import StripePayments
 from providers.voice.client import VapiClient

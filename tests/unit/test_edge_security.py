@@ -21,7 +21,7 @@ from gateway.app import build_app
 from gateway.clientip import client_ip
 from gateway.publiclimits import AddressLimits, limited_per_address
 from gateway.ratelimit import TokenBuckets
-from gateway.routes import all_routes
+from gateway.route_table import all_routes
 from tests.unit.fakes import FakeClock, FakeRequest
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,12 @@ from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
+from core.uow import UnitOfWork
 from services.evals import service
 from services.evals.agents_port import EvaluatedAgent
+from services.evals.repository import EvalsUnit
+from services.evals.schema import scenarios as scenarios_table
 from services.evals.service import Scenarios
-from services.evals.store import scenarios as scenarios_table
 from tests.memory.evals import MemoryScenarios
 from tests.service.fakes import EvalAgents
 
@@ -38,7 +40,12 @@ def scenarios(database, voice_client, business_id, other_business, agent_id):
     agents = EvalAgents({agent_id: EvaluatedAgent(business_id, "assistant-1"),
                          THEIRS: EvaluatedAgent(other_business, "assistant-2")})
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id, other_business))):
-        yield Scenarios(database, voice_client, agents, scenarios=MemoryScenarios)
+        yield Scenarios(in_memory(database, MemoryScenarios), voice_client, agents)
+
+
+def in_memory(database, scenarios_on) -> UnitOfWork[EvalsUnit]:
+    """The use cases' unit of work on the in-memory database, its scenarios kept by `scenarios_on`."""
+    return UnitOfWork(database, lambda handle: EvalsUnit(handle, scenarios_on))
 
 
 async def mirrors(voice) -> dict:
@@ -68,8 +75,8 @@ async def test_a_refused_scenario_leaves_no_mirror(scenarios, voice, business_id
             await scenarios.create(business, agent, name, None, turns)
         assert refused.value.code == code, (agent, name)
     assert await mirrors(voice) == {}
-    async with scenarios.db.read() as conn:
-        assert (await MemoryScenarios(conn).page((business_id, other_business), None, Page(limit=10))).rows == []
+    async with scenarios.uow.read() as work:
+        assert (await work.scenarios.page((business_id, other_business), None, Page(limit=10))).rows == []
 
 
 class RefusingInsert(MemoryScenarios):
@@ -83,7 +90,7 @@ async def test_a_scenario_the_database_refuses_has_its_mirror_undone(database, v
                                                                      agent_id):
     agents = EvalAgents({agent_id: EvaluatedAgent(business_id, "assistant-1")})
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))), pytest.raises(sa.exc.IntegrityError):
-        await Scenarios(database, voice_client, agents, scenarios=RefusingInsert).create(business_id, agent_id,
+        await Scenarios(in_memory(database, RefusingInsert), voice_client, agents).create(business_id, agent_id,
                                                                                          "Books", None, TURNS)
     assert await mirrors(voice) == {}
 

@@ -115,7 +115,7 @@ def test_time_parsing_accepts_z_and_space_mangled_plus():
 
 
 def test_query_schemas_use_only_the_keywords_the_fast_checker_knows():
-    from gateway.routes import all_routes
+    from gateway.route_table import all_routes
 
     for route in all_routes():
         for name, spec in (route.query or {}).get("properties", {}).items():
@@ -196,7 +196,7 @@ def test_bodies_refuse_what_json_forbids_and_take_integral_floats_as_integers():
 
 def test_every_integer_a_route_reads_fits_the_services_32_bit_fields():
     """An integer beyond the proto field's range would fail building the request (a 500): bound them all."""
-    from gateway.routes import all_routes
+    from gateway.route_table import all_routes
 
     def integers(node, where):
         if isinstance(node, dict):
@@ -220,7 +220,7 @@ def test_nesting_depth():
 
 def test_the_openapi_names_the_session_cookie_the_site_sets():
     from gateway.openapi import build
-    from gateway.routes import all_routes
+    from gateway.route_table import all_routes
     name = lambda url: build(all_routes(), url)["components"]["securitySchemes"]["dashboardSession"]["name"]
     assert (name("https://api.example.com"), name("http://127.0.0.1:8080")) == ("__Host-sb_session", "sb_session")
 
@@ -230,7 +230,7 @@ def test_validate_publishes_the_drafts_it_reports_on_and_create_the_runs_it_take
     reports, issue 50), so its published body must take such a draft; create refuses it (400), and so does its
     published body. The reply's problems are described."""
     from gateway.openapi import build
-    from gateway.routes import all_routes
+    from gateway.route_table import all_routes
     document = build(all_routes(), "http://127.0.0.1:8080")
     validate, create = (document["paths"][p]["post"] for p in ("/api/v1/communication-runs/validate",
                                                                 "/api/v1/communication-runs"))
@@ -251,7 +251,7 @@ def test_the_published_idempotency_key_takes_what_the_services_take(key):
     """Issue 50's deeper fuzzing run: a key the published header took (any 1 to 255 characters) was refused as not
     printable; the header now publishes the services' own rule (core.text)."""
     from core.text import check_idempotency_key
-    from gateway.routes import all_routes
+    from gateway.route_table import all_routes
     [create] = [r for r in all_routes() if (r.method, r.path) == ("POST", "/api/v1/communication-runs")]
     header = {k: v for k, v in create.headers["Idempotency-Key"].items() if k != "required"}
     try:

@@ -131,3 +131,45 @@ def test_use_cases_reach_the_database_only_through_a_unit_of_work() -> None:
                     getattr(node.value, "attr", getattr(node.value, "id", "")) == "engine":
                 opened.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert opened == []
+
+
+def _loops(graph) -> list[list[str]]:
+    """The import graph's strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                loops.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return loops
+
+
+def test_no_import_loops():
+    """No module imports, even inside a function, one that imports it back (import-linter's grimp builds the graph
+    of every import). `make test`'s lint-imports keeps the layers; this keeps each layer free of loops."""
+    import grimp
+
+    graph = grimp.build_graph("core", "providers", "services", "gateway")
+    assert "services.sdr.store" in graph.modules
+    assert _loops(graph) == []

@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from core.outbox import events_buffered, record_event
-from services.calls.store import calls, outbox
+from services.calls.schema import calls, outbox
 from tests.storage_contracts import UnitOfWorkContract
 
 

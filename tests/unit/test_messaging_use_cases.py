@@ -17,8 +17,8 @@ from services.messaging import service as texts_service
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
 from services.messaging.ports import Lead, Sender
+from services.messaging.schema import compliance_decisions, conversations
 from services.messaging.service import NewText, Texts
-from services.messaging.store import compliance_decisions, conversations
 from tests.memory import MemoryDatabase
 from tests.memory.messaging import MemoryMessaging
 from tests.service.fakes import MessagingNeighbours

@@ -21,8 +21,8 @@ def test_each_registered_service_has_the_kit_shape(service):
     folder = ROOT / "services" / service.name
     assert (folder / "__main__.py").read_text().count(f'main("{service.name}")') == 1
     assert callable(importlib.import_module(f"{service.module}.servicer").build)
-    store = importlib.import_module(f"{service.module}.store")
-    assert hasattr(store, "outbox") == service.outbox
+    schema = importlib.import_module(f"{service.module}.schema")
+    assert hasattr(schema, "outbox") == service.outbox
     assert (folder / "migrations" / "env.py").exists() == service.schema
     assert service.descriptor().full_name == service.full_name
     for worker in service.workers:
@@ -30,14 +30,14 @@ def test_each_registered_service_has_the_kit_shape(service):
 
 
 # The roles of the kit's files: the servicer maps proto to use cases (no SQL), domain modules are rules
-# without I/O, and SQL lives in store.py.
-NO_IO = ("sqlalchemy", "asyncpg", "aiohttp", "grpc", "core.db", ".store")
+# without I/O, the tables are defined once in schema.py and SQL lives in store.py.
+NO_IO = ("sqlalchemy", "asyncpg", "aiohttp", "grpc", "core.db", ".store", ".schema")
 
 
 @pytest.mark.parametrize("service", registry.SERVICES, ids=lambda s: s.name)
 def test_each_file_keeps_its_role(service):
     folder = ROOT / "services" / service.name
-    assert (folder / "service.py").exists() and (folder / "domain.py").exists() and (folder / "store.py").exists()
+    assert all((folder / f"{role}.py").exists() for role in ("service", "domain", "schema", "store"))
     servicer = (folder / "servicer.py").read_text()
     for sql in ("sqlalchemy", "engine.begin", "engine.connect", ".execute(", ".store import"):
         assert sql not in servicer, f"{service.name}/servicer.py: {sql}"

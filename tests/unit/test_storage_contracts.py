@@ -3,7 +3,7 @@ tests/service/test_storage_contracts.py runs the same on the SQL ones."""
 import pytest
 
 from core.ids import new_id
-from services.agents.store import phone_numbers
+from services.agents.schema import phone_numbers
 from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryWorkspaces
 from tests.memory.agents import MemoryAgents, MemoryNumbers

@@ -1,3 +1,4 @@
 from core.migrations import run_env
+from services.accounts.schema import metadata
 
-run_env("accounts")
+run_env("accounts", metadata)

@@ -1,4 +1,4 @@
 from core.migrations import run_env
-from services.evals.store import metadata
+from services.evals.schema import metadata
 
 run_env("evals", metadata)

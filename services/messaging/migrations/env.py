@@ -1,3 +1,4 @@
 from core.migrations import run_env
+from services.messaging.schema import metadata
 
-run_env("messaging")
+run_env("messaging", metadata)

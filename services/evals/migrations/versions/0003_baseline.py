@@ -1,13 +1,14 @@
 """evals: the baseline, where the migrations of existing databases start
 
-A new database is created from services/evals/store.py's tables and stamped at the head (core.migrations.run_env),
-so no migration repeats a table; the ones after this carry existing databases from one head to the next.
+A new database is created from services/evals/schema.py's tables and stamped at the head
+(core.migrations.run_env), so no migration repeats a table; the ones after this carry existing databases from one
+head to the next.
 
 Revision ID: 0003
 Revises:
 """
 from core.migrations import create_baseline
-from services.evals.store import metadata
+from services.evals.schema import metadata
 
 revision = "0003"
 down_revision = None

@@ -1,0 +1,236 @@
+"""The accounts schema: every table of the service with its indexes, defined once. A new database is created
+from this metadata (core.migrations.run_env); the migrations after the baseline carry existing ones. The
+queries are in store.py."""
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+
+from core.inbox import inbox_table
+from core.leases import lease_columns
+from core.outbox import outbox_table
+
+SCHEMA = "accounts"
+metadata = sa.MetaData(schema=SCHEMA)
+Uuid = UUID(as_uuid=False)
+Ts = sa.DateTime(timezone=True)
+
+users = sa.Table(
+    "users", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("email", sa.Text, nullable=False, unique=True),
+    sa.Column("email_confirmed_at", Ts),
+    sa.Column("created_at", Ts, nullable=False),
+)
+
+businesses = sa.Table(
+    "businesses", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id), nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("lifecycle_state", sa.Text, nullable=False),
+    sa.Column("metadata", JSONB, nullable=False),
+    sa.Column("external_ref", sa.Text),
+    sa.Column("business_type", sa.Text),
+    sa.Column("website", sa.Text),
+    sa.Column("phone_forward_to", sa.Text),
+    sa.Column("plan_id", sa.Text, nullable=False),
+    sa.Column("subscription_status", sa.Text, nullable=False),
+    sa.Column("trial_ends_at", Ts),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    # IANA time zone its reports cut days and weeks in.
+    sa.Column("timezone", sa.Text, nullable=False, server_default="UTC"),
+    # How the subscription is paid (domain.HOSTED_CHECKOUT or domain.X402) and the payment provider's ids.
+    sa.Column("payment_capture", sa.Text),
+    sa.Column("checkout_session_id", sa.Text),
+    sa.Column("customer_id", sa.Text),
+    sa.Column("subscription_id", sa.Text),
+    # The provider's time of the event that set subscription_status (older events do not override it).
+    sa.Column("subscription_event_at", Ts),
+    sa.Column("past_due_since", Ts),
+    sa.Column("paid_through", Ts),  # x402: the end of the period paid for
+    # The workspace was paused for an unpaid subscription (and is resumed when it is paid).
+    sa.Column("paused_by_billing", sa.Boolean, nullable=False, server_default=sa.false()),
+    # x402: the paid_through the owner was last reminded of (one reminder per period).
+    sa.Column("renewal_reminded_through", Ts),
+    # A workspace made through the API: the business whose card subscription pays for it (one unit of its quantity);
+    # null for one that pays for itself (a signup's, or a workspace paid by x402). While it is being added there the
+    # row holds the lease and its subscription is `incomplete` (held); added, it carries its payer's billing columns.
+    sa.Column("billed_on", Uuid, sa.ForeignKey("accounts.businesses.id")),
+    *lease_columns(),
+)
+
+api_keys = sa.Table(
+    "api_keys", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id), nullable=False),
+    sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id)),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("prefix", sa.Text, nullable=False),
+    sa.Column("key_hash", sa.Text, nullable=False, unique=True),
+    sa.Column("scopes", ARRAY(sa.Text), nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("last_used_at", Ts),
+    sa.Column("expires_at", Ts),
+    sa.Column("revoked_at", Ts),
+)
+
+magic_links = sa.Table(
+    "magic_links", metadata,
+    sa.Column("token_hash", sa.Text, primary_key=True),
+    sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id), nullable=False),
+    sa.Column("expires_at", Ts, nullable=False),
+    sa.Column("used_at", Ts),
+    # Sent by e-mail (sign_in.py), not handed out in an API answer: using it confirms the account's address.
+    sa.Column("mailed", sa.Boolean, nullable=False, server_default=sa.false()),
+)
+
+sessions = sa.Table(
+    "sessions", metadata,
+    sa.Column("token_hash", sa.Text, primary_key=True),
+    sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id), nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("expires_at", Ts, nullable=False),
+    sa.Column("last_used_at", Ts, nullable=False),
+)
+sa.Index("sessions_account", sessions.c.account_id)  # signing out everywhere, a sign-in's cleanup
+
+signup_attempts = sa.Table(
+    "signup_attempts", metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("client_ip", sa.Text, nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+)
+
+usage_log = sa.Table(
+    "usage_log", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("account_id", Uuid, nullable=False),
+    sa.Column("business_id", Uuid),
+    sa.Column("api_key_id", Uuid),  # null for a call's entry
+    sa.Column("endpoint", sa.Text, nullable=False),
+    sa.Column("method", sa.Text, nullable=False),
+    sa.Column("status_code", sa.Integer, nullable=False),
+    sa.Column("call_id", sa.Text),
+    sa.Column("cost_cents", sa.Integer, nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("minutes", sa.Integer, nullable=False, server_default="0"),  # billed minutes of a call's entry
+)
+
+sa.Index("businesses_account_created", businesses.c.account_id, businesses.c.created_at.desc())
+sa.Index("businesses_billed_on", businesses.c.billed_on, postgresql_where=sa.text("billed_on IS NOT NULL"))
+sa.Index("businesses_subscription", businesses.c.subscription_id, unique=True)
+sa.Index("businesses_billing_watch", businesses.c.subscription_status,
+         postgresql_where=sa.text("subscription_status IN ('incomplete', 'past_due', 'active')"))
+sa.Index("api_keys_account", api_keys.c.account_id)
+sa.Index("signup_attempts_ip_time", signup_attempts.c.client_ip, signup_attempts.c.created_at)
+sa.Index("usage_log_account_created", usage_log.c.account_id, usage_log.c.created_at.desc())
+sa.Index("usage_log_business_calls", usage_log.c.business_id, postgresql_where=sa.text("call_id IS NOT NULL"))
+# One entry per call (a redelivered call event adds nothing).
+sa.Index("usage_log_call_once", usage_log.c.call_id, unique=True, postgresql_where=sa.text("method = 'CALL'"))
+
+payment_events = sa.Table(
+    "payment_events", metadata,
+    sa.Column("event_id", sa.Text, primary_key=True),  # the payment provider's event id: each applies once
+    sa.Column("type", sa.Text, nullable=False),
+    sa.Column("business_id", Uuid),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("received_at", Ts, nullable=False),
+)
+
+x402_payments = sa.Table(
+    "x402_payments", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("transaction", sa.Text, unique=True),  # once settled (unknown when an earlier answer was lost)
+    sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("purpose", sa.Text, nullable=False, server_default="signup"),  # payments_domain.X402_PURPOSES
+    sa.Column("status", sa.Text, nullable=False, server_default="settled"),  # payments_domain.X402_STATUSES
+    sa.Column("payer", sa.Text, nullable=False),
+    sa.Column("nonce", sa.Text),  # the EIP-3009 authorization's nonce: (payer, nonce) pays once
+    sa.Column("valid_before", Ts),  # after it, the facilitator can no longer settle the authorization
+    sa.Column("network", sa.Text, nullable=False),
+    sa.Column("asset", sa.Text, nullable=False),
+    sa.Column("amount", sa.Text, nullable=False),  # atomic units of the asset
+    # What asking the facilitator again takes: the PaymentPayload and the PaymentRequirements it matched.
+    sa.Column("payload", JSONB),
+    sa.Column("requirements", JSONB),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("next_attempt_at", Ts),  # pending: when the reconciler asks next (a lease while a request settles)
+    sa.Column("last_error", sa.Text),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("settled_at", Ts),
+    sa.Index("x402_payments_authorization", "payer", "nonce", unique=True),
+    sa.Index("x402_payments_due", "next_attempt_at", postgresql_where=sa.text("status = 'pending'")),
+)
+
+provisionings = sa.Table(
+    "provisionings", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id, ondelete="CASCADE"), nullable=False, unique=True),
+    sa.Column("status", sa.Text, nullable=False),  # provisioning_domain.STATUSES
+    sa.Column("step", sa.Text, nullable=False),  # the next step to run (provisioning_domain.STEPS)
+    sa.Column("forward_to", sa.Text),
+    sa.Column("agent_id", Uuid),
+    sa.Column("phone_number", sa.Text),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("last_error", sa.Text),
+    sa.Column("next_attempt_at", Ts, nullable=False),
+    *lease_columns(),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    sa.Index("provisionings_due", "next_attempt_at", postgresql_where=sa.text("status IN ('pending', 'retrying')")),
+)
+
+# -- OAuth sign-in for the assistant connector (queries in oauth_store, rules in oauth_domain) --
+
+oauth_clients = sa.Table(
+    "oauth_clients", metadata,
+    sa.Column("client_id", sa.Text, primary_key=True),  # ours (sbc_...) or a metadata document's URL
+    sa.Column("source", sa.Text, nullable=False),  # registration | metadata_document
+    sa.Column("client_name", sa.Text),
+    sa.Column("client_uri", sa.Text),
+    sa.Column("redirect_uris", ARRAY(sa.Text), nullable=False),
+    sa.Column("grant_types", ARRAY(sa.Text), nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("fetched_at", Ts),  # metadata documents: when last fetched
+)
+
+# One approval by the account user: a client, the scopes and businesses approved, the resource.
+oauth_grants = sa.Table(
+    "oauth_grants", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("account_id", Uuid, sa.ForeignKey(users.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("client_id", sa.Text, sa.ForeignKey(oauth_clients.c.client_id), nullable=False),
+    sa.Column("scopes", ARRAY(sa.Text), nullable=False),
+    sa.Column("business_ids", ARRAY(Uuid), nullable=False),
+    sa.Column("resource", sa.Text, nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("last_used_at", Ts),
+    sa.Column("revoked_at", Ts),
+    sa.Index("oauth_grants_account", "account_id", postgresql_where=sa.text("revoked_at IS NULL")),
+)
+
+oauth_codes = sa.Table(
+    "oauth_codes", metadata,
+    sa.Column("code_hash", sa.Text, primary_key=True),
+    sa.Column("grant_id", Uuid, sa.ForeignKey(oauth_grants.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("redirect_uri", sa.Text, nullable=False),
+    sa.Column("code_challenge", sa.Text, nullable=False),
+    sa.Column("expires_at", Ts, nullable=False),
+    sa.Column("used_at", Ts),
+    sa.Index("oauth_codes_grant", "grant_id"),
+)
+
+oauth_refresh_tokens = sa.Table(
+    "oauth_refresh_tokens", metadata,
+    sa.Column("token_hash", sa.Text, primary_key=True),
+    sa.Column("grant_id", Uuid, sa.ForeignKey(oauth_grants.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("expires_at", Ts, nullable=False),
+    sa.Column("used_at", Ts),  # rotated: a second use revokes the grant
+    sa.Index("oauth_refresh_tokens_grant", "grant_id"),
+)
+
+outbox = outbox_table(metadata, SCHEMA)
+inbox = inbox_table(metadata, SCHEMA)
