@@ -22,6 +22,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from bench.harness import RESULTS_ENV
 
@@ -65,13 +66,13 @@ def run_bench(name: str, args: list[str], records: Path, log: Path, timeout: flo
             return None
 
 
-def read_records(path: Path) -> list[dict]:
+def read_records(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def rows_of(bench: str, records: list[dict], status: int | None) -> list[dict]:
+def rows_of(bench: str, records: list[dict[str, Any]], status: int | None) -> list[dict[str, Any]]:
     """A bench's rows: its records as reported when it exited 0; INVALID with the exit status when it failed after
     reporting; one FAILED row when it reported nothing."""
     why = "timed out" if status is None else f"exit {status}" if status else "no record"
@@ -89,7 +90,7 @@ def number(x: float | None) -> str:
     return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
 
 
-def cells(row: dict) -> list[str]:
+def cells(row: dict[str, Any]) -> list[str]:
     unit = f" {row['unit']}" if row.get("unit") else ""
     latency = "-" if row.get("p50_ms") is None and row.get("p99_ms") is None else \
         f"{number(row.get('p50_ms'))} / {number(row.get('p99_ms'))}"
@@ -100,7 +101,7 @@ def cells(row: dict) -> list[str]:
     return [v.replace("|", "\\|") for v in values]
 
 
-def render(result: dict) -> str:
+def render(result: dict[str, Any]) -> str:
     """The table of a run (as written to JSON), in Markdown, under a line saying when and where it ran."""
     machine = result["machine"]
     title = (f"{result['date']}, {machine['cpus']} CPUs, {machine['platform']}, Python {machine['python']}"
@@ -126,7 +127,7 @@ def main() -> int:
         parser.error(f"unknown benches: {', '.join(unknown)} (known: {', '.join(BENCHES)})")
     logs = RESULTS / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    result: dict = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
+    result: dict[str, Any] = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
                     "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                                 "python": platform.python_version()},
                     "runs": [], "rows": []}

@@ -16,6 +16,12 @@ Run: `make bench-analytics` or `PYTHONPATH=.:protos .venv/bin/python -m bench.an
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import aiohttp
+
 import argparse
 import json
 import random
@@ -24,9 +30,11 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bench.harness import branches, judged, report, signed_up, with_stack
 from bench.leads import quantiles, timed
+from deploy.local.stack import Stack
 
 BUSINESSES, AGENTS = 50, 500
 CALL_STATUSES = ("completed", "no-answer", "busy", "voicemail", "failed", "canceled")
@@ -60,7 +68,7 @@ SQL = {
 }
 
 
-def calls(rng: random.Random, agents: list[tuple], count: int, now: datetime):
+def calls(rng: random.Random, agents: list[tuple[Any, ...]], count: int, now: datetime) -> Iterator[tuple[Any, ...]]:
     for _ in range(count):
         agent_id, business_id, name = rng.choice(agents)
         at = now - timedelta(seconds=rng.randrange(DAYS * 86400))
@@ -68,7 +76,7 @@ def calls(rng: random.Random, agents: list[tuple], count: int, now: datetime):
                "+14155550100", 600, "skip", "{}", rng.randrange(600), at, at)
 
 
-def leads(rng: random.Random, agents: list[tuple], count: int, now: datetime):
+def leads(rng: random.Random, agents: list[tuple[Any, ...]], count: int, now: datetime) -> Iterator[tuple[Any, ...]]:
     for i in range(count):
         agent_id, business_id, _ = rng.choice(agents)
         at = now - timedelta(seconds=rng.randrange(DAYS * 86400))
@@ -76,7 +84,7 @@ def leads(rng: random.Random, agents: list[tuple], count: int, now: datetime):
                "low", "seeded", ["seeded"], at, at, at)
 
 
-async def accounts(http, base: str, database_url: str) -> tuple[list[str], str, str]:
+async def accounts(http: aiohttp.ClientSession, base: str, database_url: str) -> tuple[list[str], str, str]:
     """The businesses, a key spanning them all and a key bound to the first."""
     signup, everything = await signed_up(http, base, "Bench Co", "analytics@example.com", database_url)
     business_ids = [signup["business_id"], *await branches(database_url, signup["business_id"], BUSINESSES - 1)]
@@ -85,7 +93,7 @@ async def accounts(http, base: str, database_url: str) -> tuple[list[str], str, 
     return business_ids, everything, one
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     import aiohttp
     import asyncpg
 
@@ -118,7 +126,8 @@ async def run(args, stack) -> int:
                     for scope, key, ids in (("one", one, business_ids[:1]), ("all 50", everything, business_ids)):
                         headers = {"Authorization": f"Bearer {key}"}
 
-                        async def api(name=name, params=params, headers=headers):
+                        async def api(name: str = name, params: Any = params,
+                                      headers: dict[str, str] = headers) -> Any:
                             async with http.get(f"{base}/api/v1/analytics/{name}", params=params,
                                                 headers=headers) as r:
                                 body = await r.read()
@@ -126,7 +135,7 @@ async def run(args, stack) -> int:
                                     raise RuntimeError(f"{name}: {r.status} {body[:300]!r}")
                                 return json.loads(body)
 
-                        async def sql(name=name, ids=ids):
+                        async def sql(name: str = name, ids: list[str] = ids) -> Any:
                             return await conn.fetch(SQL[name], [uuid.UUID(i) for i in ids])
 
                         await api()

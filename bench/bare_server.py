@@ -10,32 +10,34 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from typing import Any
 
 import asyncpg
 from aiohttp import web
 
 from core.settings import load
-from services.accounts.domain import keyed_hash
+from services.accounts.secret_keys import API_KEY, SecretKeys
 
 KEY_SQL = """SELECT account_id, business_id FROM accounts.api_keys
              WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())"""
 BUSINESS_SQL = """SELECT id, name, lifecycle_state, metadata, external_ref, created_at, updated_at
                   FROM accounts.businesses WHERE id = $1 AND account_id = $2"""
 POOL = web.AppKey("pool", asyncpg.Pool)
-SECRET = web.AppKey("secret", str)
+KEYS = web.AppKey("keys", SecretKeys)
 
 
 def iso(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-async def workspace_json(pool: asyncpg.Pool, secret: str, header: str, business_id: str) -> tuple[int, dict]:
+async def workspace_json(pool: asyncpg.Pool, keys: SecretKeys, header: str, business_id: str) -> tuple[int, dict[str, Any]]:
     """The status and JSON body of the read (bench.bare_two_hop does the same work behind a gRPC hop)."""
     if not header.startswith("Bearer ") or not business_id:
         return 401, {"error": "unauthorized"}
     async with pool.acquire() as conn:
-        key = await conn.fetchrow(KEY_SQL, keyed_hash(secret, header[7:].strip()))
+        key = await conn.fetchrow(KEY_SQL, keys.hash(API_KEY, header[7:].strip()))
         if key is None:
             return 401, {"error": "unauthorized"}
         if key["business_id"] is not None and str(key["business_id"]) != business_id:
@@ -50,7 +52,7 @@ async def workspace_json(pool: asyncpg.Pool, secret: str, header: str, business_
 
 
 async def workspaces(request: web.Request) -> web.Response:
-    status, body = await workspace_json(request.app[POOL], request.app[SECRET],
+    status, body = await workspace_json(request.app[POOL], request.app[KEYS],
                                         request.headers.get("Authorization", ""), request.query.get("id", ""))
     return web.json_response(body, status=status)
 
@@ -62,9 +64,9 @@ async def _init(conn: asyncpg.Connection) -> None:
 def build_app() -> web.Application:
     settings = load()
     app = web.Application()
-    app[SECRET] = settings.secret_key.reveal()
+    app[KEYS] = SecretKeys.of(settings)
 
-    async def pool_ctx(app: web.Application):
+    async def pool_ctx(app: web.Application) -> AsyncIterator[None]:
         # Sized like the accounts service's SQLAlchemy engine (pool_size=10, max_overflow=10).
         app[POOL] = await asyncpg.create_pool(settings.database_url.reveal(), min_size=10, max_size=20, init=_init)
         yield

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator
+from typing import Any
 
 import asyncpg
 import grpc
@@ -19,26 +21,27 @@ from aiohttp import web
 
 from bench.bare_server import _init, workspace_json
 from core.settings import load
+from services.accounts.secret_keys import SecretKeys
 
 METHOD = "/bench.Bare/Workspace"
 
 
 class Back:
-    def __init__(self, pool: asyncpg.Pool, secret: str):
-        self.pool, self.secret = pool, secret
+    def __init__(self, pool: asyncpg.Pool, keys: SecretKeys):
+        self.pool, self.keys = pool, keys
 
-    async def workspace(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+    async def workspace(self, request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
         header, _, business_id = request.decode().partition("\n")
-        status, body = await workspace_json(self.pool, self.secret, header, business_id)
+        status, body = await workspace_json(self.pool, self.keys, header, business_id)
         return b"%d " % status + json.dumps(body).encode()  # the status, a space, the JSON body
 
 
 async def serve_back(port: int) -> None:
     settings = load()
     pool = await asyncpg.create_pool(settings.database_url.reveal(), min_size=10, max_size=20, init=_init)
-    back = Back(pool, settings.secret_key.reveal())
+    back = Back(pool, SecretKeys.of(settings))
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-    handler = grpc.unary_unary_rpc_method_handler(back.workspace)  # bytes in, bytes out
+    handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.unary_unary_rpc_method_handler(back.workspace)  # bytes in, out
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Bare", {"Workspace": handler}),))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
@@ -57,7 +60,7 @@ async def front_workspaces(request: web.Request) -> web.Response:
 def front_app(back_port: int) -> web.Application:
     app = web.Application()
 
-    async def channel_ctx(app: web.Application):
+    async def channel_ctx(app: web.Application) -> AsyncIterator[None]:
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{back_port}")
         app[CALL] = channel.unary_unary(METHOD)
         yield

@@ -26,27 +26,30 @@ import json
 import statistics
 import sys
 import time
+from typing import Any
 
 import aiohttp
 import asyncpg
 import nats
 from aiohttp import web
+from nats.aio.msg import Msg
 
 from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_stack
 from core.nats_auth import TEST_ADMIN
 from deploy.local.servers import free_port
+from deploy.local.stack import Stack
 from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
 from providers.voice.simulator.playback import sign
 
 RATIO_GOAL, P99_GOAL_MS = 0.5, 400  # the burst: >= 0.5 of the bare receiver, p99 < 400 ms (issue 38)
 
 
-def signed(secret: str, body: bytes) -> dict:
+def signed(secret: str, body: bytes) -> dict[str, Any]:
     """Headers as the provider signs a server message with our webhook credential's plan."""
     return {"Content-Type": "application/json", **sign(hmac_plan(secret), body, time.time())}
 
 
-def messages(call: dict) -> list[bytes]:
+def messages(call: dict[str, Any]) -> list[bytes]:
     """What the provider sends for an answered call: in-progress, then the end-of-call report."""
     ref = {"id": call["conversation_id"], "assistantOverrides": {"metadata": {"switchboard_call_id": call["id"]}}}
     report = {"type": "end-of-call-report", "call": ref, "endedReason": "customer-ended-call",
@@ -57,7 +60,7 @@ def messages(call: dict) -> list[bytes]:
             json.dumps({"message": report}).encode()]
 
 
-async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[dict], concurrency: int,
+async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[dict[str, Any]], concurrency: int,
                sent: dict[str, float], rate: float | None = None) -> int:
     """Post every call's messages, `concurrency` calls at a time, each call starting `rate` per second when given
     (else at once); returns how many posts were refused."""
@@ -65,7 +68,7 @@ async def play(http: aiohttp.ClientSession, url: str, secret: str, calls: list[d
     refused = 0
     begin = time.time()
 
-    async def one(n: int, call: dict) -> None:
+    async def one(n: int, call: dict[str, Any]) -> None:
         nonlocal refused
         if rate:
             await asyncio.sleep(max(0.0, begin + n / rate - time.time()))
@@ -85,7 +88,8 @@ class BareReceiver:
     """The baseline: stores each message it is sent in Postgres, nothing else."""
 
     def __init__(self, database_url: str):
-        self.database_url, self.port, self.pool = database_url, free_port(), None
+        self.database_url, self.port = database_url, free_port()
+        self.pool: Any = None  # an asyncpg pool (untyped) once started
         self.stored: dict[str, float] = {}
 
     async def handle(self, request: web.Request) -> web.Response:
@@ -118,7 +122,8 @@ class BareReceiver:
 async def history_size(database_url: str) -> int:
     conn = await asyncpg.connect(database_url)
     try:
-        return await conn.fetchval("SELECT count(*) FROM webhooks.events")
+        count: int = await conn.fetchval("SELECT count(*) FROM webhooks.events")
+        return count
     finally:
         await conn.close()
 
@@ -158,13 +163,13 @@ async def setup(http: aiohttp.ClientSession, base: str, database_url: str) -> tu
     return key, agent["id"]
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     secret = stack.env()["VOICE_WEBHOOK_SECRET"]  # as the launcher gives it to the gateway and the calls service
     sim = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
     completed: dict[str, float] = {}
     bus = await nats.connect(stack.nats_url, **stack.nats_login(TEST_ADMIN).options())
 
-    async def on_event(msg) -> None:
+    async def on_event(msg: Msg) -> None:
         completed.setdefault(json.loads(msg.data)["data"]["call_id"], time.time())
 
     await bus.subscribe("events.call.completed", cb=on_event)
@@ -175,11 +180,12 @@ async def run(args, stack) -> int:
         print(f"placing {args.calls} calls ...", flush=True)
         gate = asyncio.Semaphore(20)
 
-        async def place(n: int) -> dict:
+        async def place(n: int) -> dict[str, Any]:
             async with gate, http.post(f"{stack.base_url}/api/v1/calls", headers={"Authorization": f"Bearer {key}"},
                                        json={"agent_id": agent_id, "to": f"+1415555{1000 + n:04d}"}) as r:
                 assert r.status == 201, await r.text()
-                return await r.json()
+                call: dict[str, Any] = await r.json()
+                return call
 
         calls = await asyncio.gather(*(place(n) for n in range(args.calls)))
         print(f"{args.calls} calls, {2 * args.calls} provider messages, {args.concurrency} calls at a time; "

@@ -16,7 +16,9 @@ import random
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from bench.harness import judged, report
@@ -33,7 +35,12 @@ START = datetime(2026, 1, 1, tzinfo=UTC)
 GOAL = 50_000  # decisions per second
 
 
-def pairs(n: int, seed: int) -> list[tuple[compliance.Touch, compliance.Callee, compliance.Standing]]:
+# A touch, the callee and its standing: one decision's inputs.
+Pair = tuple[compliance.Touch, compliance.Callee, compliance.Standing]
+R = TypeVar("R")
+
+
+def pairs(n: int, seed: int) -> list[Pair]:
     rng = random.Random(seed)
     out = []
     for _ in range(n):
@@ -55,9 +62,9 @@ def pairs(n: int, seed: int) -> list[tuple[compliance.Touch, compliance.Callee, 
     return out
 
 
-def bare(cases) -> int:
+def bare(cases: list[Pair]) -> int:
     """The baseline: the number's first zone from a dict (as a cache would), the local hour, the federal window."""
-    zone_of = {}
+    zone_of: dict[str, str] = {}
     legal = 0
     for touch, callee, _ in cases:
         name = zone_of.get(callee.phone[:8])
@@ -67,11 +74,11 @@ def bare(cases) -> int:
     return legal
 
 
-def decided(cases) -> Counter:
+def decided(cases: list[Pair]) -> Counter[str]:
     return Counter(compliance.decide(touch, callee, standing).outcome for touch, callee, standing in cases)
 
 
-def rate(fn, cases) -> tuple[float, object]:
+def rate(fn: Callable[[list[Pair]], R], cases: list[Pair]) -> tuple[float, R]:
     began = time.perf_counter()
     result = fn(cases)
     return len(cases) / (time.perf_counter() - began), result
@@ -85,7 +92,9 @@ def main() -> None:
     args = parser.parse_args()
     cases = pairs(args.pairs, args.seed)
     decided(cases[:2000]), bare(cases[:2000])  # warm the caches both sides use (libphonenumber, zoneinfo)
-    bare_rates, rates, mix = [], [], Counter()
+    bare_rates: list[float] = []
+    rates: list[float] = []
+    mix: Counter[str] = Counter()
     for _ in range(args.rounds):  # alternate, so both see the same machine
         bare_rates.append(rate(bare, cases)[0])
         per_second, mix = rate(decided, cases)

@@ -22,6 +22,11 @@ Run: `make bench`, or `PYTHONPATH=.:protos .venv/bin/python -m bench.gateway --s
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deploy.local.stack import Stack
+
 import argparse
 import asyncio
 import json
@@ -34,6 +39,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PATH = "/api/v1/workspaces"
@@ -42,7 +48,7 @@ TARGET = 0.6  # full path >= 0.6 x baseline throughput (issue 38)
 
 # -- load generator: runs in its own process (`--load URL`), prints one JSON line --------------
 
-async def generate_load(url: str, key: str, concurrency: int, warmup: float, seconds: float) -> dict:
+async def generate_load(url: str, key: str, concurrency: int, warmup: float, seconds: float) -> dict[str, Any]:
     import aiohttp
 
     headers = {"Authorization": f"Bearer {key}"}
@@ -78,28 +84,30 @@ async def generate_load(url: str, key: str, concurrency: int, warmup: float, sec
             "p50_ms": cuts[49] * 1000, "p99_ms": cuts[98] * 1000, "errors": errors}
 
 
-def run_load(args, url: str, key: str) -> dict:
+def run_load(args: argparse.Namespace, url: str, key: str) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "bench.gateway", "--load", url, "--seconds", str(args.seconds),
            "--concurrency", str(args.concurrency), "--warmup", str(args.warmup)]
     env = {**os.environ, "BENCH_KEY": key, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "protos")])}
     out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"load generator failed ({out.returncode}):\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
 
 
 # -- orchestration -------------------------------------------------------------------------
 
-def http_json(url: str, *, body: dict | None = None, key: str = "") -> dict:
+def http_json(url: str, *, body: dict[str, Any] | None = None, key: str = "") -> dict[str, Any]:
     req = urllib.request.Request(url, data=json.dumps(body).encode() if body is not None else None,
                                  headers={"Content-Type": "application/json"})
     if key:
         req.add_header("Authorization", f"Bearer {key}")
     with urllib.request.urlopen(req, timeout=10) as resp:
-        return json.loads(resp.read())
+        answer: dict[str, Any] = json.loads(resp.read())
+        return answer
 
 
-def start_bare(stack, home: Path, module: str, *args: str) -> tuple[subprocess.Popen, int]:
+def start_bare(stack: Stack, home: Path, module: str, *args: str) -> tuple[subprocess.Popen[bytes], int]:
     """`python -m module [args...] PORT [more...]`: args may hold "{port}", replaced by a free port, which is returned."""
     from deploy.local.servers import free_port, wait_for_port
 
@@ -112,11 +120,11 @@ def start_bare(stack, home: Path, module: str, *args: str) -> tuple[subprocess.P
     return proc, port
 
 
-def row(name: str, r: dict) -> str:
+def row(name: str, r: dict[str, Any]) -> str:
     return f"  {name:<18} {r['rps']:>9.1f} {r['p50_ms']:>9.2f} {r['p99_ms']:>9.2f} {r['requests']:>9d}"
 
 
-def bench(args) -> int:
+def bench(args: argparse.Namespace) -> int:
     from bench.harness import judged, report
     from deploy.local.servers import free_port
     from deploy.local.stack import Stack
@@ -124,7 +132,7 @@ def bench(args) -> int:
     home = Path(tempfile.mkdtemp(prefix="switchboard-bench-"))
     stack = Stack(home=home, http_port=free_port(), durable=False,
                   extra_env={"KEY_RATE_LIMIT_PER_MINUTE": "100000000", "LOG_LEVEL": "WARNING"})
-    bares: list[subprocess.Popen] = []
+    bares: list[subprocess.Popen[bytes]] = []
     finished = False
     try:
         print(f"starting the embedded stack in {home} ...", flush=True)
@@ -146,7 +154,7 @@ def bench(args) -> int:
         print(f"{args.rounds} rounds x (baseline, two-hop floor, full path); concurrency {args.concurrency}, "
               f"warm-up {args.warmup:g}s, measure {args.seconds:g}s; {os.cpu_count()} CPUs shared by all processes")
         print(f"  {'round':<18} {'req/s':>9} {'p50 ms':>9} {'p99 ms':>9} {'requests':>9}")
-        results: dict[str, list[dict]] = {name: [] for name in targets}
+        results: dict[str, list[dict[str, Any]]] = {name: [] for name in targets}
         errors = 0
         for n in range(1, args.rounds + 1):
             for name, url in targets.items():

@@ -8,9 +8,11 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import psutil
 
 from deploy.local.servers import free_port
@@ -33,11 +35,11 @@ def judged(met: bool | None, valid: bool = True) -> str:
 
 def report(bench: str, path: str, figure: float | None, unit: str, baseline: float | None, ratio: float | None,
            goal: str, verdict: str, *, p50_ms: float | None = None, p99_ms: float | None = None,
-           per_round: list[float] | None = None) -> dict:
+           per_round: list[float] | None = None) -> dict[str, Any]:
     """A bench's headline in the shape every bench shares (one call per headline, at the end), appended as one JSON
     line to the file RESULTS_ENV names, if it names one; returns the record. `baseline` is the bare figure in the
     same unit and `ratio` the bench's own ratio to it."""
-    record: dict = {"bench": bench, "path": path, "figure": figure, "unit": unit, "baseline": baseline,
+    record: dict[str, Any] = {"bench": bench, "path": path, "figure": figure, "unit": unit, "baseline": baseline,
                     "ratio": ratio, "goal": goal, "verdict": verdict}
     optional = {"p50_ms": p50_ms, "p99_ms": p99_ms, "per_round": per_round}
     record |= {name: value for name, value in optional.items() if value is not None}
@@ -67,7 +69,7 @@ async def branches(database_url: str, business_id: str, count: int) -> list[str]
     return [str(r["id"]) for r in rows]
 
 
-async def signed_up(http, base: str, business_name: str, email: str, database_url: str) -> tuple[dict, str]:
+async def signed_up(http: aiohttp.ClientSession, base: str, business_name: str, email: str, database_url: str) -> tuple[dict[str, Any], str]:
     """A new account in its trial (tests.standing): the signup reply and a key with every scope, made in the
     dashboard session that `http` (an aiohttp session whose cookie jar is unsafe=True: the stack is on an IP
     address) keeps after the magic link."""
@@ -79,7 +81,7 @@ async def signed_up(http, base: str, business_name: str, email: str, database_ur
         return signup, (await r.json())["key"]
 
 
-async def sign_in(http, magic_link: str) -> None:
+async def sign_in(http: aiohttp.ClientSession, magic_link: str) -> None:
     """Press the sign-in link's button (its page's form posts to the link itself): the session cookie is in `http`'s
     jar after."""
     async with http.post(magic_link, allow_redirects=False) as r:
@@ -99,10 +101,10 @@ class CpuMeter:
     def read(self) -> dict[str, float]:
         procs: list[tuple[str, psutil.Process]] = [("bench", psutil.Process())]
         procs += [(self._part(p.name), psutil.Process(p.proc.pid)) for p in self.stack.processes if p.proc]
-        if self.stack.postgres:
+        if self.stack.postgres and self.stack.postgres.proc:
             postgres = psutil.Process(self.stack.postgres.proc.pid)
             procs += [("postgres", proc) for proc in (postgres, *postgres.children(recursive=True))]
-        if self.stack.nats:
+        if self.stack.nats and self.stack.nats.proc:
             procs.append(("nats", psutil.Process(self.stack.nats.proc.pid)))
         spent: dict[str, float] = {}
         for part, proc in procs:
@@ -121,7 +123,7 @@ class CpuMeter:
         return f"    CPU ms per {unit}: " + ", ".join(f"{part} {ms:.2f}" for ms, part in reversed(spent) if ms >= 0.01)
 
 
-def with_stack(name: str, run: Callable[[Stack], Awaitable[int]], env: dict[str, str] | None = None) -> int:
+def with_stack(name: str, run: Callable[[Stack], Coroutine[Any, Any, int]], env: dict[str, str] | None = None) -> int:
     """Start a stack (with `env` on top of BENCH_ENV), run `run(stack)` on a new event loop, stop the stack;
     returns run's exit status."""
     home = Path(tempfile.mkdtemp(prefix=f"switchboard-bench-{name}-"))

@@ -21,10 +21,13 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from bench import harness
 from bench.harness import branches, signed_up, with_stack
+from deploy.local.stack import Stack
 
 BUSINESSES = 20
 STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
@@ -38,7 +41,7 @@ LEAD_COLUMNS = ", ".join(("id", "business_id", "name", "first_name", "last_name"
                           "updated_at"))
 
 
-def seed_rows(business_ids: list[str], total: int, now: datetime):
+def seed_rows(business_ids: list[str], total: int, now: datetime) -> Iterator[tuple[Any, ...]]:
     rng = random.Random(7)
     for i in range(total):
         created = now - timedelta(seconds=rng.randrange(180 * 86400))
@@ -48,7 +51,7 @@ def seed_rows(business_ids: list[str], total: int, now: datetime):
                rng.randrange(101), "low", "seeded", ["seeded"], rng.randrange(5), updated, created, updated)
 
 
-def cases(business_id: str, now: datetime, sample_phone: str) -> list[tuple[str, dict, str, list]]:
+def cases(business_id: str, now: datetime, sample_phone: str) -> list[tuple[str, dict[str, Any], str, list[Any]]]:
     """(name, API query, SQL WHERE after the business, its arguments after the business id)."""
     week_ago = now - timedelta(days=7)
     return [
@@ -91,7 +94,7 @@ AUDIT_SQL = [
 ]
 
 
-def audit_args(business_id: str, with_statuses: bool, as_of: datetime) -> list:
+def audit_args(business_id: str, with_statuses: bool, as_of: datetime) -> list[Any]:
     return [business_id, OPEN, as_of] if with_statuses else [business_id, as_of]
 
 
@@ -100,7 +103,7 @@ def quantiles(samples: list[float]) -> tuple[float, float]:
     return cuts[49] * 1000, cuts[98] * 1000
 
 
-async def timed(n: int, step) -> list[float]:
+async def timed(n: int, step: Callable[[], Awaitable[object]]) -> list[float]:
     out = []
     for _ in range(n):
         started = time.perf_counter()
@@ -109,12 +112,12 @@ async def timed(n: int, step) -> list[float]:
     return out
 
 
-async def uses_index(conn, sql: str, args: list) -> bool:
+async def uses_index(conn: Any, sql: str, args: list[Any]) -> bool:
     plan = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
     return "Index" in str(plan)
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     import aiohttp
     import asyncpg
 
@@ -147,14 +150,14 @@ async def run(args, stack) -> int:
                 sql, sql_args = page_sql(where), [business_id, *extra]
 
                 # the loop's values bound now (B023), though each page is awaited within this round
-                async def api_page(query=query, name=name):
+                async def api_page(query: dict[str, str] = query, name: str = name) -> Any:
                     async with http.get(f"{base}/api/v1/leads", params=query, headers=headers) as r:
                         body = await r.json()
                         if r.status != 200:
                             raise RuntimeError(f"{name}: {r.status} {body}")
                         return body
 
-                async def sql_page(sql=sql, sql_args=sql_args):
+                async def sql_page(sql: str = sql, sql_args: list[Any] = sql_args) -> Any:
                     return await conn.fetch(sql, *sql_args)
 
                 api_ids = [lead["id"] for lead in (await api_page())["leads"]]
@@ -166,13 +169,13 @@ async def run(args, stack) -> int:
                 api_t, sql_t = await timed(args.requests, api_page), await timed(args.requests, sql_page)
                 p50s.append(report(name, api_t, sql_t, await uses_index(conn, sql, sql_args)))
 
-            async def api_audit():
+            async def api_audit() -> None:
                 async with http.get(f"{base}/api/v1/leads/audit", headers=headers) as r:
                     if r.status != 200:
                         raise RuntimeError(f"audit: {r.status} {await r.text()}")
                     await r.read()
 
-            async def sql_audit():
+            async def sql_audit() -> None:
                 as_of = datetime.now(UTC)
                 for sql, with_statuses in AUDIT_SQL:
                     await conn.fetch(sql, *audit_args(business_id, with_statuses, as_of))

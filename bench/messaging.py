@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import aiohttp
 
 from bench.harness import CpuMeter, judged, report, signed_up, with_stack
 from core.compliance import decision as compliance
 from core.compliance.rules import SMS
+from deploy.local.stack import Stack
 
 RATE_GOAL, P99_GOAL_MS = 500, 150  # sends/s and p99 through the stack (issue 38)
 SETTLE_SECONDS = 3.0
@@ -39,19 +43,19 @@ def open_recipients(count: int) -> list[str]:
     return [pattern.format(2000 + n) for n in range(count)]
 
 
-async def timed(gate: asyncio.Semaphore, send) -> tuple[float, bool]:
+async def timed(gate: asyncio.Semaphore, send: Callable[[], Awaitable[bool]]) -> tuple[float, bool]:
     async with gate:
         started = time.perf_counter()
         ok = await send()
         return time.perf_counter() - started, ok
 
 
-async def measure(name: str, texts: int, concurrency: int, send) -> tuple[float, float, float]:
+async def measure(name: str, texts: int, concurrency: int, send: Callable[[int], Awaitable[bool]]) -> tuple[float, float, float]:
     """Run `send(n)` for n below `texts`, `concurrency` at a time, and print the line: the rate (0 if a send
     failed), p50 and p99 in ms."""
     gate = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
-    results = await asyncio.gather(*(timed(gate, lambda n=n: send(n)) for n in range(texts)))
+    results = await asyncio.gather(*(timed(gate, functools.partial(send, n)) for n in range(texts)))
     seconds = time.perf_counter() - started
     failed = sum(1 for _, ok in results if not ok)
     ms = sorted(t * 1000 for t, _ in results)
@@ -62,7 +66,7 @@ async def measure(name: str, texts: int, concurrency: int, send) -> tuple[float,
     return rate if not failed else 0.0, p50, p99
 
 
-async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str], database_url: str) -> tuple[str, dict]:
+async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str], database_url: str) -> tuple[str, dict[str, Any]]:
     signup, key = await signed_up(http, base, "Bench Texts", "texts-bench@example.com", database_url)
     auth = {"Authorization": f"Bearer {key}"}
     async with http.post(f"{base}/api/v1/agents", headers=auth, json={
@@ -80,7 +84,7 @@ async def setup(http: aiohttp.ClientSession, base: str, recipients: list[str], d
     return agent["id"], auth | {"from": number}
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     env = stack.env()
     sim, sid, token = env["SMS_API_URL"], env["SMS_ACCOUNT_SID"], env["SMS_AUTH_TOKEN"]
     recipients = open_recipients(args.recipients)

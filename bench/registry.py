@@ -27,7 +27,7 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-from bench.compliance import GOAL, decided, pairs, rate
+from bench.compliance import GOAL, Pair, decided, pairs, rate
 from bench.harness import judged, report
 from core import db
 from core.compliance import decision as compliance
@@ -112,7 +112,7 @@ async def lookups(url: str, listed: list[int]) -> dict[str, float]:
     return out
 
 
-def with_registry(cases, listed_share: float, seed: int):
+def with_registry(cases: list[Pair], listed_share: float, seed: int) -> list[Pair]:
     """The same pairs with the registry's facts: area codes checked two days before each touch, a share of the
     numbers listed (consent exempts them, so the decision goes on to the windows as without the registry)."""
     rng = random.Random(seed)

@@ -29,6 +29,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -37,6 +38,7 @@ from bench.calls import setup
 from bench.harness import CpuMeter, judged, report, with_stack
 from core.compliance import decision as compliance
 from core.compliance.rules import CALL
+from deploy.local.stack import Stack
 from providers.voice.client import VapiClient
 
 # Patterns of ten thousand numbers each: {} is the last four digits.
@@ -74,16 +76,16 @@ def percentiles(seconds: list[float]) -> tuple[float, float]:
 
 
 class Bench:
-    def __init__(self, http: aiohttp.ClientSession, stack, key: str, agent_id: str, db: asyncpg.Connection):
+    def __init__(self, http: aiohttp.ClientSession, stack: Stack, key: str, agent_id: str, db: asyncpg.Connection):
         self.http, self.stack, self.key, self.agent_id, self.db = http, stack, key, agent_id, db
         self.auth = {"Authorization": f"Bearer {key}"}
         self.simulator = f"http://127.0.0.1:{stack.process('voice-simulator').port}"
         self.voice = VapiClient(self.simulator, stack.home_secret("voice_api_key"))
 
-    async def api(self, method: str, path: str, expected: int, **kwargs) -> dict:
+    async def api(self, method: str, path: str, expected: int, **kwargs: Any) -> dict[str, Any]:
         async with self.http.request(method, self.stack.base_url + path, headers={**self.auth, **kwargs.pop(
                 "headers", {})}, **kwargs) as r:
-            body = await r.json()
+            body: dict[str, Any] = await r.json()
             assert r.status == expected, (path, r.status, str(body)[:500])
             return body
 
@@ -97,13 +99,13 @@ class Bench:
 
         await asyncio.gather(*(one(p) for p in phones))
 
-    def run_body(self, phones: list[str], times: list[datetime]) -> dict:
+    def run_body(self, phones: list[str], times: list[datetime]) -> dict[str, Any]:
         pairs = zip(phones, times, strict=False)  # fewer open numbers than asked for: the shorter list
         return {"external_ref": f"bench-{uuid.uuid4().hex[:8]}", "agent_id": self.agent_id,
                 "touches": [{"touch_id": f"t{i}", "channel": "call", "target": {"phone": phone},
                              "scheduled_at": stamp(at)} for i, (phone, at) in enumerate(pairs)]}
 
-    async def timed(self, method: str, path: str, expected: int, **kwargs) -> tuple[float, dict]:
+    async def timed(self, method: str, path: str, expected: int, **kwargs: Any) -> tuple[float, dict[str, Any]]:
         started = time.perf_counter()
         body = await self.api(method, path, expected, **kwargs)
         return time.perf_counter() - started, body
@@ -168,7 +170,7 @@ class Bench:
         async with self.http.post(f"{self.simulator}/_simulator/playback", json={"silent": True, "times": calls}) as r:
             assert r.status == 201, await r.text()
 
-    async def bare(self, phones: list[str], times: list[datetime], concurrency: int | None) -> tuple[float, list]:
+    async def bare(self, phones: list[str], times: list[datetime], concurrency: int | None) -> tuple[float, list[Any]]:
         """The same calls placed straight at the simulator by a loop: (calls/s, lateness of each in seconds)."""
         profile = await self.db.fetchrow(
             "SELECT a.provider_assistant_id, n.provider_phone_number_id FROM agents.agents a JOIN "
@@ -193,7 +195,7 @@ def line(name: str, rate: float, late: list[float]) -> None:
     print(f"  {name:<26} {rate:>9.1f} {p50:>9.0f} {p99:>9.0f} {len(late):>7}")
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
         key, agent_id = await setup(http, stack.base_url, stack.database_url)
         db = await asyncpg.connect(stack.database_url)

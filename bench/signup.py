@@ -17,26 +17,28 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
+from typing import Any
 
 import aiohttp
 
 from bench.harness import judged, report, with_stack
 from bench.messaging import measure
+from deploy.local.stack import Stack
 from providers.x402 import payer
 
 # Signups come from many addresses (the stack trusts X-Forwarded-For from 127.0.0.1), none limited.
 SIGNUP_ENV = {"TRUSTED_PROXIES": "127.0.0.1", "SIGNUP_LIMIT_PER_HOUR": "100000000"}
 
 
-async def run(args, stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     env = stack.env()
     sim, sim_key = env["PAYMENTS_API_URL"], env["PAYMENTS_API_KEY"]
     signup_url = f"{stack.base_url}/api/v1/signup"
     async with aiohttp.ClientSession() as http:
-        def who(n: int, kind: str) -> dict:
+        def who(n: int, kind: str) -> dict[str, Any]:
             return {"business_name": f"Bench {kind} {n}", "email": f"{kind}-{n}-{uuid.uuid4().hex[:6]}@example.com"}
 
-        def address(n: int) -> dict:
+        def address(n: int) -> dict[str, Any]:
             return {"X-Forwarded-For": f"198.18.{n // 250}.{n % 250 + 1}"}
 
         async def bare(n: int) -> bool:
@@ -53,7 +55,7 @@ async def run(args, stack) -> int:
                 body = await r.json()
                 return r.status == 200 and bool(body.get("checkout_url"))
 
-        payments: dict[int, tuple[dict, str]] = {}
+        payments: dict[int, tuple[dict[str, Any], str]] = {}
         for n in range(args.x402):  # the client's part, not timed: ask, then sign
             fields = who(n, "x402")
             async with http.post(signup_url, json={**fields, "payment_capture": "x402"},

@@ -21,6 +21,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -32,7 +33,7 @@ from deploy.local.stack import Stack
 AGENTS = 10
 
 
-async def _json(session: aiohttp.ClientSession, method: str, url: str, **kw) -> tuple[int, dict]:
+async def _json(session: aiohttp.ClientSession, method: str, url: str, **kw: Any) -> tuple[int, dict[str, Any]]:
     async with session.request(method, url, **kw) as r:
         return r.status, await r.json(content_type=None)
 
@@ -49,7 +50,7 @@ async def full_key(session: aiohttp.ClientSession, base: str) -> tuple[str, str]
     return key["key"], signup["business_id"]
 
 
-async def read_loop(session, base: str, headers: dict, stop: asyncio.Event, latencies: list[float]) -> None:
+async def read_loop(session: aiohttp.ClientSession, base: str, headers: dict[str, Any], stop: asyncio.Event, latencies: list[float]) -> None:
     while not stop.is_set():
         started = time.perf_counter()
         status, body = await _json(session, "GET", f"{base}/api/v1/agents?limit=5", headers=headers)
@@ -58,7 +59,7 @@ async def read_loop(session, base: str, headers: dict, stop: asyncio.Event, late
         await asyncio.sleep(0.1)
 
 
-async def sample_connections(database_url: str, stop: asyncio.Event, peaks: dict) -> None:
+async def sample_connections(database_url: str, stop: asyncio.Event, peaks: dict[str, Any]) -> None:
     conn = await asyncpg.connect(database_url)
     try:
         while not stop.is_set():
@@ -77,7 +78,7 @@ def summary(latencies: list[float]) -> str:
     return f"p50 {statistics.median(latencies) * 1000:7.1f} ms  max {max(latencies) * 1000:8.1f} ms  n={len(latencies)}"
 
 
-async def run(args, stack: Stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     base, sim = stack.base_url, f"http://127.0.0.1:{stack.process('voice-simulator').port}"
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as session:
         key, business_id = await full_key(session, base)

@@ -27,6 +27,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import aiohttp
 import asyncpg
@@ -128,12 +129,12 @@ async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, 
     bodies = [json.dumps({"event_id": str(uuid.uuid4()), "event": "lead.created",
                           "occurred_at": datetime.now(UTC).isoformat(), "data": {}}).encode()
               for _ in range(count)]
-    queue: asyncio.Queue = asyncio.Queue()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
     for b in bodies:
         queue.put_nowait(b)
     latencies: list[float] = []
     async with aiohttp.ClientSession() as http:
-        async def worker():
+        async def worker() -> None:
             while not queue.empty():
                 body = queue.get_nowait()
                 started = time.perf_counter()
@@ -186,7 +187,7 @@ class Rounds:
         return await self.finish(name, ids, started, before)
 
 
-async def run(args, stack: Stack) -> int:
+async def run(args: argparse.Namespace, stack: Stack) -> int:
     receiver = CountingReceiver(free_port())
     runner = await receiver.start()
     url = f"http://127.0.0.1:{receiver.port}/hooks"

@@ -33,6 +33,10 @@ def upgrade(service: str, database_url: str, revision: str = "head") -> None:
     command.upgrade(_config(service, database_url), revision)
 
 
+def downgrade(service: str, database_url: str, revision: str) -> None:
+    command.downgrade(_config(service, database_url), revision)
+
+
 def upgrade_all(database_url: str) -> None:
     """Every service's migrations, then each process's role and its privileges (core.db_roles), connected as the
     owner of the schemas (`database_url`)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -70,11 +71,11 @@ TLS_DIR = "/var/run/switchboard/grpc-tls"
 CA_ISSUER = "switchboard-grpc-ca"  # components/mtls/issuer.yaml
 
 
-def _labels(name: str) -> dict:
+def _labels(name: str) -> dict[str, Any]:
     return workloads.labels(name)
 
 
-def secret_env(process: str) -> list[dict]:
+def secret_env(process: str) -> list[dict[str, Any]]:
     """The keys of the Secret that `process` is given, one secretKeyRef each (gateway.yaml lists the gateway's)."""
     return [{"name": key, "valueFrom": {"secretKeyRef": {
                 "name": SECRET, "key": secret_key(key, process),
@@ -82,7 +83,7 @@ def secret_env(process: str) -> list[dict]:
             for key in (*SHARED_SECRET_KEYS, *registry.SECRETS[process])]
 
 
-def _deployment(p: registry.Service | registry.Worker) -> dict:
+def _deployment(p: registry.Service | registry.Worker) -> dict[str, Any]:
     """The process's Deployment (workloads.pod_spec); one scaled by a HorizontalPodAutoscaler leaves its replica
     count to it (a count here would be reset at every apply)."""
     probe = {"grpc": {"port": p.port}, "periodSeconds": 5, "failureThreshold": 3}
@@ -109,7 +110,7 @@ def _max_replicas(p: registry.Service | registry.Worker) -> int | None:
     return p.max_replicas if isinstance(p, registry.Worker) else None
 
 
-def _process(p: registry.Service | registry.Worker) -> list[dict]:
+def _process(p: registry.Service | registry.Worker) -> list[dict[str, Any]]:
     """Everything one process runs as: its ServiceAccount, Deployment, PodDisruptionBudget and, when it scales on
     CPU, its HorizontalPodAutoscaler."""
     docs = [workloads.service_account(p.name), _deployment(p), workloads.disruption_budget(p.name)]
@@ -117,14 +118,14 @@ def _process(p: registry.Service | registry.Worker) -> list[dict]:
     return [*docs, workloads.autoscaler(p.name, p.replicas, high)] if high else docs
 
 
-def _service(s: registry.Service) -> dict:
+def _service(s: registry.Service) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": s.name, "labels": _labels(s.name)},
             "spec": {"selector": _labels(s.name), "ports": [
                 {"name": "grpc", "port": s.port, "targetPort": "grpc", "appProtocol": "grpc"}]}}
 
 
 def manifests() -> str:
-    docs: list[dict] = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": ADDRESSES},
+    docs: list[dict[str, Any]] = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": ADDRESSES},
                          "data": {s.addr_env: f"{s.name}:{s.port}" for s in registry.SERVICES}}]
     for s in registry.SERVICES:
         docs += [*_process(s), _service(s)]
@@ -162,11 +163,11 @@ INTERNET = [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0
             {"ipBlock": {"cidr": "::/0", "except": ["fc00::/7", "fe80::/10", "::1/128"]}}]
 
 
-def _tcp(*ports: int) -> list[dict]:
+def _tcp(*ports: int) -> list[dict[str, Any]]:
     return [{"protocol": "TCP", "port": port} for port in ports]
 
 
-def _policy(name: str, selector: dict, ingress: list[dict], egress: list[dict]) -> dict:
+def _policy(name: str, selector: dict[str, Any], ingress: list[dict[str, Any]], egress: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": name},
             "spec": {"podSelector": {"matchLabels": selector}, "policyTypes": ["Ingress", "Egress"],
                      "ingress": ingress, "egress": egress}}
@@ -176,8 +177,8 @@ DNS_RULE = {"to": [DNS], "ports": [{"protocol": "UDP", "port": 53}, {"protocol":
 METRICS_RULE = {"from": [PROMETHEUS], "ports": _tcp(workloads.METRICS_PORT)}
 
 
-def _egress(reach: registry.Reach) -> list[dict]:
-    rules = [DNS_RULE, {"to": [NATS], "ports": _tcp(NATS_PORT)}, {"to": [OTEL_COLLECTOR], "ports": _tcp(*OTLP_PORTS)}]
+def _egress(reach: registry.Reach) -> list[dict[str, Any]]:
+    rules: list[dict[str, Any]] = [DNS_RULE, {"to": [NATS], "ports": _tcp(NATS_PORT)}, {"to": [OTEL_COLLECTOR], "ports": _tcp(*OTLP_PORTS)}]
     if reach.database:
         rules.append({"ports": _tcp(POSTGRES_PORT)})
     for name in reach.services:
@@ -217,7 +218,7 @@ def _tls_secret(name: str) -> str:
     return f"{name}-grpc-tls"
 
 
-def _certificate(name: str) -> dict:
+def _certificate(name: str) -> dict[str, Any]:
     """The process's certificate, named after its Service (the host of its address, `accounts:50051`), for serving
     and for presenting as a client."""
     return {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": f"{name}-grpc"},
@@ -227,14 +228,14 @@ def _certificate(name: str) -> dict:
                      "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"}}}
 
 
-def _tls_patch(name: str, *, serves: bool) -> dict:
+def _tls_patch(name: str, *, serves: bool) -> dict[str, Any]:
     """Mount the process's certificate Secret and set GRPC_TLS_* (cert-manager's key names); a process that serves
     gRPC also serves health in plaintext on HEALTH_PORT, where the kubelet's probes go. A process reads its
     certificate at start: the annotation lets Stakater Reloader roll the Deployment when cert-manager renews it."""
     env = [{"name": "GRPC_TLS_CERT", "value": f"{TLS_DIR}/tls.crt"}, {"name": "GRPC_TLS_KEY", "value": f"{TLS_DIR}/tls.key"},
            {"name": "GRPC_TLS_CA", "value": f"{TLS_DIR}/ca.crt"},
            {"name": "NATS_TLS_CA", "value": f"{TLS_DIR}/ca.crt"}]  # NATS's certificate is of the same CA
-    container: dict = {"name": name, "env": env,
+    container: dict[str, Any] = {"name": name, "env": env,
                        "volumeMounts": [{"name": "grpc-tls", "mountPath": TLS_DIR, "readOnly": True}]}
     if serves:
         env.append({"name": "GRPC_HEALTH_PORT", "value": str(HEALTH_PORT)})
@@ -249,7 +250,7 @@ def _tls_patch(name: str, *, serves: bool) -> dict:
 NATS_SERVER_TLS = "nats-server-tls"  # deploy/nats-values.yaml: the NATS servers' certificate
 
 
-def _nats_certificate() -> dict:
+def _nats_certificate() -> dict[str, Any]:
     """The NATS servers' certificate (the chart's Service `nats` in the platform's namespace), of the platform's CA,
     which every process trusts for NATS through NATS_TLS_CA."""
     return {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": "nats-server"},
@@ -259,10 +260,13 @@ def _nats_certificate() -> dict:
                      "privateKey": {"algorithm": "ECDSA", "size": 256, "rotationPolicy": "Always"}}}
 
 
+_PROCESSES: tuple[registry.Service | registry.Worker, ...] = (*registry.SERVICES, *registry.WORKERS)
+
+
 def mtls() -> tuple[str, str]:
     """The component's certificates and Deployment patches: every process of the registry, and the gateway (a
     client only; its probes are HTTP); and the NATS servers' certificate."""
-    processes = [p.name for p in (*registry.SERVICES, *registry.WORKERS)]
+    processes = [p.name for p in _PROCESSES]
     certificates = [*(_certificate(name) for name in (*processes, "gateway")), _nats_certificate()]
     patches = [*(_tls_patch(name, serves=True) for name in processes), _tls_patch("gateway", serves=False)]
     return (HEADER + yaml.safe_dump_all(certificates, sort_keys=False, width=120),
@@ -280,7 +284,7 @@ def dockerfile(current: str) -> str:
     rows.append(("deploy.sdr_runner_cron", "POST /api/sdr/runner once, then exit (the CronJob sdr-runner-cron)"))
     width = max(len(module) for module, _ in rows)
     lines = [f"#   python -m {module:<{width}}  {what}\n" for module, what in rows]
-    ports = " ".join(str(p.port) for p in (*registry.SERVICES, *registry.WORKERS))
+    ports = " ".join(str(p.port) for p in _PROCESSES)
     block = BEGIN + "".join(lines) + f"EXPOSE 8080 {ports}\n" + END
     head, rest = current.split(BEGIN, 1)
     return head + block + rest.split(END, 1)[1]

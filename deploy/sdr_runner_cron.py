@@ -16,18 +16,19 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from typing import Any
 
 PATH = "/api/sdr/runner"
 TIMEOUT_SECONDS = 90.0  # the RunScheduled deadline (60 s) and the gateway's own work
 
 
-def trigger(gateway_url: str, secret: str, business_id: str = "") -> dict:
+def trigger(gateway_url: str, secret: str, business_id: str = "") -> dict[str, Any]:
     """POST the runner once; the gateway's reply, or urllib.error.HTTPError for any status but 200."""
     body = json.dumps({"businessId": business_id} if business_id else {}).encode()
     request = urllib.request.Request(gateway_url.rstrip("/") + PATH, data=body, method="POST", headers={
         "Authorization": f"Bearer {secret}", "Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
-        reply: dict = json.load(response)
+        reply: dict[str, Any] = json.load(response)
     return reply
 
 

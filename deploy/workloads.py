@@ -12,26 +12,28 @@ hand, and tests/unit/test_k8s_manifests.py holds every rendered pod to them):
 """
 from __future__ import annotations
 
+from typing import Any
+
 METRICS_PORT = 9464  # each process's /metrics (env METRICS_PORT)
 TMP = "/tmp"  # an emptyDir of the pod's own
 CPU_TARGET_PERCENT = 70  # of the CPU request, on average over the pods
 
 
-def labels(name: str) -> dict:
+def labels(name: str) -> dict[str, Any]:
     return {"app.kubernetes.io/name": name}
 
 
-def service_account(name: str) -> dict:
+def service_account(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "labels": labels(name)},
             "automountServiceAccountToken": False}
 
 
-def disruption_budget(name: str) -> dict:
+def disruption_budget(name: str) -> dict[str, Any]:
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name, "labels": labels(name)},
             "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels(name)}}}
 
 
-def autoscaler(name: str, low: int, high: int) -> dict:
+def autoscaler(name: str, low: int, high: int) -> dict[str, Any]:
     return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
             "metadata": {"name": name, "labels": labels(name)},
             "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
@@ -40,16 +42,16 @@ def autoscaler(name: str, low: int, high: int) -> dict:
                          "type": "Utilization", "averageUtilization": CPU_TARGET_PERCENT}}}]}}
 
 
-def pod_metadata(name: str) -> dict:
+def pod_metadata(name: str) -> dict[str, Any]:
     return {"labels": labels(name), "annotations": {
         "prometheus.io/scrape": "true", "prometheus.io/port": str(METRICS_PORT), "prometheus.io/path": "/metrics"}}
 
 
-def container_security() -> dict:
+def container_security() -> dict[str, Any]:
     return {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}}
 
 
-def pod_spec(name: str, container: dict) -> dict:
+def pod_spec(name: str, container: dict[str, Any]) -> dict[str, Any]:
     """A long-running process's pod: `container` gets the hardening, the /tmp mount and the metrics port."""
     container = {**container, "securityContext": container_security(),
                  "ports": [*container.get("ports", []), {"name": "metrics", "containerPort": METRICS_PORT}],

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 
-async def undo_at_provider(step: Awaitable, what: str) -> None:
+async def undo_at_provider(step: Awaitable[Any], what: str) -> None:
     """Run a compensating provider call after our own write failed; if it fails too, log it for
     reconciliation by hand (the caller still gets the original error)."""
     try:

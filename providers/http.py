@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote
 
 import aiohttp
@@ -17,7 +19,7 @@ def path_segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def retry_after_seconds(headers) -> float | None:
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """A numeric Retry-After in seconds (the HTTP-date form is ignored)."""
     try:
         value = float(headers.get("Retry-After", ""))
@@ -26,7 +28,7 @@ def retry_after_seconds(headers) -> float | None:
     return value if value >= 0 else None
 
 
-def json_or_none(raw: bytes):
+def json_or_none(raw: bytes) -> Any:
     """A response body as JSON, or None when it is empty or not JSON (a proxy's error page, say)."""
     if not raw.strip():
         return None

@@ -28,8 +28,10 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeGuard, TypeVar
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +43,10 @@ Refuse = Callable[[list[str], int], web.Response]
 # The simulator's error response for an injected fault of this HTTP status.
 Fail = Callable[[int], web.Response]
 # A control-plane request's JSON object; anything else raised as an aiohttp HTTP error.
-Read = Callable[[web.Request], Awaitable[dict]]
+Read = Callable[[web.Request], Awaitable[dict[str, Any]]]
 
 
-async def json_object(request: web.Request) -> dict:
+async def json_object(request: web.Request) -> dict[str, Any]:
     """A control-plane request's JSON body (none: `{}`); anything else is refused with 400, which the control
     plane's middleware answers in the simulator's shape."""
     try:
@@ -56,7 +58,14 @@ async def json_object(request: web.Request) -> dict:
     return body
 
 
-def next_script(scripts: list, default: Callable[[], object]):
+class Script(Protocol):
+    times: int  # plays left
+
+
+S = TypeVar("S", bound=Script)
+
+
+def next_script(scripts: list[S], default: Callable[[], S]) -> S:
     """The script the next simulated call or message plays: the first queued one (used up after its `times`
     plays), else `default()` (the simulator's own behaviour)."""
     if not scripts:
@@ -100,12 +109,12 @@ class FaultRules:
     reserved: str | None = None  # a path prefix a fault may not name
 
 
-def is_int(value) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """An integer, and not a bool (which JSON keeps apart and Python does not)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_fault(body: dict, rules: FaultRules) -> tuple[Fault, list[str]]:
+def parse_fault(body: dict[str, Any], rules: FaultRules) -> tuple[Fault, list[str]]:
     """The fault a request body describes, and what is wrong with it (nothing: it may be added)."""
     errors = [f"property {k} should not exist" for k in sorted(set(body) - set(rules.fields))]
     fault = Fault(**{k: body[k] for k in rules.fields if k in body})
@@ -139,7 +148,7 @@ class FaultBook:
         self.rules = rules
         self.pending: list[Fault] = []
 
-    def view(self, fault: Fault) -> dict:
+    def view(self, fault: Fault) -> dict[str, Any]:
         return {k: getattr(fault, k) for k in self.rules.fields}
 
     def take(self, request: web.Request) -> Fault | None:
@@ -163,15 +172,15 @@ class RequestLog:
     """The last `LOG_SIZE` requests outside the control plane, logged as they arrive (so an attempt the client
     gave up on counts at once) and given their status once answered."""
 
-    def __init__(self):
-        self.entries: deque[dict] = deque(maxlen=LOG_SIZE)
+    def __init__(self) -> None:
+        self.entries: deque[dict[str, Any]] = deque(maxlen=LOG_SIZE)
 
-    def arrived(self, request: web.Request) -> dict:
+    def arrived(self, request: web.Request) -> dict[str, Any]:
         entry = {"method": request.method, "path": request.path, "status": None}
         self.entries.append(entry)
         return entry
 
-    def matching(self, prefix: str, method: str) -> list[dict]:
+    def matching(self, prefix: str, method: str) -> list[dict[str, Any]]:
         """Copies of the entries whose path starts with `prefix`, of `method` if one is given."""
         return [dict(e) for e in self.entries
                 if e["path"].startswith(prefix) and (not method or e["method"] == method)]
@@ -207,6 +216,7 @@ class ControlPlane:
         return web.json_response({"cleared": self.faults.clear()})
 
     async def requests(self, request: web.Request) -> web.Response:
+        assert self.log is not None  # the route is added only with a log
         return web.json_response(self.log.matching(request.query.get("path", ""),
                                                    request.query.get("method", "").upper()))
 
@@ -228,7 +238,7 @@ class ControlPlane:
         router.add_get(f"{self.prefix}/health", self.health)
 
     @web.middleware
-    async def middleware(self, request: web.Request, handler):
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path == self.prefix or request.path.startswith(self.prefix + "/"):
             try:
                 return await handler(request)
@@ -240,12 +250,13 @@ class ControlPlane:
             fault.hold == "answer" if fault.hold else self.hold_back)
         if fault is not None and not hold_back:
             await asyncio.sleep(fault.delay_seconds)
+        response: web.StreamResponse
         if fault is not None and fault.status:
             log.info("%s %s: injected %d", request.method, request.path, fault.status)
             response = self.failure(fault)
         else:
             response = await handler(request)
         entry["status"] = response.status  # before a hold: the work is done, whether or not the client waits
-        if hold_back:
+        if fault is not None and hold_back:
             await asyncio.sleep(fault.delay_seconds)
         return response

@@ -25,7 +25,7 @@ def main() -> int:
                   metrics=os.environ.get("STACK_METRICS", "") not in ("", "0"))
     stopping = False
 
-    def stop(*_):
+    def stop(*_: object) -> None:
         nonlocal stopping
         if not stopping:
             stopping = True
@@ -79,6 +79,7 @@ def main() -> int:
         print("Press Ctrl-C to stop.", flush=True)
         while True:
             for p in stack.processes:
+                assert p.proc is not None  # the stack started them all
                 if p.proc.poll() is not None:
                     print(f"{p.name} exited with {p.proc.returncode}; see {p.log}", file=sys.stderr)
                     return 1

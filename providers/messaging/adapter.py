@@ -8,7 +8,7 @@ tell a refused number (400, 21211) from bad credentials (401, 20003) from an out
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 # Twilio's refusal of a send to a recipient who replied STOP (or another opt-out keyword) to that sender: its
 # default opt-out handling (on for long codes and toll-free numbers) keeps a block until they reply START.
@@ -59,14 +59,14 @@ class ProviderError(Exception):
 
 
 class MessagingProvider(Protocol):
-    async def send_message(self, *, to: str, from_: str, body: str, status_callback: str | None = None) -> dict:
+    async def send_message(self, *, to: str, from_: str, body: str, status_callback: str | None = None) -> dict[str, Any]:
         """Send one text; the Message resource as created (status `queued`). Never retried: a repeat could
         text someone twice."""
 
-    async def get_message(self, sid: str) -> dict:
+    async def get_message(self, sid: str) -> dict[str, Any]:
         """The Message resource as it is now (its status, error_code and error_message)."""
 
-    async def check(self) -> dict:
+    async def check(self) -> dict[str, Any]:
         """The Account resource; raises `ProviderError` when the provider is unreachable or refuses us
         (health checks)."""
 

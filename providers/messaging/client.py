@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
@@ -45,7 +46,7 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-def _twilio_code(body) -> int | None:
+def _twilio_code(body: object) -> int | None:
     code = body.get("code") if isinstance(body, dict) else None
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
@@ -78,23 +79,23 @@ class TwilioClient(SessionClient):
 
     # -- the API -------------------------------------------------------------------------------------------
 
-    async def send_message(self, *, to: str, from_: str, body: str, status_callback: str | None = None) -> dict:
+    async def send_message(self, *, to: str, from_: str, body: str, status_callback: str | None = None) -> dict[str, Any]:
         form = dict(zip(SEND_PARAMETERS, (to, from_, body, status_callback or ""), strict=True))
         if not status_callback:
             del form["StatusCallback"]
         return await self._send("/Messages", f"{self._account_path}/Messages.json", form)
 
-    async def get_message(self, sid: str) -> dict:
+    async def get_message(self, sid: str) -> dict[str, Any]:
         return await self._read("/Messages/{Sid}", f"{self._account_path}/Messages/{path_segment(sid)}.json")
 
     async def list_messages(self, *, to: str | None = None, from_: str | None = None,
-                            page_size: int | None = None) -> list[dict]:
+                            page_size: int | None = None) -> list[dict[str, Any]]:
         """The first page of messages, newest first, optionally only those to or from one number."""
         params = {k: str(v) for k, v in (("To", to), ("From", from_), ("PageSize", page_size)) if v is not None}
         page = await self._read("/Messages", f"{self._account_path}/Messages.json", params or None)
         return page.get("messages") or []
 
-    async def check(self) -> dict:
+    async def check(self) -> dict[str, Any]:
         """The Account resource, without its `auth_token` (Twilio returns it; nobody downstream needs it)."""
         account = await self._read("/Accounts/{AccountSid}", f"{self._account_path}.json")
         account.pop("auth_token", None)
@@ -102,7 +103,7 @@ class TwilioClient(SessionClient):
 
     # -- transport -----------------------------------------------------------------------------------------
 
-    async def _send(self, route: str, path: str, form: dict[str, str]) -> dict:
+    async def _send(self, route: str, path: str, form: dict[str, str]) -> dict[str, Any]:
         """One POST, never repeated: any failure raises at once."""
         where = f"POST {route}"
         try:
@@ -117,7 +118,7 @@ class TwilioClient(SessionClient):
                                 maybe_done=maybe_done) from None
         return self._result(where, status, raw)
 
-    async def _read(self, route: str, path: str, params: dict | None = None) -> dict:
+    async def _read(self, route: str, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
                                  retry=retry_if_exception_type(_Retryable), reraise=True)
         try:
@@ -126,8 +127,9 @@ class TwilioClient(SessionClient):
                     return await self._read_once(route, path, params, attempt.retry_state.attempt_number)
         except _Retryable as exc:
             raise exc.error from None
+        raise AssertionError("tenacity stops by raising (reraise=True)")
 
-    async def _read_once(self, route: str, path: str, params: dict | None, attempt: int) -> dict:
+    async def _read_once(self, route: str, path: str, params: dict[str, Any] | None, attempt: int) -> dict[str, Any]:
         where = f"GET {route}"
         try:
             async with self._http().get(self.base_url + path, params=params) as r:
@@ -143,7 +145,7 @@ class TwilioClient(SessionClient):
             raise _Retryable(self._failure(where, status, raw), retry_after)
         return self._result(where, status, raw)
 
-    def _result(self, where: str, status: int, raw: bytes) -> dict:
+    def _result(self, where: str, status: int, raw: bytes) -> dict[str, Any]:
         if status >= 300:
             raise self._failure(where, status, raw)
         body = json_or_none(raw)
@@ -185,7 +187,7 @@ class TwilioClient(SessionClient):
             return min(max(backoff, exc.retry_after), BACKOFF_MAX)
         return backoff
 
-    def _log_retry(self, where: str, attempt: int, what) -> None:
+    def _log_retry(self, where: str, attempt: int, what: str | int) -> None:
         verdict = "retrying" if attempt < self.max_attempts else "giving up"
         log.warning("messaging provider %s attempt %d/%d failed (%s); %s", where, attempt, self.max_attempts,
                     what, verdict)

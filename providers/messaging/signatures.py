@@ -19,7 +19,7 @@ TWIML = "application/xml"  # the media type of a TwiML answer
 
 def sign(auth_token: str, url: str, params: dict[str, str]) -> str:
     """The `X-Twilio-Signature` value of a form POST of `params` to `url`."""
-    return RequestValidator(auth_token).compute_signature(url, params)
+    return str(RequestValidator(auth_token).compute_signature(url, params))
 
 
 def is_valid(auth_token: str, url: str, params: dict[str, str], signature: str) -> bool:
@@ -27,7 +27,7 @@ def is_valid(auth_token: str, url: str, params: dict[str, str], signature: str) 
     URL is tried with and without its default port, as Twilio's own validators do)."""
     if not auth_token or not signature:
         return False
-    return RequestValidator(auth_token).validate(url, dict(params), signature)
+    return bool(RequestValidator(auth_token).validate(url, dict(params), signature))
 
 
 def twiml_reply(texts: list[str]) -> str:
@@ -35,4 +35,4 @@ def twiml_reply(texts: list[str]) -> str:
     response = MessagingResponse()
     for text in texts:
         response.message(text)
-    return response.to_xml()
+    return str(response.to_xml())

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class PaymentsError(Exception):
@@ -58,29 +58,29 @@ class PaymentsProvider(Protocol):
         """Expire a Checkout Session if it is open, so it can no longer be paid; its status after (expired, or
         complete when it had been paid) and the subscription it started, if any."""
 
-    async def get_subscription(self, subscription_id: str) -> dict:
+    async def get_subscription(self, subscription_id: str) -> dict[str, Any]:
         """The Subscription object as it is now."""
 
-    async def set_quantity(self, subscription_id: str, quantity: int, idempotency_key: str) -> dict:
+    async def set_quantity(self, subscription_id: str, quantity: int, idempotency_key: str) -> dict[str, Any]:
         """Set the quantity of the subscription's item (one unit per workspace it pays for), prorated onto the next
         invoice; the Subscription object after. The same `idempotency_key` gives the same answer; a quantity it has
         already is left as it is."""
 
-    async def cancel_subscription(self, subscription_id: str) -> dict:
+    async def cancel_subscription(self, subscription_id: str) -> dict[str, Any]:
         """Cancel at once (no further charge); the Subscription object, status `canceled`."""
 
-    async def open_invoice(self, subscription_id: str) -> dict | None:
+    async def open_invoice(self, subscription_id: str) -> dict[str, Any] | None:
         """The subscription's latest Invoice while it is open (a payment that failed and is being retried: its
         `hosted_invoice_url` lets the customer pay it with another card), else None."""
 
-    async def check(self) -> dict:
+    async def check(self) -> dict[str, Any]:
         """The account's Balance object; raises `PaymentsError` when the provider is unreachable or refuses us
         (health checks)."""
 
     async def close(self) -> None: ...
 
 
-def invoice_subscription_id(invoice: Mapping) -> str | None:
+def invoice_subscription_id(invoice: Mapping[str, Any]) -> str | None:
     """The id of the subscription that generated an Invoice (`parent.subscription_details.subscription`; the
     top-level `subscription` of API versions before 2025-03-31), None for an invoice of no subscription."""
     parent = invoice.get("parent") or {}
@@ -91,7 +91,7 @@ def invoice_subscription_id(invoice: Mapping) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def subscription_period(subscription: Mapping) -> tuple[int | None, int | None]:
+def subscription_period(subscription: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """The current billing period of a Subscription, `(start, end)` in Unix seconds: the span of its items'
     periods (`items.data[].current_period_*`), or the top-level fields of older API versions."""
     items = ((subscription.get("items") or {}).get("data")) or []

@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, cast
 
 import aiohttp
 import stripe
@@ -27,6 +29,10 @@ from core import metrics
 from core.uow import forbid_provider_call
 from providers.payments.adapter import Checkout, PaymentsError, invoice_subscription_id
 
+if TYPE_CHECKING:
+    from stripe.params import SubscriptionUpdateParams
+    from stripe.params.checkout import SessionCreateParams
+
 log = logging.getLogger(__name__)
 
 MESSAGE_MAX = 300
@@ -34,10 +40,10 @@ SECRET_SHAPE = re.compile(r"\b(sk|rk|whsec)_[A-Za-z0-9_]+")
 
 
 def checkout_params(*, business_id: str, email: str, price_id: str, trial_days: int, success_url: str,
-                    cancel_url: str, customer_id: str | None = None) -> dict:
+                    cancel_url: str, customer_id: str | None = None) -> dict[str, Any]:
     """`POST /v1/checkout/sessions`'s parameters for a business's subscription (providers/fidelity compares their
     names with Stripe's)."""
-    subscription_data: dict = {"metadata": {"business_id": business_id}}
+    subscription_data: dict[str, Any] = {"metadata": {"business_id": business_id}}
     if trial_days:
         subscription_data["trial_period_days"] = trial_days
     return {
@@ -53,7 +59,7 @@ def checkout_params(*, business_id: str, email: str, price_id: str, trial_days: 
     }
 
 
-def quantity_params(item_id: str, quantity: int) -> dict:
+def quantity_params(item_id: str, quantity: int) -> dict[str, Any]:
     """`POST /v1/subscriptions/{id}`'s parameters that set one item's quantity, prorated: the change's share of the
     period is on the next invoice (Stripe's `create_prorations`; nothing during a trial)."""
     return {"items": [{"id": item_id, "quantity": quantity}], "proration_behavior": "create_prorations"}
@@ -118,7 +124,7 @@ class StripePayments:
         params = checkout_params(business_id=business_id, email=email, price_id=price_id, trial_days=trial_days,
                                  success_url=success_url, cancel_url=cancel_url, customer_id=customer_id)
         session = await self._call("POST /v1/checkout/sessions", self._stripe().v1.checkout.sessions.create_async(
-            params=params, options={"idempotency_key": idempotency_key}))
+            params=cast("SessionCreateParams", params), options={"idempotency_key": idempotency_key}))
         if not (isinstance(session.get("id"), str) and isinstance(session.get("url"), str)
                 and isinstance(session.get("expires_at"), int)):
             raise PaymentsError("payments provider sent an unreadable response (POST /v1/checkout/sessions)", 200)
@@ -133,12 +139,12 @@ class StripePayments:
                                        self._stripe().v1.checkout.sessions.expire_async(session_id))
         return str(session.get("status")), invoice_subscription_id(session)
 
-    async def get_subscription(self, subscription_id: str) -> dict:
+    async def get_subscription(self, subscription_id: str) -> dict[str, Any]:
         _check_id(subscription_id)
         return await self._call("GET /v1/subscriptions/{id}",
                                 self._stripe().v1.subscriptions.retrieve_async(subscription_id))
 
-    async def set_quantity(self, subscription_id: str, quantity: int, idempotency_key: str) -> dict:
+    async def set_quantity(self, subscription_id: str, quantity: int, idempotency_key: str) -> dict[str, Any]:
         _check_id(subscription_id)
         if quantity < 1 or not idempotency_key:
             raise ValueError("a quantity of at least 1 and an idempotency key are needed")
@@ -148,15 +154,15 @@ class StripePayments:
         if items[0].get("quantity") == quantity:  # already so (an earlier attempt's answer was lost)
             return await self.get_subscription(subscription_id)
         return await self._call("POST /v1/subscriptions/{id}", self._stripe().v1.subscriptions.update_async(
-            subscription_id, params=quantity_params(items[0]["id"], quantity),
+            subscription_id, params=cast("SubscriptionUpdateParams", quantity_params(items[0]["id"], quantity)),
             options={"idempotency_key": idempotency_key}))
 
-    async def cancel_subscription(self, subscription_id: str) -> dict:
+    async def cancel_subscription(self, subscription_id: str) -> dict[str, Any]:
         _check_id(subscription_id)
         return await self._call("DELETE /v1/subscriptions/{id}",
                                 self._stripe().v1.subscriptions.cancel_async(subscription_id))
 
-    async def open_invoice(self, subscription_id: str) -> dict | None:
+    async def open_invoice(self, subscription_id: str) -> dict[str, Any] | None:
         latest = (await self.get_subscription(subscription_id)).get("latest_invoice")
         invoice_id = latest.get("id") if isinstance(latest, dict) else latest
         if not invoice_id:
@@ -165,12 +171,12 @@ class StripePayments:
         invoice = await self._call("GET /v1/invoices/{id}", self._stripe().v1.invoices.retrieve_async(invoice_id))
         return invoice if invoice.get("status") == "open" else None
 
-    async def check(self) -> dict:
+    async def check(self) -> dict[str, Any]:
         return await self._call("GET /v1/balance", self._stripe().v1.balance.retrieve_async())
 
     # -- errors --------------------------------------------------------------------------------------------
 
-    async def _call(self, where: str, call) -> dict:
+    async def _call(self, where: str, call: Awaitable[Any]) -> dict[str, Any]:
         try:
             result = await call
         except stripe.StripeError as exc:

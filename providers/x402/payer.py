@@ -19,7 +19,7 @@ from eth_account import Account
 from x402 import x402ClientSync
 from x402.http import decode_payment_required_header, decode_payment_response_header, encode_payment_signature_header
 from x402.mechanisms.evm.exact import ExactEvmClientScheme
-from x402.schemas import PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse
+from x402.schemas import PaymentPayload, PaymentPayloadV1, PaymentRequired, PaymentRequirements, SettleResponse
 
 from providers.x402 import SCHEME
 from providers.x402.payload import ADDRESS
@@ -27,12 +27,14 @@ from providers.x402.payload import ADDRESS
 
 def new_private_key() -> str:
     """A fresh random secp256k1 key, `0x` and 64 hex digits (a test wallet)."""
-    return "0x" + Account.create().key.hex().removeprefix("0x")
+    key: bytes = Account.create().key
+    return "0x" + key.hex().removeprefix("0x")
 
 
 def address_of(private_key: str) -> str:
     """The checksummed address a key pays from."""
-    return Account.from_key(private_key).address
+    address: str = Account.from_key(private_key).address
+    return address
 
 
 def read_payment_required(payment_required_header: str) -> PaymentRequired:
@@ -67,11 +69,18 @@ def _ours(required: PaymentRequired) -> PaymentRequirements:
     raise ValueError("no exact EVM payment is offered")
 
 
-def _sign(private_key: str, required: PaymentRequired, *, amount_override=None, pay_to_override=None,
-          valid_for_seconds=None) -> PaymentPayload:
+def _v2(payload: PaymentPayload | PaymentPayloadV1) -> PaymentPayload:
+    """What the client signs for a v2 PaymentRequired (its return type also admits v1's)."""
+    if not isinstance(payload, PaymentPayload):
+        raise TypeError("the x402 client signed a v1 payload for a v2 request")
+    return payload
+
+
+def _sign(private_key: str, required: PaymentRequired, *, amount_override: int | str | None = None,
+          pay_to_override: str | None = None, valid_for_seconds: int | None = None) -> PaymentPayload:
     client = _client(private_key)
     if amount_override is None and pay_to_override is None and valid_for_seconds is None:
-        return client.create_payment_payload(required)
+        return _v2(client.create_payment_payload(required))
     asked = _ours(required)
     terms = asked.model_copy(deep=True)
     if amount_override is not None:
@@ -86,7 +95,7 @@ def _sign(private_key: str, required: PaymentRequired, *, amount_override=None, 
         if int(valid_for_seconds) == 0:
             raise ValueError("valid_for_seconds must not be 0 (a negative number makes an expired authorization)")
         terms.max_timeout_seconds = int(valid_for_seconds)  # the scheme signs validBefore = now + this
-    signed = client.create_payment_payload(required.model_copy(update={"accepts": [terms]}))
+    signed = _v2(client.create_payment_payload(required.model_copy(update={"accepts": [terms]})))
     return signed.model_copy(update={"accepted": asked})
 
 

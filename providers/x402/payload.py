@@ -16,11 +16,11 @@ MAX_SIGNATURE_BYTES = 4096  # an EOA signs 65 bytes; smart wallets (EIP-1271, ER
 AUTHORIZATION_FIELDS = ("from", "to", "value", "validAfter", "validBefore", "nonce")
 
 
-def _uint256(value) -> bool:
+def _uint256(value: object) -> bool:
     return isinstance(value, str) and bool(UINT.match(value)) and int(value) < 2**256
 
 
-def exact_evm_payload_errors(inner) -> list[str]:
+def exact_evm_payload_errors(inner: object) -> list[str]:
     """What is wrong with `{"signature": "0x...", "authorization": {from, to, value, validAfter, validBefore,
     nonce}}` (addresses 0x + 40 hex, amounts and times decimal strings of a uint256, nonce 0x + 64 hex); [] when
     nothing is."""

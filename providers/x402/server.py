@@ -27,8 +27,10 @@ import base64
 import binascii
 import json
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from pydantic import ValidationError
@@ -134,12 +136,12 @@ class Verified:
         value = authorization.get("validBefore") if isinstance(authorization, dict) else None
         return int(value) if isinstance(value, (str, int)) and UINT.match(str(value)) else None
 
-    def stored(self) -> tuple[dict, dict]:
+    def stored(self) -> tuple[dict[str, Any], dict[str, Any]]:
         return (self.payload.model_dump(mode="json", by_alias=True, exclude_none=True),
                 self.requirements.model_dump(mode="json", by_alias=True, exclude_none=True))
 
     @classmethod
-    def from_stored(cls, payload: dict, requirements: dict, payer: str) -> Verified:
+    def from_stored(cls, payload: dict[str, Any], requirements: dict[str, Any], payer: str) -> Verified:
         return cls(PaymentPayload.model_validate(payload), PaymentRequirements.model_validate(requirements), payer)
 
 
@@ -255,7 +257,8 @@ class X402Gate:
         self._facilitator = _Facilitator(FacilitatorConfig(url=self.facilitator_url, timeout=timeout,
                                                            http_client=self._http))
         self._server = x402ResourceServer(self._facilitator)
-        self._server.register(network, ExactEvmServerScheme())
+        # x402's scheme has an unannotated __init__ and types payment_flows as a plain dict against its own protocol
+        self._server.register(network, ExactEvmServerScheme())  # type: ignore[no-untyped-call, arg-type]
         self._ready = False
         self._ready_lock = asyncio.Lock()
 
@@ -265,7 +268,7 @@ class X402Gate:
     # -- the facilitator --------------------------------------------------------------------------------------
 
     @asynccontextmanager
-    async def _facilitator_call(self, what: str, seconds: float):
+    async def _facilitator_call(self, what: str, seconds: float) -> AsyncIterator[None]:
         """Bounds a facilitator call and turns its failures into `FacilitatorUnavailable` / `PaymentRefused`."""
         try:
             async with asyncio.timeout(seconds):
@@ -309,8 +312,6 @@ class X402Gate:
 
     async def _ensure_ready(self) -> None:
         """The resource server initialized from the facilitator's `/supported` (once; retried after a failure)."""
-        if self._ready:
-            return
         async with self._ready_lock:
             if self._ready:
                 return
@@ -353,7 +354,7 @@ class X402Gate:
         return encode_payment_required_header(payment_required)
 
     @staticmethod
-    def required_body(payment_required: PaymentRequired) -> dict:
+    def required_body(payment_required: PaymentRequired) -> dict[str, Any]:
         """The `PaymentRequired` as a JSON-able dict (camelCase) for a 402 body."""
         return payment_required.model_dump(mode="json", by_alias=True, exclude_none=True)
 
@@ -408,7 +409,10 @@ class X402Gate:
             reason = verify.invalid_reason or "invalid_payload"
             log.info("x402 payment from %s refused: %s", verify.payer or payer, reason)
             raise PaymentRefused(reason, verify.invalid_message, payer=verify.payer or payer)
-        return Verified(payload=payload, requirements=matching, payer=verify.payer or payer)
+        payer = verify.payer or payer
+        if payer is None:  # only an exact EVM payment matches, and decode_payment saw its authorization's `from`
+            raise MalformedPayment("the payment names no payer")
+        return Verified(payload=payload, requirements=matching, payer=payer)
 
     async def settle(self, verified: Verified) -> Settled:
         """Move the money (`POST /settle`). Raises `PaymentRefused` (with `response_header`, the failed

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from providers.email.catchall.mailbox import Mailbox
 from providers.email.catchall.receiver import start_smtp
@@ -15,7 +18,7 @@ MAILBOX = web.AppKey("mailbox", Mailbox)
 
 
 @web.middleware
-async def json_errors(request: web.Request, handler):
+async def json_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Every refusal as `{"error": ...}`, including aiohttp's own (unknown path, wrong method)."""
     try:
         return await handler(request)
@@ -30,7 +33,7 @@ async def json_errors(request: web.Request, handler):
         return web.json_response({"error": "internal server error"}, status=500)
 
 
-def _allow(exc: web.HTTPException) -> dict:
+def _allow(exc: web.HTTPException) -> dict[str, Any]:
     return {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else {}
 
 
@@ -64,7 +67,7 @@ def build_app(mailbox: Mailbox, *, smtp_port: int, smtp_host: str = "127.0.0.1")
     app.router.add_get("/messages/{id}", get_message)
     app.router.add_get("/health", health)
 
-    async def smtp_server(app: web.Application):
+    async def smtp_server(app: web.Application) -> AsyncIterator[None]:
         server = await start_smtp(mailbox, smtp_host, smtp_port)
         yield
         server.close()

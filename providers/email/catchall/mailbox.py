@@ -22,6 +22,7 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 
 FILE = re.compile(r"^(?P<n>\d+)-(?P<at>\d{8}T\d{6}\.\d{6}Z)\.eml$")
 ID = re.compile(r"^\d+-\d{8}T\d{6}\.\d{6}Z$")
@@ -30,7 +31,7 @@ HOSTNAME = "localhost"
 PRODUCT = "Switchboard catch-all"
 
 
-def text(value) -> str:
+def text(value: object) -> str:
     """A header value or body as clean text: bytes the parser kept undecoded (raw UTF-8 in an SMTPUTF8 header)
     are read as UTF-8, anything else unreadable becomes U+FFFD (JSON cannot carry lone surrogates)."""
     return str(value).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -38,10 +39,10 @@ def text(value) -> str:
 
 def envelope(raw: bytes) -> tuple[str, list[str]]:
     """The envelope sender and recipients from the trace headers at the top of a stored file."""
-    sender, recipients = "", []
+    sender, recipients = "", list[str]()
     for line in raw.split(b"\n"):
-        name, _, value = line.rstrip(b"\r").partition(b":")
-        value = value.decode("utf-8", "replace").strip()
+        name, _, raw_value = line.rstrip(b"\r").partition(b":")
+        value = raw_value.decode("utf-8", "replace").strip()
         if name == b"Return-Path" and not sender and not recipients:
             sender = value.removeprefix("<").removesuffix(">")
         elif name == b"Delivered-To":
@@ -60,7 +61,8 @@ def plain_body(message: EmailMessage) -> str:
     try:
         body = text(part.get_content())
     except (LookupError, ValueError):  # an unknown charset or a broken transfer encoding: show what we can
-        body = (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+        payload = part.get_payload(decode=True)
+        body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else ""
     return body.replace("\r\n", "\n")
 
 
@@ -95,7 +97,7 @@ class Mailbox:
         os.replace(temporary, self.folder / f"{message_id}.eml")
         return message_id
 
-    def messages(self, to: str | None = None) -> list[dict]:
+    def messages(self, to: str | None = None) -> list[dict[str, Any]]:
         """Every message, oldest first; with `to`, only those with a recipient containing it (any case)."""
         wanted = to.casefold() if to else None
         found = []
@@ -110,10 +112,12 @@ class Mailbox:
         return found
 
     @staticmethod
-    def summary(message_id: str, raw: bytes) -> dict:
+    def summary(message_id: str, raw: bytes) -> dict[str, Any]:
         sender, recipients = envelope(raw)
         message = BytesParser(policy=policy.default).parsebytes(raw)
-        received = datetime.strptime(FILE.match(f"{message_id}.eml")["at"], STAMP).replace(tzinfo=UTC)
+        named = FILE.match(f"{message_id}.eml")
+        assert named is not None  # the ids come from the files' names, which FILE matched
+        received = datetime.strptime(named["at"], STAMP).replace(tzinfo=UTC)
         return {"id": message_id,
                 "from": text(message["From"]) if message["From"] is not None else sender,
                 "to": recipients,

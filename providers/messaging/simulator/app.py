@@ -7,8 +7,10 @@ import base64
 import hmac
 import logging
 import re
+from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from providers.messaging.simulator import errors
 from providers.messaging.simulator.control import Control
@@ -42,7 +44,7 @@ def credentials_of(request: web.Request) -> tuple[str, str] | None:
     return (login, password) if colon else None
 
 
-def twilio_middleware(credentials: dict[str, str]):
+def twilio_middleware(credentials: dict[str, str]) -> Middleware:
     """Authentication (any of `credentials`, Account SID -> auth token) and Twilio's error shape for everything
     outside the control plane; the request keeps the Account SID it signed in as."""
 
@@ -58,7 +60,7 @@ def twilio_middleware(credentials: dict[str, str]):
         return found
 
     @web.middleware
-    async def twilio(request: web.Request, handler):
+    async def twilio(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path.startswith("/_simulator/"):
             return await handler(request)
         account = signed_in(request)
@@ -83,7 +85,7 @@ def twilio_middleware(credentials: dict[str, str]):
     return twilio
 
 
-def account_resource(account_sid: str, auth_token: str, created: str) -> dict:
+def account_resource(account_sid: str, auth_token: str, created: str) -> dict[str, Any]:
     base = f"{ACCOUNTS}/{account_sid}"
     return {"auth_token": auth_token, "date_created": created, "date_updated": created,
             "friendly_name": "Switchboard messaging simulator", "owner_account_sid": account_sid, "sid": account_sid,
@@ -106,7 +108,7 @@ def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str,
 
     async def send(request: web.Request) -> web.Response:
         own_account(request, test_credentials_allowed=True)
-        form = await request.post()
+        form = {name: value for name, value in (await request.post()).items() if isinstance(value, str)}
         check_send(form)
         to, from_ = form["To"], form["From"]
         if test_messages is not None and request[SIGNED_IN] == test_messages.account_sid:
@@ -161,7 +163,7 @@ def build_app(account_sid: str, auth_token: str, *, inbound_url: str | None = No
     delivery = Delivery(messages, auth_token, time_scale)
     opt_outs = OptOuts(opt_out)
     control = Control(delivery, opt_outs)
-    credentials = {account_sid: auth_token, **({test_account_sid: test_auth_token} if test_account_sid else {})}
+    credentials = {account_sid: auth_token, **({test_account_sid: test_auth_token} if test_account_sid and test_auth_token else {})}
     app = web.Application(middlewares=[control.middleware, twilio_middleware(credentials)])
     app[MESSAGES], app[DELIVERY], app[CONTROL], app[OPT_OUTS] = messages, delivery, control, opt_outs
     control.add_routes(app.router)

@@ -5,6 +5,7 @@ not authenticated."""
 from __future__ import annotations
 
 from dataclasses import asdict, fields
+from typing import Any
 
 from aiohttp import web
 
@@ -15,7 +16,7 @@ from providers.messaging.simulator.optout import HANDLINGS, OptOuts
 from providers.simulator_control import ControlPlane, is_int, joined, json_object
 
 
-def parse_script(body: dict) -> tuple[CallbackScript, list[str]]:
+def parse_script(body: dict[str, Any]) -> tuple[CallbackScript, list[str]]:
     names = {f.name for f in fields(CallbackScript)}
     errors = [f"property {k} should not exist" for k in sorted(set(body) - names)]
     errors += [f"{k} must be a boolean" for k in ("reorder", "duplicate", "bad_signature")
@@ -96,7 +97,7 @@ class Control(ControlPlane):
         self.opt_outs.numbers.clear()
         return web.json_response({"cleared": cleared})
 
-    def _opt_out_view(self) -> dict:
+    def _opt_out_view(self) -> dict[str, Any]:
         return {"handling": self.opt_outs.handling, "numbers": self.opt_outs.numbers,
                 "blocked": [{"from": number, "to": texter} for number, texter in sorted(self.opt_outs.blocked)]}
 

@@ -25,6 +25,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from providers.messaging.simulator import errors
 from providers.messaging.simulator.messages import API_VERSION, Messages
@@ -59,7 +60,7 @@ class Delivery:
     time_scale: float = 1.0
     scripts: list[CallbackScript] = field(default_factory=list)
     outcomes: dict[str, int] = field(default_factory=dict)  # simulator-only: To number -> its carrier error
-    tasks: set = field(default_factory=set)
+    tasks: set[Any] = field(default_factory=set)
 
     def outcome_for(self, to: str) -> tuple[str, int | None]:
         """The final status of a text to `to` and its error code: delivered, unless a simulator-only outcome is
@@ -81,10 +82,11 @@ class Delivery:
 
     async def _play(self, sid: str, script: CallbackScript) -> None:
         record = self.messages.get(sid)
+        assert record is not None  # start() plays a message just created
         final, code = self.outcome_for(record["to"])
         steps = [(QUEUE_SECONDS, final, code)] if final == "failed" else \
             [(QUEUE_SECONDS, "sent", None), (CARRIER_SECONDS, final, code)]
-        held: dict | None = None
+        held: dict[str, Any] | None = None
         for n, (delay, status, error_code) in enumerate(steps):
             await self._sleep(delay)
             record = self.messages.move(sid, status, error_code)
@@ -98,7 +100,7 @@ class Delivery:
                 held = None
 
     @staticmethod
-    def callback_params(record: dict) -> dict[str, str]:
+    def callback_params(record: dict[str, Any]) -> dict[str, str]:
         status = record["status"]
         params = {"MessageSid": record["sid"], "SmsSid": record["sid"], "AccountSid": record["account_sid"],
                   "From": record["from"], "To": record["to"], "MessageStatus": status, "SmsStatus": status,
@@ -109,7 +111,7 @@ class Delivery:
             params["RawDlrDoneDate"] = carrier_done_date()
         return params
 
-    async def _report(self, record: dict, params: dict[str, str], script: CallbackScript) -> None:
+    async def _report(self, record: dict[str, Any], params: dict[str, str], script: CallbackScript) -> None:
         url = record.get("_status_callback")
         if not url:
             return

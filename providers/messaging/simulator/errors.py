@@ -5,6 +5,8 @@ client that shows them shows what Twilio would say.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from providers.messaging.adapter import CARRIER_ERRORS, UNSUBSCRIBED_RECIPIENT
@@ -56,12 +58,12 @@ def not_found(path: str) -> ApiError:
     return ApiError(404, NOT_FOUND, f"The requested resource {path} was not found")
 
 
-def error_body(status: int, code: int | None, message: str) -> dict:
+def error_body(status: int, code: int | None, message: str) -> dict[str, Any]:
     return {"code": code, "message": message, "more_info": MORE_INFO.format(code=code) if code else None,
             "status": status}
 
 
-def error_response(status: int, code: int | None, message: str, headers: dict | None = None) -> web.Response:
+def error_response(status: int, code: int | None, message: str, headers: dict[str, Any] | None = None) -> web.Response:
     return web.json_response(error_body(status, code, message), status=status, headers=headers)
 
 

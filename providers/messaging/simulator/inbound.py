@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import xml.etree.ElementTree as ElementTree
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 FIELDS = frozenset({"from", "to", "body", "url"})
 
 
-def webhook_params(record: dict) -> dict[str, str]:
+def webhook_params(record: dict[str, Any]) -> dict[str, str]:
     return {"ToCountry": country_of(record["to"]), "ToState": "", "ToCity": "", "ToZip": "",
               "FromCountry": country_of(record["from"]), "FromState": "", "FromCity": "", "FromZip": "",
               "SmsMessageSid": record["sid"], "NumMedia": "0", "SmsSid": record["sid"], "SmsStatus": "received",
@@ -62,7 +63,7 @@ def replies_in(content_type: str, text: str) -> list[str]:
     return replies
 
 
-def check(body: dict) -> list[str]:
+def check(body: dict[str, Any]) -> list[str]:
     errors = [f"property {k} should not exist" for k in sorted(set(body) - FIELDS)]
     errors += [f"{k} must be a valid E.164 phone number" for k in ("from", "to") if not is_e164(body.get(k))]
     text = body.get("body")
@@ -78,7 +79,7 @@ def check(body: dict) -> list[str]:
 
 def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: OptOuts, auth_token: str,
                       inbound_url: str | None) -> None:
-    def reply(record: dict, text: str) -> dict:
+    def reply(record: dict[str, Any], text: str) -> dict[str, Any]:
         """A TwiML reply sent back to the texter from the number they texted: delivered, or refused (21610) while
         they are blocked for it."""
         blocked = opt_outs.is_blocked(record["to"], record["from"])
@@ -92,7 +93,7 @@ def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: O
         url = body.get("url") or inbound_url
         if not errors and not url:
             errors = ["no inbound URL: pass url, or start the simulator with --inbound-url (SMS_INBOUND_URL)"]
-        if errors:
+        if errors or not url:
             return refused(errors)
         record = messages.create(to=body["to"], from_=body["from"], body=body["body"], direction="inbound",
                                  status="received")

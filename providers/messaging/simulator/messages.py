@@ -11,8 +11,10 @@ first, as Twilio lists them.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import format_datetime
+from typing import Any
 from urllib.parse import urlencode
 
 import phonenumbers
@@ -64,10 +66,10 @@ def is_callback_url(value: str) -> bool:
     if len(value) > URL_MAX:
         return False
     parts = url_parts(value)
-    return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and "_" not in parts.hostname
+    return parts is not None and parts.scheme in ("http", "https") and bool(parts.hostname) and "_" not in (parts.hostname or "")
 
 
-def check_send(form) -> None:
+def check_send(form: Mapping[str, str]) -> None:
     """Twilio's checks on POST .../Messages.json, in its order: what is missing, then what is malformed.
     Unknown parameters are ignored, as Twilio ignores them."""
     to, from_, body = form.get("To", ""), form.get("From", ""), form.get("Body", "")
@@ -97,10 +99,10 @@ class Messages:
     def __init__(self, account_sid: str):
         self.account_sid = account_sid
         self.base = f"/{API_VERSION}/Accounts/{account_sid}/Messages"
-        self.records: dict[str, dict] = {}
+        self.records: dict[str, dict[str, Any]] = {}
 
     def create(self, *, to: str, from_: str, body: str, direction: str, status: str,
-               status_callback: str | None = None) -> dict:
+               status_callback: str | None = None) -> dict[str, Any]:
         """A new message, kept."""
         record = self.resource(to=to, from_=from_, body=body, direction=direction, status=status,
                                status_callback=status_callback)
@@ -108,7 +110,7 @@ class Messages:
         return record
 
     def resource(self, *, to: str, from_: str, body: str, direction: str, status: str,
-                 status_callback: str | None = None) -> dict:
+                 status_callback: str | None = None) -> dict[str, Any]:
         """A new message's resource, not kept (a test-credentials send is shown and forgotten)."""
         sid, stamp = new_sid(), rfc2822()
         record = {
@@ -125,10 +127,10 @@ class Messages:
             record["date_sent"] = stamp
         return record
 
-    def get(self, sid: str) -> dict | None:
+    def get(self, sid: str) -> dict[str, Any] | None:
         return self.records.get(sid)
 
-    def move(self, sid: str, status: str, error_code: int | None = None) -> dict:
+    def move(self, sid: str, status: str, error_code: int | None = None) -> dict[str, Any]:
         """The message's new status (and delivery error), as GET shows it from now on."""
         record, stamp = self.records[sid], rfc2822()
         record.update(status=status, date_updated=stamp)
@@ -139,7 +141,7 @@ class Messages:
             record.update(error_code=error_code, error_message=errors.DELIVERY_ERRORS.get(error_code))
         return record
 
-    def page(self, query) -> dict:
+    def page(self, query: Mapping[str, str]) -> dict[str, Any]:
         """GET .../Messages.json: Twilio's list envelope over the messages matching To/From, newest first."""
         size, number = _int(query, "PageSize", PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX), _int(query, "Page", 0, 0, None)
         found = [r for r in reversed(self.records.values())
@@ -157,11 +159,11 @@ class Messages:
                 "previous_page_uri": uri(number - 1) if number > 0 else None}
 
 
-def public(record: dict) -> dict:
+def public(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if not k.startswith("_")}
 
 
-def _int(query, name: str, default: int, low: int, high: int | None) -> int:
+def _int(query: Mapping[str, str], name: str, default: int, low: int, high: int | None) -> int:
     raw = query.get(name)
     if raw is None:
         return default

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+from collections.abc import Mapping
 
 from aiohttp import web
 
@@ -75,7 +76,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def account_prices(env) -> dict[str, tuple[int, str]]:
+def account_prices(env: Mapping[str, str]) -> dict[str, tuple[int, str]]:
     """The account's prices: price id → (monthly amount in cents, product name)."""
     if env.get("PAYMENTS_SIM_PRICES"):
         prices = {}

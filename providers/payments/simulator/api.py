@@ -32,6 +32,7 @@ Parameters are checked against the pinned `stripe` package's create/update param
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from aiohttp import web
 from stripe.params import (
@@ -83,14 +84,14 @@ EVENTS_LIMIT = 100
 REQUEST_ID = web.RequestKey("request_id", str)  # set by the app's middleware for every /v1 request
 
 
-def is_url(value) -> bool:
+def is_url(value: object) -> bool:
     if not isinstance(value, str) or len(value) > 5000:
         return False
     parts = url_parts(value)
     return parts is not None and parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
-def request_info(request: web.Request) -> dict:
+def request_info(request: web.Request) -> dict[str, Any]:
     """An event's `request`: the API request that caused it."""
     return {"id": request.get(REQUEST_ID), "idempotency_key": request.headers.get("Idempotency-Key")}
 
@@ -168,13 +169,13 @@ class Api:
             expires_at=expires_at, allowed_payment_method_types=allowed)
         return web.json_response(public(session))
 
-    def _price(self, price, param: str) -> dict:
+    def _price(self, price: object, param: str) -> dict[str, Any]:
         found = self.state.catalogue.prices.get(price) if isinstance(price, str) else None
         if found is None:
             raise no_such("price", str(price), param, status=400)
         return found
 
-    def _line_items(self, raw) -> list[dict]:
+    def _line_items(self, raw: object) -> list[dict[str, Any]]:
         if raw in (None, "", [], {}):
             raise missing("line_items")
         if not isinstance(raw, list):
@@ -195,7 +196,7 @@ class Api:
             items.append({"price": price, "quantity": integer(item["quantity"], f"{where}[quantity]", 1, 999_999)})
         return items
 
-    def _session(self, session_id: str) -> dict:
+    def _session(self, session_id: str) -> dict[str, Any]:
         session = self.state.sessions.get(session_id)
         if session is None:
             raise no_such("checkout.session", session_id)
@@ -247,7 +248,7 @@ class Api:
                 raise missing("product_data[name]")
             product = self.state.catalogue.add_product(str(product_data["name"]), now())["id"]
         metadata = string_map(p.get("metadata"), "metadata")
-        price = self.state.catalogue.add_price(new_id("price", 24), amount, product, now(),
+        price = self.state.catalogue.add_price(new_id("price", 24), amount, str(product), now(),
                                                nickname=p.get("nickname") or None,
                                                lookup_key=p.get("lookup_key") or None, metadata=metadata)
         return web.json_response(price)
@@ -266,7 +267,7 @@ class Api:
 
     # -- Subscriptions and the rest --------------------------------------------------------------------------
 
-    def _subscription(self, sub_id: str) -> dict:
+    def _subscription(self, sub_id: str) -> dict[str, Any]:
         sub = self.state.subscriptions.get(sub_id)
         if sub is None:
             raise no_such("subscription", sub_id)
@@ -308,7 +309,7 @@ class Api:
             raise missing("items[0][price]")
         if sub["status"] == "canceled":
             raise ApiError(400, "A canceled subscription cannot be updated.", param="items", executed=True)
-        self.billing.change_item(sub, item_id, price=price, quantity=quantity, prorate=behavior != "none")
+        self.billing.change_item(sub, str(item_id), price=price, quantity=quantity, prorate=behavior != "none")
         return web.json_response(public(sub))
 
     # -- Customers and subscriptions made through the API (a test account's, without a checkout) ---------------
@@ -326,6 +327,7 @@ class Api:
         if number is None:
             raise no_such("payment_method", str(p.get("payment_method")), "payment_method", status=400)
         card = cards.card_of(number)
+        assert card is not None  # each test payment method is a test card
         customer = self.state.new_customer(email=email, card=card_details(card.brand, card.funding, number[-4:]),
                                            at=now())
         customer["metadata"] = string_map(p.get("metadata"), "metadata")
@@ -409,7 +411,7 @@ class Api:
 
     # -- the hosted checkout page ----------------------------------------------------------------------------
 
-    def _page_session(self, request: web.Request) -> dict | web.Response:
+    def _page_session(self, request: web.Request) -> dict[str, Any] | web.Response:
         try:
             session = self._session(request.match_info["id"])
         except ApiError:
@@ -463,10 +465,10 @@ class Api:
             return self._refused_checkout(session, refusal, pending["values"])
         return self._complete(session, pending["number"])
 
-    def _refused_checkout(self, session: dict, refusal: cards.Refusal, values: dict) -> web.Response:
+    def _refused_checkout(self, session: dict[str, Any], refusal: cards.Refusal, values: dict[str, Any]) -> web.Response:
         return html(refusal.status, checkout_page(session, self.state.catalogue, refusal=refusal, values=values))
 
-    def _complete(self, session: dict, number: str) -> web.Response:
+    def _complete(self, session: dict[str, Any], number: str) -> web.Response:
         success_url = session["success_url"]
         self.billing.complete_checkout(session, number)
         if success_url:
@@ -476,7 +478,7 @@ class Api:
 
     # -- the hosted invoice page -----------------------------------------------------------------------------
 
-    def _page_invoice(self, request: web.Request) -> tuple[dict, dict] | web.Response:
+    def _page_invoice(self, request: web.Request) -> tuple[dict[str, Any], dict[str, Any]] | web.Response:
         """(the invoice, its subscription) of an open invoice's page, or the page saying why it cannot be paid."""
         invoice = self.state.invoices.get(request.match_info["id"])
         if invoice is None or invoice["status"] == "draft":
@@ -549,14 +551,15 @@ class Api:
         router.add_post("/i/{id}/authenticate", self.authenticate_invoice)
 
 
-def challenge(holder: dict, action_path: str, number: str, values: dict, amount: int) -> web.Response:
+def challenge(holder: dict[str, Any], action_path: str, number: str, values: dict[str, Any], amount: int) -> web.Response:
     """The bank's 3-D Secure challenge for a card given at a hosted page (the session's or the invoice's): the
     page, with the card kept aside until it is answered."""
-    holder["_challenge"] = pending = {"id": new_id("src_3ds", 16), "number": number, "values": values}
+    pending: dict[str, Any] = {"id": new_id("src_3ds", 16), "number": number, "values": values}
+    holder["_challenge"] = pending
     return html(200, challenge_page(action_path, pending["id"], amount))
 
 
-async def challenge_answered(holder: dict, request: web.Request) -> tuple[dict, bool] | web.Response:
+async def challenge_answered(holder: dict[str, Any], request: web.Request) -> tuple[dict[str, Any], bool] | web.Response:
     """The challenge pending at this page and whether the customer completed it, or the page saying there is
     none to answer."""
     form = await request.post()

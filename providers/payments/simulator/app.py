@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from urllib.parse import parse_qsl
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from providers.payments.simulator.api import REQUEST_ID, Api
 from providers.payments.simulator.billing import Billing, Dunning
@@ -55,7 +56,8 @@ def api_key_of(request: web.Request) -> str | None:
 
 def masked(key: str) -> str:
     """A key as Stripe quotes it back: its prefix and last four characters."""
-    head = KEY_HEAD.match(key).group(0)
+    found = KEY_HEAD.match(key)
+    head = found.group(0) if found else ""
     rest = key[len(head):]
     return head + "*" * max(len(rest) - 4, 0) + rest[-4:]
 
@@ -65,7 +67,7 @@ def fingerprint(raw: bytes) -> str:
     return hashlib.sha256(repr(params).encode()).hexdigest()
 
 
-def stripe_middleware(api_key: str, state: State):
+def stripe_middleware(api_key: str, state: State) -> Middleware:
     """Authentication, idempotency keys, Stripe's error shape and headers for `/v1`; pages pass through.
 
     Idempotency (a POST with `Idempotency-Key`): the answer of a request that began executing is kept for 24
@@ -80,7 +82,7 @@ def stripe_middleware(api_key: str, state: State):
     def refusal(exc: ApiError) -> web.Response:
         return error_response(exc.status, exc.type, exc.message, exc.code, exc.param, decline_code=exc.decline_code)
 
-    async def run(request: web.Request, handler) -> tuple[web.StreamResponse, bool]:
+    async def run(request: web.Request, handler: Handler) -> tuple[web.StreamResponse, bool]:
         """The handler's answer, and whether the endpoint began executing (its answer is kept)."""
         try:
             return await handler(request), True
@@ -94,7 +96,7 @@ def stripe_middleware(api_key: str, state: State):
             log.exception("%s %s failed", request.method, request.path)
             return error_response(500, API_ERROR, "An unknown error occurred"), True
 
-    async def idempotent(request: web.Request, handler) -> web.StreamResponse:
+    async def idempotent(request: web.Request, handler: Handler) -> web.StreamResponse:
         key = request.headers.get("Idempotency-Key")
         if request.method != "POST" or not key:
             return (await run(request, handler))[0]
@@ -123,7 +125,7 @@ def stripe_middleware(api_key: str, state: State):
         except BaseException:
             state.idempotency.forget(key)
             raise
-        if executed and isinstance(response, web.Response):
+        if executed and isinstance(response, web.Response) and isinstance(response.body, bytes):
             saved.answer = (response.status, response.body)
         else:  # never ran: the key stays unused
             state.idempotency.forget(key)
@@ -132,7 +134,7 @@ def stripe_middleware(api_key: str, state: State):
         return response
 
     @web.middleware
-    async def stripe(request: web.Request, handler):
+    async def stripe(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not (request.path == "/v1" or request.path.startswith("/v1/")):
             try:
                 return await handler(request)
@@ -142,6 +144,7 @@ def stripe_middleware(api_key: str, state: State):
                 return web.Response(status=405, text="Method not allowed")
         request[REQUEST_ID] = new_id("req", 14)
         given = api_key_of(request)
+        response: web.StreamResponse
         if not authenticated(given):
             message = f"Invalid API Key provided: {masked(given)}" if given else NO_KEY
             response = error_response(401, INVALID_REQUEST, message,

@@ -47,6 +47,7 @@ import asyncio
 import copy
 import logging
 from dataclasses import dataclass, replace
+from typing import Any
 
 from providers.payments.simulator import cards
 from providers.payments.simulator.events import Events
@@ -89,12 +90,12 @@ class Dunning:
             offsets.append(total)
         return offsets
 
-    def view(self) -> dict:
+    def view(self) -> dict[str, Any]:
         retries = {"mode": "smart", "attempts": self.attempts, "window_days": self.window_days} \
             if self.mode == "smart" else {"mode": "custom", "days": list(self.days)}
         return {"retries": retries, "final_action": self.final_action}
 
-    def updated(self, body: dict) -> tuple[Dunning, list[str]]:
+    def updated(self, body: dict[str, Any]) -> tuple[Dunning, list[str]]:
         """These settings changed as a control-plane body says (`{"retries": {...}, "final_action": ...}`, either
         part), and what is wrong with it."""
         errors: list[str] = []
@@ -131,7 +132,7 @@ class Dunning:
     def parse(cls, retries: str | None, final_action: str | None) -> Dunning:
         """From the command line's words: `smart:<tries>/<days>` or `custom:<days>,<days>,...`, and a final
         action; ValueError says what is wrong."""
-        body: dict = {}
+        body: dict[str, Any] = {}
         if retries:
             mode, _, rest = retries.partition(":")
             try:
@@ -152,7 +153,7 @@ class Dunning:
         return dunning
 
 
-def _count(value, high: int) -> bool:
+def _count(value: object, high: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= high
 
 
@@ -161,22 +162,23 @@ class Billing:
                  dunning: Dunning | None = None):
         self.state, self.events, self.time_scale, self.public_url = state, events, time_scale, public_url
         self.dunning = dunning or Dunning()
-        self.timers: dict[str, asyncio.Task] = {}
+        self.timers: dict[str, asyncio.Task[Any]] = {}
 
     # -- events, in the order things happened ------------------------------------------------------------------
 
     @staticmethod
-    def base(sub: dict) -> int:
+    def base(sub: dict[str, Any]) -> int:
         """The second a moment of the subscription happens at: now, and never at or before its last event."""
-        return max(now(), sub["_stamp"] + 1)
+        stamp: int = sub["_stamp"]
+        return max(now(), stamp + 1)
 
-    def emit(self, sub: dict, at: int, type_: str, obj: dict, **kwargs) -> dict:
+    def emit(self, sub: dict[str, Any], at: int, type_: str, obj: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         sub["_stamp"] = max(sub["_stamp"], at)
         return self.events.emit(type_, obj, at=at, **kwargs)
 
     # -- checkout --------------------------------------------------------------------------------------------
 
-    def complete_checkout(self, session: dict, card_number: str) -> dict:
+    def complete_checkout(self, session: dict[str, Any], card_number: str) -> dict[str, Any]:
         """The session paid with a card that works now (declines are refused before); the subscription."""
         at = now()
         data = session["_subscription_data"]
@@ -203,8 +205,8 @@ class Billing:
                  sub["status"], new_customer)
         return sub
 
-    def start_subscription(self, customer: dict, line_items: list[dict], metadata: dict, trial_days: int,
-                           card_number: str, at: int | None = None) -> dict:
+    def start_subscription(self, customer: dict[str, Any], line_items: list[dict[str, Any]], metadata: dict[str, Any], trial_days: int,
+                           card_number: str, at: int | None = None) -> dict[str, Any]:
         """A subscription of the customer (a checkout's, or one made through the API), its first invoice paid at
         once (0 during a trial), active without a trial; its clock started."""
         at = at or now()
@@ -226,7 +228,7 @@ class Billing:
         self.schedule(sub)
         return sub
 
-    def expire_session(self, session: dict) -> None:
+    def expire_session(self, session: dict[str, Any]) -> None:
         """An open session that can no longer be paid (expired by the API, or past its expires_at)."""
         session.update(status="expired", url=None)
         self.events.emit("checkout.session.expired", session)
@@ -235,28 +237,29 @@ class Billing:
     # -- the card's fate -------------------------------------------------------------------------------------
 
     @staticmethod
-    def set_card(sub: dict, card_number: str) -> None:
+    def set_card(sub: dict[str, Any], card_number: str) -> None:
         """The card later charges go to (off-session): how they end."""
         later = cards.later_decline(card_number)
         sub["_needs_action"] = later == "authentication_required"
         sub["_decline"] = None if sub["_needs_action"] else later
 
     @staticmethod
-    def set_failing(sub: dict, fail: bool) -> None:
+    def set_failing(sub: dict[str, Any], fail: bool) -> None:
         """The control plane's switch: every later charge is declined (`generic_decline`), or goes through."""
         sub["_decline"] = "generic_decline" if fail else None
         sub["_needs_action"] = sub["_needs_action"] and fail
 
     @staticmethod
-    def charge(sub: dict) -> str | None:
+    def charge(sub: dict[str, Any]) -> str | None:
         """An off-session charge of the subscription's card: None when it goes through, else why not."""
-        if sub["_decline"]:
-            return sub["_decline"]
+        declined: str | None = sub["_decline"]
+        if declined:
+            return declined
         return "authentication_required" if sub["_needs_action"] else None
 
     # -- the clock -------------------------------------------------------------------------------------------
 
-    def schedule(self, sub: dict) -> None:
+    def schedule(self, sub: dict[str, Any]) -> None:
         self.unschedule(sub["id"])
         if sub["status"] == "canceled" or not self.time_scale or sub["_next"] is None:
             return
@@ -274,12 +277,12 @@ class Billing:
         if sub is not None and sub["status"] == "trialing":
             self.trial_will_end(sub)
 
-    def trial_will_end(self, sub: dict) -> dict:
+    def trial_will_end(self, sub: dict[str, Any]) -> dict[str, Any]:
         """Stripe's notice three days before a trial ends (once per trial); the event."""
         sub["_trial_will_end_sent"] = True
         return self.emit(sub, self.base(sub), "customer.subscription.trial_will_end", sub)
 
-    def change_item(self, sub: dict, item_id: str, *, price: dict | None, quantity: int | None,
+    def change_item(self, sub: dict[str, Any], item_id: str, *, price: dict[str, Any] | None, quantity: int | None,
                     prorate: bool) -> None:
         """A change of one item taking effect now: a new price (an upgrade or downgrade, not prorated) and/or a
         new quantity, whose difference for the rest of the current period is a proration on the next invoice
@@ -312,7 +315,7 @@ class Billing:
             except Exception:  # logged; the subscription's clock stops here
                 log.exception("subscription %s: %s could not be played", sub_id, sub["_next"])
 
-    async def _acknowledged(self, sub: dict) -> None:
+    async def _acknowledged(self, sub: dict[str, Any]) -> None:
         """Stripe finalizes a draft an hour after our endpoint acknowledged its invoice.created, or 72 hours after
         it was made: the timer, due an hour after it was made, waits for the acknowledgement."""
         record = self.events.by_id.get(sub.get("_draft_event") or "")
@@ -324,14 +327,14 @@ class Billing:
             return
         await asyncio.sleep(FINALIZE_AFTER * self.time_scale)
 
-    def advance(self, sub: dict) -> tuple[str, list[str]]:
+    def advance(self, sub: dict[str, Any]) -> tuple[str, list[str]]:
         """Play the subscription's next moment now: what it was and the ids of the events it made."""
         if sub["status"] == "canceled" or sub["_next"] is None:
             raise NothingToAdvance(f"subscription {sub['id']} is {sub['status']}: nothing left to advance")
         self.unschedule(sub["id"])
         return self.play(sub)
 
-    def play(self, sub: dict) -> tuple[str, list[str]]:
+    def play(self, sub: dict[str, Any]) -> tuple[str, list[str]]:
         moment, at = sub["_next"], sub["_next_at"]
         before = len(self.events.records)
         sub["_clock"] = at
@@ -346,7 +349,7 @@ class Billing:
         log.info("subscription %s: %s played (%s)", sub["id"], moment, sub["status"])
         return moment, made
 
-    def _new_period(self, sub: dict, start: int) -> None:
+    def _new_period(self, sub: dict[str, Any], start: int) -> None:
         """The period's end: the next one begins and its invoice is drafted (charged an hour later)."""
         end = add_months(start)
         previous = {"items": copy.deepcopy({"data": sub["items"]["data"]}), "latest_invoice": sub["latest_invoice"]}
@@ -366,7 +369,7 @@ class Billing:
         created = self.emit(sub, at, "invoice.created", invoice)
         sub.update(_next="payment", _next_at=start + FINALIZE_AFTER, _draft=invoice["id"], _draft_event=created["id"])
 
-    def _pay_draft(self, sub: dict, at: int) -> None:
+    def _pay_draft(self, sub: dict[str, Any], at: int) -> None:
         """The draft is finalized and charged."""
         invoice = self.state.invoices[sub["_draft"]]
         sub.update(_draft=None, _draft_event=None)
@@ -392,7 +395,7 @@ class Billing:
         else:
             self._final_action(sub, at, base + 1)
 
-    def _retry(self, sub: dict, at: int) -> None:
+    def _retry(self, sub: dict[str, Any], at: int) -> None:
         invoice = self.state.invoices[sub["_open_invoice"]]
         base = self.base(sub)
         if self.charge(sub) is None:
@@ -409,7 +412,7 @@ class Billing:
         else:
             self._final_action(sub, at, base + 1)
 
-    def _final_action(self, sub: dict, at: int, stamp: int) -> None:
+    def _final_action(self, sub: dict[str, Any], at: int, stamp: int) -> None:
         """The last retry failed: what the dunning settings say (when the payment failed) is done."""
         action = sub.get("_final_action") or self.dunning.final_action
         sub["_retries"] = []
@@ -423,7 +426,7 @@ class Billing:
         period_end = sub["items"]["data"][0]["current_period_end"]
         sub.update(_next="renewal", _next_at=max(period_end, at))
 
-    def _paid(self, sub: dict, invoice: dict, at: int, base: int) -> None:
+    def _paid(self, sub: dict[str, Any], invoice: dict[str, Any], at: int, base: int) -> None:
         """The invoice was paid (charged, retried, or at its hosted page): active until the period's end."""
         self.state.mark_paid(invoice, at)
         self.emit(sub, base, "invoice.paid", invoice)
@@ -435,7 +438,7 @@ class Billing:
             sub["status"] = "active"
             self.emit(sub, base + 1, "customer.subscription.updated", sub, previous=previous)
 
-    def pay_open_invoice(self, sub: dict, invoice: dict, card_number: str) -> None:
+    def pay_open_invoice(self, sub: dict[str, Any], invoice: dict[str, Any], card_number: str) -> None:
         """The customer paid a past-due subscription's open invoice at its hosted page, with a card that works
         (the subscription's card from now on): active again until the period's end, renewing from there."""
         self.unschedule(sub["id"])
@@ -445,8 +448,8 @@ class Billing:
 
     # -- cancellation ----------------------------------------------------------------------------------------
 
-    def cancel(self, sub: dict, *, reason: str, at: int | None = None, request: dict | None = None,
-               stamp: int | None = None) -> dict:
+    def cancel(self, sub: dict[str, Any], *, reason: str, at: int | None = None, request: dict[str, Any] | None = None,
+               stamp: int | None = None) -> dict[str, Any]:
         at = at or now()
         self.unschedule(sub["id"])
         sub.update(status="canceled", canceled_at=at, ended_at=at, _next=None, _next_at=None)

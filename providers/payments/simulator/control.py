@@ -5,6 +5,8 @@ subscription's clock, switching its card, and a reset. Not part of Stripe's API 
 Stripe's shape."""
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from providers.payments.simulator.billing import Billing, NothingToAdvance
@@ -20,7 +22,7 @@ def refused(errors: list[str] | str, status: int = 400) -> web.Response:
     return error_response(status, INVALID_REQUEST, joined(errors))
 
 
-def delivery_view(record: dict) -> dict:
+def delivery_view(record: dict[str, Any]) -> dict[str, Any]:
     event = record["event"]
     return {"id": event["id"], "type": event["type"], "created": event["created"],
             "object_id": event["data"]["object"].get("id"), "status": record["status"],
@@ -43,7 +45,7 @@ class Control(ControlPlane):
 
     # -- the account's settings ------------------------------------------------------------------------------
 
-    def settings_view(self) -> dict:
+    def settings_view(self) -> dict[str, Any]:
         return {**self.billing.dunning.view(), "delivery": self.events.delivery}
 
     async def settings(self, request: web.Request) -> web.Response:
@@ -90,7 +92,7 @@ class Control(ControlPlane):
 
     # -- subscriptions ---------------------------------------------------------------------------------------
 
-    def _subscription(self, request: web.Request) -> dict | web.Response:
+    def _subscription(self, request: web.Request) -> dict[str, Any] | web.Response:
         sub = self.state.subscriptions.get(request.match_info["id"])
         return sub if sub is not None else refused(f"No such subscription: '{request.match_info['id']}'", 404)
 
@@ -132,7 +134,8 @@ class Control(ControlPlane):
         self.events.reset()
         self.state.reset()
         self.faults.clear()
-        self.log.entries.clear()
+        if self.log is not None:
+            self.log.entries.clear()
         return web.json_response({"reset": True})
 
     def add_routes(self, router: web.UrlDispatcher) -> None:

@@ -9,6 +9,8 @@ package honours), 5xx `api_error`.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 DOC_URL = "https://stripe.com/docs/error-codes/{code}"
@@ -50,7 +52,7 @@ class ApiError(Exception):
 
 
 def error_body(type_: str, message: str, code: str | None = None, param: str | None = None,
-               decline_code: str | None = None) -> dict:
+               decline_code: str | None = None) -> dict[str, Any]:
     error = {"type": type_, "message": message}
     if code:
         error.update(code=code, doc_url=DOC_URL.format(code=code.replace("_", "-")))
@@ -62,7 +64,7 @@ def error_body(type_: str, message: str, code: str | None = None, param: str | N
 
 
 def error_response(status: int, type_: str, message: str, code: str | None = None, param: str | None = None,
-                   headers: dict | None = None, decline_code: str | None = None) -> web.Response:
+                   headers: dict[str, Any] | None = None, decline_code: str | None = None) -> web.Response:
     return web.json_response(error_body(type_, message, code, param, decline_code), status=status, headers=headers)
 
 

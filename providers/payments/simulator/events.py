@@ -26,10 +26,13 @@ Stripe does not guarantee the order of delivery. How first attempts go out (`del
 from __future__ import annotations
 
 import asyncio
+import builtins
 import copy
 import json
 import logging
 import random
+from collections.abc import Coroutine
+from typing import Any
 
 import aiohttp
 
@@ -53,28 +56,28 @@ class Events:
             raise ValueError(f"delivery must be one of {', '.join(DELIVERIES)}")
         self.webhook_url, self.webhook_secret, self.time_scale = webhook_url, webhook_secret, time_scale
         self.delivery = delivery
-        self.records: list[dict] = []  # {"event", "status", "attempts", "next_attempt_in", "acked"}
-        self.by_id: dict[str, dict] = {}
-        self.tasks: set[asyncio.Task] = set()
+        self.records: list[dict[str, Any]] = []  # {"event", "status", "attempts", "next_attempt_in", "acked"}
+        self.by_id: dict[str, dict[str, Any]] = {}
+        self.tasks: set[asyncio.Task[Any]] = set()
         self.holding = False
-        self.held: list[dict] = []
-        self._queue: asyncio.Queue | None = None
+        self.held: list[dict[str, Any]] = []
+        self._queue: asyncio.Queue[Any] | None = None
         self._session: aiohttp.ClientSession | None = None
 
     # -- making events ---------------------------------------------------------------------------------------
 
-    def emit(self, type_: str, obj: dict, *, previous: dict | None = None, request: dict | None = None,
-             at: int | None = None) -> dict:
-        data: dict = {"object": public(obj)}
+    def emit(self, type_: str, obj: dict[str, Any], *, previous: dict[str, Any] | None = None, request: dict[str, Any] | None = None,
+             at: int | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {"object": public(obj)}
         if previous is not None:
             data["previous_attributes"] = copy.deepcopy(previous)
-        event = {"id": new_id("evt"), "object": "event", "api_version": API_VERSION, "created": at or now(),
+        event: dict[str, Any] = {"id": new_id("evt"), "object": "event", "api_version": API_VERSION, "created": at or now(),
                  "data": data, "livemode": False, "pending_webhooks": 1 if self.webhook_url else 0,
                  "request": request or {"id": None, "idempotency_key": None}, "type": type_}
         acked = asyncio.Event()
         if not self.webhook_url:  # no endpoint to wait for
             acked.set()
-        record = {"event": event, "status": "pending" if self.webhook_url else "not_sent", "attempts": [],
+        record: dict[str, Any] = {"event": event, "status": "pending" if self.webhook_url else "not_sent", "attempts": [],
                   "next_attempt_in": None, "acked": acked}
         self.records.append(record)
         self.by_id[event["id"]] = record
@@ -83,18 +86,18 @@ class Events:
             self._first_attempt(record)
         return event
 
-    def list(self, type_: str | None = None) -> list[dict]:
+    def list(self, type_: str | None = None) -> list[dict[str, Any]]:
         return [r for r in self.records if type_ is None or r["event"]["type"] == type_]
 
     # -- delivery --------------------------------------------------------------------------------------------
 
-    def _spawn(self, coro) -> asyncio.Task:
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
 
-    def _first_attempt(self, record: dict) -> None:
+    def _first_attempt(self, record: dict[str, Any]) -> None:
         if self.holding:
             self.held.append(record)
         elif self.delivery == "shuffled":
@@ -102,19 +105,19 @@ class Events:
         else:
             self._enqueue(record)
 
-    def _enqueue(self, record: dict) -> None:
+    def _enqueue(self, record: dict[str, Any]) -> None:
         if self._queue is None:
             self._queue = asyncio.Queue()
             self._spawn(self._first_attempts(self._queue))
         self._queue.put_nowait(record)
 
-    async def _first_attempts(self, queue: asyncio.Queue) -> None:
+    async def _first_attempts(self, queue: asyncio.Queue[Any]) -> None:
         while True:
             record = await queue.get()
             if not await self.attempt(record):
                 self._retry_later(record, 0)
 
-    async def _shuffled(self, record: dict) -> None:
+    async def _shuffled(self, record: dict[str, Any]) -> None:
         await asyncio.sleep(random.uniform(0, SHUFFLE_WINDOW))
         if not await self.attempt(record):
             self._retry_later(record, 0)
@@ -123,7 +126,7 @@ class Events:
         """Keep every first attempt back until `release`."""
         self.holding = True
 
-    def release(self, order: str = "created") -> list[str]:
+    def release(self, order: str = "created") -> builtins.list[str]:  # (`list` is a method here)
         """Send the held events one after another in `order` (created, reversed, shuffled); their ids, in that
         order. Events made afterwards go out as `delivery` says."""
         if order not in RELEASE_ORDERS:
@@ -137,7 +140,7 @@ class Events:
             self._enqueue(record)
         return [r["event"]["id"] for r in held]
 
-    def _retry_later(self, record: dict, retries_done: int) -> None:
+    def _retry_later(self, record: dict[str, Any], retries_done: int) -> None:
         if retries_done >= len(RETRY_DELAYS):
             record.update(status="failed", next_attempt_in=None)
             log.warning("event %s was not accepted after %d attempts; giving up", record["event"]["id"],
@@ -147,7 +150,7 @@ class Events:
         record.update(status="retrying", next_attempt_in=delay)
         self._spawn(self._retry(record, retries_done, delay))
 
-    async def _retry(self, record: dict, retries_done: int, delay: float) -> None:
+    async def _retry(self, record: dict[str, Any], retries_done: int, delay: float) -> None:
         await asyncio.sleep(delay * self.time_scale)
         if record["status"] == "succeeded":  # delivered by a manual resend meanwhile
             return
@@ -159,18 +162,20 @@ class Events:
             self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT))
         return self._session
 
-    async def attempt(self, record: dict, *, manual: bool = False) -> bool:
+    async def attempt(self, record: dict[str, Any], *, manual: bool = False) -> bool:
         """One POST of the event to the webhook URL; whether it was accepted (2xx). Recorded either way."""
         event = record["event"]
+        url, secret = self.webhook_url, self.webhook_secret
+        assert url is not None and secret is not None  # only events with somewhere to go are attempted
         body = json.dumps(event, indent=2).encode()  # Stripe pretty-prints; receivers must sign-check the raw bytes
         stamp = now()
-        headers = {SIGNATURE_HEADER: sign_payload(body, self.webhook_secret, stamp),
+        headers = {SIGNATURE_HEADER: sign_payload(body, secret, stamp),
                    "Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT,
                    "Accept": "*/*; q=0.5, application/xml", "Cache-Control": "no-cache"}
-        entry = {"at": stamp, "status": None, "error": None, "manual": manual}
+        entry: dict[str, Any] = {"at": stamp, "status": None, "error": None, "manual": manual}
         record["attempts"].append(entry)
         try:
-            async with self._http().post(self.webhook_url, data=body, headers=headers, allow_redirects=False) as r:
+            async with self._http().post(url, data=body, headers=headers, allow_redirects=False) as r:
                 entry["status"] = r.status
                 await r.read()
         except (TimeoutError, aiohttp.ClientError) as exc:

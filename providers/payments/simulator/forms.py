@@ -8,6 +8,8 @@ a hash whose keys are all indices is an array (in index order), `[]` appends, an
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import parse_qsl
 
 from providers.payments.simulator.errors import ApiError, invalid, unknown_parameter
@@ -17,8 +19,8 @@ SEGMENT = re.compile(r"\[([^\[\]]*)\]")
 FREE_FORM = {"metadata"}  # hashes whose keys are the caller's (digits stay keys, never indices)
 
 
-def decode(pairs) -> dict:
-    root: dict = {}
+def decode(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    root: dict[str, Any] = {}
     for key, value in pairs:
         match = KEY.match(key)
         if not match:
@@ -37,10 +39,11 @@ def decode(pairs) -> dict:
                 if not isinstance(child, dict):
                     raise invalid(key, f"Invalid object: {key}")
                 node = child
-    return _arrays(root, None)
+    decoded: dict[str, Any] = _arrays(root, None)  # (a body of bare indices decodes as a list)
+    return decoded
 
 
-def _arrays(node, name: str | None):
+def _arrays(node: Any, name: str | None) -> Any:
     if not isinstance(node, dict):
         return node
     values = {k: _arrays(v, k) for k, v in node.items()}
@@ -49,20 +52,20 @@ def _arrays(node, name: str | None):
     return values
 
 
-def decode_body(raw: bytes) -> dict:
+def decode_body(raw: bytes) -> dict[str, Any]:
     try:
         return decode(parse_qsl(raw.decode(), keep_blank_values=True, strict_parsing=False))
     except UnicodeDecodeError:
         raise ApiError(400, "Invalid request body: not UTF-8") from None
 
 
-def check_known(params: dict, allowed: set[str], prefix: str = "") -> None:
+def check_known(params: dict[str, Any], allowed: set[str], prefix: str = "") -> None:
     for key in params:
         if key not in allowed:
             raise unknown_parameter(f"{prefix}[{key}]" if prefix else key)
 
 
-def integer(value, param: str, low: int | None = None, high: int | None = None) -> int:
+def integer(value: object, param: str, low: int | None = None, high: int | None = None) -> int:
     try:
         number = int(value) if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()) else None
     except ValueError:
@@ -76,7 +79,7 @@ def integer(value, param: str, low: int | None = None, high: int | None = None) 
     return number
 
 
-def string_map(value, param: str) -> dict[str, str]:
+def string_map(value: object, param: str) -> dict[str, str]:
     """Metadata: up to 50 keys of at most 40 characters, values of at most 500 (Stripe's limits)."""
     if value in (None, ""):
         return {}

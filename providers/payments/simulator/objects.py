@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import stripe
 
@@ -45,7 +46,7 @@ def new_id(prefix: str, length: int = 24) -> str:
     return f"{prefix}_" + "".join(secrets.choice(ALPHABET) for _ in range(length))
 
 
-def public(record: dict) -> dict:
+def public(record: dict[str, Any]) -> dict[str, Any]:
     """The object as the API shows it: a deep copy without the private fields."""
     return copy.deepcopy({k: v for k, v in record.items() if not k.startswith("_")})
 
@@ -61,7 +62,7 @@ def add_months(ts: int, months: int = 1) -> int:
 
 # -- the catalogue -------------------------------------------------------------------------------------------
 
-def product_object(product_id: str, name: str, created: int, default_price: str | None = None) -> dict:
+def product_object(product_id: str, name: str, created: int, default_price: str | None = None) -> dict[str, Any]:
     return {"id": product_id, "object": "product", "active": True, "created": created,
             "default_price": default_price, "description": None, "images": [], "livemode": False,
             "marketing_features": [], "metadata": {}, "name": name, "package_dimensions": None, "shippable": None,
@@ -70,7 +71,7 @@ def product_object(product_id: str, name: str, created: int, default_price: str 
 
 
 def price_object(price_id: str, unit_amount: int, product: str, created: int, *, nickname: str | None = None,
-                 lookup_key: str | None = None, metadata: dict | None = None) -> dict:
+                 lookup_key: str | None = None, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"id": price_id, "object": "price", "active": True, "billing_scheme": "per_unit", "created": created,
             "currency": CURRENCY, "custom_unit_amount": None, "livemode": False, "lookup_key": lookup_key,
             "metadata": metadata or {}, "nickname": nickname, "product": product,
@@ -80,7 +81,7 @@ def price_object(price_id: str, unit_amount: int, product: str, created: int, *,
             "unit_amount": unit_amount, "unit_amount_decimal": str(unit_amount)}
 
 
-def plan_object(price: dict) -> dict:
+def plan_object(price: dict[str, Any]) -> dict[str, Any]:
     """The legacy `plan` beside each subscription item's `price`, as Stripe still sends it."""
     return {"id": price["id"], "object": "plan", "active": True, "amount": price["unit_amount"],
             "amount_decimal": price["unit_amount_decimal"], "billing_scheme": "per_unit", "created": price["created"],
@@ -93,8 +94,8 @@ def plan_object(price: dict) -> dict:
 class Catalogue:
     """The account's products and prices (monthly, USD)."""
 
-    prices: dict[str, dict] = field(default_factory=dict)
-    products: dict[str, dict] = field(default_factory=dict)
+    prices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    products: dict[str, dict[str, Any]] = field(default_factory=dict)
     configured: dict[str, tuple[int, str]] = field(default_factory=dict)  # what the simulator started with
 
     @classmethod
@@ -111,21 +112,21 @@ class Catalogue:
             product = self.add_product(name, CATALOGUE_CREATED)
             self.add_price(price_id, amount, product["id"], CATALOGUE_CREATED)
 
-    def add_product(self, name: str, created: int) -> dict:
+    def add_product(self, name: str, created: int) -> dict[str, Any]:
         product = product_object(new_id("prod", 14), name, created)
         self.products[product["id"]] = product
         return product
 
-    def add_price(self, price_id: str, amount: int, product_id: str, created: int, **fields) -> dict:
+    def add_price(self, price_id: str, amount: int, product_id: str, created: int, **fields: Any) -> dict[str, Any]:
         price = price_object(price_id, amount, product_id, created, **fields)
         self.prices[price_id] = price
         product = self.products[product_id]
         product["default_price"] = product["default_price"] or price_id
         return price
 
-    def product_name(self, price: dict) -> str:
+    def product_name(self, price: dict[str, Any]) -> str:
         product = self.products.get(price["product"])
-        return product["name"] if product else price["product"]
+        return str(product["name"] if product else price["product"])
 
 
 # -- idempotency keys ------------------------------------------------------------------------------------------
@@ -164,17 +165,17 @@ class Idempotency:
         self.keys.clear()
 
 
-def card_details(brand: str, funding: str, last4: str) -> dict:
+def card_details(brand: str, funding: str, last4: str) -> dict[str, Any]:
     return {"brand": brand, "funding": funding, "last4": last4}
 
 
 @dataclass
 class State:
     catalogue: Catalogue = field(default_factory=Catalogue)
-    sessions: dict[str, dict] = field(default_factory=dict)
-    customers: dict[str, dict] = field(default_factory=dict)
-    subscriptions: dict[str, dict] = field(default_factory=dict)
-    invoices: dict[str, dict] = field(default_factory=dict)
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    customers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    subscriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    invoices: dict[str, dict[str, Any]] = field(default_factory=dict)
     idempotency: Idempotency = field(default_factory=Idempotency)
     collected: int = 0  # what paid invoices brought in (the balance)
 
@@ -187,10 +188,10 @@ class State:
 
     # -- Checkout Sessions -----------------------------------------------------------------------------------
 
-    def new_session(self, *, line_items: list[dict], mode: str, public_url: str, customer_email: str | None,
-                    customer: str | None, client_reference_id: str | None, metadata: dict, subscription_data: dict,
+    def new_session(self, *, line_items: list[dict[str, Any]], mode: str, public_url: str, customer_email: str | None,
+                    customer: str | None, client_reference_id: str | None, metadata: dict[str, Any], subscription_data: dict[str, Any],
                     payment_method_collection: str, success_url: str | None, cancel_url: str | None,
-                    expires_at: int | None, allowed_payment_method_types: list[str] | None) -> dict:
+                    expires_at: int | None, allowed_payment_method_types: list[str] | None) -> dict[str, Any]:
         """An open Checkout Session of the hosted page (`ui_mode: hosted_page`). Its payment methods are the
         account's default configuration (dynamic payment methods; the simulator offers cards), filtered by
         `allowed_payment_method_types` when it was sent."""
@@ -235,9 +236,9 @@ class State:
 
     # -- Customers ---------------------------------------------------------------------------------------------
 
-    def new_customer(self, *, email: str | None, card: dict, at: int) -> dict:
+    def new_customer(self, *, email: str | None, card: dict[str, Any], at: int) -> dict[str, Any]:
         payment_method = new_id("pm")
-        customer = {
+        customer: dict[str, Any] = {
             "id": new_id("cus", 14), "object": "customer", "address": None, "balance": 0, "business_name": None,
             "created": at, "currency": CURRENCY, "customer_account": None, "default_source": None,
             "delinquent": False, "description": None, "discount": None, "email": email, "individual_name": None,
@@ -253,8 +254,8 @@ class State:
 
     # -- Subscriptions -----------------------------------------------------------------------------------------
 
-    def new_subscription(self, *, customer: dict, line_items: list[dict], metadata: dict, trial_days: int,
-                         at: int) -> dict:
+    def new_subscription(self, *, customer: dict[str, Any], line_items: list[dict[str, Any]], metadata: dict[str, Any], trial_days: int,
+                         at: int) -> dict[str, Any]:
         """A subscription started by a checkout: `trialing` with a trial, else `incomplete` until its first
         invoice is paid (at once, on the checkout page)."""
         sub_id = new_id("sub")
@@ -298,14 +299,14 @@ class State:
         return sub
 
     @staticmethod
-    def set_period(sub: dict, start: int, end: int) -> None:
+    def set_period(sub: dict[str, Any], start: int, end: int) -> None:
         for item in sub["items"]["data"]:
             item["current_period_start"], item["current_period_end"] = start, end
 
     # -- Invoices --------------------------------------------------------------------------------------------
 
-    def new_invoice(self, *, sub: dict, billing_reason: str, at: int, period: tuple[int, int],
-                    trial: bool) -> dict:
+    def new_invoice(self, *, sub: dict[str, Any], billing_reason: str, at: int, period: tuple[int, int],
+                    trial: bool) -> dict[str, Any]:
         """A draft invoice of the subscription's items for `period` (0 during a trial); `finalize` opens it."""
         customer = self.customers[sub["customer"]]
         invoice_id = new_id("in")
@@ -372,7 +373,7 @@ class State:
         sub["latest_invoice"] = invoice_id
         return invoice
 
-    def prorate(self, sub: dict, item: dict, change: int, at: int) -> None:
+    def prorate(self, sub: dict[str, Any], item: dict[str, Any], change: int, at: int) -> None:
         """A quantity change's share of the rest of the current period, as a proration line of the next invoice
         (a credit for a lower quantity)."""
         start, end = item["current_period_start"], item["current_period_end"]
@@ -395,7 +396,7 @@ class State:
                         "type": "price_details", "unit_amount_decimal": price["unit_amount_decimal"]},
             "quantity": abs(change), "quantity_decimal": str(abs(change)), "subtotal": amount, "taxes": []})
 
-    def finalize(self, invoice: dict, at: int, public_url: str) -> None:
+    def finalize(self, invoice: dict[str, Any], at: int, public_url: str) -> None:
         """The draft becomes open: numbered, payable at its hosted page."""
         customer = self.customers[invoice["customer"]]
         sequence = customer["next_invoice_sequence"]
@@ -407,7 +408,7 @@ class State:
                        webhooks_delivered_at=invoice["webhooks_delivered_at"] or at)
         invoice["status_transitions"]["finalized_at"] = at
 
-    def mark_paid(self, invoice: dict, at: int) -> None:
+    def mark_paid(self, invoice: dict[str, Any], at: int) -> None:
         invoice.update(status="paid", amount_paid=invoice["amount_due"], amount_remaining=0, attempted=True,
                        attempt_count=invoice["attempt_count"] + (1 if invoice["amount_due"] else 0),
                        next_payment_attempt=None)
@@ -415,12 +416,12 @@ class State:
         self.collected += invoice["amount_due"]
 
     @staticmethod
-    def mark_failed(invoice: dict, next_attempt: int | None) -> None:
+    def mark_failed(invoice: dict[str, Any], next_attempt: int | None) -> None:
         invoice.update(attempted=True, attempt_count=invoice["attempt_count"] + 1, next_payment_attempt=next_attempt)
 
     # -- the balance -----------------------------------------------------------------------------------------
 
-    def balance(self) -> dict:
+    def balance(self) -> dict[str, Any]:
         return {"object": "balance", "livemode": False,
                 "available": [{"amount": self.collected, "currency": CURRENCY,
                                "source_types": {"card": self.collected}}],
@@ -430,7 +431,7 @@ class State:
                                                   "pending": [{"amount": 0, "currency": CURRENCY}]}}
 
 
-def period_before(sub: dict, start: int) -> tuple[int, int]:
+def period_before(sub: dict[str, Any], start: int) -> tuple[int, int]:
     """The period an invoice at `start` closes (the trial, or the month before)."""
     if sub["trial_end"] == start and sub["trial_start"] is not None:
         return sub["trial_start"], start

@@ -5,6 +5,7 @@ success test card; the hosted invoice page (`/i/{invoice id}`) with the same for
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from providers.payments.simulator.cards import GOOD, Refusal
 from providers.payments.simulator.objects import Catalogue
@@ -39,8 +40,8 @@ def _page(title: str, body: str) -> str:
             f"<body><main>{body}</main></body></html>\n")
 
 
-def checkout_page(session: dict, catalogue: Catalogue, *, refusal: Refusal | None = None,
-                  values: dict | None = None) -> str:
+def checkout_page(session: dict[str, Any], catalogue: Catalogue, *, refusal: Refusal | None = None,
+                  values: dict[str, Any] | None = None) -> str:
     values = {**PREFILL, **(values or {})}
     items = session["_line_items"]
     trial_days = session["_subscription_data"].get("trial_period_days")
@@ -67,7 +68,7 @@ def checkout_page(session: dict, catalogue: Catalogue, *, refusal: Refusal | Non
     return _page("Checkout", body)
 
 
-def invoice_page(invoice: dict, *, refusal: Refusal | None = None, values: dict | None = None) -> str:
+def invoice_page(invoice: dict[str, Any], *, refusal: Refusal | None = None, values: dict[str, Any] | None = None) -> str:
     """The hosted invoice page (`/i/{invoice id}`): an open invoice, paid with the card given here (which becomes
     the subscription's card)."""
     values = {**PREFILL, **(values or {})}
@@ -91,7 +92,7 @@ def challenge_page(action_path: str, challenge_id: str, amount: int) -> str:
     return _page("Authenticate", body)
 
 
-def _card_form(action_path: str, button: str, values: dict, refusal: Refusal | None) -> str:
+def _card_form(action_path: str, button: str, values: dict[str, Any], refusal: Refusal | None) -> str:
     problem = ""
     if refusal is not None:
         codes = "".join(f' data-{name}="{escape(value)}"' for name, value in (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 from aiohttp import web
 from pydantic import ValidationError
@@ -54,7 +55,7 @@ class Refused(Exception):
 # -- the facilitator API ------------------------------------------------------------------------------------
 
 
-async def json_object(request: web.Request) -> dict:
+async def json_object(request: web.Request) -> dict[str, Any]:
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
@@ -182,7 +183,7 @@ def refused(messages: list[str] | str, status: int = 400) -> web.Response:
     return web.json_response({"error": joined(messages)}, status=status)
 
 
-async def control_body(request: web.Request) -> dict:
+async def control_body(request: web.Request) -> dict[str, Any]:
     """A control-plane body, read as the API reads its own; a refusal is the control plane's 400."""
     try:
         return await json_object(request)

@@ -22,10 +22,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from eth_account import Account
-from eth_utils import keccak, to_checksum_address
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
 from x402.mechanisms.evm.eip712 import hash_eip3009_authorization
 from x402.mechanisms.evm.exact.eip3009_utils import ERC20_TRANSFER_EVENT_TOPIC
-from x402.mechanisms.evm.types import ExactEIP3009Authorization, TransactionReceipt
+from x402.mechanisms.evm.types import ExactEIP3009Authorization, TransactionReceipt, TypedDataDomain, TypedDataField
 from x402.mechanisms.evm.utils import get_evm_chain_id
 from x402.mechanisms.evm.verify import verify_eoa_signature, verify_typed_data_strict
 
@@ -59,7 +60,7 @@ class Settlement:
     valid_before: str
     settled_at: str
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         d = asdict(self)
         return {"transaction": d["transaction"], "blockNumber": d["block_number"], "network": d["network"],
                 "asset": d["asset"], "payer": d["payer"], "payTo": d["pay_to"], "amount": d["amount"],
@@ -143,7 +144,7 @@ class Ledger:
             raise Revert("ERC20: transfer amount exceeds balance")
 
     @staticmethod
-    def _transfer_args(args: tuple) -> tuple[str, str, int, int, int, bytes, bytes]:
+    def _transfer_args(args: tuple[Any, ...]) -> tuple[str, str, int, int, int, bytes, bytes]:
         """`transferWithAuthorization`'s arguments, both overloads ((v, r, s) or a `bytes` signature)."""
         if len(args) == 9:
             from_, to, value, valid_after, valid_before, nonce, v, r, s = args
@@ -156,7 +157,7 @@ class Ledger:
         return (str(from_), str(to), _uint(value), _uint(valid_after), _uint(valid_before), bytes(nonce),
                 signature)
 
-    def transfer_with_authorization(self, *args) -> str:
+    def transfer_with_authorization(self, *args: Any) -> str:
         from_, to, value, valid_after, valid_before, nonce, signature = self._transfer_args(args)
         with self._lock:
             self._check(from_, to, value, valid_after, valid_before, nonce, signature)
@@ -179,7 +180,7 @@ class Ledger:
                 settled_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")))
             return tx_hash
 
-    def public(self) -> dict:
+    def public(self) -> dict[str, Any]:
         """The control plane's view: settlements oldest first and the balances that moved from the start."""
         with self._lock:
             return {"network": self.network, "asset": self.asset, "startBalance": str(self.start_balance),
@@ -238,6 +239,8 @@ class Ledger:
             raise RuntimeError(f"transaction {tx_hash} not found")
         return receipt
 
-    def verify_typed_data(self, address: str, domain, types, primary_type: str, message: dict[str, Any],
-                          signature: bytes) -> bool:
-        return verify_typed_data_strict(self, address, domain, types, primary_type, message, signature)
+    def verify_typed_data(self, address: str, domain: TypedDataDomain, types: dict[str, list[TypedDataField]],
+                          primary_type: str, message: dict[str, Any], signature: bytes) -> bool:
+        # the check takes its fields' lists wider (a field or a dict): a copy of each, typed so (lists are invariant)
+        fields = {name: list[TypedDataField | dict[str, Any]](listed) for name, listed in types.items()}
+        return verify_typed_data_strict(self, address, domain, fields, primary_type, message, signature)
