@@ -94,12 +94,12 @@ class Prepared:
     def _args(self, values: dict[str, Any]) -> list[Any]:
         return [values[name] for name in self.params]
 
-    async def fetchrow(self, pool: asyncpg.Pool, **values: Any) -> asyncpg.Record | None:
+    async def fetchrow(self, pool: asyncpg.Pool | asyncpg.Connection, **values: Any) -> asyncpg.Record | None:
         with telemetry.client_span(_tracer, self._span, self._span_attributes):
             row: asyncpg.Record | None = await pool.fetchrow(self.sql, *self._args(values))
         return row
 
-    async def fetch(self, pool: asyncpg.Pool, **values: Any) -> list[asyncpg.Record]:
+    async def fetch(self, pool: asyncpg.Pool | asyncpg.Connection, **values: Any) -> list[asyncpg.Record]:
         with telemetry.client_span(_tracer, self._span, self._span_attributes):
             rows: list[asyncpg.Record] = await pool.fetch(self.sql, *self._args(values))
         return rows

@@ -196,11 +196,11 @@ class Database:
             yield conn
 
     @asynccontextmanager
-    async def pooled(self) -> AsyncIterator[asyncpg.Pool]:
-        """The raw pool for a repository's hot-path statements (core.db.Prepared, COPY: each takes a connection of
-        its own for one statement or one short transaction), under the same guard as a read: no provider call
-        while it runs."""
+    async def pooled(self) -> AsyncIterator[asyncpg.Connection]:
+        """A connection of the raw pool for a repository's hot-path statements (core.db.Prepared, COPY), as the
+        pool's own fetchrow takes one: no SQLAlchemy work and no transaction around a statement. Under the same
+        guard as a read: no provider call while it is held."""
         if self._pool is None:
             raise RuntimeError("this database was built without the raw pool")
-        async with holding("read"):
-            yield self._pool
+        async with holding("read"), self._pool.acquire() as conn:
+            yield conn

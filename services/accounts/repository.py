@@ -276,27 +276,28 @@ class HotPath(Protocol):
 
 
 class PooledAccounts:
-    """`HotPath` on the raw pool (core.uow.Database.pooled): prepared statements and COPY, as store.py has them."""
+    """`HotPath` on a raw pool's connection (core.uow.Database.pooled): prepared statements and COPY, as store.py
+    has them."""
 
     def __init__(self, database: Database):
         self.database = database
 
     async def workspace(self, business_id: str) -> tuple[Workspace, WorkspaceProvisioning | None] | None:
-        async with self.database.pooled() as pool:
-            row = await store.workspace_by_id(pool, business_id)
+        async with self.database.pooled() as conn:
+            row = await store.workspace_by_id(conn, business_id)
         if row is None:
             return None
         saga = row[store.PROVISIONING_PREFIX + "status"] is not None
         return record(Workspace, row), record(WorkspaceProvisioning, row, store.PROVISIONING_PREFIX) if saga else None
 
     async def touch_session(self, token_hash: str, now: datetime) -> None:
-        async with self.database.pooled() as pool:
-            await store.touch_session(pool, token_hash, now)
+        async with self.database.pooled() as conn:
+            await store.touch_session(conn, token_hash, now)
 
     async def rehash(self, table: str, old_hash: str, new_hash: str) -> None:
-        async with self.database.pooled() as pool:
-            await store.rehash(pool, table, old_hash, new_hash)
+        async with self.database.pooled() as conn:
+            await store.rehash(conn, table, old_hash, new_hash)
 
     async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> None:
-        async with self.database.pooled() as pool:
-            await store.append_usage(pool, records, last_used)
+        async with self.database.pooled() as conn:
+            await store.append_usage(conn, records, last_used)

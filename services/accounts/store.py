@@ -131,9 +131,10 @@ _TOUCH_SESSION = Prepared(sessions.update().where(sessions.c.token_hash == sa.bi
                           .values(last_used_at=sa.bindparam("now")).returning(sessions.c.last_used_at))
 
 
-async def touch_session(pool: asyncpg.Pool, token_hash: str, now: datetime) -> None:
-    """Record a use of the session (on the raw pool: callers read it inside a connection of their own)."""
-    await _TOUCH_SESSION.fetchrow(pool, token_hash=token_hash, now=now)
+async def touch_session(conn: asyncpg.Connection, token_hash: str, now: datetime) -> None:
+    """Record a use of the session (on a raw pool's connection: callers read it inside a connection of their
+    own)."""
+    await _TOUCH_SESSION.fetchrow(conn, token_hash=token_hash, now=now)
 
 
 async def end_session(conn: AsyncConnection, token_hashes: list[str]) -> int:
@@ -146,9 +147,10 @@ _REHASH = {table.name: Prepared(table.update().where(column == sa.bindparam("old
            for table, column in ((api_keys, api_keys.c.key_hash), (sessions, sessions.c.token_hash))}
 
 
-async def rehash(pool: asyncpg.Pool, table: str, old_hash: str, new_hash: str) -> None:
-    """Store a key (`api_keys`) or session (`sessions`) under `new_hash` (on the raw pool, as touch_session)."""
-    await _REHASH[table].fetchrow(pool, old_hash=old_hash, new_hash=new_hash)
+async def rehash(conn: asyncpg.Connection, table: str, old_hash: str, new_hash: str) -> None:
+    """Store a key (`api_keys`) or session (`sessions`) under `new_hash` (on a raw pool's connection, as
+    touch_session)."""
+    await _REHASH[table].fetchrow(conn, old_hash=old_hash, new_hash=new_hash)
 
 
 async def end_sessions_of(conn: AsyncConnection, account_id: str) -> int:
@@ -186,10 +188,10 @@ _WORKSPACE_BY_ID = Prepared(
     .where(businesses.c.id == sa.bindparam("id")))
 
 
-async def workspace_by_id(pool: asyncpg.Pool, business_id: str) -> asyncpg.Record | None:
+async def workspace_by_id(conn: asyncpg.Connection, business_id: str) -> asyncpg.Record | None:
     """The workspace's row with its provisioning's columns (PROVISIONING_PREFIX, null when it has none), or None
     when there is no such workspace."""
-    return await _WORKSPACE_BY_ID.fetchrow(pool, id=business_id)
+    return await _WORKSPACE_BY_ID.fetchrow(conn, id=business_id)
 
 
 async def checkout_facts(conn: AsyncConnection, business_id: str):
@@ -262,9 +264,9 @@ _TOUCH_KEYS_SQL = f"""
 """
 
 
-async def append_usage(pool: asyncpg.Pool, records: list[tuple], last_used: dict) -> None:
+async def append_usage(conn: asyncpg.Connection, records: list[tuple], last_used: dict) -> None:
     """Bulk-append usage rows (in USAGE_COPY_COLUMNS order) with COPY and move each key's last_used_at on."""
-    async with pool.acquire() as conn, conn.transaction():
+    async with conn.transaction():
         await conn.copy_records_to_table(usage_log.name, schema_name=SCHEMA, records=records,
                                          columns=list(USAGE_COPY_COLUMNS))
         await conn.execute(_TOUCH_KEYS_SQL, list(last_used), list(last_used.values()))

@@ -113,7 +113,7 @@ def _pool_uses(tree: ast.Module) -> Iterator[tuple[int, str]]:
                 yield node.lineno, ".acquire(...)"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52: accounts' key and session checks and sdr's hot reads still use the "
+@pytest.mark.xfail(strict=True, reason="issue 52: sdr's hot reads still use the "
                    "raw asyncpg pool; the marker goes when they read through a core API")
 def test_no_raw_pool_outside_core() -> None:
     offenders = sorted(
