@@ -4,7 +4,7 @@
 EvalGateOutcome, which the agents API passes on as its own reply's `eval_gate`."""
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from core.messages import struct
 from core.rpc import Client
@@ -15,7 +15,7 @@ GateOutcome = evals_pb2.EvalGateOutcome
 
 
 class EvalGate(Protocol):
-    async def verdict(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict]],
+    async def verdict(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict[str, Any]]],
                       wait_seconds: float) -> GateOutcome:
         """Run the agent's scenarios against each (channel, overrides), waiting up to `wait_seconds` for them."""
 
@@ -29,9 +29,10 @@ class GrpcEvalGate:
     def __init__(self, client: Client):
         self.client = client
 
-    async def verdict(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict]],
+    async def verdict(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict[str, Any]]],
                       wait_seconds: float) -> GateOutcome:
         request = evals_pb2.GateEvalRequest(
             agent_id=agent_id, provider_assistant_id=assistant_id, max_wait_ms=int(wait_seconds * 1000),
             targets=[evals_pb2.GateTarget(channel=channel, overrides=struct(overrides)) for channel, overrides in targets])
-        return await self.client.GateEval(request, timeout=wait_seconds + 10)
+        outcome: GateOutcome = await self.client.GateEval(request, timeout=wait_seconds + 10)
+        return outcome

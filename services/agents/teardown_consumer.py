@@ -3,6 +3,8 @@
 released already are not looked at again."""
 from __future__ import annotations
 
+from typing import Any
+
 from core import tenant
 from core.bus import business_event, subject_for
 from services.agents.numbers_service import Numbers
@@ -15,7 +17,9 @@ class Teardown:
     def __init__(self, numbers: Numbers):
         self.numbers = numbers
 
-    async def handle(self, message: dict) -> None:
+    async def handle(self, message: dict[str, Any]) -> None:
         event, _ = business_event(message)
-        with tenant.acting_as(tenant.acting_for(event.business_id, CONSUMER)):
-            await self.numbers.release_all(event.business_id)
+        business_id = event.business_id
+        assert business_id is not None  # business_event refuses an event that names no business
+        with tenant.acting_as(tenant.acting_for(business_id, CONSUMER)):
+            await self.numbers.release_all(business_id)

@@ -6,7 +6,7 @@ A scenario's write waits on the provider's mirror, so it holds the scenario's le
 and releases it through the repository); a change or a delete applies only while the lease is the writer's.
 `SqlScenarios` is the production one, over store.py; the fast test tier has an in-memory one
 (tests/memory/evals.py), and the same behaviour tests run on both (tests/storage_contracts.py). The eval runs
-(run_service.py) stay on store.py directly."""
+(run_service.py) keep theirs in `RunsRepository` (`SqlRuns`), reached through the same unit."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -68,10 +68,66 @@ class SqlScenarios:
         await store.delete_leased_scenario(self.conn, scenario_id, token)
 
 
-class EvalsUnit(Unit):
-    """The eval scenario use cases' unit of work (core.uow.UnitOfWork): their scenarios, on one transaction's or
-    read's handle (`scenarios_on` builds the repository: the SQL one, or the fast tier's in-memory twin)."""
+class RunsRepository(Protocol):
+    async def add(self, rows: list[dict[str, Any]]) -> None:
+        """Record runs (schema.runs' columns)."""
 
-    def __init__(self, handle: Any, scenarios_on: Callable[[Any], ScenariosRepository] = SqlScenarios):
+    async def by_ids(self, run_ids: list[str]) -> list[Any]:
+        """These runs, in this order."""
+
+    async def owned(self, business_ids: Iterable[str], *, run_id: str | None = None,
+                    provider_run_id: str | None = None) -> Any | None:
+        """The run with this id (or this provider run id) in one of these businesses, or None."""
+
+    async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Any]:
+        """The agent's `limit` most recent runs, newest first."""
+
+    async def record(self, run_id: str, values: dict[str, Any]) -> Any | None:
+        """The run after `values`, or None when it had ended already (an ended run's results never change)."""
+
+    async def unfinished(self) -> list[Any]:
+        """Runs not ended, with their scenario's `provider_eval_id` (None when the scenario is gone)."""
+
+    async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Any]:
+        """The agent's scenarios (with their turns), oldest first: the ones a fan-out or a gate runs."""
+
+
+class SqlRuns:
+    """`RunsRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def add(self, rows: list[dict[str, Any]]) -> None:
+        await store.add_runs(self.conn, rows)
+
+    async def by_ids(self, run_ids: list[str]) -> list[Any]:
+        return await store.runs_by_ids(self.conn, run_ids)
+
+    async def owned(self, business_ids: Iterable[str], *, run_id: str | None = None,
+                    provider_run_id: str | None = None) -> Any | None:
+        return await store.run_by(self.conn, business_ids, run_id=run_id, provider_run_id=provider_run_id)
+
+    async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Any]:
+        return list((await self.conn.execute(store.runs_of_agent(business_ids, agent_id, limit))).all())
+
+    async def record(self, run_id: str, values: dict[str, Any]) -> Any | None:
+        return await store.record_run(self.conn, run_id, values)
+
+    async def unfinished(self) -> list[Any]:
+        return list((await self.conn.execute(store.unfinished_runs())).all())
+
+    async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Any]:
+        return list((await self.conn.execute(store.scenarios_for_runs(business_ids, agent_id))).all())
+
+
+class EvalsUnit(Unit):
+    """The evals use cases' unit of work (core.uow.UnitOfWork): their scenarios and runs, on one transaction's or
+    read's handle (`scenarios_on` and `runs_on` build the repositories: the SQL ones, or the fast tier's in-memory
+    twins)."""
+
+    def __init__(self, handle: Any, scenarios_on: Callable[[Any], ScenariosRepository] = SqlScenarios,
+                 runs_on: Callable[[Any], RunsRepository] = SqlRuns):
         super().__init__()
         self.scenarios = scenarios_on(handle)
+        self.runs = runs_on(handle)

@@ -5,23 +5,25 @@ The provider limits the runs an organisation has in flight, so one process keeps
 runs in flight (from submission to end) and backs off on a 429 (its Retry-After, else doubling), up to
 `SUBMIT_TRIES` tries; a run the provider never takes ends failed with the reason. A caller that waits gets the
 runs as they stand after `max_wait_ms` at most; a run polled later is refreshed from the provider. An ended
-run's results and verdict never change (store.record_run).
+run's results and verdict never change (RunsRepository.record).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from core import tenant
 from core.background import Background
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.standings import Standings, carried_only
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.voice.adapter import ProviderError, VoiceProvider
-from services.evals import domain, store
+from services.evals import domain
 from services.evals.agents_port import AgentsPort
+from services.evals.repository import EvalsUnit
 
 log = logging.getLogger(__name__)
 
@@ -35,9 +37,9 @@ class Play:
     """One run to start: a scenario against an assistant, with the configuration not yet live (`overrides`) of an
     agent channel when an eval gate starts it."""
 
-    scenario: object
+    scenario: Any
     assistant_id: str
-    overrides: dict | None = None
+    overrides: dict[str, Any] | None = None
     channel: str | None = None
 
 
@@ -47,27 +49,27 @@ class FanOut:
     completed: int
     passed: int
     failed: int
-    runs: list
+    runs: list[Any]
 
 
 class Runs:
-    def __init__(self, db: Database, voice: VoiceProvider, agents: AgentsPort, concurrency: int,
+    def __init__(self, uow: UnitOfWork[EvalsUnit], voice: VoiceProvider, agents: AgentsPort, concurrency: int,
                  poll_seconds: float, *, standings: Standings | None = None):
-        self.db = db
+        self.uow = uow
         self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.voice = voice
         self.agents = agents
         self.slots = asyncio.Semaphore(concurrency)  # this process's runs in flight at the provider
         self.poll_seconds = poll_seconds
-        self._drivers: set[asyncio.Task] = set()
+        self._drivers: set[asyncio.Task[None]] = set()
 
     # -- starting ------------------------------------------------------------------------------------------------
 
-    async def run_scenario(self, scenario_id: str, wait: bool, max_wait_ms: int | None):
+    async def run_scenario(self, scenario_id: str, wait: bool, max_wait_ms: int | None) -> Any:
         require_uuid(scenario_id, "eval_id")
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            scenario = await store.scenario(conn, who.business_ids, scenario_id)
+        async with self.uow.read() as work:
+            scenario = await work.scenarios.owned(who.business_ids, scenario_id)
         if scenario is None:
             raise not_found("eval scenario")
         await self.standings.require_good(str(scenario.business_id), "running evals")
@@ -89,7 +91,7 @@ class Runs:
         passed = sum(1 for r in ended if r.passed)
         return FanOut(total=len(runs), completed=len(ended), passed=passed, failed=len(ended) - passed, runs=runs)
 
-    async def gate(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict]],
+    async def gate(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict[str, Any]]],
                    max_wait_ms: int) -> tuple[str | None, domain.GateVerdict]:
         """An agent's eval gate: every scenario of the agent against each target (channel, assistantOverrides),
         waiting up to `max_wait_ms`; (the runs' batch id, the verdict). The caller (the agents service) owns the
@@ -104,29 +106,29 @@ class Runs:
         runs = await self._start(plays, batch_id, True, max_wait_ms, trigger=domain.EVAL_GATE)
         return batch_id, domain.gate_verdict(runs)
 
-    async def _scenarios_of(self, agent_id: str) -> list:
+    async def _scenarios_of(self, agent_id: str) -> list[Any]:
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            return (await conn.execute(store.scenarios_for_runs(who.business_ids, agent_id))).all()
+        async with self.uow.read() as work:
+            return await work.runs.scenarios_to_run(who.business_ids, agent_id)
 
     async def _start(self, plays: list[Play], batch_id: str | None, wait: bool, max_wait_ms: int,
-                     trigger: str = domain.REQUEST) -> list:
+                     trigger: str = domain.REQUEST) -> list[Any]:
         now = utcnow()
         rows = [{"id": new_id(), "business_id": p.scenario.business_id, "agent_id": p.scenario.agent_id,
                  "eval_id": p.scenario.id, "eval_name": p.scenario.name, "batch_id": batch_id, "trigger": trigger,
                  "channel": p.channel, "status": domain.QUEUED, "results": [], "created_at": now, "updated_at": now}
                 for p in plays]
-        async with self.db.transaction() as conn:
-            await store.add_runs(conn, rows)
-        work = [(row["id"], p.scenario.provider_eval_id, p.assistant_id, p.overrides)
+        async with self.uow.transaction() as work:
+            await work.runs.add(rows)
+        todo = [(row["id"], p.scenario.provider_eval_id, p.assistant_id, p.overrides)
                 for row, p in zip(rows, plays, strict=True)]
-        driver = asyncio.create_task(self._drive(work), name=f"eval-runs-{rows[0]['id']}")
+        driver = asyncio.create_task(self._drive(todo), name=f"eval-runs-{rows[0]['id']}")
         self._drivers.add(driver)
         driver.add_done_callback(self._drivers.discard)
         if wait:
             await asyncio.wait({driver}, timeout=max_wait_ms / 1000)
-        async with self.db.read() as conn:
-            return await store.runs_by_ids(conn, [row["id"] for row in rows])
+        async with self.uow.read() as work:
+            return await work.runs.by_ids([row["id"] for row in rows])
 
     async def _assistant(self, agent_id: str) -> str:
         """The agent's provider assistant (an agent of another business reads as not found)."""
@@ -134,17 +136,19 @@ class Runs:
 
     # -- driving -------------------------------------------------------------------------------------------------
 
-    async def _drive(self, work: list[tuple[str, str, str, dict | None]]) -> None:
-        await asyncio.gather(*(self._drive_one(*item) for item in work))
+    async def _drive(self, todo: list[tuple[str, str, str, dict[str, Any] | None]]) -> None:
+        await asyncio.gather(*(self._drive_one(*item) for item in todo))
 
     async def _drive_one(self, run_id: str, provider_eval_id: str | None, assistant_id: str | None,
-                         overrides: dict | None = None, provider_run_id: str | None = None) -> None:
+                         overrides: dict[str, Any] | None = None, provider_run_id: str | None = None) -> None:
         """Submit a run (unless it was: `provider_run_id`) and follow it at the provider to its end."""
         try:
             async with self.slots:
+                provider_run: dict[str, Any] | None
                 if provider_run_id:
                     provider_run = await self.voice.get_eval_run(provider_run_id)
                 else:
+                    assert provider_eval_id is not None and assistant_id is not None  # a run to submit has both
                     provider_run = await self._submit(run_id, domain.run_body(provider_eval_id, assistant_id, overrides))
                 if provider_run is None:
                     return
@@ -160,7 +164,7 @@ class Runs:
         except Exception as exc:  # noqa: BLE001 - the run stays as stored; polling it refreshes it later
             log.warning("eval run %s: following it at the provider failed: %s", run_id, exc)
 
-    async def _submit(self, run_id: str, body: dict) -> dict | None:
+    async def _submit(self, run_id: str, body: dict[str, Any]) -> dict[str, Any] | None:
         """The provider's run, retried on its rate limit; None when it never took it (the run is ended failed)."""
         pause = FIRST_BACKOFF_SECONDS
         for attempt in range(1, SUBMIT_TRIES + 1):
@@ -174,29 +178,29 @@ class Runs:
                 await self._record(run_id, domain.failed_to_start(f"the voice provider did not take the run: "
                                                                   f"{exc.message}"))
                 return None
-            async with self.db.transaction() as conn:
-                await store.record_run(conn, run_id, {"provider_run_id": provider_run["id"], "updated_at": utcnow()})
+            async with self.uow.transaction() as work:
+                await work.runs.record(run_id, {"provider_run_id": provider_run["id"], "updated_at": utcnow()})
             return provider_run
         return None
 
-    async def _record(self, run_id: str, state: domain.RunState):
-        values = {"status": state.status, "passed": state.passed, "results": state.results,
+    async def _record(self, run_id: str, state: domain.RunState) -> Any | None:
+        values: dict[str, Any] = {"status": state.status, "passed": state.passed, "results": state.results,
                   "ended_reason": state.ended_reason, "stubbed_tool_calls": state.stubbed_tool_calls,
                   "updated_at": utcnow()}
         if state.status == domain.ENDED:
             values["ended_at"] = utcnow()
-        async with self.db.transaction() as conn:
-            return await store.record_run(conn, run_id, values)
+        async with self.uow.transaction() as work:
+            return await work.runs.record(run_id, values)
 
     async def resume(self) -> int:
         """Drive again the runs a stopped process left unfinished (at start): submitted ones are followed, the
         others submitted; how many."""
-        async with self.db.read() as conn:
-            left = (await conn.execute(store.unfinished_runs())).all()
-        work = []
+        async with self.uow.read() as work:
+            left = await work.runs.unfinished()
+        todo: list[tuple[str, str | None, str | None, None, str | None]] = []
         for run in left:
             if run.provider_run_id:
-                work.append((str(run.id), None, None, None, run.provider_run_id))
+                todo.append((str(run.id), None, None, None, run.provider_run_id))
                 continue
             if run.trigger == domain.EVAL_GATE:  # its configuration is not stored: the change it gated was refused
                 await self._record(str(run.id), domain.failed_to_start(
@@ -211,11 +215,11 @@ class Runs:
             if run.provider_eval_id is None:  # its scenario was deleted meanwhile
                 await self._record(str(run.id), domain.failed_to_start("its scenario was deleted before it ran"))
                 continue
-            work.append((str(run.id), run.provider_eval_id, assistant, None, None))
-        if work:
-            log.info("resuming %d unfinished eval runs", len(work))
-            await asyncio.gather(*(self._drive_one(*item) for item in work))
-        return len(work)
+            todo.append((str(run.id), run.provider_eval_id, assistant, None, None))
+        if todo:
+            log.info("resuming %d unfinished eval runs", len(todo))
+            await asyncio.gather(*(self._drive_one(*item) for item in todo))
+        return len(todo)
 
     async def stop(self) -> None:
         """At shutdown, before the provider client closes: stop following runs without recording anything (the
@@ -226,26 +230,26 @@ class Runs:
 
     # -- reading -------------------------------------------------------------------------------------------------
 
-    async def get(self, run_id: str | None, provider_run_id: str | None):
+    async def get(self, run_id: str | None, provider_run_id: str | None) -> Any:
         """One run; an unfinished one is refreshed from the provider first."""
         if run_id:
             require_uuid(run_id, "run_id")
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            row = await store.run_by(conn, who.business_ids, run_id=run_id, provider_run_id=provider_run_id)
+        async with self.uow.read() as work:
+            row = await work.runs.owned(who.business_ids, run_id=run_id, provider_run_id=provider_run_id)
         if row is None:
             raise not_found("eval run")
         return await self._refreshed(row)
 
-    async def of_agent(self, agent_id: str) -> list:
+    async def of_agent(self, agent_id: str) -> list[Any]:
         """The agent's 50 most recent runs, newest first (unfinished ones refreshed)."""
         require_uuid(agent_id, "agent_id")
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            rows = (await conn.execute(store.runs_of_agent(who.business_ids, agent_id, domain.RUNS_LISTED))).all()
+        async with self.uow.read() as work:
+            rows = await work.runs.of_agent(who.business_ids, agent_id, domain.RUNS_LISTED)
         return [await self._refreshed(r) for r in rows]
 
-    async def _refreshed(self, row):
+    async def _refreshed(self, row: Any) -> Any:
         if row.status == domain.ENDED or not row.provider_run_id:
             return row
         try:
@@ -255,8 +259,8 @@ class Runs:
             return row
         updated = await self._record(str(row.id), domain.run_state(provider_run))
         if updated is None:  # it ended meanwhile (its driver recorded it): read it as it is now
-            async with self.db.read() as conn:
-                [updated] = await store.runs_by_ids(conn, [str(row.id)])
+            async with self.uow.read() as work:
+                [updated] = await work.runs.by_ids([str(row.id)])
         return updated
 
 

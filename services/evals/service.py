@@ -8,6 +8,7 @@ the provider's copy back.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from core import leases, tenant
 from core.errors import ServiceError, not_found
@@ -39,7 +40,8 @@ class Scenarios:
         if agent.business_id != business_id:
             raise not_found("agent")
 
-    async def create(self, business_id: str, agent_id: str, name: str, description: str | None, messages):
+    async def create(self, business_id: str, agent_id: str, name: str, description: str | None,
+                     messages: object) -> Any:
         require_business(tenant.require_account(), business_id)
         scenario = domain.new_scenario(name, description, messages)
         await self._agent_of(business_id, agent_id)
@@ -56,7 +58,7 @@ class Scenarios:
                                    f"eval creation failed; provider eval {mirror['id']}")
             raise
 
-    async def get(self, scenario_id: str):
+    async def get(self, scenario_id: str) -> Any:
         require_uuid(scenario_id, "id")
         async with self.uow.read() as work:
             row = await work.scenarios.owned(tenant.require_account().business_ids, scenario_id)
@@ -71,7 +73,8 @@ class Scenarios:
         async with self.uow.read() as work:
             return await work.scenarios.page(who.business_ids, agent_id, page)
 
-    async def update(self, scenario_id: str, name: str | None, description: str | None, messages):
+    async def update(self, scenario_id: str, name: str | None, description: str | None,
+                     messages: object) -> Any:
         """Rename, redescribe and/or replace the turns (`messages` None: kept)."""
         row = await self.get(scenario_id)
         changed = domain.Scenario(
@@ -114,6 +117,6 @@ def _scenarios(work: EvalsUnit) -> ScenariosRepository:
     return work.scenarios
 
 
-def _mirror_update(scenario: domain.Scenario) -> dict:
+def _mirror_update(scenario: domain.Scenario) -> dict[str, Any]:
     """The provider's PATCH body: the eval's fields without its type, which cannot change."""
     return {k: v for k, v in domain.provider_body(scenario).items() if k != "type"}

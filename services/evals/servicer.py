@@ -1,11 +1,14 @@
 """Evals gRPC servicer: requests into the scenario use cases (services.evals.service), results into replies."""
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf import json_format
 
 from core import standings
 from core.errors import invalid
 from core.grpc_server import Runtime
+from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from core.uow import UnitOfWork
@@ -19,7 +22,7 @@ from switchboard.v1 import evals_pb2, evals_pb2_grpc
 EVALS_PAGE = (50, 100)
 
 
-def scenario_message(row, with_messages: bool = True) -> evals_pb2.EvalScenario:
+def scenario_message(row: Any, with_messages: bool = True) -> evals_pb2.EvalScenario:
     s = evals_pb2.EvalScenario(id=str(row.id), agent_id=str(row.agent_id), business_id=str(row.business_id),
                                provider_eval_id=row.provider_eval_id, name=row.name, description=row.description)
     if with_messages:
@@ -29,7 +32,7 @@ def scenario_message(row, with_messages: bool = True) -> evals_pb2.EvalScenario:
     return s
 
 
-def run_message(row) -> evals_pb2.EvalRun:
+def run_message(row: Any) -> evals_pb2.EvalRun:
     run = evals_pb2.EvalRun(run_id=str(row.id), provider_run_id=row.provider_run_id, status=row.status,
                             passed=row.passed, eval_id=str(row.eval_id), name=row.eval_name,
                             agent_id=str(row.agent_id), ended_reason=row.ended_reason, trigger=row.trigger,
@@ -41,7 +44,7 @@ def run_message(row) -> evals_pb2.EvalRun:
     return run
 
 
-def _turns(request) -> list[dict]:
+def _turns(request: evals_pb2.CreateEvalRequest | evals_pb2.UpdateEvalRequest) -> list[dict[str, Any]]:
     return [json_format.MessageToDict(turn) for turn in request.messages]
 
 
@@ -50,27 +53,27 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
         self.scenarios = scenarios
         self.runs = runs
 
-    async def CreateEval(self, request, context):
+    async def CreateEval(self, request: evals_pb2.CreateEvalRequest, context: Context) -> evals_pb2.EvalScenario:
         return scenario_message(await self.scenarios.create(
             request.business_id, request.agent_id, request.name, optional(request, "description"), _turns(request)))
 
-    async def ListEvals(self, request, context):
+    async def ListEvals(self, request: evals_pb2.ListEvalsRequest, context: Context) -> evals_pb2.ListEvalsReply:
         paged = await self.scenarios.list(optional(request, "agent_id"), Page.of(request.page, *EVALS_PAGE))
         return evals_pb2.ListEvalsReply(evals=[scenario_message(r, with_messages=False) for r in paged.rows],
                                         page=paged.info())
 
-    async def GetEval(self, request, context):
+    async def GetEval(self, request: evals_pb2.GetEvalRequest, context: Context) -> evals_pb2.EvalScenario:
         return scenario_message(await self.scenarios.get(request.id))
 
-    async def UpdateEval(self, request, context):
+    async def UpdateEval(self, request: evals_pb2.UpdateEvalRequest, context: Context) -> evals_pb2.EvalScenario:
         return scenario_message(await self.scenarios.update(
             request.id, optional(request, "name"), optional(request, "description"),
             _turns(request) if request.messages_given else None))
 
-    async def DeleteEval(self, request, context):
+    async def DeleteEval(self, request: evals_pb2.DeleteEvalRequest, context: Context) -> evals_pb2.DeleteEvalReply:
         return evals_pb2.DeleteEvalReply(success=True, id=await self.scenarios.delete(request.id))
 
-    async def RunEval(self, request, context):
+    async def RunEval(self, request: evals_pb2.RunEvalRequest, context: Context) -> evals_pb2.RunEvalReply:
         wait = request.wait if request.HasField("wait") else True
         max_wait = optional(request, "max_wait_ms")
         if request.HasField("eval_id") == request.HasField("agent_id"):
@@ -83,7 +86,7 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
             total=fan.total, completed=fan.completed, passed=fan.passed, failed=fan.failed,
             results=[run_message(r) for r in fan.runs]))
 
-    async def GetEvalRuns(self, request, context):
+    async def GetEvalRuns(self, request: evals_pb2.GetEvalRunsRequest, context: Context) -> evals_pb2.EvalRuns:
         given = [f for f in ("run_id", "provider_run_id", "agent_id") if request.HasField(f)]
         if len(given) != 1:
             raise invalid("send exactly one of run_id, provider_run_id and agent_id")
@@ -93,7 +96,7 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
             rows = [await self.runs.get(optional(request, "run_id"), optional(request, "provider_run_id"))]
         return evals_pb2.EvalRuns(runs=[run_message(r) for r in rows])
 
-    async def GateEval(self, request, context):
+    async def GateEval(self, request: evals_pb2.GateEvalRequest, context: Context) -> evals_pb2.EvalGateOutcome:
         targets = [(t.channel, json_format.MessageToDict(t.overrides)) for t in request.targets]
         batch_id, verdict = await self.runs.gate(request.agent_id, request.provider_assistant_id, targets,
                                                  request.max_wait_ms)
@@ -106,8 +109,8 @@ def build(runtime: Runtime) -> EvalsServicer:
     s = runtime.settings
     voice = runtime.closing(configured.voice(s))
     agents = GrpcAgents(runtime.client("agents"))
-    runs = Runs(runtime.db, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds,
-                standings=standings.heard_by(runtime))
+    uow = UnitOfWork(runtime.db, EvalsUnit)
+    runs = Runs(uow, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds, standings=standings.heard_by(runtime))
     runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
     runtime.run(RunResumer(runs))
-    return EvalsServicer(Scenarios(UnitOfWork(runtime.db, EvalsUnit), voice, agents), runs)
+    return EvalsServicer(Scenarios(uow, voice, agents), runs)

@@ -1,6 +1,9 @@
 """Tables of the evals schema and the queries on them."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -10,64 +13,65 @@ from services.evals.schema import runs, scenarios
 LIST_COLUMNS = [c for c in scenarios.c if c.name not in ("messages", "lease_token", "lease_until")]
 
 
-def scenarios_of(business_ids, agent_id: str | None) -> sa.Select:
+def scenarios_of(business_ids: Iterable[str], agent_id: str | None) -> sa.Select[Any]:
     """The scenarios (without their turns) in the caller's businesses, of one agent when given."""
     query = sa.select(*LIST_COLUMNS).where(scenarios.c.business_id.in_(business_ids))
     return query.where(scenarios.c.agent_id == agent_id) if agent_id else query
 
 
-async def scenario(conn: AsyncConnection, business_ids, scenario_id: str):
+async def scenario(conn: AsyncConnection, business_ids: Iterable[str], scenario_id: str) -> Any | None:
     return (await conn.execute(sa.select(scenarios).where(scenarios.c.id == scenario_id,
                                                           scenarios.c.business_id.in_(business_ids)))).first()
 
 
-async def insert_scenario(conn: AsyncConnection, **values):
+async def insert_scenario(conn: AsyncConnection, **values: Any) -> Any:
     return (await conn.execute(scenarios.insert().values(**values).returning(scenarios))).first()
 
 
-def runs_of_agent(business_ids, agent_id: str, limit: int) -> sa.Select:
+def runs_of_agent(business_ids: Iterable[str], agent_id: str, limit: int) -> sa.Select[Any]:
     return (sa.select(runs).where(runs.c.business_id.in_(business_ids), runs.c.agent_id == agent_id)
             .order_by(runs.c.created_at.desc(), runs.c.id.desc()).limit(limit))
 
 
-async def run_by(conn: AsyncConnection, business_ids, *, run_id: str | None = None,
-                 provider_run_id: str | None = None):
+async def run_by(conn: AsyncConnection, business_ids: Iterable[str], *, run_id: str | None = None,
+                 provider_run_id: str | None = None) -> Any | None:
     column, value = (runs.c.id, run_id) if run_id else (runs.c.provider_run_id, provider_run_id)
     return (await conn.execute(sa.select(runs).where(column == value, runs.c.business_id.in_(business_ids)))).first()
 
 
-async def runs_by_ids(conn: AsyncConnection, run_ids: list[str]) -> list:
+async def runs_by_ids(conn: AsyncConnection, run_ids: list[str]) -> list[Any]:
     rows = {str(r.id): r for r in (await conn.execute(sa.select(runs).where(runs.c.id.in_(run_ids)))).all()}
     return [rows[i] for i in run_ids]
 
 
-async def record_run(conn: AsyncConnection, run_id: str, values: dict):
+async def record_run(conn: AsyncConnection, run_id: str, values: dict[str, Any]) -> Any | None:
     """Write a run's progress unless it has ended already: an ended run's results never change."""
     return (await conn.execute(runs.update().where(runs.c.id == run_id, runs.c.status != "ended")
                                .values(**values).returning(runs))).first()
 
 
-def scenarios_for_runs(business_ids, agent_id: str) -> sa.Select:
+def scenarios_for_runs(business_ids: Iterable[str], agent_id: str) -> sa.Select[Any]:
     return (sa.select(scenarios).where(scenarios.c.business_id.in_(business_ids), scenarios.c.agent_id == agent_id)
             .order_by(scenarios.c.created_at))
 
 
-def unfinished_runs() -> sa.Select:
+def unfinished_runs() -> sa.Select[Any]:
     """Runs not ended, with their scenario's mirror (None when the scenario is gone)."""
     return (sa.select(runs, scenarios.c.provider_eval_id)
             .select_from(runs.outerjoin(scenarios, scenarios.c.id == runs.c.eval_id))
             .where(runs.c.status != "ended"))
 
 
-async def leased_scenario_update(conn: AsyncConnection, scenario_id, token: str, values: dict):
+async def leased_scenario_update(conn: AsyncConnection, scenario_id: str, token: str,
+                                 values: dict[str, Any]) -> Any | None:
     """The scenario after `values`, or None when its lease is no longer `token`'s."""
     return (await conn.execute(scenarios.update().where(scenarios.c.id == scenario_id, leases.held(scenarios, token))
                                .values(**values).returning(scenarios))).first()
 
 
-async def delete_leased_scenario(conn: AsyncConnection, scenario_id, token: str) -> None:
+async def delete_leased_scenario(conn: AsyncConnection, scenario_id: str, token: str) -> None:
     await conn.execute(sa.delete(scenarios).where(scenarios.c.id == scenario_id, leases.held(scenarios, token)))
 
 
-async def add_runs(conn: AsyncConnection, rows: list[dict]) -> None:
+async def add_runs(conn: AsyncConnection, rows: list[dict[str, Any]]) -> None:
     await conn.execute(runs.insert(), rows)
