@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(PY) -m deploy.audit
 	$(PY) -m pytest -q
 
-# The fast tier alone: unit tests, no embedded stack (about 15 s).
+# The fast tier alone: unit tests, no embedded stack (about 25 s).
 unit: $(STAMP)
 	$(PY) -m pytest -q tests/unit
 
