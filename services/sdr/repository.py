@@ -6,21 +6,27 @@ and the use cases.
 
 `SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
 connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). The lead list (prepared statements on the raw pool), the audit, analytics, the
-pipeline, reading and changing runs and the scheduler stay on the stores directly, and so do the
-database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does not keep."""
+(tests/storage_contracts.py). `SdrUnit` is the lead use cases' and the run creation's unit of work
+(core.uow.UnitOfWork): both repositories on one transaction's or read's handle. The lead list (prepared statements
+on the raw pool, which `SqlLeads` is given), the audit's counts and the analytics' aggregates are SQL only: the
+stack-backed tests cover them. The pipeline, reading and changing runs and the scheduler stay on the stores directly,
+and so do the database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does
+not keep."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Protocol
 
+import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import records
+from core import aggregates, records
 from core.compliance.rules import Hours, hours
+from core.pagination import Paged
+from core.uow import Unit
 from services.sdr import pipeline_store, runs_store, store
-from services.sdr.schema import leads
+from services.sdr.schema import leads, voicemails
 
 
 class LeadsRepository(Protocol):
@@ -43,12 +49,26 @@ class LeadsRepository(Protocol):
                               occurred_at: datetime) -> bool:
         """Record an interaction with the lead once per reference; False when it was recorded before."""
 
+    async def page(self, business_ids: list[str], limit: int, filters: dict[str, Any]) -> Paged:
+        """Newest-first leads of these businesses matching `filters` (store.FILTERS' keys)."""
+
+    async def audit(self, business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
+                    quiet_since: datetime, window_start: datetime,
+                    sample: int) -> tuple[dict[str, tuple[int, list[Any]]], tuple[int, list[Any]]]:
+        """The audit's lead groups ({name: (count, the first `sample` leads)}) and its unhandled voicemails
+        (count, the first `sample`, newest first)."""
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None, source: str | None) -> list[Any]:
+        """The leads of the query's businesses created in its window, counted per group (core.aggregates)."""
+
 
 class SqlLeads:
-    """`LeadsRepository` on a unit of work's connection (core.uow.Database)."""
+    """`LeadsRepository` on a unit of work's connection (core.uow.Database); the list's prepared statements run on
+    `pool` (asyncpg's, which the production unit is given)."""
 
-    def __init__(self, conn: AsyncConnection):
+    def __init__(self, conn: AsyncConnection, pool: asyncpg.Pool | None = None):
         self.conn = conn
+        self.pool = pool
 
     async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Any | None:
         return await records.owned(self.conn, leads, business_ids, lead_id, lock=lock)
@@ -68,6 +88,24 @@ class SqlLeads:
     async def add_interaction(self, lead: Any, channel: str, direction: str, reference: str, intent: str | None,
                               occurred_at: datetime) -> bool:
         return await store.insert_interaction(self.conn, lead, channel, direction, reference, intent, occurred_at)
+
+    async def page(self, business_ids: list[str], limit: int, filters: dict[str, Any]) -> Paged:
+        if self.pool is None:
+            raise RuntimeError("the lead list runs on the raw pool: build SqlLeads with it")
+        return await store.lead_page(self.pool, business_ids, limit, filters)
+
+    async def audit(self, business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
+                    quiet_since: datetime, window_start: datetime,
+                    sample: int) -> tuple[dict[str, tuple[int, list[Any]]], tuple[int, list[Any]]]:
+        groups = {name: await store.count_and_sample(self.conn, leads, where, order, sample)
+                  for name, (where, order) in store.audit_groups(business_ids, as_of, open_statuses, hot,
+                                                                 quiet_since, window_start).items()}
+        unhandled = await store.count_and_sample(self.conn, voicemails, store.unhandled_voicemails(business_ids, as_of),
+                                                 (voicemails.c.received_at.desc(),), sample)
+        return groups, unhandled
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None, source: str | None) -> list[Any]:
+        return list(await store.aggregate_leads(self.conn, query, agent_id, source))
 
 
 class RunsRepository(Protocol):
@@ -117,3 +155,20 @@ class SqlRuns:
     async def business_hours(self, business_id: str) -> Hours | None:
         config = await pipeline_store.config_of(self.conn, business_id)
         return hours(config.business_hours_start, config.business_hours_end) if config else None
+
+
+class SdrUnit(Unit):
+    """The lead use cases' and run creation's unit of work (core.uow.UnitOfWork): their leads and runs on one
+    transaction's or read's handle (`leads_on` and `runs_on` build the repositories: the SQL ones, or the fast
+    tier's in-memory twins)."""
+
+    def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
+                 runs_on: Callable[[Any], RunsRepository] = SqlRuns):
+        super().__init__()
+        self.leads = leads_on(handle)
+        self.runs = runs_on(handle)
+
+
+def sql_unit(pool: asyncpg.Pool) -> Callable[[AsyncConnection], SdrUnit]:
+    """The production unit on a connection, its lead list on `pool`."""
+    return lambda conn: SdrUnit(conn, lambda c: SqlLeads(c, pool))

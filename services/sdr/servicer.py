@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from core import registry
 from core.grpc_server import Runtime
+from core.uow import UnitOfWork
 from services.sdr import calls_consumer, held_businesses, sms_consumer
 from services.sdr.analytics_port import GrpcAnalyticsSources
 from services.sdr.analytics_service import Reports
@@ -23,8 +24,10 @@ from services.sdr.leads_servicer import LeadsServicer
 from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_servicer import PipelineServicer
 from services.sdr.ports import grpc_neighbours
+from services.sdr.repository import sql_unit
 from services.sdr.runs_service import Runs
 from services.sdr.runs_servicer import RunsServicer
+from services.sdr.schema import outbox
 from services.sdr.service import Leads
 from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
 from switchboard.v1 import sdr_pb2_grpc
@@ -45,7 +48,7 @@ class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServic
 def build(runtime: Runtime) -> SdrServicer:
     clients = {name: runtime.client(name) for name in ("agents", "accounts", "messaging", "calls")}
     others = grpc_neighbours(clients.__getitem__)  # one client of each service, shared by every use case
-    leads = Leads(runtime.db, runtime.pool, others.agents)
+    leads = Leads(UnitOfWork(runtime.db, sql_unit(runtime.pool), events=outbox), others.agents)
     runtime.consume("sdr-voicemails", VoicemailRecorder(runtime.db).handle,
                     filter_subject=VOICEMAIL_SUBJECT)
     runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,

@@ -13,9 +13,12 @@ from core.compliance.decision import Policy, Standing
 from core.errors import ServiceError
 from core.ids import new_id
 from core.tenant import Tenant, acting_as
+from core.uow import UnitOfWork
 from services.sdr import runs_domain
 from services.sdr.ports import Neighbours
+from services.sdr.repository import SdrUnit
 from services.sdr.runs_service import Runs
+from services.sdr.schema import outbox
 from services.sdr.service import Contact, Leads
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.service.fakes import SdrAgents, SdrStandings
@@ -29,7 +32,8 @@ AGENT = new_id()
 @pytest.fixture
 def leads(database, business_id):
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))):
-        yield Leads(database, None, SdrAgents({(AGENT, business_id): "Closer"}), leads=MemoryLeads)
+        yield Leads(UnitOfWork(database, lambda handle: SdrUnit(handle, MemoryLeads, MemoryRuns), events=outbox),
+                    SdrAgents({(AGENT, business_id): "Closer"}))
 
 
 def events(database, type_=None) -> list[dict]:
