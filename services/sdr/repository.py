@@ -9,7 +9,7 @@ connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the
 (tests/storage_contracts.py). `SdrUnit` is the lead use cases' and the run creation's unit of work
 (core.uow.UnitOfWork): both repositories on one transaction's or read's handle. The lead list (prepared statements
 on the raw pool, which `SqlLeads` is given), the audit's counts and the analytics' aggregates are SQL only: the
-stack-backed tests cover them. The pipeline, reading and changing runs and the scheduler stay on the stores directly,
+stack-backed tests cover them. Reading and changing runs are SQL only too. The pipeline and the scheduler stay on the stores directly,
 and so do the database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does
 not keep."""
 from __future__ import annotations
@@ -19,14 +19,15 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import asyncpg
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates, records
 from core.compliance.rules import Hours, hours
-from core.pagination import Paged
+from core.pagination import Page, Paged, fetch_page
 from core.uow import Unit
 from services.sdr import pipeline_store, runs_store, store
-from services.sdr.schema import leads, voicemails
+from services.sdr.schema import attempts, jobs, leads, runs, voicemails
 
 
 class LeadsRepository(Protocol):
@@ -130,6 +131,29 @@ class RunsRepository(Protocol):
     async def business_hours(self, business_id: str) -> Hours | None:
         """The business's own calling hours (its saved SDR config's), or None when it saved none."""
 
+    async def run_page(self, business_ids: Iterable[str], run_id: str | None, external_ref: str | None,
+                       page: Page) -> Paged:
+        """These businesses' runs, newest first (the one with this id or external_ref when given)."""
+
+    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Any | None:
+        """The run with this id in one of these businesses, held for update; None when there is none."""
+
+    async def change_run(self, run_id: str, values: dict[str, Any]) -> Any:
+        """The run after `values`."""
+
+    async def move_jobs(self, run_id: str, sources: tuple[str, ...], values: dict[str, Any],
+                        *, due_no_earlier_than: datetime | None = None) -> None:
+        """The run's jobs in one of the `sources` states get `values` (and, with `due_no_earlier_than`, a due time
+        no earlier than it)."""
+
+    async def job_page(self, business_ids: Iterable[str], run_id: str | None, channel: str | None,
+                       status: str | None, job_id: str | None, page: Page) -> Paged:
+        """These businesses' jobs (with their runs' external_ref), in scheduled order, newest first."""
+
+    async def attempt_page(self, business_ids: Iterable[str], run_id: str | None, status: str | None,
+                           page: Page) -> Paged:
+        """These businesses' call attempts (with their touch_id and runs' external_ref), newest first."""
+
 
 class SqlRuns:
     """`RunsRepository` on a unit of work's connection (core.uow.Database)."""
@@ -155,6 +179,33 @@ class SqlRuns:
     async def business_hours(self, business_id: str) -> Hours | None:
         config = await pipeline_store.config_of(self.conn, business_id)
         return hours(config.business_hours_start, config.business_hours_end) if config else None
+
+    async def run_page(self, business_ids: Iterable[str], run_id: str | None, external_ref: str | None,
+                       page: Page) -> Paged:
+        return await fetch_page(self.conn, runs_store.runs_of(business_ids, run_id, external_ref),
+                                runs.c.created_at, runs.c.id, page)
+
+    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Any | None:
+        return await runs_store.lock_run(self.conn, run_id, business_ids)
+
+    async def change_run(self, run_id: str, values: dict[str, Any]) -> Any:
+        return await runs_store.update_run(self.conn, run_id, values)
+
+    async def move_jobs(self, run_id: str, sources: tuple[str, ...], values: dict[str, Any],
+                        *, due_no_earlier_than: datetime | None = None) -> None:
+        if due_no_earlier_than is not None:
+            values = {**values, "due_at": sa.func.greatest(jobs.c.due_at, due_no_earlier_than)}
+        await runs_store.move_jobs(self.conn, run_id, sources, values)
+
+    async def job_page(self, business_ids: Iterable[str], run_id: str | None, channel: str | None,
+                       status: str | None, job_id: str | None, page: Page) -> Paged:
+        return await fetch_page(self.conn, runs_store.jobs_of(business_ids, run_id, channel, status, job_id),
+                                jobs.c.scheduled_at, jobs.c.id, page)
+
+    async def attempt_page(self, business_ids: Iterable[str], run_id: str | None, status: str | None,
+                           page: Page) -> Paged:
+        return await fetch_page(self.conn, runs_store.attempts_of(business_ids, run_id, status),
+                                attempts.c.created_at, attempts.c.id, page)
 
 
 class SdrUnit(Unit):

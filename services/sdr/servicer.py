@@ -48,7 +48,8 @@ class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServic
 def build(runtime: Runtime) -> SdrServicer:
     clients = {name: runtime.client(name) for name in ("agents", "accounts", "messaging", "calls")}
     others = grpc_neighbours(clients.__getitem__)  # one client of each service, shared by every use case
-    leads = Leads(UnitOfWork(runtime.db, sql_unit(runtime.pool), events=outbox), others.agents)
+    uow = UnitOfWork(runtime.db, sql_unit(runtime.pool), events=outbox)
+    leads = Leads(uow, others.agents)
     runtime.consume("sdr-voicemails", VoicemailRecorder(runtime.db).handle,
                     filter_subject=VOICEMAIL_SUBJECT)
     runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,
@@ -58,7 +59,7 @@ def build(runtime: Runtime) -> SdrServicer:
     runtime.consume(held_businesses.CONSUMER,
                     held_businesses.StandingRecorder(runtime.db).handle,
                     filter_subject=held_businesses.SUBJECT)
-    runs = Runs(runtime.db, others, runtime.settings.compliance_policy())
+    runs = Runs(uow, others, runtime.settings.compliance_policy())
     reports = Reports(GrpcAnalyticsSources(clients["accounts"], clients["agents"], clients["calls"]), leads)
     names = tuple(s.name for s in registry.SERVICES)
     health = Health(GrpcHealthSources({name: runtime.channel(name) for name in names}, clients["agents"],

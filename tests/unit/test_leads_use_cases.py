@@ -13,14 +13,11 @@ from core.compliance.decision import Policy, Standing
 from core.errors import ServiceError
 from core.ids import new_id
 from core.tenant import Tenant, acting_as
-from core.uow import UnitOfWork
 from services.sdr import runs_domain
 from services.sdr.ports import Neighbours
-from services.sdr.repository import SdrUnit
 from services.sdr.runs_service import Runs
-from services.sdr.schema import outbox
 from services.sdr.service import Contact, Leads
-from tests.memory.sdr import MemoryLeads, MemoryRuns
+from tests.memory.sdr import in_memory
 from tests.service.fakes import SdrAgents, SdrStandings
 from tests.use_cases import refused
 
@@ -32,7 +29,7 @@ AGENT = new_id()
 @pytest.fixture
 def leads(database, business_id):
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))):
-        yield Leads(UnitOfWork(database, lambda handle: SdrUnit(handle, MemoryLeads, MemoryRuns), events=outbox),
+        yield Leads(in_memory(database),
                     SdrAgents({(AGENT, business_id): "Closer"}))
 
 
@@ -152,7 +149,8 @@ def runs(database, business_id):
     agents = SdrAgents({}, {business_id: {AGENT: NUMBER, new_id(): None}})
     standings = SdrStandings({NIGHT_OWL: OPTED_IN, NOON: OPTED_IN})
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "active"),))):
-        yield Runs(database, Neighbours(agents, None, standings, None), Policy(), runs=MemoryRuns)
+        yield Runs(in_memory(database),
+                   Neighbours(agents, None, standings, None), Policy())
 
 
 def run_body(*touch_ids: str, **extra) -> dict:
