@@ -20,14 +20,16 @@ from typing import Any, Protocol
 
 import asyncpg
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates, records
 from core.compliance.rules import Hours, hours
+from core.inbox import first_delivery as inbox_delivery
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Unit
 from services.sdr import pipeline_store, runs_store, store
-from services.sdr.schema import attempts, jobs, leads, runs, voicemails
+from services.sdr.schema import attempts, inbox, jobs, leads, runs, standings, voicemails
 
 
 class LeadsRepository(Protocol):
@@ -208,16 +210,53 @@ class SqlRuns:
                                 attempts.c.created_at, attempts.c.id, page)
 
 
+class EventsRepository(Protocol):
+    """What sdr's consumers record of the events they apply."""
+
+    async def first_delivery(self, consumer: str, event_id: str) -> bool:
+        """True the first time `consumer` applies this event (core.inbox): call it in the transaction applying it."""
+
+    async def add_voicemail(self, voicemail_id: str, business_id: str, lead_id: str | None, fields: dict[str, Any],
+                            received_at: datetime) -> None:
+        """Record a voicemail left for the business (schema.voicemails' columns in `fields`)."""
+
+    async def record_standing(self, business_id: str, standing: str, changed_at: datetime) -> None:
+        """The business's standing as of `changed_at`, unless a later change is recorded already."""
+
+
+class SqlEvents:
+    """`EventsRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def first_delivery(self, consumer: str, event_id: str) -> bool:
+        return await inbox_delivery(self.conn, inbox, consumer, event_id)
+
+    async def add_voicemail(self, voicemail_id: str, business_id: str, lead_id: str | None, fields: dict[str, Any],
+                            received_at: datetime) -> None:
+        await store.insert_voicemail(self.conn, voicemail_id, business_id, lead_id, fields, received_at)
+
+    async def record_standing(self, business_id: str, standing: str, changed_at: datetime) -> None:
+        statement = insert(standings).values(business_id=business_id, standing=standing, changed_at=changed_at)
+        await self.conn.execute(statement.on_conflict_do_update(
+            index_elements=[standings.c.business_id],
+            set_={"standing": statement.excluded.standing, "changed_at": statement.excluded.changed_at},
+            where=standings.c.changed_at <= statement.excluded.changed_at))
+
+
 class SdrUnit(Unit):
-    """The lead use cases' and run creation's unit of work (core.uow.UnitOfWork): their leads and runs on one
-    transaction's or read's handle (`leads_on` and `runs_on` build the repositories: the SQL ones, or the fast
-    tier's in-memory twins)."""
+    """The unit of work of the lead and run use cases and of the voicemail and standing consumers
+    (core.uow.UnitOfWork): leads, runs and the events applied, on one transaction's or read's handle (`leads_on`,
+    `runs_on` and `events_on` build the repositories: the SQL ones, or the fast tier's in-memory twins)."""
 
     def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
-                 runs_on: Callable[[Any], RunsRepository] = SqlRuns):
+                 runs_on: Callable[[Any], RunsRepository] = SqlRuns,
+                 events_on: Callable[[Any], EventsRepository] = SqlEvents):
         super().__init__()
         self.leads = leads_on(handle)
         self.runs = runs_on(handle)
+        self.events = events_on(handle)
 
 
 def sql_unit(pool: asyncpg.Pool) -> Callable[[AsyncConnection], SdrUnit]:

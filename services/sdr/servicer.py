@@ -50,14 +50,14 @@ def build(runtime: Runtime) -> SdrServicer:
     others = grpc_neighbours(clients.__getitem__)  # one client of each service, shared by every use case
     uow = UnitOfWork(runtime.db, sql_unit(runtime.pool), events=outbox)
     leads = Leads(uow, others.agents)
-    runtime.consume("sdr-voicemails", VoicemailRecorder(runtime.db).handle,
+    runtime.consume("sdr-voicemails", VoicemailRecorder(uow).handle,
                     filter_subject=VOICEMAIL_SUBJECT)
     runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallRecorder(leads).handle,
                     filter_subject=calls_consumer.CALLS_SUBJECT, batch=250, batched=True)
     runtime.consume(sms_consumer.CONSUMER, sms_consumer.TextRecorder(leads).handle,
                     filter_subject=sms_consumer.SMS_SUBJECT, batch=250, batched=True)
     runtime.consume(held_businesses.CONSUMER,
-                    held_businesses.StandingRecorder(runtime.db).handle,
+                    held_businesses.StandingRecorder(uow).handle,
                     filter_subject=held_businesses.SUBJECT)
     runs = Runs(uow, others, runtime.settings.compliance_policy())
     reports = Reports(GrpcAnalyticsSources(clients["accounts"], clients["agents"], clients["calls"]), leads)
