@@ -8,6 +8,6 @@ from core import standing
 from services.sdr.schema import standings
 
 
-def not_held(business_id: sa.ColumnElement) -> sa.ColumnElement[bool]:
+def not_held(business_id: sa.ColumnElement[str]) -> sa.ColumnElement[bool]:
     """A condition on a query's business id column: the business is not held."""
     return ~sa.exists().where(standings.c.business_id == business_id, standings.c.standing.in_(standing.HELD))
