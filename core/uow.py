@@ -151,8 +151,9 @@ class UnitOfWork(Generic[U]):
             if raised:
                 if self._events is None:
                     raise RuntimeError("this service has no outbox: its units of work raise no events")
-                for event, business_id in raised:
-                    await outbox.add_event(handle, self._events, event, business_id)
+                async with outbox.events_buffered(handle, self._events):  # one INSERT for all of them
+                    for event, business_id in raised:
+                        await outbox.add_event(handle, self._events, event, business_id)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[U]:

@@ -42,6 +42,7 @@ class GrpcHealthSources:
 
     async def provider(self, kind: str) -> str:
         try:
-            return (await self._checks[kind]()).status
+            status: str = (await self._checks[kind]()).status
+            return status
         except ServiceError:
             return "unknown"  # the checking service itself failed: its readiness says so under services

@@ -19,7 +19,7 @@ class CachedProviders:
     def __init__(self, check: Callable[[], Awaitable[dict[str, str]]], ttl: float = PROVIDERS_TTL_SECONDS,
                  clock: Callable[[], float] = time.monotonic):
         self.check, self.ttl, self.clock = check, ttl, clock
-        self._task: asyncio.Future | None = None
+        self._task: asyncio.Future[dict[str, str]] | None = None
         self._started = 0.0
 
     async def statuses(self) -> dict[str, str]:
@@ -46,7 +46,7 @@ class Health:
         statuses = await asyncio.gather(*(self.sources.provider(kind) for kind in PROVIDERS))
         return dict(zip(PROVIDERS, statuses, strict=True))
 
-    async def report(self) -> dict:
+    async def report(self) -> dict[str, dict[str, str]]:
         """{services: {name: readiness}, providers: {kind: status}}."""
         ready, providers = await asyncio.gather(
             asyncio.gather(*(self.sources.readiness(name) for name in self.services)), self.providers.statuses())

@@ -4,39 +4,24 @@ them alone while they are held and goes on once they are back. A run's touches w
 workspace paused for a late payment picks up where it stopped when it is paid.
 
 Each business keeps its latest standing with the time of the change, so a redelivered or late event never
-overwrites a newer one.
+overwrites a newer one (the repository's record_standing); the stores' queries of due work leave the held ones out
+(services.sdr.standings_store.not_held).
 """
 from __future__ import annotations
 
-import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert
-
-from core import standing
 from core.bus import business_event, subject_for
-from core.uow import Database
-from services.sdr.schema import standings
+from core.uow import UnitOfWork
+from services.sdr.repository import SdrUnit
 
 SUBJECT = subject_for("workspace.standing_changed")
 CONSUMER = "sdr-held-businesses"
 
 
-
-def not_held(business_id: sa.ColumnElement) -> sa.ColumnElement[bool]:
-    """A condition on a query's business id column: the business is not held."""
-    return ~sa.exists().where(standings.c.business_id == business_id, standings.c.standing.in_(standing.HELD))
-
-
 class StandingRecorder:
-    def __init__(self, db: Database):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[SdrUnit]):
+        self.uow = uow
 
     async def handle(self, message: dict) -> None:
         event, change = business_event(message)
-        statement = insert(standings).values(business_id=event.business_id, standing=change.standing,
-                                             changed_at=event.occurred_at)
-        statement = statement.on_conflict_do_update(
-            index_elements=[standings.c.business_id],
-            set_={"standing": statement.excluded.standing, "changed_at": statement.excluded.changed_at},
-            where=standings.c.changed_at <= statement.excluded.changed_at)
-        async with self.db.transaction() as conn:
-            await conn.execute(statement)
+        async with self.uow.transaction() as work:
+            await work.events.record_standing(event.business_id, change.standing, event.occurred_at)

@@ -1,11 +1,12 @@
-"""The sales pipeline's RPCs of the Sdr servicer: requests into services.sdr.pipeline_service, views into replies."""
+"""The sales pipeline's RPCs of the Sdr gRPC service: requests into services.sdr.pipeline_service, views into replies."""
 from __future__ import annotations
 
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from services.sdr import pipeline_domain as rules
+from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_service import ACTIVITY_LIMIT, ConfigView, PipelineLead
-from switchboard.v1 import sdr_pb2
+from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
 
 LEAD_TEXT = ("name", "email", "phone")
 
@@ -42,10 +43,14 @@ def activity_message(row) -> sdr_pb2.PipelineActivity:
     return msg
 
 
-class PipelineServicer:
-    """Mixed into the Sdr servicer, which sets `self.pipeline` (services.sdr.pipeline_service.Pipeline),
-    `self.actions` (services.sdr.pipeline_actions.Actions), `self.runner` (services.sdr.pipeline_run) and
-    `self.scheduled` (services.sdr.pipeline_runner.ScheduledRunner)."""
+class PipelineServicer(sdr_pb2_grpc.SdrServicer):
+    """The sales pipeline's config, view, actions, runs and report, over its parts: the pipeline's use cases
+    (services.sdr.pipeline_service), the actions on a lead (pipeline_actions), a run now (pipeline_run) and the
+    scheduled runner (pipeline_runner)."""
+
+    def __init__(self, parts: PipelineParts):
+        self.pipeline, self.actions, self.runner, self.scheduled = parts.pipeline, parts.actions, parts.run, \
+            parts.runner
 
     async def GetSdrConfig(self, request, context):
         return config_message(await self.pipeline.config(request.business_id))

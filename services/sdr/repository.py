@@ -6,21 +6,30 @@ and the use cases.
 
 `SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
 connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). The lead list (prepared statements on the raw pool), the audit, analytics, the
-pipeline, reading and changing runs and the scheduler stay on the stores directly, and so do the
-database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does not keep."""
+(tests/storage_contracts.py). `SdrUnit` is the lead use cases' and the run creation's unit of work
+(core.uow.UnitOfWork): both repositories on one transaction's or read's handle. The lead list (prepared statements
+on the raw pool, which `SqlLeads` is given), the audit's counts and the analytics' aggregates are SQL only: the
+stack-backed tests cover them. Reading and changing runs are SQL only too. The pipeline and the scheduler stay on the stores directly,
+and so do the database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does
+not keep."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Protocol
 
+import asyncpg
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import records
+from core import aggregates, records
 from core.compliance.rules import Hours, hours
+from core.inbox import first_delivery as inbox_delivery
+from core.pagination import Page, Paged, fetch_page
+from core.uow import Unit
 from services.sdr import pipeline_store, runs_store, store
-from services.sdr.schema import leads
+from services.sdr.schema import attempts, inbox, jobs, leads, runs, standings, voicemails
 
 
 class LeadsRepository(Protocol):
@@ -43,12 +52,26 @@ class LeadsRepository(Protocol):
                               occurred_at: datetime) -> bool:
         """Record an interaction with the lead once per reference; False when it was recorded before."""
 
+    async def page(self, business_ids: list[str], limit: int, filters: dict[str, Any]) -> Paged:
+        """Newest-first leads of these businesses matching `filters` (store.FILTERS' keys)."""
+
+    async def audit(self, business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
+                    quiet_since: datetime, window_start: datetime,
+                    sample: int) -> tuple[dict[str, tuple[int, list[Any]]], tuple[int, list[Any]]]:
+        """The audit's lead groups ({name: (count, the first `sample` leads)}) and its unhandled voicemails
+        (count, the first `sample`, newest first)."""
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None, source: str | None) -> list[Any]:
+        """The leads of the query's businesses created in its window, counted per group (core.aggregates)."""
+
 
 class SqlLeads:
-    """`LeadsRepository` on a unit of work's connection (core.uow.Database)."""
+    """`LeadsRepository` on a unit of work's connection (core.uow.Database); the list's prepared statements run on
+    `pool` (asyncpg's, which the production unit is given)."""
 
-    def __init__(self, conn: AsyncConnection):
+    def __init__(self, conn: AsyncConnection, pool: asyncpg.Pool | None = None):
         self.conn = conn
+        self.pool = pool
 
     async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Any | None:
         return await records.owned(self.conn, leads, business_ids, lead_id, lock=lock)
@@ -68,6 +91,24 @@ class SqlLeads:
     async def add_interaction(self, lead: Any, channel: str, direction: str, reference: str, intent: str | None,
                               occurred_at: datetime) -> bool:
         return await store.insert_interaction(self.conn, lead, channel, direction, reference, intent, occurred_at)
+
+    async def page(self, business_ids: list[str], limit: int, filters: dict[str, Any]) -> Paged:
+        if self.pool is None:
+            raise RuntimeError("the lead list runs on the raw pool: build SqlLeads with it")
+        return await store.lead_page(self.pool, business_ids, limit, filters)
+
+    async def audit(self, business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
+                    quiet_since: datetime, window_start: datetime,
+                    sample: int) -> tuple[dict[str, tuple[int, list[Any]]], tuple[int, list[Any]]]:
+        groups = {name: await store.count_and_sample(self.conn, leads, where, order, sample)
+                  for name, (where, order) in store.audit_groups(business_ids, as_of, open_statuses, hot,
+                                                                 quiet_since, window_start).items()}
+        unhandled = await store.count_and_sample(self.conn, voicemails, store.unhandled_voicemails(business_ids, as_of),
+                                                 (voicemails.c.received_at.desc(),), sample)
+        return groups, unhandled
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None, source: str | None) -> list[Any]:
+        return list(await store.aggregate_leads(self.conn, query, agent_id, source))
 
 
 class RunsRepository(Protocol):
@@ -91,6 +132,29 @@ class RunsRepository(Protocol):
 
     async def business_hours(self, business_id: str) -> Hours | None:
         """The business's own calling hours (its saved SDR config's), or None when it saved none."""
+
+    async def run_page(self, business_ids: Iterable[str], run_id: str | None, external_ref: str | None,
+                       page: Page) -> Paged:
+        """These businesses' runs, newest first (the one with this id or external_ref when given)."""
+
+    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Any | None:
+        """The run with this id in one of these businesses, held for update; None when there is none."""
+
+    async def change_run(self, run_id: str, values: dict[str, Any]) -> Any:
+        """The run after `values`."""
+
+    async def move_jobs(self, run_id: str, sources: tuple[str, ...], values: dict[str, Any],
+                        *, due_no_earlier_than: datetime | None = None) -> None:
+        """The run's jobs in one of the `sources` states get `values` (and, with `due_no_earlier_than`, a due time
+        no earlier than it)."""
+
+    async def job_page(self, business_ids: Iterable[str], run_id: str | None, channel: str | None,
+                       status: str | None, job_id: str | None, page: Page) -> Paged:
+        """These businesses' jobs (with their runs' external_ref), in scheduled order, newest first."""
+
+    async def attempt_page(self, business_ids: Iterable[str], run_id: str | None, status: str | None,
+                           page: Page) -> Paged:
+        """These businesses' call attempts (with their touch_id and runs' external_ref), newest first."""
 
 
 class SqlRuns:
@@ -117,3 +181,84 @@ class SqlRuns:
     async def business_hours(self, business_id: str) -> Hours | None:
         config = await pipeline_store.config_of(self.conn, business_id)
         return hours(config.business_hours_start, config.business_hours_end) if config else None
+
+    async def run_page(self, business_ids: Iterable[str], run_id: str | None, external_ref: str | None,
+                       page: Page) -> Paged:
+        return await fetch_page(self.conn, runs_store.runs_of(business_ids, run_id, external_ref),
+                                runs.c.created_at, runs.c.id, page)
+
+    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Any | None:
+        return await runs_store.lock_run(self.conn, run_id, business_ids)
+
+    async def change_run(self, run_id: str, values: dict[str, Any]) -> Any:
+        return await runs_store.update_run(self.conn, run_id, values)
+
+    async def move_jobs(self, run_id: str, sources: tuple[str, ...], values: dict[str, Any],
+                        *, due_no_earlier_than: datetime | None = None) -> None:
+        if due_no_earlier_than is not None:
+            values = {**values, "due_at": sa.func.greatest(jobs.c.due_at, due_no_earlier_than)}
+        await runs_store.move_jobs(self.conn, run_id, sources, values)
+
+    async def job_page(self, business_ids: Iterable[str], run_id: str | None, channel: str | None,
+                       status: str | None, job_id: str | None, page: Page) -> Paged:
+        return await fetch_page(self.conn, runs_store.jobs_of(business_ids, run_id, channel, status, job_id),
+                                jobs.c.scheduled_at, jobs.c.id, page)
+
+    async def attempt_page(self, business_ids: Iterable[str], run_id: str | None, status: str | None,
+                           page: Page) -> Paged:
+        return await fetch_page(self.conn, runs_store.attempts_of(business_ids, run_id, status),
+                                attempts.c.created_at, attempts.c.id, page)
+
+
+class EventsRepository(Protocol):
+    """What sdr's consumers record of the events they apply."""
+
+    async def first_delivery(self, consumer: str, event_id: str) -> bool:
+        """True the first time `consumer` applies this event (core.inbox): call it in the transaction applying it."""
+
+    async def add_voicemail(self, voicemail_id: str, business_id: str, lead_id: str | None, fields: dict[str, Any],
+                            received_at: datetime) -> None:
+        """Record a voicemail left for the business (schema.voicemails' columns in `fields`)."""
+
+    async def record_standing(self, business_id: str, standing: str, changed_at: datetime) -> None:
+        """The business's standing as of `changed_at`, unless a later change is recorded already."""
+
+
+class SqlEvents:
+    """`EventsRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def first_delivery(self, consumer: str, event_id: str) -> bool:
+        return await inbox_delivery(self.conn, inbox, consumer, event_id)
+
+    async def add_voicemail(self, voicemail_id: str, business_id: str, lead_id: str | None, fields: dict[str, Any],
+                            received_at: datetime) -> None:
+        await store.insert_voicemail(self.conn, voicemail_id, business_id, lead_id, fields, received_at)
+
+    async def record_standing(self, business_id: str, standing: str, changed_at: datetime) -> None:
+        statement = insert(standings).values(business_id=business_id, standing=standing, changed_at=changed_at)
+        await self.conn.execute(statement.on_conflict_do_update(
+            index_elements=[standings.c.business_id],
+            set_={"standing": statement.excluded.standing, "changed_at": statement.excluded.changed_at},
+            where=standings.c.changed_at <= statement.excluded.changed_at))
+
+
+class SdrUnit(Unit):
+    """The unit of work of the lead and run use cases and of the voicemail and standing consumers
+    (core.uow.UnitOfWork): leads, runs and the events applied, on one transaction's or read's handle (`leads_on`,
+    `runs_on` and `events_on` build the repositories: the SQL ones, or the fast tier's in-memory twins)."""
+
+    def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
+                 runs_on: Callable[[Any], RunsRepository] = SqlRuns,
+                 events_on: Callable[[Any], EventsRepository] = SqlEvents):
+        super().__init__()
+        self.leads = leads_on(handle)
+        self.runs = runs_on(handle)
+        self.events = events_on(handle)
+
+
+def sql_unit(pool: asyncpg.Pool) -> Callable[[AsyncConnection], SdrUnit]:
+    """The production unit on a connection, its lead list on `pool`."""
+    return lambda conn: SdrUnit(conn, lambda c: SqlLeads(c, pool))

@@ -14,28 +14,22 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from core import tenant
 from core.compliance import decision as compliance
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
-from core.outbox import add_event
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.text import check_idempotency_key
-from core.uow import Connections
+from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
-from services.sdr import runs_store as store
-from services.sdr import schema
 from services.sdr.ports import Neighbours
-from services.sdr.repository import RunsRepository, SqlRuns
+from services.sdr.repository import RunsRepository, SdrUnit
 from services.sdr.runs_events import run_ended
-from services.sdr.schema import outbox
 
 RUNS_PAGE, JOBS_PAGE, ATTEMPTS_PAGE = (20, 100), (50, 500), (50, 100)
 
@@ -65,10 +59,8 @@ def parse_body(raw: bytes):
 
 
 class Runs:
-    def __init__(self, db: Connections, others: Neighbours, policy: compliance.Policy, *,
-                 runs: Callable[..., RunsRepository] = SqlRuns):
-        self.db, self.others, self.policy = db, others, policy  # others asked as the caller (services.sdr.ports)
-        self.runs_in = runs  # creation's repository on a unit of work's handle (services.sdr.repository)
+    def __init__(self, uow: UnitOfWork[SdrUnit], others: Neighbours, policy: compliance.Policy):
+        self.uow, self.others, self.policy = uow, others, policy  # others asked as the caller (services.sdr.ports)
 
     # -- checking -------------------------------------------------------------------------------------------
 
@@ -104,10 +96,9 @@ class Runs:
         calling hours."""
         phones = sorted({t.phone for t in checked.run.touches})
         standings, recent = await self._standings(checked.business_id, phones)
-        async with self.db.read() as conn:
-            runs = self.runs_in(conn)
-            known = await runs.callees(checked.business_id, phones)
-            business_hours = await runs.business_hours(checked.business_id)
+        async with self.uow.read() as work:
+            known = await work.runs.callees(checked.business_id, phones)
+            business_hours = await work.runs.business_hours(checked.business_id)
         touches = tuple(t if t.agent_id else replace(t, agent_id=checked.agent_id) for t in checked.run.touches)
         return rules.plan(replace(checked.run, touches=touches), utcnow(), standings, recent, known,
                           checked.senders, self.policy, business_hours)
@@ -129,16 +120,15 @@ class Runs:
         fingerprint = rules.request_hash(body)
         jobs = [_job_row(p, run_id, checked, now) for p in planned]
         try:
-            async with self.db.transaction() as conn:
-                repository = self.runs_in(conn)
-                row = await repository.add_run(
+            async with self.uow.transaction() as work:
+                row = await work.runs.add_run(
                     id=run_id, business_id=checked.business_id, account_id=who.account_id,
                     external_ref=run.external_ref, idempotency_key=key, request_hash=fingerprint,
                     status=rules.SCHEDULED, agent_id=checked.agent_id, retry=run.retry.to_json(),
                     touches=len(run.touches), created_at=now, updated_at=now)
                 if row is None:
-                    return await self._replay(repository, checked.business_id, key, fingerprint)
-                await repository.add_jobs(jobs)
+                    return await self._replay(work.runs, checked.business_id, key, fingerprint)
+                await work.runs.add_jobs(jobs)
         except IntegrityError as exc:
             if "communication_runs_external_ref" not in str(exc.orig):
                 raise
@@ -163,10 +153,9 @@ class Runs:
         scope = (tenant.pick_business(who, business_id),) if business_id else who.business_ids
         if run_id:
             require_uuid(run_id, "id")
-        query = store.runs_of(scope, run_id, external_ref)
-        async with self.db.read() as conn:
-            paged = await fetch_page(conn, query, schema.runs.c.created_at, schema.runs.c.id, page)
-            counts = await store.job_counts(conn, [str(r.id) for r in paged.rows]) if paged.rows else {}
+        async with self.uow.read() as work:
+            paged = await work.runs.run_page(scope, run_id, external_ref, page)
+            counts = await work.runs.job_counts([str(r.id) for r in paged.rows]) if paged.rows else {}
         if run_id and not paged.rows:
             raise not_found("communication run")
         return paged, counts
@@ -175,8 +164,8 @@ class Runs:
         who = tenant.require_account()
         require_uuid(run_id, "id")
         now = utcnow()
-        async with self.db.transaction() as conn:
-            row = await store.lock_run(conn, run_id, who.business_ids)
+        async with self.uow.transaction() as work:
+            row = await work.runs.lock_run(run_id, who.business_ids)
             if row is None:
                 raise not_found("communication run")
             if action == "resume":
@@ -184,20 +173,20 @@ class Runs:
             status = rules.run_after(row.status, action, row.started_at is not None)
             values = {"status": status, "updated_at": now}
             if action == "pause":
-                await store.move_jobs(conn, run_id, rules.WAITING, {"status": rules.JOB_PAUSED, "updated_at": now})
+                await work.runs.move_jobs(run_id, rules.WAITING, {"status": rules.JOB_PAUSED, "updated_at": now})
             elif action == "resume":
                 # Re-planned from now: each is claimed at once if its time passed, and decided again then.
-                await store.move_jobs(conn, run_id, (rules.JOB_PAUSED,), {
-                    "status": rules.PENDING, "due_at": sa.func.greatest(schema.jobs.c.due_at, now), "updated_at": now})
+                await work.runs.move_jobs(run_id, (rules.JOB_PAUSED,), {"status": rules.PENDING, "updated_at": now},
+                                          due_no_earlier_than=now)
             else:
-                await store.move_jobs(conn, run_id, (*rules.WAITING, rules.JOB_PAUSED), {
+                await work.runs.move_jobs(run_id, (*rules.WAITING, rules.JOB_PAUSED), {
                     "status": rules.JOB_CANCELED, "reason": "the run was canceled", "ended_at": now,
                     "updated_at": now})
                 values["ended_at"] = now
-            row = await store.update_run(conn, run_id, values)
-            counts = (await store.job_counts(conn, [run_id])).get(run_id, {})
+            row = await work.runs.change_run(run_id, values)
+            counts = (await work.runs.job_counts([run_id])).get(run_id, {})
             if action == "cancel":
-                await add_event(conn, outbox, run_ended(row, counts), str(row.business_id))
+                work.emit(run_ended(row, counts), str(row.business_id))
         return RunView(row, counts)
 
     async def jobs(self, run_id: str | None, channel: str | None, status: str | None, job_id: str | None,
@@ -210,9 +199,8 @@ class Runs:
             raise invalid(f"channel must be one of {', '.join(rules.CHANNELS)}")
         if status and status not in rules.JOB_STATES:
             raise invalid(f"status must be one of {', '.join(rules.JOB_STATES)}")
-        query = store.jobs_of(who.business_ids, run_id, channel, status, job_id)
-        async with self.db.read() as conn:
-            return await fetch_page(conn, query, schema.jobs.c.scheduled_at, schema.jobs.c.id, page)
+        async with self.uow.read() as work:
+            return await work.runs.job_page(who.business_ids, run_id, channel, status, job_id, page)
 
     async def attempts(self, run_id: str | None, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()
@@ -220,9 +208,8 @@ class Runs:
             require_uuid(run_id, "sequence_id")
         if status and status not in rules.ATTEMPT_STATES:
             raise invalid(f"status must be one of {', '.join(rules.ATTEMPT_STATES)}")
-        query = store.attempts_of(who.business_ids, run_id, status)
-        async with self.db.read() as conn:
-            return await fetch_page(conn, query, schema.attempts.c.created_at, schema.attempts.c.id, page)
+        async with self.uow.read() as work:
+            return await work.runs.attempt_page(who.business_ids, run_id, status, page)
 
 
 def _checked_key(key: str | None) -> str:

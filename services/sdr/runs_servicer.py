@@ -1,11 +1,11 @@
-"""The communication runs' RPCs of the Sdr servicer: requests into services.sdr.runs_service, rows into replies."""
+"""The communication runs' RPCs of the Sdr gRPC service: requests into services.sdr.runs_service, rows into replies."""
 from __future__ import annotations
 
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from services.sdr import runs_domain as rules
-from services.sdr.runs_service import ATTEMPTS_PAGE, JOBS_PAGE, RUNS_PAGE, RunView, parse_body
-from switchboard.v1 import sdr_pb2
+from services.sdr.runs_service import ATTEMPTS_PAGE, JOBS_PAGE, RUNS_PAGE, Runs, RunView, parse_body
+from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
 
 JOB_TEXT = ("timezone", "rule", "code", "reason", "call_id", "message_id")
 
@@ -59,8 +59,11 @@ def problem_message(p: rules.Problem) -> sdr_pb2.RunProblem:
     return sdr_pb2.RunProblem(index=p.index, touch_id=p.touch_id, field=p.field, message=p.message)
 
 
-class RunsServicer:
-    """Mixed into the Sdr servicer, which sets `self.runs` (services.sdr.runs_service.Runs)."""
+class RunsServicer(sdr_pb2_grpc.SdrServicer):
+    """Validating, previewing, creating and following communication runs, over `runs`."""
+
+    def __init__(self, runs: Runs):
+        self.runs = runs
 
     async def ValidateRun(self, request, context):
         checked, problems, count = await self.runs.check(parse_body(request.run_json))

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core.db import lock_until_commit
 from core.leases import free
 from services.sdr import runs_domain as rules
-from services.sdr.held_businesses import not_held
 from services.sdr.schema import attempts, configs, jobs, runs
+from services.sdr.standings_store import not_held
 
 OPEN_RUN = runs.c.status.in_(rules.RUN_ACTIVE)
 _claimable = sa.or_(sa.and_(jobs.c.status.in_(rules.WAITING), jobs.c.due_at <= sa.func.now()),

@@ -1,28 +1,25 @@
 """Lead use cases: transactions, scoring on every write, events, and the agent lookup in the agents
 service. Callers are the servicer and the service-layer tests; the caller's tenant comes from core.tenant.
-Rows come back as SQLAlchemy rows or asyncpg records (both map column names to values)."""
+Storage is reached through the unit of work alone (`SdrUnit`'s lead repository, services.sdr.repository) and events
+are raised with `work.emit`. Rows come back as SQLAlchemy rows or asyncpg records (both map column names to
+values)."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-
-import asyncpg
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates, tenant
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid, not_found
 from core.ids import require_uuid, utcnow
-from core.outbox import add_event, events_buffered
 from core.pagination import Page, Paged, decode_cursor
 from core.tenant import require_business
-from core.uow import Connections
-from services.sdr import domain, store
+from core.uow import UnitOfWork
+from services.sdr import domain
 from services.sdr.ports import Agents
-from services.sdr.repository import LeadsRepository, SqlLeads
-from services.sdr.schema import leads, outbox, voicemails
+from services.sdr.repository import SdrUnit
+from services.sdr.schema import leads
 from switchboard.v1 import common_pb2, events_pb2
 
 
@@ -75,12 +72,9 @@ class Audit:
 
 
 class Leads:
-    def __init__(self, db: Connections, pool: asyncpg.Pool, agents: Agents | None, *,
-                 leads: Callable[..., LeadsRepository] = SqlLeads):
-        self.db = db
-        self.pool = pool  # the list's prepared statements run on it
+    def __init__(self, uow: UnitOfWork[SdrUnit], agents: Agents | None):
+        self.uow = uow
         self.agents = agents  # the agents port, asked as the caller (services.sdr.ports)
-        self.leads_in = leads  # the repository on a unit of work's handle (services.sdr.repository)
 
     # -- the public lead API -------------------------------------------------------------
 
@@ -89,30 +83,30 @@ class Leads:
         values = domain.new_lead_values(given)
         if values.get("agent_id"):
             values["agent_name"] = await self._agent_name(values["agent_id"], business_id)
-        async with self.db.transaction() as conn:
-            row = await self._insert(conn, business_id, values)
+        async with self.uow.transaction() as work:
+            row = await self._insert(work, business_id, values)
         return row
 
     async def update(self, lead_id: str, given: dict[str, str]):
-        async with self.db.transaction() as conn:
-            row = await self._owned(conn, lead_id, lock=True)
+        async with self.uow.transaction() as work:
+            row = await self._owned(work, lead_id, lock=True)
             values = domain.changed_values(dict(row._mapping), given)
             values.update(domain.email_known_at(values))
             if values:
-                row = await self._update(conn, row, values)
+                row = await self._update(work, row, values)
         return row
 
     async def get(self, lead_id: str):
-        async with self.db.read() as conn:
-            return await self._owned(conn, lead_id)
+        async with self.uow.read() as work:
+            return await self._owned(work, lead_id)
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None,
                         source: str | None) -> list[common_pb2.AggregateRow]:
         """Analytics (services.sdr.analytics_service): the leads of the query's businesses created in its window,
         counted per group (core.aggregates): how many, and how many converted."""
         agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
-        async with self.db.read() as conn:
-            rows = await store.aggregate_leads(conn, query, agent_id, source)
+        async with self.uow.read() as work:
+            rows = await work.leads.aggregate(query, agent_id, source)
         return aggregates.rows_of(rows, query.group_by)
 
     async def list(self, filters: LeadFilters, page: Page) -> Paged:
@@ -140,7 +134,8 @@ class Leads:
             values["created_before"] = min(cursors)
         if page.cursor:
             values["cursor_at"], values["cursor_id"] = decode_cursor(page.cursor, leads.c.id)
-        return await store.lead_page(self.pool, list(who.business_ids), page.limit, values)
+        async with self.uow.read() as work:
+            return await work.leads.page(list(who.business_ids), page.limit, values)
 
     async def audit(self, window_hours: int | None, stalled_days: int | None, hot_score: int | None,
                     as_of: datetime | None) -> Audit:
@@ -152,17 +147,12 @@ class Leads:
         domain.check_audit(window, stalled, hot)
         as_of = as_of or utcnow()
         audit = Audit(window, stalled, hot, as_of)
-        businesses = list(who.business_ids)
-        groups = store.audit_groups(businesses, as_of, domain.OPEN_STATUSES, hot,
-                                    quiet_since=as_of - timedelta(days=stalled),
-                                    window_start=as_of - timedelta(hours=window))
-        async with self.db.read() as conn:
-            for name, (where, order) in groups.items():
-                audit.groups[name] = AuditGroup(*await store.count_and_sample(conn, leads, where, order,
-                                                                              domain.AUDIT_SAMPLE))
-            audit.voicemails = AuditGroup(*await store.count_and_sample(
-                conn, voicemails, store.unhandled_voicemails(businesses, as_of), (voicemails.c.received_at.desc(),),
-                domain.AUDIT_SAMPLE))
+        async with self.uow.read() as work:
+            groups, unhandled = await work.leads.audit(
+                list(who.business_ids), as_of, domain.OPEN_STATUSES, hot, as_of - timedelta(days=stalled),
+                as_of - timedelta(hours=window), domain.AUDIT_SAMPLE)
+        audit.groups = {name: AuditGroup(*group) for name, group in groups.items()}
+        audit.voicemails = AuditGroup(*unhandled)
         return audit
 
     # -- for other services ------------------------------------------------------------------
@@ -170,80 +160,80 @@ class Leads:
     async def find_by_phone(self, business_id: str, phone: str):
         """The business's newest lead with this phone, or None."""
         business_id = require_business(tenant.require_account(), business_id)
-        async with self.db.read() as conn:
-            return await self.leads_in(conn).newest_by_phone(business_id, normalize_e164(phone, "phone"))
+        async with self.uow.read() as work:
+            return await work.leads.newest_by_phone(business_id, normalize_e164(phone, "phone"))
 
     async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[object, bool]:
         """The business's lead with this phone, created (True) or completed with the contact fields it lacked
         (False). `given` holds source, name, email, agent_id and agent_name as far as known."""
-        async with self.db.transaction() as conn:
-            found = await self._upsert_contact(conn, business_id, phone, given)
+        async with self.uow.transaction() as work:
+            found = await self._upsert_contact(work, business_id, phone, given)
         return found
 
     async def record_interaction(self, lead_id: str, channel: str, direction: str, reference: str,
                                  intent: str | None, occurred_at: datetime | None):
         """Count a call, text or email with the lead once per reference, and rescore it."""
         domain.check_interaction(channel, direction, reference)
-        async with self.db.transaction() as conn:
-            row = await self._owned(conn, lead_id, field="lead_id", lock=True)
-            row = await self._interaction(conn, row, channel, direction, reference, intent, occurred_at)
+        async with self.uow.transaction() as work:
+            row = await self._owned(work, lead_id, field="lead_id", lock=True)
+            row = await self._interaction(work, row, channel, direction, reference, intent, occurred_at)
         return row
 
     async def record_contacts(self, contacts: list[Contact], actor: str) -> None:
         """Calls and texts with people (a consumer's batch of events), in this order and in one transaction, each
         acting for its business as `actor`: counted on the linked lead, or on the business's lead with that phone
         (made from what was collected when there is none yet, source e.g. inbound_call or inbound_sms), once per
-        reference (the call id, the message sid)."""
-        async with self.db.transaction() as conn, events_buffered(conn, outbox):
+        reference (the call id, the message sid). Their events are written together when the unit commits
+        (core.uow)."""
+        async with self.uow.transaction() as work:
             for contact in contacts:
                 with tenant.acting_as(tenant.acting_for(contact.business_id, actor)):
-                    await self._contact(conn, contact)
+                    await self._contact(work, contact)
 
-    async def _contact(self, conn: AsyncConnection, c: Contact) -> None:
+    async def _contact(self, work: SdrUnit, c: Contact) -> None:
         domain.check_interaction(c.channel, c.direction, c.reference)
         if c.lead_id:
-            row = await self._owned(conn, c.lead_id, field="lead_id", lock=True)
+            row = await self._owned(work, c.lead_id, field="lead_id", lock=True)
         else:
-            row, _ = await self._upsert_contact(conn, c.business_id, c.phone,
+            row, _ = await self._upsert_contact(work, c.business_id, c.phone,
                                                 {"source": f"{c.direction}_{c.channel}", **c.collected})
         if domain.email_given_on_call(dict(row._mapping), c.direction, c.collected):
-            row = await self._update(conn, row, {"email_known_at": c.occurred_at})
-        await self._interaction(conn, row, c.channel, c.direction, c.reference, c.intent, c.occurred_at)
+            row = await self._update(work, row, {"email_known_at": c.occurred_at})
+        await self._interaction(work, row, c.channel, c.direction, c.reference, c.intent, c.occurred_at)
 
-    async def _upsert_contact(self, conn: AsyncConnection, business_id: str, phone: str,
+    async def _upsert_contact(self, work: SdrUnit, business_id: str, phone: str,
                               given: dict[str, str]) -> tuple[object, bool]:
         """upsert_contact within the caller's transaction; the lead is left locked."""
         business_id = require_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
         values = domain.new_lead_values({"source": domain.CONTACT_SOURCE, **given, "phone": phone})
         # One contact per business and number at a time: concurrent upserts of one caller wait here.
-        repository = self.leads_in(conn)
-        await repository.lock_contact(business_id, phone)
-        row = await repository.newest_by_phone(business_id, phone, lock=True)
+        await work.leads.lock_contact(business_id, phone)
+        row = await work.leads.newest_by_phone(business_id, phone, lock=True)
         if row is None:
-            return await self._insert(conn, business_id, values), True
+            return await self._insert(work, business_id, values), True
         missing = domain.missing_contact_values(dict(row._mapping), values)
-        return (await self._update(conn, row, missing) if missing else row), False
+        return (await self._update(work, row, missing) if missing else row), False
 
-    async def _interaction(self, conn: AsyncConnection, row, channel: str, direction: str, reference: str,
+    async def _interaction(self, work: SdrUnit, row, channel: str, direction: str, reference: str,
                            intent: str | None, occurred_at: datetime | None):
         """Count an interaction on a lead locked by the caller, once per reference; returns the lead."""
         occurred = occurred_at or utcnow()
-        if not await self.leads_in(conn).add_interaction(row, channel, direction, reference, intent, occurred):
+        if not await work.leads.add_interaction(row, channel, direction, reference, intent, occurred):
             return row
         values = {"interaction_count": row.interaction_count + 1,
                   "last_activity_at": max(row.last_activity_at, occurred)}
         if intent:
             values["intent"] = intent
-        return await self._update(conn, row, values)
+        return await self._update(work, row, values)
 
     # -- steps -----------------------------------------------------------------------------
 
-    async def _owned(self, conn: AsyncConnection, lead_id: str, *, field: str = "id", lock: bool = False) -> Any:
+    async def _owned(self, work: SdrUnit, lead_id: str, *, field: str = "id", lock: bool = False) -> Any:
         """The caller's lead with this id (held for update with `lock`), or 404; `field` names the request field in
         the 400 for a malformed id."""
         require_uuid(lead_id, field)
-        row = await self.leads_in(conn).owned(tenant.require_account().business_ids, lead_id, lock=lock)
+        row = await work.leads.owned(tenant.require_account().business_ids, lead_id, lock=lock)
         if row is None:
             raise not_found("lead")
         return row
@@ -255,28 +245,28 @@ class Leads:
             raise invalid("agent_id is not an agent of this business")
         return name
 
-    async def _insert(self, conn: AsyncConnection, business_id: str, values: dict):
+    async def _insert(self, work: SdrUnit, business_id: str, values: dict):
         now = utcnow()
         values = {**values, "interaction_count": 0, "last_activity_at": now}
         score = domain.score(values, now)
-        row = await self.leads_in(conn).add(business_id, {**values, **domain.score_columns(score)}, now)
-        await add_event(conn, outbox, events_pb2.LeadCreated(
+        row = await work.leads.add(business_id, {**values, **domain.score_columns(score)}, now)
+        work.emit(events_pb2.LeadCreated(
             id=str(row.id), name=row.name, email=row.email, phone=row.phone, source=row.source), business_id)
-        await self._scored(conn, row, score)
+        self._scored(work, row, score)
         return row
 
-    async def _update(self, conn: AsyncConnection, row, values: dict):
+    async def _update(self, work: SdrUnit, row, values: dict):
         """Write changed values, rescore, and emit lead.scored when the score moved."""
         now = utcnow()
         score = domain.score({**row._mapping, **values}, now)
-        updated = await self.leads_in(conn).change(row.id, {**values, **domain.score_columns(score),
+        updated = await work.leads.change(row.id, {**values, **domain.score_columns(score),
                                                             "updated_at": now})
         if score.score != row.score:
-            await self._scored(conn, updated, score)
+            self._scored(work, updated, score)
         return updated
 
     @staticmethod
-    async def _scored(conn: AsyncConnection, row, score) -> None:
-        await add_event(conn, outbox, events_pb2.LeadScored(
+    def _scored(work: SdrUnit, row, score) -> None:
+        work.emit(events_pb2.LeadScored(
             lead_id=str(row.id), score=score.score, confidence=score.confidence, explanation=score.explanation,
             factors=score.factors), str(row.business_id))

@@ -8,19 +8,17 @@ from datetime import datetime
 
 from core.bus import PermanentError, business_event, subject_for
 from core.ids import is_uuid
-from core.inbox import first_delivery
 from core.messages import optional
-from core.uow import Database
-from services.sdr import store
-from services.sdr.schema import inbox
+from core.uow import UnitOfWork
+from services.sdr.repository import SdrUnit
 
 VOICEMAIL_SUBJECT = subject_for("voicemail.received")
 CONSUMER = "sdr-voicemails"
 
 
 class VoicemailRecorder:
-    def __init__(self, db: Database):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[SdrUnit]):
+        self.uow = uow
 
     async def handle(self, message: dict) -> None:
         event, voicemail = business_event(message)
@@ -31,9 +29,9 @@ class VoicemailRecorder:
             except ValueError:
                 raise PermanentError(f"voicemail.received with a bad received_at {voicemail.received_at!r}") from None
         lead_id = voicemail.lead_id if is_uuid(voicemail.lead_id) else None
-        async with self.db.transaction() as conn:
-            if not await first_delivery(conn, inbox, CONSUMER, event.event_id):
+        async with self.uow.transaction() as work:
+            if not await work.events.first_delivery(CONSUMER, event.event_id):
                 return
-            await store.insert_voicemail(conn, event.event_id, event.business_id, lead_id, {
+            await work.events.add_voicemail(event.event_id, event.business_id, lead_id, {
                 field: optional(voicemail, field) for field in ("call_id", "from_number", "transcript", "recording_url")
             }, received_at)

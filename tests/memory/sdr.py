@@ -8,8 +8,10 @@ from collections import Counter
 
 from core.compliance.rules import hours
 from core.ids import new_id
-from services.sdr.schema import configs, interactions, jobs, leads, runs
-from tests.memory import MemoryConnection, Record, insert, update
+from core.uow import UnitOfWork
+from services.sdr.repository import SdrUnit
+from services.sdr.schema import configs, interactions, jobs, leads, outbox, runs
+from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
 
 
 class MemoryLeads:
@@ -86,3 +88,8 @@ class MemoryRuns:
     async def business_hours(self, business_id):
         config = self.config_rows.get((business_id,))
         return hours(config["business_hours_start"], config["business_hours_end"]) if config else None
+
+
+def in_memory(database: MemoryDatabase) -> UnitOfWork[SdrUnit]:
+    """sdr's unit of work on the in-memory database, with these repositories."""
+    return UnitOfWork(database, lambda handle: SdrUnit(handle, MemoryLeads, MemoryRuns), events=outbox)

@@ -9,11 +9,13 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import acting_as
+from core.uow import UnitOfWork
 from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.records import UsageRecord
 from services.accounts.service import CallCost
 from services.sdr import schema as sdr_schema
+from services.sdr.repository import sql_unit
 from services.sdr.service import Contact, LeadFilters, Leads
 from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
@@ -24,7 +26,7 @@ from tests.service.conftest import new_tenant
 
 
 async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(database, pool):
-    leads = Leads(database, pool, agents=None)  # no agent_id here: no agents lookup
+    leads = Leads(UnitOfWork(database, sql_unit(pool), events=sdr_schema.outbox), agents=None)  # no agent_id here: no agents lookup
     with acting_as(new_tenant()) as who:
         business = who.business_ids[0]
         lead, created = await leads.upsert_contact(business, "+14155550150", {"agent_name": "Front desk"})
@@ -48,7 +50,7 @@ async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(en
     """The sdr's consumers record a fetched batch of call and text events together: a first call makes the lead
     and a second one in the same batch counts on it; each contact acts for its own business; a lead of another
     business fails the batch (the consumer then takes its events one by one)."""
-    leads = Leads(database, pool, agents=None)
+    leads = Leads(UnitOfWork(database, sql_unit(pool), events=sdr_schema.outbox), agents=None)
     one, other = new_tenant(), new_tenant()
     at = utcnow()
 

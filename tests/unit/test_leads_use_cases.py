@@ -17,7 +17,7 @@ from services.sdr import runs_domain
 from services.sdr.ports import Neighbours
 from services.sdr.runs_service import Runs
 from services.sdr.service import Contact, Leads
-from tests.memory.sdr import MemoryLeads, MemoryRuns
+from tests.memory.sdr import in_memory
 from tests.service.fakes import SdrAgents, SdrStandings
 from tests.use_cases import refused
 
@@ -29,7 +29,8 @@ AGENT = new_id()
 @pytest.fixture
 def leads(database, business_id):
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))):
-        yield Leads(database, None, SdrAgents({(AGENT, business_id): "Closer"}), leads=MemoryLeads)
+        yield Leads(in_memory(database),
+                    SdrAgents({(AGENT, business_id): "Closer"}))
 
 
 def events(database, type_=None) -> list[dict]:
@@ -148,7 +149,8 @@ def runs(database, business_id):
     agents = SdrAgents({}, {business_id: {AGENT: NUMBER, new_id(): None}})
     standings = SdrStandings({NIGHT_OWL: OPTED_IN, NOON: OPTED_IN})
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "active"),))):
-        yield Runs(database, Neighbours(agents, None, standings, None), Policy(), runs=MemoryRuns)
+        yield Runs(in_memory(database),
+                   Neighbours(agents, None, standings, None), Policy())
 
 
 def run_body(*touch_ids: str, **extra) -> dict:
