@@ -6,6 +6,7 @@ launcher, the tests and `python -m core.migrate` call `upgrade_all`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -45,12 +46,11 @@ def upgrade_all(database_url: str) -> None:
     db_roles.grant(database_url)
 
 
-def run_env(schema: str, metadata: sa.MetaData | None = None) -> None:
+def run_env(schema: str, metadata: sa.MetaData) -> None:
     """Body of every service's alembic env.py (online mode, asyncpg). A schema with no version table yet is
     created from `metadata`, the service's one definition of its tables (services/<name>/schema.py), and stamped
     at the head (Alembic's cookbook: "building an up to date database from scratch"); the migrations then only
-    carry existing databases from one head to the next. (`metadata` None: the schema is built by its migrations
-    from the first, for the services whose tables are not yet in one schema module.)"""
+    carry existing databases from one head to the next."""
     url = context.config.get_main_option("sqlalchemy.url")
     if url is None:
         raise RuntimeError("the alembic configuration has no sqlalchemy.url")
@@ -60,7 +60,7 @@ def run_env(schema: str, metadata: sa.MetaData | None = None) -> None:
         context.configure(connection=connection, version_table_schema=schema, include_schemas=True,
                           target_metadata=metadata)
         migrations = context.get_context()
-        if metadata is not None and migrations.get_current_revision() is None:
+        if migrations.get_current_revision() is None:
             with context.begin_transaction():
                 metadata.create_all(connection)
                 migrations.stamp(context.script, "heads")
@@ -77,63 +77,17 @@ def run_env(schema: str, metadata: sa.MetaData | None = None) -> None:
     asyncio.run(main())
 
 
+def baseline(metadata: sa.MetaData) -> tuple[Callable[[], None], Callable[[], None]]:
+    """The upgrade and downgrade of a service's baseline revision, its first: the upgrade creates the tables as its
+    schema module defines them (run_env builds a new database the same way, so it is reached only by one with a
+    version table but no revision); there is no going below it."""
 
+    def upgrade() -> None:
+        from alembic import op
 
-def create_baseline(metadata: sa.MetaData) -> None:
-    """A service's baseline revision: its tables as its schema module defines them (reached only by a database
-    with a version table but no revision; run_env builds a new one the same way)."""
-    from alembic import op
+        metadata.create_all(op.get_bind())
 
-    metadata.create_all(op.get_bind())
+    def downgrade() -> None:
+        raise RuntimeError("the baseline is not undone: drop the schema instead")
 
-
-def create_event_tables(schema: str) -> None:
-    """The outbox and inbox every event-producing or -consuming service has (first version)."""
-    from alembic import op
-    from sqlalchemy.dialects.postgresql import JSONB, UUID
-
-    uuid, ts = UUID(as_uuid=False), sa.DateTime(timezone=True)
-    op.create_table(
-        "outbox",
-        sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-        sa.Column("event_id", uuid, nullable=False, unique=True),
-        sa.Column("type", sa.Text, nullable=False),
-        sa.Column("business_id", uuid),
-        sa.Column("occurred_at", ts, nullable=False),
-        sa.Column("data", JSONB, nullable=False),
-        sa.Column("headers", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
-        sa.Column("published_at", ts),
-        schema=schema,
-    )
-    op.create_index("outbox_pending", "outbox", ["id"], schema=schema, postgresql_where=sa.text("published_at IS NULL"))
-    op.create_table(
-        "inbox",
-        sa.Column("consumer", sa.Text, primary_key=True),
-        sa.Column("event_id", uuid, primary_key=True),
-        sa.Column("processed_at", ts, server_default=sa.func.now(), nullable=False),
-        schema=schema,
-    )
-
-
-def notify_on_outbox(schema: str) -> None:
-    """The outbox's commits wake the relays of every replica (core.outbox.notify_trigger)."""
-    from alembic import op
-
-    from core.outbox import notify_trigger
-
-    for statement in notify_trigger(schema):
-        op.execute(statement)
-
-
-def drop_notify_on_outbox(schema: str) -> None:
-    from alembic import op
-
-    op.execute(f'DROP TRIGGER outbox_notify ON "{schema}".outbox')
-    op.execute(f'DROP FUNCTION "{schema}".outbox_notify()')
-
-
-def drop_event_tables(schema: str) -> None:
-    from alembic import op
-
-    op.drop_table("inbox", schema=schema)
-    op.drop_table("outbox", schema=schema)
+    return upgrade, downgrade

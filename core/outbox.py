@@ -8,8 +8,8 @@ together, and marks them published. If NATS is down, rows wait and the relay ret
 with backoff; nothing is lost. Several relay replicas may run: `FOR UPDATE SKIP LOCKED`
 gives each batch to one of them.
 
-The relay wakes when a commit adds rows: the outbox's trigger (core.migrations.
-notify_on_outbox) NOTIFYs `channel(schema)`, which the relay LISTENs on, so it hears
+The relay wakes when a commit adds rows: the outbox's trigger (created with the table,
+`outbox_table`) NOTIFYs `channel(schema)`, which the relay LISTENs on, so it hears
 of commits made by any replica or tool; `wake()` does the same within the process, and
 a poll every `idle_seconds` covers a lost listening connection.
 """

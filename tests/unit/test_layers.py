@@ -83,8 +83,9 @@ def _may_import_store(path: Path, store: str) -> bool:
     return relative[:3] == ("services", service, "migrations")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52: the services' use cases still import their stores (evals' scenarios do "
-                   "not); the marker goes when the last one reaches storage through its unit of work")
+@pytest.mark.xfail(strict=True, reason="issue 52: calls, webhooks, messaging, agents' pool, accounts' billing, OAuth "
+                   "and provisioning and sdr's pipeline and run workers still import their stores; the marker goes "
+                   "when the last one reaches storage through its unit of work")
 def test_only_repositories_import_a_store() -> None:
     offenders = sorted({
         f"{path.relative_to(ROOT)}:{line} imports {store}"
@@ -113,8 +114,8 @@ def _pool_uses(tree: ast.Module) -> Iterator[tuple[int, str]]:
                 yield node.lineno, ".acquire(...)"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52: sdr's hot reads still use the "
-                   "raw asyncpg pool; the marker goes when they read through a core API")
+@pytest.mark.xfail(strict=True, reason="issue 52: sdr's lead repository still takes the raw asyncpg pool; the "
+                   "marker goes when it reads through core.uow.Database.pooled() as accounts' does")
 def test_no_raw_pool_outside_core() -> None:
     offenders = sorted(
         f"{path.relative_to(ROOT)}:{line} {use}"

@@ -1,24 +1,10 @@
-"""evals: the baseline, where the migrations of existing databases start
-
-A new database is created from services/evals/schema.py's tables and stamped at the head
-(core.migrations.run_env), so no migration repeats a table; the ones after this carry existing databases from one
-head to the next.
+"""evals: the baseline (core.migrations.run_env builds a new database from services/evals/schema.py)
 
 Revision ID: 0003
 Revises:
 """
-from core.migrations import create_baseline
+from core.migrations import baseline
 from services.evals.schema import metadata
 
-revision = "0003"
-down_revision = None
-branch_labels = None
-depends_on = None
-
-
-def upgrade() -> None:
-    create_baseline(metadata)
-
-
-def downgrade() -> None:
-    raise RuntimeError("the baseline is not undone: drop the schema instead")
+revision, down_revision, branch_labels, depends_on = "0003", None, None, None
+upgrade, downgrade = baseline(metadata)
