@@ -37,13 +37,14 @@ GATEWAY_LOCAL = {("GET", "/api/v1/openapi.json"), ("GET", "/api/v1/schemas"),
 
 
 def servicer_class(service):
-    """The class under services/ that implements the generated base servicer of `service`."""
+    """The class defined in a services/<name>/servicer.py that implements the generated base servicer of `service`
+    (sdr's composes the servicers of its capabilities, which it imports)."""
     grpc_module = importlib.import_module(service.file.name.replace(".proto", "_pb2_grpc").replace("/", "."))
     base = getattr(grpc_module, f"{service.name}Servicer")
     for path in (ROOT / "services").glob("*/servicer.py"):
         module = importlib.import_module(f"services.{path.parent.name}.servicer")
         for _, cls in inspect.getmembers(module, inspect.isclass):
-            if issubclass(cls, base) and cls is not base:
+            if issubclass(cls, base) and cls is not base and cls.__module__ == module.__name__:
                 return cls, base
     pytest.fail(f"no servicer implements {service.full_name}")
 
