@@ -32,7 +32,8 @@ import asyncpg
 from bench.harness import judged, report, signed_up, with_stack
 from bench.leads import COLUMNS, seed_rows
 from deploy.local.stack import Stack
-from services.sdr.pipeline_store import SHOWN_COLUMNS, SIGNAL_COLUMNS
+from services.sdr.pipeline_store import SHOWN_COLUMNS
+from services.sdr.schema import SIGNAL_COLUMNS
 
 COUNTS_SQL = "SELECT pipeline_next, count(*) FROM sdr.leads WHERE business_id = $1 GROUP BY pipeline_next"
 PAGE_SQL = f"""

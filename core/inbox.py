@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import UUID, insert
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.columns import Ts, Uuid
 
 
 def inbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
@@ -11,8 +13,8 @@ def inbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
         "inbox",
         metadata,
         sa.Column("consumer", sa.Text, primary_key=True),
-        sa.Column("event_id", UUID(as_uuid=False), primary_key=True),
-        sa.Column("processed_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
+        sa.Column("event_id", Uuid, primary_key=True),
+        sa.Column("processed_at", Ts, server_default=sa.func.now(), nullable=False),
         schema=schema,
     )
 

@@ -20,9 +20,9 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.columns import Ts, Uuid
 from core.errors import ServiceError
 from core.ids import new_id
 from core.uow import Connections
@@ -32,7 +32,7 @@ RELEASED = {"lease_token": None, "lease_until": None}
 
 
 def lease_columns() -> list[sa.Column[Any]]:
-    return [sa.Column("lease_token", UUID(as_uuid=False)), sa.Column("lease_until", sa.DateTime(timezone=True))]
+    return [sa.Column("lease_token", Uuid), sa.Column("lease_until", Ts)]
 
 
 def free(table: sa.Table) -> sa.ColumnElement[bool]:

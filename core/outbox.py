@@ -27,12 +27,13 @@ from typing import Any
 import asyncpg
 import sqlalchemy as sa
 from google.protobuf.message import Message
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import costs, events, registry, telemetry
 from core.background import Background
 from core.bus import EventBus, Outgoing
+from core.columns import Ts, Uuid
 from core.db import raw_url
 from core.ddl import created_with
 from core.ids import new_id, utcnow
@@ -46,13 +47,13 @@ def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
         "outbox",
         metadata,
         sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-        sa.Column("event_id", UUID(as_uuid=False), nullable=False, unique=True),
+        sa.Column("event_id", Uuid, nullable=False, unique=True),
         sa.Column("type", sa.Text, nullable=False),
-        sa.Column("business_id", UUID(as_uuid=False)),
-        sa.Column("occurred_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("business_id", Uuid),
+        sa.Column("occurred_at", Ts, nullable=False),
         sa.Column("data", JSONB, nullable=False),
         sa.Column("headers", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
-        sa.Column("published_at", sa.DateTime(timezone=True)),
+        sa.Column("published_at", Ts),
         sa.Index("outbox_pending", "id", postgresql_where=sa.text("published_at IS NULL")),
         schema=schema,
     )

@@ -96,7 +96,6 @@ class Service:
         return getattr(importlib.import_module(f"switchboard.v1.{self.name}_pb2_grpc"), f"{self.grpc_name}Stub")(channel)
 
 
-
 # Every service and worker connects to PostgreSQL (core.grpc_server), so each declares DATABASE_URL. `rpc_to` lists
 # the services a process calls: core.grpc_server.Runtime gives it clients of those alone, and the network policies
 # (deploy.generate) let it reach those alone.

@@ -37,7 +37,6 @@ from core.outbox import EVENTS_ADDED
 log = logging.getLogger(__name__)
 
 
-
 class ProviderCallInTransaction(RuntimeError):
     """A provider was called while a unit of work held a pooled connection: a programming error."""
 

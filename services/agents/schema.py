@@ -4,16 +4,15 @@ queries are in store.py."""
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from core.columns import Ts, Uuid
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
 
 SCHEMA = "agents"
 metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
 
 agents = sa.Table(
     "agents", metadata,

@@ -4,16 +4,15 @@ queries are in store.py."""
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import JSONB
 
+from core.columns import Ts, Uuid
 from core.inbox import inbox_table
 from core.outbox import outbox_table
 from services.calls.domain import PROGRESS
 
 SCHEMA = "calls"
 metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
 
 calls = sa.Table(
     "calls", metadata,

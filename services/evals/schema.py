@@ -4,14 +4,13 @@ queries are in store.py."""
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import JSONB
 
+from core.columns import Ts, Uuid
 from core.leases import lease_columns
 
 SCHEMA = "evals"
 metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
 
 scenarios = sa.Table(
     "scenarios", metadata,

@@ -4,8 +4,9 @@ queries are in store.py."""
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import JSONB
 
+from core.columns import Ts, Uuid
 from core.ddl import created_with
 from core.inbox import inbox_table
 from core.leases import lease_columns
@@ -14,8 +15,6 @@ from services.messaging import domain
 
 SCHEMA = "messaging"
 metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
 
 # One thread per business number and contact number.
 conversations = sa.Table(

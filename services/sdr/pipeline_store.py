@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db import lock_until_commit
 from core.ids import new_id
-from services.sdr.schema import Ts, Uuid, activity, briefings, configs, leads, windows
+from services.sdr.schema import SIGNAL_COLUMNS, Ts, Uuid, activity, briefings, configs, leads, windows
 from services.sdr.standings_store import not_held
 
 CONFIG_COLUMNS = tuple(c.name for c in configs.c if c.name not in ("business_id", "updated_at"))
@@ -81,8 +81,6 @@ def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select:
 # turned into signals by position: by name is most of the time at 100,000 leads); then what a pipeline lead shows,
 # the state the compliance decision places a callee by (and its converted_at, an exemption from the national
 # registry), and the stored segment.
-SIGNAL_COLUMNS = ("status", "source", "created_at", "updated_at", "touch_count", "last_touch_at", "paused", "phone",
-                  "email", "last_inbound_call_at", "last_inbound_at", "first_inbound_at")
 SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state", "converted_at", "score",
                  "pipeline_segment")
 

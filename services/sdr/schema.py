@@ -2,8 +2,9 @@
 is created from this metadata (core.migrations.run_env); the migrations after the baseline carry existing ones.
 The queries are in the store modules (store.py: leads, interactions, voicemails; pipeline_store.py; runs_store.py)."""
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from core.columns import Ts, Uuid
 from core.ddl import created_with
 from core.inbox import inbox_table
 from core.leases import lease_columns
@@ -13,8 +14,6 @@ from services.sdr.domain import LEAD_TEXT
 
 SCHEMA = "sdr"
 metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
 
 # -- leads, their interactions and voicemails ------------------------------------------------------------------
 
@@ -102,9 +101,9 @@ sa.Index("voicemails_business_received", voicemails.c.business_id, voicemails.c.
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
 
-# The lead columns the pipeline's segment and next action read (pipeline_domain.Signals): a change of any of them
-# makes the stored values due (pipeline_until) and bumps pipeline_stamp.
-PIPELINE_SIGNALS = ("status", "source", "created_at", "updated_at", "touch_count", "last_touch_at", "paused", "phone",
+# The lead columns the pipeline's segment and next action read (pipeline_domain.Signals, in its order): a change of
+# any of them makes the stored values due (pipeline_until) and bumps pipeline_stamp.
+SIGNAL_COLUMNS = ("status", "source", "created_at", "updated_at", "touch_count", "last_touch_at", "paused", "phone",
                     "email", "last_inbound_call_at", "last_inbound_at", "first_inbound_at")
 created_with(
     leads,
@@ -115,7 +114,7 @@ created_with(
             RETURN NEW;
         END $$""",
     f"""CREATE TRIGGER leads_pipeline_signals BEFORE UPDATE ON {SCHEMA}.leads
-            FOR EACH ROW WHEN ({" OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in PIPELINE_SIGNALS)})
+            FOR EACH ROW WHEN ({" OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in SIGNAL_COLUMNS)})
             EXECUTE FUNCTION {SCHEMA}.pipeline_signals_changed()""",
     # converted_at: the write's own updated_at (the service's clock, as every other time of the lead), else the
     # transaction's.

@@ -4,14 +4,13 @@ queries are in store.py."""
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from core.columns import Ts, Uuid
 from core.inbox import inbox_table
 
 SCHEMA = "webhooks"
 metadata = sa.MetaData(schema=SCHEMA)
-Uuid = UUID(as_uuid=False)
-Ts = sa.DateTime(timezone=True)
 
 subscriptions = sa.Table(
     "subscriptions", metadata,

@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from core.db import async_url
 from services.sdr import pipeline_store
+from services.sdr import schema as sdr_schema
 from services.sdr.pipeline_domain import SEGMENTS
 from tests.leads import PIPELINE, new_lead, put_config
 
@@ -78,9 +79,9 @@ async def test_a_result_computed_from_signals_that_changed_since_is_not_stored(a
 
 
 async def test_the_trigger_watches_every_signal_the_pipeline_reads(db):
-    # The migration lists the signals itself (migrations do not import the code they outlive): a signal added to
-    # pipeline_store.SIGNAL_COLUMNS needs a migration that watches it too.
+    # A new database's trigger is made from sdr_schema.SIGNAL_COLUMNS; an existing one keeps the trigger its
+    # migrations made, so a signal added there needs a migration that watches it too.
     definition = await db.fetchval("SELECT pg_get_triggerdef(oid) FROM pg_trigger "
                                    "WHERE tgname = 'leads_pipeline_signals'")
-    watched = {column for column in pipeline_store.SIGNAL_COLUMNS if f"new.{column} IS DISTINCT" in definition}
-    assert watched == set(pipeline_store.SIGNAL_COLUMNS), definition
+    watched = {column for column in sdr_schema.SIGNAL_COLUMNS if f"new.{column} IS DISTINCT" in definition}
+    assert watched == set(sdr_schema.SIGNAL_COLUMNS), definition

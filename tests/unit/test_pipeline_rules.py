@@ -170,7 +170,7 @@ def test_business_hours_are_the_leads_own_across_a_dst_change(now, expected, not
 def test_the_pipeline_reads_the_columns_in_the_order_of_the_signals():
     from dataclasses import fields
 
-    from services.sdr.pipeline_store import SIGNAL_COLUMNS
+    from services.sdr.schema import SIGNAL_COLUMNS
     assert [c.removesuffix("_at") for c in SIGNAL_COLUMNS] == [f.name.removesuffix("_at") for f in fields(Signals)]
 
 
