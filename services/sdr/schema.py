@@ -41,7 +41,7 @@ leads = sa.Table(
     # Its latest inbound call, latest and first inbound interaction of any channel (kept by a trigger on
     # interactions), and the pipeline's stored view of it: its segment (the rank in pipeline_domain.SEGMENTS) and
     # next action without the compliance facts, due for computing again from pipeline_until (a trigger makes a
-    # change of its signals due at once and bumps pipeline_stamp): migration 0007, services.sdr.pipeline_store.
+    # change of its signals due at once and bumps pipeline_stamp): the triggers below, services.sdr.pipeline_store.
     sa.Column("last_inbound_call_at", Ts),
     sa.Column("last_inbound_at", Ts),
     sa.Column("first_inbound_at", Ts),
@@ -50,10 +50,10 @@ leads = sa.Table(
     sa.Column("pipeline_until", Ts, nullable=False, server_default=sa.text("'epoch'")),
     sa.Column("pipeline_stamp", sa.BigInteger, nullable=False, server_default="0"),
     # When its status last became converted (a purchase: the national registry's exemption), kept by a trigger on
-    # every write of the status (migration 0009).
+    # every write of the status (below).
     sa.Column("converted_at", Ts),
     # When its email address became known to the business: given by the person on an inbound call; None when it was
-    # written through the API (migration 0010, services.sdr.domain.email_known_at).
+    # written through the API (services.sdr.domain.email_known_at).
     sa.Column("email_known_at", Ts),
 )
 

@@ -1,4 +1,4 @@
-"""The pipeline's stored segments and next actions (migration sdr 0007, services.sdr.pipeline_store): a change of a
+"""The pipeline's stored segments and next actions (services.sdr.schema's triggers, services.sdr.pipeline_store): a change of a
 lead's signals (through the API, or an inbound interaction through the trigger on interactions) or of the config
 shows in the very next read, and a result computed from signals that changed meanwhile is never stored."""
 import uuid
