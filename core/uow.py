@@ -121,6 +121,10 @@ class Unit:
             raise RuntimeError("a read raises no events: open the unit of work with transaction()")
         self._events.append((event, business_id))
 
+    def refuse_events(self) -> None:
+        """Make `emit` refuse: the unit serves a read, which has no commit to write events at."""
+        self._reading = True
+
     def collect_new_events(self) -> list[tuple[Message, str | None]]:
         """The events raised so far, in order, and forgets them."""
         events, self._events = self._events, []
@@ -159,7 +163,7 @@ class UnitOfWork(Generic[U]):
         """The same repositories for reads, outside a transaction (Database.read)."""
         async with self.connections.read() as handle:
             unit = self._unit_on(handle)
-            unit._reading = True
+            unit.refuse_events()
             yield unit
 
 
