@@ -55,56 +55,68 @@ def _links(route: Route, routes: list[Route]) -> dict:
     return links
 
 
-def _operation(route: Route, routes: list[Route]) -> dict:
-    op: dict = {"operationId": _operation_id(route), "summary": route.summary, "tags": [route.tag]}
-    description = route.description
+def _description(route: Route) -> str:
     if isinstance(route.scope, str):
-        description = f"Scope: `{route.scope}`. {description}".strip()
-    elif route.scope is not None:
-        description = f"Scope depends on the body (see below). {description}".strip()
-    if description:
-        op["description"] = description
+        return f"Scope: `{route.scope}`. {route.description}".strip()
+    if route.scope is not None:
+        return f"Scope depends on the body (see below). {route.description}".strip()
+    return route.description
+
+
+def _security(route: Route) -> list[dict]:
+    """The credentials a route takes: none, the dashboard's session, or a key (with the connector's and the
+    dashboard's sign-ins where the route also takes those)."""
     if route.auth == PUBLIC:
-        op["security"] = []
-    elif route.auth == SESSION:
-        op["security"] = [{"dashboardSession": []}]
-    else:
-        op["security"] = [{"bearerKey": [route.scope] if isinstance(route.scope, str) else []}]
-        if route.tokens:
-            op["security"].append({"connectorSignIn": []})
-        if route.sessions:
-            op["security"].append({"dashboardSession": []})
-    if route.query:
-        required = set(route.query.get("required", ()))
-        op["parameters"] = [{"name": n, "in": "query", "required": n in required, "schema": s}
-                            for n, s in route.query["properties"].items()]
-    if route.headers:
-        op.setdefault("parameters", []).extend(
-            {"name": n, "in": "header", "required": s.get("required", False), "description": s.get("description", ""),
-             "schema": {k: v for k, v in s.items() if k not in ("description", "required")}}
-            for n, s in route.headers.items())
+        return []
+    if route.auth == SESSION:
+        return [{"dashboardSession": []}]
+    security: list[dict] = [{"bearerKey": [route.scope] if isinstance(route.scope, str) else []}]
+    if route.tokens:
+        security.append({"connectorSignIn": []})
+    if route.sessions:
+        security.append({"dashboardSession": []})
+    return security
+
+
+def _parameters(route: Route) -> list[dict]:
+    required = set((route.query or {}).get("required", ()))
+    query = [{"name": n, "in": "query", "required": n in required, "schema": s}
+             for n, s in (route.query or {}).get("properties", {}).items()]
+    headers = [{"name": n, "in": "header", "required": s.get("required", False),
+                "description": s.get("description", ""),
+                "schema": {k: v for k, v in s.items() if k not in ("description", "required")}}
+               for n, s in (route.headers or {}).items()]
+    return query + headers
+
+
+def _request_body(route: Route) -> dict | None:
+    if route.form is not None:
+        return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": route.form}}}
+    if route.own_body is not None:
+        return {"required": True, "content": {"application/json": {"schema": route.own_body}}}
     if route.body is not None:
         # A body without required fields may be left out (it reads as {}).
-        op["requestBody"] = {"required": bool(route.body.get("required")),
-                             "content": {"application/json": {"schema": route.body}}}
-    if route.own_body is not None:
-        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": route.own_body}}}
-    if route.form is not None:
-        op["requestBody"] = {"required": True,
-                             "content": {"application/x-www-form-urlencoded": {"schema": route.form}}}
-    ok = {"description": "Success"}
-    if isinstance(route.response, tuple):
+        return {"required": bool(route.body.get("required")), "content": {"application/json": {"schema": route.body}}}
+    return None
+
+
+def _success(route: Route, routes: list[Route]) -> dict:
+    ok: dict = {"description": "Success"}
+    if route.media:
+        binary = {"type": "string"} if route.media.endswith("xml") else {"type": "string", "format": "binary"}
+        ok["content"] = {route.media: {"schema": binary}}
+    elif isinstance(route.response, tuple):
         ok["content"] = {"application/json": {"schema": {"oneOf": [_ref(n) for n in route.response]}}}
     elif route.response:
         ok["content"] = {"application/json": {"schema": _ref(route.response)}}
-    if route.media:
-        ok["content"] = {route.media: {"schema": {"type": "string"} if route.media.endswith("xml") else
-                                       {"type": "string", "format": "binary"}}}
     if route.creates:
         ok["links"] = _links(route, routes)
-    responses: dict = {str(route.status): ok}
-    if route.ranges:
-        responses["206"] = {"description": "The part a Range header asked for", "content": ok["content"]}
+    return ok
+
+
+def _error_codes(route: Route) -> set[str]:
+    """Every error code a route may answer: its own, and those of its credential, limits, validation and the
+    services it calls."""
     codes = set(route.errors) | {"internal_error"}
     if route.rpcs:
         codes |= {"unavailable", "timeout"}  # a backing service is down or restarting: retry; or it did not answer
@@ -114,13 +126,18 @@ def _operation(route: Route, routes: list[Route]) -> dict:
         codes.add("rate_limited")
     if route.body is not None or route.query:
         codes.add(route.validation_code)
+    return codes
+
+
+def _error_responses(route: Route) -> dict[str, dict]:
+    """One response per error status, naming its codes."""
     by_status: dict[int, list[str]] = {}
-    for code in sorted(codes):
+    for code in sorted(_error_codes(route)):
         by_status.setdefault(CODES[code][1], []).append(code)
-    for status, names in sorted(by_status.items()):
-        responses[str(status)] = {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
-                                  + " or ".join(f"`{n}`" for n in names),
-                                  "content": {"application/json": {"schema": _ref("Error")}}}
+    responses = {str(status): {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
+                               + " or ".join(f"`{n}`" for n in names),
+                               "content": {"application/json": {"schema": _ref("Error")}}}
+                 for status, names in sorted(by_status.items())}
     if "429" in responses:
         responses["429"]["headers"] = {"Retry-After": {
             "description": "Seconds until the request may succeed: the key's or address's rate limit, or a daily "
@@ -128,7 +145,15 @@ def _operation(route: Route, routes: list[Route]) -> dict:
     if "504" in responses:
         responses["504"]["description"] += (f": not finished within the route's time limit of {route.time_limit:g} s, "
                                             "or a service it called did not answer in time")
-    op["x-time-limit-seconds"] = route.time_limit
+    return responses
+
+
+def _responses(route: Route, routes: list[Route]) -> dict[str, dict]:
+    ok = _success(route, routes)
+    responses: dict[str, dict] = {str(route.status): ok}
+    if route.ranges:
+        responses["206"] = {"description": "The part a Range header asked for", "content": ok["content"]}
+    responses |= _error_responses(route)
     for status, reply in (route.own_replies or {}).items():
         text, schema = reply if isinstance(reply, tuple) else (reply, None)
         content = {"application/json": {"schema": _ref(schema)}} if schema else ok.get("content")
@@ -136,7 +161,20 @@ def _operation(route: Route, routes: list[Route]) -> dict:
     for status, named in (route.reply_headers or {}).items():
         responses[str(status)]["headers"] = {n: {"description": d, "schema": {"type": "string"}}
                                              for n, d in named.items()}
-    op["responses"] = responses
+    return responses
+
+
+def _operation(route: Route, routes: list[Route]) -> dict:
+    op: dict = {"operationId": _operation_id(route), "summary": route.summary, "tags": [route.tag]}
+    if description := _description(route):
+        op["description"] = description
+    op["security"] = _security(route)
+    if route.query or route.headers:
+        op["parameters"] = _parameters(route)
+    if (body := _request_body(route)) is not None:
+        op["requestBody"] = body
+    op["x-time-limit-seconds"] = route.time_limit
+    op["responses"] = _responses(route, routes)
     return op
 
 
