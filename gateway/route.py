@@ -10,7 +10,6 @@ from typing import Any
 from aiohttp import web
 
 from core import deadlines
-from core.costs import Budget
 from core.rpc import AsCaller, Client
 from gateway.context import Deps
 from gateway.routes.params import page_request
@@ -132,18 +131,6 @@ class Route:
     # it fails or None`: it runs before the body is read as JSON, and a request that fails it is answered 401
     # unauthorized with nothing of its body parsed.
     verify: Callable[[Any, Any, bytes], str | None] | None = None
-    # What one request may cost on a hot route, over every process, with its key's principal cached in the
-    # gateway (core.costs; checked by tests/guard/test_cost_budgets.py); `read_one_budget`: its ?id= read.
-    budget: Budget | None = None
-    read_one_budget: Budget | None = None
-    # A provider route's message, by kind, once stored: what its owner applying it and every consumer downstream
-    # (the events it adds, their webhook deliveries) may spend at most, counted under core.costs.after. An upper
-    # bound: consumers that fetch two of its events at once apply them in one transaction, which is not promised.
-    after_budgets: dict[str, Budget] | None = None
-    # A provider route's budget for each kind of message that costs less than `budget` (one acknowledged without
-    # storing it), checked the same way.
-    kind_budgets: dict[str, Budget] | None = None
-
 
     def __post_init__(self):
         if self.read_one is not None and "id" not in (self.query or {}).get("properties", {}):

@@ -8,7 +8,6 @@ import grpc
 from aiohttp import web
 
 from core import plans, registry
-from core.costs import Budget
 from core.errors import ServiceError
 from core.messages import struct
 from core.scopes import ALL_SCOPES
@@ -329,8 +328,7 @@ ROUTES = [
           "workspaces", scope="workspaces:read", query=page_query(50, 100, id={"type": "string", "format": "uuid"}),
           response="WorkspaceList", read_one=get_workspace,
           errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
-          rpcs=(f"{ACCOUNTS}/ListWorkspaces", f"{ACCOUNTS}/GetWorkspace"),
-          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
+          rpcs=(f"{ACCOUNTS}/ListWorkspaces", f"{ACCOUNTS}/GetWorkspace")),
     Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
           scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201, creates=Creates("business_id"),
           headers={payments.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from core.costs import Budget
 from gateway.convert import to_json
 from gateway.errors import error_response
 from gateway.route import Creates, RequestContext, Route
@@ -128,8 +127,7 @@ ROUTES = [
           "optionally for one business_id. With ?id=: the whole agent (schema Agent): prompts (the inbound prompt is "
           "read live from the provider assistant, so a change made at the provider shows here), voice, model, "
           "first_message, metadata, provider_config, phone_number and the current version. An agent of another "
-          "business is 404. A provider outage on ?id= is 500 provider_error.",
-          budget=Budget(sql=2, rpc=1), read_one_budget=Budget(sql=2, rpc=1, provider=1)),
+          "business is 404. A provider outage on ?id= is 500 provider_error."),
     Route("POST", f"{V1}/agents", create_agent, "Create an agent and its provider assistant", "agents",
           scope="agents:write", body=AGENT_CREATE, response="AgentCreated", status=201, errors=AGENT_ERRORS,
           creates=Creates("agent_id", carries=("version",)),

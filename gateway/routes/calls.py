@@ -8,7 +8,6 @@ from aiohttp import web
 from yarl import URL
 
 from core import deadlines
-from core.costs import Budget
 from core.errors import ServiceError
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
 from core.settings import Settings
@@ -199,17 +198,13 @@ ROUTES = [
           "retry. Each business may place its plan's calls_per_day and use its call_minutes_per_day in a UTC day, "
           "whatever key, replica or run places them (GET /api/v1/balance shows them with today's use): past "
           "either, 429 rate_limited with error.limit naming it and Retry-After until the next UTC midnight. "
-          + STATUSES,
-          # Every call, compliance skip too, is decided and counted by messaging (DecideCall: the callee's lock,
-          # their standing and touches, the logged decision and its ledger row in one transaction; issue 50).
-          budget=Budget(sql=9, transaction=3, rpc=4, provider=1)),
+          + STATUSES),
     Route("GET", f"{V1}/calls", list_calls, "List calls newest first, or read one with ?id=", "calls",
           scope="calls:read", query=page_query(50, 100, id=UUID, agent_id=UUID, status=CALL_STATUS),
           response=("CallList", "Call"), read_one=get_call, errors=ERRORS,
           rpcs=(f"{CALLS}/ListCalls", f"{CALLS}/GetCall"),
           description="Across the key's businesses. With ?id=: the whole call (schema Call), including the "
-          "enrichment variables it was placed with; a call of another business is 404. " + STATUSES,
-          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
+          "enrichment variables it was placed with; a call of another business is 404. " + STATUSES),
     Route("GET", f"{V1}/transcripts", list_transcripts, "Transcripts of calls, newest first", "calls",
           scope="calls:read", query=page_query(20, 50, agent_id=UUID, days={
               "type": "integer", "minimum": 1, "maximum": domain.TRANSCRIPT_DAYS[1],

@@ -3,7 +3,6 @@ provider."""
 from __future__ import annotations
 
 from core import deadlines
-from core.costs import Budget
 from core.messages import struct
 from gateway.convert import to_json
 from gateway.route import RequestContext, Route
@@ -112,8 +111,7 @@ ROUTES = [
           rpcs=(f"{EVALS}/ListEvals", f"{EVALS}/GetEval"),
           description="With agent_id: that agent's scenarios; without it, every scenario of the key's businesses; "
           "both without their messages. With id: one scenario with its messages. A scenario of another business "
-          "is 404, an agent of another business an empty list.",
-          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
+          "is 404, an agent of another business an empty list."),
     Route("PATCH", f"{V1}/evals", update_eval, "Rename an eval scenario or replace its turns", "evals",
           scope="evals:write", body=EVAL_UPDATE, response="EvalScenario",
           errors=(*ERRORS, "conflict", "provider_error"), rpcs=(f"{EVALS}/UpdateEval",),

@@ -1,7 +1,6 @@
 """Leads: create, read, list with filters, partial update, and the pipeline health audit."""
 from __future__ import annotations
 
-from core.costs import Budget
 from gateway.convert import to_json
 from gateway.route import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
@@ -81,8 +80,7 @@ ROUTES = [
           description="Across the key's businesses. Every filter combines with the others; phone and email match "
           "exactly after normalization (E.164, lower-cased email). Pages: while has_more is true, pass the "
           "created_at of the last lead as created_before (after is the deprecated name of the same cursor). With "
-          "?id=: the lead itself (schema Lead); a lead of another business is 404.",
-          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
+          "?id=: the lead itself (schema Lead); a lead of another business is 404."),
     Route("POST", f"{V1}/leads", create_lead, "Create a lead", "leads", scope="leads:write", body=LEAD_CREATE,
           response="Lead", status=201, creates=Creates("lead_id"), errors=ERRORS, rpcs=(f"{SDR}/CreateLead",),
           description="status defaults to new and source to api. business_id must be one of the key's businesses "

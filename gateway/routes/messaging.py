@@ -2,7 +2,6 @@
 webhooks: gateway.routes.providers)."""
 from __future__ import annotations
 
-from core.costs import Budget
 from gateway.convert import to_json
 from gateway.patterns import NOT_BLANK
 from gateway.route import RequestContext, Route
@@ -128,11 +127,7 @@ ROUTES = [
           "sms_send_failed, except when the provider refuses it because the recipient replied STOP to the agent's "
           "number there (its own opt-out handling): then their opt-out is recorded too (source provider) and the "
           "answer is 400 number_opted_out. Emits sms.sent, then sms.delivered or sms.failed as the carrier "
-          "reports.",
-          # The agent's number is kept by messaging (services/messaging/senders.py): once warm, no RPC to agents.
-          # The decision is made under the recipient's lock, their touches counted and the text's ledger row written
-          # with the message (issue 50): three statements more than an uncounted send.
-          budget=Budget(sql=10, transaction=2, rpc=2, provider=1)),
+          "reports."),
     Route("GET", f"{V1}/sms/conversations", list_conversations, "Text threads, latest message first", "sms",
           scope="sms:read", query=page_query(50, 100, id=UUID), read_one=get_conversation,
           response=("ConversationList", "Conversation"),
@@ -141,8 +136,7 @@ ROUTES = [
           description="One thread per business number and contact, across the key's businesses: both numbers, "
           "message counts, unread count (inbound texts since the thread's messages were last listed) and the "
           "latest message's time, preview, direction and status. {conversations, has_more, next_cursor}; the "
-          "after cursor is the last_message_at of the last thread. ?id= returns that thread.",
-          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
+          "after cursor is the last_message_at of the last thread. ?id= returns that thread."),
     Route("GET", f"{V1}/sms/messages", list_messages, "Texts newest first", "sms", scope="sms:read",
           query=page_query(50, 100, conversation_id=UUID,
                            direction={"type": "string", "enum": list(domain.DIRECTIONS)}),
@@ -150,8 +144,7 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/ListMessages",),
           description="{messages, has_more, next_cursor}: content, direction, delivery status (pending, accepted, "
           "queued, sending, sent, delivered, undelivered, failed; received for inbound), the provider's sid and "
-          "error, timestamps. Listing a thread's messages (conversation_id) marks the thread read.",
-          budget=Budget(sql=2, transaction=1, rpc=1)),
+          "error, timestamps. Listing a thread's messages (conversation_id) marks the thread read."),
     Route("GET", f"{V1}/sms/consent", get_consent, "A phone's consent to texts from a business", "sms",
           scope="sms:read", query={"type": "object", "properties": {"phone": E164, "business_id": BUSINESS},
                                    "required": ["phone"]},
@@ -222,6 +215,5 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/ListEmails",),
           description="{emails, has_more, next_cursor} across the key's businesses: recipient, subject, body, "
           "kind, status (pending_approval, approved, sent, failed), attempts, last_error, Message-ID, who queued "
-          "and approved it, and when.",
-          budget=Budget(sql=1, rpc=1), read_one_budget=Budget(sql=1, rpc=1)),
+          "and approved it, and when."),
 ]

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from core.contact import AREA_CODE_PATTERN, REGIONS
-from core.costs import Budget
 from gateway.convert import to_json
 from gateway.route import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
@@ -68,8 +67,7 @@ ROUTES = [
           "not_required, not_started, pending, approved, rejected) and emergency_address.status (a registered "
           "emergency address for US and Canadian voice: not_required, not_set, pending, verified). created_at is "
           "when the number was assigned. A key that spans several businesses must pass business_id (400 "
-          "bad_request otherwise); another account's business is 403.",
-          budget=Budget(sql=1, rpc=1)),
+          "bad_request otherwise); another account's business is 403."),
     Route("GET", f"{V1}/phone-numbers/available", available, "Unassigned numbers in the pool", "phone-numbers",
           scope="numbers:read", query={"type": "object", "properties": {
               "country": {"type": "string", "enum": list(REGIONS), "description": "an upper-case ISO 3166 two-letter code, e.g. US"},

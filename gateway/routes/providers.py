@@ -18,7 +18,6 @@ import time
 
 from aiohttp import web
 
-from core.costs import Budget
 from core.errors import ServiceError
 from gateway.route import PUBLIC, RequestContext, Route
 from gateway.routes.calls import CALLS
@@ -131,24 +130,6 @@ async def payment_event(ctx: RequestContext):
 STORED = ("Once verified it is stored (the answer waits until it is: a 2xx means it will be applied, in its "
           "owner's own time, even across restarts) and applied moments later, so a read right after may not show "
           "it yet; when it cannot be stored the answer is 503 unavailable and the provider sends it again.")
-STORED_BUDGET = Budget(publish=1)  # a stored message costs its publish, nothing more, until its owner applies it
-# The voice provider's messages acknowledged without storing them (Route.kind_budgets): they cost nothing past the
-# signature check.
-ACKNOWLEDGED = ("conversation-update", "speech-update", "hang", "user-interrupted")
-VOICE_KIND_BUDGETS = {kind: Budget() for kind in ACKNOWLEDGED}
-# What a stored message sets off, with one webhook subscription receiving its events (Route.after_budgets).
-VOICE_AFTER_BUDGETS = {
-    # calls moves the call forward: read and update, one transaction, no event.
-    "status-update": Budget(sql=2, transaction=1),
-    # calls ends the call (read, update, call.completed); sdr makes its lead (lock, read, insert, score, interaction,
-    # lead.created); accounts logs its usage; the dispatcher keeps five events (three statements a batch, at worst
-    # one event a batch) and delivers call.completed (a delivery, then its attempt, outcome and subscription).
-    "end-of-call-report": Budget(sql=30, transaction=9, provider=1),
-}
-SMS_STATUS_AFTER_BUDGETS = {
-    # messaging moves the text forward (read, update, sms.delivered); the dispatcher keeps it and delivers it.
-    "delivered": Budget(sql=10, transaction=3, provider=1),
-}
 _TEXT = {"type": "string"}
 STATUS_FORM = {"type": "object", "properties": {k: _TEXT for k in (
     "MessageSid", "MessageStatus", "AccountSid", "From", "To", "ErrorCode")}, "required": ["MessageSid",
@@ -171,14 +152,13 @@ ROUTES = [
           "end-of-call report is acknowledged with {}. " + STORED + " Status updates move their call forward "
           "only and a report applies once, so duplicated and reordered messages are harmless. Other message types "
           "(conversation-update, speech-update, hang, user-interrupted and the rest of the provider's defaults) "
-          "are acknowledged with {} at once, nothing stored.", budget=STORED_BUDGET,
-          after_budgets=VOICE_AFTER_BUDGETS, kind_budgets=VOICE_KIND_BUDGETS),
+          "are acknowledged with {} at once, nothing stored."),
     Route("POST", STATUS_PATH, sms_status, "The messaging provider's status callbacks", "providers",
           auth=PUBLIC, query={"type": "object", "properties": {"message_id": UUID}}, form=STATUS_FORM,
           media=signatures.TWIML, errors=("unauthorized", "invalid_request", "unavailable"),
           description=SIGNED + " Acknowledged with an empty body. " + STORED + " A callback moves its text forward "
           "only (late, repeated and reordered callbacks change nothing more), emitting sms.delivered or sms.failed "
-          "once.", budget=STORED_BUDGET, after_budgets=SMS_STATUS_AFTER_BUDGETS),
+          "once."),
     Route("POST", INBOUND_PATH, sms_inbound, "The messaging provider's inbound texts", "providers", auth=PUBLIC,
           form=INBOUND_FORM, media=signatures.TWIML, errors=("unauthorized", "invalid_request"),
           rpcs=(f"{MESSAGING}/HandleInboundMessage",),
@@ -200,5 +180,5 @@ ROUTES = [
           "move the workspace: past_due longer than the grace period (PAYMENT_GRACE_HOURS, 72 by default) or a "
           "trial ended without a completed checkout pauses it (workspace.paused, reason payment_overdue or "
           "trial_ended_unpaid) until it is paid again; a canceled subscription cancels it (workspace.canceled, "
-          "reason subscription_canceled).", budget=STORED_BUDGET),
+          "reason subscription_canceled)."),
 ]

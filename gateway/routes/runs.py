@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-from core.costs import Budget
 from core.text import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN
 from gateway.convert import to_json
 from gateway.route import RequestContext, Route
@@ -140,8 +139,7 @@ ROUTES = [
           response=("CommunicationRunList", "CommunicationRun"), read_one=list_runs, errors=(*ERRORS, "not_found"),
           rpcs=(f"{SDR}/ListRuns",),
           description="Each run with its jobs counted by status. ?id= answers the run itself (404 for another "
-          "business's); ?external_ref= lists the run with that reference. " + STATES,
-          budget=Budget(sql=2, rpc=1), read_one_budget=Budget(sql=2, rpc=1)),
+          "business's); ?external_ref= lists the run with that reference. " + STATES),
     Route("PATCH", V1, change, "Pause, resume or cancel a communication run", "communication-runs", scope=WRITE,
           body=RUN_CHANGE, response="CommunicationRun", errors=(*ERRORS, "not_found", "conflict"),
           rpcs=(f"{SDR}/ChangeRun",),

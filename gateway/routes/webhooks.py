@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from core.costs import Budget
 from gateway.convert import to_json
 from gateway.route import Creates, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
@@ -125,8 +124,7 @@ ROUTES = [
           scope="webhooks:read", query={"type": "object", "properties": {"business_id": BUSINESS}},
           response="WebhookList", errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
           rpcs=(f"{WEBHOOKS}/ListSubscriptions",),
-          description="failure_count counts failed attempts since the last success.",
-          budget=Budget(sql=1, rpc=1)),
+          description="failure_count counts failed attempts since the last success."),
     Route("DELETE", f"{V1}/webhooks", delete, "Remove a webhook subscription", "webhooks", scope="webhooks:write",
           query={"type": "object", "properties": {"business_id": BUSINESS, "id": WEBHOOK_ID}, "required": ["id"]},
           response="WebhookDeleted", errors=ERRORS, rpcs=(f"{WEBHOOKS}/DeleteSubscription",),

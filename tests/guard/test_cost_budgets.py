@@ -1,4 +1,4 @@
-"""The hot routes at their cost budgets (core.costs.Budget, written next to each route in gateway.routes): one
+"""The hot routes at their cost budgets (core.costs.Budget, in tests/guard/cost_budget_table.py): one
 request is sent with a cost tag and what it cost over every process is compared with its budget, so a change
 that adds a statement, a transaction, an RPC, a publish or a provider call to a hot path fails here with the new
 count and what was spent. Budgets are of the common case, the key's principal cached in the gateway; the cache
@@ -27,17 +27,9 @@ from providers.voice.simulator.playback import sign
 from tests.agents import create_eval
 from tests.calling import agent_with_number
 from tests.costs import Spent, cost_of, settled_cost
+from tests.guard.cost_budget_table import AFTER_BUDGETS, KIND_BUDGETS, ROUTE_BUDGETS
 from tests.receiver import Receiver
 from tests.texting import number, opt_in
-
-# Every hot route (issue: "the authenticated ?id= read and list of every resource", sends, calls, the provider's
-# messages): each must carry a budget, (method, path, "read_one" for its ?id= read or "" for the route itself).
-HOT = [("GET", path, which) for path in ("/api/v1/workspaces", "/api/v1/agents", "/api/v1/calls", "/api/v1/leads",
-                                         "/api/v1/sms/conversations", "/api/v1/emails", "/api/v1/communication-runs",
-                                         "/api/v1/evals") for which in ("read_one", "")] + [
-    ("GET", "/api/v1/phone-numbers", ""), ("GET", "/api/v1/webhooks", ""), ("GET", "/api/v1/sms/messages", ""),
-    ("POST", "/api/v1/sms/send", ""), ("POST", "/api/v1/calls", ""), ("POST", MESSAGES_PATH, ""),
-    ("POST", STATUS_PATH, ""), ("POST", payment_webhooks.EVENTS_PATH, "")]
 
 # A key's first request: its principal is not cached yet, so the gateway asks accounts (AuthenticateKey).
 KEY_CACHE_MISS = Budget(rpc=1, sql=2)
@@ -159,21 +151,19 @@ REQUESTS: dict[tuple[str, str, str], Callable[[Hot], dict]] = {
 }
 
 
-def budget_of(route: Route, which: str) -> Budget | None:
-    return route.read_one_budget if which == "read_one" else route.budget
-
-
 def _route(method: str, path: str) -> Route:
     return next(r for r in all_routes() if (r.method, r.path) == (method, path))
 
 
 def _budgeted() -> list[tuple[str, str, str]]:
-    return sorted((r.method, r.path, which) for r in all_routes() for which in ("read_one", "")
-                  if budget_of(r, which) is not None)
+    return sorted(ROUTE_BUDGETS)
 
 
-def test_every_hot_route_has_a_budget_and_every_budget_a_request():
-    assert sorted(HOT) == _budgeted() == sorted(REQUESTS)
+def test_every_budget_is_of_a_route_and_has_a_request():
+    routes = {(r.method, r.path, which) for r in all_routes() for which in ("", "read_one")
+              if which == "" or r.read_one is not None}
+    assert set(ROUTE_BUDGETS) <= routes, set(ROUTE_BUDGETS) - routes
+    assert _budgeted() == sorted(REQUESTS)
 
 
 def verdict(budget: Budget, spent: Spent) -> str:
@@ -188,7 +178,7 @@ async def test_a_hot_route_costs_no_more_than_its_budget(stack, api, hot, method
     # Sent once first: the key's principal and what the services keep (a business's name) are cached then.
     key = None if _route(method, path).auth == PUBLIC else hot.key
     await api.request(method, path, key=key, **REQUESTS[method, path, which](hot))
-    budget = budget_of(_route(method, path), which)
+    budget = ROUTE_BUDGETS[method, path, which]
     status, body, spent = await cost_of(stack, api, method, path, key=key, **REQUESTS[method, path, which](hot))
     assert 200 <= status < 300, body
     assert not verdict(budget, spent), verdict(budget, spent)
@@ -207,7 +197,7 @@ KIND_MESSAGES = {
 
 
 def _kind_budgeted() -> list[tuple[str, str]]:
-    return sorted((r.path, kind) for r in all_routes() for kind in (r.kind_budgets or {}))
+    return sorted(KIND_BUDGETS)
 
 
 def test_every_kind_budget_has_a_message():
@@ -220,13 +210,13 @@ async def test_a_message_acknowledged_without_storing_costs_its_kind_budget(stac
     publish: answered from the gateway once its signature holds."""
     status, body, spent = await cost_of(stack, api, "POST", path, **_voice_message(hot, hot.call, KIND_MESSAGES[kind]))
     assert (status, body) == (200, {})
-    budget = _route("POST", path).kind_budgets[kind]
+    budget = KIND_BUDGETS[path, kind]
     assert not verdict(budget, spent), verdict(budget, spent)
 
 
 async def test_a_keys_first_request_costs_one_authentication_more(stack, api, hot):
     signup = await api.signup(business_name="Fresh Key")
-    budget = _route("GET", "/api/v1/workspaces").read_one_budget.plus(KEY_CACHE_MISS)
+    budget = ROUTE_BUDGETS["GET", "/api/v1/workspaces", "read_one"].plus(KEY_CACHE_MISS)
     status, body, spent = await cost_of(stack, api, "GET", "/api/v1/workspaces", key=signup["api_key"],
                                         params={"id": signup["business_id"]})
     assert status == 200, body
@@ -305,7 +295,7 @@ async def _fresh(kind: str, api, voice, sms, h: Hot, receiver: Receiver) -> Fres
 
 
 def _after_budgeted() -> list[tuple[str, str]]:
-    return sorted((r.path, kind) for r in all_routes() for kind in (r.after_budgets or {}))
+    return sorted(AFTER_BUDGETS)
 
 
 @pytest.mark.parametrize("path,kind", _after_budgeted())
@@ -317,7 +307,7 @@ async def test_a_stored_provider_message_costs_downstream_no_more_than_its_budge
     tag = uuid.uuid4().hex
     status, body, spent = await cost_of(stack, api, "POST", path, tag=tag, **fresh.request)
     assert 200 <= status < 300, body
-    assert not verdict(_route("POST", path).budget, spent), verdict(_route("POST", path).budget, spent)
+    assert not verdict(ROUTE_BUDGETS["POST", path, ""], spent), verdict(ROUTE_BUDGETS["POST", path, ""], spent)
     after = await settled_cost(stack, api, costs.after(tag), fresh.done)
-    budget = _route("POST", path).after_budgets[kind]
+    budget = AFTER_BUDGETS[path, kind]
     assert not verdict(budget, after), verdict(budget, after)
