@@ -190,6 +190,13 @@ class EventBus:
     def is_connected(self) -> bool:
         return self.nc is not None and self.nc.is_connected
 
+    @property
+    def connection(self) -> Client:
+        """The NATS connection, once `wait_connected` has seen it made."""
+        if self.nc is None:
+            raise RuntimeError(f"{self.name}: not connected to NATS yet (await wait_connected first)")
+        return self.nc
+
     async def _connect_until_up(self) -> None:
         while self.nc is None:
             try:

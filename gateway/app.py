@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 from aiohttp import web
+from aiohttp.typedefs import Handler as AiohttpHandler
 
 from core import caller, costs, deadlines, metrics, registry, rpc, telemetry
 from core.bus import EventBus
@@ -15,7 +18,7 @@ from core.grpc_errors import from_rpc_error
 from core.settings import Settings
 from gateway import metrics as request_metrics
 from gateway import validation
-from gateway.auth import Authenticator
+from gateway.auth import Authenticator, Principal
 from gateway.clientip import require_trusted_proxies
 from gateway.context import DEPS, ROUTE_TABLE, Deps, deps
 from gateway.dashboard import (
@@ -67,7 +70,7 @@ async def _read_body(request: web.Request, route: Route) -> bytes:
     return raw
 
 
-def _parse_json(raw: bytes, route: Route) -> dict:
+def _parse_json(raw: bytes, route: Route) -> dict[str, Any]:
     """The body as a JSON object, not yet checked against the route's schema."""
     if not raw.strip():
         return {}
@@ -87,7 +90,7 @@ def _parse_json(raw: bytes, route: Route) -> dict:
     return data
 
 
-def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
+def _required_scopes(route: Route, body: dict[str, Any]) -> tuple[str, ...]:
     if route.scope is None:
         return ()
     if callable(route.scope):
@@ -95,7 +98,7 @@ def _required_scopes(route: Route, body: dict) -> tuple[str, ...]:
     return (route.scope,)
 
 
-async def _key_principal(d: Deps, request: web.Request, route: Route):
+async def _key_principal(d: Deps, request: web.Request, route: Route) -> Principal:
     header = request.headers.get("Authorization")
     if route.sessions and not header and session_token(request, d.settings):
         return await _session_principal(d, request)
@@ -113,7 +116,7 @@ async def _key_principal(d: Deps, request: web.Request, route: Route):
     return principal
 
 
-async def _session_principal(d: Deps, request: web.Request):
+async def _session_principal(d: Deps, request: web.Request) -> Principal:
     """The principal of the dashboard session on a route that takes one instead of a key; rate-limited per
     account like a key."""
     token = _session_token(d, request)
@@ -152,7 +155,7 @@ def _check_header_text(request: web.Request) -> None:
                                "be ASCII")
 
 
-def make_handler(route: Route):
+def make_handler(route: Route) -> AiohttpHandler:
     tracer = telemetry.tracer("switchboard.gateway")
     span_name = f"{route.method} {route.path}"
     attributes = {"http.request.method": route.method, "http.route": route.path}
@@ -210,7 +213,7 @@ def make_handler(route: Route):
     return handle
 
 
-def _method_not_allowed(allowed: list[str]):
+def _method_not_allowed(allowed: list[str]) -> AiohttpHandler:
     allow = ", ".join(sorted(allowed))
 
     async def handle(request: web.Request) -> web.Response:
@@ -228,6 +231,8 @@ def _envelope_routing_errors(app: web.Application) -> None:
     """Unknown paths and wrong methods answer in the error envelope, through routes of their own
     (a middleware would add a layer to every request)."""
     for resource in list(app.router.resources()):
+        if not isinstance(resource, web.Resource):  # static or sub-app prefixes: the gateway mounts none
+            continue
         allowed = [r.method for r in resource]
         resource.add_route("*", _method_not_allowed(allowed))
     app.router.add_route("*", "/{tail:.*}", _no_route)
@@ -285,8 +290,8 @@ def build_app(settings: Settings) -> web.Application:
     return app
 
 
-def _lifecycle(settings: Settings):
-    async def ctx(app: web.Application):
+def _lifecycle(settings: Settings) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
         keys = caller.keyring_of(settings, registry.GATEWAY)
         caller.configure(keys, registry.GATEWAY)
         clients, channels = {}, {}
@@ -323,5 +328,5 @@ async def _attach_to_nats(bus: EventBus, auth: Authenticator, sharing: LimitShar
     bus.start()
     while not await bus.wait_connected(5.0):
         log.warning("gateway: NATS not reachable yet; key cache disabled and rate limit per replica until it is")
-    await sharing.attach(bus.nc)  # first: a gateway is ready (gateway.readiness) once the key cache listens
-    await auth.attach(bus.nc)
+    await sharing.attach(bus.connection)  # first: a gateway is ready (gateway.readiness) once the key cache listens
+    await auth.attach(bus.connection)

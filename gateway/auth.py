@@ -20,10 +20,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import grpc
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
 
 from core.bus import AUTH_INVALIDATE_SUBJECT, HeardInvalidations
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
+from core.rpc import Client
 from core.scopes import has_scope
 from core.tenant import Tenant
 from switchboard.v1 import accounts_pb2
@@ -74,7 +77,7 @@ def bearer_credential(header: str | None, tokens: bool = False) -> str:
 
 
 class Authenticator:
-    def __init__(self, accounts_stub, *, ttl: float = 60.0, max_entries: int = 100_000):
+    def __init__(self, accounts_stub: Client, *, ttl: float = 60.0, max_entries: int = 100_000):
         self.stub = accounts_stub
         self.ttl = ttl
         self.max_entries = max_entries
@@ -82,12 +85,12 @@ class Authenticator:
         self._by_account: dict[str, set[str]] = {}
         self.heard = HeardInvalidations(self.clear)  # attached by attach(); until then the cache is bypassed
 
-    async def attach(self, nc) -> None:
+    async def attach(self, nc: NatsClient) -> None:
         """Start receiving invalidations on an established NATS connection."""
         await nc.subscribe(AUTH_INVALIDATE_SUBJECT, cb=self._on_invalidate)
         self.heard.attach(nc)
 
-    async def _on_invalidate(self, msg) -> None:
+    async def _on_invalidate(self, msg: Msg) -> None:
         self.forget_account(msg.data.decode())
 
     def forget_account(self, account_id: str) -> None:

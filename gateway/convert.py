@@ -7,9 +7,11 @@ strings ending in Z, Struct fields plain objects, maps objects in the order of t
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any, cast
 
-from google.protobuf import struct_pb2
+from google.protobuf import struct_pb2, timestamp_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
 
 from core.ids import rfc3339
 
@@ -28,7 +30,7 @@ _SCALARS = {
 }
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """Struct/ListValue contents as plain JSON values (json_format is several times slower)."""
     if isinstance(value, struct_pb2.Struct):
         return {k: _plain(v) for k, v in value.items()}
@@ -39,7 +41,7 @@ def _plain(value):
     return value
 
 
-def _timestamp(value) -> str:
+def _timestamp(value: timestamp_pb2.Timestamp) -> str:
     return rfc3339(datetime.fromtimestamp(value.seconds, UTC).replace(microsecond=value.nanos // 1000))
 
 
@@ -58,7 +60,7 @@ def _kind(field: FieldDescriptor) -> int:
     return {TIMESTAMP: TIME, STRUCT: OBJECT}.get(field.message_type.full_name, MESSAGE)
 
 
-def _convert(kind: int, value):
+def _convert(kind: int, value: Any) -> Any:
     if kind == SCALAR:
         return value
     if kind == TIME:
@@ -83,9 +85,9 @@ def _plan(descriptor: Descriptor) -> list[tuple[str, int, bool, bool]]:
     return plan
 
 
-def to_json(message, omit: tuple[str, ...] = ()) -> dict:
-    out = {}
-    for name, kind, repeated, presence in _plan(message.DESCRIPTOR):
+def to_json(message: Message, omit: tuple[str, ...] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, kind, repeated, presence in _plan(cast(Descriptor, message.DESCRIPTOR)):
         if name in omit:
             continue
         value = getattr(message, name)
@@ -98,8 +100,8 @@ def to_json(message, omit: tuple[str, ...] = ()) -> dict:
     return out
 
 
-def _field_schema(field: FieldDescriptor) -> dict:
-    if _is_map(field):
+def _field_schema(field: FieldDescriptor) -> dict[str, Any]:
+    if field.message_type is not None and _is_map(field):
         return {"type": "object", "additionalProperties": _field_schema(field.message_type.fields_by_name["value"])}
     if field.message_type is not None:
         name = field.message_type.full_name
@@ -118,7 +120,13 @@ def _field_schema(field: FieldDescriptor) -> dict:
     return schema
 
 
-def message_schema(descriptor: Descriptor, omit: tuple[str, ...] = ()) -> dict:
+def schema_of(message: type[Message], omit: tuple[str, ...] = ()) -> dict[str, Any]:
+    """JSON Schema of `to_json` for messages of a generated class (see message_schema)."""
+    # The stubs type a class's DESCRIPTOR as the pure-Python or the upb descriptor; both have the same API.
+    return message_schema(cast(Descriptor, message.DESCRIPTOR), omit)
+
+
+def message_schema(descriptor: Descriptor, omit: tuple[str, ...] = ()) -> dict[str, Any]:
     """JSON Schema (draft 2020-12) of `to_json(message)` for messages of this type."""
     props = {f.name: _field_schema(f) for f in descriptor.fields if f.name not in omit}
     return {"type": "object", "properties": props, "required": list(props)}

@@ -7,15 +7,16 @@ import contextlib
 import json
 import math
 from datetime import UTC, datetime
+from typing import Any
 
 from aiohttp import web
 
 from core.errors import CODES, ServiceError
-from services.accounts.payments_domain import PAYMENT_REQUIRED_HEADER
+from providers.x402 import PAYMENT_REQUIRED_HEADER
 
 
-def error_response(code: str, message: str, status: int | None = None, headers: dict | None = None,
-                   **extra) -> web.Response:
+def error_response(code: str, message: str, status: int | None = None, headers: dict[str, str] | None = None,
+                   **extra: Any) -> web.Response:
     status = status or CODES[code][1]
     return web.json_response({"error": {"code": code, "message": message, **extra}}, status=status, headers=headers)
 
@@ -43,7 +44,8 @@ def from_service_error(err: ServiceError) -> web.Response:
     """A service's error with what its details carry: Retry-After for a rate limit, the WWW-Authenticate challenge
     of a missing scope, and for x402's 402 the PAYMENT-REQUIRED header with its decoded requirements in the body
     as error.payment_required."""
-    headers, extra = {}, {}
+    headers: dict[str, str] = {}
+    extra: dict[str, Any] = {}
     if "retry_after" in err.details:
         headers["Retry-After"] = err.details["retry_after"]
     if "limit" in err.details:  # a daily spend limit (services.messaging.spend): which one, as the balance names it

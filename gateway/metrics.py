@@ -6,7 +6,7 @@ import asyncio
 import time
 
 from aiohttp import web
-from aiohttp.typedefs import Handler
+from aiohttp.typedefs import Handler, Middleware
 
 from core.metrics import Instruments
 
@@ -20,7 +20,7 @@ def route_of(request: web.Request) -> str:
     return resource.canonical if resource is not None else UNMATCHED
 
 
-def middleware(instruments: Instruments):
+def middleware(instruments: Instruments) -> Middleware:
     @web.middleware
     async def measure(request: web.Request, handler: Handler) -> web.StreamResponse:
         started = time.perf_counter()

@@ -5,11 +5,12 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from core.errors import CODES
 from gateway.dashboard import session_cookie
 from gateway.publiclimits import limited_per_address
-from gateway.route import CSRF_HEADER, KEY, PUBLIC, SESSION, Route
+from gateway.route import CSRF_HEADER, KEY, PUBLIC, SESSION, Creates, Route
 from gateway.schemas import SCHEMAS
 
 _STATUS_TEXT = {400: "Bad request", 401: "Unauthorized", 402: "Payment required", 403: "Forbidden",
@@ -17,7 +18,7 @@ _STATUS_TEXT = {400: "Bad request", 401: "Unauthorized", 402: "Payment required"
                 500: "Internal error", 503: "Unavailable", 504: "Timeout"}
 
 
-def _ref(name: str) -> dict:
+def _ref(name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
@@ -32,11 +33,10 @@ def _params_of(route: Route) -> list[tuple[str, str]]:
     return query + body
 
 
-def _links(route: Route, routes: list[Route]) -> dict:
+def _links(route: Route, made: Creates, routes: list[Route]) -> dict[str, Any]:
     """OpenAPI links from what `route` creates to every route that takes its id, so a client (or the
     fuzzer's stateful phase) can follow a created record through its reads, updates and deletes."""
-    made = route.creates
-    links: dict = {}
+    links: dict[str, Any] = {}
     for target in (r for r in routes if r is not route):
         under = target.path == route.path or target.path.startswith(route.path + "/")
         params = _params_of(target)
@@ -46,7 +46,7 @@ def _links(route: Route, routes: list[Route]) -> dict:
                 continue
             values = {name: f"$response.body#{made.pointer}"}
             values |= {n: f"$response.body#/{n}" for n in made.carries if (location, n) in params}
-            link: dict = {"operationId": _operation_id(target)}
+            link: dict[str, Any] = {"operationId": _operation_id(target)}
             if location == "query":
                 link["parameters"] = {f"query.{n}": v for n, v in values.items()}
             else:
@@ -63,14 +63,14 @@ def _description(route: Route) -> str:
     return route.description
 
 
-def _security(route: Route) -> list[dict]:
+def _security(route: Route) -> list[dict[str, Any]]:
     """The credentials a route takes: none, the dashboard's session, or a key (with the connector's and the
     dashboard's sign-ins where the route also takes those)."""
     if route.auth == PUBLIC:
         return []
     if route.auth == SESSION:
         return [{"dashboardSession": []}]
-    security: list[dict] = [{"bearerKey": [route.scope] if isinstance(route.scope, str) else []}]
+    security: list[dict[str, Any]] = [{"bearerKey": [route.scope] if isinstance(route.scope, str) else []}]
     if route.tokens:
         security.append({"connectorSignIn": []})
     if route.sessions:
@@ -78,7 +78,7 @@ def _security(route: Route) -> list[dict]:
     return security
 
 
-def _parameters(route: Route) -> list[dict]:
+def _parameters(route: Route) -> list[dict[str, Any]]:
     required = set((route.query or {}).get("required", ()))
     query = [{"name": n, "in": "query", "required": n in required, "schema": s}
              for n, s in (route.query or {}).get("properties", {}).items()]
@@ -89,7 +89,7 @@ def _parameters(route: Route) -> list[dict]:
     return query + headers
 
 
-def _request_body(route: Route) -> dict | None:
+def _request_body(route: Route) -> dict[str, Any] | None:
     if route.form is not None:
         return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": route.form}}}
     if route.own_body is not None:
@@ -100,8 +100,8 @@ def _request_body(route: Route) -> dict | None:
     return None
 
 
-def _success(route: Route, routes: list[Route]) -> dict:
-    ok: dict = {"description": "Success"}
+def _success(route: Route, routes: list[Route]) -> dict[str, Any]:
+    ok: dict[str, Any] = {"description": "Success"}
     if route.media:
         binary = {"type": "string"} if route.media.endswith("xml") else {"type": "string", "format": "binary"}
         ok["content"] = {route.media: {"schema": binary}}
@@ -110,7 +110,7 @@ def _success(route: Route, routes: list[Route]) -> dict:
     elif route.response:
         ok["content"] = {"application/json": {"schema": _ref(route.response)}}
     if route.creates:
-        ok["links"] = _links(route, routes)
+        ok["links"] = _links(route, route.creates, routes)
     return ok
 
 
@@ -129,12 +129,12 @@ def _error_codes(route: Route) -> set[str]:
     return codes
 
 
-def _error_responses(route: Route) -> dict[str, dict]:
+def _error_responses(route: Route) -> dict[str, dict[str, Any]]:
     """One response per error status, naming its codes."""
     by_status: dict[int, list[str]] = {}
     for code in sorted(_error_codes(route)):
         by_status.setdefault(CODES[code][1], []).append(code)
-    responses = {str(status): {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
+    responses: dict[str, dict[str, Any]] = {str(status): {"description": f"{_STATUS_TEXT.get(status, 'Error')}: error code "
                                + " or ".join(f"`{n}`" for n in names),
                                "content": {"application/json": {"schema": _ref("Error")}}}
                  for status, names in sorted(by_status.items())}
@@ -148,9 +148,9 @@ def _error_responses(route: Route) -> dict[str, dict]:
     return responses
 
 
-def _responses(route: Route, routes: list[Route]) -> dict[str, dict]:
+def _responses(route: Route, routes: list[Route]) -> dict[str, dict[str, Any]]:
     ok = _success(route, routes)
-    responses: dict[str, dict] = {str(route.status): ok}
+    responses: dict[str, dict[str, Any]] = {str(route.status): ok}
     if route.ranges:
         responses["206"] = {"description": "The part a Range header asked for", "content": ok["content"]}
     responses |= _error_responses(route)
@@ -164,8 +164,8 @@ def _responses(route: Route, routes: list[Route]) -> dict[str, dict]:
     return responses
 
 
-def _operation(route: Route, routes: list[Route]) -> dict:
-    op: dict = {"operationId": _operation_id(route), "summary": route.summary, "tags": [route.tag]}
+def _operation(route: Route, routes: list[Route]) -> dict[str, Any]:
+    op: dict[str, Any] = {"operationId": _operation_id(route), "summary": route.summary, "tags": [route.tag]}
     if description := _description(route):
         op["description"] = description
     op["security"] = _security(route)
@@ -199,8 +199,8 @@ def published(routes: list[Route], server_url: str) -> Published:
     return cached[1]
 
 
-def build(routes: list[Route], server_url: str) -> dict:
-    paths: dict = {}
+def build(routes: list[Route], server_url: str) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
     for route in routes:
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, routes)
     return {

@@ -11,8 +11,10 @@ among their errors) and the probes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from core.settings import Settings
 from gateway.clientip import address_key, client_ip
@@ -31,7 +33,8 @@ def limited_per_address(route: Route) -> bool:
 
 
 class AddressLimits:
-    def __init__(self, settings: Settings, routes: list[Route], clock=time.monotonic):
+    def __init__(self, settings: Settings, routes: list[Route],
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.trusted = settings.trusted_proxies
         self.requests = TokenBuckets(settings.public_rate_limit_per_minute, 60.0, clock)
         self.clients = TokenBuckets(settings.oauth_limit_per_hour, 3600.0, clock)
@@ -53,9 +56,9 @@ class AddressLimits:
         return error_response("rate_limited", f"more than {what} from this address; retry after "
                               f"{retry_after_header(wait)} s", headers={"Retry-After": retry_after_header(wait)})
 
-    def middleware(self):
+    def middleware(self) -> Middleware:
         @web.middleware
-        async def limit_public(request: web.Request, handler):
+        async def limit_public(request: web.Request, handler: Handler) -> web.StreamResponse:
             return self.refusal(request) or await handler(request)
 
         return limit_public

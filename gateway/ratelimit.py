@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 
 class TokenBuckets:
-    def __init__(self, limit: int, period_seconds: float = 60.0, clock=time.monotonic, max_keys: int = 100_000):
+    def __init__(self, limit: int, period_seconds: float = 60.0, clock: Callable[[], float] = time.monotonic, max_keys: int = 100_000):
         self.capacity = float(limit)
         self.rate = limit / period_seconds
         self.clock = clock

@@ -4,16 +4,18 @@ beside the gateway's own queue (`nats_status`)."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from core.rpc import readiness
+from gateway.context import Deps
 
 
-def nats_status(deps) -> str:
+def nats_status(deps: Deps) -> str:
     """NATS counts as up once this replica also listens for key invalidations."""
     return "ok" if deps.bus.is_connected and deps.auth.listening else "unreachable"
 
 
-async def check_ready(deps) -> dict:
+async def check_ready(deps: Deps) -> dict[str, Any]:
     names = list(deps.channels)
     statuses = await asyncio.gather(*(readiness(deps.channels[n]) for n in names))
     services = dict(zip(names, statuses, strict=True))

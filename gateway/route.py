@@ -53,12 +53,14 @@ class RequestContext:
         return page_request(self.query)
 
     @staticmethod
-    def listing(key: str, items: list, page: common_pb2.PageInfo, **extra) -> dict:
+    def listing(key: str, items: list[Any], page: common_pb2.PageInfo, **extra: Any) -> dict[str, Any]:
         """The list envelope: `{key: items, has_more, next_cursor}` (and any fields of the list's own)."""
         return {**extra, key: items, "has_more": page.has_more, "next_cursor": page.next_cursor or None}
 
 
-Handler = Callable[[RequestContext], Awaitable[Any]]
+# What a handler answers: a JSON body (sent with the route's status) or a response of its own.
+Reply = dict[str, Any] | list[Any] | web.StreamResponse
+Handler = Callable[[RequestContext], Awaitable[Reply]]
 
 
 @dataclass(frozen=True)
@@ -87,15 +89,15 @@ class Route:
     # signed in acts on their account's businesses with no scope check; a body must be JSON (no CSRF).
     sessions: bool = False
     # Scope the key needs; a callable picks it from the body (e.g. lifecycle actions).
-    scope: str | Callable[[dict], tuple[str, ...]] | None = None
-    body: dict | None = None  # JSON Schema of the request body
-    form: dict | None = None  # JSON Schema of a form-encoded body (the handler reads it; documented only)
+    scope: str | Callable[[dict[str, Any]], tuple[str, ...]] | None = None
+    body: dict[str, Any] | None = None  # JSON Schema of the request body
+    form: dict[str, Any] | None = None  # JSON Schema of a form-encoded body (the handler reads it; documented only)
     # JSON Schema of a JSON body the handler reads and answers itself, errors included (JSON-RPC); documented only,
     # with the statuses of its own answers, {status: description} (a body of the `response` schema; 202 none) or
     # {status: (description, name of the body's schema)}.
-    own_body: dict | None = None
+    own_body: dict[str, Any] | None = None
     own_replies: dict[int, str | tuple[str, str]] | None = None
-    query: dict | None = None  # JSON Schema (object) of the query parameters
+    query: dict[str, Any] | None = None  # JSON Schema (object) of the query parameters
     # Name of the response schema in gateway.schemas; a tuple for routes whose ?id= read returns the
     # resource itself instead of the list (published as a oneOf).
     response: str | tuple[str, ...] | None = None
@@ -120,11 +122,11 @@ class Route:
     # Request headers the handler reads, {name: JSON Schema with a description, and `required: True` for one it
     # cannot do without} (documented only), and
     # headers of its answers, {status: {name: description}}.
-    headers: dict | None = None
-    reply_headers: dict | None = None
+    headers: dict[str, dict[str, Any]] | None = None
+    reply_headers: dict[int, dict[str, str]] | None = None
     # The part of `body` the gateway checks, where the service checks the rest itself (to report every problem of
     # a large body at once, each where it is); None: the gateway checks all of `body`.
-    body_check: dict | None = None
+    body_check: dict[str, Any] | None = None
     # The largest body the route reads (None: gateway.app.MAX_BODY_BYTES, 1 MiB).
     max_body_bytes: int | None = None
     # A provider route's own check of the raw body and headers (its signature), `(settings, headers, raw) -> why
@@ -132,11 +134,11 @@ class Route:
     # unauthorized with nothing of its body parsed.
     verify: Callable[[Any, Any, bytes], str | None] | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.read_one is not None and "id" not in (self.query or {}).get("properties", {}):
             raise ValueError(f"{self.method} {self.path}: read_one needs `id` in the query schema")
 
-    def handler_for(self, query: dict) -> Handler:
+    def handler_for(self, query: dict[str, Any]) -> Handler:
         return self.read_one if self.read_one is not None and "id" in query else self.handler
 
     @property

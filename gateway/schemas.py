@@ -7,14 +7,17 @@ so a rule changes in one place (the services still enforce it: the schema descri
 """
 from __future__ import annotations
 
+from typing import Any
+
 from core import plans, settings, standing
 from core.compliance import recording_rules as recording
 from core.contact import E164_PATTERN
 from core.events import PARTNER_EVENT_TYPES
 from core.scopes import ALL_SCOPES
-from gateway.convert import message_schema
+from gateway.convert import schema_of
 from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
+from providers.voice import vocabulary
 from services.accounts import domain as accounts
 from services.accounts import payments_domain as payments
 from services.agents import domain as agents
@@ -45,7 +48,7 @@ VERSION = {"type": "integer", "minimum": 1, "maximum": 2**31 - 1}
 E164 = {"type": "string", "pattern": E164_PATTERN, "description": "E.164, e.g. +14155550123"}
 
 
-def _obj(props: dict, required: tuple[str, ...] = ()) -> dict:
+def _obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": list(required)}
 
 
@@ -89,7 +92,7 @@ SIGNUP_REQUEST = _obj({
 }, ("business_name", "email"))
 
 # payment_response is sent as the PAYMENT-RESPONSE header; checkout_url is there only when not paid by x402.
-_SIGNUP_REPLY = message_schema(accounts_pb2.SignupReply.DESCRIPTOR, omit=("payment_response",))
+_SIGNUP_REPLY = schema_of(accounts_pb2.SignupReply, omit=("payment_response",))
 _SIGNUP_REPLY["properties"]["trial_ends_at"] = TIME
 _SIGNUP_REPLY["properties"]["checkout_url"] = {"type": "string", "format": "uri",
                                                "description": "only when not paid by x402"}
@@ -185,7 +188,7 @@ RECORDING_DISCLOSURE = {**_obj({
              "state) or whom no US state places; always: on every call; off: never (the business answers for "
              "recording consent, as with compliance skip)"},
     "message": {"anyOf": [{"type": "string", "minLength": 1, "pattern": NOT_BLANK,
-                           "maxLength": agents.RECORDING_CONSENT_MESSAGE_MAX}, {"type": "null"}],
+                           "maxLength": vocabulary.RECORDING_CONSENT_MESSAGE_MAX}, {"type": "null"}],
                 "description": "the words, spoken as a line of their own before the call's first message; null: the "
                 f"default wording ({recording.STAY_ON_LINE}: \"{recording.DEFAULT_MESSAGES[recording.STAY_ON_LINE]}\"; "
                 f"{recording.VERBAL}: \"{recording.DEFAULT_MESSAGES[recording.VERBAL]}\")"},
@@ -300,7 +303,7 @@ NUMBER_UPDATE["anyOf"] = [{"required": ["agent_id"]}, {"required": ["forwarding"
 LEAD_STATUSES = list(leads.STATUSES)
 
 
-def _lead_text(field: str, **extra) -> dict:
+def _lead_text(field: str, **extra: Any) -> dict[str, Any]:
     return {"type": "string", "maxLength": leads.LIMITS[field], **extra}
 
 
@@ -361,7 +364,7 @@ CALL_CREATE["allOf"] = [{"not": {"required": ["name", "customer_name"]}},
 PROVIDER_MESSAGE = _obj({"message": {**_obj({"type": {"type": "string"}, "call": {"type": "object"}}, ("type",)),
                                      "description": "the provider's server message (its own schema)"}},
                         ("message",))
-_CALL = message_schema(calls_pb2.Call.DESCRIPTOR)
+_CALL = schema_of(calls_pb2.Call)
 _CALL["properties"]["status"] = CALL_STATUS
 _CALL_DISCLOSURE = _CALL["properties"]["recording_disclosure"]["anyOf"][0]["properties"]
 _CALL_DISCLOSURE["reason"] |= {"enum": list(recording.REASONS), "description": ", ".join(recording.SPOKEN_REASONS)
@@ -372,7 +375,7 @@ _CALL_DISCLOSURE["consent"] = {"anyOf": [{"type": "string", "enum": ["granted", 
                                "hung up first; no recording is kept then); null before the report or when not spoken"}
 _CALL_DISCLOSURE["consent_type"] = {"anyOf": [{"type": "string", "enum": list(recording.CONSENT_TYPES)},
                                               {"type": "null"}]}
-_AGENT = message_schema(agents_pb2.Agent.DESCRIPTOR)
+_AGENT = schema_of(agents_pb2.Agent)
 _AGENT["properties"]["recording_disclosure"] = {
     **_obj({"mode": {"type": "string", "enum": list(recording.MODES)}, "message": {"type": "string"},
             "consent": {"type": "string", "enum": list(recording.CONSENT_TYPES)}}, ("mode", "message", "consent")),
@@ -434,7 +437,7 @@ RUN_DRAFT = {**RUN_ENVELOPE, "description": "a draft of a communication run (Com
              "the run's shape (a field it does not have, a touch of the wrong shape, a value out of range) is "
              "reported in the reply's problems, not refused"}
 RUN_CHANGE = _obj({"id": UUID, "action": {"type": "string", "enum": list(runs.ACTIONS)}}, ("id", "action"))
-_JOB = message_schema(sdr_pb2.CommunicationJob.DESCRIPTOR)
+_JOB = schema_of(sdr_pb2.CommunicationJob)
 for _name, _about in {
     "scheduled_at": "the time the run asked for",
     "planned_at": "when it goes out next, as the outbound compliance decision has it: from the run's creation the "
@@ -491,15 +494,15 @@ REPLAY = _obj({
 REPLAY["oneOf"] = [{"required": ["event_ids"]}, {"required": ["since"]}]
 REPLAY["dependentRequired"] = {"until": ["since"]}
 
-_AGENT_VERSION = message_schema(agents_pb2.AgentVersion.DESCRIPTOR, omit=("config_snapshot",))
-_NUMBER = message_schema(agents_pb2.PhoneNumber.DESCRIPTOR)
+_AGENT_VERSION = schema_of(agents_pb2.AgentVersion, omit=("config_snapshot",))
+_NUMBER = schema_of(agents_pb2.PhoneNumber)
 _LEGACY_NUMBER = _obj({"id": UUID, "phone_number": E164, "agent_id": {"anyOf": [UUID, {"type": "null"}]},
                        "business_id": UUID, "created_at": TIME},
                       ("id", "phone_number", "agent_id", "business_id", "created_at"))
 
-_KEY = message_schema(accounts_pb2.ApiKey.DESCRIPTOR, omit=("key",))
-_KEY_WITH_SECRET = message_schema(accounts_pb2.ApiKey.DESCRIPTOR)
-_WORKSPACE = message_schema(accounts_pb2.Workspace.DESCRIPTOR)
+_KEY = schema_of(accounts_pb2.ApiKey, omit=("key",))
+_KEY_WITH_SECRET = schema_of(accounts_pb2.ApiKey)
+_WORKSPACE = schema_of(accounts_pb2.Workspace)
 SUBSCRIPTION_STATUS = {"type": "string", "enum": list(payments.SUBSCRIPTION_STATUSES),
                        "description": "incomplete until the card checkout completes; then the payment provider's: "
                        "trialing, active, past_due (a payment failed and is retried), canceled (final)"}
@@ -510,13 +513,13 @@ _WORKSPACE["properties"]["standing"] = {
     "past_due) it may place calls, send texts and email, take pool numbers and run outreach; held (paused, "
     "canceled, inactive: torn down, unpaid: the signup's checkout is not complete or its x402 payment not settled) it may only read and change "
     "its setup, and those actions answer 403 forbidden saying what to do."}
-_X402_RENEWAL = message_schema(accounts_pb2.X402Renewal.DESCRIPTOR, omit=("payment_response",))
+_X402_RENEWAL = schema_of(accounts_pb2.X402Renewal, omit=("payment_response",))
 _X402_RENEWAL["properties"].update(payment_status=X402_PAYMENT_STATUS, subscription_status=SUBSCRIPTION_STATUS)
-_USAGE = message_schema(accounts_pb2.UsageEntry.DESCRIPTOR, omit=("api_key_id", "account_id", "business_id"))
-_BALANCE = message_schema(accounts_pb2.BalanceEntry.DESCRIPTOR)
+_USAGE = schema_of(accounts_pb2.UsageEntry, omit=("api_key_id", "account_id", "business_id"))
+_BALANCE = schema_of(accounts_pb2.BalanceEntry)
 _BALANCE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
 # Beside the spec's fields, the business's daily spend limits and today's use (services.messaging.spend).
-_DAY_SPEND = message_schema(messaging_pb2.DailySpend.DESCRIPTOR, omit=("business_id",))
+_DAY_SPEND = schema_of(messaging_pb2.DailySpend, omit=("business_id",))
 _DAY_SPEND["properties"].update(
     plan_id={"type": "string", "enum": list(plans.PLANS), "description": "The plan whose daily limits apply"},
     day={"type": "string", "format": "date", "description": "The UTC day counted"},
@@ -552,15 +555,15 @@ SDR_RUN = _obj({"businessId": UUID, "dryRun": {"type": "boolean", "default": Fal
                ("businessId",)) | {"additionalProperties": False}
 SDR_RUNNER = _obj({"businessId": {**UUID, "description": "only this business (default: every one due)"}}) | {
     "additionalProperties": False}
-_SDR_REPORT = message_schema(sdr_pb2.PipelineReport.DESCRIPTOR, omit=("business_id",))
+_SDR_REPORT = schema_of(sdr_pb2.PipelineReport, omit=("business_id",))
 _SDR_REPORT["properties"] = {"businessId": UUID, **_SDR_REPORT["properties"]}
 _SDR_REPORT["required"] = list(_SDR_REPORT["properties"])
-_SDR_CONFIG = message_schema(sdr_pb2.SdrConfig.DESCRIPTOR, omit=("business_id",))
+_SDR_CONFIG = schema_of(sdr_pb2.SdrConfig, omit=("business_id",))
 _SDR_CONFIG["properties"] = {"businessId": UUID, **_SDR_CONFIG["properties"]}
 _SDR_CONFIG["required"] = list(_SDR_CONFIG["properties"])
 
 
-def _ref(name: str) -> dict:
+def _ref(name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
@@ -618,14 +621,14 @@ EVAL_RUN_REQUEST = _obj({
     "max_wait_ms": {"type": "integer", "minimum": 0, "maximum": evals.MAX_WAIT_MS[1],
                     "default": evals.MAX_WAIT_MS[0], "description": "how long to wait for the runs to end"},
 })
-_EVAL_RUN = message_schema(evals_pb2.EvalRun.DESCRIPTOR)
+_EVAL_RUN = schema_of(evals_pb2.EvalRun)
 _EVAL_RUN["properties"]["status"] = {"type": "string", "enum": list(evals.RUN_STATUSES)}
 FAN_OUT_ENTRY = ("eval_id", "name", "run_id", "provider_run_id", "status", "passed")
-_EVAL = message_schema(evals_pb2.EvalScenario.DESCRIPTOR)
+_EVAL = schema_of(evals_pb2.EvalScenario)
 _EVAL["properties"]["messages"] = EVAL_TURNS
-_CONVERSATION = message_schema(messaging_pb2.Conversation.DESCRIPTOR)
-_MESSAGE = message_schema(messaging_pb2.Message.DESCRIPTOR)
-_DNC_ENTRY = message_schema(messaging_pb2.DncEntry.DESCRIPTOR)
+_CONVERSATION = schema_of(messaging_pb2.Conversation)
+_MESSAGE = schema_of(messaging_pb2.Message)
+_DNC_ENTRY = schema_of(messaging_pb2.DncEntry)
 
 # -- analytics ------------------------------------------------------------------------------
 
@@ -785,7 +788,7 @@ ANALYTICS = {
         "leads": _LEAD_FIGURES}, ("business_id", "business_name", "calls", "leads"))}}, ("period", "businesses")),
 }
 
-SCHEMAS: dict[str, dict] = {
+SCHEMAS: dict[str, dict[str, Any]] = {
     "Error": ERROR,
     "SignupRequest": SIGNUP_REQUEST,
     "SignupResponse": _SIGNUP_REPLY,
@@ -800,10 +803,10 @@ SCHEMAS: dict[str, dict] = {
     "Success": _obj({"success": {"type": "boolean"}}, ("success",)),
     "SignOutRequest": SIGN_OUT,
     "CheckoutOpenRequest": CHECKOUT_OPEN,
-    "CheckoutLink": message_schema(accounts_pb2.CheckoutLink.DESCRIPTOR),
+    "CheckoutLink": schema_of(accounts_pb2.CheckoutLink),
     "X402RenewalRequest": X402_RENEW,
     "X402Renewal": _X402_RENEWAL,
-    "SignedOut": message_schema(accounts_pb2.SignOutReply.DESCRIPTOR),
+    "SignedOut": schema_of(accounts_pb2.SignOutReply),
     "Workspace": _WORKSPACE,
     "WorkspaceCreateRequest": WORKSPACE_CREATE,
     "WorkspaceUpdateRequest": WORKSPACE_UPDATE,
@@ -820,18 +823,18 @@ SCHEMAS: dict[str, dict] = {
     "SmsPromptUpdateRequest": SMS_PROMPT_UPDATE,
     "AgentRollbackRequest": ROLLBACK,
     "Agent": _AGENT,
-    "AgentSummary": message_schema(agents_pb2.AgentSummary.DESCRIPTOR),
+    "AgentSummary": schema_of(agents_pb2.AgentSummary),
     "AgentList": _obj({"agents": {"type": "array", "items": _ref("AgentSummary")}, **PAGE_FIELDS},
                       ("agents", *PAGE_FIELDS)),
-    "AgentCreated": message_schema(agents_pb2.AgentCreated.DESCRIPTOR),
-    "AgentUpdated": message_schema(agents_pb2.AgentUpdated.DESCRIPTOR, omit=("rollback_of",)),
-    "AgentRolledBack": message_schema(agents_pb2.AgentUpdated.DESCRIPTOR),
-    "PersonaLoaded": message_schema(agents_pb2.PersonaLoaded.DESCRIPTOR),
-    "SmsPromptUpdated": message_schema(agents_pb2.UpdateSmsPromptReply.DESCRIPTOR),
+    "AgentCreated": schema_of(agents_pb2.AgentCreated),
+    "AgentUpdated": schema_of(agents_pb2.AgentUpdated, omit=("rollback_of",)),
+    "AgentRolledBack": schema_of(agents_pb2.AgentUpdated),
+    "PersonaLoaded": schema_of(agents_pb2.PersonaLoaded),
+    "SmsPromptUpdated": schema_of(agents_pb2.UpdateSmsPromptReply),
     "AgentVersion": _AGENT_VERSION,
     "AgentVersionList": _obj({"agent_id": UUID, "versions": {"type": "array", "items": _ref("AgentVersion")},
                               **PAGE_FIELDS}, ("agent_id", "versions", *PAGE_FIELDS)),
-    "AgentVersionDetail": _obj({"agent_id": UUID, "version": message_schema(agents_pb2.AgentVersion.DESCRIPTOR)},
+    "AgentVersionDetail": _obj({"agent_id": UUID, "version": schema_of(agents_pb2.AgentVersion)},
                                ("agent_id", "version")),
     "PhoneNumberAssignRequest": NUMBER_ASSIGN,
     "PhoneNumberUpdateRequest": NUMBER_UPDATE,
@@ -839,21 +842,21 @@ SCHEMAS: dict[str, dict] = {
     "PhoneNumberList": _obj({"business_id": {"anyOf": [UUID, {"type": "null"}]},
                              "phone_numbers": {"type": "array", "items": _ref("PhoneNumber")},
                              **PAGE_FIELDS}, ("business_id", "phone_numbers", *PAGE_FIELDS)),
-    "AvailableNumberList": _obj({"numbers": {"type": "array", "items": message_schema(
-        agents_pb2.AvailableNumber.DESCRIPTOR)}, "has_more": {"type": "boolean"}}, ("numbers", "has_more")),
-    "PhoneNumberReleased": message_schema(agents_pb2.ReleasePhoneNumberReply.DESCRIPTOR),
+    "AvailableNumberList": _obj({"numbers": {"type": "array", "items": schema_of(
+        agents_pb2.AvailableNumber)}, "has_more": {"type": "boolean"}}, ("numbers", "has_more")),
+    "PhoneNumberReleased": schema_of(agents_pb2.ReleasePhoneNumberReply),
     "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}, **PAGE_FIELDS},
                              ("numbers", *PAGE_FIELDS)),
     "LeadCreateRequest": LEAD_CREATE,
     "LeadUpdateRequest": LEAD_UPDATE,
-    "Lead": message_schema(sdr_pb2.Lead.DESCRIPTOR),
+    "Lead": schema_of(sdr_pb2.Lead),
     "LeadList": _obj({"leads": {"type": "array", "items": _ref("Lead")}, **PAGE_FIELDS},
                      ("leads", *PAGE_FIELDS)),
-    "LeadAudit": message_schema(sdr_pb2.LeadAudit.DESCRIPTOR),
+    "LeadAudit": schema_of(sdr_pb2.LeadAudit),
     "CallCreateRequest": CALL_CREATE,
     "ProviderMessage": PROVIDER_MESSAGE,
-    "Recording": message_schema(calls_pb2.Recording.DESCRIPTOR),
-    "Transcript": message_schema(calls_pb2.Transcript.DESCRIPTOR),
+    "Recording": schema_of(calls_pb2.Recording),
+    "Transcript": schema_of(calls_pb2.Transcript),
     "TranscriptList": _obj({"transcripts": {"type": "array", "items": _ref("Transcript")}, **PAGE_FIELDS},
                            ("transcripts", *PAGE_FIELDS)),
     "ProviderMessageAnswer": {"type": "object", "description": "{}, or for an assistant-request the provider's "
@@ -866,24 +869,24 @@ SCHEMAS: dict[str, dict] = {
     "WebhookTargetRequest": WEBHOOK_TARGET,
     "WebhookTestRequest": WEBHOOK_TEST,
     "ReplayRequest": REPLAY,
-    "Webhook": message_schema(webhooks_pb2.Subscription.DESCRIPTOR),
+    "Webhook": schema_of(webhooks_pb2.Subscription),
     "WebhookSaved": _obj({"business_id": UUID, "webhook": _ref("Webhook"),
                           "webhook_secret": {"anyOf": [{"type": "string"}, {"type": "null"}]},
                           "events": {"type": "array", "items": {"type": "string"}}, "message": {"type": "string"}},
                          ("business_id", "webhook", "webhook_secret", "events", "message")),
     "WebhookList": _obj({"business_id": UUID, "webhooks": {"type": "array", "items": _ref("Webhook")},
                          "events": {"type": "array", "items": {"type": "string"}}}, ("business_id", "webhooks", "events")),
-    "CallSecretMasked": message_schema(webhooks_pb2.CallSecret.DESCRIPTOR, omit=("webhook_secret",)),
-    "CallSecretShown": message_schema(webhooks_pb2.CallSecret.DESCRIPTOR),
+    "CallSecretMasked": schema_of(webhooks_pb2.CallSecret, omit=("webhook_secret",)),
+    "CallSecretShown": schema_of(webhooks_pb2.CallSecret),
     "CallSecretRequest": CALL_SECRET,
-    "WebhookDeleted": message_schema(webhooks_pb2.DeleteSubscriptionReply.DESCRIPTOR),
-    "WebhookTestSent": message_schema(webhooks_pb2.SendTestReply.DESCRIPTOR),
-    "WebhookSecretRotated": message_schema(webhooks_pb2.RotateSecretReply.DESCRIPTOR),
-    "EventList": _obj({"events": {"type": "array", "items": message_schema(webhooks_pb2.StoredEvent.DESCRIPTOR)},
+    "WebhookDeleted": schema_of(webhooks_pb2.DeleteSubscriptionReply),
+    "WebhookTestSent": schema_of(webhooks_pb2.SendTestReply),
+    "WebhookSecretRotated": schema_of(webhooks_pb2.RotateSecretReply),
+    "EventList": _obj({"events": {"type": "array", "items": schema_of(webhooks_pb2.StoredEvent)},
                        **PAGE_FIELDS}, ("events", *PAGE_FIELDS)),
-    "DeliveryList": _obj({"deliveries": {"type": "array", "items": message_schema(webhooks_pb2.Delivery.DESCRIPTOR)},
+    "DeliveryList": _obj({"deliveries": {"type": "array", "items": schema_of(webhooks_pb2.Delivery)},
                           **PAGE_FIELDS}, ("deliveries", *PAGE_FIELDS)),
-    "Replayed": message_schema(webhooks_pb2.ReplayReply.DESCRIPTOR),
+    "Replayed": schema_of(webhooks_pb2.ReplayReply),
     "Capabilities": _obj({
         "account_id": UUID,
         "key": _obj({"id": UUID, "scopes": {"type": "array", "items": {"type": "string"}},
@@ -896,20 +899,20 @@ SCHEMAS: dict[str, dict] = {
                                                        "allowed": {"type": "boolean"}})},
     }, ("account_id", "key", "workspaces", "scopes", "endpoints")),
     "SmsSendRequest": SMS_SEND,
-    "SmsSent": message_schema(messaging_pb2.SmsSendReply.DESCRIPTOR),
+    "SmsSent": schema_of(messaging_pb2.SmsSendReply),
     "Conversation": _CONVERSATION,
     "ConversationList": _obj({"conversations": {"type": "array", "items": _ref("Conversation")}, **PAGE_FIELDS},
                              ("conversations", *PAGE_FIELDS)),
     "SmsMessageList": _obj({"messages": {"type": "array", "items": _MESSAGE}, **PAGE_FIELDS},
                            ("messages", *PAGE_FIELDS)),
     "ConsentRecordRequest": CONSENT_RECORD,
-    "Consent": message_schema(messaging_pb2.Consent.DESCRIPTOR),
+    "Consent": schema_of(messaging_pb2.Consent),
     "DncAddRequest": DNC_ADD,
     "DncEntry": _DNC_ENTRY,
-    "DncCheck": message_schema(messaging_pb2.DncCheck.DESCRIPTOR),
+    "DncCheck": schema_of(messaging_pb2.DncCheck),
     "DncList": _obj({"entries": {"type": "array", "items": _ref("DncEntry")}, **PAGE_FIELDS},
                     ("entries", *PAGE_FIELDS)),
-    "ComplianceDecision": message_schema(common_pb2.ComplianceDecision.DESCRIPTOR),
+    "ComplianceDecision": schema_of(common_pb2.ComplianceDecision),
     "CommunicationRunRequest": COMMUNICATION_RUN,
     "CommunicationRunChange": RUN_CHANGE,
     "CommunicationRunDraft": RUN_DRAFT,
@@ -917,15 +920,15 @@ SCHEMAS: dict[str, dict] = {
     "CommunicationRunPreview": _obj({
         "touches": {"type": "integer"}, "by_channel": _COUNTS, "by_outcome": _COUNTS,
         "first_planned_at": NULLABLE_TIME, "last_planned_at": NULLABLE_TIME,
-        "planned": {"type": "array", "items": message_schema(sdr_pb2.PlannedTouch.DESCRIPTOR)}},
+        "planned": {"type": "array", "items": schema_of(sdr_pb2.PlannedTouch)}},
         ("touches", "by_channel", "by_outcome", "planned")),
-    "CommunicationRun": message_schema(sdr_pb2.CommunicationRun.DESCRIPTOR),
+    "CommunicationRun": schema_of(sdr_pb2.CommunicationRun),
     "CommunicationRunList": _obj({"runs": {"type": "array", "items": _ref("CommunicationRun")}, **PAGE_FIELDS},
                                  ("runs", *PAGE_FIELDS)),
     "CommunicationJob": _JOB,
     "CommunicationJobList": _obj({"jobs": {"type": "array", "items": _ref("CommunicationJob")}, **PAGE_FIELDS},
                                  ("jobs", *PAGE_FIELDS)),
-    "CommunicationAttempt": message_schema(sdr_pb2.CommunicationAttempt.DESCRIPTOR),
+    "CommunicationAttempt": schema_of(sdr_pb2.CommunicationAttempt),
     "CommunicationAttemptList": _obj({"attempts": {"type": "array", "items": _ref("CommunicationAttempt")},
                                       **PAGE_FIELDS}, ("attempts", *PAGE_FIELDS)),
     "ComplianceDecisionList": _obj({"decisions": {"type": "array", "items": _ref("ComplianceDecision")},
@@ -938,12 +941,12 @@ SCHEMAS: dict[str, dict] = {
     "SdrRunner": _obj({"window_start": TIME, "runs": {"type": "array", "items": _obj({
         "businessId": UUID, "status": {"type": "string", "enum": ["ran", "taken", "held"]},
         "briefing_id": {"type": ["string", "null"]},
-        "summary": {"anyOf": [message_schema(sdr_pb2.PipelineRunSummary.DESCRIPTOR), {"type": "null"}]},
+        "summary": {"anyOf": [schema_of(sdr_pb2.PipelineRunSummary), {"type": "null"}]},
         "skipped": {"type": "integer"}}, ("businessId", "status", "briefing_id", "summary", "skipped"))}},
         ("window_start", "runs")),
     "SdrRun": _obj({
         "success": {"type": "boolean"}, "dryRun": {"type": "boolean"},
-        "summary": message_schema(sdr_pb2.PipelineRunSummary.DESCRIPTOR),
+        "summary": schema_of(sdr_pb2.PipelineRunSummary),
         "results": {"type": "array", "items": _obj({"success": {"type": "boolean"}, "action": {"type": "string"},
                                                     "leadId": UUID, "detail": {"type": "string"}},
                                                    ("success", "action", "leadId", "detail"))},
@@ -957,16 +960,16 @@ SCHEMAS: dict[str, dict] = {
                              "detail": {"type": "string"}, "replayed": {"type": "boolean"}},
                             ("success", "action", "leadId", "detail", "replayed")),
     "SdrActivity": _obj({"businessId": UUID, "activity": {
-        "type": "array", "items": message_schema(sdr_pb2.PipelineActivity.DESCRIPTOR)}}, ("businessId", "activity")),
+        "type": "array", "items": schema_of(sdr_pb2.PipelineActivity)}}, ("businessId", "activity")),
     "SdrConfig": _SDR_CONFIG,
     "SdrPipeline": _obj({
         "businessId": UUID, "enabled": {"type": "boolean"},
-        "summary": message_schema(sdr_pb2.PipelineSummary.DESCRIPTOR),
-        "leads": {"type": "array", "items": message_schema(sdr_pb2.PipelineLead.DESCRIPTOR)}},
+        "summary": schema_of(sdr_pb2.PipelineSummary),
+        "leads": {"type": "array", "items": schema_of(sdr_pb2.PipelineLead)}},
         ("businessId", "enabled", "summary", "leads")),
     "EmailQueueRequest": EMAIL_QUEUE,
     "EmailApproveRequest": EMAIL_APPROVE,
-    "Email": message_schema(messaging_pb2.Email.DESCRIPTOR),
+    "Email": schema_of(messaging_pb2.Email),
     "EvalCreateRequest": EVAL_CREATE,
     "EvalUpdateRequest": EVAL_UPDATE,
     "EvalScenario": _EVAL,
@@ -978,7 +981,7 @@ SCHEMAS: dict[str, dict] = {
                             {k: _EVAL_RUN["properties"][k] for k in FAN_OUT_ENTRY}, FAN_OUT_ENTRY)}},
                        ("total", "completed", "passed", "failed", "results")),
     "EvalRunList": _obj({"runs": {"type": "array", "items": _ref("EvalRun")}}, ("runs",)),
-    "EvalScenarioSummary": message_schema(evals_pb2.EvalScenario.DESCRIPTOR, omit=("messages",)),
+    "EvalScenarioSummary": schema_of(evals_pb2.EvalScenario, omit=("messages",)),
     "EvalScenarioList": _obj({"evals": {"type": "array", "items": _ref("EvalScenarioSummary"),
                                         "description": "without their messages (read one with ?id=)"}, **PAGE_FIELDS},
                              ("evals", *PAGE_FIELDS)),
@@ -997,9 +1000,9 @@ SCHEMAS: dict[str, dict] = {
 }
 
 
-def resolved(name: str) -> dict:
+def resolved(name: str) -> dict[str, Any]:
     """A schema with its $refs inlined, for /api/v1/schemas?name= (standalone documents)."""
-    def walk(node):
+    def walk(node: Any) -> Any:
         if isinstance(node, dict):
             if set(node) == {"$ref"}:
                 return walk(SCHEMAS[node["$ref"].rsplit("/", 1)[1]])

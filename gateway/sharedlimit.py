@@ -21,6 +21,7 @@ import json
 import logging
 import uuid
 from collections import Counter
+from typing import Any
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -40,7 +41,7 @@ class SharedTokenBuckets(TokenBuckets):
     """Token buckets that count what they let through (`drain`) and take what other replicas let through
     (`charge`)."""
 
-    def __init__(self, limit: int, period_seconds: float = 60.0, **kwargs):
+    def __init__(self, limit: int, period_seconds: float = 60.0, **kwargs: Any) -> None:
         super().__init__(limit, period_seconds, **kwargs)
         self._taken: Counter[str] = Counter()
 

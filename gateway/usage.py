@@ -15,11 +15,14 @@ import asyncio
 import contextlib
 import logging
 import time
+from typing import Any
 
 import grpc
 
 from core.background import Background
 from core.ids import new_id
+from core.rpc import Client
+from gateway.auth import Principal
 from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
@@ -27,20 +30,22 @@ log = logging.getLogger(__name__)
 # A send waits this long for accounts to be reachable before it is tried again (and logged).
 RETRY_WAIT_SECONDS = 5.0
 RETRY_PAUSE_SECONDS = 0.2
+# A request as queued: (principal, endpoint, method, status code, call id, cost in cents, Unix time).
+_Pending = tuple[Principal, str, str, int, str | None, int, float]
 
 
 class UsageWriter(Background):
     task_name = "usage-writer"
 
-    def __init__(self, stub, *, batch: int = 500, interval: float = 1.0, max_queue: int = 50_000):
+    def __init__(self, stub: Client, *, batch: int = 500, interval: float = 1.0, max_queue: int = 50_000):
         self.stub = stub
         self.batch = batch
         self.interval = interval
-        self.queue: asyncio.Queue = asyncio.Queue(max_queue)
+        self.queue: asyncio.Queue[_Pending] = asyncio.Queue(max_queue)
         self.dropped = 0
         self._stopping = asyncio.Event()
 
-    def record(self, principal, endpoint: str, method: str, status_code: int, call_id: str | None = None,
+    def record(self, principal: Principal, endpoint: str, method: str, status_code: int, call_id: str | None = None,
                cost_cents: int = 0) -> None:
         """Queue an entry; the proto is built off the request path, in the flush task."""
         try:
@@ -51,7 +56,7 @@ class UsageWriter(Background):
                 log.warning("usage log queue full; %d entries dropped so far", self.dropped)
 
     @staticmethod
-    def _entry(item) -> accounts_pb2.UsageEntry:
+    def _entry(item: _Pending) -> accounts_pb2.UsageEntry:
         principal, endpoint, method, status_code, call_id, cost_cents, at = item
         entry = accounts_pb2.UsageEntry(id=new_id(), endpoint=endpoint, method=method, status_code=status_code,
                                         cost_cents=cost_cents, api_key_id=principal.key_id,
@@ -63,13 +68,13 @@ class UsageWriter(Background):
         entry.created_at.FromNanoseconds(int(at * 1e9))
         return entry
 
-    def _drain(self) -> list:
-        entries = []
+    def _drain(self) -> list[accounts_pb2.UsageEntry]:
+        entries: list[accounts_pb2.UsageEntry] = []
         while len(entries) < self.batch and not self.queue.empty():
             entries.append(self._entry(self.queue.get_nowait()))
         return entries
 
-    async def _send(self, entries: list) -> None:
+    async def _send(self, entries: list[Any]) -> None:
         request = accounts_pb2.RecordUsageRequest(entries=entries)
         while True:
             try:

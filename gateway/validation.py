@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any, NoReturn
 
 from jsonschema import Draft202012Validator
-from multidict import MultiDictProxy
+from jsonschema.exceptions import ValidationError
+from multidict import MultiMapping
 
 from core.contact import E164_PATTERN
 from core.errors import ServiceError
@@ -14,11 +16,11 @@ from core.ids import is_uuid
 from gateway import patterns
 from gateway.timeparse import plus_restored
 
-_validators: dict[int, tuple[dict, Draft202012Validator]] = {}
+_validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 FORMAT_CHECKER = Draft202012Validator.FORMAT_CHECKER
 
 
-def validator(schema: dict) -> Draft202012Validator:
+def validator(schema: dict[str, Any]) -> Draft202012Validator:
     """One compiled validator per schema object (route schemas are module-level constants)."""
     hit = _validators.get(id(schema))
     if hit is None or hit[0] is not schema:
@@ -27,29 +29,39 @@ def validator(schema: dict) -> Draft202012Validator:
     return hit[1]
 
 
-def _where(error) -> str:
+def _rule(error: ValidationError) -> Any:
+    """The failed keyword's value in the schema (jsonschema sets it on every error it reports)."""
+    return error.validator_value
+
+
+def _sent(error: ValidationError) -> Any:
+    """The part of the request that failed it."""
+    return error.instance
+
+
+def _where(error: ValidationError) -> str:
     path = ".".join(str(p) for p in error.absolute_path)
     return path or "body"
 
 
-def _field(error, name: str) -> str:
+def _field(error: ValidationError, name: str) -> str:
     prefix = _where(error)
     return name if prefix == "body" else f"{prefix}.{name}"
 
 
-def _alternatives(error) -> list[list[str]] | None:
+def _alternatives(error: ValidationError) -> list[list[str]] | None:
     """The field sets of a oneOf/anyOf whose branches only require fields (e.g. agent_id or its alias id)."""
-    branches = error.validator_value if error.validator in ("oneOf", "anyOf") else None
+    branches = _rule(error) if error.validator in ("oneOf", "anyOf") else None
     if not branches or not all(set(b) == {"required"} for b in branches):
         return None
     return [b["required"] for b in branches]
 
 
-def _unwrap_nullable(error):
+def _unwrap_nullable(error: ValidationError) -> ValidationError:
     """For a value that is not null under `anyOf: [X, {"type": "null"}]`, X's own first error (what to fix)
     rather than "is not valid under any of the given schemas"."""
-    while error.validator == "anyOf" and error.instance is not None and error.context:
-        nulls = [i for i, branch in enumerate(error.validator_value) if branch == {"type": "null"}]
+    while error.validator == "anyOf" and _sent(error) is not None and error.context:
+        nulls = [i for i, branch in enumerate(_rule(error)) if branch == {"type": "null"}]
         if not nulls:
             return error
         inner = sorted((e for e in error.context if e.relative_schema_path[0] not in nulls),
@@ -60,19 +72,19 @@ def _unwrap_nullable(error):
     return error
 
 
-def _condition(schema: dict, error) -> str:
+def _condition(schema: dict[str, Any], error: ValidationError) -> str:
     """' when <fields> is sent' for an error of an if/then's `then` (the fields the `if` requires), else ''."""
     path = list(error.schema_path)
     if "then" not in path:
         return ""
-    node = schema
+    node: Any = schema
     for step in path[:path.index("then")]:
         node = node[step]
     fields = node.get("if", {}).get("required", [])
     return f" when {' and '.join(fields)} is sent" if fields else ""
 
 
-def check(schema: dict, value, code: str = "invalid_request") -> None:
+def check(schema: dict[str, Any], value: Any, code: str = "invalid_request") -> None:
     """Raise an error naming the first offending field, e.g. "name: 'x' is too long".
 
     A missing field is `bad_request` (the spec's "required parameters missing"); any other problem is
@@ -88,19 +100,19 @@ def check(schema: dict, value, code: str = "invalid_request") -> None:
     alternatives = _alternatives(first)
     if alternatives is not None:
         names = " or ".join("+".join(_field(first, n) for n in names) for names in alternatives)
-        if not any(all(n in first.instance for n in names) for names in alternatives):
+        if not any(all(n in _sent(first) for n in names) for names in alternatives):
             raise ServiceError(missing_code, f"{names} is required")
         raise ServiceError(code, f"send only one of {names}")
     if first.validator == "dependentRequired":
-        needed = next(n for n in first.validator_value if n in first.instance and any(
-            d not in first.instance for d in first.validator_value[n]))
+        needed = next(n for n in _rule(first) if n in _sent(first) and any(
+            d not in _sent(first) for d in _rule(first)[n]))
         raise ServiceError(missing_code, f"{_field(first, needed)} needs "
-                           + " and ".join(_field(first, d) for d in first.validator_value[needed]))
-    if first.validator == "not" and set(first.validator_value) == {"required"}:
-        both = " and ".join(_field(first, n) for n in first.validator_value["required"])
+                           + " and ".join(_field(first, d) for d in _rule(first)[needed]))
+    if first.validator == "not" and set(_rule(first)) == {"required"}:
+        both = " and ".join(_field(first, n) for n in _rule(first)["required"])
         raise ServiceError(code, f"send {both} not together: they are alternatives")
     if first.validator == "pattern":
-        raise ServiceError(code, patterns.must_match(_where(first), first.validator_value))
+        raise ServiceError(code, patterns.must_match(_where(first), _rule(first)))
     raise ServiceError(code, f"{_where(first)}: {first.message}{_condition(schema, first)}")
 
 
@@ -109,14 +121,14 @@ QUERY_KEYWORDS = {"type", "minimum", "maximum", "enum", "format", "pattern", "de
 MAX_NUMBER_DIGITS = 300  # beyond a double's range: no field can hold it
 
 
-def parse_json(raw: bytes):
+def parse_json(raw: bytes) -> Any:
     """A request body as JSON, refusing what JSON forbids but Python accepts (NaN, Infinity, numbers
     too large for a double) and taking integral floats such as 2.0 as the integers JSON Schema says
     they are, so no integer field ever meets a float."""
     return json.loads(raw, parse_constant=_no_constant, parse_float=_number, parse_int=_integer)
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -136,7 +148,7 @@ def _number(text: str) -> int | float:
 MAX_DEPTH = 32  # JSON nesting a body may have: protobuf refuses deeper Structs when decoding
 
 
-def depth(value) -> int:
+def depth(value: Any) -> int:
     """How deeply a JSON value nests (a scalar is 0, {} or [] is 1), without recursion."""
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -163,7 +175,7 @@ def _unstorable(text: str) -> bool:
     return False
 
 
-def unstorable_text_path(value, path: str = "") -> str | None:
+def unstorable_text_path(value: Any, path: str = "") -> str | None:
     """Where a JSON value holds text that cannot be stored (NUL, lone surrogate), or None."""
     if isinstance(value, str):
         return (path or "body") if _unstorable(value) else None
@@ -183,7 +195,7 @@ def unstorable_text_path(value, path: str = "") -> str | None:
     return None
 
 
-def coerce_query(schema: dict | None, params: MultiDictProxy) -> dict:
+def coerce_query(schema: dict[str, Any] | None, params: MultiMapping[str]) -> dict[str, Any]:
     """Query strings to typed values as the schema declares (integers, booleans, arrays), then checked.
 
     Strict like the bodies: an unknown parameter, a repeated single-valued one or an empty value the
@@ -191,7 +203,7 @@ def coerce_query(schema: dict | None, params: MultiDictProxy) -> dict:
     plain string counts as absent. Query schemas may only use QUERY_KEYWORDS (a unit test holds every
     route to that)."""
     props = (schema or {}).get("properties", {})
-    out: dict = {}
+    out: dict[str, Any] = {}
     for name in dict.fromkeys(params.keys()):
         spec = props.get(name)
         if spec is None:
@@ -219,7 +231,7 @@ def coerce_query(schema: dict | None, params: MultiDictProxy) -> dict:
     return out
 
 
-def _typed(name: str, spec: dict, raw: str):
+def _typed(name: str, spec: dict[str, Any], raw: str) -> str | int | bool:
     kind = spec.get("type")
     if kind == "integer":
         if not re.fullmatch(r"-?[0-9]{1,18}", raw):
@@ -234,7 +246,7 @@ def _typed(name: str, spec: dict, raw: str):
     return raw
 
 
-def _check_param(name: str, spec: dict, value) -> None:
+def _check_param(name: str, spec: dict[str, Any], value: Any) -> None:
     """The few keywords query parameters use, checked directly: this runs on every GET, where
     a full JSON Schema pass costs more than the rest of the parameter handling."""
     if ("minimum" in spec and value < spec["minimum"]) or ("maximum" in spec and value > spec["maximum"]):

@@ -8,22 +8,27 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import grpc
 from aiohttp import web
 from google.protobuf import json_format
+from multidict import MultiMapping
 
 from core.grpc_errors import from_rpc_error
+from core.rpc import AsCaller
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
-from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import AGENTS_PATH, signed_in
 from gateway.dashboard.templates import page
 from gateway.routes.agents import gate_refused
 from services.agents import domain
 from switchboard.v1 import agents_pb2, common_pb2, evals_pb2
+
+W = TypeVar("W", agents_pb2.AgentUpdated, agents_pb2.PersonaLoaded)  # what a write of the page answers
 
 AGENTS_SHOWN = 50
 VERSIONS_SHOWN = 50
@@ -80,7 +85,7 @@ def diff_rows(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]
     return rows
 
 
-async def _diff(stub, agent_id: str, query) -> dict | None:
+async def _diff(stub: AsCaller, agent_id: str, query: MultiMapping[str]) -> dict[str, Any] | None:
     """The difference between the versions the compare form asked for (`from`, `to`) or why there is none, or None
     when it did not ask."""
     chosen = [query.get("from", ""), query.get("to", "")]
@@ -95,7 +100,7 @@ async def _diff(stub, agent_id: str, query) -> dict | None:
     return {"old": old.version, "new": new.version, "rows": diff_rows(*snapshots), "error": None}
 
 
-def gate_said(gate: agents_pb2.EvalGateOutcome) -> str:
+def gate_said(gate: evals_pb2.EvalGateOutcome) -> str:
     """An eval gate's outcome in words."""
     return {"passed": f"passed: {gate.passed} of {gate.total} eval runs passed",
             "no_scenarios": "passed: the agent has no eval scenarios to run",
@@ -105,7 +110,7 @@ def gate_said(gate: agents_pb2.EvalGateOutcome) -> str:
 
 
 async def _render(request: web.Request, session: str, principal: Principal, agent_id: str, *, status: int = 200,
-                  notice: str | None = None, error: str | None = None, draft: dict | None = None) -> web.Response:
+                  notice: str | None = None, error: str | None = None, draft: dict[str, Any] | None = None) -> web.Response:
     """The agent's page; when the agent cannot be read (another owner's: 404) a page saying so, with its status."""
     d = deps(request)
     stub = d.clients["agents"].as_caller(principal.tenant)
@@ -134,12 +139,13 @@ async def agent_page(request: web.Request) -> web.StreamResponse:
     return await _render(request, session, principal, request.match_info["agent_id"])
 
 
-def _expected_version(form) -> int | None:
+def _expected_version(form: Form) -> int | None:
     value = str(form.get("expected_version", ""))
     return int(value) if value.isdigit() else None
 
 
-async def _write(request: web.Request, undone: str, call, done) -> web.StreamResponse:
+async def _write(request: web.Request, undone: str, call: Callable[[AsCaller, str, Form], Awaitable[W]],
+                 done: Callable[[W, Form], str]) -> web.StreamResponse:
     """A posted write of the agent's page: `call(stub, form)` is its RPC's reply, `done(reply, form)` what the page
     then says; a refusal (the RPC's error, or the eval gate's) is the page again with its status, nothing changed."""
     agent_id = request.match_info["agent_id"]
@@ -163,21 +169,24 @@ async def _write(request: web.Request, undone: str, call, done) -> web.StreamRes
     return await _render(request, session, principal, agent_id, notice=said)
 
 
-def _text(form, field: str) -> str:
+def _text(form: Form, field: str) -> str:
     """A textarea's text as typed (a browser sends its line breaks as CR LF)."""
     return str(form.get(field, "")).replace("\r\n", "\n")
 
 
-async def _update(stub, agent_id: str, form):
+async def _update(stub: AsCaller, agent_id: str, form: Form) -> agents_pb2.AgentUpdated:
     """The owner's edit of the prompts: the service records it as theirs (source dashboard)."""
-    req = agents_pb2.UpdateAgentRequest(id=agent_id, force=form.get("force") == "1",
-                                        **{f: _text(form, f) for f in PROMPTS if f in form})
+    req = agents_pb2.UpdateAgentRequest(id=agent_id, force=form.get("force") == "1")
+    for field in PROMPTS:
+        if field in form:
+            setattr(req, field, _text(form, field))
     if (expected := _expected_version(form)) is not None:
         req.expected_version = expected
-    return await stub.UpdateAgent(req)
+    updated: agents_pb2.AgentUpdated = await stub.UpdateAgent(req)
+    return updated
 
 
-def _updated(reply, form) -> str:
+def _updated(reply: agents_pb2.AgentUpdated, form: Form) -> str:
     if not reply.updated:
         return "Nothing changed: the prompts are as they were."
     return f"Saved as version {reply.version} (changed: {', '.join(reply.updated_fields)})."
@@ -187,17 +196,18 @@ async def edit(request: web.Request) -> web.StreamResponse:
     return await _write(request, "saved", _update, _updated)
 
 
-async def _rollback(stub, agent_id: str, form):
+async def _rollback(stub: AsCaller, agent_id: str, form: Form) -> agents_pb2.AgentUpdated:
     version = str(form.get("version", ""))
     req = agents_pb2.RollbackAgentRequest(agent_id=agent_id, version=int(version) if version.isdigit() else 0)
     if (expected := _expected_version(form)) is not None:
         req.expected_version = expected
-    return await stub.RollbackAgent(req)
+    rolled_back: agents_pb2.AgentUpdated = await stub.RollbackAgent(req)
+    return rolled_back
 
 
-def _rolled_back(reply, form) -> str:
+def _rolled_back(reply: agents_pb2.AgentUpdated, form: Form) -> str:
     if not reply.updated:
-        return f"Nothing changed: version {form.get('version')} is the configuration in force."
+        return f"Nothing changed: version {form.get('version')!s} is the configuration in force."
     return f"Rolled back to version {reply.rollback_of}: it is in force again as version {reply.version}."
 
 
@@ -205,17 +215,18 @@ async def rollback(request: web.Request) -> web.StreamResponse:
     return await _write(request, "rolled back", _rollback, _rolled_back)
 
 
-async def _persona(stub, agent_id: str, form):
+async def _persona(stub: AsCaller, agent_id: str, form: Form) -> agents_pb2.PersonaLoaded:
     persona = agents_pb2.Persona(lead_name=str(form.get("lead_name", "")), scenario=_text(form, "scenario"))
     if objective := str(form.get("objective", "")).strip():
         persona.objective = objective
     req = agents_pb2.LoadPersonaRequest(agent_id=agent_id, persona=persona, force=form.get("force") == "1")
     if (expected := _expected_version(form)) is not None:
         req.expected_version = expected
-    return await stub.LoadPersona(req)
+    loaded: agents_pb2.PersonaLoaded = await stub.LoadPersona(req)
+    return loaded
 
 
-def _persona_loaded(reply, form) -> str:
+def _persona_loaded(reply: agents_pb2.PersonaLoaded, form: Form) -> str:
     summary = reply.persona_summary
     objective = f" (objective: {summary.objective})" if summary.HasField("objective") else ""
     if not reply.updated:

@@ -5,7 +5,9 @@ make, as the signed-in owner: a call of another owner is 404, as in the API."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 import grpc
@@ -34,19 +36,22 @@ class Refused(Exception):
     """A filter the page cannot ask for (a malformed date)."""
 
 
-def _day(query, name: str) -> datetime | None:
+def _day(query: Mapping[str, str], name: str) -> datetime | None:
     try:
         return pages.day_start(query.get(name, ""))
     except ValueError:
         raise Refused(f"the {name} date must be a date (YYYY-MM-DD)") from None
 
 
-def list_request(business_id: str, query) -> calls_pb2.ListCallsRequest:
+def list_request(business_id: str, query: Mapping[str, str]) -> calls_pb2.ListCallsRequest:
     """The ListCalls request of the page's filters: `to` is a whole day (UTC), so it lists calls before the next."""
     size = int(query["limit"]) if query.get("limit", "").isdigit() and int(query["limit"]) in PAGE_SIZES \
         else PAGE_SIZES[1]
     request = calls_pb2.ListCallsRequest(business_id=business_id, page=common_pb2.PageRequest(
-        limit=size, cursor=query.get("cursor", "")), **{f: query[f] for f in FILTERS if query.get(f)})
+        limit=size, cursor=query.get("cursor", "")))
+    for name in FILTERS:
+        if query.get(name):
+            setattr(request, name, query[name])
     since, until = _day(query, "from"), _day(query, "to")
     set_timestamp(request, "created_from", since)
     set_timestamp(request, "created_before", until + timedelta(days=1) if until is not None else None)
@@ -62,7 +67,7 @@ async def _agents(request: web.Request, principal: Principal, business_id: str) 
 
 async def _render(request: web.Request, session: str, principal: Principal, business_id: str, *, status: int = 200,
                   notice: str | None = None, error: str | None = None, placed: calls_pb2.Call | None = None,
-                  form: dict | None = None) -> web.Response:
+                  form: dict[str, Any] | None = None) -> web.Response:
     businesses = await pages.businesses_of(request, principal)
     business_id = pages.chosen(business_id, businesses)
     query = {k: v for k, v in request.query.items() if k in (*FILTERS, *DATES, "limit")}
@@ -97,8 +102,8 @@ async def place_test_call(request: web.Request) -> web.StreamResponse:
     if isinstance(posted, web.Response):
         return posted
     session, principal, form = posted
-    entered = {"agent_id": str(form.get("agent_id", "")), "to": str(form.get("to", "")).strip(),
-               "compliance": form.get("compliance") == "enforce"}
+    entered: dict[str, Any] = {"agent_id": str(form.get("agent_id", "")), "to": str(form.get("to", "")).strip(),
+                               "compliance": form.get("compliance") == "enforce"}
     create = calls_pb2.CreateCallRequest(agent_id=entered["agent_id"], to=entered["to"])
     if entered["compliance"]:
         create.compliance = calls_pb2.COMPLIANCE_MODE_ENFORCE
@@ -140,7 +145,7 @@ def party(call: calls_pb2.Call) -> str:
     return f"to {call.to}"
 
 
-def _shown(value) -> str:
+def _shown(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 

@@ -7,8 +7,10 @@ page, these may not be framed (clickjacking) or cached (gateway.security_headers
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from aiohttp import web
+from multidict import MultiMapping
 
 from core.errors import ServiceError
 from gateway.context import deps
@@ -28,7 +30,7 @@ def _session(request: web.Request) -> str:
     return session_token(request, deps(request).settings)
 
 
-def _refused(err: ServiceError, redirect=web.HTTPFound) -> web.StreamResponse:
+def _refused(err: ServiceError, redirect: type[web.HTTPFound | web.HTTPSeeOther] = web.HTTPFound) -> web.StreamResponse:
     """Back to the client when the error may go there (with `redirect`'s status), else a page saying what is
     wrong."""
     if where := err.details.get("redirect_to"):
@@ -36,7 +38,7 @@ def _refused(err: ServiceError, redirect=web.HTTPFound) -> web.StreamResponse:
     return html(f"<p>This sign-in cannot go on: {escape(err.message)}.</p>", err.http_status)
 
 
-def _authorization(params) -> accounts_pb2.OAuthAuthorization:
+def _authorization(params: MultiMapping[Any]) -> accounts_pb2.OAuthAuthorization:
     """The authorization request's parameters, by the token endpoint's rules (gateway.routes.oauth.parameters)."""
     try:
         return accounts_pb2.OAuthAuthorization(**parameters(params, REQUEST_FIELDS))

@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from multidict import MultiDictProxy
 
 from core.constant_time import same_secret
 from gateway.context import deps
 from gateway.dashboard.layout import html
+
+# A posted form, as aiohttp reads it (its values are text here: the dashboard uploads no files).
+Form = MultiDictProxy[str | bytes | bytearray | web.FileField]
+FormHandler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def form_token(session_token: str) -> str:
@@ -28,7 +34,7 @@ def form_token(session_token: str) -> str:
     return hmac.new(session_token.encode(), b"switchboard dashboard form", hashlib.sha256).hexdigest()
 
 
-def form_token_holds(session_token: str, given) -> bool:
+def form_token_holds(session_token: str, given: object) -> bool:
     return bool(session_token) and isinstance(given, str) and same_secret(given, form_token(session_token))
 
 
@@ -44,7 +50,7 @@ def from_this_site(request: web.Request) -> bool:
     return origin in (f"{public.scheme}://{public.netloc}", f"{request.scheme}://{request.host}")
 
 
-def same_site_form(handler):
+def same_site_form(handler: FormHandler) -> FormHandler:
     """A form handler that first refuses posts another site made the browser send (403)."""
     async def guarded(request: web.Request) -> web.StreamResponse:
         if not from_this_site(request):

@@ -2,6 +2,8 @@
 key shown this once), and expiring or revoking one. Every action is the same RPC the session-authenticated `/api/v1/keys` routes make."""
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 from aiohttp import web
 
@@ -17,7 +19,7 @@ from gateway.dashboard.templates import page, when
 from switchboard.v1 import accounts_pb2
 
 
-def _key_row(key: accounts_pb2.ApiKey) -> dict:
+def _key_row(key: accounts_pb2.ApiKey) -> dict[str, Any]:
     expired = key.HasField("expires_at") and not key.is_active
     return {"id": key.id, "name": key.name, "prefix": key.prefix, "scopes": list(key.scopes),
             "business_id": key.business_id if key.HasField("business_id") else None, "active": key.is_active,
@@ -26,7 +28,7 @@ def _key_row(key: accounts_pb2.ApiKey) -> dict:
 
 
 async def _render(request: web.Request, session: str, principal: Principal, *, status: int = 200,
-                  created: dict | None = None, error: str | None = None) -> web.Response:
+                  created: dict[str, Any] | None = None, error: str | None = None) -> web.Response:
     accounts = deps(request).clients["accounts"]
     keys = await accounts.ListKeys(accounts_pb2.ListKeysRequest(session_token=session))
     return page("keys.html", status, title="API keys", active="keys", form_token=form_token(session),
@@ -48,8 +50,9 @@ async def create(request: web.Request) -> web.StreamResponse:
     business = str(form.get("business_id", ""))
     try:
         creating = accounts_pb2.CreateKeyRequest(
-            session_token=session, name=str(form.get("name", "")), scopes=scopes, scopes_given=bool(scopes),
-            **({"business_id": business} if business else {}))
+            session_token=session, name=str(form.get("name", "")), scopes=scopes, scopes_given=bool(scopes))
+        if business:
+            creating.business_id = business
         # the start of the day chosen, UTC; none chosen: a key that does not expire
         set_timestamp(creating, "expires_at", pages.day_start(str(form.get("expires_on", ""))))
         key = await deps(request).clients["accounts"].CreateKey(creating)
@@ -70,7 +73,8 @@ async def _change(request: web.Request, change: str, done: str, undone: str) -> 
     session, principal, form = posted
     try:
         await deps(request).clients["accounts"].UpdateKey(
-            accounts_pb2.UpdateKeyRequest(session_token=session, id=str(form.get("id", "")), **{change: True}))
+            accounts_pb2.UpdateKeyRequest(session_token=session, id=str(form.get("id", "")),
+                                          expire=change == "expire", revoke=change == "revoke"))
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
         return await _render(request, session, principal, status=err.http_status, error=f"Not {done}: {err.message}")

@@ -5,14 +5,19 @@ or resumes it in the sales pipeline. Every read and action is the RPC the API ro
 `/api/sdr/action`, `/api/sdr/activity`), as the signed-in owner; a lead of another owner is 404."""
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol, TypeVar
+
 import grpc
 from aiohttp import web
+from multidict import MultiMapping
 
 from core.grpc_errors import from_rpc_error
+from core.rpc import AsCaller
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
-from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import LEADS_PATH, signed_in
 from gateway.dashboard.templates import page
 from services.sdr import domain, scoring
@@ -20,13 +25,24 @@ from services.sdr.pipeline_domain import SEGMENTS
 from services.sdr.pipeline_service import PIPELINE_LIMIT
 from switchboard.v1 import calls_pb2, common_pb2, messaging_pb2, sdr_pb2
 
+
+class _Filtered(Protocol):
+    """What the list's filters read of a lead (the pipeline's and the leads' own have these)."""
+
+    status: str
+    source: str
+    score: int
+
+
+L = TypeVar("L", bound=_Filtered)
+
 LEADS_SHOWN, RECENT_SHOWN, ACTIVITY_SHOWN = 25, 100, 50
 FILTERS = ("status", "source", "score_gte", "segment")
 DETAILS = ("phone", "email", "source", "agent_name", "address", "city", "state", "zip", "event_type", "event_date",
            "message", "notes")
 
 
-def _filters(query) -> tuple[dict[str, str], str | None]:
+def _filters(query: MultiMapping[str]) -> tuple[dict[str, str], str | None]:
     """The list's filters as given (for the form and the next page's address), and what is wrong with them."""
     given = {name: query.get(name, "").strip() for name in FILTERS}
     if given["status"] and given["status"] not in domain.STATUSES:
@@ -38,14 +54,14 @@ def _filters(query) -> tuple[dict[str, str], str | None]:
     return given, None
 
 
-def matching(leads, given: dict[str, str]) -> list:
+def matching(leads: Iterable[L], given: dict[str, str]) -> list[L]:
     """The leads (the pipeline's, which has no other filters) that the status, source and lowest score given keep."""
     return [lead for lead in leads if (not given["status"] or lead.status == given["status"])
             and (not given["source"] or lead.source == given["source"])
             and (not given["score_gte"] or lead.score >= int(given["score_gte"]))]
 
 
-async def _in_segment(request: web.Request, principal: Principal, business_id: str, given: dict[str, str]) -> list:
+async def _in_segment(request: web.Request, principal: Principal, business_id: str, given: dict[str, str]) -> list[Any]:
     """The segment's leads that match the other filters: the sales pipeline's view (GET /api/sdr/pipeline?segment=),
     its first PIPELINE_LIMIT, as ListLeads knows no segments."""
     pipeline = await deps(request).clients["sdr"].as_caller(principal.tenant).GetPipeline(
@@ -58,7 +74,7 @@ async def leads(request: web.Request) -> web.StreamResponse:
     businesses = await pages.businesses_of(request, principal)
     business_id = pages.chosen(request.query.get("business_id", ""), businesses)
     given, wrong = _filters(request.query)
-    context = {"title": "Leads", "active": "leads", "businesses": businesses, "business_id": business_id,
+    context: dict[str, Any] = {"title": "Leads", "active": "leads", "businesses": businesses, "business_id": business_id,
                "filters": given, "statuses": domain.STATUSES, "segments": SEGMENTS, "leads": [], "cursor": "",
                "notice": None, "segment_limit": PIPELINE_LIMIT[1],
                "query": {"business_id": business_id, **given}}
@@ -88,7 +104,7 @@ async def leads(request: web.Request) -> web.StreamResponse:
     return page("leads.html", error=None, **context)
 
 
-def _paused(activity) -> bool:
+def _paused(activity: Iterable[sdr_pb2.PipelineActivity]) -> bool:
     """Whether the pipeline leaves the lead alone: its latest pause or resume (newest first) was a pause."""
     return next((a.action == "pause" for a in activity if a.action in ("pause", "resume") and a.status == "done"),
                 False)
@@ -123,7 +139,8 @@ async def lead_page(request: web.Request) -> web.StreamResponse:
     return await _render(request, session, principal, request.match_info["id"])
 
 
-async def _act(request: web.Request, undone: str, act) -> web.StreamResponse:
+async def _act(request: web.Request, undone: str,
+               act: Callable[[AsCaller, sdr_pb2.Lead, Form], Awaitable[str]]) -> web.StreamResponse:
     """A form of the lead's page: `act(sdr, lead, form)` does it and says what was done; a refusal is said on the
     page with its status (a lead of another owner: 404)."""
     lead_id = request.match_info["id"]
@@ -142,7 +159,7 @@ async def _act(request: web.Request, undone: str, act) -> web.StreamResponse:
 
 
 async def change_status(request: web.Request) -> web.StreamResponse:
-    async def act(sdr, lead, form) -> str:
+    async def act(sdr: AsCaller, lead: sdr_pb2.Lead, form: Form) -> str:
         changed = await sdr.UpdateLead(sdr_pb2.UpdateLeadRequest(
             id=lead.id, fields=sdr_pb2.LeadFields(status=str(form.get("status", "")))))
         return f"Status is now {changed.status}; score {changed.score}."
@@ -150,7 +167,7 @@ async def change_status(request: web.Request) -> web.StreamResponse:
 
 
 async def pause_or_resume(request: web.Request) -> web.StreamResponse:
-    async def act(sdr, lead, form) -> str:
+    async def act(sdr: AsCaller, lead: sdr_pb2.Lead, form: Form) -> str:
         action = "resume" if form.get("action") == "resume" else "pause"  # this form's actions alone
         done = await sdr.ActOnLead(sdr_pb2.LeadActionRequest(business_id=lead.business_id, lead_id=lead.id,
                                                              action=action))

@@ -5,16 +5,18 @@ caller, as the owner of the chosen business alone: pages.of_business); a thread 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import grpc
 from aiohttp import web
 
 from core.errors import not_found
 from core.grpc_errors import from_rpc_error
+from core.rpc import AsCaller
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
-from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import MESSAGES_PATH, signed_in
 from gateway.dashboard.templates import page
 from switchboard.v1 import common_pb2, messaging_pb2
@@ -23,7 +25,7 @@ CONVERSATIONS_SHOWN, EMAILS_SHOWN, TEXTS_SHOWN = 50, 50, 100
 APPROVE_PATH = f"{MESSAGES_PATH}/approve"
 
 
-def messaging(request: web.Request, principal: Principal):
+def messaging(request: web.Request, principal: Principal) -> AsCaller:
     return deps(request).clients["messaging"].as_caller(principal.tenant)
 
 
@@ -77,7 +79,7 @@ async def thread(request: web.Request) -> web.StreamResponse:
     _, principal = await signed_in(request)
     conversation_id = request.match_info["id"]
     businesses = await pages.businesses_of(request, principal)
-    shown = {"title": "Conversation", "active": "messages", "businesses": businesses, "conversation": None,
+    shown: dict[str, Any] = {"title": "Conversation", "active": "messages", "businesses": businesses, "conversation": None,
              "texts": [], "cursor": "", "query": dict(request.query)}
     if not is_id(conversation_id):
         return page("thread.html", 404, **shown, error=not_found("conversation").message)
@@ -98,7 +100,7 @@ async def thread(request: web.Request) -> web.StreamResponse:
 async def approve(request: web.Request) -> web.StreamResponse:
     """Approve a held email: the RPC of POST /api/v1/emails/approve, as the owner signed in here (who alone may
     approve an email to an address that is neither theirs nor a lead's)."""
-    async def act(principal: Principal, form) -> dict:
+    async def act(principal: Principal, form: Form) -> dict[str, Any]:
         email = await messaging(request, principal).ApproveEmail(
             messaging_pb2.ApproveEmailRequest(id=str(form.get("id", ""))))
         return {"notice": f"Approved the email to {email.to} ({email.subject!r}): it is {email.status} and goes "

@@ -3,12 +3,14 @@ the owner turns on, changes or off here. Every action is the RPC `PATCH /api/v1/
 signed-in owner."""
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
-from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import NUMBERS_PATH, signed_in
 from gateway.dashboard.templates import page
 from switchboard.v1 import agents_pb2, common_pb2
@@ -38,7 +40,7 @@ async def numbers(request: web.Request) -> web.StreamResponse:
     return await _render(request, session, principal, request.query.get("business_id", ""))
 
 
-def _forwarding(form) -> agents_pb2.Forwarding | None:
+def _forwarding(form: Form) -> agents_pb2.Forwarding | None:
     """The form's forwarding, or None to turn it off (no forward-to phone given)."""
     to = str(form.get("forward_to", "")).strip()
     if not to:
@@ -48,7 +50,7 @@ def _forwarding(form) -> agents_pb2.Forwarding | None:
 
 
 async def set_forwarding(request: web.Request) -> web.StreamResponse:
-    async def act(principal: Principal, form) -> dict:
+    async def act(principal: Principal, form: Form) -> dict[str, Any]:
         number, forwarding = str(form.get("phone_number", "")), _forwarding(form)
         update = agents_pb2.UpdatePhoneNumberRequest(business_id=str(form.get("business_id", "")),
                                                      phone_number=number)

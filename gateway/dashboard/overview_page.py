@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import Any
 
 from aiohttp import web
 
@@ -53,14 +54,14 @@ def trial(workspace: accounts_pb2.Workspace, now: datetime) -> str:
     return f"{'ended' if ends <= now else 'ends'} {when(workspace.trial_ends_at)}"
 
 
-def calls_chart(report: sdr_pb2.CallsReport) -> dict:
+def calls_chart(report: sdr_pb2.CallsReport) -> dict[str, Any]:
     points = [(b.date, float(b.total)) for b in report.timeline]
     top = charts.scale_top(max((v for _, v in points), default=0))
     completed = charts.columns([(b.date, float(b.completed)) for b in report.timeline], top)
     return {"bars": charts.columns(points, top), "completed": completed, "top": top, "timeline": report.timeline}
 
 
-def funnel_chart(report: sdr_pb2.FunnelReport) -> dict:
+def funnel_chart(report: sdr_pb2.FunnelReport) -> dict[str, Any]:
     points = [(s.stage, float(s.count)) for s in report.funnel]
     top = charts.scale_top(max((v for _, v in points), default=0))
     return {"bars": charts.rows(points, top), "stages": report.funnel, "lost": report.lost}

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime
 from datetime import time as time_of_day
 from html import escape
+from typing import Any
 
 import grpc
 from aiohttp import web
@@ -22,7 +23,7 @@ from core.tenant import Tenant
 from core.urls import url_parts
 from gateway.auth import Principal
 from gateway.context import deps
-from gateway.dashboard.forms import form_token_holds, same_site_form
+from gateway.dashboard.forms import Form, form_token_holds, same_site_form
 from gateway.dashboard.layout import html, page_text, sign_in_needed
 from gateway.dashboard.session_cookie import clear_session_cookie, session_token, set_session_cookie
 from gateway.routes.oauth import AUTHORIZE_PATH
@@ -146,7 +147,8 @@ def chosen(business_id: str, businesses: dict[str, str]) -> str:
 PageRender = Callable[..., Awaitable[web.Response]]
 
 
-async def posted(request: web.Request, render: PageRender, undone: str, *args: object):
+async def posted(request: web.Request, render: PageRender, undone: str,
+                 *args: object) -> web.Response | tuple[str, Principal, Form]:
     """The session, whose it is and the posted form of a signed-in page; or the page again (`render` with `args`), a
     403 saying nothing was `undone`, when the form does not carry this session's token."""
     session, principal = await signed_in(request)
@@ -157,7 +159,8 @@ async def posted(request: web.Request, render: PageRender, undone: str, *args: o
     return session, principal, form
 
 
-async def business_form(request: web.Request, render: PageRender, undone: str, act,
+async def business_form(request: web.Request, render: PageRender, undone: str,
+                        act: Callable[[Principal, Form], Awaitable[dict[str, Any]]],
                         field: str = "business_id") -> web.StreamResponse:
     """A form of a business's page (its business_id field; or of an object's page, its `field` naming the object):
     `act(principal, form)` does it and gives what the page says after it (keywords of `render`); a refusal of the

@@ -5,13 +5,14 @@ save are the RPCs the `/api/sdr` routes make, as the signed-in owner."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from aiohttp import web
 
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
-from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import PIPELINE_PATH, signed_in
 from gateway.dashboard.templates import page
 from services.sdr import pipeline_domain as rules
@@ -54,7 +55,7 @@ async def pipeline(request: web.Request) -> web.StreamResponse:
                          period=request.query.get("period", "week"))
 
 
-def _config(business_id: str, form) -> sdr_pb2.PutSdrConfigRequest:
+def _config(business_id: str, form: Form) -> sdr_pb2.PutSdrConfigRequest:
     """The form's config, every field of it (an unticked box is false, an empty id clears it); ValueError naming a
     number field that is not a whole number."""
     req = sdr_pb2.PutSdrConfigRequest(business_id=business_id)
@@ -71,7 +72,7 @@ def _config(business_id: str, form) -> sdr_pb2.PutSdrConfigRequest:
 
 
 async def save_config(request: web.Request) -> web.StreamResponse:
-    async def act(principal: Principal, form) -> dict:
+    async def act(principal: Principal, form: Form) -> dict[str, Any]:
         try:
             req = _config(str(form.get("business_id", "")), form)
         except ValueError as exc:

@@ -5,16 +5,18 @@ make, as the signed-in owner."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import grpc
 from aiohttp import web
 
 from core.errors import not_found
 from core.grpc_errors import from_rpc_error
+from core.rpc import AsCaller
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
-from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.messages_page import is_id, listed_page
 from gateway.dashboard.pages import RUNS_PATH, signed_in
 from gateway.dashboard.templates import page
@@ -27,7 +29,7 @@ CHANGE_PATH = f"{RUNS_PATH}/change"
 ACTION_TEXTS = {"pause": "Pause", "resume": "Resume", "cancel": "Cancel (final)"}
 
 
-def sdr(request: web.Request, principal: Principal):
+def sdr(request: web.Request, principal: Principal) -> AsCaller:
     return deps(request).clients["sdr"].as_caller(principal.tenant)
 
 
@@ -55,7 +57,7 @@ async def runs(request: web.Request) -> web.StreamResponse:
 
 async def _render(request: web.Request, session: str, principal: Principal, run_id: str, *, status: int = 200,
                   notice: str | None = None, error: str | None = None) -> web.Response:
-    shown = {"title": "Communication run", "active": "runs", "form_token": form_token(session), "run": None,
+    shown: dict[str, Any] = {"title": "Communication run", "active": "runs", "form_token": form_token(session), "run": None,
              "counted": "", "jobs": [], "actions": [], "cursor": "", "query": dict(request.query), "notice": notice}
     if not is_id(run_id):
         return page("run.html", 404, **shown, error=not_found("communication run").message)
@@ -86,7 +88,7 @@ async def run_page(request: web.Request) -> web.StreamResponse:
 
 async def change(request: web.Request) -> web.StreamResponse:
     """Pause, resume or cancel a run: the RPC of PATCH /api/v1/communication-runs, as the signed-in owner."""
-    async def act(principal: Principal, form) -> dict:
+    async def act(principal: Principal, form: Form) -> dict[str, Any]:
         run = await sdr(request, principal).ChangeRun(sdr_pb2.ChangeRunRequest(id=str(form.get("id", "")),
                                                                                action=str(form.get("action", ""))))
         return {"notice": f"The run is {run.status} now."}

@@ -9,6 +9,8 @@ Domain, so neither a sibling subdomain nor a plain-http response can plant or ov
 """
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from core.settings import Settings
@@ -44,5 +46,5 @@ def clear_session_cookie(response: web.StreamResponse, settings: Settings) -> No
     response.set_cookie(cookie_name(settings), "", max_age=0, **_attributes(settings))
 
 
-def _attributes(settings: Settings) -> dict:
+def _attributes(settings: Settings) -> dict[str, Any]:
     return {"path": "/", "httponly": True, "samesite": "Lax", "secure": served_over_https(settings)}

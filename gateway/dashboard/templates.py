@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
@@ -51,7 +52,7 @@ ENVIRONMENT.filters["when"] = when
 ENVIRONMENT.globals["with_query"] = with_query
 
 
-def page(template: str, status: int = 200, **context) -> web.Response:
+def page(template: str, status: int = 200, **context: Any) -> web.Response:
     """The template rendered as an HTML page."""
     return web.Response(status=status, content_type="text/html",
                         text=ENVIRONMENT.get_template(template).render(**context))

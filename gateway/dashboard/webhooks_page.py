@@ -3,15 +3,19 @@ the secret, the new one shown once) and the latest deliveries with their outcome
 `/api/v1/webhooks` routes make, as the signed-in owner."""
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC
+from typing import Any
 
 from aiohttp import web
+from google.protobuf.message import Message
 
 from core.events import PARTNER_EVENT_TYPES
+from core.rpc import AsCaller
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
-from gateway.dashboard.forms import form_token, same_site_form
+from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import WEBHOOKS_PATH, signed_in
 from gateway.dashboard.templates import page
 from switchboard.v1 import common_pb2, webhooks_pb2
@@ -19,12 +23,12 @@ from switchboard.v1 import common_pb2, webhooks_pb2
 DELIVERIES_SHOWN = 20
 
 
-def _when(message, field: str) -> str | None:
+def _when(message: Message, field: str) -> str | None:
     return f"{getattr(message, field).ToDatetime(tzinfo=UTC):%Y-%m-%d %H:%M:%S} UTC" if message.HasField(field) else None
 
 
 async def _render(request: web.Request, session: str, principal: Principal, business_id: str, *, status: int = 200,
-                  notice: str | None = None, secret: dict | None = None, error: str | None = None) -> web.Response:
+                  notice: str | None = None, secret: dict[str, Any] | None = None, error: str | None = None) -> web.Response:
     businesses = await pages.businesses_of(request, principal)
     business_id = pages.chosen(business_id, businesses)
     hooks = deps(request).clients["webhooks"].as_caller(principal.tenant)
@@ -51,15 +55,16 @@ async def webhooks(request: web.Request) -> web.StreamResponse:
     return await _render(request, session, principal, request.query.get("business_id", ""))
 
 
-async def _act(request: web.Request, undone: str, act) -> web.StreamResponse:
+async def _act(request: web.Request, undone: str,
+               act: Callable[[AsCaller, Form], Awaitable[dict[str, Any]]]) -> web.StreamResponse:
     """A form's action: `act(client, form)` gives what the page says after it (keywords of `_render`)."""
-    async def acting(principal: Principal, form) -> dict:
+    async def acting(principal: Principal, form: Form) -> dict[str, Any]:
         return await act(deps(request).clients["webhooks"].as_caller(principal.tenant), form)
     return await pages.business_form(request, _render, undone, acting)
 
 
 async def create(request: web.Request) -> web.StreamResponse:
-    async def act(hooks, form) -> dict:
+    async def act(hooks: AsCaller, form: Form) -> dict[str, Any]:
         description = str(form.get("description", "")).strip()
         reply = await hooks.SaveSubscription(webhooks_pb2.SaveSubscriptionRequest(
             business_id=str(form.get("business_id", "")), url=str(form.get("url", "")),
@@ -70,7 +75,7 @@ async def create(request: web.Request) -> web.StreamResponse:
 
 
 async def send_test(request: web.Request) -> web.StreamResponse:
-    async def act(hooks, form) -> dict:
+    async def act(hooks: AsCaller, form: Form) -> dict[str, Any]:
         reply = await hooks.SendTest(webhooks_pb2.SendTestRequest(business_id=str(form.get("business_id", "")),
                                                                   id=str(form.get("id", ""))))
         said = [f"delivered (HTTP {r.status_code}, {r.latency_ms} ms)" if r.delivered else
@@ -80,7 +85,7 @@ async def send_test(request: web.Request) -> web.StreamResponse:
 
 
 async def rotate(request: web.Request) -> web.StreamResponse:
-    async def act(hooks, form) -> dict:
+    async def act(hooks: AsCaller, form: Form) -> dict[str, Any]:
         reply = await hooks.RotateSecret(webhooks_pb2.RotateSecretRequest(business_id=str(form.get("business_id", "")),
                                                                           id=str(form.get("id", ""))))
         return {"secret": {"value": reply.webhook_secret, "url": "",

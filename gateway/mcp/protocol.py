@@ -65,7 +65,7 @@ class Server:
     info: types.Implementation
     instructions: str
     list_tools: Callable[[], list[types.Tool]]
-    call_tool: Callable[[str, dict], Awaitable[types.CallToolResult]]
+    call_tool: Callable[[str, dict[str, Any]], Awaitable[types.CallToolResult]]
 
     @property
     def capabilities(self) -> types.ServerCapabilities:
@@ -115,7 +115,7 @@ async def answer(request: web.Request, server: Server) -> web.Response:
     return _json({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
-def _notification(body: dict) -> web.Response:
+def _notification(body: dict[str, Any]) -> web.Response:
     """Notifications (initialized, cancelled, progress) need nothing of a stateless server: 202. (A client's
     response would have an id: we never send requests, so none is expected and it is refused as malformed.)"""
     if body.get("jsonrpc") == "2.0" and isinstance(body.get("method"), str) and \
@@ -125,7 +125,7 @@ def _notification(body: dict) -> web.Response:
                   "optional params (an object)", 400)
 
 
-def _header_refusal(request: web.Request, body: dict) -> InboundLadderRejection | None:
+def _header_refusal(request: web.Request, body: dict[str, Any]) -> InboundLadderRejection | None:
     """The 2026-07-28 checks: `_meta` present with its version, routing headers once each and equal to the body."""
     if (twice := find_duplicated_routing_header(request.headers.items())) is not None:
         return InboundLadderRejection(types.HEADER_MISMATCH, f"the {twice} header is sent more than once")
@@ -133,7 +133,7 @@ def _header_refusal(request: web.Request, body: dict) -> InboundLadderRejection 
     return verdict if isinstance(verdict, InboundLadderRejection) else None
 
 
-async def dispatch(server: Server, method: str, version: str, params: dict | None, modern: bool) -> dict:
+async def dispatch(server: Server, method: str, version: str, params: dict[str, Any] | None, modern: bool) -> dict[str, Any]:
     """The result of one request at `version` (raising RpcError); the helper endpoints call it too."""
     if method not in wire.SPEC_CLIENT_METHODS:
         raise RpcError(types.METHOD_NOT_FOUND, f"no method {method!r}", method)
@@ -176,7 +176,7 @@ async def dispatch(server: Server, method: str, version: str, params: dict | Non
     return out
 
 
-def _json(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+def _json(payload: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     return web.json_response(payload, status=status, headers=headers, dumps=lambda o: json.dumps(o, separators=(",", ":")))
 
 
@@ -185,7 +185,7 @@ def refusal(code: int, message: str, status: int) -> web.Response:
     return _error(None, code, message, status)
 
 
-def _error(request_id, code: int, message: str, status: int, data: Any = None,
+def _error(request_id: object, code: int, message: str, status: int, data: Any = None,
            headers: dict[str, str] | None = None) -> web.Response:
     error = {"code": code, "message": message, **({"data": data} if data is not None else {})}
     return _json({"jsonrpc": "2.0", "id": request_id, "error": error}, status, headers)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import jsonschema
@@ -25,7 +26,7 @@ from gateway.convert import to_json
 from gateway.errors import insufficient_scope
 from gateway.mcp.protocol import RpcError
 from gateway.rest_routes import rest_routes
-from gateway.route import RequestContext
+from gateway.route import Handler, RequestContext
 from gateway.routes import calls
 from gateway.routes.agents import list_agents
 from gateway.schemas import CALL_CREATE, CALL_STATUS, E164, UUID, resolved
@@ -53,12 +54,12 @@ class Tool:
     title: str
     description: str
     mirrors: str  # the REST operation the tool answers as ("GET /api/v1/agents"): its scope is that route's
-    input_schema: dict
+    input_schema: dict[str, Any]
     output: str  # name of the output schema in gateway.schemas
-    run: Callable[[RequestContext, dict], Awaitable[dict]]
+    run: Callable[[RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
     scope: str = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "scope", route_scope(self.mirrors))
 
     def describe(self) -> types.Tool:
@@ -68,21 +69,23 @@ class Tool:
                                                             open_world_hint=not self.scope.endswith(":read")))
 
 
-def _args(properties: dict, required: tuple[str, ...] = ()) -> dict:
+def _args(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
 
 
-async def _through(handler, ctx: RequestContext, query: dict | None = None, body: dict | None = None) -> dict:
+async def _through(handler: Handler, ctx: RequestContext, query: dict[str, Any] | None = None, body: dict[str, Any] | None = None) -> dict[str, Any]:
     """A REST route's handler run for the caller with the query or body that route would have parsed; the call it
     touched, if any, goes to the usage log as the route's would."""
     routed = dataclasses.replace(ctx, query={k: v for k, v in (query or {}).items() if v is not None},
                                  body=body or {})
     out = await handler(routed)
     ctx.call_id = routed.call_id
+    if not isinstance(out, dict):  # the tools mirror routes that answer JSON objects
+        raise TypeError(f"{handler.__name__} answered {type(out).__name__}, not a JSON object")
     return out
 
 
-async def _list_agents(ctx: RequestContext, a: dict) -> dict:
+async def _list_agents(ctx: RequestContext, a: dict[str, Any]) -> dict[str, Any]:
     return await _through(list_agents, ctx, {"limit": a.get("limit", 50), "cursor": a.get("cursor")})
 
 
@@ -94,7 +97,7 @@ GUARDED = {CALL_VOLUME: route_scope("GET /api/v1/analytics/businesses"),
            SUBSCRIPTION: route_scope("GET /api/v1/workspaces")}
 
 
-async def _business_info(ctx: RequestContext, a: dict) -> dict:
+async def _business_info(ctx: RequestContext, a: dict[str, Any]) -> dict[str, Any]:
     """Each business of the key (or the one asked for): details, agents with their numbers, and the GUARDED facts
     whose scope the caller holds (composed by the sdr service: services.sdr.analytics_service)."""
     withheld = [fields for fields, scope in GUARDED.items() if not ctx.principal.has_scope(scope)]
@@ -105,22 +108,22 @@ async def _business_info(ctx: RequestContext, a: dict) -> dict:
             "withheld": [{"scope": GUARDED[fields], "fields": list(fields)} for fields in withheld]}
 
 
-async def _recent_calls(ctx: RequestContext, a: dict) -> dict:
+async def _recent_calls(ctx: RequestContext, a: dict[str, Any]) -> dict[str, Any]:
     return await _through(calls.list_calls, ctx, {"limit": a.get("limit", 10), "agent_id": a.get("agent_id"),
                                                   "status": a.get("status")})
 
 
-async def _call_status(ctx: RequestContext, a: dict) -> dict:
+async def _call_status(ctx: RequestContext, a: dict[str, Any]) -> dict[str, Any]:
     return await _through(calls.get_call, ctx, {"id": a["call_id"]})
 
 
-async def _transcript(ctx: RequestContext, a: dict) -> dict:
+async def _transcript(ctx: RequestContext, a: dict[str, Any]) -> dict[str, Any]:
     found = await ctx.rpc("calls").GetTranscript(calls_pb2.GetCallRequest(id=a["call_id"]))
     ctx.call_id = found.call_id
     return to_json(found)
 
 
-async def _make_call(ctx: RequestContext, a: dict) -> dict:
+async def _make_call(ctx: RequestContext, a: dict[str, Any]) -> dict[str, Any]:
     return await _through(calls.create_call, ctx, body=a)
 
 
@@ -163,13 +166,14 @@ _VALIDATORS = {name: jsonschema.Draft202012Validator(t.input_schema, format_chec
                for name, t in TOOLS.items()}
 
 
-def scope_of(body: dict) -> tuple[str, ...]:
+def scope_of(body: dict[str, Any]) -> tuple[str, ...]:
     """The scope a tools/call body needs: its tool's (none for an unknown tool, which is refused as such)."""
-    tool = TOOLS.get(body.get("name")) if isinstance(body.get("name"), str) else None
+    name = body.get("name")
+    tool = TOOLS.get(name) if isinstance(name, str) else None
     return (tool.scope,) if tool else ()
 
 
-async def call(ctx: RequestContext, name: str, arguments: dict) -> types.CallToolResult:
+async def call(ctx: RequestContext, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
     """Run a tool for the caller of `ctx`."""
     tool = TOOLS.get(name)
     if tool is None:
@@ -186,8 +190,8 @@ async def call(ctx: RequestContext, name: str, arguments: dict) -> types.CallToo
     except ServiceError as err:
         return _failed(err.code, err.message)
     except grpc.aio.AioRpcError as exc:
-        err = from_rpc_error(exc)
-        return _failed(err.code, err.message)
+        failure = from_rpc_error(exc)
+        return _failed(failure.code, failure.message)
     return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(out))],
                                 structured_content=out)
 
@@ -195,7 +199,8 @@ async def call(ctx: RequestContext, name: str, arguments: dict) -> types.CallToo
 def _argument_error(wrong: jsonschema.ValidationError) -> str:
     """What to fix, in the words of the argument's description when a pattern says no more than a regex."""
     where = "/".join(str(p) for p in wrong.absolute_path)
-    said = wrong.schema.get("description") if wrong.validator == "pattern" else None
+    schema = wrong.schema
+    said = schema.get("description") if wrong.validator == "pattern" and isinstance(schema, Mapping) else None
     detail = f"must be {said} (got {wrong.instance!r})" if said else wrong.message
     return f"invalid arguments: {where + ' ' if where else ''}{detail}"
 

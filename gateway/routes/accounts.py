@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import Any
 
 import grpc
 from aiohttp import web
@@ -16,7 +17,7 @@ from gateway.clientip import address_key, client_ip
 from gateway.context import ROUTE_TABLE
 from gateway.convert import to_json
 from gateway.readiness import nats_status
-from gateway.route import KEY, PUBLIC, SESSION, SESSION_WRITE_HEADERS, Creates, RequestContext, Route
+from gateway.route import KEY, PUBLIC, SESSION, SESSION_WRITE_HEADERS, Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import (
     CHECKOUT_OPEN,
@@ -28,6 +29,7 @@ from gateway.schemas import (
     X402_RENEW,
 )
 from gateway.timeparse import set_time
+from providers import x402
 from services.accounts import domain as accounts
 from services.accounts import payments_domain as payments
 from switchboard.v1 import accounts_pb2, common_pb2, messaging_pb2, sdr_pb2
@@ -41,9 +43,9 @@ X402_TERMS_HEADER = "x402: the payment terms (base64 JSON of an x402 v2 PaymentR
 def _payment_signature(ctx: RequestContext) -> str:
     """The PAYMENT-SIGNATURE header, "" without one. Sent empty it is malformed, not absent: a client whose payment
     variable was unset would otherwise be sent to the card checkout (signup) or asked to pay again (renewal)."""
-    value = ctx.request.headers.get(payments.PAYMENT_SIGNATURE_HEADER)
+    value = ctx.request.headers.get(x402.PAYMENT_SIGNATURE_HEADER)
     if value is not None and not value.strip():
-        raise ServiceError("validation_error", f"the {payments.PAYMENT_SIGNATURE_HEADER} header is malformed: it is "
+        raise ServiceError("validation_error", f"the {x402.PAYMENT_SIGNATURE_HEADER} header is malformed: it is "
                            "empty; send the signed payment (base64 JSON of an x402 PaymentPayload), or leave the "
                            "header out")
     return value or ""
@@ -51,7 +53,7 @@ def _payment_signature(ctx: RequestContext) -> str:
 
 # -- signup --------------------------------------------------------------------
 
-async def signup(ctx: RequestContext):
+async def signup(ctx: RequestContext) -> Reply:
     b = ctx.body
     reply = await ctx.rpc("accounts").Signup(accounts_pb2.SignupRequest(
         business_name=b["business_name"], email=b["email"], business_type=b.get("business_type", ""),
@@ -65,21 +67,21 @@ async def signup(ctx: RequestContext):
     return _with_payment_response(body, reply.payment_response)
 
 
-def _with_payment_response(body: dict, payment_response: str):
+def _with_payment_response(body: dict[str, Any], payment_response: str) -> Reply:
     """An x402 answer: its settlement (when settled) goes in the PAYMENT-RESPONSE header."""
     if payment_response:
-        return web.json_response(body, headers={payments.PAYMENT_RESPONSE_HEADER: payment_response})
+        return web.json_response(body, headers={x402.PAYMENT_RESPONSE_HEADER: payment_response})
     return body
 
 
 # -- API keys (dashboard session) --------------------------------------------------
 
-async def list_keys(ctx: RequestContext):
+async def list_keys(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("accounts").ListKeys(accounts_pb2.ListKeysRequest(session_token=ctx.session_token))
     return {"keys": [to_json(k, omit=("key",)) for k in reply.keys]}
 
 
-async def create_key(ctx: RequestContext):
+async def create_key(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = accounts_pb2.CreateKeyRequest(session_token=ctx.session_token)
     if b.get("name") is not None:
@@ -94,7 +96,7 @@ async def create_key(ctx: RequestContext):
     return to_json(await ctx.rpc("accounts").CreateKey(req))
 
 
-async def update_key(ctx: RequestContext):
+async def update_key(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = accounts_pb2.UpdateKeyRequest(session_token=ctx.session_token, id=b["id"], expire=bool(b.get("expire")),
                                         revoke=bool(b.get("revoke")))
@@ -115,7 +117,7 @@ async def update_key(ctx: RequestContext):
     return to_json(reply, omit=("key",))
 
 
-async def delete_key(ctx: RequestContext):
+async def delete_key(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("accounts").RevokeKey(accounts_pb2.RevokeKeyRequest(session_token=ctx.session_token,
                                                                              id=ctx.query["id"]))
     ctx.deps.auth.clear()
@@ -124,19 +126,19 @@ async def delete_key(ctx: RequestContext):
 
 # -- workspaces --------------------------------------------------------------------
 
-async def get_workspace(ctx: RequestContext):
+async def get_workspace(ctx: RequestContext) -> Reply:
     """As a list of one: the published shape of ?id= on this route."""
     workspace = await ctx.rpc("accounts").GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=ctx.query["id"]))
     return ctx.listing("workspaces", [to_json(workspace)], common_pb2.PageInfo(has_more=False))
 
 
-async def list_workspaces(ctx: RequestContext):
+async def list_workspaces(ctx: RequestContext) -> Reply:
     req = accounts_pb2.ListWorkspacesRequest(page=ctx.page_request())
     reply = await ctx.rpc("accounts").ListWorkspaces(req)
     return ctx.listing("workspaces", [to_json(w) for w in reply.workspaces], reply.page)
 
 
-async def create_workspace(ctx: RequestContext):
+async def create_workspace(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = accounts_pb2.CreateWorkspaceRequest(name=b["name"], metadata=struct(b.get("metadata") or {}))
     if b.get("external_ref") is not None:
@@ -150,13 +152,13 @@ async def create_workspace(ctx: RequestContext):
     ctx.deps.auth.forget_account(ctx.principal.account_id)
     body = to_json(reply.workspace)
     if reply.payment_response:
-        return web.json_response(body, status=201, headers={payments.PAYMENT_RESPONSE_HEADER: reply.payment_response})
+        return web.json_response(body, status=201, headers={x402.PAYMENT_RESPONSE_HEADER: reply.payment_response})
     return body
 
 
-def workspace_update_scopes(body: dict) -> tuple[str, ...]:
+def workspace_update_scopes(body: dict[str, Any]) -> tuple[str, ...]:
     """Renames, metadata and the time zone need workspaces:write; a lifecycle action needs lifecycle:write."""
-    needed = ()
+    needed: tuple[str, ...] = ()
     if "name" in body or "metadata" in body or "timezone" in body:
         needed += ("workspaces:write",)
     if "action" in body:
@@ -164,14 +166,14 @@ def workspace_update_scopes(body: dict) -> tuple[str, ...]:
     return needed or ("workspaces:write",)
 
 
-async def open_checkout(ctx: RequestContext):
+async def open_checkout(ctx: RequestContext) -> Reply:
     req = accounts_pb2.OpenCheckoutRequest()
     if "business_id" in ctx.body:
         req.business_id = ctx.body["business_id"]
     return to_json(await ctx.rpc("accounts").OpenCheckout(req))
 
 
-async def pay_by_x402(ctx: RequestContext):
+async def pay_by_x402(ctx: RequestContext) -> Reply:
     req = accounts_pb2.PayByX402Request(
         payment_signature=_payment_signature(ctx))
     if "business_id" in ctx.body:
@@ -183,7 +185,7 @@ async def pay_by_x402(ctx: RequestContext):
     return _with_payment_response(body, reply.payment_response)
 
 
-async def update_workspace(ctx: RequestContext):
+async def update_workspace(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = accounts_pb2.UpdateWorkspaceRequest(id=b["id"])
     if "name" in b:
@@ -205,7 +207,7 @@ async def update_workspace(ctx: RequestContext):
 
 # -- discovery, usage, balance ----------------------------------------------------------
 
-async def capabilities(ctx: RequestContext):
+async def capabilities(ctx: RequestContext) -> Reply:
     p = ctx.principal
     reply = await ctx.rpc("accounts").ListWorkspaces(
         accounts_pb2.ListWorkspacesRequest(page=common_pb2.PageRequest(limit=100)))
@@ -229,7 +231,7 @@ SDR_UNREACHABLE = sdr_pb2.PlatformHealth(
     providers=sdr_pb2.ProviderStatuses(voice="unknown", messaging="unknown", payments="unknown"))
 
 
-async def health(ctx: RequestContext):
+async def health(ctx: RequestContext) -> Reply:
     """The sdr service's report of the services and providers (one RPC) beside this replica's own queue; never an
     error: an sdr service that does not answer is part of the report."""
     try:
@@ -249,7 +251,7 @@ async def health(ctx: RequestContext):
     }
 
 
-async def usage(ctx: RequestContext):
+async def usage(ctx: RequestContext) -> Reply:
     q = ctx.query
     req = accounts_pb2.ListUsageRequest(page=ctx.page_request())
     for field in ("start", "end"):
@@ -260,7 +262,7 @@ async def usage(ctx: RequestContext):
                    reply.page)
 
 
-async def balance(ctx: RequestContext):
+async def balance(ctx: RequestContext) -> Reply:
     """Each business's balance (accounts) with its daily spend limits and today's use (messaging)."""
     reply, spent = await asyncio.gather(ctx.rpc("accounts").GetBalance(accounts_pb2.GetBalanceRequest()),
                                         ctx.rpc("messaging").GetDailySpend(messaging_pb2.GetDailySpendRequest()))
@@ -273,9 +275,9 @@ ROUTES = [
     Route("POST", f"{V1}/signup", signup, f"Create an account, a business on a {accounts.TRIAL_DAYS}-day trial and an "
           "API key", "accounts",
           auth=PUBLIC, body=SIGNUP_REQUEST, response="SignupResponse", validation_code="validation_error",
-          headers={payments.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
-          reply_headers={200: {payments.PAYMENT_RESPONSE_HEADER: "x402: the settlement (base64 JSON), when paid so"},
-                         402: {payments.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
+          headers={x402.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
+          reply_headers={200: {x402.PAYMENT_RESPONSE_HEADER: "x402: the settlement (base64 JSON), when paid so"},
+                         402: {x402.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
           errors=("validation_error", "email_exists", "rate_limited", "payment_required", "provider_error"),
           rpcs=(f"{ACCOUNTS}/Signup",),
           description=f"Limited to {SIGNUP_LIMIT_PER_HOUR} signups per hour per client address by default (429 "
@@ -287,15 +289,15 @@ ROUTES = [
           "forwarding to phone_forward_to, 20 seconds, when given); GET /api/v1/workspaces?id= shows how far "
           "(provisioning) and GET /api/v1/agents and /api/v1/phone-numbers show the result. (2) x402 (protocol "
           "version 2): send payment_capture 'x402' without a payment to get 402 payment_required with the "
-          f"{payments.PAYMENT_REQUIRED_HEADER} header (base64 JSON: x402Version 2, accepts [{{scheme 'exact', "
+          f"{x402.PAYMENT_REQUIRED_HEADER} header (base64 JSON: x402Version 2, accepts [{{scheme 'exact', "
           "network, asset, amount, payTo, maxTimeoutSeconds, extra}}]; the same object is in the error body as "
           f"error.payment_required), then repeat the request with the signed payment in the "
-          f"{payments.PAYMENT_SIGNATURE_HEADER} header. The amount is the plan's monthly price in USDC; it pays "
+          f"{x402.PAYMENT_SIGNATURE_HEADER} header. The amount is the plan's monthly price in USDC; it pays "
           "the trial and the month after it. A valid payment is verified and settled by the x402 facilitator and "
           "the intake agent and number are provisioned before the reply: provisioning_deferred false, agent_id, "
-          f"phone_number, payment_capture 'x402' and the settlement in the {payments.PAYMENT_RESPONSE_HEADER} "
+          f"phone_number, payment_capture 'x402' and the settlement in the {x402.PAYMENT_RESPONSE_HEADER} "
           "header. An invalid, expired, insufficient or replayed payment is 402 again with fresh requirements; a "
-          f"{payments.PAYMENT_SIGNATURE_HEADER} that is empty or not base64 JSON of a payment is 400 validation_error. If "
+          f"{x402.PAYMENT_SIGNATURE_HEADER} that is empty or not base64 JSON of a payment is 400 validation_error. If "
           "no number is free or the voice provider is down, an x402 signup is still paid and answered with "
           "provisioning_deferred true; provisioning goes on by itself. 500 provider_error when the payment "
           "provider or facilitator cannot be reached before the payment is taken: nothing is created or charged. "
@@ -331,9 +333,9 @@ ROUTES = [
           rpcs=(f"{ACCOUNTS}/ListWorkspaces", f"{ACCOUNTS}/GetWorkspace")),
     Route("POST", f"{V1}/workspaces", create_workspace, "Create a workspace (business)", "workspaces",
           scope="workspaces:write", body=WORKSPACE_CREATE, response="Workspace", status=201, creates=Creates("business_id"),
-          headers={payments.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
-          reply_headers={201: {payments.PAYMENT_RESPONSE_HEADER: "x402: the settlement (base64 JSON), when paid so"},
-                         402: {payments.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
+          headers={x402.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
+          reply_headers={201: {x402.PAYMENT_RESPONSE_HEADER: "x402: the settlement (base64 JSON), when paid so"},
+                         402: {x402.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
           errors=("unauthorized", "forbidden", "invalid_request", "validation_error", "conflict", "payment_required",
                   "provider_error"),
           rpcs=(f"{ACCOUNTS}/CreateWorkspace",),
@@ -350,9 +352,9 @@ ROUTES = [
           "does not answer (the workspace named in the message stays unpaid and is added within minutes, by "
           "itself). Paid by x402: each further workspace pays its own "
           f"{payments.X402_PERIOD.days} days as the signup did (the plan's monthly price in USDC): without a "
-          f"{payments.PAYMENT_SIGNATURE_HEADER} header 402 payment_required with the terms in the "
-          f"{payments.PAYMENT_REQUIRED_HEADER} header; repeat the request with the signed payment: 201 with the "
-          f"settlement in the {payments.PAYMENT_RESPONSE_HEADER} header (a settlement left unanswered gives the "
+          f"{x402.PAYMENT_SIGNATURE_HEADER} header 402 payment_required with the terms in the "
+          f"{x402.PAYMENT_REQUIRED_HEADER} header; repeat the request with the signed payment: 201 with the "
+          f"settlement in the {x402.PAYMENT_RESPONSE_HEADER} header (a settlement left unanswered gives the "
           "workspace unpaid until it is reconciled); a refused or replayed payment is 402 again. 403 forbidden "
           "for a key limited to one business, or while the account's subscription is held (unpaid or canceled)."),
     Route("PATCH", f"{V1}/workspaces", update_workspace, "Rename, update metadata or run a lifecycle action",
@@ -383,16 +385,16 @@ ROUTES = [
           own_replies={202: ("The facilitator left the settlement unanswered: the payment is pending and reconciled "
                              "(payment_status pending); nothing is extended until it is settled, and the owner is "
                              "e-mailed the outcome", "X402Renewal")},
-          headers={payments.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
-          reply_headers={200: {payments.PAYMENT_RESPONSE_HEADER: "the settlement (base64 JSON)"},
-                         402: {payments.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
+          headers={x402.PAYMENT_SIGNATURE_HEADER: X402_PAYMENT_HEADER},
+          reply_headers={200: {x402.PAYMENT_RESPONSE_HEADER: "the settlement (base64 JSON)"},
+                         402: {x402.PAYMENT_REQUIRED_HEADER: X402_TERMS_HEADER}},
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request", "validation_error", "not_found",
                   "conflict", "payment_required", "provider_error"),
           rpcs=(f"{ACCOUNTS}/PayByX402",),
           description="x402 pays once, so a workspace paid by x402 renews here before paid_through (GET "
           f"/api/v1/workspaces shows it; the owner is e-mailed {payments.X402_REMIND_BEFORE.days} days before it). "
-          f"Without a {payments.PAYMENT_SIGNATURE_HEADER} header: 402 payment_required with the terms in the "
-          f"{payments.PAYMENT_REQUIRED_HEADER} header (the plan's monthly price in USDC for the next "
+          f"Without a {x402.PAYMENT_SIGNATURE_HEADER} header: 402 payment_required with the terms in the "
+          f"{x402.PAYMENT_REQUIRED_HEADER} header (the plan's monthly price in USDC for the next "
           f"{payments.X402_PERIOD.days} days); repeat the request with the signed payment. Settled: 200, "
           f"paid_through moved {payments.X402_PERIOD.days} days on from the end of the period (or from now when it "
           "has passed), the subscription active, a workspace paused for non-payment resumed and one canceled with "

@@ -1,11 +1,13 @@
 """Agents area: agents, personas, versions and rollback, the SMS prompt."""
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from gateway.convert import to_json
 from gateway.errors import error_response
-from gateway.route import Creates, RequestContext, Route
+from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
 from services.agents import domain
@@ -17,18 +19,18 @@ AGENT_ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "pr
 WRITE_ERRORS = (*AGENT_ERRORS, "conflict")
 
 
-async def list_agents(ctx: RequestContext):
+async def list_agents(ctx: RequestContext) -> Reply:
     req = agents_pb2.ListAgentsRequest(page=ctx.page_request())
     set_fields(req, ctx.query, "business_id")
     reply = await ctx.rpc("agents").ListAgents(req)
     return ctx.listing("agents", [to_json(a) for a in reply.agents], reply.page)
 
 
-async def get_agent(ctx: RequestContext):
+async def get_agent(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("agents").GetAgent(agents_pb2.GetAgentRequest(id=ctx.query["id"])))
 
 
-async def create_agent(ctx: RequestContext):
+async def create_agent(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = agents_pb2.CreateAgentRequest(business_id=b["business_id"], name=b["name"], system_prompt=b["system_prompt"])
     set_fields(req, b, "first_message", "eval_gate")
@@ -40,7 +42,7 @@ UPDATE_TEXTS = ("name", "inbound_prompt", "system_prompt", "outbound_prompt", "s
                 "outbound_first_message", "outbound_llm", "sms_llm", "expected_version", "eval_gate", "force")
 
 
-async def update_agent(ctx: RequestContext):
+async def update_agent(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = agents_pb2.UpdateAgentRequest(id=b["id"])
     set_fields(req, b, *UPDATE_TEXTS)
@@ -49,7 +51,7 @@ async def update_agent(ctx: RequestContext):
     return gate_refusal(reply) or to_json(reply, omit=("rollback_of",))
 
 
-async def load_persona(ctx: RequestContext):
+async def load_persona(ctx: RequestContext) -> Reply:
     b = ctx.body
     p = b["persona"]
     persona = agents_pb2.Persona(lead_name=p["lead_name"], scenario=p["scenario"],
@@ -63,7 +65,7 @@ async def load_persona(ctx: RequestContext):
     return gate_refusal(reply) or to_json(reply)
 
 
-async def update_sms_prompt(ctx: RequestContext):
+async def update_sms_prompt(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = agents_pb2.UpdateSmsPromptRequest(agent_id=b["agent_id"], sms_prompt=b["sms_prompt"])
     set_fields(req, b, "reason", "force")
@@ -71,7 +73,7 @@ async def update_sms_prompt(ctx: RequestContext):
     return gate_refusal(reply) or to_json(reply)
 
 
-async def list_versions(ctx: RequestContext):
+async def list_versions(ctx: RequestContext) -> Reply:
     q = ctx.query
     req = agents_pb2.ListVersionsRequest(agent_id=q["agent_id"], page=ctx.page_request())
     set_fields(req, q, "version")
@@ -82,7 +84,7 @@ async def list_versions(ctx: RequestContext):
                    agent_id=reply.agent_id)
 
 
-async def rollback(ctx: RequestContext):
+async def rollback(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = agents_pb2.RollbackAgentRequest(agent_id=b["agent_id"], version=b["version"])
     set_fields(req, b, "expected_version", "force")
@@ -90,7 +92,7 @@ async def rollback(ctx: RequestContext):
     return gate_refusal(reply) or to_json(reply)
 
 
-def gate_refused(reply) -> str | None:
+def gate_refused(reply: Any) -> str | None:
     """Why the agent's eval gate refused the change of a write's reply (nothing changed), or None if it did not."""
     gate = reply.eval_gate
     if not reply.HasField("eval_gate") or gate.status not in domain.GATE_REFUSES:
@@ -99,7 +101,7 @@ def gate_refused(reply) -> str | None:
     return domain.gate_refusal(gate.status, gate.failed, gate.total, names)
 
 
-def gate_refusal(reply) -> web.Response | None:
+def gate_refusal(reply: Any) -> web.Response | None:
     """409 conflict with error.eval_gate when the agent's eval gate refused the change (nothing changed)."""
     refused = gate_refused(reply)
     return None if refused is None else error_response("conflict", refused, eval_gate=to_json(reply.eval_gate))

@@ -4,8 +4,10 @@ leads itself; services.sdr.analytics_domain has the rules). A route checks the q
 reply as JSON."""
 from __future__ import annotations
 
+from typing import Any
+
 from gateway.convert import to_json
-from gateway.route import RequestContext, Route
+from gateway.route import Reply, RequestContext, Route
 from services.sdr import analytics_domain as rules
 from services.sdr.domain import FUNNEL_STAGES, STATUSES
 from switchboard.v1 import sdr_pb2
@@ -19,31 +21,31 @@ def _days(ctx: RequestContext) -> int:
     return int(ctx.query.get("days", 0))
 
 
-async def dashboard(ctx: RequestContext):
+async def dashboard(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetDashboardReport(sdr_pb2.DashboardReportRequest(
         days=_days(ctx), recent_leads=ctx.principal.has_scope("leads:read"))))
 
 
-async def calls_report(ctx: RequestContext):
+async def calls_report(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetCallsReport(sdr_pb2.CallsReportRequest(
         days=_days(ctx), group_by=ctx.query.get("group_by", ""), agent_id=ctx.query.get("agent_id"))))
 
 
-async def funnel(ctx: RequestContext):
+async def funnel(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetFunnelReport(sdr_pb2.FunnelReportRequest(
         days=_days(ctx), source=ctx.query.get("source"))))
 
 
-async def agents_report(ctx: RequestContext):
+async def agents_report(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetAgentsReport(sdr_pb2.AgentsReportRequest(
         days=_days(ctx), agent_id=ctx.query.get("agent_id"))))
 
 
-async def weekly(ctx: RequestContext):
+async def weekly(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetWeeklyReport(sdr_pb2.WeeklyReportRequest()))
 
 
-async def businesses_report(ctx: RequestContext):
+async def businesses_report(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetBusinessesReport(sdr_pb2.BusinessesReportRequest(days=_days(ctx))))
 
 
@@ -59,7 +61,7 @@ PERIOD = ("The period is the last `days` whole local days, today included, each 
 LEFT_FUNNEL = tuple(s for s in STATUSES if s not in FUNNEL_STAGES)
 
 
-def _query(**props) -> dict:
+def _query(**props: Any) -> dict[str, Any]:
     return {"type": "object", "properties": {"days": DAYS_QUERY, **props}}
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -12,7 +14,7 @@ from core.errors import ServiceError
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
 from core.settings import Settings
 from gateway.convert import to_json
-from gateway.route import PUBLIC, Creates, RequestContext, Route
+from gateway.route import PUBLIC, Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, UUID
 from services.calls import domain
@@ -26,12 +28,12 @@ ALIASES = (("name", "customer_name"), ("first_message", "firstMessage"))
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
-def _pick(call: calls_pb2.Call, fields: tuple[str, ...]) -> dict:
+def _pick(call: calls_pb2.Call, fields: tuple[str, ...]) -> dict[str, Any]:
     out = to_json(call)
     return {f: out[f] for f in fields}
 
 
-async def create_call(ctx: RequestContext):
+async def create_call(ctx: RequestContext) -> Reply:
     b = dict(ctx.body)
     for name, alias in ALIASES:
         if name not in b and alias in b:
@@ -47,25 +49,25 @@ async def create_call(ctx: RequestContext):
     return _pick(call, CREATED_FIELDS)
 
 
-async def list_calls(ctx: RequestContext):
+async def list_calls(ctx: RequestContext) -> Reply:
     req = set_fields(calls_pb2.ListCallsRequest(page=ctx.page_request()), ctx.query, "agent_id", "status")
     reply = await ctx.rpc("calls").ListCalls(req)
     return ctx.listing("calls", [_pick(c, LIST_FIELDS) for c in reply.calls], reply.page)
 
 
-async def get_call(ctx: RequestContext):
+async def get_call(ctx: RequestContext) -> Reply:
     call = await ctx.rpc("calls").GetCall(calls_pb2.GetCallRequest(id=ctx.query["id"]))
     ctx.call_id = call.id
     return to_json(call)
 
 
-async def list_transcripts(ctx: RequestContext):
+async def list_transcripts(ctx: RequestContext) -> Reply:
     req = set_fields(calls_pb2.ListTranscriptsRequest(page=ctx.page_request()), ctx.query, "agent_id", "days")
     reply = await ctx.rpc("calls").ListTranscripts(req)
     return ctx.listing("transcripts", [to_json(t) for t in reply.transcripts], reply.page)
 
 
-async def recording(ctx: RequestContext):
+async def recording(ctx: RequestContext) -> Reply:
     found = await ctx.rpc("calls").GetRecording(calls_pb2.GetRecordingRequest(call_id=ctx.query["call_id"]))
     ctx.call_id = found.call_id  # only once the call is the caller's: the usage log names no other's call
     return to_json(found)
@@ -88,7 +90,7 @@ AUDIO_START_SECONDS = 15.0
 
 def at_storage(url: str, origins: tuple[str, ...]) -> bool:
     """Whether a stored recording URL is on one of the voice provider's storage origins (scheme, host and port)."""
-    def origin(u: str) -> tuple:
+    def origin(u: str) -> tuple[Any, ...]:
         parsed = URL(u)
         return parsed.scheme, parsed.host, parsed.port
 
@@ -103,7 +105,7 @@ def audio_type(upstream: str) -> str:
     return upstream if upstream in AUDIO_TYPES else "audio/wav"
 
 
-async def recording_audio(ctx: RequestContext):
+async def recording_audio(ctx: RequestContext) -> Reply:
     """The audio itself, streamed from the provider's storage through the guarded client (its storage origins
     only, no redirect); a Range header goes along (a browser seeks)."""
     q = ctx.query
@@ -138,7 +140,7 @@ async def recording_audio(ctx: RequestContext):
                            f"({exc.__class__.__name__}); try again later") from None
 
 
-async def _relay(first: bytes, chunks, response: web.StreamResponse) -> None:
+async def _relay(first: bytes, chunks: AsyncIterator[bytes], response: web.StreamResponse) -> None:
     """The audio written on. A failure part-way (the storage stalls, the body outgrows its cap, the listener
     leaves) closes the connection after what was sent: the headers are out, so no error document can follow."""
     try:

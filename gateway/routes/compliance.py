@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from gateway.convert import to_json
-from gateway.route import RequestContext, Route
+from gateway.route import Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, E164, UUID
 from switchboard.v1 import messaging_pb2
@@ -10,7 +10,7 @@ from switchboard.v1 import messaging_pb2
 MESSAGING = "switchboard.v1.Messaging"
 
 
-async def list_decisions(ctx: RequestContext):
+async def list_decisions(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.ListComplianceDecisionsRequest(page=ctx.page_request()), ctx.query,
                      "business_id", "phone", "lead_id")
     reply = await ctx.rpc("messaging").ListComplianceDecisions(req)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from core import deadlines
 from core.messages import struct
 from gateway.convert import to_json
-from gateway.route import RequestContext, Route
+from gateway.route import Reply, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import EVAL_CREATE, EVAL_RUN_REQUEST, EVAL_UPDATE, FAN_OUT_ENTRY, UUID
 from services.evals import domain as evals
@@ -18,7 +18,7 @@ ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request", "bad_requ
 WAIT_MARGIN_SECONDS = 15.0
 
 
-async def create_eval(ctx: RequestContext):
+async def create_eval(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = evals_pb2.CreateEvalRequest(agent_id=b["agent_id"], business_id=b["business_id"], name=b["name"],
                                       messages=[struct(turn) for turn in b["messages"]])
@@ -27,7 +27,7 @@ async def create_eval(ctx: RequestContext):
     return to_json(await ctx.rpc("evals").CreateEval(req))
 
 
-async def list_evals(ctx: RequestContext):
+async def list_evals(ctx: RequestContext) -> Reply:
     req = evals_pb2.ListEvalsRequest(page=ctx.page_request())
     if "agent_id" in ctx.query:
         req.agent_id = ctx.query["agent_id"]
@@ -35,11 +35,11 @@ async def list_evals(ctx: RequestContext):
     return ctx.listing("evals", [to_json(e, omit=("messages",)) for e in reply.evals], reply.page)
 
 
-async def get_eval(ctx: RequestContext):
+async def get_eval(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("evals").GetEval(evals_pb2.GetEvalRequest(id=ctx.query["id"])))
 
 
-async def update_eval(ctx: RequestContext):
+async def update_eval(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = evals_pb2.UpdateEvalRequest(id=b["id"])
     for field in ("name", "description"):
@@ -51,12 +51,12 @@ async def update_eval(ctx: RequestContext):
     return to_json(await ctx.rpc("evals").UpdateEval(req))
 
 
-async def delete_eval(ctx: RequestContext):
+async def delete_eval(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("evals").DeleteEval(evals_pb2.DeleteEvalRequest(id=ctx.query["id"]))
     return {"success": reply.success, "id": reply.id}
 
 
-async def run_eval(ctx: RequestContext):
+async def run_eval(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = evals_pb2.RunEvalRequest()
     for field in ("eval_id", "agent_id", "wait", "max_wait_ms"):
@@ -73,7 +73,7 @@ async def run_eval(ctx: RequestContext):
     return fan
 
 
-async def eval_runs(ctx: RequestContext):
+async def eval_runs(ctx: RequestContext) -> Reply:
     req = evals_pb2.GetEvalRunsRequest()
     for field in ("run_id", "provider_run_id", "agent_id"):
         if field in ctx.query:

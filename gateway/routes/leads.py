@@ -1,8 +1,10 @@
 """Leads: create, read, list with filters, partial update, and the pipeline health audit."""
 from __future__ import annotations
 
+from typing import Any
+
 from gateway.convert import to_json
-from gateway.route import Creates, RequestContext, Route
+from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
@@ -34,11 +36,11 @@ AUDIT_QUERY = {"type": "object", "properties": {
 ERRORS = ("unauthorized", "forbidden", "not_found", "invalid_request")
 
 
-def _fields(body: dict) -> sdr_pb2.LeadFields:
+def _fields(body: dict[str, Any]) -> sdr_pb2.LeadFields:
     return set_fields(sdr_pb2.LeadFields(), body, *FIELDS)
 
 
-async def list_leads(ctx: RequestContext):
+async def list_leads(ctx: RequestContext) -> Reply:
     q = ctx.query
     req = set_fields(sdr_pb2.ListLeadsRequest(page=ctx.page_request()), q, "source", "agent_id", "phone", "email",
                      "score_gte", "score_lte")
@@ -50,21 +52,21 @@ async def list_leads(ctx: RequestContext):
     return ctx.listing("leads", [to_json(lead) for lead in reply.leads], reply.page)
 
 
-async def get_lead(ctx: RequestContext):
+async def get_lead(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetLead(sdr_pb2.GetLeadRequest(id=ctx.query["id"])))
 
 
-async def create_lead(ctx: RequestContext):
+async def create_lead(ctx: RequestContext) -> Reply:
     req = sdr_pb2.CreateLeadRequest(business_id=ctx.body["business_id"], fields=_fields(ctx.body))
     return to_json(await ctx.rpc("sdr").CreateLead(req))
 
 
-async def update_lead(ctx: RequestContext):
+async def update_lead(ctx: RequestContext) -> Reply:
     req = sdr_pb2.UpdateLeadRequest(id=ctx.body["id"], fields=_fields(ctx.body))
     return to_json(await ctx.rpc("sdr").UpdateLead(req))
 
 
-async def audit(ctx: RequestContext):
+async def audit(ctx: RequestContext) -> Reply:
     q = ctx.query
     req = set_fields(sdr_pb2.AuditLeadsRequest(), q, "window_hours", "stalled_days", "hot_score")
     if "as_of" in q:

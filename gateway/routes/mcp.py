@@ -2,13 +2,15 @@
 plain-HTTP helpers, all behind a bearer key (gateway.mcp has the protocol and the tools)."""
 from __future__ import annotations
 
+from typing import Any
+
 import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
 from gateway.errors import error_response
 from gateway.mcp import protocol, tools
 from gateway.mcp.protocol import RpcError
-from gateway.route import RequestContext, Route
+from gateway.route import Reply, RequestContext, Route
 from gateway.schemas import MCP
 
 PATH = "/api/mcp"
@@ -28,7 +30,7 @@ def _server(ctx: RequestContext) -> protocol.Server:
                            lambda name, arguments: tools.call(ctx, name, arguments))
 
 
-async def endpoint(ctx: RequestContext):
+async def endpoint(ctx: RequestContext) -> Reply:
     settings = ctx.deps.settings
     if not protocol.origin_allowed(ctx.request.headers.get("Origin"), settings.public_base_url,
                                    settings.mcp_allowed_origins):
@@ -37,7 +39,7 @@ async def endpoint(ctx: RequestContext):
     return await protocol.answer(ctx.request, _server(ctx))
 
 
-async def _helper(ctx: RequestContext, method: str, params: dict):
+async def _helper(ctx: RequestContext, method: str, params: dict[str, Any]) -> Reply:
     """What the JSON-RPC endpoint would answer to `method` (handshake era), as plain JSON or an error envelope."""
     try:
         return await protocol.dispatch(_server(ctx), method, LATEST_HANDSHAKE_VERSION, params, modern=False)
@@ -47,18 +49,18 @@ async def _helper(ctx: RequestContext, method: str, params: dict):
         return error_response("invalid_request", err.message)
 
 
-async def initialize(ctx: RequestContext):
+async def initialize(ctx: RequestContext) -> Reply:
     b = ctx.body
     return await _helper(ctx, "initialize", {"protocolVersion": b.get("protocolVersion", LATEST_HANDSHAKE_VERSION),
                                              "capabilities": b.get("capabilities", {}),
                                              "clientInfo": {"name": "http", "version": "0", **b.get("clientInfo", {})}})
 
 
-async def list_tools(ctx: RequestContext):
+async def list_tools(ctx: RequestContext) -> Reply:
     return await _helper(ctx, "tools/list", {})
 
 
-async def call_tool(ctx: RequestContext):
+async def call_tool(ctx: RequestContext) -> Reply:
     return await _helper(ctx, "tools/call", {"name": ctx.body["name"], "arguments": ctx.body.get("arguments", {})})
 
 
@@ -80,7 +82,7 @@ CONNECTOR = (
     "answers what the key's scopes allow: the facts REST shows behind another scope ("
     + "; ".join(f"{', '.join(fields)}: {scope}" for fields, scope in tools.GUARDED.items()) + ") are left out for a "
     "key without it and named in its withheld list.")
-OWN_REPLIES = {
+OWN_REPLIES: dict[int, str | tuple[str, str]] = {
     202: "A notification (or a response) accepted; no body",
     400: "A JSON-RPC error: not JSON (-32700), not a JSON-RPC request or a batch (-32600), an unsupported "
          "MCP-Protocol-Version (-32022), or in the 2026 revision bad params (-32602) or headers that disagree with "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gateway.convert import to_json
 from gateway.patterns import NOT_BLANK
-from gateway.route import RequestContext, Route
+from gateway.route import Reply, RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, EMAIL_APPROVE, EMAIL_QUEUE, SMS_SEND, UUID
@@ -16,78 +16,78 @@ V1 = "/api/v1"
 CHECKS = ("number_on_dnc", "dnc_registry_stale", "number_opted_out", "content_blocked", "tcpa_violation")
 
 
-async def send(ctx: RequestContext):
+async def send(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.SendSmsRequest(), ctx.body, "to", "from_agent_id", "message", "lead_id")
     if IDEMPOTENCY_HEADER in ctx.request.headers:
         req.idempotency_key = ctx.request.headers[IDEMPOTENCY_HEADER]
     return to_json(await ctx.rpc("messaging").SendSms(req))
 
 
-async def list_conversations(ctx: RequestContext):
+async def list_conversations(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("messaging").ListConversations(messaging_pb2.ListConversationsRequest(
         page=ctx.page_request()))
     return ctx.listing("conversations", [to_json(c) for c in reply.conversations], reply.page)
 
 
-async def get_conversation(ctx: RequestContext):
+async def get_conversation(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("messaging").ListConversations(messaging_pb2.ListConversationsRequest(id=ctx.query["id"]))
     return to_json(reply.conversations[0])
 
 
-async def list_messages(ctx: RequestContext):
+async def list_messages(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.ListMessagesRequest(page=ctx.page_request()), ctx.query, "conversation_id",
                      "direction")
     reply = await ctx.rpc("messaging").ListMessages(req)
     return ctx.listing("messages", [to_json(m) for m in reply.messages], reply.page)
 
 
-async def get_consent(ctx: RequestContext):
+async def get_consent(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.GetConsentRequest(), ctx.query, "phone", "business_id")
     return to_json(await ctx.rpc("messaging").GetConsent(req))
 
 
-async def record_consent(ctx: RequestContext):
+async def record_consent(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.RecordConsentRequest(), ctx.body, "phone", "business_id", "state", "note")
     return to_json(await ctx.rpc("messaging").RecordConsent(req))
 
 
-async def add_dnc(ctx: RequestContext):
+async def add_dnc(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.AddDncRequest(), ctx.body, "phone", "business_id", "reason")
     return to_json(await ctx.rpc("messaging").AddDnc(req))
 
 
-async def read_dnc(ctx: RequestContext):
+async def read_dnc(ctx: RequestContext) -> Reply:
     """The check of one phone with ?phone=, else the list."""
     if "phone" in ctx.query:
-        req = set_fields(messaging_pb2.CheckDncRequest(), ctx.query, "phone", "business_id")
-        return to_json(await ctx.rpc("messaging").CheckDnc(req))
-    req = set_fields(messaging_pb2.ListDncRequest(page=ctx.page_request()), ctx.query, "business_id")
-    reply = await ctx.rpc("messaging").ListDnc(req)
+        check = set_fields(messaging_pb2.CheckDncRequest(), ctx.query, "phone", "business_id")
+        return to_json(await ctx.rpc("messaging").CheckDnc(check))
+    listing = set_fields(messaging_pb2.ListDncRequest(page=ctx.page_request()), ctx.query, "business_id")
+    reply = await ctx.rpc("messaging").ListDnc(listing)
     return ctx.listing("entries", [to_json(e) for e in reply.entries], reply.page)
 
 
-async def remove_dnc(ctx: RequestContext):
+async def remove_dnc(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.RemoveDncRequest(), ctx.query, "phone", "business_id", "reason")
     return to_json(await ctx.rpc("messaging").RemoveDnc(req))
 
 
-async def queue_email(ctx: RequestContext):
+async def queue_email(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.QueueEmailRequest(), ctx.body, "to", "subject", "body", "business_id")
     req.hold_for_approval = ctx.body.get("approve") is False
     return to_json(await ctx.rpc("messaging").QueueEmail(req))
 
 
-async def approve_email(ctx: RequestContext):
+async def approve_email(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("messaging").ApproveEmail(messaging_pb2.ApproveEmailRequest(id=ctx.body["id"])))
 
 
-async def list_emails(ctx: RequestContext):
+async def list_emails(ctx: RequestContext) -> Reply:
     req = set_fields(messaging_pb2.ListEmailsRequest(page=ctx.page_request()), ctx.query, "status")
     reply = await ctx.rpc("messaging").ListEmails(req)
     return ctx.listing("emails", [to_json(e) for e in reply.emails], reply.page)
 
 
-async def get_email(ctx: RequestContext):
+async def get_email(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("messaging").ListEmails(messaging_pb2.ListEmailsRequest(id=ctx.query["id"]))
     return to_json(reply.emails[0])
 

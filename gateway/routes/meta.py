@@ -6,11 +6,11 @@ from aiohttp import web
 from core.errors import ServiceError
 from gateway import openapi
 from gateway.context import ROUTE_TABLE
-from gateway.route import PUBLIC, RequestContext, Route
+from gateway.route import PUBLIC, Reply, RequestContext, Route
 from gateway.schemas import SCHEMAS, resolved
 
 
-async def openapi_document(ctx: RequestContext):
+async def openapi_document(ctx: RequestContext) -> Reply:
     document = openapi.published(ctx.request.app[ROUTE_TABLE], ctx.deps.settings.public_base_url)
     headers = {"ETag": document.etag, "Cache-Control": "no-cache"}  # a client may keep it, asking if it changed
     if any(tag.value == "*" or f'"{tag.value}"' == document.etag for tag in ctx.request.if_none_match or ()):
@@ -18,7 +18,7 @@ async def openapi_document(ctx: RequestContext):
     return web.Response(body=document.body, content_type="application/json", headers=headers)
 
 
-async def schemas(ctx: RequestContext):
+async def schemas(ctx: RequestContext) -> Reply:
     name = ctx.query.get("name")
     if name is None:
         return {"schemas": {n: resolved(n) for n in SCHEMAS}}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core.contact import AREA_CODE_PATTERN, REGIONS
 from gateway.convert import to_json
-from gateway.route import Creates, RequestContext, Route
+from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, E164, NUMBER_ASSIGN, NUMBER_UPDATE, UUID
 from switchboard.v1 import agents_pb2
@@ -13,7 +13,7 @@ V1 = "/api/v1"
 LIST_ERRORS = ("unauthorized", "forbidden", "bad_request", "invalid_request")
 
 
-async def list_numbers(ctx: RequestContext):
+async def list_numbers(ctx: RequestContext) -> Reply:
     req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=ctx.page_request()), ctx.query, "business_id",
                      "phone_number")
     reply = await ctx.rpc("agents").ListPhoneNumbers(req)
@@ -21,19 +21,19 @@ async def list_numbers(ctx: RequestContext):
                    business_id=reply.business_id or None)
 
 
-async def available(ctx: RequestContext):
+async def available(ctx: RequestContext) -> Reply:
     req = set_fields(agents_pb2.ListAvailableNumbersRequest(), ctx.query, "country", "area_code", "capability", "limit",
                      "after")
     reply = await ctx.rpc("agents").ListAvailableNumbers(req)
     return {"numbers": [to_json(n) for n in reply.numbers], "has_more": reply.page.has_more}
 
 
-async def assign(ctx: RequestContext):
+async def assign(ctx: RequestContext) -> Reply:
     req = set_fields(agents_pb2.AssignPhoneNumberRequest(), ctx.body, "business_id", "phone_number", "agent_id")
     return to_json(await ctx.rpc("agents").AssignPhoneNumber(req))
 
 
-async def update(ctx: RequestContext):
+async def update(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = set_fields(agents_pb2.UpdatePhoneNumberRequest(), b, "business_id", "phone_number", "agent_id")
     if b.get("forwarding") is not None:
@@ -42,12 +42,12 @@ async def update(ctx: RequestContext):
     return to_json(await ctx.rpc("agents").UpdatePhoneNumber(req))
 
 
-async def release(ctx: RequestContext):
+async def release(ctx: RequestContext) -> Reply:
     req = set_fields(agents_pb2.ReleasePhoneNumberRequest(), ctx.query, "business_id", "phone_number")
     return to_json(await ctx.rpc("agents").ReleasePhoneNumber(req))
 
 
-async def legacy_numbers(ctx: RequestContext):
+async def legacy_numbers(ctx: RequestContext) -> Reply:
     req = set_fields(agents_pb2.ListPhoneNumbersRequest(page=ctx.page_request()), ctx.query, "business_id")
     req.all_businesses = "business_id" not in ctx.query
     reply = await ctx.rpc("agents").ListPhoneNumbers(req)

@@ -8,8 +8,12 @@ no-store` on everything that carries a token.
 """
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
 import grpc
 from aiohttp import web
+from multidict import MultiMapping
 
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
@@ -17,9 +21,12 @@ from core.messages import struct
 from core.scopes import CONNECTOR_DEFAULT_SCOPES, CONNECTOR_SCOPES
 from gateway import validation
 from gateway.errors import from_service_error
-from gateway.route import PUBLIC, RequestContext, Route
+from gateway.route import PUBLIC, Reply, RequestContext, Route
 from gateway.schemas import OAUTH
 from switchboard.v1 import accounts_pb2
+
+R = TypeVar("R")
+T = TypeVar("T")
 
 MCP_PATH = "/api/mcp"
 RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource"
@@ -63,7 +70,7 @@ def _refusal(err: ServiceError) -> web.Response:
     return oauth_error(error, err.message, 401 if error == "invalid_client" else 400)
 
 
-async def ask(call, request):
+async def ask(call: Callable[[R], Awaitable[T]], request: R) -> T:
     """An RPC's reply, or its failure as the public ServiceError (for handlers that answer errors themselves)."""
     try:
         return await call(request)
@@ -71,7 +78,7 @@ async def ask(call, request):
         raise from_rpc_error(exc) from None
 
 
-def parameters(given, names) -> dict[str, str]:
+def parameters(given: MultiMapping[Any], names: Iterable[str]) -> dict[str, str]:
     """The named parameters of a query or form (others are ignored): each at most once (RFC 6749 3.1), text of at
     most MAX_PARAMETER characters that can be stored; an empty one counts as absent."""
     found: dict[str, str] = {}
@@ -91,7 +98,7 @@ def parameters(given, names) -> dict[str, str]:
     return found
 
 
-async def _form(request: web.Request, schema: dict) -> dict[str, str]:
+async def _form(request: web.Request, schema: dict[str, Any]) -> dict[str, str]:
     """The parameters of a form-encoded request that the endpoint's form schema names."""
     if request.content_type != "application/x-www-form-urlencoded":
         raise Refused("invalid_request", "send the parameters as application/x-www-form-urlencoded")
@@ -104,14 +111,14 @@ async def _form(request: web.Request, schema: dict) -> dict[str, str]:
 
 # -- metadata --------------------------------------------------------------------------------------
 
-async def protected_resource(ctx: RequestContext):
+async def protected_resource(ctx: RequestContext) -> Reply:
     base = ctx.deps.settings.public_base_url
     return {"resource": f"{base}{MCP_PATH}", "authorization_servers": [base], "scopes_supported": list(CONNECTOR_SCOPES),
             "bearer_methods_supported": ["header"], "resource_name": "Switchboard assistant connector",
             "resource_documentation": f"{base}/api/v1/openapi.json"}
 
 
-async def authorization_server(ctx: RequestContext):
+async def authorization_server(ctx: RequestContext) -> Reply:
     base = ctx.deps.settings.public_base_url
     return {"issuer": base, "authorization_endpoint": base + AUTHORIZE_PATH, "token_endpoint": base + TOKEN_PATH,
             "registration_endpoint": base + REGISTER_PATH, "revocation_endpoint": base + REVOKE_PATH,
@@ -125,7 +132,7 @@ async def authorization_server(ctx: RequestContext):
 
 # -- registration, tokens, revocation --------------------------------------------------------------
 
-async def register(ctx: RequestContext):
+async def register(ctx: RequestContext) -> Reply:
     try:
         metadata = validation.parse_json(await ctx.request.read())
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -146,7 +153,7 @@ async def register(ctx: RequestContext):
     return web.json_response(reply, status=201, headers=NO_STORE)
 
 
-async def token(ctx: RequestContext):
+async def token(ctx: RequestContext) -> Reply:
     try:
         form = await _form(ctx.request, OAUTH["OAuthTokenForm"])
         issued = await ask(ctx.rpc("accounts").ExchangeOAuthToken, accounts_pb2.OAuthTokenRequest(form=form))
@@ -159,7 +166,7 @@ async def token(ctx: RequestContext):
                               "scope": " ".join(issued.scopes)}, headers=NO_STORE)
 
 
-async def revoke(ctx: RequestContext):
+async def revoke(ctx: RequestContext) -> Reply:
     try:
         form = await _form(ctx.request, OAUTH["OAuthRevokeForm"])
         for field in ("token", "client_id"):

@@ -1,19 +1,25 @@
 """Building request protos from query parameters and bodies, shared by the route modules."""
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
+from google.protobuf.message import Message
+
 from core.messages import struct
 from gateway.timeparse import set_time
 from switchboard.v1 import common_pb2
 
+M = TypeVar("M", bound=Message)
 
-def page_request(query: dict) -> common_pb2.PageRequest:
+
+def page_request(query: dict[str, Any]) -> common_pb2.PageRequest:
     page = common_pb2.PageRequest(limit=query.get("limit", 0), cursor=query.get("cursor", ""))
     if "after" in query:
         set_time(page.after, query["after"], "after")
     return page
 
 
-def page_query(default: int, maximum: int, **extra) -> dict:
+def page_query(default: int, maximum: int, **extra: Any) -> dict[str, Any]:
     """Query schema of a newest-first list: `limit`, `cursor`, `after` and the list's own parameters."""
     return {"type": "object", "properties": {
         "limit": {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
@@ -26,7 +32,7 @@ def page_query(default: int, maximum: int, **extra) -> dict:
         **extra}}
 
 
-def set_fields(message, source: dict, *names: str):
+def set_fields(message: M, source: dict[str, Any], *names: str) -> M:
     """Copy the given (non-null) scalar values from a body or query onto a request proto; returns it."""
     for name in names:
         if source.get(name) is not None:
@@ -34,7 +40,7 @@ def set_fields(message, source: dict, *names: str):
     return message
 
 
-def set_structs(message, source: dict, *names: str):
+def set_structs(message: M, source: dict[str, Any], *names: str) -> M:
     """Copy the given JSON objects onto Struct fields of a request proto; returns it."""
     for name in names:
         if isinstance(source.get(name), dict):

@@ -15,11 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from aiohttp import web
 
 from core.errors import ServiceError
-from gateway.route import PUBLIC, RequestContext, Route
+from core.settings import Settings
+from gateway.route import PUBLIC, Reply, RequestContext, Route
 from gateway.routes.calls import CALLS
 from gateway.routes.messaging import MESSAGING
 from gateway.schemas import PAYMENT_EVENT, PROVIDER_MESSAGE, UUID
@@ -57,13 +60,13 @@ def _body_hash(body: bytes) -> str:
 
 # -- the voice provider -----------------------------------------------------------------------------------
 
-def voice_refusal(settings, headers, body: bytes) -> str | None:
+def voice_refusal(settings: Settings, headers: Mapping[str, str], body: bytes) -> str | None:
     """Why a server message does not carry our webhook credential (Route.verify: checked before it is parsed)."""
     present = {name: headers[name] for name in AUTH_HEADERS if name in headers}
     return WebhookAuth.of(settings).refusal(body, present, time.time())
 
 
-async def voice_message(ctx: RequestContext):
+async def voice_message(ctx: RequestContext) -> Reply:
     """A verified message (voice_refusal): a status update or end-of-call report is stored (the calls service
     applies it in a batch with others); an assistant-request goes to the calls service now, for its answer; any
     other message is acknowledged here."""
@@ -71,7 +74,8 @@ async def voice_message(ctx: RequestContext):
     kind = calls_domain.message_of(ctx.body)["type"]
     if kind in ANSWERED_TYPES:
         reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(body=body))
-        return json.loads(reply.response_json)
+        answer: dict[str, Any] = json.loads(reply.response_json)
+        return answer
     if kind in QUEUED_TYPES:
         await _store(ctx, QUEUED_SUBJECT, body, _body_hash(body))  # the provider's messages carry no id of their own
     return {}
@@ -94,14 +98,14 @@ async def _verified_form(ctx: RequestContext) -> dict[str, str]:
     return params
 
 
-async def sms_status(ctx: RequestContext):
+async def sms_status(ctx: RequestContext) -> Reply:
     params = await _verified_form(ctx)
     stored = json.dumps({"message_id": ctx.query.get("message_id"), "params": params}, sort_keys=True).encode()
     await _store(ctx, STATUS_SUBJECT, stored, status_identity(params) or _body_hash(stored))
     return web.Response(text="", content_type=signatures.TWIML)
 
 
-async def sms_inbound(ctx: RequestContext):
+async def sms_inbound(ctx: RequestContext) -> Reply:
     params = await _verified_form(ctx)
     reply = await ctx.rpc("messaging").HandleInboundMessage(messaging_pb2.ProviderRequest(params=params))
     return web.Response(text=reply.body, content_type=reply.content_type)
@@ -109,14 +113,14 @@ async def sms_inbound(ctx: RequestContext):
 
 # -- the payment provider -----------------------------------------------------------------------------------
 
-def payment_refusal(settings, headers, body: bytes) -> str | None:
+def payment_refusal(settings: Settings, headers: Mapping[str, str], body: bytes) -> str | None:
     """Why an event is not signed by the payment provider (Route.verify: checked before it is parsed)."""
     why = payment_webhooks.signature_refusal(body, headers.get(payment_webhooks.SIGNATURE_HEADER, ""),
                                              settings.payments_webhook_secret.reveal())
     return f"payment webhook refused: {why}" if why else None
 
 
-async def payment_event(ctx: RequestContext):
+async def payment_event(ctx: RequestContext) -> Reply:
     """A verified event (payment_refusal), stored for the accounts service."""
     body = await ctx.request.read()
     try:

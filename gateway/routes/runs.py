@@ -5,7 +5,7 @@ import json
 
 from core.text import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN
 from gateway.convert import to_json
-from gateway.route import RequestContext, Route
+from gateway.route import Reply, RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, COMMUNICATION_RUN, RUN_CHANGE, RUN_DRAFT, RUN_ENVELOPE, UUID
@@ -25,22 +25,22 @@ def _run_request(ctx: RequestContext) -> sdr_pb2.RunRequest:
     return sdr_pb2.RunRequest(run_json=json.dumps(ctx.body, separators=(",", ":")).encode())
 
 
-async def validate(ctx: RequestContext):
+async def validate(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").ValidateRun(_run_request(ctx)))
 
 
-async def preview(ctx: RequestContext):
+async def preview(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").PreviewRun(_run_request(ctx)))
 
 
-async def create(ctx: RequestContext):
+async def create(ctx: RequestContext) -> Reply:
     req = _run_request(ctx)
     if IDEMPOTENCY_HEADER in ctx.request.headers:
         req.idempotency_key = ctx.request.headers[IDEMPOTENCY_HEADER]
     return to_json(await ctx.rpc("sdr").CreateRun(req))
 
 
-async def list_runs(ctx: RequestContext):
+async def list_runs(ctx: RequestContext) -> Reply:
     req = set_fields(sdr_pb2.ListRunsRequest(page=ctx.page_request()), ctx.query, "id", "external_ref",
                      "business_id")
     reply = await ctx.rpc("sdr").ListRuns(req)
@@ -49,19 +49,19 @@ async def list_runs(ctx: RequestContext):
     return ctx.listing("runs", [to_json(r) for r in reply.runs], reply.page)
 
 
-async def change(ctx: RequestContext):
+async def change(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").ChangeRun(sdr_pb2.ChangeRunRequest(id=ctx.body["id"],
                                                                             action=ctx.body["action"])))
 
 
-async def list_jobs(ctx: RequestContext):
+async def list_jobs(ctx: RequestContext) -> Reply:
     req = set_fields(sdr_pb2.ListJobsRequest(page=ctx.page_request()), ctx.query, "communication_run_id", "channel",
                      "status", "id")
     reply = await ctx.rpc("sdr").ListJobs(req)
     return ctx.listing("jobs", [to_json(j) for j in reply.jobs], reply.page)
 
 
-async def list_attempts(ctx: RequestContext):
+async def list_attempts(ctx: RequestContext) -> Reply:
     req = set_fields(sdr_pb2.ListAttemptsRequest(page=ctx.page_request()), ctx.query, "sequence_id", "status")
     reply = await ctx.rpc("sdr").ListAttempts(req)
     return ctx.listing("attempts", [to_json(a) for a in reply.attempts], reply.page)

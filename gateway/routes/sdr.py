@@ -3,11 +3,13 @@ with their segments and next actions, and its SDR config. Every route takes a ke
 for writes) or the dashboard session (no scope check)."""
 from __future__ import annotations
 
+from typing import Any
+
 from core.constant_time import same_secret
 from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.dashboard.session_cookie import session_token
-from gateway.route import PUBLIC, RequestContext, Route
+from gateway.route import PUBLIC, Reply, RequestContext, Route
 from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, SDR_RUNNER, UUID
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_service import ACTIVITY_LIMIT, PERIODS, PIPELINE_LIMIT
@@ -20,20 +22,20 @@ ERRORS = ("unauthorized", "forbidden", "invalid_request")
 BUSINESS_ID = {**UUID, "description": "the business whose pipeline this is (one of the caller's)"}
 
 
-def _query(**properties) -> dict:
+def _query(**properties: Any) -> dict[str, Any]:
     """The query schema of a route about one business's pipeline: businessId and these."""
     return {"type": "object", "required": ["businessId"], "properties": {"businessId": BUSINESS_ID, **properties}}
 
 
-def _limit(bounds: tuple[int, int]) -> dict:
+def _limit(bounds: tuple[int, int]) -> dict[str, Any]:
     return {"type": "integer", "minimum": 1, "maximum": bounds[1], "default": bounds[0]}
 
 
-def _config_json(config: sdr_pb2.SdrConfig) -> dict:
+def _config_json(config: sdr_pb2.SdrConfig) -> dict[str, Any]:
     return {"businessId": config.business_id, **to_json(config, omit=("business_id",))}
 
 
-async def get_pipeline(ctx: RequestContext):
+async def get_pipeline(ctx: RequestContext) -> Reply:
     req = sdr_pb2.GetPipelineRequest(business_id=ctx.query["businessId"], limit=ctx.query.get("limit", 0))
     if "segment" in ctx.query:
         req.segment = ctx.query["segment"]
@@ -42,12 +44,12 @@ async def get_pipeline(ctx: RequestContext):
             "leads": [to_json(lead) for lead in reply.leads]}
 
 
-async def get_config(ctx: RequestContext):
+async def get_config(ctx: RequestContext) -> Reply:
     return _config_json(await ctx.rpc("sdr").GetSdrConfig(sdr_pb2.GetSdrConfigRequest(
         business_id=ctx.query["businessId"])))
 
 
-async def put_config(ctx: RequestContext):
+async def put_config(ctx: RequestContext) -> Reply:
     req = sdr_pb2.PutSdrConfigRequest(business_id=ctx.body["businessId"])
     for name in rules.CONFIG_FIELDS:
         if ctx.body.get(name) is not None:
@@ -55,14 +57,14 @@ async def put_config(ctx: RequestContext):
     return _config_json(await ctx.rpc("sdr").PutSdrConfig(req))
 
 
-async def act(ctx: RequestContext):
+async def act(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("sdr").ActOnLead(sdr_pb2.LeadActionRequest(
         business_id=ctx.body["businessId"], lead_id=ctx.body["leadId"], action=ctx.body["action"]))
     return {"success": reply.success, "action": reply.action, "leadId": reply.lead_id, "detail": reply.detail,
             "replayed": reply.replayed}
 
 
-async def run(ctx: RequestContext):
+async def run(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("sdr").RunPipeline(sdr_pb2.RunPipelineRequest(
         business_id=ctx.body["businessId"], dry_run=bool(ctx.body.get("dryRun", False))))
     results = [{"success": r.success, "action": r.action, "leadId": r.lead_id, "detail": r.detail}
@@ -88,7 +90,7 @@ def _check_runner_secret(ctx: RequestContext) -> None:
         raise ServiceError("unauthorized", "send the server secret: 'Authorization: Bearer <SDR_RUNNER_SECRET>'")
 
 
-async def runner(ctx: RequestContext):
+async def runner(ctx: RequestContext) -> Reply:
     _check_runner_secret(ctx)
     req = sdr_pb2.RunScheduledRequest()
     if ctx.body.get("businessId"):
@@ -100,7 +102,7 @@ async def runner(ctx: RequestContext):
         for r in reply.runs]}
 
 
-async def report(ctx: RequestContext):
+async def report(ctx: RequestContext) -> Reply:
     req = sdr_pb2.GetPipelineReportRequest(business_id=ctx.query["businessId"])
     if "period" in ctx.query:
         req.period = ctx.query["period"]
@@ -108,7 +110,7 @@ async def report(ctx: RequestContext):
             **to_json(await ctx.rpc("sdr").GetPipelineReport(req), omit=("business_id",))}
 
 
-async def activity(ctx: RequestContext):
+async def activity(ctx: RequestContext) -> Reply:
     req = sdr_pb2.ListPipelineActivityRequest(business_id=ctx.query["businessId"], limit=ctx.query.get("limit", 0))
     if "leadId" in ctx.query:
         req.lead_id = ctx.query["leadId"]

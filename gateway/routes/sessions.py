@@ -5,13 +5,13 @@ from aiohttp import web
 
 from gateway.convert import to_json
 from gateway.dashboard.session_cookie import clear_session_cookie
-from gateway.route import SESSION, RequestContext, Route
+from gateway.route import SESSION, Reply, RequestContext, Route
 from gateway.schemas import SIGN_OUT
 from services.accounts import domain as accounts
 from switchboard.v1 import accounts_pb2
 
 
-async def sign_out(ctx: RequestContext):
+async def sign_out(ctx: RequestContext) -> Reply:
     reply = await ctx.rpc("accounts").SignOut(accounts_pb2.SignOutRequest(
         session_token=ctx.session_token, everywhere=bool(ctx.body.get("everywhere"))))
     response = web.json_response(to_json(reply))

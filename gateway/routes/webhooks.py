@@ -4,7 +4,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.convert import to_json
-from gateway.route import Creates, RequestContext, Route
+from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import (
     BUSINESS,
@@ -29,7 +29,7 @@ SIGNING = ("Deliveries are POSTs of {event_id, event, timestamp, occurred_at, bu
            "Delivery is at-least-once: dedupe on event_id, order by occurred_at. ")
 
 
-async def save(ctx: RequestContext):
+async def save(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = set_fields(webhooks_pb2.SaveSubscriptionRequest(url=b["webhook_url"], events=b["events"]), b,
                      "business_id", "description")
@@ -37,37 +37,37 @@ async def save(ctx: RequestContext):
     return web.json_response(to_json(reply, omit=("created",)), status=201 if reply.created else 200)
 
 
-async def list_webhooks(ctx: RequestContext):
+async def list_webhooks(ctx: RequestContext) -> Reply:
     req = set_fields(webhooks_pb2.ListSubscriptionsRequest(), ctx.query, "business_id")
     return to_json(await ctx.rpc("webhooks").ListSubscriptions(req))
 
 
-async def delete(ctx: RequestContext):
+async def delete(ctx: RequestContext) -> Reply:
     req = set_fields(webhooks_pb2.DeleteSubscriptionRequest(), ctx.query, "business_id", "id")
     return to_json(await ctx.rpc("webhooks").DeleteSubscription(req))
 
 
-async def test(ctx: RequestContext):
+async def test(ctx: RequestContext) -> Reply:
     req = set_fields(webhooks_pb2.SendTestRequest(), ctx.body, "business_id", "id")
     return to_json(await ctx.rpc("webhooks").SendTest(req))
 
 
-async def rotate(ctx: RequestContext):
+async def rotate(ctx: RequestContext) -> Reply:
     req = set_fields(webhooks_pb2.RotateSecretRequest(), ctx.body, "business_id", "id")
     return to_json(await ctx.rpc("webhooks").RotateSecret(req))
 
 
-async def get_call_secret(ctx: RequestContext):
+async def get_call_secret(ctx: RequestContext) -> Reply:
     req = set_fields(webhooks_pb2.CallSecretRequest(), ctx.query, "business_id")
     return to_json(await ctx.rpc("webhooks").GetCallSecret(req), omit=("webhook_secret",))
 
 
-async def rotate_call_secret(ctx: RequestContext):
+async def rotate_call_secret(ctx: RequestContext) -> Reply:
     req = set_fields(webhooks_pb2.CallSecretRequest(), ctx.body, "business_id")
     return to_json(await ctx.rpc("webhooks").RotateCallSecret(req))
 
 
-async def list_events(ctx: RequestContext):
+async def list_events(ctx: RequestContext) -> Reply:
     q = ctx.query
     req = set_fields(webhooks_pb2.ListEventsRequest(page=ctx.page_request()), q, "business_id", "type")
     if "since" in q:
@@ -76,7 +76,7 @@ async def list_events(ctx: RequestContext):
     return ctx.listing("events", [to_json(e) for e in reply.events], reply.page)
 
 
-async def list_deliveries(ctx: RequestContext):
+async def list_deliveries(ctx: RequestContext) -> Reply:
     q = ctx.query
     req = set_fields(webhooks_pb2.ListDeliveriesRequest(page=ctx.page_request()), q, "business_id", "webhook_id",
                      "event_id", "status")
@@ -84,7 +84,7 @@ async def list_deliveries(ctx: RequestContext):
     return ctx.listing("deliveries", [to_json(d) for d in reply.deliveries], reply.page)
 
 
-async def replay(ctx: RequestContext):
+async def replay(ctx: RequestContext) -> Reply:
     b = ctx.body
     req = set_fields(webhooks_pb2.ReplayRequest(webhook_id=b["webhook_id"], event_ids=b.get("event_ids", [])), b,
                      "business_id")
