@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from contracts import accounts, agents, billing, calls, evals, leads, messaging, pipeline, runs, webhooks
+from contracts.agents import RING_SECONDS
 from core import plans, settings, standing
 from core.compliance import recording_rules as recording
 from core.contact import E164_PATTERN
@@ -18,17 +20,6 @@ from gateway.convert import schema_of
 from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
 from providers.voice import vocabulary
-from services.accounts import domain as accounts
-from services.accounts import payments_domain as payments
-from services.agents import domain as agents
-from services.agents.numbers_domain import RING_SECONDS
-from services.calls import domain as calls
-from services.evals import domain as evals
-from services.messaging import domain as messaging
-from services.sdr import domain as leads
-from services.sdr import pipeline_domain as pipeline
-from services.sdr import runs_domain as runs
-from services.webhooks import domain as webhooks
 from switchboard.v1 import (
     accounts_pb2,
     agents_pb2,
@@ -84,9 +75,9 @@ SIGNUP_REQUEST = _obj({
                     f"{plan} ${plans.MONTHLY_PRICE_CENTS[plan] // 100}, {plans.WORKSPACE_LIMITS[plan]} workspaces"
                     for plan in plans.PLANS) + ". Further workspaces (POST /api/v1/workspaces) are billed on the "
                 "account's subscription and share its one trial"},
-    "payment_capture": {"type": "string", "enum": [payments.HOSTED_CHECKOUT, payments.X402],
-                        "description": f"how the subscription is paid: '{payments.HOSTED_CHECKOUT}' (the default: "
-                        f"a hosted card checkout, checkout_url) or '{payments.X402}' (the x402 protocol: without a "
+    "payment_capture": {"type": "string", "enum": [billing.HOSTED_CHECKOUT, billing.X402],
+                        "description": f"how the subscription is paid: '{billing.HOSTED_CHECKOUT}' (the default: "
+                        f"a hosted card checkout, checkout_url) or '{billing.X402}' (the x402 protocol: without a "
                         "PAYMENT-SIGNATURE header the answer is 402 with the PAYMENT-REQUIRED header). A "
                         "PAYMENT-SIGNATURE header alone also means x402."},
 }, ("business_name", "email"))
@@ -97,8 +88,8 @@ _SIGNUP_REPLY["properties"]["trial_ends_at"] = TIME
 _SIGNUP_REPLY["properties"]["checkout_url"] = {"type": "string", "format": "uri",
                                                "description": "only when not paid by x402"}
 _SIGNUP_REPLY["required"].remove("checkout_url")
-_SIGNUP_REPLY["properties"]["payment_capture"]["enum"] = [payments.HOSTED_CHECKOUT, payments.X402]
-X402_PAYMENT_STATUS = {"type": "string", "enum": [payments.X402_SETTLED, payments.X402_PENDING],
+_SIGNUP_REPLY["properties"]["payment_capture"]["enum"] = [billing.HOSTED_CHECKOUT, billing.X402]
+X402_PAYMENT_STATUS = {"type": "string", "enum": [billing.X402_SETTLED, billing.X402_PENDING],
                        "description": "x402: settled, or pending when the facilitator left the settlement unanswered "
                        "(it is reconciled within minutes: nothing is provisioned or extended until it is settled, "
                        "and the owner is e-mailed the outcome)"}
@@ -503,7 +494,7 @@ _LEGACY_NUMBER = _obj({"id": UUID, "phone_number": E164, "agent_id": {"anyOf": [
 _KEY = schema_of(accounts_pb2.ApiKey, omit=("key",))
 _KEY_WITH_SECRET = schema_of(accounts_pb2.ApiKey)
 _WORKSPACE = schema_of(accounts_pb2.Workspace)
-SUBSCRIPTION_STATUS = {"type": "string", "enum": list(payments.SUBSCRIPTION_STATUSES),
+SUBSCRIPTION_STATUS = {"type": "string", "enum": list(billing.SUBSCRIPTION_STATUSES),
                        "description": "incomplete until the card checkout completes; then the payment provider's: "
                        "trialing, active, past_due (a payment failed and is retried), canceled (final)"}
 _WORKSPACE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS

@@ -16,6 +16,7 @@ from aiohttp import web
 from google.protobuf import json_format
 from multidict import MultiMapping
 
+from contracts import agents as agents_contract
 from core.grpc_errors import from_rpc_error
 from core.rpc import AsCaller
 from gateway.auth import Principal
@@ -25,7 +26,6 @@ from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import AGENTS_PATH, signed_in
 from gateway.dashboard.templates import page
 from gateway.routes.agents import gate_refused
-from services.agents import domain
 from switchboard.v1 import agents_pb2, common_pb2, evals_pb2
 
 W = TypeVar("W", agents_pb2.AgentUpdated, agents_pb2.PersonaLoaded)  # what a write of the page answers
@@ -71,7 +71,7 @@ def diff_rows(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]
     """The fields that differ between two snapshots, each as ("field", its name) then its changed lines with some
     context, (kind, line): kind is added, removed, same or gap (lines left out)."""
     rows = []
-    known = [f for f in domain.FIELD_ORDER if f in old or f in new]
+    known = [f for f in agents_contract.FIELD_ORDER if f in old or f in new]
     for field in known + sorted((set(old) | set(new)) - set(known)):
         before, after = _lines(old.get(field)), _lines(new.get(field))
         if before == after:

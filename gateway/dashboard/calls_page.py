@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import grpc
 from aiohttp import web
 
+from contracts import calls as calls_contract
 from core.grpc_errors import from_rpc_error
 from core.messages import set_timestamp
 from gateway.auth import Principal
@@ -22,7 +23,6 @@ from gateway.dashboard import pages
 from gateway.dashboard.forms import form_token, same_site_form
 from gateway.dashboard.pages import CALLS_PATH, signed_in
 from gateway.dashboard.templates import page
-from services.calls import domain
 from switchboard.v1 import agents_pb2, calls_pb2, common_pb2
 
 AGENTS_SHOWN = 100
@@ -85,7 +85,7 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
     return page("calls.html", status, title="Calls", active="calls", form_token=form_token(session),
                 businesses=businesses, business_id=business_id, agents=await _agents(request, principal, business_id)
                 if business_id else {}, calls=rows, cursor=cursor, query={"business_id": business_id, **query},
-                statuses=domain.STATUSES, directions=domain.DIRECTIONS, page_sizes=PAGE_SIZES, notice=notice,
+                statuses=calls_contract.STATUSES, directions=calls_contract.DIRECTIONS, page_sizes=PAGE_SIZES, notice=notice,
                 error=error, placed=placed, form=form or {})
 
 
@@ -135,7 +135,7 @@ def same_origin(url: str) -> str:
     is opened, and the page's Content-Security-Policy allows media from its own origin only); a link elsewhere is
     kept as it is."""
     parts = urlsplit(url)
-    return f"{parts.path}?{parts.query}" if parts.path == domain.AUDIO_PATH else url
+    return f"{parts.path}?{parts.query}" if parts.path == calls_contract.AUDIO_PATH else url
 
 
 def party(call: calls_pb2.Call) -> str:

@@ -12,6 +12,8 @@ import grpc
 from aiohttp import web
 from multidict import MultiMapping
 
+from contracts import leads as leads_contract
+from contracts.pipeline import PIPELINE_LIMIT, SEGMENTS
 from core.grpc_errors import from_rpc_error
 from core.rpc import AsCaller
 from gateway.auth import Principal
@@ -20,9 +22,6 @@ from gateway.dashboard import pages
 from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import LEADS_PATH, signed_in
 from gateway.dashboard.templates import page
-from services.sdr import domain, scoring
-from services.sdr.pipeline_domain import SEGMENTS
-from services.sdr.pipeline_service import PIPELINE_LIMIT
 from switchboard.v1 import calls_pb2, common_pb2, messaging_pb2, sdr_pb2
 
 
@@ -45,8 +44,8 @@ DETAILS = ("phone", "email", "source", "agent_name", "address", "city", "state",
 def _filters(query: MultiMapping[str]) -> tuple[dict[str, str], str | None]:
     """The list's filters as given (for the form and the next page's address), and what is wrong with them."""
     given = {name: query.get(name, "").strip() for name in FILTERS}
-    if given["status"] and given["status"] not in domain.STATUSES:
-        return given, f"status is one of {', '.join(domain.STATUSES)}"
+    if given["status"] and given["status"] not in leads_contract.STATUSES:
+        return given, f"status is one of {', '.join(leads_contract.STATUSES)}"
     if given["score_gte"] and not (given["score_gte"].isdigit() and int(given["score_gte"]) <= 100):
         return given, "the lowest score is a whole number from 0 to 100"
     if given["segment"] and given["segment"] not in SEGMENTS:
@@ -75,7 +74,7 @@ async def leads(request: web.Request) -> web.StreamResponse:
     business_id = pages.chosen(request.query.get("business_id", ""), businesses)
     given, wrong = _filters(request.query)
     context: dict[str, Any] = {"title": "Leads", "active": "leads", "businesses": businesses, "business_id": business_id,
-               "filters": given, "statuses": domain.STATUSES, "segments": SEGMENTS, "leads": [], "cursor": "",
+               "filters": given, "statuses": leads_contract.STATUSES, "segments": SEGMENTS, "leads": [], "cursor": "",
                "notice": None, "segment_limit": PIPELINE_LIMIT[1],
                "query": {"business_id": business_id, **given}}
     if wrong:
@@ -128,8 +127,8 @@ async def _render(request: web.Request, session: str, principal: Principal, lead
         business_id=lead.business_id, lead_id=lead.id, limit=ACTIVITY_SHOWN))).activity
     details = {name.replace("_", " "): getattr(lead, name) for name in DETAILS if getattr(lead, name)}
     return page("lead.html", status, title=lead.name or lead.phone or lead.email or "Lead", active="leads",
-                form_token=form_token(session), lead=lead, details=details, statuses=domain.PATCH_STATUSES,
-                rules=scoring.rules_in_words(), paused=_paused(activity), activity=activity,
+                form_token=form_token(session), lead=lead, details=details, statuses=leads_contract.PATCH_STATUSES,
+                rules=leads_contract.rules_in_words(), paused=_paused(activity), activity=activity,
                 calls=[c for c in calls.calls if c.lead_id == lead.id],
                 texts=[m for m in texts.messages if m.lead_id == lead.id], notice=notice, error=error)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
+from contracts.accounts import SESSION_IDLE
 from gateway.context import deps
 from gateway.dashboard import charts, pages
 from gateway.dashboard.forms import form_token
@@ -18,7 +19,6 @@ from gateway.dashboard.layout import html
 from gateway.dashboard.pages import HOME, signed_in
 from gateway.dashboard.session_cookie import session_token
 from gateway.dashboard.templates import page, when
-from services.accounts.domain import SESSION_IDLE
 from switchboard.v1 import accounts_pb2, messaging_pb2, sdr_pb2
 
 PERIODS = (7, 30, 90)  # the periods offered, in days (the reports' own limit is 90)

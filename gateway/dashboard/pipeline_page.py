@@ -9,14 +9,14 @@ from typing import Any
 
 from aiohttp import web
 
+from contracts import pipeline as pipeline_contract
+from contracts.pipeline import PERIODS, PIPELINE_LIMIT
 from gateway.auth import Principal
 from gateway.context import deps
 from gateway.dashboard import pages
 from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import PIPELINE_PATH, signed_in
 from gateway.dashboard.templates import page
-from services.sdr import pipeline_domain as rules
-from services.sdr.pipeline_service import PERIODS, PIPELINE_LIMIT
 from switchboard.v1 import sdr_pb2
 
 ACTIVITY_SHOWN = 20
@@ -44,7 +44,7 @@ async def _render(request: web.Request, session: str, principal: Principal, busi
     counts = Counter(lead.segment for lead in pipeline.leads)
     return page("pipeline.html", status, form_token=form_token(session), pipeline=pipeline, config=config,
                 report=report, activity=activity.activity, limit=PIPELINE_LIMIT[1],
-                segments=[(s, counts[s]) for s in rules.SEGMENTS if counts[s]],
+                segments=[(s, counts[s]) for s in pipeline_contract.SEGMENTS if counts[s]],
                 actionable=[lead for lead in pipeline.leads if lead.next_action in TOUCHES and not lead.paused],
                 manual=[lead for lead in pipeline.leads if lead.next_action == "escalate"], **context)
 

@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 from aiohttp import web
 
+from contracts.runs import RUN_MOVES
 from core.errors import not_found
 from core.grpc_errors import from_rpc_error
 from core.rpc import AsCaller
@@ -20,7 +21,6 @@ from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.messages_page import is_id, listed_page
 from gateway.dashboard.pages import RUNS_PATH, signed_in
 from gateway.dashboard.templates import page
-from services.sdr.runs_domain import RUN_MOVES
 from switchboard.v1 import common_pb2, sdr_pb2
 
 RUNS_SHOWN, JOBS_SHOWN, ATTEMPTS_SHOWN = 20, 100, 100

@@ -8,6 +8,7 @@ from typing import Any
 import grpc
 from aiohttp import web
 
+from contracts import accounts, billing
 from core import plans, registry
 from core.errors import ServiceError
 from core.messages import struct
@@ -30,8 +31,6 @@ from gateway.schemas import (
 )
 from gateway.timeparse import set_time
 from providers import x402
-from services.accounts import domain as accounts
-from services.accounts import payments_domain as payments
 from switchboard.v1 import accounts_pb2, common_pb2, messaging_pb2, sdr_pb2
 
 ACCOUNTS = "switchboard.v1.Accounts"
@@ -60,7 +59,7 @@ async def signup(ctx: RequestContext) -> Reply:
         website=b.get("website", ""), phone_forward_to=b.get("phone_forward_to", ""), plan_id=b.get("plan_id", ""),
         client_ip=address_key(client_ip(ctx.request, ctx.deps.settings.trusted_proxies)),
         payment_signature=_payment_signature(ctx),
-        x402=b.get("payment_capture") == payments.X402))
+        x402=b.get("payment_capture") == billing.X402))
     body = to_json(reply, omit=("payment_response",))
     if body["checkout_url"] is None:
         del body["checkout_url"]
@@ -180,7 +179,7 @@ async def pay_by_x402(ctx: RequestContext) -> Reply:
         req.business_id = ctx.body["business_id"]
     reply = await ctx.rpc("accounts").PayByX402(req)
     body = to_json(reply, omit=("payment_response",))
-    if reply.payment_status == payments.X402_PENDING:
+    if reply.payment_status == billing.X402_PENDING:
         return web.json_response(body, status=202)
     return _with_payment_response(body, reply.payment_response)
 
@@ -283,7 +282,7 @@ ROUTES = [
           description=f"Limited to {SIGNUP_LIMIT_PER_HOUR} signups per hour per client address by default (429 "
           "rate_limited with Retry-After); every request counts, including one answered 402. "
           "Two ways to pay. (1) The hosted card checkout (the default): the reply has provisioning_deferred true, "
-          f"payment_capture '{payments.HOSTED_CHECKOUT}', agent_id and phone_number null, and checkout_url, a "
+          f"payment_capture '{billing.HOSTED_CHECKOUT}', agent_id and phone_number null, and checkout_url, a "
           f"subscription checkout with a {accounts.TRIAL_DAYS}-day trial that captures a card. Once it completes, "
           "the payment provider tells us and the intake agent and a phone number are provisioned (with ring-first "
           "forwarding to phone_forward_to, 20 seconds, when given); GET /api/v1/workspaces?id= shows how far "
@@ -351,7 +350,7 @@ ROUTES = [
           "checkout completed; 500 provider_error when the payment provider refuses it (nothing is created) or "
           "does not answer (the workspace named in the message stays unpaid and is added within minutes, by "
           "itself). Paid by x402: each further workspace pays its own "
-          f"{payments.X402_PERIOD.days} days as the signup did (the plan's monthly price in USDC): without a "
+          f"{billing.X402_PERIOD.days} days as the signup did (the plan's monthly price in USDC): without a "
           f"{x402.PAYMENT_SIGNATURE_HEADER} header 402 payment_required with the terms in the "
           f"{x402.PAYMENT_REQUIRED_HEADER} header; repeat the request with the signed payment: 201 with the "
           f"settlement in the {x402.PAYMENT_RESPONSE_HEADER} header (a settlement left unanswered gives the "
@@ -392,16 +391,16 @@ ROUTES = [
                   "conflict", "payment_required", "provider_error"),
           rpcs=(f"{ACCOUNTS}/PayByX402",),
           description="x402 pays once, so a workspace paid by x402 renews here before paid_through (GET "
-          f"/api/v1/workspaces shows it; the owner is e-mailed {payments.X402_REMIND_BEFORE.days} days before it). "
+          f"/api/v1/workspaces shows it; the owner is e-mailed {billing.X402_REMIND_BEFORE.days} days before it). "
           f"Without a {x402.PAYMENT_SIGNATURE_HEADER} header: 402 payment_required with the terms in the "
           f"{x402.PAYMENT_REQUIRED_HEADER} header (the plan's monthly price in USDC for the next "
-          f"{payments.X402_PERIOD.days} days); repeat the request with the signed payment. Settled: 200, "
-          f"paid_through moved {payments.X402_PERIOD.days} days on from the end of the period (or from now when it "
+          f"{billing.X402_PERIOD.days} days); repeat the request with the signed payment. Settled: 200, "
+          f"paid_through moved {billing.X402_PERIOD.days} days on from the end of the period (or from now when it "
           "has passed), the subscription active, a workspace paused for non-payment resumed and one canceled with "
           "its subscription active again, the settlement in the PAYMENT-RESPONSE header. Sending the same payment "
           "again answers the same outcome. A refused payment is 402 with fresh terms; a malformed (or empty) header 400 "
           "validation_error. 409 conflict for a workspace billed to a card (the card provider charges it), one "
-          f"already paid more than {payments.X402_PERIOD.days} days ahead, one whose earlier payment is still being "
+          f"already paid more than {billing.X402_PERIOD.days} days ahead, one whose earlier payment is still being "
           "confirmed, or a torn-down one. It also pays a signup whose x402 payment failed, and moves a workspace "
           "without a subscription in force (incomplete or canceled) to x402. A key with workspaces:write or the "
           "dashboard session."),

@@ -5,12 +5,12 @@ from typing import Any
 
 from aiohttp import web
 
+from contracts import agents
 from gateway.convert import to_json
 from gateway.errors import error_response
 from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields, set_structs
 from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
-from services.agents import domain
 from switchboard.v1 import agents_pb2
 
 AGENTS = "switchboard.v1.Agents"
@@ -95,10 +95,10 @@ async def rollback(ctx: RequestContext) -> Reply:
 def gate_refused(reply: Any) -> str | None:
     """Why the agent's eval gate refused the change of a write's reply (nothing changed), or None if it did not."""
     gate = reply.eval_gate
-    if not reply.HasField("eval_gate") or gate.status not in domain.GATE_REFUSES:
+    if not reply.HasField("eval_gate") or gate.status not in agents.GATE_REFUSES:
         return None
     names = [run.name + (f" [{run.channel}]" if run.channel else "") for run in gate.runs]
-    return domain.gate_refusal(gate.status, gate.failed, gate.total, names)
+    return agents.gate_refusal(gate.status, gate.failed, gate.total, names)
 
 
 def gate_refusal(reply: Any) -> web.Response | None:
@@ -135,8 +135,8 @@ ROUTES = [
           creates=Creates("agent_id", carries=("version",)),
           rpcs=(f"{AGENTS}/CreateAgent",),
           description="business_id must be one of the key's businesses (403 otherwise). Defaults: first_message "
-          f"'{domain.DEFAULT_FIRST_MESSAGE}', model {domain.DEFAULT_MODEL['provider']} {domain.DEFAULT_MODEL['model']} "
-          f"at temperature {domain.DEFAULT_MODEL['temperature']}, the provider's default voice. Only snake_case keys are read (camelCase keys are ignored). Every agent collects the caller's "
+          f"'{agents.DEFAULT_FIRST_MESSAGE}', model {agents.DEFAULT_MODEL['provider']} {agents.DEFAULT_MODEL['model']} "
+          f"at temperature {agents.DEFAULT_MODEL['temperature']}, the provider's default voice. Only snake_case keys are read (camelCase keys are ignored). Every agent collects the caller's "
           "name, email, phone and intent at the end of each call. Creation is atomic: if the provider refuses, "
           "nothing is stored (500 provider_error); if storing fails, the provider assistant is removed again. "
           "The configuration becomes version 1 (the reply's version: pin it as expected_version on the next write)."),

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from contracts import analytics
+from contracts.leads import FUNNEL_STAGES, STATUSES
 from gateway.convert import to_json
 from gateway.route import Reply, RequestContext, Route
-from services.sdr import analytics_domain as rules
-from services.sdr.domain import FUNNEL_STAGES, STATUSES
 from switchboard.v1 import sdr_pb2
 
 V1 = "/api/v1/analytics"
@@ -49,7 +49,7 @@ async def businesses_report(ctx: RequestContext) -> Reply:
     return to_json(await ctx.rpc("sdr").GetBusinessesReport(sdr_pb2.BusinessesReportRequest(days=_days(ctx))))
 
 
-DAYS_QUERY = {"type": "integer", "minimum": 1, "maximum": rules.DAYS[1], "default": rules.DAYS[0],
+DAYS_QUERY = {"type": "integer", "minimum": 1, "maximum": analytics.DAYS[1], "default": analytics.DAYS[0],
               "description": "the last `days` local days, today included, in each business's time zone"}
 AGENT_ID = {"type": "string", "format": "uuid", "description": "one of the key's agents (404 otherwise)"}
 PERIOD = ("The period is the last `days` whole local days, today included, each business's calls and leads cut "
@@ -74,7 +74,7 @@ ROUTES = [
           "only for a key that also has leads:read (else []). agents.total counts every agent of the key's "
           "businesses; top_by_calls the 5 with the most calls in the period."),
     Route("GET", f"{V1}/calls", calls_report, "Calls over time", "analytics", scope="calls:read",
-          query=_query(group_by={"type": "string", "enum": list(rules.BUCKETS), "default": rules.BUCKETS[0]},
+          query=_query(group_by={"type": "string", "enum": list(analytics.BUCKETS), "default": analytics.BUCKETS[0]},
                        agent_id=AGENT_ID),
           response="AnalyticsCalls", errors=ERRORS, rpcs=("switchboard.v1.Sdr/GetCallsReport",),
           description=PERIOD + "The timeline has one entry per day of the period (or per week it touches, named by "

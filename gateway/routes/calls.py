@@ -9,6 +9,7 @@ import aiohttp
 from aiohttp import web
 from yarl import URL
 
+from contracts import calls, messaging
 from core import deadlines
 from core.errors import ServiceError
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
@@ -17,8 +18,6 @@ from gateway.convert import to_json
 from gateway.route import PUBLIC, Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import CALL_CREATE, CALL_STATUS, CREATED_FIELDS, LIST_FIELDS, UUID
-from services.calls import domain
-from services.messaging import domain as messaging_domain
 from switchboard.v1 import calls_pb2
 
 CALLS = "switchboard.v1.Calls"
@@ -167,8 +166,8 @@ ROUTES = [
           errors=(*ERRORS, "conflict", "call_failed", *COMPLIANCE_CODES), rpcs=(f"{CALLS}/CreateCall",),
           description="The agent calls `to` from its phone number (400 when it has none) with its outbound prompt, "
           "its outbound greeting (or firstMessage) and its outbound model, for at most max_duration seconds "
-          f"(default {domain.DEFAULT_MAX_DURATION}, {domain.MAX_DURATION_BOUNDS[0]} to "
-          f"{domain.MAX_DURATION_BOUNDS[1]}). The lead named by lead_id, or else the business's lead whose phone is "
+          f"(default {calls.DEFAULT_MAX_DURATION}, {calls.MAX_DURATION_BOUNDS[0]} to "
+          f"{calls.MAX_DURATION_BOUNDS[1]}). The lead named by lead_id, or else the business's lead whose phone is "
           "`to`, enriches the prompt with name, lead_score, lead_status, interaction_count, "
           "days_since_first_contact and lead_source; business_name, business_phone (the calling number) and "
           "time_of_day (morning, afternoon or evening in the callee's time zone, from the number) are always set. "
@@ -185,7 +184,7 @@ ROUTES = [
           "called until the operator refreshes it), "
           "number_opted_out (an opt-out, or no consent basis: an opt-in recorded with POST /api/v1/sms/consent, "
           "the callee having called or texted the business within "
-          f"{messaging_domain.CONVERSATIONAL_CONSENT_DAYS} days, or a lead marked converted), or tcpa_violation: "
+          f"{messaging.CONVERSATIONAL_CONSENT_DAYS} days, or a lead marked converted), or tcpa_violation: "
           "outside the callee's legal window (08:00-21:00 federal, stricter state rules by area code and by the "
           "lead's stated state, Sundays and legal holidays where a state forbids them) in every time zone the "
           "callee may be in (callee_timezone, the lead's state, the area code's zones), or over a frequency cap "
@@ -209,8 +208,8 @@ ROUTES = [
           "enrichment variables it was placed with; a call of another business is 404. " + STATUSES),
     Route("GET", f"{V1}/transcripts", list_transcripts, "Transcripts of calls, newest first", "calls",
           scope="calls:read", query=page_query(20, 50, agent_id=UUID, days={
-              "type": "integer", "minimum": 1, "maximum": domain.TRANSCRIPT_DAYS[1],
-              "default": domain.TRANSCRIPT_DAYS[0], "description": "calls of the last `days` days"}),
+              "type": "integer", "minimum": 1, "maximum": calls.TRANSCRIPT_DAYS[1],
+              "default": calls.TRANSCRIPT_DAYS[0], "description": "calls of the last `days` days"}),
           response="TranscriptList", errors=ERRORS, rpcs=(f"{CALLS}/ListTranscripts",),
           description="Across the key's businesses, only calls that have a transcript. Each transcript is one "
           "line per turn, 'Agent: ...' or 'Caller: ...', separated by newlines."),
@@ -220,9 +219,9 @@ ROUTES = [
           response="Recording", errors=ERRORS, rpcs=(f"{CALLS}/GetRecording",),
           description="recording_status and transcript_status are available, pending (the call's end-of-call "
           "report has not come yet) or none. recording_url is a signed link to the audio (WAV) that needs no key "
-          f"and expires after {domain.RECORDING_URL_TTL_SECONDS // 60} minutes (recording_url_expires_at); it "
+          f"and expires after {calls.RECORDING_URL_TTL_SECONDS // 60} minutes (recording_url_expires_at); it "
           "serves Range requests, so a browser's player can seek. A call of another business is 404."),
-    Route("GET", domain.AUDIO_PATH, recording_audio, "The audio of a recording (a signed link)", "calls",
+    Route("GET", calls.AUDIO_PATH, recording_audio, "The audio of a recording (a signed link)", "calls",
           auth=PUBLIC, media="audio/wav", ranges=True, query={"type": "object", "properties": {
               "call_id": UUID, "expires": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1,
                                            "description": "Unix seconds"},

@@ -2,13 +2,13 @@
 provider."""
 from __future__ import annotations
 
+from contracts import evals
 from core import deadlines
 from core.messages import struct
 from gateway.convert import to_json
 from gateway.route import Reply, RequestContext, Route
 from gateway.routes.params import page_query
 from gateway.schemas import EVAL_CREATE, EVAL_RUN_REQUEST, EVAL_UPDATE, FAN_OUT_ENTRY, UUID
-from services.evals import domain as evals
 from switchboard.v1 import evals_pb2
 
 EVALS = "switchboard.v1.Evals"

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from contracts import leads
 from gateway.convert import to_json
 from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import E164, LEAD_CREATE, LEAD_STATUSES, LEAD_UPDATE, UUID
 from gateway.timeparse import set_time
-from services.sdr import domain as leads
-from services.sdr import scoring
 from switchboard.v1 import sdr_pb2
 
 SDR = "switchboard.v1.Sdr"
@@ -100,5 +99,5 @@ ROUTES = [
           "hot_leads (open leads, i.e. new, contacted or qualified, scoring at least hot_score; hottest first), "
           "stalled_leads (open leads neither updated nor active for stalled_days; oldest first), signups_today "
           "(leads created in the window_hours before as_of; newest first), voicemails_unhandled (voicemails "
-          "nobody has called or texted back since). Scores: " + scoring.rules_in_words()),
+          "nobody has called or texted back since). Scores: " + leads.rules_in_words()),
 ]

@@ -2,13 +2,13 @@
 webhooks: gateway.routes.providers)."""
 from __future__ import annotations
 
+from contracts import messaging
 from gateway.convert import to_json
 from gateway.patterns import NOT_BLANK
 from gateway.route import Reply, RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, CONSENT_RECORD, DNC_ADD, E164, EMAIL_APPROVE, EMAIL_QUEUE, SMS_SEND, UUID
-from services.messaging import domain
 from switchboard.v1 import messaging_pb2
 
 MESSAGING = "switchboard.v1.Messaging"
@@ -110,8 +110,8 @@ ROUTES = [
           "number_opted_out (the recipient replied STOP, was opted "
           "out through the API, or never consented: consent is an opt-in recorded through POST /api/v1/sms/consent "
           "or START, or the recipient having called or texted the business within the last "
-          f"{domain.CONVERSATIONAL_CONSENT_DAYS} days), content_blocked (naming the rule: "
-          f"{', '.join(domain.CONTENT_RULES)}), tcpa_violation (outside 08:00-21:00 in the recipient's time zone - "
+          f"{messaging.CONVERSATIONAL_CONSENT_DAYS} days), content_blocked (naming the rule: "
+          f"{', '.join(messaging.CONTENT_RULES)}), tcpa_violation (outside 08:00-21:00 in the recipient's time zone - "
           "the lead's stated US state, else the number's zones, the window legal in all of them; numbers that "
           "cannot be narrowed below their country code use the sending number's zones - or a state's stricter "
           "window, or a frequency cap reached: the platform's COMPLIANCE_TEXTS_PER_24H texts to one person in 24 "
@@ -139,7 +139,7 @@ ROUTES = [
           "after cursor is the last_message_at of the last thread. ?id= returns that thread."),
     Route("GET", f"{V1}/sms/messages", list_messages, "Texts newest first", "sms", scope="sms:read",
           query=page_query(50, 100, conversation_id=UUID,
-                           direction={"type": "string", "enum": list(domain.DIRECTIONS)}),
+                           direction={"type": "string", "enum": list(messaging.DIRECTIONS)}),
           response="SmsMessageList", errors=("unauthorized", "forbidden", "invalid_request"),
           rpcs=(f"{MESSAGING}/ListMessages",),
           description="{messages, has_more, next_cursor}: content, direction, delivery status (pending, accepted, "
@@ -199,7 +199,7 @@ ROUTES = [
           "(429 rate_limited with error.limit emails_per_day and Retry-After beyond; GET /api/v1/balance shows it), "
           "and only in good standing (403 forbidden saying what to do while the workspace "
           "is paused, canceled or unpaid). Delivery retries with backoff "
-          f"({domain.EMAIL_ATTEMPTS} tries) and ends sent or failed (last_error says why). The platform queues "
+          f"({messaging.EMAIL_ATTEMPTS} tries) and ends sent or failed (last_error says why). The platform queues "
           "the owner's notifications here too (kind owner_notification), e.g. for each agent prompt change."),
     Route("POST", f"{V1}/emails/approve", approve_email, "Approve a queued email", "emails", scope="emails:write",
           body=EMAIL_APPROVE, response="Email", sessions=True,
@@ -210,7 +210,7 @@ ROUTES = [
           "approved by the owner signed in to the dashboard (the session cookie): a key is 403."),
     Route("GET", f"{V1}/emails", list_emails, "The email queue, newest first, or one email with ?id=", "emails",
           scope="emails:read", query=page_query(50, 100, id=UUID, status={
-              "type": "string", "enum": list(domain.EMAIL_STATUSES)}), read_one=get_email,
+              "type": "string", "enum": list(messaging.EMAIL_STATUSES)}), read_one=get_email,
           response=("EmailList", "Email"), errors=("unauthorized", "forbidden", "not_found", "invalid_request"),
           rpcs=(f"{MESSAGING}/ListEmails",),
           description="{emails, has_more, next_cursor} across the key's businesses: recipient, subject, body, "

@@ -38,8 +38,8 @@ from providers.voice.server_messages import (
     SIGNATURE_HEADER,
     TIMESTAMP_HEADER,
     WebhookAuth,
+    message_of,
 )
-from services.calls import domain as calls_domain
 from switchboard.v1 import calls_pb2, messaging_pb2
 
 FORM = "application/x-www-form-urlencoded"
@@ -71,7 +71,7 @@ async def voice_message(ctx: RequestContext) -> Reply:
     applies it in a batch with others); an assistant-request goes to the calls service now, for its answer; any
     other message is acknowledged here."""
     body = await ctx.request.read()
-    kind = calls_domain.message_of(ctx.body)["type"]
+    kind = message_of(ctx.body)["type"]
     if kind in ANSWERED_TYPES:
         reply = await ctx.rpc("calls").HandleProviderMessage(calls_pb2.ProviderMessage(body=body))
         answer: dict[str, Any] = json.loads(reply.response_json)

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import json
 
+from contracts import runs
 from core.text import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN
 from gateway.convert import to_json
 from gateway.route import Reply, RequestContext, Route
 from gateway.routes.calls import IDEMPOTENCY_HEADER
 from gateway.routes.params import page_query, set_fields
 from gateway.schemas import BUSINESS, COMMUNICATION_RUN, RUN_CHANGE, RUN_DRAFT, RUN_ENVELOPE, UUID
-from services.sdr import runs_domain as runs
 from switchboard.v1 import sdr_pb2
 
 SDR = "switchboard.v1.Sdr"

@@ -5,20 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from contracts import pipeline
+from contracts.pipeline import ACTIVITY_LIMIT, PERIODS, PIPELINE_LIMIT
 from core.constant_time import same_secret
 from core.errors import ServiceError
 from gateway.convert import to_json
 from gateway.dashboard.session_cookie import session_token
 from gateway.route import PUBLIC, Reply, RequestContext, Route
 from gateway.schemas import SDR_ACTION, SDR_CONFIG_PUT, SDR_RUN, SDR_RUNNER, UUID
-from services.sdr import pipeline_domain as rules
-from services.sdr.pipeline_service import ACTIVITY_LIMIT, PERIODS, PIPELINE_LIMIT
 from switchboard.v1 import sdr_pb2
 
 SDR = "switchboard.v1.Sdr"
 BASE = "/api/sdr"
 READ, WRITE = "sdr:read", "sdr:write"
 ERRORS = ("unauthorized", "forbidden", "invalid_request")
+# The config's fields, as the request that saves them names them.
+CONFIG_FIELDS = tuple(f.name for f in sdr_pb2.PutSdrConfigRequest.DESCRIPTOR.fields if f.name != "business_id")
 BUSINESS_ID = {**UUID, "description": "the business whose pipeline this is (one of the caller's)"}
 
 
@@ -51,7 +53,7 @@ async def get_config(ctx: RequestContext) -> Reply:
 
 async def put_config(ctx: RequestContext) -> Reply:
     req = sdr_pb2.PutSdrConfigRequest(business_id=ctx.body["businessId"])
-    for name in rules.CONFIG_FIELDS:
+    for name in CONFIG_FIELDS:
         if ctx.body.get(name) is not None:
             setattr(req, name, ctx.body[name])
     return _config_json(await ctx.rpc("sdr").PutSdrConfig(req))
@@ -160,7 +162,7 @@ ACTION = ("call places a call with compliance enforce through the calls service 
 
 ROUTES = [
     Route("GET", f"{BASE}/pipeline", get_pipeline, "The sales pipeline: leads with segments and next actions", "sdr",
-          scope=READ, sessions=True, query=_query(segment={"type": "string", "enum": list(rules.SEGMENTS)},
+          scope=READ, sessions=True, query=_query(segment={"type": "string", "enum": list(pipeline.SEGMENTS)},
                                                   limit=_limit(PIPELINE_LIMIT)),
           response="SdrPipeline", errors=ERRORS, rpcs=(f"{SDR}/GetPipeline",),
           description="The business's leads (all of a segment with ?segment=) ordered by segment (in the order of "

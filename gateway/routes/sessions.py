@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from contracts import accounts
 from gateway.convert import to_json
 from gateway.dashboard.session_cookie import clear_session_cookie
 from gateway.route import SESSION, Reply, RequestContext, Route
 from gateway.schemas import SIGN_OUT
-from services.accounts import domain as accounts
 from switchboard.v1 import accounts_pb2
 
 

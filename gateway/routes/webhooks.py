@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from contracts import webhooks
 from gateway.convert import to_json
 from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields
@@ -17,7 +18,6 @@ from gateway.schemas import (
     WEBHOOK_TEST,
 )
 from gateway.timeparse import set_time
-from services.webhooks import domain
 from switchboard.v1 import webhooks_pb2
 
 WEBHOOKS = "switchboard.v1.Webhooks"
@@ -103,11 +103,11 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-_DELAYS = [_duration(d) for d in domain.RETRY_DELAYS]
-RETRIES = (f"Retries: a time-out ({_duration(domain.DELIVERY_TIMEOUT_SECONDS)}), a refused connection, a redirect or "
+_DELAYS = [_duration(d) for d in webhooks.RETRY_DELAYS]
+RETRIES = (f"Retries: a time-out ({_duration(webhooks.DELIVERY_TIMEOUT_SECONDS)}), a refused connection, a redirect or "
            f"a non-2xx answer is retried after {', '.join(_DELAYS[:-1])} and {_DELAYS[-1]} (each +-20%), about a day "
            "in all; then the delivery is failed (replay it with POST /api/v1/events/replay). A subscription failing "
-           f"for {_duration(domain.DISABLE_AFTER.total_seconds())} without a single success is disabled (is_active "
+           f"for {_duration(webhooks.DISABLE_AFTER.total_seconds())} without a single success is disabled (is_active "
            "false, disabled_reason says why) and gets no deliveries until it is saved again.")
 ROUTES = [
     Route("POST", f"{V1}/webhooks", save, "Create or update a webhook subscription", "webhooks",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from contracts import calls, evals
 from core.compliance import recording_rules
 from providers.messaging import client as sms_client
 from providers.messaging.simulator.messages import Messages, public
@@ -156,15 +157,15 @@ CLAIMS: tuple[Claim, ...] = (
                "ServerMessageEndOfCallReport", "analysis", exact=False, used=True),
     Keyword(VOICE, "calls ENDED_REASONS", frozenset(calls_domain.ENDED_REASONS), "ServerMessageEndOfCallReport", "endedReason",
             "enum", within=True),
-    Keyword(VOICE, "calls PROGRESS (the statuses a status update moves a call to)", frozenset(calls_domain.PROGRESS) - {"queued"},
+    Keyword(VOICE, "calls PROGRESS (the statuses a status update moves a call to)", frozenset(calls.PROGRESS) - {"queued"},
             "ServerMessageStatusUpdate", "status", "enum", within=True),
     _limit(VOICE, "evals PROVIDER_DESCRIPTION_MAX (the mirror's description cut to it)",
            evals_domain.PROVIDER_DESCRIPTION_MAX, "CreateEvalDTO", "description"),
     _limit(VOICE, "evals PROVIDER_NAME_MAX (the mirror's name cut to it)", evals_domain.PROVIDER_NAME_MAX,
            "CreateEvalDTO", "name"),
-    _limit(VOICE, "evals CONTENT_MAX (an assistant turn)", evals_domain.CONTENT_MAX, "ChatEvalAssistantMessageMock",
+    _limit(VOICE, "evals CONTENT_MAX (an assistant turn)", evals.CONTENT_MAX, "ChatEvalAssistantMessageMock",
            "content"),
-    _limit(VOICE, "evals CONTENT_MAX (a user turn)", evals_domain.CONTENT_MAX, "ChatEvalUserMessageMock", "content"),
+    _limit(VOICE, "evals CONTENT_MAX (a user turn)", evals.CONTENT_MAX, "ChatEvalUserMessageMock", "content"),
     # Twilio: what we send and read, and the Message resource the simulator shows.
     Properties(SMS, "messaging client SEND_PARAMETERS", frozenset(sms_client.SEND_PARAMETERS), TWILIO_SEND,
                exact=False),

@@ -19,8 +19,10 @@ import json
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from core.constant_time import same_secret
+from core.errors import invalid
 from providers.voice.adapter import ProviderError, VoiceProvider
 
 log = logging.getLogger(__name__)
@@ -172,3 +174,15 @@ class ServerConfig:
         log.warning("registered webhook credential %s at the voice provider: set VOICE_WEBHOOK_CREDENTIAL_ID=%s so "
                     "that no process has to find or create it again", made["id"], made["id"])
         return str(made["id"])
+
+
+def message_of(payload: object) -> dict[str, Any]:
+    """The `message` of a server message body, checked for what every message carries."""
+    message = payload.get("message") if isinstance(payload, dict) else None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise invalid("a server message is {\"message\": {\"type\": ..., \"call\": {...}}}")
+    call = message.get("call")
+    if message["type"] in ("status-update", "end-of-call-report", "assistant-request") and not (
+            isinstance(call, dict) and isinstance(call.get("id"), str)):
+        raise invalid(f"a {message['type']} message names its call (message.call.id)")
+    return message

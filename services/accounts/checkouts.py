@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from contracts import accounts, billing
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id
 from core.uow import UnitOfWork
 from providers.payments.adapter import Checkout
-from services.accounts import domain
 from services.accounts import payments_domain as pay
 from services.accounts.payments_service import Payments
 from services.accounts.repository import AccountsUnit
@@ -45,7 +45,7 @@ class Checkouts:
             raise not_found("workspace")
         if why := pay.checkout_refusal(row.lifecycle_state, row.subscription_status):
             raise ServiceError("conflict", why)
-        if row.subscription_status == pay.PAST_DUE:
+        if row.subscription_status == billing.PAST_DUE:
             return business_id, await self._open_invoice(row.subscription_id)
         price = pay.price_of(row.plan_id, self.payments.prices)
         if price is None:
@@ -55,7 +55,7 @@ class Checkouts:
             raise ServiceError("conflict", "the earlier checkout was just paid: the subscription starts within "
                                "seconds, nothing more to pay")
         checkout = await self.payments.open_checkout(
-            business_id, row.email, price, pay.checkout_trial_days(row.subscription_status, domain.TRIAL_DAYS),
+            business_id, row.email, price, pay.checkout_trial_days(row.subscription_status, accounts.TRIAL_DAYS),
             customer_id=row.customer_id, attempt=f"checkout-{new_id()}")
         async with self.uow.transaction() as work:
             current = await work.accounts.lock_business(business_id)

@@ -6,6 +6,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import available_timezones
 
+from contracts.accounts import (
+    DEFAULT_KEY_NAME,
+    DEFAULT_TIMEZONE,
+    KEY_NAME_MAX,
+    LIFECYCLE_ACTIONS,
+    SESSION_IDLE,
+    TRIAL_DAYS,
+    WORKSPACE_NAME_MAX,
+)
 from core import plans
 from core.catalogue import NotInCatalogue, subset
 from core.contact import normalize_e164, normalize_email
@@ -16,11 +25,7 @@ from switchboard.v1 import events_pb2
 
 KEY_PREFIX = "svc_live_"
 KEY_DISPLAY_CHARS = 12  # "svc_live_" plus three characters of the secret
-DEFAULT_KEY_NAME = "Untitled Key"
 SIGNUP_KEY_NAME = "Signup Key"
-KEY_NAME_MAX = 100
-WORKSPACE_NAME_MAX = 200
-TRIAL_DAYS = 7
 
 
 def trial_length() -> timedelta:
@@ -28,11 +33,8 @@ def trial_length() -> timedelta:
 
 
 SIGNUP_WINDOW = timedelta(hours=1)
-MAGIC_LINK_TTL = timedelta(hours=24)
-# A dashboard session ends SESSION_TTL after sign-in, or sooner once unused for SESSION_IDLE (sliding). Its last use
-# is written at most once per SESSION_TOUCH_EVERY, so a busy session costs no write per request.
-SESSION_TTL = timedelta(days=7)
-SESSION_IDLE = timedelta(hours=12)
+# A session's last use is written at most once per SESSION_TOUCH_EVERY, so a busy session costs no write per
+# request (its idle limit: contracts.accounts.SESSION_IDLE).
 SESSION_TOUCH_EVERY = timedelta(minutes=1)
 
 
@@ -79,7 +81,6 @@ def check_workspace_name(name: str, *, creating: bool) -> str:
     return name
 
 
-DEFAULT_TIMEZONE = "UTC"
 # The IANA zones a business may use: region names (America/New_York, Etc/GMT+5) and UTC. Abbreviations such as EST
 # or PST are left out: they are ambiguous, and not what a business owner means by their time.
 TIMEZONES = (*sorted(z for z in available_timezones() if "/" in z and not z.startswith(("posix/", "right/"))),
@@ -158,13 +159,6 @@ def validate_signup(business_name: str, email: str, business_type: str = "", web
     return SignupForm(name, normalized_email, kind, site, forward, plan)
 
 
-# Workspace lifecycle. `active` is the normal state. `pause` stops service but
-# keeps everything; `resume` brings a paused workspace back. `cancel` ends the
-# subscription (from active or paused) but keeps data; a canceled workspace can
-# be resumed (re-subscribed) until it is torn down. `teardown` releases the
-# workspace's resources for good and leaves it `inactive`, from which there is
-# no way back. Repeating the action that led to the current state is a no-op.
-LIFECYCLE_ACTIONS = ("pause", "resume", "cancel", "teardown")
 TRANSITIONS: dict[tuple[str, str], str] = {
     ("active", "pause"): "paused",
     ("paused", "resume"): "active",

@@ -11,6 +11,18 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from contracts.billing import (
+    ACTIVE,
+    CANCELED,
+    INCOMPLETE,
+    PAST_DUE,
+    TRIALING,
+    X402,
+    X402_FAILED,
+    X402_PERIOD,
+    X402_SETTLED,
+    X402_UNRESOLVED,
+)
 from core import plans
 from providers.x402 import (  # noqa: F401 - the x402 v2 transport headers, for the service and the gateway
     PAYMENT_REQUIRED_HEADER,
@@ -19,28 +31,15 @@ from providers.x402 import (  # noqa: F401 - the x402 v2 transport headers, for 
     USDC_DECIMALS,
 )
 
-# payment_capture values: the hosted card checkout (SPEC: "<checkout_provider>_checkout") and x402.
-HOSTED_CHECKOUT = "stripe_checkout"
-X402 = "x402"
-
-INCOMPLETE, TRIALING, ACTIVE, PAST_DUE, CANCELED = "incomplete", "trialing", "active", "past_due", "canceled"
-SUBSCRIPTION_STATUSES = (INCOMPLETE, TRIALING, ACTIVE, PAST_DUE, CANCELED)
 # The provider's subscription statuses as ours (Stripe: unpaid is past due with retries exhausted, paused is a
 # trial that ended without a payment method, incomplete_expired a first payment never made).
 PROVIDER_STATUSES = {"incomplete": INCOMPLETE, "trialing": TRIALING, "active": ACTIVE, "past_due": PAST_DUE,
                      "unpaid": PAST_DUE, "paused": PAST_DUE, "canceled": CANCELED,
                      "incomplete_expired": CANCELED}
 
-# A period paid by x402: a signup pays its trial and the month after it; a renewal pays the next month
-# (POST /api/v1/subscription/x402), at most one period ahead.
-X402_PERIOD = timedelta(days=30)
-# The owner is e-mailed this long before a paid period ends.
-X402_REMIND_BEFORE = timedelta(days=3)
-# What an x402 payment pays for, and where it stands: recorded pending before it is settled; settled or failed
-# once the facilitator answers; unresolved when its authorization expired before the facilitator could say
-# whether it was taken (an operator checks the chain: services.accounts.x402_billing).
+# What an x402 payment pays for (where it stands: contracts.billing; an unresolved one is checked on the chain by an
+# operator: services.accounts.x402_billing).
 X402_SIGNUP, X402_RENEWAL, X402_WORKSPACE = "signup", "renewal", "workspace"
-X402_PENDING, X402_SETTLED, X402_FAILED, X402_UNRESOLVED = "pending", "settled", "failed", "unresolved"
 # The facilitator's reasons that tell a pending payment's fate when it is settled again: the authorization was
 # used (by our earlier settlement: it pays only us, exactly the amount), or it expired (used or not: the
 # facilitator checks the expiry first and cannot tell).

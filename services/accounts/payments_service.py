@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from contracts import billing
 from core.bus import PermanentError
 from core.errors import ServiceError
 from core.ids import is_uuid, utcnow
@@ -157,7 +158,7 @@ class Payments:
             values = _event_values(kind, obj, created, business, self.prices)
             if kind == "checkout.session.completed" and obj.get("status", "complete") == "complete":
                 await self.provisioning.resume(conn, str(business.id))
-            resubscribed = business.lifecycle_state == "canceled" and values.get("subscription_status") == pay.ACTIVE
+            resubscribed = business.lifecycle_state == "canceled" and values.get("subscription_status") == billing.ACTIVE
             if values:
                 business = await lifecycle.change(conn, business, values)
             if resubscribed and kind == "checkout.session.completed":
@@ -189,7 +190,7 @@ class Payments:
         billing moves each as it does the payer: a failed payment holds them all, a paid one resumes them. One
         still being added (services.accounts.workspace_billing) takes them once added."""
         for row in await store.billed_on(conn, str(payer.id), lock=True):
-            if row.subscription_status == pay.INCOMPLETE and row.lease_until is not None:
+            if row.subscription_status == billing.INCOMPLETE and row.lease_until is not None:
                 continue
             values = {c: getattr(payer, c) for c in store.PAYER_COLUMNS if getattr(row, c) != getattr(payer, c)}
             if values:
@@ -277,10 +278,10 @@ def _event_values(kind: str, obj: dict, created: datetime, business, prices: dic
     if kind == "checkout.session.completed":
         # A checkout is the business's own subscription: one billed on its account's no longer follows that one.
         values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj), "billed_on": None}
-        if status == pay.INCOMPLETE:  # the subscription's own events may have come first
-            values.update(subscription_status=pay.TRIALING, subscription_event_at=created)
-        elif status == pay.CANCELED and values["subscription_id"] != business.subscription_id:  # resubscribed
-            values.update(subscription_status=pay.ACTIVE, subscription_event_at=created, past_due_since=None,
+        if status == billing.INCOMPLETE:  # the subscription's own events may have come first
+            values.update(subscription_status=billing.TRIALING, subscription_event_at=created)
+        elif status == billing.CANCELED and values["subscription_id"] != business.subscription_id:  # resubscribed
+            values.update(subscription_status=billing.ACTIVE, subscription_event_at=created, past_due_since=None,
                           paid_through=None)
         return {k: v for k, v in values.items()
                 if v is not None or k in ("past_due_since", "paid_through", "billed_on")}
@@ -296,19 +297,19 @@ def _event_values(kind: str, obj: dict, created: datetime, business, prices: dic
         values = {"subscription_status": ours, "subscription_event_at": created, "subscription_id": obj.get("id")}
         if (plan := pay.plan_of_subscription(obj, prices)) is not None:  # an upgrade or downgrade
             values["plan_id"] = plan
-        if ours in (pay.TRIALING, pay.ACTIVE):
+        if ours in (billing.TRIALING, billing.ACTIVE):
             values["past_due_since"] = None
-        elif ours == pay.PAST_DUE and business.past_due_since is None:
+        elif ours == billing.PAST_DUE and business.past_due_since is None:
             values["past_due_since"] = created
         if obj.get("customer"):
             values["customer_id"] = obj["customer"]
         return values
-    if kind == "invoice.payment_failed" and status != pay.CANCELED and business.past_due_since is None:
+    if kind == "invoice.payment_failed" and status != billing.CANCELED and business.past_due_since is None:
         values = {"past_due_since": created}
-        if pay.applies(created, business.subscription_event_at, status) and status != pay.INCOMPLETE:
-            values.update(subscription_status=pay.PAST_DUE, subscription_event_at=created)
+        if pay.applies(created, business.subscription_event_at, status) and status != billing.INCOMPLETE:
+            values.update(subscription_status=billing.PAST_DUE, subscription_event_at=created)
         return values
-    if kind == "invoice.paid" and status == pay.PAST_DUE and pay.applies(created, business.subscription_event_at,
+    if kind == "invoice.paid" and status == billing.PAST_DUE and pay.applies(created, business.subscription_event_at,
                                                                          status):
-        return {"subscription_status": pay.ACTIVE, "subscription_event_at": created, "past_due_since": None}
+        return {"subscription_status": billing.ACTIVE, "subscription_event_at": created, "past_due_since": None}
     return {}

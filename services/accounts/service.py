@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from contracts import accounts as accounts_contract
+from contracts import billing as billing_contract
 from core import tenant
 from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
 from core.errors import ServiceError, invalid, not_found
@@ -165,10 +167,10 @@ class Accounts:
         if price is None:
             raise ServiceError("validation_error", f"plan {form.plan_id} has no checkout price configured "
                                "(CHECKOUT_PRICES); pay with x402 or pick another plan")
-        checkout = await self.payments.open_checkout(business_id, form.email, price, domain.TRIAL_DAYS)
-        _, _, made = await self._create_account(form, business_id, payment_capture=pay.HOSTED_CHECKOUT,
-                                                subscription_status=pay.INCOMPLETE, checkout_session_id=checkout.id)
-        return SignedUp(**made, payment_capture=pay.HOSTED_CHECKOUT, checkout_url=checkout.url)
+        checkout = await self.payments.open_checkout(business_id, form.email, price, accounts_contract.TRIAL_DAYS)
+        _, _, made = await self._create_account(form, business_id, payment_capture=billing_contract.HOSTED_CHECKOUT,
+                                                subscription_status=billing_contract.INCOMPLETE, checkout_session_id=checkout.id)
+        return SignedUp(**made, payment_capture=billing_contract.HOSTED_CHECKOUT, checkout_url=checkout.url)
 
     async def _signup_paid_by_x402(self, form: domain.SignupForm, business_id: str, header: str) -> SignedUp:
         """Verify the payment, make the account with the payment recorded pending, settle it (undoing the account
@@ -182,7 +184,7 @@ class Accounts:
                 f"{PAYMENT_REQUIRED_HEADER} header describes in a {PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
         account_id, payment_id, made = await self._create_account(
-            form, business_id, payment_capture=pay.X402, subscription_status=pay.INCOMPLETE, paying=verified)
+            form, business_id, payment_capture=billing_contract.X402, subscription_status=billing_contract.INCOMPLETE, paying=verified)
         if payment_id is None:  # the payment paid for another signup already
             async with self.uow.transaction() as work:
                 await work.accounts.delete_account(account_id)
@@ -191,15 +193,15 @@ class Accounts:
             outcome = await self.x402.settle(payment_id, verified, lease_saga=True)
         except BaseException:  # cancelled mid-settlement: the pending payment is reconciled, the account stays
             raise
-        if outcome.status == pay.X402_FAILED:
+        if outcome.status == billing_contract.X402_FAILED:
             async with self.uow.transaction() as work:
                 await work.accounts.delete_account(account_id)
             raise await self.payments.settle_refused(terms, outcome.reason or "")
-        if outcome.status != pay.X402_SETTLED:
-            return SignedUp(**made, payment_capture=pay.X402, payment_status=outcome.status)
+        if outcome.status != billing_contract.X402_SETTLED:
+            return SignedUp(**made, payment_capture=billing_contract.X402, payment_status=outcome.status)
         saga_row = await self.provisioning.run_now(business_id, outcome.saga_token or "")
         done = saga_row is not None and saga_row.status == "done"
-        return SignedUp(**made, payment_capture=pay.X402, provisioning_deferred=not done,
+        return SignedUp(**made, payment_capture=billing_contract.X402, provisioning_deferred=not done,
                         agent_id=str(saga_row.agent_id) if done else None,
                         phone_number=saga_row.phone_number if done else None,
                         payment_response=outcome.settled.response_header if outcome.settled else "",
@@ -234,7 +236,7 @@ class Accounts:
                                    prefix=prefix, key_hash=self.hash(secret_keys.API_KEY, api_key),
                                    scopes=list(DEFAULT_SCOPES), created_at=now)
             await work.accounts.add_magic_link(token_hash=self.hash(secret_keys.SIGN_IN_LINK, magic),
-                                          account_id=account_id, expires_at=now + domain.MAGIC_LINK_TTL)
+                                          account_id=account_id, expires_at=now + accounts_contract.MAGIC_LINK_TTL)
             await self.provisioning.start(work.handle, business_id, form.phone_forward_to)
             payment_id = await self.x402.record(work.handle, business_id, pay.X402_SIGNUP, paying) if paying else None
         return account_id, payment_id, {"api_key": api_key, "business_id": business_id,
@@ -286,8 +288,8 @@ class Accounts:
             account_id = str(link.account_id)
             if link.mailed:  # it reached the owner's mailbox: the address is theirs
                 await work.accounts.confirm_email(account_id, now)
-            await work.accounts.end_dead_sessions_of(account_id, now, domain.SESSION_IDLE)
-            session = Session(domain.new_secret_token(), account_id, now + domain.SESSION_TTL)
+            await work.accounts.end_dead_sessions_of(account_id, now, accounts_contract.SESSION_IDLE)
+            session = Session(domain.new_secret_token(), account_id, now + accounts_contract.SESSION_TTL)
             await work.accounts.add_session(token_hash=self.hash(secret_keys.SESSION, session.token),
                                        account_id=account_id, created_at=now, expires_at=session.expires_at, last_used_at=now)
         return session
@@ -315,8 +317,8 @@ class Accounts:
         row = await accounts.session(self.keys.hashes(secret_keys.SESSION, token))
         if row is None or not domain.session_live(row.expires_at, row.last_used_at, now):
             raise ServiceError("unauthorized", "dashboard session is invalid or expired (it ends "
-                               f"{domain.SESSION_IDLE.total_seconds() / 3600:g} hours after its last use or "
-                               f"{domain.SESSION_TTL.days} days after sign-in); sign in again with a magic link")
+                               f"{accounts_contract.SESSION_IDLE.total_seconds() / 3600:g} hours after its last use or "
+                               f"{accounts_contract.SESSION_TTL.days} days after sign-in); sign in again with a magic link")
         token_hash = row.token_hash
         if not self.keys.is_current(token_hash):  # its first use since a rotation
             token_hash = self.hash(secret_keys.SESSION, token)
@@ -442,7 +444,7 @@ class Accounts:
         if who.bound_business_id:
             raise ServiceError("forbidden", "this key is limited to one business and cannot create workspaces")
         form = NewWorkspace(domain.check_workspace_name(name, creating=True), metadata, external_ref,
-                            domain.check_timezone(timezone) if timezone is not None else domain.DEFAULT_TIMEZONE)
+                            domain.check_timezone(timezone) if timezone is not None else accounts_contract.DEFAULT_TIMEZONE)
         try:
             created = await self._billing().create(who.account_id, form, payment_signature)
         except ServiceError as exc:

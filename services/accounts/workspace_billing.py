@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from contracts import billing as billing_contract
 from core import leases, plans, standing
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
@@ -74,7 +75,7 @@ def limit_refusal(plan: str, count: int) -> str | None:
 
 def pending(row) -> bool:
     """Being added to its payer's subscription (unpaid until then)."""
-    return row.billed_on is not None and row.subscription_status == pay.INCOMPLETE and row.lease_until is not None
+    return row.billed_on is not None and row.subscription_status == billing_contract.INCOMPLETE and row.lease_until is not None
 
 
 class WorkspaceBilling:
@@ -86,7 +87,7 @@ class WorkspaceBilling:
             payer = await store.lock_payer(conn, account_id, lock=False)
             live = await store.live_workspaces(conn, account_id)
         self._refuse_unless_allowed(payer, len(live))  # before any payment is asked for
-        if payer.payment_capture == pay.X402:
+        if payer.payment_capture == billing_contract.X402:
             return await self._paid_by_x402(account_id, form, payment_signature, payer.plan_id)
         return await self._on_the_subscription(account_id, form)
 
@@ -104,7 +105,7 @@ class WorkspaceBilling:
         now = utcnow()
         return dict(id=new_id(), account_id=account_id, name=form.name, lifecycle_state="active",
                     metadata=form.metadata, external_ref=form.external_ref, timezone=form.timezone,
-                    subscription_status=pay.INCOMPLETE, created_at=now, updated_at=now, **billing)
+                    subscription_status=billing_contract.INCOMPLETE, created_at=now, updated_at=now, **billing)
 
     # -- by card: one more unit of the subscription ---------------------------------------------------------
 
@@ -172,7 +173,7 @@ class WorkspaceBilling:
         async with self.db.read() as conn:
             payer = await store.lock_payer(conn, account_id, lock=False)
             billed = await store.billed_on(conn, str(payer.id))
-        if payer.subscription_id is None or payer.payment_capture == pay.X402:
+        if payer.subscription_id is None or payer.payment_capture == billing_contract.X402:
             return
         quantity = 1 + len(billed)
         try:
@@ -202,13 +203,13 @@ class WorkspaceBilling:
 
     def _terms(self, plan: str) -> X402Terms:
         return X402Terms(plan, f"{self.payments.base_url}{WORKSPACES_PATH}",
-                         f"Switchboard {plan} plan: a further workspace, {pay.X402_PERIOD.days} days")
+                         f"Switchboard {plan} plan: a further workspace, {billing_contract.X402_PERIOD.days} days")
 
     async def _paid_by_x402(self, account_id: str, form: NewWorkspace, header: str, plan: str) -> Created:
         terms = self._terms(plan)  # the payer's plan, read by create
         if not header:
             raise await self.payments.payment_required(
-                terms, f"this account pays by x402: each further workspace pays its {pay.X402_PERIOD.days} days as "
+                terms, f"this account pays by x402: each further workspace pays its {billing_contract.X402_PERIOD.days} days as "
                 f"the {pay.PAYMENT_REQUIRED_HEADER} header describes; send the payment in a "
                 f"{pay.PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
@@ -217,14 +218,14 @@ class WorkspaceBilling:
                 payer = await store.lock_payer(conn, account_id)
                 self._refuse_unless_allowed(payer, len(await store.live_workspaces(conn, account_id)))
                 row = await store.insert_business(conn, **self._row(account_id, form, plan_id=payer.plan_id,
-                                                                    payment_capture=pay.X402))
+                                                                    payment_capture=billing_contract.X402))
                 payment_id = await self.x402.record(conn, str(row.id), pay.X402_WORKSPACE, verified)
                 if payment_id is None:  # this payment paid for something already: nothing is made
                     raise _PaymentUsed
         except _PaymentUsed:
             raise await self.payments.settle_refused(terms, pay.NONCE_USED) from None
         outcome = await self.x402.settle(payment_id, verified)
-        if outcome.status == pay.X402_FAILED:
+        if outcome.status == billing_contract.X402_FAILED:
             async with self.db.transaction() as conn:
                 await store.delete_business(conn, str(row.id))
             raise await self.payments.settle_refused(terms, outcome.reason)

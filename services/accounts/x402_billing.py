@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contracts import billing
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id, utcnow
@@ -81,7 +82,7 @@ class X402Billing:
         valid_before = verified.valid_before
         payment_id = new_id()
         added = await store.add_x402_payment(
-            conn, id=payment_id, business_id=business_id, purpose=purpose, status=pay.X402_PENDING,
+            conn, id=payment_id, business_id=business_id, purpose=purpose, status=billing.X402_PENDING,
             payer=verified.payer.lower(), nonce=verified.nonce,
             valid_before=datetime.fromtimestamp(valid_before, UTC) if valid_before else None,
             network=verified.requirements.network, asset=verified.requirements.asset,
@@ -95,15 +96,15 @@ class X402Billing:
         try:
             settled = await self.payments.gate.settle(verified)
         except PaymentRefused as exc:
-            return await self._conclude(payment_id, pay.X402_FAILED, reason=exc.reason)
+            return await self._conclude(payment_id, billing.X402_FAILED, reason=exc.reason)
         except FacilitatorUnavailable as exc:
             log.warning("x402 payment %s: settlement unanswered (%s); reconciling", payment_id, exc.message)
             async with self.db.transaction() as conn:
                 await store.update_x402_payment(conn, payment_id, {"next_attempt_at": utcnow(),
                                                                    "last_error": exc.message})
                 business = await store.business_of_x402_payment(conn, payment_id)
-            return Outcome(pay.X402_PENDING, business=business, reason=exc.message)
-        outcome = await self._conclude(payment_id, pay.X402_SETTLED, transaction=settled.transaction,
+            return Outcome(billing.X402_PENDING, business=business, reason=exc.message)
+        outcome = await self._conclude(payment_id, billing.X402_SETTLED, transaction=settled.transaction,
                                        lease_saga=lease_saga)
         return Outcome(outcome.status, outcome.business, settled, saga_token=outcome.saga_token,
                        transaction=settled.transaction)
@@ -117,17 +118,17 @@ class X402Billing:
         async with self.db.transaction() as conn:
             payment = await store.x402_payment(conn, id=payment_id, lock=True)
             if payment is None:  # its signup was undone meanwhile
-                return Outcome(pay.X402_FAILED, reason=reason)
-            if payment.status != pay.X402_PENDING:  # the reconciler concluded it first: its outcome stands
+                return Outcome(billing.X402_FAILED, reason=reason)
+            if payment.status != billing.X402_PENDING:  # the reconciler concluded it first: its outcome stands
                 return Outcome(payment.status, await store.business_row(conn, payment.business_id),
                                reason=payment.last_error, transaction=payment.transaction)
             values = {"status": fate, "next_attempt_at": None, "last_error": reason}
-            if fate == pay.X402_SETTLED:
+            if fate == billing.X402_SETTLED:
                 values.update(transaction=transaction, settled_at=now)
             await store.update_x402_payment(conn, payment_id, values)
             business = await store.lock_business(conn, payment.business_id)
-            if fate == pay.X402_SETTLED:
-                resubscribed = business.subscription_status == pay.CANCELED
+            if fate == billing.X402_SETTLED:
+                resubscribed = business.subscription_status == billing.CANCELED
                 business = await lifecycle.change(conn, business, pay.x402_grant(
                     business.paid_through, business.trial_ends_at, now))
                 token = await self.payments.provisioning.resume(conn, str(business.id), lease=lease_saga)
@@ -136,7 +137,7 @@ class X402Billing:
                                                        values={"paused_by_billing": False})
                 business, _ = await self.payments.apply_billing(conn, business, now)
                 await self.payments.carry_to_workspaces(conn, business, now)
-            elif fate == pay.X402_UNRESOLVED:
+            elif fate == billing.X402_UNRESOLVED:
                 log.error("x402 payment %s of business %s: the authorization (payer %s, nonce %s) expired before the "
                           "facilitator answered; check the chain and settle it by hand", payment_id,
                           payment.business_id, payment.payer, payment.nonce)
@@ -144,7 +145,7 @@ class X402Billing:
                 await notify_owner(conn, str(business.id), pay.x402_notice(
                     fate, business.name, pay.usdc(payment.amount), reason or "", business.paid_through,
                     f"{self.payments.base_url}/dashboard"))
-        if fate == pay.X402_SETTLED and not lease_saga:
+        if fate == billing.X402_SETTLED and not lease_saga:
             self.payments.provision_soon()
         log.info("x402 payment %s: %s%s", payment_id, fate, f" ({reason})" if reason else "")
         return Outcome(fate, business, reason=reason, saga_token=token, transaction=transaction)
@@ -168,7 +169,7 @@ class X402Billing:
                 async with self.db.transaction() as conn:
                     await store.update_x402_payment(conn, str(row.id), {"last_error": exc.message})
             else:
-                await self._conclude(str(row.id), pay.X402_SETTLED, transaction=settled.transaction, notify=True)
+                await self._conclude(str(row.id), billing.X402_SETTLED, transaction=settled.transaction, notify=True)
         return len(due)
 
     # -- renewal ---------------------------------------------------------------------------------------------
@@ -176,7 +177,7 @@ class X402Billing:
     def renewal_terms(self, business) -> X402Terms:
         start = pay.x402_period_start(business.paid_through, business.trial_ends_at, utcnow())
         return X402Terms(business.plan_id, f"{self.payments.base_url}{RENEWAL_PATH}",
-                         f"Switchboard {business.plan_id} plan: {pay.X402_PERIOD.days} days from {start:%Y-%m-%d}")
+                         f"Switchboard {business.plan_id} plan: {billing.X402_PERIOD.days} days from {start:%Y-%m-%d}")
 
     async def renew(self, business_id: str | None, header: str) -> Outcome:
         """Pay a business's next period by x402: 402 with the terms without a payment, else verify, record,
@@ -195,7 +196,7 @@ class X402Billing:
             return await self._known(known, business_id, terms)
         if not header:
             raise await self.payments.payment_required(
-                terms, f"pay the next {pay.X402_PERIOD.days} days as the {pay.PAYMENT_REQUIRED_HEADER} header "
+                terms, f"pay the next {billing.X402_PERIOD.days} days as the {pay.PAYMENT_REQUIRED_HEADER} header "
                 f"describes, in a {pay.PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
         async with self.db.transaction() as conn:
@@ -206,7 +207,7 @@ class X402Billing:
             raise ServiceError("conflict", "this payment is being settled by another request; send it again to "
                                "see its outcome")
         outcome = await self.settle(payment_id, verified)
-        if outcome.status == pay.X402_FAILED:
+        if outcome.status == billing.X402_FAILED:
             raise await self.payments.settle_refused(terms, outcome.reason)
         return outcome
 
@@ -230,7 +231,7 @@ class X402Billing:
 
     async def _known(self, payment, business_id: str, terms: X402Terms) -> Outcome:
         """The answer to a payment sent again: what became of it, when it paid for this business."""
-        if str(payment.business_id) != business_id or payment.status == pay.X402_FAILED:
+        if str(payment.business_id) != business_id or payment.status == billing.X402_FAILED:
             raise await self.payments.payment_required(
                 terms, "this payment was used already; pay again as the "
                 f"{pay.PAYMENT_REQUIRED_HEADER} header describes", pay.NONCE_USED)
@@ -244,7 +245,7 @@ class X402Billing:
         """E-mail the owners of x402 workspaces whose paid period ends soon (once per period); how many."""
         now = utcnow()
         async with self.db.read() as conn:
-            due = [r.id for r in (await conn.execute(store.renewals_to_remind(now, pay.X402_REMIND_BEFORE))).all()]
+            due = [r.id for r in (await conn.execute(store.renewals_to_remind(now, billing.X402_REMIND_BEFORE))).all()]
         for business_id in due:
             async with self.db.transaction() as conn:
                 b = await store.lock_business(conn, business_id)

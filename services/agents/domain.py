@@ -9,25 +9,32 @@ import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from contracts.agents import (
+    DEFAULT_FIRST_MESSAGE,
+    DEFAULT_MODEL,
+    FIELD_ORDER,
+    LLM_MAX,
+    MESSAGE_MAX,
+    MODEL_PROVIDERS,
+    NAME_MAX,
+    PERSONA_TEXT_MAX,
+    PROMPT_MAX,
+    PROVIDER_CONFIG_BOUNDS,
+    PROVIDER_CONFIG_GROUPS,
+    REASON_MAX,
+    VOICE_PROVIDERS,
+)
 from core.compliance import recording_rules as recording
 from core.errors import ServiceError, invalid
 from providers.voice.vocabulary import (
-    MODEL_REQUIRED,
     RECORDING_CONSENT_MESSAGE_MAX,
-    VOICE_REQUIRED,
     VOICEMAIL_DETECTION_OFF,
     VOICEMAIL_DETECTION_PROVIDERS,
 )
 from switchboard.v1 import calls_pb2
 
-DEFAULT_FIRST_MESSAGE = "Hello! How can I help you today?"
-DEFAULT_MODEL = {"provider": "openai", "model": "gpt-4.1", "temperature": 0.7}
 AGENT_STATUS = "active"
 
-NAME_MAX = 200
-PROMPT_MAX = 50_000
-MESSAGE_MAX = 1_000
-LLM_MAX = 100
 # The provider limits assistant names to 40 characters; ours may be longer.
 PROVIDER_NAME_MAX = 40
 
@@ -55,16 +62,6 @@ LEAD_COLLECTION_PLAN = {
     },
 }
 
-# Setting groups of the provider assistant that callers may pass through `provider_config`.
-# Everything else is dropped (and reported back): no webhook redirection (`server`),
-# credentials, tools or hooks through this door.
-PROVIDER_CONFIG_GROUPS = (
-    "startSpeakingPlan", "stopSpeakingPlan", "endCallPhrases", "endCallMessage", "transcriber", "analysisPlan",
-    "artifactPlan", "backgroundSpeechDenoisingPlan", "monitorPlan", "maxDurationSeconds", "voicemailMessage",
-    "voicemailDetection", "backgroundSound", "firstMessageMode",
-)
-# Numeric settings and the provider's bounds for them.
-PROVIDER_CONFIG_BOUNDS = {"maxDurationSeconds": (10, 43200)}
 # What a setting group goes back to when it is no longer set: the provider's update cannot take a null, so we send
 # its documented default (an empty plan: every field of these plans has a default).
 PROVIDER_CONFIG_DEFAULTS: dict[str, Any] = {
@@ -75,10 +72,6 @@ PROVIDER_CONFIG_DEFAULTS: dict[str, Any] = {
 # Groups with no documented default to go back to: once set they can be changed, not removed.
 PROVIDER_CONFIG_KEPT = tuple(g for g in PROVIDER_CONFIG_GROUPS if g not in PROVIDER_CONFIG_DEFAULTS
                              and g != "analysisPlan")
-# The voice and model providers an agent may name: those that need nothing but a voiceId / a model name (the
-# others take settings our voice and model objects do not carry).
-VOICE_PROVIDERS = tuple(p for p, required in VOICE_REQUIRED.items() if required == ("voiceId",))
-MODEL_PROVIDERS = tuple(p for p, required in MODEL_REQUIRED.items() if required in ((), ("model",)))
 
 
 @dataclass(frozen=True)
@@ -341,9 +334,6 @@ TEXT_LIMITS = {
     "name": NAME_MAX, "inbound_prompt": PROMPT_MAX, "outbound_prompt": PROMPT_MAX, "sms_prompt": PROMPT_MAX,
     "first_message": MESSAGE_MAX, "outbound_first_message": MESSAGE_MAX, "outbound_llm": LLM_MAX, "sms_llm": LLM_MAX,
 }
-# The order fields are reported in updated_fields.
-FIELD_ORDER = ("name", "inbound_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message",
-               "outbound_llm", "sms_llm", "voice", "model", "provider_config", "recording_disclosure")
 
 
 def resolve_inbound_alias(inbound_prompt: str | None, system_prompt: str | None) -> str | None:
@@ -457,8 +447,6 @@ def restore_snapshot(old: dict[str, Any], current: AgentConfig) -> AgentConfig:
 
 # -- personas -------------------------------------------------------------------------------
 
-PERSONA_TEXT_MAX = 5_000
-
 
 @dataclass(frozen=True)
 class Persona:
@@ -510,9 +498,6 @@ def compile_persona(p: Persona) -> tuple[str, str]:
     lines += ["", "Keep your answers short and natural, as a real caller would. End the call politely once your "
               "objective is met or clearly cannot be met."]
     return "\n".join(lines), f"Hi, this is {p.lead_name.strip()}."
-
-
-REASON_MAX = 1_000
 
 
 def check_reason(reason: str | None) -> str | None:
@@ -592,16 +577,3 @@ def with_live_tools(overrides: dict[str, Any], assistant: dict[str, Any]) -> dic
     return {**overrides, "model": {**overrides["model"], **tools}} if tools else overrides
 
 
-# The gate's verdicts that refuse the change (a scenario failed, or a run had not ended in time).
-GATE_REFUSES = ("failed", "unfinished")
-
-
-def gate_refusal(status: str, failed: int, total: int, names: list[str]) -> str:
-    """The message of a change the eval gate refused."""
-    listed = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-    if status == "failed":
-        why = f"{failed} of {total} eval runs failed against the new configuration ({listed})"
-    else:
-        why = f"the eval runs had not all ended in time ({listed} unfinished)"
-    return (f"the eval gate refused this change: {why}; nothing changed. Fix the change, or send force: true to "
-            "apply it anyway (the version records that it was forced)")

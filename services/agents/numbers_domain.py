@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from contracts.agents import RING_SECONDS
 from core.contact import AREA_CODE_PATTERN, REGIONS, normalize_e164
 from core.errors import invalid
 
@@ -65,13 +66,6 @@ def import_body(e164: str, sip_credential_id: str, server: dict[str, Any]) -> di
     number's agent is ours to change without a provider call."""
     return {"provider": "byo-phone-number", "number": e164, "credentialId": sip_credential_id,
             "numberE164CheckEnabled": True, "name": f"Switchboard {e164}", "server": server}
-
-
-# -- ring-first forwarding ---------------------------------------------------------------------
-# An inbound call is first offered to the business's own phone; if nobody picks up there within the ring time,
-# the agent answers. Keep the ring time below the forward-to phone's own voicemail delay (often 20-25 s), or its
-# voicemail picks up first and the agent never does.
-RING_SECONDS = (20, 5, 60)  # default, minimum, maximum
 
 
 @dataclass(frozen=True)

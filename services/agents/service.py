@@ -20,6 +20,7 @@ from datetime import timedelta
 from google.protobuf import json_format
 from sqlalchemy.exc import IntegrityError
 
+from contracts import agents as agents_contract
 from core import leases, tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
@@ -103,7 +104,7 @@ class Written:
 
     @property
     def refused(self) -> bool:
-        return self.eval_gate is not None and self.eval_gate.status in domain.GATE_REFUSES
+        return self.eval_gate is not None and self.eval_gate.status in agents_contract.GATE_REFUSES
 
     @property
     def updated_fields(self) -> list[str]:
@@ -255,7 +256,7 @@ class Agents:
     async def update_sms_prompt(self, agent_id: str, sms_prompt: str, reason: str | None,
                                 force: bool = False) -> Written:
         reason = domain.check_reason(reason)
-        domain.check_text(sms_prompt, "sms_prompt", domain.PROMPT_MAX)
+        domain.check_text(sms_prompt, "sms_prompt", agents_contract.PROMPT_MAX)
 
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.apply_update(current, texts={"sms_prompt": sms_prompt})

@@ -12,6 +12,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import phonenumbers
 from phonenumbers import timezone as number_timezones
 
+from contracts.calls import (
+    DEFAULT_MAX_DURATION,
+    MAX_DURATION_BOUNDS,
+    OUTCOMES,
+    PROGRESS,
+    TRANSCRIPT_DAYS,
+)
 from core import text
 from core.compliance import recording_rules as recording
 from core.errors import invalid
@@ -21,20 +28,8 @@ from switchboard.v1 import calls_pb2
 if TYPE_CHECKING:
     from services.calls.ports import Lead
 
-DIRECTIONS = ("inbound", "outbound")
-COMPLIANCE_MODES = ("skip", "enforce")
 REFERENCE_MAX = 200
 
-# -- statuses ------------------------------------------------------------------------------------
-# A call moves forward only: queued -> ringing -> in-progress (-> forwarding) -> ended -> one outcome.
-# `ended` means the provider said the call is over and its outcome is not known yet (the end-of-call report
-# brings it). The outcomes are final; a message that would move a call backwards changes nothing.
-# One exception: in-progress and forwarding may follow each other either way (a call transferred mid-call is
-# in-progress then forwarding; a ring-first call nobody picked up at the forward-to phone is forwarding then
-# in-progress, the agent answering), so between those two the provider's message times decide.
-PROGRESS = ("queued", "ringing", "in-progress", "forwarding", "ended")
-OUTCOMES = ("completed", "no-answer", "busy", "voicemail", "failed", "canceled")
-STATUSES = (*PROGRESS, *OUTCOMES)
 _RANK = {**{s: i for i, s in enumerate(PROGRESS)}, **{s: len(PROGRESS) for s in OUTCOMES}}
 
 
@@ -85,9 +80,6 @@ def outcome(ended_reason: str | None, reached: str) -> str:
 
 # -- a new outbound call ---------------------------------------------------------------------------
 
-DEFAULT_MAX_DURATION = 600
-MAX_DURATION_BOUNDS = (10, 43200)  # seconds; the provider's bounds of maxDurationSeconds
-NAME_MAX, CONTEXT_MAX, FIRST_MESSAGE_MAX = 200, 5000, 1000
 # The provider's customer.name (for its own reference only) takes at most 40 characters: ours may be longer and is
 # cut to fit; the enrichment variables carry the name as given.
 CUSTOMER_NAME_MAX = 40
@@ -223,18 +215,6 @@ PROVIDER_STATUSES = ("queued", "ringing", "in-progress", "forwarding", "ended")
 INBOUND_CALL_TYPE = "inboundPhoneCall"
 
 
-def message_of(payload: object) -> dict[str, Any]:
-    """The `message` of a server message body, checked for what every message carries."""
-    message = payload.get("message") if isinstance(payload, dict) else None
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise invalid("a server message is {\"message\": {\"type\": ..., \"call\": {...}}}")
-    call = message.get("call")
-    if message["type"] in ("status-update", "end-of-call-report", "assistant-request") and not (
-            isinstance(call, dict) and isinstance(call.get("id"), str)):
-        raise invalid(f"a {message['type']} message names its call (message.call.id)")
-    return message
-
-
 def our_call_id(message: dict[str, Any]) -> str | None:
     """The call id we gave the provider in the call's metadata, if the message carries it."""
     overrides = (message.get("call") or {}).get("assistantOverrides") or {}
@@ -350,7 +330,6 @@ def _cents(cost: object) -> int:
 
 # -- transcripts ---------------------------------------------------------------------------------
 
-TRANSCRIPT_DAYS = (30, 90)  # default and maximum window
 SPEAKERS = {"AI": "Agent", "Assistant": "Agent", "Bot": "Agent", "User": "Caller", "Customer": "Caller"}
 
 
@@ -379,9 +358,6 @@ def collected(structured_data: dict[str, Any] | None) -> dict[str, Any]:
 
 
 # -- recordings ----------------------------------------------------------------------------------
-
-RECORDING_URL_TTL_SECONDS = 3600
-AUDIO_PATH = "/api/v1/recordings/audio"
 
 
 def recording_signature(secret: str, call_id: str, expires: int) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from contracts import calls as calls_contract
 from core import tenant
 from core.compliance import zones
 from core.contact import normalize_e164
@@ -105,7 +106,7 @@ class Inbound:
             row = await repository.add_once(
                 id=new_id(), business_id=route.business_id, agent_id=route.agent_id, agent_name=route.agent_name,
                 lead_id=lead.id if lead else None, direction="inbound", status="ringing", to_number=number,
-                from_number=caller, max_duration=domain.DEFAULT_MAX_DURATION, compliance="skip",
+                from_number=caller, max_duration=calls_contract.DEFAULT_MAX_DURATION, compliance="skip",
                 variables=variables, recording_disclosure=disclosure, provider_call_id=provider_call_id,
                 created_at=now, updated_at=now)
             if row is None:  # a concurrent request recorded it first

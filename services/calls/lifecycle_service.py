@@ -16,6 +16,7 @@ from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
 from core.outbox import add_event, events_buffered
 from core.uow import Database
+from providers.voice.server_messages import message_of
 from services.calls import domain, store
 from services.calls.inbound_service import Inbound
 from services.calls.schema import outbox
@@ -84,7 +85,7 @@ class Lifecycle:
             payload = json.loads(body)
         except ValueError:
             raise invalid("a server message is a JSON object") from None
-        message = domain.message_of(payload)
+        message = message_of(payload)
         if message["type"] == "assistant-request" and self.inbound is not None:
             return await self.inbound.assistant_request(message)
         return {}  # other types are acknowledged: nothing of ours follows from them
@@ -92,7 +93,7 @@ class Lifecycle:
     async def apply_stored(self, bodies: list[dict]) -> None:
         """The PROVIDER stream's consumer: message bodies as the gateway stored them, after it checked them."""
         try:
-            messages = [domain.message_of(body) for body in bodies]
+            messages = [message_of(body) for body in bodies]
         except ServiceError as exc:
             raise PermanentError(exc.message) from None
         await self.apply(messages)

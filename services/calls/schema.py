@@ -6,10 +6,10 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
+from contracts.calls import PROGRESS
 from core.columns import Ts, Uuid
 from core.inbox import inbox_table
 from core.outbox import outbox_table
-from services.calls.domain import PROGRESS
 
 SCHEMA = "calls"
 metadata = sa.MetaData(schema=SCHEMA)

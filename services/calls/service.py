@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
+from contracts import calls as calls_contract
 from core import aggregates, tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
@@ -139,8 +140,8 @@ class Calls:
 
     @staticmethod
     def _checked(new: NewCall) -> dict:
-        if new.compliance not in domain.COMPLIANCE_MODES:
-            raise invalid(f"compliance must be one of {', '.join(domain.COMPLIANCE_MODES)}")
+        if new.compliance not in calls_contract.COMPLIANCE_MODES:
+            raise invalid(f"compliance must be one of {', '.join(calls_contract.COMPLIANCE_MODES)}")
         enforced = new.compliance == "enforce"
         if not enforced and (new.callee_timezone or new.actor or new.reference or new.business_hours):
             raise invalid("callee_timezone, actor, reference and business_hours apply only to calls with compliance "
@@ -149,9 +150,9 @@ class Calls:
             raise invalid(f"actor must be one of {', '.join(compliance.CALL_ACTORS)}")
         return {
             "agent_id": require_uuid(new.agent_id, "agent_id"), "to": normalize_e164(new.to, "to"),
-            "name": optional_text(new.name, "name", domain.NAME_MAX),
-            "context": optional_text(new.context, "context", domain.CONTEXT_MAX),
-            "first_message": optional_text(new.first_message, "first_message", domain.FIRST_MESSAGE_MAX),
+            "name": optional_text(new.name, "name", calls_contract.NAME_MAX),
+            "context": optional_text(new.context, "context", calls_contract.CONTEXT_MAX),
+            "first_message": optional_text(new.first_message, "first_message", calls_contract.FIRST_MESSAGE_MAX),
             "lead_id": require_uuid(new.lead_id, "lead_id") if new.lead_id else None,
             "webhook_url": domain.check_webhook_url(new.webhook_url),
             "max_duration": domain.check_max_duration(new.max_duration), "compliance": new.compliance,
@@ -289,10 +290,10 @@ class Calls:
                     domain.media_status(reported, bool(row.transcript)))
         if not row.recording_url:
             return RecordingLink(row, None, None, *statuses)
-        expires = int(time.time()) + domain.RECORDING_URL_TTL_SECONDS
+        expires = int(time.time()) + calls_contract.RECORDING_URL_TTL_SECONDS
         query = urlencode({"call_id": row.id, "expires": expires,
                            "signature": domain.recording_signature(self.recording_secret, str(row.id), expires)})
-        return RecordingLink(row, f"{self.base_url}{domain.AUDIO_PATH}?{query}",
+        return RecordingLink(row, f"{self.base_url}{calls_contract.AUDIO_PATH}?{query}",
                              datetime.fromtimestamp(expires, UTC), *statuses)
 
     async def recording_source(self, call_id: str, expires: int, signature: str) -> str:
@@ -318,10 +319,10 @@ class Calls:
     async def list(self, filters: CallFilter, page: Page, business_id: str | None = None) -> Paged:
         """The caller's calls (of one of their businesses when named) that pass the filters, newest first."""
         who = tenant.require_account()
-        if filters.status is not None and filters.status not in domain.STATUSES:
-            raise invalid(f"status must be one of {', '.join(domain.STATUSES)}")
-        if filters.direction is not None and filters.direction not in domain.DIRECTIONS:
-            raise invalid(f"direction must be one of {', '.join(domain.DIRECTIONS)}")
+        if filters.status is not None and filters.status not in calls_contract.STATUSES:
+            raise invalid(f"status must be one of {', '.join(calls_contract.STATUSES)}")
+        if filters.direction is not None and filters.direction not in calls_contract.DIRECTIONS:
+            raise invalid(f"direction must be one of {', '.join(calls_contract.DIRECTIONS)}")
         if filters.agent_id:
             require_uuid(filters.agent_id, "agent_id")
         businesses = who.business_ids

@@ -7,8 +7,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contracts.calls import PROGRESS
 from core import aggregates
-from services.calls.domain import PROGRESS
 from services.calls.schema import calls, idempotency_keys
 
 # -- calls --------------------------------------------------------------------------------

@@ -16,22 +16,24 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from contracts.evals import (
+    CONTENT_MAX,
+    DESCRIPTION_MAX,
+    ENDED,
+    IN_PROGRESS,
+    JUDGE_PROVIDERS,
+    JUDGE_TYPES,
+    MAX_WAIT_MS,
+    NAME_MAX,
+    QUEUED,
+    ROLES,
+    TURNS_MAX,
+)
 from core.errors import invalid
 from core.text import optional_text
-from providers.voice.vocabulary import JUDGE_MODEL_PROVIDERS
 
-NAME_MAX = 200
-DESCRIPTION_MAX = 2000
-# The provider's limits: a turn's and a judge plan's content (1000, refused beyond), and the mirror's name (80)
-# and description (500), which are cut to fit: ours may be longer.
-CONTENT_MAX = 1000
 PROVIDER_NAME_MAX, PROVIDER_DESCRIPTION_MAX = 80, 500
 RUBRIC_MAX = 4000  # a rubric message: the provider sets no limit
-TURNS_MAX = 50
-JUDGE_TYPES = ("exact", "regex", "ai")
-# A rubric's model: the provider's judge models but its custom one, which needs a url our rubric does not carry.
-JUDGE_PROVIDERS = tuple(p for p in JUDGE_MODEL_PROVIDERS if p != "custom-llm")
-ROLES = ("user", "assistant")
 TEMPLATE_VARIABLES = ("{{messages[-1]}}", "{{messages}}")
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
 # The provider's scenario type: a mock conversation played as chat.
@@ -177,13 +179,10 @@ def provider_body(scenario: Scenario) -> dict[str, Any]:
 
 # -- runs ---------------------------------------------------------------------------------------------------------
 
-QUEUED, IN_PROGRESS, ENDED = "queued", "in-progress", "ended"
-RUN_STATUSES = (QUEUED, IN_PROGRESS, ENDED)
 # The provider's run states as ours (SPEC: Eval run status).
 PROVIDER_RUN_STATUSES = {"queued": QUEUED, "running": IN_PROGRESS, "ended": ENDED}
 # The provider's ending of a mock conversation played to its end.
 DONE_REASON = "mockConversation.done"
-MAX_WAIT_MS = (60000, 110000)  # default, maximum
 RUNS_LISTED = 50
 # What started a run: POST /api/v1/evals/run, or an agent's eval gate on a configuration change.
 REQUEST, EVAL_GATE = "request", "eval_gate"

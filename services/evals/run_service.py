@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from contracts import evals
 from core import tenant
 from core.background import Background
 from core.errors import ServiceError, invalid, not_found
@@ -87,7 +88,7 @@ class Runs:
         await self.standings.require_good(str(scenarios[0].business_id), "running evals")
         runs = await self._start([Play(s, assistant) for s in scenarios], new_id(), wait,
                                  domain.check_max_wait(max_wait_ms))
-        ended = [r for r in runs if r.status == domain.ENDED]
+        ended = [r for r in runs if r.status == evals.ENDED]
         passed = sum(1 for r in ended if r.passed)
         return FanOut(total=len(runs), completed=len(ended), passed=passed, failed=len(ended) - passed, runs=runs)
 
@@ -116,7 +117,7 @@ class Runs:
         now = utcnow()
         rows = [{"id": new_id(), "business_id": p.scenario.business_id, "agent_id": p.scenario.agent_id,
                  "eval_id": p.scenario.id, "eval_name": p.scenario.name, "batch_id": batch_id, "trigger": trigger,
-                 "channel": p.channel, "status": domain.QUEUED, "results": [], "created_at": now, "updated_at": now}
+                 "channel": p.channel, "status": evals.QUEUED, "results": [], "created_at": now, "updated_at": now}
                 for p in plays]
         async with self.uow.transaction() as work:
             await work.runs.add(rows)
@@ -155,7 +156,7 @@ class Runs:
                 while True:
                     state = domain.run_state(provider_run)
                     await self._record(run_id, state)
-                    if state.status == domain.ENDED:
+                    if state.status == evals.ENDED:
                         return
                     await asyncio.sleep(self.poll_seconds)
                     provider_run = await self.voice.get_eval_run(provider_run["id"])
@@ -187,7 +188,7 @@ class Runs:
         values: dict[str, Any] = {"status": state.status, "passed": state.passed, "results": state.results,
                   "ended_reason": state.ended_reason, "stubbed_tool_calls": state.stubbed_tool_calls,
                   "updated_at": utcnow()}
-        if state.status == domain.ENDED:
+        if state.status == evals.ENDED:
             values["ended_at"] = utcnow()
         async with self.uow.transaction() as work:
             return await work.runs.record(run_id, values)
@@ -250,7 +251,7 @@ class Runs:
         return [await self._refreshed(r) for r in rows]
 
     async def _refreshed(self, row: Any) -> Any:
-        if row.status == domain.ENDED or not row.provider_run_id:
+        if row.status == evals.ENDED or not row.provider_run_id:
             return row
         try:
             provider_run = await self.voice.get_eval_run(row.provider_run_id)

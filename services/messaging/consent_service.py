@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from contracts import messaging as messaging_contract
 from core import tenant
 from core.contact import normalize_e164
 from core.errors import invalid, not_found
@@ -29,7 +30,7 @@ def evidence_of(history) -> list[domain.ConsentEvidence]:
 
 def conversational_until(history) -> datetime | None:
     latest = max((row.created_at for row in history if row.kind == "conversational"), default=None)
-    return latest + timedelta(days=domain.CONVERSATIONAL_CONSENT_DAYS) if latest else None
+    return latest + timedelta(days=messaging_contract.CONVERSATIONAL_CONSENT_DAYS) if latest else None
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,12 @@ class Consents:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         phone = normalize_e164(phone, "phone")
-        if state not in domain.API_CONSENT:
-            raise invalid(f"state must be one of {', '.join(domain.API_CONSENT)}")
-        note = optional_text(note, "note", domain.NOTE_MAX)
+        if state not in messaging_contract.API_CONSENT:
+            raise invalid(f"state must be one of {', '.join(messaging_contract.API_CONSENT)}")
+        note = optional_text(note, "note", messaging_contract.NOTE_MAX)
         async with self.db.transaction() as conn:
             await self.messaging_in(conn).add_consent(business_id=business_id, phone=phone,
-                                                      kind=domain.API_CONSENT[state], source="api", actor=who.actor,
+                                                      kind=messaging_contract.API_CONSENT[state], source="api", actor=who.actor,
                                                       note=note, created_at=utcnow())
             return business_id, phone, await self.messaging_in(conn).consent_history(business_id, phone)
 
@@ -83,7 +84,7 @@ class Consents:
         async with self.db.transaction() as conn:
             return await self.messaging_in(conn).add_dnc(
                 id=new_id(), business_id=business_id, phone=normalize_e164(phone, "phone"),
-                reason=optional_text(reason, "reason", domain.REASON_MAX), added_by=who.actor, created_at=utcnow())
+                reason=optional_text(reason, "reason", messaging_contract.REASON_MAX), added_by=who.actor, created_at=utcnow())
 
     async def check_dnc(self, phone: str, business_id: str | None) -> DncStanding:
         business_id = tenant.pick_business(tenant.require_account(), business_id)

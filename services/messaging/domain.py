@@ -9,10 +9,17 @@ from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from contracts.messaging import (
+    CONVERSATIONAL_CONSENT_DAYS,
+    EMAIL_ATTEMPTS,
+    EMAIL_BODY_MAX,
+    MAX_BODY,
+    PROHIBITED,
+    SUBJECT_MAX,
+)
 from core.compliance.rules import Hours, hours
 from core.errors import ServiceError, invalid
 
-DIRECTIONS = ("inbound", "outbound")
 PREVIEW_LENGTH = 160  # of a thread's latest message in the thread list
 
 # -- statuses ------------------------------------------------------------------------------------
@@ -107,9 +114,6 @@ def keyword_reply(kind: str, business_name: str, already: bool) -> str | None:
 # has not consented.
 CONSENT_KINDS = ("opt_in", "opt_out", "conversational")
 CONSENT_STATES = ("opted_in", "opted_out", "conversational", "none")
-CONVERSATIONAL_CONSENT_DAYS = 30
-API_CONSENT = {"opted_in": "opt_in", "opted_out": "opt_out"}  # what a caller may record, as evidence kinds
-NOTE_MAX = REASON_MAX = 500
 
 
 @dataclass(frozen=True)
@@ -136,24 +140,12 @@ def may_text(state: str) -> bool:
     return state in ("opted_in", "conversational")
 
 
-# -- content -------------------------------------------------------------------------------------
-MAX_BODY = 1600  # the provider's limit (ten segments)
 LINK_SHORTENERS = ("bit.ly", "tinyurl.com", "goo.gl", "t.co", "ow.ly", "is.gd", "buff.ly", "rebrand.ly", "cutt.ly",
                    "shorturl.at", "tiny.cc", "rb.gy")
-# Carrier-prohibited content (the SHAFT categories and high-risk lending), matched as whole words.
-PROHIBITED = {
-    "cannabis": ("cannabis", "marijuana", "thc", "cbd", "dispensary"),
-    "firearms": ("firearm", "firearms", "ammunition", "ammo"),
-    "tobacco": ("tobacco", "vape", "vapes", "e-cigarette", "cigarettes"),
-    "alcohol": ("liquor", "beer sale", "wine sale"),
-    "high_risk_lending": ("payday loan", "payday loans", "debt forgiveness", "debt relief", "credit repair"),
-    "gambling": ("casino", "sweepstakes", "sports betting"),
-}
 _PROHIBITED_PATTERNS = {category: re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
                         for category, words in PROHIBITED.items()}
 _SHORTENER = re.compile(r"(?:https?://)?(?:www\.)?(" + "|".join(re.escape(d) for d in LINK_SHORTENERS) + r")/\S+",
                         re.IGNORECASE)
-CONTENT_RULES = ("empty", "too_long", "link_shortener", *(f"prohibited_{c}" for c in PROHIBITED))
 
 
 def content_refusal(body: str) -> ServiceError | None:
@@ -217,15 +209,8 @@ def calling_hours(asked: tuple[int, int] | None) -> Hours | None:
     return hours(start, end)
 
 
-# -- the email queue -------------------------------------------------------------------------------
-# An email waits for approval (pending_approval) unless it is approved when queued (the owner's notifications,
-# or an API caller asking for it), then goes out: approved -> sent, or failed after EMAIL_ATTEMPTS tries (or at
-# once when the mail server refuses it for good). Retries back off exponentially.
-EMAIL_STATUSES = ("pending_approval", "approved", "sent", "failed")
 EMAIL_KINDS = ("owner_notification", "api")
-EMAIL_ATTEMPTS = 5
 EMAIL_RETRY_BASE_SECONDS, EMAIL_RETRY_MAX_SECONDS = 30.0, 3600.0
-SUBJECT_MAX, EMAIL_BODY_MAX = 200, 50_000
 
 
 # Who an API caller's email is for. The platform's sender must not be a relay for keys: a key may mail at once only

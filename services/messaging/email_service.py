@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from contracts import messaging
 from core import plans, tenant
 from core.background import Periodic
 from core.bus import business_event, subject_for
@@ -106,8 +107,8 @@ class Emails:
 
     async def list(self, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()
-        if status is not None and status not in domain.EMAIL_STATUSES:
-            raise invalid(f"status must be one of {', '.join(domain.EMAIL_STATUSES)}")
+        if status is not None and status not in messaging.EMAIL_STATUSES:
+            raise invalid(f"status must be one of {', '.join(messaging.EMAIL_STATUSES)}")
         async with self.db.read() as conn:
             return await fetch_page(conn, store.emails_of(who.business_ids, status), emails.c.created_at,
                                     emails.c.id, page)

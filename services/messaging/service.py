@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from contracts import messaging as messaging_contract
 from core import tenant
 from core.compliance import decision as compliance
 from core.compliance import zones
@@ -316,8 +317,8 @@ class Texts:
     async def messages(self, conversation_id: str | None, direction: str | None, page: Page) -> Paged:
         """A page of messages newest first; reading a thread's messages marks the thread read."""
         who = tenant.require_account()
-        if direction is not None and direction not in domain.DIRECTIONS:
-            raise invalid(f"direction must be one of {', '.join(domain.DIRECTIONS)}")
+        if direction is not None and direction not in messaging_contract.DIRECTIONS:
+            raise invalid(f"direction must be one of {', '.join(messaging_contract.DIRECTIONS)}")
         async with self.db.transaction() as conn:
             paged = await fetch_page(conn, store.messages_of(who.business_ids, conversation_id, direction),
                                      messages.c.created_at, messages.c.id, page)

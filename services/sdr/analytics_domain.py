@@ -20,15 +20,14 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from contracts.analytics import BUCKETS
+from contracts.leads import FUNNEL_STAGES
 from core.errors import invalid
 from core.localdates import local_today, week_start
-from services.sdr.domain import FUNNEL_STAGES
 
 if TYPE_CHECKING:
     from switchboard.v1.common_pb2 import AggregateRow
 
-DAYS = (30, 90)  # SPEC: a period's `days`, default 30, max 90
-BUCKETS = ("day", "week")  # a calls timeline's, the first the default
 TOP = 5  # agents in top_by_calls and top_agents; leads in dashboard.recent
 # The connector's get_business_info: each call count it shows and the local days it counts, today included.
 INFO_WINDOWS = {"calls_last_7_days": 7, "calls_last_30_days": 30}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from contracts import analytics
 from core import aggregates
 from core.errors import not_found
 from core.ids import require_uuid, utcnow
@@ -56,7 +57,7 @@ class Reach:
 
 def _days(days: int) -> int:
     """The period's length: as asked, or the default when unset (0)."""
-    return days or rules.DAYS[0]
+    return days or analytics.DAYS[0]
 
 
 def _one(row) -> list:
@@ -94,7 +95,7 @@ class Reports:
 
     async def calls(self, days: int, group_by: str, agent_id: str | None) -> dict:
         """Calls over time, of one of the caller's agents when named (else not_found)."""
-        days, group_by = _days(days), rules.check_bucket(group_by or rules.BUCKETS[0])
+        days, group_by = _days(days), rules.check_bucket(group_by or analytics.BUCKETS[0])
         reach, *_ = await asyncio.gather(self._reach(), *([self._agents(agent_id)] if agent_id is not None else []))
         rows = await self.sources.call_counts(reach.query(days=days, group_by=(group_by, "status")), agent_id)
         t = rules.totals(rows)

@@ -5,19 +5,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from contracts.leads import (
+    AUDIT_BOUNDS,
+    DEFAULT_SOURCE,
+    DEFAULT_STATUS,
+    LIMITS,
+    PATCH_STATUSES,
+    STATUSES,
+)
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid
 from core.ids import require_uuid
 from services.sdr import scoring
 
-STATUSES = ("new", "contacted", "qualified", "converted", "lost", "unqualified", "spam", "do_not_contact")
-# The statuses PATCH may set; the others are set at creation or by the pipeline.
-PATCH_STATUSES = ("new", "contacted", "qualified", "converted", "lost")
-OPEN_STATUSES = ("new", "contacted", "qualified")
-# The lead funnel (analytics), in order: a lead at a stage has passed the stages before it; a lead in any other
-# status left the pipeline.
-FUNNEL_STAGES = (*OPEN_STATUSES, "converted")
-DEFAULT_STATUS, DEFAULT_SOURCE = "new", "api"
 CHANNELS, DIRECTIONS = ("call", "sms", "email"), ("inbound", "outbound")
 
 # Text fields of a lead, as the API names them, and the optional fields a lead reply carries.
@@ -26,16 +26,10 @@ LEAD_TEXT = ("name", "first_name", "last_name", "email", "phone", "zip", "addres
 LEAD_OUT = (*LEAD_TEXT, "agent_id")
 LEADS_PAGE = (50, 100)  # default and maximum page size
 AUDIT_SAMPLE = 50  # leads or voicemails listed per audit group
-AUDIT_DEFAULTS = {"window_hours": 24, "stalled_days": 3, "hot_score": 80}
-AUDIT_BOUNDS = {"window_hours": (1, 24 * 90), "stalled_days": (1, 365), "hot_score": (0, 100)}
 # Fields a contact upsert fills in on an existing lead when they are still empty.
 CONTACT_FIELDS = ("name", "email", "agent_id", "agent_name")
 CONTACT_SOURCE = "inbound_call"  # the source of a contact upsert that names none
 
-# Longest accepted value of each text field.
-LIMITS = {"name": 200, "first_name": 100, "last_name": 100, "email": 320, "phone": 32, "zip": 20, "address": 300,
-          "city": 100, "state": 100, "source": 100, "source_url": 2000, "source_page": 500, "notes": 10_000,
-          "message": 10_000, "event_date": 100, "event_type": 100, "agent_name": 200}
 # The fields PATCH may change (SPEC: Leads).
 PATCHABLE = ("name", "first_name", "last_name", "email", "phone", "status", "source", "notes", "address", "city",
              "state", "zip")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from contracts import pipeline as pipeline_contract
 from core import tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, rfc3339, utcnow
@@ -70,8 +71,8 @@ class Actions:
         who = tenant.require_account()
         business_id = tenant.require_business(who, business_id)
         require_uuid(lead_id, "leadId")
-        if action not in rules.ACTIONS:
-            raise invalid(f"action must be one of {', '.join(rules.ACTIONS)}")
+        if action not in pipeline_contract.ACTIONS:
+            raise invalid(f"action must be one of {', '.join(pipeline_contract.ACTIONS)}")
         if action in rules.TOUCHES:
             await self.standings.require_good(business_id, "reaching out to leads")
         config = (await self.pipeline.config(business_id)).config

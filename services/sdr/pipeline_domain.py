@@ -35,9 +35,6 @@ from core.compliance import decision as compliance
 from core.compliance.rules import Hours, hours
 from core.errors import invalid
 
-SEGMENTS = ("speed_to_lead", "fresh_demo_caller", "warm_demo_caller", "cooling_demo", "new_trial_stuck",
-            "trial_going_dark", "trial_ending", "contacted_no_reply", "exhausted", "churned_recent", "cold")
-ACTIONS = ("call", "email", "sms", "skip", "pause", "resume")
 NEXT_ACTIONS = ("call", "email", "sms", "skip", "escalate")
 TOUCHES = ("call", "email", "sms")  # the actions that touch the lead and count towards the cadence
 CLOSED_STATUSES = ("converted", "lost", "unqualified", "spam", "do_not_contact")  # never actionable

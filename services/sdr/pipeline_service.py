@@ -12,8 +12,10 @@ messaging service.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
+from contracts import pipeline as pipeline_contract
+from contracts.pipeline import ACTIVITY_LIMIT, PERIODS, PIPELINE_LIMIT
 from core import tenant
 from core.compliance import decision as compliance
 from core.errors import invalid
@@ -24,12 +26,9 @@ from services.sdr import pipeline_store as store
 from services.sdr.ports import Neighbours
 from services.sdr.schema import leads
 
-PIPELINE_LIMIT = (100, 500)  # default and most leads on a page
-ACTIVITY_LIMIT = (50, 200)  # default and most activity entries
 REPORT_LIST = 50  # hot and stale leads listed at most
-PERIODS = {"today": None, "week": timedelta(days=7), "month": timedelta(days=30)}  # today: since UTC midnight
 SIGNALS_WIDTH = len(store.SIGNAL_COLUMNS)
-SEGMENT_RANK = {name: rank for rank, name in enumerate(rules.SEGMENTS)}  # stored as the pipeline's order
+SEGMENT_RANK = {name: rank for rank, name in enumerate(pipeline_contract.SEGMENTS)}  # stored as the pipeline's order
 STANDINGS_BATCH = 5_000  # leads whose compliance facts one GetStandings call asks (its limit is 10,000 phones)
 
 
@@ -132,8 +131,8 @@ class Pipeline:
     # -- the pipeline ---------------------------------------------------------------------------------------
 
     async def pipeline(self, business_id: str, segment: str | None, limit: int | None) -> PipelineView:
-        if segment is not None and segment not in rules.SEGMENTS:
-            raise invalid(f"segment must be one of {', '.join(rules.SEGMENTS)}")
+        if segment is not None and segment not in pipeline_contract.SEGMENTS:
+            raise invalid(f"segment must be one of {', '.join(pipeline_contract.SEGMENTS)}")
         default, most = PIPELINE_LIMIT
         limit = limit or default
         if not 1 <= limit <= most:
@@ -204,7 +203,7 @@ class Pipeline:
         async with self.db.read() as conn:
             counts = await store.activity_counts(conn, view.business_id, since)
             arrived = await store.new_leads(conn, view.business_id, since)
-        actions = dict.fromkeys(rules.ACTIONS, 0)
+        actions = dict.fromkeys(pipeline_contract.ACTIONS, 0)
         outcomes = dict.fromkeys(("done", "failed", "pending"), 0)
         for action, status, n in counts:
             outcomes[status] = outcomes.get(status, 0) + n

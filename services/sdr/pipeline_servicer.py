@@ -1,11 +1,12 @@
 """The sales pipeline's RPCs of the Sdr gRPC service: requests into services.sdr.pipeline_service, views into replies."""
 from __future__ import annotations
 
+from contracts.pipeline import ACTIVITY_LIMIT
 from core.ids import utcnow
 from core.messages import optional, set_timestamp
 from services.sdr import pipeline_domain as rules
 from services.sdr.pipeline_runner import PipelineParts
-from services.sdr.pipeline_service import ACTIVITY_LIMIT, ConfigView, PipelineLead
+from services.sdr.pipeline_service import ConfigView, PipelineLead
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
 
 LEAD_TEXT = ("name", "email", "phone")

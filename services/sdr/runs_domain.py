@@ -16,6 +16,27 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from contracts.runs import (
+    ACTIONS,
+    ANSWERED,
+    CHANNELS,
+    DEFERRED,
+    FAILED,
+    FIRST_MESSAGE_MAX,
+    HORIZON,
+    MAX_TOUCHES,
+    PENDING,
+    REF_MAX,
+    RETRY_BOUNDS,
+    RETRYABLE,
+    RETRYING,
+    RUN_MOVES,
+    RUNNING,
+    SCHEDULED,
+    SMS_BODY_MAX,
+    SUCCEEDED,
+    RetryPolicy,
+)
 from core.compliance import decision as compliance
 from core.compliance import zones
 from core.compliance.rules import Hours
@@ -25,78 +46,18 @@ from core.ids import is_uuid
 
 T = TypeVar("T")
 
-MAX_TOUCHES = 10_000
-HORIZON = timedelta(days=90)  # how far ahead a touch may be scheduled
 PAST_GRACE = timedelta(hours=24)  # how far back: a touch a little in the past goes out at once
-REF_MAX = 200  # external_ref, touch_id
 CONTEXT_MAX_BYTES = 8_000
-SMS_BODY_MAX = 1_600  # the messaging provider's limit (ten segments)
-FIRST_MESSAGE_MAX = 1_000
-CHANNELS = ("call", "sms")
 RUN_FIELDS = frozenset({"business_id", "external_ref", "agent_id", "touches", "retry"})
 TOUCH_FIELDS = frozenset({"touch_id", "channel", "target", "scheduled_at", "context"})
 TARGET_FIELDS = frozenset({"phone", "timezone"})
 
 # -- states ---------------------------------------------------------------------------------------------------
 
-# Runs: scheduled (nothing executed yet) -> running (a touch was claimed) -> completed (every job ended);
-# paused from scheduled or running, back by resume; canceled from any state but the two ends.
-SCHEDULED, RUNNING, PAUSED, COMPLETED, CANCELED = "scheduled", "running", "paused", "completed", "canceled"
-RUN_STATES = (SCHEDULED, RUNNING, PAUSED, COMPLETED, CANCELED)
-RUN_ACTIVE = (SCHEDULED, RUNNING)
-RUN_MOVES = {  # action: (states it applies to, the state it leads to; None: scheduled or running as before)
-    "pause": ((SCHEDULED, RUNNING), PAUSED),
-    "resume": ((PAUSED,), None),
-    "cancel": ((SCHEDULED, RUNNING, PAUSED), CANCELED),
-}
-ACTIONS = tuple(RUN_MOVES)
-
-# Jobs (one per touch): waiting (pending, deferred by the compliance decision, retrying after an attempt),
-# executing (claimed by a scheduler, being placed), in_progress (a call placed, its outcome awaited), paused
-# (its run is), and the ends: succeeded, failed, refused (by the compliance decision), canceled.
-PENDING, DEFERRED, RETRYING, EXECUTING, IN_PROGRESS = "pending", "deferred", "retrying", "executing", "in_progress"
-JOB_PAUSED, SUCCEEDED, FAILED, REFUSED, JOB_CANCELED = "paused", "succeeded", "failed", "refused", "canceled"
-JOB_STATES = (PENDING, DEFERRED, RETRYING, EXECUTING, IN_PROGRESS, JOB_PAUSED, SUCCEEDED, FAILED, REFUSED,
-              JOB_CANCELED)
-WAITING = (PENDING, DEFERRED, RETRYING)  # claimable once due, while the run is active
-JOB_ENDS = (SUCCEEDED, FAILED, REFUSED, JOB_CANCELED)
-
-# Call attempts: placed, then the call's outcome.
-PLACED = "placed"
-CALL_OUTCOMES = ("completed", "voicemail", "no-answer", "busy", "failed", "canceled")
-ATTEMPT_STATES = (PLACED, *CALL_OUTCOMES)
-ANSWERED = ("completed", "voicemail")  # a conversation or a voicemail box: the touch succeeded
-RETRYABLE = ("no-answer", "busy", "failed")
 
 # The compliance decision's refusal codes, and a provider's refusal of a call or text.
 REFUSAL_CODES = ("number_on_dnc", "dnc_registry_stale", "number_opted_out", "tcpa_violation", "content_blocked")
 PROVIDER_CODES = ("call_failed", "sms_send_failed")
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Retries of a call touch whose attempt ended in one of `retry_on`: at most `max_retries`, the n-th after
-    `backoff_seconds[n-1]` (the last figure for any further one), each inside the callee's legal window (the
-    compliance decision moves it)."""
-
-    max_retries: int = 3
-    backoff_seconds: tuple[int, ...] = (1800, 3600, 7200)
-    retry_on: tuple[str, ...] = RETRYABLE
-
-    def to_json(self) -> dict[str, Any]:
-        return {"max_retries": self.max_retries, "backoff_seconds": list(self.backoff_seconds),
-                "retry_on": list(self.retry_on)}
-
-    @classmethod
-    def of(cls, stored: dict[str, Any]) -> RetryPolicy:
-        """The policy as to_json stored it."""
-        return cls(stored["max_retries"], tuple(stored["backoff_seconds"]), tuple(stored["retry_on"]))
-
-    def delay(self, retry: int) -> timedelta:
-        return timedelta(seconds=self.backoff_seconds[min(retry, len(self.backoff_seconds)) - 1])
-
-
-RETRY_BOUNDS = {"max_retries": (0, 10), "backoff_seconds": (1, 7 * 86_400)}
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contracts import runs
 from core.outbox import add_event
-from services.sdr import runs_domain as rules
 from services.sdr import runs_store as store
 from services.sdr.schema import outbox
 from switchboard.v1 import events_pb2
@@ -35,8 +35,8 @@ def touch_failed(job, values: dict) -> events_pb2.CommunicationTouchFailed:
 def run_ended(row, counts: dict[str, int]) -> events_pb2.CommunicationRunEnded:
     return events_pb2.CommunicationRunEnded(
         communication_run_id=str(row.id), external_ref=row.external_ref, status=row.status, touches=row.touches,
-        succeeded=counts.get(rules.SUCCEEDED, 0), failed=counts.get(rules.FAILED, 0),
-        refused=counts.get(rules.REFUSED, 0), canceled=counts.get(rules.JOB_CANCELED, 0))
+        succeeded=counts.get(runs.SUCCEEDED, 0), failed=counts.get(runs.FAILED, 0),
+        refused=counts.get(runs.REFUSED, 0), canceled=counts.get(runs.JOB_CANCELED, 0))
 
 
 async def end_run(conn: AsyncConnection, run_id: str, now: datetime) -> None:

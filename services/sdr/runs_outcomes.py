@@ -19,6 +19,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contracts import runs
 from core.bus import PermanentError, subject_for
 from core.events import Envelope
 from core.ids import new_id, utcnow
@@ -34,7 +35,7 @@ CALLS_SUBJECT = subject_for("call.*")
 ENDS = ("call.completed", "call.failed")
 # A job whose placed call may end before any scheduler recorded it: being executed, or due again after a
 # scheduler was told the placement was still under way (the touch's calls are placed by its jobs alone).
-UNRECORDED = (rules.EXECUTING, rules.PENDING)
+UNRECORDED = (runs.EXECUTING, runs.PENDING)
 
 
 @dataclass(frozen=True)
@@ -80,13 +81,13 @@ class CallOutcomes:
                 if job is None:
                     continue
                 attempt = recorded.get(call.call_id)
-                if attempt is not None and attempt.status == rules.PLACED:
+                if attempt is not None and attempt.status == runs.PLACED:
                     values = await self._end_attempt(conn, job, call, attempt.attempt, str(attempt.id))
                 elif attempt is None and job.status in UNRECORDED:  # before a scheduler wrote the placement
                     values = await self._end_attempt(conn, job, call, job.attempts + 1, None)
                 else:
                     continue  # a redelivered event: its attempt has ended
-                if values["status"] in rules.JOB_ENDS:
+                if values["status"] in runs.JOB_ENDS:
                     finished_runs.add(str(job.run_id))
             for run_id in finished_runs:
                 await end_run(conn, run_id, utcnow())
@@ -95,8 +96,8 @@ class CallOutcomes:
     async def _end_attempt(conn: AsyncConnection, job, call: Ended, attempt: int, attempt_id: str | None) -> dict:
         """End the job's `attempt` (recording it when its scheduler has not yet: attempt_id None) and move the
         job on by the run's policy, with the touch's event; the job's new values."""
-        end = rules.attempt_end(call.outcome, attempt, rules.RetryPolicy.of(job.retry),
-                                job.run_status == rules.CANCELED, call.at)
+        end = rules.attempt_end(call.outcome, attempt, runs.RetryPolicy.of(job.retry),
+                                job.run_status == runs.CANCELED, call.at)
         ending = {"status": call.outcome, "retry_eligible": end.retry_eligible, "reason": end.reason,
                   "next_attempt_at": end.retry_at, "ended_at": call.at}
         values = {"reason": end.reason, "updated_at": utcnow()}
@@ -107,15 +108,15 @@ class CallOutcomes:
             values.update(attempts=attempt, call_id=call.call_id, code=None, lease_token=None, lease_until=None)
         else:
             await store.end_attempt(conn, attempt_id, ending)
-        if end.job_status == rules.RETRYING:
-            values.update(due_at=end.retry_at, status=rules.JOB_PAUSED if job.run_status == rules.PAUSED
-                          else rules.RETRYING)
+        if end.job_status == runs.RETRYING:
+            values.update(due_at=end.retry_at, status=runs.JOB_PAUSED if job.run_status == runs.PAUSED
+                          else runs.RETRYING)
         else:
             values.update(status=end.job_status, ended_at=call.at,
-                          code=None if end.job_status == rules.SUCCEEDED else call.outcome)
+                          code=None if end.job_status == runs.SUCCEEDED else call.outcome)
         await store.update_job(conn, str(job.id), values)
-        if end.job_status == rules.SUCCEEDED:
+        if end.job_status == runs.SUCCEEDED:
             await add_event(conn, outbox, touch_completed(job, values, call.outcome), str(job.business_id))
-        elif end.job_status == rules.FAILED:
+        elif end.job_status == runs.FAILED:
             await add_event(conn, outbox, touch_failed(job, values), str(job.business_id))
         return values

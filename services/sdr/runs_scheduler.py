@@ -25,6 +25,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 
+from contracts import runs
 from core import metrics, standings, tenant
 from core.background import Background
 from core.errors import ServiceError
@@ -59,7 +60,7 @@ class Result:
 
     @property
     def ended(self) -> bool:
-        return self.values.get("status") in rules.JOB_ENDS
+        return self.values.get("status") in runs.JOB_ENDS
 
 
 class Scheduler(Background):
@@ -112,7 +113,7 @@ class Scheduler(Background):
                 calls_room = self.calls_in_flight - await store.calls_in_flight(conn, business_id)
                 jobs = await store.claim(conn, business_id, "call", min(calls_room, limit), token, self.lease)
                 jobs += await store.claim(conn, business_id, "sms", limit - len(jobs), token, self.lease)
-                starting = {str(j.run_id) for j in jobs if j.run_status == rules.SCHEDULED}
+                starting = {str(j.run_id) for j in jobs if j.run_status == runs.SCHEDULED}
                 if starting:
                     await store.start_runs(conn, starting, utcnow())
             if (instruments := metrics.current()) is not None:
@@ -163,9 +164,9 @@ class Scheduler(Background):
         if not isinstance(placed, Made):
             return _deferred(job, placed)
         now, attempt = utcnow(), job.attempts + 1
-        return Result({"status": rules.IN_PROGRESS, "attempts": attempt, "call_id": placed.id, "code": None,
+        return Result({"status": runs.IN_PROGRESS, "attempts": attempt, "call_id": placed.id, "code": None,
                        "reason": f"call {attempt} placed", "updated_at": now},
-                      attempt=_attempt(job, attempt, now, call_id=placed.id, status=rules.PLACED))
+                      attempt=_attempt(job, attempt, now, call_id=placed.id, status=runs.PLACED))
 
     async def _text(self, job) -> Result:
         placed = await self.others.messaging.place_text(self._touch(job), job.context["body"])
@@ -173,10 +174,10 @@ class Scheduler(Background):
             return _deferred(job, placed)
         sent, now = placed, utcnow()
         if sent.status in TEXT_FAILURES:  # a replayed key whose first send the provider refused
-            values = {"status": rules.FAILED, "attempts": 1, "message_id": sent.id, "code": "sms_send_failed",
+            values = {"status": runs.FAILED, "attempts": 1, "message_id": sent.id, "code": "sms_send_failed",
                       "reason": f"the text was not delivered ({sent.status})", "updated_at": now, "ended_at": now}
             return Result(values, events=[touch_failed(job, values)])
-        values = {"status": rules.SUCCEEDED, "attempts": 1, "message_id": sent.id, "code": None,
+        values = {"status": runs.SUCCEEDED, "attempts": 1, "message_id": sent.id, "code": None,
                   "reason": f"the text was accepted ({sent.status})", "updated_at": now, "ended_at": now}
         return Result(values, events=[touch_completed(job, values, sent.status)])
 
@@ -186,12 +187,12 @@ class Scheduler(Background):
             wait = int(err.details.get("retry_after") or 0)
             return _again(job, err.message, timedelta(seconds=wait) if wait else TRANSIENT_DELAY)
         if err.code in rules.REFUSAL_CODES:
-            values = {"status": rules.REFUSED, "code": err.code, "reason": err.message, "updated_at": now,
+            values = {"status": runs.REFUSED, "code": err.code, "reason": err.message, "updated_at": now,
                       "ended_at": now}
             return Result(values, events=[touch_failed(job, values)])
         if err.code == "call_failed":  # the provider refused the call: a failed attempt, retried by the policy
             attempt = job.attempts + 1
-            end = rules.attempt_end("failed", attempt, rules.RetryPolicy.of(job.retry), False, now)
+            end = rules.attempt_end("failed", attempt, runs.RetryPolicy.of(job.retry), False, now)
             values = {"status": end.job_status, "attempts": attempt, "code": err.code, "reason": err.message,
                       "updated_at": now}
             if end.retry_at:
@@ -204,7 +205,7 @@ class Scheduler(Background):
             if result.ended:
                 result.events.append(touch_failed(job, values))
             return result
-        values = {"status": rules.FAILED, "code": err.code, "reason": err.message, "updated_at": now, "ended_at": now}
+        values = {"status": runs.FAILED, "code": err.code, "reason": err.message, "updated_at": now, "ended_at": now}
         return Result(values, events=[touch_failed(job, values)])
 
     async def _settle(self, job, token: str, result: Result) -> None:
@@ -222,7 +223,7 @@ class Scheduler(Background):
 
 def _deferred(job, decision) -> Result:
     not_before = decision.not_before.ToDatetime(tzinfo=UTC)
-    values = {"status": rules.DEFERRED, "due_at": not_before, "rule": decision.rule, "code": decision.code or None,
+    values = {"status": runs.DEFERRED, "due_at": not_before, "rule": decision.rule, "code": decision.code or None,
               "reason": decision.message, "updated_at": utcnow()}
     return Result(values, events=[events_pb2.CommunicationTouchDeferred(
         communication_run_id=str(job.run_id), job_id=str(job.id), external_ref=job.external_ref,
@@ -238,13 +239,13 @@ def _attempt(job, attempt: int, now, **fields) -> dict:
 
 def _held(job) -> Result:
     """A touch of a business not in good standing (or whose standing is unknown) waits, placed once it is back."""
-    return Result({"status": rules.PENDING, "due_at": utcnow() + HELD_DELAY, "updated_at": utcnow(),
+    return Result({"status": runs.PENDING, "due_at": utcnow() + HELD_DELAY, "updated_at": utcnow(),
                    "reason": "waiting: the workspace is not in good standing (paused, canceled or unpaid), or its "
                              "standing could not be confirmed"})
 
 
 def _again(job, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
-    return Result({"status": rules.PENDING, "due_at": utcnow() + delay, "reason": reason,
+    return Result({"status": runs.PENDING, "due_at": utcnow() + delay, "reason": reason,
                    "updated_at": utcnow()})
 
 

@@ -19,6 +19,7 @@ from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
 
+from contracts import runs as runs_contract
 from core import tenant
 from core.compliance import decision as compliance
 from core.errors import ServiceError, invalid, not_found
@@ -124,7 +125,7 @@ class Runs:
                 row = await work.runs.add_run(
                     id=run_id, business_id=checked.business_id, account_id=who.account_id,
                     external_ref=run.external_ref, idempotency_key=key, request_hash=fingerprint,
-                    status=rules.SCHEDULED, agent_id=checked.agent_id, retry=run.retry.to_json(),
+                    status=runs_contract.SCHEDULED, agent_id=checked.agent_id, retry=run.retry.to_json(),
                     touches=len(run.touches), created_at=now, updated_at=now)
                 if row is None:
                     return await self._replay(work.runs, checked.business_id, key, fingerprint)
@@ -173,14 +174,14 @@ class Runs:
             status = rules.run_after(row.status, action, row.started_at is not None)
             values = {"status": status, "updated_at": now}
             if action == "pause":
-                await work.runs.move_jobs(run_id, rules.WAITING, {"status": rules.JOB_PAUSED, "updated_at": now})
+                await work.runs.move_jobs(run_id, runs_contract.WAITING, {"status": runs_contract.JOB_PAUSED, "updated_at": now})
             elif action == "resume":
                 # Re-planned from now: each is claimed at once if its time passed, and decided again then.
-                await work.runs.move_jobs(run_id, (rules.JOB_PAUSED,), {"status": rules.PENDING, "updated_at": now},
+                await work.runs.move_jobs(run_id, (runs_contract.JOB_PAUSED,), {"status": runs_contract.PENDING, "updated_at": now},
                                           due_no_earlier_than=now)
             else:
-                await work.runs.move_jobs(run_id, (*rules.WAITING, rules.JOB_PAUSED), {
-                    "status": rules.JOB_CANCELED, "reason": "the run was canceled", "ended_at": now,
+                await work.runs.move_jobs(run_id, (*runs_contract.WAITING, runs_contract.JOB_PAUSED), {
+                    "status": runs_contract.JOB_CANCELED, "reason": "the run was canceled", "ended_at": now,
                     "updated_at": now})
                 values["ended_at"] = now
             row = await work.runs.change_run(run_id, values)
@@ -195,10 +196,10 @@ class Runs:
         for value, name in ((run_id, "communication_run_id"), (job_id, "id")):
             if value:
                 require_uuid(value, name)
-        if channel and channel not in rules.CHANNELS:
-            raise invalid(f"channel must be one of {', '.join(rules.CHANNELS)}")
-        if status and status not in rules.JOB_STATES:
-            raise invalid(f"status must be one of {', '.join(rules.JOB_STATES)}")
+        if channel and channel not in runs_contract.CHANNELS:
+            raise invalid(f"channel must be one of {', '.join(runs_contract.CHANNELS)}")
+        if status and status not in runs_contract.JOB_STATES:
+            raise invalid(f"status must be one of {', '.join(runs_contract.JOB_STATES)}")
         async with self.uow.read() as work:
             return await work.runs.job_page(who.business_ids, run_id, channel, status, job_id, page)
 
@@ -206,8 +207,8 @@ class Runs:
         who = tenant.require_account()
         if run_id:
             require_uuid(run_id, "sequence_id")
-        if status and status not in rules.ATTEMPT_STATES:
-            raise invalid(f"status must be one of {', '.join(rules.ATTEMPT_STATES)}")
+        if status and status not in runs_contract.ATTEMPT_STATES:
+            raise invalid(f"status must be one of {', '.join(runs_contract.ATTEMPT_STATES)}")
         async with self.uow.read() as work:
             return await work.runs.attempt_page(who.business_ids, run_id, status, page)
 

@@ -1,6 +1,7 @@
 """The communication runs' RPCs of the Sdr gRPC service: requests into services.sdr.runs_service, rows into replies."""
 from __future__ import annotations
 
+from contracts import runs as runs_contract
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from services.sdr import runs_domain as rules
@@ -15,7 +16,7 @@ def run_message(view: RunView) -> sdr_pb2.CommunicationRun:
     msg = sdr_pb2.CommunicationRun(
         id=str(row.id), business_id=str(row.business_id), external_ref=row.external_ref, status=row.status,
         agent_id=str(row.agent_id), touches=row.touches, retry=struct(row.retry), replayed=view.replayed,
-        jobs={s: view.jobs.get(s, 0) for s in rules.JOB_STATES})
+        jobs={s: view.jobs.get(s, 0) for s in runs_contract.JOB_STATES})
     for name in ("created_at", "updated_at", "started_at", "ended_at"):
         set_timestamp(msg, name, getattr(row, name))
     return msg
@@ -28,7 +29,7 @@ def job_message(row) -> sdr_pb2.CommunicationJob:
         phone=row.phone, agent_id=str(row.agent_id), context=struct(row.context), status=row.status,
         attempts=row.attempts, **{n: str(getattr(row, n)) for n in JOB_TEXT if getattr(row, n) is not None})
     set_timestamp(msg, "scheduled_at", row.scheduled_at)
-    if row.status not in rules.JOB_ENDS:
+    if row.status not in runs_contract.JOB_ENDS:
         set_timestamp(msg, "planned_at", row.due_at)
     for name in ("created_at", "updated_at", "ended_at"):
         set_timestamp(msg, name, getattr(row, name))

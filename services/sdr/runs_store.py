@@ -13,15 +13,15 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contracts import runs as runs_contract
 from core.db import lock_until_commit
 from core.leases import free
-from services.sdr import runs_domain as rules
 from services.sdr.schema import attempts, configs, jobs, runs
 from services.sdr.standings_store import not_held
 
-OPEN_RUN = runs.c.status.in_(rules.RUN_ACTIVE)
-_claimable = sa.or_(sa.and_(jobs.c.status.in_(rules.WAITING), jobs.c.due_at <= sa.func.now()),
-                    sa.and_(jobs.c.status == rules.EXECUTING, free(jobs)))
+OPEN_RUN = runs.c.status.in_(runs_contract.RUN_ACTIVE)
+_claimable = sa.or_(sa.and_(jobs.c.status.in_(runs_contract.WAITING), jobs.c.due_at <= sa.func.now()),
+                    sa.and_(jobs.c.status == runs_contract.EXECUTING, free(jobs)))
 
 
 # -- runs -----------------------------------------------------------------------------------------------------
@@ -81,9 +81,9 @@ async def end_run_if_done(conn: AsyncConnection, run_id: str, now: datetime):
     once each see the other's job unfinished until it commits, so the second to take the lock looks again, in a
     statement of its own, and completes the run."""
     await lock_until_commit(conn, "run-end", run_id)
-    unfinished = sa.exists().where(jobs.c.run_id == run_id, jobs.c.status.not_in(rules.JOB_ENDS))
+    unfinished = sa.exists().where(jobs.c.run_id == run_id, jobs.c.status.not_in(runs_contract.JOB_ENDS))
     return (await conn.execute(runs.update().where(runs.c.id == run_id, OPEN_RUN, ~unfinished)
-                               .values(status=rules.COMPLETED, ended_at=now, updated_at=now).returning(runs))).first()
+                               .values(status=runs_contract.COMPLETED, ended_at=now, updated_at=now).returning(runs))).first()
 
 
 # -- jobs -----------------------------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ async def lock_business(conn: AsyncConnection, business_id: str) -> None:
 async def calls_in_flight(conn: AsyncConnection, business_id: str) -> int:
     return await conn.scalar(sa.select(sa.func.count()).select_from(jobs).where(
         jobs.c.business_id == business_id, jobs.c.channel == "call",
-        jobs.c.status.in_((rules.EXECUTING, rules.IN_PROGRESS))))
+        jobs.c.status.in_((runs_contract.EXECUTING, runs_contract.IN_PROGRESS))))
 
 
 async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: int, token: str,
@@ -130,7 +130,7 @@ async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: in
         jobs.c.business_id == business_id, jobs.c.channel == channel, _claimable, OPEN_RUN,
     ).order_by(jobs.c.due_at).limit(limit).with_for_update(of=jobs, skip_locked=True)
     statement = jobs.update().where(jobs.c.id.in_(picked.scalar_subquery()), jobs.c.run_id == runs.c.id).values(
-        status=rules.EXECUTING, lease_token=token, lease_until=sa.func.now() + lease, updated_at=sa.func.now(),
+        status=runs_contract.EXECUTING, lease_token=token, lease_until=sa.func.now() + lease, updated_at=sa.func.now(),
     ).returning(*jobs.c, runs.c.account_id, runs.c.external_ref, runs.c.retry, runs.c.status.label("run_status"),
                 *(_saved_config(column) for column in ("business_hours_start", "business_hours_end")))
     return (await conn.execute(statement)).all()
@@ -143,8 +143,8 @@ def _saved_config(column: str):
 
 
 async def start_runs(conn: AsyncConnection, run_ids: set[str], now: datetime) -> None:
-    await conn.execute(runs.update().where(runs.c.id.in_(run_ids), runs.c.status == rules.SCHEDULED)
-                       .values(status=rules.RUNNING, started_at=now, updated_at=now))
+    await conn.execute(runs.update().where(runs.c.id.in_(run_ids), runs.c.status == runs_contract.SCHEDULED)
+                       .values(status=runs_contract.RUNNING, started_at=now, updated_at=now))
 
 
 async def settle_job(conn: AsyncConnection, job_id: str, token: str, values: dict):

@@ -4,12 +4,12 @@ The queries are in the store modules (store.py: leads, interactions, voicemails;
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from contracts import runs as runs_contract
 from core.columns import Ts, Uuid
 from core.ddl import created_with
 from core.inbox import inbox_table
 from core.leases import lease_columns
 from core.outbox import outbox_table
-from services.sdr import runs_domain as rules
 from services.sdr.domain import LEAD_TEXT
 
 SCHEMA = "sdr"
@@ -282,10 +282,10 @@ attempts = sa.Table(
 )
 
 sa.Index("communication_runs_business_created", runs.c.business_id, runs.c.created_at.desc(), runs.c.id.desc())
-sa.Index("communication_jobs_due", jobs.c.due_at, postgresql_where=jobs.c.status.in_(rules.WAITING))
-sa.Index("communication_jobs_executing", jobs.c.lease_until, postgresql_where=jobs.c.status == rules.EXECUTING)
+sa.Index("communication_jobs_due", jobs.c.due_at, postgresql_where=jobs.c.status.in_(runs_contract.WAITING))
+sa.Index("communication_jobs_executing", jobs.c.lease_until, postgresql_where=jobs.c.status == runs_contract.EXECUTING)
 sa.Index("communication_jobs_in_flight", jobs.c.business_id,
-         postgresql_where=sa.and_(jobs.c.channel == "call", jobs.c.status.in_((rules.EXECUTING, rules.IN_PROGRESS))))
+         postgresql_where=sa.and_(jobs.c.channel == "call", jobs.c.status.in_((runs_contract.EXECUTING, runs_contract.IN_PROGRESS))))
 sa.Index("communication_jobs_run", jobs.c.run_id, jobs.c.status)
 sa.Index("communication_jobs_run_scheduled", jobs.c.run_id, jobs.c.scheduled_at.desc(), jobs.c.id.desc())
 sa.Index("communication_attempts_business_created", attempts.c.business_id, attempts.c.created_at.desc(),

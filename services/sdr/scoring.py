@@ -17,14 +17,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-SOURCE_POINTS = {"inbound_call": 25, "referral": 20, "web": 15, "form": 15, "sms": 15, "api": 10}
-OTHER_SOURCE_POINTS = 5
-POINTS_PER_INTERACTION, MAX_ENGAGEMENT = 8, 24
-INTENT_POINTS = 20
-STATUS_POINTS = {"qualified": 15, "contacted": 5}
-RECENT_DAY_POINTS, RECENT_WEEK_POINTS = 15, 8
-EMAIL_POINTS, PHONE_POINTS = 5, 5
-CLOSED_WON, CLOSED_LOST = ("converted",), ("lost", "unqualified", "spam", "do_not_contact")
+from contracts.leads import (
+    CLOSED_LOST,
+    CLOSED_WON,
+    EMAIL_POINTS,
+    INTENT_POINTS,
+    MAX_ENGAGEMENT,
+    OTHER_SOURCE_POINTS,
+    PHONE_POINTS,
+    POINTS_PER_INTERACTION,
+    RECENT_DAY_POINTS,
+    RECENT_WEEK_POINTS,
+    SOURCE_POINTS,
+    STATUS_POINTS,
+)
 
 
 @dataclass(frozen=True)
@@ -82,15 +88,3 @@ def score_lead(facts: LeadFacts, now: datetime) -> Score:
     return Score(score, confidence, explanation, [f"{name}: +{points}" for name, points in factors])
 
 
-def rules_in_words() -> str:
-    """The scoring rules as the API documentation states them, from the constants above."""
-    by_points: dict[int, list[str]] = {}
-    for source, points in SOURCE_POINTS.items():
-        by_points.setdefault(points, []).append(source)
-    sources = ", ".join(f"{'/'.join(names)} {points}" for points, names in by_points.items())
-    statuses = ", ".join(f"{status} {points}" for status, points in STATUS_POINTS.items())
-    lost = ", ".join(CLOSED_LOST[:-1]) + f" and {CLOSED_LOST[-1]}"
-    return (f"source ({sources}, other {OTHER_SOURCE_POINTS}) + {POINTS_PER_INTERACTION} per interaction (max "
-            f"{MAX_ENGAGEMENT}) + recency ({RECENT_DAY_POINTS} within a day, {RECENT_WEEK_POINTS} within a week) + "
-            f"{INTENT_POINTS} for an intent captured on a call + status ({statuses}) + {EMAIL_POINTS} for an email + "
-            f"{PHONE_POINTS} for a phone, clamped to 0-100; {' and '.join(CLOSED_WON)} is 100 and {lost} 0.")

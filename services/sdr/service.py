@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from contracts import leads as leads_contract
 from core import aggregates, tenant
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid, not_found
@@ -141,15 +142,15 @@ class Leads:
                     as_of: datetime | None) -> Audit:
         """The pipeline health audit; unset bounds take domain.AUDIT_DEFAULTS."""
         who = tenant.require_account()
-        window = window_hours or domain.AUDIT_DEFAULTS["window_hours"]
-        stalled = stalled_days or domain.AUDIT_DEFAULTS["stalled_days"]
-        hot = domain.AUDIT_DEFAULTS["hot_score"] if hot_score is None else hot_score
+        window = window_hours or leads_contract.AUDIT_DEFAULTS["window_hours"]
+        stalled = stalled_days or leads_contract.AUDIT_DEFAULTS["stalled_days"]
+        hot = leads_contract.AUDIT_DEFAULTS["hot_score"] if hot_score is None else hot_score
         domain.check_audit(window, stalled, hot)
         as_of = as_of or utcnow()
         audit = Audit(window, stalled, hot, as_of)
         async with self.uow.read() as work:
             groups, unhandled = await work.leads.audit(
-                list(who.business_ids), as_of, domain.OPEN_STATUSES, hot, as_of - timedelta(days=stalled),
+                list(who.business_ids), as_of, leads_contract.OPEN_STATUSES, hot, as_of - timedelta(days=stalled),
                 as_of - timedelta(hours=window), domain.AUDIT_SAMPLE)
         audit.groups = {name: AuditGroup(*group) for name, group in groups.items()}
         audit.voicemails = AuditGroup(*unhandled)

@@ -16,6 +16,7 @@ import aiohttp
 from opentelemetry.trace import Span, StatusCode
 from yarl import URL
 
+from contracts import webhooks
 from core import telemetry
 from core.errors import invalid
 from core.events import Envelope
@@ -63,7 +64,7 @@ class Outcome:
 
 
 class Sender:
-    def __init__(self, allow_loopback: bool, timeout: float = domain.DELIVERY_TIMEOUT_SECONDS):
+    def __init__(self, allow_loopback: bool, timeout: float = webhooks.DELIVERY_TIMEOUT_SECONDS):
         self.timeout = aiohttp.ClientTimeout(total=timeout)
         self._http = GuardedClient(allow_loopback, timeout=self.timeout, max_bytes=domain.MAX_RESPONSE_BYTES,
                                    headers={"User-Agent": USER_AGENT}, limit=domain.CONNECTIONS,

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from cryptography.fernet import Fernet, InvalidToken
 
+from contracts.webhooks import DESCRIPTION_MAX, DISABLE_AFTER, RETRY_DELAYS
 from core.catalogue import NotInCatalogue, subset
 from core.errors import invalid
 from core.events import PARTNER_EVENT_TYPES
@@ -18,18 +19,12 @@ from core.urls import split_url
 SECRET_PREFIX = "whsec_"
 # After a rotation the old secret signs too, so receivers can switch without losing events.
 ROTATION_OVERLAP = timedelta(hours=24)
-DELIVERY_TIMEOUT_SECONDS = 10.0
 MAX_RESPONSE_BYTES = 64 * 1024
 # Open connections a dispatcher keeps (alive, reused) to one receiver host, and in all: one busy or slow receiver
 # cannot take every connection.
 CONNECTIONS_PER_RECEIVER = 64
 CONNECTIONS = 256
-# Seconds before attempt n+1 (n = attempts made): about a day in all, each with +-20% jitter.
-RETRY_DELAYS = (10, 30, 60, 300, 900, 1800, 3600, 7200, 14400, 28800, 28800)
 MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
-# A subscription failing without a single success for this long is disabled (an update re-enables it);
-# shorter than the retry schedule, so a receiver that is gone for good stops costing attempts.
-DISABLE_AFTER = timedelta(hours=20)
 
 
 def check_events(events: list[str]) -> list[str]:
@@ -47,8 +42,6 @@ def check_events(events: list[str]) -> list[str]:
 
 # Events a call's own webhook_url receives (SPEC: Events, per-call webhooks), from the event's data.
 PER_CALL_EVENTS = ("call.completed", "call.failed")
-DESCRIPTION_MAX = 500
-REPLAY_MAX = 1000  # events per replay or backfill
 DELIVERY_STATUSES = ("pending", "delivered", "failed", "canceled")
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from contracts import webhooks
 from core import tenant
 from core.errors import invalid, not_found
 from core.events import Envelope, to_data
@@ -209,11 +210,11 @@ class Webhooks:
             if not sub.is_active:
                 raise invalid("this webhook is disabled; save its url again to re-enable it first")
             rows = await store.events_to_replay(conn, business_id, event_ids, since, until, list(sub.events),
-                                                domain.REPLAY_MAX + 1)
+                                                webhooks.REPLAY_MAX + 1)
             if event_ids and len(rows) < len(set(event_ids)):
                 raise not_found("one or more of these events for this business")
-            if len(rows) > domain.REPLAY_MAX:
-                raise invalid(f"at most {domain.REPLAY_MAX} events per replay; narrow since/until")
+            if len(rows) > webhooks.REPLAY_MAX:
+                raise invalid(f"at most {webhooks.REPLAY_MAX} events per replay; narrow since/until")
             queued = await store.insert_deliveries(conn, [
                 store.delivery_values(sub.id, business_id, r.event_id, r.type, now, replay=True) for r in rows])
         return [str(d.id) for d in queued]

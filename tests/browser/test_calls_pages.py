@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from playwright.async_api import expect
 
-from services.calls.domain import AUDIO_PATH
+from contracts.calls import AUDIO_PATH
 from tests.browser.conftest import accessible, another_owner, screenshots, signed_in_as
 from tests.calling import our_call, place, ring, settled
 

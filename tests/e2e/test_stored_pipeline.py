@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from contracts.pipeline import SEGMENTS
 from core.db import async_url
 from services.sdr import pipeline_store
 from services.sdr import schema as sdr_schema
-from services.sdr.pipeline_domain import SEGMENTS
 from tests.leads import PIPELINE, new_lead, put_config
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

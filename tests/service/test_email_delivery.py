@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import sqlalchemy as sa
 
+from contracts import messaging
 from core.ids import utcnow
 from deploy.local.servers import free_port
 from providers.email.smtp import SmtpSender
@@ -37,17 +38,17 @@ async def test_an_unreachable_server_means_retries_then_failed(engine, database)
     nobody = SmtpSender("127.0.0.1", free_port(), sender="Switchboard <n@switchboard.local>", timeout=2)
     delivery = EmailDelivery(database, nobody, interval=60, retry_scale=1)
     lease = leased()
-    email_id = await queued(engine, attempts=domain.EMAIL_ATTEMPTS - 2, **lease)
+    email_id = await queued(engine, attempts=messaging.EMAIL_ATTEMPTS - 2, **lease)
     await delivery.deliver(await row_of(engine, email_id), lease["lease_token"])
     first = await row_of(engine, email_id)
-    assert (first.status, first.attempts, first.lease_token) == ("approved", domain.EMAIL_ATTEMPTS - 1, None)
+    assert (first.status, first.attempts, first.lease_token) == ("approved", messaging.EMAIL_ATTEMPTS - 1, None)
     assert first.last_error and first.next_attempt_at > utcnow() + timedelta(minutes=1)  # backed off
     lease = leased()
     async with engine.begin() as conn:
         await conn.execute(emails.update().where(emails.c.id == email_id).values(**lease))
     await delivery.deliver(await row_of(engine, email_id), lease["lease_token"])
     last = await row_of(engine, email_id)
-    assert (last.status, last.attempts, last.next_attempt_at) == ("failed", domain.EMAIL_ATTEMPTS, None)
+    assert (last.status, last.attempts, last.next_attempt_at) == ("failed", messaging.EMAIL_ATTEMPTS, None)
 
 
 async def test_a_leased_or_future_email_is_left_alone(engine, database, cfg):

@@ -6,8 +6,8 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
+from contracts import runs
 from core.ids import rfc3339, utcnow
-from services.sdr import runs_domain as rules
 from services.sdr.runs_outcomes import CallOutcomes
 from services.sdr.schema import jobs
 from tests.compliance import answering_callee
@@ -22,7 +22,7 @@ def completed(job: dict, call_id: str) -> dict:
                      "external_ref": job["external_ref"]}}
 
 
-@pytest.mark.parametrize("status", [rules.EXECUTING, rules.PENDING])
+@pytest.mark.parametrize("status", [runs.EXECUTING, runs.PENDING])
 async def test_an_outcome_before_the_placement_was_recorded_ends_the_job(api, account, calling_agent, database,
                                                                          engine, status):
     key = account["key"]
@@ -36,6 +36,6 @@ async def test_an_outcome_before_the_placement_was_recorded_ends_the_job(api, ac
     call_id = str(uuid.uuid4())
     await CallOutcomes(database).handle([completed(job, call_id)])
     [after] = await jobs_of(api, key, run["id"])
-    assert (after["status"], after["attempts"], after["call_id"]) == (rules.SUCCEEDED, 1, call_id)
+    assert (after["status"], after["attempts"], after["call_id"]) == (runs.SUCCEEDED, 1, call_id)
     await CallOutcomes(database).handle([completed(job, call_id)])  # redelivered: nothing more
     assert (await jobs_of(api, key, run["id"]))[0]["attempts"] == 1

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from contracts import accounts as accounts_contract
 from core.bus import EventBus
 from core.ids import new_id, utcnow
 from core.settings import Settings
@@ -112,7 +113,7 @@ async def test_a_key_is_made_listed_and_authenticated_bound_to_its_accounts_busi
     made = await a_workspace(database, account_id)
     key = await accounts.create_key(SESSION, None, None, None, None)
     assert key.secret.startswith(domain.KEY_PREFIX) and key.is_active
-    assert (key.key.name, key.key.prefix, key.key.business_id) == (domain.DEFAULT_KEY_NAME, key.secret[:12], None)
+    assert (key.key.name, key.key.prefix, key.key.business_id) == (accounts_contract.DEFAULT_KEY_NAME, key.secret[:12], None)
     bound = await accounts.create_key(SESSION, "deploys", ["calls:read"], made.id, utcnow() + timedelta(days=1))
     assert [k.key.id for k in await accounts.list_keys(SESSION)] == [bound.key.id, key.key.id]
     assert all(k.secret is None for k in await accounts.list_keys(SESSION))

@@ -1,6 +1,7 @@
 """Agent and phone-number rules as plain functions."""
 import pytest
 
+from contracts import agents
 from core.contact import NumberFacts, normalize_e164, number_facts
 from core.errors import ServiceError
 from core.tenant import Tenant, acting_for, pick_business
@@ -97,7 +98,7 @@ def test_a_patch_never_sends_null():
     assert not {"voice", "transcriber", "endCallMessage"} & set(patch)
     assert "structuredDataPlan" in patch["analysisPlan"]
     assert set(domain.PROVIDER_CONFIG_DEFAULTS) | set(domain.PROVIDER_CONFIG_KEPT) | {"analysisPlan"} == set(
-        domain.PROVIDER_CONFIG_GROUPS)
+        agents.PROVIDER_CONFIG_GROUPS)
 
 
 def test_a_voice_cannot_be_unset_and_a_rollback_keeps_what_the_provider_cannot_remove():
@@ -251,7 +252,7 @@ def test_which_business_a_number_request_is_about():
 @pytest.mark.parametrize("change, channels", [
     # Outbound falls back to the inbound prompt, greeting and model, and SMS to the inbound prompt and model.
     ({"inbound_prompt": "Answer briefly."}, ["inbound,outbound", "sms"]),
-    ({"model": {**domain.DEFAULT_MODEL, "temperature": 0.2}}, ["inbound,outbound", "sms"]),
+    ({"model": {**agents.DEFAULT_MODEL, "temperature": 0.2}}, ["inbound,outbound", "sms"]),
     ({"first_message": "Hi there!"}, ["inbound,outbound"]),
     ({"outbound_llm": "gpt-4o"}, ["outbound"]),
     ({"sms_prompt": "Text briefly."}, ["sms"]),

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from contracts import agents as agents_contract
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
@@ -74,7 +75,7 @@ async def test_an_agent_is_made_with_its_assistant_and_first_version(agents, dat
     assert await history(database, row.id) == ([1], ["Answer the phone."], [])
     view = await agents.get(row.id)
     assert (view.row, view.live_prompt, view.phone_number) == (row, "Answer the phone.", None)
-    assert view.config.first_message == domain.DEFAULT_FIRST_MESSAGE
+    assert view.config.first_message == agents_contract.DEFAULT_FIRST_MESSAGE
 
 
 async def test_a_repeated_request_id_answers_the_first_agent_and_makes_one_assistant(agents, voice, business_id):

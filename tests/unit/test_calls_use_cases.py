@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from contracts import calls as calls_contract
 from core import standing
 from core.errors import ServiceError
 from core.ids import new_id
@@ -241,7 +242,7 @@ async def test_a_transcript_and_a_recording_come_with_the_report(calls, database
     assert (await calls.transcript(placed.id)).transcript == "AI: Hello!\nUser: Hi"
     assert [r.id for r in (await calls.transcripts(profile.agent_id, 7, Page(limit=10))).rows] == [placed.id]
     link = await calls.recording(placed.id)
-    assert link.recording_status == "available" and link.url.startswith(f"{BASE_URL}{domain.AUDIO_PATH}?")
+    assert link.recording_status == "available" and link.url.startswith(f"{BASE_URL}{calls_contract.AUDIO_PATH}?")
     expires = int(link.expires_at.timestamp())
     signature = domain.recording_signature("recording-secret", placed.id, expires)
     assert await calls.recording_source(placed.id, expires, signature) == audio

@@ -6,6 +6,7 @@ import asyncio
 import pytest
 from grpc_health.v1 import health_pb2
 
+from contracts import evals
 from core import caller, deadlines, registry
 from core.interceptors import wrap_unary
 from core.rpc import Client
@@ -19,7 +20,6 @@ from providers.messaging.client import TwilioClient
 from providers.payments.client import StripePayments
 from providers.voice.client import VapiClient
 from services.accounts.provisioning_service import INLINE_SECONDS
-from services.evals import domain as evals
 from switchboard.v1 import accounts_pb2, costs_pb2
 
 

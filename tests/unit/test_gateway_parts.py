@@ -8,6 +8,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from multidict import MultiDict, MultiDictProxy
 
+from contracts import agents as agents_contract
 from core.errors import ServiceError
 from gateway import validation
 from gateway.clientip import client_ip
@@ -269,7 +270,7 @@ def test_an_agents_published_greeting_takes_what_the_agents_service_takes(greeti
     from gateway.schemas import AGENT_CREATE, AGENT_UPDATE
     from services.agents import domain as agents
     try:
-        taken = bool(agents.check_text(greeting, "first_message", agents.MESSAGE_MAX))
+        taken = bool(agents.check_text(greeting, "first_message", agents_contract.MESSAGE_MAX))
     except ServiceError:
         taken = False
     for body in (AGENT_CREATE, AGENT_UPDATE):

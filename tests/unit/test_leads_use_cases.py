@@ -9,11 +9,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from contracts import runs as runs_contract
 from core.compliance.decision import Policy, Standing
 from core.errors import ServiceError
 from core.ids import new_id
 from core.tenant import Tenant, acting_as
-from services.sdr import runs_domain
 from services.sdr.ports import Neighbours
 from services.sdr.runs_service import Runs
 from services.sdr.service import Contact, Leads
@@ -163,20 +163,20 @@ def run_body(*touch_ids: str, **extra) -> dict:
 async def test_a_run_is_created_with_its_jobs_for_the_business_s_one_agent_with_a_number(runs, database,
                                                                                         business_id):
     created = await runs.create(run_body("t1", "t2"), "key-1")
-    assert not created.replayed and created.jobs == {runs_domain.PENDING: 2}
+    assert not created.replayed and created.jobs == {runs_contract.PENDING: 2}
     assert (created.row.business_id, created.row.agent_id, created.row.status, created.row.touches,
-            created.row.external_ref) == (business_id, AGENT, runs_domain.SCHEDULED, 2, "crm-run-1")
+            created.row.external_ref) == (business_id, AGENT, runs_contract.SCHEDULED, 2, "crm-run-1")
     jobs = sorted(database.tables["sdr.communication_jobs"].values(), key=lambda job: job["touch_index"])
     assert [(j["touch_id"], j["run_id"], j["agent_id"], j["phone"], j["status"]) for j in jobs] == [
-        ("t1", created.row.id, AGENT, PHONE, runs_domain.PENDING), ("t2", created.row.id, AGENT, PHONE,
-                                                                    runs_domain.PENDING)]
+        ("t1", created.row.id, AGENT, PHONE, runs_contract.PENDING), ("t2", created.row.id, AGENT, PHONE,
+                                                                    runs_contract.PENDING)]
 
 
 async def test_a_retried_run_is_answered_once_and_a_reused_key_or_ref_is_a_conflict(runs, database):
     body = run_body("t1")
     created = await runs.create(body, "key-1")
     again = await runs.create({**body, "touches": list(body["touches"])}, "key-1")
-    assert again.replayed and again.row.id == created.row.id and again.jobs == {runs_domain.PENDING: 1}
+    assert again.replayed and again.row.id == created.row.id and again.jobs == {runs_contract.PENDING: 1}
     await refused(runs.create(run_body("t1", "t2"), "key-1"), "conflict", "used with another run body")
     await refused(runs.create(body, "key-2"), "conflict", "external_ref 'crm-run-1' names another run")
     assert len(database.tables["sdr.communication_runs"]) == 1 and len(database.tables["sdr.communication_jobs"]) == 1
@@ -209,14 +209,14 @@ async def test_a_created_run_says_when_each_touch_will_really_go_out_and_why(run
         {"touch_id": "no-consent", "channel": "call", "target": {"phone": PHONE}, "scheduled_at": noon.isoformat()}]}
     preview = {p.touch.touch_id: p for p in await runs.preview(body)}
     created = await runs.create(body, "key-2")
-    assert created.jobs == {runs_domain.DEFERRED: 1, runs_domain.PENDING: 2}
+    assert created.jobs == {runs_contract.DEFERRED: 1, runs_contract.PENDING: 2}
     jobs = {j["touch_id"]: j for j in database.tables["sdr.communication_jobs"].values()}
     assert (jobs["night"]["status"], jobs["night"]["scheduled_at"], jobs["night"]["due_at"], jobs["night"]["rule"]) == (
-        runs_domain.DEFERRED, night, morning, "federal_hours")
+        runs_contract.DEFERRED, night, morning, "federal_hours")
     assert jobs["night"]["due_at"] == preview["night"].planned_at and jobs["night"]["code"] == "tcpa_violation"
     assert jobs["night"]["reason"].startswith("quiet hours: it is ") and "03:00 in America/New_York" in jobs["night"]["reason"]
     assert (jobs["noon"]["status"], jobs["noon"]["due_at"], jobs["noon"]["rule"], jobs["noon"]["reason"]) == (
-        runs_domain.PENDING, noon, None, None)
+        runs_contract.PENDING, noon, None, None)
     refused = jobs["no-consent"]
-    assert (refused["status"], refused["due_at"], refused["code"]) == (runs_domain.PENDING, noon, "number_opted_out")
+    assert (refused["status"], refused["due_at"], refused["code"]) == (runs_contract.PENDING, noon, "number_opted_out")
     assert refused["reason"].startswith("as things stood at the run's creation it would be refused: ")

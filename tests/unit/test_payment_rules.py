@@ -3,6 +3,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from contracts import billing as billing_contract
 from core import plans
 from services.accounts import payments_domain as pay
 from services.accounts import provisioning_domain as saga
@@ -163,22 +164,22 @@ def test_the_events_that_write_to_the_owner():
 ])
 def test_a_settled_x402_payment_pays_one_period_on_from_what_is_paid(paid_through, trial_ends_at, start):
     grant = pay.x402_grant(paid_through, trial_ends_at, NOW)
-    assert grant["paid_through"] == start + pay.X402_PERIOD
+    assert grant["paid_through"] == start + billing_contract.X402_PERIOD
     assert (grant["subscription_status"], grant["payment_capture"], grant["past_due_since"]) == (
-        pay.ACTIVE, pay.X402, None)
+        billing_contract.ACTIVE, billing_contract.X402, None)
 
 
 @pytest.mark.parametrize("state, status, capture, paid_through, pending, refused", [
-    ("active", pay.ACTIVE, pay.X402, NOW + timedelta(days=10), False, None),
-    ("paused", pay.ACTIVE, pay.X402, NOW - timedelta(days=1), False, None),  # paused for non-payment
-    ("active", pay.INCOMPLETE, pay.X402, None, False, None),  # a signup whose x402 payment failed
-    ("canceled", pay.CANCELED, pay.HOSTED_CHECKOUT, None, False, None),  # resubscribe by x402
-    ("active", pay.INCOMPLETE, pay.HOSTED_CHECKOUT, None, False, None),  # a checkout never completed
-    ("active", pay.TRIALING, pay.HOSTED_CHECKOUT, None, False, "billed to the card"),
-    ("active", pay.PAST_DUE, pay.HOSTED_CHECKOUT, None, False, "billed to the card"),
-    ("active", pay.ACTIVE, pay.X402, NOW + timedelta(days=31), False, "can be paid from"),
-    ("active", pay.ACTIVE, pay.X402, NOW + timedelta(days=10), True, "still being confirmed"),
-    ("inactive", pay.ACTIVE, pay.X402, NOW + timedelta(days=10), False, "torn down"),
+    ("active", billing_contract.ACTIVE, billing_contract.X402, NOW + timedelta(days=10), False, None),
+    ("paused", billing_contract.ACTIVE, billing_contract.X402, NOW - timedelta(days=1), False, None),  # paused for non-payment
+    ("active", billing_contract.INCOMPLETE, billing_contract.X402, None, False, None),  # a signup whose x402 payment failed
+    ("canceled", billing_contract.CANCELED, billing_contract.HOSTED_CHECKOUT, None, False, None),  # resubscribe by x402
+    ("active", billing_contract.INCOMPLETE, billing_contract.HOSTED_CHECKOUT, None, False, None),  # a checkout never completed
+    ("active", billing_contract.TRIALING, billing_contract.HOSTED_CHECKOUT, None, False, "billed to the card"),
+    ("active", billing_contract.PAST_DUE, billing_contract.HOSTED_CHECKOUT, None, False, "billed to the card"),
+    ("active", billing_contract.ACTIVE, billing_contract.X402, NOW + timedelta(days=31), False, "can be paid from"),
+    ("active", billing_contract.ACTIVE, billing_contract.X402, NOW + timedelta(days=10), True, "still being confirmed"),
+    ("inactive", billing_contract.ACTIVE, billing_contract.X402, NOW + timedelta(days=10), False, "torn down"),
 ])
 def test_who_may_pay_the_next_x402_period(state, status, capture, paid_through, pending, refused):
     why = pay.x402_renewal_refusal(state, status, capture, paid_through, NOW, pending)
@@ -186,10 +187,10 @@ def test_who_may_pay_the_next_x402_period(state, status, capture, paid_through, 
 
 
 @pytest.mark.parametrize("reason, fate", [
-    (pay.NONCE_USED, pay.X402_SETTLED),  # the earlier settlement took it: it pays only us
-    (pay.AUTHORIZATION_EXPIRED, pay.X402_UNRESOLVED),  # expired: the facilitator cannot say whether it was taken
-    ("invalid_exact_evm_insufficient_balance", pay.X402_FAILED),
-    ("invalid_exact_evm_payload_signature", pay.X402_FAILED),
+    (pay.NONCE_USED, billing_contract.X402_SETTLED),  # the earlier settlement took it: it pays only us
+    (pay.AUTHORIZATION_EXPIRED, billing_contract.X402_UNRESOLVED),  # expired: the facilitator cannot say whether it was taken
+    ("invalid_exact_evm_insufficient_balance", billing_contract.X402_FAILED),
+    ("invalid_exact_evm_payload_signature", billing_contract.X402_FAILED),
 ])
 def test_what_a_refused_second_settlement_says_about_a_pending_payment(reason, fate):
     assert pay.x402_fate(reason) == fate
@@ -207,11 +208,11 @@ GRACE = timedelta(hours=72)
 
 
 @pytest.mark.parametrize("state, status, by_billing, past_due_since, refused", [
-    ("paused", pay.ACTIVE, False, None, False),  # the owner's own pause
-    ("paused", pay.PAST_DUE, True, NOW - timedelta(days=4), True),  # billing's, still overdue
-    ("paused", pay.ACTIVE, True, None, False),  # billing's, paid again: billing resumes it anyway
-    ("canceled", pay.PAST_DUE, True, NOW - timedelta(days=4), True),  # canceled by the owner since: still billing's
-    ("canceled", pay.ACTIVE, True, None, False),  # ... and paid again since
+    ("paused", billing_contract.ACTIVE, False, None, False),  # the owner's own pause
+    ("paused", billing_contract.PAST_DUE, True, NOW - timedelta(days=4), True),  # billing's, still overdue
+    ("paused", billing_contract.ACTIVE, True, None, False),  # billing's, paid again: billing resumes it anyway
+    ("canceled", billing_contract.PAST_DUE, True, NOW - timedelta(days=4), True),  # canceled by the owner since: still billing's
+    ("canceled", billing_contract.ACTIVE, True, None, False),  # ... and paid again since
 ])
 def test_only_the_owners_own_pause_is_the_owners_to_resume(state, status, by_billing, past_due_since, refused):
     why = pay.owner_resume_refusal(pay.Billing(state, status, by_billing, past_due_since, None, None), NOW, GRACE)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contracts import pipeline
 from core.compliance import decision as compliance
 from core.errors import ServiceError
 from services.sdr import pipeline_domain as rules
@@ -64,7 +65,7 @@ def test_segments(name, signals, expected):
 
 
 def test_every_segment_has_a_rule_and_a_test_above():
-    assert set(rules.SEGMENTS) == {*rules.PREFERRED, "exhausted", "churned_recent", "cold"}
+    assert set(pipeline.SEGMENTS) == {*rules.PREFERRED, "exhausted", "churned_recent", "cold"}
 
 
 def test_the_config_defaults_are_off_and_careful_and_changes_are_checked():

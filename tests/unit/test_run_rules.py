@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from contracts import runs
 from core.compliance import decision as compliance
 from core.compliance.rules import hours
 from core.errors import ServiceError
@@ -109,7 +110,7 @@ def test_check_run_reports_every_problem_and_a_naive_time_is_refused_not_guessed
     now = utc(2027, 1, 13, 15, 0)
     run, problems = rules.check_run({"external_ref": "", "touches": [
         call("a", "not a phone", now), {**call("b", NEW_YORK, now), "scheduled_at": "2027-01-13T10:00:00"},
-        call("a", NEW_YORK, now + rules.HORIZON + timedelta(minutes=1)),
+        call("a", NEW_YORK, now + runs.HORIZON + timedelta(minutes=1)),
     ], "retry": {"max_retries": 11, "retry_on": ["completed"]}}, now)
     assert run is None
     assert {(p.index, p.field) for p in problems} == {
@@ -118,15 +119,15 @@ def test_check_run_reports_every_problem_and_a_naive_time_is_refused_not_guessed
 
 
 def test_the_retry_policy_retries_unanswered_calls_then_gives_up():
-    policy = rules.RetryPolicy(max_retries=2, backoff_seconds=(60, 600))
+    policy = runs.RetryPolicy(max_retries=2, backoff_seconds=(60, 600))
     ended = utc(2027, 1, 13, 15, 0)
     first = rules.attempt_end("no-answer", 1, policy, False, ended)
-    assert (first.job_status, first.retry_eligible, first.retry_at) == (rules.RETRYING, True, ended + timedelta(seconds=60))
+    assert (first.job_status, first.retry_eligible, first.retry_at) == (runs.RETRYING, True, ended + timedelta(seconds=60))
     assert rules.attempt_end("busy", 2, policy, False, ended).retry_at == ended + timedelta(seconds=600)
-    assert rules.attempt_end("no-answer", 3, policy, False, ended).job_status == rules.FAILED
-    assert rules.attempt_end("voicemail", 1, policy, False, ended).job_status == rules.SUCCEEDED
-    assert rules.attempt_end("no-answer", 1, policy, True, ended).job_status == rules.FAILED  # its run was canceled
-    assert rules.RetryPolicy.of(policy.to_json()) == policy
+    assert rules.attempt_end("no-answer", 3, policy, False, ended).job_status == runs.FAILED
+    assert rules.attempt_end("voicemail", 1, policy, False, ended).job_status == runs.SUCCEEDED
+    assert rules.attempt_end("no-answer", 1, policy, True, ended).job_status == runs.FAILED  # its run was canceled
+    assert runs.RetryPolicy.of(policy.to_json()) == policy
 
 
 @pytest.mark.parametrize("status,action,started,after", [

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from stripe import WebhookSignature
 
+from contracts import webhooks
 from core.bus import PermanentError
 from core.errors import ServiceError
 from core.outbound import address_refusal
@@ -41,7 +42,7 @@ def test_retry_schedule_spans_about_a_day_then_stops():
     assert all(d is not None for d in delays) and domain.next_delay(domain.MAX_ATTEMPTS) is None
     total = sum(delays, timedelta())
     assert timedelta(hours=18) < total < timedelta(hours=30)
-    assert delays[0] < timedelta(seconds=13) and total > domain.DISABLE_AFTER
+    assert delays[0] < timedelta(seconds=13) and total > webhooks.DISABLE_AFTER
 
 
 def test_signature_header_verifies_with_every_secret_in_force():
