@@ -1,8 +1,12 @@
-"""Reading one record of the caller's businesses: a record of another business is not found."""
+"""Reading one record of the caller's businesses: a record of another business is not found. And `record`, which
+makes a repository's typed record (a frozen dataclass) of a row: repositories return those, never the driver's
+rows."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import dataclasses
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -29,3 +33,16 @@ async def owned(conn: AsyncConnection, table: sa.Table, business_ids: Iterable[s
     checked UUID)."""
     query = sa.select(table).where(table.c.id == record_id, table.c.business_id.in_(business_ids))
     return (await conn.execute(query.with_for_update() if lock else query)).first()
+
+
+R = TypeVar("R")
+
+
+def record(cls: type[R], values: Mapping[Any, Any], prefix: str = "") -> R:
+    """A `cls` (a record dataclass) from a row's mapping: its fields' columns (named `prefix` + field). Ids are
+    strings whichever driver read them (asyncpg gives uuid.UUID, SQLAlchemy's UUID(as_uuid=False) strings)."""
+    found = {}
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]  # R is a dataclass by contract
+        value = values[prefix + field.name]
+        found[field.name] = str(value) if isinstance(value, uuid.UUID) else value
+    return cls(**found)

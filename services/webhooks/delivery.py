@@ -23,6 +23,7 @@ from core.events import Envelope
 from core.ids import utcnow
 from core.outbound import GuardedClient, RefusedAddress, address_refusal
 from services.webhooks import domain
+from services.webhooks.records import CallSecret, Subscription
 
 USER_AGENT = "Switchboard-Webhooks/1.0"
 
@@ -36,14 +37,14 @@ async def check_destination(url: str, allow_loopback: bool) -> None:
     except (OSError, UnicodeError):  # UnicodeError: a label IDNA refuses, e.g. an empty one in a..b
         raise invalid(f"webhook_url host {host} does not resolve") from None
     for info in infos:
-        why = address_refusal(info[4][0], allow_loopback)
+        why = address_refusal(str(info[4][0]), allow_loopback)
         if why:
             hint = " (the local stack accepts loopback URLs)" if why == "a loopback address" else ""
             raise invalid(f"webhook_url host {host} resolves to {why}; webhooks go to public addresses only"
                                 f"{hint}")
 
 
-def signing_secrets(box: domain.SecretBox, subscription, now: datetime) -> list[str]:
+def signing_secrets(box: domain.SecretBox, subscription: Subscription | CallSecret, now: datetime) -> list[str]:
     """The current secret, plus the previous one while the rotation overlap lasts."""
     keys = [box.open(subscription.secret_sealed)]
     if subscription.previous_secret_sealed and subscription.previous_secret_expires_at \

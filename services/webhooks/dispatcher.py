@@ -27,6 +27,7 @@ import contextlib
 import logging
 from dataclasses import replace
 from datetime import timedelta
+from typing import Any
 
 from core import settings
 from core.background import Background
@@ -34,10 +35,12 @@ from core.bus import PermanentError
 from core.events import Envelope
 from core.grpc_server import Runtime, main
 from core.ids import is_uuid
-from core.uow import Database
-from services.webhooks import delivery_service, domain, store
+from core.uow import UnitOfWork
+from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Sender
 from services.webhooks.delivery_service import CONSUMER
+from services.webhooks.records import Delivery
+from services.webhooks.repository import WebhooksUnit
 
 log = logging.getLogger(__name__)
 
@@ -54,27 +57,27 @@ class DeliveryWorker(Background):
 
     task_name = "webhook-deliveries"
 
-    def __init__(self, db: Database, box: domain.SecretBox, sender: Sender, *, scale: float = 1.0,
+    def __init__(self, uow: UnitOfWork[WebhooksUnit], box: domain.SecretBox, sender: Sender, *, scale: float = 1.0,
                  lease: timedelta = timedelta(seconds=60), batch: int = 100, max_batches: int = 4,
                  idle_seconds: float = 0.2):
-        self.db, self.box, self.sender = db, box, sender
+        self.uow, self.box, self.sender = uow, box, sender
         self.scale, self.batch, self.max_batches, self.idle_seconds = scale, batch, max_batches, idle_seconds
         self.lease = lease  # see Settings.webhook_lease
         self.wake = asyncio.Event()
-        self.inflight: set[asyncio.Task] = set()
+        self.inflight: set[asyncio.Task[None]] = set()
 
     @property
     def has_room(self) -> bool:
         return len(self.inflight) < self.max_batches
 
-    def start_delivery(self, claimed: list, known: delivery_service.Fanned | None = None) -> None:
+    def start_delivery(self, claimed: list[Delivery], known: delivery_service.Fanned | None = None) -> None:
         task = asyncio.create_task(self._deliver_logged(claimed, known))
         self.inflight.add(task)
         task.add_done_callback(self.inflight.discard)
 
-    async def claim(self) -> list:
-        async with self.db.transaction() as conn:
-            return await store.claim_due(conn, self.batch, self.lease)
+    async def claim(self) -> list[Delivery]:
+        async with self.uow.transaction() as work:
+            return await work.deliveries.claim_due(self.batch, self.lease)
 
     async def run(self) -> None:
         try:
@@ -99,9 +102,9 @@ class DeliveryWorker(Background):
             for task in self.inflight:  # their claims run out and another dispatcher (or this one, restarted) retries
                 task.cancel()
 
-    async def _deliver_logged(self, claimed, known) -> None:
+    async def _deliver_logged(self, claimed: list[Delivery], known: delivery_service.Fanned | None) -> None:
         try:
-            await delivery_service.deliver(self.db, self.box, self.sender, claimed, scale=self.scale, known=known)
+            await delivery_service.deliver(self.uow, self.box, self.sender, claimed, scale=self.scale, known=known)
         except Exception as exc:  # noqa: BLE001 - the claims are leases: these deliveries come due again
             log.warning("webhook deliveries: a batch failed (%s); it will be retried when its claims run out", exc)
 
@@ -114,13 +117,14 @@ def build(runtime: Runtime) -> None:
                     "private and metadata addresses are always refused")
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
-    worker = DeliveryWorker(runtime.db, domain.SecretBox(cfg.webhook_secrets_key.reveal()), sender,
+    uow = UnitOfWork(runtime.db, WebhooksUnit)
+    worker = DeliveryWorker(uow, domain.SecretBox(cfg.webhook_secrets_key.reveal()), sender,
                             scale=cfg.webhook_retry_scale, lease=cfg.webhook_lease)
 
-    async def on_events(messages: list[dict]) -> None:
+    async def on_events(messages: list[dict[str, Any]]) -> None:
         # Claimed as they are queued while this worker has room, so they go out without a claim; else left due
         # for whichever dispatcher has room first.
-        fanned = await delivery_service.fan_out(runtime.db, [envelope(m) for m in messages],
+        fanned = await delivery_service.fan_out(uow, [envelope(m) for m in messages],
                                                 lease=worker.lease if worker.has_room else None)
         if fanned.claimed:
             worker.start_delivery(fanned.claimed, fanned)
@@ -132,7 +136,7 @@ def build(runtime: Runtime) -> None:
     runtime.consume(CONSUMER, on_events, ack_wait=30.0, batch=250, batched=True)
 
 
-def envelope(message: dict) -> Envelope:
+def envelope(message: dict[str, Any]) -> Envelope:
     """A bus message as the event to fan out; PermanentError when it can never be stored."""
     try:
         event = Envelope.from_json(message)

@@ -7,6 +7,7 @@ import hmac
 import random
 import secrets
 from datetime import datetime, timedelta
+from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
 
@@ -14,6 +15,7 @@ from contracts.webhooks import DESCRIPTION_MAX, DISABLE_AFTER, RETRY_DELAYS
 from core.catalogue import NotInCatalogue, subset
 from core.errors import invalid
 from core.events import PARTNER_EVENT_TYPES
+from core.ids import new_id
 from core.urls import split_url
 
 SECRET_PREFIX = "whsec_"
@@ -68,6 +70,24 @@ def check_url(url: str) -> tuple[str, int]:
     if not parts.hostname.isascii():
         raise invalid("webhook_url host must be ASCII: write an international domain in its punycode form (xn--...)")
     return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+
+
+# -- deliveries --------------------------------------------------------------------------
+
+def delivery_values(subscription_id: str | None, business_id: str, event_id: str, event_type: str, now: datetime, *,
+                    attempts: int = 0, next_attempt_at: datetime | None = None, replay: bool = False,
+                    target_url: str | None = None) -> dict[str, Any]:
+    """A new pending delivery (schema.deliveries' columns): to a subscription, or (subscription None) to a per-call
+    target_url."""
+    return dict(id=new_id(), subscription_id=subscription_id, business_id=business_id, event_id=event_id,
+                event_type=event_type, status="pending", attempts=attempts, next_attempt_at=next_attempt_at or now,
+                replay=replay, created_at=now, target_url=target_url)
+
+
+def claimed_by_creator(now: datetime, lease: timedelta) -> dict[str, Any]:
+    """delivery_values for a delivery its creator sends at once: its first attempt counted and claimed for
+    `lease`, as a claim of due deliveries leaves one it takes."""
+    return {"attempts": 1, "next_attempt_at": now + lease}
 
 
 # -- retries -------------------------------------------------------------------------------

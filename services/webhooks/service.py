@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -13,20 +12,20 @@ from core import tenant
 from core.errors import invalid, not_found
 from core.events import Envelope, to_data
 from core.ids import is_uuid, new_id, require_uuid, utcnow
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.tenant import pick_business
-from core.uow import Connections
-from services.webhooks import delivery, delivery_service, domain, store
+from core.uow import UnitOfWork
+from services.webhooks import delivery, delivery_service, domain
 from services.webhooks.delivery import Outcome
-from services.webhooks.repository import SqlSubscriptions, SubscriptionsRepository
-from services.webhooks.schema import deliveries, events
+from services.webhooks.records import CallSecret, Subscription
+from services.webhooks.repository import SubscriptionsRepository, WebhooksUnit
 from switchboard.v1 import events_pb2
 
 
 @dataclass(frozen=True)
 class Saved:
     business_id: str
-    row: object
+    row: Subscription
     secret: str | None  # only for a new subscription: shown once
 
     @property
@@ -36,7 +35,7 @@ class Saved:
 
 @dataclass(frozen=True)
 class Rotated:
-    row: object
+    row: Subscription
     secret: str
     previous_expires_at: datetime
 
@@ -44,7 +43,7 @@ class Rotated:
 @dataclass(frozen=True)
 class CallSecretView:
     business_id: str
-    row: object | None  # None until the business has one
+    row: CallSecret | None  # None until the business has one
     secret: str | None = None  # only right after it was made or replaced
 
 
@@ -52,16 +51,13 @@ class CallSecretView:
 class TestSent:
     business_id: str
     event_id: str
-    results: list[tuple[object, Outcome]]  # (subscription, outcome)
+    results: list[tuple[Subscription, Outcome]]
 
 
 class Webhooks:
-    def __init__(self, db: Connections, box: domain.SecretBox, sender: delivery.Sender, allow_loopback: bool,
-                 lease: timedelta, *, subscriptions: Callable[..., SubscriptionsRepository] = SqlSubscriptions):
-        self.db = db
-        # The repository on a unit of work's handle (services.webhooks.repository); the test event, the history,
-        # deliveries and replays run store.py's queries on the same handle.
-        self.subscriptions_in = subscriptions
+    def __init__(self, uow: UnitOfWork[WebhooksUnit], box: domain.SecretBox, sender: delivery.Sender,
+                 allow_loopback: bool, lease: timedelta):
+        self.uow = uow
         self.box = box
         self.sender = sender
         self.allow_loopback = allow_loopback
@@ -77,49 +73,47 @@ class Webhooks:
         wanted = domain.check_events(event_types)
         domain.check_description(description)
         now, secret = utcnow(), None
-        async with self.db.transaction() as conn:
-            subscriptions = self.subscriptions_in(conn)
-            row = await subscriptions.subscription_by_url(business_id, url)
-            if row is None:
+        async with self.uow.transaction() as work:
+            found = await work.subscriptions.subscription_by_url(business_id, url)
+            if found is None:
                 secret = domain.new_secret()
-                row = await subscriptions.add_subscription(
+                row = await work.subscriptions.add_subscription(
                     id=f"wh_{secrets.token_hex(12)}", business_id=business_id, url=url, events=wanted,
                     description=description, is_active=True, secret_sealed=self.box.seal(secret),
                     secret_tail=secret[-4:], failure_count=0, created_at=now, updated_at=now)
             else:
-                row = await subscriptions.change_subscription(row.id, dict(
-                    events=wanted, description=description if description is not None else row.description,
+                changed = await work.subscriptions.change_subscription(found.id, dict(
+                    events=wanted, description=description if description is not None else found.description,
                     is_active=True, disabled_reason=None, failure_count=0, failing_since=None, updated_at=now))
+                row = changed or found  # held for update above: it is there
         return Saved(business_id, row, secret)
 
-    async def list(self, business_id: str | None) -> tuple[str, list]:
+    async def list_subscriptions(self, business_id: str | None) -> tuple[str, list[Subscription]]:
         business_id = pick_business(tenant.require_account(), business_id)
-        async with self.db.read() as conn:
-            return business_id, await self.subscriptions_in(conn).subscriptions(business_id)
+        async with self.uow.read() as work:
+            return business_id, await work.subscriptions.subscriptions(business_id)
 
     async def delete(self, business_id: str | None, subscription_id: str) -> str:
         business_id = pick_business(tenant.require_account(), business_id)
-        async with self.db.transaction() as conn:
-            subscriptions = self.subscriptions_in(conn)
-            row = await self._subscription(subscriptions, business_id, subscription_id, lock=True)
-            await subscriptions.remove_subscription(row.id)
+        async with self.uow.transaction() as work:
+            row = await self._subscription(work.subscriptions, business_id, subscription_id, lock=True)
+            await work.subscriptions.remove_subscription(row.id)
         return row.id
 
     async def rotate_secret(self, business_id: str | None, subscription_id: str) -> Rotated:
         """A new signing secret; the previous one keeps signing for domain.ROTATION_OVERLAP."""
         business_id = pick_business(tenant.require_account(), business_id)
         secret, now = domain.new_secret(), utcnow()
-        async with self.db.transaction() as conn:
-            subscriptions = self.subscriptions_in(conn)
-            row = await self._subscription(subscriptions, business_id, subscription_id, lock=True)
-            await subscriptions.change_subscription(row.id, dict(
+        async with self.uow.transaction() as work:
+            row = await self._subscription(work.subscriptions, business_id, subscription_id, lock=True)
+            await work.subscriptions.change_subscription(row.id, dict(
                 secret_sealed=self.box.seal(secret), secret_tail=secret[-4:], previous_secret_sealed=row.secret_sealed,
                 previous_secret_expires_at=now + domain.ROTATION_OVERLAP, updated_at=now))
         return Rotated(row, secret, now + domain.ROTATION_OVERLAP)
 
     @staticmethod
     async def _subscription(subscriptions: SubscriptionsRepository, business_id: str, subscription_id: str, *,
-                            lock: bool = False):
+                            lock: bool = False) -> Subscription:
         row = await subscriptions.subscription(business_id, subscription_id, lock=lock)
         if row is None:
             raise not_found("webhook")
@@ -129,18 +123,17 @@ class Webhooks:
 
     async def call_secret(self, business_id: str | None) -> CallSecretView:
         business_id = pick_business(tenant.require_account(), business_id)
-        async with self.db.read() as conn:
-            return CallSecretView(business_id, await self.subscriptions_in(conn).call_secret(business_id))
+        async with self.uow.read() as work:
+            return CallSecretView(business_id, await work.subscriptions.call_secret(business_id))
 
     async def rotate_call_secret(self, business_id: str | None) -> CallSecretView:
         """A new secret for the business's per-call webhooks; the previous one keeps signing for
         domain.ROTATION_OVERLAP."""
         business_id = pick_business(tenant.require_account(), business_id)
         secret, now = domain.new_secret(), utcnow()
-        async with self.db.transaction() as conn:
-            repository = self.subscriptions_in(conn)
-            current = await repository.call_secret(business_id, lock=True)
-            row = await repository.put_call_secret(
+        async with self.uow.transaction() as work:
+            current = await work.subscriptions.call_secret(business_id, lock=True)
+            row = await work.subscriptions.put_call_secret(
                 business_id, self.box.seal(secret), secret[-4:], now,
                 previous_sealed=current.secret_sealed if current else None,
                 previous_expires_at=now + domain.ROTATION_OVERLAP if current else None)
@@ -155,23 +148,22 @@ class Webhooks:
         now = utcnow()
         event = Envelope(new_id(), "webhook.test", now, business_id, to_data(events_pb2.WebhookTest(
             message="This is a test event from Switchboard.", sent_at=now.isoformat())))
-        async with self.db.transaction() as conn:
-            subscriptions = self.subscriptions_in(conn)
+        async with self.uow.transaction() as work:
             if subscription_id:
-                targets = [await self._subscription(subscriptions, business_id, subscription_id)]
+                targets = [await self._subscription(work.subscriptions, business_id, subscription_id)]
             else:
-                targets = await subscriptions.subscriptions(business_id, active_only=True)
+                targets = await work.subscriptions.subscriptions(business_id, active_only=True)
             if not targets:
                 raise not_found("active webhook of this business")
-            await store.store_events(conn, [event])
-            claimed = await store.insert_deliveries(conn, [
-                store.delivery_values(t.id, business_id, event.event_id, event.type, now,
-                                      **store.claimed_by_creator(now, self.lease)) for t in targets])
+            await work.events.keep([event])
+            claimed = await work.deliveries.add([
+                domain.delivery_values(t.id, business_id, event.event_id, event.type, now,
+                                       **domain.claimed_by_creator(now, self.lease)) for t in targets])
         outcomes = await asyncio.gather(*(
             delivery.post_signed(self.sender, delivery.signing_secrets(self.box, target, now), target.url,
-                                 str(item.id), event)
+                                 item.id, event)
             for target, item in zip(targets, claimed, strict=True)))
-        await delivery_service.record_outcomes(self.db, list(zip(claimed, outcomes, strict=True)), retry=False)
+        await delivery_service.record_outcomes(self.uow, list(zip(claimed, outcomes, strict=True)), retry=False)
         return TestSent(business_id, event.event_id, list(zip(targets, outcomes, strict=True)))
 
     # -- history, deliveries, replay ------------------------------------------------------------
@@ -183,17 +175,16 @@ class Webhooks:
 
     async def list_events(self, business_id: str | None, event_type: str | None, since: datetime | None,
                           page: Page) -> Paged:
-        query = store.events_of(self._businesses(business_id), event_type, since)
-        async with self.db.read() as conn:
-            return await fetch_page(conn, query, events.c.occurred_at, events.c.event_id, page)
+        async with self.uow.read() as work:
+            return await work.events.page(self._businesses(business_id), event_type, since, page)
 
     async def list_deliveries(self, business_id: str | None, webhook_id: str | None, event_id: str | None,
                               status: str | None, page: Page) -> Paged:
-        query = store.deliveries_of(self._businesses(business_id), webhook_id,
-                                    require_uuid(event_id, "event_id") if event_id else None,
-                                    domain.check_delivery_status(status) if status else None)
-        async with self.db.read() as conn:
-            return await fetch_page(conn, query, deliveries.c.created_at, deliveries.c.id, page)
+        businesses = self._businesses(business_id)
+        event_id = require_uuid(event_id, "event_id") if event_id else None
+        status = domain.check_delivery_status(status) if status else None
+        async with self.uow.read() as work:
+            return await work.deliveries.page(businesses, webhook_id, event_id, status, page)
 
     async def replay(self, business_id: str | None, webhook_id: str, event_ids: list[str], since: datetime | None,
                      until: datetime | None) -> list[str]:
@@ -205,16 +196,17 @@ class Webhooks:
         if any(not is_uuid(i) for i in event_ids):
             raise invalid("event_ids must be UUIDs")
         now = utcnow()
-        async with self.db.transaction() as conn:
-            sub = await self._subscription(self.subscriptions_in(conn), business_id, webhook_id)
+        async with self.uow.transaction() as work:
+            sub = await self._subscription(work.subscriptions, business_id, webhook_id)
             if not sub.is_active:
                 raise invalid("this webhook is disabled; save its url again to re-enable it first")
-            rows = await store.events_to_replay(conn, business_id, event_ids, since, until, list(sub.events),
+            found = await work.events.to_replay(business_id, event_ids, since, until, list(sub.events),
                                                 webhooks.REPLAY_MAX + 1)
-            if event_ids and len(rows) < len(set(event_ids)):
+            if event_ids and len(found) < len(set(event_ids)):
                 raise not_found("one or more of these events for this business")
-            if len(rows) > webhooks.REPLAY_MAX:
+            if len(found) > webhooks.REPLAY_MAX:
                 raise invalid(f"at most {webhooks.REPLAY_MAX} events per replay; narrow since/until")
-            queued = await store.insert_deliveries(conn, [
-                store.delivery_values(sub.id, business_id, r.event_id, r.type, now, replay=True) for r in rows])
-        return [str(d.id) for d in queued]
+            queued = await work.deliveries.add([
+                domain.delivery_values(sub.id, business_id, event_id, event_type, now, replay=True)
+                for event_id, event_type in found])
+        return [d.id for d in queued]

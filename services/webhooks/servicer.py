@@ -2,20 +2,24 @@
 replies."""
 from __future__ import annotations
 
-from core.events import PARTNER_EVENT_TYPES
+from core.events import PARTNER_EVENT_TYPES, Envelope
 from core.grpc_server import Runtime
+from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
+from core.uow import UnitOfWork
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
 from services.webhooks.dispatcher import allow_loopback
+from services.webhooks.records import Delivery, Subscription
+from services.webhooks.repository import WebhooksUnit
 from services.webhooks.service import CallSecretView, Webhooks
 from switchboard.v1 import webhooks_pb2, webhooks_pb2_grpc
 
 EVENTS_PAGE = (50, 100)
 
 
-def subscription_message(row) -> webhooks_pb2.Subscription:
+def subscription_message(row: Subscription) -> webhooks_pb2.Subscription:
     msg = webhooks_pb2.Subscription(id=row.id, url=row.url, events=list(row.events), is_active=row.is_active,
                                     webhook_secret_masked=f"{domain.SECRET_PREFIX}...{row.secret_tail}",
                                     failure_count=row.failure_count, description=row.description,
@@ -25,8 +29,8 @@ def subscription_message(row) -> webhooks_pb2.Subscription:
     return msg
 
 
-def delivery_message(row) -> webhooks_pb2.Delivery:
-    msg = webhooks_pb2.Delivery(id=str(row.id), webhook_id=row.subscription_id or "", event_id=str(row.event_id),
+def delivery_message(row: Delivery) -> webhooks_pb2.Delivery:
+    msg = webhooks_pb2.Delivery(id=row.id, webhook_id=row.subscription_id or "", event_id=row.event_id,
                                 event_type=row.event_type, status=row.status, attempts=row.attempts,
                                 last_status_code=row.last_status_code, last_error=row.last_error,
                                 last_latency_ms=row.last_latency_ms)
@@ -35,8 +39,8 @@ def delivery_message(row) -> webhooks_pb2.Delivery:
     return msg
 
 
-def event_message(row) -> webhooks_pb2.StoredEvent:
-    msg = webhooks_pb2.StoredEvent(event_id=str(row.event_id), type=row.type, business_id=str(row.business_id),
+def event_message(row: Envelope) -> webhooks_pb2.StoredEvent:
+    msg = webhooks_pb2.StoredEvent(event_id=row.event_id, type=row.type, business_id=str(row.business_id),
                                    data=struct(row.data))
     set_timestamp(msg, "occurred_at", row.occurred_at)
     return msg
@@ -55,13 +59,15 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
     def __init__(self, webhooks: Webhooks):
         self.webhooks = webhooks
 
-    async def GetCallSecret(self, request, context):
+    async def GetCallSecret(self, request: webhooks_pb2.CallSecretRequest, context: Context) -> webhooks_pb2.CallSecret:
         return call_secret_message(await self.webhooks.call_secret(optional(request, "business_id")))
 
-    async def RotateCallSecret(self, request, context):
+    async def RotateCallSecret(self, request: webhooks_pb2.CallSecretRequest,
+                               context: Context) -> webhooks_pb2.CallSecret:
         return call_secret_message(await self.webhooks.rotate_call_secret(optional(request, "business_id")))
 
-    async def SaveSubscription(self, request, context):
+    async def SaveSubscription(self, request: webhooks_pb2.SaveSubscriptionRequest,
+                               context: Context) -> webhooks_pb2.SaveSubscriptionReply:
         saved = await self.webhooks.save(optional(request, "business_id"), request.url, list(request.events),
                                          optional(request, "description"))
         message = ("Webhook created. Store webhook_secret now: it is not shown again." if saved.created else
@@ -70,41 +76,46 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
                                                   webhook_secret=saved.secret, events=PARTNER_EVENT_TYPES,
                                                   message=message, created=saved.created)
 
-    async def ListSubscriptions(self, request, context):
-        business_id, rows = await self.webhooks.list(optional(request, "business_id"))
+    async def ListSubscriptions(self, request: webhooks_pb2.ListSubscriptionsRequest,
+                                context: Context) -> webhooks_pb2.ListSubscriptionsReply:
+        business_id, rows = await self.webhooks.list_subscriptions(optional(request, "business_id"))
         return webhooks_pb2.ListSubscriptionsReply(business_id=business_id, events=PARTNER_EVENT_TYPES,
                                                    webhooks=[subscription_message(r) for r in rows])
 
-    async def DeleteSubscription(self, request, context):
+    async def DeleteSubscription(self, request: webhooks_pb2.DeleteSubscriptionRequest,
+                                 context: Context) -> webhooks_pb2.DeleteSubscriptionReply:
         deleted = await self.webhooks.delete(optional(request, "business_id"), request.id)
         return webhooks_pb2.DeleteSubscriptionReply(success=True, id=deleted)
 
-    async def RotateSecret(self, request, context):
+    async def RotateSecret(self, request: webhooks_pb2.RotateSecretRequest,
+                           context: Context) -> webhooks_pb2.RotateSecretReply:
         rotated = await self.webhooks.rotate_secret(optional(request, "business_id"), request.id)
         reply = webhooks_pb2.RotateSecretReply(id=rotated.row.id, webhook_secret=rotated.secret,
                                                webhook_secret_masked=domain.mask(rotated.secret))
         set_timestamp(reply, "previous_secret_expires_at", rotated.previous_expires_at)
         return reply
 
-    async def SendTest(self, request, context):
+    async def SendTest(self, request: webhooks_pb2.SendTestRequest, context: Context) -> webhooks_pb2.SendTestReply:
         sent = await self.webhooks.send_test(optional(request, "business_id"), optional(request, "id"))
         return webhooks_pb2.SendTestReply(business_id=sent.business_id, event_id=sent.event_id, results=[
             webhooks_pb2.TestResult(webhook_id=t.id, delivered=o.ok, status_code=o.status_code,
                                     latency_ms=o.latency_ms, error=o.error) for t, o in sent.results])
 
-    async def ListEvents(self, request, context):
+    async def ListEvents(self, request: webhooks_pb2.ListEventsRequest,
+                         context: Context) -> webhooks_pb2.ListEventsReply:
         paged = await self.webhooks.list_events(optional(request, "business_id"), optional(request, "type"),
                                                 opt_datetime(request, "since"), Page.of(request.page, *EVENTS_PAGE))
         return webhooks_pb2.ListEventsReply(events=[event_message(r) for r in paged.rows], page=paged.info())
 
-    async def ListDeliveries(self, request, context):
+    async def ListDeliveries(self, request: webhooks_pb2.ListDeliveriesRequest,
+                             context: Context) -> webhooks_pb2.ListDeliveriesReply:
         paged = await self.webhooks.list_deliveries(
             optional(request, "business_id"), optional(request, "webhook_id"), optional(request, "event_id"),
             optional(request, "status"), Page.of(request.page, *EVENTS_PAGE))
         return webhooks_pb2.ListDeliveriesReply(deliveries=[delivery_message(r) for r in paged.rows],
                                                 page=paged.info())
 
-    async def Replay(self, request, context):
+    async def Replay(self, request: webhooks_pb2.ReplayRequest, context: Context) -> webhooks_pb2.ReplayReply:
         ids = await self.webhooks.replay(optional(request, "business_id"), request.webhook_id, list(request.event_ids),
                                          opt_datetime(request, "since"), opt_datetime(request, "until"))
         return webhooks_pb2.ReplayReply(queued=len(ids), delivery_ids=ids)
@@ -114,5 +125,6 @@ def build(runtime: Runtime) -> WebhooksServicer:
     loopback = allow_loopback(runtime.settings)
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
-    return WebhooksServicer(Webhooks(runtime.db, domain.SecretBox(runtime.settings.webhook_secrets_key.reveal()), sender,
-                                     loopback, runtime.settings.webhook_lease))
+    box = domain.SecretBox(runtime.settings.webhook_secrets_key.reveal())
+    return WebhooksServicer(Webhooks(UnitOfWork(runtime.db, WebhooksUnit), box, sender, loopback,
+                                     runtime.settings.webhook_lease))

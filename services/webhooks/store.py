@@ -1,14 +1,15 @@
 """Tables of the webhooks schema and the queries on them (each takes a connection)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.events import Envelope
-from core.ids import new_id
 from services.webhooks.schema import (
     attempts,
     call_secrets,
@@ -19,36 +20,39 @@ from services.webhooks.schema import (
 
 # -- subscriptions --------------------------------------------------------------------------
 
-async def subscription_of(conn: AsyncConnection, business_id: str, subscription_id: str, *, lock: bool = False):
+async def subscription_of(conn: AsyncConnection, business_id: str, subscription_id: str, *, lock: bool = False) -> sa.Row[Any] | None:
     query = sa.select(subscriptions).where(subscriptions.c.id == subscription_id,
                                            subscriptions.c.business_id == business_id)
     return (await conn.execute(query.with_for_update() if lock else query)).first()
 
 
-async def subscription_by_url(conn: AsyncConnection, business_id: str, url: str):
+async def subscription_by_url(conn: AsyncConnection, business_id: str, url: str) -> sa.Row[Any] | None:
     """The business's subscription to this URL, locked, or None."""
     return (await conn.execute(sa.select(subscriptions).where(subscriptions.c.business_id == business_id,
                                                               subscriptions.c.url == url).with_for_update())).first()
 
 
-async def subscriptions_of(conn: AsyncConnection, business_id: str, *, active_only: bool = False) -> list:
+async def subscriptions_of(conn: AsyncConnection, business_id: str, *, active_only: bool = False) -> list[sa.Row[Any]]:
     query = sa.select(subscriptions).where(subscriptions.c.business_id == business_id)
     if active_only:
         query = query.where(subscriptions.c.is_active)
-    return (await conn.execute(query.order_by(subscriptions.c.created_at))).all()
+    return list((await conn.execute(query.order_by(subscriptions.c.created_at))).all())
 
 
-async def subscriptions_by_id(conn: AsyncConnection, ids) -> dict:
+async def subscriptions_by_id(conn: AsyncConnection, ids: Iterable[str]) -> dict[str, sa.Row[Any]]:
     return {r.id: r for r in await conn.execute(sa.select(subscriptions).where(subscriptions.c.id.in_(ids)))}
 
 
-async def insert_subscription(conn: AsyncConnection, **values):
-    return (await conn.execute(subscriptions.insert().values(**values).returning(subscriptions))).first()
+async def insert_subscription(conn: AsyncConnection, **values: Any) -> sa.Row[Any]:
+    row: sa.Row[Any] = (await conn.execute(subscriptions.insert().values(**values).returning(subscriptions))).one()
+    return row
 
 
-async def update_subscription(conn: AsyncConnection, subscription_id: str, values: dict):
-    return (await conn.execute(subscriptions.update().where(subscriptions.c.id == subscription_id)
-                               .values(**values).returning(subscriptions))).first()
+async def update_subscription(conn: AsyncConnection, subscription_id: str,
+                              values: dict[str, Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(subscriptions.update().where(subscriptions.c.id == subscription_id)
+                                                  .values(**values).returning(subscriptions))).first()
+    return row
 
 
 async def delete_subscription(conn: AsyncConnection, subscription_id: str) -> None:
@@ -58,9 +62,9 @@ async def delete_subscription(conn: AsyncConnection, subscription_id: str) -> No
                                                  deliveries.c.status == "pending").values(status="canceled"))
 
 
-async def active_subscriptions(conn: AsyncConnection, business_ids) -> dict[str, list]:
+async def active_subscriptions(conn: AsyncConnection, business_ids: Iterable[str]) -> dict[str, list[sa.Row[Any]]]:
     """The active subscriptions of each of these businesses."""
-    found: dict[str, list] = {}
+    found: dict[str, list[sa.Row[Any]]] = {}
     for row in await conn.execute(sa.select(subscriptions).where(subscriptions.c.business_id.in_(business_ids),
                                                                  subscriptions.c.is_active)):
         found.setdefault(str(row.business_id), []).append(row)
@@ -78,7 +82,8 @@ async def subscription_succeeded(conn: AsyncConnection, subscription_id: str, no
         .values(last_triggered_at=now, failure_count=0, failing_since=None))
 
 
-async def subscription_failed(conn: AsyncConnection, subscription_id: str, failures: int, now: datetime):
+async def subscription_failed(conn: AsyncConnection, subscription_id: str, failures: int,
+                              now: datetime) -> sa.Row[Any] | None:
     """Count failures; returns (failing_since, is_active) of the subscription, or None when it is gone."""
     s = subscriptions.c
     return (await conn.execute(subscriptions.update().where(s.id == subscription_id).values(
@@ -100,13 +105,13 @@ async def store_events(conn: AsyncConnection, batch: list[Envelope]) -> None:
         for e in batch])
 
 
-async def events_by_id(conn: AsyncConnection, ids) -> dict[str, Envelope]:
+async def events_by_id(conn: AsyncConnection, ids: Iterable[str]) -> dict[str, Envelope]:
     return {str(r.event_id): Envelope(str(r.event_id), r.type, r.occurred_at, r.business_id and str(r.business_id),
                                       r.data)
             for r in await conn.execute(sa.select(events).where(events.c.event_id.in_(ids)))}
 
 
-def events_of(business_ids, event_type: str | None, since: datetime | None) -> sa.Select:
+def events_of(business_ids: Iterable[str], event_type: str | None, since: datetime | None) -> sa.Select[Any]:
     e = events.c
     query = sa.select(events).where(e.business_id.in_(business_ids))
     if event_type:
@@ -117,54 +122,41 @@ def events_of(business_ids, event_type: str | None, since: datetime | None) -> s
 
 
 async def events_to_replay(conn: AsyncConnection, business_id: str, event_ids: list[str], since: datetime | None,
-                           until: datetime | None, types: list[str], limit: int) -> list:
+                           until: datetime | None, types: list[str], limit: int) -> list[sa.Row[Any]]:
     """(event_id, type) of the named events, or of those of `types` since/until, oldest first."""
     e = events.c
-    query = sa.select(e.event_id, e.type).where(e.business_id == business_id)
+    query: sa.Select[Any] = sa.select(e.event_id, e.type).where(e.business_id == business_id)
     if event_ids:
         query = query.where(e.event_id.in_(event_ids))
     else:
         query = query.where(e.occurred_at >= since, e.type.in_(types))
         if until is not None:
             query = query.where(e.occurred_at < until)
-    return (await conn.execute(query.order_by(e.occurred_at).limit(limit))).all()
+    return list((await conn.execute(query.order_by(e.occurred_at).limit(limit))).all())
 
 
 # -- deliveries and attempts ------------------------------------------------------------------
 
-def delivery_values(subscription_id: str | None, business_id: str, event_id: str, event_type: str, now: datetime, *,
-                    attempts: int = 0, next_attempt_at: datetime | None = None, replay: bool = False,
-                    target_url: str | None = None) -> dict:
-    """A new pending delivery row: to a subscription, or (subscription None) to a per-call target_url."""
-    return dict(id=new_id(), subscription_id=subscription_id, business_id=business_id, event_id=event_id,
-                event_type=event_type, status="pending", attempts=attempts, next_attempt_at=next_attempt_at or now,
-                replay=replay, created_at=now, target_url=target_url)
-
-
-def claimed_by_creator(now: datetime, lease: timedelta) -> dict:
-    """delivery_values for a delivery its creator sends at once: its first attempt counted and claimed for
-    `lease`, as claim_due leaves a delivery it takes."""
-    return {"attempts": 1, "next_attempt_at": now + lease}
-
-
-async def insert_deliveries(conn: AsyncConnection, rows: list[dict]) -> list:
+async def insert_deliveries(conn: AsyncConnection, rows: list[dict[str, Any]]) -> list[sa.Row[Any]]:
     """Insert new deliveries and return them in the given order."""
     if not rows:
         return []
-    return (await conn.execute(deliveries.insert().returning(deliveries, sort_by_parameter_order=True), rows)).all()
+    return list((await conn.execute(deliveries.insert().returning(deliveries, sort_by_parameter_order=True),
+                                    rows)).all())
 
 
-async def queue_once(conn: AsyncConnection, rows: list[dict]) -> list:
+async def queue_once(conn: AsyncConnection, rows: list[dict[str, Any]]) -> list[sa.Row[Any]]:
     """Queue first deliveries of events to subscriptions, skipping those that exist (replays aside); returns the
     new ones."""
     if not rows:
         return []
-    return (await conn.execute(insert(deliveries).on_conflict_do_nothing(
+    return list((await conn.execute(insert(deliveries).on_conflict_do_nothing(
         index_elements=["event_id", "subscription_id"], index_where=sa.text("NOT replay")).returning(deliveries),
-        rows)).all()
+        rows)).all())
 
 
-def deliveries_of(business_ids, webhook_id: str | None, event_id: str | None, status: str | None) -> sa.Select:
+def deliveries_of(business_ids: Iterable[str], webhook_id: str | None, event_id: str | None,
+                  status: str | None) -> sa.Select[Any]:
     d = deliveries.c
     query = sa.select(deliveries).where(d.business_id.in_(business_ids))
     if webhook_id:
@@ -176,27 +168,27 @@ def deliveries_of(business_ids, webhook_id: str | None, event_id: str | None, st
     return query
 
 
-async def claim_due(conn: AsyncConnection, batch: int, lease: timedelta) -> list:
+async def claim_due(conn: AsyncConnection, batch: int, lease: timedelta) -> list[sa.Row[Any]]:
     """Take up to `batch` due deliveries for `lease` (FOR UPDATE SKIP LOCKED: each goes to one claimer),
     counting the attempt."""
     d = deliveries.c
     due = (sa.select(d.id).where(d.status == "pending", d.next_attempt_at <= sa.func.now())
            .order_by(d.next_attempt_at).limit(batch).with_for_update(skip_locked=True))
-    return (await conn.execute(deliveries.update().where(d.id.in_(due.scalar_subquery())).values(
-        attempts=d.attempts + 1, next_attempt_at=sa.func.now() + lease).returning(deliveries))).all()
+    return list((await conn.execute(deliveries.update().where(d.id.in_(due.scalar_subquery())).values(
+        attempts=d.attempts + 1, next_attempt_at=sa.func.now() + lease).returning(deliveries))).all())
 
 
-async def cancel_deliveries(conn: AsyncConnection, ids: list) -> None:
+async def cancel_deliveries(conn: AsyncConnection, ids: list[str]) -> None:
     await conn.execute(deliveries.update().where(deliveries.c.id.in_(ids)).values(status="canceled"))
 
 
-async def record_attempts(conn: AsyncConnection, rows: list[dict], now: datetime) -> None:
+async def record_attempts(conn: AsyncConnection, rows: list[dict[str, Any]], now: datetime) -> None:
     """Write attempts and move their deliveries on. Each row: delivery, attempt, status (delivered, pending or
     failed), status_code, error, latency_ms and next_attempt_at (for pending)."""
     await conn.execute(attempts.insert(), [
         {"delivery_id": r["delivery"], "attempt": r["attempt"], "status_code": r["status_code"],
          "latency_ms": r["latency_ms"], "error": r["error"], "at": now} for r in rows])
-    last = {"last_status_code": sa.bindparam("b_code"), "last_error": sa.bindparam("b_error"),
+    last: dict[str, Any] = {"last_status_code": sa.bindparam("b_code"), "last_error": sa.bindparam("b_error"),
             "last_latency_ms": sa.bindparam("b_latency")}
     for status in ("delivered", "pending", "failed"):
         batch = [{"b_id": r["delivery"], "b_code": r["status_code"], "b_error": r["error"],
@@ -204,7 +196,7 @@ async def record_attempts(conn: AsyncConnection, rows: list[dict], now: datetime
                  for r in rows if r["status"] == status]
         if not batch:
             continue
-        values = {**last, "status": status}
+        values: dict[str, Any] = {**last, "status": status}
         if status == "delivered":
             values["delivered_at"] = now
         else:
@@ -214,28 +206,33 @@ async def record_attempts(conn: AsyncConnection, rows: list[dict], now: datetime
 
 # -- per-call webhook secrets -------------------------------------------------------------------
 
-async def call_secret_of(conn: AsyncConnection, business_id: str, *, lock: bool = False):
+async def call_secret_of(conn: AsyncConnection, business_id: str, *, lock: bool = False) -> sa.Row[Any] | None:
     query = sa.select(call_secrets).where(call_secrets.c.business_id == business_id)
     return (await conn.execute(query.with_for_update() if lock else query)).first()
 
 
-async def call_secrets_of(conn: AsyncConnection, business_ids) -> dict:
+async def call_secrets_of(conn: AsyncConnection, business_ids: Iterable[str]) -> dict[str, sa.Row[Any]]:
     return {str(r.business_id): r for r in await conn.execute(
         sa.select(call_secrets).where(call_secrets.c.business_id.in_(business_ids)))}
 
 
 async def put_call_secret(conn: AsyncConnection, business_id: str, sealed: str, tail: str, now: datetime,
-                          previous_sealed: str | None = None, previous_expires_at: datetime | None = None):
+                          previous_sealed: str | None = None,
+                          previous_expires_at: datetime | None = None) -> sa.Row[Any]:
     """Make the business's secret, or replace it keeping the previous one until `previous_expires_at`."""
     values = dict(secret_sealed=sealed, secret_tail=tail, previous_secret_sealed=previous_sealed,
                   previous_secret_expires_at=previous_expires_at, updated_at=now)
-    return (await conn.execute(insert(call_secrets).values(business_id=business_id, created_at=now, **values)
-                               .on_conflict_do_update(index_elements=["business_id"], set_=values)
-                               .returning(call_secrets))).first()
+    row: sa.Row[Any] = (await conn.execute(insert(call_secrets).values(business_id=business_id, created_at=now, **values)
+                                           .on_conflict_do_update(index_elements=["business_id"], set_=values)
+                                           .returning(call_secrets))).one()
+    return row
 
 
-async def ensure_call_secret(conn: AsyncConnection, business_id: str, sealed: str, tail: str, now: datetime):
+async def ensure_call_secret(conn: AsyncConnection, business_id: str, sealed: str, tail: str,
+                             now: datetime) -> sa.Row[Any]:
     """The business's secret, made with `sealed` when it has none."""
     await conn.execute(insert(call_secrets).values(business_id=business_id, secret_sealed=sealed, secret_tail=tail,
                                                    created_at=now, updated_at=now).on_conflict_do_nothing())
-    return await call_secret_of(conn, business_id)
+    row = await call_secret_of(conn, business_id)
+    assert row is not None  # made above when it was missing
+    return row

@@ -19,6 +19,7 @@ from services.sdr.repository import sql_unit
 from services.sdr.service import Contact, LeadFilters, Leads
 from services.webhooks import delivery_service, domain
 from services.webhooks.delivery import Outcome, Sender
+from services.webhooks.repository import WebhooksUnit
 from services.webhooks.schema import attempts
 from services.webhooks.service import Webhooks
 from tests.api import next_client_ip
@@ -133,7 +134,8 @@ async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, eng
 async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine, database):
     box = domain.SecretBox(cfg.webhook_secrets_key.reveal())
     sender = Sender(allow_loopback=True)
-    webhooks = Webhooks(database, box, sender, allow_loopback=True, lease=timedelta(seconds=2))
+    webhooks = Webhooks(UnitOfWork(database, WebhooksUnit), box, sender, allow_loopback=True,
+                        lease=timedelta(seconds=2))
     try:
         with acting_as(new_tenant()) as who:
             saved = await webhooks.save(None, "http://127.0.0.1:9/hook", ["lead.created"], None)
@@ -145,9 +147,9 @@ async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine, d
             assert (delivery.status, delivery.attempts) == ("failed", 1)  # a test event is not retried
             # Failing for longer than the (scaled) window: the next failed outcome disables it.
             scale = 1e-9
-            await delivery_service.record_outcomes(database, [(delivery, Outcome(500, 3, "receiver answered 500"))],
+            await delivery_service.record_outcomes(webhooks.uow, [(delivery, Outcome(500, 3, "receiver answered 500"))],
                                                    retry=False, scale=scale)
-            _, [row] = await webhooks.list(None)
+            _, [row] = await webhooks.list_subscriptions(None)
         assert not row.is_active and "save the subscription again" in row.disabled_reason
         async with engine.connect() as conn:
             assert await conn.scalar(sa.select(sa.func.count()).select_from(attempts)

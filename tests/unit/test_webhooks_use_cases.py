@@ -1,6 +1,8 @@
-"""The webhook subscription use cases (services/webhooks/service.py: subscriptions, their signing secrets and the
-per-call webhook secret) in the fast tier, on the in-memory database (tests/memory). The test event, the history,
-deliveries and replays stay with the stack-backed tests (tests/service, tests/e2e/test_webhooks.py)."""
+"""The webhook use cases in the fast tier, on the in-memory database (tests/memory/webhooks.py): subscriptions,
+their signing secrets and the per-call webhook secret, the test event, the history, replays (service.py), and the
+dispatcher's fan-out, delivery and outcomes (delivery_service.py), with a receiver that answers without a network.
+Real HTTP, the bus and concurrent dispatchers stay with the stack-backed tests (tests/service,
+tests/integration/test_webhook_dispatch.py, tests/e2e/test_webhooks.py)."""
 from datetime import timedelta
 
 import pytest
@@ -9,11 +11,12 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.settings import derive_sealing_key
 from core.tenant import Tenant, acting_as
+from core.uow import UnitOfWork
 from services.webhooks import domain
 from services.webhooks.delivery import Sender, signing_secrets
 from services.webhooks.service import Webhooks
 from tests.memory import MemoryDatabase
-from tests.memory.webhooks import MemorySubscriptions
+from tests.memory.webhooks import MemoryWebhooksUnit
 
 URL = "http://127.0.0.1:9/hooks"
 BOX = domain.SecretBox(derive_sealing_key("fast-tier-server-secret"))
@@ -23,8 +26,8 @@ BOX = domain.SecretBox(derive_sealing_key("fast-tier-server-secret"))
 async def webhooks(business_id):
     sender = Sender(allow_loopback=True)
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))):
-        yield Webhooks(MemoryDatabase(), BOX, sender, allow_loopback=True, lease=timedelta(seconds=2),
-                       subscriptions=MemorySubscriptions)
+        yield Webhooks(UnitOfWork(MemoryDatabase(), MemoryWebhooksUnit), BOX, sender, allow_loopback=True,
+                       lease=timedelta(seconds=2))
     await sender.close()
 
 
@@ -35,8 +38,8 @@ async def test_a_url_is_subscribed_once_with_a_secret_shown_then_updated_and_re_
     assert (row.url, row.events, row.description, row.is_active, row.secret_tail) == (
         URL, ["lead.created"], "CRM sync", True, saved.secret[-4:])
     assert BOX.open(row.secret_sealed) == saved.secret
-    async with webhooks.db.transaction() as conn:  # the dispatcher disabled it (delivery_service.py)
-        await MemorySubscriptions(conn).change_subscription(row.id, {
+    async with webhooks.uow.transaction() as work:  # the dispatcher disabled it (delivery_service.py)
+        await work.subscriptions.change_subscription(row.id, {
             "is_active": False, "disabled_reason": "failing for 20 hours", "failure_count": 7,
             "failing_since": utcnow()})
     again = await webhooks.save(business_id, URL, ["call.completed", "lead.created"], None)
@@ -46,7 +49,7 @@ async def test_a_url_is_subscribed_once_with_a_secret_shown_then_updated_and_re_
                                                                   True, None, 0, None)
     assert again.row.secret_sealed == row.secret_sealed
     other = await webhooks.save(None, "http://127.0.0.1:9/other", ["lead.created"], None)
-    listed_business, listed = await webhooks.list(None)
+    listed_business, listed = await webhooks.list_subscriptions(None)
     assert listed_business == business_id and [r.id for r in listed] == [row.id, other.row.id]
 
 
@@ -59,8 +62,7 @@ async def test_a_subscription_is_refused_what_it_may_not_ask(webhooks, business_
         with pytest.raises(ServiceError) as refused:
             await webhooks.save(None, url, events, description)
         assert refused.value.code == "invalid_request" and message in refused.value.message
-    public_only = Webhooks(webhooks.db, BOX, webhooks.sender, allow_loopback=False, lease=webhooks.lease,
-                           subscriptions=MemorySubscriptions)
+    public_only = Webhooks(webhooks.uow, BOX, webhooks.sender, allow_loopback=False, lease=webhooks.lease)
     with pytest.raises(ServiceError) as loopback:
         await public_only.save(None, URL, ["lead.created"], None)
     assert "loopback" in loopback.value.message
@@ -71,14 +73,14 @@ async def test_a_subscription_is_refused_what_it_may_not_ask(webhooks, business_
             pytest.raises(ServiceError) as which:
         await webhooks.save(None, URL, ["lead.created"], None)
     assert which.value.code == "bad_request"
-    assert (await webhooks.list(None))[1] == []
+    assert (await webhooks.list_subscriptions(None))[1] == []
 
 
 async def test_a_subscription_is_deleted_and_rotated_in_its_business_only(webhooks, business_id):
     saved = await webhooks.save(None, URL, ["lead.created"], None)
     before = utcnow()
     rotated = await webhooks.rotate_secret(None, saved.row.id)
-    _, [row] = await webhooks.list(None)
+    _, [row] = await webhooks.list_subscriptions(None)
     assert rotated.secret != saved.secret and rotated.previous_expires_at >= before + domain.ROTATION_OVERLAP
     assert signing_secrets(BOX, row, utcnow()) == [rotated.secret, saved.secret]
     assert signing_secrets(BOX, row, rotated.previous_expires_at) == [rotated.secret]
@@ -88,7 +90,7 @@ async def test_a_subscription_is_deleted_and_rotated_in_its_business_only(webhoo
                 await write(None, saved.row.id)
             assert hidden.value.code == "not_found"
     assert await webhooks.delete(None, saved.row.id) == saved.row.id
-    assert (await webhooks.list(None))[1] == []
+    assert (await webhooks.list_subscriptions(None))[1] == []
     with pytest.raises(ServiceError) as gone:
         await webhooks.delete(business_id, saved.row.id)
     assert gone.value.code == "not_found"
