@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from core import uow
 from core.compliance.rules import hours
+from core.events import Envelope
 from core.ids import new_id
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
@@ -25,6 +26,8 @@ from providers.voice.client import VapiClient
 from services.calls.repository import EVERY_CALL, CallFilter
 from services.messaging.store import Allowance
 from services.sdr import schema as sdr_schema
+from services.webhooks.domain import delivery_values
+from services.webhooks.records import Failing
 
 
 class UnitOfWorkContract:
@@ -355,6 +358,154 @@ class SubscriptionsRepositoryContract:
         async with database.read() as conn:
             assert (await subscriptions_in(conn).call_secret(business_id)).secret_sealed == "sealed-2"
             assert await subscriptions_in(conn).call_secret(new_id()) is None
+
+
+    async def test_failure_streaks_are_counted_and_ended_and_a_subscription_turned_off(self, database,
+                                                                                      subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            subscriptions = subscriptions_in(conn)
+            added = await subscriptions.add_subscription(**subscription_values(business_id))
+            assert await subscriptions.failed(added.id, 2, AT) == Failing(AT, True)
+            assert await subscriptions.failed(added.id, 1, AT + timedelta(hours=1)) == Failing(AT, True)
+            assert await subscriptions.failed("wh_none", 1, AT) is None
+            failing = await subscriptions.subscription(business_id, added.id)
+            assert (failing.failure_count, failing.last_triggered_at) == (3, AT + timedelta(hours=1))
+            assert [s.id for s in (await subscriptions.active_of({business_id, new_id()}))[business_id]] == [added.id]
+            await subscriptions.succeeded(added.id, AT + timedelta(hours=2))
+            ended = await subscriptions.subscription(business_id, added.id)
+            assert (ended.failure_count, ended.failing_since, ended.last_triggered_at) == (
+                0, None, AT + timedelta(hours=2))
+            await subscriptions.disable(added.id, "failing for a day")
+        async with database.read() as conn:
+            assert await subscriptions_in(conn).active_of({business_id}) == {}
+            found = await subscriptions_in(conn).by_ids({added.id, "wh_none"})
+        assert list(found) == [added.id] and (found[added.id].is_active, found[added.id].disabled_reason) == (
+            False, "failing for a day")
+
+    async def test_a_call_secret_made_on_first_need_is_made_once(self, database, subscriptions_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            made = await subscriptions_in(conn).ensure_call_secret(business_id, "sealed-1", "1111", AT)
+            kept = await subscriptions_in(conn).ensure_call_secret(business_id, "sealed-2", "2222", AT)
+        assert (made.secret_sealed, kept.secret_sealed, kept.business_id) == ("sealed-1", "sealed-1", business_id)
+        async with database.read() as conn:
+            assert list(await subscriptions_in(conn).call_secrets({business_id, new_id()})) == [business_id]
+
+
+class _Rollback(Exception):
+    """Raised to leave nothing of a contract's transaction (its claims would take the stack's due deliveries)."""
+
+
+class EventsRepositoryContract:
+    """services.webhooks.repository.EventsRepository."""
+
+    async def test_events_are_kept_once_and_a_consumer_sees_each_for_the_first_time_once(self, database, events_in):
+        business_id = new_id()
+        lead = Envelope(new_id(), "lead.created", AT, business_id, {"lead_id": "l-1"})
+        failed = Envelope(new_id(), "call.failed", AT + timedelta(minutes=1), business_id, {"call_id": "c-1"})
+        async with database.transaction() as conn:
+            assert await events_in(conn).first_seen("contract-consumer", [lead.event_id]) == {lead.event_id}
+            await events_in(conn).keep([lead, failed])
+            await events_in(conn).keep([lead])
+        async with database.transaction() as conn:
+            assert await events_in(conn).first_seen("contract-consumer", [lead.event_id, failed.event_id]) == {
+                failed.event_id}
+        async with database.read() as conn:
+            events = events_in(conn)
+            assert await events.by_ids({lead.event_id, new_id()}) == {lead.event_id: lead}
+            newest = await events.page([business_id], None, None, Page(limit=1))
+            assert ([e.event_id for e in newest.rows], newest.has_more) == ([failed.event_id], True)
+            assert [e.event_id for e in (await events.page([business_id], "lead.created", None,
+                                                           Page(limit=5))).rows] == [lead.event_id]
+            assert [e.event_id for e in (await events.page([business_id], None, AT + timedelta(seconds=30),
+                                                           Page(limit=5))).rows] == [failed.event_id]
+            both = ["lead.created", "call.failed"]
+            assert await events.to_replay(business_id, [lead.event_id], None, None, [], 10) == [
+                (lead.event_id, "lead.created")]
+            assert await events.to_replay(business_id, [], AT, None, both, 10) == [
+                (lead.event_id, "lead.created"), (failed.event_id, "call.failed")]
+            assert await events.to_replay(business_id, [], AT, None, both, 1) == [(lead.event_id, "lead.created")]
+            assert await events.to_replay(business_id, [], AT, AT + timedelta(seconds=30), ["call.failed"], 10) == []
+
+
+class DeliveriesRepositoryContract:
+    """services.webhooks.repository.DeliveriesRepository (and the deliveries a removed subscription leaves)."""
+
+    async def test_a_first_delivery_is_queued_once_and_replays_and_per_call_ones_always(self, database,
+                                                                                        subscriptions_in,
+                                                                                        deliveries_in):
+        business_id, event_id = new_id(), new_id()
+        later = AT + timedelta(days=3650)  # never due while the tests run: the stack's dispatcher leaves them
+        async with database.transaction() as conn:
+            sub = await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+            deliveries = deliveries_in(conn)
+            [first] = await deliveries.queue_once([delivery_values(sub.id, business_id, event_id, "lead.created", AT,
+                                                                   next_attempt_at=later)])
+            assert await deliveries.queue_once([delivery_values(sub.id, business_id, event_id, "lead.created",
+                                                                AT, next_attempt_at=later)]) == []
+            per_call = [delivery_values(None, business_id, event_id, "call.completed", AT, next_attempt_at=later,
+                                        target_url="https://calls.example.com/1") for _ in range(2)]
+            assert len(await deliveries.queue_once(per_call)) == 2
+            [replay] = await deliveries.add([delivery_values(sub.id, business_id, event_id, "lead.created",
+                                                             AT + timedelta(minutes=1), next_attempt_at=later,
+                                                             replay=True)])
+        assert (first.status, first.attempts, first.replay, first.next_attempt_at, first.last_status_code) == (
+            "pending", 0, False, later, None)
+        async with database.read() as conn:
+            listed = await deliveries_in(conn).page([business_id], sub.id, None, None, Page(limit=10))
+            assert [d.id for d in listed.rows] == [replay.id, first.id] and listed.rows[0].replay
+            per_call_listed = await deliveries_in(conn).page([business_id], None, event_id, "pending", Page(limit=10))
+            assert len(per_call_listed.rows) == 4
+            assert (await deliveries_in(conn).page([new_id()], None, None, None, Page(limit=10))).rows == []
+
+    async def test_due_deliveries_are_claimed_once_and_attempts_move_them_on(self, database, deliveries_in):
+        business_id = new_id()
+        with pytest.raises(_Rollback):
+            async with database.transaction() as conn:
+                deliveries = deliveries_in(conn)
+                early, due, later = await deliveries.add([
+                    delivery_values(None, business_id, new_id(), "call.completed", AT, target_url=url,
+                                    next_attempt_at=at)
+                    for url, at in [("https://a.example.com", AT - timedelta(days=400)),
+                                    ("https://b.example.com", AT - timedelta(days=399)),
+                                    ("https://c.example.com", datetime.now(UTC) + timedelta(hours=1))]])
+                mine = {early.id, due.id, later.id}
+                claimed = [d for d in await deliveries.claim_due(1000, timedelta(minutes=5)) if d.id in mine]
+                assert sorted(d.id for d in claimed) == sorted([early.id, due.id])
+                assert all(d.attempts == 1 and d.next_attempt_at > datetime.now(UTC) for d in claimed)
+                assert not [d for d in await deliveries.claim_due(1000, timedelta(minutes=5)) if d.id in mine]
+                moved_at = AT + timedelta(minutes=1)
+                await deliveries.record_attempts([
+                    {"delivery": early.id, "attempt": 1, "status": "delivered", "status_code": 200, "error": None,
+                     "latency_ms": 5, "next_attempt_at": moved_at},
+                    {"delivery": due.id, "attempt": 1, "status": "pending", "status_code": 500,
+                     "error": "receiver answered 500", "latency_ms": 7, "next_attempt_at": AT + timedelta(hours=1)}],
+                    moved_at)
+                await deliveries.cancel([later.id])
+                after = {d.id: d for d in (await deliveries.page([business_id], None, None, None,
+                                                                 Page(limit=10))).rows}
+                assert (after[early.id].status, after[early.id].delivered_at, after[early.id].last_status_code,
+                        after[early.id].last_latency_ms) == ("delivered", moved_at, 200, 5)
+                assert (after[due.id].status, after[due.id].next_attempt_at, after[due.id].last_error) == (
+                    "pending", AT + timedelta(hours=1), "receiver answered 500")
+                assert after[later.id].status == "canceled"
+                raise _Rollback
+
+    async def test_removing_a_subscription_cancels_its_pending_deliveries_only(self, database, subscriptions_in,
+                                                                               deliveries_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            sub = await subscriptions_in(conn).add_subscription(**subscription_values(business_id))
+            pending, delivered = await deliveries_in(conn).add([  # never due while the tests run
+                delivery_values(sub.id, business_id, new_id(), "lead.created", AT,
+                                next_attempt_at=AT + timedelta(days=3650)),
+                {**delivery_values(sub.id, business_id, new_id(), "lead.created", AT), "status": "delivered"}])
+            await subscriptions_in(conn).remove_subscription(sub.id)
+        async with database.read() as conn:
+            after = {d.id: d.status for d in (await deliveries_in(conn).page([business_id], None, None, None,
+                                                                             Page(limit=10))).rows}
+        assert after == {pending.id: "canceled", delivered.id: "delivered"}
 
 
 def lead_values(**values) -> dict:

@@ -10,12 +10,14 @@ from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
 from services.messaging.repository import SqlMessaging
 from services.sdr.repository import SqlLeads, SqlRuns
-from services.webhooks.repository import SqlSubscriptions
+from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
 from tests.storage_contracts import (
     AT,
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     CallsRepositoryContract,
+    DeliveriesRepositoryContract,
+    EventsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
     NumbersRepositoryContract,
@@ -48,6 +50,22 @@ class TestSqlSubscriptions(SubscriptionsRepositoryContract):
     @pytest.fixture
     def subscriptions_in(self):
         return SqlSubscriptions
+
+
+class TestSqlWebhookEvents(EventsRepositoryContract):
+    @pytest.fixture
+    def events_in(self):
+        return SqlEvents
+
+
+class TestSqlDeliveries(DeliveriesRepositoryContract):
+    @pytest.fixture
+    def subscriptions_in(self):
+        return SqlSubscriptions
+
+    @pytest.fixture
+    def deliveries_in(self):
+        return SqlDeliveries
 
 
 class TestSqlLeads(LeadsRepositoryContract):

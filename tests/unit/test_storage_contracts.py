@@ -11,12 +11,14 @@ from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
 from tests.memory.messaging import MemoryMessaging
 from tests.memory.sdr import MemoryLeads, MemoryRuns
-from tests.memory.webhooks import MemorySubscriptions
+from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscriptions
 from tests.storage_contracts import (
     AT,
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     CallsRepositoryContract,
+    DeliveriesRepositoryContract,
+    EventsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
     NumbersRepositoryContract,
@@ -49,6 +51,22 @@ class TestMemorySubscriptions(SubscriptionsRepositoryContract):
     @pytest.fixture
     def subscriptions_in(self):
         return MemorySubscriptions
+
+
+class TestMemoryWebhookEvents(EventsRepositoryContract):
+    @pytest.fixture
+    def events_in(self):
+        return MemoryEvents
+
+
+class TestMemoryDeliveries(DeliveriesRepositoryContract):
+    @pytest.fixture
+    def subscriptions_in(self):
+        return MemorySubscriptions
+
+    @pytest.fixture
+    def deliveries_in(self):
+        return MemoryDeliveries
 
 
 class TestMemoryLeads(LeadsRepositoryContract):
