@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 
 from core.errors import ServiceError
 from core.ids import new_id, require_uuid, utcnow
+from core.records import record
 from core.uow import Connections
 from services.accounts import oauth_domain as rules
 from services.accounts import oauth_store as store
@@ -31,7 +32,7 @@ from services.accounts.client_documents import ClientDocuments
 from services.accounts.domain import new_secret_token
 from services.accounts.oauth_domain import OAuthError
 from services.accounts.oauth_tokens import AccessTokens
-from services.accounts.records import OAuthClient, OAuthConnection, record
+from services.accounts.records import OAuthClient, OAuthConnection
 from services.accounts.service import Accounts, Principal
 
 DOCUMENT_TTL = timedelta(hours=1)  # a client ID metadata document is fetched again after this long

@@ -1,24 +1,11 @@
 """What the accounts repositories return (services.accounts.repository, and its twins in tests/memory): frozen
 records of the columns a use case reads, never the database's rows. Ids are strings whichever driver read them
-(the raw pool's asyncpg gives uuid.UUID, SQLAlchemy's UUID(as_uuid=False) strings)."""
+(core.records.record, which builds them, makes them so)."""
 from __future__ import annotations
 
 import dataclasses
-import uuid
-from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, TypeVar
-
-R = TypeVar("R")
-
-
-def record(cls: type[R], values: Mapping[Any, Any], prefix: str = "") -> R:
-    """A `cls` (a record dataclass) from a row's mapping: its fields' columns (named `prefix` + field)."""
-    found = {}
-    for field in dataclasses.fields(cls):  # type: ignore[arg-type]  # R is always one of the dataclasses below
-        value = values[prefix + field.name]
-        found[field.name] = str(value) if isinstance(value, uuid.UUID) else value
-    return cls(**found)
+from typing import Any
 
 
 @dataclasses.dataclass(frozen=True)

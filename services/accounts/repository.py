@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.pagination import Page, Paged, fetch_page
+from core.records import record
 from core.uow import Database, Unit
 from services.accounts import store
 from services.accounts.records import (
@@ -28,7 +29,6 @@ from services.accounts.records import (
     WorkspaceOwner,
     WorkspaceProvisioning,
     Zone,
-    record,
 )
 from services.accounts.schema import businesses, usage_log
 

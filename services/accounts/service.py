@@ -15,6 +15,7 @@ from core.bus import AUTH_INVALIDATE_SUBJECT, EventBus
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
+from core.records import record
 from core.scopes import DEFAULT_SCOPES
 from core.settings import Settings
 from core.uow import UnitOfWork
@@ -33,7 +34,6 @@ from services.accounts.records import (
     WorkspaceOwner,
     WorkspaceProvisioning,
     Zone,
-    record,
 )
 from services.accounts.repository import AccountsRepository, AccountsUnit, HotPath
 from services.accounts.secret_keys import SecretKeys

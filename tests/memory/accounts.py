@@ -7,9 +7,9 @@ from __future__ import annotations
 import copy
 
 from core import standing
+from core.records import record as _record
 from core.uow import Unit
 from services.accounts.records import ApiKeyRecord, SessionRecord, Workspace, WorkspaceProvisioning
-from services.accounts.records import record as _record
 from services.accounts.schema import SCHEMA, api_keys, businesses, provisionings, sessions
 from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
 
