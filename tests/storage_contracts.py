@@ -132,6 +132,35 @@ class CallsRepositoryContract:
             assert await calls_in(conn).recording_url(added.id) == url
             assert await calls_in(conn).recording_url(new_id()) is None
 
+    async def test_a_batch_of_messages_finds_its_calls_by_either_id_and_writes_each_change(self, database,
+                                                                                           calls_in):
+        business_id, provider_call_id = new_id(), f"pc-{new_id()}"
+        async with database.transaction() as conn:
+            ours = await calls_in(conn).add(**call_values(business_id))
+            theirs = await calls_in(conn).add(**call_values(business_id, provider_call_id=provider_call_id))
+            await calls_in(conn).add(**call_values(business_id))  # of no message
+            found = await calls_in(conn).for_messages([ours.id], [provider_call_id, f"pc-{new_id()}"])
+            assert sorted(row["id"] for row in found) == sorted([ours.id, theirs.id])
+            assert all(isinstance(row, dict) and row["business_id"] == business_id for row in found)
+            await calls_in(conn).change_many({ours.id: {"status": "ringing"},
+                                              theirs.id: {"status": "completed", "duration": 42}})
+        async with database.read() as conn:
+            assert (await calls_in(conn).owned((business_id,), ours.id)).status == "ringing"
+            after = await calls_in(conn).owned((business_id,), theirs.id)
+        assert (after.status, after.duration) == ("completed", 42)
+
+    async def test_silent_calls_are_those_in_progress_past_their_duration_and_margin(self, database, calls_in):
+        # A year before the other tests' calls, so that no other call is silent by then.
+        business_id, at = new_id(), AT - timedelta(days=365)
+        now, made = at + timedelta(seconds=700), {"created_at": at, "updated_at": at}
+        async with database.transaction() as conn:
+            overdue = await calls_in(conn).add(**call_values(business_id, status="in-progress", **made))  # 600 s
+            await calls_in(conn).add(**call_values(business_id, status="completed", **made))  # it has its outcome
+            await calls_in(conn).add(**call_values(business_id, status="ringing", max_duration=3600, **made))
+        async with database.read() as conn:
+            assert [row.id for row in await calls_in(conn).silent(now, 60, 100)] == [overdue.id]
+            assert await calls_in(conn).silent(now, 120, 100) == []
+
     async def test_a_transaction_that_raises_keeps_nothing(self, database, calls_in):
         values = call_values(new_id())
         with pytest.raises(LookupError):

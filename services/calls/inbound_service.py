@@ -13,22 +13,18 @@ short recorded sentence spoken by the provider, and the call ends; nothing is re
 event). A repeated request for the same provider call answers the same way and records nothing twice."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from contracts import calls as calls_contract
 from core import tenant
 from core.compliance import zones
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
-from core.outbox import add_event
 from core.standings import Standings, carried_only
-from core.uow import Connections
+from core.uow import UnitOfWork
 from providers.voice.server_messages import ServerConfig, spoken_refusal
 from services.calls import domain
 from services.calls.ports import Neighbours, NumberRoute
-from services.calls.repository import CallsRepository, SqlCalls
-from services.calls.schema import outbox
+from services.calls.repository import CallsUnit
 from switchboard.v1 import events_pb2
 
 ACTOR = "calls-inbound"
@@ -44,12 +40,11 @@ def _e164(value) -> str | None:
 
 
 class Inbound:
-    def __init__(self, db: Connections, server: ServerConfig, others: Neighbours, *,
-                 calls: Callable[..., CallsRepository] = SqlCalls, standings: Standings | None = None):
-        self.db, self.server = db, server
+    def __init__(self, uow: UnitOfWork[CallsUnit], server: ServerConfig, others: Neighbours, *,
+                 standings: Standings | None = None):
+        self.uow, self.server = uow, server  # the calls (services.calls.repository)
         self.standings = standings or carried_only()  # may the number's business spend (core.standings)
         self.others = others  # asked as the tenant set below (services.calls.ports)
-        self.calls_in = calls  # the repository on a unit of work's handle (services.calls.repository)
 
     async def assistant_request(self, message: dict) -> dict:
         """The provider's answer: the agent's assistant with this call's variables, or an error."""
@@ -67,8 +62,8 @@ class Inbound:
     async def record_first_heard(self, message: dict) -> None:
         """Record an inbound call that reaches us by a status update or report before (or without) an
         assistant-request: ring-first forwarding offers the call to the forward-to phone first."""
-        async with self.db.read() as conn:
-            if await self.calls_in(conn).by_provider_id(message["call"]["id"]) is not None:
+        async with self.uow.read() as work:
+            if await work.calls.by_provider_id(message["call"]["id"]) is not None:
                 return
         await self._recorded(message)
 
@@ -88,8 +83,8 @@ class Inbound:
             return await self._record(call["id"], route, number, _e164((call.get("customer") or {}).get("number"))), route
 
     async def _record(self, provider_call_id: str, route: NumberRoute, number: str, caller: str | None):
-        async with self.db.read() as conn:
-            known = await self.calls_in(conn).by_provider_id(provider_call_id)
+        async with self.uow.read() as work:
+            known = await work.calls.by_provider_id(provider_call_id)
         if known is not None:
             return known  # the provider asked again, or told us of the call before
         lead = await self.others.leads.lead_with_phone(route.business_id, caller) if caller else None
@@ -101,8 +96,8 @@ class Inbound:
         # The caller's states: their number's area code's and their lead's (an unknown caller is placed nowhere).
         states = zones.possible_states(caller, lead.state if lead else None) if caller else []
         disclosure, _ = domain.recording_disclosure(states, route.disclosure, outbound=False)
-        async with self.db.transaction() as conn:
-            repository = self.calls_in(conn)
+        async with self.uow.transaction() as work:
+            repository = work.calls
             row = await repository.add_once(
                 id=new_id(), business_id=route.business_id, agent_id=route.agent_id, agent_name=route.agent_name,
                 lead_id=lead.id if lead else None, direction="inbound", status="ringing", to_number=number,
@@ -111,7 +106,7 @@ class Inbound:
                 created_at=now, updated_at=now)
             if row is None:  # a concurrent request recorded it first
                 return await repository.by_provider_id(provider_call_id)
-            await add_event(conn, outbox, events_pb2.CallReceived(
+            work.emit(events_pb2.CallReceived(
                 call_id=str(row.id), conversation_id=provider_call_id, agent_id=str(row.agent_id), to=number,
                 lead_id=str(row.lead_id) if row.lead_id else None, **{"from": caller}), route.business_id)
         return row

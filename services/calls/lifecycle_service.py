@@ -5,7 +5,7 @@ and reordered messages therefore change nothing more.
 The gateway verifies every message (gateway.routes.providers). It stores status updates and reports on the
 PROVIDER stream; a consumer here applies each fetched batch in stream order in one transaction (`apply`): the
 batch's calls are locked together, every message moves its call in memory, and each call changed is written
-once, with the batch's events in one insert. It forwards the messages whose answer the provider uses
+once, with the batch's events in one insert (its unit of work's). It forwards the messages whose answer the provider uses
 (assistant requests) over RPC (`handle`)."""
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ import json
 from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
-from core.outbox import add_event, events_buffered
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.voice.server_messages import message_of
-from services.calls import domain, store
+from services.calls import domain
 from services.calls.inbound_service import Inbound
-from services.calls.schema import outbox
+from services.calls.repository import CallsUnit
 from switchboard.v1 import events_pb2
 
 CONSUMER = "calls-provider-messages"
@@ -74,8 +73,8 @@ def events_of(before: dict, after: dict) -> list:
 
 
 class Lifecycle:
-    def __init__(self, db: Database, inbound: Inbound | None = None):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[CallsUnit], inbound: Inbound | None = None):
+        self.uow = uow  # the calls (services.calls.repository), and the events of their moves
         self.inbound = inbound  # answers assistant-requests (inbound calls)
 
     async def handle(self, body: bytes) -> dict:
@@ -107,10 +106,10 @@ class Lifecycle:
                     message["call"].get("type") == domain.INBOUND_CALL_TYPE:
                 await self.inbound.record_first_heard(message)
         ours = [_our_id(m) for m in messages]
-        async with self.db.transaction() as conn, events_buffered(conn, outbox):
-            rows = await store.calls_for_messages(conn, [i for i in ours if i], [m["call"]["id"] for m in messages])
-            current = {row.id: row._asdict() for row in rows}
-            by_provider_id = {row.provider_call_id: row.id for row in rows if row.provider_call_id}
+        async with self.uow.transaction() as work:
+            rows = await work.calls.for_messages([i for i in ours if i], [m["call"]["id"] for m in messages])
+            current = {row["id"]: row for row in rows}
+            by_provider_id = {row["provider_call_id"]: row["id"] for row in rows if row["provider_call_id"]}
             changed: dict[str, dict] = {}
             for our_id, message in zip(ours, messages, strict=True):
                 call_id = our_id if our_id in current else by_provider_id.get(message["call"]["id"])
@@ -123,5 +122,5 @@ class Lifecycle:
                 before, current[call_id] = current[call_id], {**current[call_id], **changes}
                 changed[call_id] = {**changed.get(call_id, {}), **changes}
                 for payload, business_id in events_of(before, current[call_id]):
-                    await add_event(conn, outbox, payload, business_id)
-            await store.update_calls(conn, changed)
+                    work.emit(payload, business_id)
+            await work.calls.change_many(changed)

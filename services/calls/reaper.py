@@ -10,10 +10,10 @@ from datetime import timedelta
 
 from core.background import Periodic
 from core.ids import utcnow
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.voice.adapter import ProviderError, VoiceProvider
-from services.calls import store
 from services.calls.lifecycle_service import Lifecycle
+from services.calls.repository import CallsUnit
 
 log = logging.getLogger(__name__)
 BATCH = 50
@@ -25,9 +25,9 @@ NOT_AT_PROVIDER, NEVER_PLACED, NO_REPORT = "call-not-found-at-provider", "call-n
 class Reaper(Periodic):
     task_name = "calls-reaper"
 
-    def __init__(self, db: Database, voice: VoiceProvider, lifecycle: Lifecycle, *, interval: float,
+    def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, lifecycle: Lifecycle, *, interval: float,
                  margin: float):
-        self.db, self.voice, self.lifecycle = db, voice, lifecycle
+        self.uow, self.voice, self.lifecycle = uow, voice, lifecycle
         self.interval, self.margin = interval, margin
 
     async def round(self) -> bool:
@@ -36,8 +36,8 @@ class Reaper(Periodic):
 
     async def sweep(self) -> int:
         """Close what can be closed of one batch of silent calls; returns how many were looked at."""
-        async with self.db.read() as conn:
-            rows = (await conn.execute(store.silent_calls(utcnow(), self.margin, BATCH))).all()
+        async with self.uow.read() as work:
+            rows = await work.calls.silent(utcnow(), self.margin, BATCH)
         for row in rows:
             await self._close(row)
         return len(rows)

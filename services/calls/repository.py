@@ -4,21 +4,22 @@ malformed id, a call not found, a key reused with another request).
 
 `SqlCalls` is the production one, over store.py's tables and queries on the unit of work's connection; the fast
 test tier has an in-memory one (tests/memory/calls.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). Lists are newest first in core.pagination's pages. The provider-message
-batches (lifecycle_service.py), the reaper and analytics (core.aggregates) stay on store.py directly."""
+(tests/storage_contracts.py). Lists are newest first in core.pagination's pages. The use cases reach it through
+their unit of work (`CallsUnit`, made by `calls_units`), which also writes the events they raise."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import records
+from core import aggregates, records
 from core.pagination import Page, Paged, fetch_page
+from core.uow import Connections, Unit, UnitOfWork
 from services.calls import store
-from services.calls.schema import calls
+from services.calls.schema import calls, outbox
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,20 @@ class CallsRepository(Protocol):
     async def release_key(self, account_id: str, key: str) -> None:
         """Forget the claim."""
 
+    async def for_messages(self, our_ids: list[str], provider_ids: list[str]) -> list[dict[str, Any]]:
+        """The calls a batch of provider messages is about (by our ids, or by the provider's), each as a dict of
+        its columns, held for update (SQL: locked in id order, so concurrent batches do not deadlock)."""
+
+    async def change_many(self, changes: dict[str, dict[str, Any]]) -> None:
+        """Write each call's changes (by call id)."""
+
+    async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Any]:
+        """Calls without an outcome past their max_duration plus the margin, oldest first."""
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
+        """The calls of the query's businesses in its window, counted per group (core.aggregates): how many, how
+        many completed, their total duration; of one agent when named."""
+
 
 class SqlCalls:
     """`CallsRepository` on a unit of work's connection (core.uow.Database)."""
@@ -117,3 +132,30 @@ class SqlCalls:
 
     async def release_key(self, account_id: str, key: str) -> None:
         await store.release_key(self.conn, account_id, key)
+
+    async def for_messages(self, our_ids: list[str], provider_ids: list[str]) -> list[dict[str, Any]]:
+        return [row._asdict() for row in await store.calls_for_messages(self.conn, our_ids, provider_ids)]
+
+    async def change_many(self, changes: dict[str, dict[str, Any]]) -> None:
+        await store.update_calls(self.conn, changes)
+
+    async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Any]:
+        return list((await self.conn.execute(store.silent_calls(now, margin_seconds, limit))).all())
+
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
+        return await store.aggregate_calls(self.conn, query, agent_id)
+
+
+class CallsUnit(Unit):
+    """The calls use cases' unit of work (core.uow.UnitOfWork): their calls and idempotency keys on one
+    transaction's or read's handle (`calls_on` builds the repository: the SQL one, or the fast tier's twin)."""
+
+    def __init__(self, handle: Any, calls_on: Callable[[Any], CallsRepository] = SqlCalls):
+        super().__init__()
+        self.calls = calls_on(handle)
+
+
+def calls_units(connections: Connections,
+                calls_on: Callable[[Any], CallsRepository] = SqlCalls) -> UnitOfWork[CallsUnit]:
+    """The calls service's unit of work on `connections`; the events its units raise go to the calls outbox."""
+    return UnitOfWork(connections, lambda handle: CallsUnit(handle, calls_on), outbox)

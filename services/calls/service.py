@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
@@ -35,12 +34,12 @@ from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
-from core.uow import Connections
+from core.uow import UnitOfWork
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
-from services.calls import domain, store
+from services.calls import domain
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
-from services.calls.repository import CallFilter, CallsRepository, SqlCalls
+from services.calls.repository import CallFilter, CallsUnit
 from switchboard.v1 import common_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
@@ -89,12 +88,10 @@ def _found(row):
 
 
 class Calls:
-    def __init__(self, db: Connections, voice: VoiceProvider, server: ServerConfig, neighbours: Neighbours, *,
-                 recording_secret: str, base_url: str, calls: Callable[..., CallsRepository] = SqlCalls,
-                 standings: Standings | None = None):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, server: ServerConfig,
+                 neighbours: Neighbours, *, recording_secret: str, base_url: str, standings: Standings | None = None):
+        self.uow = uow  # the calls and idempotency keys (services.calls.repository)
         self.standings = standings or carried_only()  # may the business spend (core.standings)
-        self.calls_in = calls  # the repository on a unit of work's handle (services.calls.repository)
         self.voice = voice
         self.server = server
         self.recording_secret = recording_secret  # signs recording links
@@ -130,12 +127,12 @@ class Calls:
             placed = await self._place(request, (account_id, key) if key is not None else None)
         except BaseException:
             if key is not None:
-                async with self.db.transaction() as conn:
-                    await self.calls_in(conn).release_key(account_id, key)
+                async with self.uow.transaction() as work:
+                    await work.calls.release_key(account_id, key)
             raise
         if key is not None and isinstance(placed, common_pb2.ComplianceDecision):
-            async with self.db.transaction() as conn:
-                await self.calls_in(conn).release_key(account_id, key)
+            async with self.uow.transaction() as work:
+                await work.calls.release_key(account_id, key)
         return placed
 
     @staticmethod
@@ -168,8 +165,8 @@ class Calls:
     async def _claim(self, account_id: str, key: str, request_hash: str):
         """None when this request may go ahead; the first call when it repeats a finished request."""
         now = utcnow()
-        async with self.db.transaction() as conn:
-            repository = self.calls_in(conn)
+        async with self.uow.transaction() as work:
+            repository = work.calls
             taken = await repository.claim_key(account_id, key, request_hash, now, now - IDEMPOTENCY_WINDOW)
             if taken is None:
                 return None
@@ -203,8 +200,8 @@ class Calls:
         first_message = request["first_message"] or profile.first_message
         disclosure, compliance_plan = domain.recording_disclosure(
             zones.possible_states(request["to"], lead.state if lead else None), profile.disclosure, outbound=True)
-        async with self.db.transaction() as conn:
-            await self.calls_in(conn).add(
+        async with self.uow.transaction() as work:
+            await work.calls.add(
                 id=call_id, business_id=profile.business_id, agent_id=profile.agent_id, agent_name=profile.name,
                 lead_id=lead.id if lead else None, direction="outbound", status="queued", to_number=request["to"],
                 from_number=profile.phone_number, name=request["name"], context=request["context"],
@@ -221,13 +218,13 @@ class Calls:
         try:
             placed = await self.voice.create_call(body)
         except ProviderError as exc:
-            async with self.db.transaction() as conn:
-                await self.calls_in(conn).change(call_id, {"status": "failed", "updated_at": utcnow(),
+            async with self.uow.transaction() as work:
+                await work.calls.change(call_id, {"status": "failed", "updated_at": utcnow(),
                                                            "ended_reason": f"provider refused: {exc.message}"[:500]})
             await self._release_slot(decision.id)
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
-        async with self.db.transaction() as conn:
-            repository = self.calls_in(conn)
+        async with self.uow.transaction() as work:
+            repository = work.calls
             if key is not None:
                 await repository.settle_key(*key, call_id)
             return await repository.change(call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
@@ -264,16 +261,16 @@ class Calls:
 
     async def get(self, call_id: str):
         require_uuid(call_id, "id")
-        async with self.db.read() as conn:
-            return _found(await self.calls_in(conn).owned(tenant.require_account().business_ids, call_id))
+        async with self.uow.read() as work:
+            return _found(await work.calls.owned(tenant.require_account().business_ids, call_id))
 
     async def transcripts(self, agent_id: str | None, days: int | None, page: Page) -> Paged:
         """Calls of the last `days` days that have a transcript, newest first."""
         who = tenant.require_account()
         since = utcnow() - timedelta(days=domain.check_days(days))
         agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
-        async with self.db.read() as conn:
-            return await self.calls_in(conn).transcripts(who.business_ids, agent_id, since, page)
+        async with self.uow.read() as work:
+            return await work.calls.transcripts(who.business_ids, agent_id, since, page)
 
     async def transcript(self, call_id: str):
         """One call with its transcript; refused while it has none."""
@@ -302,19 +299,18 @@ class Calls:
         why = domain.recording_refusal(self.recording_secret, call_id, expires, signature, time.time())
         if why is not None:
             raise ServiceError("unauthorized", why)
-        async with self.db.read() as conn:
-            url = await self.calls_in(conn).recording_url(call_id)
+        async with self.uow.read() as work:
+            url = await work.calls.recording_url(call_id)
         if url is None:
             raise not_found("recording")
         return url
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list:
         """Analytics: the calls of the query's businesses in its window, counted per group (core.aggregates):
-        how many, how many completed, their total duration. A report over SQL (store.py), outside the
-        repository."""
+        how many, how many completed, their total duration."""
         agent_id = require_uuid(agent_id, "agent_id") if agent_id else None
-        async with self.db.read() as conn:
-            return await store.aggregate_calls(conn, query, agent_id)
+        async with self.uow.read() as work:
+            return await work.calls.aggregate(query, agent_id)
 
     async def list(self, filters: CallFilter, page: Page, business_id: str | None = None) -> Paged:
         """The caller's calls (of one of their businesses when named) that pass the filters, newest first."""
@@ -330,6 +326,6 @@ class Calls:
             if require_uuid(business_id, "business_id") not in who.business_ids:
                 raise not_found("business")
             businesses = (business_id,)
-        async with self.db.read() as conn:
-            return await self.calls_in(conn).page(businesses, filters, page)
+        async with self.uow.read() as work:
+            return await work.calls.page(businesses, filters, page)
 

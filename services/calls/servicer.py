@@ -16,7 +16,7 @@ from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.ports import grpc_neighbours
 from services.calls.reaper import Reaper
-from services.calls.repository import CallFilter
+from services.calls.repository import CallFilter, calls_units
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
 
@@ -145,14 +145,15 @@ def build(runtime: Runtime) -> CallsServicer:
     voice = runtime.closing(configured.voice(s))
     others = grpc_neighbours(runtime.client)
     held = standings.heard_by(runtime)
-    calls = Calls(runtime.db, voice, ServerConfig(voice, WebhookAuth.of(s), s.public_base_url), others,
+    units = calls_units(runtime.db)
+    calls = Calls(units, voice, ServerConfig(voice, WebhookAuth.of(s), s.public_base_url), others,
                   recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
-    inbound = Inbound(runtime.db, calls.server, others, standings=held)
-    lifecycle = Lifecycle(runtime.db, inbound)
+    inbound = Inbound(units, calls.server, others, standings=held)
+    lifecycle = Lifecycle(units, inbound)
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,
                     filter_subject=QUEUED_SUBJECT, batch=250, batched=True, max_deliver=-1)
-    runtime.run(Reaper(runtime.db, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
+    runtime.run(Reaper(units, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
     return CallsServicer(calls, lifecycle)

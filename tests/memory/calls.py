@@ -2,6 +2,9 @@
 services/calls/store.py)."""
 from __future__ import annotations
 
+from datetime import timedelta
+
+from contracts.calls import PROGRESS
 from services.calls.schema import calls, idempotency_keys
 from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
 
@@ -62,6 +65,19 @@ class MemoryCalls:
 
     async def release_key(self, account_id, key) -> None:
         self.keys.pop((account_id, key), None)
+
+    async def for_messages(self, our_ids, provider_ids):
+        return [dict(row) for _, row in sorted(self.calls.items())
+                if row["id"] in our_ids or row["provider_call_id"] in provider_ids]
+
+    async def change_many(self, changes) -> None:
+        for call_id, values in changes.items():
+            await self.change(call_id, values)
+
+    async def silent(self, now, margin_seconds, limit):
+        overdue = [row for row in self.calls.values() if row["status"] in PROGRESS
+                   and row["created_at"] + timedelta(seconds=row["max_duration"] + margin_seconds) < now]
+        return [Record(row) for row in sorted(overdue, key=lambda row: row["created_at"])[:limit]]
 
 
 

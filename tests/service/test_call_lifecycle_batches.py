@@ -9,11 +9,12 @@ from core.bus import PermanentError
 from core.ids import utcnow
 from services.calls import schema, store
 from services.calls.lifecycle_service import Lifecycle
+from services.calls.repository import calls_units
 
 
 @pytest.fixture
 def lifecycle(database):
-    return Lifecycle(database)
+    return Lifecycle(calls_units(database))
 
 
 async def new_call(engine, provider_call_id: str | None, status: str = "queued"):

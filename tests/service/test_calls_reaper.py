@@ -9,13 +9,14 @@ from providers.voice.client import VapiClient
 from services.calls import schema, store
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import NEVER_PLACED, NOT_AT_PROVIDER, Reaper
+from services.calls.repository import calls_units
 
 
 @pytest.fixture
 async def reaper(cfg, database):
     voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
     # A margin that makes calls overdue well before the stack's own reaper (margin 1 s) would take them.
-    yield Reaper(database, voice, Lifecycle(database), interval=60, margin=-550)
+    yield Reaper(calls_units(database), voice, Lifecycle(calls_units(database)), interval=60, margin=-550)
     await voice.close()
 
 

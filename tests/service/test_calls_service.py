@@ -13,6 +13,7 @@ from providers.voice.client import VapiClient
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import schema
 from services.calls.ports import CallingProfile, Lead
+from services.calls.repository import calls_units
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import common_pb2
 from tests.service.fakes import CallsNeighbours
@@ -38,7 +39,7 @@ async def calls(cfg, database, others, account):
     caller = Tenant(account_id=str(uuid.uuid4()), business_ids=(account["business_id"],),
                     standings=((account["business_id"], "active"),))
     with acting_as(caller):
-        yield Calls(database, voice, ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url), others.ports,
+        yield Calls(calls_units(database), voice, ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url), others.ports,
                     recording_secret="unused-here", base_url=cfg.public_base_url)
     await voice.close()
 

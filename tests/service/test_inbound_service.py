@@ -10,6 +10,7 @@ from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import schema
 from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
 from services.calls.ports import Lead, NumberRoute
+from services.calls.repository import calls_units
 from tests.service.fakes import CallsNeighbours, accounts_saying
 
 NUMBER, CALLER, IDLE_NUMBER = "+14155550170", "+14155550199", "+14155550171"
@@ -33,7 +34,7 @@ def others(business_id) -> CallsNeighbours:
 @pytest.fixture
 async def inbound(cfg, database, others, business_id):
     voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
-    yield Inbound(database, ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url), others.ports,
+    yield Inbound(calls_units(database), ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url), others.ports,
                   standings=accounts_saying({business_id: "trialing"}))
     await voice.close()
 

@@ -19,7 +19,7 @@ from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import domain
 from services.calls.inbound_service import HELD_MESSAGE, NOT_IN_SERVICE, Inbound
 from services.calls.ports import CallingProfile, Lead, NumberRoute
-from services.calls.repository import EVERY_CALL, CallFilter
+from services.calls.repository import EVERY_CALL, CallFilter, calls_units
 from services.calls.schema import idempotency_keys
 from services.calls.service import IDEMPOTENCY_WINDOW, Calls, NewCall
 from switchboard.v1 import common_pb2
@@ -60,8 +60,8 @@ def caller(business_id) -> Tenant:
 @pytest.fixture
 def calls(database, voice_client, others, caller):
     with acting_as(caller):
-        yield Calls(database, voice_client, ServerConfig(voice_client, AUTH, BASE_URL), others.ports,
-                    recording_secret="recording-secret", base_url=BASE_URL, calls=MemoryCalls)
+        yield Calls(calls_units(database, MemoryCalls), voice_client, ServerConfig(voice_client, AUTH, BASE_URL), others.ports,
+                    recording_secret="recording-secret", base_url=BASE_URL)
 
 
 def call_to(profile: CallingProfile, to: str = CALLEE, **fields) -> NewCall:
@@ -117,7 +117,7 @@ async def test_a_key_whose_first_request_is_still_placing_is_refused_for_now(cal
         await calls.create(call_to(profile), "key-1")
     assert placing.value.code == "conflict" and "still being placed" in placing.value.message
     placed = await first
-    assert [row.id for row in await stored(calls.db, business_id)] == [placed.id]
+    assert [row.id for row in await stored(calls.uow.connections, business_id)] == [placed.id]
 
 
 async def test_a_key_is_forgotten_after_its_window(calls, database, profile, voice):
@@ -136,7 +136,7 @@ async def test_a_deferred_call_places_nothing_and_frees_its_key(calls, others, p
     with pytest.raises(ServiceError) as refused:
         await calls.create(call_to(profile, compliance="enforce"), "key-1")
     assert refused.value.code == "tcpa_violation"
-    assert await stored(calls.db, business_id) == [] and await provider_calls(voice) == []
+    assert await stored(calls.uow.connections, business_id) == [] and await provider_calls(voice) == []
     others.decision = None  # allowed now: the same key places the call
     placed = await calls.create(call_to(profile, compliance="enforce"), "key-1")
     assert placed.provider_call_id and others.released == []
@@ -148,7 +148,7 @@ async def test_a_compliance_refusal_is_its_code_and_places_nothing(calls, others
     with pytest.raises(ServiceError) as refused:
         await calls.create(call_to(profile, compliance="enforce"), "key-1")
     assert (refused.value.code, refused.value.message) == ("number_on_dnc", "the callee is on the do-not-call list")
-    assert await stored(calls.db, business_id) == [] and await provider_calls(voice) == []
+    assert await stored(calls.uow.connections, business_id) == [] and await provider_calls(voice) == []
 
 
 async def test_a_provider_refusal_fails_the_call_frees_its_key_and_its_frequency_slot(calls, others, profile, voice,
@@ -158,7 +158,7 @@ async def test_a_provider_refusal_fails_the_call_frees_its_key_and_its_frequency
         await calls.create(call_to(profile, compliance="enforce"), "key-1")
     assert refused.value.code == "call_failed"
     [asked] = others.asked
-    [row] = await stored(calls.db, business_id)
+    [row] = await stored(calls.uow.connections, business_id)
     assert row.status == "failed" and row.ended_reason.startswith("provider refused") and row.provider_call_id is None
     assert asked.reference == row.id and len(others.released) == 1
     retried = await calls.create(call_to(profile, compliance="enforce"), "key-1")
@@ -188,7 +188,7 @@ async def test_what_a_call_may_not_ask_for_is_refused_before_anything_is_placed(
     with acting_as(held), pytest.raises(ServiceError) as paused:
         await calls.create(call_to(profile))
     assert paused.value.code == "forbidden"
-    assert await stored(calls.db, business_id) == [] and await provider_calls(voice) == []
+    assert await stored(calls.uow.connections, business_id) == [] and await provider_calls(voice) == []
 
 
 async def test_a_call_is_read_in_the_callers_businesses_only(calls, profile):
@@ -267,7 +267,7 @@ def inbound(database, voice_client, business_id, lead):
     others = CallsNeighbours(routes={NUMBER: NumberRoute(business_id, new_id(), "Front desk", "assistant-1"),
                                      IDLE_NUMBER: NumberRoute(business_id, None, None, None)},
                              leads={(business_id, CALLER): lead}, names={business_id: "Acme Plumbing"})
-    return Inbound(database, ServerConfig(voice_client, AUTH, BASE_URL), others.ports, calls=MemoryCalls,
+    return Inbound(calls_units(database, MemoryCalls), ServerConfig(voice_client, AUTH, BASE_URL), others.ports,
                    standings=accounts_saying({business_id: standing.TRIALING}))
 
 
