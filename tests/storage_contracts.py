@@ -23,7 +23,7 @@ from core.ids import new_id
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.client import VapiClient
-from services.calls.repository import EVERY_CALL, CallFilter
+from services.calls.domain import EVERY_CALL, CallFilter
 from services.messaging.store import Allowance
 from services.sdr import schema as sdr_schema
 from services.webhooks.domain import delivery_values

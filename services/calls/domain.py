@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -394,3 +395,16 @@ def lead_facts(lead: Lead) -> dict[str, Any]:
     """What enrichment reads of a lead (services.calls.ports.Lead)."""
     return {"name": lead.name, "first_name": lead.first_name, "score": lead.score, "status": lead.status,
             "interaction_count": lead.interaction_count, "source": lead.source, "created_at": lead.created_at}
+
+
+@dataclass(frozen=True)
+class CallFilter:
+    """Which calls a list shows (each one unset: any): of one agent, in one status, of one direction, created at or
+    after `created_from` and before `created_before`."""
+
+    agent_id: str | None = None
+    status: str | None = None
+    direction: str | None = None
+    created_from: datetime | None = None
+    created_before: datetime | None = None
+EVERY_CALL = CallFilter()

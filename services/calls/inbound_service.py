@@ -13,6 +13,8 @@ short recorded sentence spoken by the provider, and the call ends; nothing is re
 event). A repeated request for the same provider call answers the same way and records nothing twice."""
 from __future__ import annotations
 
+from typing import Any
+
 from contracts import calls as calls_contract
 from core import tenant
 from core.compliance import zones
@@ -32,7 +34,7 @@ NOT_IN_SERVICE = "This number is not in service."
 HELD_MESSAGE = "Sorry, this business is not taking calls at the moment. Please try again later. Goodbye."
 
 
-def _e164(value) -> str | None:
+def _e164(value: object) -> str | None:
     try:
         return normalize_e164(value) if isinstance(value, str) else None
     except ServiceError:
@@ -46,7 +48,7 @@ class Inbound:
         self.standings = standings or carried_only()  # may the number's business spend (core.standings)
         self.others = others  # asked as the tenant set below (services.calls.ports)
 
-    async def assistant_request(self, message: dict) -> dict:
+    async def assistant_request(self, message: dict[str, Any]) -> dict[str, Any]:
         """The provider's answer: the agent's assistant with this call's variables, or an error."""
         row, route = await self._recorded(message)
         if row is None:
@@ -59,7 +61,7 @@ class Inbound:
                                        "server": await self.server.get(),
                                        **({"compliancePlan": compliance_plan} if compliance_plan else {})}}
 
-    async def record_first_heard(self, message: dict) -> None:
+    async def record_first_heard(self, message: dict[str, Any]) -> None:
         """Record an inbound call that reaches us by a status update or report before (or without) an
         assistant-request: ring-first forwarding offers the call to the forward-to phone first."""
         async with self.uow.read() as work:
@@ -67,7 +69,7 @@ class Inbound:
                 return
         await self._recorded(message)
 
-    async def _recorded(self, message: dict) -> tuple:
+    async def _recorded(self, message: dict[str, Any]) -> tuple[Any, ...]:
         """The call of the message, recorded once, and its number's route; (None, None) when no agent of ours
         answers the number, (None, route) when its business may not spend (nothing recorded)."""
         call = message["call"]
@@ -82,7 +84,7 @@ class Inbound:
                 return None, route
             return await self._record(call["id"], route, number, _e164((call.get("customer") or {}).get("number"))), route
 
-    async def _record(self, provider_call_id: str, route: NumberRoute, number: str, caller: str | None):
+    async def _record(self, provider_call_id: str, route: NumberRoute, number: str, caller: str | None) -> Any:
         async with self.uow.read() as work:
             known = await work.calls.by_provider_id(provider_call_id)
         if known is not None:

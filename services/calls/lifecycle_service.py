@@ -10,6 +10,9 @@ once, with the batch's events in one insert (its unit of work's). It forwards th
 from __future__ import annotations
 
 import json
+from typing import Any
+
+from google.protobuf.message import Message
 
 from core.bus import PermanentError
 from core.errors import ServiceError, invalid
@@ -24,7 +27,7 @@ from switchboard.v1 import events_pb2
 CONSUMER = "calls-provider-messages"
 
 
-def _payload(event_type: str, call: dict):
+def _payload(event_type: str, call: dict[str, Any]) -> Message:
     common = dict(call_id=call["id"], conversation_id=call["provider_call_id"] or "", agent_id=call["agent_id"],
                   direction=call["direction"], to=call["to_number"], lead_id=call["lead_id"],
                   external_ref=call["external_ref"], touch_id=call["touch_id"], **{"from": call["from_number"]})
@@ -41,13 +44,13 @@ def _payload(event_type: str, call: dict):
                                  cost_cents=call["cost_cents"], webhook_url=call["webhook_url"])
 
 
-def _our_id(message: dict) -> str | None:
+def _our_id(message: dict[str, Any]) -> str | None:
     """The call id we gave the provider, as PostgreSQL writes a UUID (None when the message has none)."""
     our_id = domain.our_call_id(message)
     return our_id.lower() if our_id and is_uuid(our_id) else None
 
 
-def changes_of(call: dict, message: dict) -> dict:
+def changes_of(call: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     """What a status update or end-of-call report changes on the call as it stands (domain rules)."""
     reported = call["reported_at"] is not None
     if message["type"] == "status-update":
@@ -61,7 +64,7 @@ def changes_of(call: dict, message: dict) -> dict:
     return changes
 
 
-def events_of(before: dict, after: dict) -> list:
+def events_of(before: dict[str, Any], after: dict[str, Any]) -> list[Any]:
     """The events (payload, business_id) of a call's move."""
     emitted = [(_payload(event_type, after), after["business_id"]) for event_type in
                domain.events_of_move(before["status"], after["status"], before["answered"], after["answered"])]
@@ -77,7 +80,7 @@ class Lifecycle:
         self.uow = uow  # the calls (services.calls.repository), and the events of their moves
         self.inbound = inbound  # answers assistant-requests (inbound calls)
 
-    async def handle(self, body: bytes) -> dict:
+    async def handle(self, body: bytes) -> dict[str, Any]:
         """Answer a server message the gateway verified and forwarded; returns the JSON to answer the provider
         with."""
         try:
@@ -89,7 +92,7 @@ class Lifecycle:
             return await self.inbound.assistant_request(message)
         return {}  # other types are acknowledged: nothing of ours follows from them
 
-    async def apply_stored(self, bodies: list[dict]) -> None:
+    async def apply_stored(self, bodies: list[dict[str, Any]]) -> None:
         """The PROVIDER stream's consumer: message bodies as the gateway stored them, after it checked them."""
         try:
             messages = [message_of(body) for body in bodies]
@@ -97,7 +100,7 @@ class Lifecycle:
             raise PermanentError(exc.message) from None
         await self.apply(messages)
 
-    async def apply(self, messages: list[dict]) -> None:
+    async def apply(self, messages: list[dict[str, Any]]) -> None:
         """Move each message's call forward (status updates and end-of-call reports, in this order) and emit the
         events, in one transaction. An inbound call first heard of this way (one offered to a forward-to phone
         before any assistant-request) is recorded first. Messages about no call of ours change nothing."""
@@ -110,7 +113,7 @@ class Lifecycle:
             rows = await work.calls.for_messages([i for i in ours if i], [m["call"]["id"] for m in messages])
             current = {row["id"]: row for row in rows}
             by_provider_id = {row["provider_call_id"]: row["id"] for row in rows if row["provider_call_id"]}
-            changed: dict[str, dict] = {}
+            changed: dict[str, dict[str, Any]] = {}
             for our_id, message in zip(ours, messages, strict=True):
                 call_id = our_id if our_id in current else by_provider_id.get(message["call"]["id"])
                 if call_id is None:

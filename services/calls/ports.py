@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from cachetools import TTLCache
 from google.protobuf import json_format
@@ -38,7 +38,7 @@ class CallingProfile:
     provider_phone_number_id: str | None
     prompt: str
     first_message: str
-    model: dict  # the provider's model settings with the outbound model applied
+    model: dict[str, Any]  # the provider's model settings with the outbound model applied
     own_voicemail_detection: bool = False  # the agent's provider settings choose voicemail detection
     disclosure: Setting = DEFAULT_SETTING  # the agent's recording disclosure
 
@@ -202,7 +202,8 @@ class GrpcCompliance:
         if lead is not None:
             set_timestamp(request, "lead_converted_at", lead.converted_at)
             set_timestamp(request, "lead_last_inbound_at", lead.last_inbound_at)
-        return await self.client.DecideCall(request)
+        decided: common_pb2.ComplianceDecision = await self.client.DecideCall(request)
+        return decided
 
     async def release_slot(self, decision_id: str) -> None:
         await self.client.ReleaseCallSlot(messaging_pb2.ReleaseCallSlotRequest(decision_id=decision_id))

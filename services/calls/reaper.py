@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from core.background import Periodic
 from core.ids import utcnow
@@ -42,7 +43,7 @@ class Reaper(Periodic):
             await self._close(row)
         return len(rows)
 
-    async def _close(self, row) -> None:
+    async def _close(self, row: Any) -> None:
         call = {"id": row.provider_call_id or "", "assistantOverrides": {"metadata": {"switchboard_call_id": str(row.id)}}}
         if not row.provider_call_id:
             return await self._report(call, {"endedReason": NEVER_PLACED})
@@ -57,7 +58,7 @@ class Reaper(Periodic):
         elif utcnow() - row.created_at > timedelta(seconds=row.max_duration + 2 * self.margin):
             await self._report(call, {"endedReason": NO_REPORT})
 
-    async def _report(self, call: dict, fields: dict) -> None:
+    async def _report(self, call: dict[str, Any], fields: dict[str, Any]) -> None:
         log.info("calls reaper: closing call %s (%s)", call["assistantOverrides"]["metadata"]["switchboard_call_id"],
                  fields.get("endedReason"))
         await self.lifecycle.apply([{"type": "end-of-call-report", "call": call, **fields}])

@@ -9,7 +9,6 @@ their unit of work (`CallsUnit`, made by `calls_units`), which also writes the e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -19,22 +18,8 @@ from core import aggregates, records
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.calls import store
+from services.calls.domain import CallFilter
 from services.calls.schema import calls, outbox
-
-
-@dataclass(frozen=True)
-class CallFilter:
-    """Which calls a list shows (each one unset: any): of one agent, in one status, of one direction, created at or
-    after `created_from` and before `created_before`."""
-
-    agent_id: str | None = None
-    status: str | None = None
-    direction: str | None = None
-    created_from: datetime | None = None
-    created_before: datetime | None = None
-
-
-EVERY_CALL = CallFilter()
 
 
 class CallsRepository(Protocol):

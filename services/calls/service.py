@@ -21,6 +21,7 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from urllib.parse import urlencode
 
 from contracts import calls as calls_contract
@@ -38,8 +39,9 @@ from core.uow import UnitOfWork
 from providers.voice.adapter import ProviderError, VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.calls import domain
+from services.calls.domain import CallFilter
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
-from services.calls.repository import CallFilter, CallsUnit
+from services.calls.repository import CallsUnit
 from switchboard.v1 import common_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
@@ -50,11 +52,17 @@ log = logging.getLogger(__name__)
 class RecordingLink:
     """A call's recording state and, when there is audio, a signed link to it."""
 
-    row: object
+    row: Any  # the call (its repository's row)
     url: str | None
     expires_at: datetime | None
     recording_status: str  # domain.media_status
     transcript_status: str
+
+
+# A call as the repository gives it (a row of schema.calls), and what placing one answers: the call, or the
+# compliance decision that deferred it.
+CallRow = Any
+Placed = CallRow | common_pb2.ComplianceDecision
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,7 @@ class NewCall:
     business_hours: tuple[int, int] | None = None
 
 
-def _found(row):
+def _found(row: CallRow | None) -> CallRow:
     """The call a lookup found, or 404."""
     if row is None:
         raise not_found("call")
@@ -100,7 +108,7 @@ class Calls:
 
     # -- placing a call ----------------------------------------------------------------------
 
-    async def create(self, new: NewCall, idempotency_key: str | None = None):
+    async def create(self, new: NewCall, idempotency_key: str | None = None) -> CallRow:
         """The call placed (or, for a repeated idempotency key with the same request, the call placed the first
         time); a deferral is refused with its code and the instant the call becomes legal."""
         placed = await self.place(new, idempotency_key)
@@ -108,7 +116,7 @@ class Calls:
             raise ServiceError(placed.code, placed.message)
         return placed
 
-    async def place(self, new: NewCall, idempotency_key: str | None = None):
+    async def place(self, new: NewCall, idempotency_key: str | None = None) -> Placed:
         """The call placed (as `create`), or the compliance decision that deferred it (nothing was placed)."""
         who = tenant.require_account()
         request = self._checked(new)
@@ -121,7 +129,7 @@ class Calls:
         # the same key gets this call instead of dialing again.
         return await to_completion(self._place_settling(request, who.account_id, key))
 
-    async def _place_settling(self, request: dict, account_id: str, key: str | None):
+    async def _place_settling(self, request: dict[str, Any], account_id: str, key: str | None) -> Placed:
         """Place the call, then settle the claimed key on it (or free the key when nothing was placed)."""
         try:
             placed = await self._place(request, (account_id, key) if key is not None else None)
@@ -136,7 +144,7 @@ class Calls:
         return placed
 
     @staticmethod
-    def _checked(new: NewCall) -> dict:
+    def _checked(new: NewCall) -> dict[str, Any]:
         if new.compliance not in calls_contract.COMPLIANCE_MODES:
             raise invalid(f"compliance must be one of {', '.join(calls_contract.COMPLIANCE_MODES)}")
         enforced = new.compliance == "enforce"
@@ -162,7 +170,7 @@ class Calls:
             "touch_id": optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX),
         }
 
-    async def _claim(self, account_id: str, key: str, request_hash: str):
+    async def _claim(self, account_id: str, key: str, request_hash: str) -> CallRow | None:
         """None when this request may go ahead; the first call when it repeats a finished request."""
         now = utcnow()
         async with self.uow.transaction() as work:
@@ -178,7 +186,7 @@ class Calls:
                                    "a moment to get its call")
             return _found(await repository.owned(tenant.require_account().business_ids, str(taken.call_id)))
 
-    async def _place(self, request: dict, key: tuple[str, str] | None):
+    async def _place(self, request: dict[str, Any], key: tuple[str, str] | None) -> Placed:
         """The call placed (its claimed idempotency `key`, (account_id, key), settled on it in the transaction that
         records the provider's call id), or the decision that deferred it."""
         profile = await self.others.agents.calling_profile(request["agent_id"])
@@ -229,7 +237,7 @@ class Calls:
                 await repository.settle_key(*key, call_id)
             return await repository.change(call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
 
-    async def _decide(self, request: dict, profile: CallingProfile, lead: Lead | None,
+    async def _decide(self, request: dict[str, Any], profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:
         """The compliance decision on this call, logged by the messaging service (for the call or its touch) and
         counted; an enforced call of the API (actor enforced_call) keeps to the calling hours the business saved."""
@@ -259,7 +267,7 @@ class Calls:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    async def get(self, call_id: str):
+    async def get(self, call_id: str) -> CallRow:
         require_uuid(call_id, "id")
         async with self.uow.read() as work:
             return _found(await work.calls.owned(tenant.require_account().business_ids, call_id))
@@ -272,7 +280,7 @@ class Calls:
         async with self.uow.read() as work:
             return await work.calls.transcripts(who.business_ids, agent_id, since, page)
 
-    async def transcript(self, call_id: str):
+    async def transcript(self, call_id: str) -> CallRow:
         """One call with its transcript; refused while it has none."""
         row = await self.get(call_id)
         why = domain.transcript_refusal(row.status, row.reported_at is not None, bool(row.transcript))
@@ -305,7 +313,7 @@ class Calls:
             raise not_found("recording")
         return url
 
-    async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list:
+    async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         """Analytics: the calls of the query's businesses in its window, counted per group (core.aggregates):
         how many, how many completed, their total duration."""
         agent_id = require_uuid(agent_id, "agent_id") if agent_id else None

@@ -3,20 +3,23 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 from core import aggregates, standings
 from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
+from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers import configured
 from providers.voice.server_messages import QUEUED_SUBJECT, ServerConfig, WebhookAuth
 from services.calls import domain, lifecycle_service
+from services.calls.domain import CallFilter
 from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.ports import grpc_neighbours
 from services.calls.reaper import Reaper
-from services.calls.repository import CallFilter, calls_units
+from services.calls.repository import calls_units
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
 
@@ -29,7 +32,7 @@ OPTIONAL_OUT = {"agent_name": "agent_name", "lead_id": "lead_id", "name": "name"
                 "context": "context", "forwarded_to": "forwarded_to"}
 
 
-def call_message(row) -> calls_pb2.Call:
+def call_message(row: Any) -> calls_pb2.Call:
     call = calls_pb2.Call(id=str(row.id), conversation_id=row.provider_call_id or "", status=row.status,
                           direction=row.direction, duration=row.duration, agent_id=str(row.agent_id),
                           business_id=str(row.business_id), to=row.to_number, max_duration=row.max_duration,
@@ -50,7 +53,7 @@ def call_message(row) -> calls_pb2.Call:
     return call
 
 
-def disclosure_message(kept: dict, consent: dict | None) -> calls_pb2.CallRecordingDisclosure:
+def disclosure_message(kept: dict[str, Any], consent: dict[str, Any] | None) -> calls_pb2.CallRecordingDisclosure:
     """A call's recording disclosure (domain.recording_disclosure) with the answer its report gave, if any."""
     out = calls_pb2.CallRecordingDisclosure(
         spoken=kept["spoken"], reason=kept["reason"], states=kept["states"],
@@ -63,12 +66,12 @@ def disclosure_message(kept: dict, consent: dict | None) -> calls_pb2.CallRecord
     return out
 
 
-def _time(request, field: str) -> datetime | None:
+def _time(request: calls_pb2.ListCallsRequest, field: str) -> datetime | None:
     """A Timestamp of the request, or None when it is unset."""
     return getattr(request, field).ToDatetime(tzinfo=UTC) if request.HasField(field) else None
 
 
-def transcript_message(row) -> calls_pb2.Transcript:
+def transcript_message(row: Any) -> calls_pb2.Transcript:
     item = calls_pb2.Transcript(call_id=str(row.id), conversation_id=row.provider_call_id or "",
                                 agent_id=str(row.agent_id), agent_name=row.agent_name, status=row.status,
                                 duration=row.duration, summary=row.summary,
@@ -82,16 +85,17 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         self.calls = calls
         self.lifecycle = lifecycle
 
-    async def ListTranscripts(self, request, context):
+    async def ListTranscripts(self, request: calls_pb2.ListTranscriptsRequest,
+                              context: Context) -> calls_pb2.ListTranscriptsReply:
         paged = await self.calls.transcripts(optional(request, "agent_id"), optional(request, "days"),
                                              Page.of(request.page, *TRANSCRIPTS_PAGE))
         return calls_pb2.ListTranscriptsReply(transcripts=[transcript_message(r) for r in paged.rows],
                                               page=paged.info())
 
-    async def GetTranscript(self, request, context):
+    async def GetTranscript(self, request: calls_pb2.GetCallRequest, context: Context) -> calls_pb2.Transcript:
         return transcript_message(await self.calls.transcript(request.id))
 
-    async def GetRecording(self, request, context):
+    async def GetRecording(self, request: calls_pb2.GetRecordingRequest, context: Context) -> calls_pb2.Recording:
         link = await self.calls.recording(request.call_id)
         row = link.row
         reply = calls_pb2.Recording(call_id=str(row.id), duration=row.duration, recording_url=link.url,
@@ -99,34 +103,36 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         set_timestamp(reply, "recording_url_expires_at", link.expires_at)
         return reply
 
-    async def GetRecordingSource(self, request, context):
+    async def GetRecordingSource(self, request: calls_pb2.GetRecordingSourceRequest,
+                                 context: Context) -> calls_pb2.RecordingSource:
         return calls_pb2.RecordingSource(url=await self.calls.recording_source(request.call_id, request.expires,
                                                                                request.signature))
 
-    async def HandleProviderMessage(self, request, context):
+    async def HandleProviderMessage(self, request: calls_pb2.ProviderMessage,
+                                    context: Context) -> calls_pb2.ProviderMessageReply:
         answer = await self.lifecycle.handle(request.body)
         return calls_pb2.ProviderMessageReply(response_json=json.dumps(answer))
 
-    async def CreateCall(self, request, context):
+    async def CreateCall(self, request: calls_pb2.CreateCallRequest, context: Context) -> calls_pb2.Call:
         return call_message(await self.calls.create(new_call(request), optional(request, "idempotency_key")))
 
-    async def PlaceCall(self, request, context):
+    async def PlaceCall(self, request: calls_pb2.CreateCallRequest, context: Context) -> calls_pb2.PlaceCallReply:
         placed = await self.calls.place(new_call(request), optional(request, "idempotency_key"))
         if isinstance(placed, common_pb2.ComplianceDecision):
             return calls_pb2.PlaceCallReply(deferred=placed)
         return calls_pb2.PlaceCallReply(call=call_message(placed))
 
-    async def GetCall(self, request, context):
+    async def GetCall(self, request: calls_pb2.GetCallRequest, context: Context) -> calls_pb2.Call:
         return call_message(await self.calls.get(request.id))
 
-    async def ListCalls(self, request, context):
+    async def ListCalls(self, request: calls_pb2.ListCallsRequest, context: Context) -> calls_pb2.ListCallsReply:
         filters = CallFilter(**{f: optional(request, f) for f in ("agent_id", "status", "direction")},
                              created_from=_time(request, "created_from"),
                              created_before=_time(request, "created_before"))
         paged = await self.calls.list(filters, Page.of(request.page, *CALLS_PAGE), optional(request, "business_id"))
         return calls_pb2.ListCallsReply(calls=[call_message(r) for r in paged.rows], page=paged.info())
 
-    async def AggregateCalls(self, request, context):
+    async def AggregateCalls(self, request: common_pb2.AggregateRequest, context: Context) -> common_pb2.Aggregates:
         query = aggregates.query_of(request)
         return aggregates.reply_of(await self.calls.aggregate(query, optional(request, "agent_id")), query.group_by)
 

@@ -1,7 +1,9 @@
 """Tables of the calls schema and the queries on them (each takes a connection)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
@@ -9,22 +11,23 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contracts.calls import PROGRESS
 from core import aggregates
+from services.calls.domain import CallFilter
 from services.calls.schema import calls, idempotency_keys
 
 # -- calls --------------------------------------------------------------------------------
 
-async def insert_call(conn: AsyncConnection, **values):
+async def insert_call(conn: AsyncConnection, **values: Any) -> Any:
     return (await conn.execute(calls.insert().values(**values).returning(calls))).first()
 
 
-async def update_call(conn: AsyncConnection, call_id: str, values: dict):
+async def update_call(conn: AsyncConnection, call_id: str, values: dict[str, Any]) -> Any:
     return (await conn.execute(calls.update().where(calls.c.id == call_id).values(**values).returning(calls))).first()
 
 
-def calls_of(business_ids, filters) -> sa.Select:
-    """The businesses' calls that pass the filters (repository.CallFilter)."""
+def calls_of(business_ids: Iterable[str], filters: CallFilter) -> sa.Select[Any]:
+    """The businesses' calls that pass the filters."""
     c = calls.c
-    wheres = [c.business_id.in_(business_ids)]
+    wheres: list[sa.ColumnElement[bool]] = [c.business_id.in_(business_ids)]
     for column, value in ((c.agent_id, filters.agent_id), (c.status, filters.status), (c.direction, filters.direction)):
         if value:
             wheres.append(column == value)
@@ -35,7 +38,7 @@ def calls_of(business_ids, filters) -> sa.Select:
     return sa.select(calls).where(*wheres)
 
 
-def transcripts_of(business_ids, agent_id: str | None, since: datetime) -> sa.Select:
+def transcripts_of(business_ids: Iterable[str], agent_id: str | None, since: datetime) -> sa.Select[Any]:
     query = sa.select(calls).where(calls.c.business_id.in_(business_ids), calls.c.transcript.is_not(None),
                                    calls.c.created_at >= since)
     return query.where(calls.c.agent_id == agent_id) if agent_id else query
@@ -44,7 +47,7 @@ def transcripts_of(business_ids, agent_id: str | None, since: datetime) -> sa.Se
 # -- idempotency keys ------------------------------------------------------------------------
 
 async def claim_key(conn: AsyncConnection, account_id: str, key: str, request_hash: str, now: datetime,
-                    expired_before: datetime):
+                    expired_before: datetime) -> Any:
     """Claim an idempotency key for a new request; the existing claim (request_hash, call_id) when it is taken.
     A claim older than `expired_before` is forgotten first."""
     k = idempotency_keys.c
@@ -70,17 +73,17 @@ async def release_key(conn: AsyncConnection, account_id: str, key: str) -> None:
                                                        idempotency_keys.c.key == key))
 
 
-async def calls_for_messages(conn: AsyncConnection, our_ids: list[str], provider_ids: list[str]) -> list:
+async def calls_for_messages(conn: AsyncConnection, our_ids: list[str], provider_ids: list[str]) -> list[Any]:
     """The calls a batch of provider messages is about (by our ids, or by the provider's), locked in id order so
     that concurrent batches do not deadlock."""
     found = sa.or_(calls.c.id.in_(our_ids), calls.c.provider_call_id.in_(provider_ids))
-    return (await conn.execute(sa.select(calls).where(found).order_by(calls.c.id).with_for_update())).all()
+    return list((await conn.execute(sa.select(calls).where(found).order_by(calls.c.id).with_for_update())).all())
 
 
-async def update_calls(conn: AsyncConnection, changes: dict[str, dict]) -> None:
+async def update_calls(conn: AsyncConnection, changes: dict[str, dict[str, Any]]) -> None:
     """Write each call's changes (by call id): one statement per set of changed columns, for all the calls that
     changed those."""
-    by_columns: dict[tuple, list[dict]] = {}
+    by_columns: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for call_id, values in changes.items():
         by_columns.setdefault(tuple(sorted(values)), []).append({"_id": call_id, **values})
     for columns, rows in by_columns.items():
@@ -89,7 +92,7 @@ async def update_calls(conn: AsyncConnection, changes: dict[str, dict]) -> None:
         await conn.execute(statement, rows)
 
 
-def silent_calls(now: datetime, margin_seconds: float, limit: int) -> sa.Select:
+def silent_calls(now: datetime, margin_seconds: float, limit: int) -> sa.Select[Any]:
     """Calls without an outcome past their max_duration plus the margin, oldest first."""
     deadline = calls.c.created_at + sa.literal_column("interval '1 second'") * (calls.c.max_duration + margin_seconds)
     return (sa.select(calls).where(calls.c.status.in_(PROGRESS), deadline < now)
@@ -100,20 +103,20 @@ async def recording_of(conn: AsyncConnection, call_id: str) -> str | None:
     return await conn.scalar(sa.select(calls.c.recording_url).where(calls.c.id == call_id))
 
 
-async def call_by_provider_id(conn: AsyncConnection, provider_call_id: str):
+async def call_by_provider_id(conn: AsyncConnection, provider_call_id: str) -> Any:
     return (await conn.execute(sa.select(calls).where(calls.c.provider_call_id == provider_call_id))).first()
 
 
-async def insert_call_once(conn: AsyncConnection, **values):
+async def insert_call_once(conn: AsyncConnection, **values: Any) -> Any:
     """Insert a call unless its provider call is recorded already (then None)."""
     return (await conn.execute(insert(calls).values(**values).on_conflict_do_nothing(index_elements=["provider_call_id"])
                                .returning(calls))).first()
 
 
-async def aggregate_calls(conn: AsyncConnection, query: aggregates.Query, agent_id: str | None) -> list:
+async def aggregate_calls(conn: AsyncConnection, query: aggregates.Query, agent_id: str | None) -> list[Any]:
     """The calls of the query's businesses in its window, counted per group (core.aggregates): how many, how many
     completed, their total duration; of one agent when named."""
     measures = {"count": sa.func.count(), "completed": sa.func.count().filter(calls.c.status == "completed"),
                 "duration": sa.func.coalesce(sa.func.sum(calls.c.duration), 0)}
     where = (calls.c.agent_id == agent_id,) if agent_id else ()
-    return (await conn.execute(aggregates.aggregate(calls, calls.c.created_at, query, measures, where))).all()
+    return list((await conn.execute(aggregates.aggregate(calls, calls.c.created_at, query, measures, where))).all())

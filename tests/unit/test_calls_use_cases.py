@@ -17,9 +17,10 @@ from core.pagination import Page
 from core.tenant import Tenant, acting_as
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.calls import domain
+from services.calls.domain import EVERY_CALL, CallFilter
 from services.calls.inbound_service import HELD_MESSAGE, NOT_IN_SERVICE, Inbound
 from services.calls.ports import CallingProfile, Lead, NumberRoute
-from services.calls.repository import EVERY_CALL, CallFilter, calls_units
+from services.calls.repository import calls_units
 from services.calls.schema import idempotency_keys
 from services.calls.service import IDEMPOTENCY_WINDOW, Calls, NewCall
 from switchboard.v1 import common_pb2
