@@ -1088,7 +1088,26 @@ async def withdraw(database, numbers_in, block: str, lines) -> None:
 
 
 class NumbersRepositoryContract:
-    """services.agents.repository.NumbersRepository; `add_to_pool(conn, rows)` puts numbers in the pool."""
+    """services.agents.repository.NumbersRepository."""
+
+    @pytest.fixture
+    def add_to_pool(self, numbers_in):
+        async def add(conn, rows):
+            for row in rows:  # one at a time: the rows of one call name the same columns
+                assert await numbers_in(conn).add_to_pool([row], AT) == 1
+
+        return add
+
+    async def test_the_pool_takes_only_the_numbers_it_does_not_hold(self, database, numbers_in):
+        block = fresh_block()
+        async with database.transaction() as conn:
+            assert await numbers_in(conn).add_to_pool([pool_values(block, 1), pool_values(block, 2)], AT) == 2
+            assert await numbers_in(conn).add_to_pool([pool_values(block, 2), pool_values(block, 3)], AT) == 1
+            assert await numbers_in(conn).add_to_pool([], AT) == 0
+        async with database.read() as conn:
+            assert [(await numbers_in(conn).pool_number(f"+1{block}{line}")) is not None for line in (1, 2, 3, 4)] == [
+                True, True, True, False]
+        await withdraw(database, numbers_in, block, (1, 2, 3))
 
     async def test_the_free_numbers_are_listed_in_pool_order_with_their_filters(self, database, numbers_in,
                                                                                add_to_pool):

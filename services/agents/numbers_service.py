@@ -11,7 +11,6 @@ number (and puts it back if our write then fails). Releasing holds the lease whi
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
@@ -19,17 +18,15 @@ from core import leases, standing, tenant
 from core.contact import normalize_e164, number_facts
 from core.errors import ServiceError, invalid, not_found
 from core.ids import require_uuid, utcnow
-from core.outbox import add_event
 from core.pagination import Page, Paged, split_page
 from core.standings import Standings, carried_only
 from core.tenant import pick_business
-from core.uow import Connections
+from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.voice.adapter import VoiceProvider
 from providers.voice.server_messages import ServerConfig
 from services.agents import numbers_domain
-from services.agents.repository import NumbersRepository, SqlNumbers
-from services.agents.schema import outbox
+from services.agents.repository import AgentsUnit, NumbersRepository, numbers_of
 from switchboard.v1 import events_pb2
 
 # How long an assign, re-point or release may hold a number, and how long a concurrent one waits for it.
@@ -55,14 +52,12 @@ def _forwarding_of(row) -> numbers_domain.Forwarding | None:
 
 
 class Numbers:
-    def __init__(self, db: Connections, voice: VoiceProvider, server: ServerConfig, sip_credential_id: str,
-                 trial_numbers: int, *, numbers: Callable[..., NumbersRepository] = SqlNumbers,
-                 standings: Standings | None = None):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[AgentsUnit], voice: VoiceProvider, server: ServerConfig,
+                 sip_credential_id: str, trial_numbers: int, *, standings: Standings | None = None):
+        self.uow = uow  # the pool and the businesses' numbers (services.agents.repository)
         # May the business take a number, and is it in its trial (core.standings): the signup's provisioning saga
         # takes one acting for the business, with no standing in its token.
         self.standings = standings or carried_only()
-        self.numbers_in = numbers  # the repository on a unit of work's handle (services.agents.repository)
         self.trial_numbers = trial_numbers
         self.voice = voice
         self.server = server  # where the provider asks which agent answers an inbound call
@@ -76,8 +71,8 @@ class Numbers:
         who = tenant.require_account()
         business = None if all_businesses else pick_business(who, business_id)
         wanted = normalize_e164(phone_number) if phone_number else None
-        async with self.db.read() as conn:
-            return business, await self.numbers_in(conn).page([business] if business else who.business_ids, wanted,
+        async with self.uow.read() as work:
+            return business, await work.numbers.page([business] if business else who.business_ids, wanted,
                                                               page)
 
     async def available(self, country: str | None, area_code: str | None, capability: str | None,
@@ -90,8 +85,8 @@ class Numbers:
             after = normalize_e164(after, "after")
             facts = number_facts(after)
             place = (facts.country, facts.area_code, after)
-        async with self.db.read() as conn:
-            rows = await self.numbers_in(conn).available(
+        async with self.uow.read() as work:
+            rows = await work.numbers.available(
                 numbers_domain.check_country(country) if country else None,
                 numbers_domain.check_area_code(area_code) if area_code else None,
                 numbers_domain.capability_filter(capability) if capability else (), place, limit + 1)
@@ -99,16 +94,16 @@ class Numbers:
 
     async def route(self, phone_number: str):
         """Who answers an inbound call on this number (asked for by the provider, so with no caller)."""
-        async with self.db.read() as conn:
-            found = await self.numbers_in(conn).route(normalize_e164(phone_number, "phone_number"))
+        async with self.uow.read() as work:
+            found = await work.numbers.route(normalize_e164(phone_number, "phone_number"))
         if found is None:
             raise not_found("phone number held by a business")
         return found
 
     async def counts(self) -> list:
         """(business_id, numbers held) for each of the caller's businesses holding any."""
-        async with self.db.read() as conn:
-            return await self.numbers_in(conn).counts(tenant.require_account().business_ids)
+        async with self.uow.read() as work:
+            return await work.numbers.counts(tenant.require_account().business_ids)
 
     # -- assign, re-point, release ---------------------------------------------------------
 
@@ -119,8 +114,8 @@ class Numbers:
         if not standing.is_good(held_as):
             raise standing.refusal(held_as, "taking a phone number")
         e164 = normalize_e164(phone_number)
-        async with self.db.transaction() as conn:
-            numbers = self.numbers_in(conn)
+        async with self.uow.transaction() as work:
+            numbers = work.numbers
             row = await self._pool_row(numbers, e164)
             await self._check_agent(numbers, agent_id, business_id)
             in_trial = held_as == standing.TRIALING
@@ -134,19 +129,19 @@ class Numbers:
         try:
             imported = await self.voice.import_phone_number(
                 numbers_domain.import_body(e164, self.sip_credential_id, await self.server.get()))
-            async with self.db.transaction() as conn:
+            async with self.uow.transaction() as work:
                 if in_trial:
-                    await self._check_trial_allowance(self.numbers_in(conn), business_id)
-                row = await self._leased_update(self.numbers_in(conn), row.id, token, business_id=business_id, agent_id=agent_id,
+                    await self._check_trial_allowance(work.numbers, business_id)
+                row = await self._leased_update(work.numbers, row.id, token, business_id=business_id, agent_id=agent_id,
                                                 provider_phone_number_id=imported["id"], assigned_at=utcnow())
-                await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
+                work.emit(_number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
                                 business_id)
         except BaseException:
             if imported is not None:
                 await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
                                        f"assigning {e164} failed; provider number {imported['id']}")
-            async with self.db.transaction() as conn:
-                await self.numbers_in(conn).release_lease(row.id, token)
+            async with self.uow.transaction() as work:
+                await work.numbers.release_lease(row.id, token)
             raise
         return row
 
@@ -164,8 +159,8 @@ class Numbers:
         async with self._number_lease(e164, business_id) as (row, token):
             values = {}
             if agent_id is not UNCHANGED and _agent_of(row) != agent_id:
-                async with self.db.read() as conn:
-                    await self._check_agent(self.numbers_in(conn), agent_id, business_id)
+                async with self.uow.read() as work:
+                    await self._check_agent(work.numbers, agent_id, business_id)
                 values["agent_id"] = agent_id
             current = _forwarding_of(row)
             changes_provider = current != wanted and row.provider_phone_number_id is not None
@@ -173,12 +168,12 @@ class Numbers:
                 await self.voice.update_phone_number(row.provider_phone_number_id,
                                                      {"hooks": numbers_domain.ringing_hooks(wanted)})
             try:
-                async with self.db.transaction() as conn:
-                    row = await self._leased_update(self.numbers_in(conn), row.id, token, **values,
+                async with self.uow.transaction() as work:
+                    row = await self._leased_update(work.numbers, row.id, token, **values,
                                                     forward_to=wanted.to if wanted else None,
                                                     ring_seconds=wanted.ring_seconds if wanted else None)
                     if "agent_id" in values:
-                        await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id,
+                        work.emit(_number_event(events_pb2.PhoneNumberAssigned, row, business_id,
                                                                     agent_id), business_id)
             except BaseException:
                 if changes_provider:
@@ -191,14 +186,14 @@ class Numbers:
 
     async def _repoint(self, e164: str, business_id: str, agent_id: str | None):
         """The agent part alone: ours only (the provider asks us who answers each call)."""
-        async with self.db.transaction() as conn:
-            numbers = self.numbers_in(conn)
+        async with self.uow.transaction() as work:
+            numbers = work.numbers
             row = await self._business_row(numbers, e164, business_id, lock=True)
             if _agent_of(row) == agent_id:
                 return row
             await self._check_agent(numbers, agent_id, business_id)
             row = await numbers.change(row.id, {"agent_id": agent_id})
-            await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
+            work.emit(_number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
                             business_id)
         return row
 
@@ -209,20 +204,20 @@ class Numbers:
         async with self._number_lease(e164, business_id) as (row, token):
             if row.provider_phone_number_id:
                 await self.voice.delete_phone_number(row.provider_phone_number_id)
-            async with self.db.transaction() as conn:
+            async with self.uow.transaction() as work:
                 await self._leased_update(
-                    self.numbers_in(conn), row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
+                    work.numbers, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
                     assigned_at=None, forward_to=None, ring_seconds=None, a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
                     emergency_status=numbers_domain.initial_emergency_status(row.country, row.capabilities),
                     emergency_address=None)
-                await add_event(conn, outbox, _number_event(events_pb2.PhoneNumberReleased, row, business_id,
+                work.emit(_number_event(events_pb2.PhoneNumberReleased, row, business_id,
                                                             row.agent_id), business_id)
         return e164, business_id
 
     async def release_all(self, business_id: str) -> int:
         """Give every number of a torn-down business back to the pool; how many."""
-        async with self.db.read() as conn:
-            held = await self.numbers_in(conn).held_by(business_id)
+        async with self.uow.read() as work:
+            held = await work.numbers.held_by(business_id)
         for e164 in held:
             await self.release(business_id, e164)
         return len(held)
@@ -232,12 +227,12 @@ class Numbers:
     @asynccontextmanager
     async def _number_lease(self, e164: str, business_id: str):
         """The lease of a number this business holds, with its row as it is under the lease."""
-        async with self.db.read() as conn:
-            row = await self._business_row(self.numbers_in(conn), e164, business_id)
-        async with leases.hold_with(self.db, self.numbers_in, row.id, duration=NUMBER_LEASE,
+        async with self.uow.read() as work:
+            row = await self._business_row(work.numbers, e164, business_id)
+        async with leases.hold_with(self.uow, numbers_of, row.id, duration=NUMBER_LEASE,
                                     wait_seconds=LEASE_WAIT_SECONDS, what=f"phone number {e164}") as token:
-            async with self.db.read() as conn:  # closed before the caller calls the provider
-                row = await self._business_row(self.numbers_in(conn), e164, business_id)
+            async with self.uow.read() as work:  # closed before the caller calls the provider
+                row = await self._business_row(work.numbers, e164, business_id)
             yield row, token
 
     @staticmethod

@@ -16,8 +16,9 @@ from pathlib import Path
 from core.background import Background
 from core.contact import normalize_e164, number_facts
 from core.ids import utcnow
-from core.uow import Database
-from services.agents import numbers_domain, store
+from core.uow import UnitOfWork
+from services.agents import numbers_domain
+from services.agents.repository import AgentsUnit
 
 log = logging.getLogger(__name__)
 
@@ -46,16 +47,16 @@ def read_inventory(path: Path) -> list[dict]:
 class PoolLoader(Background):
     task_name = "number-pool-loader"
 
-    def __init__(self, db: Database, path: Path):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[AgentsUnit], path: Path):
+        self.uow = uow
         self.path = path
 
     async def run(self) -> None:
         rows = read_inventory(self.path)
         while True:
             try:
-                async with self.db.transaction() as conn:
-                    added = await store.add_to_pool(conn, rows, utcnow())
+                async with self.uow.transaction() as work:
+                    added = await work.numbers.add_to_pool(rows, utcnow())
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the database may not be up yet

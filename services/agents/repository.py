@@ -9,11 +9,12 @@ and releases it through the repository); the final write applies only while the 
 
 The phone-number use cases (numbers_service.py) keep the pool and the businesses' numbers in `NumbersRepository`
 (`SqlNumbers`), the same way: an assign, a forwarding change or a release holds the number's lease while the
-provider changes it. Filling the pool (pool.py) stays on store.py directly."""
+provider changes it, and the pool is filled (pool.py) through it too. The use cases reach both through their unit of
+work (`AgentsUnit`, made by `agents_units`), which also writes the events they raise."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import timedelta
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, Protocol
 
@@ -22,8 +23,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import leases, records
 from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
+from core.uow import Connections, Unit, UnitOfWork
 from services.agents import store
-from services.agents.schema import agent_versions, agents, phone_numbers
+from services.agents.schema import agent_versions, agents, outbox, phone_numbers
 
 
 class AgentsRepository(leases.Lessor, Protocol):
@@ -161,6 +163,9 @@ class NumbersRepository(leases.Lessor, Protocol):
     async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> Any | None:
         """The number after `values`, its lease ended, or None when the lease is no longer `token`'s."""
 
+    async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
+        """Add the pool's numbers not held yet (every row naming the same columns); how many were added."""
+
 
 class SqlNumbers:
     """`NumbersRepository` on a unit of work's connection (core.uow.Database)."""
@@ -209,3 +214,34 @@ class SqlNumbers:
 
     async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> Any | None:
         return await store.leased_number_update(self.conn, number_id, token, values)
+
+    async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
+        return await store.add_to_pool(self.conn, rows, now)
+
+
+class AgentsUnit(Unit):
+    """The agents use cases' unit of work (core.uow.UnitOfWork): their agents and phone numbers on one transaction's
+    or read's handle (`agents_on` and `numbers_on` build the repositories: the SQL ones, or the fast tier's
+    twins)."""
+
+    def __init__(self, handle: Any, agents_on: Callable[[Any], AgentsRepository] = SqlAgents,
+                 numbers_on: Callable[[Any], NumbersRepository] = SqlNumbers):
+        super().__init__()
+        self.agents = agents_on(handle)
+        self.numbers = numbers_on(handle)
+
+
+def agents_units(connections: Connections, agents_on: Callable[[Any], AgentsRepository] = SqlAgents,
+                 numbers_on: Callable[[Any], NumbersRepository] = SqlNumbers) -> UnitOfWork[AgentsUnit]:
+    """The agents service's unit of work on `connections`; the events its units raise go to the agents outbox."""
+    return UnitOfWork(connections, lambda handle: AgentsUnit(handle, agents_on, numbers_on), outbox)
+
+
+def agents_of(work: AgentsUnit) -> AgentsRepository:
+    """The repository whose rows an agent's lease is held on (core.leases.hold_with)."""
+    return work.agents
+
+
+def numbers_of(work: AgentsUnit) -> NumbersRepository:
+    """The repository whose rows a number's lease is held on (core.leases.hold_with)."""
+    return work.numbers

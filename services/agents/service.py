@@ -24,17 +24,15 @@ from contracts import agents as agents_contract
 from core import leases, tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
-from core.outbox import add_event
 from core.pagination import Page, Paged
 from core.tenant import require_business
-from core.uow import Connections
+from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
-from services.agents.repository import AgentsRepository, SqlAgents
-from services.agents.schema import outbox
+from services.agents.repository import AgentsRepository, AgentsUnit, agents_of
 from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
@@ -122,13 +120,11 @@ class AgentView:
 
 
 class Agents:
-    def __init__(self, db: Connections, voice: VoiceProvider, evals: EvalGate, gate_wait_seconds: float, *,
-                 agents: Callable[..., AgentsRepository] = SqlAgents):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[AgentsUnit], voice: VoiceProvider, evals: EvalGate, gate_wait_seconds: float):
+        self.uow = uow  # the agents, their versions and prompt history (services.agents.repository)
         self.voice = voice
         self.evals = evals
         self.gate_wait_seconds = gate_wait_seconds
-        self.agents_in = agents  # the repository on a unit of work's handle (services.agents.repository)
 
     # -- reads -----------------------------------------------------------------------
 
@@ -136,28 +132,28 @@ class Agents:
         """A page of the caller's agents (of one business when named) and each one's first number."""
         who = tenant.require_account()
         businesses = [require_business(who, business_id)] if business_id else who.business_ids
-        async with self.db.read() as conn:
-            paged = await self.agents_in(conn).page(businesses, page)
-            numbers = await self.agents_in(conn).first_numbers([str(r.id) for r in paged.rows])
+        async with self.uow.read() as work:
+            paged = await work.agents.page(businesses, page)
+            numbers = await work.agents.first_numbers([str(r.id) for r in paged.rows])
         return paged, numbers
 
     async def lookup(self, ids: list[str]) -> list:
         """The caller's agents among `ids` (others and malformed ids are left out)."""
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            return await self.agents_in(conn).by_ids([i for i in ids if is_uuid(i)], who.business_ids)
+        async with self.uow.read() as work:
+            return await work.agents.by_ids([i for i in ids if is_uuid(i)], who.business_ids)
 
     async def directory(self) -> tuple[list, dict[str, str]]:
         """Every agent of the caller's businesses, oldest first, and each one's first number (no provider call)."""
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            rows = await self.agents_in(conn).directory(who.business_ids)
-            return rows, await self.agents_in(conn).first_numbers([str(r.id) for r in rows])
+        async with self.uow.read() as work:
+            rows = await work.agents.directory(who.business_ids)
+            return rows, await work.agents.first_numbers([str(r.id) for r in rows])
 
     async def get(self, agent_id: str) -> AgentView:
-        async with self.db.read() as conn:
-            row = await found(self.agents_in(conn), agent_id)
-            number = (await self.agents_in(conn).first_numbers([str(row.id)])).get(str(row.id))
+        async with self.uow.read() as work:
+            row = await found(work.agents, agent_id)
+            number = (await work.agents.first_numbers([str(row.id)])).get(str(row.id))
         try:
             assistant = await self.voice.get_assistant(row.provider_assistant_id)
         except ProviderError as exc:
@@ -169,8 +165,8 @@ class Agents:
     async def calling_profile(self, agent_id: str) -> tuple[object, domain.Outbound, object]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
         require_uuid(agent_id, "agent_id")
-        async with self.db.read() as conn:
-            profile = await self.agents_in(conn).calling_profile(tenant.require_account().business_ids, agent_id)
+        async with self.uow.read() as work:
+            profile = await work.agents.calling_profile(tenant.require_account().business_ids, agent_id)
         if profile is None:
             raise not_found("agent")
         row, number = profile
@@ -194,21 +190,21 @@ class Agents:
         require_business(tenant.require_account(), business_id)
         config = domain.new_config(name, system_prompt, first_message, voice, model, recording_disclosure)
         if request_id:
-            async with self.db.read() as conn:
-                made = await self.agents_in(conn).by_request(business_id, request_id)
+            async with self.uow.read() as work:
+                made = await work.agents.by_request(business_id, request_id)
             if made is not None:
                 return made
         agent_id, now = new_id(), utcnow()
         assistant = await self.voice.create_assistant(domain.assistant_body(config, agent_id, business_id))
         assistant_id = assistant["id"]
         try:
-            async with self.db.transaction() as conn:
-                row = await self.agents_in(conn).add(
+            async with self.uow.transaction() as work:
+                row = await work.agents.add(
                     id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
                     provider_assistant_id=assistant_id, config=_stored_config(config), metadata=metadata, version=1,
                     inbound_prompt_source="create", created_at=now, updated_at=now, request_id=request_id,
                     eval_gate=eval_gate)
-                await self._record(conn, row, domain.initial_change(config), Write(source="create"), version=1,
+                await self._record(work, row, domain.initial_change(config), Write(source="create"), version=1,
                                    parent=None, now=now)
         except BaseException as exc:
             await undo_at_provider(self.voice.delete_assistant(assistant_id),
@@ -269,9 +265,9 @@ class Agents:
         """Restore the configuration of an earlier version (as a new version)."""
         if version < 1:
             raise invalid("version must be a positive integer")
-        async with self.db.read() as conn:
-            row = await found(self.agents_in(conn), agent_id, field="agent_id")
-            target = await self.agents_in(conn).version(row.id, version)
+        async with self.uow.read() as work:
+            row = await found(work.agents, agent_id, field="agent_id")
+            target = await work.agents.version(row.id, version)
         if target is None:
             raise not_found(f"version {version} of this agent")
 
@@ -284,12 +280,12 @@ class Agents:
     async def _write(self, agent_id: str, build: Callable[[domain.AgentConfig], domain.Change], write: Write,
                      field: str = "id") -> Written:
         """The one path every configuration change takes (see the module docstring)."""
-        async with self.db.read() as conn:
-            row = await found(self.agents_in(conn), agent_id, field)
-        async with leases.hold_with(self.db, self.agents_in, row.id, duration=WRITE_LEASE,
+        async with self.uow.read() as work:
+            row = await found(work.agents, agent_id, field)
+        async with leases.hold_with(self.uow, agents_of, row.id, duration=WRITE_LEASE,
                                     wait_seconds=LEASE_WAIT_SECONDS, what="this agent") as token:
-            async with self.db.read() as conn:
-                row = await found(self.agents_in(conn), agent_id, field)  # as the previous writer left it
+            async with self.uow.read() as work:
+                row = await found(work.agents, agent_id, field)  # as the previous writer left it
             current = config_of(row)
             change = build(current)
             domain.check_owner_edit_guard(current_version=row.version, expected_version=write.expected_version,
@@ -346,35 +342,35 @@ class Agents:
             values.update(name=change.config.name, config=_stored_config(change.config), version=row.version + 1)
             if "inbound_prompt" in change.changed:
                 values["inbound_prompt_source"] = write.source
-        async with self.db.transaction() as conn:
-            updated = await self.agents_in(conn).change_leased(row.id, token, values)
+        async with self.uow.transaction() as work:
+            updated = await work.agents.change_leased(row.id, token, values)
             if updated is None:
                 raise ServiceError("conflict", "the provider took too long and another request changed this agent "
                                    "meanwhile; nothing of this write was kept, retry")
             if change.changed:
-                await self._record(conn, updated, change, write, version=updated.version, parent=row.version,
+                await self._record(work, updated, change, write, version=updated.version, parent=row.version,
                                    now=now, previous=current, gate=gate)
         return updated
 
-    async def _record(self, conn, row, change: domain.Change, write: Write, *, version: int,
+    async def _record(self, work: AgentsUnit, row, change: domain.Change, write: Write, *, version: int,
                       parent: int | None, now, previous: domain.AgentConfig | None = None,
                       gate: GateOutcome | None = None) -> None:
         """The version row, the audit rows and the owner-notification event of one change."""
         who = tenant.current()
         key_id = who.api_key_id if is_uuid(who.api_key_id) else None
         snap = domain.snapshot(change.config)
-        await self.agents_in(conn).add_version(
+        await work.agents.add_version(
             agent_id=row.id, version=version, business_id=row.business_id, content_hash=domain.content_hash(snap),
             config_snapshot=snap, parent_version=parent, rollback_of=write.rollback_of, source=write.source,
             changed_fields=change.changed, api_key_id=key_id, created_at=now,
             eval_gate=gate_record(gate) if gate is not None else None)
         for field in change.prompts_changed:
-            await self.agents_in(conn).add_prompt_change(
+            await work.agents.add_prompt_change(
                 agent_id=row.id, business_id=row.business_id, field=field,
                 previous=getattr(previous, field) if previous else None, current=getattr(change.config, field),
                 source=write.source, reason=write.reason, version=version, api_key_id=key_id, created_at=now)
         if previous is not None and change.prompts_changed:
-            await add_event(conn, outbox, events_pb2.AgentPromptChanged(
+            work.emit(events_pb2.AgentPromptChanged(
                 agent_id=str(row.id), agent_name=row.name, business_id=str(row.business_id),
                 fields=change.prompts_changed, source=write.source, reason=write.reason, version=version,
                 notify="owner"), str(row.business_id))
@@ -383,15 +379,15 @@ class Agents:
 
     async def versions(self, agent_id: str, page: Page) -> tuple[object, Paged]:
         """The agent and a page of its versions, newest first."""
-        async with self.db.read() as conn:
-            row = await found(self.agents_in(conn), agent_id, field="agent_id")
-            return row, await self.agents_in(conn).versions(row.id, page)
+        async with self.uow.read() as work:
+            row = await found(work.agents, agent_id, field="agent_id")
+            return row, await work.agents.versions(row.id, page)
 
     async def version(self, agent_id: str, version: int) -> tuple[object, object]:
         """The agent and one of its versions (with its snapshot), or not_found."""
-        async with self.db.read() as conn:
-            row = await found(self.agents_in(conn), agent_id, field="agent_id")
-            kept = await self.agents_in(conn).version(row.id, version)
+        async with self.uow.read() as work:
+            row = await found(work.agents, agent_id, field="agent_id")
+            kept = await work.agents.version(row.id, version)
         if kept is None:
             raise not_found(f"version {version} of this agent")
         return row, kept

@@ -17,6 +17,7 @@ from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
+from services.agents.repository import agents_units
 from services.agents.service import Agents, AgentView, Written
 from switchboard.v1 import agents_pb2, agents_pb2_grpc, common_pb2
 
@@ -262,12 +263,13 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
 def build(runtime: Runtime) -> AgentsServicer:
     s = runtime.settings
     voice = runtime.closing(configured.voice(s))
+    units = agents_units(runtime.db)
     if s.number_pool_file:
-        runtime.run(PoolLoader(runtime.db, Path(s.number_pool_file)))
+        runtime.run(PoolLoader(units, Path(s.number_pool_file)))
     server = ServerConfig(voice, WebhookAuth.of(s), s.public_base_url)
-    agents = Agents(runtime.db, voice, GrpcEvalGate(runtime.client("evals")),
+    agents = Agents(units, voice, GrpcEvalGate(runtime.client("evals")),
                     s.eval_gate_max_wait_seconds)
-    numbers = Numbers(runtime.db, voice, server, s.voice_sip_credential_id, s.trial_pool_numbers,
+    numbers = Numbers(units, voice, server, s.voice_sip_credential_id, s.trial_pool_numbers,
                       standings=standings.heard_by(runtime))
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)

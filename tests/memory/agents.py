@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import sqlalchemy as sa
 
 from core import leases
-from core.ids import utcnow
+from core.ids import new_id, utcnow
 from services.agents.schema import agent_versions, agents, phone_numbers, prompt_history
 from services.agents.store import SUMMARY
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
@@ -170,3 +170,10 @@ class MemoryNumbers:
 
     def _by_number(self, phone_number):
         return next((row for row in self.numbers.values() if row["phone_number"] == phone_number), None)
+
+    async def add_to_pool(self, rows, now):
+        held = {row["phone_number"] for row in self.numbers.values()}
+        fresh = [row for row in rows if row["phone_number"] not in held]
+        for row in fresh:
+            insert(self.numbers, phone_numbers, {**row, "id": new_id(), "created_at": now})
+        return len(fresh)

@@ -10,6 +10,7 @@ from providers.voice.adapter import ProviderError
 from providers.voice.client import VapiClient
 from services.agents import domain
 from services.agents.evals_port import GrpcEvalGate
+from services.agents.repository import agents_units
 from services.agents.schema import agent_versions, agents, outbox, prompt_history
 from services.agents.service import Agents
 from tests.service.conftest import LeaseStealingVoice, new_tenant
@@ -19,7 +20,7 @@ from tests.service.conftest import LeaseStealingVoice, new_tenant
 async def service(cfg, engine, database):
     voice = LeaseStealingVoice(cfg, engine)
     evals, channel = rpc.connect("evals", cfg, forward_tenant=True)
-    yield Agents(database, voice, GrpcEvalGate(evals), cfg.eval_gate_max_wait_seconds), voice
+    yield Agents(agents_units(database), voice, GrpcEvalGate(evals), cfg.eval_gate_max_wait_seconds), voice
     await channel.close()
     await voice.close()
 

@@ -9,6 +9,7 @@ from core.errors import ServiceError
 from core.tenant import Tenant, acting_as
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents.numbers_service import Numbers
+from services.agents.repository import agents_units
 from services.agents.schema import phone_numbers
 from tests.service.conftest import LeaseStealingVoice
 
@@ -17,7 +18,7 @@ from tests.service.conftest import LeaseStealingVoice
 async def numbers(cfg, engine, database):
     voice = LeaseStealingVoice(cfg, engine)
     server = ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url)
-    yield Numbers(database, voice, server, cfg.voice_sip_credential_id, cfg.trial_pool_numbers), voice
+    yield Numbers(agents_units(database), voice, server, cfg.voice_sip_credential_id, cfg.trial_pool_numbers), voice
     await voice.close()
 
 

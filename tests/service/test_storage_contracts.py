@@ -4,7 +4,6 @@ import pytest
 
 from core.uow import Database
 from services.accounts.repository import PooledAccounts, SqlAccounts
-from services.agents import store
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
@@ -12,7 +11,6 @@ from services.messaging.repository import SqlMessaging
 from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
 from tests.storage_contracts import (
-    AT,
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     CallsRepositoryContract,
@@ -111,10 +109,3 @@ class TestSqlNumbers(NumbersRepositoryContract):
     def agents_in(self):
         return SqlAgents
 
-    @pytest.fixture
-    def add_to_pool(self):
-        async def add(conn, rows):
-            for row in rows:  # one at a time: a multi-row insert takes its columns from the first row
-                await store.add_to_pool(conn, [row], AT)
-
-        return add

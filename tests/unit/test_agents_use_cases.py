@@ -17,6 +17,7 @@ from providers.voice.adapter import ProviderError
 from providers.voice.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain
 from services.agents.numbers_service import Numbers
+from services.agents.repository import agents_units
 from services.agents.schema import phone_numbers, prompt_history
 from services.agents.service import Agents
 from tests.memory import MemoryDatabase, insert
@@ -39,7 +40,7 @@ def caller(business_id) -> Tenant:
 @pytest.fixture
 def agents(database, voice_client, gate, caller):
     with acting_as(caller):
-        yield Agents(database, voice_client, gate, 5.0, agents=MemoryAgents)
+        yield Agents(agents_units(database, MemoryAgents, MemoryNumbers), voice_client, gate, 5.0)
 
 
 async def make(agents: Agents, business_id: str, prompt: str = "Answer the phone.", **fields):
@@ -227,7 +228,8 @@ async def numbers(database, voice_client, caller):
                 "emergency_status": "not_set", "created_at": utcnow()})
     server = ServerConfig(voice_client, WebhookAuth("hmac", "fast-tier-secret"), "https://switchboard.example.com")
     with acting_as(caller):
-        yield Numbers(database, voice_client, server, "sip-credential", trial_numbers=1, numbers=MemoryNumbers)
+        yield Numbers(agents_units(database, MemoryAgents, MemoryNumbers), voice_client, server, "sip-credential",
+                      trial_numbers=1)
 
 
 async def provider_numbers(voice) -> list:

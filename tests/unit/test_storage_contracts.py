@@ -2,8 +2,6 @@
 tests/service/test_storage_contracts.py runs the same on the SQL ones."""
 import pytest
 
-from core.ids import new_id
-from services.agents.schema import phone_numbers
 from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryHotPath
 from tests.memory.agents import MemoryAgents, MemoryNumbers
@@ -13,7 +11,6 @@ from tests.memory.messaging import MemoryMessaging
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscriptions
 from tests.storage_contracts import (
-    AT,
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     CallsRepositoryContract,
@@ -112,10 +109,3 @@ class TestMemoryNumbers(NumbersRepositoryContract):
     def agents_in(self):
         return MemoryAgents
 
-    @pytest.fixture
-    def add_to_pool(self):
-        async def add(conn, rows):
-            for row in rows:
-                insert(conn.rows(phone_numbers), phone_numbers, {"id": new_id(), "created_at": AT, **row})
-
-        return add
