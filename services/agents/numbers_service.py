@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from typing import Any
 
 from core import leases, standing, tenant
 from core.contact import normalize_e164, number_facts
@@ -34,7 +35,7 @@ NUMBER_LEASE = timedelta(seconds=60)
 LEASE_WAIT_SECONDS = 25.0
 
 
-def _number_event(kind, row, business_id: str, agent_id):
+def _number_event(kind: Any, row: Any, business_id: str, agent_id: Any) -> Any:
     """A PhoneNumberAssigned or PhoneNumberReleased payload for this number."""
     return kind(id=str(row.id), phone_number=row.phone_number, business_id=business_id,
                 agent_id=str(agent_id) if agent_id else None)
@@ -43,11 +44,11 @@ def _number_event(kind, row, business_id: str, agent_id):
 UNCHANGED = object()  # a part of a number an update leaves as it is
 
 
-def _agent_of(row) -> str | None:
+def _agent_of(row: Any) -> str | None:
     return str(row.agent_id) if row.agent_id else None
 
 
-def _forwarding_of(row) -> numbers_domain.Forwarding | None:
+def _forwarding_of(row: Any) -> numbers_domain.Forwarding | None:
     return numbers_domain.Forwarding(row.forward_to, row.ring_seconds) if row.forward_to else None
 
 
@@ -65,7 +66,7 @@ class Numbers:
 
     # -- reads -----------------------------------------------------------------------
 
-    async def list(self, business_id: str | None, all_businesses: bool, phone_number: str | None,
+    async def list_numbers(self, business_id: str | None, all_businesses: bool, phone_number: str | None,
                    page: Page) -> tuple[str | None, Paged]:
         """The business a list is about (None for all of the caller's) and a page of its numbers."""
         who = tenant.require_account()
@@ -92,7 +93,7 @@ class Numbers:
                 numbers_domain.capability_filter(capability) if capability else (), place, limit + 1)
         return split_page(rows, limit)
 
-    async def route(self, phone_number: str):
+    async def route(self, phone_number: str) -> Any:
         """Who answers an inbound call on this number (asked for by the provider, so with no caller)."""
         async with self.uow.read() as work:
             found = await work.numbers.route(normalize_e164(phone_number, "phone_number"))
@@ -100,14 +101,14 @@ class Numbers:
             raise not_found("phone number held by a business")
         return found
 
-    async def counts(self) -> list:
+    async def counts(self) -> list[Any]:
         """(business_id, numbers held) for each of the caller's businesses holding any."""
         async with self.uow.read() as work:
             return await work.numbers.counts(tenant.require_account().business_ids)
 
     # -- assign, re-point, release ---------------------------------------------------------
 
-    async def assign(self, business_id: str | None, phone_number: str, agent_id: str | None):
+    async def assign(self, business_id: str | None, phone_number: str, agent_id: str | None) -> Any:
         who = tenant.require_account()
         business_id = pick_business(who, business_id)
         held_as = await self.standings.standing_of(business_id)
@@ -145,8 +146,8 @@ class Numbers:
             raise
         return row
 
-    async def update(self, business_id: str | None, phone_number: str, *, agent_id=UNCHANGED,
-                     forward_to=UNCHANGED, ring_seconds: int | None = None):
+    async def update(self, business_id: str | None, phone_number: str, *, agent_id: Any = UNCHANGED,
+                     forward_to: Any = UNCHANGED, ring_seconds: int | None = None) -> Any:
         """Give a number of the business to another of its agents (None: to no agent) and/or set its ring-first
         forwarding (forward_to None: off; ring_seconds None: the default). A part left UNCHANGED stays as it is."""
         if agent_id is UNCHANGED and forward_to is UNCHANGED:
@@ -184,7 +185,7 @@ class Numbers:
                 raise
         return row
 
-    async def _repoint(self, e164: str, business_id: str, agent_id: str | None):
+    async def _repoint(self, e164: str, business_id: str, agent_id: str | None) -> Any:
         """The agent part alone: ours only (the provider asks us who answers each call)."""
         async with self.uow.transaction() as work:
             numbers = work.numbers
@@ -225,7 +226,7 @@ class Numbers:
     # -- steps -----------------------------------------------------------------------------
 
     @asynccontextmanager
-    async def _number_lease(self, e164: str, business_id: str):
+    async def _number_lease(self, e164: str, business_id: str) -> Any:
         """The lease of a number this business holds, with its row as it is under the lease."""
         async with self.uow.read() as work:
             row = await self._business_row(work.numbers, e164, business_id)
@@ -236,7 +237,7 @@ class Numbers:
             yield row, token
 
     @staticmethod
-    async def _leased_update(numbers: NumbersRepository, number_id, token: str, **values):
+    async def _leased_update(numbers: NumbersRepository, number_id: Any, token: str, **values: Any) -> Any:
         row = await numbers.change_leased(number_id, token, values)
         if row is None:
             raise ServiceError("conflict", "the provider took too long and another request changed this number "
@@ -254,7 +255,7 @@ class Numbers:
             raise not_found("agent")  # an agent of the caller's other business
 
     @staticmethod
-    async def _business_row(numbers: NumbersRepository, e164: str, business_id: str, *, lock: bool = False):
+    async def _business_row(numbers: NumbersRepository, e164: str, business_id: str, *, lock: bool = False) -> Any:
         """The row of a number this business holds, or not_found."""
         row = await numbers.business_number(e164, business_id, lock=lock)
         if row is None:
@@ -272,7 +273,7 @@ class Numbers:
                                "take one once the trial has converted to a paid subscription")
 
     @staticmethod
-    async def _pool_row(numbers: NumbersRepository, e164: str):
+    async def _pool_row(numbers: NumbersRepository, e164: str) -> Any:
         """The pool row of a number, locked; refused when it is not free."""
         row = await numbers.pool_number(e164)
         if row is None:

@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 from core.background import Background
 from core.contact import normalize_e164, number_facts
@@ -23,7 +24,7 @@ from services.agents.repository import AgentsUnit
 log = logging.getLogger(__name__)
 
 
-def read_inventory(path: Path) -> list[dict]:
+def read_inventory(path: Path) -> list[dict[str, Any]]:
     """Rows for the phone_numbers table; a malformed entry fails loudly with its position."""
     entries = json.loads(path.read_text())["numbers"]
     rows = []

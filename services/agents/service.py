@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from google.protobuf import json_format
 from sqlalchemy.exc import IntegrityError
@@ -43,24 +44,24 @@ WRITE_LEASE = timedelta(seconds=60)
 LEASE_WAIT_SECONDS = 25.0
 
 
-def config_of(row) -> domain.AgentConfig:
+def config_of(row: Any) -> domain.AgentConfig:
     return domain.AgentConfig.from_dict({**row.config, "name": row.name})
 
 
-def _stored_config(config: domain.AgentConfig) -> dict:
+def _stored_config(config: domain.AgentConfig) -> dict[str, Any]:
     data = config.to_dict()
     data.pop("name")
     return data
 
 
-def gate_record(gate: GateOutcome) -> dict:
+def gate_record(gate: GateOutcome) -> dict[str, Any]:
     """What a version keeps of the eval gate's outcome: the verdict and counts (the runs stay in evals)."""
     record = json_format.MessageToDict(gate, preserving_proto_field_name=True)
     record.pop("runs", None)
     return record
 
 
-async def found(agents: AgentsRepository, agent_id: str, field: str = "id"):
+async def found(agents: AgentsRepository, agent_id: str, field: str = "id") -> Any:
     """The caller's agent, or not_found (another business's agent is not found either); `field` names the request
     field in the 400 for a malformed id."""
     require_uuid(agent_id, field)
@@ -69,6 +70,9 @@ async def found(agents: AgentsRepository, agent_id: str, field: str = "id"):
         raise not_found("agent")
     return row
 
+
+# An agent as the repository gives it (a row of schema.agents).
+AgentRow = Any
 
 @dataclass(frozen=True)
 class Write:
@@ -79,7 +83,7 @@ class Write:
     expected_version: int | None = None
     force: bool = False  # past the owner-edit guard (persona) and the eval gate
     reason: str | None = None
-    metadata: dict | None = None
+    metadata: dict[str, Any] | None = None
     eval_gate: bool | None = None
     rollback_of: int | None = None
 
@@ -94,7 +98,7 @@ def update_source(who: tenant.Tenant) -> str:
 
 @dataclass(frozen=True)
 class Written:
-    row: object
+    row: AgentRow
     change: domain.Change
     settings_changed: list[str] = dataclasses.field(default_factory=list)  # metadata, eval_gate
     # The eval gate's outcome when it applied; with a refusing status nothing was written.
@@ -113,7 +117,7 @@ class Written:
 class AgentView:
     """An agent as GET shows it: the row, its configuration, the prompt live at the provider, its number."""
 
-    row: object
+    row: AgentRow
     config: domain.AgentConfig
     live_prompt: str | None
     phone_number: str | None
@@ -128,7 +132,7 @@ class Agents:
 
     # -- reads -----------------------------------------------------------------------
 
-    async def list(self, business_id: str | None, page: Page) -> tuple[Paged, dict[str, str]]:
+    async def list_agents(self, business_id: str | None, page: Page) -> tuple[Paged, dict[str, str]]:
         """A page of the caller's agents (of one business when named) and each one's first number."""
         who = tenant.require_account()
         businesses = [require_business(who, business_id)] if business_id else who.business_ids
@@ -137,13 +141,13 @@ class Agents:
             numbers = await work.agents.first_numbers([str(r.id) for r in paged.rows])
         return paged, numbers
 
-    async def lookup(self, ids: list[str]) -> list:
+    async def lookup(self, ids: list[str]) -> list[Any]:
         """The caller's agents among `ids` (others and malformed ids are left out)."""
         who = tenant.require_account()
         async with self.uow.read() as work:
             return await work.agents.by_ids([i for i in ids if is_uuid(i)], who.business_ids)
 
-    async def directory(self) -> tuple[list, dict[str, str]]:
+    async def directory(self) -> tuple[list[Any], dict[str, str]]:
         """Every agent of the caller's businesses, oldest first, and each one's first number (no provider call)."""
         who = tenant.require_account()
         async with self.uow.read() as work:
@@ -162,7 +166,7 @@ class Agents:
             raise
         return AgentView(row, config_of(row), domain.prompt_from_assistant(assistant), number)
 
-    async def calling_profile(self, agent_id: str) -> tuple[object, domain.Outbound, object]:
+    async def calling_profile(self, agent_id: str) -> tuple[AgentRow, domain.Outbound, Any]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
         require_uuid(agent_id, "agent_id")
         async with self.uow.read() as work:
@@ -183,8 +187,9 @@ class Agents:
     # -- create ----------------------------------------------------------------------
 
     async def create(self, business_id: str, name: str, system_prompt: str, first_message: str | None,
-                     voice: dict, model: dict, metadata: dict, request_id: str | None = None,
-                     eval_gate: bool = False, recording_disclosure: dict | None = None):
+                     voice: dict[str, Any], model: dict[str, Any], metadata: dict[str, Any],
+                     request_id: str | None = None, eval_gate: bool = False,
+                     recording_disclosure: dict[str, Any] | None = None) -> AgentRow:
         """A new agent and its provider assistant; with `request_id`, a repeat returns the agent that request made
         (a concurrent repeat loses the insert race, undoes its assistant and gets 409 conflict)."""
         require_business(tenant.require_account(), business_id)
@@ -218,9 +223,9 @@ class Agents:
     # -- configuration writes ------------------------------------------------------------
 
     async def update(self, agent_id: str, texts: dict[str, str], *, system_prompt: str | None = None,
-                     voice: dict | None = None, model: dict | None = None, provider_config: dict | None = None,
-                     metadata: dict | None = None, expected_version: int | None = None, eval_gate: bool | None = None,
-                     force: bool = False, recording_disclosure: dict | None = None) -> Written:
+                     voice: dict[str, Any] | None = None, model: dict[str, Any] | None = None,
+                     provider_config: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
+                     expected_version: int | None = None, eval_gate: bool | None = None, force: bool = False, recording_disclosure: dict[str, Any] | None = None) -> Written:
         """A partial update; `system_prompt` is the deprecated alias of `texts["inbound_prompt"]`."""
         texts = dict(texts)
         inbound = domain.resolve_inbound_alias(texts.pop("inbound_prompt", None), system_prompt)
@@ -236,7 +241,7 @@ class Agents:
                                                         force=force))
 
     async def load_persona(self, agent_id: str, persona: domain.Persona, *, first_message: str | None = None,
-                           voice: dict | None = None, model: dict | None = None, force: bool = False,
+                           voice: dict[str, Any] | None = None, model: dict[str, Any] | None = None, force: bool = False,
                            expected_version: int | None = None) -> Written:
         """Compile a test-caller persona into the inbound prompt and greeting."""
         prompt, opening = domain.compile_persona(domain.check_persona(persona))
@@ -315,7 +320,7 @@ class Agents:
                 raise
         return Written(updated, change, list(settings), gate)
 
-    async def _gate(self, row, current: domain.AgentConfig, change: domain.Change,
+    async def _gate(self, row: Any, current: domain.AgentConfig, change: domain.Change,
                     write: Write) -> GateOutcome | None:
         """The eval gate's outcome for this change, or None when it does not apply: the agent has not opted in
         (before or by this write: turning the gate off in the same write does not skip it) or the change leaves
@@ -333,8 +338,8 @@ class Agents:
             [(channel, domain.with_live_tools(overrides, assistant)) for channel, overrides in targets],
             self.gate_wait_seconds)
 
-    async def _store_write(self, row, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
-                           settings: dict, gate: GateOutcome | None):
+    async def _store_write(self, row: Any, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
+                           settings: dict[str, Any], gate: GateOutcome | None) -> Any:
         """The agent row, its version, audit rows and event in one short transaction, if the lease still holds."""
         now = utcnow()
         values = {**settings, "updated_at": now}
@@ -352,8 +357,8 @@ class Agents:
                                    now=now, previous=current, gate=gate)
         return updated
 
-    async def _record(self, work: AgentsUnit, row, change: domain.Change, write: Write, *, version: int,
-                      parent: int | None, now, previous: domain.AgentConfig | None = None,
+    async def _record(self, work: AgentsUnit, row: Any, change: domain.Change, write: Write, *, version: int,
+                      parent: int | None, now: Any, previous: domain.AgentConfig | None = None,
                       gate: GateOutcome | None = None) -> None:
         """The version row, the audit rows and the owner-notification event of one change."""
         who = tenant.current()
@@ -377,13 +382,13 @@ class Agents:
 
     # -- versions --------------------------------------------------------------------
 
-    async def versions(self, agent_id: str, page: Page) -> tuple[object, Paged]:
+    async def versions(self, agent_id: str, page: Page) -> tuple[AgentRow, Paged]:
         """The agent and a page of its versions, newest first."""
         async with self.uow.read() as work:
             row = await found(work.agents, agent_id, field="agent_id")
             return row, await work.agents.versions(row.id, page)
 
-    async def version(self, agent_id: str, version: int) -> tuple[object, object]:
+    async def version(self, agent_id: str, version: int) -> tuple[AgentRow, Any]:
         """The agent and one of its versions (with its snapshot), or not_found."""
         async with self.uow.read() as work:
             row = await found(work.agents, agent_id, field="agent_id")

@@ -3,12 +3,14 @@ numbers_service), results into replies."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from google.protobuf import json_format
 
 from core import standings
 from core.errors import invalid
 from core.grpc_server import Runtime
+from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
 from providers import configured
@@ -26,19 +28,19 @@ VERSIONS_PAGE = (50, 100)
 PERSONA_OPTIONAL = ("objective", "script", "persona_traits", "callback_number")
 
 
-def _dict(message, field: str) -> dict | None:
+def _dict(message: Any, field: str) -> dict[str, Any] | None:
     """A Struct field as a dict, or None when the caller did not send it."""
     return json_format.MessageToDict(getattr(message, field)) if message.HasField(field) else None
 
 
-def summary_message(row, phone_number: str | None = None) -> agents_pb2.AgentSummary:
+def summary_message(row: Any, phone_number: str | None = None) -> agents_pb2.AgentSummary:
     summary = agents_pb2.AgentSummary(id=str(row.id), name=row.name, business_id=str(row.business_id),
                                       status=row.status, phone_number=phone_number)
     set_timestamp(summary, "created_at", row.created_at)
     return summary
 
 
-def disclosure_message(stored: dict | None) -> agents_pb2.RecordingDisclosure:
+def disclosure_message(stored: dict[str, Any] | None) -> agents_pb2.RecordingDisclosure:
     """An agent's recording disclosure in force, from its stored setting (None: the defaults)."""
     setting = domain.disclosure_setting(stored or {})
     return agents_pb2.RecordingDisclosure(mode=setting.mode, message=setting.message, consent=setting.consent)
@@ -73,7 +75,7 @@ def updated_message(written: Written) -> agents_pb2.AgentUpdated:
         ignored_provider_config=written.change.ignored_provider_config, eval_gate=written.eval_gate)
 
 
-def version_message(v, with_snapshot: bool) -> agents_pb2.AgentVersion:
+def version_message(v: Any, with_snapshot: bool) -> agents_pb2.AgentVersion:
     out = agents_pb2.AgentVersion(version=v.version, content_hash=v.content_hash, source=v.source,
                                   changed_fields=list(v.changed_fields), parent_version=v.parent_version,
                                   rollback_of=v.rollback_of)
@@ -85,11 +87,11 @@ def version_message(v, with_snapshot: bool) -> agents_pb2.AgentVersion:
     return out
 
 
-def _capabilities(caps: dict) -> agents_pb2.NumberCapabilities:
+def _capabilities(caps: dict[str, Any]) -> agents_pb2.NumberCapabilities:
     return agents_pb2.NumberCapabilities(**{c: bool(caps.get(c)) for c in numbers_domain.CAPABILITIES})
 
 
-def phone_number_message(row) -> agents_pb2.PhoneNumber:
+def phone_number_message(row: Any) -> agents_pb2.PhoneNumber:
     msg = agents_pb2.PhoneNumber(
         id=str(row.id), phone_number=row.phone_number, country=row.country, area_code=row.area_code,
         capabilities=_capabilities(row.capabilities), blocked=row.blocked, block_reason=row.block_reason,
@@ -107,7 +109,7 @@ def phone_number_message(row) -> agents_pb2.PhoneNumber:
     return msg
 
 
-def available_message(r) -> agents_pb2.AvailableNumber:
+def available_message(r: Any) -> agents_pb2.AvailableNumber:
     return agents_pb2.AvailableNumber(phone_number=r.phone_number, country=r.country, area_code=r.area_code,
                                       capabilities=_capabilities(r.capabilities), locality=r.locality or None)
 
@@ -117,10 +119,12 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         self.agents = agents
         self.numbers = numbers
 
-    async def CheckVoiceProvider(self, request, context):
+    async def CheckVoiceProvider(self, request: agents_pb2.CheckVoiceProviderRequest,
+                                 context: Context) -> agents_pb2.VoiceProviderStatus:
         return agents_pb2.VoiceProviderStatus(status=await self.agents.voice_status())
 
-    async def GetCallingProfile(self, request, context):
+    async def GetCallingProfile(self, request: agents_pb2.GetCallingProfileRequest,
+                                context: Context) -> agents_pb2.CallingProfile:
         row, outbound, number = await self.agents.calling_profile(request.agent_id)
         return agents_pb2.CallingProfile(
             agent_id=str(row.id), name=row.name, business_id=str(row.business_id),
@@ -133,24 +137,26 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
 
     # -- agents ------------------------------------------------------------------------
 
-    async def ListAgents(self, request, context):
-        paged, numbers = await self.agents.list(optional(request, "business_id"),
+    async def ListAgents(self, request: agents_pb2.ListAgentsRequest, context: Context) -> agents_pb2.ListAgentsReply:
+        paged, numbers = await self.agents.list_agents(optional(request, "business_id"),
                                                 Page.of(request.page, *AGENTS_PAGE))
         return agents_pb2.ListAgentsReply(agents=[summary_message(r, numbers.get(str(r.id))) for r in paged.rows],
                                           page=paged.info())
 
-    async def LookupAgents(self, request, context):
+    async def LookupAgents(self, request: agents_pb2.LookupAgentsRequest,
+                           context: Context) -> agents_pb2.ListAgentsReply:
         return agents_pb2.ListAgentsReply(agents=[summary_message(r) for r in
                                                   await self.agents.lookup(list(request.ids))])
 
-    async def AgentDirectory(self, request, context):
+    async def AgentDirectory(self, request: agents_pb2.AgentDirectoryRequest,
+                             context: Context) -> agents_pb2.ListAgentsReply:
         rows, numbers = await self.agents.directory()
         return agents_pb2.ListAgentsReply(agents=[summary_message(r, numbers.get(str(r.id))) for r in rows])
 
-    async def GetAgent(self, request, context):
+    async def GetAgent(self, request: agents_pb2.GetAgentRequest, context: Context) -> agents_pb2.Agent:
         return agent_message(await self.agents.get(request.id))
 
-    async def CreateAgent(self, request, context):
+    async def CreateAgent(self, request: agents_pb2.CreateAgentRequest, context: Context) -> agents_pb2.AgentCreated:
         row = await self.agents.create(request.business_id, request.name, request.system_prompt,
                                        optional(request, "first_message"), _dict(request, "voice") or {},
                                        _dict(request, "model") or {}, _dict(request, "metadata") or {},
@@ -161,7 +167,7 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         set_timestamp(reply, "created_at", row.created_at)
         return reply
 
-    async def UpdateAgent(self, request, context):
+    async def UpdateAgent(self, request: agents_pb2.UpdateAgentRequest, context: Context) -> agents_pb2.AgentUpdated:
         texts = {name: getattr(request, name) for name in domain.TEXT_LIMITS if request.HasField(name)}
         return updated_message(await self.agents.update(
             request.id, texts, system_prompt=optional(request, "system_prompt"), voice=_dict(request, "voice"),
@@ -170,7 +176,7 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             eval_gate=optional(request, "eval_gate"), force=request.force,
             recording_disclosure=_dict(request, "recording_disclosure")))
 
-    async def LoadPersona(self, request, context):
+    async def LoadPersona(self, request: agents_pb2.LoadPersonaRequest, context: Context) -> agents_pb2.PersonaLoaded:
         p = request.persona
         persona = domain.Persona(
             lead_name=p.lead_name, scenario=p.scenario, **{f: getattr(p, f) for f in PERSONA_OPTIONAL if p.HasField(f)},
@@ -185,7 +191,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
                                         updated_fields=written.updated_fields, version=written.row.version,
                                         eval_gate=written.eval_gate)
 
-    async def UpdateSmsPrompt(self, request, context):
+    async def UpdateSmsPrompt(self, request: agents_pb2.UpdateSmsPromptRequest,
+                              context: Context) -> agents_pb2.UpdateSmsPromptReply:
         written = await self.agents.update_sms_prompt(request.agent_id, request.sms_prompt, optional(request, "reason"),
                                                       force=request.force)
         message = ("SMS prompt refused by the eval gate" if written.refused
@@ -194,13 +201,15 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
                                                message=message, version=written.row.version,
                                                eval_gate=written.eval_gate)
 
-    async def RollbackAgent(self, request, context):
+    async def RollbackAgent(self, request: agents_pb2.RollbackAgentRequest,
+                            context: Context) -> agents_pb2.AgentUpdated:
         reply = updated_message(await self.agents.rollback(request.agent_id, request.version,
                                                            optional(request, "expected_version"), force=request.force))
         reply.rollback_of = request.version
         return reply
 
-    async def ListVersions(self, request, context):
+    async def ListVersions(self, request: agents_pb2.ListVersionsRequest,
+                           context: Context) -> agents_pb2.ListVersionsReply:
         if request.HasField("version"):
             row, version = await self.agents.version(request.agent_id, request.version)
             return agents_pb2.ListVersionsReply(agent_id=str(row.id), versions=[version_message(version, True)],
@@ -211,21 +220,23 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
 
     # -- phone numbers ---------------------------------------------------------------------
 
-    async def ListPhoneNumbers(self, request, context):
-        business_id, paged = await self.numbers.list(
+    async def ListPhoneNumbers(self, request: agents_pb2.ListPhoneNumbersRequest,
+                               context: Context) -> agents_pb2.ListPhoneNumbersReply:
+        business_id, paged = await self.numbers.list_numbers(
             optional(request, "business_id"), request.all_businesses, optional(request, "phone_number"),
             Page.of(request.page, *numbers_domain.ASSIGNED_PAGE))
         return agents_pb2.ListPhoneNumbersReply(business_id=business_id, page=paged.info(),
                                                 phone_numbers=[phone_number_message(r) for r in paged.rows])
 
-    async def ListAvailableNumbers(self, request, context):
+    async def ListAvailableNumbers(self, request: agents_pb2.ListAvailableNumbersRequest,
+                                   context: Context) -> agents_pb2.ListAvailableNumbersReply:
         paged = await self.numbers.available(optional(request, "country"), optional(request, "area_code"),
                                              optional(request, "capability"), optional(request, "after"),
                                              clamp_limit(request.limit, *numbers_domain.AVAILABLE_PAGE))
         return agents_pb2.ListAvailableNumbersReply(numbers=[available_message(r) for r in paged.rows],
                                                     page=paged.info())
 
-    async def RouteNumber(self, request, context):
+    async def RouteNumber(self, request: agents_pb2.RouteNumberRequest, context: Context) -> agents_pb2.NumberRoute:
         found = await self.numbers.route(request.phone_number)
         return agents_pb2.NumberRoute(
             phone_number=found.phone_number, business_id=str(found.business_id),
@@ -233,15 +244,18 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             provider_assistant_id=found.provider_assistant_id,
             recording_disclosure=disclosure_message(found.recording_disclosure) if found.agent_id else None)
 
-    async def CountPhoneNumbers(self, request, context):
+    async def CountPhoneNumbers(self, request: agents_pb2.CountPhoneNumbersRequest,
+                                context: Context) -> agents_pb2.PhoneNumberCounts:
         return agents_pb2.PhoneNumberCounts(businesses=[
             agents_pb2.BusinessNumberCount(business_id=str(b), phone_numbers=n) for b, n in await self.numbers.counts()])
 
-    async def AssignPhoneNumber(self, request, context):
+    async def AssignPhoneNumber(self, request: agents_pb2.AssignPhoneNumberRequest,
+                                context: Context) -> agents_pb2.PhoneNumber:
         return phone_number_message(await self.numbers.assign(
             optional(request, "business_id"), request.phone_number, optional(request, "agent_id") or None))
 
-    async def UpdatePhoneNumber(self, request, context):
+    async def UpdatePhoneNumber(self, request: agents_pb2.UpdatePhoneNumberRequest,
+                                context: Context) -> agents_pb2.PhoneNumber:
         parts = set(request.update_mask.paths)
         if parts - {"agent_id", "forwarding"}:
             raise invalid(f"update_mask names unknown fields: {', '.join(sorted(parts - {'agent_id', 'forwarding'}))}")
@@ -255,7 +269,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         return phone_number_message(await self.numbers.update(optional(request, "business_id"), request.phone_number,
                                                               **changes))
 
-    async def ReleasePhoneNumber(self, request, context):
+    async def ReleasePhoneNumber(self, request: agents_pb2.ReleasePhoneNumberRequest,
+                                 context: Context) -> agents_pb2.ReleasePhoneNumberReply:
         e164, business_id = await self.numbers.release(optional(request, "business_id"), request.phone_number)
         return agents_pb2.ReleasePhoneNumberReply(success=True, phone_number=e164, business_id=business_id)
 

@@ -1,8 +1,10 @@
 """Tables of the agents schema and the queries on them (each takes a connection)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from types import SimpleNamespace
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
@@ -20,40 +22,40 @@ from services.agents.schema import (
 
 # -- agents -------------------------------------------------------------------------------
 
-async def find_agent(conn: AsyncConnection, agent_id: str, *, field: str = "id"):
+async def find_agent(conn: AsyncConnection, agent_id: str, *, field: str = "id") -> Any:
     """The caller's agent, or not_found (another business's agent is not found either)."""
     return await find_owned(conn, agents, agent_id, "agent", field=field)
 
 
-def agents_of(business_ids) -> sa.Select:
+def agents_of(business_ids: Iterable[str]) -> sa.Select[Any]:
     return sa.select(agents).where(agents.c.business_id.in_(business_ids))
 
 
 SUMMARY = (agents.c.id, agents.c.name, agents.c.business_id, agents.c.status, agents.c.created_at)
 
 
-async def agents_by_id(conn: AsyncConnection, ids: list[str], business_ids) -> list:
+async def agents_by_id(conn: AsyncConnection, ids: list[str], business_ids: Iterable[str]) -> list[Any]:
     """The agents among `ids` that belong to these businesses (summary columns)."""
-    return (await conn.execute(sa.select(*SUMMARY).where(agents.c.id.in_(ids),
-                                                         agents.c.business_id.in_(business_ids)))).all()
+    return list((await conn.execute(sa.select(*SUMMARY).where(agents.c.id.in_(ids),
+                                                              agents.c.business_id.in_(business_ids)))).all())
 
 
-async def directory(conn: AsyncConnection, business_ids) -> list:
+async def directory(conn: AsyncConnection, business_ids: Iterable[str]) -> list[Any]:
     """Every agent of these businesses (summary columns), oldest first."""
-    return (await conn.execute(sa.select(*SUMMARY).where(agents.c.business_id.in_(business_ids))
-                               .order_by(agents.c.created_at, agents.c.id))).all()
+    return list((await conn.execute(sa.select(*SUMMARY).where(agents.c.business_id.in_(business_ids))
+                                    .order_by(agents.c.created_at, agents.c.id))).all())
 
 
-async def agent_by_request(conn: AsyncConnection, business_id: str, request_id: str):
+async def agent_by_request(conn: AsyncConnection, business_id: str, request_id: str) -> Any:
     return (await conn.execute(agents.select().where(agents.c.business_id == business_id,
                                                      agents.c.request_id == request_id))).first()
 
 
-async def insert_agent(conn: AsyncConnection, **values):
+async def insert_agent(conn: AsyncConnection, **values: Any) -> Any:
     return (await conn.execute(agents.insert().values(**values).returning(agents))).first()
 
 
-async def leased_agent_update(conn: AsyncConnection, agent_id, token: str, values: dict):
+async def leased_agent_update(conn: AsyncConnection, agent_id: Any, token: str, values: dict[str, Any]) -> Any:
     """Write an agent's row and end its lease, if this writer still holds it (else None)."""
     return (await conn.execute(agents.update().where(agents.c.id == agent_id, leases.held(agents, token))
                                .values(**values, **leases.RELEASED).returning(agents))).first()
@@ -69,8 +71,8 @@ async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> di
     return {str(r.agent_id): r.phone_number for r in rows}  # newest first, so the earliest is written last
 
 
-async def calling_profile(conn: AsyncConnection, business_ids, agent_id: str
-                          ) -> tuple[sa.Row, SimpleNamespace | None] | None:
+async def calling_profile(conn: AsyncConnection, business_ids: Iterable[str], agent_id: str
+                          ) -> tuple[sa.Row[Any], SimpleNamespace | None] | None:
     """The agent with this id in one of these businesses and its first assigned number (None when it has none), or
     None when there is no such agent; in one statement: this is on the path of every call and text."""
     p = phone_numbers.c
@@ -91,26 +93,26 @@ async def calling_profile(conn: AsyncConnection, business_ids, agent_id: str
 
 # -- versions and prompt history ------------------------------------------------------------
 
-async def insert_version(conn: AsyncConnection, **values) -> None:
+async def insert_version(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(agent_versions.insert().values(**values))
 
 
-async def insert_prompt_change(conn: AsyncConnection, **values) -> None:
+async def insert_prompt_change(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(prompt_history.insert().values(**values))
 
 
-async def version_of(conn: AsyncConnection, agent_id, version: int):
+async def version_of(conn: AsyncConnection, agent_id: Any, version: int) -> Any:
     return (await conn.execute(sa.select(agent_versions).where(agent_versions.c.agent_id == agent_id,
                                                                agent_versions.c.version == version))).first()
 
 
-def versions_of(agent_id) -> sa.Select:
+def versions_of(agent_id: Any) -> sa.Select[Any]:
     return sa.select(agent_versions).where(agent_versions.c.agent_id == agent_id)
 
 
 # -- phone numbers --------------------------------------------------------------------------
 
-def numbers_of(business_ids, phone_number: str | None) -> sa.Select:
+def numbers_of(business_ids: Iterable[str], phone_number: str | None) -> sa.Select[Any]:
     query = sa.select(phone_numbers).where(phone_numbers.c.business_id.in_(business_ids))
     return query.where(phone_numbers.c.phone_number == phone_number) if phone_number else query
 
@@ -119,7 +121,7 @@ POOL_ORDER = (phone_numbers.c.country, phone_numbers.c.area_code, phone_numbers.
 
 
 async def available_numbers(conn: AsyncConnection, country: str | None, area_code: str | None,
-                            capabilities: tuple[str, ...], after: tuple[str, str, str] | None, limit: int) -> list:
+                            capabilities: tuple[str, ...], after: tuple[str, str, str] | None, limit: int) -> list[Any]:
     """Free pool numbers in POOL_ORDER after the place `after`, `limit` of them."""
     pn = phone_numbers.c
     query = sa.select(phone_numbers).where(pn.business_id.is_(None), pn.blocked.is_(False), leases.free(phone_numbers))
@@ -131,36 +133,36 @@ async def available_numbers(conn: AsyncConnection, country: str | None, area_cod
         query = query.where(pn.capabilities[cap].as_boolean().is_(True))
     if after:
         query = query.where(sa.tuple_(*POOL_ORDER) > sa.tuple_(*after))
-    return (await conn.execute(query.order_by(*POOL_ORDER).limit(limit))).all()
+    return list((await conn.execute(query.order_by(*POOL_ORDER).limit(limit))).all())
 
 
-async def number_counts(conn: AsyncConnection, business_ids) -> list:
+async def number_counts(conn: AsyncConnection, business_ids: Iterable[str]) -> list[Any]:
     pn = phone_numbers.c
-    return (await conn.execute(sa.select(pn.business_id, sa.func.count()).where(pn.business_id.in_(business_ids))
-                               .group_by(pn.business_id))).all()
+    return list((await conn.execute(sa.select(pn.business_id, sa.func.count())
+                                    .where(pn.business_id.in_(business_ids)).group_by(pn.business_id))).all())
 
 
 async def numbers_held(conn: AsyncConnection, business_id: str) -> int:
-    return await conn.scalar(sa.select(sa.func.count()).where(phone_numbers.c.business_id == business_id))
+    return await conn.scalar(sa.select(sa.func.count()).where(phone_numbers.c.business_id == business_id)) or 0
 
 
-async def pool_number_for_update(conn: AsyncConnection, e164: str):
+async def pool_number_for_update(conn: AsyncConnection, e164: str) -> Any:
     return (await conn.execute(sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164)
                                .with_for_update())).first()
 
 
-async def business_number(conn: AsyncConnection, e164: str, business_id: str, *, lock: bool = False):
+async def business_number(conn: AsyncConnection, e164: str, business_id: str, *, lock: bool = False) -> Any:
     query = sa.select(phone_numbers).where(phone_numbers.c.phone_number == e164,
                                            phone_numbers.c.business_id == business_id)
     return (await conn.execute(query.with_for_update() if lock else query)).first()
 
 
-async def update_number(conn: AsyncConnection, number_id, values: dict):
+async def update_number(conn: AsyncConnection, number_id: Any, values: dict[str, Any]) -> Any:
     return (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == number_id).values(**values)
                                .returning(phone_numbers))).first()
 
 
-async def number_route(conn: AsyncConnection, e164: str):
+async def number_route(conn: AsyncConnection, e164: str) -> Any:
     """Who answers a number: the number's row joined with its agent (None when the number is not assigned)."""
     a, pn = agents.c, phone_numbers.c
     return (await conn.execute(sa.select(pn.phone_number, pn.business_id, pn.agent_id, a.name.label("agent_name"),
@@ -170,14 +172,14 @@ async def number_route(conn: AsyncConnection, e164: str):
                                .where(pn.phone_number == e164, pn.business_id.is_not(None)))).first()
 
 
-async def leased_number_update(conn: AsyncConnection, number_id, token: str, values: dict):
+async def leased_number_update(conn: AsyncConnection, number_id: Any, token: str, values: dict[str, Any]) -> Any:
     """Write a number's row and end its lease, if this request still holds it (else None)."""
     return (await conn.execute(phone_numbers.update().where(phone_numbers.c.id == number_id,
                                                             leases.held(phone_numbers, token))
                                .values(**values, **leases.RELEASED).returning(phone_numbers))).first()
 
 
-async def add_to_pool(conn: AsyncConnection, rows: list[dict], now: datetime) -> int:
+async def add_to_pool(conn: AsyncConnection, rows: list[dict[str, Any]], now: datetime) -> int:
     """Insert the numbers not held yet; returns how many were added. Every row names the same columns: one INSERT of
     many rows takes its columns from the first, so another row's extra values would be dropped without a word."""
     if not rows:

@@ -128,7 +128,7 @@ async def test_lists_show_the_agents_newest_first_with_their_first_numbers(agent
                 "id": new_id(), "phone_number": number, "country": "US", "area_code": "415", "capabilities": {},
                 "a2p_status": "none", "emergency_status": "none", "business_id": business_id, "agent_id": older.id,
                 "provider_phone_number_id": f"pn-{number}", "assigned_at": at, "created_at": at})
-    paged, numbers = await agents.list(None, Page(limit=10))
+    paged, numbers = await agents.list_agents(None, Page(limit=10))
     assert [r.id for r in paged.rows] == [r.id for r in sorted((older, newer), key=lambda r: (r.created_at, r.id),
                                                                reverse=True)]
     assert numbers == {older.id: "+14155550101"}
@@ -251,7 +251,7 @@ async def test_a_number_is_assigned_once_with_its_provider_number_within_the_tri
     route = await numbers.route(POOL[0])
     assert (route.agent_id, route.agent_name) == (agent.id, "Front desk")
     assert await numbers.counts() == [(business_id, 1)]
-    assert [r.phone_number for r in (await numbers.list(None, False, None, Page(limit=10)))[1].rows] == [POOL[0]]
+    assert [r.phone_number for r in (await numbers.list_numbers(None, False, None, Page(limit=10)))[1].rows] == [POOL[0]]
     assert (await agents.get(agent.id)).phone_number == POOL[0]
     for number, code in ((POOL[0], "conflict"), (POOL[1], "forbidden"), ("+14155550199", "not_found")):
         with pytest.raises(ServiceError) as refused:
