@@ -225,7 +225,8 @@ class Agents:
     async def update(self, agent_id: str, texts: dict[str, str], *, system_prompt: str | None = None,
                      voice: dict[str, Any] | None = None, model: dict[str, Any] | None = None,
                      provider_config: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
-                     expected_version: int | None = None, eval_gate: bool | None = None, force: bool = False, recording_disclosure: dict[str, Any] | None = None) -> Written:
+                     expected_version: int | None = None, eval_gate: bool | None = None, force: bool = False,
+                     recording_disclosure: dict[str, Any] | None = None) -> Written:
         """A partial update; `system_prompt` is the deprecated alias of `texts["inbound_prompt"]`."""
         texts = dict(texts)
         inbound = domain.resolve_inbound_alias(texts.pop("inbound_prompt", None), system_prompt)
