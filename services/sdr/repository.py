@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Protocol
 
-import asyncpg
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -27,7 +26,7 @@ from core import aggregates, records
 from core.compliance.rules import Hours, hours
 from core.inbox import first_delivery as inbox_delivery
 from core.pagination import Page, Paged, fetch_page
-from core.uow import Unit
+from core.uow import Database, Unit
 from services.sdr import pipeline_store, runs_store, store
 from services.sdr.schema import attempts, inbox, jobs, leads, runs, standings, voicemails
 
@@ -66,12 +65,12 @@ class LeadsRepository(Protocol):
 
 
 class SqlLeads:
-    """`LeadsRepository` on a unit of work's connection (core.uow.Database); the list's prepared statements run on
-    `pool` (asyncpg's, which the production unit is given)."""
+    """`LeadsRepository` on a unit of work's connection (core.uow.Database); the list's prepared statement runs on
+    a connection of `database`'s raw pool (Database.pooled), which the production unit is given."""
 
-    def __init__(self, conn: AsyncConnection, pool: asyncpg.Pool | None = None):
+    def __init__(self, conn: AsyncConnection, database: Database | None = None):
         self.conn = conn
-        self.pool = pool
+        self.database = database
 
     async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Any | None:
         return await records.owned(self.conn, leads, business_ids, lead_id, lock=lock)
@@ -93,9 +92,10 @@ class SqlLeads:
         return await store.insert_interaction(self.conn, lead, channel, direction, reference, intent, occurred_at)
 
     async def page(self, business_ids: list[str], limit: int, filters: dict[str, Any]) -> Paged:
-        if self.pool is None:
-            raise RuntimeError("the lead list runs on the raw pool: build SqlLeads with it")
-        return await store.lead_page(self.pool, business_ids, limit, filters)
+        if self.database is None:
+            raise RuntimeError("the lead list runs on the raw pool: build SqlLeads with the database")
+        async with self.database.pooled() as conn:
+            return await store.lead_page(conn, business_ids, limit, filters)
 
     async def audit(self, business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
                     quiet_since: datetime, window_start: datetime,
@@ -259,6 +259,6 @@ class SdrUnit(Unit):
         self.events = events_on(handle)
 
 
-def sql_unit(pool: asyncpg.Pool) -> Callable[[AsyncConnection], SdrUnit]:
-    """The production unit on a connection, its lead list on `pool`."""
-    return lambda conn: SdrUnit(conn, lambda c: SqlLeads(c, pool))
+def sql_unit(database: Database) -> Callable[[AsyncConnection], SdrUnit]:
+    """The production unit on a connection, its lead list on `database`'s raw pool."""
+    return lambda conn: SdrUnit(conn, lambda c: SqlLeads(c, database))

@@ -48,7 +48,7 @@ class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServic
 def build(runtime: Runtime) -> SdrServicer:
     clients = {name: runtime.client(name) for name in ("agents", "accounts", "messaging", "calls")}
     others = grpc_neighbours(clients.__getitem__)  # one client of each service, shared by every use case
-    uow = UnitOfWork(runtime.db, sql_unit(runtime.pool), events=outbox)
+    uow = UnitOfWork(runtime.db, sql_unit(runtime.db), events=outbox)
     leads = Leads(uow, others.agents)
     runtime.consume("sdr-voicemails", VoicemailRecorder(uow).handle,
                     filter_subject=VOICEMAIL_SUBJECT)

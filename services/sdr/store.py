@@ -56,11 +56,11 @@ def _lead_page(filters: frozenset[str], single_business: bool) -> Prepared:
     return Prepared(query.order_by(c.created_at.desc(), c.id.desc()).limit(sa.bindparam("limit")))
 
 
-async def lead_page(pool: asyncpg.Pool, business_ids: list[str], limit: int, filters: dict) -> Paged:
+async def lead_page(conn: asyncpg.Connection, business_ids: list[str], limit: int, filters: dict) -> Paged:
     """Newest-first leads of these businesses matching `filters` (keys of FILTERS; `cursor_at` goes with
     `cursor_id`)."""
     statement = _lead_page(frozenset(filters) - _NOT_FILTERS, len(business_ids) == 1)
-    rows = await statement.fetch(pool, **filters, business_ids=business_ids,
+    rows = await statement.fetch(conn, **filters, business_ids=business_ids,
                                  business_id=business_ids[0] if business_ids else None, limit=limit + 1)
     return split_page(rows, limit, ("created_at", "id"))
 

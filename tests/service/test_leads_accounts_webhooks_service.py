@@ -9,7 +9,7 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import acting_as
-from core.uow import UnitOfWork
+from core.uow import Database, UnitOfWork
 from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.records import UsageRecord
@@ -26,8 +26,15 @@ from tests.api import next_client_ip
 from tests.service.conftest import new_tenant
 
 
-async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(database, pool):
-    leads = Leads(UnitOfWork(database, sql_unit(pool), events=sdr_schema.outbox), agents=None)  # no agent_id here: no agents lookup
+def _leads(engine, pool) -> Leads:
+    """The lead use cases on the stack's database, the lead list on the raw pool; no agents lookup (no agent_id
+    here)."""
+    database = Database(engine, pool=pool)
+    return Leads(UnitOfWork(database, sql_unit(database), events=sdr_schema.outbox), agents=None)
+
+
+async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(engine, pool):
+    leads = _leads(engine, pool)
     with acting_as(new_tenant()) as who:
         business = who.business_ids[0]
         lead, created = await leads.upsert_contact(business, "+14155550150", {"agent_name": "Front desk"})
@@ -51,7 +58,7 @@ async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(en
     """The sdr's consumers record a fetched batch of call and text events together: a first call makes the lead
     and a second one in the same batch counts on it; each contact acts for its own business; a lead of another
     business fails the batch (the consumer then takes its events one by one)."""
-    leads = Leads(UnitOfWork(database, sql_unit(pool), events=sdr_schema.outbox), agents=None)
+    leads = _leads(engine, pool)
     one, other = new_tenant(), new_tenant()
     at = utcnow()
 

@@ -114,8 +114,6 @@ def _pool_uses(tree: ast.Module) -> Iterator[tuple[int, str]]:
                 yield node.lineno, ".acquire(...)"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52: sdr's lead repository still takes the raw asyncpg pool; the "
-                   "marker goes when it reads through core.uow.Database.pooled() as accounts' does")
 def test_no_raw_pool_outside_core() -> None:
     offenders = sorted(
         f"{path.relative_to(ROOT)}:{line} {use}"
