@@ -5,7 +5,7 @@ workspace paused for a late payment picks up where it stopped when it is paid.
 
 Each business keeps its latest standing with the time of the change, so a redelivered or late event never
 overwrites a newer one (the repository's record_standing); the stores' queries of due work leave the held ones out
-(services.sdr.standings_store.not_held).
+(services.sdr.schema.not_held).
 """
 from __future__ import annotations
 

@@ -11,8 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db import lock_until_commit
 from core.ids import new_id
-from services.sdr.schema import SIGNAL_COLUMNS, Ts, Uuid, activity, briefings, configs, leads, windows
-from services.sdr.standings_store import not_held
+from services.sdr.schema import SIGNAL_COLUMNS, Ts, Uuid, activity, briefings, configs, leads, not_held, windows
 
 CONFIG_COLUMNS = tuple(c.name for c in configs.c if c.name not in ("business_id", "updated_at"))
 

@@ -15,7 +15,7 @@ not keep."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -210,6 +210,85 @@ class SqlRuns:
                                 attempts.c.created_at, attempts.c.id, page)
 
 
+class TouchesRepository(Protocol):
+    """What the run workers (runs_scheduler.py, runs_outcomes.py) do with a run's touches: claim the due ones under a
+    lease, settle them, record their call attempts and the calls' outcomes, and complete a run whose last touch
+    ended. SQL only: the workers run on the stack (tests/service), not in the fast tier."""
+
+    async def due_businesses(self, limit: int) -> list[str]:
+        """Businesses in good standing with a job to claim now (in an active run), the longest waiting first."""
+
+    async def lock_business(self, business_id: str) -> None:
+        """Serialize claiming a business's jobs (its calls in flight are counted under it)."""
+
+    async def calls_in_flight(self, business_id: str) -> int: ...
+
+    async def claim(self, business_id: str, channel: str, limit: int, token: str, lease: timedelta) -> list[Any]:
+        """Up to `limit` due jobs of a business on one channel, claimed for `lease` under `token`."""
+
+    async def start_runs(self, run_ids: set[str], now: datetime) -> None: ...
+
+    async def settle(self, job_id: str, token: str, values: dict[str, Any]) -> Any | None:
+        """The job after its result, or None when its claim is no longer `token`'s."""
+
+    async def add_attempt(self, **values: Any) -> None: ...
+
+    async def jobs_of_touches(self, touches: list[tuple[str, str, str]]) -> list[Any]:
+        """The jobs of these touches (business_id, external_ref, touch_id) with their runs' policies, locked."""
+
+    async def attempts_of_calls(self, call_ids: list[str]) -> dict[str, Any]: ...
+
+    async def end_attempt(self, attempt_id: str, values: dict[str, Any]) -> None: ...
+
+    async def change_job(self, job_id: str, values: dict[str, Any]) -> Any: ...
+
+    async def end_run_if_done(self, run_id: str, now: datetime) -> Any | None:
+        """The run, completed, if its last job just ended; else None."""
+
+
+class SqlTouches:
+    """`TouchesRepository` on a unit of work's connection (core.uow.Database), over runs_store.py."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def due_businesses(self, limit: int) -> list[str]:
+        return await runs_store.due_businesses(self.conn, limit)
+
+    async def lock_business(self, business_id: str) -> None:
+        await runs_store.lock_business(self.conn, business_id)
+
+    async def calls_in_flight(self, business_id: str) -> int:
+        return await runs_store.calls_in_flight(self.conn, business_id)
+
+    async def claim(self, business_id: str, channel: str, limit: int, token: str, lease: timedelta) -> list[Any]:
+        return await runs_store.claim(self.conn, business_id, channel, limit, token, lease)
+
+    async def start_runs(self, run_ids: set[str], now: datetime) -> None:
+        await runs_store.start_runs(self.conn, run_ids, now)
+
+    async def settle(self, job_id: str, token: str, values: dict[str, Any]) -> Any | None:
+        return await runs_store.settle_job(self.conn, job_id, token, values)
+
+    async def add_attempt(self, **values: Any) -> None:
+        await runs_store.add_attempt(self.conn, **values)
+
+    async def jobs_of_touches(self, touches: list[tuple[str, str, str]]) -> list[Any]:
+        return await runs_store.jobs_of_touches(self.conn, touches)
+
+    async def attempts_of_calls(self, call_ids: list[str]) -> dict[str, Any]:
+        return await runs_store.attempts_of_calls(self.conn, call_ids)
+
+    async def end_attempt(self, attempt_id: str, values: dict[str, Any]) -> None:
+        await runs_store.end_attempt(self.conn, attempt_id, values)
+
+    async def change_job(self, job_id: str, values: dict[str, Any]) -> Any:
+        return await runs_store.update_job(self.conn, job_id, values)
+
+    async def end_run_if_done(self, run_id: str, now: datetime) -> Any | None:
+        return await runs_store.end_run_if_done(self.conn, run_id, now)
+
+
 class EventsRepository(Protocol):
     """What sdr's consumers record of the events they apply."""
 
@@ -246,17 +325,20 @@ class SqlEvents:
 
 
 class SdrUnit(Unit):
-    """The unit of work of the lead and run use cases and of the voicemail and standing consumers
-    (core.uow.UnitOfWork): leads, runs and the events applied, on one transaction's or read's handle (`leads_on`,
-    `runs_on` and `events_on` build the repositories: the SQL ones, or the fast tier's in-memory twins)."""
+    """The unit of work of the lead and run use cases, the run workers and the voicemail and standing consumers
+    (core.uow.UnitOfWork): leads, runs, their touches' execution and the events applied, on one transaction's or
+    read's handle (`leads_on`, `runs_on`, `events_on` and `touches_on` build the repositories: the SQL ones, or the
+    fast tier's in-memory twins)."""
 
     def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
                  runs_on: Callable[[Any], RunsRepository] = SqlRuns,
-                 events_on: Callable[[Any], EventsRepository] = SqlEvents):
+                 events_on: Callable[[Any], EventsRepository] = SqlEvents,
+                 touches_on: Callable[[Any], TouchesRepository] = SqlTouches):
         super().__init__()
         self.leads = leads_on(handle)
         self.runs = runs_on(handle)
         self.events = events_on(handle)
+        self.touches = touches_on(handle)
 
 
 def sql_unit(database: Database) -> Callable[[AsyncConnection], SdrUnit]:

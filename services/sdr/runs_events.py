@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from contracts import runs
-from core.outbox import add_event
-from services.sdr import runs_store as store
-from services.sdr.schema import outbox
+from services.sdr.repository import SdrUnit
 from switchboard.v1 import events_pb2
 
 
@@ -39,9 +35,9 @@ def run_ended(row, counts: dict[str, int]) -> events_pb2.CommunicationRunEnded:
         refused=counts.get(runs.REFUSED, 0), canceled=counts.get(runs.JOB_CANCELED, 0))
 
 
-async def end_run(conn: AsyncConnection, run_id: str, now: datetime) -> None:
+async def end_run(work: SdrUnit, run_id: str, now: datetime) -> None:
     """Complete the run if its last job just ended, with its event."""
-    ended = await store.end_run_if_done(conn, run_id, now)
+    ended = await work.touches.end_run_if_done(run_id, now)
     if ended is not None:
-        counts = (await store.job_counts(conn, [run_id])).get(run_id, {})
-        await add_event(conn, outbox, run_ended(ended, counts), str(ended.business_id))
+        counts = (await work.runs.job_counts([run_id])).get(run_id, {})
+        work.emit(run_ended(ended, counts), str(ended.business_id))

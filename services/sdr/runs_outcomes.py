@@ -8,7 +8,7 @@ A call may end before its scheduler has recorded the attempt (a short call, or a
 provider took the call and whose job waits for its lease to run out). The outcome then finds its job still
 `executing`, or `pending` again (the next scheduler asked while the dead one's placement was still under way and
 was told to come back): it records the attempt itself and ends the lease, so the scheduler's late write of the
-placement finds the claim gone and changes nothing (services.sdr.runs_store.settle_job), and a later execution
+placement finds the claim gone and changes nothing (the touches repository's settle), and a later execution
 finds the job ended instead of waiting for an outcome that came already. The touch and run events are emitted
 in the same transaction.
 """
@@ -17,18 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from contracts import runs
 from core.bus import PermanentError, subject_for
 from core.events import Envelope
 from core.ids import new_id, utcnow
-from core.outbox import add_event
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
-from services.sdr import runs_store as store
+from services.sdr.repository import SdrUnit
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
-from services.sdr.schema import outbox
 
 CONSUMER = "sdr-run-calls"
 CALLS_SUBJECT = subject_for("call.*")
@@ -64,17 +60,17 @@ def ended_calls(messages: list[dict]) -> dict[str, Ended]:
 
 
 class CallOutcomes:
-    def __init__(self, db: Database):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[SdrUnit]):
+        self.uow = uow
 
     async def handle(self, messages: list[dict]) -> None:
         ended = ended_calls(messages)
         if not ended:
             return
-        async with self.db.transaction() as conn:
+        async with self.uow.transaction() as work:
             jobs = {(str(j.business_id), j.external_ref, j.touch_id): j
-                    for j in await store.jobs_of_touches(conn, sorted({e.touch for e in ended.values()}))}
-            recorded = await store.attempts_of_calls(conn, list(ended))
+                    for j in await work.touches.jobs_of_touches(sorted({e.touch for e in ended.values()}))}
+            recorded = await work.touches.attempts_of_calls(list(ended))
             finished_runs = set()
             for call in ended.values():
                 job = jobs.get(call.touch)
@@ -82,18 +78,18 @@ class CallOutcomes:
                     continue
                 attempt = recorded.get(call.call_id)
                 if attempt is not None and attempt.status == runs.PLACED:
-                    values = await self._end_attempt(conn, job, call, attempt.attempt, str(attempt.id))
+                    values = await self._end_attempt(work, job, call, attempt.attempt, str(attempt.id))
                 elif attempt is None and job.status in UNRECORDED:  # before a scheduler wrote the placement
-                    values = await self._end_attempt(conn, job, call, job.attempts + 1, None)
+                    values = await self._end_attempt(work, job, call, job.attempts + 1, None)
                 else:
                     continue  # a redelivered event: its attempt has ended
                 if values["status"] in runs.JOB_ENDS:
                     finished_runs.add(str(job.run_id))
             for run_id in finished_runs:
-                await end_run(conn, run_id, utcnow())
+                await end_run(work, run_id, utcnow())
 
     @staticmethod
-    async def _end_attempt(conn: AsyncConnection, job, call: Ended, attempt: int, attempt_id: str | None) -> dict:
+    async def _end_attempt(work: SdrUnit, job, call: Ended, attempt: int, attempt_id: str | None) -> dict:
         """End the job's `attempt` (recording it when its scheduler has not yet: attempt_id None) and move the
         job on by the run's policy, with the touch's event; the job's new values."""
         end = rules.attempt_end(call.outcome, attempt, runs.RetryPolicy.of(job.retry),
@@ -102,21 +98,21 @@ class CallOutcomes:
                   "next_attempt_at": end.retry_at, "ended_at": call.at}
         values = {"reason": end.reason, "updated_at": utcnow()}
         if attempt_id is None:
-            await store.add_attempt(conn, id=new_id(), job_id=job.id, run_id=job.run_id, business_id=job.business_id,
+            await work.touches.add_attempt(id=new_id(), job_id=job.id, run_id=job.run_id, business_id=job.business_id,
                                     attempt=attempt, phone=job.phone, call_id=call.call_id, created_at=call.at,
                                     **ending)
             values.update(attempts=attempt, call_id=call.call_id, code=None, lease_token=None, lease_until=None)
         else:
-            await store.end_attempt(conn, attempt_id, ending)
+            await work.touches.end_attempt(attempt_id, ending)
         if end.job_status == runs.RETRYING:
             values.update(due_at=end.retry_at, status=runs.JOB_PAUSED if job.run_status == runs.PAUSED
                           else runs.RETRYING)
         else:
             values.update(status=end.job_status, ended_at=call.at,
                           code=None if end.job_status == runs.SUCCEEDED else call.outcome)
-        await store.update_job(conn, str(job.id), values)
+        await work.touches.change_job(str(job.id), values)
         if end.job_status == runs.SUCCEEDED:
-            await add_event(conn, outbox, touch_completed(job, values, call.outcome), str(job.business_id))
+            work.emit(touch_completed(job, values, call.outcome), str(job.business_id))
         elif end.job_status == runs.FAILED:
-            await add_event(conn, outbox, touch_failed(job, values), str(job.business_id))
+            work.emit(touch_failed(job, values), str(job.business_id))
         return values

@@ -2,7 +2,7 @@
 core.registry; any number of replicas).
 
 It keeps up to RUNS_CONCURRENCY touches executing, claiming due jobs of active runs under leases
-(services.sdr.runs_store.claim) as slots free, at most RUNS_CALLS_IN_FLIGHT calls per business in flight, and
+(the touches repository's claim) as slots free, at most RUNS_CALLS_IN_FLIGHT calls per business in flight, and
 executes each as the account that created its run:
 - a call through Calls.PlaceCall with compliance enforce (the decision is asked again now: a STOP, a do-not-call
   entry or the frequency cap since the run was created count, and the business's own calling hours when it saved
@@ -31,14 +31,13 @@ from core.background import Background
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
 from core.ids import new_id, rfc3339, utcnow
-from core.outbox import add_event
 from core.standings import Standings
 from core.tenant import Tenant
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
 from services.sdr import runs_outcomes
-from services.sdr import runs_store as store
 from services.sdr.ports import Made, Neighbours, Touch, grpc_neighbours
+from services.sdr.repository import SdrUnit, sql_unit
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
 from services.sdr.schema import outbox
 from switchboard.v1 import events_pb2
@@ -69,10 +68,10 @@ class Scheduler(Background):
 
     task_name = "runs-scheduler"
 
-    def __init__(self, db: Database, others: Neighbours, *, poll: float, lease: timedelta,
+    def __init__(self, uow: UnitOfWork[SdrUnit], others: Neighbours, *, poll: float, lease: timedelta,
                  calls_in_flight: int, standings: Standings, concurrency: int = 20, batch: int = 50,
                  businesses: int = 20):
-        self.db, self.others = db, others  # the calls and messaging services, through services.sdr.ports
+        self.uow, self.others = uow, others  # the calls and messaging services, through services.sdr.ports
         self.standings = standings  # may the run's business spend (core.standings)
         self.poll, self.lease, self.calls_in_flight = poll, lease, calls_in_flight
         self.concurrency, self.batch, self.businesses = concurrency, batch, businesses
@@ -101,21 +100,21 @@ class Scheduler(Background):
     async def claim(self, room: int) -> int:
         """Claim up to `room` due jobs and start executing them; how many."""
         token = new_id()
-        async with self.db.read() as conn:
-            businesses = await store.due_businesses(conn, self.businesses)
+        async with self.uow.read() as work:
+            businesses = await work.touches.due_businesses(self.businesses)
         claimed = 0
         for business_id in businesses:
             if claimed >= room:
                 break
             limit = min(room - claimed, self.batch)
-            async with self.db.transaction() as conn:
-                await store.lock_business(conn, business_id)
-                calls_room = self.calls_in_flight - await store.calls_in_flight(conn, business_id)
-                jobs = await store.claim(conn, business_id, "call", min(calls_room, limit), token, self.lease)
-                jobs += await store.claim(conn, business_id, "sms", limit - len(jobs), token, self.lease)
+            async with self.uow.transaction() as work:
+                await work.touches.lock_business(business_id)
+                calls_room = self.calls_in_flight - await work.touches.calls_in_flight(business_id)
+                jobs = await work.touches.claim(business_id, "call", min(calls_room, limit), token, self.lease)
+                jobs += await work.touches.claim(business_id, "sms", limit - len(jobs), token, self.lease)
                 starting = {str(j.run_id) for j in jobs if j.run_status == runs.SCHEDULED}
                 if starting:
-                    await store.start_runs(conn, starting, utcnow())
+                    await work.touches.start_runs(starting, utcnow())
             if (instruments := metrics.current()) is not None:
                 claimed_at = utcnow()
                 for job in jobs:
@@ -210,15 +209,15 @@ class Scheduler(Background):
 
     async def _settle(self, job, token: str, result: Result) -> None:
         now = utcnow()
-        async with self.db.transaction() as conn:
-            if await store.settle_job(conn, str(job.id), token, result.values) is None:
+        async with self.uow.transaction() as work:
+            if await work.touches.settle(str(job.id), token, result.values) is None:
                 return  # the lease ran out and another scheduler took the job over
             if result.attempt:
-                await store.add_attempt(conn, **result.attempt)
+                await work.touches.add_attempt(**result.attempt)
             for payload in result.events:
-                await add_event(conn, outbox, payload, str(job.business_id))
+                work.emit(payload, str(job.business_id))
             if result.ended:
-                await end_run(conn, str(job.run_id), now)
+                await end_run(work, str(job.run_id), now)
 
 
 def _deferred(job, decision) -> Result:
@@ -232,7 +231,7 @@ def _deferred(job, decision) -> Result:
 
 
 def _attempt(job, attempt: int, now, **fields) -> dict:
-    """A call attempt of the job to record (services.sdr.runs_store.attempts)."""
+    """A call attempt of the job to record (schema.attempts' columns)."""
     return {"id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
             "attempt": attempt, "phone": job.phone, "created_at": now, **fields}
 
@@ -251,11 +250,12 @@ def _again(job, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
 
 def build(runtime: Runtime) -> None:
     s = runtime.settings
-    runtime.run(Scheduler(runtime.db, grpc_neighbours(runtime.client),
+    uow = UnitOfWork(runtime.db, sql_unit(runtime.db), events=outbox)
+    runtime.run(Scheduler(uow, grpc_neighbours(runtime.client),
                           poll=s.runs_poll_seconds, lease=timedelta(seconds=s.runs_lease_seconds),
                           standings=standings.heard_by(runtime),
                           calls_in_flight=s.runs_calls_in_flight, concurrency=s.runs_concurrency))
-    runtime.consume(runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(runtime.db).handle,
+    runtime.consume(runs_outcomes.CONSUMER, runs_outcomes.CallOutcomes(uow).handle,
                     filter_subject=runs_outcomes.CALLS_SUBJECT, batch=250, batched=True)
 
 

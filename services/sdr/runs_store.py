@@ -16,8 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contracts import runs as runs_contract
 from core.db import lock_until_commit
 from core.leases import free
-from services.sdr.schema import attempts, configs, jobs, runs
-from services.sdr.standings_store import not_held
+from services.sdr.schema import attempts, configs, jobs, not_held, runs
 
 OPEN_RUN = runs.c.status.in_(runs_contract.RUN_ACTIVE)
 _claimable = sa.or_(sa.and_(jobs.c.status.in_(runs_contract.WAITING), jobs.c.due_at <= sa.func.now()),

@@ -5,6 +5,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 from contracts import runs as runs_contract
+from core import standing
 from core.columns import Ts, Uuid
 from core.ddl import created_with
 from core.inbox import inbox_table
@@ -300,3 +301,9 @@ standings = sa.Table(
     sa.Column("standing", sa.Text, nullable=False),
     sa.Column("changed_at", Ts, nullable=False),
 )
+
+
+def not_held(business_id: sa.ColumnElement[str]) -> sa.ColumnElement[bool]:
+    """A condition on a query's business id column: the business is not held from scheduled outreach (its standing,
+    as services.sdr.held_businesses records it); the stores' queries of due work take it."""
+    return ~sa.exists().where(standings.c.business_id == business_id, standings.c.standing.in_(standing.HELD))

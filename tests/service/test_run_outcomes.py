@@ -8,10 +8,16 @@ import sqlalchemy as sa
 
 from contracts import runs
 from core.ids import rfc3339, utcnow
+from core.uow import UnitOfWork
+from services.sdr.repository import SdrUnit, sql_unit
 from services.sdr.runs_outcomes import CallOutcomes
-from services.sdr.schema import jobs
+from services.sdr.schema import jobs, outbox
 from tests.compliance import answering_callee
 from tests.runs import create, jobs_of, run_of, touch
+
+
+def _units(database) -> UnitOfWork[SdrUnit]:
+    return UnitOfWork(database, sql_unit(database), events=outbox)
 
 
 def completed(job: dict, call_id: str) -> dict:
@@ -34,8 +40,8 @@ async def test_an_outcome_before_the_placement_was_recorded_ends_the_job(api, ac
     async with engine.begin() as conn:
         await conn.execute(sa.update(jobs).where(jobs.c.id == job["id"]).values(status=status))
     call_id = str(uuid.uuid4())
-    await CallOutcomes(database).handle([completed(job, call_id)])
+    await CallOutcomes(_units(database)).handle([completed(job, call_id)])
     [after] = await jobs_of(api, key, run["id"])
     assert (after["status"], after["attempts"], after["call_id"]) == (runs.SUCCEEDED, 1, call_id)
-    await CallOutcomes(database).handle([completed(job, call_id)])  # redelivered: nothing more
+    await CallOutcomes(_units(database)).handle([completed(job, call_id)])  # redelivered: nothing more
     assert (await jobs_of(api, key, run["id"]))[0]["attempts"] == 1
