@@ -19,18 +19,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from contracts import pipeline as pipeline_contract
 from core import tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, rfc3339, utcnow
 from core.standings import Standings, carried_only
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.sdr import pipeline_domain as rules
-from services.sdr import pipeline_store as store
 from services.sdr.business_agents import only_agent_with_number
 from services.sdr.pipeline_service import Pipeline, signals_of
 from services.sdr.ports import Neighbours, Touch
+from services.sdr.repository import SdrUnit
 
 CHANNEL_FIELD = {"call": "phone", "sms": "phone", "email": "email"}
 PENDING_LEASE = timedelta(minutes=10)  # a touch pending longer was abandoned by the process making it
@@ -60,8 +61,9 @@ def touch_email(business_name: str, first_name: str | None) -> tuple[str, str]:
 
 
 class Actions:
-    def __init__(self, db: Database, pipeline: Pipeline, others: Neighbours, *, standings: Standings | None = None):
-        self.db, self.pipeline = db, pipeline
+    def __init__(self, uow: UnitOfWork[SdrUnit], pipeline: Pipeline, others: Neighbours, *,
+                 standings: Standings | None = None):
+        self.uow, self.pipeline = uow, pipeline
         self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.others = others  # asked as the caller (services.sdr.ports)
 
@@ -77,14 +79,14 @@ class Actions:
             await self.standings.require_good(business_id, "reaching out to leads")
         config = (await self.pipeline.config(business_id)).config
         now = utcnow()
-        async with self.db.transaction() as conn:
-            lead = await store.lock_lead(conn, business_id, lead_id)
+        async with self.uow.transaction() as work:
+            lead = await work.pipeline.lock_lead(business_id, lead_id)
             if lead is None:
                 raise not_found("lead")
             if action not in rules.TOUCHES:
-                return await self._record(conn, lead, action, origin, window_id, now)
+                return await self._record(work, lead, action, origin, window_id, now)
             _check_touchable(lead, action)
-            earlier = await store.latest_done(conn, lead_id, action, now - config.touch_gap)
+            earlier = await work.pipeline.latest_done(lead_id, action, now - config.touch_gap)
             if earlier is not None:
                 return ActionResult(True, action, lead_id, earlier.detail, replayed=True)
             stop = rules.cadence_stop(signals_of(lead), config, now)
@@ -92,31 +94,31 @@ class Actions:
                 at = stop.next_allowed_at
                 raise ServiceError("rate_limited", stop.reason + (f"; the next touch is allowed at {rfc3339(at)}" if at
                                    else "; no further touch is allowed"), next_allowed_at=rfc3339(at) if at else "")
-            claim = await store.touch_pending(conn, lead_id)
+            claim = await work.pipeline.touch_pending(lead_id)
             if claim is not None:
                 _check_abandoned(claim, action, now)  # taken over: made again with its key, so made once
-                claim = await store.finish_activity(conn, str(claim.id), {"updated_at": now})
+                claim = await work.pipeline.finish_activity(str(claim.id), {"updated_at": now})
             else:
-                claim = await store.add_activity(
-                    conn, id=new_id(), business_id=business_id, lead_id=lead_id, action=action, status="pending",
+                claim = await work.pipeline.add_activity(
+                    id=new_id(), business_id=business_id, lead_id=lead_id, action=action, status="pending",
                     detail=f"{action} being made", touch_number=lead.touch_count + 1, origin=origin,
                     window_id=window_id, created_at=now, updated_at=now)
         try:
             reference, detail = await self._touch(action, lead, config, str(claim.id))
         except ServiceError as err:
-            async with self.db.transaction() as conn:
-                await store.finish_activity(conn, str(claim.id), {"status": "failed", "detail": err.message[:1000],
+            async with self.uow.transaction() as work:
+                await work.pipeline.finish_activity(str(claim.id), {"status": "failed", "detail": err.message[:1000],
                                                                   "updated_at": utcnow()})
             raise
         done = utcnow()
-        async with self.db.transaction() as conn:
-            await store.finish_activity(conn, str(claim.id), {"status": "done", "detail": detail,
+        async with self.uow.transaction() as work:
+            await work.pipeline.finish_activity(str(claim.id), {"status": "done", "detail": detail,
                                                               "reference": reference, "updated_at": done})
-            await store.count_touch(conn, lead_id, done)
+            await work.pipeline.count_touch(lead_id, done)
         return ActionResult(True, action, lead_id, detail)
 
     @staticmethod
-    async def _record(conn, lead, action: str, origin: str, window_id: str | None, now: datetime) -> ActionResult:
+    async def _record(work: SdrUnit, lead: Any, action: str, origin: str, window_id: str | None, now: datetime) -> ActionResult:
         """skip, pause or resume: the lead's flag and the entry, in one transaction."""
         if action == "skip":
             detail = "skipped: no touch this time"
@@ -125,8 +127,8 @@ class Actions:
             detail = (f"already {'paused' if paused else 'active'}" if lead.paused == paused else
                       "paused: the pipeline leaves the lead alone until it is resumed" if paused else
                       "resumed: the pipeline works the lead again")
-            await store.set_paused(conn, str(lead.id), paused, now)
-        await store.add_activity(conn, id=new_id(), business_id=str(lead.business_id), lead_id=str(lead.id),
+            await work.pipeline.set_paused(str(lead.id), paused, now)
+        await work.pipeline.add_activity(id=new_id(), business_id=str(lead.business_id), lead_id=str(lead.id),
                                  action=action, status="done", detail=detail, origin=origin, window_id=window_id,
                                  created_at=now, updated_at=now)
         return ActionResult(True, action, str(lead.id), detail)

@@ -22,14 +22,13 @@ from core.background import Periodic
 from core.errors import ServiceError
 from core.grpc_server import Runtime, main
 from core.ids import new_id, rfc3339, utcnow
-from core.outbox import add_event
 from core.tenant import Tenant
-from core.uow import Database
-from services.sdr import pipeline_store as store
+from core.uow import UnitOfWork
 from services.sdr.pipeline_actions import Actions
 from services.sdr.pipeline_run import PipelineRun, RunOutcome
 from services.sdr.pipeline_service import Pipeline
 from services.sdr.ports import Neighbours, grpc_neighbours
+from services.sdr.repository import SdrUnit, sql_unit
 from services.sdr.schema import outbox
 from switchboard.v1 import events_pb2
 
@@ -72,14 +71,14 @@ class WindowRun:
 
 
 class ScheduledRunner:
-    def __init__(self, db: Database, run: PipelineRun, others: Neighbours):
-        self.db, self.run, self.others = db, run, others
+    def __init__(self, uow: UnitOfWork[SdrUnit], run: PipelineRun, others: Neighbours):
+        self.uow, self.run, self.others = uow, run, others
 
     async def run_window(self, now: datetime, business_id: str | None = None) -> tuple[datetime, list[WindowRun]]:
         """Work every due business of the window holding `now` (or only `business_id`), one after the other."""
         window_start = window_of(now)
-        async with self.db.read() as conn:
-            due = await store.businesses_due(conn, window_start, business_id)
+        async with self.uow.read() as work:
+            due = await work.pipeline.businesses_due(window_start, business_id)
         runs = []
         for business in due:
             runs.append(await self._business(business, window_start))
@@ -90,9 +89,9 @@ class ScheduledRunner:
             if not await self.run.actions.standings.is_good(business_id):
                 return WindowRun(business_id, "held")  # not claimed: it runs in this window if it is back in time
         token, now = new_id(), utcnow()
-        async with self.db.transaction() as conn:
-            claimed = await store.claim_window(conn, business_id, window_start, token, now + LEASE, now)
-            worked = await store.leads_worked(conn, str(claimed.id)) if claimed is not None else frozenset()
+        async with self.uow.transaction() as work:
+            claimed = await work.pipeline.claim_window(business_id, window_start, token, now + LEASE, now)
+            worked = await work.pipeline.leads_worked(str(claimed.id)) if claimed is not None else frozenset()
         if claimed is None:
             return WindowRun(business_id, "taken")
         with tenant.acting_as(tenant.acting_for(business_id, "sdr-runner")):
@@ -102,15 +101,15 @@ class ScheduledRunner:
             text = briefing_text(owner.business_name, window_start, outcome)
             email_id = await self._email(owner.email, window_start, text)
         briefing_id = new_id()
-        async with self.db.transaction() as conn:
-            if not await store.complete_window(conn, str(claimed.id), token, utcnow()):
+        async with self.uow.transaction() as work:
+            if not await work.pipeline.complete_window(str(claimed.id), token, utcnow()):
                 return WindowRun(business_id, "taken")  # our lease ran out: the runner that took over briefs
             needs_owner = [{"lead_id": r.lead_id, "name": r.name, "reason": r.detail} for r in outcome.results
                            if r.action == "escalate"]
-            await store.add_briefing(conn, id=briefing_id, business_id=business_id, window_id=str(claimed.id),
+            await work.pipeline.add_briefing(id=briefing_id, business_id=business_id, window_id=str(claimed.id),
                                      summary={**outcome.summary, "skipped": outcome.skipped},
                                      needs_owner=needs_owner, text=text, email_id=email_id, created_at=utcnow())
-            await add_event(conn, outbox, events_pb2.BriefingCreated(
+            work.emit(events_pb2.BriefingCreated(
                 briefing_id=briefing_id, window_start=rfc3339(window_start),
                 skipped=outcome.skipped, email_id=email_id, **outcome.summary,
                 needs_owner=[events_pb2.BriefingLead(**lead) for lead in needs_owner]), business_id)
@@ -151,11 +150,11 @@ class PipelineParts:
 
     @classmethod
     def of(cls, runtime: Runtime, others: Neighbours) -> PipelineParts:
-        pipeline = Pipeline(runtime.db, others, runtime.settings.compliance_policy())
-        actions = Actions(runtime.db, pipeline, others,
-                          standings=standings.heard_by(runtime))
+        uow = UnitOfWork(runtime.db, sql_unit(runtime.db), events=outbox)
+        pipeline = Pipeline(uow, others, runtime.settings.compliance_policy())
+        actions = Actions(uow, pipeline, others, standings=standings.heard_by(runtime))
         run = PipelineRun(pipeline, actions)
-        return cls(pipeline, actions, run, ScheduledRunner(runtime.db, run, others))
+        return cls(pipeline, actions, run, ScheduledRunner(uow, run, others))
 
 
 def build(runtime: Runtime) -> None:

@@ -2,7 +2,7 @@
 leads with their next actions). The rules are services.sdr.pipeline_domain's; this module loads the facts they
 read. The caller's tenant comes from core.tenant; a business it names must be one of its own (403 otherwise).
 
-Each lead's segment and next action without the compliance facts are stored on the lead (services.sdr.pipeline_store)
+Each lead's segment and next action without the compliance facts are stored on the lead (services.sdr.pipeline_repository)
 with the instant the clock may change them; a read first computes the leads that are due (whose signals changed,
 whose instant passed, or all after a config change that moves them), then counts and pages from the stored values
 through one index. The leads of the page also get the outbound compliance decision now (do-not-call, consent, the
@@ -20,14 +20,14 @@ from core import tenant
 from core.compliance import decision as compliance
 from core.errors import invalid
 from core.ids import require_uuid, utcnow
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.sdr import pipeline_domain as rules
-from services.sdr import pipeline_store as store
 from services.sdr.ports import Neighbours
-from services.sdr.schema import leads
+from services.sdr.repository import SdrUnit
+from services.sdr.schema import CONFIG_COLUMNS, SIGNAL_COLUMNS
 
 REPORT_LIST = 50  # hot and stale leads listed at most
-SIGNALS_WIDTH = len(store.SIGNAL_COLUMNS)
+SIGNALS_WIDTH = len(SIGNAL_COLUMNS)
 SEGMENT_RANK = {name: rank for rank, name in enumerate(pipeline_contract.SEGMENTS)}  # stored as the pipeline's order
 STANDINGS_BATCH = 5_000  # leads whose compliance facts one GetStandings call asks (its limit is 10,000 phones)
 
@@ -42,7 +42,7 @@ class ConfigView:
 
 @dataclass(frozen=True)
 class PipelineLead:
-    row: object  # the lead as store.pipeline_leads reads it
+    row: object  # the lead as the pipeline repository reads it
     signals: rules.Signals
     segment: str
     next: rules.NextAction
@@ -73,27 +73,27 @@ class PipelineView:
 
 def signals_of(row) -> rules.Signals:
     """A lead row's signals, by name (a whole lead row; the pipeline's own reads go by position)."""
-    return rules.Signals(*(getattr(row, name) for name in store.SIGNAL_COLUMNS))
+    return rules.Signals(*(getattr(row, name) for name in SIGNAL_COLUMNS))
 
 
 def pipeline_lead(row, config: rules.Config, now: datetime) -> PipelineLead:
-    """A lead read with store.pipeline_leads, with its segment and its next action without the compliance facts."""
+    """A lead read by the pipeline repository, with its segment and its next action without the compliance facts."""
     signals = rules.Signals(*row[:SIGNALS_WIDTH])  # by position: by name is most of the time at 100k leads
     seg = rules.segment(signals, config, now)
     return PipelineLead(row, signals, seg, rules.next_action(signals, seg, config, None, now))
 
 
 class Pipeline:
-    def __init__(self, db: Database, others: Neighbours, policy: compliance.Policy):
-        self.db, self.others = db, others  # asked as the caller (services.sdr.ports)
+    def __init__(self, uow: UnitOfWork[SdrUnit], others: Neighbours, policy: compliance.Policy):
+        self.uow, self.others = uow, others  # asked as the caller (services.sdr.ports)
         self.policy = policy  # the platform's configured caps (core.settings), for the decisions it previews
 
     # -- config ---------------------------------------------------------------------------------------------
 
     async def config(self, business_id: str) -> ConfigView:
         business_id = tenant.require_business(tenant.require_account(), business_id)
-        async with self.db.read() as conn:
-            row = await store.config_of(conn, business_id)
+        async with self.uow.read() as work:
+            row = await work.pipeline.config(business_id)
         return _config_view(business_id, row)
 
     async def put_config(self, business_id: str, changes: dict) -> ConfigView:
@@ -104,12 +104,12 @@ class Pipeline:
             await self._check_agent(business_id, config.sdr_agent_id)
         if changes.get("email_from_account_id") is not None and config.email_from_account_id:
             await self._check_sender(business_id, config.email_from_account_id)
-        values = {k: v for k, v in asdict(config).items() if k in store.CONFIG_COLUMNS}
-        async with self.db.transaction() as conn:
-            await store.lock_pipeline(conn, business_id)
-            row = await store.save_config(conn, business_id, values, utcnow())
+        values = {k: v for k, v in asdict(config).items() if k in CONFIG_COLUMNS}
+        async with self.uow.transaction() as work:
+            await work.pipeline.lock(business_id)
+            row = await work.pipeline.save_config(business_id, values, utcnow())
             if rules.changes_next_actions(current.config, config):
-                await store.make_all_due(conn, business_id)
+                await work.pipeline.make_all_due(business_id)
         return _config_view(business_id, row)
 
     async def _check_agent(self, business_id: str, agent_id: str) -> None:
@@ -140,12 +140,10 @@ class Pipeline:
         view = await self.config(business_id)
         config, now = view.config, utcnow()
         await self._computed(view.business_id, now)
-        query = store.pipeline_leads(view.business_id)
-        if segment is not None:
-            query = query.where(leads.c.pipeline_segment == SEGMENT_RANK[segment])
-        async with self.db.read() as conn:
-            counts = await store.next_action_counts(conn, view.business_id)
-            rows = (await conn.execute(store.hottest_first(query).limit(limit))).all()
+        async with self.uow.read() as work:
+            counts = await work.pipeline.next_action_counts(view.business_id)
+            rows = await work.pipeline.hottest(
+                view.business_id, segments=[SEGMENT_RANK[segment]] if segment is not None else None, limit=limit)
         chosen = [pipeline_lead(row, config, now) for row in rows]
         return PipelineView(view.business_id, config.enabled, sum(counts.values()),
                             sum(counts.get(action, 0) for action in rules.TOUCHES), counts.get("escalate", 0),
@@ -157,28 +155,27 @@ class Pipeline:
         view = await self.config(business_id)
         config, now = view.config, utcnow()
         await self._computed(view.business_id, now)
-        query = store.pipeline_leads(view.business_id).where(leads.c.pipeline_next.in_((*rules.TOUCHES, "escalate")))
-        async with self.db.read() as conn:
-            total = sum((await store.next_action_counts(conn, view.business_id)).values())
-            rows = (await conn.execute(store.hottest_first(query))).all()
+        async with self.uow.read() as work:
+            total = sum((await work.pipeline.next_action_counts(view.business_id)).values())
+            rows = await work.pipeline.hottest(view.business_id, next_actions=(*rules.TOUCHES, "escalate"))
         candidates = [pipeline_lead(row, config, now) for row in rows]
         return config, await self._decided(view.business_id, config, candidates, now), total
 
     async def _computed(self, business_id: str, now: datetime) -> None:
         """Compute and store the segment and next action of the business's leads that are due: between reads
         those whose signals changed or whose instant passed, after a config change that moves them all of them."""
-        async with self.db.read() as conn:
-            if not await store.any_due(conn, business_id, now):
+        async with self.uow.read() as work:
+            if not await work.pipeline.any_due(business_id, now):
                 return
-        async with self.db.transaction() as conn:
-            await store.lock_pipeline(conn, business_id)
-            config = _config_view(business_id, await store.config_of(conn, business_id)).config
+        async with self.uow.transaction() as work:
+            await work.pipeline.lock(business_id)
+            config = _config_view(business_id, await work.pipeline.config(business_id)).config
             computed = []
-            for row in await store.due_leads(conn, business_id, now):
+            for row in await work.pipeline.due_leads(business_id, now):
                 lead = pipeline_lead(row, config, now)
                 computed.append((row.id, row.pipeline_stamp, SEGMENT_RANK[lead.segment], lead.next.action,
                                  rules.steady_until(lead.signals, config, now)))
-            await store.store_computed(conn, computed)
+            await work.pipeline.store_computed(computed)
 
     async def _decided(self, business_id: str, config: rules.Config, chosen: list[PipelineLead],
                        now: datetime) -> list[PipelineLead]:
@@ -200,9 +197,9 @@ class Pipeline:
         view = await self.config(business_id)
         now = utcnow()
         since = now - PERIODS[period] if PERIODS[period] else now.replace(hour=0, minute=0, second=0, microsecond=0)
-        async with self.db.read() as conn:
-            counts = await store.activity_counts(conn, view.business_id, since)
-            arrived = await store.new_leads(conn, view.business_id, since)
+        async with self.uow.read() as work:
+            counts = await work.pipeline.activity_counts(view.business_id, since)
+            arrived = await work.pipeline.new_leads(view.business_id, since)
         actions = dict.fromkeys(pipeline_contract.ACTIONS, 0)
         outcomes = dict.fromkeys(("done", "failed", "pending"), 0)
         for action, status, n in counts:
@@ -211,12 +208,9 @@ class Pipeline:
                 actions[action] = actions.get(action, 0) + n
         await self._computed(view.business_id, now)
         hot_ranks = [SEGMENT_RANK[name] for name in rules.HOT_SEGMENTS]
-        hot = store.hottest_first(store.pipeline_leads(view.business_id).where(
-            leads.c.pipeline_segment.in_(hot_ranks))).limit(REPORT_LIST)
-        stale = store.pipeline_leads(view.business_id).where(leads.c.pipeline_next == "escalate").order_by(
-            leads.c.created_at, leads.c.id).limit(REPORT_LIST)
-        async with self.db.read() as conn:
-            hot_rows, stale_rows = (await conn.execute(hot)).all(), (await conn.execute(stale)).all()
+        async with self.uow.read() as work:
+            hot_rows = await work.pipeline.hottest(view.business_id, segments=hot_ranks, limit=REPORT_LIST)
+            stale_rows = await work.pipeline.escalated(view.business_id, REPORT_LIST)
         return Report(view.business_id, period, since, now, actions, outcomes, arrived,
                       [pipeline_lead(row, view.config, now) for row in hot_rows],
                       [pipeline_lead(row, view.config, now) for row in stale_rows])
@@ -228,8 +222,8 @@ class Pipeline:
             require_uuid(lead_id, "leadId")
         if not 1 <= limit <= ACTIVITY_LIMIT[1]:
             raise invalid(f"limit must be from 1 to {ACTIVITY_LIMIT[1]}")
-        async with self.db.read() as conn:
-            return (await conn.execute(store.activity_of(business_id, lead_id, limit))).all()
+        async with self.uow.read() as work:
+            return await work.pipeline.activity(business_id, lead_id, limit)
 
     async def _facts(self, business_id: str, rows: list) -> dict[str, rules.Facts]:
         """Each lead's compliance facts, by lead id (a lead without a phone has none to ask)."""
@@ -251,7 +245,7 @@ class Pipeline:
 def _config_view(business_id: str, row) -> ConfigView:
     if row is None:
         return ConfigView(business_id, rules.Config(), saved=False)
-    values = {name: getattr(row, name) for name in store.CONFIG_COLUMNS}
+    values = {name: getattr(row, name) for name in CONFIG_COLUMNS}
     if values["sdr_agent_id"] is not None:
         values["sdr_agent_id"] = str(values["sdr_agent_id"])
     return ConfigView(business_id, rules.Config(**values), saved=True, updated_at=row.updated_at)

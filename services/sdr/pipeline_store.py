@@ -13,8 +13,6 @@ from core.db import lock_until_commit
 from core.ids import new_id
 from services.sdr.schema import SIGNAL_COLUMNS, Ts, Uuid, activity, briefings, configs, leads, not_held, windows
 
-CONFIG_COLUMNS = tuple(c.name for c in configs.c if c.name not in ("business_id", "updated_at"))
-
 
 async def config_of(conn: AsyncConnection, business_id: str):
     return (await conn.execute(sa.select(configs).where(configs.c.business_id == business_id))).first()

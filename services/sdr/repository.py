@@ -28,6 +28,7 @@ from core.inbox import first_delivery as inbox_delivery
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Database, Unit
 from services.sdr import pipeline_store, runs_store, store
+from services.sdr.pipeline_repository import PipelineRepository, SqlPipeline
 from services.sdr.schema import attempts, inbox, jobs, leads, runs, standings, voicemails
 
 
@@ -325,20 +326,22 @@ class SqlEvents:
 
 
 class SdrUnit(Unit):
-    """The unit of work of the lead and run use cases, the run workers and the voicemail and standing consumers
-    (core.uow.UnitOfWork): leads, runs, their touches' execution and the events applied, on one transaction's or
-    read's handle (`leads_on`, `runs_on`, `events_on` and `touches_on` build the repositories: the SQL ones, or the
-    fast tier's in-memory twins)."""
+    """The unit of work of the lead, run and pipeline use cases, the run workers and the voicemail and standing
+    consumers (core.uow.UnitOfWork): leads, runs, their touches' execution, the pipeline and the events applied, on
+    one transaction's or read's handle (`leads_on`, `runs_on`, `events_on`, `touches_on` and `pipeline_on` build the
+    repositories: the SQL ones, or the fast tier's in-memory twins)."""
 
     def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
                  runs_on: Callable[[Any], RunsRepository] = SqlRuns,
                  events_on: Callable[[Any], EventsRepository] = SqlEvents,
-                 touches_on: Callable[[Any], TouchesRepository] = SqlTouches):
+                 touches_on: Callable[[Any], TouchesRepository] = SqlTouches,
+                 pipeline_on: Callable[[Any], PipelineRepository] = SqlPipeline):
         super().__init__()
         self.leads = leads_on(handle)
         self.runs = runs_on(handle)
         self.events = events_on(handle)
         self.touches = touches_on(handle)
+        self.pipeline = pipeline_on(handle)
 
 
 def sql_unit(database: Database) -> Callable[[AsyncConnection], SdrUnit]:

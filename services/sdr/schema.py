@@ -162,6 +162,8 @@ configs = sa.Table(
     sa.Column("email_from_account_id", sa.Text),
     sa.Column("updated_at", Ts, nullable=False),
 )
+# What a business saves of its SDR config: every column but its key and when it was saved.
+CONFIG_COLUMNS = tuple(c.name for c in configs.c if c.name not in ("business_id", "updated_at"))
 
 activity = sa.Table(
     "pipeline_activity", metadata,

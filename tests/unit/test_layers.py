@@ -84,7 +84,7 @@ def _may_import_store(path: Path, store: str) -> bool:
 
 
 @pytest.mark.xfail(strict=True, reason="issue 52: messaging, accounts' billing, OAuth "
-                   "and provisioning and sdr's pipeline still import their stores; the marker goes "
+                   "and provisioning still import their stores; the marker goes "
                    "when the last one reaches storage through its unit of work")
 def test_only_repositories_import_a_store() -> None:
     offenders = sorted({
