@@ -83,8 +83,8 @@ def _may_import_store(path: Path, store: str) -> bool:
     return relative[:3] == ("services", service, "migrations")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52: messaging, accounts' billing, OAuth "
-                   "and provisioning and sdr's pipeline and run workers still import their stores; the marker goes "
+@pytest.mark.xfail(strict=True, reason="issue 52: messaging, accounts' billing and "
+                   "OAuth and sdr's pipeline and run workers still import their stores; the marker goes "
                    "when the last one reaches storage through its unit of work")
 def test_only_repositories_import_a_store() -> None:
     offenders = sorted({
