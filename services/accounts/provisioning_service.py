@@ -13,14 +13,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import deadlines, leases, tenant
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.uow import Database
 from services.accounts import provisioning_domain as saga
-from services.accounts import store
 from services.accounts.agents_port import AgentsPort
+from services.accounts.provisioning_repository import SqlProvisioning
+from services.accounts.records import SagaBusiness, SagaRecord
 
 log = logging.getLogger(__name__)
 
@@ -44,29 +48,29 @@ class Provisioning:
         self.db = db
         self.agents = agents
         self.retry_seconds = retry_seconds
-        self._running: set[asyncio.Task] = set()  # sagas run_now left going on
+        self._running: set[asyncio.Task[SagaRecord | None]] = set()  # sagas run_now left going on
 
-    async def start(self, conn, business_id: str, forward_to: str | None) -> None:
+    async def start(self, conn: AsyncConnection, business_id: str, forward_to: str | None) -> None:
         """Store a new saga for a signup (in the signup's transaction), waiting for its payment (`resume`)."""
         now = utcnow()
-        await store.add_provisioning(conn, id=new_id(), business_id=business_id, status=saga.WAITING_PAYMENT,
+        await SqlProvisioning(conn).add(id=new_id(), business_id=business_id, status=saga.WAITING_PAYMENT,
                                      step=saga.AGENT, forward_to=forward_to, next_attempt_at=now, created_at=now,
                                      updated_at=now)
 
     async def run_due(self, limit: int = 5) -> int:
         """Run the sagas that are due (claimed under their leases); how many were claimed."""
         async with self.db.transaction() as conn:
-            claimed = (await conn.execute(store.claim_due_provisionings(limit, SAGA_LEASE))).all()
+            claimed = await SqlProvisioning(conn).claim_due(limit, SAGA_LEASE)
         for row in claimed:
-            await self._advance(row, row.lease_token)
+            await self._advance(row, row.lease_token or "")
         return len(claimed)
 
-    async def run_now(self, business_id: str, token: str, within: float = INLINE_SECONDS):
+    async def run_now(self, business_id: str, token: str, within: float = INLINE_SECONDS) -> SagaRecord | None:
         """Run a saga `start` leased to its signup (x402: provisioned before the reply); the row after `within`
         seconds at most (less when the caller's deadline comes first). A saga still running then goes on in the
         background under its lease, its calls no longer bound by the caller's deadline."""
         async with self.db.read() as conn:
-            row = await store.provisioning_of(conn, business_id)
+            row = await SqlProvisioning(conn).of_business(business_id)
         if row is None or str(row.lease_token) != token:
             return row  # the lease ran out and the billing worker took the saga over
         task = asyncio.create_task(self._advance(row, token), name=f"provisioning-{business_id}",
@@ -77,9 +81,9 @@ class Provisioning:
         if done:
             return task.result()
         async with self.db.read() as conn:
-            return await store.provisioning_of(conn, business_id)
+            return await SqlProvisioning(conn).of_business(business_id)
 
-    async def _advance(self, row, token: str):
+    async def _advance(self, row: SagaRecord, token: str) -> SagaRecord | None:
         """Run the saga's steps from where it stands until done, canceled or a step fails."""
         step, agent_id, number = row.step, row.agent_id and str(row.agent_id), row.phone_number
         business_id = str(row.business_id)
@@ -92,14 +96,17 @@ class Provisioning:
                 if step == saga.AGENT:
                     agent_id = await self._create_agent(business)
                 elif step == saga.NUMBER:
+                    assert agent_id is not None  # the agent step (before this one) stored it
                     number = await self._assign_number(business_id, agent_id, row.forward_to)
                 elif step == saga.FORWARDING:
+                    assert number is not None and row.forward_to is not None  # next_step runs it after the number's
                     await self._forward(business_id, number, row.forward_to)
                 step = saga.next_step(step, row.forward_to)
-                row = await self._save(row, token, step=step, agent_id=agent_id, phone_number=number,
-                                       status=saga.DONE if step == saga.DONE else row.status, last_error=None)
-                if row is None:  # another runner took the saga over (this one was too slow): it goes on
+                saved = await self._save(row, token, step=step, agent_id=agent_id, phone_number=number,
+                                         status=saga.DONE if step == saga.DONE else row.status, last_error=None)
+                if saved is None:  # another runner took the saga over (this one was too slow): it goes on
                     return None
+                row = saved
             log.info("provisioned business %s: agent %s on %s", business_id, agent_id, number)
             return await self._release(row, token)
         except (StepFailed, ServiceError) as exc:
@@ -113,11 +120,11 @@ class Provisioning:
         finally:
             tenant.reset_current(ctx)
 
-    async def _business(self, business_id: str):
+    async def _business(self, business_id: str) -> SagaBusiness | None:
         async with self.db.read() as conn:
-            return await store.business_row(conn, business_id)
+            return await SqlProvisioning(conn).business(business_id)
 
-    async def _create_agent(self, business) -> str:
+    async def _create_agent(self, business: SagaBusiness) -> str:
         name, prompt, greeting = saga.intake_agent(business.name, business.business_type, business.website)
         return await self.agents.create_agent(str(business.id), name, prompt, greeting, saga.INTAKE_REQUEST_ID)
 
@@ -141,7 +148,7 @@ class Provisioning:
     async def _forward(self, business_id: str, number: str, forward_to: str) -> None:
         await self.agents.forward(business_id, number, forward_to, saga.RING_SECONDS)
 
-    async def _compensate(self, row, token: str, number: str | None):
+    async def _compensate(self, row: SagaRecord, token: str, number: str | None) -> SagaRecord | None:
         """The workspace is gone or canceled before its saga was done: give its number back to the pool."""
         if number:
             try:
@@ -151,22 +158,22 @@ class Provisioning:
                     raise
         return await self._save(row, token, status=saga.CANCELED, phone_number=None, **leases.RELEASED)
 
-    async def _save(self, row, token: str, **values):
+    async def _save(self, row: SagaRecord, token: str, **values: Any) -> SagaRecord | None:
         async with self.db.transaction() as conn:
-            return await store.leased_provisioning_update(conn, row.id, token, {**values, "updated_at": utcnow()})
+            return await SqlProvisioning(conn).leased_update(row.id, token, {**values, "updated_at": utcnow()})
 
-    async def _release(self, row, token: str):
+    async def _release(self, row: SagaRecord, token: str) -> SagaRecord | None:
         return await self._save(row, token, **leases.RELEASED)
 
-    async def cancel_waiting(self, conn, business_id: str) -> None:
+    async def cancel_waiting(self, conn: AsyncConnection, business_id: str) -> None:
         """A canceled workspace's saga that never started is over (in the caller's transaction)."""
-        await store.update_waiting_provisioning(conn, business_id, {"status": saga.CANCELED, "updated_at": utcnow()})
+        await SqlProvisioning(conn).update_waiting(business_id, {"status": saga.CANCELED, "updated_at": utcnow()})
 
-    async def resume(self, conn, business_id: str, *, lease: bool = False) -> str | None:
+    async def resume(self, conn: AsyncConnection, business_id: str, *, lease: bool = False) -> str | None:
         """The payment arrived: the saga is due now (in the caller's transaction). With `lease`, it is leased to
         the caller, who runs it at once (`run_now` with the token returned)."""
         now, token = utcnow(), new_id() if lease else None
-        await store.update_waiting_provisioning(conn, business_id, {
+        await SqlProvisioning(conn).update_waiting(business_id, {
             "status": saga.PENDING, "next_attempt_at": now, "updated_at": now, "lease_token": token,
             "lease_until": now + SAGA_LEASE if lease else None})
         return token

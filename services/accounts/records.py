@@ -137,3 +137,31 @@ class Zone:
     id: str
     name: str
     timezone: str
+
+
+@dataclasses.dataclass(frozen=True)
+class SagaRecord:
+    """A signup's provisioning saga (schema.provisionings) as its runner reads it, with the lease it runs under."""
+
+    id: str
+    business_id: str
+    status: str
+    step: str
+    forward_to: str | None
+    agent_id: str | None
+    phone_number: str | None
+    attempts: int
+    last_error: str | None
+    next_attempt_at: datetime
+    lease_token: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class SagaBusiness:
+    """What a saga reads of its business: whether it still runs, and what its intake agent is made of."""
+
+    id: str
+    name: str
+    business_type: str | None
+    website: str | None
+    lifecycle_state: str

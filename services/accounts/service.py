@@ -200,10 +200,10 @@ class Accounts:
         if outcome.status != billing_contract.X402_SETTLED:
             return SignedUp(**made, payment_capture=billing_contract.X402, payment_status=outcome.status)
         saga_row = await self.provisioning.run_now(business_id, outcome.saga_token or "")
-        done = saga_row is not None and saga_row.status == "done"
-        return SignedUp(**made, payment_capture=billing_contract.X402, provisioning_deferred=not done,
-                        agent_id=str(saga_row.agent_id) if done else None,
-                        phone_number=saga_row.phone_number if done else None,
+        done = saga_row if saga_row is not None and saga_row.status == "done" else None
+        return SignedUp(**made, payment_capture=billing_contract.X402, provisioning_deferred=done is None,
+                        agent_id=done.agent_id if done else None,
+                        phone_number=done.phone_number if done else None,
                         payment_response=outcome.settled.response_header if outcome.settled else "",
                         payment_status=outcome.status)
 
