@@ -1066,6 +1066,24 @@ class MessagingRepositoryContract:
             values["id"], "allow", {"consent": "none"}, None, None)
 
 
+class SpendRepositoryContract:
+    """services.messaging.repositories.spend.SpendRepository."""
+
+    async def test_an_ended_calls_seconds_count_once_on_its_day(self, database, spend_in):
+        business_id, other, call_id = new_id(), new_id(), new_id()
+        async with database.transaction() as conn:
+            await spend_in(conn).add_call_seconds([(call_id, business_id, AT.date(), 61),
+                                                   (new_id(), other, AT.date() + timedelta(days=1), 30)])
+        async with database.transaction() as conn:
+            await spend_in(conn).add_call_seconds([(call_id, business_id, AT.date(), 61)])  # delivered again
+            await spend_in(conn).add_call_seconds([])
+        async with database.read() as conn:
+            spend = spend_in(conn)
+            assert await spend.spent_on([business_id, other], AT.date()) == {business_id: {"call_seconds": 61}}
+            assert await spend.spent_on([other], AT.date() + timedelta(days=1)) == {other: {"call_seconds": 30}}
+            assert await spend.api_emails_since(business_id, AT - timedelta(days=1)) == 0
+
+
 def pool_values(block: str, line: int, **values) -> dict:
     """A pool number (store.add_to_pool's columns) of the test's own block of numbers, with `values` over it."""
     return {"phone_number": f"+1{block}{line}", "country": "US", "area_code": block[:3],

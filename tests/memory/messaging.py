@@ -1,19 +1,31 @@
 """services.messaging.repository.MessagingRepository in memory, on a MemoryDatabase's handle (store.conversations,
-messages, compliance_decisions, consent_events and dnc_entries)."""
+messages, compliance_decisions, consent_events and dnc_entries), and the repositories of services.messaging.repositories
+(MemorySpend: daily_spend, call_seconds and the API emails)."""
 from __future__ import annotations
 
 from core.compliance.decision import Counted
 from core.ids import new_id
 from services.messaging.schema import (
+    call_seconds,
     compliance_decisions,
     consent_events,
     conversations,
     counted_touches,
     daily_spend,
     dnc_entries,
+    emails,
     messages,
 )
 from tests.memory import MemoryConnection, Record, insert, page_of, update
+
+
+def spent_on(spend, business_ids, day) -> dict:
+    """store.spent_on over the daily_spend rows."""
+    found: dict = {}
+    for row in spend.values():
+        if row["business_id"] in business_ids and row["day"] == day:
+            found.setdefault(row["business_id"], {})[row["what"]] = row["used"]
+    return found
 
 
 class MemoryMessaging:
@@ -100,11 +112,7 @@ class MemoryMessaging:
         return True
 
     async def spent_on(self, business_ids, day):
-        found: dict = {}
-        for row in self.spend.values():
-            if row["business_id"] in business_ids and row["day"] == day:
-                found.setdefault(row["business_id"], {})[row["what"]] = row["used"]
-        return found
+        return spent_on(self.spend, business_ids, day)
 
     async def release_touch(self, decision_id, business_ids, at):
         row = self.touches.get((decision_id,))
@@ -142,3 +150,33 @@ class MemoryMessaging:
     def _listed(self, business_id, phone):
         return next((row for row in self.dnc.values() if (row["business_id"], row["phone"]) == (business_id, phone)
                      and row["removed_at"] is None), None)
+
+
+class MemorySpend:
+    """services.messaging.repositories.spend.SpendRepository in memory."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.spend = conn.rows(daily_spend)
+        self.calls = conn.rows(call_seconds)
+        self.emails = conn.rows(emails)
+
+    async def spent_on(self, business_ids, day):
+        return spent_on(self.spend, business_ids, day)
+
+    async def api_emails_since(self, business_id, since):
+        return sum(1 for row in self.emails.values()
+                   if row["business_id"] == business_id and row["kind"] == "api" and row["created_at"] > since)
+
+    async def add_call_seconds(self, ended):
+        """store.add_call_seconds: each call once, its seconds added to its business's call_seconds of the day."""
+        for call_id, business_id, day, seconds in ended:
+            if (call_id,) in self.calls:
+                continue
+            insert(self.calls, call_seconds, {"call_id": call_id, "business_id": business_id, "day": day,
+                                              "seconds": seconds})
+            spent = self.spend.get((business_id, day, "call_seconds"))
+            if spent is None:
+                insert(self.spend, daily_spend, {"business_id": business_id, "day": day, "what": "call_seconds",
+                                                 "used": seconds})
+            else:
+                update(daily_spend, spent, {"used": spent["used"] + seconds})

@@ -7,6 +7,7 @@ from services.accounts.repository import PooledAccounts, SqlAccounts
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
+from services.messaging.repositories.spend import SqlSpend
 from services.messaging.repository import SqlMessaging
 from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
@@ -21,6 +22,7 @@ from tests.storage_contracts import (
     NumbersRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
+    SpendRepositoryContract,
     SubscriptionsRepositoryContract,
 )
 
@@ -109,3 +111,8 @@ class TestSqlNumbers(NumbersRepositoryContract):
     def agents_in(self):
         return SqlAgents
 
+
+class TestSqlSpend(SpendRepositoryContract):
+    @pytest.fixture
+    def spend_in(self):
+        return SqlSpend
