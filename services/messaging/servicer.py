@@ -278,12 +278,12 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes),
                                check_after=timedelta(seconds=s.sms_status_check_after_seconds)))
-    emails = Emails(runtime.db, others, s.email_daily_quota, standings=held)
+    emails = Emails(uow, others, s.email_daily_quota, standings=held)
     runtime.consume(spend.ENDED_CONSUMER, spend.EndedCalls(uow).record_ended,
                     filter_subject=spend.ENDED_SUBJECT, batch=250, batched=True)
     runtime.consume(PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT)
     runtime.consume(NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT)
-    runtime.run(EmailDelivery(runtime.db, configured.mail(s), interval=s.email_delivery_interval_seconds,
+    runtime.run(EmailDelivery(uow, configured.mail(s), interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
     return MessagingServicer(texts, consents, compliance, provider, emails,
                              spend.Spending(uow, held, s.email_daily_quota))

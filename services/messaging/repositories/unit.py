@@ -6,15 +6,19 @@ from typing import Any
 
 from core.uow import Connections, Unit, UnitOfWork
 from services.messaging import schema
+from services.messaging.repositories.email import EmailRepository, SqlEmails
 from services.messaging.repositories.spend import SpendRepository, SqlSpend
 
 
 class MessagingUnit(Unit):
-    """One transaction's or read's repositories (`spend_on` builds them: the SQL one, or a fast-tier twin)."""
+    """One transaction's or read's repositories (`spend_on`, `emails_on` build them: the SQL ones, or the fast
+    tier's twins)."""
 
-    def __init__(self, handle: Any, spend_on: Callable[[Any], SpendRepository] = SqlSpend):
+    def __init__(self, handle: Any, spend_on: Callable[[Any], SpendRepository] = SqlSpend,
+                 emails_on: Callable[[Any], EmailRepository] = SqlEmails):
         super().__init__()
         self.spend = spend_on(handle)
+        self.emails = emails_on(handle)
 
 
 def messaging_uow(connections: Connections) -> UnitOfWork[MessagingUnit]:
