@@ -7,6 +7,7 @@ from services.accounts.repository import PooledAccounts, SqlAccounts
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
+from services.messaging.repositories.email import SqlEmails
 from services.messaging.repositories.spend import SqlSpend
 from services.messaging.repository import SqlMessaging
 from services.sdr.repository import SqlLeads, SqlRuns
@@ -16,6 +17,7 @@ from tests.storage_contracts import (
     AgentsRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
+    EmailRepositoryContract,
     EventsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
@@ -116,3 +118,9 @@ class TestSqlSpend(SpendRepositoryContract):
     @pytest.fixture
     def spend_in(self):
         return SqlSpend
+
+
+class TestSqlEmails(EmailRepositoryContract):
+    @pytest.fixture
+    def emails_in(self):
+        return SqlEmails

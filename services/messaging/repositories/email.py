@@ -2,7 +2,7 @@
 emails and the owner's notifications, their approval and their delivery under a lease (core.leases)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
+from core.records import record
 from services.messaging import store
 from services.messaging.schema import emails
 
@@ -41,12 +42,8 @@ class Email:
     updated_at: datetime
 
 
-_FIELDS = tuple(f.name for f in fields(Email))
-
-
 def email_of(row: Any) -> Email:
-    values = {name: getattr(row, name) for name in _FIELDS}
-    return Email(**{**values, "id": str(row.id), "business_id": str(row.business_id)})
+    return record(Email, row._mapping)
 
 
 class EmailRepository(Protocol):
