@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from contracts import messaging
 from core import plans, tenant
@@ -19,6 +20,7 @@ from core.background import Periodic
 from core.bus import business_event, subject_for
 from core.contact import normalize_email
 from core.errors import ServiceError, invalid, not_found
+from core.events import Envelope
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
@@ -28,6 +30,7 @@ from services.messaging import domain, spend
 from services.messaging.ports import Neighbours
 from services.messaging.repositories.email import Email
 from services.messaging.repositories.unit import MessagingUnit
+from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 PROMPTS_SUBJECT = subject_for("agent.prompt_changed")
@@ -52,7 +55,7 @@ class Emails:
         self.others = others  # asked as the tenant set below (services.messaging.ports)
         self.daily_quota = daily_quota
 
-    async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool):
+    async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool) -> Email | None:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         await self.standings.require_good(business_id, "sending email")
@@ -74,11 +77,11 @@ class Emails:
                 if status == "approved" else {}
             queued, oldest = await work.emails.api_emails_since(business_id, now - domain.EMAIL_WINDOW)
             if queued >= quota:
-                wait = domain.quota_retry_after(oldest, now)
+                wait = domain.quota_retry_after(oldest or now, now)  # none in the window: a quota of 0
                 raise ServiceError("rate_limited", f"this business queued {queued} emails in the last 24 hours, its "
                                    f"quota ({plans.LIMIT_NAMES['emails']} is {quota} on the "
                                    f"{plan_id or plans.DEFAULT_PLAN} plan); try again in {wait} seconds",
-                                   retry_after=wait, limit=plans.LIMIT_NAMES["emails"])
+                                   retry_after=str(wait), limit=plans.LIMIT_NAMES["emails"])
             if status == "approved" and domain.approves_address(recipient, in_person):
                 await work.emails.approve_recipient(business_id, to, who.actor, now)
             return await work.emails.queue(
@@ -86,7 +89,7 @@ class Emails:
                 status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,
                 created_by=who.actor, created_at=now, updated_at=now, **approved)
 
-    async def approve(self, email_id: str):
+    async def approve(self, email_id: str) -> Email:
         who = tenant.require_account()
         require_uuid(email_id, "id")
         now = utcnow()
@@ -113,7 +116,7 @@ class Emails:
         async with self.uow.read() as work:
             return await work.emails.page(who.business_ids, status, page)
 
-    async def get(self, email_id: str):
+    async def get(self, email_id: str) -> Email:
         who = tenant.require_account()
         require_uuid(email_id, "id")
         async with self.uow.read() as work:
@@ -122,31 +125,35 @@ class Emails:
             raise not_found("email")
         return row
 
-    async def notify_owner(self, message: dict) -> None:
+    async def notify_owner(self, message: dict[str, Any]) -> None:
         """Queue the owner's email about an agent prompt change (once per event)."""
         event, change = business_event(message)
+        assert isinstance(change, events_pb2.AgentPromptChanged)  # the consumer's subject
         if change.notify != "owner":
             return
         subject, body = domain.prompt_change_email(change.agent_name, list(change.fields), change.source,
                                                    change.version, change.reason if change.HasField("reason") else None)
         await self._to_owner(event, subject, body)
 
-    async def pass_on_notice(self, message: dict) -> None:
+    async def pass_on_notice(self, message: dict[str, Any]) -> None:
         """Queue the owner's email another service asked for (`workspace.owner_notice`: billing), once per event."""
         event, notice = business_event(message)
+        assert isinstance(notice, events_pb2.OwnerNotice)  # the consumer's subject
         await self._to_owner(event, notice.subject, notice.body)
 
-    async def _to_owner(self, event, subject: str, body: str) -> None:
+    async def _to_owner(self, event: Envelope, subject: str, body: str) -> None:
         """The owner's notification, once per event. Before the owner confirmed the address it waits in the queue
         for the owner's approval in the dashboard instead of going out."""
-        with tenant.acting_as(tenant.acting_for(event.business_id, PROMPTS_CONSUMER)):
-            owner = await self.others.workspaces.owner(event.business_id)
+        business_id = event.business_id
+        assert business_id is not None  # business_event refuses an event that names no business
+        with tenant.acting_as(tenant.acting_for(business_id, PROMPTS_CONSUMER)):
+            owner = await self.others.workspaces.owner(business_id)
         now = utcnow()
         held = {"status": "pending_approval", "recipient": domain.OTHER} if not owner.email_confirmed else {
             "status": "approved", "recipient": domain.OWNER, "approved_by": "platform", "approved_at": now,
             "next_attempt_at": now}
         async with self.uow.transaction() as work:
-            await work.emails.queue(id=new_id(), business_id=event.business_id, kind="owner_notification",
+            await work.emails.queue(id=new_id(), business_id=business_id, kind="owner_notification",
                                     to_address=owner.email, subject=subject, body=body, reference=event.event_id,
                                     created_by="platform", created_at=now, updated_at=now, **held)
 
