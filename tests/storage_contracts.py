@@ -1066,6 +1066,85 @@ class MessagingRepositoryContract:
             values["id"], "allow", {"consent": "none"}, None, None)
 
 
+class SpendRepositoryContract:
+    """services.messaging.repositories.spend.SpendRepository."""
+
+    async def test_an_ended_calls_seconds_count_once_on_its_day(self, database, spend_in):
+        business_id, other, call_id = new_id(), new_id(), new_id()
+        async with database.transaction() as conn:
+            await spend_in(conn).add_call_seconds([(call_id, business_id, AT.date(), 61),
+                                                   (new_id(), other, AT.date() + timedelta(days=1), 30)])
+        async with database.transaction() as conn:
+            await spend_in(conn).add_call_seconds([(call_id, business_id, AT.date(), 61)])  # delivered again
+            await spend_in(conn).add_call_seconds([])
+        async with database.read() as conn:
+            spend = spend_in(conn)
+            assert await spend.spent_on([business_id, other], AT.date()) == {business_id: {"call_seconds": 61}}
+            assert await spend.spent_on([other], AT.date() + timedelta(days=1)) == {other: {"call_seconds": 30}}
+            assert await spend.api_emails_since(business_id, AT - timedelta(days=1)) == 0
+
+
+def email_values(business_id: str, **values) -> dict:
+    """An API caller's email (schema.emails' columns) of the business, approved and due, with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "kind": "api", "to_address": "lead@example.com",
+            "subject": "Hello", "body": "Hi there", "status": "approved", "recipient": "known",
+            "next_attempt_at": AT, "created_by": "key", "created_at": AT, "updated_at": AT, **values}
+
+
+class EmailRepositoryContract:
+    """services.messaging.repositories.email.EmailRepository."""
+
+    async def test_an_email_is_queued_once_per_reference_found_paged_and_approved(self, database, emails_in):
+        business_id, reference = new_id(), f"event-{new_id()}"
+        async with database.transaction() as conn:
+            repo = emails_in(conn)
+            await repo.lock_quota(business_id)
+            first = await repo.queue(**email_values(business_id, reference=reference, status="pending_approval"))
+            assert await repo.queue(**email_values(business_id, reference=reference)) is None
+            later = await repo.queue(**email_values(business_id, created_at=AT + timedelta(minutes=1)))
+        assert (first.business_id, first.status, first.attempts) == (business_id, "pending_approval", 0)
+        async with database.read() as conn:
+            repo = emails_in(conn)
+            assert await repo.email((business_id,), first.id) == first
+            assert await repo.email((new_id(),), first.id) is None
+            assert await repo.api_emails_since(business_id, AT - timedelta(days=1)) == (2, AT)
+            assert [e.id for e in (await repo.page((business_id,), None, Page(10))).rows] == [later.id, first.id]
+            assert [e.id for e in (await repo.page((business_id,), "approved", Page(10))).rows] == [later.id]
+        async with database.transaction() as conn:
+            repo = emails_in(conn)
+            approved = await repo.approve(first.id, (business_id,), approved_by="owner", approved_at=AT,
+                                          next_attempt_at=AT, updated_at=AT)
+            assert (approved.status, approved.approved_by) == ("approved", "owner")
+            assert await repo.approve(first.id, (business_id,), approved_by="owner") is None  # not pending
+
+    async def test_an_approved_address_stays_the_first_approvals(self, database, emails_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            repo = emails_in(conn)
+            assert not await repo.is_approved_recipient(business_id, "lead@example.com")
+            await repo.approve_recipient(business_id, "lead@example.com", "owner", AT)
+            await repo.approve_recipient(business_id, "lead@example.com", "someone", AT)
+            assert await repo.is_approved_recipient(business_id, "lead@example.com")
+            assert not await repo.is_approved_recipient(new_id(), "lead@example.com")
+
+    async def test_a_due_email_is_claimed_under_a_lease_and_updated_by_its_holder(self, database, emails_in):
+        business_id, long_ago = new_id(), AT - timedelta(days=400)  # due before any other test's email
+
+        async def claim(conn) -> list:
+            return [(e, token) for e, token in await emails_in(conn).claim_due(long_ago, timedelta(minutes=1), 1000)
+                    if e.business_id == business_id]
+        async with database.transaction() as conn:  # queued and claimed at once: the stack's delivery never sees it
+            due = await emails_in(conn).queue(**email_values(business_id, next_attempt_at=long_ago))
+            await emails_in(conn).queue(**email_values(business_id, next_attempt_at=AT))  # not due yet
+            claimed = await claim(conn)
+        assert [e.id for e, _ in claimed] == [due.id]
+        async with database.transaction() as conn:
+            assert await claim(conn) == []  # leased
+            assert await emails_in(conn).leased_update(due.id, new_id(), {"status": "sent"}) is None
+            sent = await emails_in(conn).leased_update(due.id, claimed[0][1], {"status": "sent", "attempts": 1})
+        assert (sent.status, sent.attempts) == ("sent", 1)
+
+
 def pool_values(block: str, line: int, **values) -> dict:
     """A pool number (store.add_to_pool's columns) of the test's own block of numbers, with `values` over it."""
     return {"phone_number": f"+1{block}{line}", "country": "US", "area_code": block[:3],

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from contracts.messaging import (
     CONVERSATIONAL_CONSENT_DAYS,
@@ -284,3 +284,12 @@ def prompt_change_email(agent_name: str, fields: list[str], source: str, version
             + "\nIf you did not expect this, review the agent's versions and roll back if needed "
               "(GET /api/v1/agents/versions, POST /api/v1/agents/versions/rollback).\n")
     return f"{agent_name}: {changed} changed", body
+
+
+class Allowance(NamedTuple):
+    """A touch's room in its business's spend of `day` (UTC): the day's limit of its channel, and for a call the
+    day's call seconds (None: not limited by them)."""
+
+    day: date
+    limit: int
+    seconds_limit: int | None = None

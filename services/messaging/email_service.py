@@ -12,22 +12,25 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from contracts import messaging
 from core import plans, tenant
 from core.background import Periodic
 from core.bus import business_event, subject_for
 from core.contact import normalize_email
-from core.db import lock_until_commit
 from core.errors import ServiceError, invalid, not_found
+from core.events import Envelope
 from core.ids import new_id, require_uuid, utcnow
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.email.adapter import EmailError, EmailSender
-from services.messaging import domain, spend, store
+from services.messaging import domain, spend
 from services.messaging.ports import Neighbours
-from services.messaging.schema import emails
+from services.messaging.repositories.email import Email
+from services.messaging.repositories.unit import MessagingUnit
+from switchboard.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 PROMPTS_SUBJECT = subject_for("agent.prompt_changed")
@@ -45,13 +48,14 @@ class Emails:
     business is in good standing, within a daily quota, and to the owner or an address known to the business
     unless the owner approves it in person (domain.queued_status)."""
 
-    def __init__(self, db: Database, others: Neighbours, daily_quota: int, *, standings: Standings | None = None):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[MessagingUnit], others: Neighbours, daily_quota: int, *,
+                 standings: Standings | None = None):
+        self.uow = uow
         self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.others = others  # asked as the tenant set below (services.messaging.ports)
         self.daily_quota = daily_quota
 
-    async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool):
+    async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool) -> Email | None:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         await self.standings.require_good(business_id, "sending email")
@@ -64,89 +68,92 @@ class Emails:
         known_lead = to != owner_email and await self.others.leads.is_known_email(business_id, to)
         in_person = who.owner_in_person
         now = utcnow()
-        async with self.db.transaction() as conn:
-            await lock_until_commit(conn, "email-quota", business_id)
-            known = known_lead or await store.is_approved_recipient(conn, business_id, to)
+        async with self.uow.transaction() as work:
+            await work.emails.lock_quota(business_id)
+            known = known_lead or await work.emails.is_approved_recipient(business_id, to)
             recipient = domain.recipient_of(to, owner_email, known)
             status = domain.queued_status(recipient, approve, in_person)
             approved = {"approved_by": who.actor, "approved_at": now, "next_attempt_at": now} \
                 if status == "approved" else {}
-            queued, oldest = await store.api_emails_since(conn, business_id, now - domain.EMAIL_WINDOW)
+            queued, oldest = await work.emails.api_emails_since(business_id, now - domain.EMAIL_WINDOW)
             if queued >= quota:
-                wait = domain.quota_retry_after(oldest, now)
+                wait = domain.quota_retry_after(oldest or now, now)  # none in the window: a quota of 0
                 raise ServiceError("rate_limited", f"this business queued {queued} emails in the last 24 hours, its "
                                    f"quota ({plans.LIMIT_NAMES['emails']} is {quota} on the "
                                    f"{plan_id or plans.DEFAULT_PLAN} plan); try again in {wait} seconds",
-                                   retry_after=wait, limit=plans.LIMIT_NAMES["emails"])
+                                   retry_after=str(wait), limit=plans.LIMIT_NAMES["emails"])
             if status == "approved" and domain.approves_address(recipient, in_person):
-                await store.approve_recipient(conn, business_id, to, who.actor, now)
-            return await store.queue_email(
-                conn, id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
+                await work.emails.approve_recipient(business_id, to, who.actor, now)
+            return await work.emails.queue(
+                id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
                 status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,
                 created_by=who.actor, created_at=now, updated_at=now, **approved)
 
-    async def approve(self, email_id: str):
+    async def approve(self, email_id: str) -> Email:
         who = tenant.require_account()
         require_uuid(email_id, "id")
         now = utcnow()
-        async with self.db.transaction() as conn:
-            current = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
+        async with self.uow.transaction() as work:
+            current = await work.emails.email(who.business_ids, email_id)
             if current is None:
                 raise not_found("email")
             await self.standings.require_good(str(current.business_id), "sending email")
             if why := domain.approval_refusal(current.recipient, who.owner_in_person):
                 raise ServiceError("forbidden", why)
-            row = await store.approve_email(conn, email_id, who.business_ids, approved_by=who.actor,
-                                            approved_at=now, next_attempt_at=now, updated_at=now)
+            row = await work.emails.approve(email_id, who.business_ids, approved_by=who.actor, approved_at=now,
+                                            next_attempt_at=now, updated_at=now)
             if row is None:
                 raise invalid(f"email {email_id} is {current.status.replace('_', ' ')}: only an email pending "
                               "approval can be approved")
             if current.kind == "api" and domain.approves_address(current.recipient, who.owner_in_person):
-                await store.approve_recipient(conn, str(current.business_id), current.to_address, who.actor, now)
+                await work.emails.approve_recipient(current.business_id, current.to_address, who.actor, now)
         return row
 
     async def list(self, status: str | None, page: Page) -> Paged:
         who = tenant.require_account()
         if status is not None and status not in messaging.EMAIL_STATUSES:
             raise invalid(f"status must be one of {', '.join(messaging.EMAIL_STATUSES)}")
-        async with self.db.read() as conn:
-            return await fetch_page(conn, store.emails_of(who.business_ids, status), emails.c.created_at,
-                                    emails.c.id, page)
+        async with self.uow.read() as work:
+            return await work.emails.page(who.business_ids, status, page)
 
-    async def get(self, email_id: str):
+    async def get(self, email_id: str) -> Email:
         who = tenant.require_account()
         require_uuid(email_id, "id")
-        async with self.db.read() as conn:
-            row = (await conn.execute(store.emails_of(who.business_ids, None, email_id))).first()
+        async with self.uow.read() as work:
+            row = await work.emails.email(who.business_ids, email_id)
         if row is None:
             raise not_found("email")
         return row
 
-    async def notify_owner(self, message: dict) -> None:
+    async def notify_owner(self, message: dict[str, Any]) -> None:
         """Queue the owner's email about an agent prompt change (once per event)."""
         event, change = business_event(message)
+        assert isinstance(change, events_pb2.AgentPromptChanged)  # the consumer's subject
         if change.notify != "owner":
             return
         subject, body = domain.prompt_change_email(change.agent_name, list(change.fields), change.source,
                                                    change.version, change.reason if change.HasField("reason") else None)
         await self._to_owner(event, subject, body)
 
-    async def pass_on_notice(self, message: dict) -> None:
+    async def pass_on_notice(self, message: dict[str, Any]) -> None:
         """Queue the owner's email another service asked for (`workspace.owner_notice`: billing), once per event."""
         event, notice = business_event(message)
+        assert isinstance(notice, events_pb2.OwnerNotice)  # the consumer's subject
         await self._to_owner(event, notice.subject, notice.body)
 
-    async def _to_owner(self, event, subject: str, body: str) -> None:
+    async def _to_owner(self, event: Envelope, subject: str, body: str) -> None:
         """The owner's notification, once per event. Before the owner confirmed the address it waits in the queue
         for the owner's approval in the dashboard instead of going out."""
-        with tenant.acting_as(tenant.acting_for(event.business_id, PROMPTS_CONSUMER)):
-            owner = await self.others.workspaces.owner(event.business_id)
+        business_id = event.business_id
+        assert business_id is not None  # business_event refuses an event that names no business
+        with tenant.acting_as(tenant.acting_for(business_id, PROMPTS_CONSUMER)):
+            owner = await self.others.workspaces.owner(business_id)
         now = utcnow()
         held = {"status": "pending_approval", "recipient": domain.OTHER} if not owner.email_confirmed else {
             "status": "approved", "recipient": domain.OWNER, "approved_by": "platform", "approved_at": now,
             "next_attempt_at": now}
-        async with self.db.transaction() as conn:
-            await store.queue_email(conn, id=new_id(), business_id=event.business_id, kind="owner_notification",
+        async with self.uow.transaction() as work:
+            await work.emails.queue(id=new_id(), business_id=business_id, kind="owner_notification",
                                     to_address=owner.email, subject=subject, body=body, reference=event.event_id,
                                     created_by="platform", created_at=now, updated_at=now, **held)
 
@@ -156,8 +163,9 @@ class EmailDelivery(Periodic):
 
     task_name = "email-delivery"
 
-    def __init__(self, db: Database, sender: EmailSender, *, interval: float, retry_scale: float):
-        self.db, self.sender = db, sender
+    def __init__(self, uow: UnitOfWork[MessagingUnit], sender: EmailSender, *, interval: float,
+                 retry_scale: float):
+        self.uow, self.sender = uow, sender
         self.interval, self.retry_scale = interval, retry_scale
 
     async def round(self) -> bool:
@@ -165,13 +173,13 @@ class EmailDelivery(Periodic):
 
     async def deliver_due(self) -> int:
         """Send one batch of due emails; how many were taken."""
-        async with self.db.transaction() as conn:
-            claimed = await store.claim_due_emails(conn, utcnow(), DELIVERY_LEASE, DELIVERY_BATCH)
+        async with self.uow.transaction() as work:
+            claimed = await work.emails.claim_due(utcnow(), DELIVERY_LEASE, DELIVERY_BATCH)
         for row, token in claimed:
             await self.deliver(row, token)
         return len(claimed)
 
-    async def deliver(self, row, token: str) -> None:
+    async def deliver(self, row: Email, token: str) -> None:
         """Hand one leased email to the mail server and record what came of it."""
         attempts = row.attempts + 1
         try:
@@ -186,5 +194,5 @@ class EmailDelivery(Periodic):
         else:
             changes = {"status": "sent", "attempts": attempts, "message_id": message_id, "sent_at": utcnow(),
                        "next_attempt_at": None, "last_error": None}
-        async with self.db.transaction() as conn:
-            await store.leased_email_update(conn, row.id, token, {**changes, "updated_at": utcnow()})
+        async with self.uow.transaction() as work:
+            await work.emails.leased_update(row.id, token, {**changes, "updated_at": utcnow()})

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.compliance.decision import Counted
 from core.pagination import Page, Paged, fetch_page
-from services.messaging import store
+from services.messaging import domain, store
 from services.messaging.schema import dnc_entries
 
 
@@ -50,7 +50,7 @@ class MessagingRepository(Protocol):
         """The touches of the ledger to the phone placed after `since` and not released, oldest first."""
 
     async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
-                          placed_at: datetime, within: store.Allowance) -> bool:
+                          placed_at: datetime, within: domain.Allowance) -> bool:
         """The touch a logged decision let through, in the ledger and its business's spend of the day, if `within`
         the day's limits; False (nothing written) when they are reached."""
 
@@ -113,7 +113,7 @@ class SqlMessaging:
         return (await store.recent_touches_of(self.conn, business_id, [phone], since))[phone]
 
     async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
-                          placed_at: datetime, within: store.Allowance) -> bool:
+                          placed_at: datetime, within: domain.Allowance) -> bool:
         return await store.count_touch(self.conn, decision_id=decision_id, business_id=business_id, phone=phone,
                                        channel=channel, placed_at=placed_at, within=within)
 

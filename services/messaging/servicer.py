@@ -29,6 +29,7 @@ from services.messaging.national_registry import Subscription
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
 from services.messaging.reconciliation import Reconciliation
+from services.messaging.repositories.unit import messaging_uow
 from services.messaging.senders import CachedSenders
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
 from switchboard.v1 import common_pb2, messaging_pb2, messaging_pb2_grpc
@@ -257,6 +258,7 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
 def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
     sms = runtime.closing(configured.sms(s))
+    uow = messaging_uow(runtime.db)
     consents = Consents(runtime.db, frozenset(s.platform_dnc))
     held = standings.heard_by(runtime)
     compliance = Compliance(runtime.db, consents.platform_dnc, s.compliance_policy(),
@@ -276,12 +278,12 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes),
                                check_after=timedelta(seconds=s.sms_status_check_after_seconds)))
-    emails = Emails(runtime.db, others, s.email_daily_quota, standings=held)
-    runtime.consume(spend.ENDED_CONSUMER, spend.EndedCalls(runtime.db).record_ended,
+    emails = Emails(uow, others, s.email_daily_quota, standings=held)
+    runtime.consume(spend.ENDED_CONSUMER, spend.EndedCalls(uow).record_ended,
                     filter_subject=spend.ENDED_SUBJECT, batch=250, batched=True)
     runtime.consume(PROMPTS_CONSUMER, emails.notify_owner, filter_subject=PROMPTS_SUBJECT)
     runtime.consume(NOTICES_CONSUMER, emails.pass_on_notice, filter_subject=NOTICES_SUBJECT)
-    runtime.run(EmailDelivery(runtime.db, configured.mail(s), interval=s.email_delivery_interval_seconds,
+    runtime.run(EmailDelivery(uow, configured.mail(s), interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
     return MessagingServicer(texts, consents, compliance, provider, emails,
-                             spend.Spending(runtime.db, held, s.email_daily_quota))
+                             spend.Spending(uow, held, s.email_daily_quota))

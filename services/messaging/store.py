@@ -13,6 +13,7 @@ from core import leases
 from core.compliance.decision import Counted
 from core.db import lock_until_commit
 from services.messaging import domain
+from services.messaging.domain import Allowance
 from services.messaging.national_registry import AREA_SPAN
 from services.messaging.schema import (
     Uuid,
@@ -331,15 +332,6 @@ async def release_touch(conn: AsyncConnection, decision_id: str, business_ids, a
     released = await conn.execute(_RELEASE_TOUCH, {"decision_id": decision_id, "business_ids": list(business_ids),
                                                    "at": at})
     return bool(released.scalar())
-
-
-class Allowance(NamedTuple):
-    """A touch's room in its business's spend of `day` (UTC): the day's limit of its channel, and for a call the
-    day's call seconds (None: not limited by them)."""
-
-    day: date
-    limit: int
-    seconds_limit: int | None = None
 
 
 async def spent_on(conn: AsyncConnection, business_ids, day: date) -> dict[str, dict[str, int]]:

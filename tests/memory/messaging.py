@@ -1,19 +1,37 @@
 """services.messaging.repository.MessagingRepository in memory, on a MemoryDatabase's handle (store.conversations,
-messages, compliance_decisions, consent_events and dnc_entries)."""
+messages, compliance_decisions, consent_events and dnc_entries), and the repositories of services.messaging.repositories
+(MemorySpend: daily_spend, call_seconds and the API emails; MemoryEmails: emails and approved_recipients)."""
 from __future__ import annotations
 
+import dataclasses
+
+from core import leases
 from core.compliance.decision import Counted
-from core.ids import new_id
+from core.ids import new_id, utcnow
+from core.records import record
+from services.messaging.repositories.email import Email
 from services.messaging.schema import (
+    approved_recipients,
+    call_seconds,
     compliance_decisions,
     consent_events,
     conversations,
     counted_touches,
     daily_spend,
     dnc_entries,
+    emails,
     messages,
 )
-from tests.memory import MemoryConnection, Record, insert, page_of, update
+from tests.memory import MemoryConnection, Record, insert, page_of, take_lease, update
+
+
+def spent_on(spend, business_ids, day) -> dict:
+    """store.spent_on over the daily_spend rows."""
+    found: dict = {}
+    for row in spend.values():
+        if row["business_id"] in business_ids and row["day"] == day:
+            found.setdefault(row["business_id"], {})[row["what"]] = row["used"]
+    return found
 
 
 class MemoryMessaging:
@@ -100,11 +118,7 @@ class MemoryMessaging:
         return True
 
     async def spent_on(self, business_ids, day):
-        found: dict = {}
-        for row in self.spend.values():
-            if row["business_id"] in business_ids and row["day"] == day:
-                found.setdefault(row["business_id"], {})[row["what"]] = row["used"]
-        return found
+        return spent_on(self.spend, business_ids, day)
 
     async def release_touch(self, decision_id, business_ids, at):
         row = self.touches.get((decision_id,))
@@ -142,3 +156,92 @@ class MemoryMessaging:
     def _listed(self, business_id, phone):
         return next((row for row in self.dnc.values() if (row["business_id"], row["phone"]) == (business_id, phone)
                      and row["removed_at"] is None), None)
+
+
+class MemorySpend:
+    """services.messaging.repositories.spend.SpendRepository in memory."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.spend = conn.rows(daily_spend)
+        self.calls = conn.rows(call_seconds)
+        self.emails = conn.rows(emails)
+
+    async def spent_on(self, business_ids, day):
+        return spent_on(self.spend, business_ids, day)
+
+    async def api_emails_since(self, business_id, since):
+        return sum(1 for row in self.emails.values()
+                   if row["business_id"] == business_id and row["kind"] == "api" and row["created_at"] > since)
+
+    async def add_call_seconds(self, ended):
+        """store.add_call_seconds: each call once, its seconds added to its business's call_seconds of the day."""
+        for call_id, business_id, day, seconds in ended:
+            if (call_id,) in self.calls:
+                continue
+            insert(self.calls, call_seconds, {"call_id": call_id, "business_id": business_id, "day": day,
+                                              "seconds": seconds})
+            spent = self.spend.get((business_id, day, "call_seconds"))
+            if spent is None:
+                insert(self.spend, daily_spend, {"business_id": business_id, "day": day, "what": "call_seconds",
+                                                 "used": seconds})
+            else:
+                update(daily_spend, spent, {"used": spent["used"] + seconds})
+
+
+class MemoryEmails:
+    """services.messaging.repositories.email.EmailRepository in memory."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.emails = conn.rows(emails)
+        self.approved = conn.rows(approved_recipients)
+
+    async def lock_quota(self, business_id) -> None:
+        """One writer at a time holds the in-memory database: nothing to lock."""
+
+    async def api_emails_since(self, business_id, since):
+        times = [row["created_at"] for row in self.emails.values()
+                 if row["business_id"] == business_id and row["kind"] == "api" and row["created_at"] > since]
+        return len(times), min(times, default=None)
+
+    async def is_approved_recipient(self, business_id, address):
+        return (business_id, address) in self.approved
+
+    async def approve_recipient(self, business_id, address, approved_by, approved_at):
+        if (business_id, address) not in self.approved:
+            insert(self.approved, approved_recipients, {"business_id": business_id, "address": address,
+                                                        "approved_by": approved_by, "approved_at": approved_at})
+
+    async def queue(self, **values):
+        if values.get("reference") is not None and any(
+                (row["business_id"], row["reference"]) == (values["business_id"], values["reference"])
+                for row in self.emails.values()):
+            return None
+        return record(Email, insert(self.emails, emails, values))
+
+    async def email(self, business_ids, email_id):
+        row = self.emails.get((email_id,))
+        return record(Email, row) if row is not None and row["business_id"] in business_ids else None
+
+    async def approve(self, email_id, business_ids, **values):
+        row = self.emails.get((email_id,))
+        if row is None or row["business_id"] not in business_ids or row["status"] != "pending_approval":
+            return None
+        return record(Email, update(emails, row, {"status": "approved", **values})._mapping)
+
+    async def page(self, business_ids, status, page):
+        found = page_of([row for row in self.emails.values() if row["business_id"] in business_ids
+                         and (status is None or row["status"] == status)], emails.c.created_at, emails.c.id, page)
+        return dataclasses.replace(found, rows=[record(Email, row._mapping) for row in found.rows])
+
+    async def claim_due(self, now, duration, limit):
+        due = sorted((row for row in self.emails.values() if row["status"] == "approved"
+                      and row["next_attempt_at"] is not None and row["next_attempt_at"] <= now
+                      and (row["lease_until"] is None or row["lease_until"] < utcnow())),
+                     key=lambda row: row["next_attempt_at"])[:limit]
+        return [(record(Email, row), take_lease(emails, row, duration)) for row in due]
+
+    async def leased_update(self, email_id, token, values):
+        row = self.emails.get((email_id,))
+        if row is None or row["lease_token"] != token:  # core.leases.held: still the token's, run out or not
+            return None
+        return record(Email, update(emails, row, {**values, **leases.RELEASED})._mapping)

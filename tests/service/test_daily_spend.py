@@ -13,6 +13,7 @@ from core.ids import new_id
 from core.tenant import acting_as
 from services.messaging import domain, spend, store
 from services.messaging.compliance_service import Compliance
+from services.messaging.repositories.unit import messaging_uow
 from tests.service.conftest import new_tenant
 from tests.service.fakes import accounts_saying
 
@@ -27,7 +28,7 @@ def ended(business_id: str, call_id: str, seconds: int, at: datetime = ENDED_AT)
 
 async def test_an_ended_calls_seconds_count_once_on_the_utc_day_it_ended(database):
     business_id, call_id = new_id(), new_id()
-    recorder = spend.EndedCalls(database)
+    recorder = spend.EndedCalls(messaging_uow(database))
     await recorder.record_ended([ended(business_id, call_id, 61), ended(business_id, new_id(), 0)])
     await recorder.record_ended([ended(business_id, call_id, 61)])  # delivered again
     await recorder.record_ended([ended(business_id, new_id(), 30, ENDED_AT + timedelta(minutes=1))])  # next day
@@ -43,7 +44,7 @@ async def test_the_days_call_minutes_stop_the_next_calls_decision(database):
     rules = Compliance(database, frozenset(), compliance.Policy(), standings=accounts_saying({business_id: "active"}))
     limits = plans.DAILY_LIMITS["starter"]
     now = datetime.now(UTC)
-    await spend.EndedCalls(database).record_ended([  # today's and tomorrow's (UTC): whatever the hour
+    await spend.EndedCalls(messaging_uow(database)).record_ended([  # today's and tomorrow's (UTC): whatever the hour
         ended(business_id, new_id(), limits.call_minutes * 60, at) for at in (now, now + timedelta(days=1))])
     call = domain.CallToDecide(business_id=business_id, phone="+14155550186", actor="unchecked_call",
                                reference="call-1", timezone="America/Los_Angeles", business_hours=None)

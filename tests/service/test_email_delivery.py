@@ -11,6 +11,7 @@ from deploy.local.servers import free_port
 from providers.email.smtp import SmtpSender
 from services.messaging import domain
 from services.messaging.email_service import EmailDelivery
+from services.messaging.repositories.unit import messaging_uow
 from services.messaging.schema import emails
 
 
@@ -36,7 +37,7 @@ def leased() -> dict:
 
 async def test_an_unreachable_server_means_retries_then_failed(engine, database):
     nobody = SmtpSender("127.0.0.1", free_port(), sender="Switchboard <n@switchboard.local>", timeout=2)
-    delivery = EmailDelivery(database, nobody, interval=60, retry_scale=1)
+    delivery = EmailDelivery(messaging_uow(database), nobody, interval=60, retry_scale=1)
     lease = leased()
     email_id = await queued(engine, attempts=messaging.EMAIL_ATTEMPTS - 2, **lease)
     await delivery.deliver(await row_of(engine, email_id), lease["lease_token"])
@@ -53,7 +54,7 @@ async def test_an_unreachable_server_means_retries_then_failed(engine, database)
 
 async def test_a_leased_or_future_email_is_left_alone(engine, database, cfg):
     catchall = SmtpSender(cfg.smtp_host, cfg.smtp_port, sender="Switchboard <n@switchboard.local>", timeout=2)
-    delivery = EmailDelivery(database, catchall, interval=60, retry_scale=0)
+    delivery = EmailDelivery(messaging_uow(database), catchall, interval=60, retry_scale=0)
     taken = await queued(engine, **leased())
     later = await queued(engine, next_attempt_at=utcnow() + timedelta(minutes=5))
     await delivery.deliver_due()  # (any other due email of the shared stack just goes out here)

@@ -7,6 +7,8 @@ from services.accounts.repository import PooledAccounts, SqlAccounts
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
+from services.messaging.repositories.email import SqlEmails
+from services.messaging.repositories.spend import SqlSpend
 from services.messaging.repository import SqlMessaging
 from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
@@ -15,12 +17,14 @@ from tests.storage_contracts import (
     AgentsRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
+    EmailRepositoryContract,
     EventsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
     NumbersRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
+    SpendRepositoryContract,
     SubscriptionsRepositoryContract,
 )
 
@@ -109,3 +113,14 @@ class TestSqlNumbers(NumbersRepositoryContract):
     def agents_in(self):
         return SqlAgents
 
+
+class TestSqlSpend(SpendRepositoryContract):
+    @pytest.fixture
+    def spend_in(self):
+        return SqlSpend
+
+
+class TestSqlEmails(EmailRepositoryContract):
+    @pytest.fixture
+    def emails_in(self):
+        return SqlEmails

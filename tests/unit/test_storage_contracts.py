@@ -7,7 +7,7 @@ from tests.memory.accounts import MemoryAccounts, MemoryHotPath
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
-from tests.memory.messaging import MemoryMessaging
+from tests.memory.messaging import MemoryEmails, MemoryMessaging, MemorySpend
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscriptions
 from tests.storage_contracts import (
@@ -15,12 +15,14 @@ from tests.storage_contracts import (
     AgentsRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
+    EmailRepositoryContract,
     EventsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
     NumbersRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
+    SpendRepositoryContract,
     SubscriptionsRepositoryContract,
 )
 
@@ -109,3 +111,14 @@ class TestMemoryNumbers(NumbersRepositoryContract):
     def agents_in(self):
         return MemoryAgents
 
+
+class TestMemorySpend(SpendRepositoryContract):
+    @pytest.fixture
+    def spend_in(self):
+        return MemorySpend
+
+
+class TestMemoryEmails(EmailRepositoryContract):
+    @pytest.fixture
+    def emails_in(self):
+        return MemoryEmails
