@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from types import SimpleNamespace
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -25,6 +24,7 @@ from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.agents import store
+from services.agents.records import CallerNumber
 from services.agents.schema import agent_versions, agents, outbox, phone_numbers
 
 
@@ -51,7 +51,7 @@ class AgentsRepository(leases.Lessor, Protocol):
         """Each agent's first assigned number, by agent id (agents without one left out)."""
 
     async def calling_profile(self, business_ids: Iterable[str], agent_id: str
-                              ) -> tuple[Any, SimpleNamespace | None] | None:
+                              ) -> tuple[Any, CallerNumber | None] | None:
         """The agent with this id in one of these businesses with its first number (phone_number,
         provider_phone_number_id) or None; None when there is no such agent."""
 
@@ -99,7 +99,7 @@ class SqlAgents:
         return await store.agent_phone_numbers(self.conn, agent_ids)
 
     async def calling_profile(self, business_ids: Iterable[str], agent_id: str
-                              ) -> tuple[Any, SimpleNamespace | None] | None:
+                              ) -> tuple[Any, CallerNumber | None] | None:
         return await store.calling_profile(self.conn, business_ids, agent_id)
 
     async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:

@@ -33,6 +33,7 @@ from providers.status import provider_status
 from providers.voice.adapter import ProviderError, VoiceProvider
 from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
+from services.agents.records import CallerNumber
 from services.agents.repository import AgentsRepository, AgentsUnit, agents_of
 from switchboard.v1 import events_pb2
 
@@ -166,7 +167,7 @@ class Agents:
             raise
         return AgentView(row, config_of(row), domain.prompt_from_assistant(assistant), number)
 
-    async def calling_profile(self, agent_id: str) -> tuple[AgentRow, domain.Outbound, Any]:
+    async def calling_profile(self, agent_id: str) -> tuple[AgentRow, domain.Outbound, CallerNumber | None]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
         require_uuid(agent_id, "agent_id")
         async with self.uow.read() as work:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from types import SimpleNamespace
 from typing import Any
 
 import sqlalchemy as sa
@@ -13,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import leases
 from core.ids import new_id
 from core.records import find_owned
+from services.agents.records import CallerNumber
 from services.agents.schema import (
     agent_versions,
     agents,
@@ -72,7 +72,7 @@ async def agent_phone_numbers(conn: AsyncConnection, agent_ids: list[str]) -> di
 
 
 async def calling_profile(conn: AsyncConnection, business_ids: Iterable[str], agent_id: str
-                          ) -> tuple[sa.Row[Any], SimpleNamespace | None] | None:
+                          ) -> tuple[sa.Row[Any], CallerNumber | None] | None:
     """The agent with this id in one of these businesses and its first assigned number (None when it has none), or
     None when there is no such agent; in one statement: this is on the path of every call and text."""
     p = phone_numbers.c
@@ -87,8 +87,8 @@ async def calling_profile(conn: AsyncConnection, business_ids: Iterable[str], ag
         return None
     if row.first_phone_number is None:
         return row, None
-    return row, SimpleNamespace(phone_number=row.first_phone_number,
-                                provider_phone_number_id=row.first_provider_phone_number_id)
+    return row, CallerNumber(phone_number=row.first_phone_number,
+                             provider_phone_number_id=row.first_provider_phone_number_id)
 
 
 # -- versions and prompt history ------------------------------------------------------------

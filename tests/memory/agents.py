@@ -2,12 +2,11 @@
 (store.agents, agent_versions, prompt_history and phone_numbers)."""
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import sqlalchemy as sa
 
 from core import leases
 from core.ids import new_id, utcnow
+from services.agents.records import CallerNumber
 from services.agents.schema import agent_versions, agents, phone_numbers, prompt_history
 from services.agents.store import SUMMARY
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
@@ -59,8 +58,8 @@ class MemoryAgents:
         number = next((n for n in self._by_assignment(newest_first=False) if n["agent_id"] == agent_id), None)
         if number is None:
             return row, None
-        return row, SimpleNamespace(phone_number=number["phone_number"],
-                                    provider_phone_number_id=number["provider_phone_number_id"])
+        return row, CallerNumber(phone_number=number["phone_number"],
+                                 provider_phone_number_id=number["provider_phone_number_id"])
 
     async def take_lease(self, row_id, duration):
         return take_lease(agents, self.agents.get((row_id,)), duration)
