@@ -174,7 +174,8 @@ class GrpcMessaging:
     async def place_text(self, touch: Touch, body: str) -> Placed:
         reply = await self.client.PlaceSms(_sms_request(touch, body))
         if reply.HasField("deferred"):
-            return reply.deferred
+            deferred: common_pb2.ComplianceDecision = reply.deferred
+            return deferred
         return Made(reply.sent.message_id, reply.sent.status)
 
 
@@ -189,7 +190,8 @@ class GrpcCalls:
     async def place_call(self, touch: Touch) -> Placed:
         reply = await self.client.PlaceCall(_call_request(touch))
         if reply.HasField("deferred"):
-            return reply.deferred
+            deferred: common_pb2.ComplianceDecision = reply.deferred
+            return deferred
         return Made(reply.call.id, reply.call.status)
 
 
