@@ -6,11 +6,13 @@ from core.settings import Settings
 from providers.email.smtp import SmtpSender
 from providers.messaging.client import TwilioClient
 from providers.payments.client import StripePayments
+from providers.voice.adapter import VoiceProvider
 from providers.voice.client import VapiClient
 from providers.x402.server import X402Gate
 
 
-def voice(s: Settings) -> VapiClient:
+def voice(s: Settings) -> VoiceProvider:
+    """The voice provider as its port: services depend on `VoiceProvider`, not on the Vapi client behind it."""
     return VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
 
 
