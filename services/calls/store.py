@@ -1,4 +1,4 @@
-"""Tables of the calls schema and the queries on them (each takes a connection)."""
+"""The queries on the calls schema's tables (schema.py), each taking a connection; the repositories alone call them."""
 from __future__ import annotations
 
 from collections.abc import Iterable

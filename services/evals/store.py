@@ -1,4 +1,4 @@
-"""Tables of the evals schema and the queries on them."""
+"""The queries on the evals schema's tables (schema.py); the repositories alone call them."""
 from __future__ import annotations
 
 from collections.abc import Iterable

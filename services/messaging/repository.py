@@ -4,8 +4,9 @@ unit of work's handle. It only stores and finds; the rules stay in domain.py, co
 
 `SqlMessaging` is the production one, over store.py; the fast test tier has an in-memory one
 (tests/memory/messaging.py), and the same behaviour tests run on both (tests/storage_contracts.py). The thread and
-message reads, inbound texts and status callbacks (provider_service.py), the standings of many callees at once,
-email and reconciliation stay on store.py directly."""
+message reads, inbound texts and status callbacks (provider_service.py), the standings of many callees at once
+and reconciliation still run store.py's queries directly; daily spend and the email queue have repositories of
+their own on `MessagingUnit` (repositories/)."""
 from __future__ import annotations
 
 from datetime import date, datetime

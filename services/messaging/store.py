@@ -1,4 +1,4 @@
-"""Tables of the messaging schema and the queries on them (each takes a connection)."""
+"""The queries on the messaging schema's tables (schema.py), each taking a connection."""
 from __future__ import annotations
 
 import functools

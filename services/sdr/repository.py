@@ -6,12 +6,12 @@ and the use cases.
 
 `SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
 connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). `SdrUnit` is the lead use cases' and the run creation's unit of work
-(core.uow.UnitOfWork): both repositories on one transaction's or read's handle. The lead list (prepared statements
-on the raw pool, which `SqlLeads` is given), the audit's counts and the analytics' aggregates are SQL only: the
-stack-backed tests cover them. Reading and changing runs are SQL only too. The pipeline and the scheduler stay on the stores directly,
-and so do the database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does
-not keep."""
+(tests/storage_contracts.py). `SdrUnit` is the sdr use cases' unit of work (core.uow.UnitOfWork): these
+repositories, the run workers' `TouchesRepository` and the pipeline's (pipeline_repository.py) on one transaction's
+or read's handle. The lead list (a prepared statement on a connection of Database.pooled()), the audit's counts, the
+analytics' aggregates, reading and changing runs, the touches and the pipeline are SQL only: the stack-backed tests
+cover them, as they do the database's triggers on leads and interactions (the pipeline's signals), which the
+in-memory one does not keep."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

@@ -1,4 +1,5 @@
-"""Tables of the sdr schema and the queries on them (each takes a connection or the raw pool)."""
+"""The queries on the sdr schema's tables (schema.py), each taking a connection (the lead list: one of the raw pool's);
+the repositories alone call them."""
 from __future__ import annotations
 
 import functools

@@ -1,4 +1,5 @@
-"""Tables of the webhooks schema and the queries on them (each takes a connection)."""
+"""The queries on the webhooks schema's tables (schema.py), each taking a connection; the repositories alone
+call them."""
 from __future__ import annotations
 
 from collections.abc import Iterable
