@@ -38,8 +38,8 @@ from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_sta
 from core.nats_auth import TEST_ADMIN
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
-from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
-from providers.voice.simulator.playback import sign
+from providers.voice.vapi.server_messages import MESSAGES_PATH, hmac_plan
+from providers.voice.vapi.simulator.playback import sign
 
 RATIO_GOAL, P99_GOAL_MS = 0.5, 400  # the burst: >= 0.5 of the bare receiver, p99 < 400 ms (issue 38)
 

@@ -39,7 +39,7 @@ from bench.harness import CpuMeter, judged, report, with_stack
 from core.compliance import decision as compliance
 from core.compliance.rules import CALL
 from deploy.local.stack import Stack
-from providers.voice.client import VapiClient
+from providers.voice.vapi.client import VapiClient
 
 # Patterns of ten thousand numbers each: {} is the last four digits.
 PATTERNS = ("+1212555{}", "+1303555{}", "+1206555{}", "+1808555{}", "+1907555{}", "+1312555{}", "+1512555{}",

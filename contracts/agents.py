@@ -1,7 +1,7 @@
 """Agents: what an agent's configuration may hold, and the eval gate's refusal."""
 from __future__ import annotations
 
-from providers.voice.vocabulary import MODEL_REQUIRED, VOICE_REQUIRED
+from providers.voice.vapi.vocabulary import MODEL_REQUIRED, VOICE_REQUIRED
 
 DEFAULT_FIRST_MESSAGE = "Hello! How can I help you today?"
 DEFAULT_MODEL = {"provider": "openai", "model": "gpt-4.1", "temperature": 0.7}

@@ -1,7 +1,7 @@
 """Evals: scenarios, judges and runs."""
 from __future__ import annotations
 
-from providers.voice.vocabulary import JUDGE_MODEL_PROVIDERS
+from providers.voice.vapi.vocabulary import JUDGE_MODEL_PROVIDERS
 
 NAME_MAX = 200
 DESCRIPTION_MAX = 2000

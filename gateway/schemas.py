@@ -19,7 +19,7 @@ from core.scopes import ALL_SCOPES
 from gateway.convert import schema_of
 from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
-from providers.voice import vocabulary
+from providers.voice.vapi import vocabulary
 from switchboard.v1 import (
     accounts_pb2,
     agents_pb2,

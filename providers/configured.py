@@ -6,8 +6,8 @@ from core.settings import Settings
 from providers.email.smtp import SmtpSender
 from providers.messaging.client import TwilioClient
 from providers.payments.client import StripePayments
-from providers.voice.adapter import VoiceProvider
-from providers.voice.client import VapiClient
+from providers.voice.port import VoiceProvider
+from providers.voice.vapi.client import VapiClient
 from providers.x402.server import X402Gate
 
 

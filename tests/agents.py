@@ -10,7 +10,7 @@ SCENARIO = [
             "Reply pass if {{messages[-1]}} offers to book a cleaning, otherwise reply fail."}]}}},
 ]
 HOURS = "Yes, we are open on Saturday from 9 to 1."
-# The simulator's stand-in assistant answers by the rules in its prompt (providers/voice/simulator/standin.py).
+# The simulator's stand-in assistant answers by the rules in its prompt (providers/voice/vapi/simulator/standin.py).
 RULES = f'You answer for Bright Dental.\nWhen the caller says "saturday", answer "{HOURS}".'
 
 

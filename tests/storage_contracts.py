@@ -22,7 +22,7 @@ from core.events import Envelope
 from core.ids import new_id
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
-from providers.voice.client import VapiClient
+from providers.voice.vapi.client import VapiClient
 from services.calls.domain import EVERY_CALL, CallFilter
 from services.messaging.store import Allowance
 from services.sdr import schema as sdr_schema

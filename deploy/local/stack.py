@@ -269,7 +269,7 @@ class Stack:
         upgrade_all(self.database_url)
         db_roles.set_passwords(self.database_url, {r.key: self.database_password(r.key) for r in db_roles.ROLES})
         simulators = [*([] if os.environ.get("VOICE_API_URL") else [
-            Process(VOICE_SIMULATOR, "providers.voice.simulator", free_port(), ("VOICE_API_KEY",))]),
+            Process(VOICE_SIMULATOR, "providers.voice.vapi.simulator", free_port(), ("VOICE_API_KEY",))]),
             *([] if os.environ.get("SMS_API_URL") else [
                 Process(SMS_SIMULATOR, "providers.messaging.simulator", free_port(), ("SMS_AUTH_TOKEN",))]),
             *([] if os.environ.get("SMTP_HOST") else [Process(MAIL_CATCHALL, "providers.email.catchall", free_port())]),

@@ -105,7 +105,7 @@ ROUTES = [
           "forwarding {to, ring_seconds} turns on ring-first forwarding: an inbound call first rings `to` (the "
           "owner's phone) for ring_seconds (default 20, 5 to 60); when nobody picks up there, the agent answers "
           "and the call goes on as usual (at the voice provider this needs its organization setting for "
-          "transfer-outcome detection and fallback; providers/voice/FIDELITY-calls.md). A call handed to `to` ends "
+          "transfer-outcome detection and fallback; providers/voice/vapi/FIDELITY-calls.md). A call handed to `to` ends "
           "with ended_reason call.ringing.hook-executed-transfer (the provider's transfer hook ended its part of "
           "the call); either way it is listed with forwarded_to. null turns forwarding "
           "off. Forwarding is set at the voice provider first (provider_error, nothing changed, when it refuses). "

@@ -29,7 +29,7 @@ from gateway.schemas import PAYMENT_EVENT, PROVIDER_MESSAGE, UUID
 from providers.messaging import signatures
 from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH, STATUS_SUBJECT, status_identity
 from providers.payments import webhooks as payment_webhooks
-from providers.voice.server_messages import (
+from providers.voice.vapi.server_messages import (
     ANSWERED_TYPES,
     AUTH_HEADERS,
     MESSAGES_PATH,

@@ -21,8 +21,8 @@ from providers.messaging import client as sms_client
 from providers.messaging.simulator.messages import Messages, public
 from providers.payments import client as payments_client
 from providers.payments.simulator import api as payments_simulator
-from providers.voice import vocabulary
-from providers.voice.simulator import validation as voice_simulator
+from providers.voice.vapi import vocabulary
+from providers.voice.vapi.simulator import validation as voice_simulator
 from services.agents import domain as agents_domain
 from services.calls import domain as calls_domain
 from services.evals import domain as evals_domain

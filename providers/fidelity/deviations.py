@@ -10,9 +10,9 @@ DEVIATIONS: dict[str, dict[str, str]] = {
     "voice": {
         "CreateAssistantDTO: uses 'analysisPlan', which the provider marks deprecated":
             "Vapi still accepts it; moving lead collection to structured outputs changes how end-of-call reports are "
-            "read (providers/voice/FIDELITY.md, 'analysisPlan itself')",
+            "read (providers/voice/vapi/FIDELITY.md, 'analysisPlan itself')",
         "ServerMessageEndOfCallReport.artifact: uses 'recordingUrl', which the provider marks deprecated":
             "read only when a report has no artifact.recording (older reports carry only recordingUrl; "
-            "providers/voice/FIDELITY-calls.md, Recordings)",
+            "providers/voice/vapi/FIDELITY-calls.md, Recordings)",
     },
 }

@@ -1,2 +1,2 @@
-"""The voice-AI provider boundary: `adapter` (protocol and errors), `client` (the real HTTP
-client for the provider's public REST API) and `simulator` (a local server speaking that API)."""
+"""The voice-AI provider boundary: `port` (what the services need from a voice provider, in our types, and its
+error) and one package per provider behind it: `vapi` (its builders and parsers, HTTP client and local simulator)."""

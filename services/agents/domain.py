@@ -26,7 +26,7 @@ from contracts.agents import (
 )
 from core.compliance import recording_rules as recording
 from core.errors import ServiceError, invalid
-from providers.voice.vocabulary import (
+from providers.voice.vapi.vocabulary import (
     RECORDING_CONSENT_MESSAGE_MAX,
     VOICEMAIL_DETECTION_OFF,
     VOICEMAIL_DETECTION_PROVIDERS,

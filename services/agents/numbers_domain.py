@@ -91,7 +91,7 @@ def ringing_hooks(forwarding: Forwarding | None) -> list[dict[str, Any]]:
     the ring time; when it does not pick up, the transfer's fallback keeps the call with the assistant (which the
     number's server names in answer to the assistant-request that follows). The provider applies a blind
     transfer's fallbackPlan only where the organization enabled transfer-outcome detection, and documents no
-    assistant-request after the hook (providers/voice/FIDELITY-calls.md). No forwarding: no hooks."""
+    assistant-request after the hook (providers/voice/vapi/FIDELITY-calls.md). No forwarding: no hooks."""
     if forwarding is None:
         return []
     plan = {"mode": "blind-transfer", "sipVerb": "dial", "dialTimeout": forwarding.ring_seconds,

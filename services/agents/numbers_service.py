@@ -24,8 +24,8 @@ from core.standings import Standings, carried_only
 from core.tenant import pick_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
-from providers.voice.adapter import VoiceProvider
-from providers.voice.server_messages import ServerConfig
+from providers.voice.port import VoiceProvider
+from providers.voice.vapi.server_messages import ServerConfig
 from services.agents import numbers_domain
 from services.agents.repository import AgentsUnit, NumbersRepository, numbers_of
 from switchboard.v1 import events_pb2

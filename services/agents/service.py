@@ -30,7 +30,7 @@ from core.tenant import require_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
-from providers.voice.adapter import ProviderError, VoiceProvider
+from providers.voice.port import ProviderError, VoiceProvider
 from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
 from services.agents.records import CallerNumber

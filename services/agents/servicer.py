@@ -14,7 +14,7 @@ from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
 from providers import configured
-from providers.voice.server_messages import ServerConfig, WebhookAuth
+from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers

@@ -192,7 +192,7 @@ def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str
                   variables: dict[str, Any], call_id: str, server: dict[str, Any],
                   detect_voicemail: bool = True, compliance_plan: dict[str, Any] | None = None) -> dict[str, Any]:
     """The provider's `POST /call` body: the agent's assistant with this call's outbound overrides; `server` is
-    where the provider sends the call's messages (providers.voice.server_messages); `detect_voicemail` False
+    where the provider sends the call's messages (providers.voice.vapi.server_messages); `detect_voicemail` False
     leaves voicemail detection to the agent's assistant; `compliance_plan` speaks the recording disclosure
     (`recording_disclosure`)."""
     system = prompt if not context else f"{prompt}\n\nContext for this call: {context}"

@@ -23,7 +23,7 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
-from providers.voice.server_messages import ServerConfig, spoken_refusal
+from providers.voice.vapi.server_messages import ServerConfig, spoken_refusal
 from services.calls import domain
 from services.calls.ports import Neighbours, NumberRoute
 from services.calls.repository import CallsUnit

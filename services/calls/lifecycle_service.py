@@ -18,7 +18,7 @@ from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
 from core.uow import UnitOfWork
-from providers.voice.server_messages import message_of
+from providers.voice.vapi.server_messages import message_of
 from services.calls import domain
 from services.calls.inbound_service import Inbound
 from services.calls.repository import CallsUnit

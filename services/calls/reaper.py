@@ -12,7 +12,7 @@ from typing import Any
 from core.background import Periodic
 from core.ids import utcnow
 from core.uow import UnitOfWork
-from providers.voice.adapter import ProviderError, VoiceProvider
+from providers.voice.port import ProviderError, VoiceProvider
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.repository import CallsUnit
 

@@ -36,8 +36,8 @@ from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
 from core.uow import UnitOfWork
-from providers.voice.adapter import ProviderError, VoiceProvider
-from providers.voice.server_messages import ServerConfig
+from providers.voice.port import ProviderError, VoiceProvider
+from providers.voice.vapi.server_messages import ServerConfig
 from services.calls import domain
 from services.calls.domain import CallFilter
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours

@@ -12,7 +12,7 @@ from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers import configured
-from providers.voice.server_messages import QUEUED_SUBJECT, ServerConfig, WebhookAuth
+from providers.voice.vapi.server_messages import QUEUED_SUBJECT, ServerConfig, WebhookAuth
 from services.calls import domain, lifecycle_service
 from services.calls.domain import CallFilter
 from services.calls.inbound_service import Inbound

@@ -21,7 +21,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
-from providers.voice.adapter import ProviderError, VoiceProvider
+from providers.voice.port import ProviderError, VoiceProvider
 from services.evals import domain
 from services.evals.agents_port import AgentsPort
 from services.evals.repository import EvalsUnit

@@ -17,7 +17,7 @@ from core.pagination import Page, Paged
 from core.tenant import require_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
-from providers.voice.adapter import ProviderError, VoiceProvider
+from providers.voice.port import ProviderError, VoiceProvider
 from services.evals import domain
 from services.evals.agents_port import AgentsPort
 from services.evals.repository import EvalsUnit, ScenariosRepository

@@ -9,7 +9,7 @@ from __future__ import annotations
 from core.costs import Budget
 from providers.messaging.webhooks import STATUS_PATH
 from providers.payments import webhooks as payment_webhooks
-from providers.voice.server_messages import MESSAGES_PATH
+from providers.voice.vapi.server_messages import MESSAGES_PATH
 
 # A key-authenticated read: its statement and the RPC that makes it.
 _READ = Budget(sql=1, rpc=1)

@@ -22,8 +22,8 @@ from gateway.route_table import all_routes
 from providers.messaging import signatures
 from providers.messaging.webhooks import STATUS_PATH
 from providers.payments import webhooks as payment_webhooks
-from providers.voice.server_messages import MESSAGES_PATH, hmac_plan
-from providers.voice.simulator.playback import sign
+from providers.voice.vapi.server_messages import MESSAGES_PATH, hmac_plan
+from providers.voice.vapi.simulator.playback import sign
 from tests.agents import create_eval
 from tests.calling import agent_with_number
 from tests.costs import Spent, cost_of, settled_cost

@@ -15,7 +15,7 @@ from gateway.route import CSRF_HEADER
 from gateway.route_table import all_routes
 from providers.messaging.signatures import SIGNATURE_HEADER as SMS_SIGNATURE_HEADER
 from providers.payments.webhooks import SIGNATURE_HEADER as PAYMENT_EVENT_SIGNATURE_HEADER
-from providers.voice.server_messages import AUTH_HEADERS as VOICE_AUTH_HEADERS
+from providers.voice.vapi.server_messages import AUTH_HEADERS as VOICE_AUTH_HEADERS
 from providers.x402 import PAYMENT_SIGNATURE_HEADER
 
 NOT_ASCII = b"caf\xc3\xa9\xff"

@@ -9,10 +9,10 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from providers.voice.adapter import ProviderError
-from providers.voice.client import VapiClient
-from providers.voice.simulator.app import build_app
-from providers.voice.simulator.standin import FALLBACK_REPLY
+from providers.voice.port import ProviderError
+from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.simulator.app import build_app
+from providers.voice.vapi.simulator.standin import FALLBACK_REPLY
 from tests.integration.servers import serving
 from tests.waiting import wait_until
 

@@ -12,9 +12,9 @@ import pytest
 from aiohttp import web
 
 from deploy.local.servers import free_port
-from providers.voice.client import VapiClient
-from providers.voice.server_messages import WebhookAuth
-from providers.voice.simulator.app import build_app
+from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import WebhookAuth
+from providers.voice.vapi.simulator.app import build_app
 from services.agents.numbers_domain import Forwarding, ringing_hooks
 from tests.integration.servers import serving
 from tests.waiting import wait_until

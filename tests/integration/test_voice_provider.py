@@ -12,9 +12,9 @@ import pytest
 from aiohttp import web
 
 from deploy.local.servers import free_port, stop_process, wait_for_port
-from providers.voice.adapter import ProviderError
-from providers.voice.client import VapiClient
-from providers.voice.server_messages import MESSAGES_PATH, ServerConfig, WebhookAuth
+from providers.voice.port import ProviderError
+from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import MESSAGES_PATH, ServerConfig, WebhookAuth
 from tests.integration.servers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ KEY = "sim-test-key-0123456789"
 
 
 class Simulator:
-    """`python -m providers.voice.simulator` as a child process, with its control plane."""
+    """`python -m providers.voice.vapi.simulator` as a child process, with its control plane."""
 
     def __init__(self, folder: Path):
         self.folder, self.port, self.proc = folder, free_port(), None
@@ -35,7 +35,7 @@ class Simulator:
     def start(self) -> None:
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "providers.voice.simulator", "--port", str(self.port),
+                [sys.executable, "-m", "providers.voice.vapi.simulator", "--port", str(self.port),
                  "--data-dir", str(self.folder / "data"), "--api-key", KEY],
                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                 env={"PYTHONPATH": f"{ROOT}:{ROOT / 'protos'}", "PATH": "/usr/bin:/bin"})
@@ -203,10 +203,10 @@ async def test_reads_are_retried_through_server_errors(client, simulator, caplog
     made = await client.create_assistant(ASSISTANT)
     path = f"/assistant/{made['id']}"
     await simulator.fault("GET", path, 503, times=2)
-    with caplog.at_level(logging.WARNING, logger="providers.voice.client"):
+    with caplog.at_level(logging.WARNING, logger="providers.voice.vapi.client"):
         assert (await client.get_assistant(made["id"]))["id"] == made["id"]
     assert await simulator.attempts("GET", path) == [503, 503, 200]
-    retries = [r.getMessage() for r in caplog.records if r.name == "providers.voice.client"]
+    retries = [r.getMessage() for r in caplog.records if r.name == "providers.voice.vapi.client"]
     assert len(retries) == 2 and f"GET {path} attempt 1/4" in retries[0] and "503" in retries[0]
     assert not any(KEY in m for m in retries)
 
@@ -290,13 +290,13 @@ async def test_a_held_answer_leaves_the_work_done_though_the_client_timed_out(si
 async def test_unreachable_provider_is_retried_even_for_creates(caplog):
     unreachable = VapiClient(f"http://127.0.0.1:{free_port()}", KEY, backoff_base=0.01, max_attempts=3)
     try:
-        with caplog.at_level(logging.WARNING, logger="providers.voice.client"), pytest.raises(ProviderError) as err:
+        with caplog.at_level(logging.WARNING, logger="providers.voice.vapi.client"), pytest.raises(ProviderError) as err:
             await unreachable.create_assistant(ASSISTANT)
     finally:
         await unreachable.close()
     assert err.value.status is None
     assert err.value.message == "voice provider unreachable (POST /assistant): could not connect"
-    attempts = [r.getMessage() for r in caplog.records if r.name == "providers.voice.client"]
+    attempts = [r.getMessage() for r in caplog.records if r.name == "providers.voice.vapi.client"]
     assert len(attempts) == 3 and "attempt 3/3" in attempts[-1]  # nothing was sent: safe to repeat
 
 

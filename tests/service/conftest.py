@@ -11,7 +11,7 @@ from core import db, rpc, settings
 from core.ids import utcnow
 from core.tenant import Tenant
 from core.uow import Database, UnitOfWork
-from providers.voice.client import VapiClient
+from providers.voice.vapi.client import VapiClient
 from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.agents_port import GrpcAgents

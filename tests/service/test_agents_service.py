@@ -6,8 +6,8 @@ import sqlalchemy as sa
 from core import rpc
 from core.errors import ServiceError
 from core.tenant import acting_as
-from providers.voice.adapter import ProviderError
-from providers.voice.client import VapiClient
+from providers.voice.port import ProviderError
+from providers.voice.vapi.client import VapiClient
 from services.agents import domain
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.repository import agents_units

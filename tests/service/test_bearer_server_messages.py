@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from providers.voice.client import VapiClient
-from providers.voice.server_messages import ServerConfig, WebhookAuth
-from providers.voice.simulator.playback import sign
+from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
+from providers.voice.vapi.simulator.playback import sign
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 from core.ids import utcnow
-from providers.voice.client import VapiClient
+from providers.voice.vapi.client import VapiClient
 from services.calls import schema, store
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import NEVER_PLACED, NOT_AT_PROVIDER, Reaper

@@ -9,8 +9,8 @@ import sqlalchemy as sa
 
 from core.errors import ServiceError
 from core.tenant import Tenant, acting_as
-from providers.voice.client import VapiClient
-from providers.voice.server_messages import ServerConfig, WebhookAuth
+from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.calls import schema
 from services.calls.ports import CallingProfile, Lead
 from services.calls.repository import calls_units

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from providers.voice.client import VapiClient
-from providers.voice.server_messages import ServerConfig, WebhookAuth
+from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.calls import schema
 from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
 from services.calls.ports import Lead, NumberRoute

@@ -7,7 +7,7 @@ import pytest
 from core import leases
 from core.errors import ServiceError
 from core.tenant import Tenant, acting_as
-from providers.voice.server_messages import ServerConfig, WebhookAuth
+from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.agents.numbers_service import Numbers
 from services.agents.repository import agents_units
 from services.agents.schema import phone_numbers

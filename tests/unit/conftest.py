@@ -8,8 +8,8 @@ from core.ids import new_id
 from providers.messaging.client import TwilioClient
 from providers.messaging.simulator.app import MESSAGES, OPT_OUTS
 from providers.messaging.simulator.app import build_app as build_sms_app
-from providers.voice.client import VapiClient
-from providers.voice.simulator.app import build_app
+from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.simulator.app import build_app
 from tests.calling import VoiceSimulator
 from tests.integration.servers import serving
 from tests.memory import MemoryDatabase

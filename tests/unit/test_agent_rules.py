@@ -5,7 +5,7 @@ from contracts import agents
 from core.contact import NumberFacts, normalize_e164, number_facts
 from core.errors import ServiceError
 from core.tenant import Tenant, acting_for, pick_business
-from providers.voice.simulator import validation
+from providers.voice.vapi.simulator import validation
 from services.agents import domain, numbers_domain
 from services.agents.service import update_source
 

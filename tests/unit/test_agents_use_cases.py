@@ -13,8 +13,8 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
-from providers.voice.adapter import ProviderError
-from providers.voice.server_messages import ServerConfig, WebhookAuth
+from providers.voice.port import ProviderError
+from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain
 from services.agents.numbers_service import Numbers
 from services.agents.repository import agents_units

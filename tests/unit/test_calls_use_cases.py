@@ -15,7 +15,7 @@ from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
-from providers.voice.server_messages import ServerConfig, WebhookAuth
+from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.calls import domain
 from services.calls.domain import EVERY_CALL, CallFilter
 from services.calls.inbound_service import HELD_MESSAGE, NOT_IN_SERVICE, Inbound

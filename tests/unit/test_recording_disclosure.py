@@ -10,7 +10,7 @@ from core.compliance import zones
 from core.compliance.decision import Callee, Standing, Touch, decide
 from core.compliance.rules import CALL, SMS
 from core.errors import ServiceError
-from providers.voice.simulator import validation
+from providers.voice.vapi.simulator import validation
 from services.agents import domain as agents
 from services.calls import domain as calls
 

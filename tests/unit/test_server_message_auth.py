@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from providers.voice.server_messages import WebhookAuth
-from providers.voice.simulator.playback import sign
+from providers.voice.vapi.server_messages import WebhookAuth
+from providers.voice.vapi.simulator.playback import sign
 
 NOW = 1_790_000_000.0
 SECRET = "s3cret-for-tests"

@@ -10,14 +10,14 @@ digits choose the outcome: 0001 no answer, 0002 busy, 0003 voicemail (noticed on
 detection and fallback enabled (an account setting at the provider; off unless set: a ring-first hook's blind
 transfer then ends the call, picked up or not; see `playback`).
 
-`make run` and the test harness start it (`python -m providers.voice.simulator --port N --data-dir DIR
+`make run` and the test harness start it (`python -m providers.voice.vapi.simulator --port N --data-dir DIR
 --api-key KEY`) and point the real client at it. Modules:
 
 - `app`: `build_app(state_dir, api_key)`: auth, JSON bodies, the provider's error shape, routes, and the test
   control plane below (faults and the request log: `providers.simulator_control`, shared by the simulators);
 - `resources`: one collection class per resource kind (its rules, validation and references);
 - `validation`: request checks as the provider makes them (whitelisted properties, field rules); what still
-  differs from the provider: providers/voice/FIDELITY.md;
+  differs from the provider: providers/voice/vapi/FIDELITY.md;
 - `evals`: evals and eval runs (collections, the runs' queued → running → ended life, and a simulator-only limit
   on runs in flight: VOICE_SIM_EVAL_RUN_LIMIT, default 10, beyond it a 429 with Retry-After);
 - `eval_validation`: the eval API's request checks (each turn of a mock conversation, judge plans);

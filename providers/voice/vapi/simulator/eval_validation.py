@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from providers.voice.simulator import validation
-from providers.voice.simulator.judges import compile_pattern
-from providers.voice.simulator.standin import OVERRIDE_EXTRAS
-from providers.voice.simulator.validation import is_number
-from providers.voice.vocabulary import JUDGE_MODEL_PROVIDERS
+from providers.voice.vapi.simulator import validation
+from providers.voice.vapi.simulator.judges import compile_pattern
+from providers.voice.vapi.simulator.standin import OVERRIDE_EXTRAS
+from providers.voice.vapi.simulator.validation import is_number
+from providers.voice.vapi.vocabulary import JUDGE_MODEL_PROVIDERS
 
 EVAL_PROPERTIES = frozenset({"description", "messages", "name", "type"})
 EVAL_RUN_PROPERTIES = frozenset({"eval", "evalId", "target", "type"})

@@ -1,7 +1,7 @@
 """What the provider's OpenAPI document (Vapi, `fern/apis/api/openapi.json` of VapiAI/docs) enumerates for the
 assistant settings we send: the services refuse early what it would refuse, and the simulator refuses it as the
 provider does. The per-provider model and voice-id lists are left out on purpose (they change monthly): see
-providers/voice/FIDELITY.md."""
+providers/voice/vapi/FIDELITY.md."""
 from __future__ import annotations
 
 # CreateAssistantDTO.voice: each voice provider and what it requires besides `provider`.

@@ -32,13 +32,13 @@ import copy
 import logging
 import math
 
-from providers.voice.simulator import eval_validation
-from providers.voice.simulator.errors import ApiError
-from providers.voice.simulator.judges import Judges
-from providers.voice.simulator.mock_conversation import ERROR, execute
-from providers.voice.simulator.resources import LIST_LIMIT_DEFAULT, Collection, check
-from providers.voice.simulator.standin import StandIn, effective_assistant
-from providers.voice.simulator.state import Store, now_iso
+from providers.voice.vapi.simulator import eval_validation
+from providers.voice.vapi.simulator.errors import ApiError
+from providers.voice.vapi.simulator.judges import Judges
+from providers.voice.vapi.simulator.mock_conversation import ERROR, execute
+from providers.voice.vapi.simulator.resources import LIST_LIMIT_DEFAULT, Collection, check
+from providers.voice.vapi.simulator.standin import StandIn, effective_assistant
+from providers.voice.vapi.simulator.state import Store, now_iso
 
 log = logging.getLogger(__name__)
 

@@ -6,11 +6,11 @@ The property lists are the provider's request DTOs (CreateAssistantDTO, Create*P
 CreateCallDTO in its OpenAPI document); its update DTOs accept the same properties (the vapi-number update
 cannot change the number). No property of UpdateAssistantDTO is nullable, so an assistant update refuses null
 (what the provider does with one is not documented). The eval API's checks are in `eval_validation`; the
-differences from the provider that remain are listed in providers/voice/FIDELITY.md."""
+differences from the provider that remain are listed in providers/voice/vapi/FIDELITY.md."""
 from __future__ import annotations
 
 from core.contact import is_e164
-from providers.voice.vocabulary import (
+from providers.voice.vapi.vocabulary import (
     MODEL_REQUIRED,
     RECORDING_CONSENT_MESSAGE_MAX,
     RECORDING_CONSENT_WAIT_SECONDS,

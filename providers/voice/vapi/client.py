@@ -27,7 +27,7 @@ import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
 from providers.http import SessionClient, json_or_none, path_segment, retry_after_seconds
-from providers.voice.adapter import ProviderError
+from providers.voice.port import ProviderError
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ import re
 
 import aiohttp
 
-from providers.voice.simulator.standin import FALLBACK_REPLY
+from providers.voice.vapi.simulator.standin import FALLBACK_REPLY
 
 JUDGE_TIMEOUT = 20.0  # seconds, the provider's default for a custom model
 _JS_LITERAL = re.compile(r"^/(?P<pattern>.*)/(?P<flags>[gimsuy]*)$", re.DOTALL)

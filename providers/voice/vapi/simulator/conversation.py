@@ -9,7 +9,7 @@ is an `artifact.messages` entry with `time` and `endTime` (milliseconds since th
 An assistant with a recording consent plan (`compliancePlan.recordingConsentPlan`) first speaks its consent message
 as a line of its own (after the callee's "Hello?" when it waits for the user); with the `verbal` type the callee then
 says yes, or no to decline. Only a person who answers hears it: what the provider's consent assistant does with a
-voicemail box is not documented, so voicemail outcomes play as before (providers/voice/FIDELITY-calls.md).
+voicemail box is not documented, so voicemail outcomes play as before (providers/voice/vapi/FIDELITY-calls.md).
 
 Which messages reach the server is the assistant's `serverMessages` (its overrides' first), else the provider's
 default list. Voicemail is only noticed with voicemail detection on (`voicemailDetection` a plan, or a voicemail

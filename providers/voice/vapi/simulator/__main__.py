@@ -1,4 +1,4 @@
-"""`python -m providers.voice.simulator --port N --data-dir DIR --api-key KEY`: serve the voice-provider
+"""`python -m providers.voice.vapi.simulator --port N --data-dir DIR --api-key KEY`: serve the voice-provider
 simulator on 127.0.0.1 until SIGTERM or SIGINT. Each option falls back to an environment variable
 (VOICE_SIM_PORT, VOICE_SIM_DATA_DIR, VOICE_API_KEY); the port defaults to 8790 and the data folder to
 `$SWITCHBOARD_HOME/voice-simulator` (`.switchboard/voice-simulator`); the key is required."""
@@ -12,15 +12,15 @@ from pathlib import Path
 from aiohttp import web
 
 from core.logs import configure_simulator_logs
-from providers.voice.simulator.app import build_app
+from providers.voice.vapi.simulator.app import build_app
 
-log = logging.getLogger("providers.voice.simulator")
+log = logging.getLogger("providers.voice.vapi.simulator")
 
 DEFAULT_PORT = 8790
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m providers.voice.simulator", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m providers.voice.vapi.simulator", description=__doc__)
     default_dir = Path(os.environ.get("SWITCHBOARD_HOME", ".switchboard")) / "voice-simulator"
     parser.add_argument("--port", type=int, default=int(os.environ.get("VOICE_SIM_PORT") or DEFAULT_PORT),
                         help=f"port on 127.0.0.1 (env VOICE_SIM_PORT, default {DEFAULT_PORT})")

@@ -11,12 +11,12 @@ from pathlib import Path
 from aiohttp import web
 
 from providers.simulator_control import PREFIX, ControlPlane, FaultRules
-from providers.voice.simulator.errors import INVALID_KEY, ApiError, bad_request, error_response
-from providers.voice.simulator.evals import RUN_LIMIT_DEFAULT, EvalRunner, eval_collections
-from providers.voice.simulator.judges import Judges
-from providers.voice.simulator.playback import OUTCOMES, Playback, Script
-from providers.voice.simulator.resources import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Collection, collections
-from providers.voice.simulator.state import Store
+from providers.voice.vapi.simulator.errors import INVALID_KEY, ApiError, bad_request, error_response
+from providers.voice.vapi.simulator.evals import RUN_LIMIT_DEFAULT, EvalRunner, eval_collections
+from providers.voice.vapi.simulator.judges import Judges
+from providers.voice.vapi.simulator.playback import OUTCOMES, Playback, Script
+from providers.voice.vapi.simulator.resources import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Collection, collections
+from providers.voice.vapi.simulator.state import Store
 
 log = logging.getLogger(__name__)
 

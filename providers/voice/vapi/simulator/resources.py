@@ -3,9 +3,9 @@ refers to, and what the provider adds. Collections know nothing of HTTP (`app` m
 so call playback and eval runs (`evals`) can drive them directly."""
 from __future__ import annotations
 
-from providers.voice.simulator import validation
-from providers.voice.simulator.errors import bad_request, not_found
-from providers.voice.simulator.state import Store
+from providers.voice.vapi.simulator import validation
+from providers.voice.vapi.simulator.errors import bad_request, not_found
+from providers.voice.vapi.simulator.state import Store
 
 LIST_LIMIT_DEFAULT = 100
 LIST_LIMIT_MAX = 1000

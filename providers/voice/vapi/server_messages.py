@@ -23,7 +23,7 @@ from typing import Any
 
 from core.constant_time import same_secret
 from core.errors import invalid
-from providers.voice.adapter import ProviderError, VoiceProvider
+from providers.voice.port import ProviderError, VoiceProvider
 
 log = logging.getLogger(__name__)
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from providers.voice.simulator.judges import JudgeError, Judges
-from providers.voice.simulator.standin import StandIn
-from providers.voice.simulator.state import now_iso
+from providers.voice.vapi.simulator.judges import JudgeError, Judges
+from providers.voice.vapi.simulator.standin import StandIn
+from providers.voice.vapi.simulator.state import now_iso
 
 STUB_RESULT = "Tool call not executed by the simulator."
 DONE, ERROR = "mockConversation.done", "error"  # the provider's endedReason values used here

@@ -9,7 +9,7 @@ plane says otherwise. As the provider documents, the hook's transfer ends the ca
 transfer, and to a blind one only where the organization enabled transfer-outcome detection and fallback (an
 account setting; here VOICE_SIM_TRANSFER_FALLBACK, off by default, on in the embedded stack). Simulator assumption,
 beyond what the provider documents: an `endCallEnabled: false` fallback then asks the number's server for an
-assistant (the provider documents no assistant-request after a hook); see providers/voice/FIDELITY-calls.md.
+assistant (the provider documents no assistant-request after a hook); see providers/voice/vapi/FIDELITY-calls.md.
 
 The outcome follows from the dialled number's last four digits (the simulator's test numbers): 0001 nobody
 answers, 0002 busy, 0003 a voicemail box answers (ended `voicemail` only with voicemail detection on, the
@@ -38,8 +38,8 @@ from pathlib import Path
 import aiohttp
 
 from providers.simulator_control import next_script
-from providers.voice.simulator import validation
-from providers.voice.simulator.conversation import (
+from providers.voice.vapi.simulator import validation
+from providers.voice.vapi.simulator.conversation import (
     UNNOTICED_VOICEMAIL,
     Timeline,
     consent_lines,
@@ -49,7 +49,7 @@ from providers.voice.simulator.conversation import (
     server_messages,
     transcript,
 )
-from providers.voice.simulator.state import Store
+from providers.voice.vapi.simulator.state import Store
 
 log = logging.getLogger(__name__)
 
