@@ -8,12 +8,19 @@ from providers.messaging.client import TwilioClient
 from providers.payments.client import StripePayments
 from providers.voice.port import VoiceProvider
 from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import WebhookAuth
+from providers.voice.vapi.voice import VapiVoice
 from providers.x402.server import X402Gate
 
 
-def voice(s: Settings) -> VoiceProvider:
-    """The voice provider as its port: services depend on `VoiceProvider`, not on the Vapi client behind it."""
-    return VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
+def voice(s: Settings, *, server_messages: bool = True) -> VoiceProvider:
+    """The voice provider as its port: services depend on `VoiceProvider`, in our types, not on the Vapi adapter
+    behind it. With `server_messages`, the calls it places and the numbers it imports send their messages to
+    PUBLIC_BASE_URL, signed as VOICE_WEBHOOK_AUTH says (the process must be given VOICE_WEBHOOK_SECRET); without, it
+    places no call and imports no number."""
+    client = VapiClient(s.voice_api_url, s.voice_api_key.reveal(), timeout=s.voice_timeout_seconds)
+    auth = WebhookAuth.of(s) if server_messages else None
+    return VapiVoice(client, auth, s.public_base_url, s.voice_sip_credential_id)
 
 
 def sms(s: Settings) -> TwilioClient:

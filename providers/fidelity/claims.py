@@ -15,18 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from contracts import calls, evals
 from core.compliance import recording_rules
 from providers.messaging import client as sms_client
+from providers.messaging import webhooks as sms_webhooks
 from providers.messaging.simulator.messages import Messages, public
 from providers.payments import client as payments_client
 from providers.payments.simulator import api as payments_simulator
-from providers.voice.vapi import vocabulary
+from providers.voice.port import PROGRESS, AssistantSpec, OutboundCall
+from providers.voice.vapi import assistants, vocabulary
+from providers.voice.vapi import calls as vapi_calls
+from providers.voice.vapi import evals as vapi_evals
 from providers.voice.vapi.simulator import validation as voice_simulator
-from services.agents import domain as agents_domain
-from services.calls import domain as calls_domain
-from services.evals import domain as evals_domain
-from services.messaging import domain as messaging_domain
 
 VOICE, SMS, PAYMENTS = "voice", "sms", "payments"
 STRIPE_SESSION = "checkout._session_create_params:SessionCreateParams"
@@ -38,17 +37,19 @@ CHECKOUT = payments_client.checkout_params(business_id="b", email="e", price_id=
                                            cancel_url="c")
 # What our adapter sends to set a subscription's quantity (a workspace added or torn down).
 QUANTITY = payments_client.quantity_params("si_1", 2)
-# What our agents send to create an assistant (any provider_config group the owner sets goes along as given).
-ASSISTANT = agents_domain.assistant_body(agents_domain.new_config(
-    "Front desk", "You answer the phone.", None, {"provider": "vapi", "voiceId": "Elliot"},
-    {"provider": "openai", "model": "gpt-4o"}), "agent", "business")
-# What our calls service sends to place a call (with the recording disclosure of a verbal consent plan: every field
-# it may send).
-CONSENT = calls_domain.compliance_plan(recording_rules.Setting(consent=recording_rules.VERBAL), outbound=True)
-CALL = calls_domain.provider_call(assistant_id="a", phone_number_id="p", to="+14155550100", name="Dana", prompt="p",
-                                  first_message="Hi", model={"provider": "openai", "model": "gpt-4o"}, context="c",
-                                  max_duration=600, variables={}, call_id="c", server={"url": "https://x"},
-                                  compliance_plan=CONSENT)
+# What our adapter sends to create an assistant (any provider_config group the owner sets goes along as given).
+ASSISTANT = assistants.create_body(AssistantSpec(
+    name="Front desk", prompt="You answer the phone.", first_message=None, model={"provider": "openai", "model": "gpt-4o"},
+    voice={"provider": "vapi", "voiceId": "Elliot"}, settings={}, collect={"type": "object"}, agent_id="agent",
+    business_id="business"))
+# What our adapter sends to place a call (with the recording disclosure of a verbal consent plan: every field it may
+# send).
+VERBAL = recording_rules.Setting(consent=recording_rules.VERBAL)
+CONSENT = vapi_calls.compliance_plan(VERBAL, outbound=True)
+CALL = vapi_calls.call_body(OutboundCall(
+    call_id="c", assistant_id="a", number_id="p", to="+14155550100", name="Dana", prompt="p", first_message="Hi",
+    model={"provider": "openai", "model": "gpt-4o"}, context="c", max_duration=600, variables={}, disclosure=VERBAL),
+    {"url": "https://x"})
 STAY_ON_LINE_PLAN, VERBAL_PLAN = "RecordingConsentPlanStayOnLine", "RecordingConsentPlanVerbal"
 TWILIO_SEND = "POST /2010-04-01/Accounts/{AccountSid}/Messages.json"
 TWILIO_MESSAGE = "api.v2010.account.message"
@@ -97,18 +98,18 @@ CLAIMS: tuple[Claim, ...] = (
     Properties(VOICE, "voice simulator PHONE_NUMBER_PROPERTIES[vapi]",
                frozenset(voice_simulator.PHONE_NUMBER_PROPERTIES["vapi"]), "CreateVapiPhoneNumberDTO"),
     _limit(VOICE, "voice simulator NAME_MAX", voice_simulator.NAME_MAX, "CreateAssistantDTO", "name"),
-    _limit(VOICE, "calls CUSTOMER_NAME_MAX (the callee's name cut to it in customer.name)",
-           calls_domain.CUSTOMER_NAME_MAX, "CreateCallDTO", "customer.name"),
+    _limit(VOICE, "vapi calls CUSTOMER_NAME_MAX (the callee's name cut to it in customer.name)",
+           vapi_calls.CUSTOMER_NAME_MAX, "CreateCallDTO", "customer.name"),
     # What our adapters send.
-    Properties(VOICE, "agents assistant_body", frozenset(ASSISTANT), "CreateAssistantDTO", exact=False, used=True),
-    Properties(VOICE, "calls provider_call", frozenset(CALL), "CreateCallDTO", exact=False, used=True),
-    Properties(VOICE, "calls provider_call: assistantOverrides", frozenset(CALL["assistantOverrides"]),
+    Properties(VOICE, "vapi assistants create_body", frozenset(ASSISTANT), "CreateAssistantDTO", exact=False, used=True),
+    Properties(VOICE, "vapi calls call_body", frozenset(CALL), "CreateCallDTO", exact=False, used=True),
+    Properties(VOICE, "vapi calls call_body: assistantOverrides", frozenset(CALL["assistantOverrides"]),
                "CreateCallDTO", "assistantOverrides", exact=False, used=True),
-    Properties(VOICE, "calls provider_call: customer", frozenset(CALL["customer"]), "CreateCallDTO", "customer",
+    Properties(VOICE, "vapi calls call_body: customer", frozenset(CALL["customer"]), "CreateCallDTO", "customer",
                exact=False, used=True),
-    Properties(VOICE, "calls compliance_plan", frozenset(CONSENT), "CreateCallDTO", "assistantOverrides.compliancePlan",
+    Properties(VOICE, "vapi calls compliance_plan", frozenset(CONSENT), "CreateCallDTO", "assistantOverrides.compliancePlan",
                exact=False, used=True),
-    Properties(VOICE, "calls compliance_plan: recordingConsentPlan", frozenset(CONSENT["recordingConsentPlan"]),
+    Properties(VOICE, "vapi calls compliance_plan: recordingConsentPlan", frozenset(CONSENT["recordingConsentPlan"]),
                VERBAL_PLAN, exact=False, used=True),
     # The recording consent plan: the simulator's shapes of it, and the values and limits our agents accept.
     Properties(VOICE, "voice simulator COMPLIANCE_PLAN_PROPERTIES", voice_simulator.COMPLIANCE_PLAN_PROPERTIES,
@@ -140,32 +141,32 @@ CLAIMS: tuple[Claim, ...] = (
     Keyword(VOICE, "voice vocabulary JUDGE_MODEL_PROVIDERS", frozenset(vocabulary.JUDGE_MODEL_PROVIDERS),
             "AssistantMessageJudgePlanAI", "model.provider", "enum"),
     # What the calls service reads of the provider's server messages.
-    Properties(VOICE, "calls: the end-of-call report's fields read (domain.after_report)",
+    Properties(VOICE, "calls: the end-of-call report's fields read (vapi calls.report)",
                frozenset({"type", "call", "endedReason", "startedAt", "endedAt", "cost", "analysis", "artifact",
                           "compliance"}),
                "ServerMessageEndOfCallReport", exact=False, used=True),
-    Properties(VOICE, "calls: the recording consent's fields read (domain.recording_consent)",
+    Properties(VOICE, "calls: the recording consent's fields read (vapi calls.recording_consent)",
                frozenset({"type", "grantedAt"}), "ServerMessageEndOfCallReport", "compliance.recordingConsent",
                exact=False, used=True),
     Properties(VOICE, "calls: the artifact's fields read", frozenset({"transcript", "recording", "recordingUrl"}),
                "ServerMessageEndOfCallReport", "artifact", exact=False, used=True),
-    Properties(VOICE, "calls: the recording's fields read (domain.recording_url)", frozenset({"mono", "stereoUrl"}),
+    Properties(VOICE, "calls: the recording's fields read (vapi calls.recording_url)", frozenset({"mono", "stereoUrl"}),
                "ServerMessageEndOfCallReport", "artifact.recording", exact=False, used=True),
     Properties(VOICE, "calls: the mono recording's field read", frozenset({"combinedUrl"}),
                "ServerMessageEndOfCallReport", "artifact.recording.mono", exact=False, used=True),
     Properties(VOICE, "calls: the analysis's fields read", frozenset({"summary", "structuredData"}),
                "ServerMessageEndOfCallReport", "analysis", exact=False, used=True),
-    Keyword(VOICE, "calls ENDED_REASONS", frozenset(calls_domain.ENDED_REASONS), "ServerMessageEndOfCallReport", "endedReason",
+    Keyword(VOICE, "vapi calls ENDED_REASONS", frozenset(vapi_calls.ENDED_REASONS), "ServerMessageEndOfCallReport", "endedReason",
             "enum", within=True),
-    Keyword(VOICE, "calls PROGRESS (the statuses a status update moves a call to)", frozenset(calls.PROGRESS) - {"queued"},
+    Keyword(VOICE, "voice port PROGRESS (the statuses a status update moves a call to)", frozenset(PROGRESS) - {"queued"},
             "ServerMessageStatusUpdate", "status", "enum", within=True),
-    _limit(VOICE, "evals PROVIDER_DESCRIPTION_MAX (the mirror's description cut to it)",
-           evals_domain.PROVIDER_DESCRIPTION_MAX, "CreateEvalDTO", "description"),
-    _limit(VOICE, "evals PROVIDER_NAME_MAX (the mirror's name cut to it)", evals_domain.PROVIDER_NAME_MAX,
+    _limit(VOICE, "vapi evals DESCRIPTION_MAX (the mirror's description cut to it)",
+           vapi_evals.DESCRIPTION_MAX, "CreateEvalDTO", "description"),
+    _limit(VOICE, "vapi evals NAME_MAX (the mirror's name cut to it)", vapi_evals.NAME_MAX,
            "CreateEvalDTO", "name"),
-    _limit(VOICE, "evals CONTENT_MAX (an assistant turn)", evals.CONTENT_MAX, "ChatEvalAssistantMessageMock",
+    _limit(VOICE, "vapi evals TURN_CONTENT_MAX (an assistant turn)", vapi_evals.TURN_CONTENT_MAX, "ChatEvalAssistantMessageMock",
            "content"),
-    _limit(VOICE, "evals CONTENT_MAX (a user turn)", evals.CONTENT_MAX, "ChatEvalUserMessageMock", "content"),
+    _limit(VOICE, "vapi evals TURN_CONTENT_MAX (a user turn)", vapi_evals.TURN_CONTENT_MAX, "ChatEvalUserMessageMock", "content"),
     # Twilio: what we send and read, and the Message resource the simulator shows.
     Properties(SMS, "messaging client SEND_PARAMETERS", frozenset(sms_client.SEND_PARAMETERS), TWILIO_SEND,
                exact=False),
@@ -173,9 +174,8 @@ CLAIMS: tuple[Claim, ...] = (
                frozenset(public(Messages("AC" + "0" * 32).resource(to="+15005550006", from_="+15005550006", body="",
                                                                    direction="outbound-api", status="queued"))),
                TWILIO_MESSAGE),
-    Keyword(SMS, "messaging STATUSES (the provider's statuses a text moves to)",
-            frozenset(messaging_domain.STATUSES) - {messaging_domain.PENDING, messaging_domain.UNKNOWN},
-            TWILIO_MESSAGE, "status", "enum", within=True),
+    Keyword(SMS, "messaging webhooks STATUSES (the provider's statuses a text moves to)",
+            frozenset(sms_webhooks.STATUSES), TWILIO_MESSAGE, "status", "enum", within=True),
     # Stripe: the simulator refuses unknown parameters, as Stripe does (parameter_unknown).
     Properties(PAYMENTS, "payments simulator SESSION_PARAMS", frozenset(payments_simulator.SESSION_PARAMS),
                STRIPE_SESSION),

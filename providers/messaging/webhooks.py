@@ -11,3 +11,9 @@ def status_identity(params: dict[str, str]) -> str | None:
     message and the status it reports; None when it names neither."""
     sid, status = params.get("MessageSid", ""), params.get("MessageStatus", "")
     return f"{sid}:{status}" if sid and status else None
+
+
+# The statuses of a Message the provider's callbacks and answers bring, which the messaging service takes as its own
+# (services/messaging/domain.py adds `pending` and `unknown`, which are ours): compared with Twilio's by
+# providers/fidelity.
+STATUSES = ("accepted", "queued", "sending", "sent", "delivered", "undelivered", "failed", "received")

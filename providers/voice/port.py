@@ -1,14 +1,22 @@
-"""What the platform needs from a voice-AI provider, independent of the HTTP client behind it.
+"""What the platform needs from a voice-AI provider, in our own types: the services never see a provider's JSON.
 
-Payloads are the provider's own JSON objects (camelCase, as in its public REST
-API): the adapter is a transport, the services decide what to send. Every
-failure is a `ProviderError`, a public `provider_error` whose message is safe to
-show the caller (never the provider key or a raw 5xx body).
+An adapter per provider (`providers/voice/vapi/`) turns these types into its requests and its answers and server
+messages back into them; `providers.configured.voice` picks the one the settings name. What passes through
+untouched is what our public API already takes as the owner's own provider settings (an agent's `voice`, `model`
+and `provider_config`, an eval scenario's turns and judge plans): opaque here, forwarded as given.
+
+Every failure is a `ProviderError`, a public `provider_error` whose message is safe to show the caller (never the
+provider key or a raw 5xx body).
 """
+
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
 
+from core.compliance.recording_rules import Setting
 from core.errors import ServiceError
 
 
@@ -27,47 +35,240 @@ class ProviderError(ServiceError):
         self.retry_after = retry_after
 
 
-class VoiceProvider(Protocol):
-    # Assistants
-    async def create_assistant(self, body: dict[str, Any]) -> dict[str, Any]: ...
-    async def get_assistant(self, assistant_id: str) -> dict[str, Any]: ...
-    async def list_assistants(self, *, limit: int | None = None) -> list[dict[str, Any]]: ...
-    async def update_assistant(self, assistant_id: str, body: dict[str, Any]) -> dict[str, Any]: ...
-    async def delete_assistant(self, assistant_id: str) -> None:
-        """Deleting an assistant that is already gone (404) is not an error."""
+Json = Mapping[str, Any]
 
-    # Phone numbers
-    async def import_phone_number(self, body: dict[str, Any]) -> dict[str, Any]: ...
-    async def get_phone_number(self, phone_number_id: str) -> dict[str, Any]: ...
-    async def update_phone_number(self, phone_number_id: str, body: dict[str, Any]) -> dict[str, Any]: ...
-    async def delete_phone_number(self, phone_number_id: str) -> None:
-        """Deleting a number that is already gone (404) is not an error."""
-    async def list_phone_numbers(self) -> list[dict[str, Any]]: ...
+
+# -- assistants ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AssistantSpec:
+    """An agent's assistant as the provider runs it. `model`, `voice` and `settings` are the owner's own provider
+    settings (the agent's model, voice and provider_config), forwarded as given; `collect` is the JSON Schema of
+    what the end-of-call analysis extracts (reported back in `CallReport.structured_data`)."""
+
+    name: str
+    prompt: str
+    first_message: str | None
+    model: Json
+    voice: Json | None
+    settings: Json
+    collect: Json
+    agent_id: str
+    business_id: str
+
+
+@dataclass(frozen=True)
+class LiveAssistant:
+    """What the provider runs now: its system prompt (None: it has none) and its tools, as the provider holds them
+    (opaque: an eval run against a configuration not yet live keeps them, `Conversation.tools`)."""
+
+    prompt: str | None
+    tools: Json = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One channel's configuration, run on top of the live assistant without changing it (an eval gate's target):
+    its prompt, first message (none when `speaks_first` is False: the other party opens) and model."""
+
+    prompt: str
+    first_message: str | None
+    model: Json
+    speaks_first: bool = True
+    tools: Json = field(default_factory=dict)
+
+
+# -- calls --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutboundCall:
+    """A call to place with the agent's assistant: this call's prompt (with `context` added to it), first message
+    and model, the variables the prompt may use, our call id (every message about the call carries it back), and
+    the recording disclosure to speak first (None: none)."""
+
+    call_id: str
+    assistant_id: str
+    number_id: str
+    to: str
+    name: str | None
+    prompt: str
+    first_message: str
+    model: Json
+    context: str | None
+    max_duration: int
+    variables: Json
+    detect_voicemail: bool = True
+    disclosure: Setting | None = None
+
+
+@dataclass(frozen=True)
+class InboundAnswer:
+    """Who answers an inbound call: the agent's assistant with the call's variables, our call id and the recording
+    disclosure to speak first (None: none)."""
+
+    call_id: str
+    assistant_id: str
+    variables: Json
+    disclosure: Setting | None = None
+
+
+@dataclass(frozen=True)
+class CallRef:
+    """The call a server message is about: the provider's id, ours when the provider carries it back (None: a call
+    placed or answered without one, or not ours), whether it came in, and its numbers (E.164 when readable)."""
+
+    provider_call_id: str
+    our_call_id: str | None = None
+    inbound: bool = False
+    number: str | None = None
+    caller: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordingConsent:
+    """The other party's answer to the recording disclosure: the consent type asked and when it was granted
+    (None: declined, or hung up first)."""
+
+    type: str | None
+    granted_at: datetime | None
+
+
+Outcome = Literal["completed", "voicemail", "no-answer", "busy", "canceled", "failed"]
+
+
+@dataclass(frozen=True)
+class StatusUpdate:
+    """A call moved: `status` is one of PROGRESS; `forwarded_to` the phone a forwarding call is offered to."""
+
+    call: CallRef
+    status: str
+    at: datetime | None = None
+    forwarded_to: str | None = None
+
+
+PROGRESS = ("queued", "ringing", "in-progress", "forwarding", "ended")
+
+
+@dataclass(frozen=True)
+class CallReport:
+    """How a call ended and what was said. `ended_reason` is the provider's own words (kept and shown as given);
+    `outcome` what they mean in ours, None when the adapter does not know (the call's progress then decides)."""
+
+    call: CallRef
+    ended_reason: str | None
+    outcome: Outcome | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    cost_cents: int = 0
+    transcript: str | None = None
+    recording_url: str | None = None
+    summary: str | None = None
+    structured_data: Json | None = None
+    recording_consent: RecordingConsent | None = None
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    """The provider asks who answers an inbound call (and wants the answer within its timeout)."""
+
+    call: CallRef
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A server message nothing of ours follows from (acknowledged and dropped)."""
+
+    kind: str
+
+
+CallMessage = StatusUpdate | CallReport | AnswerRequest | Ignored
+
+
+# -- evals --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """A scenario mirrored at the provider: its name, description and turns (as our API takes them)."""
+
+    name: str
+    description: str
+    messages: Sequence[Json]
+
+
+RunStatus = Literal["queued", "in-progress", "ended"]
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """A run of a scenario at the provider; once `ended`, whether every result passed (a run that ended any other
+    way than played to its end did not), the results (`{status, messages}`) and the tool calls the assistant made
+    (`{turn, name, arguments}`, stubbed in a run: nothing happened)."""
+
+    id: str
+    status: RunStatus
+    passed: bool | None = None
+    results: Sequence[Json] = ()
+    ended_reason: str | None = None
+    tool_calls: Sequence[Json] = ()
+
+
+# -- the port -----------------------------------------------------------------------------------------------------
+
+
+class VoiceProvider(Protocol):
+    """A voice-AI provider. Deleting what is already gone (404) is not an error; a 404 on a read is a
+    `ProviderError` with status 404."""
+
+    # The owner's provider settings that, once set, can be changed but not removed (the provider has no default to
+    # go back to): a rollback keeps them.
+    kept_settings: frozenset[str]
+
+    async def check(self) -> None:
+        """A cheap authenticated request: raises `ProviderError` when the provider does not answer it."""
+
+    # Assistants
+    async def create_assistant(self, spec: AssistantSpec) -> str:
+        """The new assistant's id."""
+
+    async def update_assistant(self, assistant_id: str, spec: AssistantSpec, previous: AssistantSpec) -> None:
+        """Turn the assistant of `previous` into that of `spec` (what differs only)."""
+
+    async def live_assistant(self, assistant_id: str) -> LiveAssistant: ...
+    async def delete_assistant(self, assistant_id: str) -> None: ...
+
+    # Phone numbers (ours, reached over our SIP trunk: the provider asks us who answers each call)
+    async def import_number(self, e164: str) -> str:
+        """The provider's id of the number."""
+
+    async def forward_first(self, number_id: str, to: str | None, ring_seconds: int) -> None:
+        """Ring `to` first for `ring_seconds` on each inbound call before the assistant answers (None: never)."""
+
+    async def delete_number(self, number_id: str) -> None: ...
 
     # Calls
-    async def create_call(self, body: dict[str, Any]) -> dict[str, Any]: ...
-    async def get_call(self, call_id: str) -> dict[str, Any]: ...
-    async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]: ...
+    async def place_call(self, call: OutboundCall) -> str:
+        """The provider's id of the call."""
 
-    # Credentials (how the provider authenticates its server messages to us)
-    async def create_credential(self, body: dict[str, Any]) -> dict[str, Any]: ...
-    async def list_credentials(self) -> list[dict[str, Any]]: ...
+    async def ended_call(self, provider_call_id: str) -> CallReport | None:
+        """The call's end as the provider knows it, None while it goes on."""
 
-    # Evals (mock conversations with judge plans) and eval runs
-    async def create_eval(self, body: dict[str, Any]) -> dict[str, Any]: ...
-    async def get_eval(self, eval_id: str) -> dict[str, Any]: ...
-    async def update_eval(self, eval_id: str, body: dict[str, Any]) -> dict[str, Any]: ...
+    def read_message(self, payload: object) -> CallMessage:
+        """A server message (as verified by the gateway) in our types; `invalid` when it is not one."""
+
+    async def answer(self, answer: InboundAnswer | str) -> dict[str, Any]:
+        """The reply to an `AnswerRequest`: the assistant that answers, or words spoken before the call ends."""
+
+    # Evals: scenarios mirrored at the provider, and runs of them against an assistant
+    async def create_eval(self, spec: EvalSpec) -> str: ...
+    async def update_eval(self, eval_id: str, spec: EvalSpec) -> None: ...
     async def delete_eval(self, eval_id: str) -> None: ...
-    async def list_evals(self, *, limit: int | None = None, page: int | None = None) -> dict[str, Any]:
-        """The provider's page: `{"results": [eval, ...], "metadata": {"itemsPerPage", "totalItems",
-        "currentPage", ...}}`, newest first."""
-    async def run_eval(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Start a run (`{"type": "eval", "evalId" | "eval", "target": {"type": "assistant", "assistantId" |
-        "assistant", "assistantOverrides"?}}`); returns the run as created (`queued`). Never retried on a 429:
-        the `ProviderError` (status 429, `retry_after`) reaches the caller, which backs off."""
-    async def get_eval_run(self, run_id: str) -> dict[str, Any]: ...
-    async def list_eval_runs(self, *, limit: int | None = None, page: int | None = None) -> dict[str, Any]:
-        """Like `list_evals`: `{"results": [run, ...], "metadata": {...}}`."""
-    async def delete_eval_run(self, run_id: str) -> None: ...
+    async def run_eval(self, eval_id: str, assistant_id: str, conversation: Conversation | None = None) -> EvalRun:
+        """Start a run (on the live assistant, or with `conversation` in place of its configuration). Never retried
+        on a 429: the `ProviderError` (status 429, `retry_after`) reaches the caller, which backs off."""
+
+    async def eval_run(self, run_id: str) -> EvalRun: ...
 
     async def close(self) -> None: ...

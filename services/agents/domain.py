@@ -26,6 +26,7 @@ from contracts.agents import (
 )
 from core.compliance import recording_rules as recording
 from core.errors import ServiceError, invalid
+from providers.voice.port import AssistantSpec, Conversation
 from providers.voice.vapi.vocabulary import (
     RECORDING_CONSENT_MESSAGE_MAX,
     VOICEMAIL_DETECTION_OFF,
@@ -35,43 +36,26 @@ from switchboard.v1 import calls_pb2
 
 AGENT_STATUS = "active"
 
-# The provider limits assistant names to 40 characters; ours may be longer.
-PROVIDER_NAME_MAX = 40
-
-# Every assistant collects the caller's details at the end of a call (the provider's
-# structured-data analysis); the calls service turns them into leads.
+# Every assistant collects the caller's details at the end of a call (the provider's end-of-call analysis, as this
+# JSON Schema); the calls service turns them into leads.
 LEAD_FIELDS = ("name", "email", "phone", "intent")
 # The call quality scores the analysis asks for: the calls service's QualityDimensions.
 QUALITY_DIMENSIONS = tuple(calls_pb2.QualityDimensions.DESCRIPTOR.fields_by_name)
-LEAD_COLLECTION_PLAN = {
-    "enabled": True,
-    "schema": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "The caller's full name, if given"},
-            "email": {"type": "string", "description": "The caller's email address, if given"},
-            "phone": {"type": "string", "description": "A callback phone number the caller gave, in E.164 if possible"},
-            "intent": {"type": "string", "description": "What the caller wants, in one short sentence"},
-            "quality_dimensions": {
-                "type": "object", "description": "How the agent did on this call, each from 1 (poor) to 10 (excellent)",
-                # The provider's JsonSchema has no minimum or maximum: the range is in words (and checked on read).
-                "properties": {d: {"type": "integer", "description": "From 1 (poor) to 10 (excellent)"}
-                               for d in QUALITY_DIMENSIONS},
-            },
+COLLECTED = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "The caller's full name, if given"},
+        "email": {"type": "string", "description": "The caller's email address, if given"},
+        "phone": {"type": "string", "description": "A callback phone number the caller gave, in E.164 if possible"},
+        "intent": {"type": "string", "description": "What the caller wants, in one short sentence"},
+        "quality_dimensions": {
+            "type": "object", "description": "How the agent did on this call, each from 1 (poor) to 10 (excellent)",
+            # Providers' JSON Schemas may have no minimum or maximum: the range is in words (and checked on read).
+            "properties": {d: {"type": "integer", "description": "From 1 (poor) to 10 (excellent)"}
+                           for d in QUALITY_DIMENSIONS},
         },
     },
 }
-
-# What a setting group goes back to when it is no longer set: the provider's update cannot take a null, so we send
-# its documented default (an empty plan: every field of these plans has a default).
-PROVIDER_CONFIG_DEFAULTS: dict[str, Any] = {
-    "startSpeakingPlan": {}, "stopSpeakingPlan": {}, "artifactPlan": {}, "backgroundSpeechDenoisingPlan": {},
-    "monitorPlan": {}, "maxDurationSeconds": 600, "endCallPhrases": [], "voicemailDetection": VOICEMAIL_DETECTION_OFF,
-    "firstMessageMode": "assistant-speaks-first", "backgroundSound": "office",
-}
-# Groups with no documented default to go back to: once set they can be changed, not removed.
-PROVIDER_CONFIG_KEPT = tuple(g for g in PROVIDER_CONFIG_GROUPS if g not in PROVIDER_CONFIG_DEFAULTS
-                             and g != "analysisPlan")
 
 
 @dataclass(frozen=True)
@@ -241,74 +225,20 @@ def check_voicemail_detection(value: Any) -> None:
 
 # -- the provider assistant ------------------------------------------------------------
 
-def provider_name(name: str) -> str:
-    return name[:PROVIDER_NAME_MAX]
+def assistant_spec(config: AgentConfig, agent_id: str, business_id: str) -> AssistantSpec:
+    """What the provider's assistant of this configuration runs (the inbound channel: the live assistant)."""
+    return AssistantSpec(name=config.name, prompt=config.inbound_prompt, first_message=config.first_message,
+                         model=config.model, voice=config.voice or None, settings=config.provider_config,
+                         collect=COLLECTED, agent_id=agent_id, business_id=business_id)
 
 
-def provider_model(config: AgentConfig) -> dict[str, Any]:
-    return {**config.model, "messages": [{"role": "system", "content": config.inbound_prompt}]}
-
-
-def analysis_plan(provider_config: dict[str, Any]) -> dict[str, Any]:
-    """The caller's analysisPlan with our lead-collection structured data enforced."""
-    plan = dict(provider_config.get("analysisPlan") or {})
-    plan["structuredDataPlan"] = copy.deepcopy(LEAD_COLLECTION_PLAN)
-    return plan
-
-
-def assistant_body(config: AgentConfig, agent_id: str, business_id: str) -> dict[str, Any]:
-    """The provider's create-assistant body for this configuration."""
-    body = {
-        **copy.deepcopy(config.provider_config),
-        "name": provider_name(config.name),
-        "firstMessage": config.first_message,
-        "model": provider_model(config),
-        "analysisPlan": analysis_plan(config.provider_config),
-        "metadata": {"switchboard_agent_id": agent_id, "business_id": business_id},
-    }
-    if config.voice:
-        body["voice"] = dict(config.voice)
-    return body
-
-
-def assistant_patch(config: AgentConfig, changed: list[str], previous: AgentConfig) -> dict[str, Any]:
-    """The provider's update body that turns the assistant of `previous` into that of `config` for the
-    changed fields. It never holds a null (the provider's update takes none): a setting group no longer set is
-    sent as its default (PROVIDER_CONFIG_DEFAULTS); a voice or group without one is not sent (`kept_settings`
-    keeps changes from removing them; only putting an assistant back after a failed write can get here)."""
-    body: dict[str, Any] = {}
-    if "name" in changed:
-        body["name"] = provider_name(config.name)
-    if "first_message" in changed:
-        body["firstMessage"] = config.first_message
-    if "inbound_prompt" in changed or "model" in changed:
-        body["model"] = provider_model(config)
-    if "voice" in changed and config.voice:
-        body["voice"] = dict(config.voice)
-    if "provider_config" in changed:
-        body.update({group: copy.deepcopy(PROVIDER_CONFIG_DEFAULTS[group]) for group in previous.provider_config
-                     if group not in config.provider_config and group in PROVIDER_CONFIG_DEFAULTS})
-        body.update(copy.deepcopy(config.provider_config))
-        body["analysisPlan"] = analysis_plan(config.provider_config)
-    return body
-
-
-def kept_settings(current: AgentConfig, target: AgentConfig) -> AgentConfig:
-    """`target` with the voice and the setting groups the provider cannot remove (no null, no documented default:
-    PROVIDER_CONFIG_KEPT) kept at their current values where `target` has none: what a rollback restores."""
-    kept = {g: current.provider_config[g] for g in PROVIDER_CONFIG_KEPT
+def kept_settings(current: AgentConfig, target: AgentConfig, kept: frozenset[str]) -> AgentConfig:
+    """`target` with the voice and the setting groups the provider cannot remove (`kept`:
+    VoiceProvider.kept_settings) kept at their current values where `target` has none: what a rollback restores."""
+    held = {g: current.provider_config[g] for g in sorted(kept)
             if g in current.provider_config and g not in target.provider_config}
     return replace(target, voice=target.voice or current.voice,
-                   provider_config={**target.provider_config, **copy.deepcopy(kept)})
-
-
-def prompt_from_assistant(assistant: dict[str, Any]) -> str | None:
-    """The system prompt the provider assistant actually runs with, or None if it has none."""
-    for message in (assistant.get("model") or {}).get("messages") or ():
-        content = message.get("content")
-        if message.get("role") == "system" and isinstance(content, str):
-            return content
-    return None
+                   provider_config={**target.provider_config, **copy.deepcopy(held)})
 
 
 # -- updates ---------------------------------------------------------------------------
@@ -432,7 +362,7 @@ def snapshot(config: AgentConfig) -> dict[str, Any]:
     return redacted
 
 
-def restore_snapshot(old: dict[str, Any], current: AgentConfig) -> AgentConfig:
+def restore_snapshot(old: dict[str, Any], current: AgentConfig, kept: frozenset[str]) -> AgentConfig:
     """The configuration of an earlier (redacted) snapshot; redacted values keep their current value, and so do the
     voice and the setting groups the provider cannot remove (`kept_settings`)."""
     def unredact(then: Any, now: Any) -> Any:
@@ -442,7 +372,7 @@ def restore_snapshot(old: dict[str, Any], current: AgentConfig) -> AgentConfig:
             return {k: unredact(v, now.get(k)) for k, v in then.items()}
         return then
 
-    return kept_settings(current, AgentConfig.from_dict(unredact(old, current.to_dict())))
+    return kept_settings(current, AgentConfig.from_dict(unredact(old, current.to_dict())), kept)
 
 
 # -- personas -------------------------------------------------------------------------------
@@ -533,47 +463,30 @@ def outbound(config: AgentConfig) -> Outbound:
 #   customer's message).
 # The scenarios are the agent's behaviour contract on every channel its prompts drive.
 CHANNELS = ("inbound", "outbound", "sms")
-# The provider's firstMessageMode for an assistant that does not open the conversation.
-WAITS_FOR_USER = "assistant-waits-for-user"
 
 
-def _chat_model(model: dict[str, Any], prompt: str) -> dict[str, Any]:
-    return {**model, "messages": [{"role": "system", "content": prompt}]}
-
-
-def channel_overrides(config: AgentConfig) -> dict[str, dict[str, Any]]:
-    """Each channel's configuration as the provider's assistantOverrides on the live assistant."""
+def conversations(config: AgentConfig) -> dict[str, Conversation]:
+    """Each channel's configuration, to run on the live assistant."""
     out = outbound(config)
     sms_model = {**config.model, "model": config.sms_llm or config.model["model"]}
     return {
-        "inbound": {"firstMessage": config.first_message, "model": provider_model(config)},
-        "outbound": {"firstMessage": out.first_message, "model": _chat_model(out.model, out.prompt)},
-        "sms": {"firstMessageMode": WAITS_FOR_USER,
-                "model": _chat_model(sms_model, config.sms_prompt or config.inbound_prompt)},
+        "inbound": Conversation(config.inbound_prompt, config.first_message, config.model),
+        "outbound": Conversation(out.prompt, out.first_message, out.model),
+        "sms": Conversation(config.sms_prompt or config.inbound_prompt, None, sms_model, speaks_first=False),
     }
 
 
-def gate_targets(previous: AgentConfig, config: AgentConfig) -> list[tuple[str, dict[str, Any]]]:
-    """(channels, assistantOverrides) for each channel whose configuration the change alters; channels whose new
+def gate_targets(previous: AgentConfig, config: AgentConfig) -> list[tuple[str, Conversation]]:
+    """(channels, configuration) for each channel whose configuration the change alters; channels whose new
     configuration is the same are tested once, named together ("inbound,outbound"). Empty: nothing to gate."""
-    before, after = channel_overrides(previous), channel_overrides(config)
-    targets: list[tuple[list[str], dict[str, Any]]] = []
+    before, after = conversations(previous), conversations(config)
+    targets: list[tuple[list[str], Conversation]] = []
     for channel in CHANNELS:
         if before[channel] == after[channel]:
             continue
-        same = next((names for names, overrides in targets if overrides == after[channel]), None)
+        same = next((names for names, conversation in targets if conversation == after[channel]), None)
         if same is not None:
             same.append(channel)
         else:
             targets.append(([channel], after[channel]))
-    return [(",".join(names), overrides) for names, overrides in targets]
-
-
-def with_live_tools(overrides: dict[str, Any], assistant: dict[str, Any]) -> dict[str, Any]:
-    """`overrides` keeping the live assistant's tools: an override's model replaces the assistant's whole model,
-    and the run must use the tools the assistant really has (the provider stubs them in an eval run)."""
-    live = assistant.get("model") or {}
-    tools = {key: live[key] for key in ("tools", "toolIds") if live.get(key)}
-    return {**overrides, "model": {**overrides["model"], **tools}} if tools else overrides
-
-
+    return [(",".join(names), conversation) for names, conversation in targets]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from contracts.agents import RING_SECONDS
 from core.contact import AREA_CODE_PATTERN, REGIONS, normalize_e164
@@ -60,14 +59,6 @@ def initial_emergency_status(country: str, capabilities: dict[str, bool]) -> str
     return "not_set" if country in ("US", "CA") and voice else "not_required"
 
 
-def import_body(e164: str, sip_credential_id: str, server: dict[str, Any]) -> dict[str, Any]:
-    """How the voice provider imports one of our carrier numbers (bring-your-own over our SIP trunk). It carries
-    no assistant: each inbound call asks our server which assistant answers (an assistant-request), so the
-    number's agent is ours to change without a provider call."""
-    return {"provider": "byo-phone-number", "number": e164, "credentialId": sip_credential_id,
-            "numberE164CheckEnabled": True, "name": f"Switchboard {e164}", "server": server}
-
-
 @dataclass(frozen=True)
 class Forwarding:
     to: str
@@ -84,17 +75,3 @@ def check_forwarding(number: str, to: str, ring_seconds: int | None) -> Forwardi
     if not low <= ring_seconds <= high:
         raise invalid(f"forwarding.ring_seconds must be between {low} and {high}")
     return Forwarding(to, ring_seconds)
-
-
-def ringing_hooks(forwarding: Forwarding | None) -> list[dict[str, Any]]:
-    """The provider number's hooks for ring-first forwarding: when the call rings, dial the forward-to phone for
-    the ring time; when it does not pick up, the transfer's fallback keeps the call with the assistant (which the
-    number's server names in answer to the assistant-request that follows). The provider applies a blind
-    transfer's fallbackPlan only where the organization enabled transfer-outcome detection, and documents no
-    assistant-request after the hook (providers/voice/vapi/FIDELITY-calls.md). No forwarding: no hooks."""
-    if forwarding is None:
-        return []
-    plan = {"mode": "blind-transfer", "sipVerb": "dial", "dialTimeout": forwarding.ring_seconds,
-            "fallbackPlan": {"message": "", "endCallEnabled": False}}
-    destination = {"type": "number", "number": forwarding.to, "message": "", "transferPlan": plan}
-    return [{"on": "call.ringing", "do": [{"type": "transfer", "destination": destination}]}]

@@ -25,7 +25,6 @@ from core.tenant import pick_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.voice.port import VoiceProvider
-from providers.voice.vapi.server_messages import ServerConfig
 from services.agents import numbers_domain
 from services.agents.repository import AgentsUnit, NumbersRepository, numbers_of
 from switchboard.v1 import events_pb2
@@ -52,17 +51,22 @@ def _forwarding_of(row: Any) -> numbers_domain.Forwarding | None:
     return numbers_domain.Forwarding(row.forward_to, row.ring_seconds) if row.forward_to else None
 
 
+async def _forward_first(voice: VoiceProvider, number_id: str, forwarding: numbers_domain.Forwarding | None) -> None:
+    if forwarding is None:
+        await voice.forward_first(number_id, None, 0)
+    else:
+        await voice.forward_first(number_id, forwarding.to, forwarding.ring_seconds)
+
+
 class Numbers:
-    def __init__(self, uow: UnitOfWork[AgentsUnit], voice: VoiceProvider, server: ServerConfig,
-                 sip_credential_id: str, trial_numbers: int, *, standings: Standings | None = None):
+    def __init__(self, uow: UnitOfWork[AgentsUnit], voice: VoiceProvider, trial_numbers: int, *,
+                 standings: Standings | None = None):
         self.uow = uow  # the pool and the businesses' numbers (services.agents.repository)
         # May the business take a number, and is it in its trial (core.standings): the signup's provisioning saga
         # takes one acting for the business, with no standing in its token.
         self.standings = standings or carried_only()
         self.trial_numbers = trial_numbers
-        self.voice = voice
-        self.server = server  # where the provider asks which agent answers an inbound call
-        self.sip_credential_id = sip_credential_id
+        self.voice = voice  # imports our numbers; asks us which agent answers each inbound call
 
     # -- reads -----------------------------------------------------------------------
 
@@ -128,19 +132,18 @@ class Numbers:
                                    "it); pick another of the available numbers")
         imported = None
         try:
-            imported = await self.voice.import_phone_number(
-                numbers_domain.import_body(e164, self.sip_credential_id, await self.server.get()))
+            imported = await self.voice.import_number(e164)
             async with self.uow.transaction() as work:
                 if in_trial:
                     await self._check_trial_allowance(work.numbers, business_id)
                 row = await self._leased_update(work.numbers, row.id, token, business_id=business_id, agent_id=agent_id,
-                                                provider_phone_number_id=imported["id"], assigned_at=utcnow())
+                                                provider_phone_number_id=imported, assigned_at=utcnow())
                 work.emit(_number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
                                 business_id)
         except BaseException:
             if imported is not None:
-                await undo_at_provider(self.voice.delete_phone_number(imported["id"]),
-                                       f"assigning {e164} failed; provider number {imported['id']}")
+                await undo_at_provider(self.voice.delete_number(imported),
+                                       f"assigning {e164} failed; provider number {imported}")
             async with self.uow.transaction() as work:
                 await work.numbers.release_lease(row.id, token)
             raise
@@ -166,8 +169,7 @@ class Numbers:
             current = _forwarding_of(row)
             changes_provider = current != wanted and row.provider_phone_number_id is not None
             if changes_provider:
-                await self.voice.update_phone_number(row.provider_phone_number_id,
-                                                     {"hooks": numbers_domain.ringing_hooks(wanted)})
+                await _forward_first(self.voice, row.provider_phone_number_id, wanted)
             try:
                 async with self.uow.transaction() as work:
                     row = await self._leased_update(work.numbers, row.id, token, **values,
@@ -179,8 +181,7 @@ class Numbers:
             except BaseException:
                 if changes_provider:
                     await undo_at_provider(
-                        self.voice.update_phone_number(row.provider_phone_number_id,
-                                                       {"hooks": numbers_domain.ringing_hooks(current)}),
+                        _forward_first(self.voice, row.provider_phone_number_id, current),
                         f"forwarding of {e164}; provider number {row.provider_phone_number_id}")
                 raise
         return row
@@ -204,7 +205,7 @@ class Numbers:
         e164 = normalize_e164(phone_number)
         async with self._number_lease(e164, business_id) as (row, token):
             if row.provider_phone_number_id:
-                await self.voice.delete_phone_number(row.provider_phone_number_id)
+                await self.voice.delete_number(row.provider_phone_number_id)
             async with self.uow.transaction() as work:
                 await self._leased_update(
                     work.numbers, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,

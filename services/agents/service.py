@@ -30,7 +30,7 @@ from core.tenant import require_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
-from providers.voice.port import ProviderError, VoiceProvider
+from providers.voice.port import AssistantSpec, ProviderError, VoiceProvider
 from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
 from services.agents.records import CallerNumber
@@ -160,12 +160,12 @@ class Agents:
             row = await found(work.agents, agent_id)
             number = (await work.agents.first_numbers([str(row.id)])).get(str(row.id))
         try:
-            assistant = await self.voice.get_assistant(row.provider_assistant_id)
+            live = await self.voice.live_assistant(row.provider_assistant_id)
         except ProviderError as exc:
             if exc.status == 404:
                 raise ProviderError("this agent's assistant no longer exists at the voice provider", 404) from None
             raise
-        return AgentView(row, config_of(row), domain.prompt_from_assistant(assistant), number)
+        return AgentView(row, config_of(row), live.prompt, number)
 
     async def calling_profile(self, agent_id: str) -> tuple[AgentRow, domain.Outbound, CallerNumber | None]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
@@ -180,7 +180,7 @@ class Agents:
     async def voice_status(self) -> str:
         """How the voice provider answers a cheap authenticated call (providers.status)."""
         try:
-            await self.voice.list_assistants(limit=1)
+            await self.voice.check()
         except ProviderError as exc:
             return provider_status(exc.status)
         return "ok"
@@ -201,8 +201,7 @@ class Agents:
             if made is not None:
                 return made
         agent_id, now = new_id(), utcnow()
-        assistant = await self.voice.create_assistant(domain.assistant_body(config, agent_id, business_id))
-        assistant_id = assistant["id"]
+        assistant_id = await self.voice.create_assistant(domain.assistant_spec(config, agent_id, business_id))
         try:
             async with self.uow.transaction() as work:
                 row = await work.agents.add(
@@ -279,7 +278,7 @@ class Agents:
             raise not_found(f"version {version} of this agent")
 
         def build(current: domain.AgentConfig) -> domain.Change:
-            return domain.change_to(current, domain.restore_snapshot(target.config_snapshot, current))
+            return domain.change_to(current, domain.restore_snapshot(target.config_snapshot, current, self.voice.kept_settings))
 
         return await self._write(agent_id, build, Write(source="rollback", rollback_of=version, force=force,
                                                         expected_version=expected_version), field="agent_id")
@@ -308,16 +307,16 @@ class Agents:
                 return refused
             synced = False
             if change.provider_changed:
-                await self.voice.update_assistant(row.provider_assistant_id,
-                                                  domain.assistant_patch(change.config, change.provider_changed, current))
+                await self.voice.update_assistant(row.provider_assistant_id, _spec(row, change.config),
+                                                  _spec(row, current))
                 synced = True
             try:
                 updated = await self._store_write(row, token, current, change, write, settings, gate)
             except BaseException:
                 if synced:  # put the provider assistant back
                     await undo_at_provider(
-                        self.voice.update_assistant(row.provider_assistant_id, domain.assistant_patch(
-                            current, list(domain.PROVIDER_FIELDS), change.config)),
+                        self.voice.update_assistant(row.provider_assistant_id, _spec(row, current),
+                                                    _spec(row, change.config)),
                         f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
                 raise
         return Written(updated, change, list(settings), gate)
@@ -334,10 +333,10 @@ class Agents:
             return None
         if write.force:
             return forced(tenant.current().api_key_id)
-        assistant = await self.voice.get_assistant(row.provider_assistant_id)
+        live = await self.voice.live_assistant(row.provider_assistant_id)
         return await self.evals.verdict(
             str(row.id), row.provider_assistant_id,
-            [(channel, domain.with_live_tools(overrides, assistant)) for channel, overrides in targets],
+            [(channel, dataclasses.replace(conversation, tools=live.tools)) for channel, conversation in targets],
             self.gate_wait_seconds)
 
     async def _store_write(self, row: Any, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
@@ -398,3 +397,7 @@ class Agents:
         if kept is None:
             raise not_found(f"version {version} of this agent")
         return row, kept
+
+
+def _spec(row: Any, config: domain.AgentConfig) -> AssistantSpec:
+    return domain.assistant_spec(config, str(row.id), str(row.business_id))

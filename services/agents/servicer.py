@@ -14,7 +14,6 @@ from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
 from providers import configured
-from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers
@@ -281,10 +280,9 @@ def build(runtime: Runtime) -> AgentsServicer:
     units = agents_units(runtime.db)
     if s.number_pool_file:
         runtime.run(PoolLoader(units, Path(s.number_pool_file)))
-    server = ServerConfig(voice, WebhookAuth.of(s), s.public_base_url)
     agents = Agents(units, voice, GrpcEvalGate(runtime.client("evals")),
                     s.eval_gate_max_wait_seconds)
-    numbers = Numbers(units, voice, server, s.voice_sip_credential_id, s.trial_pool_numbers,
+    numbers = Numbers(units, voice, s.trial_pool_numbers,
                       standings=standings.heard_by(runtime))
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)

@@ -1,12 +1,12 @@
-"""Call rules as plain functions: the statuses and their moves, the provider's end reasons, what a new call
-may ask for, the enrichment variables and the provider's call body."""
+"""Call rules as plain functions: the statuses and their moves, what a new call may ask for, the enrichment
+variables, the recording disclosure, and what the provider's status updates and reports change on a call."""
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -24,6 +24,8 @@ from core import text
 from core.compliance import recording_rules as recording
 from core.errors import invalid
 from core.urls import split_url
+from providers.voice.port import PROGRESS as PROVIDER_PROGRESS
+from providers.voice.port import CallReport, Outcome, RecordingConsent, StatusUpdate
 from switchboard.v1 import calls_pb2
 
 if TYPE_CHECKING:
@@ -49,42 +51,15 @@ def moves_forward(current: str, new: str, at: datetime | None = None, current_at
     return _RANK[new] > _RANK[current]
 
 
-# The provider's endedReason values and the outcome each means; `outcome` decides the rest.
-ENDED_REASONS = {
-    "customer-did-not-answer": "no-answer",
-    "customer-busy": "busy",
-    "voicemail": "voicemail",
-    "manually-canceled": "canceled",
-    "customer-ended-call": "completed",
-    "assistant-ended-call": "completed",
-    "assistant-said-end-call-phrase": "completed",
-    "assistant-forwarded-call": "completed",
-    "call.ringing.hook-executed-transfer": "completed",  # ring-first: the transfer hook handed the call on
-    "call.forwarding.no-answer": "no-answer",
-    "call.forwarding.operator-busy": "busy",
-    "exceeded-max-duration": "completed",
-    "silence-timed-out": "completed",
-}
-FAILURE_MARKS = ("error", "failed", "fault", "unavailable", "not-found", "invalid")
-
-
-def outcome(ended_reason: str | None, reached: str) -> str:
-    """The outcome of a call that ended for `ended_reason`, having got as far as status `reached`.
-    Error families are failed; an unknown reason is completed if the call was answered, else failed."""
-    reason = (ended_reason or "").strip().lower()
-    if reason in ENDED_REASONS:
-        return ENDED_REASONS[reason]
-    if any(mark in reason for mark in FAILURE_MARKS):
-        return "failed"
+def outcome(reported: Outcome | None, reached: str) -> str:
+    """The outcome of a call that ended as the provider reports it (`reported`: None when it does not know),
+    having got as far as status `reached`: an unknown end is completed if the call was answered, else failed."""
+    if reported is not None:
+        return reported
     return "completed" if _RANK.get(reached, 0) >= _RANK["in-progress"] else "failed"
 
 
 # -- a new outbound call ---------------------------------------------------------------------------
-
-# The provider's customer.name (for its own reference only) takes at most 40 characters: ours may be longer and is
-# cut to fit; the enrichment variables carry the name as given.
-CUSTOMER_NAME_MAX = 40
-
 
 def check_max_duration(value: int | None) -> int:
     if value is None:
@@ -147,142 +122,60 @@ def enrichment(*, to: str, now: datetime, name: str | None, lead: dict[str, Any]
     return {k: v for k, v in variables.items() if v is not None}
 
 
-# Voicemail detection on outbound calls, unless the agent's own settings choose: the provider's default is off, and
-# then a voicemail box is talked to like a person and the call ends completed. This is its recommended detector.
-VOICEMAIL_DETECTION = {"provider": "vapi"}
-
-
 # -- the recording disclosure ---------------------------------------------------------------------
 
 def recording_disclosure(states: list[str], setting: recording.Setting,
-                         outbound: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """(what the call record keeps of the call's recording disclosure, the provider's compliancePlan that speaks
-    it, None when it is not spoken) for a call whose other party may be in `states`, under the agent's `setting`."""
+                         outbound: bool) -> tuple[dict[str, Any], recording.Setting | None]:
+    """(what the call record keeps of the call's recording disclosure, the disclosure the provider speaks first:
+    None when it is not spoken) for a call whose other party may be in `states`, under the agent's `setting`."""
     decided = recording.disclosure(states, setting.mode)
     kept = {**decided.record(), "consent_type": setting.consent if decided.spoken else None}
-    return kept, compliance_plan(setting, outbound) if decided.spoken else None
+    return kept, setting if decided.spoken else None
 
 
-def compliance_plan(setting: recording.Setting, outbound: bool) -> dict[str, Any]:
-    """The provider's compliancePlan that speaks the disclosure: its consent plan says the message as a line of its
-    own before the call's first message and starts recording once the other party consents (by staying on the
-    line, or by saying yes with `verbal`, whose no ends the call: the decline tool). On an outbound call it waits
-    for the callee to speak first, as the provider recommends: a line that reports "answered" while still ringing
-    would swallow a message spoken at once."""
-    plan: dict[str, Any] = {"type": setting.consent, "message": setting.message}
-    if outbound:
-        plan["firstMessageMode"] = "assistant-waits-for-user"
-    if setting.consent == recording.VERBAL:
-        plan["declineTool"] = {"type": "endCall"}
-    return {"recordingConsentPlan": plan}
-
-
-def recording_consent(report: dict[str, Any]) -> dict[str, Any] | None:
-    """The other party's answer to the disclosure in an end-of-call report (`compliance.recordingConsent`): its type
-    and when consent was granted (None: they declined or hung up first); None when the report says nothing."""
-    consent = _object(_object(report.get("compliance")).get("recordingConsent"))
-    if not consent:
+def recording_consent(consent: RecordingConsent | None) -> dict[str, Any] | None:
+    """What the call record keeps of the other party's answer to the disclosure: its type and when consent was
+    granted (None: they declined or hung up first); None when the report says nothing."""
+    if consent is None:
         return None
-    granted = _time(consent.get("grantedAt"))
-    return {"type": _text(consent.get("type")), "granted_at": granted.isoformat() if granted else None}
-
-
-def provider_call(*, assistant_id: str, phone_number_id: str, to: str, name: str | None, prompt: str,
-                  first_message: str, model: dict[str, Any], context: str | None, max_duration: int,
-                  variables: dict[str, Any], call_id: str, server: dict[str, Any],
-                  detect_voicemail: bool = True, compliance_plan: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The provider's `POST /call` body: the agent's assistant with this call's outbound overrides; `server` is
-    where the provider sends the call's messages (providers.voice.vapi.server_messages); `detect_voicemail` False
-    leaves voicemail detection to the agent's assistant; `compliance_plan` speaks the recording disclosure
-    (`recording_disclosure`)."""
-    system = prompt if not context else f"{prompt}\n\nContext for this call: {context}"
-    customer = {"number": to, **({"name": name[:CUSTOMER_NAME_MAX]} if name else {})}
-    return {
-        "assistantId": assistant_id, "phoneNumberId": phone_number_id, "customer": customer,
-        "assistantOverrides": {
-            "firstMessage": first_message, "maxDurationSeconds": max_duration,
-            "model": {**model, "messages": [{"role": "system", "content": system}]},
-            "variableValues": {**variables, **({"context": context} if context else {})},
-            "metadata": {"switchboard_call_id": call_id}, "server": server,
-            **({"voicemailDetection": VOICEMAIL_DETECTION} if detect_voicemail else {}),
-            **({"compliancePlan": compliance_plan} if compliance_plan else {}),
-        },
-    }
+    return {"type": consent.type, "granted_at": consent.granted_at.isoformat() if consent.granted_at else None}
 
 
 # -- the provider's messages -----------------------------------------------------------------------
 
-PROVIDER_STATUSES = ("queued", "ringing", "in-progress", "forwarding", "ended")
-INBOUND_CALL_TYPE = "inboundPhoneCall"
-
-
-def our_call_id(message: dict[str, Any]) -> str | None:
-    """The call id we gave the provider in the call's metadata, if the message carries it."""
-    overrides = (message.get("call") or {}).get("assistantOverrides") or {}
-    value = (overrides.get("metadata") or {}).get("switchboard_call_id")
-    return value if isinstance(value, str) else None
-
-
-def message_time(message: dict[str, Any]) -> datetime | None:
-    """When the provider says a message's event happened (its `timestamp`, milliseconds since the epoch)."""
-    stamp = message.get("timestamp")
-    if not isinstance(stamp, (int, float)) or isinstance(stamp, bool) or not 0 < stamp < 1e14:
-        return None
-    return datetime.fromtimestamp(stamp / 1000, UTC)
-
-
-def forward_destination(message: dict[str, Any]) -> str | None:
-    """The phone a `forwarding` status update offers the call to (a number destination), if it names one."""
-    destination = message.get("destination")
-    number = destination.get("number") if isinstance(destination, dict) else None
-    return number if isinstance(number, str) and number.strip() else None
-
-
 def after_status(status: str, answered: bool, reported: bool, status_at: datetime | None,
-                 message: dict[str, Any]) -> dict[str, Any]:
+                 update: StatusUpdate) -> dict[str, Any]:
     """The changes a status update makes to a call (none when it would move it backwards)."""
-    new, at = message.get("status"), message_time(message)
-    if new not in PROVIDER_STATUSES or reported or not moves_forward(status, new, at, status_at):
+    new, at = update.status, update.at
+    if new not in PROVIDER_PROGRESS or reported or not moves_forward(status, new, at, status_at):
         return {}
     changes = {"status": new, "answered": answered or new == "in-progress", "status_at": at}
-    if new == "forwarding" and forward_destination(message):
-        changes["forwarded_to"] = forward_destination(message)
+    if new == "forwarding" and update.forwarded_to:
+        changes["forwarded_to"] = update.forwarded_to
     return changes
 
 
-def after_report(status: str, answered: bool, reported: bool, report: dict[str, Any]) -> dict[str, Any]:
+def after_report(status: str, answered: bool, reported: bool, report: CallReport) -> dict[str, Any]:
     """The changes an end-of-call report makes: the outcome (unless one is already final), what was said and
     extracted, the timing and the cost. A report is applied once."""
     if reported:
         return {}
-    artifact, analysis = report.get("artifact"), report.get("analysis")
-    artifact = artifact if isinstance(artifact, dict) else {}
-    analysis = analysis if isinstance(analysis, dict) else {}
     reached = "in-progress" if answered else status
+    structured = dict(report.structured_data) if report.structured_data is not None else None
     changes: dict[str, Any] = {
-        "ended_reason": _text(report.get("endedReason")), "transcript": _text(artifact.get("transcript")),
-        "recording_url": recording_url(artifact), "summary": _text(analysis.get("summary")),
-        "structured_data": analysis.get("structuredData") if isinstance(analysis.get("structuredData"), dict) else None,
-        "started_at": _time(report.get("startedAt")), "ended_at": _time(report.get("endedAt")),
-        "cost_cents": _cents(report.get("cost")), "recording_consent": recording_consent(report)}
-    changes["quality_dimensions"] = quality(changes["structured_data"])
+        "ended_reason": report.ended_reason, "transcript": report.transcript, "recording_url": report.recording_url,
+        "summary": report.summary, "structured_data": structured, "started_at": report.started_at,
+        "ended_at": report.ended_at, "cost_cents": report.cost_cents,
+        "recording_consent": recording_consent(report.recording_consent), "quality_dimensions": quality(structured)}
     if not is_final(status):
-        changes["status"] = outcome(changes["ended_reason"], reached)
+        changes["status"] = outcome(report.outcome, reached)
     # A conversation or a voicemail means someone (or a box) answered, even if that status update never came.
     talked = answered or changes.get("status") in ("completed", "voicemail")
     if talked and not answered:
         changes["answered"] = True
-    if talked and changes["started_at"] and changes["ended_at"]:
-        changes["duration"] = max(0, int((changes["ended_at"] - changes["started_at"]).total_seconds()))
+    if talked and report.started_at and report.ended_at:
+        changes["duration"] = max(0, int((report.ended_at - report.started_at).total_seconds()))
     return changes
-
-
-def recording_url(artifact: dict[str, Any]) -> str | None:
-    """The call's recording in a report's artifact: `recording.mono.combinedUrl`, else `recording.stereoUrl`, else
-    the deprecated `recordingUrl` (older reports carry only that)."""
-    recording = _object(artifact.get("recording"))
-    mono = _object(recording.get("mono"))
-    return _text(mono.get("combinedUrl")) or _text(recording.get("stereoUrl")) or _text(artifact.get("recordingUrl"))
 
 
 def events_of_move(before: str, after: str, was_answered: bool, answered: bool) -> list[str]:
@@ -308,25 +201,6 @@ def quality(structured_data: dict[str, Any] | None) -> dict[str, Any] | None:
                for d in QUALITY_DIMENSIONS):
         return None
     return {d: scores[d] for d in QUALITY_DIMENSIONS}
-
-
-def _object(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
-
-
-def _time(value: object) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")) if isinstance(value, str) else None
-    except ValueError:
-        return None
-
-
-def _cents(cost: object) -> int:
-    return max(0, round(cost * 100)) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else 0
 
 
 # -- transcripts ---------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ only if nobody picks up there). The number's agent answers with the caller's
 lead (if the business knows the number) in its variables, and with its recording disclosure first where the
 caller may be in a state that needs every party's consent (domain.recording_disclosure: by the caller's area code
 and lead); the call is recorded `ringing` and `call.received` is emitted. A number no business holds, or one without an
-agent, is refused with the provider's error answer (spoken to the caller, then the call ends).
+agent, is refused with words spoken to the caller before the call ends.
 
 A business not in good standing (paused, canceled, unpaid, torn down, or whose standing the accounts service cannot
 confirm: core.standings) is never answered by its agent, at the platform's cost: the caller hears HELD_MESSAGE, a
@@ -18,12 +18,10 @@ from typing import Any
 from contracts import calls as calls_contract
 from core import tenant
 from core.compliance import zones
-from core.contact import normalize_e164
-from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
-from providers.voice.vapi.server_messages import ServerConfig, spoken_refusal
+from providers.voice.port import CallRef, InboundAnswer
 from services.calls import domain
 from services.calls.ports import Neighbours, NumberRoute
 from services.calls.repository import CallsUnit
@@ -34,46 +32,33 @@ NOT_IN_SERVICE = "This number is not in service."
 HELD_MESSAGE = "Sorry, this business is not taking calls at the moment. Please try again later. Goodbye."
 
 
-def _e164(value: object) -> str | None:
-    try:
-        return normalize_e164(value) if isinstance(value, str) else None
-    except ServiceError:
-        return None
-
-
 class Inbound:
-    def __init__(self, uow: UnitOfWork[CallsUnit], server: ServerConfig, others: Neighbours, *,
-                 standings: Standings | None = None):
-        self.uow, self.server = uow, server  # the calls (services.calls.repository)
+    def __init__(self, uow: UnitOfWork[CallsUnit], others: Neighbours, *, standings: Standings | None = None):
+        self.uow = uow  # the calls (services.calls.repository)
         self.standings = standings or carried_only()  # may the number's business spend (core.standings)
         self.others = others  # asked as the tenant set below (services.calls.ports)
 
-    async def assistant_request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """The provider's answer: the agent's assistant with this call's variables, or an error."""
-        row, route = await self._recorded(message)
+    async def assistant_request(self, call: CallRef) -> InboundAnswer | str:
+        """Who answers: the agent's assistant with this call's variables, or the words spoken before it ends."""
+        row, route = await self._recorded(call)
         if row is None:
-            return spoken_refusal(HELD_MESSAGE if route is not None else NOT_IN_SERVICE)
+            return HELD_MESSAGE if route is not None else NOT_IN_SERVICE
         spoken = (row.recording_disclosure or {}).get("spoken")  # as decided when the call was recorded
-        compliance_plan = domain.compliance_plan(route.disclosure, outbound=False) if spoken else None
-        return {"assistantId": route.provider_assistant_id,
-                "assistantOverrides": {"variableValues": row.variables,
-                                       "metadata": {"switchboard_call_id": str(row.id)},
-                                       "server": await self.server.get(),
-                                       **({"compliancePlan": compliance_plan} if compliance_plan else {})}}
+        return InboundAnswer(str(row.id), route.provider_assistant_id, row.variables,
+                             route.disclosure if spoken else None)
 
-    async def record_first_heard(self, message: dict[str, Any]) -> None:
+    async def record_first_heard(self, call: CallRef) -> None:
         """Record an inbound call that reaches us by a status update or report before (or without) an
         assistant-request: ring-first forwarding offers the call to the forward-to phone first."""
         async with self.uow.read() as work:
-            if await work.calls.by_provider_id(message["call"]["id"]) is not None:
+            if await work.calls.by_provider_id(call.provider_call_id) is not None:
                 return
-        await self._recorded(message)
+        await self._recorded(call)
 
-    async def _recorded(self, message: dict[str, Any]) -> tuple[Any, ...]:
+    async def _recorded(self, call: CallRef) -> tuple[Any, ...]:
         """The call of the message, recorded once, and its number's route; (None, None) when no agent of ours
         answers the number, (None, route) when its business may not spend (nothing recorded)."""
-        call = message["call"]
-        number = _e164((call.get("phoneNumber") or {}).get("number") or (message.get("phoneNumber") or {}).get("number"))
+        number = call.number
         if number is None:
             return None, None
         route = await self.others.agents.route(number)
@@ -82,7 +67,7 @@ class Inbound:
         with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
             if not await self.standings.is_good(route.business_id):
                 return None, route
-            return await self._record(call["id"], route, number, _e164((call.get("customer") or {}).get("number"))), route
+            return await self._record(call.provider_call_id, route, number, call.caller), route
 
     async def _record(self, provider_call_id: str, route: NumberRoute, number: str, caller: str | None) -> Any:
         async with self.uow.read() as work:

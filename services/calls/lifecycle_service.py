@@ -10,6 +10,7 @@ once, with the batch's events in one insert (its unit of work's). It forwards th
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -18,7 +19,7 @@ from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
 from core.uow import UnitOfWork
-from providers.voice.vapi.server_messages import message_of
+from providers.voice.port import AnswerRequest, CallReport, StatusUpdate, VoiceProvider
 from services.calls import domain
 from services.calls.inbound_service import Inbound
 from services.calls.repository import CallsUnit
@@ -44,23 +45,26 @@ def _payload(event_type: str, call: dict[str, Any]) -> Message:
                                  cost_cents=call["cost_cents"], webhook_url=call["webhook_url"])
 
 
-def _our_id(message: dict[str, Any]) -> str | None:
+Move = StatusUpdate | CallReport  # the provider's messages that move a call
+
+
+def _our_id(message: Move) -> str | None:
     """The call id we gave the provider, as PostgreSQL writes a UUID (None when the message has none)."""
-    our_id = domain.our_call_id(message)
+    our_id = message.call.our_call_id
     return our_id.lower() if our_id and is_uuid(our_id) else None
 
 
-def changes_of(call: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
+def changes_of(call: dict[str, Any], message: Move) -> dict[str, Any]:
     """What a status update or end-of-call report changes on the call as it stands (domain rules)."""
     reported = call["reported_at"] is not None
-    if message["type"] == "status-update":
+    if isinstance(message, StatusUpdate):
         changes = domain.after_status(call["status"], call["answered"], reported, call["status_at"], message)
     else:
         changes = domain.after_report(call["status"], call["answered"], reported, message)
         if changes:
             changes["reported_at"] = utcnow()
-    if not call["provider_call_id"] and message["call"]["id"]:  # it came before the provider's reply to us
-        changes["provider_call_id"] = message["call"]["id"]
+    if not call["provider_call_id"] and message.call.provider_call_id:  # before the provider's reply to us
+        changes["provider_call_id"] = message.call.provider_call_id
     return changes
 
 
@@ -76,8 +80,9 @@ def events_of(before: dict[str, Any], after: dict[str, Any]) -> list[Any]:
 
 
 class Lifecycle:
-    def __init__(self, uow: UnitOfWork[CallsUnit], inbound: Inbound | None = None):
+    def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, inbound: Inbound | None = None):
         self.uow = uow  # the calls (services.calls.repository), and the events of their moves
+        self.voice = voice  # reads its server messages, and words the answers to them
         self.inbound = inbound  # answers assistant-requests (inbound calls)
 
     async def handle(self, body: bytes) -> dict[str, Any]:
@@ -87,35 +92,34 @@ class Lifecycle:
             payload = json.loads(body)
         except ValueError:
             raise invalid("a server message is a JSON object") from None
-        message = message_of(payload)
-        if message["type"] == "assistant-request" and self.inbound is not None:
-            return await self.inbound.assistant_request(message)
+        message = self.voice.read_message(payload)
+        if isinstance(message, AnswerRequest) and self.inbound is not None:
+            return await self.voice.answer(await self.inbound.assistant_request(message.call))
         return {}  # other types are acknowledged: nothing of ours follows from them
 
     async def apply_stored(self, bodies: list[dict[str, Any]]) -> None:
         """The PROVIDER stream's consumer: message bodies as the gateway stored them, after it checked them."""
         try:
-            messages = [message_of(body) for body in bodies]
+            messages = [self.voice.read_message(body) for body in bodies]
         except ServiceError as exc:
             raise PermanentError(exc.message) from None
-        await self.apply(messages)
+        await self.apply([m for m in messages if isinstance(m, StatusUpdate | CallReport)])
 
-    async def apply(self, messages: list[dict[str, Any]]) -> None:
+    async def apply(self, messages: Sequence[Move]) -> None:
         """Move each message's call forward (status updates and end-of-call reports, in this order) and emit the
         events, in one transaction. An inbound call first heard of this way (one offered to a forward-to phone
         before any assistant-request) is recorded first. Messages about no call of ours change nothing."""
         for message in messages:
-            if domain.our_call_id(message) is None and self.inbound is not None and \
-                    message["call"].get("type") == domain.INBOUND_CALL_TYPE:
-                await self.inbound.record_first_heard(message)
+            if message.call.our_call_id is None and self.inbound is not None and message.call.inbound:
+                await self.inbound.record_first_heard(message.call)
         ours = [_our_id(m) for m in messages]
         async with self.uow.transaction() as work:
-            rows = await work.calls.for_messages([i for i in ours if i], [m["call"]["id"] for m in messages])
+            rows = await work.calls.for_messages([i for i in ours if i], [m.call.provider_call_id for m in messages])
             current = {row["id"]: row for row in rows}
             by_provider_id = {row["provider_call_id"]: row["id"] for row in rows if row["provider_call_id"]}
             changed: dict[str, dict[str, Any]] = {}
             for our_id, message in zip(ours, messages, strict=True):
-                call_id = our_id if our_id in current else by_provider_id.get(message["call"]["id"])
+                call_id = our_id if our_id in current else by_provider_id.get(message.call.provider_call_id)
                 if call_id is None:
                     continue  # not a call of ours
                 changes = changes_of(current[call_id], message)

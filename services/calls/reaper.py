@@ -5,6 +5,7 @@ calls active is left for one more margin, then closed without a report; one the 
 that was never placed, is closed as failed."""
 from __future__ import annotations
 
+import dataclasses
 import logging
 from datetime import timedelta
 from typing import Any
@@ -12,14 +13,14 @@ from typing import Any
 from core.background import Periodic
 from core.ids import utcnow
 from core.uow import UnitOfWork
-from providers.voice.port import ProviderError, VoiceProvider
+from providers.voice.port import CallRef, CallReport, ProviderError, VoiceProvider
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.repository import CallsUnit
 
 log = logging.getLogger(__name__)
 BATCH = 50
-REPORT_FIELDS = ("endedReason", "startedAt", "endedAt", "cost", "artifact", "analysis")
-# endedReason values of the calls the reaper closes without a report from the provider.
+# The ended reasons of the calls the reaper closes without a report from the provider (one it does not know is
+# failed; the others are decided by how far the call got).
 NOT_AT_PROVIDER, NEVER_PLACED, NO_REPORT = "call-not-found-at-provider", "call-never-placed", "no-end-of-call-report"
 
 
@@ -44,21 +45,20 @@ class Reaper(Periodic):
         return len(rows)
 
     async def _close(self, row: Any) -> None:
-        call = {"id": row.provider_call_id or "", "assistantOverrides": {"metadata": {"switchboard_call_id": str(row.id)}}}
+        call = CallRef(row.provider_call_id or "", str(row.id))
         if not row.provider_call_id:
-            return await self._report(call, {"endedReason": NEVER_PLACED})
+            return await self._report(CallReport(call, NEVER_PLACED))
         try:
-            at_provider = await self.voice.get_call(row.provider_call_id)
+            ended = await self.voice.ended_call(row.provider_call_id)
         except ProviderError as exc:
             if exc.status == 404:
-                await self._report(call, {"endedReason": NOT_AT_PROVIDER})
+                await self._report(CallReport(call, NOT_AT_PROVIDER, "failed"))
             return  # unreachable: the next sweep asks again
-        if at_provider.get("status") == "ended":
-            await self._report(call, {k: at_provider.get(k) for k in REPORT_FIELDS})
+        if ended is not None:
+            await self._report(dataclasses.replace(ended, call=call))
         elif utcnow() - row.created_at > timedelta(seconds=row.max_duration + 2 * self.margin):
-            await self._report(call, {"endedReason": NO_REPORT})
+            await self._report(CallReport(call, NO_REPORT))
 
-    async def _report(self, call: dict[str, Any], fields: dict[str, Any]) -> None:
-        log.info("calls reaper: closing call %s (%s)", call["assistantOverrides"]["metadata"]["switchboard_call_id"],
-                 fields.get("endedReason"))
-        await self.lifecycle.apply([{"type": "end-of-call-report", "call": call, **fields}])
+    async def _report(self, report: CallReport) -> None:
+        log.info("calls reaper: closing call %s (%s)", report.call.our_call_id, report.ended_reason)
+        await self.lifecycle.apply([report])

@@ -36,8 +36,7 @@ from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
 from core.uow import UnitOfWork
-from providers.voice.port import ProviderError, VoiceProvider
-from providers.voice.vapi.server_messages import ServerConfig
+from providers.voice.port import OutboundCall, ProviderError, VoiceProvider
 from services.calls import domain
 from services.calls.domain import CallFilter
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
@@ -96,12 +95,10 @@ def _found(row: CallRow | None) -> CallRow:
 
 
 class Calls:
-    def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, server: ServerConfig,
-                 neighbours: Neighbours, *, recording_secret: str, base_url: str, standings: Standings | None = None):
+    def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, neighbours: Neighbours, *, recording_secret: str, base_url: str, standings: Standings | None = None):
         self.uow = uow  # the calls and idempotency keys (services.calls.repository)
         self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.voice = voice
-        self.server = server
         self.recording_secret = recording_secret  # signs recording links
         self.base_url = base_url.rstrip("/")
         self.others = neighbours  # the other services, asked as the caller (services.calls.ports)
@@ -206,7 +203,7 @@ class Calls:
                                       lead=domain.lead_facts(lead) if lead else None, business_name=business_name,
                                       business_phone=profile.phone_number)
         first_message = request["first_message"] or profile.first_message
-        disclosure, compliance_plan = domain.recording_disclosure(
+        disclosure, disclosure_spoken = domain.recording_disclosure(
             zones.possible_states(request["to"], lead.state if lead else None), profile.disclosure, outbound=True)
         async with self.uow.transaction() as work:
             await work.calls.add(
@@ -217,14 +214,13 @@ class Calls:
                 webhook_url=request["webhook_url"], compliance=request["compliance"], variables=variables,
                 external_ref=request["external_ref"], touch_id=request["touch_id"], recording_disclosure=disclosure,
                 created_at=now, updated_at=now)
-        body = domain.provider_call(
-            assistant_id=profile.provider_assistant_id, phone_number_id=profile.provider_phone_number_id,
+        placed = OutboundCall(
+            call_id=call_id, assistant_id=profile.provider_assistant_id, number_id=profile.provider_phone_number_id,
             to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,
-            model=profile.model, context=request["context"], max_duration=request["max_duration"],
-            variables=variables, call_id=call_id, server=await self.server.get(),
-            detect_voicemail=not profile.own_voicemail_detection, compliance_plan=compliance_plan)
+            model=profile.model, context=request["context"], max_duration=request["max_duration"], variables=variables,
+            detect_voicemail=not profile.own_voicemail_detection, disclosure=disclosure_spoken)
         try:
-            placed = await self.voice.create_call(body)
+            provider_call_id = await self.voice.place_call(placed)
         except ProviderError as exc:
             async with self.uow.transaction() as work:
                 await work.calls.change(call_id, {"status": "failed", "updated_at": utcnow(),
@@ -235,7 +231,7 @@ class Calls:
             repository = work.calls
             if key is not None:
                 await repository.settle_key(*key, call_id)
-            return await repository.change(call_id, {"provider_call_id": placed["id"], "updated_at": utcnow()})
+            return await repository.change(call_id, {"provider_call_id": provider_call_id, "updated_at": utcnow()})
 
     async def _decide(self, request: dict[str, Any], profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:

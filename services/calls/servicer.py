@@ -12,7 +12,7 @@ from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from providers import configured
-from providers.voice.vapi.server_messages import QUEUED_SUBJECT, ServerConfig, WebhookAuth
+from providers.voice.vapi.server_messages import QUEUED_SUBJECT
 from services.calls import domain, lifecycle_service
 from services.calls.domain import CallFilter
 from services.calls.inbound_service import Inbound
@@ -152,10 +152,9 @@ def build(runtime: Runtime) -> CallsServicer:
     others = grpc_neighbours(runtime.client)
     held = standings.heard_by(runtime)
     units = calls_units(runtime.db)
-    calls = Calls(units, voice, ServerConfig(voice, WebhookAuth.of(s), s.public_base_url), others,
-                  recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
-    inbound = Inbound(units, calls.server, others, standings=held)
-    lifecycle = Lifecycle(units, inbound)
+    calls = Calls(units, voice, others, recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
+    inbound = Inbound(units, others, standings=held)
+    lifecycle = Lifecycle(units, voice, inbound)
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,

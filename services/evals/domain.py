@@ -1,4 +1,4 @@
-"""Eval scenario rules as plain functions: what a scenario's turns must be, and the provider's eval body.
+"""Eval scenario rules as plain functions: what a scenario's turns must be, and the scenario as the provider mirrors it.
 
 A scenario is a scripted mock conversation: user turns `{role: "user", content}` and assistant turns
 `{role: "assistant", judgePlan}` that alternate. The judge plan grades the assistant's reply at that turn:
@@ -13,31 +13,27 @@ Every refusal names the turn and the field, e.g. `messages[3].judgePlan.content 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from contracts.evals import (
     CONTENT_MAX,
     DESCRIPTION_MAX,
     ENDED,
-    IN_PROGRESS,
     JUDGE_PROVIDERS,
     JUDGE_TYPES,
     MAX_WAIT_MS,
     NAME_MAX,
-    QUEUED,
     ROLES,
     TURNS_MAX,
 )
 from core.errors import invalid
 from core.text import optional_text
+from providers.voice.port import EvalRun, EvalSpec
 
-PROVIDER_NAME_MAX, PROVIDER_DESCRIPTION_MAX = 80, 500
 RUBRIC_MAX = 4000  # a rubric message: the provider sets no limit
 TEMPLATE_VARIABLES = ("{{messages[-1]}}", "{{messages}}")
 _TEMPLATE = re.compile(r"\{\{.*?\}\}")
-# The provider's scenario type: a mock conversation played as chat.
-PROVIDER_EVAL_TYPE = "chat.mockConversation"
 
 
 @dataclass(frozen=True)
@@ -171,18 +167,13 @@ def new_scenario(name: str, description: str | None, messages: object) -> Scenar
     return Scenario(check_name(name), check_description(description), check_messages(messages))
 
 
-def provider_body(scenario: Scenario) -> dict[str, Any]:
-    """The provider's eval: a chat mock conversation with our turns as they are."""
-    return {"type": PROVIDER_EVAL_TYPE, "name": scenario.name[:PROVIDER_NAME_MAX],
-            "description": scenario.description[:PROVIDER_DESCRIPTION_MAX], "messages": scenario.messages}
+def eval_spec(scenario: Scenario) -> EvalSpec:
+    """The scenario as the provider mirrors it."""
+    return EvalSpec(scenario.name, scenario.description, scenario.messages)
 
 
 # -- runs ---------------------------------------------------------------------------------------------------------
 
-# The provider's run states as ours (SPEC: Eval run status).
-PROVIDER_RUN_STATUSES = {"queued": QUEUED, "running": IN_PROGRESS, "ended": ENDED}
-# The provider's ending of a mock conversation played to its end.
-DONE_REASON = "mockConversation.done"
 RUNS_LISTED = 50
 # What started a run: POST /api/v1/evals/run, or an agent's eval gate on a configuration change.
 REQUEST, EVAL_GATE = "request", "eval_gate"
@@ -196,50 +187,9 @@ def check_max_wait(max_wait_ms: int | None) -> int:
     return max_wait_ms
 
 
-def run_body(provider_eval_id: str, provider_assistant_id: str,
-             overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The provider's run of a scenario against an assistant (with overrides: a configuration not yet live)."""
-    target: dict[str, Any] = {"type": "assistant", "assistantId": provider_assistant_id}
-    if overrides:
-        target["assistantOverrides"] = overrides
-    return {"type": "eval", "evalId": provider_eval_id, "target": target}
-
-
-@dataclass(frozen=True)
-class RunState:
-    status: str
-    passed: bool | None
-    results: list[dict[str, Any]]
-    ended_reason: str | None
-    stubbed_tool_calls: list[dict[str, Any]] = field(default_factory=list)
-
-
-def run_state(provider_run: dict[str, Any]) -> RunState:
-    """Our view of the provider's run: status, and once ended whether every result passed (a run that ended
-    any other way than played to its end did not pass), the results as `{status, messages}` and the tool calls
-    the assistant made in them."""
-    status = PROVIDER_RUN_STATUSES.get(provider_run.get("status") or "", QUEUED)
-    if status != ENDED:
-        return RunState(status, None, [], None)
-    reason = provider_run.get("endedReason")
-    results = [{"status": r.get("status"), "messages": r.get("messages", [])}
-               for r in provider_run.get("results") or []]
-    passed = reason == DONE_REASON and bool(results) and all(r["status"] == "pass" for r in results)
-    return RunState(ENDED, passed, results, reason, tool_calls_made(results))
-
-
-def tool_calls_made(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`{turn, name, arguments}` for each tool call of an assistant message in the results (`turn`: the message's
-    index). The provider's run has no list of them: its result messages carry each call (EvalRunResult)."""
-    return [{"turn": turn, "name": call.get("name"), "arguments": call.get("arguments") or {}}
-            for result in results for turn, message in enumerate(result["messages"])
-            if isinstance(message, dict) and message.get("role") == "assistant"
-            for call in message.get("toolCalls") or () if isinstance(call, dict)]
-
-
-def failed_to_start(reason: str) -> RunState:
+def failed_to_start(reason: str) -> EvalRun:
     """A run the provider never took (refused, or its rate limit outlasted our retries)."""
-    return RunState(ENDED, False, [], reason[:500])
+    return EvalRun("", "ended", False, (), reason[:500])
 
 
 # -- the eval gate ------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
-from providers.voice.port import ProviderError, VoiceProvider
+from providers.voice.port import Conversation, EvalRun, ProviderError, VoiceProvider
 from services.evals import domain
 from services.evals.agents_port import AgentsPort
 from services.evals.repository import EvalsUnit
@@ -35,12 +35,12 @@ FIRST_BACKOFF_SECONDS = 0.5
 
 @dataclass(frozen=True)
 class Play:
-    """One run to start: a scenario against an assistant, with the configuration not yet live (`overrides`) of an
+    """One run to start: a scenario against an assistant, with the configuration not yet live (`conversation`) of an
     agent channel when an eval gate starts it."""
 
     scenario: Any
     assistant_id: str
-    overrides: dict[str, Any] | None = None
+    conversation: Conversation | None = None
     channel: str | None = None
 
 
@@ -92,14 +92,14 @@ class Runs:
         passed = sum(1 for r in ended if r.passed)
         return FanOut(total=len(runs), completed=len(ended), passed=passed, failed=len(ended) - passed, runs=runs)
 
-    async def gate(self, agent_id: str, assistant_id: str, targets: list[tuple[str, dict[str, Any]]],
+    async def gate(self, agent_id: str, assistant_id: str, targets: list[tuple[str, Conversation]],
                    max_wait_ms: int) -> tuple[str | None, domain.GateVerdict]:
-        """An agent's eval gate: every scenario of the agent against each target (channel, assistantOverrides),
+        """An agent's eval gate: every scenario of the agent against each target (channel, configuration),
         waiting up to `max_wait_ms`; (the runs' batch id, the verdict). The caller (the agents service) owns the
         agent and its assistant; the scenarios are read within the caller's businesses."""
         require_uuid(agent_id, "agent_id")
         scenarios = await self._scenarios_of(agent_id)
-        plays = [Play(s, assistant_id, overrides, channel) for channel, overrides in targets for s in scenarios]
+        plays = [Play(s, assistant_id, conversation, channel) for channel, conversation in targets for s in scenarios]
         if not plays:
             return None, domain.gate_verdict([])
         await self.standings.require_good(str(scenarios[0].business_id), "running the eval gate")
@@ -121,7 +121,7 @@ class Runs:
                 for p in plays]
         async with self.uow.transaction() as work:
             await work.runs.add(rows)
-        todo = [(row["id"], p.scenario.provider_eval_id, p.assistant_id, p.overrides)
+        todo = [(row["id"], p.scenario.provider_eval_id, p.assistant_id, p.conversation)
                 for row, p in zip(rows, plays, strict=True)]
         driver = asyncio.create_task(self._drive(todo), name=f"eval-runs-{rows[0]['id']}")
         self._drivers.add(driver)
@@ -137,40 +137,40 @@ class Runs:
 
     # -- driving -------------------------------------------------------------------------------------------------
 
-    async def _drive(self, todo: list[tuple[str, str, str, dict[str, Any] | None]]) -> None:
+    async def _drive(self, todo: list[tuple[str, str, str, Conversation | None]]) -> None:
         await asyncio.gather(*(self._drive_one(*item) for item in todo))
 
     async def _drive_one(self, run_id: str, provider_eval_id: str | None, assistant_id: str | None,
-                         overrides: dict[str, Any] | None = None, provider_run_id: str | None = None) -> None:
+                         conversation: Conversation | None = None, provider_run_id: str | None = None) -> None:
         """Submit a run (unless it was: `provider_run_id`) and follow it at the provider to its end."""
         try:
             async with self.slots:
-                provider_run: dict[str, Any] | None
+                provider_run: EvalRun | None
                 if provider_run_id:
-                    provider_run = await self.voice.get_eval_run(provider_run_id)
+                    provider_run = await self.voice.eval_run(provider_run_id)
                 else:
                     assert provider_eval_id is not None and assistant_id is not None  # a run to submit has both
-                    provider_run = await self._submit(run_id, domain.run_body(provider_eval_id, assistant_id, overrides))
+                    provider_run = await self._submit(run_id, provider_eval_id, assistant_id, conversation)
                 if provider_run is None:
                     return
                 while True:
-                    state = domain.run_state(provider_run)
-                    await self._record(run_id, state)
-                    if state.status == evals.ENDED:
+                    await self._record(run_id, provider_run)
+                    if provider_run.status == evals.ENDED:
                         return
                     await asyncio.sleep(self.poll_seconds)
-                    provider_run = await self.voice.get_eval_run(provider_run["id"])
+                    provider_run = await self.voice.eval_run(provider_run.id)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - the run stays as stored; polling it refreshes it later
             log.warning("eval run %s: following it at the provider failed: %s", run_id, exc)
 
-    async def _submit(self, run_id: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    async def _submit(self, run_id: str, provider_eval_id: str, assistant_id: str,
+                      conversation: Conversation | None) -> EvalRun | None:
         """The provider's run, retried on its rate limit; None when it never took it (the run is ended failed)."""
         pause = FIRST_BACKOFF_SECONDS
         for attempt in range(1, SUBMIT_TRIES + 1):
             try:
-                provider_run = await self.voice.run_eval(body)
+                provider_run = await self.voice.run_eval(provider_eval_id, assistant_id, conversation)
             except ProviderError as exc:
                 if exc.status == 429 and attempt < SUBMIT_TRIES:
                     await asyncio.sleep(exc.retry_after if exc.retry_after else pause)
@@ -180,13 +180,13 @@ class Runs:
                                                                   f"{exc.message}"))
                 return None
             async with self.uow.transaction() as work:
-                await work.runs.record(run_id, {"provider_run_id": provider_run["id"], "updated_at": utcnow()})
+                await work.runs.record(run_id, {"provider_run_id": provider_run.id, "updated_at": utcnow()})
             return provider_run
         return None
 
-    async def _record(self, run_id: str, state: domain.RunState) -> Any | None:
-        values: dict[str, Any] = {"status": state.status, "passed": state.passed, "results": state.results,
-                  "ended_reason": state.ended_reason, "stubbed_tool_calls": state.stubbed_tool_calls,
+    async def _record(self, run_id: str, state: EvalRun) -> Any | None:
+        values: dict[str, Any] = {"status": state.status, "passed": state.passed, "results": list(state.results),
+                  "ended_reason": state.ended_reason, "stubbed_tool_calls": list(state.tool_calls),
                   "updated_at": utcnow()}
         if state.status == evals.ENDED:
             values["ended_at"] = utcnow()
@@ -254,11 +254,11 @@ class Runs:
         if row.status == evals.ENDED or not row.provider_run_id:
             return row
         try:
-            provider_run = await self.voice.get_eval_run(row.provider_run_id)
+            provider_run = await self.voice.eval_run(row.provider_run_id)
         except ServiceError as exc:
             log.warning("eval run %s: refresh failed: %s", row.id, exc)
             return row
-        updated = await self._record(str(row.id), domain.run_state(provider_run))
+        updated = await self._record(str(row.id), provider_run)
         if updated is None:  # it ended meanwhile (its driver recorded it): read it as it is now
             async with self.uow.read() as work:
                 [updated] = await work.runs.by_ids([str(row.id)])

@@ -45,17 +45,16 @@ class Scenarios:
         require_business(tenant.require_account(), business_id)
         scenario = domain.new_scenario(name, description, messages)
         await self._agent_of(business_id, agent_id)
-        mirror = await self.voice.create_eval(domain.provider_body(scenario))
+        mirror_id = await self.voice.create_eval(domain.eval_spec(scenario))
         now = utcnow()
         try:
             async with self.uow.transaction() as work:
                 return await work.scenarios.add(
-                    id=new_id(), business_id=business_id, agent_id=agent_id, provider_eval_id=mirror["id"],
+                    id=new_id(), business_id=business_id, agent_id=agent_id, provider_eval_id=mirror_id,
                     name=scenario.name, description=scenario.description, messages=scenario.messages,
                     created_at=now, updated_at=now)
         except BaseException:
-            await undo_at_provider(self.voice.delete_eval(mirror["id"]),
-                                   f"eval creation failed; provider eval {mirror['id']}")
+            await undo_at_provider(self.voice.delete_eval(mirror_id), f"eval creation failed; provider eval {mirror_id}")
             raise
 
     async def get(self, scenario_id: str) -> Any:
@@ -84,7 +83,7 @@ class Scenarios:
         before = domain.Scenario(row.name, row.description, row.messages)
         async with leases.hold_with(self.uow, _scenarios, row.id, duration=SCENARIO_LEASE,
                                     wait_seconds=LEASE_WAIT_SECONDS, what="this eval scenario") as token:
-            await self.voice.update_eval(row.provider_eval_id, _mirror_update(changed))
+            await self.voice.update_eval(row.provider_eval_id, domain.eval_spec(changed))
             try:
                 async with self.uow.transaction() as work:
                     updated = await work.scenarios.change_leased(row.id, token, {
@@ -93,7 +92,7 @@ class Scenarios:
                 if updated is None:
                     raise ServiceError("conflict", "this eval scenario was changed by another request; retry")
             except BaseException:
-                await undo_at_provider(self.voice.update_eval(row.provider_eval_id, _mirror_update(before)),
+                await undo_at_provider(self.voice.update_eval(row.provider_eval_id, domain.eval_spec(before)),
                                        f"eval update failed; provider eval {row.provider_eval_id}")
                 raise
         return updated
@@ -116,7 +115,3 @@ def _scenarios(work: EvalsUnit) -> ScenariosRepository:
     """The repository whose rows the scenario's lease is held on (core.leases.hold_with)."""
     return work.scenarios
 
-
-def _mirror_update(scenario: domain.Scenario) -> dict[str, Any]:
-    """The provider's PATCH body: the eval's fields without its type, which cannot change."""
-    return {k: v for k, v in domain.provider_body(scenario).items() if k != "type"}

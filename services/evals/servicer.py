@@ -13,6 +13,7 @@ from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from core.uow import UnitOfWork
 from providers import configured
+from providers.voice.port import Conversation
 from services.evals.agents_port import GrpcAgents
 from services.evals.repository import EvalsUnit
 from services.evals.run_service import RunResumer, Runs
@@ -97,7 +98,7 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
         return evals_pb2.EvalRuns(runs=[run_message(r) for r in rows])
 
     async def GateEval(self, request: evals_pb2.GateEvalRequest, context: Context) -> evals_pb2.EvalGateOutcome:
-        targets = [(t.channel, json_format.MessageToDict(t.overrides)) for t in request.targets]
+        targets = [(t.channel, Conversation(**json_format.MessageToDict(t.overrides))) for t in request.targets]
         batch_id, verdict = await self.runs.gate(request.agent_id, request.provider_assistant_id, targets,
                                                  request.max_wait_ms)
         return evals_pb2.EvalGateOutcome(
@@ -107,7 +108,7 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
 
 def build(runtime: Runtime) -> EvalsServicer:
     s = runtime.settings
-    voice = runtime.closing(configured.voice(s))
+    voice = runtime.closing(configured.voice(s, server_messages=False))  # runs evals: no calls, no numbers
     agents = GrpcAgents(runtime.client("agents"))
     uow = UnitOfWork(runtime.db, EvalsUnit)
     runs = Runs(uow, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds, standings=standings.heard_by(runtime))

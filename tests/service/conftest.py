@@ -12,6 +12,8 @@ from core.ids import utcnow
 from core.tenant import Tenant
 from core.uow import Database, UnitOfWork
 from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import WebhookAuth
+from providers.voice.vapi.voice import VapiVoice
 from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.agents_port import GrpcAgents
@@ -85,6 +87,13 @@ async def accounts_of(cfg, database, pool):
     yield make
     for close in closers:
         await close()
+
+
+def vapi_port(cfg: settings.Settings, client: VapiClient | None = None) -> VapiVoice:
+    """The voice port the use cases take, over `client` (default: the simulator's real client, one attempt per
+    request), configured as the stack's services are."""
+    client = client or VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
+    return VapiVoice(client, WebhookAuth.of(cfg), cfg.public_base_url, cfg.voice_sip_credential_id)
 
 
 class LeaseStealingVoice(VapiClient):

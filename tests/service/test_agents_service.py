@@ -7,26 +7,27 @@ from core import rpc
 from core.errors import ServiceError
 from core.tenant import acting_as
 from providers.voice.port import ProviderError
+from providers.voice.vapi import assistants
 from providers.voice.vapi.client import VapiClient
-from services.agents import domain
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.repository import agents_units
 from services.agents.schema import agent_versions, agents, outbox, prompt_history
 from services.agents.service import Agents
-from tests.service.conftest import LeaseStealingVoice, new_tenant
+from tests.service.conftest import LeaseStealingVoice, new_tenant, vapi_port
 
 
 @pytest.fixture
 async def service(cfg, engine, database):
     voice = LeaseStealingVoice(cfg, engine)
     evals, channel = rpc.connect("evals", cfg, forward_tenant=True)
-    yield Agents(agents_units(database), voice, GrpcEvalGate(evals), cfg.eval_gate_max_wait_seconds), voice
+    yield Agents(agents_units(database), vapi_port(cfg, voice), GrpcEvalGate(evals),
+                 cfg.eval_gate_max_wait_seconds), voice
     await channel.close()
     await voice.close()
 
 
 async def live_prompt(voice: VapiClient, row) -> str:
-    return domain.prompt_from_assistant(await voice.get_assistant(row.provider_assistant_id))
+    return assistants.live(await voice.get_assistant(row.provider_assistant_id)).prompt
 
 
 async def history(engine, agent_id) -> tuple[list[int], list[str], int]:

@@ -10,11 +10,12 @@ from core.ids import utcnow
 from services.calls import schema, store
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.repository import calls_units
+from tests.service.conftest import vapi_port
 
 
 @pytest.fixture
-def lifecycle(database):
-    return Lifecycle(calls_units(database))
+def lifecycle(cfg, database):
+    return Lifecycle(calls_units(database), vapi_port(cfg))  # reads the messages: no request to the provider
 
 
 async def new_call(engine, provider_call_id: str | None, status: str = "queued"):

@@ -5,18 +5,18 @@ from datetime import timedelta
 import pytest
 
 from core.ids import utcnow
-from providers.voice.vapi.client import VapiClient
 from services.calls import schema, store
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.reaper import NEVER_PLACED, NOT_AT_PROVIDER, Reaper
 from services.calls.repository import calls_units
+from tests.service.conftest import vapi_port
 
 
 @pytest.fixture
 async def reaper(cfg, database):
-    voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
+    voice = vapi_port(cfg)
     # A margin that makes calls overdue well before the stack's own reaper (margin 1 s) would take them.
-    yield Reaper(calls_units(database), voice, Lifecycle(calls_units(database)), interval=60, margin=-550)
+    yield Reaper(calls_units(database), voice, Lifecycle(calls_units(database), voice), interval=60, margin=-550)
     await voice.close()
 
 

@@ -9,13 +9,12 @@ import sqlalchemy as sa
 
 from core.errors import ServiceError
 from core.tenant import Tenant, acting_as
-from providers.voice.vapi.client import VapiClient
-from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.calls import schema
 from services.calls.ports import CallingProfile, Lead
 from services.calls.repository import calls_units
 from services.calls.service import Calls, NewCall
 from switchboard.v1 import common_pb2
+from tests.service.conftest import vapi_port
 from tests.service.fakes import CallsNeighbours
 
 CALLEE = "+14155550123"
@@ -35,12 +34,11 @@ def others(calling_agent, account) -> CallsNeighbours:
 
 @pytest.fixture
 async def calls(cfg, database, others, account):
-    voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
+    voice = vapi_port(cfg)
     caller = Tenant(account_id=str(uuid.uuid4()), business_ids=(account["business_id"],),
                     standings=((account["business_id"], "active"),))
     with acting_as(caller):
-        yield Calls(calls_units(database), voice, ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url), others.ports,
-                    recording_secret="unused-here", base_url=cfg.public_base_url)
+        yield Calls(calls_units(database), voice, others.ports, recording_secret="unused-here", base_url=cfg.public_base_url)
     await voice.close()
 
 

@@ -5,12 +5,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from providers.voice.vapi.client import VapiClient
-from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
+from providers.voice.port import AnswerRequest
 from services.calls import schema
 from services.calls.inbound_service import NOT_IN_SERVICE, Inbound
 from services.calls.ports import Lead, NumberRoute
 from services.calls.repository import calls_units
+from tests.service.conftest import vapi_port
 from tests.service.fakes import CallsNeighbours, accounts_saying
 
 NUMBER, CALLER, IDLE_NUMBER = "+14155550170", "+14155550199", "+14155550171"
@@ -32,22 +32,26 @@ def others(business_id) -> CallsNeighbours:
 
 
 @pytest.fixture
-async def inbound(cfg, database, others, business_id):
-    voice = VapiClient(cfg.voice_api_url, cfg.voice_api_key.reveal(), max_attempts=1)
-    yield Inbound(calls_units(database), ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url), others.ports,
-                  standings=accounts_saying({business_id: "trialing"}))
+async def answer(cfg, database, others, business_id):
+    """The provider's answer to an assistant-request for a call from `caller` to `number`: read by the voice port,
+    answered by the use case, worded by the port."""
+    voice = vapi_port(cfg)
+    inbound = Inbound(calls_units(database), others.ports, standings=accounts_saying({business_id: "trialing"}))
+
+    async def answered(number: str, caller: str, provider_call_id: str) -> dict:
+        message = voice.read_message({"message": {"type": "assistant-request", "call": {
+            "id": provider_call_id, "customer": {"number": caller}, "phoneNumber": {"number": number}}}})
+        assert isinstance(message, AnswerRequest)
+        return await voice.answer(await inbound.assistant_request(message.call))
+
+    yield answered
     await voice.close()
 
 
-def request(number: str, caller: str, provider_call_id: str) -> dict:
-    return {"type": "assistant-request", "call": {"id": provider_call_id, "customer": {"number": caller},
-                                                  "phoneNumber": {"number": number}}}
-
-
-async def test_a_repeated_request_answers_alike_and_records_the_call_once(inbound, engine, others, business_id):
+async def test_a_repeated_request_answers_alike_and_records_the_call_once(answer, engine, others, business_id):
     provider_call_id = f"pc-{uuid.uuid4()}"
-    first = await inbound.assistant_request(request(NUMBER, CALLER, provider_call_id))
-    again = await inbound.assistant_request(request(NUMBER, CALLER, provider_call_id))
+    first = await answer(NUMBER, CALLER, provider_call_id)
+    again = await answer(NUMBER, CALLER, provider_call_id)
     assert first == again and first["assistantId"] == "assistant-1"
     assert first["assistantOverrides"]["server"]["url"].endswith("/api/v1/providers/voice/messages")
     variables = first["assistantOverrides"]["variableValues"]
@@ -62,7 +66,7 @@ async def test_a_repeated_request_answers_alike_and_records_the_call_once(inboun
     assert str(rows[0].lead_id) == others.leads[(business_id, CALLER)].id
 
 
-async def test_numbers_nobody_answers_are_refused(inbound):
+async def test_numbers_nobody_answers_are_refused(answer):
     for number in ("+14155550100", IDLE_NUMBER, "not a number"):
-        assert await inbound.assistant_request(request(number, CALLER, f"pc-{uuid.uuid4()}")) == {
+        assert await answer(number, CALLER, f"pc-{uuid.uuid4()}") == {
             "error": NOT_IN_SERVICE}

@@ -7,18 +7,16 @@ import pytest
 from core import leases
 from core.errors import ServiceError
 from core.tenant import Tenant, acting_as
-from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
 from services.agents.numbers_service import Numbers
 from services.agents.repository import agents_units
 from services.agents.schema import phone_numbers
-from tests.service.conftest import LeaseStealingVoice
+from tests.service.conftest import LeaseStealingVoice, vapi_port
 
 
 @pytest.fixture
 async def numbers(cfg, engine, database):
     voice = LeaseStealingVoice(cfg, engine)
-    server = ServerConfig(voice, WebhookAuth.of(cfg), cfg.public_base_url)
-    yield Numbers(agents_units(database), voice, server, cfg.voice_sip_credential_id, cfg.trial_pool_numbers), voice
+    yield Numbers(agents_units(database), vapi_port(cfg, voice), cfg.trial_pool_numbers), voice
     await voice.close()
 
 

@@ -9,7 +9,9 @@ from providers.messaging.client import TwilioClient
 from providers.messaging.simulator.app import MESSAGES, OPT_OUTS
 from providers.messaging.simulator.app import build_app as build_sms_app
 from providers.voice.vapi.client import VapiClient
+from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.simulator.app import build_app
+from providers.voice.vapi.voice import VapiVoice
 from tests.calling import VoiceSimulator
 from tests.integration.servers import serving
 from tests.memory import MemoryDatabase
@@ -35,6 +37,13 @@ async def voice_client(voice):
     client = VapiClient(voice.url, KEY, max_attempts=1)
     yield client
     await client.close()
+
+
+@pytest.fixture
+def voice_port(voice_client):
+    """The voice port the use cases take: the Vapi adapter over the simulator's client."""
+    return VapiVoice(voice_client, WebhookAuth("hmac", "fast-tier-webhook-secret"), "https://switchboard.example.com",
+                     "sip-credential")
 
 
 class SmsProvider:

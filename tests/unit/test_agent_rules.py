@@ -5,9 +5,15 @@ from contracts import agents
 from core.contact import NumberFacts, normalize_e164, number_facts
 from core.errors import ServiceError
 from core.tenant import Tenant, acting_for, pick_business
+from providers.voice.port import AssistantSpec
+from providers.voice.vapi import assistants
 from providers.voice.vapi.simulator import validation
 from services.agents import domain, numbers_domain
 from services.agents.service import update_source
+
+
+def spec(c: domain.AgentConfig) -> AssistantSpec:
+    return domain.assistant_spec(c, "agent-1", "biz-1")
 
 
 def config(**overrides) -> domain.AgentConfig:
@@ -44,7 +50,7 @@ def test_voice_needs_a_provider_and_known_keys():
 def test_assistant_body_has_lead_collection_and_a_provider_sized_name():
     c = domain.replace(config(name="A" * 60), provider_config={"analysisPlan": {"summaryPlan": {"enabled": False},
                                                                                 "structuredDataPlan": {"enabled": False}}})
-    body = domain.assistant_body(c, "agent-1", "biz-1")
+    body = assistants.create_body(domain.assistant_spec(c, "agent-1", "biz-1"))
     assert len(body["name"]) == 40
     assert body["model"]["messages"] == [{"role": "system", "content": "You answer calls."}]
     plan = body["analysisPlan"]
@@ -76,7 +82,7 @@ def test_update_lists_only_fields_whose_value_changed():
     change = domain.apply_update(current, texts={"name": "Desk", "first_message": "Hi!"}, model={"model": "gpt-4o"})
     assert change.changed == ["name", "first_message", "model"]
     assert change.config.model == {"provider": "openai", "model": "gpt-4o", "temperature": 0.7}
-    patch = domain.assistant_patch(change.config, change.provider_changed, current)
+    patch = assistants.update_body(spec(change.config), spec(current))
     assert patch == {"name": "Desk", "firstMessage": "Hi!", "model": {**change.config.model, "messages": [
         {"role": "system", "content": "You answer calls."}]}}
     assert domain.apply_update(current, texts={"outbound_prompt": ""}).changed == []  # empty clears; already clear
@@ -91,13 +97,13 @@ def test_a_patch_never_sends_null():
         "startSpeakingPlan": {"waitSeconds": 1}, "endCallMessage": "Bye"})
     back = domain.change_to(tuned, current)
     assert back.changed == ["voice", "provider_config"]
-    patch = domain.assistant_patch(back.config, back.provider_changed, tuned)
+    patch = assistants.update_body(spec(back.config), spec(tuned))
     assert None not in patch.values()
     assert {k: patch[k] for k in ("voicemailDetection", "maxDurationSeconds", "startSpeakingPlan")} == {
         "voicemailDetection": "off", "maxDurationSeconds": 600, "startSpeakingPlan": {}}
     assert not {"voice", "transcriber", "endCallMessage"} & set(patch)
     assert "structuredDataPlan" in patch["analysisPlan"]
-    assert set(domain.PROVIDER_CONFIG_DEFAULTS) | set(domain.PROVIDER_CONFIG_KEPT) | {"analysisPlan"} == set(
+    assert set(assistants.SETTING_DEFAULTS) | assistants.KEPT | {"analysisPlan"} == set(
         agents.PROVIDER_CONFIG_GROUPS)
 
 
@@ -107,7 +113,7 @@ def test_a_voice_cannot_be_unset_and_a_rollback_keeps_what_the_provider_cannot_r
     with pytest.raises(ServiceError) as err:
         domain.apply_update(tuned, texts={}, voice={})
     assert err.value.code == "invalid_request" and "cannot go back" in err.value.message
-    restored = domain.restore_snapshot(domain.snapshot(config()), tuned)
+    restored = domain.restore_snapshot(domain.snapshot(config()), tuned, assistants.KEPT)
     assert restored.voice == tuned.voice and restored.provider_config == {"transcriber": {"provider": "deepgram"}}
     assert domain.change_to(tuned, restored).changed == ["provider_config"]
 
@@ -140,7 +146,7 @@ def test_voicemail_detection_may_be_off_or_a_providers_plan():
 
 
 def test_the_lead_collection_schema_is_the_providers_json_schema():
-    schema = domain.LEAD_COLLECTION_PLAN["schema"]
+    schema = domain.COLLECTED
     assert validation.json_schema(schema, "schema") == []
     dimension = schema["properties"]["quality_dimensions"]["properties"]["empathy"]
     assert validation.json_schema({**dimension, "minimum": 1}, "s") == ["s.property minimum should not exist"]
@@ -196,7 +202,7 @@ def test_snapshots_are_redacted_and_hashed_canonically():
     assert domain.content_hash(snap) == domain.content_hash(dict(reversed(list(snap.items()))))
     assert domain.content_hash(snap) != domain.content_hash(domain.snapshot(config()))
     # A rollback keeps the current value where the snapshot holds a redaction.
-    restored = domain.restore_snapshot(snap, c)
+    restored = domain.restore_snapshot(snap, c, assistants.KEPT)
     assert restored.provider_config["transcriber"]["apiKey"] == "sk-123"
 
 
@@ -265,8 +271,9 @@ def test_the_gate_tests_each_channel_a_change_alters_once(change, channels):
 
 
 def test_each_channels_overrides_are_its_own_configuration():
-    by_channel = domain.channel_overrides(domain.replace(config(), outbound_prompt="Call to confirm.",
-                                                         sms_prompt="Text briefly.", sms_llm="gpt-4o-mini"))
+    by_channel = {channel: assistants.overrides(conversation) for channel, conversation in domain.conversations(
+        domain.replace(config(), outbound_prompt="Call to confirm.", sms_prompt="Text briefly.",
+                       sms_llm="gpt-4o-mini")).items()}
     assert by_channel["inbound"]["model"]["messages"] == [{"role": "system", "content": "You answer calls."}]
     assert by_channel["outbound"]["model"]["messages"][0]["content"] == "Call to confirm."
     assert by_channel["sms"]["model"]["model"] == "gpt-4o-mini"
@@ -274,9 +281,10 @@ def test_each_channels_overrides_are_its_own_configuration():
 
 
 def test_the_gate_keeps_the_live_assistants_tools():
-    overrides = domain.channel_overrides(config())["inbound"]
-    live = {"model": {"tools": [{"type": "sms"}], "toolIds": ["t1"], "messages": []}}
-    kept = domain.with_live_tools(overrides, live)
+    inbound = domain.conversations(config())["inbound"]
+    live = assistants.live({"model": {"tools": [{"type": "sms"}], "toolIds": ["t1"], "messages": []}})
+    kept = assistants.overrides(domain.replace(inbound, tools=live.tools))
     assert kept["model"]["tools"] == [{"type": "sms"}] and kept["model"]["toolIds"] == ["t1"]
-    assert kept["model"]["messages"] == overrides["model"]["messages"]
-    assert domain.with_live_tools(overrides, {"model": {}}) == overrides
+    assert kept["model"]["messages"] == assistants.overrides(inbound)["model"]["messages"]
+    assert assistants.overrides(domain.replace(inbound, tools=assistants.live({"model": {}}).tools)) == (
+        assistants.overrides(inbound))

@@ -14,7 +14,7 @@ from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
 from providers.voice.port import ProviderError
-from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
+from providers.voice.vapi import assistants as vapi_assistants
 from services.agents import domain
 from services.agents.numbers_service import Numbers
 from services.agents.repository import agents_units
@@ -38,9 +38,9 @@ def caller(business_id) -> Tenant:
 
 
 @pytest.fixture
-def agents(database, voice_client, gate, caller):
+def agents(database, voice_port, gate, caller):
     with acting_as(caller):
-        yield Agents(agents_units(database, MemoryAgents, MemoryNumbers), voice_client, gate, 5.0)
+        yield Agents(agents_units(database, MemoryAgents, MemoryNumbers), voice_port, gate, 5.0)
 
 
 async def make(agents: Agents, business_id: str, prompt: str = "Answer the phone.", **fields):
@@ -54,7 +54,7 @@ async def assistants(voice) -> list:
 
 
 async def live_prompt(voice_client, row) -> str | None:
-    return domain.prompt_from_assistant(await voice_client.get_assistant(row.provider_assistant_id))
+    return vapi_assistants.live(await voice_client.get_assistant(row.provider_assistant_id)).prompt
 
 
 async def history(database: MemoryDatabase, agent_id: str) -> tuple[list[int], list[str], list[str]]:
@@ -218,7 +218,7 @@ POOL = ("+14155550100", "+14155550101", "+12125550100")
 
 
 @pytest.fixture
-async def numbers(database, voice_client, caller):
+async def numbers(database, voice_port, caller):
     """The phone-number use cases on a pool of POOL (the business is in its trial: one pool number allowed)."""
     async with database.transaction() as conn:
         for number in POOL:
@@ -226,10 +226,8 @@ async def numbers(database, voice_client, caller):
                 "id": new_id(), "phone_number": number, "country": "US", "area_code": number[2:5],
                 "capabilities": {"voice_inbound": True, "sms_outbound": True}, "a2p_status": "not_started",
                 "emergency_status": "not_set", "created_at": utcnow()})
-    server = ServerConfig(voice_client, WebhookAuth("hmac", "fast-tier-secret"), "https://switchboard.example.com")
     with acting_as(caller):
-        yield Numbers(agents_units(database, MemoryAgents, MemoryNumbers), voice_client, server, "sip-credential",
-                      trial_numbers=1)
+        yield Numbers(agents_units(database, MemoryAgents, MemoryNumbers), voice_port, trial_numbers=1)
 
 
 async def provider_numbers(voice) -> list:

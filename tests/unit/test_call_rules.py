@@ -1,5 +1,5 @@
-"""Call rules: the status order, what the provider's end reasons mean, the enrichment variables and the
-provider's call body."""
+"""Call rules: the status order, what the provider's end reasons mean, the enrichment variables, the
+provider's call body and what its status updates and reports change on a call (read by the Vapi adapter)."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -7,6 +7,8 @@ import pytest
 from contracts import calls
 from core.errors import ServiceError
 from core.text import optional_text
+from providers.voice.port import CallRef, CallReport, OutboundCall, StatusUpdate
+from providers.voice.vapi import calls as vapi_calls
 from services.calls import domain
 
 
@@ -35,7 +37,7 @@ def test_a_call_only_moves_forward_and_an_outcome_is_final():
     (None, "queued", "failed"),
 ])
 def test_the_providers_end_reasons_map_to_outcomes(reason, reached, outcome):
-    assert domain.outcome(reason, reached) == outcome
+    assert domain.outcome(vapi_calls.outcome_of(reason), reached) == outcome
 
 
 def test_time_of_day_is_the_callees_local_time():
@@ -73,11 +75,15 @@ def test_new_call_checks():
     assert domain.request_hash({"a": 1, "b": None}) == domain.request_hash({"b": None, "a": 1})
 
 
+def outbound_call(**fields) -> OutboundCall:
+    return OutboundCall(**{"call_id": "c-1", "assistant_id": "as", "number_id": "pn", "to": "+14155550100",
+                           "name": None, "prompt": "Call back.", "first_message": "Hi!",
+                           "model": {"provider": "openai", "model": "m"}, "context": None, "max_duration": 300,
+                           "variables": {"name": "Dana"}, **fields})
+
+
 def test_the_provider_call_body():
-    body = domain.provider_call(assistant_id="as", phone_number_id="pn", to="+14155550100", name=None,
-                                prompt="Call back.", first_message="Hi!", model={"provider": "openai", "model": "m"},
-                                context=None, max_duration=300, variables={"name": "Dana"}, call_id="c-1",
-                                server={"url": "https://x/messages", "credentialId": "cr"})
+    body = vapi_calls.call_body(outbound_call(), {"url": "https://x/messages", "credentialId": "cr"})
     assert body == {"assistantId": "as", "phoneNumberId": "pn", "customer": {"number": "+14155550100"},
                     "assistantOverrides": {
                         "firstMessage": "Hi!", "maxDurationSeconds": 300,
@@ -89,22 +95,27 @@ def test_the_provider_call_body():
 
 
 def test_an_agent_that_chose_its_own_voicemail_detection_keeps_it_on_its_calls():
-    body = domain.provider_call(assistant_id="as", phone_number_id="pn", to="+14155550100", name=None,
-                                prompt="Call back.", first_message="Hi!", model={}, context=None, max_duration=300,
-                                variables={}, call_id="c-1", server={}, detect_voicemail=False)
+    body = vapi_calls.call_body(outbound_call(model={}, variables={}, detect_voicemail=False), {})
     assert "voicemailDetection" not in body["assistantOverrides"]
 
 
 def test_the_customer_name_is_cut_to_the_providers_40_characters():
     name = "Dana " + "Q" * 60
-    body = domain.provider_call(assistant_id="as", phone_number_id="pn", to="+14155550100", name=name, prompt="p",
-                                first_message="Hi!", model={"provider": "openai", "model": "m"}, context=None,
-                                max_duration=300, variables={"name": "Dana"}, call_id="c-1", server={})
+    body = vapi_calls.call_body(outbound_call(name=name, prompt="p"), {})
     assert body["customer"] == {"number": "+14155550100", "name": name[:40]}
 
 
-def _update(status: str, at_ms: int | None = None, **extra) -> dict:
-    return {"type": "status-update", "status": status, **({"timestamp": at_ms} if at_ms else {}), **extra}
+def _update(status: str, at_ms: int | None = None, **extra) -> StatusUpdate:
+    """A Vapi status update, as the adapter reads it."""
+    update = vapi_calls.read_message({"message": {"type": "status-update", "call": {"id": "pc-1"}, "status": status,
+                                                  **({"timestamp": at_ms} if at_ms else {}), **extra}})
+    assert isinstance(update, StatusUpdate)
+    return update
+
+
+def _report(fields: dict) -> CallReport:
+    """A Vapi end-of-call report's fields, as the adapter reads them."""
+    return vapi_calls.report(CallRef("pc-1"), fields)
 
 
 T0 = 1_780_000_000_000  # ms
@@ -139,24 +150,24 @@ def test_in_progress_and_forwarding_follow_each_other_by_the_providers_clock():
 
 
 def test_forwarding_end_reasons():
-    assert domain.outcome("call.ringing.hook-executed-transfer", "forwarding") == "completed"
-    assert domain.outcome("call.forwarding.no-answer", "forwarding") == "no-answer"
-    assert domain.outcome("call.forwarding.operator-busy", "forwarding") == "busy"
+    assert vapi_calls.outcome_of("call.ringing.hook-executed-transfer") == "completed"
+    assert vapi_calls.outcome_of("call.forwarding.no-answer") == "no-answer"
+    assert vapi_calls.outcome_of("call.forwarding.operator-busy") == "busy"
 
 
 def test_a_report_ends_the_call_once_with_what_was_said():
-    report = {"endedReason": "customer-ended-call", "startedAt": "2026-03-02T10:00:00.000Z",
+    report = _report({"endedReason": "customer-ended-call", "startedAt": "2026-03-02T10:00:00.000Z",
               "endedAt": "2026-03-02T10:01:30.000Z", "cost": 0.123,
               "artifact": {"transcript": "AI: Hi\nUser: Hello", "recordingUrl": "https://r/1.wav"},
-              "analysis": {"summary": "Said hello.", "structuredData": {"name": "Dana"}}}
+              "analysis": {"summary": "Said hello.", "structuredData": {"name": "Dana"}}})
     changes = domain.after_report("in-progress", True, False, report)
     assert changes["status"] == "completed" and changes["duration"] == 90 and changes["cost_cents"] == 12
     assert changes["summary"] == "Said hello." and changes["structured_data"] == {"name": "Dana"}
     assert domain.after_report("completed", True, True, report) == {}  # a duplicate
     assert "status" not in domain.after_report("canceled", False, False, report)  # an outcome is final
-    unanswered = domain.after_report("ringing", False, False, {"endedReason": "customer-did-not-answer"})
+    unanswered = domain.after_report("ringing", False, False, _report({"endedReason": "customer-did-not-answer"}))
     assert unanswered["status"] == "no-answer" and "duration" not in unanswered
-    assert domain.after_report("queued", False, False, {"cost": "free", "artifact": []})["cost_cents"] == 0
+    assert domain.after_report("queued", False, False, _report({"cost": "free", "artifact": []}))["cost_cents"] == 0
 
 
 @pytest.mark.parametrize("artifact, url", [
@@ -169,8 +180,8 @@ def test_a_report_ends_the_call_once_with_what_was_said():
     ({}, None),
 ])
 def test_a_reports_recording_is_its_mono_then_stereo_then_deprecated_url(artifact, url):
-    assert domain.recording_url(artifact) == url
-    assert domain.after_report("in-progress", True, False, {"artifact": artifact})["recording_url"] == url
+    assert vapi_calls.recording_url(artifact) == url
+    assert domain.after_report("in-progress", True, False, _report({"artifact": artifact}))["recording_url"] == url
 
 
 def test_the_events_of_a_move():

@@ -15,7 +15,8 @@ from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
-from providers.voice.vapi.server_messages import ServerConfig, WebhookAuth
+from providers.voice.port import CallRef, Ignored
+from providers.voice.vapi import calls as vapi_calls
 from services.calls import domain
 from services.calls.domain import EVERY_CALL, CallFilter
 from services.calls.inbound_service import HELD_MESSAGE, NOT_IN_SERVICE, Inbound
@@ -30,7 +31,6 @@ from tests.service.fakes import CallsNeighbours, accounts_saying
 
 CALLEE, OTHER_CALLEE, CALLER = "+14155550123", "+14155550124", "+14155550199"
 BASE_URL = "https://switchboard.example.com"
-AUTH = WebhookAuth("hmac", "fast-tier-webhook-secret")
 
 
 @pytest.fixture
@@ -59,10 +59,9 @@ def caller(business_id) -> Tenant:
 
 
 @pytest.fixture
-def calls(database, voice_client, others, caller):
+def calls(database, voice_port, others, caller):
     with acting_as(caller):
-        yield Calls(calls_units(database, MemoryCalls), voice_client, ServerConfig(voice_client, AUTH, BASE_URL), others.ports,
-                    recording_secret="recording-secret", base_url=BASE_URL)
+        yield Calls(calls_units(database, MemoryCalls), voice_port, others.ports, recording_secret="recording-secret", base_url=BASE_URL)
 
 
 def call_to(profile: CallingProfile, to: str = CALLEE, **fields) -> NewCall:
@@ -264,23 +263,34 @@ NUMBER, IDLE_NUMBER = "+14155550170", "+14155550171"
 
 
 @pytest.fixture
-def inbound(database, voice_client, business_id, lead):
+def inbound(database, business_id, lead):
     others = CallsNeighbours(routes={NUMBER: NumberRoute(business_id, new_id(), "Front desk", "assistant-1"),
                                      IDLE_NUMBER: NumberRoute(business_id, None, None, None)},
                              leads={(business_id, CALLER): lead}, names={business_id: "Acme Plumbing"})
-    return Inbound(calls_units(database, MemoryCalls), ServerConfig(voice_client, AUTH, BASE_URL), others.ports,
-                   standings=accounts_saying({business_id: standing.TRIALING}))
+    return Inbound(calls_units(database, MemoryCalls), others.ports, standings=accounts_saying({business_id: standing.TRIALING}))
 
 
-def assistant_request(number: str, caller: str, provider_call_id: str) -> dict:
-    return {"type": "assistant-request", "call": {"id": provider_call_id, "customer": {"number": caller},
-                                                  "phoneNumber": {"number": number}}}
+def call_of(message: dict) -> CallRef:
+    """The call a Vapi server message is about, as the adapter reads it."""
+    read = vapi_calls.read_message({"message": message})
+    assert not isinstance(read, Ignored)
+    return read.call
+
+
+def assistant_request(number: str, caller: str, provider_call_id: str) -> CallRef:
+    return call_of({"type": "assistant-request", "call": {"id": provider_call_id, "customer": {"number": caller},
+                                                          "phoneNumber": {"number": number}}})
+
+
+async def answered(inbound: Inbound, voice_port, call: CallRef) -> dict:
+    """What Vapi is answered with."""
+    return await voice_port.answer(await inbound.assistant_request(call))
 
 
 async def test_a_repeated_assistant_request_answers_alike_and_records_the_call_and_its_event_once(
-        inbound, database, business_id, lead):
-    first = await inbound.assistant_request(assistant_request(NUMBER, CALLER, "pc-1"))
-    again = await inbound.assistant_request(assistant_request(NUMBER, CALLER, "pc-1"))
+        inbound, voice_port, database, business_id, lead):
+    first = await answered(inbound, voice_port, assistant_request(NUMBER, CALLER, "pc-1"))
+    again = await answered(inbound, voice_port, assistant_request(NUMBER, CALLER, "pc-1"))
     assert first == again and first["assistantId"] == "assistant-1"
     variables = first["assistantOverrides"]["variableValues"]
     assert (variables["business_name"], variables["name"], variables["lead_status"]) == ("Acme Plumbing", "Sam", "new")
@@ -291,23 +301,23 @@ async def test_a_repeated_assistant_request_answers_alike_and_records_the_call_a
     assert (event["type"], event["business_id"]) == ("call.received", business_id)
     assert (event["data"]["call_id"], event["data"]["conversation_id"], event["data"]["from"]) == (row.id, "pc-1",
                                                                                                    CALLER)
-    await inbound.record_first_heard({"type": "status-update", "call": {"id": "pc-1"}})
+    await inbound.record_first_heard(call_of({"type": "status-update", "call": {"id": "pc-1"}}))
     assert len(database.events) == 1
 
 
 @pytest.mark.parametrize("held", [standing.PAUSED, None], ids=["paused", "no record"])
-async def test_a_held_business_is_answered_by_the_recorded_message_and_records_nothing(inbound, database,
+async def test_a_held_business_is_answered_by_the_recorded_message_and_records_nothing(inbound, voice_port, database,
                                                                                       business_id, held):
     inbound.standings = accounts_saying({business_id: held} if held else {})
-    answer = await inbound.assistant_request(assistant_request(NUMBER, CALLER, "pc-held"))
+    answer = await answered(inbound, voice_port, assistant_request(NUMBER, CALLER, "pc-held"))
     assert answer == {"error": HELD_MESSAGE}  # spoken by the provider, then it hangs up: no assistant
-    await inbound.record_first_heard({"type": "status-update", "call": {"id": "pc-held", "phoneNumber": {
-        "number": NUMBER}, "customer": {"number": CALLER}}})
+    await inbound.record_first_heard(call_of({"type": "status-update", "call": {"id": "pc-held", "phoneNumber": {
+        "number": NUMBER}, "customer": {"number": CALLER}}}))
     assert await stored(database, business_id) == [] and database.events == []
 
 
-async def test_numbers_nobody_answers_are_refused_and_record_nothing(inbound, database, business_id):
+async def test_numbers_nobody_answers_are_refused_and_record_nothing(inbound, voice_port, database, business_id):
     for number in ("+14155550100", IDLE_NUMBER, "not a number"):
-        assert await inbound.assistant_request(assistant_request(number, CALLER, f"pc-{number}")) == {
+        assert await answered(inbound, voice_port, assistant_request(number, CALLER, f"pc-{number}")) == {
             "error": NOT_IN_SERVICE}
     assert await stored(database, business_id) == [] and database.events == []

@@ -1,9 +1,11 @@
-"""Eval scenario rules (services.evals.domain): turns, judge plans and the provider's body."""
+"""Eval scenario rules (services.evals.domain): turns, judge plans, and the provider's body and runs as the Vapi
+adapter writes and reads them."""
 from types import SimpleNamespace
 
 import pytest
 
 from core.errors import ServiceError
+from providers.voice.vapi import evals as vapi_evals
 from services.evals import domain
 
 ASK = {"role": "user", "content": "Are you open?"}
@@ -62,7 +64,7 @@ def test_refusals_name_the_turn_and_the_field(messages, fragment):
 def test_the_provider_body_is_a_chat_mock_conversation():
     scenario = domain.new_scenario(" booking.saturday ", None, [ASK, {"role": "assistant",
                                                                       "judgePlan": {"type": "exact", "content": "Yes"}}])
-    body = domain.provider_body(scenario)
+    body = vapi_evals.eval_body(domain.eval_spec(scenario))
     assert body["type"] == "chat.mockConversation" and body["name"] == "booking.saturday"
     assert body["description"] == "" and body["messages"] == scenario.messages
 
@@ -75,7 +77,7 @@ def test_a_rubric_may_be_longer_than_a_turn():
 def test_the_mirror_fits_the_providers_name_and_description():
     scenario = domain.new_scenario("n" * 200, "d" * 2000, [ASK, {"role": "assistant",
                                                                  "judgePlan": {"type": "exact", "content": "Yes"}}])
-    body = domain.provider_body(scenario)
+    body = vapi_evals.eval_body(domain.eval_spec(scenario))
     assert (len(body["name"]), len(body["description"])) == (80, 500) and len(scenario.description) == 2000
 
 
@@ -100,8 +102,8 @@ def test_a_runs_tool_calls_are_read_from_its_result_messages():
     messages = [ASK, {"role": "assistant", "content": "Texted.", "toolCalls": [{"name": "sms", "arguments": {"a": 1}},
                                                                             {"name": "book"}]},
                 {"role": "tool", "content": "ok"}]
-    assert domain.run_state({"status": "running", "results": []}).stubbed_tool_calls == []
-    ended = domain.run_state({"status": "ended", "endedReason": "mockConversation.done",
-                              "results": [{"status": "pass", "messages": messages}]})
-    assert ended.passed is True and ended.stubbed_tool_calls == [
+    assert vapi_evals.run_of({"status": "running", "results": []}).tool_calls == ()
+    ended = vapi_evals.run_of({"status": "ended", "endedReason": "mockConversation.done",
+                               "results": [{"status": "pass", "messages": messages}]})
+    assert ended.passed is True and ended.tool_calls == [
         {"turn": 1, "name": "sms", "arguments": {"a": 1}}, {"turn": 1, "name": "book", "arguments": {}}]

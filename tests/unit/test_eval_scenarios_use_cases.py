@@ -36,11 +36,11 @@ def other_business() -> str:
 
 
 @pytest.fixture
-def scenarios(database, voice_client, business_id, other_business, agent_id):
+def scenarios(database, voice_port, business_id, other_business, agent_id):
     agents = EvalAgents({agent_id: EvaluatedAgent(business_id, "assistant-1"),
                          THEIRS: EvaluatedAgent(other_business, "assistant-2")})
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id, other_business))):
-        yield Scenarios(in_memory(database, MemoryScenarios), voice_client, agents)
+        yield Scenarios(in_memory(database, MemoryScenarios), voice_port, agents)
 
 
 def in_memory(database, scenarios_on) -> UnitOfWork[EvalsUnit]:
@@ -86,11 +86,11 @@ class RefusingInsert(MemoryScenarios):
         raise sa.exc.IntegrityError("INSERT", values, ValueError("refused"))
 
 
-async def test_a_scenario_the_database_refuses_has_its_mirror_undone(database, voice_client, voice, business_id,
+async def test_a_scenario_the_database_refuses_has_its_mirror_undone(database, voice_port, voice, business_id,
                                                                      agent_id):
     agents = EvalAgents({agent_id: EvaluatedAgent(business_id, "assistant-1")})
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))), pytest.raises(sa.exc.IntegrityError):
-        await Scenarios(in_memory(database, RefusingInsert), voice_client, agents).create(business_id, agent_id,
+        await Scenarios(in_memory(database, RefusingInsert), voice_port, agents).create(business_id, agent_id,
                                                                                          "Books", None, TURNS)
     assert await mirrors(voice) == {}
 

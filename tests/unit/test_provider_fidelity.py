@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from contracts import calls as calls_contract
+from contracts import evals as evals_contract
 from providers.fidelity import __main__ as fidelity
 from providers.fidelity.claims import CLAIMS, PAYMENTS, Keyword, Properties
 from providers.fidelity.compare import compare
 from providers.fidelity.deviations import DEVIATIONS
 from providers.fidelity.sources import OpenApi, StripeTypes
+from providers.messaging import webhooks as sms_webhooks
+from providers.voice import port as voice_port
+from providers.voice.vapi import evals as vapi_evals
+from services.messaging import domain as messaging_domain
 
 DOCUMENT = {
     "paths": {"/Messages.json": {"post": {"requestBody": {"content": {"application/x-www-form-urlencoded": {
@@ -112,3 +118,12 @@ def test_no_undocumented_difference_with_the_published_documents():
     found, _ = fidelity.sources(Path(os.environ["PROVIDER_SPECS"]))
     lines, failing = fidelity.report(found, compare(CLAIMS, found))
     assert failing == 0, "\n".join(lines)
+
+
+def test_the_limits_and_values_our_api_shares_with_a_provider_are_the_ones_the_fidelity_tool_compares():
+    """The fidelity tool reads the provider packages only (it sits below the services); what our API shares with a
+    provider is held to the provider package's value here."""
+    assert evals_contract.CONTENT_MAX == vapi_evals.TURN_CONTENT_MAX
+    assert set(messaging_domain.STATUSES) - {messaging_domain.PENDING, messaging_domain.UNKNOWN} == set(
+        sms_webhooks.STATUSES)
+    assert calls_contract.PROGRESS == voice_port.PROGRESS

@@ -10,6 +10,9 @@ from core.compliance import zones
 from core.compliance.decision import Callee, Standing, Touch, decide
 from core.compliance.rules import CALL, SMS
 from core.errors import ServiceError
+from providers.voice.port import CallRef, OutboundCall
+from providers.voice.vapi import assistants
+from providers.voice.vapi import calls as vapi_calls
 from providers.voice.vapi.simulator import validation
 from services.agents import domain as agents
 from services.calls import domain as calls
@@ -105,46 +108,48 @@ def test_the_setting_is_versioned_configuration_that_never_reaches_the_assistant
     assert config.recording_disclosure == {"mode": "off"}
     change = agents.apply_update(config, texts={}, recording_disclosure={"mode": "auto"})
     assert change.changed == ["recording_disclosure"] and change.provider_changed == []
-    assert "compliancePlan" not in agents.assistant_body(config, "a", "b")
+    assert "compliancePlan" not in assistants.create_body(agents.assistant_spec(config, "a", "b"))
     assert agents.initial_change(agents.new_config("A", "p", None, {}, {})).changed == ["name", "inbound_prompt",
                                                                                          "first_message", "model"]
 
 
 # -- the provider's body -------------------------------------------------------------------------
 
-def _body(plan):
-    return calls.provider_call(assistant_id="as", phone_number_id="pn", to=CA, name=None, prompt="p",
-                               first_message="Hi, it's Acme.", model={"provider": "openai", "model": "gpt-4.1"},
-                               context=None, max_duration=600, variables={}, call_id="c", server={"url": "https://x"},
-                               compliance_plan=plan)
+def _body(spoken: recording.Setting | None):
+    return vapi_calls.call_body(OutboundCall(
+        call_id="c", assistant_id="as", number_id="pn", to=CA, name=None, prompt="p", first_message="Hi, it's Acme.",
+        model={"provider": "openai", "model": "gpt-4.1"}, context=None, max_duration=600, variables={},
+        disclosure=spoken), {"url": "https://x"})
 
 
 def test_an_outbound_call_to_california_carries_the_consent_plan_before_its_first_message():
-    kept, plan = calls.recording_disclosure(["CA"], recording.Setting(), outbound=True)
-    overrides = _body(plan)["assistantOverrides"]
+    kept, spoken = calls.recording_disclosure(["CA"], recording.Setting(), outbound=True)
+    overrides = _body(spoken)["assistantOverrides"]
     assert overrides["compliancePlan"] == {"recordingConsentPlan": {
         "type": "stay-on-line", "message": recording.DEFAULT_MESSAGES["stay-on-line"],
         "firstMessageMode": "assistant-waits-for-user"}}
     assert overrides["firstMessage"] == "Hi, it's Acme."  # still the opening of the conversation
     assert kept["spoken"] and kept["consent_type"] == "stay-on-line" and kept["rules"][0]["state"] == "CA"
-    assert validation.call(_body(plan)) == []
+    assert validation.call(_body(spoken)) == []
 
 
 def test_a_verbal_plan_ends_the_call_on_a_no_and_an_inbound_one_speaks_at_once():
-    _, plan = calls.recording_disclosure(["PA"], recording.Setting(consent="verbal", message="OK to record?"),
-                                         outbound=False)
+    _, spoken = calls.recording_disclosure(["PA"], recording.Setting(consent="verbal", message="OK to record?"),
+                                           outbound=False)
+    assert spoken is not None
+    plan = vapi_calls.compliance_plan(spoken, outbound=False)
     assert plan == {"recordingConsentPlan": {"type": "verbal", "message": "OK to record?",
                                              "declineTool": {"type": "endCall"}}}
     assert validation.compliance_plan(plan) == []
 
 
 def test_no_plan_where_the_law_asks_none_or_the_agent_turned_it_off():
-    kept, plan = calls.recording_disclosure(["NY"], recording.Setting(), outbound=True)
-    assert plan is None and kept == {"spoken": False, "reason": "one_party_consent", "states": ["NY"], "rules": [],
+    kept, spoken = calls.recording_disclosure(["NY"], recording.Setting(), outbound=True)
+    assert spoken is None and kept == {"spoken": False, "reason": "one_party_consent", "states": ["NY"], "rules": [],
                                      "consent_type": None}
-    assert "compliancePlan" not in _body(plan)["assistantOverrides"]
-    kept, plan = calls.recording_disclosure(["CA"], recording.Setting(mode="off"), outbound=True)
-    assert plan is None and kept["reason"] == "off"
+    assert "compliancePlan" not in _body(spoken)["assistantOverrides"]
+    kept, spoken = calls.recording_disclosure(["CA"], recording.Setting(mode="off"), outbound=True)
+    assert spoken is None and kept["reason"] == "off"
 
 
 @pytest.mark.parametrize("report, consent", [
@@ -154,8 +159,9 @@ def test_no_plan_where_the_law_asks_none_or_the_agent_turned_it_off():
     ({"compliance": {}}, None), ({}, None), ({"compliance": "yes"}, None),
 ])
 def test_the_report_says_whether_consent_was_granted(report, consent):
-    assert calls.recording_consent(report) == consent
-    assert calls.after_report("in-progress", True, False, report)["recording_consent"] == consent
+    read = vapi_calls.report(CallRef("pc-1"), report)
+    assert calls.recording_consent(read.recording_consent) == consent
+    assert calls.after_report("in-progress", True, False, read)["recording_consent"] == consent
 
 
 # -- the simulator checks the plan as the provider does -----------------------------------------------

@@ -23,7 +23,8 @@ from typing import Any
 
 from core.constant_time import same_secret
 from core.errors import invalid
-from providers.voice.port import ProviderError, VoiceProvider
+from providers.voice.port import ProviderError
+from providers.voice.vapi.client import VapiClient
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +47,6 @@ ANSWERED_TYPES = ("assistant-request",)
 AUTH_KINDS = ("hmac", "bearer")
 
 
-def spoken_refusal(words: str) -> dict:
-    """The answer to an assistant-request that gives the call no assistant: the provider speaks `words` to the caller
-    and ends the call (Vapi's `error`, "spoken to the customer"; `assistantId`, `assistant`, squads and `destination`
-    are then ignored), so no model, voice or AI minutes are spent on it."""
-    return {"error": words}
 AUTH_HEADERS = (SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER)  # what the gateway passes on
 
 
@@ -144,7 +140,7 @@ class ServerConfig:
     convenience: a credential of ours found by name (which carries the secret's fingerprint: no secret is ever
     read back), else one created, whose id is logged to be configured."""
 
-    def __init__(self, voice: VoiceProvider, auth: WebhookAuth, base_url: str):
+    def __init__(self, voice: VapiClient, auth: WebhookAuth, base_url: str):
         self.voice, self.auth, self.url = voice, auth, base_url.rstrip("/") + MESSAGES_PATH
         self._credential_id: str | None = None
         self._lock = asyncio.Lock()
