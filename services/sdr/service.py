@@ -6,7 +6,7 @@ values)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -63,14 +63,14 @@ class AuditGroup:
     rows: list[Any]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Audit:
     window_hours: int
     stalled_days: int
     hot_score: int
     as_of: datetime
-    groups: dict[str, AuditGroup] = field(default_factory=dict)  # hot_leads, stalled_leads, signups_today
-    voicemails: AuditGroup | None = None
+    groups: dict[str, AuditGroup]  # hot_leads, stalled_leads, signups_today
+    voicemails: AuditGroup
 
 
 class Leads:
@@ -148,14 +148,12 @@ class Leads:
         hot = leads_contract.AUDIT_DEFAULTS["hot_score"] if hot_score is None else hot_score
         domain.check_audit(window, stalled, hot)
         as_of = as_of or utcnow()
-        audit = Audit(window, stalled, hot, as_of)
         async with self.uow.read() as work:
             groups, unhandled = await work.leads.audit(
                 list(who.business_ids), as_of, leads_contract.OPEN_STATUSES, hot, as_of - timedelta(days=stalled),
                 as_of - timedelta(hours=window), domain.AUDIT_SAMPLE)
-        audit.groups = {name: AuditGroup(*group) for name, group in groups.items()}
-        audit.voicemails = AuditGroup(*unhandled)
-        return audit
+        return Audit(window, stalled, hot, as_of, {name: AuditGroup(*group) for name, group in groups.items()},
+                     AuditGroup(*unhandled))
 
     # -- for other services ------------------------------------------------------------------
 
