@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from contracts import analytics
 from core import aggregates
@@ -60,7 +60,7 @@ def _days(days: int) -> int:
     return days or analytics.DAYS[0]
 
 
-def _one(row) -> list:
+def _one(row: common_pb2.AggregateRow | None) -> list[common_pb2.AggregateRow]:
     """A report row looked up by its group, as the list of rows the totals read (none when the group is empty)."""
     return [row] if row is not None else []
 
@@ -69,7 +69,7 @@ class Reports:
     def __init__(self, sources: AnalyticsSources, leads: LeadCounts, clock: Callable[[], datetime] = utcnow):
         self.sources, self.leads, self.clock = sources, leads, clock
 
-    async def dashboard(self, days: int, recent_leads: bool) -> dict:
+    async def dashboard(self, days: int, recent_leads: bool) -> dict[str, Any]:
         """Leads, calls and agents at a glance; leads.recent holds lead rows (none unless `recent_leads`)."""
         days = _days(days)
         reach = await self._reach()
@@ -93,10 +93,13 @@ class Reports:
                  "avg_duration": rules.average(r.duration, r.count)} for r in top]},
         }
 
-    async def calls(self, days: int, group_by: str, agent_id: str | None) -> dict:
+    async def calls(self, days: int, group_by: str, agent_id: str | None) -> dict[str, Any]:
         """Calls over time, of one of the caller's agents when named (else not_found)."""
         days, group_by = _days(days), rules.check_bucket(group_by or analytics.BUCKETS[0])
-        reach, *_ = await asyncio.gather(self._reach(), *([self._agents(agent_id)] if agent_id is not None else []))
+        if agent_id is not None:  # the agent checked to be the caller's (else not_found) alongside
+            reach, _ = await asyncio.gather(self._reach(), self._agents(agent_id))
+        else:
+            reach = await self._reach()
         rows = await self.sources.call_counts(reach.query(days=days, group_by=(group_by, "status")), agent_id)
         t = rules.totals(rows)
         return {"period": rules.period(reach.zones, days, reach.now, group_by=group_by),
@@ -104,7 +107,7 @@ class Reports:
                             "avg_duration_seconds": t["avg_duration_seconds"]},
                 "timeline": rules.timeline(rows, rules.buckets(reach.zones, days, group_by, reach.now), group_by)}
 
-    async def funnel(self, days: int, source: str | None) -> dict:
+    async def funnel(self, days: int, source: str | None) -> dict[str, Any]:
         days = _days(days)
         reach = await self._reach()
         rows = await self.leads.aggregate(reach.query(days=days, group_by=("status",)), None, source)
@@ -112,7 +115,7 @@ class Reports:
         return {"period": rules.period(reach.zones, days, reach.now), "total_leads": total, "lost": lost,
                 "funnel": stages}
 
-    async def agents(self, days: int, agent_id: str | None) -> dict:
+    async def agents(self, days: int, agent_id: str | None) -> dict[str, Any]:
         """Every agent of the caller's businesses (or the one named, else not_found), zeros included, the most
         calls first."""
         days = _days(days)
@@ -121,7 +124,7 @@ class Reports:
             self.sources.call_counts(reach.query(days=days, group_by=("agent",)), agent_id),
             self.leads.aggregate(reach.query(days=days, group_by=("agent",)), agent_id, None))
         calls_of, leads_of = {r.agent_id: r for r in calls}, {r.agent_id: r for r in leads}
-        entries = []
+        entries: list[dict[str, Any]] = []
         for agent in agents:
             c = rules.totals(_one(calls_of.get(agent.id)))
             entries.append({"agent_id": agent.id, "agent_name": agent.name,
@@ -131,7 +134,7 @@ class Reports:
         entries.sort(key=lambda e: (-e["calls"]["total"], e["agent_name"] or "", e["agent_id"]))
         return {"period": rules.period(reach.zones, days, reach.now), "agents": entries}
 
-    async def weekly(self) -> dict:
+    async def weekly(self) -> dict[str, Any]:
         """This week against last week, each business's weeks in its own zone."""
         reach, agents = await asyncio.gather(self._reach(), self.sources.agents())
         now = reach.now
@@ -156,7 +159,7 @@ class Reports:
                 "top_agents": [{"agent_id": agent_id, "agent_name": names.get(agent_id), "total_calls": count,
                                 "total_duration_seconds": duration} for agent_id, (count, duration) in top]}
 
-    async def businesses(self, days: int) -> dict:
+    async def businesses(self, days: int) -> dict[str, Any]:
         """Every business of the caller, zeros included, in the order they were created."""
         days = _days(days)
         reach = await self._reach()
@@ -164,7 +167,7 @@ class Reports:
             self.sources.call_counts(reach.query(days=days, group_by=("business",))),
             self.leads.aggregate(reach.query(days=days, group_by=("business",)), None, None))
         calls_of, leads_of = {r.business_id: r for r in calls}, {r.business_id: r for r in leads}
-        entries = []
+        entries: list[dict[str, Any]] = []
         for b in reach.businesses:
             c = rules.totals(_one(calls_of.get(b.business_id)))
             entries.append({"business_id": b.business_id, "business_name": b.name,
@@ -172,7 +175,7 @@ class Reports:
                             "leads": rules.lead_figures(_one(leads_of.get(b.business_id)))})
         return {"period": rules.period(reach.zones, days, reach.now), "businesses": entries}
 
-    async def business_info(self, business_id: str | None, call_counts: bool) -> dict:
+    async def business_info(self, business_id: str | None, call_counts: bool) -> dict[str, Any]:
         """Each of the caller's businesses, or only `business_id` (not_found when it is not one of theirs): its
         workspace's details, its agents counted with their numbers and, when `call_counts`, its calls of each window
         of INFO_WINDOWS (else zeros, nothing counted)."""
@@ -182,10 +185,11 @@ class Reports:
             if not reach.businesses:
                 raise not_found("business")
         windows = list(rules.INFO_WINDOWS.items()) if call_counts else []
-        workspaces, agents, *counts = await asyncio.gather(
+        workspaces, agents, counts = await asyncio.gather(
             asyncio.gather(*(self.sources.workspace(b.business_id) for b in reach.businesses)),
             self.sources.agents(),
-            *(self.sources.call_counts(reach.query(days=days, group_by=("business",))) for _, days in windows))
+            asyncio.gather(*(self.sources.call_counts(reach.query(days=days, group_by=("business",)))
+                             for _, days in windows)))
         return {"businesses": rules.business_info(
             [dataclasses.asdict(w) for w in workspaces], [(a.business_id, a.phone_number) for a in agents],
             {field: rows for (field, _), rows in zip(windows, counts, strict=True)})}
@@ -205,5 +209,5 @@ class Reports:
             raise not_found("agent")
         return [found]
 
-    async def _newest_leads(self, wanted: bool) -> list:
+    async def _newest_leads(self, wanted: bool) -> Sequence[Any]:
         return (await self.leads.list(LeadFilters(), Page(rules.TOP))).rows if wanted else []

@@ -9,9 +9,12 @@ overwrites a newer one (the repository's record_standing); the stores' queries o
 """
 from __future__ import annotations
 
+from typing import Any
+
 from core.bus import business_event, subject_for
 from core.uow import UnitOfWork
 from services.sdr.repository import SdrUnit
+from switchboard.v1 import events_pb2
 
 SUBJECT = subject_for("workspace.standing_changed")
 CONSUMER = "sdr-held-businesses"
@@ -21,7 +24,9 @@ class StandingRecorder:
     def __init__(self, uow: UnitOfWork[SdrUnit]):
         self.uow = uow
 
-    async def handle(self, message: dict) -> None:
+    async def handle(self, message: dict[str, Any]) -> None:
         event, change = business_event(message)
+        # the consumer's subject; business_event refuses an event that names no business
+        assert isinstance(change, events_pb2.WorkspaceStandingChanged) and event.business_id is not None
         async with self.uow.transaction() as work:
             await work.events.record_standing(event.business_id, change.standing, event.occurred_at)

@@ -2,6 +2,9 @@
 replies."""
 from __future__ import annotations
 
+from typing import Any
+
+from core.interceptors import Context
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import domain
@@ -13,7 +16,7 @@ FIELDS = tuple(sdr_pb2.LeadFields.DESCRIPTOR.fields_by_name)
 VOICEMAIL_OUT = ("lead_id", "call_id", "from_number", "transcript", "recording_url")
 
 
-def lead_message(row) -> sdr_pb2.Lead:
+def lead_message(row: Any) -> sdr_pb2.Lead:
     """From a SQLAlchemy row or an asyncpg record."""
     row = getattr(row, "_mapping", row)
     lead = sdr_pb2.Lead(id=str(row["id"]), business_id=str(row["business_id"]), status=row["status"],
@@ -29,7 +32,7 @@ def lead_message(row) -> sdr_pb2.Lead:
     return lead
 
 
-def voicemail_message(row) -> sdr_pb2.Voicemail:
+def voicemail_message(row: Any) -> sdr_pb2.Voicemail:
     v = sdr_pb2.Voicemail(id=str(row.id), business_id=str(row.business_id))
     for name in VOICEMAIL_OUT:
         if getattr(row, name) is not None:
@@ -59,41 +62,42 @@ class LeadsServicer(sdr_pb2_grpc.SdrServicer):
     def __init__(self, leads: Leads):
         self.leads = leads
 
-    async def CreateLead(self, request, context):
+    async def CreateLead(self, request: sdr_pb2.CreateLeadRequest, context: Context) -> sdr_pb2.Lead:
         return lead_message(await self.leads.create(request.business_id, _given(request.fields)))
 
-    async def UpdateLead(self, request, context):
+    async def UpdateLead(self, request: sdr_pb2.UpdateLeadRequest, context: Context) -> sdr_pb2.Lead:
         return lead_message(await self.leads.update(request.id, _given(request.fields)))
 
-    async def GetLead(self, request, context):
+    async def GetLead(self, request: sdr_pb2.GetLeadRequest, context: Context) -> sdr_pb2.Lead:
         return lead_message(await self.leads.get(request.id))
 
-    async def ListLeads(self, request, context):
+    async def ListLeads(self, request: sdr_pb2.ListLeadsRequest, context: Context) -> sdr_pb2.ListLeadsReply:
         filters = LeadFilters(
             statuses=tuple(request.statuses),
             **{f: optional(request, f) for f in ("source", "agent_id", "phone", "email", "score_gte", "score_lte")},
-            **{f: opt_datetime(request, f) for f in ("created_after", "created_before", "updated_after",
-                                                    "updated_before")})
+            created_after=opt_datetime(request, "created_after"), created_before=opt_datetime(request, "created_before"),
+            updated_after=opt_datetime(request, "updated_after"), updated_before=opt_datetime(request, "updated_before"))
         paged = await self.leads.list(filters, Page.of(request.page, *domain.LEADS_PAGE))
         return sdr_pb2.ListLeadsReply(leads=[lead_message(r) for r in paged.rows], page=paged.info())
 
-    async def AuditLeads(self, request, context):
+    async def AuditLeads(self, request: sdr_pb2.AuditLeadsRequest, context: Context) -> sdr_pb2.LeadAudit:
         return audit_message(await self.leads.audit(
             optional(request, "window_hours"), optional(request, "stalled_days"), optional(request, "hot_score"),
             opt_datetime(request, "as_of")))
 
-    async def FindLeadByPhone(self, request, context):
+    async def FindLeadByPhone(self, request: sdr_pb2.FindLeadByPhoneRequest, context: Context) -> sdr_pb2.FoundLead:
         found = await self.leads.find_by_phone(request.business_id, request.phone)
         return sdr_pb2.FoundLead(lead=lead_message(found)) if found is not None else sdr_pb2.FoundLead()
 
-    async def UpsertContact(self, request, context):
+    async def UpsertContact(self, request: sdr_pb2.UpsertContactRequest,
+                            context: Context) -> sdr_pb2.UpsertContactReply:
         given = {f: getattr(request, f) for f in ("name", "email", "agent_id", "agent_name") if optional(request, f)}
         if request.source:
             given["source"] = request.source
         row, created = await self.leads.upsert_contact(request.business_id, request.phone, given)
         return sdr_pb2.UpsertContactReply(lead=lead_message(row), created=created)
 
-    async def RecordInteraction(self, request, context):
+    async def RecordInteraction(self, request: sdr_pb2.RecordInteractionRequest, context: Context) -> sdr_pb2.Lead:
         return lead_message(await self.leads.record_interaction(
             request.lead_id, request.channel, request.direction, request.reference, optional(request, "intent"),
             opt_datetime(request, "occurred_at")))

@@ -133,7 +133,7 @@ class Actions:
                                  created_at=now, updated_at=now)
         return ActionResult(True, action, str(lead.id), detail)
 
-    async def _touch(self, action: str, lead, config: rules.Config, claim_id: str) -> tuple[str, str]:
+    async def _touch(self, action: str, lead: Any, config: rules.Config, claim_id: str) -> tuple[str, str]:
         """Make the touch: (the reference of what it made, what it did)."""
         if action == "email":
             subject, body = touch_email(await self._business_name(lead), lead.first_name)
@@ -151,12 +151,12 @@ class Actions:
         return sent.id, f"text sent to {lead.phone} ({sent.status})"
 
 
-    async def _business_name(self, lead) -> str:
+    async def _business_name(self, lead: Any) -> str:
         """The name the pipeline's texts and emails sign with (a call's agent introduces the business itself)."""
         return (await self.others.accounts.owner(str(lead.business_id))).business_name
 
 
-def _check_abandoned(claim, action: str, now: datetime) -> None:
+def _check_abandoned(claim: Any, action: str, now: datetime) -> None:
     """A pending touch may be taken over by the same action once it has been left for PENDING_LEASE (the process
     making it died: no provider call takes that long); until then, or by another action, it is 409."""
     if now - claim.updated_at < PENDING_LEASE:
@@ -166,7 +166,7 @@ def _check_abandoned(claim, action: str, now: datetime) -> None:
                            f"action again to finish it (with the same idempotency, it is made once)")
 
 
-def _check_touchable(lead, action: str) -> None:
+def _check_touchable(lead: Any, action: str) -> None:
     if lead.status in rules.CLOSED_STATUSES:
         raise ServiceError("conflict", f"the lead is {lead.status}: the pipeline does not touch it")
     if lead.paused:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from contracts import pipeline as pipeline_contract
 from contracts.pipeline import ACTIVITY_LIMIT, PERIODS, PIPELINE_LIMIT
@@ -42,7 +43,7 @@ class ConfigView:
 
 @dataclass(frozen=True)
 class PipelineLead:
-    row: object  # the lead as the pipeline repository reads it
+    row: Any  # the lead as the pipeline repository reads it
     signals: rules.Signals
     segment: str
     next: rules.NextAction
@@ -71,12 +72,12 @@ class PipelineView:
     leads: list[PipelineLead]
 
 
-def signals_of(row) -> rules.Signals:
+def signals_of(row: Any) -> rules.Signals:
     """A lead row's signals, by name (a whole lead row; the pipeline's own reads go by position)."""
     return rules.Signals(*(getattr(row, name) for name in SIGNAL_COLUMNS))
 
 
-def pipeline_lead(row, config: rules.Config, now: datetime) -> PipelineLead:
+def pipeline_lead(row: Any, config: rules.Config, now: datetime) -> PipelineLead:
     """A lead read by the pipeline repository, with its segment and its next action without the compliance facts."""
     signals = rules.Signals(*row[:SIGNALS_WIDTH])  # by position: by name is most of the time at 100k leads
     seg = rules.segment(signals, config, now)
@@ -96,7 +97,7 @@ class Pipeline:
             row = await work.pipeline.config(business_id)
         return _config_view(business_id, row)
 
-    async def put_config(self, business_id: str, changes: dict) -> ConfigView:
+    async def put_config(self, business_id: str, changes: dict[str, Any]) -> ConfigView:
         business_id = tenant.require_business(tenant.require_account(), business_id)
         current = await self.config(business_id)
         config = rules.changed_config(current.config, changes)
@@ -170,7 +171,7 @@ class Pipeline:
         async with self.uow.transaction() as work:
             await work.pipeline.lock(business_id)
             config = _config_view(business_id, await work.pipeline.config(business_id)).config
-            computed = []
+            computed: list[tuple[Any, ...]] = []
             for row in await work.pipeline.due_leads(business_id, now):
                 lead = pipeline_lead(row, config, now)
                 computed.append((row.id, row.pipeline_stamp, SEGMENT_RANK[lead.segment], lead.next.action,
@@ -196,7 +197,8 @@ class Pipeline:
             raise invalid(f"period must be one of {', '.join(PERIODS)}")
         view = await self.config(business_id)
         now = utcnow()
-        since = now - PERIODS[period] if PERIODS[period] else now.replace(hour=0, minute=0, second=0, microsecond=0)
+        span = PERIODS[period]
+        since = now - span if span else now.replace(hour=0, minute=0, second=0, microsecond=0)
         async with self.uow.read() as work:
             counts = await work.pipeline.activity_counts(view.business_id, since)
             arrived = await work.pipeline.new_leads(view.business_id, since)
@@ -215,7 +217,7 @@ class Pipeline:
                       [pipeline_lead(row, view.config, now) for row in hot_rows],
                       [pipeline_lead(row, view.config, now) for row in stale_rows])
 
-    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list:
+    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Any]:
         """The activity log newest first, of the business or of one of its leads."""
         business_id = tenant.require_business(tenant.require_account(), business_id)
         if lead_id is not None:
@@ -225,13 +227,13 @@ class Pipeline:
         async with self.uow.read() as work:
             return await work.pipeline.activity(business_id, lead_id, limit)
 
-    async def _facts(self, business_id: str, rows: list) -> dict[str, rules.Facts]:
+    async def _facts(self, business_id: str, rows: list[Any]) -> dict[str, rules.Facts]:
         """Each lead's compliance facts, by lead id (a lead without a phone has none to ask)."""
         phones = sorted({row.phone for row in rows if row.phone})
         if not phones:
             return {}
         found = await self.others.messaging.standings(business_id, phones)
-        facts = {}
+        facts: dict[str, rules.Facts] = {}
         for row in rows:
             if row.phone in found:
                 standing, recent = found[row.phone]
@@ -242,7 +244,7 @@ class Pipeline:
         return facts
 
 
-def _config_view(business_id: str, row) -> ConfigView:
+def _config_view(business_id: str, row: Any) -> ConfigView:
     if row is None:
         return ConfigView(business_id, rules.Config(), saved=False)
     values = {name: getattr(row, name) for name in CONFIG_COLUMNS}

@@ -1,10 +1,14 @@
 """The sales pipeline's RPCs of the Sdr gRPC service: requests into services.sdr.pipeline_service, views into replies."""
 from __future__ import annotations
 
+from typing import Any
+
 from contracts.pipeline import ACTIVITY_LIMIT
 from core.ids import utcnow
+from core.interceptors import Context
 from core.messages import optional, set_timestamp
 from services.sdr import pipeline_domain as rules
+from services.sdr.pipeline_run import RunOutcome
 from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_service import ConfigView, PipelineLead
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
@@ -35,7 +39,7 @@ def pipeline_lead_message(lead: PipelineLead) -> sdr_pb2.PipelineLead:
     return msg
 
 
-def activity_message(row) -> sdr_pb2.PipelineActivity:
+def activity_message(row: Any) -> sdr_pb2.PipelineActivity:
     msg = sdr_pb2.PipelineActivity(id=str(row.id), lead_id=str(row.lead_id), action=row.action, status=row.status,
                                    detail=row.detail, touch_number=row.touch_number, reference=row.reference,
                                    origin=row.origin)
@@ -53,34 +57,35 @@ class PipelineServicer(sdr_pb2_grpc.SdrServicer):
         self.pipeline, self.actions, self.runner, self.scheduled = parts.pipeline, parts.actions, parts.run, \
             parts.runner
 
-    async def GetSdrConfig(self, request, context):
+    async def GetSdrConfig(self, request: sdr_pb2.GetSdrConfigRequest, context: Context) -> sdr_pb2.SdrConfig:
         return config_message(await self.pipeline.config(request.business_id))
 
-    async def PutSdrConfig(self, request, context):
+    async def PutSdrConfig(self, request: sdr_pb2.PutSdrConfigRequest, context: Context) -> sdr_pb2.SdrConfig:
         changes = {name: optional(request, name) for name in rules.CONFIG_FIELDS}
         return config_message(await self.pipeline.put_config(request.business_id, changes))
 
-    async def GetPipeline(self, request, context):
+    async def GetPipeline(self, request: sdr_pb2.GetPipelineRequest, context: Context) -> sdr_pb2.Pipeline:
         view = await self.pipeline.pipeline(request.business_id, optional(request, "segment"), request.limit)
         return sdr_pb2.Pipeline(business_id=view.business_id, enabled=view.enabled, summary=sdr_pb2.PipelineSummary(
             total_leads=view.total, actionable=view.actionable, needs_manual=view.needs_manual),
             leads=[pipeline_lead_message(lead) for lead in view.leads])
 
-    async def ActOnLead(self, request, context):
+    async def ActOnLead(self, request: sdr_pb2.LeadActionRequest, context: Context) -> sdr_pb2.LeadActionReply:
         done = await self.actions.act(request.business_id, request.lead_id, request.action)
         return sdr_pb2.LeadActionReply(success=done.success, action=done.action, lead_id=done.lead_id,
                                        detail=done.detail, replayed=done.replayed)
 
-    async def ListPipelineActivity(self, request, context):
+    async def ListPipelineActivity(self, request: sdr_pb2.ListPipelineActivityRequest,
+                                   context: Context) -> sdr_pb2.PipelineActivityList:
         rows = await self.pipeline.activity(request.business_id, optional(request, "lead_id"),
                                             request.limit or ACTIVITY_LIMIT[0])
         return sdr_pb2.PipelineActivityList(activity=[activity_message(r) for r in rows])
 
-    async def RunPipeline(self, request, context):
+    async def RunPipeline(self, request: sdr_pb2.RunPipelineRequest, context: Context) -> sdr_pb2.PipelineRunReply:
         outcome = await self.runner.run(request.business_id, request.dry_run)
         return run_reply(outcome)
 
-    async def RunScheduled(self, request, context):
+    async def RunScheduled(self, request: sdr_pb2.RunScheduledRequest, context: Context) -> sdr_pb2.RunScheduledReply:
         window_start, runs = await self.scheduled.run_window(utcnow(), optional(request, "business_id"))
         reply = sdr_pb2.RunScheduledReply(runs=[sdr_pb2.ScheduledBusinessRun(
             business_id=r.business_id, status=r.status, briefing_id=r.briefing_id,
@@ -89,7 +94,8 @@ class PipelineServicer(sdr_pb2_grpc.SdrServicer):
         set_timestamp(reply, "window_start", window_start)
         return reply
 
-    async def GetPipelineReport(self, request, context):
+    async def GetPipelineReport(self, request: sdr_pb2.GetPipelineReportRequest,
+                                context: Context) -> sdr_pb2.PipelineReport:
         report = await self.pipeline.report(request.business_id, optional(request, "period"))
         reply = sdr_pb2.PipelineReport(
             business_id=report.business_id, period=report.period, actions=report.actions, outcomes=report.outcomes,
@@ -100,7 +106,7 @@ class PipelineServicer(sdr_pb2_grpc.SdrServicer):
         return reply
 
 
-def run_reply(outcome) -> sdr_pb2.PipelineRunReply:
+def run_reply(outcome: RunOutcome) -> sdr_pb2.PipelineRunReply:
     return sdr_pb2.PipelineRunReply(
         success=not outcome.errors, dry_run=outcome.dry_run, summary=sdr_pb2.PipelineRunSummary(**outcome.summary),
         skipped=outcome.skipped, results=[sdr_pb2.PipelineRunResult(

@@ -4,36 +4,40 @@ paused) are columns of the leads table (services.sdr.store)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core.columns import Ts, Uuid
 from core.db import lock_until_commit
 from core.ids import new_id
-from services.sdr.schema import SIGNAL_COLUMNS, Ts, Uuid, activity, briefings, configs, leads, not_held, windows
+from services.sdr.schema import SIGNAL_COLUMNS, activity, briefings, configs, leads, not_held, windows
 
 
-async def config_of(conn: AsyncConnection, business_id: str):
+async def config_of(conn: AsyncConnection, business_id: str) -> sa.Row[Any] | None:
     return (await conn.execute(sa.select(configs).where(configs.c.business_id == business_id))).first()
 
 
-async def save_config(conn: AsyncConnection, business_id: str, values: dict, now: datetime):
+async def save_config(conn: AsyncConnection, business_id: str, values: dict[str, Any],
+                      now: datetime) -> sa.Row[Any] | None:
     statement = insert(configs).values(business_id=business_id, **values, updated_at=now)
     statement = statement.on_conflict_do_update(index_elements=[configs.c.business_id],
                                                 set_={**values, "updated_at": now})
-    return (await conn.execute(statement.returning(configs))).first()
+    row: sa.Row[Any] | None = (await conn.execute(statement.returning(configs))).first()
+    return row
 
 
 # -- touches and the activity log ----------------------------------------------------------------------------
 
-async def lock_lead(conn: AsyncConnection, business_id: str, lead_id: str):
+async def lock_lead(conn: AsyncConnection, business_id: str, lead_id: str) -> sa.Row[Any] | None:
     """The business's lead, locked for a touch or a pause (None when the business has no such lead)."""
     return (await conn.execute(sa.select(leads).where(leads.c.id == lead_id, leads.c.business_id == business_id)
                                .with_for_update())).first()
 
 
-async def latest_done(conn: AsyncConnection, lead_id: str, action: str, since: datetime):
+async def latest_done(conn: AsyncConnection, lead_id: str, action: str, since: datetime) -> sa.Row[Any] | None:
     """The lead's latest completed `action` since `since` (a retried request finds it), or None."""
     a = activity.c
     return (await conn.execute(sa.select(activity).where(
@@ -41,19 +45,21 @@ async def latest_done(conn: AsyncConnection, lead_id: str, action: str, since: d
         .order_by(a.created_at.desc()).limit(1))).first()
 
 
-async def touch_pending(conn: AsyncConnection, lead_id: str):
+async def touch_pending(conn: AsyncConnection, lead_id: str) -> sa.Row[Any] | None:
     """The lead's touch being made (a pending entry), or None."""
     a = activity.c
     return (await conn.execute(sa.select(activity).where(a.lead_id == lead_id, a.status == "pending"))).first()
 
 
-async def add_activity(conn: AsyncConnection, **values):
-    return (await conn.execute(activity.insert().values(**values).returning(activity))).first()
+async def add_activity(conn: AsyncConnection, **values: Any) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(activity.insert().values(**values).returning(activity))).first()
+    return row
 
 
-async def finish_activity(conn: AsyncConnection, activity_id: str, values: dict):
-    return (await conn.execute(activity.update().where(activity.c.id == activity_id).values(**values)
-                               .returning(activity))).first()
+async def finish_activity(conn: AsyncConnection, activity_id: str, values: dict[str, Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(activity.update().where(activity.c.id == activity_id).values(**values)
+                                                  .returning(activity))).first()
+    return row
 
 
 async def count_touch(conn: AsyncConnection, lead_id: str, now: datetime) -> None:
@@ -65,7 +71,7 @@ async def set_paused(conn: AsyncConnection, lead_id: str, paused: bool, now: dat
     await conn.execute(leads.update().where(leads.c.id == lead_id).values(paused=paused, updated_at=now))
 
 
-def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select:
+def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select[Any]:
     query = sa.select(activity).where(activity.c.business_id == business_id)
     if lead_id:
         query = query.where(activity.c.lead_id == lead_id)
@@ -82,13 +88,13 @@ SHOWN_COLUMNS = ("id", "business_id", "name", "first_name", "last_name", "state"
                  "pipeline_segment")
 
 
-def pipeline_leads(business_id: str) -> sa.Select:
+def pipeline_leads(business_id: str) -> sa.Select[Any]:
     """The business's leads with the columns the pipeline reads."""
     return sa.select(*(leads.c[name] for name in (*SIGNAL_COLUMNS, *SHOWN_COLUMNS))).where(
         leads.c.business_id == business_id)
 
 
-def hottest_first(query: sa.Select) -> sa.Select:
+def hottest_first(query: sa.Select[Any]) -> sa.Select[Any]:
     """In the pipeline's order: by segment, then the highest score and the newest (leads_business_pipeline)."""
     return query.order_by(leads.c.pipeline_segment, leads.c.score.desc(), leads.c.created_at.desc(),
                           leads.c.id.desc())
@@ -97,8 +103,8 @@ def hottest_first(query: sa.Select) -> sa.Select:
 async def any_due(conn: AsyncConnection, business_id: str, now: datetime) -> bool:
     """Whether a lead's stored segment and next action are due for computing: its signals changed, the clock
     passed its pipeline_until, or the config changed (make_all_due)."""
-    return await conn.scalar(sa.select(sa.exists().where(leads.c.business_id == business_id,
-                                                         leads.c.pipeline_until <= now)))
+    return bool(await conn.scalar(sa.select(sa.exists().where(leads.c.business_id == business_id,
+                                                              leads.c.pipeline_until <= now))))
 
 
 async def lock_pipeline(conn: AsyncConnection, business_id: str) -> None:
@@ -107,10 +113,10 @@ async def lock_pipeline(conn: AsyncConnection, business_id: str) -> None:
     await lock_until_commit(conn, "sdr-pipeline", business_id)
 
 
-async def due_leads(conn: AsyncConnection, business_id: str, now: datetime) -> list:
+async def due_leads(conn: AsyncConnection, business_id: str, now: datetime) -> list[sa.Row[Any]]:
     """The leads due for computing, each with the stamp of the signals read (store_computed writes against it)."""
-    return (await conn.execute(pipeline_leads(business_id).add_columns(leads.c.pipeline_stamp).where(
-        leads.c.pipeline_until <= now))).all()
+    return list((await conn.execute(pipeline_leads(business_id).add_columns(leads.c.pipeline_stamp).where(
+        leads.c.pipeline_until <= now))).all())
 
 
 _STORE_COMPUTED = sa.text("""
@@ -123,7 +129,7 @@ _STORE_COMPUTED = sa.text("""
                 sa.bindparam("untils", type_=ARRAY(Ts)))
 
 
-async def store_computed(conn: AsyncConnection, computed: list[tuple]) -> None:
+async def store_computed(conn: AsyncConnection, computed: list[tuple[Any, ...]]) -> None:
     """Store (id, stamp, segment rank, next action, until or None for never) of each lead whose signals are still
     those it was computed from (its pipeline_stamp did not move)."""
     if computed:
@@ -161,7 +167,7 @@ async def businesses_due(conn: AsyncConnection, window_start: datetime, business
 
 
 async def claim_window(conn: AsyncConnection, business_id: str, window_start: datetime, token: str,
-                       lease_until: datetime, now: datetime):
+                       lease_until: datetime, now: datetime) -> sa.Row[Any] | None:
     """The business's run of this window, claimed for `token`: new, or taken over from a runner whose lease ran
     out (attempts counts them); None while another runner holds it or once it completed."""
     w = windows.c
@@ -171,7 +177,8 @@ async def claim_window(conn: AsyncConnection, business_id: str, window_start: da
         constraint="runner_windows_once", set_={"lease_token": token, "lease_until": lease_until,
                                                 "attempts": w.attempts + 1},
         where=sa.and_(w.status == "running", w.lease_until < now))
-    return (await conn.execute(statement.returning(windows))).first()
+    row: sa.Row[Any] | None = (await conn.execute(statement.returning(windows))).first()
+    return row
 
 
 async def leads_worked(conn: AsyncConnection, window_id: str) -> frozenset[str]:
@@ -188,19 +195,20 @@ async def complete_window(conn: AsyncConnection, window_id: str, token: str, now
     return done.first() is not None
 
 
-async def add_briefing(conn: AsyncConnection, **values):
-    return (await conn.execute(briefings.insert().values(**values).returning(briefings))).first()
+async def add_briefing(conn: AsyncConnection, **values: Any) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(briefings.insert().values(**values).returning(briefings))).first()
+    return row
 
 
 # -- the report -----------------------------------------------------------------------------------------------
 
-async def activity_counts(conn: AsyncConnection, business_id: str, since: datetime) -> list:
+async def activity_counts(conn: AsyncConnection, business_id: str, since: datetime) -> list[sa.Row[Any]]:
     """(action, status, count) of the business's activity since `since`."""
     a = activity.c
-    return (await conn.execute(sa.select(a.action, a.status, sa.func.count()).where(
-        a.business_id == business_id, a.created_at >= since).group_by(a.action, a.status))).all()
+    return list((await conn.execute(sa.select(a.action, a.status, sa.func.count()).where(
+        a.business_id == business_id, a.created_at >= since).group_by(a.action, a.status))).all())
 
 
 async def new_leads(conn: AsyncConnection, business_id: str, since: datetime) -> int:
     return await conn.scalar(sa.select(sa.func.count()).select_from(leads).where(
-        leads.c.business_id == business_id, leads.c.created_at >= since))
+        leads.c.business_id == business_id, leads.c.created_at >= since)) or 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from contracts import runs
 from core.bus import PermanentError, subject_for
@@ -44,16 +45,17 @@ class Ended:
     touch: tuple[str, str, str]  # (business_id, external_ref, touch_id)
 
 
-def ended_calls(messages: list[dict]) -> dict[str, Ended]:
+def ended_calls(messages: list[dict[str, Any]]) -> dict[str, Ended]:
     """The ended calls of touches in a batch of call.* events, by call id."""
-    ended = {}
+    ended: dict[str, Ended] = {}
     for message in messages:
         try:
             event = Envelope.from_json(message)
         except ValueError as exc:
             raise PermanentError(str(exc)) from None
         data = event.data
-        if event.type in ENDS and data.get("touch_id") and data.get("call_id") and data.get("external_ref"):
+        if (event.type in ENDS and event.business_id and data.get("touch_id") and data.get("call_id")
+                and data.get("external_ref")):  # a touch's call (of a business: no job is without one)
             ended[data["call_id"]] = Ended(data["call_id"], data.get("status") or "failed", event.occurred_at,
                                            (event.business_id, data["external_ref"], data["touch_id"]))
     return ended
@@ -63,7 +65,7 @@ class CallOutcomes:
     def __init__(self, uow: UnitOfWork[SdrUnit]):
         self.uow = uow
 
-    async def handle(self, messages: list[dict]) -> None:
+    async def handle(self, messages: list[dict[str, Any]]) -> None:
         ended = ended_calls(messages)
         if not ended:
             return
@@ -71,7 +73,7 @@ class CallOutcomes:
             jobs = {(str(j.business_id), j.external_ref, j.touch_id): j
                     for j in await work.touches.jobs_of_touches(sorted({e.touch for e in ended.values()}))}
             recorded = await work.touches.attempts_of_calls(list(ended))
-            finished_runs = set()
+            finished_runs: set[str] = set()
             for call in ended.values():
                 job = jobs.get(call.touch)
                 if job is None:
@@ -89,14 +91,15 @@ class CallOutcomes:
                 await end_run(work, run_id, utcnow())
 
     @staticmethod
-    async def _end_attempt(work: SdrUnit, job, call: Ended, attempt: int, attempt_id: str | None) -> dict:
+    async def _end_attempt(work: SdrUnit, job: Any, call: Ended, attempt: int,
+                           attempt_id: str | None) -> dict[str, Any]:
         """End the job's `attempt` (recording it when its scheduler has not yet: attempt_id None) and move the
         job on by the run's policy, with the touch's event; the job's new values."""
         end = rules.attempt_end(call.outcome, attempt, runs.RetryPolicy.of(job.retry),
                                 job.run_status == runs.CANCELED, call.at)
         ending = {"status": call.outcome, "retry_eligible": end.retry_eligible, "reason": end.reason,
                   "next_attempt_at": end.retry_at, "ended_at": call.at}
-        values = {"reason": end.reason, "updated_at": utcnow()}
+        values: dict[str, Any] = {"reason": end.reason, "updated_at": utcnow()}
         if attempt_id is None:
             await work.touches.add_attempt(id=new_id(), job_id=job.id, run_id=job.run_id, business_id=job.business_id,
                                     attempt=attempt, phone=job.phone, call_id=call.call_id, created_at=call.at,

@@ -23,7 +23,10 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from google.protobuf.message import Message
 
 from contracts import runs
 from core import metrics, standings, tenant
@@ -40,7 +43,7 @@ from services.sdr.ports import Made, Neighbours, Touch, grpc_neighbours
 from services.sdr.repository import SdrUnit, sql_unit
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
 from services.sdr.schema import outbox
-from switchboard.v1 import events_pb2
+from switchboard.v1 import common_pb2, events_pb2
 
 log = logging.getLogger(__name__)
 TRANSIENT_DELAY = timedelta(seconds=5)  # a failure of our own services: the job is due again after this
@@ -53,9 +56,9 @@ TEXT_FAILURES = ("failed", "undelivered")
 class Result:
     """What executing a claimed job did: the job's new values, an attempt to record, events to emit."""
 
-    values: dict
-    attempt: dict | None = None
-    events: list = field(default_factory=list)
+    values: dict[str, Any]
+    attempt: dict[str, Any] | None = None
+    events: list[Message] = field(default_factory=list)
 
     @property
     def ended(self) -> bool:
@@ -75,7 +78,7 @@ class Scheduler(Background):
         self.standings = standings  # may the run's business spend (core.standings)
         self.poll, self.lease, self.calls_in_flight = poll, lease, calls_in_flight
         self.concurrency, self.batch, self.businesses = concurrency, batch, businesses
-        self.executing: set[asyncio.Task] = set()
+        self.executing: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
         try:
@@ -127,7 +130,7 @@ class Scheduler(Background):
             claimed += len(jobs)
         return claimed
 
-    async def execute(self, job, token: str) -> None:
+    async def execute(self, job: Any, token: str) -> None:
         try:
             with tenant.acting_as(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),))):
                 if not await self.standings.is_good(str(job.business_id)):
@@ -145,17 +148,17 @@ class Scheduler(Background):
             log.warning("runs scheduler: could not record job %s", job.id, exc_info=True)
 
     @staticmethod
-    def _key(job) -> str:
+    def _key(job: Any) -> str:
         """The idempotency key of the job's next attempt: a retried execution of it places nothing new."""
         return f"communication-job:{job.id}:{job.attempts + 1}"
 
-    def _touch(self, job, **extra) -> Touch:
+    def _touch(self, job: Any, **extra: str | None) -> Touch:
         """The job's touch as the calls or messaging service places it: this attempt's key, the run as actor."""
         return Touch(str(job.agent_id), job.phone, self._key(job), "run", str(job.id),
                      (job.business_hours_start, job.business_hours_end), lead_id=job.context.get("lead_id") or None,
                      timezone=job.timezone or None, external_ref=job.external_ref, touch_id=job.touch_id, **extra)
 
-    async def _call(self, job) -> Result:
+    async def _call(self, job: Any) -> Result:
         context = dict(job.context)
         placed = await self.others.calls.place_call(self._touch(
             job, first_message=context.get("first_message") or None,
@@ -167,7 +170,7 @@ class Scheduler(Background):
                        "reason": f"call {attempt} placed", "updated_at": now},
                       attempt=_attempt(job, attempt, now, call_id=placed.id, status=runs.PLACED))
 
-    async def _text(self, job) -> Result:
+    async def _text(self, job: Any) -> Result:
         placed = await self.others.messaging.place_text(self._touch(job), job.context["body"])
         if not isinstance(placed, Made):
             return _deferred(job, placed)
@@ -180,7 +183,7 @@ class Scheduler(Background):
                   "reason": f"the text was accepted ({sent.status})", "updated_at": now, "ended_at": now}
         return Result(values, events=[touch_completed(job, values, sent.status)])
 
-    def _refused(self, job, err: ServiceError) -> Result:
+    def _refused(self, job: Any, err: ServiceError) -> Result:
         now = utcnow()
         if err.code in TRANSIENT_CODES:  # a daily spend limit says when it frees (Retry-After): due again then
             wait = int(err.details.get("retry_after") or 0)
@@ -207,7 +210,7 @@ class Scheduler(Background):
         values = {"status": runs.FAILED, "code": err.code, "reason": err.message, "updated_at": now, "ended_at": now}
         return Result(values, events=[touch_failed(job, values)])
 
-    async def _settle(self, job, token: str, result: Result) -> None:
+    async def _settle(self, job: Any, token: str, result: Result) -> None:
         now = utcnow()
         async with self.uow.transaction() as work:
             if await work.touches.settle(str(job.id), token, result.values) is None:
@@ -220,7 +223,7 @@ class Scheduler(Background):
                 await end_run(work, str(job.run_id), now)
 
 
-def _deferred(job, decision) -> Result:
+def _deferred(job: Any, decision: common_pb2.ComplianceDecision) -> Result:
     not_before = decision.not_before.ToDatetime(tzinfo=UTC)
     values = {"status": runs.DEFERRED, "due_at": not_before, "rule": decision.rule, "code": decision.code or None,
               "reason": decision.message, "updated_at": utcnow()}
@@ -230,20 +233,20 @@ def _deferred(job, decision) -> Result:
         not_before=rfc3339(not_before))])
 
 
-def _attempt(job, attempt: int, now, **fields) -> dict:
+def _attempt(job: Any, attempt: int, now: datetime, **fields: Any) -> dict[str, Any]:
     """A call attempt of the job to record (schema.attempts' columns)."""
     return {"id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
             "attempt": attempt, "phone": job.phone, "created_at": now, **fields}
 
 
-def _held(job) -> Result:
+def _held(job: Any) -> Result:
     """A touch of a business not in good standing (or whose standing is unknown) waits, placed once it is back."""
     return Result({"status": runs.PENDING, "due_at": utcnow() + HELD_DELAY, "updated_at": utcnow(),
                    "reason": "waiting: the workspace is not in good standing (paused, canceled or unpaid), or its "
                              "standing could not be confirmed"})
 
 
-def _again(job, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
+def _again(job: Any, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
     return Result({"status": runs.PENDING, "due_at": utcnow() + delay, "reason": reason,
                    "updated_at": utcnow()})
 

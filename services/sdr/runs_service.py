@@ -16,6 +16,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
@@ -41,18 +42,18 @@ class Checked:
 
     run: rules.Run
     business_id: str
-    agent_id: str  # the run's default agent
+    agent_id: str | None  # the run's default agent (None when each touch names its own)
     senders: dict[str, str]  # agent id -> its phone number
 
 
 @dataclass(frozen=True)
 class RunView:
-    row: object
+    row: Any
     jobs: dict[str, int]
     replayed: bool = False
 
 
-def parse_body(raw: bytes):
+def parse_body(raw: bytes) -> Any:
     try:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError):
@@ -65,7 +66,7 @@ class Runs:
 
     # -- checking -------------------------------------------------------------------------------------------
 
-    async def check(self, body) -> tuple[Checked | None, list[rules.Problem], int]:
+    async def check(self, body: Any) -> tuple[Checked | None, list[rules.Problem], int]:
         """The checked run, or its problems; and how many touches it has."""
         run, problems = rules.check_run(body, utcnow())
         count = len(body.get("touches") or []) if isinstance(body, dict) and isinstance(body.get("touches"), list) \
@@ -80,7 +81,7 @@ class Runs:
         senders = {a: n for a, n in numbers.items() if n}
         return Checked(run, business_id, default, senders), [], count
 
-    async def checked(self, body) -> Checked:
+    async def checked(self, body: Any) -> Checked:
         checked, problems, _ = await self.check(body)
         if checked is None:
             raise rules.problems_error(problems)
@@ -88,7 +89,7 @@ class Runs:
 
     # -- preview --------------------------------------------------------------------------------------------
 
-    async def preview(self, body) -> list[rules.Planned]:
+    async def preview(self, body: Any) -> list[rules.Planned]:
         return await self._plan(await self.checked(body))
 
     async def _plan(self, checked: Checked) -> list[rules.Planned]:
@@ -104,14 +105,15 @@ class Runs:
         return rules.plan(replace(checked.run, touches=touches), utcnow(), standings, recent, known,
                           checked.senders, self.policy, business_hours)
 
-    async def _standings(self, business_id: str, phones: list[str]):
+    async def _standings(self, business_id: str, phones: list[str]
+                         ) -> tuple[dict[str, compliance.Standing], dict[str, list[compliance.Counted]]]:
         found = await self.others.messaging.standings(business_id, phones)
         return ({p: standing for p, (standing, _) in found.items()},
                 {p: list(counted) for p, (_, counted) in found.items()})
 
     # -- creation -------------------------------------------------------------------------------------------
 
-    async def create(self, body, idempotency_key: str | None) -> RunView:
+    async def create(self, body: Any, idempotency_key: str | None) -> RunView:
         key = _checked_key(idempotency_key)
         checked = await self.checked(body)
         who = tenant.require_account()
@@ -140,6 +142,7 @@ class Runs:
     @staticmethod
     async def _replay(runs: RunsRepository, business_id: str, key: str, fingerprint: str) -> RunView:
         first = await runs.run_by_key(business_id, key)
+        assert first is not None  # the run's insert was refused for this key: the business has a run with it
         if first.request_hash != fingerprint:
             raise ServiceError("conflict", "this Idempotency-Key was used with another run body; use a new key for "
                                "a new run")
@@ -149,7 +152,7 @@ class Runs:
     # -- reading and changing -------------------------------------------------------------------------------
 
     async def list(self, run_id: str | None, external_ref: str | None, business_id: str | None,
-                   page: Page) -> tuple[Paged, dict]:
+                   page: Page) -> tuple[Paged, dict[str, dict[str, int]]]:
         who = tenant.require_account()
         scope = (tenant.pick_business(who, business_id),) if business_id else who.business_ids
         if run_id:
@@ -172,7 +175,7 @@ class Runs:
             if action == "resume":
                 who.require_good_standing(str(row.business_id), "resuming outreach")
             status = rules.run_after(row.status, action, row.started_at is not None)
-            values = {"status": status, "updated_at": now}
+            values: dict[str, Any] = {"status": status, "updated_at": now}
             if action == "pause":
                 await work.runs.move_jobs(run_id, runs_contract.WAITING, {"status": runs_contract.JOB_PAUSED, "updated_at": now})
             elif action == "resume":
@@ -220,7 +223,7 @@ def _checked_key(key: str | None) -> str:
     return check_idempotency_key(key)
 
 
-def _job_row(planned: rules.Planned, run_id: str, checked: Checked, now: datetime) -> dict:
+def _job_row(planned: rules.Planned, run_id: str, checked: Checked, now: datetime) -> dict[str, Any]:
     """The job of a planned touch: planned_at (its due_at) and status as the decision at creation says."""
     touch = planned.touch
     return {"id": new_id(), "run_id": run_id, "business_id": checked.business_id, "touch_index": touch.index,

@@ -7,7 +7,9 @@ flight (the concurrency limit) is exact across replicas.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
@@ -25,22 +27,23 @@ _claimable = sa.or_(sa.and_(jobs.c.status.in_(runs_contract.WAITING), jobs.c.due
 
 # -- runs -----------------------------------------------------------------------------------------------------
 
-async def insert_run(conn: AsyncConnection, **values):
+async def insert_run(conn: AsyncConnection, **values: Any) -> sa.Row[Any] | None:
     """The new run, or None when the business already has a run with this Idempotency-Key."""
     statement = insert(runs).values(**values).on_conflict_do_nothing(constraint="communication_runs_idempotency")
-    return (await conn.execute(statement.returning(runs))).first()
+    row: sa.Row[Any] | None = (await conn.execute(statement.returning(runs))).first()
+    return row
 
 
-async def run_by_key(conn: AsyncConnection, business_id: str, key: str):
+async def run_by_key(conn: AsyncConnection, business_id: str, key: str) -> sa.Row[Any] | None:
     return (await conn.execute(sa.select(runs).where(runs.c.business_id == business_id,
                                                      runs.c.idempotency_key == key))).first()
 
 
-async def insert_jobs(conn: AsyncConnection, rows: list[dict]) -> None:
+async def insert_jobs(conn: AsyncConnection, rows: list[dict[str, Any]]) -> None:
     await conn.execute(jobs.insert(), rows)
 
 
-def runs_of(business_ids, run_id: str | None = None, external_ref: str | None = None) -> sa.Select:
+def runs_of(business_ids: Iterable[str], run_id: str | None = None, external_ref: str | None = None) -> sa.Select[Any]:
     query = sa.select(runs).where(runs.c.business_id.in_(business_ids))
     if run_id:
         query = query.where(runs.c.id == run_id)
@@ -59,36 +62,40 @@ async def job_counts(conn: AsyncConnection, run_ids: list[str]) -> dict[str, dic
     return counts
 
 
-async def lock_run(conn: AsyncConnection, run_id: str, business_ids):
+async def lock_run(conn: AsyncConnection, run_id: str, business_ids: Iterable[str]) -> sa.Row[Any] | None:
     return (await conn.execute(sa.select(runs).where(runs.c.id == run_id, runs.c.business_id.in_(business_ids))
                                .with_for_update())).first()
 
 
-async def update_run(conn: AsyncConnection, run_id: str, values: dict):
-    return (await conn.execute(runs.update().where(runs.c.id == run_id).values(**values).returning(runs))).first()
+async def update_run(conn: AsyncConnection, run_id: str, values: dict[str, Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(runs.update().where(runs.c.id == run_id).values(**values)
+                                                  .returning(runs))).first()
+    return row
 
 
-async def move_jobs(conn: AsyncConnection, run_id: str, sources: tuple[str, ...], values: dict) -> int:
+async def move_jobs(conn: AsyncConnection, run_id: str, sources: tuple[str, ...], values: dict[str, Any]) -> int:
     result = await conn.execute(jobs.update().where(jobs.c.run_id == run_id, jobs.c.status.in_(sources))
                                 .values(**values))
     return result.rowcount
 
 
-async def end_run_if_done(conn: AsyncConnection, run_id: str, now: datetime):
+async def end_run_if_done(conn: AsyncConnection, run_id: str, now: datetime) -> sa.Row[Any] | None:
     """Mark an active run completed when none of its jobs is left to end; the run, or None. Serialized per run (an
     advisory lock, so no row lock is taken against a PATCH of the run): two schedulers ending its last two jobs at
     once each see the other's job unfinished until it commits, so the second to take the lock looks again, in a
     statement of its own, and completes the run."""
     await lock_until_commit(conn, "run-end", run_id)
     unfinished = sa.exists().where(jobs.c.run_id == run_id, jobs.c.status.not_in(runs_contract.JOB_ENDS))
-    return (await conn.execute(runs.update().where(runs.c.id == run_id, OPEN_RUN, ~unfinished)
-                               .values(status=runs_contract.COMPLETED, ended_at=now, updated_at=now).returning(runs))).first()
+    ended = runs.update().where(runs.c.id == run_id, OPEN_RUN, ~unfinished).values(
+        status=runs_contract.COMPLETED, ended_at=now, updated_at=now)
+    row: sa.Row[Any] | None = (await conn.execute(ended.returning(runs))).first()
+    return row
 
 
 # -- jobs -----------------------------------------------------------------------------------------------------
 
-def jobs_of(business_ids, run_id: str | None, channel: str | None, status: str | None,
-            job_id: str | None = None) -> sa.Select:
+def jobs_of(business_ids: Iterable[str], run_id: str | None, channel: str | None, status: str | None,
+            job_id: str | None = None) -> sa.Select[Any]:
     query = sa.select(jobs, runs.c.external_ref).join(runs, runs.c.id == jobs.c.run_id).where(
         jobs.c.business_id.in_(business_ids))
     for column, value in ((jobs.c.run_id, run_id), (jobs.c.channel, channel), (jobs.c.status, status),
@@ -115,11 +122,11 @@ async def lock_business(conn: AsyncConnection, business_id: str) -> None:
 async def calls_in_flight(conn: AsyncConnection, business_id: str) -> int:
     return await conn.scalar(sa.select(sa.func.count()).select_from(jobs).where(
         jobs.c.business_id == business_id, jobs.c.channel == "call",
-        jobs.c.status.in_((runs_contract.EXECUTING, runs_contract.IN_PROGRESS))))
+        jobs.c.status.in_((runs_contract.EXECUTING, runs_contract.IN_PROGRESS)))) or 0
 
 
 async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: int, token: str,
-                lease: timedelta) -> list:
+                lease: timedelta) -> list[sa.Row[Any]]:
     """Claim up to `limit` due jobs of a business on one channel, earliest due first; each with its run's account,
     external_ref, retry policy, whether a touch of the run was claimed before, and the business's own calling
     hours (business_hours_start/end, None when it saved no SDR config)."""
@@ -132,10 +139,10 @@ async def claim(conn: AsyncConnection, business_id: str, channel: str, limit: in
         status=runs_contract.EXECUTING, lease_token=token, lease_until=sa.func.now() + lease, updated_at=sa.func.now(),
     ).returning(*jobs.c, runs.c.account_id, runs.c.external_ref, runs.c.retry, runs.c.status.label("run_status"),
                 *(_saved_config(column) for column in ("business_hours_start", "business_hours_end")))
-    return (await conn.execute(statement)).all()
+    return list((await conn.execute(statement)).all())
 
 
-def _saved_config(column: str):
+def _saved_config(column: str) -> sa.Label[Any]:
     """A column of the business's saved SDR config (NULL when it saved none), for a claimed job to carry."""
     return sa.select(configs.c[column]).where(configs.c.business_id == jobs.c.business_id).scalar_subquery() \
         .label(column)
@@ -146,47 +153,50 @@ async def start_runs(conn: AsyncConnection, run_ids: set[str], now: datetime) ->
                        .values(status=runs_contract.RUNNING, started_at=now, updated_at=now))
 
 
-async def settle_job(conn: AsyncConnection, job_id: str, token: str, values: dict):
+async def settle_job(conn: AsyncConnection, job_id: str, token: str, values: dict[str, Any]) -> sa.Row[Any] | None:
     """Write a claimed job's result if the claim is still ours (its lease did not run out to another
     scheduler); the job, or None."""
     statement = jobs.update().where(jobs.c.id == job_id, jobs.c.lease_token == token).values(
         **values, lease_token=None, lease_until=None)
-    return (await conn.execute(statement.returning(jobs))).first()
+    row: sa.Row[Any] | None = (await conn.execute(statement.returning(jobs))).first()
+    return row
 
 
-async def add_attempt(conn: AsyncConnection, **values) -> None:
+async def add_attempt(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(insert(attempts).values(**values).on_conflict_do_nothing(
         constraint="communication_attempts_once"))
 
 
 # -- outcomes of calls ----------------------------------------------------------------------------------------
 
-async def jobs_of_touches(conn: AsyncConnection, touches: list[tuple[str, str, str]]) -> list:
+async def jobs_of_touches(conn: AsyncConnection, touches: list[tuple[str, str, str]]) -> list[sa.Row[Any]]:
     """The jobs of these touches, each (business_id, external_ref, touch_id), with their runs' retry policies and
     states, locked in job order (so concurrent batches cannot deadlock)."""
     query = sa.select(jobs, runs.c.external_ref, runs.c.retry, runs.c.status.label("run_status")).join(
         runs, runs.c.id == jobs.c.run_id).where(
         sa.tuple_(runs.c.business_id, runs.c.external_ref, jobs.c.touch_id).in_(touches)).order_by(
         jobs.c.id).with_for_update(of=jobs)
-    return (await conn.execute(query)).all()
+    return list((await conn.execute(query)).all())
 
 
-async def attempts_of_calls(conn: AsyncConnection, call_ids: list[str]) -> dict[str, object]:
+async def attempts_of_calls(conn: AsyncConnection, call_ids: list[str]) -> dict[str, Any]:
     """The attempts of these calls (those recorded yet), by call id."""
     rows = await conn.execute(sa.select(attempts.c.id, attempts.c.attempt, attempts.c.call_id, attempts.c.status)
                               .where(attempts.c.call_id.in_(call_ids)))
     return {str(r.call_id): r for r in rows}
 
 
-async def end_attempt(conn: AsyncConnection, attempt_id: str, values: dict) -> None:
+async def end_attempt(conn: AsyncConnection, attempt_id: str, values: dict[str, Any]) -> None:
     await conn.execute(attempts.update().where(attempts.c.id == attempt_id).values(**values))
 
 
-async def update_job(conn: AsyncConnection, job_id: str, values: dict):
-    return (await conn.execute(jobs.update().where(jobs.c.id == job_id).values(**values).returning(jobs))).first()
+async def update_job(conn: AsyncConnection, job_id: str, values: dict[str, Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(jobs.update().where(jobs.c.id == job_id).values(**values)
+                                                  .returning(jobs))).first()
+    return row
 
 
-def attempts_of(business_ids, run_id: str | None, status: str | None) -> sa.Select:
+def attempts_of(business_ids: Iterable[str], run_id: str | None, status: str | None) -> sa.Select[Any]:
     query = sa.select(attempts, jobs.c.touch_id, runs.c.external_ref).select_from(
         attempts.join(jobs, jobs.c.id == attempts.c.job_id).join(runs, runs.c.id == attempts.c.run_id)).where(
         attempts.c.business_id.in_(business_ids))

@@ -5,7 +5,8 @@ are raised with `work.emit`. Rows come back as SQLAlchemy rows or asyncpg record
 values)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,7 +18,7 @@ from core.ids import require_uuid, utcnow
 from core.pagination import Page, Paged, decode_cursor
 from core.tenant import require_business
 from core.uow import UnitOfWork
-from services.sdr import domain
+from services.sdr import domain, scoring
 from services.sdr.ports import Agents
 from services.sdr.repository import SdrUnit
 from services.sdr.schema import leads
@@ -59,17 +60,17 @@ class Contact:
 @dataclass(frozen=True)
 class AuditGroup:
     count: int
-    rows: list
+    rows: list[Any]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Audit:
     window_hours: int
     stalled_days: int
     hot_score: int
     as_of: datetime
-    groups: dict[str, AuditGroup] = field(default_factory=dict)  # hot_leads, stalled_leads, signups_today
-    voicemails: AuditGroup | None = None
+    groups: dict[str, AuditGroup]  # hot_leads, stalled_leads, signups_today
+    voicemails: AuditGroup
 
 
 class Leads:
@@ -79,7 +80,7 @@ class Leads:
 
     # -- the public lead API -------------------------------------------------------------
 
-    async def create(self, business_id: str, given: dict[str, str]):
+    async def create(self, business_id: str, given: dict[str, str]) -> Any:
         business_id = require_business(tenant.require_account(), business_id)
         values = domain.new_lead_values(given)
         if values.get("agent_id"):
@@ -88,7 +89,7 @@ class Leads:
             row = await self._insert(work, business_id, values)
         return row
 
-    async def update(self, lead_id: str, given: dict[str, str]):
+    async def update(self, lead_id: str, given: dict[str, str]) -> Any:
         async with self.uow.transaction() as work:
             row = await self._owned(work, lead_id, lock=True)
             values = domain.changed_values(dict(row._mapping), given)
@@ -97,7 +98,7 @@ class Leads:
                 row = await self._update(work, row, values)
         return row
 
-    async def get(self, lead_id: str):
+    async def get(self, lead_id: str) -> Any:
         async with self.uow.read() as work:
             return await self._owned(work, lead_id)
 
@@ -112,7 +113,7 @@ class Leads:
 
     async def list(self, filters: LeadFilters, page: Page) -> Paged:
         who = tenant.require_account()
-        values: dict = {}
+        values: dict[str, Any] = {}
         if filters.statuses:
             values["statuses"] = [domain.check_status(s) for s in filters.statuses]
         if filters.source:
@@ -147,24 +148,22 @@ class Leads:
         hot = leads_contract.AUDIT_DEFAULTS["hot_score"] if hot_score is None else hot_score
         domain.check_audit(window, stalled, hot)
         as_of = as_of or utcnow()
-        audit = Audit(window, stalled, hot, as_of)
         async with self.uow.read() as work:
             groups, unhandled = await work.leads.audit(
                 list(who.business_ids), as_of, leads_contract.OPEN_STATUSES, hot, as_of - timedelta(days=stalled),
                 as_of - timedelta(hours=window), domain.AUDIT_SAMPLE)
-        audit.groups = {name: AuditGroup(*group) for name, group in groups.items()}
-        audit.voicemails = AuditGroup(*unhandled)
-        return audit
+        return Audit(window, stalled, hot, as_of, {name: AuditGroup(*group) for name, group in groups.items()},
+                     AuditGroup(*unhandled))
 
     # -- for other services ------------------------------------------------------------------
 
-    async def find_by_phone(self, business_id: str, phone: str):
+    async def find_by_phone(self, business_id: str, phone: str) -> Any | None:
         """The business's newest lead with this phone, or None."""
         business_id = require_business(tenant.require_account(), business_id)
         async with self.uow.read() as work:
             return await work.leads.newest_by_phone(business_id, normalize_e164(phone, "phone"))
 
-    async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[object, bool]:
+    async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[Any, bool]:
         """The business's lead with this phone, created (True) or completed with the contact fields it lacked
         (False). `given` holds source, name, email, agent_id and agent_name as far as known."""
         async with self.uow.transaction() as work:
@@ -172,7 +171,7 @@ class Leads:
         return found
 
     async def record_interaction(self, lead_id: str, channel: str, direction: str, reference: str,
-                                 intent: str | None, occurred_at: datetime | None):
+                                 intent: str | None, occurred_at: datetime | None) -> Any:
         """Count a call, text or email with the lead once per reference, and rescore it."""
         domain.check_interaction(channel, direction, reference)
         async with self.uow.transaction() as work:
@@ -180,7 +179,7 @@ class Leads:
             row = await self._interaction(work, row, channel, direction, reference, intent, occurred_at)
         return row
 
-    async def record_contacts(self, contacts: list[Contact], actor: str) -> None:
+    async def record_contacts(self, contacts: Sequence[Contact], actor: str) -> None:
         """Calls and texts with people (a consumer's batch of events), in this order and in one transaction, each
         acting for its business as `actor`: counted on the linked lead, or on the business's lead with that phone
         (made from what was collected when there is none yet, source e.g. inbound_call or inbound_sms), once per
@@ -203,7 +202,7 @@ class Leads:
         await self._interaction(work, row, c.channel, c.direction, c.reference, c.intent, c.occurred_at)
 
     async def _upsert_contact(self, work: SdrUnit, business_id: str, phone: str,
-                              given: dict[str, str]) -> tuple[object, bool]:
+                              given: dict[str, str]) -> tuple[Any, bool]:
         """upsert_contact within the caller's transaction; the lead is left locked."""
         business_id = require_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
@@ -216,8 +215,8 @@ class Leads:
         missing = domain.missing_contact_values(dict(row._mapping), values)
         return (await self._update(work, row, missing) if missing else row), False
 
-    async def _interaction(self, work: SdrUnit, row, channel: str, direction: str, reference: str,
-                           intent: str | None, occurred_at: datetime | None):
+    async def _interaction(self, work: SdrUnit, row: Any, channel: str, direction: str, reference: str,
+                           intent: str | None, occurred_at: datetime | None) -> Any:
         """Count an interaction on a lead locked by the caller, once per reference; returns the lead."""
         occurred = occurred_at or utcnow()
         if not await work.leads.add_interaction(row, channel, direction, reference, intent, occurred):
@@ -241,12 +240,14 @@ class Leads:
 
     async def _agent_name(self, agent_id: str, business_id: str) -> str:
         """The name of an agent of this business (asked of the agents service as the caller), or 400."""
+        if self.agents is None:
+            raise RuntimeError("naming a lead's agent asks the agents service: build Leads with the agents port")
         name = await self.agents.name(agent_id, business_id)
         if name is None:
             raise invalid("agent_id is not an agent of this business")
         return name
 
-    async def _insert(self, work: SdrUnit, business_id: str, values: dict):
+    async def _insert(self, work: SdrUnit, business_id: str, values: dict[str, Any]) -> Any:
         now = utcnow()
         values = {**values, "interaction_count": 0, "last_activity_at": now}
         score = domain.score(values, now)
@@ -256,7 +257,7 @@ class Leads:
         self._scored(work, row, score)
         return row
 
-    async def _update(self, work: SdrUnit, row, values: dict):
+    async def _update(self, work: SdrUnit, row: Any, values: dict[str, Any]) -> Any:
         """Write changed values, rescore, and emit lead.scored when the score moved."""
         now = utcnow()
         score = domain.score({**row._mapping, **values}, now)
@@ -267,7 +268,7 @@ class Leads:
         return updated
 
     @staticmethod
-    def _scored(work: SdrUnit, row, score) -> None:
+    def _scored(work: SdrUnit, row: Any, score: scoring.Score) -> None:
         work.emit(events_pb2.LeadScored(
             lead_id=str(row.id), score=score.score, confidence=score.confidence, explanation=score.explanation,
             factors=score.factors), str(row.business_id))

@@ -3,7 +3,9 @@ the repositories alone call them."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 import asyncpg
 import sqlalchemy as sa
@@ -11,11 +13,12 @@ from sqlalchemy.dialects.postgresql import ARRAY, distinct_on, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import aggregates
+from core.columns import Uuid
 from core.db import Prepared, lock_until_commit
 from core.ids import new_id
 from core.pagination import Paged, split_page
 from services.sdr.domain import LEAD_OUT
-from services.sdr.schema import Uuid, interactions, leads, voicemails
+from services.sdr.schema import interactions, leads, voicemails
 
 # -- leads --------------------------------------------------------------------------------
 
@@ -24,7 +27,7 @@ PAGE_COLUMNS = [leads.c[name] for name in ("id", "business_id", "status", "sourc
                                              "updated_at", "converted_at", "last_inbound_at", "email_known_at",
                                              *LEAD_OUT)]
 # List filters: the column each one compares and how.
-FILTERS = {
+FILTERS: dict[str, Callable[[sa.ColumnCollection[str, sa.Column[Any]]], sa.ColumnElement[bool]]] = {
     "statuses": lambda c: c.status == sa.func.any(sa.bindparam("statuses", type_=ARRAY(sa.Text))),
     "source": lambda c: c.source == sa.bindparam("source"),
     "agent_id": lambda c: c.agent_id == sa.bindparam("agent_id"),
@@ -57,7 +60,7 @@ def _lead_page(filters: frozenset[str], single_business: bool) -> Prepared:
     return Prepared(query.order_by(c.created_at.desc(), c.id.desc()).limit(sa.bindparam("limit")))
 
 
-async def lead_page(conn: asyncpg.Connection, business_ids: list[str], limit: int, filters: dict) -> Paged:
+async def lead_page(conn: asyncpg.Connection, business_ids: list[str], limit: int, filters: dict[str, Any]) -> Paged:
     """Newest-first leads of these businesses matching `filters` (keys of FILTERS; `cursor_at` goes with
     `cursor_id`)."""
     statement = _lead_page(frozenset(filters) - _NOT_FILTERS, len(business_ids) == 1)
@@ -66,24 +69,28 @@ async def lead_page(conn: asyncpg.Connection, business_ids: list[str], limit: in
     return split_page(rows, limit, ("created_at", "id"))
 
 
-async def insert_lead(conn: AsyncConnection, business_id: str, values: dict, now: datetime):
-    return (await conn.execute(leads.insert().values(id=new_id(), business_id=business_id, created_at=now,
-                                                     updated_at=now, **values).returning(leads))).first()
+async def insert_lead(conn: AsyncConnection, business_id: str, values: dict[str, Any],
+                      now: datetime) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(leads.insert().values(
+        id=new_id(), business_id=business_id, created_at=now, updated_at=now, **values).returning(leads))).first()
+    return row
 
 
-async def update_lead(conn: AsyncConnection, lead_id, values: dict):
-    return (await conn.execute(leads.update().where(leads.c.id == lead_id).values(**values)
-                               .returning(leads))).first()
+async def update_lead(conn: AsyncConnection, lead_id: str, values: dict[str, Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(leads.update().where(leads.c.id == lead_id).values(**values)
+                                                  .returning(leads))).first()
+    return row
 
 
-async def newest_by_phone(conn: AsyncConnection, business_id: str, phone: str, *, lock: bool = False):
+async def newest_by_phone(conn: AsyncConnection, business_id: str, phone: str, *,
+                          lock: bool = False) -> sa.Row[Any] | None:
     """The business's newest lead with this phone number, or None."""
     query = (sa.select(leads).where(leads.c.business_id == business_id, leads.c.phone == phone)
              .order_by(leads.c.created_at.desc()).limit(1))
     return (await conn.execute(query.with_for_update() if lock else query)).first()
 
 
-async def callees(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, dict]:
+async def callees(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, dict[str, Any]]:
     """The business's newest lead of each phone, as the compliance decision reads it: {id, state, status,
     converted_at, last_inbound_at}."""
     c = leads.c
@@ -99,7 +106,7 @@ async def lock_contact(conn: AsyncConnection, business_id: str, phone: str) -> N
     await lock_until_commit(conn, "sdr-contact", f"{business_id}:{phone}")
 
 
-async def insert_interaction(conn: AsyncConnection, lead, channel: str, direction: str, reference: str,
+async def insert_interaction(conn: AsyncConnection, lead: Any, channel: str, direction: str, reference: str,
                              intent: str | None, occurred_at: datetime) -> bool:
     """Record an interaction once per (lead, reference); False when it was recorded before."""
     inserted = (await conn.execute(insert(interactions).values(
@@ -111,8 +118,11 @@ async def insert_interaction(conn: AsyncConnection, lead, channel: str, directio
 
 # -- the audit ----------------------------------------------------------------------------
 
+Order = tuple[sa.UnaryExpression[Any], ...]  # a sample's order (columns' desc() or asc())
+
+
 def audit_groups(business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
-                 quiet_since: datetime, window_start: datetime) -> dict:
+                 quiet_since: datetime, window_start: datetime) -> dict[str, tuple[sa.ColumnElement[bool], Order]]:
     """Each lead group of the audit: its condition and its order."""
     c = leads.c
     mine = c.business_id.in_(business_ids)
@@ -125,7 +135,7 @@ def audit_groups(business_ids: list[str], as_of: datetime, open_statuses: tuple[
     }
 
 
-def unhandled_voicemails(business_ids: list[str], as_of: datetime):
+def unhandled_voicemails(business_ids: list[str], as_of: datetime) -> sa.ColumnElement[bool]:
     """Voicemails received by `as_of` that nobody has called or texted back since."""
     vm, i = voicemails.c, interactions.c
     answered = sa.exists().where(
@@ -135,24 +145,25 @@ def unhandled_voicemails(business_ids: list[str], as_of: datetime):
     return sa.and_(vm.business_id.in_(business_ids), vm.received_at <= as_of, ~answered)
 
 
-async def count_and_sample(conn: AsyncConnection, table: sa.Table, where, order, sample: int) -> tuple[int, list]:
+async def count_and_sample(conn: AsyncConnection, table: sa.Table, where: sa.ColumnElement[bool], order: Order,
+                           sample: int) -> tuple[int, list[Any]]:
     """How many rows match, and the first `sample` of them in `order`."""
-    count = await conn.scalar(sa.select(sa.func.count()).select_from(table).where(where))
+    count = await conn.scalar(sa.select(sa.func.count()).select_from(table).where(where)) or 0
     rows = (await conn.execute(sa.select(table).where(where).order_by(*order).limit(sample))).all()
-    return count, rows
+    return count, list(rows)
 
 
 async def insert_voicemail(conn: AsyncConnection, voicemail_id: str, business_id: str, lead_id: str | None,
-                           fields: dict, received_at: datetime) -> None:
+                           fields: dict[str, Any], received_at: datetime) -> None:
     await conn.execute(voicemails.insert().values(id=voicemail_id, business_id=business_id, lead_id=lead_id,
                                                   **fields, received_at=received_at))
 
 
 
 async def aggregate_leads(conn: AsyncConnection, query: aggregates.Query, agent_id: str | None,
-                          source: str | None) -> list:
+                          source: str | None) -> list[sa.Row[Any]]:
     """The leads of the query's businesses created in its window, counted per group (core.aggregates): how many,
     and how many converted; of one agent and/or one source when named."""
     measures = {"count": sa.func.count(), "converted": sa.func.count().filter(leads.c.status == "converted")}
     where = ((leads.c.agent_id == agent_id,) if agent_id else ()) + ((leads.c.source == source,) if source else ())
-    return (await conn.execute(aggregates.aggregate(leads, leads.c.created_at, query, measures, where))).all()
+    return list((await conn.execute(aggregates.aggregate(leads, leads.c.created_at, query, measures, where))).all())

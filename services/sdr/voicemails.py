@@ -5,12 +5,14 @@ back. The event's business_id names the business. Each event is applied once (co
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from core.bus import PermanentError, business_event, subject_for
 from core.ids import is_uuid
 from core.messages import optional
 from core.uow import UnitOfWork
 from services.sdr.repository import SdrUnit
+from switchboard.v1 import events_pb2
 
 VOICEMAIL_SUBJECT = subject_for("voicemail.received")
 CONSUMER = "sdr-voicemails"
@@ -20,8 +22,10 @@ class VoicemailRecorder:
     def __init__(self, uow: UnitOfWork[SdrUnit]):
         self.uow = uow
 
-    async def handle(self, message: dict) -> None:
+    async def handle(self, message: dict[str, Any]) -> None:
         event, voicemail = business_event(message)
+        # the consumer's subject; business_event refuses an event that names no business
+        assert isinstance(voicemail, events_pb2.VoicemailReceived) and event.business_id is not None
         received_at = event.occurred_at
         if voicemail.HasField("received_at"):
             try:
