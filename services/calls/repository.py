@@ -8,6 +8,7 @@ test tier has an in-memory one (tests/memory/calls.py), and the same behaviour t
 their unit of work (`CallsUnit`, made by `calls_units`), which also writes the events they raise."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Protocol
@@ -19,29 +20,30 @@ from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.calls import store
 from services.calls.domain import CallFilter
+from services.calls.records import Call
 from services.calls.schema import calls, outbox
 
 
 class CallsRepository(Protocol):
-    async def add(self, **values: Any) -> Any:
-        """Record a call (schema.calls' columns); its row."""
+    async def add(self, **values: Any) -> Call:
+        """Record a call (schema.calls' columns)."""
 
-    async def add_once(self, **values: Any) -> Any | None:
+    async def add_once(self, **values: Any) -> Call | None:
         """Record a call unless one with its provider_call_id is recorded already (then None)."""
 
-    async def change(self, call_id: str, values: dict[str, Any]) -> Any | None:
+    async def change(self, call_id: str, values: dict[str, Any]) -> Call | None:
         """The call after `values`, or None when there is no such call."""
 
-    async def owned(self, business_ids: Iterable[str], call_id: str) -> Any | None:
+    async def owned(self, business_ids: Iterable[str], call_id: str) -> Call | None:
         """The call with this id in one of these businesses, or None."""
 
-    async def by_provider_id(self, provider_call_id: str) -> Any | None: ...
+    async def by_provider_id(self, provider_call_id: str) -> Call | None: ...
 
     async def recording_url(self, call_id: str) -> str | None:
         """The provider's URL of the call's recording (None without one, or without such a call)."""
 
     async def page(self, business_ids: Iterable[str], filters: CallFilter, page: Page) -> Paged:
-        """The businesses' calls that pass the filters, newest first."""
+        """The businesses' calls (`Call`s) that pass the filters, newest first."""
 
     async def transcripts(self, business_ids: Iterable[str], agent_id: str | None, since: datetime,
                           page: Page) -> Paged:
@@ -67,7 +69,7 @@ class CallsRepository(Protocol):
     async def change_many(self, changes: dict[str, dict[str, Any]]) -> None:
         """Write each call's changes (by call id)."""
 
-    async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Any]:
+    async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Call]:
         """Calls without an outcome past their max_duration plus the margin, oldest first."""
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
@@ -81,32 +83,32 @@ class SqlCalls:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def add(self, **values: Any) -> Any:
-        return await store.insert_call(self.conn, **values)
+    async def add(self, **values: Any) -> Call:
+        return _call(await store.insert_call(self.conn, **values))
 
-    async def add_once(self, **values: Any) -> Any | None:
-        return await store.insert_call_once(self.conn, **values)
+    async def add_once(self, **values: Any) -> Call | None:
+        return _call_or_none(await store.insert_call_once(self.conn, **values))
 
-    async def change(self, call_id: str, values: dict[str, Any]) -> Any | None:
-        return await store.update_call(self.conn, call_id, values)
+    async def change(self, call_id: str, values: dict[str, Any]) -> Call | None:
+        return _call_or_none(await store.update_call(self.conn, call_id, values))
 
-    async def owned(self, business_ids: Iterable[str], call_id: str) -> Any | None:
-        return await records.owned(self.conn, calls, business_ids, call_id)
+    async def owned(self, business_ids: Iterable[str], call_id: str) -> Call | None:
+        return _call_or_none(await records.owned(self.conn, calls, business_ids, call_id))
 
-    async def by_provider_id(self, provider_call_id: str) -> Any | None:
-        return await store.call_by_provider_id(self.conn, provider_call_id)
+    async def by_provider_id(self, provider_call_id: str) -> Call | None:
+        return _call_or_none(await store.call_by_provider_id(self.conn, provider_call_id))
 
     async def recording_url(self, call_id: str) -> str | None:
         return await store.recording_of(self.conn, call_id)
 
     async def page(self, business_ids: Iterable[str], filters: CallFilter, page: Page) -> Paged:
-        return await fetch_page(self.conn, store.calls_of(business_ids, filters), calls.c.created_at, calls.c.id,
-                                page)
+        return _calls(await fetch_page(self.conn, store.calls_of(business_ids, filters), calls.c.created_at,
+                                       calls.c.id, page))
 
     async def transcripts(self, business_ids: Iterable[str], agent_id: str | None, since: datetime,
                           page: Page) -> Paged:
-        return await fetch_page(self.conn, store.transcripts_of(business_ids, agent_id, since), calls.c.created_at,
-                                calls.c.id, page)
+        return _calls(await fetch_page(self.conn, store.transcripts_of(business_ids, agent_id, since),
+                                       calls.c.created_at, calls.c.id, page))
 
     async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
                         expired_before: datetime) -> Any | None:
@@ -124,11 +126,23 @@ class SqlCalls:
     async def change_many(self, changes: dict[str, dict[str, Any]]) -> None:
         await store.update_calls(self.conn, changes)
 
-    async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Any]:
-        return list((await self.conn.execute(store.silent_calls(now, margin_seconds, limit))).all())
+    async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Call]:
+        return [_call(row) for row in await self.conn.execute(store.silent_calls(now, margin_seconds, limit))]
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         return await store.aggregate_calls(self.conn, query, agent_id)
+
+
+def _call(row: Any) -> Call:
+    return records.record(Call, row._mapping)
+
+
+def _call_or_none(row: Any | None) -> Call | None:
+    return _call(row) if row is not None else None
+
+
+def _calls(paged: Paged) -> Paged:
+    return dataclasses.replace(paged, rows=[_call(row) for row in paged.rows])
 
 
 class CallsUnit(Unit):

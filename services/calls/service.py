@@ -40,6 +40,7 @@ from providers.voice.port import OutboundCall, ProviderError, VoiceProvider
 from services.calls import domain
 from services.calls.domain import CallFilter
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
+from services.calls.records import Call
 from services.calls.repository import CallsUnit
 from switchboard.v1 import common_pb2
 
@@ -58,10 +59,8 @@ class RecordingLink:
     transcript_status: str
 
 
-# A call as the repository gives it (a row of schema.calls), and what placing one answers: the call, or the
-# compliance decision that deferred it.
-CallRow = Any
-Placed = CallRow | common_pb2.ComplianceDecision
+# What placing a call answers: the call, or the compliance decision that deferred it.
+Placed = Call | common_pb2.ComplianceDecision
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ class NewCall:
     business_hours: tuple[int, int] | None = None
 
 
-def _found(row: CallRow | None) -> CallRow:
+def _found(row: Call | None) -> Call:
     """The call a lookup found, or 404."""
     if row is None:
         raise not_found("call")
@@ -105,7 +104,7 @@ class Calls:
 
     # -- placing a call ----------------------------------------------------------------------
 
-    async def create(self, new: NewCall, idempotency_key: str | None = None) -> CallRow:
+    async def create(self, new: NewCall, idempotency_key: str | None = None) -> Call:
         """The call placed (or, for a repeated idempotency key with the same request, the call placed the first
         time); a deferral is refused with its code and the instant the call becomes legal."""
         placed = await self.place(new, idempotency_key)
@@ -167,7 +166,7 @@ class Calls:
             "touch_id": optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX),
         }
 
-    async def _claim(self, account_id: str, key: str, request_hash: str) -> CallRow | None:
+    async def _claim(self, account_id: str, key: str, request_hash: str) -> Call | None:
         """None when this request may go ahead; the first call when it repeats a finished request."""
         now = utcnow()
         async with self.uow.transaction() as work:
@@ -231,7 +230,11 @@ class Calls:
             repository = work.calls
             if key is not None:
                 await repository.settle_key(*key, call_id)
-            return await repository.change(call_id, {"provider_call_id": provider_call_id, "updated_at": utcnow()})
+            placed_call = await repository.change(call_id, {"provider_call_id": provider_call_id,
+                                                            "updated_at": utcnow()})
+        if placed_call is None:  # erased while it was being placed
+            raise not_found("call")
+        return placed_call
 
     async def _decide(self, request: dict[str, Any], profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:
@@ -263,7 +266,7 @@ class Calls:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    async def get(self, call_id: str) -> CallRow:
+    async def get(self, call_id: str) -> Call:
         require_uuid(call_id, "id")
         async with self.uow.read() as work:
             return _found(await work.calls.owned(tenant.require_account().business_ids, call_id))
@@ -276,7 +279,7 @@ class Calls:
         async with self.uow.read() as work:
             return await work.calls.transcripts(who.business_ids, agent_id, since, page)
 
-    async def transcript(self, call_id: str) -> CallRow:
+    async def transcript(self, call_id: str) -> Call:
         """One call with its transcript; refused while it has none."""
         row = await self.get(call_id)
         why = domain.transcript_refusal(row.status, row.reported_at is not None, bool(row.transcript))

@@ -3,6 +3,7 @@ configuration and the lead's enrichment, idempotent retries, provider failures, 
 import uuid
 
 from tests.calling import place
+from tests.waiting import wait_until
 
 TO = "+14155550177"
 
@@ -47,9 +48,16 @@ async def test_an_outbound_call_carries_the_outbound_configuration_and_the_leads
     assert full["context"] == "Quote for a water heater" and full["max_duration"] == 600
     status, listed, _ = await api.request("GET", "/api/v1/calls", key=key, params={"agent_id": agent["id"]})
     assert [c["id"] for c in listed["calls"]] == [call["id"]] and listed["calls"][0]["direction"] == "outbound"
-    status, queued, _ = await api.request("GET", "/api/v1/calls", key=key, params={"status": "queued",
-                                                                                   "agent_id": agent["id"]})
-    assert len(queued["calls"]) == 1
+
+    async def listed_under_its_status() -> bool:
+        """The simulator plays the call meanwhile (queued, ringing, ...): the list by its status as read now holds
+        it (the status only moves forward, so this settles)."""
+        _, now, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+        _, by_status, _ = await api.request("GET", "/api/v1/calls", key=key, params={"status": now["status"],
+                                                                                    "agent_id": agent["id"]})
+        return [c["id"] for c in by_status["calls"]] == [call["id"]]
+
+    await wait_until(listed_under_its_status, "the call listed under its status")
 
 
 async def test_the_request_name_aliases_and_max_duration_reach_the_provider(api, account, voice, calling_agent):

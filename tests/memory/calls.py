@@ -2,9 +2,13 @@
 services/calls/store.py)."""
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 from contracts.calls import PROGRESS
+from core.pagination import Paged
+from core.records import record
+from services.calls.records import Call
 from services.calls.schema import calls, idempotency_keys
 from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
 
@@ -15,7 +19,7 @@ class MemoryCalls:
         self.keys = conn.rows(idempotency_keys)
 
     async def add(self, **values):
-        return Record(insert(self.calls, calls, values))
+        return _call(insert(self.calls, calls, values))
 
     async def add_once(self, **values):
         if values.get("provider_call_id") is not None and \
@@ -25,27 +29,27 @@ class MemoryCalls:
 
     async def change(self, call_id, values):
         row = self.calls.get((call_id,))
-        return update(calls, row, values) if row is not None else None
+        return _call(update(calls, row, values)._mapping) if row is not None else None
 
     async def owned(self, business_ids, call_id):
         row = self.calls.get((call_id,))
-        return Record(row) if row is not None and row["business_id"] in business_ids else None
+        return _call(row) if row is not None and row["business_id"] in business_ids else None
 
     async def by_provider_id(self, provider_call_id):
-        return next((Record(row) for row in self.calls.values() if row["provider_call_id"] == provider_call_id), None)
+        return next((_call(row) for row in self.calls.values() if row["provider_call_id"] == provider_call_id), None)
 
     async def recording_url(self, call_id):
         row = self.calls.get((call_id,))
         return row["recording_url"] if row is not None else None
 
     async def page(self, business_ids, filters, page):
-        return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
-                        and _passes(row, filters)], calls.c.created_at, calls.c.id, page)
+        return _calls(page_of([row for row in self.calls.values() if row["business_id"] in business_ids
+                               and _passes(row, filters)], calls.c.created_at, calls.c.id, page))
 
     async def transcripts(self, business_ids, agent_id, since, page):
-        return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
-                        and agent_id in (None, row["agent_id"]) and row["transcript"] is not None
-                        and row["created_at"] >= since], calls.c.created_at, calls.c.id, page)
+        return _calls(page_of([row for row in self.calls.values() if row["business_id"] in business_ids
+                               and agent_id in (None, row["agent_id"]) and row["transcript"] is not None
+                               and row["created_at"] >= since], calls.c.created_at, calls.c.id, page))
 
     async def claim_key(self, account_id, key, request_hash, now, expired_before):
         claim = {"account_id": account_id, "key": key, "request_hash": request_hash, "created_at": now}
@@ -77,8 +81,17 @@ class MemoryCalls:
     async def silent(self, now, margin_seconds, limit):
         overdue = [row for row in self.calls.values() if row["status"] in PROGRESS
                    and row["created_at"] + timedelta(seconds=row["max_duration"] + margin_seconds) < now]
-        return [Record(row) for row in sorted(overdue, key=lambda row: row["created_at"])[:limit]]
+        return [_call(row) for row in sorted(overdue, key=lambda row: row["created_at"])[:limit]]
 
+
+
+def _call(row) -> Call:
+    """The stored row as the SQL repository returns it (a copy: changing it changes nothing stored)."""
+    return record(Call, Record(row)._mapping)
+
+
+def _calls(paged: Paged) -> Paged:
+    return dataclasses.replace(paged, rows=[record(Call, row._mapping) for row in paged.rows])
 
 
 def _passes(row, filters) -> bool:
