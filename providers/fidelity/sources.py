@@ -17,21 +17,21 @@ from stripe._request_options import RequestOptions
 class OpenApi:
     """An OpenAPI 3 document: schemas by name under components/schemas, `$ref`s followed, `allOf` merged."""
 
-    def __init__(self, document: dict):
+    def __init__(self, document: dict[str, Any]) -> None:
         self.document = document
 
     @classmethod
     def load(cls, path: Path) -> OpenApi:
         return cls(json.loads(path.read_text(encoding="utf-8")))
 
-    def _resolve(self, schema: dict) -> dict:
+    def _resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in schema:
             node: Any = self.document
             for part in schema["$ref"].removeprefix("#/").split("/"):
                 node = node[part]
             schema = node
         if "allOf" in schema:
-            merged: dict = {"properties": {}, "required": []}
+            merged: dict[str, Any] = {"properties": {}, "required": []}
             for part in schema["allOf"]:
                 part = self._resolve(part)
                 merged["properties"] |= part.get("properties", {})
@@ -39,7 +39,7 @@ class OpenApi:
             return merged | {k: v for k, v in schema.items() if k != "allOf"}
         return schema
 
-    def _nodes(self, name: str, path: str = "") -> list[dict]:
+    def _nodes(self, name: str, path: str = "") -> list[dict[str, Any]]:
         """The schemas at `path` inside the schema `name` (a components/schemas name, or a request body: `POST
         /path`): an array stands for its items, and a oneOf/anyOf for each of its options (null aside), so a path
         through a union reaches every option's property."""
@@ -57,7 +57,7 @@ class OpenApi:
             nodes = found
         return nodes
 
-    def _options(self, node: dict) -> list[dict]:
+    def _options(self, node: dict[str, Any]) -> list[dict[str, Any]]:
         node = self._resolve(node)
         if node.get("type") == "array" and "items" in node:
             return self._options(node["items"])
@@ -89,7 +89,7 @@ class StripeTypes:
     def _typed_dict(self, name: str, path: str = "") -> type:
         module_name, _, class_name = name.partition(":")
         module = importlib.import_module(f"stripe.params.{module_name}")
-        cls = getattr(module, class_name)
+        cls: type = getattr(module, class_name)
         for part in filter(None, path.split(".")):
             nested = _FORWARD.findall(repr(cls.__annotations__[part]))
             cls = next(getattr(module, n) for n in nested if hasattr(module, n))

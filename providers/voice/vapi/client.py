@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, wait_random_exponential
@@ -43,7 +44,7 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-def _provider_message(body) -> str:
+def _provider_message(body: object) -> str:
     """The provider's own explanation of a 4xx (`message` may be a list of strings), trimmed."""
     message = body.get("message") if isinstance(body, dict) else None
     if isinstance(message, list):
@@ -63,7 +64,7 @@ class VapiClient(SessionClient):
     provider = "voice"
 
     def __init__(self, base_url: str, api_key: str, *, timeout: float = 10.0, max_attempts: int = 4,
-                 backoff_base: float = 0.2, backoff_max: float = 5.0):
+                 backoff_base: float = 0.2, backoff_max: float = 5.0) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts counts the first try: at least 1")
         self.base_url = base_url.rstrip("/")
@@ -84,10 +85,11 @@ class VapiClient(SessionClient):
             return min(max(backoff, exc.retry_after), self.backoff_max)
         return backoff
 
-    async def _request(self, method: str, route: str, path: str, *, json: dict | None = None,
-                       params: dict | None = None, missing_ok: bool = False, retry_429: bool = True):
-        """`route` names the endpoint in messages (`/assistant/{id}`); `path` is what is requested.
-        `retry_429=False`: a 429 is raised at once (with its Retry-After) instead of being waited out."""
+    async def _request(self, method: str, route: str, path: str, *, json: dict[str, Any] | None = None,
+                       params: dict[str, Any] | None = None, missing_ok: bool = False, retry_429: bool = True) -> Any:
+        """The answer's JSON (None when empty, or for a 404 with `missing_ok`). `route` names the endpoint in
+        messages (`/assistant/{id}`); `path` is what is requested. `retry_429=False`: a 429 is raised at once (with
+        its Retry-After) instead of being waited out."""
         retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
                                  retry=retry_if_exception_type(_Retryable), reraise=True)
         try:
@@ -98,8 +100,8 @@ class VapiClient(SessionClient):
         except _Retryable as exc:
             raise exc.error from None
 
-    async def _attempt(self, method: str, route: str, path: str, json, params, missing_ok: bool, retry_429: bool,
-                       attempt: int):
+    async def _attempt(self, method: str, route: str, path: str, json: dict[str, Any] | None,
+                       params: dict[str, Any] | None, missing_ok: bool, retry_429: bool, attempt: int) -> Any:
         idempotent = method != "POST"
         where = f"{method} {route}"
         try:
@@ -144,7 +146,19 @@ class VapiClient(SessionClient):
             raise ProviderError("voice provider rejected our credentials", status)
         raise ProviderError(f"voice provider refused {where} ({status}): {_provider_message(json_or_none(raw))}", status)
 
-    def _log_retry(self, method: str, path: str, attempt: int, status) -> None:
+    async def _object(self, method: str, route: str, path: str, *, json: dict[str, Any] | None = None,
+                      params: dict[str, Any] | None = None, retry_429: bool = True) -> dict[str, Any]:
+        """A request the provider documents as answered by a JSON object (a resource, or a page of them)."""
+        answer: dict[str, Any] = await self._request(method, route, path, json=json, params=params,
+                                                     retry_429=retry_429)
+        return answer
+
+    async def _objects(self, route: str, path: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """A read the provider documents as answered by a JSON array of objects."""
+        answer: list[dict[str, Any]] = await self._request("GET", route, path, params=params)
+        return answer
+
+    def _log_retry(self, method: str, path: str, attempt: int, status: int | str) -> None:
         if attempt < self.max_attempts:
             log.warning("voice provider %s %s attempt %d/%d failed (%s); retrying", method, path, attempt,
                         self.max_attempts, status)
@@ -154,94 +168,94 @@ class VapiClient(SessionClient):
 
     # -- assistants ------------------------------------------------------------------------------
 
-    async def create_assistant(self, body: dict) -> dict:
-        return await self._request("POST", "/assistant", "/assistant", json=body)
+    async def create_assistant(self, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("POST", "/assistant", "/assistant", json=body)
 
-    async def get_assistant(self, assistant_id: str) -> dict:
-        return await self._request("GET", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}")
+    async def get_assistant(self, assistant_id: str) -> dict[str, Any]:
+        return await self._object("GET", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}")
 
-    async def list_assistants(self, *, limit: int | None = None) -> list[dict]:
-        return await self._request("GET", "/assistant", "/assistant",
-                                   params={"limit": limit} if limit is not None else None)
+    async def list_assistants(self, *, limit: int | None = None) -> list[dict[str, Any]]:
+        return await self._objects("/assistant", "/assistant", {"limit": limit} if limit is not None else None)
 
-    async def update_assistant(self, assistant_id: str, body: dict) -> dict:
-        return await self._request("PATCH", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}", json=body)
+    async def update_assistant(self, assistant_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("PATCH", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}", json=body)
 
     async def delete_assistant(self, assistant_id: str) -> None:
         await self._request("DELETE", "/assistant/{id}", f"/assistant/{path_segment(assistant_id)}", missing_ok=True)
 
     # -- phone numbers -----------------------------------------------------------------------------
 
-    async def import_phone_number(self, body: dict) -> dict:
-        return await self._request("POST", "/phone-number", "/phone-number", json=body)
+    async def import_phone_number(self, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("POST", "/phone-number", "/phone-number", json=body)
 
-    async def get_phone_number(self, phone_number_id: str) -> dict:
-        return await self._request("GET", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}")
+    async def get_phone_number(self, phone_number_id: str) -> dict[str, Any]:
+        return await self._object("GET", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}")
 
-    async def update_phone_number(self, phone_number_id: str, body: dict) -> dict:
-        return await self._request("PATCH", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}", json=body)
+    async def update_phone_number(self, phone_number_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("PATCH", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}",
+                                  json=body)
 
     async def delete_phone_number(self, phone_number_id: str) -> None:
         await self._request("DELETE", "/phone-number/{id}", f"/phone-number/{path_segment(phone_number_id)}", missing_ok=True)
 
-    async def list_phone_numbers(self) -> list[dict]:
-        return await self._request("GET", "/phone-number", "/phone-number")
+    async def list_phone_numbers(self) -> list[dict[str, Any]]:
+        return await self._objects("/phone-number", "/phone-number")
 
     # -- calls -------------------------------------------------------------------------------------
 
-    async def create_call(self, body: dict) -> dict:
-        return await self._request("POST", "/call", "/call", json=body)
+    async def create_call(self, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("POST", "/call", "/call", json=body)
 
-    async def get_call(self, call_id: str) -> dict:
-        return await self._request("GET", "/call/{id}", f"/call/{path_segment(call_id)}")
+    async def get_call(self, call_id: str) -> dict[str, Any]:
+        return await self._object("GET", "/call/{id}", f"/call/{path_segment(call_id)}")
 
-    async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None) -> list[dict]:
+    async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         params = {k: v for k, v in (("assistantId", assistant_id), ("limit", limit)) if v is not None}
-        return await self._request("GET", "/call", "/call", params=params or None)
+        return await self._objects("/call", "/call", params=params or None)
 
     # -- credentials -------------------------------------------------------------------------------
 
-    async def create_credential(self, body: dict) -> dict:
-        return await self._request("POST", "/credential", "/credential", json=body)
+    async def create_credential(self, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("POST", "/credential", "/credential", json=body)
 
-    async def list_credentials(self) -> list[dict]:
-        return await self._request("GET", "/credential", "/credential")
+    async def list_credentials(self) -> list[dict[str, Any]]:
+        return await self._objects("/credential", "/credential")
 
     # -- evals and eval runs -----------------------------------------------------------------------
 
-    async def create_eval(self, body: dict) -> dict:
-        return await self._request("POST", "/eval", "/eval", json=body)
+    async def create_eval(self, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("POST", "/eval", "/eval", json=body)
 
-    async def get_eval(self, eval_id: str) -> dict:
-        return await self._request("GET", "/eval/{id}", f"/eval/{path_segment(eval_id)}")
+    async def get_eval(self, eval_id: str) -> dict[str, Any]:
+        return await self._object("GET", "/eval/{id}", f"/eval/{path_segment(eval_id)}")
 
-    async def update_eval(self, eval_id: str, body: dict) -> dict:
-        return await self._request("PATCH", "/eval/{id}", f"/eval/{path_segment(eval_id)}", json=body)
+    async def update_eval(self, eval_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._object("PATCH", "/eval/{id}", f"/eval/{path_segment(eval_id)}", json=body)
 
     async def delete_eval(self, eval_id: str) -> None:
         await self._request("DELETE", "/eval/{id}", f"/eval/{path_segment(eval_id)}")
 
-    async def list_evals(self, *, limit: int | None = None, page: int | None = None) -> dict:
+    async def list_evals(self, *, limit: int | None = None, page: int | None = None) -> dict[str, Any]:
         """`{"results": [...], "metadata": {...}}`, newest first."""
-        return await self._request("GET", "/eval", "/eval", params=_page_params(limit, page))
+        return await self._object("GET", "/eval", "/eval", params=_page_params(limit, page))
 
-    async def run_eval(self, body: dict) -> dict:
+    async def run_eval(self, body: dict[str, Any]) -> dict[str, Any]:
         """The run as created (`queued`). A 429 is raised at once (status 429, `retry_after`), never retried here."""
-        return await self._request("POST", "/eval/run", "/eval/run", json=body, retry_429=False)
+        return await self._object("POST", "/eval/run", "/eval/run", json=body, retry_429=False)
 
     create_eval_run = run_eval  # the name of the first version
 
-    async def get_eval_run(self, run_id: str) -> dict:
-        return await self._request("GET", "/eval/run/{id}", f"/eval/run/{path_segment(run_id)}")
+    async def get_eval_run(self, run_id: str) -> dict[str, Any]:
+        return await self._object("GET", "/eval/run/{id}", f"/eval/run/{path_segment(run_id)}")
 
-    async def list_eval_runs(self, *, limit: int | None = None, page: int | None = None) -> dict:
+    async def list_eval_runs(self, *, limit: int | None = None, page: int | None = None) -> dict[str, Any]:
         """`{"results": [...], "metadata": {...}}`, newest first."""
-        return await self._request("GET", "/eval/run", "/eval/run", params=_page_params(limit, page))
+        return await self._object("GET", "/eval/run", "/eval/run", params=_page_params(limit, page))
 
     async def delete_eval_run(self, run_id: str) -> None:
         await self._request("DELETE", "/eval/run/{id}", f"/eval/run/{path_segment(run_id)}")
 
 
-def _page_params(limit: int | None, page: int | None) -> dict | None:
+def _page_params(limit: int | None, page: int | None) -> dict[str, Any] | None:
     params = {k: v for k, v in (("limit", limit), ("page", page)) if v is not None}
     return params or None

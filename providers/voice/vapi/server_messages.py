@@ -23,6 +23,7 @@ from typing import Any
 
 from core.constant_time import same_secret
 from core.errors import invalid
+from core.settings import Settings
 from providers.voice.port import ProviderError
 from providers.voice.vapi.client import VapiClient
 
@@ -50,12 +51,12 @@ AUTH_KINDS = ("hmac", "bearer")
 AUTH_HEADERS = (SIGNATURE_HEADER, TIMESTAMP_HEADER, AUTHORIZATION_HEADER)  # what the gateway passes on
 
 
-def hmac_plan(secret: str) -> dict:
+def hmac_plan(secret: str) -> dict[str, Any]:
     return {"type": "hmac", "secretKey": secret, "algorithm": "sha256", "signatureHeader": SIGNATURE_HEADER,
             "timestampHeader": TIMESTAMP_HEADER, "payloadFormat": "{timestamp}.{body}"}
 
 
-def bearer_plan(token: str) -> dict:
+def bearer_plan(token: str) -> dict[str, Any]:
     return {"type": "bearer", "token": token, "headerName": AUTHORIZATION_HEADER, "bearerPrefixEnabled": True}
 
 
@@ -69,16 +70,16 @@ class WebhookAuth:
     secret: str
     credential_id: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in AUTH_KINDS:
             raise ValueError(f"VOICE_WEBHOOK_AUTH must be one of {', '.join(AUTH_KINDS)}, not {self.kind!r}")
 
     @classmethod
-    def of(cls, settings) -> WebhookAuth:
+    def of(cls, settings: Settings) -> WebhookAuth:
         return cls(settings.voice_webhook_auth, settings.voice_webhook_secret.reveal(),
                    settings.voice_webhook_credential_id.strip())
 
-    def plan(self) -> dict:
+    def plan(self) -> dict[str, Any]:
         return hmac_plan(self.secret) if self.kind == "hmac" else bearer_plan(self.secret)
 
     def credential_name(self) -> str:
@@ -145,7 +146,7 @@ class ServerConfig:
         self._credential_id: str | None = None
         self._lock = asyncio.Lock()
 
-    async def get(self) -> dict:
+    async def get(self) -> dict[str, Any]:
         return {"url": self.url, "credentialId": await self._credential()}
 
     async def _credential(self) -> str:

@@ -7,12 +7,14 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from providers.simulator_control import PREFIX, ControlPlane, FaultRules
 from providers.voice.vapi.simulator.errors import INVALID_KEY, ApiError, bad_request, error_response
-from providers.voice.vapi.simulator.evals import RUN_LIMIT_DEFAULT, EvalRunner, eval_collections
+from providers.voice.vapi.simulator.evals import RUN_LIMIT_DEFAULT, EvalRunner, Paginated, eval_collections
 from providers.voice.vapi.simulator.judges import Judges
 from providers.voice.vapi.simulator.playback import OUTCOMES, Playback, Script
 from providers.voice.vapi.simulator.resources import LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, Collection, collections
@@ -27,7 +29,7 @@ EVAL_RUNNER = web.AppKey("eval_runner", EvalRunner)
 INJECTED_RETRY_AFTER = "1"  # seconds, on an injected 429
 
 
-async def json_body(request: web.Request) -> dict:
+async def json_body(request: web.Request) -> dict[str, Any]:
     try:
         body = json.loads(await request.read() or b"{}")
     except ValueError:
@@ -50,7 +52,7 @@ def limit_of(request: web.Request) -> int:
     return int(limit)
 
 
-def page_query(request: web.Request) -> dict:
+def page_query(request: web.Request) -> tuple[int, str]:
     """`page` (from 1) and `sortOrder` (ASC or DESC, default DESC) of a paginated list."""
     errors, page = [], 1
     if "page" in request.query:
@@ -65,15 +67,15 @@ def page_query(request: web.Request) -> dict:
         errors.append("sortOrder must be one of the following values: ASC, DESC")
     if errors:
         raise bad_request(errors)
-    return {"page": page, "sort_order": order}
+    return page, order
 
 
-def provider_middleware(api_key: str):
+def provider_middleware(api_key: str) -> Middleware:
     """Authentication and the provider's error shape for everything outside the control plane."""
     expected = f"Bearer {api_key}".encode()
 
     @web.middleware
-    async def provider(request: web.Request, handler):
+    async def provider(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path.startswith(("/_simulator/", "/recording/")):  # recordings: storage, not the API
             return await handler(request)
         if not hmac.compare_digest(request.headers.get("Authorization", "").encode(), expected):
@@ -99,8 +101,10 @@ def add_collection_routes(router: web.UrlDispatcher, collection: Collection) -> 
 
     async def list_(request: web.Request) -> web.Response:
         filters = {name: request.query[name] for name in collection.filters if name in request.query}
-        if collection.paginated:
-            return web.json_response(collection.page(limit=limit_of(request), **page_query(request), **filters))
+        if isinstance(collection, Paginated):
+            limit = limit_of(request)
+            page, sort_order = page_query(request)
+            return web.json_response(collection.page(page, limit, sort_order, **filters))
         return web.json_response(collection.list(limit_of(request), **filters))
 
     async def get(request: web.Request) -> web.Response:
@@ -173,7 +177,7 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
     router.add_post(f"{PREFIX}/inbound", inbound)
 
 
-def recording_route(folder: Path):
+def recording_route(folder: Path) -> Handler:
     """Recordings as the provider's storage serves them: at an unguessable URL, without authentication,
     with Range requests (aiohttp's FileResponse answers them)."""
 
@@ -262,12 +266,13 @@ def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url
     app[COLLECTIONS] = by_kind = {**collections(store), **eval_collections(store, runner)}
     if transfer_fallback is None:
         transfer_fallback = os.environ.get("VOICE_SIM_TRANSFER_FALLBACK", "").lower() in ("1", "true", "yes")
-    playback = Playback(store, time_scale, Path(state_dir) / "recordings", public_url.rstrip("/"), transfer_fallback)
+    recordings = Path(state_dir) / "recordings"
+    playback = Playback(store, time_scale, recordings, public_url.rstrip("/"), transfer_fallback)
     by_kind["call"].after_create = playback.start
     control.add_routes(app.router)
     add_playback_routes(app.router, playback)
     add_eval_run_routes(app.router, runner)
-    app.router.add_get("/recording/{name}", recording_route(playback.recordings))
+    app.router.add_get("/recording/{name}", recording_route(recordings))
     # Longest segments first, so /eval/run is not taken for /eval/{id}.
     for collection in sorted(by_kind.values(), key=lambda c: -len(c.segment)):
         add_collection_routes(app.router, collection)

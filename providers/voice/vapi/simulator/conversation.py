@@ -18,6 +18,7 @@ tool among the model's tools): the provider's default is off, and then a voicema
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # The provider's default `serverMessages` (CreateAssistantDTO.serverMessages). Of these the simulator sends
 # status-update, speech-update, conversation-update, user-interrupted, hang and end-of-call-report; the others
@@ -33,7 +34,7 @@ UNNOTICED_VOICEMAIL = "unnoticed-voicemail"
 Line = tuple[str, str, str | None]  # role (bot or user), what is said, the message sent just before it starts
 
 
-def lines_for(first_message: str, customer: dict, outcome: str) -> list[Line]:
+def lines_for(first_message: str, customer: dict[str, Any], outcome: str) -> list[Line]:
     """What is said on a call of this outcome (one that talks: answered, voicemail or an unnoticed voicemail)."""
     if outcome == "voicemail":
         return [("bot", BOX_GREETING, None), ("bot", first_message, None)]
@@ -50,13 +51,13 @@ CALLEE_HELLO = "Hello?"
 CONSENT_YES, CONSENT_NO = "Yes, that's fine.", "No, I don't want to be recorded."
 
 
-def consent_plan(assistant: dict) -> dict | None:
+def consent_plan(assistant: dict[str, Any]) -> dict[str, Any] | None:
     """The call's recording consent plan, if its assistant has one."""
     plan = (assistant.get("compliancePlan") or {}).get("recordingConsentPlan")
     return plan if isinstance(plan, dict) else None
 
 
-def consent_lines(plan: dict, declines: bool) -> list[Line]:
+def consent_lines(plan: dict[str, Any], declines: bool) -> list[Line]:
     """What is said before the call's conversation: the consent message, and the callee's answer to a verbal one.
     A callee who declines a stay-on-line plan hangs up once they have heard it."""
     lines: list[Line] = [("user", CALLEE_HELLO, None)] if plan.get("firstMessageMode") == "assistant-waits-for-user" \
@@ -67,19 +68,19 @@ def consent_lines(plan: dict, declines: bool) -> list[Line]:
     return lines
 
 
-def transcript(said: list[dict]) -> str:
+def transcript(said: list[dict[str, Any]]) -> str:
     """The provider's transcript of `artifact.messages`: "AI:" and "User:" lines."""
     return "\n".join(f"{'AI' if m['role'] == 'bot' else 'User'}: {m['message']}" for m in said)
 
 
-def detects_voicemail(assistant: dict) -> bool:
+def detects_voicemail(assistant: dict[str, Any]) -> bool:
     """Whether the call's assistant has voicemail detection on (the provider's default is off)."""
     tools = (assistant.get("model") or {}).get("tools") or []
     return isinstance(assistant.get("voicemailDetection"), dict) or any(
         isinstance(tool, dict) and tool.get("type") == "voicemail" for tool in tools)
 
 
-def server_messages(assistant: dict) -> frozenset:
+def server_messages(assistant: dict[str, Any]) -> frozenset[str]:
     """The message types the call's server is sent."""
     listed = assistant.get("serverMessages")
     return frozenset(listed) if isinstance(listed, list) else DEFAULT_SERVER_MESSAGES
@@ -90,17 +91,17 @@ class Timeline:
     """A call's messages in order, each after a delay (seconds of the call) from the one before; `at` is when the
     last one happens, from the start of the call."""
 
-    steps: list[tuple[float, dict]] = field(default_factory=list)
+    steps: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     at: float = 0.0
 
-    def add(self, delay: float, message: dict) -> None:
+    def add(self, delay: float, message: dict[str, Any]) -> None:
         self.at += delay
         self.steps.append((delay, message))
 
-    def talk(self, lines: list[Line], seconds: float, started: float) -> list[dict]:
+    def talk(self, lines: list[Line], seconds: float, started: float) -> list[dict[str, Any]]:
         """The lines said one after the other over `seconds`, with their messages; returns `artifact.messages`
         (`started`: the call's start, Unix seconds)."""
-        said: list[dict] = []
+        said: list[dict[str, Any]] = []
         each = seconds / len(lines)
         for turn, (role, text, before) in enumerate(lines):
             if before:

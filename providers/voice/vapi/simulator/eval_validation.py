@@ -12,6 +12,7 @@ EvalAnthropicModel, EvalGoogleModel or EvalCustomModel, which adds `url`).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from providers.voice.vapi.simulator import validation
 from providers.voice.vapi.simulator.judges import compile_pattern
@@ -35,13 +36,13 @@ MODEL_PROPERTIES = frozenset({"provider", "model", "messages", "temperature", "m
 CONTINUE_PROPERTIES = frozenset({"exitOnFailureEnabled", "contentOverride", "toolCallsOverride"})
 
 
-def unknown(body: dict, allowed: frozenset, prefix: str = "") -> list[str]:
+def unknown(body: dict[str, Any], allowed: frozenset[str], prefix: str = "") -> list[str]:
     """Properties outside the whitelist, nested as the provider words them: `messages.0.property x should not
     exist` (`prefix` ends with a dot, or is empty at the top level)."""
     return [f"{prefix}property {k} should not exist" for k in sorted(set(body) - allowed)]
 
 
-def _string(value, at: str, high: int | None = None, low: int = 0) -> list[str]:
+def _string(value: object, at: str, high: int | None = None, low: int = 0) -> list[str]:
     if not isinstance(value, str):
         return [f"{at} must be a string"]
     if high is not None and len(value) > high:
@@ -51,7 +52,7 @@ def _string(value, at: str, high: int | None = None, low: int = 0) -> list[str]:
     return []
 
 
-def _tool_calls(calls, at: str) -> list[str]:
+def _tool_calls(calls: object, at: str) -> list[str]:
     if not isinstance(calls, list):
         return [f"{at} must be an array"]
     errors: list[str] = []
@@ -67,7 +68,7 @@ def _tool_calls(calls, at: str) -> list[str]:
     return errors
 
 
-def _judge_plan(plan, at: str, types: tuple[str, ...] = JUDGE_TYPES) -> list[str]:
+def _judge_plan(plan: object, at: str, types: tuple[str, ...] = JUDGE_TYPES) -> list[str]:
     if not isinstance(plan, dict) or plan.get("type") not in types:
         return [f"{at}.type must be one of the following values: {', '.join(types)}"]
     errors = unknown(plan, JUDGE_PROPERTIES[plan["type"]], f"{at}.")
@@ -84,7 +85,7 @@ def _judge_plan(plan, at: str, types: tuple[str, ...] = JUDGE_TYPES) -> list[str
     return errors
 
 
-def _judge_model(model, at: str) -> list[str]:
+def _judge_model(model: object, at: str) -> list[str]:
     if not isinstance(model, dict):
         return [f"{at} must be an object"]
     errors = unknown(model, MODEL_PROPERTIES, f"{at}.")
@@ -104,7 +105,7 @@ def _judge_model(model, at: str) -> list[str]:
     return errors
 
 
-def _turn(turn, at: str) -> list[str]:
+def _turn(turn: object, at: str) -> list[str]:
     if not isinstance(turn, dict) or turn.get("role") not in ROLES:
         return [f"{at}.role must be one of the following values: {', '.join(ROLES)}"]
     role = turn["role"]
@@ -139,7 +140,7 @@ def _turn(turn, at: str) -> list[str]:
     return errors
 
 
-def eval_(body: dict, *, updating: bool = False, prefix: str = "") -> list[str]:
+def eval_(body: dict[str, Any], *, updating: bool = False, prefix: str = "") -> list[str]:
     errors = unknown(body, EVAL_PROPERTIES, prefix)
     if not updating or "messages" in body:
         messages = body.get("messages")
@@ -157,7 +158,7 @@ def eval_(body: dict, *, updating: bool = False, prefix: str = "") -> list[str]:
     return errors
 
 
-def _assistant(body, at: str, overrides: bool = False) -> list[str]:
+def _assistant(body: object, at: str, overrides: bool = False) -> list[str]:
     """A transient assistant or assistant overrides: the assistant's own checks, under `at`."""
     if not isinstance(body, dict):
         return [f"{at} must be an object"]
@@ -172,7 +173,7 @@ def _assistant(body, at: str, overrides: bool = False) -> list[str]:
     return [f"{at}.{m}" for m in validation.assistant(body)] + errors
 
 
-def eval_run(body: dict) -> list[str]:
+def eval_run(body: dict[str, Any]) -> list[str]:
     errors = unknown(body, EVAL_RUN_PROPERTIES)
     if body.get("type") != "eval":
         errors.append("type must be one of the following values: eval")

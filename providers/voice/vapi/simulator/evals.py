@@ -31,6 +31,7 @@ import asyncio
 import copy
 import logging
 import math
+from typing import Any
 
 from providers.voice.vapi.simulator import eval_validation
 from providers.voice.vapi.simulator.errors import ApiError
@@ -49,7 +50,7 @@ IN_FLIGHT = ("queued", "running")
 ABORTED = "aborted"
 
 
-def page_of(records: list[dict], page: int, limit: int, sort_order: str) -> dict:
+def page_of(records: list[dict[str, Any]], page: int, limit: int, sort_order: str) -> dict[str, Any]:
     """The provider's paginated answer over `records` (newest first)."""
     ordered = records if sort_order == "DESC" else list(reversed(records))
     total = len(ordered)
@@ -61,23 +62,23 @@ def page_of(records: list[dict], page: int, limit: int, sort_order: str) -> dict
 
 
 class Paginated(Collection):
-    """A collection listed as the provider's page rather than an array."""
+    """A collection listed as the provider's page `{results, metadata}` rather than an array."""
 
-    paginated = True
     filters = ("id",)
 
-    def page(self, page: int = 1, limit: int = LIST_LIMIT_DEFAULT, sort_order: str = "DESC", **filters) -> dict:
+    def page(self, page: int = 1, limit: int = LIST_LIMIT_DEFAULT, sort_order: str = "DESC",
+             **filters: object) -> dict[str, Any]:
         return page_of(self.store.list(self.kind, None, **filters), page, limit, sort_order)
 
 
 class Evals(Paginated):
     kind, segment, label = "eval", "eval", "Eval"
 
-    def prepare_create(self, body: dict) -> dict:
+    def prepare_create(self, body: dict[str, Any]) -> dict[str, Any]:
         check(eval_validation.eval_(body))
         return body
 
-    def prepare_update(self, record: dict, body: dict) -> dict:
+    def prepare_update(self, record: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         check(eval_validation.eval_(body, updating=True))
         return body
 
@@ -85,9 +86,9 @@ class Evals(Paginated):
 class EvalRunner:
     """Runs in flight: their tasks, when each is due to end, and the organization's limit."""
 
-    def __init__(self, store: Store, time_scale: float, limit: int, judges: Judges):
+    def __init__(self, store: Store, time_scale: float, limit: int, judges: Judges) -> None:
         self.store, self.time_scale, self.limit, self.judges = store, time_scale, limit, judges
-        self.tasks: dict[str, asyncio.Task] = {}
+        self.tasks: dict[str, asyncio.Task[None]] = {}
         self.due: dict[str, float] = {}  # run id -> loop time it is expected to end
         self.peak = 0  # the most runs in flight at once since the last reset (the control plane shows it)
 
@@ -103,7 +104,7 @@ class EvalRunner:
         raise ApiError(429, f"Too many eval runs in progress: at most {self.limit} at a time for this "
                             f"organization. Retry after {wait} seconds.", {"Retry-After": str(wait)})
 
-    def start(self, run_id: str, messages: list[dict], assistant: dict) -> None:
+    def start(self, run_id: str, messages: list[dict[str, Any]], assistant: dict[str, Any]) -> None:
         judged = sum(1 for m in messages if "judgePlan" in m)
         loop = asyncio.get_running_loop()
         self.due[run_id] = loop.time() + (QUEUE_SECONDS + judged * TURN_SECONDS) * self.time_scale
@@ -134,7 +135,7 @@ class EvalRunner:
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds * self.time_scale)
 
-    async def _run(self, run_id: str, messages: list[dict], assistant: dict) -> None:
+    async def _run(self, run_id: str, messages: list[dict[str, Any]], assistant: dict[str, Any]) -> None:
         try:
             await self._sleep(QUEUE_SECONDS)
             if self.store.get(EvalRuns.kind, run_id) is None:
@@ -161,11 +162,11 @@ class EvalRuns(Paginated):
     kind, segment, label = "eval-run", "eval/run", "Eval Run"
     operations = frozenset({"create", "list", "get", "delete"})
 
-    def __init__(self, store: Store, runner: EvalRunner):
+    def __init__(self, store: Store, runner: EvalRunner) -> None:
         super().__init__(store)
         self.runner = runner
 
-    def create(self, body: dict) -> dict:
+    def create(self, body: dict[str, Any]) -> dict[str, Any]:
         check(eval_validation.eval_run(body))
         target = body["target"]
         assistant = target["assistant"] if isinstance(target.get("assistant"), dict) else \
@@ -179,7 +180,7 @@ class EvalRuns(Paginated):
                           effective_assistant(assistant, target.get("assistantOverrides")))
         return record
 
-    def delete(self, record_id: str) -> dict:
+    def delete(self, record_id: str) -> dict[str, Any]:
         self.get(record_id)
         self.runner.cancel(record_id)
         return self.store.delete(self.kind, record_id)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import aiohttp
 
@@ -42,7 +43,7 @@ class JudgeError(Exception):
     """The judge model could not give a verdict (unreachable, an error status, an unreadable answer)."""
 
 
-def compile_pattern(text: str) -> re.Pattern:
+def compile_pattern(text: str) -> re.Pattern[str]:
     """A regex judge's pattern; `re.error` when it is not one."""
     literal = _JS_LITERAL.match(text)
     if literal and literal["pattern"]:
@@ -53,11 +54,11 @@ def compile_pattern(text: str) -> re.Pattern:
     return re.compile(text)
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
-def _tool_calls(plan: dict, made: list[dict], regex: bool) -> str | None:
+def _tool_calls(plan: dict[str, Any], made: list[dict[str, Any]], regex: bool) -> str | None:
     """Why the calls `made` do not match the plan's `toolCalls` (None: they match)."""
     expected = plan["toolCalls"]
     names = [c.get("name") for c in made]
@@ -78,7 +79,7 @@ def _tool_calls(plan: dict, made: list[dict], regex: bool) -> str | None:
     return None
 
 
-def exact(plan: dict, message: dict) -> dict:
+def exact(plan: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     content = message.get("content") or ""
     if content.strip().lower() != plan["content"].strip().lower():
         return fail(f"Expected exact match: {plan['content']!r} but got: {content!r}")
@@ -87,7 +88,7 @@ def exact(plan: dict, message: dict) -> dict:
     return {"status": "pass"}
 
 
-def regex(plan: dict, message: dict) -> dict:
+def regex(plan: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     content = message.get("content") or ""
     if not compile_pattern(plan["content"]).search(content):
         return fail(f"Expected a match for {plan['content']!r} but got: {content!r}")
@@ -96,18 +97,18 @@ def regex(plan: dict, message: dict) -> dict:
     return {"status": "pass"}
 
 
-def fail(reason: str) -> dict:
+def fail(reason: str) -> dict[str, Any]:
     return {"status": "fail", "failureReason": reason}
 
 
-def render(text: str, conversation: list[dict]) -> str:
+def render(text: str, conversation: list[dict[str, Any]]) -> str:
     """A rubric with `{{messages}}` and `{{messages[-1]}}` filled in (module docstring)."""
     whole = json.dumps(conversation, ensure_ascii=False)
     last = json.dumps(conversation[-1] if conversation else None, ensure_ascii=False)
     return _VARIABLE.sub(lambda m: last if m["last"] else whole, text)
 
 
-def rubric_verdict(rubric: str, message: dict) -> dict:
+def rubric_verdict(rubric: str, message: dict[str, Any]) -> dict[str, Any]:
     """The deterministic reading of a rubric without a judge model (module docstring)."""
     content = (message.get("content") or "").strip()
     phrases = list(_MENTION.finditer(rubric))
@@ -132,7 +133,8 @@ class Judges:
         self.url = url or None
         self.api_key = api_key or None
 
-    async def verdict(self, plan: dict, message: dict, conversation: list[dict]) -> dict:
+    async def verdict(self, plan: dict[str, Any], message: dict[str, Any],
+                      conversation: list[dict[str, Any]]) -> dict[str, Any]:
         """The verdict on `message`, the last of `conversation` (whose messages are `{role, content, toolCalls?}`)."""
         if plan["type"] == "exact":
             return exact(plan, message)
@@ -153,7 +155,7 @@ class Judges:
         return fail(f"the judge answered {answer.strip()[:100]!r}, not pass or fail")
 
     @staticmethod
-    async def _ask(url: str, headers: dict, model: dict, messages: list[dict]) -> str:
+    async def _ask(url: str, headers: dict[str, str], model: dict[str, Any], messages: list[dict[str, Any]]) -> str:
         endpoint = url if url.rstrip("/").endswith("/chat/completions") else url.rstrip("/") + "/chat/completions"
         body = {"model": model["model"], "messages": messages, "temperature": model.get("temperature", 0)}
         if model.get("maxTokens") is not None:

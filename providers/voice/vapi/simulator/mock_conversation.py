@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from providers.voice.vapi.simulator.judges import JudgeError, Judges
 from providers.voice.vapi.simulator.standin import StandIn
@@ -37,12 +38,12 @@ DONE, ERROR = "mockConversation.done", "error"  # the provider's endedReason val
 
 @dataclass
 class Outcome:
-    result: dict
+    result: dict[str, Any]
     ended_reason: str = DONE
     ended_message: str | None = None
 
 
-def _spoken(message: dict) -> dict:
+def _spoken(message: dict[str, Any]) -> dict[str, Any]:
     """What a message contributes to the conversation (and to a judge's `{{messages}}`)."""
     said = {"role": message["role"], "content": message.get("content") or ""}
     if message.get("toolCalls"):
@@ -50,12 +51,12 @@ def _spoken(message: dict) -> dict:
     return said
 
 
-async def execute(messages: list[dict], standin: StandIn, judges: Judges,
+async def execute(messages: list[dict[str, Any]], standin: StandIn, judges: Judges,
                   pause: Callable[[], Awaitable[None]]) -> Outcome:
     """Play `messages` (an eval's); `pause` is awaited before each produced turn (the assistant "thinking")."""
     started = now_iso()
-    history: list[dict] = []  # the conversation as the assistant and the judges see it
-    played: list[dict] = []  # the result's messages
+    history: list[dict[str, Any]] = []  # the conversation as the assistant and the judges see it
+    played: list[dict[str, Any]] = []  # the result's messages
     passed, ended_reason, ended_message = True, DONE, None
     for turn in messages:
         plan = turn.get("judgePlan")

@@ -31,9 +31,11 @@ import math
 import struct
 import time
 import wave
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -100,17 +102,18 @@ def forward_picks_up(number: str) -> bool:
     return outcome_for(number) in ("answered", "voicemail")
 
 
-def ringing_transfer(number: dict) -> dict | None:
+def ringing_transfer(number: dict[str, Any]) -> dict[str, Any] | None:
     """The number destination of the phone number's `call.ringing` transfer hook (its first action), if any."""
     for hook in number.get("hooks") or []:
         if hook.get("on") == "call.ringing" and hook.get("do"):
             action = hook["do"][0]
-            if action.get("type") == "transfer" and (action.get("destination") or {}).get("type") == "number":
-                return action["destination"]
+            destination: dict[str, Any] = action.get("destination") or {}
+            if action.get("type") == "transfer" and destination.get("type") == "number":
+                return destination
     return None
 
 
-def sign(plan: dict, body: bytes, now: float, milliseconds: bool = False) -> dict[str, str]:
+def sign(plan: dict[str, Any], body: bytes, now: float, milliseconds: bool = False) -> dict[str, str]:
     """The headers a webhook credential's authentication plan puts on a server message. The provider does not
     document the unit of its timestamp header: seconds here, milliseconds when asked (simulator-only)."""
     if plan.get("type") == "bearer":
@@ -138,7 +141,7 @@ def recording_frames(seconds: int = RECORDING_SECONDS) -> bytes:
     return bytes(frames)
 
 
-def recording_fields(url: str | None, legacy: bool) -> dict:
+def recording_fields(url: str | None, legacy: bool) -> dict[str, Any]:
     """Where the report's artifact names its recording: `recording.mono.combinedUrl`, or (asked for) the deprecated
     `recordingUrl` alone."""
     if url is None:
@@ -166,9 +169,10 @@ class Playback:
     # off unless enabled): without it a blind transfer's fallbackPlan is not applied.
     transfer_fallback: bool = False
     scripts: list[Script] = field(default_factory=list)
-    tasks: set = field(default_factory=set)
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
-    async def ring(self, number: dict, caller: str, outcome: str | None, pickup: bool | None = None) -> dict:
+    async def ring(self, number: dict[str, Any], caller: str, outcome: str | None,
+                   pickup: bool | None = None) -> dict[str, Any]:
         """An inbound call from `caller` to one of the org's numbers. A number with a ringing transfer hook first
         offers the call there (ring-first forwarding, played in the background); otherwise, or when nobody picks
         up and the transfer's fallback keeps the call, the number's assistant answers, or the one its server names
@@ -182,7 +186,7 @@ class Playback:
         self._spawn(self._offer(number, call, destination, picks_up, outcome))
         return self.store.update("call", call["id"], {"status": "forwarding"})
 
-    async def _answer(self, number: dict, call: dict, outcome: str | None) -> dict:
+    async def _answer(self, number: dict[str, Any], call: dict[str, Any], outcome: str | None) -> dict[str, Any]:
         assistant_id, overrides = number.get("assistantId"), None
         if not assistant_id:
             answer = await self._assistant_request(number, call)
@@ -202,7 +206,8 @@ class Playback:
         self.start(call, Script(outcome=outcome or "answered"))
         return call
 
-    async def _offer(self, number: dict, call: dict, destination: dict, picks_up: bool, outcome: str | None) -> None:
+    async def _offer(self, number: dict[str, Any], call: dict[str, Any], destination: dict[str, Any], picks_up: bool,
+                     outcome: str | None) -> None:
         """Ring-first forwarding: dial the hook's destination for its dialTimeout. Picked up, the call is theirs
         and ends `call.ringing.hook-executed-transfer`. Not picked up, the same unless the transfer's fallback
         applies (`_fallback_applies`); then the fallback plan either keeps the call for the assistant
@@ -223,9 +228,9 @@ class Playback:
         elif fallback.get("endCallEnabled", True):
             await self._finish(call["id"], FORWARD_UNANSWERED, started)
         else:  # our assumption, undocumented: the number's assistant (an assistant-request) takes the call back
-            await self._answer(number, self.store.get("call", call["id"]), outcome)
+            await self._answer(number, self.store.existing("call", call["id"]), outcome)
 
-    def _fallback_applies(self, plan: dict) -> bool:
+    def _fallback_applies(self, plan: dict[str, Any]) -> bool:
         """Vapi applies a transfer's fallbackPlan to a warm transfer, and to a blind one only where the organization
         enabled transfer-outcome detection and fallback (an account setting: `transfer_fallback`)."""
         return str(plan.get("mode") or "").startswith("warm-transfer") or self.transfer_fallback
@@ -237,12 +242,12 @@ class Playback:
         await self._emit(call_id, {"type": "end-of-call-report", "endedReason": ended_reason, "startedAt": _iso(started),
                                    "endedAt": _iso(ended), "cost": 0.01, "artifact": {}, "analysis": {}})
 
-    async def _emit(self, call_id: str, message: dict) -> None:
+    async def _emit(self, call_id: str, message: dict[str, Any]) -> None:
         message = {**message, "timestamp": int(time.time() * 1000)}
         self._record(call_id, message)
-        await self._send(self.store.get("call", call_id), message)
+        await self._send(self.store.existing("call", call_id), message)
 
-    async def _assistant_request(self, number: dict, call: dict) -> dict:
+    async def _assistant_request(self, number: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
         server = number.get("server") or {}
         credential = self.store.get("credential", server.get("credentialId") or "") if server else None
         if not server.get("url"):
@@ -260,10 +265,10 @@ class Playback:
             answer = {"error": f"server unreachable: {exc.__class__.__name__}"}
         return answer if isinstance(answer, dict) else {"error": "the server's answer is not an object"}
 
-    def start(self, call: dict, script: Script | None = None) -> None:
+    def start(self, call: dict[str, Any], script: Script | None = None) -> None:
         self._spawn(self._play(call["id"], script or self._next_script()))
 
-    def _spawn(self, work) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -274,7 +279,7 @@ class Playback:
     async def _sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds * self.time_scale)
 
-    def _server(self, call: dict) -> tuple[str | None, dict | None]:
+    def _server(self, call: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
         """The URL and the credential's plan the call's messages go to: the call's overrides, then its assistant's
         server, then its phone number's (the provider's order of precedence)."""
         assistant = self.store.get("assistant", call.get("assistantId") or "") or {}
@@ -284,13 +289,13 @@ class Playback:
         credential = self.store.get("credential", server.get("credentialId") or "") if server else None
         return server.get("url"), (credential or {}).get("authenticationPlan")
 
-    def _assistant(self, call: dict) -> dict:
+    def _assistant(self, call: dict[str, Any]) -> dict[str, Any]:
         """The call's assistant with its overrides (top-level settings) applied."""
         assistant = self.store.get("assistant", call.get("assistantId") or "") or {}
         return {**assistant, **(call.get("assistantOverrides") or {})}
 
     async def _play(self, call_id: str, script: Script) -> None:
-        call = self.store.get("call", call_id)
+        call = self.store.existing("call", call_id)
         assistant = self._assistant(call)
         outcome = script.outcome or outcome_for(call["customer"]["number"])
         if outcome == "voicemail" and not detects_voicemail(assistant):
@@ -299,7 +304,7 @@ class Playback:
         if call["status"] != "forwarding":  # a call offered to a forward-to phone first is past ringing
             timeline.add(RING_SECONDS / 2, self._status("ringing"))
         plan = consent_plan(assistant) if outcome == "answered" else None
-        consent: dict | None = None  # the report's compliance.recordingConsent
+        consent: dict[str, Any] | None = None  # the report's compliance.recordingConsent
         ended_reason = ENDED_REASONS[outcome]
         if outcome in TALKS:
             timeline.add(RING_SECONDS, self._status("in-progress"))
@@ -335,10 +340,10 @@ class Playback:
             if message["type"] not in wanted:
                 continue
             for _ in range(0 if script.silent else 2 if script.duplicate else 1):
-                await self._send(self.store.get("call", call_id), message, script.timestamp_ms)
+                await self._send(self.store.existing("call", call_id), message, script.timestamp_ms)
 
     @staticmethod
-    def _consent(plan: dict, answer: dict, declined: bool) -> dict:
+    def _consent(plan: dict[str, Any], answer: dict[str, Any], declined: bool) -> dict[str, Any]:
         """The report's recordingConsent: granted once the consent message (and a verbal yes) was said, after the
         plan's waitSeconds on the line for stay-on-line; no grantedAt when the callee declined."""
         if declined:
@@ -347,7 +352,7 @@ class Playback:
         return {"type": plan["type"], "grantedAt": _iso(datetime.fromtimestamp(answer["endTime"] / 1000 + wait, UTC))}
 
     @staticmethod
-    def _status(status: str, ended_reason: str | None = None) -> dict:
+    def _status(status: str, ended_reason: str | None = None) -> dict[str, Any]:
         message = {"type": "status-update", "status": status}
         if ended_reason:
             message["endedReason"] = ended_reason
@@ -360,8 +365,8 @@ class Playback:
         return f"{self.public_url}/recording/{call_id}.wav"
 
     @staticmethod
-    def _report(call: dict, outcome: str, times: tuple[datetime, datetime], said: list[dict],
-                recording_url: str | None, legacy_recording: bool, ended_reason: str) -> dict:
+    def _report(call: dict[str, Any], outcome: str, times: tuple[datetime, datetime], said: list[dict[str, Any]],
+                recording_url: str | None, legacy_recording: bool, ended_reason: str) -> dict[str, Any]:
         started, ended = times
         report = {"type": "end-of-call-report", "endedReason": ended_reason, "startedAt": _iso(started),
                   "endedAt": _iso(ended), "cost": 0.0, "artifact": {}, "analysis": {}}
@@ -382,7 +387,7 @@ class Playback:
                 "successEvaluation": "true"}
         return report
 
-    def _record(self, call_id: str, message: dict) -> None:
+    def _record(self, call_id: str, message: dict[str, Any]) -> None:
         """The call as GET /call/{id} shows it after this message (only statuses and the report change it)."""
         if message["type"] == "status-update":
             fields = {"status": message["status"]}
@@ -396,7 +401,7 @@ class Playback:
             return
         self.store.update("call", call_id, fields)
 
-    async def _send(self, call: dict, message: dict, timestamp_ms: bool = False) -> None:
+    async def _send(self, call: dict[str, Any], message: dict[str, Any], timestamp_ms: bool = False) -> None:
         url, plan = self._server(call)
         if not url:
             return

@@ -3,6 +3,9 @@ refers to, and what the provider adds. Collections know nothing of HTTP (`app` m
 so call playback and eval runs (`evals`) can drive them directly."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from providers.voice.vapi.simulator import validation
 from providers.voice.vapi.simulator.errors import bad_request, not_found
 from providers.voice.vapi.simulator.state import Store
@@ -22,23 +25,22 @@ class Collection:
     label = ""           # as in the provider's "Couldn't Find <label>"
     operations = frozenset({"create", "list", "get", "update", "delete"})
     filters: tuple[str, ...] = ()  # list query parameters that filter on the field of the same name
-    paginated = False  # listed as the provider's page `{results, metadata}` (`page(...)`) instead of an array
-    after_create = None  # called with each new record (the calls' playback)
+    after_create: Callable[[dict[str, Any]], None] | None = None  # called with each new record (the calls' playback)
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     # -- rules (overridden per kind) -------------------------------------------------------------------
 
-    def prepare_create(self, body: dict) -> dict:
+    def prepare_create(self, body: dict[str, Any]) -> dict[str, Any]:
         """Validate a create and return the fields to store."""
         raise NotImplementedError
 
-    def prepare_update(self, record: dict, body: dict) -> dict:
+    def prepare_update(self, record: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         """Validate an update of `record` and return the fields to merge."""
         raise NotImplementedError
 
-    def require(self, kind: str, record_id, label: str) -> dict:
+    def require(self, kind: str, record_id: object, label: str) -> dict[str, Any]:
         """A record another request refers to; a 400 when it does not exist."""
         record = self.store.get(kind, record_id) if isinstance(record_id, str) else None
         if record is None:
@@ -47,26 +49,26 @@ class Collection:
 
     # -- operations -----------------------------------------------------------------------------------------
 
-    def create(self, body: dict) -> dict:
+    def create(self, body: dict[str, Any]) -> dict[str, Any]:
         record = self.store.create(self.kind, self.prepare_create(body))
         if self.after_create is not None:
             self.after_create(record)
         return record
 
-    def get(self, record_id: str) -> dict:
+    def get(self, record_id: str) -> dict[str, Any]:
         record = self.store.get(self.kind, record_id)
         if record is None:
             raise not_found(self.label)
         return record
 
-    def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters) -> list[dict]:
+    def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters: object) -> list[dict[str, Any]]:
         return self.store.list(self.kind, limit, **filters)
 
-    def update(self, record_id: str, body: dict) -> dict:
+    def update(self, record_id: str, body: dict[str, Any]) -> dict[str, Any]:
         record = self.get(record_id)
         return self.store.update(self.kind, record_id, self.prepare_update(record, body))
 
-    def delete(self, record_id: str) -> dict:
+    def delete(self, record_id: str) -> dict[str, Any]:
         self.get(record_id)
         return self.store.delete(self.kind, record_id)
 
@@ -74,11 +76,11 @@ class Collection:
 class Assistants(Collection):
     kind, segment, label = "assistant", "assistant", "Assistant"
 
-    def prepare_create(self, body: dict) -> dict:
+    def prepare_create(self, body: dict[str, Any]) -> dict[str, Any]:
         check(validation.assistant(body))
         return body
 
-    def prepare_update(self, record: dict, body: dict) -> dict:
+    def prepare_update(self, record: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         check(validation.assistant(body, updating=True))
         return body
 
@@ -86,7 +88,7 @@ class Assistants(Collection):
 class PhoneNumbers(Collection):
     kind, segment, label = "phone-number", "phone-number", "Phone Number"
 
-    def prepare_create(self, body: dict) -> dict:
+    def prepare_create(self, body: dict[str, Any]) -> dict[str, Any]:
         check(validation.phone_number(body))
         if body.get("assistantId") is not None:
             self.require("assistant", body["assistantId"], "Assistant")
@@ -96,7 +98,7 @@ class PhoneNumbers(Collection):
         self._check_unique(fields["number"])
         return {**fields, "status": "active"}
 
-    def prepare_update(self, record: dict, body: dict) -> dict:
+    def prepare_update(self, record: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
         check(validation.phone_number_update(body, record["provider"]))
         if body.get("assistantId") is not None:
             self.require("assistant", body["assistantId"], "Assistant")
@@ -125,7 +127,7 @@ class Calls(Collection):
     operations = frozenset({"create", "list", "get"})
     filters = ("assistantId", "phoneNumberId")
 
-    def prepare_create(self, body: dict) -> dict:
+    def prepare_create(self, body: dict[str, Any]) -> dict[str, Any]:
         check(validation.call(body))
         if "assistantId" in body:
             self.require("assistant", body["assistantId"], "Assistant")
@@ -136,7 +138,7 @@ class Calls(Collection):
 SECRET_FIELDS = ("secretKey", "token")  # of an authentication plan
 
 
-def without_secrets(record: dict) -> dict:
+def without_secrets(record: dict[str, Any]) -> dict[str, Any]:
     plan = record.get("authenticationPlan") or {}
     return {**record, "authenticationPlan": {k: v for k, v in plan.items() if k not in SECRET_FIELDS}}
 
@@ -151,20 +153,20 @@ class Credentials(Collection):
     kind, segment, label = "credential", "credential", "Credential"
     operations = frozenset({"create", "list", "get", "delete"})
 
-    def prepare_create(self, body: dict) -> dict:
+    def prepare_create(self, body: dict[str, Any]) -> dict[str, Any]:
         check(validation.credential(body))
         return body
 
-    def create(self, body: dict) -> dict:
+    def create(self, body: dict[str, Any]) -> dict[str, Any]:
         return without_secrets(super().create(body))
 
-    def get(self, record_id: str) -> dict:
+    def get(self, record_id: str) -> dict[str, Any]:
         return without_secrets(super().get(record_id))
 
-    def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters) -> list[dict]:
+    def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters: object) -> list[dict[str, Any]]:
         return [without_secrets(r) for r in super().list(limit, **filters)]
 
-    def delete(self, record_id: str) -> dict:
+    def delete(self, record_id: str) -> dict[str, Any]:
         return without_secrets(super().delete(record_id))
 
 

@@ -36,6 +36,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 FALLBACK_REPLY = "I'm sorry, I can't help with that."
 WAITS_FOR_USER = "assistant-waits-for-user"  # the firstMessageMode of an assistant that never speaks first
@@ -54,7 +55,7 @@ class Rule:
     said: str
     reply: str | None = None
     tool: str | None = None
-    arguments: dict = field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_rule(line: str) -> Rule | None:
@@ -62,18 +63,20 @@ def parse_rule(line: str) -> Rule | None:
     match = _RULE.match(line.strip())
     if not match:
         return None
-    rest, tool, arguments = match["then"].strip(), None, {}
+    rest, tool = match["then"].strip(), None
+    arguments: dict[str, Any] = {}
     call = _CALL.match(rest)
     if call:
         tool, rest = call["tool"].rstrip(".,"), rest[call.end():]
         with_ = _WITH.match(rest)
         if with_:
             try:
-                arguments, end = json.JSONDecoder().raw_decode(rest[with_.end():])
+                decoded, end = json.JSONDecoder().raw_decode(rest[with_.end():])
             except ValueError:
                 return None
-            if not isinstance(arguments, dict):
+            if not isinstance(decoded, dict):
                 return None
+            arguments = decoded
             rest = rest[with_.end() + end:].strip()
         joiner = _AND.match(rest)
         rest = rest[joiner.end():] if joiner else rest
@@ -88,19 +91,19 @@ def parse_rules(text: str) -> list[Rule]:
     return [rule for rule in map(parse_rule, text.splitlines()) if rule is not None]
 
 
-def _fill(text: str, values: dict) -> str:
+def _fill(text: str, values: dict[str, Any]) -> str:
     """`{{name}}` placeholders replaced by `values` (unknown names are left as they are)."""
     return _PLACEHOLDER.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], text)
 
 
-def effective_assistant(assistant: dict, overrides: dict | None) -> dict:
+def effective_assistant(assistant: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
     """The configuration the run uses: a deep copy of `assistant` with `overrides` applied (module docstring)."""
     merged = copy.deepcopy(assistant)
     overrides = copy.deepcopy(overrides or {})
     merged.update({k: v for k, v in overrides.items() if k not in OVERRIDE_EXTRAS})
     if overrides.get("tools:append"):
-        model = merged["model"] = dict(merged.get("model") or {})
-        model["tools"] = [*(model.get("tools") or []), *overrides["tools:append"]]
+        extended = merged["model"] = dict(merged.get("model") or {})
+        extended["tools"] = [*(extended.get("tools") or []), *overrides["tools:append"]]
     values = overrides.get("variableValues") or {}
     if values:
         if isinstance(merged.get("firstMessage"), str):
@@ -112,29 +115,30 @@ def effective_assistant(assistant: dict, overrides: dict | None) -> dict:
     return merged
 
 
-def tool_name(tool: dict) -> str | None:
+def tool_name(tool: dict[str, Any]) -> str | None:
     return (tool.get("function") or {}).get("name") or tool.get("name") or tool.get("type")
 
 
 class StandIn:
     """The assistant under test, answering by the module's rules."""
 
-    def __init__(self, assistant: dict):
-        model = assistant.get("model") if isinstance(assistant.get("model"), dict) else {}
+    def __init__(self, assistant: dict[str, Any]) -> None:
+        given = assistant.get("model")
+        model: dict[str, Any] = given if isinstance(given, dict) else {}
         waits = assistant.get("firstMessageMode") == WAITS_FOR_USER
         self.first_message = "" if waits else assistant.get("firstMessage") or ""
         self.prompt = "\n".join(m["content"] for m in model.get("messages") or ()
                                 if isinstance(m, dict) and m.get("role") == "system"
                                 and isinstance(m.get("content"), str))
-        self.tools: dict[str, dict] = {}
+        self.tools: dict[str, dict[str, Any]] = {}
         for tool in model.get("tools") or ():
-            if isinstance(tool, dict) and tool_name(tool):
-                self.tools.setdefault(tool_name(tool), tool)
+            if isinstance(tool, dict) and (name := tool_name(tool)):
+                self.tools.setdefault(name, tool)
         for tool_id in model.get("toolIds") or ():
             if isinstance(tool_id, str):
                 self.tools.setdefault(tool_id, {"type": "toolId", "id": tool_id})
 
-    def reply(self, history: list[dict]) -> tuple[str, list[dict]]:
+    def reply(self, history: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         """The next assistant message after `history` (the conversation so far): its content and the tool calls
         it makes (`[{"name", "arguments"}]`, only tools the assistant carries)."""
         users = [m for m in history if m.get("role") == "user"]

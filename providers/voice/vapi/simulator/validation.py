@@ -9,6 +9,9 @@ cannot change the number). No property of UpdateAssistantDTO is nullable, so an 
 differences from the provider that remain are listed in providers/voice/vapi/FIDELITY.md."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, TypeGuard
+
 from core.contact import is_e164
 from providers.voice.vapi.vocabulary import (
     MODEL_REQUIRED,
@@ -62,15 +65,15 @@ JSON_SCHEMA_PROPERTIES = frozenset({"type", "items", "properties", "description"
 JSON_SCHEMA_TYPES = ("string", "number", "integer", "boolean", "array", "object")
 
 
-def unknown(body: dict, allowed: frozenset, prefix: str = "") -> list[str]:
+def unknown(body: dict[str, Any], allowed: frozenset[str], prefix: str = "") -> list[str]:
     return [f"property {prefix}{k} should not exist" for k in sorted(set(body) - allowed)]
 
 
-def is_number(value) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _name(body: dict, field: str, low: int, high: int, errors: list[str], label: str = "") -> None:
+def _name(body: dict[str, Any], field: str, low: int, high: int, errors: list[str], label: str = "") -> None:
     value, label = body.get(field), label or field
     if not isinstance(value, str):
         errors.append(f"{label} must be a string")
@@ -80,18 +83,18 @@ def _name(body: dict, field: str, low: int, high: int, errors: list[str], label:
         errors.append(f"{label} must be longer than or equal to {low} characters")
 
 
-def _present(body: dict, field: str, updating: bool) -> bool:
+def _present(body: dict[str, Any], field: str, updating: bool) -> bool:
     """Whether to check a field: given, and on an update not null (null resets it)."""
     return field in body and not (updating and body[field] is None)
 
 
-def _one_of(value, allowed, label: str) -> list[str]:
+def _one_of(value: object, allowed: Sequence[str], label: str) -> list[str]:
     return [] if value in allowed else [f"{label} must be one of the following values: {', '.join(allowed)}"]
 
 
 # -- assistants ---------------------------------------------------------------------------
 
-def assistant(body: dict, *, updating: bool = False) -> list[str]:
+def assistant(body: dict[str, Any], *, updating: bool = False) -> list[str]:
     errors = unknown(body, ASSISTANT_PROPERTIES)
     if updating:
         errors += [f"{k} must not be null" for k in sorted(body) if body[k] is None]
@@ -123,7 +126,7 @@ def assistant(body: dict, *, updating: bool = False) -> list[str]:
     return errors
 
 
-def compliance_plan(plan, at: str = "compliancePlan") -> list[str]:
+def compliance_plan(plan: object, at: str = "compliancePlan") -> list[str]:
     """CompliancePlan: its flags, and a recording consent plan of one of the two types."""
     if not isinstance(plan, dict):
         return [f"{at} must be an object"]
@@ -135,7 +138,7 @@ def compliance_plan(plan, at: str = "compliancePlan") -> list[str]:
     return errors
 
 
-def _recording_consent(plan, at: str) -> list[str]:
+def _recording_consent(plan: object, at: str) -> list[str]:
     if not isinstance(plan, dict) or plan.get("type") not in RECORDING_CONSENT_PROPERTIES:
         return [f"{at}.type must be one of the following values: {', '.join(RECORDING_CONSENT_PROPERTIES)}"]
     errors = unknown(plan, RECORDING_CONSENT_PROPERTIES[plan["type"]], f"{at}.")
@@ -158,11 +161,11 @@ def _recording_consent(plan, at: str) -> list[str]:
     return errors
 
 
-def _required(body: dict, fields: tuple[str, ...], at: str) -> list[str]:
+def _required(body: dict[str, Any], fields: tuple[str, ...], at: str) -> list[str]:
     return [f"{at}.{k} should not be empty" for k in fields if body.get(k) in (None, "")]
 
 
-def _voice(voice) -> list[str]:
+def _voice(voice: object) -> list[str]:
     """One of the voice DTOs (ElevenLabsVoice, ...): a known provider and what that provider requires."""
     if not isinstance(voice, dict):
         return ["voice must be an object"]
@@ -174,7 +177,7 @@ def _voice(voice) -> list[str]:
     return errors
 
 
-def _voicemail_detection(value) -> list[str]:
+def _voicemail_detection(value: object) -> list[str]:
     """`"off"`, or a detection plan of one of the providers."""
     if value == VOICEMAIL_DETECTION_OFF:
         return []
@@ -183,7 +186,7 @@ def _voicemail_detection(value) -> list[str]:
     return _one_of(value.get("provider"), VOICEMAIL_DETECTION_PROVIDERS, "voicemailDetection.provider")
 
 
-def _analysis_plan(plan) -> list[str]:
+def _analysis_plan(plan: object) -> list[str]:
     if not isinstance(plan, dict):
         return ["analysisPlan must be an object"]
     structured = plan.get("structuredDataPlan")
@@ -192,7 +195,7 @@ def _analysis_plan(plan) -> list[str]:
     return []
 
 
-def json_schema(schema, at: str) -> list[str]:
+def json_schema(schema: object, at: str) -> list[str]:
     """The provider's JsonSchema: a type, its own properties only, `items` and `properties` recursively."""
     if not isinstance(schema, dict):
         return [f"{at} must be an object"]
@@ -209,7 +212,7 @@ def json_schema(schema, at: str) -> list[str]:
     return errors
 
 
-def _model(model) -> list[str]:
+def _model(model: object) -> list[str]:
     if not isinstance(model, dict):
         return ["model must be an object"]
     errors = _one_of(model.get("provider"), tuple(MODEL_REQUIRED), "model.provider")
@@ -234,7 +237,7 @@ def _model(model) -> list[str]:
 
 # -- phone numbers ---------------------------------------------------------------------------
 
-def _number(body: dict, field: str, errors: list[str], label: str = "") -> None:
+def _number(body: dict[str, Any], field: str, errors: list[str], label: str = "") -> None:
     """E.164 unless the body turns the check off (`numberE164CheckEnabled: false`)."""
     value, label = body.get(field), label or field
     if body.get("numberE164CheckEnabled") is False:
@@ -244,7 +247,7 @@ def _number(body: dict, field: str, errors: list[str], label: str = "") -> None:
         errors.append(f"{label} must be a valid phone number in the E.164 format")
 
 
-def phone_number(body: dict) -> list[str]:
+def phone_number(body: dict[str, Any]) -> list[str]:
     provider = body.get("provider")
     if provider not in PHONE_NUMBER_PROPERTIES:
         return [f"provider must be one of the following values: {', '.join(PHONE_NUMBER_PROPERTIES)}"]
@@ -263,7 +266,7 @@ def phone_number(body: dict) -> list[str]:
     return errors
 
 
-def phone_number_update(body: dict, provider: str) -> list[str]:
+def phone_number_update(body: dict[str, Any], provider: str) -> list[str]:
     errors = unknown(body, PHONE_NUMBER_UPDATE_PROPERTIES.get(provider, _PHONE_COMMON))
     if "provider" in body and body["provider"] != provider:
         errors.append(f"provider must be {provider}")
@@ -276,7 +279,7 @@ def phone_number_update(body: dict, provider: str) -> list[str]:
     return errors
 
 
-def _phone_common(body: dict, *, updating: bool) -> list[str]:
+def _phone_common(body: dict[str, Any], *, updating: bool) -> list[str]:
     errors: list[str] = []
     if _present(body, "name", updating):
         _name(body, "name", 0, NAME_MAX, errors)
@@ -295,7 +298,7 @@ TRANSFER_MODES = ("blind-transfer", "blind-transfer-add-summary-to-sip-header", 
 TIMEOUT_BOUNDS = (1, 600)  # seconds: a transfer plan's timeout and dialTimeout
 
 
-def _number_hooks(hooks) -> list[str]:
+def _number_hooks(hooks: object) -> list[str]:
     """A phone number's hooks (PhoneNumberHookCallRinging, PhoneNumberHookCallEnding): `on`, then `do`, whose
     actions are transfer (to a number destination here) or say."""
     if not isinstance(hooks, list):
@@ -316,7 +319,7 @@ def _number_hooks(hooks) -> list[str]:
     return errors
 
 
-def _hook_action(action, at: str) -> list[str]:
+def _hook_action(action: object, at: str) -> list[str]:
     if not isinstance(action, dict) or action.get("type") not in ("transfer", "say"):
         return [f"{at}.type must be one of the following values: transfer, say"]
     if action["type"] == "say":
@@ -349,7 +352,7 @@ def _hook_action(action, at: str) -> list[str]:
 
 # -- calls --------------------------------------------------------------------------------------
 
-def call(body: dict) -> list[str]:
+def call(body: dict[str, Any]) -> list[str]:
     errors = unknown(body, CALL_PROPERTIES)
     if not isinstance(body.get("assistantId"), str) and not isinstance(body.get("assistant"), dict):
         errors.append("assistantId or assistant must be given")
@@ -370,7 +373,7 @@ def call(body: dict) -> list[str]:
 
 # -- credentials -----------------------------------------------------------------------------------
 
-def credential(body: dict) -> list[str]:
+def credential(body: dict[str, Any]) -> list[str]:
     """A webhook credential: how the provider authenticates its server messages (an HMAC or a bearer token)."""
     errors = unknown(body, CREDENTIAL_PROPERTIES)
     if body.get("provider") != "webhook":
