@@ -13,9 +13,10 @@ provider changes it, and the pool is filled (pool.py) through it too. The use ca
 work (`AgentsUnit`, made by `agents_units`), which also writes the events they raise."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -24,18 +25,20 @@ from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.agents import store
-from services.agents.records import CallerNumber
+from services.agents.records import Agent, CallerNumber, PhoneNumber
 from services.agents.schema import agent_versions, agents, outbox, phone_numbers
+
+R = TypeVar("R")
 
 
 class AgentsRepository(leases.Lessor, Protocol):
-    async def add(self, **values: Any) -> Any:
+    async def add(self, **values: Any) -> Agent:
         """Record an agent (schema.agents' columns); its row. One per business and request_id."""
 
-    async def owned(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
+    async def owned(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
         """The agent with this id in one of these businesses, or None."""
 
-    async def by_request(self, business_id: str, request_id: str) -> Any | None:
+    async def by_request(self, business_id: str, request_id: str) -> Agent | None:
         """The business's agent made by this request, or None."""
 
     async def page(self, business_ids: Iterable[str], page: Page) -> Paged:
@@ -51,11 +54,11 @@ class AgentsRepository(leases.Lessor, Protocol):
         """Each agent's first assigned number, by agent id (agents without one left out)."""
 
     async def calling_profile(self, business_ids: Iterable[str], agent_id: str
-                              ) -> tuple[Any, CallerNumber | None] | None:
+                              ) -> tuple[Agent, CallerNumber | None] | None:
         """The agent with this id in one of these businesses with its first number (phone_number,
         provider_phone_number_id) or None; None when there is no such agent."""
 
-    async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Any | None:
+    async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Agent | None:
         """The agent after `values`, its lease ended, or None when the lease is no longer `token`'s."""
 
     async def add_version(self, **values: Any) -> None:
@@ -77,17 +80,18 @@ class SqlAgents:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def add(self, **values: Any) -> Any:
-        return await store.insert_agent(self.conn, **values)
+    async def add(self, **values: Any) -> Agent:
+        return _agent(await store.insert_agent(self.conn, **values))
 
-    async def owned(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
-        return await records.owned(self.conn, agents, business_ids, agent_id)
+    async def owned(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
+        return _optional(_agent, await records.owned(self.conn, agents, business_ids, agent_id))
 
-    async def by_request(self, business_id: str, request_id: str) -> Any | None:
-        return await store.agent_by_request(self.conn, business_id, request_id)
+    async def by_request(self, business_id: str, request_id: str) -> Agent | None:
+        return _optional(_agent, await store.agent_by_request(self.conn, business_id, request_id))
 
     async def page(self, business_ids: Iterable[str], page: Page) -> Paged:
-        return await fetch_page(self.conn, store.agents_of(business_ids), agents.c.created_at, agents.c.id, page)
+        return _rows(_agent, await fetch_page(self.conn, store.agents_of(business_ids), agents.c.created_at,
+                                              agents.c.id, page))
 
     async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[Any]:
         return await store.agents_by_id(self.conn, ids, business_ids)
@@ -99,8 +103,9 @@ class SqlAgents:
         return await store.agent_phone_numbers(self.conn, agent_ids)
 
     async def calling_profile(self, business_ids: Iterable[str], agent_id: str
-                              ) -> tuple[Any, CallerNumber | None] | None:
-        return await store.calling_profile(self.conn, business_ids, agent_id)
+                              ) -> tuple[Agent, CallerNumber | None] | None:
+        profile = await store.calling_profile(self.conn, business_ids, agent_id)
+        return (_agent(profile[0]), profile[1]) if profile is not None else None
 
     async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
         return await leases.take(self.conn, agents, row_id, duration)
@@ -108,8 +113,8 @@ class SqlAgents:
     async def release_lease(self, row_id: Any, token: str) -> None:
         await leases.release_on(self.conn, agents, row_id, token)
 
-    async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Any | None:
-        return await store.leased_agent_update(self.conn, agent_id, token, values)
+    async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Agent | None:
+        return _optional(_agent, await store.leased_agent_update(self.conn, agent_id, token, values))
 
     async def add_version(self, **values: Any) -> None:
         await store.insert_version(self.conn, **values)
@@ -133,7 +138,7 @@ class NumbersRepository(leases.Lessor, Protocol):
         """Every number the business holds."""
 
     async def available(self, country: str | None, area_code: str | None, capabilities: tuple[str, ...],
-                        after: tuple[str, str, str] | None, limit: int) -> list[Any]:
+                        after: tuple[str, str, str] | None, limit: int) -> list[PhoneNumber]:
         """Free pool numbers (not held, not blocked, not leased) with these capabilities, in (country, area code,
         number) order after the place `after`, `limit` of them."""
 
@@ -148,19 +153,19 @@ class NumbersRepository(leases.Lessor, Protocol):
         """How many numbers the business holds, counted one transaction at a time per business (SQL: an advisory
         lock until the transaction ends)."""
 
-    async def pool_number(self, phone_number: str) -> Any | None:
+    async def pool_number(self, phone_number: str) -> PhoneNumber | None:
         """The number's row (held for update), whoever holds it, or None."""
 
-    async def business_number(self, phone_number: str, business_id: str, *, lock: bool = False) -> Any | None:
+    async def business_number(self, phone_number: str, business_id: str, *, lock: bool = False) -> PhoneNumber | None:
         """The row of a number this business holds (held for update with `lock`), or None."""
 
-    async def agent(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
+    async def agent(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
         """The agent with this id in one of these businesses, or None."""
 
-    async def change(self, number_id: Any, values: dict[str, Any]) -> Any | None:
+    async def change(self, number_id: Any, values: dict[str, Any]) -> PhoneNumber | None:
         """The number after `values`, or None when there is none."""
 
-    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> Any | None:
+    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> PhoneNumber | None:
         """The number after `values`, its lease ended, or None when the lease is no longer `token`'s."""
 
     async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
@@ -174,15 +179,16 @@ class SqlNumbers:
         self.conn = conn
 
     async def page(self, business_ids: Iterable[str], phone_number: str | None, page: Page) -> Paged:
-        return await fetch_page(self.conn, store.numbers_of(business_ids, phone_number), phone_numbers.c.assigned_at,
-                                phone_numbers.c.id, page)
+        return _rows(_number, await fetch_page(self.conn, store.numbers_of(business_ids, phone_number),
+                                               phone_numbers.c.assigned_at, phone_numbers.c.id, page))
 
     async def held_by(self, business_id: str) -> list[str]:
         return [r.phone_number for r in (await self.conn.execute(store.numbers_of([business_id], None))).all()]
 
     async def available(self, country: str | None, area_code: str | None, capabilities: tuple[str, ...],
-                        after: tuple[str, str, str] | None, limit: int) -> list[Any]:
-        return await store.available_numbers(self.conn, country, area_code, capabilities, after, limit)
+                        after: tuple[str, str, str] | None, limit: int) -> list[PhoneNumber]:
+        return [_number(row) for row in await store.available_numbers(self.conn, country, area_code, capabilities,
+                                                                         after, limit)]
 
     async def route(self, phone_number: str) -> Any | None:
         return await store.number_route(self.conn, phone_number)
@@ -194,14 +200,14 @@ class SqlNumbers:
         await lock_until_commit(self.conn, "trial-numbers", business_id)
         return await store.numbers_held(self.conn, business_id)
 
-    async def pool_number(self, phone_number: str) -> Any | None:
-        return await store.pool_number_for_update(self.conn, phone_number)
+    async def pool_number(self, phone_number: str) -> PhoneNumber | None:
+        return _optional(_number, await store.pool_number_for_update(self.conn, phone_number))
 
-    async def business_number(self, phone_number: str, business_id: str, *, lock: bool = False) -> Any | None:
-        return await store.business_number(self.conn, phone_number, business_id, lock=lock)
+    async def business_number(self, phone_number: str, business_id: str, *, lock: bool = False) -> PhoneNumber | None:
+        return _optional(_number, await store.business_number(self.conn, phone_number, business_id, lock=lock))
 
-    async def agent(self, business_ids: Iterable[str], agent_id: str) -> Any | None:
-        return await records.owned(self.conn, agents, business_ids, agent_id)
+    async def agent(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
+        return _optional(_agent, await records.owned(self.conn, agents, business_ids, agent_id))
 
     async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
         return await leases.take(self.conn, phone_numbers, row_id, duration)
@@ -209,14 +215,30 @@ class SqlNumbers:
     async def release_lease(self, row_id: Any, token: str) -> None:
         await leases.release_on(self.conn, phone_numbers, row_id, token)
 
-    async def change(self, number_id: Any, values: dict[str, Any]) -> Any | None:
-        return await store.update_number(self.conn, number_id, values)
+    async def change(self, number_id: Any, values: dict[str, Any]) -> PhoneNumber | None:
+        return _optional(_number, await store.update_number(self.conn, number_id, values))
 
-    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> Any | None:
-        return await store.leased_number_update(self.conn, number_id, token, values)
+    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> PhoneNumber | None:
+        return _optional(_number, await store.leased_number_update(self.conn, number_id, token, values))
 
     async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
         return await store.add_to_pool(self.conn, rows, now)
+
+
+def _agent(row: Any) -> Agent:
+    return records.record(Agent, row._mapping)
+
+
+def _number(row: Any) -> PhoneNumber:
+    return records.record(PhoneNumber, row._mapping)
+
+
+def _optional(read: Callable[[Any], R], row: Any | None) -> R | None:
+    return read(row) if row is not None else None
+
+
+def _rows(read: Callable[[Any], Any], paged: Paged) -> Paged:
+    return dataclasses.replace(paged, rows=[read(row) for row in paged.rows])
 
 
 class AgentsUnit(Unit):

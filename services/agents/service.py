@@ -33,7 +33,7 @@ from providers.status import provider_status
 from providers.voice.port import AssistantSpec, ProviderError, VoiceProvider
 from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
-from services.agents.records import CallerNumber
+from services.agents.records import Agent, CallerNumber
 from services.agents.repository import AgentsRepository, AgentsUnit, agents_of
 from switchboard.v1 import events_pb2
 
@@ -72,8 +72,6 @@ async def found(agents: AgentsRepository, agent_id: str, field: str = "id") -> A
     return row
 
 
-# An agent as the repository gives it (a row of schema.agents).
-AgentRow = Any
 
 @dataclass(frozen=True)
 class Write:
@@ -99,7 +97,7 @@ def update_source(who: tenant.Tenant) -> str:
 
 @dataclass(frozen=True)
 class Written:
-    row: AgentRow
+    row: Agent
     change: domain.Change
     settings_changed: list[str] = dataclasses.field(default_factory=list)  # metadata, eval_gate
     # The eval gate's outcome when it applied; with a refusing status nothing was written.
@@ -118,7 +116,7 @@ class Written:
 class AgentView:
     """An agent as GET shows it: the row, its configuration, the prompt live at the provider, its number."""
 
-    row: AgentRow
+    row: Agent
     config: domain.AgentConfig
     live_prompt: str | None
     phone_number: str | None
@@ -167,7 +165,7 @@ class Agents:
             raise
         return AgentView(row, config_of(row), live.prompt, number)
 
-    async def calling_profile(self, agent_id: str) -> tuple[AgentRow, domain.Outbound, CallerNumber | None]:
+    async def calling_profile(self, agent_id: str) -> tuple[Agent, domain.Outbound, CallerNumber | None]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
         require_uuid(agent_id, "agent_id")
         async with self.uow.read() as work:
@@ -190,7 +188,7 @@ class Agents:
     async def create(self, business_id: str, name: str, system_prompt: str, first_message: str | None,
                      voice: dict[str, Any], model: dict[str, Any], metadata: dict[str, Any],
                      request_id: str | None = None, eval_gate: bool = False,
-                     recording_disclosure: dict[str, Any] | None = None) -> AgentRow:
+                     recording_disclosure: dict[str, Any] | None = None) -> Agent:
         """A new agent and its provider assistant; with `request_id`, a repeat returns the agent that request made
         (a concurrent repeat loses the insert race, undoes its assistant and gets 409 conflict)."""
         require_business(tenant.require_account(), business_id)
@@ -383,13 +381,13 @@ class Agents:
 
     # -- versions --------------------------------------------------------------------
 
-    async def versions(self, agent_id: str, page: Page) -> tuple[AgentRow, Paged]:
+    async def versions(self, agent_id: str, page: Page) -> tuple[Agent, Paged]:
         """The agent and a page of its versions, newest first."""
         async with self.uow.read() as work:
             row = await found(work.agents, agent_id, field="agent_id")
             return row, await work.agents.versions(row.id, page)
 
-    async def version(self, agent_id: str, version: int) -> tuple[AgentRow, Any]:
+    async def version(self, agent_id: str, version: int) -> tuple[Agent, Any]:
         """The agent and one of its versions (with its snapshot), or not_found."""
         async with self.uow.read() as work:
             row = await found(work.agents, agent_id, field="agent_id")

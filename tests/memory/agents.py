@@ -2,11 +2,15 @@
 (store.agents, agent_versions, prompt_history and phone_numbers)."""
 from __future__ import annotations
 
+import dataclasses
+
 import sqlalchemy as sa
 
 from core import leases
 from core.ids import new_id, utcnow
-from services.agents.records import CallerNumber
+from core.pagination import Paged
+from core.records import record
+from services.agents.records import Agent, CallerNumber, PhoneNumber
 from services.agents.schema import agent_versions, agents, phone_numbers, prompt_history
 from services.agents.store import SUMMARY
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
@@ -25,19 +29,19 @@ class MemoryAgents:
         if values.get("request_id") is not None and \
                 await self.by_request(values["business_id"], values["request_id"]) is not None:
             raise sa.exc.IntegrityError("INSERT (in memory)", values, ValueError("agents_request_once"))
-        return Record(insert(self.agents, agents, values))
+        return _agent(insert(self.agents, agents, values))
 
     async def owned(self, business_ids, agent_id):
         row = self.agents.get((agent_id,))
-        return Record(row) if row is not None and row["business_id"] in business_ids else None
+        return _agent(row) if row is not None and row["business_id"] in business_ids else None
 
     async def by_request(self, business_id, request_id):
-        return next((Record(row) for row in self.agents.values()
+        return next((_agent(row) for row in self.agents.values()
                      if (row["business_id"], row["request_id"]) == (business_id, request_id)), None)
 
     async def page(self, business_ids, page):
-        return page_of([row for row in self.agents.values() if row["business_id"] in business_ids],
-                       agents.c.created_at, agents.c.id, page)
+        return _rows(Agent, page_of([row for row in self.agents.values() if row["business_id"] in business_ids],
+                                    agents.c.created_at, agents.c.id, page))
 
     async def by_ids(self, ids, business_ids):
         return [self._summary(row) for row in self.agents.values()
@@ -71,7 +75,7 @@ class MemoryAgents:
         row = self.agents.get((agent_id,))
         if row is None or row["lease_token"] != token:
             return None
-        return update(agents, row, {**values, **leases.RELEASED})
+        return _agent(update(agents, row, {**values, **leases.RELEASED})._mapping)
 
     async def add_version(self, **values) -> None:
         insert(self.versions_kept, agent_versions, values)
@@ -103,9 +107,9 @@ class MemoryNumbers:
         self.agents = conn.rows(agents)
 
     async def page(self, business_ids, phone_number, page):
-        return page_of([row for row in self.numbers.values() if row["business_id"] in business_ids
-                        and phone_number in (None, row["phone_number"])],
-                       phone_numbers.c.assigned_at, phone_numbers.c.id, page)
+        return _rows(PhoneNumber, page_of([row for row in self.numbers.values() if row["business_id"] in business_ids
+                                           and phone_number in (None, row["phone_number"])],
+                                          phone_numbers.c.assigned_at, phone_numbers.c.id, page))
 
     async def held_by(self, business_id):
         return [row["phone_number"] for row in self.numbers.values() if row["business_id"] == business_id]
@@ -120,7 +124,7 @@ class MemoryNumbers:
                 and country in (None, row["country"]) and area_code in (None, row["area_code"])
                 and all(row["capabilities"].get(cap) is True for cap in capabilities)
                 and (after is None or place(row) > tuple(after))]
-        return [Record(row) for row in sorted(free, key=place)[:limit]]
+        return [_number(row) for row in sorted(free, key=place)[:limit]]
 
     async def route(self, phone_number):
         row = self._by_number(phone_number)
@@ -141,15 +145,15 @@ class MemoryNumbers:
 
     async def pool_number(self, phone_number):
         row = self._by_number(phone_number)
-        return Record(row) if row is not None else None
+        return _number(row) if row is not None else None
 
     async def business_number(self, phone_number, business_id, *, lock=False):
         row = self._by_number(phone_number)
-        return Record(row) if row is not None and row["business_id"] == business_id else None
+        return _number(row) if row is not None and row["business_id"] == business_id else None
 
     async def agent(self, business_ids, agent_id):
         row = self.agents.get((agent_id,))
-        return Record(row) if row is not None and row["business_id"] in business_ids else None
+        return _agent(row) if row is not None and row["business_id"] in business_ids else None
 
     async def take_lease(self, row_id, duration):
         return take_lease(phone_numbers, self.numbers.get((row_id,)), duration)
@@ -159,13 +163,13 @@ class MemoryNumbers:
 
     async def change(self, number_id, values):
         row = self.numbers.get((number_id,))
-        return update(phone_numbers, row, values) if row is not None else None
+        return _number(update(phone_numbers, row, values)._mapping) if row is not None else None
 
     async def change_leased(self, number_id, token, values):
         row = self.numbers.get((number_id,))
         if row is None or row["lease_token"] != token:
             return None
-        return update(phone_numbers, row, {**values, **leases.RELEASED})
+        return _number(update(phone_numbers, row, {**values, **leases.RELEASED})._mapping)
 
     def _by_number(self, phone_number):
         return next((row for row in self.numbers.values() if row["phone_number"] == phone_number), None)
@@ -176,3 +180,16 @@ class MemoryNumbers:
         for row in fresh:
             insert(self.numbers, phone_numbers, {**row, "id": new_id(), "created_at": now})
         return len(fresh)
+
+
+def _agent(row: dict) -> Agent:
+    """The stored row as the SQL repository returns it (a copy: changing it changes nothing stored)."""
+    return record(Agent, Record(row)._mapping)
+
+
+def _number(row: dict) -> PhoneNumber:
+    return record(PhoneNumber, Record(row)._mapping)
+
+
+def _rows(cls: type, paged: Paged) -> Paged:
+    return dataclasses.replace(paged, rows=[record(cls, row._mapping) for row in paged.rows])
