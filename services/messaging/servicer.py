@@ -259,23 +259,23 @@ def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
     sms = runtime.closing(configured.sms(s))
     uow = messaging_uow(runtime.db)
-    consents = Consents(runtime.db, frozenset(s.platform_dnc))
+    consents = Consents(uow, frozenset(s.platform_dnc))
     held = standings.heard_by(runtime)
-    compliance = Compliance(runtime.db, consents.platform_dnc, s.compliance_policy(),
+    compliance = Compliance(uow, consents.platform_dnc, s.compliance_policy(),
                             subscription=Subscription.of(s.national_dnc_area_codes), standings=held)
     others = grpc_neighbours(runtime.client)
     senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
     runtime.run(senders)
     others = replace(others, agents=senders)
-    texts = Texts(runtime.db, sms, compliance, others, s.public_base_url, standings=held)
-    provider = ProviderRequests(runtime.db, others, keywords_answered_by=s.sms_provider_opt_out)
+    texts = Texts(uow, sms, compliance, others, s.public_base_url, standings=held)
+    provider = ProviderRequests(uow, others, keywords_answered_by=s.sms_provider_opt_out)
     runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,
                     filter_subject=provider_service.CALLS_SUBJECT)
     # Status callbacks the gateway stored: retried until they apply (a database outage of any length loses none);
     # only one that can never apply is terminated.
     runtime.consume(provider_service.STATUS_CONSUMER, provider.apply_statuses, stream=PROVIDER_STREAM,
                     filter_subject=STATUS_SUBJECT, batch=100, batched=True, max_deliver=-1)
-    runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
+    runtime.run(Reconciliation(uow, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes),
                                check_after=timedelta(seconds=s.sms_status_check_after_seconds)))
     emails = Emails(uow, others, s.email_daily_quota, standings=held)

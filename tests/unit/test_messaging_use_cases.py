@@ -17,10 +17,11 @@ from services.messaging import service as texts_service
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
 from services.messaging.ports import Lead, Sender
+from services.messaging.repositories.unit import messaging_uow
 from services.messaging.schema import compliance_decisions, conversations
 from services.messaging.service import NewText, Texts
 from tests.memory import MemoryDatabase
-from tests.memory.messaging import MemoryMessaging
+from tests.memory.messaging import MEMORY, MemoryCompliance, MemoryMessages
 from tests.service.fakes import MessagingNeighbours
 
 SENDER, CALLEE, PLATFORM_LISTED = "+14155550100", "+14155550123", "+14155550999"
@@ -64,13 +65,14 @@ def caller(business_id):
 
 @pytest.fixture
 def consents(database, caller, clock) -> Consents:
-    return Consents(database, frozenset({PLATFORM_LISTED}), messaging=MemoryMessaging)
+    return Consents(messaging_uow(database, MEMORY), frozenset({PLATFORM_LISTED}))
 
 
 @pytest.fixture
 def texts(database, sms, others, consents) -> Texts:
-    rules = Compliance(database, consents.platform_dnc, compliance.Policy(), messaging=MemoryMessaging)
-    return Texts(database, sms.client, rules, others.ports, "http://127.0.0.1:9", messaging=MemoryMessaging)
+    uow = messaging_uow(database, MEMORY)
+    rules = Compliance(uow, consents.platform_dnc, compliance.Policy())
+    return Texts(uow, sms.client, rules, others.ports, "http://127.0.0.1:9")
 
 
 def text(agent_id: str, to: str = CALLEE, body: str = "Your quote is ready.", **fields) -> NewText:
@@ -159,10 +161,10 @@ async def test_a_provider_refusal_fails_the_message_with_its_event(texts, consen
     assert failed.value.code == "sms_send_failed"
     assert [event["type"] for event in database.events] == ["sms.failed"]
     async with database.read() as conn:
-        message = await MemoryMessaging(conn).message_by_key(business_id, "key-1")
+        message = await MemoryMessages(conn).message_by_key(business_id, "key-1")
     assert message.status == "failed" and message.provider_sid is None
     async with database.read() as conn:  # a text never placed frees its slot in the ledger
-        assert await MemoryMessaging(conn).recent_touches(business_id, CALLEE, MIDDAY - compliance.DAY) == []
+        assert await MemoryCompliance(conn).recent_touches(business_id, CALLEE, MIDDAY - compliance.DAY) == []
 
 
 async def test_texts_are_counted_and_floridas_cap_counts_them(texts, consents, database, sms, clock, agent_id,
@@ -173,7 +175,7 @@ async def test_texts_are_counted_and_floridas_cap_counts_them(texts, consents, d
         clock.now = MIDDAY + timedelta(minutes=minutes)
         await texts.send(text(agent_id, to=miami))
     async with database.read() as conn:
-        counted = await MemoryMessaging(conn).recent_touches(business_id, miami, MIDDAY - compliance.DAY)
+        counted = await MemoryCompliance(conn).recent_touches(business_id, miami, MIDDAY - compliance.DAY)
     assert [t.channel for t in counted] == ["sms"] * 3
     clock.now = MIDDAY + timedelta(hours=1)
     with pytest.raises(ServiceError) as capped:
@@ -200,7 +202,7 @@ async def test_a_recipient_who_replied_stop_at_the_provider_is_opted_out_here_to
     assert "START" in refused.value.message
     assert [event["type"] for event in database.events] == ["sms.failed"]
     async with database.read() as conn:
-        message = await MemoryMessaging(conn).message_by_key(business_id, "key-1")
+        message = await MemoryMessages(conn).message_by_key(business_id, "key-1")
     assert (message.status, message.error_code, message.provider_sid) == ("failed", "21610", None)
     _, _, history = await consents.get(CALLEE, None)
     assert [(row.kind, row.source, row.reference) for row in history] == [

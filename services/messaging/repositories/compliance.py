@@ -1,0 +1,90 @@
+"""Where the outbound compliance decisions (compliance_service.py) find their facts and keep their records: the
+callees' standings (the business's do-not-call list, consent history and the national registry's loaded data), the
+touch ledger under the callee's lock, and the decisions' log. Daily spend is the spend repository's."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core.compliance.decision import Counted
+from core.pagination import Page, Paged, fetch_page
+from services.messaging import domain, store
+from services.messaging.schema import compliance_decisions
+
+# A phone's standing as stored: its listed do-not-call entry (or None), its consent history (oldest first) and what
+# the national registry's loaded data says of it (None when its area code was never imported).
+Standing = tuple[Any | None, list[Any], store.National | None]
+
+
+class ComplianceRepository(Protocol):
+    async def standing(self, business_id: str, phone: str) -> Standing:
+        """The phone's standing with the business."""
+
+    async def standings(self, business_id: str, phones: list[str]) -> dict[str, Standing]:
+        """{phone: its standing} of each phone, in one statement."""
+
+    async def lock_callee(self, business_id: str, phone: str) -> None:
+        """Serialize the decisions on one business's callee until the transaction ends (its touches are counted and
+        a slot taken under it, so two touches racing cannot both take the last slot)."""
+
+    async def recent_touches(self, business_id: str, phone: str, since: datetime) -> list[Counted]:
+        """The touches of the ledger to the phone placed after `since` and not released, oldest first."""
+
+    async def recent_touches_of(self, business_id: str, phones: list[str],
+                                since: datetime) -> dict[str, list[Counted]]:
+        """{phone: its recent touches (as `recent_touches`)} of each phone, in one statement."""
+
+    async def add_decision(self, **values: Any) -> Any:
+        """Log a compliance decision (schema.compliance_decisions' columns); its row."""
+
+    async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
+                          placed_at: datetime, within: domain.Allowance) -> bool:
+        """The touch a logged decision let through, in the ledger and its business's spend of the day, if `within`
+        the day's limits; False (nothing written) when they are reached."""
+
+    async def release_touch(self, decision_id: str, business_ids: Iterable[str], at: datetime) -> bool:
+        """Free the slot of a touch never placed; False when the businesses hold no such slot."""
+
+    async def decisions_page(self, business_id: str, phone: str | None, lead_id: str | None, page: Page) -> Paged:
+        """The business's logged decisions (about one phone, one lead, when given), latest first."""
+
+
+class SqlCompliance:
+    """`ComplianceRepository` on a unit of work's connection (core.uow.Database)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def standing(self, business_id: str, phone: str) -> Standing:
+        return (await store.standings(self.conn, business_id, [phone]))[phone]
+
+    async def standings(self, business_id: str, phones: list[str]) -> dict[str, Standing]:
+        return await store.standings(self.conn, business_id, phones)
+
+    async def lock_callee(self, business_id: str, phone: str) -> None:
+        await store.lock_callee(self.conn, business_id, phone)
+
+    async def recent_touches(self, business_id: str, phone: str, since: datetime) -> list[Counted]:
+        return (await store.recent_touches_of(self.conn, business_id, [phone], since))[phone]
+
+    async def recent_touches_of(self, business_id: str, phones: list[str],
+                                since: datetime) -> dict[str, list[Counted]]:
+        return await store.recent_touches_of(self.conn, business_id, phones, since)
+
+    async def add_decision(self, **values: Any) -> Any:
+        return await store.add_decision(self.conn, **values)
+
+    async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
+                          placed_at: datetime, within: domain.Allowance) -> bool:
+        return await store.count_touch(self.conn, decision_id=decision_id, business_id=business_id, phone=phone,
+                                       channel=channel, placed_at=placed_at, within=within)
+
+    async def release_touch(self, decision_id: str, business_ids: Iterable[str], at: datetime) -> bool:
+        return await store.release_touch(self.conn, decision_id, business_ids, at)
+
+    async def decisions_page(self, business_id: str, phone: str | None, lead_id: str | None, page: Page) -> Paged:
+        return await fetch_page(self.conn, store.decisions_of(business_id, phone, lead_id),
+                                compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
