@@ -31,7 +31,7 @@ from services.messaging import domain
 from services.messaging.consent_service import evidence_of
 from services.messaging.ports import Neighbours, NumberRoute
 from services.messaging.repositories.unit import MessagingUnit
-from services.messaging.service import failed_event, sent_event
+from services.messaging.service import failed_event, ours, sent_event
 from switchboard.v1 import events_pb2
 
 ACTOR = "messaging-inbound"
@@ -88,10 +88,10 @@ class ProviderRequests:
         agent_id = route.agent_id
         before = None
         async with self.uow.transaction() as work:
-            row = await work.messages.add_to_thread(
+            row = ours(await work.messages.add_to_thread(
                 business_number=number, contact_number=sender, id=new_id(), business_id=route.business_id,
                 direction="inbound", from_number=sender, to_number=number, body=body, status=domain.RECEIVED,
-                provider_sid=sid, agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now)
+                provider_sid=sid, agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now))  # no key
             if answer:  # whether this keyword changes anything (a second STOP is not confirmed again)
                 before = domain.consent_state(
                     evidence_of(await work.consent.consent_history(route.business_id, sender)), now)
@@ -100,10 +100,10 @@ class ProviderRequests:
                                            source="keyword" if kind in ("opt_in", "opt_out") else "inbound_text",
                                            actor=sender, reference=sid, created_at=now)
             work.emit(events_pb2.SmsReceived(
-                message_id=str(row.id), conversation_id=str(row.conversation_id), message_sid=sid, to=number, body=body,
-                agent_id=agent_id, lead_id=str(row.lead_id) if row.lead_id else None, keyword=kind,
+                message_id=row.id, conversation_id=row.conversation_id, message_sid=sid, to=number, body=body,
+                agent_id=agent_id, lead_id=row.lead_id, keyword=kind,
                 **{"from": sender}), route.business_id)
-        if not answer:
+        if kind is None or not answer:
             return None
         business_name = await self.others.workspaces.business_name(route.business_id)
         already = before == ("opted_out" if kind == "opt_out" else "opted_in")
@@ -114,6 +114,7 @@ class ProviderRequests:
     async def record_call(self, message: dict[str, Any]) -> None:
         """An inbound call (call.received) is conversational consent of its caller with that business."""
         event, call = business_event(message)
+        assert isinstance(call, events_pb2.CallReceived) and event.business_id is not None  # the subject's
         caller = optional(call, "from")
         if not caller:
             return  # a withheld number
@@ -129,7 +130,8 @@ class ProviderRequests:
 def _callback(stored: object) -> tuple[str | None, dict[str, str]]:
     """A stored status callback as (our message id or None, its form); PermanentError when it is not one."""
     params = stored.get("params") if isinstance(stored, dict) else None
-    if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
+    if not isinstance(stored, dict) or not isinstance(params, dict) or not all(
+            isinstance(v, str) for v in params.values()):
         raise PermanentError("a stored status callback is {message_id, params} with the form's text parameters")
     message_id = stored.get("message_id")
     return (message_id if isinstance(message_id, str) and is_uuid(message_id) else None), params
@@ -142,18 +144,19 @@ async def apply_status(work: MessagingUnit, message_id: str | None, params: dict
     row = await work.messages.message_for_callback(message_id, sid)
     if row is None or not domain.moves_forward(row.status, status):
         return False  # not ours, or late
-    changes: dict[str, Any] = {"status": status, "updated_at": utcnow(), "provider_sid": row.provider_sid or sid or None}
+    changes: dict[str, Any] = {"status": status, "updated_at": utcnow(),
+                               "provider_sid": row.provider_sid or sid or None}
     if params.get("ErrorCode"):
         changes.update(error_code=params["ErrorCode"], error_message=carrier_error(params["ErrorCode"]))
-    updated = await work.messages.change_message(row.id, changes)
+    updated = ours(await work.messages.change_message(row.id, changes))
     if row.status == domain.UNKNOWN:  # the send's answer never came: this is the first word of it
-        work.emit(sent_event(updated), str(updated.business_id))
+        work.emit(sent_event(updated), updated.business_id)
     event = domain.event_of_status(status)
     if event == "sms.delivered":
         work.emit(events_pb2.SmsDelivered(
-            message_id=str(updated.id), conversation_id=str(updated.conversation_id),
-            message_sid=updated.provider_sid, to=updated.to_number, external_ref=updated.external_ref,
-            touch_id=updated.touch_id, **{"from": updated.from_number}), str(updated.business_id))
+            message_id=updated.id, conversation_id=updated.conversation_id, message_sid=updated.provider_sid,
+            to=updated.to_number, external_ref=updated.external_ref, touch_id=updated.touch_id,
+            **{"from": updated.from_number}), updated.business_id)
     elif event == "sms.failed":
-        work.emit(failed_event(updated), str(updated.business_id))
+        work.emit(failed_event(updated), updated.business_id)
     return True

@@ -11,6 +11,7 @@ from core.compliance.decision import Counted
 from core.ids import new_id, utcnow
 from core.records import record
 from services.messaging import domain
+from services.messaging.records import Conversation, LoggedDecision, Message
 from services.messaging.repositories.email import Email
 from services.messaging.repositories.unit import Repositories
 from services.messaging.schema import (
@@ -69,35 +70,35 @@ class MemoryMessages:
         if values.get("idempotency_key") is not None and \
                 await self.message_by_key(values["business_id"], values["idempotency_key"]) is not None:
             return None
-        return Record(insert(self.messages, messages, {
+        return record(Message, insert(self.messages, messages, {
             **values, "conversation_id": thread["id"], "lead_id": values.get("lead_id") or thread["lead_id"]}))
 
     async def message_by_key(self, business_id, key):
-        return next((Record(row) for row in self.messages.values()
+        return next((record(Message, row) for row in self.messages.values()
                      if (row["business_id"], row["idempotency_key"]) == (business_id, key)), None)
 
     async def message_by_sid(self, sid):
-        return next((Record(row) for row in self.messages.values() if row["provider_sid"] == sid), None)
+        return next((record(Message, row) for row in self.messages.values() if row["provider_sid"] == sid), None)
 
     async def message_for_callback(self, message_id, sid):
         row = self.messages.get((message_id,)) if message_id else None
         if row is None:
             row = next((m for m in self.messages.values() if m["provider_sid"] == sid), None)
-        return Record(row) if row is not None else None
+        return record(Message, row) if row is not None else None
 
     async def change_message(self, message_id, values):
         row = self.messages.get((message_id,))
-        return update(messages, row, values) if row is not None else None
+        return record(Message, update(messages, row, values)._mapping) if row is not None else None
 
     async def unknown_messages(self, settled_before, limit):
-        return [Record(row) for row in sorted(self.messages.values(), key=lambda row: row["updated_at"])
+        return [record(Message, row) for row in sorted(self.messages.values(), key=lambda row: row["updated_at"])
                 if row["status"] == domain.UNKNOWN and row["updated_at"] < settled_before][:limit]
 
     async def unsettled_messages(self, now, after, since, limit):
         def due(row):
             return row["status_check_due"] or row["updated_at"] + after
 
-        return [Record(row) for row in sorted(self.messages.values(), key=lambda row: row["updated_at"])
+        return [record(Message, row) for row in sorted(self.messages.values(), key=lambda row: row["updated_at"])
                 if row["status"] in domain.IN_FLIGHT and row["provider_sid"] is not None
                 and row["created_at"] >= since and due(row) <= now][:limit]
 
@@ -116,12 +117,14 @@ class MemoryMessages:
                 last = self.messages.get((thread["last_message_id"],), {})
                 found.append({**thread, "last_body": last.get("body"), "last_direction": last.get("direction"),
                               "last_status": last.get("status")})
-        return page_of(found, conversations.c.last_message_at, conversations.c.id, page)
+        paged = page_of(found, conversations.c.last_message_at, conversations.c.id, page)
+        return dataclasses.replace(paged, rows=[record(Conversation, row._mapping) for row in paged.rows])
 
     async def messages_page(self, business_ids, conversation_id, direction, page):
-        return page_of([row for row in self.messages.values() if row["business_id"] in business_ids
-                        and conversation_id in (None, row["conversation_id"]) and direction in (None, row["direction"])],
-                       messages.c.created_at, messages.c.id, page)
+        found = page_of([row for row in self.messages.values() if row["business_id"] in business_ids
+                         and conversation_id in (None, row["conversation_id"])
+                         and direction in (None, row["direction"])], messages.c.created_at, messages.c.id, page)
+        return dataclasses.replace(found, rows=[record(Message, row._mapping) for row in found.rows])
 
     async def mark_read(self, conversation_id) -> None:
         update(conversations, self.threads[(conversation_id,)], {"unread_count": 0})
@@ -192,7 +195,7 @@ class MemoryCompliance:
         return {phone: await self.recent_touches(business_id, phone, since) for phone in phones}
 
     async def add_decision(self, **values):
-        return Record(insert(self.decisions, compliance_decisions, values))
+        return record(LoggedDecision, insert(self.decisions, compliance_decisions, values))
 
     async def count_touch(self, *, within, **values) -> bool:
         """store.count_touch: counted only under the day's limit of its channel (and call seconds)."""
@@ -220,9 +223,10 @@ class MemoryCompliance:
         return True
 
     async def decisions_page(self, business_id, phone, lead_id, page):
-        return page_of([row for row in self.decisions.values() if row["business_id"] == business_id
-                        and phone in (None, row["phone"]) and lead_id in (None, row["lead_id"])],
-                       compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
+        found = page_of([row for row in self.decisions.values() if row["business_id"] == business_id
+                         and phone in (None, row["phone"]) and lead_id in (None, row["lead_id"])],
+                        compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
+        return dataclasses.replace(found, rows=[record(LoggedDecision, row._mapping) for row in found.rows])
 
 
 class MemorySpend:

@@ -4,6 +4,7 @@ touch ledger under the callee's lock, and the decisions' log. Daily spend is the
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -11,7 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.compliance.decision import Counted
 from core.pagination import Page, Paged, fetch_page
+from core.records import record
 from services.messaging import domain, store
+from services.messaging.records import LoggedDecision
 from services.messaging.schema import compliance_decisions
 
 # A phone's standing as stored: its listed do-not-call entry (or None), its consent history (oldest first) and what
@@ -37,8 +40,8 @@ class ComplianceRepository(Protocol):
                                 since: datetime) -> dict[str, list[Counted]]:
         """{phone: its recent touches (as `recent_touches`)} of each phone, in one statement."""
 
-    async def add_decision(self, **values: Any) -> Any:
-        """Log a compliance decision (schema.compliance_decisions' columns); its row."""
+    async def add_decision(self, **values: Any) -> LoggedDecision:
+        """Log a compliance decision (schema.compliance_decisions' columns)."""
 
     async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
                           placed_at: datetime, within: domain.Allowance) -> bool:
@@ -49,7 +52,8 @@ class ComplianceRepository(Protocol):
         """Free the slot of a touch never placed; False when the businesses hold no such slot."""
 
     async def decisions_page(self, business_id: str, phone: str | None, lead_id: str | None, page: Page) -> Paged:
-        """The business's logged decisions (about one phone, one lead, when given), latest first."""
+        """The business's logged decisions (about one phone, one lead, when given), latest first:
+        `LoggedDecision`s."""
 
 
 class SqlCompliance:
@@ -59,7 +63,7 @@ class SqlCompliance:
         self.conn = conn
 
     async def standing(self, business_id: str, phone: str) -> Standing:
-        return (await store.standings(self.conn, business_id, [phone]))[phone]
+        return await store.standing(self.conn, business_id, phone)
 
     async def standings(self, business_id: str, phones: list[str]) -> dict[str, Standing]:
         return await store.standings(self.conn, business_id, phones)
@@ -74,8 +78,8 @@ class SqlCompliance:
                                 since: datetime) -> dict[str, list[Counted]]:
         return await store.recent_touches_of(self.conn, business_id, phones, since)
 
-    async def add_decision(self, **values: Any) -> Any:
-        return await store.add_decision(self.conn, **values)
+    async def add_decision(self, **values: Any) -> LoggedDecision:
+        return record(LoggedDecision, (await store.add_decision(self.conn, **values))._mapping)
 
     async def count_touch(self, *, decision_id: str, business_id: str, phone: str, channel: str,
                           placed_at: datetime, within: domain.Allowance) -> bool:
@@ -86,5 +90,6 @@ class SqlCompliance:
         return await store.release_touch(self.conn, decision_id, business_ids, at)
 
     async def decisions_page(self, business_id: str, phone: str | None, lead_id: str | None, page: Page) -> Paged:
-        return await fetch_page(self.conn, store.decisions_of(business_id, phone, lead_id),
-                                compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
+        paged = await fetch_page(self.conn, store.decisions_of(business_id, phone, lead_id),
+                                 compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
+        return replace(paged, rows=[record(LoggedDecision, row._mapping) for row in paged.rows])
