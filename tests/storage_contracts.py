@@ -1070,6 +1070,81 @@ class MessagingRepositoryContract:
             logged = await messaging_in(conn).compliance.add_decision(**values)
         assert (logged.id, logged.outcome, logged.inputs, logged.lead_id, logged.code) == (
             values["id"], "allow", {"consent": "none"}, None, None)
+        async with database.read() as conn:
+            compliance = messaging_in(conn).compliance
+            [found] = (await compliance.decisions_page(values["business_id"], None, None, Page(limit=10))).rows
+            assert found == logged
+            assert (await compliance.decisions_page(values["business_id"], "+14155550124", None,
+                                                    Page(limit=10))).rows == []
+            assert (await compliance.decisions_page(values["business_id"], None, new_id(), Page(limit=10))).rows == []
+
+    async def test_many_phones_standings_and_touches_are_each_phones_own(self, database, messaging_in):
+        business_id, listed, touched, clean = new_id(), "+14155550131", "+14155550132", "+14155550133"
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            await messaging.consent.add_dnc(id=new_id(), business_id=business_id, phone=listed, created_at=AT)
+            await messaging.consent.add_consent(business_id=business_id, phone=touched, kind="opt_in", source="api",
+                                                created_at=AT)
+            assert await messaging.compliance.count_touch(decision_id=new_id(), business_id=business_id,
+                                                          phone=touched, channel="sms", placed_at=AT, within=ROOMY)
+        async with database.read() as conn:
+            compliance = messaging_in(conn).compliance
+            found = await compliance.standings(business_id, [listed, touched, clean])
+            recent = await compliance.recent_touches_of(business_id, [listed, touched, clean], AT - timedelta(hours=1))
+        assert found[listed][0].created_at == AT and found[listed][1] == [] and found[clean] == (None, [], None)
+        assert found[touched][0] is None and [r.kind for r in found[touched][1]] == ["opt_in"]
+        assert recent == {listed: [], touched: [("sms", AT)], clean: []}
+
+    async def test_texts_are_found_by_sid_paged_and_their_thread_read(self, database, messaging_in):
+        business_id, sid = new_id(), f"SM{new_id().replace('-', '')}"
+        async with database.transaction() as conn:
+            messages = messaging_in(conn).messages
+            first = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                 **text_values(business_id, provider_sid=sid, status="sent"))
+            reply = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                 **text_values(business_id, direction="inbound", body="Thanks",
+                                                               status="received",
+                                                               created_at=AT + timedelta(minutes=1)))
+        async with database.transaction() as conn:
+            messages = messaging_in(conn).messages
+            assert (await messages.message_by_sid(sid)).id == first.id
+            assert await messages.message_by_sid(f"SM{new_id().replace('-', '')}") is None
+            assert await messages.known_sids([sid, "SMnone"], new_id()) == {sid}
+            assert await messages.known_sids([sid], first.id) == set()
+            [thread] = (await messages.conversations_page((business_id,), None, Page(limit=10))).rows
+            assert (thread.id, thread.unread_count, thread.last_body, thread.last_direction, thread.last_status) == (
+                first.conversation_id, 1, "Thanks", "inbound", "received")
+            paged = await messages.messages_page((business_id,), first.conversation_id, None, Page(limit=10))
+            assert paged.rows == [reply, first]
+            assert (await messages.messages_page((business_id,), None, "outbound", Page(limit=10))).rows == [first]
+            await messages.mark_read(first.conversation_id)
+            [read] = (await messages.conversations_page((business_id,), first.conversation_id, Page(limit=10))).rows
+            assert read.unread_count == 0
+            assert (await messages.conversations_page((new_id(),), None, Page(limit=10))).rows == []
+
+    async def test_texts_of_unknown_or_unsettled_outcome_are_found_when_due(self, database, messaging_in):
+        """Asked in the transaction that writes them: a running stack's reconciliation never sees them."""
+        business_id, after = new_id(), timedelta(minutes=1)
+
+        def ids(found: list) -> set:
+            return {message.id for message in found}
+
+        async with database.transaction() as conn:
+            messages = messaging_in(conn).messages
+            unknown, taken, unsent = [await messages.add_to_thread(
+                business_number="+14155550100", contact_number="+14155550123", **text_values(business_id, **values))
+                for values in ({"status": "unknown"}, {"status": "sent", "provider_sid": f"SM{uuid.uuid4().hex}"},
+                               {"status": "sent"})]
+            assert unknown.id in ids(await messages.unknown_messages(AT + timedelta(seconds=1), 10_000))
+            assert unknown.id not in ids(await messages.unknown_messages(AT, 10_000))
+            due = ids(await messages.unsettled_messages(AT + after, after, AT, 10_000))
+            assert taken.id in due and unsent.id not in due and unknown.id not in due
+            assert taken.id not in ids(await messages.unsettled_messages(AT + after, after, AT + after, 10_000))
+            assert taken.id not in ids(await messages.unsettled_messages(AT + after / 2, after, AT, 10_000))
+            await messages.checked(taken.id, 1, AT + 2 * after)
+            assert taken.id not in ids(await messages.unsettled_messages(AT + after, after, AT, 10_000))
+            assert taken.id in ids(await messages.unsettled_messages(AT + 2 * after, after, AT, 10_000))
+            assert (await messages.message_for_callback(taken.id, "")).status_checks == 1
 
 
 class SpendRepositoryContract:
