@@ -24,6 +24,8 @@ from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.client import VapiClient
 from services.calls.domain import EVERY_CALL, CallFilter
+from services.messaging.domain import ConsentEvidence
+from services.messaging.records import CalleeFacts
 from services.messaging.store import Allowance
 from services.sdr import schema as sdr_schema
 from services.webhooks.domain import delivery_values
@@ -986,7 +988,7 @@ class MessagingRepositoryContract:
         business_id, phone = new_id(), "+14155550123"
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
-            assert await messaging.compliance.standing(business_id, phone) == (None, [], None)
+            assert await messaging.compliance.standing(business_id, phone) == CalleeFacts(None, [], None)
             for kind, at in (("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))):
                 await messaging.consent.add_consent(business_id=business_id, phone=phone, kind=kind, source="api",
                                                     created_at=at)
@@ -996,9 +998,9 @@ class MessagingRepositoryContract:
                                                     created_at=AT)
             assert (await messaging.consent.add_dnc(id=new_id(), business_id=business_id, phone=phone,
                                                     created_at=AT)).id == entry.id
-            listed, history, _ = await messaging.compliance.standing(business_id, phone)
-        assert listed.created_at == AT and [(r.kind, r.created_at) for r in history] == [
-            ("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))]
+            facts = await messaging.compliance.standing(business_id, phone)
+        assert facts == CalleeFacts(AT, [ConsentEvidence("opt_in", AT),
+                                         ConsentEvidence("opt_out", AT + timedelta(minutes=1))], None)
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
             assert [r.kind for r in await messaging.consent.consent_history(business_id, phone)] == [
@@ -1091,8 +1093,8 @@ class MessagingRepositoryContract:
             compliance = messaging_in(conn).compliance
             found = await compliance.standings(business_id, [listed, touched, clean])
             recent = await compliance.recent_touches_of(business_id, [listed, touched, clean], AT - timedelta(hours=1))
-        assert found[listed][0].created_at == AT and found[listed][1] == [] and found[clean] == (None, [], None)
-        assert found[touched][0] is None and [r.kind for r in found[touched][1]] == ["opt_in"]
+        assert found == {listed: CalleeFacts(AT, [], None), clean: CalleeFacts(None, [], None),
+                         touched: CalleeFacts(None, [ConsentEvidence("opt_in", AT)], None)}
         assert recent == {listed: [], touched: [("sms", AT)], clean: []}
 
     async def test_texts_are_found_by_sid_paged_and_their_thread_read(self, database, messaging_in):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from core import plans, tenant
 from core.compliance import decision as compliance
@@ -31,9 +30,8 @@ from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
 from services.messaging import domain, spend
-from services.messaging.consent_service import evidence_of
 from services.messaging.national_registry import NONE, Subscription, standing_fields
-from services.messaging.repositories.compliance import Standing
+from services.messaging.records import CalleeFacts, LoggedDecision
 from services.messaging.repositories.unit import MessagingUnit
 
 DECISIONS_PAGE = (50, 100)
@@ -64,14 +62,12 @@ class Compliance:
         self.workspaces = standings or carried_only()
         self.subscription = subscription  # the national registry's area codes the operator subscribes to
 
-    def _standing(self, phone: str, stored: Standing, now: datetime) -> compliance.Standing:
-        """What a phone's stored standing (its do-not-call entry or None, consent history and national registry
-        data or None) says."""
-        entry, history, national = stored
+    def _standing(self, phone: str, facts: CalleeFacts, now: datetime) -> compliance.Standing:
+        """What a phone's facts say of it."""
         return compliance.Standing(platform_dnc=phone in self.platform_dnc,
-                                   business_dnc_since=entry.created_at if entry is not None else None,
-                                   consent=domain.consent_state(evidence_of(history), now),
-                                   **standing_fields(phone, national, self.subscription))
+                                   business_dnc_since=facts.listed_since,
+                                   consent=domain.consent_state(facts.consent, now),
+                                   **standing_fields(phone, facts.national, self.subscription))
 
     async def standings(self, business_id: str, phones: list[str]) -> list[CalleeStanding]:
         """Each distinct phone's standing and its touches in the last 24 hours (what a decision reads), in the order
@@ -86,7 +82,7 @@ class Compliance:
             recent = await work.compliance.recent_touches_of(business_id, checked, now - compliance.DAY)
         return [CalleeStanding(phone, self._standing(phone, found[phone], now), recent[phone]) for phone in checked]
 
-    async def decide_call(self, call: domain.CallToDecide) -> Any:
+    async def decide_call(self, call: domain.CallToDecide) -> LoggedDecision:
         """The logged decision (a compliance_decisions row)."""
         business_id = accessible_business(call.business_id)
         if call.actor not in compliance.ACTORS:
@@ -125,7 +121,7 @@ class Compliance:
 
     async def record(self, work: MessagingUnit, business_id: str, channel: str, callee: compliance.Callee,
                      decided: compliance.Decision, actor: str, reference: str | None, now: datetime,
-                     plan_id: str) -> Any:
+                     plan_id: str) -> LoggedDecision:
         """The decision logged (the row), and the touch it lets through counted in the ledger and in the business's
         spend of the day; past the day's limit of its plan, 429 rate_limited (the transaction, and with it the
         decision's row, is rolled back)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from contracts import messaging as messaging_contract
 from core import tenant
@@ -22,14 +21,15 @@ from core.pagination import Page, Paged
 from core.text import optional_text
 from core.uow import UnitOfWork
 from services.messaging import domain
+from services.messaging.records import ConsentEvent, DncEntry
 from services.messaging.repositories.unit import MessagingUnit
 
 
-def evidence_of(history: Iterable[Any]) -> list[domain.ConsentEvidence]:
+def evidence_of(history: Iterable[ConsentEvent]) -> list[domain.ConsentEvidence]:
     return [domain.ConsentEvidence(row.kind, row.created_at) for row in history]
 
 
-def conversational_until(history: Iterable[Any]) -> datetime | None:
+def conversational_until(history: Iterable[ConsentEvent]) -> datetime | None:
     latest = max((row.created_at for row in history if row.kind == "conversational"), default=None)
     return latest + timedelta(days=messaging_contract.CONVERSATIONAL_CONSENT_DAYS) if latest else None
 
@@ -40,7 +40,7 @@ class DncStanding:
 
     business_id: str
     phone: str
-    entry: object | None
+    entry: DncEntry | None
     platform: bool
 
     @property
@@ -55,7 +55,7 @@ class Consents:
 
     # -- consent ------------------------------------------------------------------------------
 
-    async def get(self, phone: str, business_id: str | None) -> tuple[str, str, list[Any]]:
+    async def get(self, phone: str, business_id: str | None) -> tuple[str, str, list[ConsentEvent]]:
         """(business, phone, history) for a phone of one of the caller's businesses."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
@@ -63,7 +63,7 @@ class Consents:
             return business_id, phone, await work.consent.consent_history(business_id, phone)
 
     async def record(self, phone: str, business_id: str | None, state: str,
-                     note: str | None) -> tuple[str, str, list[Any]]:
+                     note: str | None) -> tuple[str, str, list[ConsentEvent]]:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         phone = normalize_e164(phone, "phone")
@@ -78,7 +78,7 @@ class Consents:
 
     # -- do-not-call ----------------------------------------------------------------------------
 
-    async def add_dnc(self, phone: str, business_id: str | None, reason: str | None) -> Any:
+    async def add_dnc(self, phone: str, business_id: str | None, reason: str | None) -> DncEntry:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         async with self.uow.transaction() as work:
@@ -99,7 +99,7 @@ class Consents:
         async with self.uow.read() as work:
             return await work.consent.dnc_page(business_id, page)
 
-    async def remove_dnc(self, phone: str, business_id: str | None, reason: str) -> Any:
+    async def remove_dnc(self, phone: str, business_id: str | None, reason: str) -> DncEntry:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         phone = normalize_e164(phone, "phone")

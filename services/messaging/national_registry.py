@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.compliance import decision as compliance
+from services.messaging.records import National
 
 FULL, CHANGE = "full", "change"
 FLAGS = {"a": True, "add": True, "added": True, "d": False, "delete": False, "deleted": False}  # added?
@@ -50,9 +51,9 @@ class Subscription:
 NONE = Subscription(frozenset())  # the default: no area code subscribed
 
 
-def standing_fields(phone: str, national: Any, subscription: Subscription) -> dict[str, Any]:
+def standing_fields(phone: str, national: National | None, subscription: Subscription) -> dict[str, Any]:
     """compliance.Standing's registry fields for a phone, from what the loaded data says of it (a
-    services.messaging.store.National, None when its area code was never imported)."""
+    National, None when its area code was never imported)."""
     if not subscription.covers(compliance.area_code(phone)):
         return {"national": compliance.NOT_SUBSCRIBED}
     if national is None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
+
+from services.messaging.domain import ConsentEvidence
 
 
 @dataclass(frozen=True)
@@ -73,3 +75,49 @@ class Conversation:
     last_body: str | None  # the latest message's
     last_direction: str | None
     last_status: str | None
+
+
+@dataclass(frozen=True)
+class ConsentEvent:
+    """One piece of a phone's consent evidence with a business (schema.consent_events, append-only)."""
+
+    id: int
+    business_id: str
+    phone: str
+    kind: str  # domain.CONSENT_KINDS
+    source: str  # api, keyword, inbound_text, inbound_call, provider
+    actor: str | None
+    reference: str | None
+    note: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class DncEntry:
+    """A phone on a business's do-not-call list (schema.dnc_entries); taken off, it keeps why and when."""
+
+    id: str
+    business_id: str
+    phone: str
+    reason: str | None
+    added_by: str | None
+    created_at: datetime
+    removed_at: datetime | None
+    removed_reason: str | None
+    removed_by: str | None
+
+
+class National(NamedTuple):
+    """What the registry's loaded data says of a number whose area code was imported."""
+
+    refreshed_at: datetime  # its area code's
+    listed: bool
+
+
+@dataclass(frozen=True)
+class CalleeFacts:
+    """What the messaging service keeps of a phone, for one business: what its compliance standing is made of."""
+
+    listed_since: datetime | None  # on the business's do-not-call list since (None: not listed)
+    consent: list[ConsentEvidence]  # its consent history, oldest first
+    national: National | None  # the national registry's loaded data (None: its area code was never imported)

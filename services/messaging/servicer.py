@@ -31,7 +31,7 @@ from services.messaging.national_registry import Subscription
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
 from services.messaging.reconciliation import Reconciliation
-from services.messaging.records import Conversation, LoggedDecision, Message
+from services.messaging.records import ConsentEvent, Conversation, DncEntry, LoggedDecision, Message
 from services.messaging.repositories.email import Email
 from services.messaging.repositories.unit import messaging_uow
 from services.messaging.senders import CachedSenders
@@ -118,7 +118,8 @@ def message_message(row: Message) -> messaging_pb2.Message:
     return msg
 
 
-def consent_message(business_id: str, phone: str, history: list[Any], now: datetime) -> messaging_pb2.Consent:
+def consent_message(business_id: str, phone: str, history: list[ConsentEvent],
+                    now: datetime) -> messaging_pb2.Consent:
     state = domain.consent_state(evidence_of(history), now)
     msg = messaging_pb2.Consent(business_id=business_id, phone=phone, state=state, can_text=domain.may_text(state))
     for row in history:
@@ -130,8 +131,8 @@ def consent_message(business_id: str, phone: str, history: list[Any], now: datet
     return msg
 
 
-def dnc_message(row: Any) -> messaging_pb2.DncEntry:
-    msg = messaging_pb2.DncEntry(id=str(row.id), business_id=str(row.business_id), phone=row.phone,
+def dnc_message(row: DncEntry) -> messaging_pb2.DncEntry:
+    msg = messaging_pb2.DncEntry(id=row.id, business_id=row.business_id, phone=row.phone,
                                  reason=row.reason, added_by=row.added_by, removed_reason=row.removed_reason)
     set_timestamp(msg, "created_at", row.created_at)
     set_timestamp(msg, "removed_at", row.removed_at)

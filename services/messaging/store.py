@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, insert
@@ -17,6 +17,7 @@ from core.db import lock_until_commit
 from services.messaging import domain
 from services.messaging.domain import Allowance
 from services.messaging.national_registry import AREA_SPAN
+from services.messaging.records import National
 from services.messaging.schema import (
     approved_recipients,
     compliance_decisions,
@@ -211,13 +212,6 @@ def dnc_of(business_id: str) -> sa.Select[Any]:
 def _any(phones: list[str]) -> sa.ColumnElement[Any]:
     """`= ANY(:phones)`, the list bound as one array parameter (however many phones)."""
     return sa.any_(sa.bindparam("phones", phones, type_=ARRAY(sa.Text), unique=True))
-
-
-class National(NamedTuple):
-    """What the registry's loaded data says of a number whose area code was imported."""
-
-    refreshed_at: datetime  # its area code's
-    listed: bool
 
 
 # A phone's standing with a business: its listed do-not-call entry (or None), its consent history (oldest first) and

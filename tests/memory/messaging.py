@@ -11,7 +11,8 @@ from core.compliance.decision import Counted
 from core.ids import new_id, utcnow
 from core.records import record
 from services.messaging import domain
-from services.messaging.records import Conversation, LoggedDecision, Message
+from services.messaging.consent_service import evidence_of
+from services.messaging.records import CalleeFacts, ConsentEvent, Conversation, DncEntry, LoggedDecision, Message
 from services.messaging.repositories.email import Email
 from services.messaging.repositories.unit import Repositories
 from services.messaging.schema import (
@@ -26,7 +27,7 @@ from services.messaging.schema import (
     emails,
     messages,
 )
-from tests.memory import MemoryConnection, Record, insert, page_of, take_lease, update
+from tests.memory import MemoryConnection, insert, page_of, take_lease, update
 
 
 def spent_on(spend, business_ids, day) -> dict:
@@ -141,24 +142,25 @@ class MemoryConsent:
         insert(self.consents, consent_events, {"id": len(self.consents) + 1, **values})
 
     async def consent_history(self, business_id, phone):
-        return [Record(row) for row in sorted(self.consents.values(), key=lambda row: row["id"])
+        return [record(ConsentEvent, row) for row in sorted(self.consents.values(), key=lambda row: row["id"])
                 if (row["business_id"], row["phone"]) == (business_id, phone)]
 
     async def listed(self, business_id, phone):
         row = self._listed(business_id, phone)
-        return Record(row) if row is not None else None
+        return record(DncEntry, row) if row is not None else None
 
     async def add_dnc(self, **values):
         row = self._listed(values["business_id"], values["phone"])
-        return Record(row if row is not None else insert(self.dnc, dnc_entries, values))
+        return record(DncEntry, row if row is not None else insert(self.dnc, dnc_entries, values))
 
     async def remove_dnc(self, business_id, phone, **values):
         row = self._listed(business_id, phone)
-        return update(dnc_entries, row, values) if row is not None else None
+        return record(DncEntry, update(dnc_entries, row, values)._mapping) if row is not None else None
 
     async def dnc_page(self, business_id, page):
-        return page_of([row for row in self.dnc.values() if row["business_id"] == business_id
-                        and row["removed_at"] is None], dnc_entries.c.created_at, dnc_entries.c.id, page)
+        found = page_of([row for row in self.dnc.values() if row["business_id"] == business_id
+                         and row["removed_at"] is None], dnc_entries.c.created_at, dnc_entries.c.id, page)
+        return dataclasses.replace(found, rows=[record(DncEntry, row._mapping) for row in found.rows])
 
     def _listed(self, business_id, phone):
         return next((row for row in self.dnc.values() if (row["business_id"], row["phone"]) == (business_id, phone)
@@ -176,8 +178,9 @@ class MemoryCompliance:
 
     async def standing(self, business_id, phone):
         """No national registry is loaded in memory."""
-        return await self.consent.listed(business_id, phone), await self.consent.consent_history(business_id, phone), \
-            None
+        entry = await self.consent.listed(business_id, phone)
+        return CalleeFacts(entry.created_at if entry is not None else None, evidence_of(
+            await self.consent.consent_history(business_id, phone)), None)
 
     async def standings(self, business_id, phones):
         return {phone: await self.standing(business_id, phone) for phone in phones}

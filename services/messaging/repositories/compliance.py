@@ -1,5 +1,5 @@
-"""Where the outbound compliance decisions (compliance_service.py) find their facts and keep their records: the
-callees' standings (the business's do-not-call list, consent history and the national registry's loaded data), the
+"""Where the outbound compliance decisions (compliance_service.py) find their facts and keep their records: what is
+kept of each callee (the business's do-not-call list, consent history and the national registry's loaded data), the
 touch ledger under the callee's lock, and the decisions' log. Daily spend is the spend repository's."""
 from __future__ import annotations
 
@@ -14,20 +14,22 @@ from core.compliance.decision import Counted
 from core.pagination import Page, Paged, fetch_page
 from core.records import record
 from services.messaging import domain, store
-from services.messaging.records import LoggedDecision
+from services.messaging.records import CalleeFacts, LoggedDecision
 from services.messaging.schema import compliance_decisions
 
-# A phone's standing as stored: its listed do-not-call entry (or None), its consent history (oldest first) and what
-# the national registry's loaded data says of it (None when its area code was never imported).
-Standing = tuple[Any | None, list[Any], store.National | None]
+
+def facts_of(stored: store.Standing) -> CalleeFacts:
+    entry, history, national = stored
+    return CalleeFacts(entry.created_at if entry is not None else None,
+                       [domain.ConsentEvidence(row.kind, row.created_at) for row in history], national)
 
 
 class ComplianceRepository(Protocol):
-    async def standing(self, business_id: str, phone: str) -> Standing:
-        """The phone's standing with the business."""
+    async def standing(self, business_id: str, phone: str) -> CalleeFacts:
+        """What is kept of the phone for the business."""
 
-    async def standings(self, business_id: str, phones: list[str]) -> dict[str, Standing]:
-        """{phone: its standing} of each phone, in one statement."""
+    async def standings(self, business_id: str, phones: list[str]) -> dict[str, CalleeFacts]:
+        """{phone: what is kept of it} of each phone, in one statement."""
 
     async def lock_callee(self, business_id: str, phone: str) -> None:
         """Serialize the decisions on one business's callee until the transaction ends (its touches are counted and
@@ -62,11 +64,12 @@ class SqlCompliance:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def standing(self, business_id: str, phone: str) -> Standing:
-        return await store.standing(self.conn, business_id, phone)
+    async def standing(self, business_id: str, phone: str) -> CalleeFacts:
+        return facts_of(await store.standing(self.conn, business_id, phone))
 
-    async def standings(self, business_id: str, phones: list[str]) -> dict[str, Standing]:
-        return await store.standings(self.conn, business_id, phones)
+    async def standings(self, business_id: str, phones: list[str]) -> dict[str, CalleeFacts]:
+        return {phone: facts_of(stored) for phone, stored in (await store.standings(self.conn, business_id,
+                                                                                    phones)).items()}
 
     async def lock_callee(self, business_id: str, phone: str) -> None:
         await store.lock_callee(self.conn, business_id, phone)
