@@ -83,7 +83,7 @@ class Compliance:
         return [CalleeStanding(phone, self._standing(phone, found[phone], now), recent[phone]) for phone in checked]
 
     async def decide_call(self, call: domain.CallToDecide) -> LoggedDecision:
-        """The logged decision (a compliance_decisions row)."""
+        """The logged decision."""
         business_id = accessible_business(call.business_id)
         if call.actor not in compliance.ACTORS:
             raise invalid(f"actor must be one of {', '.join(compliance.ACTORS)}")
@@ -122,7 +122,7 @@ class Compliance:
     async def record(self, work: MessagingUnit, business_id: str, channel: str, callee: compliance.Callee,
                      decided: compliance.Decision, actor: str, reference: str | None, now: datetime,
                      plan_id: str) -> LoggedDecision:
-        """The decision logged (the row), and the touch it lets through counted in the ledger and in the business's
+        """The decision logged, and the touch it lets through counted in the ledger and in the business's
         spend of the day; past the day's limit of its plan, 429 rate_limited (the transaction, and with it the
         decision's row, is rolled back)."""
         logged = await work.compliance.add_decision(

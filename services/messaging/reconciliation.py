@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
 
 from core.background import Periodic
 from core.ids import utcnow
@@ -27,6 +26,7 @@ from core.uow import UnitOfWork
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from services.messaging import domain
 from services.messaging.provider_service import apply_status
+from services.messaging.records import Message
 from services.messaging.repositories.unit import MessagingUnit
 from services.messaging.service import Texts
 
@@ -58,14 +58,14 @@ class Reconciliation(Periodic):
             settled += await self.reconcile(row)
         return settled
 
-    async def reconcile(self, row: Any) -> bool:
+    async def reconcile(self, row: Message) -> bool:
         try:
             listed = await self.sms.list_messages(to=row.to_number, from_=row.from_number, page_size=BATCH)
         except ProviderError as exc:
             log.info("sms %s: the provider could not be asked (%s); next round", row.id, exc)
             return False
         async with self.uow.read() as work:  # the sids of our other texts: never this one's answer
-            ours = await work.messages.known_sids([m["sid"] for m in listed if m.get("sid")], str(row.id))
+            ours = await work.messages.known_sids([m["sid"] for m in listed if m.get("sid")], row.id)
         found = domain.sent_match(listed, row.body, row.created_at, ours)
         if found is not None:
             await self.texts.record_accepted(row, found)
@@ -88,21 +88,22 @@ class Reconciliation(Periodic):
             moved += await self.check(row)
         return moved
 
-    async def check(self, row: Any) -> bool:
+    async def check(self, row: Message) -> bool:
         """Move the text as the provider has it now; whether its status changed."""
+        sid = row.provider_sid
+        assert sid is not None  # an unsettled text is one the provider took
         try:
-            found = await self.sms.get_message(row.provider_sid)
+            found = await self.sms.get_message(sid)
         except ProviderError as exc:
-            log.info("sms %s: the provider could not be asked about %s (%s); next round", row.id, row.provider_sid,
-                     exc)
+            log.info("sms %s: the provider could not be asked about %s (%s); next round", row.id, sid, exc)
             return False
         status = str(found.get("status") or "")
         error = found.get("error_code")
         checks = row.status_checks + 1
         async with self.uow.transaction() as work:
-            moved = await apply_status(work, str(row.id), {"MessageStatus": status, "MessageSid": row.provider_sid,
+            moved = await apply_status(work, row.id, {"MessageStatus": status, "MessageSid": sid,
                                                            **({"ErrorCode": str(error)} if error else {})})
-            await work.messages.checked(str(row.id), checks, utcnow() + self.check_after * 2 ** checks)
+            await work.messages.checked(row.id, checks, utcnow() + self.check_after * 2 ** checks)
         if moved:
             log.info("sms %s: no callback settled it; the provider has it %s", row.id, status)
         return moved

@@ -1,4 +1,4 @@
-"""Messaging gRPC servicer: requests into the messaging use cases, rows into replies."""
+"""Messaging gRPC servicer: requests into the messaging use cases, their records (records.py) into replies."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -72,7 +72,7 @@ def sent_message(sent: Sent) -> messaging_pb2.SmsSendReply:
 
 
 def decision_message(row: LoggedDecision) -> common_pb2.ComplianceDecision:
-    """A logged decision (a compliance_decisions row) on the wire."""
+    """A logged decision on the wire."""
     msg = common_pb2.ComplianceDecision(
         id=row.id, business_id=row.business_id, channel=row.channel, phone=row.phone, lead_id=row.lead_id,
         outcome=row.outcome, rule=row.rule, source=row.source,
