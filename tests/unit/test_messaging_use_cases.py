@@ -2,7 +2,8 @@
 (consent_service.py) in the fast tier: on the in-memory database (tests/memory), the messaging simulator served
 in this process and the other services behind in-memory ports (tests/service/fakes.py). The compliance decision
 (consent, the do-not-call list, quiet hours) logged with its text, the pending message on its thread, the
-provider's acceptance or refusal with their events, and idempotency keys."""
+provider's acceptance or refusal with their events, and idempotency keys; the provider's status callbacks and inbound
+texts (provider_service.py)."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,6 +18,7 @@ from services.messaging import service as texts_service
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
 from services.messaging.ports import Lead, Sender
+from services.messaging.provider_service import ProviderRequests
 from services.messaging.repositories.unit import messaging_uow
 from services.messaging.schema import compliance_decisions, conversations
 from services.messaging.service import NewText, Texts
@@ -270,3 +272,41 @@ async def test_consent_and_the_do_not_call_list_are_kept_per_business(consents, 
     with acting_as(Tenant(account_id=new_id(), business_ids=(new_id(),))), pytest.raises(ServiceError) as other:
         await consents.get(CALLEE, business_id)
     assert other.value.code in ("forbidden", "not_found")
+
+
+@pytest.fixture
+def provider(database, others) -> ProviderRequests:
+    return ProviderRequests(messaging_uow(database, MEMORY), others.ports, keywords_answered_by="ours")
+
+
+async def test_status_callbacks_move_a_text_forward_once_with_their_events(texts, consents, provider, database,
+                                                                            agent_id):
+    await consents.record(CALLEE, None, "opted_in", None)
+    message = (await texts.send(text(agent_id))).message
+    delivered = {"message_id": message.id, "params": {"MessageSid": message.provider_sid,
+                                                      "MessageStatus": "delivered"}}
+    late = {"message_id": None, "params": {"MessageSid": message.provider_sid, "MessageStatus": "sent"}}
+    await provider.apply_statuses([delivered, late])
+    await provider.apply_statuses([delivered])
+    async with database.read() as conn:
+        assert (await MemoryMessages(conn).message_by_sid(message.provider_sid)).status == "delivered"
+    assert [event["type"] for event in database.events] == ["sms.sent", "sms.delivered"]
+
+
+async def test_an_inbound_text_lands_on_its_thread_as_consent_and_a_stop_is_confirmed_once(provider, consents,
+                                                                                           database, business_id):
+    said = {"From": CALLEE, "To": SENDER, "MessageSid": "SMin1", "Body": "Is Tuesday fine?"}
+    assert "<Message>" not in await provider.inbound(said)
+    assert "<Message>" not in await provider.inbound(said)  # the provider sent it again: taken once
+    _, _, history = await consents.get(CALLEE, business_id)
+    assert [(e.kind, e.source, e.reference) for e in history] == [("conversational", "inbound_text", "SMin1")]
+    stop = {**said, "MessageSid": "SMin2", "Body": "STOP"}
+    assert "Acme Plumbing" in await provider.inbound(stop)
+    assert "<Message>" not in await provider.inbound({**stop, "MessageSid": "SMin3"})  # already opted out
+    _, _, history = await consents.get(CALLEE, business_id)
+    assert [e.kind for e in history] == ["conversational", "opt_out", "opt_out"]
+    assert [event["type"] for event in database.events] == ["sms.received"] * 3
+    async with database.read() as conn:
+        [thread] = (await MemoryMessages(conn).conversations_page((business_id,), None, Page(limit=10))).rows
+    assert (thread.contact_number, thread.inbound_count, thread.unread_count, thread.last_body) == (
+        CALLEE, 3, 3, "STOP")
