@@ -132,9 +132,9 @@ class Compliance:
             inputs=decided.inputs, decided_at=now)
         if decided.allowed:
             limits = plans.daily_limits(plan_id)
-            if not await work.compliance.count_touch(decision_id=logged.id, business_id=business_id, phone=callee.phone,
-                                               channel=channel, placed_at=now,
-                                               within=spend.allowance(channel, limits, now)):
+            if not await work.compliance.count_touch(decision_id=logged.id, business_id=business_id,
+                                                     phone=callee.phone, channel=channel, placed_at=now,
+                                                     within=spend.allowance(channel, limits, now)):
                 spent = await work.spend.spent_on([business_id], spend.day_of(now))
                 raise spend.refusal(channel, plan_id, limits, spent.get(business_id, {}), now)
         return logged

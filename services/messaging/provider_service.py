@@ -91,7 +91,7 @@ class ProviderRequests:
             row = ours(await work.messages.add_to_thread(
                 business_number=number, contact_number=sender, id=new_id(), business_id=route.business_id,
                 direction="inbound", from_number=sender, to_number=number, body=body, status=domain.RECEIVED,
-                provider_sid=sid, agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now))  # no key
+                provider_sid=sid, agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now))  # no key: added
             if answer:  # whether this keyword changes anything (a second STOP is not confirmed again)
                 before = domain.consent_state(
                     evidence_of(await work.consent.consent_history(route.business_id, sender)), now)
