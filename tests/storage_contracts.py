@@ -24,6 +24,8 @@ from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.vapi.client import VapiClient
 from services.calls.domain import EVERY_CALL, CallFilter
+from services.messaging.domain import ConsentEvidence
+from services.messaging.records import CalleeFacts
 from services.messaging.store import Allowance
 from services.sdr import schema as sdr_schema
 from services.webhooks.domain import delivery_values
@@ -920,7 +922,8 @@ def text_values(business_id: str, **values) -> dict:
 
 
 class MessagingRepositoryContract:
-    """services.messaging.repository.MessagingRepository."""
+    """The messages, compliance and consent repositories of services.messaging.repositories, on the
+    `MessagingUnit` that `messaging_in` builds on a handle."""
 
     async def test_texts_share_their_thread_which_keeps_its_first_agent_and_lead_and_moves_on(self, database,
                                                                                             messaging_in):
@@ -928,105 +931,110 @@ class MessagingRepositoryContract:
         first = text_values(business_id, lead_id=lead_id)
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
-            added = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
-                                                  **first)
-            later = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
-                                                  **text_values(business_id, created_at=AT + timedelta(minutes=1)))
-            inbound = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
-                                                    **text_values(business_id, direction="inbound",
-                                                                  created_at=AT + timedelta(minutes=2)))
-            elsewhere = await messaging.add_to_thread(business_number="+14155550100", contact_number="+14155550124",
-                                                      **text_values(business_id))
+            messages = messaging.messages
+            added = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                 **first)
+            later = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                 **text_values(business_id, created_at=AT + timedelta(minutes=1)))
+            inbound = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                   **text_values(business_id, direction="inbound",
+                                                                 created_at=AT + timedelta(minutes=2)))
+            elsewhere = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550124",
+                                                     **text_values(business_id))
         assert (added.status, added.lead_id, added.provider_sid, added.body) == ("pending", lead_id, None,
                                                                                  "Your quote is ready.")
         assert later.conversation_id == added.conversation_id == inbound.conversation_id
         assert later.lead_id == lead_id and elsewhere.conversation_id != added.conversation_id
         assert elsewhere.lead_id is None
         async with database.read() as conn:
-            assert (await messaging_in(conn).message_for_callback(added.id, "")).id == added.id
+            assert (await messaging_in(conn).messages.message_for_callback(added.id, "")).id == added.id
 
     async def test_a_taken_idempotency_key_adds_no_message_and_is_found_in_its_business(self, database,
                                                                                        messaging_in):
         business_id, key = new_id(), f"key-{new_id()}"
         async with database.transaction() as conn:
-            added = await messaging_in(conn).add_to_thread(business_number="+14155550100",
-                                                           contact_number="+14155550123",
-                                                           **text_values(business_id, idempotency_key=key))
-            again = await messaging_in(conn).add_to_thread(business_number="+14155550100",
-                                                           contact_number="+14155550123",
-                                                           **text_values(business_id, idempotency_key=key))
-            other = await messaging_in(conn).add_to_thread(business_number="+14155550100",
-                                                           contact_number="+14155550123",
-                                                           **text_values(new_id(), idempotency_key=key))
+            added = await messaging_in(conn).messages.add_to_thread(business_number="+14155550100",
+                                                                    contact_number="+14155550123",
+                                                                    **text_values(business_id, idempotency_key=key))
+            again = await messaging_in(conn).messages.add_to_thread(business_number="+14155550100",
+                                                                    contact_number="+14155550123",
+                                                                    **text_values(business_id, idempotency_key=key))
+            other = await messaging_in(conn).messages.add_to_thread(business_number="+14155550100",
+                                                                    contact_number="+14155550123",
+                                                                    **text_values(new_id(), idempotency_key=key))
         assert again is None and other is not None
         async with database.read() as conn:
-            assert (await messaging_in(conn).message_by_key(business_id, key)).id == added.id
-            assert await messaging_in(conn).message_by_key(business_id, f"key-{new_id()}") is None
+            assert (await messaging_in(conn).messages.message_by_key(business_id, key)).id == added.id
+            assert await messaging_in(conn).messages.message_by_key(business_id, f"key-{new_id()}") is None
 
     async def test_a_message_is_changed_and_found_by_our_id_or_the_providers_sid(self, database, messaging_in):
         sid = f"SM{new_id().replace('-', '')}"
         async with database.transaction() as conn:
-            added = await messaging_in(conn).add_to_thread(business_number="+14155550100",
-                                                           contact_number="+14155550123",
-                                                           **text_values(new_id()))
-            changed = await messaging_in(conn).change_message(added.id, {"provider_sid": sid, "status": "queued"})
-            assert await messaging_in(conn).change_message(new_id(), {"status": "failed"}) is None
+            added = await messaging_in(conn).messages.add_to_thread(business_number="+14155550100",
+                                                                    contact_number="+14155550123",
+                                                                    **text_values(new_id()))
+            changed = await messaging_in(conn).messages.change_message(added.id, {"provider_sid": sid,
+                                                                                  "status": "queued"})
+            assert await messaging_in(conn).messages.change_message(new_id(), {"status": "failed"}) is None
         assert (changed.id, changed.provider_sid, changed.status, changed.body) == (added.id, sid, "queued",
                                                                                    added.body)
         async with database.read() as conn:
             messaging = messaging_in(conn)
-            assert (await messaging.message_for_callback(None, sid)).id == added.id
-            assert (await messaging.message_for_callback(new_id(), sid)).id == added.id
-            assert await messaging.message_for_callback(new_id(), "SMnone") is None
+            assert (await messaging.messages.message_for_callback(None, sid)).id == added.id
+            assert (await messaging.messages.message_for_callback(new_id(), sid)).id == added.id
+            assert await messaging.messages.message_for_callback(new_id(), "SMnone") is None
 
     async def test_consent_and_the_do_not_call_list_make_a_phones_standing(self, database, messaging_in):
         business_id, phone = new_id(), "+14155550123"
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
-            assert await messaging.standing(business_id, phone) == (None, [], None)
+            assert await messaging.compliance.standing(business_id, phone) == CalleeFacts(None, [], None)
             for kind, at in (("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))):
-                await messaging.add_consent(business_id=business_id, phone=phone, kind=kind, source="api",
-                                            created_at=at)
-            await messaging.add_consent(business_id=new_id(), phone=phone, kind="opt_in", source="api", created_at=AT)
-            entry = await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone, reason="asked",
-                                            created_at=AT)
-            assert (await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone,
-                                            created_at=AT)).id == entry.id
-            listed, history, _ = await messaging.standing(business_id, phone)
-        assert listed.created_at == AT and [(r.kind, r.created_at) for r in history] == [
-            ("opt_in", AT), ("opt_out", AT + timedelta(minutes=1))]
+                await messaging.consent.add_consent(business_id=business_id, phone=phone, kind=kind, source="api",
+                                                    created_at=at)
+            await messaging.consent.add_consent(business_id=new_id(), phone=phone, kind="opt_in", source="api",
+                                                created_at=AT)
+            entry = await messaging.consent.add_dnc(id=new_id(), business_id=business_id, phone=phone, reason="asked",
+                                                    created_at=AT)
+            assert (await messaging.consent.add_dnc(id=new_id(), business_id=business_id, phone=phone,
+                                                    created_at=AT)).id == entry.id
+            facts = await messaging.compliance.standing(business_id, phone)
+        assert facts == CalleeFacts(AT, [ConsentEvidence("opt_in", AT),
+                                         ConsentEvidence("opt_out", AT + timedelta(minutes=1))], None)
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
-            assert [r.kind for r in await messaging.consent_history(business_id, phone)] == ["opt_in", "opt_out"]
-            assert (await messaging.listed(business_id, phone)).reason == "asked"
-            assert [r.id for r in (await messaging.dnc_page(business_id, Page(limit=10))).rows] == [entry.id]
-            removed = await messaging.remove_dnc(business_id, phone, removed_at=AT, removed_reason="opted in",
-                                                 removed_by="key")
-            assert await messaging.remove_dnc(business_id, phone, removed_at=AT) is None
-            assert await messaging.listed(business_id, phone) is None
-            assert (await messaging.dnc_page(business_id, Page(limit=10))).rows == []
-            relisted = await messaging.add_dnc(id=new_id(), business_id=business_id, phone=phone, created_at=AT)
+            assert [r.kind for r in await messaging.consent.consent_history(business_id, phone)] == [
+                "opt_in", "opt_out"]
+            assert (await messaging.consent.listed(business_id, phone)).reason == "asked"
+            assert [r.id for r in (await messaging.consent.dnc_page(business_id, Page(limit=10))).rows] == [entry.id]
+            removed = await messaging.consent.remove_dnc(business_id, phone, removed_at=AT, removed_reason="opted in",
+                                                         removed_by="key")
+            assert await messaging.consent.remove_dnc(business_id, phone, removed_at=AT) is None
+            assert await messaging.consent.listed(business_id, phone) is None
+            assert (await messaging.consent.dnc_page(business_id, Page(limit=10))).rows == []
+            relisted = await messaging.consent.add_dnc(id=new_id(), business_id=business_id, phone=phone,
+                                                       created_at=AT)
         assert (removed.id, removed.removed_reason) == (entry.id, "opted in") and relisted.id != entry.id
 
     async def test_the_touch_ledger_counts_what_was_placed_by_channel_until_released(self, database, messaging_in):
         business_id, phone = new_id(), "+13055550123"
         placed = [(new_id(), channel, AT + timedelta(hours=h)) for h, channel in ((2, "sms"), (1, "call"), (3, "call"))]
         async with database.transaction() as conn:
-            messaging = messaging_in(conn)
-            await messaging.lock_callee(business_id, phone)
+            ledger = messaging_in(conn).compliance
+            await ledger.lock_callee(business_id, phone)
             for decision_id, channel, at in placed:
-                assert await messaging.count_touch(decision_id=decision_id, business_id=business_id, phone=phone,
-                                                   channel=channel, placed_at=at, within=ROOMY)
-            assert await messaging.count_touch(decision_id=new_id(), business_id=new_id(), phone=phone,
-                                               channel="call", placed_at=AT, within=ROOMY)  # another business's
+                assert await ledger.count_touch(decision_id=decision_id, business_id=business_id, phone=phone,
+                                                channel=channel, placed_at=at, within=ROOMY)
+            assert await ledger.count_touch(decision_id=new_id(), business_id=new_id(), phone=phone,
+                                            channel="call", placed_at=AT, within=ROOMY)  # another business's
         async with database.transaction() as conn:
-            messaging = messaging_in(conn)
-            assert await messaging.recent_touches(business_id, phone, AT) == [
+            ledger = messaging_in(conn).compliance
+            assert await ledger.recent_touches(business_id, phone, AT) == [
                 ("call", AT + timedelta(hours=1)), ("sms", AT + timedelta(hours=2)), ("call", AT + timedelta(hours=3))]
-            assert not await messaging.release_touch(placed[0][0], (new_id(),), AT)  # not the business's slot
-            assert await messaging.release_touch(placed[0][0], (business_id,), AT)
-            assert not await messaging.release_touch(placed[0][0], (business_id,), AT)  # already free
-            assert await messaging.recent_touches(business_id, phone, AT + timedelta(hours=1)) == [
+            assert not await ledger.release_touch(placed[0][0], (new_id(),), AT)  # not the business's slot
+            assert await ledger.release_touch(placed[0][0], (business_id,), AT)
+            assert not await ledger.release_touch(placed[0][0], (business_id,), AT)  # already free
+            assert await ledger.recent_touches(business_id, phone, AT + timedelta(hours=1)) == [
                 ("call", AT + timedelta(hours=3))]  # after `since` only, the released text left out
 
     async def test_a_day_s_spend_stops_at_its_limit_and_a_released_touch_gives_its_count_back(self, database,
@@ -1036,24 +1044,24 @@ class MessagingRepositoryContract:
 
         async def count(business: str, channel: str = "call", within: Allowance = calls) -> bool:
             async with database.transaction() as conn:
-                return await messaging_in(conn).count_touch(decision_id=new_id(), business_id=business,
-                                                            phone="+13055550124", channel=channel, placed_at=AT,
-                                                            within=within)
+                return await messaging_in(conn).compliance.count_touch(decision_id=new_id(), business_id=business,
+                                                                       phone="+13055550124", channel=channel,
+                                                                       placed_at=AT, within=within)
         decision_id = new_id()
         async with database.transaction() as conn:
-            assert await messaging_in(conn).count_touch(decision_id=decision_id, business_id=business_id,
-                                                        phone="+13055550124", channel="call", placed_at=AT,
-                                                        within=calls)
+            assert await messaging_in(conn).compliance.count_touch(decision_id=decision_id, business_id=business_id,
+                                                                   phone="+13055550124", channel="call", placed_at=AT,
+                                                                   within=calls)
         assert await count(business_id) and not await count(business_id)  # the limit: two calls
         assert await count(other)  # another business's day is its own
         assert await count(business_id, "sms", Allowance(AT.date(), 1))  # texts have their own limit
         assert not await count(business_id, "call", Allowance(AT.date() + timedelta(days=1), 0, 60))  # a zero limit
         async with database.transaction() as conn:
             messaging = messaging_in(conn)
-            assert await messaging.spent_on([business_id, other], AT.date()) == {
+            assert await messaging.spend.spent_on([business_id, other], AT.date()) == {
                 business_id: {"call": 2, "sms": 1}, other: {"call": 1}}
-            assert await messaging.release_touch(decision_id, (business_id,), AT)  # never placed: given back
-            assert (await messaging.spent_on([business_id], AT.date()))[business_id]["call"] == 1
+            assert await messaging.compliance.release_touch(decision_id, (business_id,), AT)  # never placed: given back
+            assert (await messaging.spend.spent_on([business_id], AT.date()))[business_id]["call"] == 1
         assert await count(business_id)
 
     async def test_a_logged_decision_is_its_row(self, database, messaging_in):
@@ -1061,9 +1069,84 @@ class MessagingRepositoryContract:
                   "outcome": "allow", "rule": "allowed", "source": "platform", "message": "allowed",
                   "actor": "sms", "inputs": {"consent": "none"}, "decided_at": AT}
         async with database.transaction() as conn:
-            logged = await messaging_in(conn).add_decision(**values)
+            logged = await messaging_in(conn).compliance.add_decision(**values)
         assert (logged.id, logged.outcome, logged.inputs, logged.lead_id, logged.code) == (
             values["id"], "allow", {"consent": "none"}, None, None)
+        async with database.read() as conn:
+            compliance = messaging_in(conn).compliance
+            [found] = (await compliance.decisions_page(values["business_id"], None, None, Page(limit=10))).rows
+            assert found == logged
+            assert (await compliance.decisions_page(values["business_id"], "+14155550124", None,
+                                                    Page(limit=10))).rows == []
+            assert (await compliance.decisions_page(values["business_id"], None, new_id(), Page(limit=10))).rows == []
+
+    async def test_many_phones_standings_and_touches_are_each_phones_own(self, database, messaging_in):
+        business_id, listed, touched, clean = new_id(), "+14155550131", "+14155550132", "+14155550133"
+        async with database.transaction() as conn:
+            messaging = messaging_in(conn)
+            await messaging.consent.add_dnc(id=new_id(), business_id=business_id, phone=listed, created_at=AT)
+            await messaging.consent.add_consent(business_id=business_id, phone=touched, kind="opt_in", source="api",
+                                                created_at=AT)
+            assert await messaging.compliance.count_touch(decision_id=new_id(), business_id=business_id,
+                                                          phone=touched, channel="sms", placed_at=AT, within=ROOMY)
+        async with database.read() as conn:
+            compliance = messaging_in(conn).compliance
+            found = await compliance.standings(business_id, [listed, touched, clean])
+            recent = await compliance.recent_touches_of(business_id, [listed, touched, clean], AT - timedelta(hours=1))
+        assert found == {listed: CalleeFacts(AT, [], None), clean: CalleeFacts(None, [], None),
+                         touched: CalleeFacts(None, [ConsentEvidence("opt_in", AT)], None)}
+        assert recent == {listed: [], touched: [("sms", AT)], clean: []}
+
+    async def test_texts_are_found_by_sid_paged_and_their_thread_read(self, database, messaging_in):
+        business_id, sid = new_id(), f"SM{new_id().replace('-', '')}"
+        async with database.transaction() as conn:
+            messages = messaging_in(conn).messages
+            first = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                 **text_values(business_id, provider_sid=sid, status="sent"))
+            reply = await messages.add_to_thread(business_number="+14155550100", contact_number="+14155550123",
+                                                 **text_values(business_id, direction="inbound", body="Thanks",
+                                                               status="received",
+                                                               created_at=AT + timedelta(minutes=1)))
+        async with database.transaction() as conn:
+            messages = messaging_in(conn).messages
+            assert (await messages.message_by_sid(sid)).id == first.id
+            assert await messages.message_by_sid(f"SM{new_id().replace('-', '')}") is None
+            assert await messages.known_sids([sid, "SMnone"], new_id()) == {sid}
+            assert await messages.known_sids([sid], first.id) == set()
+            [thread] = (await messages.conversations_page((business_id,), None, Page(limit=10))).rows
+            assert (thread.id, thread.unread_count, thread.last_body, thread.last_direction, thread.last_status) == (
+                first.conversation_id, 1, "Thanks", "inbound", "received")
+            paged = await messages.messages_page((business_id,), first.conversation_id, None, Page(limit=10))
+            assert paged.rows == [reply, first]
+            assert (await messages.messages_page((business_id,), None, "outbound", Page(limit=10))).rows == [first]
+            await messages.mark_read(first.conversation_id)
+            [read] = (await messages.conversations_page((business_id,), first.conversation_id, Page(limit=10))).rows
+            assert read.unread_count == 0
+            assert (await messages.conversations_page((new_id(),), None, Page(limit=10))).rows == []
+
+    async def test_texts_of_unknown_or_unsettled_outcome_are_found_when_due(self, database, messaging_in):
+        """Asked in the transaction that writes them: a running stack's reconciliation never sees them."""
+        business_id, after = new_id(), timedelta(minutes=1)
+
+        def ids(found: list) -> set:
+            return {message.id for message in found}
+
+        async with database.transaction() as conn:
+            messages = messaging_in(conn).messages
+            unknown, taken, unsent = [await messages.add_to_thread(
+                business_number="+14155550100", contact_number="+14155550123", **text_values(business_id, **values))
+                for values in ({"status": "unknown"}, {"status": "sent", "provider_sid": f"SM{uuid.uuid4().hex}"},
+                               {"status": "sent"})]
+            assert unknown.id in ids(await messages.unknown_messages(AT + timedelta(seconds=1), 10_000))
+            assert unknown.id not in ids(await messages.unknown_messages(AT, 10_000))
+            due = ids(await messages.unsettled_messages(AT + after, after, AT, 10_000))
+            assert taken.id in due and unsent.id not in due and unknown.id not in due
+            assert taken.id not in ids(await messages.unsettled_messages(AT + after, after, AT + after, 10_000))
+            assert taken.id not in ids(await messages.unsettled_messages(AT + after / 2, after, AT, 10_000))
+            await messages.checked(taken.id, 1, AT + 2 * after)
+            assert taken.id not in ids(await messages.unsettled_messages(AT + after, after, AT, 10_000))
+            assert taken.id in ids(await messages.unsettled_messages(AT + 2 * after, after, AT, 10_000))
+            assert (await messages.message_for_callback(taken.id, "")).status_checks == 1
 
 
 class SpendRepositoryContract:

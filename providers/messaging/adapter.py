@@ -66,6 +66,10 @@ class MessagingProvider(Protocol):
     async def get_message(self, sid: str) -> dict[str, Any]:
         """The Message resource as it is now (its status, error_code and error_message)."""
 
+    async def list_messages(self, *, to: str | None = None, from_: str | None = None,
+                            page_size: int | None = None) -> list[dict[str, Any]]:
+        """The first page of messages, newest first, optionally only those to or from one number."""
+
     async def check(self) -> dict[str, Any]:
         """The Account resource; raises `ProviderError` when the provider is unreachable or refuses us
         (health checks)."""

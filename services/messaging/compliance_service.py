@@ -16,7 +16,6 @@ pure decision): for many callees at once, in a constant number of queries.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,14 +26,13 @@ from core.compliance.rules import CALL, Hours
 from core.contact import normalize_e164
 from core.errors import invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
-from core.uow import Connections
-from services.messaging import domain, spend, store
-from services.messaging.consent_service import evidence_of
+from core.uow import UnitOfWork
+from services.messaging import domain, spend
 from services.messaging.national_registry import NONE, Subscription, standing_fields
-from services.messaging.repository import MessagingRepository, SqlMessaging
-from services.messaging.schema import compliance_decisions
+from services.messaging.records import CalleeFacts, LoggedDecision
+from services.messaging.repositories.unit import MessagingUnit
 
 DECISIONS_PAGE = (50, 100)
 STANDINGS_MAX = 10_000  # phones per GetStandings
@@ -57,28 +55,21 @@ def accessible_business(business_id: str) -> str:
 
 
 class Compliance:
-    def __init__(self, db: Connections, platform_dnc: frozenset[str], policy: compliance.Policy, *,
-                 messaging: Callable[..., MessagingRepository] = SqlMessaging,
+    def __init__(self, uow: UnitOfWork[MessagingUnit], platform_dnc: frozenset[str], policy: compliance.Policy, *,
                  subscription: Subscription = NONE, standings: Standings | None = None):
-        self.db, self.platform_dnc, self.policy = db, platform_dnc, policy
+        self.uow, self.platform_dnc, self.policy = uow, platform_dnc, policy
         # Each business's plan, for its daily limits (spend.py); `standings` is the callees' compliance standings.
         self.workspaces = standings or carried_only()
         self.subscription = subscription  # the national registry's area codes the operator subscribes to
-        self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
 
-    async def standing(self, messaging: MessagingRepository, business_id: str, phone: str,
-                       now: datetime) -> compliance.Standing:
-        return self._standing(phone, *await messaging.standing(business_id, phone), now)
-
-    def _standing(self, phone: str, entry, history, national, now: datetime) -> compliance.Standing:
-        """What a phone's do-not-call entry (or None), consent history and national registry data (store.National
-        or None) say."""
+    def _standing(self, phone: str, facts: CalleeFacts, now: datetime) -> compliance.Standing:
+        """What a phone's facts say of it."""
         return compliance.Standing(platform_dnc=phone in self.platform_dnc,
-                                   business_dnc_since=entry.created_at if entry is not None else None,
-                                   consent=domain.consent_state(evidence_of(history), now),
-                                   **standing_fields(phone, national, self.subscription))
+                                   business_dnc_since=facts.listed_since,
+                                   consent=domain.consent_state(facts.consent, now),
+                                   **standing_fields(phone, facts.national, self.subscription))
 
-    async def standings(self, business_id: str, phones) -> list[CalleeStanding]:
+    async def standings(self, business_id: str, phones: list[str]) -> list[CalleeStanding]:
         """Each distinct phone's standing and its touches in the last 24 hours (what a decision reads), in the order
         asked; three queries however many phones, nothing logged and no slot taken."""
         business_id = accessible_business(business_id)
@@ -86,13 +77,13 @@ class Compliance:
             raise invalid(f"phones: at most {STANDINGS_MAX} per request ({len(phones)} given)")
         checked = list(dict.fromkeys(normalize_e164(p, f"phones[{i}]") for i, p in enumerate(phones)))
         now = utcnow()
-        async with self.db.read() as conn:
-            found = await store.standings(conn, business_id, checked)
-            recent = await store.recent_touches_of(conn, business_id, checked, now - compliance.DAY)
-        return [CalleeStanding(phone, self._standing(phone, *found[phone], now), recent[phone]) for phone in checked]
+        async with self.uow.read() as work:
+            found = await work.compliance.standings(business_id, checked)
+            recent = await work.compliance.recent_touches_of(business_id, checked, now - compliance.DAY)
+        return [CalleeStanding(phone, self._standing(phone, found[phone], now), recent[phone]) for phone in checked]
 
-    async def decide_call(self, call: domain.CallToDecide):
-        """The logged decision (a compliance_decisions row)."""
+    async def decide_call(self, call: domain.CallToDecide) -> LoggedDecision:
+        """The logged decision."""
         business_id = accessible_business(call.business_id)
         if call.actor not in compliance.ACTORS:
             raise invalid(f"actor must be one of {', '.join(compliance.ACTORS)}")
@@ -104,23 +95,22 @@ class Compliance:
             converted_at=call.lead_converted_at, last_inbound_at=call.lead_last_inbound_at)
         business_hours = domain.calling_hours(call.business_hours)
         plan_id = await self.plan_of(business_id)
-        async with self.db.transaction() as conn:
-            decided, now = await self.decide_locked(conn, business_id, CALL, callee, sender=call.sender or None,
+        async with self.uow.transaction() as work:
+            decided, now = await self.decide_locked(work, business_id, CALL, callee, sender=call.sender or None,
                                                     business_hours=business_hours)
             if call.actor == compliance.UNCHECKED:
                 decided = compliance.counted_only(decided)
-            return await self.record(conn, business_id, CALL, callee, decided, call.actor, call.reference or None,
+            return await self.record(work, business_id, CALL, callee, decided, call.actor, call.reference or None,
                                      now, plan_id)
 
-    async def decide_locked(self, conn, business_id: str, channel: str, callee: compliance.Callee, *,
+    async def decide_locked(self, work: MessagingUnit, business_id: str, channel: str, callee: compliance.Callee, *,
                             sender: str | None, business_hours: Hours | None) -> tuple[compliance.Decision, datetime]:
         """(the decision on a touch of `channel` now, and that now) in the caller's transaction, which holds the
         callee's lock from here to its end: record the touch (and its slot) before it ends."""
-        messaging = self.messaging_in(conn)
-        await messaging.lock_callee(business_id, callee.phone)
+        await work.compliance.lock_callee(business_id, callee.phone)
         now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
-        standing = await self.standing(messaging, business_id, callee.phone, now)
-        recent = await messaging.recent_touches(business_id, callee.phone, now - compliance.DAY)
+        standing = self._standing(callee.phone, await work.compliance.standing(business_id, callee.phone), now)
+        recent = await work.compliance.recent_touches(business_id, callee.phone, now - compliance.DAY)
         touch = compliance.Touch(channel, now, sender=sender, business_hours=business_hours, recent=tuple(recent))
         return compliance.decide(touch, callee, standing, self.policy), now
 
@@ -129,36 +119,36 @@ class Compliance:
         decision's transaction: its daily limits bound the touches counted (spend.py)."""
         return (await self.workspaces.facts(business_id)).plan_id
 
-    async def record(self, conn, business_id: str, channel: str, callee: compliance.Callee,
-                     decided: compliance.Decision, actor: str, reference: str | None, now: datetime, plan_id: str):
-        """The decision logged (the row), and the touch it lets through counted in the ledger and in the business's
+    async def record(self, work: MessagingUnit, business_id: str, channel: str, callee: compliance.Callee,
+                     decided: compliance.Decision, actor: str, reference: str | None, now: datetime,
+                     plan_id: str) -> LoggedDecision:
+        """The decision logged, and the touch it lets through counted in the ledger and in the business's
         spend of the day; past the day's limit of its plan, 429 rate_limited (the transaction, and with it the
         decision's row, is rolled back)."""
-        messaging = self.messaging_in(conn)
-        logged = await messaging.add_decision(
+        logged = await work.compliance.add_decision(
             id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
             outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
             message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
             inputs=decided.inputs, decided_at=now)
         if decided.allowed:
             limits = plans.daily_limits(plan_id)
-            if not await messaging.count_touch(decision_id=logged.id, business_id=business_id, phone=callee.phone,
-                                               channel=channel, placed_at=now,
-                                               within=spend.allowance(channel, limits, now)):
-                spent = await messaging.spent_on([business_id], spend.day_of(now))
+            if not await work.compliance.count_touch(decision_id=logged.id, business_id=business_id,
+                                                     phone=callee.phone, channel=channel, placed_at=now,
+                                                     within=spend.allowance(channel, limits, now)):
+                spent = await work.spend.spent_on([business_id], spend.day_of(now))
                 raise spend.refusal(channel, plan_id, limits, spent.get(business_id, {}), now)
         return logged
 
     async def release_touch(self, decision_id: str) -> None:
         who = tenant.require_account()
         require_uuid(decision_id, "decision_id")
-        async with self.db.transaction() as conn:
-            if not await self.messaging_in(conn).release_touch(decision_id, who.business_ids, utcnow()):
+        async with self.uow.transaction() as work:
+            if not await work.compliance.release_touch(decision_id, who.business_ids, utcnow()):
                 raise not_found("call slot")
 
     async def decisions(self, business_id: str | None, phone: str | None, lead_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
-        query = store.decisions_of(business_id, normalize_e164(phone, "phone") if phone else None,
-                                   require_uuid(lead_id, "lead_id") if lead_id else None)
-        async with self.db.read() as conn:
-            return await fetch_page(conn, query, compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
+        phone = normalize_e164(phone, "phone") if phone else None
+        lead_id = require_uuid(lead_id, "lead_id") if lead_id else None
+        async with self.uow.read() as work:
+            return await work.compliance.decisions_page(business_id, phone, lead_id, page)

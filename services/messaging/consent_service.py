@@ -8,7 +8,7 @@ compliance decision's (services.messaging.compliance_service) to say.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -19,16 +19,17 @@ from core.errors import invalid, not_found
 from core.ids import new_id, utcnow
 from core.pagination import Page, Paged
 from core.text import optional_text
-from core.uow import Connections
+from core.uow import UnitOfWork
 from services.messaging import domain
-from services.messaging.repository import MessagingRepository, SqlMessaging
+from services.messaging.records import ConsentEvent, DncEntry
+from services.messaging.repositories.unit import MessagingUnit
 
 
-def evidence_of(history) -> list[domain.ConsentEvidence]:
+def evidence_of(history: Iterable[ConsentEvent]) -> list[domain.ConsentEvidence]:
     return [domain.ConsentEvidence(row.kind, row.created_at) for row in history]
 
 
-def conversational_until(history) -> datetime | None:
+def conversational_until(history: Iterable[ConsentEvent]) -> datetime | None:
     latest = max((row.created_at for row in history if row.kind == "conversational"), default=None)
     return latest + timedelta(days=messaging_contract.CONVERSATIONAL_CONSENT_DAYS) if latest else None
 
@@ -39,7 +40,7 @@ class DncStanding:
 
     business_id: str
     phone: str
-    entry: object | None
+    entry: DncEntry | None
     platform: bool
 
     @property
@@ -48,65 +49,65 @@ class DncStanding:
 
 
 class Consents:
-    def __init__(self, db: Connections, platform_dnc: frozenset[str], *,
-                 messaging: Callable[..., MessagingRepository] = SqlMessaging):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[MessagingUnit], platform_dnc: frozenset[str]):
+        self.uow = uow
         self.platform_dnc = platform_dnc
-        self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
 
     # -- consent ------------------------------------------------------------------------------
 
-    async def get(self, phone: str, business_id: str | None) -> tuple[str, str, list]:
+    async def get(self, phone: str, business_id: str | None) -> tuple[str, str, list[ConsentEvent]]:
         """(business, phone, history) for a phone of one of the caller's businesses."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
-        async with self.db.read() as conn:
-            return business_id, phone, await self.messaging_in(conn).consent_history(business_id, phone)
+        async with self.uow.read() as work:
+            return business_id, phone, await work.consent.consent_history(business_id, phone)
 
-    async def record(self, phone: str, business_id: str | None, state: str, note: str | None):
+    async def record(self, phone: str, business_id: str | None, state: str,
+                     note: str | None) -> tuple[str, str, list[ConsentEvent]]:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         phone = normalize_e164(phone, "phone")
         if state not in messaging_contract.API_CONSENT:
             raise invalid(f"state must be one of {', '.join(messaging_contract.API_CONSENT)}")
         note = optional_text(note, "note", messaging_contract.NOTE_MAX)
-        async with self.db.transaction() as conn:
-            await self.messaging_in(conn).add_consent(business_id=business_id, phone=phone,
-                                                      kind=messaging_contract.API_CONSENT[state], source="api", actor=who.actor,
-                                                      note=note, created_at=utcnow())
-            return business_id, phone, await self.messaging_in(conn).consent_history(business_id, phone)
+        async with self.uow.transaction() as work:
+            await work.consent.add_consent(business_id=business_id, phone=phone,
+                                           kind=messaging_contract.API_CONSENT[state], source="api", actor=who.actor,
+                                           note=note, created_at=utcnow())
+            return business_id, phone, await work.consent.consent_history(business_id, phone)
 
     # -- do-not-call ----------------------------------------------------------------------------
 
-    async def add_dnc(self, phone: str, business_id: str | None, reason: str | None):
+    async def add_dnc(self, phone: str, business_id: str | None, reason: str | None) -> DncEntry:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
-        async with self.db.transaction() as conn:
-            return await self.messaging_in(conn).add_dnc(
+        async with self.uow.transaction() as work:
+            return await work.consent.add_dnc(
                 id=new_id(), business_id=business_id, phone=normalize_e164(phone, "phone"),
-                reason=optional_text(reason, "reason", messaging_contract.REASON_MAX), added_by=who.actor, created_at=utcnow())
+                reason=optional_text(reason, "reason", messaging_contract.REASON_MAX), added_by=who.actor,
+                created_at=utcnow())
 
     async def check_dnc(self, phone: str, business_id: str | None) -> DncStanding:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
-        async with self.db.read() as conn:
-            entry = await self.messaging_in(conn).listed(business_id, phone)
+        async with self.uow.read() as work:
+            entry = await work.consent.listed(business_id, phone)
         return DncStanding(business_id, phone, entry, phone in self.platform_dnc)
 
     async def list_dnc(self, business_id: str | None, page: Page) -> Paged:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
-        async with self.db.read() as conn:
-            return await self.messaging_in(conn).dnc_page(business_id, page)
+        async with self.uow.read() as work:
+            return await work.consent.dnc_page(business_id, page)
 
-    async def remove_dnc(self, phone: str, business_id: str | None, reason: str):
+    async def remove_dnc(self, phone: str, business_id: str | None, reason: str) -> DncEntry:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         phone = normalize_e164(phone, "phone")
         if not reason:  # kept as given (the gateway requires a visible character; a query has no length limit)
             raise invalid("reason is required: say why the number may be contacted again")
-        async with self.db.transaction() as conn:
-            removed = await self.messaging_in(conn).remove_dnc(business_id, phone, removed_at=utcnow(),
-                                                               removed_reason=reason, removed_by=who.actor)
+        async with self.uow.transaction() as work:
+            removed = await work.consent.remove_dnc(business_id, phone, removed_at=utcnow(), removed_reason=reason,
+                                                    removed_by=who.actor)
         if removed is None:
             raise not_found(f"{phone} on this business's do-not-call list")
         return removed

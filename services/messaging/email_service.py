@@ -55,7 +55,7 @@ class Emails:
         self.others = others  # asked as the tenant set below (services.messaging.ports)
         self.daily_quota = daily_quota
 
-    async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool) -> Email | None:
+    async def queue(self, to: str, subject: str, body: str, business_id: str | None, approve: bool) -> Email:
         who = tenant.require_account()
         business_id = tenant.pick_business(who, business_id)
         await self.standings.require_good(business_id, "sending email")
@@ -84,10 +84,12 @@ class Emails:
                                    retry_after=str(wait), limit=plans.LIMIT_NAMES["emails"])
             if status == "approved" and domain.approves_address(recipient, in_person):
                 await work.emails.approve_recipient(business_id, to, who.actor, now)
-            return await work.emails.queue(
+            queued_email = await work.emails.queue(
                 id=new_id(), business_id=business_id, kind="api", to_address=to, subject=subject, body=body,
                 status=status, recipient=recipient, on_behalf_of=owner.business_name, reply_to=owner_email,
                 created_by=who.actor, created_at=now, updated_at=now, **approved)
+        assert queued_email is not None  # it has no reference to clash with
+        return queued_email
 
     async def approve(self, email_id: str) -> Email:
         who = tenant.require_account()

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.compliance import decision as compliance
+from services.messaging.records import National
 
 FULL, CHANGE = "full", "change"
 FLAGS = {"a": True, "add": True, "added": True, "d": False, "delete": False, "deleted": False}  # added?
@@ -50,9 +51,9 @@ class Subscription:
 NONE = Subscription(frozenset())  # the default: no area code subscribed
 
 
-def standing_fields(phone: str, national: Any, subscription: Subscription) -> dict[str, Any]:
+def standing_fields(phone: str, national: National | None, subscription: Subscription) -> dict[str, Any]:
     """compliance.Standing's registry fields for a phone, from what the loaded data says of it (a
-    services.messaging.store.National, None when its area code was never imported)."""
+    National, None when its area code was never imported)."""
     if not subscription.covers(compliance.area_code(phone)):
         return {"national": compliance.NOT_SUBSCRIBED}
     if national is None:
@@ -113,25 +114,27 @@ class Reader:
         fields = [f.strip().strip('"').strip() for f in text.split(",")]
         found = _number(fields)
         if found is None:
-            return self._wrong(f"{text[:40]!r} is not a 10-digit number (NPANXXXXXX or NPA,NXXXXXX)")
+            self._wrong(f"{text[:40]!r} is not a 10-digit number (NPANXXXXXX or NPA,NXXXXXX)")
+            return None
         number, rest = found
         kind = CHANGE if rest else FULL
         if self.kind is None:
             self.kind = kind
         if kind != self.kind:
-            return self._wrong(f"{text[:40]!r} is a {kind} line in a {self.kind} file")
+            self._wrong(f"{text[:40]!r} is a {kind} line in a {self.kind} file")
+            return None
         if kind == FULL:
             return number, True
         added = FLAGS.get(rest[0].lower())
         if added is None:
-            return self._wrong(f"{rest[0][:20]!r} is not a change (A for added, D for deleted)")
+            self._wrong(f"{rest[0][:20]!r} is not a change (A for added, D for deleted)")
+            return None
         return number, added
 
     def _wrong(self, why: str) -> None:
         self.malformed += 1
         if len(self.reported) < REPORTED:
             self.reported.append(f"line {self.lines}: {why}")
-        return None
 
     @property
     def problems(self) -> int:

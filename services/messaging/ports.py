@@ -120,7 +120,9 @@ class GrpcWorkspaces:
         self.client = client
 
     async def business_name(self, business_id: str) -> str:
-        return (await self.client.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id))).name
+        workspace: accounts_pb2.Workspace = await self.client.GetWorkspace(accounts_pb2.GetWorkspaceRequest(
+            id=business_id))
+        return workspace.name
 
     async def owner(self, business_id: str) -> Owner:
         found = await self.client.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))

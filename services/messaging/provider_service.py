@@ -16,21 +16,22 @@ is never lost to an sdr outage.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from core import tenant
 from core.bus import PermanentError, business_event, subject_for
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from core.ids import is_uuid, new_id, utcnow
 from core.messages import optional
-from core.outbox import add_event
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.messaging import signatures
 from providers.messaging.adapter import carrier_error
-from services.messaging import domain, store
+from services.messaging import domain
 from services.messaging.consent_service import evidence_of
-from services.messaging.ports import Neighbours
-from services.messaging.schema import outbox
-from services.messaging.service import failed_event, sent_event
+from services.messaging.ports import Neighbours, NumberRoute
+from services.messaging.repositories.unit import MessagingUnit
+from services.messaging.service import failed_event, ours, sent_event
 from switchboard.v1 import events_pb2
 
 ACTOR = "messaging-inbound"
@@ -40,23 +41,23 @@ STATUS_CONSUMER = "messaging-sms-status"
 
 
 class ProviderRequests:
-    def __init__(self, db: Database, others: Neighbours, *, keywords_answered_by: str = "twilio"):
+    def __init__(self, uow: UnitOfWork[MessagingUnit], others: Neighbours, *, keywords_answered_by: str = "twilio"):
         if keywords_answered_by not in domain.KEYWORD_ANSWERERS:
             raise ValueError(f"keywords are answered by one of {domain.KEYWORD_ANSWERERS}")
-        self.db = db
+        self.uow = uow
         self.others = others  # asked as the tenant set below (services.messaging.ports)
         self.keyword_replies = keywords_answered_by == "ours"  # else the provider answers them
 
     # -- status callbacks ------------------------------------------------------------------------
 
-    async def apply_statuses(self, stored: list[dict]) -> None:
+    async def apply_statuses(self, stored: list[Any]) -> None:
         """The PROVIDER stream's consumer: status callbacks as the gateway verified and stored them (`{message_id,
         params}`: our text's id from the callback URL we gave, else None, and the form), in order, in one
         transaction. One that can never apply is PermanentError (terminated)."""
         callbacks = [_callback(s) for s in stored]
-        async with self.db.transaction() as conn:
+        async with self.uow.transaction() as work:
             for message_id, params in callbacks:
-                await apply_status(conn, message_id, params)
+                await apply_status(work, message_id, params)
 
     # -- inbound texts ---------------------------------------------------------------------------
 
@@ -70,8 +71,8 @@ class ProviderRequests:
         route = await self.others.agents.route(number)
         if route is None:
             return signatures.twiml_reply([])  # a number no business holds any more
-        async with self.db.read() as conn:
-            if await store.message_by_sid(conn, sid) is not None:
+        async with self.uow.read() as work:
+            if await work.messages.message_by_sid(sid) is not None:
                 return signatures.twiml_reply([])  # the provider sent it again: answered already
         with tenant.acting_as(tenant.acting_for(route.business_id, ACTOR)):
             lead = await self.others.leads.lead_with_phone(route.business_id, sender)
@@ -79,30 +80,30 @@ class ProviderRequests:
             reply = await self._take_in(route, sender, number, sid, body, lead_id, params.get("OptOutType"))
         return signatures.twiml_reply([reply] if reply else [])
 
-    async def _take_in(self, route, sender: str, number: str, sid: str, body: str, lead_id: str | None,
+    async def _take_in(self, route: NumberRoute, sender: str, number: str, sid: str, body: str, lead_id: str | None,
                        opt_out_type: str | None) -> str | None:
         kind = domain.keyword(body, opt_out_type)
         answer = kind is not None and self.keyword_replies
         now = utcnow()
         agent_id = route.agent_id
         before = None
-        async with self.db.transaction() as conn:
-            row = await store.add_to_thread(conn, business_number=number, contact_number=sender, id=new_id(),
-                                            business_id=route.business_id, direction="inbound", from_number=sender,
-                                            to_number=number, body=body, status=domain.RECEIVED, provider_sid=sid,
-                                            agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now)
+        async with self.uow.transaction() as work:
+            row = ours(await work.messages.add_to_thread(
+                business_number=number, contact_number=sender, id=new_id(), business_id=route.business_id,
+                direction="inbound", from_number=sender, to_number=number, body=body, status=domain.RECEIVED,
+                provider_sid=sid, agent_id=agent_id, lead_id=lead_id, created_at=now, updated_at=now))  # no key: added
             if answer:  # whether this keyword changes anything (a second STOP is not confirmed again)
                 before = domain.consent_state(
-                    evidence_of(await store.consent_history(conn, route.business_id, sender)), now)
-            await store.add_consent(conn, business_id=route.business_id, phone=sender,
-                                    kind=kind if kind in ("opt_in", "opt_out") else "conversational",
-                                    source="keyword" if kind in ("opt_in", "opt_out") else "inbound_text",
-                                    actor=sender, reference=sid, created_at=now)
-            await add_event(conn, outbox, events_pb2.SmsReceived(
-                message_id=str(row.id), conversation_id=str(row.conversation_id), message_sid=sid, to=number, body=body,
-                agent_id=agent_id, lead_id=str(row.lead_id) if row.lead_id else None, keyword=kind,
+                    evidence_of(await work.consent.consent_history(route.business_id, sender)), now)
+            await work.consent.add_consent(business_id=route.business_id, phone=sender,
+                                           kind=kind if kind in ("opt_in", "opt_out") else "conversational",
+                                           source="keyword" if kind in ("opt_in", "opt_out") else "inbound_text",
+                                           actor=sender, reference=sid, created_at=now)
+            work.emit(events_pb2.SmsReceived(
+                message_id=row.id, conversation_id=row.conversation_id, message_sid=sid, to=number, body=body,
+                agent_id=agent_id, lead_id=row.lead_id, keyword=kind,
                 **{"from": sender}), route.business_id)
-        if not answer:
+        if kind is None or not answer:
             return None
         business_name = await self.others.workspaces.business_name(route.business_id)
         already = before == ("opted_out" if kind == "opt_out" else "opted_in")
@@ -110,50 +111,52 @@ class ProviderRequests:
 
     # -- calls as consent evidence ---------------------------------------------------------------
 
-    async def record_call(self, message: dict) -> None:
+    async def record_call(self, message: dict[str, Any]) -> None:
         """An inbound call (call.received) is conversational consent of its caller with that business."""
         event, call = business_event(message)
+        assert isinstance(call, events_pb2.CallReceived) and event.business_id is not None  # the subject's
         caller = optional(call, "from")
         if not caller:
             return  # a withheld number
-        async with self.db.transaction() as conn:
-            history = await store.consent_history(conn, event.business_id, caller)
+        async with self.uow.transaction() as work:
+            history = await work.consent.consent_history(event.business_id, caller)
             if any(row.reference == call.call_id for row in history):
                 return  # the event again
-            await store.add_consent(conn, business_id=event.business_id, phone=caller, kind="conversational",
-                                    source="inbound_call", actor=caller, reference=call.call_id,
-                                    created_at=event.occurred_at)
+            await work.consent.add_consent(business_id=event.business_id, phone=caller, kind="conversational",
+                                           source="inbound_call", actor=caller, reference=call.call_id,
+                                           created_at=event.occurred_at)
 
 
 def _callback(stored: object) -> tuple[str | None, dict[str, str]]:
     """A stored status callback as (our message id or None, its form); PermanentError when it is not one."""
     params = stored.get("params") if isinstance(stored, dict) else None
-    if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
+    if not isinstance(stored, dict) or not isinstance(params, dict) or not all(
+            isinstance(v, str) for v in params.values()):
         raise PermanentError("a stored status callback is {message_id, params} with the form's text parameters")
     message_id = stored.get("message_id")
     return (message_id if isinstance(message_id, str) and is_uuid(message_id) else None), params
 
 
-async def apply_status(conn, message_id: str | None, params: dict[str, str]) -> bool:
+async def apply_status(work: MessagingUnit, message_id: str | None, params: dict[str, str]) -> bool:
     """Move our text forward as a status callback says (nothing for a text not ours, or a late status); whether it
     moved. The reconciliation applies what the provider answers about a text in the same form."""
     status, sid = params.get("MessageStatus", ""), params.get("MessageSid", "")
-    row = await store.message_for_callback(conn, message_id, sid)
+    row = await work.messages.message_for_callback(message_id, sid)
     if row is None or not domain.moves_forward(row.status, status):
         return False  # not ours, or late
-    changes = {"status": status, "updated_at": utcnow(), "provider_sid": row.provider_sid or sid or None}
+    changes: dict[str, Any] = {"status": status, "updated_at": utcnow(),
+                               "provider_sid": row.provider_sid or sid or None}
     if params.get("ErrorCode"):
         changes.update(error_code=params["ErrorCode"], error_message=carrier_error(params["ErrorCode"]))
-    updated = await store.update_message(conn, row.id, changes)
+    updated = ours(await work.messages.change_message(row.id, changes))
     if row.status == domain.UNKNOWN:  # the send's answer never came: this is the first word of it
-        await add_event(conn, outbox, sent_event(updated), str(updated.business_id))
+        work.emit(sent_event(updated), updated.business_id)
     event = domain.event_of_status(status)
     if event == "sms.delivered":
-        await add_event(conn, outbox, events_pb2.SmsDelivered(
-            message_id=str(updated.id), conversation_id=str(updated.conversation_id),
-            message_sid=updated.provider_sid, to=updated.to_number, external_ref=updated.external_ref,
-            touch_id=updated.touch_id, **{"from": updated.from_number}),
-            str(updated.business_id))
+        work.emit(events_pb2.SmsDelivered(
+            message_id=updated.id, conversation_id=updated.conversation_id, message_sid=updated.provider_sid,
+            to=updated.to_number, external_ref=updated.external_ref, touch_id=updated.touch_id,
+            **{"from": updated.from_number}), updated.business_id)
     elif event == "sms.failed":
-        await add_event(conn, outbox, failed_event(updated), str(updated.business_id))
+        work.emit(failed_event(updated), updated.business_id)
     return True

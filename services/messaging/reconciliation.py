@@ -22,10 +22,12 @@ from datetime import timedelta
 
 from core.background import Periodic
 from core.ids import utcnow
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.messaging.adapter import MessagingProvider, ProviderError
-from services.messaging import domain, store
+from services.messaging import domain
 from services.messaging.provider_service import apply_status
+from services.messaging.records import Message
+from services.messaging.repositories.unit import MessagingUnit
 from services.messaging.service import Texts
 
 log = logging.getLogger(__name__)
@@ -37,9 +39,9 @@ UNSETTLED_DAYS = 3
 class Reconciliation(Periodic):
     task_name = "sms-reconciliation"
 
-    def __init__(self, db: Database, texts: Texts, sms: MessagingProvider, *, interval: float,
+    def __init__(self, uow: UnitOfWork[MessagingUnit], texts: Texts, sms: MessagingProvider, *, interval: float,
                  give_up: timedelta, check_after: timedelta):
-        self.db, self.texts, self.sms = db, texts, sms
+        self.uow, self.texts, self.sms = uow, texts, sms
         self.interval, self.give_up, self.check_after = interval, give_up, check_after
 
     async def round(self) -> bool:
@@ -49,21 +51,21 @@ class Reconciliation(Periodic):
 
     async def reconcile_due(self) -> int:
         """Look into every text of unknown outcome that had time to settle; how many were settled."""
-        async with self.db.read() as conn:
-            rows = await store.unknown_messages(conn, utcnow() - SETTLE, BATCH)
+        async with self.uow.read() as work:
+            rows = await work.messages.unknown_messages(utcnow() - SETTLE, BATCH)
         settled = 0
         for row in rows:
             settled += await self.reconcile(row)
         return settled
 
-    async def reconcile(self, row) -> bool:
+    async def reconcile(self, row: Message) -> bool:
         try:
             listed = await self.sms.list_messages(to=row.to_number, from_=row.from_number, page_size=BATCH)
         except ProviderError as exc:
             log.info("sms %s: the provider could not be asked (%s); next round", row.id, exc)
             return False
-        async with self.db.read() as conn:  # the sids of our other texts: never this one's answer
-            ours = await store.known_sids(conn, [m["sid"] for m in listed if m.get("sid")], str(row.id))
+        async with self.uow.read() as work:  # the sids of our other texts: never this one's answer
+            ours = await work.messages.known_sids([m["sid"] for m in listed if m.get("sid")], row.id)
         found = domain.sent_match(listed, row.body, row.created_at, ours)
         if found is not None:
             await self.texts.record_accepted(row, found)
@@ -78,29 +80,30 @@ class Reconciliation(Periodic):
     async def check_unsettled(self) -> int:
         """Ask the provider about every text it took whose check is due; how many it moved on."""
         now = utcnow()
-        async with self.db.read() as conn:
-            rows = await store.unsettled_messages(conn, now, self.check_after, now - timedelta(days=UNSETTLED_DAYS),
-                                                  BATCH)
+        async with self.uow.read() as work:
+            rows = await work.messages.unsettled_messages(now, self.check_after, now - timedelta(days=UNSETTLED_DAYS),
+                                                          BATCH)
         moved = 0
         for row in rows:
             moved += await self.check(row)
         return moved
 
-    async def check(self, row) -> bool:
+    async def check(self, row: Message) -> bool:
         """Move the text as the provider has it now; whether its status changed."""
+        sid = row.provider_sid
+        assert sid is not None  # an unsettled text is one the provider took
         try:
-            found = await self.sms.get_message(row.provider_sid)
+            found = await self.sms.get_message(sid)
         except ProviderError as exc:
-            log.info("sms %s: the provider could not be asked about %s (%s); next round", row.id, row.provider_sid,
-                     exc)
+            log.info("sms %s: the provider could not be asked about %s (%s); next round", row.id, sid, exc)
             return False
         status = str(found.get("status") or "")
         error = found.get("error_code")
         checks = row.status_checks + 1
-        async with self.db.transaction() as conn:
-            moved = await apply_status(conn, str(row.id), {"MessageStatus": status, "MessageSid": row.provider_sid,
+        async with self.uow.transaction() as work:
+            moved = await apply_status(work, row.id, {"MessageStatus": status, "MessageSid": sid,
                                                            **({"ErrorCode": str(error)} if error else {})})
-            await store.checked(conn, str(row.id), checks, utcnow() + self.check_after * 2 ** checks)
+            await work.messages.checked(row.id, checks, utcnow() + self.check_after * 2 ** checks)
         if moved:
             log.info("sms %s: no callback settled it; the provider has it %s", row.id, status)
         return moved

@@ -27,8 +27,9 @@ import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import asyncpg
 
@@ -195,7 +196,7 @@ async def _replace(conn: asyncpg.Connection, areas: list[int]) -> dict[int, int]
     return {row["area"]: row["count"] for row in rows}
 
 
-def _changed(areas: list[int], now, name: str) -> tuple:
+def _changed(areas: list[int], now: datetime, name: str) -> tuple[Any, ...]:
     """A change file's statement: each number's last change applied (a deletion, then an addition, is an
     addition), and its area codes' counts and refresh moved on; it returns (area code, numbers after)."""
     return (f"""

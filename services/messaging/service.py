@@ -25,7 +25,6 @@ reference and touch id, and its sms.* events carry them.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -37,20 +36,19 @@ from core.compliance.rules import SMS, Hours
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, utcnow
-from core.outbox import add_event
-from core.pagination import Page, Paged, fetch_page
+from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
 from core.text import optional_text
 from core.to_completion import to_completion
-from core.uow import Connections
+from core.uow import UnitOfWork
 from providers.messaging.adapter import UNSUBSCRIBED_RECIPIENT, MessagingProvider, ProviderError
 from providers.messaging.webhooks import STATUS_PATH
 from providers.status import provider_status
-from services.messaging import domain, store
+from services.messaging import domain
 from services.messaging.compliance_service import Compliance
-from services.messaging.ports import Neighbours
-from services.messaging.repository import MessagingRepository, SqlMessaging
-from services.messaging.schema import conversations, messages, outbox
+from services.messaging.ports import Lead, Neighbours
+from services.messaging.records import LoggedDecision, Message
+from services.messaging.repositories.unit import MessagingUnit
 from switchboard.v1 import events_pb2
 
 CONVERSATIONS_PAGE = MESSAGES_PAGE = (50, 100)
@@ -76,7 +74,7 @@ class NewText:
 
 @dataclass(frozen=True)
 class Sent:
-    message: object  # the messages row
+    message: Message
     from_number: str
 
 
@@ -89,11 +87,12 @@ def checked(new: NewText) -> NewText:
         new, to=normalize_e164(new.to, "to"), actor=actor,
         callee_timezone=zones.check_zone(new.callee_timezone, "callee_timezone") if new.callee_timezone else None,
         idempotency_key=optional_text(new.idempotency_key, "idempotency_key", domain.IDEMPOTENCY_KEY_MAX),
-        **{f: optional_text(getattr(new, f), f, domain.REFERENCE_MAX) for f in ("reference", "external_ref",
-                                                                                 "touch_id")})
+        reference=optional_text(new.reference, "reference", domain.REFERENCE_MAX),
+        external_ref=optional_text(new.external_ref, "external_ref", domain.REFERENCE_MAX),
+        touch_id=optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX))
 
 
-def same_text(earlier, text: NewText, sender: str):
+def same_text(earlier: Message, text: NewText, sender: str) -> Message:
     """The message an idempotency key already names, if it was this text; else 409 conflict."""
     if (earlier.to_number, earlier.body, earlier.from_number) != (text.to, text.body, sender):
         raise ServiceError("conflict", "this idempotency_key was used for another text (recipient, sender or "
@@ -111,8 +110,8 @@ class Written:
     when the decision did not allow it); `fresh` False: the message of a racing send with the same key."""
 
     decision: compliance.Decision
-    logged: Any
-    message: Any = None
+    logged: LoggedDecision | None
+    message: Message | None = None
     fresh: bool = True
 
 
@@ -121,12 +120,10 @@ class _KeyTaken(Exception):
 
 
 class Texts:
-    def __init__(self, db: Connections, sms: MessagingProvider, compliance: Compliance, others: Neighbours,
-                 base_url: str, *, messaging: Callable[..., MessagingRepository] = SqlMessaging,
-                 standings: Standings | None = None):
-        self.db, self.sms, self.compliance = db, sms, compliance
+    def __init__(self, uow: UnitOfWork[MessagingUnit], sms: MessagingProvider, compliance: Compliance,
+                 others: Neighbours, base_url: str, *, standings: Standings | None = None):
+        self.uow, self.sms, self.compliance = uow, sms, compliance
         self.standings = standings or carried_only()  # may the business spend (core.standings)
-        self.messaging_in = messaging  # the repository on a unit of work's handle (services.messaging.repository)
         self.others = others  # asked as the caller (services.messaging.ports)
         self.base_url = base_url
 
@@ -138,7 +135,7 @@ class Texts:
             raise ServiceError(placed.code or "tcpa_violation", placed.message)
         return placed
 
-    async def place(self, new: NewText):
+    async def place(self, new: NewText) -> Sent | LoggedDecision:
         """The text sent (as `send`), or the logged decision that deferred it (nothing written or sent)."""
         tenant.require_account()
         text, business_hours = checked(new), domain.calling_hours(new.business_hours)
@@ -148,8 +145,8 @@ class Texts:
             raise not_found(f"phone number of agent {text.agent_id} (assign it one before texting from it)")
         business_id, sender = profile.business_id, profile.phone_number
         if text.idempotency_key is not None:
-            async with self.db.read() as conn:
-                earlier = await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key)
+            async with self.uow.read() as work:
+                earlier = await work.messages.message_by_key(business_id, text.idempotency_key)
             if earlier is not None:
                 return Sent(same_text(earlier, text, sender), sender)
         await self.standings.require_good(business_id, "sending texts")
@@ -164,14 +161,17 @@ class Texts:
         return await to_completion(self._send_decided(business_id, sender, text, callee, business_hours, plan_id))
 
     async def _send_decided(self, business_id: str, sender: str, text: NewText, callee: compliance.Callee,
-                            business_hours: Hours | None, plan_id: str):
+                            business_hours: Hours | None, plan_id: str) -> Sent | LoggedDecision:
         to = text.to
         written = await self._write(business_id, sender, text, callee, business_hours, plan_id)
-        if written.message is None:
-            if written.decision.outcome == compliance.DEFER:
-                return written.logged
-            raise written.decision.refusal()
         row = written.message
+        if row is None:
+            if written.decision.outcome == compliance.DEFER:
+                assert written.logged is not None  # a deferral is logged
+                return written.logged
+            refusal = written.decision.refusal()
+            assert refusal is not None  # an allowed text is written
+            raise refusal
         if not written.fresh:
             return Sent(same_text(row, text, sender), sender)  # a racing send with the same key wrote first
         try:
@@ -188,7 +188,8 @@ class Texts:
                                    "our check says what became of it; to learn it, repeat the request with the same "
                                    "Idempotency-Key (never without one: that could text twice)") from None
             opted_out = exc.code == UNSUBSCRIBED_RECIPIENT
-            await self._record_failure(row, exc, str(written.logged.id), opted_out)
+            assert written.logged is not None  # an allowed text's decision is logged with it
+            await self._record_failure(row, exc, written.logged.id, opted_out)
             if opted_out:
                 raise ServiceError("number_opted_out", f"{to} replied STOP to {sender}: the messaging provider refuses "
                                    f"texts to them from it ({exc.code}), and their opt-out is now recorded. Texts "
@@ -197,7 +198,7 @@ class Texts:
             raise ServiceError("sms_send_failed", f"the messaging provider did not take the message: {exc}") from None
         return Sent(await self.record_accepted(row, accepted), sender)
 
-    async def _lead(self, business_id: str, phone: str, lead_id: str | None):
+    async def _lead(self, business_id: str, phone: str, lead_id: str | None) -> Lead | None:
         """The lead the text is for: `lead_id` (of the caller's businesses), else the business's lead with that
         phone, else None."""
         if lead_id:
@@ -212,19 +213,20 @@ class Texts:
         written. Content that breaks the rules is refused (content_blocked) after a legal refusal, before a
         deferral, with nothing logged."""
         message_id = new_id()
+        assert text.actor is not None  # checked() names it
         try:
-            async with self.db.transaction() as conn:
-                decided, now = await self.compliance.decide_locked(conn, business_id, SMS, callee, sender=sender,
+            async with self.uow.transaction() as work:
+                decided, now = await self.compliance.decide_locked(work, business_id, SMS, callee, sender=sender,
                                                                    business_hours=business_hours)
                 if decided.outcome != compliance.REFUSE:
                     refusal = domain.content_refusal(text.body)
                     if refusal is not None:
                         raise refusal
                 if not decided.allowed:
-                    logged = await self.compliance.record(conn, business_id, SMS, callee, decided, text.actor,
+                    logged = await self.compliance.record(work, business_id, SMS, callee, decided, text.actor,
                                                           text.reference, now, plan_id)
                     return Written(decided, logged)
-                row = await self.messaging_in(conn).add_to_thread(
+                row = await work.messages.add_to_thread(
                     business_number=sender, contact_number=text.to, id=message_id, business_id=business_id,
                     direction="outbound", from_number=sender, to_number=text.to, body=text.body,
                     status=domain.PENDING, agent_id=text.agent_id, lead_id=callee.lead_id,
@@ -232,66 +234,68 @@ class Texts:
                     created_at=now, updated_at=now)
                 if row is None:
                     raise _KeyTaken  # rolls back even the thread: the winner's message is on its own
-                logged = await self.compliance.record(conn, business_id, SMS, callee, decided, text.actor,
+                logged = await self.compliance.record(work, business_id, SMS, callee, decided, text.actor,
                                                       text.reference or message_id, now, plan_id)
                 return Written(decided, logged, row)
         except _KeyTaken:
-            async with self.db.read() as conn:
-                earlier = await self.messaging_in(conn).message_by_key(business_id, text.idempotency_key)
+            assert text.idempotency_key is not None  # only a key is taken
+            async with self.uow.read() as work:
+                earlier = await work.messages.message_by_key(business_id, text.idempotency_key)
             return Written(decided, None, earlier, fresh=False)
 
-    async def _record_unknown(self, row, exc: ProviderError):
+    async def _record_unknown(self, row: Message, exc: ProviderError) -> Message | None:
         """The text is unknown (no sms.failed: it may have gone out; services.messaging.reconciliation finds out),
         unless the provider's callback already told us more: then that message, with its sid."""
-        async with self.db.transaction() as conn:
-            current = await self.messaging_in(conn).message_for_callback(str(row.id), "")
+        async with self.uow.transaction() as work:
+            current = ours(await work.messages.message_for_callback(row.id, ""))
             if current.status != domain.PENDING and current.provider_sid:
                 return current
-            await self.messaging_in(conn).change_message(row.id, {"status": domain.UNKNOWN, "error_message": str(exc),
-                                                      "updated_at": utcnow()})
+            await work.messages.change_message(row.id, {"status": domain.UNKNOWN, "error_message": str(exc),
+                                                        "updated_at": utcnow()})
         return None
 
-    async def _record_failure(self, row, exc: ProviderError, decision_id: str, opted_out: bool = False) -> None:
+    async def _record_failure(self, row: Message, exc: ProviderError, decision_id: str,
+                              opted_out: bool = False) -> None:
         """The text failed (sms.failed) and its slot in the ledger is freed (`decision_id`'s); `opted_out`: the
         provider refused it because the recipient replied STOP, which goes into their consent history too."""
         now = utcnow()
-        async with self.db.transaction() as conn:
-            messaging = self.messaging_in(conn)
-            await messaging.release_touch(decision_id, (str(row.business_id),), now)
-            failed = await messaging.change_message(row.id, {
+        async with self.uow.transaction() as work:
+            await work.compliance.release_touch(decision_id, (row.business_id,), now)
+            failed = ours(await work.messages.change_message(row.id, {
                 "status": "failed", "error_code": str(exc.code) if exc.code else None, "error_message": str(exc),
-                "updated_at": now})
+                "updated_at": now}))
             if opted_out:
-                await messaging.add_consent(business_id=str(failed.business_id), phone=failed.to_number, kind="opt_out",
-                                            source="provider", actor=PROVIDER_ACTOR, reference=str(failed.id),
-                                            note=f"the messaging provider refused a text from {failed.from_number} "
-                                                 f"({exc.code}): the recipient replied STOP to it", created_at=now)
-            await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
+                await work.consent.add_consent(
+                    business_id=failed.business_id, phone=failed.to_number, kind="opt_out", source="provider",
+                    actor=PROVIDER_ACTOR, reference=failed.id, created_at=now,
+                    note=f"the messaging provider refused a text from {failed.from_number} ({exc.code}): the "
+                         "recipient replied STOP to it")
+            work.emit(failed_event(failed), failed.business_id)
 
-    async def record_never_sent(self, row, why: str) -> bool:
+    async def record_never_sent(self, row: Message, why: str) -> bool:
         """A text of unknown outcome that never went out: failed (sms.failed), if it is still unknown."""
-        async with self.db.transaction() as conn:
-            current = await self.messaging_in(conn).message_for_callback(str(row.id), "")
+        async with self.uow.transaction() as work:
+            current = await work.messages.message_for_callback(row.id, "")
             if current is None or current.status != domain.UNKNOWN:
                 return False
-            failed = await self.messaging_in(conn).change_message(row.id, {"status": "failed", "error_message": why,
-                                                                            "updated_at": utcnow()})
-            await add_event(conn, outbox, failed_event(failed), str(failed.business_id))
+            failed = ours(await work.messages.change_message(row.id, {"status": "failed", "error_message": why,
+                                                                       "updated_at": utcnow()}))
+            work.emit(failed_event(failed), failed.business_id)
         return True
 
-    async def record_accepted(self, row, accepted: dict):
+    async def record_accepted(self, row: Message, accepted: dict[str, Any]) -> Message:
         """The provider's Message for our text (its answer to the send, or found later): its sid, and sms.sent."""
-        status = accepted.get("status") if domain.moves_forward(domain.PENDING, accepted.get("status") or "") \
-            else "queued"
-        async with self.db.transaction() as conn:
-            current = await self.messaging_in(conn).message_for_callback(row.id, accepted["sid"])
+        told = str(accepted.get("status") or "")
+        status = told if domain.moves_forward(domain.PENDING, told) else "queued"
+        async with self.uow.transaction() as work:
+            current = ours(await work.messages.message_for_callback(row.id, accepted["sid"]))
             if row.status == domain.UNKNOWN and current.status != domain.UNKNOWN:
                 return current  # found late, but a callback recorded it first (with sms.sent)
             changes = {"provider_sid": accepted["sid"], "updated_at": utcnow()}
             if domain.moves_forward(current.status, status):  # a callback may have moved it further already
                 changes["status"] = status
-            sent = await self.messaging_in(conn).change_message(row.id, changes)
-            await add_event(conn, outbox, sent_event(sent), str(sent.business_id))
+            sent = ours(await work.messages.change_message(row.id, changes))
+            work.emit(sent_event(sent), sent.business_id)
         return sent
 
     async def provider_status(self) -> str:
@@ -307,9 +311,8 @@ class Texts:
 
     async def conversations(self, conversation_id: str | None, page: Page) -> Paged:
         who = tenant.require_account()
-        async with self.db.read() as conn:
-            paged = await fetch_page(conn, store.conversations_of(who.business_ids, conversation_id),
-                                     conversations.c.last_message_at, conversations.c.id, page)
+        async with self.uow.read() as work:
+            paged = await work.messages.conversations_page(who.business_ids, conversation_id, page)
         if conversation_id and not paged.rows:
             raise not_found("conversation")
         return paged
@@ -319,23 +322,29 @@ class Texts:
         who = tenant.require_account()
         if direction is not None and direction not in messaging_contract.DIRECTIONS:
             raise invalid(f"direction must be one of {', '.join(messaging_contract.DIRECTIONS)}")
-        async with self.db.transaction() as conn:
-            paged = await fetch_page(conn, store.messages_of(who.business_ids, conversation_id, direction),
-                                     messages.c.created_at, messages.c.id, page)
+        async with self.uow.transaction() as work:
+            paged = await work.messages.messages_page(who.business_ids, conversation_id, direction, page)
             if conversation_id and paged.rows:
-                await store.mark_read(conn, conversation_id)
+                await work.messages.mark_read(conversation_id)
         return paged
 
 
-def sent_event(row) -> events_pb2.SmsSent:
+def ours(message: Message | None) -> Message:
+    """A message of ours found by its id: there always is one (messages are never deleted)."""
+    if message is None:
+        raise LookupError("a message of ours is gone")
+    return message
+
+
+def sent_event(row: Message) -> events_pb2.SmsSent:
     return events_pb2.SmsSent(
-        message_id=str(row.id), conversation_id=str(row.conversation_id), message_sid=row.provider_sid,
+        message_id=row.id, conversation_id=row.conversation_id, message_sid=row.provider_sid,
         agent_id=str(row.agent_id), to=row.to_number, lead_id=str(row.lead_id) if row.lead_id else None,
         external_ref=row.external_ref, touch_id=row.touch_id, **{"from": row.from_number})
 
 
-def failed_event(row) -> events_pb2.SmsFailed:
-    return events_pb2.SmsFailed(message_id=str(row.id), conversation_id=str(row.conversation_id),
+def failed_event(row: Message) -> events_pb2.SmsFailed:
+    return events_pb2.SmsFailed(message_id=row.id, conversation_id=row.conversation_id,
                                 message_sid=row.provider_sid, to=row.to_number, status=row.status,
                                 error_code=row.error_code, error_message=row.error_message,
                                 external_ref=row.external_ref, touch_id=row.touch_id, **{"from": row.from_number})

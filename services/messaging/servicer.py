@@ -1,13 +1,15 @@
-"""Messaging gRPC servicer: requests into the messaging use cases, rows into replies."""
+"""Messaging gRPC servicer: requests into the messaging use cases, their records (records.py) into replies."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from core import standings
 from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.ids import utcnow
+from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct, timestamp
 from core.pagination import Page
 from providers import configured
@@ -29,6 +31,8 @@ from services.messaging.national_registry import Subscription
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
 from services.messaging.reconciliation import Reconciliation
+from services.messaging.records import ConsentEvent, Conversation, DncEntry, LoggedDecision, Message
+from services.messaging.repositories.email import Email
 from services.messaging.repositories.unit import messaging_uow
 from services.messaging.senders import CachedSenders
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
@@ -67,11 +71,11 @@ def sent_message(sent: Sent) -> messaging_pb2.SmsSendReply:
                                       status=row.status, **{"from": sent.from_number})
 
 
-def decision_message(row) -> common_pb2.ComplianceDecision:
-    """A logged decision (a compliance_decisions row) on the wire."""
+def decision_message(row: LoggedDecision) -> common_pb2.ComplianceDecision:
+    """A logged decision on the wire."""
     msg = common_pb2.ComplianceDecision(
-        id=str(row.id), business_id=str(row.business_id), channel=row.channel, phone=row.phone,
-        lead_id=str(row.lead_id) if row.lead_id else None, outcome=row.outcome, rule=row.rule, source=row.source,
+        id=row.id, business_id=row.business_id, channel=row.channel, phone=row.phone, lead_id=row.lead_id,
+        outcome=row.outcome, rule=row.rule, source=row.source,
         code=row.code, message=row.message, actor=row.actor, reference=row.reference, inputs=struct(row.inputs))
     set_timestamp(msg, "not_before", row.not_before)
     set_timestamp(msg, "decided_at", row.decided_at)
@@ -90,10 +94,10 @@ def standing_message(found: CalleeStanding) -> messaging_pb2.CalleeStanding:
     return msg
 
 
-def conversation_message(row) -> messaging_pb2.Conversation:
+def conversation_message(row: Conversation) -> messaging_pb2.Conversation:
     msg = messaging_pb2.Conversation(
         id=str(row.id), business_id=str(row.business_id), business_number=row.business_number,
-        contact_number=row.contact_number, agent_id=_text(row.agent_id), lead_id=_text(row.lead_id),
+        contact_number=row.contact_number, agent_id=row.agent_id, lead_id=row.lead_id,
         message_count=row.inbound_count + row.outbound_count, inbound_count=row.inbound_count,
         outbound_count=row.outbound_count, unread_count=row.unread_count,
         last_message_preview=row.last_body[:domain.PREVIEW_LENGTH] if row.last_body is not None else None,
@@ -103,18 +107,19 @@ def conversation_message(row) -> messaging_pb2.Conversation:
     return msg
 
 
-def message_message(row) -> messaging_pb2.Message:
+def message_message(row: Message) -> messaging_pb2.Message:
+    sender: dict[str, Any] = {"from": row.from_number}  # a keyword Python reserves
     msg = messaging_pb2.Message(
-        id=str(row.id), conversation_id=str(row.conversation_id), business_id=str(row.business_id),
-        direction=row.direction, to=row.to_number, body=row.body, status=row.status, message_sid=row.provider_sid,
-        error_code=row.error_code, error_message=row.error_message, agent_id=_text(row.agent_id),
-        lead_id=_text(row.lead_id), **{"from": row.from_number})
+        id=row.id, conversation_id=row.conversation_id, business_id=row.business_id, direction=row.direction,
+        to=row.to_number, body=row.body, status=row.status, message_sid=row.provider_sid, error_code=row.error_code,
+        error_message=row.error_message, agent_id=row.agent_id, lead_id=row.lead_id, **sender)
     set_timestamp(msg, "created_at", row.created_at)
     set_timestamp(msg, "updated_at", row.updated_at)
     return msg
 
 
-def consent_message(business_id: str, phone: str, history, now) -> messaging_pb2.Consent:
+def consent_message(business_id: str, phone: str, history: list[ConsentEvent],
+                    now: datetime) -> messaging_pb2.Consent:
     state = domain.consent_state(evidence_of(history), now)
     msg = messaging_pb2.Consent(business_id=business_id, phone=phone, state=state, can_text=domain.may_text(state))
     for row in history:
@@ -126,15 +131,15 @@ def consent_message(business_id: str, phone: str, history, now) -> messaging_pb2
     return msg
 
 
-def dnc_message(row) -> messaging_pb2.DncEntry:
-    msg = messaging_pb2.DncEntry(id=str(row.id), business_id=str(row.business_id), phone=row.phone,
+def dnc_message(row: DncEntry) -> messaging_pb2.DncEntry:
+    msg = messaging_pb2.DncEntry(id=row.id, business_id=row.business_id, phone=row.phone,
                                  reason=row.reason, added_by=row.added_by, removed_reason=row.removed_reason)
     set_timestamp(msg, "created_at", row.created_at)
     set_timestamp(msg, "removed_at", row.removed_at)
     return msg
 
 
-def email_message(row) -> messaging_pb2.Email:
+def email_message(row: Email) -> messaging_pb2.Email:
     msg = messaging_pb2.Email(id=str(row.id), business_id=str(row.business_id), kind=row.kind, to=row.to_address,
                               subject=row.subject, body=row.body, status=row.status, attempts=row.attempts,
                               last_error=row.last_error, message_id=row.message_id, created_by=row.created_by,
@@ -142,10 +147,6 @@ def email_message(row) -> messaging_pb2.Email:
     for field in ("approved_at", "next_attempt_at", "sent_at", "created_at", "updated_at"):
         set_timestamp(msg, field, getattr(row, field))
     return msg
-
-
-def _text(value) -> str | None:
-    return str(value) if value is not None else None
 
 
 def day_spend_message(found: spend.DaySpend) -> messaging_pb2.DailySpend:
@@ -166,43 +167,47 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         self.texts, self.consents, self.compliance = texts, consents, compliance
         self.provider, self.emails, self.spending = provider, emails, spending
 
-    async def SendSms(self, request, context):
+    async def SendSms(self, request: messaging_pb2.SendSmsRequest, context: Context) -> messaging_pb2.SmsSendReply:
         return sent_message(await self.texts.send(new_text(request)))
 
-    async def PlaceSms(self, request, context):
+    async def PlaceSms(self, request: messaging_pb2.SendSmsRequest, context: Context) -> messaging_pb2.PlaceSmsReply:
         placed = await self.texts.place(new_text(request))
         if isinstance(placed, Sent):
             return messaging_pb2.PlaceSmsReply(sent=sent_message(placed))
         return messaging_pb2.PlaceSmsReply(deferred=decision_message(placed))
 
-    async def HandleInboundMessage(self, request, context):
+    async def HandleInboundMessage(self, request: messaging_pb2.ProviderRequest,
+                                   context: Context) -> messaging_pb2.ProviderReply:
         body = await self.provider.inbound(dict(request.params))
         return messaging_pb2.ProviderReply(content_type=signatures.TWIML, body=body)
 
-    async def ListConversations(self, request, context):
+    async def ListConversations(self, request: messaging_pb2.ListConversationsRequest,
+                                context: Context) -> messaging_pb2.ListConversationsReply:
         paged = await self.texts.conversations(optional(request, "id"), Page.of(request.page, *CONVERSATIONS_PAGE))
         return messaging_pb2.ListConversationsReply(conversations=[conversation_message(r) for r in paged.rows],
                                                     page=paged.info())
 
-    async def ListMessages(self, request, context):
+    async def ListMessages(self, request: messaging_pb2.ListMessagesRequest,
+                           context: Context) -> messaging_pb2.ListMessagesReply:
         paged = await self.texts.messages(optional(request, "conversation_id"), optional(request, "direction"),
                                           Page.of(request.page, *MESSAGES_PAGE))
         return messaging_pb2.ListMessagesReply(messages=[message_message(r) for r in paged.rows], page=paged.info())
 
-    async def GetConsent(self, request, context):
+    async def GetConsent(self, request: messaging_pb2.GetConsentRequest, context: Context) -> messaging_pb2.Consent:
         business_id, phone, history = await self.consents.get(request.phone, optional(request, "business_id"))
         return consent_message(business_id, phone, history, utcnow())
 
-    async def RecordConsent(self, request, context):
+    async def RecordConsent(self, request: messaging_pb2.RecordConsentRequest,
+                            context: Context) -> messaging_pb2.Consent:
         business_id, phone, history = await self.consents.record(request.phone, optional(request, "business_id"),
                                                                  request.state, optional(request, "note"))
         return consent_message(business_id, phone, history, utcnow())
 
-    async def AddDnc(self, request, context):
+    async def AddDnc(self, request: messaging_pb2.AddDncRequest, context: Context) -> messaging_pb2.DncEntry:
         return dnc_message(await self.consents.add_dnc(request.phone, optional(request, "business_id"),
                                                        optional(request, "reason")))
 
-    async def CheckDnc(self, request, context):
+    async def CheckDnc(self, request: messaging_pb2.CheckDncRequest, context: Context) -> messaging_pb2.DncCheck:
         found = await self.consents.check_dnc(request.phone, optional(request, "business_id"))
         check = messaging_pb2.DncCheck(phone=found.phone, business_id=found.business_id, listed=found.listed,
                                        platform=found.platform)
@@ -210,45 +215,52 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
             check.entry.CopyFrom(dnc_message(found.entry))
         return check
 
-    async def ListDnc(self, request, context):
+    async def ListDnc(self, request: messaging_pb2.ListDncRequest, context: Context) -> messaging_pb2.ListDncReply:
         paged = await self.consents.list_dnc(optional(request, "business_id"), Page.of(request.page, *DNC_PAGE))
         return messaging_pb2.ListDncReply(entries=[dnc_message(r) for r in paged.rows], page=paged.info())
 
-    async def RemoveDnc(self, request, context):
+    async def RemoveDnc(self, request: messaging_pb2.RemoveDncRequest, context: Context) -> messaging_pb2.DncEntry:
         return dnc_message(await self.consents.remove_dnc(request.phone, optional(request, "business_id"),
                                                           request.reason))
 
-    async def CheckProvider(self, request, context):
+    async def CheckProvider(self, request: messaging_pb2.CheckProviderRequest,
+                            context: Context) -> messaging_pb2.ProviderStatus:
         return messaging_pb2.ProviderStatus(status=await self.texts.provider_status())
 
-    async def DecideCall(self, request, context):
+    async def DecideCall(self, request: messaging_pb2.DecideCallRequest,
+                         context: Context) -> common_pb2.ComplianceDecision:
         return decision_message(await self.compliance.decide_call(call_to_decide(request)))
 
-    async def ReleaseCallSlot(self, request, context):
+    async def ReleaseCallSlot(self, request: messaging_pb2.ReleaseCallSlotRequest,
+                              context: Context) -> messaging_pb2.ReleaseCallSlotReply:
         await self.compliance.release_touch(request.decision_id)
         return messaging_pb2.ReleaseCallSlotReply()
 
-    async def GetDailySpend(self, request, context):
+    async def GetDailySpend(self, request: messaging_pb2.GetDailySpendRequest,
+                            context: Context) -> messaging_pb2.GetDailySpendReply:
         return messaging_pb2.GetDailySpendReply(businesses=[day_spend_message(d) for d in await self.spending.today()])
 
-    async def GetStandings(self, request, context):
+    async def GetStandings(self, request: messaging_pb2.GetStandingsRequest,
+                           context: Context) -> messaging_pb2.GetStandingsReply:
         found = await self.compliance.standings(request.business_id, list(request.phones))
         return messaging_pb2.GetStandingsReply(standings=[standing_message(f) for f in found])
 
-    async def ListComplianceDecisions(self, request, context):
+    async def ListComplianceDecisions(self, request: messaging_pb2.ListComplianceDecisionsRequest,
+                                      context: Context) -> messaging_pb2.ListComplianceDecisionsReply:
         paged = await self.compliance.decisions(optional(request, "business_id"), optional(request, "phone"),
                                                 optional(request, "lead_id"), Page.of(request.page, *DECISIONS_PAGE))
         return messaging_pb2.ListComplianceDecisionsReply(decisions=[decision_message(r) for r in paged.rows],
                                                           page=paged.info())
 
-    async def QueueEmail(self, request, context):
+    async def QueueEmail(self, request: messaging_pb2.QueueEmailRequest, context: Context) -> messaging_pb2.Email:
         return email_message(await self.emails.queue(request.to, request.subject, request.body,
                                                      optional(request, "business_id"), not request.hold_for_approval))
 
-    async def ApproveEmail(self, request, context):
+    async def ApproveEmail(self, request: messaging_pb2.ApproveEmailRequest, context: Context) -> messaging_pb2.Email:
         return email_message(await self.emails.approve(request.id))
 
-    async def ListEmails(self, request, context):
+    async def ListEmails(self, request: messaging_pb2.ListEmailsRequest,
+                         context: Context) -> messaging_pb2.ListEmailsReply:
         if request.HasField("id"):
             return messaging_pb2.ListEmailsReply(emails=[email_message(await self.emails.get(request.id))])
         paged = await self.emails.list(optional(request, "status"), Page.of(request.page, *EMAILS_PAGE))
@@ -259,23 +271,23 @@ def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
     sms = runtime.closing(configured.sms(s))
     uow = messaging_uow(runtime.db)
-    consents = Consents(runtime.db, frozenset(s.platform_dnc))
+    consents = Consents(uow, frozenset(s.platform_dnc))
     held = standings.heard_by(runtime)
-    compliance = Compliance(runtime.db, consents.platform_dnc, s.compliance_policy(),
+    compliance = Compliance(uow, consents.platform_dnc, s.compliance_policy(),
                             subscription=Subscription.of(s.national_dnc_area_codes), standings=held)
     others = grpc_neighbours(runtime.client)
     senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
     runtime.run(senders)
     others = replace(others, agents=senders)
-    texts = Texts(runtime.db, sms, compliance, others, s.public_base_url, standings=held)
-    provider = ProviderRequests(runtime.db, others, keywords_answered_by=s.sms_provider_opt_out)
+    texts = Texts(uow, sms, compliance, others, s.public_base_url, standings=held)
+    provider = ProviderRequests(uow, others, keywords_answered_by=s.sms_provider_opt_out)
     runtime.consume(provider_service.CALLS_CONSUMER, provider.record_call,
                     filter_subject=provider_service.CALLS_SUBJECT)
     # Status callbacks the gateway stored: retried until they apply (a database outage of any length loses none);
     # only one that can never apply is terminated.
     runtime.consume(provider_service.STATUS_CONSUMER, provider.apply_statuses, stream=PROVIDER_STREAM,
                     filter_subject=STATUS_SUBJECT, batch=100, batched=True, max_deliver=-1)
-    runtime.run(Reconciliation(runtime.db, texts, sms, interval=s.sms_reconcile_seconds,
+    runtime.run(Reconciliation(uow, texts, sms, interval=s.sms_reconcile_seconds,
                                give_up=timedelta(minutes=s.sms_unknown_give_up_minutes),
                                check_after=timedelta(seconds=s.sms_status_check_after_seconds)))
     emails = Emails(uow, others, s.email_daily_quota, standings=held)

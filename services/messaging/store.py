@@ -2,21 +2,23 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
-from typing import NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
+from core.columns import Uuid
 from core.compliance.decision import Counted
 from core.db import lock_until_commit
 from services.messaging import domain
 from services.messaging.domain import Allowance
 from services.messaging.national_registry import AREA_SPAN
+from services.messaging.records import National
 from services.messaging.schema import (
-    Uuid,
     approved_recipients,
     compliance_decisions,
     consent_events,
@@ -56,7 +58,7 @@ def _into_thread(columns: tuple[str, ...]) -> sa.Insert:
         "unread_count": c.unread_count + upsert.excluded.unread_count,
         "last_message_at": upsert.excluded.last_message_at, "last_message_id": upsert.excluded.last_message_id,
     }).returning(c.id, c.lead_id).cte("thread")
-    values: dict[str, sa.ColumnElement] = dict(bound)
+    values: dict[str, sa.ColumnElement[Any]] = dict(bound)
     values["conversation_id"] = thread.c.id
     values["lead_id"] = sa.func.coalesce(bound.get("lead_id", sa.null()), thread.c.lead_id)
     added = insert(messages).from_select(list(values), sa.select(*values.values()).select_from(thread))
@@ -64,7 +66,8 @@ def _into_thread(columns: tuple[str, ...]) -> sa.Insert:
                                         index_where=messages.c.idempotency_key.isnot(None)).returning(messages)
 
 
-async def add_to_thread(conn: AsyncConnection, *, business_number: str, contact_number: str, **values):
+async def add_to_thread(conn: AsyncConnection, *, business_number: str, contact_number: str,
+                        **values: Any) -> sa.Row[Any] | None:
     """A message (`values`: its columns, with a fresh `id`) on the thread of a business number and a contact, in one
     statement: the thread is created on first use or locked and moved on (its counts, latest message, and the agent
     and lead it had none of), then the message is added to it. Returns the message; None when its business already
@@ -80,16 +83,18 @@ async def add_to_thread(conn: AsyncConnection, *, business_number: str, contact_
 _UPDATE_MESSAGE = messages.update().where(messages.c.id == sa.bindparam("the_message_id")).returning(messages)
 
 
-async def update_message(conn: AsyncConnection, message_id: str, values: dict):
+async def update_message(conn: AsyncConnection, message_id: str, values: dict[str, Any]) -> sa.Row[Any] | None:
     """The message with `values` (its columns) set."""
-    return (await conn.execute(_UPDATE_MESSAGE, {"the_message_id": message_id, **values})).first()
+    updated = await conn.execute(_UPDATE_MESSAGE, {"the_message_id": message_id, **values})
+    row: sa.Row[Any] | None = updated.first()
+    return row
 
 
 _LOCKED_BY_ID = sa.select(messages).where(messages.c.id == sa.bindparam("message_id")).with_for_update()
 _LOCKED_BY_SID = sa.select(messages).where(messages.c.provider_sid == sa.bindparam("sid")).with_for_update()
 
 
-async def message_for_callback(conn: AsyncConnection, message_id: str | None, sid: str):
+async def message_for_callback(conn: AsyncConnection, message_id: str | None, sid: str) -> sa.Row[Any] | None:
     """The outbound message a status callback is about, locked: by our id (in the callback URL), else the sid."""
     if message_id:
         row = (await conn.execute(_LOCKED_BY_ID, {"message_id": message_id})).first()
@@ -98,22 +103,22 @@ async def message_for_callback(conn: AsyncConnection, message_id: str | None, si
     return (await conn.execute(_LOCKED_BY_SID, {"sid": sid})).first()
 
 
-async def unknown_messages(conn: AsyncConnection, settled_before: datetime, limit: int) -> list:
+async def unknown_messages(conn: AsyncConnection, settled_before: datetime, limit: int) -> list[sa.Row[Any]]:
     """Outbound texts of unknown outcome whose last change is older than `settled_before`, oldest first."""
     m = messages.c
-    return (await conn.execute(sa.select(messages).where(m.status == "unknown", m.updated_at < settled_before)
-                               .order_by(m.updated_at).limit(limit))).all()
+    return list((await conn.execute(sa.select(messages).where(m.status == "unknown", m.updated_at < settled_before)
+                                    .order_by(m.updated_at).limit(limit))).all())
 
 
 async def unsettled_messages(conn: AsyncConnection, now: datetime, after: timedelta, since: datetime,
-                             limit: int) -> list:
+                             limit: int) -> list[sa.Row[Any]]:
     """Outbound texts the provider took (they have its sid) with no outcome yet, sent since `since`, whose check is
     due: `after` past their last change the first time, then when the last check said (oldest first)."""
     m = messages.c
     due = sa.func.coalesce(m.status_check_due, m.updated_at + after)
-    return (await conn.execute(sa.select(messages).where(
+    return list((await conn.execute(sa.select(messages).where(
         m.status.in_(domain.IN_FLIGHT), m.provider_sid.isnot(None), m.created_at >= since, due <= now)
-        .order_by(m.updated_at).limit(limit))).all()
+        .order_by(m.updated_at).limit(limit))).all())
 
 
 async def checked(conn: AsyncConnection, message_id: str, checks: int, next_due: datetime) -> None:
@@ -128,20 +133,20 @@ async def known_sids(conn: AsyncConnection, sids: list[str], besides: str) -> se
     return set((await conn.scalars(sa.select(m.provider_sid).where(m.provider_sid.in_(sids), m.id != besides))).all())
 
 
-async def message_by_key(conn: AsyncConnection, business_id: str, key: str):
+async def message_by_key(conn: AsyncConnection, business_id: str, key: str) -> sa.Row[Any] | None:
     m = messages.c
     return (await conn.execute(sa.select(messages).where(m.business_id == business_id,
                                                          m.idempotency_key == key))).first()
 
 
-async def message_by_sid(conn: AsyncConnection, sid: str):
+async def message_by_sid(conn: AsyncConnection, sid: str) -> sa.Row[Any] | None:
     return (await conn.execute(sa.select(messages).where(messages.c.provider_sid == sid))).first()
 
 
 _last = messages.alias("last_message")
 
 
-def conversations_of(business_ids, conversation_id: str | None) -> sa.Select:
+def conversations_of(business_ids: Iterable[str], conversation_id: str | None) -> sa.Select[Any]:
     """Threads with their latest message's preview, direction and status."""
     query = (sa.select(conversations, _last.c.body.label("last_body"), _last.c.direction.label("last_direction"),
                        _last.c.status.label("last_status"))
@@ -150,7 +155,7 @@ def conversations_of(business_ids, conversation_id: str | None) -> sa.Select:
     return query.where(conversations.c.id == conversation_id) if conversation_id else query
 
 
-def messages_of(business_ids, conversation_id: str | None, direction: str | None) -> sa.Select:
+def messages_of(business_ids: Iterable[str], conversation_id: str | None, direction: str | None) -> sa.Select[Any]:
     query = sa.select(messages).where(messages.c.business_id.in_(business_ids))
     if conversation_id:
         query = query.where(messages.c.conversation_id == conversation_id)
@@ -163,11 +168,11 @@ async def mark_read(conn: AsyncConnection, conversation_id: str) -> None:
 
 # -- consent ---------------------------------------------------------------------------------------
 
-async def add_consent(conn: AsyncConnection, **values) -> None:
+async def add_consent(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(consent_events.insert().values(**values))
 
 
-async def consent_history(conn: AsyncConnection, business_id: str, phone: str) -> list:
+async def consent_history(conn: AsyncConnection, business_id: str, phone: str) -> list[sa.Row[Any]]:
     c = consent_events.c
     return list((await conn.execute(sa.select(consent_events).where(c.business_id == business_id, c.phone == phone)
                                     .order_by(c.id))).all())
@@ -175,13 +180,13 @@ async def consent_history(conn: AsyncConnection, business_id: str, phone: str) -
 
 # -- do-not-call -------------------------------------------------------------------------------------
 
-async def listed(conn: AsyncConnection, business_id: str, phone: str):
+async def listed(conn: AsyncConnection, business_id: str, phone: str) -> sa.Row[Any] | None:
     d = dnc_entries.c
     return (await conn.execute(sa.select(dnc_entries).where(d.business_id == business_id, d.phone == phone,
                                                             d.removed_at.is_(None)))).first()
 
 
-async def add_dnc(conn: AsyncConnection, **values):
+async def add_dnc(conn: AsyncConnection, **values: Any) -> sa.Row[Any] | None:
     """The listed entry: the new one, or the one already there."""
     added = (await conn.execute(insert(dnc_entries).values(**values).on_conflict_do_nothing(
         index_elements=["business_id", "phone"], index_where=dnc_entries.c.removed_at.is_(None))
@@ -189,32 +194,32 @@ async def add_dnc(conn: AsyncConnection, **values):
     return added or await listed(conn, values["business_id"], values["phone"])
 
 
-async def remove_dnc(conn: AsyncConnection, business_id: str, phone: str, **values):
+async def remove_dnc(conn: AsyncConnection, business_id: str, phone: str, **values: Any) -> sa.Row[Any] | None:
     d = dnc_entries.c
-    return (await conn.execute(dnc_entries.update().where(d.business_id == business_id, d.phone == phone,
-                                                          d.removed_at.is_(None)).values(**values)
-                               .returning(dnc_entries))).first()
+    removed = await conn.execute(dnc_entries.update().where(d.business_id == business_id, d.phone == phone,
+                                                            d.removed_at.is_(None)).values(**values)
+                                 .returning(dnc_entries))
+    row: sa.Row[Any] | None = removed.first()
+    return row
 
 
-def dnc_of(business_id: str) -> sa.Select:
+def dnc_of(business_id: str) -> sa.Select[Any]:
     return sa.select(dnc_entries).where(dnc_entries.c.business_id == business_id, dnc_entries.c.removed_at.is_(None))
 
 
 # -- compliance ------------------------------------------------------------------------------------
 
-def _any(phones: list[str]):
+def _any(phones: list[str]) -> sa.ColumnElement[Any]:
     """`= ANY(:phones)`, the list bound as one array parameter (however many phones)."""
     return sa.any_(sa.bindparam("phones", phones, type_=ARRAY(sa.Text), unique=True))
 
 
-class National(NamedTuple):
-    """What the registry's loaded data says of a number whose area code was imported."""
-
-    refreshed_at: datetime  # its area code's
-    listed: bool
+# A phone's standing with a business: its listed do-not-call entry (or None), its consent history (oldest first) and
+# what the national registry's loaded data says of it (None when its area code was never imported).
+Standing = tuple[sa.Row[Any] | None, list[sa.Row[Any]], National | None]
 
 
-async def standing(conn: AsyncConnection, business_id: str, phone: str) -> tuple:
+async def standing(conn: AsyncConnection, business_id: str, phone: str) -> Standing:
     """(the business's do-not-call entry or None, the consent history, National or None) of a phone."""
     return (await standings(conn, business_id, [phone]))[phone]
 
@@ -224,7 +229,7 @@ def registry_number(phone: str) -> int | None:
     return int(phone[2:]) if phone.startswith("+1") and len(phone) == 12 and phone[2:].isdigit() else None
 
 
-def _standings() -> sa.CompoundSelect:
+def _standings() -> sa.CompoundSelect[Any]:
     d, c, a, n = dnc_entries.c, consent_events.c, national_dnc_areas.c, national_dnc.c
     business_id, phones = sa.bindparam("business_id", type_=Uuid), sa.any_(sa.bindparam("phones", type_=ARRAY(sa.Text)))
     listed = sa.select(d.phone, sa.literal(True).label("listed"), sa.null().cast(sa.Text).label("kind"), d.created_at,
@@ -246,12 +251,12 @@ def _standings() -> sa.CompoundSelect:
 _STANDINGS = _standings()
 
 
-async def standings(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, tuple]:
+async def standings(conn: AsyncConnection, business_id: str, phones: list[str]) -> dict[str, Standing]:
     """{phone: (the business's do-not-call entry or None, the consent history oldest first, National or None)} of
     each phone, in one statement (it is on the path of every text and call): an entry has its created_at, an event
     its kind and created_at; National is there when the phone's area code was imported."""
-    entries: dict[str, object] = {}
-    histories: dict[str, list] = {phone: [] for phone in phones}
+    entries: dict[str, sa.Row[Any]] = {}
+    histories: dict[str, list[sa.Row[Any]]] = {phone: [] for phone in phones}
     national: dict[str, National] = {}
     numbers = [registry_number(phone) for phone in phones]
     for row in await conn.execute(_STANDINGS, {"business_id": business_id, "phones": phones, "numbers": numbers}):
@@ -326,7 +331,7 @@ given_back AS (
 SELECT count(*) FROM released""")
 
 
-async def release_touch(conn: AsyncConnection, decision_id: str, business_ids, at: datetime) -> bool:
+async def release_touch(conn: AsyncConnection, decision_id: str, business_ids: Iterable[str], at: datetime) -> bool:
     """Free the slot of a touch that was never placed (the provider refused it), and give its count back to the day's
     spend; False when none is held."""
     released = await conn.execute(_RELEASE_TOUCH, {"decision_id": decision_id, "business_ids": list(business_ids),
@@ -334,7 +339,7 @@ async def release_touch(conn: AsyncConnection, decision_id: str, business_ids, a
     return bool(released.scalar())
 
 
-async def spent_on(conn: AsyncConnection, business_ids, day: date) -> dict[str, dict[str, int]]:
+async def spent_on(conn: AsyncConnection, business_ids: Iterable[str], day: date) -> dict[str, dict[str, int]]:
     """{business id: {what: used}} on `day`, for the businesses that spent anything."""
     s = daily_spend.c
     found: dict[str, dict[str, int]] = {}
@@ -368,11 +373,12 @@ async def add_call_seconds(conn: AsyncConnection, ended: list[tuple[str, str, da
 _ADD_DECISION = compliance_decisions.insert().returning(compliance_decisions)
 
 
-async def add_decision(conn: AsyncConnection, **values):
-    return (await conn.execute(_ADD_DECISION, values)).first()
+async def add_decision(conn: AsyncConnection, **values: Any) -> sa.Row[Any]:
+    row: sa.Row[Any] = (await conn.execute(_ADD_DECISION, values)).one()
+    return row
 
 
-def decisions_of(business_id: str, phone: str | None, lead_id: str | None) -> sa.Select:
+def decisions_of(business_id: str, phone: str | None, lead_id: str | None) -> sa.Select[Any]:
     d = compliance_decisions.c
     query = sa.select(compliance_decisions).where(d.business_id == business_id)
     if phone:
@@ -382,13 +388,15 @@ def decisions_of(business_id: str, phone: str | None, lead_id: str | None) -> sa
 
 # -- the email queue ---------------------------------------------------------------------------------
 
-async def queue_email(conn: AsyncConnection, **values):
+async def queue_email(conn: AsyncConnection, **values: Any) -> sa.Row[Any] | None:
     """The queued email; None when its business already has one with that reference."""
-    return (await conn.execute(insert(emails).values(**values).on_conflict_do_nothing(
-        constraint="emails_one_per_reference").returning(emails))).first()
+    queued = await conn.execute(insert(emails).values(**values).on_conflict_do_nothing(
+        constraint="emails_one_per_reference").returning(emails))
+    row: sa.Row[Any] | None = queued.first()
+    return row
 
 
-def emails_of(business_ids, status: str | None, email_id: str | None = None) -> sa.Select:
+def emails_of(business_ids: Iterable[str], status: str | None, email_id: str | None = None) -> sa.Select[Any]:
     query = sa.select(emails).where(emails.c.business_id.in_(business_ids))
     if email_id:
         query = query.where(emails.c.id == email_id)
@@ -403,12 +411,15 @@ async def api_emails_since(conn: AsyncConnection, business_id: str, since: datet
     return row[0], row[1]
 
 
-async def approve_email(conn: AsyncConnection, email_id: str, business_ids, **values):
+async def approve_email(conn: AsyncConnection, email_id: str, business_ids: Iterable[str],
+                        **values: Any) -> sa.Row[Any] | None:
     """Approve an email waiting for approval (None when there is none such of those businesses)."""
     e = emails.c
-    return (await conn.execute(emails.update().where(e.id == email_id, e.business_id.in_(business_ids),
-                                                     e.status == "pending_approval")
-                               .values(status="approved", **values).returning(emails))).first()
+    approved = await conn.execute(emails.update().where(e.id == email_id, e.business_id.in_(business_ids),
+                                                        e.status == "pending_approval")
+                                  .values(status="approved", **values).returning(emails))
+    row: sa.Row[Any] | None = approved.first()
+    return row
 
 
 async def is_approved_recipient(conn: AsyncConnection, business_id: str, address: str) -> bool:
@@ -425,15 +436,20 @@ async def approve_recipient(conn: AsyncConnection, business_id: str, address: st
                        .on_conflict_do_nothing())
 
 
-async def claim_due_emails(conn: AsyncConnection, now: datetime, duration, limit: int) -> list[tuple]:
+async def claim_due_emails(conn: AsyncConnection, now: datetime, duration: timedelta,
+                           limit: int) -> list[tuple[sa.Row[Any], str]]:
     """Take the lease of up to `limit` approved emails that are due; [(row, token)]."""
     e = emails.c
     due = (await conn.execute(sa.select(emails).where(e.status == "approved", e.next_attempt_at <= now,
                                                       leases.free(emails))
                               .order_by(e.next_attempt_at).limit(limit).with_for_update(skip_locked=True))).all()
-    return [(row, await leases.take(conn, emails, row.id, duration)) for row in due]
+    taken = [(row, await leases.take(conn, emails, row.id, duration)) for row in due]
+    return [(row, token) for row, token in taken if token is not None]  # each is free and locked: all are taken
 
 
-async def leased_email_update(conn: AsyncConnection, email_id: str, token: str, values: dict):
-    return (await conn.execute(emails.update().where(emails.c.id == email_id, leases.held(emails, token))
-                               .values(**values, **leases.RELEASED).returning(emails))).first()
+async def leased_email_update(conn: AsyncConnection, email_id: str, token: str,
+                              values: dict[str, Any]) -> sa.Row[Any] | None:
+    updated = await conn.execute(emails.update().where(emails.c.id == email_id, leases.held(emails, token))
+                                 .values(**values, **leases.RELEASED).returning(emails))
+    row: sa.Row[Any] | None = updated.first()
+    return row

@@ -1,6 +1,7 @@
-"""services.messaging.repository.MessagingRepository in memory, on a MemoryDatabase's handle (store.conversations,
-messages, compliance_decisions, consent_events and dnc_entries), and the repositories of services.messaging.repositories
-(MemorySpend: daily_spend, call_seconds and the API emails; MemoryEmails: emails and approved_recipients)."""
+"""The repositories of services.messaging.repositories in memory, on a MemoryDatabase's handle: MemoryMessages
+(conversations and messages), MemoryCompliance (compliance_decisions and counted_touches, with the standings it
+reads), MemoryConsent (consent_events and dnc_entries), MemorySpend (daily_spend, call_seconds and the API emails)
+and MemoryEmails (emails and approved_recipients); `MEMORY` builds a MessagingUnit of them."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,7 +10,11 @@ from core import leases
 from core.compliance.decision import Counted
 from core.ids import new_id, utcnow
 from core.records import record
+from services.messaging import domain
+from services.messaging.consent_service import evidence_of
+from services.messaging.records import CalleeFacts, ConsentEvent, Conversation, DncEntry, LoggedDecision, Message
 from services.messaging.repositories.email import Email
+from services.messaging.repositories.unit import Repositories
 from services.messaging.schema import (
     approved_recipients,
     call_seconds,
@@ -22,7 +27,7 @@ from services.messaging.schema import (
     emails,
     messages,
 )
-from tests.memory import MemoryConnection, Record, insert, page_of, take_lease, update
+from tests.memory import MemoryConnection, insert, page_of, take_lease, update
 
 
 def spent_on(spend, business_ids, day) -> dict:
@@ -34,15 +39,12 @@ def spent_on(spend, business_ids, day) -> dict:
     return found
 
 
-class MemoryMessaging:
+class MemoryMessages:
+    """services.messaging.repositories.messages.MessagesRepository in memory."""
+
     def __init__(self, conn: MemoryConnection):
         self.threads = conn.rows(conversations)
         self.messages = conn.rows(messages)
-        self.decisions = conn.rows(compliance_decisions)
-        self.consents = conn.rows(consent_events)
-        self.dnc = conn.rows(dnc_entries)
-        self.touches = conn.rows(counted_touches)
-        self.spend = conn.rows(daily_spend)
 
     async def add_to_thread(self, *, business_number, contact_number, **values):
         """store.add_to_thread's one statement: the thread upserted (counts moved on, the agent and lead kept when
@@ -69,29 +71,119 @@ class MemoryMessaging:
         if values.get("idempotency_key") is not None and \
                 await self.message_by_key(values["business_id"], values["idempotency_key"]) is not None:
             return None
-        return Record(insert(self.messages, messages, {
+        return record(Message, insert(self.messages, messages, {
             **values, "conversation_id": thread["id"], "lead_id": values.get("lead_id") or thread["lead_id"]}))
 
     async def message_by_key(self, business_id, key):
-        return next((Record(row) for row in self.messages.values()
+        return next((record(Message, row) for row in self.messages.values()
                      if (row["business_id"], row["idempotency_key"]) == (business_id, key)), None)
+
+    async def message_by_sid(self, sid):
+        return next((record(Message, row) for row in self.messages.values() if row["provider_sid"] == sid), None)
 
     async def message_for_callback(self, message_id, sid):
         row = self.messages.get((message_id,)) if message_id else None
         if row is None:
             row = next((m for m in self.messages.values() if m["provider_sid"] == sid), None)
-        return Record(row) if row is not None else None
+        return record(Message, row) if row is not None else None
 
     async def change_message(self, message_id, values):
         row = self.messages.get((message_id,))
-        return update(messages, row, values) if row is not None else None
+        return record(Message, update(messages, row, values)._mapping) if row is not None else None
 
-    async def add_decision(self, **values):
-        return Record(insert(self.decisions, compliance_decisions, values))
+    async def unknown_messages(self, settled_before, limit):
+        return [record(Message, row) for row in sorted(self.messages.values(), key=lambda row: row["updated_at"])
+                if row["status"] == domain.UNKNOWN and row["updated_at"] < settled_before][:limit]
+
+    async def unsettled_messages(self, now, after, since, limit):
+        def due(row):
+            return row["status_check_due"] or row["updated_at"] + after
+
+        return [record(Message, row) for row in sorted(self.messages.values(), key=lambda row: row["updated_at"])
+                if row["status"] in domain.IN_FLIGHT and row["provider_sid"] is not None
+                and row["created_at"] >= since and due(row) <= now][:limit]
+
+    async def checked(self, message_id, checks, next_due) -> None:
+        update(messages, self.messages[(message_id,)], {"status_checks": checks, "status_check_due": next_due})
+
+    async def known_sids(self, sids, besides):
+        return {row["provider_sid"] for row in self.messages.values()
+                if row["provider_sid"] in sids and row["id"] != besides}
+
+    async def conversations_page(self, business_ids, conversation_id, page):
+        """store.conversations_of: each thread with its latest message's body, direction and status."""
+        found = []
+        for thread in self.threads.values():
+            if thread["business_id"] in business_ids and conversation_id in (None, thread["id"]):
+                last = self.messages.get((thread["last_message_id"],), {})
+                found.append({**thread, "last_body": last.get("body"), "last_direction": last.get("direction"),
+                              "last_status": last.get("status")})
+        paged = page_of(found, conversations.c.last_message_at, conversations.c.id, page)
+        return dataclasses.replace(paged, rows=[record(Conversation, row._mapping) for row in paged.rows])
+
+    async def messages_page(self, business_ids, conversation_id, direction, page):
+        found = page_of([row for row in self.messages.values() if row["business_id"] in business_ids
+                         and conversation_id in (None, row["conversation_id"])
+                         and direction in (None, row["direction"])], messages.c.created_at, messages.c.id, page)
+        return dataclasses.replace(found, rows=[record(Message, row._mapping) for row in found.rows])
+
+    async def mark_read(self, conversation_id) -> None:
+        update(conversations, self.threads[(conversation_id,)], {"unread_count": 0})
+
+
+class MemoryConsent:
+    """services.messaging.repositories.consent.ConsentRepository in memory."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.consents = conn.rows(consent_events)
+        self.dnc = conn.rows(dnc_entries)
+
+    async def add_consent(self, **values) -> None:
+        insert(self.consents, consent_events, {"id": len(self.consents) + 1, **values})
+
+    async def consent_history(self, business_id, phone):
+        return [record(ConsentEvent, row) for row in sorted(self.consents.values(), key=lambda row: row["id"])
+                if (row["business_id"], row["phone"]) == (business_id, phone)]
+
+    async def listed(self, business_id, phone):
+        row = self._listed(business_id, phone)
+        return record(DncEntry, row) if row is not None else None
+
+    async def add_dnc(self, **values):
+        row = self._listed(values["business_id"], values["phone"])
+        return record(DncEntry, row if row is not None else insert(self.dnc, dnc_entries, values))
+
+    async def remove_dnc(self, business_id, phone, **values):
+        row = self._listed(business_id, phone)
+        return record(DncEntry, update(dnc_entries, row, values)._mapping) if row is not None else None
+
+    async def dnc_page(self, business_id, page):
+        found = page_of([row for row in self.dnc.values() if row["business_id"] == business_id
+                         and row["removed_at"] is None], dnc_entries.c.created_at, dnc_entries.c.id, page)
+        return dataclasses.replace(found, rows=[record(DncEntry, row._mapping) for row in found.rows])
+
+    def _listed(self, business_id, phone):
+        return next((row for row in self.dnc.values() if (row["business_id"], row["phone"]) == (business_id, phone)
+                     and row["removed_at"] is None), None)
+
+
+class MemoryCompliance:
+    """services.messaging.repositories.compliance.ComplianceRepository in memory."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.consent = MemoryConsent(conn)
+        self.decisions = conn.rows(compliance_decisions)
+        self.touches = conn.rows(counted_touches)
+        self.spend = conn.rows(daily_spend)
 
     async def standing(self, business_id, phone):
         """No national registry is loaded in memory."""
-        return await self.listed(business_id, phone), await self.consent_history(business_id, phone), None
+        entry = await self.consent.listed(business_id, phone)
+        return CalleeFacts(entry.created_at if entry is not None else None, evidence_of(
+            await self.consent.consent_history(business_id, phone)), None)
+
+    async def standings(self, business_id, phones):
+        return {phone: await self.standing(business_id, phone) for phone in phones}
 
     async def lock_callee(self, business_id, phone) -> None:
         """Nothing to do: a MemoryDatabase's transactions run one at a time."""
@@ -101,6 +193,12 @@ class MemoryMessaging:
             self.touches.values(), key=lambda row: row["placed_at"])
             if (row["business_id"], row["phone"]) == (business_id, phone) and row["placed_at"] > since
             and row["released_at"] is None]
+
+    async def recent_touches_of(self, business_id, phones, since):
+        return {phone: await self.recent_touches(business_id, phone, since) for phone in phones}
+
+    async def add_decision(self, **values):
+        return record(LoggedDecision, insert(self.decisions, compliance_decisions, values))
 
     async def count_touch(self, *, within, **values) -> bool:
         """store.count_touch: counted only under the day's limit of its channel (and call seconds)."""
@@ -117,9 +215,6 @@ class MemoryMessaging:
         insert(self.touches, counted_touches, values)
         return True
 
-    async def spent_on(self, business_ids, day):
-        return spent_on(self.spend, business_ids, day)
-
     async def release_touch(self, decision_id, business_ids, at):
         row = self.touches.get((decision_id,))
         if row is None or row["business_id"] not in business_ids or row["released_at"] is not None:
@@ -130,32 +225,11 @@ class MemoryMessaging:
             update(daily_spend, spent, {"used": spent["used"] - 1})
         return True
 
-    async def add_consent(self, **values) -> None:
-        insert(self.consents, consent_events, {"id": len(self.consents) + 1, **values})
-
-    async def consent_history(self, business_id, phone):
-        return [Record(row) for row in sorted(self.consents.values(), key=lambda row: row["id"])
-                if (row["business_id"], row["phone"]) == (business_id, phone)]
-
-    async def listed(self, business_id, phone):
-        row = self._listed(business_id, phone)
-        return Record(row) if row is not None else None
-
-    async def add_dnc(self, **values):
-        row = self._listed(values["business_id"], values["phone"])
-        return Record(row if row is not None else insert(self.dnc, dnc_entries, values))
-
-    async def remove_dnc(self, business_id, phone, **values):
-        row = self._listed(business_id, phone)
-        return update(dnc_entries, row, values) if row is not None else None
-
-    async def dnc_page(self, business_id, page):
-        return page_of([row for row in self.dnc.values() if row["business_id"] == business_id
-                        and row["removed_at"] is None], dnc_entries.c.created_at, dnc_entries.c.id, page)
-
-    def _listed(self, business_id, phone):
-        return next((row for row in self.dnc.values() if (row["business_id"], row["phone"]) == (business_id, phone)
-                     and row["removed_at"] is None), None)
+    async def decisions_page(self, business_id, phone, lead_id, page):
+        found = page_of([row for row in self.decisions.values() if row["business_id"] == business_id
+                         and phone in (None, row["phone"]) and lead_id in (None, row["lead_id"])],
+                        compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
+        return dataclasses.replace(found, rows=[record(LoggedDecision, row._mapping) for row in found.rows])
 
 
 class MemorySpend:
@@ -245,3 +319,7 @@ class MemoryEmails:
         if row is None or row["lease_token"] != token:  # core.leases.held: still the token's, run out or not
             return None
         return record(Email, update(emails, row, {**values, **leases.RELEASED})._mapping)
+
+
+MEMORY = Repositories(messages=MemoryMessages, compliance=MemoryCompliance, consent=MemoryConsent, spend=MemorySpend,
+                      emails=MemoryEmails)

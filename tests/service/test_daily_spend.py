@@ -41,7 +41,8 @@ async def test_an_ended_calls_seconds_count_once_on_the_utc_day_it_ended(databas
 async def test_the_days_call_minutes_stop_the_next_calls_decision(database):
     who = new_tenant()
     business_id = who.business_ids[0]
-    rules = Compliance(database, frozenset(), compliance.Policy(), standings=accounts_saying({business_id: "active"}))
+    rules = Compliance(messaging_uow(database), frozenset(), compliance.Policy(),
+                       standings=accounts_saying({business_id: "active"}))
     limits = plans.DAILY_LIMITS["starter"]
     now = datetime.now(UTC)
     await spend.EndedCalls(messaging_uow(database)).record_ended([  # today's and tomorrow's (UTC): whatever the hour

@@ -14,6 +14,7 @@ from core.ids import new_id, utcnow
 from core.tenant import acting_as
 from services.messaging import domain, store
 from services.messaging.compliance_service import Compliance
+from services.messaging.repositories.unit import messaging_uow
 from tests.service.conftest import new_tenant
 
 PLATFORM = "+14155550166"
@@ -53,7 +54,7 @@ async def test_standings_group_each_phones_facts_in_two_statements_however_many(
                                     channel=channel, placed_at=at, within=store.Allowance(at.date(), 100))
             if hours == 3:
                 await store.release_touch(conn, decision_id, (business_id,), now)
-    rules = Compliance(database, frozenset({PLATFORM}), compliance.Policy())
+    rules = Compliance(messaging_uow(database), frozenset({PLATFORM}), compliance.Policy())
     many = [f"+1415555{n:04d}" for n in range(2000, 4000)]
     with acting_as(who):
         await rules.standings(business_id, [clean])  # the pool's first connection says hello outside the count
@@ -77,7 +78,7 @@ async def test_standings_group_each_phones_facts_in_two_statements_however_many(
 async def test_a_call_is_decided_from_its_domain_value_and_counted(database):
     who = new_tenant()
     business_id = who.business_ids[0]
-    rules = Compliance(database, frozenset({PLATFORM}), compliance.Policy())
+    rules = Compliance(messaging_uow(database), frozenset({PLATFORM}), compliance.Policy())
     call = domain.CallToDecide(business_id=business_id, phone="+14155550185", actor="run", reference="touch-1",
                                timezone="America/Los_Angeles", business_hours=(0, 23))
     with acting_as(who):

@@ -14,6 +14,7 @@ from services.accounts.billing import payment_parts
 from services.messaging import schema as messaging_schema
 from services.messaging import store as messaging_store
 from services.messaging.provider_service import ProviderRequests
+from services.messaging.repositories.unit import messaging_uow
 from tests.service.conftest import new_business
 from tests.service.fakes import InMemoryAgents
 
@@ -39,7 +40,7 @@ async def queued_text(database) -> tuple[str, str, str]:
 
 async def test_a_status_callback_applied_twice_moves_its_text_once(database):
     business_id, message_id, sid = await queued_text(database)
-    provider = ProviderRequests(database, others=None)
+    provider = ProviderRequests(messaging_uow(database), others=None)
     delivered = {"message_id": message_id, "params": {"MessageSid": sid, "MessageStatus": "delivered"}}
     late = {"message_id": None, "params": {"MessageSid": sid, "MessageStatus": "sent"}}  # by its sid alone
     await provider.apply_statuses([delivered, late])
@@ -55,7 +56,7 @@ async def test_a_status_callback_applied_twice_moves_its_text_once(database):
                                     {"message_id": None, "params": {"MessageSid": 7}}])
 async def test_a_status_callback_that_can_never_apply_is_permanent(database, stored):
     with pytest.raises(PermanentError):
-        await ProviderRequests(database, others=None).apply_statuses([stored])
+        await ProviderRequests(messaging_uow(database), others=None).apply_statuses([stored])
 
 
 @pytest.fixture

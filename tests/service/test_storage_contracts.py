@@ -9,7 +9,7 @@ from services.calls.repository import SqlCalls
 from services.evals.repository import SqlScenarios
 from services.messaging.repositories.email import SqlEmails
 from services.messaging.repositories.spend import SqlSpend
-from services.messaging.repository import SqlMessaging
+from services.messaging.repositories.unit import MessagingUnit
 from services.sdr.repository import SqlLeads, SqlRuns
 from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
 from tests.storage_contracts import (
@@ -101,7 +101,7 @@ class TestSqlAgents(AgentsRepositoryContract):
 class TestSqlMessaging(MessagingRepositoryContract):
     @pytest.fixture
     def messaging_in(self):
-        return SqlMessaging
+        return MessagingUnit
 
 
 class TestSqlNumbers(NumbersRepositoryContract):

@@ -2,7 +2,8 @@
 (consent_service.py) in the fast tier: on the in-memory database (tests/memory), the messaging simulator served
 in this process and the other services behind in-memory ports (tests/service/fakes.py). The compliance decision
 (consent, the do-not-call list, quiet hours) logged with its text, the pending message on its thread, the
-provider's acceptance or refusal with their events, and idempotency keys."""
+provider's acceptance or refusal with their events, and idempotency keys; the provider's status callbacks and inbound
+texts (provider_service.py)."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,10 +18,12 @@ from services.messaging import service as texts_service
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
 from services.messaging.ports import Lead, Sender
+from services.messaging.provider_service import ProviderRequests
+from services.messaging.repositories.unit import messaging_uow
 from services.messaging.schema import compliance_decisions, conversations
 from services.messaging.service import NewText, Texts
 from tests.memory import MemoryDatabase
-from tests.memory.messaging import MemoryMessaging
+from tests.memory.messaging import MEMORY, MemoryCompliance, MemoryMessages
 from tests.service.fakes import MessagingNeighbours
 
 SENDER, CALLEE, PLATFORM_LISTED = "+14155550100", "+14155550123", "+14155550999"
@@ -64,13 +67,14 @@ def caller(business_id):
 
 @pytest.fixture
 def consents(database, caller, clock) -> Consents:
-    return Consents(database, frozenset({PLATFORM_LISTED}), messaging=MemoryMessaging)
+    return Consents(messaging_uow(database, MEMORY), frozenset({PLATFORM_LISTED}))
 
 
 @pytest.fixture
 def texts(database, sms, others, consents) -> Texts:
-    rules = Compliance(database, consents.platform_dnc, compliance.Policy(), messaging=MemoryMessaging)
-    return Texts(database, sms.client, rules, others.ports, "http://127.0.0.1:9", messaging=MemoryMessaging)
+    uow = messaging_uow(database, MEMORY)
+    rules = Compliance(uow, consents.platform_dnc, compliance.Policy())
+    return Texts(uow, sms.client, rules, others.ports, "http://127.0.0.1:9")
 
 
 def text(agent_id: str, to: str = CALLEE, body: str = "Your quote is ready.", **fields) -> NewText:
@@ -159,10 +163,10 @@ async def test_a_provider_refusal_fails_the_message_with_its_event(texts, consen
     assert failed.value.code == "sms_send_failed"
     assert [event["type"] for event in database.events] == ["sms.failed"]
     async with database.read() as conn:
-        message = await MemoryMessaging(conn).message_by_key(business_id, "key-1")
+        message = await MemoryMessages(conn).message_by_key(business_id, "key-1")
     assert message.status == "failed" and message.provider_sid is None
     async with database.read() as conn:  # a text never placed frees its slot in the ledger
-        assert await MemoryMessaging(conn).recent_touches(business_id, CALLEE, MIDDAY - compliance.DAY) == []
+        assert await MemoryCompliance(conn).recent_touches(business_id, CALLEE, MIDDAY - compliance.DAY) == []
 
 
 async def test_texts_are_counted_and_floridas_cap_counts_them(texts, consents, database, sms, clock, agent_id,
@@ -173,7 +177,7 @@ async def test_texts_are_counted_and_floridas_cap_counts_them(texts, consents, d
         clock.now = MIDDAY + timedelta(minutes=minutes)
         await texts.send(text(agent_id, to=miami))
     async with database.read() as conn:
-        counted = await MemoryMessaging(conn).recent_touches(business_id, miami, MIDDAY - compliance.DAY)
+        counted = await MemoryCompliance(conn).recent_touches(business_id, miami, MIDDAY - compliance.DAY)
     assert [t.channel for t in counted] == ["sms"] * 3
     clock.now = MIDDAY + timedelta(hours=1)
     with pytest.raises(ServiceError) as capped:
@@ -200,7 +204,7 @@ async def test_a_recipient_who_replied_stop_at_the_provider_is_opted_out_here_to
     assert "START" in refused.value.message
     assert [event["type"] for event in database.events] == ["sms.failed"]
     async with database.read() as conn:
-        message = await MemoryMessaging(conn).message_by_key(business_id, "key-1")
+        message = await MemoryMessages(conn).message_by_key(business_id, "key-1")
     assert (message.status, message.error_code, message.provider_sid) == ("failed", "21610", None)
     _, _, history = await consents.get(CALLEE, None)
     assert [(row.kind, row.source, row.reference) for row in history] == [
@@ -268,3 +272,41 @@ async def test_consent_and_the_do_not_call_list_are_kept_per_business(consents, 
     with acting_as(Tenant(account_id=new_id(), business_ids=(new_id(),))), pytest.raises(ServiceError) as other:
         await consents.get(CALLEE, business_id)
     assert other.value.code in ("forbidden", "not_found")
+
+
+@pytest.fixture
+def provider(database, others) -> ProviderRequests:
+    return ProviderRequests(messaging_uow(database, MEMORY), others.ports, keywords_answered_by="ours")
+
+
+async def test_status_callbacks_move_a_text_forward_once_with_their_events(texts, consents, provider, database,
+                                                                            agent_id):
+    await consents.record(CALLEE, None, "opted_in", None)
+    message = (await texts.send(text(agent_id))).message
+    delivered = {"message_id": message.id, "params": {"MessageSid": message.provider_sid,
+                                                      "MessageStatus": "delivered"}}
+    late = {"message_id": None, "params": {"MessageSid": message.provider_sid, "MessageStatus": "sent"}}
+    await provider.apply_statuses([delivered, late])
+    await provider.apply_statuses([delivered])
+    async with database.read() as conn:
+        assert (await MemoryMessages(conn).message_by_sid(message.provider_sid)).status == "delivered"
+    assert [event["type"] for event in database.events] == ["sms.sent", "sms.delivered"]
+
+
+async def test_an_inbound_text_lands_on_its_thread_as_consent_and_a_stop_is_confirmed_once(provider, consents,
+                                                                                           database, business_id):
+    said = {"From": CALLEE, "To": SENDER, "MessageSid": "SMin1", "Body": "Is Tuesday fine?"}
+    assert "<Message>" not in await provider.inbound(said)
+    assert "<Message>" not in await provider.inbound(said)  # the provider sent it again: taken once
+    _, _, history = await consents.get(CALLEE, business_id)
+    assert [(e.kind, e.source, e.reference) for e in history] == [("conversational", "inbound_text", "SMin1")]
+    stop = {**said, "MessageSid": "SMin2", "Body": "STOP"}
+    assert "Acme Plumbing" in await provider.inbound(stop)
+    assert "<Message>" not in await provider.inbound({**stop, "MessageSid": "SMin3"})  # already opted out
+    _, _, history = await consents.get(CALLEE, business_id)
+    assert [e.kind for e in history] == ["conversational", "opt_out", "opt_out"]
+    assert [event["type"] for event in database.events] == ["sms.received"] * 3
+    async with database.read() as conn:
+        [thread] = (await MemoryMessages(conn).conversations_page((business_id,), None, Page(limit=10))).rows
+    assert (thread.contact_number, thread.inbound_count, thread.unread_count, thread.last_body) == (
+        CALLEE, 3, 3, "STOP")

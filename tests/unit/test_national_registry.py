@@ -19,7 +19,8 @@ from services.messaging.national_registry import (
     Subscription,
     standing_fields,
 )
-from services.messaging.store import National, registry_number
+from services.messaging.records import National
+from services.messaging.store import registry_number
 
 # A Tuesday, 11:00 in New York: every window is open for a consenting callee.
 NOW = datetime(2026, 3, 10, 15, 0, tzinfo=UTC)

@@ -2,12 +2,13 @@
 tests/service/test_storage_contracts.py runs the same on the SQL ones."""
 import pytest
 
+from services.messaging.repositories.unit import MessagingUnit
 from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryHotPath
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryScenarios
-from tests.memory.messaging import MemoryEmails, MemoryMessaging, MemorySpend
+from tests.memory.messaging import MEMORY, MemoryEmails, MemorySpend
 from tests.memory.sdr import MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscriptions
 from tests.storage_contracts import (
@@ -99,7 +100,7 @@ class TestMemoryAgents(AgentsRepositoryContract):
 class TestMemoryMessaging(MessagingRepositoryContract):
     @pytest.fixture
     def messaging_in(self):
-        return MemoryMessaging
+        return lambda conn: MessagingUnit(conn, MEMORY)
 
 
 class TestMemoryNumbers(NumbersRepositoryContract):

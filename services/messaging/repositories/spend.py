@@ -1,5 +1,5 @@
 """Where the daily spend limits' counts live (spend.py): the day's use per business, the API emails of a window,
-and ended calls' seconds. Touches are counted with their compliance decision (repository.py: count_touch)."""
+and ended calls' seconds. Touches are counted with their compliance decision (compliance.py: count_touch)."""
 from __future__ import annotations
 
 from datetime import date, datetime
