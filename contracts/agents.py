@@ -1,7 +1,7 @@
 """Agents: what an agent's configuration may hold, and the eval gate's refusal."""
 from __future__ import annotations
 
-from providers.voice.vapi.vocabulary import MODEL_REQUIRED, VOICE_REQUIRED
+from providers.voice.vapi import vocabulary
 
 DEFAULT_FIRST_MESSAGE = "Hello! How can I help you today?"
 DEFAULT_MODEL = {"provider": "openai", "model": "gpt-4.1", "temperature": 0.7}
@@ -24,8 +24,8 @@ PROVIDER_CONFIG_BOUNDS = {"maxDurationSeconds": (10, 43200)}
 
 # The voice and model providers an agent may name: those that need nothing but a voiceId / a model name (the
 # others take settings our voice and model objects do not carry).
-VOICE_PROVIDERS = tuple(p for p, required in VOICE_REQUIRED.items() if required == ("voiceId",))
-MODEL_PROVIDERS = tuple(p for p, required in MODEL_REQUIRED.items() if required in ((), ("model",)))
+VOICE_PROVIDERS = tuple(p for p, required in vocabulary.VOICE_REQUIRED.items() if required == ("voiceId",))
+MODEL_PROVIDERS = tuple(p for p, required in vocabulary.MODEL_REQUIRED.items() if required in ((), ("model",)))
 
 # The order fields are reported in updated_fields.
 FIELD_ORDER = ("name", "inbound_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message",
@@ -53,3 +53,9 @@ def gate_refusal(status: str, failed: int, total: int, names: list[str]) -> str:
 # the agent answers. Keep the ring time below the forward-to phone's own voicemail delay (often 20-25 s), or its
 # voicemail picks up first and the agent never does.
 RING_SECONDS = (20, 5, 60)  # default, minimum, maximum
+
+# What the voice provider takes, and so our API: a recording disclosure's message at most this long, and an agent's
+# provider_config.voicemailDetection "off" or a plan of one of these providers.
+DISCLOSURE_MESSAGE_MAX = vocabulary.RECORDING_CONSENT_MESSAGE_MAX
+VOICEMAIL_DETECTION_OFF = vocabulary.VOICEMAIL_DETECTION_OFF
+VOICEMAIL_DETECTION_PROVIDERS = vocabulary.VOICEMAIL_DETECTION_PROVIDERS

@@ -19,7 +19,6 @@ from core.scopes import ALL_SCOPES
 from gateway.convert import schema_of
 from gateway.patterns import E164_OR_EMPTY, HTTP_URL, NOT_BLANK
 from gateway.patterns import WEBHOOK_ID as WEBHOOK_ID_PATTERN
-from providers.voice.vapi import vocabulary
 from switchboard.v1 import (
     accounts_pb2,
     agents_pb2,
@@ -179,7 +178,7 @@ RECORDING_DISCLOSURE = {**_obj({
              "state) or whom no US state places; always: on every call; off: never (the business answers for "
              "recording consent, as with compliance skip)"},
     "message": {"anyOf": [{"type": "string", "minLength": 1, "pattern": NOT_BLANK,
-                           "maxLength": vocabulary.RECORDING_CONSENT_MESSAGE_MAX}, {"type": "null"}],
+                           "maxLength": agents.DISCLOSURE_MESSAGE_MAX}, {"type": "null"}],
                 "description": "the words, spoken as a line of their own before the call's first message; null: the "
                 f"default wording ({recording.STAY_ON_LINE}: \"{recording.DEFAULT_MESSAGES[recording.STAY_ON_LINE]}\"; "
                 f"{recording.VERBAL}: \"{recording.DEFAULT_MESSAGES[recording.VERBAL]}\")"},

@@ -12,6 +12,7 @@ from typing import Any
 from contracts.agents import (
     DEFAULT_FIRST_MESSAGE,
     DEFAULT_MODEL,
+    DISCLOSURE_MESSAGE_MAX,
     FIELD_ORDER,
     LLM_MAX,
     MESSAGE_MAX,
@@ -23,15 +24,12 @@ from contracts.agents import (
     PROVIDER_CONFIG_GROUPS,
     REASON_MAX,
     VOICE_PROVIDERS,
+    VOICEMAIL_DETECTION_OFF,
+    VOICEMAIL_DETECTION_PROVIDERS,
 )
 from core.compliance import recording_rules as recording
 from core.errors import ServiceError, invalid
 from providers.voice.port import AssistantSpec, Conversation
-from providers.voice.vapi.vocabulary import (
-    RECORDING_CONSENT_MESSAGE_MAX,
-    VOICEMAIL_DETECTION_OFF,
-    VOICEMAIL_DETECTION_PROVIDERS,
-)
 from switchboard.v1 import calls_pb2
 
 AGENT_STATUS = "active"
@@ -173,7 +171,7 @@ def check_recording_disclosure(given: Any, current: dict[str, Any] | None = None
     if message is not None:
         if not isinstance(message, str):
             raise invalid("recording_disclosure.message must be a string, or null for the default wording")
-        merged["message"] = check_text(message, "recording_disclosure.message", RECORDING_CONSENT_MESSAGE_MAX)
+        merged["message"] = check_text(message, "recording_disclosure.message", DISCLOSURE_MESSAGE_MAX)
     return {k: merged[k] for k in DISCLOSURE_KEYS
             if merged.get(k) is not None and merged[k] != DISCLOSURE_DEFAULTS.get(k)}
 
