@@ -53,6 +53,11 @@ PAYMENT_OVERDUE = "payment_overdue"
 TRIAL_ENDED_UNPAID = "trial_ended_unpaid"
 SUBSCRIPTION_CANCELED = "subscription_canceled"
 
+# What a workspace billed on another business's subscription copies from it, so its standing and billing's moves
+# (billing_move) follow its payer's.
+PAYER_COLUMNS = ("plan_id", "subscription_status", "subscription_event_at", "past_due_since", "paid_through",
+                 "trial_ends_at")
+
 
 def our_status(provider_status: str) -> str | None:
     """Our subscription status for the provider's, or None for one we do not know (left as it is)."""

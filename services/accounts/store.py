@@ -446,12 +446,6 @@ def renewals_to_remind(now: datetime, ahead: timedelta) -> sa.Select:
 
 # -- workspaces billed on the account's subscription (services.accounts.workspace_billing) ---------------------
 
-# What a workspace billed on another business's subscription copies from it, so its standing and billing's moves
-# (payments_domain.billing_move) follow its payer's.
-PAYER_COLUMNS = ("plan_id", "subscription_status", "subscription_event_at", "past_due_since", "paid_through",
-                 "trial_ends_at")
-
-
 async def lock_payer(conn: AsyncConnection, account_id: str, *, lock: bool = True):
     """The account's paying business (its first that pays for itself: the signup's), locked until the transaction
     ends (`lock`): workspaces are added to its subscription one at a time."""

@@ -84,8 +84,8 @@ def _may_import_store(path: Path, store: str) -> bool:
 
 
 @pytest.mark.xfail(strict=True, reason="issue 52: messaging's compliance, send path, provider callbacks and "
-                   "reconciliation and accounts' billing and OAuth still import their stores; the marker goes when "
-                   "the last one reaches storage through its unit of work")
+                   "reconciliation still import its store; the marker goes when the last one reaches storage "
+                   "through its unit of work")
 def test_only_repositories_import_a_store() -> None:
     offenders = sorted({
         f"{path.relative_to(ROOT)}:{line} imports {store}"
