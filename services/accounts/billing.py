@@ -1,6 +1,7 @@
 """The billing worker and the wiring of the payment use cases on the configured providers."""
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -44,14 +45,14 @@ class PaymentParts:
     provisioning: Provisioning
     x402: X402Billing
     workspaces: WorkspaceBilling
-    closers: list
+    closers: list[Callable[[], Awaitable[None]]]
 
 
 def payment_parts(s: Settings, uow: UnitOfWork[AccountsUnit], agents: AgentsPort) -> PaymentParts:
     """The payments use cases and the provisioning saga on the configured providers, with the providers'
     closers (for the service and the service-layer tests)."""
     checkout, gate = configured.payments(s), configured.x402_gate(s)
-    closers = [checkout.close, *([gate.close] if gate else [])]
+    closers: list[Callable[[], Awaitable[None]]] = [checkout.close, *([gate.close] if gate else [])]
     provisioning = Provisioning(uow, agents, s.provisioning_retry_seconds)
     payments = Payments(uow, checkout, gate, provisioning, s.public_base_url, timedelta(hours=s.payment_grace_hours),
                         s.checkout_prices)

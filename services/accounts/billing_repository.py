@@ -52,11 +52,11 @@ class SqlBilling:
 
     async def live_workspaces(self, account_id: str) -> list[Any]:
         """The account's workspaces not torn down (id, billed_on, subscription_status, lease_until)."""
-        return await store.live_workspaces(self.conn, account_id)
+        return list(await store.live_workspaces(self.conn, account_id))
 
     async def billed_on(self, payer_id: str, *, lock: bool = False) -> list[Any]:
         """The workspaces billed on the payer's subscription, not torn down (held for update with `lock`)."""
-        return await store.billed_on(self.conn, payer_id, lock=lock)
+        return list(await store.billed_on(self.conn, payer_id, lock=lock))
 
     async def pending_workspaces(self, now: datetime) -> list[Any]:
         """Workspaces being added to their payer's subscription whose request's lease ran out (id, account_id)."""

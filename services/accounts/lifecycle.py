@@ -15,6 +15,7 @@ from switchboard.v1 import events_pb2
 async def change(work: AccountsUnit, row: Any, values: dict[str, Any]) -> Any:
     """The business row after writing `values` (with workspace.standing_changed when its standing changed)."""
     after = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
+    assert after is not None  # the caller read the row in this unit of work (and holds it)
     was = standing.standing(row.lifecycle_state, row.subscription_status)
     now = standing.standing(after.lifecycle_state, after.subscription_status)
     if was != now:

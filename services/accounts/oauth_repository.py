@@ -52,7 +52,7 @@ class SqlOAuth:
 
     async def businesses_named(self, account_id: str) -> list[Any]:
         """The account's businesses (id, name), oldest first."""
-        return await oauth_store.businesses_named(self.conn, account_id)
+        return list(await oauth_store.businesses_named(self.conn, account_id))
 
     async def business_ids_of(self, account_id: str) -> list[str]:
         return await store.business_ids_of(self.conn, account_id)

@@ -70,7 +70,7 @@ class Authorization:
 class Consent:
     authorization: Authorization
     account_id: str | None  # None: nobody is signed in
-    businesses: list
+    businesses: list[Any]  # (id, name) rows, oldest first
 
 
 @dataclass(frozen=True)
@@ -86,11 +86,10 @@ Redeem = Callable[[SqlOAuth, Any, dict[str, str], datetime], Awaitable[Tokens]]
 
 
 def refusal(err: OAuthError, redirect_to: str = "") -> ServiceError:
-    details = {"oauth_error": err.error}
-    if redirect_to:
-        details["redirect_to"] = redirect_to
     code = "unauthorized" if err.error == "invalid_client" else "invalid_request"
-    return ServiceError(code, err.description, **details)
+    if redirect_to:
+        return ServiceError(code, err.description, oauth_error=err.error, redirect_to=redirect_to)
+    return ServiceError(code, err.description, oauth_error=err.error)
 
 
 class OAuth:
@@ -137,7 +136,7 @@ class OAuth:
 
     # -- the authorization request and the account user's decision --------------------------
 
-    def _redirect(self, uri: str, state: str, **params) -> str:
+    def _redirect(self, uri: str, state: str, **params: str) -> str:
         query = {**params, **({"state": state} if state else {}), "iss": self.issuer}
         return f"{uri}{'&' if '?' in uri else '?'}{urlencode(query)}"
 

@@ -1,8 +1,9 @@
 """Where the account use cases (service.py, sign_in.py, lifecycle.py) keep users, workspaces, keys, sign-in links,
 sessions and usage: `AccountsUnit`, the service's unit of work (core.uow) with its repositories bound to one
-transaction's or read's handle (these, and billing's, OAuth's and the provisioning saga's), and `HotPath`, the request hot path's statements on the raw pool (core.uow.Database
-.pooled: a workspace read, a session's touch, a rotated hash, the gateways' usage COPY). They only store and find;
-the rules stay in domain.py and the use cases (a key not usable, a workspace not found, a lifecycle move).
+transaction's or read's handle (these, and billing's, OAuth's and the provisioning saga's), and `HotPath`, the
+request hot path's statements on the raw pool (core.uow.Database.pooled: a workspace read, a session's touch, a
+rotated hash, the gateways' usage COPY). They only store and find; the rules stay in domain.py and the use cases
+(a key not usable, a workspace not found, a lifecycle move).
 
 `SqlAccounts` and `PooledAccounts` are the production ones, over store.py (the same statements); the fast test
 tier has in-memory ones (tests/memory/accounts.py), and the same behaviour tests run on both
@@ -239,7 +240,7 @@ class SqlAccounts:
         return dataclasses.replace(paged, rows=[record(UsageRecord, row._mapping) for row in paged.rows])
 
     async def subscriptions_of(self, business_ids: list[str]) -> list[Any]:
-        return await store.subscriptions_of(self.conn, business_ids)
+        return list(await store.subscriptions_of(self.conn, business_ids))
 
     async def minutes_used(self, business_ids: list[str]) -> dict[str, int]:
         return await store.minutes_used(self.conn, business_ids)

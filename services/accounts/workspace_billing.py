@@ -31,6 +31,7 @@ from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.uow import UnitOfWork
 from providers.payments.adapter import PaymentsError
+from providers.x402 import PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER
 from services.accounts import lifecycle
 from services.accounts import payments_domain as pay
 from services.accounts.payments_service import Payments, X402Terms
@@ -54,7 +55,7 @@ class _PaymentUsed(Exception):
 @dataclass(frozen=True)
 class NewWorkspace:
     name: str
-    metadata: dict
+    metadata: dict[str, Any]
     external_ref: str | None
     timezone: str
 
@@ -74,7 +75,7 @@ def limit_refusal(plan: str, count: int) -> str | None:
             "(PATCH /api/v1/workspaces with action cancel, then teardown) or move to a larger plan")
 
 
-def pending(row) -> bool:
+def pending(row: Any) -> bool:
     """Being added to its payer's subscription (unpaid until then)."""
     return row.billed_on is not None and row.subscription_status == billing_contract.INCOMPLETE and row.lease_until is not None
 
@@ -85,7 +86,7 @@ class WorkspaceBilling:
 
     async def create(self, account_id: str, form: NewWorkspace, payment_signature: str = "") -> Created:
         async with self.uow.read() as work:
-            payer = await work.billing.payer(account_id, lock=False)
+            payer = await self._payer(work, account_id, lock=False)
             live = await work.billing.live_workspaces(account_id)
         self._refuse_unless_allowed(payer, len(live))  # before any payment is asked for
         if payer.payment_capture == billing_contract.X402:
@@ -93,16 +94,22 @@ class WorkspaceBilling:
         return await self._on_the_subscription(account_id, form)
 
     @staticmethod
-    def _refuse_unless_allowed(payer, count: int) -> None:
+    async def _payer(work: AccountsUnit, account_id: str, *, lock: bool = True) -> Any:
+        """The account's paying business (held for update with `lock`)."""
+        payer = await work.billing.payer(account_id, lock=lock)
         if payer is None:
             raise ServiceError("forbidden", "this account has no workspace that pays for it")
+        return payer
+
+    @staticmethod
+    def _refuse_unless_allowed(payer: Any, count: int) -> None:
         if why := limit_refusal(payer.plan_id, count):
             raise ServiceError("forbidden", why)
         held = standing.standing("active", payer.subscription_status)
         if not standing.is_good(held):  # the new workspace would inherit it
             raise standing.refusal(held, "creating a workspace")
 
-    def _row(self, account_id: str, form: NewWorkspace, **billing) -> dict:
+    def _row(self, account_id: str, form: NewWorkspace, **billing: Any) -> dict[str, Any]:
         now = utcnow()
         return dict(id=new_id(), account_id=account_id, name=form.name, lifecycle_state="active",
                     metadata=form.metadata, external_ref=form.external_ref, timezone=form.timezone,
@@ -113,7 +120,7 @@ class WorkspaceBilling:
     async def _on_the_subscription(self, account_id: str, form: NewWorkspace) -> Created:
         token = new_id()
         async with self.uow.transaction() as work:
-            payer = await work.billing.payer(account_id)
+            payer = await self._payer(work, account_id)
             live = await work.billing.live_workspaces(account_id)
             self._refuse_unless_allowed(payer, len(live))
             if payer.subscription_id is None:
@@ -128,11 +135,11 @@ class WorkspaceBilling:
                 lease_until=now + ADD_LEASE))  # the payer's trial and standing once added, none before
         return Created(await self._add(account_id, str(row.id), token))
 
-    async def _add(self, account_id: str, business_id: str, token: str):
+    async def _add(self, account_id: str, business_id: str, token: str) -> Any:
         """Set the subscription's quantity to the account's workspaces billed on it (this one included), then mark
         every one of them that was waiting as billed; the workspace's row after."""
         async with self.uow.read() as work:
-            payer = await work.billing.payer(account_id, lock=False)
+            payer = await self._payer(work, account_id, lock=False)
             billed = await work.billing.billed_on(str(payer.id))
         quantity = 1 + len(billed)
         try:
@@ -152,7 +159,7 @@ class WorkspaceBilling:
                                f"{business_id} is kept unpaid and is added to the subscription within minutes, by "
                                "itself") from None
         async with self.uow.transaction() as work:
-            payer = await work.billing.payer(account_id)
+            payer = await self._payer(work, account_id)
             row = None
             for w in billed:
                 if not pending(w):
@@ -172,7 +179,7 @@ class WorkspaceBilling:
         period credited on the next invoice). Best effort, after the teardown: when the provider does not answer,
         the next workspace added sets the quantity right (it is always the count of the workspaces billed)."""
         async with self.uow.read() as work:
-            payer = await work.billing.payer(account_id, lock=False)
+            payer = await self._payer(work, account_id, lock=False)
             billed = await work.billing.billed_on(str(payer.id))
         if payer.subscription_id is None or payer.payment_capture == billing_contract.X402:
             return
@@ -211,12 +218,12 @@ class WorkspaceBilling:
         if not header:
             raise await self.payments.payment_required(
                 terms, f"this account pays by x402: each further workspace pays its {billing_contract.X402_PERIOD.days} days as "
-                f"the {pay.PAYMENT_REQUIRED_HEADER} header describes; send the payment in a "
-                f"{pay.PAYMENT_SIGNATURE_HEADER} header")
+                f"the {PAYMENT_REQUIRED_HEADER} header describes; send the payment in a "
+                f"{PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
         try:
             async with self.uow.transaction() as work:
-                payer = await work.billing.payer(account_id)
+                payer = await self._payer(work, account_id)
                 self._refuse_unless_allowed(payer, len(await work.billing.live_workspaces(account_id)))
                 row = await work.accounts.add_business(**self._row(account_id, form, plan_id=payer.plan_id,
                                                                    payment_capture=billing_contract.X402))

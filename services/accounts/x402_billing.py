@@ -29,6 +29,7 @@ from contracts import billing
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id, utcnow
+from providers.x402 import PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER
 from providers.x402.server import (
     FacilitatorUnavailable,
     MalformedPayment,
@@ -69,7 +70,7 @@ class X402Billing:
 
     @property
     def settle_lease(self) -> timedelta:
-        return timedelta(seconds=2 * self.payments.gate.timeout) + SETTLE_MARGIN
+        return timedelta(seconds=2 * self.payments.x402_gate().timeout) + SETTLE_MARGIN
 
     # -- one payment -----------------------------------------------------------------------------------------
 
@@ -93,7 +94,7 @@ class X402Billing:
         """Settle a recorded payment (no transaction held) and write what became of it. A lost answer leaves it
         pending, due for the reconciler at once."""
         try:
-            settled = await self.payments.gate.settle(verified)
+            settled = await self.payments.x402_gate().settle(verified)
         except PaymentRefused as exc:
             return await self._conclude(payment_id, billing.X402_FAILED, reason=exc.reason)
         except FacilitatorUnavailable as exc:
@@ -121,11 +122,12 @@ class X402Billing:
             if payment.status != billing.X402_PENDING:  # the reconciler concluded it first: its outcome stands
                 return Outcome(payment.status, await work.billing.business(str(payment.business_id)),
                                reason=payment.last_error, transaction=payment.transaction)
-            values = {"status": fate, "next_attempt_at": None, "last_error": reason}
+            values: dict[str, Any] = {"status": fate, "next_attempt_at": None, "last_error": reason}
             if fate == billing.X402_SETTLED:
                 values.update(transaction=transaction, settled_at=now)
             await work.billing.change_x402_payment(payment_id, values)
             business = await work.accounts.lock_business(str(payment.business_id))
+            assert business is not None  # a payment goes with its business (schema.x402_payments' foreign key)
             if fate == billing.X402_SETTLED:
                 resubscribed = business.subscription_status == billing.CANCELED
                 business = await lifecycle.change(work, business, pay.x402_grant(
@@ -173,7 +175,7 @@ class X402Billing:
 
     # -- renewal ---------------------------------------------------------------------------------------------
 
-    def renewal_terms(self, business) -> X402Terms:
+    def renewal_terms(self, business: Any) -> X402Terms:
         start = pay.x402_period_start(business.paid_through, business.trial_ends_at, utcnow())
         return X402Terms(business.plan_id, f"{self.payments.base_url}{RENEWAL_PATH}",
                          f"Switchboard {business.plan_id} plan: {billing.X402_PERIOD.days} days from {start:%Y-%m-%d}")
@@ -195,8 +197,8 @@ class X402Billing:
             return await self._known(known, business_id, terms)
         if not header:
             raise await self.payments.payment_required(
-                terms, f"pay the next {billing.X402_PERIOD.days} days as the {pay.PAYMENT_REQUIRED_HEADER} header "
-                f"describes, in a {pay.PAYMENT_SIGNATURE_HEADER} header")
+                terms, f"pay the next {billing.X402_PERIOD.days} days as the {PAYMENT_REQUIRED_HEADER} header "
+                f"describes, in a {PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
         async with self.uow.transaction() as work:
             business = await work.accounts.lock_business(business_id)
@@ -228,12 +230,12 @@ class X402Billing:
                                            await work.billing.has_pending_x402(str(business.id))):
             raise ServiceError("conflict", why)
 
-    async def _known(self, payment, business_id: str, terms: X402Terms) -> Outcome:
+    async def _known(self, payment: Any, business_id: str, terms: X402Terms) -> Outcome:
         """The answer to a payment sent again: what became of it, when it paid for this business."""
         if str(payment.business_id) != business_id or payment.status == billing.X402_FAILED:
             raise await self.payments.payment_required(
                 terms, "this payment was used already; pay again as the "
-                f"{pay.PAYMENT_REQUIRED_HEADER} header describes", pay.NONCE_USED)
+                f"{PAYMENT_REQUIRED_HEADER} header describes", pay.NONCE_USED)
         async with self.uow.read() as work:
             business = await work.billing.business(business_id)
         return Outcome(payment.status, business, transaction=payment.transaction)
@@ -248,7 +250,7 @@ class X402Billing:
         for business_id in due:
             async with self.uow.transaction() as work:
                 b = await work.accounts.lock_business(business_id)
-                if b.renewal_reminded_through == b.paid_through:  # another worker's round came first
+                if b is None or b.renewal_reminded_through == b.paid_through:  # gone, or another worker came first
                     continue
                 notify_owner(work, str(b.id), pay.renewal_reminder(
                     b.name, b.plan_id, b.paid_through, self.payments.grace, self.payments.base_url))
