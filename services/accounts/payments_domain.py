@@ -24,12 +24,7 @@ from contracts.billing import (
     X402_UNRESOLVED,
 )
 from core import plans
-from providers.x402 import (  # noqa: F401 - the x402 v2 transport headers, for the service and the gateway
-    PAYMENT_REQUIRED_HEADER,
-    PAYMENT_RESPONSE_HEADER,
-    PAYMENT_SIGNATURE_HEADER,
-    USDC_DECIMALS,
-)
+from providers.x402 import USDC_DECIMALS
 
 # The provider's subscription statuses as ours (Stripe: unpaid is past due with retries exhausted, paused is a
 # trial that ended without a payment method, incomplete_expired a first payment never made).
