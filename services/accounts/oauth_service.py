@@ -102,7 +102,9 @@ class OAuth:
 
     @property
     def uow(self) -> UnitOfWork[AccountsUnit]:
+        """The accounts unit of work: OAuth's storage is its `oauth` repository."""
         return self.accounts.uow
+
     # -- clients -----------------------------------------------------------------------------
 
     async def register(self, metadata: dict[str, Any]) -> OAuthClient:

@@ -1,4 +1,5 @@
-"""Queries on the connector's OAuth tables (defined in services.accounts.schema with the rest of the schema)."""
+"""Queries on the connector's OAuth tables (defined in services.accounts.schema with the rest of the schema), used by
+its repository (oauth_repository.py)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
