@@ -53,7 +53,7 @@ class GrpcAgents:
         made = await self.client.CreateAgent(agents_pb2.CreateAgentRequest(
             business_id=business_id, name=name, system_prompt=system_prompt, first_message=first_message,
             request_id=request_id))
-        return made.id
+        return str(made.id)
 
     async def numbers_of(self, business_id: str) -> list[HeldNumber]:
         held = await self.client.ListPhoneNumbers(agents_pb2.ListPhoneNumbersRequest(business_id=business_id))

@@ -1,16 +1,18 @@
 """The billing worker and the wiring of the payment use cases on the configured providers."""
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
 from core.background import Periodic
 from core.settings import Settings
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers import configured
 from services.accounts.agents_port import AgentsPort
 from services.accounts.payments_service import Payments
 from services.accounts.provisioning_service import Provisioning
+from services.accounts.repository import AccountsUnit
 from services.accounts.workspace_billing import WorkspaceBilling
 from services.accounts.x402_billing import X402Billing
 
@@ -43,19 +45,19 @@ class PaymentParts:
     provisioning: Provisioning
     x402: X402Billing
     workspaces: WorkspaceBilling
-    closers: list
+    closers: list[Callable[[], Awaitable[None]]]
 
 
-def payment_parts(s: Settings, db: Database, agents: AgentsPort) -> PaymentParts:
+def payment_parts(s: Settings, uow: UnitOfWork[AccountsUnit], agents: AgentsPort) -> PaymentParts:
     """The payments use cases and the provisioning saga on the configured providers, with the providers'
     closers (for the service and the service-layer tests)."""
     checkout, gate = configured.payments(s), configured.x402_gate(s)
-    closers = [checkout.close, *([gate.close] if gate else [])]
-    provisioning = Provisioning(db, agents, s.provisioning_retry_seconds)
-    payments = Payments(db, checkout, gate, provisioning, s.public_base_url, timedelta(hours=s.payment_grace_hours),
+    closers: list[Callable[[], Awaitable[None]]] = [checkout.close, *([gate.close] if gate else [])]
+    provisioning = Provisioning(uow, agents, s.provisioning_retry_seconds)
+    payments = Payments(uow, checkout, gate, provisioning, s.public_base_url, timedelta(hours=s.payment_grace_hours),
                         s.checkout_prices)
     # A pending payment is asked about again once a round of the worker comes, and never while a settlement of
     # it may still be under way (a settlement is bounded by twice the facilitator timeout).
     retry = timedelta(seconds=max(s.billing_interval_seconds, 2 * s.x402_timeout_seconds + 1))
     x402 = X402Billing(payments, retry)
-    return PaymentParts(payments, provisioning, x402, WorkspaceBilling(db, payments, x402), closers)
+    return PaymentParts(payments, provisioning, x402, WorkspaceBilling(uow, payments, x402), closers)

@@ -3,8 +3,11 @@ its cost to its business's usage (once per call, so redelivered events add nothi
 minutes. A fetched batch is recorded in one transaction."""
 from __future__ import annotations
 
+from typing import Any
+
 from core.bus import business_event, subject_for
 from services.accounts.service import Accounts, CallCost
+from switchboard.v1 import events_pb2
 
 CALLS_SUBJECT = subject_for("call.*")
 CONSUMER = "accounts-call-usage"
@@ -18,12 +21,14 @@ class CallUsage:
     def __init__(self, accounts: Accounts):
         self.accounts = accounts
 
-    async def handle(self, messages: list[dict]) -> None:
+    async def handle(self, messages: list[dict[str, Any]]) -> None:
         costs = []
         for message in messages:
             event, call = business_event(message)
             if event.type in BILLED:
+                assert isinstance(call, events_pb2.CallCompleted | events_pb2.CallFailed)  # the event types'
+                assert event.business_id is not None  # business_event refuses one without
                 costs.append(CallCost(event.business_id, call.call_id,
-                                      call.duration if event.type == "call.completed" else 0, call.cost_cents,
-                                      event.occurred_at))
+                                      call.duration if isinstance(call, events_pb2.CallCompleted) else 0,
+                                      call.cost_cents, event.occurred_at))
         await self.accounts.record_call_usage(costs)

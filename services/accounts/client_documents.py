@@ -5,6 +5,7 @@ written as an address, no redirect, a few seconds and 64 KiB at most."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import aiohttp
 
@@ -26,7 +27,7 @@ class ClientDocuments:
     async def close(self) -> None:
         await self._http.close()
 
-    async def fetch(self, url: str):
+    async def fetch(self, url: str) -> Any:
         """The document's JSON, or OAuthError invalid_client saying why it could not be had."""
         def refused(why: str) -> OAuthError:
             return OAuthError("invalid_client", f"could not fetch the client ID metadata document {url}: {why}")

@@ -1,36 +1,31 @@
 """Changing a workspace: its lifecycle (domain.TRANSITIONS) with the action's event, and any change of its standing
-(core.standing) announced as `workspace.standing_changed`, in the caller's transaction: the owner's PATCH and
+(core.standing) announced as `workspace.standing_changed`, in the caller's unit of work: the owner's PATCH and
 billing both change workspaces this way."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from sqlalchemy.ext.asyncio import AsyncConnection
+from typing import Any
 
 from core import standing
 from core.ids import utcnow
-from core.outbox import add_event
 from services.accounts import domain
-from services.accounts.repository import AccountsRepository, SqlAccounts
-from services.accounts.schema import outbox
+from services.accounts.repository import AccountsUnit
 from switchboard.v1 import events_pb2
 
 
-async def change(conn: AsyncConnection, row, values: dict, *,
-                 accounts: Callable[..., AccountsRepository] = SqlAccounts):
-    """The business row after writing `values` (with workspace.standing_changed when its standing changed);
-    `accounts` is the repository's factory (services.accounts.repository)."""
-    after = await accounts(conn).change_business(row.id, {**values, "updated_at": utcnow()})
+async def change(work: AccountsUnit, row: Any, values: dict[str, Any]) -> Any:
+    """The business row after writing `values` (with workspace.standing_changed when its standing changed)."""
+    after = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
+    assert after is not None  # the caller read the row in this unit of work (and holds it)
     was = standing.standing(row.lifecycle_state, row.subscription_status)
     now = standing.standing(after.lifecycle_state, after.subscription_status)
     if was != now:
-        await add_event(conn, outbox, events_pb2.WorkspaceStandingChanged(
+        work.emit(events_pb2.WorkspaceStandingChanged(
             business_id=str(row.id), account_id=str(row.account_id), standing=now, previous_standing=was), str(row.id))
     return after
 
 
-async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = None, values: dict | None = None,
-               accounts: Callable[..., AccountsRepository] = SqlAccounts) -> tuple[object, bool]:
+async def move(work: AccountsUnit, row: Any, action: str, *, reason: str | None = None,
+               values: dict[str, Any] | None = None) -> tuple[Any, bool]:
     """The business row after `action` (and `values`), and whether its lifecycle state moved. A no-op move changes
     nothing but `values`; a refused one raises (domain.next_lifecycle_state)."""
     values = dict(values or {})
@@ -39,8 +34,8 @@ async def move(conn: AsyncConnection, row, action: str, *, reason: str | None = 
         values["lifecycle_state"] = state
         if event := domain.ACTION_EVENTS.get(action):
             extra = {"reason": reason} if reason and action in ("pause", "cancel") else {}
-            await add_event(conn, outbox, event(business_id=str(row.id), previous_state=row.lifecycle_state,
-                                                lifecycle_state=state, **extra), str(row.id))
+            work.emit(event(business_id=str(row.id), previous_state=row.lifecycle_state, lifecycle_state=state,
+                            **extra), str(row.id))
     if values:
-        row = await change(conn, row, values, accounts=accounts)
+        row = await change(work, row, values)
     return row, changed

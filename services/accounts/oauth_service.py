@@ -15,6 +15,7 @@ errors of a client the user has not approved).
 """
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,17 +23,16 @@ from urllib.parse import urlencode
 
 from core.errors import ServiceError
 from core.ids import new_id, require_uuid, utcnow
-from core.records import record
-from core.uow import Connections
+from core.uow import UnitOfWork
 from services.accounts import oauth_domain as rules
-from services.accounts import oauth_store as store
 from services.accounts import secret_keys
-from services.accounts import store as accounts_store
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.domain import new_secret_token
 from services.accounts.oauth_domain import OAuthError
+from services.accounts.oauth_repository import SqlOAuth
 from services.accounts.oauth_tokens import AccessTokens
 from services.accounts.records import OAuthClient, OAuthConnection
+from services.accounts.repository import AccountsUnit
 from services.accounts.service import Accounts, Principal
 
 DOCUMENT_TTL = timedelta(hours=1)  # a client ID metadata document is fetched again after this long
@@ -70,7 +70,7 @@ class Authorization:
 class Consent:
     authorization: Authorization
     account_id: str | None  # None: nobody is signed in
-    businesses: list
+    businesses: list[Any]  # (id, name) rows, oldest first
 
 
 @dataclass(frozen=True)
@@ -81,12 +81,15 @@ class Tokens:
     scopes: tuple[str, ...]
 
 
+# How a one-use credential, taken with its grant (a row), is used for tokens: `OAuth._exchange` or `OAuth._rotate`.
+Redeem = Callable[[SqlOAuth, Any, dict[str, str], datetime], Awaitable[Tokens]]
+
+
 def refusal(err: OAuthError, redirect_to: str = "") -> ServiceError:
-    details = {"oauth_error": err.error}
-    if redirect_to:
-        details["redirect_to"] = redirect_to
     code = "unauthorized" if err.error == "invalid_client" else "invalid_request"
-    return ServiceError(code, err.description, **details)
+    if redirect_to:
+        return ServiceError(code, err.description, oauth_error=err.error, redirect_to=redirect_to)
+    return ServiceError(code, err.description, oauth_error=err.error)
 
 
 class OAuth:
@@ -98,11 +101,9 @@ class OAuth:
         self.tokens = AccessTokens(accounts.keys, self.issuer, self.resource)
 
     @property
-    def db(self) -> Connections:
-        """OAuth's own queries (oauth_store) are not behind a repository yet: they run on the unit of work's
-        connections."""
-        return self.accounts.uow.connections
-
+    def uow(self) -> UnitOfWork[AccountsUnit]:
+        """The accounts unit of work: OAuth's storage is its `oauth` repository."""
+        return self.accounts.uow
 
     # -- clients -----------------------------------------------------------------------------
 
@@ -112,34 +113,32 @@ class OAuth:
             fields = rules.check_registration(metadata)
         except OAuthError as err:
             raise refusal(err) from None
-        async with self.db.transaction() as conn:
-            row = await store.insert_client(conn, client_id=CLIENT_ID_PREFIX + new_secret_token(18),
-                                            source="registration", created_at=utcnow(), **fields)
-        return record(OAuthClient, row._mapping)
+        async with self.uow.transaction() as work:
+            return await work.oauth.add_client(client_id=CLIENT_ID_PREFIX + new_secret_token(18),
+                                               source="registration", created_at=utcnow(), **fields)
 
     async def _client(self, client_id: str) -> OAuthClient:
         """The client a client_id names: registered here, or described by its metadata document (fetched when
         not known or known for longer than DOCUMENT_TTL)."""
         rules.check_client_id(client_id)
-        async with self.db.read() as conn:
-            row = await store.client(conn, client_id)
+        async with self.uow.read() as work:
+            known = await work.oauth.client(client_id)
         if not rules.is_metadata_document_id(client_id, self.documents.allow_loopback):
-            if row is None:
+            if known is None:
                 raise OAuthError("invalid_client", f"unknown client_id {client_id!r}: register the client at "
                                  f"{self.issuer}/oauth/register or use a client ID metadata document URL")
-            return record(OAuthClient, row._mapping)
+            return known
         now = utcnow()
-        if row is not None and row.fetched_at is not None and now - row.fetched_at < DOCUMENT_TTL:
-            return record(OAuthClient, row._mapping)
+        if known is not None and known.fetched_at is not None and now - known.fetched_at < DOCUMENT_TTL:
+            return known
         fields = rules.check_metadata_document(client_id, await self.documents.fetch(client_id))
-        async with self.db.transaction() as conn:
-            row = await store.save_client_document(conn, client_id=client_id, source="metadata_document",
-                                                   created_at=now, fetched_at=now, **fields)
-        return record(OAuthClient, row._mapping)
+        async with self.uow.transaction() as work:
+            return await work.oauth.save_client_document(client_id=client_id, source="metadata_document",
+                                                         created_at=now, fetched_at=now, **fields)
 
     # -- the authorization request and the account user's decision --------------------------
 
-    def _redirect(self, uri: str, state: str, **params) -> str:
+    def _redirect(self, uri: str, state: str, **params: str) -> str:
         query = {**params, **({"state": state} if state else {}), "iss": self.issuer}
         return f"{uri}{'&' if '?' in uri else '?'}{urlencode(query)}"
 
@@ -174,12 +173,12 @@ class OAuth:
     async def _approved(self, account_id: str | None, client_id: str) -> bool:
         if account_id is None:
             return False
-        async with self.db.read() as conn:
-            return await store.has_grant(conn, account_id, client_id)
+        async with self.uow.read() as work:
+            return await work.oauth.has_grant(account_id, client_id)
 
     async def _signed_in(self, session_token: str) -> str | None:
         """The session's account, or None when nobody is signed in."""
-        async with self.accounts.uow.read() as work:
+        async with self.uow.read() as work:
             try:
                 return await self.accounts.session_account(work.accounts, session_token)
             except ServiceError:
@@ -192,8 +191,8 @@ class OAuth:
         authorization = await self._authorization(req, account_id)
         if account_id is None:
             return Consent(authorization, None, [])
-        async with self.db.read() as conn:
-            return Consent(authorization, account_id, await store.businesses_named(conn, account_id))
+        async with self.uow.read() as work:
+            return Consent(authorization, account_id, await work.oauth.businesses_named(account_id))
 
     async def decide(self, session_token: str, req: AuthorizationRequest, approve: bool, scopes: list[str],
                      business_ids: list[str]) -> str:
@@ -207,20 +206,19 @@ class OAuth:
             raise ServiceError("invalid_request", "approve at least one of the requested scopes")
         now = utcnow()
         code = new_secret_token()
-        async with self.accounts.uow.transaction() as work:
-            conn = work.handle
+        async with self.uow.transaction() as work:
             account_id = await self.accounts.session_account(work.accounts, session_token)
-            own = set(await accounts_store.business_ids_of(conn, account_id))
+            own = set(await work.oauth.business_ids_of(account_id))
             chosen = list(dict.fromkeys(b for b in business_ids if b in own))
             if not chosen:
                 raise ServiceError("invalid_request", "approve at least one of your businesses")
             grant_id = new_id()
-            await store.insert_grant(conn, id=grant_id, account_id=account_id,
-                                     client_id=authorization.client.client_id, scopes=list(approved),
-                                     business_ids=chosen, resource=authorization.resource, created_at=now)
-            await store.insert_code(conn, code_hash=self.accounts.hash(secret_keys.OAUTH_CODE, code),
-                                    grant_id=grant_id, redirect_uri=authorization.redirect_uri, code_challenge=authorization.challenge,
-                                    expires_at=now + rules.CODE_TTL)
+            await work.oauth.add_grant(id=grant_id, account_id=account_id,
+                                       client_id=authorization.client.client_id, scopes=list(approved),
+                                       business_ids=chosen, resource=authorization.resource, created_at=now)
+            await work.oauth.add_code(code_hash=self.accounts.hash(secret_keys.OAUTH_CODE, code), grant_id=grant_id,
+                                      redirect_uri=authorization.redirect_uri, code_challenge=authorization.challenge,
+                                      expires_at=now + rules.CODE_TTL)
         return self._redirect(authorization.redirect_uri, authorization.state, code=code)
 
     # -- the token endpoint ------------------------------------------------------------------
@@ -237,42 +235,43 @@ class OAuth:
             raise refusal(err) from None
 
     async def _exchange_code(self, form: dict[str, str]) -> Tokens:
-        return await self._redeem(form, ("code", "code_verifier", "client_id", "redirect_uri"), store.take_code,
-                                  self._exchange, "the authorization code was already used; every token issued with "
-                                  "it is revoked")
+        return await self._redeem(form, ("code", "code_verifier", "client_id", "redirect_uri"), self._exchange,
+                                  "the authorization code was already used; every token issued with it is revoked")
 
     async def _refresh(self, form: dict[str, str]) -> Tokens:
-        return await self._redeem(form, ("refresh_token", "client_id"), store.take_refresh_token, self._rotate,
+        return await self._redeem(form, ("refresh_token", "client_id"), self._rotate,
                                   "the refresh token was already used (each is used once); the sign-in is revoked, "
                                   "sign in again")
 
-    async def _redeem(self, form: dict[str, str], required: tuple[str, ...], take, use, spent: str) -> Tokens:
+    async def _redeem(self, form: dict[str, str], required: tuple[str, ...], use: Redeem, spent: str) -> Tokens:
         """Tokens for a one-use credential (the first required field: a code or a refresh token), taken and used in
         one transaction; a second use revokes the grant."""
         for field in required:
             if not form.get(field):
                 raise OAuthError("invalid_request", f"{field} is required")
         what = CREDENTIALS[required[0]]
-        purpose = secret_keys.OAUTH_CODE if required[0] == "code" else secret_keys.OAUTH_REFRESH_TOKEN
+        is_code = required[0] == "code"
+        purpose = secret_keys.OAUTH_CODE if is_code else secret_keys.OAUTH_REFRESH_TOKEN
         now = utcnow()
-        async with self.db.transaction() as conn:
-            row = await take(conn, self.accounts.keys.hashes(purpose, form[required[0]]))
+        async with self.uow.transaction() as work:
+            take = work.oauth.take_code if is_code else work.oauth.take_refresh_token
+            row = await take(self.accounts.keys.hashes(purpose, form[required[0]]))
             if row is None or row.expires_at <= now or row.revoked_at is not None:
                 raise OAuthError("invalid_grant", f"the {what} is invalid, expired or revoked")
             if row.used_at is None:
-                return await use(conn, row, form, now)
+                return await use(work.oauth, row, form, now)
         raise await self._spent(row, spent)
 
-    async def _exchange(self, conn, row, form: dict[str, str], now: datetime) -> Tokens:
+    async def _exchange(self, oauth: SqlOAuth, row: Any, form: dict[str, str], now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)
         if form["redirect_uri"] != row.redirect_uri:
             raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
         if not rules.pkce_holds(form["code_verifier"], row.code_challenge):
             raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)")
-        await store.use_code(conn, row.code_hash, now)
-        return await self._issue(conn, row, tuple(row.scopes), now)
+        await oauth.use_code(row.code_hash, now)
+        return await self._issue(oauth, row, tuple(row.scopes), now)
 
-    async def _rotate(self, conn, row, form: dict[str, str], now: datetime) -> Tokens:
+    async def _rotate(self, oauth: SqlOAuth, row: Any, form: dict[str, str], now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)
         scopes = tuple(row.scopes)
         if form.get("scope"):
@@ -280,28 +279,28 @@ class OAuth:
             if not set(asked) <= set(scopes):
                 raise OAuthError("invalid_scope", f"the sign-in approved {' '.join(scopes)} only")
             scopes = asked
-        await store.use_refresh_token(conn, row.token_hash, now)
-        return await self._issue(conn, row, scopes, now)
+        await oauth.use_refresh_token(row.token_hash, now)
+        return await self._issue(oauth, row, scopes, now)
 
-    async def _spent(self, row, why: str) -> OAuthError:
+    async def _spent(self, row: Any, why: str) -> OAuthError:
         """A code or refresh token used a second time: someone else may hold it, so the grant is revoked (in a
         transaction of its own: the refusal must not undo it)."""
-        async with self.db.transaction() as conn:
-            account_id = await store.revoke_grant(conn, str(row.grant_id), utcnow())
+        async with self.uow.transaction() as work:
+            account_id = await work.oauth.revoke_grant(str(row.grant_id), utcnow())
         if account_id:
             await self.accounts.invalidate(account_id)
         return OAuthError("invalid_grant", why)
 
-    def _check_client_and_resource(self, row, form: dict[str, str]) -> None:
+    def _check_client_and_resource(self, row: Any, form: dict[str, str]) -> None:
         if form["client_id"] != row.client_id:
             raise OAuthError("invalid_grant", "this grant was issued to another client")
         if form.get("resource"):
             rules.check_resource(form["resource"], row.resource)
 
-    async def _issue(self, conn, row, scopes: tuple[str, ...], now: datetime) -> Tokens:
+    async def _issue(self, oauth: SqlOAuth, row: Any, scopes: tuple[str, ...], now: datetime) -> Tokens:
         refresh = new_secret_token()
-        await store.insert_refresh_token(conn, token_hash=self.accounts.hash(secret_keys.OAUTH_REFRESH_TOKEN, refresh),
-                                         grant_id=row.grant_id, created_at=now, expires_at=now + rules.REFRESH_TTL)
+        await oauth.add_refresh_token(token_hash=self.accounts.hash(secret_keys.OAUTH_REFRESH_TOKEN, refresh),
+                                      grant_id=row.grant_id, created_at=now, expires_at=now + rules.REFRESH_TTL)
         access = self.tokens.issue(account_id=str(row.account_id), grant_id=str(row.grant_id),
                                    client_id=row.client_id, scopes=scopes, now=now, expires_at=now + rules.ACCESS_TTL)
         return Tokens(access, int(rules.ACCESS_TTL.total_seconds()), refresh, scopes)
@@ -312,16 +311,16 @@ class OAuth:
         """RFC 7009: revoke the grant behind a refresh or access token of this client, answering its account. Unknown
         tokens, and another client's, are ignored (the endpoint answers 200 either way)."""
         now = utcnow()
-        async with self.db.transaction() as conn:
+        async with self.uow.transaction() as work:
             grant_id = None
             claims = self.tokens.read(token, check_expiry=False)
             if claims is not None and claims.client_id == client_id:
                 grant_id = claims.grant_id
-            elif (row := await store.take_refresh_token(
-                    conn, self.accounts.keys.hashes(secret_keys.OAUTH_REFRESH_TOKEN, token))) is not None \
+            elif (row := await work.oauth.take_refresh_token(
+                    self.accounts.keys.hashes(secret_keys.OAUTH_REFRESH_TOKEN, token))) is not None \
                     and row.client_id == client_id:
                 grant_id = row.grant_id
-            account_id = await store.revoke_grant(conn, str(grant_id), now) if grant_id else None
+            account_id = await work.oauth.revoke_grant(str(grant_id), now) if grant_id else None
         if account_id:
             await self.accounts.invalidate(account_id)
         return account_id and str(account_id)
@@ -333,12 +332,12 @@ class OAuth:
         if claims is None:
             raise ServiceError("unauthorized", "the access token is invalid or expired, or not for this resource")
         now = utcnow()
-        async with self.db.transaction() as conn:
-            grant = await store.grant(conn, claims.grant_id)
+        async with self.uow.transaction() as work:
+            grant = await work.oauth.grant(claims.grant_id)
             if grant is None or grant.revoked_at is not None:
                 raise ServiceError("unauthorized", "this sign-in was revoked; sign in again")
-            own = await accounts_store.standings_of(conn, claims.account_id)
-            await store.touch_grant(conn, claims.grant_id, now)
+            own = await work.accounts.standings(claims.account_id)
+            await work.oauth.touch_grant(claims.grant_id, now)
         business_ids = [str(b) for b in grant.business_ids if str(b) in own]
         return Principal(key_id=claims.grant_id, account_id=claims.account_id, business_ids=business_ids,
                          scopes=list(claims.scopes), bound_business_id=business_ids[0] if len(business_ids) == 1
@@ -348,17 +347,15 @@ class OAuth:
     # -- the dashboard's list of connected clients -------------------------------------------
 
     async def connections(self, session_token: str) -> list[OAuthConnection]:
-        async with self.accounts.uow.read() as work:
-            rows = await store.connections_of(work.handle, await self.accounts.session_account(work.accounts,
-                                                                                               session_token))
-        return [record(OAuthConnection, row._mapping) for row in rows]
+        async with self.uow.read() as work:
+            return await work.oauth.connections_of(await self.accounts.session_account(work.accounts, session_token))
 
     async def disconnect(self, session_token: str, grant_id: str) -> str:
         """Revoke one connected client of the session's account, answering the account."""
         require_uuid(grant_id, "id")
-        async with self.accounts.uow.transaction() as work:
+        async with self.uow.transaction() as work:
             account_id = await self.accounts.session_account(work.accounts, session_token)
-            if not await store.revoke_grant(work.handle, grant_id, utcnow(), account_id):
+            if not await work.oauth.revoke_grant(grant_id, utcnow(), account_id):
                 raise ServiceError("not_found", "no such connected client")
         await self.accounts.invalidate(account_id)
         return str(account_id)

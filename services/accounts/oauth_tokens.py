@@ -14,7 +14,7 @@ from datetime import datetime
 
 from joserfc import jwt
 from joserfc.errors import JoseError
-from joserfc.jwk import OctKey
+from joserfc.jwk import GuestProtocol, OctKey
 
 from core.ids import new_id
 from services.accounts.secret_keys import OAUTH_ACCESS_TOKEN, SecretKeys
@@ -67,7 +67,7 @@ class AccessTokens:
         except (KeyError, TypeError, ValueError):
             return None
 
-    def _key_of(self, token) -> OctKey:
+    def _key_of(self, token: GuestProtocol) -> OctKey:
         """The key of the version the token names (joserfc asks with the token's header); one no longer held fails
         the signature check."""
         key = self.keys.verifying_key(OAUTH_ACCESS_TOKEN, token.headers().get("kid"))

@@ -24,12 +24,7 @@ from contracts.billing import (
     X402_UNRESOLVED,
 )
 from core import plans
-from providers.x402 import (  # noqa: F401 - the x402 v2 transport headers, for the service and the gateway
-    PAYMENT_REQUIRED_HEADER,
-    PAYMENT_RESPONSE_HEADER,
-    PAYMENT_SIGNATURE_HEADER,
-    USDC_DECIMALS,
-)
+from providers.x402 import USDC_DECIMALS
 
 # The provider's subscription statuses as ours (Stripe: unpaid is past due with retries exhausted, paused is a
 # trial that ended without a payment method, incomplete_expired a first payment never made).
@@ -52,6 +47,11 @@ ATOMIC_UNITS_PER_CENT = 10**4
 PAYMENT_OVERDUE = "payment_overdue"
 TRIAL_ENDED_UNPAID = "trial_ended_unpaid"
 SUBSCRIPTION_CANCELED = "subscription_canceled"
+
+# What a workspace billed on another business's subscription copies from it, so its standing and billing's moves
+# (billing_move) follow its payer's.
+PAYER_COLUMNS = ("plan_id", "subscription_status", "subscription_event_at", "past_due_since", "paid_through",
+                 "trial_ends_at")
 
 
 def our_status(provider_status: str) -> str | None:

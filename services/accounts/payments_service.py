@@ -12,24 +12,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from contracts import billing
 from core.bus import PermanentError
 from core.errors import ServiceError
 from core.ids import is_uuid, utcnow
-from core.outbox import add_event
-from core.uow import Database
+from core.uow import UnitOfWork
 from providers.payments.adapter import Checkout, PaymentsError, PaymentsProvider, invoice_subscription_id
 from providers.status import provider_status
+from providers.x402 import PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER
 from providers.x402.server import FacilitatorUnavailable, MalformedPayment, PaymentRefused, Verified, X402Gate
-from services.accounts import lifecycle, store
+from services.accounts import lifecycle
 from services.accounts import payments_domain as pay
 from services.accounts.provisioning_service import Provisioning
-from services.accounts.schema import outbox
+from services.accounts.repository import AccountsUnit
 from switchboard.v1 import events_pb2
+
+if TYPE_CHECKING:
+    from x402.schemas import PaymentRequired
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +50,9 @@ def _at(unix_seconds: int) -> datetime:
 
 
 class Payments:
-    def __init__(self, db: Database, checkout: PaymentsProvider, gate: X402Gate | None, provisioning: Provisioning,
-                 base_url: str, grace: timedelta, prices: dict[str, str]):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[AccountsUnit], checkout: PaymentsProvider, gate: X402Gate | None,
+                 provisioning: Provisioning, base_url: str, grace: timedelta, prices: dict[str, str]):
+        self.uow = uow
         self.prices = prices  # CHECKOUT_PRICES: {price id: plan}
         self.checkout = checkout
         self.gate = gate
@@ -87,50 +91,55 @@ class Payments:
         return X402Terms(plan, f"{self.base_url}/api/v1/signup",
                          f"Switchboard {plan} plan: the trial and the month after it")
 
-    async def open_invoice(self, subscription_id: str) -> dict | None:
+    async def open_invoice(self, subscription_id: str) -> dict[str, Any] | None:
         try:
             return await self.checkout.open_invoice(subscription_id)
         except PaymentsError as exc:
             raise ServiceError("provider_error", f"the payment provider could not find the open invoice "
                                f"({exc.message}); try again shortly") from None
 
-    async def x402_required(self, terms: X402Terms, refusal: str | None = None):
-        """What an x402 payment on `terms` must be (`refusal`: why the last payment was not taken)."""
+    def x402_gate(self) -> X402Gate:
+        """The x402 facilitator's gate; provider_error on a deployment without one."""
         if self.gate is None:
             raise ServiceError("provider_error", "x402 payments are not configured on this deployment "
                                "(X402_PAY_TO); use the card checkout")
+        return self.gate
+
+    async def x402_required(self, terms: X402Terms, refusal: str | None = None) -> PaymentRequired:
+        """What an x402 payment on `terms` must be (`refusal`: why the last payment was not taken)."""
+        gate = self.x402_gate()
         try:
-            return await self.gate.requirements(
+            return await gate.requirements(
                 pay.x402_amount(terms.plan), terms.resource, terms.description,
-                error=refusal or f"{pay.PAYMENT_SIGNATURE_HEADER} header is required")
+                error=refusal or f"{PAYMENT_SIGNATURE_HEADER} header is required")
         except FacilitatorUnavailable:
             raise _facilitator_down() from None
 
     async def payment_required(self, terms: X402Terms, message: str, refusal: str | None = None) -> ServiceError:
         """402 payment_required carrying fresh requirements (the PAYMENT-REQUIRED header's value)."""
         required = await self.x402_required(terms, refusal)
-        return ServiceError("payment_required", message, payment_required=self.gate.encode_required(required))
+        return ServiceError("payment_required", message, payment_required=self.x402_gate().encode_required(required))
 
     async def verify_x402(self, terms: X402Terms, header: str) -> Verified:
         """The payment in a PAYMENT-SIGNATURE header, verified by the facilitator against the terms."""
         required = await self.x402_required(terms)
         try:
-            return await self.gate.verify(header, required)
+            return await self.x402_gate().verify(header, required)
         except MalformedPayment as exc:
             raise malformed_payment(exc) from None
         except PaymentRefused as exc:
             raise await self.payment_required(terms, f"the payment was refused ({exc.reason}); pay again as the "
-                                              f"{pay.PAYMENT_REQUIRED_HEADER} header describes", exc.reason) from None
+                                              f"{PAYMENT_REQUIRED_HEADER} header describes", exc.reason) from None
         except FacilitatorUnavailable:
             raise _facilitator_down() from None
 
-    async def settle_refused(self, terms: X402Terms, reason: str) -> ServiceError:
+    async def settle_refused(self, terms: X402Terms, reason: str | None) -> ServiceError:
         return await self.payment_required(terms, f"the payment could not be settled ({reason}); pay again as the "
-                                           f"{pay.PAYMENT_REQUIRED_HEADER} header describes", reason)
+                                           f"{PAYMENT_REQUIRED_HEADER} header describes", reason)
 
     # -- provider events -----------------------------------------------------------------------
 
-    async def apply_event(self, event: dict) -> None:
+    async def apply_event(self, event: object) -> None:
         """The PROVIDER stream's consumer: one event as the gateway verified and stored it (Stripe's Event object),
         applied once. One that can never apply (not an event, or one a rule refuses) is PermanentError
         (terminated); anything else is retried."""
@@ -142,36 +151,36 @@ class Payments:
         if applied and kind == "checkout.session.completed":
             self.provision_soon()
 
-    async def _apply(self, event_id: str, kind: str, created: datetime, obj: dict) -> bool:
+    async def _apply(self, event_id: str, kind: str, created: datetime, obj: dict[str, Any]) -> bool:
         """Apply an event in one transaction; False for one seen before."""
-        async with self.db.transaction() as conn:
+        async with self.uow.transaction() as work:
             named = pay.business_of_event(obj)
-            business = await store.lock_business_by(conn, named if is_uuid(named or "") else None,
-                                                    _subscription_of(kind, obj),
-                                                    obj.get("customer") if isinstance(obj.get("customer"), str) else None)
-            if not await store.record_payment_event(conn, event_id, kind, business.id if business else None,
-                                                    created, utcnow()):
+            business = await work.billing.lock_business_by(
+                named if is_uuid(named or "") else None, _subscription_of(kind, obj),
+                obj.get("customer") if isinstance(obj.get("customer"), str) else None)
+            if not await work.billing.record_payment_event(event_id, kind, str(business.id) if business else None,
+                                                           created, utcnow()):
                 return False
             if business is None:
                 log.info("payment event %s (%s) names no business of ours; acknowledged", event_id, kind)
                 return True
             values = _event_values(kind, obj, created, business, self.prices)
             if kind == "checkout.session.completed" and obj.get("status", "complete") == "complete":
-                await self.provisioning.resume(conn, str(business.id))
+                await self.provisioning.resume(work, str(business.id))
             resubscribed = business.lifecycle_state == "canceled" and values.get("subscription_status") == billing.ACTIVE
             if values:
-                business = await lifecycle.change(conn, business, values)
+                business = await lifecycle.change(work, business, values)
             if resubscribed and kind == "checkout.session.completed":
-                business, _ = await lifecycle.move(conn, business, "resume", values={"paused_by_billing": False})
+                business, _ = await lifecycle.move(work, business, "resume", values={"paused_by_billing": False})
             if kind == "customer.subscription.deleted":
-                await self.provisioning.cancel_waiting(conn, str(business.id))
+                await self.provisioning.cancel_waiting(work, str(business.id))
             if notice := pay.owner_notice(kind, obj, business.name, f"{self.base_url}/dashboard"):
-                await notify_owner(conn, str(business.id), notice)
-            business, _ = await self.apply_billing(conn, business, utcnow())
-            await self.carry_to_workspaces(conn, business, utcnow())
+                notify_owner(work, str(business.id), notice)
+            business, _ = await self.apply_billing(work, business, utcnow())
+            await self.carry_to_workspaces(work, business, utcnow())
         return True
 
-    async def apply_billing(self, conn, business, now: datetime) -> tuple[object, bool]:
+    async def apply_billing(self, work: AccountsUnit, business: Any, now: datetime) -> tuple[Any, bool]:
         """Move the workspace as billing says (payments_domain.billing_move): the business row after, and whether
         its lifecycle state moved (as lifecycle.move answers)."""
         move = pay.billing_move(pay.Billing(
@@ -180,32 +189,32 @@ class Payments:
         if move is None:
             return business, False
         action, reason = move
-        moved = await lifecycle.move(conn, business, action, reason=reason,
+        moved = await lifecycle.move(work, business, action, reason=reason,
                                      values={"paused_by_billing": action == "pause"})
         log.info("billing: %s workspace %s (%s)", action, business.id, reason or "paid")
         return moved
 
-    async def carry_to_workspaces(self, conn, payer, now: datetime) -> None:
-        """The workspaces billed on `payer`'s subscription take its billing columns (store.PAYER_COLUMNS) and
+    async def carry_to_workspaces(self, work: AccountsUnit, payer: Any, now: datetime) -> None:
+        """The workspaces billed on `payer`'s subscription take its billing columns (payments_domain.PAYER_COLUMNS) and
         billing moves each as it does the payer: a failed payment holds them all, a paid one resumes them. One
         still being added (services.accounts.workspace_billing) takes them once added."""
-        for row in await store.billed_on(conn, str(payer.id), lock=True):
+        for row in await work.billing.billed_on(str(payer.id), lock=True):
             if row.subscription_status == billing.INCOMPLETE and row.lease_until is not None:
                 continue
-            values = {c: getattr(payer, c) for c in store.PAYER_COLUMNS if getattr(row, c) != getattr(payer, c)}
+            values = {c: getattr(payer, c) for c in pay.PAYER_COLUMNS if getattr(row, c) != getattr(payer, c)}
             if values:
-                row = await lifecycle.change(conn, row, values)
-            await self.apply_billing(conn, row, now)
+                row = await lifecycle.change(work, row, values)
+            await self.apply_billing(work, row, now)
 
     async def sweep(self) -> int:
         """Move every workspace billing has to move now (time passed: a grace period ran out); how many moved."""
-        async with self.db.read() as conn:
-            due = [r.id for r in (await conn.execute(store.billing_due(utcnow(), self.grace))).all()]
+        async with self.uow.read() as work:
+            due = await work.billing.billing_due(utcnow(), self.grace)
         moved = 0
         for business_id in due:
-            async with self.db.transaction() as conn:
-                business = await store.lock_business(conn, business_id)
-                if business is not None and (await self.apply_billing(conn, business, utcnow()))[1]:
+            async with self.uow.transaction() as work:
+                business = await work.accounts.lock_business(business_id)
+                if business is not None and (await self.apply_billing(work, business, utcnow()))[1]:
                     moved += 1
         return moved
 
@@ -213,7 +222,7 @@ class Payments:
 
     async def check(self) -> tuple[str, str, str]:
         """(overall, checkout, x402) status of the payment providers."""
-        async def checked(probe) -> str:
+        async def checked(probe: Awaitable[object]) -> str:
             try:
                 await probe
             except (PaymentsError, FacilitatorUnavailable) as exc:
@@ -236,7 +245,7 @@ class X402Terms:
 
 
 def malformed_payment(exc: MalformedPayment) -> ServiceError:
-    return ServiceError("validation_error", f"the {pay.PAYMENT_SIGNATURE_HEADER} header is malformed: {exc}")
+    return ServiceError("validation_error", f"the {PAYMENT_SIGNATURE_HEADER} header is malformed: {exc}")
 
 
 def _facilitator_down() -> ServiceError:
@@ -244,14 +253,13 @@ def _facilitator_down() -> ServiceError:
                         "was charged, try again shortly")
 
 
-async def notify_owner(conn, business_id: str, notice: tuple[str, str]) -> None:
-    """E-mail the business's owner (subject, body) through the email queue, in the caller's transaction (the
-    internal workspace.owner_notice event)."""
-    await add_event(conn, outbox, events_pb2.OwnerNotice(business_id=business_id, subject=notice[0], body=notice[1]),
-                    business_id)
+def notify_owner(work: AccountsUnit, business_id: str, notice: tuple[str, str]) -> None:
+    """E-mail the business's owner (subject, body) through the email queue, when the caller's unit of work commits
+    (the internal workspace.owner_notice event)."""
+    work.emit(events_pb2.OwnerNotice(business_id=business_id, subject=notice[0], body=notice[1]), business_id)
 
 
-def _event_parts(event: object) -> tuple[str, str, datetime, dict]:
+def _event_parts(event: object) -> tuple[str, str, datetime, dict[str, Any]]:
     """A stored event's id, type, creation time and object; PermanentError when it is not a Stripe event."""
     data = event.get("data") if isinstance(event, dict) else None
     obj = data.get("object") if isinstance(data, dict) else None
@@ -265,19 +273,21 @@ def _event_parts(event: object) -> tuple[str, str, datetime, dict]:
     return event["id"], event["type"], created, obj
 
 
-def _subscription_of(kind: str, obj: dict) -> str | None:
+def _subscription_of(kind: str, obj: dict[str, Any]) -> str | None:
     """The provider subscription an event is about."""
     if kind.startswith("customer.subscription."):
         return obj.get("id")
     return invoice_subscription_id(obj)  # a checkout session's `subscription` is read the same way
 
 
-def _event_values(kind: str, obj: dict, created: datetime, business, prices: dict[str, str]) -> dict:
+def _event_values(kind: str, obj: dict[str, Any], created: datetime, business: Any,
+                  prices: dict[str, str]) -> dict[str, Any]:
     """The business columns an event sets."""
     status = business.subscription_status
     if kind == "checkout.session.completed":
         # A checkout is the business's own subscription: one billed on its account's no longer follows that one.
-        values = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj), "billed_on": None}
+        values: dict[str, Any] = {"customer_id": obj.get("customer"), "subscription_id": _subscription_of(kind, obj),
+                                  "billed_on": None}
         if status == billing.INCOMPLETE:  # the subscription's own events may have come first
             values.update(subscription_status=billing.TRIALING, subscription_event_at=created)
         elif status == billing.CANCELED and values["subscription_id"] != business.subscription_id:  # resubscribed

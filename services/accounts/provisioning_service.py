@@ -15,16 +15,14 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from core import deadlines, leases, tenant
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
-from core.uow import Database
+from core.uow import UnitOfWork
 from services.accounts import provisioning_domain as saga
 from services.accounts.agents_port import AgentsPort
-from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.records import SagaBusiness, SagaRecord
+from services.accounts.repository import AccountsUnit
 
 log = logging.getLogger(__name__)
 
@@ -44,23 +42,23 @@ class StepFailed(Exception):
 
 
 class Provisioning:
-    def __init__(self, db: Database, agents: AgentsPort, retry_seconds: float):
-        self.db = db
+    def __init__(self, uow: UnitOfWork[AccountsUnit], agents: AgentsPort, retry_seconds: float):
+        self.uow = uow
         self.agents = agents
         self.retry_seconds = retry_seconds
         self._running: set[asyncio.Task[SagaRecord | None]] = set()  # sagas run_now left going on
 
-    async def start(self, conn: AsyncConnection, business_id: str, forward_to: str | None) -> None:
-        """Store a new saga for a signup (in the signup's transaction), waiting for its payment (`resume`)."""
+    async def start(self, work: AccountsUnit, business_id: str, forward_to: str | None) -> None:
+        """Store a new saga for a signup (in the signup's unit of work), waiting for its payment (`resume`)."""
         now = utcnow()
-        await SqlProvisioning(conn).add(id=new_id(), business_id=business_id, status=saga.WAITING_PAYMENT,
+        await work.provisioning.add(id=new_id(), business_id=business_id, status=saga.WAITING_PAYMENT,
                                      step=saga.AGENT, forward_to=forward_to, next_attempt_at=now, created_at=now,
                                      updated_at=now)
 
     async def run_due(self, limit: int = 5) -> int:
         """Run the sagas that are due (claimed under their leases); how many were claimed."""
-        async with self.db.transaction() as conn:
-            claimed = await SqlProvisioning(conn).claim_due(limit, SAGA_LEASE)
+        async with self.uow.transaction() as work:
+            claimed = await work.provisioning.claim_due(limit, SAGA_LEASE)
         for row in claimed:
             await self._advance(row, row.lease_token or "")
         return len(claimed)
@@ -69,8 +67,8 @@ class Provisioning:
         """Run a saga `start` leased to its signup (x402: provisioned before the reply); the row after `within`
         seconds at most (less when the caller's deadline comes first). A saga still running then goes on in the
         background under its lease, its calls no longer bound by the caller's deadline."""
-        async with self.db.read() as conn:
-            row = await SqlProvisioning(conn).of_business(business_id)
+        async with self.uow.read() as work:
+            row = await work.provisioning.of_business(business_id)
         if row is None or str(row.lease_token) != token:
             return row  # the lease ran out and the billing worker took the saga over
         task = asyncio.create_task(self._advance(row, token), name=f"provisioning-{business_id}",
@@ -80,8 +78,8 @@ class Provisioning:
         done, _ = await asyncio.wait({task}, timeout=deadlines.bounded(within, spare=ANSWER_SECONDS))
         if done:
             return task.result()
-        async with self.db.read() as conn:
-            return await SqlProvisioning(conn).of_business(business_id)
+        async with self.uow.read() as work:
+            return await work.provisioning.of_business(business_id)
 
     async def _advance(self, row: SagaRecord, token: str) -> SagaRecord | None:
         """Run the saga's steps from where it stands until done, canceled or a step fails."""
@@ -121,8 +119,8 @@ class Provisioning:
             tenant.reset_current(ctx)
 
     async def _business(self, business_id: str) -> SagaBusiness | None:
-        async with self.db.read() as conn:
-            return await SqlProvisioning(conn).business(business_id)
+        async with self.uow.read() as work:
+            return await work.provisioning.business(business_id)
 
     async def _create_agent(self, business: SagaBusiness) -> str:
         name, prompt, greeting = saga.intake_agent(business.name, business.business_type, business.website)
@@ -159,21 +157,21 @@ class Provisioning:
         return await self._save(row, token, status=saga.CANCELED, phone_number=None, **leases.RELEASED)
 
     async def _save(self, row: SagaRecord, token: str, **values: Any) -> SagaRecord | None:
-        async with self.db.transaction() as conn:
-            return await SqlProvisioning(conn).leased_update(row.id, token, {**values, "updated_at": utcnow()})
+        async with self.uow.transaction() as work:
+            return await work.provisioning.leased_update(row.id, token, {**values, "updated_at": utcnow()})
 
     async def _release(self, row: SagaRecord, token: str) -> SagaRecord | None:
         return await self._save(row, token, **leases.RELEASED)
 
-    async def cancel_waiting(self, conn: AsyncConnection, business_id: str) -> None:
-        """A canceled workspace's saga that never started is over (in the caller's transaction)."""
-        await SqlProvisioning(conn).update_waiting(business_id, {"status": saga.CANCELED, "updated_at": utcnow()})
+    async def cancel_waiting(self, work: AccountsUnit, business_id: str) -> None:
+        """A canceled workspace's saga that never started is over (in the caller's unit of work)."""
+        await work.provisioning.update_waiting(business_id, {"status": saga.CANCELED, "updated_at": utcnow()})
 
-    async def resume(self, conn: AsyncConnection, business_id: str, *, lease: bool = False) -> str | None:
-        """The payment arrived: the saga is due now (in the caller's transaction). With `lease`, it is leased to
+    async def resume(self, work: AccountsUnit, business_id: str, *, lease: bool = False) -> str | None:
+        """The payment arrived: the saga is due now (in the caller's unit of work). With `lease`, it is leased to
         the caller, who runs it at once (`run_now` with the token returned)."""
         now, token = utcnow(), new_id() if lease else None
-        await SqlProvisioning(conn).update_waiting(business_id, {
+        await work.provisioning.update_waiting(business_id, {
             "status": saga.PENDING, "next_attempt_at": now, "updated_at": now, "lease_token": token,
             "lease_until": now + SAGA_LEASE if lease else None})
         return token

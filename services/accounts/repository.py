@@ -1,13 +1,14 @@
 """Where the account use cases (service.py, sign_in.py, lifecycle.py) keep users, workspaces, keys, sign-in links,
-sessions and usage: `AccountsUnit`, the service's unit of work (core.uow) with its repository bound to one
-transaction's or read's handle, and `HotPath`, the request hot path's statements on the raw pool (core.uow.Database
-.pooled: a workspace read, a session's touch, a rotated hash, the gateways' usage COPY). They only store and find;
-the rules stay in domain.py and the use cases (a key not usable, a workspace not found, a lifecycle move).
+sessions and usage: `AccountsUnit`, the service's unit of work (core.uow) with its repositories bound to one
+transaction's or read's handle (these, and billing's, OAuth's and the provisioning saga's), and `HotPath`, the
+request hot path's statements on the raw pool (core.uow.Database.pooled: a workspace read, a session's touch, a
+rotated hash, the gateways' usage COPY). They only store and find; the rules stay in domain.py and the use cases
+(a key not usable, a workspace not found, a lifecycle move).
 
 `SqlAccounts` and `PooledAccounts` are the production ones, over store.py (the same statements); the fast test
 tier has in-memory ones (tests/memory/accounts.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). Billing, payments, OAuth and provisioning still take the unit's `handle` for their
-own store.py queries."""
+(tests/storage_contracts.py). Billing (billing_repository.py), OAuth (oauth_repository.py) and the provisioning saga
+(provisioning_repository.py) have their own repositories on the same unit."""
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.pagination import Page, Paged, fetch_page
 from core.records import record
-from core.uow import Database, Unit
+from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
+from services.accounts.billing_repository import SqlBilling
+from services.accounts.oauth_repository import SqlOAuth
+from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.records import (
     ApiKeyRecord,
     CheckoutFacts,
@@ -30,7 +34,7 @@ from services.accounts.records import (
     WorkspaceProvisioning,
     Zone,
 )
-from services.accounts.schema import businesses, usage_log
+from services.accounts.schema import businesses, outbox, usage_log
 
 
 class AccountsRepository(Protocol):
@@ -236,7 +240,7 @@ class SqlAccounts:
         return dataclasses.replace(paged, rows=[record(UsageRecord, row._mapping) for row in paged.rows])
 
     async def subscriptions_of(self, business_ids: list[str]) -> list[Any]:
-        return await store.subscriptions_of(self.conn, business_ids)
+        return list(await store.subscriptions_of(self.conn, business_ids))
 
     async def minutes_used(self, business_ids: list[str]) -> dict[str, int]:
         return await store.minutes_used(self.conn, business_ids)
@@ -253,9 +257,15 @@ class AccountsUnit(Unit):
 
     def __init__(self, handle: AsyncConnection):
         super().__init__()
-        # For the collaborators whose queries are not behind a repository yet (provisioning, x402, lifecycle).
-        self.handle = handle
         self.accounts: AccountsRepository = SqlAccounts(handle)
+        self.billing = SqlBilling(handle)
+        self.oauth = SqlOAuth(handle)
+        self.provisioning = SqlProvisioning(handle)
+
+
+def accounts_units(connections: Connections) -> UnitOfWork[AccountsUnit]:
+    """The accounts service's unit of work on `connections`; the events its units raise go to the accounts outbox."""
+    return UnitOfWork(connections, AccountsUnit, outbox)
 
 
 class HotPath(Protocol):

@@ -18,6 +18,8 @@ import hmac
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from core.settings import Settings
+
 API_KEY, SESSION, SIGN_IN_LINK = "api key", "session", "sign-in link"
 OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN = "oauth code", "oauth refresh token", "oauth access token"
 PURPOSES = (API_KEY, SESSION, SIGN_IN_LINK, OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN)
@@ -37,7 +39,7 @@ class SecretKeys:
         self._subkeys = {(purpose, v): self._derive(purpose, v) for purpose in PURPOSES for v in self._secrets}
 
     @classmethod
-    def of(cls, settings) -> SecretKeys:
+    def of(cls, settings: Settings) -> SecretKeys:
         return cls(settings.secret_key.reveal(), settings.secret_key_version, settings.secret_key_previous.reveal())
 
     def _derive(self, purpose: str, version: int) -> bytes:

@@ -140,7 +140,7 @@ class Accounts:
         self.base_url = settings.public_base_url
         self.signup_limit = settings.signup_limit_per_hour
         self.checkout_prices = settings.checkout_prices
-        self.workspace_billing = WorkspaceBilling(payments.db, payments, x402) if payments else None
+        self.workspace_billing = WorkspaceBilling(payments.uow, payments, x402) if payments else None
         self.grace = timedelta(hours=settings.payment_grace_hours)  # billing's, for the owner's resume
 
     def hash(self, purpose: str, value: str) -> str:
@@ -237,8 +237,8 @@ class Accounts:
                                    scopes=list(DEFAULT_SCOPES), created_at=now)
             await work.accounts.add_magic_link(token_hash=self.hash(secret_keys.SIGN_IN_LINK, magic),
                                           account_id=account_id, expires_at=now + accounts_contract.MAGIC_LINK_TTL)
-            await self.provisioning.start(work.handle, business_id, form.phone_forward_to)
-            payment_id = await self.x402.record(work.handle, business_id, pay.X402_SIGNUP, paying) if paying else None
+            await self.provisioning.start(work, business_id, form.phone_forward_to)
+            payment_id = await self.x402.record(work, business_id, pay.X402_SIGNUP, paying) if paying else None
         return account_id, payment_id, {"api_key": api_key, "business_id": business_id,
                 "dashboard_url": f"{self.base_url}/dashboard", "trial_ends_at": trial_ends_at,
                             "magic_link": f"{self.base_url}/dashboard/login?token={magic}"}
@@ -478,8 +478,7 @@ class Accounts:
                     raise ServiceError("forbidden", why)
                 if action == "resume":
                     values["paused_by_billing"] = False
-                row, moved = await lifecycle.move(work.handle, row, action, values=values,
-                                                  accounts=lambda _: work.accounts)
+                row, moved = await lifecycle.move(work, row, action, values=values)
             elif values:
                 row = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
         if moved and action == "teardown" and row.billed_on is not None:

@@ -12,10 +12,9 @@ from core.grpc_server import Runtime
 from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
-from core.uow import UnitOfWork
 from providers import configured
 from providers.payments.webhooks import EVENTS_SUBJECT
-from services.accounts import calls_consumer, payments_service, schema, standing_consumer
+from services.accounts import calls_consumer, payments_service, standing_consumer
 from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import BillingWorker, payment_parts
 from services.accounts.checkouts import Checkouts, OpenInvoice
@@ -23,7 +22,7 @@ from services.accounts.client_documents import ClientDocuments
 from services.accounts.oauth_service import AuthorizationRequest, OAuth
 from services.accounts.payments_service import Payments
 from services.accounts.records import OAuthClient, OAuthConnection, UsageRecord, Workspace, WorkspaceProvisioning
-from services.accounts.repository import AccountsUnit, PooledAccounts
+from services.accounts.repository import PooledAccounts, accounts_units
 from services.accounts.service import UNSET, Accounts, ApiKey, KeyChanges, Principal
 from services.accounts.sign_in import SignInLinks
 from services.accounts.x402_billing import X402Billing
@@ -291,14 +290,14 @@ class AccountsServicer(accounts_pb2_grpc.AccountsServicer):
 def build(runtime: Runtime) -> AccountsServicer:
     s = runtime.settings
     agents = GrpcAgents(runtime.client("agents"))
-    parts = payment_parts(s, runtime.db, agents)
+    uow = accounts_units(runtime.db)
+    parts = payment_parts(s, uow, agents)
     runtime.on_stop.extend(parts.closers)
     runtime.run(BillingWorker(parts, s.billing_interval_seconds))
     # The provider's events the gateway stored: retried until they apply (a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(payments_service.EVENTS_CONSUMER, parts.payments.apply_event, stream=PROVIDER_STREAM,
                     filter_subject=EVENTS_SUBJECT, max_deliver=-1)
-    uow = UnitOfWork(runtime.db, AccountsUnit, events=schema.outbox)
     accounts = Accounts(uow, PooledAccounts(runtime.db), runtime.bus, s, parts.payments, parts.provisioning,
                         parts.x402, agents)
     runtime.consume(calls_consumer.CONSUMER, calls_consumer.CallUsage(accounts).handle,

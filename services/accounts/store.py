@@ -1,7 +1,9 @@
 """The queries on the accounts schema (services/accounts/schema.py), used by the repositories."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 import asyncpg
 import sqlalchemy as sa
@@ -46,41 +48,45 @@ async def email_taken(conn: AsyncConnection, email: str) -> bool:
     return await conn.scalar(sa.select(users.c.id).where(users.c.email == email)) is not None
 
 
-async def insert_user(conn: AsyncConnection, **values) -> bool:
+async def insert_user(conn: AsyncConnection, **values: Any) -> bool:
     """False when the email was taken meanwhile (the unique index decides)."""
     inserted = await conn.execute(insert(users).values(**values).on_conflict_do_nothing().returning(users.c.id))
     return inserted.first() is not None
 
 
-async def insert_business(conn: AsyncConnection, **values):
-    return (await conn.execute(businesses.insert().values(**values).returning(businesses))).first()
+async def insert_business(conn: AsyncConnection, **values: Any) -> sa.Row[Any]:
+    row: sa.Row[Any] = (await conn.execute(businesses.insert().values(**values).returning(businesses))).one()
+    return row
 
 
 # -- keys, magic links, sessions ------------------------------------------------------------
 
-async def insert_key(conn: AsyncConnection, **values):
-    return (await conn.execute(api_keys.insert().values(**values).returning(api_keys))).first()
+async def insert_key(conn: AsyncConnection, **values: Any) -> sa.Row[Any]:
+    row: sa.Row[Any] = (await conn.execute(api_keys.insert().values(**values).returning(api_keys))).one()
+    return row
 
 
-async def key_by_hash(conn: AsyncConnection, key_hashes: list[str]):
+async def key_by_hash(conn: AsyncConnection, key_hashes: list[str]) -> sa.Row[Any] | None:
     """The key stored under any of these hashes (its forms under each version of the server secret held)."""
     return (await conn.execute(sa.select(api_keys).where(api_keys.c.key_hash.in_(key_hashes)))).first()
 
 
-async def keys_of(conn: AsyncConnection, account_id: str) -> list:
+async def keys_of(conn: AsyncConnection, account_id: str) -> Sequence[Any]:
     return (await conn.execute(sa.select(api_keys).where(api_keys.c.account_id == account_id)
                                .order_by(api_keys.c.created_at.desc()))).all()
 
 
-async def change_key(conn: AsyncConnection, key_id: str, account_id: str, values: dict):
+async def change_key(conn: AsyncConnection, key_id: str, account_id: str, values: dict[str, Any]) -> sa.Row[Any] | None:
     """The account's key after writing `values` (read as it is when there are none), or None."""
     mine = (api_keys.c.id == key_id, api_keys.c.account_id == account_id)
     if not values:
         return (await conn.execute(sa.select(api_keys).where(*mine))).first()
-    return (await conn.execute(api_keys.update().where(*mine).values(**values).returning(api_keys))).first()
+    row: sa.Row[Any] | None = (await conn.execute(api_keys.update().where(*mine).values(**values)
+                                                  .returning(api_keys))).first()
+    return row
 
 
-def first_revocation(now: datetime):
+def first_revocation(now: datetime) -> sa.ColumnElement[Any]:
     """A key's revoked_at after revoking it now: the first revocation time stays."""
     return sa.func.coalesce(api_keys.c.revoked_at, now)
 
@@ -93,14 +99,14 @@ async def account_by_email(conn: AsyncConnection, email: str) -> str | None:
 
 async def pending_magic_links(conn: AsyncConnection, account_id: str, now: datetime) -> int:
     return await conn.scalar(sa.select(sa.func.count()).select_from(magic_links).where(
-        magic_links.c.account_id == account_id, magic_links.c.used_at.is_(None), magic_links.c.expires_at > now))
+        magic_links.c.account_id == account_id, magic_links.c.used_at.is_(None), magic_links.c.expires_at > now)) or 0
 
 
-async def insert_magic_link(conn: AsyncConnection, **values) -> None:
+async def insert_magic_link(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(magic_links.insert().values(**values))
 
 
-async def use_magic_link(conn: AsyncConnection, token_hashes: list[str], now: datetime):
+async def use_magic_link(conn: AsyncConnection, token_hashes: list[str], now: datetime) -> sa.Row[Any] | None:
     """An unused, unexpired link stored under any of these hashes (its account_id and whether it was mailed),
     marking it used; None otherwise."""
     return (await conn.execute(
@@ -115,11 +121,11 @@ async def confirm_email(conn: AsyncConnection, account_id: str, now: datetime) -
                        .values(email_confirmed_at=now))
 
 
-async def insert_session(conn: AsyncConnection, **values) -> None:
+async def insert_session(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(sessions.insert().values(**values))
 
 
-async def session_by_hash(conn: AsyncConnection, token_hashes: list[str]):
+async def session_by_hash(conn: AsyncConnection, token_hashes: list[str]) -> Any:
     """The session stored under any of these hashes, with the one it is stored under."""
     return (await conn.execute(sa.select(sessions.c.token_hash, sessions.c.account_id, sessions.c.expires_at,
                                          sessions.c.last_used_at)
@@ -194,7 +200,7 @@ async def workspace_by_id(conn: asyncpg.Connection, business_id: str) -> asyncpg
     return await _WORKSPACE_BY_ID.fetchrow(conn, id=business_id)
 
 
-async def checkout_facts(conn: AsyncConnection, business_id: str):
+async def checkout_facts(conn: AsyncConnection, business_id: str) -> Any:
     """What opening a checkout for the business needs: its billing columns and its owner's address."""
     b = businesses.c
     return (await conn.execute(sa.select(b.id, b.lifecycle_state, b.subscription_status, b.subscription_id, b.plan_id,
@@ -203,7 +209,7 @@ async def checkout_facts(conn: AsyncConnection, business_id: str):
                                .where(b.id == business_id))).first()
 
 
-async def workspace_owner(conn: AsyncConnection, business_id: str):
+async def workspace_owner(conn: AsyncConnection, business_id: str) -> Any:
     """The business with its account's email (and when it was confirmed)."""
     return (await conn.execute(sa.select(businesses.c.id, businesses.c.name, businesses.c.account_id, users.c.email,
                                          users.c.email_confirmed_at)
@@ -211,7 +217,7 @@ async def workspace_owner(conn: AsyncConnection, business_id: str):
                                .where(businesses.c.id == business_id))).first()
 
 
-def workspaces_of(business_ids) -> sa.Select:
+def workspaces_of(business_ids: Iterable[str]) -> sa.Select[Any]:
     return sa.select(businesses).where(businesses.c.id.in_(business_ids))
 
 
@@ -235,21 +241,22 @@ async def business_ids_of(conn: AsyncConnection, account_id: str) -> list[str]:
                                                 .where(businesses.c.account_id == account_id))).all()]
 
 
-async def lock_business(conn: AsyncConnection, business_id: str):
+async def lock_business(conn: AsyncConnection, business_id: str) -> sa.Row[Any] | None:
     return await business_row(conn, business_id, lock=True)
 
 
-async def business_row(conn: AsyncConnection, business_id: str, *, lock: bool = False):
+async def business_row(conn: AsyncConnection, business_id: str, *, lock: bool = False) -> sa.Row[Any] | None:
     query = sa.select(businesses).where(businesses.c.id == business_id)
     return (await conn.execute(query.with_for_update() if lock else query)).first()
 
 
-async def update_business(conn: AsyncConnection, business_id: str, values: dict):
-    return (await conn.execute(businesses.update().where(businesses.c.id == business_id).values(**values)
-                               .returning(businesses))).first()
+async def update_business(conn: AsyncConnection, business_id: str, values: dict[str, Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(businesses.update().where(businesses.c.id == business_id)
+                                                  .values(**values).returning(businesses))).first()
+    return row
 
 
-async def subscriptions_of(conn: AsyncConnection, business_ids) -> list:
+async def subscriptions_of(conn: AsyncConnection, business_ids: Iterable[str]) -> Sequence[Any]:
     return (await conn.execute(sa.select(businesses.c.id, businesses.c.subscription_status)
                                .where(businesses.c.id.in_(business_ids)).order_by(businesses.c.created_at))).all()
 
@@ -264,7 +271,8 @@ _TOUCH_KEYS_SQL = f"""
 """
 
 
-async def append_usage(conn: asyncpg.Connection, records: list[tuple], last_used: dict) -> None:
+async def append_usage(conn: asyncpg.Connection, records: list[tuple[Any, ...]],
+                       last_used: dict[str, datetime]) -> None:
     """Bulk-append usage rows (in USAGE_COPY_COLUMNS order) with COPY and move each key's last_used_at on."""
     async with conn.transaction():
         await conn.copy_records_to_table(usage_log.name, schema_name=SCHEMA, records=records,
@@ -272,7 +280,7 @@ async def append_usage(conn: asyncpg.Connection, records: list[tuple], last_used
         await conn.execute(_TOUCH_KEYS_SQL, list(last_used), list(last_used.values()))
 
 
-def usage_of(account_id: str, business_id: str | None, start: datetime | None, end: datetime | None) -> sa.Select:
+def usage_of(account_id: str, business_id: str | None, start: datetime | None, end: datetime | None) -> sa.Select[Any]:
     query = sa.select(usage_log).where(usage_log.c.account_id == account_id)
     if business_id:
         query = query.where(usage_log.c.business_id == business_id)
@@ -288,13 +296,13 @@ def usage_of(account_id: str, business_id: str | None, start: datetime | None, e
 CALL_METHOD, CALL_ENDPOINT = "CALL", "/api/v1/calls"  # how a call's entry reads in the usage log
 
 
-async def accounts_of(conn: AsyncConnection, business_ids) -> dict[str, str]:
+async def accounts_of(conn: AsyncConnection, business_ids: Iterable[str]) -> dict[str, str]:
     """The account of each of these businesses that still exists."""
     return {str(b): str(a) for b, a in await conn.execute(
         sa.select(businesses.c.id, businesses.c.account_id).where(businesses.c.id.in_(business_ids)))}
 
 
-async def append_call_usage(conn: AsyncConnection, entries: list[dict]) -> int:
+async def append_call_usage(conn: AsyncConnection, entries: list[dict[str, Any]]) -> int:
     """Calls' usage entries (id, account_id, business_id, call_id, minutes, cost_cents, created_at), once per call;
     returns how many were new."""
     if not entries:
@@ -307,7 +315,7 @@ async def append_call_usage(conn: AsyncConnection, entries: list[dict]) -> int:
     return len(inserted.all())
 
 
-async def minutes_used(conn: AsyncConnection, business_ids) -> dict[str, int]:
+async def minutes_used(conn: AsyncConnection, business_ids: Iterable[str]) -> dict[str, int]:
     rows = await conn.execute(sa.select(usage_log.c.business_id, sa.func.sum(usage_log.c.minutes))
                               .where(usage_log.c.business_id.in_(business_ids), usage_log.c.call_id.is_not(None))
                               .group_by(usage_log.c.business_id))
@@ -316,7 +324,7 @@ async def minutes_used(conn: AsyncConnection, business_ids) -> dict[str, int]:
 
 # -- payments and provisioning --------------------------------------------------------------
 
-def claim_due_provisionings(limit: int, lease: timedelta):
+def claim_due_provisionings(limit: int, lease: timedelta) -> sa.Update:
     """Take the leases of up to `limit` sagas due to run (pending or retrying, next attempt passed, lease free),
     skipping rows another runner is claiming; the claimed rows with their tokens."""
     due = (sa.select(provisionings.c.id)
@@ -337,7 +345,7 @@ async def record_payment_event(conn: AsyncConnection, event_id: str, type_: str,
 
 
 async def lock_business_by(conn: AsyncConnection, business_id: str | None, subscription_id: str | None,
-                           customer_id: str | None):
+                           customer_id: str | None) -> sa.Row[Any] | None:
     """The business an event is about, locked: by our id, else by the provider's subscription or customer."""
     for column, value in ((businesses.c.id, business_id), (businesses.c.subscription_id, subscription_id),
                           (businesses.c.customer_id, customer_id)):
@@ -348,7 +356,7 @@ async def lock_business_by(conn: AsyncConnection, business_id: str | None, subsc
     return None
 
 
-def billing_due(now: datetime, grace: timedelta) -> sa.Select:
+def billing_due(now: datetime, grace: timedelta) -> sa.Select[Any]:
     """Workspaces billing has to move now (payments_domain.billing_move decides; this finds its candidates):
     overdue past the grace period, trials ended without a checkout, x402 periods run out, canceled subscriptions
     of running workspaces, and workspaces billing paused that are paid again."""
@@ -363,24 +371,26 @@ def billing_due(now: datetime, grace: timedelta) -> sa.Select:
                 b.past_due_since.is_(None), sa.or_(b.paid_through.is_(None), b.paid_through > now))))
 
 
-async def add_provisioning(conn: AsyncConnection, **values) -> None:
+async def add_provisioning(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(provisionings.insert().values(**values))
 
 
-async def leased_provisioning_update(conn: AsyncConnection, provisioning_id, token: str, values: dict):
+async def leased_provisioning_update(conn: AsyncConnection, provisioning_id: str, token: str,
+                                     values: dict[str, Any]) -> sa.Row[Any] | None:
     """The saga row after `values`, or None when its lease is no longer `token`'s (another runner took it over)."""
-    return (await conn.execute(provisionings.update()
-                               .where(provisionings.c.id == provisioning_id, leases.held(provisionings, token))
-                               .values(**values).returning(provisionings))).first()
+    row: sa.Row[Any] | None = (await conn.execute(
+        provisionings.update().where(provisionings.c.id == provisioning_id, leases.held(provisionings, token))
+        .values(**values).returning(provisionings))).first()
+    return row
 
 
-async def update_waiting_provisioning(conn: AsyncConnection, business_id: str, values: dict) -> None:
+async def update_waiting_provisioning(conn: AsyncConnection, business_id: str, values: dict[str, Any]) -> None:
     """Move the business's saga on if it is still waiting for its payment."""
     await conn.execute(provisionings.update().where(provisionings.c.business_id == business_id,
                                                     provisionings.c.status == "waiting_payment").values(**values))
 
 
-async def provisioning_of(conn: AsyncConnection, business_id: str):
+async def provisioning_of(conn: AsyncConnection, business_id: str) -> sa.Row[Any] | None:
     return (await conn.execute(sa.select(provisionings).where(provisionings.c.business_id == business_id))).first()
 
 
@@ -394,7 +404,7 @@ async def delete_account(conn: AsyncConnection, account_id: str) -> None:
     await conn.execute(users.delete().where(users.c.id == account_id))
 
 
-async def add_x402_payment(conn: AsyncConnection, **values) -> bool:
+async def add_x402_payment(conn: AsyncConnection, **values: Any) -> bool:
     """Record a payment before it is settled; False when its authorization (payer, nonce) is recorded already."""
     return (await conn.execute(insert(x402_payments).values(**values)
                                .on_conflict_do_nothing(index_elements=["payer", "nonce"])
@@ -402,18 +412,18 @@ async def add_x402_payment(conn: AsyncConnection, **values) -> bool:
 
 
 async def x402_payment(conn: AsyncConnection, *, id: str | None = None, payer: str | None = None,
-                       nonce: str | None = None, lock: bool = False):
+                       nonce: str | None = None, lock: bool = False) -> sa.Row[Any] | None:
     """One payment, by id or by its authorization (payer, nonce)."""
     query = sa.select(x402_payments).where(x402_payments.c.id == id if id else sa.and_(
         x402_payments.c.payer == payer, x402_payments.c.nonce == nonce))
     return (await conn.execute(query.with_for_update() if lock else query)).first()
 
 
-async def update_x402_payment(conn: AsyncConnection, payment_id: str, values: dict) -> None:
+async def update_x402_payment(conn: AsyncConnection, payment_id: str, values: dict[str, Any]) -> None:
     await conn.execute(x402_payments.update().where(x402_payments.c.id == payment_id).values(**values))
 
 
-async def business_of_x402_payment(conn: AsyncConnection, payment_id: str):
+async def business_of_x402_payment(conn: AsyncConnection, payment_id: str) -> sa.Row[Any] | None:
     return (await conn.execute(sa.select(businesses).join(x402_payments, x402_payments.c.business_id == businesses.c.id)
                                .where(x402_payments.c.id == payment_id))).first()
 
@@ -424,7 +434,7 @@ async def has_pending_x402(conn: AsyncConnection, business_id: str) -> bool:
                                                                 p.status.in_(("pending", "unresolved")))))).scalar())
 
 
-def claim_due_x402_payments(limit: int, retry_after: timedelta):
+def claim_due_x402_payments(limit: int, retry_after: timedelta) -> sa.Update:
     """Take up to `limit` pending payments due to be asked about again (the next attempt pushed `retry_after` on,
     which is the claim's lease), skipping rows another worker is claiming."""
     p = x402_payments.c
@@ -435,7 +445,7 @@ def claim_due_x402_payments(limit: int, retry_after: timedelta):
             .returning(x402_payments))
 
 
-def renewals_to_remind(now: datetime, ahead: timedelta) -> sa.Select:
+def renewals_to_remind(now: datetime, ahead: timedelta) -> sa.Select[Any]:
     """Active x402 workspaces whose paid period ends within `ahead` and whose owner was not told about it yet."""
     b = businesses.c
     return sa.select(b.id).where(b.payment_capture == "x402", b.lifecycle_state == "active",
@@ -446,13 +456,7 @@ def renewals_to_remind(now: datetime, ahead: timedelta) -> sa.Select:
 
 # -- workspaces billed on the account's subscription (services.accounts.workspace_billing) ---------------------
 
-# What a workspace billed on another business's subscription copies from it, so its standing and billing's moves
-# (payments_domain.billing_move) follow its payer's.
-PAYER_COLUMNS = ("plan_id", "subscription_status", "subscription_event_at", "past_due_since", "paid_through",
-                 "trial_ends_at")
-
-
-async def lock_payer(conn: AsyncConnection, account_id: str, *, lock: bool = True):
+async def lock_payer(conn: AsyncConnection, account_id: str, *, lock: bool = True) -> sa.Row[Any] | None:
     """The account's paying business (its first that pays for itself: the signup's), locked until the transaction
     ends (`lock`): workspaces are added to its subscription one at a time."""
     b = businesses.c
@@ -478,20 +482,20 @@ async def delete_business(conn: AsyncConnection, business_id: str) -> None:
     await conn.execute(businesses.delete().where(businesses.c.id == business_id))
 
 
-async def live_workspaces(conn: AsyncConnection, account_id: str) -> list:
+async def live_workspaces(conn: AsyncConnection, account_id: str) -> Sequence[Any]:
     """The account's workspaces that are not torn down (what the plan's limit counts), with their billing."""
     b = businesses.c
     return (await conn.execute(sa.select(b.id, b.billed_on, b.subscription_status, b.lease_until)
                                .where(b.account_id == account_id, b.lifecycle_state != "inactive"))).all()
 
 
-async def billed_on(conn: AsyncConnection, payer_id: str, *, lock: bool = False) -> list:
+async def billed_on(conn: AsyncConnection, payer_id: str, *, lock: bool = False) -> Sequence[Any]:
     """The workspaces billed on a business's subscription, not torn down."""
     query = sa.select(businesses).where(businesses.c.billed_on == payer_id, businesses.c.lifecycle_state != "inactive")
     return (await conn.execute(query.with_for_update() if lock else query)).all()
 
 
-def pending_workspaces(now: datetime) -> sa.Select:
+def pending_workspaces(now: datetime) -> sa.Select[Any]:
     """Workspaces still being added to their payer's subscription whose request's lease ran out (the billing worker
     finishes them)."""
     b = businesses.c
@@ -499,6 +503,6 @@ def pending_workspaces(now: datetime) -> sa.Select:
                                                b.lease_until.is_not(None), b.lease_until <= now)
 
 
-def zones_of(business_ids) -> sa.Select:
+def zones_of(business_ids: Iterable[str]) -> sa.Select[Any]:
     return (sa.select(businesses.c.id, businesses.c.name, businesses.c.timezone)
             .where(businesses.c.id.in_(business_ids)).order_by(businesses.c.created_at, businesses.c.id))

@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from contracts import billing
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import new_id, utcnow
+from providers.x402 import PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER
 from providers.x402.server import (
     FacilitatorUnavailable,
     MalformedPayment,
@@ -39,9 +38,10 @@ from providers.x402.server import (
     Verified,
     authorization_of,
 )
-from services.accounts import lifecycle, store
+from services.accounts import lifecycle
 from services.accounts import payments_domain as pay
 from services.accounts.payments_service import Payments, X402Terms, malformed_payment, notify_owner
+from services.accounts.repository import AccountsUnit
 
 log = logging.getLogger(__name__)
 
@@ -65,24 +65,24 @@ class Outcome:
 class X402Billing:
     def __init__(self, payments: Payments, retry: timedelta):
         self.payments = payments
-        self.db = payments.db
+        self.uow = payments.uow
         self.retry = retry  # the reconciler's wait between two questions about one payment
 
     @property
     def settle_lease(self) -> timedelta:
-        return timedelta(seconds=2 * self.payments.gate.timeout) + SETTLE_MARGIN
+        return timedelta(seconds=2 * self.payments.x402_gate().timeout) + SETTLE_MARGIN
 
     # -- one payment -----------------------------------------------------------------------------------------
 
-    async def record(self, conn: AsyncConnection, business_id: str, purpose: str, verified: Verified) -> str | None:
-        """Record a verified payment as pending, in the caller's transaction; its id, or None when its
+    async def record(self, work: AccountsUnit, business_id: str, purpose: str, verified: Verified) -> str | None:
+        """Record a verified payment as pending, in the caller's unit of work; its id, or None when its
         authorization was recorded before (the same payment sent again)."""
         now = utcnow()
         payload, requirements = verified.stored()
         valid_before = verified.valid_before
         payment_id = new_id()
-        added = await store.add_x402_payment(
-            conn, id=payment_id, business_id=business_id, purpose=purpose, status=billing.X402_PENDING,
+        added = await work.billing.add_x402_payment(
+            id=payment_id, business_id=business_id, purpose=purpose, status=billing.X402_PENDING,
             payer=verified.payer.lower(), nonce=verified.nonce,
             valid_before=datetime.fromtimestamp(valid_before, UTC) if valid_before else None,
             network=verified.requirements.network, asset=verified.requirements.asset,
@@ -94,15 +94,15 @@ class X402Billing:
         """Settle a recorded payment (no transaction held) and write what became of it. A lost answer leaves it
         pending, due for the reconciler at once."""
         try:
-            settled = await self.payments.gate.settle(verified)
+            settled = await self.payments.x402_gate().settle(verified)
         except PaymentRefused as exc:
             return await self._conclude(payment_id, billing.X402_FAILED, reason=exc.reason)
         except FacilitatorUnavailable as exc:
             log.warning("x402 payment %s: settlement unanswered (%s); reconciling", payment_id, exc.message)
-            async with self.db.transaction() as conn:
-                await store.update_x402_payment(conn, payment_id, {"next_attempt_at": utcnow(),
-                                                                   "last_error": exc.message})
-                business = await store.business_of_x402_payment(conn, payment_id)
+            async with self.uow.transaction() as work:
+                await work.billing.change_x402_payment(payment_id, {"next_attempt_at": utcnow(),
+                                                                    "last_error": exc.message})
+                business = await work.billing.business_of_x402_payment(payment_id)
             return Outcome(billing.X402_PENDING, business=business, reason=exc.message)
         outcome = await self._conclude(payment_id, billing.X402_SETTLED, transaction=settled.transaction,
                                        lease_saga=lease_saga)
@@ -115,34 +115,35 @@ class X402Billing:
         active, a signup's provisioning due (leased to the caller with `lease_saga`), a workspace canceled with
         its subscription or paused by billing resumed. `notify`: e-mail the owner (the answer came late)."""
         now, token = utcnow(), None
-        async with self.db.transaction() as conn:
-            payment = await store.x402_payment(conn, id=payment_id, lock=True)
+        async with self.uow.transaction() as work:
+            payment = await work.billing.x402_payment(id=payment_id, lock=True)
             if payment is None:  # its signup was undone meanwhile
                 return Outcome(billing.X402_FAILED, reason=reason)
             if payment.status != billing.X402_PENDING:  # the reconciler concluded it first: its outcome stands
-                return Outcome(payment.status, await store.business_row(conn, payment.business_id),
+                return Outcome(payment.status, await work.billing.business(str(payment.business_id)),
                                reason=payment.last_error, transaction=payment.transaction)
-            values = {"status": fate, "next_attempt_at": None, "last_error": reason}
+            values: dict[str, Any] = {"status": fate, "next_attempt_at": None, "last_error": reason}
             if fate == billing.X402_SETTLED:
                 values.update(transaction=transaction, settled_at=now)
-            await store.update_x402_payment(conn, payment_id, values)
-            business = await store.lock_business(conn, payment.business_id)
+            await work.billing.change_x402_payment(payment_id, values)
+            business = await work.accounts.lock_business(str(payment.business_id))
+            assert business is not None  # a payment goes with its business (schema.x402_payments' foreign key)
             if fate == billing.X402_SETTLED:
                 resubscribed = business.subscription_status == billing.CANCELED
-                business = await lifecycle.change(conn, business, pay.x402_grant(
+                business = await lifecycle.change(work, business, pay.x402_grant(
                     business.paid_through, business.trial_ends_at, now))
-                token = await self.payments.provisioning.resume(conn, str(business.id), lease=lease_saga)
+                token = await self.payments.provisioning.resume(work, str(business.id), lease=lease_saga)
                 if resubscribed and business.lifecycle_state == "canceled":
-                    business, _ = await lifecycle.move(conn, business, "resume",
+                    business, _ = await lifecycle.move(work, business, "resume",
                                                        values={"paused_by_billing": False})
-                business, _ = await self.payments.apply_billing(conn, business, now)
-                await self.payments.carry_to_workspaces(conn, business, now)
+                business, _ = await self.payments.apply_billing(work, business, now)
+                await self.payments.carry_to_workspaces(work, business, now)
             elif fate == billing.X402_UNRESOLVED:
                 log.error("x402 payment %s of business %s: the authorization (payer %s, nonce %s) expired before the "
                           "facilitator answered; check the chain and settle it by hand", payment_id,
                           payment.business_id, payment.payer, payment.nonce)
             if notify:
-                await notify_owner(conn, str(business.id), pay.x402_notice(
+                notify_owner(work, str(business.id), pay.x402_notice(
                     fate, business.name, pay.usdc(payment.amount), reason or "", business.paid_through,
                     f"{self.payments.base_url}/dashboard"))
         if fate == billing.X402_SETTLED and not lease_saga:
@@ -156,8 +157,8 @@ class X402Billing:
         """Ask the facilitator again about the pending payments that are due; how many were asked about."""
         if self.payments.gate is None:
             return 0
-        async with self.db.transaction() as conn:
-            due = (await conn.execute(store.claim_due_x402_payments(limit, self.retry))).all()
+        async with self.uow.transaction() as work:
+            due = await work.billing.claim_due_x402_payments(limit, self.retry)
         for row in due:
             verified = Verified.from_stored(row.payload, row.requirements, row.payer)
             try:
@@ -166,15 +167,15 @@ class X402Billing:
                 await self._conclude(str(row.id), pay.x402_fate(exc.reason), reason=exc.reason, notify=True,
                                      transaction=None)
             except FacilitatorUnavailable as exc:
-                async with self.db.transaction() as conn:
-                    await store.update_x402_payment(conn, str(row.id), {"last_error": exc.message})
+                async with self.uow.transaction() as work:
+                    await work.billing.change_x402_payment(str(row.id), {"last_error": exc.message})
             else:
                 await self._conclude(str(row.id), billing.X402_SETTLED, transaction=settled.transaction, notify=True)
         return len(due)
 
     # -- renewal ---------------------------------------------------------------------------------------------
 
-    def renewal_terms(self, business) -> X402Terms:
+    def renewal_terms(self, business: Any) -> X402Terms:
         start = pay.x402_period_start(business.paid_through, business.trial_ends_at, utcnow())
         return X402Terms(business.plan_id, f"{self.payments.base_url}{RENEWAL_PATH}",
                          f"Switchboard {business.plan_id} plan: {billing.X402_PERIOD.days} days from {start:%Y-%m-%d}")
@@ -184,25 +185,25 @@ class X402Billing:
         settle. The same payment sent again answers what became of it; 409 conflict when the business may not
         pay now (payments_domain.x402_renewal_refusal)."""
         business_id = tenant.pick_business(tenant.require_account(), business_id)
-        async with self.db.read() as conn:
-            business = await store.business_row(conn, business_id)
+        async with self.uow.read() as work:
+            business = await work.billing.business(business_id)
             if business is None:
                 raise not_found("workspace")
-            known = await self._recorded(conn, header)
+            known = await self._recorded(work, header)
             if known is None:
-                await self._refuse_unless_payable(conn, business)
+                await self._refuse_unless_payable(work, business)
         terms = self.renewal_terms(business)
         if known is not None:  # sent again: the facilitator would refuse it as used, the outcome is ours
             return await self._known(known, business_id, terms)
         if not header:
             raise await self.payments.payment_required(
-                terms, f"pay the next {billing.X402_PERIOD.days} days as the {pay.PAYMENT_REQUIRED_HEADER} header "
-                f"describes, in a {pay.PAYMENT_SIGNATURE_HEADER} header")
+                terms, f"pay the next {billing.X402_PERIOD.days} days as the {PAYMENT_REQUIRED_HEADER} header "
+                f"describes, in a {PAYMENT_SIGNATURE_HEADER} header")
         verified = await self.payments.verify_x402(terms, header)
-        async with self.db.transaction() as conn:
-            business = await store.lock_business(conn, business_id)
-            await self._refuse_unless_payable(conn, business)
-            payment_id = await self.record(conn, business_id, pay.X402_RENEWAL, verified)
+        async with self.uow.transaction() as work:
+            business = await work.accounts.lock_business(business_id)
+            await self._refuse_unless_payable(work, business)
+            payment_id = await self.record(work, business_id, pay.X402_RENEWAL, verified)
         if payment_id is None:  # the same payment, sent twice at once: the first one settles it
             raise ServiceError("conflict", "this payment is being settled by another request; send it again to "
                                "see its outcome")
@@ -212,7 +213,7 @@ class X402Billing:
         return outcome
 
     @staticmethod
-    async def _recorded(conn: AsyncConnection, header: str):
+    async def _recorded(work: AccountsUnit, header: str) -> Any | None:
         """The payment a PAYMENT-SIGNATURE header carries, when it was recorded before (400 for a malformed one)."""
         if not header:
             return None
@@ -220,23 +221,23 @@ class X402Billing:
             payer, nonce = authorization_of(header)
         except MalformedPayment as exc:
             raise malformed_payment(exc) from None
-        return await store.x402_payment(conn, payer=payer, nonce=nonce) if payer and nonce else None
+        return await work.billing.x402_payment(payer=payer, nonce=nonce) if payer and nonce else None
 
     @staticmethod
-    async def _refuse_unless_payable(conn: AsyncConnection, business) -> None:
+    async def _refuse_unless_payable(work: AccountsUnit, business: Any) -> None:
         if why := pay.x402_renewal_refusal(business.lifecycle_state, business.subscription_status,
                                            business.payment_capture, business.paid_through, utcnow(),
-                                           await store.has_pending_x402(conn, str(business.id))):
+                                           await work.billing.has_pending_x402(str(business.id))):
             raise ServiceError("conflict", why)
 
-    async def _known(self, payment, business_id: str, terms: X402Terms) -> Outcome:
+    async def _known(self, payment: Any, business_id: str, terms: X402Terms) -> Outcome:
         """The answer to a payment sent again: what became of it, when it paid for this business."""
         if str(payment.business_id) != business_id or payment.status == billing.X402_FAILED:
             raise await self.payments.payment_required(
                 terms, "this payment was used already; pay again as the "
-                f"{pay.PAYMENT_REQUIRED_HEADER} header describes", pay.NONCE_USED)
-        async with self.db.read() as conn:
-            business = await store.business_row(conn, business_id)
+                f"{PAYMENT_REQUIRED_HEADER} header describes", pay.NONCE_USED)
+        async with self.uow.read() as work:
+            business = await work.billing.business(business_id)
         return Outcome(payment.status, business, transaction=payment.transaction)
 
     # -- reminders -------------------------------------------------------------------------------------------
@@ -244,14 +245,14 @@ class X402Billing:
     async def remind(self) -> int:
         """E-mail the owners of x402 workspaces whose paid period ends soon (once per period); how many."""
         now = utcnow()
-        async with self.db.read() as conn:
-            due = [r.id for r in (await conn.execute(store.renewals_to_remind(now, billing.X402_REMIND_BEFORE))).all()]
+        async with self.uow.read() as work:
+            due = await work.billing.renewals_to_remind(now, billing.X402_REMIND_BEFORE)
         for business_id in due:
-            async with self.db.transaction() as conn:
-                b = await store.lock_business(conn, business_id)
-                if b.renewal_reminded_through == b.paid_through:  # another worker's round came first
+            async with self.uow.transaction() as work:
+                b = await work.accounts.lock_business(business_id)
+                if b is None or b.renewal_reminded_through == b.paid_through:  # gone, or another worker came first
                     continue
-                await notify_owner(conn, str(b.id), pay.renewal_reminder(
+                notify_owner(work, str(b.id), pay.renewal_reminder(
                     b.name, b.plan_id, b.paid_through, self.payments.grace, self.payments.base_url))
-                await store.update_business(conn, str(b.id), {"renewal_reminded_through": b.paid_through})
+                await work.accounts.change_business(str(b.id), {"renewal_reminded_through": b.paid_through})
         return len(due)

@@ -85,7 +85,6 @@ class MemoryAccounts:
 class MemoryAccountsUnit(Unit):
     def __init__(self, handle: MemoryConnection):
         super().__init__()
-        self.handle = handle
         self.accounts = MemoryAccounts(handle)
 
 

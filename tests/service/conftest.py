@@ -10,15 +10,14 @@ import pytest
 from core import db, rpc, settings
 from core.ids import utcnow
 from core.tenant import Tenant
-from core.uow import Database, UnitOfWork
+from core.uow import Database
 from providers.voice.vapi.client import VapiClient
 from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.voice import VapiVoice
-from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
 from services.accounts.agents_port import GrpcAgents
 from services.accounts.billing import payment_parts
-from services.accounts.repository import AccountsUnit, PooledAccounts
+from services.accounts.repository import PooledAccounts, accounts_units
 from services.accounts.service import Accounts
 
 OTHER_WRITER = "00000000-0000-4000-8000-000000000000"
@@ -79,9 +78,9 @@ async def accounts_of(cfg, database, pool):
     def make(settings=cfg) -> Accounts:
         agents, channel = rpc.connect("agents", settings, forward_tenant=True)
         port = GrpcAgents(agents)
-        parts = payment_parts(settings, database, port)
+        uow = accounts_units(database)
+        parts = payment_parts(settings, uow, port)
         closers.extend((*parts.closers, channel.close))
-        uow = UnitOfWork(database, AccountsUnit, events=accounts_schema.outbox)
         hot = PooledAccounts(Database(database.engine, pool=pool))
         return Accounts(uow, hot, None, settings, parts.payments, parts.provisioning, parts.x402, port)
     yield make

@@ -11,6 +11,7 @@ from core.bus import PermanentError
 from core.ids import new_id, utcnow
 from services.accounts import schema as accounts_schema
 from services.accounts.billing import payment_parts
+from services.accounts.repository import accounts_units
 from services.messaging import schema as messaging_schema
 from services.messaging import store as messaging_store
 from services.messaging.provider_service import ProviderRequests
@@ -61,7 +62,7 @@ async def test_a_status_callback_that_can_never_apply_is_permanent(database, sto
 
 @pytest.fixture
 async def payments(cfg, database):
-    parts = payment_parts(cfg, database, InMemoryAgents([]))
+    parts = payment_parts(cfg, accounts_units(database), InMemoryAgents([]))
     yield parts.payments
     for close in parts.closers:
         await close()

@@ -7,6 +7,7 @@ from core.errors import ServiceError
 from services.accounts import provisioning_domain as saga
 from services.accounts import store
 from services.accounts.provisioning_service import SAGA_LEASE, Provisioning
+from services.accounts.repository import accounts_units
 from services.accounts.schema import provisionings
 from tests.service.conftest import new_business
 from tests.service.fakes import InMemoryAgents
@@ -19,8 +20,9 @@ async def paid_signup(database, provisioning: Provisioning, forward_to: str | No
     which runs due sagas on the same database through the real agents service, leaves it alone)."""
     async with database.transaction() as conn:
         business_id = await new_business(conn)
-        await provisioning.start(conn, business_id, forward_to)
-        leased[business_id] = await provisioning.resume(conn, business_id, lease=True)
+    async with provisioning.uow.transaction() as work:
+        await provisioning.start(work, business_id, forward_to)
+        leased[business_id] = await provisioning.resume(work, business_id, lease=True)
     return business_id
 
 
@@ -40,7 +42,7 @@ async def run(database, provisioning: Provisioning, business_id: str):
 
 async def test_a_paid_signup_gets_its_agent_a_local_number_and_forwarding(database):
     agents = InMemoryAgents(["+12125550100", "+14155550100", "+14155550101"], taken_first=("+14155550100",))
-    provisioning = Provisioning(database, agents, retry_seconds=60)
+    provisioning = Provisioning(accounts_units(database), agents, retry_seconds=60)
     business_id = await paid_signup(database, provisioning)
     row = await run(database, provisioning, business_id)
     assert (row.status, row.step, row.phone_number, row.last_error) == (saga.DONE, saga.DONE, "+14155550101", None)
@@ -52,7 +54,7 @@ async def test_a_paid_signup_gets_its_agent_a_local_number_and_forwarding(databa
 
 async def test_an_empty_pool_defers_the_saga_with_its_reason_and_it_resumes_where_it_stopped(database):
     agents = InMemoryAgents([])
-    provisioning = Provisioning(database, agents, retry_seconds=60)
+    provisioning = Provisioning(accounts_units(database), agents, retry_seconds=60)
     business_id = await paid_signup(database, provisioning, forward_to=None)
     provisioning_row = await run(database, provisioning, business_id)
     assert provisioning_row.status == saga.RETRYING and provisioning_row.step == saga.NUMBER
@@ -65,7 +67,7 @@ async def test_an_empty_pool_defers_the_saga_with_its_reason_and_it_resumes_wher
 
 async def test_a_workspace_canceled_before_its_saga_ended_gives_its_number_back(database):
     agents = InMemoryAgents(["+14155550102"])
-    provisioning = Provisioning(database, agents, retry_seconds=60)
+    provisioning = Provisioning(accounts_units(database), agents, retry_seconds=60)
     business_id = await paid_signup(database, provisioning)
     agents.forward = _refuse_forwarding  # the saga stops after taking its number
     row = await run(database, provisioning, business_id)

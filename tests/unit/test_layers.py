@@ -21,8 +21,6 @@ import functools
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 APPLICATION = ("services", "gateway", "providers", "contracts", "deploy")
 
@@ -83,8 +81,6 @@ def _may_import_store(path: Path, store: str) -> bool:
     return relative[:3] == ("services", service, "migrations")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 52: accounts' billing and OAuth still import their stores; the "
-                   "marker goes when the last one reaches storage through its unit of work")
 def test_only_repositories_import_a_store() -> None:
     offenders = sorted({
         f"{path.relative_to(ROOT)}:{line} imports {store}"
