@@ -405,7 +405,7 @@ COMMUNICATION_RUN = {**_obj({
     "external_ref": {"type": "string", "minLength": 1, "maxLength": runs.REF_MAX, "pattern": NOT_BLANK,
                      "description": "your own reference of the run, unique per business; on every event of it"},
     "agent_id": {**UUID, "description": "the agent that calls and texts (its number is the caller id); default: "
-                 "the business's one agent with a phone number"},
+                 "the agent every touch names in context.agent_id, else the business's one agent with a phone number"},
     "touches": {"type": "array", "items": _TOUCH, "minItems": 1, "maxItems": runs.MAX_TOUCHES},
     "retry": {**_obj({
         "max_retries": {"type": "integer", "minimum": runs.RETRY_BOUNDS["max_retries"][0],

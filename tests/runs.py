@@ -19,8 +19,9 @@ def touch(touch_id: str, phone: str, channel: str = "call", seconds: float = 0, 
 
 
 def run_of(account, agent, *touches, **extra) -> dict:
+    """A run's body; with agent None it names no agent_id (its touches' context.agent_id, or the business's one)."""
     return {"business_id": account["business_id"], "external_ref": f"crm-run-{next(_refs)}-{uuid.uuid4().hex[:6]}",
-            "agent_id": agent["id"], "touches": list(touches), **extra}
+            **({"agent_id": agent["id"]} if agent else {}), "touches": list(touches), **extra}
 
 
 async def create(api, key, body, idempotency_key: str | None = None):

@@ -69,7 +69,8 @@ async def list_attempts(ctx: RequestContext) -> Reply:
 
 SHAPE = ("The body is the spec's run shape: {business_id, external_ref, touches: [{touch_id, channel (call or sms), "
          "target {phone, timezone}, scheduled_at, context}]}, with an optional agent_id (the agent that calls and "
-         "texts; default the business's one agent with a phone number, or context.agent_id per touch) and retry "
+         "texts; context.agent_id overrides it per touch; default the agent every touch names, else the business's "
+         "one agent with a phone number) and retry "
          f"{{max_retries (default {runs.RetryPolicy.max_retries}), backoff_seconds (default "
          f"{list(runs.RetryPolicy.backoff_seconds)}), retry_on (default {list(runs.RETRYABLE)})}}. At most "
          f"{runs.MAX_TOUCHES} touches and {RUN_BODY_BYTES // 1024 // 1024} MiB of JSON; scheduled_at is RFC 3339 with an offset, at most {runs.HORIZON.days} days "

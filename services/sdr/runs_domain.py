@@ -83,7 +83,7 @@ class Touch:
     timezone: str | None
     scheduled_at: datetime
     context: dict[str, Any]
-    agent_id: str | None  # the touch's own (context.agent_id), else the run's
+    agent_id: str | None  # the touch's own (context.agent_id), else the run's (None when the run names none)
 
     @property
     def lead_id(self) -> str | None:
@@ -319,20 +319,26 @@ def request_hash(body: object) -> str:
 # -- agents ---------------------------------------------------------------------------------------------------
 
 def agent_problems(run: Run, numbers: dict[str, str | None]) -> tuple[str | None, list[Problem]]:
-    """The agent that places the run's touches by default, and the problems of the agents named: `numbers` maps
-    each of the business's agents to its phone number (None without one). Unnamed, the default is the business's
-    one agent with a number."""
+    """The run's agent, stored with it and placing the touches that name none, and the problems of the agents named:
+    `numbers` maps each of the business's agents to its phone number (None without one). Unnamed, it is the agent
+    every touch names (context.agent_id), else the business's one agent with a number."""
     problems = Problems()
+    named = {t.agent_id for t in run.touches}  # each touch's own, else the run's
     default = run.agent_id
-    if default is None and any(t.agent_id is None for t in run.touches):
+    if default is None and len(named) == 1 and None not in named:
+        default = named.pop()  # checked below as the touches' agent
+    elif default is None:
         with_numbers = sorted(a for a, n in numbers.items() if n)
         if len(with_numbers) == 1:
             default = with_numbers[0]
-        else:
+        elif None in named:
             problems.add("agent_id", "the business has no agent with a phone number: assign one a number" if not
                          with_numbers else f"required: the business has {len(with_numbers)} agents with numbers; "
                          "name the one that places the touches (or context.agent_id per touch)")
-    elif default is not None:
+        elif with_numbers:  # without, each touch's agent is a problem of its own
+            problems.add("agent_id", f"required: the touches name {len(named)} agents in context.agent_id; give "
+                         "agent_id, the run's own agent (a touch's context.agent_id still places that touch)")
+    else:
         _agent_problem(default, numbers, lambda m: problems.add("agent_id", m))
     for touch in run.touches:
         if touch.agent_id is not None and touch.agent_id != run.agent_id:

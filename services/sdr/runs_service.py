@@ -42,7 +42,7 @@ class Checked:
 
     run: rules.Run
     business_id: str
-    agent_id: str | None  # the run's default agent (None when each touch names its own)
+    agent_id: str  # the run's agent: it places the touches that name none
     senders: dict[str, str]  # agent id -> its phone number
 
 
@@ -78,6 +78,7 @@ class Runs:
         default, problems = rules.agent_problems(run, numbers)
         if problems:
             return None, problems, count
+        assert default is not None  # a problem otherwise
         senders = {a: n for a, n in numbers.items() if n}
         return Checked(run, business_id, default, senders), [], count
 

@@ -11,7 +11,8 @@ import pytest
 
 from core.compliance import decision as compliance
 from core.compliance.rules import CALL
-from tests.calling import provider_calls_to
+from tests.api import new_account
+from tests.calling import agent_with_number, provider_calls_to
 from tests.compliance import ZONED, answering_callee, callee, suffixes
 from tests.runs import RUNS, create, events, jobs_of, run_of, settled, touch
 from tests.texting import opt_in
@@ -77,6 +78,39 @@ async def test_an_agent_without_a_number_and_an_unknown_one_are_problems(api, ac
     fields = {(p["touch_id"], p["field"]): p["message"] for p in report["problems"]}
     assert "has no phone number" in fields[(None, "agent_id")]
     assert "no agent" in fields[("b", "context.agent_id")]
+
+
+async def test_a_run_naming_no_agent_is_the_one_its_touches_name_or_refused_naming_agent_id(
+        api, account, calling_agent):
+    """Without agent_id, a run whose touches all name one agent (context.agent_id) is that agent's; touches naming
+    two are refused with a 400 saying to give agent_id (it was a 500: the run was stored with no agent), and another
+    business's agent is still no agent of this one."""
+    key = account["key"]
+
+    def naming(*agents: dict) -> dict:
+        return run_of(account, None, *(touch(f"t{i}", answering_callee(), seconds=3600,
+                                             context={"agent_id": agent["id"]}) for i, agent in enumerate(agents)))
+
+    status, run, _ = await create(api, key, naming(calling_agent, calling_agent))
+    assert status == 201 and run["agent_id"] == calling_agent["id"], run
+    assert {job["agent_id"] for job in await jobs_of(api, key, run["id"])} == {calling_agent["id"]}
+    second = await agent_with_number(api, account)
+    try:
+        status, error, _ = await create(api, key, naming(calling_agent, second))
+        assert status == 400 and error["error"]["code"] == "invalid_request", error
+        assert "agent_id: required: the touches name 2 agents" in error["error"]["message"], error
+    finally:
+        await api.request("DELETE", "/api/v1/phone-numbers", key=key, params={"phone_number": second["phone_number"]})
+    other = await new_account(api)
+    try:
+        status, stranger, _ = await api.request("POST", "/api/v1/agents", key=other["key"], json={
+            "business_id": other["business_id"], "name": "Theirs", "system_prompt": "Hi."})
+        assert status == 201, stranger
+        status, error, _ = await create(api, key, naming(stranger))
+        assert status == 400 and error["error"]["code"] == "invalid_request", error
+        assert f"context.agent_id: no agent {stranger['id']} in the business" in error["error"]["message"], error
+    finally:
+        await other["dashboard"].close()
 
 
 async def test_preview_moves_a_night_touch_to_its_window_and_refuses_a_dnc_number(

@@ -37,7 +37,9 @@ RUN_RULES = (r"scheduled_at: is more than (\d+ days ahead|\d+ hours in the past)
              r"(context\.)?agent_id: (no agent \S+ in the business|agent \S+ has no phone number: assign it one before "
              r"it calls or texts)",
              r"agent_id: (the business has no agent with a phone number: assign one a number|required: the business has "
-             r"\d+ agents with numbers; name the one that places the touches \(or context\.agent_id per touch\))")
+             r"\d+ agents with numbers; name the one that places the touches \(or context\.agent_id per touch\)"
+             r"|required: the touches name \d+ agents in context\.agent_id; give agent_id, the run's own agent \(a "
+             r"touch's context\.agent_id still places that touch\))")
 _RUN_PROBLEM = rf"(touches\[\d+\] \(.*?\) )?({'|'.join(RUN_RULES)})"
 RUN_REFUSED_BY_RULES = (rf"^the run has \d+ problem\(s\): {_RUN_PROBLEM}(; {_RUN_PROBLEM})*( \(and \d+ more\))?; POST "
                         r"/api/v1/communication-runs/validate lists them all$")

@@ -14,6 +14,7 @@ from tests.guard.schemathesis_hooks import RUN_REFUSED_BY_RULES
 
 NOW = datetime(2027, 1, 13, 15, 0, tzinfo=UTC)
 AGENT = "6f1c2b84-3f0e-4d55-9b7a-0a4c1d2e3f40"
+OTHER_AGENT = "8f14e45f-ceea-467e-9a0a-1f2b3c4d5e6f"
 
 
 def refusal(*touches: dict, numbers: dict | None = None, **run) -> str:
@@ -37,8 +38,10 @@ def touch(touch_id: str = "t'1; x", channel: str = "call", phone: str = "+121255
     refusal(touch(phone="+12125550000"), touch("t2", phone="+1999"), touch("t2")),
     refusal({**touch(), "target": {"phone": "+12125550142", "timezone": "Mars/Base"}}),
     refusal(touch(context={"notes": "x" * 9000})),
-    refusal(touch(), agent_id="8f14e45f-ceea-467e-9a0a-1f2b3c4d5e6f"),
-    refusal(touch(), numbers={AGENT: "+12125550100", "8f14e45f-ceea-467e-9a0a-1f2b3c4d5e6f": "+12125550101"}),
+    refusal(touch(), agent_id=OTHER_AGENT),
+    refusal(touch(), numbers={AGENT: "+12125550100", OTHER_AGENT: "+12125550101"}),
+    refusal(touch(context={"agent_id": AGENT}), touch("t2", context={"agent_id": OTHER_AGENT}),
+            numbers={AGENT: "+12125550100", OTHER_AGENT: "+12125550101"}),
 ])
 def test_a_run_refused_for_rules_no_schema_states_is_documented(message):
     assert re.search(RUN_REFUSED_BY_RULES, message), message

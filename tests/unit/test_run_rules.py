@@ -130,6 +130,43 @@ def test_the_retry_policy_retries_unanswered_calls_then_gives_up():
     assert runs.RetryPolicy.of(policy.to_json()) == policy
 
 
+OTHER, FOREIGN = "8f14e45f-ceea-467e-9a0a-1f2b3c4d5e6f", "0b9d6c0e-5a7f-4f43-a2c1-7e3d5b9c1a20"
+NUMBERED = {AGENT: "+12125550100", OTHER: "+12125550101"}  # the business's agents, both with numbers
+
+
+def agents_of(*touch_agents: str | None, run_agent: str | None = None,
+              numbers: dict[str, str | None] = NUMBERED) -> tuple[str | None, dict[tuple[int | None, str], str]]:
+    """The run's agent and its agent problems by (index, field), for touches naming `touch_agents` (None: none)."""
+    now = utc(2027, 1, 13, 15, 0)
+    touches = [{**call(f"t{i}", NEW_YORK, now), "context": {"agent_id": a} if a else {}}
+               for i, a in enumerate(touch_agents)]
+    run, problems = rules.check_run({"external_ref": "crm-1", "agent_id": run_agent, "touches": touches}, now)
+    assert run is not None, problems
+    agent, problems = rules.agent_problems(run, numbers)
+    return agent, {(p.index, p.field): p.message for p in problems}
+
+
+def test_a_run_naming_no_agent_is_the_agent_every_touch_names():
+    assert agents_of(OTHER, OTHER) == (OTHER, {})
+    assert agents_of(None, None, numbers={OTHER: "+12125550101", AGENT: None}) == (OTHER, {})  # the one with a number
+    assert agents_of(OTHER, None, run_agent=AGENT) == (AGENT, {})
+
+
+def test_a_run_naming_no_agent_is_refused_when_its_touches_name_several_or_one_names_none():
+    _, problems = agents_of(AGENT, OTHER)
+    assert list(problems) == [(None, "agent_id")]
+    assert "2 agents in context.agent_id; give agent_id" in problems[(None, "agent_id")]
+    _, problems = agents_of(AGENT, None)  # the touch naming none: which of the two agents with numbers?
+    assert "name the one that places the touches" in problems[(None, "agent_id")]
+
+
+def test_another_business_agent_is_refused_as_a_touches_agent_or_the_runs():
+    assert list(agents_of(FOREIGN, FOREIGN)[1]) == [(0, "context.agent_id"), (1, "context.agent_id")]
+    assert "no agent" in agents_of(FOREIGN, FOREIGN)[1][(0, "context.agent_id")]
+    assert list(agents_of(FOREIGN, run_agent=AGENT)[1]) == [(0, "context.agent_id")]
+    assert list(agents_of(AGENT, run_agent=FOREIGN)[1]) == [(None, "agent_id")]
+
+
 @pytest.mark.parametrize("status,action,started,after", [
     ("scheduled", "pause", False, "paused"), ("running", "pause", True, "paused"),
     ("paused", "resume", False, "scheduled"), ("paused", "resume", True, "running"),
