@@ -315,6 +315,97 @@ class ScenariosRepositoryContract:
             await scenarios_in(conn).remove_leased(row.id, token)
             assert await scenarios_in(conn).owned((business_id,), row.id) is None
 
+def eval_run_values(scenario, **values) -> dict:
+    """A run of `scenario` as a run request records it (queued), with `values` over it."""
+    return {"id": new_id(), "business_id": scenario.business_id, "agent_id": scenario.agent_id,
+            "eval_id": scenario.id, "eval_name": scenario.name, "batch_id": None, "trigger": "request",
+            "channel": None, "status": "queued", "results": [], "created_at": AT, "updated_at": AT, **values}
+
+
+class EvalRunsRepositoryContract:
+    """services.evals.repository.RunsRepository (`eval_runs_in`), over the scenarios of `scenarios_in`."""
+
+    async def scenario(self, database, scenarios_in, business_id: str, **values):
+        async with database.transaction() as conn:
+            return await scenarios_in(conn).add(**scenario_values(business_id, **values))
+
+    async def test_runs_are_found_in_their_businesses_only_by_id_or_provider_run_id(self, database, scenarios_in,
+                                                                                 eval_runs_in):
+        business_id = new_id()
+        scenario = await self.scenario(database, scenarios_in, business_id)
+        rows = [eval_run_values(scenario, provider_run_id=f"run-{new_id()}" if i else None) for i in range(3)]
+        async with database.transaction() as conn:
+            await eval_runs_in(conn).add(rows)
+        async with database.read() as conn:
+            found = await eval_runs_in(conn).by_ids([rows[2]["id"], rows[0]["id"]])
+            by_id = await eval_runs_in(conn).owned((business_id,), run_id=rows[1]["id"])
+            by_provider = await eval_runs_in(conn).owned((business_id,), provider_run_id=rows[2]["provider_run_id"])
+            assert await eval_runs_in(conn).owned((new_id(),), run_id=rows[1]["id"]) is None
+            assert await eval_runs_in(conn).owned((new_id(),), provider_run_id=rows[2]["provider_run_id"]) is None
+            assert await eval_runs_in(conn).owned((business_id,), run_id=new_id()) is None
+        assert [r.id for r in found] == [rows[2]["id"], rows[0]["id"]]
+        assert (by_id.id, by_provider.id) == (rows[1]["id"], rows[2]["id"])
+        assert (found[1].eval_id, found[1].status, found[1].results, found[1].passed, found[1].stubbed_tool_calls,
+                found[1].ended_at) == (scenario.id, "queued", [], None, [], None)
+
+    async def test_an_agents_runs_list_newest_first_in_its_businesses(self, database, scenarios_in, eval_runs_in):
+        business_id = new_id()
+        scenario = await self.scenario(database, scenarios_in, business_id)
+        rows = [eval_run_values(scenario, created_at=AT + timedelta(seconds=i % 2)) for i in range(4)]
+        async with database.transaction() as conn:
+            await eval_runs_in(conn).add(rows)
+        newest = sorted(rows, key=lambda row: (row["created_at"], row["id"]), reverse=True)
+        async with database.read() as conn:
+            listed = await eval_runs_in(conn).of_agent((business_id,), scenario.agent_id, 3)
+            assert await eval_runs_in(conn).of_agent((new_id(),), scenario.agent_id, 3) == []
+            assert await eval_runs_in(conn).of_agent((business_id,), new_id(), 3) == []
+        assert [r.id for r in listed] == [row["id"] for row in newest[:3]]
+
+    async def test_a_run_records_its_progress_until_it_has_ended(self, database, scenarios_in, eval_runs_in):
+        scenario = await self.scenario(database, scenarios_in, new_id())
+        row = eval_run_values(scenario)
+        async with database.transaction() as conn:
+            await eval_runs_in(conn).add([row])
+            running = await eval_runs_in(conn).record(row["id"], {"provider_run_id": f"run-{new_id()}",
+                                                                  "status": "running"})
+            ended = await eval_runs_in(conn).record(row["id"], {"status": "ended", "passed": True, "ended_at": AT,
+                                                                "results": [{"status": "pass"}]})
+            assert await eval_runs_in(conn).record(row["id"], {"status": "running", "passed": False}) is None
+            assert await eval_runs_in(conn).record(new_id(), {"status": "running"}) is None
+        assert (running.status, running.provider_run_id is not None) == ("running", True)
+        async with database.read() as conn:
+            [kept] = await eval_runs_in(conn).by_ids([row["id"]])
+        assert kept == ended and (kept.status, kept.passed, kept.results) == ("ended", True, [{"status": "pass"}])
+
+    async def test_unfinished_runs_come_with_their_scenarios_mirror_until_it_is_gone(self, database, scenarios_in,
+                                                                                     eval_runs_in):
+        scenario = await self.scenario(database, scenarios_in, new_id())
+        gone = await self.scenario(database, scenarios_in, scenario.business_id)
+        queued, running, ended, orphan = (eval_run_values(scenario), eval_run_values(scenario, status="running"),
+                                          eval_run_values(scenario, status="ended"), eval_run_values(gone))
+        async with database.transaction() as conn:
+            await eval_runs_in(conn).add([queued, running, ended, orphan])
+            token = await scenarios_in(conn).take_lease(gone.id, timedelta(minutes=1))
+            await scenarios_in(conn).remove_leased(gone.id, token)
+        async with database.read() as conn:
+            mine = {r.id: r for r in await eval_runs_in(conn).unfinished() if r.business_id == scenario.business_id}
+        assert set(mine) == {queued["id"], running["id"], orphan["id"]}
+        assert [mine[row["id"]].provider_eval_id for row in (queued, running, orphan)] == \
+            [scenario.provider_eval_id, scenario.provider_eval_id, None]
+        assert (mine[running["id"]].status, mine[orphan["id"]].eval_name) == ("running", "Books a visit")
+
+    async def test_the_scenarios_to_run_are_the_agents_oldest_first_with_their_turns(self, database, scenarios_in,
+                                                                                    eval_runs_in):
+        business_id, agent_id = new_id(), new_id()
+        made = [await self.scenario(database, scenarios_in, business_id, agent_id=agent_id,
+                                    created_at=AT - timedelta(seconds=i)) for i in range(3)]
+        await self.scenario(database, scenarios_in, business_id)  # another agent's
+        async with database.read() as conn:
+            found = await eval_runs_in(conn).scenarios_to_run((business_id,), agent_id)
+            assert await eval_runs_in(conn).scenarios_to_run((new_id(),), agent_id) == []
+        assert found == list(reversed(made)) and found[0].messages == [{"role": "user", "content": "Hi"}]
+
+
 def subscription_values(business_id: str, **values) -> dict:
     """A subscription as the save use case records it, with `values` over it."""
     return {"id": f"wh_{new_id().replace('-', '')[:24]}", "business_id": business_id,

@@ -6,33 +6,38 @@ A scenario's write waits on the provider's mirror, so it holds the scenario's le
 and releases it through the repository); a change or a delete applies only while the lease is the writer's.
 `SqlScenarios` is the production one, over store.py; the fast test tier has an in-memory one
 (tests/memory/evals.py), and the same behaviour tests run on both (tests/storage_contracts.py). The eval runs
-(run_service.py) keep theirs in `RunsRepository` (`SqlRuns`), reached through the same unit."""
+(run_service.py) keep theirs in `RunsRepository` (`SqlRuns`), reached through the same unit. Both return typed
+records (records.py), never rows."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
 from core.pagination import Page, Paged, fetch_page
+from core.records import record
 from core.uow import Unit
 from services.evals import store
+from services.evals.records import ListedScenario, Run, Scenario, UnfinishedRun
 from services.evals.schema import scenarios
 
 
 class ScenariosRepository(leases.Lessor, Protocol):
-    async def add(self, **values: Any) -> Any:
+    async def add(self, **values: Any) -> Scenario:
         """Record a scenario (schema.scenarios' columns); its row."""
 
-    async def owned(self, business_ids: Iterable[str], scenario_id: str) -> Any | None:
+    async def owned(self, business_ids: Iterable[str], scenario_id: str) -> Scenario | None:
         """The scenario with this id in one of these businesses, or None."""
 
     async def page(self, business_ids: Iterable[str], agent_id: str | None, page: Page) -> Paged:
-        """The businesses' scenarios (of one agent when given) without their turns and lease, newest first."""
+        """The businesses' scenarios (of one agent when given) as `ListedScenario`s (without their turns and
+        lease), newest first."""
 
-    async def change_leased(self, scenario_id: str, token: str, values: dict[str, Any]) -> Any | None:
+    async def change_leased(self, scenario_id: str, token: str, values: dict[str, Any]) -> Scenario | None:
         """The scenario after `values`, or None when its lease is no longer `token`'s."""
 
     async def remove_leased(self, scenario_id: str, token: str) -> None:
@@ -45,15 +50,16 @@ class SqlScenarios:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def add(self, **values: Any) -> Any:
-        return await store.insert_scenario(self.conn, **values)
+    async def add(self, **values: Any) -> Scenario:
+        return _scenario(await store.insert_scenario(self.conn, **values))
 
-    async def owned(self, business_ids: Iterable[str], scenario_id: str) -> Any | None:
-        return await store.scenario(self.conn, business_ids, scenario_id)
+    async def owned(self, business_ids: Iterable[str], scenario_id: str) -> Scenario | None:
+        return _or_none(_scenario, await store.scenario(self.conn, business_ids, scenario_id))
 
     async def page(self, business_ids: Iterable[str], agent_id: str | None, page: Page) -> Paged:
-        return await fetch_page(self.conn, store.scenarios_of(business_ids, agent_id), scenarios.c.created_at,
-                                scenarios.c.id, page)
+        paged = await fetch_page(self.conn, store.scenarios_of(business_ids, agent_id), scenarios.c.created_at,
+                                 scenarios.c.id, page)
+        return dataclasses.replace(paged, rows=[record(ListedScenario, row._mapping) for row in paged.rows])
 
     async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
         return await leases.take(self.conn, scenarios, row_id, duration)
@@ -61,8 +67,8 @@ class SqlScenarios:
     async def release_lease(self, row_id: Any, token: str) -> None:
         await leases.release_on(self.conn, scenarios, row_id, token)
 
-    async def change_leased(self, scenario_id: str, token: str, values: dict[str, Any]) -> Any | None:
-        return await store.leased_scenario_update(self.conn, scenario_id, token, values)
+    async def change_leased(self, scenario_id: str, token: str, values: dict[str, Any]) -> Scenario | None:
+        return _or_none(_scenario, await store.leased_scenario_update(self.conn, scenario_id, token, values))
 
     async def remove_leased(self, scenario_id: str, token: str) -> None:
         await store.delete_leased_scenario(self.conn, scenario_id, token)
@@ -72,23 +78,23 @@ class RunsRepository(Protocol):
     async def add(self, rows: list[dict[str, Any]]) -> None:
         """Record runs (schema.runs' columns)."""
 
-    async def by_ids(self, run_ids: list[str]) -> list[Any]:
+    async def by_ids(self, run_ids: list[str]) -> list[Run]:
         """These runs, in this order."""
 
     async def owned(self, business_ids: Iterable[str], *, run_id: str | None = None,
-                    provider_run_id: str | None = None) -> Any | None:
+                    provider_run_id: str | None = None) -> Run | None:
         """The run with this id (or this provider run id) in one of these businesses, or None."""
 
-    async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Any]:
+    async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Run]:
         """The agent's `limit` most recent runs, newest first."""
 
-    async def record(self, run_id: str, values: dict[str, Any]) -> Any | None:
+    async def record(self, run_id: str, values: dict[str, Any]) -> Run | None:
         """The run after `values`, or None when it had ended already (an ended run's results never change)."""
 
-    async def unfinished(self) -> list[Any]:
+    async def unfinished(self) -> list[UnfinishedRun]:
         """Runs not ended, with their scenario's `provider_eval_id` (None when the scenario is gone)."""
 
-    async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Any]:
+    async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Scenario]:
         """The agent's scenarios (with their turns), oldest first: the ones a fan-out or a gate runs."""
 
 
@@ -101,24 +107,40 @@ class SqlRuns:
     async def add(self, rows: list[dict[str, Any]]) -> None:
         await store.add_runs(self.conn, rows)
 
-    async def by_ids(self, run_ids: list[str]) -> list[Any]:
-        return await store.runs_by_ids(self.conn, run_ids)
+    async def by_ids(self, run_ids: list[str]) -> list[Run]:
+        return [_run(row) for row in await store.runs_by_ids(self.conn, run_ids)]
 
     async def owned(self, business_ids: Iterable[str], *, run_id: str | None = None,
-                    provider_run_id: str | None = None) -> Any | None:
-        return await store.run_by(self.conn, business_ids, run_id=run_id, provider_run_id=provider_run_id)
+                    provider_run_id: str | None = None) -> Run | None:
+        return _or_none(_run, await store.run_by(self.conn, business_ids, run_id=run_id,
+                                                 provider_run_id=provider_run_id))
 
-    async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Any]:
-        return list((await self.conn.execute(store.runs_of_agent(business_ids, agent_id, limit))).all())
+    async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Run]:
+        return [_run(row) for row in await self.conn.execute(store.runs_of_agent(business_ids, agent_id, limit))]
 
-    async def record(self, run_id: str, values: dict[str, Any]) -> Any | None:
-        return await store.record_run(self.conn, run_id, values)
+    async def record(self, run_id: str, values: dict[str, Any]) -> Run | None:
+        return _or_none(_run, await store.record_run(self.conn, run_id, values))
 
-    async def unfinished(self) -> list[Any]:
-        return list((await self.conn.execute(store.unfinished_runs())).all())
+    async def unfinished(self) -> list[UnfinishedRun]:
+        return [record(UnfinishedRun, row._mapping) for row in await self.conn.execute(store.unfinished_runs())]
 
-    async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Any]:
-        return list((await self.conn.execute(store.scenarios_for_runs(business_ids, agent_id))).all())
+    async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Scenario]:
+        return [_scenario(row) for row in await self.conn.execute(store.scenarios_for_runs(business_ids, agent_id))]
+
+
+R = TypeVar("R")
+
+
+def _scenario(row: Any) -> Scenario:
+    return record(Scenario, row._mapping)
+
+
+def _run(row: Any) -> Run:
+    return record(Run, row._mapping)
+
+
+def _or_none(make: Callable[[Any], R], row: Any | None) -> R | None:
+    return make(row) if row is not None else None
 
 
 class EvalsUnit(Unit):

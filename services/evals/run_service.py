@@ -24,6 +24,7 @@ from core.uow import UnitOfWork
 from providers.voice.port import Conversation, EvalRun, ProviderError, VoiceProvider
 from services.evals import domain
 from services.evals.agents_port import AgentsPort
+from services.evals.records import Run, Scenario
 from services.evals.repository import EvalsUnit
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ class Play:
     """One run to start: a scenario against an assistant, with the configuration not yet live (`conversation`) of an
     agent channel when an eval gate starts it."""
 
-    scenario: Any
+    scenario: Scenario
     assistant_id: str
     conversation: Conversation | None = None
     channel: str | None = None
@@ -50,7 +51,7 @@ class FanOut:
     completed: int
     passed: int
     failed: int
-    runs: list[Any]
+    runs: list[Run]
 
 
 class Runs:
@@ -66,7 +67,7 @@ class Runs:
 
     # -- starting ------------------------------------------------------------------------------------------------
 
-    async def run_scenario(self, scenario_id: str, wait: bool, max_wait_ms: int | None) -> Any:
+    async def run_scenario(self, scenario_id: str, wait: bool, max_wait_ms: int | None) -> Run:
         require_uuid(scenario_id, "eval_id")
         who = tenant.require_account()
         async with self.uow.read() as work:
@@ -107,15 +108,15 @@ class Runs:
         runs = await self._start(plays, batch_id, True, max_wait_ms, trigger=domain.EVAL_GATE)
         return batch_id, domain.gate_verdict(runs)
 
-    async def _scenarios_of(self, agent_id: str) -> list[Any]:
+    async def _scenarios_of(self, agent_id: str) -> list[Scenario]:
         who = tenant.require_account()
         async with self.uow.read() as work:
             return await work.runs.scenarios_to_run(who.business_ids, agent_id)
 
     async def _start(self, plays: list[Play], batch_id: str | None, wait: bool, max_wait_ms: int,
-                     trigger: str = domain.REQUEST) -> list[Any]:
+                     trigger: str = domain.REQUEST) -> list[Run]:
         now = utcnow()
-        rows = [{"id": new_id(), "business_id": p.scenario.business_id, "agent_id": p.scenario.agent_id,
+        rows: list[dict[str, Any]] = [{"id": new_id(), "business_id": p.scenario.business_id, "agent_id": p.scenario.agent_id,
                  "eval_id": p.scenario.id, "eval_name": p.scenario.name, "batch_id": batch_id, "trigger": trigger,
                  "channel": p.channel, "status": evals.QUEUED, "results": [], "created_at": now, "updated_at": now}
                 for p in plays]
@@ -184,7 +185,7 @@ class Runs:
             return provider_run
         return None
 
-    async def _record(self, run_id: str, state: EvalRun) -> Any | None:
+    async def _record(self, run_id: str, state: EvalRun) -> Run | None:
         values: dict[str, Any] = {"status": state.status, "passed": state.passed, "results": list(state.results),
                   "ended_reason": state.ended_reason, "stubbed_tool_calls": list(state.tool_calls),
                   "updated_at": utcnow()}
@@ -231,7 +232,7 @@ class Runs:
 
     # -- reading -------------------------------------------------------------------------------------------------
 
-    async def get(self, run_id: str | None, provider_run_id: str | None) -> Any:
+    async def get(self, run_id: str | None, provider_run_id: str | None) -> Run:
         """One run; an unfinished one is refreshed from the provider first."""
         if run_id:
             require_uuid(run_id, "run_id")
@@ -242,7 +243,7 @@ class Runs:
             raise not_found("eval run")
         return await self._refreshed(row)
 
-    async def of_agent(self, agent_id: str) -> list[Any]:
+    async def of_agent(self, agent_id: str) -> list[Run]:
         """The agent's 50 most recent runs, newest first (unfinished ones refreshed)."""
         require_uuid(agent_id, "agent_id")
         who = tenant.require_account()
@@ -250,7 +251,7 @@ class Runs:
             rows = await work.runs.of_agent(who.business_ids, agent_id, domain.RUNS_LISTED)
         return [await self._refreshed(r) for r in rows]
 
-    async def _refreshed(self, row: Any) -> Any:
+    async def _refreshed(self, row: Run) -> Run:
         if row.status == evals.ENDED or not row.provider_run_id:
             return row
         try:

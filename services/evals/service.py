@@ -8,7 +8,6 @@ the provider's copy back.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from core import leases, tenant
 from core.errors import ServiceError, not_found
@@ -20,6 +19,7 @@ from providers.compensation import undo_at_provider
 from providers.voice.port import ProviderError, VoiceProvider
 from services.evals import domain
 from services.evals.agents_port import AgentsPort
+from services.evals.records import Scenario
 from services.evals.repository import EvalsUnit, ScenariosRepository
 
 # A write holds its scenario at most this long (a provider call with its retries fits well inside).
@@ -41,7 +41,7 @@ class Scenarios:
             raise not_found("agent")
 
     async def create(self, business_id: str, agent_id: str, name: str, description: str | None,
-                     messages: object) -> Any:
+                     messages: object) -> Scenario:
         require_business(tenant.require_account(), business_id)
         scenario = domain.new_scenario(name, description, messages)
         await self._agent_of(business_id, agent_id)
@@ -57,7 +57,7 @@ class Scenarios:
             await undo_at_provider(self.voice.delete_eval(mirror_id), f"eval creation failed; provider eval {mirror_id}")
             raise
 
-    async def get(self, scenario_id: str) -> Any:
+    async def get(self, scenario_id: str) -> Scenario:
         require_uuid(scenario_id, "id")
         async with self.uow.read() as work:
             row = await work.scenarios.owned(tenant.require_account().business_ids, scenario_id)
@@ -73,7 +73,7 @@ class Scenarios:
             return await work.scenarios.page(who.business_ids, agent_id, page)
 
     async def update(self, scenario_id: str, name: str | None, description: str | None,
-                     messages: object) -> Any:
+                     messages: object) -> Scenario:
         """Rename, redescribe and/or replace the turns (`messages` None: kept)."""
         row = await self.get(scenario_id)
         changed = domain.Scenario(
@@ -108,7 +108,7 @@ class Scenarios:
                     raise
             async with self.uow.transaction() as work:
                 await work.scenarios.remove_leased(row.id, token)
-        return str(row.id)
+        return row.id
 
 
 def _scenarios(work: EvalsUnit) -> ScenariosRepository:

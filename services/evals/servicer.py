@@ -15,6 +15,7 @@ from core.uow import UnitOfWork
 from providers import configured
 from providers.voice.port import Conversation
 from services.evals.agents_port import GrpcAgents
+from services.evals.records import ListedScenario, Run, Scenario
 from services.evals.repository import EvalsUnit
 from services.evals.run_service import RunResumer, Runs
 from services.evals.service import Scenarios
@@ -23,20 +24,21 @@ from switchboard.v1 import evals_pb2, evals_pb2_grpc
 EVALS_PAGE = (50, 100)
 
 
-def scenario_message(row: Any, with_messages: bool = True) -> evals_pb2.EvalScenario:
-    s = evals_pb2.EvalScenario(id=str(row.id), agent_id=str(row.agent_id), business_id=str(row.business_id),
+def scenario_message(row: ListedScenario) -> evals_pb2.EvalScenario:
+    """A scenario; with its turns when it has them (a listed one has not)."""
+    s = evals_pb2.EvalScenario(id=row.id, agent_id=row.agent_id, business_id=row.business_id,
                                provider_eval_id=row.provider_eval_id, name=row.name, description=row.description)
-    if with_messages:
+    if isinstance(row, Scenario):
         s.messages.extend(struct(turn) for turn in row.messages)
     set_timestamp(s, "created_at", row.created_at)
     set_timestamp(s, "updated_at", row.updated_at)
     return s
 
 
-def run_message(row: Any) -> evals_pb2.EvalRun:
-    run = evals_pb2.EvalRun(run_id=str(row.id), provider_run_id=row.provider_run_id, status=row.status,
-                            passed=row.passed, eval_id=str(row.eval_id), name=row.eval_name,
-                            agent_id=str(row.agent_id), ended_reason=row.ended_reason, trigger=row.trigger,
+def run_message(row: Run) -> evals_pb2.EvalRun:
+    run = evals_pb2.EvalRun(run_id=row.id, provider_run_id=row.provider_run_id, status=row.status,
+                            passed=row.passed, eval_id=row.eval_id, name=row.eval_name,
+                            agent_id=row.agent_id, ended_reason=row.ended_reason, trigger=row.trigger,
                             channel=row.channel)
     run.results.extend(struct(result) for result in row.results)
     run.stubbed_tool_calls.extend(struct(call) for call in row.stubbed_tool_calls)
@@ -60,7 +62,7 @@ class EvalsServicer(evals_pb2_grpc.EvalsServicer):
 
     async def ListEvals(self, request: evals_pb2.ListEvalsRequest, context: Context) -> evals_pb2.ListEvalsReply:
         paged = await self.scenarios.list(optional(request, "agent_id"), Page.of(request.page, *EVALS_PAGE))
-        return evals_pb2.ListEvalsReply(evals=[scenario_message(r, with_messages=False) for r in paged.rows],
+        return evals_pb2.ListEvalsReply(evals=[scenario_message(r) for r in paged.rows],
                                         page=paged.info())
 
     async def GetEval(self, request: evals_pb2.GetEvalRequest, context: Context) -> evals_pb2.EvalScenario:

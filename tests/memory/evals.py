@@ -1,7 +1,12 @@
-"""services.evals.repository.ScenariosRepository in memory, on a MemoryDatabase's handle (store.scenarios)."""
+"""services.evals.repository's ScenariosRepository and RunsRepository in memory, on a MemoryDatabase's handle
+(store.scenarios and store.runs)."""
 from __future__ import annotations
 
-from services.evals.schema import scenarios
+import dataclasses
+
+from core.records import record
+from services.evals.records import ListedScenario, Run, Scenario, UnfinishedRun
+from services.evals.schema import runs, scenarios
 from services.evals.store import LIST_COLUMNS
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
 
@@ -11,16 +16,17 @@ class MemoryScenarios:
         self.scenarios = conn.rows(scenarios)
 
     async def add(self, **values):
-        return Record(insert(self.scenarios, scenarios, values))
+        return _scenario(insert(self.scenarios, scenarios, values))
 
     async def owned(self, business_ids, scenario_id):
         row = self.scenarios.get((scenario_id,))
-        return Record(row) if row is not None and row["business_id"] in business_ids else None
+        return _scenario(row) if row is not None and row["business_id"] in business_ids else None
 
     async def page(self, business_ids, agent_id, page):
-        return page_of([row for row in self.scenarios.values() if row["business_id"] in business_ids
-                        and agent_id in (None, row["agent_id"])], scenarios.c.created_at, scenarios.c.id, page,
-                       LIST_COLUMNS)
+        paged = page_of([row for row in self.scenarios.values() if row["business_id"] in business_ids
+                         and agent_id in (None, row["agent_id"])], scenarios.c.created_at, scenarios.c.id, page,
+                        LIST_COLUMNS)
+        return dataclasses.replace(paged, rows=[record(ListedScenario, row._mapping) for row in paged.rows])
 
     async def take_lease(self, row_id, duration):
         return take_lease(scenarios, self.scenarios.get((row_id,)), duration)
@@ -30,7 +36,7 @@ class MemoryScenarios:
 
     async def change_leased(self, scenario_id, token, values):
         row = self._leased(scenario_id, token)
-        return update(scenarios, row, values) if row is not None else None
+        return record(Scenario, update(scenarios, row, values)._mapping) if row is not None else None
 
     async def remove_leased(self, scenario_id, token) -> None:
         if self._leased(scenario_id, token) is not None:
@@ -39,3 +45,53 @@ class MemoryScenarios:
     def _leased(self, scenario_id, token):
         row = self.scenarios.get((scenario_id,))
         return row if row is not None and row["lease_token"] == token else None
+
+
+class MemoryRuns:
+    def __init__(self, conn: MemoryConnection):
+        self.runs = conn.rows(runs)
+        self.scenarios = conn.rows(scenarios)
+
+    async def add(self, rows) -> None:
+        for row in rows:
+            insert(self.runs, runs, row)
+
+    async def by_ids(self, run_ids):
+        return [_run(self.runs[(run_id,)]) for run_id in run_ids]
+
+    async def owned(self, business_ids, *, run_id=None, provider_run_id=None):
+        column, value = ("id", run_id) if run_id else ("provider_run_id", provider_run_id)
+        return next((_run(row) for row in self.runs.values()
+                     if row[column] == value and row["business_id"] in business_ids), None)
+
+    async def of_agent(self, business_ids, agent_id, limit):
+        theirs = [row for row in self.runs.values() if row["business_id"] in business_ids
+                  and row["agent_id"] == agent_id]
+        return [_run(row) for row in sorted(theirs, key=lambda row: (row["created_at"], row["id"]),
+                                            reverse=True)[:limit]]
+
+    async def record(self, run_id, values):
+        row = self.runs.get((run_id,))
+        return _run(update(runs, row, values)._mapping) if row is not None and row["status"] != "ended" else None
+
+    async def unfinished(self):
+        return [record(UnfinishedRun, Record({**row, "provider_eval_id": self._mirror_of(row)})._mapping)
+                for row in self.runs.values() if row["status"] != "ended"]
+
+    async def scenarios_to_run(self, business_ids, agent_id):
+        theirs = [row for row in self.scenarios.values() if row["business_id"] in business_ids
+                  and row["agent_id"] == agent_id]
+        return [_scenario(row) for row in sorted(theirs, key=lambda row: row["created_at"])]
+
+    def _mirror_of(self, run) -> str | None:
+        scenario = self.scenarios.get((run["eval_id"],))
+        return scenario["provider_eval_id"] if scenario is not None else None
+
+
+def _scenario(row) -> Scenario:
+    """The stored row as the SQL repository returns it (a copy: changing it changes nothing stored)."""
+    return record(Scenario, Record(row)._mapping)
+
+
+def _run(row) -> Run:
+    return record(Run, Record(row)._mapping)

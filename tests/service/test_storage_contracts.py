@@ -6,6 +6,7 @@ from core.uow import Database
 from services.accounts.repository import PooledAccounts, SqlAccounts
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
+from services.evals.repository import SqlRuns as SqlEvalRuns
 from services.evals.repository import SqlScenarios
 from services.messaging.repositories.email import SqlEmails
 from services.messaging.repositories.spend import SqlSpend
@@ -18,6 +19,7 @@ from tests.storage_contracts import (
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
+    EvalRunsRepositoryContract,
     EventsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
@@ -46,6 +48,16 @@ class TestSqlScenarios(ScenariosRepositoryContract):
     @pytest.fixture
     def scenarios_in(self):
         return SqlScenarios
+
+
+class TestSqlEvalRuns(EvalRunsRepositoryContract):
+    @pytest.fixture
+    def scenarios_in(self):
+        return SqlScenarios
+
+    @pytest.fixture
+    def eval_runs_in(self):
+        return SqlEvalRuns
 
 
 class TestSqlSubscriptions(SubscriptionsRepositoryContract):

@@ -7,6 +7,7 @@ from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryHotPath
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
+from tests.memory.evals import MemoryRuns as MemoryEvalRuns
 from tests.memory.evals import MemoryScenarios
 from tests.memory.messaging import MEMORY, MemoryEmails, MemorySpend
 from tests.memory.sdr import MemoryLeads, MemoryRuns
@@ -17,6 +18,7 @@ from tests.storage_contracts import (
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
+    EvalRunsRepositoryContract,
     EventsRepositoryContract,
     LeadsRepositoryContract,
     MessagingRepositoryContract,
@@ -45,6 +47,16 @@ class TestMemoryScenarios(ScenariosRepositoryContract):
     @pytest.fixture
     def scenarios_in(self):
         return MemoryScenarios
+
+
+class TestMemoryEvalRuns(EvalRunsRepositoryContract):
+    @pytest.fixture
+    def scenarios_in(self):
+        return MemoryScenarios
+
+    @pytest.fixture
+    def eval_runs_in(self):
+        return MemoryEvalRuns
 
 
 class TestMemorySubscriptions(SubscriptionsRepositoryContract):
