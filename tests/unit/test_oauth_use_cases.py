@@ -3,6 +3,7 @@ unit (tests/memory/accounts.py): a client known by its metadata document (served
 through the real ClientDocuments) or registered, the account user's approval, the code with PKCE, the token
 exchange, refresh with rotation, revocation, and another account's view. The pages and endpoints around them run
 on the stack (tests/e2e/test_oauth.py)."""
+from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
@@ -31,9 +32,11 @@ DOCUMENT = web.AppKey("document", dict)
 FETCHES = web.AppKey("fetches", list)
 
 
+@dataclass(frozen=True)
 class Account:
-    def __init__(self, session: str, account_id: str, business_ids: list[str]):
-        self.session, self.id, self.business_ids = session, account_id, business_ids
+    session: str  # its dashboard session's token
+    id: str
+    business_ids: list[str]  # oldest first
 
 
 async def an_account(database, service: Accounts, session: str, businesses: int) -> Account:
