@@ -824,6 +824,141 @@ class AccountsRepositoryContract:
         assert await workspaces.workspace(new_id()) is None
 
 
+def client_values(**values) -> dict:
+    """A client as registration records it, with `values` over it."""
+    return {"client_id": f"sbc_{new_id()}", "source": "registration", "client_name": "Claude",
+            "client_uri": None, "redirect_uris": ["https://claude.example/callback"],
+            "grant_types": ["authorization_code", "refresh_token"], "created_at": AT, **values}
+
+
+def grant_values(account_id: str, client_id: str, **values) -> dict:
+    """A grant as the account user's approval records it, with `values` over it."""
+    return {"id": new_id(), "account_id": account_id, "client_id": client_id, "scopes": ["calls:read"],
+            "business_ids": [new_id()], "resource": "https://switchboard.example/api/mcp", "created_at": AT,
+            **values}
+
+
+class OAuthRepositoryContract:
+    """services.accounts.oauth_repository.OAuthRepository (`oauth_in`); `accounts_in` records the businesses its
+    consent reads, `seed(conn, table, **values)` the accounts."""
+
+    async def test_a_client_is_registered_once_and_a_documents_client_is_saved_again_when_fetched_again(
+            self, database, oauth_in):
+        document = f"https://client-{new_id()}.example/oauth.json"
+        async with database.transaction() as conn:
+            registered = await oauth_in(conn).add_client(**client_values())
+            first = await oauth_in(conn).save_client_document(**client_values(
+                client_id=document, source="metadata_document", client_name="Old", fetched_at=AT))
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await oauth_in(conn).add_client(**client_values(client_id=registered.client_id))
+        async with database.transaction() as conn:
+            again = await oauth_in(conn).save_client_document(**client_values(
+                client_id=document, source="metadata_document", client_name="New", client_uri="https://c.example",
+                redirect_uris=["https://c.example/cb"], grant_types=["authorization_code"],
+                created_at=AT + timedelta(hours=2), fetched_at=AT + timedelta(hours=2)))
+        async with database.read() as conn:
+            assert await oauth_in(conn).client(registered.client_id) == registered
+            assert await oauth_in(conn).client(document) == again
+            assert await oauth_in(conn).client("sbc_nobody") is None
+        assert (registered.source, registered.client_name, registered.redirect_uris, registered.fetched_at) == (
+            "registration", "Claude", ["https://claude.example/callback"], None)
+        assert (first.client_name, first.fetched_at) == ("Old", AT)
+        assert (again.source, again.client_name, again.client_uri, again.redirect_uris, again.grant_types,
+                again.created_at, again.fetched_at) == (
+            "metadata_document", "New", "https://c.example", ["https://c.example/cb"], ["authorization_code"], AT,
+            AT + timedelta(hours=2))  # known since the first fetch
+
+    async def test_grants_are_listed_touched_and_revoked_in_their_account_only(self, database, oauth_in, seed):
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            client = await oauth_in(conn).add_client(**client_values())
+            business_id = new_id()
+            older = grant_values(account_id, client.client_id, business_ids=[business_id])
+            newer = grant_values(account_id, client.client_id, scopes=["calls:read", "leads:read"],
+                                 created_at=AT + timedelta(minutes=1))
+            for values in (older, newer, grant_values(other, client.client_id)):
+                await oauth_in(conn).add_grant(**values)
+        async with database.transaction() as conn:
+            oauth = oauth_in(conn)
+            assert [c.id for c in await oauth.connections_of(account_id)] == [newer["id"], older["id"]]
+            await oauth.touch_grant(older["id"], AT + timedelta(hours=1))
+            assert await oauth.revoke_grant(older["id"], AT + timedelta(hours=2), other) is None  # not theirs
+            assert await oauth.revoke_grant(newer["id"], AT + timedelta(hours=2), account_id) == account_id
+            assert await oauth.revoke_grant(newer["id"], AT + timedelta(hours=3)) == account_id
+            assert await oauth.revoke_grant(new_id(), AT) is None
+        async with database.read() as conn:
+            oauth = oauth_in(conn)
+            found, revoked = await oauth.grant(older["id"]), await oauth.grant(newer["id"])
+            listed = await oauth.connections_of(account_id)
+            assert await oauth.grant(new_id()) is None
+            assert await oauth.has_grant(account_id, client.client_id)
+            assert not await oauth.has_grant(account_id, "sbc_nobody")
+        assert (found.account_id, found.client_id, found.scopes, found.business_ids, found.resource,
+                found.last_used_at, found.revoked_at) == (
+            account_id, client.client_id, ["calls:read"], [business_id], "https://switchboard.example/api/mcp",
+            AT + timedelta(hours=1), None)
+        assert (revoked.scopes, revoked.revoked_at) == (["calls:read", "leads:read"], AT + timedelta(hours=2))
+        assert [(c.id, c.client_id, c.client_name, c.scopes, c.business_ids, c.last_used_at) for c in listed] == [
+            (older["id"], client.client_id, "Claude", ["calls:read"], [business_id], AT + timedelta(hours=1))]
+        async with database.transaction() as conn:
+            await oauth_in(conn).revoke_grant(older["id"], AT)
+        async with database.read() as conn:
+            assert not await oauth_in(conn).has_grant(account_id, client.client_id)
+            assert await oauth_in(conn).connections_of(account_id) == []
+            assert await oauth_in(conn).has_grant(other, client.client_id)
+
+    async def test_codes_and_refresh_tokens_are_taken_with_their_grant_and_marked_used(self, database, oauth_in,
+                                                                                       seed):
+        code_hash, token_hash = f"code-{new_id()}", f"refresh-{new_id()}"
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            client = await oauth_in(conn).add_client(**client_values())
+            grant = grant_values(account_id, client.client_id)
+            await oauth_in(conn).add_grant(**grant)
+            await oauth_in(conn).add_code(code_hash=code_hash, grant_id=grant["id"],
+                                          redirect_uri="https://claude.example/callback", code_challenge="challenge",
+                                          expires_at=AT + timedelta(minutes=1))
+            await oauth_in(conn).add_refresh_token(token_hash=token_hash, grant_id=grant["id"], created_at=AT,
+                                                   expires_at=AT + timedelta(days=30))
+        async with database.transaction() as conn:
+            oauth = oauth_in(conn)
+            code = await oauth.take_code(["code-none", code_hash])
+            token = await oauth.take_refresh_token(["refresh-none", token_hash])
+            assert await oauth.take_code(["code-none", token_hash]) is None
+            assert await oauth.take_refresh_token([code_hash]) is None
+            await oauth.use_code(code_hash, AT + timedelta(seconds=5))
+            await oauth.use_refresh_token(token_hash, AT + timedelta(seconds=6))
+        assert (code.code_hash, code.grant_id, code.redirect_uri, code.code_challenge, code.expires_at,
+                code.used_at, code.account_id, code.client_id, code.scopes, code.resource, code.revoked_at) == (
+            code_hash, grant["id"], "https://claude.example/callback", "challenge", AT + timedelta(minutes=1), None,
+            account_id, client.client_id, ["calls:read"], grant["resource"], None)
+        assert (token.token_hash, token.grant_id, token.created_at, token.expires_at, token.used_at,
+                token.account_id, token.client_id, token.scopes, token.resource, token.revoked_at) == (
+            token_hash, grant["id"], AT, AT + timedelta(days=30), None, account_id, client.client_id,
+            ["calls:read"], grant["resource"], None)
+        async with database.transaction() as conn:
+            await oauth_in(conn).revoke_grant(grant["id"], AT + timedelta(hours=1))
+            code = await oauth_in(conn).take_code([code_hash])
+            token = await oauth_in(conn).take_refresh_token([token_hash])
+        assert (code.used_at, code.revoked_at) == (AT + timedelta(seconds=5), AT + timedelta(hours=1))
+        assert (token.used_at, token.revoked_at) == (AT + timedelta(seconds=6), AT + timedelta(hours=1))
+
+    async def test_the_businesses_of_an_account_are_named_oldest_first(self, database, oauth_in, accounts_in, seed):
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            newer = await accounts_in(conn).add_business(**business_values(account_id, name="Newer",
+                                                                            created_at=AT + timedelta(days=1)))
+            older = await accounts_in(conn).add_business(**business_values(account_id, name="Older"))
+            await accounts_in(conn).add_business(**business_values(other))
+        async with database.read() as conn:
+            named = await oauth_in(conn).businesses_named(account_id)
+            ids = await oauth_in(conn).business_ids_of(account_id)
+            assert await oauth_in(conn).businesses_named(new_id()) == []
+        assert [(b.id, b.name) for b in named] == [(older.id, "Older"), (newer.id, "Newer")]
+        assert sorted(ids) == sorted([older.id, newer.id])
+
+
 def run_values(business_id: str, **values) -> dict:
     """A communication run as the create use case records it, with `values` over it."""
     return {"id": new_id(), "business_id": business_id, "account_id": new_id(), "external_ref": f"crm-{new_id()}",

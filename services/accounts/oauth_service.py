@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from core.errors import ServiceError
@@ -29,9 +29,16 @@ from services.accounts import secret_keys
 from services.accounts.client_documents import ClientDocuments
 from services.accounts.domain import new_secret_token
 from services.accounts.oauth_domain import OAuthError
-from services.accounts.oauth_repository import SqlOAuth
+from services.accounts.oauth_repository import OAuthRepository
 from services.accounts.oauth_tokens import AccessTokens
-from services.accounts.records import OAuthClient, OAuthConnection
+from services.accounts.records import (
+    BusinessName,
+    OAuthClient,
+    OAuthCode,
+    OAuthConnection,
+    OAuthRefreshToken,
+    OneUseCredential,
+)
 from services.accounts.repository import AccountsUnit
 from services.accounts.service import Accounts, Principal
 
@@ -70,7 +77,7 @@ class Authorization:
 class Consent:
     authorization: Authorization
     account_id: str | None  # None: nobody is signed in
-    businesses: list[Any]  # (id, name) rows, oldest first
+    businesses: list[BusinessName]  # oldest first
 
 
 @dataclass(frozen=True)
@@ -81,8 +88,11 @@ class Tokens:
     scopes: tuple[str, ...]
 
 
-# How a one-use credential, taken with its grant (a row), is used for tokens: `OAuth._exchange` or `OAuth._rotate`.
-Redeem = Callable[[SqlOAuth, Any, dict[str, str], datetime], Awaitable[Tokens]]
+Credential = TypeVar("Credential", bound=OneUseCredential)
+# How a one-use credential is found by the hashes of its secret, and used for tokens (`OAuth._exchange` or
+# `OAuth._rotate`).
+Take = Callable[[OAuthRepository, list[str]], Awaitable[Credential | None]]
+Redeem = Callable[[OAuthRepository, Credential, dict[str, str], datetime], Awaitable[Tokens]]
 
 
 def refusal(err: OAuthError, redirect_to: str = "") -> ServiceError:
@@ -235,34 +245,36 @@ class OAuth:
             raise refusal(err) from None
 
     async def _exchange_code(self, form: dict[str, str]) -> Tokens:
-        return await self._redeem(form, ("code", "code_verifier", "client_id", "redirect_uri"), self._exchange,
+        return await self._redeem(form, ("code", "code_verifier", "client_id", "redirect_uri"),
+                                  lambda oauth, hashes: oauth.take_code(hashes), self._exchange,
                                   "the authorization code was already used; every token issued with it is revoked")
 
     async def _refresh(self, form: dict[str, str]) -> Tokens:
-        return await self._redeem(form, ("refresh_token", "client_id"), self._rotate,
+        return await self._redeem(form, ("refresh_token", "client_id"),
+                                  lambda oauth, hashes: oauth.take_refresh_token(hashes), self._rotate,
                                   "the refresh token was already used (each is used once); the sign-in is revoked, "
                                   "sign in again")
 
-    async def _redeem(self, form: dict[str, str], required: tuple[str, ...], use: Redeem, spent: str) -> Tokens:
+    async def _redeem(self, form: dict[str, str], required: tuple[str, ...], take: Take[Credential],
+                      use: Redeem[Credential], spent: str) -> Tokens:
         """Tokens for a one-use credential (the first required field: a code or a refresh token), taken and used in
         one transaction; a second use revokes the grant."""
         for field in required:
             if not form.get(field):
                 raise OAuthError("invalid_request", f"{field} is required")
         what = CREDENTIALS[required[0]]
-        is_code = required[0] == "code"
-        purpose = secret_keys.OAUTH_CODE if is_code else secret_keys.OAUTH_REFRESH_TOKEN
+        purpose = secret_keys.OAUTH_CODE if required[0] == "code" else secret_keys.OAUTH_REFRESH_TOKEN
         now = utcnow()
         async with self.uow.transaction() as work:
-            take = work.oauth.take_code if is_code else work.oauth.take_refresh_token
-            row = await take(self.accounts.keys.hashes(purpose, form[required[0]]))
+            row = await take(work.oauth, self.accounts.keys.hashes(purpose, form[required[0]]))
             if row is None or row.expires_at <= now or row.revoked_at is not None:
                 raise OAuthError("invalid_grant", f"the {what} is invalid, expired or revoked")
             if row.used_at is None:
                 return await use(work.oauth, row, form, now)
         raise await self._spent(row, spent)
 
-    async def _exchange(self, oauth: SqlOAuth, row: Any, form: dict[str, str], now: datetime) -> Tokens:
+    async def _exchange(self, oauth: OAuthRepository, row: OAuthCode, form: dict[str, str],
+                        now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)
         if form["redirect_uri"] != row.redirect_uri:
             raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
@@ -271,7 +283,8 @@ class OAuth:
         await oauth.use_code(row.code_hash, now)
         return await self._issue(oauth, row, tuple(row.scopes), now)
 
-    async def _rotate(self, oauth: SqlOAuth, row: Any, form: dict[str, str], now: datetime) -> Tokens:
+    async def _rotate(self, oauth: OAuthRepository, row: OAuthRefreshToken, form: dict[str, str],
+                      now: datetime) -> Tokens:
         self._check_client_and_resource(row, form)
         scopes = tuple(row.scopes)
         if form.get("scope"):
@@ -282,26 +295,27 @@ class OAuth:
         await oauth.use_refresh_token(row.token_hash, now)
         return await self._issue(oauth, row, scopes, now)
 
-    async def _spent(self, row: Any, why: str) -> OAuthError:
+    async def _spent(self, row: OneUseCredential, why: str) -> OAuthError:
         """A code or refresh token used a second time: someone else may hold it, so the grant is revoked (in a
         transaction of its own: the refusal must not undo it)."""
         async with self.uow.transaction() as work:
-            account_id = await work.oauth.revoke_grant(str(row.grant_id), utcnow())
+            account_id = await work.oauth.revoke_grant(row.grant_id, utcnow())
         if account_id:
             await self.accounts.invalidate(account_id)
         return OAuthError("invalid_grant", why)
 
-    def _check_client_and_resource(self, row: Any, form: dict[str, str]) -> None:
+    def _check_client_and_resource(self, row: OneUseCredential, form: dict[str, str]) -> None:
         if form["client_id"] != row.client_id:
             raise OAuthError("invalid_grant", "this grant was issued to another client")
         if form.get("resource"):
             rules.check_resource(form["resource"], row.resource)
 
-    async def _issue(self, oauth: SqlOAuth, row: Any, scopes: tuple[str, ...], now: datetime) -> Tokens:
+    async def _issue(self, oauth: OAuthRepository, row: OneUseCredential, scopes: tuple[str, ...],
+                     now: datetime) -> Tokens:
         refresh = new_secret_token()
         await oauth.add_refresh_token(token_hash=self.accounts.hash(secret_keys.OAUTH_REFRESH_TOKEN, refresh),
                                       grant_id=row.grant_id, created_at=now, expires_at=now + rules.REFRESH_TTL)
-        access = self.tokens.issue(account_id=str(row.account_id), grant_id=str(row.grant_id),
+        access = self.tokens.issue(account_id=row.account_id, grant_id=row.grant_id,
                                    client_id=row.client_id, scopes=scopes, now=now, expires_at=now + rules.ACCESS_TTL)
         return Tokens(access, int(rules.ACCESS_TTL.total_seconds()), refresh, scopes)
 

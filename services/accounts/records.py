@@ -133,6 +133,60 @@ class OAuthConnection:
 
 
 @dataclasses.dataclass(frozen=True)
+class OAuthGrant:
+    """One approval by the account user: a client, the scopes and businesses approved, the resource."""
+
+    id: str
+    account_id: str
+    client_id: str
+    scopes: list[str]
+    business_ids: list[str]
+    resource: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class OneUseCredential:
+    """An authorization code or a refresh token (each used once), with its grant's columns."""
+
+    grant_id: str
+    expires_at: datetime
+    used_at: datetime | None
+    account_id: str
+    client_id: str
+    scopes: list[str]
+    resource: str
+    revoked_at: datetime | None  # the grant's
+
+
+@dataclasses.dataclass(frozen=True)
+class OAuthCode(OneUseCredential):
+    """An authorization code, found by one of the hashes of its secret (`code_hash`: the one it is stored under)."""
+
+    code_hash: str
+    redirect_uri: str
+    code_challenge: str
+
+
+@dataclasses.dataclass(frozen=True)
+class OAuthRefreshToken(OneUseCredential):
+    """A refresh token (`token_hash`: the hash it is stored under)."""
+
+    token_hash: str
+    created_at: datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class BusinessName:
+    """A business as the consent page lists it."""
+
+    id: str
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Zone:
     id: str
     name: str

@@ -22,7 +22,7 @@ from core.records import record
 from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
 from services.accounts.billing_repository import SqlBilling
-from services.accounts.oauth_repository import SqlOAuth
+from services.accounts.oauth_repository import OAuthRepository, SqlOAuth
 from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.records import (
     ApiKeyRecord,
@@ -259,7 +259,7 @@ class AccountsUnit(Unit):
         super().__init__()
         self.accounts: AccountsRepository = SqlAccounts(handle)
         self.billing = SqlBilling(handle)
-        self.oauth = SqlOAuth(handle)
+        self.oauth: OAuthRepository = SqlOAuth(handle)
         self.provisioning = SqlProvisioning(handle)
 
 

@@ -1,7 +1,7 @@
 """services.accounts.repository's AccountsUnit and HotPath in memory, on a MemoryDatabase (schema.businesses,
-schema.api_keys, schema.sessions and, for the workspace read, schema.provisionings). The repository has the
-methods the fast tier reaches (keys, sessions, workspaces); signup, sign-in links, usage and
-billing run on the stack-backed tier."""
+schema.api_keys, schema.sessions, schema.oauth_* and, for the workspace read, schema.provisionings). The accounts
+repository has the methods the fast tier reaches (keys, sessions, workspaces), the OAuth one all of its own;
+signup, sign-in links, usage and billing run on the stack-backed tier."""
 from __future__ import annotations
 
 import copy
@@ -9,8 +9,29 @@ import copy
 from core import standing
 from core.records import record as _record
 from core.uow import Unit
-from services.accounts.records import ApiKeyRecord, SessionRecord, Workspace, WorkspaceProvisioning
-from services.accounts.schema import SCHEMA, api_keys, businesses, provisionings, sessions
+from services.accounts.records import (
+    ApiKeyRecord,
+    BusinessName,
+    OAuthClient,
+    OAuthCode,
+    OAuthConnection,
+    OAuthGrant,
+    OAuthRefreshToken,
+    SessionRecord,
+    Workspace,
+    WorkspaceProvisioning,
+)
+from services.accounts.schema import (
+    SCHEMA,
+    api_keys,
+    businesses,
+    oauth_clients,
+    oauth_codes,
+    oauth_grants,
+    oauth_refresh_tokens,
+    provisionings,
+    sessions,
+)
 from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
 
 
@@ -82,10 +103,98 @@ class MemoryAccounts:
         return record(SessionRecord, row) if row else None
 
 
+class MemoryOAuth:
+    """services.accounts.oauth_repository's; codes and refresh tokens come with their grant's columns (a
+    transaction holds them all here: transactions run one at a time)."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.business_rows = conn.rows(businesses)
+        self.client_rows = conn.rows(oauth_clients)
+        self.grant_rows = conn.rows(oauth_grants)
+        self.code_rows = conn.rows(oauth_codes)
+        self.refresh_rows = conn.rows(oauth_refresh_tokens)
+
+    async def client(self, client_id):
+        row = self.client_rows.get((client_id,))
+        return record(OAuthClient, row) if row is not None else None
+
+    async def add_client(self, **values):
+        return record(OAuthClient, insert(self.client_rows, oauth_clients, values))
+
+    async def save_client_document(self, **values):
+        row = self.client_rows.get((values["client_id"],))
+        if row is None:
+            return await self.add_client(**values)
+        fetched = ("client_name", "client_uri", "redirect_uris", "grant_types", "fetched_at")
+        return record(OAuthClient, update(oauth_clients, row, {k: values.get(k) for k in fetched})._mapping)
+
+    async def has_grant(self, account_id, client_id):
+        return any(row["account_id"] == account_id and row["client_id"] == client_id and row["revoked_at"] is None
+                   for row in self.grant_rows.values())
+
+    async def add_grant(self, **values):
+        insert(self.grant_rows, oauth_grants, values)
+
+    async def grant(self, grant_id):
+        row = self.grant_rows.get((grant_id,))
+        return record(OAuthGrant, row) if row is not None else None
+
+    async def touch_grant(self, grant_id, now):
+        row = self.grant_rows.get((grant_id,))
+        if row is not None:
+            row["last_used_at"] = now
+
+    async def revoke_grant(self, grant_id, now, account_id=None):
+        row = self.grant_rows.get((grant_id,))
+        if row is None or account_id not in (None, row["account_id"]):
+            return None
+        row["revoked_at"] = row["revoked_at"] or now
+        return row["account_id"]
+
+    async def connections_of(self, account_id):
+        mine = [row for row in self.grant_rows.values()
+                if row["account_id"] == account_id and row["revoked_at"] is None]
+        return [record(OAuthConnection, {**row, "client_name": self.client_rows[(row["client_id"],)]["client_name"]})
+                for row in sorted(mine, key=lambda row: row["created_at"], reverse=True)]
+
+    def _businesses_of(self, account_id):
+        return sorted((row for row in self.business_rows.values() if row["account_id"] == account_id),
+                      key=lambda row: row["created_at"])
+
+    async def businesses_named(self, account_id):
+        return [record(BusinessName, row) for row in self._businesses_of(account_id)]
+
+    async def business_ids_of(self, account_id):
+        return [row["id"] for row in self._businesses_of(account_id)]
+
+    def _with_grant(self, cls, rows, hashes):
+        row = next((rows[(h,)] for h in hashes if (h,) in rows), None)
+        return record(cls, {**self.grant_rows[(row["grant_id"],)], **row}) if row is not None else None
+
+    async def add_code(self, **values):
+        insert(self.code_rows, oauth_codes, values)
+
+    async def take_code(self, code_hashes):
+        return self._with_grant(OAuthCode, self.code_rows, code_hashes)
+
+    async def use_code(self, code_hash, now):
+        update(oauth_codes, self.code_rows[(code_hash,)], {"used_at": now})
+
+    async def add_refresh_token(self, **values):
+        insert(self.refresh_rows, oauth_refresh_tokens, values)
+
+    async def take_refresh_token(self, token_hashes):
+        return self._with_grant(OAuthRefreshToken, self.refresh_rows, token_hashes)
+
+    async def use_refresh_token(self, token_hash, now):
+        update(oauth_refresh_tokens, self.refresh_rows[(token_hash,)], {"used_at": now})
+
+
 class MemoryAccountsUnit(Unit):
     def __init__(self, handle: MemoryConnection):
         super().__init__()
         self.accounts = MemoryAccounts(handle)
+        self.oauth = MemoryOAuth(handle)
 
 
 class MemoryHotPath:

@@ -3,6 +3,7 @@ tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
 from core.uow import Database
+from services.accounts.oauth_repository import SqlOAuth
 from services.accounts.repository import PooledAccounts, SqlAccounts
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
@@ -24,6 +25,7 @@ from tests.storage_contracts import (
     LeadsRepositoryContract,
     MessagingRepositoryContract,
     NumbersRepositoryContract,
+    OAuthRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SpendRepositoryContract,
@@ -97,6 +99,16 @@ class TestSqlAccounts(AccountsRepositoryContract):
     def workspaces(self, engine, pool):
         return PooledAccounts(Database(engine, pool=pool))
 
+
+
+class TestSqlOAuth(OAuthRepositoryContract):
+    @pytest.fixture
+    def oauth_in(self):
+        return SqlOAuth
+
+    @pytest.fixture
+    def accounts_in(self):
+        return SqlAccounts
 
 class TestSqlRuns(RunsRepositoryContract):
     @pytest.fixture

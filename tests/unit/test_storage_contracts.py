@@ -4,7 +4,7 @@ import pytest
 
 from services.messaging.repositories.unit import MessagingUnit
 from tests.memory import insert
-from tests.memory.accounts import MemoryAccounts, MemoryHotPath
+from tests.memory.accounts import MemoryAccounts, MemoryHotPath, MemoryOAuth
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryRuns as MemoryEvalRuns
@@ -23,6 +23,7 @@ from tests.storage_contracts import (
     LeadsRepositoryContract,
     MessagingRepositoryContract,
     NumbersRepositoryContract,
+    OAuthRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SpendRepositoryContract,
@@ -96,6 +97,16 @@ class TestMemoryAccounts(AccountsRepositoryContract):
     def workspaces(self, database):
         return MemoryHotPath(database)
 
+
+
+class TestMemoryOAuth(OAuthRepositoryContract):
+    @pytest.fixture
+    def oauth_in(self):
+        return MemoryOAuth
+
+    @pytest.fixture
+    def accounts_in(self):
+        return MemoryAccounts
 
 class TestMemoryRuns(RunsRepositoryContract):
     @pytest.fixture
