@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -84,6 +85,10 @@ class Paged:
 
     def info(self) -> common_pb2.PageInfo:
         return common_pb2.PageInfo(has_more=self.has_more, next_cursor=self.next_cursor)
+
+    def map(self, read: Callable[[Any], Any]) -> Paged:
+        """The same page with each row read (a repository's rows into its typed records)."""
+        return dataclasses.replace(self, rows=[read(row) for row in self.rows])
 
 
 def page_query(query: sa.Select[Any], at: sa.Column[Any], id_col: sa.Column[Any], page: Page) -> sa.Select[Any]:

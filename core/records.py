@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -46,3 +46,8 @@ def record(cls: type[R], values: Mapping[Any, Any], prefix: str = "") -> R:
         value = values[prefix + field.name]
         found[field.name] = str(value) if isinstance(value, uuid.UUID) else value
     return cls(**found)
+
+
+def or_none(read: Callable[[Any], R], row: Any | None) -> R | None:
+    """`read(row)`, or None for no row (a repository's lookup that found nothing)."""
+    return read(row) if row is not None else None

@@ -13,10 +13,9 @@ provider changes it, and the pool is filled (pool.py) through it too. The use ca
 work (`AgentsUnit`, made by `agents_units`), which also writes the events they raise."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -27,8 +26,6 @@ from core.uow import Connections, Unit, UnitOfWork
 from services.agents import store
 from services.agents.records import Agent, CallerNumber, PhoneNumber
 from services.agents.schema import agent_versions, agents, outbox, phone_numbers
-
-R = TypeVar("R")
 
 
 class AgentsRepository(leases.Lessor, Protocol):
@@ -84,14 +81,14 @@ class SqlAgents:
         return _agent(await store.insert_agent(self.conn, **values))
 
     async def owned(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
-        return _optional(_agent, await records.owned(self.conn, agents, business_ids, agent_id))
+        return records.or_none(_agent, await records.owned(self.conn, agents, business_ids, agent_id))
 
     async def by_request(self, business_id: str, request_id: str) -> Agent | None:
-        return _optional(_agent, await store.agent_by_request(self.conn, business_id, request_id))
+        return records.or_none(_agent, await store.agent_by_request(self.conn, business_id, request_id))
 
     async def page(self, business_ids: Iterable[str], page: Page) -> Paged:
-        return _rows(_agent, await fetch_page(self.conn, store.agents_of(business_ids), agents.c.created_at,
-                                              agents.c.id, page))
+        return (await fetch_page(self.conn, store.agents_of(business_ids), agents.c.created_at, agents.c.id,
+                                 page)).map(_agent)
 
     async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[Any]:
         return await store.agents_by_id(self.conn, ids, business_ids)
@@ -114,7 +111,7 @@ class SqlAgents:
         await leases.release_on(self.conn, agents, row_id, token)
 
     async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Agent | None:
-        return _optional(_agent, await store.leased_agent_update(self.conn, agent_id, token, values))
+        return records.or_none(_agent, await store.leased_agent_update(self.conn, agent_id, token, values))
 
     async def add_version(self, **values: Any) -> None:
         await store.insert_version(self.conn, **values)
@@ -179,8 +176,8 @@ class SqlNumbers:
         self.conn = conn
 
     async def page(self, business_ids: Iterable[str], phone_number: str | None, page: Page) -> Paged:
-        return _rows(_number, await fetch_page(self.conn, store.numbers_of(business_ids, phone_number),
-                                               phone_numbers.c.assigned_at, phone_numbers.c.id, page))
+        return (await fetch_page(self.conn, store.numbers_of(business_ids, phone_number),
+                                 phone_numbers.c.assigned_at, phone_numbers.c.id, page)).map(_number)
 
     async def held_by(self, business_id: str) -> list[str]:
         return [r.phone_number for r in (await self.conn.execute(store.numbers_of([business_id], None))).all()]
@@ -201,13 +198,13 @@ class SqlNumbers:
         return await store.numbers_held(self.conn, business_id)
 
     async def pool_number(self, phone_number: str) -> PhoneNumber | None:
-        return _optional(_number, await store.pool_number_for_update(self.conn, phone_number))
+        return records.or_none(_number, await store.pool_number_for_update(self.conn, phone_number))
 
     async def business_number(self, phone_number: str, business_id: str, *, lock: bool = False) -> PhoneNumber | None:
-        return _optional(_number, await store.business_number(self.conn, phone_number, business_id, lock=lock))
+        return records.or_none(_number, await store.business_number(self.conn, phone_number, business_id, lock=lock))
 
     async def agent(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
-        return _optional(_agent, await records.owned(self.conn, agents, business_ids, agent_id))
+        return records.or_none(_agent, await records.owned(self.conn, agents, business_ids, agent_id))
 
     async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
         return await leases.take(self.conn, phone_numbers, row_id, duration)
@@ -216,10 +213,10 @@ class SqlNumbers:
         await leases.release_on(self.conn, phone_numbers, row_id, token)
 
     async def change(self, number_id: Any, values: dict[str, Any]) -> PhoneNumber | None:
-        return _optional(_number, await store.update_number(self.conn, number_id, values))
+        return records.or_none(_number, await store.update_number(self.conn, number_id, values))
 
     async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> PhoneNumber | None:
-        return _optional(_number, await store.leased_number_update(self.conn, number_id, token, values))
+        return records.or_none(_number, await store.leased_number_update(self.conn, number_id, token, values))
 
     async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
         return await store.add_to_pool(self.conn, rows, now)
@@ -231,14 +228,6 @@ def _agent(row: Any) -> Agent:
 
 def _number(row: Any) -> PhoneNumber:
     return records.record(PhoneNumber, row._mapping)
-
-
-def _optional(read: Callable[[Any], R], row: Any | None) -> R | None:
-    return read(row) if row is not None else None
-
-
-def _rows(read: Callable[[Any], Any], paged: Paged) -> Paged:
-    return dataclasses.replace(paged, rows=[read(row) for row in paged.rows])
 
 
 class AgentsUnit(Unit):

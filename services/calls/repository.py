@@ -8,7 +8,6 @@ test tier has an in-memory one (tests/memory/calls.py), and the same behaviour t
 their unit of work (`CallsUnit`, made by `calls_units`), which also writes the events they raise."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Protocol
@@ -87,28 +86,28 @@ class SqlCalls:
         return _call(await store.insert_call(self.conn, **values))
 
     async def add_once(self, **values: Any) -> Call | None:
-        return _call_or_none(await store.insert_call_once(self.conn, **values))
+        return records.or_none(_call, await store.insert_call_once(self.conn, **values))
 
     async def change(self, call_id: str, values: dict[str, Any]) -> Call | None:
-        return _call_or_none(await store.update_call(self.conn, call_id, values))
+        return records.or_none(_call, await store.update_call(self.conn, call_id, values))
 
     async def owned(self, business_ids: Iterable[str], call_id: str) -> Call | None:
-        return _call_or_none(await records.owned(self.conn, calls, business_ids, call_id))
+        return records.or_none(_call, await records.owned(self.conn, calls, business_ids, call_id))
 
     async def by_provider_id(self, provider_call_id: str) -> Call | None:
-        return _call_or_none(await store.call_by_provider_id(self.conn, provider_call_id))
+        return records.or_none(_call, await store.call_by_provider_id(self.conn, provider_call_id))
 
     async def recording_url(self, call_id: str) -> str | None:
         return await store.recording_of(self.conn, call_id)
 
     async def page(self, business_ids: Iterable[str], filters: CallFilter, page: Page) -> Paged:
-        return _calls(await fetch_page(self.conn, store.calls_of(business_ids, filters), calls.c.created_at,
-                                       calls.c.id, page))
+        return (await fetch_page(self.conn, store.calls_of(business_ids, filters), calls.c.created_at, calls.c.id,
+                                 page)).map(_call)
 
     async def transcripts(self, business_ids: Iterable[str], agent_id: str | None, since: datetime,
                           page: Page) -> Paged:
-        return _calls(await fetch_page(self.conn, store.transcripts_of(business_ids, agent_id, since),
-                                       calls.c.created_at, calls.c.id, page))
+        return (await fetch_page(self.conn, store.transcripts_of(business_ids, agent_id, since),
+                                 calls.c.created_at, calls.c.id, page)).map(_call)
 
     async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
                         expired_before: datetime) -> Any | None:
@@ -135,14 +134,6 @@ class SqlCalls:
 
 def _call(row: Any) -> Call:
     return records.record(Call, row._mapping)
-
-
-def _call_or_none(row: Any | None) -> Call | None:
-    return _call(row) if row is not None else None
-
-
-def _calls(paged: Paged) -> Paged:
-    return dataclasses.replace(paged, rows=[_call(row) for row in paged.rows])
 
 
 class CallsUnit(Unit):

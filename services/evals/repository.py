@@ -13,13 +13,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
 from core.pagination import Page, Paged, fetch_page
-from core.records import record
+from core.records import or_none, record
 from core.uow import Unit
 from services.evals import store
 from services.evals.records import ListedScenario, Run, Scenario, UnfinishedRun
@@ -54,7 +54,7 @@ class SqlScenarios:
         return _scenario(await store.insert_scenario(self.conn, **values))
 
     async def owned(self, business_ids: Iterable[str], scenario_id: str) -> Scenario | None:
-        return _or_none(_scenario, await store.scenario(self.conn, business_ids, scenario_id))
+        return or_none(_scenario, await store.scenario(self.conn, business_ids, scenario_id))
 
     async def page(self, business_ids: Iterable[str], agent_id: str | None, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.scenarios_of(business_ids, agent_id), scenarios.c.created_at,
@@ -68,7 +68,7 @@ class SqlScenarios:
         await leases.release_on(self.conn, scenarios, row_id, token)
 
     async def change_leased(self, scenario_id: str, token: str, values: dict[str, Any]) -> Scenario | None:
-        return _or_none(_scenario, await store.leased_scenario_update(self.conn, scenario_id, token, values))
+        return or_none(_scenario, await store.leased_scenario_update(self.conn, scenario_id, token, values))
 
     async def remove_leased(self, scenario_id: str, token: str) -> None:
         await store.delete_leased_scenario(self.conn, scenario_id, token)
@@ -112,14 +112,14 @@ class SqlRuns:
 
     async def owned(self, business_ids: Iterable[str], *, run_id: str | None = None,
                     provider_run_id: str | None = None) -> Run | None:
-        return _or_none(_run, await store.run_by(self.conn, business_ids, run_id=run_id,
+        return or_none(_run, await store.run_by(self.conn, business_ids, run_id=run_id,
                                                  provider_run_id=provider_run_id))
 
     async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Run]:
         return [_run(row) for row in await self.conn.execute(store.runs_of_agent(business_ids, agent_id, limit))]
 
     async def record(self, run_id: str, values: dict[str, Any]) -> Run | None:
-        return _or_none(_run, await store.record_run(self.conn, run_id, values))
+        return or_none(_run, await store.record_run(self.conn, run_id, values))
 
     async def unfinished(self) -> list[UnfinishedRun]:
         return [record(UnfinishedRun, row._mapping) for row in await self.conn.execute(store.unfinished_runs())]
@@ -128,7 +128,6 @@ class SqlRuns:
         return [_scenario(row) for row in await self.conn.execute(store.scenarios_for_runs(business_ids, agent_id))]
 
 
-R = TypeVar("R")
 
 
 def _scenario(row: Any) -> Scenario:
@@ -137,10 +136,6 @@ def _scenario(row: Any) -> Scenario:
 
 def _run(row: Any) -> Run:
     return record(Run, row._mapping)
-
-
-def _or_none(make: Callable[[Any], R], row: Any | None) -> R | None:
-    return make(row) if row is not None else None
 
 
 class EvalsUnit(Unit):

@@ -242,7 +242,7 @@ class SqlDeliveries:
                    status: str | None, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.deliveries_of(business_ids, webhook_id, event_id, status),
                                  deliveries.c.created_at, deliveries.c.id, page)
-        return dataclasses.replace(paged, rows=[_delivery(r) for r in paged.rows])
+        return paged.map(_delivery)
 
     async def claim_due(self, batch: int, lease: timedelta) -> list[Delivery]:
         return [_delivery(r) for r in await store.claim_due(self.conn, batch, lease)]

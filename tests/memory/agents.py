@@ -2,13 +2,10 @@
 (store.agents, agent_versions, prompt_history and phone_numbers)."""
 from __future__ import annotations
 
-import dataclasses
-
 import sqlalchemy as sa
 
 from core import leases
 from core.ids import new_id, utcnow
-from core.pagination import Paged
 from core.records import record
 from services.agents.records import Agent, CallerNumber, PhoneNumber
 from services.agents.schema import agent_versions, agents, phone_numbers, prompt_history
@@ -40,8 +37,8 @@ class MemoryAgents:
                      if (row["business_id"], row["request_id"]) == (business_id, request_id)), None)
 
     async def page(self, business_ids, page):
-        return _rows(Agent, page_of([row for row in self.agents.values() if row["business_id"] in business_ids],
-                                    agents.c.created_at, agents.c.id, page))
+        return page_of([row for row in self.agents.values() if row["business_id"] in business_ids],
+                       agents.c.created_at, agents.c.id, page).map(lambda row: _agent(row._mapping))
 
     async def by_ids(self, ids, business_ids):
         return [self._summary(row) for row in self.agents.values()
@@ -107,9 +104,9 @@ class MemoryNumbers:
         self.agents = conn.rows(agents)
 
     async def page(self, business_ids, phone_number, page):
-        return _rows(PhoneNumber, page_of([row for row in self.numbers.values() if row["business_id"] in business_ids
-                                           and phone_number in (None, row["phone_number"])],
-                                          phone_numbers.c.assigned_at, phone_numbers.c.id, page))
+        return page_of([row for row in self.numbers.values() if row["business_id"] in business_ids
+                        and phone_number in (None, row["phone_number"])],
+                       phone_numbers.c.assigned_at, phone_numbers.c.id, page).map(lambda row: _number(row._mapping))
 
     async def held_by(self, business_id):
         return [row["phone_number"] for row in self.numbers.values() if row["business_id"] == business_id]
@@ -189,7 +186,3 @@ def _agent(row: dict) -> Agent:
 
 def _number(row: dict) -> PhoneNumber:
     return record(PhoneNumber, Record(row)._mapping)
-
-
-def _rows(cls: type, paged: Paged) -> Paged:
-    return dataclasses.replace(paged, rows=[record(cls, row._mapping) for row in paged.rows])

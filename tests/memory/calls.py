@@ -2,11 +2,9 @@
 services/calls/store.py)."""
 from __future__ import annotations
 
-import dataclasses
 from datetime import timedelta
 
 from contracts.calls import PROGRESS
-from core.pagination import Paged
 from core.records import record
 from services.calls.records import Call
 from services.calls.schema import calls, idempotency_keys
@@ -43,13 +41,13 @@ class MemoryCalls:
         return row["recording_url"] if row is not None else None
 
     async def page(self, business_ids, filters, page):
-        return _calls(page_of([row for row in self.calls.values() if row["business_id"] in business_ids
-                               and _passes(row, filters)], calls.c.created_at, calls.c.id, page))
+        return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
+                        and _passes(row, filters)], calls.c.created_at, calls.c.id, page).map(_paged_call)
 
     async def transcripts(self, business_ids, agent_id, since, page):
-        return _calls(page_of([row for row in self.calls.values() if row["business_id"] in business_ids
-                               and agent_id in (None, row["agent_id"]) and row["transcript"] is not None
-                               and row["created_at"] >= since], calls.c.created_at, calls.c.id, page))
+        return page_of([row for row in self.calls.values() if row["business_id"] in business_ids
+                        and agent_id in (None, row["agent_id"]) and row["transcript"] is not None
+                        and row["created_at"] >= since], calls.c.created_at, calls.c.id, page).map(_paged_call)
 
     async def claim_key(self, account_id, key, request_hash, now, expired_before):
         claim = {"account_id": account_id, "key": key, "request_hash": request_hash, "created_at": now}
@@ -90,8 +88,8 @@ def _call(row) -> Call:
     return record(Call, Record(row)._mapping)
 
 
-def _calls(paged: Paged) -> Paged:
-    return dataclasses.replace(paged, rows=[record(Call, row._mapping) for row in paged.rows])
+def _paged_call(row: Record) -> Call:
+    return _call(row._mapping)
 
 
 def _passes(row, filters) -> bool:

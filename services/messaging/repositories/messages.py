@@ -113,7 +113,7 @@ class SqlMessages:
                             page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.messages_of(business_ids, conversation_id, direction),
                                  messages.c.created_at, messages.c.id, page)
-        return replace(paged, rows=[message_of(row) for row in paged.rows])
+        return paged.map(message_of)
 
     async def mark_read(self, conversation_id: str) -> None:
         await store.mark_read(self.conn, conversation_id)
