@@ -79,6 +79,16 @@ class Conversation:
     tools: Json = field(default_factory=dict)
 
 
+# -- phone numbers ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Forwarding:
+    """Ring-first forwarding of a number: each inbound call rings `to` for `ring_seconds` before the agent answers."""
+
+    to: str
+    ring_seconds: int
+
+
 # -- calls --------------------------------------------------------------------------------------------------------
 
 
@@ -243,8 +253,8 @@ class VoiceProvider(Protocol):
     async def import_number(self, e164: str) -> str:
         """The provider's id of the number."""
 
-    async def forward_first(self, number_id: str, to: str | None, ring_seconds: int) -> None:
-        """Ring `to` first for `ring_seconds` on each inbound call before the assistant answers (None: never)."""
+    async def forward_first(self, number_id: str, forwarding: Forwarding | None) -> None:
+        """Set the number's ring-first forwarding (None: off)."""
 
     async def delete_number(self, number_id: str) -> None: ...
 

@@ -3,11 +3,11 @@ defaults, and which business a number request is about."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from contracts.agents import RING_SECONDS
 from core.contact import AREA_CODE_PATTERN, REGIONS, normalize_e164
 from core.errors import invalid
+from providers.voice.port import Forwarding
 
 CAPABILITIES = ("voice_inbound", "voice_outbound", "sms_inbound", "sms_outbound", "mms")
 # `capability` filter values: a capability name, or a channel meaning both of its directions.
@@ -57,12 +57,6 @@ def initial_a2p_status(country: str, capabilities: dict[str, bool]) -> str:
 def initial_emergency_status(country: str, capabilities: dict[str, bool]) -> str:
     voice = capabilities.get("voice_inbound") or capabilities.get("voice_outbound")
     return "not_set" if country in ("US", "CA") and voice else "not_required"
-
-
-@dataclass(frozen=True)
-class Forwarding:
-    to: str
-    ring_seconds: int
 
 
 def check_forwarding(number: str, to: str, ring_seconds: int | None) -> Forwarding:

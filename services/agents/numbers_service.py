@@ -24,7 +24,7 @@ from core.standings import Standings, carried_only
 from core.tenant import pick_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
-from providers.voice.port import VoiceProvider
+from providers.voice.port import Forwarding, VoiceProvider
 from services.agents import numbers_domain
 from services.agents.repository import AgentsUnit, NumbersRepository, numbers_of
 from switchboard.v1 import events_pb2
@@ -47,15 +47,8 @@ def _agent_of(row: Any) -> str | None:
     return str(row.agent_id) if row.agent_id else None
 
 
-def _forwarding_of(row: Any) -> numbers_domain.Forwarding | None:
-    return numbers_domain.Forwarding(row.forward_to, row.ring_seconds) if row.forward_to else None
-
-
-async def _forward_first(voice: VoiceProvider, number_id: str, forwarding: numbers_domain.Forwarding | None) -> None:
-    if forwarding is None:
-        await voice.forward_first(number_id, None, 0)
-    else:
-        await voice.forward_first(number_id, forwarding.to, forwarding.ring_seconds)
+def _forwarding_of(row: Any) -> Forwarding | None:
+    return Forwarding(row.forward_to, row.ring_seconds) if row.forward_to else None
 
 
 class Numbers:
@@ -169,7 +162,7 @@ class Numbers:
             current = _forwarding_of(row)
             changes_provider = current != wanted and row.provider_phone_number_id is not None
             if changes_provider:
-                await _forward_first(self.voice, row.provider_phone_number_id, wanted)
+                await self.voice.forward_first(row.provider_phone_number_id, wanted)
             try:
                 async with self.uow.transaction() as work:
                     row = await self._leased_update(work.numbers, row.id, token, **values,
@@ -181,7 +174,7 @@ class Numbers:
             except BaseException:
                 if changes_provider:
                     await undo_at_provider(
-                        _forward_first(self.voice, row.provider_phone_number_id, current),
+                        self.voice.forward_first(row.provider_phone_number_id, current),
                         f"forwarding of {e164}; provider number {row.provider_phone_number_id}")
                 raise
         return row

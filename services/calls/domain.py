@@ -24,7 +24,6 @@ from core import text
 from core.compliance import recording_rules as recording
 from core.errors import invalid
 from core.urls import split_url
-from providers.voice.port import PROGRESS as PROVIDER_PROGRESS
 from providers.voice.port import CallReport, Outcome, RecordingConsent, StatusUpdate
 from switchboard.v1 import calls_pb2
 
@@ -147,7 +146,7 @@ def after_status(status: str, answered: bool, reported: bool, status_at: datetim
                  update: StatusUpdate) -> dict[str, Any]:
     """The changes a status update makes to a call (none when it would move it backwards)."""
     new, at = update.status, update.at
-    if new not in PROVIDER_PROGRESS or reported or not moves_forward(status, new, at, status_at):
+    if new not in PROGRESS or reported or not moves_forward(status, new, at, status_at):
         return {}
     changes = {"status": new, "answered": answered or new == "in-progress", "status_at": at}
     if new == "forwarding" and update.forwarded_to:

@@ -12,6 +12,7 @@ import pytest
 from aiohttp import web
 
 from deploy.local.servers import free_port
+from providers.voice.port import Forwarding
 from providers.voice.vapi.client import VapiClient
 from providers.voice.vapi.numbers import ringing_hooks
 from providers.voice.vapi.server_messages import WebhookAuth
@@ -91,7 +92,7 @@ class Sim:
     async def ring_first(self, forward_pickup: bool) -> list[dict]:
         """The messages of an inbound call to a number with our ring-first hooks, once it has ended."""
         number = await self.client.import_phone_number({"provider": "vapi", "server": self.server_config,
-                                                        "hooks": ringing_hooks("+14155550140", 5)})
+                                                        "hooks": ringing_hooks(Forwarding("+14155550140", 5))})
         async with aiohttp.ClientSession() as s, s.post(f"{self.url}/_simulator/inbound", json={
                 "to": number["number"], "from": "+14155550141", "forward_pickup": forward_pickup}) as r:
             call = await r.json()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from providers.voice.port import Json
+from providers.voice.port import Forwarding, Json
 
 
 def import_body(e164: str, sip_credential_id: str, server: Json) -> dict[str, Any]:
@@ -22,19 +22,19 @@ def import_body(e164: str, sip_credential_id: str, server: Json) -> dict[str, An
     }
 
 
-def ringing_hooks(to: str | None, ring_seconds: int) -> list[dict[str, Any]]:
-    """The number's hooks for ring-first forwarding: when the call rings, dial `to` for the ring time; when it does
-    not pick up, the transfer's fallback keeps the call with the assistant (which the number's server names in
-    answer to the assistant-request that follows). Vapi applies a blind transfer's fallbackPlan only where the
-    organization enabled transfer-outcome detection, and documents no assistant-request after the hook
+def ringing_hooks(forwarding: Forwarding | None) -> list[dict[str, Any]]:
+    """The number's hooks for ring-first forwarding: when the call rings, dial the forward-to phone for the ring
+    time; when it does not pick up, the transfer's fallback keeps the call with the assistant (which the number's
+    server names in answer to the assistant-request that follows). Vapi applies a blind transfer's fallbackPlan only
+    where the organization enabled transfer-outcome detection, and documents no assistant-request after the hook
     (FIDELITY-calls.md). No forwarding: no hooks."""
-    if to is None:
+    if forwarding is None:
         return []
     plan = {
         "mode": "blind-transfer",
         "sipVerb": "dial",
-        "dialTimeout": ring_seconds,
+        "dialTimeout": forwarding.ring_seconds,
         "fallbackPlan": {"message": "", "endCallEnabled": False},
     }
-    destination = {"type": "number", "number": to, "message": "", "transferPlan": plan}
+    destination = {"type": "number", "number": forwarding.to, "message": "", "transferPlan": plan}
     return [{"on": "call.ringing", "do": [{"type": "transfer", "destination": destination}]}]

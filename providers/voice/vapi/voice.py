@@ -11,6 +11,7 @@ from providers.voice.port import (
     Conversation,
     EvalRun,
     EvalSpec,
+    Forwarding,
     InboundAnswer,
     LiveAssistant,
     OutboundCall,
@@ -67,8 +68,8 @@ class VapiVoice:
         body = numbers.import_body(e164, self.sip_credential_id, await self._server())
         return str((await self.client.import_phone_number(body))["id"])
 
-    async def forward_first(self, number_id: str, to: str | None, ring_seconds: int) -> None:
-        await self.client.update_phone_number(number_id, {"hooks": numbers.ringing_hooks(to, ring_seconds)})
+    async def forward_first(self, number_id: str, forwarding: Forwarding | None) -> None:
+        await self.client.update_phone_number(number_id, {"hooks": numbers.ringing_hooks(forwarding)})
 
     async def delete_number(self, number_id: str) -> None:
         await self.client.delete_phone_number(number_id)
