@@ -33,7 +33,7 @@ def plan_for(plan_id: str, prices: dict[str, str]) -> str | None:
 # USDC, 6 decimals), and the card subscription's price for each unit (one unit per workspace).
 MONTHLY_PRICE_CENTS = {"starter": 4900, "growth": 14900, "scale": 39900}
 # How many workspaces (not torn down) an account may have on each plan, its signup's included: creating one more is
-# 403 forbidden. Each is billed on the account's subscription (services.accounts.workspace_billing).
+# 403 forbidden. Each is billed on the account's subscription (services.accounts.billing.workspace_billing).
 WORKSPACE_LIMITS = {"starter": 3, "growth": 10, "scale": 25}
 
 

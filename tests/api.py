@@ -9,7 +9,7 @@ import uuid
 
 import aiohttp
 
-from services.accounts.sign_in import SIGN_IN_SUBJECT, WELCOME_SUBJECT
+from services.accounts.identity.sign_in import SIGN_IN_SUBJECT, WELCOME_SUBJECT
 from tests.standing import PaymentsAccess, start_trial
 from tests.waiting import wait_until
 

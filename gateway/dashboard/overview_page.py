@@ -23,7 +23,7 @@ from switchboard.v1 import accounts_pb2, messaging_pb2, sdr_pb2
 
 PERIODS = (7, 30, 90)  # the periods offered, in days (the reports' own limit is 90)
 
-# Where the card checkout sends the owner back (services.accounts.payments_service.open_checkout).
+# Where the card checkout sends the owner back (services.accounts.billing.payments_service.open_checkout).
 CHECKOUT_RETURNS = {
     "complete": "Checkout complete: your trial has started and your intake agent and phone number are being set "
                 "up; this page shows how far.",

@@ -2,7 +2,7 @@
 dynamic client registration (RFC 7591), the token endpoint and revocation (RFC 7009).
 
 The browser side (the authorization endpoint with its sign-in and consent pages) is gateway.dashboard.consent; the
-rules and the state are the accounts service's (services.accounts.oauth_service). These handlers speak the RFCs'
+rules and the state are the accounts service's (services.accounts.identity.oauth_service). These handlers speak the RFCs'
 formats rather than the API's: form-encoded requests, `{error, error_description}` refusals, `Cache-Control:
 no-store` on everything that carries a token.
 """

@@ -7,7 +7,7 @@ SWITCHBOARD_SECRET_KEY_PREVIOUS is the version before it, still accepted. A stor
 (`v<N>:<hex>`, HMAC-SHA256 under the purpose's subkey of version N), and so does an access token (its `kid`).
 Version 0 is how hashes were made before versions: HMAC-SHA256 under version 1's secret itself, for every purpose
 (bare hex); they are recognised while version 1's secret is current or previous. A key or session found under an
-older version is stored again under the current one when it is used (services.accounts.service), so the previous
+older version is stored again under the current one when it is used (services.accounts.identity.service), so the previous
 secret can go once the ones still wanted were used.
 """
 from __future__ import annotations

@@ -454,7 +454,7 @@ def renewals_to_remind(now: datetime, ahead: timedelta) -> sa.Select[Any]:
                                  b.renewal_reminded_through.is_distinct_from(b.paid_through))
 
 
-# -- workspaces billed on the account's subscription (services.accounts.workspace_billing) ---------------------
+# -- workspaces billed on the account's subscription (services.accounts.billing.workspace_billing) ---------------------
 
 async def lock_payer(conn: AsyncConnection, account_id: str, *, lock: bool = True) -> sa.Row[Any] | None:
     """The account's paying business (its first that pays for itself: the signup's), locked until the transaction

@@ -5,7 +5,7 @@ workspace's plan, and the newer event winning when the provider delivers them ou
 import aiohttp
 
 from providers.payments.simulator.cards import NEEDS_ACTION
-from services.accounts.payments_service import EVENTS_CONSUMER
+from services.accounts.billing.payments_service import EVENTS_CONSUMER
 from tests.billing import (
     FAILS_LATER_CARD,
     full_key,

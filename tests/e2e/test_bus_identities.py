@@ -13,7 +13,7 @@ from core import provider_proof
 from core.bus import PROVIDER_STREAM
 from core.caller import KeyRing
 from providers.payments.webhooks import EVENTS_SUBJECT
-from services.accounts.payments_service import EVENTS_CONSUMER
+from services.accounts.billing.payments_service import EVENTS_CONSUMER
 from tests.billing import signup, subscription, workspace
 from tests.nats_admin import admin_connection
 from tests.provider_webhooks import all_applied, payment_event, post_payment_event

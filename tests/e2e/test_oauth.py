@@ -15,7 +15,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
-from services.accounts.sign_in import SIGN_IN_SUBJECT
+from services.accounts.identity.sign_in import SIGN_IN_SUBJECT
 from tests.api import Dashboard, mailed_link
 from tests.connector import (
     CALLBACK,

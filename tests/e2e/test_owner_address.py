@@ -2,7 +2,7 @@
 until a mailed link is used; the magic link of the signup's answer (never mailed) confirms nothing."""
 import uuid
 
-from services.accounts.sign_in import WELCOME_SUBJECT
+from services.accounts.identity.sign_in import WELCOME_SUBJECT
 from tests.api import mailed_link
 
 

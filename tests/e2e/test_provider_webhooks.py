@@ -12,7 +12,7 @@ from providers.messaging.webhooks import INBOUND_PATH, STATUS_PATH
 from providers.payments.webhooks import EVENTS_PATH, SIGNATURE_HEADER
 from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.simulator.playback import sign
-from services.accounts.payments_service import EVENTS_CONSUMER
+from services.accounts.billing.payments_service import EVENTS_CONSUMER
 from services.calls.lifecycle_service import CONSUMER as CALLS_CONSUMER
 from services.messaging.provider_service import STATUS_CONSUMER
 from tests.billing import subscription_of, workspace

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from services.accounts.sign_in import SIGN_IN_SUBJECT
+from services.accounts.identity.sign_in import SIGN_IN_SUBJECT
 
 XRW = {"X-Requested-With": "fetch"}
 CROSS_SITE = {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}

@@ -11,7 +11,7 @@ import pytest
 
 from providers.payments.webhooks import EVENTS_PATH, sign_payload
 from providers.x402 import payer
-from services.accounts.payments_service import EVENTS_CONSUMER
+from services.accounts.billing.payments_service import EVENTS_CONSUMER
 from tests.api import next_client_ip
 from tests.billing import (
     DECLINED_CARD,

@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from core import db, rpc, settings
+from core.bus import EventBus
 from core.ids import utcnow
 from core.tenant import Tenant
 from core.uow import Database
@@ -16,9 +17,8 @@ from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.voice import VapiVoice
 from services.accounts import store as accounts_store
 from services.accounts.agents_port import GrpcAgents
-from services.accounts.billing import payment_parts
 from services.accounts.repository import PooledAccounts, accounts_units
-from services.accounts.service import Accounts
+from services.accounts.servicer import AccountsParts, wire
 
 OTHER_WRITER = "00000000-0000-4000-8000-000000000000"
 
@@ -71,18 +71,18 @@ def new_tenant(**fields) -> Tenant:
 
 @pytest.fixture
 async def accounts_of(cfg, database, pool):
-    """`accounts_of(settings)`: the accounts use cases with their payment providers (the stack's simulators)
-    and an agents client (the stack's agents service)."""
+    """`accounts_of(settings)`: the accounts service's parts with their payment providers (the stack's simulators),
+    an agents client (the stack's agents service) and a bus that never connected (the gateways' invalidation is
+    best effort)."""
     closers = []
 
-    def make(settings=cfg) -> Accounts:
+    def make(settings=cfg) -> AccountsParts:
         agents, channel = rpc.connect("agents", settings, forward_tenant=True)
-        port = GrpcAgents(agents)
-        uow = accounts_units(database)
-        parts = payment_parts(settings, uow, port)
-        closers.extend((*parts.closers, channel.close))
         hot = PooledAccounts(Database(database.engine, pool=pool))
-        return Accounts(uow, hot, None, settings, parts.payments, parts.provisioning, parts.x402, port)
+        parts = wire(settings, accounts_units(database), hot, EventBus("nats://127.0.0.1:9", "accounts-service-tier"),
+                     GrpcAgents(agents))
+        closers.extend((*parts.billing.closers, channel.close))
+        return parts
     yield make
     for close in closers:
         await close()

@@ -12,8 +12,8 @@ from core.tenant import acting_as
 from core.uow import Database, UnitOfWork
 from services.accounts import schema as accounts_schema
 from services.accounts import store as accounts_store
+from services.accounts.billing.usage import CallCost
 from services.accounts.records import UsageRecord
-from services.accounts.service import CallCost
 from services.sdr import schema as sdr_schema
 from services.sdr.repository import sql_unit
 from services.sdr.service import Contact, LeadFilters, Leads
@@ -95,10 +95,10 @@ async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, a
     accounts = accounts_of(cfg.model_copy(update={"signup_limit_per_hour": 2}))
     ip = next_client_ip()
     for _n in range(2):
-        done = await accounts.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
+        done = await accounts.signup.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
         assert done.api_key.startswith("svc_live_") and done.magic_link.startswith(cfg.public_base_url)
     with pytest.raises(ServiceError) as err:
-        await accounts.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
+        await accounts.signup.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
     assert err.value.code == "rate_limited" and 1 <= int(err.value.details["retry_after"]) <= 3601
     assert "at most 2 signups" in err.value.message
 
@@ -109,26 +109,26 @@ async def test_usage_is_appended_and_listed_for_the_key_account_only(accounts_of
     now = utcnow()
     entries = [UsageRecord(new_id(), who.account_id, who.business_ids[0], who.api_key_id, "/api/v1/agents", "GET", 200,
                      None, 0, now - timedelta(seconds=n)) for n in range(3)]
-    assert await accounts.record_usage(entries) == 3
+    assert await accounts.usage.record_usage(entries) == 3
     with acting_as(who):
-        first = await accounts.list_usage(None, None, Page(limit=2))
-        rest = await accounts.list_usage(None, None, Page(limit=2, cursor=first.next_cursor))
+        first = await accounts.usage.list_usage(None, None, Page(limit=2))
+        rest = await accounts.usage.list_usage(None, None, Page(limit=2, cursor=first.next_cursor))
     assert [str(r.id) for r in first.rows + rest.rows] == [e.id for e in entries] and not rest.has_more
     with acting_as(other):
-        assert (await accounts.list_usage(None, None, Page(limit=10))).rows == []
+        assert (await accounts.usage.list_usage(None, None, Page(limit=10))).rows == []
     with pytest.raises(ServiceError):
-        await accounts.record_usage([dataclasses.replace(entries[0], api_key_id="not-a-key")])
+        await accounts.usage.record_usage([dataclasses.replace(entries[0], api_key_id="not-a-key")])
 
 
 async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, engine):
     accounts = accounts_of()
-    business_id = (await accounts.signup("Acme", f"calls-{new_id()}@example.com", "", "", "", "",
+    business_id = (await accounts.signup.signup("Acme", f"calls-{new_id()}@example.com", "", "", "", "",
                                          next_client_ip())).business_id
     now, first, second = utcnow(), new_id(), new_id()
     costs = [CallCost(business_id, first, 61, 12, now), CallCost(business_id, first, 61, 12, now),  # redelivered
              CallCost(business_id, second, 0, -1, now), CallCost(new_id(), new_id(), 30, 5, now)]  # a gone business
-    assert await accounts.record_call_usage(costs) == 2
-    assert await accounts.record_call_usage(costs[:1]) == 0  # once per call, whichever batch brings it again
+    assert await accounts.usage.record_call_usage(costs) == 2
+    assert await accounts.usage.record_call_usage(costs[:1]) == 0  # once per call, whichever batch brings it again
     async with engine.connect() as conn:
         assert await accounts_store.minutes_used(conn, [business_id]) == {business_id: 2}
         cents = await conn.scalars(sa.select(accounts_schema.usage_log.c.cost_cents)

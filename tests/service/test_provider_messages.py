@@ -10,7 +10,8 @@ import sqlalchemy as sa
 from core.bus import PermanentError
 from core.ids import new_id, utcnow
 from services.accounts import schema as accounts_schema
-from services.accounts.billing import payment_parts
+from services.accounts.billing.worker import payment_parts
+from services.accounts.provisioning.service import Provisioning
 from services.accounts.repository import accounts_units
 from services.messaging import schema as messaging_schema
 from services.messaging import store as messaging_store
@@ -62,7 +63,8 @@ async def test_a_status_callback_that_can_never_apply_is_permanent(database, sto
 
 @pytest.fixture
 async def payments(cfg, database):
-    parts = payment_parts(cfg, accounts_units(database), InMemoryAgents([]))
+    uow = accounts_units(database)
+    parts = payment_parts(cfg, uow, Provisioning(uow, InMemoryAgents([]), cfg.provisioning_retry_seconds))
     yield parts.payments
     for close in parts.closers:
         await close()

@@ -4,9 +4,9 @@ that defers the saga with its reason, and a workspace canceled before its saga e
 
 from core import leases
 from core.errors import ServiceError
-from services.accounts import provisioning_domain as saga
 from services.accounts import store
-from services.accounts.provisioning_service import SAGA_LEASE, Provisioning
+from services.accounts.provisioning import domain as saga
+from services.accounts.provisioning.service import SAGA_LEASE, Provisioning
 from services.accounts.repository import accounts_units
 from services.accounts.schema import provisionings
 from tests.service.conftest import new_business

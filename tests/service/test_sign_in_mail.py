@@ -7,8 +7,8 @@ import uuid
 import sqlalchemy as sa
 
 from providers.email.smtp import SmtpSender
+from services.accounts.identity.sign_in import SignInLinks
 from services.accounts.schema import magic_links, users
-from services.accounts.sign_in import SignInLinks
 
 SLOW_SECONDS = 1.5
 
@@ -21,7 +21,7 @@ async def test_the_answer_never_waits_for_the_lookup_or_the_mail(accounts_of, en
 
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     accounts = accounts_of()
-    links = SignInLinks(accounts, SmtpSender("127.0.0.1", server.sockets[0].getsockname()[1],
+    links = SignInLinks(accounts.identity, SmtpSender("127.0.0.1", server.sockets[0].getsockname()[1],
                                              sender="Switchboard <n@switchboard.local>", timeout=SLOW_SECONDS))
     known = f"known-{uuid.uuid4().hex[:8]}@example.com"
     account_id = str(uuid.uuid4())

@@ -19,7 +19,7 @@ from gateway.route_table import all_routes
 from providers.messaging.client import TwilioClient
 from providers.payments.client import StripePayments
 from providers.voice.vapi.client import VapiClient
-from services.accounts.provisioning_service import INLINE_SECONDS
+from services.accounts.provisioning.service import INLINE_SECONDS
 from switchboard.v1 import accounts_pb2, costs_pb2
 
 

@@ -1,4 +1,4 @@
-"""The assistant connector's OAuth rules (services.accounts.oauth_domain): PKCE S256 only, the connector's scopes,
+"""The assistant connector's OAuth rules (services.accounts.identity.oauth_domain): PKCE S256 only, the connector's scopes,
 the resource a token is bound to, redirect URIs (exact, loopback on any port), registration metadata of a public
 client and client ID metadata documents."""
 import base64
@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
-from services.accounts import oauth_domain as oauth
-from services.accounts.oauth_domain import OAuthError
+from services.accounts.identity import oauth_domain as oauth
+from services.accounts.identity.oauth_domain import OAuthError
 
 VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"  # RFC 7636 appendix B
 CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"

@@ -1,8 +1,8 @@
-"""The connector's access tokens (services.accounts.oauth_tokens): what they say, and that a token forged, expired,
+"""The connector's access tokens (services.accounts.identity.oauth_tokens): what they say, and that a token forged, expired,
 for another audience or of another issuer is not read."""
 from datetime import UTC, datetime, timedelta
 
-from services.accounts.oauth_tokens import AccessTokens
+from services.accounts.identity.oauth_tokens import AccessTokens
 from services.accounts.secret_keys import SecretKeys
 
 NOW = datetime.now(UTC)  # when the module is imported: a whole test run may come between it and a test

@@ -1,4 +1,4 @@
-"""The connector's OAuth use cases (services/accounts/oauth_service.py) in the fast tier, on the in-memory accounts
+"""The connector's OAuth use cases (services/accounts/identity/oauth_service.py) in the fast tier, on the in-memory accounts
 unit (tests/memory/accounts.py): a client known by its metadata document (served in this process and fetched
 through the real ClientDocuments) or registered, the account user's approval, the code with PKCE, the token
 exchange, refresh with rotation, revocation, and another account's view. The pages and endpoints around them run
@@ -15,11 +15,11 @@ from core.ids import new_id, utcnow
 from core.settings import Settings
 from core.uow import UnitOfWork
 from services.accounts import domain, secret_keys
-from services.accounts import oauth_domain as rules
-from services.accounts.client_documents import ClientDocuments
-from services.accounts.oauth_service import AuthorizationRequest, OAuth
+from services.accounts.identity import oauth_domain as rules
+from services.accounts.identity.client_documents import ClientDocuments
+from services.accounts.identity.oauth_service import AuthorizationRequest, OAuth
+from services.accounts.identity.service import Identity
 from services.accounts.schema import outbox, sessions, users
-from services.accounts.service import Accounts
 from tests.connector import CALLBACK, pkce, query_of
 from tests.integration.servers import serving
 from tests.memory import insert
@@ -39,7 +39,7 @@ class Account:
     business_ids: list[str]  # oldest first
 
 
-async def an_account(database, service: Accounts, session: str, businesses: int) -> Account:
+async def an_account(database, service: Identity, session: str, businesses: int) -> Account:
     """An account with a live dashboard session and `businesses` workspaces in their trial."""
     account_id, now = new_id(), utcnow()
     async with database.transaction() as conn:
@@ -76,20 +76,20 @@ async def oauth(database):
     """The use cases on the in-memory unit with a bus that never connected (the gateways' invalidation is best
     effort) and the real metadata document fetcher, loopback allowed as on a developer's stack."""
     documents = ClientDocuments(allow_loopback=True)
-    accounts = Accounts(UnitOfWork(database, MemoryAccountsUnit, events=outbox), MemoryHotPath(database),
-                        EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), Settings(), None, None, None, None)
-    yield OAuth(accounts, documents)
+    identity = Identity(UnitOfWork(database, MemoryAccountsUnit, events=outbox), MemoryHotPath(database),
+                        EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), Settings())
+    yield OAuth(identity, documents)
     await documents.close()
 
 
 @pytest.fixture
 async def me(database, oauth):
-    return await an_account(database, oauth.accounts, MINE, 2)
+    return await an_account(database, oauth.identity, MINE, 2)
 
 
 @pytest.fixture
 async def them(database, oauth):
-    return await an_account(database, oauth.accounts, THEIRS, 1)
+    return await an_account(database, oauth.identity, THEIRS, 1)
 
 
 @pytest.fixture

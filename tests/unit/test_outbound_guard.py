@@ -8,8 +8,8 @@ from aiohttp import web
 from core.outbound import GuardedClient, RefusedAddress, TooLarge, address_refusal, host_refusal
 from core.settings import load
 from gateway.routes.calls import at_storage, audio_type
-from services.accounts.client_documents import ClientDocuments
-from services.accounts.oauth_domain import OAuthError
+from services.accounts.identity.client_documents import ClientDocuments
+from services.accounts.identity.oauth_domain import OAuthError
 from services.webhooks.delivery import Sender
 
 TIMEOUT = aiohttp.ClientTimeout(total=5)

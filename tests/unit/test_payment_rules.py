@@ -1,13 +1,13 @@
-"""Payment, billing and provisioning rules (services.accounts.payments_domain, provisioning_domain)."""
+"""Payment, billing and provisioning rules (services.accounts.billing.payments_domain, provisioning_domain)."""
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from contracts import billing as billing_contract
 from core import plans
-from services.accounts import payments_domain as pay
-from services.accounts import provisioning_domain as saga
-from services.accounts.workspace_billing import limit_refusal
+from services.accounts.billing import payments_domain as pay
+from services.accounts.billing.workspace_billing import limit_refusal
+from services.accounts.provisioning import domain as saga
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 GRACE = timedelta(hours=72)

@@ -6,8 +6,8 @@ import pytest
 from core.errors import ServiceError
 from core.urls import split_url, url_parts
 from services.accounts import domain as accounts
-from services.accounts import oauth_domain as oauth
-from services.accounts.oauth_domain import OAuthError
+from services.accounts.identity import oauth_domain as oauth
+from services.accounts.identity.oauth_domain import OAuthError
 from services.calls import domain as calls
 from services.webhooks import domain as webhooks
 

@@ -204,7 +204,7 @@ class AccountsServicer:
     def Signup(self, request, context):
         """Creates a user, a business on a 7-day trial, a default-scoped key and a magic link; fails INVALID_ARGUMENT (validation_error), ALREADY_EXISTS (email_exists) or RESOURCE_EXHAUSTED (rate_limited).
         Its deadline: the payment (x402's verification and settlement, 30 s; the checkout's 35 s), then what is left
-        of it, up to 15 s, for an x402 signup's provisioning (services.accounts.provisioning_service).
+        of it, up to 15 s, for an x402 signup's provisioning (services.accounts.provisioning.service).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -367,7 +367,7 @@ class AccountsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RegisterOAuthClient(self, request, context):
-        """-- OAuth 2.1 sign-in for the assistant connector (services.accounts.oauth_service). Refusals carry the RFC 6749
+        """-- OAuth 2.1 sign-in for the assistant connector (services.accounts.identity.oauth_service). Refusals carry the RFC 6749
         error code in the ErrorInfo metadata `oauth_error`, and `redirect_to` when the error goes back to the client.
         Registers a public client (RFC 7591); fails INVALID_ARGUMENT (invalid_request) for metadata it refuses.
         """

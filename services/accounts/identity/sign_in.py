@@ -7,7 +7,7 @@ mail happen after it, so its timing says nothing either. An account holds at mos
 time, so the form cannot be used to flood a mailbox.
 
 A new account's owner gets one welcome mail with a link: signup takes the address on trust, and using any mailed
-link confirms it (services.accounts.service.redeem_magic_link). The platform mails nothing else to an address
+link confirms it (services.accounts.identity.service.redeem_magic_link). The platform mails nothing else to an address
 until it is confirmed (services.messaging: the owner's notifications, the email queue).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from core.ids import utcnow
 from providers.email.adapter import EmailError, EmailSender
 from services.accounts import secret_keys
 from services.accounts.domain import new_secret_token
-from services.accounts.service import Accounts
+from services.accounts.identity.service import Identity
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +37,8 @@ WELCOME_SUBJECT = "Welcome to Switchboard: confirm your address"
 
 
 class SignInLinks:
-    def __init__(self, accounts: Accounts, sender: EmailSender):
-        self.accounts, self.sender = accounts, sender
+    def __init__(self, identity: Identity, sender: EmailSender):
+        self.identity, self.sender = identity, sender
         self._sending: set[asyncio.Task[None]] = set()
 
     def send(self, email: str, next_path: str, *, welcome: bool = False) -> None:
@@ -55,7 +55,7 @@ class SignInLinks:
             return
         now = utcnow()
         token = new_secret_token()
-        async with self.accounts.uow.transaction() as work:
+        async with self.identity.uow.transaction() as work:
             account_id = await work.accounts.account_by_email(address)
             if account_id is None:
                 return
@@ -63,9 +63,9 @@ class SignInLinks:
                 log.warning("sign-in link not sent: %d unused links are pending for account %s", MAX_PENDING,
                             account_id)
                 return
-            await work.accounts.add_magic_link(token_hash=self.accounts.hash(secret_keys.SIGN_IN_LINK, token), account_id=account_id,
+            await work.accounts.add_magic_link(token_hash=self.identity.hash(secret_keys.SIGN_IN_LINK, token), account_id=account_id,
                                           expires_at=now + (WELCOME_TTL if welcome else LINK_TTL), mailed=True)
-        link = f"{self.accounts.base_url}/dashboard/login?" + urlencode({"token": token, "next": next_path or
+        link = f"{self.identity.base_url}/dashboard/login?" + urlencode({"token": token, "next": next_path or
                                                                          "/dashboard"})
         subject, body = (WELCOME_SUBJECT, (
             "Your Switchboard account is ready. Open this link to confirm this address and sign in to your dashboard "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.bus import business_event, subject_for
-from services.accounts.service import Accounts, CallCost
+from services.accounts.billing.usage import CallCost, Usage
 from switchboard.v1 import events_pb2
 
 CALLS_SUBJECT = subject_for("call.*")
@@ -18,8 +18,8 @@ class CallUsage:
     """The consumer's handler: a fetched batch in one transaction (entries are once per call and their order does
     not matter)."""
 
-    def __init__(self, accounts: Accounts):
-        self.accounts = accounts
+    def __init__(self, usage: Usage):
+        self.usage = usage
 
     async def handle(self, messages: list[dict[str, Any]]) -> None:
         costs = []
@@ -31,4 +31,4 @@ class CallUsage:
                 costs.append(CallCost(event.business_id, call.call_id,
                                       call.duration if isinstance(call, events_pb2.CallCompleted) else 0,
                                       call.cost_cents, event.occurred_at))
-        await self.accounts.record_call_usage(costs)
+        await self.usage.record_call_usage(costs)

@@ -16,12 +16,11 @@ forbidden past it), and there is one trial per account: a new workspace gets non
   it is torn down.
 - Paid by x402: each further workspace pays its own period as the signup did (402 payment_required with the
   terms, then the paid retry): verified, recorded pending with the new workspace, settled with no transaction
-  held (services.accounts.x402_billing), undone when refused.
+  held (services.accounts.billing.x402_billing), undone when refused.
 """
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -33,10 +32,11 @@ from core.uow import UnitOfWork
 from providers.payments.adapter import PaymentsError
 from providers.x402 import PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER
 from services.accounts import lifecycle
-from services.accounts import payments_domain as pay
-from services.accounts.payments_service import Payments, X402Terms
+from services.accounts.billing import payments_domain as pay
+from services.accounts.billing.payments_service import Payments, X402Terms
+from services.accounts.billing.x402_billing import X402Billing
+from services.accounts.ports import Created, NewWorkspace
 from services.accounts.repository import AccountsUnit
-from services.accounts.x402_billing import X402Billing
 
 log = logging.getLogger(__name__)
 
@@ -50,20 +50,6 @@ RETRY_AFTER = timedelta(seconds=5)
 
 class _PaymentUsed(Exception):
     """The x402 payment sent was recorded before (it paid for something else)."""
-
-
-@dataclass(frozen=True)
-class NewWorkspace:
-    name: str
-    metadata: dict[str, Any]
-    external_ref: str | None
-    timezone: str
-
-
-@dataclass(frozen=True)
-class Created:
-    row: Any  # the business row
-    payment_response: str = ""  # x402: the settlement (the PAYMENT-RESPONSE header)
 
 
 def limit_refusal(plan: str, count: int) -> str | None:
@@ -173,6 +159,10 @@ class WorkspaceBilling:
         log.info("workspace %s billed on subscription %s (quantity %d)", business_id, payer.subscription_id,
                  quantity)
         return row
+
+    def resume_refusal(self, business: Any) -> str | None:
+        """Why the owner may not resume this business row (None: they may): payments_domain.owner_resume_refusal."""
+        return pay.owner_resume_refusal(pay.Billing.of(business), utcnow(), self.payments.grace)
 
     async def torn_down(self, account_id: str, business_id: str) -> None:
         """A workspace billed on the subscription was torn down: its unit leaves the subscription (the rest of the

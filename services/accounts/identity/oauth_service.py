@@ -2,7 +2,7 @@
 
 A *grant* is one approval by the signed-in account user: a client, the scopes and the businesses approved, and the
 resource (the connector's URI). Codes and refresh tokens belong to a grant and are stored hashed; access tokens are
-short JWTs naming their grant (services.accounts.oauth_tokens). Revoking a grant ends all of it at once: its
+short JWTs naming their grant (services.accounts.identity.oauth_tokens). Revoking a grant ends all of it at once: its
 refresh tokens are refused, and the gateways drop cached principals of the account so its access tokens are too.
 A code or refresh token used twice is taken as stolen (RFC 6749 10.5, OAuth 2.1 4.3.1): the grant is revoked.
 
@@ -24,13 +24,14 @@ from urllib.parse import urlencode
 from core.errors import ServiceError
 from core.ids import new_id, require_uuid, utcnow
 from core.uow import UnitOfWork
-from services.accounts import oauth_domain as rules
 from services.accounts import secret_keys
-from services.accounts.client_documents import ClientDocuments
 from services.accounts.domain import new_secret_token
-from services.accounts.oauth_domain import OAuthError
+from services.accounts.identity import oauth_domain as rules
+from services.accounts.identity.client_documents import ClientDocuments
+from services.accounts.identity.oauth_domain import OAuthError
+from services.accounts.identity.oauth_tokens import AccessTokens
+from services.accounts.identity.service import Identity, Principal
 from services.accounts.oauth_repository import OAuthRepository
-from services.accounts.oauth_tokens import AccessTokens
 from services.accounts.records import (
     BusinessName,
     OAuthClient,
@@ -40,7 +41,6 @@ from services.accounts.records import (
     OneUseCredential,
 )
 from services.accounts.repository import AccountsUnit
-from services.accounts.service import Accounts, Principal
 
 DOCUMENT_TTL = timedelta(hours=1)  # a client ID metadata document is fetched again after this long
 CLIENT_ID_PREFIX = "sbc_"
@@ -103,17 +103,17 @@ def refusal(err: OAuthError, redirect_to: str = "") -> ServiceError:
 
 
 class OAuth:
-    def __init__(self, accounts: Accounts, documents: ClientDocuments):
-        self.accounts = accounts
+    def __init__(self, identity: Identity, documents: ClientDocuments):
+        self.identity = identity
         self.documents = documents
-        self.issuer = accounts.base_url
-        self.resource = f"{accounts.base_url}/api/mcp"
-        self.tokens = AccessTokens(accounts.keys, self.issuer, self.resource)
+        self.issuer = identity.base_url
+        self.resource = f"{identity.base_url}/api/mcp"
+        self.tokens = AccessTokens(identity.keys, self.issuer, self.resource)
 
     @property
     def uow(self) -> UnitOfWork[AccountsUnit]:
         """The accounts unit of work: OAuth's storage is its `oauth` repository."""
-        return self.accounts.uow
+        return self.identity.uow
 
     # -- clients -----------------------------------------------------------------------------
 
@@ -190,7 +190,7 @@ class OAuth:
         """The session's account, or None when nobody is signed in."""
         async with self.uow.read() as work:
             try:
-                return await self.accounts.session_account(work.accounts, session_token)
+                return await self.identity.session_account(work.accounts, session_token)
             except ServiceError:
                 return None
 
@@ -217,7 +217,7 @@ class OAuth:
         now = utcnow()
         code = new_secret_token()
         async with self.uow.transaction() as work:
-            account_id = await self.accounts.session_account(work.accounts, session_token)
+            account_id = await self.identity.session_account(work.accounts, session_token)
             own = set(await work.oauth.business_ids_of(account_id))
             chosen = list(dict.fromkeys(b for b in business_ids if b in own))
             if not chosen:
@@ -226,7 +226,7 @@ class OAuth:
             await work.oauth.add_grant(id=grant_id, account_id=account_id,
                                        client_id=authorization.client.client_id, scopes=list(approved),
                                        business_ids=chosen, resource=authorization.resource, created_at=now)
-            await work.oauth.add_code(code_hash=self.accounts.hash(secret_keys.OAUTH_CODE, code), grant_id=grant_id,
+            await work.oauth.add_code(code_hash=self.identity.hash(secret_keys.OAUTH_CODE, code), grant_id=grant_id,
                                       redirect_uri=authorization.redirect_uri, code_challenge=authorization.challenge,
                                       expires_at=now + rules.CODE_TTL)
         return self._redirect(authorization.redirect_uri, authorization.state, code=code)
@@ -266,7 +266,7 @@ class OAuth:
         purpose = secret_keys.OAUTH_CODE if required[0] == "code" else secret_keys.OAUTH_REFRESH_TOKEN
         now = utcnow()
         async with self.uow.transaction() as work:
-            row = await take(work.oauth, self.accounts.keys.hashes(purpose, form[required[0]]))
+            row = await take(work.oauth, self.identity.keys.hashes(purpose, form[required[0]]))
             if row is None or row.expires_at <= now or row.revoked_at is not None:
                 raise OAuthError("invalid_grant", f"the {what} is invalid, expired or revoked")
             if row.used_at is None:
@@ -301,7 +301,7 @@ class OAuth:
         async with self.uow.transaction() as work:
             account_id = await work.oauth.revoke_grant(row.grant_id, utcnow())
         if account_id:
-            await self.accounts.invalidate(account_id)
+            await self.identity.invalidate(account_id)
         return OAuthError("invalid_grant", why)
 
     def _check_client_and_resource(self, row: OneUseCredential, form: dict[str, str]) -> None:
@@ -313,7 +313,7 @@ class OAuth:
     async def _issue(self, oauth: OAuthRepository, row: OneUseCredential, scopes: tuple[str, ...],
                      now: datetime) -> Tokens:
         refresh = new_secret_token()
-        await oauth.add_refresh_token(token_hash=self.accounts.hash(secret_keys.OAUTH_REFRESH_TOKEN, refresh),
+        await oauth.add_refresh_token(token_hash=self.identity.hash(secret_keys.OAUTH_REFRESH_TOKEN, refresh),
                                       grant_id=row.grant_id, created_at=now, expires_at=now + rules.REFRESH_TTL)
         access = self.tokens.issue(account_id=row.account_id, grant_id=row.grant_id,
                                    client_id=row.client_id, scopes=scopes, now=now, expires_at=now + rules.ACCESS_TTL)
@@ -331,12 +331,12 @@ class OAuth:
             if claims is not None and claims.client_id == client_id:
                 grant_id = claims.grant_id
             elif (row := await work.oauth.take_refresh_token(
-                    self.accounts.keys.hashes(secret_keys.OAUTH_REFRESH_TOKEN, token))) is not None \
+                    self.identity.keys.hashes(secret_keys.OAUTH_REFRESH_TOKEN, token))) is not None \
                     and row.client_id == client_id:
                 grant_id = row.grant_id
             account_id = await work.oauth.revoke_grant(str(grant_id), now) if grant_id else None
         if account_id:
-            await self.accounts.invalidate(account_id)
+            await self.identity.invalidate(account_id)
         return account_id and str(account_id)
 
     async def authenticate(self, token: str) -> Principal:
@@ -362,15 +362,15 @@ class OAuth:
 
     async def connections(self, session_token: str) -> list[OAuthConnection]:
         async with self.uow.read() as work:
-            return await work.oauth.connections_of(await self.accounts.session_account(work.accounts, session_token))
+            return await work.oauth.connections_of(await self.identity.session_account(work.accounts, session_token))
 
     async def disconnect(self, session_token: str, grant_id: str) -> str:
         """Revoke one connected client of the session's account, answering the account."""
         require_uuid(grant_id, "id")
         async with self.uow.transaction() as work:
-            account_id = await self.accounts.session_account(work.accounts, session_token)
+            account_id = await self.identity.session_account(work.accounts, session_token)
             if not await work.oauth.revoke_grant(grant_id, utcnow(), account_id):
                 raise ServiceError("not_found", "no such connected client")
-        await self.accounts.invalidate(account_id)
+        await self.identity.invalidate(account_id)
         return str(account_id)
 

@@ -19,8 +19,8 @@ from core.errors import ServiceError, not_found
 from core.ids import new_id
 from core.uow import UnitOfWork
 from providers.payments.adapter import Checkout
-from services.accounts import payments_domain as pay
-from services.accounts.payments_service import Payments
+from services.accounts.billing import payments_domain as pay
+from services.accounts.billing.payments_service import Payments
 from services.accounts.repository import AccountsUnit
 
 

@@ -19,8 +19,8 @@ from core import deadlines, leases, tenant
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.uow import UnitOfWork
-from services.accounts import provisioning_domain as saga
 from services.accounts.agents_port import AgentsPort
+from services.accounts.provisioning import domain as saga
 from services.accounts.records import SagaBusiness, SagaRecord
 from services.accounts.repository import AccountsUnit
 

@@ -9,12 +9,11 @@ from core.background import Periodic
 from core.settings import Settings
 from core.uow import UnitOfWork
 from providers import configured
-from services.accounts.agents_port import AgentsPort
-from services.accounts.payments_service import Payments
-from services.accounts.provisioning_service import Provisioning
+from services.accounts.billing.payments_service import Payments
+from services.accounts.billing.workspace_billing import WorkspaceBilling
+from services.accounts.billing.x402_billing import X402Billing
+from services.accounts.ports import Provisioner
 from services.accounts.repository import AccountsUnit
-from services.accounts.workspace_billing import WorkspaceBilling
-from services.accounts.x402_billing import X402Billing
 
 
 class BillingWorker(Periodic):
@@ -42,18 +41,17 @@ class BillingWorker(Periodic):
 @dataclass(frozen=True)
 class PaymentParts:
     payments: Payments
-    provisioning: Provisioning
+    provisioning: Provisioner
     x402: X402Billing
     workspaces: WorkspaceBilling
     closers: list[Callable[[], Awaitable[None]]]
 
 
-def payment_parts(s: Settings, uow: UnitOfWork[AccountsUnit], agents: AgentsPort) -> PaymentParts:
-    """The payments use cases and the provisioning saga on the configured providers, with the providers'
-    closers (for the service and the service-layer tests)."""
+def payment_parts(s: Settings, uow: UnitOfWork[AccountsUnit], provisioning: Provisioner) -> PaymentParts:
+    """The payments use cases on the configured providers, moving on `provisioning` (the signup's saga), with the
+    providers' closers (for the service and the service-layer tests)."""
     checkout, gate = configured.payments(s), configured.x402_gate(s)
     closers: list[Callable[[], Awaitable[None]]] = [checkout.close, *([gate.close] if gate else [])]
-    provisioning = Provisioning(uow, agents, s.provisioning_retry_seconds)
     payments = Payments(uow, checkout, gate, provisioning, s.public_base_url, timedelta(hours=s.payment_grace_hours),
                         s.checkout_prices)
     # A pending payment is asked about again once a round of the worker comes, and never while a settlement of

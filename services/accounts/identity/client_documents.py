@@ -10,7 +10,7 @@ from typing import Any
 import aiohttp
 
 from core.outbound import GuardedClient, RefusedAddress, TooLarge
-from services.accounts.oauth_domain import OAuthError
+from services.accounts.identity.oauth_domain import OAuthError
 
 MAX_BYTES = 64 * 1024
 TIMEOUT_SECONDS = 5.0

@@ -33,7 +33,7 @@ PROVIDER_STATUSES = {"incomplete": INCOMPLETE, "trialing": TRIALING, "active": A
                      "incomplete_expired": CANCELED}
 
 # What an x402 payment pays for (where it stands: contracts.billing; an unresolved one is checked on the chain by an
-# operator: services.accounts.x402_billing).
+# operator: services.accounts.billing.x402_billing).
 X402_SIGNUP, X402_RENEWAL, X402_WORKSPACE = "signup", "renewal", "workspace"
 # The facilitator's reasons that tell a pending payment's fate when it is settled again: the authorization was
 # used (by our earlier settlement: it pays only us, exactly the amount), or it expired (used or not: the
@@ -183,7 +183,7 @@ def plan_of_subscription(subscription: dict[str, Any], prices: dict[str, str]) -
 def checkout_refusal(lifecycle_state: str, status: str) -> str | None:
     """Why a business may not open a new checkout now (None: it may). A signup whose checkout never completed may
     reopen one (its link expires after 24 hours), a canceled subscription may be replaced (resubscribe), and a
-    past-due one gets its open invoice's page (services.accounts.checkouts); a subscription in force and paid has
+    past-due one gets its open invoice's page (services.accounts.billing.checkouts); a subscription in force and paid has
     nothing to pay there."""
     if lifecycle_state == "inactive":
         return "the workspace was torn down and cannot subscribe again; create a new workspace"
@@ -222,6 +222,12 @@ class Billing:
     past_due_since: datetime | None
     trial_ends_at: datetime | None
     paid_through: datetime | None
+
+    @classmethod
+    def of(cls, business: Any) -> Billing:
+        """The billing columns of a business row."""
+        return cls(business.lifecycle_state, business.subscription_status, business.paused_by_billing,
+                   business.past_due_since, business.trial_ends_at, business.paid_through)
 
 
 def billing_move(b: Billing, now: datetime, grace: timedelta) -> tuple[str, str | None] | None:

@@ -39,8 +39,8 @@ from providers.x402.server import (
     authorization_of,
 )
 from services.accounts import lifecycle
-from services.accounts import payments_domain as pay
-from services.accounts.payments_service import Payments, X402Terms, malformed_payment, notify_owner
+from services.accounts.billing import payments_domain as pay
+from services.accounts.billing.payments_service import Payments, X402Terms, malformed_payment, notify_owner
 from services.accounts.repository import AccountsUnit
 
 log = logging.getLogger(__name__)

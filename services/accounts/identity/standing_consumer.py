@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.bus import business_event, subject_for
-from services.accounts.service import Accounts
+from services.accounts.identity.service import Identity
 from switchboard.v1 import events_pb2
 
 SUBJECT = subject_for("workspace.standing_changed")
@@ -13,10 +13,10 @@ CONSUMER = "accounts-standing-invalidation"
 
 
 class StandingInvalidation:
-    def __init__(self, accounts: Accounts):
-        self.accounts = accounts
+    def __init__(self, identity: Identity):
+        self.identity = identity
 
     async def handle(self, message: dict[str, Any]) -> None:
         _, change = business_event(message)
         assert isinstance(change, events_pb2.WorkspaceStandingChanged)  # the subject's
-        await self.accounts.invalidate(change.account_id)
+        await self.identity.invalidate(change.account_id)

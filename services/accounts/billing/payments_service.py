@@ -1,5 +1,5 @@
 """Payments: the hosted card checkout a signup opens, the payment provider's webhook events, asking for and
-verifying x402 payments (their settlement: services.accounts.x402_billing), and billing's moves of workspaces
+verifying x402 payments (their settlement: services.accounts.billing.x402_billing), and billing's moves of workspaces
 whose subscription went unpaid (payments_domain has the rules; services.accounts.billing runs them on time).
 
 The provider's events are verified by the gateway with their signature (stripe.Webhook.construct_event) and
@@ -27,8 +27,8 @@ from providers.status import provider_status
 from providers.x402 import PAYMENT_REQUIRED_HEADER, PAYMENT_SIGNATURE_HEADER
 from providers.x402.server import FacilitatorUnavailable, MalformedPayment, PaymentRefused, Verified, X402Gate
 from services.accounts import lifecycle
-from services.accounts import payments_domain as pay
-from services.accounts.provisioning_service import Provisioning
+from services.accounts.billing import payments_domain as pay
+from services.accounts.ports import Provisioner
 from services.accounts.repository import AccountsUnit
 from switchboard.v1 import events_pb2
 
@@ -51,7 +51,7 @@ def _at(unix_seconds: int) -> datetime:
 
 class Payments:
     def __init__(self, uow: UnitOfWork[AccountsUnit], checkout: PaymentsProvider, gate: X402Gate | None,
-                 provisioning: Provisioning, base_url: str, grace: timedelta, prices: dict[str, str]):
+                 provisioning: Provisioner, base_url: str, grace: timedelta, prices: dict[str, str]):
         self.uow = uow
         self.prices = prices  # CHECKOUT_PRICES: {price id: plan}
         self.checkout = checkout
@@ -66,7 +66,7 @@ class Payments:
     async def open_checkout(self, business_id: str, email: str, price_id: str, trial_days: int, *,
                             customer_id: str | None = None, attempt: str = "signup") -> Checkout:
         """A subscription checkout for a business: at signup (before its rows exist: an abandoned session is
-        harmless), or a later `attempt` (a new checkout for the same customer, services.accounts.checkouts)."""
+        harmless), or a later `attempt` (a new checkout for the same customer, services.accounts.billing.checkouts)."""
         try:
             return await self.checkout.create_checkout(
                 business_id=business_id, email=email, price_id=price_id, trial_days=trial_days,
@@ -183,9 +183,7 @@ class Payments:
     async def apply_billing(self, work: AccountsUnit, business: Any, now: datetime) -> tuple[Any, bool]:
         """Move the workspace as billing says (payments_domain.billing_move): the business row after, and whether
         its lifecycle state moved (as lifecycle.move answers)."""
-        move = pay.billing_move(pay.Billing(
-            business.lifecycle_state, business.subscription_status, business.paused_by_billing,
-            business.past_due_since, business.trial_ends_at, business.paid_through), now, self.grace)
+        move = pay.billing_move(pay.Billing.of(business), now, self.grace)
         if move is None:
             return business, False
         action, reason = move
@@ -197,7 +195,7 @@ class Payments:
     async def carry_to_workspaces(self, work: AccountsUnit, payer: Any, now: datetime) -> None:
         """The workspaces billed on `payer`'s subscription take its billing columns (payments_domain.PAYER_COLUMNS) and
         billing moves each as it does the payer: a failed payment holds them all, a paid one resumes them. One
-        still being added (services.accounts.workspace_billing) takes them once added."""
+        still being added (services.accounts.billing.workspace_billing) takes them once added."""
         for row in await work.billing.billed_on(str(payer.id), lock=True):
             if row.subscription_status == billing.INCOMPLETE and row.lease_until is not None:
                 continue
