@@ -23,6 +23,7 @@ from core.ids import new_id
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.vapi.client import VapiClient
+from services.accounts.records import Business
 from services.calls.domain import EVERY_CALL, CallFilter
 from services.messaging.domain import ConsentEvidence
 from services.messaging.records import CalleeFacts
@@ -742,6 +743,7 @@ class AccountsRepositoryContract:
             assert await accounts.change_business(new_id(), {"name": "Nobody"}) is None
         assert (locked.id, locked.name, changed.id, changed.name, changed.plan_id) == (
             added.id, "Acme Plumbing", added.id, "Acme North", "starter")
+        assert {type(added), type(locked), type(changed)} == {Business}  # records, never the driver's rows
         async with database.read() as conn:
             accounts = accounts_in(conn)
             assert await accounts.standings(account_id) == {added.id: "trialing", paused.id: "paused"}

@@ -1,6 +1,6 @@
 """Billing's storage (through store.py), on the connection of the caller's transaction or read (AccountsUnit.billing):
 the payment provider's events seen, the businesses billing moves and the workspaces billed on an account's
-subscription, and the x402 payments. Businesses are answered as their rows (schema.businesses' columns)."""
+subscription, and the x402 payments, as typed records (services.accounts.records)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -9,8 +9,19 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import leases
+from core.records import or_none, record
 from services.accounts import store
+from services.accounts.records import Business, LiveWorkspace, PendingWorkspace, X402Payment
 from services.accounts.schema import businesses
+
+
+def business_record(row: Any) -> Business:
+    """The record of a row of schema.businesses (AccountsRepository's reads of one too)."""
+    return record(Business, row._mapping)
+
+
+def _payment(row: Any) -> X402Payment:
+    return record(X402Payment, row._mapping)
 
 
 class SqlBilling:
@@ -19,14 +30,14 @@ class SqlBilling:
 
     # -- businesses --
 
-    async def business(self, business_id: str) -> Any | None:
-        return await store.business_row(self.conn, business_id)
+    async def business(self, business_id: str) -> Business | None:
+        return or_none(business_record, await store.business_row(self.conn, business_id))
 
     async def lock_business_by(self, business_id: str | None, subscription_id: str | None,
-                               customer_id: str | None) -> Any | None:
+                               customer_id: str | None) -> Business | None:
         """The business a provider event is about, held for update: by our id, else by the provider's subscription
         or customer."""
-        return await store.lock_business_by(self.conn, business_id, subscription_id, customer_id)
+        return or_none(business_record, await store.lock_business_by(self.conn, business_id, subscription_id, customer_id))
 
     async def record_payment_event(self, event_id: str, kind: str, business_id: str | None, created_at: datetime,
                                    received_at: datetime) -> bool:
@@ -46,21 +57,22 @@ class SqlBilling:
 
     # -- workspaces billed on the account's subscription --
 
-    async def payer(self, account_id: str, *, lock: bool = True) -> Any | None:
+    async def payer(self, account_id: str, *, lock: bool = True) -> Business | None:
         """The account's paying business (its signup's), held for update with `lock`."""
-        return await store.lock_payer(self.conn, account_id, lock=lock)
+        return or_none(business_record, await store.lock_payer(self.conn, account_id, lock=lock))
 
-    async def live_workspaces(self, account_id: str) -> list[Any]:
-        """The account's workspaces not torn down (id, billed_on, subscription_status, lease_until)."""
-        return list(await store.live_workspaces(self.conn, account_id))
+    async def live_workspaces(self, account_id: str) -> list[LiveWorkspace]:
+        """The account's workspaces not torn down."""
+        return [record(LiveWorkspace, row._mapping) for row in await store.live_workspaces(self.conn, account_id)]
 
-    async def billed_on(self, payer_id: str, *, lock: bool = False) -> list[Any]:
+    async def billed_on(self, payer_id: str, *, lock: bool = False) -> list[Business]:
         """The workspaces billed on the payer's subscription, not torn down (held for update with `lock`)."""
-        return list(await store.billed_on(self.conn, payer_id, lock=lock))
+        return [business_record(row) for row in await store.billed_on(self.conn, payer_id, lock=lock)]
 
-    async def pending_workspaces(self, now: datetime) -> list[Any]:
-        """Workspaces being added to their payer's subscription whose request's lease ran out (id, account_id)."""
-        return list((await self.conn.execute(store.pending_workspaces(now))).all())
+    async def pending_workspaces(self, now: datetime) -> list[PendingWorkspace]:
+        """Workspaces being added to their payer's subscription whose request's lease ran out."""
+        return [record(PendingWorkspace, row._mapping)
+                for row in await self.conn.execute(store.pending_workspaces(now))]
 
     async def take_lease(self, business_id: str, duration: timedelta) -> str | None:
         """The workspace's lease, if free: its token, or None when another writer holds it."""
@@ -81,20 +93,20 @@ class SqlBilling:
         return await store.add_x402_payment(self.conn, **values)
 
     async def x402_payment(self, *, id: str | None = None, payer: str | None = None, nonce: str | None = None,
-                           lock: bool = False) -> Any | None:
+                           lock: bool = False) -> X402Payment | None:
         """One payment, by id or by its authorization (payer, nonce)."""
-        return await store.x402_payment(self.conn, id=id, payer=payer, nonce=nonce, lock=lock)
+        return or_none(_payment, await store.x402_payment(self.conn, id=id, payer=payer, nonce=nonce, lock=lock))
 
     async def change_x402_payment(self, payment_id: str, values: dict[str, Any]) -> None:
         await store.update_x402_payment(self.conn, payment_id, values)
 
-    async def business_of_x402_payment(self, payment_id: str) -> Any | None:
-        return await store.business_of_x402_payment(self.conn, payment_id)
+    async def business_of_x402_payment(self, payment_id: str) -> Business | None:
+        return or_none(business_record, await store.business_of_x402_payment(self.conn, payment_id))
 
     async def has_pending_x402(self, business_id: str) -> bool:
         """Whether a payment of the business is pending or unresolved."""
         return await store.has_pending_x402(self.conn, business_id)
 
-    async def claim_due_x402_payments(self, limit: int, retry_after: timedelta) -> list[Any]:
+    async def claim_due_x402_payments(self, limit: int, retry_after: timedelta) -> list[X402Payment]:
         """Up to `limit` pending payments due to be asked about again, their next attempt pushed `retry_after` on."""
-        return list((await self.conn.execute(store.claim_due_x402_payments(limit, retry_after))).all())
+        return [_payment(row) for row in await self.conn.execute(store.claim_due_x402_payments(limit, retry_after))]

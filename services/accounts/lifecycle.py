@@ -8,11 +8,12 @@ from typing import Any
 from core import standing
 from core.ids import utcnow
 from services.accounts import domain
+from services.accounts.records import Business
 from services.accounts.repository import AccountsUnit
 from switchboard.v1 import events_pb2
 
 
-async def change(work: AccountsUnit, row: Any, values: dict[str, Any]) -> Any:
+async def change(work: AccountsUnit, row: Business, values: dict[str, Any]) -> Business:
     """The business row after writing `values` (with workspace.standing_changed when its standing changed)."""
     after = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
     assert after is not None  # the caller read the row in this unit of work (and holds it)
@@ -24,8 +25,8 @@ async def change(work: AccountsUnit, row: Any, values: dict[str, Any]) -> Any:
     return after
 
 
-async def move(work: AccountsUnit, row: Any, action: str, *, reason: str | None = None,
-               values: dict[str, Any] | None = None) -> tuple[Any, bool]:
+async def move(work: AccountsUnit, row: Business, action: str, *, reason: str | None = None,
+               values: dict[str, Any] | None = None) -> tuple[Business, bool]:
     """The business row after `action` (and `values`), and whether its lifecycle state moved. A no-op move changes
     nothing but `values`; a refused one raises (domain.next_lifecycle_state)."""
     values = dict(values or {})

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from services.accounts.records import SagaRecord
+from services.accounts.records import Business, SagaRecord
 from services.accounts.repository import AccountsUnit
 
 
@@ -62,7 +62,7 @@ class NewWorkspace:
 
 @dataclass(frozen=True)
 class Created:
-    row: Any  # the business row
+    business: Business
     payment_response: str = ""  # x402: the settlement (the PAYMENT-RESPONSE header)
 
 
@@ -72,7 +72,7 @@ class WorkspacePurchases(Protocol):
     async def create(self, account_id: str, form: NewWorkspace, payment_signature: str = "") -> Created:
         """A new workspace of the account, billed on its subscription or paid by x402 (`payment_signature`)."""
 
-    def resume_refusal(self, business: Any) -> str | None:
+    def resume_refusal(self, business: Business) -> str | None:
         """Why the owner may not resume this business row (None: they may): billing paused it, still unpaid."""
 
     async def torn_down(self, account_id: str, business_id: str) -> None:

@@ -219,3 +219,92 @@ class SagaBusiness:
     business_type: str | None
     website: str | None
     lifecycle_state: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Business:
+    """A business as signup, billing and the lifecycle read and change it (every column of schema.businesses)."""
+
+    id: str
+    account_id: str
+    name: str
+    lifecycle_state: str
+    metadata: dict[str, Any]
+    external_ref: str | None
+    business_type: str | None
+    website: str | None
+    phone_forward_to: str | None
+    plan_id: str
+    subscription_status: str
+    trial_ends_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    timezone: str
+    payment_capture: str | None
+    checkout_session_id: str | None
+    customer_id: str | None
+    subscription_id: str | None
+    subscription_event_at: datetime | None
+    past_due_since: datetime | None
+    paid_through: datetime | None
+    paused_by_billing: bool
+    renewal_reminded_through: datetime | None
+    billed_on: str | None
+    lease_token: str | None
+    lease_until: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class LiveWorkspace:
+    """A workspace of an account not torn down, as billing counts them."""
+
+    id: str
+    billed_on: str | None
+    subscription_status: str
+    lease_until: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class PendingWorkspace:
+    """A workspace whose request died while adding it to its payer's subscription."""
+
+    id: str
+    account_id: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Subscription:
+    id: str
+    subscription_status: str
+
+
+@dataclasses.dataclass(frozen=True)
+class UsedSignInLink:
+    """A sign-in link just redeemed: its account, and whether it was mailed (which confirms the address)."""
+
+    account_id: str
+    mailed: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class X402Payment:
+    """An x402 payment (every column of schema.x402_payments)."""
+
+    id: str
+    transaction: str | None
+    business_id: str
+    purpose: str
+    status: str
+    payer: str
+    nonce: str | None
+    valid_before: datetime | None
+    network: str
+    asset: str
+    amount: str
+    payload: dict[str, Any] | None
+    requirements: dict[str, Any] | None
+    attempts: int
+    next_attempt_at: datetime | None
+    last_error: str | None
+    created_at: datetime
+    settled_at: datetime | None

@@ -11,24 +11,26 @@ tier has in-memory ones (tests/memory/accounts.py), and the same behaviour tests
 (provisioning_repository.py) have their own repositories on the same unit."""
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.pagination import Page, Paged, fetch_page
-from core.records import record
+from core.records import or_none, record
 from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
-from services.accounts.billing_repository import SqlBilling
+from services.accounts.billing_repository import SqlBilling, business_record
 from services.accounts.oauth_repository import OAuthRepository, SqlOAuth
 from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.records import (
     ApiKeyRecord,
+    Business,
     CheckoutFacts,
     SessionRecord,
+    Subscription,
     UsageRecord,
+    UsedSignInLink,
     Workspace,
     WorkspaceOwner,
     WorkspaceProvisioning,
@@ -38,13 +40,13 @@ from services.accounts.schema import businesses, outbox, usage_log
 
 
 class AccountsRepository(Protocol):
-    async def add_business(self, **values: Any) -> Any:
-        """Record a workspace (schema.businesses' columns); its row."""
+    async def add_business(self, **values: Any) -> Business:
+        """Record a workspace (schema.businesses' columns)."""
 
-    async def lock_business(self, business_id: str) -> Any | None:
+    async def lock_business(self, business_id: str) -> Business | None:
         """The workspace, held for update, or None."""
 
-    async def change_business(self, business_id: str, values: dict[str, Any]) -> Any | None:
+    async def change_business(self, business_id: str, values: dict[str, Any]) -> Business | None:
         """The workspace after `values`, or None when there is none."""
 
     async def business_of_account(self, account_id: str, business_id: str) -> bool: ...
@@ -90,7 +92,7 @@ class AccountsRepository(Protocol):
 
     async def add_magic_link(self, **values: Any) -> None: ...
 
-    async def use_magic_link(self, token_hashes: list[str], now: datetime) -> Any | None: ...
+    async def use_magic_link(self, token_hashes: list[str], now: datetime) -> UsedSignInLink | None: ...
 
     async def confirm_email(self, account_id: str, now: datetime) -> None: ...
 
@@ -120,7 +122,7 @@ class AccountsRepository(Protocol):
                          end: datetime | None, page: Page) -> Paged:
         """A page of the usage log (`UsageRecord`s), newest first."""
 
-    async def subscriptions_of(self, business_ids: list[str]) -> list[Any]: ...
+    async def subscriptions_of(self, business_ids: list[str]) -> list[Subscription]: ...
 
     async def minutes_used(self, business_ids: list[str]) -> dict[str, int]: ...
 
@@ -136,14 +138,14 @@ class SqlAccounts:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def add_business(self, **values: Any) -> Any:
-        return await store.insert_business(self.conn, **values)
+    async def add_business(self, **values: Any) -> Business:
+        return business_record(await store.insert_business(self.conn, **values))
 
-    async def lock_business(self, business_id: str) -> Any | None:
-        return await store.lock_business(self.conn, business_id)
+    async def lock_business(self, business_id: str) -> Business | None:
+        return or_none(business_record, await store.lock_business(self.conn, business_id))
 
-    async def change_business(self, business_id: str, values: dict[str, Any]) -> Any | None:
-        return await store.update_business(self.conn, business_id, values)
+    async def change_business(self, business_id: str, values: dict[str, Any]) -> Business | None:
+        return or_none(business_record, await store.update_business(self.conn, business_id, values))
 
     async def business_of_account(self, account_id: str, business_id: str) -> bool:
         return await store.business_of_account(self.conn, account_id, business_id)
@@ -196,8 +198,9 @@ class SqlAccounts:
     async def add_magic_link(self, **values: Any) -> None:
         await store.insert_magic_link(self.conn, **values)
 
-    async def use_magic_link(self, token_hashes: list[str], now: datetime) -> Any | None:
-        return await store.use_magic_link(self.conn, token_hashes, now)
+    async def use_magic_link(self, token_hashes: list[str], now: datetime) -> UsedSignInLink | None:
+        return or_none(lambda row: record(UsedSignInLink, row._mapping),
+                       await store.use_magic_link(self.conn, token_hashes, now))
 
     async def confirm_email(self, account_id: str, now: datetime) -> None:
         await store.confirm_email(self.conn, account_id, now)
@@ -228,7 +231,7 @@ class SqlAccounts:
     async def workspaces_page(self, business_ids: list[str], page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.workspaces_of(business_ids), businesses.c.created_at,
                                  businesses.c.id, page)
-        return dataclasses.replace(paged, rows=[record(Workspace, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(Workspace, row._mapping))
 
     async def zones_of(self, business_ids: list[str]) -> list[Zone]:
         return [record(Zone, row._mapping) for row in await self.conn.execute(store.zones_of(business_ids))]
@@ -237,10 +240,10 @@ class SqlAccounts:
                          end: datetime | None, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.usage_of(account_id, business_id, start, end),
                                  usage_log.c.created_at, usage_log.c.id, page)
-        return dataclasses.replace(paged, rows=[record(UsageRecord, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(UsageRecord, row._mapping))
 
-    async def subscriptions_of(self, business_ids: list[str]) -> list[Any]:
-        return list(await store.subscriptions_of(self.conn, business_ids))
+    async def subscriptions_of(self, business_ids: list[str]) -> list[Subscription]:
+        return [record(Subscription, row._mapping) for row in await store.subscriptions_of(self.conn, business_ids)]
 
     async def minutes_used(self, business_ids: list[str]) -> dict[str, int]:
         return await store.minutes_used(self.conn, business_ids)

@@ -11,6 +11,7 @@ from core.records import record as _record
 from core.uow import Unit
 from services.accounts.records import (
     ApiKeyRecord,
+    Business,
     BusinessName,
     OAuthClient,
     OAuthCode,
@@ -32,7 +33,7 @@ from services.accounts.schema import (
     provisionings,
     sessions,
 )
-from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
+from tests.memory import MemoryConnection, MemoryDatabase, insert, update
 
 
 def record(cls, row):
@@ -47,15 +48,15 @@ class MemoryAccounts:
         self.session_rows = conn.rows(sessions)
 
     async def add_business(self, **values):
-        return Record(insert(self.business_rows, businesses, values))
+        return record(Business, insert(self.business_rows, businesses, values))
 
     async def lock_business(self, business_id):
         row = self.business_rows.get((business_id,))
-        return Record(row) if row is not None else None
+        return record(Business, row) if row is not None else None
 
     async def change_business(self, business_id, values):
         row = self.business_rows.get((business_id,))
-        return update(businesses, row, values) if row is not None else None
+        return record(Business, update(businesses, row, values)._mapping) if row is not None else None
 
     async def business_of_account(self, account_id, business_id):
         row = self.business_rows.get((business_id,))

@@ -25,6 +25,7 @@ from contracts.billing import (
 )
 from core import plans
 from providers.x402 import USDC_DECIMALS
+from services.accounts.records import Business
 
 # The provider's subscription statuses as ours (Stripe: unpaid is past due with retries exhausted, paused is a
 # trial that ended without a payment method, incomplete_expired a first payment never made).
@@ -224,7 +225,7 @@ class Billing:
     paid_through: datetime | None
 
     @classmethod
-    def of(cls, business: Any) -> Billing:
+    def of(cls, business: Business) -> Billing:
         """The billing columns of a business row."""
         return cls(business.lifecycle_state, business.subscription_status, business.paused_by_billing,
                    business.past_due_since, business.trial_ends_at, business.paid_through)

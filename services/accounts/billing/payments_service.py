@@ -29,6 +29,7 @@ from providers.x402.server import FacilitatorUnavailable, MalformedPayment, Paym
 from services.accounts import lifecycle
 from services.accounts.billing import payments_domain as pay
 from services.accounts.ports import Provisioner
+from services.accounts.records import Business
 from services.accounts.repository import AccountsUnit
 from switchboard.v1 import events_pb2
 
@@ -180,7 +181,7 @@ class Payments:
             await self.carry_to_workspaces(work, business, utcnow())
         return True
 
-    async def apply_billing(self, work: AccountsUnit, business: Any, now: datetime) -> tuple[Any, bool]:
+    async def apply_billing(self, work: AccountsUnit, business: Business, now: datetime) -> tuple[Business, bool]:
         """Move the workspace as billing says (payments_domain.billing_move): the business row after, and whether
         its lifecycle state moved (as lifecycle.move answers)."""
         move = pay.billing_move(pay.Billing.of(business), now, self.grace)
@@ -192,7 +193,7 @@ class Payments:
         log.info("billing: %s workspace %s (%s)", action, business.id, reason or "paid")
         return moved
 
-    async def carry_to_workspaces(self, work: AccountsUnit, payer: Any, now: datetime) -> None:
+    async def carry_to_workspaces(self, work: AccountsUnit, payer: Business, now: datetime) -> None:
         """The workspaces billed on `payer`'s subscription take its billing columns (payments_domain.PAYER_COLUMNS) and
         billing moves each as it does the payer: a failed payment holds them all, a paid one resumes them. One
         still being added (services.accounts.billing.workspace_billing) takes them once added."""

@@ -70,6 +70,7 @@ class BillingServicer(accounts_pb2_grpc.AccountsServicer):
     async def PayByX402(self, request: accounts_pb2.PayByX402Request, context: Context) -> accounts_pb2.X402Renewal:
         outcome = await self.x402.renew(optional(request, "business_id"), request.payment_signature)
         b = outcome.business
+        assert b is not None  # renew answers not_found without one
         reply = accounts_pb2.X402Renewal(
             business_id=str(b.id), payment_status=outcome.status, subscription_status=b.subscription_status,
             lifecycle_state=b.lifecycle_state, transaction=outcome.transaction,

@@ -14,7 +14,7 @@ from core.pagination import Page, Paged
 from core.uow import UnitOfWork
 from services.accounts import domain
 from services.accounts.agents_port import AgentsPort
-from services.accounts.records import UsageRecord
+from services.accounts.records import Subscription, UsageRecord
 from services.accounts.repository import AccountsUnit, HotPath
 
 
@@ -73,7 +73,7 @@ class Usage:
         holds them: asked while the database is read) and its subscription status."""
         business_ids = tenant.require_account().business_ids
 
-        async def read() -> tuple[list[Any], dict[str, int]]:
+        async def read() -> tuple[list[Subscription], dict[str, int]]:
             async with self.uow.read() as work:
                 return (await work.accounts.subscriptions_of(list(business_ids)),
                         await work.accounts.minutes_used(list(business_ids)))

@@ -36,6 +36,7 @@ from services.accounts.billing import payments_domain as pay
 from services.accounts.billing.payments_service import Payments, X402Terms
 from services.accounts.billing.x402_billing import X402Billing
 from services.accounts.ports import Created, NewWorkspace
+from services.accounts.records import Business, LiveWorkspace
 from services.accounts.repository import AccountsUnit
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ def limit_refusal(plan: str, count: int) -> str | None:
             "(PATCH /api/v1/workspaces with action cancel, then teardown) or move to a larger plan")
 
 
-def pending(row: Any) -> bool:
+def pending(row: Business | LiveWorkspace) -> bool:
     """Being added to its payer's subscription (unpaid until then)."""
     return row.billed_on is not None and row.subscription_status == billing_contract.INCOMPLETE and row.lease_until is not None
 
@@ -80,7 +81,7 @@ class WorkspaceBilling:
         return await self._on_the_subscription(account_id, form)
 
     @staticmethod
-    async def _payer(work: AccountsUnit, account_id: str, *, lock: bool = True) -> Any:
+    async def _payer(work: AccountsUnit, account_id: str, *, lock: bool = True) -> Business:
         """The account's paying business (held for update with `lock`)."""
         payer = await work.billing.payer(account_id, lock=lock)
         if payer is None:
@@ -88,7 +89,7 @@ class WorkspaceBilling:
         return payer
 
     @staticmethod
-    def _refuse_unless_allowed(payer: Any, count: int) -> None:
+    def _refuse_unless_allowed(payer: Business, count: int) -> None:
         if why := limit_refusal(payer.plan_id, count):
             raise ServiceError("forbidden", why)
         held = standing.standing("active", payer.subscription_status)
@@ -113,7 +114,7 @@ class WorkspaceBilling:
                 raise ServiceError("conflict", "the account's subscription has not started yet: complete the "
                                    "signup's card checkout first")
             now = utcnow()
-            if any(pending(w) and w.lease_until > now for w in live):
+            if any(w.lease_until is not None and w.lease_until > now for w in live if pending(w)):
                 raise ServiceError("conflict", "another workspace of this account is being added to its "
                                    "subscription; try again in a few seconds")
             row = await work.accounts.add_business(**self._row(
@@ -121,13 +122,14 @@ class WorkspaceBilling:
                 lease_until=now + ADD_LEASE))  # the payer's trial and standing once added, none before
         return Created(await self._add(account_id, str(row.id), token))
 
-    async def _add(self, account_id: str, business_id: str, token: str) -> Any:
+    async def _add(self, account_id: str, business_id: str, token: str) -> Business:
         """Set the subscription's quantity to the account's workspaces billed on it (this one included), then mark
         every one of them that was waiting as billed; the workspace's row after."""
         async with self.uow.read() as work:
             payer = await self._payer(work, account_id, lock=False)
             billed = await work.billing.billed_on(str(payer.id))
         quantity = 1 + len(billed)
+        assert payer.subscription_id is not None  # a workspace is added to a subscription that started (`create`)
         try:
             await self.payments.checkout.set_quantity(payer.subscription_id, quantity,
                                                       idempotency_key=f"workspace-{business_id}-{quantity}")
@@ -158,9 +160,10 @@ class WorkspaceBilling:
                     row = current
         log.info("workspace %s billed on subscription %s (quantity %d)", business_id, payer.subscription_id,
                  quantity)
+        assert row is not None  # it was made billed on its payer, under its lease, by this request
         return row
 
-    def resume_refusal(self, business: Any) -> str | None:
+    def resume_refusal(self, business: Business) -> str | None:
         """Why the owner may not resume this business row (None: they may): payments_domain.owner_resume_refusal."""
         return pay.owner_resume_refusal(pay.Billing.of(business), utcnow(), self.payments.grace)
 
@@ -174,6 +177,7 @@ class WorkspaceBilling:
         if payer.subscription_id is None or payer.payment_capture == billing_contract.X402:
             return
         quantity = 1 + len(billed)
+        assert payer.subscription_id is not None  # a workspace is added to a subscription that started (`create`)
         try:
             await self.payments.checkout.set_quantity(payer.subscription_id, quantity,
                                                       idempotency_key=f"teardown-{business_id}-{quantity}")

@@ -41,6 +41,7 @@ from providers.x402.server import (
 from services.accounts import lifecycle
 from services.accounts.billing import payments_domain as pay
 from services.accounts.billing.payments_service import Payments, X402Terms, malformed_payment, notify_owner
+from services.accounts.records import Business, X402Payment
 from services.accounts.repository import AccountsUnit
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ SETTLE_MARGIN = timedelta(seconds=5)
 class Outcome:
     """Where a payment stands after a settlement attempt, and the business as it left it."""
     status: str  # payments_domain.X402_STATUSES
-    business: Any = None  # the business row, when there is one
+    business: Business | None = None
     settled: Settled | None = None
     reason: str | None = None
     saga_token: str | None = None  # a signup's provisioning, leased to the caller to run at once
@@ -160,6 +161,7 @@ class X402Billing:
         async with self.uow.transaction() as work:
             due = await work.billing.claim_due_x402_payments(limit, self.retry)
         for row in due:
+            assert row.payload is not None and row.requirements is not None  # recorded with the pending payment
             verified = Verified.from_stored(row.payload, row.requirements, row.payer)
             try:
                 settled = await self.payments.gate.settle(verified)
@@ -175,7 +177,7 @@ class X402Billing:
 
     # -- renewal ---------------------------------------------------------------------------------------------
 
-    def renewal_terms(self, business: Any) -> X402Terms:
+    def renewal_terms(self, business: Business) -> X402Terms:
         start = pay.x402_period_start(business.paid_through, business.trial_ends_at, utcnow())
         return X402Terms(business.plan_id, f"{self.payments.base_url}{RENEWAL_PATH}",
                          f"Switchboard {business.plan_id} plan: {billing.X402_PERIOD.days} days from {start:%Y-%m-%d}")
@@ -194,7 +196,7 @@ class X402Billing:
                 await self._refuse_unless_payable(work, business)
         terms = self.renewal_terms(business)
         if known is not None:  # sent again: the facilitator would refuse it as used, the outcome is ours
-            return await self._known(known, business_id, terms)
+            return self._of_a_workspace(await self._known(known, business_id, terms))
         if not header:
             raise await self.payments.payment_required(
                 terms, f"pay the next {billing.X402_PERIOD.days} days as the {PAYMENT_REQUIRED_HEADER} header "
@@ -202,6 +204,8 @@ class X402Billing:
         verified = await self.payments.verify_x402(terms, header)
         async with self.uow.transaction() as work:
             business = await work.accounts.lock_business(business_id)
+            if business is None:
+                raise not_found("workspace")
             await self._refuse_unless_payable(work, business)
             payment_id = await self.record(work, business_id, pay.X402_RENEWAL, verified)
         if payment_id is None:  # the same payment, sent twice at once: the first one settles it
@@ -210,10 +214,17 @@ class X402Billing:
         outcome = await self.settle(payment_id, verified)
         if outcome.status == billing.X402_FAILED:
             raise await self.payments.settle_refused(terms, outcome.reason)
+        return self._of_a_workspace(outcome)
+
+    @staticmethod
+    def _of_a_workspace(outcome: Outcome) -> Outcome:
+        """A renewal's outcome, or not_found when its workspace was deleted meanwhile (it answers the workspace)."""
+        if outcome.business is None:
+            raise not_found("workspace")
         return outcome
 
     @staticmethod
-    async def _recorded(work: AccountsUnit, header: str) -> Any | None:
+    async def _recorded(work: AccountsUnit, header: str) -> X402Payment | None:
         """The payment a PAYMENT-SIGNATURE header carries, when it was recorded before (400 for a malformed one)."""
         if not header:
             return None
@@ -224,13 +235,13 @@ class X402Billing:
         return await work.billing.x402_payment(payer=payer, nonce=nonce) if payer and nonce else None
 
     @staticmethod
-    async def _refuse_unless_payable(work: AccountsUnit, business: Any) -> None:
+    async def _refuse_unless_payable(work: AccountsUnit, business: Business) -> None:
         if why := pay.x402_renewal_refusal(business.lifecycle_state, business.subscription_status,
                                            business.payment_capture, business.paid_through, utcnow(),
                                            await work.billing.has_pending_x402(str(business.id))):
             raise ServiceError("conflict", why)
 
-    async def _known(self, payment: Any, business_id: str, terms: X402Terms) -> Outcome:
+    async def _known(self, payment: X402Payment, business_id: str, terms: X402Terms) -> Outcome:
         """The answer to a payment sent again: what became of it, when it paid for this business."""
         if str(payment.business_id) != business_id or payment.status == billing.X402_FAILED:
             raise await self.payments.payment_required(
@@ -250,8 +261,8 @@ class X402Billing:
         for business_id in due:
             async with self.uow.transaction() as work:
                 b = await work.accounts.lock_business(business_id)
-                if b is None or b.renewal_reminded_through == b.paid_through:  # gone, or another worker came first
-                    continue
+                if b is None or b.paid_through is None or b.renewal_reminded_through == b.paid_through:
+                    continue  # gone, no longer paid by the period, or another worker came first
                 notify_owner(work, str(b.id), pay.renewal_reminder(
                     b.name, b.plan_id, b.paid_through, self.payments.grace, self.payments.base_url))
                 await work.accounts.change_business(str(b.id), {"renewal_reminded_through": b.paid_through})

@@ -14,7 +14,7 @@ from core.records import record
 from core.uow import UnitOfWork
 from services.accounts import domain, lifecycle
 from services.accounts.ports import Invalidation, NewWorkspace, WorkspacePurchases
-from services.accounts.records import Workspace, WorkspaceOwner, WorkspaceProvisioning, Zone
+from services.accounts.records import Business, Workspace, WorkspaceOwner, WorkspaceProvisioning, Zone
 from services.accounts.repository import AccountsUnit, HotPath
 
 
@@ -22,6 +22,11 @@ from services.accounts.repository import AccountsUnit, HotPath
 class CreatedWorkspace:
     workspace: Workspace
     payment_response: str = ""  # x402: the settlement (the PAYMENT-RESPONSE header)
+
+
+def workspace_of(business: Business) -> Workspace:
+    """The workspace its owner reads of a business."""
+    return record(Workspace, vars(business))
 
 
 class Workspaces:
@@ -78,7 +83,7 @@ class Workspaces:
                 await self.identity.invalidate(who.account_id)
             raise
         await self.identity.invalidate(who.account_id)
-        return CreatedWorkspace(record(Workspace, created.row._mapping), created.payment_response)
+        return CreatedWorkspace(workspace_of(created.business), created.payment_response)
 
     async def update_workspace(self, business_id: str, name: str | None, metadata: dict[str, Any] | None, action: str | None,
                                timezone: str | None = None) -> Workspace:
@@ -88,7 +93,7 @@ class Workspaces:
             raise not_found("workspace")
         moved = False
         async with self.uow.transaction() as work:
-            row: Any = await work.accounts.lock_business(business_id)  # a business row (no record yet)
+            row = await work.accounts.lock_business(business_id)
             if row is None:
                 raise not_found("workspace")
             values: dict[str, Any] = {}
@@ -105,11 +110,13 @@ class Workspaces:
                     values["paused_by_billing"] = False
                 row, moved = await lifecycle.move(work, row, action, values=values)
             elif values:
-                row = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
+                changed = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
+                assert changed is not None  # held for update above
+                row = changed
         if moved and action == "teardown" and row.billed_on is not None:
             await self.purchases.torn_down(str(row.account_id), str(row.id))
         if moved:
             # The owner's own move takes effect on their next request (the standing consumer's
             # invalidation follows moments later, for every change of standing).
             await self.identity.invalidate(str(row.account_id))
-        return record(Workspace, row._mapping)
+        return workspace_of(row)
