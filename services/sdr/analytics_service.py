@@ -23,6 +23,7 @@ from core.ids import require_uuid, utcnow
 from core.pagination import Page, Paged
 from services.sdr import analytics_domain as rules
 from services.sdr.analytics_port import Agent, AnalyticsSources, Business
+from services.sdr.records import ListedLead
 from services.sdr.service import LeadFilters
 from switchboard.v1 import common_pb2
 
@@ -70,7 +71,7 @@ class Reports:
         self.sources, self.leads, self.clock = sources, leads, clock
 
     async def dashboard(self, days: int, recent_leads: bool) -> dict[str, Any]:
-        """Leads, calls and agents at a glance; leads.recent holds lead rows (none unless `recent_leads`)."""
+        """Leads, calls and agents at a glance; leads.recent holds `ListedLead`s (none unless `recent_leads`)."""
         days = _days(days)
         reach = await self._reach()
         calls, top, leads, agents, newest = await asyncio.gather(
@@ -86,7 +87,7 @@ class Reports:
             "leads": {"total": figures["total"],
                       "by_status": {r.status: r.count for r in sorted(leads, key=lambda r: r.status)},
                       "conversion_rate": figures["conversion_rate"],
-                      "recent": [r for r in newest if rules.created_in_period(r["created_at"], period["since"])]},
+                      "recent": [r for r in newest if rules.created_in_period(r.created_at, period["since"])]},
             "calls": rules.totals(calls),
             "agents": {"total": len(agents), "top_by_calls": [
                 {"agent_id": r.agent_id, "name": names.get(r.agent_id), "count": r.count, "total_duration": r.duration,
@@ -209,5 +210,5 @@ class Reports:
             raise not_found("agent")
         return [found]
 
-    async def _newest_leads(self, wanted: bool) -> Sequence[Any]:
+    async def _newest_leads(self, wanted: bool) -> Sequence[ListedLead]:
         return (await self.leads.list(LeadFilters(), Page(rules.TOP))).rows if wanted else []

@@ -1,13 +1,12 @@
-"""The leads' RPCs of the Sdr gRPC service: requests into the lead use cases (services.sdr.service), rows into
+"""The leads' RPCs of the Sdr gRPC service: requests into the lead use cases (services.sdr.service), records into
 replies."""
 from __future__ import annotations
-
-from typing import Any
 
 from core.interceptors import Context
 from core.messages import optional, set_timestamp
 from core.pagination import Page, opt_datetime
 from services.sdr import domain
+from services.sdr.records import ListedLead, Voicemail
 from services.sdr.service import Audit, LeadFilters, Leads
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
 
@@ -16,23 +15,22 @@ FIELDS = tuple(sdr_pb2.LeadFields.DESCRIPTOR.fields_by_name)
 VOICEMAIL_OUT = ("lead_id", "call_id", "from_number", "transcript", "recording_url")
 
 
-def lead_message(row: Any) -> sdr_pb2.Lead:
-    """From a SQLAlchemy row or an asyncpg record."""
-    row = getattr(row, "_mapping", row)
-    lead = sdr_pb2.Lead(id=str(row["id"]), business_id=str(row["business_id"]), status=row["status"],
-                        source=row["source"], score=row["score"], interaction_count=row["interaction_count"],
-                        score_confidence=row["score_confidence"], score_explanation=row["score_explanation"],
-                        score_factors=row["score_factors"])
+def lead_message(row: ListedLead) -> sdr_pb2.Lead:
+    """A listed lead or a whole one (services.sdr.records.Lead)."""
+    lead = sdr_pb2.Lead(id=str(row.id), business_id=str(row.business_id), status=row.status, source=row.source,
+                        score=row.score, interaction_count=row.interaction_count,
+                        score_confidence=row.score_confidence, score_explanation=row.score_explanation,
+                        score_factors=row.score_factors)
     for name in domain.LEAD_OUT:
-        if row[name] is not None:
-            setattr(lead, name, str(row[name]))
-    set_timestamp(lead, "created_at", row["created_at"])
+        if getattr(row, name) is not None:
+            setattr(lead, name, str(getattr(row, name)))
+    set_timestamp(lead, "created_at", row.created_at)
     for name in ("updated_at", "converted_at", "last_inbound_at", "email_known_at"):
-        set_timestamp(lead, name, row[name])
+        set_timestamp(lead, name, getattr(row, name))
     return lead
 
 
-def voicemail_message(row: Any) -> sdr_pb2.Voicemail:
+def voicemail_message(row: Voicemail) -> sdr_pb2.Voicemail:
     v = sdr_pb2.Voicemail(id=str(row.id), business_id=str(row.business_id))
     for name in VOICEMAIL_OUT:
         if getattr(row, name) is not None:

@@ -1,8 +1,8 @@
 """Where the lead use cases (service.py) keep leads and their interactions, and where creating a communication
 run (runs_service.py) keeps the run and its jobs and reads what its plan is decided on (the callees' leads, the
-business's calling hours): repositories bound to one unit of work's handle. They only store
-and find; the rules (scoring, what a write changes, a lead not found, a run's checks) stay in the domain modules
-and the use cases.
+business's calling hours): repositories bound to one unit of work's handle, returning typed records
+(records.py; the analytics' aggregates and the plan's callees stay plain values). They only store and find; the
+rules (scoring, what a write changes, a lead not found, a run's checks) stay in the domain modules and the use cases.
 
 `SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
 connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
@@ -29,35 +29,47 @@ from core.pagination import Page, Paged, fetch_page
 from core.uow import Database, Unit
 from services.sdr import pipeline_store, runs_store, store
 from services.sdr.pipeline_repository import PipelineRepository, SqlPipeline
+from services.sdr.records import (
+    Attempt,
+    ClaimedJob,
+    Job,
+    JobInRun,
+    Lead,
+    ListedAttempt,
+    ListedJob,
+    ListedLead,
+    Run,
+    Voicemail,
+)
 from services.sdr.schema import attempts, inbox, jobs, leads, runs, standings, voicemails
 
 
 class LeadsRepository(Protocol):
-    async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Any | None:
+    async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Lead | None:
         """The lead with this id in one of these businesses (held for update with `lock`), or None."""
 
-    async def add(self, business_id: str, values: dict[str, Any], now: datetime) -> Any:
-        """Record a new lead of the business (schema.leads' columns), created and updated `now`; its row."""
+    async def add(self, business_id: str, values: dict[str, Any], now: datetime) -> Lead:
+        """Record a new lead of the business (schema.leads' columns), created and updated `now`."""
 
-    async def change(self, lead_id: str, values: dict[str, Any]) -> Any | None:
+    async def change(self, lead_id: str, values: dict[str, Any]) -> Lead | None:
         """The lead after `values`, or None when there is no such lead."""
 
-    async def newest_by_phone(self, business_id: str, phone: str, *, lock: bool = False) -> Any | None:
+    async def newest_by_phone(self, business_id: str, phone: str, *, lock: bool = False) -> Lead | None:
         """The business's newest lead with this phone number (held for update with `lock`), or None."""
 
     async def lock_contact(self, business_id: str, phone: str) -> None:
         """Serialise contact upserts of one number of one business until the transaction ends."""
 
-    async def add_interaction(self, lead: Any, channel: str, direction: str, reference: str, intent: str | None,
+    async def add_interaction(self, lead: Lead, channel: str, direction: str, reference: str, intent: str | None,
                               occurred_at: datetime) -> bool:
         """Record an interaction with the lead once per reference; False when it was recorded before."""
 
     async def page(self, business_ids: list[str], limit: int, filters: dict[str, Any]) -> Paged:
-        """Newest-first leads of these businesses matching `filters` (store.FILTERS' keys)."""
+        """Newest-first leads (`ListedLead`s) of these businesses matching `filters` (store.FILTERS' keys)."""
 
     async def audit(self, business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
                     quiet_since: datetime, window_start: datetime,
-                    sample: int) -> tuple[dict[str, tuple[int, list[Any]]], tuple[int, list[Any]]]:
+                    sample: int) -> tuple[dict[str, tuple[int, list[Lead]]], tuple[int, list[Voicemail]]]:
         """The audit's lead groups ({name: (count, the first `sample` leads)}) and its unhandled voicemails
         (count, the first `sample`, newest first)."""
 
@@ -73,22 +85,22 @@ class SqlLeads:
         self.conn = conn
         self.database = database
 
-    async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Any | None:
-        return await records.owned(self.conn, leads, business_ids, lead_id, lock=lock)
+    async def owned(self, business_ids: Iterable[str], lead_id: str, *, lock: bool = False) -> Lead | None:
+        return records.or_none(_lead, await records.owned(self.conn, leads, business_ids, lead_id, lock=lock))
 
-    async def add(self, business_id: str, values: dict[str, Any], now: datetime) -> Any:
-        return await store.insert_lead(self.conn, business_id, values, now)
+    async def add(self, business_id: str, values: dict[str, Any], now: datetime) -> Lead:
+        return _lead(await store.insert_lead(self.conn, business_id, values, now))
 
-    async def change(self, lead_id: str, values: dict[str, Any]) -> Any | None:
-        return await store.update_lead(self.conn, lead_id, values)
+    async def change(self, lead_id: str, values: dict[str, Any]) -> Lead | None:
+        return records.or_none(_lead, await store.update_lead(self.conn, lead_id, values))
 
-    async def newest_by_phone(self, business_id: str, phone: str, *, lock: bool = False) -> Any | None:
-        return await store.newest_by_phone(self.conn, business_id, phone, lock=lock)
+    async def newest_by_phone(self, business_id: str, phone: str, *, lock: bool = False) -> Lead | None:
+        return records.or_none(_lead, await store.newest_by_phone(self.conn, business_id, phone, lock=lock))
 
     async def lock_contact(self, business_id: str, phone: str) -> None:
         await store.lock_contact(self.conn, business_id, phone)
 
-    async def add_interaction(self, lead: Any, channel: str, direction: str, reference: str, intent: str | None,
+    async def add_interaction(self, lead: Lead, channel: str, direction: str, reference: str, intent: str | None,
                               occurred_at: datetime) -> bool:
         return await store.insert_interaction(self.conn, lead, channel, direction, reference, intent, occurred_at)
 
@@ -96,29 +108,32 @@ class SqlLeads:
         if self.database is None:
             raise RuntimeError("the lead list runs on the raw pool: build SqlLeads with the database")
         async with self.database.pooled() as conn:
-            return await store.lead_page(conn, business_ids, limit, filters)
+            return (await store.lead_page(conn, business_ids, limit, filters)).map(_listed_lead)
 
     async def audit(self, business_ids: list[str], as_of: datetime, open_statuses: tuple[str, ...], hot: int,
                     quiet_since: datetime, window_start: datetime,
-                    sample: int) -> tuple[dict[str, tuple[int, list[Any]]], tuple[int, list[Any]]]:
-        groups = {name: await store.count_and_sample(self.conn, leads, where, order, sample)
-                  for name, (where, order) in store.audit_groups(business_ids, as_of, open_statuses, hot,
-                                                                 quiet_since, window_start).items()}
-        unhandled = await store.count_and_sample(self.conn, voicemails, store.unhandled_voicemails(business_ids, as_of),
-                                                 (voicemails.c.received_at.desc(),), sample)
-        return groups, unhandled
+                    sample: int) -> tuple[dict[str, tuple[int, list[Lead]]], tuple[int, list[Voicemail]]]:
+        groups = {}
+        for name, (where, order) in store.audit_groups(business_ids, as_of, open_statuses, hot, quiet_since,
+                                                       window_start).items():
+            count, rows = await store.count_and_sample(self.conn, leads, where, order, sample)
+            groups[name] = count, [_lead(row) for row in rows]
+        unhandled = store.unhandled_voicemails(business_ids, as_of)
+        count, rows = await store.count_and_sample(self.conn, voicemails, unhandled,
+                                                   (voicemails.c.received_at.desc(),), sample)
+        return groups, (count, [records.record(Voicemail, row._mapping) for row in rows])
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None, source: str | None) -> list[Any]:
         return list(await store.aggregate_leads(self.conn, query, agent_id, source))
 
 
 class RunsRepository(Protocol):
-    async def add_run(self, **values: Any) -> Any | None:
-        """Record a run (schema.runs' columns); its row, or None when the business has a run with its
+    async def add_run(self, **values: Any) -> Run | None:
+        """Record a run (schema.runs' columns), or None when the business has a run with its
         idempotency_key already. Another run of the business with its external_ref is refused (IntegrityError
         naming communication_runs_external_ref)."""
 
-    async def run_by_key(self, business_id: str, key: str) -> Any | None:
+    async def run_by_key(self, business_id: str, key: str) -> Run | None:
         """The business's run created with this Idempotency-Key, or None."""
 
     async def add_jobs(self, rows: list[dict[str, Any]]) -> None:
@@ -136,13 +151,13 @@ class RunsRepository(Protocol):
 
     async def run_page(self, business_ids: Iterable[str], run_id: str | None, external_ref: str | None,
                        page: Page) -> Paged:
-        """These businesses' runs, newest first (the one with this id or external_ref when given)."""
+        """These businesses' runs (`Run`s), newest first (the one with this id or external_ref when given)."""
 
-    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Any | None:
+    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Run | None:
         """The run with this id in one of these businesses, held for update; None when there is none."""
 
-    async def change_run(self, run_id: str, values: dict[str, Any]) -> Any:
-        """The run after `values`."""
+    async def change_run(self, run_id: str, values: dict[str, Any]) -> Run:
+        """The run (held for update: it is there) after `values`."""
 
     async def move_jobs(self, run_id: str, sources: tuple[str, ...], values: dict[str, Any],
                         *, due_no_earlier_than: datetime | None = None) -> None:
@@ -151,11 +166,13 @@ class RunsRepository(Protocol):
 
     async def job_page(self, business_ids: Iterable[str], run_id: str | None, channel: str | None,
                        status: str | None, job_id: str | None, page: Page) -> Paged:
-        """These businesses' jobs (with their runs' external_ref), in scheduled order, newest first."""
+        """These businesses' jobs (`ListedJob`s: with their runs' external_ref), in scheduled order, newest
+        first."""
 
     async def attempt_page(self, business_ids: Iterable[str], run_id: str | None, status: str | None,
                            page: Page) -> Paged:
-        """These businesses' call attempts (with their touch_id and runs' external_ref), newest first."""
+        """These businesses' call attempts (`ListedAttempt`s: with their touch_id and runs' external_ref), newest
+        first."""
 
 
 class SqlRuns:
@@ -164,11 +181,11 @@ class SqlRuns:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def add_run(self, **values: Any) -> Any | None:
-        return await runs_store.insert_run(self.conn, **values)
+    async def add_run(self, **values: Any) -> Run | None:
+        return records.or_none(_run, await runs_store.insert_run(self.conn, **values))
 
-    async def run_by_key(self, business_id: str, key: str) -> Any | None:
-        return await runs_store.run_by_key(self.conn, business_id, key)
+    async def run_by_key(self, business_id: str, key: str) -> Run | None:
+        return records.or_none(_run, await runs_store.run_by_key(self.conn, business_id, key))
 
     async def add_jobs(self, rows: list[dict[str, Any]]) -> None:
         await runs_store.insert_jobs(self.conn, rows)
@@ -185,14 +202,14 @@ class SqlRuns:
 
     async def run_page(self, business_ids: Iterable[str], run_id: str | None, external_ref: str | None,
                        page: Page) -> Paged:
-        return await fetch_page(self.conn, runs_store.runs_of(business_ids, run_id, external_ref),
-                                runs.c.created_at, runs.c.id, page)
+        return (await fetch_page(self.conn, runs_store.runs_of(business_ids, run_id, external_ref),
+                                 runs.c.created_at, runs.c.id, page)).map(_run)
 
-    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Any | None:
-        return await runs_store.lock_run(self.conn, run_id, business_ids)
+    async def lock_run(self, run_id: str, business_ids: Iterable[str]) -> Run | None:
+        return records.or_none(_run, await runs_store.lock_run(self.conn, run_id, business_ids))
 
-    async def change_run(self, run_id: str, values: dict[str, Any]) -> Any:
-        return await runs_store.update_run(self.conn, run_id, values)
+    async def change_run(self, run_id: str, values: dict[str, Any]) -> Run:
+        return _run(await runs_store.update_run(self.conn, run_id, values))
 
     async def move_jobs(self, run_id: str, sources: tuple[str, ...], values: dict[str, Any],
                         *, due_no_earlier_than: datetime | None = None) -> None:
@@ -202,13 +219,15 @@ class SqlRuns:
 
     async def job_page(self, business_ids: Iterable[str], run_id: str | None, channel: str | None,
                        status: str | None, job_id: str | None, page: Page) -> Paged:
-        return await fetch_page(self.conn, runs_store.jobs_of(business_ids, run_id, channel, status, job_id),
-                                jobs.c.scheduled_at, jobs.c.id, page)
+        return (await fetch_page(self.conn, runs_store.jobs_of(business_ids, run_id, channel, status, job_id),
+                                 jobs.c.scheduled_at, jobs.c.id, page)).map(
+            lambda row: records.record(ListedJob, row._mapping))
 
     async def attempt_page(self, business_ids: Iterable[str], run_id: str | None, status: str | None,
                            page: Page) -> Paged:
-        return await fetch_page(self.conn, runs_store.attempts_of(business_ids, run_id, status),
-                                attempts.c.created_at, attempts.c.id, page)
+        return (await fetch_page(self.conn, runs_store.attempts_of(business_ids, run_id, status),
+                                 attempts.c.created_at, attempts.c.id, page)).map(
+            lambda row: records.record(ListedAttempt, row._mapping))
 
 
 class TouchesRepository(Protocol):
@@ -224,26 +243,29 @@ class TouchesRepository(Protocol):
 
     async def calls_in_flight(self, business_id: str) -> int: ...
 
-    async def claim(self, business_id: str, channel: str, limit: int, token: str, lease: timedelta) -> list[Any]:
+    async def claim(self, business_id: str, channel: str, limit: int, token: str,
+                    lease: timedelta) -> list[ClaimedJob]:
         """Up to `limit` due jobs of a business on one channel, claimed for `lease` under `token`."""
 
     async def start_runs(self, run_ids: set[str], now: datetime) -> None: ...
 
-    async def settle(self, job_id: str, token: str, values: dict[str, Any]) -> Any | None:
+    async def settle(self, job_id: str, token: str, values: dict[str, Any]) -> Job | None:
         """The job after its result, or None when its claim is no longer `token`'s."""
 
     async def add_attempt(self, **values: Any) -> None: ...
 
-    async def jobs_of_touches(self, touches: list[tuple[str, str, str]]) -> list[Any]:
+    async def jobs_of_touches(self, touches: list[tuple[str, str, str]]) -> list[JobInRun]:
         """The jobs of these touches (business_id, external_ref, touch_id) with their runs' policies, locked."""
 
-    async def attempts_of_calls(self, call_ids: list[str]) -> dict[str, Any]: ...
+    async def attempts_of_calls(self, call_ids: list[str]) -> dict[str, Attempt]:
+        """The attempts of these calls (those recorded yet), by call id."""
 
     async def end_attempt(self, attempt_id: str, values: dict[str, Any]) -> None: ...
 
-    async def change_job(self, job_id: str, values: dict[str, Any]) -> Any: ...
+    async def change_job(self, job_id: str, values: dict[str, Any]) -> Job | None:
+        """The job after `values`, or None when there is no such job."""
 
-    async def end_run_if_done(self, run_id: str, now: datetime) -> Any | None:
+    async def end_run_if_done(self, run_id: str, now: datetime) -> Run | None:
         """The run, completed, if its last job just ended; else None."""
 
 
@@ -262,32 +284,52 @@ class SqlTouches:
     async def calls_in_flight(self, business_id: str) -> int:
         return await runs_store.calls_in_flight(self.conn, business_id)
 
-    async def claim(self, business_id: str, channel: str, limit: int, token: str, lease: timedelta) -> list[Any]:
-        return await runs_store.claim(self.conn, business_id, channel, limit, token, lease)
+    async def claim(self, business_id: str, channel: str, limit: int, token: str,
+                    lease: timedelta) -> list[ClaimedJob]:
+        claimed = await runs_store.claim(self.conn, business_id, channel, limit, token, lease)
+        return [records.record(ClaimedJob, row._mapping) for row in claimed]
 
     async def start_runs(self, run_ids: set[str], now: datetime) -> None:
         await runs_store.start_runs(self.conn, run_ids, now)
 
-    async def settle(self, job_id: str, token: str, values: dict[str, Any]) -> Any | None:
-        return await runs_store.settle_job(self.conn, job_id, token, values)
+    async def settle(self, job_id: str, token: str, values: dict[str, Any]) -> Job | None:
+        return records.or_none(_job, await runs_store.settle_job(self.conn, job_id, token, values))
 
     async def add_attempt(self, **values: Any) -> None:
         await runs_store.add_attempt(self.conn, **values)
 
-    async def jobs_of_touches(self, touches: list[tuple[str, str, str]]) -> list[Any]:
-        return await runs_store.jobs_of_touches(self.conn, touches)
+    async def jobs_of_touches(self, touches: list[tuple[str, str, str]]) -> list[JobInRun]:
+        return [records.record(JobInRun, row._mapping) for row in await runs_store.jobs_of_touches(self.conn, touches)]
 
-    async def attempts_of_calls(self, call_ids: list[str]) -> dict[str, Any]:
-        return await runs_store.attempts_of_calls(self.conn, call_ids)
+    async def attempts_of_calls(self, call_ids: list[str]) -> dict[str, Attempt]:
+        return {call_id: records.record(Attempt, row._mapping)
+                for call_id, row in (await runs_store.attempts_of_calls(self.conn, call_ids)).items()}
 
     async def end_attempt(self, attempt_id: str, values: dict[str, Any]) -> None:
         await runs_store.end_attempt(self.conn, attempt_id, values)
 
-    async def change_job(self, job_id: str, values: dict[str, Any]) -> Any:
-        return await runs_store.update_job(self.conn, job_id, values)
+    async def change_job(self, job_id: str, values: dict[str, Any]) -> Job | None:
+        return records.or_none(_job, await runs_store.update_job(self.conn, job_id, values))
 
-    async def end_run_if_done(self, run_id: str, now: datetime) -> Any | None:
-        return await runs_store.end_run_if_done(self.conn, run_id, now)
+    async def end_run_if_done(self, run_id: str, now: datetime) -> Run | None:
+        return records.or_none(_run, await runs_store.end_run_if_done(self.conn, run_id, now))
+
+
+def _lead(row: Any) -> Lead:
+    return records.record(Lead, row._mapping)
+
+
+def _listed_lead(row: Any) -> ListedLead:
+    """A row of the lead list: an asyncpg record, a mapping itself."""
+    return records.record(ListedLead, row)
+
+
+def _run(row: Any) -> Run:
+    return records.record(Run, row._mapping)
+
+
+def _job(row: Any) -> Job:
+    return records.record(Job, row._mapping)
 
 
 class EventsRepository(Protocol):

@@ -24,6 +24,7 @@ from core.events import Envelope
 from core.ids import new_id, utcnow
 from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
+from services.sdr.records import JobInRun
 from services.sdr.repository import SdrUnit
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
 
@@ -91,7 +92,7 @@ class CallOutcomes:
                 await end_run(work, run_id, utcnow())
 
     @staticmethod
-    async def _end_attempt(work: SdrUnit, job: Any, call: Ended, attempt: int,
+    async def _end_attempt(work: SdrUnit, job: JobInRun, call: Ended, attempt: int,
                            attempt_id: str | None) -> dict[str, Any]:
         """End the job's `attempt` (recording it when its scheduler has not yet: attempt_id None) and move the
         job on by the run's policy, with the touch's event; the job's new values."""

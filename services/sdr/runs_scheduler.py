@@ -40,6 +40,7 @@ from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
 from services.sdr import runs_outcomes
 from services.sdr.ports import Made, Neighbours, Touch, grpc_neighbours
+from services.sdr.records import ClaimedJob
 from services.sdr.repository import SdrUnit, sql_unit
 from services.sdr.runs_events import end_run, touch_completed, touch_failed
 from services.sdr.schema import outbox
@@ -130,7 +131,7 @@ class Scheduler(Background):
             claimed += len(jobs)
         return claimed
 
-    async def execute(self, job: Any, token: str) -> None:
+    async def execute(self, job: ClaimedJob, token: str) -> None:
         try:
             with tenant.acting_as(Tenant(account_id=str(job.account_id), business_ids=(str(job.business_id),))):
                 if not await self.standings.is_good(str(job.business_id)):
@@ -148,17 +149,17 @@ class Scheduler(Background):
             log.warning("runs scheduler: could not record job %s", job.id, exc_info=True)
 
     @staticmethod
-    def _key(job: Any) -> str:
+    def _key(job: ClaimedJob) -> str:
         """The idempotency key of the job's next attempt: a retried execution of it places nothing new."""
         return f"communication-job:{job.id}:{job.attempts + 1}"
 
-    def _touch(self, job: Any, **extra: str | None) -> Touch:
+    def _touch(self, job: ClaimedJob, **extra: str | None) -> Touch:
         """The job's touch as the calls or messaging service places it: this attempt's key, the run as actor."""
         return Touch(str(job.agent_id), job.phone, self._key(job), "run", str(job.id),
-                     (job.business_hours_start, job.business_hours_end), lead_id=job.context.get("lead_id") or None,
+                     _hours(job), lead_id=job.context.get("lead_id") or None,
                      timezone=job.timezone or None, external_ref=job.external_ref, touch_id=job.touch_id, **extra)
 
-    async def _call(self, job: Any) -> Result:
+    async def _call(self, job: ClaimedJob) -> Result:
         context = dict(job.context)
         placed = await self.others.calls.place_call(self._touch(
             job, first_message=context.get("first_message") or None,
@@ -170,7 +171,7 @@ class Scheduler(Background):
                        "reason": f"call {attempt} placed", "updated_at": now},
                       attempt=_attempt(job, attempt, now, call_id=placed.id, status=runs.PLACED))
 
-    async def _text(self, job: Any) -> Result:
+    async def _text(self, job: ClaimedJob) -> Result:
         placed = await self.others.messaging.place_text(self._touch(job), job.context["body"])
         if not isinstance(placed, Made):
             return _deferred(job, placed)
@@ -183,7 +184,7 @@ class Scheduler(Background):
                   "reason": f"the text was accepted ({sent.status})", "updated_at": now, "ended_at": now}
         return Result(values, events=[touch_completed(job, values, sent.status)])
 
-    def _refused(self, job: Any, err: ServiceError) -> Result:
+    def _refused(self, job: ClaimedJob, err: ServiceError) -> Result:
         now = utcnow()
         if err.code in TRANSIENT_CODES:  # a daily spend limit says when it frees (Retry-After): due again then
             wait = int(err.details.get("retry_after") or 0)
@@ -210,7 +211,7 @@ class Scheduler(Background):
         values = {"status": runs.FAILED, "code": err.code, "reason": err.message, "updated_at": now, "ended_at": now}
         return Result(values, events=[touch_failed(job, values)])
 
-    async def _settle(self, job: Any, token: str, result: Result) -> None:
+    async def _settle(self, job: ClaimedJob, token: str, result: Result) -> None:
         now = utcnow()
         async with self.uow.transaction() as work:
             if await work.touches.settle(str(job.id), token, result.values) is None:
@@ -223,7 +224,13 @@ class Scheduler(Background):
                 await end_run(work, str(job.run_id), now)
 
 
-def _deferred(job: Any, decision: common_pb2.ComplianceDecision) -> Result:
+def _hours(job: ClaimedJob) -> tuple[int, int] | None:
+    """The business's own calling hours the job carries, or None when it saved no SDR config."""
+    start, end = job.business_hours_start, job.business_hours_end
+    return None if start is None or end is None else (start, end)
+
+
+def _deferred(job: ClaimedJob, decision: common_pb2.ComplianceDecision) -> Result:
     not_before = decision.not_before.ToDatetime(tzinfo=UTC)
     values = {"status": runs.DEFERRED, "due_at": not_before, "rule": decision.rule, "code": decision.code or None,
               "reason": decision.message, "updated_at": utcnow()}
@@ -233,20 +240,20 @@ def _deferred(job: Any, decision: common_pb2.ComplianceDecision) -> Result:
         not_before=rfc3339(not_before))])
 
 
-def _attempt(job: Any, attempt: int, now: datetime, **fields: Any) -> dict[str, Any]:
+def _attempt(job: ClaimedJob, attempt: int, now: datetime, **fields: Any) -> dict[str, Any]:
     """A call attempt of the job to record (schema.attempts' columns)."""
     return {"id": new_id(), "job_id": job.id, "run_id": job.run_id, "business_id": job.business_id,
             "attempt": attempt, "phone": job.phone, "created_at": now, **fields}
 
 
-def _held(job: Any) -> Result:
+def _held(job: ClaimedJob) -> Result:
     """A touch of a business not in good standing (or whose standing is unknown) waits, placed once it is back."""
     return Result({"status": runs.PENDING, "due_at": utcnow() + HELD_DELAY, "updated_at": utcnow(),
                    "reason": "waiting: the workspace is not in good standing (paused, canceled or unpaid), or its "
                              "standing could not be confirmed"})
 
 
-def _again(job: Any, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
+def _again(job: ClaimedJob, reason: str, delay: timedelta = TRANSIENT_DELAY) -> Result:
     return Result({"status": runs.PENDING, "due_at": utcnow() + delay, "reason": reason,
                    "updated_at": utcnow()})
 

@@ -30,6 +30,7 @@ from core.text import check_idempotency_key
 from core.uow import UnitOfWork
 from services.sdr import runs_domain as rules
 from services.sdr.ports import Neighbours
+from services.sdr.records import Run
 from services.sdr.repository import RunsRepository, SdrUnit
 from services.sdr.runs_events import run_ended
 
@@ -48,7 +49,7 @@ class Checked:
 
 @dataclass(frozen=True)
 class RunView:
-    row: Any
+    row: Run
     jobs: dict[str, int]
     replayed: bool = False
 
@@ -196,6 +197,7 @@ class Runs:
 
     async def jobs(self, run_id: str | None, channel: str | None, status: str | None, job_id: str | None,
                    page: Page) -> Paged:
+        """The caller's jobs (`ListedJob`s) that pass the filters, in scheduled order, newest first."""
         who = tenant.require_account()
         for value, name in ((run_id, "communication_run_id"), (job_id, "id")):
             if value:
@@ -208,6 +210,7 @@ class Runs:
             return await work.runs.job_page(who.business_ids, run_id, channel, status, job_id, page)
 
     async def attempts(self, run_id: str | None, status: str | None, page: Page) -> Paged:
+        """The caller's call attempts (`ListedAttempt`s) that pass the filters, newest first."""
         who = tenant.require_account()
         if run_id:
             require_uuid(run_id, "sequence_id")

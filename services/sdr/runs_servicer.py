@@ -1,13 +1,13 @@
-"""The communication runs' RPCs of the Sdr gRPC service: requests into services.sdr.runs_service, rows into replies."""
+"""The communication runs' RPCs of the Sdr gRPC service: requests into services.sdr.runs_service, records into
+replies."""
 from __future__ import annotations
-
-from typing import Any
 
 from contracts import runs as runs_contract
 from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
 from services.sdr import runs_domain as rules
+from services.sdr.records import ListedAttempt, ListedJob
 from services.sdr.runs_service import ATTEMPTS_PAGE, JOBS_PAGE, RUNS_PAGE, Runs, RunView, parse_body
 from switchboard.v1 import sdr_pb2, sdr_pb2_grpc
 
@@ -25,7 +25,7 @@ def run_message(view: RunView) -> sdr_pb2.CommunicationRun:
     return msg
 
 
-def job_message(row: Any) -> sdr_pb2.CommunicationJob:
+def job_message(row: ListedJob) -> sdr_pb2.CommunicationJob:
     msg = sdr_pb2.CommunicationJob(
         id=str(row.id), communication_run_id=str(row.run_id), business_id=str(row.business_id),
         external_ref=row.external_ref, touch_id=row.touch_id, touch_index=row.touch_index, channel=row.channel,
@@ -42,7 +42,7 @@ def job_message(row: Any) -> sdr_pb2.CommunicationJob:
     return msg
 
 
-def attempt_message(row: Any) -> sdr_pb2.CommunicationAttempt:
+def attempt_message(row: ListedAttempt) -> sdr_pb2.CommunicationAttempt:
     msg = sdr_pb2.CommunicationAttempt(
         id=str(row.id), sequence_id=str(row.run_id), job_id=str(row.job_id), touch_id=row.touch_id,
         external_ref=row.external_ref, attempt=row.attempt, call_id=str(row.call_id) if row.call_id else None,

@@ -181,8 +181,7 @@ async def jobs_of_touches(conn: AsyncConnection, touches: list[tuple[str, str, s
 
 async def attempts_of_calls(conn: AsyncConnection, call_ids: list[str]) -> dict[str, Any]:
     """The attempts of these calls (those recorded yet), by call id."""
-    rows = await conn.execute(sa.select(attempts.c.id, attempts.c.attempt, attempts.c.call_id, attempts.c.status)
-                              .where(attempts.c.call_id.in_(call_ids)))
+    rows = await conn.execute(sa.select(attempts).where(attempts.c.call_id.in_(call_ids)))
     return {str(r.call_id): r for r in rows}
 
 

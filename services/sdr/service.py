@@ -1,14 +1,13 @@
 """Lead use cases: transactions, scoring on every write, events, and the agent lookup in the agents
 service. Callers are the servicer and the service-layer tests; the caller's tenant comes from core.tenant.
 Storage is reached through the unit of work alone (`SdrUnit`'s lead repository, services.sdr.repository) and events
-are raised with `work.emit`. Rows come back as SQLAlchemy rows or asyncpg records (both map column names to
-values)."""
+are raised with `work.emit`. Leads come back as typed records (services.sdr.records)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from contracts import leads as leads_contract
 from core import aggregates, tenant
@@ -20,6 +19,7 @@ from core.tenant import require_business
 from core.uow import UnitOfWork
 from services.sdr import domain, scoring
 from services.sdr.ports import Agents
+from services.sdr.records import Lead, Voicemail
 from services.sdr.repository import SdrUnit
 from services.sdr.schema import leads
 from switchboard.v1 import common_pb2, events_pb2
@@ -57,10 +57,13 @@ class Contact:
     occurred_at: datetime
 
 
+R = TypeVar("R")
+
+
 @dataclass(frozen=True)
-class AuditGroup:
+class AuditGroup(Generic[R]):
     count: int
-    rows: list[Any]
+    rows: list[R]
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,8 @@ class Audit:
     stalled_days: int
     hot_score: int
     as_of: datetime
-    groups: dict[str, AuditGroup]  # hot_leads, stalled_leads, signups_today
-    voicemails: AuditGroup
+    groups: dict[str, AuditGroup[Lead]]  # hot_leads, stalled_leads, signups_today
+    voicemails: AuditGroup[Voicemail]
 
 
 class Leads:
@@ -80,7 +83,7 @@ class Leads:
 
     # -- the public lead API -------------------------------------------------------------
 
-    async def create(self, business_id: str, given: dict[str, str]) -> Any:
+    async def create(self, business_id: str, given: dict[str, str]) -> Lead:
         business_id = require_business(tenant.require_account(), business_id)
         values = domain.new_lead_values(given)
         if values.get("agent_id"):
@@ -89,16 +92,16 @@ class Leads:
             row = await self._insert(work, business_id, values)
         return row
 
-    async def update(self, lead_id: str, given: dict[str, str]) -> Any:
+    async def update(self, lead_id: str, given: dict[str, str]) -> Lead:
         async with self.uow.transaction() as work:
             row = await self._owned(work, lead_id, lock=True)
-            values = domain.changed_values(dict(row._mapping), given)
+            values = domain.changed_values(asdict(row), given)
             values.update(domain.email_known_at(values))
             if values:
                 row = await self._update(work, row, values)
         return row
 
-    async def get(self, lead_id: str) -> Any:
+    async def get(self, lead_id: str) -> Lead:
         async with self.uow.read() as work:
             return await self._owned(work, lead_id)
 
@@ -112,6 +115,7 @@ class Leads:
         return aggregates.rows_of(rows, query.group_by)
 
     async def list(self, filters: LeadFilters, page: Page) -> Paged:
+        """The caller's leads that pass the filters (`ListedLead`s), newest first."""
         who = tenant.require_account()
         values: dict[str, Any] = {}
         if filters.statuses:
@@ -157,13 +161,13 @@ class Leads:
 
     # -- for other services ------------------------------------------------------------------
 
-    async def find_by_phone(self, business_id: str, phone: str) -> Any | None:
+    async def find_by_phone(self, business_id: str, phone: str) -> Lead | None:
         """The business's newest lead with this phone, or None."""
         business_id = require_business(tenant.require_account(), business_id)
         async with self.uow.read() as work:
             return await work.leads.newest_by_phone(business_id, normalize_e164(phone, "phone"))
 
-    async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[Any, bool]:
+    async def upsert_contact(self, business_id: str, phone: str, given: dict[str, str]) -> tuple[Lead, bool]:
         """The business's lead with this phone, created (True) or completed with the contact fields it lacked
         (False). `given` holds source, name, email, agent_id and agent_name as far as known."""
         async with self.uow.transaction() as work:
@@ -171,7 +175,7 @@ class Leads:
         return found
 
     async def record_interaction(self, lead_id: str, channel: str, direction: str, reference: str,
-                                 intent: str | None, occurred_at: datetime | None) -> Any:
+                                 intent: str | None, occurred_at: datetime | None) -> Lead:
         """Count a call, text or email with the lead once per reference, and rescore it."""
         domain.check_interaction(channel, direction, reference)
         async with self.uow.transaction() as work:
@@ -197,12 +201,12 @@ class Leads:
         else:
             row, _ = await self._upsert_contact(work, c.business_id, c.phone,
                                                 {"source": f"{c.direction}_{c.channel}", **c.collected})
-        if domain.email_given_on_call(dict(row._mapping), c.direction, c.collected):
+        if domain.email_given_on_call(asdict(row), c.direction, c.collected):
             row = await self._update(work, row, {"email_known_at": c.occurred_at})
         await self._interaction(work, row, c.channel, c.direction, c.reference, c.intent, c.occurred_at)
 
     async def _upsert_contact(self, work: SdrUnit, business_id: str, phone: str,
-                              given: dict[str, str]) -> tuple[Any, bool]:
+                              given: dict[str, str]) -> tuple[Lead, bool]:
         """upsert_contact within the caller's transaction; the lead is left locked."""
         business_id = require_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
@@ -212,11 +216,11 @@ class Leads:
         row = await work.leads.newest_by_phone(business_id, phone, lock=True)
         if row is None:
             return await self._insert(work, business_id, values), True
-        missing = domain.missing_contact_values(dict(row._mapping), values)
+        missing = domain.missing_contact_values(asdict(row), values)
         return (await self._update(work, row, missing) if missing else row), False
 
-    async def _interaction(self, work: SdrUnit, row: Any, channel: str, direction: str, reference: str,
-                           intent: str | None, occurred_at: datetime | None) -> Any:
+    async def _interaction(self, work: SdrUnit, row: Lead, channel: str, direction: str, reference: str,
+                           intent: str | None, occurred_at: datetime | None) -> Lead:
         """Count an interaction on a lead locked by the caller, once per reference; returns the lead."""
         occurred = occurred_at or utcnow()
         if not await work.leads.add_interaction(row, channel, direction, reference, intent, occurred):
@@ -229,7 +233,7 @@ class Leads:
 
     # -- steps -----------------------------------------------------------------------------
 
-    async def _owned(self, work: SdrUnit, lead_id: str, *, field: str = "id", lock: bool = False) -> Any:
+    async def _owned(self, work: SdrUnit, lead_id: str, *, field: str = "id", lock: bool = False) -> Lead:
         """The caller's lead with this id (held for update with `lock`), or 404; `field` names the request field in
         the 400 for a malformed id."""
         require_uuid(lead_id, field)
@@ -247,7 +251,7 @@ class Leads:
             raise invalid("agent_id is not an agent of this business")
         return name
 
-    async def _insert(self, work: SdrUnit, business_id: str, values: dict[str, Any]) -> Any:
+    async def _insert(self, work: SdrUnit, business_id: str, values: dict[str, Any]) -> Lead:
         now = utcnow()
         values = {**values, "interaction_count": 0, "last_activity_at": now}
         score = domain.score(values, now)
@@ -257,18 +261,19 @@ class Leads:
         self._scored(work, row, score)
         return row
 
-    async def _update(self, work: SdrUnit, row: Any, values: dict[str, Any]) -> Any:
+    async def _update(self, work: SdrUnit, row: Lead, values: dict[str, Any]) -> Lead:
         """Write changed values, rescore, and emit lead.scored when the score moved."""
         now = utcnow()
-        score = domain.score({**row._mapping, **values}, now)
+        score = domain.score({**asdict(row), **values}, now)
         updated = await work.leads.change(row.id, {**values, **domain.score_columns(score),
                                                             "updated_at": now})
+        assert updated is not None  # the caller holds the lead
         if score.score != row.score:
             self._scored(work, updated, score)
         return updated
 
     @staticmethod
-    def _scored(work: SdrUnit, row: Any, score: scoring.Score) -> None:
+    def _scored(work: SdrUnit, row: Lead, score: scoring.Score) -> None:
         work.emit(events_pb2.LeadScored(
             lead_id=str(row.id), score=score.score, confidence=score.confidence, explanation=score.explanation,
             factors=score.factors), str(row.business_id))

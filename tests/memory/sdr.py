@@ -8,7 +8,9 @@ from collections import Counter
 
 from core.compliance.rules import hours
 from core.ids import new_id
+from core.records import record
 from core.uow import UnitOfWork
+from services.sdr.records import Lead, Run
 from services.sdr.repository import SdrUnit
 from services.sdr.schema import configs, interactions, jobs, leads, outbox, runs
 from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
@@ -21,19 +23,19 @@ class MemoryLeads:
 
     async def owned(self, business_ids, lead_id, *, lock=False):
         row = self.lead_rows.get((lead_id,))
-        return Record(row) if row is not None and row["business_id"] in tuple(business_ids) else None
+        return _lead(row) if row is not None and row["business_id"] in tuple(business_ids) else None
 
     async def add(self, business_id, values, now):
-        return Record(insert(self.lead_rows, leads, {"id": new_id(), "business_id": business_id, "created_at": now,
-                                                     "updated_at": now, **values}))
+        return _lead(insert(self.lead_rows, leads, {"id": new_id(), "business_id": business_id, "created_at": now,
+                                                    "updated_at": now, **values}))
 
     async def change(self, lead_id, values):
         row = self.lead_rows.get((lead_id,))
-        return update(leads, row, values) if row is not None else None
+        return _lead(update(leads, row, values)._mapping) if row is not None else None
 
     async def newest_by_phone(self, business_id, phone, *, lock=False):
         found = [row for row in self.lead_rows.values() if (row["business_id"], row["phone"]) == (business_id, phone)]
-        return Record(max(found, key=lambda row: row["created_at"])) if found else None
+        return _lead(max(found, key=lambda row: row["created_at"])) if found else None
 
     async def lock_contact(self, business_id, phone) -> None:
         pass
@@ -62,10 +64,10 @@ class MemoryRuns:
         # ON CONFLICT ON CONSTRAINT communication_runs_idempotency DO NOTHING: that key taken, nothing else counts.
         if await self.run_by_key(values["business_id"], values["idempotency_key"]) is not None:
             return None
-        return Record(insert(self.run_rows, runs, values))
+        return _run(insert(self.run_rows, runs, values))
 
     async def run_by_key(self, business_id, key):
-        return next((Record(row) for row in self.run_rows.values()
+        return next((_run(row) for row in self.run_rows.values()
                      if (row["business_id"], row["idempotency_key"]) == (business_id, key)), None)
 
     async def add_jobs(self, rows) -> None:
@@ -88,6 +90,15 @@ class MemoryRuns:
     async def business_hours(self, business_id):
         config = self.config_rows.get((business_id,))
         return hours(config["business_hours_start"], config["business_hours_end"]) if config else None
+
+
+def _lead(row) -> Lead:
+    """The stored row as the SQL repository returns it (a copy: changing it changes nothing stored)."""
+    return record(Lead, Record(row)._mapping)
+
+
+def _run(row) -> Run:
+    return record(Run, Record(row)._mapping)
 
 
 def in_memory(database: MemoryDatabase) -> UnitOfWork[SdrUnit]:

@@ -46,7 +46,7 @@ async def test_a_contact_upsert_then_interactions_rescore_once_per_reference(eng
         repeat = await leads.record_interaction(str(lead.id), "call", "inbound", "call-1", "Wants a quote", None)
         assert first.interaction_count == repeat.interaction_count == 1 and first.score > lead.score
         page = await leads.list(LeadFilters(phone="+14155550150", score_gte=first.score), Page(limit=10))
-        assert [str(r["id"]) for r in page.rows] == [str(lead.id)] and not page.has_more
+        assert [r.id for r in page.rows] == [lead.id] and not page.has_more
         with pytest.raises(ServiceError) as err:
             await leads.list(LeadFilters(score_lte=101), Page(limit=10))
         assert err.value.code == "invalid_request" and "score_lte" in err.value.message
@@ -75,8 +75,8 @@ async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(en
         [mine] = (await leads.list(LeadFilters(phone="+14155550160"), Page(limit=10))).rows
     with acting_as(other):
         [theirs] = (await leads.list(LeadFilters(phone="+14155550160"), Page(limit=10))).rows
-    assert (mine["name"], mine["source"], mine["interaction_count"]) == ("Robin", "outbound_call", 2)
-    assert (theirs["name"], theirs["interaction_count"]) == (None, 1) and theirs["id"] != mine["id"]
+    assert (mine.name, mine.source, mine.interaction_count) == ("Robin", "outbound_call", 2)
+    assert (theirs.name, theirs.interaction_count) == (None, 1) and theirs.id != mine.id
     async with engine.connect() as conn:
         types = (await conn.execute(sa.select(sdr_schema.outbox.c.type).where(
             sdr_schema.outbox.c.business_id == one.business_ids[0]).order_by(sdr_schema.outbox.c.id))).scalars().all()
@@ -85,7 +85,7 @@ async def test_a_batch_of_contacts_is_recorded_in_order_each_for_its_business(en
     with pytest.raises(ServiceError) as err:
         await leads.record_contacts([contact(one.business_ids[0], "+14155550161", "c-4"),
                                      contact(one.business_ids[0], "+14155550161", "c-5",
-                                             lead_id=str(theirs["id"]))], "sdr-calls")
+                                             lead_id=theirs.id)], "sdr-calls")
     assert err.value.code == "not_found"
     with acting_as(one):  # the failed batch left nothing behind
         assert (await leads.list(LeadFilters(phone="+14155550161"), Page(limit=10))).rows == []
