@@ -25,6 +25,7 @@ from core.uow import ProviderCallInTransaction
 from providers.voice.vapi.client import VapiClient
 from services.agents.records import AgentSummary, NumberCount
 from services.calls.domain import EVERY_CALL, CallFilter
+from services.calls.records import KeyClaim
 from services.messaging.domain import ConsentEvidence
 from services.messaging.records import CalleeFacts
 from services.messaging.store import Allowance
@@ -233,7 +234,7 @@ class CallsRepositoryContract:
         async with database.transaction() as conn:
             await calls_in(conn).settle_key(account_id, key, call_id)
             settled = await calls_in(conn).claim_key(account_id, key, "hash-1", now, window)
-        assert (settled.request_hash, str(settled.call_id)) == ("hash-1", call_id)
+        assert settled == KeyClaim("hash-1", call_id)
         async with database.transaction() as conn:
             await calls_in(conn).release_key(account_id, key)
             assert await calls_in(conn).claim_key(account_id, key, "hash-3", now, window) is None
