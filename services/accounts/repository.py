@@ -11,7 +11,6 @@ tier has in-memory ones (tests/memory/accounts.py), and the same behaviour tests
 (provisioning_repository.py) have their own repositories on the same unit."""
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -228,7 +227,7 @@ class SqlAccounts:
     async def workspaces_page(self, business_ids: list[str], page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.workspaces_of(business_ids), businesses.c.created_at,
                                  businesses.c.id, page)
-        return dataclasses.replace(paged, rows=[record(Workspace, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(Workspace, row._mapping))
 
     async def zones_of(self, business_ids: list[str]) -> list[Zone]:
         return [record(Zone, row._mapping) for row in await self.conn.execute(store.zones_of(business_ids))]
@@ -237,7 +236,7 @@ class SqlAccounts:
                          end: datetime | None, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.usage_of(account_id, business_id, start, end),
                                  usage_log.c.created_at, usage_log.c.id, page)
-        return dataclasses.replace(paged, rows=[record(UsageRecord, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(UsageRecord, row._mapping))
 
     async def subscriptions_of(self, business_ids: list[str]) -> list[Any]:
         return list(await store.subscriptions_of(self.conn, business_ids))
