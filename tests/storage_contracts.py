@@ -24,7 +24,9 @@ from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.vapi.client import VapiClient
 from services.accounts.records import Business
+from services.agents.records import AgentSummary, NumberCount
 from services.calls.domain import EVERY_CALL, CallFilter
+from services.calls.records import KeyClaim
 from services.messaging.domain import ConsentEvidence
 from services.messaging.records import CalleeFacts
 from services.messaging.store import Allowance
@@ -233,7 +235,7 @@ class CallsRepositoryContract:
         async with database.transaction() as conn:
             await calls_in(conn).settle_key(account_id, key, call_id)
             settled = await calls_in(conn).claim_key(account_id, key, "hash-1", now, window)
-        assert (settled.request_hash, str(settled.call_id)) == ("hash-1", call_id)
+        assert settled == KeyClaim("hash-1", call_id)
         async with database.transaction() as conn:
             await calls_in(conn).release_key(account_id, key)
             assert await calls_in(conn).claim_key(account_id, key, "hash-3", now, window) is None
@@ -1099,7 +1101,7 @@ class AgentsRepositoryContract:
         assert [r.id for r in every] == [r.id for r in newest] and every[0].config == {"inbound_prompt": "Hi"}
         assert [r.id for r in directory] == [r.id for r in reversed(newest)]
         assert {r.id for r in some} == {added[0].id, added[1].id}
-        assert set(directory[0]._mapping) == {"id", "name", "business_id", "status", "created_at"}
+        assert directory[-1] == AgentSummary(newest[0].id, "Front desk", business_id, "active", newest[0].created_at)
 
     async def test_only_the_lease_holder_writes_an_agent_and_the_write_ends_the_lease(self, database, agents_in):
         async with database.transaction() as conn:
@@ -1538,7 +1540,7 @@ class NumbersRepositoryContract:
             numbers = numbers_in(conn)
             assert await numbers.count_held(business_id) == 2 and await numbers.count_held(new_id()) == 0
             assert sorted(await numbers.held_by(business_id)) == [first, second]
-            assert [tuple(r) for r in await numbers.counts([business_id, new_id()])] == [(business_id, 2)]
+            assert await numbers.counts([business_id, new_id()]) == [NumberCount(business_id, 2)]
             assert [r.phone_number for r in (await numbers.page([business_id], None, Page(limit=10))).rows] == [
                 second, first]
             assert [r.phone_number for r in (await numbers.page([business_id], first, Page(limit=10))).rows] == [first]

@@ -26,6 +26,7 @@ from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.voice.port import Forwarding, VoiceProvider
 from services.agents import numbers_domain
+from services.agents.records import NumberCount, NumberRoute, PhoneNumber
 from services.agents.repository import AgentsUnit, NumbersRepository, numbers_of
 from switchboard.v1 import events_pb2
 
@@ -90,7 +91,7 @@ class Numbers:
                 numbers_domain.capability_filter(capability) if capability else (), place, limit + 1)
         return split_page(rows, limit)
 
-    async def route(self, phone_number: str) -> Any:
+    async def route(self, phone_number: str) -> NumberRoute:
         """Who answers an inbound call on this number (asked for by the provider, so with no caller)."""
         async with self.uow.read() as work:
             found = await work.numbers.route(normalize_e164(phone_number, "phone_number"))
@@ -98,8 +99,8 @@ class Numbers:
             raise not_found("phone number held by a business")
         return found
 
-    async def counts(self) -> list[Any]:
-        """(business_id, numbers held) for each of the caller's businesses holding any."""
+    async def counts(self) -> list[NumberCount]:
+        """How many numbers each of the caller's businesses holding any holds."""
         async with self.uow.read() as work:
             return await work.numbers.counts(tenant.require_account().business_ids)
 
@@ -231,7 +232,7 @@ class Numbers:
             yield row, token
 
     @staticmethod
-    async def _leased_update(numbers: NumbersRepository, number_id: Any, token: str, **values: Any) -> Any:
+    async def _leased_update(numbers: NumbersRepository, number_id: str, token: str, **values: Any) -> PhoneNumber:
         row = await numbers.change_leased(number_id, token, values)
         if row is None:
             raise ServiceError("conflict", "the provider took too long and another request changed this number "

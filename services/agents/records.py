@@ -36,6 +36,35 @@ class Agent:
 
 
 @dataclass(frozen=True)
+class AgentSummary:
+    """An agent as lists and lookups show it (store.SUMMARY's columns)."""
+
+    id: str
+    name: str
+    business_id: str
+    status: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of an agent's configuration as stored (schema.agent_versions); the snapshot is redacted."""
+
+    agent_id: str
+    version: int
+    business_id: str
+    content_hash: str
+    config_snapshot: dict[str, Any]
+    parent_version: int | None
+    rollback_of: int | None
+    source: str
+    changed_fields: list[str]
+    api_key_id: str | None
+    created_at: datetime
+    eval_gate: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
 class PhoneNumber:
     """A number of the pool as stored (schema.phone_numbers), held by a business or free."""
 
@@ -59,3 +88,24 @@ class PhoneNumber:
     ring_seconds: int | None
     lease_token: str | None
     lease_until: datetime | None
+
+
+@dataclass(frozen=True)
+class NumberRoute:
+    """Who answers a held number: the business and its agent (all of the agent's None when the number has none);
+    `recording_disclosure` is the agent's stored setting (None: the defaults)."""
+
+    phone_number: str
+    business_id: str
+    agent_id: str | None
+    agent_name: str | None
+    provider_assistant_id: str | None
+    recording_disclosure: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class NumberCount:
+    """How many numbers a business holds."""
+
+    business_id: str
+    held: int

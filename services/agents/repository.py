@@ -24,7 +24,7 @@ from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.agents import store
-from services.agents.records import Agent, CallerNumber, PhoneNumber
+from services.agents.records import Agent, AgentSummary, CallerNumber, NumberCount, NumberRoute, PhoneNumber, Version
 from services.agents.schema import agent_versions, agents, outbox, phone_numbers
 
 
@@ -41,11 +41,11 @@ class AgentsRepository(leases.Lessor, Protocol):
     async def page(self, business_ids: Iterable[str], page: Page) -> Paged:
         """The businesses' agents, newest first."""
 
-    async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[Any]:
-        """The agents among `ids` (checked UUIDs) of these businesses (store.SUMMARY's columns)."""
+    async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[AgentSummary]:
+        """The agents among `ids` (checked UUIDs) of these businesses."""
 
-    async def directory(self, business_ids: Iterable[str]) -> list[Any]:
-        """Every agent of these businesses (store.SUMMARY's columns), oldest first."""
+    async def directory(self, business_ids: Iterable[str]) -> list[AgentSummary]:
+        """Every agent of these businesses, oldest first."""
 
     async def first_numbers(self, agent_ids: list[str]) -> dict[str, str]:
         """Each agent's first assigned number, by agent id (agents without one left out)."""
@@ -64,11 +64,11 @@ class AgentsRepository(leases.Lessor, Protocol):
     async def add_prompt_change(self, **values: Any) -> None:
         """Record a prompt change (schema.prompt_history's columns)."""
 
-    async def version(self, agent_id: str, version: int) -> Any | None:
+    async def version(self, agent_id: str, version: int) -> Version | None:
         """The agent's version with this number, or None."""
 
     async def versions(self, agent_id: str, page: Page) -> Paged:
-        """The agent's versions, newest first."""
+        """The agent's versions (`Version`s), newest first."""
 
 
 class SqlAgents:
@@ -90,11 +90,11 @@ class SqlAgents:
         return (await fetch_page(self.conn, store.agents_of(business_ids), agents.c.created_at, agents.c.id,
                                  page)).map(_agent)
 
-    async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[Any]:
-        return await store.agents_by_id(self.conn, ids, business_ids)
+    async def by_ids(self, ids: list[str], business_ids: Iterable[str]) -> list[AgentSummary]:
+        return [_summary(row) for row in await store.agents_by_id(self.conn, ids, business_ids)]
 
-    async def directory(self, business_ids: Iterable[str]) -> list[Any]:
-        return await store.directory(self.conn, business_ids)
+    async def directory(self, business_ids: Iterable[str]) -> list[AgentSummary]:
+        return [_summary(row) for row in await store.directory(self.conn, business_ids)]
 
     async def first_numbers(self, agent_ids: list[str]) -> dict[str, str]:
         return await store.agent_phone_numbers(self.conn, agent_ids)
@@ -104,10 +104,10 @@ class SqlAgents:
         profile = await store.calling_profile(self.conn, business_ids, agent_id)
         return (_agent(profile[0]), profile[1]) if profile is not None else None
 
-    async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
+    async def take_lease(self, row_id: str, duration: timedelta) -> str | None:
         return await leases.take(self.conn, agents, row_id, duration)
 
-    async def release_lease(self, row_id: Any, token: str) -> None:
+    async def release_lease(self, row_id: str, token: str) -> None:
         await leases.release_on(self.conn, agents, row_id, token)
 
     async def change_leased(self, agent_id: str, token: str, values: dict[str, Any]) -> Agent | None:
@@ -119,12 +119,12 @@ class SqlAgents:
     async def add_prompt_change(self, **values: Any) -> None:
         await store.insert_prompt_change(self.conn, **values)
 
-    async def version(self, agent_id: str, version: int) -> Any | None:
-        return await store.version_of(self.conn, agent_id, version)
+    async def version(self, agent_id: str, version: int) -> Version | None:
+        return records.or_none(_version, await store.version_of(self.conn, agent_id, version))
 
     async def versions(self, agent_id: str, page: Page) -> Paged:
-        return await fetch_page(self.conn, store.versions_of(agent_id), agent_versions.c.created_at,
-                                agent_versions.c.version, page)
+        return (await fetch_page(self.conn, store.versions_of(agent_id), agent_versions.c.created_at,
+                                 agent_versions.c.version, page)).map(_version)
 
 
 class NumbersRepository(leases.Lessor, Protocol):
@@ -139,12 +139,11 @@ class NumbersRepository(leases.Lessor, Protocol):
         """Free pool numbers (not held, not blocked, not leased) with these capabilities, in (country, area code,
         number) order after the place `after`, `limit` of them."""
 
-    async def route(self, phone_number: str) -> Any | None:
-        """A held number with its agent (phone_number, business_id, agent_id, agent_name, provider_assistant_id,
-        recording_disclosure: the agent's stored setting), or None when no business holds it."""
+    async def route(self, phone_number: str) -> NumberRoute | None:
+        """A held number with its agent, or None when no business holds it."""
 
-    async def counts(self, business_ids: Iterable[str]) -> list[Any]:
-        """(business_id, numbers held) of each of these businesses holding any."""
+    async def counts(self, business_ids: Iterable[str]) -> list[NumberCount]:
+        """How many numbers each of these businesses holding any holds."""
 
     async def count_held(self, business_id: str) -> int:
         """How many numbers the business holds, counted one transaction at a time per business (SQL: an advisory
@@ -159,10 +158,10 @@ class NumbersRepository(leases.Lessor, Protocol):
     async def agent(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
         """The agent with this id in one of these businesses, or None."""
 
-    async def change(self, number_id: Any, values: dict[str, Any]) -> PhoneNumber | None:
+    async def change(self, number_id: str, values: dict[str, Any]) -> PhoneNumber | None:
         """The number after `values`, or None when there is none."""
 
-    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> PhoneNumber | None:
+    async def change_leased(self, number_id: str, token: str, values: dict[str, Any]) -> PhoneNumber | None:
         """The number after `values`, its lease ended, or None when the lease is no longer `token`'s."""
 
     async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
@@ -187,11 +186,11 @@ class SqlNumbers:
         return [_number(row) for row in await store.available_numbers(self.conn, country, area_code, capabilities,
                                                                          after, limit)]
 
-    async def route(self, phone_number: str) -> Any | None:
-        return await store.number_route(self.conn, phone_number)
+    async def route(self, phone_number: str) -> NumberRoute | None:
+        return records.or_none(_route, await store.number_route(self.conn, phone_number))
 
-    async def counts(self, business_ids: Iterable[str]) -> list[Any]:
-        return await store.number_counts(self.conn, business_ids)
+    async def counts(self, business_ids: Iterable[str]) -> list[NumberCount]:
+        return [records.record(NumberCount, row._mapping) for row in await store.number_counts(self.conn, business_ids)]
 
     async def count_held(self, business_id: str) -> int:
         await lock_until_commit(self.conn, "trial-numbers", business_id)
@@ -206,16 +205,16 @@ class SqlNumbers:
     async def agent(self, business_ids: Iterable[str], agent_id: str) -> Agent | None:
         return records.or_none(_agent, await records.owned(self.conn, agents, business_ids, agent_id))
 
-    async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
+    async def take_lease(self, row_id: str, duration: timedelta) -> str | None:
         return await leases.take(self.conn, phone_numbers, row_id, duration)
 
-    async def release_lease(self, row_id: Any, token: str) -> None:
+    async def release_lease(self, row_id: str, token: str) -> None:
         await leases.release_on(self.conn, phone_numbers, row_id, token)
 
-    async def change(self, number_id: Any, values: dict[str, Any]) -> PhoneNumber | None:
+    async def change(self, number_id: str, values: dict[str, Any]) -> PhoneNumber | None:
         return records.or_none(_number, await store.update_number(self.conn, number_id, values))
 
-    async def change_leased(self, number_id: Any, token: str, values: dict[str, Any]) -> PhoneNumber | None:
+    async def change_leased(self, number_id: str, token: str, values: dict[str, Any]) -> PhoneNumber | None:
         return records.or_none(_number, await store.leased_number_update(self.conn, number_id, token, values))
 
     async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
@@ -226,8 +225,20 @@ def _agent(row: Any) -> Agent:
     return records.record(Agent, row._mapping)
 
 
+def _summary(row: Any) -> AgentSummary:
+    return records.record(AgentSummary, row._mapping)
+
+
+def _version(row: Any) -> Version:
+    return records.record(Version, row._mapping)
+
+
 def _number(row: Any) -> PhoneNumber:
     return records.record(PhoneNumber, row._mapping)
+
+
+def _route(row: Any) -> NumberRoute:
+    return records.record(NumberRoute, row._mapping)
 
 
 class AgentsUnit(Unit):

@@ -33,7 +33,7 @@ from providers.status import provider_status
 from providers.voice.port import AssistantSpec, ProviderError, VoiceProvider
 from services.agents import domain
 from services.agents.evals_port import EvalGate, GateOutcome, forced
-from services.agents.records import Agent, CallerNumber
+from services.agents.records import Agent, AgentSummary, CallerNumber, Version
 from services.agents.repository import AgentsRepository, AgentsUnit, agents_of
 from switchboard.v1 import events_pb2
 
@@ -62,7 +62,7 @@ def gate_record(gate: GateOutcome) -> dict[str, Any]:
     return record
 
 
-async def found(agents: AgentsRepository, agent_id: str, field: str = "id") -> Any:
+async def found(agents: AgentsRepository, agent_id: str, field: str = "id") -> Agent:
     """The caller's agent, or not_found (another business's agent is not found either); `field` names the request
     field in the 400 for a malformed id."""
     require_uuid(agent_id, field)
@@ -140,13 +140,13 @@ class Agents:
             numbers = await work.agents.first_numbers([str(r.id) for r in paged.rows])
         return paged, numbers
 
-    async def lookup(self, ids: list[str]) -> list[Any]:
+    async def lookup(self, ids: list[str]) -> list[AgentSummary]:
         """The caller's agents among `ids` (others and malformed ids are left out)."""
         who = tenant.require_account()
         async with self.uow.read() as work:
             return await work.agents.by_ids([i for i in ids if is_uuid(i)], who.business_ids)
 
-    async def directory(self) -> tuple[list[Any], dict[str, str]]:
+    async def directory(self) -> tuple[list[AgentSummary], dict[str, str]]:
         """Every agent of the caller's businesses, oldest first, and each one's first number (no provider call)."""
         who = tenant.require_account()
         async with self.uow.read() as work:
@@ -387,7 +387,7 @@ class Agents:
             row = await found(work.agents, agent_id, field="agent_id")
             return row, await work.agents.versions(row.id, page)
 
-    async def version(self, agent_id: str, version: int) -> tuple[Agent, Any]:
+    async def version(self, agent_id: str, version: int) -> tuple[Agent, Version]:
         """The agent and one of its versions (with its snapshot), or not_found."""
         async with self.uow.read() as work:
             row = await found(work.agents, agent_id, field="agent_id")

@@ -18,6 +18,7 @@ from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
+from services.agents.records import Agent, AgentSummary, Version
 from services.agents.repository import agents_units
 from services.agents.service import Agents, AgentView, Written
 from switchboard.v1 import agents_pb2, agents_pb2_grpc, common_pb2
@@ -32,7 +33,7 @@ def _dict(message: Any, field: str) -> dict[str, Any] | None:
     return json_format.MessageToDict(getattr(message, field)) if message.HasField(field) else None
 
 
-def summary_message(row: Any, phone_number: str | None = None) -> agents_pb2.AgentSummary:
+def summary_message(row: Agent | AgentSummary, phone_number: str | None = None) -> agents_pb2.AgentSummary:
     summary = agents_pb2.AgentSummary(id=str(row.id), name=row.name, business_id=str(row.business_id),
                                       status=row.status, phone_number=phone_number)
     set_timestamp(summary, "created_at", row.created_at)
@@ -74,7 +75,7 @@ def updated_message(written: Written) -> agents_pb2.AgentUpdated:
         ignored_provider_config=written.change.ignored_provider_config, eval_gate=written.eval_gate)
 
 
-def version_message(v: Any, with_snapshot: bool) -> agents_pb2.AgentVersion:
+def version_message(v: Version, with_snapshot: bool) -> agents_pb2.AgentVersion:
     out = agents_pb2.AgentVersion(version=v.version, content_hash=v.content_hash, source=v.source,
                                   changed_fields=list(v.changed_fields), parent_version=v.parent_version,
                                   rollback_of=v.rollback_of)
@@ -238,15 +239,16 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
     async def RouteNumber(self, request: agents_pb2.RouteNumberRequest, context: Context) -> agents_pb2.NumberRoute:
         found = await self.numbers.route(request.phone_number)
         return agents_pb2.NumberRoute(
-            phone_number=found.phone_number, business_id=str(found.business_id),
-            agent_id=str(found.agent_id) if found.agent_id else None, agent_name=found.agent_name,
+            phone_number=found.phone_number, business_id=found.business_id, agent_id=found.agent_id,
+            agent_name=found.agent_name,
             provider_assistant_id=found.provider_assistant_id,
             recording_disclosure=disclosure_message(found.recording_disclosure) if found.agent_id else None)
 
     async def CountPhoneNumbers(self, request: agents_pb2.CountPhoneNumbersRequest,
                                 context: Context) -> agents_pb2.PhoneNumberCounts:
         return agents_pb2.PhoneNumberCounts(businesses=[
-            agents_pb2.BusinessNumberCount(business_id=str(b), phone_numbers=n) for b, n in await self.numbers.counts()])
+            agents_pb2.BusinessNumberCount(business_id=c.business_id, phone_numbers=c.held)
+            for c in await self.numbers.counts()])
 
     async def AssignPhoneNumber(self, request: agents_pb2.AssignPhoneNumberRequest,
                                 context: Context) -> agents_pb2.PhoneNumber:

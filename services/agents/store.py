@@ -138,7 +138,7 @@ async def available_numbers(conn: AsyncConnection, country: str | None, area_cod
 
 async def number_counts(conn: AsyncConnection, business_ids: Iterable[str]) -> list[Any]:
     pn = phone_numbers.c
-    return list((await conn.execute(sa.select(pn.business_id, sa.func.count())
+    return list((await conn.execute(sa.select(pn.business_id, sa.func.count().label("held"))
                                     .where(pn.business_id.in_(business_ids)).group_by(pn.business_id))).all())
 
 

@@ -47,3 +47,12 @@ class Call:
     recording_consent: dict[str, Any] | None
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class KeyClaim:
+    """An idempotency key's claim as stored (schema.idempotency_keys): the request that claimed it (its hash) and
+    the call it placed (None while that request is placing it)."""
+
+    request_hash: str
+    call_id: str | None

@@ -19,7 +19,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.calls import store
 from services.calls.domain import CallFilter
-from services.calls.records import Call
+from services.calls.records import Call, KeyClaim
 from services.calls.schema import calls, outbox
 
 
@@ -50,10 +50,9 @@ class CallsRepository(Protocol):
         first."""
 
     async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
-                        expired_before: datetime) -> Any | None:
-        """Claim an idempotency key for a new request (None), or the existing claim (request_hash, call_id: None
-        while its request is placing) when it is taken; a claim made before `expired_before` is forgotten
-        first."""
+                        expired_before: datetime) -> KeyClaim | None:
+        """Claim an idempotency key for a new request (None), or the existing claim when it is taken; a claim made
+        before `expired_before` is forgotten first."""
 
     async def settle_key(self, account_id: str, key: str, call_id: str) -> None:
         """The claim's call is `call_id`."""
@@ -110,8 +109,9 @@ class SqlCalls:
                                  calls.c.created_at, calls.c.id, page)).map(_call)
 
     async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
-                        expired_before: datetime) -> Any | None:
-        return await store.claim_key(self.conn, account_id, key, request_hash, now, expired_before)
+                        expired_before: datetime) -> KeyClaim | None:
+        return records.or_none(_claim, await store.claim_key(self.conn, account_id, key, request_hash, now,
+                                                             expired_before))
 
     async def settle_key(self, account_id: str, key: str, call_id: str) -> None:
         await store.settle_key(self.conn, account_id, key, call_id)
@@ -134,6 +134,10 @@ class SqlCalls:
 
 def _call(row: Any) -> Call:
     return records.record(Call, row._mapping)
+
+
+def _claim(row: Any) -> KeyClaim:
+    return records.record(KeyClaim, row._mapping)
 
 
 class CallsUnit(Unit):

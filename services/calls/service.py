@@ -180,7 +180,7 @@ class Calls:
             if taken.call_id is None:
                 raise ServiceError("conflict", "a request with this Idempotency-Key is still being placed; retry in "
                                    "a moment to get its call")
-            return _found(await repository.owned(tenant.require_account().business_ids, str(taken.call_id)))
+            return _found(await repository.owned(tenant.require_account().business_ids, taken.call_id))
 
     async def _place(self, request: dict[str, Any], key: tuple[str, str] | None) -> Placed:
         """The call placed (its claimed idempotency `key`, (account_id, key), settled on it in the transaction that

@@ -10,7 +10,6 @@ and releases it through the repository); a change or a delete applies only while
 records (records.py), never rows."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any, Protocol
@@ -59,7 +58,7 @@ class SqlScenarios:
     async def page(self, business_ids: Iterable[str], agent_id: str | None, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.scenarios_of(business_ids, agent_id), scenarios.c.created_at,
                                  scenarios.c.id, page)
-        return dataclasses.replace(paged, rows=[record(ListedScenario, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(ListedScenario, row._mapping))
 
     async def take_lease(self, row_id: Any, duration: timedelta) -> str | None:
         return await leases.take(self.conn, scenarios, row_id, duration)

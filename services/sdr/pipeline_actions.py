@@ -29,6 +29,7 @@ from core.standings import Standings, carried_only
 from core.uow import UnitOfWork
 from services.sdr import pipeline_domain as rules
 from services.sdr.business_agents import only_agent_with_number
+from services.sdr.pipeline_records import Activity
 from services.sdr.pipeline_service import Pipeline, signals_of
 from services.sdr.ports import Neighbours, Touch
 from services.sdr.repository import SdrUnit
@@ -156,7 +157,7 @@ class Actions:
         return (await self.others.accounts.owner(str(lead.business_id))).business_name
 
 
-def _check_abandoned(claim: Any, action: str, now: datetime) -> None:
+def _check_abandoned(claim: Activity, action: str, now: datetime) -> None:
     """A pending touch may be taken over by the same action once it has been left for PENDING_LEASE (the process
     making it died: no provider call takes that long); until then, or by another action, it is 409."""
     if now - claim.updated_at < PENDING_LEASE:

@@ -3,7 +3,9 @@ config, the leads' stored segments and next actions, the touches' activity log a
 briefings: a repository bound to one unit of work's handle (`SdrUnit.pipeline`), over pipeline_store.py. It only
 stores and finds; the rules stay in pipeline_domain.py and the use cases.
 
-SQL only: the pipeline's tests run on the stack (tests/e2e), not in the fast tier."""
+It returns typed records (pipeline_records.py), but for the leads: those stay rows, which the pipeline reads by
+position (see pipeline_records). SQL only: the pipeline's tests run on the stack (tests/e2e), not in the fast
+tier."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -12,15 +14,17 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import records
 from services.sdr import pipeline_store as store
+from services.sdr.pipeline_records import Activity, ActivityCount, SavedConfig, Window
 from services.sdr.schema import leads
 
 
 class PipelineRepository(Protocol):
-    async def config(self, business_id: str) -> Any | None:
+    async def config(self, business_id: str) -> SavedConfig | None:
         """The business's saved config, or None while it has saved none."""
 
-    async def save_config(self, business_id: str, values: dict[str, Any], now: datetime) -> Any: ...
+    async def save_config(self, business_id: str, values: dict[str, Any], now: datetime) -> SavedConfig: ...
 
     async def lock(self, business_id: str) -> None:
         """Serialize the business's pipeline writes (its config and its leads' computed actions)."""
@@ -45,35 +49,35 @@ class PipelineRepository(Protocol):
 
     async def lock_lead(self, business_id: str, lead_id: str) -> Any | None: ...
 
-    async def latest_done(self, lead_id: str, action: str, since: datetime) -> Any | None: ...
+    async def latest_done(self, lead_id: str, action: str, since: datetime) -> Activity | None: ...
 
-    async def touch_pending(self, lead_id: str) -> Any | None: ...
+    async def touch_pending(self, lead_id: str) -> Activity | None: ...
 
-    async def add_activity(self, **values: Any) -> Any: ...
+    async def add_activity(self, **values: Any) -> Activity: ...
 
-    async def finish_activity(self, activity_id: str, values: dict[str, Any]) -> Any: ...
+    async def finish_activity(self, activity_id: str, values: dict[str, Any]) -> Activity: ...
 
     async def count_touch(self, lead_id: str, now: datetime) -> None: ...
 
     async def set_paused(self, lead_id: str, paused: bool, now: datetime) -> None: ...
 
-    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Any]:
+    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Activity]:
         """The activity log newest first, of the business or of one of its leads."""
 
-    async def activity_counts(self, business_id: str, since: datetime) -> list[Any]: ...
+    async def activity_counts(self, business_id: str, since: datetime) -> list[ActivityCount]: ...
 
     async def new_leads(self, business_id: str, since: datetime) -> int: ...
 
     async def businesses_due(self, window_start: datetime, business_id: str | None) -> list[str]: ...
 
     async def claim_window(self, business_id: str, window_start: datetime, token: str, lease_until: datetime,
-                           now: datetime) -> Any | None: ...
+                           now: datetime) -> Window | None: ...
 
     async def leads_worked(self, window_id: str) -> frozenset[str]: ...
 
     async def complete_window(self, window_id: str, token: str, now: datetime) -> bool: ...
 
-    async def add_briefing(self, **values: Any) -> Any: ...
+    async def add_briefing(self, **values: Any) -> None: ...
 
 
 class SqlPipeline:
@@ -82,11 +86,11 @@ class SqlPipeline:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def config(self, business_id: str) -> Any | None:
-        return await store.config_of(self.conn, business_id)
+    async def config(self, business_id: str) -> SavedConfig | None:
+        return records.or_none(_config, await store.config_of(self.conn, business_id))
 
-    async def save_config(self, business_id: str, values: dict[str, Any], now: datetime) -> Any:
-        return await store.save_config(self.conn, business_id, values, now)
+    async def save_config(self, business_id: str, values: dict[str, Any], now: datetime) -> SavedConfig:
+        return _config(await store.save_config(self.conn, business_id, values, now))
 
     async def lock(self, business_id: str) -> None:
         await store.lock_pipeline(self.conn, business_id)
@@ -124,17 +128,17 @@ class SqlPipeline:
     async def lock_lead(self, business_id: str, lead_id: str) -> Any | None:
         return await store.lock_lead(self.conn, business_id, lead_id)
 
-    async def latest_done(self, lead_id: str, action: str, since: datetime) -> Any | None:
-        return await store.latest_done(self.conn, lead_id, action, since)
+    async def latest_done(self, lead_id: str, action: str, since: datetime) -> Activity | None:
+        return records.or_none(_activity, await store.latest_done(self.conn, lead_id, action, since))
 
-    async def touch_pending(self, lead_id: str) -> Any | None:
-        return await store.touch_pending(self.conn, lead_id)
+    async def touch_pending(self, lead_id: str) -> Activity | None:
+        return records.or_none(_activity, await store.touch_pending(self.conn, lead_id))
 
-    async def add_activity(self, **values: Any) -> Any:
-        return await store.add_activity(self.conn, **values)
+    async def add_activity(self, **values: Any) -> Activity:
+        return _activity(await store.add_activity(self.conn, **values))
 
-    async def finish_activity(self, activity_id: str, values: dict[str, Any]) -> Any:
-        return await store.finish_activity(self.conn, activity_id, values)
+    async def finish_activity(self, activity_id: str, values: dict[str, Any]) -> Activity:
+        return _activity(await store.finish_activity(self.conn, activity_id, values))
 
     async def count_touch(self, lead_id: str, now: datetime) -> None:
         await store.count_touch(self.conn, lead_id, now)
@@ -142,11 +146,12 @@ class SqlPipeline:
     async def set_paused(self, lead_id: str, paused: bool, now: datetime) -> None:
         await store.set_paused(self.conn, lead_id, paused, now)
 
-    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Any]:
-        return list((await self.conn.execute(store.activity_of(business_id, lead_id, limit))).all())
+    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Activity]:
+        return [_activity(row) for row in await self.conn.execute(store.activity_of(business_id, lead_id, limit))]
 
-    async def activity_counts(self, business_id: str, since: datetime) -> list[Any]:
-        return await store.activity_counts(self.conn, business_id, since)
+    async def activity_counts(self, business_id: str, since: datetime) -> list[ActivityCount]:
+        return [records.record(ActivityCount, row._mapping)
+                for row in await store.activity_counts(self.conn, business_id, since)]
 
     async def new_leads(self, business_id: str, since: datetime) -> int:
         return await store.new_leads(self.conn, business_id, since)
@@ -155,8 +160,9 @@ class SqlPipeline:
         return await store.businesses_due(self.conn, window_start, business_id)
 
     async def claim_window(self, business_id: str, window_start: datetime, token: str, lease_until: datetime,
-                           now: datetime) -> Any | None:
-        return await store.claim_window(self.conn, business_id, window_start, token, lease_until, now)
+                           now: datetime) -> Window | None:
+        return records.or_none(_window, await store.claim_window(self.conn, business_id, window_start, token,
+                                                                 lease_until, now))
 
     async def leads_worked(self, window_id: str) -> frozenset[str]:
         return await store.leads_worked(self.conn, window_id)
@@ -164,5 +170,17 @@ class SqlPipeline:
     async def complete_window(self, window_id: str, token: str, now: datetime) -> bool:
         return await store.complete_window(self.conn, window_id, token, now)
 
-    async def add_briefing(self, **values: Any) -> Any:
-        return await store.add_briefing(self.conn, **values)
+    async def add_briefing(self, **values: Any) -> None:
+        await store.add_briefing(self.conn, **values)
+
+
+def _config(row: Any) -> SavedConfig:
+    return records.record(SavedConfig, row._mapping)
+
+
+def _activity(row: Any) -> Activity:
+    return records.record(Activity, row._mapping)
+
+
+def _window(row: Any) -> Window:
+    return records.record(Window, row._mapping)

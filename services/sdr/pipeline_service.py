@@ -23,6 +23,7 @@ from core.errors import invalid
 from core.ids import require_uuid, utcnow
 from core.uow import UnitOfWork
 from services.sdr import pipeline_domain as rules
+from services.sdr.pipeline_records import Activity, SavedConfig
 from services.sdr.ports import Neighbours
 from services.sdr.repository import SdrUnit
 from services.sdr.schema import CONFIG_COLUMNS, SIGNAL_COLUMNS
@@ -204,10 +205,10 @@ class Pipeline:
             arrived = await work.pipeline.new_leads(view.business_id, since)
         actions = dict.fromkeys(pipeline_contract.ACTIONS, 0)
         outcomes = dict.fromkeys(("done", "failed", "pending"), 0)
-        for action, status, n in counts:
-            outcomes[status] = outcomes.get(status, 0) + n
-            if status == "done":
-                actions[action] = actions.get(action, 0) + n
+        for count in counts:
+            outcomes[count.status] = outcomes.get(count.status, 0) + count.count
+            if count.status == "done":
+                actions[count.action] = actions.get(count.action, 0) + count.count
         await self._computed(view.business_id, now)
         hot_ranks = [SEGMENT_RANK[name] for name in rules.HOT_SEGMENTS]
         async with self.uow.read() as work:
@@ -217,7 +218,7 @@ class Pipeline:
                       [pipeline_lead(row, view.config, now) for row in hot_rows],
                       [pipeline_lead(row, view.config, now) for row in stale_rows])
 
-    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Any]:
+    async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Activity]:
         """The activity log newest first, of the business or of one of its leads."""
         business_id = tenant.require_business(tenant.require_account(), business_id)
         if lead_id is not None:
@@ -244,10 +245,8 @@ class Pipeline:
         return facts
 
 
-def _config_view(business_id: str, row: Any) -> ConfigView:
+def _config_view(business_id: str, row: SavedConfig | None) -> ConfigView:
     if row is None:
         return ConfigView(business_id, rules.Config(), saved=False)
     values = {name: getattr(row, name) for name in CONFIG_COLUMNS}
-    if values["sdr_agent_id"] is not None:
-        values["sdr_agent_id"] = str(values["sdr_agent_id"])
     return ConfigView(business_id, rules.Config(**values), saved=True, updated_at=row.updated_at)

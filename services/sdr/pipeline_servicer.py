@@ -1,13 +1,12 @@
 """The sales pipeline's RPCs of the Sdr gRPC service: requests into services.sdr.pipeline_service, views into replies."""
 from __future__ import annotations
 
-from typing import Any
-
 from contracts.pipeline import ACTIVITY_LIMIT
 from core.ids import utcnow
 from core.interceptors import Context
 from core.messages import optional, set_timestamp
 from services.sdr import pipeline_domain as rules
+from services.sdr.pipeline_records import Activity
 from services.sdr.pipeline_run import RunOutcome
 from services.sdr.pipeline_runner import PipelineParts
 from services.sdr.pipeline_service import ConfigView, PipelineLead
@@ -39,7 +38,7 @@ def pipeline_lead_message(lead: PipelineLead) -> sdr_pb2.PipelineLead:
     return msg
 
 
-def activity_message(row: Any) -> sdr_pb2.PipelineActivity:
+def activity_message(row: Activity) -> sdr_pb2.PipelineActivity:
     msg = sdr_pb2.PipelineActivity(id=str(row.id), lead_id=str(row.lead_id), action=row.action, status=row.status,
                                    detail=row.detail, touch_number=row.touch_number, reference=row.reference,
                                    origin=row.origin)

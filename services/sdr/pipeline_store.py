@@ -195,9 +195,8 @@ async def complete_window(conn: AsyncConnection, window_id: str, token: str, now
     return done.first() is not None
 
 
-async def add_briefing(conn: AsyncConnection, **values: Any) -> sa.Row[Any] | None:
-    row: sa.Row[Any] | None = (await conn.execute(briefings.insert().values(**values).returning(briefings))).first()
-    return row
+async def add_briefing(conn: AsyncConnection, **values: Any) -> None:
+    await conn.execute(briefings.insert().values(**values))
 
 
 # -- the report -----------------------------------------------------------------------------------------------
@@ -205,7 +204,7 @@ async def add_briefing(conn: AsyncConnection, **values: Any) -> sa.Row[Any] | No
 async def activity_counts(conn: AsyncConnection, business_id: str, since: datetime) -> list[sa.Row[Any]]:
     """(action, status, count) of the business's activity since `since`."""
     a = activity.c
-    return list((await conn.execute(sa.select(a.action, a.status, sa.func.count()).where(
+    return list((await conn.execute(sa.select(a.action, a.status, sa.func.count().label("count")).where(
         a.business_id == business_id, a.created_at >= since).group_by(a.action, a.status))).all())
 
 

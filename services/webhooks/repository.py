@@ -11,7 +11,6 @@ held to the same behaviour tests (tests/storage_contracts.py). Each method is th
 delivery costs what it did (the cost budgets in tests/guard count them)."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -216,9 +215,8 @@ class SqlEvents:
                    page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.events_of(business_ids, event_type, since), events.c.occurred_at,
                                  events.c.event_id, page)
-        return dataclasses.replace(paged, rows=[
-            Envelope(str(r.event_id), r.type, r.occurred_at, r.business_id and str(r.business_id), r.data)
-            for r in paged.rows])
+        return paged.map(lambda r: Envelope(str(r.event_id), r.type, r.occurred_at,
+                                            r.business_id and str(r.business_id), r.data))
 
     async def to_replay(self, business_id: str, event_ids: list[str], since: datetime | None, until: datetime | None,
                         types: list[str], limit: int) -> list[tuple[str, str]]:

@@ -6,13 +6,10 @@ import sqlalchemy as sa
 
 from core import leases
 from core.ids import new_id, utcnow
-from core.records import record
-from services.agents.records import Agent, CallerNumber, PhoneNumber
+from core.records import or_none, record
+from services.agents.records import Agent, AgentSummary, CallerNumber, NumberCount, NumberRoute, PhoneNumber, Version
 from services.agents.schema import agent_versions, agents, phone_numbers, prompt_history
-from services.agents.store import SUMMARY
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
-
-SUMMARY_NAMES = [column.name for column in SUMMARY]
 
 
 class MemoryAgents:
@@ -41,11 +38,12 @@ class MemoryAgents:
                        agents.c.created_at, agents.c.id, page).map(lambda row: _agent(row._mapping))
 
     async def by_ids(self, ids, business_ids):
-        return [self._summary(row) for row in self.agents.values()
+        return [record(AgentSummary, row) for row in self.agents.values()
                 if row["id"] in ids and row["business_id"] in business_ids]
 
     async def directory(self, business_ids):
-        return [self._summary(row) for row in sorted(self.agents.values(), key=lambda r: (r["created_at"], r["id"]))
+        return [record(AgentSummary, row) for row in sorted(self.agents.values(),
+                                                            key=lambda r: (r["created_at"], r["id"]))
                 if row["business_id"] in business_ids]
 
     async def first_numbers(self, agent_ids):
@@ -81,21 +79,17 @@ class MemoryAgents:
         insert(self.prompt_changes, prompt_history, {"id": len(self.prompt_changes) + 1, **values})
 
     async def version(self, agent_id, version):
-        row = self.versions_kept.get((agent_id, version))
-        return Record(row) if row is not None else None
+        return or_none(_version, self.versions_kept.get((agent_id, version)))
 
     async def versions(self, agent_id, page):
         return page_of([row for row in self.versions_kept.values() if row["agent_id"] == agent_id],
-                       agent_versions.c.created_at, agent_versions.c.version, page)
+                       agent_versions.c.created_at, agent_versions.c.version, page).map(
+            lambda row: _version(row._mapping))
 
     def _by_assignment(self, newest_first: bool = True) -> list[dict]:
         """The assigned numbers, newest first (as store.agent_phone_numbers orders them: the earliest is kept)."""
         assigned = [n for n in self.numbers.values() if n["agent_id"] is not None]
         return sorted(assigned, key=lambda n: n["assigned_at"], reverse=newest_first)
-
-    @staticmethod
-    def _summary(row: dict) -> Record:
-        return Record({name: row[name] for name in SUMMARY_NAMES})
 
 
 class MemoryNumbers:
@@ -128,14 +122,14 @@ class MemoryNumbers:
         if row is None or row["business_id"] is None:
             return None
         agent = self.agents.get((row["agent_id"],)) or {}
-        return Record({"phone_number": row["phone_number"], "business_id": row["business_id"],
-                       "agent_id": row["agent_id"], "agent_name": agent.get("name"),
-                       "provider_assistant_id": agent.get("provider_assistant_id"),
-                       "recording_disclosure": (agent.get("config") or {}).get("recording_disclosure")})
+        return record(NumberRoute, Record({
+            "phone_number": row["phone_number"], "business_id": row["business_id"], "agent_id": row["agent_id"],
+            "agent_name": agent.get("name"), "provider_assistant_id": agent.get("provider_assistant_id"),
+            "recording_disclosure": (agent.get("config") or {}).get("recording_disclosure")})._mapping)
 
     async def counts(self, business_ids):
         held = [row["business_id"] for row in self.numbers.values() if row["business_id"] in business_ids]
-        return [(business_id, held.count(business_id)) for business_id in dict.fromkeys(held)]
+        return [NumberCount(business_id, held.count(business_id)) for business_id in dict.fromkeys(held)]
 
     async def count_held(self, business_id):
         return len(await self.held_by(business_id))
@@ -182,6 +176,10 @@ class MemoryNumbers:
 def _agent(row: dict) -> Agent:
     """The stored row as the SQL repository returns it (a copy: changing it changes nothing stored)."""
     return record(Agent, Record(row)._mapping)
+
+
+def _version(row: dict) -> Version:
+    return record(Version, Record(row)._mapping)
 
 
 def _number(row: dict) -> PhoneNumber:

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from contracts.calls import PROGRESS
 from core.records import record
-from services.calls.records import Call
+from services.calls.records import Call, KeyClaim
 from services.calls.schema import calls, idempotency_keys
 from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
 
@@ -58,7 +58,7 @@ class MemoryCalls:
         if taken is None:
             insert(self.keys, idempotency_keys, claim)
             return None
-        return Record({"request_hash": taken["request_hash"], "call_id": taken["call_id"]})
+        return KeyClaim(taken["request_hash"], taken["call_id"])
 
     async def settle_key(self, account_id, key, call_id) -> None:
         claim = self.keys.get((account_id, key))

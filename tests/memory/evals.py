@@ -2,8 +2,6 @@
 (store.scenarios and store.runs)."""
 from __future__ import annotations
 
-import dataclasses
-
 from core.records import record
 from services.evals.records import ListedScenario, Run, Scenario, UnfinishedRun
 from services.evals.schema import runs, scenarios
@@ -26,7 +24,7 @@ class MemoryScenarios:
         paged = page_of([row for row in self.scenarios.values() if row["business_id"] in business_ids
                          and agent_id in (None, row["agent_id"])], scenarios.c.created_at, scenarios.c.id, page,
                         LIST_COLUMNS)
-        return dataclasses.replace(paged, rows=[record(ListedScenario, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(ListedScenario, row._mapping))
 
     async def take_lease(self, row_id, duration):
         return take_lease(scenarios, self.scenarios.get((row_id,)), duration)

@@ -4,8 +4,6 @@ reads), MemoryConsent (consent_events and dnc_entries), MemorySpend (daily_spend
 and MemoryEmails (emails and approved_recipients); `MEMORY` builds a MessagingUnit of them."""
 from __future__ import annotations
 
-import dataclasses
-
 from core import leases
 from core.compliance.decision import Counted
 from core.ids import new_id, utcnow
@@ -119,13 +117,13 @@ class MemoryMessages:
                 found.append({**thread, "last_body": last.get("body"), "last_direction": last.get("direction"),
                               "last_status": last.get("status")})
         paged = page_of(found, conversations.c.last_message_at, conversations.c.id, page)
-        return dataclasses.replace(paged, rows=[record(Conversation, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(Conversation, row._mapping))
 
     async def messages_page(self, business_ids, conversation_id, direction, page):
         found = page_of([row for row in self.messages.values() if row["business_id"] in business_ids
                          and conversation_id in (None, row["conversation_id"])
                          and direction in (None, row["direction"])], messages.c.created_at, messages.c.id, page)
-        return dataclasses.replace(found, rows=[record(Message, row._mapping) for row in found.rows])
+        return found.map(lambda row: record(Message, row._mapping))
 
     async def mark_read(self, conversation_id) -> None:
         update(conversations, self.threads[(conversation_id,)], {"unread_count": 0})
@@ -160,7 +158,7 @@ class MemoryConsent:
     async def dnc_page(self, business_id, page):
         found = page_of([row for row in self.dnc.values() if row["business_id"] == business_id
                          and row["removed_at"] is None], dnc_entries.c.created_at, dnc_entries.c.id, page)
-        return dataclasses.replace(found, rows=[record(DncEntry, row._mapping) for row in found.rows])
+        return found.map(lambda row: record(DncEntry, row._mapping))
 
     def _listed(self, business_id, phone):
         return next((row for row in self.dnc.values() if (row["business_id"], row["phone"]) == (business_id, phone)
@@ -229,7 +227,7 @@ class MemoryCompliance:
         found = page_of([row for row in self.decisions.values() if row["business_id"] == business_id
                          and phone in (None, row["phone"]) and lead_id in (None, row["lead_id"])],
                         compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
-        return dataclasses.replace(found, rows=[record(LoggedDecision, row._mapping) for row in found.rows])
+        return found.map(lambda row: record(LoggedDecision, row._mapping))
 
 
 class MemorySpend:
@@ -305,7 +303,7 @@ class MemoryEmails:
     async def page(self, business_ids, status, page):
         found = page_of([row for row in self.emails.values() if row["business_id"] in business_ids
                          and (status is None or row["status"] == status)], emails.c.created_at, emails.c.id, page)
-        return dataclasses.replace(found, rows=[record(Email, row._mapping) for row in found.rows])
+        return found.map(lambda row: record(Email, row._mapping))
 
     async def claim_due(self, now, duration, limit):
         due = sorted((row for row in self.emails.values() if row["status"] == "approved"

@@ -3,7 +3,6 @@ secrets, the event history with the dispatcher's inbox, and deliveries with thei
 is the service's unit on them. A claim's time is the process's clock (the database's, in SQL)."""
 from __future__ import annotations
 
-import dataclasses
 from datetime import timedelta
 
 from core.events import Envelope
@@ -131,7 +130,7 @@ class MemoryEvents:
         paged = page_of([row for row in self.event_rows.values() if row["business_id"] in business_ids
                          and event_type in (None, row["type"]) and (since is None or row["occurred_at"] >= since)],
                         events.c.occurred_at, events.c.event_id, page)
-        return dataclasses.replace(paged, rows=[_envelope(r._mapping) for r in paged.rows])
+        return paged.map(lambda r: _envelope(r._mapping))
 
     async def to_replay(self, business_id, event_ids, since, until, types, limit):
         chosen = [row for row in self.event_rows.values() if row["business_id"] == business_id and (
@@ -162,7 +161,7 @@ class MemoryDeliveries:
         paged = page_of([row for row in self.delivery_rows.values() if row["business_id"] in business_ids
                          and webhook_id in (None, row["subscription_id"]) and event_id in (None, row["event_id"])
                          and status in (None, row["status"])], deliveries.c.created_at, deliveries.c.id, page)
-        return dataclasses.replace(paged, rows=[record(Delivery, r._mapping) for r in paged.rows])
+        return paged.map(lambda r: record(Delivery, r._mapping))
 
     async def claim_due(self, batch, lease):
         now = utcnow()

@@ -17,6 +17,7 @@ from providers.voice.port import ProviderError
 from providers.voice.vapi import assistants as vapi_assistants
 from services.agents import domain
 from services.agents.numbers_service import Numbers
+from services.agents.records import NumberCount
 from services.agents.repository import agents_units
 from services.agents.schema import phone_numbers, prompt_history
 from services.agents.service import Agents
@@ -248,7 +249,7 @@ async def test_a_number_is_assigned_once_with_its_provider_number_within_the_tri
     assert [e["type"] for e in database.events] == ["phone_number.assigned"]
     route = await numbers.route(POOL[0])
     assert (route.agent_id, route.agent_name) == (agent.id, "Front desk")
-    assert await numbers.counts() == [(business_id, 1)]
+    assert await numbers.counts() == [NumberCount(business_id, 1)]
     assert [r.phone_number for r in (await numbers.list_numbers(None, False, None, Page(limit=10)))[1].rows] == [POOL[0]]
     assert (await agents.get(agent.id)).phone_number == POOL[0]
     for number, code in ((POOL[0], "conflict"), (POOL[1], "forbidden"), ("+14155550199", "not_found")):

@@ -4,7 +4,6 @@ touch ledger under the callee's lock, and the decisions' log. Daily spend is the
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -95,4 +94,4 @@ class SqlCompliance:
     async def decisions_page(self, business_id: str, phone: str | None, lead_id: str | None, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.decisions_of(business_id, phone, lead_id),
                                  compliance_decisions.c.decided_at, compliance_decisions.c.id, page)
-        return replace(paged, rows=[record(LoggedDecision, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(LoggedDecision, row._mapping))

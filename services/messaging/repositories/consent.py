@@ -3,7 +3,6 @@ the API (consent_service.py), by inbound texts and calls (provider_service.py) a
 text (service.py)."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -64,7 +63,7 @@ class SqlConsent:
     async def dnc_page(self, business_id: str, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.dnc_of(business_id), dnc_entries.c.created_at, dnc_entries.c.id,
                                  page)
-        return replace(paged, rows=[record(DncEntry, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(DncEntry, row._mapping))
 
 
 def entry_of(row: Any | None) -> DncEntry | None:

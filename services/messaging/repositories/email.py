@@ -2,7 +2,7 @@
 emails and the owner's notifications, their approval and their delivery under a lease (core.leases)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -114,7 +114,7 @@ class SqlEmails:
     async def page(self, business_ids: tuple[str, ...], status: str | None, page: Page) -> Paged:
         found = await fetch_page(self.conn, store.emails_of(business_ids, status), emails.c.created_at,
                                  emails.c.id, page)
-        return replace(found, rows=[email_of(row) for row in found.rows])
+        return found.map(email_of)
 
     async def claim_due(self, now: datetime, duration: timedelta, limit: int) -> list[tuple[Email, str]]:
         return [(email_of(row), token) for row, token in await store.claim_due_emails(self.conn, now, duration, limit)]

@@ -4,7 +4,6 @@ provider's callbacks and inbound texts (provider_service.py), the reconciliation
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -107,7 +106,7 @@ class SqlMessages:
                                  page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.conversations_of(business_ids, conversation_id),
                                  conversations.c.last_message_at, conversations.c.id, page)
-        return replace(paged, rows=[record(Conversation, row._mapping) for row in paged.rows])
+        return paged.map(lambda row: record(Conversation, row._mapping))
 
     async def messages_page(self, business_ids: Iterable[str], conversation_id: str | None, direction: str | None,
                             page: Page) -> Paged:
