@@ -3,8 +3,8 @@ config, the leads' stored segments and next actions, the touches' activity log a
 briefings: a repository bound to one unit of work's handle (`SdrUnit.pipeline`), over pipeline_store.py. It only
 stores and finds; the rules stay in pipeline_domain.py and the use cases.
 
-It returns typed records (pipeline_records.py), but for the leads: those stay rows, which the pipeline reads by
-position (see pipeline_records). SQL only: the pipeline's tests run on the stack (tests/e2e), not in the fast
+It returns typed records (pipeline_records.py, and the lead a touch locks as the leads repository's record), but
+for the bulk reads of leads: those stay rows, which the pipeline reads by position (see pipeline_records). SQL only: the pipeline's tests run on the stack (tests/e2e), not in the fast
 tier."""
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import records
 from services.sdr import pipeline_store as store
 from services.sdr.pipeline_records import Activity, ActivityCount, SavedConfig, Window
+from services.sdr.records import Lead
 from services.sdr.schema import leads
 
 
@@ -47,7 +48,7 @@ class PipelineRepository(Protocol):
     async def escalated(self, business_id: str, limit: int) -> list[Any]:
         """The business's leads on manual review (next action escalate), oldest first."""
 
-    async def lock_lead(self, business_id: str, lead_id: str) -> Any | None: ...
+    async def lock_lead(self, business_id: str, lead_id: str) -> Lead | None: ...
 
     async def latest_done(self, lead_id: str, action: str, since: datetime) -> Activity | None: ...
 
@@ -125,8 +126,9 @@ class SqlPipeline:
             leads.c.created_at, leads.c.id).limit(limit)
         return list((await self.conn.execute(query)).all())
 
-    async def lock_lead(self, business_id: str, lead_id: str) -> Any | None:
-        return await store.lock_lead(self.conn, business_id, lead_id)
+    async def lock_lead(self, business_id: str, lead_id: str) -> Lead | None:
+        return records.or_none(lambda row: records.record(Lead, row._mapping),
+                               await store.lock_lead(self.conn, business_id, lead_id))
 
     async def latest_done(self, lead_id: str, action: str, since: datetime) -> Activity | None:
         return records.or_none(_activity, await store.latest_done(self.conn, lead_id, action, since))
