@@ -23,7 +23,7 @@ from core.ids import new_id
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.vapi.client import VapiClient
-from services.accounts.records import Business
+from services.accounts.records import Business, SagaBusiness, SagaRecord, UsageRecord
 from services.agents.records import AgentSummary, NumberCount
 from services.calls.domain import EVERY_CALL, CallFilter
 from services.calls.records import KeyClaim
@@ -826,6 +826,159 @@ class AccountsRepositoryContract:
         assert (saga.status, saga.step, saga.forward_to, saga.attempts, saga.last_error, saga.agent_id,
                 saga.next_attempt_at) == ("retrying", "assign_number", "+14155550100", 2, "pool empty", None, AT)
         assert await workspaces.workspace(new_id()) is None
+
+    async def test_the_gateways_usage_is_appended_paged_newest_first_and_moves_its_keys_last_use_on(
+            self, database, accounts_in, seed, workspaces):
+        from services.accounts import store
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            one = await accounts_in(conn).add_business(**business_values(account_id))
+            two = await accounts_in(conn).add_business(**business_values(account_id))
+            key = await accounts_in(conn).add_key(**key_values(account_id))
+        entries = [(new_id(), account_id, business.id, key.id, "/api/v1/agents", "GET", 200, None, 0,
+                    AT + timedelta(minutes=n)) for n, business in ((0, one), (1, one), (2, two), (-1, one))]
+        await workspaces.append_usage(entries[:2], {key.id: AT + timedelta(minutes=1)})
+        await workspaces.append_usage(entries[2:3], {key.id: AT + timedelta(minutes=2)})
+        await workspaces.append_usage(entries[3:], {key.id: AT - timedelta(minutes=1)})  # late: the last use stays
+        async with database.read() as conn:
+            accounts = accounts_in(conn)
+            listed = await pages(lambda page: accounts.usage_page(account_id, None, None, None, page), 2)
+            of_one = await pages(lambda page: accounts.usage_page(account_id, one.id, None, None, page), 10)
+            within = await pages(lambda page: accounts.usage_page(
+                account_id, None, AT + timedelta(minutes=1), AT + timedelta(minutes=2), page), 10)
+            assert (await accounts.usage_page(other, None, None, None, Page(limit=10))).rows == []
+            [used] = await accounts.keys_of(account_id)
+        assert [tuple(getattr(u, c) for c in store.USAGE_COPY_COLUMNS) for u in listed] == [
+            entries[2], entries[1], entries[0], entries[3]]
+        assert [u.id for u in of_one] == [entries[1][0], entries[0][0], entries[3][0]]
+        assert [u.id for u in within] == [entries[1][0]]
+        assert {type(u) for u in listed} == {UsageRecord} and used.last_used_at == AT + timedelta(minutes=2)
+
+    async def test_calls_are_billed_once_in_their_businesses_minutes_and_subscriptions_read_oldest_first(
+            self, database, accounts_in, seed):
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            older = await accounts_in(conn).add_business(**business_values(account_id))
+            newer = await accounts_in(conn).add_business(**business_values(
+                account_id, subscription_status="active", created_at=AT + timedelta(days=1)))
+        first, second = f"call-{new_id()}", f"call-{new_id()}"
+
+        def call(business_id, call_id, minutes, at=AT):
+            return {"id": new_id(), "account_id": account_id, "business_id": business_id, "call_id": call_id,
+                    "minutes": minutes, "cost_cents": 12, "created_at": at}
+        async with database.transaction() as conn:
+            accounts = accounts_in(conn)
+            assert await accounts.accounts_of({older.id, newer.id, new_id()}) == {older.id: account_id,
+                                                                                 newer.id: account_id}
+            assert await accounts.append_call_usage([call(older.id, first, 2), call(older.id, first, 5),
+                                                     call(older.id, second, 1, AT + timedelta(minutes=1))]) == 2
+            assert await accounts.append_call_usage([call(older.id, first, 9)]) == 0  # billed already
+            assert await accounts.append_call_usage([]) == 0
+        async with database.read() as conn:
+            accounts = accounts_in(conn)
+            assert await accounts.minutes_used([older.id, newer.id, new_id()]) == {older.id: 3}
+            subscriptions = await accounts.subscriptions_of([newer.id, older.id])
+            listed = (await accounts.usage_page(account_id, None, None, None, Page(limit=10))).rows
+        assert [(s.id, s.subscription_status) for s in subscriptions] == [(older.id, "trialing"),
+                                                                          (newer.id, "active")]
+        assert [(u.call_id, u.method, u.endpoint, u.status_code, u.api_key_id, u.cost_cents) for u in listed] == [
+            (second, "CALL", "/api/v1/calls", 200, None, 12), (first, "CALL", "/api/v1/calls", 200, None, 12)]
+
+
+def saga_values(business_id: str, **values) -> dict:
+    """A signup's saga as its start records it (waiting for the payment), with `values` over it."""
+    return {"id": new_id(), "business_id": business_id, "status": "waiting_payment", "step": "agent",
+            "forward_to": "+14155550177", "next_attempt_at": AT, "created_at": AT, "updated_at": AT, **values}
+
+
+async def new_businesses(database, accounts_in, seed, count: int = 1, **values) -> list[str]:
+    """`count` workspaces (`business_values` with `values` over them) of an account of their own: their ids."""
+    async with database.transaction() as conn:
+        account_id = await new_account(conn, seed)
+        return [(await accounts_in(conn).add_business(**business_values(account_id, **values))).id
+                for _ in range(count)]
+
+
+class ProvisioningRepositoryContract:
+    """services.accounts.provisioning_repository.SqlProvisioning (`provisioning_in`); `accounts_in` records the
+    businesses the sagas are of, `seed(conn, table, **values)` their accounts."""
+
+    async def test_a_saga_is_one_of_its_business_and_moves_on_from_waiting_for_its_payment_only(
+            self, database, provisioning_in, accounts_in, seed):
+        [business_id] = await new_businesses(database, accounts_in, seed, business_type="plumber",
+                                             website="https://acme.example")
+        saga = saga_values(business_id)
+        async with database.transaction() as conn:
+            await provisioning_in(conn).add(**saga)
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:
+                await provisioning_in(conn).add(**saga_values(business_id))
+        later = datetime.now(UTC) + timedelta(days=1)  # not due while the test runs (the stack's worker runs due ones)
+        async with database.transaction() as conn:
+            provisioning = provisioning_in(conn)
+            waiting = await provisioning.of_business(business_id)
+            await provisioning.update_waiting(business_id, {"status": "pending", "next_attempt_at": later})
+            await provisioning.update_waiting(business_id, {"status": "canceled"})  # no longer waiting: no change
+            await provisioning.update_waiting(new_id(), {"status": "canceled"})
+        async with database.read() as conn:
+            provisioning = provisioning_in(conn)
+            due = await provisioning.of_business(business_id)
+            business = await provisioning.business(business_id)
+            assert await provisioning.of_business(new_id()) is None
+            assert await provisioning.business(new_id()) is None
+        assert waiting == SagaRecord(saga["id"], business_id, "waiting_payment", "agent", "+14155550177", None, None,
+                                     0, None, AT, None)
+        assert (due.status, due.next_attempt_at) == ("pending", later)
+        assert business == SagaBusiness(business_id, "Acme Plumbing", "plumber", "https://acme.example", "active")
+
+    async def test_due_sagas_are_claimed_oldest_first_each_once_under_a_lease(self, database, provisioning_in,
+                                                                               accounts_in, seed):
+        ids = await new_businesses(database, accounts_in, seed, count=7)
+        now, long_ago = datetime.now(UTC), AT - timedelta(days=30)  # older than any other test's due saga
+        sagas = [saga_values(ids[0], status="retrying", next_attempt_at=long_ago + timedelta(hours=2)),
+                 saga_values(ids[1], status="pending", next_attempt_at=long_ago,  # its runner's lease ran out
+                             lease_token=new_id(), lease_until=now - timedelta(minutes=5)),
+                 saga_values(ids[2], status="pending", next_attempt_at=long_ago + timedelta(hours=1)),
+                 saga_values(ids[3], next_attempt_at=long_ago),  # waiting for its payment
+                 saga_values(ids[4], status="done", next_attempt_at=long_ago),
+                 saga_values(ids[5], status="pending", next_attempt_at=now + timedelta(hours=1)),  # not yet
+                 saga_values(ids[6], status="retrying", next_attempt_at=long_ago,  # another runner has it
+                             lease_token=new_id(), lease_until=now + timedelta(minutes=5))]
+        with pytest.raises(_Rollback):  # its claims would take the stack's due sagas: nothing of it stays
+            async with database.transaction() as conn:
+                provisioning = provisioning_in(conn)
+                for saga in sagas:
+                    await provisioning.add(**saga)
+                first = await provisioning.claim_due(2, timedelta(minutes=2))
+                rest = [s for s in await provisioning.claim_due(50, timedelta(minutes=2)) if s.business_id in ids]
+                again = [s for s in await provisioning.claim_due(50, timedelta(minutes=2)) if s.business_id in ids]
+                raise _Rollback
+        assert {s.id for s in first} == {sagas[1]["id"], sagas[2]["id"]}  # the two due longest
+        assert [s.id for s in rest] == [sagas[0]["id"]] and again == []
+        tokens = {s.lease_token for s in first + rest}
+        assert len(tokens) == 3 and None not in tokens and sagas[1]["lease_token"] not in tokens
+        assert {type(s) for s in first + rest} == {SagaRecord}
+
+    async def test_only_the_lease_holder_moves_a_saga_on(self, database, provisioning_in, accounts_in, seed):
+        [business_id] = await new_businesses(database, accounts_in, seed)
+        token, agent_id, now = new_id(), new_id(), datetime.now(UTC)
+        saga = saga_values(business_id, status="pending", lease_token=token,
+                           lease_until=now - timedelta(seconds=1))  # run out, and taken by nobody
+        async with database.transaction() as conn:  # one transaction: the stack's worker never sees it due
+            provisioning = provisioning_in(conn)
+            await provisioning.add(**saga)
+            assert await provisioning.leased_update(saga["id"], new_id(), {"step": "number"}) is None
+            assert await provisioning.leased_update(new_id(), token, {"step": "number"}) is None
+            moved = await provisioning.leased_update(saga["id"], token, {"step": "number", "agent_id": agent_id})
+            released = await provisioning.leased_update(saga["id"], token, {
+                "status": "retrying", "attempts": 1, "last_error": "no phone number is free",
+                "next_attempt_at": now + timedelta(days=1), "lease_token": None, "lease_until": None})
+            assert await provisioning.leased_update(saga["id"], token, {"status": "done"}) is None
+        async with database.read() as conn:
+            assert await provisioning_in(conn).of_business(business_id) == released
+        assert (moved.step, moved.agent_id, moved.lease_token, moved.status) == ("number", agent_id, token, "pending")
+        assert (released.status, released.step, released.attempts, released.last_error, released.lease_token) == (
+            "retrying", "number", 1, "no phone number is free", None)
 
 
 def client_values(**values) -> dict:

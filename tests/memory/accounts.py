@@ -1,14 +1,16 @@
 """services.accounts.repository's AccountsUnit and HotPath in memory, on a MemoryDatabase (schema.businesses,
-schema.api_keys, schema.sessions, schema.oauth_* and, for the workspace read, schema.provisionings). The accounts
-repository has the methods the fast tier reaches (keys, sessions, workspaces), the OAuth one all of its own;
-signup, sign-in links, usage and billing run on the stack-backed tier."""
+schema.api_keys, schema.sessions, schema.usage_log, schema.oauth_* and schema.provisionings). The accounts
+repository has the methods the fast tier reaches (keys, sessions, workspaces, usage), the OAuth and provisioning
+ones all of their own; signup, sign-in links and billing run on the stack-backed tier."""
 from __future__ import annotations
 
 import copy
 
 from core import standing
+from core.ids import utcnow
 from core.records import record as _record
 from core.uow import Unit
+from services.accounts import store
 from services.accounts.records import (
     ApiKeyRecord,
     Business,
@@ -18,7 +20,11 @@ from services.accounts.records import (
     OAuthConnection,
     OAuthGrant,
     OAuthRefreshToken,
+    SagaBusiness,
+    SagaRecord,
     SessionRecord,
+    Subscription,
+    UsageRecord,
     Workspace,
     WorkspaceProvisioning,
 )
@@ -32,8 +38,9 @@ from services.accounts.schema import (
     oauth_refresh_tokens,
     provisionings,
     sessions,
+    usage_log,
 )
-from tests.memory import MemoryConnection, MemoryDatabase, insert, update
+from tests.memory import MemoryConnection, MemoryDatabase, insert, page_of, take_lease, update
 
 
 def record(cls, row):
@@ -46,6 +53,7 @@ class MemoryAccounts:
         self.business_rows = conn.rows(businesses)
         self.key_rows = conn.rows(api_keys)
         self.session_rows = conn.rows(sessions)
+        self.usage_rows = conn.rows(usage_log)
 
     async def add_business(self, **values):
         return record(Business, insert(self.business_rows, businesses, values))
@@ -102,6 +110,43 @@ class MemoryAccounts:
     async def session(self, token_hashes):
         row = next((self.session_rows[(h,)] for h in token_hashes if (h,) in self.session_rows), None)
         return record(SessionRecord, row) if row else None
+
+    async def usage_page(self, account_id, business_id, start, end, page):
+        mine = [row for row in self.usage_rows.values() if row["account_id"] == account_id
+                and business_id in (None, "", row["business_id"]) and (start is None or row["created_at"] >= start)
+                and (end is None or row["created_at"] < end)]
+        return page_of(mine, usage_log.c.created_at, usage_log.c.id, page).map(
+            lambda row: record(UsageRecord, row._mapping))
+
+    def _businesses(self, business_ids):
+        return [row for row in self.business_rows.values() if row["id"] in business_ids]
+
+    async def subscriptions_of(self, business_ids):
+        return [record(Subscription, row)
+                for row in sorted(self._businesses(business_ids), key=lambda row: row["created_at"])]
+
+    async def minutes_used(self, business_ids):
+        used: dict[str, int] = {}
+        for row in self.usage_rows.values():
+            if row["business_id"] in business_ids and row["call_id"] is not None:
+                used[row["business_id"]] = used.get(row["business_id"], 0) + row["minutes"]
+        return used
+
+    async def accounts_of(self, business_ids):
+        return {row["id"]: row["account_id"] for row in self._businesses(business_ids)}
+
+    async def append_call_usage(self, entries):
+        """store.append_call_usage: an entry of a call already billed adds nothing (the usage_log_call_once
+        index)."""
+        billed = {row["call_id"] for row in self.usage_rows.values() if row["method"] == store.CALL_METHOD}
+        added = 0
+        for entry in entries:
+            if entry["call_id"] not in billed:
+                billed.add(entry["call_id"])
+                insert(self.usage_rows, usage_log, {**entry, "api_key_id": None, "endpoint": store.CALL_ENDPOINT,
+                                                    "method": store.CALL_METHOD, "status_code": 200})
+                added += 1
+        return added
 
 
 class MemoryOAuth:
@@ -191,11 +236,56 @@ class MemoryOAuth:
         update(oauth_refresh_tokens, self.refresh_rows[(token_hash,)], {"used_at": now})
 
 
+class MemoryProvisioning:
+    """services.accounts.provisioning_repository's SqlProvisioning: the signups' sagas and the businesses they
+    read."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.saga_rows = conn.rows(provisionings)
+        self.business_rows = conn.rows(businesses)
+
+    async def add(self, **values):
+        insert(self.saga_rows, provisionings, values)
+
+    async def claim_due(self, limit, lease):
+        """store.claim_due_provisionings: pending or retrying, next attempt passed, lease free; oldest due first."""
+        now = utcnow()
+        due = sorted((row for row in self.saga_rows.values() if row["status"] in ("pending", "retrying")
+                      and row["next_attempt_at"] <= now and (row["lease_until"] is None or row["lease_until"] < now)),
+                     key=lambda row: row["next_attempt_at"])[:limit]
+        for row in due:
+            take_lease(provisionings, row, lease)
+        return [record(SagaRecord, row) for row in due]
+
+    def _of(self, business_id):
+        return next((row for row in self.saga_rows.values() if row["business_id"] == business_id), None)
+
+    async def of_business(self, business_id):
+        row = self._of(business_id)
+        return record(SagaRecord, row) if row is not None else None
+
+    async def business(self, business_id):
+        row = self.business_rows.get((business_id,))
+        return record(SagaBusiness, row) if row is not None else None
+
+    async def leased_update(self, saga_id, token, values):
+        row = self.saga_rows.get((saga_id,))
+        if row is None or row["lease_token"] != token:  # core.leases.held: still the token's, run out or not
+            return None
+        return record(SagaRecord, update(provisionings, row, values)._mapping)
+
+    async def update_waiting(self, business_id, values):
+        row = self._of(business_id)
+        if row is not None and row["status"] == "waiting_payment":
+            update(provisionings, row, values)
+
+
 class MemoryAccountsUnit(Unit):
     def __init__(self, handle: MemoryConnection):
         super().__init__()
         self.accounts = MemoryAccounts(handle)
         self.oauth = MemoryOAuth(handle)
+        self.provisioning = MemoryProvisioning(handle)
 
 
 class MemoryHotPath:
@@ -225,4 +315,14 @@ class MemoryHotPath:
             next(row for row in rows.values() if row["key_hash"] == old_hash)["key_hash"] = new_hash
 
     async def append_usage(self, records, last_used):
-        raise NotImplementedError("usage runs on the stack-backed tier (tests/service, tests/e2e)")
+        """store.append_usage: the rows appended (as COPY would, refused whole on a repeated id) and each key's last
+        use moved on, never back."""
+        usage = copy.deepcopy(self.database.tables.get(usage_log.fullname, {}))
+        for values in records:
+            insert(usage, usage_log, dict(zip(store.USAGE_COPY_COLUMNS, values, strict=True)))
+        self.database.tables[usage_log.fullname] = usage
+        keys = self.database.tables.get(api_keys.fullname, {}).values()
+        for row in keys:
+            if row["id"] in last_used:
+                at = last_used[row["id"]]
+                row["last_used_at"] = max(row["last_used_at"] or at, at)

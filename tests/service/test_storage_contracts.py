@@ -4,6 +4,7 @@ import pytest
 
 from core.uow import Database
 from services.accounts.oauth_repository import SqlOAuth
+from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.repository import PooledAccounts, SqlAccounts
 from services.agents.repository import SqlAgents, SqlNumbers
 from services.calls.repository import SqlCalls
@@ -26,6 +27,7 @@ from tests.storage_contracts import (
     MessagingRepositoryContract,
     NumbersRepositoryContract,
     OAuthRepositoryContract,
+    ProvisioningRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SpendRepositoryContract,
@@ -99,6 +101,16 @@ class TestSqlAccounts(AccountsRepositoryContract):
     def workspaces(self, engine, pool):
         return PooledAccounts(Database(engine, pool=pool))
 
+
+
+class TestSqlProvisioning(ProvisioningRepositoryContract):
+    @pytest.fixture
+    def provisioning_in(self):
+        return SqlProvisioning
+
+    @pytest.fixture
+    def accounts_in(self):
+        return SqlAccounts
 
 
 class TestSqlOAuth(OAuthRepositoryContract):

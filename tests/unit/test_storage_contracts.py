@@ -4,7 +4,7 @@ import pytest
 
 from services.messaging.repositories.unit import MessagingUnit
 from tests.memory import insert
-from tests.memory.accounts import MemoryAccounts, MemoryHotPath, MemoryOAuth
+from tests.memory.accounts import MemoryAccounts, MemoryHotPath, MemoryOAuth, MemoryProvisioning
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryRuns as MemoryEvalRuns
@@ -24,6 +24,7 @@ from tests.storage_contracts import (
     MessagingRepositoryContract,
     NumbersRepositoryContract,
     OAuthRepositoryContract,
+    ProvisioningRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
     SpendRepositoryContract,
@@ -97,6 +98,16 @@ class TestMemoryAccounts(AccountsRepositoryContract):
     def workspaces(self, database):
         return MemoryHotPath(database)
 
+
+
+class TestMemoryProvisioning(ProvisioningRepositoryContract):
+    @pytest.fixture
+    def provisioning_in(self):
+        return MemoryProvisioning
+
+    @pytest.fixture
+    def accounts_in(self):
+        return MemoryAccounts
 
 
 class TestMemoryOAuth(OAuthRepositoryContract):
