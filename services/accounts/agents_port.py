@@ -1,7 +1,7 @@
 """What the accounts service needs of the agents service, as a port: the signup's intake agent and its phone
 number (the provisioning saga), and the numbers each business holds (the balance). `GrpcAgents` is the adapter
-over the agents service's RPCs; service-layer tests give the use cases an in-memory one instead
-(tests/service/fakes.py), so they need neither the agents service nor the voice provider."""
+over the agents service's RPCs; the use-case tests give the use cases an in-memory one instead
+(tests/memory/agents_port.py), so they need neither the agents service nor the voice provider."""
 from __future__ import annotations
 
 from dataclasses import dataclass

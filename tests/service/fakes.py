@@ -1,63 +1,16 @@
-"""In-memory stand-ins for the ports a service has on another (e.g. services.accounts.agents_port), so a
+"""In-memory stand-ins for the ports a service has on another (e.g. services.calls.ports), so a
 service-layer test exercises one service's use cases without the others running."""
 from __future__ import annotations
 
 import uuid
 
 from core import tenant
-from core.errors import ServiceError, not_found
+from core.errors import not_found
 from core.standings import UNKNOWN_FACTS, Facts, Standings
-from services.accounts.agents_port import HeldNumber
 from services.calls.ports import Neighbours
 from services.evals.agents_port import EvaluatedAgent
 from services.messaging import ports as messaging_ports
 from switchboard.v1 import common_pb2, evals_pb2
-
-
-class InMemoryAgents:
-    """`AgentsPort` over a dict: a pool of free numbers, the agents made (one per request id) and the numbers held.
-    `taken_first` numbers are refused as `conflict` when assigned (another signup took them first)."""
-
-    def __init__(self, pool: list[str], taken_first: tuple[str, ...] = ()):
-        self.pool = list(pool)
-        self.taken_first = set(taken_first)
-        self.agents: dict[tuple[str, str], str] = {}
-        self.held: dict[str, HeldNumber] = {}  # phone number -> holder
-        self.owner: dict[str, str] = {}  # phone number -> business
-        self.forwarding: dict[str, tuple[str, int]] = {}
-
-    async def create_agent(self, business_id, name, system_prompt, first_message, request_id) -> str:
-        return self.agents.setdefault((business_id, request_id), str(uuid.uuid4()))
-
-    async def numbers_of(self, business_id):
-        return [held for number, held in self.held.items() if self.owner[number] == business_id]
-
-    async def free_numbers(self, country, area_code, limit):
-        return [n for n in self.pool if area_code is None or n[2:5] == area_code][:limit]
-
-    async def assign_number(self, business_id, phone_number, agent_id):
-        self.pool.remove(phone_number)
-        if phone_number in self.taken_first:
-            raise ServiceError("conflict", f"phone number {phone_number} is not available")
-        self.held[phone_number], self.owner[phone_number] = HeldNumber(phone_number, agent_id), business_id
-
-    async def forward(self, business_id, phone_number, to, ring_seconds):
-        if self.owner.get(phone_number) != business_id:
-            raise not_found(f"phone number {phone_number} of this business")
-        self.forwarding[phone_number] = (to, ring_seconds)
-
-    async def release_number(self, business_id, phone_number):
-        if self.owner.pop(phone_number, None) != business_id:
-            raise not_found(f"phone number {phone_number} of this business")
-        del self.held[phone_number]
-        self.pool.append(phone_number)
-
-    async def number_counts(self):
-        counts: dict[str, int] = {}
-        for business_id in self.owner.values():
-            counts[business_id] = counts.get(business_id, 0) + 1
-        return counts
-
 
 
 class LeadsByPhone:

@@ -1,5 +1,4 @@
 """Use cases of the sdr, accounts and webhooks services run directly on the real database."""
-import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -10,10 +9,6 @@ from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.tenant import acting_as
 from core.uow import Database, UnitOfWork
-from services.accounts import schema as accounts_schema
-from services.accounts import store as accounts_store
-from services.accounts.billing.usage import CallCost
-from services.accounts.records import UsageRecord
 from services.sdr import schema as sdr_schema
 from services.sdr.repository import sql_unit
 from services.sdr.service import Contact, LeadFilters, Leads
@@ -101,41 +96,6 @@ async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, a
         await accounts.signup.signup("Acme", f"limit-{new_id()}@example.com", "", "", "", "", ip)
     assert err.value.code == "rate_limited" and 1 <= int(err.value.details["retry_after"]) <= 3601
     assert "at most 2 signups" in err.value.message
-
-
-async def test_usage_is_appended_and_listed_for_the_key_account_only(accounts_of):
-    accounts = accounts_of()
-    who, other = new_tenant(), new_tenant()
-    now = utcnow()
-    entries = [UsageRecord(new_id(), who.account_id, who.business_ids[0], who.api_key_id, "/api/v1/agents", "GET", 200,
-                     None, 0, now - timedelta(seconds=n)) for n in range(3)]
-    assert await accounts.usage.record_usage(entries) == 3
-    with acting_as(who):
-        first = await accounts.usage.list_usage(None, None, Page(limit=2))
-        rest = await accounts.usage.list_usage(None, None, Page(limit=2, cursor=first.next_cursor))
-    assert [str(r.id) for r in first.rows + rest.rows] == [e.id for e in entries] and not rest.has_more
-    with acting_as(other):
-        assert (await accounts.usage.list_usage(None, None, Page(limit=10))).rows == []
-    with pytest.raises(ServiceError):
-        await accounts.usage.record_usage([dataclasses.replace(entries[0], api_key_id="not-a-key")])
-
-
-async def test_call_costs_are_billed_once_per_call_in_one_batch(accounts_of, engine):
-    accounts = accounts_of()
-    business_id = (await accounts.signup.signup("Acme", f"calls-{new_id()}@example.com", "", "", "", "",
-                                         next_client_ip())).business_id
-    now, first, second = utcnow(), new_id(), new_id()
-    costs = [CallCost(business_id, first, 61, 12, now), CallCost(business_id, first, 61, 12, now),  # redelivered
-             CallCost(business_id, second, 0, -1, now), CallCost(new_id(), new_id(), 30, 5, now)]  # a gone business
-    assert await accounts.usage.record_call_usage(costs) == 2
-    assert await accounts.usage.record_call_usage(costs[:1]) == 0  # once per call, whichever batch brings it again
-    async with engine.connect() as conn:
-        assert await accounts_store.minutes_used(conn, [business_id]) == {business_id: 2}
-        cents = await conn.scalars(sa.select(accounts_schema.usage_log.c.cost_cents)
-                                   .where(accounts_schema.usage_log.c.business_id == business_id,
-                                          accounts_schema.usage_log.c.method == "CALL")
-                                   .order_by(accounts_schema.usage_log.c.cost_cents))
-        assert list(cents) == [0, 12]
 
 
 async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine, database):

@@ -17,8 +17,8 @@ from services.messaging import schema as messaging_schema
 from services.messaging import store as messaging_store
 from services.messaging.provider_service import ProviderRequests
 from services.messaging.repositories.unit import messaging_uow
+from tests.memory.agents_port import InMemoryAgents
 from tests.service.conftest import new_business
-from tests.service.fakes import InMemoryAgents
 
 BUSINESS_NUMBER, CONTACT = "+14155550140", "+14155550141"
 
