@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from core import uow
 from core.compliance.rules import hours
 from core.events import Envelope
-from core.ids import new_id
+from core.ids import new_id, utcnow
 from core.pagination import Page
 from core.uow import ProviderCallInTransaction
 from providers.voice.vapi.client import VapiClient
@@ -815,16 +815,18 @@ class AccountsRepositoryContract:
             account_id = await new_account(conn, seed)
             plain = await accounts_in(conn).add_business(**business_values(account_id))
             signed_up = await accounts_in(conn).add_business(**business_values(account_id, external_ref="ext-1"))
+            # Due only in a year: on the stack, the billing worker runs any due saga of the shared database.
+            due = utcnow() + timedelta(days=365)
             await seed(conn, provisionings, id=new_id(), business_id=signed_up.id, status="retrying",
                        step="assign_number", forward_to="+14155550100", attempts=2, last_error="pool empty",
-                       next_attempt_at=AT, created_at=AT, updated_at=AT)
+                       next_attempt_at=due, created_at=AT, updated_at=AT)
         found, saga = await workspaces.workspace(plain.id)
         assert (found.id, found.name, found.metadata, found.timezone, found.external_ref, saga) == (
             plain.id, "Acme Plumbing", {"crm": "x1"}, "UTC", None, None)
         found, saga = await workspaces.workspace(signed_up.id)
         assert found.external_ref == "ext-1"
         assert (saga.status, saga.step, saga.forward_to, saga.attempts, saga.last_error, saga.agent_id,
-                saga.next_attempt_at) == ("retrying", "assign_number", "+14155550100", 2, "pool empty", None, AT)
+                saga.next_attempt_at) == ("retrying", "assign_number", "+14155550100", 2, "pool empty", None, due)
         assert await workspaces.workspace(new_id()) is None
 
     async def test_the_gateways_usage_is_appended_paged_newest_first_and_moves_its_keys_last_use_on(
