@@ -34,6 +34,7 @@ from services.accounts.schema import (
     sessions,
 )
 from tests.memory import MemoryConnection, MemoryDatabase, insert, update
+from tests.memory.billing import MemoryBilling, MemorySignups
 
 
 def record(cls, row):
@@ -41,8 +42,9 @@ def record(cls, row):
     return _record(cls, copy.deepcopy(row))
 
 
-class MemoryAccounts:
+class MemoryAccounts(MemorySignups):
     def __init__(self, conn: MemoryConnection):
+        super().__init__(conn)
         self.business_rows = conn.rows(businesses)
         self.key_rows = conn.rows(api_keys)
         self.session_rows = conn.rows(sessions)
@@ -195,6 +197,7 @@ class MemoryAccountsUnit(Unit):
     def __init__(self, handle: MemoryConnection):
         super().__init__()
         self.accounts = MemoryAccounts(handle)
+        self.billing = MemoryBilling(handle)
         self.oauth = MemoryOAuth(handle)
 
 

@@ -1,7 +1,7 @@
 """The workspace and API-key use cases (services/accounts/workspaces, identity, lifecycle.py) in the fast tier, on the
 in-memory database (tests/memory): creating, reading, renaming, pausing and resuming workspaces; creating, listing,
-changing, revoking and authenticating keys. Signup (payments, provisioning), sign-in links, sessions' writes,
-usage and billing stay with the stack-backed tests (tests/service, tests/e2e)."""
+changing, revoking and authenticating keys. Signup and billing are test_billing_use_cases.py's; sign-in links,
+sessions' writes and usage stay with the stack-backed tests (tests/service, tests/e2e)."""
 from datetime import timedelta
 from typing import NamedTuple
 
