@@ -1,5 +1,5 @@
 """The fast tier's fixtures: its business and in-memory database, and the voice-provider, messaging-provider and
-payments-provider simulators served in this process (use cases run on the
+payments-provider simulators and the x402 facilitator served in this process (use cases run on the
 in-memory database, tests/memory, with the other services behind in-memory ports, tests/service/fakes.py)."""
 import aiohttp
 import pytest
@@ -17,6 +17,8 @@ from providers.voice.vapi.client import VapiClient
 from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.simulator.app import build_app
 from providers.voice.vapi.voice import VapiVoice
+from providers.x402.facilitator.app import build_app as build_facilitator_app
+from providers.x402.server import X402Gate
 from tests.billing import Payments
 from tests.calling import VoiceSimulator
 from tests.integration.servers import serving
@@ -25,6 +27,7 @@ from tests.memory import MemoryDatabase
 KEY = "fast-tier-voice-key"
 SMS_ACCOUNT, SMS_TOKEN = "AC" + "0f" * 16, "fast-tier-sms-token"
 PAYMENTS_KEY = "sk_test_fast_tier_payments"
+PAY_TO = "0x" + "5b" * 20  # where the fast tier's x402 payments go
 
 
 @pytest.fixture
@@ -121,6 +124,33 @@ async def payments_provider():
 def payments_client(payments_provider) -> StripePayments:
     """The real payments client (the official `stripe` package's) of the simulator, one attempt per request."""
     return payments_provider.client
+
+
+class Facilitator:
+    """The x402 facilitator served for one test (its ledger settles on no chain) and its control plane."""
+
+    def __init__(self, session, url):
+        self.session, self.url = session, url
+
+    async def fail_next(self, path: str, status: int) -> None:
+        """The next request to `path` (/verify, /settle) answers `status`."""
+        async with self.session.post(f"{self.url}/_facilitator/faults", json={
+                "status": status, "times": 1, "path": path}) as r:
+            assert r.status == 201, await r.text()
+
+
+@pytest.fixture
+async def facilitator():
+    async with serving(build_facilitator_app()) as server, aiohttp.ClientSession() as session:
+        yield Facilitator(session, str(server.make_url("")).rstrip("/"))
+
+
+@pytest.fixture
+async def x402_gate(facilitator):
+    """The real x402 gate (the `x402` package's facilitator client) on the facilitator, paying to PAY_TO."""
+    gate = X402Gate(facilitator.url, PAY_TO, timeout=2.0)
+    yield gate
+    await gate.close()
 
 
 @pytest.fixture

@@ -1,20 +1,25 @@
 """The accounts service's billing use cases (services/accounts/billing) in the fast tier, on the in-memory database
-(tests/memory) and the payments simulator served in this process with its real client (tests/unit/conftest.py):
-signup by card opens a checkout and the account waits for its payment (a new checkout replaces an expired link);
-the provider's events, applied as its consumer applies them (Payments.apply_event), start the subscription and
-resume the signup's provisioning once; billing's sweep pauses a workspace past its grace period and the owner cannot lift that hold; workspaces are
-added to the account's subscription up to the plan's limit. x402 payments (the facilitator) stay with the
-stack-backed tests (tests/e2e/test_signup_payments.py, test_workspace_billing.py)."""
+(tests/memory), the payments simulator and the x402 facilitator served in this process with their real clients
+(tests/unit/conftest.py): signup by card opens a checkout and the account waits for its payment (a new checkout
+replaces an unpaid link); the provider's events, applied as its consumer applies them (Payments.apply_event), start
+the subscription and resume the signup's provisioning once; billing's sweep pauses a trial ended unpaid and a
+payment past its grace period, and the owner cannot lift that hold; workspaces are added to the account's
+subscription up to the plan's limit; signup by x402 pays once, and a settlement left unanswered is reconciled.
+x402 renewals, reminders and workspaces paid by x402 stay with the stack-backed tests
+(tests/e2e/test_signup_payments.py, test_workspace_billing.py)."""
 from datetime import timedelta
 from typing import NamedTuple
 
 import pytest
 
+from contracts import billing as billing_contract
 from core import plans
 from core.bus import EventBus
+from core.errors import ServiceError
 from core.settings import Settings
 from core.tenant import Tenant, acting_as
 from core.uow import UnitOfWork
+from providers.x402 import payer
 from services.accounts.billing import payments_domain as pay
 from services.accounts.billing import payments_service
 from services.accounts.billing.checkouts import Checkouts
@@ -65,29 +70,40 @@ class Sagas:
 class Billing(NamedTuple):
     signup: Signup
     payments: Payments
+    x402: X402Billing
     checkouts: Checkouts
     workspaces: Workspaces
     sagas: Sagas
 
 
 @pytest.fixture
-def billing(database, payments_client) -> Billing:
-    """Billing's use cases as services.accounts.billing.worker.payment_parts wires them, on the simulator's real
-    client (no x402 gate), with the owner's workspace use cases over them (their gateways' invalidation over a bus that
-    never connected: best effort)."""
+def billing(database, payments_client, x402_gate) -> Billing:
+    """Billing's use cases as services.accounts.billing.worker.payment_parts wires them, on the payments
+    simulator's real client and the facilitator's real x402 gate, with the owner's workspace use cases over them
+    (their gateways' invalidation over a bus that never connected: best effort)."""
     settings, sagas = Settings(), Sagas()
     uow = UnitOfWork(database, MemoryAccountsUnit, events=outbox)
-    payments = Payments(uow, payments_client, None, sagas, settings.public_base_url, GRACE,
+    payments = Payments(uow, payments_client, x402_gate, sagas, settings.public_base_url, GRACE,
                         settings.checkout_prices)
     x402 = X402Billing(payments, timedelta(seconds=1))
     identity = Identity(uow, MemoryHotPath(database), EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), settings)
     workspaces = Workspaces(uow, MemoryHotPath(database), WorkspaceBilling(uow, payments, x402), identity)
-    return Billing(Signup(uow, settings, payments, x402, sagas), payments, Checkouts(uow, payments), workspaces, sagas)
+    return Billing(Signup(uow, settings, payments, x402, sagas), payments, x402, Checkouts(uow, payments), workspaces,
+                   sagas)
 
 
-async def signed_up(billing: Billing, email: str = "owner@acme-plumbing.com") -> SignedUp:
+async def signed_up(billing: Billing, email: str = "owner@acme-plumbing.com", payment: str | None = None) -> SignedUp:
+    """A signup from one address, paid by card, or by x402 with `payment` (a PAYMENT-SIGNATURE header; "": none)."""
     return await billing.signup.signup("Acme Plumbing", email, "plumbing", "https://acme.example", "+14155550100",
-                                       "starter", "203.0.113.7")
+                                       "starter", "203.0.113.7", payment or "", x402=payment is not None)
+
+
+async def x402_terms(billing: Billing) -> str:
+    """The PAYMENT-REQUIRED header a signup by x402 without a payment is answered (402 payment_required)."""
+    with pytest.raises(ServiceError) as asked:
+        await signed_up(billing, payment="")
+    assert asked.value.code == "payment_required"
+    return asked.value.details["payment_required"]
 
 
 def business(database, business_id: str) -> dict:
@@ -100,6 +116,11 @@ async def applied(billing: Billing, payments_provider) -> list[str]:
     for event in events:
         await billing.payments.apply_event(event)
     return [event["type"] for event in events]
+
+
+async def card_fails(payments_provider, sub_id: str, fail: bool) -> None:
+    """The subscription's card is declined (or works) from its next charge on."""
+    assert (await payments_provider.control("POST", f"/subscriptions/{sub_id}/fail_payments", {"fail": fail}))[0] == 200
 
 
 async def paid_signup(billing: Billing, payments_provider, database) -> tuple[SignedUp, str]:
@@ -208,7 +229,7 @@ async def test_a_failed_payment_past_its_grace_pauses_every_workspace_and_the_ow
     with acting_as(Tenant(account_id=account_id)):
         branch = (await billing.workspaces.create_workspace("Branch", {}, None)).workspace.id
     # The trial ends and its first charge is declined: past due, every workspace still running in its grace.
-    assert (await payments_provider.control("POST", f"/subscriptions/{sub_id}/fail_payments", {"fail": True}))[0] == 200
+    await card_fails(payments_provider, sub_id, True)
     assert await payments_provider.advance(sub_id, until="payment") == ["trial_end", "payment"]
     assert "invoice.payment_failed" in await applied(billing, payments_provider)
     overdue = business(database, made.business_id)["past_due_since"]
@@ -234,10 +255,48 @@ async def test_a_failed_payment_past_its_grace_pauses_every_workspace_and_the_ow
 
     # Paid (the next retry goes through with a working card): billing resumes every workspace.
     monkeypatch.undo()
-    assert (await payments_provider.control("POST", f"/subscriptions/{sub_id}/fail_payments", {"fail": False}))[0] == 200
+    await card_fails(payments_provider, sub_id, False)
     assert (await payments_provider.control("POST", f"/subscriptions/{sub_id}/advance"))[0] == 200
     assert "invoice.paid" in await applied(billing, payments_provider)
     for business_id in (made.business_id, branch):
         row = business(database, business_id)
         assert (row["subscription_status"], row["lifecycle_state"], row["paused_by_billing"]) == (
             "active", "active", False)
+
+
+async def test_signup_by_x402_asks_for_the_payment_and_a_settled_one_pays_once(billing, database):
+    required = await x402_terms(billing)
+    assert database.tables.get("accounts.users", {}) == {}  # nothing is made before the payment
+    paid = payer.pay(payer.new_private_key(), required)
+    made = await signed_up(billing, payment=paid)
+    assert (made.payment_capture, made.payment_status, made.checkout_url) == ("x402", "settled", None)
+    assert payer.payment_response(made.payment_response).success is True
+    row = business(database, made.business_id)
+    assert (row["lifecycle_state"], row["subscription_status"], row["payment_capture"]) == ("active", "active", "x402")
+    assert row["paid_through"] == row["trial_ends_at"] + billing_contract.X402_PERIOD  # the trial and a month
+    [payment] = database.tables["accounts.x402_payments"].values()
+    assert (payment["business_id"], payment["purpose"], payment["status"]) == (made.business_id, "signup", "settled")
+    assert billing.sagas.status == {made.business_id: "pending"}
+    # The same payment again pays for nothing more: the account it would have made is undone.
+    await refused(signed_up(billing, "second@acme-plumbing.com", payment=paid), "payment_required", pay.NONCE_USED)
+    assert [len(database.tables[f"accounts.{t}"]) for t in ("users", "businesses", "api_keys", "x402_payments")] == [
+        1, 1, 1, 1]
+
+
+async def test_an_unanswered_settlement_leaves_the_account_unpaid_until_the_reconciler_settles_it(
+        billing, facilitator, database):
+    required = await x402_terms(billing)
+    await facilitator.fail_next("/settle", 500)
+    made = await signed_up(billing, payment=payer.pay(payer.new_private_key(), required))
+    assert (made.payment_status, made.provisioning_deferred) == ("pending", True)
+    assert business(database, made.business_id)["subscription_status"] == "incomplete"
+    assert billing.sagas.status == {made.business_id: "waiting_payment"}
+    assert await billing.x402.reconcile() == 1  # asked again: the authorization pays once, now
+    row = business(database, made.business_id)
+    assert (row["subscription_status"], row["lifecycle_state"]) == ("active", "active")
+    [payment] = database.tables["accounts.x402_payments"].values()
+    assert (payment["status"], payment["attempts"], payment["transaction"].startswith("0x")) == ("settled", 1, True)
+    assert billing.sagas.status == {made.business_id: "pending"}
+    [notice] = [e for e in database.events if e["type"] == "workspace.owner_notice"]
+    assert "is confirmed" in notice["data"]["subject"]
+    assert await billing.x402.reconcile() == 0
