@@ -1010,22 +1010,23 @@ class SignupRepositoryContract:
         async with database.transaction() as conn:
             account_id = await new_account(conn, seed)
             business = await accounts_in(conn).add_business(**business_values(
-                account_id, subscription_status="canceled", subscription_id=f"sub_{new_id()}",
+                account_id, subscription_status="past_due", subscription_id=f"sub_{new_id()}",
                 customer_id=f"cus_{new_id()}", checkout_session_id=f"cs_{new_id()}"))
         async with database.read() as conn:
             facts = await accounts_in(conn).checkout_facts(business.id)
             assert await accounts_in(conn).checkout_facts(new_id()) is None
-        assert facts == CheckoutFacts(business.id, "active", "canceled", business.subscription_id, "starter",
+        assert facts == CheckoutFacts(business.id, "active", "past_due", business.subscription_id, "starter",
                                       business.customer_id, business.checkout_session_id, f"{account_id}@example.com")
 
 
 def payment_values(business_id: str, **values) -> dict:
-    """An x402 payment as x402_billing records it before settling it, with `values` over it."""
+    """An x402 payment as x402_billing records it before settling it, with `values` over it; due (for the
+    reconciler) in an hour."""
     return {"id": new_id(), "business_id": business_id, "purpose": "signup", "status": "pending",
             "payer": f"0x{uuid.uuid4().hex}", "nonce": f"0x{uuid.uuid4().hex}", "valid_before": None,
             "network": "eip155:84532", "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "amount": "49000000",
-            "payload": {"x402Version": 2}, "requirements": {"scheme": "exact"}, "next_attempt_at": AT,
-            "created_at": AT, **values}
+            "payload": {"x402Version": 2}, "requirements": {"scheme": "exact"},
+            "next_attempt_at": utcnow() + timedelta(hours=1), "created_at": AT, **values}  # not due: see below
 
 
 async def businesses_of(database, accounts_in, seed, *many: dict) -> list[str]:
@@ -1039,7 +1040,8 @@ async def businesses_of(database, accounts_in, seed, *many: dict) -> list[str]:
 class BillingRepositoryContract:
     """services.accounts.billing_repository.SqlBilling (`billing_in`); `accounts_in` records the businesses,
     `seed(conn, table, **values)` the accounts. Its searches are checked on the test's own businesses (the SQL ones
-    share the stack's database)."""
+    share the stack's database), and what the stack's billing worker would move (a workspace due, a pending one
+    whose lease ran out, a payment due) is made and checked in a transaction rolled back, which it cannot see."""
 
     async def test_a_provider_event_is_recorded_once_and_finds_its_business_by_id_subscription_or_customer(
             self, database, accounts_in, billing_in, seed):
@@ -1067,40 +1069,43 @@ class BillingRepositoryContract:
     async def test_billing_finds_the_workspaces_it_may_have_to_move_and_the_x402_periods_to_remind_of(
             self, database, accounts_in, billing_in, seed):
         now, grace = AT + timedelta(days=30), timedelta(hours=1)
-        due = await businesses_of(
-            database, accounts_in, seed,
-            {"subscription_status": "past_due", "past_due_since": now - 2 * grace},  # overdue past the grace
-            {"subscription_status": "incomplete", "trial_ends_at": now},  # a trial ended without a checkout
-            {"subscription_status": "active", "paid_through": now - grace},  # an x402 period run out
-            {"lifecycle_state": "paused", "subscription_status": "canceled"},
-            {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active"})  # paid again
-        not_due = await businesses_of(
-            database, accounts_in, seed,
-            {"subscription_status": "past_due", "past_due_since": now - grace / 2},  # in its grace
-            {"subscription_status": "incomplete", "trial_ends_at": now + grace},
-            {"subscription_status": "active", "paid_through": now - grace / 2},
-            {"lifecycle_state": "inactive", "subscription_status": "canceled"},
-            {"lifecycle_state": "paused", "subscription_status": "active"},  # the owner's pause
-            {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active",
-             "past_due_since": now - grace},
-            {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active",
-             "paid_through": now},
-            {"subscription_status": "trialing"})
         x402 = {"payment_capture": "x402", "subscription_status": "active"}
-        remind = await businesses_of(database, accounts_in, seed, {**x402, "paid_through": now + timedelta(days=2)})
-        no_reminder = await businesses_of(
-            database, accounts_in, seed,
-            {**x402, "paid_through": now + timedelta(days=2), "renewal_reminded_through": now + timedelta(days=2)},
-            {**x402, "paid_through": now + timedelta(days=5)},
-            {**x402, "paid_through": now},
-            {**x402, "paid_through": now + timedelta(days=1), "lifecycle_state": "paused"},
-            {"payment_capture": "stripe_checkout", "subscription_status": "active",
-             "paid_through": now + timedelta(days=1)})
-        async with database.read() as conn:
-            moving = set(await billing_in(conn).billing_due(now, grace))
-            reminding = set(await billing_in(conn).renewals_to_remind(now, timedelta(days=3)))
-        assert moving & {*due, *not_due} == set(due)
-        assert reminding & {*remind, *no_reminder} == set(remind)
+        cases = {
+            "due": [
+                {"subscription_status": "past_due", "past_due_since": now - 2 * grace},  # overdue past the grace
+                {"subscription_status": "incomplete", "trial_ends_at": now},  # a trial ended without a checkout
+                {"subscription_status": "active", "paid_through": now - grace},  # an x402 period run out
+                {"lifecycle_state": "paused", "subscription_status": "canceled"},
+                {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active"}],  # paid
+            "not due": [
+                {"subscription_status": "past_due", "past_due_since": now - grace / 2},  # in its grace
+                {"subscription_status": "incomplete", "trial_ends_at": now + grace},
+                {"subscription_status": "active", "paid_through": now - grace / 2},
+                {"lifecycle_state": "inactive", "subscription_status": "canceled"},
+                {"lifecycle_state": "paused", "subscription_status": "active"},  # the owner's pause
+                {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active",
+                 "past_due_since": now - grace},
+                {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active",
+                 "paid_through": now},
+                {"subscription_status": "trialing"}],
+            "remind": [{**x402, "paid_through": now + timedelta(days=2)}],
+            "no reminder": [
+                {**x402, "paid_through": now + timedelta(days=2), "renewal_reminded_through": now + timedelta(days=2)},
+                {**x402, "paid_through": now + timedelta(days=5)},
+                {**x402, "paid_through": now},
+                {**x402, "paid_through": now + timedelta(days=1), "lifecycle_state": "paused"},
+                {"payment_capture": "stripe_checkout", "subscription_status": "active",
+                 "paid_through": now + timedelta(days=1)}]}
+        with pytest.raises(_Rollback):
+            async with database.transaction() as conn:
+                account_id = await new_account(conn, seed)
+                made = {case: [(await accounts_in(conn).add_business(**business_values(account_id, **values))).id
+                               for values in many] for case, many in cases.items()}
+                moving = set(await billing_in(conn).billing_due(now, grace))
+                reminding = set(await billing_in(conn).renewals_to_remind(now, timedelta(days=3)))
+                raise _Rollback
+        assert moving & {*made["due"], *made["not due"]} == set(made["due"])
+        assert reminding & {*made["remind"], *made["no reminder"]} == set(made["remind"])
 
     async def test_the_payer_is_the_accounts_first_workspace_paying_for_itself_and_others_are_billed_on_it(
             self, database, accounts_in, billing_in, seed):
@@ -1136,45 +1141,42 @@ class BillingRepositoryContract:
         [payer] = await businesses_of(database, accounts_in, seed, {})
         pending = {"billed_on": payer, "subscription_status": "incomplete", "lease_token": new_id(),
                    "lease_until": AT}
-        async with database.transaction() as conn:
-            account_id = await new_account(conn, seed)
-            ran_out, held = [await accounts_in(conn).add_business(**business_values(account_id, **values))
-                             for values in (pending, {**pending, "lease_until": utcnow() + timedelta(hours=1)})]
-        async with database.read() as conn:
-            found = await billing_in(conn).pending_workspaces(utcnow())
+        with pytest.raises(_Rollback):
+            async with database.transaction() as conn:
+                account_id = await new_account(conn, seed)
+                billing = billing_in(conn)
+                ran_out, held = [await accounts_in(conn).add_business(**business_values(account_id, **values))
+                                 for values in (pending, {**pending, "lease_until": utcnow() + timedelta(hours=1)})]
+                found = await billing.pending_workspaces(utcnow())
+                token = await billing.take_lease(ran_out.id, timedelta(minutes=1))
+                assert await billing.take_lease(ran_out.id, timedelta(minutes=1)) is None  # taken now
+                assert await billing.take_lease(held.id, timedelta(minutes=1)) is None
+                assert await billing.take_lease(new_id(), timedelta(minutes=1)) is None
+                await billing.retry_pending_workspace(ran_out.id, ran_out.lease_token, AT)  # not its lease any more
+                await billing.retry_pending_workspace(held.id, held.lease_token, AT + timedelta(days=1))
+                await billing.delete_pending_workspace(ran_out.id, ran_out.lease_token)
+                taken = await billing.business(ran_out.id)
+                retried = await billing.business(held.id)
+                await billing.delete_pending_workspace(ran_out.id, token)
+                await accounts_in(conn).change_business(held.id, {"subscription_status": "trialing"})
+                await billing.delete_pending_workspace(held.id, held.lease_token)  # billed meanwhile: kept
+                gone, kept = await billing.business(ran_out.id), await billing.business(held.id)
+                raise _Rollback
         assert PendingWorkspace(ran_out.id, account_id) in found and held.id not in {w.id for w in found}
-        async with database.transaction() as conn:
-            billing = billing_in(conn)
-            token = await billing.take_lease(ran_out.id, timedelta(minutes=1))
-            assert await billing.take_lease(ran_out.id, timedelta(minutes=1)) is None  # taken now
-            assert await billing.take_lease(held.id, timedelta(minutes=1)) is None
-            assert await billing.take_lease(new_id(), timedelta(minutes=1)) is None
-            await billing.retry_pending_workspace(ran_out.id, ran_out.lease_token, AT)  # not its lease any more
-            await billing.retry_pending_workspace(held.id, held.lease_token, AT + timedelta(days=1))
-            await billing.delete_pending_workspace(ran_out.id, ran_out.lease_token)
-        async with database.read() as conn:
-            taken = await billing_in(conn).business(ran_out.id)
-            assert (await billing_in(conn).business(held.id)).lease_until == AT + timedelta(days=1)
         assert token is not None and (taken.lease_token, taken.billed_on) == (token, payer)
-        async with database.transaction() as conn:
-            await billing_in(conn).delete_pending_workspace(ran_out.id, token)
-            await accounts_in(conn).change_business(held.id, {"subscription_status": "trialing"})
-            await billing_in(conn).delete_pending_workspace(held.id, held.lease_token)  # billed meanwhile: kept
-        async with database.read() as conn:
-            assert await billing_in(conn).business(ran_out.id) is None
-            assert await billing_in(conn).business(held.id) is not None
+        assert taken.lease_until > utcnow() and retried.lease_until == AT + timedelta(days=1)
+        assert gone is None and kept is not None
 
     async def test_an_x402_payment_is_recorded_once_per_authorization_claimed_when_due_and_goes_with_its_business(
             self, database, accounts_in, billing_in, seed):
         from services.accounts.records import X402Payment
         [business_id] = await businesses_of(database, accounts_in, seed, {"payment_capture": "x402"})
-        first, due, later = (payment_values(business_id, **values) for values in (
-            {"next_attempt_at": utcnow() + timedelta(hours=1)}, {}, {"next_attempt_at": utcnow() + timedelta(hours=1)}))
+        first, later, due = (payment_values(business_id, **values) for values in ({}, {}, {"next_attempt_at": AT}))
         async with database.transaction() as conn:
             billing = billing_in(conn)
             assert await billing.add_x402_payment(**first)
             assert not await billing.add_x402_payment(**{**first, "id": new_id()})  # the same authorization
-            assert await billing.add_x402_payment(**due) and await billing.add_x402_payment(**later)
+            assert await billing.add_x402_payment(**later)
             by_id = await billing.x402_payment(id=first["id"], lock=True)
             by_authorization = await billing.x402_payment(payer=first["payer"], nonce=first["nonce"])
             assert await billing.x402_payment(payer=first["payer"], nonce="0xnone") is None
@@ -1187,6 +1189,7 @@ class BillingRepositoryContract:
         assert type(owner) is Business and owner.id == business_id
         with pytest.raises(_Rollback):  # the claim would take the stack's due payments too
             async with database.transaction() as conn:
+                await billing_in(conn).add_x402_payment(**due)
                 claimed = await billing_in(conn).claim_due_x402_payments(1000, timedelta(minutes=5))
                 raise _Rollback
         [mine] = [p for p in claimed if p.business_id == business_id]
@@ -1194,13 +1197,12 @@ class BillingRepositoryContract:
         async with database.transaction() as conn:
             billing = billing_in(conn)
             assert await billing.has_pending_x402(business_id)
-            for payment in (first, due):
-                await billing.change_x402_payment(payment["id"], {"status": "settled", "next_attempt_at": None})
+            await billing.change_x402_payment(first["id"], {"status": "settled", "next_attempt_at": None})
             await billing.change_x402_payment(later["id"], {"status": "unresolved"})
             assert await billing.has_pending_x402(business_id)  # an unresolved one is checked by an operator
             await billing.change_x402_payment(later["id"], {"status": "failed", "last_error": "refused"})
             assert not await billing.has_pending_x402(business_id)
-            settled = await billing.x402_payment(id=due["id"])
+            settled = await billing.x402_payment(id=first["id"])
             await billing.delete_business(business_id)
         assert (settled.status, settled.next_attempt_at) == ("settled", None)
         async with database.read() as conn:
