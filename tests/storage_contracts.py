@@ -1118,6 +1118,253 @@ class OAuthRepositoryContract:
         assert sorted(ids) == sorted([older.id, newer.id])
 
 
+class SignupRepositoryContract:
+    """The signup part of services.accounts.repository.AccountsRepository (`accounts_in`): the address's attempts,
+    the account and undoing it (with the x402 payment it takes along, read by `billing_in`), and what a new checkout
+    reads; `seed(conn, table, **values)` writes the accounts."""
+
+    async def test_an_addresss_attempts_are_counted_since_a_time_and_older_ones_forgotten(self, database,
+                                                                                         accounts_in):
+        address = f"test-{new_id()}"
+        async with database.transaction() as conn:
+            for minutes in (0, 50, 70):
+                await accounts_in(conn).add_signup_attempt(address, AT + timedelta(minutes=minutes))
+        async with database.transaction() as conn:
+            assert await accounts_in(conn).count_signup_attempts(address, AT + timedelta(minutes=10)) == (
+                2, AT + timedelta(minutes=50))
+            assert await accounts_in(conn).count_signup_attempts(f"test-{new_id()}", AT) == (0, None)
+        async with database.transaction() as conn:  # the one before the window is gone
+            assert await accounts_in(conn).count_signup_attempts(address, AT - timedelta(minutes=10)) == (
+                2, AT + timedelta(minutes=50))
+
+    async def test_an_address_has_one_account_and_undoing_it_leaves_nothing(self, database, accounts_in,
+                                                                            billing_in):
+        account_id, email = new_id(), f"owner-{new_id()}@example.com"
+        async with database.transaction() as conn:
+            accounts = accounts_in(conn)
+            assert not await accounts.email_taken(email)
+            assert await accounts.add_user(id=account_id, email=email, email_confirmed_at=None, created_at=AT)
+            assert not await accounts.add_user(id=new_id(), email=email, email_confirmed_at=None, created_at=AT)
+            assert await accounts.email_taken(email)
+            business = await accounts.add_business(**business_values(account_id))
+            key = await accounts.add_key(**key_values(account_id))
+            await accounts.add_magic_link(token_hash=f"link-{new_id()}", account_id=account_id,
+                                          expires_at=AT + timedelta(minutes=15))
+            await billing_in(conn).add_x402_payment(**payment_values(business.id))
+        async with database.transaction() as conn:
+            await accounts_in(conn).delete_account(account_id)
+        async with database.read() as conn:
+            assert not await accounts_in(conn).email_taken(email)
+            assert await billing_in(conn).business(business.id) is None
+            assert await accounts_in(conn).key_by_hash([key.key_hash]) is None
+            assert not await billing_in(conn).has_pending_x402(business.id)
+
+    async def test_a_new_checkout_reads_the_businesss_billing_and_its_owners_address(self, database, accounts_in,
+                                                                                    seed):
+        from services.accounts.records import CheckoutFacts
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            business = await accounts_in(conn).add_business(**business_values(
+                account_id, subscription_status="past_due", subscription_id=f"sub_{new_id()}",
+                customer_id=f"cus_{new_id()}", checkout_session_id=f"cs_{new_id()}"))
+        async with database.read() as conn:
+            facts = await accounts_in(conn).checkout_facts(business.id)
+            assert await accounts_in(conn).checkout_facts(new_id()) is None
+        assert facts == CheckoutFacts(business.id, "active", "past_due", business.subscription_id, "starter",
+                                      business.customer_id, business.checkout_session_id, f"{account_id}@example.com")
+
+
+def payment_values(business_id: str, **values) -> dict:
+    """An x402 payment as x402_billing records it before settling it, with `values` over it; due (for the
+    reconciler) in an hour."""
+    return {"id": new_id(), "business_id": business_id, "purpose": "signup", "status": "pending",
+            "payer": f"0x{uuid.uuid4().hex}", "nonce": f"0x{uuid.uuid4().hex}", "valid_before": None,
+            "network": "eip155:84532", "asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e", "amount": "49000000",
+            "payload": {"x402Version": 2}, "requirements": {"scheme": "exact"},
+            "next_attempt_at": utcnow() + timedelta(hours=1), "created_at": AT, **values}  # not due: see below
+
+
+async def businesses_of(database, accounts_in, seed, *many: dict) -> list[str]:
+    """Workspaces of an account of their own, each `business_values` with its dict over them: their ids."""
+    async with database.transaction() as conn:
+        account_id = await new_account(conn, seed)
+        return [(await accounts_in(conn).add_business(**business_values(account_id, **values))).id
+                for values in many]
+
+
+class BillingRepositoryContract:
+    """services.accounts.billing_repository.SqlBilling (`billing_in`); `accounts_in` records the businesses,
+    `seed(conn, table, **values)` the accounts. Its searches are checked on the test's own businesses (the SQL ones
+    share the stack's database), and what the stack's billing worker would move (a workspace due, a pending one
+    whose lease ran out, a payment due) is made and checked in a transaction rolled back, which it cannot see."""
+
+    async def test_a_provider_event_is_recorded_once_and_finds_its_business_by_id_subscription_or_customer(
+            self, database, accounts_in, billing_in, seed):
+        subscription, customer = f"sub_{new_id()}", f"cus_{new_id()}"
+        [business_id] = await businesses_of(database, accounts_in, seed, {"subscription_id": subscription,
+                                                                           "customer_id": customer})
+        event_id = f"evt_{new_id()}"
+        async with database.transaction() as conn:
+            billing = billing_in(conn)
+            found = [await billing.lock_business_by(*named) for named in (
+                (business_id, None, None), (None, subscription, None), (None, None, customer),
+                (new_id(), "sub_none", customer))]
+            assert await billing.lock_business_by(new_id(), "sub_none", "cus_none") is None
+            assert await billing.lock_business_by(None, None, None) is None
+            assert await billing.record_payment_event(event_id, "invoice.paid", business_id, AT, AT)
+            assert not await billing.record_payment_event(event_id, "invoice.paid", business_id, AT, AT)
+            assert await billing.record_payment_event(f"evt_{new_id()}", "invoice.paid", None, AT, AT)
+        async with database.read() as conn:
+            read = await billing_in(conn).business(business_id)
+            assert await billing_in(conn).business(new_id()) is None
+        assert {type(b) for b in (*found, read)} == {Business}
+        assert [b.id for b in found] == [business_id] * 4 and found[0] == read
+        assert (read.subscription_id, read.customer_id) == (subscription, customer)
+
+    async def test_billing_finds_the_workspaces_it_may_have_to_move_and_the_x402_periods_to_remind_of(
+            self, database, accounts_in, billing_in, seed):
+        now, grace = AT + timedelta(days=30), timedelta(hours=1)
+        x402 = {"payment_capture": "x402", "subscription_status": "active"}
+        cases = {
+            "due": [
+                {"subscription_status": "past_due", "past_due_since": now - 2 * grace},  # overdue past the grace
+                {"subscription_status": "incomplete", "trial_ends_at": now},  # a trial ended without a checkout
+                {"subscription_status": "active", "paid_through": now - grace},  # an x402 period run out
+                {"lifecycle_state": "paused", "subscription_status": "canceled"},
+                {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active"}],  # paid
+            "not due": [
+                {"subscription_status": "past_due", "past_due_since": now - grace / 2},  # in its grace
+                {"subscription_status": "incomplete", "trial_ends_at": now + grace},
+                {"subscription_status": "active", "paid_through": now - grace / 2},
+                {"lifecycle_state": "inactive", "subscription_status": "canceled"},
+                {"lifecycle_state": "paused", "subscription_status": "active"},  # the owner's pause
+                {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active",
+                 "past_due_since": now - grace},
+                {"lifecycle_state": "paused", "paused_by_billing": True, "subscription_status": "active",
+                 "paid_through": now},
+                {"subscription_status": "trialing"}],
+            "remind": [{**x402, "paid_through": now + timedelta(days=2)}],
+            "no reminder": [
+                {**x402, "paid_through": now + timedelta(days=2), "renewal_reminded_through": now + timedelta(days=2)},
+                {**x402, "paid_through": now + timedelta(days=5)},
+                {**x402, "paid_through": now},
+                {**x402, "paid_through": now + timedelta(days=1), "lifecycle_state": "paused"},
+                {"payment_capture": "stripe_checkout", "subscription_status": "active",
+                 "paid_through": now + timedelta(days=1)}]}
+        with pytest.raises(_Rollback):
+            async with database.transaction() as conn:
+                account_id = await new_account(conn, seed)
+                made = {case: [(await accounts_in(conn).add_business(**business_values(account_id, **values))).id
+                               for values in many] for case, many in cases.items()}
+                moving = set(await billing_in(conn).billing_due(now, grace))
+                reminding = set(await billing_in(conn).renewals_to_remind(now, timedelta(days=3)))
+                raise _Rollback
+        assert moving & {*made["due"], *made["not due"]} == set(made["due"])
+        assert reminding & {*made["remind"], *made["no reminder"]} == set(made["remind"])
+
+    async def test_the_payer_is_the_accounts_first_workspace_paying_for_itself_and_others_are_billed_on_it(
+            self, database, accounts_in, billing_in, seed):
+        from services.accounts.records import LiveWorkspace
+        async with database.transaction() as conn:
+            account_id, other = await new_account(conn, seed), await new_account(conn, seed)
+            accounts = accounts_in(conn)
+            payer = await accounts.add_business(**business_values(account_id))
+            branch, torn_down = [await accounts.add_business(**business_values(
+                account_id, billed_on=payer.id, created_at=AT + timedelta(minutes=n), lifecycle_state=state))
+                for n, state in ((1, "active"), (2, "inactive"))]
+            paid_by_x402 = await accounts.add_business(**business_values(
+                account_id, payment_capture="x402", created_at=AT + timedelta(minutes=3)))
+        async with database.transaction() as conn:
+            locked = await billing_in(conn).payer(account_id)
+        async with database.read() as conn:
+            billing = billing_in(conn)
+            read = await billing.payer(account_id, lock=False)
+            live = await billing.live_workspaces(account_id)
+            billed = await billing.billed_on(payer.id)
+            assert await billing.payer(other, lock=False) is None
+            assert await billing.live_workspaces(other) == []
+            assert await billing.billed_on(branch.id) == []
+        assert locked == read == payer
+        assert sorted(live, key=lambda w: w.id) == sorted(
+            (LiveWorkspace(b.id, b.billed_on, "trialing", None) for b in (payer, branch, paid_by_x402)),
+            key=lambda w: w.id)
+        assert billed == [branch] and torn_down.id not in {w.id for w in live}
+
+    async def test_a_pending_workspace_is_taken_over_retried_and_undone_by_its_lease_only(
+            self, database, accounts_in, billing_in, seed):
+        from services.accounts.records import PendingWorkspace
+        [payer] = await businesses_of(database, accounts_in, seed, {})
+        pending = {"billed_on": payer, "subscription_status": "incomplete", "lease_token": new_id(),
+                   "lease_until": AT}
+        with pytest.raises(_Rollback):
+            async with database.transaction() as conn:
+                account_id = await new_account(conn, seed)
+                billing = billing_in(conn)
+                ran_out, held = [await accounts_in(conn).add_business(**business_values(account_id, **values))
+                                 for values in (pending, {**pending, "lease_until": utcnow() + timedelta(hours=1)})]
+                found = await billing.pending_workspaces(utcnow())
+                token = await billing.take_lease(ran_out.id, timedelta(minutes=1))
+                assert await billing.take_lease(ran_out.id, timedelta(minutes=1)) is None  # taken now
+                assert await billing.take_lease(held.id, timedelta(minutes=1)) is None
+                assert await billing.take_lease(new_id(), timedelta(minutes=1)) is None
+                await billing.retry_pending_workspace(ran_out.id, ran_out.lease_token, AT)  # not its lease any more
+                await billing.retry_pending_workspace(held.id, held.lease_token, AT + timedelta(days=1))
+                await billing.delete_pending_workspace(ran_out.id, ran_out.lease_token)
+                taken = await billing.business(ran_out.id)
+                retried = await billing.business(held.id)
+                await billing.delete_pending_workspace(ran_out.id, token)
+                await accounts_in(conn).change_business(held.id, {"subscription_status": "trialing"})
+                await billing.delete_pending_workspace(held.id, held.lease_token)  # billed meanwhile: kept
+                gone, kept = await billing.business(ran_out.id), await billing.business(held.id)
+                raise _Rollback
+        assert PendingWorkspace(ran_out.id, account_id) in found and held.id not in {w.id for w in found}
+        assert token is not None and (taken.lease_token, taken.billed_on) == (token, payer)
+        assert taken.lease_until > utcnow() and retried.lease_until == AT + timedelta(days=1)
+        assert gone is None and kept is not None
+
+    async def test_an_x402_payment_is_recorded_once_per_authorization_claimed_when_due_and_goes_with_its_business(
+            self, database, accounts_in, billing_in, seed):
+        from services.accounts.records import X402Payment
+        [business_id] = await businesses_of(database, accounts_in, seed, {"payment_capture": "x402"})
+        first, later, due = (payment_values(business_id, **values) for values in ({}, {}, {"next_attempt_at": AT}))
+        async with database.transaction() as conn:
+            billing = billing_in(conn)
+            assert await billing.add_x402_payment(**first)
+            assert not await billing.add_x402_payment(**{**first, "id": new_id()})  # the same authorization
+            assert await billing.add_x402_payment(**later)
+            by_id = await billing.x402_payment(id=first["id"], lock=True)
+            by_authorization = await billing.x402_payment(payer=first["payer"], nonce=first["nonce"])
+            assert await billing.x402_payment(payer=first["payer"], nonce="0xnone") is None
+            assert await billing.x402_payment(id=new_id()) is None
+            owner = await billing.business_of_x402_payment(first["id"])
+            assert await billing.business_of_x402_payment(new_id()) is None
+        assert type(by_id) is X402Payment and by_id == by_authorization
+        assert (by_id.status, by_id.attempts, by_id.payload, by_id.transaction, by_id.settled_at) == (
+            "pending", 0, {"x402Version": 2}, None, None)
+        assert type(owner) is Business and owner.id == business_id
+        with pytest.raises(_Rollback):  # the claim would take the stack's due payments too
+            async with database.transaction() as conn:
+                await billing_in(conn).add_x402_payment(**due)
+                claimed = await billing_in(conn).claim_due_x402_payments(1000, timedelta(minutes=5))
+                raise _Rollback
+        [mine] = [p for p in claimed if p.business_id == business_id]
+        assert (mine.id, mine.attempts) == (due["id"], 1) and mine.next_attempt_at > utcnow()
+        async with database.transaction() as conn:
+            billing = billing_in(conn)
+            assert await billing.has_pending_x402(business_id)
+            await billing.change_x402_payment(first["id"], {"status": "settled", "next_attempt_at": None})
+            await billing.change_x402_payment(later["id"], {"status": "unresolved"})
+            assert await billing.has_pending_x402(business_id)  # an unresolved one is checked by an operator
+            await billing.change_x402_payment(later["id"], {"status": "failed", "last_error": "refused"})
+            assert not await billing.has_pending_x402(business_id)
+            settled = await billing.x402_payment(id=first["id"])
+            await billing.delete_business(business_id)
+        assert (settled.status, settled.next_attempt_at) == ("settled", None)
+        async with database.read() as conn:
+            assert await billing_in(conn).x402_payment(id=first["id"]) is None
+            assert await billing_in(conn).business(business_id) is None
+
+
 def run_values(business_id: str, **values) -> dict:
     """A communication run as the create use case records it, with `values` over it."""
     return {"id": new_id(), "business_id": business_id, "account_id": new_id(), "external_ref": f"crm-{new_id()}",

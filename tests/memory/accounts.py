@@ -1,7 +1,8 @@
 """services.accounts.repository's AccountsUnit and HotPath in memory, on a MemoryDatabase (schema.businesses,
 schema.api_keys, schema.sessions, schema.usage_log, schema.oauth_* and schema.provisionings). The accounts
-repository has the methods the fast tier reaches (keys, sessions, workspaces, usage), the OAuth and provisioning
-ones all of their own; signup, sign-in links and billing run on the stack-backed tier."""
+repository has the methods the fast tier reaches (keys, sessions, workspaces, usage, and signup's through
+tests/memory/billing.py's MemorySignups), the OAuth, provisioning and billing (tests/memory/billing.py) ones all of
+their own; sign-in links run on the stack-backed tier."""
 from __future__ import annotations
 
 import copy
@@ -41,6 +42,7 @@ from services.accounts.schema import (
     usage_log,
 )
 from tests.memory import MemoryConnection, MemoryDatabase, insert, page_of, take_lease, update
+from tests.memory.billing import MemoryBilling, MemorySignups
 
 
 def record(cls, row):
@@ -48,8 +50,9 @@ def record(cls, row):
     return _record(cls, copy.deepcopy(row))
 
 
-class MemoryAccounts:
+class MemoryAccounts(MemorySignups):
     def __init__(self, conn: MemoryConnection):
+        super().__init__(conn)
         self.business_rows = conn.rows(businesses)
         self.key_rows = conn.rows(api_keys)
         self.session_rows = conn.rows(sessions)
@@ -284,6 +287,7 @@ class MemoryAccountsUnit(Unit):
     def __init__(self, handle: MemoryConnection):
         super().__init__()
         self.accounts = MemoryAccounts(handle)
+        self.billing = MemoryBilling(handle)
         self.oauth = MemoryOAuth(handle)
         self.provisioning = MemoryProvisioning(handle)
 

@@ -3,6 +3,7 @@ tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
 import pytest
 
 from core.uow import Database
+from services.accounts.billing_repository import SqlBilling
 from services.accounts.oauth_repository import SqlOAuth
 from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.repository import PooledAccounts, SqlAccounts
@@ -18,6 +19,7 @@ from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscripti
 from tests.storage_contracts import (
     AccountsRepositoryContract,
     AgentsRepositoryContract,
+    BillingRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
@@ -30,6 +32,7 @@ from tests.storage_contracts import (
     ProvisioningRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
+    SignupRepositoryContract,
     SpendRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -121,6 +124,27 @@ class TestSqlOAuth(OAuthRepositoryContract):
     @pytest.fixture
     def accounts_in(self):
         return SqlAccounts
+
+
+class TestSqlSignups(SignupRepositoryContract):
+    @pytest.fixture
+    def accounts_in(self):
+        return SqlAccounts
+
+    @pytest.fixture
+    def billing_in(self):
+        return SqlBilling
+
+
+class TestSqlBilling(BillingRepositoryContract):
+    @pytest.fixture
+    def accounts_in(self):
+        return SqlAccounts
+
+    @pytest.fixture
+    def billing_in(self):
+        return SqlBilling
+
 
 class TestSqlRuns(RunsRepositoryContract):
     @pytest.fixture

@@ -1,8 +1,8 @@
 """The workspace and API-key use cases (services/accounts/workspaces, identity, lifecycle.py) in the fast tier, on the
 in-memory database (tests/memory): creating, reading, renaming, pausing and resuming workspaces; creating, listing,
-changing, revoking and authenticating keys. The provisioning saga and usage have theirs
-(test_provisioning_use_cases.py, test_usage_use_cases.py); signup (payments), sign-in links, sessions' writes and
-billing stay with the stack-backed tests (tests/service, tests/e2e)."""
+changing, revoking and authenticating keys. The provisioning saga, usage, signup and billing have theirs
+(test_provisioning_use_cases.py, test_usage_use_cases.py, test_billing_use_cases.py); sign-in links and sessions'
+writes stay with the stack-backed tests (tests/service, tests/e2e)."""
 from datetime import timedelta
 from typing import NamedTuple
 

@@ -6,6 +6,7 @@ from services.messaging.repositories.unit import MessagingUnit
 from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryHotPath, MemoryOAuth, MemoryProvisioning
 from tests.memory.agents import MemoryAgents, MemoryNumbers
+from tests.memory.billing import MemoryBilling
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryRuns as MemoryEvalRuns
 from tests.memory.evals import MemoryScenarios
@@ -15,6 +16,7 @@ from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscrip
 from tests.storage_contracts import (
     AccountsRepositoryContract,
     AgentsRepositoryContract,
+    BillingRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
@@ -27,6 +29,7 @@ from tests.storage_contracts import (
     ProvisioningRepositoryContract,
     RunsRepositoryContract,
     ScenariosRepositoryContract,
+    SignupRepositoryContract,
     SpendRepositoryContract,
     SubscriptionsRepositoryContract,
 )
@@ -118,6 +121,27 @@ class TestMemoryOAuth(OAuthRepositoryContract):
     @pytest.fixture
     def accounts_in(self):
         return MemoryAccounts
+
+
+class TestMemorySignups(SignupRepositoryContract):
+    @pytest.fixture
+    def accounts_in(self):
+        return MemoryAccounts
+
+    @pytest.fixture
+    def billing_in(self):
+        return MemoryBilling
+
+
+class TestMemoryBilling(BillingRepositoryContract):
+    @pytest.fixture
+    def accounts_in(self):
+        return MemoryAccounts
+
+    @pytest.fixture
+    def billing_in(self):
+        return MemoryBilling
+
 
 class TestMemoryRuns(RunsRepositoryContract):
     @pytest.fixture
