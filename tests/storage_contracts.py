@@ -1165,9 +1165,9 @@ class TouchesRepositoryContract:
                 raise _Rollback
 
     async def test_the_calls_in_flight_are_the_businesses_calls_being_placed_or_awaiting_their_outcome(
-            self, database, runs_in, touches_in):
-        business_id = new_id()
+            self, database, runs_in, touches_in, seed):
         async with database.transaction() as conn:
+            business_id = await held_business(conn, seed)
             run = await runs_in(conn).add_run(**run_values(business_id))
             other = await runs_in(conn).add_run(**run_values(new_id()))
             await runs_in(conn).add_jobs([

@@ -7,7 +7,7 @@ once is PostgreSQL's (tests/service/test_storage_contracts.py); the workers with
 the stack's (tests/e2e/test_communication_runs.py)."""
 import asyncio
 import uuid
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -156,7 +156,7 @@ async def test_a_deferred_touch_waits_for_the_decisions_instant_and_a_failure_of
     assert await placed(scheduler(database, placing, good=(business_id,))) == 2
     deferred, again = job(database, ids["night"]), job(database, ids["down"])
     assert (deferred["status"], deferred["due_at"], deferred["rule"], deferred["code"], deferred["lease_token"]) == (
-        runs_contract.DEFERRED, morning.ToDatetime(tzinfo=deferred["due_at"].tzinfo), "federal_hours",
+        runs_contract.DEFERRED, morning.ToDatetime(tzinfo=UTC), "federal_hours",
         "tcpa_violation", None)
     assert (again["status"], again["reason"], again["attempts"]) == (runs_contract.PENDING, "messaging is away", 0)
     assert before + TRANSIENT_DELAY <= again["due_at"] <= utcnow() + TRANSIENT_DELAY
