@@ -1171,8 +1171,7 @@ class TouchesRepositoryContract:
             run = await runs_in(conn).add_run(**run_values(business_id))
             other = await runs_in(conn).add_run(**run_values(new_id()))
             await runs_in(conn).add_jobs([
-                job_values(run, "placing", status="executing", due_at=utcnow() + timedelta(days=1),
-                           lease_until=utcnow() + timedelta(days=1)),
+                job_values(run, "placing", status="executing"),
                 job_values(run, "ringing", status="in_progress"),
                 job_values(run, "text", channel="sms", status="in_progress"),
                 job_values(run, "ended", status="succeeded"), job_values(other, "ringing", status="in_progress")])
