@@ -31,6 +31,7 @@ from services.messaging.domain import ConsentEvidence
 from services.messaging.records import CalleeFacts
 from services.messaging.store import Allowance
 from services.sdr import schema as sdr_schema
+from services.sdr.records import Attempt, ClaimedJob, Job, JobInRun, Run
 from services.webhooks.domain import delivery_values
 from services.webhooks.records import Failing
 
@@ -1450,6 +1451,215 @@ class RunsRepositoryContract:
                                 "converted_at": AT, "last_inbound_at": AT - timedelta(days=5)},
                            ny: {"id": leads[(business_id, ny, "lost")], "state": None, "status": "lost",
                                 "converted_at": None, "last_inbound_at": AT}}
+
+
+async def held_business(conn, seed) -> str:
+    """A business of its own held from outreach (a paused standing, written with the test module's `seed`
+    fixture): the stack's scheduler claims every other business's due jobs, and leaves its jobs to the contract."""
+    business_id = new_id()
+    await seed(conn, sdr_schema.standings, business_id=business_id, standing="paused", changed_at=AT)
+    return business_id
+
+
+def attempt_values(job: dict, attempt: int, **values) -> dict:
+    """A call attempt of a job (job_values') as the scheduler records it, with `values` over it."""
+    return {"id": new_id(), "job_id": job["id"], "run_id": job["run_id"], "business_id": job["business_id"],
+            "attempt": attempt, "phone": job["phone"], "call_id": new_id(), "status": "placed", "created_at": AT,
+            **values}
+
+
+LEASE = timedelta(minutes=5)
+
+
+class TouchesRepositoryContract:
+    """services.sdr.repository.TouchesRepository. A due job is of a held business (held_business) or of a
+    transaction rolled back: the stack's scheduler would take it. The SQL claims' skipping of each other's locked
+    jobs is PostgreSQL's alone (tests/service/test_storage_contracts.py's TestSqlTouches); the in-memory twin runs
+    one transaction at a time."""
+
+    async def test_a_claim_takes_the_earliest_due_jobs_of_one_business_and_channel_under_a_lease(
+            self, database, runs_in, touches_in, seed):
+        later = utcnow() + timedelta(days=1)
+        async with database.transaction() as conn:
+            business_id, elsewhere = await held_business(conn, seed), await held_business(conn, seed)
+            await seed(conn, sdr_schema.configs, business_id=business_id, enabled=False, min_touch_gap_hours=24,
+                       max_touches=5, auto_call=False, auto_email=False, auto_sms=False, business_hours_start=10,
+                       business_hours_end=16, updated_at=AT)
+            runs = runs_in(conn)
+            run = await runs.add_run(**run_values(business_id, retry={"max_retries": 1}))
+            paused = await runs.add_run(**run_values(business_id, status="paused"))
+            other = await runs.add_run(**run_values(elsewhere))
+            hours_before = {"first": (2, "pending"), "second": (1, "deferred"), "third": (0, "retrying"),
+                            "ended": (4, "succeeded"), "paused": (4, "paused")}
+            await runs.add_jobs([
+                *(job_values(run, t, due_at=AT - timedelta(hours=h), status=s) for t, (h, s) in hours_before.items()),
+                job_values(run, "text", channel="sms", due_at=AT - timedelta(hours=3)),
+                job_values(run, "later", due_at=later), job_values(paused, "t1", due_at=AT - timedelta(hours=5)),
+                job_values(other, "t1", due_at=AT - timedelta(hours=5))])
+        token = new_id()
+        async with database.transaction() as conn:
+            touches = touches_in(conn)
+            first = await touches.claim(business_id, "call", 2, token, LEASE)
+            rest = await touches.claim(business_id, "call", 10, new_id(), LEASE)
+            texts = await touches.claim(business_id, "sms", 10, new_id(), LEASE)
+            assert await touches.claim(business_id, "call", 0, new_id(), LEASE) == []
+            [theirs] = await touches.claim(elsewhere, "call", 10, new_id(), LEASE)
+        assert sorted(j.touch_id for j in first) == ["first", "second"]
+        assert [j.touch_id for j in rest] == ["third"] and [j.touch_id for j in texts] == ["text"]
+        claimed = next(j for j in first if j.touch_id == "first")
+        assert type(claimed) is ClaimedJob and (claimed.status, claimed.lease_token, claimed.run_id, claimed.phone) == (
+            "executing", token, run.id, "+14155550123")
+        assert claimed.lease_until > utcnow() + LEASE - timedelta(minutes=1)
+        assert (claimed.account_id, claimed.external_ref, claimed.retry, claimed.run_status, claimed.context) == (
+            run.account_id, run.external_ref, {"max_retries": 1}, "scheduled", {"name": "Sam"})
+        assert (claimed.business_hours_start, claimed.business_hours_end) == (10, 16)
+        assert (theirs.run_id, theirs.business_hours_start, theirs.business_hours_end) == (other.id, None, None)
+
+    async def test_a_job_whose_lease_ran_out_is_claimed_again_and_settled_by_its_new_claim_alone(
+            self, database, runs_in, touches_in, seed):
+        async with database.transaction() as conn:
+            business_id = await held_business(conn, seed)
+            run = await runs_in(conn).add_run(**run_values(business_id))
+            await runs_in(conn).add_jobs([job_values(run, "t1")])
+        first, second = new_id(), new_id()
+        async with database.transaction() as conn:
+            [claimed] = await touches_in(conn).claim(business_id, "call", 5, first, timedelta(seconds=-1))
+        async with database.transaction() as conn:
+            [again] = await touches_in(conn).claim(business_id, "call", 5, second, LEASE)
+            assert await touches_in(conn).claim(business_id, "call", 5, new_id(), LEASE) == []
+        assert (again.id, again.lease_token) == (claimed.id, second)
+        async with database.transaction() as conn:
+            touches = touches_in(conn)
+            assert await touches.settle(claimed.id, first, {"status": "failed"}) is None
+            settled = await touches.settle(claimed.id, second, {"status": "succeeded", "attempts": 1,
+                                                                "reason": "the text was accepted"})
+            assert await touches.settle(claimed.id, second, {"status": "failed"}) is None
+            assert await touches.settle(new_id(), second, {"status": "failed"}) is None
+        assert type(settled) is Job and (settled.id, settled.status, settled.attempts, settled.reason) == (
+            claimed.id, "succeeded", 1, "the text was accepted")
+        assert (settled.lease_token, settled.lease_until) == (None, None)
+
+    async def test_the_businesses_due_are_those_not_held_with_a_job_to_claim_the_longest_waiting_first(
+            self, database, runs_in, touches_in, seed):
+        long_ago = datetime(2000, 1, 1, tzinfo=UTC)
+        first, second, ran_out, held, leased, later, paused = (new_id() for _ in range(7))
+        due = {first: ("scheduled", {"due_at": long_ago}),
+               second: ("running", {"due_at": long_ago + timedelta(days=1)}),
+               ran_out: ("running", {"due_at": long_ago + timedelta(days=2), "status": "executing",
+                                     "lease_until": long_ago}),
+               held: ("scheduled", {"due_at": long_ago - timedelta(days=1)}),
+               leased: ("running", {"due_at": long_ago - timedelta(days=1), "status": "executing",
+                                    "lease_until": utcnow() + timedelta(hours=1)}),
+               later: ("scheduled", {"due_at": utcnow() + timedelta(days=1)}),
+               paused: ("paused", {"due_at": long_ago - timedelta(days=1)})}
+        with pytest.raises(_Rollback):  # nothing of it is left for the stack's scheduler
+            async with database.transaction() as conn:
+                await seed(conn, sdr_schema.standings, business_id=held, standing="paused", changed_at=AT)
+                runs = runs_in(conn)
+                for business_id, (status, values) in due.items():
+                    run = await runs.add_run(**run_values(business_id, status=status))
+                    await runs.add_jobs([job_values(run, "t1", **values)])
+                    if business_id == second:  # an ended job waits for nothing, however early it was due
+                        await runs.add_jobs([job_values(run, "t2", status="failed", due_at=long_ago)])
+                touches = touches_in(conn)
+                assert await touches.due_businesses(3) == [first, second, ran_out]
+                assert not {held, leased, later, paused} & set(await touches.due_businesses(10_000))
+                raise _Rollback
+
+    async def test_the_calls_in_flight_are_the_businesses_calls_being_placed_or_awaiting_their_outcome(
+            self, database, runs_in, touches_in, seed):
+        async with database.transaction() as conn:
+            business_id = await held_business(conn, seed)
+            run = await runs_in(conn).add_run(**run_values(business_id))
+            other = await runs_in(conn).add_run(**run_values(new_id()))
+            await runs_in(conn).add_jobs([
+                job_values(run, "placing", status="executing"),
+                job_values(run, "ringing", status="in_progress"),
+                job_values(run, "text", channel="sms", status="in_progress"),
+                job_values(run, "ended", status="succeeded"), job_values(other, "ringing", status="in_progress")])
+        async with database.transaction() as conn:
+            await touches_in(conn).lock_business(business_id)
+            assert await touches_in(conn).calls_in_flight(business_id) == 2
+            assert await touches_in(conn).calls_in_flight(new_id()) == 0
+
+    async def test_starting_runs_moves_the_scheduled_ones_to_running(self, database, runs_in, touches_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            made = [await runs_in(conn).add_run(**run_values(business_id, status=status))
+                    for status in ("scheduled", "running", "paused")]
+            await touches_in(conn).start_runs({run.id for run in made} | {new_id()}, AT + timedelta(hours=1))
+        async with database.read() as conn:
+            found = [await runs_in(conn).run_by_key(business_id, run.idempotency_key) for run in made]
+        assert [(run.status, run.started_at, run.updated_at) for run in found] == [
+            ("running", AT + timedelta(hours=1), AT + timedelta(hours=1)), ("running", None, AT), ("paused", None, AT)]
+
+    async def test_an_attempt_is_recorded_once_per_job_and_attempt_and_found_by_its_call(self, database, runs_in,
+                                                                                          touches_in):
+        async with database.transaction() as conn:
+            run = await runs_in(conn).add_run(**run_values(new_id()))
+            job = job_values(run, "t1", status="in_progress")
+            await runs_in(conn).add_jobs([job])
+            touches = touches_in(conn)
+            placed, again = attempt_values(job, 1), attempt_values(job, 1)
+            await touches.add_attempt(**placed)
+            await touches.add_attempt(**again)  # attempt 1 of the job is recorded: nothing more
+            await touches.add_attempt(**attempt_values(job, 2, call_id=None, status="failed"))  # the call refused
+        async with database.transaction() as conn:
+            touches = touches_in(conn)
+            found = await touches.attempts_of_calls([placed["call_id"], again["call_id"], new_id()])
+            await touches.end_attempt(placed["id"], {"status": "no-answer", "retry_eligible": True, "reason": "retry",
+                                                     "next_attempt_at": AT + timedelta(hours=1), "ended_at": AT})
+        assert list(found) == [placed["call_id"]] and type(found[placed["call_id"]]) is Attempt
+        assert (found[placed["call_id"]].id, found[placed["call_id"]].status, found[placed["call_id"]].job_id,
+                found[placed["call_id"]].retry_eligible) == (placed["id"], "placed", job["id"], False)
+        async with database.read() as conn:
+            ended = (await touches_in(conn).attempts_of_calls([placed["call_id"]]))[placed["call_id"]]
+        assert (ended.status, ended.retry_eligible, ended.next_attempt_at, ended.ended_at, ended.attempt) == (
+            "no-answer", True, AT + timedelta(hours=1), AT, 1)
+        with pytest.raises(sa.exc.IntegrityError):
+            async with database.transaction() as conn:  # a call is the attempt of one job
+                await touches_in(conn).add_attempt(**attempt_values(job, 3, call_id=placed["call_id"]))
+
+    async def test_the_jobs_of_touches_are_found_by_business_reference_and_touch_with_their_runs(
+            self, database, runs_in, touches_in):
+        business_id, retry = new_id(), {"max_retries": 2, "backoff_seconds": [60], "retry_on": ["busy"]}
+        async with database.transaction() as conn:
+            run = await runs_in(conn).add_run(**run_values(business_id, status="paused", retry=retry))
+            other = await runs_in(conn).add_run(**run_values(new_id(), external_ref=run.external_ref))
+            mine = [job_values(run, "t1", status="in_progress"), job_values(run, "t2", status="in_progress")]
+            await runs_in(conn).add_jobs([*mine, job_values(other, "t1", status="in_progress")])
+        async with database.transaction() as conn:
+            touches = touches_in(conn)
+            found = await touches.jobs_of_touches([(business_id, run.external_ref, "t2"),
+                                                   (business_id, run.external_ref, "t1"),
+                                                   (business_id, "crm-none", "t1")])
+            changed = await touches.change_job(mine[0]["id"], {"status": "succeeded", "ended_at": AT,
+                                                               "reason": "the call ended completed"})
+            assert await touches.change_job(new_id(), {"status": "failed"}) is None
+        assert [j.id for j in found] == sorted(j["id"] for j in mine) and {type(j) for j in found} == {JobInRun}
+        assert sorted((j.touch_id, j.external_ref, j.run_status, j.run_id) for j in found) == [
+            (t, run.external_ref, "paused", run.id) for t in ("t1", "t2")] and [j.retry for j in found] == [retry] * 2
+        assert type(changed) is Job and (changed.id, changed.status, changed.ended_at, changed.reason,
+                                         changed.touch_id) == (mine[0]["id"], "succeeded", AT,
+                                                               "the call ended completed", "t1")
+
+    async def test_a_run_completes_once_when_its_last_job_ended(self, database, runs_in, touches_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            run = await runs_in(conn).add_run(**run_values(business_id, status="running"))
+            paused = await runs_in(conn).add_run(**run_values(business_id, status="paused"))
+            jobs = [job_values(run, "t1", status="succeeded"), job_values(run, "t2", status="in_progress")]
+            await runs_in(conn).add_jobs([*jobs, job_values(paused, "t1", status="refused")])
+        async with database.transaction() as conn:
+            touches = touches_in(conn)
+            assert await touches.end_run_if_done(run.id, AT) is None
+            await touches.change_job(jobs[1]["id"], {"status": "failed"})
+            ended = await touches.end_run_if_done(run.id, AT + timedelta(hours=1))
+            assert await touches.end_run_if_done(run.id, AT + timedelta(hours=2)) is None
+            assert await touches.end_run_if_done(paused.id, AT) is None
+            assert await touches.end_run_if_done(new_id(), AT) is None
+        assert type(ended) is Run and (ended.id, ended.status, ended.ended_at, ended.updated_at) == (
+            run.id, "completed", AT + timedelta(hours=1), AT + timedelta(hours=1))
 
 
 def agent_values(business_id: str, **values) -> dict:

@@ -4,14 +4,15 @@ business's calling hours): repositories bound to one unit of work's handle, retu
 (records.py; the analytics' aggregates and the plan's callees stay plain values). They only store and find; the
 rules (scoring, what a write changes, a lead not found, a run's checks) stay in the domain modules and the use cases.
 
-`SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
-connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). `SdrUnit` is the sdr use cases' unit of work (core.uow.UnitOfWork): these
-repositories, the run workers' `TouchesRepository` and the pipeline's (pipeline_repository.py) on one transaction's
-or read's handle. The lead list (a prepared statement on a connection of Database.pooled()), the audit's counts, the
-analytics' aggregates, reading and changing runs, the touches and the pipeline are SQL only: the stack-backed tests
-cover them, as they do the database's triggers on leads and interactions (the pipeline's signals), which the
-in-memory one does not keep."""
+`SqlLeads`, `SqlRuns` and `SqlTouches` (the run workers') are the production ones, over store.py and runs_store.py
+on the unit of work's connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same
+behaviour tests run on both (tests/storage_contracts.py; what only PostgreSQL does, two schedulers' claims skipping
+each other's locked jobs, is held to its contract on the stack alone). `SdrUnit` is the sdr use cases' unit of work
+(core.uow.UnitOfWork): these repositories and the pipeline's (pipeline_repository.py) on one transaction's or
+read's handle. The lead list (a prepared statement on a connection of Database.pooled()), the audit's counts, the
+analytics' aggregates, reading and changing runs and the pipeline are SQL only: the stack-backed tests cover them,
+as they do the database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does
+not keep."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -233,7 +234,7 @@ class SqlRuns:
 class TouchesRepository(Protocol):
     """What the run workers (runs_scheduler.py, runs_outcomes.py) do with a run's touches: claim the due ones under a
     lease, settle them, record their call attempts and the calls' outcomes, and complete a run whose last touch
-    ended. SQL only: the workers run on the stack (tests/service), not in the fast tier."""
+    ended."""
 
     async def due_businesses(self, limit: int) -> list[str]:
         """Businesses in good standing with a job to claim now (in an active run), the longest waiting first."""

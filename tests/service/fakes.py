@@ -10,6 +10,7 @@ from core.standings import UNKNOWN_FACTS, Facts, Standings
 from services.calls.ports import Neighbours
 from services.evals.agents_port import EvaluatedAgent
 from services.messaging import ports as messaging_ports
+from services.sdr.ports import Made
 from switchboard.v1 import common_pb2, evals_pb2
 
 
@@ -104,6 +105,39 @@ class SdrStandings:
 
     async def standings(self, business_id, phones):
         return {phone: self.known[phone] for phone in phones if phone in self.known}
+
+
+class SdrPlacing:
+    """The sdr service's ports on the calls and messaging services as a run's touches use them
+    (services.sdr.ports.Calls.place_call and Messaging.place_text) in memory: each key places one call or text (a
+    retried key answers the first, as those services do), kept in `placed` by key with the touch, the text's body
+    (None for a call) and the account it acted as. `answers` by phone: a ComplianceDecision the touch is deferred
+    by, or a ServiceError it is refused with; `before_answer(touch)`, when given, runs before a call or text is
+    answered (what happens while the provider takes it)."""
+
+    def __init__(self, answers: dict | None = None, text_status: str = "queued", before_answer=None):
+        self.answers = dict(answers or {})
+        self.text_status = text_status
+        self.before_answer = before_answer
+        self.placed: dict[str, tuple] = {}
+
+    async def place_call(self, touch):
+        return await self._place(touch, None, "queued")
+
+    async def place_text(self, touch, body):
+        return await self._place(touch, body, self.text_status)
+
+    async def _place(self, touch, body, status):
+        answer = self.answers.get(touch.to)
+        if isinstance(answer, ServiceError):
+            raise answer
+        if answer is not None:
+            return answer
+        if touch.key not in self.placed:
+            self.placed[touch.key] = (touch, body, tenant.current().account_id, Made(str(uuid.uuid4()), status))
+        if self.before_answer is not None:
+            await self.before_answer(touch)
+        return self.placed[touch.key][3]
 
 
 class EvalGateVerdicts:

@@ -1,7 +1,10 @@
 """The storage contracts (tests/storage_contracts.py) on the SQL repositories over the stack's PostgreSQL;
 tests/unit/test_storage_contracts.py runs the same on the in-memory ones."""
+from datetime import timedelta
+
 import pytest
 
+from core.ids import new_id
 from core.uow import Database
 from services.accounts.billing_repository import SqlBilling
 from services.accounts.oauth_repository import SqlOAuth
@@ -14,9 +17,11 @@ from services.evals.repository import SqlScenarios
 from services.messaging.repositories.email import SqlEmails
 from services.messaging.repositories.spend import SqlSpend
 from services.messaging.repositories.unit import MessagingUnit
-from services.sdr.repository import SqlLeads, SqlRuns
+from services.sdr.repository import SqlLeads, SqlRuns, SqlTouches
 from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
 from tests.storage_contracts import (
+    AT,
+    LEASE,
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     BillingRepositoryContract,
@@ -35,6 +40,10 @@ from tests.storage_contracts import (
     SignupRepositoryContract,
     SpendRepositoryContract,
     SubscriptionsRepositoryContract,
+    TouchesRepositoryContract,
+    held_business,
+    job_values,
+    run_values,
 )
 
 
@@ -150,6 +159,31 @@ class TestSqlRuns(RunsRepositoryContract):
     @pytest.fixture
     def runs_in(self):
         return SqlRuns
+
+
+class TestSqlTouches(TouchesRepositoryContract):
+    @pytest.fixture
+    def runs_in(self):
+        return SqlRuns
+
+    @pytest.fixture
+    def touches_in(self):
+        return SqlTouches
+
+    async def test_two_schedulers_claiming_at_once_never_take_the_same_job(self, database, seed):
+        """SQL only: a claim skips the jobs another open transaction holds (FOR UPDATE SKIP LOCKED), so replicas
+        never wait for each other nor claim one job twice. The in-memory twin runs one transaction at a time: it
+        has no such moment to show."""
+        async with database.transaction() as conn:
+            business_id = await held_business(conn, seed)
+            run = await SqlRuns(conn).add_run(**run_values(business_id))
+            await SqlRuns(conn).add_jobs([job_values(run, f"t{i}", due_at=AT + timedelta(minutes=i))
+                                          for i in range(3)])
+        async with database.transaction() as one:
+            [first] = await SqlTouches(one).claim(business_id, "call", 1, new_id(), LEASE)
+            async with database.transaction() as two:
+                others = await SqlTouches(two).claim(business_id, "call", 3, new_id(), LEASE)
+        assert first.touch_id == "t0" and sorted(job.touch_id for job in others) == ["t1", "t2"]
 
 
 class TestSqlAgents(AgentsRepositoryContract):

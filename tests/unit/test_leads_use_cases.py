@@ -1,9 +1,10 @@
 """The lead use cases (services/sdr/service.py: create, read, change, find by phone, contact upserts and
 interactions) and creating communication runs (services/sdr/runs_service.py: the checks, the Idempotency-Key, the
 decision each job is created with, as the preview's) in the fast tier, on the in-memory database (tests/memory) with
-the agents and messaging services behind in-memory ports (tests/service/fakes.py). The lead list and audit
-(prepared statements on the raw pool, counting queries), the database's pipeline triggers, reading and changing
-runs and the scheduler stay with the stack-backed tests (tests/service, tests/e2e)."""
+the agents and messaging services behind in-memory ports (tests/service/fakes.py); a run's touches, the scheduler
+and the calls' outcomes are tests/unit/test_run_touches_use_cases.py's. The lead list and audit (prepared statements
+on the raw pool, counting queries), the database's pipeline triggers and reading and changing runs stay with the
+stack-backed tests (tests/service, tests/e2e)."""
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 

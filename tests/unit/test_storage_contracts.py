@@ -11,7 +11,7 @@ from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryRuns as MemoryEvalRuns
 from tests.memory.evals import MemoryScenarios
 from tests.memory.messaging import MEMORY, MemoryEmails, MemorySpend
-from tests.memory.sdr import MemoryLeads, MemoryRuns
+from tests.memory.sdr import MemoryLeads, MemoryRuns, MemoryTouches
 from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
@@ -32,6 +32,7 @@ from tests.storage_contracts import (
     SignupRepositoryContract,
     SpendRepositoryContract,
     SubscriptionsRepositoryContract,
+    TouchesRepositoryContract,
 )
 
 
@@ -147,6 +148,16 @@ class TestMemoryRuns(RunsRepositoryContract):
     @pytest.fixture
     def runs_in(self):
         return MemoryRuns
+
+
+class TestMemoryTouches(TouchesRepositoryContract):
+    @pytest.fixture
+    def runs_in(self):
+        return MemoryRuns
+
+    @pytest.fixture
+    def touches_in(self):
+        return MemoryTouches
 
 
 class TestMemoryAgents(AgentsRepositoryContract):
