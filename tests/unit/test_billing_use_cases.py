@@ -1,6 +1,6 @@
 """The accounts service's billing use cases (services/accounts/billing) in the fast tier, on the in-memory database
 (tests/memory), the payments simulator and the x402 facilitator served in this process with their real clients
-(tests/unit/conftest.py): signup by card opens a checkout and the account waits for its payment (a new checkout
+(tests/unit/conftest.py), and the real provisioning saga on an in-memory agents port: signup by card opens a checkout and the account waits for its payment (a new checkout
 replaces an unpaid link); the provider's events, applied as its consumer applies them (Payments.apply_event), start
 the subscription and resume the signup's provisioning once; billing's sweep pauses a trial ended unpaid and a
 payment past its grace period, and the owner cannot lift that hold; workspaces are added to the account's
@@ -28,43 +28,22 @@ from services.accounts.billing.signup import SignedUp, Signup
 from services.accounts.billing.workspace_billing import WorkspaceBilling
 from services.accounts.billing.x402_billing import X402Billing
 from services.accounts.identity.service import Identity
+from services.accounts.provisioning.service import Provisioning
 from services.accounts.schema import outbox
 from services.accounts.workspaces.service import Workspaces
 from tests.billing import DECLINED_CARD
 from tests.memory.accounts import MemoryAccountsUnit, MemoryHotPath
+from tests.memory.agents_port import InMemoryAgents
 from tests.use_cases import refused
 
 GRACE = timedelta(hours=72)
 STARTER = plans.WORKSPACE_LIMITS["starter"]
 
 
-class Sagas:
-    """The provisioning part's port (services.accounts.ports.Provisioner) as billing moves it: each signup's saga
-    by business, started waiting for its payment, due once paid, canceled with its subscription (the saga's own
-    run is provisioning's, tested with it)."""
-
-    def __init__(self) -> None:
-        self.status: dict[str, str] = {}
-        self.resumed: list[str] = []
-
-    async def start(self, work, business_id, forward_to):
-        self.status[business_id] = "waiting_payment"
-
-    async def resume(self, work, business_id, *, lease=False):
-        self.resumed.append(business_id)
-        if self.status.get(business_id) == "waiting_payment":
-            self.status[business_id] = "pending"
-        return None
-
-    async def cancel_waiting(self, work, business_id):
-        if self.status.get(business_id) == "waiting_payment":
-            self.status[business_id] = "canceled"
-
-    async def run_now(self, business_id, token):
-        return None
-
-    async def run_due(self, limit=5):
-        return 0
+def saga(database, business_id: str) -> dict:
+    """The signup's provisioning saga as stored."""
+    [row] = [r for r in database.tables["accounts.provisionings"].values() if r["business_id"] == business_id]
+    return row
 
 
 class Billing(NamedTuple):
@@ -73,7 +52,7 @@ class Billing(NamedTuple):
     x402: X402Billing
     checkouts: Checkouts
     workspaces: Workspaces
-    sagas: Sagas
+    agents: InMemoryAgents
 
 
 @pytest.fixture
@@ -81,15 +60,16 @@ def billing(database, payments_client, x402_gate) -> Billing:
     """Billing's use cases as services.accounts.billing.worker.payment_parts wires them, on the payments
     simulator's real client and the facilitator's real x402 gate, with the owner's workspace use cases over them
     (their gateways' invalidation over a bus that never connected: best effort)."""
-    settings, sagas = Settings(), Sagas()
+    settings, agents = Settings(), InMemoryAgents(["+14155550123"])
     uow = UnitOfWork(database, MemoryAccountsUnit, events=outbox)
+    sagas = Provisioning(uow, agents, retry_seconds=60)
     payments = Payments(uow, payments_client, x402_gate, sagas, settings.public_base_url, GRACE,
                         settings.checkout_prices)
     x402 = X402Billing(payments, timedelta(seconds=1))
     identity = Identity(uow, MemoryHotPath(database), EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), settings)
     workspaces = Workspaces(uow, MemoryHotPath(database), WorkspaceBilling(uow, payments, x402), identity)
     return Billing(Signup(uow, settings, payments, x402, sagas), payments, x402, Checkouts(uow, payments), workspaces,
-                   sagas)
+                   agents)
 
 
 async def signed_up(billing: Billing, email: str = "owner@acme-plumbing.com", payment: str | None = None) -> SignedUp:
@@ -140,7 +120,7 @@ async def test_signup_by_card_opens_a_checkout_and_the_account_waits_for_its_pay
     row = business(database, made.business_id)
     assert (row["lifecycle_state"], row["subscription_status"], row["plan_id"]) == ("active", "incomplete", "starter")
     assert row["checkout_session_id"] == made.checkout_url.rsplit("/", 1)[-1]
-    assert billing.sagas.status == {made.business_id: "waiting_payment"}
+    assert saga(database, made.business_id)["status"] == "waiting_payment"
     [user] = database.tables["accounts.users"].values()
     assert user["email"] == "owner@acme-plumbing.com" and row["account_id"] == user["id"]
     assert len(database.tables["accounts.api_keys"]) == len(database.tables["accounts.magic_links"]) == 1
@@ -183,13 +163,14 @@ async def test_the_checkouts_events_start_the_trial_and_resume_provisioning_once
     row = business(database, made.business_id)
     assert (row["lifecycle_state"], row["subscription_status"]) == ("active", "trialing")
     assert row["subscription_id"].startswith("sub_") and row["customer_id"].startswith("cus_")
-    assert billing.sagas.status == {made.business_id: "pending"} and billing.sagas.resumed == [made.business_id]
+    due = saga(database, made.business_id)
+    assert due["status"] == "pending"  # the billing worker runs it
     standing = [e["data"] for e in database.events if e["type"] == "workspace.standing_changed"]
     assert [(s["previous_standing"], s["standing"]) for s in standing] == [("unpaid", "trialing")]
     # Delivered again (a redelivery, or a second replica): applied once.
     for event in events:
         await billing.payments.apply_event(event)
-    assert billing.sagas.resumed == [made.business_id] and len(database.events) == len(standing)
+    assert saga(database, made.business_id) == due and len(database.events) == len(standing)
     assert len(database.tables["accounts.payment_events"]) == len(events)
 
 
@@ -276,7 +257,9 @@ async def test_signup_by_x402_asks_for_the_payment_and_a_settled_one_pays_once(b
     assert row["paid_through"] == row["trial_ends_at"] + billing_contract.X402_PERIOD  # the trial and a month
     [payment] = database.tables["accounts.x402_payments"].values()
     assert (payment["business_id"], payment["purpose"], payment["status"]) == (made.business_id, "signup", "settled")
-    assert billing.sagas.status == {made.business_id: "pending"}
+    provisioned = saga(database, made.business_id)  # at once, within the signup's answer
+    assert (provisioned["status"], made.provisioning_deferred, made.phone_number, made.agent_id) == (
+        "done", False, "+14155550123", provisioned["agent_id"])
     # The same payment again pays for nothing more: the account it would have made is undone.
     await refused(signed_up(billing, "second@acme-plumbing.com", payment=paid), "payment_required", pay.NONCE_USED)
     assert [len(database.tables[f"accounts.{t}"]) for t in ("users", "businesses", "api_keys", "x402_payments")] == [
@@ -290,13 +273,13 @@ async def test_an_unanswered_settlement_leaves_the_account_unpaid_until_the_reco
     made = await signed_up(billing, payment=payer.pay(payer.new_private_key(), required))
     assert (made.payment_status, made.provisioning_deferred) == ("pending", True)
     assert business(database, made.business_id)["subscription_status"] == "incomplete"
-    assert billing.sagas.status == {made.business_id: "waiting_payment"}
+    assert saga(database, made.business_id)["status"] == "waiting_payment"
     assert await billing.x402.reconcile() == 1  # asked again: the authorization pays once, now
     row = business(database, made.business_id)
     assert (row["subscription_status"], row["lifecycle_state"]) == ("active", "active")
     [payment] = database.tables["accounts.x402_payments"].values()
     assert (payment["status"], payment["attempts"], payment["transaction"].startswith("0x")) == ("settled", 1, True)
-    assert billing.sagas.status == {made.business_id: "pending"}
+    assert saga(database, made.business_id)["status"] == "pending"
     [notice] = [e for e in database.events if e["type"] == "workspace.owner_notice"]
     assert "is confirmed" in notice["data"]["subject"]
     assert await billing.x402.reconcile() == 0
