@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from core import tenant
-from core.errors import not_found
+from core.errors import ServiceError, not_found
 from core.standings import UNKNOWN_FACTS, Facts, Standings
 from services.calls.ports import Neighbours
 from services.evals.agents_port import EvaluatedAgent
