@@ -138,6 +138,8 @@ CLAIMS: tuple[Claim, ...] = (
                "CreateTransferCallToolDTO"),
     Properties(VOICE, "voice simulator TOOL_PROPERTIES[endCall]", voice_simulator.TOOL_PROPERTIES["endCall"],
                "CreateEndCallToolDTO"),
+    Keyword(VOICE, "voice simulator TOOL_TYPES", frozenset(voice_simulator.TOOL_TYPES), "CreateAssistantDTO",
+            "model.tools.type", "enum"),
     Properties(VOICE, "voice simulator FUNCTION_PROPERTIES", voice_simulator.FUNCTION_PROPERTIES, "OpenAIFunction"),
     Properties(VOICE, "voice simulator FUNCTION_PARAMETERS_PROPERTIES", voice_simulator.FUNCTION_PARAMETERS_PROPERTIES,
                "OpenAIFunctionParameters"),

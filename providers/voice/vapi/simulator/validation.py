@@ -59,9 +59,15 @@ RECORDING_CONSENT_PROPERTIES = {
     "stay-on-line": _CONSENT_COMMON | {"waitSeconds"},
     "verbal": _CONSENT_COMMON | {"declineTool", "declineToolId"},
 }
-# model.tools: the tool DTOs the simulator plays (CreateFunctionToolDTO, CreateTransferCallToolDTO,
-# CreateEndCallToolDTO), with OpenAIFunction, OpenAIFunctionParameters, Server, TransferDestinationNumber and
-# TransferPlan; the provider's other tool types are refused here (FIDELITY.md).
+# model.tools: every tool type the provider documents (the `type` of each Create*ToolDTO of a model's tools), and
+# the shapes of the three we send, checked whole (CreateFunctionToolDTO, CreateTransferCallToolDTO,
+# CreateEndCallToolDTO, with OpenAIFunction, OpenAIFunctionParameters, Server, TransferDestinationNumber and
+# TransferPlan); a tool of another type is taken as given (FIDELITY.md).
+TOOL_TYPES = ("apiRequest", "bash", "code", "computer", "dtmf", "endCall", "function",
+              "gohighlevel.calendar.availability.check", "gohighlevel.calendar.event.create",
+              "gohighlevel.contact.create", "gohighlevel.contact.get", "google.calendar.availability.check",
+              "google.calendar.event.create", "google.sheets.row.append", "handoff", "mcp", "query",
+              "slack.message.send", "sms", "textEditor", "transferCall", "sipRequest", "voicemail")
 _TOOL_COMMON = frozenset({"type", "messages", "rejectionPlan"})
 TOOL_PROPERTIES = {
     "function": _TOOL_COMMON | {"async", "server", "variableExtractionPlan", "parameters", "function"},
@@ -279,7 +285,7 @@ def _tools(tools: object) -> list[str]:
             continue
         kind = tool.get("type")
         if kind not in TOOL_PROPERTIES:
-            errors += _one_of(kind, tuple(TOOL_PROPERTIES), f"{at}.type")
+            errors += _one_of(kind, TOOL_TYPES, f"{at}.type")
             continue
         errors += unknown(tool, TOOL_PROPERTIES[kind], f"{at}.")
         if kind == "function":
