@@ -144,7 +144,8 @@ EVAL_GATE = ("Eval gate (opt in with eval_gate: true on the agent): a change of 
              "are listed by GET /api/v1/evals/run?agent_id= with trigger eval_gate. ")
 TOOL_SECRET = ("tools (versioned, see the schema): the agent's first custom tool makes the secret that signs the "
                "requests of its custom tools (the t=...,v1=... scheme webhooks are signed with), "
-               "returned once as tool_secret (null otherwise; never stored in plain text nor in a version); "
+               "returned once as tool_secret (null otherwise; GET shows tool_secret_masked; never stored in plain "
+               "text nor in a version); "
                "rotate it with POST /api/v1/agents/rotate-tool-secret. ")
 GUARD = ("Owner-edit guard: every write may send expected_version (the version it read); if the agent has "
          "changed since, the write is refused with 409 conflict and nothing changes. ")

@@ -243,7 +243,7 @@ class Agents:
             raise
         return Created(row, secret)
 
-    # -- the tool secret -----------------------------------------------------------------
+    # -- tools: where custom tools call, and the secret that signs their requests --------------------
 
     async def _check_destinations(self, tools: list[dict[str, Any]]) -> None:
         """400 unless every custom tool's host resolves to addresses we may call (as webhook URLs are checked)."""

@@ -16,6 +16,7 @@ from core.pagination import Page, clamp_limit
 from core.sealing import SecretBox
 from providers import configured
 from services.agents import domain, numbers_domain, teardown_consumer
+from services.agents import tools as agent_tools
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
@@ -59,7 +60,7 @@ def agent_message(view: AgentView) -> agents_pb2.Agent:
         provider_assistant_id=row.provider_assistant_id, status=row.status,
         first_message=config.first_message, voice=struct(config.voice), model=struct(config.model),
         metadata=struct(row.metadata), provider_config=struct(config.provider_config), version=row.version,
-        tools=[struct(t) for t in config.tools],
+        tools=[struct(t) for t in config.tools], tool_secret_masked=agent_tools.masked(row.tool_secret_tail),
         phone_number=view.phone_number, eval_gate=row.eval_gate, recording_disclosure=disclosure_message(config.recording_disclosure),
         prompts=agents_pb2.Prompts(
             inbound=agents_pb2.InboundPrompt(prompt=view.live_prompt if view.live_prompt is not None else "",

@@ -284,3 +284,8 @@ def provider_tools(tools: list[dict[str, Any]]) -> tuple[AssistantTool, ...]:
 
 def new_secret() -> str:
     return TOOL_SECRET_PREFIX + secrets.token_urlsafe(32)
+
+
+def masked(tail: str | None) -> str | None:
+    """How a secret is shown after it was made (its last four characters), as webhook secrets are."""
+    return f"{TOOL_SECRET_PREFIX}...{tail}" if tail else None

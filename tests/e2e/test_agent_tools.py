@@ -26,6 +26,7 @@ async def test_tools_are_stored_versioned_and_given_to_the_provider(api, account
     created = await create_agent(api, account, tools=TOOLS)
     assert created["tool_secret"] is None  # no custom tool: no secret
     agent = await read_agent(api, account, created["id"])
+    assert agent["tool_secret_masked"] is None
     assert agent["tools"] == [TOOLS[0], TOOLS[1], {"type": "transfer_call", "destinations": [
         {"name": "Sales", "phone_number": "+14155550123", "mode": "warm",
          "message": "One moment, putting you through."}]}]
@@ -46,6 +47,7 @@ async def test_tools_are_stored_versioned_and_given_to_the_provider(api, account
     assert secret.startswith("tsec_")
     agent = await read_agent(api, account, created["id"])
     assert agent["tools"] == [{"type": "end_call"}, {**LOOKUP, "timeout_ms": 5000}] and agent["version"] == 2
+    assert agent["tool_secret_masked"] == f"tsec_...{secret[-4:]}"
     end, custom = await provider_tools(voice, created["provider_assistant_id"])
     assert custom["function"] == {"name": "lookup_order", "description": "Find an order by its number",
                                   "parameters": LOOKUP["parameters"]}
@@ -77,6 +79,7 @@ async def test_the_tool_secret_is_shown_once_and_rotated(api, account):
     assert rotated["tool_secret"] != first and rotated["previous_secret_expires_at"].endswith("Z")
     agent = await read_agent(api, account, created["id"])
     assert agent["version"] == 1 and first not in str(agent) and rotated["tool_secret"] not in str(agent)
+    assert agent["tool_secret_masked"] == f"tsec_...{rotated['tool_secret'][-4:]}"
     status, body, _ = await api.request("POST", "/api/v1/agents/rotate-tool-secret", key=account["read_key"],
                                         json={"id": created["id"]})
     assert status == 403 and "agents:write" in body["error"]["message"]

@@ -163,7 +163,7 @@ class Prompts(_message.Message):
     def __init__(self, inbound: _Optional[_Union[InboundPrompt, _Mapping]] = ..., outbound: _Optional[_Union[OutboundPrompt, _Mapping]] = ..., sms: _Optional[_Union[SmsPrompt, _Mapping]] = ...) -> None: ...
 
 class Agent(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version", "eval_gate", "recording_disclosure", "tools")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version", "eval_gate", "recording_disclosure", "tools", "tool_secret_masked")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -182,6 +182,7 @@ class Agent(_message.Message):
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_SECRET_MASKED_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
@@ -200,7 +201,8 @@ class Agent(_message.Message):
     eval_gate: bool
     recording_disclosure: RecordingDisclosure
     tools: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
+    tool_secret_masked: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., tool_secret_masked: _Optional[str] = ...) -> None: ...
 
 class ToolList(_message.Message):
     __slots__ = ("tools",)
