@@ -1,6 +1,7 @@
 """Agents: what an agent's configuration may hold, and the eval gate's refusal."""
 from __future__ import annotations
 
+from contracts import leads
 from providers.voice.vapi import vocabulary
 
 DEFAULT_FIRST_MESSAGE = "Hello! How can I help you today?"
@@ -29,7 +30,7 @@ MODEL_PROVIDERS = tuple(p for p, required in vocabulary.MODEL_REQUIRED.items() i
 
 # The order fields are reported in updated_fields.
 FIELD_ORDER = ("name", "inbound_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message",
-               "outbound_llm", "sms_llm", "voice", "model", "provider_config", "recording_disclosure")
+               "outbound_llm", "sms_llm", "voice", "model", "provider_config", "recording_disclosure", "tools")
 PERSONA_TEXT_MAX = 5_000
 REASON_MAX = 1_000
 
@@ -59,3 +60,62 @@ RING_SECONDS = (20, 5, 60)  # default, minimum, maximum
 DISCLOSURE_MESSAGE_MAX = vocabulary.RECORDING_CONSENT_MESSAGE_MAX
 VOICEMAIL_DETECTION_OFF = vocabulary.VOICEMAIL_DETECTION_OFF
 VOICEMAIL_DETECTION_PROVIDERS = vocabulary.VOICEMAIL_DETECTION_PROVIDERS
+
+
+# -- tools ---------------------------------------------------------------------------------------
+# What an agent may do during a call (its `tools`, a list of {type, ...}): each type and what it does (GET
+# /api/v1/capabilities lists them as agent_tools). `custom` is the business's own function, called at its URL.
+AGENT_TOOLS = {
+    "send_sms": "Text the caller (or a number they give) from the agent's number",
+    "send_link": "Text the caller one of the agent's saved links (links: [{name, url}]), so no URL is invented",
+    "check_availability": "Tell the caller which appointment slots are free on a date",
+    "book_appointment": "Book an appointment slot for the caller",
+    "update_lead": "Record what the caller said (name, email, interest, status) on the call's lead",
+    "transfer_call": "Transfer the call to a person: one of destinations, or the business's phone_forward_to",
+    "end_call": "Hang up once the conversation is over",
+    "custom": "The business's own function: its arguments are POSTed, signed with the agent's tool secret, to its "
+              "https url",
+}
+CUSTOM_TOOL = "custom"
+TOOLS_MAX = 20
+LINKS_MAX, LINK_NAME_MAX = 20, 80
+DESTINATIONS_MAX, DESTINATION_NAME_MAX, TRANSFER_MESSAGE_MAX = 10, 80, 500
+TRANSFER_MODES = ("warm", "blind")  # warm: the person is told who is coming and why; blind: the call is put through
+CUSTOM_NAME_PATTERN = vocabulary.FUNCTION_NAME_PATTERN
+CUSTOM_DESCRIPTION_MAX = 1000
+PARAMETERS_MAX_BYTES = 8 * 1024
+# The JSON Schema keywords and types a custom tool's parameters may use: what the voice provider takes.
+PARAMETER_KEYWORDS = vocabulary.JSON_SCHEMA_PROPERTIES
+PARAMETER_TYPES = vocabulary.JSON_SCHEMA_TYPES
+PARAMETER_FORMATS = vocabulary.JSON_SCHEMA_FORMATS
+TIMEOUT_MS = (5000, 500, 15000)  # default, minimum, maximum
+TOOL_SECRET_PREFIX = "tsec_"
+
+
+def _text(description: str) -> dict[str, str]:
+    return {"type": "string", "description": description}
+
+
+# What the model fills in when it calls a built-in tool that runs on our side (JSON Schema); send_link's `name` is
+# also limited to the agent's link names.
+BUILTIN_PARAMETERS: dict[str, dict[str, object]] = {
+    "send_sms": {"type": "object", "properties": {
+        "to": _text("The number to text in E.164, only if the caller asks for another number than their own"),
+        "text": _text("The text to send")}, "required": ["text"]},
+    "send_link": {"type": "object", "properties": {"name": _text("The name of the link to send")},
+                  "required": ["name"]},
+    "check_availability": {"type": "object", "properties": {
+        "date": {"type": "string", "format": "date", "description": "The day asked about, YYYY-MM-DD"}},
+        "required": ["date"]},
+    "book_appointment": {"type": "object", "properties": {
+        "starts_at": {"type": "string", "format": "date-time",
+                      "description": "The start of a free slot, as check_availability gave it"},
+        "name": _text("The caller's full name"),
+        "phone_number": _text("A number to reach the caller in E.164, if not the one they call from"),
+        "notes": _text("What the appointment is about")}, "required": ["starts_at", "name"]},
+    "update_lead": {"type": "object", "properties": {
+        "name": _text("The caller's full name"), "email": _text("The caller's email address"),
+        "interest": _text("What the caller is interested in, in one short sentence"),
+        "status": {"type": "string", "enum": list(leads.PATCH_STATUSES),
+                   "description": "The lead's new status, if the conversation changed it"}}},
+}

@@ -114,7 +114,8 @@ SERVICES: tuple[Service, ...] = (
                      "SMTP_PASSWORD"),
             rpc_to=("agents",), internet=True),
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
-            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET"), rpc_to=("evals", "accounts"),
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "WEBHOOK_SECRETS_KEY"),
+            rpc_to=("evals", "accounts"),
             internet=True),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.
     # The sdr service also gathers every service's health (services.sdr.health_service), its own too: through its

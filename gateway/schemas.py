@@ -188,6 +188,23 @@ RECORDING_DISCLOSURE = {**_obj({
 }), "additionalProperties": False,
     "description": "the recording disclosure (every call is recorded; the provider records only once the other "
     "party consents). Each field optional, merged into the current setting on update; versioned"}
+_TIMEOUT = agents.TIMEOUT_MS
+TOOLS = {"type": "array", "items": _obj({"type": {"type": "string", "description": ", ".join(agents.AGENT_TOOLS)}},
+                                       ("type",)),
+         "description": f"what the agent may do during a call: at most {agents.TOOLS_MAX} tools {{type, ...}}, each "
+         "built-in type at most once (GET /api/v1/capabilities lists them as agent_tools). send_sms, "
+         "check_availability, book_appointment, update_lead and end_call take no options. send_link: links [{name "
+         f"(unique, at most {agents.LINK_NAME_MAX} characters), url (https)}}] (1 to {agents.LINKS_MAX}). "
+         f"transfer_call: destinations [{{name, phone_number (E.164), mode: warm (the default: the person hears who "
+         f"is coming and why) or blind, message (at most {agents.TRANSFER_MESSAGE_MAX} characters, said to the "
+         f"caller first)}}] (at most {agents.DESTINATIONS_MAX}; none: the business's phone_forward_to). custom: the "
+         "business's own function: name (letters, digits, _ and -, at most 64, unique, not a built-in type), "
+         f"description (1 to {agents.CUSTOM_DESCRIPTION_MAX} characters), parameters (a JSON Schema of an object "
+         f"{{type: object, properties, required}}, at most {agents.PARAMETERS_MAX_BYTES} bytes, with the keywords "
+         f"{', '.join(sorted(agents.PARAMETER_KEYWORDS))} only), url (https, a host that resolves to public addresses "
+         "only: the local stack of `make run` also takes loopback URLs), timeout_ms "
+         f"({_TIMEOUT[1]} to {_TIMEOUT[2]}, default {_TIMEOUT[0]}). A bad tool is 400 invalid_request naming it, e.g. "
+         "tools[2].url. Versioned; PATCH replaces the whole list ([] removes every tool)."}
 AGENT_CREATE = _obj({
     "business_id": UUID,
     "name": AGENT_NAME,
@@ -198,6 +215,7 @@ AGENT_CREATE = _obj({
     "metadata": {"type": "object"},
     "eval_gate": {**EVAL_GATE, "default": False},
     "recording_disclosure": RECORDING_DISCLOSURE,
+    "tools": TOOLS,
 }, ("business_id", "name", "system_prompt"))
 AGENT_UPDATE = _obj({
     "id": UUID,
@@ -224,7 +242,9 @@ AGENT_UPDATE = _obj({
                   "that turns it off is still gated)"},
     "force": FORCE,
     "recording_disclosure": RECORDING_DISCLOSURE,
+    "tools": TOOLS,
 }, ("id",))
+ROTATE_TOOL_SECRET = _obj({"id": UUID}, ("id",))
 AGENT_UPDATE["not"] = {"required": ["inbound_prompt", "system_prompt"]}
 PERSONA = _obj({
     "lead_name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": agents.PERSONA_TEXT_MAX},
@@ -819,6 +839,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "AgentCreated": schema_of(agents_pb2.AgentCreated),
     "AgentUpdated": schema_of(agents_pb2.AgentUpdated, omit=("rollback_of",)),
     "AgentRolledBack": schema_of(agents_pb2.AgentUpdated),
+    "ToolSecretRotated": schema_of(agents_pb2.ToolSecretRotated),
     "PersonaLoaded": schema_of(agents_pb2.PersonaLoaded),
     "SmsPromptUpdated": schema_of(agents_pb2.UpdateSmsPromptReply),
     "AgentVersion": _AGENT_VERSION,
@@ -887,7 +908,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "endpoints": {"type": "array", "items": _obj({"method": {"type": "string"}, "path": {"type": "string"},
                                                        "scope": {"anyOf": [{"type": "string"}, {"type": "null"}]},
                                                        "allowed": {"type": "boolean"}})},
-    }, ("account_id", "key", "workspaces", "scopes", "endpoints")),
+        "agent_tools": {"type": "array", "items": _obj({"type": {"type": "string"}, "description": {"type": "string"}},
+                                                       ("type", "description")),
+                        "description": "the tools an agent may have (its tools' types)"},
+    }, ("account_id", "key", "workspaces", "scopes", "endpoints", "agent_tools")),
     "SmsSendRequest": SMS_SEND,
     "SmsSent": schema_of(messaging_pb2.SmsSendReply),
     "Conversation": _CONVERSATION,

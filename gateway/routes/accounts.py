@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 from aiohttp import web
 
-from contracts import accounts, billing
+from contracts import accounts, agents, billing
 from core import plans, registry
 from core.errors import ServiceError
 from core.messages import struct
@@ -221,6 +221,7 @@ async def capabilities(ctx: RequestContext) -> Reply:
         "workspaces": [{"id": w.id, "name": w.name, "lifecycle_state": w.lifecycle_state} for w in reply.workspaces],
         "scopes": list(ALL_SCOPES),
         "endpoints": endpoints,
+        "agent_tools": [{"type": kind, "description": what} for kind, what in agents.AGENT_TOOLS.items()],
     }
 
 

@@ -6,11 +6,21 @@ from typing import Any
 from aiohttp import web
 
 from contracts import agents
+from core.messages import struct
 from gateway.convert import to_json
 from gateway.errors import error_response
 from gateway.route import Creates, Reply, RequestContext, Route
 from gateway.routes.params import page_query, set_fields, set_structs
-from gateway.schemas import AGENT_CREATE, AGENT_UPDATE, PERSONA_LOAD, ROLLBACK, SMS_PROMPT_UPDATE, UUID, VERSION
+from gateway.schemas import (
+    AGENT_CREATE,
+    AGENT_UPDATE,
+    PERSONA_LOAD,
+    ROLLBACK,
+    ROTATE_TOOL_SECRET,
+    SMS_PROMPT_UPDATE,
+    UUID,
+    VERSION,
+)
 from switchboard.v1 import agents_pb2
 
 AGENTS = "switchboard.v1.Agents"
@@ -35,7 +45,15 @@ async def create_agent(ctx: RequestContext) -> Reply:
     req = agents_pb2.CreateAgentRequest(business_id=b["business_id"], name=b["name"], system_prompt=b["system_prompt"])
     set_fields(req, b, "first_message", "eval_gate")
     set_structs(req, b, "voice", "model", "metadata", "recording_disclosure")
+    set_tools(req, b)
     return to_json(await ctx.rpc("agents").CreateAgent(req))
+
+
+def set_tools(req: Any, body: dict[str, Any]) -> None:
+    """The body's tools (objects: the schema says so) onto the request's ToolList, when sent."""
+    if "tools" in body:
+        req.tools.SetInParent()
+        req.tools.tools.extend(struct(tool) for tool in body["tools"])
 
 
 UPDATE_TEXTS = ("name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message",
@@ -47,6 +65,7 @@ async def update_agent(ctx: RequestContext) -> Reply:
     req = agents_pb2.UpdateAgentRequest(id=b["id"])
     set_fields(req, b, *UPDATE_TEXTS)
     set_structs(req, b, "voice", "model", "metadata", "provider_config", "recording_disclosure")
+    set_tools(req, b)
     reply = await ctx.rpc("agents").UpdateAgent(req)
     return gate_refusal(reply) or to_json(reply, omit=("rollback_of",))
 
@@ -92,6 +111,10 @@ async def rollback(ctx: RequestContext) -> Reply:
     return gate_refusal(reply) or to_json(reply)
 
 
+async def rotate_tool_secret(ctx: RequestContext) -> Reply:
+    return to_json(await ctx.rpc("agents").RotateToolSecret(agents_pb2.RotateToolSecretRequest(id=ctx.body["id"])))
+
+
 def gate_refused(reply: Any) -> str | None:
     """Why the agent's eval gate refused the change of a write's reply (nothing changed), or None if it did not."""
     gate = reply.eval_gate
@@ -119,6 +142,11 @@ EVAL_GATE = ("Eval gate (opt in with eval_gate: true on the agent): a change of 
              "without scenarios passes with status no_scenarios. force: true applies the change without running the "
              "scenarios, recorded in the version as eval_gate {status: forced, forced_by: the key's id}. The runs "
              "are listed by GET /api/v1/evals/run?agent_id= with trigger eval_gate. ")
+TOOL_SECRET = ("tools (versioned, see the schema): the agent's first custom tool makes the secret that signs the "
+               "requests of its custom tools (the t=...,v1=... scheme webhooks are signed with), "
+               "returned once as tool_secret (null otherwise; GET shows tool_secret_masked; never stored in plain "
+               "text nor in a version); "
+               "rotate it with POST /api/v1/agents/rotate-tool-secret. ")
 GUARD = ("Owner-edit guard: every write may send expected_version (the version it read); if the agent has "
          "changed since, the write is refused with 409 conflict and nothing changes. ")
 ROUTES = [
@@ -139,7 +167,8 @@ ROUTES = [
           f"at temperature {agents.DEFAULT_MODEL['temperature']}, the provider's default voice. Only snake_case keys are read (camelCase keys are ignored). Every agent collects the caller's "
           "name, email, phone and intent at the end of each call. Creation is atomic: if the provider refuses, "
           "nothing is stored (500 provider_error); if storing fails, the provider assistant is removed again. "
-          "The configuration becomes version 1 (the reply's version: pin it as expected_version on the next write)."),
+          "The configuration becomes version 1 (the reply's version: pin it as expected_version on the next write). "
+          + TOOL_SECRET),
     Route("PATCH", f"{V1}/agents", update_agent, "Change an agent's prompts, greeting, voice, model or settings",
           "agents", scope="agents:write", body=AGENT_UPDATE, response="AgentUpdated", errors=WRITE_ERRORS,
           rpcs=(f"{AGENTS}/UpdateAgent",),
@@ -149,7 +178,7 @@ ROUTES = [
           "changes. outbound_* and sms_* are kept by the service and applied at call or message time. metadata is "
           "merged (it is not versioned). Every change of configuration is a new version (GET "
           "/api/v1/agents/versions); every prompt change writes an audit-history row and emits agent.prompt_changed, "
-          "which queues an email to the business owner. " + GUARD + EVAL_GATE),
+          "which queues an email to the business owner. " + TOOL_SECRET + GUARD + EVAL_GATE),
     Route("POST", f"{V1}/agents/persona", load_persona, "Load a role-play persona into an agent", "agents",
           scope="agents:write", body=PERSONA_LOAD, response="PersonaLoaded", errors=WRITE_ERRORS,
           rpcs=(f"{AGENTS}/LoadPersona",),
@@ -181,6 +210,15 @@ ROUTES = [
           "whose rollback_of is `version` and whose parent_version is the version it replaced. Redacted secrets "
           "keep their current values. Rolling back to a configuration equal to the current one changes nothing "
           "(updated false). " + GUARD + EVAL_GATE),
+    Route("POST", f"{V1}/agents/rotate-tool-secret", rotate_tool_secret, "Rotate an agent's tool secret", "agents",
+          scope="agents:write", body=ROTATE_TOOL_SECRET, response="ToolSecretRotated",
+          errors=("unauthorized", "forbidden", "not_found", "invalid_request", "conflict"),
+          rpcs=(f"{AGENTS}/RotateToolSecret",),
+          description="Returns the new secret that signs the agent's custom tool requests, once (an agent without "
+          "one gets its first). For 24 hours (previous_secret_expires_at; null when there was none) every request "
+          "carries two v1 signatures, one per secret, as webhook deliveries do after a rotation, so the business's "
+          "endpoint can switch at any moment in that window. Not a configuration change: no version. An agent of "
+          "another business is 404."),
     Route("POST", f"{V1}/sms/update-prompt", update_sms_prompt, "Replace an agent's SMS prompt", "agents",
           scope="agents:write", body=SMS_PROMPT_UPDATE, response="SmsPromptUpdated", errors=WRITE_ERRORS,
           rpcs=(f"{AGENTS}/UpdateSmsPrompt",),

@@ -42,10 +42,49 @@ Json = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
+class FunctionTool:
+    """A function the model may call during a call; the provider asks our server for its result (the call's
+    `tool-calls` message). `parameters` is the JSON Schema of its arguments (an object)."""
+
+    name: str
+    description: str
+    parameters: Json
+
+
+@dataclass(frozen=True)
+class TransferDestination:
+    """A person a call may be transferred to: `name` tells the model when, `message` is said to the caller first
+    (None: the provider's default), `warm` tells the person who is coming and why before the caller is put
+    through (else the call is put through at once)."""
+
+    name: str
+    phone_number: str
+    warm: bool
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class TransferTool:
+    """Transfer the call to one of `destinations`; none: the provider asks our server for the destination when the
+    model transfers (the business's own phone)."""
+
+    destinations: tuple[TransferDestination, ...] = ()
+
+
+@dataclass(frozen=True)
+class EndCallTool:
+    """Hang up."""
+
+
+AssistantTool = FunctionTool | TransferTool | EndCallTool
+
+
+@dataclass(frozen=True)
 class AssistantSpec:
     """An agent's assistant as the provider runs it. `model`, `voice` and `settings` are the owner's own provider
     settings (the agent's model, voice and provider_config), forwarded as given; `collect` is the JSON Schema of
-    what the end-of-call analysis extracts (reported back in `CallReport.structured_data`)."""
+    what the end-of-call analysis extracts (reported back in `CallReport.structured_data`); `tools` what the
+    assistant may do during a call."""
 
     name: str
     prompt: str
@@ -56,6 +95,7 @@ class AssistantSpec:
     collect: Json
     agent_id: str
     business_id: str
+    tools: tuple[AssistantTool, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from contracts.agents import (
 from core.compliance import recording_rules as recording
 from core.errors import ServiceError, invalid
 from providers.voice.port import AssistantSpec, Conversation
+from services.agents import tools as agent_tools
 from switchboard.v1 import calls_pb2
 
 AGENT_STATUS = "active"
@@ -73,6 +74,8 @@ class AgentConfig:
     provider_config: dict[str, Any] = field(default_factory=dict)
     # What differs from the default recording disclosure (check_recording_disclosure): {} is the default.
     recording_disclosure: dict[str, Any] = field(default_factory=dict)
+    # What the agent may do during a call (services.agents.tools.check_tools).
+    tools: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,7 +87,7 @@ class AgentConfig:
 
 
 # Fields whose change must reach the provider assistant.
-PROVIDER_FIELDS = ("name", "inbound_prompt", "first_message", "voice", "model", "provider_config")
+PROVIDER_FIELDS = ("name", "inbound_prompt", "first_message", "voice", "model", "provider_config", "tools")
 # Prompt-like fields: a change writes an audit row and queues an owner notification.
 PROMPT_FIELDS = ("inbound_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message")
 
@@ -134,8 +137,10 @@ def check_model(model: dict[str, Any], base: dict[str, Any] | None = None) -> di
 
 
 def new_config(name: str, system_prompt: str, first_message: str | None, voice: dict[str, Any],
-               model: dict[str, Any], recording_disclosure: dict[str, Any] | None = None) -> AgentConfig:
-    """A new agent's configuration with the spec's defaults."""
+               model: dict[str, Any], recording_disclosure: dict[str, Any] | None = None,
+               tools: list[Any] | None = None, allow_loopback: bool = False) -> AgentConfig:
+    """A new agent's configuration with the spec's defaults (`allow_loopback`: custom tools may call loopback
+    URLs, on the local stack)."""
     return AgentConfig(
         name=check_text(name, "name", NAME_MAX),
         inbound_prompt=check_text(system_prompt, "system_prompt", PROMPT_MAX),
@@ -144,6 +149,7 @@ def new_config(name: str, system_prompt: str, first_message: str | None, voice: 
         voice=check_voice(voice),
         model=check_model(model),
         recording_disclosure=check_recording_disclosure(recording_disclosure or {}),
+        tools=agent_tools.check_tools(tools or [], allow_loopback),
     )
 
 
@@ -227,7 +233,8 @@ def assistant_spec(config: AgentConfig, agent_id: str, business_id: str) -> Assi
     """What the provider's assistant of this configuration runs (the inbound channel: the live assistant)."""
     return AssistantSpec(name=config.name, prompt=config.inbound_prompt, first_message=config.first_message,
                          model=config.model, voice=config.voice or None, settings=config.provider_config,
-                         collect=COLLECTED, agent_id=agent_id, business_id=business_id)
+                         collect=COLLECTED, agent_id=agent_id, business_id=business_id,
+                         tools=agent_tools.provider_tools(config.tools))
 
 
 def kept_settings(current: AgentConfig, target: AgentConfig, kept: frozenset[str]) -> AgentConfig:
@@ -273,8 +280,10 @@ def resolve_inbound_alias(inbound_prompt: str | None, system_prompt: str | None)
 
 def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict[str, Any] | None = None,
                  model: dict[str, Any] | None = None, provider_config: dict[str, Any] | None = None,
-                 recording_disclosure: dict[str, Any] | None = None) -> Change:
-    """Apply the given fields; only values that differ from the current ones count as changed."""
+                 recording_disclosure: dict[str, Any] | None = None, tools: list[Any] | None = None,
+                 allow_loopback: bool = False) -> Change:
+    """Apply the given fields; only values that differ from the current ones count as changed. `tools` replaces
+    the agent's tools (an empty list removes them)."""
     values: dict[str, Any] = {}
     for name, value in texts.items():
         optional = name in ("outbound_prompt", "sms_prompt", "outbound_first_message", "outbound_llm", "sms_llm")
@@ -293,6 +302,8 @@ def apply_update(current: AgentConfig, *, texts: dict[str, str], voice: dict[str
         values["provider_config"] = {**current.provider_config, **kept}
     if recording_disclosure is not None:
         values["recording_disclosure"] = check_recording_disclosure(recording_disclosure, current.recording_disclosure)
+    if tools is not None:
+        values["tools"] = agent_tools.check_tools(tools, allow_loopback)
     return change_to(current, replace(current, **values), ignored)
 
 
@@ -304,7 +315,7 @@ def change_to(current: AgentConfig, target: AgentConfig, ignored: list[str] | No
 
 def initial_change(config: AgentConfig) -> Change:
     """A new agent's configuration as a change from nothing (for its first version and audit rows)."""
-    return Change(config, [f for f in FIELD_ORDER if getattr(config, f) not in (None, "", {})])
+    return Change(config, [f for f in FIELD_ORDER if getattr(config, f) not in (None, "", {}, [])])
 
 
 def merge_metadata(current: dict[str, Any], given: dict[str, Any]) -> tuple[dict[str, Any], bool]:

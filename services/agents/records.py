@@ -33,6 +33,10 @@ class Agent:
     lease_until: datetime | None
     request_id: str | None
     eval_gate: bool
+    tool_secret_sealed: str | None
+    tool_secret_tail: str | None
+    tool_secret_previous_sealed: str | None
+    tool_secret_previous_expires_at: datetime | None
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,13 @@ agents = sa.Table(
     sa.Column("request_id", sa.Text),
     # Opt-in: a change of what the agent says first runs its eval scenarios against the new configuration.
     sa.Column("eval_gate", sa.Boolean, nullable=False, server_default=sa.false()),
+    # The secret that signs the requests of the agent's custom tools (made with its first custom tool), sealed
+    # (core.sealing.SecretBox) and kept out of the versioned config; after a rotation the previous one signs too
+    # until tool_secret_previous_expires_at.
+    sa.Column("tool_secret_sealed", sa.Text),
+    sa.Column("tool_secret_tail", sa.Text),
+    sa.Column("tool_secret_previous_sealed", sa.Text),
+    sa.Column("tool_secret_previous_expires_at", Ts),
     sa.Index("agents_business_created", "business_id", "created_at"),
     sa.Index("agents_request_once", "business_id", "request_id", unique=True,
              postgresql_where=sa.text("request_id IS NOT NULL")),

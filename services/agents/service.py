@@ -15,23 +15,26 @@ import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from google.protobuf import json_format
 from sqlalchemy.exc import IntegrityError
 
 from contracts import agents as agents_contract
-from core import leases, tenant
+from contracts.webhooks import ROTATION_OVERLAP
+from core import destinations, leases, tenant
 from core.errors import ServiceError, invalid, not_found
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
+from core.sealing import SecretBox
 from core.tenant import require_business
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.status import provider_status
 from providers.voice.port import AssistantSpec, ProviderError, VoiceProvider
 from services.agents import domain
+from services.agents import tools as agent_tools
 from services.agents.evals_port import EvalGate, GateOutcome, forced
 from services.agents.records import Agent, AgentSummary, CallerNumber, Version
 from services.agents.repository import AgentsRepository, AgentsUnit, agents_of
@@ -96,12 +99,26 @@ def update_source(who: tenant.Tenant) -> str:
 
 
 @dataclass(frozen=True)
+class Created:
+    row: Agent
+    tool_secret: str | None = None  # made with the agent's first custom tool: shown once
+
+
+@dataclass(frozen=True)
+class Rotated:
+    row: Agent
+    secret: str
+    previous_expires_at: datetime | None  # None: the agent had no secret before
+
+
+@dataclass(frozen=True)
 class Written:
     row: Agent
     change: domain.Change
     settings_changed: list[str] = dataclasses.field(default_factory=list)  # metadata, eval_gate
     # The eval gate's outcome when it applied; with a refusing status nothing was written.
     eval_gate: GateOutcome | None = None
+    tool_secret: str | None = None  # as Created.tool_secret
 
     @property
     def refused(self) -> bool:
@@ -123,11 +140,14 @@ class AgentView:
 
 
 class Agents:
-    def __init__(self, uow: UnitOfWork[AgentsUnit], voice: VoiceProvider, evals: EvalGate, gate_wait_seconds: float):
+    def __init__(self, uow: UnitOfWork[AgentsUnit], voice: VoiceProvider, evals: EvalGate, gate_wait_seconds: float,
+                 box: SecretBox, allow_loopback: bool):
         self.uow = uow  # the agents, their versions and prompt history (services.agents.repository)
         self.voice = voice
         self.evals = evals
         self.gate_wait_seconds = gate_wait_seconds
+        self.box = box  # seals the tool secrets (as the webhooks service seals its secrets)
+        self.allow_loopback = allow_loopback  # custom tools may call loopback URLs (core.destinations)
 
     # -- reads -----------------------------------------------------------------------
 
@@ -188,17 +208,22 @@ class Agents:
     async def create(self, business_id: str, name: str, system_prompt: str, first_message: str | None,
                      voice: dict[str, Any], model: dict[str, Any], metadata: dict[str, Any],
                      request_id: str | None = None, eval_gate: bool = False,
-                     recording_disclosure: dict[str, Any] | None = None) -> Agent:
+                     recording_disclosure: dict[str, Any] | None = None,
+                     tools: list[Any] | None = None) -> Created:
         """A new agent and its provider assistant; with `request_id`, a repeat returns the agent that request made
-        (a concurrent repeat loses the insert race, undoes its assistant and gets 409 conflict)."""
+        (a concurrent repeat loses the insert race, undoes its assistant and gets 409 conflict) without its tool
+        secret (shown once)."""
         require_business(tenant.require_account(), business_id)
-        config = domain.new_config(name, system_prompt, first_message, voice, model, recording_disclosure)
+        config = domain.new_config(name, system_prompt, first_message, voice, model, recording_disclosure, tools,
+                                   self.allow_loopback)
         if request_id:
             async with self.uow.read() as work:
                 made = await work.agents.by_request(business_id, request_id)
             if made is not None:
-                return made
+                return Created(made)
+        await self._check_destinations(config.tools)
         agent_id, now = new_id(), utcnow()
+        secret = agent_tools.new_secret() if agent_tools.has_custom(config.tools) else None
         assistant_id = await self.voice.create_assistant(domain.assistant_spec(config, agent_id, business_id))
         try:
             async with self.uow.transaction() as work:
@@ -206,7 +231,7 @@ class Agents:
                     id=agent_id, business_id=business_id, name=config.name, status=domain.AGENT_STATUS,
                     provider_assistant_id=assistant_id, config=_stored_config(config), metadata=metadata, version=1,
                     inbound_prompt_source="create", created_at=now, updated_at=now, request_id=request_id,
-                    eval_gate=eval_gate)
+                    eval_gate=eval_gate, **(self._secret_values(secret, None, now) if secret else {}))
                 await self._record(work, row, domain.initial_change(config), Write(source="create"), version=1,
                                    parent=None, now=now)
         except BaseException as exc:
@@ -216,7 +241,37 @@ class Agents:
                 raise ServiceError("conflict", "another request with this request_id created the agent meanwhile; "
                                    "repeat the request to read it") from None
             raise
-        return row
+        return Created(row, secret)
+
+    # -- tools: where custom tools call, and the secret that signs their requests --------------------
+
+    async def _check_destinations(self, tools: list[dict[str, Any]]) -> None:
+        """400 unless every custom tool's host resolves to addresses we may call (as webhook URLs are checked)."""
+        for field_name, url in agent_tools.custom_urls(tools):
+            await destinations.check_destination(url, self.allow_loopback, field_name, "tool requests")
+
+    def _secret_values(self, secret: str, previous_sealed: str | None, now: datetime) -> dict[str, Any]:
+        """The agent's columns for a new tool secret; the previous one (if any) keeps signing for ROTATION_OVERLAP."""
+        return {"tool_secret_sealed": self.box.seal(secret), "tool_secret_tail": secret[-4:],
+                "tool_secret_previous_sealed": previous_sealed,
+                "tool_secret_previous_expires_at": now + ROTATION_OVERLAP if previous_sealed else None}
+
+    async def rotate_tool_secret(self, agent_id: str) -> Rotated:
+        """A new secret for the agent's custom tools (one when it had none), under the agent's write lease."""
+        async with self.uow.read() as work:
+            row = await found(work.agents, agent_id)
+        async with leases.hold_with(self.uow, agents_of, row.id, duration=WRITE_LEASE,
+                                    wait_seconds=LEASE_WAIT_SECONDS, what="this agent") as token:
+            async with self.uow.read() as work:
+                row = await found(work.agents, agent_id)
+            secret, now = agent_tools.new_secret(), utcnow()
+            values = self._secret_values(secret, row.tool_secret_sealed, now)
+            async with self.uow.transaction() as work:
+                updated = await work.agents.change_leased(row.id, token, values)
+            if updated is None:
+                raise ServiceError("conflict", "another request changed this agent meanwhile; nothing was kept, "
+                                   "retry")
+        return Rotated(updated, secret, values["tool_secret_previous_expires_at"])
 
     # -- configuration writes ------------------------------------------------------------
 
@@ -224,7 +279,7 @@ class Agents:
                      voice: dict[str, Any] | None = None, model: dict[str, Any] | None = None,
                      provider_config: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
                      expected_version: int | None = None, eval_gate: bool | None = None, force: bool = False,
-                     recording_disclosure: dict[str, Any] | None = None) -> Written:
+                     recording_disclosure: dict[str, Any] | None = None, tools: list[Any] | None = None) -> Written:
         """A partial update; `system_prompt` is the deprecated alias of `texts["inbound_prompt"]`."""
         texts = dict(texts)
         inbound = domain.resolve_inbound_alias(texts.pop("inbound_prompt", None), system_prompt)
@@ -233,7 +288,8 @@ class Agents:
 
         def build(current: domain.AgentConfig) -> domain.Change:
             return domain.apply_update(current, texts=texts, voice=voice, model=model, provider_config=provider_config,
-                                       recording_disclosure=recording_disclosure)
+                                       recording_disclosure=recording_disclosure, tools=tools,
+                                       allow_loopback=self.allow_loopback)
 
         return await self._write(agent_id, build, Write(source=update_source(tenant.current()), metadata=metadata,
                                                         eval_gate=eval_gate, expected_version=expected_version,
@@ -300,16 +356,23 @@ class Agents:
                         **({"eval_gate": write.eval_gate} if write.eval_gate not in (None, row.eval_gate) else {})}
             if not change.changed and not settings:
                 return Written(row, change)
+            if "tools" in change.changed:
+                await self._check_destinations(change.config.tools)
             gate = await self._gate(row, current, change, write)
             if (refused := Written(row, change, eval_gate=gate)).refused:
                 return refused
+            secret, secret_columns = None, {}
+            if row.tool_secret_sealed is None and agent_tools.has_custom(change.config.tools):
+                secret = agent_tools.new_secret()  # the agent's first custom tool
+                secret_columns = self._secret_values(secret, None, utcnow())
             synced = False
             if change.provider_changed:
                 await self.voice.update_assistant(row.provider_assistant_id, _spec(row, change.config),
                                                   _spec(row, current))
                 synced = True
             try:
-                updated = await self._store_write(row, token, current, change, write, settings, gate)
+                updated = await self._store_write(row, token, current, change, write, settings, gate,
+                                                  secret_columns)
             except BaseException:
                 if synced:  # put the provider assistant back
                     await undo_at_provider(
@@ -317,7 +380,7 @@ class Agents:
                                                     _spec(row, change.config)),
                         f"a write to agent {row.id} failed; provider assistant {row.provider_assistant_id}")
                 raise
-        return Written(updated, change, list(settings), gate)
+        return Written(updated, change, list(settings), gate, secret)
 
     async def _gate(self, row: Any, current: domain.AgentConfig, change: domain.Change,
                     write: Write) -> GateOutcome | None:
@@ -338,10 +401,12 @@ class Agents:
             self.gate_wait_seconds)
 
     async def _store_write(self, row: Any, token: str, current: domain.AgentConfig, change: domain.Change, write: Write,
-                           settings: dict[str, Any], gate: GateOutcome | None) -> Any:
-        """The agent row, its version, audit rows and event in one short transaction, if the lease still holds."""
+                           settings: dict[str, Any], gate: GateOutcome | None,
+                           secret: dict[str, Any]) -> Any:
+        """The agent row (with a new tool `secret`'s columns, if any), its version, audit rows and event in one short
+        transaction, if the lease still holds."""
         now = utcnow()
-        values = {**settings, "updated_at": now}
+        values = {**settings, **secret, "updated_at": now}
         if change.changed:
             values.update(name=change.config.name, config=_stored_config(change.config), version=row.version + 1)
             if "inbound_prompt" in change.changed:

@@ -7,14 +7,16 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from core import standings
+from core import destinations, standings
 from core.errors import invalid
 from core.grpc_server import Runtime
 from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
+from core.sealing import SecretBox
 from providers import configured
 from services.agents import domain, numbers_domain, teardown_consumer
+from services.agents import tools as agent_tools
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
@@ -31,6 +33,11 @@ PERSONA_OPTIONAL = ("objective", "script", "persona_traits", "callback_number")
 def _dict(message: Any, field: str) -> dict[str, Any] | None:
     """A Struct field as a dict, or None when the caller did not send it."""
     return json_format.MessageToDict(getattr(message, field)) if message.HasField(field) else None
+
+
+def _tools(message: Any) -> list[Any] | None:
+    """The ToolList field `tools` as a list of dicts, or None when the caller did not send it."""
+    return [json_format.MessageToDict(t) for t in message.tools.tools] if message.HasField("tools") else None
 
 
 def summary_message(row: Agent | AgentSummary, phone_number: str | None = None) -> agents_pb2.AgentSummary:
@@ -53,6 +60,7 @@ def agent_message(view: AgentView) -> agents_pb2.Agent:
         provider_assistant_id=row.provider_assistant_id, status=row.status,
         first_message=config.first_message, voice=struct(config.voice), model=struct(config.model),
         metadata=struct(row.metadata), provider_config=struct(config.provider_config), version=row.version,
+        tools=[struct(t) for t in config.tools], tool_secret_masked=agent_tools.masked(row.tool_secret_tail),
         phone_number=view.phone_number, eval_gate=row.eval_gate, recording_disclosure=disclosure_message(config.recording_disclosure),
         prompts=agents_pb2.Prompts(
             inbound=agents_pb2.InboundPrompt(prompt=view.live_prompt if view.live_prompt is not None else "",
@@ -72,7 +80,8 @@ def updated_message(written: Written) -> agents_pb2.AgentUpdated:
         id=str(row.id), name=row.name, business_id=str(row.business_id),
         provider_assistant_id=row.provider_assistant_id, updated=bool(written.updated_fields),
         updated_fields=written.updated_fields, version=row.version,
-        ignored_provider_config=written.change.ignored_provider_config, eval_gate=written.eval_gate)
+        ignored_provider_config=written.change.ignored_provider_config, eval_gate=written.eval_gate,
+        tool_secret=written.tool_secret)
 
 
 def version_message(v: Version, with_snapshot: bool) -> agents_pb2.AgentVersion:
@@ -157,13 +166,15 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         return agent_message(await self.agents.get(request.id))
 
     async def CreateAgent(self, request: agents_pb2.CreateAgentRequest, context: Context) -> agents_pb2.AgentCreated:
-        row = await self.agents.create(request.business_id, request.name, request.system_prompt,
-                                       optional(request, "first_message"), _dict(request, "voice") or {},
-                                       _dict(request, "model") or {}, _dict(request, "metadata") or {},
-                                       optional(request, "request_id"), request.eval_gate,
-                                       _dict(request, "recording_disclosure"))
+        created = await self.agents.create(request.business_id, request.name, request.system_prompt,
+                                           optional(request, "first_message"), _dict(request, "voice") or {},
+                                           _dict(request, "model") or {}, _dict(request, "metadata") or {},
+                                           optional(request, "request_id"), request.eval_gate,
+                                           _dict(request, "recording_disclosure"), _tools(request))
+        row = created.row
         reply = agents_pb2.AgentCreated(id=str(row.id), name=row.name, business_id=str(row.business_id),
-                                        provider_assistant_id=row.provider_assistant_id, version=row.version)
+                                        provider_assistant_id=row.provider_assistant_id, version=row.version,
+                                        tool_secret=created.tool_secret)
         set_timestamp(reply, "created_at", row.created_at)
         return reply
 
@@ -174,7 +185,14 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             model=_dict(request, "model"), provider_config=_dict(request, "provider_config"),
             metadata=_dict(request, "metadata"), expected_version=optional(request, "expected_version"),
             eval_gate=optional(request, "eval_gate"), force=request.force,
-            recording_disclosure=_dict(request, "recording_disclosure")))
+            recording_disclosure=_dict(request, "recording_disclosure"), tools=_tools(request)))
+
+    async def RotateToolSecret(self, request: agents_pb2.RotateToolSecretRequest,
+                               context: Context) -> agents_pb2.ToolSecretRotated:
+        rotated = await self.agents.rotate_tool_secret(request.id)
+        reply = agents_pb2.ToolSecretRotated(id=str(rotated.row.id), tool_secret=rotated.secret)
+        set_timestamp(reply, "previous_secret_expires_at", rotated.previous_expires_at)
+        return reply
 
     async def LoadPersona(self, request: agents_pb2.LoadPersonaRequest, context: Context) -> agents_pb2.PersonaLoaded:
         p = request.persona
@@ -282,8 +300,8 @@ def build(runtime: Runtime) -> AgentsServicer:
     units = agents_units(runtime.db)
     if s.number_pool_file:
         runtime.run(PoolLoader(units, Path(s.number_pool_file)))
-    agents = Agents(units, voice, GrpcEvalGate(runtime.client("evals")),
-                    s.eval_gate_max_wait_seconds)
+    agents = Agents(units, voice, GrpcEvalGate(runtime.client("evals")), s.eval_gate_max_wait_seconds,
+                    SecretBox(s.webhook_secrets_key.reveal()), destinations.allow_loopback(s))
     numbers = Numbers(units, voice, s.trial_pool_numbers,
                       standings=standings.heard_by(runtime))
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,

@@ -6,8 +6,6 @@ address. Redirects are not followed (a 3xx is a failed attempt) and at most 64 K
 """
 from __future__ import annotations
 
-import asyncio
-import socket
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,11 +15,11 @@ from opentelemetry.trace import Span, StatusCode
 from yarl import URL
 
 from contracts import webhooks
-from core import telemetry
-from core.errors import invalid
+from core import destinations, telemetry
 from core.events import Envelope
 from core.ids import utcnow
-from core.outbound import GuardedClient, RefusedAddress, address_refusal
+from core.outbound import GuardedClient, RefusedAddress
+from core.sealing import SecretBox
 from services.webhooks import domain
 from services.webhooks.records import CallSecret, Subscription
 
@@ -31,20 +29,10 @@ USER_AGENT = "Switchboard-Webhooks/1.0"
 async def check_destination(url: str, allow_loopback: bool) -> None:
     """400 unless every address the URL's host resolves to may receive webhooks (checked at subscription
     time; the resolver checks again at every delivery)."""
-    host, port = domain.check_url(url)
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):  # UnicodeError: a label IDNA refuses, e.g. an empty one in a..b
-        raise invalid(f"webhook_url host {host} does not resolve") from None
-    for info in infos:
-        why = address_refusal(str(info[4][0]), allow_loopback)
-        if why:
-            hint = " (the local stack accepts loopback URLs)" if why == "a loopback address" else ""
-            raise invalid(f"webhook_url host {host} resolves to {why}; webhooks go to public addresses only"
-                                f"{hint}")
+    await destinations.check_destination(url, allow_loopback, "webhook_url", "webhooks")
 
 
-def signing_secrets(box: domain.SecretBox, subscription: Subscription | CallSecret, now: datetime) -> list[str]:
+def signing_secrets(box: SecretBox, subscription: Subscription | CallSecret, now: datetime) -> list[str]:
     """The current secret, plus the previous one while the rotation overlap lasts."""
     keys = [box.open(subscription.secret_sealed)]
     if subscription.previous_secret_sealed and subscription.previous_secret_expires_at \

@@ -15,6 +15,7 @@ from typing import Any
 from core import metrics
 from core.events import Envelope
 from core.ids import utcnow
+from core.sealing import SecretBox
 from core.uow import UnitOfWork
 from services.webhooks import domain
 from services.webhooks.delivery import Outcome, Sender, post_signed, signing_secrets
@@ -66,7 +67,7 @@ async def fan_out(uow: UnitOfWork[WebhooksUnit], batch: list[Envelope], *,
     return Fanned(len(queued), claimed, fresh, {s.id: s for subs in wanting.values() for s in subs})
 
 
-async def deliver(uow: UnitOfWork[WebhooksUnit], box: domain.SecretBox, sender: Sender,
+async def deliver(uow: UnitOfWork[WebhooksUnit], box: SecretBox, sender: Sender,
                   claimed: list[Delivery], *, scale: float = 1.0, known: Fanned | None = None) -> None:
     """Send a claimed batch and record the outcomes. A subscription's delivery is signed with its secrets (and
     canceled once it is deleted or disabled); a per-call delivery (a target_url, no subscription) with its
@@ -106,7 +107,7 @@ async def deliver(uow: UnitOfWork[WebhooksUnit], box: domain.SecretBox, sender: 
     await record_outcomes(uow, [(item, o) for (item, _), o in zip(sending, outcomes, strict=True)], scale=scale)
 
 
-async def call_signers(uow: UnitOfWork[WebhooksUnit], box: domain.SecretBox,
+async def call_signers(uow: UnitOfWork[WebhooksUnit], box: SecretBox,
                        business_ids: set[str]) -> dict[str, CallSecret]:
     """The per-call webhook secret of each business, made for those that have none yet."""
     if not business_ids:

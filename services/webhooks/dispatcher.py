@@ -29,25 +29,21 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from core import settings
+from core import destinations
 from core.background import Background
 from core.bus import PermanentError
 from core.events import Envelope
 from core.grpc_server import Runtime, main
 from core.ids import is_uuid
+from core.sealing import SecretBox
 from core.uow import UnitOfWork
-from services.webhooks import delivery_service, domain
+from services.webhooks import delivery_service
 from services.webhooks.delivery import Sender
 from services.webhooks.delivery_service import CONSUMER
 from services.webhooks.records import Delivery
 from services.webhooks.repository import WebhooksUnit
 
 log = logging.getLogger(__name__)
-
-
-def allow_loopback(cfg: settings.Settings) -> bool:
-    """Loopback receivers are for a developer's own machine: the local stack, or an explicit setting."""
-    return cfg.environment == "local" or cfg.webhooks_allow_loopback
 
 
 class DeliveryWorker(Background):
@@ -57,7 +53,7 @@ class DeliveryWorker(Background):
 
     task_name = "webhook-deliveries"
 
-    def __init__(self, uow: UnitOfWork[WebhooksUnit], box: domain.SecretBox, sender: Sender, *, scale: float = 1.0,
+    def __init__(self, uow: UnitOfWork[WebhooksUnit], box: SecretBox, sender: Sender, *, scale: float = 1.0,
                  lease: timedelta = timedelta(seconds=60), batch: int = 100, max_batches: int = 4,
                  idle_seconds: float = 0.2):
         self.uow, self.box, self.sender = uow, box, sender
@@ -111,14 +107,14 @@ class DeliveryWorker(Background):
 
 def build(runtime: Runtime) -> None:
     cfg = runtime.settings
-    loopback = allow_loopback(cfg)
+    loopback = destinations.allow_loopback(cfg)
     if loopback:
         log.warning("webhooks: loopback receivers are allowed (local stack or WEBHOOKS_ALLOW_LOOPBACK); "
                     "private and metadata addresses are always refused")
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
     uow = UnitOfWork(runtime.db, WebhooksUnit)
-    worker = DeliveryWorker(uow, domain.SecretBox(cfg.webhook_secrets_key.reveal()), sender,
+    worker = DeliveryWorker(uow, SecretBox(cfg.webhook_secrets_key.reveal()), sender,
                             scale=cfg.webhook_retry_scale, lease=cfg.webhook_lease)
 
     async def on_events(messages: list[dict[str, Any]]) -> None:

@@ -9,18 +9,16 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
-from cryptography.fernet import Fernet, InvalidToken
-
+from contracts import webhooks
 from contracts.webhooks import DESCRIPTION_MAX, DISABLE_AFTER, RETRY_DELAYS
+from core import destinations
 from core.catalogue import NotInCatalogue, subset
 from core.errors import invalid
 from core.events import PARTNER_EVENT_TYPES
 from core.ids import new_id
-from core.urls import split_url
 
 SECRET_PREFIX = "whsec_"
-# After a rotation the old secret signs too, so receivers can switch without losing events.
-ROTATION_OVERLAP = timedelta(hours=24)
+ROTATION_OVERLAP = webhooks.ROTATION_OVERLAP
 MAX_RESPONSE_BYTES = 64 * 1024
 # Open connections a dispatcher keeps (alive, reused) to one receiver host, and in all: one busy or slow receiver
 # cannot take every connection.
@@ -60,16 +58,7 @@ def check_delivery_status(status: str) -> str:
 
 def check_url(url: str) -> tuple[str, int]:
     """(host, port) of a well-formed http(s) URL without credentials, or 400."""
-    if len(url) > 2000:
-        raise invalid("webhook_url must be at most 2000 characters")
-    parts = split_url(url.strip(), "webhook_url")
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise invalid("webhook_url must be an http(s) URL such as https://example.com/hooks")
-    if parts.username or parts.password:
-        raise invalid("webhook_url must not carry credentials")
-    if not parts.hostname.isascii():
-        raise invalid("webhook_url host must be ASCII: write an international domain in its punycode form (xn--...)")
-    return parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    return destinations.check_url(url, "webhook_url")
 
 
 # -- deliveries --------------------------------------------------------------------------
@@ -139,19 +128,3 @@ def signature(secret: str, timestamp: int, body: bytes) -> str:
 def signature_header(secrets_: list[str], timestamp: int, body: bytes) -> str:
     """`t=<unix>,v1=<hex>[,v1=<hex>]`: one v1 per secret in force (two during a rotation overlap)."""
     return ",".join([f"t={timestamp}", *(f"v1={signature(s, timestamp, body)}" for s in secrets_)])
-
-
-class SecretBox:
-    """Encrypts signing secrets at rest with the sealing key (WEBHOOK_SECRETS_KEY, a Fernet key)."""
-
-    def __init__(self, key: str):
-        self._fernet = Fernet(key)
-
-    def seal(self, secret: str) -> str:
-        return self._fernet.encrypt(secret.encode()).decode()
-
-    def open(self, sealed: str) -> str:
-        try:
-            return self._fernet.decrypt(sealed.encode()).decode()
-        except InvalidToken:
-            raise RuntimeError("a webhook secret cannot be decrypted: was WEBHOOK_SECRETS_KEY changed?") from None

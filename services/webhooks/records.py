@@ -9,7 +9,7 @@ from datetime import datetime
 
 @dataclass(frozen=True)
 class Subscription:
-    """A business's subscription: where its events go and the sealed secrets that sign them (domain.SecretBox)."""
+    """A business's subscription: where its events go and the sealed secrets that sign them (core.sealing.SecretBox)."""
 
     id: str
     business_id: str

@@ -20,7 +20,7 @@ subscriptions = sa.Table(
     sa.Column("events", ARRAY(sa.Text), nullable=False),
     sa.Column("description", sa.Text),
     sa.Column("is_active", sa.Boolean, nullable=False),
-    sa.Column("secret_sealed", sa.Text, nullable=False),  # domain.SecretBox
+    sa.Column("secret_sealed", sa.Text, nullable=False),  # core.sealing.SecretBox
     sa.Column("secret_tail", sa.Text, nullable=False),
     sa.Column("previous_secret_sealed", sa.Text),
     sa.Column("previous_secret_expires_at", Ts),

@@ -13,6 +13,7 @@ from core.errors import invalid, not_found
 from core.events import Envelope, to_data
 from core.ids import is_uuid, new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
+from core.sealing import SecretBox
 from core.tenant import pick_business
 from core.uow import UnitOfWork
 from services.webhooks import delivery, delivery_service, domain
@@ -55,7 +56,7 @@ class TestSent:
 
 
 class Webhooks:
-    def __init__(self, uow: UnitOfWork[WebhooksUnit], box: domain.SecretBox, sender: delivery.Sender,
+    def __init__(self, uow: UnitOfWork[WebhooksUnit], box: SecretBox, sender: delivery.Sender,
                  allow_loopback: bool, lease: timedelta):
         self.uow = uow
         self.box = box

@@ -2,15 +2,16 @@
 replies."""
 from __future__ import annotations
 
+from core import destinations
 from core.events import PARTNER_EVENT_TYPES, Envelope
 from core.grpc_server import Runtime
 from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
+from core.sealing import SecretBox
 from core.uow import UnitOfWork
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
-from services.webhooks.dispatcher import allow_loopback
 from services.webhooks.records import Delivery, Subscription
 from services.webhooks.repository import WebhooksUnit
 from services.webhooks.service import CallSecretView, Webhooks
@@ -122,9 +123,9 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
 
 
 def build(runtime: Runtime) -> WebhooksServicer:
-    loopback = allow_loopback(runtime.settings)
+    loopback = destinations.allow_loopback(runtime.settings)
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
-    box = domain.SecretBox(runtime.settings.webhook_secrets_key.reveal())
+    box = SecretBox(runtime.settings.webhook_secrets_key.reveal())
     return WebhooksServicer(Webhooks(UnitOfWork(runtime.db, WebhooksUnit), box, sender, loopback,
                                      runtime.settings.webhook_lease))

@@ -16,7 +16,9 @@ async def patch(api, account, agent_id: str, **fields):
 
 async def test_create_with_defaults_and_read_it_back(api, account, voice):
     created = await create_agent(api, account, metadata={"team": "west"})
-    assert set(created) == {"id", "name", "business_id", "provider_assistant_id", "created_at", "version"}
+    assert set(created) == {"id", "name", "business_id", "provider_assistant_id", "created_at", "version",
+                            "tool_secret"}
+    assert created["tool_secret"] is None  # made with the first custom tool only (tests/e2e/test_agent_tools.py)
     assert created["version"] == 1
     assert created["business_id"] == account["business_id"] and created["provider_assistant_id"] != created["id"]
     agent = await read_agent(api, account, created["id"])
@@ -71,7 +73,7 @@ async def test_patch_changes_only_given_fields_and_syncs_the_provider(api, accou
     assert reply["updated"] is True and reply["version"] == 2
     assert reply["updated_fields"] == ["inbound_prompt", "outbound_prompt", "voice", "model", "metadata"]
     assert set(reply) == {"id", "name", "business_id", "provider_assistant_id", "updated", "updated_fields", "version",
-                          "ignored_provider_config", "eval_gate"}
+                          "ignored_provider_config", "eval_gate", "tool_secret"}
     assert reply["eval_gate"] is None  # the agent has not opted in to the eval gate
     agent = await read_agent(api, account, created["id"])
     assert agent["prompts"]["inbound"]["prompt"] == "New inbound prompt"

@@ -265,6 +265,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/api/v1/agents/versions"): Case(_r(params=lambda w: {"agent_id": w.agent}), NOT_FOUND),
     ("POST", "/api/v1/agents/versions/rollback"): Case(_r(json=lambda w: {"agent_id": w.agent, "version": 1}),
                                                        NOT_FOUND),
+    ("POST", "/api/v1/agents/rotate-tool-secret"): Case(_r(json=lambda w: {"id": w.agent}), NOT_FOUND),
     ("POST", "/api/v1/sms/update-prompt"): Case(_r(json=lambda w: {"agent_id": w.agent, "sms_prompt": "Text back."}),
                                                 NOT_FOUND),
     # phone numbers

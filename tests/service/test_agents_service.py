@@ -5,6 +5,7 @@ import sqlalchemy as sa
 
 from core import rpc
 from core.errors import ServiceError
+from core.sealing import SecretBox
 from core.tenant import acting_as
 from providers.voice.port import ProviderError
 from providers.voice.vapi import assistants
@@ -21,7 +22,7 @@ async def service(cfg, engine, database):
     voice = LeaseStealingVoice(cfg, engine)
     evals, channel = rpc.connect("evals", cfg, forward_tenant=True)
     yield Agents(agents_units(database), vapi_port(cfg, voice), GrpcEvalGate(evals),
-                 cfg.eval_gate_max_wait_seconds), voice
+                 cfg.eval_gate_max_wait_seconds, SecretBox(cfg.webhook_secrets_key.reveal()), allow_loopback=True), voice
     await channel.close()
     await voice.close()
 
@@ -46,7 +47,7 @@ async def history(engine, agent_id) -> tuple[list[int], list[str], int]:
 async def test_a_write_syncs_the_provider_and_records_version_history_and_event(service, engine):
     agents_, voice = service
     with acting_as(new_tenant()) as who:
-        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+        row = (await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})).row
         written = await agents_.update(str(row.id), {"inbound_prompt": "Prompt B"}, metadata={"team": "east"})
     assert written.row.version == 2 and written.updated_fields == ["inbound_prompt", "metadata"]
     assert written.row.lease_token is None and written.row.metadata == {"team": "east"}
@@ -57,7 +58,7 @@ async def test_a_write_syncs_the_provider_and_records_version_history_and_event(
 async def test_a_write_that_loses_its_lease_keeps_nothing_and_puts_the_provider_back(service, engine):
     agents_, voice = service
     with acting_as(new_tenant()) as who:
-        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+        row = (await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})).row
         voice.steal = (agents, agents.c.provider_assistant_id)
         with pytest.raises(ServiceError) as err:
             await agents_.update(str(row.id), {"inbound_prompt": "Prompt C"})
@@ -70,7 +71,7 @@ async def test_a_write_that_loses_its_lease_keeps_nothing_and_puts_the_provider_
 async def test_a_provider_failure_changes_nothing_and_frees_the_agent(service, engine, voice):
     agents_, provider = service
     with acting_as(new_tenant()) as who:
-        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+        row = (await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})).row
         await voice.fail_next("PATCH", "/assistant", 500)
         with pytest.raises(ProviderError):
             await agents_.update(str(row.id), {"inbound_prompt": "Prompt D"})
@@ -83,7 +84,7 @@ async def test_a_provider_failure_changes_nothing_and_frees_the_agent(service, e
 async def test_another_business_cannot_write_the_agent(service):
     agents_, _ = service
     with acting_as(new_tenant()) as who:
-        row = await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})
+        row = (await agents_.create(who.business_ids[0], "Front desk", "Prompt A", None, {}, {}, {})).row
     with acting_as(new_tenant()), pytest.raises(ServiceError) as err:
         await agents_.update(str(row.id), {"inbound_prompt": "Mine now"})
     assert err.value.code == "not_found"

@@ -7,12 +7,13 @@ import sqlalchemy as sa
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
+from core.sealing import SecretBox
 from core.tenant import acting_as
 from core.uow import Database, UnitOfWork
 from services.sdr import schema as sdr_schema
 from services.sdr.repository import sql_unit
 from services.sdr.service import Contact, LeadFilters, Leads
-from services.webhooks import delivery_service, domain
+from services.webhooks import delivery_service
 from services.webhooks.delivery import Outcome, Sender
 from services.webhooks.repository import WebhooksUnit
 from services.webhooks.schema import attempts
@@ -99,7 +100,7 @@ async def test_signups_past_the_hourly_limit_are_refused_with_retry_after(cfg, a
 
 
 async def test_a_subscription_failing_past_the_window_is_disabled(cfg, engine, database):
-    box = domain.SecretBox(cfg.webhook_secrets_key.reveal())
+    box = SecretBox(cfg.webhook_secrets_key.reveal())
     sender = Sender(allow_loopback=True)
     webhooks = Webhooks(UnitOfWork(database, WebhooksUnit), box, sender, allow_loopback=True,
                         lease=timedelta(seconds=2))

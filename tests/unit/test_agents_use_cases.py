@@ -12,6 +12,8 @@ from contracts import agents as agents_contract
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.pagination import Page
+from core.sealing import SecretBox
+from core.settings import derive_sealing_key
 from core.tenant import Tenant, acting_as
 from providers.voice.port import ProviderError
 from providers.voice.vapi import assistants as vapi_assistants
@@ -24,6 +26,8 @@ from services.agents.service import Agents
 from tests.memory import MemoryDatabase, insert
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.service.fakes import EvalGateVerdicts
+
+BOX = SecretBox(derive_sealing_key("fast-tier-server-secret"))
 
 
 @pytest.fixture
@@ -41,11 +45,12 @@ def caller(business_id) -> Tenant:
 @pytest.fixture
 def agents(database, voice_port, gate, caller):
     with acting_as(caller):
-        yield Agents(agents_units(database, MemoryAgents, MemoryNumbers), voice_port, gate, 5.0)
+        yield Agents(agents_units(database, MemoryAgents, MemoryNumbers), voice_port, gate, 5.0, BOX,
+                     allow_loopback=True)
 
 
 async def make(agents: Agents, business_id: str, prompt: str = "Answer the phone.", **fields):
-    return await agents.create(business_id, "Front desk", prompt, None, {}, {}, {}, **fields)
+    return (await agents.create(business_id, "Front desk", prompt, None, {}, {}, {}, **fields)).row
 
 
 async def assistants(voice) -> list:
@@ -213,6 +218,60 @@ async def test_a_rollback_restores_an_earlier_configuration_as_a_new_version(age
         with pytest.raises(ServiceError) as refused:
             await agents.rollback(row.id, bad)
         assert refused.value.code == code
+
+
+CUSTOM = {"type": "custom", "name": "lookup_order", "description": "Find an order",
+          "parameters": {"type": "object", "properties": {"order": {"type": "string"}}},
+          "url": "http://127.0.0.1:9/orders"}  # loopback: the fixture's stack is local
+
+
+async def test_the_first_custom_tool_makes_the_sealed_tool_secret_shown_once(agents, database, voice_client,
+                                                                              business_id):
+    created = await agents.create(business_id, "Desk", "Answer.", None, {}, {}, {}, tools=[{"type": "end_call"}])
+    assert created.tool_secret is None and created.row.tool_secret_sealed is None
+    written = await agents.update(created.row.id, {}, tools=[{"type": "end_call"}, CUSTOM])
+    secret = written.tool_secret
+    assert secret.startswith("tsec_") and written.updated_fields == ["tools"] and written.row.version == 2
+    row = written.row
+    assert BOX.open(row.tool_secret_sealed) == secret and row.tool_secret_tail == secret[-4:]
+    assert secret not in str(row.config) and row.tool_secret_previous_sealed is None
+    _, version = await agents.version(row.id, 2)
+    assert version.config_snapshot["tools"][1]["url"] == CUSTOM["url"] and secret not in str(version.config_snapshot)
+    live = await voice_client.get_assistant(row.provider_assistant_id)
+    assert [t["type"] for t in live["model"]["tools"]] == ["endCall", "function"]
+    # Later writes keep it and do not show it again; removing the tools keeps it too.
+    again = await agents.update(row.id, {}, tools=[CUSTOM])
+    assert again.tool_secret is None and again.row.tool_secret_sealed == row.tool_secret_sealed
+    assert (await agents.update(row.id, {}, tools=[])).tool_secret is None
+    assert (await voice_client.get_assistant(row.provider_assistant_id))["model"].get("tools") is None
+    # An agent made with a custom tool gets its secret in the creation's answer.
+    made = await agents.create(business_id, "Desk", "Answer.", None, {}, {}, {}, tools=[CUSTOM])
+    assert made.tool_secret and BOX.open(made.row.tool_secret_sealed) == made.tool_secret
+
+
+async def test_a_rotation_keeps_the_previous_secret_signing_for_a_day(agents, business_id, caller):
+    made = await agents.create(business_id, "Desk", "Answer.", None, {}, {}, {}, tools=[CUSTOM])
+    before = utcnow()
+    rotated = await agents.rotate_tool_secret(made.row.id)
+    assert rotated.secret != made.tool_secret and BOX.open(rotated.row.tool_secret_sealed) == rotated.secret
+    assert BOX.open(rotated.row.tool_secret_previous_sealed) == made.tool_secret
+    assert rotated.previous_expires_at >= before + timedelta(hours=24)
+    assert rotated.row.version == made.row.version  # not a configuration change
+    plain = await agents.create(business_id, "Plain", "Answer.", None, {}, {}, {})
+    first = await agents.rotate_tool_secret(plain.row.id)
+    assert first.previous_expires_at is None and first.row.tool_secret_previous_sealed is None
+    with acting_as(Tenant(account_id=new_id(), business_ids=(new_id(),), api_key_id=new_id())):
+        with pytest.raises(ServiceError) as refused:
+            await agents.rotate_tool_secret(made.row.id)
+    assert refused.value.code == "not_found"
+
+
+async def test_bad_tools_are_refused_before_the_provider_is_called(agents, voice, business_id):
+    for tools in ([{"type": "fax"}], [{**CUSTOM, "url": "https://10.0.0.7/x"}]):
+        with pytest.raises(ServiceError) as refused:
+            await agents.create(business_id, "Desk", "Answer.", None, {}, {}, {}, tools=tools)
+        assert refused.value.code == "invalid_request" and refused.value.message.startswith("tools[0].")
+    assert await assistants(voice) == []
 
 
 POOL = ("+14155550100", "+14155550101", "+12125550100")

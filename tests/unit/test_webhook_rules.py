@@ -9,6 +9,7 @@ from contracts import webhooks
 from core.bus import PermanentError
 from core.errors import ServiceError
 from core.outbound import address_refusal
+from core.sealing import SecretBox
 from core.settings import derive_sealing_key
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
@@ -59,12 +60,12 @@ SEALED_BEFORE = ("gAAAAABrBoFUd-KQu0xkCF5i65ypEAD4OaP40d0yX6SycEts1q5bbbPofNyYKN
 
 
 def test_secrets_are_sealed_and_checked():
-    box = domain.SecretBox(derive_sealing_key("server-secret"))
+    box = SecretBox(derive_sealing_key("server-secret"))
     sealed = box.seal("whsec_abc")
     assert "whsec_abc" not in sealed and box.open(sealed) == "whsec_abc"
     assert box.open(SEALED_BEFORE) == "whsec_sealed_before"  # the derived WEBHOOK_SECRETS_KEY opens older seals
     with pytest.raises(RuntimeError):
-        domain.SecretBox(derive_sealing_key("another-secret")).open(sealed)
+        SecretBox(derive_sealing_key("another-secret")).open(sealed)
     assert domain.mask("whsec_0123456789") == "whsec_...6789"
     assert domain.check_events(["lead.created", "lead.created"]) == ["lead.created"]
 

@@ -12,6 +12,7 @@ from core.errors import ServiceError
 from core.events import Envelope
 from core.ids import new_id, utcnow
 from core.pagination import Page
+from core.sealing import SecretBox
 from core.settings import derive_sealing_key
 from core.tenant import Tenant, acting_as
 from core.uow import UnitOfWork
@@ -24,7 +25,7 @@ from tests.memory.webhooks import MemoryWebhooksUnit
 from tests.unit.fakes import FakeSender
 
 URL = "http://127.0.0.1:9/hooks"
-BOX = domain.SecretBox(derive_sealing_key("fast-tier-server-secret"))
+BOX = SecretBox(derive_sealing_key("fast-tier-server-secret"))
 
 
 @pytest.fixture

@@ -163,7 +163,7 @@ class Prompts(_message.Message):
     def __init__(self, inbound: _Optional[_Union[InboundPrompt, _Mapping]] = ..., outbound: _Optional[_Union[OutboundPrompt, _Mapping]] = ..., sms: _Optional[_Union[SmsPrompt, _Mapping]] = ...) -> None: ...
 
 class Agent(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version", "eval_gate", "recording_disclosure")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "phone_number", "status", "created_at", "updated_at", "prompts", "voice", "model", "first_message", "metadata", "provider_config", "version", "eval_gate", "recording_disclosure", "tools", "tool_secret_masked")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -181,6 +181,8 @@ class Agent(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    TOOL_SECRET_MASKED_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
@@ -198,10 +200,18 @@ class Agent(_message.Message):
     version: int
     eval_gate: bool
     recording_disclosure: RecordingDisclosure
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ...) -> None: ...
+    tools: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    tool_secret_masked: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., status: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., prompts: _Optional[_Union[Prompts, _Mapping]] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., first_message: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., tool_secret_masked: _Optional[str] = ...) -> None: ...
+
+class ToolList(_message.Message):
+    __slots__ = ("tools",)
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    tools: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    def __init__(self, tools: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
 
 class CreateAgentRequest(_message.Message):
-    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata", "request_id", "eval_gate", "recording_disclosure")
+    __slots__ = ("business_id", "name", "system_prompt", "first_message", "voice", "model", "metadata", "request_id", "eval_gate", "recording_disclosure", "tools")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SYSTEM_PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -212,6 +222,7 @@ class CreateAgentRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     name: str
     system_prompt: str
@@ -222,26 +233,29 @@ class CreateAgentRequest(_message.Message):
     request_id: str
     eval_gate: bool
     recording_disclosure: _struct_pb2.Struct
-    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., request_id: _Optional[str] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    tools: ToolList
+    def __init__(self, business_id: _Optional[str] = ..., name: _Optional[str] = ..., system_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., request_id: _Optional[str] = ..., eval_gate: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tools: _Optional[_Union[ToolList, _Mapping]] = ...) -> None: ...
 
 class AgentCreated(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "created_at", "version")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "created_at", "version", "tool_secret")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     PROVIDER_ASSISTANT_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    TOOL_SECRET_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
     provider_assistant_id: str
     created_at: _timestamp_pb2.Timestamp
     version: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
+    tool_secret: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., version: _Optional[int] = ..., tool_secret: _Optional[str] = ...) -> None: ...
 
 class UpdateAgentRequest(_message.Message):
-    __slots__ = ("id", "name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message", "outbound_llm", "sms_llm", "voice", "model", "metadata", "provider_config", "expected_version", "eval_gate", "force", "recording_disclosure")
+    __slots__ = ("id", "name", "inbound_prompt", "system_prompt", "outbound_prompt", "sms_prompt", "first_message", "outbound_first_message", "outbound_llm", "sms_llm", "voice", "model", "metadata", "provider_config", "expected_version", "eval_gate", "force", "recording_disclosure", "tools")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     INBOUND_PROMPT_FIELD_NUMBER: _ClassVar[int]
@@ -260,6 +274,7 @@ class UpdateAgentRequest(_message.Message):
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
     FORCE_FIELD_NUMBER: _ClassVar[int]
     RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     inbound_prompt: str
@@ -278,10 +293,11 @@ class UpdateAgentRequest(_message.Message):
     eval_gate: bool
     force: bool
     recording_disclosure: _struct_pb2.Struct
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., inbound_prompt: _Optional[str] = ..., system_prompt: _Optional[str] = ..., outbound_prompt: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., outbound_first_message: _Optional[str] = ..., outbound_llm: _Optional[str] = ..., sms_llm: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expected_version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., force: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    tools: ToolList
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., inbound_prompt: _Optional[str] = ..., system_prompt: _Optional[str] = ..., outbound_prompt: _Optional[str] = ..., sms_prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., outbound_first_message: _Optional[str] = ..., outbound_llm: _Optional[str] = ..., sms_llm: _Optional[str] = ..., voice: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., provider_config: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expected_version: _Optional[int] = ..., eval_gate: _Optional[bool] = ..., force: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., tools: _Optional[_Union[ToolList, _Mapping]] = ...) -> None: ...
 
 class AgentUpdated(_message.Message):
-    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "updated", "updated_fields", "version", "ignored_provider_config", "rollback_of", "eval_gate")
+    __slots__ = ("id", "name", "business_id", "provider_assistant_id", "updated", "updated_fields", "version", "ignored_provider_config", "rollback_of", "eval_gate", "tool_secret")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -292,6 +308,7 @@ class AgentUpdated(_message.Message):
     IGNORED_PROVIDER_CONFIG_FIELD_NUMBER: _ClassVar[int]
     ROLLBACK_OF_FIELD_NUMBER: _ClassVar[int]
     EVAL_GATE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_SECRET_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     business_id: str
@@ -302,7 +319,24 @@ class AgentUpdated(_message.Message):
     ignored_provider_config: _containers.RepeatedScalarFieldContainer[str]
     rollback_of: int
     eval_gate: _evals_pb2.EvalGateOutcome
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., updated: _Optional[bool] = ..., updated_fields: _Optional[_Iterable[str]] = ..., version: _Optional[int] = ..., ignored_provider_config: _Optional[_Iterable[str]] = ..., rollback_of: _Optional[int] = ..., eval_gate: _Optional[_Union[_evals_pb2.EvalGateOutcome, _Mapping]] = ...) -> None: ...
+    tool_secret: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., updated: _Optional[bool] = ..., updated_fields: _Optional[_Iterable[str]] = ..., version: _Optional[int] = ..., ignored_provider_config: _Optional[_Iterable[str]] = ..., rollback_of: _Optional[int] = ..., eval_gate: _Optional[_Union[_evals_pb2.EvalGateOutcome, _Mapping]] = ..., tool_secret: _Optional[str] = ...) -> None: ...
+
+class RotateToolSecretRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ToolSecretRotated(_message.Message):
+    __slots__ = ("id", "tool_secret", "previous_secret_expires_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_SECRET_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_SECRET_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    tool_secret: str
+    previous_secret_expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., tool_secret: _Optional[str] = ..., previous_secret_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Persona(_message.Message):
     __slots__ = ("lead_name", "scenario", "objective", "script", "persona_traits", "callback_number", "facts_to_reveal", "facts_to_withhold")

@@ -88,6 +88,11 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.RollbackAgentRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.AgentUpdated.FromString,
                 _registered_method=True)
+        self.RotateToolSecret = channel.unary_unary(
+                '/switchboard.v1.Agents/RotateToolSecret',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.RotateToolSecretRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.ToolSecretRotated.FromString,
+                _registered_method=True)
         self.ListPhoneNumbers = channel.unary_unary(
                 '/switchboard.v1.Agents/ListPhoneNumbers',
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.ListPhoneNumbersRequest.SerializeToString,
@@ -213,6 +218,14 @@ class AgentsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateToolSecret(self, request, context):
+        """Replaces the secret that signs the agent's custom tool requests (makes one when it has none); the previous one
+        keeps signing for 24 hours. Fails NOT_FOUND (not_found) or INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListPhoneNumbers(self, request, context):
         """Lists a business's phone numbers with capabilities, block status and compliance; fails INVALID_ARGUMENT (bad_request) when the business is ambiguous.
         """
@@ -331,6 +344,11 @@ def add_AgentsServicer_to_server(servicer, server):
                     servicer.RollbackAgent,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.RollbackAgentRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.AgentUpdated.SerializeToString,
+            ),
+            'RotateToolSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateToolSecret,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.RotateToolSecretRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.ToolSecretRotated.SerializeToString,
             ),
             'ListPhoneNumbers': grpc.unary_unary_rpc_method_handler(
                     servicer.ListPhoneNumbers,
@@ -652,6 +670,33 @@ class Agents:
             '/switchboard.v1.Agents/RollbackAgent',
             switchboard_dot_v1_dot_agents__pb2.RollbackAgentRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.AgentUpdated.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateToolSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/RotateToolSecret',
+            switchboard_dot_v1_dot_agents__pb2.RotateToolSecretRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.ToolSecretRotated.FromString,
             options,
             channel_credentials,
             insecure,

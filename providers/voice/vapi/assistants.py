@@ -6,7 +6,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from providers.voice.port import AssistantSpec, Conversation, Json, LiveAssistant
+from providers.voice.port import (
+    AssistantSpec,
+    AssistantTool,
+    Conversation,
+    EndCallTool,
+    FunctionTool,
+    Json,
+    LiveAssistant,
+    TransferTool,
+)
 
 # Vapi limits assistant names to 40 characters; ours may be longer.
 NAME_MAX = 40
@@ -30,10 +39,45 @@ KEPT = frozenset({"endCallMessage", "transcriber", "voicemailMessage"})
 # The firstMessageMode of an assistant that does not open the conversation.
 WAITS_FOR_USER = "assistant-waits-for-user"
 TOOL_KEYS = ("tools", "toolIds")  # where an assistant's model holds its tools
+# TransferPlan.mode of a warm transfer (the destination party hears a summary of the call, then the customer is
+# connected) and of a blind one (put through at once).
+WARM_TRANSFER, BLIND_TRANSFER = "warm-transfer-say-summary", "blind-transfer"
 
 
 def chat_model(model: Json, prompt: str) -> dict[str, Any]:
     return {**model, "messages": [{"role": "system", "content": prompt}]}
+
+
+def needs_server(spec: AssistantSpec) -> bool:
+    """Whether the spec's tools call our server (function tools: their `server` is our messages URL)."""
+    return any(isinstance(tool, FunctionTool) for tool in spec.tools)
+
+
+def tool_body(tool: AssistantTool, server: Json | None) -> dict[str, Any]:
+    """One of `model.tools`: a function tool (CreateFunctionToolDTO) answered at `server`, a transferCall tool
+    (CreateTransferCallToolDTO: number destinations with their transferPlan) or an endCall tool."""
+    if isinstance(tool, FunctionTool):
+        if server is None:
+            raise RuntimeError("a function tool needs the server that answers it")
+        return {"type": "function", "server": dict(server),
+                "function": {"name": tool.name, "description": tool.description,
+                             "parameters": copy.deepcopy(dict(tool.parameters))}}
+    if isinstance(tool, TransferTool):
+        return {"type": "transferCall", "destinations": [
+            {"type": "number", "number": d.phone_number, "description": d.name,
+             "transferPlan": {"mode": WARM_TRANSFER if d.warm else BLIND_TRANSFER},
+             **({"message": d.message} if d.message else {})} for d in tool.destinations]}
+    if isinstance(tool, EndCallTool):
+        return {"type": "endCall"}
+    raise TypeError(f"not a tool: {tool!r}")
+
+
+def assistant_model(spec: AssistantSpec, server: Json | None) -> dict[str, Any]:
+    """The assistant's model: the owner's settings, the system prompt and the tools."""
+    model = chat_model(spec.model, spec.prompt)
+    if spec.tools:
+        model["tools"] = [tool_body(tool, server) for tool in spec.tools]
+    return model
 
 
 def analysis_plan(spec: AssistantSpec) -> dict[str, Any]:
@@ -43,13 +87,13 @@ def analysis_plan(spec: AssistantSpec) -> dict[str, Any]:
     return plan
 
 
-def create_body(spec: AssistantSpec) -> dict[str, Any]:
-    """`POST /assistant` for this spec."""
+def create_body(spec: AssistantSpec, server: Json | None = None) -> dict[str, Any]:
+    """`POST /assistant` for this spec (`server`: where its function tools are answered, when it has some)."""
     body = {
         **copy.deepcopy(dict(spec.settings)),
         "name": spec.name[:NAME_MAX],
         "firstMessage": spec.first_message,
-        "model": chat_model(spec.model, spec.prompt),
+        "model": assistant_model(spec, server),
         "analysisPlan": analysis_plan(spec),
         "metadata": {"switchboard_agent_id": spec.agent_id, "business_id": spec.business_id},
     }
@@ -58,18 +102,18 @@ def create_body(spec: AssistantSpec) -> dict[str, Any]:
     return body
 
 
-def update_body(spec: AssistantSpec, previous: AssistantSpec) -> dict[str, Any]:
+def update_body(spec: AssistantSpec, previous: AssistantSpec, server: Json | None = None) -> dict[str, Any]:
     """`PATCH /assistant/{id}` that turns the assistant of `previous` into that of `spec` (what differs only). It
     never holds a null (Vapi's update takes none): a setting group no longer set is sent as its default
     (SETTING_DEFAULTS); a voice or group without one is not sent (the agents service keeps changes from removing
-    them: `VoiceProvider.kept_settings`)."""
+    them: `VoiceProvider.kept_settings`). The model is sent whole (Vapi replaces it whole), with its tools."""
     body: dict[str, Any] = {}
     if spec.name[:NAME_MAX] != previous.name[:NAME_MAX]:
         body["name"] = spec.name[:NAME_MAX]
     if spec.first_message != previous.first_message:
         body["firstMessage"] = spec.first_message
-    if (spec.prompt, spec.model) != (previous.prompt, previous.model):
-        body["model"] = chat_model(spec.model, spec.prompt)
+    if (spec.prompt, spec.model, spec.tools) != (previous.prompt, previous.model, previous.tools):
+        body["model"] = assistant_model(spec, server)
     if spec.voice != previous.voice and spec.voice:
         body["voice"] = dict(spec.voice)
     if spec.settings != previous.settings:

@@ -28,3 +28,10 @@ JUDGE_MODEL_PROVIDERS = ("openai", "anthropic", "google", "custom-llm")
 # message's limit (its types are core.compliance.recording_rules.CONSENT_TYPES, compared by providers/fidelity).
 RECORDING_CONSENT_MESSAGE_MAX = 1000
 RECORDING_CONSENT_WAIT_SECONDS = (1, 6)  # stay-on-line: how long the line is held before the call goes on
+# JsonSchema (a structured-data plan's schema, a function tool's parameters): its properties and types.
+JSON_SCHEMA_PROPERTIES = frozenset({"type", "items", "properties", "description", "pattern", "format", "required",
+                                    "enum", "title"})
+JSON_SCHEMA_TYPES = ("string", "number", "integer", "boolean", "array", "object")
+JSON_SCHEMA_FORMATS = ("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid")
+# OpenAIFunction.name (a function tool's name): its pattern.
+FUNCTION_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"

@@ -48,11 +48,16 @@ class VapiVoice:
 
     # -- assistants ---------------------------------------------------------------------------------------------
 
+    async def _tools_server(self, spec: AssistantSpec) -> dict[str, Any] | None:
+        """Where the spec's function tools are answered (our messages URL and credential), if it has some."""
+        return await self._server() if assistants.needs_server(spec) else None
+
     async def create_assistant(self, spec: AssistantSpec) -> str:
-        return str((await self.client.create_assistant(assistants.create_body(spec)))["id"])
+        body = assistants.create_body(spec, await self._tools_server(spec))
+        return str((await self.client.create_assistant(body))["id"])
 
     async def update_assistant(self, assistant_id: str, spec: AssistantSpec, previous: AssistantSpec) -> None:
-        body = assistants.update_body(spec, previous)
+        body = assistants.update_body(spec, previous, await self._tools_server(spec))
         if body:
             await self.client.update_assistant(assistant_id, body)
 

@@ -9,11 +9,16 @@ cannot change the number). No property of UpdateAssistantDTO is nullable, so an 
 differences from the provider that remain are listed in providers/voice/vapi/FIDELITY.md."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, TypeGuard
 
 from core.contact import is_e164
 from providers.voice.vapi.vocabulary import (
+    FUNCTION_NAME_PATTERN,
+    JSON_SCHEMA_FORMATS,
+    JSON_SCHEMA_PROPERTIES,
+    JSON_SCHEMA_TYPES,
     MODEL_REQUIRED,
     RECORDING_CONSENT_MESSAGE_MAX,
     RECORDING_CONSENT_WAIT_SECONDS,
@@ -54,15 +59,39 @@ RECORDING_CONSENT_PROPERTIES = {
     "stay-on-line": _CONSENT_COMMON | {"waitSeconds"},
     "verbal": _CONSENT_COMMON | {"declineTool", "declineToolId"},
 }
+# model.tools: every tool type the provider documents (the `type` of each Create*ToolDTO of a model's tools), and
+# the shapes of the three we send, checked whole (CreateFunctionToolDTO, CreateTransferCallToolDTO,
+# CreateEndCallToolDTO, with OpenAIFunction, OpenAIFunctionParameters, Server, TransferDestinationNumber and
+# TransferPlan); a tool of another type is taken as given (FIDELITY.md).
+TOOL_TYPES = ("apiRequest", "bash", "code", "computer", "dtmf", "endCall", "function",
+              "gohighlevel.calendar.availability.check", "gohighlevel.calendar.event.create",
+              "gohighlevel.contact.create", "gohighlevel.contact.get", "google.calendar.availability.check",
+              "google.calendar.event.create", "google.sheets.row.append", "handoff", "mcp", "query",
+              "slack.message.send", "sms", "textEditor", "transferCall", "sipRequest", "voicemail")
+_TOOL_COMMON = frozenset({"type", "messages", "rejectionPlan"})
+TOOL_PROPERTIES = {
+    "function": _TOOL_COMMON | {"async", "server", "variableExtractionPlan", "parameters", "function"},
+    "transferCall": _TOOL_COMMON | {"destinations"},
+    "endCall": _TOOL_COMMON,
+}
+FUNCTION_PROPERTIES = frozenset({"name", "strict", "description", "parameters"})
+FUNCTION_PARAMETERS_PROPERTIES = frozenset({"type", "properties", "required"})
+SERVER_PROPERTIES = frozenset({"timeoutSeconds", "credentialId", "staticIpAddressesEnabled", "encryptedPaths", "url",
+                               "headers", "backoffPlan"})
+DESTINATION_NUMBER_PROPERTIES = frozenset({"message", "type", "numberE164CheckEnabled", "number", "extension",
+                                           "callerId", "transferPlan", "description"})
+TRANSFER_PLAN_PROPERTIES = frozenset({"mode", "message", "timeout", "sipVerb", "dialTimeout", "holdAudioUrl",
+                                      "transferCompleteAudioUrl", "contextEngineeringPlan", "twiml", "summaryPlan",
+                                      "sipHeadersInReferToEnabled", "fallbackPlan"})
+TRANSFER_MODES = ("blind-transfer", "blind-transfer-add-summary-to-sip-header", "warm-transfer-say-message",
+                  "warm-transfer-say-summary", "warm-transfer-twiml",
+                  "warm-transfer-wait-for-operator-to-speak-first-and-then-say-message",
+                  "warm-transfer-wait-for-operator-to-speak-first-and-then-say-summary", "warm-transfer-experimental")
 FIRST_MESSAGE_MODES = ("assistant-speaks-first", "assistant-waits-for-user")
 AUTH_PLAN_TYPES = ("hmac", "bearer")
 
 NAME_MAX = 40
 CUSTOMER_NAME_MAX = 40
-# JsonSchema (a structured-data plan's schema): its properties and types.
-JSON_SCHEMA_PROPERTIES = frozenset({"type", "items", "properties", "description", "pattern", "format", "required",
-                                    "enum", "title"})
-JSON_SCHEMA_TYPES = ("string", "number", "integer", "boolean", "array", "object")
 
 
 def unknown(body: dict[str, Any], allowed: frozenset[str], prefix: str = "") -> list[str]:
@@ -201,6 +230,14 @@ def json_schema(schema: object, at: str) -> list[str]:
         return [f"{at} must be an object"]
     errors = [f"{at}.property {k} should not exist" for k in sorted(set(schema) - JSON_SCHEMA_PROPERTIES)]
     errors += _one_of(schema.get("type"), JSON_SCHEMA_TYPES, f"{at}.type")
+    if "format" in schema:
+        errors += _one_of(schema["format"], JSON_SCHEMA_FORMATS, f"{at}.format")
+    for key in ("enum", "required"):
+        if key in schema and not (isinstance(schema[key], list) and all(isinstance(v, str) for v in schema[key])):
+            errors.append(f"{at}.{key} must be an array of strings")
+    for key in ("description", "pattern", "title"):
+        if key in schema and not isinstance(schema[key], str):
+            errors.append(f"{at}.{key} must be a string")
     if "items" in schema:
         errors += json_schema(schema["items"], f"{at}.items")
     properties = schema.get("properties")
@@ -232,6 +269,99 @@ def _model(model: object) -> list[str]:
             isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content", ""), str)
             for m in messages)):
         errors.append("model.messages must be an array of {role, content} objects")
+    if "tools" in model:
+        errors += _tools(model["tools"])
+    return errors
+
+
+def _tools(tools: object) -> list[str]:
+    if not isinstance(tools, list):
+        return ["model.tools must be an array"]
+    errors: list[str] = []
+    for i, tool in enumerate(tools):
+        at = f"model.tools.{i}"
+        if not isinstance(tool, dict):
+            errors.append(f"{at} must be an object")
+            continue
+        kind = tool.get("type")
+        if kind not in TOOL_PROPERTIES:
+            errors += _one_of(kind, TOOL_TYPES, f"{at}.type")
+            continue
+        errors += unknown(tool, TOOL_PROPERTIES[kind], f"{at}.")
+        if kind == "function":
+            errors += _function_tool(tool, at)
+        elif kind == "transferCall":
+            errors += _transfer_destinations(tool.get("destinations", []), f"{at}.destinations")
+    return errors
+
+
+def _function_tool(tool: dict[str, Any], at: str) -> list[str]:
+    """A function tool: OpenAIFunction (name required, its pattern; parameters an object schema) and the Server its
+    tool-calls messages go to."""
+    errors: list[str] = []
+    function = tool.get("function")
+    if "function" in tool:
+        if not isinstance(function, dict):
+            return [f"{at}.function must be an object"]
+        errors += unknown(function, FUNCTION_PROPERTIES, f"{at}.function.")
+        name = function.get("name")
+        if not isinstance(name, str) or not re.fullmatch(FUNCTION_NAME_PATTERN, name):
+            errors.append(f"{at}.function.name must match {FUNCTION_NAME_PATTERN} regular expression")
+        if "description" in function and not isinstance(function["description"], str):
+            errors.append(f"{at}.function.description must be a string")
+        if "parameters" in function:
+            errors += _function_parameters(function["parameters"], f"{at}.function.parameters")
+    if "server" in tool:
+        server = tool["server"]
+        if not isinstance(server, dict):
+            return [*errors, f"{at}.server must be an object"]
+        errors += unknown(server, SERVER_PROPERTIES, f"{at}.server.")
+        if "url" in server and not isinstance(server["url"], str):
+            errors.append(f"{at}.server.url must be a string")
+    return errors
+
+
+def _function_parameters(parameters: object, at: str) -> list[str]:
+    """OpenAIFunctionParameters: type object, properties (each a JsonSchema) and required."""
+    if not isinstance(parameters, dict):
+        return [f"{at} must be an object"]
+    errors = unknown(parameters, FUNCTION_PARAMETERS_PROPERTIES, f"{at}.")
+    errors += _one_of(parameters.get("type"), ("object",), f"{at}.type")
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict):
+        errors.append(f"{at}.properties must be an object")
+    else:
+        for name, sub in properties.items():
+            errors += json_schema(sub, f"{at}.properties.{name}")
+    required = parameters.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        errors.append(f"{at}.required must be an array of strings")
+    return errors
+
+
+def _transfer_destinations(destinations: object, at: str) -> list[str]:
+    """A transferCall tool's destinations; the simulator plays number destinations (TransferDestinationNumber)."""
+    if not isinstance(destinations, list):
+        return [f"{at} must be an array"]
+    errors: list[str] = []
+    for i, destination in enumerate(destinations):
+        where = f"{at}.{i}"
+        if not isinstance(destination, dict):
+            errors.append(f"{where} must be an object")
+            continue
+        errors += _one_of(destination.get("type"), ("number",), f"{where}.type")
+        errors += unknown(destination, DESTINATION_NUMBER_PROPERTIES, f"{where}.")
+        _number(destination, "number", errors, f"{where}.number")
+        for key in ("message", "description"):
+            if key in destination and not isinstance(destination[key], str):
+                errors.append(f"{where}.{key} must be a string")
+        if "transferPlan" in destination:
+            plan = destination["transferPlan"]
+            if not isinstance(plan, dict):
+                errors.append(f"{where}.transferPlan must be an object")
+                continue
+            errors += unknown(plan, TRANSFER_PLAN_PROPERTIES, f"{where}.transferPlan.")
+            errors += _one_of(plan.get("mode"), TRANSFER_MODES, f"{where}.transferPlan.mode")
     return errors
 
 
