@@ -4,8 +4,9 @@ business's calling hours): repositories bound to one unit of work's handle, retu
 (records.py; the analytics' aggregates and the plan's callees stay plain values). They only store and find; the
 rules (scoring, what a write changes, a lead not found, a run's checks) stay in the domain modules and the use cases.
 
-`SqlLeads` and `SqlRuns` are the production ones, over store.py and runs_store.py on the unit of work's
-connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
+`SqlLeads`, `SqlRuns` and `SqlBookings` (a business's availability and bookings) are the production ones, over
+store.py, runs_store.py and bookings_store.py on the unit of work's connection; the fast test tier has in-memory ones
+(tests/memory/sdr.py), and the same behaviour tests run on both
 (tests/storage_contracts.py). `SdrUnit` is the sdr use cases' unit of work (core.uow.UnitOfWork): these
 repositories, the run workers' `TouchesRepository` and the pipeline's (pipeline_repository.py) on one transaction's
 or read's handle. The lead list (a prepared statement on a connection of Database.pooled()), the audit's counts, the

@@ -12,11 +12,12 @@ from services.evals.repository import SqlScenarios
 from services.messaging.repositories.email import SqlEmails
 from services.messaging.repositories.spend import SqlSpend
 from services.messaging.repositories.unit import MessagingUnit
-from services.sdr.repository import SqlLeads, SqlRuns
+from services.sdr.repository import SqlBookings, SqlLeads, SqlRuns
 from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
     AgentsRepositoryContract,
+    BookingsRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
@@ -148,3 +149,9 @@ class TestSqlEmails(EmailRepositoryContract):
     @pytest.fixture
     def emails_in(self):
         return SqlEmails
+
+
+class TestSqlBookings(BookingsRepositoryContract):
+    @pytest.fixture
+    def bookings_in(self):
+        return SqlBookings

@@ -10,11 +10,12 @@ from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryRuns as MemoryEvalRuns
 from tests.memory.evals import MemoryScenarios
 from tests.memory.messaging import MEMORY, MemoryEmails, MemorySpend
-from tests.memory.sdr import MemoryLeads, MemoryRuns
+from tests.memory.sdr import MemoryBookings, MemoryLeads, MemoryRuns
 from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
     AgentsRepositoryContract,
+    BookingsRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
@@ -146,3 +147,9 @@ class TestMemoryEmails(EmailRepositoryContract):
     @pytest.fixture
     def emails_in(self):
         return MemoryEmails
+
+
+class TestMemoryBookings(BookingsRepositoryContract):
+    @pytest.fixture
+    def bookings_in(self):
+        return MemoryBookings
