@@ -178,12 +178,20 @@ def clashes(slot: Slot, taken: Iterable[Slot], buffer: timedelta) -> bool:
                for other in taken)
 
 
-def free_slots(availability: Availability, zone: ZoneInfo, first: date, last: date, now: datetime,
+def open_days(availability: Availability, zone: ZoneInfo, first: date, last: date,
+              now: datetime) -> tuple[date, date] | None:
+    """The part of the local days first..last that may have a bookable slot (from the business's today to the
+    horizon's last day), or None when none of them may."""
+    first, last = max(first, now.astimezone(zone).date()), min(last, last_day(availability, zone, now))
+    return (first, last) if first <= last else None
+
+
+def free_slots(availability: Availability, zone: ZoneInfo, days: tuple[date, date], now: datetime,
                taken: list[Slot]) -> list[Slot]:
-    """The slots of the local days first..last that may be booked now, given the confirmed bookings `taken`."""
-    final = min(last, last_day(availability, zone, now))
+    """The slots of the local days `days` (first, last: open_days') that may be booked now, given the confirmed
+    bookings `taken`."""
     found: list[Slot] = []
-    day = first
+    day, final = days
     while day <= final:
         if day not in availability.blackout_dates:
             found.extend(s for s in day_slots(availability, zone, day)
@@ -194,11 +202,13 @@ def free_slots(availability: Availability, zone: ZoneInfo, first: date, last: da
 
 def slot_at(availability: Availability, zone: ZoneInfo, starts_at: datetime, now: datetime) -> Slot:
     """The bookable slot starting at `starts_at` (the bookings aside), or 400 invalid_request saying why not."""
-    local = starts_at.astimezone(zone)
     if starts_at <= now:
         raise invalid("starts_at is in the past")
-    if local.date() > last_day(availability, zone, now):
+    # far beyond it is refused before a local time is computed (near year 9999 there may be none)
+    if starts_at - now > timedelta(days=availability.horizon_days + 2) or (
+            starts_at.astimezone(zone).date() > last_day(availability, zone, now)):
         raise invalid(f"starts_at is beyond the booking horizon: at most {availability.horizon_days} days ahead")
+    local = starts_at.astimezone(zone)
     if local.date() in availability.blackout_dates:
         raise invalid(f"{local.date().isoformat()} is a blackout date: nothing can be booked that day")
     slot = next((s for s in day_slots(availability, zone, local.date()) if s.starts_at == starts_at), None)

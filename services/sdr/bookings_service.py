@@ -98,8 +98,11 @@ class Bookings:
         now = self.clock()
         async with self.uow.read() as work:
             availability = _rules_of(await work.bookings.availability(business_id))
-            taken = await self._taken(work, business_id, zone, days, availability)
-        return Slots(business_id, zone, rules.free_slots(availability, zone, *days, now, taken))
+            bookable = rules.open_days(availability, zone, *days, now)
+            if bookable is None:
+                return Slots(business_id, zone, [])
+            taken = await self._taken(work, business_id, zone, bookable, availability)
+        return Slots(business_id, zone, rules.free_slots(availability, zone, bookable, now, taken))
 
     async def _taken(self, work: SdrUnit, business_id: str, zone: ZoneInfo, days: tuple[date, date],
                      availability: rules.Availability) -> list[rules.Slot]:

@@ -71,21 +71,31 @@ def test_the_buffer_spaces_slots_and_a_slot_must_end_by_the_close():
 def test_a_booking_takes_its_slot_and_its_buffer_but_not_the_next_slot_of_the_grid():
     spaced = availability(weekly_hours={"mon": [["09:00", "11:00"]]}, slot_minutes=30, buffer_minutes=15)
     [first, second, third] = rules.day_slots(spaced, NEW_YORK, MONDAY)
-    assert starts(rules.free_slots(spaced, NEW_YORK, MONDAY, MONDAY, NOW, [second])) == ["09:00", "10:30"]
+    assert starts(rules.free_slots(spaced, NEW_YORK, (MONDAY, MONDAY), NOW, [second])) == ["09:00", "10:30"]
     assert not rules.clashes(first, [second], spaced.buffer) and rules.clashes(second, [second], spaced.buffer)
     # a booking off the grid (an older availability's) still blocks what it overlaps, with the buffer around it
     odd = Slot(first.starts_at + timedelta(minutes=40), first.starts_at + timedelta(minutes=50))
-    assert starts(rules.free_slots(spaced, NEW_YORK, MONDAY, MONDAY, NOW, [odd])) == ["10:30"]
+    assert starts(rules.free_slots(spaced, NEW_YORK, (MONDAY, MONDAY), NOW, [odd])) == ["10:30"]
 
 
 def test_free_slots_leave_out_the_past_blackout_dates_and_what_is_past_the_horizon():
     closed = availability(blackout_dates=["2026-03-10"], horizon_days=10)
     now = datetime.combine(MONDAY, datetime.min.time(), tzinfo=NEW_YORK).replace(hour=12, minute=10)
-    free = rules.free_slots(closed, NEW_YORK, MONDAY, date(2026, 3, 31), now, [])
-    days = sorted({s.starts_at.astimezone(NEW_YORK).date() for s in free})
-    assert days == [MONDAY, date(2026, 3, 11), date(2026, 3, 12), date(2026, 3, 13), date(2026, 3, 16),
-                    date(2026, 3, 17), date(2026, 3, 18), date(2026, 3, 19)]  # the 10th blacked out, 19th the last
+    days = rules.open_days(closed, NEW_YORK, date(2026, 3, 1), date(2026, 3, 31), now)
+    assert days == (MONDAY, date(2026, 3, 19))  # from the business's today to the horizon's last day
+    free = rules.free_slots(closed, NEW_YORK, days, now, [])
+    assert sorted({s.starts_at.astimezone(NEW_YORK).date() for s in free}) == [
+        MONDAY, date(2026, 3, 11), date(2026, 3, 12), date(2026, 3, 13), date(2026, 3, 16), date(2026, 3, 17),
+        date(2026, 3, 18), date(2026, 3, 19)]  # the 10th blacked out, 19th the last
     assert starts(free)[:2] == ["12:30", "13:00"]  # 12:00 has started
+
+
+def test_no_day_is_open_before_today_or_after_the_horizon_even_at_the_ends_of_the_calendar():
+    assert rules.open_days(rules.DEFAULT, NEW_YORK, date(1, 1, 1), date(2026, 2, 28), NOW) is None
+    assert rules.open_days(rules.DEFAULT, NEW_YORK, date(2026, 5, 1), date(9999, 12, 31), NOW) is None
+    tokyo = ZoneInfo("Asia/Tokyo")
+    with refused("beyond the booking horizon"):
+        rules.slot_at(rules.DEFAULT, tokyo, datetime(9999, 12, 31, 23, 30, tzinfo=UTC), NOW)
 
 
 def test_a_booking_time_must_be_a_future_slot_within_the_horizon_and_off_the_blackouts():
