@@ -54,7 +54,8 @@ async def test_availability_round_trip(api, account):
     saved = await call(api, account, "PUT", "/api/v1/availability",
                        json={"business_id": account["business_id"], **wanted})
     assert saved["saved"] is True and saved["updated_at"]
-    assert saved["weekly_hours"]["tue"] == [["08:00", "12:00"], ["13:00", "17:00"]] and saved["weekly_hours"]["mon"] == []
+    assert saved["weekly_hours"]["tue"] == [["08:00", "12:00"], ["13:00", "17:00"]]
+    assert saved["weekly_hours"]["mon"] == []
     assert (saved["slot_minutes"], saved["buffer_minutes"], saved["blackout_dates"], saved["horizon_days"]) == (
         45, 15, ["2030-12-25"], 90)
     assert await call(api, account, "GET", "/api/v1/availability") == saved
