@@ -301,7 +301,8 @@ BUS: dict[str, BusUse] = {
                      subscribes=(STANDING_CHANGED_SUBJECT,)),
     "sdr": BusUse(
         events=("lead.created", "lead.scored", "dispatcher.briefing_created", "communication.touch_completed",
-                       "communication.touch_failed", "communication.touch_deferred", "communication.run_ended"),
+                       "communication.touch_failed", "communication.touch_deferred", "communication.run_ended",
+                       "booking.created", "booking.rescheduled", "booking.canceled"),
         consumers=(Consumer("sdr-voicemails", "events.voicemail.received"),
                    Consumer("sdr-calls", "events.call.completed"),
                    Consumer("sdr-sms", "events.sms.received"),

@@ -7,6 +7,7 @@ ALL_SCOPES = (
     "communication-runs:read", "communication-runs:write",
     "calls:read", "calls:write",
     "leads:read", "leads:write",
+    "bookings:read", "bookings:write",
     "sms:read", "sms:write",
     "emails:read", "emails:write",
     "webhooks:read", "webhooks:write",

@@ -5,6 +5,7 @@ from gateway.routes import (
     accounts,
     agents,
     analytics,
+    bookings,
     calls,
     compliance,
     evals,
@@ -22,5 +23,6 @@ from gateway.routes import (
 
 def rest_routes() -> list[Route]:
     return [*meta.ROUTES, *accounts.ROUTES, *sessions.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES,
-            *leads.ROUTES, *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES,
+            *leads.ROUTES, *bookings.ROUTES,
+            *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES,
             *analytics.ROUTES, *webhooks.ROUTES, *providers.ROUTES]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contracts import accounts, agents, billing, calls, evals, leads, messaging, pipeline, runs, webhooks
+from contracts import accounts, agents, billing, bookings, calls, evals, leads, messaging, pipeline, runs, webhooks
 from contracts.agents import RING_SECONDS
 from core import plans, settings, standing
 from core.compliance import recording_rules as recording
@@ -573,6 +573,64 @@ _SDR_CONFIG["properties"] = {"businessId": UUID, **_SDR_CONFIG["properties"]}
 _SDR_CONFIG["required"] = list(_SDR_CONFIG["properties"])
 
 
+# -- bookings --------------------------------------------------------------------------------
+
+_HHMM = {"type": "string", "pattern": bookings.TIME_PATTERN, "examples": ["09:00"]}
+_HOURS_ABOUT = ("each day's opening windows [opens, closes], HH:MM on the business's wall clock (its workspace's "
+                "timezone), not overlapping; a day left out or [] is closed")
+WEEKLY_HOURS: dict[str, Any] = {
+    "type": "object", "additionalProperties": False, "description": _HOURS_ABOUT,
+    "properties": {day: {"type": "array", "maxItems": bookings.WINDOWS_PER_DAY_MAX,
+                         "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": _HHMM}}
+                   for day in bookings.DAYS},
+    "examples": [{day: [list(w) for w in windows] for day, windows in bookings.DEFAULT_HOURS.items()}]}
+
+
+def _minutes(bounds: tuple[int, int], default: int, about: str) -> dict[str, Any]:
+    return {"type": "integer", "minimum": bounds[0], "maximum": bounds[1], "default": default, "description": about}
+
+
+AVAILABILITY_PUT = _obj({
+    "business_id": BUSINESS,
+    "weekly_hours": {**WEEKLY_HOURS, "description": _HOURS_ABOUT + "; default Monday to Friday 09:00-17:00"},
+    "slot_minutes": _minutes(bookings.SLOT_MINUTES, bookings.DEFAULT_SLOT_MINUTES, "the length of a slot"),
+    "buffer_minutes": _minutes(bookings.BUFFER_MINUTES, bookings.DEFAULT_BUFFER_MINUTES,
+                               "the gap kept free between two slots"),
+    "blackout_dates": {"type": "array", "maxItems": bookings.BLACKOUT_DATES_MAX,
+                       "items": {"type": "string", "format": "date"},
+                       "description": "local dates (YYYY-MM-DD) nothing can be booked on"},
+    "horizon_days": _minutes(bookings.HORIZON_DAYS, bookings.DEFAULT_HORIZON_DAYS,
+                             "how many days after the business's today may be booked"),
+}) | {"additionalProperties": False}
+BOOKING_CREATE = _obj({
+    "business_id": BUSINESS,
+    "starts_at": {**TIME, "description": "RFC 3339 with an offset: the start of a free slot (GET "
+                  "/api/v1/availability/slots)"},
+    "name": {"type": "string", "minLength": 1, "maxLength": bookings.NAME_MAX, "pattern": NOT_BLANK},
+    "phone_number": E164,
+    "email": {"type": "string", "format": "email", "maxLength": bookings.EMAIL_MAX,
+              "description": "checked and lower-cased"},
+    "notes": {"type": "string", "maxLength": bookings.NOTES_MAX},
+    "lead_id": {**UUID, "description": "a lead of the business; omitted: its newest lead with phone_number, if any"},
+    "call_id": {**UUID, "description": "the call it was booked on"},
+}, ("starts_at", "name", "phone_number")) | {"additionalProperties": False}
+BOOKING_CHANGE = _obj({
+    "id": UUID,
+    "starts_at": {**TIME, "description": "reschedule to this free slot's start"},
+    "status": {"type": "string", "enum": [bookings.CANCELED], "description": "cancel"},
+}, ("id",)) | {"additionalProperties": False, "description": "either starts_at or status"}
+_AVAILABILITY = schema_of(sdr_pb2.Availability)
+_AVAILABILITY["properties"]["weekly_hours"] = WEEKLY_HOURS
+_AVAILABILITY["properties"]["blackout_dates"]["items"]["format"] = "date"
+_BOOKING = schema_of(sdr_pb2.Booking)
+_BOOKING["properties"]["status"]["enum"] = list(bookings.STATUSES)
+_SLOT_LIST = schema_of(sdr_pb2.SlotList)
+for _schema in (_BOOKING, _SLOT_LIST["properties"]["slots"]["items"]):
+    for _name in ("starts_at", "ends_at"):
+        _schema["properties"][_name] = {"type": "string", "format": "date-time",
+                                        "description": "RFC 3339 with the business's offset then"}
+
+
 def _ref(name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -864,6 +922,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "LeadList": _obj({"leads": {"type": "array", "items": _ref("Lead")}, **PAGE_FIELDS},
                      ("leads", *PAGE_FIELDS)),
     "LeadAudit": schema_of(sdr_pb2.LeadAudit),
+    "AvailabilityPutRequest": AVAILABILITY_PUT,
+    "Availability": _AVAILABILITY,
+    "SlotList": _SLOT_LIST,
+    "BookingCreateRequest": BOOKING_CREATE,
+    "BookingChangeRequest": BOOKING_CHANGE,
+    "Booking": _BOOKING,
+    "BookingList": _obj({"bookings": {"type": "array", "items": _ref("Booking")}, **PAGE_FIELDS},
+                        ("bookings", *PAGE_FIELDS)),
     "CallCreateRequest": CALL_CREATE,
     "ProviderMessage": PROVIDER_MESSAGE,
     "Recording": schema_of(calls_pb2.Recording),

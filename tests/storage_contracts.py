@@ -1381,6 +1381,66 @@ def job_values(run, touch_id: str, **values) -> dict:
             "updated_at": AT, **values}
 
 
+def booking_values(business_id: str, starts_at: datetime, **values) -> dict:
+    return {"id": new_id(), "business_id": business_id, "starts_at": starts_at,
+            "ends_at": starts_at + timedelta(minutes=30), "status": "confirmed", "name": "Ann Lee",
+            "phone_number": "+14155550123", "email": None, "notes": None, "lead_id": None, "call_id": None,
+            "created_at": AT, "updated_at": AT, **values}
+
+
+class BookingsRepositoryContract:
+    """services.sdr.repository.BookingsRepository."""
+
+    async def test_an_availability_is_saved_then_replaced(self, database, bookings_in):
+        business_id = new_id()
+        hours_ = {"mon": [["09:00", "12:00"]]}
+        async with database.read() as conn:
+            assert await bookings_in(conn).availability(business_id) is None
+        async with database.transaction() as conn:
+            first = await bookings_in(conn).save_availability(business_id, {
+                "weekly_hours": hours_, "slot_minutes": 30, "buffer_minutes": 0, "blackout_dates": ["2026-03-10"],
+                "horizon_days": 60}, AT)
+            again = await bookings_in(conn).save_availability(business_id, {
+                "weekly_hours": {}, "slot_minutes": 45, "buffer_minutes": 5, "blackout_dates": [],
+                "horizon_days": 7}, AT + timedelta(hours=1))
+        assert (first.weekly_hours, first.blackout_dates, first.updated_at) == (hours_, ["2026-03-10"], AT)
+        async with database.read() as conn:
+            found = await bookings_in(conn).availability(business_id)
+            assert await bookings_in(conn).availability(new_id()) is None
+        assert found == again and (found.slot_minutes, found.horizon_days) == (45, 7)
+
+    async def test_bookings_are_found_in_their_business_and_the_confirmed_ones_by_time(self, database, bookings_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            bookings = bookings_in(conn)
+            await bookings.lock(business_id)
+            early = await bookings.add(booking_values(business_id, AT))
+            late = await bookings.add(booking_values(business_id, AT + timedelta(hours=2)))
+            gone = await bookings.add(booking_values(business_id, AT + timedelta(hours=1), status="canceled"))
+            await bookings.add(booking_values(new_id(), AT))  # another business's
+            moved = await bookings.change(early.id, {"starts_at": AT + timedelta(hours=3),
+                                                     "ends_at": AT + timedelta(hours=3, minutes=30)})
+        assert (moved.id, moved.starts_at, moved.name, moved.status) == (early.id, AT + timedelta(hours=3), "Ann Lee",
+                                                                         "confirmed")
+        async with database.read() as conn:
+            bookings = bookings_in(conn)
+            assert (await bookings.owned((new_id(), business_id), gone.id)).status == "canceled"
+            assert await bookings.owned((new_id(),), gone.id) is None
+            window = await bookings.confirmed_between(business_id, AT, AT + timedelta(hours=4))
+            assert [b.id for b in window] == [late.id, early.id]  # soonest first; the canceled one left out
+            assert [b.id for b in await bookings.confirmed_between(business_id, AT, AT + timedelta(hours=4),
+                                                                   but=late.id)] == [early.id]
+            # touching is not overlapping: a booking ending at `since` or starting at `until` is outside
+            assert await bookings.confirmed_between(business_id, AT + timedelta(hours=2, minutes=30),
+                                                    AT + timedelta(hours=3)) == []
+            listed = await bookings.page([business_id], None, None, None, Page(limit=2))
+            rest = await bookings.page([business_id], None, None, None, Page(limit=2, cursor=listed.next_cursor))
+            assert [b.id for b in listed.rows + rest.rows] == [early.id, late.id, gone.id]  # latest start first
+            assert [b.id for b in (await bookings.page([business_id], AT + timedelta(hours=1),
+                                                       AT + timedelta(hours=3), "confirmed", Page(limit=9))).rows] == [
+                late.id]
+
+
 class RunsRepositoryContract:
     """services.sdr.repository.RunsRepository."""
 

@@ -1,9 +1,9 @@
-"""What the sdr service (leads, communication runs, the sales pipeline) needs of the other services, as ports: the
-business's agents and their numbers (agents), its owner (accounts), callees' compliance standings, emails and texts
-(messaging), and calls (calls). `grpc_neighbours` builds the adapters over their RPCs. Each call acts for the
-current caller (core.tenant); a refusal raises core.errors.ServiceError with the owning service's code. A touch
-that compliance defers answers the shared ComplianceDecision message (its rule, code, message and `not_before`).
-The analytics reports' sources have their own port (services.sdr.analytics_port)."""
+"""What the sdr service (leads, communication runs, the sales pipeline, bookings) needs of the other services, as
+ports: the business's agents and their numbers (agents), its owner and time zone (accounts), callees' compliance
+standings, emails and texts (messaging), and calls (calls). `grpc_neighbours` builds the adapters over their RPCs.
+Each call acts for the current caller (core.tenant); a refusal raises core.errors.ServiceError with the owning
+service's code. A touch that compliance defers answers the shared ComplianceDecision message (its rule, code,
+message and `not_before`). The analytics reports' sources have their own port (services.sdr.analytics_port)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -71,6 +71,9 @@ class Agents(Protocol):
 class Accounts(Protocol):
     async def owner(self, business_id: str) -> Owner: ...
 
+    async def zone(self, business_id: str) -> str:
+        """The business's IANA time zone (its workspace's); not_found for a business that is not the caller's."""
+
 
 class Messaging(Protocol):
     async def standings(self, business_id: str, phones: list[str]) -> Standings:
@@ -124,6 +127,10 @@ class GrpcAccounts:
     async def owner(self, business_id: str) -> Owner:
         found = await self.client.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
         return Owner(found.account_id, found.email, found.business_name)
+
+    async def zone(self, business_id: str) -> str:
+        found = await self.client.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        return str(found.timezone)
 
 
 def _sms_request(touch: Touch, body: str) -> messaging_pb2.SendSmsRequest:

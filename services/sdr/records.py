@@ -1,6 +1,6 @@
-"""Typed records the sdr repositories return for leads, communication runs and their touches (frozen dataclasses,
-not rows): ids are strings, JSON columns dicts. The pipeline's repository (pipeline_repository.py) and the
-analytics' aggregates still return rows."""
+"""Typed records the sdr repositories return for leads, communication runs and their touches, and bookings (frozen
+dataclasses, not rows): ids are strings, JSON columns dicts. The pipeline's repository (pipeline_repository.py) and
+the analytics' aggregates still return rows."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -182,3 +182,38 @@ class ListedAttempt(Attempt):
 
     touch_id: str
     external_ref: str
+
+
+# -- bookings -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SavedAvailability:
+    """A business's availability as it saved it (schema.availability)."""
+
+    business_id: str
+    weekly_hours: dict[str, Any]
+    slot_minutes: int
+    buffer_minutes: int
+    blackout_dates: list[str]
+    horizon_days: int
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Booking:
+    """An appointment (schema.bookings)."""
+
+    id: str
+    business_id: str
+    starts_at: datetime
+    ends_at: datetime
+    status: str
+    name: str
+    phone_number: str
+    email: str | None
+    notes: str | None
+    lead_id: str | None
+    call_id: str | None
+    created_at: datetime
+    updated_at: datetime

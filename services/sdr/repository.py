@@ -4,15 +4,15 @@ business's calling hours): repositories bound to one unit of work's handle, retu
 (records.py; the analytics' aggregates and the plan's callees stay plain values). They only store and find; the
 rules (scoring, what a write changes, a lead not found, a run's checks) stay in the domain modules and the use cases.
 
-`SqlLeads`, `SqlRuns` and `SqlTouches` (the run workers') are the production ones, over store.py and runs_store.py
-on the unit of work's connection; the fast test tier has in-memory ones (tests/memory/sdr.py), and the same
-behaviour tests run on both (tests/storage_contracts.py; what only PostgreSQL does, two schedulers' claims skipping
-each other's locked jobs, is held to its contract on the stack alone). `SdrUnit` is the sdr use cases' unit of work
-(core.uow.UnitOfWork): these repositories and the pipeline's (pipeline_repository.py) on one transaction's or
-read's handle. The lead list (a prepared statement on a connection of Database.pooled()), the audit's counts, the
-analytics' aggregates, reading and changing runs and the pipeline are SQL only: the stack-backed tests cover them,
-as they do the database's triggers on leads and interactions (the pipeline's signals), which the in-memory one does
-not keep."""
+`SqlLeads`, `SqlRuns`, `SqlTouches` (the run workers') and `SqlBookings` (a business's availability and bookings)
+are the production ones, over store.py, runs_store.py and bookings_store.py on the unit of work's connection; the
+fast test tier has in-memory ones (tests/memory/sdr.py), and the same behaviour tests run on both
+(tests/storage_contracts.py; what only PostgreSQL does, two schedulers' claims skipping each other's locked jobs, is
+held to its contract on the stack alone). `SdrUnit` is the sdr use cases' unit of work (core.uow.UnitOfWork): these
+repositories and the pipeline's (pipeline_repository.py) on one transaction's or read's handle. The lead list (a
+prepared statement on a connection of Database.pooled()), the audit's counts, the analytics' aggregates, reading and
+changing runs and the pipeline are SQL only: the stack-backed tests cover them, as they do the database's triggers
+on leads and interactions (the pipeline's signals), which the in-memory one does not keep."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -28,10 +28,11 @@ from core.compliance.rules import Hours, hours
 from core.inbox import first_delivery as inbox_delivery
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Database, Unit
-from services.sdr import pipeline_store, runs_store, store
+from services.sdr import bookings_store, pipeline_store, runs_store, store
 from services.sdr.pipeline_repository import PipelineRepository, SqlPipeline
 from services.sdr.records import (
     Attempt,
+    Booking,
     ClaimedJob,
     Job,
     JobInRun,
@@ -40,9 +41,10 @@ from services.sdr.records import (
     ListedJob,
     ListedLead,
     Run,
+    SavedAvailability,
     Voicemail,
 )
-from services.sdr.schema import attempts, inbox, jobs, leads, runs, standings, voicemails
+from services.sdr.schema import attempts, bookings, inbox, jobs, leads, runs, standings, voicemails
 
 
 class LeadsRepository(Protocol):
@@ -368,23 +370,101 @@ class SqlEvents:
             where=standings.c.changed_at <= statement.excluded.changed_at))
 
 
+class BookingsRepository(Protocol):
+    """A business's availability and its bookings (services.sdr.bookings_service)."""
+
+    async def availability(self, business_id: str) -> SavedAvailability | None:
+        """The availability the business saved, or None while it saved none."""
+
+    async def save_availability(self, business_id: str, values: dict[str, Any], now: datetime) -> SavedAvailability:
+        """Save the business's availability (schema.availability's columns), replacing what it had."""
+
+    async def lock(self, business_id: str) -> None:
+        """Serialise the writes of the business's bookings until the transaction ends."""
+
+    async def confirmed_between(self, business_id: str, since: datetime, until: datetime,
+                                but: str | None = None) -> list[Booking]:
+        """The business's confirmed bookings that end after `since` and start before `until` (other than `but`),
+        soonest first."""
+
+    async def add(self, values: dict[str, Any]) -> Booking:
+        """Record a booking (schema.bookings' columns)."""
+
+    async def change(self, booking_id: str, values: dict[str, Any]) -> Booking:
+        """The booking (it is there) after `values`."""
+
+    async def owned(self, business_ids: Iterable[str], booking_id: str, *, lock: bool = False) -> Booking | None:
+        """The booking with this id in one of these businesses (held for update with `lock`), or None."""
+
+    async def page(self, business_ids: list[str], since: datetime | None, until: datetime | None,
+                   status: str | None, page: Page) -> Paged:
+        """These businesses' bookings (`Booking`s) starting in [since, until) of the status when given, latest
+        starts_at first."""
+
+
+class SqlBookings:
+    """`BookingsRepository` on a unit of work's connection (core.uow.Database), over bookings_store.py."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def availability(self, business_id: str) -> SavedAvailability | None:
+        return records.or_none(_availability, await bookings_store.availability_of(self.conn, business_id))
+
+    async def save_availability(self, business_id: str, values: dict[str, Any], now: datetime) -> SavedAvailability:
+        return _availability(await bookings_store.save_availability(self.conn, business_id, values, now))
+
+    async def lock(self, business_id: str) -> None:
+        await bookings_store.lock_bookings(self.conn, business_id)
+
+    async def confirmed_between(self, business_id: str, since: datetime, until: datetime,
+                                but: str | None = None) -> list[Booking]:
+        return [_booking(row) for row in await bookings_store.confirmed_between(self.conn, business_id, since,
+                                                                                until, but)]
+
+    async def add(self, values: dict[str, Any]) -> Booking:
+        return _booking(await bookings_store.insert_booking(self.conn, values))
+
+    async def change(self, booking_id: str, values: dict[str, Any]) -> Booking:
+        return _booking(await bookings_store.update_booking(self.conn, booking_id, values))
+
+    async def owned(self, business_ids: Iterable[str], booking_id: str, *, lock: bool = False) -> Booking | None:
+        return records.or_none(_booking, await records.owned(self.conn, bookings, business_ids, booking_id,
+                                                             lock=lock))
+
+    async def page(self, business_ids: list[str], since: datetime | None, until: datetime | None,
+                   status: str | None, page: Page) -> Paged:
+        return (await fetch_page(self.conn, bookings_store.bookings_of(business_ids, since, until, status),
+                                 bookings.c.starts_at, bookings.c.id, page)).map(_booking)
+
+
+def _availability(row: Any) -> SavedAvailability:
+    return records.record(SavedAvailability, row._mapping)
+
+
+def _booking(row: Any) -> Booking:
+    return records.record(Booking, row._mapping)
+
+
 class SdrUnit(Unit):
-    """The unit of work of the lead, run and pipeline use cases, the run workers and the voicemail and standing
-    consumers (core.uow.UnitOfWork): leads, runs, their touches' execution, the pipeline and the events applied, on
-    one transaction's or read's handle (`leads_on`, `runs_on`, `events_on`, `touches_on` and `pipeline_on` build the
-    repositories: the SQL ones, or the fast tier's in-memory twins)."""
+    """The unit of work of the lead, run, pipeline and booking use cases, the run workers and the voicemail and
+    standing consumers (core.uow.UnitOfWork): leads, runs, their touches' execution, the pipeline, the bookings and
+    the events applied, on one transaction's or read's handle (`leads_on`, `runs_on`, `events_on`, `touches_on`,
+    `pipeline_on` and `bookings_on` build the repositories: the SQL ones, or the fast tier's in-memory twins)."""
 
     def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
                  runs_on: Callable[[Any], RunsRepository] = SqlRuns,
                  events_on: Callable[[Any], EventsRepository] = SqlEvents,
                  touches_on: Callable[[Any], TouchesRepository] = SqlTouches,
-                 pipeline_on: Callable[[Any], PipelineRepository] = SqlPipeline):
+                 pipeline_on: Callable[[Any], PipelineRepository] = SqlPipeline,
+                 bookings_on: Callable[[Any], BookingsRepository] = SqlBookings):
         super().__init__()
         self.leads = leads_on(handle)
         self.runs = runs_on(handle)
         self.events = events_on(handle)
         self.touches = touches_on(handle)
         self.pipeline = pipeline_on(handle)
+        self.bookings = bookings_on(handle)
 
 
 def sql_unit(database: Database) -> Callable[[AsyncConnection], SdrUnit]:

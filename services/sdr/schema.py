@@ -309,3 +309,39 @@ def not_held(business_id: sa.ColumnElement[str]) -> sa.ColumnElement[bool]:
     """A condition on a query's business id column: the business is not held from scheduled outreach (its standing,
     as services.sdr.held_businesses records it); the stores' queries of due work take it."""
     return ~sa.exists().where(standings.c.business_id == business_id, standings.c.standing.in_(standing.HELD))
+
+# -- bookings (services.sdr.bookings_domain) ------------------------------------------------------------------
+
+# A business's availability as it saved it (Availability.to_json's parts); none saved: the defaults.
+availability = sa.Table(
+    "booking_availability", metadata,
+    sa.Column("business_id", Uuid, primary_key=True),
+    sa.Column("weekly_hours", JSONB, nullable=False),  # {"mon": [["09:00", "17:00"]], ...}, the business's wall clock
+    sa.Column("slot_minutes", sa.Integer, nullable=False),
+    sa.Column("buffer_minutes", sa.Integer, nullable=False),
+    sa.Column("blackout_dates", JSONB, nullable=False),  # ["YYYY-MM-DD"]
+    sa.Column("horizon_days", sa.Integer, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+)
+
+# Appointments booked on it. Two confirmed bookings of a business never overlap: every write of one takes the
+# business's booking lock first (store.lock_bookings) and checks the others under it.
+bookings = sa.Table(
+    "bookings", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("starts_at", Ts, nullable=False),
+    sa.Column("ends_at", Ts, nullable=False),
+    sa.Column("status", sa.Text, nullable=False),  # contracts.bookings.STATUSES
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("phone_number", sa.Text, nullable=False),
+    sa.Column("email", sa.Text),
+    sa.Column("notes", sa.Text),
+    sa.Column("lead_id", Uuid, sa.ForeignKey(leads.c.id, ondelete="SET NULL")),
+    sa.Column("call_id", Uuid),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+)
+sa.Index("bookings_business_starts", bookings.c.business_id, bookings.c.starts_at.desc(), bookings.c.id.desc())
+sa.Index("bookings_business_confirmed", bookings.c.business_id, bookings.c.starts_at,
+         postgresql_where=bookings.c.status == "confirmed")

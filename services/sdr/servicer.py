@@ -2,7 +2,8 @@
 
 Each capability of sdr answers its own RPCs in its own module and servicer class, over its own use cases: the leads
 (leads_servicer), communication runs (runs_servicer), the sales pipeline (pipeline_servicer), the analytics reports
-(analytics_servicer, over the port analytics_port) and the platform's health (health_servicer, over health_port).
+(analytics_servicer, over the port analytics_port), the platform's health (health_servicer, over health_port) and
+the bookings (bookings_servicer: a business's availability, its free slots and its appointments).
 They stay one `Sdr` gRPC service with one proto: the gateway, the MCP tools and the other services call these RPCs
 through one client, deadline table and caller rules (core.registry), and a separate gRPC service per capability would
 change the proto and each of those callers without changing what any of them does. `SdrServicer` is the composition
@@ -17,6 +18,8 @@ from services.sdr import calls_consumer, held_businesses, sms_consumer
 from services.sdr.analytics_port import GrpcAnalyticsSources
 from services.sdr.analytics_service import Reports
 from services.sdr.analytics_servicer import AnalyticsServicer
+from services.sdr.bookings_service import Bookings
+from services.sdr.bookings_servicer import BookingsServicer
 from services.sdr.health_port import GrpcHealthSources
 from services.sdr.health_service import Health
 from services.sdr.health_servicer import HealthServicer
@@ -33,16 +36,18 @@ from services.sdr.voicemails import VOICEMAIL_SUBJECT, VoicemailRecorder
 from switchboard.v1 import sdr_pb2_grpc
 
 
-class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServicer, HealthServicer,
+class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServicer, HealthServicer, BookingsServicer,
                   sdr_pb2_grpc.SdrServicer):
     """The capabilities' servicers as the one Sdr service, each given its own use cases."""
 
-    def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts, reports: Reports, health: Health):
+    def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts, reports: Reports, health: Health,
+                 bookings: Bookings):
         LeadsServicer.__init__(self, leads)
         RunsServicer.__init__(self, runs)
         PipelineServicer.__init__(self, parts)
         AnalyticsServicer.__init__(self, reports)
         HealthServicer.__init__(self, health)
+        BookingsServicer.__init__(self, bookings)
 
 
 def build(runtime: Runtime) -> SdrServicer:
@@ -64,4 +69,5 @@ def build(runtime: Runtime) -> SdrServicer:
     names = tuple(s.name for s in registry.SERVICES)
     health = Health(GrpcHealthSources({name: runtime.channel(name) for name in names}, clients["agents"],
                                       clients["messaging"], clients["accounts"]), names)
-    return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports, health)
+    return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports, health,
+                       Bookings(uow, others.accounts))

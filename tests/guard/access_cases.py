@@ -133,6 +133,28 @@ async def _pause_run(w: World) -> Request:
     return Request(json={"id": await _new_run(w), "action": "pause"})
 
 
+async def _booking(w: World) -> Request:
+    """A booking of A's first free slot in the next two weeks (each case takes a fresh one)."""
+    today = datetime.now(UTC).date()
+    slots = await w.ok("GET", "/api/v1/availability/slots", params={
+        "business_id": w.a_business, "from": (today + timedelta(days=1)).isoformat(),
+        "to": (today + timedelta(days=14)).isoformat()})
+    return Request(json={"business_id": w.a_business, "starts_at": slots["slots"][0]["starts_at"], "name": "Ann",
+                         "phone_number": fresh_phone()})
+
+
+async def _new_booking(w: World) -> str:
+    return (await w.ok("POST", "/api/v1/bookings", json=(await _booking(w)).json))["id"]
+
+
+async def _booking_by_id(w: World) -> Request:
+    return Request(params={"id": await _new_booking(w)})
+
+
+async def _cancel_booking(w: World) -> Request:
+    return Request(json={"id": await _new_booking(w), "status": "canceled"})
+
+
 async def _sdr_dry_run(w: World) -> Request:
     """A dry run of A's pipeline, SDR enabled first (a run of a business without it is 400); nothing is sent."""
     await w.ok("PUT", "/api/sdr/config", json={"businessId": w.a_business, "enabled": True})
@@ -288,6 +310,15 @@ CASES: dict[tuple[str, str], Case] = {
     ("POST", "/api/v1/leads"): Case(_r(json=lambda w: {"business_id": w.a_business, "name": "Ann"}), FORBIDDEN),
     ("PATCH", "/api/v1/leads"): Case(_r(json=lambda w: {"id": w.lead, "notes": "called"}), NOT_FOUND),
     ("GET", "/api/v1/leads/audit"): Case(_r(), NO_IDS),
+    # bookings
+    ("GET", "/api/v1/availability"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    ("PUT", "/api/v1/availability"): Case(_r(json=lambda w: {"business_id": w.a_business, "slot_minutes": 30}),
+                                          FORBIDDEN),
+    ("GET", "/api/v1/availability/slots"): Case(_r(params=lambda w: {
+        "business_id": w.a_business, "date": (datetime.now(UTC) + timedelta(days=3)).date().isoformat()}), FORBIDDEN),
+    ("POST", "/api/v1/bookings"): Case(_booking, FORBIDDEN),
+    ("GET", "/api/v1/bookings"): Case(_booking_by_id, NOT_FOUND),
+    ("PATCH", "/api/v1/bookings"): Case(_cancel_booking, NOT_FOUND),
     # messaging
     ("POST", "/api/v1/sms/send"): Case(_send_sms, NOT_FOUND),
     ("GET", "/api/v1/sms/conversations"): Case(_r(), "lists the caller's own businesses' threads"),

@@ -117,6 +117,19 @@ DOCUMENTED_REFUSALS = (
                       "eval runs: exactly one of several optional parameters (a query schema cannot say so)"),
     DocumentedRefusal("invalid_request", r"^this agent has no eval scenarios to run",
                       "eval fan-out: depends on the agent's stored scenarios"),
+    # Bookings (services.sdr.bookings_domain): what a slot is depends on the clock and the business's saved
+    # availability, and the pairs of fields that go together are beyond a query or body schema.
+    DocumentedRefusal("invalid_request", r"^weekly_hours\.\w+(\[\d+\])? (must open before it closes|has overlapping "
+                      r"windows)", "availability: a window's ends reversed, or two windows of a day overlapping"),
+    DocumentedRefusal("invalid_request", r"^(give either date or from and to|give date, or from and to|to must not be "
+                      r"before from|from\.\.to covers at most \d+ days)",
+                      "slots: date, or from and to, at most 14 days apart (a query schema cannot say so)"),
+    DocumentedRefusal("invalid_request", r"^(starts_at is in the past|starts_at is beyond the booking horizon|"
+                      r"\S+ is a blackout date|starts_at \S+ is not a slot of the business's availability)",
+                      "bookings: a free slot depends on the clock and the business's availability"),
+    DocumentedRefusal("invalid_request", r"^give starts_at to reschedule or status canceled to cancel",
+                      "bookings: a change is either a new time or a cancel"),
+    DocumentedRefusal("invalid_request", r"^to must be after from", "bookings: a list window whose ends are reversed"),
     DocumentedRefusal("invalid_request", r"^cursor is not one this API returned",
                       "a page cursor is an opaque token the API issued; its alphabet is all a schema can state"),
     # OAuth sign-in (RFC 6749 refusals, {error, error_description}): the spec leaves these endpoints' parameters to

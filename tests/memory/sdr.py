@@ -1,15 +1,17 @@
-"""services.sdr.repository's LeadsRepository, RunsRepository and TouchesRepository in memory, on a MemoryDatabase's
-handle (schema.leads and schema.interactions, schema.runs, schema.jobs and schema.attempts). The database's
-triggers (the pipeline's signals on a lead: its latest inbound contact, its pipeline stamp) are not kept here; the
-transactions run one at a time, so the contact and business locks have nothing to do and a claim never meets
-another's (the SQL's SKIP LOCKED is held to its contract on the stack alone: tests/service/test_storage_contracts.py).
-Where the SQL reads the transaction's now(), these read the clock (core.ids.utcnow)."""
+"""services.sdr.repository's LeadsRepository, RunsRepository, TouchesRepository and BookingsRepository in memory, on
+a MemoryDatabase's handle (schema.leads and schema.interactions, schema.runs, schema.jobs and schema.attempts,
+schema.availability and schema.bookings). The database's triggers (the pipeline's signals on a lead: its latest
+inbound contact, its pipeline stamp) are not kept here; the transactions run one at a time, so the contact, business
+and booking locks have nothing to do and a claim never meets another's (the SQL's SKIP LOCKED is held to its
+contract on the stack alone: tests/service/test_storage_contracts.py). Where the SQL reads the transaction's now(),
+these read the clock (core.ids.utcnow)."""
 from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
 from typing import Any, TypeVar
 
+from contracts.bookings import CONFIRMED
 from contracts.runs import COMPLETED, EXECUTING, IN_PROGRESS, JOB_ENDS, RUN_ACTIVE, RUNNING, SCHEDULED, WAITING
 from core import leases
 from core.compliance.rules import hours
@@ -17,10 +19,21 @@ from core.ids import new_id, utcnow
 from core.records import record
 from core.standing import HELD
 from core.uow import UnitOfWork
-from services.sdr.records import Attempt, ClaimedJob, Job, JobInRun, Lead, Run
+from services.sdr.records import Attempt, Booking, ClaimedJob, Job, JobInRun, Lead, Run, SavedAvailability
 from services.sdr.repository import SdrUnit
-from services.sdr.schema import attempts, configs, interactions, jobs, leads, outbox, runs, standings
-from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, update
+from services.sdr.schema import (
+    attempts,
+    availability,
+    bookings,
+    configs,
+    interactions,
+    jobs,
+    leads,
+    outbox,
+    runs,
+    standings,
+)
+from tests.memory import MemoryConnection, MemoryDatabase, Record, insert, page_of, update
 
 R = TypeVar("R")
 
@@ -209,6 +222,51 @@ def _copy(cls: type[R], row: Any) -> R:
     return record(cls, Record(row)._mapping)
 
 
+class MemoryBookings:
+    """services.sdr.repository.BookingsRepository (schema.availability and schema.bookings)."""
+
+    def __init__(self, conn: MemoryConnection):
+        self.availability_rows = conn.rows(availability)
+        self.booking_rows = conn.rows(bookings)
+
+    async def availability(self, business_id):
+        row = self.availability_rows.get((business_id,))
+        return record(SavedAvailability, Record(row)._mapping) if row is not None else None
+
+    async def save_availability(self, business_id, values, now):
+        self.availability_rows.pop((business_id,), None)
+        row = insert(self.availability_rows, availability, {"business_id": business_id, **values, "updated_at": now})
+        return record(SavedAvailability, Record(row)._mapping)
+
+    async def lock(self, business_id) -> None:
+        pass
+
+    async def confirmed_between(self, business_id, since, until, but=None):
+        return sorted((_booking(row) for row in self.booking_rows.values()
+                       if row["business_id"] == business_id and row["status"] == CONFIRMED and row["id"] != but
+                       and row["ends_at"] > since and row["starts_at"] < until), key=lambda b: b.starts_at)
+
+    async def add(self, values):
+        return _booking(insert(self.booking_rows, bookings, values))
+
+    async def change(self, booking_id, values):
+        return _booking(update(bookings, self.booking_rows[(booking_id,)], values)._mapping)
+
+    async def owned(self, business_ids, booking_id, *, lock=False):
+        row = self.booking_rows.get((booking_id,))
+        return _booking(row) if row is not None and row["business_id"] in tuple(business_ids) else None
+
+    async def page(self, business_ids, since, until, status, page):
+        rows = [row for row in self.booking_rows.values() if row["business_id"] in business_ids
+                and (since is None or row["starts_at"] >= since) and (until is None or row["starts_at"] < until)
+                and (status is None or row["status"] == status)]
+        return page_of(rows, bookings.c.starts_at, bookings.c.id, page).map(lambda r: record(Booking, r._mapping))
+
+
+def _booking(row) -> Booking:
+    return _copy(Booking, row)
+
+
 def _lead(row) -> Lead:
     return _copy(Lead, row)
 
@@ -219,5 +277,6 @@ def _run(row) -> Run:
 
 def in_memory(database: MemoryDatabase) -> UnitOfWork[SdrUnit]:
     """sdr's unit of work on the in-memory database, with these repositories."""
-    return UnitOfWork(database, lambda handle: SdrUnit(handle, MemoryLeads, MemoryRuns, touches_on=MemoryTouches),
+    return UnitOfWork(database, lambda handle: SdrUnit(handle, MemoryLeads, MemoryRuns, touches_on=MemoryTouches,
+                                                       bookings_on=MemoryBookings),
                       events=outbox)

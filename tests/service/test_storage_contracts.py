@@ -17,7 +17,7 @@ from services.evals.repository import SqlScenarios
 from services.messaging.repositories.email import SqlEmails
 from services.messaging.repositories.spend import SqlSpend
 from services.messaging.repositories.unit import MessagingUnit
-from services.sdr.repository import SqlLeads, SqlRuns, SqlTouches
+from services.sdr.repository import SqlBookings, SqlLeads, SqlRuns, SqlTouches
 from services.webhooks.repository import SqlDeliveries, SqlEvents, SqlSubscriptions
 from tests.storage_contracts import (
     AT,
@@ -25,6 +25,7 @@ from tests.storage_contracts import (
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     BillingRepositoryContract,
+    BookingsRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
@@ -218,3 +219,9 @@ class TestSqlEmails(EmailRepositoryContract):
     @pytest.fixture
     def emails_in(self):
         return SqlEmails
+
+
+class TestSqlBookings(BookingsRepositoryContract):
+    @pytest.fixture
+    def bookings_in(self):
+        return SqlBookings

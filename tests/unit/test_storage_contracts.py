@@ -11,12 +11,13 @@ from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryRuns as MemoryEvalRuns
 from tests.memory.evals import MemoryScenarios
 from tests.memory.messaging import MEMORY, MemoryEmails, MemorySpend
-from tests.memory.sdr import MemoryLeads, MemoryRuns, MemoryTouches
+from tests.memory.sdr import MemoryBookings, MemoryLeads, MemoryRuns, MemoryTouches
 from tests.memory.webhooks import MemoryDeliveries, MemoryEvents, MemorySubscriptions
 from tests.storage_contracts import (
     AccountsRepositoryContract,
     AgentsRepositoryContract,
     BillingRepositoryContract,
+    BookingsRepositoryContract,
     CallsRepositoryContract,
     DeliveriesRepositoryContract,
     EmailRepositoryContract,
@@ -192,3 +193,9 @@ class TestMemoryEmails(EmailRepositoryContract):
     @pytest.fixture
     def emails_in(self):
         return MemoryEmails
+
+
+class TestMemoryBookings(BookingsRepositoryContract):
+    @pytest.fixture
+    def bookings_in(self):
+        return MemoryBookings

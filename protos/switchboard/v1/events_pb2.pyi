@@ -458,6 +458,88 @@ class CommunicationRunEnded(_message.Message):
     canceled: int
     def __init__(self, communication_run_id: _Optional[str] = ..., external_ref: _Optional[str] = ..., status: _Optional[str] = ..., touches: _Optional[int] = ..., succeeded: _Optional[int] = ..., failed: _Optional[int] = ..., refused: _Optional[int] = ..., canceled: _Optional[int] = ...) -> None: ...
 
+class BookingCreated(_message.Message):
+    __slots__ = ("id", "starts_at", "ends_at", "timezone", "status", "name", "phone_number", "email", "notes", "lead_id", "call_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    starts_at: str
+    ends_at: str
+    timezone: str
+    status: str
+    name: str
+    phone_number: str
+    email: str
+    notes: str
+    lead_id: str
+    call_id: str
+    def __init__(self, id: _Optional[str] = ..., starts_at: _Optional[str] = ..., ends_at: _Optional[str] = ..., timezone: _Optional[str] = ..., status: _Optional[str] = ..., name: _Optional[str] = ..., phone_number: _Optional[str] = ..., email: _Optional[str] = ..., notes: _Optional[str] = ..., lead_id: _Optional[str] = ..., call_id: _Optional[str] = ...) -> None: ...
+
+class BookingRescheduled(_message.Message):
+    __slots__ = ("id", "starts_at", "ends_at", "timezone", "status", "name", "phone_number", "email", "notes", "lead_id", "call_id", "previous_starts_at", "previous_ends_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    starts_at: str
+    ends_at: str
+    timezone: str
+    status: str
+    name: str
+    phone_number: str
+    email: str
+    notes: str
+    lead_id: str
+    call_id: str
+    previous_starts_at: str
+    previous_ends_at: str
+    def __init__(self, id: _Optional[str] = ..., starts_at: _Optional[str] = ..., ends_at: _Optional[str] = ..., timezone: _Optional[str] = ..., status: _Optional[str] = ..., name: _Optional[str] = ..., phone_number: _Optional[str] = ..., email: _Optional[str] = ..., notes: _Optional[str] = ..., lead_id: _Optional[str] = ..., call_id: _Optional[str] = ..., previous_starts_at: _Optional[str] = ..., previous_ends_at: _Optional[str] = ...) -> None: ...
+
+class BookingCanceled(_message.Message):
+    __slots__ = ("id", "starts_at", "ends_at", "timezone", "status", "name", "phone_number", "email", "notes", "lead_id", "call_id")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    starts_at: str
+    ends_at: str
+    timezone: str
+    status: str
+    name: str
+    phone_number: str
+    email: str
+    notes: str
+    lead_id: str
+    call_id: str
+    def __init__(self, id: _Optional[str] = ..., starts_at: _Optional[str] = ..., ends_at: _Optional[str] = ..., timezone: _Optional[str] = ..., status: _Optional[str] = ..., name: _Optional[str] = ..., phone_number: _Optional[str] = ..., email: _Optional[str] = ..., notes: _Optional[str] = ..., lead_id: _Optional[str] = ..., call_id: _Optional[str] = ...) -> None: ...
+
 class BriefingCreated(_message.Message):
     __slots__ = ("briefing_id", "window_start", "calls_queued", "emails_queued", "sms_sent", "escalated", "failed", "skipped", "needs_owner", "email_id")
     BRIEFING_ID_FIELD_NUMBER: _ClassVar[int]

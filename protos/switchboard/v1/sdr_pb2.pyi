@@ -1269,3 +1269,163 @@ class PlatformHealth(_message.Message):
     services: _containers.ScalarMap[str, str]
     providers: ProviderStatuses
     def __init__(self, services: _Optional[_Mapping[str, str]] = ..., providers: _Optional[_Union[ProviderStatuses, _Mapping]] = ...) -> None: ...
+
+class GetAvailabilityRequest(_message.Message):
+    __slots__ = ("business_id",)
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    def __init__(self, business_id: _Optional[str] = ...) -> None: ...
+
+class Availability(_message.Message):
+    __slots__ = ("business_id", "timezone", "weekly_hours", "slot_minutes", "buffer_minutes", "blackout_dates", "horizon_days", "saved", "updated_at")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    WEEKLY_HOURS_FIELD_NUMBER: _ClassVar[int]
+    SLOT_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    BUFFER_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    BLACKOUT_DATES_FIELD_NUMBER: _ClassVar[int]
+    HORIZON_DAYS_FIELD_NUMBER: _ClassVar[int]
+    SAVED_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    timezone: str
+    weekly_hours: _struct_pb2.Struct
+    slot_minutes: int
+    buffer_minutes: int
+    blackout_dates: _containers.RepeatedScalarFieldContainer[str]
+    horizon_days: int
+    saved: bool
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, business_id: _Optional[str] = ..., timezone: _Optional[str] = ..., weekly_hours: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., slot_minutes: _Optional[int] = ..., buffer_minutes: _Optional[int] = ..., blackout_dates: _Optional[_Iterable[str]] = ..., horizon_days: _Optional[int] = ..., saved: _Optional[bool] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class PutAvailabilityRequest(_message.Message):
+    __slots__ = ("business_id", "weekly_hours", "slot_minutes", "buffer_minutes", "blackout_dates", "horizon_days")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    WEEKLY_HOURS_FIELD_NUMBER: _ClassVar[int]
+    SLOT_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    BUFFER_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    BLACKOUT_DATES_FIELD_NUMBER: _ClassVar[int]
+    HORIZON_DAYS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    weekly_hours: _struct_pb2.Struct
+    slot_minutes: int
+    buffer_minutes: int
+    blackout_dates: _containers.RepeatedScalarFieldContainer[str]
+    horizon_days: int
+    def __init__(self, business_id: _Optional[str] = ..., weekly_hours: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., slot_minutes: _Optional[int] = ..., buffer_minutes: _Optional[int] = ..., blackout_dates: _Optional[_Iterable[str]] = ..., horizon_days: _Optional[int] = ...) -> None: ...
+
+class ListSlotsRequest(_message.Message):
+    __slots__ = ("business_id", "date", "from_date", "to_date")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    DATE_FIELD_NUMBER: _ClassVar[int]
+    FROM_DATE_FIELD_NUMBER: _ClassVar[int]
+    TO_DATE_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    date: str
+    from_date: str
+    to_date: str
+    def __init__(self, business_id: _Optional[str] = ..., date: _Optional[str] = ..., from_date: _Optional[str] = ..., to_date: _Optional[str] = ...) -> None: ...
+
+class Slot(_message.Message):
+    __slots__ = ("starts_at", "ends_at")
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    starts_at: str
+    ends_at: str
+    def __init__(self, starts_at: _Optional[str] = ..., ends_at: _Optional[str] = ...) -> None: ...
+
+class SlotList(_message.Message):
+    __slots__ = ("business_id", "timezone", "slots")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    SLOTS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    timezone: str
+    slots: _containers.RepeatedCompositeFieldContainer[Slot]
+    def __init__(self, business_id: _Optional[str] = ..., timezone: _Optional[str] = ..., slots: _Optional[_Iterable[_Union[Slot, _Mapping]]] = ...) -> None: ...
+
+class Booking(_message.Message):
+    __slots__ = ("id", "business_id", "starts_at", "ends_at", "timezone", "status", "name", "phone_number", "email", "notes", "lead_id", "call_id", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    starts_at: str
+    ends_at: str
+    timezone: str
+    status: str
+    name: str
+    phone_number: str
+    email: str
+    notes: str
+    lead_id: str
+    call_id: str
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., starts_at: _Optional[str] = ..., ends_at: _Optional[str] = ..., timezone: _Optional[str] = ..., status: _Optional[str] = ..., name: _Optional[str] = ..., phone_number: _Optional[str] = ..., email: _Optional[str] = ..., notes: _Optional[str] = ..., lead_id: _Optional[str] = ..., call_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreateBookingRequest(_message.Message):
+    __slots__ = ("business_id", "starts_at", "name", "phone_number", "email", "notes", "lead_id", "call_id")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    starts_at: _timestamp_pb2.Timestamp
+    name: str
+    phone_number: str
+    email: str
+    notes: str
+    lead_id: str
+    call_id: str
+    def __init__(self, business_id: _Optional[str] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., name: _Optional[str] = ..., phone_number: _Optional[str] = ..., email: _Optional[str] = ..., notes: _Optional[str] = ..., lead_id: _Optional[str] = ..., call_id: _Optional[str] = ...) -> None: ...
+
+class ListBookingsRequest(_message.Message):
+    __slots__ = ("id", "business_id", "from_time", "to_time", "status", "page")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_TIME_FIELD_NUMBER: _ClassVar[int]
+    TO_TIME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    from_time: _timestamp_pb2.Timestamp
+    to_time: _timestamp_pb2.Timestamp
+    status: str
+    page: _common_pb2.PageRequest
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., from_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., to_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[str] = ..., page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ...) -> None: ...
+
+class ListBookingsReply(_message.Message):
+    __slots__ = ("bookings", "page")
+    BOOKINGS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    bookings: _containers.RepeatedCompositeFieldContainer[Booking]
+    page: _common_pb2.PageInfo
+    def __init__(self, bookings: _Optional[_Iterable[_Union[Booking, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class ChangeBookingRequest(_message.Message):
+    __slots__ = ("id", "starts_at", "status")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    starts_at: _timestamp_pb2.Timestamp
+    status: str
+    def __init__(self, id: _Optional[str] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status: _Optional[str] = ...) -> None: ...

@@ -187,6 +187,36 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.FromString,
                 _registered_method=True)
+        self.GetAvailability = channel.unary_unary(
+                '/switchboard.v1.Sdr/GetAvailability',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetAvailabilityRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Availability.FromString,
+                _registered_method=True)
+        self.PutAvailability = channel.unary_unary(
+                '/switchboard.v1.Sdr/PutAvailability',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.PutAvailabilityRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Availability.FromString,
+                _registered_method=True)
+        self.ListSlots = channel.unary_unary(
+                '/switchboard.v1.Sdr/ListSlots',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListSlotsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.SlotList.FromString,
+                _registered_method=True)
+        self.CreateBooking = channel.unary_unary(
+                '/switchboard.v1.Sdr/CreateBooking',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.CreateBookingRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Booking.FromString,
+                _registered_method=True)
+        self.ListBookings = channel.unary_unary(
+                '/switchboard.v1.Sdr/ListBookings',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ListBookingsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListBookingsReply.FromString,
+                _registered_method=True)
+        self.ChangeBooking = channel.unary_unary(
+                '/switchboard.v1.Sdr/ChangeBooking',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.ChangeBookingRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Booking.FromString,
+                _registered_method=True)
         self.GetHealth = channel.unary_unary(
                 '/switchboard.v1.Sdr/GetHealth',
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetHealthRequest.SerializeToString,
@@ -422,6 +452,60 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetAvailability(self, request, context):
+        """Bookings (services.sdr.bookings_service): a business's availability, its free slots and the appointments booked
+        on them. Times of day are the business's wall clock in its zone (its workspace's timezone); instants are RFC 3339
+        with the business's offset then. A business_id left unset is the key's only business (INVALID_ARGUMENT
+        (bad_request) for a key of several); one that is not the caller's is PERMISSION_DENIED (forbidden).
+        The availability the business saved, or the defaults (saved false) while it saved none.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PutAvailability(self, request, context):
+        """Replaces the availability (a field left out takes its default); fails INVALID_ARGUMENT (invalid_request) naming
+        the first wrong field.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSlots(self, request, context):
+        """The free slots of one local date or of from..to (at most 14 days); fails INVALID_ARGUMENT (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateBooking(self, request, context):
+        """Books a free slot, atomically (two callers never hold overlapping confirmed bookings of a business), and emits
+        booking.created; fails INVALID_ARGUMENT (invalid_request) for a time in the past, beyond the horizon or not on a
+        free slot of the availability, ALREADY_EXISTS (conflict) when the slot is taken, NOT_FOUND (not_found) for a
+        lead_id that is not the business's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListBookings(self, request, context):
+        """The caller's bookings, latest starts_at first, or one by id; fails NOT_FOUND (not_found), INVALID_ARGUMENT
+        (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ChangeBooking(self, request, context):
+        """Reschedules (starts_at: the same checks as CreateBooking, atomic; booking.rescheduled) or cancels (status
+        canceled: the slot is free again; booking.canceled; canceling again changes nothing); fails NOT_FOUND
+        (not_found), ALREADY_EXISTS (conflict) for a taken slot or a canceled booking moved, INVALID_ARGUMENT
+        (invalid_request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetHealth(self, request, context):
         """The platform's health (services.sdr.health_service), what GET /api/v1/health shows beside the gateway's own
         queue: every registered service's readiness as its standard gRPC health check answers it, and the voice,
@@ -585,6 +669,36 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.GetBusinessInfo,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.SerializeToString,
+            ),
+            'GetAvailability': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAvailability,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetAvailabilityRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.Availability.SerializeToString,
+            ),
+            'PutAvailability': grpc.unary_unary_rpc_method_handler(
+                    servicer.PutAvailability,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.PutAvailabilityRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.Availability.SerializeToString,
+            ),
+            'ListSlots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSlots,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListSlotsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.SlotList.SerializeToString,
+            ),
+            'CreateBooking': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateBooking,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.CreateBookingRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.Booking.SerializeToString,
+            ),
+            'ListBookings': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBookings,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ListBookingsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.ListBookingsReply.SerializeToString,
+            ),
+            'ChangeBooking': grpc.unary_unary_rpc_method_handler(
+                    servicer.ChangeBooking,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.ChangeBookingRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.Booking.SerializeToString,
             ),
             'GetHealth': grpc.unary_unary_rpc_method_handler(
                     servicer.GetHealth,
@@ -1405,6 +1519,168 @@ class Sdr:
             '/switchboard.v1.Sdr/GetBusinessInfo',
             switchboard_dot_v1_dot_sdr__pb2.BusinessInfoRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.BusinessInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAvailability(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/GetAvailability',
+            switchboard_dot_v1_dot_sdr__pb2.GetAvailabilityRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.Availability.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PutAvailability(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/PutAvailability',
+            switchboard_dot_v1_dot_sdr__pb2.PutAvailabilityRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.Availability.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSlots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ListSlots',
+            switchboard_dot_v1_dot_sdr__pb2.ListSlotsRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.SlotList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateBooking(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/CreateBooking',
+            switchboard_dot_v1_dot_sdr__pb2.CreateBookingRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.Booking.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBookings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ListBookings',
+            switchboard_dot_v1_dot_sdr__pb2.ListBookingsRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.ListBookingsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ChangeBooking(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ChangeBooking',
+            switchboard_dot_v1_dot_sdr__pb2.ChangeBookingRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.Booking.FromString,
             options,
             channel_credentials,
             insecure,
