@@ -323,7 +323,7 @@ async def test_the_simulator_never_executes_a_tool(sim):
     tools_app.router.add_post("/{tail:.*}", tool_server)
     async with serving(tools_app) as tools:
         tooled = await sim.client.create_assistant({**ASSISTANT, "name": "Booker", "model": {**MODEL, "tools": [
-            {"type": "function", "function": {"name": "book_appointment", "parameters": {"type": "object"}},
+            {"type": "function", "function": {"name": "book_appointment", "parameters": {"type": "object", "properties": {}}},
              "server": {"url": str(tools.make_url("/book"))}},
             {"type": "sms"}]}})
         plain = await sim.client.create_assistant(ASSISTANT)
