@@ -18,6 +18,7 @@ from providers.voice.vapi import calls as vapi_calls
 from services.agents.repository import agents_units
 from services.agents.service import Agents
 from services.agents.tool_runs import RESULT_MAX_BYTES, CustomTools
+from services.calls.lifecycle_service import Lifecycle
 from services.calls.ports import AgentTool, CustomToolRun
 from services.calls.repository import calls_units
 from services.calls.tools_service import END_CALL_RESULT, NOT_THIS_CALL, ToolCalls
@@ -119,6 +120,14 @@ async def test_a_tool_call_runs_once_per_id_and_a_repeat_or_concurrent_delivery_
     assert (row.tool_call_id, row.name, row.arguments, row.result, row.outcome) == (
         "tc-1", "lookup_order", {"order": 7}, "order 7 ships Monday", "ok")
     assert row.duration_ms >= 40
+
+
+async def test_the_lifecycle_answers_a_forwarded_tool_calls_message_in_the_providers_shape(tools, database, voice_port,
+                                                                                            call):
+    body = json.dumps({"message": {"type": "tool-calls", "call": {"id": call.provider_call_id}, "toolCallList": [
+        {"id": "tc-1", "type": "function", "function": {"name": "end_call", "arguments": {}}}]}}).encode()
+    handled = await Lifecycle(calls_units(database, MemoryCalls), voice_port, tools=tools).handle(body)
+    assert handled == {"results": [{"toolCallId": "tc-1", "result": END_CALL_RESULT}]}
 
 
 async def test_end_call_is_ok_a_tool_the_agent_lacks_is_refused_and_a_builtin_is_not_run_yet(tools, agents, database,
