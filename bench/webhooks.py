@@ -34,9 +34,9 @@ import asyncpg
 from aiohttp import web
 
 from bench.harness import INVALID, CpuMeter, judged, report, signed_up, with_stack
+from core import signing
 from deploy.local.servers import free_port
 from deploy.local.stack import Stack
-from services.webhooks import domain
 
 COMMIT_EVERY = 0.02  # seconds between commits in the steady round
 SCALING_GOAL = 1.6  # two dispatchers' burst over one's (issue 38)
@@ -139,7 +139,7 @@ async def bare_baseline(url: str, count: int, concurrency: int) -> tuple[float, 
                 body = queue.get_nowait()
                 started = time.perf_counter()
                 stamp = int(time.time())
-                header = domain.signature_header(["whsec_bench"], stamp, body)
+                header = signing.signature_header(["whsec_bench"], stamp, body)
                 async with http.post(url, data=body, headers={"X-Service-Signature": header}) as r:
                     await r.read()
                 latencies.append(time.perf_counter() - started)

@@ -14,6 +14,9 @@ COMPLIANCE_MODES = ("skip", "enforce")
 PROGRESS = ("queued", "ringing", "in-progress", "forwarding", "ended")
 OUTCOMES = ("completed", "no-answer", "busy", "voicemail", "failed", "canceled")
 STATUSES = (*PROGRESS, *OUTCOMES)
+# A tool call of the model during a call: running until its result is written, then what became of it (ok: the tool
+# ran; refused: not run, it is not the agent's or not allowed; failed: it ran and failed, timed out or broke).
+TOOL_OUTCOMES = ("running", "ok", "refused", "failed")
 DEFAULT_MAX_DURATION = 600
 MAX_DURATION_BOUNDS = (10, 43200)  # seconds; the provider's bounds of maxDurationSeconds
 NAME_MAX, CONTEXT_MAX, FIRST_MESSAGE_MAX = 200, 5000, 1000

@@ -8,7 +8,7 @@ domain), and secrets.
 - email addresses, also URL-encoded (`dana.reyes@example.com`, `dana%40example.com` -> `***@example.com`,
   `***%40example.com`): the domain kept, so a reader still sees which mail server was concerned (and so the
   password of a `scheme://user:password@host` URL is hidden too);
-- our API keys (`svc_live_...`), webhook signing secrets (`whsec_...`), Stripe-style keys
+- our API keys (`svc_live_...`), webhook and tool signing secrets (`whsec_...`, `tsec_...`), Stripe-style keys
   (`sk_`/`rk_`/`pk_` `test`/`live`), bearer and basic credentials, signed tokens (JWTs: the caller context,
   x402 payloads), and the value after `token`, `secret`, `password`, `session`, `key`, `signature` or
   `authorization` as `name=value`, `name: value` or `"name": "value"` (magic links, cookies, form fields).
@@ -27,7 +27,7 @@ _EMAIL = re.compile(r"[\w.!#$%&'*+/?^`{|}~-]+(@|%40)(?=[a-z0-9-]+(?:\.[a-z0-9-]+
 _NATIONAL = re.compile(r"(?<![\w+.-])(?:\(\d{3}\)\s?|\d{3}[.-])\d{3}[.-]\d{4}(?![\w-])")
 _SECRETS = (
     # prefixed keys and secrets: the prefix kept, so a reader knows what was there
-    (re.compile(r"\b(svc_live_|whsec_|(?:sk|rk|pk)_(?:test|live)_)[\w-]+"), rf"\1{MASK}"),
+    (re.compile(r"\b(svc_live_|whsec_|tsec_|(?:sk|rk|pk)_(?:test|live)_)[\w-]+"), rf"\1{MASK}"),
     (re.compile(r"\b(Bearer|Basic)\s+[\w.~+/=-]+", re.IGNORECASE), rf"\1 {MASK}"),
     (re.compile(r"\beyJ[\w-]*\.[\w-]+\.[\w-]*"), MASK),  # a JWT (its header is base64url JSON: '{"')
     (re.compile(r"""(?ix)\b([\w-]*(?:token|secret|password|passwd|session|api[_-]?key|signature|authorization)

@@ -376,6 +376,10 @@ PROVIDER_MESSAGE = _obj({"message": {**_obj({"type": {"type": "string"}, "call":
                         ("message",))
 _CALL = schema_of(calls_pb2.Call)
 _CALL["properties"]["status"] = CALL_STATUS
+_CALL["properties"]["tool_calls"]["items"]["properties"]["outcome"] |= {
+    "enum": list(calls.TOOL_OUTCOMES), "description": "running (its result is not written yet), ok (the tool ran), "
+    "refused (not run: the agent has no such tool, or it may not run) or failed (it failed, timed out or answered "
+    "with an error)"}
 _CALL_DISCLOSURE = _CALL["properties"]["recording_disclosure"]["anyOf"][0]["properties"]
 _CALL_DISCLOSURE["reason"] |= {"enum": list(recording.REASONS), "description": ", ".join(recording.SPOKEN_REASONS)
                                + ": spoken (unplaced: no US state places the other party); "
@@ -937,7 +941,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "TranscriptList": _obj({"transcripts": {"type": "array", "items": _ref("Transcript")}, **PAGE_FIELDS},
                            ("transcripts", *PAGE_FIELDS)),
     "ProviderMessageAnswer": {"type": "object", "description": "{}, or for an assistant-request the provider's "
-                              "answer: {assistantId, assistantOverrides} or {error}"},
+                              "answer: {assistantId, assistantOverrides} or {error}; for tool-calls {results: "
+                              "[{toolCallId, result}]}, a result for each tool call of the message",
+                              "properties": {"results": {"type": "array", "items": _obj(
+                                  {"toolCallId": {"type": "string"}, "result": {"type": "string"}},
+                                  ("toolCallId", "result"))}}},
     "Call": _CALL,
     "CallCreated": _obj({f: _CALL["properties"][f] for f in CREATED_FIELDS}, CREATED_FIELDS),
     "CallList": _obj({"calls": {"type": "array", "items": _obj({f: _CALL["properties"][f] for f in LIST_FIELDS},

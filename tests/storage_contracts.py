@@ -155,6 +155,31 @@ class CallsRepositoryContract:
             after = await calls_in(conn).owned((business_id,), theirs.id)
         assert (after.status, after.duration) == ("completed", 42)
 
+    async def test_a_tool_call_is_claimed_once_per_call_and_id_then_settled_and_listed_oldest_first(
+            self, database, calls_in):
+        business_id = new_id()
+        async with database.transaction() as conn:
+            call = await calls_in(conn).add(**call_values(business_id))
+            other = await calls_in(conn).add(**call_values(business_id))
+            claim = {"name": "lookup", "arguments": {"order": 7}, "outcome": "running"}
+            first = await calls_in(conn).claim_tool_call(call_id=call.id, tool_call_id="tc-1", created_at=AT, **claim)
+            assert (first.name, first.arguments, first.result, first.outcome) == ("lookup", {"order": 7}, None,
+                                                                                  "running")
+            assert await calls_in(conn).claim_tool_call(call_id=call.id, tool_call_id="tc-1", created_at=AT,
+                                                        **claim) is None
+            assert await calls_in(conn).claim_tool_call(call_id=other.id, tool_call_id="tc-1", created_at=AT,
+                                                        **claim) is not None  # the same id in another call
+            await calls_in(conn).claim_tool_call(call_id=call.id, tool_call_id="tc-0",
+                                                 created_at=AT + timedelta(seconds=1), **claim)
+            await calls_in(conn).settle_tool_call(call.id, "tc-1", {"result": "found", "outcome": "ok",
+                                                                    "duration_ms": 12})
+        async with database.read() as conn:
+            settled = await calls_in(conn).tool_call(call.id, "tc-1")
+            assert (settled.result, settled.outcome, settled.duration_ms) == ("found", "ok", 12)
+            assert await calls_in(conn).tool_call(call.id, "tc-9") is None
+            assert [t.tool_call_id for t in await calls_in(conn).tool_calls(call.id)] == ["tc-1", "tc-0"]
+            assert await calls_in(conn).tool_calls(new_id()) == []
+
     async def test_silent_calls_are_those_in_progress_past_their_duration_and_margin(self, database, calls_in):
         # A year before the other tests' calls, so that no other call is silent by then.
         business_id, at = new_id(), AT - timedelta(days=365)

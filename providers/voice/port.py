@@ -233,7 +233,33 @@ class Ignored:
     kind: str
 
 
-CallMessage = StatusUpdate | CallReport | AnswerRequest | Ignored
+@dataclass(frozen=True)
+class ToolCall:
+    """One function the model called: the provider's id of this call of it (a retried message carries the same),
+    the function's name and its arguments (an object: {} when the model sent none or none readable)."""
+
+    id: str
+    name: str
+    arguments: Json
+
+
+@dataclass(frozen=True)
+class ToolCallsRequest:
+    """The model called functions of ours during the call; the provider waits for a result of each."""
+
+    call: CallRef
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What we answer one tool call with (`id`: its ToolCall.id): words the model reads and may say."""
+
+    id: str
+    result: str
+
+
+CallMessage = StatusUpdate | CallReport | AnswerRequest | ToolCallsRequest | Ignored
 
 
 # -- evals --------------------------------------------------------------------------------------------------------
@@ -310,6 +336,9 @@ class VoiceProvider(Protocol):
 
     async def answer(self, answer: InboundAnswer | str) -> dict[str, Any]:
         """The reply to an `AnswerRequest`: the assistant that answers, or words spoken before the call ends."""
+
+    def tool_results(self, results: Sequence[ToolResult]) -> dict[str, Any]:
+        """The reply to a `ToolCallsRequest`: a result for each of its tool calls."""
 
     # Evals: scenarios mirrored at the provider, and runs of them against an assistant
     async def create_eval(self, spec: EvalSpec) -> str: ...

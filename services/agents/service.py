@@ -185,6 +185,12 @@ class Agents:
             raise
         return AgentView(row, config_of(row), live.prompt, number)
 
+    async def tools(self, agent_id: str) -> tuple[Agent, list[dict[str, Any]]]:
+        """The caller's agent and its tools as saved now (no provider call)."""
+        async with self.uow.read() as work:
+            row = await found(work.agents, agent_id, "agent_id")
+        return row, config_of(row).tools
+
     async def calling_profile(self, agent_id: str) -> tuple[Agent, domain.Outbound, CallerNumber | None]:
         """The agent, how it talks on outbound calls, and its first number (None when it has none)."""
         require_uuid(agent_id, "agent_id")

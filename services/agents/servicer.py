@@ -2,6 +2,7 @@
 numbers_service), results into replies."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from services.agents.pool import PoolLoader
 from services.agents.records import Agent, AgentSummary, Version
 from services.agents.repository import agents_units
 from services.agents.service import Agents, AgentView, Written
+from services.agents.tool_runs import CustomTools
 from switchboard.v1 import agents_pb2, agents_pb2_grpc, common_pb2
 
 AGENTS_PAGE = (50, 100)
@@ -124,9 +126,10 @@ def available_message(r: Any) -> agents_pb2.AvailableNumber:
 
 
 class AgentsServicer(agents_pb2_grpc.AgentsServicer):
-    def __init__(self, agents: Agents, numbers: Numbers):
+    def __init__(self, agents: Agents, numbers: Numbers, custom_tools: CustomTools):
         self.agents = agents
         self.numbers = numbers
+        self.custom_tools = custom_tools
 
     async def CheckVoiceProvider(self, request: agents_pb2.CheckVoiceProviderRequest,
                                  context: Context) -> agents_pb2.VoiceProviderStatus:
@@ -254,6 +257,22 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
         return agents_pb2.ListAvailableNumbersReply(numbers=[available_message(r) for r in paged.rows],
                                                     page=paged.info())
 
+    async def GetAgentTools(self, request: agents_pb2.GetAgentToolsRequest, context: Context) -> agents_pb2.AgentTools:
+        row, tools = await self.agents.tools(request.agent_id)
+        return agents_pb2.AgentTools(agent_id=str(row.id), business_id=str(row.business_id),
+                                     tools=[struct(t) for t in tools])
+
+    async def RunCustomTool(self, request: agents_pb2.RunCustomToolRequest,
+                            context: Context) -> agents_pb2.CustomToolRun:
+        try:
+            arguments = json.loads(request.arguments_json or "{}")
+        except ValueError:
+            raise invalid("arguments_json must be a JSON object") from None
+        run = await self.custom_tools.run(request.agent_id, request.name, request.tool_call_id,
+                                          arguments if isinstance(arguments, dict) else {},
+                                          json_format.MessageToDict(request.call))
+        return agents_pb2.CustomToolRun(outcome=run.outcome, result=run.result)
+
     async def RouteNumber(self, request: agents_pb2.RouteNumberRequest, context: Context) -> agents_pb2.NumberRoute:
         found = await self.numbers.route(request.phone_number)
         return agents_pb2.NumberRoute(
@@ -300,10 +319,13 @@ def build(runtime: Runtime) -> AgentsServicer:
     units = agents_units(runtime.db)
     if s.number_pool_file:
         runtime.run(PoolLoader(units, Path(s.number_pool_file)))
-    agents = Agents(units, voice, GrpcEvalGate(runtime.client("evals")), s.eval_gate_max_wait_seconds,
-                    SecretBox(s.webhook_secrets_key.reveal()), destinations.allow_loopback(s))
+    box, allow_loopback = SecretBox(s.webhook_secrets_key.reveal()), destinations.allow_loopback(s)
+    agents = Agents(units, voice, GrpcEvalGate(runtime.client("evals")), s.eval_gate_max_wait_seconds, box,
+                    allow_loopback)
+    custom_tools = CustomTools(units, box, allow_loopback)
+    runtime.closing(custom_tools)
     numbers = Numbers(units, voice, s.trial_pool_numbers,
                       standings=standings.heard_by(runtime))
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)
-    return AgentsServicer(agents, numbers)
+    return AgentsServicer(agents, numbers, custom_tools)

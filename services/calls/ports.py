@@ -1,11 +1,12 @@
-"""What the calls service needs of the other services, as ports: an agent's calling profile and who answers a
-number (agents), the lead a call is for and the business's saved calling hours (sdr), the business's name
+"""What the calls service needs of the other services, as ports: an agent's calling profile, who answers a
+number, an agent's tools and the run of a custom tool (agents), the lead a call is for and the business's saved calling hours (sdr), the business's name
 (accounts), and the compliance decision on a call (messaging). `grpc_neighbours` builds the adapters over the
 services' RPCs; service-layer tests give the use cases in-memory ones (tests/service/fakes.py), so placing or
 answering a call needs neither the other services nor their databases. Each call acts for the current caller
 (core.tenant), as the owning service checks it; a refusal raises core.errors.ServiceError with its code."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,6 +15,7 @@ from typing import Any, Protocol
 from cachetools import TTLCache
 from google.protobuf import json_format
 
+from contracts.agents import CUSTOM_TOOL
 from core.compliance.recording_rules import DEFAULT_SETTING, Setting
 from core.errors import ServiceError
 from core.messages import business_hours as business_hours_message
@@ -52,6 +54,24 @@ class NumberRoute:
     agent_name: str | None
     provider_assistant_id: str | None
     disclosure: Setting = DEFAULT_SETTING  # the agent's recording disclosure
+
+
+@dataclass(frozen=True)
+class AgentTool:
+    """One of an agent's tools as the model calls it: by `name` (a built-in tool's type, a custom tool's own name),
+    of `type` (contracts.agents.AGENT_TOOLS)."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class CustomToolRun:
+    """What a custom tool's run came to (agents' RunCustomTool): ok, failed or refused, and the words for the
+    model."""
+
+    outcome: str
+    result: str
 
 
 def setting_of(message: agents_pb2.RecordingDisclosure) -> Setting:
@@ -95,6 +115,14 @@ class Agents(Protocol):
 
     async def route(self, phone_number: str) -> NumberRoute | None:
         """None when no business holds the number (or it is not one)."""
+
+    async def tools(self, agent_id: str) -> tuple[AgentTool, ...]:
+        """The agent's tools as saved now; not_found for an agent outside the caller's businesses."""
+
+    async def run_custom_tool(self, agent_id: str, name: str, tool_call_id: str, arguments: dict[str, Any],
+                              call: dict[str, Any]) -> CustomToolRun:
+        """Run the agent's custom tool `name` for `call` ({id, business_id, agent_id, direction, from, to}): the
+        agents service signs and sends it (the tool secret never leaves it)."""
 
 
 class Leads(Protocol):
@@ -153,6 +181,21 @@ class GrpcAgents:
             raise
         return NumberRoute(found.business_id, optional(found, "agent_id"), optional(found, "agent_name"),
                            optional(found, "provider_assistant_id"), setting_of(found.recording_disclosure))
+
+
+    async def tools(self, agent_id: str) -> tuple[AgentTool, ...]:
+        found = await self.client.GetAgentTools(agents_pb2.GetAgentToolsRequest(agent_id=agent_id))
+        saved = [json_format.MessageToDict(t) for t in found.tools]
+        return tuple(AgentTool(str(t.get("name") or t["type"]) if t["type"] == CUSTOM_TOOL else str(t["type"]),
+                               str(t["type"])) for t in saved)
+
+    async def run_custom_tool(self, agent_id: str, name: str, tool_call_id: str, arguments: dict[str, Any],
+                              call: dict[str, Any]) -> CustomToolRun:
+        request = agents_pb2.RunCustomToolRequest(agent_id=agent_id, name=name, tool_call_id=tool_call_id,
+                                                  arguments_json=json.dumps(arguments))
+        request.call.update(call)
+        run = await self.client.RunCustomTool(request)
+        return CustomToolRun(run.outcome, run.result)
 
 
 class GrpcLeads:

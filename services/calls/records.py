@@ -56,3 +56,18 @@ class KeyClaim:
 
     request_hash: str
     call_id: str | None
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """A tool call of the model during a call as stored (schema.tool_calls): result and duration_ms are None while
+    it runs."""
+
+    call_id: str
+    tool_call_id: str
+    name: str
+    arguments: dict[str, Any]
+    result: str | None
+    outcome: str
+    duration_ms: int | None
+    created_at: datetime

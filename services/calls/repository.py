@@ -19,7 +19,7 @@ from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.calls import store
 from services.calls.domain import CallFilter
-from services.calls.records import Call, KeyClaim
+from services.calls.records import Call, KeyClaim, ToolCallRecord
 from services.calls.schema import calls, outbox
 
 
@@ -73,6 +73,18 @@ class CallsRepository(Protocol):
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         """The calls of the query's businesses in its window, counted per group (core.aggregates): how many, how
         many completed, their total duration; of one agent when named."""
+
+    async def claim_tool_call(self, **values: Any) -> ToolCallRecord | None:
+        """Record a tool call (schema.tool_calls' columns) unless its (call_id, tool_call_id) is recorded already
+        (then None)."""
+
+    async def tool_call(self, call_id: str, tool_call_id: str) -> ToolCallRecord | None: ...
+
+    async def settle_tool_call(self, call_id: str, tool_call_id: str, values: dict[str, Any]) -> None:
+        """Write a tool call's result, outcome and duration."""
+
+    async def tool_calls(self, call_id: str) -> list[ToolCallRecord]:
+        """The call's tool calls, oldest first."""
 
 
 class SqlCalls:
@@ -131,9 +143,25 @@ class SqlCalls:
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         return await store.aggregate_calls(self.conn, query, agent_id)
 
+    async def claim_tool_call(self, **values: Any) -> ToolCallRecord | None:
+        return records.or_none(_tool_call, await store.claim_tool_call(self.conn, **values))
+
+    async def tool_call(self, call_id: str, tool_call_id: str) -> ToolCallRecord | None:
+        return records.or_none(_tool_call, await store.tool_call(self.conn, call_id, tool_call_id))
+
+    async def settle_tool_call(self, call_id: str, tool_call_id: str, values: dict[str, Any]) -> None:
+        await store.settle_tool_call(self.conn, call_id, tool_call_id, values)
+
+    async def tool_calls(self, call_id: str) -> list[ToolCallRecord]:
+        return [_tool_call(row) for row in await store.tool_calls_of(self.conn, call_id)]
+
 
 def _call(row: Any) -> Call:
     return records.record(Call, row._mapping)
+
+
+def _tool_call(row: Any) -> ToolCallRecord:
+    return records.record(ToolCallRecord, row._mapping)
 
 
 def _claim(row: Any) -> KeyClaim:

@@ -70,6 +70,20 @@ idempotency_keys = sa.Table(
     sa.Column("created_at", Ts, nullable=False),
 )
 
+# The model's calls of the agent's tools during a call, one per the provider's tool call id (a retried message finds
+# it and answers with its result): claimed as running before the tool runs, its result written after.
+tool_calls = sa.Table(
+    "tool_calls", metadata,
+    sa.Column("call_id", Uuid, sa.ForeignKey(f"{SCHEMA}.calls.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("tool_call_id", sa.Text, primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("arguments", JSONB, nullable=False),
+    sa.Column("result", sa.Text),  # null while it runs
+    sa.Column("outcome", sa.Text, nullable=False),  # contracts.calls.TOOL_OUTCOMES
+    sa.Column("duration_ms", sa.Integer),
+    sa.Column("created_at", Ts, nullable=False),
+)
+
 _newest = (calls.c.created_at.desc(), calls.c.id.desc())
 # It carries what analytics counts, so a report reads a window index-only (core.aggregates).
 sa.Index("calls_business_created", calls.c.business_id, *_newest, postgresql_include=["agent_id", "status", "duration"])

@@ -40,7 +40,7 @@ from providers.voice.port import OutboundCall, ProviderError, VoiceProvider
 from services.calls import domain
 from services.calls.domain import CallFilter
 from services.calls.ports import CallDecision, CallingProfile, Lead, Neighbours
-from services.calls.records import Call
+from services.calls.records import Call, ToolCallRecord
 from services.calls.repository import CallsUnit
 from switchboard.v1 import common_pb2
 
@@ -270,6 +270,13 @@ class Calls:
         require_uuid(call_id, "id")
         async with self.uow.read() as work:
             return _found(await work.calls.owned(tenant.require_account().business_ids, call_id))
+
+    async def detail(self, call_id: str) -> tuple[Call, list[ToolCallRecord]]:
+        """The call (of the caller's businesses) and the tool calls of its agent during it, oldest first."""
+        require_uuid(call_id, "id")
+        async with self.uow.read() as work:
+            call = _found(await work.calls.owned(tenant.require_account().business_ids, call_id))
+            return call, await work.calls.tool_calls(call.id)
 
     async def transcripts(self, agent_id: str | None, days: int | None, page: Page) -> Paged:
         """Calls of the last `days` days that have a transcript, newest first."""

@@ -19,8 +19,10 @@ from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.ports import grpc_neighbours
 from services.calls.reaper import Reaper
+from services.calls.records import ToolCallRecord
 from services.calls.repository import calls_units
 from services.calls.service import Calls, NewCall
+from services.calls.tools_service import ToolCalls
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
 
 CALLS_PAGE = (50, 100)
@@ -51,6 +53,13 @@ def call_message(row: Any) -> calls_pb2.Call:
     if row.recording_disclosure is not None:
         call.recording_disclosure.CopyFrom(disclosure_message(row.recording_disclosure, row.recording_consent))
     return call
+
+
+def tool_call_message(row: ToolCallRecord) -> calls_pb2.CallToolCall:
+    out = calls_pb2.CallToolCall(id=row.tool_call_id, name=row.name, arguments=struct(row.arguments),
+                                 result=row.result, outcome=row.outcome, duration_ms=row.duration_ms)
+    set_timestamp(out, "created_at", row.created_at)
+    return out
 
 
 def disclosure_message(kept: dict[str, Any], consent: dict[str, Any] | None) -> calls_pb2.CallRecordingDisclosure:
@@ -123,7 +132,10 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         return calls_pb2.PlaceCallReply(call=call_message(placed))
 
     async def GetCall(self, request: calls_pb2.GetCallRequest, context: Context) -> calls_pb2.Call:
-        return call_message(await self.calls.get(request.id))
+        row, tool_calls = await self.calls.detail(request.id)
+        call = call_message(row)
+        call.tool_calls.extend(tool_call_message(t) for t in tool_calls)
+        return call
 
     async def ListCalls(self, request: calls_pb2.ListCallsRequest, context: Context) -> calls_pb2.ListCallsReply:
         filters = CallFilter(**{f: optional(request, f) for f in ("agent_id", "status", "direction")},
@@ -154,7 +166,7 @@ def build(runtime: Runtime) -> CallsServicer:
     units = calls_units(runtime.db)
     calls = Calls(units, voice, others, recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
     inbound = Inbound(units, others, standings=held)
-    lifecycle = Lifecycle(units, voice, inbound)
+    lifecycle = Lifecycle(units, voice, inbound, ToolCalls(units, others.agents))
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contracts.calls import PROGRESS
 from core import aggregates
 from services.calls.domain import CallFilter
-from services.calls.schema import calls, idempotency_keys
+from services.calls.schema import calls, idempotency_keys, tool_calls
 
 # -- calls --------------------------------------------------------------------------------
 
@@ -120,3 +120,27 @@ async def aggregate_calls(conn: AsyncConnection, query: aggregates.Query, agent_
                 "duration": sa.func.coalesce(sa.func.sum(calls.c.duration), 0)}
     where = (calls.c.agent_id == agent_id,) if agent_id else ()
     return list((await conn.execute(aggregates.aggregate(calls, calls.c.created_at, query, measures, where))).all())
+
+
+# -- tool calls ------------------------------------------------------------------------------
+
+async def claim_tool_call(conn: AsyncConnection, **values: Any) -> Any:
+    """Insert a tool call unless its (call, tool call id) is there already (then None): the unique key decides which
+    of two concurrent deliveries runs the tool."""
+    return (await conn.execute(insert(tool_calls).values(**values).on_conflict_do_nothing().returning(tool_calls))).first()
+
+
+async def tool_call(conn: AsyncConnection, call_id: str, tool_call_id: str) -> Any:
+    t = tool_calls.c
+    return (await conn.execute(sa.select(tool_calls).where(t.call_id == call_id, t.tool_call_id == tool_call_id))).first()
+
+
+async def settle_tool_call(conn: AsyncConnection, call_id: str, tool_call_id: str, values: dict[str, Any]) -> None:
+    t = tool_calls.c
+    await conn.execute(tool_calls.update().where(t.call_id == call_id, t.tool_call_id == tool_call_id).values(**values))
+
+
+async def tool_calls_of(conn: AsyncConnection, call_id: str) -> list[Any]:
+    t = tool_calls.c
+    return list((await conn.execute(sa.select(tool_calls).where(t.call_id == call_id)
+                                    .order_by(t.created_at, t.tool_call_id))).all())

@@ -15,7 +15,7 @@ from opentelemetry.trace import Span, StatusCode
 from yarl import URL
 
 from contracts import webhooks
-from core import destinations, telemetry
+from core import destinations, signing, telemetry
 from core.events import Envelope
 from core.ids import utcnow
 from core.outbound import GuardedClient, RefusedAddress
@@ -90,10 +90,10 @@ async def post_signed(sender: Sender, secrets: list[str], url: str, delivery_id:
     """One attempt: the event's webhook body signed with every secret in force (signing_secrets), POSTed to
     `url`."""
     body = event.webhook_body()
-    header = domain.signature_header(secrets, int(utcnow().timestamp()), body)
+    header = signing.signature_header(secrets, int(utcnow().timestamp()), body)
     with telemetry.client_span(_tracer, "POST") as span:
         outcome = await sender.post(url, body, {
-            "Content-Type": "application/json", "X-Service-Signature": header, "X-Service-Event": event.type,
+            "Content-Type": "application/json", signing.SIGNATURE_HEADER: header, "X-Service-Event": event.type,
             "X-Service-Event-Id": event.event_id, "X-Service-Delivery": delivery_id})
         if span is not None:
             _describe(span, url, delivery_id, event.type, outcome)

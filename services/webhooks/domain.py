@@ -2,8 +2,6 @@
 schedule, signatures, and how secrets are kept."""
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 import secrets
 from datetime import datetime, timedelta
@@ -121,10 +119,3 @@ def mask(secret: str) -> str:
     return f"{SECRET_PREFIX}...{secret[-4:]}"
 
 
-def signature(secret: str, timestamp: int, body: bytes) -> str:
-    return hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-
-
-def signature_header(secrets_: list[str], timestamp: int, body: bytes) -> str:
-    """`t=<unix>,v1=<hex>[,v1=<hex>]`: one v1 per secret in force (two during a rotation overlap)."""
-    return ",".join([f"t={timestamp}", *(f"v1={signature(s, timestamp, body)}" for s in secrets_)])

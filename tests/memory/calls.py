@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from contracts.calls import PROGRESS
 from core.records import record
-from services.calls.records import Call, KeyClaim
-from services.calls.schema import calls, idempotency_keys
+from services.calls.records import Call, KeyClaim, ToolCallRecord
+from services.calls.schema import calls, idempotency_keys, tool_calls
 from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
 
 
@@ -15,6 +15,7 @@ class MemoryCalls:
     def __init__(self, conn: MemoryConnection):
         self.calls = conn.rows(calls)
         self.keys = conn.rows(idempotency_keys)
+        self.tools = conn.rows(tool_calls)
 
     async def add(self, **values):
         return _call(insert(self.calls, calls, values))
@@ -81,11 +82,32 @@ class MemoryCalls:
                    and row["created_at"] + timedelta(seconds=row["max_duration"] + margin_seconds) < now]
         return [_call(row) for row in sorted(overdue, key=lambda row: row["created_at"])[:limit]]
 
+    async def claim_tool_call(self, **values):
+        if key_of(tool_calls, values) in self.tools:
+            return None
+        return _tool_call(insert(self.tools, tool_calls, values))
+
+    async def tool_call(self, call_id, tool_call_id):
+        row = self.tools.get((call_id, tool_call_id))
+        return _tool_call(row) if row is not None else None
+
+    async def settle_tool_call(self, call_id, tool_call_id, values) -> None:
+        row = self.tools.get((call_id, tool_call_id))
+        if row is not None:
+            update(tool_calls, row, values)
+
+    async def tool_calls(self, call_id):
+        return [_tool_call(row) for row in sorted((r for r in self.tools.values() if r["call_id"] == call_id),
+                                                  key=lambda r: (r["created_at"], r["tool_call_id"]))]
 
 
 def _call(row) -> Call:
     """The stored row as the SQL repository returns it (a copy: changing it changes nothing stored)."""
     return record(Call, Record(row)._mapping)
+
+
+def _tool_call(row) -> ToolCallRecord:
+    return record(ToolCallRecord, Record(row)._mapping)
 
 
 def _paged_call(row: Record) -> Call:

@@ -20,6 +20,7 @@ from core import logs, masking, tenant
     ("call (415) 555-0123 or 415-555-0124 or 415.555.0125", "call (***) ***-0123 or ***-***-0124 or ***.***.0125"),
     ("key svc_live_AbC-123_xyz used", "key svc_live_*** used"),
     ("secret whsec_q1W2e3R4t5Y6", "secret whsec_***"),
+    ("tool secret tsec_q1W2-e3R4t5Y6", "tool secret tsec_***"),
     ("stripe sk_test_51Habc and rk_live_9zz", "stripe sk_test_*** and rk_live_***"),
     ("Authorization: Bearer abc.def-ghi", "Authorization: Bearer ***"),
     ("sent Bearer abc.def-ghi", "sent Bearer ***"),

@@ -6,6 +6,7 @@ import pytest
 from stripe import WebhookSignature
 
 from contracts import webhooks
+from core import signing
 from core.bus import PermanentError
 from core.errors import ServiceError
 from core.outbound import address_refusal
@@ -48,7 +49,7 @@ def test_retry_schedule_spans_about_a_day_then_stops():
 
 def test_signature_header_verifies_with_every_secret_in_force():
     body = b'{"event_id":"e","event":"lead.created"}'
-    header = domain.signature_header(["whsec_new", "whsec_old"], 1_800_000_000, body)
+    header = signing.signature_header(["whsec_new", "whsec_old"], 1_800_000_000, body)
     assert header.startswith("t=1800000000,v1=") and header.count("v1=") == 2
     for secret in ("whsec_new", "whsec_old"):
         assert WebhookSignature.verify_header(body, header, secret)

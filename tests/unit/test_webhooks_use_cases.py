@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from core import signing
 from core.errors import ServiceError
 from core.events import Envelope
 from core.ids import new_id, utcnow
@@ -125,7 +126,7 @@ def signed_with(secret: str, body: bytes, headers: dict[str, str]) -> bool:
     """Whether the request's X-Service-Signature carries a v1 of `secret` (domain.signature_header)."""
     parts = [p.split("=", 1) for p in headers["X-Service-Signature"].split(",")]
     stamp = int(next(v for k, v in parts if k == "t"))
-    return domain.signature(secret, stamp, body) in [v for k, v in parts if k == "v1"]
+    return signing.signature(secret, stamp, body) in [v for k, v in parts if k == "v1"]
 
 
 async def deliveries_of(webhooks, **filters):

@@ -14,6 +14,44 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GetAgentToolsRequest(_message.Message):
+    __slots__ = ("agent_id",)
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
+
+class AgentTools(_message.Message):
+    __slots__ = ("agent_id", "business_id", "tools")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    business_id: str
+    tools: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    def __init__(self, agent_id: _Optional[str] = ..., business_id: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
+
+class RunCustomToolRequest(_message.Message):
+    __slots__ = ("agent_id", "name", "tool_call_id", "arguments_json", "call")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
+    CALL_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    name: str
+    tool_call_id: str
+    arguments_json: str
+    call: _struct_pb2.Struct
+    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., arguments_json: _Optional[str] = ..., call: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class CustomToolRun(_message.Message):
+    __slots__ = ("outcome", "result")
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    outcome: str
+    result: str
+    def __init__(self, outcome: _Optional[str] = ..., result: _Optional[str] = ...) -> None: ...
+
 class RouteNumberRequest(_message.Message):
     __slots__ = ("phone_number",)
     PHONE_NUMBER_FIELD_NUMBER: _ClassVar[int]

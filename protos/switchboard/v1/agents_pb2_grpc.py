@@ -138,6 +138,16 @@ class AgentsStub:
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.RouteNumberRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.NumberRoute.FromString,
                 _registered_method=True)
+        self.GetAgentTools = channel.unary_unary(
+                '/switchboard.v1.Agents/GetAgentTools',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.GetAgentToolsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.AgentTools.FromString,
+                _registered_method=True)
+        self.RunCustomTool = channel.unary_unary(
+                '/switchboard.v1.Agents/RunCustomTool',
+                request_serializer=switchboard_dot_v1_dot_agents__pb2.RunCustomToolRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_agents__pb2.CustomToolRun.FromString,
+                _registered_method=True)
 
 
 class AgentsServicer:
@@ -292,6 +302,24 @@ class AgentsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetAgentTools(self, request, context):
+        """The agent's tools as saved now (for the calls service answering the model's tool calls, acting for the call's
+        business); fails NOT_FOUND (not_found) for an agent outside the caller's businesses.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunCustomTool(self, request, context):
+        """Runs one of the agent's custom tools for a call: POSTs the call's context and the arguments to the tool's URL,
+        signed with the agent's tool secret (which never leaves this service), within the tool's timeout_ms; a
+        refused URL, an error status, a timeout or a body past the cap is an outcome, not a failure of the RPC. Fails
+        NOT_FOUND (not_found) for an agent outside the caller's businesses.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -394,6 +422,16 @@ def add_AgentsServicer_to_server(servicer, server):
                     servicer.RouteNumber,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.RouteNumberRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.NumberRoute.SerializeToString,
+            ),
+            'GetAgentTools': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAgentTools,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.GetAgentToolsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.AgentTools.SerializeToString,
+            ),
+            'RunCustomTool': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunCustomTool,
+                    request_deserializer=switchboard_dot_v1_dot_agents__pb2.RunCustomToolRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_agents__pb2.CustomToolRun.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -940,6 +978,60 @@ class Agents:
             '/switchboard.v1.Agents/RouteNumber',
             switchboard_dot_v1_dot_agents__pb2.RouteNumberRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.NumberRoute.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAgentTools(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/GetAgentTools',
+            switchboard_dot_v1_dot_agents__pb2.GetAgentToolsRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.AgentTools.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunCustomTool(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/RunCustomTool',
+            switchboard_dot_v1_dot_agents__pb2.RunCustomToolRequest.SerializeToString,
+            switchboard_dot_v1_dot_agents__pb2.CustomToolRun.FromString,
             options,
             channel_credentials,
             insecure,

@@ -201,7 +201,7 @@ class QualityDimensions(_message.Message):
     def __init__(self, professionalism: _Optional[int] = ..., empathy: _Optional[int] = ..., information_gathering: _Optional[int] = ..., resolution: _Optional[int] = ...) -> None: ...
 
 class Call(_message.Message):
-    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at", "forwarded_to", "started_at", "ended_at", "structured_data", "recording_disclosure")
+    __slots__ = ("id", "conversation_id", "status", "direction", "duration", "agent_id", "agent_name", "business_id", "lead_id", "to", "name", "summary", "recording_url", "quality_dimensions", "created_at", "ended_reason", "context", "max_duration", "variables", "updated_at", "forwarded_to", "started_at", "ended_at", "structured_data", "recording_disclosure", "tool_calls")
     ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -228,6 +228,7 @@ class Call(_message.Message):
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
     STRUCTURED_DATA_FIELD_NUMBER: _ClassVar[int]
     RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     id: str
     conversation_id: str
     status: str
@@ -253,7 +254,26 @@ class Call(_message.Message):
     ended_at: _timestamp_pb2.Timestamp
     structured_data: _struct_pb2.Struct
     recording_disclosure: CallRecordingDisclosure
-    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forwarded_to: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., structured_data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., recording_disclosure: _Optional[_Union[CallRecordingDisclosure, _Mapping]] = ..., **kwargs) -> None: ...
+    tool_calls: _containers.RepeatedCompositeFieldContainer[CallToolCall]
+    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., status: _Optional[str] = ..., direction: _Optional[str] = ..., duration: _Optional[int] = ..., agent_id: _Optional[str] = ..., agent_name: _Optional[str] = ..., business_id: _Optional[str] = ..., lead_id: _Optional[str] = ..., to: _Optional[str] = ..., name: _Optional[str] = ..., summary: _Optional[str] = ..., recording_url: _Optional[str] = ..., quality_dimensions: _Optional[_Union[QualityDimensions, _Mapping]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_reason: _Optional[str] = ..., context: _Optional[str] = ..., max_duration: _Optional[int] = ..., variables: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forwarded_to: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., structured_data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., recording_disclosure: _Optional[_Union[CallRecordingDisclosure, _Mapping]] = ..., tool_calls: _Optional[_Iterable[_Union[CallToolCall, _Mapping]]] = ..., **kwargs) -> None: ...
+
+class CallToolCall(_message.Message):
+    __slots__ = ("id", "name", "arguments", "result", "outcome", "duration_ms", "created_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    DURATION_MS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    arguments: _struct_pb2.Struct
+    result: str
+    outcome: str
+    duration_ms: int
+    created_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., result: _Optional[str] = ..., outcome: _Optional[str] = ..., duration_ms: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CallRecordingDisclosure(_message.Message):
     __slots__ = ("spoken", "reason", "states", "rules", "consent_type", "consent", "consent_granted_at")

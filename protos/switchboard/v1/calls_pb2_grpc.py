@@ -147,7 +147,8 @@ class CallsServicer:
 
     def HandleProviderMessage(self, request, context):
         """Answers a server message of the voice provider that the gateway verified and that needs an answer (an
-        assistant-request; other types are acknowledged with {}). Status updates and end-of-call reports need none:
+        assistant-request, or tool-calls: answered once per tool call id, custom tools run within their timeout; other
+        types are acknowledged with {}). Status updates and end-of-call reports need none:
         they reach the service through the PROVIDER stream (core.bus). Fails INVALID_ARGUMENT (invalid_request) when
         the body is not a server message.
         """

@@ -1,10 +1,12 @@
-"""Vapi's calls from ours and back: the `POST /call` body of an `OutboundCall`, the answer to an assistant-request,
-the recording disclosure's compliancePlan, and its server messages (status updates, end-of-call reports,
-assistant-requests) and call resources read into our `CallMessage` types."""
+"""Vapi's calls from ours and back: the `POST /call` body of an `OutboundCall`, the answers to an assistant-request
+and to tool-calls, the recording disclosure's compliancePlan, and its server messages (status updates, end-of-call
+reports, assistant-requests, tool-calls) and call resources read into our `CallMessage` types."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +26,9 @@ from providers.voice.port import (
     Outcome,
     RecordingConsent,
     StatusUpdate,
+    ToolCall,
+    ToolCallsRequest,
+    ToolResult,
 )
 from providers.voice.vapi.assistants import WAITS_FOR_USER, chat_model
 from providers.voice.vapi.server_messages import ANSWERED_TYPES, QUEUED_TYPES, message_of
@@ -54,9 +59,9 @@ ENDED_REASONS: dict[str, Outcome] = {
     "silence-timed-out": "completed",
 }
 FAILURE_MARKS = ("error", "failed", "fault", "unavailable", "not-found", "invalid")
-# The server messages that move a call, and the one whose answer Vapi waits for.
+# The server messages that move a call, and those whose answer Vapi waits for.
 STATUS_UPDATE, END_OF_CALL_REPORT = QUEUED_TYPES
-(ASSISTANT_REQUEST,) = ANSWERED_TYPES
+ASSISTANT_REQUEST, TOOL_CALLS = ANSWERED_TYPES
 
 
 def outcome_of(ended_reason: str | None) -> Outcome | None:
@@ -124,6 +129,12 @@ def spoken_refusal(words: str) -> dict[str, Any]:
     return {"error": words}
 
 
+def tool_results(results: Sequence[ToolResult]) -> dict[str, Any]:
+    """The answer to tool-calls: `results`, one `{toolCallId, result}` per tool call (the result is added to the
+    conversation and the model speaks from it)."""
+    return {"results": [{"toolCallId": r.id, "result": r.result} for r in results]}
+
+
 # -- reading what Vapi sends --------------------------------------------------------------------------------------
 
 
@@ -131,12 +142,15 @@ def read_message(payload: object) -> CallMessage:
     """A server message body (`{"message": {...}}`) in our types; `invalid` when it is not one."""
     message = message_of(payload)
     kind = message["type"]
-    if kind not in (STATUS_UPDATE, END_OF_CALL_REPORT, ASSISTANT_REQUEST):
+    if kind not in (STATUS_UPDATE, END_OF_CALL_REPORT, *ANSWERED_TYPES):
         return Ignored(kind)
     call = message["call"]
     ref = call_ref(call, message)
     if kind == ASSISTANT_REQUEST:
         return AnswerRequest(ref)
+    if kind == TOOL_CALLS:
+        return ToolCallsRequest(ref, tuple(tool_call(item) for item in message.get("toolCallList") or []
+                                           if isinstance(item, dict) and isinstance(item.get("id"), str)))
     if kind == STATUS_UPDATE:
         status = message.get("status")
         return StatusUpdate(
@@ -159,6 +173,19 @@ def call_ref(call: Json, message: Json | None = None) -> CallRef:
         _e164(number),
         _e164(_object(call.get("customer")).get("number")),
     )
+
+
+def tool_call(item: Json) -> ToolCall:
+    """One of a tool-calls message's `toolCallList`: `{id, type: "function", function: {name, arguments}}` (the
+    OpenAPI document's ToolCall; its guides also show `name` and `arguments` beside `id`), the arguments an object
+    or that object as a JSON string."""
+    function = _object(item.get("function"))
+    name = function.get("name", item.get("name"))
+    arguments = function.get("arguments", item.get("arguments"))
+    if isinstance(arguments, str):
+        with contextlib.suppress(ValueError):
+            arguments = json.loads(arguments)
+    return ToolCall(item["id"], name if isinstance(name, str) else "", _object(arguments))
 
 
 def report(ref: CallRef, fields: Json) -> CallReport:

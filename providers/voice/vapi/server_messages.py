@@ -1,4 +1,4 @@
-"""The provider's server messages to us (call statuses, end-of-call reports, inbound assistant requests):
+"""The provider's server messages to us (call statuses, end-of-call reports, inbound assistant requests, tool calls):
 where they go, the webhook credential that signs them, and checking that signature.
 
 The provider POSTs `{"message": {...}}` to the server URL of the assistant (or of the call's overrides).
@@ -40,10 +40,11 @@ MILLISECOND_DIGITS = 13  # an x-timestamp this long is in milliseconds (seconds 
 # type (an assistant-request wants its answer within the provider's timeout) goes to the calls service at once.
 QUEUED_TYPES = ("status-update", "end-of-call-report")
 QUEUED_SUBJECT = "provider.voice.messages"
-# The messages whose answer the provider uses and we give: the calls service answers them at once over RPC. Every
+# The messages whose answer the provider uses and we give (who answers an inbound call, the results of the model's
+# calls of our tools): the calls service answers them at once over RPC. Every
 # other type (the provider's defaults send conversation-update, speech-update, hang, user-interrupted and more
 # during each call) is acknowledged by the gateway alone: nothing of ours follows from it.
-ANSWERED_TYPES = ("assistant-request",)
+ANSWERED_TYPES = ("assistant-request", "tool-calls")
 
 AUTH_KINDS = ("hmac", "bearer")
 
@@ -179,7 +180,7 @@ def message_of(payload: object) -> dict[str, Any]:
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise invalid("a server message is {\"message\": {\"type\": ..., \"call\": {...}}}")
     call = message.get("call")
-    if message["type"] in ("status-update", "end-of-call-report", "assistant-request") and not (
+    if message["type"] in (*QUEUED_TYPES, *ANSWERED_TYPES) and not (
             isinstance(call, dict) and isinstance(call.get("id"), str)):
         raise invalid(f"a {message['type']} message names its call (message.call.id)")
     return message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from providers.voice.port import (
@@ -15,6 +16,7 @@ from providers.voice.port import (
     InboundAnswer,
     LiveAssistant,
     OutboundCall,
+    ToolResult,
 )
 from providers.voice.vapi import assistants, calls, evals, numbers
 from providers.voice.vapi.client import VapiClient
@@ -95,6 +97,9 @@ class VapiVoice:
         if isinstance(answer, str):
             return calls.spoken_refusal(answer)
         return calls.inbound_answer(answer, await self._server())
+
+    def tool_results(self, results: Sequence[ToolResult]) -> dict[str, Any]:
+        return calls.tool_results(results)
 
     # -- evals --------------------------------------------------------------------------------------------------
 
