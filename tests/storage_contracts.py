@@ -177,8 +177,12 @@ class CallsRepositoryContract:
             settled = await calls_in(conn).tool_call(call.id, "tc-1")
             assert (settled.result, settled.outcome, settled.duration_ms) == ("found", "ok", 12)
             assert await calls_in(conn).tool_call(call.id, "tc-9") is None
-            assert [t.tool_call_id for t in await calls_in(conn).tool_calls(call.id)] == ["tc-1", "tc-0"]
-            assert await calls_in(conn).tool_calls(new_id()) == []
+            found, made = await calls_in(conn).with_tool_calls([business_id], call.id)
+            assert (found, [t.tool_call_id for t in made]) == (call, ["tc-1", "tc-0"])
+            found, made = await calls_in(conn).with_tool_calls([business_id], other.id)
+            assert (found, [t.tool_call_id for t in made]) == (other, ["tc-1"])
+            assert await calls_in(conn).with_tool_calls([new_id()], call.id) is None  # another business's
+            assert await calls_in(conn).with_tool_calls([business_id], new_id()) is None
 
     async def test_silent_calls_are_those_in_progress_past_their_duration_and_margin(self, database, calls_in):
         # A year before the other tests' calls, so that no other call is silent by then.

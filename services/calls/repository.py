@@ -83,8 +83,9 @@ class CallsRepository(Protocol):
     async def settle_tool_call(self, call_id: str, tool_call_id: str, values: dict[str, Any]) -> None:
         """Write a tool call's result, outcome and duration."""
 
-    async def tool_calls(self, call_id: str) -> list[ToolCallRecord]:
-        """The call's tool calls, oldest first."""
+    async def with_tool_calls(self, business_ids: Iterable[str],
+                              call_id: str) -> tuple[Call, list[ToolCallRecord]] | None:
+        """The call with this id in one of these businesses and its tool calls, oldest first (one read), or None."""
 
 
 class SqlCalls:
@@ -152,8 +153,13 @@ class SqlCalls:
     async def settle_tool_call(self, call_id: str, tool_call_id: str, values: dict[str, Any]) -> None:
         await store.settle_tool_call(self.conn, call_id, tool_call_id, values)
 
-    async def tool_calls(self, call_id: str) -> list[ToolCallRecord]:
-        return [_tool_call(row) for row in await store.tool_calls_of(self.conn, call_id)]
+    async def with_tool_calls(self, business_ids: Iterable[str],
+                              call_id: str) -> tuple[Call, list[ToolCallRecord]] | None:
+        rows = await store.call_with_tool_calls(self.conn, business_ids, call_id)
+        if not rows:
+            return None
+        return _call(rows[0]), [records.record(ToolCallRecord, row._mapping, store.TOOL_CALL_PREFIX) for row in rows
+                                if row._mapping[store.TOOL_CALL_PREFIX + "tool_call_id"] is not None]
 
 
 def _call(row: Any) -> Call:

@@ -275,8 +275,10 @@ class Calls:
         """The call (of the caller's businesses) and the tool calls of its agent during it, oldest first."""
         require_uuid(call_id, "id")
         async with self.uow.read() as work:
-            call = _found(await work.calls.owned(tenant.require_account().business_ids, call_id))
-            return call, await work.calls.tool_calls(call.id)
+            found = await work.calls.with_tool_calls(tenant.require_account().business_ids, call_id)
+        if found is None:
+            raise not_found("call")
+        return found
 
     async def transcripts(self, agent_id: str | None, days: int | None, page: Page) -> Paged:
         """Calls of the last `days` days that have a transcript, newest first."""

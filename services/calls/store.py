@@ -140,7 +140,16 @@ async def settle_tool_call(conn: AsyncConnection, call_id: str, tool_call_id: st
     await conn.execute(tool_calls.update().where(t.call_id == call_id, t.tool_call_id == tool_call_id).values(**values))
 
 
-async def tool_calls_of(conn: AsyncConnection, call_id: str) -> list[Any]:
+TOOL_CALL_PREFIX = "tool_"  # the tool calls' columns in call_with_tool_calls
+
+
+async def call_with_tool_calls(conn: AsyncConnection, business_ids: Iterable[str], call_id: str) -> list[Any]:
+    """The call (of these businesses) joined with its tool calls, oldest first, in one statement (the call's detail
+    is a hot read): a row per tool call, each with the call's columns and the tool call's prefixed by
+    TOOL_CALL_PREFIX (none of those when it has no tool call); no row when there is no such call."""
     t = tool_calls.c
-    return list((await conn.execute(sa.select(tool_calls).where(t.call_id == call_id)
-                                    .order_by(t.created_at, t.tool_call_id))).all())
+    query = (sa.select(calls, *(c.label(TOOL_CALL_PREFIX + c.name) for c in t))
+             .outerjoin(tool_calls, t.call_id == calls.c.id)
+             .where(calls.c.id == call_id, calls.c.business_id.in_(business_ids))
+             .order_by(t.created_at, t.tool_call_id))
+    return list((await conn.execute(query)).all())

@@ -96,9 +96,12 @@ class MemoryCalls:
         if row is not None:
             update(tool_calls, row, values)
 
-    async def tool_calls(self, call_id):
-        return [_tool_call(row) for row in sorted((r for r in self.tools.values() if r["call_id"] == call_id),
-                                                  key=lambda r: (r["created_at"], r["tool_call_id"]))]
+    async def with_tool_calls(self, business_ids, call_id):
+        call = await self.owned(business_ids, call_id)
+        if call is None:
+            return None
+        return call, [_tool_call(row) for row in sorted((r for r in self.tools.values() if r["call_id"] == call_id),
+                                                        key=lambda r: (r["created_at"], r["tool_call_id"]))]
 
 
 def _call(row) -> Call:

@@ -26,5 +26,5 @@ async def test_racing_deliveries_of_one_tool_call_run_it_once(engine, database):
     assert answers == [[ToolResult("tc-1", "order 7 ships Monday")]] * 5
     assert len(agents.runs) == 1
     async with calls_units(database).read() as work:
-        [row] = await work.calls.tool_calls(str(call.id))
+        _, [row] = await work.calls.with_tool_calls([business_id], str(call.id))
     assert (row.outcome, row.arguments, row.duration_ms >= 150) == ("ok", {"order": 7}, True)

@@ -101,9 +101,9 @@ def tools(database, agents):
     return ToolCalls(calls_units(database, MemoryCalls), agents, wait_seconds=2, poll_seconds=0.01)
 
 
-async def recorded(database, call_id: str) -> list:
+async def recorded(database, call) -> list:
     async with calls_units(database, MemoryCalls).read() as work:
-        return await work.calls.tool_calls(call_id)
+        return (await work.calls.with_tool_calls([call.business_id], call.id))[1]
 
 
 async def test_a_tool_call_runs_once_per_id_and_a_repeat_or_concurrent_delivery_gets_its_result(
@@ -116,7 +116,7 @@ async def test_a_tool_call_runs_once_per_id_and_a_repeat_or_concurrent_delivery_
     assert (agent_id, name, tool_call_id, arguments) == (call.agent_id, "lookup_order", "tc-1", {"order": 7})
     assert context == {"id": call.id, "business_id": call.business_id, "agent_id": call.agent_id,
                        "direction": "inbound", "from": "+14155550199", "to": call.to_number}
-    [row] = await recorded(database, call.id)
+    [row] = await recorded(database, call)
     assert (row.tool_call_id, row.name, row.arguments, row.result, row.outcome) == (
         "tc-1", "lookup_order", {"order": 7}, "order 7 ships Monday", "ok")
     assert row.duration_ms >= 40
@@ -141,7 +141,7 @@ async def test_end_call_is_ok_a_tool_the_agent_lacks_is_refused_and_a_builtin_is
     assert "send_sms is not available yet" in answered[2].result
     assert "delete_everything is not available to this agent" in answered[3].result
     assert agents.runs == []
-    outcomes = {r.tool_call_id: r.outcome for r in await recorded(database, call.id)}
+    outcomes = {r.tool_call_id: r.outcome for r in await recorded(database, call)}
     assert outcomes == {"tc-1": "ok", "tc-2": "refused", "tc-3": "refused", "tc-4": "refused"}
 
 
@@ -158,7 +158,7 @@ async def test_a_message_about_no_call_of_ours_or_another_call_runs_and_records_
                                                             ("tc-2", "lookup_order", {"order": 7})))] == [
         "The tool lookup_order is not available to this agent. Please tell the caller that this can't be done on "
         "this call."]
-    assert agents.runs == [] and await recorded(database, call.id) == []
+    assert agents.runs == [] and await recorded(database, call) == []
 
 
 # -- the agents service running a custom tool ---------------------------------------------------------
