@@ -2,6 +2,8 @@
 with the sealing key (WEBHOOK_SECRETS_KEY, a Fernet key): never stored in plain text."""
 from __future__ import annotations
 
+from datetime import datetime
+
 from cryptography.fernet import Fernet, InvalidToken
 
 
@@ -19,3 +21,12 @@ class SecretBox:
             return self._fernet.decrypt(sealed.encode()).decode()
         except InvalidToken:
             raise RuntimeError("a sealed secret cannot be decrypted: was WEBHOOK_SECRETS_KEY changed?") from None
+
+    def in_force(self, sealed: str, previous_sealed: str | None, previous_expires_at: datetime | None,
+                 now: datetime) -> list[str]:
+        """The secrets a request is signed with: the current one, plus the previous one while a rotation's overlap
+        lasts (until `previous_expires_at`)."""
+        keys = [self.open(sealed)]
+        if previous_sealed and previous_expires_at is not None and previous_expires_at > now:
+            keys.append(self.open(previous_sealed))
+        return keys

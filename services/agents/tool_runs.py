@@ -14,7 +14,6 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -26,7 +25,6 @@ from core.ids import utcnow
 from core.outbound import GuardedClient, RefusedAddress
 from core.sealing import SecretBox
 from core.uow import UnitOfWork
-from services.agents.records import Agent
 from services.agents.repository import AgentsUnit
 from services.agents.service import config_of, found
 
@@ -69,16 +67,10 @@ class CustomTools:
             return ToolRun("refused", f"The tool {name} may not be called: {exc.message}. Please tell the caller "
                            "that this can't be done right now.")
         body = json.dumps({"tool_call_id": tool_call_id, "name": name, "arguments": arguments, "call": call}).encode()
-        header = signing.signature_header(self._secrets(row, utcnow()), int(time.time()), body)
+        secrets = self.box.in_force(row.tool_secret_sealed, row.tool_secret_previous_sealed,
+                                    row.tool_secret_previous_expires_at, utcnow())
+        header = signing.signature_header(secrets, int(time.time()), body)
         return await self._post(name, tool["url"], tool["timeout_ms"], body, header)
-
-    def _secrets(self, row: Agent, now: datetime) -> list[str]:
-        """The current secret, and the previous one while the rotation overlap lasts."""
-        keys = [self.box.open(row.tool_secret_sealed or "")]
-        expires = row.tool_secret_previous_expires_at
-        if row.tool_secret_previous_sealed and expires is not None and expires > now:
-            keys.append(self.box.open(row.tool_secret_previous_sealed))
-        return keys
 
     async def _post(self, name: str, url: str, timeout_ms: int, body: bytes, header: str) -> ToolRun:
         seconds = timeout_ms / 1000

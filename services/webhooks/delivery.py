@@ -34,11 +34,8 @@ async def check_destination(url: str, allow_loopback: bool) -> None:
 
 def signing_secrets(box: SecretBox, subscription: Subscription | CallSecret, now: datetime) -> list[str]:
     """The current secret, plus the previous one while the rotation overlap lasts."""
-    keys = [box.open(subscription.secret_sealed)]
-    if subscription.previous_secret_sealed and subscription.previous_secret_expires_at \
-            and subscription.previous_secret_expires_at > now:
-        keys.append(box.open(subscription.previous_secret_sealed))
-    return keys
+    return box.in_force(subscription.secret_sealed, subscription.previous_secret_sealed,
+                        subscription.previous_secret_expires_at, now)
 
 
 @dataclass(frozen=True)
